@@ -1,0 +1,41 @@
+# ibdoctor — build, test, demo.
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X main.version=$(VERSION)
+BIN      := bin/ibdoctor
+
+.PHONY: all build test unit vet deps demo bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ibdoctor
+
+## test: install what the tests need, then vet, layering check, unit,
+## fuzz-seed and integration tests (ibsim/OpenSM, promtool, Prometheus).
+test: deps vet
+	./scripts/check-imports.sh
+	$(GO) test -count=1 -timeout 20m ./...
+
+deps:
+	./scripts/install-deps.sh
+	$(GO) mod download
+
+vet:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+	$(GO) vet ./...
+
+## demo: the main job on a simulated cluster, no hardware needed.
+demo:
+	$(GO) run ./cmd/ibdoctor demo
+
+## fuzz: run every fuzz target for FUZZTIME each (seeds run in `make test`).
+FUZZTIME ?= 10s
+fuzz:
+	./scripts/fuzz-all.sh $(FUZZTIME)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin out

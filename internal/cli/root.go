@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/cli/rules"
+	"github.com/ibdoctor/ibdoctor/internal/finding"
+)
+
+// NewRootCmd builds the command tree. Commands are listed here, not
+// registered from init().
+func NewRootCmd(f *cmdutil.Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ibdoctor <command>",
+		Short: "Keep the RDMA network of GPU training clusters healthy",
+		Long: `ibdoctor checks InfiniBand and RoCE ports on a node, the switched fabric
+between nodes, and the NCCL jobs on top, and explains what is wrong with
+evidence, likely causes and the next command to run.
+
+Start with 'ibdoctor demo' (no hardware needed) or 'ibdoctor status' on a node.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       f.Version,
+	}
+	root.SetOut(f.Out)
+	root.SetErr(f.ErrOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return cmdutil.FlagErrorf("%v", err)
+	})
+	root.AddCommand(
+		rules.NewCmd(f, nil),
+	)
+	return root
+}
+
+// Main runs ibdoctor with args and returns the process exit code.
+func Main(version string, args []string) int {
+	f := cmdutil.System(version)
+	return Run(f, args)
+}
+
+// Run executes the command tree with a Factory and returns the exit code;
+// tests call it in-process.
+func Run(f *cmdutil.Factory, args []string) int {
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return finding.ExitHealthy
+	}
+	var ee *cmdutil.ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			fmt.Fprintf(f.ErrOut, "ibdoctor: %v\n", ee.Err)
+		}
+		return ee.Code
+	}
+	// Cobra's own errors (unknown command, bad args) and anything
+	// unexpected: the tool could not run.
+	fmt.Fprintf(f.ErrOut, "ibdoctor: %v\n", err)
+	return finding.ExitCannot
+}

@@ -1,0 +1,113 @@
+// Package rules implements `ibdoctor rules`: the finding catalogue.
+package rules
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ibdoctor/ibdoctor/internal/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/finding"
+)
+
+// Options are the inputs of `ibdoctor rules`.
+type Options struct {
+	F      *cmdutil.Factory
+	Format cmdutil.Format
+	Area   string
+	ID     string
+}
+
+// NewCmd builds the command; runF replaces the run function in tests.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{F: f}
+	cmd := &cobra.Command{
+		Use:   "rules [ID]",
+		Short: "List every finding ID with its severity, thresholds and meaning",
+		Example: `  # the whole catalogue
+  $ ibdoctor rules
+  # one finding, with causes and remedies
+  $ ibdoctor rules port.width_degraded
+  # machine-readable
+  $ ibdoctor rules --format json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.ID = args[0]
+				if _, ok := catalog.Default.Lookup(opts.ID); !ok {
+					return cmdutil.FlagErrorf("unknown finding ID %q (see 'ibdoctor rules')", opts.ID)
+				}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return run(opts)
+		},
+	}
+	cmdutil.AddFormatFlag(cmd, &opts.Format)
+	cmd.Flags().StringVar(&opts.Area, "area", "", "only this area (node, rdma, roce, pcie, gpu, kmsg, host, topo, container, nccl, fabric, perf)")
+	return cmd
+}
+
+func run(o *Options) error {
+	var metas []finding.Meta
+	for _, m := range catalog.Default.All() {
+		if (o.Area == "" || m.Area == o.Area) && (o.ID == "" || m.ID == o.ID) {
+			metas = append(metas, m)
+		}
+	}
+	if o.Format == cmdutil.FormatJSON {
+		return cmdutil.WriteJSON(o.F.Out, struct {
+			Rules []finding.Meta `json:"rules"`
+		}{metas})
+	}
+	if o.ID != "" {
+		m := metas[0]
+		fmt.Fprintf(o.F.Out, "%s  (%s, area %s)\n  %s\n\n%s\n", m.ID, m.Severity, m.Area, m.Title, wrap(m.Meaning, 78))
+		for _, t := range m.Thresholds {
+			fmt.Fprintf(o.F.Out, "\nthreshold %s = %s: %s", t.Name, t.Default, t.Meaning)
+		}
+		fmt.Fprintln(o.F.Out, "\n\nlikely causes:")
+		for _, c := range m.Causes {
+			fmt.Fprintf(o.F.Out, "  - %s\n", c)
+		}
+		fmt.Fprintln(o.F.Out, "remedy:")
+		for _, r := range m.Remedy {
+			fmt.Fprintf(o.F.Out, "  - %s\n", r)
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(o.F.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSEVERITY\tTHRESHOLDS\tMEANING")
+	for _, m := range metas {
+		var th []string
+		for _, t := range m.Thresholds {
+			th = append(th, t.Name+"="+t.Default)
+		}
+		if len(th) == 0 {
+			th = []string{"-"}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.ID, m.Severity, strings.Join(th, ","), m.Title)
+	}
+	return tw.Flush()
+}
+
+func wrap(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(s) {
+		if n > 0 && n+1+len(w) > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if n > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
+}

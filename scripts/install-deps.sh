@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the real parts the tests run against (SPEC "Real parts, not
+# mocks"), from Debian's packages, only when they are missing:
+#   ibsim-utils, opensm, infiniband-diags  — the IB management plane
+#   prometheus (promtool), prometheus-node-exporter — metrics tests and bench
+set -euo pipefail
+need=()
+command -v ibsim >/dev/null || need+=(ibsim-utils)
+command -v opensm >/dev/null || need+=(opensm)
+command -v ibnetdiscover >/dev/null || need+=(infiniband-diags)
+command -v promtool >/dev/null || need+=(prometheus)
+command -v prometheus-node-exporter >/dev/null || need+=(prometheus-node-exporter)
+if [ ${#need[@]} -eq 0 ]; then exit 0; fi
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing ${need[*]}; run as root or install them" >&2
+	exit 1
+fi
+echo "install-deps: installing ${need[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
