@@ -17,8 +17,8 @@ type AnalyzeOptions struct {
 func NewCmdAnalyze(f *cmdutil.Factory, runF func(*AnalyzeOptions) error) *cobra.Command {
 	opts := &AnalyzeOptions{F: f}
 	cmd := &cobra.Command{
-		Use:   "analyze FILE...",
-		Short: "Diagnose saved perftest output (ib_write_bw, ib_read_bw, ib_send_bw, *_lat)",
+		Use:     "analyze FILE...",
+		Short:   "Diagnose saved perftest output (ib_write_bw, ib_read_bw, ib_send_bw, *_lat)",
 		Example: `  $ ibdoctor perf analyze ib_write_bw.txt`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
