@@ -16,7 +16,7 @@ const (
 )
 
 // Default is the catalogue of every finding ID ibdoctor can report.
-var Default = finding.NewCatalog(nodeMetas, rdmaMetas, triageMetas, ncclMetas, fabricMetas, perfMetas)
+var Default = finding.NewCatalog(nodeMetas, rdmaMetas, triageMetas, ncclMetas, fabricMetas, routingMetas, perfMetas)
 
 // New is Default.New.
 func New(id string, subj finding.Subject, summary string, ev ...finding.Evidence) finding.Finding {
