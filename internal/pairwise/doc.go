@@ -1,0 +1,22 @@
+// Package pairwise runs bandwidth and latency tests between pairs of nodes
+// through the ibdoctor agents and finds the culprit when some are slow.
+//
+// The pieces, in pipeline order:
+//
+//   - ParseHosts reads the hosts file (one agent `address:port` per line)
+//     and ParseTopology the optional host → leaf/rail/spine map.
+//   - RoundRobin (the circle method) and the topology-aware patterns
+//     (SameLeaf, CrossLeaf, PerRail) build a Schedule: rounds of disjoint
+//     pairs that run at the same time.
+//   - Runner drives each pair through the agents' HTTP API: it asks the
+//     agent of B to start the server side of a test, then the agent of A to
+//     run the client side against it, and collects a Matrix.
+//   - NewServer is the agent-side http.Handler that serves that API, with
+//     two backends: "tcp" (a built-in Go bandwidth and ping-pong latency
+//     test) and "perftest" (ib_write_bw/ib_write_lat run with validated
+//     arguments, never through a shell).
+//   - Infer turns a Matrix into findings: perf.node_slow (slow with every
+//     partner), perf.pair_slow, perf.link_slow and perf.switch_slow (every
+//     pair through one leaf or spine slow, when a topology is known) and
+//     perf.pair_failed.
+package pairwise
