@@ -1,0 +1,58 @@
+package rootfs
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// Root is an opened node root.
+type Root struct {
+	name  string
+	fsys  fs.FS
+	close func() error
+}
+
+// Open opens a node root: a directory (the live "/" or a simulated node)
+// or a bundle file (.tar.gz). Paths inside are root-relative
+// ("sys/class/infiniband"). The file system implements fs.ReadLinkFS,
+// fs.ReadDirFS, fs.ReadFileFS and fs.StatFS.
+func Open(name string) (*Root, error) {
+	info, err := os.Stat(name)
+	if err != nil {
+		return nil, fmt.Errorf("open root: %w", err)
+	}
+	if info.IsDir() {
+		r, err := os.OpenRoot(name)
+		if err != nil {
+			return nil, fmt.Errorf("open root: %w", err)
+		}
+		return &Root{name: name, fsys: r.FS(), close: r.Close}, nil
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("open root %s: not a directory or a .tar.gz bundle", name)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("open root: %w", err)
+	}
+	defer f.Close()
+	m, err := ReadBundle(bufio.NewReader(f), name)
+	if err != nil {
+		return nil, err
+	}
+	return &Root{name: name, fsys: m, close: func() error { return nil }}, nil
+}
+
+// FS returns the root as a file system.
+func (r *Root) FS() fs.FS { return r.fsys }
+
+// Name returns the path the root was opened from.
+func (r *Root) Name() string { return r.name }
+
+// IsBundle reports whether the root is an unpacked bundle, not a directory.
+func (r *Root) IsBundle() bool { _, ok := r.fsys.(*memFS); return ok }
+
+// Close releases the root.
+func (r *Root) Close() error { return r.close() }
