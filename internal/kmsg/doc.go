@@ -1,0 +1,11 @@
+// Package kmsg reads the kernel log and recognises the messages that matter
+// for GPU/RDMA triage: NVIDIA Xid events and "fallen off the bus", PCIe AER
+// reports, mlx5 link changes, port module (cable/transceiver) events and
+// mlx5 firmware health errors.
+//
+// Sources are parsed without interpretation into Records: /dev/kmsg records
+// (ParseRecord, ParseKmsg; ReadLive on Linux), and the text of dmesg
+// (plain, "[ seconds]", "-T" and ISO timestamps) or `journalctl -k`
+// (ParseText). Classify then turns records into typed Events; the triage
+// rules count and map them to devices.
+package kmsg
