@@ -1,0 +1,44 @@
+package nccl
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors, matched with errors.Is.
+var (
+	// ErrNoData means the input holds nothing of the expected format.
+	ErrNoData = errors.New("no data of the expected format")
+	// ErrMalformed means a line has the expected shape but bad values.
+	ErrMalformed = errors.New("malformed line")
+)
+
+// ParseError names the source and line a parser stopped at.
+type ParseError struct {
+	Source string
+	Line   int
+	Input  string
+	Err    error
+}
+
+func (e *ParseError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %v", e.Source, e.Err)
+	}
+	return fmt.Sprintf("%s line %d: %v", e.Source, e.Line, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Note is a line a parser read but could not use, kept so that reports can
+// say "skipped" instead of silently dropping it.
+type Note struct {
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+func (n Note) String() string { return fmt.Sprintf("line %d: %s", n.Line, n.Reason) }
+
+// maxLine bounds one input line; longer lines are cut (and noted).
+const maxLine = 1 << 20

@@ -1,0 +1,514 @@
+package nccl
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Collective is the operation an nccl-tests binary benchmarks, named like
+// the binary without "_perf" (all_reduce_perf → "all_reduce").
+type Collective string
+
+// Collectives of nccl-tests.
+const (
+	AllReduce     Collective = "all_reduce"
+	AllGather     Collective = "all_gather"
+	ReduceScatter Collective = "reduce_scatter"
+	AllToAll      Collective = "alltoall"
+	Broadcast     Collective = "broadcast"
+	Reduce        Collective = "reduce"
+	SendRecv      Collective = "sendrecv"
+	Gather        Collective = "gather"
+	Scatter       Collective = "scatter"
+	HyperCube     Collective = "hypercube"
+)
+
+var collectives = []Collective{AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, Reduce, SendRecv, Gather, Scatter, HyperCube}
+
+// ParseCollective accepts a collective or program name ("all_reduce",
+// "all_reduce_perf", "./build/all_reduce_perf_mpi", "allreduce").
+func ParseCollective(s string) (Collective, error) {
+	name := strings.ToLower(path.Base(strings.TrimSpace(s)))
+	name = strings.TrimSuffix(name, "_mpi")
+	name = strings.TrimSuffix(name, "_perf")
+	for _, c := range collectives {
+		if name == string(c) || name == strings.ReplaceAll(string(c), "_", "") {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("unknown collective %q (want one of all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv, gather, scatter, hypercube)", s)
+}
+
+// CollectiveInName finds a collective's program name inside a file name
+// ("logs/all_gather_perf.2nodes.txt" → all_gather); "" when none.
+func CollectiveInName(name string) Collective {
+	base := strings.ToLower(path.Base(name))
+	// Longest names first so "reduce_scatter" wins over "reduce".
+	for _, c := range []Collective{ReduceScatter, AllReduce, AllGather, AllToAll, Broadcast, SendRecv, HyperCube, Gather, Scatter, Reduce} {
+		if strings.Contains(base, string(c)+"_perf") {
+			return c
+		}
+	}
+	return ""
+}
+
+// BusFactor is busbw/algbw for n ranks as nccl-tests computes it
+// (NVIDIA/nccl-tests doc/PERFORMANCE.md and src/*.cu): all_reduce 2(n-1)/n;
+// all_gather, reduce_scatter, alltoall, gather, scatter, hypercube (n-1)/n;
+// broadcast, reduce, sendrecv 1. ok is false for an unknown collective or
+// n < 1.
+func (c Collective) BusFactor(n int) (factor float64, ok bool) {
+	if n < 1 {
+		return 0, false
+	}
+	fn := float64(n)
+	switch c {
+	case AllReduce:
+		return 2 * (fn - 1) / fn, true
+	case AllGather, ReduceScatter, AllToAll, Gather, Scatter, HyperCube:
+		return (fn - 1) / fn, true
+	case Broadcast, Reduce, SendRecv:
+		return 1, true
+	}
+	return 0, false
+}
+
+// TestsOutput is one parsed nccl-tests output file: one or more runs (a
+// file may hold several binaries' output, or the copies of a non-MPI binary
+// started by mpirun).
+type TestsOutput struct {
+	Source  string     `json:"source"`
+	Runs    []*TestRun `json:"runs"`
+	Skipped []Note     `json:"skipped,omitempty"`
+	// LogLines counts interleaved NCCL INFO/WARN lines that were passed over.
+	LogLines int `json:"log_lines,omitempty"`
+}
+
+// TestRun is one benchmark run: its header, ranks, rows and footer.
+type TestRun struct {
+	// Line is the first line of the run (its "# nThread" header, or its
+	// first row when the header is missing).
+	Line int `json:"line"`
+	// Program is the binary from "# Collective test starting: NAME" (newer
+	// nccl-tests), "" when the output does not say.
+	Program string `json:"program,omitempty"`
+	// Version is "2.18.2" from "# nccl-tests version 2.18.2 nccl-headers=…".
+	Version     string `json:"version,omitempty"`
+	NCCLLibrary int    `json:"nccl_library,omitempty"`
+	NThread     int    `json:"nthread,omitempty"`
+	NGpus       int    `json:"ngpus,omitempty"`
+	MinBytes    int64  `json:"min_bytes,omitempty"`
+	MaxBytes    int64  `json:"max_bytes,omitempty"`
+	// Headers counts "# nThread" headers that belong to this run: more
+	// than one, with rank lists that each restart at rank 0, means every
+	// process of a non-MPI binary ran alone.
+	Headers int        `json:"headers"`
+	Ranks   []RankInfo `json:"ranks,omitempty"`
+	// RanksTruncated is set when nccl-tests cut a rank list ("...").
+	RanksTruncated bool `json:"ranks_truncated,omitempty"`
+	// PerIter is set when rows carry per-iteration columns (i_min …).
+	PerIter bool  `json:"per_iter,omitempty"`
+	Rows    []Row `json:"rows"`
+	// OutOfBounds is the count of "# Out of bounds values : N OK|FAILED";
+	// nil when the footer is missing (truncated output).
+	OutOfBounds     *int64 `json:"out_of_bounds,omitempty"`
+	OutOfBoundsLine int    `json:"out_of_bounds_line,omitempty"`
+	// AvgBusBW is "# Avg bus bandwidth : X" in GB/s; nil when missing.
+	AvgBusBW     *float64 `json:"avg_busbw,omitempty"`
+	AvgBusBWLine int      `json:"avg_busbw_line,omitempty"`
+	Footers      int      `json:"footers"`
+	// Errors are "# error: …" lines of newer nccl-tests.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// RankInfo is one "#  Rank  0 Group  0 Pid 1234 on host device  0
+// [0000:11:00] NVIDIA H100 80GB HBM3" line (Group is absent in old builds).
+type RankInfo struct {
+	Rank   int    `json:"rank"`
+	Group  int    `json:"group"`
+	Pid    int    `json:"pid"`
+	Host   string `json:"host"`
+	Device int    `json:"device"`
+	BusID  string `json:"bus_id"`
+	GPU    string `json:"gpu"`
+	Line   int    `json:"line"`
+}
+
+// Row is one message size: "size count type redop root" then the
+// out-of-place and in-place measures. OutOfPlace is nil when the test
+// printed only in-place results.
+type Row struct {
+	Line       int      `json:"line"`
+	Size       int64    `json:"size"`
+	Count      int64    `json:"count"`
+	Type       string   `json:"type"`
+	Redop      string   `json:"redop,omitempty"`
+	Root       int      `json:"root"`
+	OutOfPlace *Measure `json:"out_of_place,omitempty"`
+	InPlace    *Measure `json:"in_place,omitempty"`
+}
+
+// Measure is one half of a row: time in µs, algbw and busbw in GB/s, and
+// the count of wrong elements (WrongNA when the test does not check, "N/A").
+type Measure struct {
+	TimeUS  float64 `json:"time_us"`
+	AlgBW   float64 `json:"algbw"`
+	BusBW   float64 `json:"busbw"`
+	Wrong   int64   `json:"wrong"`
+	WrongNA bool    `json:"wrong_na,omitempty"`
+}
+
+// NRanks is the number of ranks in the communicator: the rank lines of the
+// header, or 1 when every process printed its own header (non-MPI binary),
+// or 0 when unknown (no rank lines, or a truncated list).
+func (r *TestRun) NRanks() int {
+	if r.Independent() {
+		return 1
+	}
+	if r.RanksTruncated || len(r.Ranks) == 0 {
+		return 0
+	}
+	seen := map[int]bool{}
+	for _, ri := range r.Ranks {
+		seen[ri.Rank] = true
+	}
+	return len(seen)
+}
+
+// Independent says whether the output holds copies of a test that each ran
+// alone: several headers, or one rank number listed more than once.
+func (r *TestRun) Independent() bool {
+	if r.Headers > 1 {
+		return true
+	}
+	seen := map[int]bool{}
+	for _, ri := range r.Ranks {
+		if seen[ri.Rank] {
+			return true
+		}
+		seen[ri.Rank] = true
+	}
+	return false
+}
+
+// Hosts are the distinct host names of the rank lines, in first-seen order.
+func (r *TestRun) Hosts() []string {
+	var hosts []string
+	seen := map[string]bool{}
+	for _, ri := range r.Ranks {
+		if !seen[ri.Host] {
+			seen[ri.Host] = true
+			hosts = append(hosts, ri.Host)
+		}
+	}
+	return hosts
+}
+
+var (
+	reRank = regexp.MustCompile(`^Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$`)
+	// reLogPrefix finds an NCCL debug line prefix "host:pid:tid [dev] NCCL".
+	reLogPrefix = regexp.MustCompile(`\S+:\d+:\d+ \[\d+\] (?:\S+ )?NCCL (?:INFO|WARN|TRACE|ABORT)`)
+	reTag       = regexp.MustCompile(`^\[\d+,\d+\]<std(?:out|err)>:`)
+	reDate      = regexp.MustCompile(`^\d{4}-\d\d-\d\d$`)
+	reClock     = regexp.MustCompile(`^\d\d:\d\d:\d\d$`)
+)
+
+// ParseTests reads nccl-tests output. source names the input in errors and
+// notes. It fails only when the input holds no nccl-tests header or row;
+// lines that look like rows but cannot be read become Skipped notes.
+func ParseTests(r io.Reader, source string) (*TestsOutput, error) {
+	out := &TestsOutput{Source: source}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), maxLine)
+	var cur *TestRun
+	var pendingVersion, pendingProgram string
+	var pendingLib int
+	newRun := func(line int) *TestRun {
+		run := &TestRun{Line: line, Version: pendingVersion, Program: pendingProgram, NCCLLibrary: pendingLib}
+		pendingVersion, pendingProgram, pendingLib = "", "", 0
+		out.Runs = append(out.Runs, run)
+		return run
+	}
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimRight(sc.Text(), "\r")
+		// mpirun --tag-output prefixes "[1,0]<stdout>:".
+		if loc := reTag.FindStringIndex(line); loc != nil {
+			line = line[loc[1]:]
+		}
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if loc := reLogPrefix.FindStringIndex(t); loc != nil {
+			out.LogLines++
+			if loc[0] == 0 {
+				continue
+			}
+			// A row cut by a log line printed in the middle of it.
+			if isDigit(t[0]) {
+				out.Skipped = append(out.Skipped, Note{n, "row interrupted by NCCL log output"})
+			}
+			continue
+		}
+		if isDigit(t[0]) {
+			if cur == nil {
+				cur = newRun(n)
+			}
+			row, err := parseRow(t, cur.PerIter)
+			if err != nil {
+				out.Skipped = append(out.Skipped, Note{n, err.Error()})
+				continue
+			}
+			row.Line = n
+			cur.Rows = append(cur.Rows, row)
+			continue
+		}
+		if t == "..." {
+			if cur != nil {
+				cur.RanksTruncated = true
+			}
+			continue
+		}
+		body := strings.TrimSpace(strings.TrimLeft(t, "#"))
+		switch {
+		case strings.HasPrefix(body, "nccl-tests version "):
+			f := strings.Fields(body)
+			pendingVersion = f[2]
+			for _, kv := range f[3:] {
+				if v, ok := strings.CutPrefix(kv, "nccl-library="); ok {
+					pendingLib, _ = strconv.Atoi(v)
+				}
+			}
+		case strings.HasPrefix(body, "Collective test starting:"):
+			pendingProgram = strings.TrimSpace(strings.TrimPrefix(body, "Collective test starting:"))
+		case strings.HasPrefix(body, "nThread "):
+			if cur != nil && len(cur.Rows) == 0 && cur.Footers == 0 && pendingProgram == "" && pendingVersion == "" {
+				// A second header before any row: another process of
+				// the same launch printing its own header.
+				cur.Headers++
+			} else {
+				cur = newRun(n)
+				cur.Headers = 1
+			}
+			parseHeader(cur, body)
+		case strings.HasPrefix(body, "Rank ") && strings.Contains(body, " Pid "):
+			if cur == nil {
+				cur = newRun(n)
+			}
+			m := reRank.FindStringSubmatch(body)
+			if m == nil {
+				if strings.HasSuffix(body, "...") {
+					cur.RanksTruncated = true
+					continue
+				}
+				out.Skipped = append(out.Skipped, Note{n, "unreadable rank line"})
+				continue
+			}
+			ri := RankInfo{Host: m[4], BusID: m[6], GPU: strings.TrimSpace(m[7]), Line: n}
+			ri.Rank, _ = strconv.Atoi(m[1])
+			ri.Group, _ = strconv.Atoi(m[2])
+			ri.Pid, _ = strconv.Atoi(m[3])
+			ri.Device, _ = strconv.Atoi(m[5])
+			if strings.HasSuffix(ri.GPU, "...") {
+				cur.RanksTruncated = true
+			}
+			cur.Ranks = append(cur.Ranks, ri)
+		case strings.Contains(body, "i_min") && strings.Contains(body, "size"):
+			if cur != nil {
+				cur.PerIter = true
+			}
+		case strings.HasPrefix(body, "Out of bounds values"):
+			if cur == nil {
+				continue
+			}
+			v, err := footerValue(body)
+			w, perr := strconv.ParseInt(firstField(v), 10, 64)
+			if err != nil || perr != nil || w < 0 {
+				out.Skipped = append(out.Skipped, Note{n, "unreadable out-of-bounds footer"})
+				continue
+			}
+			cur.OutOfBounds, cur.OutOfBoundsLine = &w, n
+			cur.Footers++
+		case strings.HasPrefix(body, "Avg bus bandwidth"):
+			if cur == nil {
+				continue
+			}
+			v, err := footerValue(body)
+			bw, perr := strconv.ParseFloat(firstField(v), 64)
+			if err != nil || perr != nil || bw < 0 || math.IsInf(bw, 0) || math.IsNaN(bw) {
+				out.Skipped = append(out.Skipped, Note{n, "unreadable average bus bandwidth footer"})
+				continue
+			}
+			cur.AvgBusBW, cur.AvgBusBWLine = &bw, n
+		case strings.HasPrefix(body, "error:"):
+			if cur != nil {
+				cur.Errors = append(cur.Errors, strings.TrimSpace(strings.TrimPrefix(body, "error:")))
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &ParseError{Source: source, Line: n + 1, Err: err}
+	}
+	// Drop runs that hold nothing (a lone version line).
+	kept := out.Runs[:0]
+	for _, r := range out.Runs {
+		if len(r.Rows) > 0 || r.Headers > 0 || len(r.Ranks) > 0 {
+			kept = append(kept, r)
+		}
+	}
+	out.Runs = kept
+	if len(out.Runs) == 0 {
+		return nil, &ParseError{Source: source, Err: fmt.Errorf("%w: no nccl-tests header or result row", ErrNoData)}
+	}
+	return out, nil
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+func firstField(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+func footerValue(body string) (string, error) {
+	_, v, ok := strings.Cut(body, ":")
+	if !ok {
+		return "", ErrMalformed
+	}
+	return strings.TrimSpace(v), nil
+}
+
+// parseHeader reads "nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step:
+// 2(factor) warmup iters: 5 iters: 20 …"; unknown keys are ignored.
+func parseHeader(run *TestRun, body string) {
+	f := strings.Fields(body)
+	for i := 0; i+1 < len(f); i++ {
+		switch f[i] {
+		case "nThread":
+			run.NThread, _ = strconv.Atoi(f[i+1])
+		case "nGpus":
+			run.NGpus, _ = strconv.Atoi(f[i+1])
+		case "minBytes":
+			run.MinBytes, _ = strconv.ParseInt(f[i+1], 10, 64)
+		case "maxBytes":
+			run.MaxBytes, _ = strconv.ParseInt(f[i+1], 10, 64)
+		}
+	}
+}
+
+// parseRow reads one result row. The layout (src/util.cu
+// writeBenchmarkLinePreamble/Body) is "%12li %12li %8s %6s %6s" then, per
+// half, "%7s %6s %6s %6g" (time algbw busbw #wrong, "N/A" when unchecked);
+// per-iteration timing adds four columns per half, timestamps a date and a
+// time at the end. Old builds print no root column; tests that skip the
+// out-of-place half print blanks instead of its four columns.
+func parseRow(t string, perIter bool) (Row, error) {
+	f := strings.Fields(t)
+	if n := len(f); n >= 2 && reDate.MatchString(f[n-2]) && reClock.MatchString(f[n-1]) {
+		f = f[:n-2]
+	}
+	if len(f) < 7 {
+		return Row{}, fmt.Errorf("%w: row has %d columns, want at least 7", ErrMalformed, len(f))
+	}
+	var row Row
+	var err error
+	if row.Size, err = strconv.ParseInt(f[0], 10, 64); err != nil || row.Size < 0 {
+		return Row{}, fmt.Errorf("%w: size %q", ErrMalformed, f[0])
+	}
+	if row.Count, err = strconv.ParseInt(f[1], 10, 64); err != nil || row.Count < 0 {
+		return Row{}, fmt.Errorf("%w: count %q", ErrMalformed, f[1])
+	}
+	row.Type = f[2]
+	if isDigit(row.Type[0]) {
+		return Row{}, fmt.Errorf("%w: type %q", ErrMalformed, row.Type)
+	}
+	g := 4
+	if perIter {
+		g = 8
+	}
+	rest := f[3:]
+	mid, halves := -1, 0
+	for m := 0; m <= 2; m++ {
+		switch len(rest) - m {
+		case g:
+			mid, halves = m, 1
+		case 2 * g:
+			mid, halves = m, 2
+		}
+		if mid >= 0 {
+			break
+		}
+	}
+	if mid < 0 {
+		return Row{}, fmt.Errorf("%w: row has %d columns, which fits no nccl-tests layout", ErrMalformed, len(f))
+	}
+	row.Root = -1
+	switch mid {
+	case 2:
+		row.Redop = rest[0]
+		if row.Root, err = strconv.Atoi(rest[1]); err != nil {
+			return Row{}, fmt.Errorf("%w: root %q", ErrMalformed, rest[1])
+		}
+	case 1:
+		if v, err := strconv.Atoi(rest[0]); err == nil {
+			row.Root = v
+		} else {
+			row.Redop = rest[0]
+		}
+	}
+	body := rest[mid:]
+	var ms []*Measure
+	for h := 0; h < halves; h++ {
+		m, err := parseMeasure(body[h*g : h*g+4])
+		if err != nil {
+			return Row{}, err
+		}
+		ms = append(ms, m)
+	}
+	if halves == 2 {
+		row.OutOfPlace, row.InPlace = ms[0], ms[1]
+	} else {
+		row.InPlace = ms[0]
+	}
+	return row, nil
+}
+
+func parseMeasure(f []string) (*Measure, error) {
+	var m Measure
+	vals := []*float64{&m.TimeUS, &m.AlgBW, &m.BusBW}
+	names := []string{"time", "algbw", "busbw"}
+	for i, p := range vals {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: %s %q", ErrMalformed, names[i], f[i])
+		}
+		*p = v
+	}
+	if f[3] == "N/A" {
+		m.WrongNA = true
+		return &m, nil
+	}
+	w, err := strconv.ParseFloat(f[3], 64) // printed with %g: 1e+06 is possible
+	if err != nil || w < 0 || w != math.Trunc(w) || w > math.MaxInt64/2 {
+		return nil, fmt.Errorf("%w: #wrong %q", ErrMalformed, f[3])
+	}
+	m.Wrong = int64(w)
+	return &m, nil
+}
+
+// DetectTestsOutput says whether text looks like nccl-tests output: a
+// "# nThread … nGpus" header, or a result-table column header.
+func DetectTestsOutput(text string) bool {
+	return (strings.Contains(text, "nThread ") && strings.Contains(text, "nGpus ")) ||
+		(strings.Contains(text, "algbw") && strings.Contains(text, "busbw"))
+}
