@@ -55,7 +55,7 @@ type PCIFunc struct {
 	// Root is the host bridge directory name, "pci0000:17".
 	Root string
 	// Name is the simulator's label: "gpu3", "mlx5_2", "sw1-up", "rp0".
-	Name string
+	Name                          string
 	Vendor, Device                uint16
 	SubVendor, SubDevice          uint16
 	Class                         uint32
@@ -184,9 +184,9 @@ type Port struct {
 	// port; SetLink restores them when the port becomes ARMED or ACTIVE.
 	AssignedLID, AssignedSMLID uint16
 	SMSL, LMC                  uint8
-	CapMask    uint32
-	GIDs       []GIDEntry
-	PKeys      []uint16
+	CapMask                    uint32
+	GIDs                       []GIDEntry
+	PKeys                      []uint16
 	// Counters are the counters/ files (PMA PortCounters/Ext).
 	Counters map[string]uint64
 	// HWCounters are the per-port hw_counters (without lifespan).
