@@ -33,4 +33,54 @@ var perfMetas = []finding.Meta{
 		Causes:  []string{"different MTU configured on the two ends", "wrong GID index (-x) for RoCE v2", "message size (-s) too small"},
 		Remedy:  []string{"rerun with the same -m on both ends, -x set to the RoCE v2 GID (show_gids), and -s 65536 or larger (or -a)"},
 	},
+	// Pairwise tests (ibdoctor perf pairwise, internal/pairwise): culprits
+	// inferred from a matrix of node-pair tests.
+	{
+		ID: "perf.node_slow", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		Title:   "node is slow with every partner",
+		Meaning: "Every pairwise test this node took part in (at least two partners) fell below the slow fraction of the reference: the median, over all nodes, of each node's best pair. The common factor is the node itself: its port, cable, PCIe slot or host.",
+		Thresholds: []finding.Threshold{
+			{Name: "slow_fraction", Default: "0.8", Meaning: "a pair is slow below this fraction of the reference bandwidth (latency: above reference / fraction)"},
+		},
+		Causes: []string{"port trained at a lower width or speed, or a degraded cable/transceiver", "HCA in a narrow or slow PCIe slot", "host throttled: CPU frequency, IRQ affinity, another job on the node", "link errors causing retransmissions"},
+		Remedy: []string{"ibdoctor doctor on the node (port rate, PCIe, kernel log in runbook order)", "swap the node's cable or move it to another switch port, then rerun ibdoctor perf pairwise"},
+	},
+	{
+		ID: "perf.pair_slow", Severity: finding.Warning, Area: "perf", Step: StepPerf,
+		Title:   "one node pair is slow",
+		Meaning: "This pair's test fell below the slow fraction of the reference while both nodes did well with other partners: the problem lies on the path between them (a switch link or route they share), or it was transient.",
+		Thresholds: []finding.Threshold{
+			{Name: "slow_fraction", Default: "0.8", Meaning: "a pair is slow below this fraction of the reference"},
+		},
+		Causes: []string{"a degraded inter-switch link or a congested route used only by this pair", "unbalanced routing (several flows share one uplink)", "a transient: another job's traffic during the test"},
+		Remedy: []string{"rerun the pair alone (ibdoctor perf pairwise with a two-line hosts file)", "ibtracert between the two LIDs and ibdoctor fabric check on the links it crosses"},
+	},
+	{
+		ID: "perf.link_slow", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		Title:   "pairs leaving one leaf switch are slow",
+		Meaning: "Every cross-leaf pair with a node behind this leaf is slow while pairs inside the leaf are fine (or were not tested): the leaf's uplinks to the spines are degraded or missing. Needs a topology file.",
+		Causes:  []string{"leaf uplink cables down or trained narrow/slow", "uplink errors (symbol errors, link recovery)", "routing sends the leaf's traffic over too few uplinks"},
+		Remedy:  []string{"ibdoctor fabric check: link width/speed and errors of the leaf's uplinks", "iblinkinfo on the leaf switch"},
+	},
+	{
+		ID: "perf.switch_slow", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		Title:   "every pair through one switch is slow",
+		Meaning: "Every pair through this leaf (including pairs inside it) or through this spine is slow while the rest of the matrix is fine: the switch itself is the common factor. Needs a topology file.",
+		Causes:  []string{"switch overheating or in a degraded mode", "switch firmware fault or misconfiguration (QoS, buffers)", "most of its links degraded at once (power, recabling)"},
+		Remedy:  []string{"ibdoctor fabric check on the switch's ports", "check the switch's temperature, fans and firmware (vendor tools or UFM)"},
+	},
+	{
+		ID: "perf.pair_failed", Severity: finding.Warning, Area: "perf", Step: StepPerf,
+		Title:   "a pairwise test failed",
+		Meaning: "The test between two nodes did not complete: an agent refused or was busy, the client could not reach the server side, or the test program failed. The pair is missing from the matrix.",
+		Causes:  []string{"agent not running, wrong address or token", "firewall between the nodes on the test port", "perftest failed (device name, GID index, port down)"},
+		Remedy:  []string{"curl -H 'Authorization: Bearer $TOKEN' http://<agent>/api/v1/perf/info", "read the error in the finding's evidence"},
+	},
+	{
+		ID: "perf.node_failed", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		Title:   "every pairwise test of a node failed",
+		Meaning: "No test with this node completed (at least two partners tried): its agent is unreachable or refuses, or its network is down.",
+		Causes:  []string{"agent down, wrong address or token in the hosts file", "node's test network or port down"},
+		Remedy:  []string{"curl -H 'Authorization: Bearer $TOKEN' http://<agent>/api/v1/perf/info", "ibdoctor check on the node"},
+	},
 }
