@@ -1,0 +1,635 @@
+package routing
+
+import (
+	"cmp"
+	"slices"
+)
+
+// BreakKind says why a route does not arrive.
+type BreakKind uint8
+
+// Ways a route breaks, at the switch where it breaks.
+const (
+	// NoEntry: the switch's LFT has no entry for the LID (0xFF, an out
+	// port beyond the switch's ports, or beyond the end of the table).
+	NoEntry BreakKind = iota + 1
+	// NoTable: the switch has no forwarding table at all (it could not be
+	// read, or the SM never programmed it).
+	NoTable
+	// DeadPort: the entry names a port with no link (down or uncabled).
+	DeadPort
+	// Misdelivered: the entry hands the packet to the wrong node: port 0
+	// on a switch that does not own the LID, or a port to another CA.
+	Misdelivered
+	// Loop: the tables lead around a cycle of switches.
+	Loop
+)
+
+// String names the kind for summaries.
+func (k BreakKind) String() string {
+	switch k {
+	case NoEntry:
+		return "no forwarding entry"
+	case NoTable:
+		return "no forwarding table"
+	case DeadPort:
+		return "entry points to a port without a link"
+	case Misdelivered:
+		return "entry delivers to the wrong node"
+	case Loop:
+		return "forwarding loop"
+	}
+	return "unknown"
+}
+
+// Break is one place where routes break, aggregated over the destination
+// LIDs that break there (fabric.route_missing, or fabric.route_loop for
+// Kind Loop).
+type Break struct {
+	Kind BreakKind
+	// Node is the switch whose entry breaks the routes (for a loop, the
+	// cycle's switch with the lowest index in the fabric). Port is the
+	// entry's output port (DeadPort, Misdelivered).
+	Node int
+	Port int
+	// Cycle lists a loop's switches in forwarding order, starting at Node
+	// (Kind Loop only), for the first destination that loops there.
+	Cycle []int
+	// LIDs is how many destination LIDs break here; Examples are the
+	// lowest of them (at most Options.MaxExamples).
+	LIDs     int
+	Examples []uint16
+	// Pairs is how many CA-port → destination-LID pairs (CA destinations
+	// only) are lost here; SwitchRoutes how many switch → LID routes (any
+	// destination) end here.
+	Pairs        int64
+	SwitchRoutes int64
+	// ExampleSource is a CA node that cannot reach Examples[0] because of
+	// this break (-1 when only switches are affected), ExampleSourcePort
+	// its port.
+	ExampleSource     int
+	ExampleSourcePort int
+}
+
+// Detour is a switch that sends destinations off every shortest path
+// (fabric.route_nonminimal).
+type Detour struct {
+	Node int
+	// LIDs is how many destination LIDs it detours; Examples the lowest.
+	LIDs     int
+	Examples []DetourExample
+	// Pairs: CA-port → CA-LID pairs whose route passes this switch and is
+	// longer than the minimum because of it.
+	Pairs int64
+}
+
+// DetourExample is one detoured destination at a switch.
+type DetourExample struct {
+	LID     uint16
+	Port    int // the port the table uses
+	Hops    int // hops of the route from this switch
+	MinHops int // shortest path from this switch
+}
+
+// LinkLoad is the number of CA-port → CA-LID routes over one directed link.
+type LinkLoad struct {
+	From, To PortRef
+	Routes   int64
+}
+
+// Imbalance is a group of a switch's links towards one tier whose route
+// counts are uneven (fabric.route_imbalance).
+type Imbalance struct {
+	Node       int // the switch
+	ToTier     int // tier of the neighbours at the other end
+	Links      int // links in the group
+	Mean       float64
+	MaxRoutes  int64
+	MinRoutes  int64
+	HotPort    int // port with MaxRoutes (lowest such port)
+	ColdPort   int // port with MinRoutes
+	TotalGroup int64
+}
+
+// Ratio is MaxRoutes/Mean.
+func (im Imbalance) Ratio() float64 {
+	if im.Mean == 0 {
+		return 0
+	}
+	return float64(im.MaxRoutes) / im.Mean
+}
+
+// Channel is one directed link (a virtual lane's buffer, with all traffic
+// on one VL).
+type Channel struct {
+	From, To PortRef
+}
+
+// CreditLoop is one strongly connected component of the channel dependency
+// graph (fabric.credit_loop), with one example cycle.
+type CreditLoop struct {
+	// Cycle lists channels in dependency order: a route uses Cycle[i] then
+	// Cycle[i+1], and the last then the first.
+	Cycle []Channel
+	// Channels and Switches count the component.
+	Channels int
+	Switches int
+}
+
+// SkippedLID is a destination LID left out of the analysis.
+type SkippedLID struct {
+	LID    uint16
+	Reason string
+}
+
+// Options tune the analysis; the zero value means the defaults.
+type Options struct {
+	// ImbalanceRatio: a link group whose max/mean route count reaches this
+	// is reported (default 1.5).
+	ImbalanceRatio float64
+	// ImbalanceMinRoutes: groups whose busiest link carries fewer routes
+	// are ignored (default 16).
+	ImbalanceMinRoutes int64
+	// MaxExamples bounds the example LIDs per finding (default 8).
+	MaxExamples int
+	// MaxCreditLoops bounds the credit loops reported (default 16).
+	MaxCreditLoops int
+	// MaxMinHopSwitches: above this many switches the all-pairs shortest
+	// paths for the non-minimal check (switches² bytes) are skipped
+	// (default 16384).
+	MaxMinHopSwitches int
+}
+
+func (o Options) withDefaults() Options {
+	if o.ImbalanceRatio <= 0 {
+		o.ImbalanceRatio = 1.5
+	}
+	if o.ImbalanceMinRoutes <= 0 {
+		o.ImbalanceMinRoutes = 16
+	}
+	if o.MaxExamples <= 0 {
+		o.MaxExamples = 8
+	}
+	if o.MaxCreditLoops <= 0 {
+		o.MaxCreditLoops = 16
+	}
+	if o.MaxMinHopSwitches <= 0 {
+		o.MaxMinHopSwitches = 16384
+	}
+	return o
+}
+
+// Result is the routing analysis of one fabric.
+type Result struct {
+	Switches int
+	CAPorts  int // CA ports cabled to a switch: the sources
+	LIDs     int // destination LIDs analysed
+	Skipped  []SkippedLID
+	// Pairs is the number of CA-port → CA-LID pairs (self excluded),
+	// RoutedPairs those whose route arrives.
+	Pairs       int64
+	RoutedPairs int64
+	// SwitchRoutes is the number of switch → LID routes followed (every
+	// switch, every destination), BrokenSwitchRoutes those that fail.
+	SwitchRoutes       int64
+	BrokenSwitchRoutes int64
+
+	Breaks []Break // by kind, then switch
+	// NonMinimalRoutes counts switch → LID routes longer than the shortest
+	// path; MinHopChecked is false when the fabric was too large for it.
+	NonMinimalRoutes int64
+	MinHopChecked    bool
+	Detours          []Detour
+	Loads            []LinkLoad // every directed link with a switch at either end, by From
+	Imbalances       []Imbalance
+	CreditLoops      []CreditLoop
+	// DependencyEdges is the number of distinct edges of the channel
+	// dependency graph.
+	DependencyEdges int
+
+	Tree Tree
+
+	g    *Graph
+	opts Options
+}
+
+// Graph returns the graph the result was computed on.
+func (r *Result) Graph() *Graph { return r.g }
+
+// Analyze is New followed by Graph.Analyze.
+func Analyze(f *Fabric, opts Options) (*Result, error) {
+	g, err := New(f)
+	if err != nil {
+		return nil, err
+	}
+	return g.Analyze(opts), nil
+}
+
+// walk states of a switch for the current destination.
+const (
+	stVisiting uint8 = iota
+	stOK
+	stFail
+)
+
+// walker holds the per-destination scratch arrays, reused across
+// destinations (a generation stamp replaces clearing).
+type walker struct {
+	g     *Graph
+	stamp []uint32
+	gen   uint32
+	st    []uint8
+	kind  []BreakKind
+	hops  []uint16
+	nxt   []int32 // next switch (dense), -1 terminal
+	outp  []uint8
+	brk   []int32 // dense switch of the break
+	pos   []int32 // stack position while visiting
+	stack []int32
+	order []int32 // resolution order: a switch after its next switch
+	flow  []int64
+}
+
+// Analyze follows every switch's table for every destination LID and
+// computes all routing results (see Result). It is deterministic.
+func (g *Graph) Analyze(opts Options) *Result {
+	opts = opts.withDefaults()
+	S := len(g.swNode)
+	r := &Result{Switches: S, g: g, opts: opts}
+	for _, c := range g.caAt {
+		r.CAPorts += len(c)
+	}
+	for _, c := range g.conflicts {
+		r.Skipped = append(r.Skipped, SkippedLID{LID: c.LID, Reason: "LID claimed by more than one port"})
+	}
+	w := &walker{
+		g:     g,
+		stamp: make([]uint32, S),
+		st:    make([]uint8, S),
+		kind:  make([]BreakKind, S),
+		hops:  make([]uint16, S),
+		nxt:   make([]int32, S),
+		outp:  make([]uint8, S),
+		brk:   make([]int32, S),
+		pos:   make([]int32, S),
+		order: make([]int32, 0, S),
+		flow:  make([]int64, S),
+	}
+	var dist []uint8
+	if S <= opts.MaxMinHopSwitches {
+		dist = g.switchDistances()
+		r.MinHopChecked = true
+	}
+	load := make([]int64, len(g.peer))
+	okCA := make([]int64, S)    // CA destinations reached from each switch
+	selfOK := map[int32]int64{} // CA source port → own LIDs reached (LMC>0 or loopback)
+	deps := newDepSet(g)
+	groups := map[brkKey]int{}
+	detours := map[int32]int{}
+
+	for lid := 1; lid <= g.maxLID; lid++ {
+		o := g.owner[lid]
+		if o.node < 0 {
+			continue
+		}
+		ownerNode := &g.f.Nodes[o.node]
+		destIsCA := ownerNode.Type == CA
+		var destPort, attach int32 = -1, -1
+		if destIsCA {
+			destPort = g.base[o.node] + o.port
+			q := g.peer[destPort]
+			if q < 0 {
+				r.Skipped = append(r.Skipped, SkippedLID{LID: uint16(lid), Reason: "owner port has no link"})
+				continue
+			}
+			attach = g.sw[g.portNode[q]]
+			if attach < 0 {
+				r.Skipped = append(r.Skipped, SkippedLID{LID: uint16(lid), Reason: "owner port is cabled to another CA, not a switch"})
+				continue
+			}
+		}
+		r.LIDs++
+		w.walkAll(lid, o, destPort)
+		r.SwitchRoutes += int64(S)
+
+		// Sources at each switch: its CA ports, minus the destination port
+		// itself.
+		srcs := func(s int32) int64 {
+			n := int64(len(g.caAt[s]))
+			if s == attach {
+				n--
+			}
+			return n
+		}
+		if destIsCA {
+			for _, s := range w.order {
+				if w.st[s] == stOK {
+					w.flow[s] = srcs(s)
+				} else {
+					w.flow[s] = 0
+				}
+			}
+			for i := len(w.order) - 1; i >= 0; i-- {
+				s := w.order[i]
+				if w.st[s] != stOK {
+					continue
+				}
+				okCA[s]++
+				f := w.flow[s]
+				r.RoutedPairs += srcs(s)
+				if f == 0 {
+					continue
+				}
+				load[g.base[g.swNode[s]]+int32(w.outp[s])] += f
+				if n := w.nxt[s]; n >= 0 {
+					w.flow[n] += f
+				}
+			}
+			if w.st[attach] == stOK {
+				selfOK[destPort]++
+			}
+			for s := range int32(S) {
+				r.Pairs += srcs(s)
+			}
+		}
+
+		for _, s := range w.order {
+			if w.st[s] != stOK {
+				r.BrokenSwitchRoutes++
+				k := brkKey{w.brk[s], w.kind[s]}
+				gi, ok := groups[k]
+				if !ok {
+					gi = len(r.Breaks)
+					groups[k] = gi
+					b := Break{Kind: k.kind, Node: int(g.swNode[k.sw]), ExampleSource: -1}
+					b.Port = int(w.outp[k.sw])
+					if k.kind == Loop {
+						b.Port = 0
+						b.Cycle = w.cycle(k.sw)
+					}
+					r.Breaks = append(r.Breaks, b)
+				}
+				b := &r.Breaks[gi]
+				if n := len(b.Examples); n == 0 || b.Examples[n-1] != uint16(lid) {
+					b.LIDs++
+					if n < opts.MaxExamples {
+						b.Examples = append(b.Examples, uint16(lid))
+					}
+				}
+				b.SwitchRoutes++
+				if destIsCA {
+					b.Pairs += srcs(s)
+					if b.ExampleSource < 0 && srcs(s) > 0 && b.Examples[0] == uint16(lid) {
+						for _, p := range g.caAt[s] {
+							if p != destPort {
+								ref := g.ref(p)
+								b.ExampleSource, b.ExampleSourcePort = ref.Node, ref.Port
+								break
+							}
+						}
+					}
+				}
+				continue
+			}
+			// Channel dependency: arriving at next switch n over the link
+			// from s, leaving n through its table's port — for routes
+			// that carry CA-to-CA traffic (flow > 0). Traffic to switch
+			// LIDs is management traffic (SMPs ride VL15, which has no
+			// credit flow control) and is left out, as are routes no CA
+			// uses.
+			if n := w.nxt[s]; destIsCA && w.flow[s] > 0 && n >= 0 && w.outp[n] != 0 {
+				in := g.peer[g.base[g.swNode[s]]+int32(w.outp[s])] - g.base[g.swNode[n]]
+				deps.set(n, int(in), int(w.outp[n]))
+			}
+			if dist != nil {
+				minh := w.minHops(dist, s, o, attach, S)
+				if int(w.hops[s]) > minh {
+					r.NonMinimalRoutes++
+					nextMin := 0
+					if n := w.nxt[s]; n >= 0 {
+						nextMin = w.minHops(dist, n, o, attach, S)
+					}
+					if nextMin+1 > minh { // s itself leaves the shortest paths
+						di, ok := detours[s]
+						if !ok {
+							di = len(r.Detours)
+							detours[s] = di
+							r.Detours = append(r.Detours, Detour{Node: int(g.swNode[s])})
+						}
+						d := &r.Detours[di]
+						d.LIDs++
+						if len(d.Examples) < opts.MaxExamples {
+							d.Examples = append(d.Examples, DetourExample{LID: uint16(lid), Port: int(w.outp[s]), Hops: int(w.hops[s]), MinHops: minh})
+						}
+						if destIsCA {
+							d.Pairs += w.flow[s]
+						}
+					}
+				}
+			}
+		}
+	}
+
+	// CA → switch links carry one route per destination their switch
+	// reaches (minus their own LIDs).
+	for s := range int32(S) {
+		for _, p := range g.caAt[s] {
+			load[p] += okCA[s] - selfOK[p]
+		}
+	}
+	for p := range int32(len(g.peer)) {
+		q := g.peer[p]
+		if q < 0 || (g.sw[g.portNode[p]] < 0 && g.sw[g.portNode[q]] < 0) {
+			continue
+		}
+		r.Loads = append(r.Loads, LinkLoad{From: g.ref(p), To: g.ref(q), Routes: load[p]})
+	}
+	slices.SortFunc(r.Breaks, func(a, b Break) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Node, b.Node), cmp.Compare(a.Port, b.Port))
+	})
+	slices.SortFunc(r.Detours, func(a, b Detour) int { return cmp.Compare(a.Node, b.Node) })
+	r.Tree = g.Tree()
+	r.Imbalances = g.imbalances(load, r.Tree.Tiers, opts)
+	r.CreditLoops, r.DependencyEdges = deps.creditLoops(opts.MaxCreditLoops)
+	return r
+}
+
+type brkKey struct {
+	sw   int32
+	kind BreakKind
+}
+
+// walkAll resolves every switch for one destination LID.
+func (w *walker) walkAll(lid int, o endpoint, destPort int32) {
+	w.gen++
+	w.order = w.order[:0]
+	g := w.g
+	for s := range int32(len(w.stamp)) {
+		if w.stamp[s] == w.gen {
+			continue
+		}
+		w.stack = w.stack[:0]
+		cur := s
+		for {
+			if w.stamp[cur] == w.gen {
+				if w.st[cur] == stVisiting {
+					w.resolveLoop(int(w.pos[cur]))
+				} else {
+					w.unwind()
+				}
+				break
+			}
+			w.stamp[cur] = w.gen
+			w.st[cur] = stVisiting
+			w.pos[cur] = int32(len(w.stack))
+			w.stack = append(w.stack, cur)
+			node := g.swNode[cur]
+			nd := &g.f.Nodes[node]
+			out := g.lft(node, lid)
+			w.outp[cur] = out
+			w.nxt[cur] = -1
+			if len(nd.LFT) == 0 {
+				w.terminal(cur, stFail, NoTable, 0)
+				break
+			}
+			if out == 0 {
+				if node == o.node {
+					w.terminal(cur, stOK, 0, 0)
+				} else {
+					w.terminal(cur, stFail, Misdelivered, 0)
+				}
+				break
+			}
+			if int(out) >= len(nd.Ports) {
+				w.terminal(cur, stFail, NoEntry, 0)
+				break
+			}
+			q := g.peer[g.base[node]+int32(out)]
+			if q < 0 {
+				w.terminal(cur, stFail, DeadPort, 0)
+				break
+			}
+			if n := g.sw[g.portNode[q]]; n >= 0 {
+				w.nxt[cur] = n
+				cur = n
+				continue
+			}
+			if q == destPort {
+				w.terminal(cur, stOK, 0, 1)
+			} else {
+				w.terminal(cur, stFail, Misdelivered, 0)
+			}
+			break
+		}
+	}
+}
+
+// terminal resolves the top of the stack and unwinds the rest.
+func (w *walker) terminal(s int32, st uint8, k BreakKind, hops uint16) {
+	w.st[s], w.kind[s], w.hops[s], w.brk[s] = st, k, hops, s
+	w.stack = w.stack[:len(w.stack)-1]
+	w.order = append(w.order, s)
+	w.unwind()
+}
+
+// unwind resolves the stack from the top: each switch takes its next
+// switch's outcome with one more hop.
+func (w *walker) unwind() {
+	for i := len(w.stack) - 1; i >= 0; i-- {
+		s := w.stack[i]
+		n := w.nxt[s]
+		w.st[s], w.kind[s], w.brk[s] = w.st[n], w.kind[n], w.brk[n]
+		if w.hops[n] < 0xFFFF {
+			w.hops[s] = w.hops[n] + 1
+		}
+		w.order = append(w.order, s)
+	}
+	w.stack = w.stack[:0]
+}
+
+// resolveLoop marks the cycle stack[from:] and everything before it.
+func (w *walker) resolveLoop(from int) {
+	low := w.stack[from]
+	for _, s := range w.stack[from:] {
+		low = min(low, s)
+	}
+	for i := len(w.stack) - 1; i >= 0; i-- {
+		s := w.stack[i]
+		w.st[s], w.kind[s], w.brk[s], w.hops[s] = stFail, Loop, low, 0
+		w.order = append(w.order, s)
+	}
+	w.stack = w.stack[:0]
+}
+
+// cycle returns the node indices of the loop through dense switch s, in
+// forwarding order starting at s (valid right after the walk).
+func (w *walker) cycle(s int32) []int {
+	out := []int{int(w.g.swNode[s])}
+	for n := w.nxt[s]; n >= 0 && n != s && len(out) <= len(w.nxt); n = w.nxt[n] {
+		out = append(out, int(w.g.swNode[n]))
+	}
+	return out
+}
+
+// minHops is the shortest path length from dense switch s to the owner of
+// the current destination.
+func (w *walker) minHops(dist []uint8, s int32, o endpoint, attach int32, S int) int {
+	if attach >= 0 {
+		return int(dist[int(s)*S+int(attach)]) + 1
+	}
+	return int(dist[int(s)*S+int(w.g.sw[o.node])])
+}
+
+// switchDistances is the all-pairs hop count between switches over
+// switch-to-switch links (BFS from each switch), 255 = unreachable.
+func (g *Graph) switchDistances() []uint8 {
+	S := len(g.swNode)
+	// Adjacency in CSR form over dense switch indices.
+	start := make([]int32, S+1)
+	var adj []int32
+	for s := range S {
+		start[s] = int32(len(adj))
+		n := g.swNode[s]
+		for p := g.base[n] + 1; p < g.base[n+1]; p++ {
+			if q := g.peer[p]; q >= 0 {
+				if t := g.sw[g.portNode[q]]; t >= 0 {
+					adj = append(adj, t)
+				}
+			}
+		}
+	}
+	start[S] = int32(len(adj))
+	dist := make([]uint8, S*S)
+	for i := range dist {
+		dist[i] = 0xFF
+	}
+	queue := make([]int32, 0, S)
+	for src := range S {
+		row := dist[src*S : (src+1)*S]
+		row[src] = 0
+		queue = append(queue[:0], int32(src))
+		for h := 0; h < len(queue); h++ {
+			u := queue[h]
+			d := row[u]
+			if d >= 0xFE {
+				continue
+			}
+			for _, v := range adj[start[u]:start[u+1]] {
+				if row[v] == 0xFF {
+					row[v] = d + 1
+					queue = append(queue, v)
+				}
+			}
+		}
+	}
+	return dist
+}
+
+func sortConflicts(c []LIDConflict) {
+	slices.SortFunc(c, func(a, b LIDConflict) int { return cmp.Compare(a.LID, b.LID) })
+	for i := range c {
+		slices.SortFunc(c[i].Ports, func(a, b PortRef) int {
+			return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Port, b.Port))
+		})
+	}
+}

@@ -1,0 +1,26 @@
+// Package routing analyses an InfiniBand subnet's unicast routing offline,
+// from the topology (as ibnetdiscover reports it) and every switch's linear
+// forwarding table (as dump_fts reports it).
+//
+// The input is a [Fabric]: nodes (switches and channel adapters) with their
+// GUIDs, descriptions and LIDs, the physical links between ports, and per
+// switch the LFT (destination LID → output port; 0 is the switch itself,
+// 0xFF or a missing entry is no route). Building a Fabric from parsed tool
+// output is the caller's job (internal/fabric); this package does no I/O and
+// reads no clock.
+//
+// [New] indexes a Fabric once; [Graph.Analyze] then follows the tables for
+// every switch and every destination LID with shared work (one memoised walk
+// per destination, O(switches × LIDs)), and reports unreachable destinations,
+// forwarding loops, non-minimal routes, per-link route load and imbalance,
+// and credit loops (cycles in the channel dependency graph). [Graph.Tree]
+// recognises fat-tree tiers and reports asymmetric switches, [Graph.Path]
+// traces one route hop by hop like ibtracert, and [Result.Findings] turns the
+// analysis into catalogue findings (fabric.route_*, fabric.credit_loop,
+// fabric.tree_asymmetric).
+//
+// [FatTree] generates synthetic 2- and 3-level fat-trees with min-hop
+// (up/down, destination-modulo) tables, and [WriteIBNetDiscover] and
+// [WriteDumpFTS] render a Fabric in the real text formats of those tools,
+// for tests and benchmarks.
+package routing
