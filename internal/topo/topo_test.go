@@ -15,7 +15,7 @@ import (
 )
 
 func u32(v uint32) *uint32 { return &v }
-func intp(v int) *int       { return &v }
+func intp(v int) *int      { return &v }
 
 // pci builds a function from its sys/devices path; the last element is the
 // address.
