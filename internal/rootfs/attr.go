@@ -32,6 +32,10 @@ func ReadLimited(fsys fs.FS, name string, limit int64) ([]byte, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, err
+		}
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
 	if int64(len(b)) > limit {
