@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/ib"
+	"github.com/ibdoctor/ibdoctor/internal/rates"
 	"github.com/ibdoctor/ibdoctor/internal/snapshot"
 )
 
@@ -144,4 +145,36 @@ func FromSnapshot(s *snapshot.Snapshot, eth Ethtool) Sample {
 
 func reading(src Source, c snapshot.Counter) Reading {
 	return Reading{Source: src, Name: c.Name, Value: c.Value, Bits: c.Spec.Bits, Saturating: c.Spec.Saturating, Unit: c.Spec.Unit}
+}
+
+// CounterRate is the per-second rate of one reading between two samples.
+type CounterRate struct {
+	Device string     `json:"device"`
+	Port   int        `json:"port"`
+	Source Source     `json:"src"`
+	Name   string     `json:"name"`
+	Rate   rates.Rate `json:"rate"`
+}
+
+// Rates computes the rate of every reading present in both samples, in
+// cur's order. Data counters come out in bytes per second; saturated,
+// reset and no-data rates carry their status and no number.
+func Rates(prev, cur *Sample) []CounterRate {
+	var out []CounterRate
+	for i := range cur.Ports {
+		p := &cur.Ports[i]
+		q := prev.Port(p.Device, p.Port)
+		if q == nil {
+			continue
+		}
+		for _, r := range p.Readings {
+			o, ok := q.Reading(r.Source, r.Name)
+			if !ok {
+				continue
+			}
+			out = append(out, CounterRate{Device: p.Device, Port: p.Port, Source: r.Source, Name: r.Name,
+				Rate: rates.Per(r.Spec(), o.Value, r.Value, prev.T, cur.T)})
+		}
+	}
+	return out
 }

@@ -1,11 +1,14 @@
 package trend
 
 import (
+	"time"
+
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ibdoctor/ibdoctor/internal/ib"
+	"github.com/ibdoctor/ibdoctor/internal/rates"
 	"github.com/ibdoctor/ibdoctor/internal/snapshot"
 )
 
@@ -43,5 +46,24 @@ func TestFromSnapshot(t *testing.T) {
 	}
 	if got.Port("mlx5_1", 2) != nil {
 		t.Error("Port lookup of a missing port")
+	}
+}
+
+func TestRates(t *testing.T) {
+	prev := Sample{T: t0, Ports: []Port{port("mlx5_0", 1, 400, ctr("port_xmit_data", 1000), ctr("symbol_error", 65535), hw("out_of_buffer", 4294967290))}}
+	cur := Sample{T: t0.Add(10 * time.Second), Ports: []Port{
+		port("mlx5_0", 1, 400, ctr("port_xmit_data", 1000+2_500_000_000), ctr("symbol_error", 65535), hw("out_of_buffer", 10), ctr("link_downed", 0)),
+		port("mlx5_1", 1, 400, ctr("port_xmit_data", 5)),
+	}}
+	prev.Sort()
+	cur.Sort()
+	got := Rates(&prev, &cur)
+	want := []CounterRate{
+		{Device: "mlx5_0", Port: 1, Source: SrcCounters, Name: "port_xmit_data", Rate: rates.Rate{PerSecond: 1e9, Increase: 1e10, Status: rates.StatusOK}},
+		{Device: "mlx5_0", Port: 1, Source: SrcCounters, Name: "symbol_error", Rate: rates.Rate{Status: rates.StatusSaturated}},
+		{Device: "mlx5_0", Port: 1, Source: SrcHW, Name: "out_of_buffer", Rate: rates.Rate{PerSecond: 1.6, Increase: 16, Status: rates.StatusWrapped}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Rates (-want +got):\n%s", diff)
 	}
 }
