@@ -1,0 +1,196 @@
+package pairwise
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// PairResult is the outcome of one pair's test.
+type PairResult struct {
+	// A sent (client side), B received (server side); both are node names.
+	A     string `json:"a"`
+	B     string `json:"b"`
+	Round int    `json:"round"`
+	// Result is nil when the test failed; Error then says why.
+	Result *Result `json:"result,omitempty"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// RoundTiming is how long one round took.
+type RoundTiming struct {
+	Round   int     `json:"round"`
+	Pairs   int     `json:"pairs"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Matrix is everything one pairwise run measured.
+type Matrix struct {
+	Hosts   []string      `json:"hosts"`
+	Test    Test          `json:"test"`
+	Pattern string        `json:"pattern"`
+	Started time.Time     `json:"started"`
+	Pairs   []PairResult  `json:"pairs"`
+	Rounds  []RoundTiming `json:"rounds"`
+	// Planned is the number of pairs the schedule holds; fewer Pairs with
+	// Interrupted set means the run was stopped.
+	Planned     int  `json:"planned"`
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Runner drives a schedule through the agents' HTTP API.
+type Runner struct {
+	// Client makes the HTTP requests; nil uses a client without a global
+	// timeout (every request gets its own deadline).
+	Client *http.Client
+	Token  string
+	Test   Test
+	Hosts  []Host
+	// Progress, when set, is called after every pair with the number of
+	// pairs done and planned.
+	Progress func(done, total int)
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Run runs every round of s; the pairs of a round run concurrently. When
+// ctx ends (SIGINT) it stops after the pairs in flight fail or finish and
+// returns what was measured, with Interrupted set.
+func (r *Runner) Run(ctx context.Context, s Schedule) (*Matrix, error) {
+	if err := s.Validate(len(r.Hosts)); err != nil {
+		return nil, err
+	}
+	test := r.Test.WithDefaults()
+	if err := test.Validate(0); err != nil {
+		return nil, err
+	}
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	m := &Matrix{Test: test, Pattern: s.Pattern, Started: now(), Planned: s.Pairs()}
+	for _, h := range r.Hosts {
+		m.Hosts = append(m.Hosts, h.Name)
+	}
+	done := 0
+	for ri, round := range s.Rounds {
+		if ctx.Err() != nil {
+			m.Interrupted = true
+			break
+		}
+		start := now()
+		results := make([]PairResult, len(round))
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for i, p := range round {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a, b := r.Hosts[p.A], r.Hosts[p.B]
+				res, err := r.pair(ctx, test, a, b)
+				pr := PairResult{A: a.Name, B: b.Name, Round: ri + 1}
+				if err != nil {
+					pr.Error = err.Error()
+				} else {
+					pr.Result = &res
+				}
+				results[i] = pr
+				mu.Lock()
+				done++
+				if r.Progress != nil {
+					r.Progress(done, m.Planned)
+				}
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		if ctx.Err() != nil {
+			// Pairs cut short by the interrupt measured nothing; keep the
+			// ones that finished.
+			m.Interrupted = true
+			for _, pr := range results {
+				if pr.Result != nil {
+					m.Pairs = append(m.Pairs, pr)
+				}
+			}
+			break
+		}
+		m.Pairs = append(m.Pairs, results...)
+		m.Rounds = append(m.Rounds, RoundTiming{Round: ri + 1, Pairs: len(round), Seconds: now().Sub(start).Seconds()})
+	}
+	return m, nil
+}
+
+// pair runs one test: the server side on b, then the client side on a.
+func (r *Runner) pair(ctx context.Context, t Test, a, b Host) (Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.Duration()+4*grace)
+	defer cancel()
+	var srv ServerResponse
+	if err := r.call(ctx, b, PathServer, ServerRequest{Test: t}, &srv); err != nil {
+		return Result{}, fmt.Errorf("starting the server side on %s: %w", b.Name, err)
+	}
+	var cli ClientResponse
+	req := ClientRequest{Test: t, Peer: b.IP(), Port: srv.Port, Key: srv.Key}
+	if err := r.call(ctx, a, PathClient, req, &cli); err != nil {
+		return Result{}, fmt.Errorf("running the client side on %s: %w", a.Name, err)
+	}
+	return cli.Result, nil
+}
+
+// call POSTs a JSON body to an agent and decodes the answer.
+func (r *Runner) call(ctx context.Context, h Host, path string, in, out any) error {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+h.Addr+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+r.Token)
+	client := r.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e ErrorResponse
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			return &AgentError{Status: resp.StatusCode, Msg: e.Error}
+		}
+		return &AgentError{Status: resp.StatusCode, Msg: http.StatusText(resp.StatusCode)}
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("agent answer: %w", err)
+	}
+	return nil
+}
+
+// AgentError is a non-200 answer of an agent.
+type AgentError struct {
+	Status int
+	Msg    string
+}
+
+func (e *AgentError) Error() string { return fmt.Sprintf("agent answered %d: %s", e.Status, e.Msg) }
+
+// IsAuth says whether err is an agent refusing the token (401 or 403).
+func IsAuth(err error) bool {
+	var ae *AgentError
+	return errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden)
+}
