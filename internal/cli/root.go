@@ -8,6 +8,7 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/cli/rules"
+	simcmd "github.com/ibdoctor/ibdoctor/internal/cli/sim"
 	"github.com/ibdoctor/ibdoctor/internal/finding"
 )
 
@@ -33,6 +34,7 @@ Start with 'ibdoctor demo' (no hardware needed) or 'ibdoctor status' on a node.`
 	})
 	root.AddCommand(
 		rules.NewCmd(f, nil),
+		simcmd.NewCmd(f),
 	)
 	return root
 }
