@@ -1,7 +1,6 @@
 package sysfs
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -22,11 +21,10 @@ const classIB = "sys/class/infiniband"
 func (r *reader) readDir(dir string) []fs.DirEntry {
 	ents, err := fs.ReadDir(r.fsys, dir)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			r.gap(dir, err)
-		}
+		r.fail(dir, err)
 		return nil
 	}
+	r.listed[dir] = true
 	return ents
 }
 
@@ -105,9 +103,7 @@ func ParseNodeType(in string) (string, error) {
 func (r *reader) resolve(p string) (string, bool) {
 	real, err := rootfs.EvalSymlinks(r.fsys, p)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			r.gap(p, err)
-		}
+		r.fail(p, err)
 		return "", false
 	}
 	return real, true
@@ -176,12 +172,10 @@ var extCounters = []string{"port_xmit_data", "port_rcv_data", "port_xmit_packets
 func (r *reader) readCounters(dir string) ([]snapshot.Counter, bool) {
 	ents, err := fs.ReadDir(r.fsys, dir)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			r.gap(dir, err)
-			return nil, true
-		}
-		return nil, false
+		r.fail(dir, err)
+		return nil, r.gaps[dir]
 	}
+	r.listed[dir] = true
 	out := make([]snapshot.Counter, 0, len(ents))
 	ext := false
 	for _, e := range ents {

@@ -100,9 +100,7 @@ func (r *reader) readLinkSpeed(p string) *pcie.Speed {
 func (r *reader) readLinkBase(p string) string {
 	t, err := fs.ReadLink(r.fsys, p)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			r.gap(p, err)
-		}
+		r.fail(p, err)
 		return ""
 	}
 	return path.Base(t)

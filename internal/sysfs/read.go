@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
 	"time"
 
@@ -41,11 +42,12 @@ func Read(ctx context.Context, fsys fs.FS, opts Options) (*snapshot.Snapshot, er
 		now = time.Now
 	}
 	r := &reader{
-		ctx:  ctx,
-		fsys: fsys,
-		snap: &snapshot.Snapshot{Root: opts.Root, Taken: now()},
-		pci:  map[pcie.Address]bool{},
-		gaps: map[string]bool{},
+		ctx:    ctx,
+		fsys:   fsys,
+		snap:   &snapshot.Snapshot{Root: opts.Root, Taken: now()},
+		pci:    map[pcie.Address]bool{},
+		gaps:   map[string]bool{},
+		listed: map[string]bool{},
 	}
 	r.readMeta()
 	r.readHost()
@@ -62,7 +64,7 @@ func Read(ctx context.Context, fsys fs.FS, opts Options) (*snapshot.Snapshot, er
 		return nil, err
 	}
 	r.mapPortNetDevs()
-	r.addMetaGaps()
+	r.addListedMetaGaps()
 	if r.snap.Devices == nil {
 		r.snap.Devices = []snapshot.Device{}
 	}
@@ -108,6 +110,10 @@ type reader struct {
 	pciPath []pciRef
 	gaps    map[string]bool
 	meta    *bundleMeta
+	// metaErrs are the files a bundle's collector could not read, by path;
+	// listed are the directories the reader listed.
+	metaErrs map[string]string
+	listed   map[string]bool
 	// netInfo keeps what mapPortNetDevs needs and NetDev does not hold.
 	netInfo map[string]netExtra
 }
@@ -144,9 +150,7 @@ func ErrText(err error) string {
 func (r *reader) read(path string) (string, bool) {
 	b, err := rootfs.ReadAttr(r.fsys, path)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			r.gap(path, err)
-		}
+		r.fail(path, err)
 		return "", false
 	}
 	return string(b), true
@@ -187,9 +191,7 @@ type bundleMeta struct {
 func (r *reader) readMeta() {
 	b, err := rootfs.ReadAttr(r.fsys, "meta.json")
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			r.gap("meta.json", err)
-		}
+		r.fail("meta.json", err)
 		return
 	}
 	var m bundleMeta
@@ -198,17 +200,32 @@ func (r *reader) readMeta() {
 		return
 	}
 	r.meta = &m
+	r.metaErrs = map[string]string{}
+	for _, e := range m.Errors {
+		r.metaErrs[e.Path] = e.Error
+	}
 }
 
-// addMetaGaps turns the files a bundle's collector could not read into gaps,
-// so a bundle tells the same story as the live node it came from.
-func (r *reader) addMetaGaps() {
-	if r.meta == nil {
+// fail records a failed read. A file that does not exist is no gap, except
+// in a bundle whose collector could not read it on the live node: meta.json
+// lists those, and the gap reads as it would have there.
+func (r *reader) fail(path string, err error) {
+	if !errors.Is(err, fs.ErrNotExist) {
+		r.gap(path, err)
 		return
 	}
-	for _, e := range r.meta.Errors {
-		if strings.HasPrefix(e.Path, "sys/") || strings.HasPrefix(e.Path, "proc/") {
-			r.gap(e.Path, errors.New(e.Error))
+	if e, ok := r.metaErrs[path]; ok {
+		r.gap(path, errors.New(e))
+	}
+}
+
+// addListedMetaGaps adds the meta.json errors of files in directories the
+// reader listed: a file the collector could not read is absent from the
+// bundle's listing, where the live reader would have found it and failed.
+func (r *reader) addListedMetaGaps() {
+	for p, e := range r.metaErrs {
+		if r.listed[path.Dir(p)] {
+			r.gap(p, errors.New(e))
 		}
 	}
 }

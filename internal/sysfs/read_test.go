@@ -264,8 +264,8 @@ func TestHostFallback(t *testing.T) {
 		fsys fstest.MapFS
 		host string
 	}{
-		{fstest.MapFS{"sys": {Mode: fs.ModeDir}, "etc/hostname": {Data: []byte("from-etc\n")}, "meta.json": {Data: []byte(meta)}}, "from-etc"},
-		{fstest.MapFS{"sys": {Mode: fs.ModeDir}, "meta.json": {Data: []byte(meta)}}, "from-meta"},
+		{fstest.MapFS{"sys/class/infiniband/mlx5_0/ports/1/counters/link_downed": {Data: []byte("0\n")}, "etc/hostname": {Data: []byte("from-etc\n")}, "meta.json": {Data: []byte(meta)}}, "from-etc"},
+		{fstest.MapFS{"sys/class/infiniband/mlx5_0/ports/1/counters/link_downed": {Data: []byte("0\n")}, "meta.json": {Data: []byte(meta)}}, "from-meta"},
 	} {
 		s, err := Read(context.Background(), tc.fsys, Options{})
 		if err != nil {
