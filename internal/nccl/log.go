@@ -1,0 +1,376 @@
+package nccl
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Log is a parsed NCCL_DEBUG=INFO log of one or many ranks (one file may
+// hold the interleaved output of every process of a job).
+type Log struct {
+	Source string `json:"source"`
+	// Version is the NCCL version ("2.19.3+cuda12.3"), "" when not logged.
+	Version string `json:"version,omitempty"`
+	// Procs are the processes seen, keyed by host and pid, in first-seen
+	// order. Lines without a "host:pid:tid" prefix belong to a process
+	// with an empty host.
+	Procs []*Proc `json:"procs"`
+	// Events are the warnings that rules judge, in line order.
+	Events []Event `json:"events,omitempty"`
+	// NCCLLines counts lines that carried an NCCL prefix.
+	NCCLLines int `json:"nccl_lines"`
+}
+
+// Proc is what one process logged about its setup.
+type Proc struct {
+	Host string `json:"host,omitempty"`
+	Pid  int    `json:"pid,omitempty"`
+	// Ranks are the communicator ranks of this process ("comm 0x… rank R
+	// nranks N … Init COMPLETE"); one process may drive several GPUs.
+	Ranks  []int `json:"ranks,omitempty"`
+	NRanks int   `json:"nranks,omitempty"`
+	// Network is what "Using network X" said: "IB", "Socket" or a plugin
+	// name; "" when the line is absent (older NCCL).
+	Network     string `json:"network,omitempty"`
+	NetworkLine int    `json:"network_line,omitempty"`
+	// IBDevices are from "NET/IB : Using [0]mlx5_0:1/IB [1]…".
+	IBDevices []IBDevice `json:"ib_devices,omitempty"`
+	IBLine    int        `json:"ib_line,omitempty"`
+	// IBNoDevice is the line of "NET/IB : No device found.", 0 when absent.
+	IBNoDevice int `json:"ib_no_device,omitempty"`
+	// SocketIfs are from "NET/Socket : Using [0]eth0:10.0.0.1<0> …".
+	SocketIfs  []string `json:"socket_ifs,omitempty"`
+	SocketLine int      `json:"socket_line,omitempty"`
+	// IBDisable is the value of "NCCL_IB_DISABLE set by environment to N."
+	// (-1 when not logged) and its line.
+	IBDisable     int `json:"ib_disable"`
+	IBDisableLine int `json:"ib_disable_line,omitempty"`
+	// GDR lists "GPU Direct RDMA Enabled/Disabled for HCA n 'name'" of the
+	// IB transport.
+	GDR []GDRState `json:"gdr,omitempty"`
+	// Channels is the channel count from "Channel 00/08 : …" lines.
+	Channels int `json:"channels,omitempty"`
+	// Trees is set when the log shows tree connections ("Trees [0] …").
+	Trees bool `json:"trees,omitempty"`
+	// Via counts network connections by transport: "NET/IB", "NET/IB/GDRDMA",
+	// "NET/Socket", or a plugin name.
+	Via map[string]int `json:"via,omitempty"`
+	// FirstLine is the first line of this process.
+	FirstLine int `json:"first_line"`
+}
+
+// IBDevice is one entry of "NET/IB : Using": device, port, link layer.
+type IBDevice struct {
+	Name      string `json:"name"`
+	Port      int    `json:"port"`
+	LinkLayer string `json:"link_layer"` // IB or RoCE
+}
+
+// GDRState is one "GPU Direct RDMA … for HCA" line.
+type GDRState struct {
+	HCA     string `json:"hca"`
+	Enabled bool   `json:"enabled"`
+	Line    int    `json:"line"`
+	Text    string `json:"text"`
+}
+
+// EventKind classifies an Event.
+type EventKind string
+
+// Event kinds.
+const (
+	EventCompletion EventKind = "completion" // NET/IB work-completion error
+	EventResource   EventKind = "resource"   // a verbs call failed
+	EventTimeout    EventKind = "timeout"    // watchdog or NCCL timeout
+)
+
+// Event is one warning line that rules judge.
+type Event struct {
+	Kind EventKind `json:"kind"`
+	Line int       `json:"line"`
+	Host string    `json:"host,omitempty"`
+	Pid  int       `json:"pid,omitempty"`
+	Text string    `json:"text"`
+
+	// Completion errors: "Got completion from peer P with status=S
+	// opcode=O len=L vendor err V (Req) … hca H".
+	Peer      string   `json:"peer,omitempty"`
+	Status    WCStatus `json:"status,omitempty"`
+	Opcode    int      `json:"opcode,omitempty"`
+	VendorErr int      `json:"vendor_err,omitempty"`
+	HCA       string   `json:"hca,omitempty"`
+	Req       string   `json:"req,omitempty"`
+
+	// Resource errors: "Call to ibv_reg_mr failed with error E".
+	Call  string `json:"call,omitempty"`
+	Error string `json:"error,omitempty"`
+
+	// Timeouts: PyTorch "[Rank R] Watchdog caught collective operation
+	// timeout: WorkNCCL(SeqNum=S, OpType=O, …, Timeout(ms)=T) ran for M
+	// milliseconds". Rank is -1 when the line does not say.
+	Rank      int    `json:"rank"`
+	SeqNum    int64  `json:"seq_num,omitempty"`
+	OpType    string `json:"op_type,omitempty"`
+	TimeoutMS int64  `json:"timeout_ms,omitempty"`
+	RanForMS  int64  `json:"ran_for_ms,omitempty"`
+}
+
+var (
+	// host:pid:tid [dev] [file.cc:line] NCCL LEVEL message; the host part
+	// is missing in some pasted logs (" [0] NCCL INFO …").
+	reNCCLLine  = regexp.MustCompile(`^(?:(\S+):(\d+):(\d+) )?\[(\d+)\] (?:\S+:\d+ )?NCCL (INFO|WARN|ABORT|TRACE) ?(.*)$`)
+	reVersion   = regexp.MustCompile(`(?:^|NCCL INFO |^)NCCL version (\S+)`)
+	reComm      = regexp.MustCompile(`comm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+)`)
+	reIBUsing   = regexp.MustCompile(`^NET/IB ?: Using (.*)$`)
+	reIBDev     = regexp.MustCompile(`\[(\d+)\]([^:\s\[\]]+):(\d+)/(IB|RoCE)`)
+	reSockUsing = regexp.MustCompile(`^NET/Socket ?: Using (.*)$`)
+	reSockIf    = regexp.MustCompile(`\[\d+\]([^:\s]+):`)
+	reNetwork   = regexp.MustCompile(`^Using network (.+?)\s*$`)
+	reIBDisable = regexp.MustCompile(`NCCL_IB_DISABLE set by environment to (\d+)`)
+	reGDR       = regexp.MustCompile(`^NET/(IB|[^:/]*?) ?: GPU Direct RDMA (?:\([^)]*\) )?(Enabled|enabled|Disabled|disabled) for (?:GPU \S+ / )?HCA (\d+)(?: '([^']*)')?`)
+	reChannel   = regexp.MustCompile(`^Channel (\d+)/(\d+) :`)
+	reVia       = regexp.MustCompile(`via NET/([^/\s]+)/\d+(/GDRDMA)?`)
+	reCompl     = regexp.MustCompile(`Got completion (?:from peer (\S+) )?with (?:error |status=)(?:[^()=,]*\()?(\d+)\)?`)
+	reOpcode    = regexp.MustCompile(`opcode[ =](?:[^()=,]*\()?(\d+)`)
+	reVendor    = regexp.MustCompile(`vendor[ _]err[ =]?(\d+)`)
+	reReq       = regexp.MustCompile(`\((Send|Recv|Flush|Read|Write|Unknown)\)`)
+	reHCA       = regexp.MustCompile(` hca (\S+)`)
+	reCall      = regexp.MustCompile(`Call to (ibv_\w+) failed(?: with error (.+?))?\s*$`)
+	reWatchdog  = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
+	reTimeout   = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
+)
+
+// ParseLog reads an NCCL_DEBUG=INFO log (any mix of ranks, with other
+// program output around it, CRLF or LF). It fails only when the input holds
+// no NCCL line and no watchdog timeout.
+func ParseLog(r io.Reader, source string) (*Log, error) {
+	lg := &Log{Source: source}
+	procs := map[string]*Proc{}
+	proc := func(host string, pid, line int) *Proc {
+		key := host + ":" + strconv.Itoa(pid)
+		p := procs[key]
+		if p == nil {
+			p = &Proc{Host: host, Pid: pid, IBDisable: -1, FirstLine: line}
+			procs[key] = p
+			lg.Procs = append(lg.Procs, p)
+		}
+		return p
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), maxLine)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(strings.TrimRight(sc.Text(), "\r"))
+		if line == "" {
+			continue
+		}
+		if m := reWatchdog.FindStringSubmatch(line); m != nil {
+			ev := Event{Kind: EventTimeout, Line: n, Text: line, Rank: -1, OpType: m[3]}
+			if m[1] != "" {
+				ev.Rank, _ = strconv.Atoi(m[1])
+			}
+			ev.SeqNum, _ = strconv.ParseInt(m[2], 10, 64)
+			ev.TimeoutMS, _ = strconv.ParseInt(m[4], 10, 64)
+			ev.RanForMS, _ = strconv.ParseInt(m[5], 10, 64)
+			lg.Events = append(lg.Events, ev)
+			lg.NCCLLines++
+			continue
+		}
+		if m := reVersion.FindStringSubmatch(line); m != nil && lg.Version == "" && strings.Contains(line, "NCCL version") {
+			lg.Version = m[1]
+		}
+		// Pasted logs often indent lines or drop the host; find the
+		// NCCL prefix wherever the line starts.
+		idx := strings.Index(line, "NCCL ")
+		if idx < 0 {
+			continue
+		}
+		m := reNCCLLine.FindStringSubmatch(line)
+		if m == nil {
+			// "NCCL INFO …" without "[dev]" (some pastes) or other
+			// text: treat "NCCL INFO"/"NCCL WARN" anywhere.
+			j := strings.Index(line, "NCCL INFO ")
+			k := strings.Index(line, "NCCL WARN ")
+			switch {
+			case j >= 0:
+				m = []string{line, "", "0", "0", "0", "INFO", line[j+len("NCCL INFO "):]}
+			case k >= 0:
+				m = []string{line, "", "0", "0", "0", "WARN", line[k+len("NCCL WARN "):]}
+			default:
+				continue
+			}
+		}
+		lg.NCCLLines++
+		pid, _ := strconv.Atoi(m[2])
+		p := proc(m[1], pid, n)
+		level, msg := m[5], strings.TrimSpace(m[6])
+		if mm := reVersion.FindStringSubmatch(msg); mm != nil && lg.Version == "" {
+			lg.Version = mm[1]
+		}
+		switch level {
+		case "WARN", "ABORT":
+			parseWarn(lg, p, n, msg)
+		default:
+			parseInfo(p, n, msg)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &ParseError{Source: source, Line: n + 1, Err: err}
+	}
+	if lg.NCCLLines == 0 {
+		return nil, &ParseError{Source: source, Err: fmt.Errorf("%w: no NCCL log line", ErrNoData)}
+	}
+	return lg, nil
+}
+
+func parseInfo(p *Proc, n int, msg string) {
+	if m := reComm.FindStringSubmatch(msg); m != nil {
+		r, _ := strconv.Atoi(m[1])
+		p.NRanks, _ = strconv.Atoi(m[2])
+		for _, x := range p.Ranks {
+			if x == r {
+				return
+			}
+		}
+		p.Ranks = append(p.Ranks, r)
+		return
+	}
+	if m := reIBUsing.FindStringSubmatch(msg); m != nil {
+		p.IBDevices = p.IBDevices[:0]
+		for _, d := range reIBDev.FindAllStringSubmatch(m[1], -1) {
+			port, _ := strconv.Atoi(d[3])
+			p.IBDevices = append(p.IBDevices, IBDevice{Name: d[2], Port: port, LinkLayer: d[4]})
+		}
+		p.IBLine = n
+		return
+	}
+	if m := reSockUsing.FindStringSubmatch(msg); m != nil {
+		p.SocketIfs = p.SocketIfs[:0]
+		for _, d := range reSockIf.FindAllStringSubmatch(m[1], -1) {
+			p.SocketIfs = append(p.SocketIfs, d[1])
+		}
+		p.SocketLine = n
+		return
+	}
+	if m := reNetwork.FindStringSubmatch(msg); m != nil {
+		p.Network, p.NetworkLine = m[1], n
+		return
+	}
+	if strings.HasPrefix(msg, "NET/IB : No device found") || strings.HasPrefix(msg, "NET/IB: No device found") {
+		p.IBNoDevice = n
+		return
+	}
+	if m := reIBDisable.FindStringSubmatch(msg); m != nil {
+		p.IBDisable, _ = strconv.Atoi(m[1])
+		p.IBDisableLine = n
+		return
+	}
+	if m := reGDR.FindStringSubmatch(msg); m != nil {
+		if m[1] == "Socket" {
+			return // the socket transport always says "Disabled"
+		}
+		hca := m[4]
+		if hca == "" {
+			hca = "HCA " + m[3]
+		}
+		p.GDR = append(p.GDR, GDRState{HCA: hca, Enabled: strings.EqualFold(m[2], "enabled"), Line: n, Text: msg})
+		return
+	}
+	if m := reChannel.FindStringSubmatch(msg); m != nil {
+		if c, err := strconv.Atoi(m[2]); err == nil && c > p.Channels {
+			p.Channels = c
+		}
+	}
+	if strings.HasPrefix(msg, "Trees ") {
+		p.Trees = true
+	}
+	if m := reVia.FindStringSubmatch(msg); m != nil {
+		if p.Via == nil {
+			p.Via = map[string]int{}
+		}
+		p.Via["NET/"+m[1]+m[2]]++
+	}
+}
+
+func parseWarn(lg *Log, p *Proc, n int, msg string) {
+	base := Event{Line: n, Host: p.Host, Pid: p.Pid, Text: msg, Rank: -1}
+	if m := reCompl.FindStringSubmatch(msg); m != nil {
+		ev := base
+		ev.Kind = EventCompletion
+		ev.Peer = m[1]
+		st, _ := strconv.Atoi(m[2])
+		ev.Status = WCStatus(st)
+		if mm := reOpcode.FindStringSubmatch(msg); mm != nil {
+			ev.Opcode, _ = strconv.Atoi(mm[1])
+		}
+		if mm := reVendor.FindStringSubmatch(msg); mm != nil {
+			ev.VendorErr, _ = strconv.Atoi(mm[1])
+		}
+		if mm := reReq.FindStringSubmatch(msg); mm != nil {
+			ev.Req = mm[1]
+		}
+		if mm := reHCA.FindStringSubmatch(msg); mm != nil {
+			ev.HCA = mm[1]
+		}
+		lg.Events = append(lg.Events, ev)
+		return
+	}
+	if m := reCall.FindStringSubmatch(msg); m != nil {
+		ev := base
+		ev.Kind, ev.Call, ev.Error = EventResource, m[1], m[2]
+		lg.Events = append(lg.Events, ev)
+		return
+	}
+	if reTimeout.MatchString(msg) {
+		ev := base
+		ev.Kind = EventTimeout
+		lg.Events = append(lg.Events, ev)
+	}
+}
+
+// EffectiveNetwork is the inter-node transport a process used: the
+// "Using network" line when present, else what its connections went over
+// ("via NET/…"), else "IB" when it listed IB devices, else "Socket" when it
+// found no IB device but listed sockets; "" when the log does not say.
+func (p *Proc) EffectiveNetwork() (network string, line int) {
+	if p.Network != "" {
+		return p.Network, p.NetworkLine
+	}
+	ib := p.Via["NET/IB"] + p.Via["NET/IB/GDRDMA"]
+	if ib > 0 {
+		return "IB", 0
+	}
+	if p.Via["NET/Socket"] > 0 {
+		return "Socket", 0
+	}
+	if len(p.IBDevices) > 0 {
+		return "IB", p.IBLine
+	}
+	if (p.IBNoDevice > 0 || p.IBDisable == 1) && len(p.SocketIfs) > 0 {
+		return "Socket", p.SocketLine
+	}
+	return "", 0
+}
+
+// Name is "host:pid" (or "pid N" without a host) for reports.
+func (p *Proc) Name() string {
+	if p.Host == "" {
+		if p.Pid == 0 {
+			return "(no host prefix)"
+		}
+		return fmt.Sprintf("pid %d", p.Pid)
+	}
+	return fmt.Sprintf("%s:%d", p.Host, p.Pid)
+}
+
+// DetectLog says whether text looks like an NCCL debug log or a PyTorch
+// NCCL watchdog report.
+func DetectLog(text string) bool {
+	return strings.Contains(text, "NCCL INFO") || strings.Contains(text, "NCCL WARN") ||
+		strings.Contains(text, "Watchdog caught collective operation timeout")
+}

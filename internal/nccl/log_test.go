@@ -1,0 +1,220 @@
+package nccl
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func parseLogFile(t *testing.T, path string) *Log {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lg, err := ParseLog(f, filepath.Base(path))
+	if err != nil {
+		t.Fatalf("ParseLog(%s): %v", path, err)
+	}
+	return lg
+}
+
+// TestLogCorpus states, for every real log sample, the findings it must
+// produce (exactly) and facts about what was parsed.
+func TestLogCorpus(t *testing.T) {
+	tests := []struct {
+		file        string
+		opts        LogOptions
+		want        []string
+		network     string // effective network of the first process
+		summaryHas  []string
+		events      int
+		firstStatus WCStatus
+	}{
+		{file: "log/nccl1814-retry-then-flush.log", want: []string{"nccl.ibv_error/critical"}, events: 3, firstStatus: 12,
+			summaryHas: []string{"status 12 IBV_WC_RETRY_EXC_ERR", "peer 172.36.143.59<44206>", "2 later error(s) are consequences"}},
+		{file: "log/nccl1405-status12-ipv6-gid.log", want: []string{"nccl.ibv_error/critical"}, events: 2, firstStatus: 12,
+			summaryHas: []string{"on kp-ddp-worker-0", "lossy or broken path"}},
+		{file: "log/nccl902-old-error12.log", want: []string{"nccl.ibv_error/critical"}, events: 1, firstStatus: 12},
+		{file: "log/nccl214-loc-prot-title.log", want: []string{"nccl.ibv_error/critical"}, events: 1, firstStatus: 4,
+			summaryHas: []string{"IBV_WC_LOC_PROT_ERR", "GPUDirect"}},
+		{file: "log/nccl-tests185-roce-init.log", network: "IB"},
+		{file: "log/nccl-tests185-modify-qp-title.log", want: []string{"nccl.resource_error/critical"}, events: 1,
+			summaryHas: []string{"ibv_modify_qp", "GID index"}},
+		{file: "log/nccl-tests206-reg-mr-title.log", want: []string{"nccl.resource_error/critical"}, events: 1,
+			summaryHas: []string{"ibv_reg_mr_iova2", "ulimit -l"}},
+		{file: "log/nccl1537-roce-gdr-disabled.log", want: []string{"nccl.gdr_disabled/warning"}, network: "IB"},
+		{file: "log/nv_peer_memory56-ib-bootstrap-socket.log", network: "IB"},
+		{file: "log/nccl392-roce-no-host-prefix.log", network: "IB"},
+		{file: "log/nccl952-socket-channels.log", want: []string{"nccl.socket_fallback/warning"}, network: "",
+			summaryHas: []string{"<cluster_name>:926"}},
+		{file: "log/nccl952-socket-channels.log", opts: LogOptions{RDMAPresent: true}, want: []string{"nccl.socket_fallback/critical"},
+			summaryHas: []string{"although IB/RoCE was expected"}},
+		{file: "tests/meowth-oob-failed-socket.txt", want: []string{"nccl.socket_fallback/warning"}, network: "Socket"},
+		{file: "tests/meowth-oob-failed-socket.txt", opts: LogOptions{ExpectIB: true}, want: []string{"nccl.socket_fallback/critical"}, network: "Socket"},
+		{file: "log/llamafactory7396-watchdog.log", want: []string{"nccl.timeout/critical"}, events: 2,
+			summaryHas: []string{"2 rank(s) timed out in ALLREDUCE SeqNum=1580 after 600000 ms"}},
+		{file: "log/pytorch118369-watchdog-seq-differ.log", want: []string{"nccl.timeout/critical"}, events: 5,
+			summaryHas: []string{"ALLREDUCE SeqNum=64088 on rank(s) 7", "lowest SeqNum"}},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.file), func(t *testing.T) {
+			lg := parseLogFile(t, tt.file)
+			a := AnalyzeLog(lg, tt.opts)
+			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%+v", diff, a.Findings)
+			}
+			if len(lg.Events) != tt.events {
+				t.Errorf("events = %d, want %d", len(lg.Events), tt.events)
+			}
+			if tt.firstStatus != 0 && lg.Events[0].Status != tt.firstStatus {
+				t.Errorf("first status = %v, want %v", lg.Events[0].Status, tt.firstStatus)
+			}
+			if tt.network != "" {
+				if got, _ := lg.Procs[0].EffectiveNetwork(); got != tt.network {
+					t.Errorf("network = %q, want %q", got, tt.network)
+				}
+			}
+			all := ""
+			for _, f := range a.Findings {
+				all += f.Summary + "\n"
+				if len(f.Evidence) == 0 || f.Subject.File == "" {
+					t.Errorf("finding %s lacks evidence or file", f.ID)
+				}
+			}
+			for _, s := range tt.summaryHas {
+				if !strings.Contains(all, s) {
+					t.Errorf("summaries lack %q:\n%s", s, all)
+				}
+			}
+		})
+	}
+}
+
+func TestParseLogFacts(t *testing.T) {
+	lg := parseLogFile(t, "log/nccl-tests185-roce-init.log")
+	if lg.Version != "2.19.3+cuda12.3" || len(lg.Procs) != 2 {
+		t.Fatalf("version %q procs %d", lg.Version, len(lg.Procs))
+	}
+	p := lg.Procs[0]
+	want := []IBDevice{{"mlx5_10", 1, "RoCE"}, {"mlx5_11", 1, "RoCE"}}
+	if diff := cmp.Diff(want, p.IBDevices); diff != "" || p.Host != "dgxh100-4" || p.Pid != 460770 {
+		t.Errorf("proc %s:%d devices (-want +got):\n%s", p.Host, p.Pid, diff)
+	}
+	r := parseLogFile(t, "log/nccl392-roce-no-host-prefix.log")
+	a := AnalyzeLog(r, LogOptions{})
+	if s := a.Procs[0]; s.Channels != 2 || !s.Trees || s.Network != "IB" || r.Procs[0].Via["NET/IB"] != 2 {
+		t.Errorf("summary %+v via %v", s, r.Procs[0].Via)
+	}
+	d := parseLogFile(t, "log/nv_peer_memory56-ib-bootstrap-socket.log")
+	if n := len(d.Procs); n != 4 || d.Procs[0].IBDisable != 0 {
+		t.Errorf("procs %d ib_disable %d", n, d.Procs[0].IBDisable)
+	}
+}
+
+// Log inputs built here change one line of a real log (nccl1537) to reach
+// a rule the corpus lacks.
+func TestLogRules(t *testing.T) {
+	base := "hostname1:25668:27396 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB primaryip:10.10.10.10<0>\n" +
+		"hostname1:25668:27396 [0] NCCL INFO Using network IB\n"
+	tests := []struct {
+		name  string
+		input string
+		opts  LogOptions
+		want  []string
+	}{
+		{"healthy IB", base, LogOptions{ExpectIB: true}, nil},
+		{"ib disabled by env", "gpu1:10:11 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n" +
+			"gpu1:10:11 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\ngpu1:10:11 [0] NCCL INFO Using network Socket\n",
+			LogOptions{}, []string{"nccl.ib_disabled/critical", "nccl.socket_fallback/warning"}},
+		{"mixed ranks", base + "hostname2:1:2 [0] NCCL INFO NET/IB : No device found.\nhostname2:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n",
+			LogOptions{}, []string{"nccl.socket_fallback/critical"}},
+		{"flush only", base + "hostname1:25668:27396 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=5 opcode=0 len=0 vendor err 249 (Recv)\n",
+			LogOptions{}, []string{"nccl.ibv_error/critical"}},
+		{"nccl timeout warn", base + "hostname1:25668:27396 [0] NCCL WARN Timeout waiting for connection\n", LogOptions{}, []string{"nccl.timeout/critical"}},
+		{"newest completion format", base + "hostname1:25668:27396 [0] net_ib.cc:1 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<1> with status=local protection error(4) opcode=RDMA_WRITE(1) vendor_err=81 hca mlx5_0\n",
+			LogOptions{}, []string{"nccl.ibv_error/critical"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := ParseLog(strings.NewReader(tt.input), "t.log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := AnalyzeLog(lg, tt.opts)
+			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%+v", diff, a.Findings)
+			}
+			if tt.name == "newest completion format" {
+				e := lg.Events[0]
+				if e.Status != WCLocProtErr || e.HCA != "mlx5_0" || e.VendorErr != 81 || e.Opcode != 1 {
+					t.Errorf("event %+v", e)
+				}
+			}
+		})
+	}
+}
+
+func TestParseLogErrors(t *testing.T) {
+	_, err := ParseLog(strings.NewReader("just text\n"), "x.log")
+	var pe *ParseError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrNoData) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestWCStatuses(t *testing.T) {
+	tab := WCStatuses()
+	if len(tab) != 24 || tab[12].Name != "IBV_WC_RETRY_EXC_ERR" || !tab[5].Fallout || tab[4].Text != "local protection error" {
+		t.Errorf("table: %d entries, 12=%+v", len(tab), tab[12])
+	}
+	if got := WCStatus(99).Info().Name; got != "status 99" {
+		t.Errorf("unknown = %q", got)
+	}
+	if !slices.ContainsFunc(tab, func(i WCStatusInfo) bool { return i.Name == "IBV_WC_TM_RNDV_INCOMPLETE" }) {
+		t.Error("table lacks the last status")
+	}
+}
+
+func FuzzParseLog(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "log", "*.log"))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		lg, err := ParseLog(strings.NewReader(in), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, e := range lg.Events {
+			if e.Line < 1 || e.Text == "" {
+				t.Fatalf("event without line or text: %+v", e)
+			}
+		}
+		AnalyzeLog(lg, LogOptions{ExpectIB: true})
+	})
+}
+
+func BenchmarkParseLog(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "log", "nccl-tests185-roce-init.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := ParseLog(strings.NewReader(string(data)), "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
