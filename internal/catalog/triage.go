@@ -26,13 +26,6 @@ var triageMetas = []finding.Meta{
 		Remedy: []string{"lspci -vvv -s <pci> | grep -A4 -E 'UESta|CESta'", remedyDmesg, "reseat the card or move it to another slot; update the BIOS and PCIe switch firmware", "watch /sys/bus/pci/devices/<pci>/aer_dev_correctable: a rising count needs hardware attention"},
 	},
 	{
-		ID: "pcie.gpu_link_degraded", Severity: finding.Critical, Area: "pcie", Step: StepPCIe,
-		Title:   "GPU PCIe link below its maximum",
-		Meaning: "A GPU's PCIe link trained below its capability (x16 became x8, Gen5 became Gen3). Host↔GPU copies and GPUDirect RDMA through it are slower; NCCL traffic that crosses PCIe suffers. (pcie.link_degraded covers the HCAs.) A GPU idling at a lower generation to save power is normal; only width loss, or speed loss while busy, is a fault, so a speed-only shortfall is a warning.",
-		Causes:  []string{"GPU or riser not fully seated", "retimer or PCIe switch port fault", "BIOS slot configuration (bifurcation, forced generation)", "GPU idle power saving lowers the speed (not the width)"},
-		Remedy:  []string{"nvidia-smi -q -d PCIE -i <gpu> (Link Width/Generation, Current vs Max) under load", "lspci -vv -s <pci> | grep -E 'LnkCap|LnkSta'", "reseat the GPU / baseboard; check BIOS PCIe settings"},
-	},
-	{
 		ID: "topo.gpu_nic_far", Severity: finding.Warning, Area: "topo", Step: StepPCIe,
 		Title:   "GPU's nearest RDMA NIC is across the host bridge or socket",
 		Meaning: "The closest RDMA NIC of this GPU is PHB, NODE or SYS away while the node's layout offers better (other GPUs sit behind a PCIe switch with a NIC, or a NIC hangs under the same switch). GPUDirect RDMA through the CPU root complex or across sockets loses bandwidth, and NCCL may pick a far NIC.",
