@@ -1,0 +1,78 @@
+package bundle
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/rootfs"
+)
+
+func TestCommands(t *testing.T) {
+	rt, err := rootfs.Open(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	cmds := []Command{
+		{Name: "echo", Path: "echo", Args: []string{"hello; rm -rf /", "$HOME"}, OutFile: "echo.txt"},
+		{Name: "missing", Path: "ibdoctor-no-such-tool", OutFile: "missing.txt"},
+		{Name: "slow", Path: "sleep", Args: []string{"10"}, Timeout: 50 * time.Millisecond, OutFile: "slow.txt"},
+		{Name: "fails", Path: "ls", Args: []string{"/nonexistent-ibdoctor"}, OutFile: "fails.txt"},
+		{Name: "escape", Path: "echo", OutFile: "../evil"},
+		{Name: "dup", Path: "echo", OutFile: "echo.txt"},
+	}
+	var buf bytes.Buffer
+	start := time.Now()
+	meta, err := Collect(context.Background(), rt.FS(), &buf, Options{Commands: cmds, Now: func() time.Time { return stamp }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatal("timeout not enforced")
+	}
+	byName := map[string]CommandResult{}
+	for _, r := range meta.Commands {
+		byName[r.Name] = r
+	}
+	checks := []struct {
+		name, errSub, out string
+		code              int
+	}{
+		{"echo", "", "cmd/echo.txt", 0},
+		{"missing", "not found", "", -1},
+		{"slow", "timed out after 50ms", "cmd/slow.txt", -1},
+		{"fails", "exit status", "cmd/fails.txt", 2},
+		{"escape", "one plain file name", "", -1},
+		{"dup", "used twice", "", -1},
+	}
+	for _, c := range checks {
+		r := byName[c.name]
+		if (c.errSub == "") != (r.Error == "") || !strings.Contains(r.Error, c.errSub) || r.OutFile != c.out || r.ExitCode != c.code {
+			t.Errorf("%s: %+v; want error %q, out %q, exit %d", c.name, r, c.errSub, c.out, c.code)
+		}
+	}
+	if !strings.Contains(byName["fails"].Stderr, "nonexistent-ibdoctor") {
+		t.Errorf("stderr not kept: %q", byName["fails"].Stderr)
+	}
+	fsys, err := rootfs.ReadBundle(bytes.NewReader(buf.Bytes()), "b.tar.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := fs.ReadFile(fsys, "cmd/echo.txt")
+	if err != nil || string(out) != "hello; rm -rf / $HOME\n" {
+		t.Errorf("echo output = %q, %v (arguments must reach the program untouched, no shell)", out, err)
+	}
+}
+
+func TestLimitedBuffer(t *testing.T) {
+	b := &limitedBuffer{max: 4}
+	b.Write([]byte("ab"))
+	n, err := b.Write([]byte("cdef"))
+	if n != 4 || err != nil || b.buf.String() != "abcd" || !b.cut {
+		t.Fatalf("n=%d err=%v buf=%q cut=%v", n, err, b.buf.String(), b.cut)
+	}
+}
