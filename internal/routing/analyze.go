@@ -69,6 +69,8 @@ type Break struct {
 	// its port.
 	ExampleSource     int
 	ExampleSourcePort int
+
+	last int // last destination LID counted
 }
 
 // Detour is a switch that sends destinations off every shortest path
@@ -363,6 +365,9 @@ func (g *Graph) Analyze(opts Options) *Result {
 					groups[k] = gi
 					b := Break{Kind: k.kind, Node: int(g.swNode[k.sw]), ExampleSource: -1}
 					b.Port = int(w.outp[k.sw])
+					if k.kind == NoTable {
+						b.Port = 0
+					}
 					if k.kind == Loop {
 						b.Port = 0
 						b.Cycle = w.cycle(k.sw)
@@ -370,9 +375,10 @@ func (g *Graph) Analyze(opts Options) *Result {
 					r.Breaks = append(r.Breaks, b)
 				}
 				b := &r.Breaks[gi]
-				if n := len(b.Examples); n == 0 || b.Examples[n-1] != uint16(lid) {
+				if b.last != lid {
+					b.last = lid
 					b.LIDs++
-					if n < opts.MaxExamples {
+					if len(b.Examples) < opts.MaxExamples {
 						b.Examples = append(b.Examples, uint16(lid))
 					}
 				}

@@ -184,7 +184,13 @@ func (f *Fabric) routeMinHop(stride map[int]int) error {
 					cands = append(cands, uint8(p-g.base[node]))
 				}
 			}
-			st := max(stride[tiers[node]], 1)
+			// Up: the tier's stride, so that consecutive tiers pick
+			// independently; down (parallel cables to one lower switch):
+			// stride 1, so that a leaf's consecutive LIDs spread over them.
+			st := 1
+			if v := g.portNode[g.peer[g.base[node]+int32(cands[0])]]; tiers[v] > tiers[node] {
+				st = max(stride[tiers[node]], 1)
+			}
 			for _, lid := range byAttach[t] {
 				lft[lid] = cands[(int(lid)/st)%len(cands)]
 			}

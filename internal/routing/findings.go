@@ -85,11 +85,15 @@ func (r *Result) Findings() []finding.Finding {
 func (r *Result) breakFinding(b Break) finding.Finding {
 	g, f := r.g, r.g.f
 	n := &f.Nodes[b.Node]
-	lids := make([]string, 0, len(b.Examples))
-	for _, l := range b.Examples {
+	lids := make([]string, 0, 4)
+	for _, l := range b.Examples[:min(4, len(b.Examples))] {
 		lids = append(lids, g.lidName(l))
 	}
-	dests := fmt.Sprintf("%d destination LID%s (%s)", b.LIDs, plural(b.LIDs), joinLimit(lids, 4))
+	list := strings.Join(lids, ", ")
+	if b.LIDs > len(lids) {
+		list += fmt.Sprintf(" and %d more", b.LIDs-len(lids))
+	}
+	dests := fmt.Sprintf("%d destination LID%s (%s)", b.LIDs, plural(b.LIDs), list)
 	lost := ""
 	if b.ExampleSource >= 0 {
 		lost = fmt.Sprintf(": %s cannot reach %s", f.Nodes[b.ExampleSource].Name(), g.lidName(b.Examples[0]))

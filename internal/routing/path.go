@@ -134,23 +134,39 @@ func (g *Graph) Path(src, dst uint16) (*Route, error) {
 	}
 }
 
-// Format renders the route like ibtracert: one line per hop with the port
-// it leaves by, the next node and the port it arrives on.
+// Format renders the route as ibtracert prints it (infiniband-diags
+// ibtracert.c): "From ca {guid} portnum N lid A-B "desc"", one
+// "[out] -> type port {portguid}[in] lid A-B "desc"" line per hop, and
+// "To ...".
 func (r *Route) Format(f *Fabric) string {
 	var b strings.Builder
+	lids := func(h Hop) string {
+		n := &f.Nodes[h.Node]
+		p := n.Ports[0]
+		if n.Type == CA && h.InPort+h.OutPort < len(n.Ports) {
+			p = n.Ports[max(h.InPort, h.OutPort)]
+		}
+		return fmt.Sprintf("lid %d-%d", p.LID, int(p.LID)+1<<p.LMC-1)
+	}
+	typ := func(n *Node) string {
+		if n.Type == Switch {
+			return "switch"
+		}
+		return "ca"
+	}
 	for i, h := range r.Hops {
 		n := &f.Nodes[h.Node]
-		switch {
-		case i == 0:
-			fmt.Fprintf(&b, "From %s {0x%016x} portnum %d lid %d %q\n", strings.ToLower(n.Type.String()), n.GUID, h.OutPort, r.Src, n.Name())
-		default:
-			prev := r.Hops[i-1]
-			fmt.Fprintf(&b, "[%d] -> %s port {0x%016x}[%d] %q\n", prev.OutPort, strings.ToLower(n.Type.String()), n.GUID, h.InPort, n.Name())
+		if i == 0 {
+			fmt.Fprintf(&b, "From %s {0x%016x} portnum %d %s \"%s\"\n", typ(n), n.GUID, max(h.OutPort, h.InPort), lids(h), n.Desc)
+			continue
 		}
+		prev := r.Hops[i-1]
+		fmt.Fprintf(&b, "[%d] -> %s port {0x%016x}[%d] %s \"%s\"\n", prev.OutPort, typ(n), n.portGUID(h.InPort), h.InPort, lids(h), n.Desc)
 	}
 	if len(r.Hops) > 0 {
-		last := &f.Nodes[r.Hops[len(r.Hops)-1].Node]
-		fmt.Fprintf(&b, "To %s {0x%016x} lid %d %q\n", strings.ToLower(last.Type.String()), last.GUID, r.Dst, last.Name())
+		h := r.Hops[len(r.Hops)-1]
+		n := &f.Nodes[h.Node]
+		fmt.Fprintf(&b, "To %s {0x%016x} portnum %d %s \"%s\"\n", typ(n), n.GUID, h.InPort, lids(h), n.Desc)
 	}
 	return b.String()
 }
