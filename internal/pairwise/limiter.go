@@ -19,12 +19,13 @@ type limiter struct {
 }
 
 // newLimiter returns a limiter of bytesPerSecond, or nil for 0 (no limit).
-// The burst is a tenth of a second's worth, at least 16 KiB.
+// The burst is 20 ms worth, at least 16 KiB, so that short tests measure
+// the rate and not the burst.
 func newLimiter(bytesPerSecond float64) *limiter {
 	if bytesPerSecond <= 0 {
 		return nil
 	}
-	burst := max(bytesPerSecond/10, 16<<10)
+	burst := max(bytesPerSecond/50, 16<<10)
 	return &limiter{rate: bytesPerSecond, burst: burst, tokens: burst, last: time.Now()}
 }
 

@@ -157,7 +157,10 @@ func parsePerftest(r io.Reader, source string) (Result, error) {
 		}
 		return v, nil
 	}
-	iters, _ := strconv.Atoi(row[1])
+	iters, err := strconv.Atoi(row[1])
+	if err != nil {
+		return Result{}, bad(fmt.Errorf("%w: iterations %q out of range", ErrMalformed, row[1]))
+	}
 	switch {
 	case col("t_typical") >= 0 || col("t_avg") >= 0:
 		i := col("t_typical")
@@ -197,8 +200,11 @@ func parsePerftest(r io.Reader, source string) (Result, error) {
 		if err != nil {
 			return Result{}, bad(err)
 		}
-		size, _ := strconv.ParseFloat(row[0], 64)
-		return Result{BitsPerSecond: avg * scale, Bytes: int64(size) * int64(iters), Samples: iters}, nil
+		res := Result{BitsPerSecond: avg * scale, Samples: iters}
+		if size, _ := strconv.ParseFloat(row[0], 64); size*float64(iters) < 1<<62 {
+			res.Bytes = int64(size * float64(iters))
+		}
+		return res, nil
 	}
 }
 

@@ -143,8 +143,30 @@ func (r *Runner) pair(ctx context.Context, t Test, a, b Host) (Result, error) {
 	return cli.Result, nil
 }
 
-// call POSTs a JSON body to an agent and decodes the answer.
+// busyRetry is how long call retries an agent that answers 409: the
+// agent frees itself a moment after the previous round's test, which may
+// be after the runner already heard the result.
+const busyRetry = 3 * time.Second
+
+// call POSTs a JSON body to an agent and decodes the answer, retrying while
+// the agent is busy for up to busyRetry.
 func (r *Runner) call(ctx context.Context, h Host, path string, in, out any) error {
+	deadline := time.Now().Add(busyRetry)
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := r.call1(ctx, h, path, in, out)
+		var ae *AgentError
+		if !errors.As(err, &ae) || ae.Status != http.StatusConflict || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return err
+		}
+	}
+}
+
+func (r *Runner) call1(ctx context.Context, h Host, path string, in, out any) error {
 	body, err := json.Marshal(in)
 	if err != nil {
 		return err

@@ -91,6 +91,12 @@ func tcpServe(ctx context.Context, ln net.Listener, key []byte, t Test, lim *lim
 // count back.
 func sink(ctx context.Context, conn net.Conn, lim *limiter) error {
 	buf := make([]byte, lim.chunk(256<<10))
+	if tc, ok := conn.(*net.TCPConn); ok && lim != nil {
+		// A throttled receiver advertises a small window, as a slow
+		// link would, so the sender cannot park seconds of data in
+		// socket buffers that then drain at the throttled rate.
+		_ = tc.SetReadBuffer(2 * len(buf))
+	}
 	var total int64
 	for {
 		n, err := conn.Read(buf)
