@@ -1,12 +1,14 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // tmpDir is where Update stages files before renaming them into place, so
@@ -21,7 +23,7 @@ func (n *Node) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	w := &writer{root: dir}
+	w := &writer{root: dir, direct: true, made: map[string]bool{}}
 	for _, e := range entries {
 		if err := w.put(e, false); err != nil {
 			return err
@@ -54,7 +56,7 @@ func (n *Node) Update(dir string) (int, error) {
 	for _, e := range entries {
 		now[e.Path] = e
 	}
-	w := &writer{root: dir}
+	w := &writer{root: dir, made: map[string]bool{}}
 	touched := 0
 	// Removals first, deepest path first, including directories that only
 	// existed to hold removed entries.
@@ -107,9 +109,25 @@ func impliedDirs(m map[string]Entry) map[string]bool {
 }
 
 type writer struct {
-	root    string
+	root string
+	// direct writes files in place (a first Write, nobody reads yet);
+	// otherwise they are staged and renamed.
+	direct  bool
 	staging bool
 	seq     int
+	// made caches directories known to exist.
+	made map[string]bool
+}
+
+func (w *writer) mkdirAll(d string) error {
+	if w.made[d] {
+		return nil
+	}
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return err
+	}
+	w.made[d] = true
+	return nil
 }
 
 func (w *writer) abs(p string) string { return filepath.Join(w.root, filepath.FromSlash(p)) }
@@ -126,7 +144,7 @@ func (w *writer) put(e Entry, replace bool) error {
 			return err
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := w.mkdirAll(filepath.Dir(p)); err != nil {
 		return err
 	}
 	switch e.Kind {
@@ -136,7 +154,7 @@ func (w *writer) put(e Entry, replace bool) error {
 				return err
 			}
 		}
-		return os.MkdirAll(p, 0o755)
+		return w.mkdirAll(p)
 	case KindSymlink:
 		if cur, err := os.Readlink(p); err == nil && cur == e.Target {
 			return nil
@@ -153,10 +171,17 @@ func (w *writer) put(e Entry, replace bool) error {
 // writeFile writes data to a staging file under the root and renames it
 // over p: rename(2) within one file system is atomic.
 func (w *writer) writeFile(p string, data []byte) error {
+	if w.direct {
+		err := os.WriteFile(p, data, 0o444)
+		if err == nil || !errors.Is(err, syscall.EISDIR) && !errors.Is(err, os.ErrPermission) {
+			return err
+		}
+	}
 	if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
 		if err := os.RemoveAll(p); err != nil {
 			return err
 		}
+		delete(w.made, p)
 	}
 	stage := filepath.Join(w.root, tmpDir)
 	if !w.staging {
