@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/cli/collect"
 	"github.com/ibdoctor/ibdoctor/internal/cli/rules"
 	simcmd "github.com/ibdoctor/ibdoctor/internal/cli/sim"
 	"github.com/ibdoctor/ibdoctor/internal/finding"
@@ -34,6 +35,7 @@ Start with 'ibdoctor demo' (no hardware needed) or 'ibdoctor status' on a node.`
 	})
 	root.AddCommand(
 		rules.NewCmd(f, nil),
+		collect.NewCmd(f, nil),
 		simcmd.NewCmd(f),
 	)
 	return root
