@@ -6,7 +6,7 @@ var (
 	causeCable   = "cable or transceiver fault (aging optics, bent DAC, dirty connector)"
 	causePeer    = "peer switch port down, disabled or misconfigured"
 	remedyReseat = "reseat the cable at both ends; swap it with a known-good one, or swap ends, to tell a cable fault from a port fault"
-	remedyReset  = "ibportstate -C <dev> -P <port> <lid> <port> reset  (or from the switch side)"
+	remedyReset  = "ibportstate -C <dev> -P <port> -D 0 <port> reset  (directed route 0 = this HCA; or reset the peer switch port)"
 )
 
 // nodeMetas are the port and PCIe findings of a single node.

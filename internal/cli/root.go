@@ -6,10 +6,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ibdoctor/ibdoctor/internal/cli/baseline"
+	"github.com/ibdoctor/ibdoctor/internal/cli/check"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/cli/collect"
 	"github.com/ibdoctor/ibdoctor/internal/cli/rules"
 	simcmd "github.com/ibdoctor/ibdoctor/internal/cli/sim"
+	"github.com/ibdoctor/ibdoctor/internal/cli/status"
 	"github.com/ibdoctor/ibdoctor/internal/finding"
 )
 
@@ -34,6 +37,9 @@ Start with 'ibdoctor demo' (no hardware needed) or 'ibdoctor status' on a node.`
 		return cmdutil.FlagErrorf("%v", err)
 	})
 	root.AddCommand(
+		status.NewCmd(f, nil),
+		check.NewCmd(f, nil),
+		baseline.NewCmd(f, nil),
 		rules.NewCmd(f, nil),
 		collect.NewCmd(f, nil),
 		simcmd.NewCmd(f),

@@ -3,6 +3,7 @@ package finding
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -82,8 +83,10 @@ func (c *Catalog) Step(id string) int {
 }
 
 // New starts a finding of a catalogued ID with its default severity, causes
-// and remedies; the caller sets subject, summary and evidence. An unknown ID
-// panics: IDs are literals checked by tests.
+// and remedies; the caller sets subject, summary and evidence. Placeholders
+// in the remedies (<dev>, <port>, <pci>, <netdev>, <host>) are filled from
+// the subject where it names them, so the next command can be pasted. An
+// unknown ID panics: IDs are literals checked by tests.
 func (c *Catalog) New(id string, subj Subject, summary string, ev ...Evidence) Finding {
 	m, ok := c.Lookup(id)
 	if !ok {
@@ -96,6 +99,33 @@ func (c *Catalog) New(id string, subj Subject, summary string, ev ...Evidence) F
 		Summary:  summary,
 		Evidence: append([]Evidence(nil), ev...),
 		Causes:   slices.Clone(m.Causes),
-		Remedy:   slices.Clone(m.Remedy),
+		Remedy:   FillPlaceholders(m.Remedy, subj),
 	}
+}
+
+// FillPlaceholders returns the remedies with <dev>, <port>, <pci>, <netdev>
+// and <host> replaced by the subject's values where it has them.
+func FillPlaceholders(remedy []string, s Subject) []string {
+	var pairs []string
+	add := func(k, v string) {
+		if v != "" {
+			pairs = append(pairs, k, v)
+		}
+	}
+	add("<dev>", s.Device)
+	if s.Port > 0 {
+		add("<port>", strconv.Itoa(s.Port))
+	}
+	add("<pci>", s.PCI)
+	add("<netdev>", s.NetDev)
+	add("<host>", s.Host)
+	if len(pairs) == 0 {
+		return slices.Clone(remedy)
+	}
+	r := strings.NewReplacer(pairs...)
+	out := make([]string, len(remedy))
+	for i, x := range remedy {
+		out[i] = r.Replace(x)
+	}
+	return out
 }

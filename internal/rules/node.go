@@ -70,7 +70,11 @@ func Run(in *Input) []finding.Finding {
 }
 
 func portSubject(s *snapshot.Snapshot, p *snapshot.Port) finding.Subject {
-	return finding.Subject{Host: s.Host, Device: p.Device, Port: p.Number, NetDev: p.NetDev}
+	subj := finding.Subject{Host: s.Host, Device: p.Device, Port: p.Number, NetDev: p.NetDev}
+	if d := s.Device(p.Device); d != nil {
+		subj.PCI = string(d.PCI)
+	}
+	return subj
 }
 
 func portPath(p *snapshot.Port, file string) string {
@@ -276,7 +280,7 @@ func expectedRate(in *Input, d *snapshot.Device, p *snapshot.Port) (ib.Rate, str
 	if n < 2 {
 		return ib.Rate{}, "", false // nothing to compare against
 	}
-	return best, fmt.Sprintf("%d ACTIVE %s %s ports of this node", n, model, p.LinkLayer.Short()), true
+	return best, fmt.Sprintf("majority of %d ACTIVE %s %s ports on this node", n, model, p.LinkLayer.Short()), true
 }
 
 func checkRate(in *Input) []finding.Finding {
@@ -360,7 +364,7 @@ func checkFirmware(in *Input) []finding.Finding {
 			}
 			judged[d.Name] = true
 			if d.FWVersion != *ed.FWVersion {
-				out = append(out, catalog.New("port.fw_mismatch", finding.Subject{Host: s.Host, Device: d.Name},
+				out = append(out, catalog.New("port.fw_mismatch", finding.Subject{Host: s.Host, Device: d.Name, PCI: string(d.PCI)},
 					fmt.Sprintf("%s runs firmware %s, expected %s", d.Name, d.FWVersion, *ed.FWVersion),
 					finding.Evidence{Source: devPath(d.Name, "fw_ver"), Value: d.FWVersion},
 					finding.Evidence{Source: fmt.Sprintf("%s:%d", in.Expect.Source, ed.Lines[len(ed.Lines)-1]), Value: "fw_ver: " + *ed.FWVersion}))

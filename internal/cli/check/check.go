@@ -1,0 +1,100 @@
+// Package check implements `ibdoctor check`: a one-shot node health verdict
+// for schedulers, with the Nagios/NHC exit codes.
+package check
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/finding"
+	"github.com/ibdoctor/ibdoctor/internal/report"
+	"github.com/ibdoctor/ibdoctor/internal/rules"
+)
+
+// Options are the inputs of `ibdoctor check`.
+type Options struct {
+	F      *cmdutil.Factory
+	Format cmdutil.Format
+	Root   string
+	Expect string
+	Quiet  bool
+}
+
+// NewCmd builds the command; runF replaces the run function in tests.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{F: f}
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Judge the node's RDMA ports and exit 0 healthy, 1 warning, 2 critical, 3 cannot run",
+		Long: `Judge the node's RDMA ports once and report findings with evidence,
+likely causes and remedies. Without --expect it judges against defaults:
+every cabled port ACTIVE/LinkUp, all ports of one HCA model at one rate,
+firmware alike, no PCIe link below what both ends support.
+
+Exit codes (Nagios/NHC convention, for Slurm HealthCheckProgram and
+Kubernetes probes): 0 healthy, 1 warnings only, 2 at least one critical
+finding, 3 the check could not run (bad arguments, unreadable root).`,
+		Example: `  # against defaults
+  $ ibdoctor check
+  # against a reviewed baseline, quiet unless something is wrong
+  $ ibdoctor check --expect /etc/ibdoctor/expect.yaml --quiet
+  # a bundle, as JSON
+  $ ibdoctor check --root gpu017.tar.gz --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return run(context.Background(), opts)
+		},
+	}
+	cmdutil.AddFormatFlag(cmd, &opts.Format)
+	cmdutil.AddRootFlag(cmd, &opts.Root)
+	cmd.Flags().StringVar(&opts.Expect, "expect", "", "expectation file (YAML, from 'ibdoctor baseline') to judge against")
+	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing when healthy (text format)")
+	return cmd
+}
+
+func run(ctx context.Context, o *Options) error {
+	exp, err := cmdutil.LoadExpectation(o.Expect)
+	if err != nil {
+		return cmdutil.CannotRun(err)
+	}
+	snap, err := cmdutil.LoadSnapshot(ctx, o.F, o.Root)
+	if err != nil {
+		return cmdutil.CannotRun(err)
+	}
+	fs := rules.Node(snap, exp)
+	if o.Format == cmdutil.FormatJSON {
+		if err := cmdutil.WriteJSON(o.F.Out, report.NewDocument(snap.Host, fs, snap.Gaps)); err != nil {
+			return err
+		}
+		return cmdutil.Exit(finding.ExitCode(fs))
+	}
+	sty := report.Style{Enabled: o.F.Color}
+	code := finding.ExitCode(fs)
+	if o.Quiet && code == finding.ExitHealthy && len(snap.Gaps) == 0 {
+		return nil
+	}
+	ports := 0
+	for _, d := range snap.Devices {
+		ports += len(d.Ports)
+	}
+	fmt.Fprintf(o.F.Out, "%s — %d RDMA devices, %d ports checked", report.VerdictLine(sty, snap.Host, fs), len(snap.Devices), ports)
+	if exp != nil {
+		fmt.Fprintf(o.F.Out, " against %s", exp.Source)
+	}
+	fmt.Fprintln(o.F.Out)
+	if len(fs) > 0 {
+		fmt.Fprintln(o.F.Out)
+		report.Findings(o.F.Out, sty, fs)
+	}
+	if len(snap.Gaps) > 0 {
+		fmt.Fprintln(o.F.Out)
+		report.Gaps(o.F.Out, sty, snap.Gaps)
+	}
+	return cmdutil.Exit(code)
+}
