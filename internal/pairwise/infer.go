@@ -52,42 +52,19 @@ func Infer(m *Matrix, opts InferOptions) []finding.Finding {
 		frac = DefaultSlowFraction
 	}
 	lat := m.Test.Kind == KindLat
-	score := func(r *Result) float64 {
-		if lat {
-			if r.LatencyMedianUS <= 0 {
-				return 0
-			}
-			return 1 / r.LatencyMedianUS
-		}
-		return r.BitsPerSecond
-	}
 	var out []finding.Finding
 	out = append(out, failures(m)...)
 
 	var ps []pairScore
-	best := map[string]float64{}
 	for i, p := range m.Pairs {
-		if p.Result == nil {
-			continue
+		if p.Result != nil {
+			ps = append(ps, pairScore{idx: i, a: p.A, b: p.B, score: score(m, p.Result)})
 		}
-		s := score(p.Result)
-		ps = append(ps, pairScore{idx: i, a: p.A, b: p.B, score: s})
-		best[p.A] = max(best[p.A], s)
-		best[p.B] = max(best[p.B], s)
 	}
-	ref := 0.0
+	ref := refScore(m, opts.Reference)
 	refSource := "pairwise reference (median over nodes of each node's best pair)"
 	if opts.Reference > 0 {
-		ref, refSource = opts.Reference, "pairwise reference (given)"
-		if lat {
-			ref = 1 / opts.Reference
-		}
-	} else if len(best) >= 2 {
-		var bests []float64
-		for _, v := range best {
-			bests = append(bests, v)
-		}
-		ref = median(bests)
+		refSource = "pairwise reference (given)"
 	}
 	if ref <= 0 {
 		catalog.Sort(out)
@@ -103,6 +80,46 @@ func Infer(m *Matrix, opts InferOptions) []finding.Finding {
 	out = append(out, f.pairs()...)
 	catalog.Sort(out)
 	return out
+}
+
+// score rates a result, higher is better: bits per second, or the inverse
+// of the median latency.
+func score(m *Matrix, r *Result) float64 {
+	if m.Test.Kind == KindLat {
+		if r.LatencyMedianUS <= 0 {
+			return 0
+		}
+		return 1 / r.LatencyMedianUS
+	}
+	return r.BitsPerSecond
+}
+
+// refScore is the reference score: the given reference (bits per second,
+// or µs for latency tests) or the median over nodes of each node's best
+// pair; 0 when there are fewer than two measured nodes.
+func refScore(m *Matrix, given float64) float64 {
+	if given > 0 {
+		if m.Test.Kind == KindLat {
+			return 1 / given
+		}
+		return given
+	}
+	best := map[string]float64{}
+	for _, p := range m.Pairs {
+		if p.Result == nil {
+			continue
+		}
+		s := score(m, p.Result)
+		best[p.A], best[p.B] = max(best[p.A], s), max(best[p.B], s)
+	}
+	if len(best) < 2 {
+		return 0
+	}
+	v := make([]float64, 0, len(best))
+	for _, b := range best {
+		v = append(v, b)
+	}
+	return median(v)
 }
 
 type inferrer struct {
