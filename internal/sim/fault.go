@@ -583,6 +583,9 @@ func applyUnreadable(n *Node, f Fault) error {
 		return fmt.Errorf("%q: first part is not an RDMA device, netdev, PCI function or sys/, proc/, dev/, cmd/", f.Target)
 	}
 	for _, e := range n.Entries() {
+		if strings.HasPrefix(e.Path, p+"/") {
+			return fmt.Errorf("%q (%s) is a directory, not a regular file", f.Target, p)
+		}
 		if e.Path == p {
 			if e.Kind != KindFile {
 				return fmt.Errorf("%q (%s) is not a regular file", f.Target, p)
@@ -652,15 +655,13 @@ func applyAER(n *Node, f Fault) error {
 	for rp.Parent != nil {
 		rp = rp.Parent
 	}
-	if rp != fn {
-		switch parts[1] {
-		case "correctable":
-			rp.AERCor.Total += delta
-		case "nonfatal":
-			rp.AERNonFatal.Total += delta
-		default:
-			rp.AERFatal.Total += delta
-		}
+	switch parts[1] {
+	case "correctable":
+		rp.RootCor += delta
+	case "nonfatal":
+		rp.RootNonFatal += delta
+	default:
+		rp.RootFatal += delta
 	}
 	drv := fn.Driver
 	if drv == "" {

@@ -66,6 +66,9 @@ type PCIFunc struct {
 	CurWidth, MaxWidth            int
 	Driver                        string
 	AERCor, AERNonFatal, AERFatal AERCounts
+	// RootCor, RootNonFatal and RootFatal are a root port's
+	// aer_rootport_total_err_* (messages received from below).
+	RootCor, RootNonFatal, RootFatal uint64
 	// SecondaryBus is the bus a bridge creates ("0000:18"), empty for
 	// endpoints.
 	SecondaryBus string

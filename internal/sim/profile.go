@@ -581,7 +581,7 @@ func (b *builder) bootLog(up []*NetDev) []LogLine {
 	devs := append([]*Device(nil), n.Devices...)
 	sort.Slice(devs, func(i, j int) bool { return devs[i].PCI.Addr < devs[j].PCI.Addr })
 	for _, d := range devs {
-		if d.PCI.gone() {
+		if !d.present() {
 			continue
 		}
 		f := d.PCI

@@ -162,9 +162,9 @@ func (n *Node) renderPCI(r *renderer, f *PCIFunc) {
 	if f.Parent == nil {
 		// Root ports count the messages they received
 		// (aer_rootport_total_err_*, "%llu\n").
-		r.file(dir+"/aer_rootport_total_err_cor", fmt.Sprintf("%d\n", f.AERCor.Total))
-		r.file(dir+"/aer_rootport_total_err_fatal", fmt.Sprintf("%d\n", f.AERFatal.Total))
-		r.file(dir+"/aer_rootport_total_err_nonfatal", fmt.Sprintf("%d\n", f.AERNonFatal.Total))
+		r.file(dir+"/aer_rootport_total_err_cor", fmt.Sprintf("%d\n", f.RootCor))
+		r.file(dir+"/aer_rootport_total_err_fatal", fmt.Sprintf("%d\n", f.RootFatal))
+		r.file(dir+"/aer_rootport_total_err_nonfatal", fmt.Sprintf("%d\n", f.RootNonFatal))
 		rootDir := path.Dir(dir)
 		rootBus := strings.TrimPrefix(f.Root, "pci")
 		r.dir(rootDir + "/pci_bus/" + rootBus)
