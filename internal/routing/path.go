@@ -3,6 +3,7 @@ package routing
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -75,7 +76,7 @@ func (g *Graph) Path(src, dst uint16) (*Route, error) {
 	}
 	r := &Route{Src: src, Dst: dst}
 	fail := func(k BreakKind, node, port int) error {
-		return &PathError{Src: src, Dst: dst, Kind: k, Node: node, Port: port, Partial: r.Hops,
+		return &PathError{Src: src, Dst: dst, Kind: k, Node: node, Port: port, Partial: slices.Clone(r.Hops),
 			desc: fmt.Sprintf("%s (guid 0x%016x)", g.f.Nodes[node].Name(), g.f.Nodes[node].GUID)}
 	}
 	if so == do {
@@ -99,6 +100,13 @@ func (g *Graph) Path(src, dst uint16) (*Route, error) {
 		}
 		node, in = ref.Node, ref.Port
 	}
+	return r, g.trace(r, node, in, do, fail)
+}
+
+// trace follows the tables from switch node (arrived on port in) to the
+// owner do of r.Dst, appending hops to r.
+func (g *Graph) trace(r *Route, node, in int, do PortRef, fail func(BreakKind, int, int) error) error {
+	dst := r.Dst
 	seen := map[int]bool{}
 	for {
 		n := &g.f.Nodes[node]
@@ -107,28 +115,28 @@ func (g *Graph) Path(src, dst uint16) (*Route, error) {
 		switch {
 		case seen[node]:
 			r.Hops[len(r.Hops)-1].OutPort = 0
-			return r, fail(Loop, node, 0)
+			return fail(Loop, node, 0)
 		case len(n.LFT) == 0:
-			return r, fail(NoTable, node, 0)
+			return fail(NoTable, node, 0)
 		case out == 0 && node == do.Node:
-			return r, nil
+			return nil
 		case out == 0:
-			return r, fail(Misdelivered, node, 0)
+			return fail(Misdelivered, node, 0)
 		case int(out) >= len(n.Ports):
-			return r, fail(NoEntry, node, int(out))
+			return fail(NoEntry, node, int(out))
 		}
 		seen[node] = true
 		q := g.peer[g.base[node]+int32(out)]
 		if q < 0 {
-			return r, fail(DeadPort, node, int(out))
+			return fail(DeadPort, node, int(out))
 		}
 		ref := g.ref(q)
 		if g.f.Nodes[ref.Node].Type == CA {
 			if ref != do {
-				return r, fail(Misdelivered, node, int(out))
+				return fail(Misdelivered, node, int(out))
 			}
 			r.Hops = append(r.Hops, Hop{Node: ref.Node, InPort: ref.Port})
-			return r, nil
+			return nil
 		}
 		node, in = ref.Node, ref.Port
 	}
