@@ -19,6 +19,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	}
 	cmd.AddCommand(
 		NewCmdAnalyze(f, nil),
+		NewCmdPairwise(f, nil),
 	)
 	return cmd
 }
