@@ -1,0 +1,197 @@
+package perf
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/pairwise"
+)
+
+func testFactory(env map[string]string) (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	return &cmdutil.Factory{
+		Out: &out, ErrOut: &errOut,
+		Now:    func() time.Time { return time.Date(2026, 11, 29, 16, 0, 0, 0, time.UTC) },
+		Getenv: func(k string) string { return env[k] },
+	}, &out, &errOut
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *cmdutil.ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return -1
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPairwiseFlags(t *testing.T) {
+	hosts := writeFile(t, "hosts", "127.0.0.2:1\n127.0.0.3:1\n")
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		wantErr string
+		check   func(t *testing.T, o *PairwiseOptions)
+	}{
+		{name: "token from env", args: []string{"--hosts", hosts}, env: map[string]string{"IBDOCTOR_TOKEN": "t"},
+			check: func(t *testing.T, o *PairwiseOptions) {
+				want := pairwise.Test{Backend: "tcp", Kind: "bw", DurationMS: 5000, Size: 128 << 10, Streams: 1}
+				if d := cmp.Diff(want, o.Test); d != "" || o.Token != "t" || o.Pattern != "full" {
+					t.Errorf("token %q pattern %q test (-want +got)\n%s", o.Token, o.Pattern, d)
+				}
+			}},
+		{name: "perftest", args: []string{"--hosts", hosts, "--token", "x", "--backend", "perftest", "--device", "mlx5_1", "--gid-index", "3", "--duration", "2s"},
+			check: func(t *testing.T, o *PairwiseOptions) {
+				p := o.Test.Perftest
+				if p == nil || p.Device != "mlx5_1" || p.GIDIndex == nil || *p.GIDIndex != 3 || p.IBPort != 1 || o.Test.Size != 65536 {
+					t.Errorf("perftest settings %+v test %+v", p, o.Test)
+				}
+			}},
+		{name: "perftest without gid", args: []string{"--hosts", hosts, "--token", "x", "--backend", "perftest", "--device", "mlx5_1"},
+			check: func(t *testing.T, o *PairwiseOptions) {
+				if o.Test.Perftest.GIDIndex != nil {
+					t.Errorf("gid index set without --gid-index")
+				}
+			}},
+		{name: "no hosts", args: []string{"--token", "x"}, wantErr: "--hosts FILE is required"},
+		{name: "no token", args: []string{"--hosts", hosts}, wantErr: "no token"},
+		{name: "pattern needs topology", args: []string{"--hosts", hosts, "--token", "x", "--pattern", "rail"}, wantErr: "needs --topology"},
+		{name: "bad pattern", args: []string{"--hosts", hosts, "--token", "x", "--pattern", "star"}, wantErr: "--pattern \"star\""},
+		{name: "perftest needs device", args: []string{"--hosts", hosts, "--token", "x", "--backend", "perftest"}, wantErr: "needs --device"},
+		{name: "bad device", args: []string{"--hosts", hosts, "--token", "x", "--backend", "perftest", "--device", "mlx5_0;id"}, wantErr: "device"},
+		{name: "bad backend", args: []string{"--hosts", hosts, "--token", "x", "--backend", "ssh"}, wantErr: "backend"},
+		{name: "bad fraction", args: []string{"--hosts", hosts, "--token", "x", "--slow-fraction", "1.5"}, wantErr: "slow-fraction"},
+		{name: "too short", args: []string{"--hosts", hosts, "--token", "x", "--duration", "1ms"}, wantErr: "duration"},
+		{name: "bad format", args: []string{"--hosts", hosts, "--token", "x", "--format", "xml"}, wantErr: "unknown format"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := testFactory(tt.env)
+			var got *PairwiseOptions
+			cmd := NewCmdPairwise(f, func(o *PairwiseOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, got)
+		})
+	}
+}
+
+// startAgents serves the perf API on the given loopback addresses and
+// returns a hosts file naming them.
+func startAgents(t *testing.T, limits map[string]float64, ips ...string) string {
+	t.Helper()
+	var lines []string
+	for _, ip := range ips {
+		ln, err := net.Listen("tcp", ip+":0")
+		if err != nil {
+			t.Skipf("cannot listen on %s: %v", ip, err)
+		}
+		srv := &http.Server{Handler: pairwise.NewServer(pairwise.ServerOptions{Token: "tok", RateLimit: limits[ip]}), ReadHeaderTimeout: 5 * time.Second}
+		go srv.Serve(ln)
+		t.Cleanup(func() { srv.Close() })
+		lines = append(lines, ln.Addr().String()+" node-"+strings.TrimPrefix(ip, "127.0.0."))
+	}
+	return writeFile(t, "hosts", "# test agents\n"+strings.Join(lines, "\n")+"\n")
+}
+
+func TestPairwiseRunJSON(t *testing.T) {
+	hosts := startAgents(t, map[string]float64{"127.0.0.13": 5e6}, "127.0.0.11", "127.0.0.12", "127.0.0.13", "127.0.0.14")
+	out := filepath.Join(t.TempDir(), "result.json")
+	f, stdout, _ := testFactory(map[string]string{"IBDOCTOR_TOKEN": "tok"})
+	cmd := NewCmdPairwise(f, nil)
+	cmd.SetArgs([]string{"--hosts", hosts, "--duration", "200ms", "--format", "json", "--slow-fraction", "0.2", "--out", out})
+	err := cmd.Execute()
+	if code := exitCode(err); code != 2 {
+		t.Fatalf("exit %d (%v), want 2 (critical finding)", code, err)
+	}
+	var rep pairwise.Report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "perf.node_slow" || rep.Findings[0].Subject.Host != "node-13" {
+		t.Errorf("findings %+v, want perf.node_slow on node-13 only", rep.Findings)
+	}
+	saved, err := os.ReadFile(out)
+	if err != nil || !bytes.Equal(saved, stdout.Bytes()) {
+		t.Errorf("--out differs from stdout (%v)", err)
+	}
+}
+
+func TestPairwiseInterrupted(t *testing.T) {
+	hosts := startAgents(t, nil, "127.0.0.21", "127.0.0.22", "127.0.0.23")
+	out := filepath.Join(t.TempDir(), "partial.json")
+	f, stdout, stderr := testFactory(nil)
+	cmd := NewCmdPairwise(f, func(o *PairwiseOptions) error {
+		// Ctrl-C before the run: nothing measured, the file still written.
+		o.Interrupt = func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx, cancel
+		}
+		return pairwiseRun(o)
+	})
+	cmd.SetArgs([]string{"--hosts", hosts, "--token", "tok", "--duration", "100ms", "--format", "csv", "--out", out})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "interrupted: 0 of 3 pairs measured") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	if stdout.String() != "round,a,b,backend,kind,gbps,latency_median_us,latency_p99_us,error\n" {
+		t.Errorf("csv %q", stdout.String())
+	}
+	var rep pairwise.Report
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil || !rep.Matrix.Interrupted || rep.Matrix.Planned != 3 {
+		t.Errorf("--out %s: %v", b, err)
+	}
+}
+
+func TestPairwiseBadHostsFile(t *testing.T) {
+	hosts := writeFile(t, "hosts", "127.0.0.2:1\n127.0.0.3:99999\n")
+	f, _, _ := testFactory(nil)
+	cmd := NewCmdPairwise(f, nil)
+	cmd.SetArgs([]string{"--hosts", hosts, "--token", "x"})
+	err := cmd.Execute()
+	if exitCode(err) != 3 || !strings.Contains(err.Error(), hosts+" line 2") {
+		t.Fatalf("err = %v, want exit 3 naming %s line 2", err, hosts)
+	}
+}
