@@ -172,7 +172,7 @@ func summary(w io.Writer, out string, size int64, m *bundle.Meta) error {
 		fmt.Fprintf(w, "  cmd %s: %s\n", r.Name, status)
 	}
 	if len(m.Errors) > 0 {
-		fmt.Fprintf(w, "%d files could not be read (recorded in meta.json; analysis reports them as gaps):\n", len(m.Errors))
+		fmt.Fprintf(w, "%d files could not be read (recorded in meta.json; those the analysis uses show as gaps):\n", len(m.Errors))
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, e := range m.Errors {
 			fmt.Fprintf(tw, "  %s\t%s\n", e.Path, e.Error)

@@ -1,0 +1,173 @@
+package sysfs_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/bundle"
+	"github.com/ibdoctor/ibdoctor/internal/ib"
+	"github.com/ibdoctor/ibdoctor/internal/rootfs"
+	"github.com/ibdoctor/ibdoctor/internal/sim"
+	"github.com/ibdoctor/ibdoctor/internal/sysfs"
+)
+
+// writeSim writes a simulated node root and returns its directory.
+func writeSim(t testing.TB, o sim.Options) string {
+	t.Helper()
+	n, err := sim.Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := n.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// simFS renders a simulated node into memory as a bundle would hold it
+// (an unreadable file becomes an empty directory, as sim.Write makes it), so
+// profile tests skip writing thousands of files to disk.
+func simFS(t testing.TB, o sim.Options) fs.FS {
+	t.Helper()
+	n, err := sim.Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, e := range n.Entries() {
+		h := &tar.Header{Name: e.Path, Mode: 0o644}
+		switch e.Kind {
+		case sim.KindFile:
+			h.Typeflag, h.Size = tar.TypeReg, int64(len(e.Data))
+		case sim.KindSymlink:
+			h.Typeflag, h.Linkname = tar.TypeSymlink, e.Target
+		case sim.KindDir, sim.KindUnreadable:
+			h.Typeflag, h.Mode = tar.TypeDir, 0o755
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(e.Data)
+	}
+	tw.Close()
+	zw.Close()
+	fsys, err := rootfs.ReadBundle(&buf, o.Profile+".tar.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys
+}
+
+// TestReadSimProfiles reads every simulator profile end to end: the same
+// layout real hosts have, with PCIe switches shared by GPUs and HCAs.
+func TestReadSimProfiles(t *testing.T) {
+	for _, p := range sim.Profiles() {
+		t.Run(p.Name, func(t *testing.T) {
+			s, err := sysfs.Read(context.Background(), simFS(t, sim.Options{Profile: p.Name}), sysfs.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Gaps) != 0 {
+				t.Errorf("healthy node has gaps: %+v", s.Gaps)
+			}
+			if len(s.Devices) < 8 || len(s.GPUs()) != 8 {
+				t.Fatalf("%d devices, %d GPUs", len(s.Devices), len(s.GPUs()))
+			}
+			for _, d := range s.Devices {
+				pci := s.PCIDevice(d.PCI)
+				if pci == nil || pci.Vendor == nil || *pci.Vendor != 0x15b3 {
+					t.Errorf("%s: PCI function %q not read", d.Name, d.PCI)
+					continue
+				}
+				up := s.Upstream(d.PCI)
+				if len(up) == 0 || !strings.HasPrefix(up[len(up)-1].Path, "pci") || up[len(up)-1].Parent != "" {
+					t.Errorf("%s: upstream chain %v does not reach a root port", d.Name, up)
+				}
+				for _, port := range d.Ports {
+					if !port.IsActive() || port.Rate == nil || !port.HasCounters {
+						t.Errorf("%s/%d: %+v", d.Name, port.Number, port)
+					}
+					if port.NetDev == "" && port.LinkLayer == ib.LinkLayerEthernet {
+						t.Errorf("%s/%d: RoCE port without netdev", d.Name, port.Number)
+					}
+					if port.NetDev != "" && s.NetDev(port.NetDev) == nil {
+						t.Errorf("%s/%d: netdev %s not read", d.Name, port.Number, port.NetDev)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestReadSimFaults(t *testing.T) {
+	// On disk, through os.Root, as on a live host.
+	dir := writeSim(t, sim.Options{Faults: sim.MustParseFaults(
+		"unreadable:mlx5_0/1/counters/port_rcv_data",
+		"no-counters:mlx5_6",
+		"missing:mlx5_7",
+		"pcie-width:mlx5_4=8",
+	)})
+	s, err := sysfs.ReadRoot(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Gaps) != 1 || s.Gaps[0].Path != "sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data" {
+		t.Errorf("gaps = %+v, want only the unreadable counter", s.Gaps)
+	}
+	p := s.Port("mlx5_0", 1)
+	if _, ok := p.Counter("port_rcv_data"); ok || !p.HasCounters {
+		t.Error("unreadable counter must be absent while the others stay")
+	}
+	if _, ok := p.Counter("port_xmit_data"); !ok {
+		t.Error("port_xmit_data lost with its neighbour")
+	}
+	if p6 := s.Port("mlx5_6", 1); p6 == nil || p6.HasCounters || len(p6.Counters) != 0 {
+		t.Errorf("no-counters: %+v", p6)
+	}
+	if s.Device("mlx5_7") != nil {
+		t.Error("missing device listed")
+	}
+	if f := s.PCIDevice(s.Device("mlx5_4").PCI); f == nil || *f.CurrentLinkWidth != 8 || *f.MaxLinkWidth != 16 {
+		t.Errorf("pcie-width fault not read: %+v", f)
+	}
+}
+
+// BenchmarkReadH100 reads the full h100-ndr node (8 NDR HCAs + 2 RoCE
+// ports, 8 GPUs, 4 PCIe switches) from a directory and from a bundle in
+// memory.
+func BenchmarkReadH100(b *testing.B) {
+	dir := writeSim(b, sim.Options{})
+	rt, err := rootfs.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close()
+	b.Run("dir", func(b *testing.B) { benchRead(b, rt.FS()) })
+	var buf bytes.Buffer
+	if _, err := bundle.Collect(context.Background(), rt.FS(), &buf, bundle.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	mem, err := rootfs.ReadBundle(bytes.NewReader(buf.Bytes()), "h100.tar.gz")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("bundle", func(b *testing.B) { benchRead(b, mem) })
+}
+
+func benchRead(b *testing.B, fsys fs.FS) {
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := sysfs.Read(context.Background(), fsys, sysfs.Options{})
+		if err != nil || len(s.Devices) != 10 {
+			b.Fatalf("%v, %d devices", err, len(s.Devices))
+		}
+	}
+}
