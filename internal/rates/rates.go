@@ -1,6 +1,7 @@
 package rates
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/ib"
@@ -40,6 +41,17 @@ func (s Status) String() string {
 
 // MarshalText encodes the status by name.
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText decodes a status name.
+func (s *Status) UnmarshalText(b []byte) error {
+	for i, n := range statusNames {
+		if n == string(b) {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown rate status %q", b)
+}
 
 // Known reports whether an increase with this status is a real number.
 func (s Status) Known() bool { return s == StatusOK || s == StatusWrapped }

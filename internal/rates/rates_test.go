@@ -94,6 +94,10 @@ func TestStatusString(t *testing.T) {
 		if s.String() != want {
 			t.Errorf("%d.String() = %q, want %q", s, s.String(), want)
 		}
+		var back Status
+		if err := back.UnmarshalText([]byte(want)); (err == nil) != (want != "unknown") || (err == nil && back != s) {
+			t.Errorf("UnmarshalText(%q) = %v, %v", want, back, err)
+		}
 	}
 }
 

@@ -1,0 +1,58 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/ethtool"
+	"github.com/ibdoctor/ibdoctor/internal/rootfs"
+	"github.com/ibdoctor/ibdoctor/internal/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/sysfs"
+)
+
+// RootSource reads snapshots from an opened root (a live "/" or a
+// directory a simulator keeps changing). now stamps each snapshot; nil
+// means time.Now.
+func RootSource(r *rootfs.Root, now func() time.Time) SnapshotFunc {
+	return func(ctx context.Context) (*snapshot.Snapshot, error) {
+		return sysfs.Read(ctx, r.FS(), sysfs.Options{Root: r.Name(), Now: now})
+	}
+}
+
+// SavedEthtool reads `ethtool -S <netdev>` output saved under the root at
+// cmd/ethtool-S-<netdev>.txt, as bundles and the simulator keep it.
+func SavedEthtool(r *rootfs.Root) EthtoolFunc {
+	return func(_ context.Context, netdev string) (map[string]uint64, error) {
+		name := "cmd/ethtool-S-" + netdev + ".txt"
+		data, err := rootfs.ReadLimited(r.FS(), name, 4<<20)
+		if err != nil {
+			return nil, err
+		}
+		st, err := ethtool.Parse(bytes.NewReader(data), netdev, name)
+		if err != nil {
+			return nil, err
+		}
+		return statsMap(st), nil
+	}
+}
+
+func statsMap(st *ethtool.Stats) map[string]uint64 {
+	m := make(map[string]uint64, len(st.Stats))
+	for _, s := range st.Stats {
+		m[s.Name] = s.Value
+	}
+	return m
+}
+
+// EthtoolFor picks the ethtool source for a root: the SIOCETHTOOL ioctl
+// for the live root "/", saved command output for any other root.
+func EthtoolFor(r *rootfs.Root) EthtoolFunc {
+	if r.Name() == "/" && !r.IsBundle() {
+		return liveEthtool
+	}
+	return SavedEthtool(r)
+}
+
+var errNoLive = fmt.Errorf("live ethtool statistics need Linux")
