@@ -79,9 +79,9 @@ type Result struct {
 
 	// Unit is the bandwidth unit the output used ("Gb/sec", "MB/sec",
 	// "MiB/sec"); BW rows are converted to Gb/s at parse time.
-	Unit   string   `json:"unit,omitempty"`
-	BW     []BWRow  `json:"bw,omitempty"`
-	Lat    []LatRow `json:"lat,omitempty"`
+	Unit string   `json:"unit,omitempty"`
+	BW   []BWRow  `json:"bw,omitempty"`
+	Lat  []LatRow `json:"lat,omitempty"`
 	// PeakNotMeasured is set by "BW peak won't be measured" (-D mode):
 	// the peak column is 0.00 and means nothing.
 	PeakNotMeasured bool     `json:"peak_not_measured,omitempty"`
