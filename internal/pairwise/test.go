@@ -3,6 +3,8 @@ package pairwise
 import (
 	"fmt"
 	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/perftest"
 )
 
 // Backends and kinds of test.
@@ -20,7 +22,7 @@ const (
 	MaxDuration   = time.Hour
 	maxStreams    = 64
 	maxTCPMsgSize = 16 << 20
-	maxIters      = 10_000_000
+	maxIters      = perftest.MaxIterations
 )
 
 // Test describes one test between two nodes. It is the body the runner
@@ -103,7 +105,7 @@ func (t Test) Validate(maxDur time.Duration) error {
 	if t.Iterations < 0 || t.Iterations > maxIters {
 		return fmt.Errorf("iterations %d out of range [0, %d]", t.Iterations, maxIters)
 	}
-	_, err := perftestArgs(t, 1, "")
+	_, err := perftestArgs(t, 18515, "")
 	return err
 }
 
