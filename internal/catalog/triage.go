@@ -19,7 +19,7 @@ var triageMetas = []finding.Meta{
 		Title:   "PCIe AER errors on an HCA or GPU link",
 		Meaning: "The PCIe Advanced Error Reporting counters (aer_dev_*) or the kernel log show errors on the link of an HCA or GPU or of a port above it. Correctable errors are retried by the link but cost bandwidth and often precede a downtrain; non-fatal and fatal errors lose transactions (critical).",
 		Thresholds: []finding.Threshold{
-			{Name: "aer_correctable_warning", Default: "1", Meaning: "correctable errors (counter total or log lines) from which a warning is raised"},
+			{Name: "aer_correctable_warning", Default: "10", Meaning: "correctable errors (aer_dev_correctable totals of the device and its upstream ports, or kernel-log reports in the window) from which a warning is raised"},
 			{Name: "aer_uncorrectable_critical", Default: "1", Meaning: "any non-fatal or fatal error is critical"},
 		},
 		Causes: []string{"marginal signal integrity: card not fully seated, riser or retimer fault, damaged slot", "PCIe link speed forced too high for the slot or riser", "failing device (HCA or GPU)", "firmware bug in the device or the PCIe switch"},
@@ -155,9 +155,9 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "roce.mtu_mismatch", Severity: finding.Warning, Area: "roce", Step: StepPort,
 		Title:   "RoCE MTU inconsistent or too small",
-		Meaning: "RoCE netdevs of the node have different MTUs, or an MTU that caps the RDMA active MTU below 4096 (RoCE needs netdev MTU ≥ 4200 for a 4096-byte RDMA MTU). Peers negotiate the smaller MTU; mixed MTUs cause drops on the fabric.",
+		Meaning: "RoCE netdevs of the node have different MTUs, or an MTU that caps the RDMA active MTU below 4096 (the kernel subtracts 96 bytes of RoCE headers, so a 4096-byte RDMA MTU needs a netdev MTU ≥ 4192). Peers negotiate the smaller MTU; mixed MTUs cause drops on the fabric.",
 		Thresholds: []finding.Threshold{
-			{Name: "roce_mtu_min", Default: "4200", Meaning: "netdev MTU that gives a 4096-byte RDMA active MTU"},
+			{Name: "roce_mtu_min", Default: "4192", Meaning: "netdev MTU that gives a 4096-byte RDMA active MTU (iboe_get_mtu)"},
 		},
 		Causes: []string{"MTU not set on every interface (netplan/ifcfg difference)", "switch ports configured with different MTUs"},
 		Remedy: []string{"ip link set <netdev> mtu 9000 on every RoCE port (and on the switches)", "ibv_devinfo -v | grep active_mtu"},
@@ -175,6 +175,7 @@ var triageMetas = []finding.Meta{
 		Meaning: "Many PFC pause frames were received or sent relative to the traffic on that priority, or the port spent a large share of time paused. Lossless RoCE works, but throughput suffers and head-of-line blocking spreads congestion.",
 		Thresholds: []finding.Threshold{
 			{Name: "pause_ratio", Default: "1%", Meaning: "pause frames per packet on a priority"},
+			{Name: "pause_min", Default: "10000", Meaning: "pause frames below which a priority is not judged"},
 		},
 		Causes: []string{"incast congestion (many-to-one traffic)", "ECN/DCQCN not working, so PFC does all the work", "slow receiver"},
 		Remedy: []string{"check that ECN marks and CNPs flow (np_ecn_marked_roce_packets, rp_cnp_handled)", "tune DCQCN and switch ECN thresholds", "look for a slow node in ibdoctor perf"},
