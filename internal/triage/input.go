@@ -46,6 +46,11 @@ type Input struct {
 	Dev []DevEntry
 	// Thresholds tune the rules; zero values take the defaults.
 	Thresholds Thresholds
+
+	// evs caches the classified kernel-log events of the window (set by
+	// the first rule that asks; the inputs never change during Run).
+	evs     []kmsg.Event
+	evsDone bool
 }
 
 // Interface is one network interface of sys/class/net.
@@ -194,7 +199,10 @@ func (in *Input) events() []kmsg.Event {
 	if in.Kernel == nil {
 		return nil
 	}
-	return kmsg.Events(in.Kernel.Since(in.Since, in.Boot))
+	if !in.evsDone {
+		in.evs, in.evsDone = kmsg.Events(in.Kernel.Since(in.Since, in.Boot)), true
+	}
+	return in.evs
 }
 
 // logEvidence cites one kernel log record.
