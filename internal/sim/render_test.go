@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -295,10 +296,7 @@ func TestSymlinksRelativeInsideRoot(t *testing.T) {
 			t.Errorf("%s: only %d symlinks", prof.Name, links)
 		}
 	}
-	root := t.TempDir()
-	if err := mustBuild(t, Options{}).Write(root); err != nil {
-		t.Fatal(err)
-	}
+	root := writtenRoot(t)
 	links := 0
 	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
 		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -339,12 +337,42 @@ func TestSymlinksRelativeInsideRoot(t *testing.T) {
 	}
 }
 
-func TestUnreadableFailsForRoot(t *testing.T) {
-	root := t.TempDir()
-	n := mustBuild(t, Options{Faults: MustParseFaults("unreadable:mlx5_0/1/counters/port_rcv_data")})
-	if err := n.Write(root); err != nil {
-		t.Fatal(err)
+// writtenRoot is the default node with one unreadable counter, written
+// once for the tests that only read it (disk writes are the slow part).
+var (
+	sharedOnce sync.Once
+	sharedRoot string
+	sharedErr  error
+)
+
+func writtenRoot(t *testing.T) string {
+	t.Helper()
+	sharedOnce.Do(func() {
+		sharedRoot, sharedErr = os.MkdirTemp("", "simroot")
+		if sharedErr != nil {
+			return
+		}
+		var n *Node
+		if n, sharedErr = Build(Options{Faults: MustParseFaults("unreadable:mlx5_0/1/counters/port_rcv_data")}); sharedErr == nil {
+			sharedErr = n.Write(sharedRoot)
+		}
+	})
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
 	}
+	return sharedRoot
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedRoot != "" {
+		os.RemoveAll(sharedRoot)
+	}
+	os.Exit(code)
+}
+
+func TestUnreadableFailsForRoot(t *testing.T) {
+	root := writtenRoot(t)
 	for _, p := range []string{
 		"sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data",
 		"sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/5",
