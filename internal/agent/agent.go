@@ -91,9 +91,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.Thresholds != nil {
 		th = *opts.Thresholds
 	}
-	// Two rule windows plus one sample, so growth has a preceding window.
-	keep := int(2*time.Duration(th.Window)/opts.Interval) + 2
-	a := &Agent{opts: opts, th: th, keep: max(keep, 3), best: map[trend.PortKey]float64{},
+	a := &Agent{opts: opts, th: th, keep: KeepFor(opts.Interval, th), best: map[trend.PortKey]float64{},
 		firstSeen: map[string]time.Time{}, errs: map[string]uint64{}}
 	a.metrics = metrics.New(opts.Version, func() *metrics.State {
 		if v := a.view.Load(); v != nil {
@@ -115,6 +113,15 @@ func New(opts Options) (*Agent, error) {
 		}
 	}
 	return a, nil
+}
+
+// KeepFor is how many samples an agent keeps at an interval: two rule
+// windows plus two samples, so growth always has a preceding window.
+func KeepFor(interval time.Duration, th trend.Thresholds) int {
+	if interval <= 0 {
+		interval = 15 * time.Second
+	}
+	return max(int(2*time.Duration(th.Window)/interval)+2, 3)
 }
 
 // KeepSamples is how many samples the agent keeps in memory and in the

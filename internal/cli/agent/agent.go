@@ -1,0 +1,181 @@
+// Package agent implements `ibdoctor agent`: the long-running sampler with
+// Prometheus metrics, rules over time and the node health API.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ibdoctor/ibdoctor/internal/agent"
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/pairwise"
+	"github.com/ibdoctor/ibdoctor/internal/rootfs"
+	"github.com/ibdoctor/ibdoctor/internal/store"
+	"github.com/ibdoctor/ibdoctor/internal/trend"
+)
+
+// Options are the inputs of `ibdoctor agent`.
+type Options struct {
+	F        *cmdutil.Factory
+	Format   cmdutil.Format
+	Root     string
+	Listen   string
+	Interval time.Duration
+	Expect   string
+	StateDir string
+	Token    string
+	Config   string
+	// Ready, when set, receives the address the server listens on (tests
+	// use it with --listen 127.0.0.1:0).
+	Ready func(addr string)
+}
+
+// NewCmd builds the command; runF replaces the run function in tests.
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{F: f}
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Sample every RDMA port continuously; serve Prometheus metrics and a node health API",
+		Long: `Sample every port's counters, hw_counters and (RoCE) ethtool statistics every
+interval, compute per-second rates (4-octet data words as bytes, 32-bit Q
+counter wraps, saturated IBTA counters as unknown, resets as new series), run
+the node rules and the rules over time, and serve:
+
+  /metrics         Prometheus metrics of the last sample (scrapes never re-read sysfs)
+  /api/v1/health   findings and verdict: HTTP 200 healthy or warning, 503 critical
+  /api/v1/ports    every port's state, counters and rates over the last interval
+  /healthz         200 while samples are fresh
+  /api/v1/perf/    pairwise tests through agents (needs --token)
+
+The agent is read-only unless a token is configured (--token or
+IBDOCTOR_TOKEN). State (last samples, active findings with first-seen time,
+flap history) survives restarts under --state-dir. Thresholds of the rules over
+time are listed by 'ibdoctor rules' and set with --config (YAML).
+SIGTERM or SIGINT shut it down gracefully.`,
+		Example: `  # on a node, as the systemd unit in deploy/ runs it
+  $ ibdoctor agent --state-dir /var/lib/ibdoctor --expect /etc/ibdoctor/expect.yaml
+  # against a simulated node that changes over time
+  $ ibdoctor sim node --live --out /tmp/node &
+  $ ibdoctor agent --root /tmp/node --listen 127.0.0.1:9315 --interval 5s
+  $ curl -s localhost:9315/api/v1/health`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if opts.Interval < time.Second {
+				return cmdutil.FlagErrorf("--interval %s is below 1s", opts.Interval)
+			}
+			if opts.Token == "" {
+				opts.Token = f.Getenv("IBDOCTOR_TOKEN")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return Run(context.Background(), opts)
+		},
+	}
+	cmdutil.AddFormatFlag(cmd, &opts.Format)
+	cmdutil.AddRootFlag(cmd, &opts.Root)
+	cmd.Flags().StringVar(&opts.Listen, "listen", ":9315", "address of the HTTP server")
+	cmd.Flags().DurationVar(&opts.Interval, "interval", 15*time.Second, "time between samples")
+	cmd.Flags().StringVar(&opts.Expect, "expect", "", "expectation file (YAML, from 'ibdoctor baseline') for the node rules")
+	cmd.Flags().StringVar(&opts.StateDir, "state-dir", "", "directory for the state store (empty: state is kept in memory only)")
+	cmd.Flags().StringVar(&opts.Token, "token", "", "shared secret that allows requests that run something (default $IBDOCTOR_TOKEN)")
+	cmd.Flags().StringVar(&opts.Config, "config", "", "YAML file of thresholds for the rules over time (see 'ibdoctor rules')")
+	return cmd
+}
+
+// logger writes diagnostics to stderr as text or JSON lines.
+type logger struct {
+	mu   sync.Mutex
+	f    *cmdutil.Factory
+	json bool
+}
+
+func (l *logger) logf(format string, a ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	msg := fmt.Sprintf(format, a...)
+	now := l.f.Now().UTC().Format(time.RFC3339)
+	if l.json {
+		b, _ := json.Marshal(map[string]string{"time": now, "msg": msg})
+		fmt.Fprintf(l.f.ErrOut, "%s\n", b)
+		return
+	}
+	fmt.Fprintf(l.f.ErrOut, "%s ibdoctor agent: %s\n", now, msg)
+}
+
+// Run starts the agent and blocks until ctx ends or SIGTERM/SIGINT.
+func Run(ctx context.Context, o *Options) error {
+	log := &logger{f: o.F, json: o.Format == cmdutil.FormatJSON}
+	th := trend.Defaults()
+	if o.Config != "" {
+		f, err := os.Open(o.Config)
+		if err != nil {
+			return cmdutil.CannotRun(err)
+		}
+		th, err = trend.LoadConfig(o.Config, f)
+		f.Close()
+		if err != nil {
+			return cmdutil.CannotRun(err)
+		}
+	}
+	exp, err := cmdutil.LoadExpectation(o.Expect)
+	if err != nil {
+		return cmdutil.CannotRun(err)
+	}
+	root, err := rootfs.Open(o.Root)
+	if err != nil {
+		return cmdutil.CannotRun(fmt.Errorf("cannot open root: %w", err))
+	}
+	defer root.Close()
+	var st *store.Store
+	if o.StateDir != "" {
+		st, err = store.Open(o.StateDir, store.Options{KeepSamples: agent.KeepFor(o.Interval, th)})
+		if err != nil {
+			return cmdutil.CannotRun(err)
+		}
+		defer st.Close()
+		if st.Recovered != "" {
+			log.logf("state store was unreadable; moved to %s and started fresh", st.Recovered)
+		}
+	}
+	a, err := agent.New(agent.Options{
+		Read: agent.RootSource(root, o.F.Now), Ethtool: agent.EthtoolFor(root), Interval: o.Interval,
+		Expect: exp, Thresholds: &th, Store: st, Version: o.F.Version, Logf: log.logf,
+	})
+	if err != nil {
+		return cmdutil.CannotRun(err)
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return cmdutil.CannotRun(err)
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	log.logf("sampling %s every %s; listening on %s", root.Name(), o.Interval, ln.Addr())
+	if o.Ready != nil {
+		o.Ready(ln.Addr().String())
+	}
+	perf := pairwise.NewServer(pairwise.ServerOptions{Token: o.Token})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = a.Run(ctx)
+	}()
+	err = agent.Serve(ctx, ln, a.Handler(agent.HandlerOptions{Token: o.Token, Perf: perf}))
+	stop()
+	<-done
+	if err != nil {
+		return cmdutil.CannotRun(err)
+	}
+	log.logf("stopped")
+	return nil
+}
