@@ -11,8 +11,6 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/check"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/cli/collect"
-	ncclcmd "github.com/ibdoctor/ibdoctor/internal/cli/nccl"
-	perfcmd "github.com/ibdoctor/ibdoctor/internal/cli/perf"
 	"github.com/ibdoctor/ibdoctor/internal/cli/rules"
 	simcmd "github.com/ibdoctor/ibdoctor/internal/cli/sim"
 	"github.com/ibdoctor/ibdoctor/internal/cli/status"
@@ -46,8 +44,6 @@ Start with 'ibdoctor demo' (no hardware needed) or 'ibdoctor status' on a node.`
 		rules.NewCmd(f, nil),
 		collect.NewCmd(f, nil),
 		simcmd.NewCmd(f),
-		perfcmd.NewCmd(f),
-		ncclcmd.NewCmd(f),
 		agentcmd.NewCmd(f, nil),
 	)
 	return root
