@@ -28,10 +28,11 @@ type InferOptions struct {
 
 // pairScore is one measured pair with a score where higher is better.
 type pairScore struct {
-	idx   int // into Matrix.Pairs
-	a, b  string
-	score float64
-	slow  bool
+	idx    int // into Matrix.Pairs
+	a, b   string
+	pa, pb Placement
+	score  float64
+	slow   bool
 }
 
 // Infer turns a matrix into findings, pure function of its input:
@@ -58,7 +59,7 @@ func Infer(m *Matrix, opts InferOptions) []finding.Finding {
 	var ps []pairScore
 	for i, p := range m.Pairs {
 		if p.Result != nil {
-			ps = append(ps, pairScore{idx: i, a: p.A, b: p.B, score: score(m, p.Result)})
+			ps = append(ps, pairScore{idx: i, a: p.A, b: p.B, pa: opts.Topology.place(p.A), pb: opts.Topology.place(p.B), score: score(m, p.Result)})
 		}
 	}
 	ref := refScore(m, opts.Reference)
@@ -179,7 +180,7 @@ func (f *inferrer) switches() []finding.Finding {
 		var sel []pairScore
 		leaves := map[string]bool{}
 		for _, p := range f.ps {
-			pa, pb := place(p.a), place(p.b)
+			pa, pb := p.pa, p.pb
 			if pa.Leaf == "" || pb.Leaf == "" || pa.Leaf == pb.Leaf || (pa.Spine != s && pb.Spine != s) {
 				continue
 			}
@@ -207,7 +208,7 @@ func (f *inferrer) switches() []finding.Finding {
 		var inside, cross []pairScore
 		hosts := map[string]bool{}
 		for _, p := range f.ps {
-			la, lb := place(p.a).Leaf, place(p.b).Leaf
+			la, lb := p.pa.Leaf, p.pb.Leaf
 			switch {
 			case la == l && lb == l:
 				inside = append(inside, p)

@@ -1,6 +1,7 @@
 package pairwise
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -156,5 +157,23 @@ func TestInferEvidence(t *testing.T) {
 	}
 	if len(f.Evidence) != 4 || !strings.Contains(f.Evidence[0].Value, "slow beyond 80% of it") {
 		t.Errorf("evidence %+v", f.Evidence)
+	}
+}
+
+// BenchmarkInfer200 infers over a full 200-node matrix (19,900 pairs)
+// with a leaf topology and one slow node.
+func BenchmarkInfer200(b *testing.B) {
+	hosts := make([]string, 200)
+	topo := &Topology{Hosts: map[string]Placement{}}
+	for i := range hosts {
+		hosts[i] = fmt.Sprintf("gpu%03d", i)
+		topo.Hosts[hosts[i]] = Placement{Leaf: fmt.Sprintf("leaf%02d", i/16), Spine: fmt.Sprintf("s%d", i/64)}
+	}
+	m := fullMatrix(hosts, KindBW, slowIf(has("gpu042"), 10))
+	b.ReportAllocs()
+	for b.Loop() {
+		if fs := Infer(m, InferOptions{Topology: topo}); len(fs) != 1 {
+			b.Fatalf("%d findings", len(fs))
+		}
 	}
 }
