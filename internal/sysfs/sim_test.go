@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/ibdoctor/ibdoctor/internal/bundle"
 	"github.com/ibdoctor/ibdoctor/internal/ib"
@@ -170,4 +173,81 @@ func benchRead(b *testing.B, fsys fs.FS) {
 			b.Fatalf("%v, %d devices", err, len(s.Devices))
 		}
 	}
+}
+
+// TestReadLiveHost reads this machine's own root: whatever it holds, the
+// reader must not fail or panic on a real sysfs.
+func TestReadLiveHost(t *testing.T) {
+	if _, err := fs.Stat(osRoot, "sys/class"); err != nil {
+		t.Skip("no /sys here")
+	}
+	s, err := sysfs.ReadRoot(context.Background(), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Root != "/" || s.Devices == nil || s.Gaps == nil {
+		t.Errorf("snapshot = %+v", s)
+	}
+	for _, g := range s.Gaps {
+		t.Logf("gap on this host: %s: %s", g.Path, g.Err)
+	}
+}
+
+var osRoot = os.DirFS("/")
+
+// FuzzReadBundle feeds arbitrary tar archives (compressed here, so the
+// fuzzer mutates tar headers and file contents, not gzip) to the reader: it
+// may report gaps or refuse the bundle, never panic.
+func FuzzReadBundle(f *testing.F) {
+	// A small node keeps the seed (and so each mutation) a few KiB.
+	const dev = "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0"
+	const port = dev + "/infiniband/mlx5_0/ports/1/"
+	small := fstest.MapFS{
+		"proc/sys/kernel/hostname":                  {Data: []byte("n1\n")},
+		"sys/class/infiniband/mlx5_0":               {Data: []byte("../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/mlx5_0"), Mode: fs.ModeSymlink},
+		dev + "/infiniband/mlx5_0/device":           {Data: []byte("../../../0000:3b:00.0"), Mode: fs.ModeSymlink},
+		dev + "/infiniband/mlx5_0/fw_ver":           {Data: []byte("28.39.2048\n")},
+		dev + "/vendor":                             {Data: []byte("0x15b3\n")},
+		dev + "/current_link_width":                 {Data: []byte("16\n")},
+		dev + "/aer_dev_correctable":                {Data: []byte("RxErr 1\nTOTAL_ERR_COR 1\n")},
+		"sys/devices/pci0000:3a/0000:3a:00.0/class": {Data: []byte("0x060400\n")},
+		port + "state":                              {Data: []byte("4: ACTIVE\n")},
+		port + "rate":                               {Data: []byte("400 Gb/sec (4X NDR)\n")},
+		port + "counters/symbol_error":              {Data: []byte("65535\n")},
+		port + "hw_counters/out_of_buffer":          {Data: []byte("3\n")},
+		port + "gids/0":                             {Data: []byte("fe80:0000:0000:0000:a088:c203:0045:1a2c\n")},
+		port + "gid_attrs/types/0":                  {Data: []byte("IB/RoCE v1\n")},
+	}
+	var buf bytes.Buffer
+	if _, err := bundle.Collect(context.Background(), small, &buf, bundle.Options{}); err != nil {
+		f.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&buf)
+	if err != nil {
+		f.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(raw)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(b)
+		zw.Close()
+		fsys, err := rootfs.ReadBundle(&z, "fuzz.tar.gz")
+		if err != nil {
+			return
+		}
+		s, err := sysfs.Read(context.Background(), fsys, sysfs.Options{})
+		if err != nil {
+			return
+		}
+		for _, g := range s.Gaps {
+			if g.Path == "" || g.Err == "" {
+				t.Fatalf("gap without path or error: %+v", g)
+			}
+		}
+	})
 }
