@@ -6,11 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	agentcmd "github.com/ibdoctor/ibdoctor/internal/cli/agent"
 	"github.com/ibdoctor/ibdoctor/internal/cli/baseline"
 	"github.com/ibdoctor/ibdoctor/internal/cli/check"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/cli/collect"
+	ncclcmd "github.com/ibdoctor/ibdoctor/internal/cli/nccl"
+	perfcmd "github.com/ibdoctor/ibdoctor/internal/cli/perf"
 	"github.com/ibdoctor/ibdoctor/internal/cli/rules"
 	simcmd "github.com/ibdoctor/ibdoctor/internal/cli/sim"
 	"github.com/ibdoctor/ibdoctor/internal/cli/status"
@@ -44,7 +45,8 @@ Start with 'ibdoctor demo' (no hardware needed) or 'ibdoctor status' on a node.`
 		rules.NewCmd(f, nil),
 		collect.NewCmd(f, nil),
 		simcmd.NewCmd(f),
-		agentcmd.NewCmd(f, nil),
+		perfcmd.NewCmd(f),
+		ncclcmd.NewCmd(f),
 	)
 	return root
 }

@@ -42,6 +42,9 @@ type Proc struct {
 	IBLine    int        `json:"ib_line,omitempty"`
 	// IBNoDevice is the line of "NET/IB : No device found.", 0 when absent.
 	IBNoDevice int `json:"ib_no_device,omitempty"`
+	// NoVerbs is the line of "Failed to open libibverbs.so[.1]": the image
+	// lacks rdma-core, so NCCL cannot use IB at all; 0 when absent.
+	NoVerbs int `json:"no_verbs,omitempty"`
 	// SocketIfs are from "NET/Socket : Using [0]eth0:10.0.0.1<0> …".
 	SocketIfs  []string `json:"socket_ifs,omitempty"`
 	SocketLine int      `json:"socket_line,omitempty"`
@@ -265,6 +268,10 @@ func parseInfo(p *Proc, n int, msg string) {
 		p.IBNoDevice = n
 		return
 	}
+	if strings.HasPrefix(msg, "Failed to open libibverbs") {
+		p.NoVerbs = n
+		return
+	}
 	if m := reIBDisable.FindStringSubmatch(msg); m != nil {
 		p.IBDisable, _ = strconv.Atoi(m[1])
 		p.IBDisableLine = n
@@ -351,7 +358,7 @@ func (p *Proc) EffectiveNetwork() (network string, line int) {
 	if len(p.IBDevices) > 0 {
 		return "IB", p.IBLine
 	}
-	if (p.IBNoDevice > 0 || p.IBDisable == 1) && len(p.SocketIfs) > 0 {
+	if (p.IBNoDevice > 0 || p.NoVerbs > 0 || p.IBDisable == 1) && len(p.SocketIfs) > 0 {
 		return "Socket", p.SocketLine
 	}
 	return "", 0

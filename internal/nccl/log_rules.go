@@ -112,12 +112,17 @@ func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
 			if p.IBNoDevice > 0 {
 				evs = append(evs, finding.Evidence{Source: at(p.IBNoDevice), Value: "NET/IB : No device found."})
 			}
+			if p.NoVerbs > 0 {
+				evs = append(evs, finding.Evidence{Source: at(p.NoVerbs), Value: "Failed to open libibverbs.so[.1]"})
+			}
 		}
 		f := catalog.New("nccl.socket_fallback", subj, "", evs...)
 		why := ""
 		switch {
 		case len(disabled) > 0:
 			why = "; IB was disabled by NCCL_IB_DISABLE"
+		case slices.ContainsFunc(socketProcs, func(p *Proc) bool { return p.NoVerbs > 0 }):
+			why = "; libibverbs could not be loaded: rdma-core (libibverbs) is missing from the image or the library path"
 		case slices.ContainsFunc(socketProcs, func(p *Proc) bool { return p.IBNoDevice > 0 }):
 			why = "; NCCL found no IB device (container without /dev/infiniband, missing libibverbs, or NCCL_IB_HCA matching nothing)"
 		}
@@ -141,7 +146,7 @@ func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
 	a.Findings = append(a.Findings, timeoutFindings(lg, subj, at)...)
 
 	if len(lg.Procs) > 0 && len(socketProcs)+len(ibProcs) == 0 {
-		a.Notes = append(a.Notes, "the log does not say which network NCCL chose (use NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS including INIT,NET)")
+		a.Notes = append(a.Notes, lg.Source+": the log does not say which network NCCL chose (use NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS including INIT,NET)")
 	}
 	catalog.Sort(a.Findings)
 	return a

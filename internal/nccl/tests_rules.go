@@ -98,7 +98,9 @@ func AnalyzeTests(out *TestsOutput, opts TestsOptions) *TestsAnalysis {
 		sum, fs, notes := analyzeRun(out.Source, label, run, opts)
 		a.Runs = append(a.Runs, sum)
 		a.Findings = append(a.Findings, fs...)
-		a.Notes = append(a.Notes, notes...)
+		for _, n := range notes {
+			a.Notes = append(a.Notes, out.Source+": "+n)
+		}
 	}
 	catalog.Sort(a.Findings)
 	return a
@@ -159,10 +161,10 @@ func analyzeRun(source, label string, run *TestRun, opts TestsOptions) (RunSumma
 		fs = append(fs, catalog.New("nccl.wrong_results", subj, summary, wrongEv...))
 	}
 	if run.Footers == 0 && len(run.Rows) > 0 {
-		notes = append(notes, fmt.Sprintf("%s%s: output ends without the footer (truncated, or the run was killed after %s)", label, source, FormatBytes(sum.MaxSize)))
+		notes = append(notes, fmt.Sprintf("%soutput ends without the footer (truncated, or the run was killed after %s)", label, FormatBytes(sum.MaxSize)))
 	}
 	for _, e := range run.Errors {
-		notes = append(notes, fmt.Sprintf("%s%s: nccl-tests reported an error: %s", label, source, e))
+		notes = append(notes, fmt.Sprintf("%snccl-tests reported an error: %s", label, e))
 	}
 
 	if run.Independent() {

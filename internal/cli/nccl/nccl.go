@@ -1,0 +1,151 @@
+// Package nccl implements `ibdoctor nccl`: analysis of nccl-tests output
+// (`nccl perf`) and of NCCL_DEBUG=INFO logs (`nccl log`).
+package nccl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ibdoctor/ibdoctor/internal/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/finding"
+	"github.com/ibdoctor/ibdoctor/internal/ib"
+	"github.com/ibdoctor/ibdoctor/internal/report"
+	"github.com/ibdoctor/ibdoctor/internal/snapshot"
+)
+
+// NewCmd builds the `nccl` parent command. Subcommands are listed here
+// explicitly, one line each.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "nccl <command>",
+		Short: "Diagnose NCCL jobs: nccl-tests output and NCCL_DEBUG logs",
+		Example: `  # judge an all_reduce_perf run against 400 Gb/s NICs
+  $ ibdoctor nccl perf --line-rate 400 all_reduce_perf.out
+  # what did NCCL choose, and why did it fail?
+  $ ibdoctor nccl log --expect-ib job-*.log`,
+	}
+	cmd.AddCommand(
+		NewCmdPerf(f, nil),
+		NewCmdLog(f, nil),
+	)
+	return cmd
+}
+
+// maxInput bounds one analysed file (a day of NCCL INFO output fits).
+const maxInput = 512 << 20
+
+// openInput opens a file argument; "-" is standard input.
+func openInput(f *cmdutil.Factory, name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(f.In), nil
+	}
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	st, err := fh.Stat()
+	if err == nil && st.IsDir() {
+		fh.Close()
+		return nil, fmt.Errorf("%s is a directory", name)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.LimitReader(fh, maxInput), fh}, nil
+}
+
+// nodeFacts reads what the node at root says about its RDMA ports: whether
+// any exists, and the slowest active port's rate in Gb/s (0 when none).
+func nodeFacts(ctx context.Context, f *cmdutil.Factory, root string) (present bool, slowest float64, port string, err error) {
+	snap, err := cmdutil.LoadSnapshot(ctx, f, root)
+	if err != nil {
+		return false, 0, "", err
+	}
+	present, slowest, port = slowestActive(snap)
+	return present, slowest, port, nil
+}
+
+// slowestActive picks the compute fabric — the link layer most ports share
+// (a frontend RoCE NIC next to eight IB HCAs is not on the NCCL path) — and
+// returns the slowest active port on it.
+func slowestActive(snap *snapshot.Snapshot) (present bool, slowest float64, port string) {
+	count := map[ib.LinkLayer]int{}
+	for _, d := range snap.Devices {
+		for _, p := range d.Ports {
+			present = true
+			count[p.LinkLayer]++
+		}
+	}
+	var fabric ib.LinkLayer
+	for ll, n := range count {
+		if n > count[fabric] || (n == count[fabric] && ll < fabric) {
+			fabric = ll
+		}
+	}
+	for _, d := range snap.Devices {
+		for _, p := range d.Ports {
+			if p.LinkLayer != fabric || p.State == nil || *p.State != ib.StateActive || p.Rate == nil || p.Rate.IsZero() {
+				continue
+			}
+			if g := p.Rate.Gbps(); slowest == 0 || g < slowest {
+				slowest, port = g, fmt.Sprintf("%s port %d", d.Name, p.Number)
+			}
+		}
+	}
+	return present, slowest, port
+}
+
+// fileError is one input that could not be analysed.
+type fileError struct {
+	Source string `json:"source"`
+	Error  string `json:"error"`
+}
+
+// exitFor maps the findings and unreadable inputs to the exit code: 3 when
+// nothing could be read, at least 1 when some input was not analysed.
+func exitFor(fs []finding.Finding, failed, total int) error {
+	if total > 0 && failed == total {
+		return cmdutil.Exit(finding.ExitCannot)
+	}
+	code := finding.ExitCode(fs)
+	if failed > 0 && code == finding.ExitHealthy {
+		code = finding.ExitWarning
+	}
+	return cmdutil.Exit(code)
+}
+
+func writeFindings(w io.Writer, st report.Style, fs []finding.Finding) {
+	if len(fs) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	report.Findings(w, st, fs)
+}
+
+func writeNotes(w io.Writer, notes []string, errs []fileError) {
+	if len(errs) > 0 {
+		fmt.Fprintln(w, "\nnot analysed:")
+		for _, e := range errs {
+			fmt.Fprintf(w, "  - %s: %s\n", e.Source, e.Error)
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		for _, n := range notes {
+			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
+}
+
+func sortFindings(fs []finding.Finding) []finding.Finding {
+	if fs == nil {
+		return []finding.Finding{}
+	}
+	catalog.Sort(fs)
+	return fs
+}

@@ -1,0 +1,183 @@
+package nccl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/sim"
+)
+
+const td = "../../nccl/testdata"
+
+// run executes `nccl ARGS` in-process and returns stdout and the exit code.
+func run(t *testing.T, stdin string, args ...string) (string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	f := &cmdutil.Factory{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut,
+		Now: func() time.Time { return time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC) }}
+	cmd := NewCmd(f)
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	code := 0
+	var ee *cmdutil.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.Code
+	case err != nil:
+		t.Fatalf("unexpected error: %v", err)
+	}
+	return out.String(), code
+}
+
+func simRoot(t *testing.T, faults ...string) string {
+	t.Helper()
+	var fs []sim.Fault
+	for _, s := range faults {
+		f, err := sim.ParseFault(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, f)
+	}
+	n, err := sim.Build(sim.Options{Host: "gpu017", Faults: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "root")
+	if err := n.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestPerfCommand(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string
+	}{
+		{"healthy text", []string{"perf", "--collective", "all_reduce", "--expect-busbw", "20", td + "/tests/nccl340-old-format-2gpu.txt"}, 0,
+			[]string{"all_reduce, 2 ranks, 64 KiB to 128 MiB", "peak busbw at large sizes: 21.86 GB/s (expected 20.0 GB/s, 109%)", "HEALTHY"}},
+		{"low busbw", []string{"perf", "--collective", "all_reduce", "--expect-busbw", "40", td + "/tests/nccl340-old-format-2gpu.txt"}, 2,
+			[]string{"CRITICAL nccl.busbw_low", "55% of the expected --expect-busbw 40.0 GB/s"}},
+		{"non-mpi copies", []string{"perf", td + "/tests/not-mpi-two-headers.txt"}, 1, []string{"nccl.test_not_distributed"}},
+		{"one file missing", []string{"perf", td + "/tests/spark-2node-allreduce.txt", "nope.txt"}, 1, []string{"not analysed:", "nope.txt"}},
+		{"all files bad", []string{"perf", "nope.txt"}, 3, []string{"nope.txt"}},
+		{"not nccl-tests", []string{"perf", td + "/log/nccl902-old-error12.log"}, 3, []string{"no nccl-tests header or result row"}},
+		{"bad collective", []string{"perf", "--collective", "allfoo", "x"}, 3, nil},
+		{"bad efficiency", []string{"perf", "--efficiency", "2", "x"}, 3, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code := run(t, "", tt.args...)
+			if code != tt.code {
+				t.Errorf("exit = %d, want %d\n%s", code, tt.code, out)
+			}
+			for _, c := range tt.contains {
+				if !strings.Contains(out, c) {
+					t.Errorf("output lacks %q:\n%s", c, out)
+				}
+			}
+		})
+	}
+}
+
+func TestPerfJSONAndStdin(t *testing.T) {
+	in := "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\r\n" +
+		"#  Rank  0 Group  0 Pid  1 on a device  0 [0x01] GPU\r\n#  Rank  1 Group  0 Pid  2 on b device  0 [0x01] GPU\r\n" +
+		"     1048576        262144     float     sum      -1    27.76   37.78   37.78      12    27.49   38.15   38.15       0\r\n" +
+		"# Out of bounds values : 12 FAILED\r\n"
+	out, code := run(t, in, "perf", "--format", "json", "--collective", "all_reduce", "-")
+	if code != 2 {
+		t.Fatalf("exit = %d\n%s", code, out)
+	}
+	var doc struct {
+		Verdict  string `json:"verdict"`
+		ExitCode int    `json:"exit_code"`
+		Files    []struct {
+			Output struct {
+				Runs []struct {
+					Rows []struct {
+						Size       int64 `json:"size"`
+						OutOfPlace struct {
+							Wrong int64 `json:"wrong"`
+						} `json:"out_of_place"`
+					} `json:"rows"`
+				} `json:"runs"`
+			} `json:"output"`
+		} `json:"files"`
+		Findings []struct {
+			ID string `json:"id"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if doc.Verdict != "critical" || doc.ExitCode != 2 || len(doc.Findings) != 1 || doc.Findings[0].ID != "nccl.wrong_results" ||
+		doc.Files[0].Output.Runs[0].Rows[0].OutOfPlace.Wrong != 12 {
+		t.Errorf("doc = %+v", doc)
+	}
+}
+
+func TestLogCommand(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string
+	}{
+		{"ib ok", []string{"log", td + "/log/nccl-tests185-roce-init.log"}, 0,
+			[]string{"dgxh100-4:460770", "mlx5_10:1/RoCE mlx5_11:1/RoCE", "NCCL 2.19.3+cuda12.3", "HEALTHY"}},
+		{"retry exceeded", []string{"log", td + "/log/nccl1814-retry-then-flush.log"}, 2,
+			[]string{"CRITICAL nccl.ibv_error", "status 12 IBV_WC_RETRY_EXC_ERR", "events: 3 completion"}},
+		{"socket, no expectation", []string{"log", td + "/tests/meowth-oob-failed-socket.txt"}, 1, []string{"WARNING  nccl.socket_fallback"}},
+		{"socket, expect ib", []string{"log", "--expect-ib", td + "/tests/meowth-oob-failed-socket.txt"}, 2, []string{"CRITICAL nccl.socket_fallback"}},
+		{"not a log", []string{"log", td + "/tests/spark-2node-allreduce.txt"}, 3, []string{"no NCCL log line"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code := run(t, "", tt.args...)
+			if code != tt.code {
+				t.Errorf("exit = %d, want %d\n%s", code, tt.code, out)
+			}
+			for _, c := range tt.contains {
+				if !strings.Contains(out, c) {
+					t.Errorf("output lacks %q:\n%s", c, out)
+				}
+			}
+		})
+	}
+}
+
+// A simulated node root answers the questions the flags would: it has RDMA
+// devices (socket fallback is critical) and its slowest active port sets
+// the line rate.
+func TestRootFromSimulatedNode(t *testing.T) {
+	root := simRoot(t)
+	out, code := run(t, "", "log", "--root", root, td+"/tests/meowth-oob-failed-socket.txt")
+	if code != 2 || !strings.Contains(out, "CRITICAL nccl.socket_fallback") || !strings.Contains(out, "has RDMA devices") {
+		t.Errorf("log --root: exit %d\n%s", code, out)
+	}
+	out, code = run(t, "", "perf", "--collective", "all_reduce", "--root", root, td+"/tests/nccl340-old-format-2gpu.txt")
+	if !strings.Contains(out, "line rate 400 Gb/s from") {
+		t.Errorf("perf --root: exit %d\n%s", code, out)
+	}
+	slow := simRoot(t, "width:mlx5_2/1=2")
+	out, _ = run(t, "", "perf", "--collective", "all_reduce", "--root", slow, td+"/tests/nccl340-old-format-2gpu.txt")
+	if !strings.Contains(out, "line rate 200 Gb/s from mlx5_2 port 1") {
+		t.Errorf("perf --root with a 2X port:\n%s", out)
+	}
+	if _, code := run(t, "", "log", "--root", filepath.Join(t.TempDir(), "missing.tar.gz"), td+"/log/nccl902-old-error12.log"); code != 3 {
+		t.Errorf("unusable root: exit %d, want 3", code)
+	}
+}

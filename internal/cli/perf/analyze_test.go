@@ -1,0 +1,80 @@
+package perf
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const perftestData = "../../perftest/testdata/"
+
+func runAnalyze(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	f, out, _ := testFactory(nil)
+	cmd := NewCmd(f)
+	cmd.SetArgs(append([]string{"analyze"}, args...))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	return out.String(), exitCode(err)
+}
+
+func TestAnalyzeCommand(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string
+	}{
+		{"ndr session at 400G", []string{"--line-rate", "400", perftestData + "ndr-cx7-session.txt"}, 1,
+			[]string{"RDMA_Write BW Test", "392.3 Gb/s at 65536 B (98% of line rate)", "1.27 us at 2 B (limit 1.50 us)",
+				"WARNING  perf.bw_low", "RDMA_Read BW Test on mlx5_0 reached 328.6 of 400 Gb/s (82%)"}},
+		{"no line rate", []string{perftestData + "ndr-cx7-session.txt"}, 0, []string{"HEALTHY", "bandwidth not judged: give --line-rate"}},
+		{"latency limit", []string{"--max-latency", "2", perftestData + "rxe-send-lat.txt"}, 1, []string{"perf.lat_high", "2.95 us for 2 B"}},
+		{"tiny messages", []string{perftestData + "perftest273-postlist-8b.txt"}, 0, []string{"INFO     perf.test_invalid", "largest message is 8 B"}},
+		{"missing file degrades one result", []string{perftestData + "rxe-send-lat.txt", "missing.txt"}, 1, []string{"not analysed:", "missing.txt"}},
+		{"nothing readable", []string{"missing.txt"}, 3, nil},
+		{"negative line rate", []string{"--line-rate", "-1", "x"}, 3, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code := runAnalyze(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit = %d, want %d\n%s", code, tt.code, out)
+			}
+			for _, c := range tt.contains {
+				if !strings.Contains(out, c) {
+					t.Errorf("output lacks %q:\n%s", c, out)
+				}
+			}
+		})
+	}
+}
+
+func TestAnalyzeJSON(t *testing.T) {
+	out, code := runAnalyze(t, "--format", "json", "--line-rate", "400", perftestData+"ndr-cx7-session.txt")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	var doc struct {
+		Verdict string `json:"verdict"`
+		Results []struct {
+			Test string `json:"test"`
+			BW   []struct {
+				AvgGbps float64 `json:"avg_gbps"`
+			} `json:"bw"`
+		} `json:"results"`
+		Findings []struct {
+			ID       string `json:"id"`
+			Evidence []struct {
+				Source string `json:"source"`
+			} `json:"evidence"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Verdict != "warning" || len(doc.Results) != 4 || doc.Results[3].BW[0].AvgGbps != 392.34 ||
+		len(doc.Findings) != 1 || doc.Findings[0].Evidence[0].Source != perftestData+"ndr-cx7-session.txt:74" {
+		t.Errorf("doc = %+v", doc)
+	}
+}
