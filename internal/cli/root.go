@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	agentcmd "github.com/ibdoctor/ibdoctor/internal/cli/agent"
 	"github.com/ibdoctor/ibdoctor/internal/cli/baseline"
 	"github.com/ibdoctor/ibdoctor/internal/cli/check"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
@@ -47,6 +48,7 @@ Start with 'ibdoctor demo' (no hardware needed) or 'ibdoctor status' on a node.`
 		simcmd.NewCmd(f),
 		perfcmd.NewCmd(f),
 		ncclcmd.NewCmd(f),
+		agentcmd.NewCmd(f, nil),
 	)
 	return root
 }
