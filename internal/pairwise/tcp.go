@@ -214,7 +214,9 @@ func tcpBandwidth(ctx context.Context, addr string, key []byte, t Test, lim *lim
 // so data parked in socket buffers is not counted as sent.
 func stream(ctx context.Context, c *net.TCPConn, size int, end time.Time, lim *limiter) (int64, error) {
 	buf := make([]byte, lim.chunk(size))
-	for time.Now().Before(end) {
+	// At least one write, even when a loaded machine schedules this
+	// goroutine only after end.
+	for first := true; first || time.Now().Before(end); first = false {
 		if err := lim.wait(ctx, len(buf)); err != nil {
 			return 0, err
 		}
@@ -245,7 +247,7 @@ func tcpLatency(ctx context.Context, addr string, key []byte, t Test, lim *limit
 	var rtts []time.Duration
 	start := time.Now()
 	end := start.Add(t.Duration())
-	for time.Now().Before(end) && len(rtts) < 1_000_000 {
+	for len(rtts) == 0 || time.Now().Before(end) && len(rtts) < 1_000_000 {
 		if err := lim.wait(ctx, 2*t.Size); err != nil {
 			return Result{}, err
 		}

@@ -127,7 +127,7 @@ still writes what was measured (to --out as well).`,
 	cmdutil.AddFormatFlag(cmd, &opts.Format, FormatCSV)
 	fl := cmd.Flags()
 	fl.StringVar(&opts.HostsFile, "hosts", "", "file of agents: one address:port [name] per line")
-	fl.StringVar(&opts.TopologyFile, "topology", "", "file of host placements: `host leaf` or `host leaf=L rail=R spine=S` per line")
+	fl.StringVar(&opts.TopologyFile, "topology", "", "file of host placements, one \"host leaf\" or \"host leaf=L rail=R spine=S\" per line")
 	fl.StringVar(&opts.Pattern, "pattern", "full", "pairs to test: full, same-leaf, cross-leaf or rail (the last three need --topology)")
 	fl.StringVar(&opts.Token, "token", "", "shared agent token (default $IBDOCTOR_TOKEN)")
 	fl.StringVar(&opts.Test.Backend, "backend", pairwise.BackendTCP, "test backend: tcp or perftest")

@@ -199,3 +199,51 @@ func TestPairwiseBadHostsFile(t *testing.T) {
 		t.Fatalf("err = %v, want exit 3 naming %s line 2", err, hosts)
 	}
 }
+
+func TestPairwiseCrossLeafText(t *testing.T) {
+	hosts := startAgents(t, nil, "127.0.0.31", "127.0.0.32", "127.0.0.33", "127.0.0.34")
+	topo := writeFile(t, "topo", "node-31 leafA\nnode-32 leafA\nnode-33 leaf=leafB spine=s1\nnode-34 leafB\n")
+	f, stdout, stderr := testFactory(map[string]string{"IBDOCTOR_TOKEN": "tok"})
+	f.IsTTY = true
+	cmd := NewCmdPairwise(f, nil)
+	cmd.SetArgs([]string{"--hosts", hosts, "--topology", topo, "--pattern", "cross-leaf", "--duration", "100ms"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	out := stdout.String()
+	// Two leaves of two hosts: one round, node-31 with node-33 and
+	// node-32 with node-34, nothing inside a leaf.
+	for _, want := range []string{
+		"pairwise tcp bw test, pattern cross-leaf: 4 nodes, 2 of 2 pairs measured in 1 rounds",
+		"round 1: 2 pairs in",
+		"no slow node, pair, link or switch found",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	lines := strings.Split(out, "\n")
+	for _, l := range lines {
+		if strings.HasPrefix(l, "  1 node-31") {
+			// Columns: self, node-32 (same leaf, untested), node-33, node-34 (untested).
+			if f := strings.Fields(l); len(f) != 6 || f[2] != "-" || f[3] != "." || f[5] != "." {
+				t.Errorf("row of node-31 %q", l)
+			}
+		}
+	}
+	if !strings.Contains(stderr.String(), "] 2/2 pairs") {
+		t.Errorf("no progress bar on a terminal: %q", stderr.String())
+	}
+}
+
+func TestPairwisePatternWithoutPlacedHosts(t *testing.T) {
+	hosts := writeFile(t, "hosts", "127.0.0.2:1\n127.0.0.3:1\n")
+	topo := writeFile(t, "topo", "other1 leafA\nother2 leafB\n")
+	f, _, _ := testFactory(nil)
+	cmd := NewCmdPairwise(f, nil)
+	cmd.SetArgs([]string{"--hosts", hosts, "--token", "x", "--topology", topo, "--pattern", "same-leaf"})
+	err := cmd.Execute()
+	if exitCode(err) != 3 || !strings.Contains(err.Error(), "no pair to test") {
+		t.Fatalf("err = %v, want exit 3 'no pair to test'", err)
+	}
+}
