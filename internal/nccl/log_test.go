@@ -219,3 +219,32 @@ func BenchmarkParseLog(b *testing.B) {
 		}
 	}
 }
+
+func TestCheckEntryPoints(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "log", "nccl1814-retry-then-flush.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	if !DetectLog(text) || DetectTestsOutput(text) {
+		t.Errorf("detect: log %v tests %v", DetectLog(text), DetectTestsOutput(text))
+	}
+	fs, _, err := CheckLog(strings.NewReader(text), "a.log", LogOptions{})
+	if err != nil || len(fs) != 1 || fs[0].ID != "nccl.ibv_error" {
+		t.Errorf("CheckLog = %v, %v", fs, err)
+	}
+	if _, _, err := CheckTests(strings.NewReader(text), "a.log", TestsOptions{}); !errors.Is(err, ErrNoData) {
+		t.Errorf("CheckTests(log) err = %v", err)
+	}
+	tb, err := os.ReadFile(filepath.Join("testdata", "tests", "not-mpi-two-headers.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !DetectTestsOutput(string(tb)) || DetectLog(string(tb)) {
+		t.Error("detect nccl-tests output")
+	}
+	fs, notes, err := CheckTests(strings.NewReader(string(tb)), "t.txt", TestsOptions{})
+	if err != nil || len(fs) != 1 || len(notes) == 0 {
+		t.Errorf("CheckTests = %v %v %v", fs, notes, err)
+	}
+}

@@ -308,3 +308,17 @@ func BenchmarkParseAll(b *testing.B) {
 		}
 	}
 }
+
+func TestCheck(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "perftest273-postlist-8b.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, _, err := Check(strings.NewReader(string(b)), "x.txt", Options{LineRateGbps: 100})
+	if err != nil || len(fs) != 1 || fs[0].ID != "perf.test_invalid" {
+		t.Errorf("Check = %v, %v", fs, err)
+	}
+	if _, _, err := Check(strings.NewReader("hello"), "x.txt", Options{}); !errors.Is(err, ErrNoData) {
+		t.Errorf("Check(junk) = %v", err)
+	}
+}
