@@ -11,6 +11,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/check"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/cli/collect"
+	"github.com/ibdoctor/ibdoctor/internal/cli/doctor"
 	ncclcmd "github.com/ibdoctor/ibdoctor/internal/cli/nccl"
 	perfcmd "github.com/ibdoctor/ibdoctor/internal/cli/perf"
 	"github.com/ibdoctor/ibdoctor/internal/cli/rules"
@@ -42,6 +43,7 @@ Start with 'ibdoctor demo' (no hardware needed) or 'ibdoctor status' on a node.`
 	root.AddCommand(
 		status.NewCmd(f, nil),
 		check.NewCmd(f, nil),
+		doctor.NewCmd(f, nil),
 		baseline.NewCmd(f, nil),
 		rules.NewCmd(f, nil),
 		collect.NewCmd(f, nil),

@@ -25,6 +25,9 @@ type Input struct {
 	Kernel *kmsg.Log
 	Boot   time.Time
 	Since  time.Time
+	// Window is the length of the window, for summaries ("in the last
+	// 24h"); zero means the whole log.
+	Window time.Duration
 	// Ethtool are driver statistics per netdev.
 	Ethtool []*ethtool.Stats
 	// SMI is `nvidia-smi topo -m` when available.
@@ -219,10 +222,10 @@ func (in *Input) logEvidence(r kmsg.Record) finding.Evidence {
 
 // window describes the kernel-log window for summaries.
 func (in *Input) window() string {
-	if in.Since.IsZero() || in.Snap.Taken.IsZero() {
+	if in.Since.IsZero() || in.Window <= 0 {
 		return "in the kernel log"
 	}
-	return "in the last " + shortDuration(in.Snap.Taken.Sub(in.Since))
+	return "in the last " + shortDuration(in.Window)
 }
 
 func shortDuration(d time.Duration) string {
@@ -252,10 +255,12 @@ func (t target) label() string {
 }
 
 func (t target) subject(host string) finding.Subject {
-	return finding.Subject{Host: host, Device: t.Device, GPU: t.GPU, PCI: string(t.PCI)}
+	return finding.Subject{Host: host, Device: t.Device, GPU: strings.TrimPrefix(t.GPU, "GPU"), PCI: string(t.PCI)}
 }
 
 // gpuName returns "GPU<n>" by PCI bus order, as nvidia-smi numbers them.
+// Subjects carry only the index ("3"), which report.SubjectString shows
+// as "GPU 3".
 func gpuName(s *snapshot.Snapshot, a pcie.Address) (string, bool) {
 	for i, g := range s.GPUs() {
 		if g.Address == a {

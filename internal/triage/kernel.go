@@ -196,7 +196,7 @@ func checkXid(in *Input) []finding.Finding {
 		if ok {
 			label = name + " (" + string(a) + ")"
 		}
-		return finding.Subject{Host: s.Host, GPU: name, PCI: string(a)}, label
+		return finding.Subject{Host: s.Host, GPU: strings.TrimPrefix(name, "GPU"), PCI: string(a)}, label
 	}
 	var out []finding.Finding
 	for _, a := range offKeys {

@@ -49,7 +49,7 @@ func checkTopology(in *Input) []finding.Finding {
 			row = append(row, fmt.Sprintf("%s=%s", n.Name, m.Dist[gi][ni]))
 		}
 		out = append(out, catalog.New("topo.gpu_nic_far",
-			finding.Subject{Host: s.Host, GPU: g.Name(), PCI: string(g.PCI)},
+			finding.Subject{Host: s.Host, GPU: fmt.Sprint(g.Index), PCI: string(g.PCI)},
 			fmt.Sprintf("%s (%s): %s, while %s", g.Name(), g.PCI, near, why),
 			finding.Evidence{Source: "sys/devices (PCI tree)", Value: g.Name() + ": " + strings.Join(row, " ")}))
 	}

@@ -1,0 +1,348 @@
+package doctor
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/ethtool"
+	"github.com/ibdoctor/ibdoctor/internal/ib"
+	"github.com/ibdoctor/ibdoctor/internal/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/ncclenv"
+	"github.com/ibdoctor/ibdoctor/internal/rootfs"
+	"github.com/ibdoctor/ibdoctor/internal/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/topo"
+	"github.com/ibdoctor/ibdoctor/internal/triage"
+)
+
+// maxFile bounds every file the doctor reads from a root (a kernel log of a
+// busy node is a few MiB).
+const maxFile = 64 << 20
+
+// gatherOpts say what to read besides the snapshot.
+type gatherOpts struct {
+	// Live is true for the running host ("/" and not a bundle): the
+	// kernel log comes from /dev/kmsg, ethtool statistics from the ioctl,
+	// nvidia-smi is run.
+	Live bool
+	// Since is the kernel-log window, 0 for the whole log.
+	Since time.Duration
+	// Now is the current time (live roots).
+	Now time.Time
+	// PID selects proc/<pid>/limits (and environ without another env).
+	PID int
+	// Env is the NCCL environment from --env or --nccl-env, nil if none.
+	Env *ncclenv.Env
+	// live reads the live sources; nil off Linux or in tests.
+	live liveSources
+}
+
+// liveSources are the readers of a running host (live_linux.go).
+type liveSources interface {
+	kernelLog() (*kmsg.Log, error)
+	ethtoolStats(netdev string) (*ethtool.Stats, error)
+	nvidiaSMI() (*topo.SMIMatrix, error)
+}
+
+// gathered is the triage input plus notes on what could not be checked.
+type gathered struct {
+	in    *triage.Input
+	notes []string
+	// skipped marks runbook steps with a source that could not be read.
+	skipped map[int]bool
+}
+
+func (g *gathered) note(format string, a ...any) {
+	g.notes = append(g.notes, fmt.Sprintf(format, a...))
+}
+
+// skip notes a missing source of a runbook step.
+func (g *gathered) skip(step int, format string, a ...any) {
+	g.note(format, a...)
+	if g.skipped == nil {
+		g.skipped = map[int]bool{}
+	}
+	g.skipped[step] = true
+}
+
+// gather reads everything the triage rules need from the root. Nothing here
+// is fatal: a missing source becomes a note and its rules stay silent.
+func gather(fsys fs.FS, snap *snapshot.Snapshot, o gatherOpts) *gathered {
+	g := &gathered{in: &triage.Input{Snap: snap, Env: o.Env}}
+	in := g.in
+	readKernelLog(g, fsys, o)
+	readEthtool(g, fsys, snap, o)
+	readSMI(g, fsys, o)
+	in.Interfaces = readInterfaces(g, fsys)
+	in.Memlock = readMemlock(g, fsys, o)
+	if in.Env == nil && o.PID > 0 {
+		p := fmt.Sprintf("proc/%d/environ", o.PID)
+		if b, err := rootfs.ReadLimited(fsys, p, maxFile); err == nil {
+			if e, err := ncclenv.Parse(bytes.NewReader(b), p); err == nil {
+				in.Env = e
+			} else {
+				g.skip(catalog.StepNCCL, "NCCL environment: %v", err)
+			}
+		} else {
+			g.skip(catalog.StepNCCL, "NCCL environment: %s: %v", p, errText(err))
+		}
+	}
+	if in.Env == nil {
+		g.skip(catalog.StepNCCL, "NCCL environment not checked: give --env, --nccl-env FILE or --pid PID")
+	}
+	if b, err := rootfs.ReadLimited(fsys, "proc/modules", maxFile); err == nil {
+		if m, err := triage.ParseModules(bytes.NewReader(b), "proc/modules"); err == nil {
+			in.Modules = m
+		} else {
+			g.skip(catalog.StepHost, "kernel modules: %v", err)
+		}
+	} else {
+		g.skip(catalog.StepHost, "kernel modules not checked: proc/modules: %v", errText(err))
+	}
+	in.Uverbs, in.Dev = readDev(g, fsys)
+	return g
+}
+
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// kernelLogFiles are the saved kernel logs a bundle may hold, best first.
+var kernelLogFiles = []string{"cmd/dmesg.txt", "cmd/journalctl-k.txt", "cmd/kmsg.txt"}
+
+func readKernelLog(g *gathered, fsys fs.FS, o gatherOpts) {
+	in := g.in
+	var err error
+	if o.Live && o.live != nil {
+		in.Kernel, err = o.live.kernelLog()
+		if err != nil {
+			g.note("live kernel log: %v; trying saved logs", err)
+			in.Kernel = nil
+		}
+	}
+	if in.Kernel == nil {
+		for _, p := range kernelLogFiles {
+			b, rerr := rootfs.ReadLimited(fsys, p, maxFile)
+			if rerr != nil {
+				continue
+			}
+			if strings.HasSuffix(p, "kmsg.txt") {
+				in.Kernel, err = kmsg.ParseKmsg(bytes.NewReader(b), p)
+			} else {
+				in.Kernel, err = kmsg.ParseText(bytes.NewReader(b), p, kmsg.TextOptions{Year: o.Now.Year()})
+			}
+			if err != nil && !errors.Is(err, kmsg.ErrNoData) {
+				g.skip(catalog.StepKernelLog, "kernel log %s: %v", p, err)
+				in.Kernel = nil
+				continue
+			}
+			break
+		}
+	}
+	if in.Kernel == nil {
+		g.skip(catalog.StepKernelLog, "kernel log not checked: no /dev/kmsg access and no %s", strings.Join(kernelLogFiles, ", "))
+		return
+	}
+	if n := len(in.Kernel.Errors); n > 0 {
+		g.note("kernel log: %d unparsable line(s) skipped, first: %v", n, in.Kernel.Errors[0])
+	}
+	in.Boot = bootTime(fsys, o)
+	if o.Since <= 0 {
+		return
+	}
+	// The window ends now on a live host; in a bundle or a copied root it
+	// ends at the log's last dated record, so an old bundle still shows
+	// its last day.
+	end := o.Now
+	if !o.Live {
+		end = time.Time{}
+		for _, r := range in.Kernel.Records {
+			if t, ok := r.WallTime(in.Boot); ok && t.After(end) {
+				end = t
+			}
+		}
+	}
+	if end.IsZero() {
+		g.note("kernel log has no dated records: --since not applied, the whole log is judged")
+		return
+	}
+	in.Since, in.Window = end.Add(-o.Since), o.Since
+}
+
+// bootTime is proc/stat btime, else now − proc/uptime; zero when neither
+// is readable. In a bundle the same frame is used for "[ seconds]" stamps
+// and the window, so it need not be the real boot time.
+func bootTime(fsys fs.FS, o gatherOpts) time.Time {
+	if b, err := rootfs.ReadLimited(fsys, "proc/stat", 1<<20); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "btime "); ok {
+				if s, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && s > 0 {
+					return time.Unix(s, 0).UTC()
+				}
+			}
+		}
+	}
+	if b, err := rootfs.ReadLimited(fsys, "proc/uptime", 4096); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			if up, err := strconv.ParseFloat(f[0], 64); err == nil && up >= 0 && up < 1e10 {
+				return o.Now.Add(-time.Duration(up * float64(time.Second)))
+			}
+		}
+	}
+	return time.Time{}
+}
+
+func readEthtool(g *gathered, fsys fs.FS, snap *snapshot.Snapshot, o gatherOpts) {
+	var want []string
+	for i := range snap.Devices {
+		for _, p := range snap.Devices[i].Ports {
+			if p.LinkLayer == ib.LinkLayerEthernet && p.NetDev != "" && !slices.Contains(want, p.NetDev) {
+				want = append(want, p.NetDev)
+			}
+		}
+	}
+	slices.Sort(want)
+	for _, nd := range want {
+		var st *ethtool.Stats
+		var err error
+		if o.Live && o.live != nil {
+			st, err = o.live.ethtoolStats(nd)
+		} else {
+			p := "cmd/ethtool-S-" + nd + ".txt"
+			var b []byte
+			if b, err = rootfs.ReadLimited(fsys, p, maxFile); err == nil {
+				st, err = ethtool.Parse(bytes.NewReader(b), nd, p)
+			}
+		}
+		if err != nil {
+			g.skip(catalog.StepPort, "ethtool statistics of %s not checked: %v", nd, errText(err))
+			continue
+		}
+		g.in.Ethtool = append(g.in.Ethtool, st)
+	}
+}
+
+func readSMI(g *gathered, fsys fs.FS, o gatherOpts) {
+	if len(g.in.Snap.GPUs()) == 0 {
+		return
+	}
+	const p = "cmd/nvidia-smi-topo-m.txt"
+	if b, err := rootfs.ReadLimited(fsys, p, maxFile); err == nil {
+		m, err := topo.ParseNvidiaSMI(bytes.NewReader(b), p)
+		if err != nil {
+			g.skip(catalog.StepPCIe, "nvidia-smi topology: %v", err)
+			return
+		}
+		g.in.SMI = m
+		return
+	}
+	if o.Live && o.live != nil {
+		m, err := o.live.nvidiaSMI()
+		if err != nil {
+			g.note("nvidia-smi topology not compared: %v", err)
+			return
+		}
+		g.in.SMI = m
+	}
+}
+
+func readInterfaces(g *gathered, fsys fs.FS) []triage.Interface {
+	ents, err := fs.ReadDir(fsys, "sys/class/net")
+	if err != nil {
+		g.skip(catalog.StepNCCL, "network interfaces not listed: sys/class/net: %v", errText(err))
+		return nil
+	}
+	out := []triage.Interface{}
+	for _, e := range ents {
+		i := triage.Interface{Name: e.Name(), Flags: -1}
+		dir := path.Join("sys/class/net", e.Name())
+		if b, err := rootfs.ReadAttr(fsys, dir+"/operstate"); err == nil {
+			i.OperState = strings.TrimSpace(string(b))
+		}
+		if b, err := rootfs.ReadAttr(fsys, dir+"/flags"); err == nil {
+			if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 0, 64); err == nil {
+				i.Flags = v
+			}
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+func readMemlock(g *gathered, fsys fs.FS, o gatherOpts) *triage.Limit {
+	p := "proc/self/limits"
+	if o.PID > 0 {
+		p = fmt.Sprintf("proc/%d/limits", o.PID)
+	}
+	b, err := rootfs.ReadLimited(fsys, p, 1<<20)
+	if err != nil {
+		g.skip(catalog.StepHost, "locked-memory limit not checked: %s: %v", p, errText(err))
+		return nil
+	}
+	l, err := triage.ParseLimits(bytes.NewReader(b), p)
+	if err != nil {
+		g.skip(catalog.StepHost, "locked-memory limit: %v", err)
+		return nil
+	}
+	return l
+}
+
+// readDev maps uverbsN to RDMA devices and checks that dev/infiniband holds
+// an openable entry for each, and rdma_cm.
+func readDev(g *gathered, fsys fs.FS) (map[string]string, []triage.DevEntry) {
+	uv := map[string]string{}
+	ents, err := fs.ReadDir(fsys, "sys/class/infiniband_verbs")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		g.skip(catalog.StepContainer, "uverbs devices not mapped: sys/class/infiniband_verbs: %v", errText(err))
+		return nil, nil
+	}
+	var paths []string
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), "uverbs") {
+			continue
+		}
+		b, err := rootfs.ReadAttr(fsys, "sys/class/infiniband_verbs/"+e.Name()+"/ibdev")
+		if err != nil {
+			continue
+		}
+		uv[e.Name()] = strings.TrimSpace(string(b))
+		paths = append(paths, "dev/infiniband/"+e.Name())
+	}
+	if _, err := fs.Stat(fsys, "dev"); err != nil {
+		g.skip(catalog.StepContainer, "container device access not checked: the root has no dev/")
+		return uv, nil
+	}
+	paths = append(paths, "dev/infiniband/rdma_cm")
+	var out []triage.DevEntry
+	for _, p := range paths {
+		e := triage.DevEntry{Path: p}
+		if _, err := fs.Stat(fsys, p); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				e.Exists, e.Err = true, errText(err)
+			}
+			out = append(out, e)
+			continue
+		}
+		e.Exists = true
+		f, err := fsys.Open(p)
+		if err != nil {
+			e.Err = errText(err)
+		} else {
+			e.Openable = true
+			f.Close()
+		}
+		out = append(out, e)
+	}
+	return uv, out
+}
