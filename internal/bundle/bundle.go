@@ -39,6 +39,9 @@ type Options struct {
 	// They run on the machine that collects, so callers pass them only
 	// when the root is the live "/".
 	Commands []Command
+	// NodeCommands adds NodeCommands(snapshot) after Commands: the saved
+	// outputs the node triage reads.
+	NodeCommands bool
 }
 
 // Meta is meta.json: what was collected, from where, and what failed.
@@ -97,7 +100,11 @@ func Collect(ctx context.Context, fsys fs.FS, w io.Writer, opts Options) (*Meta,
 	if err := c.collect(snap); err != nil {
 		return nil, err
 	}
-	meta.Commands = c.runCommands(opts.Commands)
+	cmds := opts.Commands
+	if opts.NodeCommands {
+		cmds = append(slices.Clip(cmds), NodeCommands(snap)...)
+	}
+	meta.Commands = c.runCommands(cmds)
 	meta.Collected = Collected{Devices: len(snap.Devices), PCI: len(snap.PCI), GPUs: len(snap.GPUs()), NetDevs: len(snap.NetDevs)}
 	for _, d := range snap.Devices {
 		meta.Collected.Ports += len(d.Ports)
@@ -175,6 +182,9 @@ func (c *collector) collect(snap *snapshot.Snapshot) error {
 		c.link("sys/bus/pci/devices/" + string(p.Address))
 		c.copyAttrs(dir, dir, nil)
 	}
+	c.copyClass("sys/class/infiniband_verbs")
+	c.copyDevMarkers("dev/infiniband")
+	c.copySaved("cmd")
 	for _, n := range snap.NetDevs {
 		if err := c.ctx.Err(); err != nil {
 			return err
@@ -187,6 +197,78 @@ func (c *collector) collect(snap *snapshot.Snapshot) error {
 		c.copyAttrs(logical, real, []string{"statistics"})
 	}
 	return nil
+}
+
+// copyClass copies a sys/class directory: its files, its symlinks, and the
+// attributes of the device directory each symlink leads to
+// (sys/class/infiniband_verbs/uverbs0 -> …/infiniband_verbs/uverbs0 with
+// ibdev, abi_version, dev). A class that does not exist is skipped.
+func (c *collector) copyClass(dir string) {
+	ents, err := fs.ReadDir(c.fsys, dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.fail(dir, err)
+		}
+		return
+	}
+	c.entries[dir] = &entry{typ: tar.TypeDir}
+	for _, e := range ents {
+		p := dir + "/" + e.Name()
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			if real, ok := c.link(p); ok {
+				c.copyAttrs(p, real, nil)
+			}
+		case e.Type().IsRegular():
+			c.copyFile(p, p, false)
+		}
+	}
+}
+
+// copyDevMarkers records the device nodes of dir (dev/infiniband) as empty
+// regular files: a bundle says that uverbs0 and rdma_cm existed, which is
+// what a container check needs, without holding device nodes (which
+// rootfs refuses) or opening them.
+func (c *collector) copyDevMarkers(dir string) {
+	ents, err := fs.ReadDir(c.fsys, dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.fail(dir, err)
+		}
+		return
+	}
+	c.entries[dir] = &entry{typ: tar.TypeDir}
+	for _, e := range ents {
+		if !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
+			c.entries[dir+"/"+e.Name()] = &entry{typ: tar.TypeReg, data: []byte{}}
+		}
+	}
+}
+
+// copySaved carries over saved tool outputs a root already holds (a
+// bundle being re-packed, a simulated node): regular files directly in
+// dir, up to MaxCommandOutput each. Commands run by this collect replace
+// them.
+func (c *collector) copySaved(dir string) {
+	ents, err := fs.ReadDir(c.fsys, dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.fail(dir, err)
+		}
+		return
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		p := dir + "/" + e.Name()
+		b, err := rootfs.ReadLimited(c.fsys, p, MaxCommandOutput)
+		if err != nil {
+			c.fail(p, err)
+			continue
+		}
+		c.entries[p] = &entry{typ: tar.TypeReg, data: b}
+	}
 }
 
 // link copies the symlink at p (if it is one) and returns where it

@@ -8,8 +8,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/ib"
+	"github.com/ibdoctor/ibdoctor/internal/snapshot"
 )
 
 // Limits for saved tool outputs.
@@ -157,4 +161,45 @@ func (c *collector) run(cmd Command) ([]byte, CommandResult) {
 	}
 	// An empty output is still saved: "ran and printed nothing" is news.
 	return append([]byte{}, stdout.buf.Bytes()...), res
+}
+
+// NodeCommands are the tools whose saved outputs the node triage
+// (`ibdoctor doctor --root bundle.tar.gz`) reads: the kernel log
+// (cmd/dmesg.txt), `ethtool -S` of every RoCE port's netdev
+// (cmd/ethtool-S-<netdev>.txt) and, with GPUs, `nvidia-smi topo -m`
+// (cmd/nvidia-smi-topo-m.txt). Netdev names that are not plain interface
+// names are left out rather than passed to a program.
+func NodeCommands(s *snapshot.Snapshot) []Command {
+	cmds := []Command{{Name: "dmesg", Path: "dmesg", OutFile: "dmesg.txt"}}
+	var nds []string
+	for _, d := range s.Devices {
+		for _, p := range d.Ports {
+			if p.LinkLayer == ib.LinkLayerEthernet && validIfName(p.NetDev) && !slices.Contains(nds, p.NetDev) {
+				nds = append(nds, p.NetDev)
+			}
+		}
+	}
+	slices.Sort(nds)
+	for _, nd := range nds {
+		cmds = append(cmds, Command{Name: "ethtool -S " + nd, Path: "ethtool", Args: []string{"-S", nd}, OutFile: "ethtool-S-" + nd + ".txt"})
+	}
+	if len(s.GPUs()) > 0 {
+		cmds = append(cmds, Command{Name: "nvidia-smi topo -m", Path: "nvidia-smi", Args: []string{"topo", "-m"}, OutFile: "nvidia-smi-topo-m.txt"})
+	}
+	return cmds
+}
+
+// validIfName accepts what the kernel's dev_valid_name does (1–15 bytes,
+// no '/', ':' or whitespace, not "." or "..") and refuses a leading '-', so
+// a name can never read as an option.
+func validIfName(n string) bool {
+	if n == "" || len(n) > 15 || n == "." || n == ".." || n[0] == '-' {
+		return false
+	}
+	for _, c := range []byte(n) {
+		if c == '/' || c == ':' || c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }

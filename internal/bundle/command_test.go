@@ -8,7 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ibdoctor/ibdoctor/internal/ib"
 	"github.com/ibdoctor/ibdoctor/internal/rootfs"
+	"github.com/ibdoctor/ibdoctor/internal/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/sysfs"
 )
 
 func TestCommands(t *testing.T) {
@@ -74,5 +79,43 @@ func TestLimitedBuffer(t *testing.T) {
 	n, err := b.Write([]byte("cdef"))
 	if n != 4 || err != nil || b.buf.String() != "abcd" || !b.cut {
 		t.Fatalf("n=%d err=%v buf=%q cut=%v", n, err, b.buf.String(), b.cut)
+	}
+}
+
+func TestNodeCommands(t *testing.T) {
+	s, err := sysfs.ReadRoot(context.Background(), fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A hostile netdev name must never reach ethtool.
+	s.Devices[1].Ports[0].NetDev = "ens2f0np0"
+	s.Devices = append(s.Devices, snapshot.Device{Name: "evil", Ports: []snapshot.Port{
+		{LinkLayer: ib.LinkLayerEthernet, NetDev: "--help"},
+		{LinkLayer: ib.LinkLayerEthernet, NetDev: "a/../b"},
+	}})
+	var got []string
+	for _, c := range NodeCommands(s) {
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+		got = append(got, c.OutFile+" <- "+strings.Join(append([]string{c.Path}, c.Args...), " "))
+	}
+	want := []string{
+		"dmesg.txt <- dmesg",
+		"ethtool-S-ens2f0np0.txt <- ethtool -S ens2f0np0",
+		"nvidia-smi-topo-m.txt <- nvidia-smi topo -m",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("NodeCommands (-want +got):\n%s", d)
+	}
+	for _, n := range []string{"eth0", "ens1f0np0", "ib0.8001", "bond0"} {
+		if !validIfName(n) {
+			t.Errorf("validIfName(%q) = false", n)
+		}
+	}
+	for _, n := range []string{"", "-x", "a b", "a/b", "a:b", ".", "..", "0123456789abcdef"} {
+		if validIfName(n) {
+			t.Errorf("validIfName(%q) = true", n)
+		}
 	}
 }

@@ -96,6 +96,15 @@ func TestRoundTripSim(t *testing.T) {
 			if d := cmp.Diff(live, got, cmpopts.IgnoreFields(snapshot.Snapshot{}, "Root", "Taken")); d != "" {
 				t.Errorf("bundle differs from the node (-node +bundle):\n%s", d)
 			}
+			// What the node triage reads besides the snapshot comes along:
+			// uverbs mapping, device markers, saved tool outputs.
+			for _, p := range []string{"sys/class/infiniband_verbs/abi_version", "sys/class/infiniband_verbs/uverbs0/ibdev", "dev/infiniband/uverbs0", "dev/infiniband/rdma_cm", "cmd/dmesg.txt"} {
+				want, werr := fs.ReadFile(src, p)
+				have, herr := fs.ReadFile(back, p)
+				if werr != nil || herr != nil || !bytes.Equal(want, have) {
+					t.Errorf("%s: node %q (%v), bundle %q (%v)", p, want, werr, have, herr)
+				}
+			}
 			if meta.Collected.GPUs != 8 || meta.Collected.Devices != len(live.Devices) {
 				t.Errorf("collected = %+v", meta.Collected)
 			}

@@ -26,6 +26,8 @@ type Options struct {
 	// Out is the bundle file; "-" writes it to stdout.
 	Out   string
 	Force bool
+	// NoCommands skips running tools (bundle.NodeCommands and Commands).
+	NoCommands bool
 	// Commands are the tools whose outputs the bundle saves under cmd/
 	// (bundle.Command); they run only when Root is the live "/", since
 	// they describe the machine that runs them, not a copied root.
@@ -42,8 +44,12 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 network (RDMA devices with ports, counters, hw_counters and GIDs; their PCI
 functions and every PCI bridge above them; GPUs; net devices), kept as real
 files and relative symlinks, plus proc/sys/kernel/{hostname,osrelease},
-proc/modules and meta.json (host, time, version, what was collected, every
-file that could not be read). Unreadable files are recorded, not fatal.
+proc/modules, sys/class/infiniband_verbs, dev/infiniband (as empty marker
+files) and meta.json (host, time, version, what was collected, every file
+that could not be read). On the live root (--root /) it also saves the
+outputs of dmesg, ethtool -S for each RoCE netdev and nvidia-smi topo -m
+under cmd/, each with a timeout; a missing tool is noted, not fatal.
+Unreadable files are recorded, not fatal.
 
 Every node command reads a bundle with --root FILE.tar.gz, on any machine.
 The bundle is deterministic: the same node state gives the same bytes.`,
@@ -72,6 +78,7 @@ The bundle is deterministic: the same node state gives the same bytes.`,
 	cmdutil.AddRootFlag(cmd, &opts.Root)
 	cmd.Flags().StringVar(&opts.Out, "out", "", "bundle file to write (FILE.tar.gz, or - for stdout)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite --out if it exists")
+	cmd.Flags().BoolVar(&opts.NoCommands, "no-commands", false, "do not run dmesg, ethtool -S and nvidia-smi topo -m (only with --root /)")
 	return cmd
 }
 
@@ -82,8 +89,8 @@ func run(ctx context.Context, o *Options) error {
 	}
 	defer rt.Close()
 	bo := bundle.Options{Source: o.Root, Now: o.F.Now, Version: o.F.Version}
-	if filepath.Clean(o.Root) == "/" {
-		bo.Commands = o.Commands
+	if filepath.Clean(o.Root) == "/" && !o.NoCommands {
+		bo.Commands, bo.NodeCommands = o.Commands, true
 	}
 	var meta *bundle.Meta
 	size := int64(-1)
