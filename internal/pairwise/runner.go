@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -153,7 +155,7 @@ const busyRetry = 3 * time.Second
 func (r *Runner) call(ctx context.Context, h Host, path string, in, out any) error {
 	deadline := time.Now().Add(busyRetry)
 	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
-		err := r.call1(ctx, h, path, in, out)
+		err := r.call1(ctx, h, http.MethodPost, path, in, out)
 		var ae *AgentError
 		if !errors.As(err, &ae) || ae.Status != http.StatusConflict || time.Now().Add(wait).After(deadline) {
 			return err
@@ -166,16 +168,22 @@ func (r *Runner) call(ctx context.Context, h Host, path string, in, out any) err
 	}
 }
 
-func (r *Runner) call1(ctx context.Context, h Host, path string, in, out any) error {
-	body, err := json.Marshal(in)
+func (r *Runner) call1(ctx context.Context, h Host, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://"+h.Addr+path, body)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+h.Addr+path, bytes.NewReader(body))
-	if err != nil {
-		return err
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+r.Token)
 	client := r.Client
 	if client == nil {
@@ -215,4 +223,50 @@ func (e *AgentError) Error() string { return fmt.Sprintf("agent answered %d: %s"
 func IsAuth(err error) bool {
 	var ae *AgentError
 	return errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden)
+}
+
+// AgentProblem is why one agent cannot take part in a run.
+type AgentProblem struct {
+	Host Host
+	Err  error
+	// Fatal problems are configuration errors that make the run pointless
+	// (the agent refuses the token, or lacks the backend); the others
+	// (unreachable, busy) leave the agent's pairs failed and reported.
+	Fatal bool
+}
+
+// Preflight asks every agent for its info (GET /api/v1/perf/info) at the
+// same time and returns the problems, in hosts-file order.
+func (r *Runner) Preflight(ctx context.Context) []AgentProblem {
+	ctx, cancel := context.WithTimeout(ctx, grace)
+	defer cancel()
+	probs := make([]*AgentProblem, len(r.Hosts))
+	var wg sync.WaitGroup
+	for i, h := range r.Hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var info InfoResponse
+			err := r.call1(ctx, h, http.MethodGet, PathInfo, nil, &info)
+			switch {
+			case IsAuth(err):
+				probs[i] = &AgentProblem{Host: h, Err: err, Fatal: true}
+			case err != nil:
+				probs[i] = &AgentProblem{Host: h, Err: err}
+			case !slices.Contains(info.Backends, r.Test.Backend):
+				probs[i] = &AgentProblem{Host: h, Fatal: true,
+					Err: fmt.Errorf("backend %s is not enabled there (enabled: %s)", r.Test.Backend, strings.Join(info.Backends, ", "))}
+			case info.Busy:
+				probs[i] = &AgentProblem{Host: h, Err: errors.New("busy with another test")}
+			}
+		}()
+	}
+	wg.Wait()
+	var out []AgentProblem
+	for _, p := range probs {
+		if p != nil {
+			out = append(out, *p)
+		}
+	}
+	return out
 }

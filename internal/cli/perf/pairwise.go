@@ -186,6 +186,18 @@ func pairwiseRun(o *PairwiseOptions) error {
 	ctx, stop := interrupt()
 	defer stop()
 	r := &pairwise.Runner{Token: o.Token, Test: o.Test, Hosts: hosts, Now: o.F.Now}
+	fatal := 0
+	for _, p := range r.Preflight(ctx) {
+		what := "warning"
+		if p.Fatal {
+			what = "error"
+			fatal++
+		}
+		fmt.Fprintf(o.F.ErrOut, "%s line %d: agent %s (%s): %s: %v\n", o.HostsFile, p.Host.Line, p.Host.Name, p.Host.Addr, what, p.Err)
+	}
+	if fatal > 0 {
+		return cmdutil.CannotRun(fmt.Errorf("%d of %d agents cannot run the %s test (see above)", fatal, len(hosts), o.Test.Backend))
+	}
 	var bar *progressBar
 	if o.F.IsTTY {
 		bar = &progressBar{w: o.F.ErrOut}

@@ -247,3 +247,55 @@ func TestPairwisePatternWithoutPlacedHosts(t *testing.T) {
 		t.Fatalf("err = %v, want exit 3 'no pair to test'", err)
 	}
 }
+
+func TestPairwisePreflight(t *testing.T) {
+	hosts := startAgents(t, nil, "127.0.0.51", "127.0.0.52")
+	// A third agent that is not listening: a warning, its pairs fail.
+	dead := writeFile(t, "hosts", strings.TrimSpace(readAll(t, hosts))+"\n127.0.0.53:1 node-53\n")
+	tests := []struct {
+		name     string
+		hosts    string
+		args     []string
+		wantCode int
+		wantErr  []string
+	}{
+		{"wrong token", hosts, []string{"--token", "nope"}, 3, []string{
+			"line 2: agent node-51 (127.0.0.51:", "error: agent answered 401", "2 of 2 agents cannot run the tcp test"}},
+		{"backend not enabled", hosts, []string{"--token", "tok", "--backend", "perftest", "--device", "mlx5_0"}, 3, []string{
+			"error: backend perftest is not enabled there (enabled: tcp)"}},
+		{"unreachable agent", dead, []string{"--token", "tok"}, 2, []string{
+			"line 4: agent node-53 (127.0.0.53:1): warning: "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, stdout, stderr := testFactory(nil)
+			cmd := NewCmdPairwise(f, nil)
+			cmd.SetArgs(append([]string{"--hosts", tt.hosts, "--duration", "100ms"}, tt.args...))
+			err := cmd.Execute()
+			if code := exitCode(err); code != tt.wantCode {
+				t.Fatalf("exit %d (%v), want %d\n%s", code, err, tt.wantCode, stderr.String())
+			}
+			all := stderr.String()
+			if err != nil {
+				all += err.Error()
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(all, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, all)
+				}
+			}
+			if tt.wantCode == 2 && !strings.Contains(stdout.String(), "perf.node_failed") {
+				t.Errorf("unreachable agent not reported as node_failed:\n%s", stdout.String())
+			}
+		})
+	}
+}
+
+func readAll(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
