@@ -64,4 +64,3 @@ func ParseSMInfo(r io.Reader, src string) ([]SMInfo, error) {
 	}
 	return out, nil
 }
-
