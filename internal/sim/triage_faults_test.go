@@ -7,9 +7,7 @@ import (
 
 func TestTriageFaults(t *testing.T) {
 	n, err := Build(Options{Profile: "h100-ndr", Host: "gpu017", Faults: MustParseFaults(
-		"module-event:mlx5_2=high-temp", "module-event:mlx5_2=unplugged", "mlx5-health:mlx5_3",
-		"environ:4242/NCCL_IB_HCA=mlx5_1", "environ:4242/NCCL_IB_HCA==mlx5_0", "environ:4242/NCCL_DEBUG=INFO",
-		"memlock:4242=65536", "memlock:self=unlimited")})
+		"module-event:mlx5_2=high-temp", "module-event:mlx5_2=unplugged", "mlx5-health:mlx5_3")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,17 +23,7 @@ func TestTriageFaults(t *testing.T) {
 			t.Errorf("kernel log lacks %q", want)
 		}
 	}
-	if got := string(n.Files["proc/4242/environ"]); got != "NCCL_IB_HCA==mlx5_0\x00NCCL_DEBUG=INFO\x00" {
-		t.Errorf("environ = %q", got)
-	}
-	lim := string(n.Files["proc/4242/limits"])
-	if !strings.Contains(lim, "Max locked memory         65536                65536                bytes     \n") {
-		t.Errorf("limits:\n%s", lim)
-	}
-	if !strings.Contains(string(n.Files["proc/self/limits"]), "Max locked memory         unlimited            unlimited") {
-		t.Error("self limits not written")
-	}
-	for _, bad := range []string{"module-event:mlx5_2=melted", "environ:x/NCCL_IB_HCA=1", "environ:42=1", "memlock:0=5", "memlock:42=lots", "mlx5-health:mlx5_2=1"} {
+	for _, bad := range []string{"module-event:mlx5_2=melted", "module-event=high-temp", "mlx5-health:mlx5_2=1"} {
 		if _, err := ParseFault(bad); err == nil {
 			t.Errorf("ParseFault(%q) accepted", bad)
 		}
