@@ -2,6 +2,7 @@ package perftest
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -169,6 +170,19 @@ const (
 // It fails when none is found; lines it cannot read become Skipped notes of
 // their test.
 func ParseAll(r io.Reader, source string) ([]*Result, error) {
+	br := bufio.NewReaderSize(r, 4096)
+	if head, _ := br.Peek(512); bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{")) {
+		data, err := io.ReadAll(io.LimitReader(br, 16<<20))
+		if err != nil {
+			return nil, &ParseError{Source: source, Err: err}
+		}
+		res, err := parseJSON(data, source)
+		if err != nil {
+			return nil, err
+		}
+		return []*Result{res}, nil
+	}
+	r = br
 	var out []*Result
 	var cur *Result
 	var latCols []string
@@ -443,6 +457,9 @@ func parseLatRow(r *Result, line int, t string, cols []string) error {
 
 // Detect says whether text looks like perftest output.
 func Detect(text string) bool {
+	if strings.Contains(text, `"test_info"`) && strings.Contains(text, `"BW_average"`) {
+		return true // --out_json
+	}
 	return strings.Contains(text, "#bytes") && (strings.Contains(text, "BW average[") || strings.Contains(text, "t_min[usec]") || strings.Contains(text, "t_avg[usec]")) ||
 		strings.Contains(text, " BW Test") && strings.Contains(text, "Link type") ||
 		strings.Contains(text, " Latency Test") && strings.Contains(text, "Link type")

@@ -271,7 +271,7 @@ func TestArgs(t *testing.T) {
 }
 
 func FuzzParseAll(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.*"))
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -320,5 +320,36 @@ func TestCheck(t *testing.T) {
 	}
 	if _, _, err := Check(strings.NewReader("hello"), "x.txt", Options{}); !errors.Is(err, ErrNoData) {
 		t.Errorf("Check(junk) = %v", err)
+	}
+}
+
+func TestParseJSON(t *testing.T) {
+	rs := parseFile(t, "k8s-e2e-write-bw.json")
+	r := rs[0]
+	if r.Test != "RDMA Write BW Test" || r.Device != "mlx5_11" || r.MTU != 1024 || r.LinkType != "Ethernet" || *r.GIDIndex != 1 || r.Unit != "MiB/sec" || r.Verb != "write" {
+		t.Fatalf("result = %+v", r)
+	}
+	// 2229.27 MiB/s = 18.70 Gb/s; MsgRate × MsgSize agrees.
+	if got := r.BW[0].AvgGbps; got < 18.69 || got > 18.71 {
+		t.Errorf("avg = %v Gb/s", got)
+	}
+	a := Analyze(rs, Options{LineRateGbps: 25})
+	if diff := cmp.Diff([]string{"perf.bw_low/critical"}, ids(a.Findings)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"results": {"MsgSize": 65536, "n_iterations": 5000, "BW_average": 99, "MsgRate": 0.035668}}`, "fits neither"},
+		{`{"results": {"MsgSize": 65536}}`, "only bandwidth reports"},
+		{"{\n  \"test_info\": {\n    \"test\": RDMA_Write_BW_Test,\n", "line 3"},
+	} {
+		_, err := ParseAll(strings.NewReader(tc.in), "j.json")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrMalformed) {
+			t.Errorf("ParseAll(%q) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+	gb := `{"test_info": {"test": "RDMA_Write_BW_Test"}, "results": {"MsgSize": 65536, "n_iterations": 5000, "BW_peak": 18.70, "BW_average": 18.69, "MsgRate": 0.035668}}`
+	g, err := ParseAll(strings.NewReader(gb), "g.json")
+	if err != nil || g[0].Unit != "Gb/sec" || g[0].BW[0].AvgGbps != 18.69 {
+		t.Errorf("Gb/s JSON = %+v, %v", g, err)
 	}
 }
