@@ -119,6 +119,7 @@ func TestReadBundleRejects(t *testing.T) {
 		{"file over dir", []entry{file("a/b", "1"), file("a", "2")}, ErrUnsafe, "already exists"},
 		{"huge file", []entry{{name: "big", typ: tar.TypeReg, size: MaxBundleFileBytes + 1, body: big}}, ErrLimit, "MaxBundleFileBytes"},
 		{"backslash", []entry{file(`a\..\b`, "x")}, ErrUnsafe, "backslash"},
+		{"long link", []entry{link("a", strings.Repeat("b/", 3000))}, ErrUnsafe, "longer than 4096"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

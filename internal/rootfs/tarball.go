@@ -25,6 +25,10 @@ const (
 	MaxBundleFileBytes = 32 << 20
 )
 
+// maxPathLen is PATH_MAX: no real path or link target is longer, and the
+// bound keeps symlink resolution cheap.
+const maxPathLen = 4096
+
 // ErrLimit is wrapped when a bundle exceeds one of the limits.
 var ErrLimit = errors.New("bundle limit exceeded")
 
@@ -88,6 +92,9 @@ func readBundle(r io.Reader, name string, lim limits) (fs.FS, error) {
 		}
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
 			continue
+		}
+		if len(hdr.Name) > maxPathLen || len(hdr.Linkname) > maxPathLen {
+			return nil, fail("%w: name or link target longer than %d bytes", ErrUnsafe, maxPathLen)
 		}
 		p, err := entryPath(hdr.Name)
 		if err != nil {

@@ -188,8 +188,12 @@ type bundleMeta struct {
 	} `json:"errors"`
 }
 
+// maxMetaBytes caps meta.json, which lists every unreadable file of a node
+// and so can outgrow an attribute.
+const maxMetaBytes = 4 << 20
+
 func (r *reader) readMeta() {
-	b, err := rootfs.ReadAttr(r.fsys, "meta.json")
+	b, err := rootfs.ReadLimited(r.fsys, "meta.json", maxMetaBytes)
 	if err != nil {
 		r.fail("meta.json", err)
 		return
