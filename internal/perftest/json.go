@@ -95,7 +95,7 @@ func parseJSON(data []byte, source string) (*Result, error) {
 	default:
 		return nil, &ParseError{Source: source, Err: fmt.Errorf("%w: BW_average %.2f fits neither Gb/s (%.2f) nor MiB/s (%.2f) of MsgRate × MsgSize", ErrMalformed, avg, gbps, mib)}
 	}
-	row := BWRow{Line: 1, Bytes: int64(*res.MsgSize), Iterations: int64(*res.NIterations), AvgGbps: avg * factor, MsgRateMpps: *res.MsgRate}
+	row := BWRow{Line: 1, Bytes: int64(*res.MsgSize), Iterations: int64(*res.NIterations), AvgGbps: avg * factor, MsgRateMpps: res.MsgRate}
 	if res.BWPeak != nil && *res.BWPeak >= 0 && !math.IsInf(*res.BWPeak, 0) && !math.IsNaN(*res.BWPeak) {
 		row.PeakGbps = *res.BWPeak * factor
 	}

@@ -103,12 +103,13 @@ type Endpoint struct {
 
 // BWRow is one bandwidth result, in Gb/s (10^9 bit/s).
 type BWRow struct {
-	Line        int     `json:"line"`
-	Bytes       int64   `json:"bytes"`
-	Iterations  int64   `json:"iterations"`
-	PeakGbps    float64 `json:"peak_gbps"`
-	AvgGbps     float64 `json:"avg_gbps"`
-	MsgRateMpps float64 `json:"msg_rate_mpps"`
+	Line       int     `json:"line"`
+	Bytes      int64   `json:"bytes"`
+	Iterations int64   `json:"iterations"`
+	PeakGbps   float64 `json:"peak_gbps"`
+	AvgGbps    float64 `json:"avg_gbps"`
+	// MsgRateMpps is nil in old releases that print no MsgRate column.
+	MsgRateMpps *float64 `json:"msg_rate_mpps,omitempty"`
 }
 
 // LatRow is one latency result in µs; fields the layout lacks are nil
@@ -386,8 +387,8 @@ func parseCounts(f []string) (int64, int64, error) {
 
 func parseBWRow(r *Result, line int, t string) error {
 	f := strings.Fields(t)
-	if len(f) < 5 {
-		return fmt.Errorf("%w: bandwidth row has %d columns, want 5", ErrMalformed, len(f))
+	if len(f) < 4 {
+		return fmt.Errorf("%w: bandwidth row has %d columns, want 5 (4 in old releases)", ErrMalformed, len(f))
 	}
 	row := BWRow{Line: line}
 	var err error
@@ -400,8 +401,12 @@ func parseBWRow(r *Result, line int, t string) error {
 	if row.AvgGbps, err = parseNum(f[3], "BW average"); err != nil {
 		return err
 	}
-	if row.MsgRateMpps, err = parseNum(f[4], "MsgRate"); err != nil {
-		return err
+	if len(f) >= 5 {
+		v, err := parseNum(f[4], "MsgRate")
+		if err != nil {
+			return err
+		}
+		row.MsgRateMpps = &v
 	}
 	switch r.Unit {
 	case "Gb/sec", "":
