@@ -169,8 +169,9 @@ func summary(w io.Writer, out string, size int64, m *bundle.Meta) error {
 		name = "bundle to stdout"
 	}
 	fmt.Fprintf(w, "wrote %s (%s) for host %s\n", name, human(size), orUnknown(m.Host))
-	fmt.Fprintf(w, "  %d RDMA devices, %d ports, %d PCI functions, %d GPUs, %d net devices; %d files, %d symlinks\n",
-		c.Devices, c.Ports, c.PCI, c.GPUs, c.NetDevs, c.Files, c.Symlinks)
+	fmt.Fprintf(w, "  %s, %s, %s, %s, %s; %s, %s\n",
+		count(c.Devices, "RDMA device"), count(c.Ports, "port"), count(c.PCI, "PCI function"), count(c.GPUs, "GPU"),
+		count(c.NetDevs, "net device"), count(c.Files, "file"), count(c.Symlinks, "symlink"))
 	for _, r := range m.Commands {
 		status := "ok"
 		if r.Error != "" {
@@ -179,7 +180,7 @@ func summary(w io.Writer, out string, size int64, m *bundle.Meta) error {
 		fmt.Fprintf(w, "  cmd %s: %s\n", r.Name, status)
 	}
 	if len(m.Errors) > 0 {
-		fmt.Fprintf(w, "%d files could not be read (recorded in meta.json; those the analysis uses show as gaps):\n", len(m.Errors))
+		fmt.Fprintf(w, "%s could not be read (recorded in meta.json; those the analysis uses show as gaps):\n", count(len(m.Errors), "file"))
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, e := range m.Errors {
 			fmt.Fprintf(tw, "  %s\t%s\n", e.Path, e.Error)
@@ -192,6 +193,13 @@ func summary(w io.Writer, out string, size int64, m *bundle.Meta) error {
 		fmt.Fprintln(w, "note: no RDMA devices found (sys/class/infiniband is empty or missing)")
 	}
 	return nil
+}
+
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func orUnknown(s string) string {

@@ -52,7 +52,7 @@ func TestCollect(t *testing.T) {
 	if err := execute(f, "--root", fixture, "--out", out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"wrote " + out, "for host gpu-node-017", "3 RDMA devices, 3 ports, 10 PCI functions, 1 GPUs, 4 net devices"} {
+	for _, want := range []string{"wrote " + out, "for host gpu-node-017", "3 RDMA devices, 3 ports, 10 PCI functions, 1 GPU, 4 net devices"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
