@@ -127,6 +127,15 @@ func init() {
 		{Name: "no-gid-v2", Syntax: "no-gid-v2:DEV/PORT", Example: "no-gid-v2:mlx5_8/1", target: true,
 			Description: "RoCE v2 GID entries absent (only IB/RoCE v1 left)",
 			check:       checkPortRef, apply: applyNoGIDv2},
+		{Name: "memlock", Syntax: "memlock=BYTES|unlimited", Example: "memlock=65536", value: true,
+			Description: "RLIMIT_MEMLOCK of the job (proc/<pid>/limits, soft and hard), e.g. a container's 64 KiB default",
+			check:       checkMemlockLimit, apply: applyMemlockLimit},
+		{Name: "env", Syntax: "env:KEY=VALUE", Example: "env:NCCL_IB_HCA=mlx5_1", target: true, value: true,
+			Description: "set a variable in the job's environment (proc/<pid>/environ)",
+			check:       checkEnvKey, apply: applyEnv},
+		{Name: "no-env", Syntax: "no-env:KEY", Example: "no-env:CUDA_VISIBLE_DEVICES", target: true,
+			Description: "remove a variable from the job's environment",
+			check:       checkEnvKey, apply: applyNoEnv},
 		{Name: "xid", Syntax: "xid:GPU=CODE", Example: "xid:gpu3=79", target: true, value: true,
 			Description: "NVIDIA Xid in the kernel log for the GPU (79 also: fallen off the bus)",
 			check:       checkAll(checkName, checkUint), apply: applyXid},
@@ -377,7 +386,66 @@ func aerBit(class, name string) int {
 	return -1
 }
 
+func checkMemlockLimit(f Fault) error {
+	if f.Value == "unlimited" {
+		return nil
+	}
+	if err := checkUint(f); err != nil {
+		return fmt.Errorf("memlock %q: want bytes or unlimited", f.Value)
+	}
+	return nil
+}
+
+func checkEnvKey(f Fault) error {
+	for i, c := range f.Target {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return fmt.Errorf("environment variable name %q: letters, digits and '_' only", f.Target)
+		}
+	}
+	return nil
+}
+
 // --- appliers ---
+
+func (n *Node) job() (*Process, error) {
+	if n.Job == nil {
+		return nil, errors.New("the node runs no job")
+	}
+	return n.Job, nil
+}
+
+func applyMemlockLimit(n *Node, f Fault) error {
+	j, err := n.job()
+	if err != nil {
+		return err
+	}
+	v := uint64(Unlimited)
+	if f.Value != "unlimited" {
+		v, _ = strconv.ParseUint(f.Value, 10, 64)
+	}
+	j.MemlockSoft, j.MemlockHard = v, v
+	return nil
+}
+
+func applyEnv(n *Node, f Fault) error {
+	j, err := n.job()
+	if err != nil {
+		return err
+	}
+	j.Setenv(f.Target, f.Value)
+	return nil
+}
+
+func applyNoEnv(n *Node, f Fault) error {
+	j, err := n.job()
+	if err != nil {
+		return err
+	}
+	if !j.Unsetenv(f.Target) {
+		return fmt.Errorf("%s is not set in the job's environment", f.Target)
+	}
+	return nil
+}
 
 func linkFault(s ib.PortState, ph ib.PhysState) func(*Node, Fault) error {
 	return func(n *Node, f Fault) error {

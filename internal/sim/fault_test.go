@@ -115,6 +115,9 @@ func TestFaultChangesExactly(t *testing.T) {
 			port("mlx5_8") + "gid_attrs/types/1": unreadable, port("mlx5_8") + "gid_attrs/types/3": unreadable,
 			port("mlx5_8") + "gid_attrs/ndevs/1": unreadable, port("mlx5_8") + "gid_attrs/ndevs/3": unreadable}},
 		{"xid:gpu3=79", map[string]string{"cmd/dmesg.txt": anyChange}},
+		{"memlock=65536", map[string]string{"proc/48213/limits": anyChange}},
+		{"env:NCCL_IB_HCA==mlx5_0:1", map[string]string{"proc/48213/environ": anyChange}},
+		{"no-env:CUDA_VISIBLE_DEVICES", map[string]string{"proc/48213/environ": anyChange}},
 		{"flap:mlx5_8/1=3", map[string]string{port("mlx5_8") + "counters/link_downed": "3\n", net("mlx5_8") + "carrier_changes": "8\n",
 			"cmd/dmesg.txt": anyChange, "cmd/ethtool-S-ens1f0np0.txt": anyChange}},
 		{"flap:mlx5_1/1=2", map[string]string{port("mlx5_1") + "counters/link_downed": "2\n", net("mlx5_1") + "carrier_changes": "6\n"}},
@@ -183,6 +186,10 @@ func TestFaultContent(t *testing.T) {
 		{"no-module:nvidia_peermem", "proc/modules", []string{"\nib_core 479232 7 rdma_ucm,ib_ipoib,mlx5_ib,ib_uverbs,rdma_cm,iw_cm,ib_cm, Live ",
 			"\nnvidia 56807424 2 nvidia_uvm,nvidia_modeset, Live "}, []string{"nvidia_peermem"}},
 		{"down:mlx5_3/1", "cmd/dmesg.txt", nil, []string{"Link down"}},
+		{"memlock=65536", "proc/48213/limits", []string{"\nMax locked memory         65536                65536                bytes     \n"}, nil},
+		{"env:NCCL_IB_HCA==mlx5_0:1", "proc/48213/environ", []string{"\x00NCCL_IB_HCA==mlx5_0:1\x00"}, nil},
+		{"env:CUDA_VISIBLE_DEVICES=3", "proc/48213/environ", []string{"\x00CUDA_VISIBLE_DEVICES=3\x00"}, []string{"0,1"}},
+		{"no-env:NCCL_DEBUG", "proc/48213/environ", nil, []string{"NCCL_DEBUG"}},
 	}
 	for _, c := range cases {
 		m := entryMap(mustBuild(t, Options{Faults: MustParseFaults(c.fault)}))
@@ -285,6 +292,9 @@ func TestParseFault(t *testing.T) {
 		{"aer:mlx5_2/odd/RxErr=1", "correctable|nonfatal|fatal"},
 		{"aer:mlx5_2/correctable/MalfTLP=1", "unknown AER error"},
 		{"down:mlx5 3/1", "blanks"},
+		{"memlock=lots", "bytes or unlimited"},
+		{"memlock:self=5", "takes no target"},
+		{"env:NCCL-IB=1", "letters, digits and '_'"},
 	}
 	for _, c := range bad {
 		_, err := ParseFault(c.in)
@@ -318,6 +328,7 @@ func TestApplyErrors(t *testing.T) {
 		{"no-gid-v2:mlx5_0/1", "not a RoCE port"},
 		{"xid:mlx5_0=79", "no GPU"},
 		{"flap:mlx5_0/1=0", "1–10000"},
+		{"no-env:NCCL_IB_HCA", "is not set"},
 	}
 	for _, c := range cases {
 		_, err := Build(Options{Faults: MustParseFaults(c.fault)})

@@ -33,6 +33,8 @@ type Node struct {
 	// Uptime is the monotonic time of the node: log lines appended by
 	// faults and the live simulator are stamped with it.
 	Uptime time.Duration
+	// Job is the training process (proc/<pid>/…, proc/self); nil for none.
+	Job *Process
 	// RdmaCM says whether dev/infiniband/rdma_cm exists.
 	RdmaCM bool
 	// Files holds extra files by root-relative path (tool outputs under

@@ -491,9 +491,11 @@ func buildRoCE400(b *builder) {
 	b.gpuHCASwitches([]int{0x15, 0x35, 0x95, 0xb5}, sprSockets, intelRootPort, pex89000, h100SXM, hcaCX7Eth)
 }
 
-// finish adds what follows from the hardware: kernel modules.
+// finish adds what follows from the hardware: kernel modules and the
+// training job.
 func (b *builder) finish() {
 	n := b.n
+	n.Job = defaultJob(n)
 	hasIPoIB, hasGPU := false, len(n.GPUs()) > 0
 	for _, d := range n.Devices {
 		if d.Ports[0].LinkLayer == ib.LinkLayerInfiniBand {

@@ -95,6 +95,7 @@ func (n *Node) render(r *renderer) {
 	r.file("proc/sys/kernel/hostname", n.Host+"\n")
 	r.file("proc/sys/kernel/osrelease", n.Kernel+"\n")
 	r.file("proc/modules", n.modules())
+	n.renderProc(r)
 	r.dir("sys/class/infiniband")
 	r.dir("sys/class/net")
 	r.dir("sys/class/infiniband_verbs")
@@ -121,6 +122,9 @@ func (n *Node) render(r *renderer) {
 		}
 	}
 	r.file("cmd/dmesg.txt", n.dmesg())
+	if len(n.GPUs()) > 0 {
+		r.file("cmd/nvidia-smi-topo-m.txt", n.nvidiaSMITopo())
+	}
 	for _, nd := range n.NetDevs {
 		if nd.Ethtool != nil && !nd.PCI.gone() && n.netdevBound(nd) {
 			r.file("cmd/ethtool-S-"+nd.Name+".txt", ethtoolText(nd.Ethtool))

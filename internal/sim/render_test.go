@@ -489,3 +489,68 @@ func TestPCIeBandwidth(t *testing.T) {
 		}
 	}
 }
+
+func TestProcAndTopo(t *testing.T) {
+	m := entryMap(mustBuild(t, Options{}))
+	if e := m["proc/self"]; e.Kind != KindSymlink || e.Target != "48213" {
+		t.Errorf("proc/self -> %q", e.Target)
+	}
+	lim := string(m["proc/48213/limits"].Data)
+	for _, want := range []string{
+		"Limit                     Soft Limit           Hard Limit           Units     \n",
+		"Max locked memory         unlimited            unlimited            bytes     \n",
+		"Max stack size            8388608              unlimited            bytes     \n",
+		"Max nice priority         0                    0                    \n",
+	} {
+		if !strings.Contains(lim, want) {
+			t.Errorf("limits lacks %q:\n%s", want, lim)
+		}
+	}
+	env := string(m["proc/48213/environ"].Data)
+	if !strings.Contains(env, "\x00CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7\x00") || !strings.HasSuffix(env, "\x00") {
+		t.Errorf("environ %q", env)
+	}
+	if got := string(m["proc/uptime"].Data); got != "94623.00 18924600.00\n" {
+		t.Errorf("proc/uptime %q", got)
+	}
+	topo := string(m["cmd/nvidia-smi-topo-m.txt"].Data)
+	for _, want := range []string{
+		"\tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\tGPU6\tGPU7\tNIC0\tNIC1\tNIC2\tNIC3\tNIC4\tNIC5\tNIC6\tNIC7\tNIC8\tNIC9\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n",
+		"\nGPU0\t X \tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\tPIX\tPIX\tNODE\tNODE\tSYS\tSYS\tSYS\tSYS\tNODE\tNODE\t0-55,112-167\t0\t\tN/A\n",
+		"\nGPU5\tNV18\tNV18\tNV18\tNV18\tNV18\t X \tNV18\tNV18\tSYS\tSYS\tSYS\tSYS\tPIX\tPIX\tNODE\tNODE\tSYS\tSYS\t56-111,168-223\t1\t\tN/A\n",
+		"\nNIC8\tNODE\tNODE\tNODE\tNODE\tSYS\tSYS\tSYS\tSYS\tNODE\tNODE\tNODE\tNODE\tSYS\tSYS\tSYS\tSYS\t X \tPIX\t\t\t\t\n",
+		"\n\nLegend:\n\n  X    = Self\n",
+		"\nNIC Legend:\n\n  NIC0: mlx5_0\n",
+		"  NIC9: mlx5_9\n\n",
+	} {
+		if !strings.Contains(topo, want) {
+			t.Errorf("nvidia-smi topo -m lacks %q:\n%s", want, topo)
+		}
+	}
+	// A missing HCA leaves the NIC list; an A100 node has no frontend.
+	topo = string(entryMap(mustBuild(t, Options{Profile: "a100-hdr", Faults: MustParseFaults("missing:mlx5_3")}))["cmd/nvidia-smi-topo-m.txt"].Data)
+	if strings.Contains(topo, "mlx5_3") || !strings.Contains(topo, "  NIC3: mlx5_4\n") || strings.Contains(topo, "NIC7") {
+		t.Errorf("a100 without mlx5_3:\n%s", topo)
+	}
+}
+
+func TestDistance(t *testing.T) {
+	n := mustBuild(t, Options{})
+	cases := []struct{ a, b, want string }{
+		{"gpu0", "mlx5_0", "PIX"},
+		{"gpu0", "mlx5_1", "PIX"},
+		{"gpu0", "mlx5_2", "NODE"},
+		{"gpu0", "mlx5_4", "SYS"},
+		{"gpu7", "mlx5_7", "PIX"},
+		{"mlx5_8", "mlx5_9", "PIX"},
+		{"gpu4", "mlx5_8", "SYS"},
+		{"rp0", "gpu1", "PHB"},
+		{"sw0-up", "gpu1", "PIX"},
+		{"rp0", "sw0-down0", "PHB"},
+	}
+	for _, c := range cases {
+		if got := Distance(n.Func(c.a), n.Func(c.b)); got != c.want {
+			t.Errorf("Distance(%s, %s) = %s, want %s", c.a, c.b, got, c.want)
+		}
+	}
+}
