@@ -129,7 +129,9 @@ type Device struct {
 	BoardID      string
 	NodeDesc     string
 	Ports        []*Port
-	// HWCounters are the device-level hw_counters (without lifespan).
+	// HWCounters, when set, are the device-level hw_counters (without
+	// lifespan); nil renders the sum over the ports, which is what mlx5
+	// shows for its single-port functions.
 	HWCounters map[string]uint64
 	// NoCounters drops every ports/<n>/counters/ directory, as drivers
 	// without process_mad show.

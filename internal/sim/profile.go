@@ -427,10 +427,6 @@ func (b *builder) addHCA(f *PCIFunc, m hca, netdev string, sysImage uint64) *Dev
 	nd.SpeedMbps = p.Rate().DeciGbps * 100
 	p.NetDev = nd
 	d.Ports = []*Port{p}
-	d.HWCounters = map[string]uint64{}
-	for k, v := range p.HWCounters {
-		d.HWCounters[k] = v
-	}
 	b.n.Devices = append(b.n.Devices, d)
 	b.n.NetDevs = append(b.n.NetDevs, nd)
 	b.hca++

@@ -240,7 +240,16 @@ func (n *Node) renderDevice(r *renderer, d *Device) {
 	}
 	r.file(dir+"/node_desc", desc+"\n")
 	r.file(dir+"/hw_counters/lifespan", fmt.Sprintf("%d\n", d.Lifespan))
-	for k, v := range d.HWCounters {
+	devHW := d.HWCounters
+	if devHW == nil {
+		devHW = map[string]uint64{}
+		for _, p := range d.Ports {
+			for k, v := range p.HWCounters {
+				devHW[k] += v
+			}
+		}
+	}
+	for k, v := range devHW {
 		r.file(dir+"/hw_counters/"+k, strconv.FormatUint(v, 10)+"\n")
 	}
 	for _, p := range d.Ports {
