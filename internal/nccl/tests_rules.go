@@ -90,10 +90,29 @@ func AnalyzeTests(out *TestsOutput, opts TestsOptions) *TestsAnalysis {
 	for _, s := range out.Skipped {
 		a.Notes = append(a.Notes, fmt.Sprintf("skipped: %s:%d: %s", out.Source, s.Line, s.Reason))
 	}
+	copies := copyRuns(out.Runs)
+	if len(copies) > 0 {
+		var hosts []string
+		var evs []finding.Evidence
+		for _, i := range copies {
+			r := out.Runs[i]
+			hosts = append(hosts, r.Ranks[0].Host)
+			if len(evs) < 4 {
+				evs = append(evs, ev(out.Source, r.Ranks[0].Line, fmt.Sprintf("Rank 0 Pid %d on %s", r.Ranks[0].Pid, r.Ranks[0].Host)))
+			}
+		}
+		a.Findings = append(a.Findings, catalog.New("nccl.test_not_distributed", finding.Subject{File: out.Source},
+			fmt.Sprintf("%d runs of the same test each list only their own ranks from rank 0, on different hosts (%s): every process of a non-MPI nccl-tests binary ran alone", len(copies), strings.Join(hosts, ", ")), evs...))
+	}
 	for i, run := range out.Runs {
 		label := ""
 		if len(out.Runs) > 1 {
 			label = fmt.Sprintf("run %d (line %d): ", i+1, run.Line)
+		}
+		if slices.Contains(copies, i) {
+			a.Runs = append(a.Runs, RunSummary{Line: run.Line, Collective: collectiveOf(out.Source, run, opts), Ranks: run.NRanks(), Hosts: run.Hosts()})
+			a.Notes = append(a.Notes, fmt.Sprintf("%s: %sskipped bandwidth rules: one copy of a non-MPI run", out.Source, label))
+			continue
 		}
 		sum, fs, notes := analyzeRun(out.Source, label, run, opts)
 		a.Runs = append(a.Runs, sum)
@@ -104,6 +123,43 @@ func AnalyzeTests(out *TestsOutput, opts TestsOptions) *TestsAnalysis {
 	}
 	catalog.Sort(a.Findings)
 	return a
+}
+
+// copyRuns finds runs that are copies of one launch of a non-MPI binary
+// (newer nccl-tests print a version line per copy, so each copy parses as
+// its own run): the same program and sizes, each listing ranks from 0, the
+// rank-0 lines on different hosts. It returns their indexes.
+func copyRuns(runs []*TestRun) []int {
+	type key struct {
+		prog     string
+		min, max int64
+		gpus     int
+	}
+	groups := map[key][]int{}
+	var order []key
+	for i, r := range runs {
+		if len(r.Ranks) == 0 || r.Ranks[0].Rank != 0 || r.Independent() {
+			continue
+		}
+		k := key{r.Program, r.MinBytes, r.MaxBytes, r.NGpus}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	var out []int
+	for _, k := range order {
+		idx := groups[k]
+		hosts := map[string]bool{}
+		for _, i := range idx {
+			hosts[runs[i].Ranks[0].Host] = true
+		}
+		if len(idx) >= 2 && len(hosts) >= 2 {
+			out = append(out, idx...)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func ev(source string, line int, value string) finding.Evidence {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -274,6 +275,36 @@ func BenchmarkParseTests(b *testing.B) {
 	for b.Loop() {
 		if _, err := ParseTests(strings.NewReader(string(data)), "bench"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Newer nccl-tests print a version line per process, so the copies of a
+// non-MPI launch parse as separate runs; the header lines are those of the
+// spark sample with each process listing only itself.
+func TestCopiesAsSeparateRuns(t *testing.T) {
+	one := func(host string, pid int) string {
+		return "# nccl-tests version 2.20.0 (b4d5bee) nccl-headers=23102 nccl-library=23102\n" +
+			"# Collective test starting: all_reduce_perf\n" +
+			"# nThread 1 nGpus 1 minBytes 8192 maxBytes 8589934592 step: 2(factor) warmup iters: 10 iters: 100 agg iters: 1 validation: 1 graph: 0 unalign: 0\n" +
+			"#  Rank  0 Group  0 Pid " + strconv.Itoa(pid) + " on " + host + " device  0 [000f:01:00] NVIDIA GB10\n" +
+			"        8192          2048     float     sum      -1    35.15    0.00    0.00       0    30.33    0.00    0.00       0\n"
+	}
+	for _, tc := range []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"two hosts", one("spark-d708", 1666603) + one("spark-dbf4", 1669515), []string{"nccl.test_not_distributed/warning"}},
+		{"rerun on one host", one("spark-d708", 1666603) + one("spark-d708", 1666999), nil},
+	} {
+		out, err := ParseTests(strings.NewReader(tc.in), "c.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := AnalyzeTests(out, TestsOptions{})
+		if diff := cmp.Diff(tc.want, ids(a.Findings)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
 	}
 }
