@@ -32,7 +32,7 @@ var fabricMetas = []finding.Meta{
 	{
 		ID: "fabric.link_errors", Severity: finding.Warning, Area: "fabric", Step: StepFabric,
 		Title:   "fabric port error counters above threshold or growing",
-		Meaning: "A switch or HCA port's PortCounters show symbol errors, link error recoveries, link-downed events, receive errors or transmit discards above the thresholds (or, against a baseline collection, growing); high PortXmitWait marks a congestion hot spot. Critical for link-downed events or growth by an order of magnitude.",
+		Meaning: "A switch or HCA port's PortCounters show symbol errors, link error recoveries, link-downed events, receive errors or transmit discards at or above the thresholds, or, against a baseline collection (--baseline), growing. Critical when link-downed grew since the baseline or an error counter grew by an order of magnitude (the seed's alert).",
 		Thresholds: []finding.Threshold{
 			{Name: "symbol_errors", Default: "10", Meaning: "SymbolErrorCounter above this (or any growth over a baseline) reports"},
 			{Name: "link_error_recovery", Default: "1", Meaning: "LinkErrorRecoveryCounter at or above this reports"},
@@ -43,6 +43,16 @@ var fabricMetas = []finding.Meta{
 		},
 		Causes: []string{causeCable, "marginal transceiver or dirty connector (symbol errors, recoveries)", "congestion downstream (xmit_wait, discards)", "link flapping (link-downed)"},
 		Remedy: []string{"perfquery <lid> <port> and again after a minute to see growth", "ibqueryerrors --data to list every port with errors", remedyReseat, "perfquery -R <lid> <port> to clear after the fix, then watch"},
+	},
+	{
+		ID: "fabric.congestion", Severity: finding.Warning, Area: "fabric", Step: StepFabric,
+		Title:   "fabric port congestion hot spot (xmit_wait)",
+		Meaning: "A port's PortXmitWait (ticks with data to send but no flow-control credits) is high, or grew fast against a baseline: the credit-based flow control is throttling it, the \"bandwidth swings\" of the seed.",
+		Thresholds: []finding.Threshold{
+			{Name: "xmit_wait", Default: "10000", Meaning: "PortXmitWait ticks (or growth over a baseline) at or above this report"},
+		},
+		Causes: []string{"a slow receiver or an oversubscribed link downstream", "route imbalance concentrating flows (see fabric.route_imbalance)", "jobs sharing links without QoS separation"},
+		Remedy: []string{"perfquery <lid> <port> twice to measure the rate of PortXmitWait", "ibdoctor fabric check for route imbalance", "separate traffic classes with SLs; tune congestion control"},
 	},
 	{
 		ID: "fabric.duplicate_guid", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
@@ -100,50 +110,6 @@ var fabricMetas = []finding.Meta{
 		Causes:  []string{"cables plugged into neighbouring ports", "labels swapped at installation"},
 		Remedy:  []string{"move the cables to the planned ports named in the finding", remedyFabricCheck},
 	},
-	{
-		ID: "fabric.route_missing", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
-		Title:   "destinations unreachable through the forwarding tables",
-		Meaning: "Following the switches' unicast forwarding tables, some sources cannot reach some destination LIDs (no entry, an entry to a down or uncabled port): the seed's \"A reaches B but not C\".",
-		Causes:  []string{causeSMRouting, "a switch's table was not updated after a link change", "LID not assigned or changed"},
-		Remedy:  []string{"ibtracert <src-lid> <dst-lid> to follow one broken route", "dump_fts to compare with the SM's view", remedySMResweep},
-	},
-	{
-		ID: "fabric.route_loop", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
-		Title:   "forwarding loop",
-		Meaning: "Following the forwarding tables towards a destination returns to a switch already visited: packets circle until their lifetime expires.",
-		Causes:  []string{causeSMRouting, "tables written by different SMs (split fabric)", "manually set LFT entries"},
-		Remedy:  []string{"ibtracert <src-lid> <dst-lid> shows the loop", remedySMResweep},
-	},
-	{
-		ID: "fabric.route_nonminimal", Severity: finding.Warning, Area: "fabric", Step: StepFabric,
-		Title:   "routes longer than the minimum hop count",
-		Meaning: "Some routes take more switch hops than the shortest path: extra latency and load on spine links, usually a routing engine working around failures.",
-		Causes:  []string{"routing engine detours around a down link", "routing engine unsuited to the topology (minhop vs ftree)"},
-		Remedy:  []string{"fix the failed links, then re-sweep", "choose the routing engine for the topology (ftree or updn for fat-trees)"},
-	},
-	{
-		ID: "fabric.route_imbalance", Severity: finding.Warning, Area: "fabric", Step: StepFabric,
-		Title:   "route load unbalanced across parallel links",
-		Meaning: "Among links of the same group (e.g. a leaf's uplinks), some carry far more routes than the fair share: hot spots behind \"bandwidth swings\".",
-		Thresholds: []finding.Threshold{
-			{Name: "imbalance_ratio", Default: "1.5", Meaning: "busiest link's routes over the group mean"},
-			{Name: "imbalance_min_routes", Default: "16", Meaning: "groups whose busiest link carries fewer routes are ignored"},
-		},
-		Causes: []string{"missing or narrow uplinks concentrate routes", "routing engine not balancing (minhop on a fat-tree)", "asymmetric cabling"},
-		Remedy: []string{"restore the missing links", "use ftree/updn routing; check the SM's LMC and port ordering"},
-	},
-	{
-		ID: "fabric.credit_loop", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
-		Title:   "credit loop in the routing (deadlock risk)",
-		Meaning: "The channel dependency graph induced by the routes has a cycle: under load, credit-based flow control can deadlock the fabric.",
-		Causes:  []string{"routing engine without deadlock avoidance on a topology with cycles", "routes detouring down-up around failures"},
-		Remedy:  []string{"use a deadlock-free engine (updn, ftree, dfsssp/lash with VLs)", "fix the failed links that forced detours"},
-	},
-	{
-		ID: "fabric.tree_asymmetric", Severity: finding.Warning, Area: "fabric", Step: StepFabric,
-		Title:   "fat-tree asymmetric",
-		Meaning: "In a fat-tree/leaf-spine fabric, a switch does not reach every switch of the next tier with the same number of uplinks as its peers, or its oversubscription differs.",
-		Causes:  []string{"missing or extra uplink cables", "uplinks cabled to the wrong spine"},
-		Remedy:  []string{"ibdoctor fabric diff --plan FILE to list the cabling differences", "recable to the plan"},
-	},
+	// The routing IDs (fabric.route_*, fabric.credit_loop,
+	// fabric.tree_asymmetric) live in routing.go with the routing analysis.
 }
