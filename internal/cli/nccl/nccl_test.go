@@ -163,18 +163,17 @@ func TestLogCommand(t *testing.T) {
 // devices (socket fallback is critical) and its slowest active port sets
 // the line rate.
 func TestRootFromSimulatedNode(t *testing.T) {
-	root := simRoot(t)
+	// One root (writing one costs seconds on a loaded machine): the
+	// default H100 profile with mlx5_2 trained at 2X, so its slowest
+	// compute port runs at 200 Gb/s; the 100G RoCE frontend is not on the
+	// NCCL path.
+	root := simRoot(t, "width:mlx5_2/1=2")
 	out, code := run(t, "", "log", "--root", root, td+"/tests/meowth-oob-failed-socket.txt")
 	if code != 2 || !strings.Contains(out, "CRITICAL nccl.socket_fallback") || !strings.Contains(out, "has RDMA devices") {
 		t.Errorf("log --root: exit %d\n%s", code, out)
 	}
-	out, code = run(t, "", "perf", "--collective", "all_reduce", "--root", root, td+"/tests/nccl340-old-format-2gpu.txt")
-	if !strings.Contains(out, "line rate 400 Gb/s from") {
-		t.Errorf("perf --root: exit %d\n%s", code, out)
-	}
-	slow := simRoot(t, "width:mlx5_2/1=2")
-	out, _ = run(t, "", "perf", "--collective", "all_reduce", "--root", slow, td+"/tests/nccl340-old-format-2gpu.txt")
-	if !strings.Contains(out, "line rate 200 Gb/s from mlx5_2 port 1") {
+	out, _ = run(t, "", "perf", "--collective", "all_reduce", "--root", root, td+"/tests/nccl340-old-format-2gpu.txt")
+	if !strings.Contains(out, "line rate 200 Gb/s from mlx5_2 port 1") || !strings.Contains(out, "expected 20.0 GB/s") {
 		t.Errorf("perf --root with a 2X port:\n%s", out)
 	}
 	if _, code := run(t, "", "log", "--root", filepath.Join(t.TempDir(), "missing.tar.gz"), td+"/log/nccl902-old-error12.log"); code != 3 {
