@@ -216,6 +216,94 @@ func Scenarios() []Scenario {
 		{Name: "reset", Description: "traffic; mlx5_4/1 counters drop to zero at 50s", LoadPermille: traffic, Events: []Event{reset}},
 		{Name: "wrap", Description: "traffic; mlx5_5/1 hw_counters/out_of_buffer starts 5000 below 2^32 and grows 1000/s, wrapping after 5s",
 			LoadPermille: traffic, Events: []Event{wrapStart}, Tick: wrapTick},
+		{Name: "congestion", Description: "traffic; from 10s the first RoCE port is paused 30% of the time on priority 3 " +
+			"(rx_prio3_pause +2000/s), sees ECN marks and CNPs (+8000/s); from 30s rp_cnp_ignored +200/s; " +
+			"pause storm warning at 60s and error at 65s",
+			LoadPermille: traffic, Tick: congestionTick, Events: []Event{
+				{At: 60 * time.Second, What: "pause storm warning on the first RoCE port", Do: onFirstRoCE(func(_ *Node, p *Port) {
+					p.NetDev.AddStat("tx_pause_storm_warning_events", 1)
+				})},
+				{At: 65 * time.Second, What: "pause storm error on the first RoCE port (pause transmission disabled)", Do: onFirstRoCE(func(_ *Node, p *Port) {
+					p.NetDev.AddStat("tx_pause_storm_error_events", 1)
+				})},
+			}},
+		{Name: "transport", Description: "traffic; from 10s mlx5_6/1 retransmits (local_ack_timeout_err +50/s, packet_seq_err +20/s, " +
+			"implied_nak_seq_err +5/s, rnr_nak_retry_err +10/s) and mlx5_7/1 out_of_buffer +1000/s",
+			LoadPermille: traffic, Tick: transportTick},
+	}
+}
+
+// since is the count a steady rate of perSec, running from start, adds
+// over [from, to). It is the difference of the running totals at both
+// ends, so the total never depends on how time is cut into steps.
+func since(from, to, start time.Duration, perSec uint64) uint64 {
+	total := func(t time.Duration) uint64 {
+		if t <= start {
+			return 0
+		}
+		return uint64((t-start)/time.Millisecond) * perSec / 1000
+	}
+	return total(to) - total(from)
+}
+
+// firstRoCE is the first Ethernet (RoCE) port present, or nil.
+func firstRoCE(n *Node) *Port {
+	for _, d := range n.Devices {
+		if !d.present() {
+			continue
+		}
+		for _, p := range d.Ports {
+			if p.LinkLayer == ib.LinkLayerEthernet && p.NetDev != nil && p.NetDev.Ethtool != nil {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// congestionTick: from 10 s the first RoCE port is paused by its peer 30%
+// of the time (PFC priority 3) and sees ECN marks and CNPs; from 30 s the
+// reaction point ignores CNPs (congestion control not effective).
+func congestionTick(n *Node, from, to time.Duration) {
+	p := firstRoCE(n)
+	if p == nil {
+		return
+	}
+	nd := p.NetDev
+	nd.AddStat("rx_prio3_pause", since(from, to, 10*time.Second, 2000))
+	nd.AddStat("rx_prio3_pause_duration", since(from, to, 10*time.Second, 300_000))
+	nd.AddStat("rx_prio3_pause_transition", since(from, to, 10*time.Second, 1000))
+	nd.AddStat("tx_prio3_pause", since(from, to, 10*time.Second, 500))
+	nd.AddStat("tx_prio3_pause_duration", since(from, to, 10*time.Second, 50_000))
+	nd.AddStat("rx_prio3_marked", since(from, to, 10*time.Second, 8000))
+	p.AddHWCounter("np_ecn_marked_roce_packets", since(from, to, 10*time.Second, 8000))
+	p.AddHWCounter("np_cnp_sent", since(from, to, 10*time.Second, 8000))
+	p.AddHWCounter("rp_cnp_handled", since(from, to, 10*time.Second, 6000))
+	p.AddHWCounter("rp_cnp_ignored", since(from, to, 30*time.Second, 200))
+}
+
+// transportTick: from 10 s mlx5_6/1 retransmits (ACK timeouts, sequence
+// errors, RNR NAKs) and mlx5_7/1 drops for lack of receive WQEs.
+func transportTick(n *Node, from, to time.Duration) {
+	if _, p, err := n.PortRef("mlx5_6/1"); err == nil {
+		p.AddHWCounter("local_ack_timeout_err", since(from, to, 10*time.Second, 50))
+		p.AddHWCounter("packet_seq_err", since(from, to, 10*time.Second, 20))
+		p.AddHWCounter("implied_nak_seq_err", since(from, to, 10*time.Second, 5))
+		p.AddHWCounter("rnr_nak_retry_err", since(from, to, 10*time.Second, 10))
+	}
+	if _, p, err := n.PortRef("mlx5_7/1"); err == nil {
+		p.AddHWCounter("out_of_buffer", since(from, to, 10*time.Second, 1000))
+	}
+}
+
+func onFirstRoCE(f func(n *Node, p *Port)) func(*Node) error {
+	return func(n *Node) error {
+		p := firstRoCE(n)
+		if p == nil {
+			return fmt.Errorf("no RoCE port")
+		}
+		f(n, p)
+		return nil
 	}
 }
 

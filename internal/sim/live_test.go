@@ -226,6 +226,65 @@ func TestLiveScenarios(t *testing.T) {
 	}
 }
 
+func TestLiveCongestionAndTransport(t *testing.T) {
+	cases := []struct {
+		profile, scenario string
+		secs              int
+		check             func(t *testing.T, n *Node)
+	}{
+		{"h100-ndr", "congestion", 70, func(t *testing.T, n *Node) {
+			nd := n.NetDev("ens1f0np0")
+			want := map[string]uint64{"rx_prio3_pause": 120_000, "rx_prio3_pause_duration": 18_000_000,
+				"tx_pause_storm_warning_events": 1, "tx_pause_storm_error_events": 1}
+			for k, v := range want {
+				if got, _ := nd.Stat(k); got != v {
+					t.Errorf("%s = %d, want %d", k, got, v)
+				}
+			}
+			if v := counter(t, n, "mlx5_8/1", "rp_cnp_ignored"); v != 8000 {
+				t.Errorf("rp_cnp_ignored %d after 40s at 200/s", v)
+			}
+			if v := counter(t, n, "mlx5_8/1", "np_ecn_marked_roce_packets"); v != 480_000 {
+				t.Errorf("np_ecn_marked_roce_packets %d", v)
+			}
+			if v, _ := n.NetDev("ens1f1np1").Stat("rx_prio3_pause"); v != 0 {
+				t.Errorf("second RoCE port paused too: %d", v)
+			}
+		}},
+		{"roce-400g", "congestion", 20, func(t *testing.T, n *Node) {
+			if v, _ := n.Devices[0].Ports[0].NetDev.Stat("rx_prio3_pause"); v != 20_000 {
+				t.Errorf("roce-400g mlx5_0 rx_prio3_pause %d", v)
+			}
+		}},
+		{"h100-ndr", "transport", 20, func(t *testing.T, n *Node) {
+			want := map[string]uint64{"local_ack_timeout_err": 500, "packet_seq_err": 200, "implied_nak_seq_err": 50, "rnr_nak_retry_err": 100}
+			for k, v := range want {
+				if got := counter(t, n, "mlx5_6/1", k); got != v {
+					t.Errorf("%s = %d, want %d", k, got, v)
+				}
+			}
+			if v := counter(t, n, "mlx5_7/1", "out_of_buffer"); v != 10_000 {
+				t.Errorf("out_of_buffer %d", v)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.profile+"/"+c.scenario, func(t *testing.T) {
+			n := mustBuild(t, Options{Profile: c.profile})
+			l := NewLive(n, scenario(t, c.scenario))
+			for i := 0; i < c.secs*2; i++ {
+				l.Step(500 * time.Millisecond)
+			}
+			c.check(t, n)
+		})
+	}
+	// Without a RoCE port the congestion events are skipped, not fatal.
+	l := NewLive(mustBuild(t, Options{Profile: "a100-hdr"}), scenario(t, "congestion"))
+	if msgs := l.Step(70 * time.Second); len(msgs) != 2 || !strings.Contains(msgs[0], "skipped: no RoCE port") {
+		t.Errorf("a100 congestion: %q", msgs)
+	}
+}
+
 func TestLiveSkipsAbsentPorts(t *testing.T) {
 	n := mustBuild(t, Options{Profile: "a100-hdr", Faults: MustParseFaults("missing:mlx5_1")})
 	l := NewLive(n, scenario(t, "errors"))
