@@ -1,0 +1,284 @@
+package cli
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/report"
+	"github.com/ibdoctor/ibdoctor/internal/sim"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// run executes ibdoctor in-process and returns stdout, stderr and the exit
+// code.
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	f := &cmdutil.Factory{
+		In: strings.NewReader(""), Out: &out, ErrOut: &errOut,
+		Now:     func() time.Time { return time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC) },
+		Getenv:  func(string) string { return "" },
+		Environ: func() []string { return nil },
+		Version: "test",
+	}
+	code := Run(f, args)
+	return out.String(), errOut.String(), code
+}
+
+// simRoot writes a simulated node with faults and returns its directory.
+func simRoot(t *testing.T, profile string, faults ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "root")
+	if err := simNode(t, profile, faults...).Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// simBundle writes a simulated node as a bundle .tar.gz (files, relative
+// symlinks, directories — an unreadable file is a directory, as in the
+// sim's directory form) and returns its path. Reading a bundle is an order
+// of magnitude faster than writing thousands of files, which keeps the
+// fault table quick.
+func simBundle(t *testing.T, profile string, faults ...string) string {
+	t.Helper()
+	n := simNode(t, profile, faults...)
+	p := filepath.Join(t.TempDir(), "node.tar.gz")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	tw := tar.NewWriter(zw)
+	for _, e := range n.Entries() {
+		h := &tar.Header{Name: e.Path, Mode: 0o644, ModTime: time.Unix(0, 0)}
+		switch e.Kind {
+		case sim.KindFile:
+			h.Typeflag, h.Size = tar.TypeReg, int64(len(e.Data))
+		case sim.KindSymlink:
+			h.Typeflag, h.Linkname, h.Mode = tar.TypeSymlink, e.Target, 0o777
+		default:
+			h.Typeflag, h.Name, h.Mode = tar.TypeDir, e.Path+"/", 0o755
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if e.Kind == sim.KindFile {
+			tw.Write(e.Data)
+		}
+	}
+	if err := errors.Join(tw.Close(), zw.Close(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func simNode(t *testing.T, profile string, faults ...string) *sim.Node {
+	t.Helper()
+	var fs []sim.Fault
+	for _, s := range faults {
+		f, err := sim.ParseFault(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, f)
+	}
+	n, err := sim.Build(sim.Options{Profile: profile, Host: "gpu017", Faults: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func checkJSON(t *testing.T, args ...string) (report.Document, int) {
+	t.Helper()
+	out, stderr, code := run(t, append([]string{"check", "--format", "json"}, args...)...)
+	var doc report.Document
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("check JSON: %v\nstdout: %s\nstderr: %s", err, out, stderr)
+	}
+	return doc, code
+}
+
+func findingKeys(doc report.Document) []string {
+	var ks []string
+	for _, f := range doc.Findings {
+		ks = append(ks, f.ID+" "+string(f.Severity)+" "+report.SubjectString(f.Subject))
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func TestCheckProfilesHealthy(t *testing.T) {
+	for _, p := range []string{"h100-ndr", "a100-hdr", "roce-400g"} {
+		t.Run(p, func(t *testing.T) {
+			doc, code := checkJSON(t, "--root", simRoot(t, p))
+			if code != 0 || len(doc.Findings) != 0 || len(doc.Gaps) != 0 || doc.Verdict != "healthy" {
+				t.Fatalf("healthy %s: exit %d, findings %v, gaps %v", p, code, findingKeys(doc), doc.Gaps)
+			}
+		})
+	}
+}
+
+// Each simulator fault is found by check, with the right ID, and nothing
+// else is reported.
+func TestCheckFindsEachFault(t *testing.T) {
+	tests := []struct {
+		profile string
+		fault   string
+		want    []string
+		code    int
+		gap     string
+	}{
+		{"h100-ndr", "down:mlx5_3/1", []string{"port.down critical mlx5_3 port 1 (ibp58s0)"}, 2, ""},
+		{"h100-ndr", "polling:mlx5_3/1", []string{"port.polling critical mlx5_3 port 1 (ibp58s0)"}, 2, ""},
+		{"h100-ndr", "disabled:mlx5_3/1", []string{"port.disabled critical mlx5_3 port 1 (ibp58s0)"}, 2, ""},
+		{"h100-ndr", "init:mlx5_3/1", []string{"port.init_no_sm critical mlx5_3 port 1 (ibp58s0)"}, 2, ""},
+		{"h100-ndr", "armed:mlx5_3/1", []string{"port.init_no_sm critical mlx5_3 port 1 (ibp58s0)"}, 2, ""},
+		{"h100-ndr", "down:mlx5_9/1", []string{"port.disabled critical mlx5_9 port 1 (ens1f1np1)"}, 2, ""},
+		{"h100-ndr", "width:mlx5_2/1=2", []string{"port.rate_below_expected critical mlx5_2 port 1 (ibp56s0)", "port.width_degraded critical mlx5_2 port 1 (ibp56s0)"}, 2, ""},
+		{"a100-hdr", "speed:mlx5_2/1=EDR", []string{"port.rate_below_expected critical mlx5_2 port 1 (ibp74s0)", "port.speed_degraded critical mlx5_2 port 1 (ibp74s0)"}, 2, ""},
+		{"h100-ndr", "pcie-width:mlx5_4=8", []string{"pcie.link_degraded critical mlx5_4"}, 2, ""},
+		{"h100-ndr", "pcie-speed:mlx5_4=3", []string{"pcie.link_degraded critical mlx5_4"}, 2, ""},
+		{"h100-ndr", "pcie-width:gpu3=8", []string{"pcie.link_degraded critical GPU 0000:3b:00.0"}, 2, ""},
+		{"h100-ndr", "saturate:mlx5_1/1/symbol_error", []string{"port.counter_saturated warning mlx5_1 port 1 (ibp26s0)"}, 1, ""},
+		{"h100-ndr", "saturate:mlx5_1/1/link_downed", []string{"port.counter_saturated warning mlx5_1 port 1 (ibp26s0)"}, 1, ""},
+		{"h100-ndr", "counter:mlx5_1/1/symbol_error=1234", nil, 0, ""},
+		{"h100-ndr", "fw:mlx5_5=28.36.1010", []string{"port.fw_mismatch warning mlx5_5"}, 1, ""},
+		{"h100-ndr", "unreadable:mlx5_0/1/counters/port_rcv_data", nil, 0, "sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data"},
+		{"h100-ndr", "no-counters:mlx5_6", nil, 0, ""},
+		{"h100-ndr", "missing:mlx5_7", nil, 0, ""}, // without an expectation a missing HCA is invisible; see TestBaselineThenCheck
+	}
+	for _, tt := range tests {
+		t.Run(tt.fault, func(t *testing.T) {
+			doc, code := checkJSON(t, "--root", simBundle(t, tt.profile, tt.fault))
+			got := findingKeys(doc)
+			if !slices.Equal(got, tt.want) || code != tt.code {
+				t.Fatalf("exit %d, findings:\n%s\nwant exit %d:\n%s", code, strings.Join(got, "\n"), tt.code, strings.Join(tt.want, "\n"))
+			}
+			if tt.gap == "" && len(doc.Gaps) > 0 || tt.gap != "" && (len(doc.Gaps) != 1 || doc.Gaps[0].Path != tt.gap) {
+				t.Fatalf("gaps %v, want %q", doc.Gaps, tt.gap)
+			}
+		})
+	}
+}
+
+func TestBaselineThenCheck(t *testing.T) {
+	good := simRoot(t, "h100-ndr")
+	exp := filepath.Join(t.TempDir(), "expect.yaml")
+	if _, stderr, code := run(t, "baseline", "--root", good, "--out", exp); code != 0 {
+		t.Fatalf("baseline exit %d: %s", code, stderr)
+	}
+	data, _ := os.ReadFile(exp)
+	for _, s := range []string{"version: 1", "host: gpu017", `- name: mlx5_0`, `rate: 400 Gb/sec (4X NDR)`, `fw_ver: 28.39.2048`, `speed: 32.0 GT/s PCIe   # Gen5`} {
+		if !strings.Contains(string(data), s) {
+			t.Errorf("baseline lacks %q:\n%s", s, data)
+		}
+	}
+	if doc, code := checkJSON(t, "--root", good, "--expect", exp); code != 0 || len(doc.Findings) != 0 {
+		t.Fatalf("the node it was written from: exit %d %v", code, findingKeys(doc))
+	}
+	bad := simBundle(t, "h100-ndr", "missing:mlx5_7", "fw:mlx5_5=28.36.1010", "pcie-speed:mlx5_4=4", "speed:mlx5_1/1=HDR")
+	doc, code := checkJSON(t, "--root", bad, "--expect", exp)
+	want := []string{
+		"pcie.link_degraded critical mlx5_4",
+		"port.fw_mismatch warning mlx5_5",
+		"port.missing critical mlx5_7",
+		"port.rate_below_expected critical mlx5_1 port 1 (ibp26s0)",
+		"port.speed_degraded critical mlx5_1 port 1 (ibp26s0)",
+	}
+	if got := findingKeys(doc); code != 2 || !slices.Equal(got, want) {
+		t.Fatalf("exit %d, findings:\n%s\nwant:\n%s", code, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestCannotRun(t *testing.T) {
+	badExp := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(badExp, []byte("version: 1\ndevices:\n  - name: mlx5_0\n    ports:\n      - port: 1\n        rate: fast\n"), 0o644)
+	tests := []struct {
+		args    []string
+		errText string
+	}{
+		{[]string{"check", "--root", "/nonexistent/root"}, "cannot open root"},
+		{[]string{"check", "--root", t.TempDir()}, "no sys/ directory"},
+		{[]string{"check", "--root", simBundle(t, "h100-ndr"), "--expect", badExp}, "bad.yaml:6: invalid expectation: rate:"},
+		{[]string{"check", "--format", "xml"}, `unknown format "xml"`},
+		{[]string{"status", "extra-arg"}, "unknown command"},
+		{[]string{"nosuchcommand"}, "unknown command"},
+		{[]string{"rules", "port.nonexistent"}, "unknown finding ID"},
+	}
+	for _, tt := range tests {
+		_, stderr, code := run(t, tt.args...)
+		if code != 3 || !strings.Contains(stderr, tt.errText) {
+			t.Errorf("%v: exit %d, stderr %q; want 3 and %q", tt.args, code, stderr, tt.errText)
+		}
+	}
+}
+
+// The text outputs of status and check on a faulty node are kept as golden
+// files (go test ./internal/cli -update rewrites them); they are also what
+// the README shows.
+func TestGoldenText(t *testing.T) {
+	root := simRoot(t, "h100-ndr", "width:mlx5_2/1=2", "polling:mlx5_5/1", "pcie-width:mlx5_4=8",
+		"saturate:mlx5_1/1/symbol_error", "fw:mlx5_6=28.36.1010", "unreadable:mlx5_0/1/counters/port_rcv_data")
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"status.txt", []string{"status", "--root", root}, 0},
+		{"check.txt", []string{"check", "--root", root}, 2},
+	} {
+		out, stderr, code := run(t, c.args...)
+		if code != c.code {
+			t.Fatalf("%v: exit %d (%s)", c.args, code, stderr)
+		}
+		if strings.Contains(out, "\x1b[") {
+			t.Fatalf("%s: color escape codes without a terminal", c.name)
+		}
+		out = strings.ReplaceAll(out, root, "ROOT")
+		golden := filepath.Join("testdata", c.name)
+		if *update {
+			os.WriteFile(golden, []byte(out), 0o644)
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out != string(want) {
+			t.Errorf("%s differs from %s (run with -update after review):\n%s", c.name, golden, out)
+		}
+	}
+}
+
+func TestStatusJSON(t *testing.T) {
+	out, _, code := run(t, "status", "--format", "json", "--root", simBundle(t, "h100-ndr", "down:mlx5_9/1"))
+	var st report.Status
+	if err := json.Unmarshal([]byte(out), &st); err != nil || code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	if len(st.Ports) != 10 || st.Verdict != "critical" {
+		t.Fatalf("ports %d verdict %s", len(st.Ports), st.Verdict)
+	}
+	p0, p9 := st.Ports[0], st.Ports[9]
+	if p0.Device != "mlx5_0" || p0.Rate == nil || p0.Rate.Gbps() != 400 || p0.RateText != "400 Gb/s 4X NDR" || p0.Verdict != "ok" || p0.PCIeLink != "Gen5 x16 / Gen5 x16" || p0.LID == nil {
+		t.Errorf("mlx5_0: %+v", p0)
+	}
+	// A down RoCE port's "40 Gb/sec (4X QDR)" is the kernel's placeholder:
+	// status reports no rate for it.
+	if p9.Device != "mlx5_9" || p9.Rate != nil || p9.RateText != "-" || p9.Verdict != "critical" || p9.NetDev != "ens1f1np1" || p9.RoCEv2GID == "" || p9.LID != nil {
+		t.Errorf("mlx5_9: %+v", p9)
+	}
+}
