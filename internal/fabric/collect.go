@@ -1,0 +1,146 @@
+package fabric
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CollectOptions tune a live collection.
+type CollectOptions struct {
+	// CA and Port pick the local HCA port the tools send from (-C, -P);
+	// empty/0 lets the tools choose.
+	CA   string
+	Port int
+	// Timeout bounds each tool run (default 60 s).
+	Timeout time.Duration
+	// Env is added to the tools' environment, e.g. LD_PRELOAD of
+	// libumad2sim.so and IBSIM_SOCKNAME to run against ibsim.
+	Env []string
+	// Now stamps the collection (default time.Now).
+	Now func() time.Time
+	// LookPath finds the tools (default exec.LookPath).
+	LookPath func(string) (string, error)
+}
+
+// step is one tool run of a collection.
+type step struct {
+	name string // saved as name.txt
+	bin  string
+	args []string
+}
+
+// Steps, in order. Directed-route and LID tools first; SA-based queries are
+// avoided (ibqueryerrors --skip-sl) so that the collection works without an
+// SM. Every step runs even when an earlier one failed: what failed is
+// recorded, and becomes a gap in the model.
+func steps(o CollectOptions) []step {
+	var sel []string
+	if o.CA != "" {
+		sel = append(sel, "-C", o.CA)
+	}
+	if o.Port > 0 {
+		sel = append(sel, "-P", strconv.Itoa(o.Port))
+	}
+	with := func(a ...string) []string { return append(append([]string{}, sel...), a...) }
+	return []step{
+		{"ibnetdiscover", "ibnetdiscover", with()},
+		{"iblinkinfo", "iblinkinfo", with()},
+		{"ibqueryerrors", "ibqueryerrors", with("--skip-sl", "--data")},
+		{"dump_fts", "dump_fts", with()},
+		{"sminfo", "sminfo", with()},
+	}
+}
+
+var caName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// Validate checks the options before anything runs.
+func (o CollectOptions) Validate() error {
+	if o.CA != "" && !caName.MatchString(o.CA) {
+		return fmt.Errorf("bad CA name %q (want a device name like mlx5_0)", o.CA)
+	}
+	if o.Port < 0 || o.Port > 254 {
+		return fmt.Errorf("bad port %d (1-254)", o.Port)
+	}
+	return nil
+}
+
+// Collect runs the tools and returns their outputs. It fails only on bad
+// options; a tool that is missing, times out or exits non-zero is recorded
+// in its Output.Err.
+func Collect(ctx context.Context, o CollectOptions) (*Raw, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 60 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.LookPath == nil {
+		o.LookPath = exec.LookPath
+	}
+	raw := &Raw{Taken: o.Now().UTC(), Source: "live"}
+	for _, s := range steps(o) {
+		raw.Outputs = append(raw.Outputs, run(ctx, o, s))
+	}
+	return raw, nil
+}
+
+func run(ctx context.Context, o CollectOptions, s step) *Output {
+	out := &Output{Name: s.name, Args: append([]string{s.bin}, s.args...)}
+	path, err := o.LookPath(s.bin)
+	if err != nil {
+		out.Err = fmt.Sprintf("%s not found (install infiniband-diags): %v", s.bin, err)
+		return out
+	}
+	cctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, path, s.args...)
+	cmd.Env = append(cmd.Environ(), o.Env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	err = cmd.Run()
+	out.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
+	// ibqueryerrors exits 1 when it found ports with errors: a result,
+	// not a failure.
+	var ee *exec.ExitError
+	if s.name == "ibqueryerrors" && errors.As(err, &ee) && ee.ExitCode() == 1 && stdout.Len() > 0 {
+		err = nil
+	}
+	if err != nil {
+		out.Err = describeRunError(s.bin, err, cctx.Err(), out.Stderr, o.Timeout)
+	}
+	return out
+}
+
+func describeRunError(bin string, err, ctxErr error, stderr []byte, timeout time.Duration) string {
+	if errors.Is(ctxErr, context.DeadlineExceeded) {
+		return fmt.Sprintf("%s timed out after %s", bin, timeout)
+	}
+	se := string(stderr)
+	if strings.Contains(se, "Permission denied") || strings.Contains(se, "can't open UMAD port") || strings.Contains(se, "client_register") {
+		return fmt.Sprintf("%s cannot open the umad device (permission denied: run as root or grant access to /dev/infiniband/umad*): %v", bin, err)
+	}
+	last := strings.TrimSpace(se)
+	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+		last = last[i+1:]
+	}
+	if len(last) > 200 {
+		last = last[:200]
+	}
+	if last != "" {
+		return fmt.Sprintf("%s: %v: %s", bin, err, last)
+	}
+	return fmt.Sprintf("%s: %v", bin, err)
+}

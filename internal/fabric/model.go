@@ -1,0 +1,423 @@
+package fabric
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/ib"
+	"github.com/ibdoctor/ibdoctor/internal/ibtools"
+)
+
+// Fabric is the model of one collection.
+type Fabric struct {
+	Taken  time.Time `json:"taken"`
+	Source string    `json:"source"`
+	Nodes  []Node    `json:"nodes"`
+	Links  []Link    `json:"links"`
+	// SMQueried says whether sminfo ran and answered or failed in a way
+	// that shows there is no SM; SMs are the answers.
+	SMQueried bool             `json:"sm_queried"`
+	SMs       []ibtools.SMInfo `json:"sms"`
+	LFTs      []ibtools.LFT    `json:"-"`
+	Diags     []ibtools.Diag   `json:"diags,omitempty"`
+	// HaveCounters says whether port counters were read (ibqueryerrors or
+	// perfquery); ports without an entry in Counters then have no errors.
+	HaveCounters bool `json:"have_counters"`
+	// Gaps lists what could not be queried or parsed.
+	Gaps []Gap `json:"gaps"`
+}
+
+// Gap is one thing the collection could not provide.
+type Gap struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// Node is a switch, CA or router.
+type Node struct {
+	Type ibtools.NodeType `json:"type"`
+	GUID uint64           `json:"guid"`
+	// ID is ibnetdiscover's node name ("S-<guid>" or an ibsim name).
+	ID       string `json:"id"`
+	Desc     string `json:"desc"`
+	NumPorts int    `json:"num_ports"`
+	// LID of a switch's port 0; -1 unknown.
+	LID   int    `json:"lid"`
+	Ports []Port `json:"ports"`
+}
+
+// Name is what people call the node: its description, else its ID.
+func (n *Node) Name() string {
+	if n.Desc != "" {
+		return n.Desc
+	}
+	return n.ID
+}
+
+// Port is what is known of one port.
+type Port struct {
+	Num  int    `json:"num"`
+	GUID uint64 `json:"guid,omitempty"`
+	// LID is the port's LID (CA ports; switch ports share port 0's); -1
+	// unknown.
+	LID int `json:"lid"`
+	// State and Phys from iblinkinfo; HaveState says whether it listed the
+	// port.
+	HaveState bool         `json:"have_state"`
+	State     ib.PortState `json:"state"`
+	Phys      ib.PhysState `json:"phys"`
+	Width     int          `json:"width,omitempty"`
+	Speed     ib.Speed     `json:"speed,omitempty"`
+	// RemoteUnavailable: iblinkinfo's "Port not available" on an up link.
+	RemoteUnavailable bool `json:"remote_unavailable,omitempty"`
+	// Counters are PortCounters values by perfquery name
+	// ("SymbolErrorCounter"); nil when none were reported.
+	Counters map[string]uint64 `json:"counters,omitempty"`
+	// CounterSource names the tool and line the counters came from.
+	CounterSource string `json:"counter_source,omitempty"`
+}
+
+// End is one end of a link: a node index and a port number.
+type End struct {
+	Node int `json:"node"`
+	Port int `json:"port"`
+}
+
+// Link is one cable as ibnetdiscover saw it, with its active width and
+// speed (0 when not printed).
+type Link struct {
+	A     End      `json:"a"`
+	B     End      `json:"b"`
+	Width int      `json:"width,omitempty"`
+	Speed ib.Speed `json:"speed,omitempty"`
+	// Source is the ibnetdiscover line of end A.
+	Source string `json:"source"`
+}
+
+// Node returns a pointer to node i.
+func (f *Fabric) Node(i int) *Node { return &f.Nodes[i] }
+
+// PortOf returns the port of an end, or nil when the node has no such port.
+func (f *Fabric) PortOf(e End) *Port {
+	if e.Node < 0 || e.Node >= len(f.Nodes) {
+		return nil
+	}
+	n := &f.Nodes[e.Node]
+	i, ok := slices.BinarySearchFunc(n.Ports, e.Port, func(p Port, k int) int { return cmp.Compare(p.Num, k) })
+	if !ok {
+		return nil
+	}
+	return &n.Ports[i]
+}
+
+func (f *Fabric) port(e End) *Port {
+	if p := f.PortOf(e); p != nil {
+		return p
+	}
+	n := &f.Nodes[e.Node]
+	i, _ := slices.BinarySearchFunc(n.Ports, e.Port, func(p Port, k int) int { return cmp.Compare(p.Num, k) })
+	n.Ports = slices.Insert(n.Ports, i, Port{Num: e.Port, LID: -1})
+	return &n.Ports[i]
+}
+
+// Peer returns the other end of the link at e, if any.
+func (f *Fabric) Peer(e End) (End, *Link, bool) {
+	for i := range f.Links {
+		l := &f.Links[i]
+		if l.A == e {
+			return l.B, l, true
+		}
+		if l.B == e {
+			return l.A, l, true
+		}
+	}
+	return End{}, nil, false
+}
+
+// EndName renders an end for people: `leaf2[5]`.
+func (f *Fabric) EndName(e End) string {
+	return fmt.Sprintf("%s[%d]", f.Nodes[e.Node].Name(), e.Port)
+}
+
+// Build turns a collection into the model. Unparseable or failed outputs
+// become gaps; Build itself never fails.
+func Build(raw *Raw) *Fabric {
+	f := &Fabric{Taken: raw.Taken, Source: raw.Source}
+	gap := func(src, format string, a ...any) {
+		f.Gaps = append(f.Gaps, Gap{Source: src, Reason: fmt.Sprintf(format, a...)})
+	}
+	get := func(name string) []byte {
+		o := raw.Get(name)
+		switch {
+		case o == nil:
+			gap(name, "not collected")
+			return nil
+		case o.Err != "" && len(bytes.TrimSpace(o.Stdout)) == 0:
+			gap(name, "%s", o.Err)
+			return nil
+		}
+		if len(o.Stderr) > 0 {
+			if d, err := ibtools.ParseDiags(bytes.NewReader(o.Stderr), name+".stderr"); err == nil {
+				for i := range d {
+					d[i].Text = name + ": " + d[i].Text
+				}
+				f.Diags = append(f.Diags, d...)
+			}
+		}
+		return o.Stdout
+	}
+
+	if b := get("ibnetdiscover"); b != nil {
+		top, err := ibtools.ParseNetDiscover(bytes.NewReader(b), "ibnetdiscover.txt")
+		if err != nil {
+			gap("ibnetdiscover", "%v", err)
+		} else {
+			f.addTopology(top)
+		}
+	}
+	if b := get("iblinkinfo"); b != nil {
+		li, err := ibtools.ParseLinkInfo(bytes.NewReader(b), "iblinkinfo.txt")
+		if err != nil {
+			gap("iblinkinfo", "%v", err)
+		} else {
+			f.addLinkInfo(li, gap)
+		}
+	}
+	if b := get("ibqueryerrors"); b != nil {
+		q, err := ibtools.ParseQueryErrors(bytes.NewReader(b), "ibqueryerrors.txt")
+		if err != nil {
+			gap("ibqueryerrors", "%v", err)
+		} else {
+			f.HaveCounters = true
+			f.addQueryErrors(q, gap)
+		}
+	}
+	if o := raw.Get("perfquery"); o != nil {
+		if b := get("perfquery"); b != nil {
+			pq, err := ibtools.ParsePerfQuery(bytes.NewReader(b), "perfquery.txt")
+			if err != nil {
+				gap("perfquery", "%v", err)
+			} else {
+				f.HaveCounters = true
+				f.addPerfQuery(pq, gap)
+			}
+		}
+	}
+	for _, d := range f.Diags {
+		if d.Kind == ibtools.DiagPMAFailed && d.Port > 0 {
+			gap("ibqueryerrors", "port counters of %s LID %d port %d could not be read", d.NodeDesc, d.LID, d.Port)
+		}
+	}
+	if b := get("dump_fts"); b != nil {
+		fts, err := ibtools.ParseFTs(bytes.NewReader(b), "dump_fts.txt")
+		if err != nil {
+			gap("dump_fts", "%v", err)
+		} else {
+			f.LFTs = fts
+		}
+	}
+	if o := raw.Get("sminfo"); o != nil {
+		sms, err := ibtools.ParseSMInfo(bytes.NewReader(o.Stdout), "sminfo.txt")
+		switch {
+		case err == nil:
+			f.SMQueried, f.SMs = true, sms
+		case bytes.Contains(o.Stderr, []byte("failed: query")) || bytes.Contains(o.Stderr, []byte("query failed")):
+			// sminfo reached the fabric but no SM answered.
+			f.SMQueried = true
+		case o.Err != "":
+			gap("sminfo", "%s", o.Err)
+		default:
+			gap("sminfo", "%v", err)
+		}
+	} else {
+		gap("sminfo", "not collected")
+	}
+	return f
+}
+
+func (f *Fabric) addTopology(top *ibtools.Topology) {
+	byID := make(map[string]int, len(top.Nodes))
+	for _, tn := range top.Nodes {
+		n := Node{Type: tn.Type, GUID: tn.GUID, ID: tn.ID, Desc: tn.Desc, NumPorts: tn.NumPorts, LID: tn.LID}
+		if _, dup := byID[tn.ID]; !dup {
+			byID[tn.ID] = len(f.Nodes)
+		}
+		f.Nodes = append(f.Nodes, n)
+	}
+	type key struct{ a, b End }
+	seen := map[key]bool{}
+	for i, tn := range top.Nodes {
+		for _, tp := range tn.Ports {
+			p := f.port(End{i, tp.Port})
+			if tp.PortGUID != 0 {
+				p.GUID = tp.PortGUID
+			}
+			if tp.LID >= 0 {
+				p.LID = tp.LID
+			}
+			j, ok := byID[tp.RemoteID]
+			if !ok {
+				// The peer has no record of its own (a truncated output):
+				// keep it as a node known only from this line.
+				j = len(f.Nodes)
+				byID[tp.RemoteID] = j
+				f.Nodes = append(f.Nodes, Node{ID: tp.RemoteID, Desc: tp.RemoteDesc, GUID: guidOfID(tp.RemoteID), LID: -1, Type: typeOfID(tp.RemoteID)})
+			}
+			rp := f.port(End{j, tp.RemotePort})
+			if tp.RemotePortGUID != 0 {
+				rp.GUID = tp.RemotePortGUID
+			}
+			if f.Nodes[j].Type == ibtools.CA && tp.RemoteLID >= 0 && rp.LID < 0 {
+				rp.LID = tp.RemoteLID
+			}
+			a, b := End{i, tp.Port}, End{j, tp.RemotePort}
+			if cmpEnd(b, a) < 0 {
+				a, b = b, a
+			}
+			if seen[key{a, b}] {
+				continue
+			}
+			seen[key{a, b}] = true
+			f.Links = append(f.Links, Link{A: a, B: b, Width: tp.Width, Speed: tp.Speed, Source: fmt.Sprintf("ibnetdiscover.txt line %d", tp.Line)})
+		}
+	}
+	slices.SortFunc(f.Links, func(x, y Link) int { return cmp.Or(cmpEnd(x.A, y.A), cmpEnd(x.B, y.B)) })
+}
+
+func cmpEnd(a, b End) int { return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Port, b.Port)) }
+
+func guidOfID(id string) uint64 {
+	if len(id) == 18 && id[1] == '-' {
+		var v uint64
+		if _, err := fmt.Sscanf(id[2:], "%x", &v); err == nil {
+			return v
+		}
+	}
+	return 0
+}
+
+func typeOfID(id string) ibtools.NodeType {
+	if len(id) > 2 && id[1] == '-' {
+		switch id[0] {
+		case 'S':
+			return ibtools.Switch
+		case 'R':
+			return ibtools.Router
+		}
+	}
+	return ibtools.CA
+}
+
+// findNode locates a node by switch GUID, port GUID, or description.
+func (f *Fabric) findNode(typ ibtools.NodeType, nodeGUID, portGUID uint64, desc string) (int, bool) {
+	for i := range f.Nodes {
+		n := &f.Nodes[i]
+		if nodeGUID != 0 && n.GUID == nodeGUID && (typ == "" || n.Type == typ) {
+			return i, true
+		}
+	}
+	if portGUID != 0 {
+		for i := range f.Nodes {
+			for _, p := range f.Nodes[i].Ports {
+				if p.GUID == portGUID {
+					return i, true
+				}
+			}
+		}
+	}
+	if nodeGUID == 0 && portGUID == 0 && desc != "" {
+		found := -1
+		for i := range f.Nodes {
+			if f.Nodes[i].Desc == desc && (typ == "" || f.Nodes[i].Type == typ) {
+				if found >= 0 {
+					return 0, false // ambiguous
+				}
+				found = i
+			}
+		}
+		if found >= 0 {
+			return found, true
+		}
+	}
+	return 0, false
+}
+
+func (f *Fabric) addLinkInfo(li *ibtools.LinkInfo, gap func(string, string, ...any)) {
+	missing := map[string]bool{}
+	for _, lp := range li.Ports {
+		i, ok := f.findNode(lp.NodeType, lp.NodeGUID, lp.PortGUID, lp.NodeDesc)
+		if !ok {
+			if !missing[lp.NodeDesc] {
+				missing[lp.NodeDesc] = true
+				gap("iblinkinfo", "node %q (line %d) is not in the ibnetdiscover topology", lp.NodeDesc, lp.Line)
+			}
+			continue
+		}
+		p := f.port(End{i, lp.Port})
+		p.HaveState, p.State, p.Phys, p.Width, p.Speed, p.RemoteUnavailable = true, lp.State, lp.Phys, lp.Width, lp.Speed, lp.RemoteUnavailable
+		if lp.PortGUID != 0 && p.GUID == 0 {
+			p.GUID = lp.PortGUID
+		}
+		if p.LID < 0 && f.Nodes[i].Type != ibtools.Switch {
+			p.LID = lp.LID
+		}
+		if f.Nodes[i].Type == ibtools.Switch && f.Nodes[i].LID < 0 {
+			f.Nodes[i].LID = lp.LID
+		}
+	}
+}
+
+func (f *Fabric) addQueryErrors(q *ibtools.QueryErrors, gap func(string, string, ...any)) {
+	for _, ep := range q.Ports {
+		if ep.All {
+			continue
+		}
+		typ := ibtools.NodeType("")
+		ng, pg := ep.NodeGUID, uint64(0)
+		if ng == 0 {
+			pg = ep.GUID
+		}
+		i, ok := f.findNode(typ, ng, pg, ep.NodeDesc)
+		if !ok && ng == 0 {
+			i, ok = f.findNode(typ, ep.GUID, 0, "")
+		}
+		if !ok {
+			gap("ibqueryerrors", "node %q (GUID %#x, line %d) is not in the topology", ep.NodeDesc, ep.GUID, ep.Line)
+			continue
+		}
+		p := f.port(End{i, ep.Port})
+		p.Counters = ep.Counters
+		p.CounterSource = fmt.Sprintf("ibqueryerrors.txt line %d", ep.Line)
+	}
+}
+
+func (f *Fabric) addPerfQuery(pq *ibtools.PerfQuery, gap func(string, string, ...any)) {
+	for _, b := range pq.Blocks {
+		if b.Extended || b.Port == 255 {
+			continue
+		}
+		found := false
+		for i := range f.Nodes {
+			n := &f.Nodes[i]
+			for j := range n.Ports {
+				p := &n.Ports[j]
+				if (n.Type == ibtools.Switch && n.LID == b.LID && p.Num == b.Port) || (n.Type != ibtools.Switch && p.LID == b.LID && p.Num == b.Port) {
+					if p.Counters == nil {
+						p.Counters = map[string]uint64{}
+					}
+					for k, v := range b.Counters {
+						p.Counters[k] = v
+					}
+					p.CounterSource = fmt.Sprintf("perfquery.txt line %d", b.Line)
+					found = true
+				}
+			}
+		}
+		if !found {
+			gap("perfquery", "LID %d port %d (line %d) is not in the topology", b.LID, b.Port, b.Line)
+		}
+	}
+}
