@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -123,9 +124,6 @@ type Event struct {
 }
 
 var (
-	// host:pid:tid [dev] [file.cc:line] NCCL LEVEL message; the host part
-	// is missing in some pasted logs (" [0] NCCL INFO …").
-	reNCCLLine  = regexp.MustCompile(`^(?:(\S+):(\d+):(\d+) )?\[(\d+)\] (?:\S+:\d+ )?NCCL (INFO|WARN|ABORT|TRACE) ?(.*)$`)
 	reVersion   = regexp.MustCompile(`(?:^|NCCL INFO |^)NCCL version (\S+)`)
 	reComm      = regexp.MustCompile(`comm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+)`)
 	reIBUsing   = regexp.MustCompile(`^NET/IB ?: Using (.*)$`)
@@ -147,6 +145,58 @@ var (
 	reTimeout   = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
 )
 
+// splitNCCLLine splits "host:pid:tid [dev] [file.cc:line] NCCL LEVEL msg".
+// Pasted logs drop the host ("[0] NCCL INFO …") or everything before
+// "NCCL WARN"; those lines keep an empty host and pid 0. Hand-written
+// because it runs on every line of logs that reach gigabytes.
+func splitNCCLLine(line string) (host string, pid int, level, msg string, ok bool) {
+	rest := line
+	off := 0
+	for {
+		i := strings.Index(rest, "NCCL ")
+		if i < 0 {
+			return "", 0, "", "", false
+		}
+		after := rest[i+len("NCCL "):]
+		for _, lv := range []string{"INFO", "WARN", "ABORT", "TRACE"} {
+			if strings.HasPrefix(after, lv) && (len(after) == len(lv) || after[len(lv)] == ' ') {
+				level, msg = lv, strings.TrimSpace(after[len(lv):])
+				prefix := line[:off+i]
+				if f := strings.Fields(prefix); len(f) > 0 {
+					host, pid = splitHostPid(f[0])
+				}
+				return host, pid, level, msg, true
+			}
+		}
+		off += i + len("NCCL ")
+		rest = after
+	}
+}
+
+// splitHostPid reads "host:pid:tid"; anything else gives "", 0.
+func splitHostPid(tok string) (string, int) {
+	j := strings.LastIndexByte(tok, ':')
+	if j <= 0 {
+		return "", 0
+	}
+	i := strings.LastIndexByte(tok[:j], ':')
+	if i <= 0 {
+		return "", 0
+	}
+	pid, err := strconv.Atoi(tok[i+1 : j])
+	if _, err2 := strconv.Atoi(tok[j+1:]); err != nil || err2 != nil || pid < 0 {
+		return "", 0
+	}
+	return tok[:i], pid
+}
+
+func watchdog(line string) []string {
+	if !strings.Contains(line, "Watchdog caught") {
+		return nil
+	}
+	return reWatchdog.FindStringSubmatch(line)
+}
+
 // ParseLog reads an NCCL_DEBUG=INFO log (any mix of ranks, with other
 // program output around it, CRLF or LF). It fails only when the input holds
 // no NCCL line and no watchdog timeout.
@@ -164,7 +214,7 @@ func ParseLog(r io.Reader, source string) (*Log, error) {
 		return p
 	}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), maxLine)
+	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	n := 0
 	for sc.Scan() {
 		n++
@@ -172,7 +222,10 @@ func ParseLog(r io.Reader, source string) (*Log, error) {
 		if line == "" {
 			continue
 		}
-		if m := reWatchdog.FindStringSubmatch(line); m != nil {
+		if !strings.Contains(line, "NCCL") {
+			continue // neither an NCCL line nor a ProcessGroupNCCL watchdog
+		}
+		if m := watchdog(line); m != nil {
 			ev := Event{Kind: EventTimeout, Line: n, Text: line, Rank: -1, OpType: m[3]}
 			if m[1] != "" {
 				ev.Rank, _ = strconv.Atoi(m[1])
@@ -184,37 +237,19 @@ func ParseLog(r io.Reader, source string) (*Log, error) {
 			lg.NCCLLines++
 			continue
 		}
-		if m := reVersion.FindStringSubmatch(line); m != nil && lg.Version == "" && strings.Contains(line, "NCCL version") {
-			lg.Version = m[1]
+		if lg.Version == "" && strings.Contains(line, "NCCL version") {
+			if m := reVersion.FindStringSubmatch(line); m != nil {
+				lg.Version = m[1]
+			}
 		}
 		// Pasted logs often indent lines or drop the host; find the
 		// NCCL prefix wherever the line starts.
-		idx := strings.Index(line, "NCCL ")
-		if idx < 0 {
+		host, pid, level, msg, ok := splitNCCLLine(line)
+		if !ok {
 			continue
 		}
-		m := reNCCLLine.FindStringSubmatch(line)
-		if m == nil {
-			// "NCCL INFO …" without "[dev]" (some pastes) or other
-			// text: treat "NCCL INFO"/"NCCL WARN" anywhere.
-			j := strings.Index(line, "NCCL INFO ")
-			k := strings.Index(line, "NCCL WARN ")
-			switch {
-			case j >= 0:
-				m = []string{line, "", "0", "0", "0", "INFO", line[j+len("NCCL INFO "):]}
-			case k >= 0:
-				m = []string{line, "", "0", "0", "0", "WARN", line[k+len("NCCL WARN "):]}
-			default:
-				continue
-			}
-		}
 		lg.NCCLLines++
-		pid, _ := strconv.Atoi(m[2])
-		p := proc(m[1], pid, n)
-		level, msg := m[5], strings.TrimSpace(m[6])
-		if mm := reVersion.FindStringSubmatch(msg); mm != nil && lg.Version == "" {
-			lg.Version = mm[1]
-		}
+		p := proc(host, pid, n)
 		switch level {
 		case "WARN", "ABORT":
 			parseWarn(lg, p, n, msg)
@@ -232,17 +267,35 @@ func ParseLog(r io.Reader, source string) (*Log, error) {
 }
 
 func parseInfo(p *Proc, n int, msg string) {
-	if m := reComm.FindStringSubmatch(msg); m != nil {
-		r, _ := strconv.Atoi(m[1])
-		p.NRanks, _ = strconv.Atoi(m[2])
-		for _, x := range p.Ranks {
-			if x == r {
-				return
+	switch {
+	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "), strings.HasPrefix(msg, "Trees "):
+		parseChannel(p, msg)
+	case strings.Contains(msg, "comm 0x"):
+		if m := reComm.FindStringSubmatch(msg); m != nil {
+			r, _ := strconv.Atoi(m[1])
+			p.NRanks, _ = strconv.Atoi(m[2])
+			if !slices.Contains(p.Ranks, r) {
+				p.Ranks = append(p.Ranks, r)
 			}
 		}
-		p.Ranks = append(p.Ranks, r)
-		return
+	case strings.HasPrefix(msg, "NET/"):
+		parseNet(p, n, msg)
+	case strings.HasPrefix(msg, "Using network"):
+		if m := reNetwork.FindStringSubmatch(msg); m != nil {
+			p.Network, p.NetworkLine = m[1], n
+		}
+	case strings.HasPrefix(msg, "Failed to open libibverbs"):
+		p.NoVerbs = n
+	case strings.HasPrefix(msg, "NCCL_IB_DISABLE"):
+		if m := reIBDisable.FindStringSubmatch(msg); m != nil {
+			p.IBDisable, _ = strconv.Atoi(m[1])
+			p.IBDisableLine = n
+		}
 	}
+}
+
+// parseNet reads the "NET/…" lines: devices in use, no device, GPUDirect.
+func parseNet(p *Proc, n int, msg string) {
 	if m := reIBUsing.FindStringSubmatch(msg); m != nil {
 		p.IBDevices = p.IBDevices[:0]
 		for _, d := range reIBDev.FindAllStringSubmatch(m[1], -1) {
@@ -260,21 +313,8 @@ func parseInfo(p *Proc, n int, msg string) {
 		p.SocketLine = n
 		return
 	}
-	if m := reNetwork.FindStringSubmatch(msg); m != nil {
-		p.Network, p.NetworkLine = m[1], n
-		return
-	}
 	if strings.HasPrefix(msg, "NET/IB : No device found") || strings.HasPrefix(msg, "NET/IB: No device found") {
 		p.IBNoDevice = n
-		return
-	}
-	if strings.HasPrefix(msg, "Failed to open libibverbs") {
-		p.NoVerbs = n
-		return
-	}
-	if m := reIBDisable.FindStringSubmatch(msg); m != nil {
-		p.IBDisable, _ = strconv.Atoi(m[1])
-		p.IBDisableLine = n
 		return
 	}
 	if m := reGDR.FindStringSubmatch(msg); m != nil {
@@ -286,8 +326,12 @@ func parseInfo(p *Proc, n int, msg string) {
 			hca = "HCA " + m[3]
 		}
 		p.GDR = append(p.GDR, GDRState{HCA: hca, Enabled: strings.EqualFold(m[2], "enabled"), Line: n, Text: msg})
-		return
 	}
+}
+
+// parseChannel reads "Channel 00/08 : …", "Trees [0] …" and the
+// connection lines "… via NET/IB/0/GDRDMA".
+func parseChannel(p *Proc, msg string) {
 	if m := reChannel.FindStringSubmatch(msg); m != nil {
 		if c, err := strconv.Atoi(m[2]); err == nil && c > p.Channels {
 			p.Channels = c

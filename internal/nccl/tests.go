@@ -219,13 +219,22 @@ var (
 	reClock     = regexp.MustCompile(`^\d\d:\d\d:\d\d$`)
 )
 
+// logPrefix finds an NCCL debug prefix; the substring test keeps the
+// regular expression off the result rows.
+func logPrefix(t string) []int {
+	if !strings.Contains(t, " NCCL ") {
+		return nil
+	}
+	return reLogPrefix.FindStringIndex(t)
+}
+
 // ParseTests reads nccl-tests output. source names the input in errors and
 // notes. It fails only when the input holds no nccl-tests header or row;
 // lines that look like rows but cannot be read become Skipped notes.
 func ParseTests(r io.Reader, source string) (*TestsOutput, error) {
 	out := &TestsOutput{Source: source}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), maxLine)
+	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	var cur *TestRun
 	var pendingVersion, pendingProgram string
 	var pendingLib int
@@ -247,7 +256,7 @@ func ParseTests(r io.Reader, source string) (*TestsOutput, error) {
 		if t == "" {
 			continue
 		}
-		if loc := reLogPrefix.FindStringIndex(t); loc != nil {
+		if loc := logPrefix(t); loc != nil {
 			out.LogLines++
 			if loc[0] == 0 {
 				continue
