@@ -103,6 +103,9 @@ func init() {
 		{Name: "no-counters", Syntax: "no-counters:DEV", Example: "no-counters:mlx5_6", target: true,
 			Description: "no ports/<n>/counters/ directory, as drivers without process_mad show",
 			check:       checkName, apply: applyNoCounters},
+		{Name: "pma-classic", Syntax: "pma-classic:DEV", Example: "pma-classic:mlx5_1", target: true,
+			Description: "PMA without PortCountersExtended: 32-bit data and packet counters that stick at 4294967295, no unicast/multicast counters",
+			check:       checkName, apply: applyClassicPMA},
 		{Name: "flap", Syntax: "flap:DEV/PORT=N", Example: "flap:mlx5_8/1=3", target: true, value: true,
 			Description: "the link went down and up N times: link_downed += N, carrier_changes += 2N, kernel log Link down/up (Ethernet), link_down_events_phy",
 			check:       checkAll(checkPortRef, checkUint), apply: applyFlap},
@@ -552,7 +555,7 @@ func applySaturate(n *Node, f Fault) error {
 	if err != nil {
 		return err
 	}
-	s := portSpec(name)
+	s := p.Spec(name)
 	if !s.Saturating {
 		return fmt.Errorf("counter %s does not saturate (it is %d bits and wraps)", name, s.Bits)
 	}
@@ -663,6 +666,20 @@ func applyUnreadable(n *Node, f Fault) error {
 		}
 	}
 	return fmt.Errorf("%q: no such file %s", f.Target, p)
+}
+
+func applyClassicPMA(n *Node, f Fault) error {
+	d, err := n.mustDevice(f.Target)
+	if err != nil {
+		return err
+	}
+	for _, p := range d.Ports {
+		p.ClassicPMA = true
+		for k, v := range p.Counters {
+			p.Counters[k] = min(v, p.Spec(k).Max())
+		}
+	}
+	return nil
 }
 
 func applyFlap(n *Node, f Fault) error {

@@ -107,6 +107,10 @@ func TestFaultChangesExactly(t *testing.T) {
 		{"unreadable:gpu0/current_link_width", map[string]string{pci("gpu0") + "current_link_width": unreadable}},
 		{"unreadable:ens1f0np0/speed", map[string]string{net("mlx5_8") + "speed": unreadable}},
 		{"unreadable:proc/modules", map[string]string{"proc/modules": unreadable}},
+		{"pma-classic:mlx5_1", map[string]string{
+			port("mlx5_1") + "counters/port_xmit_data": "4294967295\n", port("mlx5_1") + "counters/port_rcv_data": "4294967295\n",
+			port("mlx5_1") + "counters/unicast_xmit_packets": gone, port("mlx5_1") + "counters/unicast_rcv_packets": gone,
+			port("mlx5_1") + "counters/multicast_xmit_packets": gone, port("mlx5_1") + "counters/multicast_rcv_packets": gone}},
 		{"no-uverbs:mlx5_0", map[string]string{"dev/infiniband/uverbs0": gone}},
 		{"no-rdma-cm", map[string]string{"dev/infiniband/rdma_cm": gone}},
 		{"no-module:nvidia_peermem", map[string]string{"proc/modules": anyChange}},

@@ -285,6 +285,25 @@ func TestLiveCongestionAndTransport(t *testing.T) {
 	}
 }
 
+// TestClassicPMASaturates: a 32-bit PortCounters data counter sticks at
+// its maximum under traffic; after a reset it counts again.
+func TestClassicPMASaturates(t *testing.T) {
+	n := mustBuild(t, Options{Faults: MustParseFaults("pma-classic:mlx5_1")})
+	_, p, _ := n.PortRef("mlx5_1/1")
+	if err := p.SetCounter("port_xmit_data", 1<<32); err == nil {
+		t.Error("a 33-bit value accepted on a 32-bit counter")
+	}
+	p.ResetCounters()
+	l := NewLive(n, scenario(t, "traffic"))
+	l.Step(time.Second)
+	if v := p.Counters["port_xmit_data"]; v != 1<<32-1 {
+		t.Errorf("port_xmit_data %d after 8.75e9 words, want stuck at 2^32-1", v)
+	}
+	if !p.Spec("port_xmit_data").IsSaturated(p.Counters["port_xmit_data"]) {
+		t.Error("spec does not call it saturated")
+	}
+}
+
 func TestLiveSkipsAbsentPorts(t *testing.T) {
 	n := mustBuild(t, Options{Profile: "a100-hdr", Faults: MustParseFaults("missing:mlx5_1")})
 	l := NewLive(n, scenario(t, "errors"))

@@ -196,6 +196,10 @@ type Port struct {
 	PKeys                      []uint16
 	// Counters are the counters/ files (PMA PortCounters/Ext).
 	Counters map[string]uint64
+	// ClassicPMA marks a PMA without PortCountersExtended: the kernel
+	// shows the 32-bit PortCounters table (data and packet counters
+	// saturate at 2^32-1, no unicast/multicast files).
+	ClassicPMA bool
 	// HWCounters are the per-port hw_counters (without lifespan).
 	HWCounters map[string]uint64
 	// NetDev is the port's netdev (IPoIB for IB, the Ethernet interface
@@ -383,16 +387,23 @@ func (n *Node) RemoveModule(name string) bool {
 	return found
 }
 
-// portSpec is the counter spec of a counters/ file on this simulator's
-// HCAs, which all implement PortCountersExtended (64-bit data counters).
-func portSpec(name string) ib.CounterSpec { return ib.PortCounterSpec(name, true) }
+// Spec is the counter spec of a counters/ file of this port: with
+// PortCountersExtended (all profiles) the data and packet counters are 64
+// bits; a ClassicPMA port has the 32-bit, saturating ones.
+func (p *Port) Spec(name string) ib.CounterSpec { return ib.PortCounterSpec(name, !p.ClassicPMA) }
+
+// extOnly are the counters/ files only the full PortCountersExt table has
+// (drivers/infiniband/core/sysfs.c pma_group_ext).
+var extOnly = map[string]bool{
+	"unicast_xmit_packets": true, "unicast_rcv_packets": true,
+	"multicast_xmit_packets": true, "multicast_rcv_packets": true,
+}
 
 // AddCounter adds delta to a counters/ file with the counter's hardware
 // semantics: IBTA error counters stop at their maximum, the others wrap at
 // their width.
 func (p *Port) AddCounter(name string, delta uint64) {
-	s := portSpec(name)
-	p.Counters[name] = addSem(p.Counters[name], delta, s)
+	p.Counters[name] = addSem(p.Counters[name], delta, p.Spec(name))
 }
 
 // AddHWCounter adds delta to a per-port hw_counters file; mlx5 Q counters
@@ -421,7 +432,7 @@ func (p *Port) SetCounter(name string, v uint64) error {
 	if _, ok := p.Counters[name]; !ok {
 		return fmt.Errorf("no counter %q (have %s)", name, strings.Join(sortedKeys(p.Counters), ", "))
 	}
-	if s := portSpec(name); v > s.Max() {
+	if s := p.Spec(name); v > s.Max() {
 		return fmt.Errorf("counter %s is %d bits wide: %d exceeds its maximum %d", name, s.Bits, v, s.Max())
 	}
 	p.Counters[name] = v

@@ -302,7 +302,9 @@ func renderPort(r *renderer, d *Device, p *Port) {
 	}
 	if !d.NoCounters {
 		for k, v := range p.Counters {
-			r.file(dir+"/counters/"+k, strconv.FormatUint(v, 10)+"\n")
+			if !p.ClassicPMA || !extOnly[k] {
+				r.file(dir+"/counters/"+k, strconv.FormatUint(v, 10)+"\n")
+			}
 		}
 	}
 	r.file(dir+"/hw_counters/lifespan", fmt.Sprintf("%d\n", d.Lifespan))
