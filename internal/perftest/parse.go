@@ -143,7 +143,6 @@ const mibToGbps = 1048576 * 8 / 1e9
 
 var (
 	reTitle   = regexp.MustCompile(`^(\S.*\b(?:BW|Latency) Test)\s*$`)
-	reKV      = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.* -]*?)\s*:\s*(\S+)`)
 	reAddress = regexp.MustCompile(`^(local|remote) address:\s*LID (\S+) QPN (\S+) PSN (\S+)`)
 	reGIDLine = regexp.MustCompile(`^GID:\s*(\S+)`)
 	reUnit    = regexp.MustCompile(`BW average\[([^\]]+)\]`)
@@ -190,7 +189,7 @@ func ParseAll(r io.Reader, source string) ([]*Result, error) {
 	sec := secNone
 	pendingPeak := false
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	n := 0
 	newResult := func(line int, title string) {
 		cur = &Result{Source: source, Line: line, Test: title, PeakNotMeasured: pendingPeak}
@@ -227,9 +226,11 @@ func ParseAll(r io.Reader, source string) ([]*Result, error) {
 			}
 			continue
 		}
-		if m := reTitle.FindStringSubmatch(t); m != nil && !strings.Contains(t, ":") {
-			newResult(n, m[1])
-			continue
+		if !strings.Contains(t, ":") && strings.HasSuffix(t, " Test") {
+			if m := reTitle.FindStringSubmatch(t); m != nil {
+				newResult(n, m[1])
+				continue
+			}
 		}
 		if cur == nil {
 			// A results header without a banner (pasted tables).
@@ -258,23 +259,27 @@ func ParseAll(r io.Reader, source string) ([]*Result, error) {
 			}
 			continue
 		}
-		if m := reAddress.FindStringSubmatch(t); m != nil {
-			ep := &Endpoint{LID: m[2], QPN: m[3], PSN: m[4]}
-			if m[1] == "local" {
-				cur.Local = ep
-			} else {
-				cur.Remote = ep
+		if strings.Contains(t, "address:") {
+			if m := reAddress.FindStringSubmatch(t); m != nil {
+				ep := &Endpoint{LID: m[2], QPN: m[3], PSN: m[4]}
+				if m[1] == "local" {
+					cur.Local = ep
+				} else {
+					cur.Remote = ep
+				}
+				continue
 			}
-			continue
 		}
-		if m := reGIDLine.FindStringSubmatch(t); m != nil {
-			switch {
-			case cur.Remote != nil:
-				cur.Remote.GID = m[1]
-			case cur.Local != nil:
-				cur.Local.GID = m[1]
+		if strings.HasPrefix(t, "GID:") {
+			if m := reGIDLine.FindStringSubmatch(t); m != nil {
+				switch {
+				case cur.Remote != nil:
+					cur.Remote.GID = m[1]
+				case cur.Local != nil:
+					cur.Local.GID = m[1]
+				}
+				continue
 			}
-			continue
 		}
 		if sec == secResults && t[0] >= '0' && t[0] <= '9' {
 			var err error
@@ -289,9 +294,7 @@ func ParseAll(r io.Reader, source string) ([]*Result, error) {
 			continue
 		}
 		if sec == secBanner {
-			for _, kv := range reKV.FindAllStringSubmatch(t, -1) {
-				setBanner(cur, strings.TrimSpace(kv[1]), kv[2])
-			}
+			bannerPairs(t, func(k, v string) { setBanner(cur, k, v) })
 			continue
 		}
 		if strings.Contains(t, "WARNING") || strings.Contains(t, "Conflicting CPU frequency") {
@@ -305,6 +308,30 @@ func ParseAll(r io.Reader, source string) ([]*Result, error) {
 		return nil, &ParseError{Source: source, Err: ErrNoData}
 	}
 	return out, nil
+}
+
+// bannerPairs calls fn for each "Key : value" of a banner line; a line may
+// hold two ("Dual-port       : OFF\t\tDevice         : mlx5_0"), and keys
+// have spaces ("Data ex. method").
+func bannerPairs(t string, fn func(key, val string)) {
+	for {
+		i := strings.IndexByte(t, ':')
+		if i < 0 {
+			return
+		}
+		key := strings.TrimSpace(t[:i])
+		rest := strings.TrimLeft(t[i+1:], " \t")
+		val := rest
+		if j := strings.IndexAny(rest, " \t"); j >= 0 {
+			val, rest = rest[:j], rest[j:]
+		} else {
+			rest = ""
+		}
+		if key != "" && val != "" {
+			fn(key, val)
+		}
+		t = rest
+	}
 }
 
 func setBanner(r *Result, key, val string) {
