@@ -61,6 +61,7 @@ type Agent struct {
 	samples   uint64
 
 	view    atomic.Pointer[View]
+	expo    atomic.Pointer[exposition]
 	metrics *metrics.Collector
 }
 
@@ -99,6 +100,7 @@ func New(opts Options) (*Agent, error) {
 		}
 		return nil
 	})
+	a.publish(nil)
 	if opts.Store != nil {
 		st, err := opts.Store.Load()
 		if err != nil {
@@ -235,8 +237,22 @@ func (a *Agent) Sample(ctx context.Context) error {
 			SourceUp: up, SampleDuration: time.Since(start), Samples: a.samples},
 		Active: active, Sample: cur, Interval: a.opts.Interval,
 	}
-	a.view.Store(v)
+	a.publish(v)
 	return nil
+}
+
+// publish makes v the view handlers read and renders its metrics once.
+func (a *Agent) publish(v *View) {
+	if v != nil {
+		a.view.Store(v)
+	}
+	e, err := render(a.metrics)
+	if err != nil {
+		a.opts.Logf("rendering metrics: %v", err)
+	}
+	if e != nil {
+		a.expo.Store(e)
+	}
 }
 
 // publishFailure keeps the last good sample but updates source_up and the
@@ -249,7 +265,7 @@ func (a *Agent) publishFailure(up map[string]bool, d time.Duration) {
 	v.SourceUp = up
 	v.CollectErrors = a.copyErrs()
 	v.SampleDuration = d
-	a.view.Store(v)
+	a.publish(v)
 }
 
 func (a *Agent) copyErrs() map[string]uint64 {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -210,6 +211,20 @@ func TestHTTP(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+	// gzip: the cached sample part and the per-scrape part are two gzip
+	// members of one stream.
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	h.ServeHTTP(rec, req)
+	zr, err := gzip.NewReader(rec.Body)
+	if err != nil || rec.Header().Get("Content-Encoding") != "gzip" {
+		t.Fatalf("gzip /metrics: %v %v", err, rec.Header())
+	}
+	unz, err := io.ReadAll(zr)
+	if err != nil || string(unz) != body && !(strings.Contains(string(unz), "ibdoctor_port_xmit_bytes_total{") && strings.Contains(string(unz), "ibdoctor_process_resident_memory_bytes")) {
+		t.Errorf("gzip body differs: %v", err)
 	}
 	code, body = get("/api/v1/health")
 	var hl Health

@@ -12,7 +12,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ibdoctor/ibdoctor/internal/finding"
 	"github.com/ibdoctor/ibdoctor/internal/rates"
@@ -37,16 +36,16 @@ type HandlerOptions struct {
 
 // Handler returns the agent's HTTP API:
 //
-//	/metrics         Prometheus exposition of the last sample
+//	/metrics         Prometheus exposition of the last sample (rendered once per sample)
 //	/api/v1/health   findings and verdict; 200 healthy or warning, 503 critical or no sample yet
 //	/api/v1/ports    last sample: every port's state, counters and rates
 //	/healthz         200 while samples are fresh (within 3 intervals), else 503
 //	/api/v1/perf/    pairwise tests (token required)
 func (a *Agent) Handler(o HandlerOptions) http.Handler {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(a.metrics, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "ibdoctor"}))
+	live := prometheus.NewRegistry()
+	live.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "ibdoctor"}))
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("GET /metrics", a.serveMetrics(live))
 	mux.HandleFunc("GET /api/v1/health", a.serveHealth)
 	mux.HandleFunc("GET /api/v1/ports", a.servePorts)
 	mux.HandleFunc("GET /healthz", a.serveHealthz)

@@ -64,7 +64,7 @@ func New(version string, state func() *State) *Collector {
 		return prometheus.NewDesc(Namespace+"_"+name, help, labels, nil)
 	}
 	c.buildInfo = d("build_info", "ibdoctor build; always 1.", "version", "goversion")
-	c.scrapeDuration = d("scrape_duration_seconds", "Time this scrape took to render the last sample (scrapes never re-read sysfs).")
+	c.scrapeDuration = d("scrape_duration_seconds", "Time it took to render the metrics of the last sample. The agent renders them once per sample; scrapes serve that text and never re-read sysfs.")
 	c.finding = d("finding", "1 per active finding (static rules and rules over time); see `ibdoctor rules ID`.", "id", "severity", "device", "port")
 	c.health = d("node_health", "Node verdict from the active findings: 0 healthy, 1 warning, 2 critical (the exit codes of `ibdoctor check`).")
 	c.collectErrors = d("collect_errors_total", "Files that could not be read or parsed, per path, since the agent started.", "path")
