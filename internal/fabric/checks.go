@@ -664,7 +664,13 @@ func checkSM(f *Fabric) []finding.Finding {
 			ev = append(ev, finding.Evidence{Source: fmt.Sprintf("sminfo line %d", m.Line), Value: fmt.Sprintf("sm lid %d guid %s priority %d %s", m.LID, guidText(m.GUID), m.Priority, m.StateName)})
 			names = append(names, fmt.Sprintf("lid %d", m.LID))
 		}
-		return []finding.Finding{catalog.New("fabric.sm_multiple_masters", finding.Subject{NodeGUID: guidText(masters[0].GUID)},
+		subj := finding.Subject{NodeGUID: guidText(masters[0].GUID)}
+		for i := range f.Nodes {
+			if f.Nodes[i].GUID == masters[0].GUID {
+				subj.NodeDesc = f.Nodes[i].Name()
+			}
+		}
+		return []finding.Finding{catalog.New("fabric.sm_multiple_masters", subj,
 			fmt.Sprintf("%d subnet managers claim master state (%s)", len(masters), strings.Join(names, ", ")), ev...)}
 	}
 	return nil
