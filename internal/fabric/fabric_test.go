@@ -6,8 +6,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"fmt"
+	"github.com/google/go-cmp/cmp"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +16,7 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/finding"
 	"github.com/ibdoctor/ibdoctor/internal/routing"
-	)
+)
 
 func load(t testing.TB, dir string) *Fabric {
 	t.Helper()
@@ -66,7 +66,6 @@ func brief(fs []finding.Finding) []string {
 	slices.Sort(out)
 	return out
 }
-
 
 // withOutput returns a copy of the spineleaf collection with one output's
 // stdout (and stderr) replaced.
