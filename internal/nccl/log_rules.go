@@ -95,8 +95,14 @@ func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
 		for _, p := range disabled[:min(3, len(disabled))] {
 			evs = append(evs, finding.Evidence{Source: at(p.IBDisableLine), Value: "NCCL_IB_DISABLE set by environment to 1"})
 		}
-		a.Findings = append(a.Findings, catalog.New("nccl.ib_disabled", subj,
-			fmt.Sprintf("%d process(es) (%s) ran with NCCL_IB_DISABLE=1: inter-node traffic goes over sockets", len(disabled), procNames(disabled)), evs...))
+		f := catalog.New("nccl.ib_disabled", subj,
+			fmt.Sprintf("%d process(es) (%s) ran with NCCL_IB_DISABLE=1: inter-node traffic goes over sockets", len(disabled), procNames(disabled)), evs...)
+		if !opts.ExpectIB && !opts.RDMAPresent {
+			// The log alone cannot say that RDMA ports exist.
+			f.Severity = finding.Warning
+			f.Summary += " (critical where RDMA ports exist: give --expect-ib or --root)"
+		}
+		a.Findings = append(a.Findings, f)
 	}
 	if len(socketProcs) > 0 {
 		var evs []finding.Evidence

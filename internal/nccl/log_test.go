@@ -133,7 +133,10 @@ func TestLogRules(t *testing.T) {
 		{"healthy IB", base, LogOptions{ExpectIB: true}, nil},
 		{"ib disabled by env", "gpu1:10:11 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n" +
 			"gpu1:10:11 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\ngpu1:10:11 [0] NCCL INFO Using network Socket\n",
-			LogOptions{}, []string{"nccl.ib_disabled/critical", "nccl.socket_fallback/warning"}},
+			LogOptions{}, []string{"nccl.ib_disabled/warning", "nccl.socket_fallback/warning"}},
+		{"ib disabled on an RDMA node", "gpu1:10:11 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n" +
+			"gpu1:10:11 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\ngpu1:10:11 [0] NCCL INFO Using network Socket\n",
+			LogOptions{RDMAPresent: true}, []string{"nccl.ib_disabled/critical", "nccl.socket_fallback/critical"}},
 		{"mixed ranks", base + "hostname2:1:2 [0] NCCL INFO NET/IB : No device found.\nhostname2:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n",
 			LogOptions{}, []string{"nccl.socket_fallback/critical"}},
 		{"flush only", base + "hostname1:25668:27396 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=5 opcode=0 len=0 vendor err 249 (Recv)\n",
