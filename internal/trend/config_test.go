@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/catalog"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -76,4 +78,33 @@ func FuzzLoadConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCatalogThresholdsMatchDocs keeps `ibdoctor rules` (the catalogue's
+// thresholds) and the config table in step for the rules over time.
+func TestCatalogThresholdsMatchDocs(t *testing.T) {
+	docs := map[string]Doc{}
+	for _, d := range Docs() {
+		docs[d.Key] = d
+	}
+	for _, id := range []string{"port.symbol_errors", "port.link_recovery", "port.link_flapping", "port.rcv_errors", "port.xmit_discards",
+		"port.congestion", "rdma.out_of_buffer", "rdma.retransmits", "rdma.cnp_ignored"} {
+		m, ok := catalog.Default.Lookup(id)
+		if !ok {
+			t.Fatalf("%s not catalogued", id)
+		}
+		if len(m.Thresholds) == 0 {
+			t.Errorf("%s: no thresholds in the catalogue", id)
+		}
+		for _, th := range m.Thresholds {
+			d, ok := docs[th.Name]
+			if !ok {
+				t.Errorf("%s: threshold %s is not a config key", id, th.Name)
+				continue
+			}
+			if d.Default != th.Default {
+				t.Errorf("%s: threshold %s defaults to %s in the catalogue but %s in the config", id, th.Name, th.Default, d.Default)
+			}
+		}
+	}
 }
