@@ -10,6 +10,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/baseline"
 	"github.com/ibdoctor/ibdoctor/internal/cli/check"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/cli/demo"
 	"github.com/ibdoctor/ibdoctor/internal/cli/collect"
 	"github.com/ibdoctor/ibdoctor/internal/cli/doctor"
 	ncclcmd "github.com/ibdoctor/ibdoctor/internal/cli/nccl"
@@ -41,6 +42,7 @@ Start with 'ibdoctor demo' (no hardware needed) or 'ibdoctor status' on a node.`
 		return cmdutil.FlagErrorf("%v", err)
 	})
 	root.AddCommand(
+		demo.NewCmd(f, Run, nil),
 		status.NewCmd(f, nil),
 		check.NewCmd(f, nil),
 		doctor.NewCmd(f, nil),

@@ -1,0 +1,141 @@
+// Package demo implements `ibdoctor demo`: the main job on a simulated node
+// with injected faults, diagnosed and explained, with no hardware needed.
+package demo
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/report"
+	"github.com/ibdoctor/ibdoctor/internal/sim"
+)
+
+// Runner runs an ibdoctor command line in-process with the demo's output
+// streams and returns its exit code (the root command provides it).
+type Runner func(f *cmdutil.Factory, args []string) int
+
+// Options are the inputs of `ibdoctor demo`.
+type Options struct {
+	F    *cmdutil.Factory
+	Keep string
+	Run  Runner
+}
+
+// Faults are what the demo breaks on the simulated node: the failures the
+// seed's runbook is about, one of each kind.
+var Faults = []struct{ Fault, Story string }{
+	{"width:mlx5_2/1=2", "a cable with a dead lane: mlx5_2 trained at 2X instead of 4X"},
+	{"polling:mlx5_5/1", "an unplugged or broken cable: mlx5_5 is Polling"},
+	{"pcie-width:mlx5_4=8", "an HCA not seated well: its PCIe link trained at x8"},
+	{"saturate:mlx5_1/1/symbol_error", "an aging cable: symbol_error stuck at 65535"},
+	{"fw:mlx5_6=28.36.1010", "a half-finished firmware upgrade on mlx5_6"},
+	{"unreadable:mlx5_0/1/counters/port_rcv_data", "a counter file that cannot be read (degrades one value, not the report)"},
+	{"xid:gpu3=79", "a GPU that fell off the PCIe bus (Xid 79 in the kernel log)"},
+	{"no-module:nvidia_peermem", "nvidia_peermem not loaded: no GPUDirect RDMA for NCCL"},
+	{"env:NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_17", "the job's NCCL_IB_HCA names mlx5_17, which does not exist (a typo for mlx5_7?)"},
+	{"env:NCCL_SOCKET_IFNAME=eth0", "the job's NCCL_SOCKET_IFNAME=eth0 names no interface of this node"},
+}
+
+// NewCmd builds the command; runF replaces the run function in tests.
+func NewCmd(f *cmdutil.Factory, runner Runner, runF func(*Options) error) *cobra.Command {
+	opts := &Options{F: f, Run: runner}
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Diagnose a simulated GPU node with injected faults (no hardware needed)",
+		Long: `Build a simulated 8-GPU H100 node with 8 NDR InfiniBand HCAs and a RoCE
+frontend, break it the ways real nodes break, then run what an SRE would:
+'ibdoctor status', 'ibdoctor check' and 'ibdoctor doctor', explaining each.
+The simulated root is byte-faithful Linux sysfs; keep it with --keep DIR and
+point any command at it with --root DIR.`,
+		Example: `  $ ibdoctor demo
+  # keep the simulated node to explore it
+  $ ibdoctor demo --keep /tmp/gpu017 && ibdoctor status --root /tmp/gpu017`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return run(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Keep, "keep", "", "write the simulated node root here and keep it (must not exist or be empty)")
+	return cmd
+}
+
+func run(o *Options) error {
+	dir := o.Keep
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "ibdoctor-demo-")
+		if err != nil {
+			return cmdutil.CannotRun(err)
+		}
+		defer os.RemoveAll(tmp)
+		dir = filepath.Join(tmp, "gpu017")
+	} else if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+		return cmdutil.FlagErrorf("--keep %s is not empty", dir)
+	}
+	var faults []sim.Fault
+	for _, x := range Faults {
+		f, err := sim.ParseFault(x.Fault)
+		if err != nil {
+			return err
+		}
+		faults = append(faults, f)
+	}
+	n, err := sim.Build(sim.Options{Profile: "h100-ndr", Host: "gpu017", Faults: faults})
+	if err != nil {
+		return err
+	}
+	if err := n.Write(dir); err != nil {
+		return cmdutil.CannotRun(err)
+	}
+	w := o.F.Out
+	sty := report.Style{Enabled: o.F.Color}
+	say := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	step := func(title string) { say("\n%s\n", sty.Bold("━━ "+title)) }
+	cmdline := func(args ...string) {
+		say("%s\n", sty.Dim("$ ibdoctor "+strings.Join(args, " ")))
+	}
+	runCmd := func(args ...string) int {
+		cmdline(args...)
+		return o.Run(o.F, args)
+	}
+
+	say("%s\n", sty.Bold(fmt.Sprintf("ibdoctor demo: a simulated H100 training node, gpu017, broken in %d ways", len(Faults))))
+	say("The node: 8x H100 + 8x ConnectX-7 NDR InfiniBand (mlx5_0..7) behind 4 PCIe switches,\nplus a dual-port 100G RoCE frontend (mlx5_8/9). Its root is %s\n(real sysfs layout, byte for byte). What was broken:\n", dir)
+	for _, x := range Faults {
+		say("  - %s\n", x.Story)
+	}
+
+	step("1. Every port in one screen (ibstat + ibstatus + lspci, with a verdict)")
+	runCmd("status", "--root", dir)
+	say("\nRead it like this: mlx5_2 is ACTIVE but at 200 Gb/s 2X — a link that is up but\nhalf as fast, which 'ibstat' shows only if you look at the width. mlx5_5 is\nPolling (no link partner). mlx5_4's PCIe link is x8 of x16. The unreadable\ncounter is listed, not fatal.\n")
+
+	step("2. The scheduler's verdict, with evidence and remedies (exit 0/1/2/3)")
+	code := runCmd("check", "--root", dir)
+	say("\nexit code %d: a Slurm HealthCheckProgram or a Kubernetes probe drains the node on 2.\n", code)
+
+	step("3. Full triage in the runbook's order: ports → PCIe/topology → kernel log → limits → NCCL → containers")
+	args := []string{"doctor", "--root", dir}
+	if n.Job != nil {
+		// The training job's process: its limits and NCCL environment.
+		args = append(args, "--pid", strconv.Itoa(n.Job.PID))
+	}
+	code = runCmd(args...)
+	say("\nexit code %d. The doctor adds what a port check cannot see: the kernel log (Xid 79),\nthe GPU–NIC topology, the missing nvidia_peermem module and the NCCL environment.\n", code)
+
+	step("Next")
+	if o.Keep != "" {
+		say("The node is kept at %s: try 'ibdoctor status --root %s --format json'\nor 'ibdoctor baseline --root %s'.\n", dir, dir, dir)
+	} else {
+		say("Keep the simulated node with 'ibdoctor demo --keep DIR'; make your own with\n'ibdoctor sim node --list'. On a real node: 'ibdoctor status', 'ibdoctor check'.\n")
+	}
+	return nil
+}
+
