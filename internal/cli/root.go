@@ -10,8 +10,9 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/baseline"
 	"github.com/ibdoctor/ibdoctor/internal/cli/check"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/cli/demo"
+	fabriccmd "github.com/ibdoctor/ibdoctor/internal/cli/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/cli/collect"
+	"github.com/ibdoctor/ibdoctor/internal/cli/demo"
 	"github.com/ibdoctor/ibdoctor/internal/cli/doctor"
 	ncclcmd "github.com/ibdoctor/ibdoctor/internal/cli/nccl"
 	perfcmd "github.com/ibdoctor/ibdoctor/internal/cli/perf"
@@ -53,6 +54,7 @@ Start with 'ibdoctor demo' (no hardware needed) or 'ibdoctor status' on a node.`
 		perfcmd.NewCmd(f),
 		ncclcmd.NewCmd(f),
 		agentcmd.NewCmd(f, nil),
+		fabriccmd.NewCmd(f),
 	)
 	return root
 }

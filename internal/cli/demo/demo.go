@@ -138,4 +138,3 @@ func run(o *Options) error {
 	}
 	return nil
 }
-
