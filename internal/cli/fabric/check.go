@@ -1,0 +1,101 @@
+package fabric
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ibdoctor/ibdoctor/internal/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/fabric"
+	"github.com/ibdoctor/ibdoctor/internal/finding"
+	"github.com/ibdoctor/ibdoctor/internal/routing"
+)
+
+// CheckOptions are the inputs of `fabric check`.
+type CheckOptions struct {
+	F        *cmdutil.Factory
+	Format   cmdutil.Format
+	Source   Source
+	Plan     string
+	Baseline string
+	// NoRouting skips the routing analysis.
+	NoRouting bool
+}
+
+// NewCmdCheck builds `fabric check`; runF replaces the run function in
+// tests.
+func NewCmdCheck(f *cmdutil.Factory, runF func(*CheckOptions) error) *cobra.Command {
+	o := &CheckOptions{F: f}
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Judge links, port counters, GUIDs/LIDs, the subnet manager and the routes",
+		Long: `Judge the whole subnet: links down or below the expected width/speed (the
+plan's, else the majority of links between the same tiers), port error
+counters and congestion (against a baseline collection: their growth),
+duplicate GUIDs and LIDs, ports without a LID, the subnet manager, and the
+routes in the switches' forwarding tables.
+
+Exit codes as 'ibdoctor check': 0 healthy, 1 warnings, 2 critical, 3 could
+not run (no topology could be read).`,
+		Example: `  $ ibdoctor fabric check
+  $ ibdoctor fabric check --from fabric.tar.gz --plan cabling.txt --format json
+  # counter growth since yesterday's collection
+  $ ibdoctor fabric check --baseline /var/lib/ibdoctor/fabric-yesterday.tar.gz`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(o)
+			}
+			return runCheck(context.Background(), o)
+		},
+	}
+	cmdutil.AddFormatFlag(cmd, &o.Format)
+	addSourceFlags(cmd, &o.Source)
+	cmd.Flags().StringVar(&o.Plan, "plan", "", "cabling plan (ibnetdiscover format or 'nodeA portA nodeB portB' lines): expected links, widths and speeds")
+	cmd.Flags().StringVar(&o.Baseline, "baseline", "", "earlier collection (DIR or FILE.tar.gz) to judge counter growth and vanished links against")
+	cmd.Flags().BoolVar(&o.NoRouting, "no-routing", false, "skip the routing analysis of the forwarding tables")
+	return cmd
+}
+
+func runCheck(ctx context.Context, o *CheckOptions) error {
+	var opts fabric.Options
+	if o.Plan != "" {
+		p, err := readPlan(o.Plan)
+		if err != nil {
+			return cmdutil.CannotRun(err)
+		}
+		opts.Plan = p
+	}
+	if o.Baseline != "" {
+		raw, err := fabric.ReadFrom(o.Baseline)
+		if err != nil {
+			return cmdutil.CannotRun(fmt.Errorf("--baseline: %w", err))
+		}
+		opts.Baseline = fabric.Build(raw)
+	}
+	raw, err := o.Source.load(ctx, o.F)
+	if err != nil {
+		return cmdutil.CannotRun(err)
+	}
+	m := fabric.Build(raw)
+	if len(m.Nodes) == 0 {
+		_ = writeResult(o.F.Out, o.F, o.Format, m, nil, m.Gaps)
+		return cmdutil.CannotRun(fmt.Errorf("no fabric topology could be read (see the gaps)"))
+	}
+	fs := fabric.Check(m, opts)
+	gaps := m.Gaps
+	if !o.NoRouting {
+		rfs, _, err := fabric.CheckRouting(m, routing.Options{})
+		if err != nil {
+			gaps = append(gaps, fabric.Gap{Source: "routing", Reason: err.Error()})
+		}
+		fs = append(fs, rfs...)
+	}
+	catalog.Sort(fs)
+	if err := writeResult(o.F.Out, o.F, o.Format, m, fs, gaps); err != nil {
+		return err
+	}
+	return cmdutil.Exit(finding.ExitCode(fs))
+}

@@ -1,0 +1,86 @@
+package fabric
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+)
+
+// CollectOptions are the inputs of `fabric collect`.
+type CollectOptions struct {
+	F      *cmdutil.Factory
+	Source Source
+	Out    string
+}
+
+// NewCmdCollect builds `fabric collect`.
+func NewCmdCollect(f *cmdutil.Factory, runF func(*CollectOptions) error) *cobra.Command {
+	o := &CollectOptions{F: f}
+	cmd := &cobra.Command{
+		Use:   "collect --out DIR|FILE.tar.gz",
+		Short: "Save the raw outputs of the fabric tools for offline analysis",
+		Long: `Run ibnetdiscover, iblinkinfo, ibqueryerrors, dump_fts and sminfo and save
+their outputs (NAME.txt, NAME.stderr) and meta.json into a directory or a
+.tar.gz. Every fabric command reads it back with --from.`,
+		Example: `  $ ibdoctor fabric collect --out fabric-$(date +%F).tar.gz
+  $ ibdoctor fabric collect --out /tmp/fabric --ca mlx5_0 --port 1`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if o.Out == "" {
+				return cmdutil.FlagErrorf("--out is required")
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return runCollect(context.Background(), o)
+		},
+	}
+	addSourceFlags(cmd, &o.Source)
+	cmd.Flags().StringVar(&o.Out, "out", "", "where to save: a directory, or a file ending in .tar.gz")
+	return cmd
+}
+
+func runCollect(ctx context.Context, o *CollectOptions) error {
+	raw, err := o.Source.load(ctx, o.F)
+	if err != nil {
+		return cmdutil.CannotRun(err)
+	}
+	if host, err := os.Hostname(); err == nil && o.Source.From == "" {
+		raw.Host = host
+	}
+	if strings.HasSuffix(o.Out, ".tar.gz") || strings.HasSuffix(o.Out, ".tgz") {
+		fh, err := os.Create(o.Out)
+		if err != nil {
+			return cmdutil.CannotRun(err)
+		}
+		if err := raw.WriteTarGz(fh); err != nil {
+			fh.Close()
+			return cmdutil.CannotRun(fmt.Errorf("%s: %w", o.Out, err))
+		}
+		if err := fh.Close(); err != nil {
+			return cmdutil.CannotRun(err)
+		}
+	} else if err := raw.WriteDir(o.Out); err != nil {
+		return cmdutil.CannotRun(err)
+	}
+	ok := 0
+	for _, out := range raw.Outputs {
+		status := "ok"
+		if out.Err != "" {
+			status = out.Err
+		} else {
+			ok++
+		}
+		fmt.Fprintf(o.F.ErrOut, "  %-14s %7.0f ms  %d bytes  %s\n", out.Name, out.DurationMS, len(out.Stdout), status)
+	}
+	fmt.Fprintf(o.F.Out, "saved %d of %d tool outputs to %s\n", ok, len(raw.Outputs), o.Out)
+	if ok == 0 {
+		return cmdutil.CannotRun(fmt.Errorf("no tool could run"))
+	}
+	return nil
+}

@@ -1,0 +1,174 @@
+// Package fabric implements `ibdoctor fabric`: subnet-wide collection,
+// checks, cabling diff against a plan and hop-by-hop paths from the
+// forwarding tables.
+package fabric
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/fabric"
+	"github.com/ibdoctor/ibdoctor/internal/finding"
+	"github.com/ibdoctor/ibdoctor/internal/report"
+)
+
+// Source are the flags every fabric command shares: where the data comes
+// from.
+type Source struct {
+	// From is a saved collection (DIR or FILE.tar.gz); empty = live.
+	From    string
+	CA      string
+	Port    int
+	Timeout time.Duration
+	// IBSim runs the tools against an ibsim instance with this socket name
+	// (LD_PRELOAD of libumad2sim.so, IBSIM_SOCKNAME).
+	IBSim string
+}
+
+func addSourceFlags(cmd *cobra.Command, s *Source) {
+	cmd.Flags().StringVar(&s.From, "from", "", "read a saved collection (DIR or FILE.tar.gz from 'ibdoctor fabric collect') instead of querying the fabric")
+	cmd.Flags().StringVarP(&s.CA, "ca", "C", "", "local HCA to send from (passed to the tools as -C)")
+	cmd.Flags().IntVarP(&s.Port, "port", "P", 0, "local HCA port to send from (-P)")
+	cmd.Flags().DurationVar(&s.Timeout, "timeout", 60*time.Second, "time limit of each tool run")
+	cmd.Flags().StringVar(&s.IBSim, "ibsim", "", "query a simulated fabric: the ibsim socket name (IBSIM_SOCKNAME; preloads libumad2sim.so)")
+}
+
+// umad2sim is where Debian's ibsim-utils installs the preload library.
+var umad2simGlob = "/usr/lib/*/umad2sim/libumad2sim.so"
+
+func (s *Source) collectOptions(f *cmdutil.Factory) (fabric.CollectOptions, error) {
+	o := fabric.CollectOptions{CA: s.CA, Port: s.Port, Timeout: s.Timeout, Now: f.Now}
+	if s.IBSim != "" {
+		libs, _ := filepath.Glob(umad2simGlob)
+		if len(libs) == 0 {
+			return o, fmt.Errorf("--ibsim: %s not found (install ibsim-utils)", umad2simGlob)
+		}
+		if strings.ContainsAny(s.IBSim, "\x00/ ") {
+			return o, fmt.Errorf("--ibsim: bad socket name %q", s.IBSim)
+		}
+		o.Env = []string{"LD_PRELOAD=" + libs[0], "IBSIM_SOCKNAME=" + s.IBSim}
+	}
+	return o, o.Validate()
+}
+
+// load returns the raw collection: saved, or collected live.
+func (s *Source) load(ctx context.Context, f *cmdutil.Factory) (*fabric.Raw, error) {
+	if s.From != "" {
+		return fabric.ReadFrom(s.From)
+	}
+	o, err := s.collectOptions(f)
+	if err != nil {
+		return nil, err
+	}
+	return fabric.Collect(ctx, o)
+}
+
+// NewCmd builds `ibdoctor fabric` and its subcommands.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "fabric <command>",
+		Short: "Check the whole InfiniBand subnet: links, counters, identity, SM, cabling, routing",
+		Long: `Check the whole InfiniBand subnet from one node with a port on it, with the
+standard infiniband-diags tools (ibnetdiscover, iblinkinfo, ibqueryerrors,
+dump_fts, sminfo), or offline from a saved collection (--from).
+
+It keeps working without a subnet manager or with broken routes: tools
+that fail are reported as gaps, and the rest is still judged.`,
+		Example: `  # full check from this node
+  $ ibdoctor fabric check
+  # save the raw outputs, check them elsewhere
+  $ ibdoctor fabric collect --out fabric.tar.gz
+  $ ibdoctor fabric check --from fabric.tar.gz --plan cabling.txt
+  # is every cable where the plan says?
+  $ ibdoctor fabric diff --plan cabling.txt
+  # the route between two LIDs, from the forwarding tables
+  $ ibdoctor fabric path 12 57 --from fabric.tar.gz`,
+	}
+	cmd.AddCommand(
+		NewCmdCollect(f, nil),
+		NewCmdCheck(f, nil),
+		NewCmdDiff(f, nil),
+		NewCmdPath(f, nil),
+	)
+	return cmd
+}
+
+// Document is the JSON output of check and diff.
+type Document struct {
+	Source   string            `json:"source"`
+	Taken    time.Time         `json:"taken"`
+	Summary  Summary           `json:"summary"`
+	Verdict  string            `json:"verdict"`
+	Findings []finding.Finding `json:"findings"`
+	Gaps     []fabric.Gap      `json:"gaps"`
+}
+
+// Summary counts what the model holds.
+type Summary struct {
+	Switches int `json:"switches"`
+	CAs      int `json:"cas"`
+	Links    int `json:"links"`
+	Tables   int `json:"forwarding_tables"`
+}
+
+func summarize(m *fabric.Fabric) Summary {
+	s := Summary{Links: len(m.Links), Tables: len(m.LFTs)}
+	for _, n := range m.Nodes {
+		if n.Type == "Switch" {
+			s.Switches++
+		} else {
+			s.CAs++
+		}
+	}
+	return s
+}
+
+func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabric.Fabric, fs []finding.Finding, gaps []fabric.Gap) error {
+	if fs == nil {
+		fs = []finding.Finding{}
+	}
+	if gaps == nil {
+		gaps = []fabric.Gap{}
+	}
+	src := m.Source
+	if src == "" {
+		src = "live"
+	}
+	if format == cmdutil.FormatJSON {
+		return cmdutil.WriteJSON(w, Document{Source: src, Taken: m.Taken, Summary: summarize(m), Verdict: finding.Verdict(fs), Findings: fs, Gaps: gaps})
+	}
+	sty := report.Style{Enabled: f.Color}
+	s := summarize(m)
+	fmt.Fprintf(w, "%s — %d switches, %d CAs, %d links, %d forwarding tables (%s)\n",
+		report.VerdictLine(sty, "fabric", fs), s.Switches, s.CAs, s.Links, s.Tables, src)
+	if len(fs) > 0 {
+		fmt.Fprintln(w)
+		report.Findings(w, sty, fs)
+	}
+	if len(gaps) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "%s %d thing(s) could not be queried or read; what depends on them was not judged:\n", sty.Severity(finding.Warning, "gaps:"), len(gaps))
+		for _, g := range gaps {
+			fmt.Fprintf(w, "  %s: %s\n", g.Source, g.Reason)
+		}
+	}
+	return nil
+}
+
+// readPlan opens and parses a plan file.
+func readPlan(path string) (*fabric.Plan, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return fabric.ParsePlan(fh, path)
+}
