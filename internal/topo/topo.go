@@ -247,3 +247,17 @@ func (m *Matrix) Table() string {
 	}
 	return b.String()
 }
+
+// UnmarshalText parses the nvidia-smi name, so JSON reports read back.
+func (l *Level) UnmarshalText(b []byte) error {
+	if string(b) == "?" {
+		*l = LevelUnknown
+		return nil
+	}
+	v, err := ParseLevel(string(b))
+	if err != nil {
+		return err
+	}
+	*l = v
+	return nil
+}

@@ -225,10 +225,11 @@ func (in *Input) window() string {
 	if in.Since.IsZero() || in.Window <= 0 {
 		return "in the kernel log"
 	}
-	return "in the last " + shortDuration(in.Window)
+	return "in the last " + ShortDuration(in.Window)
 }
 
-func shortDuration(d time.Duration) string {
+// ShortDuration renders a window for people: "24h", "7d", "90m".
+func ShortDuration(d time.Duration) string {
 	switch {
 	case d >= 48*time.Hour && d%(24*time.Hour) == 0:
 		return fmt.Sprintf("%dd", d/(24*time.Hour))

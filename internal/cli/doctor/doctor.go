@@ -229,7 +229,7 @@ func Diagnose(ctx context.Context, o *Options) (*Result, error) {
 	if g.in.Kernel != nil {
 		res.KernelLog = g.in.Kernel.Source
 		if g.in.Window > 0 {
-			res.KernelLog += ", last " + o.Since.String()
+			res.KernelLog += ", last " + triage.ShortDuration(o.Since)
 		}
 	}
 	return res, nil
