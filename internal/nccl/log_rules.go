@@ -209,13 +209,49 @@ func completionFindings(lg *Log, subj finding.Subject, at func(int) string) []fi
 		parts = append(parts, fmt.Sprintf("status %d ×%d", int(s), counts[s]))
 	}
 	evs = append(evs, finding.Evidence{Source: lg.Source, Value: "completion errors: " + strings.Join(parts, ", ")})
+	// Errors that all name one peer point at that peer or the path to it.
+	peers := map[string]int{}
+	var peerOrder []string
+	for _, e := range errs {
+		if e.Peer == "" {
+			continue
+		}
+		if peers[e.Peer] == 0 {
+			peerOrder = append(peerOrder, e.Peer)
+		}
+		peers[e.Peer]++
+	}
+	if len(peerOrder) > 0 {
+		var ps []string
+		for _, p := range peerOrder {
+			ps = append(ps, fmt.Sprintf("%s ×%d", p, peers[p]))
+		}
+		evs = append(evs, finding.Evidence{Source: lg.Source, Value: "peers: " + strings.Join(firstN(ps, 6), ", ")})
+	}
 	f := catalog.New("nccl.ibv_error", subj, summary, evs...)
 	f.Subject.Host = cause.Host
 	f.Subject.Device = cause.HCA
-	if cause.Status == WCLocProtErr {
-		f.Causes = append([]string{"GPUDirect RDMA memory registration: nvidia-peermem not loaded, or PCIe ACS/IOMMU blocks peer-to-peer between GPU and NIC"}, f.Causes...)
+	// Keep the catalogue's per-status causes and remedies ("status 4: …")
+	// that apply to this status.
+	f.Causes = forStatus(f.Causes, cause.Status)
+	f.Remedy = forStatus(f.Remedy, cause.Status)
+	if len(f.Causes) == 0 && info.Meaning != "" {
+		f.Causes = []string{fmt.Sprintf("status %d: %s", int(cause.Status), info.Meaning)}
 	}
 	return []finding.Finding{f}
+}
+
+// forStatus drops lines written for another status ("status 4: …").
+func forStatus(lines []string, st WCStatus) []string {
+	var out []string
+	for _, l := range lines {
+		var n int
+		if _, err := fmt.Sscanf(l, "status %d:", &n); err == nil && WCStatus(n) != st {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 func resourceFindings(lg *Log, subj finding.Subject, at func(int) string) []finding.Finding {

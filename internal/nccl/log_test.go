@@ -38,7 +38,7 @@ func TestLogCorpus(t *testing.T) {
 		firstStatus WCStatus
 	}{
 		{file: "log/nccl1814-retry-then-flush.log", want: []string{"nccl.ibv_error/critical"}, events: 3, firstStatus: 12,
-			summaryHas: []string{"status 12 IBV_WC_RETRY_EXC_ERR", "peer 172.36.143.59<44206>", "2 later error(s) are consequences"}},
+			summaryHas: []string{"status 12 IBV_WC_RETRY_EXC_ERR", "peer 172.36.143.59<44206>", "2 later error(s) are consequences", "peers: 172.36.143.59<44206> ×3"}},
 		{file: "log/nccl1405-status12-ipv6-gid.log", want: []string{"nccl.ibv_error/critical"}, events: 2, firstStatus: 12,
 			summaryHas: []string{"on kp-ddp-worker-0", "lossy or broken path"}},
 		{file: "log/nccl902-old-error12.log", want: []string{"nccl.ibv_error/critical"}, events: 1, firstStatus: 12},
@@ -85,6 +85,9 @@ func TestLogCorpus(t *testing.T) {
 			all := ""
 			for _, f := range a.Findings {
 				all += f.Summary + "\n"
+				for _, e := range f.Evidence {
+					all += e.Value + "\n"
+				}
 				if len(f.Evidence) == 0 || f.Subject.File == "" {
 					t.Errorf("finding %s lacks evidence or file", f.ID)
 				}
@@ -155,7 +158,15 @@ func TestLogRules(t *testing.T) {
 			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%+v", diff, a.Findings)
 			}
+			if tt.name == "flush only" {
+				if c := strings.Join(a.Findings[0].Causes, " "); !strings.Contains(c, "status 5: the QP had already entered the error state") || strings.Contains(c, "status 12") {
+					t.Errorf("causes = %q", a.Findings[0].Causes)
+				}
+			}
 			if tt.name == "newest completion format" {
+				if c := strings.Join(a.Findings[0].Causes, " "); !strings.Contains(c, "status 4") || strings.Contains(c, "status 12") {
+					t.Errorf("causes = %q", a.Findings[0].Causes)
+				}
 				e := lg.Events[0]
 				if e.Status != WCLocProtErr || e.HCA != "mlx5_0" || e.VendorErr != 81 || e.Opcode != 1 {
 					t.Errorf("event %+v", e)

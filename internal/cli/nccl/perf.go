@@ -204,6 +204,8 @@ func runTitle(source string, run *nccl.TestRun, sum nccl.RunSummary) string {
 		parts = append(parts, "nccl-tests "+run.Version)
 	}
 	switch {
+	case run.Independent():
+		parts = append(parts, fmt.Sprintf("%d separate single-rank processes on %d host(s) (%s)", max(run.Headers, len(run.Ranks)), len(sum.Hosts), strings.Join(firstHosts(sum.Hosts, 4), ", ")))
 	case sum.Ranks > 0 && len(sum.Hosts) > 0:
 		parts = append(parts, fmt.Sprintf("%d ranks on %d host(s) (%s)", sum.Ranks, len(sum.Hosts), strings.Join(firstHosts(sum.Hosts, 4), ", ")))
 	case sum.Ranks > 0:
