@@ -144,9 +144,9 @@ func writeAnalyzeText(w io.Writer, st report.Style, doc *analyzeDoc) {
 			res := "-"
 			switch {
 			case s.BestGbps > 0 && s.Fraction > 0:
-				res = fmt.Sprintf("%.1f Gb/s at %d B (%.0f%% of line rate)", s.BestGbps, s.BestBytes, s.Fraction*100)
+				res = fmt.Sprintf("%s Gb/s at %d B (%.0f%% of line rate)", gbps(s.BestGbps), s.BestBytes, s.Fraction*100)
 			case s.BestGbps > 0:
-				res = fmt.Sprintf("%.1f Gb/s at %d B", s.BestGbps, s.BestBytes)
+				res = fmt.Sprintf("%s Gb/s at %d B", gbps(s.BestGbps), s.BestBytes)
 			case s.LatencyUS > 0:
 				res = fmt.Sprintf("%.2f us at %d B (limit %.2f us)", s.LatencyUS, s.LatencyBytes, s.ThresholdUS)
 			}
@@ -184,6 +184,14 @@ func writeAnalyzeText(w io.Writer, st report.Style, doc *analyzeDoc) {
 			fmt.Fprintf(w, "  - %s\n", n)
 		}
 	}
+}
+
+// gbps prints a bandwidth with one decimal, or two below 10 Gb/s.
+func gbps(v float64) string {
+	if v < 10 {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
 }
 
 func orDash(s string) string {

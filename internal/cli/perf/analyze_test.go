@@ -2,6 +2,9 @@ package perf
 
 import (
 	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -76,5 +79,28 @@ func TestAnalyzeJSON(t *testing.T) {
 	if doc.Verdict != "warning" || len(doc.Results) != 4 || doc.Results[3].BW[0].AvgGbps != 392.34 ||
 		len(doc.Findings) != 1 || doc.Findings[0].Evidence[0].Source != perftestData+"ndr-cx7-session.txt:74" {
 		t.Errorf("doc = %+v", doc)
+	}
+}
+
+var updateAnalyze = flag.Bool("update-analyze", false, "rewrite the perf analyze golden files")
+
+// TestAnalyzeGolden pins the text report; -update-analyze rewrites it.
+func TestAnalyzeGolden(t *testing.T) {
+	got, _ := runAnalyze(t, "--line-rate", "400", perftestData+"ndr-cx7-session.txt", perftestData+"perftest273-postlist-8b.txt")
+	path := filepath.Join("testdata", "analyze-ndr-400.txt")
+	if *updateAnalyze {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update-analyze to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("report differs from %s:\n%s", path, got)
 	}
 }
