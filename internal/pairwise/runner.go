@@ -140,6 +140,11 @@ func (r *Runner) pair(ctx context.Context, t Test, a, b Host) (Result, error) {
 	var cli ClientResponse
 	req := ClientRequest{Test: t, Peer: b.IP(), Port: srv.Port, Key: srv.Key}
 	if err := r.call(ctx, a, PathClient, req, &cli); err != nil {
+		// Free b now rather than when its server side times out, so a
+		// dead client does not make b busy in the next rounds too.
+		sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+		defer scancel()
+		_ = r.call1(sctx, b, http.MethodDelete, fmt.Sprintf("%s/%d", PathServer, srv.Port), nil, &struct{}{})
 		return Result{}, fmt.Errorf("running the client side on %s: %w", a.Name, err)
 	}
 	return cli.Result, nil

@@ -37,6 +37,9 @@ import (
 //	     server side of a test and returns the port (and, for tcp, the
 //	     session key) the client side must use; the server side ends after
 //	     one test or when nobody connects within the accept timeout.
+//	DELETE /api/v1/perf/server/{port} ends a started server side whose
+//	     client will not come (the runner calls it when the client side
+//	     failed), so the agent is free for the next round at once.
 //	POST /api/v1/perf/client  ClientRequest → ClientResponse: runs the
 //	     client side against a peer's server side and returns the result.
 const (
@@ -115,6 +118,9 @@ type server struct {
 	busy      chan struct{}
 	lim       *limiter
 	mux       *http.ServeMux
+
+	mu       sync.Mutex
+	sessions map[int]context.CancelFunc // running server sides by port
 }
 
 // NewServer returns the agent-side handler of the perf API (see PathPrefix
@@ -132,12 +138,45 @@ func NewServer(opts ServerOptions) http.Handler {
 	if opts.Exec == nil {
 		opts.Exec = OSExecutor{}
 	}
-	s := &server{opts: opts, busy: make(chan struct{}, 1), lim: newLimiter(opts.RateLimit), mux: http.NewServeMux()}
+	s := &server{opts: opts, busy: make(chan struct{}, 1), lim: newLimiter(opts.RateLimit), mux: http.NewServeMux(), sessions: map[int]context.CancelFunc{}}
 	s.tokenHash = sha256.Sum256([]byte(opts.Token))
 	s.mux.HandleFunc("GET "+PathInfo, s.info)
 	s.mux.HandleFunc("POST "+PathServer, s.startServer)
+	s.mux.HandleFunc("DELETE "+PathServer+"/{port}", s.stopServer)
 	s.mux.HandleFunc("POST "+PathClient, s.runClient)
 	return s
+}
+
+// session registers the cancel function of the server side on port and
+// returns a function that unregisters it.
+func (s *server) session(port int, cancel context.CancelFunc) func() {
+	s.mu.Lock()
+	s.sessions[port] = cancel
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.sessions, port)
+		s.mu.Unlock()
+	}
+}
+
+func (s *server) stopServer(w http.ResponseWriter, r *http.Request) {
+	port, err := strconv.Atoi(r.PathValue("port"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("port %q is not a number", r.PathValue("port")))
+		return
+	}
+	s.mu.Lock()
+	cancel, ok := s.sessions[port]
+	s.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no server side on port %d", port))
+		return
+	}
+	cancel()
+	writeJSON(w, http.StatusOK, struct {
+		Stopped int `json:"stopped"`
+	}{port})
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -224,9 +263,11 @@ func (s *server) startServer(w http.ResponseWriter, r *http.Request) {
 	if t.Backend == BackendTCP {
 		key := make([]byte, keyLen)
 		_, _ = rand.Read(key)
+		ctx, cancel := context.WithDeadline(context.Background(), end)
+		done := s.session(port, cancel)
 		go func() {
 			defer s.release()
-			ctx, cancel := context.WithDeadline(context.Background(), end)
+			defer done()
 			defer cancel()
 			_ = tcpServe(ctx, ln, key, t, s.lim, acceptBy)
 		}()
@@ -241,7 +282,7 @@ func (s *server) startServer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if err := s.startPerftestServer(end, argv); err != nil {
+	if err := s.startPerftestServer(end, port, argv); err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
@@ -252,7 +293,7 @@ func (s *server) startServer(w http.ResponseWriter, r *http.Request) {
 // says it waits for the client; the process then runs on in the background
 // until it exits or end passes. It releases the agent once the process
 // has exited, whatever the outcome.
-func (s *server) startPerftestServer(end time.Time, argv []string) error {
+func (s *server) startPerftestServer(end time.Time, port int, argv []string) error {
 	ctx, cancel := context.WithDeadline(context.Background(), end)
 	proc, err := s.opts.Exec.Start(ctx, argv)
 	if err != nil {
@@ -260,10 +301,12 @@ func (s *server) startPerftestServer(end time.Time, argv []string) error {
 		s.release()
 		return fmt.Errorf("starting %s: %w", argv[0], err)
 	}
+	done := s.session(port, cancel)
 	ready := make(chan bool, 1)
 	var tail tailBuffer
 	go func() {
 		defer s.release()
+		defer done()
 		defer cancel()
 		sc := bufio.NewScanner(proc.Output())
 		sc.Buffer(make([]byte, 0, 4096), 1<<20)

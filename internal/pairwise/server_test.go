@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -349,6 +350,88 @@ func TestInfoEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff(InfoResponse{Backends: []string{"tcp"}, RateLimit: 1e6}, info); d != "" {
+		t.Errorf("(-want +got)\n%s", d)
+	}
+}
+
+func TestStopServer(t *testing.T) {
+	agent := startAgent(t, "127.0.0.1", ServerOptions{Token: testToken})
+	code, body := post(t, agent, PathServer, testToken, tcpBW)
+	if code != 200 {
+		t.Fatalf("start: %d %s", code, body)
+	}
+	var sr ServerResponse
+	if err := json.Unmarshal([]byte(body), &sr); err != nil {
+		t.Fatal(err)
+	}
+	del := func(port string) int {
+		req, _ := http.NewRequest(http.MethodDelete, "http://"+agent.Addr+PathServer+"/"+port, nil)
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := del("1"); c != http.StatusNotFound {
+		t.Errorf("DELETE of an unknown port: %d, want 404", c)
+	}
+	if c := del("x"); c != http.StatusBadRequest {
+		t.Errorf("DELETE of a non-number: %d, want 400", c)
+	}
+	if c := del(fmt.Sprint(sr.Port)); c != http.StatusOK {
+		t.Fatalf("DELETE: %d", c)
+	}
+	// Free again well before the 30 s accept timeout.
+	deadline := time.Now().Add(2 * time.Second)
+	for code = 0; code != 200 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		code, _ = post(t, agent, PathServer, testToken, tcpBW)
+	}
+	if code != 200 {
+		t.Fatalf("agent still busy after DELETE: %d", code)
+	}
+}
+
+// TestDeadAgent: one agent of four does not answer. Its pairs fail and it
+// is perf.node_failed; its partners' server sides are stopped at once, so
+// no other pair fails and the run does not wait for accept timeouts.
+func TestDeadAgent(t *testing.T) {
+	var hosts []Host
+	for _, ip := range []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"} {
+		// Capped, as in TestPairwiseTCP, so load cannot fake a slow pair.
+		hosts = append(hosts, startAgent(t, ip, ServerOptions{Token: testToken, RateLimit: 50e6}))
+	}
+	ln, err := net.Listen("tcp", "127.0.0.5:0")
+	if err != nil {
+		t.Skip(err)
+	}
+	deadAddr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	hosts = append(hosts, Host{Addr: deadAddr, Name: "dead"})
+	r := &Runner{Token: testToken, Hosts: hosts, Test: Test{Backend: BackendTCP, Kind: KindBW, DurationMS: 300}}
+	if probs := r.Preflight(context.Background()); len(probs) != 1 || probs[0].Host.Name != "dead" || probs[0].Fatal {
+		t.Errorf("preflight %+v, want one non-fatal problem for dead", probs)
+	}
+	start := time.Now()
+	m, err := r.Run(context.Background(), RoundRobin(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("run took %v", el)
+	}
+	for _, p := range m.Pairs {
+		if p.Result != nil {
+			t.Logf("%s → %s: %.3f Gb/s", p.A, p.B, p.Result.BitsPerSecond/1e9)
+		}
+		dead := p.A == "dead" || p.B == "dead"
+		if dead != (p.Result == nil) {
+			t.Errorf("%s → %s: result %v error %q", p.A, p.B, p.Result, p.Error)
+		}
+	}
+	// Slow fraction 0.2 as in TestPairwiseTCP: this test is about failures.
+	if d := cmp.Diff([]got{{"perf.node_failed", "dead"}}, summarize(Infer(m, InferOptions{SlowFraction: 0.2}))); d != "" {
 		t.Errorf("(-want +got)\n%s", d)
 	}
 }
