@@ -37,12 +37,18 @@ type Factory struct {
 // TERM is not "dumb".
 func System(version string) *Factory {
 	tty := term.IsTerminal(int(os.Stdout.Fd()))
-	color := tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 	return &Factory{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		Color: color, IsTTY: tty, Now: time.Now, Getenv: os.Getenv, Environ: os.Environ,
+		Color: ColorEnabled(tty, os.Getenv), IsTTY: tty, Now: time.Now, Getenv: os.Getenv, Environ: os.Environ,
 		Version: version,
 	}
+}
+
+// ColorEnabled says whether to color output: only on a terminal, never
+// when NO_COLOR is set to a non-empty value (no-color.org) or TERM is
+// "dumb".
+func ColorEnabled(tty bool, getenv func(string) string) bool {
+	return tty && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
 // ExitError makes main exit with Code. Err, when non-nil, is printed to
