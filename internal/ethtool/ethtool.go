@@ -124,3 +124,14 @@ func Parse(r io.Reader, netdev, source string) (*Stats, error) {
 	sortStats(s)
 	return s, nil
 }
+
+// Detect reports whether text is `ethtool -S` output: its first non-blank
+// line is "NIC statistics:".
+func Detect(text string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		if t := strings.TrimSpace(line); t != "" {
+			return t == "NIC statistics:"
+		}
+	}
+	return false
+}

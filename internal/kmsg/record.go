@@ -419,3 +419,28 @@ func isoPrefix(s string) (time.Time, string, bool, error) {
 	}
 	return time.Time{}, "", true, fmt.Errorf("%w: ISO timestamp %q", ErrMalformed, stamp)
 }
+
+// Detect reports whether text looks like a kernel log this package parses:
+// most of its first non-blank lines are /dev/kmsg records, or carry a
+// dmesg/journal timestamp. Plain untimestamped text is not claimed.
+func Detect(text string) bool {
+	seen, hits := 0, 0
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" || line[0] == ' ' || line[0] == '\t' {
+			continue
+		}
+		seen++
+		if _, err := ParseRecord([]byte(line)); err == nil {
+			hits++
+		} else if _, kind, err := parseTextLine(line, 2000, time.UTC); err == nil && kind != lineBare {
+			hits++ // dmesg stamp, or a journal line (the kernel's or another program's)
+		} else if strings.Contains(line, " kernel: ") {
+			hits++ // a journal stamp in a locale the parser does not read
+		}
+		if seen == 50 {
+			break
+		}
+	}
+	return seen > 0 && hits*2 > seen
+}

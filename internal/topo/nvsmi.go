@@ -203,3 +203,19 @@ func Compare(m *Matrix, smi *SMIMatrix) []Disagreement {
 	}
 	return out
 }
+
+// DetectNvidiaSMI reports whether text holds an `nvidia-smi topo -m`
+// matrix: a header line starting with the GPU0 column and ending in the
+// affinity columns, or the matrix legend.
+func DetectNvidiaSMI(text string) bool {
+	for _, line := range strings.Split(reANSI.ReplaceAllString(text, ""), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 1 && f[0] == "GPU0" && f[1] != "X" && strings.Contains(line, "CPU Affinity") {
+			return true
+		}
+		if strings.HasPrefix(strings.TrimSpace(line), "X    = Self") {
+			return true
+		}
+	}
+	return false
+}

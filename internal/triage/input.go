@@ -50,6 +50,10 @@ type Input struct {
 	// Thresholds tune the rules; zero values take the defaults.
 	Thresholds Thresholds
 
+	// standalone is set by the Analyze functions: there is no node, so
+	// events are reported against the PCI address in the text.
+	standalone bool
+
 	// evs caches the classified kernel-log events of the window (set by
 	// the first rule that asks; the inputs never change during Run).
 	evs     []kmsg.Event
@@ -248,11 +252,23 @@ type target struct {
 	PCI    pcie.Address
 }
 
+// label names the target: the RDMA device, the GPU, else the address.
 func (t target) label() string {
-	if t.Device != "" {
+	switch {
+	case t.Device != "":
 		return t.Device
+	case t.GPU != "":
+		return t.GPU
 	}
-	return t.GPU
+	return string(t.PCI)
+}
+
+// longLabel is label with the address: "mlx5_0 (0000:3b:00.0)".
+func (t target) longLabel() string {
+	if l := t.label(); l != string(t.PCI) && t.PCI != "" {
+		return l + " (" + string(t.PCI) + ")"
+	}
+	return string(t.PCI)
 }
 
 func (t target) subject(host string) finding.Subject {
@@ -289,6 +305,9 @@ func targetsOf(s *snapshot.Snapshot, a pcie.Address) []target {
 	}
 	if ts := self(a); len(ts) > 0 {
 		return ts
+	}
+	if len(s.PCI) == 0 && len(s.Devices) == 0 {
+		return nil
 	}
 	for _, c := range candidates(s) {
 		for _, up := range s.Upstream(c) {

@@ -83,7 +83,11 @@ func checkAER(in *Input) []finding.Finding {
 		if e.Kind != kmsg.KindAER || e.PCI == "" || (!e.AERDetail && hasDetail[e.PCI]) {
 			continue
 		}
-		for _, t := range targetsOf(s, e.PCI) {
+		ts := targetsOf(s, e.PCI)
+		if len(ts) == 0 && in.standalone {
+			ts = []target{{PCI: e.PCI}}
+		}
+		for _, t := range ts {
 			x := get(t)
 			if e.AERSeverity == kmsg.AERCorrectable {
 				x.logCorr++
@@ -111,7 +115,7 @@ func checkAER(in *Input) []finding.Finding {
 			parts = append(parts, fmt.Sprintf("%d correctable and %d uncorrectable reports %s", x.logCorr, x.logUncorr, in.window()))
 		}
 		f := catalog.New("pcie.aer_errors", x.t.subject(s.Host),
-			fmt.Sprintf("PCIe errors on the link of %s (%s): %s", x.t.label(), x.t.PCI, strings.Join(parts, "; ")), x.ev...)
+			fmt.Sprintf("PCIe errors on the link of %s: %s", x.t.longLabel(), strings.Join(parts, "; ")), x.ev...)
 		if uncorr > 0 {
 			f.Severity = finding.Critical
 		}
@@ -318,9 +322,6 @@ func checkModules(in *Input) []finding.Finding {
 		t := ts[k]
 		tg := pciTarget(s, k.pci)
 		label := tg.label()
-		if label == "" {
-			label = string(k.pci)
-		}
 		f := catalog.New("kmsg.module_event", tg.subject(s.Host),
 			fmt.Sprintf("port module of %s: %s (%s %s)", label, k.detail, plural(t.n, "event", "events"), in.window()), t.ev...)
 		if t.isErr {
@@ -369,9 +370,6 @@ func checkHealth(in *Input) []finding.Finding {
 		t := ts[k]
 		tg := pciTarget(s, k)
 		label := tg.label()
-		if label == "" {
-			label = string(k)
-		}
 		out = append(out, catalog.New("kmsg.mlx5_health", tg.subject(s.Host),
 			fmt.Sprintf("%s firmware health: %s (%s %s)", label, strings.Join(t.details, "; "), plural(t.n, "message", "messages"), in.window()), t.ev...))
 	}
