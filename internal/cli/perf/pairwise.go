@@ -185,6 +185,9 @@ func pairwiseRun(o *PairwiseOptions) error {
 	}
 	ctx, stop := interrupt()
 	defer stop()
+	// After the first Ctrl-C, restore the default handling, so that a
+	// second one kills the process at once.
+	go func() { <-ctx.Done(); stop() }()
 	r := &pairwise.Runner{Token: o.Token, Test: o.Test, Hosts: hosts, Now: o.F.Now}
 	fatal := 0
 	for _, p := range r.Preflight(ctx) {
