@@ -40,5 +40,8 @@ type Note struct {
 
 func (n Note) String() string { return fmt.Sprintf("line %d: %s", n.Line, n.Reason) }
 
-// maxLine bounds one input line; longer lines are cut (and noted).
+// maxLine bounds one input line; a longer line is an error naming it.
 const maxLine = 1 << 20
+
+// maxJSON bounds a JSON report read into memory.
+const maxJSON = 64 << 20

@@ -2,6 +2,7 @@ package nccl
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -232,8 +233,16 @@ func logPrefix(t string) []int {
 // notes. It fails only when the input holds no nccl-tests header or row;
 // lines that look like rows but cannot be read become Skipped notes.
 func ParseTests(r io.Reader, source string) (*TestsOutput, error) {
+	br := bufio.NewReaderSize(r, 4096)
+	if head, _ := br.Peek(512); bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{")) {
+		data, err := io.ReadAll(io.LimitReader(br, maxJSON))
+		if err != nil {
+			return nil, &ParseError{Source: source, Err: err}
+		}
+		return parseTestsJSON(data, source)
+	}
 	out := &TestsOutput{Source: source}
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	var cur *TestRun
 	var pendingVersion, pendingProgram string

@@ -236,7 +236,7 @@ func TestBusFactor(t *testing.T) {
 }
 
 func FuzzParseTests(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "tests", "*.txt"))
+	files, _ := filepath.Glob(filepath.Join("testdata", "tests", "*.*"))
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -305,6 +305,40 @@ func TestCopiesAsSeparateRuns(t *testing.T) {
 		a := AnalyzeTests(out, TestsOptions{})
 		if diff := cmp.Diff(tc.want, ids(a.Findings)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+// The JSON report of newer nccl-tests (-J): built with src/util.cu's
+// writer layout (devices inside config, root as a padded string, "%lf"
+// numbers, null #wrong when unchecked) and the spark sample's values.
+func TestParseTestsJSON(t *testing.T) {
+	out := parseTestsFile(t, "util-cu-writer-2rank.json")
+	run := out.Runs[0]
+	if len(run.Ranks) != 2 || run.Ranks[1].Host != "spark-dbf4" || run.NCCLLibrary != 23102 || run.MaxBytes != 65536 {
+		t.Fatalf("run = %+v", run)
+	}
+	if len(run.Rows) != 2 || run.Rows[1].Root != -1 || run.Rows[1].OutOfPlace.Wrong != 3 || !run.Rows[1].InPlace.WrongNA || run.Rows[0].InPlace.TimeUS != 30.33 {
+		t.Errorf("rows = %+v", run.Rows)
+	}
+	a := AnalyzeTests(out, TestsOptions{Collective: AllReduce})
+	if diff := cmp.Diff([]string{"nccl.wrong_results/critical"}, ids(a.Findings)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"version":2,"results":[{"size":8,"out_of_place":{"time":-1}}]}`, ""},
+		{`{"foo":1}`, "not an nccl-tests JSON report"},
+		{"{\"version\":2,\n\"results\":[{\"size\":\"x\"}]}", "line 2"},
+	} {
+		o, err := ParseTests(strings.NewReader(tc.in), "j.json")
+		if tc.want == "" {
+			if err != nil || len(o.Skipped) != 1 {
+				t.Errorf("ParseTests(%q) = %+v, %v; want one skipped result", tc.in, o, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseTests(%q) err = %v, want %q", tc.in, err, tc.want)
 		}
 	}
 }
