@@ -525,8 +525,12 @@ func parseMeasure(f []string) (*Measure, error) {
 }
 
 // DetectTestsOutput says whether text looks like nccl-tests output: a
-// "# nThread … nGpus" header, or a result-table column header.
+// "# nThread … nGpus" header, a result-table column header, or the JSON
+// report.
 func DetectTestsOutput(text string) bool {
+	if strings.Contains(text, `"bus_bw"`) && strings.Contains(text, `"alg_bw"`) {
+		return true // the -J JSON report
+	}
 	return (strings.Contains(text, "nThread ") && strings.Contains(text, "nGpus ")) ||
 		(strings.Contains(text, "algbw") && strings.Contains(text, "busbw"))
 }

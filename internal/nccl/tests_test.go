@@ -313,6 +313,10 @@ func TestCopiesAsSeparateRuns(t *testing.T) {
 // writer layout (devices inside config, root as a padded string, "%lf"
 // numbers, null #wrong when unchecked) and the spark sample's values.
 func TestParseTestsJSON(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "tests", "util-cu-writer-2rank.json"))
+	if err != nil || !DetectTestsOutput(string(b)) || DetectLog(string(b)) {
+		t.Fatalf("detect JSON report: %v", err)
+	}
 	out := parseTestsFile(t, "util-cu-writer-2rank.json")
 	run := out.Runs[0]
 	if len(run.Ranks) != 2 || run.Ranks[1].Host != "spark-dbf4" || run.NCCLLibrary != 23102 || run.MaxBytes != 65536 {
