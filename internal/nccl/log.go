@@ -63,6 +63,10 @@ type Proc struct {
 	// Via counts network connections by transport: "NET/IB", "NET/IB/GDRDMA",
 	// "NET/Socket", or a plugin name.
 	Via map[string]int `json:"via,omitempty"`
+	// Env holds "NCCL_X set by environment to V" (NCCL_ALGO, NCCL_PROTO,
+	// NCCL_IB_HCA, …): the overrides that explain many performance
+	// complaints.
+	Env map[string]string `json:"env,omitempty"`
 	// FirstLine is the first line of this process.
 	FirstLine int `json:"first_line"`
 }
@@ -90,6 +94,7 @@ const (
 	EventCompletion EventKind = "completion" // NET/IB work-completion error
 	EventResource   EventKind = "resource"   // a verbs call failed
 	EventTimeout    EventKind = "timeout"    // watchdog or NCCL timeout
+	EventWarn       EventKind = "warn"       // any other NCCL WARN
 )
 
 // Event is one warning line that rules judge.
@@ -132,6 +137,7 @@ var (
 	reSockIf    = regexp.MustCompile(`\[\d+\]([^:\s]+):`)
 	reNetwork   = regexp.MustCompile(`^Using network (.+?)\s*$`)
 	reIBDisable = regexp.MustCompile(`NCCL_IB_DISABLE set by environment to (\d+)`)
+	reEnvSet    = regexp.MustCompile(`^(NCCL_[A-Z0-9_]+) set by environment to (.*?)\.?\s*$`)
 	reGDR       = regexp.MustCompile(`^NET/(IB|[^:/]*?) ?: GPU Direct RDMA (?:\([^)]*\) )?(Enabled|enabled|Disabled|disabled) for (?:GPU \S+ / )?HCA (\d+)(?: '([^']*)')?`)
 	reChannel   = regexp.MustCompile(`^Channel (\d+)/(\d+) :`)
 	reVia       = regexp.MustCompile(`via NET/([^/\s]+)/\d+(/GDRDMA)?`)
@@ -286,10 +292,16 @@ func parseInfo(p *Proc, n int, msg string) {
 		}
 	case strings.HasPrefix(msg, "Failed to open libibverbs"):
 		p.NoVerbs = n
-	case strings.HasPrefix(msg, "NCCL_IB_DISABLE"):
+	case strings.HasPrefix(msg, "NCCL_"):
 		if m := reIBDisable.FindStringSubmatch(msg); m != nil {
 			p.IBDisable, _ = strconv.Atoi(m[1])
 			p.IBDisableLine = n
+		}
+		if m := reEnvSet.FindStringSubmatch(msg); m != nil {
+			if p.Env == nil {
+				p.Env = map[string]string{}
+			}
+			p.Env[m[1]] = m[2]
 		}
 	}
 }
@@ -377,11 +389,12 @@ func parseWarn(lg *Log, p *Proc, n int, msg string) {
 		lg.Events = append(lg.Events, ev)
 		return
 	}
+	ev := base
+	ev.Kind = EventWarn
 	if reTimeout.MatchString(msg) {
-		ev := base
 		ev.Kind = EventTimeout
-		lg.Events = append(lg.Events, ev)
 	}
+	lg.Events = append(lg.Events, ev)
 }
 
 // EffectiveNetwork is the inter-node transport a process used: the

@@ -29,6 +29,8 @@ type ProcSummary struct {
 	GDR       string   `json:"gdr,omitempty"` // "enabled", "disabled", "mixed", ""
 	Channels  int      `json:"channels,omitempty"`
 	Trees     bool     `json:"trees,omitempty"`
+	// Env are the NCCL_* overrides the process logged, "K=V" sorted.
+	Env []string `json:"env,omitempty"`
 }
 
 // LogAnalysis is the result of AnalyzeLog.
@@ -53,6 +55,10 @@ func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
 	for _, p := range lg.Procs {
 		net, _ := p.EffectiveNetwork()
 		s := ProcSummary{Name: p.Name(), Ranks: p.Ranks, Network: net, SocketIfs: p.SocketIfs, Channels: p.Channels, Trees: p.Trees}
+		for k, v := range p.Env {
+			s.Env = append(s.Env, k+"="+v)
+		}
+		slices.Sort(s.Env)
 		for _, d := range p.IBDevices {
 			s.IBDevices = append(s.IBDevices, fmt.Sprintf("%s:%d/%s", d.Name, d.Port, d.LinkLayer))
 		}
@@ -151,6 +157,15 @@ func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
 	a.Findings = append(a.Findings, resourceFindings(lg, subj, at)...)
 	a.Findings = append(a.Findings, timeoutFindings(lg, subj, at)...)
 
+	var warns []Event
+	for _, e := range lg.Events {
+		if e.Kind == EventWarn {
+			warns = append(warns, e)
+		}
+	}
+	if len(warns) > 0 {
+		a.Notes = append(a.Notes, fmt.Sprintf("%s: %d other NCCL WARN line(s); the first, line %d: %s", lg.Source, len(warns), warns[0].Line, warns[0].Text))
+	}
 	if len(lg.Procs) > 0 && len(socketProcs)+len(ibProcs) == 0 {
 		a.Notes = append(a.Notes, lg.Source+": the log does not say which network NCCL chose (use NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS including INIT,NET)")
 	}

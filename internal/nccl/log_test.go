@@ -56,9 +56,9 @@ func TestLogCorpus(t *testing.T) {
 			summaryHas: []string{"<cluster_name>:926"}},
 		{file: "log/nccl952-socket-channels.log", opts: LogOptions{RDMAPresent: true}, want: []string{"nccl.socket_fallback/critical"},
 			summaryHas: []string{"although IB/RoCE was expected"}},
-		{file: "tests/meowth-oob-failed-socket.txt", want: []string{"nccl.socket_fallback/warning"}, network: "Socket",
+		{file: "tests/meowth-oob-failed-socket.txt", want: []string{"nccl.socket_fallback/warning"}, network: "Socket", events: 1,
 			summaryHas: []string{"libibverbs could not be loaded"}},
-		{file: "tests/meowth-oob-failed-socket.txt", opts: LogOptions{ExpectIB: true}, want: []string{"nccl.socket_fallback/critical"}, network: "Socket"},
+		{file: "tests/meowth-oob-failed-socket.txt", opts: LogOptions{ExpectIB: true}, want: []string{"nccl.socket_fallback/critical"}, network: "Socket", events: 1},
 		{file: "log/llamafactory7396-watchdog.log", want: []string{"nccl.timeout/critical"}, events: 2,
 			summaryHas: []string{"2 rank(s) timed out in ALLREDUCE SeqNum=1580 after 600000 ms"}},
 		{file: "log/pytorch118369-watchdog-seq-differ.log", want: []string{"nccl.timeout/critical"}, events: 5,
@@ -113,6 +113,15 @@ func TestParseLogFacts(t *testing.T) {
 	}
 	r := parseLogFile(t, "log/nccl392-roce-no-host-prefix.log")
 	a := AnalyzeLog(r, LogOptions{})
+	if diff := cmp.Diff([]string{"NCCL_IB_DISABLE=0", "NCCL_IB_GID_INDEX=3"}, a.Procs[0].Env); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
+	}
+	m := AnalyzeLog(parseLogFile(t, "tests/meowth-oob-failed-socket.txt"), LogOptions{})
+	if !slices.ContainsFunc(m.Notes, func(n string) bool {
+		return strings.Contains(n, "1 other NCCL WARN line(s); the first, line 21: Could not find a path for pattern 4")
+	}) {
+		t.Errorf("notes = %q", m.Notes)
+	}
 	if s := a.Procs[0]; s.Channels != 2 || !s.Trees || s.Network != "IB" || r.Procs[0].Via["NET/IB"] != 2 {
 		t.Errorf("summary %+v via %v", s, r.Procs[0].Via)
 	}

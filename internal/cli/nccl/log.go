@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -160,13 +161,25 @@ func writeLogText(w io.Writer, st report.Style, doc *logDoc) {
 		for _, e := range lf.Log.Events {
 			byKind[e.Kind]++
 		}
-		for _, k := range []nccl.EventKind{nccl.EventCompletion, nccl.EventResource, nccl.EventTimeout} {
+		for _, k := range []nccl.EventKind{nccl.EventCompletion, nccl.EventResource, nccl.EventTimeout, nccl.EventWarn} {
 			if byKind[k] > 0 {
 				counts = append(counts, fmt.Sprintf("%d %s", byKind[k], k))
 			}
 		}
 		if len(counts) > 0 {
 			fmt.Fprintf(w, "  events: %s\n", strings.Join(counts, ", "))
+		}
+		var env []string
+		for _, p := range lf.Analysis.Procs {
+			for _, e := range p.Env {
+				if !slices.Contains(env, e) {
+					env = append(env, e)
+				}
+			}
+		}
+		if len(env) > 0 {
+			slices.Sort(env)
+			fmt.Fprintf(w, "  environment: %s\n", strings.Join(env, " "))
 		}
 		fmt.Fprintln(w)
 	}
