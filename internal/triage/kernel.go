@@ -15,59 +15,54 @@ import (
 // maxEvidence bounds the log lines cited per finding.
 const maxEvidence = 4
 
-// aerTally collects AER evidence per HCA or GPU.
+// aerTally collects the AER evidence of one PCI function: an HCA or GPU
+// itself, or a switch/root port above some.
 type aerTally struct {
-	t                  target
+	pci pcie.Address
+	// below are the HCAs and GPUs the function is or sits above.
+	below              []target
 	corr, nonfat, fat  uint64
 	logCorr, logUncorr int
 	ev                 []finding.Evidence
 	logEv              int
 }
 
-// checkAER reports AER errors of HCAs and GPUs: the aer_dev_* counters of
-// the function and of every port above it (errors are often logged at the
-// link partner), and AER reports in the kernel log mapped to the HCA or GPU
-// below the reporting device.
+// checkAER reports AER errors on the links of HCAs and GPUs: the aer_dev_*
+// counters of the function and of every port above it (errors are often
+// logged at the link partner), and AER reports in the kernel log whose
+// source is such a function. One finding per erroring function, naming the
+// HCAs and GPUs that depend on it, so an error at a switch port above four
+// devices is reported once.
 func checkAER(in *Input) []finding.Finding {
 	s := in.Snap
 	th := in.th()
-	tallies := map[string]*aerTally{}
-	var order []string
-	get := func(t target) *aerTally {
-		k := t.label() + "@" + string(t.PCI)
-		if a, ok := tallies[k]; ok {
-			return a
+	tallies := map[pcie.Address]*aerTally{}
+	var order []pcie.Address
+	get := func(a pcie.Address, below []target) *aerTally {
+		if x, ok := tallies[a]; ok {
+			return x
 		}
-		a := &aerTally{t: t}
-		tallies[k] = a
-		order = append(order, k)
-		return a
+		x := &aerTally{pci: a, below: below}
+		tallies[a] = x
+		order = append(order, a)
+		return x
 	}
+	// Counters of the HCAs, GPUs and the ports above them.
 	for _, c := range candidates(s) {
-		ts := targetsOf(s, c)
-		if len(ts) == 0 {
-			continue
-		}
-		chain := append([]pcie.Address{c}, upstreamAddrs(in, c)...)
-		for _, a := range chain {
+		for _, a := range append([]pcie.Address{c}, upstreamAddrs(in, c)...) {
+			if _, done := tallies[a]; done {
+				continue
+			}
 			p := s.PCIDevice(a)
 			if p == nil || p.AER == nil || p.AER.Correctable+p.AER.NonFatal+p.AER.Fatal == 0 {
 				continue
 			}
-			for _, t := range ts {
-				x := get(t)
-				x.corr += p.AER.Correctable
-				x.nonfat += p.AER.NonFatal
-				x.fat += p.AER.Fatal
-				who := "the device"
-				if a != c {
-					who = "upstream port " + string(a)
-				}
-				x.ev = append(x.ev, finding.Evidence{
-					Source: "sys/bus/pci/devices/" + string(a) + "/aer_dev_*",
-					Value:  fmt.Sprintf("%s: correctable %d, non-fatal %d, fatal %d%s", who, p.AER.Correctable, p.AER.NonFatal, p.AER.Fatal, bitList(p.AER.Bits)),
-				})
-			}
+			x := get(a, targetsOf(s, a))
+			x.corr, x.nonfat, x.fat = p.AER.Correctable, p.AER.NonFatal, p.AER.Fatal
+			x.ev = append(x.ev, finding.Evidence{
+				Source: "sys/bus/pci/devices/" + string(a) + "/aer_dev_*",
+				Value:  fmt.Sprintf("correctable %d, non-fatal %d, fatal %d%s", p.AER.Correctable, p.AER.NonFatal, p.AER.Fatal, bitList(p.AER.Bits)),
+			})
 		}
 	}
 	// Log events: count detail lines ("PCIe Bus Error", one per error)
@@ -83,26 +78,24 @@ func checkAER(in *Input) []finding.Finding {
 		if e.Kind != kmsg.KindAER || e.PCI == "" || (!e.AERDetail && hasDetail[e.PCI]) {
 			continue
 		}
-		ts := targetsOf(s, e.PCI)
-		if len(ts) == 0 && in.standalone {
-			ts = []target{{PCI: e.PCI}}
+		below := targetsOf(s, e.PCI)
+		if len(below) == 0 && !in.standalone {
+			continue // a device no HCA or GPU depends on
 		}
-		for _, t := range ts {
-			x := get(t)
-			if e.AERSeverity == kmsg.AERCorrectable {
-				x.logCorr++
-			} else {
-				x.logUncorr++
-			}
-			if x.logEv < maxEvidence {
-				x.logEv++
-				x.ev = append(x.ev, in.logEvidence(e.Record))
-			}
+		x := get(e.PCI, below)
+		if e.AERSeverity == kmsg.AERCorrectable {
+			x.logCorr++
+		} else {
+			x.logUncorr++
+		}
+		if x.logEv < maxEvidence {
+			x.logEv++
+			x.ev = append(x.ev, in.logEvidence(e.Record))
 		}
 	}
 	var out []finding.Finding
-	for _, k := range order {
-		x := tallies[k]
+	for _, a := range order {
+		x := tallies[a]
 		uncorr := x.nonfat + x.fat + uint64(x.logUncorr)
 		if uncorr == 0 && x.corr < th.AERCorrectable && uint64(x.logCorr) < th.AERCorrectable {
 			continue
@@ -114,8 +107,20 @@ func checkAER(in *Input) []finding.Finding {
 		if x.logCorr+x.logUncorr > 0 {
 			parts = append(parts, fmt.Sprintf("%d correctable and %d uncorrectable reports %s", x.logCorr, x.logUncorr, in.window()))
 		}
-		f := catalog.New("pcie.aer_errors", x.t.subject(s.Host),
-			fmt.Sprintf("PCIe errors on the link of %s: %s", x.t.longLabel(), strings.Join(parts, "; ")), x.ev...)
+		where, subj := string(a), finding.Subject{Host: s.Host, PCI: string(a)}
+		switch {
+		case len(x.below) == 1 && x.below[0].PCI == a:
+			where, subj = x.below[0].longLabel(), x.below[0].subject(s.Host)
+		case len(x.below) > 0:
+			var names []string
+			for _, t := range x.below {
+				names = append(names, t.label())
+			}
+			where = fmt.Sprintf("PCIe port %s above %s", a, strings.Join(names, ", "))
+			subj = x.below[0].subject(s.Host)
+			subj.PCI = string(a)
+		}
+		f := catalog.New("pcie.aer_errors", subj, fmt.Sprintf("PCIe errors on the link of %s: %s", where, strings.Join(parts, "; ")), x.ev...)
 		if uncorr > 0 {
 			f.Severity = finding.Critical
 		}

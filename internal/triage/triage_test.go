@@ -161,7 +161,13 @@ func TestRules(t *testing.T) {
 		{"aer log on the HCA's switch port maps to the HCA", func(in *Input) {
 			in.Kernel = logOf("[10033.500112] pcieport 0000:01:00.0: AER: Uncorrectable (Non-Fatal) error received: 0000:02:01.0",
 				"[10033.500140] pcieport 0000:02:01.0: AER: PCIe Bus Error: severity=Uncorrectable (Non-Fatal), type=Transaction Layer, (Requester ID)")
-		}, []string{"pcie.aer_errors/critical"}, "PCIe errors on the link of mlx5_0 (0000:04:00.0)"},
+		}, []string{"pcie.aer_errors/critical"}, "PCIe errors on the link of PCIe port 0000:02:01.0 above mlx5_0: 0 correctable and 1 uncorrectable"},
+		{"aer on the HCA itself", func(in *Input) {
+			in.Snap.PCIDevice("0000:04:00.0").AER = &snapshot.AER{NonFatal: 1, Bits: map[string]uint64{"CmpltTO": 1}}
+		}, []string{"pcie.aer_errors/critical"}, "PCIe errors on the link of mlx5_0 (0000:04:00.0): AER counters: 0 correctable, 1 non-fatal, 0 fatal"},
+		{"aer at a switch above a GPU and an HCA is reported once", func(in *Input) {
+			in.Snap.PCIDevice("0000:01:00.0").AER = &snapshot.AER{Correctable: 40}
+		}, []string{"pcie.aer_errors/warning"}, "PCIe port 0000:01:00.0 above GPU0, mlx5_0: AER counters: 40 correctable"},
 		{"few correctable log lines do not fire", func(in *Input) {
 			in.Kernel = logOf("[1.0] pcieport 0000:00:01.0: AER: Correctable error received: 0000:04:00.0",
 				"[1.1] mlx5_core 0000:04:00.0: AER: PCIe Bus Error: severity=Correctable, type=Physical Layer, (Receiver ID)")
@@ -169,7 +175,7 @@ func TestRules(t *testing.T) {
 		{"aer counters of the upstream port", func(in *Input) {
 			p := in.Snap.PCIDevice("0000:82:00.0")
 			p.AER = &snapshot.AER{Correctable: 250, Bits: map[string]uint64{"RxErr": 250}}
-		}, []string{"pcie.aer_errors/warning"}, "GPU1 (0000:83:00.0): AER counters: 250 correctable"},
+		}, []string{"pcie.aer_errors/warning"}, "PCIe port 0000:82:00.0 above GPU1: AER counters: 250 correctable"},
 		{"aer counters of an unrelated device are ignored", func(in *Input) {
 			in.Snap.PCI = append(in.Snap.PCI, pci("pci0000:40/0000:40:01.0", pcie.ClassBridgePCI, 0))
 			in.Snap.Sort()
