@@ -30,7 +30,10 @@ var perfMetas = []finding.Meta{
 		ID: "perf.test_invalid", Severity: finding.Warning, Area: "perf", Step: StepPerf,
 		Title:   "the test itself cannot show line rate",
 		Meaning: "The perftest banner or results show a test that misleads: the two ends disagree on MTU, a RoCE test uses a link-local GID, or messages are too small to judge bandwidth. Fix the test before trusting or distrusting the network.",
-		Causes:  []string{"different MTU configured on the two ends", "wrong GID index (-x) for RoCE v2", "message size (-s) too small"},
+		Thresholds: []finding.Threshold{
+			{Name: "min_bw_bytes", Default: "65536", Meaning: "largest message below which a bandwidth test cannot show line rate"},
+		},
+		Causes: []string{"different MTU configured on the two ends", "wrong GID index (-x) for RoCE v2", "message size (-s) too small"},
 		Remedy:  []string{"rerun with the same -m on both ends, -x set to the RoCE v2 GID (show_gids), and -s 65536 or larger (or -a)"},
 	},
 	// Pairwise tests (ibdoctor perf pairwise, internal/pairwise): culprits

@@ -21,6 +21,7 @@ type ParseError struct {
 	Err    error
 }
 
+// Error says where parsing stopped and why.
 func (e *ParseError) Error() string {
 	if e.Line == 0 {
 		return fmt.Sprintf("%s: %v", e.Source, e.Err)
@@ -38,6 +39,7 @@ type Note struct {
 	Reason string `json:"reason"`
 }
 
+// String renders "line N: reason".
 func (n Note) String() string { return fmt.Sprintf("line %d: %s", n.Line, n.Reason) }
 
 // maxLine bounds one input line; a longer line is an error naming it.

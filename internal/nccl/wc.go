@@ -68,6 +68,7 @@ func (s WCStatus) Info() WCStatusInfo {
 // WCStatuses returns the table of every ibv_wc_status, indexed by code.
 func WCStatuses() []WCStatusInfo { return append([]WCStatusInfo(nil), wcStatuses...) }
 
+// String renders "12 (IBV_WC_RETRY_EXC_ERR: transport retry counter exceeded)".
 func (s WCStatus) String() string {
 	i := s.Info()
 	return fmt.Sprintf("%d (%s: %s)", int(s), i.Name, i.Text)

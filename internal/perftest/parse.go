@@ -27,6 +27,7 @@ type ParseError struct {
 	Err    error
 }
 
+// Error says where parsing stopped and why.
 func (e *ParseError) Error() string {
 	if e.Line == 0 {
 		return fmt.Sprintf("%s: %v", e.Source, e.Err)
