@@ -34,7 +34,7 @@ var perfMetas = []finding.Meta{
 			{Name: "min_bw_bytes", Default: "65536", Meaning: "largest message below which a bandwidth test cannot show line rate"},
 		},
 		Causes: []string{"different MTU configured on the two ends", "wrong GID index (-x) for RoCE v2", "message size (-s) too small"},
-		Remedy:  []string{"rerun with the same -m on both ends, -x set to the RoCE v2 GID (show_gids), and -s 65536 or larger (or -a)"},
+		Remedy: []string{"rerun with the same -m on both ends, -x set to the RoCE v2 GID (show_gids), and -s 65536 or larger (or -a)"},
 	},
 	// Pairwise tests (ibdoctor perf pairwise, internal/pairwise): culprits
 	// inferred from a matrix of node-pair tests.
