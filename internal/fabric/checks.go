@@ -150,21 +150,32 @@ func checkLinkDown(f *Fabric, opts Options) []finding.Finding {
 		for _, pl := range opts.Plan.Links {
 			a, okA := r.node(pl.A.Node)
 			b, okB := r.node(pl.B.Node)
-			if !okA || !okB {
-				continue // Diff reports nodes the plan names but the fabric lacks
-			}
 			ea, eb := End{a, pl.A.Port}, End{b, pl.B.Port}
-			if peer, _, ok := f.Peer(ea); ok && peer == eb {
-				continue
+			if okA && okB {
+				if peer, _, ok := f.Peer(ea); ok && peer == eb {
+					continue
+				}
 			}
 			ev := finding.Evidence{Source: fmt.Sprintf("%s line %d", opts.Plan.Source, pl.Line), Value: fmt.Sprintf("%s <-> %s", pl.A, pl.B)}
-			for _, x := range [][2]End{{ea, eb}, {eb, ea}} {
-				p := f.PortOf(x[0])
-				if p != nil && p.HaveState && !isUp(p) {
-					pe := x[1]
-					report(x[0], &pe, fmt.Sprintf("the plan cables it to %s", f.EndName(x[1])), ev,
-						finding.Evidence{Source: "iblinkinfo", Value: f.EndName(x[0]) + " " + stateText(p)})
+			for _, x := range []struct {
+				e, peer    End
+				ok, okPeer bool
+				peerName   PlanEnd
+			}{{ea, eb, okA, okB, pl.B}, {eb, ea, okB, okA, pl.A}} {
+				if !x.ok {
+					continue
 				}
+				p := f.PortOf(x.e)
+				if p == nil || !p.HaveState || isUp(p) {
+					continue
+				}
+				var pp *End
+				if x.okPeer {
+					pe := x.peer
+					pp = &pe
+				}
+				report(x.e, pp, fmt.Sprintf("the plan cables it to %s", x.peerName), ev,
+					finding.Evidence{Source: "iblinkinfo", Value: f.EndName(x.e) + " " + stateText(p)})
 			}
 		}
 	}
@@ -345,7 +356,7 @@ func checkDegraded(f *Fabric, plan *Plan) []finding.Finding {
 		var es ib.Speed
 		var why string
 		var ev []finding.Evidence
-		if pl, ok := planned[[2]End{l.A, l.B}]; ok && (pl.Width != 0 || pl.Speed != 0) {
+		if pl, ok := planned[[2]End{l.A, l.B}]; ok && pl.Width != 0 && pl.Speed != 0 {
 			ew, es = pl.Width, pl.Speed
 			why = "the plan"
 			ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s line %d", plan.Source, pl.Line), Value: fmt.Sprintf("%s <-> %s %s", pl.A, pl.B, rateText(pl.Width, pl.Speed))})
@@ -509,8 +520,10 @@ func checkIdentity(f *Fabric) []finding.Finding {
 	// records or two ports carry.
 	dups := map[uint64][]finding.Evidence{}
 	for _, d := range f.Diags {
-		if d.Kind == ibtools.DiagDuplicateGUID && d.GUID != 0 {
-			dups[d.GUID] = append(dups[d.GUID], finding.Evidence{Source: fmt.Sprintf("stderr line %d", d.Line), Value: d.Text})
+		// Every libibnetdisc-based tool repeats the warning: keep the first.
+		if d.Kind == ibtools.DiagDuplicateGUID && d.GUID != 0 && len(dups[d.GUID]) == 0 {
+			tool, msg, _ := strings.Cut(d.Text, ": ")
+			dups[d.GUID] = append(dups[d.GUID], finding.Evidence{Source: fmt.Sprintf("%s stderr line %d", tool, d.Line), Value: msg})
 		}
 	}
 	nodeBy := map[uint64][]int{}

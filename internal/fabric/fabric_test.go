@@ -396,6 +396,11 @@ func TestCheckRouting(t *testing.T) {
 	if d := cmp.Diff(want, brief(fs)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
+	for _, x := range fs {
+		if x.Severity != finding.Info {
+			t.Errorf("%s: severity %s, want info (only switch-to-switch routes break)", x.Summary, x.Severity)
+		}
+	}
 	if res.Switches != 4 || res.RoutedPairs != res.Pairs {
 		t.Errorf("switches %d, CA pairs %d/%d routed", res.Switches, res.RoutedPairs, res.Pairs)
 	}

@@ -224,8 +224,12 @@ func Build(raw *Raw) *Fabric {
 		switch {
 		case err == nil:
 			f.SMQueried, f.SMs = true, sms
-		case bytes.Contains(o.Stderr, []byte("failed: query")) || bytes.Contains(o.Stderr, []byte("query failed")):
-			// sminfo reached the fabric but no SM answered.
+		case !bytes.Contains(o.Stderr, []byte("umad")) && !bytes.Contains(o.Stderr, []byte("Permission denied")) &&
+			(bytes.Contains(o.Stderr, []byte("failed: query")) || bytes.Contains(o.Stderr, []byte("_do_madrpc failed"))):
+			// sminfo reached the fabric but no SM answered: without an SM
+			// the port's SM LID is 0 and the query goes nowhere
+			// ("_do_madrpc failed"), or the SM LID no longer answers
+			// ("iberror: failed: query").
 			f.SMQueried = true
 		case o.Err != "":
 			gap("sminfo", "%s", o.Err)

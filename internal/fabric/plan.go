@@ -92,6 +92,11 @@ func planFromTopology(top *ibtools.Topology, src string) *Plan {
 			}
 			seen[key{a, b}] = true
 			l := PlanLink{A: a, B: b, Width: tp.Width, Speed: tp.Speed, Line: tp.Line}
+			// ibsim net-file settings; a link with only one of them has
+			// ibsim's default for the other (4X, SDR: ibsim's sim_net.c).
+			if tp.NetWidth != 0 || tp.NetSpeed != 0 {
+				l.Width, l.Speed = 4, ib.SpeedSDR
+			}
 			if tp.NetWidth != 0 {
 				l.Width = tp.NetWidth
 			}
