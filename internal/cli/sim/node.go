@@ -31,10 +31,11 @@ type NodeOptions struct {
 	Live     bool
 	Interval time.Duration
 	Scenario string
-	// Duration bounds --live; 0 runs until interrupted.
+	// Duration bounds --live (simulated time); 0 runs until interrupted.
 	Duration time.Duration
-	// Sleep waits between live steps; nil uses real time. Tests replace
-	// it to run a scenario instantly.
+	// Sleep, when set, replaces the real-time ticker between live steps,
+	// and each step then covers exactly Interval: tests run a scenario
+	// instantly and deterministically.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
@@ -259,17 +260,6 @@ func list(o *NodeOptions) error {
 	return nil
 }
 
-func sleepReal(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 func live(o *NodeOptions, n *sim.Node) error {
 	sc, err := sim.ScenarioByName(o.Scenario)
 	if err != nil {
@@ -277,23 +267,45 @@ func live(o *NodeOptions, n *sim.Node) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	sleep := o.Sleep
-	if sleep == nil {
-		sleep = sleepReal
+	// wait blocks until the next step and says how much simulated time it
+	// covers: with real time, the wall-clock time since the last step (so
+	// rates a reader computes from its own clock match the traffic even
+	// when writing lags); with an injected Sleep, exactly the interval.
+	var wait func() (time.Duration, error)
+	if o.Sleep != nil {
+		wait = func() (time.Duration, error) { return o.Interval, o.Sleep(ctx, o.Interval) }
+	} else {
+		tick := time.NewTicker(o.Interval)
+		defer tick.Stop()
+		last := time.Now()
+		wait = func() (time.Duration, error) {
+			select {
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			case now := <-tick.C:
+				dt := now.Sub(last)
+				last = now
+				return dt, nil
+			}
+		}
 	}
 	l := sim.NewLive(n, sc)
 	fmt.Fprintf(o.F.ErrOut, "live: scenario %s, every %s; interrupt to stop\n", sc.Name, o.Interval)
 	for o.Duration == 0 || l.Elapsed < o.Duration {
-		if err := sleep(ctx, o.Interval); err != nil {
+		dt, err := wait()
+		if err != nil {
 			break
 		}
-		for _, msg := range l.Step(o.Interval) {
+		if o.Duration > 0 {
+			dt = min(dt, o.Duration-l.Elapsed)
+		}
+		for _, msg := range l.Step(dt) {
 			fmt.Fprintf(o.F.ErrOut, "live: %s\n", msg)
 		}
 		if _, err := n.Update(o.Out); err != nil {
 			return cmdutil.CannotRun(fmt.Errorf("updating %s: %w", o.Out, err))
 		}
 	}
-	fmt.Fprintf(o.F.ErrOut, "live: stopped after %s of simulated time\n", l.Elapsed)
+	fmt.Fprintf(o.F.ErrOut, "live: stopped after %s of simulated time\n", l.Elapsed.Round(time.Millisecond))
 	return nil
 }
