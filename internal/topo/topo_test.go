@@ -155,6 +155,23 @@ func TestParseNvidiaSMI(t *testing.T) {
 			},
 			NUMA: []string{"0", "0", "0", "0"},
 		}},
+		// 8x H100 (NV18) with 12 NICs: each GPU has a PIX NIC (GPU0 and
+		// GPU4 share a switch with three), behind sglang's title line.
+		{"h100-8gpu-12nic-sglang.txt", &SMIMatrix{
+			GPUs: []string{"GPU0", "GPU1", "GPU2", "GPU3", "GPU4", "GPU5", "GPU6", "GPU7"},
+			NICs: []string{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7", "mlx5_8", "mlx5_9", "mlx5_10", "mlx5_11"},
+			Dist: [][]Level{
+				{PIX, PIX, PIX, NODE, NODE, NODE, SYS, SYS, SYS, SYS, SYS, SYS},
+				{NODE, NODE, NODE, PIX, NODE, NODE, SYS, SYS, SYS, SYS, SYS, SYS},
+				{NODE, NODE, NODE, NODE, PIX, NODE, SYS, SYS, SYS, SYS, SYS, SYS},
+				{NODE, NODE, NODE, NODE, NODE, PIX, SYS, SYS, SYS, SYS, SYS, SYS},
+				{SYS, SYS, SYS, SYS, SYS, SYS, PIX, PIX, PIX, NODE, NODE, NODE},
+				{SYS, SYS, SYS, SYS, SYS, SYS, NODE, NODE, NODE, PIX, NODE, NODE},
+				{SYS, SYS, SYS, SYS, SYS, SYS, NODE, NODE, NODE, NODE, PIX, NODE},
+				{SYS, SYS, SYS, SYS, SYS, SYS, NODE, NODE, NODE, NODE, NODE, PIX},
+			},
+			NUMA: []string{"0", "0", "0", "0", "1", "1", "1", "1"},
+		}},
 		// Pre-"NIC Legend" drivers named the NIC columns after the devices;
 		// composed in that layout from the legend of the files above.
 		{"old-named-columns.txt", &SMIMatrix{

@@ -115,7 +115,7 @@ func TestAnalyzeEthtoolCorpus(t *testing.T) {
 }
 
 func TestAnalyzeNvidiaSMI(t *testing.T) {
-	for _, f := range []string{"v100-2gpu-4nic-tabs.txt", "h100-4gpu-8nic-vm.txt", "old-named-columns.txt"} {
+	for _, f := range []string{"v100-2gpu-4nic-tabs.txt", "h100-4gpu-8nic-vm.txt", "old-named-columns.txt", "h100-8gpu-12nic-sglang.txt"} {
 		p := filepath.Join("../topo/testdata", f)
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -128,7 +128,7 @@ func TestAnalyzeNvidiaSMI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// All three layouts are uniform (every GPU equally near its NIC).
+		// These layouts are uniform (every GPU as near its NIC as any).
 		if fs := AnalyzeNvidiaSMI(m, p); len(fs) != 0 {
 			t.Errorf("%s: unexpected %v", f, ids(fs))
 		}
