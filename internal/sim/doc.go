@@ -23,4 +23,26 @@
 //
 // Live drives a node through a Scenario deterministically: the same
 // sequence of Step durations yields the same files.
+//
+// Formats and their sources (checked byte for byte by the tests):
+//   - sys/class/infiniband: drivers/infiniband/core/sysfs.c (node_type,
+//     node_guid, state, phys_state, rate_show, lid, gids "%pI6",
+//     gid_attrs EINVAL, PMA counters "%llu", hw_counters, lifespan) and
+//     the mlx5 attributes hca_type "MT%d" (decimal device id), hw_rev,
+//     board_id; RoCE state and rate from mlx5 main.c
+//     mlx5_query_port_roce; cap_mask values as ibstat shows them on
+//     ConnectX IB (0x2651e848) and Ethernet (0x04010000) ports.
+//   - PCI: drivers/pci/pci-sysfs.c (vendor, class "0x%06x", link speed
+//     "32.0 GT/s PCIe", width "%u", numa_node, local_cpulist) and
+//     drivers/pci/pcie/aer.c (aer_dev_* "name count" lines and TOTAL_ERR_*,
+//     aer_rootport_total_err_*, the AER log lines); kernfs relative
+//     symlinks (kernfs_get_target_path).
+//   - net: net/core/net-sysfs.c; IPoIB speed as ipoib_get_link_ksettings
+//     computes it, type 32 and 20-byte hardware address.
+//   - proc: /proc/modules (kernel/module/procfs.c m_show),
+//     proc/<pid>/limits (fs/proc/base.c proc_pid_limits), proc/uptime.
+//   - cmd/: dmesg "[%5d.%06d] " lines (mlx5 probe, pcie_print_link_status,
+//     link up/down, AER, NVRM Xid as kernel_rc.c prints it), `ethtool -S`
+//     ("NIC statistics:" then "     name: value"), `nvidia-smi topo -m`
+//     (tab-separated matrix and legends of recent drivers).
 package sim
