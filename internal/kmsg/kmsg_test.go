@@ -198,6 +198,20 @@ func TestKmsgRecordFields(t *testing.T) {
 	}
 }
 
+func TestContinuationRecords(t *testing.T) {
+	in := "4,10,100,c;mlx5_core 0000:3b:00.0 ens1f0np0: Link \n4,11,101,+;down\n6,12,102,-;next\n"
+	l, err := ParseKmsg(strings.NewReader(in), "kmsg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Records) != 2 || l.Records[0].Text != "mlx5_core 0000:3b:00.0 ens1f0np0: Link down" {
+		t.Fatalf("records = %+v", l.Records)
+	}
+	if evs := Events(l.Records); len(evs) != 1 || evs[0].Kind != KindLink || evs[0].Up {
+		t.Errorf("events = %+v", evs)
+	}
+}
+
 func TestParseRecordErrors(t *testing.T) {
 	for _, in := range []string{
 		"no semicolon",

@@ -58,7 +58,7 @@ func ReadLive(ctx context.Context, path string) (*Log, error) {
 			continue
 		}
 		rec.Line = n
-		l.Records = append(l.Records, rec)
+		l.appendRecord(rec)
 	}
 	return l, nil
 }

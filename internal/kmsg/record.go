@@ -56,6 +56,21 @@ type Record struct {
 	Text string `json:"text"`
 	// Device is the DEVICE= key of a /dev/kmsg record ("+pci:0000:3b:00.0").
 	Device string `json:"device,omitempty"`
+	// Cont marks a /dev/kmsg record with the '+' flag (older kernels): the
+	// continuation of the previous record's line. ParseRecord sets it; the
+	// log readers join such records to the one before and clear it.
+	Cont bool `json:"-"`
+}
+
+// appendRecord adds a record to a log, joining a '+' continuation to the
+// record before it.
+func (l *Log) appendRecord(r Record) {
+	if r.Cont && len(l.Records) > 0 {
+		l.Records[len(l.Records)-1].Text += r.Text
+		return
+	}
+	r.Cont = false
+	l.Records = append(l.Records, r)
 }
 
 // Log is a parsed kernel log.
@@ -103,7 +118,9 @@ const maxLine = 64 << 10
 // ParseRecord parses one /dev/kmsg record: "PRI,SEQ,USEC,FLAG[,…];TEXT"
 // followed by optional "\n KEY=VALUE" dictionary lines
 // (Documentation/ABI/testing/dev-kmsg). Unknown comma fields (caller=…)
-// are ignored; \xNN escapes in the text are undone.
+// are ignored; \xNN escapes in the text are undone. FLAG is '-', 'c' (a
+// line fragment, LOG_CONT) or, on older kernels, '+' (continuation of the
+// previous record), which the log readers join to the record before.
 func ParseRecord(b []byte) (Record, error) {
 	b = bytes.TrimRight(b, "\n")
 	head, rest, ok := bytes.Cut(b, []byte{';'})
@@ -136,6 +153,7 @@ func ParseRecord(b []byte) (Record, error) {
 		Mono:     time.Duration(usec) * time.Microsecond,
 		HasMono:  true,
 		Text:     unescape(string(text)),
+		Cont:     f[3] == "+",
 	}
 	for _, kv := range bytes.Split(dict, []byte{'\n'}) {
 		if k, v, ok := bytes.Cut(bytes.TrimPrefix(kv, []byte{' '}), []byte{'='}); ok && string(k) == "DEVICE" {
@@ -192,7 +210,7 @@ func ParseKmsg(r io.Reader, source string) (*Log, error) {
 			continue
 		}
 		rec.Line = n
-		l.Records = append(l.Records, rec)
+		l.appendRecord(rec)
 	}
 	if err := sc.Err(); err != nil {
 		return l, fmt.Errorf("%s line %d: %w", source, n+1, err)
