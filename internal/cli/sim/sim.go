@@ -20,6 +20,7 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	}
 	cmd.AddCommand(
 		NewCmdNode(f, nil),
+		NewCmdFabric(f, nil),
 	)
 	return cmd
 }
