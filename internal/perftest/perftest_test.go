@@ -148,6 +148,8 @@ func TestRules(t *testing.T) {
 		want []string
 	}{
 		{"ndr healthy", []string{write}, Options{LineRateGbps: 400}, nil},
+		{"rate of the banner's device", []string{write}, Options{DeviceRateGbps: map[string]float64{"mlx5_0": 800}}, []string{"perf.bw_low/critical"}},
+		{"other device's rate does not apply", []string{write}, Options{DeviceRateGbps: map[string]float64{"mlx5_1": 800}}, nil},
 		{"ndr on half width", []string{strings.Replace(write, "392.38             392.34", "196.38             196.34", 1)}, Options{LineRateGbps: 400},
 			[]string{"perf.bw_low/critical"}},
 		{"ndr bidirectional counts both ways", []string{strings.Replace(write, "RDMA_Write BW Test", "RDMA_Write Bidirectional BW Test", 1)}, Options{LineRateGbps: 400},

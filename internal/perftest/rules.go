@@ -26,6 +26,9 @@ type Options struct {
 	// LineRateGbps is the link's line rate in Gb/s (e.g. 200 for HDR 4X);
 	// 0 = unknown, bandwidth not judged.
 	LineRateGbps float64
+	// DeviceRateGbps gives the line rate per device name (the banner's
+	// "Device"), read from the node the test ran on; LineRateGbps wins.
+	DeviceRateGbps map[string]float64
 	// MaxLatencyUS overrides the latency threshold; 0 = floor × 1.5.
 	MaxLatencyUS float64
 }
@@ -141,11 +144,15 @@ func analyzeOne(r *Result, opts Options) (Summary, []finding.Finding, []string) 
 			break
 		}
 		s.BestGbps, s.BestBytes = best.AvgGbps, best.Bytes
-		if opts.LineRateGbps <= 0 {
-			notes = append(notes, fmt.Sprintf("%s: bandwidth not judged: give --line-rate (e.g. 200 for HDR, 400 for NDR)", name(r)))
+		rate, from := opts.LineRateGbps, ""
+		if rate <= 0 && opts.DeviceRateGbps[r.Device] > 0 {
+			rate, from = opts.DeviceRateGbps[r.Device], fmt.Sprintf(", the rate of %s port 1", r.Device)
+		}
+		if rate <= 0 {
+			notes = append(notes, fmt.Sprintf("%s: bandwidth not judged: give --line-rate (e.g. 200 for HDR, 400 for NDR) or --root of the node", name(r)))
 			break
 		}
-		expect := opts.LineRateGbps
+		expect := rate
 		dir := ""
 		if r.Bidirectional {
 			expect *= 2
@@ -156,7 +163,7 @@ func analyzeOne(r *Result, opts Options) (Summary, []finding.Finding, []string) 
 			break
 		}
 		f := catalog.New("perf.bw_low", subj,
-			fmt.Sprintf("%s reached %.1f of %.0f Gb/s%s (%.0f%%) at %d B", name(r), best.AvgGbps, expect, dir, s.Fraction*100, best.Bytes),
+			fmt.Sprintf("%s reached %.1f of %.0f Gb/s%s%s (%.0f%%) at %d B", name(r), best.AvgGbps, expect, dir, from, s.Fraction*100, best.Bytes),
 			finding.Evidence{Source: at(r, best.Line), Value: fmt.Sprintf("%d B × %d: average %.2f Gb/s", best.Bytes, best.Iterations, best.AvgGbps)})
 		if s.Fraction >= bwCrit {
 			f.Severity = finding.Warning

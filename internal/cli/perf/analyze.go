@@ -1,6 +1,7 @@
 package perf
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/finding"
+	"github.com/ibdoctor/ibdoctor/internal/ib"
 	"github.com/ibdoctor/ibdoctor/internal/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/report"
 )
@@ -25,6 +27,8 @@ type AnalyzeOptions struct {
 	// latency threshold in µs.
 	LineRate   float64
 	MaxLatency float64
+	// Root, when set, gives each banner device's line rate (port 1).
+	Root string
 }
 
 // NewCmdAnalyze builds `perf analyze`; runF replaces the run function in tests.
@@ -48,7 +52,9 @@ Exit code: 0 healthy, 1 warnings (or a file not analysed), 2 critical,
   # both ends, to compare their banners
   $ ibdoctor perf analyze server.txt client.txt
   # latency against a stricter limit
-  $ ibdoctor perf analyze --max-latency 1.2 ib_write_lat.txt`,
+  $ ibdoctor perf analyze --max-latency 1.2 ib_write_lat.txt
+  # line rate of the tested device, read from the node (or its bundle)
+  $ ibdoctor perf analyze --root gpu017.tar.gz ib_write_bw.txt`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.Files = args
@@ -58,12 +64,13 @@ Exit code: 0 healthy, 1 warnings (or a file not analysed), 2 critical,
 			if runF != nil {
 				return runF(opts)
 			}
-			return analyzeRun(opts)
+			return analyzeRun(context.Background(), opts)
 		},
 	}
 	cmdutil.AddFormatFlag(cmd, &opts.Format)
 	cmd.Flags().Float64Var(&opts.LineRate, "line-rate", 0, "link line rate in Gb/s (200 for HDR 4X, 400 for NDR 4X)")
 	cmd.Flags().Float64Var(&opts.MaxLatency, "max-latency", 0, "latency limit in us (default: 1.5 x the floor of the verb and link type)")
+	cmd.Flags().StringVar(&opts.Root, "root", "", "root (directory or bundle) of the node the test ran on: the banner device's port 1 gives the line rate")
 	return cmd
 }
 
@@ -82,8 +89,12 @@ type analyzeDoc struct {
 	Errors   []analyzeError     `json:"errors,omitempty"`
 }
 
-func analyzeRun(o *AnalyzeOptions) error {
+func analyzeRun(ctx context.Context, o *AnalyzeOptions) error {
 	var doc analyzeDoc
+	rates, err := deviceRates(ctx, o)
+	if err != nil {
+		return cmdutil.CannotRun(fmt.Errorf("--root %s: %w", o.Root, err))
+	}
 	for _, name := range o.Files {
 		rs, err := parsePerftestFile(o.F, name)
 		if err != nil {
@@ -92,7 +103,7 @@ func analyzeRun(o *AnalyzeOptions) error {
 		}
 		doc.Results = append(doc.Results, rs...)
 	}
-	a := perftest.Analyze(doc.Results, perftest.Options{LineRateGbps: o.LineRate, MaxLatencyUS: o.MaxLatency})
+	a := perftest.Analyze(doc.Results, perftest.Options{LineRateGbps: o.LineRate, MaxLatencyUS: o.MaxLatency, DeviceRateGbps: rates})
 	doc.Summary, doc.Notes = a.Results, a.Notes
 	doc.Findings = a.Findings
 	if doc.Findings == nil {
@@ -115,6 +126,28 @@ func analyzeRun(o *AnalyzeOptions) error {
 	}
 	writeAnalyzeText(o.F.Out, report.Style{Enabled: o.F.Color}, &doc)
 	return cmdutil.Exit(doc.ExitCode)
+}
+
+// deviceRates reads port 1 of every RDMA device at --root: the port
+// perftest uses unless -i says otherwise. Ports that are not ACTIVE give no
+// rate (their rate file means nothing).
+func deviceRates(ctx context.Context, o *AnalyzeOptions) (map[string]float64, error) {
+	if o.Root == "" {
+		return nil, nil
+	}
+	snap, err := cmdutil.LoadSnapshot(ctx, o.F, o.Root)
+	if err != nil {
+		return nil, err
+	}
+	rates := map[string]float64{}
+	for _, d := range snap.Devices {
+		for _, p := range d.Ports {
+			if p.Number == 1 && p.State != nil && *p.State == ib.StateActive && p.Rate != nil && !p.Rate.IsZero() {
+				rates[d.Name] = p.Rate.Gbps()
+			}
+		}
+	}
+	return rates, nil
 }
 
 func parsePerftestFile(f *cmdutil.Factory, name string) ([]*perftest.Result, error) {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/sim"
 )
 
 const perftestData = "../../perftest/testdata/"
@@ -102,5 +104,25 @@ func TestAnalyzeGolden(t *testing.T) {
 	}
 	if string(want) != got {
 		t.Errorf("report differs from %s:\n%s", path, got)
+	}
+}
+
+// The banner's device (mlx5_0) is looked up on a simulated H100 node where
+// it runs at 400 Gb/s 4X NDR: the read test falls short of that rate.
+func TestAnalyzeRoot(t *testing.T) {
+	n, err := sim.Build(sim.Options{Host: "gpu017"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "root")
+	if err := n.Write(root); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runAnalyze(t, "--root", root, perftestData+"ndr-cx7-session.txt")
+	if code != 1 || !strings.Contains(out, "RDMA_Read BW Test on mlx5_0 reached 328.6 of 400 Gb/s, the rate of mlx5_0 port 1 (82%)") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	if _, code := runAnalyze(t, "--root", filepath.Join(t.TempDir(), "nope.tar.gz"), perftestData+"ndr-cx7-session.txt"); code != 3 {
+		t.Errorf("unusable root: exit %d, want 3", code)
 	}
 }
