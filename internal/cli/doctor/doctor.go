@@ -255,7 +255,16 @@ func writeText(w io.Writer, st report.Style, r *Result, maxSteps int) {
 	if r.KernelLog != "" {
 		ctx = append(ctx, "log "+r.KernelLog)
 	}
-	fmt.Fprintf(w, "%s\n\n", st.Dim(strings.Join(ctx, " · ")))
+	fmt.Fprintf(w, "%s\n", st.Dim(strings.Join(ctx, " · ")))
+	if len(r.Findings) > 0 && r.Findings[0].Severity != finding.Info {
+		f := r.Findings[0]
+		more := ""
+		if n := len(r.Findings) - 1; n > 0 {
+			more = fmt.Sprintf(" (and %d more below)", n)
+		}
+		fmt.Fprintf(w, "Start here: %s%s\n", f.Summary, more)
+	}
+	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, st.Bold("Runbook"))
 	for _, s := range steps {

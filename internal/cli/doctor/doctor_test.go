@@ -200,7 +200,8 @@ func TestTextReport(t *testing.T) {
 	}
 	for _, want := range []string{
 		"ibdoctor doctor gpu017: CRITICAL (1 critical, 1 warning)",
-		"Runbook\n  1. ports and counters",
+		"Start here: GPU3 (0000:",
+		"(and 1 more below)\n\nRunbook\n  1. ports and counters",
 		"  3. kernel log                       1 critical",
 		"  6. container device access          1 warning",
 		"GPU3 (0000:", "has fallen off the PCIe bus",
