@@ -164,6 +164,9 @@ func TestFaults(t *testing.T) {
 		{"roce-400g", []string{"ethtool:enp24s0np0/tx_pause_storm_error_events=2"}, "roce.pfc_storm", 2},
 		{"roce-400g", []string{"ethtool:enp24s0np0/rx_crc_errors_phy=5000"}, "roce.phy_errors", 1},
 		{"roce-400g", []string{"ethtool:enp24s0np0/rx_prio3_pause=900000000"}, "roce.pause_heavy", 1},
+		// Both NICs under GPU2/GPU3's switch down: they reach the network
+		// through the root complex while the other GPUs have PIX NICs.
+		{"h100-ndr", []string{"down:mlx5_2/1", "down:mlx5_3/1"}, "topo.gpu_nic_far", 2},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.faults, ","), func(t *testing.T) {
@@ -216,6 +219,26 @@ func TestTextReport(t *testing.T) {
 	}
 	if strings.Index(out, "gpu.fallen_off_bus") > strings.Index(out, "container.rdma_cm_missing") {
 		t.Error("critical finding not listed first")
+	}
+}
+
+func TestNvidiaSMIDisagrees(t *testing.T) {
+	// nvidia-smi claims GPU0 is across the socket from mlx5_0, which the PCI
+	// tree puts under GPU0's own switch.
+	smi := "\tGPU0\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \tSYS\t0-55\t0\t\tN/A\nNIC0\tSYS\t X \t\t\t\t\n\nNIC Legend:\n\n  NIC0: mlx5_0\n"
+	root := simRoot(t, "h100-ndr", map[string]string{"cmd/nvidia-smi-topo-m.txt": smi})
+	r, code := doctorJSON(t, nil, "--root", root)
+	if got := idsOf(r.Findings); !slices.Equal(got, []string{"topo.nvidia_smi_disagrees"}) || code != 1 {
+		t.Fatalf("findings %v, exit %d", got, code)
+	}
+	if ev := r.Findings[0].Evidence; len(ev) != 1 || ev[0].Value != "GPU0–mlx5_0: nvidia-smi SYS, sysfs PIX" {
+		t.Errorf("evidence %+v", ev)
+	}
+	// A broken file is a note, not a failure.
+	root = simRoot(t, "h100-ndr", map[string]string{"cmd/nvidia-smi-topo-m.txt": "\tGPU0\tNIC0\tCPU Affinity\nGPU0\t X \tBOGUS\t0\n"})
+	r, code = doctorJSON(t, nil, "--root", root)
+	if code != 0 || !slices.ContainsFunc(r.NotChecked, func(s string) bool { return strings.Contains(s, "nvidia-smi-topo-m.txt line 2") }) {
+		t.Errorf("exit %d, notes %v", code, r.NotChecked)
 	}
 }
 
