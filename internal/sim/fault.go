@@ -88,8 +88,8 @@ func init() {
 		{Name: "hw-counter", Syntax: "hw-counter:DEV/PORT/NAME=N", Example: "hw-counter:mlx5_0/1/out_of_buffer=5000", target: true, value: true,
 			Description: "set a per-port hw_counters file (Q counters are 32 bits)",
 			check:       checkAll(checkCounterRef, checkUint), apply: applyHWCounter},
-		{Name: "missing", Syntax: "missing:DEV", Example: "missing:mlx5_7", target: true,
-			Description: "device gone from the bus: no PCI function, no infiniband, net or uverbs entries",
+		{Name: "missing", Syntax: "missing:DEV|GPU", Example: "missing:mlx5_7", target: true,
+			Description: "device gone from the bus: no PCI function, no infiniband, net or uverbs entries (also gpuN)",
 			check:       checkName, apply: applyMissing},
 		{Name: "unbound", Syntax: "unbound:DEV", Example: "unbound:mlx5_7", target: true,
 			Description: "PCI function present but no driver bound: no driver link, no infiniband, net or uverbs entries",
@@ -580,12 +580,15 @@ func (n *Node) mustDevice(name string) (*Device, error) {
 }
 
 func applyMissing(n *Node, f Fault) error {
-	d, err := n.mustDevice(f.Target)
-	if err != nil {
-		return err
+	if d := n.Device(f.Target); d != nil {
+		d.PCI.Removed = true
+		return nil
 	}
-	d.PCI.Removed = true
-	return nil
+	if fn := n.Func(f.Target); fn != nil && pcie.IsGPU(fn.Class) {
+		fn.Removed = true
+		return nil
+	}
+	return fmt.Errorf("no RDMA device or GPU %q (have %s, gpu0 … gpu%d)", f.Target, n.deviceNames(), len(n.GPUs())-1)
 }
 
 func applyUnbound(n *Node, f Fault) error {
@@ -868,7 +871,7 @@ var xidText = map[uint64]string{
 func applyXid(n *Node, f Fault) error {
 	fn := n.Func(f.Target)
 	if fn == nil || !pcie.IsGPU(fn.Class) {
-		return fmt.Errorf("no GPU %q (gpu0 … gpu%d)", f.Target, len(n.GPUs())-1)
+		return fmt.Errorf("no GPU %q (gpu0 … gpu7 on the GPU profiles)", f.Target)
 	}
 	code, _ := strconv.ParseUint(f.Value, 10, 64)
 	text, ok := xidText[code]

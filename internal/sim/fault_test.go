@@ -241,7 +241,22 @@ func TestFaultRemovesDevice(t *testing.T) {
 			t.Errorf("%s: boot log probes the absent device", c.fault)
 		}
 	}
-	m := entryMap(mustBuild(t, Options{Faults: MustParseFaults("no-counters:mlx5_6")}))
+	// A GPU gone from the bus: its PCI function and topology column go.
+	g := healthy.Func("gpu3")
+	m := entryMap(mustBuild(t, Options{Faults: MustParseFaults("missing:gpu3")}))
+	if _, ok := m[g.Path()+"/vendor"]; ok {
+		t.Error("missing:gpu3 left its PCI function")
+	}
+	if _, ok := m["sys/bus/pci/devices/"+string(g.Addr)]; ok {
+		t.Error("missing:gpu3 left its bus link")
+	}
+	if topo := string(m["cmd/nvidia-smi-topo-m.txt"].Data); strings.Contains(topo, "GPU7") || !strings.Contains(topo, "\tGPU6\tNIC0") {
+		t.Errorf("topology with 7 GPUs:\n%s", topo)
+	}
+	if _, err := Build(Options{Faults: MustParseFaults("missing:sw0-up")}); err == nil || !strings.Contains(err.Error(), "no RDMA device or GPU") {
+		t.Errorf("missing switch: %v", err)
+	}
+	m = entryMap(mustBuild(t, Options{Faults: MustParseFaults("no-counters:mlx5_6")}))
 	for p := range m {
 		if strings.HasPrefix(p, healthy.Device("mlx5_6").Dir()+"/ports/1/counters/") {
 			t.Errorf("no-counters left %s", p)

@@ -304,11 +304,11 @@ func (n *Node) Func(nameOrAddr string) *PCIFunc {
 	return nil
 }
 
-// GPUs returns the GPU functions in address order.
+// GPUs returns the GPU functions present on the bus, in address order.
 func (n *Node) GPUs() []*PCIFunc {
 	var out []*PCIFunc
 	for _, p := range n.PCI {
-		if pcie.IsGPU(p.Class) {
+		if pcie.IsGPU(p.Class) && !p.gone() {
 			out = append(out, p)
 		}
 	}

@@ -17,7 +17,9 @@ const tmpDir = ".sim-tmp"
 
 // Write renders the node into dir (created if needed) and remembers what it
 // wrote, so Update can later rewrite only what changed. Existing files at
-// the same paths are replaced.
+// the same paths are replaced; other existing files are left alone, so
+// write into an empty directory (the CLI clears sys/, proc/, dev/ and
+// cmd/ first with --force).
 func (n *Node) Write(dir string) error {
 	entries := n.Entries()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
