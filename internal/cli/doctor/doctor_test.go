@@ -149,29 +149,37 @@ func TestFaults(t *testing.T) {
 		faults  []string
 		want    string
 		code    int
+		args    []string
 	}{
-		{"h100-ndr", []string{"xid:gpu3=79"}, "gpu.fallen_off_bus", 2},
-		{"h100-ndr", []string{"xid:gpu1=48"}, "gpu.xid", 2},
-		{"h100-ndr", []string{"aer:mlx5_2/nonfatal/CmpltTO=1"}, "pcie.aer_errors", 2},
-		{"roce-400g", []string{"flap:mlx5_3/1=3"}, "kmsg.link_flap", 1},
-		{"h100-ndr", []string{"module-event:mlx5_2=high-temp"}, "kmsg.module_event", 2},
-		{"h100-ndr", []string{"mlx5-health:mlx5_3"}, "kmsg.mlx5_health", 2},
-		{"h100-ndr", []string{"no-module:nvidia_peermem"}, "nccl.peermem_missing", 1},
-		{"h100-ndr", []string{"no-uverbs:mlx5_0"}, "container.uverbs_missing", 2},
-		{"h100-ndr", []string{"no-rdma-cm"}, "container.rdma_cm_missing", 1},
-		{"roce-400g", []string{"no-gid-v2:mlx5_5/1"}, "roce.gid_missing_v2", 2},
-		{"roce-400g", []string{"mtu:enp26s0np0=1500"}, "roce.mtu_mismatch", 1},
-		{"roce-400g", []string{"ethtool:enp24s0np0/tx_pause_storm_error_events=2"}, "roce.pfc_storm", 2},
-		{"roce-400g", []string{"ethtool:enp24s0np0/rx_crc_errors_phy=5000"}, "roce.phy_errors", 1},
-		{"roce-400g", []string{"ethtool:enp24s0np0/rx_prio3_pause=900000000"}, "roce.pause_heavy", 1},
+		{"h100-ndr", []string{"xid:gpu3=79"}, "gpu.fallen_off_bus", 2, nil},
+		{"h100-ndr", []string{"xid:gpu1=48"}, "gpu.xid", 2, nil},
+		{"h100-ndr", []string{"aer:mlx5_2/nonfatal/CmpltTO=1"}, "pcie.aer_errors", 2, nil},
+		{"roce-400g", []string{"flap:mlx5_3/1=3"}, "kmsg.link_flap", 1, nil},
+		{"h100-ndr", []string{"module-event:mlx5_2=high-temp"}, "kmsg.module_event", 2, nil},
+		{"h100-ndr", []string{"mlx5-health:mlx5_3"}, "kmsg.mlx5_health", 2, nil},
+		{"h100-ndr", []string{"no-module:nvidia_peermem"}, "nccl.peermem_missing", 1, nil},
+		{"h100-ndr", []string{"no-uverbs:mlx5_0"}, "container.uverbs_missing", 2, nil},
+		{"h100-ndr", []string{"no-rdma-cm"}, "container.rdma_cm_missing", 1, nil},
+		{"roce-400g", []string{"no-gid-v2:mlx5_5/1"}, "roce.gid_missing_v2", 2, nil},
+		{"roce-400g", []string{"mtu:enp26s0np0=1500"}, "roce.mtu_mismatch", 1, nil},
+		{"roce-400g", []string{"ethtool:enp24s0np0/tx_pause_storm_error_events=2"}, "roce.pfc_storm", 2, nil},
+		{"roce-400g", []string{"ethtool:enp24s0np0/rx_crc_errors_phy=5000"}, "roce.phy_errors", 1, nil},
+		{"roce-400g", []string{"ethtool:enp24s0np0/rx_prio3_pause=900000000"}, "roce.pause_heavy", 1, nil},
 		// Both NICs under GPU2/GPU3's switch down: they reach the network
 		// through the root complex while the other GPUs have PIX NICs.
-		{"h100-ndr", []string{"down:mlx5_2/1", "down:mlx5_3/1"}, "topo.gpu_nic_far", 2},
+		{"h100-ndr", []string{"down:mlx5_2/1", "down:mlx5_3/1"}, "topo.gpu_nic_far", 2, nil},
+		// The simulated job (PID 48213, also proc/self).
+		{"h100-ndr", []string{"memlock=65536"}, "host.memlock_limited", 2, nil},
+		{"h100-ndr", []string{"env:NCCL_IB_DISABLE=1"}, "nccl.ib_disabled", 2, []string{"--pid", "48213"}},
+		{"h100-ndr", []string{"env:NCCL_IB_HCA=mlx5_0,mlx5_9:2"}, "nccl.ib_hca_unknown", 2, []string{"--pid", "48213"}},
+		{"h100-ndr", []string{"env:NCCL_IB_HCA==mlx5_3", "down:mlx5_3/1"}, "nccl.ib_hca_port_down", 2, []string{"--pid", "48213"}},
+		{"h100-ndr", []string{"env:NCCL_SOCKET_IFNAME=lo"}, "nccl.socket_ifname_missing", 1, []string{"--pid", "48213"}},
+		{"roce-400g", []string{"env:NCCL_IB_GID_INDEX=0"}, "nccl.gid_index_wrong", 2, []string{"--pid", "48213"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.faults, ","), func(t *testing.T) {
 			root := simRoot(t, tt.profile, nil, tt.faults...)
-			r, code := doctorJSON(t, nil, "--root", root)
+			r, code := doctorJSON(t, nil, append([]string{"--root", root}, tt.args...)...)
 			if !slices.Contains(idsOf(r.Findings), tt.want) {
 				t.Fatalf("findings %v lack %s", idsOf(r.Findings), tt.want)
 			}
