@@ -605,7 +605,10 @@ func applyFW(n *Node, f Fault) error {
 	if err != nil {
 		return err
 	}
-	d.FW = f.Value
+	// mlx5 get_dev_fw_str: "%d.%d.%04d".
+	var maj, mnr, sub int
+	fmt.Sscanf(f.Value, "%d.%d.%d", &maj, &mnr, &sub)
+	d.FW = fmt.Sprintf("%d.%d.%04d", maj, mnr, sub)
 	return nil
 }
 

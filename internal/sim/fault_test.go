@@ -102,6 +102,7 @@ func TestFaultChangesExactly(t *testing.T) {
 		{"hw-counter:mlx5_0/1/out_of_buffer=5000", map[string]string{port("mlx5_0") + "hw_counters/out_of_buffer": "5000\n",
 			healthy.Device("mlx5_0").Dir() + "/hw_counters/out_of_buffer": "5000\n"}},
 		{"fw:mlx5_5=28.36.1010", map[string]string{healthy.Device("mlx5_5").Dir() + "/fw_ver": "28.36.1010\n", "cmd/dmesg.txt": anyChange}},
+		{"fw:mlx5_5=28.36.10", map[string]string{healthy.Device("mlx5_5").Dir() + "/fw_ver": "28.36.0010\n", "cmd/dmesg.txt": anyChange}},
 		{"unreadable:mlx5_0/1/counters/port_rcv_data", map[string]string{port("mlx5_0") + "counters/port_rcv_data": unreadable}},
 		{"unreadable:mlx5_0/fw_ver", map[string]string{healthy.Device("mlx5_0").Dir() + "/fw_ver": unreadable}},
 		{"unreadable:gpu0/current_link_width", map[string]string{pci("gpu0") + "current_link_width": unreadable}},
