@@ -28,8 +28,11 @@ type Log struct {
 
 // Proc is what one process logged about its setup.
 type Proc struct {
-	Host string `json:"host,omitempty"`
-	Pid  int    `json:"pid,omitempty"`
+	// Source is the file the process logged to (logs merged with
+	// MergeLogs keep where each line came from).
+	Source string `json:"source"`
+	Host   string `json:"host,omitempty"`
+	Pid    int    `json:"pid,omitempty"`
 	// Ranks are the communicator ranks of this process ("comm 0x… rank R
 	// nranks N … Init COMPLETE"); one process may drive several GPUs.
 	Ranks  []int `json:"ranks,omitempty"`
@@ -99,11 +102,12 @@ const (
 
 // Event is one warning line that rules judge.
 type Event struct {
-	Kind EventKind `json:"kind"`
-	Line int       `json:"line"`
-	Host string    `json:"host,omitempty"`
-	Pid  int       `json:"pid,omitempty"`
-	Text string    `json:"text"`
+	Kind   EventKind `json:"kind"`
+	Source string    `json:"source"`
+	Line   int       `json:"line"`
+	Host   string    `json:"host,omitempty"`
+	Pid    int       `json:"pid,omitempty"`
+	Text   string    `json:"text"`
 
 	// Completion errors: "Got completion from peer P with status=S
 	// opcode=O len=L vendor err V (Req) … hca H".
@@ -213,7 +217,7 @@ func ParseLog(r io.Reader, source string) (*Log, error) {
 		key := host + ":" + strconv.Itoa(pid)
 		p := procs[key]
 		if p == nil {
-			p = &Proc{Host: host, Pid: pid, IBDisable: -1, FirstLine: line}
+			p = &Proc{Source: source, Host: host, Pid: pid, IBDisable: -1, FirstLine: line}
 			procs[key] = p
 			lg.Procs = append(lg.Procs, p)
 		}
@@ -232,7 +236,7 @@ func ParseLog(r io.Reader, source string) (*Log, error) {
 			continue // neither an NCCL line nor a ProcessGroupNCCL watchdog
 		}
 		if m := watchdog(line); m != nil {
-			ev := Event{Kind: EventTimeout, Line: n, Text: line, Rank: -1, OpType: m[3]}
+			ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: -1, OpType: m[3]}
 			if m[1] != "" {
 				ev.Rank, _ = strconv.Atoi(m[1])
 			}
@@ -258,7 +262,7 @@ func ParseLog(r io.Reader, source string) (*Log, error) {
 		p := proc(host, pid, n)
 		switch level {
 		case "WARN", "ABORT":
-			parseWarn(lg, p, n, msg)
+			parseWarn(lg, p, source, n, msg)
 		default:
 			parseInfo(p, n, msg)
 		}
@@ -360,8 +364,8 @@ func parseChannel(p *Proc, msg string) {
 	}
 }
 
-func parseWarn(lg *Log, p *Proc, n int, msg string) {
-	base := Event{Line: n, Host: p.Host, Pid: p.Pid, Text: msg, Rank: -1}
+func parseWarn(lg *Log, p *Proc, source string, n int, msg string) {
+	base := Event{Source: source, Line: n, Host: p.Host, Pid: p.Pid, Text: msg, Rank: -1}
 	if m := reCompl.FindStringSubmatch(msg); m != nil {
 		ev := base
 		ev.Kind = EventCompletion
@@ -395,6 +399,29 @@ func parseWarn(lg *Log, p *Proc, n int, msg string) {
 		ev.Kind = EventTimeout
 	}
 	lg.Events = append(lg.Events, ev)
+}
+
+// MergeLogs joins the logs of one job (one file per rank or per node) so
+// that rules see every process: a socket fallback on one node next to IB
+// on the others, the same peer failing from several ranks. Processes and
+// events keep their own Source; the merged Source lists the files.
+func MergeLogs(logs ...*Log) *Log {
+	if len(logs) == 1 {
+		return logs[0]
+	}
+	m := &Log{}
+	var names []string
+	for _, lg := range logs {
+		names = append(names, lg.Source)
+		if m.Version == "" {
+			m.Version = lg.Version
+		}
+		m.Procs = append(m.Procs, lg.Procs...)
+		m.Events = append(m.Events, lg.Events...)
+		m.NCCLLines += lg.NCCLLines
+	}
+	m.Source = strings.Join(names, ", ")
+	return m
 }
 
 // EffectiveNetwork is the inter-node transport a process used: the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/catalog"
@@ -21,6 +22,7 @@ type LogOptions struct {
 
 // ProcSummary is one process as reports show it.
 type ProcSummary struct {
+	Source    string   `json:"source"`
 	Name      string   `json:"name"`
 	Ranks     []int    `json:"ranks,omitempty"`
 	Network   string   `json:"network,omitempty"`
@@ -46,7 +48,7 @@ type LogAnalysis struct {
 func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
 	a := &LogAnalysis{Source: lg.Source, Version: lg.Version}
 	subj := finding.Subject{File: lg.Source}
-	at := func(line int) string { return fmt.Sprintf("%s:%d", lg.Source, line) }
+	at := func(src string, line int) string { return fmt.Sprintf("%s:%d", src, line) }
 
 	var socketProcs, ibProcs []*Proc
 	var gdrOff []finding.Evidence
@@ -54,7 +56,7 @@ func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
 	var disabled []*Proc
 	for _, p := range lg.Procs {
 		net, _ := p.EffectiveNetwork()
-		s := ProcSummary{Name: p.Name(), Ranks: p.Ranks, Network: net, SocketIfs: p.SocketIfs, Channels: p.Channels, Trees: p.Trees}
+		s := ProcSummary{Source: p.Source, Name: p.Name(), Ranks: p.Ranks, Network: net, SocketIfs: p.SocketIfs, Channels: p.Channels, Trees: p.Trees}
 		for k, v := range p.Env {
 			s.Env = append(s.Env, k+"="+v)
 		}
@@ -69,7 +71,7 @@ func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
 			} else {
 				off++
 				if len(gdrOff) < 4 {
-					gdrOff = append(gdrOff, finding.Evidence{Source: at(g.Line), Value: g.Text})
+					gdrOff = append(gdrOff, finding.Evidence{Source: at(p.Source, g.Line), Value: g.Text})
 				}
 			}
 		}
@@ -99,7 +101,7 @@ func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
 	if len(disabled) > 0 {
 		var evs []finding.Evidence
 		for _, p := range disabled[:min(3, len(disabled))] {
-			evs = append(evs, finding.Evidence{Source: at(p.IBDisableLine), Value: "NCCL_IB_DISABLE set by environment to 1"})
+			evs = append(evs, finding.Evidence{Source: at(p.Source, p.IBDisableLine), Value: "NCCL_IB_DISABLE set by environment to 1"})
 		}
 		f := catalog.New("nccl.ib_disabled", subj,
 			fmt.Sprintf("%d process(es) (%s) ran with NCCL_IB_DISABLE=1: inter-node traffic goes over sockets", len(disabled), procNames(disabled)), evs...)
@@ -120,12 +122,12 @@ func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
 			} else if line == p.SocketLine {
 				v = fmt.Sprintf("NET/Socket : Using %s", strings.Join(p.SocketIfs, ", "))
 			}
-			evs = append(evs, finding.Evidence{Source: at(line), Value: v})
+			evs = append(evs, finding.Evidence{Source: at(p.Source, line), Value: v})
 			if p.IBNoDevice > 0 {
-				evs = append(evs, finding.Evidence{Source: at(p.IBNoDevice), Value: "NET/IB : No device found."})
+				evs = append(evs, finding.Evidence{Source: at(p.Source, p.IBNoDevice), Value: "NET/IB : No device found."})
 			}
 			if p.NoVerbs > 0 {
-				evs = append(evs, finding.Evidence{Source: at(p.NoVerbs), Value: "Failed to open libibverbs.so[.1]"})
+				evs = append(evs, finding.Evidence{Source: at(p.Source, p.NoVerbs), Value: "Failed to open libibverbs.so[.1]"})
 			}
 		}
 		f := catalog.New("nccl.socket_fallback", subj, "", evs...)
@@ -164,16 +166,46 @@ func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
 		}
 	}
 	if len(warns) > 0 {
-		a.Notes = append(a.Notes, fmt.Sprintf("%s: %d other NCCL WARN line(s); the first, line %d: %s", lg.Source, len(warns), warns[0].Line, warns[0].Text))
+		a.Notes = append(a.Notes, fmt.Sprintf("%s: %d other NCCL WARN line(s); the first, line %d: %s", warns[0].Source, len(warns), warns[0].Line, warns[0].Text))
 	}
-	if len(lg.Procs) > 0 && len(socketProcs)+len(ibProcs) == 0 {
-		a.Notes = append(a.Notes, lg.Source+": the log does not say which network NCCL chose (use NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS including INIT,NET)")
+	// Per file: a log whose processes never say which network they use.
+	said := map[string]bool{}
+	var files []string
+	for _, p := range lg.Procs {
+		if !slices.Contains(files, p.Source) {
+			files = append(files, p.Source)
+		}
+		if n, _ := p.EffectiveNetwork(); n != "" {
+			said[p.Source] = true
+		}
+	}
+	for _, f := range files {
+		if !said[f] {
+			a.Notes = append(a.Notes, f+": the log does not say which network NCCL chose (use NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS including INIT,NET)")
+		}
+	}
+	// A finding is about the file its first evidence comes from (merged
+	// logs span several).
+	for i := range a.Findings {
+		if ev := a.Findings[i].Evidence; len(ev) > 0 {
+			a.Findings[i].Subject.File = fileOf(ev[0].Source)
+		}
 	}
 	catalog.Sort(a.Findings)
 	return a
 }
 
-func completionFindings(lg *Log, subj finding.Subject, at func(int) string) []finding.Finding {
+// fileOf strips ":line" from an evidence source.
+func fileOf(src string) string {
+	if i := strings.LastIndexByte(src, ':'); i > 0 {
+		if _, err := strconv.Atoi(src[i+1:]); err == nil {
+			return src[:i]
+		}
+	}
+	return src
+}
+
+func completionFindings(lg *Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
 	var errs []Event
 	for _, e := range lg.Events {
 		if e.Kind == EventCompletion {
@@ -213,7 +245,7 @@ func completionFindings(lg *Log, subj finding.Subject, at func(int) string) []fi
 			summary += fmt.Sprintf("; %d later error(s) are consequences", rest)
 		}
 	}
-	evs := []finding.Evidence{{Source: at(cause.Line), Value: cause.Text}}
+	evs := []finding.Evidence{{Source: at(cause.Source, cause.Line), Value: cause.Text}}
 	var codes []WCStatus
 	for s := range counts {
 		codes = append(codes, s)
@@ -223,7 +255,14 @@ func completionFindings(lg *Log, subj finding.Subject, at func(int) string) []fi
 	for _, s := range codes {
 		parts = append(parts, fmt.Sprintf("status %d ×%d", int(s), counts[s]))
 	}
-	evs = append(evs, finding.Evidence{Source: lg.Source, Value: "completion errors: " + strings.Join(parts, ", ")})
+	var srcs []string
+	for _, e := range errs {
+		if !slices.Contains(srcs, e.Source) {
+			srcs = append(srcs, e.Source)
+		}
+	}
+	files := strings.Join(firstN(srcs, 3), ", ")
+	evs = append(evs, finding.Evidence{Source: files, Value: "completion errors: " + strings.Join(parts, ", ")})
 	// Errors that all name one peer point at that peer or the path to it.
 	peers := map[string]int{}
 	var peerOrder []string
@@ -241,7 +280,7 @@ func completionFindings(lg *Log, subj finding.Subject, at func(int) string) []fi
 		for _, p := range peerOrder {
 			ps = append(ps, fmt.Sprintf("%s ×%d", p, peers[p]))
 		}
-		evs = append(evs, finding.Evidence{Source: lg.Source, Value: "peers: " + strings.Join(firstN(ps, 6), ", ")})
+		evs = append(evs, finding.Evidence{Source: files, Value: "peers: " + strings.Join(firstN(ps, 6), ", ")})
 	}
 	f := catalog.New("nccl.ibv_error", subj, summary, evs...)
 	f.Subject.Host = cause.Host
@@ -269,7 +308,7 @@ func forStatus(lines []string, st WCStatus) []string {
 	return out
 }
 
-func resourceFindings(lg *Log, subj finding.Subject, at func(int) string) []finding.Finding {
+func resourceFindings(lg *Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
 	byCall := map[string][]Event{}
 	var order []string
 	for _, e := range lg.Events {
@@ -294,7 +333,7 @@ func resourceFindings(lg *Log, subj finding.Subject, at func(int) string) []find
 			summary += " on " + first.Host
 		}
 		summary += ": " + hint
-		f := catalog.New("nccl.resource_error", subj, summary, finding.Evidence{Source: at(first.Line), Value: first.Text})
+		f := catalog.New("nccl.resource_error", subj, summary, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
 		f.Subject.Host = first.Host
 		fs = append(fs, f)
 	}
@@ -319,7 +358,7 @@ func resourceHint(call, errText string) string {
 	return "NCCL could not set up its verbs resources"
 }
 
-func timeoutFindings(lg *Log, subj finding.Subject, at func(int) string) []finding.Finding {
+func timeoutFindings(lg *Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
 	var wd, other []Event
 	for _, e := range lg.Events {
 		if e.Kind != EventTimeout {
@@ -362,7 +401,7 @@ func timeoutFindings(lg *Log, subj finding.Subject, at func(int) string) []findi
 			}
 			summary = fmt.Sprintf("ranks timed out in different collectives: %s; the rank(s) stuck on the lowest SeqNum are behind the others: look at them first", strings.Join(parts, "; "))
 		}
-		evs := []finding.Evidence{{Source: at(first.Line), Value: first.Text}}
+		evs := []finding.Evidence{{Source: at(first.Source, first.Line), Value: first.Text}}
 		f := catalog.New("nccl.timeout", subj, summary, evs...)
 		if len(keys) == 1 {
 			f.Subject.Rank = joinInts(groups[keys[0]], 8)
@@ -373,7 +412,7 @@ func timeoutFindings(lg *Log, subj finding.Subject, at func(int) string) []findi
 		e := other[0]
 		f := catalog.New("nccl.timeout", subj,
 			fmt.Sprintf("NCCL reported a timeout on %s (%d warning(s))", orDefault(e.Host, "a rank"), len(other)),
-			finding.Evidence{Source: at(e.Line), Value: e.Text})
+			finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
 		f.Subject.Host = e.Host
 		fs = append(fs, f)
 	}

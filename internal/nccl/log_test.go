@@ -271,3 +271,24 @@ func TestCheckEntryPoints(t *testing.T) {
 		t.Errorf("CheckTests = %v %v %v", fs, notes, err)
 	}
 }
+
+// Logs of one job in separate files: one node fell back to sockets while
+// the others use IB, which only the merged view can call a mixed job.
+func TestMergeLogs(t *testing.T) {
+	ib := parseLogFile(t, "log/nccl-tests185-roce-init.log")
+	sock := parseLogFile(t, "tests/meowth-oob-failed-socket.txt")
+	alone := AnalyzeLog(sock, LogOptions{})
+	if diff := cmp.Diff([]string{"nccl.socket_fallback/warning"}, ids(alone.Findings)); diff != "" {
+		t.Errorf("alone (-want +got):\n%s", diff)
+	}
+	m := MergeLogs(ib, sock)
+	a := AnalyzeLog(m, LogOptions{})
+	if diff := cmp.Diff([]string{"nccl.socket_fallback/critical"}, ids(a.Findings)); diff != "" {
+		t.Errorf("merged (-want +got):\n%s", diff)
+	}
+	f := a.Findings[0]
+	if f.Subject.File != "meowth-oob-failed-socket.txt" || !strings.HasPrefix(f.Evidence[0].Source, "meowth-oob-failed-socket.txt:") ||
+		!strings.Contains(f.Summary, "while 2 use IB/RoCE") || len(a.Procs) != 3 || a.Procs[2].Source != "meowth-oob-failed-socket.txt" {
+		t.Errorf("merged finding %+v procs %+v", f, a.Procs)
+	}
+}

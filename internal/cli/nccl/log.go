@@ -66,20 +66,23 @@ Exit code: 0 healthy, 1 warnings (or a file not analysed), 2 critical,
 }
 
 type logFile struct {
-	Source   string            `json:"source"`
-	Log      *nccl.Log         `json:"log,omitempty"`
-	Analysis *nccl.LogAnalysis `json:"analysis,omitempty"`
+	Source string    `json:"source"`
+	Log    *nccl.Log `json:"log"`
 }
 
 type logDoc struct {
 	Verdict  string            `json:"verdict"`
 	ExitCode int               `json:"exit_code"`
 	Files    []logFile         `json:"files"`
+	Analysis *nccl.LogAnalysis `json:"analysis,omitempty"`
 	Findings []finding.Finding `json:"findings"`
 	Notes    []string          `json:"notes,omitempty"`
 	Errors   []fileError       `json:"errors,omitempty"`
 }
 
+// runLog analyses every file as one job (nccl.MergeLogs): a socket
+// fallback on one node next to IB on others is a mixed job, and one peer
+// failing from several ranks shows up as one finding.
 func runLog(ctx context.Context, o *LogOptions) error {
 	lo := nccl.LogOptions{ExpectIB: o.ExpectIB}
 	var doc logDoc
@@ -93,16 +96,20 @@ func runLog(ctx context.Context, o *LogOptions) error {
 			doc.Notes = append(doc.Notes, fmt.Sprintf("%s has RDMA devices: NCCL should use them", o.Root))
 		}
 	}
+	var logs []*nccl.Log
 	for _, name := range o.Files {
 		lg, err := parseLogFile(o.F, name)
 		if err != nil {
 			doc.Errors = append(doc.Errors, fileError{name, err.Error()})
 			continue
 		}
-		a := nccl.AnalyzeLog(lg, lo)
-		doc.Files = append(doc.Files, logFile{Source: name, Log: lg, Analysis: a})
-		doc.Findings = append(doc.Findings, a.Findings...)
-		doc.Notes = append(doc.Notes, a.Notes...)
+		logs = append(logs, lg)
+		doc.Files = append(doc.Files, logFile{Source: name, Log: lg})
+	}
+	if len(logs) > 0 {
+		doc.Analysis = nccl.AnalyzeLog(nccl.MergeLogs(logs...), lo)
+		doc.Findings = doc.Analysis.Findings
+		doc.Notes = append(doc.Notes, doc.Analysis.Notes...)
 	}
 	doc.Findings = sortFindings(doc.Findings)
 	doc.Verdict = finding.Verdict(doc.Findings)
@@ -137,10 +144,16 @@ func writeLogText(w io.Writer, st report.Style, doc *logDoc) {
 			title += ", NCCL " + lf.Log.Version
 		}
 		fmt.Fprintln(w, st.Bold(title))
-		if len(lf.Analysis.Procs) > 0 {
+		var procs []nccl.ProcSummary
+		for _, p := range doc.Analysis.Procs {
+			if p.Source == lf.Source {
+				procs = append(procs, p)
+			}
+		}
+		if len(procs) > 0 {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "  PROCESS\tRANKS\tNETWORK\tDEVICES\tGDR\tCHANNELS")
-			for _, p := range lf.Analysis.Procs {
+			for _, p := range procs {
 				devs := strings.Join(p.IBDevices, " ")
 				if p.Network == "Socket" || devs == "" {
 					devs = strings.Join(p.SocketIfs, " ")
@@ -170,7 +183,7 @@ func writeLogText(w io.Writer, st report.Style, doc *logDoc) {
 			fmt.Fprintf(w, "  events: %s\n", strings.Join(counts, ", "))
 		}
 		var env []string
-		for _, p := range lf.Analysis.Procs {
+		for _, p := range procs {
 			for _, e := range p.Env {
 				if !slices.Contains(env, e) {
 					env = append(env, e)
