@@ -14,8 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.yaml.in/yaml/v3"
 
 	agentcmd "github.com/ibdoctor/ibdoctor/internal/cli/agent"
@@ -42,24 +40,12 @@ func TestPromtoolTestRules(t *testing.T) {
 	}
 }
 
-// exported is every metric name the agent serves: the collector's families
-// and the process collector it registers under the ibdoctor namespace.
+// exported is every metric name the agent serves.
 func exported(t *testing.T) map[string]bool {
 	t.Helper()
 	names := map[string]bool{}
 	for _, n := range metrics.Families() {
 		names[n] = true
-	}
-	ch := make(chan *prometheus.Desc, 64)
-	go func() {
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "ibdoctor"}).Describe(ch)
-		close(ch)
-	}()
-	fq := regexp.MustCompile(`fqName: "([^"]+)"`)
-	for d := range ch {
-		if m := fq.FindStringSubmatch(d.String()); m != nil {
-			names[m[1]] = true
-		}
 	}
 	return names
 }

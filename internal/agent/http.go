@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/ibdoctor/ibdoctor/internal/finding"
+	"github.com/ibdoctor/ibdoctor/internal/metrics"
 	"github.com/ibdoctor/ibdoctor/internal/rates"
 	"github.com/ibdoctor/ibdoctor/internal/store"
 	"github.com/ibdoctor/ibdoctor/internal/trend"
@@ -43,7 +43,7 @@ type HandlerOptions struct {
 //	/api/v1/perf/    pairwise tests (token required)
 func (a *Agent) Handler(o HandlerOptions) http.Handler {
 	live := prometheus.NewRegistry()
-	live.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "ibdoctor"}))
+	live.MustRegister(metrics.NewSelfCollector())
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /metrics", a.serveMetrics(live))
 	mux.HandleFunc("GET /api/v1/health", a.serveHealth)

@@ -277,7 +277,7 @@ func ExportEthtool(name string) bool {
 }
 
 // Families returns the name of every metric family the agent can export:
-// the fixed ones and one per known counters/ file (unknown counters/ files
+// the fixed ones, the SelfCollector's, and one per known counters/ file (unknown counters/ files
 // found at run time follow PortCounterName). Dashboards and alert rules are
 // tested against this list.
 func Families() []string {
@@ -290,6 +290,10 @@ func Families() []string {
 	}
 	for _, s := range ib.PortCounterSpecs {
 		out = append(out, PortCounterName(s.Name, s))
+	}
+	self := NewSelfCollector()
+	for _, d := range []*prometheus.Desc{self.cpu, self.rss, self.vsz, self.errsD} {
+		out = append(out, descName(d))
 	}
 	return out
 }
