@@ -143,6 +143,8 @@ func TestLogCommand(t *testing.T) {
 		{"socket, no expectation", []string{"log", td + "/tests/meowth-oob-failed-socket.txt"}, 1, []string{"WARNING  nccl.socket_fallback"}},
 		{"socket, expect ib", []string{"log", "--expect-ib", td + "/tests/meowth-oob-failed-socket.txt"}, 2, []string{"CRITICAL nccl.socket_fallback"}},
 		{"not a log", []string{"log", td + "/tests/spark-2node-allreduce.txt"}, 3, []string{"no NCCL log line"}},
+		{"one job, two files", []string{"log", td + "/log/nccl-tests185-roce-init.log", td + "/tests/meowth-oob-failed-socket.txt"}, 2,
+			[]string{"CRITICAL nccl.socket_fallback  ../../nccl/testdata/tests/meowth-oob-failed-socket.txt", "while 2 use IB/RoCE"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
