@@ -98,7 +98,7 @@ used otherwise. Exit codes as check: 0 healthy, 1 warnings, 2 critical,
 	cmd.Flags().BoolVar(&opts.Env, "env", false, "check this process's environment as the NCCL environment")
 	cmd.Flags().StringVar(&opts.NCCLLog, "nccl-log", "", "NCCL debug log (NCCL_DEBUG=INFO) of a job on this node to analyse too")
 	cmd.Flags().DurationVar(&opts.Since, "since", 24*time.Hour, "kernel-log window (0: the whole log)")
-	cmd.Flags().IntVar(&opts.PID, "pid", 0, "process id of the job: its proc/<pid>/limits and, without --env/--nccl-env, its environ")
+	cmd.Flags().IntVar(&opts.PID, "pid", 0, "process id of the job: its proc/<pid>/limits and, without --env/--nccl-env, its environ (default: proc/self, which in a bundle or simulated root is the job)")
 	return cmd
 }
 

@@ -82,16 +82,19 @@ func gather(fsys fs.FS, snap *snapshot.Snapshot, o gatherOpts) *gathered {
 	readSMI(g, fsys, o)
 	in.Interfaces = readInterfaces(g, fsys)
 	in.Memlock = readMemlock(g, fsys, o)
-	if in.Env == nil && o.PID > 0 {
+	// The job's environment: --pid, else in a saved or simulated root the
+	// process proc/self names (on the live host that is ibdoctor itself,
+	// so --env says it explicitly).
+	if in.Env == nil && (o.PID > 0 || !o.Live) {
 		p := fmt.Sprintf("proc/%d/environ", o.PID)
-		if b, err := rootfs.ReadLimited(fsys, p, maxFile); err == nil {
-			if e, err := ncclenv.Parse(bytes.NewReader(b), p); err == nil {
-				in.Env = e
-			} else {
-				g.skip(catalog.StepNCCL, "NCCL environment: %v", err)
+		if o.PID == 0 {
+			p = "proc/self/environ"
+			if _, err := fs.Stat(fsys, p); err != nil {
+				p = ""
 			}
-		} else {
-			g.skip(catalog.StepNCCL, "NCCL environment: %s: %v", p, errText(err))
+		}
+		if p != "" {
+			readEnviron(g, fsys, p)
 		}
 	}
 	if in.Env == nil {
@@ -345,4 +348,19 @@ func readDev(g *gathered, fsys fs.FS) (map[string]string, []triage.DevEntry) {
 		out = append(out, e)
 	}
 	return uv, out
+}
+
+// readEnviron reads a job's environment from proc/<pid>/environ.
+func readEnviron(g *gathered, fsys fs.FS, p string) {
+	b, err := rootfs.ReadLimited(fsys, p, maxFile)
+	if err != nil {
+		g.skip(catalog.StepNCCL, "NCCL environment: %s: %v", p, errText(err))
+		return
+	}
+	e, err := ncclenv.Parse(bytes.NewReader(b), p)
+	if err != nil {
+		g.skip(catalog.StepNCCL, "NCCL environment: %v", err)
+		return
+	}
+	g.in.Env = e
 }
