@@ -1,11 +1,11 @@
 package hcatext
 
 import (
-	"strconv"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
