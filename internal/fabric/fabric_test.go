@@ -410,3 +410,34 @@ func TestCheckRouting(t *testing.T) {
 		t.Error("no error without forwarding tables")
 	}
 }
+
+// TestCaptureIbsimFaults replays the outputs TestLiveIbsimFaults collected
+// (saved with IBDOCTOR_SAVE_CAPTURE), so the whole chain is checked on real
+// tool output even where ibsim is not installed.
+func TestCaptureIbsimFaults(t *testing.T) {
+	f := load(t, "ibsim-faults")
+	plan := loadPlan(t, "ibsim-faults.plan")
+	var got []finding.Finding
+	for _, x := range Check(f, Options{Plan: plan}) {
+		if x.Severity != finding.Info {
+			got = append(got, x)
+		}
+	}
+	got = append(got, Diff(f, plan)...)
+	want := []string{
+		"fabric.cable_missing leaf1[1] peer h1[1]",
+		"fabric.cable_miswired leaf2[1] peer h4[1]",
+		"fabric.congestion spine2[1] peer leaf1[4]",
+		"fabric.link_degraded leaf3[4] peer spine2[3]",
+		"fabric.link_degraded leaf4[2] peer h8[1]",
+		"fabric.link_down leaf1[1]",
+		"fabric.link_errors leaf1[3] peer spine1[1]",
+		"fabric.link_errors leaf4[3] peer spine1[4]",
+	}
+	if d := cmp.Diff(want, brief(got)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if len(f.Gaps) != 0 {
+		t.Errorf("gaps: %+v", f.Gaps)
+	}
+}

@@ -230,6 +230,7 @@ func TestLiveIbsimFaults(t *testing.T) {
 	s.do(`Unlink "h1"[1]`, "sim>")
 	s.do(`PerformanceSet "leaf4"[3] PortCounters.SymbolErrorCounter=500`, "SymbolErrorCounter has been set to 500")
 	s.do(`PerformanceSet "leaf1"[3] PortCounters.LinkDownedCounter=2`, "LinkDownedCounter has been set to 2")
+	s.do(`PerformanceSet "spine2"[1] PortCounters.PortXmitWait=50000`, "PortXmitWait has been set to 50000")
 	time.Sleep(500 * time.Millisecond)
 	after := s.collect(t)
 
@@ -240,6 +241,7 @@ func TestLiveIbsimFaults(t *testing.T) {
 	}
 	fs = append(fs, notInfo(rfs)...)
 	want := []string{
+		"fabric.congestion spine2[1] peer leaf1[4]",
 		"fabric.link_degraded leaf3[4] peer spine2[3]",
 		"fabric.link_degraded leaf4[2] peer h8[1]",
 		"fabric.link_down leaf1[1]",
@@ -291,6 +293,39 @@ func TestLiveIbsimDuplicateGUID(t *testing.T) {
 	for i := range got {
 		got[i] = strings.TrimSpace(got[i])
 	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestLiveIbsimDuplicateLID: one OpenSM sweep (opensm -o) assigns LIDs and
+// exits; then the console gives h2 the LID of h1. No SM answers any more.
+func TestLiveIbsimDuplicateLID(t *testing.T) {
+	g, plan := generate(t, simfabric.Spec{Spines: 1, Leaves: 2, HostsPerLeaf: 2})
+	s := startIbsim(t, g)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if out, err := s.tool(ctx, "opensm", "-o", "-R", "minhop", "-f", filepath.Join(s.dir, "opensm.log")); err != nil {
+		t.Fatalf("opensm -o: %v\n%s", err, out)
+	}
+	f := s.collect(t)
+	lid := -1
+	for _, n := range f.Nodes {
+		if n.Desc == "h1" {
+			lid = n.Ports[0].LID
+		}
+	}
+	if lid <= 0 {
+		t.Fatalf("h1 has no LID after opensm -o")
+	}
+	s.do(fmt.Sprintf(`Baselid "h2"[1] %d`, lid), "sim>")
+	time.Sleep(200 * time.Millisecond)
+	f = s.collect(t)
+	got := brief(append(Check(f, Options{Plan: plan}), Diff(f, plan)...))
+	for i := range got {
+		got[i] = strings.TrimSpace(got[i])
+	}
+	want := []string{"fabric.duplicate_lid h2[1]", "fabric.sm_missing"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
