@@ -42,7 +42,10 @@ const maxInput = 512 << 20
 // openInput opens a file argument; "-" is standard input.
 func openInput(f *cmdutil.Factory, name string) (io.ReadCloser, error) {
 	if name == "-" {
-		return io.NopCloser(f.In), nil
+		if f.In == nil {
+			return nil, fmt.Errorf("no standard input to read")
+		}
+		return io.NopCloser(io.LimitReader(f.In, maxInput)), nil
 	}
 	fh, err := os.Open(name)
 	if err != nil {

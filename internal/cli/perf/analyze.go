@@ -153,7 +153,10 @@ func deviceRates(ctx context.Context, o *AnalyzeOptions) (map[string]float64, er
 func parsePerftestFile(f *cmdutil.Factory, name string) ([]*perftest.Result, error) {
 	var r io.Reader
 	if name == "-" {
-		r = f.In
+		if f.In == nil {
+			return nil, fmt.Errorf("no standard input to read")
+		}
+		r = io.LimitReader(f.In, 64<<20)
 	} else {
 		fh, err := os.Open(name)
 		if err != nil {

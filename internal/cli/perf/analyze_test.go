@@ -38,6 +38,7 @@ func TestAnalyzeCommand(t *testing.T) {
 		{"tiny messages", []string{perftestData + "perftest273-postlist-8b.txt"}, 0, []string{"INFO     perf.test_invalid", "largest message is 8 B"}},
 		{"missing file degrades one result", []string{perftestData + "rxe-send-lat.txt", "missing.txt"}, 1, []string{"not analysed:", "missing.txt"}},
 		{"nothing readable", []string{"missing.txt"}, 3, nil},
+		{"stdin without input", []string{"-"}, 3, []string{"no standard input"}},
 		{"negative line rate", []string{"--line-rate", "-1", "x"}, 3, nil},
 	}
 	for _, tt := range tests {
