@@ -20,6 +20,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/metrics"
 	"github.com/ibdoctor/ibdoctor/internal/testenv"
+	"github.com/ibdoctor/ibdoctor/internal/trend"
 )
 
 func TestPromtoolCheckRules(t *testing.T) {
@@ -337,6 +338,21 @@ func TestNHCScript(t *testing.T) {
 		}
 		if rc == "2" && !strings.Contains(string(out), "critical RDMA finding: port.down") {
 			t.Errorf("drain reason: %s", out)
+		}
+	}
+}
+
+// TestREADMEThresholdTable keeps the README's threshold table equal to the
+// agent's defaults.
+func TestREADMEThresholdTable(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range trend.Docs() {
+		row := "| `" + d.Key + "` | " + d.Default + " | " + d.Rules + " | " + d.Meaning + " |"
+		if !strings.Contains(string(data), row) {
+			t.Errorf("README.md lacks the row %s", row)
 		}
 	}
 }
