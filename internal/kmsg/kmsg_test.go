@@ -329,6 +329,14 @@ func FuzzParseText(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		Detect(string(b))
+		if l, err := ParseKmsg(bytes.NewReader(b), "fuzz"); err == nil {
+			for _, r := range l.Records {
+				if r.Cont {
+					t.Fatalf("continuation record left unjoined: %+v", r)
+				}
+			}
+		}
 		l, err := ParseText(bytes.NewReader(b), "fuzz", TextOptions{Year: 2024})
 		if err != nil && !errors.Is(err, ErrNoData) {
 			return
