@@ -241,6 +241,8 @@ func TestParseTextFormats(t *testing.T) {
 	}{
 		{name: "seconds", in: "[   12.345678] hello", wantText: "hello", wantMono: 12345678 * time.Microsecond},
 		{name: "raw priority", in: "<3>[    1.5] boom", wantText: "boom", wantMono: 1500 * time.Millisecond},
+		{name: "decoded facility and level", in: "kern  :warn  : [10032.000140] mlx5_core 0000:3b:00.0: AER: x", wantText: "mlx5_core 0000:3b:00.0: AER: x", wantMono: 10032000140 * time.Microsecond},
+		{name: "not a facility", in: "Note: nothing", wantText: "Note: nothing"},
 		{name: "ctime", in: "[Tue Mar  5 10:11:12 2024] hi", wantText: "hi", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc)},
 		{name: "iso", in: "2024-03-05T10:11:12,123456+01:00 msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 9, 11, 12, 123456000, time.UTC)},
 		{name: "journal", in: "Mar 05 10:11:12 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc)},

@@ -233,7 +233,8 @@ type TextOptions struct {
 
 // ParseText parses the text of `dmesg` (plain, "[ 12.345678] msg",
 // "-T" "[Tue Mar  5 10:11:12 2024] msg", "--time-format iso"
-// "2024-03-05T10:11:12,123456+01:00 msg", raw "<4>[ 12.3] msg") or of
+// "2024-03-05T10:11:12,123456+01:00 msg", raw "<4>[ 12.3] msg", -x
+// "kern  :warn  : [ 12.3] msg") or of
 // `journalctl -k` ("Mar 05 10:11:12 host kernel: msg", and the -o
 // short-iso/short-iso-precise forms). Indented lines without their own
 // timestamp continue the previous message. Lines from journal programs
@@ -295,6 +296,15 @@ const (
 	lineForeign                 // journal line of another program
 )
 
+// facilities and levels are the names `dmesg -x` prints
+// (util-linux sys-utils/dmesg.c facility_names, level_names).
+var (
+	facilities = map[string]bool{"kern": true, "user": true, "mail": true, "daemon": true, "auth": true, "syslog": true,
+		"lpr": true, "news": true, "uucp": true, "cron": true, "authpriv": true, "ftp": true,
+		"local0": true, "local1": true, "local2": true, "local3": true, "local4": true, "local5": true, "local6": true, "local7": true}
+	levels = map[string]int{"emerg": 0, "alert": 1, "crit": 2, "err": 3, "warn": 4, "notice": 5, "info": 6, "debug": 7}
+)
+
 var months = map[string]time.Month{
 	"Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "May": 5, "Jun": 6,
 	"Jul": 7, "Aug": 8, "Sep": 9, "Oct": 10, "Nov": 11, "Dec": 12,
@@ -310,6 +320,16 @@ func parseTextLine(line string, year int, loc *time.Location) (Record, lineKind,
 			if p, err := strconv.Atoi(s[1:end]); err == nil {
 				rec.Priority = p & 7
 				s = s[end+1:]
+			}
+		}
+	}
+	// dmesg -x: "kern  :warn  : [  12.3] text" (facility and level
+	// names of util-linux dmesg, padded).
+	if fac, rest, ok := strings.Cut(s, ":"); ok && facilities[strings.TrimSpace(fac)] {
+		if lvl, rest2, ok := strings.Cut(rest, ":"); ok {
+			if p, known := levels[strings.TrimSpace(lvl)]; known {
+				rec.Priority = p
+				s = strings.TrimPrefix(rest2, " ")
 			}
 		}
 	}
