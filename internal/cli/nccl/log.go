@@ -196,7 +196,7 @@ func writeLogText(w io.Writer, st report.Style, doc *logDoc) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, report.VerdictLine(st, "", doc.Findings))
+	fmt.Fprintln(w, verdictLine(st, doc.Findings, len(doc.Files)))
 	writeFindings(w, st, doc.Findings)
 	writeNotes(w, doc.Notes, doc.Errors)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -134,7 +135,7 @@ func writeNotes(w io.Writer, notes []string, errs []fileError) {
 	if len(errs) > 0 {
 		fmt.Fprintln(w, "\nnot analysed:")
 		for _, e := range errs {
-			fmt.Fprintf(w, "  - %s: %s\n", e.Source, e.Error)
+			fmt.Fprintf(w, "  - %s\n", errLine(e.Source, e.Error))
 		}
 	}
 	if len(notes) > 0 {
@@ -143,6 +144,23 @@ func writeNotes(w io.Writer, notes []string, errs []fileError) {
 			fmt.Fprintf(w, "  - %s\n", n)
 		}
 	}
+}
+
+// errLine names the file once: parse errors already start with it.
+func errLine(source, msg string) string {
+	if strings.HasPrefix(msg, source) {
+		return msg
+	}
+	return source + ": " + msg
+}
+
+// verdictLine is the verdict, or says that nothing was analysed (a
+// "HEALTHY" over no input would be a lie).
+func verdictLine(st report.Style, fs []finding.Finding, analysed int) string {
+	if analysed == 0 {
+		return st.Severity(finding.Critical, "NOT ANALYSED") + " (no input could be read)"
+	}
+	return report.VerdictLine(st, "", fs)
 }
 
 func sortFindings(fs []finding.Finding) []finding.Finding {

@@ -186,7 +186,7 @@ func writePerfText(w io.Writer, st report.Style, doc *perfDoc) {
 			fmt.Fprintln(w)
 		}
 	}
-	fmt.Fprintln(w, report.VerdictLine(st, "", doc.Findings))
+	fmt.Fprintln(w, verdictLine(st, doc.Findings, len(doc.Files)))
 	writeFindings(w, st, doc.Findings)
 	writeNotes(w, doc.Notes, doc.Errors)
 }

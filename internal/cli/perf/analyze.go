@@ -87,10 +87,12 @@ type analyzeDoc struct {
 	Findings []finding.Finding  `json:"findings"`
 	Notes    []string           `json:"notes,omitempty"`
 	Errors   []analyzeError     `json:"errors,omitempty"`
+	// files is how many inputs were given (not in the JSON document).
+	files int
 }
 
 func analyzeRun(ctx context.Context, o *AnalyzeOptions) error {
-	var doc analyzeDoc
+	doc := analyzeDoc{files: len(o.Files)}
 	rates, err := deviceRates(ctx, o)
 	if err != nil {
 		return cmdutil.CannotRun(fmt.Errorf("--root %s: %w", o.Root, err))
@@ -203,7 +205,11 @@ func writeAnalyzeText(w io.Writer, st report.Style, doc *analyzeDoc) {
 		tw.Flush()
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, report.VerdictLine(st, "", doc.Findings))
+	if len(doc.Errors) == doc.files {
+		fmt.Fprintln(w, st.Severity(finding.Critical, "NOT ANALYSED")+" (no input could be read)")
+	} else {
+		fmt.Fprintln(w, report.VerdictLine(st, "", doc.Findings))
+	}
 	if len(doc.Findings) > 0 {
 		fmt.Fprintln(w)
 		report.Findings(w, st, doc.Findings)
@@ -211,7 +217,11 @@ func writeAnalyzeText(w io.Writer, st report.Style, doc *analyzeDoc) {
 	if len(doc.Errors) > 0 {
 		fmt.Fprintln(w, "\nnot analysed:")
 		for _, e := range doc.Errors {
-			fmt.Fprintf(w, "  - %s: %s\n", e.Source, e.Error)
+			msg := e.Error
+			if !strings.HasPrefix(msg, e.Source) {
+				msg = e.Source + ": " + msg
+			}
+			fmt.Fprintf(w, "  - %s\n", msg)
 		}
 	}
 	if len(doc.Notes) > 0 {
