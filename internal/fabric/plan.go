@@ -135,7 +135,7 @@ func parsePlanLines(b []byte, src string) (*Plan, error) {
 			continue
 		}
 		f, err := splitQuoted(line)
-		if err != nil || (len(f) != 4 && len(f) != 5) {
+		if err != nil || (len(f) != 4 && len(f) != 5) || f[0] == "" || f[2] == "" {
 			return nil, &ibtools.ParseError{Source: src, Line: n, Input: line, Err: fmt.Errorf("%w: want `nodeA portA nodeB portB [4xHDR]`", ErrPlan)}
 		}
 		pa, err1 := strconv.Atoi(f[1])
