@@ -130,6 +130,9 @@ func init() {
 		{Name: "no-gid-v2", Syntax: "no-gid-v2:DEV/PORT", Example: "no-gid-v2:mlx5_8/1", target: true,
 			Description: "RoCE v2 GID entries absent (only IB/RoCE v1 left)",
 			check:       checkPortRef, apply: applyNoGIDv2},
+		{Name: "old-kernel", Syntax: "old-kernel", Example: "old-kernel",
+			Description: "formats of a 4.19 kernel: PCIe speeds \"16 GT/s\" (\"Unknown speed\" for Gen5), AER long names, SDR rates without a name and NDR read as \"10 Gb/sec (4X)\", old AER log wording",
+			apply:       applyOldKernel},
 		{Name: "memlock", Syntax: "memlock=BYTES|unlimited", Example: "memlock=65536", value: true,
 			Description: "RLIMIT_MEMLOCK of the job (proc/<pid>/limits, soft and hard), e.g. a container's 64 KiB default",
 			check:       checkMemlockLimit, apply: applyMemlockLimit},
@@ -767,8 +770,13 @@ func applyAER(n *Node, f Fault) error {
 		multiple = "Multiple "
 	}
 	// aer_print_source / aer_print_port_info (kernel ≥5.x; older kernels
-	// said "error received: <bdf>").
-	n.Log(level, "pcieport %s: AER: %s%s error message received from %s", rp.Addr, multiple, sev, fn.Addr)
+	// said "error received: <bdf>" with the old severity names).
+	if n.Legacy {
+		sev = strings.NewReplacer("Correctable", "Corrected", "Uncorrectable", "Uncorrected").Replace(sev)
+		n.Log(level, "pcieport %s: AER: %s%s error received: %s", rp.Addr, multiple, sev, fn.Addr)
+	} else {
+		n.Log(level, "pcieport %s: AER: %s%s error message received from %s", rp.Addr, multiple, sev, fn.Addr)
+	}
 	// AER_GET_LAYER_ERROR: RxErr is physical; BadTLP, BadDLLP, Rollover,
 	// Timeout and uncorrectable DLP/SDES are data link; the rest transaction.
 	typ := "Transaction Layer"
@@ -781,9 +789,10 @@ func applyAER(n *Node, f Fault) error {
 	}
 	n.Log(level, "%s %s: AER: PCIe Bus Error: severity=%s, type=%s, (Receiver ID)", drv, fn.Addr, sev, typ)
 	n.Log(level, "%s %s: AER:   device [%04x:%04x] error status/mask=%08x/00000000", drv, fn.Addr, fn.Vendor, fn.Device, uint32(1)<<uint(bit))
-	name := aerCorNames[bit]
+	corNames, uncorNames := n.aerNames()
+	name := corNames[bit]
 	if parts[1] != "correctable" {
-		name = aerUncorNames[bit]
+		name = uncorNames[bit]
 	}
 	n.Log(level, "%s %s: AER:    [%2d] %-22s (First)", drv, fn.Addr, bit, name)
 	return nil

@@ -19,6 +19,9 @@ type Node struct {
 	Profile string
 	// Kernel is /proc/sys/kernel/osrelease.
 	Kernel string
+	// Legacy renders the formats of an older kernel (LegacyKernel; see
+	// legacy.go) where they differ from current ones.
+	Legacy bool
 	// PCI holds every PCI function (root ports, switch ports, endpoints),
 	// parents before children.
 	PCI []*PCIFunc

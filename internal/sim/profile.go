@@ -112,7 +112,16 @@ func Build(o Options) (*Node, error) {
 			upAtBoot = append(upAtBoot, nd)
 		}
 	}
+	// The kernel is chosen first: other faults log in its formats.
+	faults := make([]Fault, 0, len(o.Faults))
 	for _, f := range o.Faults {
+		if f.Kind == "old-kernel" {
+			faults = append([]Fault{f}, faults...)
+		} else {
+			faults = append(faults, f)
+		}
+	}
+	for _, f := range faults {
 		if err := n.Apply(f); err != nil {
 			return nil, fmt.Errorf("fault %q: %w", f.String(), err)
 		}
@@ -588,9 +597,9 @@ func (b *builder) bootLog(up []*NetDev) []LogLine {
 		if cur < capable {
 			// pcie_print_link_status names the limiting device.
 			log(6, "mlx5_core %s: %s available PCIe bandwidth, limited by %s x%d link at %s (capable of %s with %s x%d link)",
-				f.Addr, bwString(cur), f.CurSpeed, f.CurWidth, f.Parent.Addr, bwString(capable), f.MaxSpeed, f.MaxWidth)
+				f.Addr, bwString(cur), n.speedString(f.CurSpeed), f.CurWidth, f.Parent.Addr, bwString(capable), n.speedString(f.MaxSpeed), f.MaxWidth)
 		} else {
-			log(6, "mlx5_core %s: %s available PCIe bandwidth (%s x%d link)", f.Addr, bwString(cur), f.CurSpeed, f.CurWidth)
+			log(6, "mlx5_core %s: %s available PCIe bandwidth (%s x%d link)", f.Addr, bwString(cur), n.speedString(f.CurSpeed), f.CurWidth)
 		}
 	}
 	if gpus := n.GPUs(); len(gpus) > 0 {

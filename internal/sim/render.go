@@ -156,13 +156,14 @@ func (n *Node) renderPCI(r *renderer, f *PCIFunc) {
 	r.file(dir+"/revision", fmt.Sprintf("0x%02x\n", f.Revision))
 	r.file(dir+"/numa_node", fmt.Sprintf("%d\n", f.NUMA))
 	r.file(dir+"/local_cpulist", f.CPUList+"\n")
-	r.file(dir+"/current_link_speed", f.CurSpeed.String()+"\n")
-	r.file(dir+"/max_link_speed", f.MaxSpeed.String()+"\n")
+	r.file(dir+"/current_link_speed", n.speedString(f.CurSpeed)+"\n")
+	r.file(dir+"/max_link_speed", n.speedString(f.MaxSpeed)+"\n")
 	r.file(dir+"/current_link_width", fmt.Sprintf("%d\n", f.CurWidth))
 	r.file(dir+"/max_link_width", fmt.Sprintf("%d\n", f.MaxWidth))
-	r.file(dir+"/aer_dev_correctable", aerText(aerCorNames, "dev_cor_errs", "ERR_COR", f.AERCor))
-	r.file(dir+"/aer_dev_nonfatal", aerText(aerUncorNames, "dev_nonfatal_errs", "ERR_NONFATAL", f.AERNonFatal))
-	r.file(dir+"/aer_dev_fatal", aerText(aerUncorNames, "dev_fatal_errs", "ERR_FATAL", f.AERFatal))
+	corNames, uncorNames := n.aerNames()
+	r.file(dir+"/aer_dev_correctable", aerText(corNames, "dev_cor_errs", "ERR_COR", f.AERCor))
+	r.file(dir+"/aer_dev_nonfatal", aerText(uncorNames, "dev_nonfatal_errs", "ERR_NONFATAL", f.AERNonFatal))
+	r.file(dir+"/aer_dev_fatal", aerText(uncorNames, "dev_fatal_errs", "ERR_FATAL", f.AERFatal))
 	if f.Parent == nil {
 		// Root ports count the messages they received
 		// (aer_rootport_total_err_*, "%llu\n").
@@ -253,7 +254,7 @@ func (n *Node) renderDevice(r *renderer, d *Device) {
 		r.file(dir+"/hw_counters/"+k, strconv.FormatUint(v, 10)+"\n")
 	}
 	for _, p := range d.Ports {
-		renderPort(r, d, p)
+		n.renderPort(r, d, p)
 	}
 	// uverbs (drivers/infiniband/core/uverbs_main.c): class device
 	// below the PCI function, ibdev and abi_version attributes, major 231.
@@ -269,11 +270,11 @@ func (n *Node) renderDevice(r *renderer, d *Device) {
 	}
 }
 
-func renderPort(r *renderer, d *Device, p *Port) {
+func (n *Node) renderPort(r *renderer, d *Device, p *Port) {
 	dir := fmt.Sprintf("%s/ports/%d", d.Dir(), p.Num)
 	r.file(dir+"/state", fmt.Sprintf("%d: %s\n", p.State, p.State))
 	r.file(dir+"/phys_state", fmt.Sprintf("%d: %s\n", p.Phys, p.Phys))
-	r.file(dir+"/rate", p.Rate().Sysfs()+"\n")
+	r.file(dir+"/rate", n.rateString(p.Rate())+"\n")
 	r.file(dir+"/lid", fmt.Sprintf("0x%x\n", p.LID))
 	r.file(dir+"/sm_lid", fmt.Sprintf("0x%x\n", p.SMLID))
 	r.file(dir+"/sm_sl", fmt.Sprintf("%d\n", p.SMSL))
