@@ -166,11 +166,12 @@ type Measure struct {
 }
 
 // NRanks is the number of ranks in the communicator: the rank lines of the
-// header, or 1 when every process printed its own header (non-MPI binary),
-// or 0 when unknown (no rank lines, or a truncated list).
+// header; for copies of a non-MPI binary (Independent) the ranks of one
+// copy, nThread × nGpus; 0 when unknown (no rank lines, or a truncated
+// list).
 func (r *TestRun) NRanks() int {
 	if r.Independent() {
-		return 1
+		return max(1, r.NThread*r.NGpus)
 	}
 	if r.RanksTruncated || len(r.Ranks) == 0 {
 		return 0

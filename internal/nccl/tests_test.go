@@ -62,6 +62,8 @@ func TestTestsCorpus(t *testing.T) {
 		{file: "h100-16rank-header.txt", runs: 1, rows: 0, ranks: 12, wantNotes: []string{"no result rows"}},
 		{file: "not-mpi-two-headers.txt", runs: 1, rows: 0, ranks: 1,
 			want: []string{"nccl.test_not_distributed/warning"}, wantNotes: []string{"did not form one communicator"}},
+		{file: "nccl-tests182-not-mpi-2gpu-each.txt", opts: TestsOptions{LineRateGbps: 200}, runs: 1, rows: 0, ranks: 2,
+			want: []string{"nccl.test_not_distributed/warning"}, wantNotes: []string{"did not form one communicator"}},
 		{file: "alltoall-single-rank.txt", opts: TestsOptions{ExpectBusBW: 40}, runs: 1, rows: 1, ranks: 1,
 			wantNotes: []string{"single-rank run"}},
 		{file: "p5-tag-output.txt", runs: 1, rows: 3},

@@ -205,7 +205,7 @@ func runTitle(source string, run *nccl.TestRun, sum nccl.RunSummary) string {
 	}
 	switch {
 	case run.Independent():
-		parts = append(parts, fmt.Sprintf("%d separate single-rank processes on %d host(s) (%s)", max(run.Headers, len(run.Ranks)), len(sum.Hosts), strings.Join(firstHosts(sum.Hosts, 4), ", ")))
+		parts = append(parts, fmt.Sprintf("%d separate runs of %d rank(s), one per process, on %d host(s) (%s)", run.Headers, sum.Ranks, len(sum.Hosts), strings.Join(firstHosts(sum.Hosts, 4), ", ")))
 	case sum.Ranks > 0 && len(sum.Hosts) > 0:
 		parts = append(parts, fmt.Sprintf("%d ranks on %d host(s) (%s)", sum.Ranks, len(sum.Hosts), strings.Join(firstHosts(sum.Hosts, 4), ", ")))
 	case sum.Ranks > 0:
