@@ -34,7 +34,7 @@ func AnalyzeKernelLog(l *kmsg.Log, since time.Time, window time.Duration) []find
 func AnalyzeEthtool(stats ...*ethtool.Stats) []finding.Finding {
 	in := &Input{Snap: &snapshot.Snapshot{}, Ethtool: stats, standalone: true}
 	var out []finding.Finding
-	for _, check := range []func(*Input) []finding.Finding{checkPFCStorm, checkPauseHeavy, checkECN, checkPHY} {
+	for _, check := range []func(*Input) []finding.Finding{checkPFCStorm, checkPauseHeavy, checkPHY} {
 		out = append(out, check(in)...)
 	}
 	src := ""

@@ -208,21 +208,27 @@ func checkPauseHeavy(in *Input) []finding.Finding {
 	return out
 }
 
-// ecnSignals sums the ECN/CNP evidence of a netdev: ethtool marks and the
-// RDMA port's DCQCN hw_counters. n counts the counters that exist.
+// ecnSignals sums the DCQCN evidence of a netdev's RDMA port: CE-marked
+// RoCE packets received, CNPs sent and CNPs handled (hw_counters). n counts
+// the counters that exist; without them ECN cannot be judged. Ethtool's
+// ring-level ECN marks (rx*_ecn_mark, rx_prio*_marked) count only as
+// evidence that marking happens, since they also see non-RDMA traffic.
 func ecnSignals(in *Input, st *ethtool.Stats) (sum uint64, n int, ev []finding.Evidence) {
-	for _, s := range st.Stats {
-		if strings.HasSuffix(s.Name, "_marked") || strings.HasSuffix(s.Name, "_ecn_mark") {
-			sum += s.Value
+	p := portOfNetDev(in.Snap, st.NetDev)
+	if p == nil {
+		return 0, 0, nil
+	}
+	for _, name := range []string{"np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled"} {
+		if c, ok := p.HWCounter(name); ok {
+			sum += c.Value
 			n++
+			ev = append(ev, finding.Evidence{Source: fmt.Sprintf("sys/class/infiniband/%s/ports/%d/hw_counters/%s", p.Device, p.Number, name), Value: fmt.Sprint(c.Value)})
 		}
 	}
-	if p := portOfNetDev(in.Snap, st.NetDev); p != nil {
-		for _, name := range []string{"np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled"} {
-			if c, ok := p.HWCounter(name); ok {
-				sum += c.Value
-				n++
-				ev = append(ev, finding.Evidence{Source: fmt.Sprintf("sys/class/infiniband/%s/ports/%d/hw_counters/%s", p.Device, p.Number, name), Value: fmt.Sprint(c.Value)})
+	if n > 0 {
+		for _, s := range st.Stats {
+			if strings.HasSuffix(s.Name, "_marked") || strings.HasSuffix(s.Name, "_ecn_mark") {
+				sum += s.Value
 			}
 		}
 	}
