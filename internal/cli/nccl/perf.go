@@ -205,7 +205,14 @@ func runTitle(source string, run *nccl.TestRun, sum nccl.RunSummary) string {
 	}
 	switch {
 	case run.Independent():
-		parts = append(parts, fmt.Sprintf("%d separate runs of %d rank(s), one per process, on %d host(s) (%s)", run.Headers, sum.Ranks, len(sum.Hosts), strings.Join(firstHosts(sum.Hosts, 4), ", ")))
+		copies := run.Headers
+		zeros := 0
+		for _, r := range run.Ranks {
+			if r.Rank == 0 {
+				zeros++
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d separate runs of %d rank(s), one per process, on %d host(s) (%s)", max(copies, zeros), sum.Ranks, len(sum.Hosts), strings.Join(firstHosts(sum.Hosts, 4), ", ")))
 	case sum.Ranks > 0 && len(sum.Hosts) > 0:
 		parts = append(parts, fmt.Sprintf("%d ranks on %d host(s) (%s)", sum.Ranks, len(sum.Hosts), strings.Join(firstHosts(sum.Hosts, 4), ", ")))
 	case sum.Ranks > 0:
