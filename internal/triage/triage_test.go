@@ -478,3 +478,30 @@ func BenchmarkRun(b *testing.B) {
 		Run(in)
 	}
 }
+
+// TestMissingSources: a rule whose source is missing reports nothing (the
+// doctor lists the source as not checked instead of guessing).
+func TestMissingSources(t *testing.T) {
+	in := healthyInput()
+	// Faults every source-dependent rule would see...
+	in.Snap.Devices[1].Ports[0].HWCounters = nil
+	in.Kernel, in.Ethtool, in.SMI, in.Env = nil, nil, nil, nil
+	in.Interfaces, in.Memlock, in.Modules, in.Uverbs, in.Dev = nil, nil, nil, nil, nil
+	if fs := Run(in); len(fs) != 0 {
+		t.Errorf("findings without their sources: %v", ids(fs))
+	}
+	// ...and the same rules fire once the sources are back.
+	in = healthyInput()
+	in.Memlock = &Limit{Source: "proc/self/limits", Soft: 65536, Hard: 65536}
+	in.Modules = []string{"nvidia"}
+	in.Dev = []DevEntry{}
+	got := ids(Run(in))
+	for _, want := range []string{"host.memlock_limited/critical", "nccl.peermem_missing/warning", "container.uverbs_missing/critical", "container.rdma_cm_missing/warning"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("findings %v lack %s", got, want)
+		}
+	}
+	if Run(&Input{}) != nil {
+		t.Error("an input without a snapshot gave findings")
+	}
+}
