@@ -178,7 +178,10 @@ func parseLFTEntry(b []byte) (LFTEntry, bool) {
 	}
 	e.Port = int(p)
 	i = skipSpace(b, j)
-	if i >= len(b) || b[i] != ':' {
+	if i >= len(b) {
+		return e, true // dump_fts -n: no destination column
+	}
+	if b[i] != ':' {
 		return e, false
 	}
 	info := b[i+1:]

@@ -80,6 +80,25 @@ func TestParseFTs(t *testing.T) {
 	}
 }
 
+func TestParseFTsForms(t *testing.T) {
+	// dump_fts -n (no Info column) and LMC paths, as dump_fts.c prints them.
+	in := "Unicast lids [0x0-0x6] of switch DR path slid 0; dlid 0; 0,1 guid 0x0000000000200002 (leaf1):\n" +
+		"  Lid  Out   Destination\n       Port     Info \n" +
+		"0x0001 005 \n" +
+		"0x0004 001 : (Channel Adapter portguid 0x0000000000100001: 'h1')\n" +
+		"0x0005 002 : (path #2 out of 2: portguid 0x0000000000100001)\n" +
+		"0x0006 003 : (node info not available fabric scan)\n" +
+		"4 valid lids dumped \n"
+	fts, err := ParseFTs(strings.NewReader(in), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []LFTEntry{{LID: 1, Port: 5}, {LID: 4, Port: 1, Dest: DestCA, DestGUID: 0x100001}, {LID: 5, Port: 2, DestGUID: 0x100001}, {LID: 6, Port: 3}}
+	if d := cmp.Diff(want, fts[0].Entries); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
 func TestParseFTsErrors(t *testing.T) {
 	hdr := "Unicast lids [0x0-0x8] of switch Lid 4 guid 0x0000000000200002 (leaf1):\n"
 	tests := []struct {
