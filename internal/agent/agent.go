@@ -143,10 +143,15 @@ func trimHistory(h []trend.Sample, keep int) []trend.Sample {
 	return h
 }
 
-// key identifies a finding for first-seen tracking and de-duplication.
+// key identifies a finding for first-seen tracking and de-duplication: a
+// port finding by ID, device and port (rules differ in whether they also
+// name the netdev), anything else by ID and its whole subject.
 func key(f finding.Finding) string {
 	s := f.Subject
-	return fmt.Sprintf("%s|%s|%d|%s|%s|%s", f.ID, s.Device, s.Port, s.NetDev, s.PCI, s.GPU)
+	if s.Device != "" {
+		return fmt.Sprintf("%s|%s|%d", f.ID, s.Device, s.Port)
+	}
+	return fmt.Sprintf("%s||%d|%s|%s|%s|%s", f.ID, s.Port, s.NetDev, s.PCI, s.GPU, s.File)
 }
 
 // Sample takes one sample, judges it and publishes the result. A failed
