@@ -86,6 +86,13 @@ var (
 	reAERRecv = regexp.MustCompile(`\S+ ` + bdf + `: (?:AER: )?(Multiple )?(Corrected|Correctable|Uncorrected \(Non-Fatal\)|Uncorrectable \(Non-Fatal\)|Uncorrected \(Fatal\)|Uncorrectable \(Fatal\)) error (?:message )?received: (?:` + bdf + `|id=([0-9a-fA-F]{4}))`)
 	// aer.c aer_print_error: "<drv> <bdf>: [AER: ]PCIe Bus Error: severity=<sev>, type=<layer>, [id=XXXX](<agent> ID)".
 	reAERDetail = regexp.MustCompile(`\S+ ` + bdf + `: (?:AER: )?PCIe Bus Error: severity=(Corrected|Correctable|Uncorrected \(Non-Fatal\)|Uncorrectable \(Non-Fatal\)|Uncorrected \(Fatal\)|Uncorrectable \(Fatal\)), type=([^,]+)`)
+	// Firmware-first (GHES/CPER) AER, aer.c cper_print_aer: "<drv> <bdf>:
+	// [AER: ]aer_layer=<layer>, aer_agent=<agent>"; the severity is on the
+	// CPER lines before it (drivers/firmware/efi/cper.c: "{N}[Hardware
+	// Error]: event severity: corrected|recoverable|fatal", "Error 0,
+	// type: corrected").
+	reCPERAER = regexp.MustCompile(`\S+ ` + bdf + `: (?:AER: )?aer_layer=([^,]+), aer_agent=`)
+	reCPERSev = regexp.MustCompile(`\[Hardware Error\]: +(?:event severity|Error \d+, type): (corrected|recoverable|fatal)`)
 	// en_main.c mlx5e_update_carrier via netdev_info: "mlx5_core <bdf> <netdev>: Link up|down".
 	reNetLink = regexp.MustCompile(`mlx5_core ` + bdf + ` (\S+): Link (up|down)\s*$`)
 	// mlx5 ib port events: "mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE".
@@ -146,6 +153,13 @@ func Classify(r Record) []Event {
 				out = append(out, Event{Kind: KindFallenOffBus, Record: r, PCI: addr(m[1]), Detail: "GPU has fallen off the bus"})
 			}
 		}
+	case strings.Contains(t, "aer_layer="):
+		if m := reCPERAER.FindStringSubmatch(t); m != nil {
+			// Severity unknown here; Events fills it from the CPER
+			// record before, else it stays correctable.
+			out = append(out, Event{Kind: KindAER, Record: r, PCI: addr(m[1]), AERSeverity: AERCorrectable,
+				AERType: strings.TrimSpace(m[2]), AERDetail: true, Detail: "firmware-first"})
+		}
 	case strings.Contains(t, "error received") || strings.Contains(t, "PCIe Bus Error"):
 		if m := reAERDetail.FindStringSubmatch(t); m != nil {
 			out = append(out, Event{Kind: KindAER, Record: r, PCI: addr(m[1]), AERSeverity: severityName(m[2]),
@@ -192,8 +206,19 @@ func Events(recs []Record) []Event {
 	var out []Event
 	var pending pcie.Address
 	pendingLeft := 0
+	cperSev, cperLeft := "", 0
 	for _, r := range recs {
+		if m := reCPERSev.FindStringSubmatch(r.Text); m != nil {
+			cperSev, cperLeft = map[string]string{"corrected": AERCorrectable, "recoverable": AERNonFatal, "fatal": AERFatal}[m[1]], 20
+		} else if cperLeft > 0 {
+			cperLeft--
+		}
 		evs := Classify(r)
+		for i := range evs {
+			if evs[i].Kind == KindAER && evs[i].Detail == "firmware-first" && cperLeft > 0 {
+				evs[i].AERSeverity = cperSev
+			}
+		}
 		if len(evs) == 0 && strings.Contains(r.Text, "NVRM:") {
 			if m := reGPUAddr.FindStringSubmatch(r.Text); m != nil {
 				pending, pendingLeft = addr(m[1]), 3

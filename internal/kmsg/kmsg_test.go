@@ -127,6 +127,10 @@ func TestCorpus(t *testing.T) {
 			{KindXid, "0000:2b:00.0", "79,"},
 			{KindFallenOffBus, "0000:2b:00.0", "GPU has fallen off the bus"},
 		}},
+		// Firmware-first: the severity comes from the CPER record.
+		{"dmesg-aer-firmware-first.txt", 16, []brief{
+			{KindAER, "0000:3b:00.0", "nonfatal/detail"},
+		}},
 		{"dmesg-T-flaps.txt", 5, []brief{
 			{KindLink, "0000:86:00.1", "ens2f1np1 down"},
 			{KindLink, "0000:86:00.1", "ens2f1np1 up"},

@@ -43,6 +43,7 @@ func TestAnalyzeCorpora(t *testing.T) {
 			"gpu.xid/info",               // Xid 31 MMU fault (MIG)
 		}},
 		{"../kmsg/testdata/dmesg-T-flaps.txt", []string{"kmsg.link_flap/warning"}},
+		{"../kmsg/testdata/dmesg-aer-firmware-first.txt", []string{"pcie.aer_errors/critical"}},
 		{"../kmsg/testdata/kmsg-records.txt", []string{"gpu.fallen_off_bus/critical"}},
 	}
 	for _, tt := range tests {
