@@ -1,0 +1,615 @@
+package analyze
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/ethtool"
+	"github.com/ibdoctor/ibdoctor/internal/expect"
+	"github.com/ibdoctor/ibdoctor/internal/fabric"
+	"github.com/ibdoctor/ibdoctor/internal/finding"
+	"github.com/ibdoctor/ibdoctor/internal/hcatext"
+	"github.com/ibdoctor/ibdoctor/internal/ibtools"
+	"github.com/ibdoctor/ibdoctor/internal/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/nccl"
+	"github.com/ibdoctor/ibdoctor/internal/perftest"
+	"github.com/ibdoctor/ibdoctor/internal/rules"
+	"github.com/ibdoctor/ibdoctor/internal/topo"
+	"github.com/ibdoctor/ibdoctor/internal/triage"
+)
+
+// Options tune the rules for pasted output.
+type Options struct {
+	// Kind forces every file to be read as one output of this kind.
+	Kind Kind
+	// Expect is the node expectation for HCA outputs (nil: defaults).
+	Expect *expect.Expectation
+	// ExpectBusBW is the expected nccl-tests busbw in GB/s (0: none).
+	ExpectBusBW float64
+	// LineRateGbps is the link rate for nccl-tests and perftest (0:
+	// unknown).
+	LineRateGbps float64
+	// Year dates journal stamps without a year (0: the current year).
+	Year int
+}
+
+// Segment is one tool output found in a file and what came of it.
+type Segment struct {
+	Kind  Kind `json:"kind"`
+	Start int  `json:"start"`
+	End   int  `json:"end"`
+	// Lines is "Start-End" for people.
+	Lines string `json:"lines"`
+	// Summary says what was parsed ("8 HCAs, 8 ports").
+	Summary  string            `json:"summary"`
+	Findings []finding.Finding `json:"findings"`
+	// Skipped says what was not understood and why, with line numbers.
+	Skipped []string `json:"skipped"`
+	// Failed is true when the segment could not be parsed at all.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// Guess is the closest kind of a text that was not recognised.
+type Guess struct {
+	Kind  Kind `json:"kind"`
+	Score int  `json:"score"`
+}
+
+// File is the analysis of one input.
+type File struct {
+	File     string    `json:"file"`
+	Segments []Segment `json:"segments"`
+	// NotRecognised is set when no segment of the file was recognised;
+	// Closest is what it resembles most.
+	NotRecognised bool   `json:"not_recognised,omitempty"`
+	Closest       *Guess `json:"closest,omitempty"`
+	// Unparsed is set when outputs were recognised but none could be
+	// parsed.
+	Unparsed bool `json:"unparsed,omitempty"`
+}
+
+// Report is the result over all files.
+type Report struct {
+	Files    []File            `json:"files"`
+	Findings []finding.Finding `json:"findings"`
+	Verdict  string            `json:"verdict"`
+	ExitCode int               `json:"exit_code"`
+}
+
+// Input is one file to analyse.
+type Input struct {
+	Name string
+	Text string
+}
+
+// Run analyses every input and builds the report. Exit code: the worst
+// finding's (0/1/2), or 3 when some file was not recognised at all.
+func Run(in []Input, opts Options) *Report {
+	r := &Report{Files: []File{}, Findings: []finding.Finding{}}
+	cannot := false
+	for _, f := range in {
+		fr := AnalyzeText(f.Name, f.Text, opts)
+		if fr.NotRecognised || fr.Unparsed {
+			cannot = true
+		}
+		for _, s := range fr.Segments {
+			r.Findings = append(r.Findings, s.Findings...)
+		}
+		r.Files = append(r.Files, fr)
+	}
+	catalog.Sort(r.Findings)
+	r.Verdict, r.ExitCode = finding.Verdict(r.Findings), finding.ExitCode(r.Findings)
+	if cannot {
+		r.ExitCode = finding.ExitCannot
+		r.Verdict = "could not run"
+	}
+	return r
+}
+
+// AnalyzeText splits one file into segments and diagnoses each.
+func AnalyzeText(name, text string, opts Options) File {
+	ls := Lines(text)
+	var spans []Span
+	if opts.Kind != KindUnknown {
+		if len(ls) > 0 {
+			spans = []Span{{Kind: opts.Kind, Start: 1, End: len(ls)}}
+		}
+	} else {
+		spans = Split(ls)
+	}
+	fr := File{File: name, Segments: []Segment{}}
+	var fabricSegs []int
+	for _, sp := range spans {
+		if sp.Kind == KindUnknown && blank(ls[sp.Start-1:sp.End]) {
+			continue
+		}
+		seg := diagnose(name, ls, sp, opts)
+		if sp.Kind == KindUnknown {
+			g := Closest(strings.Join(ls[sp.Start-1:sp.End], "\n"))
+			seg.Summary = "not recognised"
+			seg.Skipped = []string{fmt.Sprintf("lines %d-%d (%d) not recognised as any tool's output%s", sp.Start, sp.End, sp.End-sp.Start+1, g.phrase())}
+		}
+		if isFabric(sp.Kind) {
+			fabricSegs = append(fabricSegs, len(fr.Segments))
+		}
+		fr.Segments = append(fr.Segments, seg)
+	}
+	if len(fabricSegs) > 0 {
+		diagnoseFabric(name, ls, fr.Segments, fabricSegs)
+	}
+	recognised, parsed := false, false
+	for _, s := range fr.Segments {
+		if s.Kind != KindUnknown {
+			recognised = true
+			parsed = parsed || !s.Failed
+		}
+	}
+	if !recognised {
+		fr.NotRecognised = true
+		g := Closest(text)
+		fr.Closest = &g
+	}
+	fr.Unparsed = recognised && !parsed
+	return fr
+}
+
+func (g Guess) phrase() string {
+	if g.Kind == KindUnknown {
+		return ""
+	}
+	return fmt.Sprintf(" (closest: %s, score %d/100)", g.Kind, g.Score)
+}
+
+func blank(ls []string) bool {
+	for _, l := range ls {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// segmentText returns the file's text with every line outside sp blanked,
+// so parsers number lines as the file does.
+func segmentText(ls []string, sp Span) string {
+	var b strings.Builder
+	b.Grow(sp.Start + 64*(sp.End-sp.Start+1))
+	b.WriteString(strings.Repeat("\n", sp.Start-1))
+	for _, l := range ls[sp.Start-1 : sp.End] {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func diagnose(file string, ls []string, sp Span, opts Options) Segment {
+	seg := Segment{Kind: sp.Kind, Start: sp.Start, End: sp.End, Lines: fmt.Sprintf("%d-%d", sp.Start, sp.End), Findings: []finding.Finding{}, Skipped: []string{}}
+	if sp.Kind == KindUnknown {
+		return seg
+	}
+	text := segmentText(ls, sp)
+	var err error
+	switch sp.Kind {
+	case KindIBStat, KindIBStatus, KindDevinfo, KindRdma:
+		err = diagnoseHCA(&seg, file, text, opts)
+	case KindKernel:
+		err = diagnoseKernel(&seg, file, text, opts)
+	case KindTopo:
+		err = diagnoseTopo(&seg, file, text)
+	case KindEthtool:
+		err = diagnoseEthtool(&seg, file, ls, sp)
+	case KindNCCLLog:
+		err = diagnoseNCCLLog(&seg, file, text)
+	case KindNCCLTests:
+		err = diagnoseNCCLTests(&seg, file, text, opts)
+	case KindPerftest:
+		err = diagnosePerftest(&seg, file, text, opts)
+	default:
+		return seg // fabric outputs are judged together, by diagnoseFabric
+	}
+	if err != nil {
+		seg.Failed = true
+		seg.Summary = "could not be parsed"
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("lines %s skipped: %v", seg.Lines, err))
+	}
+	for i := range seg.Findings {
+		if seg.Findings[i].Subject.File == "" {
+			seg.Findings[i].Subject.File = file
+		}
+	}
+	catalog.Sort(seg.Findings)
+	return seg
+}
+
+var hcaParsers = map[Kind]func(io.Reader, string) (*hcatext.Result, error){
+	KindIBStat:   hcatext.ParseIBStat,
+	KindIBStatus: hcatext.ParseIBStatus,
+	KindDevinfo:  hcatext.ParseDevinfo,
+	KindRdma:     hcatext.ParseRdma,
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+func diagnoseHCA(seg *Segment, file, text string, opts Options) error {
+	res, err := hcaParsers[seg.Kind](strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	snap := res.Snap
+	active, counters, noPhys := 0, 0, []string{}
+	for _, d := range snap.Devices {
+		for _, p := range d.Ports {
+			if p.IsActive() {
+				active++
+			}
+			counters += len(p.HWCounters)
+			if p.State != nil && p.PhysState == nil {
+				noPhys = append(noPhys, fmt.Sprintf("%s/%d", d.Name, p.Number))
+			}
+		}
+	}
+	seg.Summary = fmt.Sprintf("%s, %s (%d ACTIVE)", plural(len(snap.Devices), "HCA", "HCAs"), plural(res.Ports(), "port", "ports"), active)
+	if counters > 0 {
+		seg.Summary += fmt.Sprintf(", %d hw counters", counters)
+		seg.Skipped = append(seg.Skipped, "hw counters are totals since the driver loaded: their rates (retransmits, out_of_buffer, CNPs) need two samples, as 'ibdoctor agent' takes")
+	}
+	if len(noPhys) > 0 {
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: a port's state is judged with its physical state (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
+	}
+	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
+	fs := rules.Node(snap, opts.Expect)
+	for i := range fs {
+		for j := range fs[i].Evidence {
+			ev := &fs[i].Evidence[j]
+			if l, ok := res.Locate(ev.Source); ok {
+				ev.Source, ev.Value = fmt.Sprintf("%s:%d", file, l.N), l.Text
+			}
+		}
+	}
+	seg.Findings = append(seg.Findings, fs...)
+	return nil
+}
+
+// summariseSkips lists skipped lines grouped by reason: each reason once,
+// with its line numbers (the first few) and count.
+func summariseSkips(file string, sk []hcatext.Skip) []string {
+	var reasons []string
+	lines := map[string][]int{}
+	for _, s := range sk {
+		if _, ok := lines[s.Reason]; !ok {
+			reasons = append(reasons, s.Reason)
+		}
+		lines[s.Reason] = append(lines[s.Reason], s.Line)
+	}
+	out := make([]string, 0, len(reasons))
+	for _, r := range reasons {
+		out = append(out, fmt.Sprintf("%s: %s", lineList(file, lines[r]), r))
+	}
+	return out
+}
+
+// lineList renders "f:3" or "f:3,5,9 and 12 more (15 lines)".
+func lineList(file string, ns []int) string {
+	const show = 5
+	parts := make([]string, 0, show)
+	for i, n := range ns {
+		if i == show {
+			break
+		}
+		parts = append(parts, strconv.Itoa(n))
+	}
+	s := file + ":" + strings.Join(parts, ",")
+	if len(ns) > show {
+		s += fmt.Sprintf(" and %d more (%d lines)", len(ns)-show, len(ns))
+	}
+	return s
+}
+
+func diagnoseKernel(seg *Segment, file, text string, opts Options) error {
+	lg, err := kmsg.ParseText(strings.NewReader(text), file, kmsg.TextOptions{Year: opts.Year})
+	if err != nil {
+		return err
+	}
+	seg.Summary = plural(len(lg.Records), "kernel message", "kernel messages")
+	if len(lg.Errors) > 0 {
+		ns := make([]int, len(lg.Errors))
+		for i, e := range lg.Errors {
+			ns[i] = e.Line
+		}
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("%s: timestamp not understood (%v)", lineList(file, ns), lg.Errors[0].Err))
+	}
+	seg.Findings = append(seg.Findings, triage.AnalyzeKernelLog(lg, time.Time{}, 0)...)
+	return nil
+}
+
+func diagnoseTopo(seg *Segment, file, text string) error {
+	m, err := topo.ParseNvidiaSMI(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	seg.Summary = fmt.Sprintf("%s × %s", plural(len(m.GPUs), "GPU", "GPUs"), plural(len(m.NICs), "NIC", "NICs"))
+	seg.Findings = append(seg.Findings, triage.AnalyzeNvidiaSMI(m, file)...)
+	return nil
+}
+
+// diagnoseEthtool keeps the "name: value" lines of an `ethtool -S` paste
+// (prompts and wrapped junk are listed as skipped) and judges them.
+func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span) error {
+	keep := make([]string, len(ls[:sp.End]))
+	var bad []int
+	netdev := ""
+	if sp.Start > 1 {
+		netdev = ethtoolNetdev(ls[sp.Start-2])
+	}
+	for i := sp.Start - 1; i < sp.End; i++ {
+		t := strings.TrimSpace(ls[i])
+		if t == "" || t == "NIC statistics:" {
+			continue
+		}
+		if j := strings.LastIndexByte(t, ':'); j > 0 {
+			if _, err := strconv.ParseUint(strings.TrimSpace(t[j+1:]), 10, 64); err == nil {
+				keep[i] = ls[i]
+				continue
+			}
+		}
+		if nd := ethtoolNetdev(ls[i]); nd != "" && netdev == "" {
+			netdev = nd
+		}
+		bad = append(bad, i+1)
+	}
+	if netdev == "" {
+		netdev = "netdev?"
+	}
+	st, err := ethtool.Parse(strings.NewReader(strings.Join(keep, "\n")), netdev, file)
+	if err != nil {
+		return err
+	}
+	if len(bad) > 0 {
+		seg.Skipped = append(seg.Skipped, lineList(file, bad)+": not a \"name: counter\" line")
+	}
+	seg.Summary = fmt.Sprintf("%s of %s", plural(len(st.Stats), "counter", "counters"), netdev)
+	seg.Findings = append(seg.Findings, triage.AnalyzeEthtool(st)...)
+	return nil
+}
+
+// ethtoolNetdev reads the netdev of a prompt line "$ ethtool -S ens1f0".
+func ethtoolNetdev(l string) string {
+	f := strings.Fields(l)
+	for i := 0; i+2 < len(f); i++ {
+		if strings.HasSuffix(f[i], "ethtool") && (f[i+1] == "-S" || f[i+1] == "--statistics") {
+			return f[i+2]
+		}
+	}
+	return ""
+}
+
+func notes(seg *Segment, ns []string) {
+	for _, n := range ns {
+		seg.Skipped = append(seg.Skipped, strings.TrimPrefix(n, "skipped: "))
+	}
+}
+
+func diagnoseNCCLLog(seg *Segment, file, text string) error {
+	lg, err := nccl.ParseLog(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	a := nccl.AnalyzeLog(lg, nccl.LogOptions{})
+	seg.Summary = fmt.Sprintf("NCCL log of %s", plural(len(a.Procs), "process", "processes"))
+	if a.Version != "" {
+		seg.Summary += ", NCCL " + a.Version
+	}
+	seg.Findings = append(seg.Findings, a.Findings...)
+	notes(seg, a.Notes)
+	return nil
+}
+
+func diagnoseNCCLTests(seg *Segment, file, text string, opts Options) error {
+	out, err := nccl.ParseTests(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	a := nccl.AnalyzeTests(out, nccl.TestsOptions{ExpectBusBW: opts.ExpectBusBW, LineRateGbps: opts.LineRateGbps})
+	seg.Summary = fmt.Sprintf("nccl-tests, %s", plural(len(a.Runs), "run", "runs"))
+	seg.Findings = append(seg.Findings, a.Findings...)
+	notes(seg, a.Notes)
+	if nccl.DetectLog(text) {
+		// NCCL_DEBUG=INFO lines inside the test output.
+		if lg, err := nccl.ParseLog(strings.NewReader(text), file); err == nil {
+			la := nccl.AnalyzeLog(lg, nccl.LogOptions{})
+			seg.Summary += fmt.Sprintf(" with the NCCL log of %s", plural(len(la.Procs), "process", "processes"))
+			seg.Findings = append(seg.Findings, la.Findings...)
+			notes(seg, la.Notes)
+		}
+	}
+	return nil
+}
+
+func diagnosePerftest(seg *Segment, file, text string, opts Options) error {
+	rs, err := perftest.ParseAll(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	a := perftest.Analyze(rs, perftest.Options{LineRateGbps: opts.LineRateGbps})
+	seg.Summary = "perftest, " + plural(len(rs), "test", "tests")
+	seg.Findings = append(seg.Findings, a.Findings...)
+	notes(seg, a.Notes)
+	return nil
+}
+
+func isFabric(k Kind) bool {
+	switch k {
+	case KindNetDiscover, KindLinkInfo, KindQueryErrors, KindPerfQuery, KindForwardTables, KindSMInfo:
+		return true
+	}
+	return false
+}
+
+// diagnoseFabric builds one fabric collection from every fabric tool
+// output of a file (the first of each tool) and runs the fabric checks on
+// it: the link, counter and identity checks need ibnetdiscover's topology,
+// which the other outputs are joined to. Findings go to the topology's
+// segment; each output's gaps to its own.
+func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
+	raw := &fabric.Raw{Source: file}
+	owner := map[string]int{}
+	for _, i := range idx {
+		s := &segs[i]
+		name := string(s.Kind)
+		if _, dup := owner[name]; dup {
+			s.Failed = true
+			s.Summary = "not judged"
+			s.Skipped = append(s.Skipped, fmt.Sprintf("lines %s: a second %s output in one file; only the first is judged (give it as its own file)", s.Lines, name))
+			continue
+		}
+		owner[name] = i
+		raw.Outputs = append(raw.Outputs, &fabric.Output{Name: name, Stdout: []byte(segmentText(ls, Span{Start: s.Start, End: s.End}))})
+	}
+	f := fabric.Build(raw)
+	_, haveTopo := owner[string(KindNetDiscover)]
+	for _, g := range f.Gaps {
+		i, ok := owner[g.Source]
+		if !ok || g.Reason == "not collected" {
+			continue
+		}
+		s := &segs[i]
+		if !haveTopo && strings.Contains(g.Reason, "not in the") && strings.Contains(g.Reason, "topology") {
+			continue // said once below
+		}
+		s.Skipped = append(s.Skipped, g.Reason)
+	}
+	for name, i := range owner {
+		s := &segs[i]
+		text := segmentText(ls, Span{Start: s.Start, End: s.End})
+		src := file
+		var err error
+		switch Kind(name) {
+		case KindNetDiscover:
+			var t *ibtools.Topology
+			if t, err = ibtools.ParseNetDiscover(strings.NewReader(text), src); err == nil {
+				s.Summary = fmt.Sprintf("%s, %s", plural(len(t.Nodes), "node", "nodes"), plural(len(f.Links), "link", "links"))
+			}
+		case KindLinkInfo:
+			var li *ibtools.LinkInfo
+			if li, err = ibtools.ParseLinkInfo(strings.NewReader(text), src); err == nil {
+				s.Summary = plural(len(li.Ports), "port", "ports")
+			}
+		case KindQueryErrors:
+			var q *ibtools.QueryErrors
+			if q, err = ibtools.ParseQueryErrors(strings.NewReader(text), src); err == nil {
+				s.Summary = plural(len(q.Ports), "port with errors", "ports with errors")
+			}
+		case KindPerfQuery:
+			var pq *ibtools.PerfQuery
+			if pq, err = ibtools.ParsePerfQuery(strings.NewReader(text), src); err == nil {
+				s.Summary = plural(len(pq.Blocks), "counter block", "counter blocks")
+			}
+		case KindForwardTables:
+			s.Summary = plural(len(f.LFTs), "forwarding table", "forwarding tables")
+			if len(f.LFTs) == 0 {
+				_, err = ibtools.ParseFTs(strings.NewReader(text), src)
+			}
+			s.Skipped = append(s.Skipped, "routing is judged with the whole fabric: run 'ibdoctor fabric check' (or fabric collect, then check --from)")
+		case KindSMInfo:
+			s.Summary = plural(len(f.SMs), "subnet manager", "subnet managers")
+		}
+		if err != nil {
+			s.Failed = true
+			s.Summary = "could not be parsed"
+			s.Skipped = append(s.Skipped, fmt.Sprintf("lines %s skipped: %v", s.Lines, err))
+			continue
+		}
+		if !haveTopo && Kind(name) != KindSMInfo && Kind(name) != KindForwardTables {
+			s.Skipped = append(s.Skipped, "links, counters and identities are judged against the topology: paste ibnetdiscover output with it (same file) or run 'ibdoctor fabric check'")
+		}
+	}
+	fs := fabric.Check(f, fabric.Options{})
+	for i := range fs {
+		for j := range fs[i].Evidence {
+			ev := &fs[i].Evidence[j]
+			for name := range owner {
+				if rest, ok := strings.CutPrefix(ev.Source, name+".txt"); ok {
+					ev.Source = file + rest
+				}
+			}
+		}
+		if fs[i].Subject.File == "" {
+			fs[i].Subject.File = file
+		}
+	}
+	// The topology's segment carries the findings; without one, sminfo's.
+	to := -1
+	for _, k := range []Kind{KindNetDiscover, KindSMInfo, KindLinkInfo, KindQueryErrors, KindPerfQuery} {
+		if i, ok := owner[string(k)]; ok && !segs[i].Failed {
+			to = i
+			break
+		}
+	}
+	if to >= 0 {
+		segs[to].Findings = append(segs[to].Findings, fs...)
+		catalog.Sort(segs[to].Findings)
+	}
+}
+
+// Closest scores text against every kind by the share of its non-blank
+// lines (of the first 200) that look like that kind's lines.
+func Closest(text string) Guess {
+	ls := Lines(text)
+	if len(ls) > 200 {
+		ls = ls[:200]
+	}
+	counts := map[Kind]int{}
+	total := 0
+	for _, l := range ls {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		total++
+		for _, s := range signatures {
+			for _, w := range s.words {
+				if strings.Contains(t, w) {
+					counts[s.kind]++
+					break
+				}
+			}
+		}
+	}
+	best := Guess{}
+	for _, s := range signatures {
+		if total > 0 && counts[s.kind] > 0 {
+			if sc := counts[s.kind] * 100 / total; sc > best.Score {
+				best = Guess{Kind: s.kind, Score: sc}
+			}
+		}
+	}
+	return best
+}
+
+// signatures are words typical of each kind's lines, for Closest only.
+var signatures = []struct {
+	kind  Kind
+	words []string
+}{
+	{KindIBStat, []string{"CA type:", "Physical state:", "Rate:", "Link layer:", "Firmware version:", "Base lid:", "Port GUID:", "Capability mask:"}},
+	{KindIBStatus, []string{"default gid:", "phys state:", "base lid:", "sm lid:", "link_layer:", "Gb/sec ("}},
+	{KindDevinfo, []string{"fw_ver:", "node_guid:", "port_lid:", "PORT_ACTIVE", "PORT_DOWN", "active_mtu:", "vendor_part_id:"}},
+	{KindRdma, []string{"physical_state", "rx_write_requests", "out_of_buffer", "netdev "}},
+	{KindKernel, []string{"mlx5_core", "kernel:", "NVRM:", "pcieport", "AER:"}},
+	{KindTopo, []string{"GPU0", "NIC0", " PIX ", " PXB ", " SYS ", " NODE ", "Legend"}},
+	{KindEthtool, []string{"_packets:", "_bytes:", "_pause", "_discards"}},
+	{KindNCCLLog, []string{"NCCL", "NET/IB", "Channel "}},
+	{KindNCCLTests, []string{"busbw", "algbw", "all_reduce", "# Avg bus bandwidth"}},
+	{KindPerftest, []string{"#bytes", "BW average", "MsgRate", "Link type", "QPN"}},
+	{KindNetDiscover, []string{"switchguid=", "caguid=", "Switch\t", "lid "}},
+	{KindLinkInfo, []string{"==(", ")==>", "Switch: 0x", "CA: "}},
+}
