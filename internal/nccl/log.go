@@ -365,6 +365,9 @@ func parseChannel(p *Proc, msg string) {
 }
 
 func parseWarn(lg *Log, p *Proc, source string, n int, msg string) {
+	if msg == "" {
+		return // a bare "NCCL WARN" says nothing
+	}
 	base := Event{Source: source, Line: n, Host: p.Host, Pid: p.Pid, Text: msg, Rank: -1}
 	if m := reCompl.FindStringSubmatch(msg); m != nil {
 		ev := base
