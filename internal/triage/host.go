@@ -291,8 +291,13 @@ func checkSocketIfname(in *Input) []finding.Finding {
 	if l == nil {
 		return nil
 	}
+	ifs := in.Interfaces
+	if in.InterfacesPartial && !slices.ContainsFunc(ifs, func(i Interface) bool { return i.Name == "lo" }) {
+		// Every Linux host has lo, listed or not.
+		ifs = append(slices.Clone(ifs), Interface{Name: "lo", OperState: "unknown", Flags: 0x9})
+	}
 	var up, down, virt []string
-	for _, i := range in.Interfaces {
+	for _, i := range ifs {
 		if !l.Selects(i.Name, -1) {
 			continue
 		}
@@ -305,7 +310,7 @@ func checkSocketIfname(in *Input) []finding.Finding {
 			up = append(up, i.Name)
 		}
 	}
-	if len(up) > 0 {
+	if len(up) > 0 || (in.InterfacesPartial && len(down)+len(virt) == 0) {
 		return nil
 	}
 	var why string

@@ -35,8 +35,12 @@ type Input struct {
 	// Env is the NCCL job's environment, nil when not given.
 	Env *ncclenv.Env
 	// Interfaces are every entry of sys/class/net (the snapshot keeps
-	// only those of PCI devices); nil when unreadable.
-	Interfaces []Interface
+	// only those of PCI devices); nil when unreadable. InterfacesPartial
+	// says the list is known to be incomplete (a bundle keeps only the
+	// PCI-backed interfaces; no "lo"): a name that matches nothing there
+	// may still exist, so only positive evidence is judged.
+	Interfaces        []Interface
+	InterfacesPartial bool
 	// Memlock is RLIMIT_MEMLOCK of the job, nil when unknown.
 	Memlock *Limit
 	// Modules are the loaded kernel modules (proc/modules), nil when

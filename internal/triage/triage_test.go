@@ -324,6 +324,16 @@ func TestRules(t *testing.T) {
 		{"socket ifname missing", func(in *Input) {
 			in.Env = ncclenv.FromList("job.env", []string{"NCCL_SOCKET_IFNAME==eth0"})
 		}, []string{"nccl.socket_ifname_missing/warning"}, "matches no interface"},
+		{"partial listing: unknown name is not judged", func(in *Input) {
+			in.Env = ncclenv.FromList("job.env", []string{"NCCL_SOCKET_IFNAME==bond0"})
+			in.Interfaces = in.Interfaces[1:2]
+			in.InterfacesPartial = true
+		}, nil, ""},
+		{"partial listing: lo is always there", func(in *Input) {
+			in.Env = ncclenv.FromList("job.env", []string{"NCCL_SOCKET_IFNAME==lo"})
+			in.Interfaces = in.Interfaces[1:2]
+			in.InterfacesPartial = true
+		}, []string{"nccl.socket_ifname_missing/warning"}, "matches only lo"},
 		{"socket ifname exclusion leaves ens", func(in *Input) {
 			in.Env = ncclenv.FromList("job.env", []string{"NCCL_SOCKET_IFNAME=^docker,lo"})
 		}, nil, ""},

@@ -253,7 +253,7 @@ func TestNvidiaSMIDisagrees(t *testing.T) {
 func TestJobEnvAndLimits(t *testing.T) {
 	// A job's proc entries as the kernel shows them.
 	root := simRoot(t, "h100-ndr", map[string]string{
-		"proc/4242/environ": "NCCL_IB_HCA=mlx5_0,mlx4_0\x00NCCL_SOCKET_IFNAME==docker0\x00NCCL_IB_DISABLE=1\x00",
+		"proc/4242/environ": "NCCL_IB_HCA=mlx5_0,mlx4_0\x00NCCL_SOCKET_IFNAME=lo\x00NCCL_IB_DISABLE=1\x00",
 		"proc/4242/limits":  "Limit                     Soft Limit           Hard Limit           Units     \nMax locked memory         65536                65536                bytes     \n",
 	})
 	r, code := doctorJSON(t, nil, "--root", root, "--pid", "4242")

@@ -81,6 +81,10 @@ func gather(fsys fs.FS, snap *snapshot.Snapshot, o gatherOpts) *gathered {
 	readEthtool(g, fsys, snap, o)
 	readSMI(g, fsys, o)
 	in.Interfaces = readInterfaces(g, fsys)
+	if in.Interfaces != nil && !slices.ContainsFunc(in.Interfaces, func(i triage.Interface) bool { return i.Name == "lo" }) {
+		in.InterfacesPartial = true
+		g.note("sys/class/net holds only the PCI network interfaces (no lo): NCCL_SOCKET_IFNAME is judged on what is there")
+	}
 	in.Memlock = readMemlock(g, fsys, o)
 	// The job's environment: --pid, else in a saved or simulated root the
 	// process proc/self names (on the live host that is ibdoctor itself,
