@@ -70,6 +70,8 @@ type File struct {
 	// Unparsed is set when outputs were recognised but none could be
 	// parsed.
 	Unparsed bool `json:"unparsed,omitempty"`
+	// Error says why the file could not be read.
+	Error string `json:"error,omitempty"`
 }
 
 // Report is the result over all files.
@@ -84,6 +86,8 @@ type Report struct {
 type Input struct {
 	Name string
 	Text string
+	// Err is why the file could not be read; the others are still judged.
+	Err error
 }
 
 // Run analyses every input and builds the report. Exit code: the worst
@@ -92,6 +96,11 @@ func Run(in []Input, opts Options) *Report {
 	r := &Report{Files: []File{}, Findings: []finding.Finding{}}
 	cannot := false
 	for _, f := range in {
+		if f.Err != nil {
+			cannot = true
+			r.Files = append(r.Files, File{File: f.Name, Segments: []Segment{}, Error: f.Err.Error()})
+			continue
+		}
 		fr := AnalyzeText(f.Name, f.Text, opts)
 		if fr.NotRecognised || fr.Unparsed {
 			cannot = true

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	agentcmd "github.com/ibdoctor/ibdoctor/internal/cli/agent"
+	analyzecmd "github.com/ibdoctor/ibdoctor/internal/cli/analyze"
 	"github.com/ibdoctor/ibdoctor/internal/cli/baseline"
 	"github.com/ibdoctor/ibdoctor/internal/cli/check"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
@@ -55,6 +56,7 @@ Start with 'ibdoctor demo' (no hardware needed) or 'ibdoctor status' on a node.`
 		ncclcmd.NewCmd(f),
 		agentcmd.NewCmd(f, nil),
 		fabriccmd.NewCmd(f),
+		analyzecmd.NewCmd(f, nil),
 	)
 	return root
 }
