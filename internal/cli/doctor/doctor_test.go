@@ -43,7 +43,8 @@ func runDoctor(t *testing.T, environ []string, args ...string) (string, int) {
 	if err != nil {
 		var ee *cmdutil.ExitError
 		if !errors.As(err, &ee) {
-			t.Fatalf("non-exit error %v", err)
+			// Cobra's own flag errors: the root command maps them to 3.
+			return "error: " + err.Error(), finding.ExitCannot
 		}
 		code = ee.Code
 		if ee.Err != nil {
@@ -319,6 +320,8 @@ func TestCannotRun(t *testing.T) {
 		{[]string{"--pid", "-3"}, "--pid"},
 		{[]string{"--root", "/", "--nccl-env", "/nonexistent/env"}, "--nccl-env"},
 		{[]string{"--root", "/", "--nccl-log", "/nonexistent/log"}, "--nccl-log"},
+		{[]string{"--root", "/", "--expect", "/nonexistent/expect.yaml"}, "expect"},
+		{[]string{"--format", "yaml"}, "format"},
 	}
 	for _, tt := range tests {
 		out, code := runDoctor(t, nil, tt.args...)
