@@ -28,6 +28,9 @@ type Fabric struct {
 	HaveCounters bool `json:"have_counters"`
 	// Gaps lists what could not be queried or parsed.
 	Gaps []Gap `json:"gaps"`
+
+	// peers indexes Links by end (built on first use).
+	peers map[End]int
 }
 
 // Gap is one thing the collection could not provide.
@@ -125,16 +128,21 @@ func (f *Fabric) port(e End) *Port {
 
 // Peer returns the other end of the link at e, if any.
 func (f *Fabric) Peer(e End) (End, *Link, bool) {
-	for i := range f.Links {
-		l := &f.Links[i]
-		if l.A == e {
-			return l.B, l, true
-		}
-		if l.B == e {
-			return l.A, l, true
+	if f.peers == nil {
+		f.peers = make(map[End]int, 2*len(f.Links))
+		for i, l := range f.Links {
+			f.peers[l.A], f.peers[l.B] = i, i
 		}
 	}
-	return End{}, nil, false
+	i, ok := f.peers[e]
+	if !ok {
+		return End{}, nil, false
+	}
+	l := &f.Links[i]
+	if l.A == e {
+		return l.B, l, true
+	}
+	return l.A, l, true
 }
 
 // EndName renders an end for people: `leaf2[5]`.

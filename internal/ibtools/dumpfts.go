@@ -37,10 +37,10 @@ type LFT struct {
 // LFTEntry is "0x0002 001 : (Channel Adapter portguid 0x...: 'h1')": the
 // out port for a destination LID (0 = the switch itself).
 type LFTEntry struct {
-	LID      int      `json:"lid"`
-	Port     int      `json:"port"`
-	Dest     DestType `json:"dest"`
 	DestGUID uint64   `json:"dest_guid,omitempty"`
+	LID      uint16   `json:"lid"`
+	Port     uint8    `json:"port"`
+	Dest     DestType `json:"dest"`
 }
 
 // ParseFTs parses dump_fts or ibroute output (unicast tables; multicast
@@ -78,7 +78,7 @@ func ParseFTs(r io.Reader, src string) ([]LFT, error) {
 			if !ok {
 				return nil, perr(src, n, string(line), `want "0xLID PORT : (Type portguid 0x...: 'desc')"`)
 			}
-			if e.LID < t.MinLID || e.LID > t.MaxLID {
+			if int(e.LID) < t.MinLID || int(e.LID) > t.MaxLID {
 				return nil, perr(src, n, string(line), "LID %d outside the header's range [%d-%d]", e.LID, t.MinLID, t.MaxLID)
 			}
 			if k := len(t.Entries); k > 0 && t.Entries[k-1].LID >= e.LID {
@@ -92,6 +92,15 @@ func ParseFTs(r io.Reader, src string) ([]LFT, error) {
 				return nil, perr(src, n, string(line), "%s", perrMsg)
 			}
 			t.Line = n
+			// The tables of one fabric have about the same size: size each
+			// like the previous one (a 16k-HCA fabric has 10^7 entries;
+			// growing every table by append copies them over and over).
+			// The header's range alone is not trusted for the allocation.
+			hint := 256
+			if len(out) > 0 {
+				hint = len(out[len(out)-1].Entries) + 1
+			}
+			t.Entries = make([]LFTEntry, 0, min(t.MaxLID-t.MinLID+1, hint))
 			out = append(out, t)
 		case bytes.HasPrefix(line, []byte("Multicast mlids [")):
 			skip = true
@@ -170,13 +179,13 @@ func parseLFTEntry(b []byte) (LFTEntry, bool) {
 	if j == i || v > 0xffff {
 		return e, false
 	}
-	e.LID = int(v)
+	e.LID = uint16(v)
 	i = skipSpace(b, j)
 	p, j := decAt(b, i)
 	if j == i || p > 255 {
 		return e, false
 	}
-	e.Port = int(p)
+	e.Port = uint8(p)
 	i = skipSpace(b, j)
 	if i >= len(b) {
 		return e, true // dump_fts -n: no destination column
