@@ -309,6 +309,22 @@ func TestKernelLogWindow(t *testing.T) {
 	}
 }
 
+// TestNCCLLog: a job's NCCL debug log is judged with the node (the nccl
+// package's rules; RDMA present makes a socket fallback critical).
+func TestNCCLLog(t *testing.T) {
+	root := simRoot(t, "h100-ndr", nil)
+	r, code := doctorJSON(t, nil, "--root", root, "--nccl-log", "../../nccl/testdata/log/nccl952-socket-channels.log")
+	var fb *finding.Finding
+	for i := range r.Findings {
+		if r.Findings[i].ID == "nccl.socket_fallback" {
+			fb = &r.Findings[i]
+		}
+	}
+	if fb == nil || fb.Severity != finding.Critical || fb.Subject.Host != "gpu017" || code != 2 {
+		t.Fatalf("exit %d, socket fallback %+v in %v", code, fb, idsOf(r.Findings))
+	}
+}
+
 func TestCannotRun(t *testing.T) {
 	tests := []struct {
 		args []string
