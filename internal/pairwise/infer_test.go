@@ -177,3 +177,14 @@ func BenchmarkInfer200(b *testing.B) {
 		}
 	}
 }
+
+func TestMedianResult(t *testing.T) {
+	bw := []Result{{BitsPerSecond: 3}, {BitsPerSecond: 1}, {BitsPerSecond: 2}}
+	if got := medianResult(bw, KindBW); got.BitsPerSecond != 2 {
+		t.Errorf("bw median %v", got)
+	}
+	lat := []Result{{LatencyMedianUS: 9, LatencyP99US: 20}, {LatencyMedianUS: 1, LatencyP99US: 2}}
+	if got := medianResult(lat, KindLat); got.LatencyMedianUS != 1 || got.LatencyP99US != 2 {
+		t.Errorf("lat median %v: want the lower middle run, whole", got)
+	}
+}

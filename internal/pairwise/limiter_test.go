@@ -14,9 +14,9 @@ func TestLimiter(t *testing.T) {
 	if none.chunk(1000) != 1000 || none.wait(context.Background(), 1<<30) != nil {
 		t.Fatal("a nil limiter must not limit")
 	}
-	l := newLimiter(1e6) // 1 MB/s, 20 KB burst
+	l := newLimiter(1e6) // 1 MB/s, 20 KB chunks, bucket of 200 KB starting empty
 	if c := l.chunk(1 << 20); c != 20000 {
-		t.Errorf("chunk = %d, want the 20 KB burst", c)
+		t.Errorf("chunk = %d, want 20 KB", c)
 	}
 	start := time.Now()
 	for range 12 {
@@ -24,9 +24,25 @@ func TestLimiter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// 240 KB at 1 MB/s with a 20 KB head start: at least 220 ms.
-	if el := time.Since(start); el < 210*time.Millisecond || el > 2*time.Second {
-		t.Errorf("240 KB took %v, want about 220 ms", el)
+	// 240 KB at 1 MB/s from an empty bucket: at least 240 ms.
+	if el := time.Since(start); el < 230*time.Millisecond || el > 2*time.Second {
+		t.Errorf("240 KB took %v, want about 240 ms", el)
+	}
+	// Idle time fills the bucket up to 200 KB, not more.
+	l.mu.Lock()
+	l.last = l.last.Add(-10 * time.Second)
+	l.mu.Unlock()
+	start = time.Now()
+	for range 10 {
+		_ = l.wait(context.Background(), 20000) // 200 KB from the full bucket: no sleep
+	}
+	if el := time.Since(start); el > 100*time.Millisecond {
+		t.Errorf("a full bucket still slept %v", el)
+	}
+	start = time.Now()
+	_ = l.wait(context.Background(), 50000)
+	if el := time.Since(start); el < 40*time.Millisecond {
+		t.Errorf("the bucket held more than 200 KB: 50 KB more took %v", el)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

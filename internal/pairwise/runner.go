@@ -2,6 +2,7 @@ package pairwise
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,9 +21,23 @@ type PairResult struct {
 	A     string `json:"a"`
 	B     string `json:"b"`
 	Round int    `json:"round"`
-	// Result is nil when the test failed; Error then says why.
+	// Result is nil when the test failed; Error then says why. With
+	// Runner.Repeat it is the median of the Runs runs that succeeded.
 	Result *Result `json:"result,omitempty"`
+	Runs   int     `json:"runs,omitempty"`
 	Error  string  `json:"error,omitempty"`
+}
+
+// medianResult returns the median run: by bandwidth for bw tests, by
+// median latency for lat tests (the lower middle for an even count).
+func medianResult(rs []Result, kind string) Result {
+	key := func(r Result) float64 { return r.BitsPerSecond }
+	if kind == KindLat {
+		key = func(r Result) float64 { return r.LatencyMedianUS }
+	}
+	s := slices.Clone(rs)
+	slices.SortFunc(s, func(a, b Result) int { return cmp.Compare(key(a), key(b)) })
+	return s[(len(s)-1)/2]
 }
 
 // RoundTiming is how long one round took.
@@ -54,6 +69,10 @@ type Runner struct {
 	Token  string
 	Test   Test
 	Hosts  []Host
+	// Repeat runs each pair's test this many times in a row (0 or 1: once)
+	// and keeps the median run, so that one disturbed run (another job's
+	// burst, a stalled host) does not make a pair look slow.
+	Repeat int
 	// Progress, when set, is called after every pair with the number of
 	// pairs done and planned.
 	Progress func(done, total int)
@@ -95,12 +114,25 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (*Matrix, error) {
 			go func() {
 				defer wg.Done()
 				a, b := r.Hosts[p.A], r.Hosts[p.B]
-				res, err := r.pair(ctx, test, a, b)
 				pr := PairResult{A: a.Name, B: b.Name, Round: ri + 1}
-				if err != nil {
-					pr.Error = err.Error()
+				var ok []Result
+				var lastErr error
+				for range max(r.Repeat, 1) {
+					res, err := r.pair(ctx, test, a, b)
+					if err != nil {
+						lastErr = err
+						if ctx.Err() != nil {
+							break
+						}
+						continue
+					}
+					ok = append(ok, res)
+				}
+				if len(ok) == 0 {
+					pr.Error = lastErr.Error()
 				} else {
-					pr.Result = &res
+					med := medianResult(ok, test.Kind)
+					pr.Result, pr.Runs = &med, len(ok)
 				}
 				results[i] = pr
 				mu.Lock()

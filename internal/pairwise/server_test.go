@@ -168,7 +168,10 @@ func TestPairwiseTCP(t *testing.T) {
 	var progress []int
 	r := &Runner{
 		Token: testToken, Hosts: hosts,
-		Test:     Test{Backend: BackendTCP, Kind: KindBW, DurationMS: 300},
+		Test:     Test{Backend: BackendTCP, Kind: KindBW, DurationMS: 200},
+		// Three runs per pair, median kept: a stall of the loaded build
+		// machine during one run must not fail the test.
+		Repeat: 3,
 		Progress: func(done, total int) { mu.Lock(); progress = append(progress, done); mu.Unlock() },
 	}
 	m, err := r.Run(context.Background(), RoundRobin(len(hosts)))
@@ -190,6 +193,11 @@ func TestPairwiseTCP(t *testing.T) {
 		}
 		if !throttled && (gbps < 0.1 || gbps > 0.6) {
 			t.Errorf("pair %s → %s: %.3f Gb/s, want about 0.4", p.A, p.B, gbps)
+		}
+	}
+	for _, p := range m.Pairs {
+		if p.Runs != 3 {
+			t.Errorf("%s → %s: %d runs, want 3", p.A, p.B, p.Runs)
 		}
 	}
 	if d := cmp.Diff([]int{1, 2, 3, 4, 5, 6}, slices.Sorted(slices.Values(progress))); d != "" {
@@ -409,7 +417,7 @@ func TestDeadAgent(t *testing.T) {
 	deadAddr := ln.Addr().String()
 	ln.Close() // nothing listens there now
 	hosts = append(hosts, Host{Addr: deadAddr, Name: "dead"})
-	r := &Runner{Token: testToken, Hosts: hosts, Test: Test{Backend: BackendTCP, Kind: KindBW, DurationMS: 300}}
+	r := &Runner{Token: testToken, Hosts: hosts, Test: Test{Backend: BackendTCP, Kind: KindBW, DurationMS: 200}, Repeat: 3}
 	if probs := r.Preflight(context.Background()); len(probs) != 1 || probs[0].Host.Name != "dead" || probs[0].Fatal {
 		t.Errorf("preflight %+v, want one non-fatal problem for dead", probs)
 	}
@@ -418,7 +426,7 @@ func TestDeadAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if el := time.Since(start); el > 10*time.Second {
+	if el := time.Since(start); el > 15*time.Second {
 		t.Errorf("run took %v", el)
 	}
 	for _, p := range m.Pairs {

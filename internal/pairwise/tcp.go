@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -17,8 +18,15 @@ import (
 // session key the agent handed out when it started the server side (so a
 // stray connection cannot join a test) and one byte naming the kind:
 //
-//	bw:  client → key, 'b', data... (half-close)   server → 8-byte count of data bytes received
+//	bw:  client → key, 'b', data...
+//	     server → after Duration from the first data byte: 8-byte count of
+//	     bytes received and 8-byte nanoseconds they took (big-endian), then
+//	     it half-closes and discards what still arrives until the client
+//	     closes
 //	lat: client → key, 'l', then repeatedly Size bytes; server echoes each message
+//
+// The receiver measures, over a window of exactly Duration, so data the
+// sender parked in socket buffers is neither counted nor waited for.
 const (
 	keyLen   = 16
 	kindByte = 1
@@ -39,6 +47,7 @@ func tcpServe(ctx context.Context, ln net.Listener, key []byte, t Test, lim *lim
 	if t.Kind == KindLat {
 		want = 1
 	}
+	lim.reset()
 	if tl, ok := ln.(*net.TCPListener); ok {
 		if err := tl.SetDeadline(acceptBy); err != nil {
 			return err
@@ -74,7 +83,7 @@ func tcpServe(ctx context.Context, ln net.Listener, key []byte, t Test, lim *lim
 			if t.Kind == KindLat {
 				errs <- echo(ctx, conn, t.Size, lim)
 			} else {
-				errs <- sink(ctx, conn, lim)
+				errs <- sink(ctx, conn, t.Duration(), lim)
 			}
 		}()
 	}
@@ -87,34 +96,58 @@ func tcpServe(ctx context.Context, ln net.Listener, key []byte, t Test, lim *lim
 	return errors.Join(all...)
 }
 
-// sink reads and counts data until the client half-closes, then sends the
-// count back.
-func sink(ctx context.Context, conn net.Conn, lim *limiter) error {
+// sink reads and counts data for dur from the first byte (or until the
+// client closes), sends the count and the time back, then discards the
+// rest until the client closes.
+func sink(ctx context.Context, conn net.Conn, dur time.Duration, lim *limiter) error {
 	buf := make([]byte, lim.chunk(256<<10))
 	if tc, ok := conn.(*net.TCPConn); ok && lim != nil {
 		// A throttled receiver advertises a small window, as a slow
-		// link would, so the sender cannot park seconds of data in
-		// socket buffers that then drain at the throttled rate.
+		// link would.
 		_ = tc.SetReadBuffer(2 * len(buf))
 	}
-	var total int64
+	var (
+		total int64
+		first time.Time
+		end   time.Time
+	)
 	for {
 		n, err := conn.Read(buf)
+		if n > 0 && first.IsZero() {
+			first = time.Now()
+			end = first.Add(dur)
+			_ = conn.SetReadDeadline(end)
+		}
 		total += int64(n)
 		if werr := lim.wait(ctx, n); werr != nil {
 			return werr
 		}
-		if errors.Is(err, io.EOF) {
+		if errors.Is(err, io.EOF) || errors.Is(err, os.ErrDeadlineExceeded) && !end.IsZero() {
 			break
 		}
 		if err != nil {
 			return err
 		}
+		if !end.IsZero() && !time.Now().Before(end) {
+			break
+		}
 	}
-	var out [8]byte
-	binary.BigEndian.PutUint64(out[:], uint64(total))
-	_, err := conn.Write(out[:])
-	return err
+	var elapsed time.Duration
+	if !first.IsZero() {
+		elapsed = time.Since(first)
+	}
+	var out [16]byte
+	binary.BigEndian.PutUint64(out[:8], uint64(total))
+	binary.BigEndian.PutUint64(out[8:], uint64(elapsed))
+	if _, err := conn.Write(out[:]); err != nil {
+		return err
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.CloseWrite()
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(grace))
+	_, _ = io.Copy(io.Discard, conn)
+	return nil
 }
 
 // echo sends every size-byte message straight back until the client closes.
@@ -140,6 +173,7 @@ func echo(ctx context.Context, conn net.Conn, size int, lim *limiter) error {
 func tcpClient(ctx context.Context, addr string, key []byte, t Test, lim *limiter) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.Duration()+3*grace)
 	defer cancel()
+	lim.reset()
 	if t.Kind == KindLat {
 		return tcpLatency(ctx, addr, key, t, lim)
 	}
@@ -176,9 +210,12 @@ func tcpBandwidth(ctx context.Context, addr string, key []byte, t Test, lim *lim
 		}
 		conns = append(conns, c)
 	}
-	start := time.Now()
-	end := start.Add(t.Duration())
-	counts := make([]int64, len(conns))
+	end := time.Now().Add(t.Duration())
+	type tally struct {
+		bytes   int64
+		elapsed time.Duration
+	}
+	got := make([]tally, len(conns))
 	errs := make([]error, len(conns))
 	var wg sync.WaitGroup
 	for i, c := range conns {
@@ -187,51 +224,52 @@ func tcpBandwidth(ctx context.Context, addr string, key []byte, t Test, lim *lim
 			defer wg.Done()
 			stop := context.AfterFunc(ctx, func() { c.Close() })
 			defer stop()
-			counts[i], errs[i] = stream(ctx, c.(*net.TCPConn), t.Size, end, lim)
+			got[i].bytes, got[i].elapsed, errs[i] = stream(ctx, c, t.Size, end, lim)
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
 	if err := errors.Join(errs...); err != nil {
 		return Result{}, err
 	}
-	var total int64
-	for _, n := range counts {
-		total += n
+	var res Result
+	for _, g := range got {
+		if g.elapsed <= 0 {
+			continue
+		}
+		// Streams run side by side: their rates add up.
+		res.BitsPerSecond += float64(g.bytes) * 8 / g.elapsed.Seconds()
+		res.Bytes += g.bytes
+		res.Seconds = max(res.Seconds, g.elapsed.Seconds())
 	}
-	if total == 0 {
+	if res.Bytes == 0 {
 		return Result{}, errors.New("no data reached the server")
 	}
-	return Result{
-		BitsPerSecond: float64(total) * 8 / elapsed.Seconds(),
-		Bytes:         total,
-		Seconds:       elapsed.Seconds(),
-	}, nil
+	return res, nil
 }
 
-// stream writes until end, half-closes and returns the count the server
-// received. The time until that count arrives is part of the measurement,
-// so data parked in socket buffers is not counted as sent.
-func stream(ctx context.Context, c *net.TCPConn, size int, end time.Time, lim *limiter) (int64, error) {
+// stream writes until end, then reads the server's count of bytes and the
+// time it measured them over.
+func stream(ctx context.Context, c net.Conn, size int, end time.Time, lim *limiter) (int64, time.Duration, error) {
 	buf := make([]byte, lim.chunk(size))
 	// At least one write, even when a loaded machine schedules this
 	// goroutine only after end.
 	for first := true; first || time.Now().Before(end); first = false {
 		if err := lim.wait(ctx, len(buf)); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if _, err := c.Write(buf); err != nil {
-			return 0, fmt.Errorf("sending: %w", err)
+			return 0, 0, fmt.Errorf("sending: %w", err)
 		}
 	}
-	if err := c.CloseWrite(); err != nil {
-		return 0, err
-	}
-	var in [8]byte
+	var in [16]byte
 	if _, err := io.ReadFull(c, in[:]); err != nil {
-		return 0, fmt.Errorf("reading the server's byte count: %w", err)
+		return 0, 0, fmt.Errorf("reading the server's byte count: %w", err)
 	}
-	return int64(binary.BigEndian.Uint64(in[:])), nil
+	n, ns := binary.BigEndian.Uint64(in[:8]), binary.BigEndian.Uint64(in[8:])
+	if n > 1<<62 || ns > uint64(time.Hour) {
+		return 0, 0, fmt.Errorf("server's count %d bytes in %d ns is out of range", n, ns)
+	}
+	return int64(n), time.Duration(ns), nil
 }
 
 func tcpLatency(ctx context.Context, addr string, key []byte, t Test, lim *limiter) (Result, error) {
@@ -259,9 +297,6 @@ func tcpLatency(ctx context.Context, addr string, key []byte, t Test, lim *limit
 			return Result{}, err
 		}
 		rtts = append(rtts, time.Since(t0))
-	}
-	if len(rtts) == 0 {
-		return Result{}, errors.New("no round trip completed")
 	}
 	slices.Sort(rtts)
 	return Result{

@@ -36,6 +36,7 @@ type PairwiseOptions struct {
 	IBPort       int
 	GIDIndex     int
 	SlowFraction float64
+	Repeat       int
 	// Expect is the reference: Gb/s for bandwidth, µs for latency (0:
 	// measured).
 	Expect float64
@@ -100,6 +101,9 @@ still writes what was measured (to --out as well).`,
 			default:
 				return cmdutil.FlagErrorf("--pattern %q: want full, same-leaf, cross-leaf or rail", opts.Pattern)
 			}
+			if opts.Repeat < 1 || opts.Repeat > 100 {
+				return cmdutil.FlagErrorf("--repeat %d: want 1 to 100", opts.Repeat)
+			}
 			if opts.SlowFraction <= 0 || opts.SlowFraction >= 1 {
 				return cmdutil.FlagErrorf("--slow-fraction %v: want a number between 0 and 1", opts.SlowFraction)
 			}
@@ -139,6 +143,7 @@ still writes what was measured (to --out as well).`,
 	fl.StringVar(&opts.Device, "device", "", "perftest: RDMA device (-d), e.g. mlx5_0")
 	fl.IntVar(&opts.IBPort, "ib-port", 1, "perftest: device port (-i)")
 	fl.IntVar(&opts.GIDIndex, "gid-index", 0, "perftest: GID index (-x), e.g. 3 for RoCE v2")
+	fl.IntVar(&opts.Repeat, "repeat", 1, "run each pair's test this many times and keep the median run")
 	fl.Float64Var(&opts.SlowFraction, "slow-fraction", pairwise.DefaultSlowFraction, "a pair is slow below this fraction of the reference")
 	fl.Float64Var(&opts.Expect, "expect", 0, "reference instead of the measured one: Gb/s for bw, µs for lat")
 	fl.StringVar(&opts.Out, "out", "", "also write the matrix and findings as JSON to this file (written on Ctrl-C too)")
@@ -188,7 +193,7 @@ func pairwiseRun(o *PairwiseOptions) error {
 	// After the first Ctrl-C, restore the default handling, so that a
 	// second one kills the process at once.
 	go func() { <-ctx.Done(); stop() }()
-	r := &pairwise.Runner{Token: o.Token, Test: o.Test, Hosts: hosts, Now: o.F.Now}
+	r := &pairwise.Runner{Token: o.Token, Test: o.Test, Hosts: hosts, Repeat: o.Repeat, Now: o.F.Now}
 	fatal := 0
 	for _, p := range r.Preflight(ctx) {
 		what := "warning"

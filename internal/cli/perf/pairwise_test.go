@@ -84,6 +84,7 @@ func TestPairwiseFlags(t *testing.T) {
 		{name: "perftest needs device", args: []string{"--hosts", hosts, "--token", "x", "--backend", "perftest"}, wantErr: "needs --device"},
 		{name: "bad device", args: []string{"--hosts", hosts, "--token", "x", "--backend", "perftest", "--device", "mlx5_0;id"}, wantErr: "device"},
 		{name: "bad backend", args: []string{"--hosts", hosts, "--token", "x", "--backend", "ssh"}, wantErr: "backend"},
+		{name: "bad repeat", args: []string{"--hosts", hosts, "--token", "x", "--repeat", "0"}, wantErr: "--repeat 0"},
 		{name: "bad fraction", args: []string{"--hosts", hosts, "--token", "x", "--slow-fraction", "1.5"}, wantErr: "slow-fraction"},
 		{name: "too short", args: []string{"--hosts", hosts, "--token", "x", "--duration", "1ms"}, wantErr: "duration"},
 		{name: "bad format", args: []string{"--hosts", hosts, "--token", "x", "--format", "xml"}, wantErr: "unknown format"},
@@ -138,7 +139,7 @@ func TestPairwiseRunJSON(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "result.json")
 	f, stdout, _ := testFactory(map[string]string{"IBDOCTOR_TOKEN": "tok"})
 	cmd := NewCmdPairwise(f, nil)
-	cmd.SetArgs([]string{"--hosts", hosts, "--duration", "300ms", "--format", "json", "--slow-fraction", "0.2", "--out", out})
+	cmd.SetArgs([]string{"--hosts", hosts, "--duration", "200ms", "--repeat", "3", "--format", "json", "--slow-fraction", "0.2", "--out", out})
 	err := cmd.Execute()
 	if code := exitCode(err); code != 2 {
 		t.Fatalf("exit %d (%v), want 2 (critical finding)", code, err)
@@ -206,7 +207,9 @@ func TestPairwiseCrossLeafText(t *testing.T) {
 	f, stdout, stderr := testFactory(map[string]string{"IBDOCTOR_TOKEN": "tok"})
 	f.IsTTY = true
 	cmd := NewCmdPairwise(f, nil)
-	cmd.SetArgs([]string{"--hosts", hosts, "--topology", topo, "--pattern", "cross-leaf", "--duration", "100ms"})
+	// Slow fraction 0.2: loopback under machine load is noisy, and this
+	// test is about the pattern and the output.
+	cmd.SetArgs([]string{"--hosts", hosts, "--topology", topo, "--pattern", "cross-leaf", "--duration", "200ms", "--repeat", "3", "--slow-fraction", "0.2"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
