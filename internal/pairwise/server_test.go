@@ -168,10 +168,10 @@ func TestPairwiseTCP(t *testing.T) {
 	var progress []int
 	r := &Runner{
 		Token: testToken, Hosts: hosts,
-		Test:     Test{Backend: BackendTCP, Kind: KindBW, DurationMS: 200},
+		Test: Test{Backend: BackendTCP, Kind: KindBW, DurationMS: 200},
 		// Three runs per pair, median kept: a stall of the loaded build
 		// machine during one run must not fail the test.
-		Repeat: 3,
+		Repeat:   3,
 		Progress: func(done, total int) { mu.Lock(); progress = append(progress, done); mu.Unlock() },
 	}
 	m, err := r.Run(context.Background(), RoundRobin(len(hosts)))
