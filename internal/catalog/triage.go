@@ -172,10 +172,11 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "roce.pause_heavy", Severity: finding.Warning, Area: "roce", Step: StepPort,
 		Title:   "heavy PFC pausing",
-		Meaning: "Many PFC pause frames were received or sent relative to the traffic on that priority, or the port spent a large share of time paused. Lossless RoCE works, but throughput suffers and head-of-line blocking spreads congestion.",
+		Meaning: "Many PFC pause frames were received or sent relative to the traffic on that priority, or the priority spent a large share of the time since boot paused (rx/tx_prioN_pause_duration). Lossless RoCE works, but throughput suffers and head-of-line blocking spreads congestion.",
 		Thresholds: []finding.Threshold{
 			{Name: "pause_ratio", Default: "1%", Meaning: "pause frames per packet on a priority"},
-			{Name: "pause_min", Default: "10000", Meaning: "pause frames below which a priority is not judged"},
+			{Name: "pause_min", Default: "10000", Meaning: "pause frames below which the ratio is not judged"},
+			{Name: "pause_time_share", Default: "10%", Meaning: "share of the uptime a priority spent paused (pause_duration)"},
 		},
 		Causes: []string{"incast congestion (many-to-one traffic)", "ECN/DCQCN not working, so PFC does all the work", "slow receiver"},
 		Remedy: []string{"check that ECN marks and CNPs flow (np_ecn_marked_roce_packets, rp_cnp_handled)", "tune DCQCN and switch ECN thresholds", "look for a slow node in ibdoctor perf"},

@@ -20,8 +20,9 @@ import (
 type Input struct {
 	Snap *snapshot.Snapshot
 	// Kernel is the parsed kernel log; Boot the boot time (to date
-	// "[ seconds]" stamps), zero when unknown; Since the start of the
-	// window for kernel-log events, zero for all.
+	// "[ seconds]" stamps, and Snap.Taken − Boot is the uptime the
+	// since-boot counters ran for), zero when unknown; Since the start of
+	// the window for kernel-log events, zero for all.
 	Kernel *kmsg.Log
 	Boot   time.Time
 	Since  time.Time
@@ -116,6 +117,10 @@ type Thresholds struct {
 	// counts at all.
 	PauseRatio float64
 	PauseMin   uint64
+	// PauseTimeShare is the share of the time since boot a priority spent
+	// paused (rx/tx_prio*_pause_duration) from which roce.pause_heavy
+	// fires regardless of the frame ratio.
+	PauseTimeShare float64
 	// DiscardRatio is rx_discards_phy per received packet for
 	// roce.phy_errors.
 	DiscardRatio float64
@@ -128,6 +133,7 @@ var DefaultThresholds = Thresholds{
 	FlapCritical:    5,
 	MemlockCritical: 64 << 20,
 	PauseRatio:      0.01,
+	PauseTimeShare:  0.10,
 	PauseMin:        10000,
 	DiscardRatio:    0.0001,
 }
@@ -149,6 +155,9 @@ func (in *Input) th() Thresholds {
 	}
 	if t.PauseRatio == 0 {
 		t.PauseRatio = d.PauseRatio
+	}
+	if t.PauseTimeShare == 0 {
+		t.PauseTimeShare = d.PauseTimeShare
 	}
 	if t.PauseMin == 0 {
 		t.PauseMin = d.PauseMin

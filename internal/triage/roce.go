@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/ethtool"
@@ -183,25 +184,43 @@ func pauseLoad(st *ethtool.Stats, class string) (pauses, packets uint64, ok bool
 	return pauses, packets, true
 }
 
-// checkPauseHeavy reports priorities with many pause frames per packet.
+// checkPauseHeavy reports priorities with many pause frames per packet, or
+// that spent a large share of the uptime paused.
 func checkPauseHeavy(in *Input) []finding.Finding {
 	th := in.th()
+	var uptime time.Duration
+	if !in.Boot.IsZero() && in.Snap.Taken.After(in.Boot) {
+		uptime = in.Snap.Taken.Sub(in.Boot)
+	}
 	var out []finding.Finding
 	for _, st := range in.Ethtool {
 		for _, c := range pauseClasses() {
 			pauses, packets, ok := pauseLoad(st, c)
-			if !ok || pauses < th.PauseMin {
+			if !ok {
 				continue
 			}
 			ratio := 1.0
 			if packets > 0 {
 				ratio = float64(pauses) / float64(packets)
 			}
-			if ratio < th.PauseRatio {
+			share := 0.0
+			if uptime > 0 {
+				rx, _ := st.Get("rx_" + c + "_pause_duration")
+				tx, _ := st.Get("tx_" + c + "_pause_duration")
+				share = float64(max(rx, tx)) * float64(time.Microsecond) / float64(uptime)
+			}
+			byRatio := pauses >= th.PauseMin && ratio >= th.PauseRatio
+			byTime := share >= th.PauseTimeShare
+			if !byRatio && !byTime {
 				continue
 			}
-			out = append(out, catalog.New("roce.pause_heavy", statsSubject(in, st),
-				fmt.Sprintf("%s %s: %d pause frames for %d packets (%.1f%%) since driver load", st.NetDev, c, pauses, packets, 100*ratio),
+			sum := fmt.Sprintf("%s %s: %d pause frames for %d packets (%.1f%%)", st.NetDev, c, pauses, packets, 100*ratio)
+			if share > 0 {
+				sum += fmt.Sprintf(", paused %.0f%% of the %s since boot", 100*min(share, 1), ShortDuration(uptime.Round(time.Minute)))
+			} else {
+				sum += " since driver load"
+			}
+			out = append(out, catalog.New("roce.pause_heavy", statsSubject(in, st), sum,
 				statEv(st, "rx_"+c+"_pause", "tx_"+c+"_pause", "rx_"+c+"_pause_duration", "tx_"+c+"_pause_duration")...))
 		}
 	}

@@ -266,6 +266,12 @@ func TestRules(t *testing.T) {
 			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"rx_prio3_pause": 5e6, "rx_prio3_packets": 1e8, "tx_prio3_packets": 1e8})
 			in.Snap.Devices[1].Ports[0].HWCounters[1].Value = 12345 // rp_cnp_handled
 		}, []string{"roce.pause_heavy/warning"}, ""},
+		{"paused a large share of the uptime", func(in *Input) {
+			in.Boot = in.Snap.Taken.Add(-10 * time.Hour)
+			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"rx_prio3_pause": 500, "rx_prio3_packets": 1e9,
+				"rx_prio3_pause_duration": uint64((3 * time.Hour).Microseconds())})
+			in.Snap.Devices[1].Ports[0].HWCounters[1].Value = 1 // ECN works
+		}, []string{"roce.pause_heavy/warning"}, "paused 30% of the 10h since boot"},
 		{"pauses under the ratio", func(in *Input) {
 			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"rx_prio3_pause": 20000, "rx_prio3_packets": 1e9})
 		}, []string{"roce.ecn_not_effective/warning"}, ""},

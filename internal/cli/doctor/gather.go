@@ -77,6 +77,7 @@ func (g *gathered) skip(step int, format string, a ...any) {
 func gather(fsys fs.FS, snap *snapshot.Snapshot, o gatherOpts) *gathered {
 	g := &gathered{in: &triage.Input{Snap: snap, Env: o.Env}}
 	in := g.in
+	in.Boot = bootTime(fsys, o)
 	readKernelLog(g, fsys, o)
 	readEthtool(g, fsys, snap, o)
 	readSMI(g, fsys, o)
@@ -164,7 +165,6 @@ func readKernelLog(g *gathered, fsys fs.FS, o gatherOpts) {
 	if n := len(in.Kernel.Errors); n > 0 {
 		g.note("kernel log: %d unparsable line(s) skipped, first: %v", n, in.Kernel.Errors[0])
 	}
-	in.Boot = bootTime(fsys, o)
 	if o.Since <= 0 {
 		return
 	}
