@@ -441,3 +441,20 @@ func TestCaptureIbsimFaults(t *testing.T) {
 		t.Errorf("gaps: %+v", f.Gaps)
 	}
 }
+
+func TestLinkInfoAlone(t *testing.T) {
+	raw := mustRead(t, "spineleaf")
+	raw.Outputs = slices.DeleteFunc(raw.Outputs, func(o *Output) bool { return o.Name != "iblinkinfo" })
+	f := Build(raw)
+	if len(f.Nodes) != 8 || len(f.Links) != 8 {
+		t.Fatalf("%d nodes, %d links from iblinkinfo alone", len(f.Nodes), len(f.Links))
+	}
+	got := brief(Check(f, Options{}))
+	if d := cmp.Diff([]string{"fabric.link_degraded leaf2[5] peer spine1[2]"}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	// Against the plan, from iblinkinfo alone.
+	if fs := Diff(f, loadPlan(t, "spineleaf.net")); len(fs) != 0 {
+		t.Errorf("diff: %v", brief(fs))
+	}
+}

@@ -188,9 +188,16 @@ func Build(raw *Raw) *Fabric {
 	}
 	if b := get("iblinkinfo"); b != nil {
 		li, err := ibtools.ParseLinkInfo(bytes.NewReader(b), "iblinkinfo.txt")
-		if err != nil {
+		switch {
+		case err != nil:
 			gap("iblinkinfo", "%v", err)
-		} else {
+		case len(f.Nodes) == 0:
+			// No ibnetdiscover topology: iblinkinfo names both ends of
+			// every link too, so the topology is taken from it.
+			f.topologyFromLinkInfo(li)
+			gap("ibnetdiscover", "topology taken from iblinkinfo (node GUIDs of CAs unknown)")
+			f.addLinkInfo(li, gap)
+		default:
 			f.addLinkInfo(li, gap)
 		}
 	}
@@ -432,4 +439,86 @@ func (f *Fabric) addPerfQuery(pq *ibtools.PerfQuery, gap func(string, string, ..
 			gap("perfquery", "LID %d port %d (line %d) is not in the topology", b.LID, b.Port, b.Line)
 		}
 	}
+}
+
+// topologyFromLinkInfo builds nodes and links from iblinkinfo alone: a node
+// per "CA:"/"Switch:" block, a link per port line whose peer is named by
+// LID (or, without LIDs, by a unique description) and port.
+func (f *Fabric) topologyFromLinkInfo(li *ibtools.LinkInfo) {
+	prev := -1
+	var last *ibtools.LinkPort
+	for i := range li.Ports {
+		lp := &li.Ports[i]
+		// A new block starts where the node header changes.
+		if last == nil || lp.NodeType != last.NodeType || lp.NodeGUID != last.NodeGUID || lp.NodeDesc != last.NodeDesc || lp.Line != last.Line+1 {
+			if lp.NodeType != ibtools.Switch || prev < 0 || f.Nodes[prev].GUID != lp.NodeGUID || lp.NodeGUID == 0 {
+				f.Nodes = append(f.Nodes, Node{Type: lp.NodeType, GUID: lp.NodeGUID, Desc: lp.NodeDesc, LID: -1})
+				prev = len(f.Nodes) - 1
+			}
+		}
+		last = lp
+		n := &f.Nodes[prev]
+		n.NumPorts = max(n.NumPorts, lp.Port)
+		p := f.port(End{prev, lp.Port})
+		p.GUID = lp.PortGUID
+		if lp.NodeType == ibtools.Switch {
+			n.LID = lp.LID
+		} else {
+			p.LID = lp.LID
+		}
+	}
+	byLID := map[int][]End{}
+	byDesc := map[string][]int{}
+	for i := range f.Nodes {
+		n := &f.Nodes[i]
+		byDesc[n.Desc] = append(byDesc[n.Desc], i)
+		if n.Type == ibtools.Switch {
+			if n.LID > 0 {
+				byLID[n.LID] = append(byLID[n.LID], End{i, 0})
+			}
+			continue
+		}
+		for _, p := range n.Ports {
+			if p.LID > 0 {
+				byLID[p.LID] = append(byLID[p.LID], End{i, p.Num})
+			}
+		}
+	}
+	seen := map[[2]End]bool{}
+	node := 0
+	last = nil
+	prev = -1
+	for i := range li.Ports {
+		lp := &li.Ports[i]
+		if last == nil || lp.NodeType != last.NodeType || lp.NodeGUID != last.NodeGUID || lp.NodeDesc != last.NodeDesc || lp.Line != last.Line+1 {
+			if lp.NodeType != ibtools.Switch || prev < 0 || f.Nodes[prev].GUID != lp.NodeGUID || lp.NodeGUID == 0 {
+				prev = node
+				node++
+			}
+		}
+		last = lp
+		if lp.RemotePort <= 0 || lp.RemoteUnavailable {
+			continue
+		}
+		peer := -1
+		if owners := byLID[lp.RemoteLID]; lp.RemoteLID > 0 && len(owners) == 1 {
+			peer = owners[0].Node
+		} else if ds := byDesc[lp.RemoteDesc]; len(ds) == 1 {
+			peer = ds[0]
+		}
+		if peer < 0 {
+			continue
+		}
+		a, b := End{prev, lp.Port}, End{peer, lp.RemotePort}
+		if cmpEnd(b, a) < 0 {
+			a, b = b, a
+		}
+		if seen[[2]End{a, b}] {
+			continue
+		}
+		seen[[2]End{a, b}] = true
+		f.port(b)
+		f.Links = append(f.Links, Link{A: a, B: b, Width: lp.Width, Speed: lp.Speed, Source: fmt.Sprintf("iblinkinfo.txt line %d", lp.Line)})
+	}
+	slices.SortFunc(f.Links, func(x, y Link) int { return cmp.Or(cmpEnd(x.A, y.A), cmpEnd(x.B, y.B)) })
 }
