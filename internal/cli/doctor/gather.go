@@ -84,7 +84,6 @@ func gather(fsys fs.FS, snap *snapshot.Snapshot, o gatherOpts) *gathered {
 	in.Interfaces = readInterfaces(g, fsys)
 	if in.Interfaces != nil && !slices.ContainsFunc(in.Interfaces, func(i triage.Interface) bool { return i.Name == "lo" }) {
 		in.InterfacesPartial = true
-		g.note("sys/class/net holds only the PCI network interfaces (no lo): NCCL_SOCKET_IFNAME is judged on what is there")
 	}
 	in.Memlock = readMemlock(g, fsys, o)
 	// The job's environment: --pid, else in a saved or simulated root the
@@ -104,6 +103,8 @@ func gather(fsys fs.FS, snap *snapshot.Snapshot, o gatherOpts) *gathered {
 	}
 	if in.Env == nil {
 		g.skip(catalog.StepNCCL, "NCCL environment not checked: give --env, --nccl-env FILE or --pid PID")
+	} else if _, set := in.Env.Get("NCCL_SOCKET_IFNAME"); set && in.InterfacesPartial {
+		g.note("sys/class/net holds only the PCI network interfaces (no lo): NCCL_SOCKET_IFNAME is judged on what is there")
 	}
 	if b, err := rootfs.ReadLimited(fsys, "proc/modules", maxFile); err == nil {
 		if m, err := triage.ParseModules(bytes.NewReader(b), "proc/modules"); err == nil {
