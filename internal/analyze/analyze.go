@@ -140,7 +140,7 @@ func AnalyzeText(name, text string, opts Options) File {
 		if sp.Kind == KindUnknown {
 			g := Closest(strings.Join(ls[sp.Start-1:sp.End], "\n"))
 			seg.Summary = "not recognised"
-			seg.Skipped = []string{fmt.Sprintf("lines %d-%d (%d) not recognised as any tool's output%s", sp.Start, sp.End, sp.End-sp.Start+1, g.phrase())}
+			seg.Skipped = []string{fmt.Sprintf("lines %d-%d (%d) not recognised as any tool's output%s, starting %q", sp.Start, sp.End, sp.End-sp.Start+1, g.phrase(), firstLine(ls[sp.Start-1:sp.End]))}
 		}
 		if isFabric(sp.Kind) {
 			fabricSegs = append(fabricSegs, len(fr.Segments))
@@ -171,6 +171,19 @@ func (g Guess) phrase() string {
 		return ""
 	}
 	return fmt.Sprintf(" (closest: %s, score %d/100)", g.Kind, g.Score)
+}
+
+// firstLine returns the first non-blank line, cut to 60 bytes.
+func firstLine(ls []string) string {
+	for _, l := range ls {
+		if t := strings.TrimSpace(l); t != "" {
+			if len(t) > 60 {
+				t = t[:60] + "…"
+			}
+			return t
+		}
+	}
+	return ""
 }
 
 func blank(ls []string) bool {
@@ -376,7 +389,7 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span) error {
 		bad = append(bad, i+1)
 	}
 	if netdev == "" {
-		netdev = "netdev?"
+		netdev = "<netdev>" // not in the paste: the remedies show a placeholder
 	}
 	st, err := ethtool.Parse(strings.NewReader(strings.Join(keep, "\n")), netdev, file)
 	if err != nil {
@@ -386,7 +399,25 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span) error {
 		seg.Skipped = append(seg.Skipped, lineList(file, bad)+": not a \"name: counter\" line")
 	}
 	seg.Summary = fmt.Sprintf("%s of %s", plural(len(st.Stats), "counter", "counters"), netdev)
-	seg.Findings = append(seg.Findings, triage.AnalyzeEthtool(st)...)
+	// The stats carry no line numbers: find each evidence counter's line.
+	at := map[string]int{}
+	for i := sp.Start - 1; i < sp.End; i++ {
+		if keep[i] != "" {
+			name, _, _ := strings.Cut(strings.TrimSpace(keep[i]), ":")
+			at[name] = i + 1
+		}
+	}
+	fs := triage.AnalyzeEthtool(st)
+	for i := range fs {
+		for j := range fs[i].Evidence {
+			ev := &fs[i].Evidence[j]
+			name, _, _ := strings.Cut(ev.Value, ":")
+			if n, ok := at[name]; ok && ev.Source == file {
+				ev.Source = fmt.Sprintf("%s:%d", file, n)
+			}
+		}
+	}
+	seg.Findings = append(seg.Findings, fs...)
 	return nil
 }
 

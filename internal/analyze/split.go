@@ -108,7 +108,7 @@ func header(ls []string, i int) (Kind, int) {
 		return KindDevinfo, 0
 	case t == "NIC statistics:":
 		return KindEthtool, 0
-	case strings.HasPrefix(t, "# nThread ") || strings.HasPrefix(t, "# Collective test starting"):
+	case strings.HasPrefix(t, "# nThread ") || strings.HasPrefix(t, "# Collective test starting") || strings.HasPrefix(t, "# nccl-tests version "):
 		return KindNCCLTests, 0
 	case (strings.HasSuffix(t, " BW Test") || strings.HasSuffix(t, " Lat Test") || strings.HasSuffix(t, " Latency Test")) && isDashes(prev):
 		return KindPerftest, 1

@@ -1,0 +1,330 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/finding"
+)
+
+func read(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// piece is one tool output of the concatenated paste and the kind and
+// findings it must produce there.
+type piece struct {
+	file     string
+	kind     Kind
+	findings []string // ID/severity, sorted
+}
+
+var pieces = []piece{
+	{"ibstat-cx6-ib-down-nccl-tests-128.txt", KindIBStat, []string{"port.disabled/critical"}},
+	{"dmesg-T-flaps.txt", KindKernel, []string{"kmsg.link_flap/warning"}},
+	{"mlx5-roce-pfc-storm.txt", KindEthtool, []string{"roce.pause_heavy/warning", "roce.pfc_storm/critical"}},
+	{"h100-4gpu-8nic-vm.txt", KindTopo, nil},
+	{"nccl952-socket-channels.log", KindNCCLLog, []string{"nccl.socket_fallback/warning"}},
+	{"spark-2node-allreduce.txt", KindNCCLTests, nil},
+	{"perftest132-write-a-gbits-cut.txt", KindPerftest, []string{"perf.test_invalid/info"}},
+	{"ibnetdiscover-spineleaf.txt", KindNetDiscover, []string{"fabric.link_degraded/critical"}},
+	{"sminfo-master.txt", KindSMInfo, nil},
+	{"ibstatus-roce-after-topo-nccl-1866.txt", KindIBStatus, nil},
+	{"ibv_devinfo-port-down-deepep-60.txt", KindDevinfo, nil},
+	{"rdma-link-polling-rccl-1423.txt", KindRdma, []string{"port.polling/info"}},
+	{"dmesg-gpu-node.txt", KindKernel, nil}, // findings checked in TestPieces
+}
+
+// paste concatenates the pieces and returns the text and each piece's
+// first and last line.
+func paste(t testing.TB, ps []piece) (string, [][2]int) {
+	var b strings.Builder
+	var at [][2]int
+	line := 1
+	for _, p := range ps {
+		s := read(t, p.file)
+		if !strings.HasSuffix(s, "\n") {
+			s += "\n"
+		}
+		n := strings.Count(s, "\n")
+		at = append(at, [2]int{line, line + n - 1})
+		line += n
+		b.WriteString(s)
+	}
+	return b.String(), at
+}
+
+func ids(fs []finding.Finding) []string {
+	out := []string{}
+	for _, f := range fs {
+		out = append(out, f.ID+"/"+string(f.Severity))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Each piece alone: its kind is recognised and it produces its findings.
+func TestPieces(t *testing.T) {
+	for _, p := range pieces {
+		t.Run(p.file, func(t *testing.T) {
+			fr := AnalyzeText(p.file, read(t, p.file), Options{})
+			if fr.NotRecognised || fr.Unparsed {
+				t.Fatalf("not analysed: %+v", fr)
+			}
+			var kinds []Kind
+			var fs []finding.Finding
+			for _, s := range fr.Segments {
+				if s.Kind != KindUnknown {
+					kinds = append(kinds, s.Kind)
+				}
+				fs = append(fs, s.Findings...)
+			}
+			if !slices.Equal(kinds, []Kind{p.kind}) {
+				t.Errorf("kinds %v, want [%s]", kinds, p.kind)
+			}
+			if p.file == "dmesg-gpu-node.txt" {
+				if got := ids(fs); len(got) < 4 || !slices.Contains(got, "gpu.xid/critical") || !slices.Contains(got, "pcie.aer_errors/warning") && !slices.Contains(got, "pcie.aer_errors/critical") {
+					t.Errorf("dmesg findings %v, want Xid and AER among them", got)
+				}
+				return
+			}
+			if got, want := ids(fs), p.findings; !slices.Equal(got, append([]string{}, want...)) && !(len(got) == 0 && len(want) == 0) {
+				t.Errorf("findings %v, want %v", got, want)
+			}
+			for _, f := range fs {
+				if f.Subject.File != p.file {
+					t.Errorf("%s: Subject.File = %q", f.ID, f.Subject.File)
+				}
+			}
+		})
+	}
+}
+
+// All pieces in one paste: split back into the same kinds, each span
+// holding its piece, with the same findings; evidence lines point into the
+// paste.
+func TestConcatenatedPaste(t *testing.T) {
+	text, at := paste(t, pieces)
+	for _, variant := range []struct {
+		name string
+		text string
+	}{
+		{"LF", text},
+		{"CRLF", strings.ReplaceAll(text, "\n", "\r\n")},
+	} {
+		t.Run(variant.name, func(t *testing.T) {
+			ls := Lines(variant.text)
+			spans := Split(ls)
+			for i, p := range pieces {
+				last := at[i][1]
+				j := slices.IndexFunc(spans, func(s Span) bool { return s.Start <= last && last <= s.End })
+				if j < 0 || spans[j].Kind != p.kind || spans[j].Start < at[i][0] {
+					t.Errorf("%s (lines %d-%d): span %+v, want kind %s starting within the piece", p.file, at[i][0], at[i][1], spans[j], p.kind)
+				}
+			}
+			fr := AnalyzeText("paste.txt", variant.text, Options{})
+			got := map[string]int{}
+			for _, s := range fr.Segments {
+				for _, f := range s.Findings {
+					got[f.ID]++
+					for _, e := range f.Evidence {
+						if strings.HasPrefix(e.Source, "paste.txt:") {
+							var n int
+							if _, err := fmt.Sscanf(e.Source, "paste.txt:%d", &n); err != nil || n < s.Start || n > s.End {
+								t.Errorf("%s evidence %s outside its segment %s", f.ID, e.Source, s.Lines)
+							}
+						}
+					}
+				}
+			}
+			for _, id := range []string{"port.disabled", "kmsg.link_flap", "roce.pfc_storm", "nccl.socket_fallback", "perf.test_invalid", "port.polling", "gpu.xid"} {
+				if got[id] == 0 {
+					t.Errorf("%s missing from the paste's findings %v", id, got)
+				}
+			}
+		})
+	}
+}
+
+func TestMessyPastes(t *testing.T) {
+	ibstat := read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")
+	dmesg := read(t, "dmesg-T-flaps.txt")
+	tests := []struct {
+		name  string
+		text  string
+		kinds []Kind
+		want  []string // finding IDs
+		skip  string   // substring of some skipped note
+	}{
+		{"ibpanic in the middle, then dmesg", read(t, "ibstat-ibpanic-gpud-752.txt") + dmesg,
+			[]Kind{KindUnknown, KindIBStat, KindKernel}, []string{"kmsg.link_flap"}, "ibpanic"},
+		{"tabs instead of spaces", strings.ReplaceAll(ibstat, "        ", "\t"), []Kind{KindIBStat}, []string{"port.disabled"}, ""},
+		{"truncated mid-line", ibstat[:len(ibstat)-10], []Kind{KindIBStat}, []string{"port.disabled"}, ""},
+		{"debug noise between outputs", ibstat + "ibwarn: [168988] umad_init: umad_init\n+ dmesg -T\n" + dmesg,
+			[]Kind{KindIBStat, KindKernel}, []string{"port.disabled", "kmsg.link_flap"}, "tool diagnostic"},
+		{"prompt before ethtool names the netdev", "$ ethtool -S ens1f0np0\n" + read(t, "mlx5-roce-pfc-storm.txt"),
+			[]Kind{KindUnknown, KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, ""},
+		{"ethtool with junk lines", read(t, "mlx5-roce-pfc-storm.txt") + "     rx_prio3_pause_transition\n",
+			[]Kind{KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, "not a \"name: counter\" line"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fr := AnalyzeText("p.txt", tt.text, Options{})
+			var kinds []Kind
+			got := map[string]bool{}
+			notes := ""
+			for _, s := range fr.Segments {
+				kinds = append(kinds, s.Kind)
+				for _, f := range s.Findings {
+					got[f.ID] = true
+				}
+				notes += strings.Join(s.Skipped, "\n") + "\n"
+			}
+			if !slices.Equal(kinds, tt.kinds) {
+				t.Errorf("kinds %v, want %v", kinds, tt.kinds)
+			}
+			for _, id := range tt.want {
+				if !got[id] {
+					t.Errorf("finding %s missing (got %v)", id, got)
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Errorf("findings %v, want exactly %v", got, tt.want)
+			}
+			if !strings.Contains(notes, tt.skip) {
+				t.Errorf("skipped notes %q lack %q", notes, tt.skip)
+			}
+		})
+	}
+}
+
+func TestEthtoolNetdevFromPrompt(t *testing.T) {
+	fr := AnalyzeText("p.txt", "$ ethtool -S ens1f0np0\n"+read(t, "mlx5-roce-pfc-storm.txt"), Options{})
+	seg := fr.Segments[len(fr.Segments)-1]
+	if !strings.Contains(seg.Summary, "ens1f0np0") || len(seg.Findings) == 0 || seg.Findings[0].Subject.NetDev != "ens1f0np0" {
+		t.Errorf("segment %+v", seg)
+	}
+	for _, f := range seg.Findings {
+		for _, e := range f.Evidence {
+			if !strings.HasPrefix(e.Source, "p.txt:") {
+				t.Errorf("%s evidence without a line: %+v", f.ID, e)
+			}
+		}
+	}
+}
+
+func TestNotRecognised(t *testing.T) {
+	tests := []struct {
+		name    string
+		text    string
+		closest Kind
+	}{
+		{"prose", "The cluster was slow yesterday.\nPlease check node 17.\n", KindUnknown},
+		{"ibstat fragment without its CA header", "State: Active\nPhysical state: LinkUp\nRate: 200\nLink layer: InfiniBand\n", KindIBStat},
+		{"saquery, which analyze does not read", read(t, "saquery-s.txt"), KindUnknown},
+		{"empty", "", KindUnknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run([]Input{{Name: "x.txt", Text: tt.text}}, Options{})
+			f := r.Files[0]
+			if !f.NotRecognised || r.ExitCode != finding.ExitCannot || f.Closest == nil || f.Closest.Kind != tt.closest {
+				t.Errorf("file %+v exit %d, want not recognised, closest %q, exit 3", f, r.ExitCode, tt.closest)
+			}
+			if tt.closest != KindUnknown && f.Closest.Score < 50 {
+				t.Errorf("score %d, want >= 50", f.Closest.Score)
+			}
+		})
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	healthy := read(t, "sminfo-master.txt")
+	tests := []struct {
+		name string
+		in   []Input
+		opts Options
+		code int
+	}{
+		{"healthy", []Input{{Name: "a", Text: healthy}}, Options{}, finding.ExitHealthy},
+		{"warning", []Input{{Name: "a", Text: read(t, "dmesg-T-flaps.txt")}}, Options{}, finding.ExitWarning},
+		{"critical over warning", []Input{{Name: "a", Text: read(t, "dmesg-T-flaps.txt")}, {Name: "b", Text: read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")}}, Options{}, finding.ExitCritical},
+		{"unreadable file", []Input{{Name: "a", Text: healthy}, {Name: "b", Err: errors.New("permission denied")}}, Options{}, finding.ExitCannot},
+		{"forced kind that does not parse", []Input{{Name: "a", Text: healthy}}, Options{Kind: KindIBStat}, finding.ExitCannot},
+		{"forced kind that fits", []Input{{Name: "a", Text: read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")}}, Options{Kind: KindIBStat}, finding.ExitCritical},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run(tt.in, tt.opts)
+			if r.ExitCode != tt.code {
+				t.Errorf("exit %d, want %d (%+v)", r.ExitCode, tt.code, r.Files)
+			}
+			if len(r.Files) != len(tt.in) {
+				t.Errorf("%d files reported, want %d", len(r.Files), len(tt.in))
+			}
+		})
+	}
+}
+
+func TestParseKind(t *testing.T) {
+	for _, k := range Kinds {
+		if got, ok := ParseKind(string(k.Kind)); !ok || got != k.Kind {
+			t.Errorf("ParseKind(%q) = %q %v", k.Kind, got, ok)
+		}
+	}
+	if _, ok := ParseKind("ibstats"); ok {
+		t.Error("ParseKind accepted ibstats")
+	}
+}
+
+func checkSpans(t *testing.T, ls []string, spans []Span) {
+	t.Helper()
+	next := 1
+	for _, s := range spans {
+		if s.Start != next || s.End < s.Start || s.End > len(ls) {
+			t.Fatalf("spans %+v do not cover %d lines in order", spans, len(ls))
+		}
+		next = s.End + 1
+	}
+	if next != len(ls)+1 {
+		t.Fatalf("spans %+v end at %d of %d lines", spans, next-1, len(ls))
+	}
+}
+
+func FuzzSplit(f *testing.F) {
+	text, _ := paste(f, pieces)
+	f.Add(text)
+	for _, p := range pieces {
+		f.Add(read(f, p.file))
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		ls := Lines(in)
+		checkSpans(t, ls, Split(ls))
+		fr := AnalyzeText("f", in, Options{})
+		for _, s := range fr.Segments {
+			if s.Start < 1 || s.End > len(ls) || s.Start > s.End {
+				t.Fatalf("segment %+v outside %d lines", s, len(ls))
+			}
+		}
+	})
+}
+
+func BenchmarkAnalyzeLargePaste(b *testing.B) {
+	text, _ := paste(b, pieces)
+	big := strings.Repeat(text, 50)
+	b.SetBytes(int64(len(big)))
+	b.ReportAllocs()
+	for b.Loop() {
+		AnalyzeText("big.txt", big, Options{})
+	}
+}
