@@ -320,13 +320,26 @@ func (f *inferrer) nodes() []finding.Finding {
 
 // pairs reports slow pairs nothing else explains.
 func (f *inferrer) pairs() []finding.Finding {
+	fast := map[string]bool{}
+	for _, p := range f.ps {
+		if !p.slow {
+			fast[p.a], fast[p.b] = true, true
+		}
+	}
 	var out []finding.Finding
 	for _, p := range f.ps {
 		if !p.slow || f.explained[p.idx] {
 			continue
 		}
+		why := "while both nodes do well with other partners"
+		switch {
+		case !fast[p.a] && !fast[p.b]:
+			why = "and neither node did better with another partner"
+		case !fast[p.a] || !fast[p.b]:
+			why = "while one of the nodes does well with other partners"
+		}
 		out = append(out, catalog.New("perf.pair_slow", finding.Subject{Host: p.a, Peer: &finding.Subject{Host: p.b}},
-			fmt.Sprintf("%s → %s is slow (%s) while both nodes do well with other partners", p.a, p.b, formatScore(p.score, f.lat)),
+			fmt.Sprintf("%s → %s is slow (%s) %s", p.a, p.b, formatScore(p.score, f.lat), why),
 			f.evidence([]pairScore{p})...))
 	}
 	return out

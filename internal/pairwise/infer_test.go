@@ -188,3 +188,25 @@ func TestMedianResult(t *testing.T) {
 		t.Errorf("lat median %v: want the lower middle run, whole", got)
 	}
 }
+
+func TestPairSlowWording(t *testing.T) {
+	tests := []struct {
+		m    *Matrix
+		opts InferOptions
+		want string
+	}{
+		{fullMatrix([]string{"n1", "n2", "n3", "n4"}, KindBW, slowIf(func(a, b string) bool { return has("n1")(a, b) && has("n4")(a, b) }, 40)), InferOptions{},
+			"n1 → n4 is slow (40.00 Gb/s) while both nodes do well with other partners"},
+		{fullMatrix([]string{"n1", "n2"}, KindBW, slowIf(func(a, b string) bool { return true }, 10)), InferOptions{Reference: 100e9},
+			"n1 → n2 is slow (10.00 Gb/s) and neither node did better with another partner"},
+	}
+	for _, tt := range tests {
+		fs := Infer(tt.m, tt.opts)
+		if len(fs) != 1 || fs[0].Summary != tt.want {
+			t.Errorf("got %+v, want one finding %q", summarize(fs), tt.want)
+			for _, f := range fs {
+				t.Log(f.Summary)
+			}
+		}
+	}
+}
