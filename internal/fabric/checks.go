@@ -662,6 +662,26 @@ func checkSM(f *Fabric) []finding.Finding {
 			masters = append(masters, s)
 		}
 	}
+	// SM ports that name different masters: the subnet is split.
+	masterLIDs := map[int]bool{}
+	for _, p := range f.SMPorts {
+		if !p.Disabled && p.MasterSMLID > 0 {
+			masterLIDs[p.MasterSMLID] = true
+		}
+	}
+	if len(masters) <= 1 && len(masterLIDs) > 1 {
+		lids := make([]int, 0, len(masterLIDs))
+		for l := range masterLIDs {
+			lids = append(lids, l)
+		}
+		slices.Sort(lids)
+		var ev []finding.Evidence
+		for _, p := range f.SMPorts {
+			ev = append(ev, finding.Evidence{Source: fmt.Sprintf("saquery-sm.txt line %d", p.Line), Value: fmt.Sprintf("SM port lid %d: master_sm_base_lid %d", p.BaseLID, p.MasterSMLID)})
+		}
+		return []finding.Finding{catalog.New("fabric.sm_multiple_masters", finding.Subject{},
+			fmt.Sprintf("the subnet's SM ports name %d different masters (LIDs %v): the subnet is split or the SMs disagree", len(lids), lids), ev...)}
+	}
 	switch {
 	case len(masters) == 0:
 		ev := finding.Evidence{Source: "sminfo", Value: "no answer from a master SM (sminfo: query failed)"}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/ibtools"
 )
 
 // CollectOptions tune a live collection.
@@ -91,7 +93,49 @@ func Collect(ctx context.Context, o CollectOptions) (*Raw, error) {
 	for _, s := range steps(o) {
 		raw.Outputs = append(raw.Outputs, run(ctx, o, s))
 	}
+	raw.Outputs = append(raw.Outputs, collectSMs(ctx, o)...)
 	return raw, nil
+}
+
+// collectSMs asks the SA for every port that runs an SM (saquery -s) and
+// then each of those SMs for its state (sminfo LID), so that two masters
+// are seen. Both need the SA: without an SM they fail, which is recorded.
+func collectSMs(ctx context.Context, o CollectOptions) []*Output {
+	var sel []string
+	if o.CA != "" {
+		sel = append(sel, "-C", o.CA)
+	}
+	if o.Port > 0 {
+		sel = append(sel, "-P", strconv.Itoa(o.Port))
+	}
+	sa := run(ctx, o, step{"saquery-sm", "saquery", append(append([]string{}, sel...), "-s")})
+	out := []*Output{sa}
+	if sa.Err != "" {
+		return out
+	}
+	ports, err := ibtools.ParseSMPorts(bytes.NewReader(sa.Stdout), "saquery-sm.txt")
+	if err != nil {
+		return out
+	}
+	all := &Output{Name: "sminfo-sms", Args: []string{"sminfo", "<lid of each IsSM port>"}}
+	seen := map[int]bool{}
+	for _, p := range ports {
+		if p.Disabled || p.BaseLID <= 0 || seen[p.BaseLID] || len(seen) >= 16 {
+			continue
+		}
+		seen[p.BaseLID] = true
+		r := run(ctx, o, step{"sminfo-sms", "sminfo", append(append([]string{}, sel...), strconv.Itoa(p.BaseLID))})
+		all.Stdout = append(all.Stdout, r.Stdout...)
+		all.Stderr = append(all.Stderr, r.Stderr...)
+		all.DurationMS += r.DurationMS
+		if r.Err != "" {
+			all.Err = strings.TrimSpace(all.Err + "; " + r.Err)
+		}
+	}
+	if len(seen) > 0 {
+		out = append(out, all)
+	}
+	return out
 }
 
 func run(ctx context.Context, o CollectOptions, s step) *Output {

@@ -263,6 +263,17 @@ func TestCheckIdentity(t *testing.T) {
 		{"two masters", withOutput(t, "spineleaf", "sminfo", func(s string) string {
 			return s + "sminfo: sm lid 3 sm guid 0x200001, activity count 7 priority 0 state 3 SMINFO_MASTER\n"
 		}), []string{"fabric.sm_multiple_masters spine1"}},
+		{"two masters from the SA's SM list", withOutput(t, "spineleaf", "sminfo-sms", func(string) string {
+			return "sminfo: sm lid 1 sm guid 0x200000, activity count 130 priority 0 state 3 SMINFO_MASTER\n" +
+				"sminfo: sm lid 6 sm guid 0x200003, activity count 9 priority 0 state 3 SMINFO_MASTER\n"
+		}), []string{"fabric.sm_multiple_masters spine1"}},
+		{"master and standby from the SA's SM list", withOutput(t, "spineleaf", "sminfo-sms", func(string) string {
+			return "sminfo: sm lid 6 sm guid 0x200003, activity count 9 priority 0 state 2 SMINFO_STANDBY\n"
+		}), nil},
+		{"SM ports name different masters", withOutput(t, "spineleaf", "saquery-sm", func(string) string {
+			rec := "PortInfoRecord dump:\n\t\tEndPortLid..............%d\n\t\tPortNum.................0\n\t\tbase_lid................%d\n\t\tmaster_sm_base_lid......%d\n\t\tcapability_mask.........0xC04A\n"
+			return "IsSM ports\n" + fmt.Sprintf(rec, 1, 1, 1) + fmt.Sprintf(rec, 6, 6, 6) + "\nIsSMdisabled ports\n"
+		}), []string{"fabric.sm_multiple_masters "}},
 		{"standby only", withOutput(t, "spineleaf", "sminfo", func(s string) string {
 			return strings.Replace(s, "state 3 SMINFO_MASTER", "state 2 SMINFO_STANDBY", 1)
 		}), []string{"fabric.sm_missing "}},

@@ -21,6 +21,9 @@ type Fabric struct {
 	// that shows there is no SM; SMs are the answers.
 	SMQueried bool             `json:"sm_queried"`
 	SMs       []ibtools.SMInfo `json:"sms"`
+	// SMPorts are the ports the SA lists as running an SM (saquery -s);
+	// nil when not queried.
+	SMPorts []ibtools.SMPort `json:"sm_ports,omitempty"`
 	LFTs      []ibtools.LFT    `json:"-"`
 	Diags     []ibtools.Diag   `json:"diags,omitempty"`
 	// HaveCounters says whether port counters were read (ibqueryerrors or
@@ -253,6 +256,29 @@ func Build(raw *Raw) *Fabric {
 		}
 	} else {
 		gap("sminfo", "not collected")
+	}
+	// Optional SA-based views of every SM; their absence is not a gap
+	// (no SM, or no SA), only a failure to parse them is.
+	if o := raw.Get("saquery-sm"); o != nil && o.Err == "" && len(o.Stdout) > 0 {
+		ps, err := ibtools.ParseSMPorts(bytes.NewReader(o.Stdout), "saquery-sm.txt")
+		if err != nil {
+			gap("saquery-sm", "%v", err)
+		} else {
+			f.SMPorts = ps
+		}
+	}
+	if o := raw.Get("sminfo-sms"); o != nil && len(bytes.TrimSpace(o.Stdout)) > 0 {
+		sms, err := ibtools.ParseSMInfo(bytes.NewReader(o.Stdout), "sminfo-sms.txt")
+		if err != nil {
+			gap("sminfo-sms", "%v", err)
+		} else {
+			f.SMQueried = true
+			for _, s := range sms {
+				if !slices.ContainsFunc(f.SMs, func(x ibtools.SMInfo) bool { return x.GUID == s.GUID && x.State == s.State }) {
+					f.SMs = append(f.SMs, s)
+				}
+			}
+		}
 	}
 	return f
 }

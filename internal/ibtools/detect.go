@@ -14,6 +14,7 @@ const (
 	KindPerfQuery     Kind = "perfquery"
 	KindForwardTables Kind = "dump_fts"
 	KindSMInfo        Kind = "sminfo"
+	KindSMPorts       Kind = "saquery-sm"
 )
 
 // Detect guesses which infiniband-diags tool printed text, for `ibdoctor
@@ -40,6 +41,8 @@ func Detect(text string) (Kind, int) {
 			return KindForwardTables, 100
 		case strings.HasPrefix(t, "sminfo: sm lid "):
 			return KindSMInfo, 100
+		case t == "IsSM ports" || t == "IsSMdisabled ports":
+			return KindSMPorts, 100
 		case strings.HasPrefix(t, "# Port counters: Lid ") || strings.HasPrefix(t, "# Port extended counters: Lid "):
 			return KindPerfQuery, 100
 		case strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked"):

@@ -175,6 +175,7 @@ func TestDetect(t *testing.T) {
 		{"dump_fts-spineleaf.txt", KindForwardTables},
 		{"ibroute-leaf1.txt", KindForwardTables},
 		{"sminfo-master.txt", KindSMInfo},
+		{"saquery-s.txt", KindSMPorts},
 	}
 	for _, tt := range tests {
 		b, err := os.ReadFile(filepath.Join("testdata", tt.file))
@@ -308,4 +309,33 @@ func hex(v int) string {
 		v /= 16
 	}
 	return s
+}
+
+func TestParseSMPorts(t *testing.T) {
+	got, err := ParseSMPorts(openTestdata(t, "saquery-s.txt"), "saquery -s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []SMPort{{EndPortLID: 1, PortNum: 0, BaseLID: 1, MasterSMLID: 1, CapMask: 0xC04A, Line: 2}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, bad := range []string{"PortInfoRecord dump:\n", "IsSM ports\nbase_lid....1\n", "IsSM ports\nPortInfoRecord dump:\nbase_lid....x\n", "nothing\n"} {
+		if _, err := ParseSMPorts(strings.NewReader(bad), "x"); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func FuzzParseSMPorts(f *testing.F) {
+	fuzzSeeds(f, "saquery-s.txt")
+	f.Fuzz(func(t *testing.T, in string) {
+		ps, err := ParseSMPorts(strings.NewReader(in), "fuzz")
+		checkParseErr(t, err)
+		for _, p := range ps {
+			if p.BaseLID > 0xffff || p.PortNum > 255 {
+				t.Fatalf("bad %+v", p)
+			}
+		}
+	})
 }
