@@ -24,8 +24,8 @@ type Fabric struct {
 	// SMPorts are the ports the SA lists as running an SM (saquery -s);
 	// nil when not queried.
 	SMPorts []ibtools.SMPort `json:"sm_ports,omitempty"`
-	LFTs      []ibtools.LFT    `json:"-"`
-	Diags     []ibtools.Diag   `json:"diags,omitempty"`
+	LFTs    []ibtools.LFT    `json:"-"`
+	Diags   []ibtools.Diag   `json:"diags,omitempty"`
 	// HaveCounters says whether port counters were read (ibqueryerrors or
 	// perfquery); ports without an entry in Counters then have no errors.
 	HaveCounters bool `json:"have_counters"`
