@@ -469,3 +469,23 @@ func TestLinkInfoAlone(t *testing.T) {
 		t.Errorf("diff: %v", brief(fs))
 	}
 }
+
+func TestDescribeRunError(t *testing.T) {
+	exit := errors.New("exit status 255")
+	tests := []struct {
+		err, ctxErr error
+		stderr      string
+		want        string
+	}{
+		{exit, context.DeadlineExceeded, "", "ibnetdiscover timed out after 1m0s"},
+		{exit, nil, "ibwarn: [1] umad_open_port: can't open UMAD port (mlx5_0:1)\nibnetdiscover: iberror: failed: Failed to open 'mlx5_0' port '1'\n", "cannot open the umad device (permission denied"},
+		{exit, nil, "ibwarn: [1] mad_rpc: _do_madrpc failed; dport (Lid 3)\nsminfo: iberror: failed: query\n", "ibnetdiscover: exit status 255: sminfo: iberror: failed: query"},
+		{exit, nil, "", "ibnetdiscover: exit status 255"},
+	}
+	for _, tt := range tests {
+		got := describeRunError("ibnetdiscover", tt.err, tt.ctxErr, []byte(tt.stderr), time.Minute)
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("got %q, want it to contain %q", got, tt.want)
+		}
+	}
+}
