@@ -516,16 +516,17 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 	}
 	f := fabric.Build(raw)
 	_, haveTopo := owner[string(KindNetDiscover)]
+	unplaced := map[int]int{}
 	for _, g := range f.Gaps {
 		i, ok := owner[g.Source]
 		if !ok || g.Reason == "not collected" {
 			continue
 		}
-		s := &segs[i]
 		if !haveTopo && strings.Contains(g.Reason, "not in the") && strings.Contains(g.Reason, "topology") {
-			continue // said once below
+			unplaced[i]++ // said once below
+			continue
 		}
-		s.Skipped = append(s.Skipped, g.Reason)
+		segs[i].Skipped = append(segs[i].Skipped, g.Reason)
 	}
 	for name, i := range owner {
 		s := &segs[i]
@@ -568,8 +569,8 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			s.Skipped = append(s.Skipped, fmt.Sprintf("lines %s skipped: %v", s.Lines, err))
 			continue
 		}
-		if !haveTopo && Kind(name) != KindSMInfo && Kind(name) != KindForwardTables {
-			s.Skipped = append(s.Skipped, "links, counters and identities are judged against the topology: paste ibnetdiscover output with it (same file) or run 'ibdoctor fabric check'")
+		if n := unplaced[i]; n > 0 {
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s not judged: they are placed on the fabric by its topology; paste ibnetdiscover output with this (same file) or run 'ibdoctor fabric check'", plural(n, "node", "nodes")))
 		}
 	}
 	fs := fabric.Check(f, fabric.Options{})
@@ -578,6 +579,10 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			ev := &fs[i].Evidence[j]
 			for name := range owner {
 				if rest, ok := strings.CutPrefix(ev.Source, name+".txt"); ok {
+					// "iblinkinfo.txt line 23" → "FILE:23"
+					if n, isLine := strings.CutPrefix(rest, " line "); isLine {
+						rest = ":" + n
+					}
 					ev.Source = file + rest
 				}
 			}

@@ -328,3 +328,41 @@ func BenchmarkAnalyzeLargePaste(b *testing.B) {
 		AnalyzeText("big.txt", big, Options{})
 	}
 }
+
+// Fabric outputs of one paste are joined into one fabric: iblinkinfo alone
+// cannot be judged, with ibnetdiscover it can.
+func TestFabricOutputsJudgedTogether(t *testing.T) {
+	alone := AnalyzeText("q.txt", read(t, "ibqueryerrors-spineleaf.txt"), Options{})
+	if len(alone.Segments) != 1 || alone.Segments[0].Kind != KindQueryErrors || len(alone.Segments[0].Findings) != 0 ||
+		!strings.Contains(strings.Join(alone.Segments[0].Skipped, "\n"), "4 nodes not judged") {
+		t.Errorf("ibqueryerrors alone: %+v", alone.Segments)
+	}
+	healthy := AnalyzeText("e.txt", read(t, "iblinkinfo-edr-sb7700.txt"), Options{})
+	if s := healthy.Segments; len(s) != 1 || s[0].Kind != KindLinkInfo || s[0].Failed || len(s[0].Findings) != 0 {
+		t.Errorf("healthy EDR iblinkinfo: %+v", s)
+	}
+	// iblinkinfo names both ends of switch links: those are judged alone.
+	links := AnalyzeText("l.txt", read(t, "iblinkinfo-spineleaf.txt"), Options{})
+	if got := ids(links.Segments[0].Findings); !slices.Equal(got, []string{"fabric.link_degraded/critical"}) {
+		t.Errorf("iblinkinfo alone: findings %v", got)
+	} else if ev := links.Segments[0].Findings[0].Evidence[0]; ev.Source != "l.txt:23" {
+		t.Errorf("evidence %+v, want l.txt:23", ev)
+	}
+	both := AnalyzeText("b.txt", read(t, "ibnetdiscover-spineleaf.txt")+read(t, "ibqueryerrors-spineleaf.txt"), Options{})
+	var kinds []Kind
+	var got []string
+	for _, s := range both.Segments {
+		kinds = append(kinds, s.Kind)
+		got = append(got, ids(s.Findings)...)
+		if s.Kind == KindQueryErrors && strings.Contains(strings.Join(s.Skipped, "\n"), "not judged") {
+			t.Errorf("ibqueryerrors with its topology skipped %v", s.Skipped)
+		}
+	}
+	if !slices.Equal(kinds, []Kind{KindNetDiscover, KindQueryErrors}) || !slices.Contains(got, "fabric.link_degraded/critical") || !slices.Contains(got, "fabric.link_errors/critical") && !slices.Contains(got, "fabric.link_errors/warning") {
+		t.Errorf("kinds %v findings %v", kinds, got)
+	}
+	twice := AnalyzeText("t.txt", read(t, "sminfo-master.txt")+read(t, "ibnetdiscover-spineleaf.txt")+read(t, "sminfo-master.txt"), Options{})
+	if n := len(twice.Segments); n != 3 || !twice.Segments[2].Failed || !strings.Contains(twice.Segments[2].Skipped[0], "only the first is judged") {
+		t.Errorf("second sminfo: %+v", twice.Segments)
+	}
+}
