@@ -330,3 +330,34 @@ func TestLiveIbsimDuplicateLID(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// TestLiveIbsimCleanFatTrees: clean fabrics routed by OpenSM's real
+// engines give no finding above info, and every CA pair is routed.
+func TestLiveIbsimCleanFatTrees(t *testing.T) {
+	for _, tc := range []struct {
+		engine string
+		spec   simfabric.Spec
+	}{
+		{"ftree", simfabric.Spec{Spines: 2, Leaves: 4, HostsPerLeaf: 2, Levels: 3}},
+		{"minhop", simfabric.Spec{Spines: 2, Leaves: 3, HostsPerLeaf: 2}},
+	} {
+		t.Run(tc.engine, func(t *testing.T) {
+			g, plan := generate(t, tc.spec)
+			s := startIbsim(t, g)
+			s.startSM(tc.engine)
+			f := s.collect(t)
+			fs := notInfo(append(Check(f, Options{Plan: plan}), Diff(f, plan)...))
+			rfs, res, err := CheckRouting(f, routing.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs = append(fs, notInfo(rfs)...)
+			if len(fs) != 0 || res.Pairs == 0 || res.RoutedPairs != res.Pairs {
+				for _, x := range fs {
+					t.Logf("%s %s: %s", x.ID, x.Severity, x.Summary)
+				}
+				t.Errorf("%d findings; %d of %d CA pairs routed", len(fs), res.RoutedPairs, res.Pairs)
+			}
+		})
+	}
+}
