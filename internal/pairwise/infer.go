@@ -56,7 +56,7 @@ func Infer(m *Matrix, opts InferOptions) []finding.Finding {
 	var out []finding.Finding
 	out = append(out, failures(m)...)
 
-	var ps []pairScore
+	ps := make([]pairScore, 0, len(m.Pairs))
 	for i, p := range m.Pairs {
 		if p.Result != nil {
 			ps = append(ps, pairScore{idx: i, a: p.A, b: p.B, pa: opts.Topology.place(p.A), pb: opts.Topology.place(p.B), score: score(m, p.Result)})
@@ -74,7 +74,7 @@ func Infer(m *Matrix, opts InferOptions) []finding.Finding {
 	for i := range ps {
 		ps[i].slow = ps[i].score < frac*ref
 	}
-	f := &inferrer{m: m, ps: ps, explained: map[int]bool{}, lat: lat, topo: opts.Topology,
+	f := &inferrer{m: m, ps: ps, explained: make([]bool, len(m.Pairs)), lat: lat, topo: opts.Topology,
 		refEv: finding.Evidence{Source: refSource, Value: fmt.Sprintf("%s; slow beyond %.0f%% of it: %s", formatScore(ref, lat), frac*100, formatScore(frac*ref, lat))}}
 	out = append(out, f.switches()...)
 	out = append(out, f.nodes()...)
@@ -125,14 +125,14 @@ func refScore(m *Matrix, given float64) float64 {
 
 type inferrer struct {
 	m         *Matrix
-	ps        []pairScore
-	explained map[int]bool
+	ps        []pairScore // all measured pairs; selections point into it
+	explained []bool // by index into Matrix.Pairs
 	lat       bool
 	topo      *Topology
 	refEv     finding.Evidence
 }
 
-func (f *inferrer) evidence(sel []pairScore) []finding.Evidence {
+func (f *inferrer) evidence(sel []*pairScore) []finding.Evidence {
 	ev := []finding.Evidence{f.refEv}
 	for _, p := range sel {
 		ev = append(ev, finding.Evidence{
@@ -143,7 +143,7 @@ func (f *inferrer) evidence(sel []pairScore) []finding.Evidence {
 	return ev
 }
 
-func allSlow(sel []pairScore) bool {
+func allSlow(sel []*pairScore) bool {
 	for _, p := range sel {
 		if !p.slow {
 			return false
@@ -177,9 +177,10 @@ func (f *inferrer) switches() []finding.Finding {
 		}
 	}
 	for _, s := range sortedKeys(spines) {
-		var sel []pairScore
+		var sel []*pairScore
 		leaves := map[string]bool{}
-		for _, p := range f.ps {
+		for i := range f.ps {
+			p := &f.ps[i]
 			pa, pb := p.pa, p.pb
 			if pa.Leaf == "" || pb.Leaf == "" || pa.Leaf == pb.Leaf || (pa.Spine != s && pb.Spine != s) {
 				continue
@@ -205,9 +206,10 @@ func (f *inferrer) switches() []finding.Finding {
 		}
 	}
 	for _, l := range sortedKeys(leaves) {
-		var inside, cross []pairScore
+		var inside, cross []*pairScore
 		hosts := map[string]bool{}
-		for _, p := range f.ps {
+		for i := range f.ps {
+			p := &f.ps[i]
 			la, lb := p.pa.Leaf, p.pb.Leaf
 			switch {
 			case la == l && lb == l:
@@ -256,7 +258,7 @@ func (f *inferrer) switches() []finding.Finding {
 	return out
 }
 
-func anySlow(ps []pairScore) bool {
+func anySlow(ps []*pairScore) bool {
 	for _, p := range ps {
 		if p.slow {
 			return true
@@ -265,13 +267,13 @@ func anySlow(ps []pairScore) bool {
 	return false
 }
 
-func (f *inferrer) explain(sel []pairScore) {
+func (f *inferrer) explain(sel []*pairScore) {
 	for _, p := range sel {
 		f.explained[p.idx] = true
 	}
 }
 
-func (f *inferrer) allExplained(sel []pairScore) bool {
+func (f *inferrer) allExplained(sel []*pairScore) bool {
 	for _, p := range sel {
 		if !f.explained[p.idx] {
 			return false
@@ -286,13 +288,14 @@ func (f *inferrer) nodes() []finding.Finding {
 		// Everything slow against a given reference: no node stands out.
 		return nil
 	}
-	byNode := map[string][]pairScore{}
-	for _, p := range f.ps {
+	byNode := map[string][]*pairScore{}
+	for i := range f.ps {
+		p := &f.ps[i]
 		byNode[p.a] = append(byNode[p.a], p)
 		byNode[p.b] = append(byNode[p.b], p)
 	}
 	var out []finding.Finding
-	var sel [][]pairScore
+	var sel [][]*pairScore
 	for _, n := range f.m.Hosts {
 		ps := byNode[n]
 		partners := map[string]bool{}
@@ -327,7 +330,8 @@ func (f *inferrer) pairs() []finding.Finding {
 		}
 	}
 	var out []finding.Finding
-	for _, p := range f.ps {
+	for i := range f.ps {
+		p := &f.ps[i]
 		if !p.slow || f.explained[p.idx] {
 			continue
 		}
@@ -340,7 +344,7 @@ func (f *inferrer) pairs() []finding.Finding {
 		}
 		out = append(out, catalog.New("perf.pair_slow", finding.Subject{Host: p.a, Peer: &finding.Subject{Host: p.b}},
 			fmt.Sprintf("%s → %s is slow (%s) %s", p.a, p.b, formatScore(p.score, f.lat), why),
-			f.evidence([]pairScore{p})...))
+			f.evidence([]*pairScore{p})...))
 	}
 	return out
 }
