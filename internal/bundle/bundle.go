@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,6 +43,29 @@ type Options struct {
 	// NodeCommands adds NodeCommands(snapshot) after Commands: the saved
 	// outputs the node triage reads.
 	NodeCommands bool
+	// PIDs are job processes whose proc/<pid>/limits (the memlock limit
+	// the doctor checks), cmdline and filtered environ are saved.
+	PIDs []int
+}
+
+// jobEnvPrefixes are the environment variables of a job that a bundle
+// keeps: the ones the NCCL and RDMA checks read. Everything else (tokens,
+// passwords, paths) stays out of a bundle that is sent to support.
+var jobEnvPrefixes = []string{"NCCL_", "UCX_", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "OMPI_MCA_btl", "OMPI_MCA_pml", "MLX5_", "IBV_", "RDMAV_", "HOSTNAME="}
+
+// filterEnviron keeps only jobEnvPrefixes entries of a NUL-separated
+// proc/<pid>/environ.
+func filterEnviron(b []byte) []byte {
+	var out []byte
+	for _, kv := range strings.Split(string(b), "\x00") {
+		for _, p := range jobEnvPrefixes {
+			if strings.HasPrefix(kv, p) {
+				out = append(append(out, kv...), 0)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Meta is meta.json: what was collected, from where, and what failed.
@@ -92,7 +116,7 @@ func Collect(ctx context.Context, fsys fs.FS, w io.Writer, opts Options) (*Meta,
 	if err != nil {
 		return nil, err
 	}
-	c := &collector{ctx: ctx, fsys: fsys, entries: map[string]*entry{}}
+	c := &collector{ctx: ctx, fsys: fsys, entries: map[string]*entry{}, pids: opts.PIDs}
 	meta := &Meta{
 		Format: FormatVersion, Host: snap.Host, Time: stamp, Version: opts.Version,
 		Kernel: snap.Kernel, Source: opts.Source, Commands: []CommandResult{},
@@ -146,6 +170,7 @@ type collector struct {
 	entries map[string]*entry
 	errs    []FileError
 	failed  map[string]bool
+	pids    []int
 }
 
 func (c *collector) fail(p string, err error) {
@@ -160,8 +185,27 @@ func (c *collector) fail(p string, err error) {
 }
 
 func (c *collector) collect(snap *snapshot.Snapshot) error {
-	for _, p := range []string{"proc/sys/kernel/hostname", "proc/sys/kernel/osrelease", "proc/modules", "etc/hostname"} {
+	// proc/uptime and the btime line of proc/stat date the kernel log's
+	// monotonic stamps.
+	for _, p := range []string{"proc/sys/kernel/hostname", "proc/sys/kernel/osrelease", "proc/modules", "proc/uptime", "etc/hostname"} {
 		c.copyFile(p, p, true)
+	}
+	if b, err := rootfs.ReadLimited(c.fsys, "proc/stat", 1<<20); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "btime ") {
+				c.entries["proc/stat"] = &entry{typ: tar.TypeReg, data: []byte(line + "\n")}
+			}
+		}
+	}
+	for _, pid := range c.pids {
+		dir := "proc/" + strconv.Itoa(pid)
+		c.copyFile(dir+"/limits", dir+"/limits", false)
+		c.copyFile(dir+"/cmdline", dir+"/cmdline", true)
+		if b, err := rootfs.ReadLimited(c.fsys, dir+"/environ", 1<<20); err != nil {
+			c.fail(dir+"/environ", err)
+		} else {
+			c.entries[dir+"/environ"] = &entry{typ: tar.TypeReg, data: filterEnviron(b)}
+		}
 	}
 	for _, d := range snap.Devices {
 		if err := c.ctx.Err(); err != nil {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -193,5 +194,50 @@ func TestCollectNoSys(t *testing.T) {
 	_, err := Collect(context.Background(), os.DirFS(t.TempDir()), io.Discard, Options{Source: "/empty"})
 	if !errors.Is(err, sysfs.ErrNoSys) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A bundle keeps what the doctor needs of a job (limits, NCCL/RDMA
+// variables) and the clock files, and no other environment variable.
+func TestCollectJobAndClock(t *testing.T) {
+	fsys := fstest.MapFS{
+		"sys/class/infiniband":     &fstest.MapFile{Mode: fs.ModeDir | 0o755},
+		"proc/uptime":              &fstest.MapFile{Data: []byte("94623.12 180000.40\n")},
+		"proc/stat":                &fstest.MapFile{Data: []byte("cpu  1 2 3\nintr 5\nbtime 1764300000\nprocesses 9\n")},
+		"proc/4242/limits":         &fstest.MapFile{Data: []byte("Limit                     Soft Limit           Hard Limit           Units     \nMax locked memory         65536                65536                bytes     \n")},
+		"proc/4242/environ":        &fstest.MapFile{Data: []byte("PATH=/bin\x00NCCL_IB_HCA=mlx5_0\x00AWS_SECRET_ACCESS_KEY=hunter2\x00CUDA_VISIBLE_DEVICES=0,1\x00")},
+		"proc/4242/cmdline":        &fstest.MapFile{Data: []byte("python3\x00train.py\x00")},
+		"proc/sys/kernel/hostname": &fstest.MapFile{Data: []byte("gpu017\n")},
+	}
+	var buf bytes.Buffer
+	meta, err := Collect(context.Background(), fsys, &buf, Options{Source: "/", PIDs: []int{4242, 77}, Now: func() time.Time { return time.Unix(1764400000, 0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rootfs.ReadBundle(&buf, "b.tar.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{
+		"proc/uptime":       "94623.12 180000.40\n",
+		"proc/stat":         "btime 1764300000\n",
+		"proc/4242/environ": "NCCL_IB_HCA=mlx5_0\x00CUDA_VISIBLE_DEVICES=0,1\x00",
+		"proc/4242/cmdline": "python3\x00train.py\x00",
+	} {
+		b, err := fs.ReadFile(got, p)
+		if err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v; want %q", p, b, err, want)
+		}
+	}
+	if b, _ := fs.ReadFile(got, "proc/4242/limits"); !bytes.Contains(b, []byte("Max locked memory")) {
+		t.Errorf("limits not kept: %q", b)
+	}
+	// The missing process is recorded, not fatal.
+	found := false
+	for _, e := range meta.Errors {
+		found = found || e.Path == "proc/77/limits"
+	}
+	if !found {
+		t.Errorf("missing pid not recorded: %+v", meta.Errors)
 	}
 }

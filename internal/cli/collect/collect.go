@@ -32,6 +32,9 @@ type Options struct {
 	// (bundle.Command); they run only when Root is the live "/", since
 	// they describe the machine that runs them, not a copied root.
 	Commands []bundle.Command
+	// PIDs are job processes whose limits, cmdline and NCCL/RDMA
+	// environment variables are saved (for the doctor's checks).
+	PIDs []int
 }
 
 // NewCmd builds the command; runF replaces the run function in tests.
@@ -78,6 +81,7 @@ The bundle is deterministic: the same node state gives the same bytes.`,
 	cmdutil.AddRootFlag(cmd, &opts.Root)
 	cmd.Flags().StringVar(&opts.Out, "out", "", "bundle file to write (FILE.tar.gz, or - for stdout)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite --out if it exists")
+	cmd.Flags().IntSliceVar(&opts.PIDs, "pid", nil, "also save proc/<pid>/limits, cmdline and the NCCL_/UCX_/CUDA_ environment of this job (repeatable)")
 	cmd.Flags().BoolVar(&opts.NoCommands, "no-commands", false, "do not run dmesg, ethtool -S and nvidia-smi topo -m (only with --root /)")
 	return cmd
 }
@@ -88,7 +92,7 @@ func run(ctx context.Context, o *Options) error {
 		return cmdutil.CannotRun(fmt.Errorf("cannot open root: %w", err))
 	}
 	defer rt.Close()
-	bo := bundle.Options{Source: o.Root, Now: o.F.Now, Version: o.F.Version}
+	bo := bundle.Options{Source: o.Root, Now: o.F.Now, Version: o.F.Version, PIDs: o.PIDs}
 	if filepath.Clean(o.Root) == "/" && !o.NoCommands {
 		bo.Commands, bo.NodeCommands = o.Commands, true
 	}
