@@ -126,7 +126,7 @@ func refScore(m *Matrix, given float64) float64 {
 type inferrer struct {
 	m         *Matrix
 	ps        []pairScore // all measured pairs; selections point into it
-	explained []bool // by index into Matrix.Pairs
+	explained []bool      // by index into Matrix.Pairs
 	lat       bool
 	topo      *Topology
 	refEv     finding.Evidence
