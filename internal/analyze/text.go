@@ -15,10 +15,17 @@ import (
 func WriteText(w io.Writer, sty report.Style, r *Report) {
 	segs := 0
 	for _, f := range r.Files {
-		segs += len(f.Segments)
+		for _, s := range f.Segments {
+			if s.Kind != KindUnknown {
+				segs++
+			}
+		}
 	}
 	verdict := report.VerdictLine(sty, "analyze", r.Findings)
-	if r.ExitCode == finding.ExitCannot {
+	switch {
+	case r.ExitCode == finding.ExitCannot && len(r.Findings) == 0:
+		verdict = "analyze: " + sty.Severity(finding.Critical, "NOT ANALYSED (exit 3)")
+	case r.ExitCode == finding.ExitCannot:
 		verdict += " — " + sty.Severity(finding.Critical, "some input could not be analysed (exit 3)")
 	}
 	fmt.Fprintf(w, "%s — %s, %s\n", verdict, plural(len(r.Files), "file", "files"), plural(segs, "output", "outputs"))

@@ -1,0 +1,154 @@
+package analyze_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/cli"
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+)
+
+func run(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	f := &cmdutil.Factory{
+		In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut,
+		Now:     func() time.Time { return time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC) },
+		Getenv:  func(string) string { return "" },
+		Environ: func() []string { return nil },
+		Version: "test",
+	}
+	code := cli.Run(f, args)
+	return out.String(), errOut.String(), code
+}
+
+const corpus = "../../analyze/testdata/"
+
+func TestAnalyzeText(t *testing.T) {
+	out, errOut, code := run(t, "", "analyze", corpus+"ibstat-cx6-ib-down-nccl-tests-128.txt", corpus+"dmesg-T-flaps.txt")
+	if code != 2 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{
+		"analyze: CRITICAL (1 critical, 1 warning) — 2 files, 2 outputs",
+		"lines 1-44      ibstat           3 HCAs, 3 ports (2 ACTIVE) — 1 critical",
+		"dmesg            5 kernel messages — 1 warning",
+		"CRITICAL port.disabled  mlx5_1 port 1",
+		"evidence: " + corpus + "ibstat-cx6-ib-down-nccl-tests-128.txt:27 = Physical state: Disabled",
+		"next:     ibportstate <lid> 1 enable",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestAnalyzeJSONFromStdin(t *testing.T) {
+	paste, err := os.ReadFile(corpus + "ibstat-ibpanic-gpud-752.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flaps, _ := os.ReadFile(corpus + "dmesg-T-flaps.txt")
+	out, _, code := run(t, strings.ReplaceAll(string(paste)+string(flaps), "\n", "\r\n"), "analyze", "--format", "json", "-")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
+	}
+	var doc struct {
+		Files []struct {
+			File     string
+			Segments []struct {
+				Kind, Lines, Summary string
+				Skipped              []string
+				Findings             []json.RawMessage
+			}
+		}
+		Findings []struct {
+			ID      string
+			Subject struct{ File string }
+		}
+		Verdict  string
+		ExitCode int `json:"exit_code"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Files) != 1 || doc.Files[0].File != "stdin" || len(doc.Files[0].Segments) != 3 {
+		t.Fatalf("files %+v", doc.Files)
+	}
+	ibstat := doc.Files[0].Segments[1]
+	if ibstat.Kind != "ibstat" || ibstat.Lines != "3-20" || ibstat.Summary != "1 HCA, 1 port (1 ACTIVE)" || !strings.Contains(strings.Join(ibstat.Skipped, "\n"), "stdin:20: the tool crashed here (ibpanic)") {
+		t.Errorf("ibstat segment %+v", ibstat)
+	}
+	if doc.Verdict != "warning" || doc.ExitCode != 1 || len(doc.Findings) != 1 || doc.Findings[0].ID != "kmsg.link_flap" || doc.Findings[0].Subject.File != "stdin" {
+		t.Errorf("verdict %q exit %d findings %+v", doc.Verdict, doc.ExitCode, doc.Findings)
+	}
+}
+
+func TestAnalyzeNotRecognised(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "frag.txt")
+	if err := os.WriteFile(p, []byte("State: Active\nPhysical state: LinkUp\nRate: 200\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := run(t, "", "analyze", p, filepath.Join(dir, "missing.txt"))
+	if code != 3 {
+		t.Fatalf("exit %d, want 3", code)
+	}
+	for _, want := range []string{"frag.txt: not recognised as the output of any tool ibdoctor reads; closest: ibstat (score 66/100)", "analyze: NOT ANALYSED (exit 3) — 2 files, 0 outputs", "missing.txt: could not be read: open "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Forcing the kind does not make a fragment parse: still exit 3.
+	if _, _, code := run(t, "", "analyze", "--kind", "ibstat", p); code != 3 {
+		t.Errorf("--kind ibstat on a fragment: exit %d, want 3", code)
+	}
+}
+
+func TestAnalyzeFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"analyze"}, 3, "give at least one FILE"},
+		{[]string{"analyze", "--kind", "ibstats", "x"}, 3, `--kind "ibstats" is not a known kind`},
+		{[]string{"analyze", "--line-rate", "-1", "x"}, 3, "must not be negative"},
+		{[]string{"analyze", "-", "-"}, 3, "standard input (-) can be read once"},
+		{[]string{"analyze", "--format", "yaml", "x"}, 3, "format"},
+		{[]string{"analyze", "--expect", "/nonexistent.yaml", corpus + "sminfo-master.txt"}, 3, "nonexistent.yaml"},
+	}
+	for _, tt := range tests {
+		_, errOut, code := run(t, "", tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.err) {
+			t.Errorf("%v: exit %d stderr %q, want %d and %q", tt.args, code, errOut, tt.code, tt.err)
+		}
+	}
+}
+
+func TestAnalyzeKindList(t *testing.T) {
+	out, _, code := run(t, "", "analyze", "--kind", "list")
+	if code != 0 || !strings.Contains(out, "ibv_devinfo") || !strings.Contains(out, "nccl-tests") || strings.Count(out, "\n") != 16 {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	out, _, _ = run(t, "", "analyze", "--kind", "list", "--format", "json")
+	var kinds []struct{ Kind, Description string }
+	if err := json.Unmarshal([]byte(out), &kinds); err != nil || len(kinds) != 16 {
+		t.Errorf("json kinds %v %v", kinds, err)
+	}
+}
+
+func TestAnalyzeLineRateJudgesPerftest(t *testing.T) {
+	out, _, code := run(t, "", "analyze", "--line-rate", "100", "--format", "json", corpus+"perftest132-write-a-gbits-cut.txt")
+	if code == 3 || !strings.Contains(out, `"perf.`) {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if strings.Contains(out, "bandwidth not judged") {
+		t.Errorf("--line-rate not passed on:\n%s", out)
+	}
+}
