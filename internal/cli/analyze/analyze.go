@@ -158,4 +158,3 @@ func listKinds(o *Options) error {
 	}
 	return tw.Flush()
 }
-
