@@ -17,9 +17,23 @@ check() { # package, forbidden import prefix...
 		fi
 	done
 }
-for p in ib pcie finding snapshot catalog; do
-	check "$mod/internal/$p" internal/sysfs internal/rootfs internal/cli internal/sim internal/bundle internal/rules internal/report
+sources="internal/sysfs internal/rootfs internal/bundle internal/sim internal/agent internal/store"
+outputs="internal/report internal/metrics internal/cli"
+# Domain types: import nothing that does I/O, judges or renders.
+for p in ib pcie finding snapshot catalog expect; do
+	check "$mod/internal/$p" $sources $outputs internal/rules internal/triage internal/trend internal/routing
 done
-check "$mod/internal/rules" internal/sysfs internal/rootfs internal/cli internal/sim internal/bundle internal/report
-check "$mod/internal/report" internal/sysfs internal/rootfs internal/rules internal/sim
+# Rules are pure functions over snapshots and parsed inputs: no sources,
+# no outputs.
+for p in rules triage trend routing; do
+	check "$mod/internal/$p" $sources $outputs
+done
+# Parsers of tool outputs: no sources, no outputs, no CLI.
+for p in kmsg topo ethtool ncclenv ibtools hcatext nccl perftest rates; do
+	check "$mod/internal/$p" $sources $outputs
+done
+# Outputs render findings and snapshots; they never judge or read.
+for p in report metrics; do
+	check "$mod/internal/$p" internal/sysfs internal/rootfs internal/bundle internal/sim internal/rules internal/triage internal/cli
+done
 exit $fail
