@@ -65,7 +65,10 @@ Then it names the culprit: a node slow with every partner (perf.node_slow),
 one slow pair (perf.pair_slow), and with a topology a leaf's uplinks
 (perf.link_slow) or a switch (perf.switch_slow). A pair is slow below
 --slow-fraction of the reference: the median over nodes of each node's best
-pair, or --expect.
+pair, or --expect. --repeat N runs each pair N times and keeps the median
+run, so one disturbed run does not make a pair look slow. Before the first
+round every agent is asked for its info: a wrong token or a backend the
+agent does not run stops with exit 3.
 
 Hosts file: one agent per line, address:port and an optional node name;
 '#' comments. Topology file: one host per line, "host leaf" or
@@ -78,6 +81,10 @@ still writes what was measured (to --out as well).`,
   # RDMA bandwidth with perftest on mlx5_0, leaf-to-leaf pairs only
   $ ibdoctor perf pairwise --hosts agents.txt --backend perftest --device mlx5_0 \
       --topology fabric.txt --pattern cross-leaf
+
+  # three runs per pair, flag pairs below 90% of 190 Gb/s (HDR)
+  $ ibdoctor perf pairwise --hosts agents.txt --backend perftest --device mlx5_0 \
+      --repeat 3 --expect 190 --slow-fraction 0.9
 
   # latency matrix as CSV, keep the raw results
   $ ibdoctor perf pairwise --hosts agents.txt --test lat --format csv --out lat.json`,
