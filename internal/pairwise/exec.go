@@ -52,5 +52,8 @@ type osProcess struct {
 	err  error
 }
 
+// Output implements Process.
 func (p *osProcess) Output() io.Reader { return p.out }
-func (p *osProcess) Wait() error       { <-p.done; return p.err }
+
+// Wait implements Process.
+func (p *osProcess) Wait() error { <-p.done; return p.err }

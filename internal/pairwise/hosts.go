@@ -22,6 +22,7 @@ type ParseError struct {
 	Err    error
 }
 
+// Error says source, line, what is wrong and the line itself.
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s line %d: %v (%q)", e.Source, e.Line, e.Err, e.Input)
 }

@@ -254,6 +254,7 @@ type AgentError struct {
 	Msg    string
 }
 
+// Error says the HTTP status and the agent's message.
 func (e *AgentError) Error() string { return fmt.Sprintf("agent answered %d: %s", e.Status, e.Msg) }
 
 // IsAuth says whether err is an agent refusing the token (401 or 403).

@@ -179,6 +179,7 @@ func (s *server) stopServer(w http.ResponseWriter, r *http.Request) {
 	}{port})
 }
 
+// ServeHTTP checks the token, then routes to the endpoints.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Token == "" {
 		writeError(w, http.StatusForbidden, "this agent has no token (start it with --token or IBDOCTOR_TOKEN); it runs no tests")
@@ -428,6 +429,7 @@ func (b *tailBuffer) add(l string) {
 	}
 }
 
+// String joins the kept lines with " | ".
 func (b *tailBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
