@@ -294,6 +294,9 @@ func (r *Runner) Preflight(ctx context.Context) []AgentProblem {
 			case !slices.Contains(info.Backends, r.Test.Backend):
 				probs[i] = &AgentProblem{Host: h, Fatal: true,
 					Err: fmt.Errorf("backend %s is not enabled there (enabled: %s)", r.Test.Backend, strings.Join(info.Backends, ", "))}
+			case info.MaxDurationMS > 0 && r.Test.DurationMS > info.MaxDurationMS:
+				probs[i] = &AgentProblem{Host: h, Fatal: true,
+					Err: fmt.Errorf("tests longer than %v are refused there", time.Duration(info.MaxDurationMS)*time.Millisecond)}
 			case info.Busy:
 				probs[i] = &AgentProblem{Host: h, Err: errors.New("busy with another test")}
 			}

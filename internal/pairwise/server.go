@@ -102,9 +102,10 @@ type ClientResponse struct {
 
 // InfoResponse describes what an agent can run.
 type InfoResponse struct {
-	Backends  []string `json:"backends"`
-	RateLimit float64  `json:"rate_limit_bytes_per_second,omitempty"`
-	Busy      bool     `json:"busy"`
+	Backends      []string `json:"backends"`
+	MaxDurationMS int64    `json:"max_duration_ms"`
+	RateLimit     float64  `json:"rate_limit_bytes_per_second,omitempty"`
+	Busy          bool     `json:"busy"`
 }
 
 // ErrorResponse is the body of every non-2xx answer.
@@ -198,7 +199,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) info(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, InfoResponse{Backends: s.opts.Backends, RateLimit: s.opts.RateLimit, Busy: len(s.busy) > 0})
+	writeJSON(w, http.StatusOK, InfoResponse{Backends: s.opts.Backends, MaxDurationMS: s.opts.MaxDuration.Milliseconds(),
+		RateLimit: s.opts.RateLimit, Busy: len(s.busy) > 0})
 }
 
 func (s *server) acquire(w http.ResponseWriter) bool {

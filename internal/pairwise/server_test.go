@@ -357,7 +357,7 @@ func TestInfoEndpoint(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(InfoResponse{Backends: []string{"tcp"}, RateLimit: 1e6}, info); d != "" {
+	if d := cmp.Diff(InfoResponse{Backends: []string{"tcp"}, MaxDurationMS: 60000, RateLimit: 1e6}, info); d != "" {
 		t.Errorf("(-want +got)\n%s", d)
 	}
 }

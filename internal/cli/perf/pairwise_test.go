@@ -266,6 +266,8 @@ func TestPairwisePreflight(t *testing.T) {
 			"line 2: agent node-51 (127.0.0.51:", "error: agent answered 401", "2 of 2 agents cannot run the tcp test"}},
 		{"backend not enabled", hosts, []string{"--token", "tok", "--backend", "perftest", "--device", "mlx5_0"}, 3, []string{
 			"error: backend perftest is not enabled there (enabled: tcp)"}},
+		{"longer than the agents allow", hosts, []string{"--token", "tok", "--duration", "2m"}, 3, []string{
+			"error: tests longer than 1m0s are refused there"}},
 		{"unreachable agent", dead, []string{"--token", "tok"}, 2, []string{
 			"line 4: agent node-53 (127.0.0.53:1): warning: "}},
 	}
