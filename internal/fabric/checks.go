@@ -170,12 +170,19 @@ func checkLinkDown(f *Fabric, opts Options) []finding.Finding {
 					continue
 				}
 				var pp *End
+				evs := []finding.Evidence{ev, {Source: "iblinkinfo", Value: f.EndName(x.e) + " " + stateText(p)}}
 				if x.okPeer {
 					pe := x.peer
 					pp = &pe
+					if q := f.PortOf(pe); q != nil && q.HaveState {
+						evs = append(evs, finding.Evidence{Source: "iblinkinfo", Value: f.EndName(pe) + " " + stateText(q)})
+					}
+					// One finding per planned link: its peer end is named,
+					// not reported again.
+					reported[pe] = true
 				}
-				report(x.e, pp, fmt.Sprintf("the plan cables it to %s", x.peerName), ev,
-					finding.Evidence{Source: "iblinkinfo", Value: f.EndName(x.e) + " " + stateText(p)})
+				report(x.e, pp, fmt.Sprintf("the plan cables it to %s", x.peerName), evs...)
+				break
 			}
 		}
 	}

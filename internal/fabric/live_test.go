@@ -361,3 +361,29 @@ func TestLiveIbsimCleanFatTrees(t *testing.T) {
 		})
 	}
 }
+
+// TestLiveIbsimMissingUplink: a leaf-spine cable missing from the net
+// file: the planned link is down at both ends (one finding), the tree is
+// asymmetric, the cable is missing in the diff.
+func TestLiveIbsimMissingUplink(t *testing.T) {
+	g, plan := generate(t, simfabric.Spec{Spines: 2, Leaves: 4, HostsPerLeaf: 2}, "missing:leaf1[3]")
+	s := startIbsim(t, g)
+	s.startSM("updn")
+	f := s.collect(t)
+	rfs, _, err := CheckRouting(f, routing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := notInfo(append(append(Check(f, Options{Plan: plan}), rfs...), Diff(f, plan)...))
+	want := []string{
+		"fabric.cable_missing leaf1[3] peer spine1[1]",
+		"fabric.link_down leaf1[3] peer spine1[1]",
+		"fabric.tree_asymmetric leaf1",
+	}
+	if d := cmp.Diff(want, brief(fs)); d != "" {
+		for _, x := range fs {
+			t.Logf("%s %s: %s", x.ID, x.Severity, x.Summary)
+		}
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
