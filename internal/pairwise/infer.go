@@ -75,7 +75,7 @@ func Infer(m *Matrix, opts InferOptions) []finding.Finding {
 		ps[i].slow = ps[i].score < frac*ref
 	}
 	f := &inferrer{m: m, ps: ps, explained: make([]bool, len(m.Pairs)), lat: lat, topo: opts.Topology,
-		refEv: finding.Evidence{Source: refSource, Value: fmt.Sprintf("%s; slow beyond %.0f%% of it: %s", formatScore(ref, lat), frac*100, formatScore(frac*ref, lat))}}
+		refEv: finding.Evidence{Source: refSource, Value: slowLine(ref, frac, lat)}}
 	out = append(out, f.switches()...)
 	out = append(out, f.nodes()...)
 	out = append(out, f.pairs()...)
@@ -390,6 +390,15 @@ func failures(m *Matrix) []finding.Finding {
 			finding.Evidence{Source: fmt.Sprintf("pairwise round %d: %s → %s", p.Round, p.A, p.B), Value: p.Error}))
 	}
 	return out
+}
+
+// slowLine states the reference and the line below (above, for latency)
+// which a pair is slow.
+func slowLine(ref, frac float64, lat bool) string {
+	if lat {
+		return fmt.Sprintf("%s; slow above %s (reference / %.2f)", formatScore(ref, lat), formatScore(frac*ref, lat), frac)
+	}
+	return fmt.Sprintf("%s; slow below %.0f%% of it: %s", formatScore(ref, lat), frac*100, formatScore(frac*ref, lat))
 }
 
 // formatScore prints a score in the test's unit.

@@ -155,7 +155,7 @@ func TestInferEvidence(t *testing.T) {
 	if f.Severity != finding.Critical || !strings.Contains(f.Summary, "n3 is slow with all 3 partners (median 10.00 Gb/s)") {
 		t.Errorf("summary %q severity %s", f.Summary, f.Severity)
 	}
-	if len(f.Evidence) != 4 || !strings.Contains(f.Evidence[0].Value, "slow beyond 80% of it") {
+	if len(f.Evidence) != 4 || !strings.Contains(f.Evidence[0].Value, "99.00 Gb/s; slow below 80% of it: 79.20 Gb/s") {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 }

@@ -81,3 +81,19 @@ func TestWriteJSONRoundTrip(t *testing.T) {
 		t.Errorf("JSON lacks the finding:\n%s", b.String())
 	}
 }
+
+func TestWriteTextLatency(t *testing.T) {
+	m := fullMatrix([]string{"gpu1", "gpu2", "gpu3", "gpu4"}, KindLat, func(a, b string) float64 {
+		if has("gpu2")(a, b) {
+			return 9.5
+		}
+		return 1.5
+	})
+	m.Pattern, m.Planned, m.Interrupted = "full", 6, true
+	m.Pairs = m.Pairs[:4] // stopped during round 2... of 3
+	var b bytes.Buffer
+	if err := WriteText(&b, Report{Matrix: m, Findings: Infer(m, InferOptions{})}, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "matrix_lat.txt", b.Bytes())
+}
