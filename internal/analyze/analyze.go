@@ -129,14 +129,30 @@ func AnalyzeText(name, text string, opts Options) File {
 		}
 	} else {
 		spans = Split(ls)
+		if k := whole(text); k != KindUnknown && len(spans) == 1 && spans[0].Kind == KindUnknown {
+			spans[0].Kind = k // a format without line headers (JSON reports)
+		}
 	}
 	fr := File{File: name, Segments: []Segment{}}
+	// HCA outputs first: what they show about the node (RDMA present, the
+	// slowest active port) informs the NCCL and perftest rules.
+	ctx := &context{}
+	segs := make([]*Segment, len(spans))
+	for pass := 0; pass < 2; pass++ {
+		for i, sp := range spans {
+			if isHCA(sp.Kind) != (pass == 0) || sp.Kind == KindUnknown && blank(ls[sp.Start-1:sp.End]) {
+				continue
+			}
+			seg := diagnose(name, ls, sp, opts, ctx)
+			segs[i] = &seg
+		}
+	}
 	var fabricSegs []int
-	for _, sp := range spans {
-		if sp.Kind == KindUnknown && blank(ls[sp.Start-1:sp.End]) {
+	for i, sp := range spans {
+		if segs[i] == nil {
 			continue
 		}
-		seg := diagnose(name, ls, sp, opts)
+		seg := *segs[i]
 		if sp.Kind == KindUnknown {
 			g := Closest(strings.Join(ls[sp.Start-1:sp.End], "\n"))
 			seg.Summary = "not recognised"
@@ -208,7 +224,38 @@ func segmentText(ls []string, sp Span) string {
 	return b.String()
 }
 
-func diagnose(file string, ls []string, sp Span, opts Options) Segment {
+// context is what earlier segments of a file tell later ones.
+type context struct {
+	// rdma says an HCA output showed RDMA devices.
+	rdma bool
+	// minRate is the slowest ACTIVE port's rate in Gb/s (0: none seen).
+	minRate float64
+	// rateFrom names where minRate came from.
+	rateFrom string
+}
+
+func isHCA(k Kind) bool {
+	return k == KindIBStat || k == KindIBStatus || k == KindDevinfo || k == KindRdma
+}
+
+// whole detects formats recognised only as a whole file.
+func whole(text string) Kind {
+	switch {
+	case perftest.Detect(text):
+		return KindPerftest
+	case nccl.DetectTestsOutput(text):
+		return KindNCCLTests
+	case nccl.DetectLog(text):
+		return KindNCCLLog
+	case kmsg.Detect(text):
+		return KindKernel
+	case topo.DetectNvidiaSMI(text):
+		return KindTopo
+	}
+	return KindUnknown
+}
+
+func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Segment {
 	seg := Segment{Kind: sp.Kind, Start: sp.Start, End: sp.End, Lines: fmt.Sprintf("%d-%d", sp.Start, sp.End), Findings: []finding.Finding{}, Skipped: []string{}}
 	if sp.Kind == KindUnknown {
 		return seg
@@ -217,7 +264,7 @@ func diagnose(file string, ls []string, sp Span, opts Options) Segment {
 	var err error
 	switch sp.Kind {
 	case KindIBStat, KindIBStatus, KindDevinfo, KindRdma:
-		err = diagnoseHCA(&seg, file, text, opts)
+		err = diagnoseHCA(&seg, file, text, opts, ctx)
 	case KindKernel:
 		err = diagnoseKernel(&seg, file, text, opts)
 	case KindTopo:
@@ -225,11 +272,11 @@ func diagnose(file string, ls []string, sp Span, opts Options) Segment {
 	case KindEthtool:
 		err = diagnoseEthtool(&seg, file, ls, sp)
 	case KindNCCLLog:
-		err = diagnoseNCCLLog(&seg, file, text)
+		err = diagnoseNCCLLog(&seg, file, text, ctx)
 	case KindNCCLTests:
-		err = diagnoseNCCLTests(&seg, file, text, opts)
+		err = diagnoseNCCLTests(&seg, file, text, opts, ctx)
 	case KindPerftest:
-		err = diagnosePerftest(&seg, file, text, opts)
+		err = diagnosePerftest(&seg, file, text, opts, ctx)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -261,17 +308,22 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-func diagnoseHCA(seg *Segment, file, text string, opts Options) error {
+func diagnoseHCA(seg *Segment, file, text string, opts Options, ctx *context) error {
 	res, err := hcaParsers[seg.Kind](strings.NewReader(text), file)
 	if err != nil {
 		return err
 	}
 	snap := res.Snap
+	ctx.rdma = true
 	active, counters, noPhys := 0, 0, []string{}
 	for _, d := range snap.Devices {
 		for _, p := range d.Ports {
 			if p.IsActive() {
 				active++
+				if p.Rate != nil && p.Rate.DeciGbps > 0 && (ctx.minRate == 0 || p.Rate.Gbps() < ctx.minRate) {
+					ctx.minRate = p.Rate.Gbps()
+					ctx.rateFrom = fmt.Sprintf("%s port %d in %s lines %s", d.Name, p.Number, seg.Kind, seg.Lines)
+				}
 			}
 			counters += len(p.HWCounters)
 			if p.State != nil && p.PhysState == nil {
@@ -285,10 +337,10 @@ func diagnoseHCA(seg *Segment, file, text string, opts Options) error {
 		seg.Skipped = append(seg.Skipped, "hw counters are totals since the driver loaded: their rates (retransmits, out_of_buffer, CNPs) need two samples, as 'ibdoctor agent' takes")
 	}
 	if len(noPhys) > 0 {
-		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: a port's state is judged with its physical state (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
-	fs := rules.Node(snap, opts.Expect)
+	fs := append(rules.Node(snap, opts.Expect), stateOnly(res, file)...)
 	for i := range fs {
 		for j := range fs[i].Evidence {
 			ev := &fs[i].Evidence[j]
@@ -438,12 +490,12 @@ func notes(seg *Segment, ns []string) {
 	}
 }
 
-func diagnoseNCCLLog(seg *Segment, file, text string) error {
+func diagnoseNCCLLog(seg *Segment, file, text string, ctx *context) error {
 	lg, err := nccl.ParseLog(strings.NewReader(text), file)
 	if err != nil {
 		return err
 	}
-	a := nccl.AnalyzeLog(lg, nccl.LogOptions{})
+	a := nccl.AnalyzeLog(lg, nccl.LogOptions{RDMAPresent: ctx.rdma})
 	seg.Summary = fmt.Sprintf("NCCL log of %s", plural(len(a.Procs), "process", "processes"))
 	if a.Version != "" {
 		seg.Summary += ", NCCL " + a.Version
@@ -453,19 +505,29 @@ func diagnoseNCCLLog(seg *Segment, file, text string) error {
 	return nil
 }
 
-func diagnoseNCCLTests(seg *Segment, file, text string, opts Options) error {
+// lineRate is --line-rate, else the slowest ACTIVE port an HCA output of
+// the same paste showed (noted in the segment).
+func lineRate(seg *Segment, opts Options, ctx *context) float64 {
+	if opts.LineRateGbps > 0 || ctx.minRate == 0 {
+		return opts.LineRateGbps
+	}
+	seg.Skipped = append(seg.Skipped, fmt.Sprintf("line rate %g Gb/s taken from %s (the slowest ACTIVE port); give --line-rate to override", ctx.minRate, ctx.rateFrom))
+	return ctx.minRate
+}
+
+func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *context) error {
 	out, err := nccl.ParseTests(strings.NewReader(text), file)
 	if err != nil {
 		return err
 	}
-	a := nccl.AnalyzeTests(out, nccl.TestsOptions{ExpectBusBW: opts.ExpectBusBW, LineRateGbps: opts.LineRateGbps})
+	a := nccl.AnalyzeTests(out, nccl.TestsOptions{ExpectBusBW: opts.ExpectBusBW, LineRateGbps: lineRate(seg, opts, ctx)})
 	seg.Summary = fmt.Sprintf("nccl-tests, %s", plural(len(a.Runs), "run", "runs"))
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)
 	if nccl.DetectLog(text) {
 		// NCCL_DEBUG=INFO lines inside the test output.
 		if lg, err := nccl.ParseLog(strings.NewReader(text), file); err == nil {
-			la := nccl.AnalyzeLog(lg, nccl.LogOptions{})
+			la := nccl.AnalyzeLog(lg, nccl.LogOptions{RDMAPresent: ctx.rdma})
 			seg.Summary += fmt.Sprintf(" with the NCCL log of %s", plural(len(la.Procs), "process", "processes"))
 			seg.Findings = append(seg.Findings, la.Findings...)
 			notes(seg, la.Notes)
@@ -474,12 +536,12 @@ func diagnoseNCCLTests(seg *Segment, file, text string, opts Options) error {
 	return nil
 }
 
-func diagnosePerftest(seg *Segment, file, text string, opts Options) error {
+func diagnosePerftest(seg *Segment, file, text string, opts Options, ctx *context) error {
 	rs, err := perftest.ParseAll(strings.NewReader(text), file)
 	if err != nil {
 		return err
 	}
-	a := perftest.Analyze(rs, perftest.Options{LineRateGbps: opts.LineRateGbps})
+	a := perftest.Analyze(rs, perftest.Options{LineRateGbps: lineRate(seg, opts, ctx)})
 	seg.Summary = "perftest, " + plural(len(rs), "test", "tests")
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)

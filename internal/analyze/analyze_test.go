@@ -40,7 +40,7 @@ var pieces = []piece{
 	{"ibnetdiscover-spineleaf.txt", KindNetDiscover, []string{"fabric.link_degraded/critical"}},
 	{"sminfo-master.txt", KindSMInfo, nil},
 	{"ibstatus-roce-after-topo-nccl-1866.txt", KindIBStatus, nil},
-	{"ibv_devinfo-port-down-deepep-60.txt", KindDevinfo, nil},
+	{"ibv_devinfo-port-down-deepep-60.txt", KindDevinfo, []string{"port.down/info"}},
 	{"rdma-link-polling-rccl-1423.txt", KindRdma, []string{"port.polling/info"}},
 	{"dmesg-gpu-node.txt", KindKernel, nil}, // findings checked in TestPieces
 }
@@ -364,5 +364,45 @@ func TestFabricOutputsJudgedTogether(t *testing.T) {
 	twice := AnalyzeText("t.txt", read(t, "sminfo-master.txt")+read(t, "ibnetdiscover-spineleaf.txt")+read(t, "sminfo-master.txt"), Options{})
 	if n := len(twice.Segments); n != 3 || !twice.Segments[2].Failed || !strings.Contains(twice.Segments[2].Skipped[0], "only the first is judged") {
 		t.Errorf("second sminfo: %+v", twice.Segments)
+	}
+}
+
+// ibv_devinfo without -v prints no physical state: a port that is not
+// ACTIVE is still reported, critical only when a like port is ACTIVE.
+func TestStateWithoutPhysState(t *testing.T) {
+	down := read(t, "ibv_devinfo-port-down-deepep-60.txt")
+	tests := []struct {
+		name string
+		text string
+		want []string
+	}{
+		{"alone", down, []string{"port.down/info"}},
+		{"beside an ACTIVE port of the same model and link layer",
+			strings.Replace(down, "link_layer:             InfiniBand", "link_layer:             Ethernet", 1) + "\n" + read(t, "ibv_devinfo-roce-h100-deepep-38.txt"),
+			[]string{"port.down/critical", "port.fw_mismatch/warning"}}, // 28.39 beside 28.42
+		{"ACTIVE only", read(t, "ibv_devinfo-roce-h100-deepep-38.txt"), []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fr := AnalyzeText("d.txt", tt.text, Options{})
+			var got []string
+			for _, s := range fr.Segments {
+				got = append(got, ids(s.Findings)...)
+				for _, f := range s.Findings {
+					if f.ID != "port.down" {
+						continue
+					}
+					if f.Evidence[0].Source != "d.txt:13" || f.Evidence[0].Value != "state:                  PORT_DOWN (1)" {
+						t.Errorf("evidence %+v", f.Evidence)
+					}
+				}
+			}
+			if got == nil {
+				got = []string{}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("findings %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
