@@ -136,7 +136,7 @@ func ErrorRates(in Input, th Thresholds) []finding.Finding {
 				continue
 			}
 			f := catalog.New(r.id, subject(in.Host, p),
-				fmt.Sprintf("%s port %d: %s %s", p.Device, p.Port, r.what, strings.Join(reasons, "; ")), ev...)
+				fmt.Sprintf("%s port %d: %s: %s", p.Device, p.Port, r.what, strings.Join(reasons, "; ")), ev...)
 			out = append(out, f)
 		}
 	}

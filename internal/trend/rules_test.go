@@ -264,3 +264,30 @@ func TestCongestion(t *testing.T) {
 		t.Errorf("saturated xmit_wait not reported: %v", ids(got))
 	}
 }
+
+func TestGrowthFinding(t *testing.T) {
+	in := Input{Host: "gpu017", History: series(n, func(i int) []Port {
+		v := uint64(0)
+		if i > 20 {
+			v = uint64(i-20) * 3 // +60 in the last window, 0 before
+		}
+		return []Port{port("mlx5_2", 1, 400, ctr("port_rcv_errors", v))}
+	})}
+	fs := ErrorRates(in, Defaults())
+	if len(fs) != 1 {
+		t.Fatalf("got %v", ids(fs))
+	}
+	f := fs[0]
+	want := "mlx5_2 port 1: receive errors: 12/min above the limit of 10/min; grew from 0 to 60 versus the preceding 5m0s (more than 10×)"
+	if f.Summary != want {
+		t.Errorf("summary\n got %q\nwant %q", f.Summary, want)
+	}
+	wantEv := []string{"sys/class/infiniband/mlx5_2/ports/1/counters/port_rcv_errors: +60 in 5m0s (12/min)", "preceding window: +0 in 5m0s"}
+	var gotEv []string
+	for _, e := range f.Evidence {
+		gotEv = append(gotEv, e.Source+": "+e.Value)
+	}
+	if diff := cmp.Diff(wantEv, gotEv); diff != "" {
+		t.Errorf("evidence (-want +got):\n%s", diff)
+	}
+}
