@@ -137,13 +137,16 @@ func (f *Fabric) hasMaster() bool {
 func checkLinkDown(f *Fabric, opts Options) []finding.Finding {
 	var out []finding.Finding
 	reported := map[End]bool{}
-	report := func(e End, peer *End, why string, ev ...finding.Evidence) {
+	// report adds a finding for e unless one exists; it says whether it
+	// added one.
+	report := func(e End, peer *End, why string, ev ...finding.Evidence) bool {
 		if reported[e] {
-			return
+			return false
 		}
 		reported[e] = true
 		out = append(out, catalog.New("fabric.link_down", f.subject(e, peer),
 			fmt.Sprintf("%s is %s; %s", f.EndName(e), stateText(f.PortOf(e)), why), ev...))
+		return true
 	}
 	if opts.Plan != nil {
 		r := newResolver(f)
@@ -227,31 +230,47 @@ func checkLinkDown(f *Fabric, opts Options) []finding.Finding {
 					if peer, _, ok := f.Peer(e); ok {
 						pp = &peer
 					}
-					report(e, pp, "the link is up physically but the subnet manager has not made it Active",
-						finding.Evidence{Source: "iblinkinfo", Value: f.EndName(e) + " " + stateText(&p)})
+					if report(e, pp, "the link is up physically but the subnet manager has not made it Active",
+						finding.Evidence{Source: "iblinkinfo", Value: f.EndName(e) + " " + stateText(&p)}) {
+						// Traffic cannot pass, but the cable is fine: the SM
+						// is the one to look at.
+						out[len(out)-1].Severity = finding.Warning
+					}
 				}
 			}
-		}
-	}
-	for i := range out {
-		if strings.Contains(out[i].Summary, "subnet manager has not") {
-			out[i].Severity = finding.Warning
 		}
 	}
 	return out
 }
 
 // endByGUID maps an end of another model (a baseline) into f by node GUID,
-// falling back to the ibnetdiscover ID.
+// falling back to the ibnetdiscover ID (or the description when the
+// topology came from iblinkinfo).
 func (f *Fabric) endByGUID(other *Fabric, e End) (End, bool) {
-	on := &other.Nodes[e.Node]
-	for i := range f.Nodes {
-		n := &f.Nodes[i]
-		if (on.GUID != 0 && n.GUID == on.GUID) || (on.GUID == 0 && n.ID == on.ID) {
-			return End{i, e.Port}, true
+	if f.byKey == nil {
+		f.byKey = make(map[string]int, len(f.Nodes))
+		for i := range f.Nodes {
+			k := nodeKey(&f.Nodes[i])
+			if _, dup := f.byKey[k]; !dup {
+				f.byKey[k] = i
+			}
 		}
 	}
-	return End{}, false
+	if e.Node < 0 || e.Node >= len(other.Nodes) {
+		return End{}, false
+	}
+	i, ok := f.byKey[nodeKey(&other.Nodes[e.Node])]
+	return End{i, e.Port}, ok
+}
+
+func nodeKey(n *Node) string {
+	if n.GUID != 0 {
+		return "g" + guidText(n.GUID)
+	}
+	if n.ID != "" {
+		return "i" + n.ID
+	}
+	return "d" + n.Desc
 }
 
 // linkRate returns a link's width and speed from ibnetdiscover, else from

@@ -32,8 +32,10 @@ type Fabric struct {
 	// Gaps lists what could not be queried or parsed.
 	Gaps []Gap `json:"gaps"`
 
-	// peers indexes Links by end (built on first use).
+	// peers indexes Links by end, byKey nodes by GUID/ID (built on first
+	// use).
 	peers map[End]int
+	byKey map[string]int
 }
 
 // Gap is one thing the collection could not provide.
@@ -280,6 +282,9 @@ func Build(raw *Raw) *Fabric {
 			}
 		}
 	}
+	// Build the indexes now, so the checks only read the model.
+	f.Peer(End{-1, -1})
+	f.endByGUID(f, End{})
 	return f
 }
 
