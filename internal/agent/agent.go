@@ -162,6 +162,10 @@ func (a *Agent) Sample(ctx context.Context) error {
 	defer a.mu.Unlock()
 	start := time.Now()
 	up := map[string]bool{}
+	// A read may not outlast the interval: a hung device file then shows as
+	// a failed sample (and a stale /healthz), not as a stuck agent.
+	ctx, cancel := context.WithTimeout(ctx, a.opts.Interval)
+	defer cancel()
 	snap, err := a.opts.Read(ctx)
 	up["sysfs"] = err == nil
 	if err != nil {

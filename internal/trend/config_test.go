@@ -1,6 +1,7 @@
 package trend
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +67,45 @@ func TestDocsCoverEveryKey(t *testing.T) {
 	}
 }
 
+func TestConfigFiles(t *testing.T) {
+	for _, tt := range []struct {
+		file    string
+		check   func(Thresholds) bool
+		wantErr string
+	}{
+		{"testdata/defaults.yaml", func(th Thresholds) bool { return th == Defaults() }, ""},
+		{"../../deploy/agent-config.example.yaml", func(th Thresholds) bool { return th == Defaults() }, ""},
+		{"testdata/partial.yaml", func(th Thresholds) bool {
+			return th.Window == Duration(2*time.Minute) && th.FlapCritical == 5 && th.FlapWarning == 1
+		}, ""},
+		{"testdata/unknown-key.yaml", nil, "testdata/unknown-key.yaml: yaml: unmarshal errors:\n  line 2: field windw not found"},
+	} {
+		f, err := os.Open(tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th, err := LoadConfig(tt.file, f)
+		f.Close()
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: err = %v, want %q", tt.file, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !tt.check(th) {
+			t.Errorf("%s: %+v, %v", tt.file, th, err)
+		}
+	}
+}
+
 func FuzzLoadConfig(f *testing.F) {
+	for _, name := range []string{"testdata/defaults.yaml", "testdata/partial.yaml", "testdata/unknown-key.yaml"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(data))
+	}
 	f.Add("window: 2m\nsymbol_ber_max: 1e-10\n")
 	f.Add("flap_warning: 2\nflap_critical: 4\nxmit_wait_tick: 8ns\n")
 	f.Add("- 1\n")
