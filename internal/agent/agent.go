@@ -162,9 +162,10 @@ func (a *Agent) Sample(ctx context.Context) error {
 	defer a.mu.Unlock()
 	start := time.Now()
 	up := map[string]bool{}
-	// A read may not outlast the interval: a hung device file then shows as
-	// a failed sample (and a stale /healthz), not as a stuck agent.
-	ctx, cancel := context.WithTimeout(ctx, a.opts.Interval)
+	// A read may not outlast the interval (nor 10 s, for short intervals on
+	// a loaded host): a hung device file then shows as a failed sample and a
+	// stale /healthz, not as a stuck agent.
+	ctx, cancel := context.WithTimeout(ctx, max(a.opts.Interval, 10*time.Second))
 	defer cancel()
 	snap, err := a.opts.Read(ctx)
 	up["sysfs"] = err == nil
