@@ -173,7 +173,7 @@ func TestMessyPastes(t *testing.T) {
 		{"debug noise between outputs", ibstat + "ibwarn: [168988] umad_init: umad_init\n+ dmesg -T\n" + dmesg,
 			[]Kind{KindIBStat, KindKernel}, []string{"port.disabled", "kmsg.link_flap"}, "tool diagnostic"},
 		{"prompt before ethtool names the netdev", "$ ethtool -S ens1f0np0\n" + read(t, "mlx5-roce-pfc-storm.txt"),
-			[]Kind{KindUnknown, KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, ""},
+			[]Kind{KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, ""},
 		{"ethtool with junk lines", read(t, "mlx5-roce-pfc-storm.txt") + "     rx_prio3_pause_transition\n",
 			[]Kind{KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, "not a \"name: counter\" line"},
 	}
@@ -404,5 +404,66 @@ func TestStateWithoutPhysState(t *testing.T) {
 				t.Errorf("findings %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// What an HCA output in the paste shows informs the other rules.
+func TestPasteContext(t *testing.T) {
+	ibstat := read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")
+	log := read(t, "nccl952-socket-channels.log")
+	sev := func(fr File, id string) string {
+		for _, s := range fr.Segments {
+			for _, f := range s.Findings {
+				if f.ID == id {
+					return string(f.Severity)
+				}
+			}
+		}
+		return ""
+	}
+	if got := sev(AnalyzeText("l", log, Options{}), "nccl.socket_fallback"); got != "warning" {
+		t.Errorf("log alone: socket_fallback %q, want warning", got)
+	}
+	if got := sev(AnalyzeText("l", ibstat+log, Options{}), "nccl.socket_fallback"); got != "critical" {
+		t.Errorf("log after ibstat: socket_fallback %q, want critical (RDMA devices exist)", got)
+	}
+	perf := AnalyzeText("p", ibstat+read(t, "perftest132-write-a-gbits-cut.txt"), Options{})
+	last := perf.Segments[len(perf.Segments)-1]
+	if !strings.Contains(strings.Join(last.Skipped, "\n"), "line rate 200 Gb/s taken from mlx5_0 port 1 in ibstat lines 1-44") {
+		t.Errorf("perftest after ibstat: %+v", last)
+	}
+	forced := AnalyzeText("p", ibstat+read(t, "perftest132-write-a-gbits-cut.txt"), Options{LineRateGbps: 100})
+	if strings.Contains(strings.Join(forced.Segments[len(forced.Segments)-1].Skipped, "\n"), "taken from") {
+		t.Error("--line-rate did not override the paste's rate")
+	}
+}
+
+// JSON reports have no line headers: the whole file is recognised.
+func TestWholeFileJSON(t *testing.T) {
+	for file, want := range map[string]Kind{"k8s-e2e-write-bw.json": KindPerftest, "util-cu-writer-2rank.json": KindNCCLTests} {
+		fr := AnalyzeText(file, read(t, file), Options{})
+		if len(fr.Segments) != 1 || fr.Segments[0].Kind != want || fr.Segments[0].Failed {
+			t.Errorf("%s: %+v, want one %s segment", file, fr.Segments, want)
+		}
+	}
+}
+
+func TestIsPrompt(t *testing.T) {
+	for line, want := range map[string]bool{
+		"$ ibstat": true,
+		"[root@node3 bin]# ib_write_bw -a -d mlx5_0": true,
+		"root@f51fec68bf55:~# ibv_devinfo":           true,
+		"user@gpu17:/tmp$ ethtool -S ens1f0":         true,
+		"# ibstat":                                   true,
+		"+ ibstat":                                   true,
+		"# Using devices":                            false,
+		"# nThread 1 nGpus 8":                        false,
+		"        State: Active":                      false,
+		"[    1.234] mlx5_core 0000:17:00.0: x":      false,
+		"gpu1:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>": false,
+	} {
+		if got := isPrompt(line); got != want {
+			t.Errorf("isPrompt(%q) = %v, want %v", line, got, want)
+		}
 	}
 }

@@ -187,6 +187,42 @@ func compatible(k, m Kind) bool {
 	return k == m || k == KindNCCLTests && m == KindNCCLLog || k == KindPerftest && m == KindNCCLLog
 }
 
+// isPrompt says whether a line is a shell prompt with a command ("$ ibstat",
+// "[root@gpu17 ~]# dmesg -T", "user@host:~$ ethtool -S ens1", "# ibstat",
+// or `set -x`'s "+ ibstat"): it belongs to the output that follows it.
+func isPrompt(l string) bool {
+	t := strings.TrimSpace(l)
+	switch {
+	case strings.HasPrefix(t, "$ ") || strings.HasPrefix(t, "+ "):
+		return len(t) > 2
+	case strings.HasPrefix(t, "# "):
+		// "# ibstat" (a root prompt), not a "# nThread" comment line.
+		w := strings.Fields(t[2:])
+		if len(w) == 0 {
+			return false
+		}
+		for _, c := range promptCommands {
+			if strings.HasPrefix(w[0], c) {
+				return true
+			}
+		}
+		return false
+	case strings.HasPrefix(t, "[") && (strings.Contains(t, "]# ") || strings.Contains(t, "]$ ")):
+		return strings.Contains(t[:strings.IndexByte(t, ']')], "@")
+	}
+	at := strings.IndexByte(t, '@')
+	colon := strings.IndexByte(t, ':')
+	if at <= 0 || colon < at {
+		return false
+	}
+	rest := t[colon:]
+	i := strings.IndexAny(rest, "#$")
+	return i > 0 && i+1 < len(rest) && rest[i+1] == ' ' && !strings.Contains(rest[:i], " ")
+}
+
+// promptCommands start the commands a root prompt "# …" is recognised by.
+var promptCommands = []string{"ib", "rdma", "dmesg", "journalctl", "nvidia-smi", "ethtool", "mpirun", "srun", "all_", "perfquery", "dump_fts", "sminfo", "saquery", "cat", "sudo", "./", "show_gids", "mlx"}
+
 // Split cuts a paste into spans, one per tool output, at the headers only
 // one tool prints and where runs of alike lines (kernel log, NCCL log)
 // begin and end. Spans cover every line in order; lines before the first
@@ -196,6 +232,16 @@ func Split(ls []string) []Span {
 	var out []Span
 	cur := Span{Kind: KindUnknown, Start: 1}
 	open := func(k Kind, start int) {
+		// A prompt (and blank lines) right above starts the new output.
+		for p := start - 1; (p > cur.Start || p == cur.Start && cur.Kind == KindUnknown) && p >= start-3; p-- {
+			if isPrompt(ls[p-1]) {
+				start = p
+				break
+			}
+			if strings.TrimSpace(ls[p-1]) != "" {
+				break
+			}
+		}
 		if start > cur.Start {
 			cur.End = start - 1
 			out = append(out, cur)
