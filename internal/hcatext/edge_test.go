@@ -2,6 +2,7 @@ package hcatext
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,3 +136,35 @@ func FuzzParseIBStat(f *testing.F)   { fuzzParser(f, ParseIBStat) }
 func FuzzParseIBStatus(f *testing.F) { fuzzParser(f, ParseIBStatus) }
 func FuzzParseDevinfo(f *testing.F)  { fuzzParser(f, ParseDevinfo) }
 func FuzzParseRdma(f *testing.F)     { fuzzParser(f, ParseRdma) }
+
+func TestRdmaRepeatedPortKeepsLaterValue(t *testing.T) {
+	r, err := ParseRdma(strings.NewReader("link mlx5_0/1 out_of_buffer 7\nlink mlx5_0/1 out_of_buffer 9\n"), "twice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Snap.Port("mlx5_0", 1)
+	if c, ok := p.HWCounter("out_of_buffer"); len(p.HWCounters) != 1 || !ok || c.Value != 9 {
+		t.Errorf("counters %+v", p.HWCounters)
+	}
+}
+
+// BenchmarkParseIBStat parses a 64-HCA ibstat (a large node pasted whole).
+func BenchmarkParseIBStat(b *testing.B) {
+	one, err := os.ReadFile("testdata/ibstat-cx6dx-roce-l2fwd-nv-6.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	for i := 0; i < 32; i++ {
+		sb.WriteString(strings.NewReplacer("'mlx5_0'", fmt.Sprintf("'mlx5_%d'", 2*i), "'mlx5_1'", fmt.Sprintf("'mlx5_%d'", 2*i+1)).Replace(string(one)))
+	}
+	in := sb.String()
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := ParseIBStat(strings.NewReader(in), "bench")
+		if err != nil || len(r.Snap.Devices) != 64 {
+			b.Fatalf("%v %d", err, len(r.Snap.Devices))
+		}
+	}
+}

@@ -3,6 +3,7 @@ package hcatext
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -155,8 +156,14 @@ func (r *Result) rdmaField(p *snapshot.Port, k, v string, n int, line string) er
 		if err != nil {
 			return fmt.Errorf("counter %s: bad value %q", k, v)
 		}
-		spec := ib.HWCounterSpec(k)
-		p.HWCounters = append(p.HWCounters, snapshot.Counter{Name: k, Value: x, Spec: spec})
+		c := snapshot.Counter{Name: k, Value: x, Spec: ib.HWCounterSpec(k)}
+		// A port shown twice (two pastes of the same command) keeps the
+		// later value.
+		if i := slices.IndexFunc(p.HWCounters, func(o snapshot.Counter) bool { return o.Name == k }); i >= 0 {
+			p.HWCounters[i] = c
+		} else {
+			p.HWCounters = append(p.HWCounters, c)
+		}
 		r.note(portPath(p.Device, p.Number, "hw_counters/"+k), n, line)
 	}
 	return nil
