@@ -322,16 +322,25 @@ func roceNetDevs(s *snapshot.Snapshot) []string {
 // Run samples at once and then every interval until ctx ends. Failed
 // samples are logged and retried at the next interval.
 func (a *Agent) Run(ctx context.Context) error {
+	if err := a.Sample(ctx); err != nil && ctx.Err() == nil {
+		a.opts.Logf("%v", err)
+	}
+	return a.Tick(ctx)
+}
+
+// Tick samples every interval, starting one interval from now, until ctx
+// ends (for callers that took the first sample themselves).
+func (a *Agent) Tick(ctx context.Context) error {
 	t := time.NewTicker(a.opts.Interval)
 	defer t.Stop()
 	for {
-		if err := a.Sample(ctx); err != nil && ctx.Err() == nil {
-			a.opts.Logf("%v", err)
-		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		}
+		if err := a.Sample(ctx); err != nil && ctx.Err() == nil {
+			a.opts.Logf("%v", err)
 		}
 	}
 }

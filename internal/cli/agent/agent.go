@@ -5,6 +5,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/pairwise"
 	"github.com/ibdoctor/ibdoctor/internal/rootfs"
 	"github.com/ibdoctor/ibdoctor/internal/store"
+	"github.com/ibdoctor/ibdoctor/internal/sysfs"
 	"github.com/ibdoctor/ibdoctor/internal/trend"
 )
 
@@ -154,6 +156,13 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
+	// The first sample is taken before listening: a root without sys/ is
+	// unusable (exit 3); any other failure is retried every interval.
+	if err := a.Sample(ctx); errors.Is(err, sysfs.ErrNoSys) {
+		return cmdutil.CannotRun(fmt.Errorf("%s: %w", o.Root, err))
+	} else if err != nil {
+		log.logf("%v", err)
+	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return cmdutil.CannotRun(err)
@@ -168,7 +177,7 @@ func Run(ctx context.Context, o *Options) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = a.Run(ctx)
+		_ = a.Tick(ctx)
 	}()
 	err = agent.Serve(ctx, ln, a.Handler(agent.HandlerOptions{Token: o.Token, Perf: perf}))
 	stop()

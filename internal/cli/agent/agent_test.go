@@ -80,6 +80,7 @@ func TestRunErrors(t *testing.T) {
 		{"config with an unknown key", Options{Root: dir, Config: bad, Interval: time.Second, Listen: "127.0.0.1:0"}, "agent.yaml: yaml: unmarshal errors:\n  line 2: field windw not found"},
 		{"missing root", Options{Root: filepath.Join(dir, "nope"), Interval: time.Second, Listen: "127.0.0.1:0"}, "cannot open root"},
 		{"missing config", Options{Root: dir, Config: filepath.Join(dir, "none.yaml"), Interval: time.Second}, "none.yaml"},
+		{"root without sys/", Options{Root: dir, Interval: time.Second, Listen: "127.0.0.1:0"}, "root has no sys/ directory"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f, _ := factory(nil)
