@@ -59,18 +59,24 @@ type Break struct {
 	// lowest of them (at most Options.MaxExamples).
 	LIDs     int
 	Examples []uint16
-	// Pairs is how many CA-port → destination-LID pairs (CA destinations
-	// only) are lost here; SwitchRoutes how many switch → LID routes (any
-	// destination) end here.
-	Pairs        int64
-	SwitchRoutes int64
-	// ExampleSource is a CA node that cannot reach Examples[0] because of
+	// Pairs is how many CA-port → CA-LID pairs are lost here;
+	// ManagementPairs how many CA-port → switch-LID pairs (LID-routed
+	// management: perfquery, ibqueryerrors); SwitchRoutes how many switch →
+	// LID routes (any destination) end here. A break with neither kind of
+	// pair only affects routes between switches, which up/down engines
+	// (updn, ftree) leave out on purpose: it is not reported.
+	Pairs           int64
+	ManagementPairs int64
+	SwitchRoutes    int64
+	// ExampleSource is a CA node that cannot reach ExampleLID because of
 	// this break (-1 when only switches are affected), ExampleSourcePort
 	// its port.
 	ExampleSource     int
 	ExampleSourcePort int
+	ExampleLID        uint16
 
-	last int // last destination LID counted
+	last      int  // last destination LID counted
+	exampleCA bool // ExampleLID is a CA's
 }
 
 // Detour is a switch that sends destinations off every shortest path
@@ -385,13 +391,17 @@ func (g *Graph) Analyze(opts Options) *Result {
 				b.SwitchRoutes++
 				if destIsCA {
 					b.Pairs += srcs(s)
-					if b.ExampleSource < 0 && srcs(s) > 0 && b.Examples[0] == uint16(lid) {
-						for _, p := range g.caAt[s] {
-							if p != destPort {
-								ref := g.ref(p)
-								b.ExampleSource, b.ExampleSourcePort = ref.Node, ref.Port
-								break
-							}
+				} else {
+					b.ManagementPairs += srcs(s)
+				}
+				// The example prefers a CA destination over a switch LID.
+				if srcs(s) > 0 && (b.ExampleSource < 0 || destIsCA && !b.exampleCA) {
+					for _, p := range g.caAt[s] {
+						if p != destPort {
+							ref := g.ref(p)
+							b.ExampleSource, b.ExampleSourcePort = ref.Node, ref.Port
+							b.ExampleLID, b.exampleCA = uint16(lid), destIsCA
+							break
 						}
 					}
 				}

@@ -24,6 +24,9 @@ func (r *Result) Findings() []finding.Finding {
 	g, f := r.g, r.g.f
 	var out []finding.Finding
 	for _, b := range r.Breaks {
+		if b.Pairs == 0 && b.ManagementPairs == 0 {
+			continue // switch-to-switch only: up/down engines omit these
+		}
 		out = append(out, r.breakFinding(b))
 	}
 	for _, d := range r.Detours {
@@ -96,12 +99,13 @@ func (r *Result) breakFinding(b Break) finding.Finding {
 	dests := fmt.Sprintf("%d destination LID%s (%s)", b.LIDs, plural(b.LIDs), list)
 	lost := ""
 	if b.ExampleSource >= 0 {
-		lost = fmt.Sprintf(": %s cannot reach %s", f.Nodes[b.ExampleSource].Name(), g.lidName(b.Examples[0]))
+		lost = fmt.Sprintf(": %s cannot reach %s", f.Nodes[b.ExampleSource].Name(), g.lidName(b.ExampleLID))
 		if b.Pairs > 1 {
 			lost += fmt.Sprintf(", %d CA pairs in all", b.Pairs)
 		}
-	} else {
-		lost = fmt.Sprintf(": %d switch routes end there", b.SwitchRoutes)
+		if b.ManagementPairs > 0 {
+			lost += fmt.Sprintf(", %d CA-to-switch (management) pairs", b.ManagementPairs)
+		}
 	}
 	var ev []finding.Evidence
 	id := "fabric.route_missing"
@@ -140,7 +144,13 @@ func (r *Result) breakFinding(b Break) finding.Finding {
 			ev = append(ev, finding.Evidence{Source: lftSource(n), Value: fmt.Sprintf("lid 0x%04x (%s) -> %s", l, g.lidName(l), portText(g.lft(int32(b.Node), int(l))))})
 		}
 	}
-	return catalog.New(id, nodeSubject(n), summary, ev...)
+	fd := catalog.New(id, nodeSubject(n), summary, ev...)
+	if b.Pairs == 0 {
+		// Only switch LIDs: data traffic flows, LID-routed management
+		// (perfquery, ibqueryerrors, SA-less tools) to those switches fails.
+		fd.Severity = finding.Warning
+	}
+	return fd
 }
 
 func portText(p uint8) string {
