@@ -41,27 +41,28 @@ func (a *agg) add(b agg) {
 // unknown and skipped (a reset starts a new series; no false alarm).
 func sumWindow(h []Sample, dev string, port int, src Source, name string, from, to time.Time) agg {
 	var a agg
-	var prev *Reading
+	var prev uint64
+	var havePrev bool
 	var prevT time.Time
 	for i := range h {
 		s := &h[i]
 		if s.T.Before(from) || s.T.After(to) {
-			prev = nil
+			havePrev = false
 			continue
 		}
 		p := s.Port(dev, port)
 		if p == nil {
-			prev = nil
+			havePrev = false
 			continue
 		}
 		r, ok := p.Reading(src, name)
 		if !ok {
-			prev = nil
+			havePrev = false
 			continue
 		}
-		if prev != nil {
+		if havePrev {
 			a.pairs++
-			inc, st := rates.Increase(r.Spec(), prev.Value, r.Value)
+			inc, st := rates.Increase(r.Spec(), prev, r.Value)
 			switch {
 			case st.Known():
 				a.inc += float64(inc)
@@ -72,8 +73,7 @@ func sumWindow(h []Sample, dev string, port int, src Source, name string, from, 
 				a.resets++
 			}
 		}
-		rr := r
-		prev, prevT = &rr, s.T
+		prev, prevT, havePrev = r.Value, s.T, true
 	}
 	return a
 }
