@@ -418,7 +418,7 @@ func diagnoseTopo(seg *Segment, file, text string) error {
 // diagnoseEthtool keeps the "name: value" lines of an `ethtool -S` paste
 // (prompts and wrapped junk are listed as skipped) and judges them.
 func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span) error {
-	keep := make([]string, len(ls[:sp.End]))
+	keep := make([]string, sp.End) // lines outside the segment stay blank
 	var bad []int
 	netdev := ""
 	if sp.Start > 1 {

@@ -467,3 +467,24 @@ func TestIsPrompt(t *testing.T) {
 		}
 	}
 }
+
+// ibstat run on several hosts and pasted together: each host's output is
+// its own segment, not one node with ports merged.
+func TestRepeatedDeviceStartsNewSegment(t *testing.T) {
+	one := read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")
+	for _, tt := range []struct {
+		name string
+		text string
+		kind Kind
+	}{
+		{"ibstat", "$ ssh gpu1 ibstat\n" + one + "$ ssh gpu2 ibstat\n" + one, KindIBStat},
+		{"ibv_devinfo", read(t, "ibv_devinfo-roce-h100-deepep-38.txt") + "\n" + read(t, "ibv_devinfo-roce-h100-deepep-38.txt"), KindDevinfo},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fr := AnalyzeText("hosts.txt", tt.text, Options{})
+			if len(fr.Segments) != 2 || fr.Segments[0].Kind != tt.kind || fr.Segments[1].Kind != tt.kind || fr.Segments[0].Summary != fr.Segments[1].Summary {
+				t.Errorf("segments %+v", fr.Segments)
+			}
+		})
+	}
+}

@@ -181,6 +181,24 @@ func member(l string) Kind {
 	return KindUnknown
 }
 
+// deviceName returns the device (and port) an HCA output's header names:
+// "mlx5_0" of "CA 'mlx5_0'", "mlx5_0/1" of ibstatus' block header.
+func deviceName(k Kind, l string) string {
+	t := strings.TrimSpace(l)
+	switch k {
+	case KindIBStat:
+		return strings.TrimSuffix(strings.TrimPrefix(t, "CA '"), "'")
+	case KindIBStatus:
+		f := strings.Fields(t)
+		if len(f) >= 5 {
+			return f[2] + "/" + f[4]
+		}
+	case KindDevinfo:
+		return strings.TrimSpace(strings.TrimPrefix(t, "hca_id:"))
+	}
+	return ""
+}
+
 // compatible says whether a line of kind m may sit inside a segment of kind
 // k without starting a new one.
 func compatible(k, m Kind) bool {
@@ -248,6 +266,9 @@ func Split(ls []string) []Span {
 		}
 		cur = Span{Kind: k, Start: start}
 	}
+	// Device names seen in the current HCA segment: a name seen again is
+	// the next host's output (ibstat run over ssh on many nodes).
+	seen := map[string]bool{}
 	for i := range ls {
 		n := i + 1
 		if k, back := header(ls, i); k != KindUnknown {
@@ -255,8 +276,13 @@ func Split(ls []string) []Span {
 			if start < cur.Start {
 				start = cur.Start
 			}
-			if k != cur.Kind {
+			name := deviceName(k, ls[i])
+			if k != cur.Kind || name != "" && seen[name] {
 				open(k, start)
+				clear(seen)
+			}
+			if name != "" {
+				seen[name] = true
 			}
 			continue
 		}
