@@ -160,9 +160,9 @@ func (s *simStack) waitSM() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		out, err := s.tool(ctx, "sminfo")
 		cancel()
-		if err == nil && strings.Contains(out, "SMINFO_MASTER") {
-			// Let the first sweep finish assigning LIDs and tables.
-			time.Sleep(time.Second)
+		log, _ := os.ReadFile(filepath.Join(s.dir, "opensm.log"))
+		// "SUBNET UP" ends OpenSM's first heavy sweep: LIDs and tables set.
+		if err == nil && strings.Contains(out, "SMINFO_MASTER") && bytes.Contains(log, []byte("SUBNET UP")) {
 			return
 		}
 		time.Sleep(200 * time.Millisecond)
