@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -211,7 +212,8 @@ func blank(ls []string) bool {
 	return true
 }
 
-// segmentText returns the file's text with every line outside sp blanked,
+// segmentText returns the file's text with every line outside sp (and
+// every shell prompt) blanked,
 // so parsers number lines as the file does.
 func segmentText(ls []string, sp Span) string {
 	var b strings.Builder
@@ -260,17 +262,26 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 	if sp.Kind == KindUnknown {
 		return seg
 	}
-	text := segmentText(ls, sp)
+	// hcatext, kmsg, topo and ethtool read the segment alone and their line
+	// numbers are shifted; the NCCL and perftest parsers read the file's
+	// text with the lines outside the segment blanked, so their line
+	// numbers (in notes too) are the file's.
 	var err error
 	switch sp.Kind {
 	case KindIBStat, KindIBStatus, KindDevinfo, KindRdma:
-		err = diagnoseHCA(&seg, file, text, opts, ctx)
+		err = diagnoseHCA(&seg, file, ls, sp, opts, ctx)
 	case KindKernel:
-		err = diagnoseKernel(&seg, file, text, opts)
+		err = diagnoseKernel(&seg, file, ls, sp, opts)
 	case KindTopo:
-		err = diagnoseTopo(&seg, file, text)
+		err = diagnoseTopo(&seg, file, ls, sp)
 	case KindEthtool:
 		err = diagnoseEthtool(&seg, file, ls, sp)
+	}
+	if isHCA(sp.Kind) || sp.Kind == KindKernel || sp.Kind == KindTopo || sp.Kind == KindEthtool {
+		return finish(seg, file, err)
+	}
+	text := segmentText(ls, sp)
+	switch sp.Kind {
 	case KindNCCLLog:
 		err = diagnoseNCCLLog(&seg, file, text, ctx)
 	case KindNCCLTests:
@@ -280,6 +291,11 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
+	return finish(seg, file, err)
+}
+
+// finish records a parse failure and names the file in every finding.
+func finish(seg Segment, file string, err error) Segment {
 	if err != nil {
 		seg.Failed = true
 		seg.Summary = "could not be parsed"
@@ -308,11 +324,24 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-func diagnoseHCA(seg *Segment, file, text string, opts Options, ctx *context) error {
-	res, err := hcaParsers[seg.Kind](strings.NewReader(text), file)
-	if err != nil {
-		return err
+// segmentOnly returns the lines of sp alone, shell prompts blanked.
+func segmentOnly(ls []string, sp Span) string {
+	var b strings.Builder
+	for _, l := range ls[sp.Start-1 : sp.End] {
+		if !isPrompt(l) {
+			b.WriteString(l)
+		}
+		b.WriteByte('\n')
 	}
+	return b.String()
+}
+
+func diagnoseHCA(seg *Segment, file string, ls []string, sp Span, opts Options, ctx *context) error {
+	res, err := hcaParsers[seg.Kind](strings.NewReader(segmentOnly(ls, sp)), file)
+	if err != nil {
+		return shiftErr(err, sp.Start-1)
+	}
+	res.Shift(sp.Start - 1)
 	snap := res.Snap
 	ctx.rdma = true
 	active, counters, noPhys := 0, 0, []string{}
@@ -388,10 +417,27 @@ func lineList(file string, ns []int) string {
 	return s
 }
 
-func diagnoseKernel(seg *Segment, file, text string, opts Options) error {
-	lg, err := kmsg.ParseText(strings.NewReader(text), file, kmsg.TextOptions{Year: opts.Year})
+// shiftErr renumbers the line of a parse error of a segment.
+func shiftErr(err error, n int) error {
+	var he *hcatext.ParseError
+	if errors.As(err, &he) && he.Line > 0 {
+		c := *he
+		c.Line += n
+		return &c
+	}
+	return err
+}
+
+func diagnoseKernel(seg *Segment, file string, ls []string, sp Span, opts Options) error {
+	lg, err := kmsg.ParseText(strings.NewReader(segmentOnly(ls, sp)), file, kmsg.TextOptions{Year: opts.Year})
 	if err != nil {
-		return err
+		return err // ErrNoData: no line to name
+	}
+	for i := range lg.Records {
+		lg.Records[i].Line += sp.Start - 1
+	}
+	for _, e := range lg.Errors {
+		e.Line += sp.Start - 1
 	}
 	seg.Summary = plural(len(lg.Records), "kernel message", "kernel messages")
 	if len(lg.Errors) > 0 {
@@ -405,8 +451,14 @@ func diagnoseKernel(seg *Segment, file, text string, opts Options) error {
 	return nil
 }
 
-func diagnoseTopo(seg *Segment, file, text string) error {
-	m, err := topo.ParseNvidiaSMI(strings.NewReader(text), file)
+func diagnoseTopo(seg *Segment, file string, ls []string, sp Span) error {
+	m, err := topo.ParseNvidiaSMI(strings.NewReader(segmentOnly(ls, sp)), file)
+	var te *topo.ParseError
+	if errors.As(err, &te) && te.Line > 0 {
+		c := *te
+		c.Line += sp.Start - 1
+		return &c
+	}
 	if err != nil {
 		return err
 	}
@@ -418,7 +470,7 @@ func diagnoseTopo(seg *Segment, file, text string) error {
 // diagnoseEthtool keeps the "name: value" lines of an `ethtool -S` paste
 // (prompts and wrapped junk are listed as skipped) and judges them.
 func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span) error {
-	keep := make([]string, sp.End) // lines outside the segment stay blank
+	keep := make([]string, sp.End-sp.Start+1) // the segment's counter lines; others blank
 	var bad []int
 	netdev := ""
 	if sp.Start > 1 {
@@ -431,7 +483,7 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span) error {
 		}
 		if j := strings.LastIndexByte(t, ':'); j > 0 {
 			if _, err := strconv.ParseUint(strings.TrimSpace(t[j+1:]), 10, 64); err == nil {
-				keep[i] = ls[i]
+				keep[i-sp.Start+1] = ls[i]
 				continue
 			}
 		}
@@ -453,10 +505,10 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span) error {
 	seg.Summary = fmt.Sprintf("%s of %s", plural(len(st.Stats), "counter", "counters"), netdev)
 	// The stats carry no line numbers: find each evidence counter's line.
 	at := map[string]int{}
-	for i := sp.Start - 1; i < sp.End; i++ {
-		if keep[i] != "" {
-			name, _, _ := strings.Cut(strings.TrimSpace(keep[i]), ":")
-			at[name] = i + 1
+	for i, l := range keep {
+		if l != "" {
+			name, _, _ := strings.Cut(strings.TrimSpace(l), ":")
+			at[name] = sp.Start + i
 		}
 	}
 	fs := triage.AnalyzeEthtool(st)

@@ -488,3 +488,20 @@ func TestRepeatedDeviceStartsNewSegment(t *testing.T) {
 		})
 	}
 }
+
+// A parse error names the line of the file, not of the segment.
+func TestParseErrorNamesFileLine(t *testing.T) {
+	ls := strings.Split(read(t, "h100-4gpu-8nic-vm.txt"), "\n")
+	ls[2] = strings.Replace(ls[2], "PHB", "QQQ", 1)
+	fr := AnalyzeText("t.txt", "$ dmesg\n[    5.120311] mlx5_core 0000:3b:00.0: firmware version: 28.39.2048\n"+strings.Join(ls, "\n"), Options{})
+	if len(fr.Segments) != 2 || fr.Segments[0].Summary != "1 kernel message" {
+		t.Fatalf("segments %+v", fr.Segments)
+	}
+	topo := fr.Segments[1]
+	if !topo.Failed || len(topo.Skipped) != 1 || !strings.Contains(topo.Skipped[0], "t.txt line 5:") || !strings.Contains(topo.Skipped[0], `"QQQ"`) {
+		t.Errorf("topo segment %+v", topo)
+	}
+	if fr.Unparsed || fr.NotRecognised {
+		t.Errorf("the kernel log parsed: file %+v", fr)
+	}
+}

@@ -168,3 +168,14 @@ func BenchmarkParseIBStat(b *testing.B) {
 		}
 	}
 }
+
+func TestShift(t *testing.T) {
+	r := parseFile(t, "ibstat-ibpanic-gpud-752.txt")
+	r.Shift(100)
+	if l, ok := r.Locate("sys/class/infiniband/mlx5_7/ports/1/state"); !ok || l.N != 111 {
+		t.Errorf("state line %+v", l)
+	}
+	if r.Skipped[0].Line != 101 {
+		t.Errorf("first skip %+v", r.Skipped[0])
+	}
+}

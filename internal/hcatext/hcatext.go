@@ -178,3 +178,15 @@ func u8(v uint64) *uint8 {
 	x := uint8(v)
 	return &x
 }
+
+// Shift adds n to every line number of r: for a parse of a segment that
+// starts at line n+1 of a larger file.
+func (r *Result) Shift(n int) {
+	for k, l := range r.Lines {
+		l.N += n
+		r.Lines[k] = l
+	}
+	for i := range r.Skipped {
+		r.Skipped[i].Line += n
+	}
+}
