@@ -13,6 +13,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/expect"
 	"github.com/ibdoctor/ibdoctor/internal/finding"
+	"github.com/ibdoctor/ibdoctor/internal/ib"
 	"github.com/ibdoctor/ibdoctor/internal/metrics"
 	"github.com/ibdoctor/ibdoctor/internal/rules"
 	"github.com/ibdoctor/ibdoctor/internal/snapshot"
@@ -306,7 +307,7 @@ func roceNetDevs(s *snapshot.Snapshot) []string {
 	set := map[string]bool{}
 	for _, d := range s.Devices {
 		for _, p := range d.Ports {
-			if p.NetDev != "" && p.LinkLayer == "Ethernet" {
+			if p.NetDev != "" && p.LinkLayer == ib.LinkLayerEthernet {
 				set[p.NetDev] = true
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/ethtool"
@@ -46,13 +47,19 @@ func statsMap(st *ethtool.Stats) map[string]uint64 {
 	return m
 }
 
-// EthtoolFor picks the ethtool source for a root: the SIOCETHTOOL ioctl
-// for the live root "/", saved command output for any other root.
+// EthtoolFor picks the ethtool source for a root: saved command output
+// for a bundle or a root that has a cmd/ directory (bundles and simulated
+// nodes), the SIOCETHTOOL ioctl otherwise — the live "/" or a host's /sys
+// mounted elsewhere (--root=/host in the DaemonSet, which runs in the host's
+// network namespace).
 func EthtoolFor(r *rootfs.Root) EthtoolFunc {
-	if r.Name() == "/" && !r.IsBundle() {
-		return liveEthtool
+	if r.IsBundle() {
+		return SavedEthtool(r)
 	}
-	return SavedEthtool(r)
+	if fi, err := fs.Stat(r.FS(), "cmd"); err == nil && fi.IsDir() {
+		return SavedEthtool(r)
+	}
+	return liveEthtool
 }
 
 var errNoLive = fmt.Errorf("live ethtool statistics need Linux")
