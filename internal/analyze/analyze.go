@@ -490,7 +490,9 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span) error {
 		if nd := ethtoolNetdev(ls[i]); nd != "" && netdev == "" {
 			netdev = nd
 		}
-		bad = append(bad, i+1)
+		if !isPrompt(ls[i]) {
+			bad = append(bad, i+1)
+		}
 	}
 	if netdev == "" {
 		netdev = "<netdev>" // not in the paste: the remedies show a placeholder

@@ -3,6 +3,7 @@ package analyze_test
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,28 @@ func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 }
 
 const corpus = "../../analyze/testdata/"
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// The text report of a typical ticket paste, byte for byte.
+func TestAnalyzeTicketGolden(t *testing.T) {
+	out, errOut, code := run(t, "", "analyze", "testdata/ticket.txt")
+	if code != 2 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if *update {
+		if err := os.WriteFile("testdata/ticket.golden", []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile("testdata/ticket.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(want) {
+		t.Errorf("report differs from testdata/ticket.golden (-update to rewrite):\n%s", out)
+	}
+}
 
 func TestAnalyzeText(t *testing.T) {
 	out, errOut, code := run(t, "", "analyze", corpus+"ibstat-cx6-ib-down-nccl-tests-128.txt", corpus+"dmesg-T-flaps.txt")
