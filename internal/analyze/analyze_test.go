@@ -505,3 +505,24 @@ func TestParseErrorNamesFileLine(t *testing.T) {
 		t.Errorf("the kernel log parsed: file %+v", fr)
 	}
 }
+
+// rdma link of a node whose SR-IOV PFs are down: four Disabled ports
+// beside ACTIVE ones, and the last line cut before its physical state.
+func TestRdmaLinkPaste(t *testing.T) {
+	fr := AnalyzeText("r.txt", read(t, "rdma-link-sriov-operator-635.txt"), Options{})
+	if len(fr.Segments) != 1 || fr.Segments[0].Kind != KindRdma || fr.Segments[0].Start != 1 {
+		t.Fatalf("segments %+v", fr.Segments)
+	}
+	seg := fr.Segments[0]
+	want := []string{"port.disabled/critical", "port.disabled/critical", "port.disabled/critical", "port.disabled/critical", "port.down/critical"}
+	if got := ids(seg.Findings); !slices.Equal(got, want) {
+		t.Errorf("findings %v, want %v", got, want)
+	}
+	notes := strings.Join(seg.Skipped, "\n")
+	if !strings.Contains(notes, `r.txt:11: "physical_s" has no value (truncated line?)`) || !strings.Contains(notes, "no physical state printed for mlx5_9/1") {
+		t.Errorf("skipped %q", notes)
+	}
+	if seg.Summary != "10 HCAs, 10 ports (5 ACTIVE)" {
+		t.Errorf("summary %q", seg.Summary)
+	}
+}

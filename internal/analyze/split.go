@@ -228,14 +228,13 @@ func isPrompt(l string) bool {
 	case strings.HasPrefix(t, "[") && (strings.Contains(t, "]# ") || strings.Contains(t, "]$ ")):
 		return strings.Contains(t[:strings.IndexByte(t, ']')], "@")
 	}
-	at := strings.IndexByte(t, '@')
-	colon := strings.IndexByte(t, ':')
-	if at <= 0 || colon < at {
+	// "user@host:~/dir$ cmd", "root@node2# cmd": the first word holds an
+	// @ and ends in the prompt character.
+	f := strings.Fields(t)
+	if len(f) < 2 || !strings.Contains(f[0], "@") || strings.HasPrefix(f[0], "@") {
 		return false
 	}
-	rest := t[colon:]
-	i := strings.IndexAny(rest, "#$")
-	return i > 0 && i+1 < len(rest) && rest[i+1] == ' ' && !strings.Contains(rest[:i], " ")
+	return strings.HasSuffix(f[0], "$") || strings.HasSuffix(f[0], "#")
 }
 
 // promptCommands start the commands a root prompt "# …" is recognised by.

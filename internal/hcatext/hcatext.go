@@ -154,7 +154,11 @@ func isNoise(t string) (string, bool) {
 		return "the tool crashed here (ibpanic); the devices after it are missing", true
 	case strings.HasPrefix(t, "ibwarn:"), strings.HasPrefix(t, "iberror:"), strings.HasPrefix(t, "ibdebug:"):
 		return "tool diagnostic", true
-	case strings.HasPrefix(t, "$ "), strings.HasPrefix(t, "# "), strings.HasPrefix(t, "[root@"), strings.Contains(t, "]# "), strings.Contains(t, ":~# "), strings.Contains(t, ":~$ "):
+	case strings.HasPrefix(t, "$ "), strings.HasPrefix(t, "# "), strings.HasPrefix(t, "[root@"), strings.Contains(t, "]# "), strings.Contains(t, "]$ "):
+		return "shell prompt", true
+	}
+	// "user@host:~$ ibstat", "root@node2# ibstat"
+	if f := strings.Fields(t); len(f) > 1 && strings.Index(f[0], "@") > 0 && (strings.HasSuffix(f[0], "$") || strings.HasSuffix(f[0], "#")) {
 		return "shell prompt", true
 	}
 	return "", false
