@@ -290,7 +290,7 @@ func (g *Graph) Analyze(opts Options) *Result {
 	}
 	load := make([]int64, len(g.peer))
 	okCA := make([]int64, S)    // CA destinations reached from each switch
-	selfOK := map[int32]int64{} // CA source port → own LIDs reached (LMC>0 or loopback)
+	selfOK := make([]int64, len(g.peer)) // CA source port → its own LIDs reached (not a pair)
 	deps := newDepSet(g)
 	groups := map[brkKey]int{}
 	detours := map[int32]int{}
@@ -356,9 +356,7 @@ func (g *Graph) Analyze(opts Options) *Result {
 			if w.st[attach] == stOK {
 				selfOK[destPort]++
 			}
-			for s := range int32(S) {
-				r.Pairs += srcs(s)
-			}
+			r.Pairs += int64(r.CAPorts - 1) // every source but the destination
 		}
 
 		for _, s := range w.order {
