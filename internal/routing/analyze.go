@@ -289,7 +289,7 @@ func (g *Graph) Analyze(opts Options) *Result {
 		r.MinHopChecked = true
 	}
 	load := make([]int64, len(g.peer))
-	okCA := make([]int64, S)    // CA destinations reached from each switch
+	okCA := make([]int64, S)             // CA destinations reached from each switch
 	selfOK := make([]int64, len(g.peer)) // CA source port → its own LIDs reached (not a pair)
 	deps := newDepSet(g)
 	groups := map[brkKey]int{}
