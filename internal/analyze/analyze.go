@@ -112,12 +112,34 @@ func Run(in []Input, opts Options) *Report {
 		r.Files = append(r.Files, fr)
 	}
 	catalog.Sort(r.Findings)
+	for i := range r.Files {
+		for j := range r.Files[i].Segments {
+			noNulls(r.Files[i].Segments[j].Findings)
+		}
+	}
+	noNulls(r.Findings)
 	r.Verdict, r.ExitCode = finding.Verdict(r.Findings), finding.ExitCode(r.Findings)
 	if cannot {
 		r.ExitCode = finding.ExitCannot
 		r.Verdict = "could not run"
 	}
 	return r
+}
+
+// noNulls gives findings empty lists instead of nil, so JSON consumers
+// never see null.
+func noNulls(fs []finding.Finding) {
+	for i := range fs {
+		if fs[i].Evidence == nil {
+			fs[i].Evidence = []finding.Evidence{}
+		}
+		if fs[i].Causes == nil {
+			fs[i].Causes = []string{}
+		}
+		if fs[i].Remedy == nil {
+			fs[i].Remedy = []string{}
+		}
+	}
 }
 
 // AnalyzeText splits one file into segments and diagnoses each.

@@ -137,8 +137,6 @@ func run(o *Options) error {
 	}
 	rep := analyze.Run(in, opts)
 	if o.Format == cmdutil.FormatJSON {
-		doc := report.NewDocument("", rep.Findings, nil)
-		rep.Findings = doc.Findings // nil slices as []
 		if err := cmdutil.WriteJSON(o.F.Out, rep); err != nil {
 			return err
 		}

@@ -100,6 +100,9 @@ func TestAnalyzeJSONFromStdin(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
+	if strings.Contains(out, "null") {
+		t.Errorf("JSON holds null:\n%s", out)
+	}
 	if len(doc.Files) != 1 || doc.Files[0].File != "stdin" || len(doc.Files[0].Segments) != 3 {
 		t.Fatalf("files %+v", doc.Files)
 	}
