@@ -58,7 +58,7 @@ func (r *Result) Findings() []finding.Finding {
 		out = append(out, catalog.New("fabric.route_imbalance", nodeSubject(n), summary, ev...))
 	}
 	for _, cl := range r.CreditLoops {
-		first := &f.Nodes[cl.Cycle[0].To.Node]
+		first := &f.Nodes[cl.Cycle[0].From.Node]
 		hops := make([]string, 0, len(cl.Cycle))
 		var ev []finding.Evidence
 		for _, c := range cl.Cycle {
