@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,5 +177,39 @@ func TestAnalyzeLineRateJudgesPerftest(t *testing.T) {
 	}
 	if strings.Contains(out, "bandwidth not judged") {
 		t.Errorf("--line-rate not passed on:\n%s", out)
+	}
+}
+
+// --expect judges HCA outputs against a baseline, as check does.
+func TestAnalyzeExpect(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, yaml string
+		code       int
+		ids        string
+	}{
+		{"a device missing", "version: 1\ndevices:\n  - name: mlx5_*\n    count: 4\n", 2, "port.disabled port.missing"},
+		{"the down port ignored", "version: 1\ndevices:\n  - name: mlx5_1\n    ports:\n      - port: 1\n        ignore: true\n", 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".yaml")
+			if err := os.WriteFile(p, []byte(tt.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := run(t, "", "analyze", "--expect", p, "--format", "json", corpus+"ibstat-cx6-ib-down-nccl-tests-128.txt")
+			var doc struct{ Findings []struct{ ID string } }
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatalf("%v: %s %s", err, out, errOut)
+			}
+			var ids []string
+			for _, f := range doc.Findings {
+				ids = append(ids, f.ID)
+			}
+			slices.Sort(ids)
+			if code != tt.code || strings.Join(ids, " ") != tt.ids {
+				t.Errorf("exit %d findings %v, want %d %q", code, ids, tt.code, tt.ids)
+			}
+		})
 	}
 }
