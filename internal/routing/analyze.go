@@ -74,9 +74,16 @@ type Break struct {
 	ExampleSource     int
 	ExampleSourcePort int
 	ExampleLID        uint16
+	// SourceSwitches are the switches (node indices, ascending) whose CA
+	// ports lose at least one destination here, SourcePorts how many CA
+	// ports hang off them: "the hosts behind leaf1 and leaf3 cannot reach
+	// these LIDs, the others can".
+	SourceSwitches []int
+	SourcePorts    int
 
-	last      int  // last destination LID counted
-	exampleCA bool // ExampleLID is a CA's
+	last      int      // last destination LID counted
+	exampleCA bool     // ExampleLID is a CA's
+	srcSet    []uint64 // bitset of dense source switches
 }
 
 // Detour is a switch that sends destinations off every shortest path
@@ -392,6 +399,12 @@ func (g *Graph) Analyze(opts Options) *Result {
 				} else {
 					b.ManagementPairs += srcs(s)
 				}
+				if srcs(s) > 0 {
+					if b.srcSet == nil {
+						b.srcSet = make([]uint64, (S+63)/64)
+					}
+					b.srcSet[s>>6] |= 1 << (s & 63)
+				}
 				// The example prefers a CA destination over a switch LID.
 				if srcs(s) > 0 && (b.ExampleSource < 0 || destIsCA && !b.exampleCA) {
 					for _, p := range g.caAt[s] {
@@ -457,6 +470,16 @@ func (g *Graph) Analyze(opts Options) *Result {
 			continue
 		}
 		r.Loads = append(r.Loads, LinkLoad{From: g.ref(p), To: g.ref(q), Routes: load[p]})
+	}
+	for i := range r.Breaks {
+		b := &r.Breaks[i]
+		for s := range int32(S) {
+			if b.srcSet != nil && b.srcSet[s>>6]&(1<<(s&63)) != 0 {
+				b.SourceSwitches = append(b.SourceSwitches, int(g.swNode[s]))
+				b.SourcePorts += len(g.caAt[s])
+			}
+		}
+		b.srcSet = nil
 	}
 	slices.SortFunc(r.Breaks, func(a, b Break) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Node, b.Node), cmp.Compare(a.Port, b.Port))

@@ -133,8 +133,9 @@ func TestRouteMissing(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		break_ func(t *testing.T, f *Fabric)
-		want   []Break // Node ignored
-		sub    string  // in the first summary
+		want   []Break  // Node ignored
+		sub    string   // in the first summary
+		srcs   []string // the first break's source switches, when set
 	}{
 		{
 			name:   "spine lacks an entry",
@@ -143,6 +144,7 @@ func TestRouteMissing(t *testing.T) {
 			// (the three leaves and spine2 itself).
 			want: []Break{{Kind: NoEntry, Port: NoRoute, LIDs: 1, Examples: []uint16{5}, Pairs: 12, SwitchRoutes: 4}},
 			sub:  "spine2 has no forwarding entry for 1 destination LID (node00005 mlx5_0 (lid 5)): node00001 mlx5_0 cannot reach node00005 mlx5_0 (lid 5), 12 CA pairs in all",
+			srcs: []string{"leaf1", "leaf3", "leaf4"},
 		},
 		{
 			name: "table shorter than the LID",
@@ -220,6 +222,15 @@ func TestRouteMissing(t *testing.T) {
 				}
 				if w.Port != NoRoute && b.Port != w.Port {
 					t.Errorf("port %d, want %d", b.Port, w.Port)
+				}
+			}
+			if tc.srcs != nil {
+				var names []string
+				for _, n := range got[0].SourceSwitches {
+					names = append(names, f.Nodes[n].Desc)
+				}
+				if !slices.Equal(names, tc.srcs) || got[0].SourcePorts != 4*len(tc.srcs) {
+					t.Errorf("source switches %v (%d ports), want %v", names, got[0].SourcePorts, tc.srcs)
 				}
 			}
 			if r.RoutedPairs != r.Pairs-lost {

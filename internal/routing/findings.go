@@ -144,6 +144,14 @@ func (r *Result) breakFinding(b Break) finding.Finding {
 			ev = append(ev, finding.Evidence{Source: lftSource(n), Value: fmt.Sprintf("lid 0x%04x (%s) -> %s", l, g.lidName(l), portText(g.lft(int32(b.Node), int(l))))})
 		}
 	}
+	if len(b.SourceSwitches) > 0 {
+		names := make([]string, 0, len(b.SourceSwitches))
+		for _, sw := range b.SourceSwitches {
+			names = append(names, f.Nodes[sw].Name())
+		}
+		ev = append(ev, finding.Evidence{Source: "sources",
+			Value: fmt.Sprintf("%d of %d CA ports, behind %s, lose these destinations here", b.SourcePorts, r.CAPorts, joinLimit(names, 8))})
+	}
 	fd := catalog.New(id, nodeSubject(n), summary, ev...)
 	if b.Pairs == 0 {
 		// Only switch LIDs: data traffic flows, LID-routed management
