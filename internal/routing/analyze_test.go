@@ -2,6 +2,7 @@ package routing
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -109,6 +110,17 @@ func TestGeneratedFatTreesAreClean(t *testing.T) {
 				t.Errorf("%d leaves", len(r.Tree.Leaves))
 			}
 			links := max(tc.ft.LinksPerUplink, 1)
+			leaves := tc.ft.Pods * tc.ft.LeavesPerPod
+			up := tc.ft.SpinesPerPod * links
+			tiers := fmt.Sprintf("%d, %d", leaves, tc.ft.Pods*tc.ft.SpinesPerPod)
+			if wantLevels == 3 {
+				tiers += fmt.Sprintf(", %d", tc.ft.SpinesPerPod*tc.ft.CoresPerGroup)
+			}
+			want := fmt.Sprintf("fat-tree, %d switch tiers (%s switches); leaves %d down : %d up (%.1f:1) ×%d",
+				wantLevels, tiers, tc.ft.HostsPerLeaf, up, float64(tc.ft.HostsPerLeaf)/float64(up), leaves)
+			if got := r.Tree.Describe(f); got != want {
+				t.Errorf("Describe = %q, want %q", got, want)
+			}
 			for _, l := range r.Tree.Leaves {
 				if l.Down != tc.ft.HostsPerLeaf || l.Up != tc.ft.SpinesPerPod*links {
 					t.Errorf("leaf %s: %d down %d up", f.Nodes[l.Node].Name(), l.Down, l.Up)
@@ -540,6 +552,12 @@ func TestTreeAsymmetric(t *testing.T) {
 			for _, fd := range r.Findings() {
 				if fd.ID == "fabric.tree_asymmetric" {
 					summaries = append(summaries, fd.Summary)
+				}
+			}
+			if tc.name == "uplink missing" {
+				want := "fat-tree, 2 switch tiers (4, 2 switches); leaves 4 down : 2 up (2.0:1) ×3, 4 down : 1 up (4.0:1) ×1"
+				if got := r.Tree.Describe(f); got != want {
+					t.Errorf("Describe = %q, want %q", got, want)
 				}
 			}
 			if len(summaries) != len(tc.want) || !strings.Contains(summaries[0], tc.sub) {

@@ -76,6 +76,11 @@ func (r *Result) Findings() []finding.Finding {
 		reasons := a.Reasons(f)
 		summary := fmt.Sprintf("%s (tier %d): %s", n.Name(), a.Tier, strings.Join(reasons, "; "))
 		ev := []finding.Evidence{{Source: sourceTopo, Value: fmt.Sprintf("%s has %d uplinks to tier %d; expected %d", n.Name(), a.Up, a.Tier+1, a.Expected)}}
+		for _, l := range r.Tree.Leaves {
+			if l.Node == a.Node && l.Up > 0 {
+				ev = append(ev, finding.Evidence{Source: sourceTopo, Value: fmt.Sprintf("%s oversubscription %d down : %d up (%.1f:1)", n.Name(), l.Down, l.Up, l.Oversubscription())})
+			}
+		}
 		for _, m := range a.Missing {
 			ev = append(ev, finding.Evidence{Source: sourceTopo, Value: fmt.Sprintf("no link from %s to %s (0x%016x)", n.Name(), f.Nodes[m].Name(), f.Nodes[m].GUID)})
 		}

@@ -350,3 +350,48 @@ func joinLimit(items []string, n int) string {
 	}
 	return s
 }
+
+// Describe summarises the shape for people: the kind, the switches per
+// tier and the leaves' down:up port split (oversubscription), most common
+// first, e.g. "fat-tree, 3 switch tiers (512, 256, 256 switches); leaves
+// 32 down : 16 up (2.0:1) ×512".
+func (t Tree) Describe(f *Fabric) string {
+	perTier := map[int]int{}
+	for i, tier := range t.Tiers {
+		if f.Nodes[i].Type == Switch {
+			perTier[tier]++
+		}
+	}
+	kind := "not a fat-tree (" + t.Reason + ")"
+	if t.FatTree {
+		kind = "fat-tree"
+	}
+	counts := make([]string, 0, t.Levels)
+	for tier := 1; tier <= t.Levels; tier++ {
+		counts = append(counts, fmt.Sprint(perTier[tier]))
+	}
+	s := fmt.Sprintf("%s, %d switch tier%s (%s switches)", kind, t.Levels, plural(t.Levels), joinLimit(counts, 8))
+	type split struct{ down, up int }
+	n := map[split]int{}
+	var order []split
+	for _, l := range t.Leaves {
+		k := split{l.Down, l.Up}
+		if n[k] == 0 {
+			order = append(order, k)
+		}
+		n[k]++
+	}
+	slices.SortStableFunc(order, func(a, b split) int { return cmp.Compare(n[b], n[a]) })
+	parts := make([]string, 0, len(order))
+	for _, k := range order {
+		ratio := "no uplinks"
+		if k.up > 0 {
+			ratio = fmt.Sprintf("%.1f:1", float64(k.down)/float64(k.up))
+		}
+		parts = append(parts, fmt.Sprintf("%d down : %d up (%s) ×%d", k.down, k.up, ratio, n[k]))
+	}
+	if len(parts) > 0 {
+		s += "; leaves " + joinLimit(parts, 4)
+	}
+	return s
+}
