@@ -38,6 +38,7 @@ type PathError struct {
 	desc     string
 }
 
+// Error says where the route breaks and why.
 func (e *PathError) Error() string {
 	return fmt.Sprintf("route from lid %d to lid %d breaks at %s: %s", e.Src, e.Dst, e.desc, e.detail())
 }

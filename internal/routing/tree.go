@@ -370,6 +370,9 @@ func (t Tree) Describe(f *Fabric) string {
 	for tier := 1; tier <= t.Levels; tier++ {
 		counts = append(counts, fmt.Sprint(perTier[tier]))
 	}
+	if len(counts) == 0 {
+		return kind
+	}
 	s := fmt.Sprintf("%s, %d switch tier%s (%s switches)", kind, t.Levels, plural(t.Levels), joinLimit(counts, 8))
 	type split struct{ down, up int }
 	n := map[split]int{}
