@@ -66,6 +66,8 @@ func TestCorpus(t *testing.T) {
 			[]int{1, 2, 3, 4, 5, 27}, []string{"port.disabled/info mlx4_0/1"}},
 		{"ibstat-mlx4-2port-ceph-17018.txt", 1, 2,
 			map[string]string{"mlx4_0/1": "ACTIVE LinkUp 56", "mlx4_0/2": "ACTIVE LinkUp 56"}, []int{1}, nil},
+		{"ibstat-mlx4-polling-archwiki.txt", 1, 2,
+			map[string]string{"mlx4_0/1": "ACTIVE LinkUp 20", "mlx4_0/2": "DOWN Polling 10"}, nil, []string{"port.polling/critical mlx4_0/2"}},
 		{"ibstatus-roce-after-topo-nccl-1866.txt", 3, 3,
 			map[string]string{"mlx5_0/1": "ACTIVE LinkUp 100", "mlx5_2/1": "- - -"},
 			[]int{1, 3, 4, 5, 6, 7, 29}, nil},
