@@ -21,7 +21,7 @@ func ParseDevinfo(rd io.Reader, source string) (*Result, error) {
 	width := map[string]int{} // keyed dev/port: Ports may move as they grow
 	speed := map[string]ib.Speed{}
 	vendor := ""
-	err := scanLines(rd, func(n int, line string) {
+	err := r.scanLines(rd, func(n int, line string) {
 		t := strings.TrimSpace(line)
 		if t == "" {
 			return

@@ -22,10 +22,18 @@ type ParseError struct {
 	Err    error
 }
 
+// Error renders "source:line: reason (input)".
 func (e *ParseError) Error() string {
+	switch {
+	case e.Line == 0:
+		return fmt.Sprintf("%s: %v", e.Source, e.Err)
+	case e.Input == "":
+		return fmt.Sprintf("%s:%d: %v", e.Source, e.Line, e.Err)
+	}
 	return fmt.Sprintf("%s:%d: %v (%q)", e.Source, e.Line, e.Err, e.Input)
 }
 
+// Unwrap returns the underlying error.
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // Line is one input line that a value was read from.
@@ -53,6 +61,8 @@ type Result struct {
 	Lines map[string]Line
 	// Skipped lists lines not understood or values that did not parse.
 	Skipped []Skip
+
+	lines int // lines read
 }
 
 // Ports counts the ports read.
@@ -109,9 +119,10 @@ func (r *Result) port(dev string, n int) *snapshot.Port {
 }
 
 // finish sorts the snapshot and reports ErrNoData when nothing was read.
+// A read error (a line over maxLine) names the line after the last read.
 func (r *Result) finish(err error) (*Result, error) {
 	if err != nil {
-		return nil, &ParseError{Source: r.Source, Err: err}
+		return nil, &ParseError{Source: r.Source, Line: r.lines + 1, Err: err}
 	}
 	if len(r.Snap.Devices) == 0 {
 		return nil, fmt.Errorf("%s: %w", r.Source, ErrNoData)
@@ -124,13 +135,15 @@ func (r *Result) finish(err error) (*Result, error) {
 // every counter is under 2 KiB).
 const maxLine = 1 << 20
 
-// scanLines calls fn with every line of rd (CR stripped), numbered from 1.
-func scanLines(rd io.Reader, fn func(n int, line string)) error {
+// scanLines calls fn with every line of rd (CR stripped), numbered from 1,
+// counting them in r.lines.
+func (r *Result) scanLines(rd io.Reader, fn func(n int, line string)) error {
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	n := 0
 	for sc.Scan() {
 		n++
+		r.lines = n
 		fn(n, strings.TrimRight(sc.Text(), "\r"))
 	}
 	return sc.Err()

@@ -33,7 +33,7 @@ func lookupName(names []string, s string) (int, bool) {
 func ParseIBStat(rd io.Reader, source string) (*Result, error) {
 	r := newResult(source)
 	dev, port := "", 0
-	err := scanLines(rd, func(n int, line string) {
+	err := r.scanLines(rd, func(n int, line string) {
 		t := strings.TrimSpace(line)
 		if t == "" {
 			return

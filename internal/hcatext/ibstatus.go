@@ -17,7 +17,7 @@ import (
 func ParseIBStatus(rd io.Reader, source string) (*Result, error) {
 	r := newResult(source)
 	dev, port := "", 0
-	err := scanLines(rd, func(n int, line string) {
+	err := r.scanLines(rd, func(n int, line string) {
 		t := strings.TrimSpace(line)
 		if t == "" {
 			return

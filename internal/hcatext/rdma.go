@@ -33,7 +33,7 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 			pending = ""
 		}
 	}
-	err := scanLines(rd, func(n int, line string) {
+	err := r.scanLines(rd, func(n int, line string) {
 		t := strings.TrimSpace(line)
 		if t == "" {
 			return
