@@ -124,9 +124,15 @@ func fuzzParser(f *testing.F, p parser) {
 				}
 			}
 		}
+		lines := strings.Count(in, "\n") + 1
 		for _, s := range r.Skipped {
-			if s.Line < 1 || s.Reason == "" {
-				t.Fatalf("bad skip %+v", s)
+			if s.Line < 1 || s.Line > lines || s.Reason == "" {
+				t.Fatalf("bad skip %+v of %d lines", s, lines)
+			}
+		}
+		for path, l := range r.Lines {
+			if l.N < 1 || l.N > lines || !strings.HasPrefix(path, "sys/class/infiniband/") {
+				t.Fatalf("value %s from line %d of %d", path, l.N, lines)
 			}
 		}
 	})

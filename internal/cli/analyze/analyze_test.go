@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli"
+	analyzecmd "github.com/ibdoctor/ibdoctor/internal/cli/analyze"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 )
 
@@ -211,5 +212,20 @@ func TestAnalyzeExpect(t *testing.T) {
 				t.Errorf("exit %d findings %v, want %d %q", code, ids, tt.code, tt.ids)
 			}
 		})
+	}
+}
+
+// RunE hands the parsed flags to the run function.
+func TestAnalyzeOptions(t *testing.T) {
+	var got *analyzecmd.Options
+	f := &cmdutil.Factory{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}
+	cmd := analyzecmd.NewCmd(f, func(o *analyzecmd.Options) error { got = o; return nil })
+	cmd.SetArgs([]string{"--kind", "dmesg", "--line-rate", "400", "--expect-busbw", "360", "--expect", "e.yaml", "--format", "json", "a.txt", "-"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil || got.Kind != "dmesg" || got.LineRate != 400 || got.ExpectBusBW != 360 || got.Expect != "e.yaml" ||
+		got.Format != cmdutil.FormatJSON || !slices.Equal(got.Files, []string{"a.txt", "-"}) {
+		t.Errorf("options %+v", got)
 	}
 }
