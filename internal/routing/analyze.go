@@ -64,7 +64,7 @@ type Break struct {
 	// management: perfquery, ibqueryerrors); SwitchRoutes how many switch →
 	// LID routes (any destination) end here. A break with neither kind of
 	// pair only affects routes between switches, which up/down engines
-	// (updn, ftree) leave out on purpose: it is not reported.
+	// (updn, ftree) leave out on purpose: it is reported as info.
 	Pairs           int64
 	ManagementPairs int64
 	SwitchRoutes    int64

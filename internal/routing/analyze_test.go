@@ -703,3 +703,36 @@ func TestLIDConflictsAndUnlinkedAreSkipped(t *testing.T) {
 		t.Errorf("findings %v", ids(fs))
 	}
 }
+
+// TestRouteMissingSeverity: a break that loses CA pairs is critical, one
+// that loses only host-to-switch (management) pairs a warning, one that
+// only cuts switch-to-switch routes (as updn and ftree do by design) info.
+func TestRouteMissingSeverity(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sw     string
+		lid    int
+		sev    finding.Severity
+		mgmt   int64
+		suffix string
+	}{
+		// Leaves send even LIDs, leaf2's LID 18 among them, up to spine1.
+		{"CA pairs", "spine1", 6, finding.Critical, 0, "12 CA pairs in all"},
+		{"management only", "spine1", 18, finding.Warning, 12, "12 CA-to-switch (management) pairs"},
+		// Only spine2 itself uses its entry for lid 18.
+		{"switch to switch only", "spine2", 18, finding.Info, 0, ": 1 switch-to-switch routes end there"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := small2L(t)
+			f.Nodes[node(t, f, tc.sw)].LFT[tc.lid] = NoRoute
+			r := analyze(t, f)
+			fs := r.Findings()
+			if len(fs) != 1 || fs[0].ID != "fabric.route_missing" || fs[0].Severity != tc.sev || !strings.HasSuffix(fs[0].Summary, tc.suffix) {
+				t.Fatalf("findings %+v", fs)
+			}
+			if r.Breaks[0].ManagementPairs != tc.mgmt {
+				t.Errorf("management pairs %d, want %d", r.Breaks[0].ManagementPairs, tc.mgmt)
+			}
+		})
+	}
+}

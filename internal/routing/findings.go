@@ -15,7 +15,9 @@ const (
 )
 
 // Findings turns the analysis into catalogue findings, sorted: one
-// fabric.route_missing per switch and kind of break, one fabric.route_loop
+// fabric.route_missing per switch and kind of break (critical when CA pairs
+// are lost, warning when only CA-to-switch management pairs are, info when
+// only switch-to-switch routes break), one fabric.route_loop
 // per loop, one fabric.route_nonminimal per detouring switch, one
 // fabric.route_imbalance per unbalanced link group, one fabric.credit_loop
 // per cyclic component of the channel dependency graph and one
@@ -24,9 +26,6 @@ func (r *Result) Findings() []finding.Finding {
 	g, f := r.g, r.g.f
 	var out []finding.Finding
 	for _, b := range r.Breaks {
-		if b.Pairs == 0 && b.ManagementPairs == 0 {
-			continue // switch-to-switch only: up/down engines omit these
-		}
 		out = append(out, r.breakFinding(b))
 	}
 	for _, d := range r.Detours {
@@ -111,6 +110,8 @@ func (r *Result) breakFinding(b Break) finding.Finding {
 		if b.ManagementPairs > 0 {
 			lost += fmt.Sprintf(", %d CA-to-switch (management) pairs", b.ManagementPairs)
 		}
+	} else {
+		lost = fmt.Sprintf(": %d switch-to-switch routes end there", b.SwitchRoutes)
 	}
 	var ev []finding.Evidence
 	id := "fabric.route_missing"
@@ -158,9 +159,16 @@ func (r *Result) breakFinding(b Break) finding.Finding {
 			Value: fmt.Sprintf("%d of %d CA ports, behind %s, lose these destinations here", b.SourcePorts, r.CAPorts, joinLimit(names, 8))})
 	}
 	fd := catalog.New(id, nodeSubject(n), summary, ev...)
-	if b.Pairs == 0 {
+	switch {
+	case b.Pairs == 0 && b.ManagementPairs == 0:
+		// Only routes from switches to switches: up/down engines (updn,
+		// ftree) leave these out by design (spine to spine would turn
+		// down then up), and in-band management reaches switches by
+		// directed route.
+		fd.Severity = finding.Info
+	case b.Pairs == 0:
 		// Only switch LIDs: data traffic flows, LID-routed management
-		// (perfquery, ibqueryerrors, SA-less tools) to those switches fails.
+		// (perfquery, ibqueryerrors) from hosts to those switches fails.
 		fd.Severity = finding.Warning
 	}
 	return fd
