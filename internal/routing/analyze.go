@@ -485,6 +485,7 @@ func (g *Graph) Analyze(opts Options) *Result {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Node, b.Node), cmp.Compare(a.Port, b.Port))
 	})
 	slices.SortFunc(r.Detours, func(a, b Detour) int { return cmp.Compare(a.Node, b.Node) })
+	slices.SortStableFunc(r.Skipped, func(a, b SkippedLID) int { return cmp.Compare(a.LID, b.LID) })
 	r.Tree = g.Tree()
 	r.Imbalances = g.imbalances(load, r.Tree.Tiers, opts)
 	r.CreditLoops, r.DependencyEdges = deps.creditLoops(opts.MaxCreditLoops)
