@@ -626,7 +626,7 @@ func diagnosePerftest(seg *Segment, file, text string, opts Options, ctx *contex
 
 func isFabric(k Kind) bool {
 	switch k {
-	case KindNetDiscover, KindLinkInfo, KindQueryErrors, KindPerfQuery, KindForwardTables, KindSMInfo:
+	case KindNetDiscover, KindLinkInfo, KindQueryErrors, KindPerfQuery, KindForwardTables, KindSMInfo, KindSMPorts:
 		return true
 	}
 	return false
@@ -700,6 +700,11 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			s.Skipped = append(s.Skipped, "routing is judged with the whole fabric: run 'ibdoctor fabric check' (or fabric collect, then check --from)")
 		case KindSMInfo:
 			s.Summary = plural(len(f.SMs), "subnet manager", "subnet managers")
+		case KindSMPorts:
+			s.Summary = plural(len(f.SMPorts), "SM port", "SM ports")
+			if len(f.SMPorts) == 0 {
+				_, err = ibtools.ParseSMPorts(strings.NewReader(text), src)
+			}
 		}
 		if err != nil {
 			s.Failed = true
@@ -731,7 +736,7 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 	}
 	// The topology's segment carries the findings; without one, sminfo's.
 	to := -1
-	for _, k := range []Kind{KindNetDiscover, KindSMInfo, KindLinkInfo, KindQueryErrors, KindPerfQuery} {
+	for _, k := range []Kind{KindNetDiscover, KindSMInfo, KindSMPorts, KindLinkInfo, KindQueryErrors, KindPerfQuery} {
 		if i, ok := owner[string(k)]; ok && !segs[i].Failed {
 			to = i
 			break
@@ -774,6 +779,10 @@ func Closest(text string) Guess {
 				best = Guess{Kind: s.kind, Score: sc}
 			}
 		}
+	}
+	// The fabric tools' own detector knows their line shapes better.
+	if k, sc := ibtools.Detect(text); k != ibtools.KindUnknown && sc > best.Score {
+		best = Guess{Kind: Kind(k), Score: sc}
 	}
 	return best
 }

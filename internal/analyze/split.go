@@ -28,6 +28,7 @@ const (
 	KindPerfQuery     Kind = "perfquery"
 	KindForwardTables Kind = "dump_fts"
 	KindSMInfo        Kind = "sminfo"
+	KindSMPorts       Kind = "saquery-sm"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -54,6 +55,7 @@ var Kinds = []KindInfo{
 	{KindPerfQuery, "perfquery"},
 	{KindForwardTables, "dump_fts / ibroute"},
 	{KindSMInfo, "sminfo"},
+	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
 }
 
 // ParseKind checks a --kind value.
@@ -128,6 +130,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindForwardTables, 0
 	case strings.HasPrefix(t, "sminfo: sm lid "):
 		return KindSMInfo, 0
+	case t == "IsSM ports" || t == "IsSMdisabled ports":
+		return KindSMPorts, 0
 	case strings.HasPrefix(t, "# Port counters: Lid ") || strings.HasPrefix(t, "# Port extended counters: Lid "):
 		return KindPerfQuery, 0
 	case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked"):

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ibdoctor/ibdoctor/internal/analyze"
 	"github.com/ibdoctor/ibdoctor/internal/cli"
 	analyzecmd "github.com/ibdoctor/ibdoctor/internal/cli/analyze"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
@@ -161,12 +162,12 @@ func TestAnalyzeFlags(t *testing.T) {
 
 func TestAnalyzeKindList(t *testing.T) {
 	out, _, code := run(t, "", "analyze", "--kind", "list")
-	if code != 0 || !strings.Contains(out, "ibv_devinfo") || !strings.Contains(out, "nccl-tests") || strings.Count(out, "\n") != 16 {
+	if code != 0 || !strings.Contains(out, "ibv_devinfo") || !strings.Contains(out, "nccl-tests") || strings.Count(out, "\n") != len(analyze.Kinds) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	out, _, _ = run(t, "", "analyze", "--kind", "list", "--format", "json")
 	var kinds []struct{ Kind, Description string }
-	if err := json.Unmarshal([]byte(out), &kinds); err != nil || len(kinds) != 16 {
+	if err := json.Unmarshal([]byte(out), &kinds); err != nil || len(kinds) != len(analyze.Kinds) {
 		t.Errorf("json kinds %v %v", kinds, err)
 	}
 }
