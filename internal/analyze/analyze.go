@@ -144,6 +144,10 @@ func noNulls(fs []finding.Finding) {
 
 // AnalyzeText splits one file into segments and diagnoses each.
 func AnalyzeText(name, text string, opts Options) File {
+	if head := text[:min(len(text), 8192)]; strings.IndexByte(head, 0) >= 0 {
+		return File{File: name, Segments: []Segment{}, NotRecognised: true,
+			Error: "binary data, not a tool's text output (a bundle is read with --root by check, status and doctor)"}
+	}
 	ls := Lines(text)
 	var spans []Span
 	if opts.Kind != KindUnknown {

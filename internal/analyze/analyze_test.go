@@ -235,11 +235,18 @@ func TestNotRecognised(t *testing.T) {
 		{"prose", "The cluster was slow yesterday.\nPlease check node 17.\n", KindUnknown},
 		{"ibstat fragment without its CA header", "State: Active\nPhysical state: LinkUp\nRate: 200\nLink layer: InfiniBand\n", KindIBStat},
 		{"empty", "", KindUnknown},
+		{"binary", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", KindUnknown},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Run([]Input{{Name: "x.txt", Text: tt.text}}, Options{})
 			f := r.Files[0]
+			if tt.name == "binary" {
+				if !f.NotRecognised || r.ExitCode != finding.ExitCannot || !strings.Contains(f.Error, "binary data") {
+					t.Errorf("binary: %+v exit %d", f, r.ExitCode)
+				}
+				return
+			}
 			if !f.NotRecognised || r.ExitCode != finding.ExitCannot || f.Closest == nil || f.Closest.Kind != tt.closest {
 				t.Errorf("file %+v exit %d, want not recognised, closest %q, exit 3", f, r.ExitCode, tt.closest)
 			}
@@ -319,6 +326,18 @@ func FuzzSplit(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkSplit splits a 100k-line kernel log with other outputs in it.
+func BenchmarkSplit(b *testing.B) {
+	text, _ := paste(b, pieces)
+	big := strings.Repeat(read(b, "dmesg-gpu-node.txt"), 4000) + text
+	ls := Lines(big)
+	b.SetBytes(int64(len(big)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Split(ls)
+	}
 }
 
 func BenchmarkAnalyzeLargePaste(b *testing.B) {

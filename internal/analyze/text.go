@@ -32,6 +32,9 @@ func WriteText(w io.Writer, sty report.Style, r *Report) {
 	for _, f := range r.Files {
 		fmt.Fprintln(w)
 		switch {
+		case f.Error != "" && f.NotRecognised:
+			fmt.Fprintf(w, "%s: not recognised: %s\n", sty.Bold(f.File), f.Error)
+			continue
 		case f.Error != "":
 			fmt.Fprintf(w, "%s: could not be read: %s\n", sty.Bold(f.File), f.Error)
 			continue
