@@ -186,6 +186,9 @@ func (r *Result) devinfoPort(p *snapshot.Port, k, v string, n int, line string, 
 		p.LinkLayer = ll
 		r.note(portPath(p.Device, p.Number, "link_layer"), n, line)
 	case k == "active_width":
+		if x, err := parenNumber(v, 1<<15); err == nil && x == 0 {
+			return nil // "invalid width (0)" of a port that is down
+		}
 		ws, _, _ := strings.Cut(v, "X")
 		w, err := strconv.Atoi(ws)
 		if err != nil || !validWidth(w) {
@@ -196,6 +199,9 @@ func (r *Result) devinfoPort(p *snapshot.Port, k, v string, n int, line string, 
 		x, err := parenNumber(v, 1<<15)
 		if err != nil {
 			return err
+		}
+		if x == 0 {
+			return nil // "invalid speed (0)" of a port that is down
 		}
 		sp := ib.Speed(x)
 		if sp.LaneDeciGbps() == 0 {

@@ -55,6 +55,19 @@ func TestDevinfoVerboseRate(t *testing.T) {
 	}
 }
 
+// A down port's -v lines say "invalid" with 0 in parentheses: no rate, no
+// complaint.
+func TestDevinfoInvalidWidthSpeed(t *testing.T) {
+	in := "hca_id:\tmlx5_0\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_DOWN (1)\n\t\t\tactive_width:\t\tinvalid width (0)\n\t\t\tactive_speed:\t\tinvalid speed (0)\n\t\t\tphys_state:\t\tPOLLING (2)\n"
+	r, err := ParseDevinfo(strings.NewReader(in), "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := r.Snap.Port("mlx5_0", 1); len(r.Skipped) != 0 || p.Rate != nil || *p.PhysState != ib.PhysPolling {
+		t.Errorf("skipped %+v port %+v", r.Skipped, p)
+	}
+}
+
 func TestRdmaCounters(t *testing.T) {
 	one := parseFile(t, "rdma-statistic-qiita.txt").Snap.Port("mlx5_2", 1)
 	c, ok := one.HWCounter("rx_write_requests")
