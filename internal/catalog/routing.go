@@ -36,8 +36,8 @@ var routingMetas = []finding.Meta{
 			{Name: "imbalance_ratio", Default: "1.5", Meaning: "max/mean route count over a switch's links towards one tier from which a group is reported"},
 			{Name: "imbalance_min_routes", Default: "16", Meaning: "groups whose busiest link carries fewer routes are ignored"},
 		},
-		Causes:  []string{"a routing engine that ignores the tree structure (minhop on a fat-tree without LMC or ftree)", "LIDs assigned so that destination-based modulo routing maps many destinations to one port", "links that were down when the SM routed (routes moved to the survivors), now back up"},
-		Remedy:  []string{"use the ftree or updn routing engine for fat-trees (opensm routing_engine ftree) and reroute", "reroute after restoring links (kill -HUP opensm) so returned links get their share", "ibdoctor fabric check --format json lists per-link route counts for the hot switch"},
+		Causes: []string{"a routing engine that ignores the tree structure (minhop on a fat-tree without LMC or ftree)", "LIDs assigned so that destination-based modulo routing maps many destinations to one port", "links that were down when the SM routed (routes moved to the survivors), now back up"},
+		Remedy: []string{"use the ftree or updn routing engine for fat-trees (opensm routing_engine ftree) and reroute", "reroute after restoring links (kill -HUP opensm) so returned links get their share", "the finding's evidence lists the route count of every link in the group (ibdoctor fabric check --format json)"},
 	},
 	{
 		ID: "fabric.credit_loop", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
