@@ -167,7 +167,7 @@ func AnalyzeText(name, text string, opts Options) File {
 	segs := make([]*Segment, len(spans))
 	for pass := 0; pass < 2; pass++ {
 		for i, sp := range spans {
-			if isHCA(sp.Kind) != (pass == 0) || sp.Kind == KindUnknown && blank(ls[sp.Start-1:sp.End]) {
+			if isHCA(sp.Kind) != (pass == 0) || sp.Kind == KindUnknown && ignorable(ls[sp.Start-1:sp.End]) {
 				continue
 			}
 			seg := diagnose(name, ls, sp, opts, ctx)
@@ -216,10 +216,10 @@ func (g Guess) phrase() string {
 	return fmt.Sprintf(" (closest: %s, score %d/100)", g.Kind, g.Score)
 }
 
-// firstLine returns the first non-blank line, cut to 60 bytes.
+// firstLine returns the first line with text, cut to 60 bytes.
 func firstLine(ls []string) string {
 	for _, l := range ls {
-		if t := strings.TrimSpace(l); t != "" {
+		if t := strings.TrimSpace(l); t != "" && !isFence(l) {
 			if len(t) > 60 {
 				t = t[:60] + "…"
 			}
@@ -229,9 +229,11 @@ func firstLine(ls []string) string {
 	return ""
 }
 
-func blank(ls []string) bool {
+// ignorable says whether lines hold nothing to report: blanks, markdown
+// fences and shell prompts only.
+func ignorable(ls []string) bool {
 	for _, l := range ls {
-		if strings.TrimSpace(l) != "" {
+		if strings.TrimSpace(l) != "" && !isFence(l) && !isPrompt(l) {
 			return false
 		}
 	}
@@ -752,6 +754,9 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 	}
 }
 
+// minResemblance is the score below which a text resembles nothing.
+const minResemblance = 20
+
 // Closest scores text against every kind by the share of its non-blank
 // lines (of the first 200) that look like that kind's lines.
 func Closest(text string) Guess {
@@ -787,6 +792,9 @@ func Closest(text string) Guess {
 	// The fabric tools' own detector knows their line shapes better.
 	if k, sc := ibtools.Detect(text); k != ibtools.KindUnknown && sc > best.Score {
 		best = Guess{Kind: Kind(k), Score: sc}
+	}
+	if best.Score < minResemblance {
+		return Guess{}
 	}
 	return best
 }

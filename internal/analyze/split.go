@@ -203,6 +203,11 @@ func deviceName(k Kind, l string) string {
 	return ""
 }
 
+// isFence matches a markdown code fence ("```", "```bash").
+func isFence(l string) bool {
+	return strings.HasPrefix(strings.TrimSpace(l), "```")
+}
+
 // compatible says whether a line of kind m may sit inside a segment of kind
 // k without starting a new one.
 func compatible(k, m Kind) bool {
@@ -274,6 +279,15 @@ func Split(ls []string) []Span {
 	seen := map[string]bool{}
 	for i := range ls {
 		n := i + 1
+		// A markdown code fence (GitHub issues, chat) closes the output it
+		// follows: the prose after it is not that tool's.
+		if isFence(ls[i]) {
+			if cur.Kind != KindUnknown {
+				open(KindUnknown, n)
+				clear(seen)
+			}
+			continue
+		}
 		if k, back := header(ls, i); k != KindUnknown {
 			start := n - back
 			if start < cur.Start {

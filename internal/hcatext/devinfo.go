@@ -61,6 +61,13 @@ func ParseDevinfo(rd io.Reader, source string) (*Result, error) {
 			return
 		}
 		var err error
+		if port == 0 && devinfoPortKey(k) {
+			// A filtered paste (ibv_devinfo -v | grep …) lost the "port:"
+			// line: the first port is the only one it can be.
+			port = 1
+			r.port(dev, port)
+			r.skip(n, line, "port fields without a \"port:\" line (a filtered paste?): read as port 1")
+		}
 		if port == 0 {
 			err = r.devinfoDevice(d, k, v, n, line, &vendor)
 		} else {
@@ -119,6 +126,15 @@ func (r *Result) devinfoDevice(d *snapshot.Device, k, v string, n int, line stri
 		}
 	}
 	return nil // transport and the capability fields of -v
+}
+
+// devinfoPortKey says whether a key only appears under "port:".
+func devinfoPortKey(k string) bool {
+	switch k {
+	case "state", "phys_state", "active_width", "active_speed", "link_layer", "port_lid", "sm_lid", "port_lmc", "active_mtu", "max_mtu":
+		return true
+	}
+	return false
 }
 
 // parenNumber reads the number in "PORT_ACTIVE (4)".
