@@ -198,3 +198,19 @@ func TestShift(t *testing.T) {
 		t.Errorf("first skip %+v", r.Skipped[0])
 	}
 }
+
+// ibv_devinfo -v | grep -E 'hca_id|state|active_' drops the "port:" lines.
+func TestDevinfoFilteredPaste(t *testing.T) {
+	in := "hca_id:\tmlx5_0\n\tfw_ver:\t\t\t\t32.47.1088\n\t\t\tstate:\t\t\tPORT_DOWN (1)\n\t\t\tactive_width:\t\t4X (2)\n\t\t\tactive_speed:\t\t25.0 Gbps (32)\n\t\t\tphys_state:\t\tLINK_UP (5)\n"
+	r, err := ParseDevinfo(strings.NewReader(in), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Snap.Port("mlx5_0", 1)
+	if p == nil || *p.State != ib.StateDown || *p.PhysState != ib.PhysLinkUp || p.Rate == nil || *p.Rate != ib.NewRate(4, ib.SpeedEDR) {
+		t.Fatalf("port %+v", p)
+	}
+	if len(r.Skipped) != 1 || r.Skipped[0].Line != 3 || !strings.Contains(r.Skipped[0].Reason, "read as port 1") {
+		t.Errorf("skipped %+v", r.Skipped)
+	}
+}
