@@ -49,7 +49,9 @@ type Break struct {
 	Kind BreakKind
 	// Node is the switch whose entry breaks the routes (for a loop, the
 	// cycle's switch with the lowest index in the fabric). Port is the
-	// entry's output port (DeadPort, Misdelivered).
+	// entry's output port: each wrong port is its own break (DeadPort,
+	// Misdelivered); for NoEntry the first offending value (0xFF, or a
+	// port the switch does not have).
 	Node int
 	Port int
 	// Cycle lists a loop's switches in forwarding order, starting at Node
@@ -369,18 +371,19 @@ func (g *Graph) Analyze(opts Options) *Result {
 		for _, s := range w.order {
 			if w.st[s] != stOK {
 				r.BrokenSwitchRoutes++
-				k := brkKey{w.brk[s], w.kind[s]}
+				k := brkKey{sw: w.brk[s], kind: w.kind[s]}
+				if k.kind == DeadPort || k.kind == Misdelivered {
+					k.port = w.outp[k.sw] // one break per wrong port
+				}
 				gi, ok := groups[k]
 				if !ok {
 					gi = len(r.Breaks)
 					groups[k] = gi
-					b := Break{Kind: k.kind, Node: int(g.swNode[k.sw]), ExampleSource: -1}
-					b.Port = int(w.outp[k.sw])
-					if k.kind == NoTable {
-						b.Port = 0
+					b := Break{Kind: k.kind, Node: int(g.swNode[k.sw]), Port: int(k.port), ExampleSource: -1}
+					if k.kind == NoEntry {
+						b.Port = int(w.outp[k.sw]) // the first offending entry
 					}
 					if k.kind == Loop {
-						b.Port = 0
 						b.Cycle = w.cycle(k.sw)
 					}
 					r.Breaks = append(r.Breaks, b)
@@ -495,6 +498,7 @@ func (g *Graph) Analyze(opts Options) *Result {
 type brkKey struct {
 	sw   int32
 	kind BreakKind
+	port uint8
 }
 
 // walkAll resolves every switch for one destination LID.

@@ -736,3 +736,25 @@ func TestRouteMissingSeverity(t *testing.T) {
 		})
 	}
 }
+
+// TestDeadPortsAreSeparateBreaks: one switch with two dead ports gives one
+// break per port, each naming its port.
+func TestDeadPortsAreSeparateBreaks(t *testing.T) {
+	f := small2L(t)
+	spine2 := node(t, f, "spine2")
+	removeLink(t, f, spine2, 2)
+	removeLink(t, f, spine2, 3)
+	r := analyze(t, f)
+	var ports []int
+	for _, b := range r.Breaks {
+		if b.Node == spine2 {
+			if b.Kind != DeadPort {
+				t.Errorf("break %+v", b)
+			}
+			ports = append(ports, b.Port)
+		}
+	}
+	if !slices.Equal(ports, []int{2, 3}) {
+		t.Errorf("spine2 dead ports %v, want [2 3]", ports)
+	}
+}
