@@ -145,7 +145,7 @@ func run(o *Options) error {
 		}
 		return cmdutil.Exit(rep.ExitCode)
 	}
-	analyze.WriteText(o.F.Out, report.Style{Enabled: o.F.Color}, rep)
+	writeText(o.F.Out, report.Style{Enabled: o.F.Color}, rep)
 	return cmdutil.Exit(rep.ExitCode)
 }
 

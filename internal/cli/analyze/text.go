@@ -3,20 +3,22 @@ package analyze
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
+	"github.com/ibdoctor/ibdoctor/internal/analyze"
 	"github.com/ibdoctor/ibdoctor/internal/finding"
 	"github.com/ibdoctor/ibdoctor/internal/report"
 )
 
-// WriteText renders the report for people: the verdict, then per file the
+// writeText renders the report for people: the verdict, then per file the
 // segments found (kind, lines, what was parsed, what was skipped), then
 // the findings with evidence, causes and remedies.
-func WriteText(w io.Writer, sty report.Style, r *Report) {
+func writeText(w io.Writer, sty report.Style, r *analyze.Report) {
 	segs := 0
 	for _, f := range r.Files {
 		for _, s := range f.Segments {
-			if s.Kind != KindUnknown {
+			if s.Kind != analyze.KindUnknown {
 				segs++
 			}
 		}
@@ -40,7 +42,7 @@ func WriteText(w io.Writer, sty report.Style, r *Report) {
 			continue
 		case f.NotRecognised:
 			fmt.Fprintf(w, "%s: not recognised as the output of any tool ibdoctor reads", sty.Bold(f.File))
-			if f.Closest != nil && f.Closest.Kind != KindUnknown {
+			if f.Closest != nil && f.Closest.Kind != analyze.KindUnknown {
 				fmt.Fprintf(w, "; closest: %s (score %d/100)", f.Closest.Kind, f.Closest.Score)
 			}
 			fmt.Fprintln(w, "\n  force a kind with --kind (list them with --kind list)")
@@ -79,4 +81,11 @@ func counts(fs []finding.Finding) string {
 		return ""
 	}
 	return " — " + strings.Join(p, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
