@@ -758,3 +758,42 @@ func TestDeadPortsAreSeparateBreaks(t *testing.T) {
 		t.Errorf("spine2 dead ports %v, want [2 3]", ports)
 	}
 }
+
+// TestOptionLimits: the all-pairs distance matrix is skipped above
+// MaxMinHopSwitches (and says so), and credit loops are capped.
+func TestOptionLimits(t *testing.T) {
+	f := small2L(t)
+	f.Nodes[node(t, f, "spine1")].LFT[6] = 3
+	f.Nodes[node(t, f, "leaf3")].LFT[6] = 6
+	r, err := Analyze(f, Options{MaxMinHopSwitches: 5}) // 6 switches
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.MinHopChecked || r.NonMinimalRoutes != 0 || len(r.Detours) != 0 {
+		t.Errorf("min-hop checked %v with %d switches over the limit", r.MinHopChecked, r.Switches)
+	}
+	// A ring of five routed min-hop has two credit loops, one per
+	// direction (every two-hop route is unique).
+	ring := &Fabric{}
+	for i := range 5 {
+		ring.AddSwitch(uint64(0x100+i), fmt.Sprintf("ring%d", i), 3, uint16(10+i))
+	}
+	for i := range 5 {
+		c := ring.AddCA(uint64(0x200+2*i), fmt.Sprintf("host%d", i), 1)
+		ring.Nodes[c].Ports[1].LID = uint16(1 + i)
+		ring.Connect(i, 3, c, 1)
+		ring.Connect(i, 1, (i+1)%5, 2)
+	}
+	if err := ring.routeMinHop(nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ max, want int }{{0, 2}, {1, 1}} {
+		r, err := Analyze(ring, Options{MaxCreditLoops: tc.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.CreditLoops) != tc.want || r.CreditLoops[0].Channels != 5 {
+			t.Errorf("MaxCreditLoops %d: %+v, want %d loops of 5 channels", tc.max, r.CreditLoops, tc.want)
+		}
+	}
+}
