@@ -491,7 +491,26 @@ func diagnoseTopo(seg *Segment, file string, ls []string, sp Span) error {
 		return err
 	}
 	seg.Summary = fmt.Sprintf("%s × %s", plural(len(m.GPUs), "GPU", "GPUs"), plural(len(m.NICs), "NIC", "NICs"))
-	seg.Findings = append(seg.Findings, triage.AnalyzeNvidiaSMI(m, file)...)
+	// Evidence names a GPU's row ("GPU1: mlx5_0=SYS …"): point at its line.
+	row := map[string]int{}
+	for i := sp.Start - 1; i < sp.End; i++ {
+		if f := strings.Fields(ls[i]); len(f) > 1 && strings.HasPrefix(f[0], "GPU") && !isTopoHeader(strings.TrimSpace(ls[i])) {
+			if _, dup := row[f[0]]; !dup {
+				row[f[0]] = i + 1
+			}
+		}
+	}
+	fs := triage.AnalyzeNvidiaSMI(m, file)
+	for i := range fs {
+		for j := range fs[i].Evidence {
+			ev := &fs[i].Evidence[j]
+			gpu, _, _ := strings.Cut(ev.Value, ":")
+			if n, ok := row[gpu]; ok && ev.Source == file {
+				ev.Source = fmt.Sprintf("%s:%d", file, n)
+			}
+		}
+	}
+	seg.Findings = append(seg.Findings, fs...)
 	return nil
 }
 

@@ -512,6 +512,32 @@ func TestRepeatedDeviceStartsNewSegment(t *testing.T) {
 	}
 }
 
+// A GPU whose nearest NIC is farther than the others' is reported with the
+// line of its row. The V100 matrix is uniform (every GPU at PHB); here GPU0
+// gets its NICs at PIX, as in a server with NICs under the GPU's switch.
+func TestTopoEvidenceLine(t *testing.T) {
+	v100 := read(t, "v100-2gpu-4nic-tabs.txt")
+	edited := strings.Replace(v100, "GPU0\t X \tSYS\tPHB\tPHB", "GPU0\t X \tSYS\tPIX\tPIX", 1)
+	if edited == v100 {
+		t.Fatal("edit did not apply")
+	}
+	for _, tt := range []struct {
+		name, text string
+		want       []string
+	}{{"uniform", v100, []string{}}, {"GPU1 far", "$ nvidia-smi topo -m\n" + edited, []string{"topo.gpu_nic_far/warning"}}} {
+		fr := AnalyzeText("t.txt", tt.text, Options{})
+		seg := fr.Segments[len(fr.Segments)-1]
+		if got := ids(seg.Findings); seg.Kind != KindTopo || !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %s findings %v, want %v", tt.name, seg.Kind, got, tt.want)
+		}
+		for _, f := range seg.Findings {
+			if f.Evidence[0].Source != "t.txt:4" || !strings.HasPrefix(f.Evidence[0].Value, "GPU1:") {
+				t.Errorf("%s: evidence %+v, want t.txt:4 (GPU1's row)", tt.name, f.Evidence)
+			}
+		}
+	}
+}
+
 // A parse error names the line of the file, not of the segment.
 func TestParseErrorNamesFileLine(t *testing.T) {
 	ls := strings.Split(read(t, "h100-4gpu-8nic-vm.txt"), "\n")
