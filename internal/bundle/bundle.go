@@ -229,11 +229,17 @@ func (c *collector) collect(snap *snapshot.Snapshot) error {
 	c.copyClass("sys/class/infiniband_verbs")
 	c.copyDevMarkers("dev/infiniband")
 	c.copySaved("cmd")
-	for _, n := range snap.NetDevs {
+	// Every interface, the virtual ones (lo, docker0, bonds) included: the
+	// NCCL_SOCKET_IFNAME check needs the whole list.
+	netEnts, err := fs.ReadDir(c.fsys, "sys/class/net")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.fail("sys/class/net", err)
+	}
+	for _, n := range netEnts {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
-		logical := "sys/class/net/" + n.Name
+		logical := "sys/class/net/" + n.Name()
 		real, ok := c.link(logical)
 		if !ok {
 			continue

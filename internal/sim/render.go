@@ -121,6 +121,7 @@ func (n *Node) render(r *renderer) {
 			renderNetDev(r, nd)
 		}
 	}
+	renderVirtualNetDevs(r)
 	r.file("cmd/dmesg.txt", n.dmesg())
 	if len(n.GPUs()) > 0 {
 		r.file("cmd/nvidia-smi-topo-m.txt", n.nvidiaSMITopo())
@@ -334,6 +335,36 @@ func renderNetDev(r *renderer, nd *NetDev) {
 		hex[i] = fmt.Sprintf("%02x", c)
 	}
 	r.file(dir+"/address", strings.Join(hex, ":")+"\n")
+	// flags is "%#x" of dev->flags: IFF_UP|IFF_BROADCAST|IFF_MULTICAST.
+	// IFF_UP is the administrative state, which a lost carrier leaves set:
+	// operstate says "down", flags still 0x1003.
+	r.file(dir+"/flags", "0x1003\n")
+}
+
+// renderVirtualNetDevs writes the interfaces every GPU node has besides its
+// NICs, under sys/devices/virtual/net: lo (UP|LOOPBACK, operstate
+// "unknown") and a docker0 bridge without containers (UP but no carrier,
+// operstate "down"). Without them a list of sys/class/net would not show
+// that NCCL_SOCKET_IFNAME=lo or =docker names something other nodes cannot
+// reach.
+func renderVirtualNetDevs(r *renderer) {
+	for _, v := range []struct {
+		name, oper, flags, addr string
+		mtu, typ                int
+		carrier                 string
+	}{
+		{"lo", "unknown", "0x9", "00:00:00:00:00:00", 65536, 772, "1"},
+		{"docker0", "down", "0x1003", "02:42:8c:1e:55:0a", 1500, 1, "0"},
+	} {
+		dir := "sys/devices/virtual/net/" + v.name
+		r.link("sys/class/net/"+v.name, dir)
+		r.file(dir+"/operstate", v.oper+"\n")
+		r.file(dir+"/flags", v.flags+"\n")
+		r.file(dir+"/mtu", fmt.Sprintf("%d\n", v.mtu))
+		r.file(dir+"/type", fmt.Sprintf("%d\n", v.typ))
+		r.file(dir+"/address", v.addr+"\n")
+		r.file(dir+"/carrier", v.carrier+"\n")
+	}
 }
 
 // modules renders /proc/modules as m_show (kernel/module/procfs.c) does:
