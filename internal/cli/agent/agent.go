@@ -36,6 +36,12 @@ type Options struct {
 	StateDir string
 	Token    string
 	Config   string
+	// PerfBackends are the pairwise test backends this agent runs
+	// (tcp, perftest); PerfMaxDuration caps one test; PerfRateLimit
+	// throttles its tcp tests (bytes/s, 0 none).
+	PerfBackends    []string
+	PerfMaxDuration time.Duration
+	PerfRateLimit   float64
 	// Ready, when set, receives the address the server listens on (tests
 	// use it with --listen 127.0.0.1:0).
 	Ready func(addr string)
@@ -77,6 +83,14 @@ SIGTERM or SIGINT shut it down gracefully.`,
 			if opts.Token == "" {
 				opts.Token = f.Getenv("IBDOCTOR_TOKEN")
 			}
+			for _, b := range opts.PerfBackends {
+				if b != "tcp" && b != "perftest" {
+					return cmdutil.FlagErrorf("--perf-backends: unknown backend %q (want tcp or perftest)", b)
+				}
+			}
+			if opts.PerfRateLimit < 0 || opts.PerfMaxDuration <= 0 {
+				return cmdutil.FlagErrorf("--perf-rate-limit must be ≥ 0 and --perf-max-duration > 0")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -90,6 +104,9 @@ SIGTERM or SIGINT shut it down gracefully.`,
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "expectation file (YAML, from 'ibdoctor baseline') for the node rules")
 	cmd.Flags().StringVar(&opts.StateDir, "state-dir", "", "directory for the state store (empty: state is kept in memory only)")
 	cmd.Flags().StringVar(&opts.Token, "token", "", "shared secret that allows requests that run something (default $IBDOCTOR_TOKEN)")
+	cmd.Flags().StringSliceVar(&opts.PerfBackends, "perf-backends", []string{"tcp"}, "pairwise test backends this agent runs for 'ibdoctor perf pairwise': tcp, perftest (ib_write_bw/ib_write_lat)")
+	cmd.Flags().DurationVar(&opts.PerfMaxDuration, "perf-max-duration", 60*time.Second, "longest pairwise test this agent accepts")
+	cmd.Flags().Float64Var(&opts.PerfRateLimit, "perf-rate-limit", 0, "throttle this agent's tcp tests to this many bytes/s (0: none; for testing the culprit inference)")
 	cmd.Flags().StringVar(&opts.Config, "config", "", "YAML file of thresholds for the rules over time (see 'ibdoctor rules')")
 	return cmd
 }
@@ -173,7 +190,7 @@ func Run(ctx context.Context, o *Options) error {
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}
-	perf := pairwise.NewServer(pairwise.ServerOptions{Token: o.Token})
+	perf := pairwise.NewServer(pairwise.ServerOptions{Token: o.Token, Backends: o.PerfBackends, MaxDuration: o.PerfMaxDuration, RateLimit: o.PerfRateLimit})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

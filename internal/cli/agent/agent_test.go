@@ -38,6 +38,12 @@ func TestFlags(t *testing.T) {
 			func(o *Options) bool {
 				return o.Root == "/tmp/x" && o.Listen == "127.0.0.1:0" && o.Interval == 5*time.Second && o.StateDir == "/var/lib/ibdoctor" && o.Config == "c.yaml" && o.Expect == "e.yaml" && o.Format == cmdutil.FormatJSON
 			}, ""},
+		{"perf backends", []string{"--perf-backends", "tcp,perftest", "--perf-rate-limit", "5e7", "--perf-max-duration", "20s"}, nil, func(o *Options) bool {
+			return len(o.PerfBackends) == 2 && o.PerfBackends[1] == "perftest" && o.PerfRateLimit == 5e7 && o.PerfMaxDuration == 20*time.Second
+		}, ""},
+		{"perf backend default is tcp", nil, nil, func(o *Options) bool { return len(o.PerfBackends) == 1 && o.PerfBackends[0] == "tcp" }, ""},
+		{"unknown perf backend", []string{"--perf-backends", "ssh"}, nil, nil, `unknown backend "ssh"`},
+		{"negative rate limit", []string{"--perf-rate-limit", "-1"}, nil, nil, "--perf-rate-limit"},
 		{"interval too short", []string{"--interval", "100ms"}, nil, nil, "below 1s"},
 		{"bad interval", []string{"--interval", "soon"}, nil, nil, "invalid"},
 	}
