@@ -19,6 +19,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/nccl"
 	"github.com/ibdoctor/ibdoctor/internal/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules"
+	"github.com/ibdoctor/ibdoctor/internal/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/topo"
 	"github.com/ibdoctor/ibdoctor/internal/triage"
 )
@@ -36,6 +37,15 @@ type Options struct {
 	LineRateGbps float64
 	// Year dates journal stamps without a year (0: the current year).
 	Year int
+	// Node is the node the outputs came from (--root), NodeSource where
+	// it was read: its RDMA devices make an NCCL socket fallback critical
+	// and its ACTIVE ports give the line rate.
+	Node       *snapshot.Snapshot
+	NodeSource string
+	// ExpectIB says the NCCL job should use InfiniBand/RoCE.
+	ExpectIB bool
+	// MaxLatencyUS overrides perftest's latency limit (0: the default).
+	MaxLatencyUS float64
 }
 
 // Segment is one tool output found in a file and what came of it.
@@ -164,6 +174,9 @@ func AnalyzeText(name, text string, opts Options) File {
 	// HCA outputs first: what they show about the node (RDMA present, the
 	// slowest active port) informs the NCCL and perftest rules.
 	ctx := &context{}
+	if opts.Node != nil {
+		ctx.addRates(opts.Node, opts.NodeSource)
+	}
 	segs := make([]*Segment, len(spans))
 	for pass := 0; pass < 2; pass++ {
 		for i, sp := range spans {
@@ -254,14 +267,47 @@ func segmentText(ls []string, sp Span) string {
 	return b.String()
 }
 
-// context is what earlier segments of a file tell later ones.
+// context is what earlier segments of a file (or the node given with
+// Options.Node) tell later ones.
 type context struct {
 	// rdma says an HCA output showed RDMA devices.
 	rdma bool
-	// minRate is the slowest ACTIVE port's rate in Gb/s (0: none seen).
-	minRate float64
-	// rateFrom names where minRate came from.
-	rateFrom string
+	// rates counts ACTIVE ports by rate (deci-Gb/s); from names where the
+	// first port of each rate was seen.
+	rates map[int]int
+	from  map[int]string
+}
+
+// addRates counts the ACTIVE ports of snap, naming them by where.
+func (c *context) addRates(snap *snapshot.Snapshot, where string) {
+	if c.rates == nil {
+		c.rates, c.from = map[int]int{}, map[int]string{}
+	}
+	for _, d := range snap.Devices {
+		c.rdma = true
+		for _, p := range d.Ports {
+			if !p.IsActive() || p.Rate == nil || p.Rate.DeciGbps == 0 {
+				continue
+			}
+			r := p.Rate.DeciGbps
+			if c.rates[r] == 0 {
+				c.from[r] = fmt.Sprintf("%s port %d in %s", d.Name, p.Number, where)
+			}
+			c.rates[r]++
+		}
+	}
+}
+
+// lineRate is the rate most ACTIVE ports run at (ties: the slower), so a
+// frontend NIC beside eight compute ports does not set it; 0 when none.
+func (c *context) lineRate() (float64, int, string) {
+	best, n := 0, 0
+	for r, k := range c.rates {
+		if k > n || k == n && r < best {
+			best, n = r, k
+		}
+	}
+	return float64(best) / 10, n, c.from[best]
 }
 
 func isHCA(k Kind) bool {
@@ -311,7 +357,7 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 	text := segmentText(ls, sp)
 	switch sp.Kind {
 	case KindNCCLLog:
-		err = diagnoseNCCLLog(&seg, file, text, ctx)
+		err = diagnoseNCCLLog(&seg, file, text, opts, ctx)
 	case KindNCCLTests:
 		err = diagnoseNCCLTests(&seg, file, text, opts, ctx)
 	case KindPerftest:
@@ -371,16 +417,12 @@ func diagnoseHCA(seg *Segment, file string, ls []string, sp Span, opts Options, 
 	}
 	res.Shift(sp.Start - 1)
 	snap := res.Snap
-	ctx.rdma = true
+	ctx.addRates(snap, fmt.Sprintf("%s lines %s", seg.Kind, seg.Lines))
 	active, counters, noPhys := 0, 0, []string{}
 	for _, d := range snap.Devices {
 		for _, p := range d.Ports {
 			if p.IsActive() {
 				active++
-				if p.Rate != nil && p.Rate.DeciGbps > 0 && (ctx.minRate == 0 || p.Rate.Gbps() < ctx.minRate) {
-					ctx.minRate = p.Rate.Gbps()
-					ctx.rateFrom = fmt.Sprintf("%s port %d in %s lines %s", d.Name, p.Number, seg.Kind, seg.Lines)
-				}
 			}
 			counters += len(p.HWCounters)
 			if p.State != nil && p.PhysState == nil {
@@ -591,12 +633,12 @@ func notes(seg *Segment, ns []string) {
 	}
 }
 
-func diagnoseNCCLLog(seg *Segment, file, text string, ctx *context) error {
+func diagnoseNCCLLog(seg *Segment, file, text string, opts Options, ctx *context) error {
 	lg, err := nccl.ParseLog(strings.NewReader(text), file)
 	if err != nil {
 		return err
 	}
-	a := nccl.AnalyzeLog(lg, nccl.LogOptions{RDMAPresent: ctx.rdma})
+	a := nccl.AnalyzeLog(lg, nccl.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
 	seg.Summary = fmt.Sprintf("NCCL log of %s", plural(len(a.Procs), "process", "processes"))
 	if a.Version != "" {
 		seg.Summary += ", NCCL " + a.Version
@@ -606,14 +648,15 @@ func diagnoseNCCLLog(seg *Segment, file, text string, ctx *context) error {
 	return nil
 }
 
-// lineRate is --line-rate, else the slowest ACTIVE port an HCA output of
-// the same paste showed (noted in the segment).
+// lineRate is --line-rate, else the rate most ACTIVE ports of the paste's
+// HCA outputs (or of Options.Node) run at, noted in the segment.
 func lineRate(seg *Segment, opts Options, ctx *context) float64 {
-	if opts.LineRateGbps > 0 || ctx.minRate == 0 {
+	rate, n, from := ctx.lineRate()
+	if opts.LineRateGbps > 0 || rate == 0 {
 		return opts.LineRateGbps
 	}
-	seg.Skipped = append(seg.Skipped, fmt.Sprintf("line rate %g Gb/s taken from %s (the slowest ACTIVE port); give --line-rate to override", ctx.minRate, ctx.rateFrom))
-	return ctx.minRate
+	seg.Skipped = append(seg.Skipped, fmt.Sprintf("line rate %g Gb/s taken from %s (%s at that rate); give --line-rate to override", rate, from, plural(n, "ACTIVE port", "ACTIVE ports")))
+	return rate
 }
 
 func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *context) error {
@@ -628,7 +671,7 @@ func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *conte
 	if nccl.DetectLog(text) {
 		// NCCL_DEBUG=INFO lines inside the test output.
 		if lg, err := nccl.ParseLog(strings.NewReader(text), file); err == nil {
-			la := nccl.AnalyzeLog(lg, nccl.LogOptions{RDMAPresent: ctx.rdma})
+			la := nccl.AnalyzeLog(lg, nccl.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
 			seg.Summary += fmt.Sprintf(" with the NCCL log of %s", plural(len(la.Procs), "process", "processes"))
 			seg.Findings = append(seg.Findings, la.Findings...)
 			notes(seg, la.Notes)
@@ -642,7 +685,7 @@ func diagnosePerftest(seg *Segment, file, text string, opts Options, ctx *contex
 	if err != nil {
 		return err
 	}
-	a := perftest.Analyze(rs, perftest.Options{LineRateGbps: lineRate(seg, opts, ctx)})
+	a := perftest.Analyze(rs, perftest.Options{LineRateGbps: lineRate(seg, opts, ctx), MaxLatencyUS: opts.MaxLatencyUS})
 	seg.Summary = "perftest, " + plural(len(rs), "test", "tests")
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)

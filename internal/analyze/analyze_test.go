@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ibdoctor/ibdoctor/internal/finding"
+	"github.com/ibdoctor/ibdoctor/internal/hcatext"
 )
 
 func read(t testing.TB, name string) string {
@@ -573,5 +574,57 @@ func TestRdmaLinkPaste(t *testing.T) {
 	}
 	if seg.Summary != "10 HCAs, 10 ports (5 ACTIVE)" {
 		t.Errorf("summary %q", seg.Summary)
+	}
+}
+
+// The node given with --root (here: read from a real ibstat) informs the
+// rules as an HCA output in the paste would; --expect-ib alone does too.
+func TestNodeAndExpectIB(t *testing.T) {
+	res, err := hcatext.ParseIBStat(strings.NewReader(read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")), "node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := read(t, "nccl952-socket-channels.log")
+	sev := func(opts Options) string {
+		for _, s := range AnalyzeText("l", log, opts).Segments {
+			for _, f := range s.Findings {
+				if f.ID == "nccl.socket_fallback" {
+					return string(f.Severity)
+				}
+			}
+		}
+		return ""
+	}
+	if got := sev(Options{Node: res.Snap, NodeSource: "--root /n"}); got != "critical" {
+		t.Errorf("with the node: %q, want critical", got)
+	}
+	if got := sev(Options{ExpectIB: true}); got != "critical" {
+		t.Errorf("with --expect-ib: %q, want critical", got)
+	}
+	perf := AnalyzeText("p", read(t, "perftest132-write-a-gbits-cut.txt"), Options{Node: res.Snap, NodeSource: "--root /n"})
+	if notes := strings.Join(perf.Segments[len(perf.Segments)-1].Skipped, "\n"); !strings.Contains(notes, "line rate 200 Gb/s taken from mlx5_0 port 1 in --root /n (1 ACTIVE port at that rate)") {
+		t.Errorf("perftest notes %q", notes)
+	}
+}
+
+// The line rate is the one most ACTIVE ports run at: a slower frontend
+// port does not set it.
+func TestLineRateMajority(t *testing.T) {
+	c := &context{}
+	for _, f := range []string{"ibstat-cx6dx-roce-l2fwd-nv-6.txt", "ibstat-cx7-roce-mixed-mooncake-1999.txt"} {
+		res, err := hcatext.ParseIBStat(strings.NewReader(read(t, f)), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.addRates(res.Snap, f)
+	}
+	// 2 ports at 100 and 2 at 200: a tie goes to the slower.
+	if rate, n, _ := c.lineRate(); rate != 100 || n != 2 {
+		t.Errorf("tie: %g Gb/s on %d ports, want 100 on 2", rate, n)
+	}
+	res, _ := hcatext.ParseIBStat(strings.NewReader(read(t, "ibstat-cx7-roce-mixed-mooncake-1999.txt")), "again")
+	c.addRates(res.Snap, "again")
+	if rate, n, from := c.lineRate(); rate != 200 || n != 4 || from != "mlx5_0 port 1 in ibstat-cx7-roce-mixed-mooncake-1999.txt" {
+		t.Errorf("majority: %g Gb/s on %d ports from %q, want 200 on 4", rate, n, from)
 	}
 }

@@ -3,6 +3,7 @@
 package analyze
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,10 @@ type Options struct {
 	ExpectBusBW float64
 	LineRate    float64
 	Expect      string
+	// Root is the node the outputs came from (directory or bundle).
+	Root       string
+	ExpectIB   bool
+	MaxLatency float64
 }
 
 // NewCmd builds the command; runF replaces the run function in tests.
@@ -54,6 +59,8 @@ named; force one with --kind).`,
   $ xclip -o | ibdoctor analyze -
   # nccl-tests output judged against the NICs' line rate
   $ ibdoctor analyze --line-rate 400 all_reduce_perf.out
+  # an NCCL log and a perftest run judged against the node they ran on
+  $ ibdoctor analyze --root gpu017.tar.gz nccl.log ib_write_bw.out
   # force the kind, as JSON
   $ ibdoctor analyze --kind ibstat --format json node17.txt
   # the kinds analyze knows
@@ -68,8 +75,8 @@ named; force one with --kind).`,
 					return cmdutil.FlagErrorf("--kind %q is not a known kind; see --kind list", opts.Kind)
 				}
 			}
-			if opts.ExpectBusBW < 0 || opts.LineRate < 0 {
-				return cmdutil.FlagErrorf("--expect-busbw and --line-rate must not be negative")
+			if opts.ExpectBusBW < 0 || opts.LineRate < 0 || opts.MaxLatency < 0 {
+				return cmdutil.FlagErrorf("--expect-busbw, --line-rate and --max-latency must not be negative")
 			}
 			stdin := 0
 			for _, a := range args {
@@ -91,6 +98,9 @@ named; force one with --kind).`,
 	cmd.Flags().Float64Var(&opts.ExpectBusBW, "expect-busbw", 0, "expected nccl-tests large-message bus bandwidth, GB/s")
 	cmd.Flags().Float64Var(&opts.LineRate, "line-rate", 0, "line rate of the NICs, Gb/s (judges nccl-tests and perftest bandwidth)")
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "expectation file (YAML, from 'ibdoctor baseline') for ibstat/ibstatus/ibv_devinfo/rdma outputs")
+	cmd.Flags().StringVar(&opts.Root, "root", "", "root (directory or bundle) of the node the outputs came from: its RDMA devices make a socket fallback critical, its ACTIVE ports give the line rate")
+	cmd.Flags().BoolVar(&opts.ExpectIB, "expect-ib", false, "the NCCL job should use InfiniBand/RoCE: a socket fallback is critical")
+	cmd.Flags().Float64Var(&opts.MaxLatency, "max-latency", 0, "perftest latency limit in us (default: 1.5 x the floor of the verb and link type)")
 	return cmd
 }
 
@@ -125,7 +135,7 @@ func run(o *Options) error {
 	if o.Kind == "list" {
 		return listKinds(o)
 	}
-	opts := analyze.Options{ExpectBusBW: o.ExpectBusBW, LineRateGbps: o.LineRate, Year: o.F.Now().Year()}
+	opts := analyze.Options{ExpectBusBW: o.ExpectBusBW, LineRateGbps: o.LineRate, Year: o.F.Now().Year(), ExpectIB: o.ExpectIB, MaxLatencyUS: o.MaxLatency}
 	opts.Kind, _ = analyze.ParseKind(o.Kind)
 	if o.Expect != "" {
 		exp, err := cmdutil.LoadExpectation(o.Expect)
@@ -133,6 +143,13 @@ func run(o *Options) error {
 			return cmdutil.CannotRun(err)
 		}
 		opts.Expect = exp
+	}
+	if o.Root != "" {
+		snap, err := cmdutil.LoadSnapshot(context.Background(), o.F, o.Root)
+		if err != nil {
+			return cmdutil.CannotRun(fmt.Errorf("--root %s: %w", o.Root, err))
+		}
+		opts.Node, opts.NodeSource = snap, "--root "+o.Root
 	}
 	var in []analyze.Input
 	for _, name := range o.Files {

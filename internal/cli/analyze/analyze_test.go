@@ -230,3 +230,31 @@ func TestAnalyzeOptions(t *testing.T) {
 		t.Errorf("options %+v", got)
 	}
 }
+
+// --root: a simulated node's RDMA devices make a socket fallback critical,
+// and its ports give perftest the line rate.
+func TestAnalyzeRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "node")
+	if _, errOut, code := run(t, "", "sim", "node", "--out", root); code != 0 {
+		t.Fatalf("sim node: exit %d %s", code, errOut)
+	}
+	out, errOut, code := run(t, "", "analyze", "--root", root, "--format", "json", corpus+"nccl952-socket-channels.log", corpus+"perftest132-write-a-gbits-cut.txt")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2: %s %s", code, errOut, out)
+	}
+	var doc struct{ Findings []struct{ ID, Severity string } }
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(doc.Findings, func(f struct{ ID, Severity string }) bool {
+		return f.ID == "nccl.socket_fallback" && f.Severity == "critical"
+	}) {
+		t.Errorf("findings %+v, want a critical nccl.socket_fallback", doc.Findings)
+	}
+	if !strings.Contains(out, "taken from") || !strings.Contains(out, "in --root "+root) {
+		t.Errorf("perftest line rate not taken from --root:\n%s", out)
+	}
+	if _, errOut, code := run(t, "", "analyze", "--root", filepath.Join(root, "missing"), corpus+"sminfo-master.txt"); code != 3 || !strings.Contains(errOut, "--root") {
+		t.Errorf("missing root: exit %d %q", code, errOut)
+	}
+}
