@@ -270,201 +270,291 @@ type walker struct {
 // Analyze follows every switch's table for every destination LID and
 // computes all routing results (see Result). It is deterministic.
 func (g *Graph) Analyze(opts Options) *Result {
-	opts = opts.withDefaults()
-	S := len(g.swNode)
-	r := &Result{Switches: S, g: g, opts: opts}
-	for _, c := range g.caAt {
-		r.CAPorts += len(c)
-	}
-	for _, c := range g.conflicts {
-		r.Skipped = append(r.Skipped, SkippedLID{LID: c.LID, Reason: "LID claimed by more than one port"})
-	}
-	w := &walker{
-		g:     g,
-		stamp: make([]uint32, S),
-		st:    make([]uint8, S),
-		kind:  make([]BreakKind, S),
-		hops:  make([]uint16, S),
-		nxt:   make([]int32, S),
-		outp:  make([]uint8, S),
-		brk:   make([]int32, S),
-		pos:   make([]int32, S),
-		order: make([]int32, 0, S),
-		flow:  make([]int64, S),
-	}
-	var dist []uint8
-	if S <= opts.MaxMinHopSwitches {
-		dist = g.switchDistances()
-		r.MinHopChecked = true
-	}
-	load := make([]int64, len(g.peer))
-	okCA := make([]int64, S)             // CA destinations reached from each switch
-	selfOK := make([]int64, len(g.peer)) // CA source port → its own LIDs reached (not a pair)
-	deps := newDepSet(g)
-	groups := map[brkKey]int{}
-	detours := map[int32]int{}
-
+	a := newAnalysis(g, opts.withDefaults())
 	for lid := 1; lid <= g.maxLID; lid++ {
-		o := g.owner[lid]
-		if o.node < 0 {
+		d, ok := a.destination(lid)
+		if !ok {
 			continue
 		}
-		ownerNode := &g.f.Nodes[o.node]
-		destIsCA := ownerNode.Type == CA
-		var destPort, attach int32 = -1, -1
-		if destIsCA {
-			destPort = g.base[o.node] + o.port
-			q := g.peer[destPort]
-			if q < 0 {
-				r.Skipped = append(r.Skipped, SkippedLID{LID: uint16(lid), Reason: "owner port has no link"})
-				continue
-			}
-			attach = g.sw[g.portNode[q]]
-			if attach < 0 {
-				r.Skipped = append(r.Skipped, SkippedLID{LID: uint16(lid), Reason: "owner port is cabled to another CA, not a switch"})
-				continue
-			}
+		a.w.walkAll(lid, d.owner, d.port)
+		a.r.LIDs++
+		a.r.SwitchRoutes += int64(len(g.swNode))
+		if d.isCA {
+			a.pushFlows(&d)
 		}
-		r.LIDs++
-		w.walkAll(lid, o, destPort)
-		r.SwitchRoutes += int64(S)
-
-		// Sources at each switch: its CA ports, minus the destination port
-		// itself.
-		srcs := func(s int32) int64 {
-			n := int64(len(g.caAt[s]))
-			if s == attach {
-				n--
-			}
-			return n
-		}
-		if destIsCA {
-			for _, s := range w.order {
-				if w.st[s] == stOK {
-					w.flow[s] = srcs(s)
-				} else {
-					w.flow[s] = 0
-				}
-			}
-			for i := len(w.order) - 1; i >= 0; i-- {
-				s := w.order[i]
-				if w.st[s] != stOK {
-					continue
-				}
-				okCA[s]++
-				f := w.flow[s]
-				r.RoutedPairs += srcs(s)
-				if f == 0 {
-					continue
-				}
-				load[g.base[g.swNode[s]]+int32(w.outp[s])] += f
-				if n := w.nxt[s]; n >= 0 {
-					w.flow[n] += f
-				}
-			}
-			if w.st[attach] == stOK {
-				selfOK[destPort]++
-			}
-			r.Pairs += int64(r.CAPorts - 1) // every source but the destination
-		}
-
+		w := a.w
 		for _, s := range w.order {
-			if w.st[s] != stOK {
-				r.BrokenSwitchRoutes++
-				k := brkKey{sw: w.brk[s], kind: w.kind[s]}
-				if k.kind == DeadPort || k.kind == Misdelivered {
-					k.port = w.outp[k.sw] // one break per wrong port
-				}
-				gi, ok := groups[k]
-				if !ok {
-					gi = len(r.Breaks)
-					groups[k] = gi
-					b := Break{Kind: k.kind, Node: int(g.swNode[k.sw]), Port: int(k.port), ExampleSource: -1}
-					if k.kind == NoEntry {
-						b.Port = int(w.outp[k.sw]) // the first offending entry
-					}
-					if k.kind == Loop {
-						b.Cycle = w.cycle(k.sw)
-					}
-					r.Breaks = append(r.Breaks, b)
-				}
-				b := &r.Breaks[gi]
-				if b.last != lid {
-					b.last = lid
-					b.LIDs++
-					if len(b.Examples) < opts.MaxExamples {
-						b.Examples = append(b.Examples, uint16(lid))
-					}
-				}
-				b.SwitchRoutes++
-				if destIsCA {
-					b.Pairs += srcs(s)
-				} else {
-					b.ManagementPairs += srcs(s)
-				}
-				if srcs(s) > 0 {
-					if b.srcSet == nil {
-						b.srcSet = make([]uint64, (S+63)/64)
-					}
-					b.srcSet[s>>6] |= 1 << (s & 63)
-				}
-				// The example prefers a CA destination over a switch LID.
-				if srcs(s) > 0 && (b.ExampleSource < 0 || destIsCA && !b.exampleCA) {
-					for _, p := range g.caAt[s] {
-						if p != destPort {
-							ref := g.ref(p)
-							b.ExampleSource, b.ExampleSourcePort = ref.Node, ref.Port
-							b.ExampleLID, b.exampleCA = uint16(lid), destIsCA
-							break
-						}
-					}
-				}
-				continue
+			switch {
+			case w.st[s] != stOK:
+				a.recordBreak(&d, s)
+			case d.isCA && w.flow[s] > 0 && w.nxt[s] >= 0:
+				a.recordDependency(s)
 			}
-			// Channel dependency: arriving at next switch n over the link
-			// from s, leaving n through its table's port — for routes
-			// that carry CA-to-CA traffic (flow > 0). Traffic to switch
-			// LIDs is management traffic (SMPs ride VL15, which has no
-			// credit flow control) and is left out, as are routes no CA
-			// uses.
-			if n := w.nxt[s]; destIsCA && w.flow[s] > 0 && n >= 0 && w.outp[n] != 0 {
-				in := g.peer[g.base[g.swNode[s]]+int32(w.outp[s])] - g.base[g.swNode[n]]
-				deps.set(n, int(in), int(w.outp[n]))
-			}
-			if dist != nil {
-				minh := w.minHops(dist, s, o, attach, S)
-				if int(w.hops[s]) > minh {
-					r.NonMinimalRoutes++
-					nextMin := 0
-					if n := w.nxt[s]; n >= 0 {
-						nextMin = w.minHops(dist, n, o, attach, S)
-					}
-					if nextMin+1 > minh { // s itself leaves the shortest paths
-						di, ok := detours[s]
-						if !ok {
-							di = len(r.Detours)
-							detours[s] = di
-							r.Detours = append(r.Detours, Detour{Node: int(g.swNode[s])})
-						}
-						d := &r.Detours[di]
-						d.LIDs++
-						if len(d.Examples) < opts.MaxExamples {
-							d.Examples = append(d.Examples, DetourExample{LID: uint16(lid), Port: int(w.outp[s]), Hops: int(w.hops[s]), MinHops: minh})
-						}
-						if destIsCA {
-							d.Pairs += w.flow[s]
-						}
-					}
-				}
+			if w.st[s] == stOK && a.dist != nil && int(w.hops[s]) > a.minHops(&d, s) {
+				a.detour(&d, s)
 			}
 		}
 	}
+	return a.finish()
+}
 
+// analysis is one Analyze run: the walker's scratch, the accumulators over
+// all destinations and the result being built.
+type analysis struct {
+	g      *Graph
+	r      *Result
+	opts   Options
+	w      *walker
+	dist   []uint8 // switch × switch hop counts; nil when over the limit
+	load   []int64 // CA-to-CA routes per channel (flat port)
+	okCA   []int64 // CA destinations reached from each switch
+	selfOK []int64 // CA port → its own LIDs reached (not pairs)
+	deps   *depSet
+
+	groups  map[brkKey]int // → index in r.Breaks
+	detours map[int32]int  // dense switch → index in r.Detours
+}
+
+// dest is the destination LID being analysed.
+type dest struct {
+	lid    int
+	owner  endpoint
+	isCA   bool
+	port   int32 // the owner CA port's flat index, -1 for a switch
+	attach int32 // the dense switch that port hangs off, -1 for a switch
+}
+
+// srcs is the number of CA source ports behind switch s for this
+// destination: its CA ports, minus the destination port itself.
+func (d *dest) srcs(g *Graph, s int32) int64 {
+	n := int64(len(g.caAt[s]))
+	if s == d.attach {
+		n--
+	}
+	return n
+}
+
+func newAnalysis(g *Graph, opts Options) *analysis {
+	S := len(g.swNode)
+	a := &analysis{
+		g:    g,
+		r:    &Result{Switches: S, g: g, opts: opts},
+		opts: opts,
+		w: &walker{
+			g:     g,
+			stamp: make([]uint32, S),
+			st:    make([]uint8, S),
+			kind:  make([]BreakKind, S),
+			hops:  make([]uint16, S),
+			nxt:   make([]int32, S),
+			outp:  make([]uint8, S),
+			brk:   make([]int32, S),
+			pos:   make([]int32, S),
+			order: make([]int32, 0, S),
+			flow:  make([]int64, S),
+		},
+		load:    make([]int64, len(g.peer)),
+		okCA:    make([]int64, S),
+		selfOK:  make([]int64, len(g.peer)),
+		deps:    newDepSet(g),
+		groups:  map[brkKey]int{},
+		detours: map[int32]int{},
+	}
+	for _, c := range g.caAt {
+		a.r.CAPorts += len(c)
+	}
+	for _, c := range g.conflicts {
+		a.r.Skipped = append(a.r.Skipped, SkippedLID{LID: c.LID, Reason: "LID claimed by more than one port"})
+	}
+	if S <= opts.MaxMinHopSwitches {
+		a.dist = g.switchDistances()
+		a.r.MinHopChecked = true
+	}
+	return a
+}
+
+// destination describes lid, or says why it is not analysed: no owner (not
+// recorded), or an owner CA port no switch reaches (recorded as skipped).
+func (a *analysis) destination(lid int) (dest, bool) {
+	g := a.g
+	o := g.owner[lid]
+	if o.node < 0 {
+		return dest{}, false
+	}
+	d := dest{lid: lid, owner: o, port: -1, attach: -1}
+	if g.f.Nodes[o.node].Type != CA {
+		return d, true
+	}
+	d.isCA = true
+	d.port = g.base[o.node] + o.port
+	q := g.peer[d.port]
+	if q < 0 {
+		a.r.Skipped = append(a.r.Skipped, SkippedLID{LID: uint16(lid), Reason: "owner port has no link"})
+		return d, false
+	}
+	if d.attach = g.sw[g.portNode[q]]; d.attach < 0 {
+		a.r.Skipped = append(a.r.Skipped, SkippedLID{LID: uint16(lid), Reason: "owner port is cabled to another CA, not a switch"})
+		return d, false
+	}
+	return d, true
+}
+
+// pushFlows counts, for a CA destination, the sources whose route passes
+// each switch (its own CA ports plus everything routed into it), pushing
+// counts along the next hops from the far end of every route inwards, and
+// adds them to the channels' loads.
+func (a *analysis) pushFlows(d *dest) {
+	g, w, r := a.g, a.w, a.r
+	for _, s := range w.order {
+		if w.st[s] == stOK {
+			w.flow[s] = d.srcs(g, s)
+		} else {
+			w.flow[s] = 0
+		}
+	}
+	// order lists a switch after its next switch: walk it backwards.
+	for i := len(w.order) - 1; i >= 0; i-- {
+		s := w.order[i]
+		if w.st[s] != stOK {
+			continue
+		}
+		a.okCA[s]++
+		r.RoutedPairs += d.srcs(g, s)
+		f := w.flow[s]
+		if f == 0 {
+			continue
+		}
+		a.load[g.base[g.swNode[s]]+int32(w.outp[s])] += f
+		if n := w.nxt[s]; n >= 0 {
+			w.flow[n] += f
+		}
+	}
+	if w.st[d.attach] == stOK {
+		a.selfOK[d.port]++
+	}
+	r.Pairs += int64(r.CAPorts - 1) // every source but the destination
+}
+
+// recordBreak adds the failed route from switch s to its break.
+func (a *analysis) recordBreak(d *dest, s int32) {
+	g, w, r := a.g, a.w, a.r
+	r.BrokenSwitchRoutes++
+	k := brkKey{sw: w.brk[s], kind: w.kind[s]}
+	if k.kind == DeadPort || k.kind == Misdelivered {
+		k.port = w.outp[k.sw] // one break per wrong port
+	}
+	gi, ok := a.groups[k]
+	if !ok {
+		gi = len(r.Breaks)
+		a.groups[k] = gi
+		b := Break{Kind: k.kind, Node: int(g.swNode[k.sw]), Port: int(k.port), ExampleSource: -1}
+		if k.kind == NoEntry {
+			b.Port = int(w.outp[k.sw]) // the first offending entry
+		}
+		if k.kind == Loop {
+			b.Cycle = w.cycle(k.sw)
+		}
+		r.Breaks = append(r.Breaks, b)
+	}
+	b := &r.Breaks[gi]
+	if b.last != d.lid {
+		b.last = d.lid
+		b.LIDs++
+		if len(b.Examples) < a.opts.MaxExamples {
+			b.Examples = append(b.Examples, uint16(d.lid))
+		}
+	}
+	b.SwitchRoutes++
+	n := d.srcs(g, s)
+	if d.isCA {
+		b.Pairs += n
+	} else {
+		b.ManagementPairs += n
+	}
+	if n == 0 {
+		return
+	}
+	if b.srcSet == nil {
+		b.srcSet = make([]uint64, (len(g.swNode)+63)/64)
+	}
+	b.srcSet[s>>6] |= 1 << (s & 63)
+	// The example prefers a CA destination over a switch LID.
+	if b.ExampleSource < 0 || d.isCA && !b.exampleCA {
+		for _, p := range g.caAt[s] {
+			if p != d.port {
+				ref := g.ref(p)
+				b.ExampleSource, b.ExampleSourcePort = ref.Node, ref.Port
+				b.ExampleLID, b.exampleCA = uint16(d.lid), d.isCA
+				break
+			}
+		}
+	}
+}
+
+// recordDependency adds the channel dependency of the working route from
+// switch s to its next switch n: arriving at n over the link from s,
+// leaving n through its table's port. The caller passes only routes that
+// carry CA-to-CA traffic (flow > 0): traffic to switch LIDs is management
+// traffic (SMPs ride VL15, which has no credit flow control), and routes no
+// CA uses carry nothing.
+func (a *analysis) recordDependency(s int32) {
+	g, w := a.g, a.w
+	n := w.nxt[s]
+	if w.outp[n] == 0 {
+		return // n is the destination switch
+	}
+	in := g.peer[g.base[g.swNode[s]]+int32(w.outp[s])] - g.base[g.swNode[n]]
+	a.deps.set(n, int(in), int(w.outp[n]))
+}
+
+// detour counts the working route from s, longer than the shortest path,
+// and charges the detour to s when s itself leaves every shortest path.
+func (a *analysis) detour(d *dest, s int32) {
+	w, r := a.w, a.r
+	minh := a.minHops(d, s)
+	r.NonMinimalRoutes++
+	nextMin := 0
+	if n := w.nxt[s]; n >= 0 {
+		nextMin = a.minHops(d, n)
+	}
+	if nextMin+1 <= minh {
+		return // the detour starts further on
+	}
+	di, ok := a.detours[s]
+	if !ok {
+		di = len(r.Detours)
+		a.detours[s] = di
+		r.Detours = append(r.Detours, Detour{Node: int(a.g.swNode[s])})
+	}
+	dt := &r.Detours[di]
+	dt.LIDs++
+	if len(dt.Examples) < a.opts.MaxExamples {
+		dt.Examples = append(dt.Examples, DetourExample{LID: uint16(d.lid), Port: int(w.outp[s]), Hops: int(w.hops[s]), MinHops: minh})
+	}
+	if d.isCA {
+		dt.Pairs += w.flow[s]
+	}
+}
+
+// minHops is the shortest path length from dense switch s to the owner of
+// destination d.
+func (a *analysis) minHops(d *dest, s int32) int {
+	S := len(a.g.swNode)
+	if d.attach >= 0 {
+		return int(a.dist[int(s)*S+int(d.attach)]) + 1
+	}
+	return int(a.dist[int(s)*S+int(a.g.sw[d.owner.node])])
+}
+
+// finish derives the per-link loads, source lists, sorted results, tree
+// shape, imbalances and credit loops.
+func (a *analysis) finish() *Result {
+	g, r := a.g, a.r
 	// CA → switch links carry one route per destination their switch
 	// reaches (minus their own LIDs).
-	for s := range int32(S) {
+	for s := range int32(len(g.swNode)) {
 		for _, p := range g.caAt[s] {
-			load[p] += okCA[s] - selfOK[p]
+			a.load[p] += a.okCA[s] - a.selfOK[p]
 		}
 	}
 	for p := range int32(len(g.peer)) {
@@ -472,11 +562,11 @@ func (g *Graph) Analyze(opts Options) *Result {
 		if q < 0 || (g.sw[g.portNode[p]] < 0 && g.sw[g.portNode[q]] < 0) {
 			continue
 		}
-		r.Loads = append(r.Loads, LinkLoad{From: g.ref(p), To: g.ref(q), Routes: load[p]})
+		r.Loads = append(r.Loads, LinkLoad{From: g.ref(p), To: g.ref(q), Routes: a.load[p]})
 	}
 	for i := range r.Breaks {
 		b := &r.Breaks[i]
-		for s := range int32(S) {
+		for s := range int32(len(g.swNode)) {
 			if b.srcSet != nil && b.srcSet[s>>6]&(1<<(s&63)) != 0 {
 				b.SourceSwitches = append(b.SourceSwitches, int(g.swNode[s]))
 				b.SourcePorts += len(g.caAt[s])
@@ -490,8 +580,8 @@ func (g *Graph) Analyze(opts Options) *Result {
 	slices.SortFunc(r.Detours, func(a, b Detour) int { return cmp.Compare(a.Node, b.Node) })
 	slices.SortStableFunc(r.Skipped, func(a, b SkippedLID) int { return cmp.Compare(a.LID, b.LID) })
 	r.Tree = g.Tree()
-	r.Imbalances = g.imbalances(load, r.Tree.Tiers, opts)
-	r.CreditLoops, r.DependencyEdges = deps.creditLoops(opts.MaxCreditLoops)
+	r.Imbalances = g.imbalances(a.load, r.Tree.Tiers, a.opts)
+	r.CreditLoops, r.DependencyEdges = a.deps.creditLoops(a.opts.MaxCreditLoops)
 	return r
 }
 
@@ -611,15 +701,6 @@ func (w *walker) cycle(s int32) []int {
 		out = append(out, int(w.g.swNode[n]))
 	}
 	return out
-}
-
-// minHops is the shortest path length from dense switch s to the owner of
-// the current destination.
-func (w *walker) minHops(dist []uint8, s int32, o endpoint, attach int32, S int) int {
-	if attach >= 0 {
-		return int(dist[int(s)*S+int(attach)]) + 1
-	}
-	return int(dist[int(s)*S+int(w.g.sw[o.node])])
 }
 
 // switchDistances is the all-pairs hop count between switches over
