@@ -242,7 +242,9 @@ func TestAnalyzeRoot(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit %d, want 2: %s %s", code, errOut, out)
 	}
-	var doc struct{ Findings []struct{ ID, Severity string } }
+	var doc struct {
+		Findings []struct{ ID, Severity string }
+	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
