@@ -46,9 +46,10 @@ infiniband-diags fabric tools (ibnetdiscover, iblinkinfo, ibqueryerrors,
 perfquery, dump_fts, sminfo, saquery -s). A paste of several outputs is
 split at their headers; prompts, tool crashes (ibpanic), debug noise, CRLF
 and truncated tails are tolerated and listed as skipped, with line numbers.
-Outputs in one file inform each other: an ibstat beside an NCCL log makes a
-socket fallback critical, and its slowest ACTIVE port is the line rate for
-nccl-tests and perftest unless --line-rate is given.
+Outputs in one file inform each other, as --root does: an ibstat beside an
+NCCL log makes a socket fallback critical, and the rate most of its ACTIVE
+ports run at is the line rate for nccl-tests and perftest unless
+--line-rate is given.
 
 Exit codes: 0 healthy, 1 warnings only, 2 at least one critical finding,
 3 a file could not be read or was not recognised (the closest kind is
