@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ibdoctor/ibdoctor/internal/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/ethtool"
@@ -166,13 +167,13 @@ func AnalyzeText(name, text string, opts Options) File {
 		}
 	} else {
 		spans = Split(ls)
-		if k := whole(text); k != KindUnknown && len(spans) == 1 && spans[0].Kind == KindUnknown {
-			spans[0].Kind = k // a format without line headers (JSON reports)
+		if len(spans) == 1 && spans[0].Kind == KindUnknown {
+			spans[0].Kind = whole(text) // a format without line headers (JSON reports)
 		}
 	}
 	fr := File{File: name, Segments: []Segment{}}
 	// HCA outputs first: what they show about the node (RDMA present, the
-	// slowest active port) informs the NCCL and perftest rules.
+	// rate of its ACTIVE ports) informs the NCCL and perftest rules.
 	ctx := &context{}
 	if opts.Node != nil {
 		ctx.addRates(opts.Node, opts.NodeSource)
@@ -234,7 +235,11 @@ func firstLine(ls []string) string {
 	for _, l := range ls {
 		if t := strings.TrimSpace(l); t != "" && !isFence(l) {
 			if len(t) > 60 {
-				t = t[:60] + "…"
+				cut := 60
+				for cut > 0 && !utf8.RuneStart(t[cut]) {
+					cut-- // not inside a multi-byte character
+				}
+				t = t[:cut] + "…"
 			}
 			return t
 		}
@@ -254,8 +259,7 @@ func ignorable(ls []string) bool {
 }
 
 // segmentText returns the file's text with every line outside sp (and
-// every shell prompt) blanked,
-// so parsers number lines as the file does.
+// every shell prompt) blanked, so parsers number lines as the file does.
 func segmentText(ls []string, sp Span) string {
 	var b strings.Builder
 	b.Grow(sp.Start + 64*(sp.End-sp.Start+1))

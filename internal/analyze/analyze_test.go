@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ibdoctor/ibdoctor/internal/finding"
 	"github.com/ibdoctor/ibdoctor/internal/hcatext"
@@ -285,6 +286,14 @@ func TestRunExitCodes(t *testing.T) {
 				t.Errorf("%d files reported, want %d", len(r.Files), len(tt.in))
 			}
 		})
+	}
+}
+
+func TestFirstLineCutsWholeCharacters(t *testing.T) {
+	long := strings.Repeat("é", 40) // 80 bytes
+	got := firstLine([]string{"", "```", long})
+	if !utf8.ValidString(got) || !strings.HasSuffix(got, "…") || len(got) > 63 {
+		t.Errorf("firstLine = %q", got)
 	}
 }
 
