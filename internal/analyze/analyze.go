@@ -265,7 +265,9 @@ func segmentText(ls []string, sp Span) string {
 	b.Grow(sp.Start + 64*(sp.End-sp.Start+1))
 	b.WriteString(strings.Repeat("\n", sp.Start-1))
 	for _, l := range ls[sp.Start-1 : sp.End] {
-		b.WriteString(l)
+		if !isPrompt(l) {
+			b.WriteString(l)
+		}
 		b.WriteByte('\n')
 	}
 	return b.String()
