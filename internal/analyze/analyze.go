@@ -177,6 +177,7 @@ func AnalyzeText(name, text string, opts Options) File {
 	ctx := &context{}
 	if opts.Node != nil {
 		ctx.addRates(opts.Node, opts.NodeSource)
+		ctx.addNode(opts.Node)
 	}
 	segs := make([]*Segment, len(spans))
 	for pass := 0; pass < 2; pass++ {
@@ -282,6 +283,41 @@ type context struct {
 	// first port of each rate was seen.
 	rates map[int]int
 	from  map[int]string
+	// node holds the RDMA devices seen so far (ports merged by name), for
+	// rules that join outputs: ethtool -S with rdma link/statistic.
+	node *snapshot.Snapshot
+	// results locate the values of node in the paste.
+	results []*hcatext.Result
+}
+
+// addNode merges the devices of snap into c.node: a port already known
+// gains the netdev and hw counters it lacked.
+func (c *context) addNode(snap *snapshot.Snapshot) {
+	if c.node == nil {
+		c.node = &snapshot.Snapshot{}
+	}
+	for _, d := range snap.Devices {
+		have := c.node.Device(d.Name)
+		if have == nil {
+			c.node.Devices = append(c.node.Devices, d)
+			continue
+		}
+		for _, p := range d.Ports {
+			hp := c.node.Port(d.Name, p.Number)
+			switch {
+			case hp == nil:
+				have.Ports = append(have.Ports, p)
+			default:
+				if hp.NetDev == "" {
+					hp.NetDev = p.NetDev
+				}
+				if len(hp.HWCounters) == 0 {
+					hp.HWCounters = p.HWCounters
+				}
+			}
+		}
+	}
+	c.node.Sort()
 }
 
 // addRates counts the ACTIVE ports of snap, naming them by where.
@@ -355,7 +391,7 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 	case KindTopo:
 		err = diagnoseTopo(&seg, file, ls, sp)
 	case KindEthtool:
-		err = diagnoseEthtool(&seg, file, ls, sp)
+		err = diagnoseEthtool(&seg, file, ls, sp, ctx)
 	}
 	if isHCA(sp.Kind) || sp.Kind == KindKernel || sp.Kind == KindTopo || sp.Kind == KindEthtool {
 		return finish(seg, file, err)
@@ -424,6 +460,8 @@ func diagnoseHCA(seg *Segment, file string, ls []string, sp Span, opts Options, 
 	res.Shift(sp.Start - 1)
 	snap := res.Snap
 	ctx.addRates(snap, fmt.Sprintf("%s lines %s", seg.Kind, seg.Lines))
+	ctx.addNode(snap)
+	ctx.results = append(ctx.results, res)
 	active, counters, noPhys := 0, 0, []string{}
 	for _, d := range snap.Devices {
 		for _, p := range d.Ports {
@@ -564,7 +602,7 @@ func diagnoseTopo(seg *Segment, file string, ls []string, sp Span) error {
 
 // diagnoseEthtool keeps the "name: value" lines of an `ethtool -S` paste
 // (prompts and wrapped junk are listed as skipped) and judges them.
-func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span) error {
+func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span, ctx *context) error {
 	keep := make([]string, sp.End-sp.Start+1) // the segment's counter lines; others blank
 	var bad []int
 	netdev := ""
@@ -608,13 +646,26 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span) error {
 			at[name] = sp.Start + i
 		}
 	}
-	fs := triage.AnalyzeEthtool(st)
+	// With the netdev's RDMA port known (rdma link + rdma statistic in the
+	// paste, or --root), ECN is judged too.
+	fs := triage.AnalyzeEthtoolOnNode(ctx.node, st)
 	for i := range fs {
 		for j := range fs[i].Evidence {
 			ev := &fs[i].Evidence[j]
 			name, _, _ := strings.Cut(ev.Value, ":")
 			if n, ok := at[name]; ok && ev.Source == file {
 				ev.Source = fmt.Sprintf("%s:%d", file, n)
+				continue
+			}
+			for _, res := range ctx.results {
+				if l, ok := res.Locate(ev.Source); ok {
+					// An rdma statistic line holds every counter: name it.
+					if _, counter, isHW := strings.Cut(ev.Source, "/hw_counters/"); isHW {
+						ev.Value = counter + " " + ev.Value
+					}
+					ev.Source = fmt.Sprintf("%s:%d", file, l.N)
+					break
+				}
 			}
 		}
 	}

@@ -637,3 +637,48 @@ func TestLineRateMajority(t *testing.T) {
 		t.Errorf("majority: %g Gb/s on %d ports from %q, want 200 on 4", rate, n, from)
 	}
 }
+
+// ethtool -S beside rdma link (netdev → port) and rdma statistic (the
+// port's DCQCN counters): ECN is judged. The statistic line is the Qiita
+// sample renamed from mlx5_2 to mlx5_0, the port rdma link puts p1p1 on.
+func TestEthtoolWithRdmaCounters(t *testing.T) {
+	stat := strings.Replace(read(t, "rdma-statistic-qiita.txt"), "mlx5_2/1", "mlx5_0/1", 1)
+	pause := "$ ethtool -S p1p1\n" + read(t, "mlx5-roce-pause-no-ecn.txt")
+	for _, tt := range []struct {
+		name string
+		text string
+		want []string
+	}{
+		{"ethtool alone", pause, []string{"roce.pause_heavy/warning"}},
+		{"with rdma link and statistic", pause + read(t, "rdma-link-roce-3fs-283.txt") + stat, []string{"roce.ecn_not_effective/warning", "roce.pause_heavy/warning"}},
+		{"with ECN marks counted", pause + read(t, "rdma-link-roce-3fs-283.txt") + strings.Replace(stat, "np_ecn_marked_roce_packets 0", "np_ecn_marked_roce_packets 52311", 1), []string{"roce.pause_heavy/warning"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fr := AnalyzeText("e.txt", tt.text, Options{})
+			var eth *Segment
+			for i := range fr.Segments {
+				if fr.Segments[i].Kind == KindEthtool {
+					eth = &fr.Segments[i]
+				}
+			}
+			if eth == nil {
+				t.Fatalf("no ethtool segment in %+v", fr.Segments)
+			}
+			if got := ids(eth.Findings); !slices.Equal(got, tt.want) {
+				t.Errorf("findings %v, want %v", got, tt.want)
+			}
+			for _, f := range eth.Findings {
+				if f.ID != "roce.ecn_not_effective" {
+					continue
+				}
+				if f.Subject.Device != "mlx5_0" || f.Subject.NetDev != "p1p1" {
+					t.Errorf("subject %+v", f.Subject)
+				}
+				last := fmt.Sprintf("e.txt:%d", len(Lines(tt.text)))
+				if !slices.Contains(f.Evidence, finding.Evidence{Source: last, Value: "np_ecn_marked_roce_packets 0"}) {
+					t.Errorf("evidence %+v lacks %s = np_ecn_marked_roce_packets 0", f.Evidence, last)
+				}
+			}
+		})
+	}
+}
