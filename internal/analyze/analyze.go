@@ -477,7 +477,7 @@ func diagnoseHCA(seg *Segment, file string, ls []string, sp Span, opts Options, 
 	seg.Summary = fmt.Sprintf("%s, %s (%d ACTIVE)", plural(len(snap.Devices), "HCA", "HCAs"), plural(res.Ports(), "port", "ports"), active)
 	if counters > 0 {
 		seg.Summary += fmt.Sprintf(", %d hw counters", counters)
-		seg.Skipped = append(seg.Skipped, "hw counters are totals since the driver loaded: their rates (retransmits, out_of_buffer, CNPs) need two samples, as 'ibdoctor agent' takes")
+		seg.Skipped = append(seg.Skipped, "hw counters are totals since the driver loaded: their rates (retransmits, out_of_buffer, CNPs) need two samples, as 'ibdoctor agent' takes; the DCQCN counters judge ECN with an ethtool -S of the port's netdev in the same paste")
 	}
 	if len(noPhys) > 0 {
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
