@@ -194,6 +194,11 @@ func checkState(in *Input) []finding.Finding {
 				if !wantUp && st == *pe.State {
 					continue
 				}
+			} else if ph == ib.PhysLinkUp {
+				// The physical link is up, so a cable and a peer are there:
+				// the port is meant to be used, whatever its siblings do (a
+				// fabric without an SM leaves every port INIT).
+				why = "the physical link is up, so the port is cabled"
 			} else if st != ib.StateActive && !hasActiveSibling(s, d, p) {
 				wantUp = false
 				why = "no other port of this HCA model is ACTIVE, so it may be uncabled on purpose; write a baseline to make it expected"

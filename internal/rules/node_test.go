@@ -113,6 +113,18 @@ func TestNodeRules(t *testing.T) {
 			pt := s.Port("mlx5_4", 1)
 			pt.State, pt.LID, pt.SMLID = p(ib.StateInit), p(uint32(0)), p(uint32(0))
 		}, want: []want{{"port.init_no_sm", finding.Critical, "mlx5_4", 1, "no subnet manager"}}},
+		{name: "every port INIT (the SM died): all critical, none excused by siblings", mutate: func(s *snapshot.Snapshot) {
+			for i := range s.Devices {
+				if s.Devices[i].HCAType == "MT4129" {
+					s.Devices[i].Ports[0].State = p(ib.StateInit)
+				}
+			}
+		}, want: []want{
+			{"port.init_no_sm", finding.Critical, "mlx5_0", 1, "the physical link is up"}, {"port.init_no_sm", finding.Critical, "mlx5_1", 1, ""},
+			{"port.init_no_sm", finding.Critical, "mlx5_2", 1, ""}, {"port.init_no_sm", finding.Critical, "mlx5_3", 1, ""},
+			{"port.init_no_sm", finding.Critical, "mlx5_4", 1, ""}, {"port.init_no_sm", finding.Critical, "mlx5_5", 1, ""},
+			{"port.init_no_sm", finding.Critical, "mlx5_6", 1, ""}, {"port.init_no_sm", finding.Critical, "mlx5_7", 1, ""},
+		}},
 		{name: "armed: no SM", mutate: func(s *snapshot.Snapshot) {
 			s.Port("mlx5_4", 1).State = p(ib.StateArmed)
 		}, want: []want{{"port.init_no_sm", finding.Critical, "mlx5_4", 1, "ARMED"}}},
