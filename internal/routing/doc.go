@@ -13,7 +13,10 @@
 // every switch and every destination LID with shared work (one memoised walk
 // per destination, O(switches × LIDs)), and reports unreachable destinations,
 // forwarding loops, non-minimal routes, per-link route load and imbalance,
-// and credit loops (cycles in the channel dependency graph). [Graph.Tree]
+// and credit loops (cycles in the channel dependency graph of the routes
+// that carry CA-to-CA traffic, all on one VL: SL2VL is not modelled).
+// Unreachable destinations are grouped by the switch entry where the routes
+// break, naming the switches whose hosts lose them. [Graph.Tree]
 // recognises fat-tree tiers and reports asymmetric switches, [Graph.Path]
 // traces one route hop by hop like ibtracert, and [Result.Findings] turns the
 // analysis into catalogue findings (fabric.route_*, fabric.credit_loop,
