@@ -13,8 +13,9 @@ const (
 	// NoEntry: the switch's LFT has no entry for the LID (0xFF, an out
 	// port beyond the switch's ports, or beyond the end of the table).
 	NoEntry BreakKind = iota + 1
-	// NoTable: the switch has no forwarding table at all (it could not be
-	// read, or the SM never programmed it).
+	// NoTable: the switch has no forwarding table, or one without a single
+	// valid entry (it could not be read, or the SM never programmed it:
+	// dump_fts then prints "[0x0-0x0]" and "0 valid lids dumped").
 	NoTable
 	// DeadPort: the entry names a port with no link (down or uncabled).
 	DeadPort
@@ -620,7 +621,7 @@ func (w *walker) walkAll(lid int, o endpoint, destPort int32) {
 			out := g.lft(node, lid)
 			w.outp[cur] = out
 			w.nxt[cur] = -1
-			if len(nd.LFT) == 0 {
+			if g.noTable[cur] {
 				w.terminal(cur, stFail, NoTable, 0)
 				break
 			}

@@ -185,6 +185,21 @@ func TestRouteMissing(t *testing.T) {
 			sub:  "leaf4 has no forwarding table",
 		},
 		{
+			name: "table never programmed",
+			break_: func(t *testing.T, f *Fabric) {
+				lft := f.Nodes[node(t, f, "leaf4")].LFT
+				for i := range lft {
+					lft[i] = NoRoute // dump_fts: "0 valid lids dumped"
+				}
+			},
+			// leaf4's 4 hosts reach nobody (15 CA destinations each, plus
+			// 3 pairs among themselves — 16 destinations minus self): 4×15 = 60;
+			// every LID (22) fails at leaf4, routes through leaf4 to its hosts
+			// fail too: 12 other hosts × 4 = 48 more pairs.
+			want: []Break{{Kind: NoTable, LIDs: 22, Examples: []uint16{1, 2, 3, 4, 5, 6, 7, 8}, Pairs: 60 + 48, SwitchRoutes: 22 + 5*5}},
+			sub:  "leaf4 has no forwarding table",
+		},
+		{
 			name: "cable pulled, tables not recomputed",
 			break_: func(t *testing.T, f *Fabric) {
 				removeLink(t, f, node(t, f, "leaf2"), 6)

@@ -3,6 +3,7 @@ package routing
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // NodeType tells switches from end nodes.
@@ -163,6 +164,8 @@ type Graph struct {
 	// caAt[s] lists the flat ports of CA ports cabled to switch s (the
 	// sources behind it).
 	caAt [][]int32
+	// noTable[s] is set when switch s has no LFT entry other than NoRoute.
+	noTable []bool
 }
 
 // New indexes a fabric. It fails (ErrInvalid) only when links name ports
@@ -195,6 +198,10 @@ func New(f *Fabric) (*Graph, error) {
 		}
 	}
 	g.base[nn] = int32(total)
+	g.noTable = make([]bool, len(g.swNode))
+	for s, n := range g.swNode {
+		g.noTable[s] = !slices.ContainsFunc(f.Nodes[n].LFT, func(p uint8) bool { return p != NoRoute })
+	}
 	g.peer = make([]int32, total)
 	g.portNode = make([]int32, total)
 	for i := range f.Nodes {

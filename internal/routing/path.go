@@ -117,7 +117,7 @@ func (g *Graph) trace(r *Route, node, in int, do PortRef, fail func(BreakKind, i
 		case seen[node]:
 			r.Hops[len(r.Hops)-1].OutPort = 0
 			return fail(Loop, node, 0)
-		case len(n.LFT) == 0:
+		case n.Type == Switch && g.noTable[g.sw[node]]:
 			return fail(NoTable, node, 0)
 		case out == 0 && node == do.Node:
 			return nil
