@@ -146,7 +146,12 @@ func (s *simStack) tool(ctx context.Context, name string, args ...string) (strin
 func (s *simStack) startSM(engine string) {
 	s.t.Helper()
 	opensm, _ := exec.LookPath("opensm")
-	cmd := exec.Command(opensm, "-R", engine, "-f", filepath.Join(s.dir, "opensm.log"), "-s", "0")
+	// force_log_flush: the log is read while OpenSM runs (SUBNET UP).
+	conf := filepath.Join(s.dir, "opensm.conf")
+	if err := os.WriteFile(conf, []byte("force_log_flush TRUE\n"), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	cmd := exec.Command(opensm, "-F", conf, "-R", engine, "-f", filepath.Join(s.dir, "opensm.log"), "-s", "0")
 	cmd.Env = append(os.Environ(), s.env...)
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	startGroup(s.t, cmd)
