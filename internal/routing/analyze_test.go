@@ -517,7 +517,7 @@ func TestTreeAsymmetric(t *testing.T) {
 			},
 			descs: []string{"leaf3"},
 			want:  []Asymmetry{{Tier: 1, Up: 1, Expected: 2, Missing: []int{-1}}},
-			sub:   "leaf3 (tier 1): 1 uplinks where most tier-1 switches have 2; no link to spine1",
+			sub:   "leaf3 (tier 1): 1 uplink where most tier-1 switches have 2; no link to spine1",
 		},
 		{
 			name: "two cables to one spine",

@@ -9,7 +9,10 @@ import (
 // CoresPerGroup 0): every leaf connects to every spine. Three levels: Pods
 // pods of leaves and pod spines (aggregation switches), each leaf to every
 // spine of its pod; spine j of every pod connects to each of the
-// CoresPerGroup core switches of core group j.
+// CoresPerGroup core switches of core group j. Routes spread by
+// destination LID modulo the number of uplinks, so the tree is balanced (no
+// fabric.route_imbalance) when HostsPerLeaf is a multiple of SpinesPerPod ×
+// LinksPerUplink.
 type FatTree struct {
 	Pods          int
 	LeavesPerPod  int

@@ -74,7 +74,7 @@ func (r *Result) Findings() []finding.Finding {
 		n := &f.Nodes[a.Node]
 		reasons := a.Reasons(f)
 		summary := fmt.Sprintf("%s (tier %d): %s", n.Name(), a.Tier, strings.Join(reasons, "; "))
-		ev := []finding.Evidence{{Source: sourceTopo, Value: fmt.Sprintf("%s has %d uplinks to tier %d; expected %d", n.Name(), a.Up, a.Tier+1, a.Expected)}}
+		ev := []finding.Evidence{{Source: sourceTopo, Value: fmt.Sprintf("%s has %d uplink%s to tier %d; expected %d", n.Name(), a.Up, plural(a.Up), a.Tier+1, a.Expected)}}
 		for _, l := range r.Tree.Leaves {
 			if l.Node == a.Node && l.Up > 0 {
 				ev = append(ev, finding.Evidence{Source: sourceTopo, Value: fmt.Sprintf("%s oversubscription %d down : %d up (%.1f:1)", n.Name(), l.Down, l.Up, l.Oversubscription())})

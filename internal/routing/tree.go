@@ -67,7 +67,7 @@ type UplinkCount struct {
 func (a Asymmetry) Reasons(f *Fabric) []string {
 	var out []string
 	if a.Up != a.Expected {
-		out = append(out, fmt.Sprintf("%d uplinks where most tier-%d switches have %d", a.Up, a.Tier, a.Expected))
+		out = append(out, fmt.Sprintf("%d uplink%s where most tier-%d switches have %d", a.Up, plural(a.Up), a.Tier, a.Expected))
 	}
 	if len(a.Missing) > 0 {
 		names := make([]string, 0, len(a.Missing))
