@@ -27,6 +27,7 @@ type PlanEnd struct {
 	Port int    `json:"port"`
 }
 
+// String renders the end as node[port].
 func (e PlanEnd) String() string { return fmt.Sprintf("%s[%d]", e.Node, e.Port) }
 
 // PlanLink is one planned cable.

@@ -22,6 +22,7 @@ type ParseError struct {
 	Err    error
 }
 
+// Error names the source, the line and the offending input.
 func (e *ParseError) Error() string {
 	in := e.Input
 	if len(in) > 120 {

@@ -51,6 +51,7 @@ type PortName struct {
 	Port int
 }
 
+// String renders node[port].
 func (p PortName) String() string { return fmt.Sprintf("%s[%d]", p.Node, p.Port) }
 
 // ParseFault parses the --fault syntax.
