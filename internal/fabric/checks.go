@@ -415,6 +415,12 @@ func checkDegraded(f *Fabric, plan *Plan) []finding.Finding {
 		if slow {
 			esText = es
 		}
+		for _, e := range []End{l.A, l.B} {
+			if p := f.PortOf(e); p != nil && (p.CouldBeWidth != 0 || p.CouldBeSpeed != 0) {
+				ev = append(ev, finding.Evidence{Source: "iblinkinfo", Value: fmt.Sprintf("%s %dX %s, could be %dX %s (the best both ends support)", f.EndName(e), p.Width, p.Speed, p.CouldBeWidth, p.CouldBeSpeed)})
+				break
+			}
+		}
 		b := l.B
 		fd := catalog.New("fabric.link_degraded", f.subject(l.A, &b),
 			fmt.Sprintf("link %s <-> %s runs at %s, expected %s (%s)", f.EndName(l.A), f.EndName(l.B), rateText(w, s), rateText(ewText, esText), why),

@@ -93,7 +93,13 @@ func TestCheckIbsimCapture(t *testing.T) {
 	if len(f.Gaps) != 8 || !strings.Contains(f.Gaps[0].Reason, "spine2 LID 3 port 1") {
 		t.Errorf("gaps: %+v", f.Gaps)
 	}
-	got := brief(Check(f, Options{}))
+	fs := Check(f, Options{})
+	for _, x := range fs {
+		if x.ID == "fabric.link_degraded" && !slices.ContainsFunc(x.Evidence, func(e finding.Evidence) bool { return strings.Contains(e.Value, "could be 12X QDR") }) {
+			t.Errorf("degraded link without iblinkinfo's hint: %+v", x.Evidence)
+		}
+	}
+	got := brief(fs)
 	want := []string{
 		"fabric.congestion h1[1] peer leaf1[1]",
 		"fabric.link_degraded leaf2[5] peer spine1[2]",

@@ -81,6 +81,9 @@ type Port struct {
 	Speed     ib.Speed     `json:"speed,omitempty"`
 	// RemoteUnavailable: iblinkinfo's "Port not available" on an up link.
 	RemoteUnavailable bool `json:"remote_unavailable,omitempty"`
+	// CouldBeWidth and CouldBeSpeed are iblinkinfo's "Could be" hints.
+	CouldBeWidth int      `json:"could_be_width,omitempty"`
+	CouldBeSpeed ib.Speed `json:"could_be_speed,omitempty"`
 	// Counters are PortCounters values by perfquery name
 	// ("SymbolErrorCounter"); nil when none were reported.
 	Counters map[string]uint64 `json:"counters,omitempty"`
@@ -408,6 +411,7 @@ func (f *Fabric) addLinkInfo(li *ibtools.LinkInfo, gap func(string, string, ...a
 		}
 		p := f.port(End{i, lp.Port})
 		p.HaveState, p.State, p.Phys, p.Width, p.Speed, p.RemoteUnavailable = true, lp.State, lp.Phys, lp.Width, lp.Speed, lp.RemoteUnavailable
+		p.CouldBeWidth, p.CouldBeSpeed = lp.CouldBeWidth, lp.CouldBeSpeed
 		if lp.PortGUID != 0 && p.GUID == 0 {
 			p.GUID = lp.PortGUID
 		}

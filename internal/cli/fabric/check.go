@@ -3,6 +3,8 @@ package fabric
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +24,8 @@ type CheckOptions struct {
 	Baseline string
 	// NoRouting skips the routing analysis.
 	NoRouting bool
+	// Thresholds are the --threshold NAME=VALUE overrides.
+	Thresholds []string
 }
 
 // NewCmdCheck builds `fabric check`; runF replaces the run function in
@@ -56,11 +60,36 @@ not run (no topology could be read).`,
 	cmd.Flags().StringVar(&o.Plan, "plan", "", "cabling plan (ibnetdiscover format or 'nodeA portA nodeB portB' lines): expected links, widths and speeds")
 	cmd.Flags().StringVar(&o.Baseline, "baseline", "", "earlier collection (DIR or FILE.tar.gz) to judge counter growth and vanished links against")
 	cmd.Flags().BoolVar(&o.NoRouting, "no-routing", false, "skip the routing analysis of the forwarding tables")
+	cmd.Flags().StringArrayVar(&o.Thresholds, "threshold", nil, "override a counter threshold, NAME=VALUE (symbol_errors, link_error_recovery, link_downed, rcv_errors, xmit_discards, xmit_wait; see 'ibdoctor rules')")
 	return cmd
+}
+
+// parseThresholds applies NAME=VALUE overrides to the defaults.
+func parseThresholds(kvs []string) (fabric.Thresholds, error) {
+	t := fabric.DefaultThresholds()
+	fields := map[string]*uint64{
+		"symbol_errors": &t.SymbolErrors, "link_error_recovery": &t.LinkErrorRecovery, "link_downed": &t.LinkDowned,
+		"rcv_errors": &t.RcvErrors, "xmit_discards": &t.XmitDiscards, "xmit_wait": &t.XmitWait,
+	}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		p, known := fields[k]
+		n, err := strconv.ParseUint(v, 10, 64)
+		if !ok || !known || err != nil {
+			return t, fmt.Errorf("--threshold %q: want NAME=VALUE with NAME one of symbol_errors, link_error_recovery, link_downed, rcv_errors, xmit_discards, xmit_wait and a whole number", kv)
+		}
+		*p = n
+	}
+	return t, nil
 }
 
 func runCheck(ctx context.Context, o *CheckOptions) error {
 	var opts fabric.Options
+	th, err := parseThresholds(o.Thresholds)
+	if err != nil {
+		return cmdutil.FlagErrorf("%v", err)
+	}
+	opts.Thresholds = th
 	if o.Plan != "" {
 		p, err := readPlan(o.Plan)
 		if err != nil {

@@ -63,6 +63,10 @@ func TestCheckFromCapture(t *testing.T) {
 	if doc.Summary != (Summary{Switches: 4, CAs: 4, Links: 8, Tables: 4}) || len(doc.Gaps) != 8 || doc.Verdict == "" {
 		t.Errorf("summary %+v, %d gaps, verdict %q", doc.Summary, len(doc.Gaps), doc.Verdict)
 	}
+	quiet, _, code := run(t, "check", "--from", capture, "--no-routing", "--threshold", "xmit_wait=100000", "--threshold", "link_downed=10", "--threshold", "link_error_recovery=10")
+	if code != 2 || strings.Contains(quiet, "fabric.congestion") || strings.Contains(quiet, "fabric.link_errors") {
+		t.Errorf("thresholds not applied (exit %d):\n%s", code, quiet)
+	}
 	text, _, code := run(t, "check", "--from", capture, "--no-routing")
 	if code != 2 || !strings.Contains(text, "fabric.link_degraded") || strings.Contains(text, "route_missing") || !strings.Contains(text, "gaps: 8") {
 		t.Errorf("text (exit %d):\n%s", code, text)
@@ -98,6 +102,8 @@ func TestBadArguments(t *testing.T) {
 		{"check", "--from", capture, "--plan", "/nonexistent"},
 		{"path", "h1", "nosuchnode", "--from", capture},
 		{"check", "--ca", "mlx5_0;reboot", "--from", ""},
+		{"check", "--from", capture, "--threshold", "symbol_errors"},
+		{"check", "--from", capture, "--threshold", "bogus=1"},
 	}
 	for _, args := range tests {
 		_, errOut, code := run(t, args...)
