@@ -22,8 +22,8 @@ type PortStatus struct {
 	LinkLayer ib.LinkLayer  `json:"link_layer"`
 	State     *ib.PortState `json:"state"`
 	PhysState *ib.PhysState `json:"phys_state"`
-	// Rate is null when unreadable; on a RoCE port that is not ACTIVE the
-	// kernel's placeholder rate is reported as null too.
+	// Rate is null when unreadable, and on a port that is not ACTIVE,
+	// whose rate file holds a placeholder.
 	Rate     *ib.Rate `json:"rate"`
 	RateText string   `json:"rate_text"`
 	LID      *uint32  `json:"lid,omitempty"`
@@ -75,7 +75,9 @@ func NewStatus(s *snapshot.Snapshot, fs []finding.Finding) Status {
 			row.RateText = "?"
 			if p.Rate != nil {
 				row.RateText = p.Rate.String()
-				if p.LinkLayer == ib.LinkLayerEthernet && !p.IsActive() {
+				if !p.IsActive() {
+					// A port that is not ACTIVE reports a placeholder
+					// (RoCE "40 Gb/sec (4X QDR)", IB "10 Gb/sec (4X SDR)").
 					row.Rate, row.RateText = nil, "-"
 				}
 			}

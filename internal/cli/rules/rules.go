@@ -87,10 +87,14 @@ func run(o *Options) error {
 		for _, t := range m.Thresholds {
 			th = append(th, t.Name+"="+t.Default)
 		}
-		if len(th) == 0 {
-			th = []string{"-"}
+		ths := strings.Join(th, ",")
+		if ths == "" {
+			ths = "-"
+		} else if r := []rune(ths); len(r) > 40 {
+			// The full list is in 'ibdoctor rules ID'.
+			ths = string(r[:39]) + "…"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.ID, m.Severity, strings.Join(th, ","), m.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.ID, m.Severity, ths, m.Title)
 	}
 	return tw.Flush()
 }
