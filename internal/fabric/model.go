@@ -36,6 +36,8 @@ type Fabric struct {
 	// use).
 	peers map[End]int
 	byKey map[string]int
+	// pmaFailures is ibqueryerrors' "N PMA query failures".
+	pmaFailures int
 }
 
 // Gap is one thing the collection could not provide.
@@ -162,8 +164,13 @@ func (f *Fabric) EndName(e End) string {
 // become gaps; Build itself never fails.
 func Build(raw *Raw) *Fabric {
 	f := &Fabric{Taken: raw.Taken, Source: raw.Source}
+	seenGap := map[Gap]bool{}
 	gap := func(src, format string, a ...any) {
-		f.Gaps = append(f.Gaps, Gap{Source: src, Reason: fmt.Sprintf(format, a...)})
+		g := Gap{Source: src, Reason: fmt.Sprintf(format, a...)}
+		if !seenGap[g] {
+			seenGap[g] = true
+			f.Gaps = append(f.Gaps, g)
+		}
 	}
 	get := func(name string) []byte {
 		o := raw.Get(name)
@@ -215,6 +222,7 @@ func Build(raw *Raw) *Fabric {
 			gap("ibqueryerrors", "%v", err)
 		} else {
 			f.HaveCounters = true
+			f.pmaFailures = max(q.PMAFailures, 0)
 			f.addQueryErrors(q, gap)
 		}
 	}
@@ -229,10 +237,19 @@ func Build(raw *Raw) *Fabric {
 			}
 		}
 	}
+	pmaGaps := 0
 	for _, d := range f.Diags {
 		if d.Kind == ibtools.DiagPMAFailed && d.Port > 0 {
-			gap("ibqueryerrors", "port counters of %s LID %d port %d could not be read", d.NodeDesc, d.LID, d.Port)
+			pmaGaps++
+			if d.LID > 0 {
+				gap("ibqueryerrors", "port counters of %s LID %d port %d could not be read", d.NodeDesc, d.LID, d.Port)
+			} else {
+				gap("ibqueryerrors", "port counters of %s port %d could not be read", d.NodeDesc, d.Port)
+			}
 		}
+	}
+	if pmaGaps == 0 && f.pmaFailures > 0 {
+		gap("ibqueryerrors", "%d PMA queries failed (ibqueryerrors summary); those ports' counters were not judged", f.pmaFailures)
 	}
 	if b := get("dump_fts"); b != nil {
 		fts, err := ibtools.ParseFTs(bytes.NewReader(b), "dump_fts.txt")

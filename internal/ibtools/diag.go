@@ -46,10 +46,15 @@ func ParseDiags(r io.Reader, src string) ([]Diag, error) {
 		switch {
 		case strings.Contains(line, " query failed on "):
 			d.Kind = DiagPMAFailed
+			// "... query failed on spine2, Lid 3 port 1", or without LIDs
+			// "... query failed on h1, DR path slid 0; dlid 0; 0 port 1".
 			_, rest, _ := strings.Cut(line, " query failed on ")
 			desc, addr, ok := cutLast(rest, ", Lid ")
 			if !ok {
-				return nil
+				if desc, addr, ok = cutLast(rest, ", DR path "); !ok {
+					return nil
+				}
+				addr = "0 " + addr[strings.LastIndex(addr, " port ")+1:]
 			}
 			d.NodeDesc = desc
 			f := strings.Fields(addr)

@@ -152,6 +152,11 @@ func TestParseDiags(t *testing.T) {
 	if len(d) != 9 || d[0].Kind != DiagPMAFailed || d[0].NodeDesc != "spine2" || d[0].LID != 3 || d[0].Port != 0 || d[1].Port != 1 {
 		t.Errorf("got %d diags, first %+v", len(d), d)
 	}
+	// Without an SM (no LIDs) the tools address by directed route.
+	d, err = ParseDiags(strings.NewReader("ibwarn: [22118] print_errors: IB_GSI_PORT_COUNTERS query failed on spine1, DR path slid 0; dlid 0; 0 port 2\n"), "stderr")
+	if err != nil || len(d) != 1 || d[0].NodeDesc != "spine1" || d[0].Port != 2 || d[0].LID != 0 {
+		t.Errorf("DR-path diag: %+v %v", d, err)
+	}
 	d, err = ParseDiags(openTestdata(t, "ibnetdiscover-dupguid.stderr"), "stderr")
 	if err != nil {
 		t.Fatal(err)
