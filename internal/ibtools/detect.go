@@ -15,6 +15,7 @@ const (
 	KindForwardTables Kind = "dump_fts"
 	KindSMInfo        Kind = "sminfo"
 	KindSMPorts       Kind = "saquery-sm"
+	KindNetPorts      Kind = "ibnetdiscover-ports"
 )
 
 // Detect guesses which infiniband-diags tool printed text, for `ibdoctor
@@ -47,6 +48,8 @@ func Detect(text string) (Kind, int) {
 			return KindPerfQuery, 100
 		case strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked"):
 			return KindQueryErrors, 100
+		case (strings.HasPrefix(t, "SW ") || strings.HasPrefix(t, "CA ") || strings.HasPrefix(t, "RT ")) && strings.Contains(t, " 0x") && strings.Contains(t, "'"):
+			counts[KindNetPorts]++
 		case strings.Contains(t, "==(") && strings.Contains(t, ")==>"):
 			counts[KindLinkInfo]++
 		case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "GUID 0x") && strings.Contains(t, " == "):
@@ -63,7 +66,7 @@ func Detect(text string) (Kind, int) {
 		return KindUnknown, 0
 	}
 	best, bestN := KindUnknown, 0
-	for _, k := range []Kind{KindLinkInfo, KindQueryErrors, KindNetDiscover} {
+	for _, k := range []Kind{KindLinkInfo, KindQueryErrors, KindNetDiscover, KindNetPorts} {
 		if counts[k] > bestN {
 			best, bestN = k, counts[k]
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ibdoctor/ibdoctor/internal/ib"
 )
 
 func TestParsePerfQuery(t *testing.T) {
@@ -181,6 +183,7 @@ func TestDetect(t *testing.T) {
 		{"ibroute-leaf1.txt", KindForwardTables},
 		{"sminfo-master.txt", KindSMInfo},
 		{"saquery-s.txt", KindSMPorts},
+		{"ibnetdiscover-ports-spineleaf.txt", KindNetPorts},
 	}
 	for _, tt := range tests {
 		b, err := os.ReadFile(filepath.Join("testdata", tt.file))
@@ -339,6 +342,42 @@ func FuzzParseSMPorts(f *testing.F) {
 		checkParseErr(t, err)
 		for _, p := range ps {
 			if p.BaseLID > 0xffff || p.PortNum > 255 {
+				t.Fatalf("bad %+v", p)
+			}
+		}
+	})
+}
+
+func TestParseNetDiscoverPorts(t *testing.T) {
+	ps, err := ParseNetDiscoverPorts(openTestdata(t, "ibnetdiscover-ports-spineleaf.txt"), "ibnetdiscover -p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 36 {
+		t.Fatalf("%d lines, want 36", len(ps))
+	}
+	want := []PortLine{
+		{Type: CA, LID: 8, Port: 1, GUID: 0x100007, Width: 4, Speed: ib.SpeedDDR, Desc: "h4", Connected: true,
+			RemoteType: Switch, RemoteLID: 6, RemotePort: 2, RemoteGUID: 0x200003, RemoteDesc: "leaf2", Line: 1},
+		{Type: Switch, LID: 3, Port: 8, GUID: 0x200001, Width: 4, Speed: ib.SpeedSDR, Desc: "spine2", Line: 3},
+	}
+	if d := cmp.Diff(want, []PortLine{ps[0], ps[2]}); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, bad := range []string{"XX 1 1 0x1 4x SDR 'a'\n", "SW 1 1 0x1 4x FAST 'a'\n", "SW 1 1 0x1 4x SDR - SW 2 2 0x2 ( 'a' 'b' )\n", "SW 1 1 0x1 4x SDR\n"} {
+		if _, err := ParseNetDiscoverPorts(strings.NewReader(bad), "x"); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func FuzzParseNetDiscoverPorts(f *testing.F) {
+	fuzzSeeds(f, "ibnetdiscover-ports-spineleaf.txt")
+	f.Fuzz(func(t *testing.T, in string) {
+		ps, err := ParseNetDiscoverPorts(strings.NewReader(in), "fuzz")
+		checkParseErr(t, err)
+		for _, p := range ps {
+			if p.Port > 255 || !validWidth(p.Width) || (p.Connected && p.RemoteType == "") {
 				t.Fatalf("bad %+v", p)
 			}
 		}
