@@ -82,3 +82,21 @@ func FuzzParseCounter(f *testing.F) {
 		_, _ = ParseCounter(s)
 	})
 }
+
+func BenchmarkParseCounter(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseCounter("18446744073709551615\n"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPortCounterSpec(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if PortCounterSpec("port_xmit_data", true).Bits != 64 {
+			b.Fatal("width")
+		}
+	}
+}
