@@ -222,7 +222,12 @@ func Build(raw *Raw) *Fabric {
 			gap("ibqueryerrors", "%v", err)
 		} else {
 			f.HaveCounters = true
-			f.pmaFailures = max(q.PMAFailures, 0)
+			// The summary's PMA failure count backs up the per-port stderr
+			// warnings when stderr was captured but not understood (a
+			// pasted report without stderr says nothing about them).
+			if o := raw.Get("ibqueryerrors"); len(o.Stderr) > 0 {
+				f.pmaFailures = max(q.PMAFailures, 0)
+			}
 			f.addQueryErrors(q, gap)
 		}
 	}
