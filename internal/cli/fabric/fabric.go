@@ -41,7 +41,7 @@ func addSourceFlags(cmd *cobra.Command, s *Source) {
 	cmd.Flags().StringVar(&s.IBSim, "ibsim", "", "query a simulated fabric: the ibsim socket name (IBSIM_SOCKNAME; preloads libumad2sim.so)")
 }
 
-// umad2sim is where Debian's ibsim-utils installs the preload library.
+// umad2simGlob finds the preload library Debian's ibsim-utils installs.
 var umad2simGlob = "/usr/lib/*/umad2sim/libumad2sim.so"
 
 func (s *Source) collectOptions(f *cmdutil.Factory) (fabric.CollectOptions, error) {
