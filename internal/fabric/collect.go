@@ -94,7 +94,68 @@ func Collect(ctx context.Context, o CollectOptions) (*Raw, error) {
 		raw.Outputs = append(raw.Outputs, run(ctx, o, s))
 	}
 	raw.Outputs = append(raw.Outputs, collectSMs(ctx, o)...)
+	if q := raw.Get("ibqueryerrors"); q != nil && q.Err != "" && len(bytes.TrimSpace(q.Stdout)) == 0 {
+		if pq := collectPerfQuery(ctx, o, raw.Get("iblinkinfo")); pq != nil {
+			raw.Outputs = append(raw.Outputs, pq)
+		}
+	}
 	return raw, nil
+}
+
+// maxPerfQueryPorts bounds the per-port fallback (one perfquery run per
+// port, ~10 ms each).
+const maxPerfQueryPorts = 1024
+
+// collectPerfQuery reads the PortCounters of every linked port with
+// perfquery, one run per port, when ibqueryerrors could not run. The ports
+// and LIDs come from iblinkinfo; ports beyond maxPerfQueryPorts are left
+// out and said so in the output's Err.
+func collectPerfQuery(ctx context.Context, o CollectOptions, li *Output) *Output {
+	if li == nil || li.Err != "" {
+		return nil
+	}
+	info, err := ibtools.ParseLinkInfo(bytes.NewReader(li.Stdout), "iblinkinfo.txt")
+	if err != nil {
+		return nil
+	}
+	var sel []string
+	if o.CA != "" {
+		sel = append(sel, "-C", o.CA)
+	}
+	if o.Port > 0 {
+		sel = append(sel, "-P", strconv.Itoa(o.Port))
+	}
+	out := &Output{Name: "perfquery", Args: []string{"perfquery", "<lid>", "<port> for each linked port"}}
+	n, skipped, failed := 0, 0, 0
+	for _, p := range info.Ports {
+		if p.LID <= 0 || p.Phys != 5 {
+			continue
+		}
+		if n >= maxPerfQueryPorts {
+			skipped++
+			continue
+		}
+		n++
+		r := run(ctx, o, step{"perfquery", "perfquery", append(append([]string{}, sel...), strconv.Itoa(p.LID), strconv.Itoa(p.Port))})
+		out.Stdout = append(out.Stdout, r.Stdout...)
+		out.Stderr = append(out.Stderr, r.Stderr...)
+		out.DurationMS += r.DurationMS
+		if r.Err != "" {
+			failed++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	var errs []string
+	if failed > 0 {
+		errs = append(errs, fmt.Sprintf("%d of %d perfquery runs failed", failed, n))
+	}
+	if skipped > 0 {
+		errs = append(errs, fmt.Sprintf("%d ports beyond the first %d not queried", skipped, maxPerfQueryPorts))
+	}
+	out.Err = strings.Join(errs, "; ")
+	return out
 }
 
 // collectSMs asks the SA for every port that runs an SM (saquery -s) and

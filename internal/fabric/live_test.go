@@ -392,3 +392,36 @@ func TestLiveIbsimMissingUplink(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// TestLiveIbsimPerfQueryFallback: without ibqueryerrors, the counters come
+// from one perfquery per linked port.
+func TestLiveIbsimPerfQueryFallback(t *testing.T) {
+	g, _ := generate(t, simfabric.Spec{Spines: 1, Leaves: 2, HostsPerLeaf: 2})
+	s := startIbsim(t, g)
+	s.startSM("minhop")
+	s.do(`PerformanceSet "leaf2"[1] PortCounters.SymbolErrorCounter=77`, "SymbolErrorCounter has been set to 77")
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	raw, err := Collect(ctx, CollectOptions{Env: s.env, Timeout: 20 * time.Second, LookPath: func(name string) (string, error) {
+		if name == "ibqueryerrors" {
+			return "", exec.ErrNotFound
+		}
+		return exec.LookPath(name)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw.Get("perfquery") == nil {
+		t.Fatal("no perfquery fallback")
+	}
+	f := Build(raw)
+	var got []finding.Finding
+	for _, x := range Check(f, Options{}) {
+		if x.ID == "fabric.link_errors" {
+			got = append(got, x)
+		}
+	}
+	if d := cmp.Diff([]string{"fabric.link_errors leaf2[1] peer h3[1]"}, brief(got)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

@@ -232,6 +232,9 @@ func Build(raw *Raw) *Fabric {
 		}
 	}
 	if o := raw.Get("perfquery"); o != nil {
+		if o.Err != "" && len(o.Stdout) > 0 {
+			gap("perfquery", "%s", o.Err)
+		}
 		if b := get("perfquery"); b != nil {
 			pq, err := ibtools.ParsePerfQuery(bytes.NewReader(b), "perfquery.txt")
 			if err != nil {
