@@ -1,7 +1,9 @@
 package fabric
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"time"
@@ -492,5 +494,51 @@ func TestDescribeRunError(t *testing.T) {
 		if !strings.Contains(got, tt.want) {
 			t.Errorf("got %q, want it to contain %q", got, tt.want)
 		}
+	}
+}
+
+func TestReadTarGzRejects(t *testing.T) {
+	mk := func(hdrs ...*tar.Header) string {
+		var buf bytes.Buffer
+		gz := gzip.NewWriter(&buf)
+		tw := tar.NewWriter(gz)
+		for _, h := range hdrs {
+			if err := tw.WriteHeader(h); err != nil {
+				t.Fatal(err)
+			}
+			if h.Size > 0 {
+				tw.Write(bytes.Repeat([]byte("x"), int(h.Size)))
+			}
+		}
+		tw.Close()
+		gz.Close()
+		p := filepath.Join(t.TempDir(), "c.tar.gz")
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name string
+		path string
+		want string
+	}{
+		{"dot-dot", mk(&tar.Header{Name: "../ibnetdiscover.txt", Typeflag: tar.TypeReg, Size: 1, Mode: 0o644}), "only plain files"},
+		{"subdir", mk(&tar.Header{Name: "a/ibnetdiscover.txt", Typeflag: tar.TypeReg, Size: 1, Mode: 0o644}), "only plain files"},
+		{"symlink", mk(&tar.Header{Name: "ibnetdiscover.txt", Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"}), "only plain files"},
+		{"not gzip", func() string {
+			p := filepath.Join(t.TempDir(), "x.tar.gz")
+			os.WriteFile(p, []byte("plain text"), 0o644)
+			return p
+		}(), "not a gzip-compressed tar"},
+		{"no outputs", mk(&tar.Header{Name: "./", Typeflag: tar.TypeDir, Mode: 0o755}), "no tool outputs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadFrom(tt.path)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"testing/fstest"
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/rootfs"
@@ -117,17 +118,86 @@ func (r *Raw) write(put func(string, []byte) error) error {
 // accepted too: every NAME.txt in it is taken as that tool's output, so a
 // folder of outputs saved by hand works.
 func ReadFrom(path string) (*Raw, error) {
-	root, err := rootfs.Open(path)
+	var fsys fs.FS
+	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
-	raw, err := ReadFS(root.FS())
+	if info.IsDir() {
+		root, err := rootfs.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer root.Close()
+		fsys = root.FS()
+	} else {
+		// Not rootfs's bundle reader: its 32 MiB per-file cap is sized for
+		// node bundles, and a large fabric's dump_fts is far bigger.
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		if fsys, err = readTarGz(fh); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	raw, err := ReadFS(fsys)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	raw.Source = path
 	return raw, nil
+}
+
+// Limits of a saved collection read from a .tar.gz.
+const (
+	maxTarFiles = 256
+	maxTarBytes = 4 << 30
+)
+
+// readTarGz unpacks a collection tarball into memory. A collection is flat:
+// only regular files with plain names (no directories, no "..", no links)
+// are accepted, within maxOutput per file, maxTarBytes in all and
+// maxTarFiles entries.
+func readTarGz(r io.Reader) (fs.FS, error) {
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("not a gzip-compressed tar (from 'ibdoctor fabric collect --out FILE.tar.gz'): %w", err)
+	}
+	defer gz.Close()
+	tr := tar.NewReader(gz)
+	m := fstest.MapFS{}
+	var total int64
+	for i := 0; ; i++ {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tar entry %d: %w", i+1, err)
+		}
+		if i >= maxTarFiles {
+			return nil, fmt.Errorf("more than %d entries", maxTarFiles)
+		}
+		name := strings.TrimPrefix(hdr.Name, "./")
+		if hdr.Typeflag == tar.TypeDir && (name == "" || name == ".") {
+			continue
+		}
+		if hdr.Typeflag != tar.TypeReg || !validName(name) {
+			return nil, fmt.Errorf("tar entry %d %q: only plain files of a collection are read", i+1, hdr.Name)
+		}
+		if hdr.Size > maxOutput || total+hdr.Size > maxTarBytes {
+			return nil, fmt.Errorf("tar entry %q: too large (%d bytes)", hdr.Name, hdr.Size)
+		}
+		b, err := io.ReadAll(io.LimitReader(tr, hdr.Size))
+		if err != nil {
+			return nil, fmt.Errorf("tar entry %q: %w", hdr.Name, err)
+		}
+		total += int64(len(b))
+		m[name] = &fstest.MapFile{Data: b, Mode: 0o644}
+	}
+	return m, nil
 }
 
 // ReadFS reads a collection from a file system (see ReadFrom).
