@@ -112,9 +112,9 @@ func (r *Raw) write(put func(string, []byte) error) error {
 	return nil
 }
 
-// ReadFrom reads a saved collection: a directory or a .tar.gz written by
-// `fabric collect` (read through the rooted, size-limited reader of
-// internal/rootfs: no "..", no links out). A directory without meta.json is
+// ReadFrom reads a saved collection: a directory (through internal/rootfs's
+// rooted reader: no links out) or a .tar.gz written by `fabric collect`
+// (readTarGz: flat, size-bounded). A directory without meta.json is
 // accepted too: every NAME.txt in it is taken as that tool's output, so a
 // folder of outputs saved by hand works.
 func ReadFrom(path string) (*Raw, error) {
