@@ -29,6 +29,9 @@ type CollectOptions struct {
 	Now func() time.Time
 	// LookPath finds the tools (default exec.LookPath).
 	LookPath func(string) (string, error)
+	// Dir is the tools' working directory ("" = the current one). Under
+	// ibsim, libumad2sim.so leaves a sys-<pid> tree there per run.
+	Dir string
 }
 
 // step is one tool run of a collection.
@@ -210,6 +213,7 @@ func run(ctx context.Context, o CollectOptions, s step) *Output {
 	defer cancel()
 	cmd := exec.CommandContext(cctx, path, s.args...)
 	cmd.Env = append(cmd.Environ(), o.Env...)
+	cmd.Dir = o.Dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 2 * time.Second

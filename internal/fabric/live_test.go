@@ -83,6 +83,7 @@ func startIbsim(t *testing.T, g simfabric.Generated) *simStack {
 		args = append([]string{"-I"}, args...)
 	}
 	cmd := exec.Command(ibsim, args...)
+	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), "IBSIM_SOCKNAME="+sock)
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -134,6 +135,7 @@ func (s *simStack) do(cmd, answer string) {
 // tool runs an infiniband-diags tool (or OpenSM) against the simulator.
 func (s *simStack) tool(ctx context.Context, name string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), s.env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -152,6 +154,7 @@ func (s *simStack) startSM(engine string) {
 		s.t.Fatal(err)
 	}
 	cmd := exec.Command(opensm, "-F", conf, "-R", engine, "-f", filepath.Join(s.dir, "opensm.log"), "-s", "0")
+	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), s.env...)
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	startGroup(s.t, cmd)
@@ -179,7 +182,7 @@ func (s *simStack) collect(t *testing.T) *Fabric {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	raw, err := Collect(ctx, CollectOptions{Env: s.env, Timeout: 20 * time.Second})
+	raw, err := Collect(ctx, CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +283,7 @@ func TestLiveIbsimFaults(t *testing.T) {
 	// The real tool outputs of this run, for the record and for parser
 	// tests: saved only on request.
 	if dir := os.Getenv("IBDOCTOR_SAVE_CAPTURE"); dir != "" {
-		raw, err := Collect(context.Background(), CollectOptions{Env: s.env})
+		raw, err := Collect(context.Background(), CollectOptions{Env: s.env, Dir: s.dir})
 		if err == nil {
 			_ = raw.WriteDir(dir)
 		}
@@ -402,7 +405,7 @@ func TestLiveIbsimPerfQueryFallback(t *testing.T) {
 	s.do(`PerformanceSet "leaf2"[1] PortCounters.SymbolErrorCounter=77`, "SymbolErrorCounter has been set to 77")
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	raw, err := Collect(ctx, CollectOptions{Env: s.env, Timeout: 20 * time.Second, LookPath: func(name string) (string, error) {
+	raw, err := Collect(ctx, CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir, LookPath: func(name string) (string, error) {
 		if name == "ibqueryerrors" {
 			return "", exec.ErrNotFound
 		}
