@@ -68,6 +68,16 @@ func (s *Source) load(ctx context.Context, f *cmdutil.Factory) (*fabric.Raw, err
 	if err != nil {
 		return nil, err
 	}
+	if s.IBSim != "" {
+		// libumad2sim.so leaves a sys-<pid> tree in the working directory
+		// of every tool it runs in: keep those out of the user's.
+		dir, err := os.MkdirTemp("", "ibdoctor-ibsim-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		o.Dir = dir
+	}
 	return fabric.Collect(ctx, o)
 }
 
