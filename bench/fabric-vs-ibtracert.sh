@@ -36,6 +36,7 @@ trap cleanup EXIT
 go build -o "$tmp/ibdoctor" ./cmd/ibdoctor
 "$tmp/ibdoctor" sim fabric --spines "$SP" --leaves "$LV" --hosts-per-leaf "$HO" --out "$tmp/fab" >/dev/null
 export IBSIM_SOCKNAME="ibdbench$$"
+cd "$tmp" # libumad2sim.so may leave sys-<pid> trees in the working directory
 mkfifo "$tmp/console"
 setsid ibsim -s "$tmp/fab/net" <"$tmp/console" >"$tmp/ibsim.log" 2>&1 &
 pids+=($!)
