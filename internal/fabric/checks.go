@@ -417,7 +417,16 @@ func checkDegraded(f *Fabric, plan *Plan) []finding.Finding {
 		}
 		for _, e := range []End{l.A, l.B} {
 			if p := f.PortOf(e); p != nil && (p.CouldBeWidth != 0 || p.CouldBeSpeed != 0) {
-				ev = append(ev, finding.Evidence{Source: "iblinkinfo", Value: fmt.Sprintf("%s %dX %s, could be %dX %s (the best both ends support)", f.EndName(e), p.Width, p.Speed, p.CouldBeWidth, p.CouldBeSpeed)})
+				// iblinkinfo prints only the hints that differ: a width, a
+				// lane speed, or both.
+				var could []string
+				if p.CouldBeWidth != 0 {
+					could = append(could, fmt.Sprintf("%dX", p.CouldBeWidth))
+				}
+				if p.CouldBeSpeed != 0 {
+					could = append(could, p.CouldBeSpeed.String())
+				}
+				ev = append(ev, finding.Evidence{Source: "iblinkinfo", Value: fmt.Sprintf("%s %dX %s, could be %s (the best both ends support)", f.EndName(e), p.Width, p.Speed, strings.Join(could, " "))})
 				break
 			}
 		}

@@ -101,6 +101,22 @@ func TestCheckIbsimCapture(t *testing.T) {
 			t.Errorf("degraded link without iblinkinfo's hint: %+v", x.Evidence)
 		}
 	}
+	// A width-only hint (ibsim's narrow links print "Could be 12X" alone)
+	// names the width and no lane speed.
+	for _, l := range f.Links {
+		for _, e := range []End{l.A, l.B} {
+			if p := f.PortOf(e); p != nil {
+				p.CouldBeSpeed = 0
+			}
+		}
+	}
+	for _, x := range Check(f, Options{}) {
+		for _, e := range x.Evidence {
+			if e.Source == "iblinkinfo" && (!strings.Contains(e.Value, "could be 12X (the best") || strings.Contains(e.Value, "speed(")) {
+				t.Errorf("width-only hint rendered as %q", e.Value)
+			}
+		}
+	}
 	got := brief(fs)
 	want := []string{
 		"fabric.congestion h1[1] peer leaf1[1]",

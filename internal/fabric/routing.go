@@ -79,28 +79,10 @@ func CheckRouting(f *Fabric, opts routing.Options) ([]finding.Finding, *routing.
 	if err != nil {
 		return nil, nil, err
 	}
+	// The routing package grades each break itself: info when only
+	// switch-to-switch routes end there (up/down engines leave those out
+	// by design), warning when only hosts-to-switch (management) routes
+	// do, critical when hosts lose hosts.
 	fs := res.Findings()
-	// Breaks that lose no CA pair only cut switch-to-switch routes, which
-	// up/down engines (OpenSM's updn and ftree) leave out by design
-	// between switches of one tier (spine to spine would turn down then
-	// up); in-band management reaches switches by directed route. Those
-	// are reported as info, not as lost destinations.
-	caLoss := map[string]bool{}
-	switchOnly := map[string]bool{}
-	for _, b := range res.Breaks {
-		g := fmt.Sprintf("0x%016x", rf.Nodes[b.Node].GUID)
-		if b.Pairs > 0 || b.Kind == routing.Loop {
-			caLoss[g] = true
-		} else {
-			switchOnly[g] = true
-		}
-	}
-	for i := range fs {
-		x := &fs[i]
-		if x.ID == "fabric.route_missing" && switchOnly[x.Subject.NodeGUID] && !caLoss[x.Subject.NodeGUID] {
-			x.Severity = finding.Info
-			x.Summary += " (switch-to-switch routes only: no CA loses a destination)"
-		}
-	}
 	return fs, res, nil
 }
