@@ -72,7 +72,7 @@ func TestCorpus(t *testing.T) {
 			map[string]string{"mlx5_0/1": "ACTIVE LinkUp 100", "mlx5_2/1": "- - -"},
 			[]int{1, 3, 4, 5, 6, 7, 29}, nil},
 		{"ibv_devinfo-port-down-deepep-60.txt", 2, 1,
-			map[string]string{"mlx5_0/1": "DOWN - -"}, []int{1}, nil},
+			map[string]string{"mlx5_0/1": "DOWN - -"}, []int{1}, []string{"port.down/info mlx5_0/1"}},
 		{"ibv_devinfo-roce-h100-deepep-38.txt", 2, 1,
 			map[string]string{"mlx5_2/1": "ACTIVE - -"}, []int{23}, nil},
 		{"ibv_devinfo-v-openmpi-6137.txt", 1, 0, nil, nil, nil},
@@ -80,7 +80,7 @@ func TestCorpus(t *testing.T) {
 			map[string]string{"mlx5_7/1": "DOWN Polling -"}, nil, []string{"port.polling/info mlx5_7/1"}},
 		{"rdma-link-sriov-operator-635.txt", 10, 10,
 			map[string]string{"mlx5_0/1": "ACTIVE LinkUp -", "mlx5_1/1": "DOWN Disabled -", "mlx5_4/1": "ACTIVE LinkUp -", "mlx5_9/1": "DOWN - -"},
-			[]int{1, 11}, []string{"port.disabled/critical mlx5_1/1", "port.disabled/critical mlx5_3/1", "port.disabled/critical mlx5_5/1", "port.disabled/critical mlx5_7/1"}},
+			[]int{1, 11}, []string{"port.disabled/critical mlx5_1/1", "port.disabled/critical mlx5_3/1", "port.disabled/critical mlx5_5/1", "port.disabled/critical mlx5_7/1", "port.down/critical mlx5_9/1"}}, // mlx5_9's line is cut before its physical state
 		{"rdma-link-roce-3fs-283.txt", 2, 2,
 			map[string]string{"mlx5_0/1": "ACTIVE LinkUp -", "mlx5_1/1": "ACTIVE LinkUp -"}, []int{1}, nil},
 		{"rdma-statistic-qiita.txt", 1, 1, map[string]string{"mlx5_2/1": "- - -"}, []int{1}, nil},

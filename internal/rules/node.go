@@ -173,17 +173,20 @@ func checkState(in *Input) []finding.Finding {
 		d := &s.Devices[i]
 		for j := range d.Ports {
 			p := &d.Ports[j]
-			if p.State == nil || p.PhysState == nil {
+			if p.State == nil {
 				continue // unreadable: reported as a gap
 			}
 			pe := portExpect(in, d.Name, p.Number)
 			if pe != nil && pe.Ignore {
 				continue
 			}
-			st, ph := *p.State, *p.PhysState
-			ev := []finding.Evidence{
-				{Source: portPath(p, "state"), Value: fmt.Sprintf("%d: %s", st, st)},
-				{Source: portPath(p, "phys_state"), Value: fmt.Sprintf("%d: %s", ph, ph)},
+			// An unknown physical state (file unreadable, or a tool output
+			// that does not print it) is judged on the logical state alone.
+			st, ph, physKnown := *p.State, ib.PhysState(0), p.PhysState != nil
+			ev := []finding.Evidence{{Source: portPath(p, "state"), Value: fmt.Sprintf("%d: %s", st, st)}}
+			if physKnown {
+				ph = *p.PhysState
+				ev = append(ev, finding.Evidence{Source: portPath(p, "phys_state"), Value: fmt.Sprintf("%d: %s", ph, ph)})
 			}
 			// What is this port expected to be?
 			wantUp := true
@@ -203,7 +206,7 @@ func checkState(in *Input) []finding.Finding {
 				wantUp = false
 				why = "no other port of this HCA model is ACTIVE, so it may be uncabled on purpose; write a baseline to make it expected"
 			}
-			if pe != nil && pe.PhysState != nil && ph != *pe.PhysState && st == ib.StateActive {
+			if physKnown && pe != nil && pe.PhysState != nil && ph != *pe.PhysState && st == ib.StateActive {
 				// ACTIVE but not LinkUp is the seed's "Active-but-not-LinkUp".
 				f := catalog.New("port.down", portSubject(s, p),
 					fmt.Sprintf("%s port %d is ACTIVE but its physical state is %s, expected %s", d.Name, p.Number, ph, pe.PhysState), ev...)
@@ -217,6 +220,9 @@ func checkState(in *Input) []finding.Finding {
 			roce := p.LinkLayer == ib.LinkLayerEthernet
 			var f finding.Finding
 			switch {
+			case !physKnown:
+				f = catalog.New("port.down", portSubject(s, p),
+					fmt.Sprintf("%s port %d is %s; its physical state is unknown, so Polling (no link partner) and Disabled cannot be told apart (ibv_devinfo -v or ibstat show it)", d.Name, p.Number, st), ev...)
 			case ph == ib.PhysPolling:
 				f = catalog.New("port.polling", portSubject(s, p),
 					fmt.Sprintf("%s port %d is Polling: no link partner (cable, transceiver or peer port)", d.Name, p.Number), ev...)

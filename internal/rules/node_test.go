@@ -186,6 +186,13 @@ devices:
 		{name: "GPU x8 is degraded", mutate: func(s *snapshot.Snapshot) {
 			s.PCIDevice("0000:31:00.0").CurrentLinkWidth = p(8)
 		}, want: []want{{"pcie.link_degraded", finding.Critical, "", 0, "GPU 0000:31:00.0 trained at x8"}}},
+		{name: "down with an unknown physical state is judged on the logical state", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.State, pt.PhysState = p(ib.StateDown), nil
+		}, want: []want{{"port.down", finding.Critical, "mlx5_3", 1, "physical state is unknown, so Polling (no link partner) and Disabled cannot be told apart"}}},
+		{name: "active with an unknown physical state is not judged", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_3", 1).PhysState = nil
+		}},
 		{name: "unreadable state is not judged", mutate: func(s *snapshot.Snapshot) {
 			s.Port("mlx5_0", 1).State = nil
 		}},
