@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/parseerr"
 	"io"
 	"slices"
 	"strconv"
@@ -16,19 +17,8 @@ var ErrNoData = errors.New("no ethtool statistics")
 // ErrMalformed is wrapped by every ParseError.
 var ErrMalformed = errors.New("malformed ethtool -S line")
 
-// ParseError names the source and line that could not be parsed.
-type ParseError struct {
-	Source string
-	Line   int
-	Input  string
-	Err    error
-}
-
-func (e *ParseError) Error() string {
-	return fmt.Sprintf("%s line %d: %v: %q", e.Source, e.Line, e.Err, e.Input)
-}
-
-func (e *ParseError) Unwrap() error { return e.Err }
+// ParseError names the source and line of a malformed input.
+type ParseError = parseerr.Error
 
 // Stat is one named driver statistic.
 type Stat struct {

@@ -104,7 +104,7 @@ func TestErrors(t *testing.T) {
 	}
 	_, err := ParseRdma(strings.NewReader("link mlx5_0/1 "+strings.Repeat("x", maxLine+1)), "long.txt")
 	var pe *ParseError
-	if !errors.As(err, &pe) || pe.Source != "long.txt" || pe.Line != 1 || !strings.HasPrefix(err.Error(), "long.txt:1: ") {
+	if !errors.As(err, &pe) || pe.Source != "long.txt" || pe.Line != 1 || !strings.HasPrefix(err.Error(), "long.txt line 1: ") {
 		t.Errorf("over-long line: err = %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/parseerr"
 	"io"
 	"strings"
 
@@ -14,27 +15,8 @@ import (
 // ErrNoData says the input held nothing of the expected format.
 var ErrNoData = errors.New("no HCA tool output found")
 
-// ParseError names the source and line of bad input.
-type ParseError struct {
-	Source string
-	Line   int
-	Input  string
-	Err    error
-}
-
-// Error renders "source:line: reason (input)".
-func (e *ParseError) Error() string {
-	switch {
-	case e.Line == 0:
-		return fmt.Sprintf("%s: %v", e.Source, e.Err)
-	case e.Input == "":
-		return fmt.Sprintf("%s:%d: %v", e.Source, e.Line, e.Err)
-	}
-	return fmt.Sprintf("%s:%d: %v (%q)", e.Source, e.Line, e.Err, e.Input)
-}
-
-// Unwrap returns the underlying error.
-func (e *ParseError) Unwrap() error { return e.Err }
+// ParseError names the source and line of a malformed input.
+type ParseError = parseerr.Error
 
 // Line is one input line that a value was read from.
 type Line struct {

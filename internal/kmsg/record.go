@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/parseerr"
 	"io"
 	"strconv"
 	"strings"
@@ -17,23 +18,8 @@ var ErrNoData = errors.New("no kernel log records")
 // ErrMalformed is wrapped by every ParseError.
 var ErrMalformed = errors.New("malformed kernel log line")
 
-// ParseError names the source and line of input that could not be parsed.
-type ParseError struct {
-	Source string
-	Line   int
-	Input  string
-	Err    error
-}
-
-func (e *ParseError) Error() string {
-	in := e.Input
-	if len(in) > 80 {
-		in = in[:80] + "…"
-	}
-	return fmt.Sprintf("%s line %d: %v: %q", e.Source, e.Line, e.Err, in)
-}
-
-func (e *ParseError) Unwrap() error { return e.Err }
+// ParseError names the source and line of a malformed input.
+type ParseError = parseerr.Error
 
 // Record is one kernel log message.
 type Record struct {

@@ -3,6 +3,7 @@ package nccl
 import (
 	"errors"
 	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/parseerr"
 )
 
 // Sentinel errors, matched with errors.Is.
@@ -13,24 +14,8 @@ var (
 	ErrMalformed = errors.New("malformed line")
 )
 
-// ParseError names the source and line a parser stopped at.
-type ParseError struct {
-	Source string
-	Line   int
-	Input  string
-	Err    error
-}
-
-// Error says where parsing stopped and why.
-func (e *ParseError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %v", e.Source, e.Err)
-	}
-	return fmt.Sprintf("%s line %d: %v", e.Source, e.Line, e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *ParseError) Unwrap() error { return e.Err }
+// ParseError names the source and line of a malformed input.
+type ParseError = parseerr.Error
 
 // Note is a line a parser read but could not use, kept so that reports can
 // say "skipped" instead of silently dropping it.

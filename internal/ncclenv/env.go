@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/parseerr"
 	"io"
 	"slices"
 	"strconv"
@@ -14,19 +15,8 @@ import (
 // ErrMalformed is wrapped by every ParseError.
 var ErrMalformed = errors.New("malformed environment line")
 
-// ParseError names the source and line that could not be parsed.
-type ParseError struct {
-	Source string
-	Line   int
-	Input  string
-	Err    error
-}
-
-func (e *ParseError) Error() string {
-	return fmt.Sprintf("%s line %d: %v: %q", e.Source, e.Line, e.Err, e.Input)
-}
-
-func (e *ParseError) Unwrap() error { return e.Err }
+// ParseError names the source and line of a malformed input.
+type ParseError = parseerr.Error
 
 // Var is one environment variable.
 type Var struct {

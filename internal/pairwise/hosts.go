@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/parseerr"
 	"io"
 	"net"
 	"strconv"
@@ -14,21 +15,8 @@ import (
 // have the expected form.
 var ErrMalformed = errors.New("malformed line")
 
-// ParseError names the file and line of a bad input line.
-type ParseError struct {
-	Source string
-	Line   int
-	Input  string
-	Err    error
-}
-
-// Error says source, line, what is wrong and the line itself.
-func (e *ParseError) Error() string {
-	return fmt.Sprintf("%s line %d: %v (%q)", e.Source, e.Line, e.Err, e.Input)
-}
-
-// Unwrap returns the underlying error.
-func (e *ParseError) Unwrap() error { return e.Err }
+// ParseError names the source and line of a malformed input.
+type ParseError = parseerr.Error
 
 // Host is one agent from the hosts file.
 type Host struct {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/parseerr"
 	"io"
 	"math"
 	"regexp"
@@ -20,23 +21,8 @@ var (
 	ErrMalformed = errors.New("malformed line")
 )
 
-// ParseError names the source and line a parser stopped at.
-type ParseError struct {
-	Source string
-	Line   int
-	Err    error
-}
-
-// Error says where parsing stopped and why.
-func (e *ParseError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %v", e.Source, e.Err)
-	}
-	return fmt.Sprintf("%s line %d: %v", e.Source, e.Line, e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *ParseError) Unwrap() error { return e.Err }
+// ParseError names the source and line of a malformed input.
+type ParseError = parseerr.Error
 
 // Note is a line the parser read but could not use.
 type Note struct {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/parseerr"
 	"io"
 	"regexp"
 	"strconv"
@@ -17,16 +18,8 @@ var ErrNoMatrix = errors.New("no nvidia-smi topo -m matrix")
 // ErrMalformed is wrapped by every ParseError.
 var ErrMalformed = errors.New("malformed nvidia-smi topo -m output")
 
-// ParseError names the source and line that could not be parsed.
-type ParseError struct {
-	Source string
-	Line   int
-	Err    error
-}
-
-func (e *ParseError) Error() string { return fmt.Sprintf("%s line %d: %v", e.Source, e.Line, e.Err) }
-
-func (e *ParseError) Unwrap() error { return e.Err }
+// ParseError names the source and line of a malformed input.
+type ParseError = parseerr.Error
 
 // SMIMatrix is the GPU×NIC part of `nvidia-smi topo -m`.
 type SMIMatrix struct {
