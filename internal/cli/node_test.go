@@ -213,7 +213,7 @@ func TestCannotRun(t *testing.T) {
 	}{
 		{[]string{"check", "--root", "/nonexistent/root"}, "cannot open root"},
 		{[]string{"check", "--root", t.TempDir()}, "no sys/ directory"},
-		{[]string{"check", "--root", simBundle(t, "h100-ndr"), "--expect", badExp}, "bad.yaml:6: invalid expectation: rate:"},
+		{[]string{"check", "--root", simBundle(t, "h100-ndr"), "--expect", badExp}, "bad.yaml line 6: invalid expectation: rate:"},
 		{[]string{"check", "--format", "xml"}, `unknown format "xml"`},
 		{[]string{"status", "extra-arg"}, "unknown command"},
 		{[]string{"nosuchcommand"}, "unknown command"},

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ibdoctor/ibdoctor/internal/ib"
+	"github.com/ibdoctor/ibdoctor/internal/parseerr"
 	"github.com/ibdoctor/ibdoctor/internal/pcie"
 )
 
@@ -138,20 +139,7 @@ func (e *Expectation) For(dev string) (Device, bool) {
 }
 
 // ParseError names the file and line of a problem in an expectation file.
-type ParseError struct {
-	Source string
-	Line   int
-	Err    error
-}
-
-func (e *ParseError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %v", e.Source, e.Line, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", e.Source, e.Err)
-}
-
-func (e *ParseError) Unwrap() error { return e.Err }
+type ParseError = parseerr.Error
 
 // ErrInvalid is wrapped by every ParseError about content (not YAML syntax).
 var ErrInvalid = errors.New("invalid expectation")

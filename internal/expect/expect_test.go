@@ -2,6 +2,7 @@ package expect
 
 import (
 	"bytes"
+	"fmt"
 	"errors"
 	"strings"
 	"testing"
@@ -105,7 +106,7 @@ func TestParseErrors(t *testing.T) {
 			if pe.Source != "expect.yaml" || pe.Line != tt.line || !strings.Contains(err.Error(), tt.contains) {
 				t.Fatalf("err = %q (line %d), want line %d containing %q", err, pe.Line, tt.line, tt.contains)
 			}
-			if tt.line > 0 && !strings.HasPrefix(err.Error(), "expect.yaml:") {
+			if tt.line > 0 && !strings.HasPrefix(err.Error(), fmt.Sprintf("expect.yaml line %d: ", tt.line)) {
 				t.Fatalf("error does not start with file:line: %q", err)
 			}
 		})
