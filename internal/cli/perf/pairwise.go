@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -24,9 +25,13 @@ const FormatCSV cmdutil.Format = "csv"
 
 // PairwiseOptions are the inputs of `ibdoctor perf pairwise`.
 type PairwiseOptions struct {
-	F            *cmdutil.Factory
-	Format       cmdutil.Format
-	HostsFile    string
+	F         *cmdutil.Factory
+	Format    cmdutil.Format
+	HostsFile string
+	// FromAgents is the URL of a Prometheus server that scrapes the
+	// agents (job AgentsJob): the agent list comes from its targets.
+	FromAgents   string
+	AgentsJob    string
 	TopologyFile string
 	Pattern      string
 	Token        string
@@ -50,7 +55,7 @@ type PairwiseOptions struct {
 func NewCmdPairwise(f *cmdutil.Factory, runF func(*PairwiseOptions) error) *cobra.Command {
 	opts := &PairwiseOptions{F: f}
 	cmd := &cobra.Command{
-		Use:   "pairwise --hosts FILE",
+		Use:   "pairwise --hosts FILE|--from-agents URL",
 		Short: "Bandwidth or latency between node pairs through the agents, and the culprit when some are slow",
 		Long: `Runs a test between pairs of nodes through their ibdoctor agents, in
 parallel rounds: a round robin (every pair once, N-1 rounds of N/2 pairs)
@@ -90,8 +95,8 @@ still writes what was measured (to --out as well).`,
   $ ibdoctor perf pairwise --hosts agents.txt --test lat --format csv --out lat.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.HostsFile == "" {
-				return cmdutil.FlagErrorf("--hosts FILE is required (one agent address:port per line)")
+			if (opts.HostsFile == "") == (opts.FromAgents == "") {
+				return cmdutil.FlagErrorf("give the agents with --hosts FILE (one address:port per line) or --from-agents PROMETHEUS_URL, not both")
 			}
 			if opts.Token == "" {
 				opts.Token = f.Getenv("IBDOCTOR_TOKEN")
@@ -138,6 +143,8 @@ still writes what was measured (to --out as well).`,
 	cmdutil.AddFormatFlag(cmd, &opts.Format, FormatCSV)
 	fl := cmd.Flags()
 	fl.StringVar(&opts.HostsFile, "hosts", "", "file of agents: one address:port [name] per line")
+	fl.StringVar(&opts.FromAgents, "from-agents", "", "take the agents from the Prometheus server that scrapes them (e.g. http://prometheus:9090): its targets of --agents-job that are up")
+	fl.StringVar(&opts.AgentsJob, "agents-job", pairwise.DefaultAgentsJob, "Prometheus job name of the agents, for --from-agents")
 	fl.StringVar(&opts.TopologyFile, "topology", "", "file of host placements, one \"host leaf\" or \"host leaf=L rail=R spine=S\" per line")
 	fl.StringVar(&opts.Pattern, "pattern", "full", "pairs to test: full, same-leaf, cross-leaf or rail (the last three need --topology)")
 	fl.StringVar(&opts.Token, "token", "", "shared agent token (default $IBDOCTOR_TOKEN)")
@@ -158,12 +165,24 @@ still writes what was measured (to --out as well).`,
 }
 
 func pairwiseRun(o *PairwiseOptions) error {
-	hosts, err := readFile(o.HostsFile, pairwise.ParseHosts)
+	var hosts []pairwise.Host
+	var err error
+	source := o.HostsFile
+	if o.FromAgents != "" {
+		var skipped []string
+		source = o.FromAgents
+		hosts, skipped, err = pairwise.DiscoverAgents(context.Background(), http.DefaultClient, o.FromAgents, o.AgentsJob)
+		for _, s := range skipped {
+			fmt.Fprintf(o.F.ErrOut, "ibdoctor: agent left out: %s\n", s)
+		}
+	} else {
+		hosts, err = readFile(o.HostsFile, pairwise.ParseHosts)
+	}
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
 	if len(hosts) < 2 {
-		return cmdutil.CannotRun(fmt.Errorf("%s: %d agents; a pairwise test needs at least two", o.HostsFile, len(hosts)))
+		return cmdutil.CannotRun(fmt.Errorf("%s: %d agents; a pairwise test needs at least two", source, len(hosts)))
 	}
 	var topo *pairwise.Topology
 	if o.TopologyFile != "" {
@@ -187,7 +206,7 @@ func pairwiseRun(o *PairwiseOptions) error {
 		sched = pairwise.PerRail(names, topo)
 	}
 	if sched.Pairs() == 0 {
-		return cmdutil.CannotRun(fmt.Errorf("pattern %s: no pair to test (does %s name the hosts of %s, with leaves or rails?)", o.Pattern, o.TopologyFile, o.HostsFile))
+		return cmdutil.CannotRun(fmt.Errorf("pattern %s: no pair to test (does %s name the hosts of %s, with leaves or rails?)", o.Pattern, o.TopologyFile, source))
 	}
 	interrupt := o.Interrupt
 	if interrupt == nil {

@@ -77,7 +77,14 @@ func TestPairwiseFlags(t *testing.T) {
 					t.Errorf("gid index set without --gid-index")
 				}
 			}},
-		{name: "no hosts", args: []string{"--token", "x"}, wantErr: "--hosts FILE is required"},
+		{name: "no hosts", args: []string{"--token", "x"}, wantErr: "give the agents with --hosts FILE"},
+		{name: "hosts and from-agents", args: []string{"--token", "x", "--hosts", hosts, "--from-agents", "http://127.0.0.1:9090"}, wantErr: "not both"},
+		{name: "from-agents", args: []string{"--token", "x", "--from-agents", "http://127.0.0.1:9090", "--agents-job", "ib"},
+			check: func(t *testing.T, o *PairwiseOptions) {
+				if o.FromAgents != "http://127.0.0.1:9090" || o.AgentsJob != "ib" || o.HostsFile != "" {
+					t.Errorf("from-agents options %+v", o)
+				}
+			}},
 		{name: "no token", args: []string{"--hosts", hosts}, wantErr: "no token"},
 		{name: "pattern needs topology", args: []string{"--hosts", hosts, "--token", "x", "--pattern", "rail"}, wantErr: "needs --topology"},
 		{name: "bad pattern", args: []string{"--hosts", hosts, "--token", "x", "--pattern", "star"}, wantErr: "--pattern \"star\""},
