@@ -2,8 +2,8 @@ package expect
 
 import (
 	"bytes"
-	"fmt"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
