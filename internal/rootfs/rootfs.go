@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // Root is an opened node root.
@@ -22,6 +23,12 @@ func Open(name string) (*Root, error) {
 	info, err := os.Stat(name)
 	if err != nil {
 		return nil, fmt.Errorf("open root: %w", err)
+	}
+	if info.IsDir() && filepath.Clean(name) == "/" {
+		// The live host: nothing lies outside "/", so the confinement of
+		// os.Root (an openat per path component) buys nothing and costs
+		// 5x on a full node read (95 ms vs 19 ms for an H100 node).
+		return &Root{name: name, fsys: os.DirFS("/"), close: func() error { return nil }}, nil
 	}
 	if info.IsDir() {
 		r, err := os.OpenRoot(name)

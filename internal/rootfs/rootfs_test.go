@@ -328,3 +328,26 @@ func FuzzReadBundle(f *testing.F) {
 		})
 	})
 }
+
+// The live root reads through os.DirFS (nothing to escape from) and still
+// offers what the sysfs reader needs: ReadLink, ReadDir, ReadFile, Stat.
+func TestOpenLiveRoot(t *testing.T) {
+	r, err := Open("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fsys := r.FS()
+	if _, ok := fsys.(fs.ReadLinkFS); !ok {
+		t.Fatal("live root lacks fs.ReadLinkFS")
+	}
+	if _, ok := fsys.(fs.ReadDirFS); !ok {
+		t.Fatal("live root lacks fs.ReadDirFS")
+	}
+	if _, err := fs.Stat(fsys, "proc/self"); err != nil {
+		t.Fatalf("stat proc/self: %v", err)
+	}
+	if _, err := fs.ReadLink(fsys, "proc/self/exe"); err != nil {
+		t.Fatalf("readlink proc/self/exe: %v", err)
+	}
+}

@@ -154,6 +154,9 @@ func BenchmarkReadH100(b *testing.B) {
 	}
 	defer rt.Close()
 	b.Run("dir", func(b *testing.B) { benchRead(b, rt.FS()) })
+	// What the live "/" costs: rootfs.Open("/") reads through os.DirFS,
+	// without os.Root's openat per path component.
+	b.Run("dirfs", func(b *testing.B) { benchRead(b, os.DirFS(dir)) })
 	var buf bytes.Buffer
 	if _, err := bundle.Collect(context.Background(), rt.FS(), &buf, bundle.Options{}); err != nil {
 		b.Fatal(err)
