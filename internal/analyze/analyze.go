@@ -19,6 +19,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/nccl"
 	"github.com/ibdoctor/ibdoctor/internal/perftest"
+	"github.com/ibdoctor/ibdoctor/internal/routing"
 	"github.com/ibdoctor/ibdoctor/internal/rules"
 	"github.com/ibdoctor/ibdoctor/internal/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/topo"
@@ -822,7 +823,9 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			if len(f.LFTs) == 0 {
 				_, err = ibtools.ParseFTs(strings.NewReader(text), src)
 			}
-			s.Skipped = append(s.Skipped, "routing is judged with the whole fabric: run 'ibdoctor fabric check' (or fabric collect, then check --from)")
+			if !haveTopo {
+				s.Skipped = append(s.Skipped, "routing is judged against the topology: paste ibnetdiscover output with it (same file), or run 'ibdoctor fabric check'")
+			}
 		case KindSMInfo:
 			s.Summary = plural(len(f.SMs), "subnet manager", "subnet managers")
 		case KindSMPorts:
@@ -842,6 +845,15 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 		}
 	}
 	fs := fabric.Check(f, fabric.Options{})
+	// With the topology and the forwarding tables in one paste, the routes
+	// are judged too (A reaches B but not C, loops, credit loops).
+	if _, haveFTs := owner[string(KindForwardTables)]; haveTopo && haveFTs && len(f.LFTs) > 0 {
+		rfs, _, err := fabric.CheckRouting(f, routing.Options{})
+		if err != nil {
+			segs[owner[string(KindForwardTables)]].Skipped = append(segs[owner[string(KindForwardTables)]].Skipped, "routing not judged: "+err.Error())
+		}
+		fs = append(fs, rfs...)
+	}
 	for i := range fs {
 		for j := range fs[i].Evidence {
 			ev := &fs[i].Evidence[j]

@@ -682,3 +682,34 @@ func TestEthtoolWithRdmaCounters(t *testing.T) {
 		})
 	}
 }
+
+// ibnetdiscover and dump_fts pasted together: the routes are judged.
+func TestFabricPasteWithRoutes(t *testing.T) {
+	dir := filepath.Join("..", "routing", "testdata", "crafted", "loop")
+	topo, err := os.ReadFile(filepath.Join(dir, "ibnetdiscover.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fts, err := os.ReadFile(filepath.Join(dir, "dump_fts.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := AnalyzeText("paste.txt", string(topo)+string(fts), Options{})
+	var got []string
+	for _, s := range both.Segments {
+		got = append(got, ids(s.Findings)...)
+	}
+	if !slices.Contains(got, "fabric.route_loop/critical") {
+		t.Errorf("topology + tables: findings %v, want fabric.route_loop", got)
+	}
+	// The tables alone cannot be judged: said, not guessed.
+	alone := AnalyzeText("fts.txt", string(fts), Options{})
+	for _, s := range alone.Segments {
+		if len(s.Findings) > 0 {
+			t.Errorf("dump_fts alone produced %v", ids(s.Findings))
+		}
+		if s.Kind == KindForwardTables && !slices.ContainsFunc(s.Skipped, func(x string) bool { return strings.Contains(x, "paste ibnetdiscover output with it") }) {
+			t.Errorf("dump_fts alone: skipped %q", s.Skipped)
+		}
+	}
+}
