@@ -273,12 +273,12 @@ func TestStatusJSON(t *testing.T) {
 		t.Fatalf("ports %d verdict %s", len(st.Ports), st.Verdict)
 	}
 	p0, p9 := st.Ports[0], st.Ports[9]
-	if p0.Device != "mlx5_0" || p0.Rate == nil || p0.Rate.Gbps() != 400 || p0.RateText != "400 Gb/s 4X NDR" || p0.Verdict != "ok" || p0.PCIeLink != "Gen5 x16 / Gen5 x16" || p0.LID == nil {
+	if p0.Device != "mlx5_0" || p0.Rate == nil || p0.Rate.Gbps() != 400 || p0.RateGbps == nil || *p0.RateGbps != 400 || p0.RateText != "400 Gb/s 4X NDR" || p0.Verdict != "ok" || p0.PCIeLink != "Gen5 x16 / Gen5 x16" || p0.LID == nil {
 		t.Errorf("mlx5_0: %+v", p0)
 	}
 	// A down RoCE port's "40 Gb/sec (4X QDR)" is the kernel's placeholder:
 	// status reports no rate for it.
-	if p9.Device != "mlx5_9" || p9.Rate != nil || p9.RateText != "-" || p9.Verdict != "critical" || p9.NetDev != "ens1f1np1" || p9.RoCEv2GID == "" || p9.LID != nil {
+	if p9.Device != "mlx5_9" || p9.Rate != nil || p9.RateGbps != nil || p9.RateText != "-" || p9.Verdict != "critical" || p9.NetDev != "ens1f1np1" || p9.RoCEv2GID == "" || p9.LID != nil {
 		t.Errorf("mlx5_9: %+v", p9)
 	}
 }

@@ -25,6 +25,7 @@ type PortStatus struct {
 	// Rate is null when unreadable, and on a port that is not ACTIVE,
 	// whose rate file holds a placeholder.
 	Rate     *ib.Rate `json:"rate"`
+	RateGbps *float64 `json:"rate_gbps"`
 	RateText string   `json:"rate_text"`
 	LID      *uint32  `json:"lid,omitempty"`
 	SMLID    *uint32  `json:"sm_lid,omitempty"`
@@ -74,11 +75,13 @@ func NewStatus(s *snapshot.Snapshot, fs []finding.Finding) Status {
 			row.Rate = p.Rate
 			row.RateText = "?"
 			if p.Rate != nil {
+				g := p.Rate.Gbps()
+				row.RateGbps = &g
 				row.RateText = p.Rate.String()
 				if !p.IsActive() {
 					// A port that is not ACTIVE reports a placeholder
 					// (RoCE "40 Gb/sec (4X QDR)", IB "10 Gb/sec (4X SDR)").
-					row.Rate, row.RateText = nil, "-"
+					row.Rate, row.RateGbps, row.RateText = nil, nil, "-"
 				}
 			}
 			if pci != nil {
