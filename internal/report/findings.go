@@ -142,7 +142,11 @@ func Findings(w io.Writer, st Style, fs []finding.Finding) {
 			fmt.Fprintln(w)
 		}
 		sev := strings.ToUpper(string(f.Severity))
-		fmt.Fprintf(w, "%s %s  %s\n", st.Severity(f.Severity, fmt.Sprintf("%-8s", sev)), st.Bold(f.ID), SubjectString(f.Subject))
+		head := st.Severity(f.Severity, fmt.Sprintf("%-8s", sev)) + " " + st.Bold(f.ID)
+		if subj := SubjectString(f.Subject); subj != "" {
+			head += "  " + subj
+		}
+		fmt.Fprintln(w, head)
 		fmt.Fprintf(w, "  %s\n", f.Summary)
 		for _, e := range f.Evidence {
 			fmt.Fprintf(w, "  %s %s = %s\n", st.Dim("evidence:"), e.Source, strings.TrimSpace(e.Value))
