@@ -178,3 +178,46 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// JSON output reads back through Parse (JSON is YAML) to the same
+// expectation as the YAML output.
+func TestWriteJSONRoundTrip(t *testing.T) {
+	e, err := Parse(strings.NewReader(sample), "expect.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js, ys bytes.Buffer
+	if err := WriteJSON(&js, e); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&ys, e, time.Time{}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	jsText := js.String()
+	fromJSON, err := Parse(&js, "expect.json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, js.String())
+	}
+	fromYAML, err := Parse(&ys, "expect.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dev := range []string{"mlx5_0", "mlx5_8"} {
+		a, _ := fromJSON.For(dev)
+		b, _ := fromYAML.For(dev)
+		a.Lines, b.Lines = nil, nil
+		for _, p := range a.Ports {
+			p.Line = 0
+		}
+		for _, p := range b.Ports {
+			p.Line = 0
+		}
+		if *a.FWVersion != *b.FWVersion || *a.PCIe.Speed != *b.PCIe.Speed || *a.PCIe.Width != *b.PCIe.Width ||
+			len(a.Ports) != len(b.Ports) || *a.Ports[1].Rate != *b.Ports[1].Rate || *a.Ports[1].State != *b.Ports[1].State {
+			t.Errorf("%s: JSON %+v, YAML %+v", dev, a, b)
+		}
+	}
+	if !strings.Contains(jsText, `"rate": "400 Gb/sec (4X NDR)"`) || !strings.Contains(jsText, `"state": "ACTIVE"`) {
+		t.Errorf("JSON does not carry sysfs-form values:\n%s", jsText)
+	}
+}

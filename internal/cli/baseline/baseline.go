@@ -15,9 +15,10 @@ import (
 
 // Options are the inputs of `ibdoctor baseline`.
 type Options struct {
-	F    *cmdutil.Factory
-	Root string
-	Out  string
+	F      *cmdutil.Factory
+	Format cmdutil.Format
+	Root   string
+	Out    string
 }
 
 // NewCmd builds the command; runF replaces the run function in tests.
@@ -33,7 +34,9 @@ then reports every deviation. Ports that are not ACTIVE now are recorded as
 they are and listed on stderr: edit them if they must be up.`,
 		Example: `  # on a known-good node
   $ ibdoctor baseline > /etc/ibdoctor/expect.yaml
-  $ ibdoctor check --expect /etc/ibdoctor/expect.yaml`,
+  $ ibdoctor check --expect /etc/ibdoctor/expect.yaml
+  # the same as JSON, for configuration management (--expect reads it too)
+  $ ibdoctor baseline --format json > expect.json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if runF != nil {
@@ -43,6 +46,7 @@ they are and listed on stderr: edit them if they must be up.`,
 		},
 	}
 	cmdutil.AddRootFlag(cmd, &opts.Root)
+	cmdutil.AddFormatFlag(cmd, &opts.Format)
 	cmd.Flags().StringVar(&opts.Out, "out", "", "write to this file instead of stdout")
 	return cmd
 }
@@ -65,7 +69,13 @@ func run(ctx context.Context, o *Options) error {
 		defer f.Close()
 		w = f
 	}
-	if err := expect.Write(w, e, o.F.Now(), "ibdoctor baseline "+o.F.Version); err != nil {
+	// "text" is the commented YAML; JSON carries the same keys and is
+	// read by --expect too (JSON is YAML).
+	write := func() error { return expect.Write(w, e, o.F.Now(), "ibdoctor baseline "+o.F.Version) }
+	if o.Format == cmdutil.FormatJSON {
+		write = func() error { return expect.WriteJSON(w, e) }
+	}
+	if err := write(); err != nil {
 		return err
 	}
 	for _, n := range notes {

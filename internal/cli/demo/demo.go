@@ -3,6 +3,8 @@
 package demo
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,9 +24,10 @@ type Runner func(f *cmdutil.Factory, args []string) int
 
 // Options are the inputs of `ibdoctor demo`.
 type Options struct {
-	F    *cmdutil.Factory
-	Keep string
-	Run  Runner
+	F      *cmdutil.Factory
+	Format cmdutil.Format
+	Keep   string
+	Run    Runner
 }
 
 // Faults are what the demo breaks on the simulated node: the failures the
@@ -65,6 +68,7 @@ point any command at it with --root DIR.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Keep, "keep", "", "write the simulated node root here and keep it (must not exist or be empty)")
+	cmdutil.AddFormatFlag(cmd, &opts.Format)
 	return cmd
 }
 
@@ -95,6 +99,14 @@ func run(o *Options) error {
 	if err := n.Write(dir); err != nil {
 		return cmdutil.CannotRun(err)
 	}
+	args := []string{"doctor", "--root", dir}
+	if n.Job != nil {
+		// The training job's process: its limits and NCCL environment.
+		args = append(args, "--pid", strconv.Itoa(n.Job.PID))
+	}
+	if o.Format == cmdutil.FormatJSON {
+		return runJSON(o, dir, args)
+	}
 	w := o.F.Out
 	sty := report.Style{Enabled: o.F.Color}
 	say := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
@@ -122,11 +134,6 @@ func run(o *Options) error {
 	say("\nexit code %d: a Slurm HealthCheckProgram or a Kubernetes probe drains the node on 2.\n", code)
 
 	step("3. Full triage in the runbook's order: ports → PCIe/topology → kernel log → limits → NCCL → containers")
-	args := []string{"doctor", "--root", dir}
-	if n.Job != nil {
-		// The training job's process: its limits and NCCL environment.
-		args = append(args, "--pid", strconv.Itoa(n.Job.PID))
-	}
 	code = runCmd(args...)
 	say("\nexit code %d. The doctor adds what a port check cannot see: the kernel log (Xid 79),\nthe GPU–NIC topology, the missing nvidia_peermem module and the NCCL environment.\n", code)
 
@@ -137,4 +144,40 @@ func run(o *Options) error {
 		say("Keep the simulated node with 'ibdoctor demo --keep DIR'; make your own with\n'ibdoctor sim node --list'. On a real node: 'ibdoctor status', 'ibdoctor check'.\n")
 	}
 	return nil
+}
+
+// runJSON runs the three commands with --format json and returns one
+// document holding their outputs and exit codes.
+func runJSON(o *Options, dir string, doctorArgs []string) error {
+	type step struct {
+		Command  string          `json:"command"`
+		ExitCode int             `json:"exit_code"`
+		Output   json.RawMessage `json:"output"`
+	}
+	type fault struct {
+		Fault string `json:"fault"`
+		Story string `json:"story"`
+	}
+	doc := struct {
+		Root   string  `json:"root,omitempty"`
+		Faults []fault `json:"faults"`
+		Steps  []step  `json:"steps"`
+	}{Faults: []fault{}, Steps: []step{}}
+	if o.Keep != "" {
+		doc.Root = dir
+	}
+	for _, x := range Faults {
+		doc.Faults = append(doc.Faults, fault{x.Fault, x.Story})
+	}
+	for _, args := range [][]string{{"status", "--root", dir}, {"check", "--root", dir}, doctorArgs} {
+		var out bytes.Buffer
+		f := *o.F
+		f.Out, f.Color = &out, false
+		code := o.Run(&f, append(args, "--format", "json"))
+		if !json.Valid(out.Bytes()) {
+			return fmt.Errorf("ibdoctor %s gave no JSON (exit %d)", args[0], code)
+		}
+		doc.Steps = append(doc.Steps, step{Command: "ibdoctor " + strings.Join(args, " "), ExitCode: code, Output: out.Bytes()})
+	}
+	return cmdutil.WriteJSON(o.F.Out, doc)
 }

@@ -14,6 +14,7 @@ import (
 // CollectOptions are the inputs of `fabric collect`.
 type CollectOptions struct {
 	F      *cmdutil.Factory
+	Format cmdutil.Format
 	Source Source
 	Out    string
 }
@@ -41,6 +42,7 @@ their outputs (NAME.txt, NAME.stderr) and meta.json into a directory or a
 		},
 	}
 	addSourceFlags(cmd, &o.Source)
+	cmdutil.AddFormatFlag(cmd, &o.Format)
 	cmd.Flags().StringVar(&o.Out, "out", "", "where to save: a directory, or a file ending in .tar.gz")
 	return cmd
 }
@@ -68,17 +70,35 @@ func runCollect(ctx context.Context, o *CollectOptions) error {
 	} else if err := raw.WriteDir(o.Out); err != nil {
 		return cmdutil.CannotRun(err)
 	}
-	ok := 0
+	type saved struct {
+		Name       string  `json:"name"`
+		DurationMS float64 `json:"duration_ms"`
+		Bytes      int     `json:"bytes"`
+		Error      string  `json:"error,omitempty"`
+	}
+	summary := struct {
+		Out     string  `json:"out"`
+		Saved   int     `json:"saved"`
+		Outputs []saved `json:"outputs"`
+	}{Out: o.Out, Outputs: []saved{}}
 	for _, out := range raw.Outputs {
 		status := "ok"
 		if out.Err != "" {
 			status = out.Err
 		} else {
-			ok++
+			summary.Saved++
 		}
+		summary.Outputs = append(summary.Outputs, saved{Name: out.Name, DurationMS: out.DurationMS, Bytes: len(out.Stdout), Error: out.Err})
 		fmt.Fprintf(o.F.ErrOut, "  %-14s %7.0f ms  %d bytes  %s\n", out.Name, out.DurationMS, len(out.Stdout), status)
 	}
-	fmt.Fprintf(o.F.Out, "saved %d of %d tool outputs to %s\n", ok, len(raw.Outputs), o.Out)
+	ok := summary.Saved
+	if o.Format == cmdutil.FormatJSON {
+		if err := cmdutil.WriteJSON(o.F.Out, summary); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(o.F.Out, "saved %d of %d tool outputs to %s\n", ok, len(raw.Outputs), o.Out)
+	}
 	if ok == 0 {
 		return cmdutil.CannotRun(fmt.Errorf("no tool could run"))
 	}

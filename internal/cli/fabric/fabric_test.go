@@ -122,4 +122,12 @@ func TestCollectFromSaved(t *testing.T) {
 	if _, _, code := run(t, "check", "--from", dst, "--no-routing"); code != 2 {
 		t.Errorf("check of the re-saved tarball: exit %d", code)
 	}
+	out, _, code = run(t, "collect", "--from", capture, "--out", filepath.Join(t.TempDir(), "dir"), "--format", "json")
+	var sum struct {
+		Saved   int
+		Outputs []struct{ Name string }
+	}
+	if err := json.Unmarshal([]byte(out), &sum); code != 0 || err != nil || sum.Saved != 5 || len(sum.Outputs) != 5 {
+		t.Errorf("collect --format json: exit %d, %v, %+v", code, err, sum)
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 // FabricOptions are the inputs of `ibdoctor sim fabric`.
 type FabricOptions struct {
+	Format cmdutil.Format
 	F      *cmdutil.Factory
 	Spec   simfabric.Spec
 	Faults []string
@@ -67,6 +68,7 @@ Faults (repeat --fault):
 	cmd.Flags().IntVar(&o.Spec.PodLeaves, "pod-leaves", 2, "leaves per pod with --levels 3")
 	cmd.Flags().StringArrayVar(&o.Faults, "fault", nil, "inject a fault (see above); repeatable")
 	cmd.Flags().StringVar(&o.Out, "out", "", "directory to write net and plan into")
+	cmdutil.AddFormatFlag(cmd, &o.Format)
 	return cmd
 }
 
@@ -83,6 +85,16 @@ func runFabric(o *FabricOptions) error {
 		if err := os.WriteFile(filepath.Join(o.Out, name), b, 0o644); err != nil {
 			return cmdutil.CannotRun(err)
 		}
+	}
+	if o.Format == cmdutil.FormatJSON {
+		faults := make([]string, len(o.Faults))
+		copy(faults, o.Faults)
+		return cmdutil.WriteJSON(o.F.Out, struct {
+			Net                 string   `json:"net"`
+			Plan                string   `json:"plan"`
+			Faults              []string `json:"faults"`
+			IbsimNeedsDuplicate bool     `json:"ibsim_needs_I"`
+		}{filepath.Join(o.Out, "net"), filepath.Join(o.Out, "plan"), faults, g.IgnoreDuplicates})
 	}
 	fmt.Fprintf(o.F.Out, "wrote %s (ibsim net file, %d faults) and %s (cabling plan)\n",
 		filepath.Join(o.Out, "net"), len(o.Spec.Faults), filepath.Join(o.Out, "plan"))
