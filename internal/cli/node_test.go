@@ -159,7 +159,8 @@ func TestCheckFindsEachFault(t *testing.T) {
 		{"h100-ndr", "fw:mlx5_5=28.36.1010", []string{"port.fw_mismatch warning mlx5_5"}, 1, ""},
 		{"h100-ndr", "unreadable:mlx5_0/1/counters/port_rcv_data", nil, 0, "sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data"},
 		{"h100-ndr", "no-counters:mlx5_6", nil, 0, ""},
-		{"h100-ndr", "missing:mlx5_7", nil, 0, ""}, // without an expectation a missing HCA is invisible; see TestBaselineThenCheck
+		{"h100-ndr", "missing:mlx5_7", nil, 0, ""}, // gone from the bus: invisible without an expectation; see TestBaselineThenCheck
+		{"h100-ndr", "unbound:mlx5_7", []string{"port.missing critical PCI 0000:ba:00.0"}, 2, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fault, func(t *testing.T) {

@@ -176,6 +176,10 @@ const (
 // IsGPU reports whether a class is a display controller (0x03xxxx).
 func IsGPU(class uint32) bool { return class>>16 == 0x03 }
 
+// IsNetwork reports whether a class is a network controller (0x02xxxx:
+// Ethernet, InfiniBand).
+func IsNetwork(class uint32) bool { return class>>16 == 0x02 }
+
 // IsBridge reports whether a class is a PCI-to-PCI bridge (switch port or
 // root port).
 func IsBridge(class uint32) bool { return class>>8 == 0x0604 }

@@ -99,7 +99,7 @@ func portExpect(in *Input, dev string, port int) *expect.Port {
 
 func checkMissing(in *Input) []finding.Finding {
 	if in.Expect == nil {
-		return nil
+		return checkMissingDefault(in.Snap)
 	}
 	s := in.Snap
 	var out []finding.Finding
@@ -143,6 +143,48 @@ func checkMissing(in *Input) []finding.Finding {
 					finding.Evidence{Source: devPath(d.Name, "ports"), Value: "absent"}))
 			}
 		}
+	}
+	return out
+}
+
+// checkMissingDefault finds what is missing without an expectation: a
+// Mellanox network function with no RDMA device (mlx5_ib not loaded, or
+// the device failed to register) — critical when other functions of the
+// node have theirs, a warning when none has; and a node without any RDMA
+// device at all (a warning: ibdoctor runs where RDMA is expected).
+func checkMissingDefault(s *snapshot.Snapshot) []finding.Finding {
+	has := map[pcie.Address]bool{}
+	for _, d := range s.Devices {
+		has[d.PCI] = true
+	}
+	var out []finding.Finding
+	for i := range s.PCI {
+		p := &s.PCI[i]
+		if p.Vendor == nil || *p.Vendor != pcie.VendorMellanox || p.Class == nil || !pcie.IsNetwork(*p.Class) || has[p.Address] {
+			continue
+		}
+		drv := p.Driver
+		if drv == "" {
+			drv = "no driver bound"
+		}
+		f := catalog.New("port.missing", finding.Subject{Host: s.Host, PCI: string(p.Address)},
+			fmt.Sprintf("Mellanox network function %s (%s) has no RDMA device", p.Address, drv),
+			finding.Evidence{Source: "sys/bus/pci/devices/" + string(p.Address) + "/driver", Value: drv},
+			finding.Evidence{Source: "sys/class/infiniband", Value: fmt.Sprintf("%d RDMA devices, none on %s", len(s.Devices), p.Address)})
+		if len(s.Devices) == 0 {
+			f.Severity = finding.Warning
+			f.Summary += " (no function of this node has one: is mlx5_ib loaded, or is this NIC used for Ethernet only?)"
+		} else {
+			f.Summary += " while the node's other HCAs have theirs"
+		}
+		out = append(out, f)
+	}
+	if len(s.Devices) == 0 && len(out) == 0 {
+		f := catalog.New("port.missing", finding.Subject{Host: s.Host},
+			"no RDMA device on this node: sys/class/infiniband is empty",
+			finding.Evidence{Source: "sys/class/infiniband", Value: "empty or absent"})
+		f.Severity = finding.Warning
+		out = append(out, f)
 	}
 	return out
 }

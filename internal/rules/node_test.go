@@ -193,6 +193,17 @@ devices:
 		{name: "active with an unknown physical state is not judged", mutate: func(s *snapshot.Snapshot) {
 			s.Port("mlx5_3", 1).PhysState = nil
 		}},
+		{name: "a Mellanox function without an RDMA device while others have one", mutate: func(s *snapshot.Snapshot) {
+			s.Devices = slices.DeleteFunc(s.Devices, func(d snapshot.Device) bool { return d.Name == "mlx5_7" })
+			s.PCIDevice("0000:27:00.0").Driver = "mlx5_core"
+		}, want: []want{{"port.missing", finding.Critical, "", 0, "0000:27:00.0 (mlx5_core) has no RDMA device while the node's other HCAs have theirs"}}},
+		{name: "no RDMA device at all but Mellanox functions: warnings", mutate: func(s *snapshot.Snapshot) {
+			s.Devices = nil
+			s.PCI = slices.DeleteFunc(s.PCI, func(p snapshot.PCIDevice) bool { return p.Address != "0000:40:00.0" })
+		}, want: []want{{"port.missing", finding.Warning, "", 0, "is mlx5_ib loaded"}}},
+		{name: "no RDMA device and no Mellanox function: one warning", mutate: func(s *snapshot.Snapshot) {
+			s.Devices, s.PCI = nil, nil
+		}, want: []want{{"port.missing", finding.Warning, "", 0, "no RDMA device on this node"}}},
 		{name: "unreadable state is not judged", mutate: func(s *snapshot.Snapshot) {
 			s.Port("mlx5_0", 1).State = nil
 		}},

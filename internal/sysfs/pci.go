@@ -15,8 +15,10 @@ import (
 
 const busPCI = "sys/bus/pci/devices"
 
-// readGPUs finds NVIDIA display/3D controllers among sys/bus/pci/devices
-// and registers them with their bridges.
+// readGPUs finds NVIDIA display/3D controllers and Mellanox/NVIDIA
+// network functions among sys/bus/pci/devices and registers them with
+// their bridges (a network function that has no RDMA device is then
+// visible to the rules).
 func (r *reader) readGPUs() error {
 	for _, e := range r.readDir(busPCI) {
 		if err := r.ctx.Err(); err != nil {
@@ -24,11 +26,13 @@ func (r *reader) readGPUs() error {
 		}
 		dir := busPCI + "/" + e.Name()
 		vendor := parse(r, dir+"/vendor", pcie.ParseHex)
-		if vendor == nil || *vendor != pcie.VendorNVIDIA {
+		if vendor == nil || (*vendor != pcie.VendorNVIDIA && *vendor != pcie.VendorMellanox) {
 			continue
 		}
 		class := parse(r, dir+"/class", pcie.ParseHex)
-		if class == nil || !pcie.IsGPU(*class) {
+		// NVIDIA GPUs, and every Mellanox/NVIDIA network function: one
+		// without an RDMA device is an HCA whose RDMA driver is missing.
+		if class == nil || !(*vendor == pcie.VendorNVIDIA && pcie.IsGPU(*class) || *vendor == pcie.VendorMellanox && pcie.IsNetwork(*class)) {
 			continue
 		}
 		if real, ok := r.resolve(dir); ok {
