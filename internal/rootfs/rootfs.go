@@ -24,11 +24,13 @@ func Open(name string) (*Root, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open root: %w", err)
 	}
-	if info.IsDir() && filepath.Clean(name) == "/" {
-		// The live host: nothing lies outside "/", so the confinement of
-		// os.Root (an openat per path component) buys nothing and costs
-		// 5x on a full node read (95 ms vs 19 ms for an H100 node).
-		return &Root{name: name, fsys: os.DirFS("/"), close: func() error { return nil }}, nil
+	if info.IsDir() && (filepath.Clean(name) == "/" || isKernelSysfs(name)) {
+		// The live host ("/", or a root whose sys/ is the kernel's sysfs,
+		// as --root=/host in a container): its links are the kernel's, so
+		// the confinement of os.Root (an openat per path component) buys
+		// nothing and costs 4.7x on a full node read (92 ms vs 20 ms for
+		// an H100 node).
+		return &Root{name: name, fsys: os.DirFS(name), close: func() error { return nil }}, nil
 	}
 	if info.IsDir() {
 		r, err := os.OpenRoot(name)

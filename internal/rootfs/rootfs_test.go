@@ -351,3 +351,12 @@ func TestOpenLiveRoot(t *testing.T) {
 		t.Fatalf("readlink proc/self/exe: %v", err)
 	}
 }
+
+func TestIsKernelSysfs(t *testing.T) {
+	if !isKernelSysfs("/") {
+		t.Skip("/sys is not a sysfs mount here")
+	}
+	if isKernelSysfs(t.TempDir()) {
+		t.Error("a temporary directory is not a sysfs root")
+	}
+}
