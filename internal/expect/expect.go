@@ -247,6 +247,21 @@ func (p *parser) integer(n *yaml.Node, what string, lo, hi int) (int, error) {
 	return v, nil
 }
 
+// parsed reads a scalar through a domain parser into *dst; hint is added
+// to the error.
+func parsed[T any](p *parser, v *yaml.Node, what string, parse func(string) (T, error), dst **T, hint string) error {
+	s, err := p.scalar(v, what)
+	if err != nil {
+		return err
+	}
+	x, err := parse(s)
+	if err != nil {
+		return p.errf(v, "%s: %v%s", what, err, hint)
+	}
+	*dst = &x
+	return nil
+}
+
 func (p *parser) boolean(n *yaml.Node, what string) (bool, error) {
 	s, err := p.scalar(n, what)
 	if err != nil {
@@ -392,54 +407,12 @@ func (p *parser) device(n *yaml.Node) (DeviceEntry, error) {
 func (p *parser) port(n *yaml.Node) (PortEntry, error) {
 	pe := PortEntry{Line: n.Line}
 	err := p.mapping(n, "a port entry", map[string]func(*yaml.Node) error{
-		"port": func(v *yaml.Node) (err error) { pe.Port, err = p.integer(v, "port", 1, 255); return },
-		"link_layer": func(v *yaml.Node) error {
-			s, err := p.scalar(v, "link_layer")
-			if err != nil {
-				return err
-			}
-			ll, err := ib.ParseLinkLayer(s)
-			if err != nil {
-				return p.errf(v, "link_layer: %v", err)
-			}
-			pe.LinkLayer = &ll
-			return nil
-		},
-		"state": func(v *yaml.Node) error {
-			s, err := p.scalar(v, "state")
-			if err != nil {
-				return err
-			}
-			st, err := ib.ParsePortStateName(s)
-			if err != nil {
-				return p.errf(v, "state: %v", err)
-			}
-			pe.State = &st
-			return nil
-		},
-		"phys_state": func(v *yaml.Node) error {
-			s, err := p.scalar(v, "phys_state")
-			if err != nil {
-				return err
-			}
-			ps, err := ib.ParsePhysStateName(s)
-			if err != nil {
-				return p.errf(v, "phys_state: %v", err)
-			}
-			pe.PhysState = &ps
-			return nil
-		},
+		"port":       func(v *yaml.Node) (err error) { pe.Port, err = p.integer(v, "port", 1, 255); return },
+		"link_layer": func(v *yaml.Node) error { return parsed(p, v, "link_layer", ib.ParseLinkLayer, &pe.LinkLayer, "") },
+		"state":      func(v *yaml.Node) error { return parsed(p, v, "state", ib.ParsePortStateName, &pe.State, "") },
+		"phys_state": func(v *yaml.Node) error { return parsed(p, v, "phys_state", ib.ParsePhysStateName, &pe.PhysState, "") },
 		"rate": func(v *yaml.Node) error {
-			s, err := p.scalar(v, "rate")
-			if err != nil {
-				return err
-			}
-			r, err := ib.ParseRate(s)
-			if err != nil {
-				return p.errf(v, "rate: %v (write it as sysfs prints it, e.g. \"400 Gb/sec (4X NDR)\")", err)
-			}
-			pe.Rate = &r
-			return nil
+			return parsed(p, v, "rate", ib.ParseRate, &pe.Rate, ` (write it as sysfs prints it, e.g. "400 Gb/sec (4X NDR)")`)
 		},
 		"ignore": func(v *yaml.Node) (err error) { pe.Ignore, err = p.boolean(v, "ignore"); return },
 	})
