@@ -7,9 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -24,7 +21,6 @@ func TestPrometheusScrapesAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts prometheus")
 	}
-	prom := testenv.NeedTool(t, "prometheus")
 	l := newLiveNode(t, "roce-400g", "traffic")
 	a, err := New(Options{Read: RootSource(l.root, nil), Ethtool: EthtoolFor(l.root), Interval: time.Second, Version: "test"})
 	if err != nil {
@@ -59,45 +55,14 @@ func TestPrometheusScrapesAgent(t *testing.T) {
 	}
 	go func() { _ = Serve(ctx, ln, a.Handler(HandlerOptions{})) }()
 
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`global:
+	promAddr := testenv.StartPrometheus(t, fmt.Sprintf(`global:
   scrape_interval: 1s
   evaluation_interval: 1s
 scrape_configs:
   - job_name: ibdoctor
     static_configs:
       - targets: ['%s']
-`, ln.Addr())), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	pl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	promAddr := pl.Addr().String()
-	pl.Close()
-	pctx, pcancel := context.WithTimeout(ctx, 90*time.Second)
-	defer pcancel()
-	cmd := exec.CommandContext(pctx, prom, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+promAddr, "--log.level=warn")
-	logf, err := os.Create(filepath.Join(dir, "prometheus.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("prometheus log:\n%s", b)
-		}
-	}()
+`, ln.Addr()))
 
 	// Simulated traffic: 70% of 400 Gb/s = 35e9 bytes/s per active port.
 	q := `max(rate(ibdoctor_port_xmit_bytes_total{job="ibdoctor",link_layer="Ethernet"}[10s]))`

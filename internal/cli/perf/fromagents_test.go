@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +24,7 @@ func TestPairwiseFromAgentsPrometheus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts prometheus")
 	}
-	prom := testenv.NeedTool(t, "prometheus")
+	testenv.NeedTool(t, "prometheus")
 	ips := []string{"127.0.0.21", "127.0.0.22", "127.0.0.23"}
 	var targets []string
 	for _, ip := range ips {
@@ -47,39 +44,9 @@ func TestPairwiseFromAgentsPrometheus(t *testing.T) {
 		t.Cleanup(func() { srv.Close() })
 		targets = append(targets, fmt.Sprintf("      - targets: ['%s']\n        labels: {node: gpu%s}\n", ln.Addr(), strings.TrimPrefix(ip, "127.0.0.")))
 	}
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "prometheus.yml")
-	conf := "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: ibdoctor\n    static_configs:\n" + strings.Join(targets, "")
-	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	pl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	promAddr := pl.Addr().String()
-	pl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	promAddr := testenv.StartPrometheus(t, "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: ibdoctor\n    static_configs:\n"+strings.Join(targets, ""))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, prom, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+promAddr, "--log.level=warn")
-	logf, err := os.Create(filepath.Join(dir, "prometheus.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("prometheus log:\n%s", b)
-		}
-	}()
 	// Wait until Prometheus has scraped all three.
 	base := "http://" + promAddr
 	deadline := time.Now().Add(45 * time.Second)
@@ -96,7 +63,7 @@ func TestPairwiseFromAgentsPrometheus(t *testing.T) {
 	f, stdout, stderr := testFactory(map[string]string{"IBDOCTOR_TOKEN": "tok"})
 	pw := NewCmdPairwise(f, nil)
 	pw.SetArgs([]string{"--from-agents", base, "--duration", "200ms", "--repeat", "3", "--format", "json", "--slow-fraction", "0.2"})
-	err = pw.Execute()
+	err := pw.Execute()
 	if code := exitCode(err); code != 2 {
 		t.Fatalf("exit %d (%v), want 2; stderr: %s", code, err, stderr)
 	}
