@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -47,11 +45,8 @@ func simRoot(t *testing.T, profile string, faults ...string) string {
 	return dir
 }
 
-// simBundle writes a simulated node as a bundle .tar.gz (files, relative
-// symlinks, directories — an unreadable file is a directory, as in the
-// sim's directory form) and returns its path. Reading a bundle is an order
-// of magnitude faster than writing thousands of files, which keeps the
-// fault table quick.
+// simBundle writes a simulated node as a bundle .tar.gz and returns its
+// path: much faster than writing its thousands of files to a directory.
 func simBundle(t *testing.T, profile string, faults ...string) string {
 	t.Helper()
 	n := simNode(t, profile, faults...)
@@ -60,26 +55,7 @@ func simBundle(t *testing.T, profile string, faults ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zw := gzip.NewWriter(f)
-	tw := tar.NewWriter(zw)
-	for _, e := range n.Entries() {
-		h := &tar.Header{Name: e.Path, Mode: 0o644, ModTime: time.Unix(0, 0)}
-		switch e.Kind {
-		case sim.KindFile:
-			h.Typeflag, h.Size = tar.TypeReg, int64(len(e.Data))
-		case sim.KindSymlink:
-			h.Typeflag, h.Linkname, h.Mode = tar.TypeSymlink, e.Target, 0o777
-		default:
-			h.Typeflag, h.Name, h.Mode = tar.TypeDir, e.Path+"/", 0o755
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
-		}
-		if e.Kind == sim.KindFile {
-			tw.Write(e.Data)
-		}
-	}
-	if err := errors.Join(tw.Close(), zw.Close(), f.Close()); err != nil {
+	if err := errors.Join(n.WriteTarGz(f), f.Close()); err != nil {
 		t.Fatal(err)
 	}
 	return p
