@@ -66,3 +66,16 @@ func TestNewDocumentLists(t *testing.T) {
 		t.Errorf("%s", empty)
 	}
 }
+
+func TestCompactLink(t *testing.T) {
+	for in, want := range map[string]string{
+		"Gen5 x16 / Gen5 x16": "Gen5 x16",
+		"Gen5 x8 / Gen5 x16":  "Gen5 x8 (max Gen5 x16)",
+		"Gen3 x16 / Gen5 x16": "Gen3 x16 (max Gen5 x16)",
+		"":                    "-",
+	} {
+		if got := compactLink(in); got != want {
+			t.Errorf("compactLink(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

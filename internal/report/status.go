@@ -188,7 +188,14 @@ func (s shortSpeed) String() string { return string(s) }
 // StatusTable writes the status rows as an aligned table.
 func StatusTable(w io.Writer, sty Style, st Status) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "DEVICE\tPORT\tLINK\tSTATE\tPHYS\tRATE\tLID/SM\tNETDEV/GID\tFW\tPCIe cur/max\tNUMA\tERRORS\tVERDICT")
+	// The ERRORS column appears only when some port has a non-zero error
+	// counter, to keep the table within a terminal's width.
+	withErrs := slices.ContainsFunc(st.Ports, func(r PortStatus) bool { return len(r.ErrorCounters) > 0 })
+	head := "DEVICE\tPORT\tLINK\tSTATE\tPHYS\tRATE\tLID/SM\tNETDEV/GID\tFW\tPCIe\tNUMA\t"
+	if withErrs {
+		head += "ERRORS\t"
+	}
+	fmt.Fprintln(tw, head+"VERDICT")
 	for _, r := range st.Ports {
 		lid := "-"
 		if r.LID != nil {
@@ -222,11 +229,28 @@ func StatusTable(w io.Writer, sty Style, st Status) error {
 		if r.Verdict != "ok" {
 			verdict = sty.Severity(finding.Severity(r.Verdict), r.Verdict) + " " + strings.Join(r.FindingIDs, ",")
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t",
 			r.Device, r.Port, r.LinkLayer.Short(), strOr(r.State), strOr(r.PhysState), r.RateText, lid, nd,
-			orDash(r.FWVersion), orDash(r.PCIeLink), numa, errs, verdict)
+			orDash(r.FWVersion), compactLink(r.PCIeLink), numa)
+		if withErrs {
+			fmt.Fprintf(tw, "%s\t", errs)
+		}
+		fmt.Fprintf(tw, "%s\n", verdict)
 	}
 	return tw.Flush()
+}
+
+// compactLink shows "Gen5 x16" when the link runs at its maximum and
+// "Gen5 x8 (max Gen5 x16)" otherwise.
+func compactLink(link string) string {
+	cur, mx, ok := strings.Cut(link, " / ")
+	switch {
+	case link == "":
+		return "-"
+	case !ok || cur == mx:
+		return cur
+	}
+	return cur + " (max " + mx + ")"
 }
 
 func strOr[T fmt.Stringer](p *T) string {
