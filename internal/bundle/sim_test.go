@@ -1,9 +1,7 @@
 package bundle_test
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"io/fs"
 	"testing"
@@ -28,25 +26,9 @@ func simFS(t testing.TB, o sim.Options) fs.FS {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, e := range n.Entries() {
-		h := &tar.Header{Name: e.Path, Mode: 0o644}
-		switch e.Kind {
-		case sim.KindFile:
-			h.Typeflag, h.Size = tar.TypeReg, int64(len(e.Data))
-		case sim.KindSymlink:
-			h.Typeflag, h.Linkname = tar.TypeSymlink, e.Target
-		default:
-			h.Typeflag, h.Mode = tar.TypeDir, 0o755
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write(e.Data)
+	if err := n.WriteTarGz(&buf); err != nil {
+		t.Fatal(err)
 	}
-	tw.Close()
-	zw.Close()
 	fsys, err := rootfs.ReadBundle(&buf, "sim.tar.gz")
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package sysfs_test
 
 import (
-	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -43,25 +42,9 @@ func simFS(t testing.TB, o sim.Options) fs.FS {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, e := range n.Entries() {
-		h := &tar.Header{Name: e.Path, Mode: 0o644}
-		switch e.Kind {
-		case sim.KindFile:
-			h.Typeflag, h.Size = tar.TypeReg, int64(len(e.Data))
-		case sim.KindSymlink:
-			h.Typeflag, h.Linkname = tar.TypeSymlink, e.Target
-		case sim.KindDir, sim.KindUnreadable:
-			h.Typeflag, h.Mode = tar.TypeDir, 0o755
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write(e.Data)
+	if err := n.WriteTarGz(&buf); err != nil {
+		t.Fatal(err)
 	}
-	tw.Close()
-	zw.Close()
 	fsys, err := rootfs.ReadBundle(&buf, o.Profile+".tar.gz")
 	if err != nil {
 		t.Fatal(err)
