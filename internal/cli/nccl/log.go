@@ -111,21 +111,8 @@ func runLog(ctx context.Context, o *LogOptions) error {
 		doc.Findings = doc.Analysis.Findings
 		doc.Notes = append(doc.Notes, doc.Analysis.Notes...)
 	}
-	doc.Findings = sortFindings(doc.Findings)
-	doc.Verdict = finding.Verdict(doc.Findings)
-	exit := exitFor(doc.Findings, len(doc.Errors), len(o.Files))
-	doc.ExitCode = finding.ExitCode(doc.Findings)
-	if ee, ok := exit.(*cmdutil.ExitError); ok {
-		doc.ExitCode = ee.Code
-	}
-	if o.Format == cmdutil.FormatJSON {
-		if err := cmdutil.WriteJSON(o.F.Out, doc); err != nil {
-			return err
-		}
-		return exit
-	}
-	writeLogText(o.F.Out, report.Style{Enabled: o.F.Color}, &doc)
-	return exit
+	return finish(o.F, o.Format, judged{&doc.Findings, &doc.Verdict, &doc.ExitCode}, len(doc.Errors), len(o.Files), &doc,
+		func(w io.Writer, st report.Style) { writeLogText(w, st, &doc) })
 }
 
 func parseLogFile(f *cmdutil.Factory, name string) (*nccl.Log, error) {

@@ -110,17 +110,40 @@ type fileError struct {
 	Error  string `json:"error"`
 }
 
-// exitFor maps the findings and unreadable inputs to the exit code: 3 when
-// nothing could be read, at least 1 when some input was not analysed.
-func exitFor(fs []finding.Finding, failed, total int) error {
+// exitCode maps the findings and unreadable inputs to the exit code: 3
+// when nothing could be read, at least 1 when some input was not analysed.
+func exitCode(fs []finding.Finding, failed, total int) int {
 	if total > 0 && failed == total {
-		return cmdutil.Exit(finding.ExitCannot)
+		return finding.ExitCannot
 	}
 	code := finding.ExitCode(fs)
 	if failed > 0 && code == finding.ExitHealthy {
 		code = finding.ExitWarning
 	}
-	return cmdutil.Exit(code)
+	return code
+}
+
+// judged is the verdict part both commands' documents carry.
+type judged struct {
+	findings *[]finding.Finding
+	verdict  *string
+	code     *int
+}
+
+// finish sorts the findings, sets the document's verdict and exit code,
+// writes it as JSON or through text, and returns the exit.
+func finish(f *cmdutil.Factory, format cmdutil.Format, j judged, failed, total int, doc any, text func(io.Writer, report.Style)) error {
+	*j.findings = sortFindings(*j.findings)
+	*j.verdict = finding.Verdict(*j.findings)
+	*j.code = exitCode(*j.findings, failed, total)
+	if format == cmdutil.FormatJSON {
+		if err := cmdutil.WriteJSON(f.Out, doc); err != nil {
+			return err
+		}
+	} else {
+		text(f.Out, report.Style{Enabled: f.Color})
+	}
+	return cmdutil.Exit(*j.code)
 }
 
 func writeFindings(w io.Writer, st report.Style, fs []finding.Finding) {

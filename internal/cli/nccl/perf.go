@@ -131,21 +131,8 @@ func runPerf(ctx context.Context, o *PerfOptions) error {
 		doc.Findings = append(doc.Findings, a.Findings...)
 		doc.Notes = append(doc.Notes, a.Notes...)
 	}
-	doc.Findings = sortFindings(doc.Findings)
-	doc.Verdict = finding.Verdict(doc.Findings)
-	exit := exitFor(doc.Findings, len(doc.Errors), len(o.Files))
-	doc.ExitCode = finding.ExitCode(doc.Findings)
-	if ee, ok := exit.(*cmdutil.ExitError); ok {
-		doc.ExitCode = ee.Code
-	}
-	if o.Format == cmdutil.FormatJSON {
-		if err := cmdutil.WriteJSON(o.F.Out, doc); err != nil {
-			return err
-		}
-		return exit
-	}
-	writePerfText(o.F.Out, report.Style{Enabled: o.F.Color}, &doc)
-	return exit
+	return finish(o.F, o.Format, judged{&doc.Findings, &doc.Verdict, &doc.ExitCode}, len(doc.Errors), len(o.Files), &doc,
+		func(w io.Writer, st report.Style) { writePerfText(w, st, &doc) })
 }
 
 func parseTestsFile(f *cmdutil.Factory, name string) (*nccl.TestsOutput, error) {
