@@ -2,11 +2,11 @@
 # Routing analysis from the forwarding tables versus tracing every pair
 # with ibtracert.
 #
-# 1. Go benchmarks (median of COUNT runs) of internal/routing's full
+# 1. Go benchmarks (median of COUNT runs) of internal/rules/routing's full
 #    analysis from the in-memory model — every destination LID from every
 #    switch, per-link loads, non-minimal check, credit-loop search, tree
 #    shape — on generated 3-level fat-trees of 1k, 4k and 16k HCAs, with
-#    the peak RSS of the 16k run; and, when internal/fabric is present, its
+#    the peak RSS of the 16k run; and, when internal/rules/fabric is present, its
 #    BenchmarkEndToEnd (parse ibnetdiscover + dump_fts text, every fabric
 #    check, the same routing analysis).
 # 2. ibtracert for EVERY CA pair of a small ibsim fabric (SPINES × LEAVES ×
@@ -54,8 +54,8 @@ printf '  scaling 1k -> 16k: %.1fx the time for 16x the HCAs and %.0fx the switc
 rss=$(/usr/bin/time -f '%M' "$tmp/routing.test" -test.run '^$' -test.bench '^BenchmarkAnalyze$/16k' -test.benchtime 1x 2>&1 >/dev/null | tail -1)
 printf '  peak RSS of the 16k run (generation included): %.0f MiB\n' "$(awk "BEGIN{print $rss/1024}")"
 
-if [ -d internal/fabric ] && grep -q BenchmarkEndToEnd internal/fabric/*_test.go 2>/dev/null; then
-	echo "== parse + all fabric checks + routing (internal/fabric BenchmarkEndToEnd, median of 3)"
+if [ -d internal/rules/fabric ] && grep -q BenchmarkEndToEnd internal/rules/fabric/*_test.go 2>/dev/null; then
+	echo "== parse + all fabric checks + routing (internal/rules/fabric BenchmarkEndToEnd, median of 3)"
 	go test -c -o "$tmp/fabric.test" ./internal/fabric
 	"$tmp/fabric.test" -test.run '^$' -test.bench '^BenchmarkEndToEnd$' -test.benchmem -test.count 3 >"$tmp/e2e.txt" || true
 	for sz in 1k 4k 16k; do

@@ -18,9 +18,9 @@ import (
 
 	agentcmd "github.com/ibdoctor/ibdoctor/internal/cli/agent"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/metrics"
+	"github.com/ibdoctor/ibdoctor/internal/output/metrics"
 	"github.com/ibdoctor/ibdoctor/internal/testenv"
-	"github.com/ibdoctor/ibdoctor/internal/trend"
+	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
 )
 
 func TestPromtoolCheckRules(t *testing.T) {

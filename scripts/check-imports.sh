@@ -1,39 +1,60 @@
 #!/usr/bin/env bash
-# Enforces the one-way architecture (SPEC): sources → snapshot → rules →
-# findings → outputs. Rules never do I/O-side imports; domain packages never
-# import sources or the CLI.
+# Enforces the one-way pipeline: source → snapshot → rules → findings →
+# outputs, as the folders under internal/ name it:
+#
+#   model     shared domain types; imports no other stage
+#   parse     one package per tool format; parsing only (model, parse)
+#   source    reads roots, bundles, live hosts and fabrics (model, parse, source)
+#   rules     pure judgement (model, parse types, rules); no I/O packages
+#   diagnose  runbooks and dispatchers over sources and rules
+#   output    renders findings and snapshots; never judges
+#   service   long-running processes (agent, pairwise tests, state store)
+#   sim       simulated nodes and fabrics (model only)
+#   cli       the commands; may use everything
 set -euo pipefail
 mod=$(go list -m)
 fail=0
-check() { # package, forbidden import prefix...
-	local pkg=$1; shift
-	[ -d "${pkg#"$mod"/}" ] || return 0
-	local deps
-	deps=$(go list -deps "$pkg" 2>/dev/null)
-	for bad in "$@"; do
-		if grep -q "^$mod/$bad" <<<"$deps"; then
-			echo "layering: $pkg must not import $mod/$bad" >&2
-			fail=1
-		fi
+
+# deps PKG: the module's packages PKG imports, directly or not, as paths
+# relative to internal/.
+deps() { go list -deps "$1" | sed -n "s|^$mod/internal/||p"; }
+
+# forbid STAGE ALLOWED...: every package under internal/STAGE may import
+# module packages only from the ALLOWED stage prefixes.
+forbid() {
+	local stage=$1; shift
+	local pkg d ok a
+	for pkg in $(go list "$mod/internal/$stage/..." 2>/dev/null); do
+		for d in $(deps "$pkg"); do
+			ok=0
+			for a in "$@"; do
+				case "$d" in "$a"|"$a"/*) ok=1 ;; esac
+			done
+			if [ $ok = 0 ]; then
+				echo "layering: ${pkg#"$mod"/} must not import internal/$d" >&2
+				fail=1
+			fi
+		done
 	done
 }
-sources="internal/sysfs internal/rootfs internal/bundle internal/sim internal/agent internal/store"
-outputs="internal/report internal/metrics internal/cli"
-# Domain types: import nothing that does I/O, judges or renders.
-for p in ib pcie finding snapshot catalog expect; do
-	check "$mod/internal/$p" $sources $outputs internal/rules internal/triage internal/trend internal/routing
-done
-# Rules are pure functions over snapshots and parsed inputs: no sources,
-# no outputs.
-for p in rules triage trend routing; do
-	check "$mod/internal/$p" $sources $outputs
-done
-# Parsers of tool outputs: no sources, no outputs, no CLI.
-for p in kmsg topo ethtool ncclenv ibtools hcatext nccl perftest rates; do
-	check "$mod/internal/$p" $sources $outputs
-done
-# Outputs render findings and snapshots; they never judge or read.
-for p in report metrics; do
-	check "$mod/internal/$p" internal/sysfs internal/rootfs internal/bundle internal/sim internal/rules internal/triage internal/cli
+
+forbid model model
+forbid parse model parse
+forbid source model parse source
+forbid rules model parse rules
+forbid diagnose model parse source rules diagnose
+forbid output model output rules/catalog rules/trend
+forbid sim model sim
+
+# Rules do no I/O: no file system, process or network packages directly.
+for pkg in $(go list "$mod/internal/rules/..."); do
+	for imp in $(go list -f '{{join .Imports "\n"}}' "$pkg"); do
+		case "$imp" in
+		os | os/exec | net | net/http | io/ioutil | syscall)
+			echo "layering: ${pkg#"$mod"/} does I/O: imports $imp" >&2
+			fail=1
+			;;
+		esac
+	done
 done
 exit $fail

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/report"
-	"github.com/ibdoctor/ibdoctor/internal/sim"
+	"github.com/ibdoctor/ibdoctor/internal/output/report"
+	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -61,17 +61,17 @@ func simBundle(t *testing.T, profile string, faults ...string) string {
 	return p
 }
 
-func simNode(t *testing.T, profile string, faults ...string) *sim.Node {
+func simNode(t *testing.T, profile string, faults ...string) *simnode.Node {
 	t.Helper()
-	var fs []sim.Fault
+	var fs []simnode.Fault
 	for _, s := range faults {
-		f, err := sim.ParseFault(s)
+		f, err := simnode.ParseFault(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		fs = append(fs, f)
 	}
-	n, err := sim.Build(sim.Options{Profile: profile, Host: "gpu017", Faults: fs})
+	n, err := simnode.Build(simnode.Options{Profile: profile, Host: "gpu017", Faults: fs})
 	if err != nil {
 		t.Fatal(err)
 	}

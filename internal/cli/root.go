@@ -20,7 +20,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/rules"
 	simcmd "github.com/ibdoctor/ibdoctor/internal/cli/sim"
 	"github.com/ibdoctor/ibdoctor/internal/cli/status"
-	"github.com/ibdoctor/ibdoctor/internal/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 )
 
 // NewRootCmd builds the command tree. Commands are listed here, not

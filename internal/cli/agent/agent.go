@@ -16,13 +16,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ibdoctor/ibdoctor/internal/agent"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/pairwise"
-	"github.com/ibdoctor/ibdoctor/internal/rootfs"
-	"github.com/ibdoctor/ibdoctor/internal/store"
-	"github.com/ibdoctor/ibdoctor/internal/sysfs"
-	"github.com/ibdoctor/ibdoctor/internal/trend"
+	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
+	"github.com/ibdoctor/ibdoctor/internal/service/agent"
+	"github.com/ibdoctor/ibdoctor/internal/service/pairwise"
+	"github.com/ibdoctor/ibdoctor/internal/service/store"
+	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
+	"github.com/ibdoctor/ibdoctor/internal/source/sysfs"
 )
 
 // Options are the inputs of `ibdoctor agent`.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/sim"
+	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 )
 
 func factory(env map[string]string) (*cmdutil.Factory, *bytes.Buffer) {
@@ -104,7 +104,7 @@ func TestRunErrors(t *testing.T) {
 }
 
 func TestRunServesAndStops(t *testing.T) {
-	n, err := sim.Build(sim.Options{Profile: "roce-400g"})
+	n, err := simnode.Build(simnode.Options{Profile: "roce-400g"})
 	if err != nil {
 		t.Fatal(err)
 	}

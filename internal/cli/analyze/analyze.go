@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ibdoctor/ibdoctor/internal/analyze"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/report"
+	"github.com/ibdoctor/ibdoctor/internal/diagnose/analyze"
+	"github.com/ibdoctor/ibdoctor/internal/output/report"
 )
 
 // Options are the inputs of `ibdoctor analyze`.

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ibdoctor/ibdoctor/internal/analyze"
 	"github.com/ibdoctor/ibdoctor/internal/cli"
 	analyzecmd "github.com/ibdoctor/ibdoctor/internal/cli/analyze"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/diagnose/analyze"
 )
 
 func run(t *testing.T, stdin string, args ...string) (string, string, int) {
@@ -31,7 +31,7 @@ func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 	return out.String(), errOut.String(), code
 }
 
-const corpus = "../../analyze/testdata/"
+const corpus = "../../diagnose/analyze/testdata/"
 
 var update = flag.Bool("update", false, "rewrite golden files")
 

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ibdoctor/ibdoctor/internal/analyze"
-	"github.com/ibdoctor/ibdoctor/internal/finding"
-	"github.com/ibdoctor/ibdoctor/internal/report"
+	"github.com/ibdoctor/ibdoctor/internal/diagnose/analyze"
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/output/report"
 )
 
 // writeText renders the report for people: the verdict, then per file the

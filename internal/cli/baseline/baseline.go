@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/expect"
+	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
 )
 
 // Options are the inputs of `ibdoctor baseline`.

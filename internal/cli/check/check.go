@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/finding"
-	"github.com/ibdoctor/ibdoctor/internal/report"
-	"github.com/ibdoctor/ibdoctor/internal/rules"
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/output/report"
+	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 )
 
 // Options are the inputs of `ibdoctor check`.
@@ -67,7 +67,7 @@ func run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
-	fs := rules.Node(snap, exp)
+	fs := noderules.Node(snap, exp)
 	if o.Format == cmdutil.FormatJSON {
 		if err := cmdutil.WriteJSON(o.F.Out, report.NewDocument(snap.Host, fs, snap.Gaps)); err != nil {
 			return err

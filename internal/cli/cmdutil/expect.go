@@ -3,7 +3,7 @@ package cmdutil
 import (
 	"os"
 
-	"github.com/ibdoctor/ibdoctor/internal/expect"
+	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
 )
 
 // LoadExpectation reads an expectation file; "" means none.

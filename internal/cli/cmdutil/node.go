@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ibdoctor/ibdoctor/internal/rootfs"
-	"github.com/ibdoctor/ibdoctor/internal/snapshot"
-	"github.com/ibdoctor/ibdoctor/internal/sysfs"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
+	"github.com/ibdoctor/ibdoctor/internal/source/sysfs"
 )
 
 // LoadSnapshot reads the node at root (a directory or a bundle .tar.gz).

@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ibdoctor/ibdoctor/internal/bundle"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/rootfs"
+	"github.com/ibdoctor/ibdoctor/internal/source/bundle"
+	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
 
 // Options are the inputs of `ibdoctor collect`.

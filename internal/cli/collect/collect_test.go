@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/finding"
-	"github.com/ibdoctor/ibdoctor/internal/sysfs"
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/source/sysfs"
 )
 
-const fixture = "../../sysfs/testdata/node1"
+const fixture = "../../source/sysfs/testdata/node1"
 
 func factory() (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {
 	out, errOut := &bytes.Buffer{}, &bytes.Buffer{}

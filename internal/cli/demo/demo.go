@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/report"
-	"github.com/ibdoctor/ibdoctor/internal/sim"
+	"github.com/ibdoctor/ibdoctor/internal/output/report"
+	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 )
 
 // Runner runs an ibdoctor command line in-process with the demo's output
@@ -84,15 +84,15 @@ func run(o *Options) error {
 	} else if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
 		return cmdutil.FlagErrorf("--keep %s is not empty", dir)
 	}
-	var faults []sim.Fault
+	var faults []simnode.Fault
 	for _, x := range Faults {
-		f, err := sim.ParseFault(x.Fault)
+		f, err := simnode.ParseFault(x.Fault)
 		if err != nil {
 			return err
 		}
 		faults = append(faults, f)
 	}
-	n, err := sim.Build(sim.Options{Profile: "h100-ndr", Host: "gpu017", Faults: faults})
+	n, err := simnode.Build(simnode.Options{Profile: "h100-ndr", Host: "gpu017", Faults: faults})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/source/gather"
 	"io"
 	"os"
 	"runtime"
@@ -12,18 +13,18 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ibdoctor/ibdoctor/internal/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/finding"
-	"github.com/ibdoctor/ibdoctor/internal/nccl"
-	"github.com/ibdoctor/ibdoctor/internal/ncclenv"
-	"github.com/ibdoctor/ibdoctor/internal/report"
-	"github.com/ibdoctor/ibdoctor/internal/rootfs"
-	"github.com/ibdoctor/ibdoctor/internal/rules"
-	"github.com/ibdoctor/ibdoctor/internal/snapshot"
-	"github.com/ibdoctor/ibdoctor/internal/sysfs"
-	"github.com/ibdoctor/ibdoctor/internal/topo"
-	"github.com/ibdoctor/ibdoctor/internal/triage"
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/output/report"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/host"
+	"github.com/ibdoctor/ibdoctor/internal/rules/nccl"
+	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
+	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
+	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
+	"github.com/ibdoctor/ibdoctor/internal/source/sysfs"
 )
 
 // Options are the inputs of `ibdoctor doctor`.
@@ -187,19 +188,19 @@ func Diagnose(ctx context.Context, o *Options) (*Result, error) {
 		return nil, err
 	}
 	live := o.Root == "/" && !rt.IsBundle() && runtime.GOOS == "linux"
-	gopts := gatherOpts{Live: live, Since: o.Since, Now: now(), PID: o.PID, Env: env}
+	gopts := gather.Options{Live: live, Since: o.Since, Now: now(), PID: o.PID, Env: env}
 	if live {
-		gopts.live = newLive(ctx)
+		gopts.Sources = gather.NewLive(ctx)
 	}
-	g := gather(rt.FS(), snap, gopts)
+	g := gather.Node(rt.FS(), snap, gopts)
 
 	// 1) ports and counters: the node rules; 2–6) the triage rules.
-	fs := rules.Node(snap, exp)
-	fs = append(fs, triage.Run(g.in)...)
+	fs := noderules.Node(snap, exp)
+	fs = append(fs, host.Run(g.In)...)
 	if ncclLog != nil {
 		lg, err := nccl.ParseLog(bytes.NewReader(ncclLog), o.NCCLLog)
 		if err != nil {
-			g.note("NCCL log %s: %v", o.NCCLLog, err)
+			g.Note("NCCL log %s: %v", o.NCCLLog, err)
 		} else {
 			a := nccl.AnalyzeLog(lg, nccl.LogOptions{RDMAPresent: len(snap.Devices) > 0})
 			for i := range a.Findings {
@@ -214,7 +215,7 @@ func Diagnose(ctx context.Context, o *Options) (*Result, error) {
 	doc := report.NewDocument(snap.Host, fs, snap.Gaps)
 	res := &Result{
 		Host: doc.Host, Verdict: doc.Verdict, ExitCode: doc.ExitCode, Findings: doc.Findings, Gaps: doc.Gaps,
-		NotChecked: g.notes, root: o.Root, snap: snap, skipped: g.skipped,
+		NotChecked: g.Notes, root: o.Root, snap: snap, skipped: g.Skipped,
 	}
 	if res.NotChecked == nil {
 		res.NotChecked = []string{}
@@ -222,10 +223,10 @@ func Diagnose(ctx context.Context, o *Options) (*Result, error) {
 	if m := topo.Build(snap); len(m.GPUs) > 0 && len(m.NICs) > 0 {
 		res.Topology = &Topology{Matrix: m, SuggestedHCA: m.SuggestHCA()}
 	}
-	if g.in.Kernel != nil {
-		res.KernelLog = g.in.Kernel.Source
-		if g.in.Window > 0 {
-			res.KernelLog += ", last " + triage.ShortDuration(o.Since)
+	if g.In.Kernel != nil {
+		res.KernelLog = g.In.Kernel.Source
+		if g.In.Window > 0 {
+			res.KernelLog += ", last " + host.ShortDuration(o.Since)
 		}
 	}
 	return res, nil
@@ -350,19 +351,19 @@ func nextSteps(fs []finding.Finding, max int) []string {
 	return out
 }
 
-// readLimited reads a file named by a flag, refusing more than maxFile.
+// readLimited reads a file named by a flag, refusing more than gather.MaxFile.
 func readLimited(name string) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	b, err := io.ReadAll(io.LimitReader(f, gather.MaxFile+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > maxFile {
-		return nil, fmt.Errorf("%s: larger than %d MiB", name, maxFile>>20)
+	if len(b) > gather.MaxFile {
+		return nil, fmt.Errorf("%s: larger than %d MiB", name, gather.MaxFile>>20)
 	}
 	return b, nil
 }

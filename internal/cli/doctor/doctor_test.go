@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/finding"
-	"github.com/ibdoctor/ibdoctor/internal/sim"
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 )
 
 var testNow = time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)
@@ -60,15 +60,15 @@ func runDoctor(t *testing.T, environ []string, args ...string) (string, int) {
 // the doctor (cmd/ outputs instead of live sources).
 func simRoot(t *testing.T, profile string, extra map[string]string, faults ...string) string {
 	t.Helper()
-	var fs []sim.Fault
+	var fs []simnode.Fault
 	for _, s := range faults {
-		f, err := sim.ParseFault(s)
+		f, err := simnode.ParseFault(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		fs = append(fs, f)
 	}
-	n, err := sim.Build(sim.Options{Profile: profile, Host: "gpu017", Faults: fs})
+	n, err := simnode.Build(simnode.Options{Profile: profile, Host: "gpu017", Faults: fs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,9 +88,9 @@ func simRoot(t *testing.T, profile string, extra map[string]string, faults ...st
 			continue
 		}
 		switch e.Kind {
-		case sim.KindFile:
+		case simnode.KindFile:
 			put(&tar.Header{Name: e.Path, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(e.Data))}, e.Data)
-		case sim.KindSymlink:
+		case simnode.KindSymlink:
 			put(&tar.Header{Name: e.Path, Typeflag: tar.TypeSymlink, Linkname: e.Target, Mode: 0o777}, nil)
 		default:
 			put(&tar.Header{Name: e.Path + "/", Typeflag: tar.TypeDir, Mode: 0o755}, nil)
@@ -313,7 +313,7 @@ func TestKernelLogWindow(t *testing.T) {
 // package's rules; RDMA present makes a socket fallback critical).
 func TestNCCLLog(t *testing.T) {
 	root := simRoot(t, "h100-ndr", nil)
-	r, code := doctorJSON(t, nil, "--root", root, "--nccl-log", "../../nccl/testdata/log/nccl952-socket-channels.log")
+	r, code := doctorJSON(t, nil, "--root", root, "--nccl-log", "../../rules/nccl/testdata/log/nccl952-socket-channels.log")
 	var fb *finding.Finding
 	for i := range r.Findings {
 		if r.Findings[i].ID == "nccl.socket_fallback" {

@@ -13,7 +13,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 )
 
-const capture = "../../fabric/testdata/spineleaf"
+const capture = "../../rules/fabric/testdata/spineleaf"
 
 func run(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()

@@ -9,10 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/fabric"
-	"github.com/ibdoctor/ibdoctor/internal/finding"
-	"github.com/ibdoctor/ibdoctor/internal/ibtools"
-	"github.com/ibdoctor/ibdoctor/internal/routing"
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
+	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
+	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 )
 
 // PathOptions are the inputs of `fabric path`.
@@ -128,7 +128,7 @@ func resolveLID(m *fabric.Fabric, s string) (int, error) {
 		if n.Desc != s && n.ID != s && fmt.Sprintf("0x%016x", n.GUID) != s && fmt.Sprintf("%#x", n.GUID) != s {
 			continue
 		}
-		if n.Type == ibtools.Switch {
+		if n.Type == ibdiags.Switch {
 			if n.LID > 0 {
 				return n.LID, nil
 			}

@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/finding"
-	"github.com/ibdoctor/ibdoctor/internal/nccl"
-	"github.com/ibdoctor/ibdoctor/internal/report"
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/output/report"
+	"github.com/ibdoctor/ibdoctor/internal/rules/nccl"
 )
 
 // LogOptions are the inputs of `ibdoctor nccl log`.

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/sim"
+	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 )
 
-const td = "../../nccl/testdata"
+const td = "../../rules/nccl/testdata"
 
 // run executes `nccl ARGS` in-process and returns stdout and the exit code.
 func run(t *testing.T, stdin string, args ...string) (string, int) {
@@ -40,15 +40,15 @@ func run(t *testing.T, stdin string, args ...string) (string, int) {
 
 func simRoot(t *testing.T, faults ...string) string {
 	t.Helper()
-	var fs []sim.Fault
+	var fs []simnode.Fault
 	for _, s := range faults {
-		f, err := sim.ParseFault(s)
+		f, err := simnode.ParseFault(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		fs = append(fs, f)
 	}
-	n, err := sim.Build(sim.Options{Host: "gpu017", Faults: fs})
+	n, err := simnode.Build(simnode.Options{Host: "gpu017", Faults: fs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestLogCommand(t *testing.T) {
 		{"socket, expect ib", []string{"log", "--expect-ib", td + "/tests/meowth-oob-failed-socket.txt"}, 2, []string{"CRITICAL nccl.socket_fallback"}},
 		{"not a log", []string{"log", td + "/tests/spark-2node-allreduce.txt"}, 3, []string{"no NCCL log line"}},
 		{"one job, two files", []string{"log", td + "/log/nccl-tests185-roce-init.log", td + "/tests/meowth-oob-failed-socket.txt"}, 2,
-			[]string{"CRITICAL nccl.socket_fallback  ../../nccl/testdata/tests/meowth-oob-failed-socket.txt", "while 2 use IB/RoCE"}},
+			[]string{"CRITICAL nccl.socket_fallback  " + td + "/tests/meowth-oob-failed-socket.txt", "while 2 use IB/RoCE"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ibdoctor/ibdoctor/internal/sim"
+	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 )
 
-const perftestData = "../../perftest/testdata/"
+const perftestData = "../../rules/perftest/testdata/"
 
 func runAnalyze(t *testing.T, args ...string) (string, int) {
 	t.Helper()
@@ -111,7 +111,7 @@ func TestAnalyzeGolden(t *testing.T) {
 // The banner's device (mlx5_0) is looked up on a simulated H100 node where
 // it runs at 400 Gb/s 4X NDR: the read test falls short of that rate.
 func TestAnalyzeRoot(t *testing.T) {
-	n, err := sim.Build(sim.Options{Host: "gpu017"})
+	n, err := simnode.Build(simnode.Options{Host: "gpu017"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/ibdoctor/ibdoctor/internal/pairwise"
+	"github.com/ibdoctor/ibdoctor/internal/service/pairwise"
 	"github.com/ibdoctor/ibdoctor/internal/testenv"
 )
 

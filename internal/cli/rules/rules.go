@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ibdoctor/ibdoctor/internal/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 )
 
 // Options are the inputs of `ibdoctor rules`.

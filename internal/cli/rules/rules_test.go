@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ibdoctor/ibdoctor/internal/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 )
 
 func runRules(t *testing.T, args ...string) (string, error) {

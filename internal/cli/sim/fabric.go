@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/simfabric"
+	simfabric "github.com/ibdoctor/ibdoctor/internal/sim/fabric"
 )
 
 // FabricOptions are the inputs of `ibdoctor sim fabric`.

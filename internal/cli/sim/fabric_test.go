@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/simfabric"
+	simfabric "github.com/ibdoctor/ibdoctor/internal/sim/fabric"
 )
 
 func TestSimFabricFlags(t *testing.T) {

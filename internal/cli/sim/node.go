@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/sim"
+	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 )
 
 // NodeOptions are the inputs of `ibdoctor sim node`.
@@ -24,7 +24,7 @@ type NodeOptions struct {
 	Format   cmdutil.Format
 	Profile  string
 	Host     string
-	Faults   []sim.Fault
+	Faults   []simnode.Fault
 	Out      string
 	Force    bool
 	List     bool
@@ -68,7 +68,7 @@ changing (traffic, error bursts, flaps, a width degradation, a counter reset, a
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			for _, s := range faults {
-				ft, err := sim.ParseFault(s)
+				ft, err := simnode.ParseFault(s)
 				if err != nil {
 					return cmdutil.FlagErrorf("--fault: %v", err)
 				}
@@ -87,7 +87,7 @@ changing (traffic, error bursts, flaps, a width degradation, a counter reset, a
 				return cmdutil.FlagErrorf("--scenario and --duration need --live")
 			}
 			if opts.Live {
-				if _, err := sim.ScenarioByName(opts.Scenario); err != nil {
+				if _, err := simnode.ScenarioByName(opts.Scenario); err != nil {
 					return cmdutil.FlagErrorf("--scenario: %v", err)
 				}
 			}
@@ -99,8 +99,8 @@ changing (traffic, error bursts, flaps, a width degradation, a counter reset, a
 	}
 	cmdutil.AddFormatFlag(cmd, &opts.Format)
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Profile, "profile", sim.DefaultProfile, "node profile (see --list)")
-	fl.StringVar(&opts.Host, "host", sim.DefaultHost, "host name; seeds GUIDs, MACs, LIDs and addresses")
+	fl.StringVar(&opts.Profile, "profile", simnode.DefaultProfile, "node profile (see --list)")
+	fl.StringVar(&opts.Host, "host", simnode.DefaultHost, "host name; seeds GUIDs, MACs, LIDs and addresses")
 	fl.StringArrayVar(&faults, "fault", nil, "inject a fault KIND[:TARGET][=VALUE], repeatable (see --list)")
 	fl.StringVar(&opts.Out, "out", "", "directory to write the root into (must be empty unless --force)")
 	fl.BoolVar(&opts.Force, "force", false, "write into a non-empty directory, replacing its sys/, proc/, dev/ and cmd/")
@@ -117,7 +117,7 @@ func RunNode(o *NodeOptions) error {
 	if o.List {
 		return list(o)
 	}
-	n, err := sim.Build(sim.Options{Profile: o.Profile, Host: o.Host, Faults: o.Faults})
+	n, err := simnode.Build(simnode.Options{Profile: o.Profile, Host: o.Host, Faults: o.Faults})
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
@@ -161,13 +161,13 @@ func prepareOut(dir string, force bool) error {
 }
 
 type nodeSummary struct {
-	Root     string      `json:"root"`
-	Host     string      `json:"host"`
-	Profile  string      `json:"profile"`
-	Faults   []sim.Fault `json:"faults"`
-	Files    int         `json:"files"`
-	Symlinks int         `json:"symlinks"`
-	Devices  []devLine   `json:"devices"`
+	Root     string          `json:"root"`
+	Host     string          `json:"host"`
+	Profile  string          `json:"profile"`
+	Faults   []simnode.Fault `json:"faults"`
+	Files    int             `json:"files"`
+	Symlinks int             `json:"symlinks"`
+	Devices  []devLine       `json:"devices"`
 }
 
 type devLine struct {
@@ -180,17 +180,17 @@ type devLine struct {
 	Present   bool   `json:"present"`
 }
 
-func summary(o *NodeOptions, n *sim.Node) error {
+func summary(o *NodeOptions, n *simnode.Node) error {
 	s := nodeSummary{Root: o.Out, Host: n.Host, Profile: n.Profile, Faults: o.Faults}
 	if s.Faults == nil {
-		s.Faults = []sim.Fault{}
+		s.Faults = []simnode.Fault{}
 	}
 	present := map[string]bool{}
 	for _, e := range n.Entries() {
 		switch e.Kind {
-		case sim.KindFile:
+		case simnode.KindFile:
 			s.Files++
-		case sim.KindSymlink:
+		case simnode.KindSymlink:
 			s.Symlinks++
 			if strings.HasPrefix(e.Path, "sys/class/infiniband/") {
 				present[strings.TrimPrefix(e.Path, "sys/class/infiniband/")] = true
@@ -232,25 +232,25 @@ func summary(o *NodeOptions, n *sim.Node) error {
 }
 
 func list(o *NodeOptions) error {
-	scen := sim.Scenarios()
+	scen := simnode.Scenarios()
 	if o.Format == cmdutil.FormatJSON {
 		return cmdutil.WriteJSON(o.F.Out, struct {
-			Profiles  []sim.Profile   `json:"profiles"`
-			Faults    []sim.FaultKind `json:"faults"`
-			Scenarios []sim.Scenario  `json:"scenarios"`
-		}{sim.Profiles(), sim.Faults(), scen})
+			Profiles  []simnode.Profile   `json:"profiles"`
+			Faults    []simnode.FaultKind `json:"faults"`
+			Scenarios []simnode.Scenario  `json:"scenarios"`
+		}{simnode.Profiles(), simnode.Faults(), scen})
 	}
 	w := o.F.Out
 	fmt.Fprintln(w, "PROFILES (--profile)")
-	for _, p := range sim.Profiles() {
+	for _, p := range simnode.Profiles() {
 		def := ""
-		if p.Name == sim.DefaultProfile {
+		if p.Name == simnode.DefaultProfile {
 			def = " (default)"
 		}
 		fmt.Fprintf(w, "  %s%s\n      %s\n", p.Name, def, p.Description)
 	}
 	fmt.Fprintln(w, "\nFAULTS (--fault KIND[:TARGET][=VALUE], repeatable)")
-	for _, k := range sim.Faults() {
+	for _, k := range simnode.Faults() {
 		fmt.Fprintf(w, "  %s\n      %s\n      e.g. --fault %s\n", k.Syntax, k.Description, k.Example)
 	}
 	fmt.Fprintln(w, "\nLIVE SCENARIOS (--live --scenario S)")
@@ -260,8 +260,8 @@ func list(o *NodeOptions) error {
 	return nil
 }
 
-func live(o *NodeOptions, n *sim.Node) error {
-	sc, err := sim.ScenarioByName(o.Scenario)
+func live(o *NodeOptions, n *simnode.Node) error {
+	sc, err := simnode.ScenarioByName(o.Scenario)
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
@@ -289,7 +289,7 @@ func live(o *NodeOptions, n *sim.Node) error {
 			}
 		}
 	}
-	l := sim.NewLive(n, sc)
+	l := simnode.NewLive(n, sc)
 	fmt.Fprintf(o.F.ErrOut, "live: scenario %s, every %s; interrupt to stop\n", sc.Name, o.Interval)
 	for o.Duration == 0 || l.Elapsed < o.Duration {
 		dt, err := wait()

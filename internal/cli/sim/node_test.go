@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 )
 
 func factory() (*cmdutil.Factory, *bytes.Buffer, *bytes.Buffer) {

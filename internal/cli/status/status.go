@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
-	"github.com/ibdoctor/ibdoctor/internal/report"
-	"github.com/ibdoctor/ibdoctor/internal/rules"
+	"github.com/ibdoctor/ibdoctor/internal/output/report"
+	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 )
 
 // Options are the inputs of `ibdoctor status`.
@@ -61,7 +61,7 @@ func run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
-	fs := rules.Node(snap, exp)
+	fs := noderules.Node(snap, exp)
 	st := report.NewStatus(snap, fs)
 	if o.Format == cmdutil.FormatJSON {
 		return cmdutil.WriteJSON(o.F.Out, st)

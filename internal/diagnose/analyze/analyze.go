@@ -1,0 +1,950 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
+	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
+	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
+	"github.com/ibdoctor/ibdoctor/internal/rules/host"
+	"github.com/ibdoctor/ibdoctor/internal/rules/nccl"
+	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
+	"github.com/ibdoctor/ibdoctor/internal/rules/perftest"
+	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
+	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
+)
+
+// Options tune the rules for pasted output.
+type Options struct {
+	// Kind forces every file to be read as one output of this kind.
+	Kind Kind
+	// Expect is the node expectation for HCA outputs (nil: defaults).
+	Expect *expect.Expectation
+	// ExpectBusBW is the expected nccl-tests busbw in GB/s (0: none).
+	ExpectBusBW float64
+	// LineRateGbps is the link rate for nccl-tests and perftest (0:
+	// unknown).
+	LineRateGbps float64
+	// Year dates journal stamps without a year (0: the current year).
+	Year int
+	// Node is the node the outputs came from (--root), NodeSource where
+	// it was read: its RDMA devices make an NCCL socket fallback critical
+	// and its ACTIVE ports give the line rate.
+	Node       *snapshot.Snapshot
+	NodeSource string
+	// ExpectIB says the NCCL job should use InfiniBand/RoCE.
+	ExpectIB bool
+	// MaxLatencyUS overrides perftest's latency limit (0: the default).
+	MaxLatencyUS float64
+}
+
+// Segment is one tool output found in a file and what came of it.
+type Segment struct {
+	Kind  Kind `json:"kind"`
+	Start int  `json:"start"`
+	End   int  `json:"end"`
+	// Lines is "Start-End" for people.
+	Lines string `json:"lines"`
+	// Summary says what was parsed ("8 HCAs, 8 ports").
+	Summary  string            `json:"summary"`
+	Findings []finding.Finding `json:"findings"`
+	// Skipped says what was not understood and why, with line numbers.
+	Skipped []string `json:"skipped"`
+	// Failed is true when the segment could not be parsed at all.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// Guess is the closest kind of a text that was not recognised.
+type Guess struct {
+	Kind  Kind `json:"kind"`
+	Score int  `json:"score"`
+}
+
+// File is the analysis of one input.
+type File struct {
+	File     string    `json:"file"`
+	Segments []Segment `json:"segments"`
+	// NotRecognised is set when no segment of the file was recognised;
+	// Closest is what it resembles most.
+	NotRecognised bool   `json:"not_recognised,omitempty"`
+	Closest       *Guess `json:"closest,omitempty"`
+	// Unparsed is set when outputs were recognised but none could be
+	// parsed.
+	Unparsed bool `json:"unparsed,omitempty"`
+	// Error says why the file could not be read.
+	Error string `json:"error,omitempty"`
+}
+
+// Report is the result over all files.
+type Report struct {
+	Files    []File            `json:"files"`
+	Findings []finding.Finding `json:"findings"`
+	Verdict  string            `json:"verdict"`
+	ExitCode int               `json:"exit_code"`
+}
+
+// Input is one file to analyse.
+type Input struct {
+	Name string
+	Text string
+	// Err is why the file could not be read; the others are still judged.
+	Err error
+}
+
+// Run analyses every input and builds the report. Exit code: the worst
+// finding's (0/1/2), or 3 when some file was not recognised at all.
+func Run(in []Input, opts Options) *Report {
+	r := &Report{Files: []File{}, Findings: []finding.Finding{}}
+	cannot := false
+	for _, f := range in {
+		if f.Err != nil {
+			cannot = true
+			r.Files = append(r.Files, File{File: f.Name, Segments: []Segment{}, Error: f.Err.Error()})
+			continue
+		}
+		fr := AnalyzeText(f.Name, f.Text, opts)
+		if fr.NotRecognised || fr.Unparsed {
+			cannot = true
+		}
+		for _, s := range fr.Segments {
+			r.Findings = append(r.Findings, s.Findings...)
+		}
+		r.Files = append(r.Files, fr)
+	}
+	catalog.Sort(r.Findings)
+	for i := range r.Files {
+		for j := range r.Files[i].Segments {
+			noNulls(r.Files[i].Segments[j].Findings)
+		}
+	}
+	noNulls(r.Findings)
+	r.Verdict, r.ExitCode = finding.Verdict(r.Findings), finding.ExitCode(r.Findings)
+	if cannot {
+		r.ExitCode = finding.ExitCannot
+		r.Verdict = "could not run"
+	}
+	return r
+}
+
+// noNulls gives findings empty lists instead of nil, so JSON consumers
+// never see null.
+func noNulls(fs []finding.Finding) {
+	for i := range fs {
+		if fs[i].Evidence == nil {
+			fs[i].Evidence = []finding.Evidence{}
+		}
+		if fs[i].Causes == nil {
+			fs[i].Causes = []string{}
+		}
+		if fs[i].Remedy == nil {
+			fs[i].Remedy = []string{}
+		}
+	}
+}
+
+// AnalyzeText splits one file into segments and diagnoses each.
+func AnalyzeText(name, text string, opts Options) File {
+	if head := text[:min(len(text), 8192)]; strings.IndexByte(head, 0) >= 0 {
+		return File{File: name, Segments: []Segment{}, NotRecognised: true,
+			Error: "binary data, not a tool's text output (a bundle is read with --root by check, status and doctor)"}
+	}
+	ls := Lines(text)
+	var spans []Span
+	if opts.Kind != KindUnknown {
+		if len(ls) > 0 {
+			spans = []Span{{Kind: opts.Kind, Start: 1, End: len(ls)}}
+		}
+	} else {
+		spans = Split(ls)
+		if len(spans) == 1 && spans[0].Kind == KindUnknown {
+			spans[0].Kind = whole(text) // a format without line headers (JSON reports)
+		}
+	}
+	fr := File{File: name, Segments: []Segment{}}
+	// HCA outputs first: what they show about the node (RDMA present, the
+	// rate of its ACTIVE ports) informs the NCCL and perftest rules.
+	ctx := &context{}
+	if opts.Node != nil {
+		ctx.addRates(opts.Node, opts.NodeSource)
+		ctx.addNode(opts.Node)
+	}
+	segs := make([]*Segment, len(spans))
+	for pass := 0; pass < 2; pass++ {
+		for i, sp := range spans {
+			if isHCA(sp.Kind) != (pass == 0) || sp.Kind == KindUnknown && ignorable(ls[sp.Start-1:sp.End]) {
+				continue
+			}
+			seg := diagnose(name, ls, sp, opts, ctx)
+			segs[i] = &seg
+		}
+	}
+	var fabricSegs []int
+	for i, sp := range spans {
+		if segs[i] == nil {
+			continue
+		}
+		seg := *segs[i]
+		if sp.Kind == KindUnknown {
+			g := Closest(strings.Join(ls[sp.Start-1:sp.End], "\n"))
+			seg.Summary = "not recognised"
+			seg.Skipped = []string{fmt.Sprintf("lines %d-%d (%d) not recognised as any tool's output%s, starting %q", sp.Start, sp.End, sp.End-sp.Start+1, g.phrase(), firstLine(ls[sp.Start-1:sp.End]))}
+		}
+		if isFabric(sp.Kind) {
+			fabricSegs = append(fabricSegs, len(fr.Segments))
+		}
+		fr.Segments = append(fr.Segments, seg)
+	}
+	if len(fabricSegs) > 0 {
+		diagnoseFabric(name, ls, fr.Segments, fabricSegs)
+	}
+	recognised, parsed := false, false
+	for _, s := range fr.Segments {
+		if s.Kind != KindUnknown {
+			recognised = true
+			parsed = parsed || !s.Failed
+		}
+	}
+	if !recognised {
+		fr.NotRecognised = true
+		g := Closest(text)
+		fr.Closest = &g
+	}
+	fr.Unparsed = recognised && !parsed
+	return fr
+}
+
+func (g Guess) phrase() string {
+	if g.Kind == KindUnknown {
+		return ""
+	}
+	return fmt.Sprintf(" (closest: %s, score %d/100)", g.Kind, g.Score)
+}
+
+// firstLine returns the first line with text, cut to 60 bytes.
+func firstLine(ls []string) string {
+	for _, l := range ls {
+		if t := strings.TrimSpace(l); t != "" && !isFence(l) {
+			if len(t) > 60 {
+				cut := 60
+				for cut > 0 && !utf8.RuneStart(t[cut]) {
+					cut-- // not inside a multi-byte character
+				}
+				t = t[:cut] + "…"
+			}
+			return t
+		}
+	}
+	return ""
+}
+
+// ignorable says whether lines hold nothing to report: blanks, markdown
+// fences and shell prompts only.
+func ignorable(ls []string) bool {
+	for _, l := range ls {
+		if strings.TrimSpace(l) != "" && !isFence(l) && !isPrompt(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// segmentText returns the file's text with every line outside sp (and
+// every shell prompt) blanked, so parsers number lines as the file does.
+func segmentText(ls []string, sp Span) string {
+	var b strings.Builder
+	b.Grow(sp.Start + 64*(sp.End-sp.Start+1))
+	b.WriteString(strings.Repeat("\n", sp.Start-1))
+	for _, l := range ls[sp.Start-1 : sp.End] {
+		if !isPrompt(l) {
+			b.WriteString(l)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// context is what earlier segments of a file (or the node given with
+// Options.Node) tell later ones.
+type context struct {
+	// rdma says an HCA output showed RDMA devices.
+	rdma bool
+	// rates counts ACTIVE ports by rate (deci-Gb/s); from names where the
+	// first port of each rate was seen.
+	rates map[int]int
+	from  map[int]string
+	// node holds the RDMA devices seen so far (ports merged by name), for
+	// rules that join outputs: ethtool -S with rdma link/statistic.
+	node *snapshot.Snapshot
+	// results locate the values of node in the paste.
+	results []*hcatext.Result
+}
+
+// addNode merges the devices of snap into c.node: a port already known
+// gains the netdev and hw counters it lacked.
+func (c *context) addNode(snap *snapshot.Snapshot) {
+	if c.node == nil {
+		c.node = &snapshot.Snapshot{}
+	}
+	for _, d := range snap.Devices {
+		have := c.node.Device(d.Name)
+		if have == nil {
+			c.node.Devices = append(c.node.Devices, d)
+			continue
+		}
+		for _, p := range d.Ports {
+			hp := c.node.Port(d.Name, p.Number)
+			switch {
+			case hp == nil:
+				have.Ports = append(have.Ports, p)
+			default:
+				if hp.NetDev == "" {
+					hp.NetDev = p.NetDev
+				}
+				if len(hp.HWCounters) == 0 {
+					hp.HWCounters = p.HWCounters
+				}
+			}
+		}
+	}
+	c.node.Sort()
+}
+
+// addRates counts the ACTIVE ports of snap, naming them by where.
+func (c *context) addRates(snap *snapshot.Snapshot, where string) {
+	if c.rates == nil {
+		c.rates, c.from = map[int]int{}, map[int]string{}
+	}
+	for _, d := range snap.Devices {
+		c.rdma = true
+		for _, p := range d.Ports {
+			if !p.IsActive() || p.Rate == nil || p.Rate.DeciGbps == 0 {
+				continue
+			}
+			r := p.Rate.DeciGbps
+			if c.rates[r] == 0 {
+				c.from[r] = fmt.Sprintf("%s port %d in %s", d.Name, p.Number, where)
+			}
+			c.rates[r]++
+		}
+	}
+}
+
+// lineRate is the rate most ACTIVE ports run at (ties: the slower), so a
+// frontend NIC beside eight compute ports does not set it; 0 when none.
+func (c *context) lineRate() (float64, int, string) {
+	best, n := 0, 0
+	for r, k := range c.rates {
+		if k > n || k == n && r < best {
+			best, n = r, k
+		}
+	}
+	return float64(best) / 10, n, c.from[best]
+}
+
+func isHCA(k Kind) bool {
+	return k == KindIBStat || k == KindIBStatus || k == KindDevinfo || k == KindRdma
+}
+
+// whole detects formats recognised only as a whole file.
+func whole(text string) Kind {
+	switch {
+	case perftest.Detect(text):
+		return KindPerftest
+	case nccl.DetectTestsOutput(text):
+		return KindNCCLTests
+	case nccl.DetectLog(text):
+		return KindNCCLLog
+	case kmsg.Detect(text):
+		return KindKernel
+	case topo.DetectNvidiaSMI(text):
+		return KindTopo
+	}
+	return KindUnknown
+}
+
+func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Segment {
+	seg := Segment{Kind: sp.Kind, Start: sp.Start, End: sp.End, Lines: fmt.Sprintf("%d-%d", sp.Start, sp.End), Findings: []finding.Finding{}, Skipped: []string{}}
+	if sp.Kind == KindUnknown {
+		return seg
+	}
+	// hcatext, kmsg, topo and ethtool read the segment alone and their line
+	// numbers are shifted; the NCCL and perftest parsers read the file's
+	// text with the lines outside the segment blanked, so their line
+	// numbers (in notes too) are the file's.
+	var err error
+	switch sp.Kind {
+	case KindIBStat, KindIBStatus, KindDevinfo, KindRdma:
+		err = diagnoseHCA(&seg, file, ls, sp, opts, ctx)
+	case KindKernel:
+		err = diagnoseKernel(&seg, file, ls, sp, opts)
+	case KindTopo:
+		err = diagnoseTopo(&seg, file, ls, sp)
+	case KindEthtool:
+		err = diagnoseEthtool(&seg, file, ls, sp, ctx)
+	}
+	if isHCA(sp.Kind) || sp.Kind == KindKernel || sp.Kind == KindTopo || sp.Kind == KindEthtool {
+		return finish(seg, file, err)
+	}
+	text := segmentText(ls, sp)
+	switch sp.Kind {
+	case KindNCCLLog:
+		err = diagnoseNCCLLog(&seg, file, text, opts, ctx)
+	case KindNCCLTests:
+		err = diagnoseNCCLTests(&seg, file, text, opts, ctx)
+	case KindPerftest:
+		err = diagnosePerftest(&seg, file, text, opts, ctx)
+	default:
+		return seg // fabric outputs are judged together, by diagnoseFabric
+	}
+	return finish(seg, file, err)
+}
+
+// finish records a parse failure and names the file in every finding.
+func finish(seg Segment, file string, err error) Segment {
+	if err != nil {
+		seg.Failed = true
+		seg.Summary = "could not be parsed"
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("lines %s skipped: %v", seg.Lines, err))
+	}
+	for i := range seg.Findings {
+		if seg.Findings[i].Subject.File == "" {
+			seg.Findings[i].Subject.File = file
+		}
+	}
+	catalog.Sort(seg.Findings)
+	return seg
+}
+
+var hcaParsers = map[Kind]func(io.Reader, string) (*hcatext.Result, error){
+	KindIBStat:   hcatext.ParseIBStat,
+	KindIBStatus: hcatext.ParseIBStatus,
+	KindDevinfo:  hcatext.ParseDevinfo,
+	KindRdma:     hcatext.ParseRdma,
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// segmentOnly returns the lines of sp alone, shell prompts blanked.
+func segmentOnly(ls []string, sp Span) string {
+	var b strings.Builder
+	for _, l := range ls[sp.Start-1 : sp.End] {
+		if !isPrompt(l) {
+			b.WriteString(l)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func diagnoseHCA(seg *Segment, file string, ls []string, sp Span, opts Options, ctx *context) error {
+	res, err := hcaParsers[seg.Kind](strings.NewReader(segmentOnly(ls, sp)), file)
+	if err != nil {
+		return shiftErr(err, sp.Start-1)
+	}
+	res.Shift(sp.Start - 1)
+	snap := res.Snap
+	ctx.addRates(snap, fmt.Sprintf("%s lines %s", seg.Kind, seg.Lines))
+	ctx.addNode(snap)
+	ctx.results = append(ctx.results, res)
+	active, counters, noPhys := 0, 0, []string{}
+	for _, d := range snap.Devices {
+		for _, p := range d.Ports {
+			if p.IsActive() {
+				active++
+			}
+			counters += len(p.HWCounters)
+			if p.State != nil && p.PhysState == nil {
+				noPhys = append(noPhys, fmt.Sprintf("%s/%d", d.Name, p.Number))
+			}
+		}
+	}
+	seg.Summary = fmt.Sprintf("%s, %s (%d ACTIVE)", plural(len(snap.Devices), "HCA", "HCAs"), plural(res.Ports(), "port", "ports"), active)
+	if counters > 0 {
+		seg.Summary += fmt.Sprintf(", %d hw counters", counters)
+		seg.Skipped = append(seg.Skipped, "hw counters are totals since the driver loaded: their rates (retransmits, out_of_buffer, CNPs) need two samples, as 'ibdoctor agent' takes; the DCQCN counters judge ECN with an ethtool -S of the port's netdev in the same paste")
+	}
+	if len(noPhys) > 0 {
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
+	}
+	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
+	fs := noderules.Node(snap, opts.Expect)
+	for i := range fs {
+		for j := range fs[i].Evidence {
+			ev := &fs[i].Evidence[j]
+			if l, ok := res.Locate(ev.Source); ok {
+				ev.Source, ev.Value = fmt.Sprintf("%s:%d", file, l.N), l.Text
+			}
+		}
+	}
+	seg.Findings = append(seg.Findings, fs...)
+	return nil
+}
+
+// summariseSkips lists skipped lines grouped by reason: each reason once,
+// with its line numbers (the first few) and count.
+func summariseSkips(file string, sk []hcatext.Skip) []string {
+	var reasons []string
+	lines := map[string][]int{}
+	for _, s := range sk {
+		if _, ok := lines[s.Reason]; !ok {
+			reasons = append(reasons, s.Reason)
+		}
+		lines[s.Reason] = append(lines[s.Reason], s.Line)
+	}
+	out := make([]string, 0, len(reasons))
+	for _, r := range reasons {
+		out = append(out, fmt.Sprintf("%s: %s", lineList(file, lines[r]), r))
+	}
+	return out
+}
+
+// lineList renders "f:3" or "f:3,5,9 and 12 more (15 lines)".
+func lineList(file string, ns []int) string {
+	const show = 5
+	parts := make([]string, 0, show)
+	for i, n := range ns {
+		if i == show {
+			break
+		}
+		parts = append(parts, strconv.Itoa(n))
+	}
+	s := file + ":" + strings.Join(parts, ",")
+	if len(ns) > show {
+		s += fmt.Sprintf(" and %d more (%d lines)", len(ns)-show, len(ns))
+	}
+	return s
+}
+
+// shiftErr renumbers the line of a parse error of a segment.
+func shiftErr(err error, n int) error {
+	var he *hcatext.ParseError
+	if errors.As(err, &he) && he.Line > 0 {
+		c := *he
+		c.Line += n
+		return &c
+	}
+	return err
+}
+
+func diagnoseKernel(seg *Segment, file string, ls []string, sp Span, opts Options) error {
+	lg, err := kmsg.ParseText(strings.NewReader(segmentOnly(ls, sp)), file, kmsg.TextOptions{Year: opts.Year})
+	if err != nil {
+		return err // ErrNoData: no line to name
+	}
+	for i := range lg.Records {
+		lg.Records[i].Line += sp.Start - 1
+	}
+	for _, e := range lg.Errors {
+		e.Line += sp.Start - 1
+	}
+	seg.Summary = plural(len(lg.Records), "kernel message", "kernel messages")
+	if len(lg.Errors) > 0 {
+		ns := make([]int, len(lg.Errors))
+		for i, e := range lg.Errors {
+			ns[i] = e.Line
+		}
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("%s: timestamp not understood (%v)", lineList(file, ns), lg.Errors[0].Err))
+	}
+	seg.Findings = append(seg.Findings, host.AnalyzeKernelLog(lg, time.Time{}, 0)...)
+	return nil
+}
+
+func diagnoseTopo(seg *Segment, file string, ls []string, sp Span) error {
+	m, err := topo.ParseNvidiaSMI(strings.NewReader(segmentOnly(ls, sp)), file)
+	var te *topo.ParseError
+	if errors.As(err, &te) && te.Line > 0 {
+		c := *te
+		c.Line += sp.Start - 1
+		return &c
+	}
+	if err != nil {
+		return err
+	}
+	seg.Summary = fmt.Sprintf("%s × %s", plural(len(m.GPUs), "GPU", "GPUs"), plural(len(m.NICs), "NIC", "NICs"))
+	// Evidence names a GPU's row ("GPU1: mlx5_0=SYS …"): point at its line.
+	row := map[string]int{}
+	for i := sp.Start - 1; i < sp.End; i++ {
+		if f := strings.Fields(ls[i]); len(f) > 1 && strings.HasPrefix(f[0], "GPU") && !isTopoHeader(strings.TrimSpace(ls[i])) {
+			if _, dup := row[f[0]]; !dup {
+				row[f[0]] = i + 1
+			}
+		}
+	}
+	fs := host.AnalyzeNvidiaSMI(m, file)
+	for i := range fs {
+		for j := range fs[i].Evidence {
+			ev := &fs[i].Evidence[j]
+			gpu, _, _ := strings.Cut(ev.Value, ":")
+			if n, ok := row[gpu]; ok && ev.Source == file {
+				ev.Source = fmt.Sprintf("%s:%d", file, n)
+			}
+		}
+	}
+	seg.Findings = append(seg.Findings, fs...)
+	return nil
+}
+
+// diagnoseEthtool keeps the "name: value" lines of an `ethtool -S` paste
+// (prompts and wrapped junk are listed as skipped) and judges them.
+func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span, ctx *context) error {
+	keep := make([]string, sp.End-sp.Start+1) // the segment's counter lines; others blank
+	var bad []int
+	netdev := ""
+	if sp.Start > 1 {
+		netdev = ethtoolNetdev(ls[sp.Start-2])
+	}
+	for i := sp.Start - 1; i < sp.End; i++ {
+		t := strings.TrimSpace(ls[i])
+		if t == "" || t == "NIC statistics:" {
+			continue
+		}
+		if j := strings.LastIndexByte(t, ':'); j > 0 {
+			if _, err := strconv.ParseUint(strings.TrimSpace(t[j+1:]), 10, 64); err == nil {
+				keep[i-sp.Start+1] = ls[i]
+				continue
+			}
+		}
+		if nd := ethtoolNetdev(ls[i]); nd != "" && netdev == "" {
+			netdev = nd
+		}
+		if !isPrompt(ls[i]) {
+			bad = append(bad, i+1)
+		}
+	}
+	if netdev == "" {
+		netdev = "<netdev>" // not in the paste: the remedies show a placeholder
+	}
+	st, err := ethtool.Parse(strings.NewReader(strings.Join(keep, "\n")), netdev, file)
+	if err != nil {
+		return err
+	}
+	if len(bad) > 0 {
+		seg.Skipped = append(seg.Skipped, lineList(file, bad)+": not a \"name: counter\" line")
+	}
+	seg.Summary = fmt.Sprintf("%s of %s", plural(len(st.Stats), "counter", "counters"), netdev)
+	// The stats carry no line numbers: find each evidence counter's line.
+	at := map[string]int{}
+	for i, l := range keep {
+		if l != "" {
+			name, _, _ := strings.Cut(strings.TrimSpace(l), ":")
+			at[name] = sp.Start + i
+		}
+	}
+	// With the netdev's RDMA port known (rdma link + rdma statistic in the
+	// paste, or --root), ECN is judged too.
+	fs := host.AnalyzeEthtoolOnNode(ctx.node, st)
+	for i := range fs {
+		for j := range fs[i].Evidence {
+			ev := &fs[i].Evidence[j]
+			name, _, _ := strings.Cut(ev.Value, ":")
+			if n, ok := at[name]; ok && ev.Source == file {
+				ev.Source = fmt.Sprintf("%s:%d", file, n)
+				continue
+			}
+			for _, res := range ctx.results {
+				if l, ok := res.Locate(ev.Source); ok {
+					// An rdma statistic line holds every counter: name it.
+					if _, counter, isHW := strings.Cut(ev.Source, "/hw_counters/"); isHW {
+						ev.Value = counter + " " + ev.Value
+					}
+					ev.Source = fmt.Sprintf("%s:%d", file, l.N)
+					break
+				}
+			}
+		}
+	}
+	seg.Findings = append(seg.Findings, fs...)
+	return nil
+}
+
+// ethtoolNetdev reads the netdev of a prompt line "$ ethtool -S ens1f0".
+func ethtoolNetdev(l string) string {
+	f := strings.Fields(l)
+	for i := 0; i+2 < len(f); i++ {
+		if strings.HasSuffix(f[i], "ethtool") && (f[i+1] == "-S" || f[i+1] == "--statistics") {
+			return f[i+2]
+		}
+	}
+	return ""
+}
+
+func notes(seg *Segment, ns []string) {
+	for _, n := range ns {
+		seg.Skipped = append(seg.Skipped, strings.TrimPrefix(n, "skipped: "))
+	}
+}
+
+func diagnoseNCCLLog(seg *Segment, file, text string, opts Options, ctx *context) error {
+	lg, err := nccl.ParseLog(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	a := nccl.AnalyzeLog(lg, nccl.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
+	seg.Summary = fmt.Sprintf("NCCL log of %s", plural(len(a.Procs), "process", "processes"))
+	if a.Version != "" {
+		seg.Summary += ", NCCL " + a.Version
+	}
+	seg.Findings = append(seg.Findings, a.Findings...)
+	notes(seg, a.Notes)
+	return nil
+}
+
+// lineRate is --line-rate, else the rate most ACTIVE ports of the paste's
+// HCA outputs (or of Options.Node) run at, noted in the segment.
+func lineRate(seg *Segment, opts Options, ctx *context) float64 {
+	rate, n, from := ctx.lineRate()
+	if opts.LineRateGbps > 0 || rate == 0 {
+		return opts.LineRateGbps
+	}
+	seg.Skipped = append(seg.Skipped, fmt.Sprintf("line rate %g Gb/s taken from %s (%s at that rate); give --line-rate to override", rate, from, plural(n, "ACTIVE port", "ACTIVE ports")))
+	return rate
+}
+
+func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *context) error {
+	out, err := nccl.ParseTests(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	a := nccl.AnalyzeTests(out, nccl.TestsOptions{ExpectBusBW: opts.ExpectBusBW, LineRateGbps: lineRate(seg, opts, ctx)})
+	seg.Summary = fmt.Sprintf("nccl-tests, %s", plural(len(a.Runs), "run", "runs"))
+	seg.Findings = append(seg.Findings, a.Findings...)
+	notes(seg, a.Notes)
+	if nccl.DetectLog(text) {
+		// NCCL_DEBUG=INFO lines inside the test output.
+		if lg, err := nccl.ParseLog(strings.NewReader(text), file); err == nil {
+			la := nccl.AnalyzeLog(lg, nccl.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
+			seg.Summary += fmt.Sprintf(" with the NCCL log of %s", plural(len(la.Procs), "process", "processes"))
+			seg.Findings = append(seg.Findings, la.Findings...)
+			notes(seg, la.Notes)
+		}
+	}
+	return nil
+}
+
+func diagnosePerftest(seg *Segment, file, text string, opts Options, ctx *context) error {
+	rs, err := perftest.ParseAll(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	a := perftest.Analyze(rs, perftest.Options{LineRateGbps: lineRate(seg, opts, ctx), MaxLatencyUS: opts.MaxLatencyUS})
+	seg.Summary = "perftest, " + plural(len(rs), "test", "tests")
+	seg.Findings = append(seg.Findings, a.Findings...)
+	notes(seg, a.Notes)
+	return nil
+}
+
+func isFabric(k Kind) bool {
+	switch k {
+	case KindNetDiscover, KindLinkInfo, KindQueryErrors, KindPerfQuery, KindForwardTables, KindSMInfo, KindSMPorts:
+		return true
+	}
+	return false
+}
+
+// diagnoseFabric builds one fabric collection from every fabric tool
+// output of a file (the first of each tool) and runs the fabric checks on
+// it: the link, counter and identity checks need ibnetdiscover's topology,
+// which the other outputs are joined to. Findings go to the topology's
+// segment; each output's gaps to its own.
+func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
+	raw := &fabric.Raw{Source: file}
+	owner := map[string]int{}
+	for _, i := range idx {
+		s := &segs[i]
+		name := string(s.Kind)
+		if _, dup := owner[name]; dup {
+			s.Failed = true
+			s.Summary = "not judged"
+			s.Skipped = append(s.Skipped, fmt.Sprintf("lines %s: a second %s output in one file; only the first is judged (give it as its own file)", s.Lines, name))
+			continue
+		}
+		owner[name] = i
+		raw.Outputs = append(raw.Outputs, &fabric.Output{Name: name, Stdout: []byte(segmentText(ls, Span{Start: s.Start, End: s.End}))})
+	}
+	f := fabric.Build(raw)
+	_, haveTopo := owner[string(KindNetDiscover)]
+	unplaced := map[int]int{}
+	for _, g := range f.Gaps {
+		i, ok := owner[g.Source]
+		if !ok || g.Reason == "not collected" {
+			continue
+		}
+		if !haveTopo && strings.Contains(g.Reason, "not in the") && strings.Contains(g.Reason, "topology") {
+			unplaced[i]++ // said once below
+			continue
+		}
+		segs[i].Skipped = append(segs[i].Skipped, g.Reason)
+	}
+	for name, i := range owner {
+		s := &segs[i]
+		text := segmentText(ls, Span{Start: s.Start, End: s.End})
+		src := file
+		var err error
+		switch Kind(name) {
+		case KindNetDiscover:
+			var t *ibdiags.Topology
+			if t, err = ibdiags.ParseNetDiscover(strings.NewReader(text), src); err == nil {
+				s.Summary = fmt.Sprintf("%s, %s", plural(len(t.Nodes), "node", "nodes"), plural(len(f.Links), "link", "links"))
+			}
+		case KindLinkInfo:
+			var li *ibdiags.LinkInfo
+			if li, err = ibdiags.ParseLinkInfo(strings.NewReader(text), src); err == nil {
+				s.Summary = plural(len(li.Ports), "port", "ports")
+			}
+		case KindQueryErrors:
+			var q *ibdiags.QueryErrors
+			if q, err = ibdiags.ParseQueryErrors(strings.NewReader(text), src); err == nil {
+				s.Summary = plural(len(q.Ports), "port with errors", "ports with errors")
+			}
+		case KindPerfQuery:
+			var pq *ibdiags.PerfQuery
+			if pq, err = ibdiags.ParsePerfQuery(strings.NewReader(text), src); err == nil {
+				s.Summary = plural(len(pq.Blocks), "counter block", "counter blocks")
+			}
+		case KindForwardTables:
+			s.Summary = plural(len(f.LFTs), "forwarding table", "forwarding tables")
+			if len(f.LFTs) == 0 {
+				_, err = ibdiags.ParseFTs(strings.NewReader(text), src)
+			}
+			if !haveTopo {
+				s.Skipped = append(s.Skipped, "routing is judged against the topology: paste ibnetdiscover output with it (same file), or run 'ibdoctor fabric check'")
+			}
+		case KindSMInfo:
+			s.Summary = plural(len(f.SMs), "subnet manager", "subnet managers")
+		case KindSMPorts:
+			s.Summary = plural(len(f.SMPorts), "SM port", "SM ports")
+			if len(f.SMPorts) == 0 {
+				_, err = ibdiags.ParseSMPorts(strings.NewReader(text), src)
+			}
+		}
+		if err != nil {
+			s.Failed = true
+			s.Summary = "could not be parsed"
+			s.Skipped = append(s.Skipped, fmt.Sprintf("lines %s skipped: %v", s.Lines, err))
+			continue
+		}
+		if n := unplaced[i]; n > 0 {
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s not judged: they are placed on the fabric by its topology; paste ibnetdiscover output with this (same file) or run 'ibdoctor fabric check'", plural(n, "node", "nodes")))
+		}
+	}
+	fs := fabric.Check(f, fabric.Options{})
+	// With the topology and the forwarding tables in one paste, the routes
+	// are judged too (A reaches B but not C, loops, credit loops).
+	if _, haveFTs := owner[string(KindForwardTables)]; haveTopo && haveFTs && len(f.LFTs) > 0 {
+		rfs, _, err := fabric.CheckRouting(f, routing.Options{})
+		if err != nil {
+			segs[owner[string(KindForwardTables)]].Skipped = append(segs[owner[string(KindForwardTables)]].Skipped, "routing not judged: "+err.Error())
+		}
+		fs = append(fs, rfs...)
+	}
+	for i := range fs {
+		for j := range fs[i].Evidence {
+			ev := &fs[i].Evidence[j]
+			for name := range owner {
+				if rest, ok := strings.CutPrefix(ev.Source, name+".txt"); ok {
+					// "iblinkinfo.txt line 23" → "FILE:23"
+					if n, isLine := strings.CutPrefix(rest, " line "); isLine {
+						rest = ":" + n
+					}
+					ev.Source = file + rest
+				}
+			}
+		}
+		if fs[i].Subject.File == "" {
+			fs[i].Subject.File = file
+		}
+	}
+	// The topology's segment carries the findings; without one, sminfo's.
+	to := -1
+	for _, k := range []Kind{KindNetDiscover, KindSMInfo, KindSMPorts, KindLinkInfo, KindQueryErrors, KindPerfQuery} {
+		if i, ok := owner[string(k)]; ok && !segs[i].Failed {
+			to = i
+			break
+		}
+	}
+	if to >= 0 {
+		segs[to].Findings = append(segs[to].Findings, fs...)
+		catalog.Sort(segs[to].Findings)
+	}
+}
+
+// minResemblance is the score below which a text resembles nothing.
+const minResemblance = 20
+
+// Closest scores text against every kind by the share of its non-blank
+// lines (of the first 200) that look like that kind's lines.
+func Closest(text string) Guess {
+	ls := Lines(text)
+	if len(ls) > 200 {
+		ls = ls[:200]
+	}
+	counts := map[Kind]int{}
+	total := 0
+	for _, l := range ls {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		total++
+		for _, s := range signatures {
+			for _, w := range s.words {
+				if strings.Contains(t, w) {
+					counts[s.kind]++
+					break
+				}
+			}
+		}
+	}
+	best := Guess{}
+	for _, s := range signatures {
+		if total > 0 && counts[s.kind] > 0 {
+			if sc := counts[s.kind] * 100 / total; sc > best.Score {
+				best = Guess{Kind: s.kind, Score: sc}
+			}
+		}
+	}
+	// The fabric tools' own detector knows their line shapes better.
+	if k, sc := ibdiags.Detect(text); k != ibdiags.KindUnknown && sc > best.Score {
+		best = Guess{Kind: Kind(k), Score: sc}
+	}
+	if best.Score < minResemblance {
+		return Guess{}
+	}
+	return best
+}
+
+// signatures are words typical of each kind's lines, for Closest only.
+var signatures = []struct {
+	kind  Kind
+	words []string
+}{
+	{KindIBStat, []string{"CA type:", "Physical state:", "Rate:", "Link layer:", "Firmware version:", "Base lid:", "Port GUID:", "Capability mask:"}},
+	{KindIBStatus, []string{"default gid:", "phys state:", "base lid:", "sm lid:", "link_layer:", "Gb/sec ("}},
+	{KindDevinfo, []string{"fw_ver:", "node_guid:", "port_lid:", "PORT_ACTIVE", "PORT_DOWN", "active_mtu:", "vendor_part_id:"}},
+	{KindRdma, []string{"physical_state", "rx_write_requests", "out_of_buffer", "netdev "}},
+	{KindKernel, []string{"mlx5_core", "kernel:", "NVRM:", "pcieport", "AER:"}},
+	{KindTopo, []string{"GPU0", "NIC0", " PIX ", " PXB ", " SYS ", " NODE ", "Legend"}},
+	{KindEthtool, []string{"_packets:", "_bytes:", "_pause", "_discards"}},
+	{KindNCCLLog, []string{"NCCL", "NET/IB", "Channel "}},
+	{KindNCCLTests, []string{"busbw", "algbw", "all_reduce", "# Avg bus bandwidth"}},
+	{KindPerftest, []string{"#bytes", "BW average", "MsgRate", "Link type", "QPN"}},
+	{KindNetDiscover, []string{"switchguid=", "caguid=", "Switch\t", "lid "}},
+	{KindLinkInfo, []string{"==(", ")==>", "Switch: 0x", "CA: "}},
+}

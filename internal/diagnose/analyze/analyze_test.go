@@ -1,0 +1,715 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
+)
+
+func read(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// piece is one tool output of the concatenated paste and the kind and
+// findings it must produce there.
+type piece struct {
+	file     string
+	kind     Kind
+	findings []string // ID/severity, sorted
+}
+
+var pieces = []piece{
+	{"ibstat-cx6-ib-down-nccl-tests-128.txt", KindIBStat, []string{"port.disabled/critical"}},
+	{"dmesg-T-flaps.txt", KindKernel, []string{"kmsg.link_flap/warning"}},
+	{"mlx5-roce-pfc-storm.txt", KindEthtool, []string{"roce.pause_heavy/warning", "roce.pfc_storm/critical"}},
+	{"h100-4gpu-8nic-vm.txt", KindTopo, nil},
+	{"nccl952-socket-channels.log", KindNCCLLog, []string{"nccl.socket_fallback/warning"}},
+	{"spark-2node-allreduce.txt", KindNCCLTests, nil},
+	{"perftest132-write-a-gbits-cut.txt", KindPerftest, []string{"perf.test_invalid/info"}},
+	{"ibnetdiscover-spineleaf.txt", KindNetDiscover, []string{"fabric.link_degraded/critical"}},
+	{"sminfo-master.txt", KindSMInfo, nil},
+	{"saquery-s.txt", KindSMPorts, nil},
+	{"ibstatus-roce-after-topo-nccl-1866.txt", KindIBStatus, nil},
+	{"ibv_devinfo-port-down-deepep-60.txt", KindDevinfo, []string{"port.down/info"}},
+	{"rdma-link-polling-rccl-1423.txt", KindRdma, []string{"port.polling/info"}},
+	{"dmesg-gpu-node.txt", KindKernel, nil}, // findings checked in TestPieces
+}
+
+// paste concatenates the pieces and returns the text and each piece's
+// first and last line.
+func paste(t testing.TB, ps []piece) (string, [][2]int) {
+	var b strings.Builder
+	var at [][2]int
+	line := 1
+	for _, p := range ps {
+		s := read(t, p.file)
+		if !strings.HasSuffix(s, "\n") {
+			s += "\n"
+		}
+		n := strings.Count(s, "\n")
+		at = append(at, [2]int{line, line + n - 1})
+		line += n
+		b.WriteString(s)
+	}
+	return b.String(), at
+}
+
+func ids(fs []finding.Finding) []string {
+	out := []string{}
+	for _, f := range fs {
+		out = append(out, f.ID+"/"+string(f.Severity))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Each piece alone: its kind is recognised and it produces its findings.
+func TestPieces(t *testing.T) {
+	for _, p := range pieces {
+		t.Run(p.file, func(t *testing.T) {
+			fr := AnalyzeText(p.file, read(t, p.file), Options{})
+			if fr.NotRecognised || fr.Unparsed {
+				t.Fatalf("not analysed: %+v", fr)
+			}
+			var kinds []Kind
+			var fs []finding.Finding
+			for _, s := range fr.Segments {
+				if s.Kind != KindUnknown {
+					kinds = append(kinds, s.Kind)
+				}
+				fs = append(fs, s.Findings...)
+			}
+			if !slices.Equal(kinds, []Kind{p.kind}) {
+				t.Errorf("kinds %v, want [%s]", kinds, p.kind)
+			}
+			if p.file == "dmesg-gpu-node.txt" {
+				if got := ids(fs); len(got) < 4 || !slices.Contains(got, "gpu.xid/critical") || !slices.Contains(got, "pcie.aer_errors/warning") && !slices.Contains(got, "pcie.aer_errors/critical") {
+					t.Errorf("dmesg findings %v, want Xid and AER among them", got)
+				}
+				return
+			}
+			if got, want := ids(fs), p.findings; !slices.Equal(got, append([]string{}, want...)) && !(len(got) == 0 && len(want) == 0) {
+				t.Errorf("findings %v, want %v", got, want)
+			}
+			for _, f := range fs {
+				if f.Subject.File != p.file {
+					t.Errorf("%s: Subject.File = %q", f.ID, f.Subject.File)
+				}
+			}
+		})
+	}
+}
+
+// All pieces in one paste: split back into the same kinds, each span
+// holding its piece, with the same findings; evidence lines point into the
+// paste.
+func TestConcatenatedPaste(t *testing.T) {
+	text, at := paste(t, pieces)
+	for _, variant := range []struct {
+		name string
+		text string
+	}{
+		{"LF", text},
+		{"CRLF", strings.ReplaceAll(text, "\n", "\r\n")},
+	} {
+		t.Run(variant.name, func(t *testing.T) {
+			ls := Lines(variant.text)
+			spans := Split(ls)
+			for i, p := range pieces {
+				last := at[i][1]
+				j := slices.IndexFunc(spans, func(s Span) bool { return s.Start <= last && last <= s.End })
+				if j < 0 || spans[j].Kind != p.kind || spans[j].Start < at[i][0] {
+					t.Errorf("%s (lines %d-%d): span %+v, want kind %s starting within the piece", p.file, at[i][0], at[i][1], spans[j], p.kind)
+				}
+			}
+			fr := AnalyzeText("paste.txt", variant.text, Options{})
+			got := map[string]int{}
+			for _, s := range fr.Segments {
+				for _, f := range s.Findings {
+					got[f.ID]++
+					for _, e := range f.Evidence {
+						if strings.HasPrefix(e.Source, "paste.txt:") {
+							var n int
+							if _, err := fmt.Sscanf(e.Source, "paste.txt:%d", &n); err != nil || n < s.Start || n > s.End {
+								t.Errorf("%s evidence %s outside its segment %s", f.ID, e.Source, s.Lines)
+							}
+						}
+					}
+				}
+			}
+			for _, id := range []string{"port.disabled", "kmsg.link_flap", "roce.pfc_storm", "nccl.socket_fallback", "perf.test_invalid", "port.polling", "gpu.xid"} {
+				if got[id] == 0 {
+					t.Errorf("%s missing from the paste's findings %v", id, got)
+				}
+			}
+		})
+	}
+}
+
+func TestMessyPastes(t *testing.T) {
+	ibstat := read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")
+	dmesg := read(t, "dmesg-T-flaps.txt")
+	tests := []struct {
+		name  string
+		text  string
+		kinds []Kind
+		want  []string // finding IDs
+		skip  string   // substring of some skipped note
+	}{
+		{"ibpanic in the middle, then dmesg", read(t, "ibstat-ibpanic-gpud-752.txt") + dmesg,
+			[]Kind{KindUnknown, KindIBStat, KindKernel}, []string{"kmsg.link_flap"}, "ibpanic"},
+		{"a mail: prose, journal call trace, prose, ibstat, signature", read(t, "linux-rdma-2020-02-journal-ibstat-mail.txt"),
+			[]Kind{KindUnknown, KindKernel, KindIBStat}, []string{"port.polling", "port.disabled"}, ":95,96,97: not a \"Key: value\" line"},
+		{"markdown notes: fenced ibstat of two hosts, filtered ibv_devinfo -v, prose", read(t, "bluefield3-sm-disabled-notes.md"),
+			[]Kind{KindUnknown, KindIBStat, KindUnknown, KindIBStat, KindUnknown, KindDevinfo, KindUnknown}, []string{"port.down"}, "read as port 1"},
+		{"tabs instead of spaces", strings.ReplaceAll(ibstat, "        ", "\t"), []Kind{KindIBStat}, []string{"port.disabled"}, ""},
+		{"truncated mid-line", ibstat[:len(ibstat)-10], []Kind{KindIBStat}, []string{"port.disabled"}, ""},
+		{"debug noise between outputs", ibstat + "ibwarn: [168988] umad_init: umad_init\n+ dmesg -T\n" + dmesg,
+			[]Kind{KindIBStat, KindKernel}, []string{"port.disabled", "kmsg.link_flap"}, "tool diagnostic"},
+		{"prompt before ethtool names the netdev", "$ ethtool -S ens1f0np0\n" + read(t, "mlx5-roce-pfc-storm.txt"),
+			[]Kind{KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, ""},
+		{"ethtool with junk lines", read(t, "mlx5-roce-pfc-storm.txt") + "     rx_prio3_pause_transition\n",
+			[]Kind{KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, "not a \"name: counter\" line"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fr := AnalyzeText("p.txt", tt.text, Options{})
+			var kinds []Kind
+			got := map[string]bool{}
+			notes := ""
+			for _, s := range fr.Segments {
+				kinds = append(kinds, s.Kind)
+				for _, f := range s.Findings {
+					got[f.ID] = true
+				}
+				notes += strings.Join(s.Skipped, "\n") + "\n"
+			}
+			if !slices.Equal(kinds, tt.kinds) {
+				t.Errorf("kinds %v, want %v", kinds, tt.kinds)
+			}
+			for _, id := range tt.want {
+				if !got[id] {
+					t.Errorf("finding %s missing (got %v)", id, got)
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Errorf("findings %v, want exactly %v", got, tt.want)
+			}
+			if !strings.Contains(notes, tt.skip) {
+				t.Errorf("skipped notes %q lack %q", notes, tt.skip)
+			}
+		})
+	}
+}
+
+func TestEthtoolNetdevFromPrompt(t *testing.T) {
+	fr := AnalyzeText("p.txt", "$ ethtool -S ens1f0np0\n"+read(t, "mlx5-roce-pfc-storm.txt"), Options{})
+	seg := fr.Segments[len(fr.Segments)-1]
+	if !strings.Contains(seg.Summary, "ens1f0np0") || len(seg.Findings) == 0 || seg.Findings[0].Subject.NetDev != "ens1f0np0" {
+		t.Errorf("segment %+v", seg)
+	}
+	for _, f := range seg.Findings {
+		for _, e := range f.Evidence {
+			if !strings.HasPrefix(e.Source, "p.txt:") {
+				t.Errorf("%s evidence without a line: %+v", f.ID, e)
+			}
+		}
+	}
+}
+
+func TestNotRecognised(t *testing.T) {
+	tests := []struct {
+		name    string
+		text    string
+		closest Kind
+	}{
+		{"prose", "The cluster was slow yesterday.\nPlease check node 17.\n", KindUnknown},
+		{"ibstat fragment without its CA header", "State: Active\nPhysical state: LinkUp\nRate: 200\nLink layer: InfiniBand\n", KindIBStat},
+		{"empty", "", KindUnknown},
+		{"binary", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", KindUnknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run([]Input{{Name: "x.txt", Text: tt.text}}, Options{})
+			f := r.Files[0]
+			if tt.name == "binary" {
+				if !f.NotRecognised || r.ExitCode != finding.ExitCannot || !strings.Contains(f.Error, "binary data") {
+					t.Errorf("binary: %+v exit %d", f, r.ExitCode)
+				}
+				return
+			}
+			if !f.NotRecognised || r.ExitCode != finding.ExitCannot || f.Closest == nil || f.Closest.Kind != tt.closest {
+				t.Errorf("file %+v exit %d, want not recognised, closest %q, exit 3", f, r.ExitCode, tt.closest)
+			}
+			if tt.closest != KindUnknown && f.Closest.Score < 50 {
+				t.Errorf("score %d, want >= 50", f.Closest.Score)
+			}
+		})
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	healthy := read(t, "sminfo-master.txt")
+	tests := []struct {
+		name string
+		in   []Input
+		opts Options
+		code int
+	}{
+		{"healthy", []Input{{Name: "a", Text: healthy}}, Options{}, finding.ExitHealthy},
+		{"warning", []Input{{Name: "a", Text: read(t, "dmesg-T-flaps.txt")}}, Options{}, finding.ExitWarning},
+		{"critical over warning", []Input{{Name: "a", Text: read(t, "dmesg-T-flaps.txt")}, {Name: "b", Text: read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")}}, Options{}, finding.ExitCritical},
+		{"unreadable file", []Input{{Name: "a", Text: healthy}, {Name: "b", Err: errors.New("permission denied")}}, Options{}, finding.ExitCannot},
+		{"forced kind that does not parse", []Input{{Name: "a", Text: healthy}}, Options{Kind: KindIBStat}, finding.ExitCannot},
+		{"forced kind that fits", []Input{{Name: "a", Text: read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")}}, Options{Kind: KindIBStat}, finding.ExitCritical},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run(tt.in, tt.opts)
+			if r.ExitCode != tt.code {
+				t.Errorf("exit %d, want %d (%+v)", r.ExitCode, tt.code, r.Files)
+			}
+			if len(r.Files) != len(tt.in) {
+				t.Errorf("%d files reported, want %d", len(r.Files), len(tt.in))
+			}
+		})
+	}
+}
+
+func TestFirstLineCutsWholeCharacters(t *testing.T) {
+	long := strings.Repeat("é", 40) // 80 bytes
+	got := firstLine([]string{"", "```", long})
+	if !utf8.ValidString(got) || !strings.HasSuffix(got, "…") || len(got) > 63 {
+		t.Errorf("firstLine = %q", got)
+	}
+}
+
+func TestParseKind(t *testing.T) {
+	for _, k := range Kinds {
+		if got, ok := ParseKind(string(k.Kind)); !ok || got != k.Kind {
+			t.Errorf("ParseKind(%q) = %q %v", k.Kind, got, ok)
+		}
+	}
+	if _, ok := ParseKind("ibstats"); ok {
+		t.Error("ParseKind accepted ibstats")
+	}
+}
+
+func checkSpans(t *testing.T, ls []string, spans []Span) {
+	t.Helper()
+	next := 1
+	for _, s := range spans {
+		if s.Start != next || s.End < s.Start || s.End > len(ls) {
+			t.Fatalf("spans %+v do not cover %d lines in order", spans, len(ls))
+		}
+		next = s.End + 1
+	}
+	if next != len(ls)+1 {
+		t.Fatalf("spans %+v end at %d of %d lines", spans, next-1, len(ls))
+	}
+}
+
+func FuzzSplit(f *testing.F) {
+	text, _ := paste(f, pieces)
+	f.Add(text)
+	for _, p := range pieces {
+		f.Add(read(f, p.file))
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		ls := Lines(in)
+		checkSpans(t, ls, Split(ls))
+		fr := AnalyzeText("f", in, Options{})
+		for _, s := range fr.Segments {
+			if s.Start < 1 || s.End > len(ls) || s.Start > s.End {
+				t.Fatalf("segment %+v outside %d lines", s, len(ls))
+			}
+		}
+	})
+}
+
+// BenchmarkSplit splits a 100k-line kernel log with other outputs in it.
+func BenchmarkSplit(b *testing.B) {
+	text, _ := paste(b, pieces)
+	big := strings.Repeat(read(b, "dmesg-gpu-node.txt"), 4000) + text
+	ls := Lines(big)
+	b.SetBytes(int64(len(big)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Split(ls)
+	}
+}
+
+func BenchmarkAnalyzeLargePaste(b *testing.B) {
+	text, _ := paste(b, pieces)
+	big := strings.Repeat(text, 50)
+	b.SetBytes(int64(len(big)))
+	b.ReportAllocs()
+	for b.Loop() {
+		AnalyzeText("big.txt", big, Options{})
+	}
+}
+
+// Fabric outputs of one paste are joined into one fabric: iblinkinfo alone
+// cannot be judged, with ibnetdiscover it can.
+func TestFabricOutputsJudgedTogether(t *testing.T) {
+	alone := AnalyzeText("q.txt", read(t, "ibqueryerrors-spineleaf.txt"), Options{})
+	if len(alone.Segments) != 1 || alone.Segments[0].Kind != KindQueryErrors || len(alone.Segments[0].Findings) != 0 ||
+		!strings.Contains(strings.Join(alone.Segments[0].Skipped, "\n"), "4 nodes not judged") {
+		t.Errorf("ibqueryerrors alone: %+v", alone.Segments)
+	}
+	healthy := AnalyzeText("e.txt", read(t, "iblinkinfo-edr-sb7700.txt"), Options{})
+	if s := healthy.Segments; len(s) != 1 || s[0].Kind != KindLinkInfo || s[0].Failed || len(s[0].Findings) != 0 {
+		t.Errorf("healthy EDR iblinkinfo: %+v", s)
+	}
+	// iblinkinfo names both ends of switch links: those are judged alone.
+	links := AnalyzeText("l.txt", read(t, "iblinkinfo-spineleaf.txt"), Options{})
+	if got := ids(links.Segments[0].Findings); !slices.Equal(got, []string{"fabric.link_degraded/critical"}) {
+		t.Errorf("iblinkinfo alone: findings %v", got)
+	} else if ev := links.Segments[0].Findings[0].Evidence[0]; ev.Source != "l.txt:23" {
+		t.Errorf("evidence %+v, want l.txt:23", ev)
+	}
+	both := AnalyzeText("b.txt", read(t, "ibnetdiscover-spineleaf.txt")+read(t, "ibqueryerrors-spineleaf.txt"), Options{})
+	var kinds []Kind
+	var got []string
+	for _, s := range both.Segments {
+		kinds = append(kinds, s.Kind)
+		got = append(got, ids(s.Findings)...)
+		if s.Kind == KindQueryErrors && strings.Contains(strings.Join(s.Skipped, "\n"), "not judged") {
+			t.Errorf("ibqueryerrors with its topology skipped %v", s.Skipped)
+		}
+	}
+	if !slices.Equal(kinds, []Kind{KindNetDiscover, KindQueryErrors}) || !slices.Contains(got, "fabric.link_degraded/critical") || !slices.Contains(got, "fabric.link_errors/critical") && !slices.Contains(got, "fabric.link_errors/warning") {
+		t.Errorf("kinds %v findings %v", kinds, got)
+	}
+	twice := AnalyzeText("t.txt", read(t, "sminfo-master.txt")+read(t, "ibnetdiscover-spineleaf.txt")+read(t, "sminfo-master.txt"), Options{})
+	if n := len(twice.Segments); n != 3 || !twice.Segments[2].Failed || !strings.Contains(twice.Segments[2].Skipped[0], "only the first is judged") {
+		t.Errorf("second sminfo: %+v", twice.Segments)
+	}
+}
+
+// ibv_devinfo without -v prints no physical state: a port that is not
+// ACTIVE is still reported, critical only when a like port is ACTIVE.
+func TestStateWithoutPhysState(t *testing.T) {
+	down := read(t, "ibv_devinfo-port-down-deepep-60.txt")
+	tests := []struct {
+		name string
+		text string
+		want []string
+	}{
+		{"alone", down, []string{"port.down/info"}},
+		{"beside an ACTIVE port of the same model and link layer",
+			strings.Replace(down, "link_layer:             InfiniBand", "link_layer:             Ethernet", 1) + "\n" + read(t, "ibv_devinfo-roce-h100-deepep-38.txt"),
+			[]string{"port.down/critical", "port.fw_mismatch/warning"}}, // 28.39 beside 28.42
+		{"ACTIVE only", read(t, "ibv_devinfo-roce-h100-deepep-38.txt"), []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fr := AnalyzeText("d.txt", tt.text, Options{})
+			var got []string
+			for _, s := range fr.Segments {
+				got = append(got, ids(s.Findings)...)
+				for _, f := range s.Findings {
+					if f.ID != "port.down" {
+						continue
+					}
+					if f.Evidence[0].Source != "d.txt:13" || f.Evidence[0].Value != "state:                  PORT_DOWN (1)" {
+						t.Errorf("evidence %+v", f.Evidence)
+					}
+				}
+			}
+			if got == nil {
+				got = []string{}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("findings %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// What an HCA output in the paste shows informs the other rules.
+func TestPasteContext(t *testing.T) {
+	ibstat := read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")
+	log := read(t, "nccl952-socket-channels.log")
+	sev := func(fr File, id string) string {
+		for _, s := range fr.Segments {
+			for _, f := range s.Findings {
+				if f.ID == id {
+					return string(f.Severity)
+				}
+			}
+		}
+		return ""
+	}
+	if got := sev(AnalyzeText("l", log, Options{}), "nccl.socket_fallback"); got != "warning" {
+		t.Errorf("log alone: socket_fallback %q, want warning", got)
+	}
+	if got := sev(AnalyzeText("l", ibstat+log, Options{}), "nccl.socket_fallback"); got != "critical" {
+		t.Errorf("log after ibstat: socket_fallback %q, want critical (RDMA devices exist)", got)
+	}
+	perf := AnalyzeText("p", ibstat+read(t, "perftest132-write-a-gbits-cut.txt"), Options{})
+	last := perf.Segments[len(perf.Segments)-1]
+	if !strings.Contains(strings.Join(last.Skipped, "\n"), "line rate 200 Gb/s taken from mlx5_0 port 1 in ibstat lines 1-44") {
+		t.Errorf("perftest after ibstat: %+v", last)
+	}
+	forced := AnalyzeText("p", ibstat+read(t, "perftest132-write-a-gbits-cut.txt"), Options{LineRateGbps: 100})
+	if strings.Contains(strings.Join(forced.Segments[len(forced.Segments)-1].Skipped, "\n"), "taken from") {
+		t.Error("--line-rate did not override the paste's rate")
+	}
+}
+
+// JSON reports have no line headers: the whole file is recognised.
+func TestWholeFileJSON(t *testing.T) {
+	for file, want := range map[string]Kind{"k8s-e2e-write-bw.json": KindPerftest, "util-cu-writer-2rank.json": KindNCCLTests} {
+		fr := AnalyzeText(file, read(t, file), Options{})
+		if len(fr.Segments) != 1 || fr.Segments[0].Kind != want || fr.Segments[0].Failed {
+			t.Errorf("%s: %+v, want one %s segment", file, fr.Segments, want)
+		}
+	}
+}
+
+func TestIsPrompt(t *testing.T) {
+	for line, want := range map[string]bool{
+		"$ ibstat": true,
+		"[root@node3 bin]# ib_write_bw -a -d mlx5_0": true,
+		"root@f51fec68bf55:~# ibv_devinfo":           true,
+		"user@gpu17:/tmp$ ethtool -S ens1f0":         true,
+		"# ibstat":                                   true,
+		"+ ibstat":                                   true,
+		"# Using devices":                            false,
+		"# nThread 1 nGpus 8":                        false,
+		"        State: Active":                      false,
+		"[    1.234] mlx5_core 0000:17:00.0: x":      false,
+		"gpu1:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>": false,
+	} {
+		if got := isPrompt(line); got != want {
+			t.Errorf("isPrompt(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
+// ibstat run on several hosts and pasted together: each host's output is
+// its own segment, not one node with ports merged.
+func TestRepeatedDeviceStartsNewSegment(t *testing.T) {
+	one := read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")
+	for _, tt := range []struct {
+		name string
+		text string
+		kind Kind
+	}{
+		{"ibstat", "$ ssh gpu1 ibstat\n" + one + "$ ssh gpu2 ibstat\n" + one, KindIBStat},
+		{"ibv_devinfo", read(t, "ibv_devinfo-roce-h100-deepep-38.txt") + "\n" + read(t, "ibv_devinfo-roce-h100-deepep-38.txt"), KindDevinfo},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fr := AnalyzeText("hosts.txt", tt.text, Options{})
+			if len(fr.Segments) != 2 || fr.Segments[0].Kind != tt.kind || fr.Segments[1].Kind != tt.kind || fr.Segments[0].Summary != fr.Segments[1].Summary {
+				t.Errorf("segments %+v", fr.Segments)
+			}
+		})
+	}
+}
+
+// A GPU whose nearest NIC is farther than the others' is reported with the
+// line of its row. The V100 matrix is uniform (every GPU at PHB); here GPU0
+// gets its NICs at PIX, as in a server with NICs under the GPU's switch.
+func TestTopoEvidenceLine(t *testing.T) {
+	v100 := read(t, "v100-2gpu-4nic-tabs.txt")
+	edited := strings.Replace(v100, "GPU0\t X \tSYS\tPHB\tPHB", "GPU0\t X \tSYS\tPIX\tPIX", 1)
+	if edited == v100 {
+		t.Fatal("edit did not apply")
+	}
+	for _, tt := range []struct {
+		name, text string
+		want       []string
+	}{{"uniform", v100, []string{}}, {"GPU1 far", "$ nvidia-smi topo -m\n" + edited, []string{"topo.gpu_nic_far/warning"}}} {
+		fr := AnalyzeText("t.txt", tt.text, Options{})
+		seg := fr.Segments[len(fr.Segments)-1]
+		if got := ids(seg.Findings); seg.Kind != KindTopo || !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %s findings %v, want %v", tt.name, seg.Kind, got, tt.want)
+		}
+		for _, f := range seg.Findings {
+			if f.Evidence[0].Source != "t.txt:4" || !strings.HasPrefix(f.Evidence[0].Value, "GPU1:") {
+				t.Errorf("%s: evidence %+v, want t.txt:4 (GPU1's row)", tt.name, f.Evidence)
+			}
+		}
+	}
+}
+
+// A parse error names the line of the file, not of the segment.
+func TestParseErrorNamesFileLine(t *testing.T) {
+	ls := strings.Split(read(t, "h100-4gpu-8nic-vm.txt"), "\n")
+	ls[2] = strings.Replace(ls[2], "PHB", "QQQ", 1)
+	fr := AnalyzeText("t.txt", "$ dmesg\n[    5.120311] mlx5_core 0000:3b:00.0: firmware version: 28.39.2048\n"+strings.Join(ls, "\n"), Options{})
+	if len(fr.Segments) != 2 || fr.Segments[0].Summary != "1 kernel message" {
+		t.Fatalf("segments %+v", fr.Segments)
+	}
+	topo := fr.Segments[1]
+	if !topo.Failed || len(topo.Skipped) != 1 || !strings.Contains(topo.Skipped[0], "t.txt line 5:") || !strings.Contains(topo.Skipped[0], `"QQQ"`) {
+		t.Errorf("topo segment %+v", topo)
+	}
+	if fr.Unparsed || fr.NotRecognised {
+		t.Errorf("the kernel log parsed: file %+v", fr)
+	}
+}
+
+// rdma link of a node whose SR-IOV PFs are down: four Disabled ports
+// beside ACTIVE ones, and the last line cut before its physical state.
+func TestRdmaLinkPaste(t *testing.T) {
+	fr := AnalyzeText("r.txt", read(t, "rdma-link-sriov-operator-635.txt"), Options{})
+	if len(fr.Segments) != 1 || fr.Segments[0].Kind != KindRdma || fr.Segments[0].Start != 1 {
+		t.Fatalf("segments %+v", fr.Segments)
+	}
+	seg := fr.Segments[0]
+	want := []string{"port.disabled/critical", "port.disabled/critical", "port.disabled/critical", "port.disabled/critical", "port.down/critical"}
+	if got := ids(seg.Findings); !slices.Equal(got, want) {
+		t.Errorf("findings %v, want %v", got, want)
+	}
+	notes := strings.Join(seg.Skipped, "\n")
+	if !strings.Contains(notes, `r.txt:11: "physical_s" has no value (truncated line?)`) || !strings.Contains(notes, "no physical state printed for mlx5_9/1") {
+		t.Errorf("skipped %q", notes)
+	}
+	if seg.Summary != "10 HCAs, 10 ports (5 ACTIVE)" {
+		t.Errorf("summary %q", seg.Summary)
+	}
+}
+
+// The node given with --root (here: read from a real ibstat) informs the
+// rules as an HCA output in the paste would; --expect-ib alone does too.
+func TestNodeAndExpectIB(t *testing.T) {
+	res, err := hcatext.ParseIBStat(strings.NewReader(read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")), "node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := read(t, "nccl952-socket-channels.log")
+	sev := func(opts Options) string {
+		for _, s := range AnalyzeText("l", log, opts).Segments {
+			for _, f := range s.Findings {
+				if f.ID == "nccl.socket_fallback" {
+					return string(f.Severity)
+				}
+			}
+		}
+		return ""
+	}
+	if got := sev(Options{Node: res.Snap, NodeSource: "--root /n"}); got != "critical" {
+		t.Errorf("with the node: %q, want critical", got)
+	}
+	if got := sev(Options{ExpectIB: true}); got != "critical" {
+		t.Errorf("with --expect-ib: %q, want critical", got)
+	}
+	perf := AnalyzeText("p", read(t, "perftest132-write-a-gbits-cut.txt"), Options{Node: res.Snap, NodeSource: "--root /n"})
+	if notes := strings.Join(perf.Segments[len(perf.Segments)-1].Skipped, "\n"); !strings.Contains(notes, "line rate 200 Gb/s taken from mlx5_0 port 1 in --root /n (1 ACTIVE port at that rate)") {
+		t.Errorf("perftest notes %q", notes)
+	}
+}
+
+// The line rate is the one most ACTIVE ports run at: a slower frontend
+// port does not set it.
+func TestLineRateMajority(t *testing.T) {
+	c := &context{}
+	for _, f := range []string{"ibstat-cx6dx-roce-l2fwd-nv-6.txt", "ibstat-cx7-roce-mixed-mooncake-1999.txt"} {
+		res, err := hcatext.ParseIBStat(strings.NewReader(read(t, f)), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.addRates(res.Snap, f)
+	}
+	// 2 ports at 100 and 2 at 200: a tie goes to the slower.
+	if rate, n, _ := c.lineRate(); rate != 100 || n != 2 {
+		t.Errorf("tie: %g Gb/s on %d ports, want 100 on 2", rate, n)
+	}
+	res, _ := hcatext.ParseIBStat(strings.NewReader(read(t, "ibstat-cx7-roce-mixed-mooncake-1999.txt")), "again")
+	c.addRates(res.Snap, "again")
+	if rate, n, from := c.lineRate(); rate != 200 || n != 4 || from != "mlx5_0 port 1 in ibstat-cx7-roce-mixed-mooncake-1999.txt" {
+		t.Errorf("majority: %g Gb/s on %d ports from %q, want 200 on 4", rate, n, from)
+	}
+}
+
+// ethtool -S beside rdma link (netdev → port) and rdma statistic (the
+// port's DCQCN counters): ECN is judged. The statistic line is the Qiita
+// sample renamed from mlx5_2 to mlx5_0, the port rdma link puts p1p1 on.
+func TestEthtoolWithRdmaCounters(t *testing.T) {
+	stat := strings.Replace(read(t, "rdma-statistic-qiita.txt"), "mlx5_2/1", "mlx5_0/1", 1)
+	pause := "$ ethtool -S p1p1\n" + read(t, "mlx5-roce-pause-no-ecn.txt")
+	for _, tt := range []struct {
+		name string
+		text string
+		want []string
+	}{
+		{"ethtool alone", pause, []string{"roce.pause_heavy/warning"}},
+		{"with rdma link and statistic", pause + read(t, "rdma-link-roce-3fs-283.txt") + stat, []string{"roce.ecn_not_effective/warning", "roce.pause_heavy/warning"}},
+		{"with ECN marks counted", pause + read(t, "rdma-link-roce-3fs-283.txt") + strings.Replace(stat, "np_ecn_marked_roce_packets 0", "np_ecn_marked_roce_packets 52311", 1), []string{"roce.pause_heavy/warning"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fr := AnalyzeText("e.txt", tt.text, Options{})
+			var eth *Segment
+			for i := range fr.Segments {
+				if fr.Segments[i].Kind == KindEthtool {
+					eth = &fr.Segments[i]
+				}
+			}
+			if eth == nil {
+				t.Fatalf("no ethtool segment in %+v", fr.Segments)
+			}
+			if got := ids(eth.Findings); !slices.Equal(got, tt.want) {
+				t.Errorf("findings %v, want %v", got, tt.want)
+			}
+			for _, f := range eth.Findings {
+				if f.ID != "roce.ecn_not_effective" {
+					continue
+				}
+				if f.Subject.Device != "mlx5_0" || f.Subject.NetDev != "p1p1" {
+					t.Errorf("subject %+v", f.Subject)
+				}
+				last := fmt.Sprintf("e.txt:%d", len(Lines(tt.text)))
+				if !slices.Contains(f.Evidence, finding.Evidence{Source: last, Value: "np_ecn_marked_roce_packets 0"}) {
+					t.Errorf("evidence %+v lacks %s = np_ecn_marked_roce_packets 0", f.Evidence, last)
+				}
+			}
+		})
+	}
+}
+
+// ibnetdiscover and dump_fts pasted together: the routes are judged.
+func TestFabricPasteWithRoutes(t *testing.T) {
+	dir := filepath.Join("..", "..", "rules", "routing", "testdata", "crafted", "loop")
+	topo, err := os.ReadFile(filepath.Join(dir, "ibnetdiscover.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fts, err := os.ReadFile(filepath.Join(dir, "dump_fts.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := AnalyzeText("paste.txt", string(topo)+string(fts), Options{})
+	var got []string
+	for _, s := range both.Segments {
+		got = append(got, ids(s.Findings)...)
+	}
+	if !slices.Contains(got, "fabric.route_loop/critical") {
+		t.Errorf("topology + tables: findings %v, want fabric.route_loop", got)
+	}
+	// The tables alone cannot be judged: said, not guessed.
+	alone := AnalyzeText("fts.txt", string(fts), Options{})
+	for _, s := range alone.Segments {
+		if len(s.Findings) > 0 {
+			t.Errorf("dump_fts alone produced %v", ids(s.Findings))
+		}
+		if s.Kind == KindForwardTables && !slices.ContainsFunc(s.Skipped, func(x string) bool { return strings.Contains(x, "paste ibnetdiscover output with it") }) {
+			t.Errorf("dump_fts alone: skipped %q", s.Skipped)
+		}
+	}
+}

@@ -1,0 +1,315 @@
+package analyze
+
+import (
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+)
+
+// Kind names a tool output format analyze recognises.
+type Kind string
+
+// The kinds, as --kind names them.
+const (
+	KindUnknown       Kind = ""
+	KindIBStat        Kind = "ibstat"
+	KindIBStatus      Kind = "ibstatus"
+	KindDevinfo       Kind = "ibv_devinfo"
+	KindRdma          Kind = "rdma"
+	KindKernel        Kind = "dmesg"
+	KindTopo          Kind = "nvidia-smi-topo"
+	KindEthtool       Kind = "ethtool"
+	KindNCCLLog       Kind = "nccl-log"
+	KindNCCLTests     Kind = "nccl-tests"
+	KindPerftest      Kind = "perftest"
+	KindNetDiscover   Kind = "ibnetdiscover"
+	KindLinkInfo      Kind = "iblinkinfo"
+	KindQueryErrors   Kind = "ibqueryerrors"
+	KindPerfQuery     Kind = "perfquery"
+	KindForwardTables Kind = "dump_fts"
+	KindSMInfo        Kind = "sminfo"
+	KindSMPorts       Kind = "saquery-sm"
+)
+
+// KindInfo describes a kind for `--kind list`.
+type KindInfo struct {
+	Kind        Kind   `json:"kind"`
+	Description string `json:"description"`
+}
+
+// Kinds lists every kind analyze can diagnose.
+var Kinds = []KindInfo{
+	{KindIBStat, "ibstat (port state, rate, firmware per HCA)"},
+	{KindIBStatus, "ibstatus (port state and rate with width and lane speed)"},
+	{KindDevinfo, "ibv_devinfo and ibv_devinfo -v"},
+	{KindRdma, "rdma link show / rdma statistic show (iproute2)"},
+	{KindKernel, "kernel log: dmesg, dmesg -T, journalctl -k, /dev/kmsg records"},
+	{KindTopo, "nvidia-smi topo -m"},
+	{KindEthtool, "ethtool -S <netdev>"},
+	{KindNCCLLog, "NCCL debug log (NCCL_DEBUG=INFO or WARN)"},
+	{KindNCCLTests, "nccl-tests output (all_reduce_perf …)"},
+	{KindPerftest, "perftest output (ib_write_bw, ib_send_lat …)"},
+	{KindNetDiscover, "ibnetdiscover"},
+	{KindLinkInfo, "iblinkinfo"},
+	{KindQueryErrors, "ibqueryerrors"},
+	{KindPerfQuery, "perfquery"},
+	{KindForwardTables, "dump_fts / ibroute"},
+	{KindSMInfo, "sminfo"},
+	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
+}
+
+// ParseKind checks a --kind value.
+func ParseKind(s string) (Kind, bool) {
+	for _, k := range Kinds {
+		if string(k.Kind) == s {
+			return k.Kind, true
+		}
+	}
+	return KindUnknown, false
+}
+
+// Span is one segment of a paste: lines Start..End (1-based, inclusive)
+// printed by one tool.
+type Span struct {
+	Kind  Kind `json:"kind"`
+	Start int  `json:"start"`
+	End   int  `json:"end"`
+}
+
+// Lines splits text into lines without their line ends (LF or CRLF).
+func Lines(text string) []string {
+	text = strings.TrimSuffix(text, "\n")
+	if text == "" {
+		return nil
+	}
+	ls := strings.Split(text, "\n")
+	for i, l := range ls {
+		ls[i] = strings.TrimSuffix(l, "\r")
+	}
+	return ls
+}
+
+// header returns the kind whose output starts at line i (a header only
+// that tool prints) and how many lines before i the header begins (the
+// dashes above a perftest title, the "#" above ibnetdiscover's).
+func header(ls []string, i int) (Kind, int) {
+	l := ls[i]
+	t := strings.TrimSpace(l)
+	prev := ""
+	if i > 0 {
+		prev = strings.TrimSpace(ls[i-1])
+	}
+	switch {
+	case t == "":
+		return KindUnknown, 0
+	case strings.HasPrefix(t, "CA '"):
+		return KindIBStat, 0
+	case strings.HasPrefix(t, "Infiniband device '") && strings.HasSuffix(t, "status:"):
+		return KindIBStatus, 0
+	case strings.HasPrefix(t, "hca_id:"):
+		return KindDevinfo, 0
+	case t == "NIC statistics:":
+		return KindEthtool, 0
+	case strings.HasPrefix(t, "# nThread ") || strings.HasPrefix(t, "# Collective test starting") || strings.HasPrefix(t, "# nccl-tests version "):
+		return KindNCCLTests, 0
+	case (strings.HasSuffix(t, " BW Test") || strings.HasSuffix(t, " Lat Test") || strings.HasSuffix(t, " Latency Test")) && isDashes(prev):
+		return KindPerftest, 1
+	case t == "* Waiting for client to connect... *":
+		if strings.HasPrefix(prev, "****") {
+			return KindPerftest, 1
+		}
+		return KindPerftest, 0
+	case isTopoHeader(t):
+		return KindTopo, 0
+	case strings.HasPrefix(t, "# Topology file: generated"):
+		if prev == "#" {
+			return KindNetDiscover, 1
+		}
+		return KindNetDiscover, 0
+	case strings.HasPrefix(t, "Unicast lids ["):
+		return KindForwardTables, 0
+	case strings.HasPrefix(t, "sminfo: sm lid "):
+		return KindSMInfo, 0
+	case t == "IsSM ports" || t == "IsSMdisabled ports":
+		return KindSMPorts, 0
+	case strings.HasPrefix(t, "# Port counters: Lid ") || strings.HasPrefix(t, "# Port extended counters: Lid "):
+		return KindPerfQuery, 0
+	case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked"):
+		return KindQueryErrors, 0
+	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x"):
+		return KindLinkInfo, 0
+	}
+	return KindUnknown, 0
+}
+
+func isDashes(t string) bool {
+	return len(t) >= 20 && strings.Trim(t, "-") == ""
+}
+
+// isTopoHeader matches the column header of `nvidia-smi topo -m` (its
+// underline escapes removed).
+func isTopoHeader(t string) bool {
+	if !strings.Contains(t, "GPU0") || !strings.Contains(t, "Affinity") {
+		return false
+	}
+	t = strings.ReplaceAll(strings.ReplaceAll(t, "\x1b[4m", ""), "\x1b[0m", "")
+	return strings.HasPrefix(t, "GPU0")
+}
+
+// member returns the kind a line belongs to by its own shape, for tools
+// whose outputs are runs of alike lines without a header: kernel logs,
+// NCCL logs, rdma lines.
+func member(l string) Kind {
+	if l == "" {
+		return KindUnknown
+	}
+	if strings.Contains(l, "NCCL INFO") || strings.Contains(l, "NCCL WARN") {
+		return KindNCCLLog
+	}
+	if strings.HasPrefix(l, "link ") {
+		f := strings.Fields(l)
+		if len(f) >= 3 && strings.Contains(f[1], "/") {
+			return KindRdma
+		}
+	}
+	if l[0] == '[' {
+		// ibnetdiscover's "[1]" port columns are not dmesg's "[  12.3]".
+		end := strings.IndexByte(l, ']')
+		if end < 0 || strings.Trim(l[1:end], "0123456789") == "" {
+			return KindUnknown
+		}
+	}
+	if kmsg.DetectLine(l) {
+		return KindKernel
+	}
+	return KindUnknown
+}
+
+// deviceName returns the device (and port) an HCA output's header names:
+// "mlx5_0" of "CA 'mlx5_0'", "mlx5_0/1" of ibstatus' block header.
+func deviceName(k Kind, l string) string {
+	t := strings.TrimSpace(l)
+	switch k {
+	case KindIBStat:
+		return strings.TrimSuffix(strings.TrimPrefix(t, "CA '"), "'")
+	case KindIBStatus:
+		f := strings.Fields(t)
+		if len(f) >= 5 {
+			return f[2] + "/" + f[4]
+		}
+	case KindDevinfo:
+		return strings.TrimSpace(strings.TrimPrefix(t, "hca_id:"))
+	}
+	return ""
+}
+
+// isFence matches a markdown code fence ("```", "```bash").
+func isFence(l string) bool {
+	return strings.HasPrefix(strings.TrimSpace(l), "```")
+}
+
+// compatible says whether a line of kind m may sit inside a segment of kind
+// k without starting a new one.
+func compatible(k, m Kind) bool {
+	return k == m || k == KindNCCLTests && m == KindNCCLLog || k == KindPerftest && m == KindNCCLLog
+}
+
+// isPrompt says whether a line is a shell prompt with a command ("$ ibstat",
+// "[root@gpu17 ~]# dmesg -T", "user@host:~$ ethtool -S ens1", "# ibstat",
+// or `set -x`'s "+ ibstat"): it belongs to the output that follows it.
+func isPrompt(l string) bool {
+	t := strings.TrimSpace(l)
+	switch {
+	case strings.HasPrefix(t, "$ ") || strings.HasPrefix(t, "+ "):
+		return len(t) > 2
+	case strings.HasPrefix(t, "# "):
+		// "# ibstat" (a root prompt), not a "# nThread" comment line.
+		w := strings.Fields(t[2:])
+		if len(w) == 0 {
+			return false
+		}
+		for _, c := range promptCommands {
+			if strings.HasPrefix(w[0], c) {
+				return true
+			}
+		}
+		return false
+	case strings.HasPrefix(t, "[") && (strings.Contains(t, "]# ") || strings.Contains(t, "]$ ")):
+		return strings.Contains(t[:strings.IndexByte(t, ']')], "@")
+	}
+	// "user@host:~/dir$ cmd", "root@node2# cmd": the first word holds an
+	// @ and ends in the prompt character.
+	f := strings.Fields(t)
+	if len(f) < 2 || !strings.Contains(f[0], "@") || strings.HasPrefix(f[0], "@") {
+		return false
+	}
+	return strings.HasSuffix(f[0], "$") || strings.HasSuffix(f[0], "#")
+}
+
+// promptCommands start the commands a root prompt "# …" is recognised by.
+var promptCommands = []string{"ib", "rdma", "dmesg", "journalctl", "nvidia-smi", "ethtool", "mpirun", "srun", "all_", "perfquery", "dump_fts", "sminfo", "saquery", "cat", "sudo", "./", "show_gids", "mlx"}
+
+// Split cuts a paste into spans, one per tool output, at the headers only
+// one tool prints and where runs of alike lines (kernel log, NCCL log)
+// begin and end. Spans cover every line in order; lines before the first
+// recognised output form a KindUnknown span. Lines that fit no kind stay in
+// the span they appear in (its parser reports them as skipped).
+func Split(ls []string) []Span {
+	var out []Span
+	cur := Span{Kind: KindUnknown, Start: 1}
+	open := func(k Kind, start int) {
+		// A prompt (and blank lines) right above starts the new output.
+		for p := start - 1; (p > cur.Start || p == cur.Start && cur.Kind == KindUnknown) && p >= start-3; p-- {
+			if isPrompt(ls[p-1]) {
+				start = p
+				break
+			}
+			if strings.TrimSpace(ls[p-1]) != "" {
+				break
+			}
+		}
+		if start > cur.Start {
+			cur.End = start - 1
+			out = append(out, cur)
+		}
+		cur = Span{Kind: k, Start: start}
+	}
+	// Device names seen in the current HCA segment: a name seen again is
+	// the next host's output (ibstat run over ssh on many nodes).
+	seen := map[string]bool{}
+	for i := range ls {
+		n := i + 1
+		// A markdown code fence (GitHub issues, chat) closes the output it
+		// follows: the prose after it is not that tool's.
+		if isFence(ls[i]) {
+			if cur.Kind != KindUnknown {
+				open(KindUnknown, n)
+				clear(seen)
+			}
+			continue
+		}
+		if k, back := header(ls, i); k != KindUnknown {
+			start := n - back
+			if start < cur.Start {
+				start = cur.Start
+			}
+			name := deviceName(k, ls[i])
+			if k != cur.Kind || name != "" && seen[name] {
+				open(k, start)
+				clear(seen)
+			}
+			if name != "" {
+				seen[name] = true
+			}
+			continue
+		}
+		if m := member(ls[i]); m != KindUnknown && !compatible(cur.Kind, m) {
+			open(m, n)
+		}
+	}
+	if len(ls) > 0 {
+		cur.End = len(ls)
+		out = append(out, cur)
+	}
+	return out
+}

@@ -1,0 +1,308 @@
+package metrics
+
+import (
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
+)
+
+// Namespace prefixes every metric.
+const Namespace = "ibdoctor"
+
+// State is what one scrape renders: the agent's last sample.
+type State struct {
+	Snapshot *snapshot.Snapshot
+	// Ethtool holds the ethtool statistics of RoCE netdevs.
+	Ethtool trend.Ethtool
+	// Rates are the per-second rates over the last interval.
+	Rates []trend.CounterRate
+	// Findings are the active findings (static and over time).
+	Findings []finding.Finding
+	// CollectErrors counts unreadable files per path since the agent
+	// started.
+	CollectErrors map[string]uint64
+	// SourceUp says whether each source (sysfs, ethtool, store) worked in
+	// the last interval.
+	SourceUp map[string]bool
+	// SampleDuration is how long the last sample took; Samples counts
+	// samples since start.
+	SampleDuration time.Duration
+	Samples        uint64
+}
+
+// portLabels are the labels of every port series (SPEC).
+var portLabels = []string{"device", "port", "link_layer", "netdev"}
+
+// Collector renders the State returned by its source function.
+type Collector struct {
+	state   func() *State
+	version string
+
+	mu    sync.Mutex
+	descs map[string]*prometheus.Desc
+
+	buildInfo, scrapeDuration, finding, health, collectErrors, sourceUp,
+	sampleDuration, samples, lastSample, portState, portPhys, portRate,
+	portInfo, hw, devHW, ethtool, carrier, saturated, throughput *prometheus.Desc
+}
+
+// New returns a collector that renders state() on every scrape; state may
+// return nil before the first sample.
+func New(version string, state func() *State) *Collector {
+	c := &Collector{state: state, version: version, descs: map[string]*prometheus.Desc{}}
+	d := func(name, help string, labels ...string) *prometheus.Desc {
+		return prometheus.NewDesc(Namespace+"_"+name, help, labels, nil)
+	}
+	c.buildInfo = d("build_info", "ibdoctor build; always 1.", "version", "goversion")
+	c.scrapeDuration = d("scrape_duration_seconds", "Time it took to render the metrics of the last sample. The agent renders them once per sample; scrapes serve that text and never re-read sysfs.")
+	c.finding = d("finding", "1 per active finding (static rules and rules over time); see `ibdoctor rules ID`.", "id", "severity", "device", "port")
+	c.health = d("node_health", "Node verdict from the active findings: 0 healthy, 1 warning, 2 critical (the exit codes of `ibdoctor check`).")
+	c.collectErrors = d("collect_errors_total", "Files that could not be read or parsed, per path, since the agent started.", "path")
+	c.sourceUp = d("source_up", "1 when the source worked in the last sample (sysfs, ethtool, store).", "source")
+	c.sampleDuration = d("sample_duration_seconds", "Time the last sample of sysfs and ethtool took.")
+	c.samples = d("samples_total", "Samples taken since the agent started.")
+	c.lastSample = d("last_sample_timestamp_seconds", "Unix time of the sample this scrape renders.")
+	c.portState = d("port_state", "Logical port state number (1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER).", portLabels...)
+	c.portPhys = d("port_phys_state", "Physical port state number (2 Polling, 3 Disabled, 5 LinkUp, 6 LinkErrorRecovery, …).", portLabels...)
+	c.portRate = d("port_link_rate_bytes_per_second", "Active link rate (sysfs rate) in bytes per second; absent when the port is not ACTIVE.", portLabels...)
+	c.portInfo = d("port_info", "Port and HCA identity; always 1.", append(portLabels, "fw_ver", "hca_type", "board_id", "node_guid", "rate")...)
+	c.hw = d("port_hw_stat_total", "Per-port hw_counters/ file (mlx5: Q counters wrap at 2^32, congestion counters are 64-bit), by file name.", append(portLabels, "counter")...)
+	c.devHW = d("device_hw_stat_total", "Device-level hw_counters/ file, by file name.", "device", "counter")
+	c.ethtool = d("port_ethtool_total", "ethtool -S statistic of the port's netdev (PFC, pause, ECN, PHY and discard counters; per-ring statistics are not exported).", append(portLabels, "counter")...)
+	c.carrier = d("port_carrier_changes_total", "carrier_changes of the port's netdev (each flap adds two).", portLabels...)
+	c.saturated = d("port_counter_saturated", "1 while a saturating IBTA error counter sits at its maximum: its rate is unknown.", append(portLabels, "counter")...)
+	c.throughput = d("port_data_rate_bytes_per_second", "Data rate over the last sample interval (port_xmit_data/port_rcv_data × 4 per second); absent when unknown (reset or saturated counter).", append(portLabels, "direction")...)
+	return c
+}
+
+// Describe sends nothing: the collector is unchecked, because counter
+// names are discovered at run time.
+func (c *Collector) Describe(chan<- *prometheus.Desc) {}
+
+// Collect renders the latest state.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	start := time.Now()
+	ch <- prometheus.MustNewConstMetric(c.buildInfo, prometheus.GaugeValue, 1, c.version, runtime.Version())
+	st := c.state()
+	if st != nil {
+		c.collectState(ch, st)
+	}
+	ch <- prometheus.MustNewConstMetric(c.scrapeDuration, prometheus.GaugeValue, time.Since(start).Seconds())
+}
+
+func (c *Collector) collectState(ch chan<- prometheus.Metric, st *State) {
+	gauge := func(d *prometheus.Desc, v float64, l ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, l...)
+	}
+	counter := func(d *prometheus.Desc, v float64, l ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, l...)
+	}
+	for src, up := range st.SourceUp {
+		gauge(c.sourceUp, b2f(up), src)
+	}
+	for path, n := range st.CollectErrors {
+		counter(c.collectErrors, float64(n), path)
+	}
+	gauge(c.sampleDuration, st.SampleDuration.Seconds())
+	counter(c.samples, float64(st.Samples))
+	health := 0.0
+	switch finding.Worst(st.Findings) {
+	case finding.Warning:
+		health = 1
+	case finding.Critical:
+		health = 2
+	}
+	gauge(c.health, health)
+	seen := map[[4]string]bool{}
+	for _, f := range st.Findings {
+		port := ""
+		if f.Subject.Port != 0 {
+			port = strconv.Itoa(f.Subject.Port)
+		}
+		k := [4]string{f.ID, string(f.Severity), f.Subject.Device, port}
+		if seen[k] { // e.g. two findings of one ID on one device's PCIe
+			continue
+		}
+		seen[k] = true
+		gauge(c.finding, 1, k[:]...)
+	}
+	s := st.Snapshot
+	if s == nil {
+		return
+	}
+	gauge(c.lastSample, float64(s.Taken.UnixNano())/1e9)
+	tp := map[trend.PortKey][2]float64{}
+	has := map[trend.PortKey][2]bool{}
+	for _, r := range st.Rates {
+		if r.Source != trend.SrcCounters || !r.Rate.Known() {
+			continue
+		}
+		k := trend.PortKey{Device: r.Device, Port: r.Port}
+		v, h := tp[k], has[k]
+		switch r.Name {
+		case "port_xmit_data":
+			v[0], h[0] = r.Rate.PerSecond, true
+		case "port_rcv_data":
+			v[1], h[1] = r.Rate.PerSecond, true
+		}
+		tp[k], has[k] = v, h
+	}
+	for di := range s.Devices {
+		d := &s.Devices[di]
+		for _, hc := range d.HWCounters {
+			if hc.Spec.Kind != ib.KindSetting && hc.Name != "lifespan" {
+				counter(c.devHW, float64(hc.Value), d.Name, hc.Name)
+			}
+		}
+		for pi := range d.Ports {
+			p := &d.Ports[pi]
+			l := []string{d.Name, strconv.Itoa(p.Number), string(p.LinkLayer), p.NetDev}
+			rate := ""
+			if p.Rate != nil {
+				rate = p.Rate.Sysfs()
+			}
+			gauge(c.portInfo, 1, append(l, d.FWVersion, d.HCAType, d.BoardID, d.NodeGUID, rate)...)
+			if p.State != nil {
+				gauge(c.portState, float64(*p.State), l...)
+			}
+			if p.PhysState != nil {
+				gauge(c.portPhys, float64(*p.PhysState), l...)
+			}
+			if p.IsActive() && p.Rate != nil {
+				gauge(c.portRate, float64(p.Rate.BytesPerSecond()), l...)
+			}
+			k := trend.PortKey{Device: d.Name, Port: p.Number}
+			if h := has[k]; h[0] || h[1] {
+				v := tp[k]
+				if h[0] {
+					gauge(c.throughput, v[0], append(l, "transmit")...)
+				}
+				if h[1] {
+					gauge(c.throughput, v[1], append(l, "receive")...)
+				}
+			}
+			for _, pc := range p.Counters {
+				v := float64(pc.Value)
+				if m := pc.Spec.BytesPerUnit(); m > 0 {
+					v *= float64(m)
+				}
+				counter(c.portCounterDesc(pc.Name, pc.Spec), v, l...)
+				if pc.Saturated() {
+					gauge(c.saturated, 1, append(l, pc.Name)...)
+				}
+			}
+			for _, hc := range p.HWCounters {
+				if hc.Spec.Kind != ib.KindSetting && hc.Name != "lifespan" {
+					counter(c.hw, float64(hc.Value), append(l, hc.Name)...)
+				}
+			}
+			if nd := s.NetDev(p.NetDev); nd != nil && nd.CarrierChanges != nil {
+				counter(c.carrier, float64(*nd.CarrierChanges), l...)
+			}
+			for name, v := range st.Ethtool[p.NetDev] {
+				if ExportEthtool(name) {
+					counter(c.ethtool, float64(v), append(l, name)...)
+				}
+			}
+		}
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// PortCounterName is the metric name of a counters/ file: the file name
+// lower-cased without its "port_" prefix, data counters in bytes
+// ("port_xmit_data" → "ibdoctor_port_xmit_bytes_total"), others in their
+// own unit ("symbol_error" → "ibdoctor_port_symbol_error_total").
+func PortCounterName(file string, spec ib.CounterSpec) string {
+	n := strings.TrimPrefix(strings.ToLower(file), "port_")
+	if spec.BytesPerUnit() > 0 {
+		n = strings.TrimSuffix(n, "_data") + "_bytes"
+	}
+	return Namespace + "_port_" + sanitize(n) + "_total"
+}
+
+var invalid = regexp.MustCompile(`[^a-z0-9_]`)
+
+func sanitize(s string) string { return invalid.ReplaceAllString(s, "_") }
+
+func (c *Collector) portCounterDesc(file string, spec ib.CounterSpec) *prometheus.Desc {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.descs[file]; ok {
+		return d
+	}
+	help := "counters/" + file
+	if spec.Help != "" {
+		help += ": " + spec.Help
+	}
+	if spec.BytesPerUnit() == 4 {
+		help += " (4-octet words × 4 = bytes)"
+	}
+	if spec.Saturating {
+		help += "; saturates at " + strconv.FormatUint(spec.Max(), 10) + " (see ibdoctor_port_counter_saturated)"
+	}
+	d := prometheus.NewDesc(PortCounterName(file, spec), help, portLabels, nil)
+	c.descs[file] = d
+	return d
+}
+
+// perRing matches the per-queue ethtool statistics (rx3_packets,
+// tx12_bytes, ch0_events) that inflate `ethtool -S` into thousands of lines.
+var perRing = regexp.MustCompile(`^(rx|tx|ch|xdp|ptp)[0-9]+_`)
+
+// exported are the ethtool statistics relevant to RDMA health (DOMAIN §6).
+var exported = regexp.MustCompile(`(pause|_prio[0-7]_|_phy$|discard|ecn|cnp|out_of_buffer|link_down_events|module_|pci_|storm)`)
+
+// ExportEthtool reports whether an ethtool statistic is exported: PFC,
+// pause, per-priority, PHY, discard, ECN/CNP, buffer, module and PCIe
+// statistics; never per-ring ones.
+func ExportEthtool(name string) bool {
+	return !perRing.MatchString(name) && exported.MatchString(name)
+}
+
+// Families returns the name of every metric family the agent can export:
+// the fixed ones, the SelfCollector's, and one per known counters/ file (unknown counters/ files
+// found at run time follow PortCounterName). Dashboards and alert rules are
+// tested against this list.
+func Families() []string {
+	c := New("", func() *State { return nil })
+	var out []string
+	for _, d := range []*prometheus.Desc{c.buildInfo, c.scrapeDuration, c.finding, c.health, c.collectErrors, c.sourceUp,
+		c.sampleDuration, c.samples, c.lastSample, c.portState, c.portPhys, c.portRate, c.portInfo, c.hw, c.devHW,
+		c.ethtool, c.carrier, c.saturated, c.throughput} {
+		out = append(out, descName(d))
+	}
+	for _, s := range ib.PortCounterSpecs {
+		out = append(out, PortCounterName(s.Name, s))
+	}
+	self := NewSelfCollector()
+	for _, d := range []*prometheus.Desc{self.cpu, self.rss, self.vsz, self.errsD} {
+		out = append(out, descName(d))
+	}
+	return out
+}
+
+var fqName = regexp.MustCompile(`fqName: "([^"]+)"`)
+
+func descName(d *prometheus.Desc) string {
+	if m := fqName.FindStringSubmatch(d.String()); m != nil {
+		return m[1]
+	}
+	return ""
+}

@@ -1,0 +1,216 @@
+package hcatext
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+)
+
+func TestCRLFAndTabsReadAlike(t *testing.T) {
+	b, err := os.ReadFile("testdata/ibstat-cx6-ib-down-nccl-tests-128.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crlf := strings.ReplaceAll(strings.ReplaceAll(string(b), "        ", "\t"), "\n", "\r\n")
+	r, err := ParseIBStat(strings.NewReader(crlf), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Snap.Port("mlx5_1", 1)
+	if len(r.Skipped) != 0 || p == nil || *p.State != ib.StateDown || *p.PhysState != ib.PhysDisabled {
+		t.Fatalf("CRLF/tab copy read differently: %+v %+v", r.Skipped, p)
+	}
+	if l, ok := r.Locate("sys/class/infiniband/mlx5_1/ports/1/phys_state"); !ok || l.N != 27 || l.Text != "Physical state: Disabled" {
+		t.Errorf("Locate phys_state = %+v %v, want line 27", l, ok)
+	}
+}
+
+// The -v port lines of ucx#10317 under a device header: active_width and
+// active_speed make a rate with width and lane speed, and GIDs are typed.
+func TestDevinfoVerboseRate(t *testing.T) {
+	b, err := os.ReadFile("testdata/ibv_devinfo-v-disabled-ucx-10317.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	in := "hca_id:\tmlx5_1\n\tfw_ver:\t\t28.39.2048\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_DOWN (1)\n" + strings.Join(lines[:13], "\n") + "\n"
+	r, err := ParseDevinfo(strings.NewReader(in), "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Snap.Port("mlx5_1", 1)
+	if p == nil || p.Rate == nil || *p.Rate != ib.NewRate(4, ib.SpeedQDR) || *p.PhysState != ib.PhysDisabled {
+		t.Fatalf("port = %+v", p)
+	}
+	if len(p.GIDs) != 2 || p.GIDs[1].Type != ib.GIDTypeRoCEv2 || p.GIDs[0].Type != ib.GIDTypeIBRoCEv1 {
+		t.Errorf("GIDs = %+v", p.GIDs)
+	}
+	if p.SMSL == nil || *p.SMSL != 0 {
+		t.Errorf("sm_sl = %v", p.SMSL)
+	}
+}
+
+// A down port's -v lines say "invalid" with 0 in parentheses: no rate, no
+// complaint.
+func TestDevinfoInvalidWidthSpeed(t *testing.T) {
+	in := "hca_id:\tmlx5_0\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_DOWN (1)\n\t\t\tactive_width:\t\tinvalid width (0)\n\t\t\tactive_speed:\t\tinvalid speed (0)\n\t\t\tphys_state:\t\tPOLLING (2)\n"
+	r, err := ParseDevinfo(strings.NewReader(in), "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := r.Snap.Port("mlx5_0", 1); len(r.Skipped) != 0 || p.Rate != nil || *p.PhysState != ib.PhysPolling {
+		t.Errorf("skipped %+v port %+v", r.Skipped, p)
+	}
+}
+
+func TestRdmaCounters(t *testing.T) {
+	one := parseFile(t, "rdma-statistic-qiita.txt").Snap.Port("mlx5_2", 1)
+	c, ok := one.HWCounter("rx_write_requests")
+	if !ok || c.Value != 18747 {
+		t.Errorf("rx_write_requests = %+v %v", c, ok)
+	}
+	wrapped := parseFile(t, "rdma-statistic-wrapped-iproute2-patch.txt").Snap.Port("mlx5_2", 1)
+	for name, want := range map[string]uint64{"rx_read_requests": 4, "rx_atomic_requests": 0, "out_of_buffer": 0, "rx_icrc_encapsulated": 0} {
+		if c, ok := wrapped.HWCounter(name); !ok || c.Value != want {
+			t.Errorf("wrapped %s = %+v %v, want %d", name, c, ok, want)
+		}
+	}
+}
+
+func TestRdmaOldFormAndTruncation(t *testing.T) {
+	r, err := ParseRdma(strings.NewReader("1/1: mlx5_0/1: state ACTIVE physical_state LINK_UP netdev ens1\nlink mlx5_1/1 out_of_buffer 7 out_of_sequence"), "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := r.Snap.Port("mlx5_0", 1); p == nil || !p.IsActive() || p.NetDev != "ens1" {
+		t.Errorf("old form port = %+v", p)
+	}
+	if len(r.Skipped) != 1 || r.Skipped[0].Line != 2 || !strings.Contains(r.Skipped[0].Reason, "truncated") {
+		t.Errorf("skipped = %+v", r.Skipped)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for name, p := range map[string]parser{"ibstat": ParseIBStat, "ibstatus": ParseIBStatus, "devinfo": ParseDevinfo, "rdma": ParseRdma} {
+		_, err := p(strings.NewReader("hello\nworld\n"), "paste.txt")
+		if !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), "paste.txt") {
+			t.Errorf("%s: err = %v, want ErrNoData naming the file", name, err)
+		}
+	}
+	_, err := ParseRdma(strings.NewReader("link mlx5_0/1 "+strings.Repeat("x", maxLine+1)), "long.txt")
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Source != "long.txt" || pe.Line != 1 || !strings.HasPrefix(err.Error(), "long.txt line 1: ") {
+		t.Errorf("over-long line: err = %v", err)
+	}
+}
+
+func seed(f *testing.F) {
+	fs, _ := filepath.Glob("testdata/*.txt")
+	for _, name := range fs {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+}
+
+func fuzzParser(f *testing.F, p parser) {
+	seed(f)
+	f.Fuzz(func(t *testing.T, in string) {
+		r, err := p(strings.NewReader(in), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, d := range r.Snap.Devices {
+			if d.Name == "" {
+				t.Fatal("device without a name")
+			}
+			for _, pt := range d.Ports {
+				if pt.Device != d.Name {
+					t.Fatalf("port %+v under %s", pt, d.Name)
+				}
+			}
+		}
+		lines := strings.Count(in, "\n") + 1
+		for _, s := range r.Skipped {
+			if s.Line < 1 || s.Line > lines || s.Reason == "" {
+				t.Fatalf("bad skip %+v of %d lines", s, lines)
+			}
+		}
+		for path, l := range r.Lines {
+			if l.N < 1 || l.N > lines || !strings.HasPrefix(path, "sys/class/infiniband/") {
+				t.Fatalf("value %s from line %d of %d", path, l.N, lines)
+			}
+		}
+	})
+}
+
+func FuzzParseIBStat(f *testing.F)   { fuzzParser(f, ParseIBStat) }
+func FuzzParseIBStatus(f *testing.F) { fuzzParser(f, ParseIBStatus) }
+func FuzzParseDevinfo(f *testing.F)  { fuzzParser(f, ParseDevinfo) }
+func FuzzParseRdma(f *testing.F)     { fuzzParser(f, ParseRdma) }
+
+func TestRdmaRepeatedPortKeepsLaterValue(t *testing.T) {
+	r, err := ParseRdma(strings.NewReader("link mlx5_0/1 out_of_buffer 7\nlink mlx5_0/1 out_of_buffer 9\n"), "twice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Snap.Port("mlx5_0", 1)
+	if c, ok := p.HWCounter("out_of_buffer"); len(p.HWCounters) != 1 || !ok || c.Value != 9 {
+		t.Errorf("counters %+v", p.HWCounters)
+	}
+}
+
+// BenchmarkParseIBStat parses a 64-HCA ibstat (a large node pasted whole).
+func BenchmarkParseIBStat(b *testing.B) {
+	one, err := os.ReadFile("testdata/ibstat-cx6dx-roce-l2fwd-nv-6.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	for i := 0; i < 32; i++ {
+		sb.WriteString(strings.NewReplacer("'mlx5_0'", fmt.Sprintf("'mlx5_%d'", 2*i), "'mlx5_1'", fmt.Sprintf("'mlx5_%d'", 2*i+1)).Replace(string(one)))
+	}
+	in := sb.String()
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := ParseIBStat(strings.NewReader(in), "bench")
+		if err != nil || len(r.Snap.Devices) != 64 {
+			b.Fatalf("%v %d", err, len(r.Snap.Devices))
+		}
+	}
+}
+
+func TestShift(t *testing.T) {
+	r := parseFile(t, "ibstat-ibpanic-gpud-752.txt")
+	r.Shift(100)
+	if l, ok := r.Locate("sys/class/infiniband/mlx5_7/ports/1/state"); !ok || l.N != 111 {
+		t.Errorf("state line %+v", l)
+	}
+	if r.Skipped[0].Line != 101 {
+		t.Errorf("first skip %+v", r.Skipped[0])
+	}
+}
+
+// ibv_devinfo -v | grep -E 'hca_id|state|active_' drops the "port:" lines.
+func TestDevinfoFilteredPaste(t *testing.T) {
+	in := "hca_id:\tmlx5_0\n\tfw_ver:\t\t\t\t32.47.1088\n\t\t\tstate:\t\t\tPORT_DOWN (1)\n\t\t\tactive_width:\t\t4X (2)\n\t\t\tactive_speed:\t\t25.0 Gbps (32)\n\t\t\tphys_state:\t\tLINK_UP (5)\n"
+	r, err := ParseDevinfo(strings.NewReader(in), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Snap.Port("mlx5_0", 1)
+	if p == nil || *p.State != ib.StateDown || *p.PhysState != ib.PhysLinkUp || p.Rate == nil || *p.Rate != ib.NewRate(4, ib.SpeedEDR) {
+		t.Fatalf("port %+v", p)
+	}
+	if len(r.Skipped) != 1 || r.Skipped[0].Line != 3 || !strings.Contains(r.Skipped[0].Reason, "read as port 1") {
+		t.Errorf("skipped %+v", r.Skipped)
+	}
+}

@@ -1,0 +1,403 @@
+package kmsg
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+)
+
+func readLog(t testing.TB, name string) *Log {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l *Log
+	if strings.HasPrefix(name, "kmsg-") {
+		l, err = ParseKmsg(bytes.NewReader(b), name)
+	} else {
+		l, err = ParseText(bytes.NewReader(b), name, TextOptions{Year: 2024})
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return l
+}
+
+// brief is an event reduced to what the corpus table asserts.
+type brief struct {
+	Kind   Kind
+	PCI    pcie.Address
+	Detail string
+}
+
+func briefs(evs []Event) []brief {
+	var out []brief
+	for _, e := range evs {
+		b := brief{Kind: e.Kind, PCI: e.PCI}
+		switch e.Kind {
+		case KindXid:
+			b.Detail = strconv.Itoa(e.Xid) + ","
+		case KindAER:
+			b.Detail = e.AERSeverity
+			if e.AERDetail {
+				b.Detail += "/detail"
+			} else {
+				b.Detail += "/from " + string(e.Reporter)
+			}
+		case KindLink:
+			b.Detail = e.Interface + " down"
+			if e.Up {
+				b.Detail = e.Interface + " up"
+			}
+		case KindModule, KindHealth, KindFallenOffBus:
+			b.Detail = e.Detail
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func TestCorpus(t *testing.T) {
+	tests := []struct {
+		file    string
+		records int
+		want    []brief
+	}{
+		{"dmesg-aer-old.txt", 16, []brief{
+			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
+			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
+			{KindAER, "0000:00:1c.5", "correctable/detail"},
+			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
+			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
+			{KindAER, "0000:00:1c.5", "correctable/detail"},
+			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
+		}},
+		{"journal-aer-localized.txt", 8, []brief{
+			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
+			{KindAER, "0000:00:1c.5", "correctable/detail"},
+			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
+			{KindAER, "0000:00:1c.5", "correctable/detail"},
+		}},
+		{"dmesg-fallen-off-multiline.txt", 3, []brief{
+			{KindFallenOffBus, "0000:b3:00.0", "GPU has fallen off the bus"},
+		}},
+		{"dmesg-old-fallen-off.txt", 6, []brief{
+			{KindFallenOffBus, "0000:01:00.0", "GPU has fallen off the bus"},
+			{KindFallenOffBus, "0000:01:00.0", "GPU has fallen off the bus"},
+		}},
+		// INIT is neither up nor down; the systemd lines are skipped.
+		{"journal-mlx5-ib-port.txt", 4, []brief{
+			{KindLink, "0000:ab:00.0", "mlx5_5 up"},
+		}},
+		// "Cable plugged" is a module event but not an error.
+		{"dmesg-mlx5-probe.txt", 12, []brief{
+			{KindModule, "0004:01:00.0", "Cable plugged"},
+		}},
+		{"dmesg-gpu-node.txt", 27, []brief{
+			{KindXid, "0000:10:1c.0", "63,"},
+			{KindXid, "0000:2b:00.0", "48,"},
+			{KindXid, "0000:2b:00.0", "48,"},
+			{KindXid, "0000:9b:00.0", "31,"},
+			{KindAER, "0000:3b:00.0", "correctable/from 0000:3a:00.0"},
+			{KindAER, "0000:3b:00.0", "correctable/detail"},
+			{KindAER, "0000:3b:00.0", "nonfatal/from 0000:3a:00.0"},
+			{KindAER, "0000:3b:00.0", "nonfatal/detail"},
+			{KindLink, "0000:3b:00.0", "ens1f0np0 down"},
+			{KindLink, "0000:3b:00.0", "ens1f0np0 up"},
+			{KindLink, "0000:3b:00.0", "ens1f0np0 down"},
+			{KindLink, "0000:3b:00.0", "ens1f0np0 up"},
+			{KindLink, "0000:3b:00.0", "ens1f0np0 down"},
+			{KindLink, "0000:3b:00.0", "ens1f0np0 up"},
+			{KindModule, "0000:5e:00.0", "Cable unplugged"},
+			{KindModule, "0000:5e:00.0", "High Temperature"},
+			{KindModule, "0000:5e:00.0", "Power budget exceeded"},
+			{KindHealth, "0000:5e:00.0", "device's health compromised - reached miss count"},
+			{KindHealth, "0000:5e:00.0", "synd 0x8: unrecoverable hardware error"},
+			{KindHealth, "0000:5e:00.0", "ACCESS_REG(0x805) timeout. Will cause a leak of a command resource"},
+			{KindXid, "0000:2b:00.0", "79,"},
+			{KindFallenOffBus, "0000:2b:00.0", "GPU has fallen off the bus"},
+		}},
+		// Firmware-first: the severity comes from the CPER record.
+		{"dmesg-aer-firmware-first.txt", 16, []brief{
+			{KindAER, "0000:3b:00.0", "nonfatal/detail"},
+		}},
+		{"dmesg-T-flaps.txt", 5, []brief{
+			{KindLink, "0000:86:00.1", "ens2f1np1 down"},
+			{KindLink, "0000:86:00.1", "ens2f1np1 up"},
+			{KindLink, "0000:86:00.1", "ens2f1np1 down"},
+			{KindLink, "0000:86:00.1", "ens2f1np1 up"},
+		}},
+		{"kmsg-records.txt", 6, []brief{
+			{KindAER, "0000:3b:00.0", "correctable/from 0000:3a:00.0"},
+			{KindAER, "0000:3b:00.0", "correctable/detail"},
+			{KindXid, "0000:2b:00.0", "79,"},
+			{KindLink, "0000:3b:00.0", "ens1f0np0 down"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			l := readLog(t, tt.file)
+			if len(l.Errors) > 0 {
+				t.Errorf("unexpected parse errors: %v", l.Errors)
+			}
+			if len(l.Records) != tt.records {
+				t.Errorf("records = %d, want %d", len(l.Records), tt.records)
+			}
+			if diff := cmp.Diff(tt.want, briefs(Events(l.Records))); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestXidFields(t *testing.T) {
+	l := readLog(t, "dmesg-gpu-node.txt")
+	var xids []Event
+	for _, e := range Events(l.Records) {
+		if e.Kind == KindXid {
+			xids = append(xids, e)
+		}
+	}
+	if len(xids) != 5 {
+		t.Fatalf("got %d Xids, want 5", len(xids))
+	}
+	if x := xids[1]; x.Xid != 48 || x.XidPID != "20816" || x.XidProcess != "python3" || x.GPUInstance != -1 || !strings.HasPrefix(x.Detail, "An uncorrectable double bit error") {
+		t.Errorf("Xid 48 = %+v", x)
+	}
+	if x := xids[3]; x.Xid != 31 || x.GPUInstance != 1 || x.XidProcess != "pt_main_thread" {
+		t.Errorf("MIG Xid 31 = %+v", x)
+	}
+	if x := xids[4]; x.Xid != 79 || x.XidPID != "" || x.Detail != "GPU has fallen off the bus." {
+		t.Errorf("Xid 79 = %+v", x)
+	}
+	if got := xids[4].Record.Mono; got != 12000*time.Second {
+		t.Errorf("Xid 79 mono = %v", got)
+	}
+}
+
+func TestKmsgRecordFields(t *testing.T) {
+	l := readLog(t, "kmsg-records.txt")
+	want := []Record{
+		{Line: 1, Priority: 6, Seq: 339, Mono: 5140900 * time.Microsecond, HasMono: true, Text: "NET: Registered protocol family 10"},
+		{Line: 2, Priority: 4, Seq: 1021, Mono: 10032000112 * time.Microsecond, HasMono: true, Text: "pcieport 0000:3a:00.0: AER: Correctable error received: 0000:3b:00.0", Device: "+pci:0000:3a:00.0"},
+	}
+	if diff := cmp.Diff(want, l.Records[:2]); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+	if got := l.Records[5].Text; got != "path\\with backslash and tab\there" {
+		t.Errorf("unescaped text = %q", got)
+	}
+	if got := l.Records[3].Priority; got != 3 {
+		t.Errorf("priority = %d, want 3 (err)", got)
+	}
+}
+
+func TestContinuationRecords(t *testing.T) {
+	in := "4,10,100,c;mlx5_core 0000:3b:00.0 ens1f0np0: Link \n4,11,101,+;down\n6,12,102,-;next\n"
+	l, err := ParseKmsg(strings.NewReader(in), "kmsg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Records) != 2 || l.Records[0].Text != "mlx5_core 0000:3b:00.0 ens1f0np0: Link down" {
+		t.Fatalf("records = %+v", l.Records)
+	}
+	if evs := Events(l.Records); len(evs) != 1 || evs[0].Kind != KindLink || evs[0].Up {
+		t.Errorf("events = %+v", evs)
+	}
+}
+
+func TestParseRecordErrors(t *testing.T) {
+	for _, in := range []string{
+		"no semicolon",
+		"6,1;text",
+		"x,1,2,-;text",
+		"6,x,2,-;text",
+		"6,1,-5,-;text",
+		"6,1,99999999999999999999,-;text",
+		"6,1,2,;text",
+	} {
+		if _, err := ParseRecord([]byte(in)); !errors.Is(err, ErrMalformed) {
+			t.Errorf("ParseRecord(%q) err = %v, want ErrMalformed", in, err)
+		}
+	}
+}
+
+func TestParseTextFormats(t *testing.T) {
+	loc := time.FixedZone("CET", 3600)
+	tests := []struct {
+		name     string
+		in       string
+		wantText string
+		wantMono time.Duration
+		wantTime time.Time
+		wantErr  bool
+		skipped  bool
+	}{
+		{name: "seconds", in: "[   12.345678] hello", wantText: "hello", wantMono: 12345678 * time.Microsecond},
+		{name: "raw priority", in: "<3>[    1.5] boom", wantText: "boom", wantMono: 1500 * time.Millisecond},
+		{name: "decoded facility and level", in: "kern  :warn  : [10032.000140] mlx5_core 0000:3b:00.0: AER: x", wantText: "mlx5_core 0000:3b:00.0: AER: x", wantMono: 10032000140 * time.Microsecond},
+		{name: "not a facility", in: "Note: nothing", wantText: "Note: nothing"},
+		{name: "ctime", in: "[Tue Mar  5 10:11:12 2024] hi", wantText: "hi", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc)},
+		{name: "iso", in: "2024-03-05T10:11:12,123456+01:00 msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 9, 11, 12, 123456000, time.UTC)},
+		{name: "journal", in: "Mar 05 10:11:12 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc)},
+		{name: "journal with printk time", in: "Mar 05 10:11:12 node7 kernel: [  618.6] msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc), wantMono: 618600 * time.Millisecond},
+		{name: "journal iso", in: "2024-03-05T10:11:12+0000 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, time.UTC)},
+		{name: "journal other program", in: "Mar 05 10:11:12 node7 systemd[1]: Started x.", skipped: true},
+		{name: "plain", in: "no stamp at all", wantText: "no stamp at all"},
+		{name: "bracket text", in: "[drm] Initialized", wantText: "[drm] Initialized"},
+		{name: "broken seconds", in: "[  12.34x] msg", wantErr: true},
+		{name: "unclosed", in: "[  12.34 msg", wantErr: true},
+		{name: "bad journal time", in: "Mar 05 10:71:12 node7 kernel: msg", wantErr: true},
+		{name: "bad iso", in: "2024-13-05T10:11:12+0000 msg", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseText(strings.NewReader(tt.in+"\n"), "test.txt", TextOptions{Year: 2024, Location: loc})
+			if tt.wantErr || tt.skipped {
+				if !errors.Is(err, ErrNoData) {
+					t.Fatalf("err = %v, want ErrNoData", err)
+				}
+				if tt.wantErr && (len(l.Errors) != 1 || l.Errors[0].Line != 1 || !errors.Is(l.Errors[0], ErrMalformed)) {
+					t.Fatalf("errors = %v, want one ErrMalformed on line 1", l.Errors)
+				}
+				if tt.wantErr && !strings.HasPrefix(l.Errors[0].Error(), "test.txt line 1: ") {
+					t.Errorf("error %q does not name file and line", l.Errors[0])
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := l.Records[0]
+			if r.Text != tt.wantText || r.Mono != tt.wantMono || !r.Time.Equal(tt.wantTime) {
+				t.Errorf("got text %q mono %v time %v", r.Text, r.Mono, r.Time)
+			}
+		})
+	}
+}
+
+func TestSinceWindow(t *testing.T) {
+	l := readLog(t, "dmesg-T-flaps.txt")
+	start := time.Date(2024, 3, 5, 10, 30, 0, 0, time.UTC)
+	if got := len(l.Since(start, time.Time{})); got != 3 {
+		t.Errorf("records since 10:30 = %d, want 3", got)
+	}
+	mono := readLog(t, "dmesg-gpu-node.txt")
+	boot := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	if got := len(mono.Since(boot.Add(11500*time.Second), boot)); got != 8 {
+		t.Errorf("records after 11500 s = %d, want 8", got)
+	}
+	// Without a boot time nothing can be dated: everything is kept.
+	if got := len(mono.Since(boot.Add(11500*time.Second), time.Time{})); got != len(mono.Records) {
+		t.Errorf("undatable records dropped: %d of %d", got, len(mono.Records))
+	}
+}
+
+func TestEmptyInput(t *testing.T) {
+	if _, err := ParseText(strings.NewReader("\n\n"), "x", TextOptions{}); !errors.Is(err, ErrNoData) {
+		t.Errorf("ParseText(empty) err = %v", err)
+	}
+	if _, err := ParseKmsg(strings.NewReader(""), "x"); !errors.Is(err, ErrNoData) {
+		t.Errorf("ParseKmsg(empty) err = %v", err)
+	}
+}
+
+func corpus(t testing.TB) [][]byte {
+	ents, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".txt") {
+			b, err := os.ReadFile(filepath.Join("testdata", e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func FuzzParseText(f *testing.F) {
+	for _, b := range corpus(f) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		Detect(string(b))
+		if l, err := ParseKmsg(bytes.NewReader(b), "fuzz"); err == nil {
+			for _, r := range l.Records {
+				if r.Cont {
+					t.Fatalf("continuation record left unjoined: %+v", r)
+				}
+			}
+		}
+		l, err := ParseText(bytes.NewReader(b), "fuzz", TextOptions{Year: 2024})
+		if err != nil && !errors.Is(err, ErrNoData) {
+			return
+		}
+		for _, r := range l.Records {
+			if r.Mono < 0 {
+				t.Fatalf("negative monotonic time %v", r.Mono)
+			}
+			for _, e := range Classify(r) {
+				if e.PCI != "" {
+					if _, err := pcie.ParseAddress(string(e.PCI)); err != nil {
+						t.Fatalf("event with invalid PCI address %q", e.PCI)
+					}
+				}
+			}
+		}
+		Events(l.Records)
+	})
+}
+
+func FuzzParseRecord(f *testing.F) {
+	for _, b := range corpus(f) {
+		for _, line := range bytes.Split(b, []byte{'\n'}) {
+			f.Add(line)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := ParseRecord(b)
+		if err != nil {
+			return
+		}
+		if r.Priority < 0 || r.Priority > 7 || r.Mono < 0 {
+			t.Fatalf("out of range record %+v", r)
+		}
+		Classify(r)
+	})
+}
+
+func BenchmarkParseAndClassify(b *testing.B) {
+	var buf bytes.Buffer
+	for _, c := range corpus(b) {
+		if !bytes.Contains(c, []byte(";")) || bytes.HasPrefix(c, []byte("[")) {
+			buf.Write(c)
+		}
+	}
+	in := buf.Bytes()
+	lines := bytes.Count(in, []byte{'\n'})
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		l, err := ParseText(bytes.NewReader(in), "bench", TextOptions{Year: 2024})
+		if err != nil {
+			b.Fatal(err)
+		}
+		Events(l.Records)
+	}
+	b.ReportMetric(float64(lines*b.N)/b.Elapsed().Seconds(), "lines/s")
+}

@@ -1,0 +1,470 @@
+package kmsg
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/parse"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrNoData is returned when an input holds no log record at all.
+var ErrNoData = errors.New("no kernel log records")
+
+// ErrMalformed is wrapped by every ParseError.
+var ErrMalformed = errors.New("malformed kernel log line")
+
+// ParseError names the source and line of a malformed input.
+type ParseError = parse.Error
+
+// Record is one kernel log message.
+type Record struct {
+	// Line is the 1-based line of the source where the record starts.
+	Line int `json:"line"`
+	// Priority is the syslog level (0 emerg … 7 debug), -1 when the source
+	// does not carry it (plain dmesg text).
+	Priority int `json:"priority"`
+	// Seq is the /dev/kmsg sequence number (0 for text sources).
+	Seq uint64 `json:"seq,omitempty"`
+	// Mono is the time since boot, valid when HasMono ("[ 12.345678]" or
+	// the /dev/kmsg timestamp).
+	Mono    time.Duration `json:"mono,omitempty"`
+	HasMono bool          `json:"has_mono,omitempty"`
+	// Time is the wall-clock time where the source prints one (dmesg -T,
+	// --time-format iso, journalctl); zero otherwise.
+	Time time.Time `json:"time,omitzero"`
+	// Text is the message with escapes undone; continuation lines of a
+	// multi-line message are joined with "\n".
+	Text string `json:"text"`
+	// Device is the DEVICE= key of a /dev/kmsg record ("+pci:0000:3b:00.0").
+	Device string `json:"device,omitempty"`
+	// Cont marks a /dev/kmsg record with the '+' flag (older kernels): the
+	// continuation of the previous record's line. ParseRecord sets it; the
+	// log readers join such records to the one before and clear it.
+	Cont bool `json:"-"`
+}
+
+// appendRecord adds a record to a log, joining a '+' continuation to the
+// record before it.
+func (l *Log) appendRecord(r Record) {
+	if r.Cont && len(l.Records) > 0 {
+		l.Records[len(l.Records)-1].Text += r.Text
+		return
+	}
+	r.Cont = false
+	l.Records = append(l.Records, r)
+}
+
+// Log is a parsed kernel log.
+type Log struct {
+	// Source names where the log came from ("cmd/dmesg.txt", "/dev/kmsg").
+	Source  string   `json:"source"`
+	Records []Record `json:"records"`
+	// Errors are lines that could not be parsed; each skipped only itself.
+	Errors []*ParseError `json:"-"`
+}
+
+// WallTime returns a record's wall-clock time: Time when the source printed
+// one, else boot + Mono when boot is known; ok is false when neither.
+func (r *Record) WallTime(boot time.Time) (time.Time, bool) {
+	if !r.Time.IsZero() {
+		return r.Time, true
+	}
+	if r.HasMono && !boot.IsZero() {
+		return boot.Add(r.Mono), true
+	}
+	return time.Time{}, false
+}
+
+// Since returns the records at or after start (wall clock). Records whose
+// time cannot be known (no timestamp, or monotonic time without a boot
+// time) are kept: a triage tool should rather show an old error than hide
+// a new one.
+func (l *Log) Since(start, boot time.Time) []Record {
+	if start.IsZero() {
+		return l.Records
+	}
+	var out []Record
+	for _, r := range l.Records {
+		if t, ok := r.WallTime(boot); ok && t.Before(start) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// maxLine bounds one input line (a /dev/kmsg record is at most ~8 KiB).
+const maxLine = 64 << 10
+
+// ParseRecord parses one /dev/kmsg record: "PRI,SEQ,USEC,FLAG[,…];TEXT"
+// followed by optional "\n KEY=VALUE" dictionary lines
+// (Documentation/ABI/testing/dev-kmsg). Unknown comma fields (caller=…)
+// are ignored; \xNN escapes in the text are undone. FLAG is '-', 'c' (a
+// line fragment, LOG_CONT) or, on older kernels, '+' (continuation of the
+// previous record), which the log readers join to the record before.
+func ParseRecord(b []byte) (Record, error) {
+	b = bytes.TrimRight(b, "\n")
+	head, rest, ok := bytes.Cut(b, []byte{';'})
+	if !ok {
+		return Record{}, fmt.Errorf("%w: no ';' after the record header", ErrMalformed)
+	}
+	text, dict, _ := bytes.Cut(rest, []byte{'\n'})
+	f := strings.Split(string(head), ",")
+	if len(f) < 4 {
+		return Record{}, fmt.Errorf("%w: header %q has fewer than 4 fields", ErrMalformed, head)
+	}
+	pri, err := strconv.ParseUint(f[0], 10, 32)
+	if err != nil {
+		return Record{}, fmt.Errorf("%w: priority %q", ErrMalformed, f[0])
+	}
+	seq, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		return Record{}, fmt.Errorf("%w: sequence %q", ErrMalformed, f[1])
+	}
+	usec, err := strconv.ParseUint(f[2], 10, 63)
+	if err != nil || usec > uint64(1<<63-1)/1000 {
+		return Record{}, fmt.Errorf("%w: timestamp %q", ErrMalformed, f[2])
+	}
+	if f[3] == "" {
+		return Record{}, fmt.Errorf("%w: empty flags field", ErrMalformed)
+	}
+	r := Record{
+		Priority: int(pri & 7),
+		Seq:      seq,
+		Mono:     time.Duration(usec) * time.Microsecond,
+		HasMono:  true,
+		Text:     unescape(string(text)),
+		Cont:     f[3] == "+",
+	}
+	for _, kv := range bytes.Split(dict, []byte{'\n'}) {
+		if k, v, ok := bytes.Cut(bytes.TrimPrefix(kv, []byte{' '}), []byte{'='}); ok && string(k) == "DEVICE" {
+			r.Device = unescape(string(v))
+		}
+	}
+	return r, nil
+}
+
+// unescape undoes the \xNN escapes of /dev/kmsg.
+func unescape(s string) string {
+	if !strings.Contains(s, `\x`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) && s[i+1] == 'x' {
+			if v, err := strconv.ParseUint(s[i+2:i+4], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ParseKmsg parses a saved copy of /dev/kmsg (`cat /dev/kmsg`): one record
+// per line, dictionary lines starting with a space. Bad records are listed
+// in Log.Errors and skipped; ErrNoData when nothing parsed.
+func ParseKmsg(r io.Reader, source string) (*Log, error) {
+	l := &Log{Source: source}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if line[0] == ' ' {
+			if len(l.Records) > 0 {
+				if k, v, ok := bytes.Cut(line[1:], []byte{'='}); ok && string(k) == "DEVICE" {
+					l.Records[len(l.Records)-1].Device = unescape(string(v))
+				}
+			}
+			continue
+		}
+		rec, err := ParseRecord(line)
+		if err != nil {
+			l.Errors = append(l.Errors, &ParseError{Source: source, Line: n, Input: string(line), Err: err})
+			continue
+		}
+		rec.Line = n
+		l.appendRecord(rec)
+	}
+	if err := sc.Err(); err != nil {
+		return l, fmt.Errorf("%s line %d: %w", source, n+1, err)
+	}
+	if len(l.Records) == 0 {
+		return l, fmt.Errorf("%s: %w", source, ErrNoData)
+	}
+	return l, nil
+}
+
+// TextOptions tune ParseText.
+type TextOptions struct {
+	// Year is used for journalctl's default "Mar 05 10:11:12" stamps, which
+	// carry no year; zero means the current year of Location.
+	Year int
+	// Location for stamps without a zone (dmesg -T, journalctl short);
+	// nil means UTC.
+	Location *time.Location
+}
+
+// ParseText parses the text of `dmesg` (plain, "[ 12.345678] msg",
+// "-T" "[Tue Mar  5 10:11:12 2024] msg", "--time-format iso"
+// "2024-03-05T10:11:12,123456+01:00 msg", raw "<4>[ 12.3] msg", -x
+// "kern  :warn  : [ 12.3] msg") or of
+// `journalctl -k` ("Mar 05 10:11:12 host kernel: msg", and the -o
+// short-iso/short-iso-precise forms). Indented lines without their own
+// timestamp continue the previous message. Lines from journal programs
+// other than the kernel are skipped. A line with a broken timestamp is
+// listed in Log.Errors and skipped; ErrNoData when nothing parsed.
+func ParseText(r io.Reader, source string, opt TextOptions) (*Log, error) {
+	loc := opt.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	l := &Log{Source: source}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	n := 0
+	lastStamped := false
+	for sc.Scan() {
+		n++
+		line := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		rec, kind, err := parseTextLine(line, opt.Year, loc)
+		if err != nil {
+			l.Errors = append(l.Errors, &ParseError{Source: source, Line: n, Input: line, Err: err})
+			continue
+		}
+		switch kind {
+		case lineForeign:
+			continue
+		case lineBare:
+			// dmesg indents the continuation lines of a multi-line
+			// message under the text of its first line.
+			if lastStamped && len(l.Records) > 0 && (line[0] == ' ' || line[0] == '\t') {
+				prev := &l.Records[len(l.Records)-1]
+				prev.Text += "\n" + strings.TrimSpace(line)
+				continue
+			}
+			lastStamped = false
+		default:
+			lastStamped = true
+		}
+		rec.Line = n
+		l.Records = append(l.Records, rec)
+	}
+	if err := sc.Err(); err != nil {
+		return l, fmt.Errorf("%s line %d: %w", source, n+1, err)
+	}
+	if len(l.Records) == 0 {
+		return l, fmt.Errorf("%s: %w", source, ErrNoData)
+	}
+	return l, nil
+}
+
+type lineKind int
+
+const (
+	lineBare    lineKind = iota // no timestamp
+	lineStamped                 // a timestamp of any kind
+	lineForeign                 // journal line of another program
+)
+
+// facilities and levels are the names `dmesg -x` prints
+// (util-linux sys-utils/dmesg.c facility_names, level_names).
+var (
+	facilities = map[string]bool{"kern": true, "user": true, "mail": true, "daemon": true, "auth": true, "syslog": true,
+		"lpr": true, "news": true, "uucp": true, "cron": true, "authpriv": true, "ftp": true,
+		"local0": true, "local1": true, "local2": true, "local3": true, "local4": true, "local5": true, "local6": true, "local7": true}
+	levels = map[string]int{"emerg": 0, "alert": 1, "crit": 2, "err": 3, "warn": 4, "notice": 5, "info": 6, "debug": 7}
+)
+
+var months = map[string]time.Month{
+	"Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "May": 5, "Jun": 6,
+	"Jul": 7, "Aug": 8, "Sep": 9, "Oct": 10, "Nov": 11, "Dec": 12,
+}
+
+func parseTextLine(line string, year int, loc *time.Location) (Record, lineKind, error) {
+	rec := Record{Priority: -1}
+	s := line
+	kind := lineBare
+	// Raw dmesg (-r): "<6>[  12.3] text".
+	if len(s) > 3 && s[0] == '<' {
+		if end := strings.IndexByte(s, '>'); end > 1 && end < 5 {
+			if p, err := strconv.Atoi(s[1:end]); err == nil {
+				rec.Priority = p & 7
+				s = s[end+1:]
+			}
+		}
+	}
+	// dmesg -x: "kern  :warn  : [  12.3] text" (facility and level
+	// names of util-linux dmesg, padded).
+	if fac, rest, ok := strings.Cut(s, ":"); ok && facilities[strings.TrimSpace(fac)] {
+		if lvl, rest2, ok := strings.Cut(rest, ":"); ok {
+			if p, known := levels[strings.TrimSpace(lvl)]; known {
+				rec.Priority = p
+				s = strings.TrimPrefix(rest2, " ")
+			}
+		}
+	}
+	// journalctl: "Mar 05 10:11:12 host kernel: text" or ISO stamps.
+	if t, rest, ok, err := journalPrefix(s, year, loc); ok {
+		if err != nil {
+			return rec, kind, err
+		}
+		prog, text, found := strings.Cut(rest, ": ")
+		if !found || (prog != "kernel" && !strings.HasPrefix(prog, "kernel[")) {
+			return rec, lineForeign, nil
+		}
+		rec.Time = t
+		s = text
+		kind = lineStamped
+	} else if t, rest, ok, err := isoPrefix(s); ok {
+		// dmesg --time-format iso: "2024-03-05T10:11:12,123456+01:00 text".
+		if err != nil {
+			return rec, kind, err
+		}
+		rec.Time, s, kind = t, rest, lineStamped
+	}
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return rec, kind, fmt.Errorf("%w: '[' without ']'", ErrMalformed)
+		}
+		stamp := strings.TrimSpace(s[1:end])
+		if d, ok, err := parseSeconds(stamp); ok {
+			if err != nil {
+				return rec, kind, err
+			}
+			rec.Mono, rec.HasMono = d, true
+			kind = lineStamped
+			s = strings.TrimPrefix(s[end+1:], " ")
+		} else if t, err := time.ParseInLocation("Mon Jan _2 15:04:05 2006", stamp, loc); err == nil {
+			rec.Time = t
+			kind = lineStamped
+			s = strings.TrimPrefix(s[end+1:], " ")
+		}
+		// Anything else in brackets is message text ("[drm] …").
+	}
+	rec.Text = s
+	return rec, kind, nil
+}
+
+// parseSeconds parses "12.345678"; ok is false when stamp does not look like
+// seconds at all, err set when it does but is broken.
+func parseSeconds(stamp string) (time.Duration, bool, error) {
+	if stamp == "" || stamp[0] < '0' || stamp[0] > '9' {
+		return 0, false, nil
+	}
+	secs, frac, _ := strings.Cut(stamp, ".")
+	for _, c := range secs + frac {
+		if c < '0' || c > '9' {
+			if strings.ContainsAny(stamp, " :") {
+				return 0, false, nil // "[Tue …]" handled by the caller
+			}
+			return 0, true, fmt.Errorf("%w: timestamp [%s]", ErrMalformed, stamp)
+		}
+	}
+	s, err := strconv.ParseInt(secs, 10, 64)
+	if err != nil || s > 1<<33 || len(frac) > 9 {
+		return 0, true, fmt.Errorf("%w: timestamp [%s]", ErrMalformed, stamp)
+	}
+	var ns int64
+	if frac != "" {
+		f, _ := strconv.ParseInt(frac, 10, 64)
+		for i := len(frac); i < 9; i++ {
+			f *= 10
+		}
+		ns = f
+	}
+	return time.Duration(s)*time.Second + time.Duration(ns), true, nil
+}
+
+// journalPrefix recognises journalctl's "Mar 05 10:11:12 host " and
+// "2024-03-05T10:11:12+0000 host " (short-iso[-precise]) prefixes. ok
+// reports a recognised prefix; err a recognised but broken one.
+func journalPrefix(s string, year int, loc *time.Location) (time.Time, string, bool, error) {
+	if len(s) > 16 && s[3] == ' ' && s[6] == ' ' && s[9] == ':' && s[12] == ':' && s[15] == ' ' {
+		mon, ok := months[s[:3]]
+		if !ok {
+			return time.Time{}, "", false, nil
+		}
+		day, err1 := strconv.Atoi(strings.TrimSpace(s[4:6]))
+		h, err2 := strconv.Atoi(s[7:9])
+		m, err3 := strconv.Atoi(s[10:12])
+		sec, err4 := strconv.Atoi(s[13:15])
+		if err := errors.Join(err1, err2, err3, err4); err != nil || day < 1 || day > 31 || h > 23 || m > 59 || sec > 60 {
+			return time.Time{}, "", true, fmt.Errorf("%w: journal timestamp %q", ErrMalformed, s[:15])
+		}
+		host, rest, ok := strings.Cut(s[16:], " ")
+		if !ok || host == "" {
+			return time.Time{}, "", true, fmt.Errorf("%w: journal line without host and program", ErrMalformed)
+		}
+		if year == 0 {
+			year = time.Now().In(loc).Year()
+		}
+		return time.Date(year, mon, day, h, m, sec, 0, loc), rest, true, nil
+	}
+	if t, rest, ok, err := isoPrefix(s); ok && err == nil {
+		host, rest2, found := strings.Cut(rest, " ")
+		if found && host != "" && !strings.HasPrefix(host, "[") && strings.Contains(rest2, ": ") {
+			if prog, _, _ := strings.Cut(rest2, ": "); !strings.Contains(prog, " ") {
+				return t, rest2, true, nil
+			}
+		}
+	}
+	return time.Time{}, "", false, nil
+}
+
+// isoPrefix recognises an RFC 3339-like stamp at the start of s, with ',' or
+// '.' fractions and "+0100" or "+01:00" zones.
+func isoPrefix(s string) (time.Time, string, bool, error) {
+	if len(s) < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' {
+		return time.Time{}, "", false, nil
+	}
+	stamp, rest, _ := strings.Cut(s, " ")
+	norm := strings.Replace(stamp, ",", ".", 1)
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999Z0700"} {
+		if t, err := time.Parse(layout, norm); err == nil {
+			return t, rest, true, nil
+		}
+	}
+	return time.Time{}, "", true, fmt.Errorf("%w: ISO timestamp %q", ErrMalformed, stamp)
+}
+
+// Detect reports whether text looks like a kernel log this package parses:
+// most of its first non-blank lines are /dev/kmsg records, or carry a
+// dmesg/journal timestamp. Plain untimestamped text is not claimed.
+func Detect(text string) bool {
+	seen, hits := 0, 0
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" || line[0] == ' ' || line[0] == '\t' {
+			continue
+		}
+		seen++
+		if _, err := ParseRecord([]byte(line)); err == nil {
+			hits++
+		} else if _, kind, err := parseTextLine(line, 2000, time.UTC); err == nil && kind != lineBare {
+			hits++ // dmesg stamp, or a journal line (the kernel's or another program's)
+		} else if strings.Contains(line, " kernel: ") {
+			hits++ // a journal stamp in a locale the parser does not read
+		}
+		if seen == 50 {
+			break
+		}
+	}
+	return seen > 0 && hits*2 > seen
+}

@@ -1,0 +1,208 @@
+package catalog
+
+import "github.com/ibdoctor/ibdoctor/internal/model/finding"
+
+var (
+	causeCable   = "cable or transceiver fault (aging optics, bent DAC, dirty connector)"
+	causePeer    = "peer switch port down, disabled or misconfigured"
+	remedyReseat = "reseat the cable at both ends; swap it with a known-good one, or swap ends, to tell a cable fault from a port fault"
+	remedyReset  = "ibportstate -C <dev> -P <port> -D 0 <port> reset  (directed route 0 = this HCA; or reset the peer switch port)"
+)
+
+// nodeMetas are the port and PCIe findings of a single node.
+var nodeMetas = []finding.Meta{
+	{
+		ID: "port.missing", Severity: finding.Critical, Area: "node", Step: StepPort,
+		Title:   "expected RDMA device or port is absent",
+		Meaning: "The expectation names a device or port that sysfs does not show: the HCA fell off the bus, its driver did not load, or it was renamed.",
+		Causes:  []string{"mlx5_core/mlx5_ib not loaded or failed to probe (firmware/driver mismatch)", "HCA fell off the PCIe bus or was not enumerated", "device renamed by udev rules or a different slot order"},
+		Remedy:  []string{"lspci -d 15b3: and dmesg | grep mlx5 to see whether the device probed", "modprobe mlx5_ib; check the driver/firmware pair (mlxfwmanager)", "ibdoctor doctor for the kernel log and PCIe view"},
+	},
+	{
+		ID: "port.down", Severity: finding.Critical, Area: "node", Step: StepPort,
+		Title:   "port is DOWN",
+		Meaning: "The logical port state is DOWN (and the physical state is not Polling or Disabled, which have their own IDs). No traffic can pass.",
+		Causes:  []string{causeCable, causePeer, "port administratively or physically shut"},
+		Remedy:  []string{"ibstat <dev> <port> to confirm", remedyReseat, remedyReset},
+	},
+	{
+		ID: "port.polling", Severity: finding.Critical, Area: "node", Step: StepPort,
+		Title:   "port is Polling: no link partner",
+		Meaning: "The physical state is Polling: the port is looking for a peer and finds none. Almost always the cable, the transceiver or the peer port.",
+		Causes:  []string{"cable unplugged, broken or not seated", "transceiver not supported or faulty", causePeer, "speed mismatch between the ends"},
+		Remedy:  []string{remedyReseat, "check the switch port is enabled and configured for this speed", "mlxlink -d <pci> -m to read the module and its errors"},
+	},
+	{
+		ID: "port.disabled", Severity: finding.Critical, Area: "node", Step: StepPort,
+		Title:   "port is Disabled",
+		Meaning: "The physical state is Disabled: the port was administratively disabled (on the HCA or by the SM), or a RoCE netdev is down.",
+		Causes:  []string{"port disabled by ibportstate or by the subnet manager", "RoCE: the netdev is administratively down", "firmware configuration (mlxconfig) disables the port"},
+		Remedy:  []string{"ibportstate <lid> <port> enable", "RoCE: ip link set <netdev> up", "mlxconfig -d <pci> query to check port configuration"},
+	},
+	{
+		ID: "port.init_no_sm", Severity: finding.Critical, Area: "node", Step: StepPort,
+		Title:   "port stuck in INIT/ARMED: no subnet manager",
+		Meaning: "The link is up physically but the logical state is INIT or ARMED: no subnet manager has configured the port (no LID, no routes).",
+		Causes:  []string{"no subnet manager running on the fabric (opensm or the switch SM stopped)", "the SM cannot reach this port (partition, routing, or SM failure)", "SM has not finished a sweep after a change"},
+		Remedy:  []string{"sminfo to check for a master SM", "start or fail over the subnet manager (systemctl status opensm)", "ibdoctor fabric check from a node on the subnet"},
+	},
+	{
+		ID: "port.rate_below_expected", Severity: finding.Critical, Area: "node", Step: StepPort,
+		Title:   "port rate below the expected rate",
+		Meaning: "The active rate is below the expectation (the baseline, or the rate of the other ports of the same HCA model). The seed's threshold: more than 20% below is critical; any shortfall is a warning.",
+		Thresholds: []finding.Threshold{
+			{Name: "rate_shortfall_critical", Default: "20%", Meaning: "shortfall above which the finding is critical"},
+		},
+		Causes: []string{"link trained at a lower width or speed (see port.width_degraded / port.speed_degraded)", "driver/firmware mismatch (a 40 Gb/s rate on an HDR HCA)", causeCable},
+		Remedy: []string{"ibstatus <dev> to see width and speed", remedyReseat, "align driver and firmware (mlxfwmanager --query)"},
+	},
+	{
+		ID: "port.width_degraded", Severity: finding.Critical, Area: "node", Step: StepPort,
+		Title:   "link trained at a narrower width",
+		Meaning: "The link runs on fewer lanes than expected (e.g. 2X instead of 4X): one or more lanes failed to train, halving bandwidth or worse.",
+		Causes:  []string{"damaged lane in the cable or transceiver", "dirty or partially seated connector", "port fault on the HCA or switch"},
+		Remedy:  []string{remedyReset, remedyReseat, "mlxlink -d <pci> --show_ber to see per-lane errors"},
+	},
+	{
+		ID: "port.speed_degraded", Severity: finding.Critical, Area: "node", Step: StepPort,
+		Title:   "link trained at a slower lane speed",
+		Meaning: "The lane speed is below the expected generation (e.g. HDR instead of NDR): auto-negotiation fell back, usually because of the cable or the peer.",
+		Causes:  []string{"cable or transceiver not rated for the speed", "peer port configured or capped at a lower speed", "signal quality too low: negotiation fell back", "driver/firmware mismatch"},
+		Remedy:  []string{"check the cable part number against the HCA speed", "check the switch port speed configuration", remedyReset},
+	},
+	{
+		ID: "port.symbol_errors", Severity: finding.Warning, Area: "node", Step: StepPort,
+		Title:   "symbol errors on the link",
+		Meaning: "The PHY counts symbol errors (minor lane errors). A few are tolerated; a growing count is the early sign of an aging cable (the seed: act when they grow by an order of magnitude).",
+		Thresholds: []finding.Threshold{
+			{Name: "window", Default: "5m", Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
+			{Name: "symbol_ber_max", Default: "1e-12", Meaning: "IBTA bit-error-rate line for symbol errors / (active rate × seconds)"},
+			{Name: "symbol_errors_per_min", Default: "10", Meaning: "rate limit when the active rate is unknown"},
+			{Name: "growth_factor", Default: "10", Meaning: "rise versus the preceding window that counts as an order of magnitude"},
+			{Name: "growth_min_events", Default: "10", Meaning: "smallest rise in the window that growth may fire on"},
+		},
+		Causes: []string{causeCable, "marginal signal at high speed (long copper run)"},
+		Remedy: []string{"watch the trend (ibdoctor agent) and compare with the link's traffic", remedyReseat, "perfquery -x <lid> <port> to read the peer's counters too"},
+	},
+	{
+		ID: "port.link_recovery", Severity: finding.Warning, Area: "node", Step: StepPort,
+		Title:   "link error recovery events",
+		Meaning: "The link retrained itself (link_error_recovery). Each retrain stalls traffic; repeated ones mean a marginal link.",
+		Thresholds: []finding.Threshold{
+			{Name: "window", Default: "5m", Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
+			{Name: "link_recovery_per_min", Default: "0.2", Meaning: "retrains per minute (one per 5-minute window)"},
+			{Name: "growth_factor", Default: "10", Meaning: "rise versus the preceding window that counts as an order of magnitude"},
+			{Name: "growth_min_events", Default: "10", Meaning: "smallest rise in the window that growth may fire on"},
+		},
+		Causes: []string{causeCable, "marginal signal quality"},
+		Remedy: []string{remedyReseat, "replace the cable or transceiver if it keeps rising"},
+	},
+	{
+		ID: "port.link_flapping", Severity: finding.Critical, Area: "node", Step: StepPort,
+		Title:   "link went down and came back",
+		Meaning: "link_downed counts failed recoveries that took the link down. Every flap aborts in-flight RDMA operations and can time out NCCL.",
+		Thresholds: []finding.Threshold{
+			{Name: "flap_window", Default: "1h", Meaning: "how far back flaps (link_downed, carrier changes, ACTIVE→not ACTIVE) are counted"},
+			{Name: "flap_warning", Default: "1", Meaning: "flaps in flap_window for a warning"},
+			{Name: "flap_critical", Default: "3", Meaning: "flaps in flap_window for critical"},
+		},
+		Causes: []string{causeCable, "peer switch port resets", "power or thermal events in the transceiver"},
+		Remedy: []string{"dmesg | grep -i 'link down' to correlate times", remedyReseat, "replace the cable or transceiver"},
+	},
+	{
+		ID: "port.rcv_errors", Severity: finding.Warning, Area: "node", Step: StepPort,
+		Title:   "packets received with errors",
+		Meaning: "port_rcv_errors counts malformed or corrupted packets received: bit errors on the link or a faulty peer.",
+		Thresholds: []finding.Threshold{
+			{Name: "window", Default: "5m", Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
+			{Name: "rcv_errors_per_min", Default: "10", Meaning: "received bad packets per minute"},
+			{Name: "growth_factor", Default: "10", Meaning: "rise versus the preceding window that counts as an order of magnitude"},
+			{Name: "growth_min_events", Default: "10", Meaning: "smallest rise in the window that growth may fire on"},
+		},
+		Causes: []string{causeCable, "faulty peer port"},
+		Remedy: []string{remedyReseat, "check the peer's symbol and xmit counters (perfquery)"},
+	},
+	{
+		ID: "port.xmit_discards", Severity: finding.Warning, Area: "node", Step: StepPort,
+		Title:   "outbound packets discarded",
+		Meaning: "port_xmit_discards counts packets the port dropped on send: the link went down, or congestion held packets past their lifetime.",
+		Thresholds: []finding.Threshold{
+			{Name: "window", Default: "5m", Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
+			{Name: "xmit_discards_per_min", Default: "10", Meaning: "discarded outbound packets per minute"},
+			{Name: "growth_factor", Default: "10", Meaning: "rise versus the preceding window that counts as an order of magnitude"},
+			{Name: "growth_min_events", Default: "10", Meaning: "smallest rise in the window that growth may fire on"},
+		},
+		Causes: []string{"link flaps", "severe congestion (head-of-line blocking, credit starvation)", "routing sends traffic to a dead end"},
+		Remedy: []string{"correlate with port.link_flapping and port.congestion", "ibdoctor fabric check for routing and hot spots"},
+	},
+	{
+		ID: "port.congestion", Severity: finding.Warning, Area: "node", Step: StepPort,
+		Title:   "port waits for credits (congestion)",
+		Meaning: "port_xmit_wait counts ticks where the port had data but no credits: congestion downstream. Bandwidth that swings is usually this, not a broken link.",
+		Thresholds: []finding.Threshold{
+			{Name: "window", Default: "5m", Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
+			{Name: "congestion_fraction", Default: "0.10", Meaning: "share of time port_xmit_wait reports waiting for credits"},
+			{Name: "xmit_wait_tick", Default: "4ns", Meaning: "duration of one port_xmit_wait tick: implementation-defined, an assumption; set it for your HCA"},
+		},
+		Causes: []string{"fabric congestion from other jobs or incast", "slow receiver", "unbalanced routing (hot links)"},
+		Remedy: []string{"ibdoctor fabric check for route imbalance", "separate traffic classes with SLs; tune congestion control"},
+	},
+	{
+		ID: "port.counter_saturated", Severity: finding.Warning, Area: "node", Step: StepPort,
+		Title:   "error counter stuck at its maximum",
+		Meaning: "An IBTA error counter saturates instead of wrapping (symbol_error at 65535, link_downed at 255). While saturated its true value and rate are unknown: new errors are invisible.",
+		Causes:  []string{"errors accumulated since the last reset (possibly long ago)", "an active fault still producing errors"},
+		Remedy:  []string{"perfquery -R <lid> <port> to reset the counters (or perfquery -x -R), then watch them grow", "treat the port as suspect until the counter is reset and stays low"},
+	},
+	{
+		ID: "port.fw_mismatch", Severity: finding.Warning, Area: "node", Step: StepPort,
+		Title:   "firmware differs from the expectation",
+		Meaning: "The HCA firmware version differs from the baseline or from other HCAs of the same model on the node. Driver/firmware pairs that do not match can train links at low rates.",
+		Causes:  []string{"partial firmware upgrade", "HCA replaced with one from another batch"},
+		Remedy:  []string{"mlxfwmanager --query", "flash the release matching the driver (mlxfwmanager -u)"},
+	},
+	{
+		ID: "pcie.link_degraded", Severity: finding.Critical, Area: "pcie", Step: StepPCIe,
+		Title:   "PCIe link below its maximum",
+		Meaning: "The PCIe link of the device trained below its capability (x16 became x8, Gen5 became Gen3). The HCA or GPU cannot reach line rate through it.",
+		Causes:  []string{"card not fully seated or slot damaged", "riser or retimer fault", "BIOS slot configuration (bifurcation, forced generation)", "signal integrity (AER correctable errors)"},
+		Remedy:  []string{"lspci -vv -s <pci> | grep -E 'LnkCap|LnkSta'", "reseat the card; move it to another slot", "check BIOS PCIe settings"},
+	},
+}
+
+// rdmaMetas are the RDMA transport (hw_counters) findings.
+var rdmaMetas = []finding.Meta{
+	{
+		ID: "rdma.out_of_buffer", Severity: finding.Warning, Area: "rdma", Step: StepPort,
+		Title:   "receive queue out of buffers",
+		Meaning: "hw_counters/out_of_buffer: packets dropped because the responder had no posted receive WQE. The application does not post receives fast enough.",
+		Thresholds: []finding.Threshold{
+			{Name: "window", Default: "5m", Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
+			{Name: "out_of_buffer_per_min", Default: "60", Meaning: "drops for lack of a receive WQE per minute"},
+		},
+		Causes: []string{"application posts too few receives (small RQ)", "receiver CPU or GPU starved", "more QPs than the receiver can serve"},
+		Remedy: []string{"increase receive queue depth in the application (NCCL_IB_*), check CPU affinity of the receiver"},
+	},
+	{
+		ID: "rdma.retransmits", Severity: finding.Warning, Area: "rdma", Step: StepPort,
+		Title:   "RDMA retransmissions",
+		Meaning: "hw_counters local_ack_timeout_err, packet_seq_err, implied_nak_seq_err or rnr_nak_retry_err rise: packets were lost or the peer did not answer in time — on a lossless fabric that means a fault.",
+		Thresholds: []finding.Threshold{
+			{Name: "window", Default: "5m", Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
+			{Name: "retransmits_per_min", Default: "10", Meaning: "local_ack_timeout_err + packet_seq_err + implied_nak_seq_err + rnr_nak_retry_err per minute"},
+		},
+		Causes: []string{"packet loss on the path (bit errors, discards)", "peer stalled or dead", "RoCE: PFC not configured, so the fabric drops"},
+		Remedy: []string{"check port error counters on both ends and along the path", "RoCE: verify PFC/ECN on the switch ports"},
+	},
+	{
+		ID: "rdma.cnp_ignored", Severity: finding.Warning, Area: "rdma", Step: StepPort,
+		Title:   "congestion notifications ignored",
+		Meaning: "hw_counters/rp_cnp_ignored rises: CNPs arrive but the reaction point does not throttle. RoCE congestion control (DCQCN) is disabled for the traffic class.",
+		Thresholds: []finding.Threshold{
+			{Name: "window", Default: "5m", Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
+			{Name: "cnp_ignored_per_min", Default: "1", Meaning: "rp_cnp_ignored per minute"},
+		},
+		Causes: []string{"DCQCN disabled on the priority (/sys/class/net/<if>/ecn/roce_rp/enable/<prio>)"},
+		Remedy: []string{"enable ECN reaction point for the RoCE priority; check mlnx_qos and the switch ECN config"},
+	},
+}

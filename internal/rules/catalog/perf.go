@@ -1,0 +1,89 @@
+package catalog
+
+import "github.com/ibdoctor/ibdoctor/internal/model/finding"
+
+// perfMetas are the findings of perftest output analysis (and, from the
+// pairwise engineer, of pairwise tests).
+var perfMetas = []finding.Meta{
+	{
+		ID: "perf.bw_low", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		Title:   "RDMA bandwidth below the link's line rate",
+		Meaning: "perftest bandwidth at large messages falls short of the link's line rate. A healthy HDR (200 Gb/s) link reaches about 190 Gb/s with ib_write_bw; more than 20% short is critical (the seed's threshold), more than 10% a warning.",
+		Thresholds: []finding.Threshold{
+			{Name: "bw_warning", Default: "90%", Meaning: "below this fraction of the line rate: warning"},
+			{Name: "bw_critical", Default: "80%", Meaning: "below this fraction of the line rate: critical"},
+		},
+		Causes: []string{"link trained at a lower width or speed", "HCA in a narrow or slow PCIe slot (x8 instead of x16)", "congestion or errors on the path", "only one port or one QP used on a multi-port setup"},
+		Remedy: []string{"ibdoctor status on both nodes (rate, width, speed)", "lspci -vv for the HCA's LnkSta", "rerun with -q 4 and a larger -s to rule out the test itself"},
+	},
+	{
+		ID: "perf.lat_high", Severity: finding.Warning, Area: "perf", Step: StepPerf,
+		Title:   "RDMA latency above the expected floor",
+		Meaning: "perftest latency at small messages is above the floor of the link type: about 1 us for IB write/send (the seed's 'under 1 us'), twice that for reads (a round trip) and for RoCE. Counted from t_typical (the median), so one outlier does not trip it.",
+		Thresholds: []finding.Threshold{
+			{Name: "lat_factor", Default: "1.5", Meaning: "multiple of the floor above which latency is high"},
+		},
+		Causes: []string{"many switch hops or a detour in routing", "CPU power saving (C-states, frequency scaling) on either host", "RoCE: PFC pauses or congestion", "test run through rdma_cm or with events (-e) instead of polling"},
+		Remedy: []string{"disable deep C-states, pin the test to a core near the HCA (taskset)", "ibdoctor fabric check for the route between the nodes"},
+	},
+	{
+		ID: "perf.test_invalid", Severity: finding.Warning, Area: "perf", Step: StepPerf,
+		Title:   "the test itself cannot show line rate",
+		Meaning: "The perftest banner or results show a test that misleads: the two ends disagree on MTU, a RoCE test uses a link-local GID, or messages are too small to judge bandwidth. Fix the test before trusting or distrusting the network.",
+		Thresholds: []finding.Threshold{
+			{Name: "min_bw_bytes", Default: "65536", Meaning: "largest message below which a bandwidth test cannot show line rate"},
+		},
+		Causes: []string{"different MTU configured on the two ends", "wrong GID index (-x) for RoCE v2", "message size (-s) too small"},
+		Remedy: []string{"rerun with the same -m on both ends, -x set to the RoCE v2 GID (show_gids), and -s 65536 or larger (or -a)"},
+	},
+	// Pairwise tests (ibdoctor perf pairwise, internal/pairwise): culprits
+	// inferred from a matrix of node-pair tests.
+	{
+		ID: "perf.node_slow", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		Title:   "node is slow with every partner",
+		Meaning: "Every pairwise test this node took part in (at least two partners) fell below the slow fraction of the reference: the median, over all nodes, of each node's best pair. The common factor is the node itself: its port, cable, PCIe slot or host.",
+		Thresholds: []finding.Threshold{
+			{Name: "slow_fraction", Default: "0.8", Meaning: "a pair is slow below this fraction of the reference bandwidth (latency: above reference / fraction)"},
+		},
+		Causes: []string{"port trained at a lower width or speed, or a degraded cable/transceiver", "HCA in a narrow or slow PCIe slot", "host throttled: CPU frequency, IRQ affinity, another job on the node", "link errors causing retransmissions"},
+		Remedy: []string{"ibdoctor doctor on the node (port rate, PCIe, kernel log in runbook order)", "swap the node's cable or move it to another switch port, then rerun ibdoctor perf pairwise"},
+	},
+	{
+		ID: "perf.pair_slow", Severity: finding.Warning, Area: "perf", Step: StepPerf,
+		Title:   "one node pair is slow",
+		Meaning: "This pair's test fell below the slow fraction of the reference while both nodes did well with other partners: the problem lies on the path between them (a switch link or route they share), or it was transient.",
+		Thresholds: []finding.Threshold{
+			{Name: "slow_fraction", Default: "0.8", Meaning: "a pair is slow below this fraction of the reference"},
+		},
+		Causes: []string{"a degraded inter-switch link or a congested route used only by this pair", "unbalanced routing (several flows share one uplink)", "a transient: another job's traffic during the test"},
+		Remedy: []string{"rerun the pair alone (ibdoctor perf pairwise with a two-line hosts file)", "ibtracert between the two LIDs and ibdoctor fabric check on the links it crosses"},
+	},
+	{
+		ID: "perf.link_slow", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		Title:   "pairs leaving one leaf switch are slow",
+		Meaning: "Every cross-leaf pair with a node behind this leaf is slow while pairs inside the leaf are fine (or were not tested): the leaf's uplinks to the spines are degraded or missing. Needs a topology file.",
+		Causes:  []string{"leaf uplink cables down or trained narrow/slow", "uplink errors (symbol errors, link recovery)", "routing sends the leaf's traffic over too few uplinks"},
+		Remedy:  []string{"ibdoctor fabric check: link width/speed and errors of the leaf's uplinks", "iblinkinfo on the leaf switch"},
+	},
+	{
+		ID: "perf.switch_slow", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		Title:   "every pair through one switch is slow",
+		Meaning: "Every pair through this leaf (including pairs inside it) or through this spine is slow while the rest of the matrix is fine: the switch itself is the common factor. Needs a topology file.",
+		Causes:  []string{"switch overheating or in a degraded mode", "switch firmware fault or misconfiguration (QoS, buffers)", "most of its links degraded at once (power, recabling)"},
+		Remedy:  []string{"ibdoctor fabric check on the switch's ports", "check the switch's temperature, fans and firmware (vendor tools or UFM)"},
+	},
+	{
+		ID: "perf.pair_failed", Severity: finding.Warning, Area: "perf", Step: StepPerf,
+		Title:   "a pairwise test failed",
+		Meaning: "The test between two nodes did not complete: an agent refused or was busy, the client could not reach the server side, or the test program failed. The pair is missing from the matrix.",
+		Causes:  []string{"agent not running, wrong address or token", "firewall between the nodes on the test port", "perftest failed (device name, GID index, port down)"},
+		Remedy:  []string{"curl -H 'Authorization: Bearer $TOKEN' http://<agent>/api/v1/perf/info", "read the error in the finding's evidence"},
+	},
+	{
+		ID: "perf.node_failed", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		Title:   "every pairwise test of a node failed",
+		Meaning: "No test with this node completed (at least two partners tried): its agent is unreachable or refuses, or its network is down.",
+		Causes:  []string{"agent down, wrong address or token in the hosts file", "node's test network or port down"},
+		Remedy:  []string{"curl -H 'Authorization: Bearer $TOKEN' http://<agent>/api/v1/perf/info", "ibdoctor check on the node"},
+	},
+}

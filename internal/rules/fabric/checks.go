@@ -1,0 +1,751 @@
+package fabric
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+// Thresholds of fabric.link_errors and fabric.congestion (the catalogue
+// documents the defaults).
+type Thresholds struct {
+	SymbolErrors      uint64 `json:"symbol_errors"`
+	LinkErrorRecovery uint64 `json:"link_error_recovery"`
+	LinkDowned        uint64 `json:"link_downed"`
+	RcvErrors         uint64 `json:"rcv_errors"`
+	XmitDiscards      uint64 `json:"xmit_discards"`
+	XmitWait          uint64 `json:"xmit_wait"`
+}
+
+// DefaultThresholds are the catalogue's defaults. A value reports when it
+// is at or above its threshold.
+func DefaultThresholds() Thresholds {
+	return Thresholds{SymbolErrors: 10, LinkErrorRecovery: 1, LinkDowned: 1, RcvErrors: 10, XmitDiscards: 10, XmitWait: 10000}
+}
+
+// Options of Check.
+type Options struct {
+	// Plan, when set, is the expectation for link state, width and speed.
+	Plan *Plan
+	// Baseline is an earlier collection: links it had that are gone now
+	// are down, and counters are judged by their growth.
+	Baseline   *Fabric
+	Thresholds Thresholds
+}
+
+// Check runs every check that needs no plan beyond opts: links, counters,
+// identity, the subnet manager. Routing is checked by CheckRouting, cabling
+// by Diff. It is pure: the findings depend on f and opts only.
+func Check(f *Fabric, opts Options) []finding.Finding {
+	if opts.Thresholds == (Thresholds{}) {
+		opts.Thresholds = DefaultThresholds()
+	}
+	var out []finding.Finding
+	out = append(out, checkLinkDown(f, opts)...)
+	out = append(out, checkDegraded(f, opts.Plan)...)
+	out = append(out, checkCounters(f, opts.Baseline, opts.Thresholds)...)
+	out = append(out, checkIdentity(f)...)
+	out = append(out, checkSM(f)...)
+	catalog.Sort(out)
+	return out
+}
+
+func guidText(g uint64) string { return fmt.Sprintf("0x%016x", g) }
+
+// subject names an end of a link (and its peer, when given).
+func (f *Fabric) subject(e End, peer *End) finding.Subject {
+	n := &f.Nodes[e.Node]
+	s := finding.Subject{NodeGUID: guidText(n.GUID), NodeDesc: n.Name(), Port: e.Port}
+	if peer != nil {
+		p := f.subject(*peer, nil)
+		s.Peer = &p
+	}
+	return s
+}
+
+// resolver maps plan node names to model nodes.
+type resolver struct {
+	f    *Fabric
+	idx  map[string]int
+	ambi map[string]bool
+}
+
+func newResolver(f *Fabric) *resolver {
+	r := &resolver{f: f, idx: map[string]int{}, ambi: map[string]bool{}}
+	add := func(k string, i int) {
+		if k == "" {
+			return
+		}
+		if j, ok := r.idx[k]; ok && j != i {
+			r.ambi[k] = true
+			return
+		}
+		r.idx[k] = i
+	}
+	for i := range f.Nodes {
+		n := &f.Nodes[i]
+		add(n.Desc, i)
+		add(n.ID, i)
+		if n.GUID != 0 {
+			add(guidText(n.GUID), i)
+		}
+	}
+	return r
+}
+
+func (r *resolver) node(name string) (int, bool) {
+	key := name
+	if g, err := ib.ParseGUID(name); err == nil {
+		key = guidText(g)
+	} else if g := guidOfID(name); g != 0 {
+		key = guidText(g)
+	}
+	if r.ambi[key] || r.ambi[name] {
+		return 0, false
+	}
+	if i, ok := r.idx[key]; ok {
+		return i, true
+	}
+	i, ok := r.idx[name]
+	return i, ok
+}
+
+func isUp(p *Port) bool { return p != nil && p.HaveState && p.Phys == ib.PhysState(5) }
+
+func stateText(p *Port) string {
+	if p == nil || !p.HaveState {
+		return "not listed by iblinkinfo"
+	}
+	return fmt.Sprintf("%s/%s", p.State, p.Phys)
+}
+
+func (f *Fabric) hasMaster() bool {
+	for _, s := range f.SMs {
+		if s.State == ibdiags.SMMaster {
+			return true
+		}
+	}
+	return false
+}
+
+func checkLinkDown(f *Fabric, opts Options) []finding.Finding {
+	var out []finding.Finding
+	reported := map[End]bool{}
+	// report adds a finding for e unless one exists; it says whether it
+	// added one.
+	report := func(e End, peer *End, why string, ev ...finding.Evidence) bool {
+		if reported[e] {
+			return false
+		}
+		reported[e] = true
+		out = append(out, catalog.New("fabric.link_down", f.subject(e, peer),
+			fmt.Sprintf("%s is %s; %s", f.EndName(e), stateText(f.PortOf(e)), why), ev...))
+		return true
+	}
+	if opts.Plan != nil {
+		r := newResolver(f)
+		for _, pl := range opts.Plan.Links {
+			a, okA := r.node(pl.A.Node)
+			b, okB := r.node(pl.B.Node)
+			ea, eb := End{a, pl.A.Port}, End{b, pl.B.Port}
+			if okA && okB {
+				if peer, _, ok := f.Peer(ea); ok && peer == eb {
+					continue
+				}
+			}
+			ev := finding.Evidence{Source: fmt.Sprintf("%s line %d", opts.Plan.Source, pl.Line), Value: fmt.Sprintf("%s <-> %s", pl.A, pl.B)}
+			for _, x := range []struct {
+				e, peer    End
+				ok, okPeer bool
+				peerName   PlanEnd
+			}{{ea, eb, okA, okB, pl.B}, {eb, ea, okB, okA, pl.A}} {
+				if !x.ok {
+					continue
+				}
+				p := f.PortOf(x.e)
+				if p == nil || !p.HaveState || isUp(p) {
+					continue
+				}
+				var pp *End
+				evs := []finding.Evidence{ev, {Source: "iblinkinfo", Value: f.EndName(x.e) + " " + stateText(p)}}
+				if x.okPeer {
+					pe := x.peer
+					pp = &pe
+					if q := f.PortOf(pe); q != nil && q.HaveState {
+						evs = append(evs, finding.Evidence{Source: "iblinkinfo", Value: f.EndName(pe) + " " + stateText(q)})
+					}
+					// One finding per planned link: its peer end is named,
+					// not reported again.
+					reported[pe] = true
+				}
+				report(x.e, pp, fmt.Sprintf("the plan cables it to %s", x.peerName), evs...)
+				break
+			}
+		}
+	}
+	if opts.Baseline != nil {
+		bf := opts.Baseline
+		for _, l := range bf.Links {
+			ea, okA := f.endByGUID(bf, l.A)
+			eb, okB := f.endByGUID(bf, l.B)
+			if okA && okB {
+				if peer, _, ok := f.Peer(ea); ok && peer == eb {
+					continue
+				}
+			}
+			ev := finding.Evidence{Source: "baseline " + l.Source, Value: fmt.Sprintf("%s <-> %s", bf.EndName(l.A), bf.EndName(l.B))}
+			for _, x := range []struct {
+				e, peer End
+				ok      bool
+			}{{ea, eb, okA}, {eb, ea, okB}} {
+				if !x.ok {
+					continue
+				}
+				if p := f.PortOf(x.e); p != nil && p.HaveState && !isUp(p) {
+					var pp *End
+					if (x.e == ea && okB) || (x.e == eb && okA) {
+						pe := x.peer
+						pp = &pe
+					}
+					report(x.e, pp, "the baseline collection had a link here", ev,
+						finding.Evidence{Source: "iblinkinfo", Value: f.EndName(x.e) + " " + stateText(p)})
+				}
+			}
+		}
+	}
+	// A link up physically but not Active while a master SM runs: the SM
+	// did not (or could not) bring it up.
+	if f.hasMaster() {
+		for i := range f.Nodes {
+			for _, p := range f.Nodes[i].Ports {
+				if p.HaveState && p.Phys == ib.PhysState(5) && p.State != ib.PortState(4) && p.State != ib.PortState(5) {
+					e := End{i, p.Num}
+					var pp *End
+					if peer, _, ok := f.Peer(e); ok {
+						pp = &peer
+					}
+					if report(e, pp, "the link is up physically but the subnet manager has not made it Active",
+						finding.Evidence{Source: "iblinkinfo", Value: f.EndName(e) + " " + stateText(&p)}) {
+						// Traffic cannot pass, but the cable is fine: the SM
+						// is the one to look at.
+						out[len(out)-1].Severity = finding.Warning
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// endByGUID maps an end of another model (a baseline) into f by node GUID,
+// falling back to the ibnetdiscover ID (or the description when the
+// topology came from iblinkinfo).
+func (f *Fabric) endByGUID(other *Fabric, e End) (End, bool) {
+	if f.byKey == nil {
+		f.byKey = make(map[string]int, len(f.Nodes))
+		for i := range f.Nodes {
+			k := nodeKey(&f.Nodes[i])
+			if _, dup := f.byKey[k]; !dup {
+				f.byKey[k] = i
+			}
+		}
+	}
+	if e.Node < 0 || e.Node >= len(other.Nodes) {
+		return End{}, false
+	}
+	i, ok := f.byKey[nodeKey(&other.Nodes[e.Node])]
+	return End{i, e.Port}, ok
+}
+
+func nodeKey(n *Node) string {
+	if n.GUID != 0 {
+		return "g" + guidText(n.GUID)
+	}
+	if n.ID != "" {
+		return "i" + n.ID
+	}
+	return "d" + n.Desc
+}
+
+// linkRate returns a link's width and speed from ibnetdiscover, else from
+// iblinkinfo's view of either end.
+func (f *Fabric) linkRate(l *Link) (int, ib.Speed) {
+	w, s := l.Width, l.Speed
+	for _, e := range []End{l.A, l.B} {
+		if p := f.PortOf(e); p != nil && p.HaveState && isUp(p) {
+			if w == 0 {
+				w = p.Width
+			}
+			if s == 0 {
+				s = p.Speed
+			}
+		}
+	}
+	return w, s
+}
+
+// Tiers returns every node's tier: 0 for CAs and routers, then the hop
+// distance of a switch from the nearest CA (1 = leaf); -1 when no CA is
+// reachable.
+func (f *Fabric) Tiers() []int {
+	tier := make([]int, len(f.Nodes))
+	adj := make([][]int, len(f.Nodes))
+	for _, l := range f.Links {
+		adj[l.A.Node] = append(adj[l.A.Node], l.B.Node)
+		adj[l.B.Node] = append(adj[l.B.Node], l.A.Node)
+	}
+	var q []int
+	for i := range f.Nodes {
+		tier[i] = -1
+		if f.Nodes[i].Type != ibdiags.Switch {
+			tier[i] = 0
+			q = append(q, i)
+		}
+	}
+	for len(q) > 0 {
+		n := q[0]
+		q = q[1:]
+		for _, m := range adj[n] {
+			if tier[m] < 0 {
+				tier[m] = tier[n] + 1
+				q = append(q, m)
+			}
+		}
+	}
+	return tier
+}
+
+func rateText(w int, s ib.Speed) string {
+	if w == 0 || s == 0 {
+		return "unknown rate"
+	}
+	r := ib.NewRate(w, s)
+	return fmt.Sprintf("%dX %s (%s Gb/s)", w, s, strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", r.Gbps()), "0"), "."))
+}
+
+func checkDegraded(f *Fabric, plan *Plan) []finding.Finding {
+	var out []finding.Finding
+	planned := map[[2]End]PlanLink{}
+	if plan != nil {
+		r := newResolver(f)
+		for _, pl := range plan.Links {
+			a, okA := r.node(pl.A.Node)
+			b, okB := r.node(pl.B.Node)
+			if okA && okB {
+				ea, eb := End{a, pl.A.Port}, End{b, pl.B.Port}
+				planned[[2]End{ea, eb}], planned[[2]End{eb, ea}] = pl, pl
+			}
+		}
+	}
+	tiers := f.Tiers()
+	type group struct{ lo, hi int }
+	gw := map[group]map[int]int{}
+	gs := map[group]map[ib.Speed]int{}
+	gkey := func(l *Link) group {
+		a, b := tiers[l.A.Node], tiers[l.B.Node]
+		return group{min(a, b), max(a, b)}
+	}
+	for i := range f.Links {
+		l := &f.Links[i]
+		w, s := f.linkRate(l)
+		g := gkey(l)
+		if gw[g] == nil {
+			gw[g], gs[g] = map[int]int{}, map[ib.Speed]int{}
+		}
+		if w > 0 {
+			gw[g][w]++
+		}
+		if s > 0 {
+			gs[g][s]++
+		}
+	}
+	total := func(m map[int]int) int {
+		t := 0
+		for _, c := range m {
+			t += c
+		}
+		return t
+	}
+	for i := range f.Links {
+		l := &f.Links[i]
+		w, s := f.linkRate(l)
+		if w == 0 || s == 0 {
+			continue
+		}
+		var ew int
+		var es ib.Speed
+		var why string
+		var ev []finding.Evidence
+		if pl, ok := planned[[2]End{l.A, l.B}]; ok && pl.Width != 0 && pl.Speed != 0 {
+			ew, es = pl.Width, pl.Speed
+			why = "the plan"
+			ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s line %d", plan.Source, pl.Line), Value: fmt.Sprintf("%s <-> %s %s", pl.A, pl.B, rateText(pl.Width, pl.Speed))})
+		} else {
+			g := gkey(l)
+			mw, nw := mode(gw[g])
+			msp, ns := modeSpeed(gs[g])
+			// A majority needs a strict majority of at least 2 other links.
+			tw, ts := total(gw[g]), 0
+			for _, c := range gs[g] {
+				ts += c
+			}
+			if nw*2 > tw && tw >= 3 {
+				ew = mw
+			}
+			if ns*2 > ts && ts >= 3 {
+				es = msp
+			}
+			why = fmt.Sprintf("the majority of the %d links between tier %d and tier %d", tw, g.lo, g.hi)
+		}
+		narrow := ew != 0 && w < ew
+		slow := es != 0 && s.Generation() < es.Generation()
+		if !narrow && !slow {
+			continue
+		}
+		ewText, esText := w, s
+		if narrow {
+			ewText = ew
+		}
+		if slow {
+			esText = es
+		}
+		for _, e := range []End{l.A, l.B} {
+			if p := f.PortOf(e); p != nil && (p.CouldBeWidth != 0 || p.CouldBeSpeed != 0) {
+				// iblinkinfo prints only the hints that differ: a width, a
+				// lane speed, or both.
+				var could []string
+				if p.CouldBeWidth != 0 {
+					could = append(could, fmt.Sprintf("%dX", p.CouldBeWidth))
+				}
+				if p.CouldBeSpeed != 0 {
+					could = append(could, p.CouldBeSpeed.String())
+				}
+				ev = append(ev, finding.Evidence{Source: "iblinkinfo", Value: fmt.Sprintf("%s %dX %s, could be %s (the best both ends support)", f.EndName(e), p.Width, p.Speed, strings.Join(could, " "))})
+				break
+			}
+		}
+		b := l.B
+		fd := catalog.New("fabric.link_degraded", f.subject(l.A, &b),
+			fmt.Sprintf("link %s <-> %s runs at %s, expected %s (%s)", f.EndName(l.A), f.EndName(l.B), rateText(w, s), rateText(ewText, esText), why),
+			append([]finding.Evidence{{Source: l.Source, Value: fmt.Sprintf("%s <-> %s %dx%s", f.EndName(l.A), f.EndName(l.B), w, s)}}, ev...)...)
+		out = append(out, fd)
+	}
+	return out
+}
+
+func mode(m map[int]int) (int, int) {
+	best, n := 0, 0
+	for k, c := range m {
+		if c > n || (c == n && k > best) {
+			best, n = k, c
+		}
+	}
+	return best, n
+}
+
+func modeSpeed(m map[ib.Speed]int) (ib.Speed, int) {
+	var best ib.Speed
+	n := 0
+	for k, c := range m {
+		if c > n || (c == n && k > best) {
+			best, n = k, c
+		}
+	}
+	return best, n
+}
+
+// errorCounters are the PortCounters names fabric.link_errors judges.
+var errorCounters = []struct {
+	name  string
+	label string
+	th    func(Thresholds) uint64
+}{
+	{"SymbolErrorCounter", "symbol errors", func(t Thresholds) uint64 { return t.SymbolErrors }},
+	{"LinkErrorRecoveryCounter", "link error recoveries", func(t Thresholds) uint64 { return t.LinkErrorRecovery }},
+	{"LinkDownedCounter", "link downed", func(t Thresholds) uint64 { return t.LinkDowned }},
+	{"PortRcvErrors", "receive errors", func(t Thresholds) uint64 { return t.RcvErrors }},
+	{"PortXmitDiscards", "transmit discards", func(t Thresholds) uint64 { return t.XmitDiscards }},
+}
+
+func checkCounters(f *Fabric, base *Fabric, th Thresholds) []finding.Finding {
+	var out []finding.Finding
+	for i := range f.Nodes {
+		for _, p := range f.Nodes[i].Ports {
+			if p.Counters == nil {
+				continue
+			}
+			e := End{i, p.Num}
+			var before map[string]uint64
+			if base != nil {
+				if be, ok := base.endByGUID(f, e); ok {
+					if bp := base.PortOf(be); bp != nil {
+						before = bp.Counters
+						if before == nil && base.HaveCounters {
+							before = map[string]uint64{}
+						}
+					}
+				}
+			}
+			var parts []string
+			var ev []finding.Evidence
+			sev := finding.Warning
+			for _, c := range errorCounters {
+				v, ok := p.Counters[c.name]
+				if !ok {
+					continue
+				}
+				limit := c.th(th)
+				if limit == 0 {
+					limit = 1
+				}
+				if before != nil {
+					b := before[c.name]
+					delta := v
+					if v >= b {
+						delta = v - b
+					}
+					if delta == 0 || (delta < limit && c.name != "SymbolErrorCounter") {
+						continue
+					}
+					parts = append(parts, fmt.Sprintf("%s +%d (%d -> %d)", c.label, delta, b, v))
+					if c.name == "LinkDownedCounter" || (b > 0 && v >= 10*b && delta >= 10) || (b == 0 && delta >= 10*limit) {
+						sev = finding.Critical
+					}
+				} else {
+					if v < limit {
+						continue
+					}
+					parts = append(parts, fmt.Sprintf("%s %d", c.label, v))
+				}
+				ev = append(ev, finding.Evidence{Source: p.CounterSource, Value: fmt.Sprintf("%s == %d", c.name, v)})
+			}
+			var peer *End
+			if pe, _, ok := f.Peer(e); ok {
+				peer = &pe
+			}
+			if len(parts) > 0 {
+				when := "since the counters were last cleared"
+				if before != nil {
+					when = "since the baseline"
+				}
+				fd := catalog.New("fabric.link_errors", f.subject(e, peer),
+					fmt.Sprintf("%s: %s %s", f.EndName(e), strings.Join(parts, ", "), when), ev...)
+				fd.Severity = sev
+				out = append(out, fd)
+			}
+			if v, ok := p.Counters["PortXmitWait"]; ok && th.XmitWait > 0 {
+				w := v
+				if before != nil && v >= before["PortXmitWait"] {
+					w = v - before["PortXmitWait"]
+				}
+				if w >= th.XmitWait {
+					out = append(out, catalog.New("fabric.congestion", f.subject(e, peer),
+						fmt.Sprintf("%s waited %d ticks for credits to send (congestion hot spot downstream)", f.EndName(e), w),
+						finding.Evidence{Source: p.CounterSource, Value: fmt.Sprintf("PortXmitWait == %d", v)}))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func checkIdentity(f *Fabric) []finding.Finding {
+	var out []finding.Finding
+	// Duplicate GUIDs: libibnetdisc's warnings, plus GUIDs that two node
+	// records or two ports carry.
+	dups := map[uint64][]finding.Evidence{}
+	for _, d := range f.Diags {
+		// Every libibnetdisc-based tool repeats the warning: keep the first.
+		if d.Kind == ibdiags.DiagDuplicateGUID && d.GUID != 0 && len(dups[d.GUID]) == 0 {
+			tool, msg, _ := strings.Cut(d.Text, ": ")
+			dups[d.GUID] = append(dups[d.GUID], finding.Evidence{Source: fmt.Sprintf("%s stderr line %d", tool, d.Line), Value: msg})
+		}
+	}
+	nodeBy := map[uint64][]int{}
+	portBy := map[uint64][]End{}
+	for i := range f.Nodes {
+		n := &f.Nodes[i]
+		if n.GUID != 0 {
+			nodeBy[n.GUID] = append(nodeBy[n.GUID], i)
+		}
+		for _, p := range n.Ports {
+			if p.GUID != 0 && n.Type != ibdiags.Switch {
+				portBy[p.GUID] = append(portBy[p.GUID], End{i, p.Num})
+			}
+		}
+	}
+	for g, ns := range nodeBy {
+		if len(ns) > 1 {
+			var names []string
+			for _, i := range ns {
+				names = append(names, f.Nodes[i].Name())
+			}
+			dups[g] = append(dups[g], finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("node GUID %s on %s", guidText(g), strings.Join(names, ", "))})
+		}
+	}
+	for g, es := range portBy {
+		if len(es) > 1 {
+			var names []string
+			for _, e := range es {
+				names = append(names, f.EndName(e))
+			}
+			dups[g] = append(dups[g], finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("port GUID %s on %s", guidText(g), strings.Join(names, ", "))})
+		}
+	}
+	if len(dups) > 0 {
+		// Where the duplicate hangs: up ports whose peer discovery could
+		// not map.
+		var unav []finding.Evidence
+		for i := range f.Nodes {
+			for _, p := range f.Nodes[i].Ports {
+				if p.RemoteUnavailable && isUp(&p) {
+					unav = append(unav, finding.Evidence{Source: "iblinkinfo", Value: fmt.Sprintf("%s is up but its peer is \"Port not available\"", f.EndName(End{i, p.Num}))})
+				}
+			}
+		}
+		keys := make([]uint64, 0, len(dups))
+		for g := range dups {
+			keys = append(keys, g)
+		}
+		slices.Sort(keys)
+		for _, g := range keys {
+			subj := finding.Subject{NodeGUID: guidText(g)}
+			if ns := nodeBy[g]; len(ns) > 0 {
+				subj.NodeDesc = f.Nodes[ns[0]].Name()
+			} else if es := portBy[g]; len(es) > 0 {
+				subj.NodeDesc, subj.NodeGUID = f.Nodes[es[0].Node].Name(), guidText(f.Nodes[es[0].Node].GUID)
+				subj.Port = es[0].Port
+			}
+			out = append(out, catalog.New("fabric.duplicate_guid", subj,
+				fmt.Sprintf("GUID %s is used by more than one node or port", guidText(g)), append(dups[g], unav...)...))
+		}
+	}
+	// LIDs: switch port 0 and CA ports.
+	type owner struct {
+		e    End
+		name string
+	}
+	lids := map[int][]owner{}
+	zero, withLID := []End{}, 0
+	for i := range f.Nodes {
+		n := &f.Nodes[i]
+		if n.Type == ibdiags.Switch {
+			switch {
+			case n.LID > 0:
+				lids[n.LID] = append(lids[n.LID], owner{End{i, 0}, n.Name()})
+				withLID++
+			case n.LID == 0:
+				zero = append(zero, End{i, 0})
+			}
+			continue
+		}
+		for _, p := range n.Ports {
+			if _, _, cabled := f.Peer(End{i, p.Num}); !cabled {
+				continue
+			}
+			switch {
+			case p.LID > 0:
+				lids[p.LID] = append(lids[p.LID], owner{End{i, p.Num}, f.EndName(End{i, p.Num})})
+				withLID++
+			case p.LID == 0:
+				zero = append(zero, End{i, p.Num})
+			}
+		}
+	}
+	lk := make([]int, 0, len(lids))
+	for l := range lids {
+		lk = append(lk, l)
+	}
+	slices.Sort(lk)
+	for _, l := range lk {
+		os := lids[l]
+		if len(os) < 2 {
+			continue
+		}
+		var names []string
+		for _, o := range os {
+			names = append(names, o.name)
+		}
+		e := os[0].e
+		fd := catalog.New("fabric.duplicate_lid", f.subject(e, nil), fmt.Sprintf("LID %d is held by %d ports: %s", l, len(os), strings.Join(names, ", ")),
+			finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid %d: %s", l, strings.Join(names, ", "))})
+		out = append(out, fd)
+	}
+	if len(zero) > 0 {
+		if withLID == 0 {
+			out = append(out, catalog.New("fabric.no_lid", finding.Subject{},
+				fmt.Sprintf("no port of the fabric has a LID (%d ports): no subnet manager has configured it", len(zero)),
+				finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid 0 on %s", f.EndName(zero[0]))}))
+		} else {
+			for _, e := range zero {
+				out = append(out, catalog.New("fabric.no_lid", f.subject(e, nil),
+					fmt.Sprintf("%s has no LID while %d other ports have one", f.EndName(e), withLID),
+					finding.Evidence{Source: "ibnetdiscover.txt", Value: "lid 0"}))
+			}
+		}
+	}
+	return out
+}
+
+func checkSM(f *Fabric) []finding.Finding {
+	if !f.SMQueried {
+		return nil
+	}
+	var masters []ibdiags.SMInfo
+	for _, s := range f.SMs {
+		if s.State == ibdiags.SMMaster && !slices.ContainsFunc(masters, func(m ibdiags.SMInfo) bool { return m.GUID == s.GUID }) {
+			masters = append(masters, s)
+		}
+	}
+	// SM ports that name different masters: the subnet is split.
+	masterLIDs := map[int]bool{}
+	for _, p := range f.SMPorts {
+		if !p.Disabled && p.MasterSMLID > 0 {
+			masterLIDs[p.MasterSMLID] = true
+		}
+	}
+	if len(masters) <= 1 && len(masterLIDs) > 1 {
+		lids := make([]int, 0, len(masterLIDs))
+		for l := range masterLIDs {
+			lids = append(lids, l)
+		}
+		slices.Sort(lids)
+		var ev []finding.Evidence
+		for _, p := range f.SMPorts {
+			ev = append(ev, finding.Evidence{Source: fmt.Sprintf("saquery-sm.txt line %d", p.Line), Value: fmt.Sprintf("SM port lid %d: master_sm_base_lid %d", p.BaseLID, p.MasterSMLID)})
+		}
+		return []finding.Finding{catalog.New("fabric.sm_multiple_masters", finding.Subject{},
+			fmt.Sprintf("the subnet's SM ports name %d different masters (LIDs %v): the subnet is split or the SMs disagree", len(lids), lids), ev...)}
+	}
+	switch {
+	case len(masters) == 0:
+		ev := finding.Evidence{Source: "sminfo", Value: "no answer from a master SM (sminfo: query failed)"}
+		if len(f.SMs) > 0 {
+			ev.Value = fmt.Sprintf("sm lid %d state %d %s", f.SMs[0].LID, f.SMs[0].State, f.SMs[0].StateName)
+		}
+		return []finding.Finding{catalog.New("fabric.sm_missing", finding.Subject{}, "no master subnet manager answers on the fabric", ev)}
+	case len(masters) > 1:
+		slices.SortFunc(masters, func(a, b ibdiags.SMInfo) int { return cmp.Compare(a.GUID, b.GUID) })
+		var ev []finding.Evidence
+		var names []string
+		for _, m := range masters {
+			ev = append(ev, finding.Evidence{Source: fmt.Sprintf("sminfo line %d", m.Line), Value: fmt.Sprintf("sm lid %d guid %s priority %d %s", m.LID, guidText(m.GUID), m.Priority, m.StateName)})
+			names = append(names, fmt.Sprintf("lid %d", m.LID))
+		}
+		subj := finding.Subject{NodeGUID: guidText(masters[0].GUID)}
+		for i := range f.Nodes {
+			if f.Nodes[i].GUID == masters[0].GUID {
+				subj.NodeDesc = f.Nodes[i].Name()
+			}
+		}
+		return []finding.Finding{catalog.New("fabric.sm_multiple_masters", subj,
+			fmt.Sprintf("%d subnet managers claim master state (%s)", len(masters), strings.Join(names, ", ")), ev...)}
+	}
+	return nil
+}

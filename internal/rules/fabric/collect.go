@@ -1,0 +1,255 @@
+package fabric
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
+)
+
+// CollectOptions tune a live collection.
+type CollectOptions struct {
+	// CA and Port pick the local HCA port the tools send from (-C, -P);
+	// empty/0 lets the tools choose.
+	CA   string
+	Port int
+	// Timeout bounds each tool run (default 60 s).
+	Timeout time.Duration
+	// Env is added to the tools' environment, e.g. LD_PRELOAD of
+	// libumad2sim.so and IBSIM_SOCKNAME to run against ibsim.
+	Env []string
+	// Now stamps the collection (default time.Now).
+	Now func() time.Time
+	// LookPath finds the tools (default exec.LookPath).
+	LookPath func(string) (string, error)
+	// Dir is the tools' working directory ("" = the current one). Under
+	// ibsim, libumad2sim.so leaves a sys-<pid> tree there per run.
+	Dir string
+}
+
+// step is one tool run of a collection.
+type step struct {
+	name string // saved as name.txt
+	bin  string
+	args []string
+}
+
+// Steps, in order. Directed-route and LID tools first; SA-based queries are
+// avoided (ibqueryerrors --skip-sl) so that the collection works without an
+// SM. Every step runs even when an earlier one failed: what failed is
+// recorded, and becomes a gap in the model.
+func steps(o CollectOptions) []step {
+	var sel []string
+	if o.CA != "" {
+		sel = append(sel, "-C", o.CA)
+	}
+	if o.Port > 0 {
+		sel = append(sel, "-P", strconv.Itoa(o.Port))
+	}
+	with := func(a ...string) []string { return append(append([]string{}, sel...), a...) }
+	return []step{
+		{"ibnetdiscover", "ibnetdiscover", with()},
+		{"iblinkinfo", "iblinkinfo", with()},
+		{"ibqueryerrors", "ibqueryerrors", with("--skip-sl", "--data")},
+		{"dump_fts", "dump_fts", with()},
+		{"sminfo", "sminfo", with()},
+	}
+}
+
+var caName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// Validate checks the options before anything runs.
+func (o CollectOptions) Validate() error {
+	if o.CA != "" && !caName.MatchString(o.CA) {
+		return fmt.Errorf("bad CA name %q (want a device name like mlx5_0)", o.CA)
+	}
+	if o.Port < 0 || o.Port > 254 {
+		return fmt.Errorf("bad port %d (1-254)", o.Port)
+	}
+	return nil
+}
+
+// Collect runs the tools and returns their outputs. It fails only on bad
+// options; a tool that is missing, times out or exits non-zero is recorded
+// in its Output.Err.
+func Collect(ctx context.Context, o CollectOptions) (*Raw, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 60 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.LookPath == nil {
+		o.LookPath = exec.LookPath
+	}
+	raw := &Raw{Taken: o.Now().UTC(), Source: "live"}
+	for _, s := range steps(o) {
+		raw.Outputs = append(raw.Outputs, run(ctx, o, s))
+	}
+	raw.Outputs = append(raw.Outputs, collectSMs(ctx, o)...)
+	if q := raw.Get("ibqueryerrors"); q != nil && q.Err != "" && len(bytes.TrimSpace(q.Stdout)) == 0 {
+		if pq := collectPerfQuery(ctx, o, raw.Get("iblinkinfo")); pq != nil {
+			raw.Outputs = append(raw.Outputs, pq)
+		}
+	}
+	return raw, nil
+}
+
+// maxPerfQueryPorts bounds the per-port fallback (one perfquery run per
+// port, ~10 ms each).
+const maxPerfQueryPorts = 1024
+
+// collectPerfQuery reads the PortCounters of every linked port with
+// perfquery, one run per port, when ibqueryerrors could not run. The ports
+// and LIDs come from iblinkinfo; ports beyond maxPerfQueryPorts are left
+// out and said so in the output's Err.
+func collectPerfQuery(ctx context.Context, o CollectOptions, li *Output) *Output {
+	if li == nil || li.Err != "" {
+		return nil
+	}
+	info, err := ibdiags.ParseLinkInfo(bytes.NewReader(li.Stdout), "iblinkinfo.txt")
+	if err != nil {
+		return nil
+	}
+	var sel []string
+	if o.CA != "" {
+		sel = append(sel, "-C", o.CA)
+	}
+	if o.Port > 0 {
+		sel = append(sel, "-P", strconv.Itoa(o.Port))
+	}
+	out := &Output{Name: "perfquery", Args: []string{"perfquery", "<lid>", "<port> for each linked port"}}
+	n, skipped, failed := 0, 0, 0
+	for _, p := range info.Ports {
+		if p.LID <= 0 || p.Phys != 5 {
+			continue
+		}
+		if n >= maxPerfQueryPorts {
+			skipped++
+			continue
+		}
+		n++
+		r := run(ctx, o, step{"perfquery", "perfquery", append(append([]string{}, sel...), strconv.Itoa(p.LID), strconv.Itoa(p.Port))})
+		out.Stdout = append(out.Stdout, r.Stdout...)
+		out.Stderr = append(out.Stderr, r.Stderr...)
+		out.DurationMS += r.DurationMS
+		if r.Err != "" {
+			failed++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	var errs []string
+	if failed > 0 {
+		errs = append(errs, fmt.Sprintf("%d of %d perfquery runs failed", failed, n))
+	}
+	if skipped > 0 {
+		errs = append(errs, fmt.Sprintf("%d ports beyond the first %d not queried", skipped, maxPerfQueryPorts))
+	}
+	out.Err = strings.Join(errs, "; ")
+	return out
+}
+
+// collectSMs asks the SA for every port that runs an SM (saquery -s) and
+// then each of those SMs for its state (sminfo LID), so that two masters
+// are seen. Both need the SA: without an SM they fail, which is recorded.
+func collectSMs(ctx context.Context, o CollectOptions) []*Output {
+	var sel []string
+	if o.CA != "" {
+		sel = append(sel, "-C", o.CA)
+	}
+	if o.Port > 0 {
+		sel = append(sel, "-P", strconv.Itoa(o.Port))
+	}
+	sa := run(ctx, o, step{"saquery-sm", "saquery", append(append([]string{}, sel...), "-s")})
+	out := []*Output{sa}
+	if sa.Err != "" {
+		return out
+	}
+	ports, err := ibdiags.ParseSMPorts(bytes.NewReader(sa.Stdout), "saquery-sm.txt")
+	if err != nil {
+		return out
+	}
+	all := &Output{Name: "sminfo-sms", Args: []string{"sminfo", "<lid of each IsSM port>"}}
+	seen := map[int]bool{}
+	for _, p := range ports {
+		if p.Disabled || p.BaseLID <= 0 || seen[p.BaseLID] || len(seen) >= 16 {
+			continue
+		}
+		seen[p.BaseLID] = true
+		r := run(ctx, o, step{"sminfo-sms", "sminfo", append(append([]string{}, sel...), strconv.Itoa(p.BaseLID))})
+		all.Stdout = append(all.Stdout, r.Stdout...)
+		all.Stderr = append(all.Stderr, r.Stderr...)
+		all.DurationMS += r.DurationMS
+		if r.Err != "" {
+			all.Err = strings.TrimSpace(all.Err + "; " + r.Err)
+		}
+	}
+	if len(seen) > 0 {
+		out = append(out, all)
+	}
+	return out
+}
+
+func run(ctx context.Context, o CollectOptions, s step) *Output {
+	out := &Output{Name: s.name, Args: append([]string{s.bin}, s.args...)}
+	path, err := o.LookPath(s.bin)
+	if err != nil {
+		out.Err = fmt.Sprintf("%s not found (install infiniband-diags): %v", s.bin, err)
+		return out
+	}
+	cctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, path, s.args...)
+	cmd.Env = append(cmd.Environ(), o.Env...)
+	cmd.Dir = o.Dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	err = cmd.Run()
+	out.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+	out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
+	// ibqueryerrors exits 1 when it found ports with errors: a result,
+	// not a failure.
+	var ee *exec.ExitError
+	if s.name == "ibqueryerrors" && errors.As(err, &ee) && ee.ExitCode() == 1 && stdout.Len() > 0 {
+		err = nil
+	}
+	if err != nil {
+		out.Err = describeRunError(s.bin, err, cctx.Err(), out.Stderr, o.Timeout)
+	}
+	return out
+}
+
+func describeRunError(bin string, err, ctxErr error, stderr []byte, timeout time.Duration) string {
+	if errors.Is(ctxErr, context.DeadlineExceeded) {
+		return fmt.Sprintf("%s timed out after %s", bin, timeout)
+	}
+	se := string(stderr)
+	if strings.Contains(se, "Permission denied") || strings.Contains(se, "can't open UMAD port") || strings.Contains(se, "client_register") {
+		return fmt.Sprintf("%s cannot open the umad device (permission denied: run as root or grant access to /dev/infiniband/umad*): %v", bin, err)
+	}
+	last := strings.TrimSpace(se)
+	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+		last = last[i+1:]
+	}
+	if len(last) > 200 {
+		last = last[:200]
+	}
+	if last != "" {
+		return fmt.Sprintf("%s: %v: %s", bin, err, last)
+	}
+	return fmt.Sprintf("%s: %v", bin, err)
+}

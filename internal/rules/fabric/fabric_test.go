@@ -1,0 +1,560 @@
+package fabric
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"time"
+
+	"fmt"
+	"github.com/google/go-cmp/cmp"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
+)
+
+func load(t testing.TB, dir string) *Fabric {
+	t.Helper()
+	raw, err := ReadFrom(filepath.Join("testdata", dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Build(raw)
+}
+
+func loadPlan(t testing.TB, name string) *Plan {
+	t.Helper()
+	fh, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	p, err := ParsePlan(fh, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func planText(t testing.TB, text string) *Plan {
+	t.Helper()
+	p, err := ParsePlan(strings.NewReader(text), "plan.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// brief renders findings as "id subject" lines for comparison.
+func brief(fs []finding.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		s := f.ID + " " + f.Subject.NodeDesc
+		if f.Subject.Port != 0 {
+			s += fmt.Sprintf("[%d]", f.Subject.Port)
+		}
+		if f.Subject.Peer != nil {
+			s += fmt.Sprintf(" peer %s[%d]", f.Subject.Peer.NodeDesc, f.Subject.Peer.Port)
+		}
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// withOutput returns a copy of the spineleaf collection with one output's
+// stdout (and stderr) replaced.
+func withOutput(t testing.TB, dir, name string, edit func(string) string) *Raw {
+	t.Helper()
+	raw, err := ReadFrom(filepath.Join("testdata", dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := raw.Get(name)
+	if o == nil {
+		o = &Output{Name: name}
+		raw.Outputs = append(raw.Outputs, o)
+	}
+	o.Stdout = []byte(edit(string(o.Stdout)))
+	return raw
+}
+
+func TestCheckIbsimCapture(t *testing.T) {
+	f := load(t, "spineleaf")
+	if len(f.Nodes) != 8 || len(f.Links) != 8 {
+		t.Fatalf("%d nodes, %d links", len(f.Nodes), len(f.Links))
+	}
+	// spine2 is unreachable by LID in this capture: its 8 ports are gaps.
+	if len(f.Gaps) != 8 || !strings.Contains(f.Gaps[0].Reason, "spine2 LID 3 port 1") {
+		t.Errorf("gaps: %+v", f.Gaps)
+	}
+	fs := Check(f, Options{})
+	for _, x := range fs {
+		if x.ID == "fabric.link_degraded" && !slices.ContainsFunc(x.Evidence, func(e finding.Evidence) bool { return strings.Contains(e.Value, "could be 12X QDR") }) {
+			t.Errorf("degraded link without iblinkinfo's hint: %+v", x.Evidence)
+		}
+	}
+	// A width-only hint (ibsim's narrow links print "Could be 12X" alone)
+	// names the width and no lane speed.
+	for _, l := range f.Links {
+		for _, e := range []End{l.A, l.B} {
+			if p := f.PortOf(e); p != nil {
+				p.CouldBeSpeed = 0
+			}
+		}
+	}
+	for _, x := range Check(f, Options{}) {
+		for _, e := range x.Evidence {
+			if e.Source == "iblinkinfo" && (!strings.Contains(e.Value, "could be 12X (the best") || strings.Contains(e.Value, "speed(")) {
+				t.Errorf("width-only hint rendered as %q", e.Value)
+			}
+		}
+	}
+	got := brief(fs)
+	want := []string{
+		"fabric.congestion h1[1] peer leaf1[1]",
+		"fabric.link_degraded leaf2[5] peer spine1[2]",
+		"fabric.link_errors leaf1[5] peer spine1[1]",
+		"fabric.link_errors leaf2[5] peer spine1[2]",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("findings (-want +got):\n%s", d)
+	}
+}
+
+func TestCheckCounters(t *testing.T) {
+	f := load(t, "spineleaf")
+	high := Thresholds{SymbolErrors: 100, LinkErrorRecovery: 100, LinkDowned: 100, RcvErrors: 100, XmitDiscards: 100, XmitWait: 1 << 30}
+	low := DefaultThresholds()
+	low.RcvErrors = 4
+	bumped := withOutput(t, "spineleaf", "ibqueryerrors", func(s string) string {
+		s = strings.Replace(s, "[PortRcvErrors == 4]", "[PortRcvErrors == 4] [SymbolErrorCounter == 500]", 1)
+		return strings.Replace(s, "[LinkDownedCounter == 3] [PortXmitData == 42192", "[LinkDownedCounter == 4] [PortXmitData == 42192", 1)
+	})
+	tests := []struct {
+		name string
+		f    *Fabric
+		opts Options
+		want []string
+		sev  map[string]finding.Severity
+	}{
+		{"thresholds not reached", f, Options{Thresholds: high}, nil, nil},
+		{"lower rcv threshold", f, Options{Thresholds: low}, []string{
+			"fabric.congestion h1[1] peer leaf1[1]", "fabric.link_errors h2[1] peer leaf1[2]",
+			"fabric.link_errors leaf1[5] peer spine1[1]", "fabric.link_errors leaf2[5] peer spine1[2]"}, nil},
+		{"no growth against itself", f, Options{Baseline: f}, nil, nil},
+		{"growth against baseline", Build(bumped), Options{Baseline: f}, []string{
+			"fabric.link_errors h2[1] peer leaf1[2]", "fabric.link_errors leaf1[5] peer spine1[1]"},
+			map[string]finding.Severity{"h2": finding.Critical, "leaf1": finding.Critical}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var fs []finding.Finding
+			for _, x := range Check(tt.f, tt.opts) {
+				if x.ID == "fabric.link_errors" || x.ID == "fabric.congestion" {
+					fs = append(fs, x)
+				}
+			}
+			if d := cmp.Diff(tt.want, brief(fs)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+			for _, x := range fs {
+				if s, ok := tt.sev[x.Subject.NodeDesc]; ok && x.Severity != s {
+					t.Errorf("%s: severity %s, want %s (%s)", x.Subject.NodeDesc, x.Severity, s, x.Summary)
+				}
+			}
+		})
+	}
+}
+
+const netPlanText = `# hand-written plan of the spineleaf capture
+spine1 1 leaf1 5
+spine1 2 leaf2 5 1xSDR
+spine2 1 leaf1 6
+spine2 2 leaf2 6
+leaf1 1 h1 1
+leaf1 2 h2 1
+leaf2 1 h3 1
+leaf2 2 h4 1 4xDDR
+`
+
+func TestDiff(t *testing.T) {
+	f := load(t, "spineleaf")
+	tests := []struct {
+		name string
+		plan *Plan
+		want []string
+	}{
+		{"ibsim net file as plan", loadPlan(t, "spineleaf.net"), nil},
+		{"line plan", planText(t, netPlanText), nil},
+		{"two cables swapped", planText(t, strings.NewReplacer("leaf1 1 h1 1", "leaf1 1 h2 1", "leaf1 2 h2 1", "leaf1 2 h1 1").Replace(netPlanText)),
+			[]string{"fabric.cable_miswired leaf1[1] peer h1[1]"}},
+		{"uplinks swapped between spines", planText(t, strings.NewReplacer("spine1 1 leaf1 5", "spine1 1 leaf1 6", "spine2 1 leaf1 6", "spine2 1 leaf1 5").Replace(netPlanText)),
+			[]string{"fabric.cable_miswired spine2[1] peer leaf1[6]"}},
+		{"unplanned cable", planText(t, strings.Replace(netPlanText, "leaf2 1 h3 1\n", "", 1)),
+			[]string{"fabric.cable_unexpected leaf2[1] peer h3[1]"}},
+		{"planned cable absent", planText(t, netPlanText+"leaf1 3 spine1 3\n"),
+			[]string{"fabric.cable_missing leaf1[3] peer spine1[3]"}},
+		{"planned node absent", planText(t, netPlanText+"leaf1 7 \"h9 mlx5_0\" 1\n"),
+			[]string{"fabric.cable_missing leaf1[7] peer h9 mlx5_0[1]"}},
+		{"by GUID", planText(t, strings.Replace(netPlanText, "leaf1 1 h1 1", "0x200002 1 H-0000000000100000 1", 1)), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, brief(Diff(f, tt.plan))); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestCheckWithPlan(t *testing.T) {
+	f := load(t, "spineleaf")
+	tests := []struct {
+		name string
+		plan string
+		want []string
+	}{
+		// The plan says leaf2-spine1 is 1X: not degraded; h4 should be QDR.
+		{"plan rates", strings.Replace(netPlanText, "4xDDR", "4xQDR", 1), []string{"fabric.link_degraded leaf2[2] peer h4[1]"}},
+		{"planned port down", netPlanText + "leaf1 3 spine1 3\n", []string{"fabric.link_down leaf1[3] peer spine1[3]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []finding.Finding
+			for _, x := range Check(f, Options{Plan: planText(t, tt.plan)}) {
+				if strings.HasPrefix(x.ID, "fabric.link_d") {
+					got = append(got, x)
+				}
+			}
+			if d := cmp.Diff(tt.want, brief(got)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestCheckBaselineLinkGone(t *testing.T) {
+	before := load(t, "spineleaf")
+	// The h3 cable unplugged: ibnetdiscover no longer lists it and
+	// iblinkinfo shows leaf2[1] Down/Polling.
+	raw := withOutput(t, "spineleaf", "ibnetdiscover", func(s string) string {
+		s = strings.Replace(s, "[1]\t\"H-0000000000100004\"[1](100005) \t\t# \"h3\" lid 7 4xSDR\n", "", 1)
+		blocks := strings.Split(s, "\n\n")
+		blocks = slices.DeleteFunc(blocks, func(b string) bool { return strings.Contains(b, "Ca\t1 \"H-0000000000100004\"") })
+		return strings.Join(blocks, "\n\n")
+	})
+	li := raw.Get("iblinkinfo")
+	li.Stdout = []byte(strings.Replace(string(li.Stdout),
+		"           6    1[  ] ==( 4X           2.5 Gbps Active/  LinkUp)==>       7    1[  ] \"h3\" (Could be 12X Could be 10.0 Gbps)",
+		"           6    1[  ] ==(                Down/ Polling)==>             [  ] \"\" ( )", 1))
+	after := Build(raw)
+	var got []finding.Finding
+	for _, x := range Check(after, Options{Baseline: before}) {
+		if x.ID == "fabric.link_down" {
+			got = append(got, x)
+		}
+	}
+	if d := cmp.Diff([]string{"fabric.link_down leaf2[1]"}, brief(got)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if got := Check(before, Options{Baseline: before}); slices.ContainsFunc(got, func(x finding.Finding) bool { return x.ID == "fabric.link_down" }) {
+		t.Error("link_down against an identical baseline")
+	}
+}
+
+func TestCheckIdentity(t *testing.T) {
+	tests := []struct {
+		name string
+		raw  *Raw
+		want []string
+	}{
+		{"duplicate guid under ibsim, no SM", mustRead(t, "dupguid"), []string{"fabric.duplicate_guid h1[1]", "fabric.no_lid ", "fabric.sm_missing "}},
+		{"duplicate lid", withOutput(t, "spineleaf", "ibnetdiscover", func(s string) string {
+			return strings.ReplaceAll(s, "lid 7", "lid 8")
+		}), []string{"fabric.duplicate_lid h4[1]"}},
+		{"one port without lid", withOutput(t, "spineleaf", "ibnetdiscover", func(s string) string {
+			return strings.ReplaceAll(s, "lid 7", "lid 0")
+		}), []string{"fabric.no_lid h3[1]"}},
+		{"two masters", withOutput(t, "spineleaf", "sminfo", func(s string) string {
+			return s + "sminfo: sm lid 3 sm guid 0x200001, activity count 7 priority 0 state 3 SMINFO_MASTER\n"
+		}), []string{"fabric.sm_multiple_masters spine1"}},
+		{"two masters from the SA's SM list", withOutput(t, "spineleaf", "sminfo-sms", func(string) string {
+			return "sminfo: sm lid 1 sm guid 0x200000, activity count 130 priority 0 state 3 SMINFO_MASTER\n" +
+				"sminfo: sm lid 6 sm guid 0x200003, activity count 9 priority 0 state 3 SMINFO_MASTER\n"
+		}), []string{"fabric.sm_multiple_masters spine1"}},
+		{"master and standby from the SA's SM list", withOutput(t, "spineleaf", "sminfo-sms", func(string) string {
+			return "sminfo: sm lid 6 sm guid 0x200003, activity count 9 priority 0 state 2 SMINFO_STANDBY\n"
+		}), nil},
+		{"SM ports name different masters", withOutput(t, "spineleaf", "saquery-sm", func(string) string {
+			rec := "PortInfoRecord dump:\n\t\tEndPortLid..............%d\n\t\tPortNum.................0\n\t\tbase_lid................%d\n\t\tmaster_sm_base_lid......%d\n\t\tcapability_mask.........0xC04A\n"
+			return "IsSM ports\n" + fmt.Sprintf(rec, 1, 1, 1) + fmt.Sprintf(rec, 6, 6, 6) + "\nIsSMdisabled ports\n"
+		}), []string{"fabric.sm_multiple_masters "}},
+		{"standby only", withOutput(t, "spineleaf", "sminfo", func(s string) string {
+			return strings.Replace(s, "state 3 SMINFO_MASTER", "state 2 SMINFO_STANDBY", 1)
+		}), []string{"fabric.sm_missing "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []finding.Finding
+			for _, x := range Check(Build(tt.raw), Options{}) {
+				switch x.ID {
+				case "fabric.duplicate_guid", "fabric.duplicate_lid", "fabric.no_lid", "fabric.sm_missing", "fabric.sm_multiple_masters":
+					got = append(got, x)
+				}
+			}
+			b := brief(got)
+			for i := range b {
+				b[i] = strings.TrimSuffix(b[i], " peer [0]")
+			}
+			if d := cmp.Diff(tt.want, b); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func mustRead(t testing.TB, dir string) *Raw {
+	raw, err := ReadFrom(filepath.Join("testdata", dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func TestSMInfoMissingIsGapNotFinding(t *testing.T) {
+	raw := mustRead(t, "spineleaf")
+	raw.Outputs = slices.DeleteFunc(raw.Outputs, func(o *Output) bool { return o.Name == "sminfo" })
+	f := Build(raw)
+	if f.SMQueried || !slices.ContainsFunc(f.Gaps, func(g Gap) bool { return g.Source == "sminfo" }) {
+		t.Errorf("sminfo absent: queried=%v gaps=%+v", f.SMQueried, f.Gaps)
+	}
+	for _, x := range Check(f, Options{}) {
+		if x.ID == "fabric.sm_missing" {
+			t.Error("sm_missing without an sminfo answer")
+		}
+	}
+}
+
+func TestRawRoundTrip(t *testing.T) {
+	raw := mustRead(t, "spineleaf")
+	raw.Taken = time.Date(2026, 11, 29, 16, 0, 0, 0, time.UTC)
+	var buf bytes.Buffer
+	if err := raw.WriteTarGz(&buf); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tgz := filepath.Join(dir, "fabric.tar.gz")
+	if err := os.WriteFile(tgz, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadFrom(tgz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Taken.Equal(raw.Taken) || len(back.Outputs) != len(raw.Outputs) {
+		t.Fatalf("round trip: %v %d outputs", back.Taken, len(back.Outputs))
+	}
+	for _, o := range raw.Outputs {
+		if b := back.Get(o.Name); b == nil || !bytes.Equal(b.Stdout, o.Stdout) || !bytes.Equal(b.Stderr, o.Stderr) {
+			t.Errorf("%s differs after the round trip", o.Name)
+		}
+	}
+	if err := raw.WriteDir(filepath.Join(dir, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := ReadFrom(filepath.Join(dir, "d")); err != nil || len(d.Outputs) != len(raw.Outputs) {
+		t.Errorf("dir round trip: %v", err)
+	}
+	if _, err := ReadFrom(t.TempDir()); err == nil {
+		t.Error("empty dir accepted")
+	}
+}
+
+func TestCollectMissingTools(t *testing.T) {
+	o := CollectOptions{
+		LookPath: func(string) (string, error) { return "", errors.New("executable file not found in $PATH") },
+		Now:      func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) },
+	}
+	raw, err := Collect(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Build(raw)
+	if len(f.Nodes) != 0 || len(f.Gaps) != 5 || !strings.Contains(f.Gaps[0].Reason, "ibnetdiscover not found (install infiniband-diags)") {
+		t.Errorf("gaps: %+v", f.Gaps)
+	}
+	if fs := Check(f, Options{}); len(fs) != 0 {
+		t.Errorf("findings without data: %v", brief(fs))
+	}
+	for _, bad := range []CollectOptions{{CA: "mlx5_0; rm -rf /"}, {Port: 300}} {
+		if _, err := Collect(context.Background(), bad); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
+
+func TestParsePlanErrors(t *testing.T) {
+	for _, in := range []string{"a 1 b\n", "a x b 1\n", "a 1 b 1 4xFAST\n", "a 1 b 1\na 1 c 2\n", "\"a 1 b 1\n", "# nothing\n"} {
+		_, err := ParsePlan(strings.NewReader(in), "plan.txt")
+		if err == nil || !strings.Contains(err.Error(), "plan.txt") {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+}
+
+func BenchmarkBuildAndCheck(b *testing.B) {
+	raw := mustRead(b, "spineleaf")
+	for b.Loop() {
+		f := Build(raw)
+		_ = Check(f, Options{})
+	}
+}
+
+func TestCheckRouting(t *testing.T) {
+	f := load(t, "spineleaf")
+	fs, res, err := CheckRouting(f, routing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// OpenSM's ftree left no entry for the other spine on either spine
+	// (the real capture): the only breaks.
+	want := []string{"fabric.route_missing spine1", "fabric.route_missing spine2"}
+	if d := cmp.Diff(want, brief(fs)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, x := range fs {
+		if x.Severity != finding.Info {
+			t.Errorf("%s: severity %s, want info (only switch-to-switch routes break)", x.Summary, x.Severity)
+		}
+	}
+	if res.Switches != 4 || res.RoutedPairs != res.Pairs {
+		t.Errorf("switches %d, CA pairs %d/%d routed", res.Switches, res.RoutedPairs, res.Pairs)
+	}
+	raw := mustRead(t, "spineleaf")
+	raw.Outputs = slices.DeleteFunc(raw.Outputs, func(o *Output) bool { return o.Name == "dump_fts" })
+	if _, _, err := CheckRouting(Build(raw), routing.Options{}); err == nil {
+		t.Error("no error without forwarding tables")
+	}
+}
+
+// TestCaptureIbsimFaults replays the outputs TestLiveIbsimFaults collected
+// (saved with IBDOCTOR_SAVE_CAPTURE), so the whole chain is checked on real
+// tool output even where ibsim is not installed.
+func TestCaptureIbsimFaults(t *testing.T) {
+	f := load(t, "ibsim-faults")
+	plan := loadPlan(t, "ibsim-faults.plan")
+	var got []finding.Finding
+	for _, x := range Check(f, Options{Plan: plan}) {
+		if x.Severity != finding.Info {
+			got = append(got, x)
+		}
+	}
+	got = append(got, Diff(f, plan)...)
+	want := []string{
+		"fabric.cable_missing leaf1[1] peer h1[1]",
+		"fabric.cable_miswired leaf2[1] peer h4[1]",
+		"fabric.congestion spine2[1] peer leaf1[4]",
+		"fabric.link_degraded leaf3[4] peer spine2[3]",
+		"fabric.link_degraded leaf4[2] peer h8[1]",
+		"fabric.link_down leaf1[1]",
+		"fabric.link_errors leaf1[3] peer spine1[1]",
+		"fabric.link_errors leaf4[3] peer spine1[4]",
+	}
+	if d := cmp.Diff(want, brief(got)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if len(f.Gaps) != 0 {
+		t.Errorf("gaps: %+v", f.Gaps)
+	}
+}
+
+func TestLinkInfoAlone(t *testing.T) {
+	raw := mustRead(t, "spineleaf")
+	raw.Outputs = slices.DeleteFunc(raw.Outputs, func(o *Output) bool { return o.Name != "iblinkinfo" })
+	f := Build(raw)
+	if len(f.Nodes) != 8 || len(f.Links) != 8 {
+		t.Fatalf("%d nodes, %d links from iblinkinfo alone", len(f.Nodes), len(f.Links))
+	}
+	got := brief(Check(f, Options{}))
+	if d := cmp.Diff([]string{"fabric.link_degraded leaf2[5] peer spine1[2]"}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	// Against the plan, from iblinkinfo alone.
+	if fs := Diff(f, loadPlan(t, "spineleaf.net")); len(fs) != 0 {
+		t.Errorf("diff: %v", brief(fs))
+	}
+}
+
+func TestDescribeRunError(t *testing.T) {
+	exit := errors.New("exit status 255")
+	tests := []struct {
+		err, ctxErr error
+		stderr      string
+		want        string
+	}{
+		{exit, context.DeadlineExceeded, "", "ibnetdiscover timed out after 1m0s"},
+		{exit, nil, "ibwarn: [1] umad_open_port: can't open UMAD port (mlx5_0:1)\nibnetdiscover: iberror: failed: Failed to open 'mlx5_0' port '1'\n", "cannot open the umad device (permission denied"},
+		{exit, nil, "ibwarn: [1] mad_rpc: _do_madrpc failed; dport (Lid 3)\nsminfo: iberror: failed: query\n", "ibnetdiscover: exit status 255: sminfo: iberror: failed: query"},
+		{exit, nil, "", "ibnetdiscover: exit status 255"},
+	}
+	for _, tt := range tests {
+		got := describeRunError("ibnetdiscover", tt.err, tt.ctxErr, []byte(tt.stderr), time.Minute)
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("got %q, want it to contain %q", got, tt.want)
+		}
+	}
+}
+
+func TestReadTarGzRejects(t *testing.T) {
+	mk := func(hdrs ...*tar.Header) string {
+		var buf bytes.Buffer
+		gz := gzip.NewWriter(&buf)
+		tw := tar.NewWriter(gz)
+		for _, h := range hdrs {
+			if err := tw.WriteHeader(h); err != nil {
+				t.Fatal(err)
+			}
+			if h.Size > 0 {
+				tw.Write(bytes.Repeat([]byte("x"), int(h.Size)))
+			}
+		}
+		tw.Close()
+		gz.Close()
+		p := filepath.Join(t.TempDir(), "c.tar.gz")
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name string
+		path string
+		want string
+	}{
+		{"dot-dot", mk(&tar.Header{Name: "../ibnetdiscover.txt", Typeflag: tar.TypeReg, Size: 1, Mode: 0o644}), "only plain files"},
+		{"subdir", mk(&tar.Header{Name: "a/ibnetdiscover.txt", Typeflag: tar.TypeReg, Size: 1, Mode: 0o644}), "only plain files"},
+		{"symlink", mk(&tar.Header{Name: "ibnetdiscover.txt", Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"}), "only plain files"},
+		{"not gzip", func() string {
+			p := filepath.Join(t.TempDir(), "x.tar.gz")
+			os.WriteFile(p, []byte("plain text"), 0o644)
+			return p
+		}(), "not a gzip-compressed tar"},
+		{"no outputs", mk(&tar.Header{Name: "./", Typeflag: tar.TypeDir, Mode: 0o755}), "no tool outputs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadFrom(tt.path)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,430 @@
+package fabric
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
+	simfabric "github.com/ibdoctor/ibdoctor/internal/sim/fabric"
+	"github.com/ibdoctor/ibdoctor/internal/testenv"
+)
+
+// simStack is a running ibsim (its console on a pipe: a FIFO on its
+// stdin) with its own socket name, and the environment that attaches
+// infiniband-diags and OpenSM to it.
+type simStack struct {
+	t       *testing.T
+	dir     string
+	env     []string
+	console io.WriteCloser
+	mu      sync.Mutex
+	log     bytes.Buffer
+}
+
+// startGroup starts cmd in its own process group and kills the group when
+// the test ends.
+func startGroup(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s did not exit", cmd.Path)
+		}
+	})
+}
+
+var sockUnsafe = regexp.MustCompile(`[^A-Za-z0-9]+`)
+
+func startIbsim(t *testing.T, g simfabric.Generated) *simStack {
+	t.Helper()
+	ibsim := testenv.NeedTool(t, "ibsim")
+	testenv.NeedTool(t, "opensm")
+	testenv.NeedTool(t, "ibnetdiscover")
+	libs, _ := filepath.Glob("/usr/lib/*/umad2sim/libumad2sim.so")
+	if len(libs) == 0 {
+		if testenv.OnCI() {
+			t.Fatal("libumad2sim.so missing (ibsim-utils)")
+		}
+		t.Skip("libumad2sim.so missing (ibsim-utils)")
+	}
+	s := &simStack{t: t, dir: t.TempDir()}
+	net := filepath.Join(s.dir, "net")
+	if err := os.WriteFile(net, g.Net, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock := fmt.Sprintf("ibdoctor%d%s", os.Getpid(), sockUnsafe.ReplaceAllString(t.Name(), ""))
+	s.env = []string{"IBSIM_SOCKNAME=" + sock, "LD_PRELOAD=" + libs[0], "OSM_CACHE_DIR=" + s.dir}
+	args := []string{"-s", net}
+	if g.IgnoreDuplicates {
+		args = append([]string{"-I"}, args...)
+	}
+	cmd := exec.Command(ibsim, args...)
+	cmd.Dir = s.dir
+	cmd.Env = append(os.Environ(), "IBSIM_SOCKNAME="+sock)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.console = in
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			s.mu.Lock()
+			s.log.WriteString(sc.Text() + "\n")
+			s.mu.Unlock()
+		}
+	}()
+	startGroup(t, cmd)
+	t.Cleanup(func() { pw.Close() })
+	s.waitLog("Network simulator ready", 15*time.Second)
+	return s
+}
+
+func (s *simStack) waitLog(what string, d time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		s.mu.Lock()
+		ok := strings.Contains(s.log.String(), what)
+		s.mu.Unlock()
+		if ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.t.Fatalf("ibsim: no %q within %s; log:\n%s", what, d, s.log.String())
+}
+
+// do sends a console command and waits for ibsim's answer.
+func (s *simStack) do(cmd, answer string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.console, cmd+"\n"); err != nil {
+		s.t.Fatal(err)
+	}
+	s.waitLog(answer, 5*time.Second)
+}
+
+// tool runs an infiniband-diags tool (or OpenSM) against the simulator.
+func (s *simStack) tool(ctx context.Context, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = s.dir
+	cmd.Env = append(os.Environ(), s.env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// startSM runs OpenSM with a real routing engine for the test's duration
+// and waits until sminfo sees it as master.
+func (s *simStack) startSM(engine string) {
+	s.t.Helper()
+	opensm, _ := exec.LookPath("opensm")
+	// force_log_flush: the log is read while OpenSM runs (SUBNET UP).
+	conf := filepath.Join(s.dir, "opensm.conf")
+	if err := os.WriteFile(conf, []byte("force_log_flush TRUE\n"), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	cmd := exec.Command(opensm, "-F", conf, "-R", engine, "-f", filepath.Join(s.dir, "opensm.log"), "-s", "0")
+	cmd.Dir = s.dir
+	cmd.Env = append(os.Environ(), s.env...)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	startGroup(s.t, cmd)
+	s.waitSM()
+}
+
+func (s *simStack) waitSM() {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		out, err := s.tool(ctx, "sminfo")
+		cancel()
+		log, _ := os.ReadFile(filepath.Join(s.dir, "opensm.log"))
+		// "SUBNET UP" ends OpenSM's first heavy sweep: LIDs and tables set.
+		if err == nil && strings.Contains(out, "SMINFO_MASTER") && bytes.Contains(log, []byte("SUBNET UP")) {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	s.t.Fatal("OpenSM did not become master within 20s")
+}
+
+func (s *simStack) collect(t *testing.T) *Fabric {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	raw, err := Collect(ctx, CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range raw.Outputs {
+		if o.Err != "" {
+			t.Logf("%s: %s", o.Name, o.Err)
+		}
+	}
+	return Build(raw)
+}
+
+func generate(t *testing.T, spec simfabric.Spec, faults ...string) (simfabric.Generated, *Plan) {
+	t.Helper()
+	for _, f := range faults {
+		ft, err := simfabric.ParseFault(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Faults = append(spec.Faults, ft)
+	}
+	fab, err := simfabric.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := fab.Generate()
+	plan, err := ParsePlan(bytes.NewReader(g.Plan), "plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, plan
+}
+
+// notInfo drops info findings (switch-to-switch route notes).
+func notInfo(fs []finding.Finding) []finding.Finding {
+	return slices.DeleteFunc(fs, func(f finding.Finding) bool { return f.Severity == finding.Info })
+}
+
+// TestLiveIbsimFaults runs the real stack — ibsim, OpenSM (updn), the
+// infiniband-diags tools through libumad2sim — on a leaf-spine fabric with
+// a narrow link, a slow host and two swapped cables in the net file, then
+// unplugs a cable and sets error counters on the console, and checks that
+// exactly those faults are found.
+func TestLiveIbsimFaults(t *testing.T) {
+	g, plan := generate(t, simfabric.Spec{Spines: 2, Leaves: 4, HostsPerLeaf: 2},
+		"narrow:leaf3[4]", "slow:h8", "swap:leaf2[1],leaf2[2]")
+	s := startIbsim(t, g)
+	s.startSM("updn")
+	before := s.collect(t)
+	if got := notInfo(Check(before, Options{Plan: plan})); len(got) != 2 {
+		t.Errorf("before the console faults: %v", brief(got))
+	}
+
+	s.do(`Unlink "h1"[1]`, "sim>")
+	s.do(`PerformanceSet "leaf4"[3] PortCounters.SymbolErrorCounter=500`, "SymbolErrorCounter has been set to 500")
+	s.do(`PerformanceSet "leaf1"[3] PortCounters.LinkDownedCounter=2`, "LinkDownedCounter has been set to 2")
+	s.do(`PerformanceSet "spine2"[1] PortCounters.PortXmitWait=50000`, "PortXmitWait has been set to 50000")
+	time.Sleep(500 * time.Millisecond)
+	after := s.collect(t)
+
+	fs := notInfo(Check(after, Options{Plan: plan}))
+	rfs, _, err := CheckRouting(after, routing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs = append(fs, notInfo(rfs)...)
+	want := []string{
+		"fabric.congestion spine2[1] peer leaf1[4]",
+		"fabric.link_degraded leaf3[4] peer spine2[3]",
+		"fabric.link_degraded leaf4[2] peer h8[1]",
+		"fabric.link_down leaf1[1]",
+		"fabric.link_errors leaf1[3] peer spine1[1]",
+		"fabric.link_errors leaf4[3] peer spine1[4]",
+	}
+	if d := cmp.Diff(want, brief(fs)); d != "" {
+		for _, f := range fs {
+			t.Logf("%s %s: %s", f.ID, f.Severity, f.Summary)
+		}
+		t.Errorf("check --plan (-want +got):\n%s", d)
+	}
+	wantDiff := []string{
+		"fabric.cable_missing leaf1[1] peer h1[1]",
+		"fabric.cable_miswired leaf2[1] peer h4[1]",
+	}
+	if d := cmp.Diff(wantDiff, brief(Diff(after, plan))); d != "" {
+		t.Errorf("diff (-want +got):\n%s", d)
+	}
+	// Counter growth against the collection before the console faults.
+	var growth []string
+	for _, f := range Check(after, Options{Baseline: before}) {
+		if f.ID == "fabric.link_errors" {
+			growth = append(growth, f.Subject.NodeDesc+" "+string(f.Severity))
+		}
+	}
+	slices.Sort(growth)
+	if d := cmp.Diff([]string{"leaf1 critical", "leaf4 critical"}, growth); d != "" {
+		t.Errorf("growth (-want +got):\n%s", d)
+	}
+	// The real tool outputs of this run, for the record and for parser
+	// tests: saved only on request.
+	if dir := os.Getenv("IBDOCTOR_SAVE_CAPTURE"); dir != "" {
+		raw, err := Collect(context.Background(), CollectOptions{Env: s.env, Dir: s.dir})
+		if err == nil {
+			_ = raw.WriteDir(dir)
+		}
+	}
+}
+
+// TestLiveIbsimDuplicateGUID: two hosts with one GUID (ibsim -I), no SM
+// (OpenSM does not converge on such a fabric).
+func TestLiveIbsimDuplicateGUID(t *testing.T) {
+	g, _ := generate(t, simfabric.Spec{Spines: 1, Leaves: 2, HostsPerLeaf: 2}, "dupguid:h3,h4")
+	s := startIbsim(t, g)
+	f := s.collect(t)
+	want := []string{"fabric.duplicate_guid h3[1]", "fabric.no_lid", "fabric.sm_missing"}
+	got := brief(Check(f, Options{}))
+	for i := range got {
+		got[i] = strings.TrimSpace(got[i])
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestLiveIbsimDuplicateLID: one OpenSM sweep (opensm -o) assigns LIDs and
+// exits; then the console gives h2 the LID of h1. No SM answers any more.
+func TestLiveIbsimDuplicateLID(t *testing.T) {
+	g, plan := generate(t, simfabric.Spec{Spines: 1, Leaves: 2, HostsPerLeaf: 2})
+	s := startIbsim(t, g)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if out, err := s.tool(ctx, "opensm", "-o", "-R", "minhop", "-f", filepath.Join(s.dir, "opensm.log")); err != nil {
+		t.Fatalf("opensm -o: %v\n%s", err, out)
+	}
+	f := s.collect(t)
+	lid := -1
+	for _, n := range f.Nodes {
+		if n.Desc == "h1" {
+			lid = n.Ports[0].LID
+		}
+	}
+	if lid <= 0 {
+		t.Fatalf("h1 has no LID after opensm -o")
+	}
+	s.do(fmt.Sprintf(`Baselid "h2"[1] %d`, lid), "sim>")
+	time.Sleep(200 * time.Millisecond)
+	f = s.collect(t)
+	got := brief(append(Check(f, Options{Plan: plan}), Diff(f, plan)...))
+	for i := range got {
+		got[i] = strings.TrimSpace(got[i])
+	}
+	want := []string{"fabric.duplicate_lid h2[1]", "fabric.sm_missing"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestLiveIbsimCleanFatTrees: clean fabrics routed by OpenSM's real
+// engines give no finding above info, and every CA pair is routed.
+func TestLiveIbsimCleanFatTrees(t *testing.T) {
+	for _, tc := range []struct {
+		engine string
+		spec   simfabric.Spec
+	}{
+		{"ftree", simfabric.Spec{Spines: 2, Leaves: 4, HostsPerLeaf: 2, Levels: 3}},
+		{"minhop", simfabric.Spec{Spines: 2, Leaves: 3, HostsPerLeaf: 2}},
+	} {
+		t.Run(tc.engine, func(t *testing.T) {
+			g, plan := generate(t, tc.spec)
+			s := startIbsim(t, g)
+			s.startSM(tc.engine)
+			f := s.collect(t)
+			fs := notInfo(append(Check(f, Options{Plan: plan}), Diff(f, plan)...))
+			rfs, res, err := CheckRouting(f, routing.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs = append(fs, notInfo(rfs)...)
+			if len(fs) != 0 || res.Pairs == 0 || res.RoutedPairs != res.Pairs {
+				for _, x := range fs {
+					t.Logf("%s %s: %s", x.ID, x.Severity, x.Summary)
+				}
+				t.Errorf("%d findings; %d of %d CA pairs routed", len(fs), res.RoutedPairs, res.Pairs)
+			}
+		})
+	}
+}
+
+// TestLiveIbsimMissingUplink: a leaf-spine cable missing from the net
+// file: the planned link is down at both ends (one finding), the tree is
+// asymmetric, the cable is missing in the diff.
+func TestLiveIbsimMissingUplink(t *testing.T) {
+	g, plan := generate(t, simfabric.Spec{Spines: 2, Leaves: 4, HostsPerLeaf: 2}, "missing:leaf1[3]")
+	s := startIbsim(t, g)
+	s.startSM("updn")
+	f := s.collect(t)
+	rfs, _, err := CheckRouting(f, routing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := notInfo(append(append(Check(f, Options{Plan: plan}), rfs...), Diff(f, plan)...))
+	want := []string{
+		"fabric.cable_missing leaf1[3] peer spine1[1]",
+		"fabric.link_down leaf1[3] peer spine1[1]",
+		"fabric.tree_asymmetric leaf1",
+	}
+	if d := cmp.Diff(want, brief(fs)); d != "" {
+		for _, x := range fs {
+			t.Logf("%s %s: %s", x.ID, x.Severity, x.Summary)
+		}
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestLiveIbsimPerfQueryFallback: without ibqueryerrors, the counters come
+// from one perfquery per linked port.
+func TestLiveIbsimPerfQueryFallback(t *testing.T) {
+	g, _ := generate(t, simfabric.Spec{Spines: 1, Leaves: 2, HostsPerLeaf: 2})
+	s := startIbsim(t, g)
+	s.startSM("minhop")
+	s.do(`PerformanceSet "leaf2"[1] PortCounters.SymbolErrorCounter=77`, "SymbolErrorCounter has been set to 77")
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	raw, err := Collect(ctx, CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir, LookPath: func(name string) (string, error) {
+		if name == "ibqueryerrors" {
+			return "", exec.ErrNotFound
+		}
+		return exec.LookPath(name)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw.Get("perfquery") == nil {
+		t.Fatal("no perfquery fallback")
+	}
+	f := Build(raw)
+	var got []finding.Finding
+	for _, x := range Check(f, Options{}) {
+		if x.ID == "fabric.link_errors" {
+			got = append(got, x)
+		}
+	}
+	if d := cmp.Diff([]string{"fabric.link_errors leaf2[1] peer h3[1]"}, brief(got)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

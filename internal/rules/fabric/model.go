@@ -1,0 +1,584 @@
+package fabric
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
+)
+
+// Fabric is the model of one collection.
+type Fabric struct {
+	Taken  time.Time `json:"taken"`
+	Source string    `json:"source"`
+	Nodes  []Node    `json:"nodes"`
+	Links  []Link    `json:"links"`
+	// SMQueried says whether sminfo ran and answered or failed in a way
+	// that shows there is no SM; SMs are the answers.
+	SMQueried bool             `json:"sm_queried"`
+	SMs       []ibdiags.SMInfo `json:"sms"`
+	// SMPorts are the ports the SA lists as running an SM (saquery -s);
+	// nil when not queried.
+	SMPorts []ibdiags.SMPort `json:"sm_ports,omitempty"`
+	LFTs    []ibdiags.LFT    `json:"-"`
+	Diags   []ibdiags.Diag   `json:"diags,omitempty"`
+	// HaveCounters says whether port counters were read (ibqueryerrors or
+	// perfquery); ports without an entry in Counters then have no errors.
+	HaveCounters bool `json:"have_counters"`
+	// Gaps lists what could not be queried or parsed.
+	Gaps []Gap `json:"gaps"`
+
+	// peers indexes Links by end, byKey nodes by GUID/ID (built on first
+	// use).
+	peers map[End]int
+	byKey map[string]int
+	// pmaFailures is ibqueryerrors' "N PMA query failures".
+	pmaFailures int
+}
+
+// Gap is one thing the collection could not provide.
+type Gap struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// Node is a switch, CA or router.
+type Node struct {
+	Type ibdiags.NodeType `json:"type"`
+	GUID uint64           `json:"guid"`
+	// ID is ibnetdiscover's node name ("S-<guid>" or an ibsim name).
+	ID       string `json:"id"`
+	Desc     string `json:"desc"`
+	NumPorts int    `json:"num_ports"`
+	// LID of a switch's port 0; -1 unknown.
+	LID   int    `json:"lid"`
+	Ports []Port `json:"ports"`
+}
+
+// Name is what people call the node: its description, else its ID.
+func (n *Node) Name() string {
+	if n.Desc != "" {
+		return n.Desc
+	}
+	return n.ID
+}
+
+// Port is what is known of one port.
+type Port struct {
+	Num  int    `json:"num"`
+	GUID uint64 `json:"guid,omitempty"`
+	// LID is the port's LID (CA ports; switch ports share port 0's); -1
+	// unknown.
+	LID int `json:"lid"`
+	// State and Phys from iblinkinfo; HaveState says whether it listed the
+	// port.
+	HaveState bool         `json:"have_state"`
+	State     ib.PortState `json:"state"`
+	Phys      ib.PhysState `json:"phys"`
+	Width     int          `json:"width,omitempty"`
+	Speed     ib.Speed     `json:"speed,omitempty"`
+	// RemoteUnavailable: iblinkinfo's "Port not available" on an up link.
+	RemoteUnavailable bool `json:"remote_unavailable,omitempty"`
+	// CouldBeWidth and CouldBeSpeed are iblinkinfo's "Could be" hints.
+	CouldBeWidth int      `json:"could_be_width,omitempty"`
+	CouldBeSpeed ib.Speed `json:"could_be_speed,omitempty"`
+	// Counters are PortCounters values by perfquery name
+	// ("SymbolErrorCounter"); nil when none were reported.
+	Counters map[string]uint64 `json:"counters,omitempty"`
+	// CounterSource names the tool and line the counters came from.
+	CounterSource string `json:"counter_source,omitempty"`
+}
+
+// End is one end of a link: a node index and a port number.
+type End struct {
+	Node int `json:"node"`
+	Port int `json:"port"`
+}
+
+// Link is one cable as ibnetdiscover saw it, with its active width and
+// speed (0 when not printed).
+type Link struct {
+	A     End      `json:"a"`
+	B     End      `json:"b"`
+	Width int      `json:"width,omitempty"`
+	Speed ib.Speed `json:"speed,omitempty"`
+	// Source is the ibnetdiscover line of end A.
+	Source string `json:"source"`
+}
+
+// Node returns a pointer to node i.
+func (f *Fabric) Node(i int) *Node { return &f.Nodes[i] }
+
+// PortOf returns the port of an end, or nil when the node has no such port.
+func (f *Fabric) PortOf(e End) *Port {
+	if e.Node < 0 || e.Node >= len(f.Nodes) {
+		return nil
+	}
+	n := &f.Nodes[e.Node]
+	i, ok := slices.BinarySearchFunc(n.Ports, e.Port, func(p Port, k int) int { return cmp.Compare(p.Num, k) })
+	if !ok {
+		return nil
+	}
+	return &n.Ports[i]
+}
+
+func (f *Fabric) port(e End) *Port {
+	if p := f.PortOf(e); p != nil {
+		return p
+	}
+	n := &f.Nodes[e.Node]
+	i, _ := slices.BinarySearchFunc(n.Ports, e.Port, func(p Port, k int) int { return cmp.Compare(p.Num, k) })
+	n.Ports = slices.Insert(n.Ports, i, Port{Num: e.Port, LID: -1})
+	return &n.Ports[i]
+}
+
+// Peer returns the other end of the link at e, if any.
+func (f *Fabric) Peer(e End) (End, *Link, bool) {
+	if f.peers == nil {
+		f.peers = make(map[End]int, 2*len(f.Links))
+		for i, l := range f.Links {
+			f.peers[l.A], f.peers[l.B] = i, i
+		}
+	}
+	i, ok := f.peers[e]
+	if !ok {
+		return End{}, nil, false
+	}
+	l := &f.Links[i]
+	if l.A == e {
+		return l.B, l, true
+	}
+	return l.A, l, true
+}
+
+// EndName renders an end for people: `leaf2[5]`.
+func (f *Fabric) EndName(e End) string {
+	return fmt.Sprintf("%s[%d]", f.Nodes[e.Node].Name(), e.Port)
+}
+
+// Build turns a collection into the model. Unparseable or failed outputs
+// become gaps; Build itself never fails.
+func Build(raw *Raw) *Fabric {
+	f := &Fabric{Taken: raw.Taken, Source: raw.Source}
+	seenGap := map[Gap]bool{}
+	gap := func(src, format string, a ...any) {
+		g := Gap{Source: src, Reason: fmt.Sprintf(format, a...)}
+		if !seenGap[g] {
+			seenGap[g] = true
+			f.Gaps = append(f.Gaps, g)
+		}
+	}
+	get := func(name string) []byte {
+		o := raw.Get(name)
+		switch {
+		case o == nil:
+			gap(name, "not collected")
+			return nil
+		case o.Err != "" && len(bytes.TrimSpace(o.Stdout)) == 0:
+			gap(name, "%s", o.Err)
+			return nil
+		}
+		if len(o.Stderr) > 0 {
+			if d, err := ibdiags.ParseDiags(bytes.NewReader(o.Stderr), name+".stderr"); err == nil {
+				for i := range d {
+					d[i].Text = name + ": " + d[i].Text
+				}
+				f.Diags = append(f.Diags, d...)
+			}
+		}
+		return o.Stdout
+	}
+
+	if b := get("ibnetdiscover"); b != nil {
+		top, err := ibdiags.ParseNetDiscover(bytes.NewReader(b), "ibnetdiscover.txt")
+		if err != nil {
+			gap("ibnetdiscover", "%v", err)
+		} else {
+			f.addTopology(top)
+		}
+	}
+	if b := get("iblinkinfo"); b != nil {
+		li, err := ibdiags.ParseLinkInfo(bytes.NewReader(b), "iblinkinfo.txt")
+		switch {
+		case err != nil:
+			gap("iblinkinfo", "%v", err)
+		case len(f.Nodes) == 0:
+			// No ibnetdiscover topology: iblinkinfo names both ends of
+			// every link too, so the topology is taken from it.
+			f.topologyFromLinkInfo(li)
+			gap("ibnetdiscover", "topology taken from iblinkinfo (node GUIDs of CAs unknown)")
+			f.addLinkInfo(li, gap)
+		default:
+			f.addLinkInfo(li, gap)
+		}
+	}
+	if b := get("ibqueryerrors"); b != nil {
+		q, err := ibdiags.ParseQueryErrors(bytes.NewReader(b), "ibqueryerrors.txt")
+		if err != nil {
+			gap("ibqueryerrors", "%v", err)
+		} else {
+			f.HaveCounters = true
+			// The summary's PMA failure count backs up the per-port stderr
+			// warnings when stderr was captured but not understood (a
+			// pasted report without stderr says nothing about them).
+			if o := raw.Get("ibqueryerrors"); len(o.Stderr) > 0 {
+				f.pmaFailures = max(q.PMAFailures, 0)
+			}
+			f.addQueryErrors(q, gap)
+		}
+	}
+	if o := raw.Get("perfquery"); o != nil {
+		if o.Err != "" && len(o.Stdout) > 0 {
+			gap("perfquery", "%s", o.Err)
+		}
+		if b := get("perfquery"); b != nil {
+			pq, err := ibdiags.ParsePerfQuery(bytes.NewReader(b), "perfquery.txt")
+			if err != nil {
+				gap("perfquery", "%v", err)
+			} else {
+				f.HaveCounters = true
+				f.addPerfQuery(pq, gap)
+			}
+		}
+	}
+	pmaGaps := 0
+	for _, d := range f.Diags {
+		if d.Kind == ibdiags.DiagPMAFailed && d.Port > 0 {
+			pmaGaps++
+			if d.LID > 0 {
+				gap("ibqueryerrors", "port counters of %s LID %d port %d could not be read", d.NodeDesc, d.LID, d.Port)
+			} else {
+				gap("ibqueryerrors", "port counters of %s port %d could not be read", d.NodeDesc, d.Port)
+			}
+		}
+	}
+	if pmaGaps == 0 && f.pmaFailures > 0 {
+		gap("ibqueryerrors", "%d PMA queries failed (ibqueryerrors summary); those ports' counters were not judged", f.pmaFailures)
+	}
+	if b := get("dump_fts"); b != nil {
+		fts, err := ibdiags.ParseFTs(bytes.NewReader(b), "dump_fts.txt")
+		if err != nil {
+			gap("dump_fts", "%v", err)
+		} else {
+			f.LFTs = fts
+		}
+	}
+	if o := raw.Get("sminfo"); o != nil {
+		sms, err := ibdiags.ParseSMInfo(bytes.NewReader(o.Stdout), "sminfo.txt")
+		switch {
+		case err == nil:
+			f.SMQueried, f.SMs = true, sms
+		case !bytes.Contains(o.Stderr, []byte("umad")) && !bytes.Contains(o.Stderr, []byte("Permission denied")) &&
+			(bytes.Contains(o.Stderr, []byte("failed: query")) || bytes.Contains(o.Stderr, []byte("_do_madrpc failed"))):
+			// sminfo reached the fabric but no SM answered: without an SM
+			// the port's SM LID is 0 and the query goes nowhere
+			// ("_do_madrpc failed"), or the SM LID no longer answers
+			// ("iberror: failed: query").
+			f.SMQueried = true
+		case o.Err != "":
+			gap("sminfo", "%s", o.Err)
+		default:
+			gap("sminfo", "%v", err)
+		}
+	} else {
+		gap("sminfo", "not collected")
+	}
+	// Optional SA-based views of every SM; their absence is not a gap
+	// (no SM, or no SA), only a failure to parse them is.
+	if o := raw.Get("saquery-sm"); o != nil && o.Err == "" && len(o.Stdout) > 0 {
+		ps, err := ibdiags.ParseSMPorts(bytes.NewReader(o.Stdout), "saquery-sm.txt")
+		if err != nil {
+			gap("saquery-sm", "%v", err)
+		} else {
+			f.SMPorts = ps
+		}
+	}
+	if o := raw.Get("sminfo-sms"); o != nil && len(bytes.TrimSpace(o.Stdout)) > 0 {
+		sms, err := ibdiags.ParseSMInfo(bytes.NewReader(o.Stdout), "sminfo-sms.txt")
+		if err != nil {
+			gap("sminfo-sms", "%v", err)
+		} else {
+			f.SMQueried = true
+			for _, s := range sms {
+				if !slices.ContainsFunc(f.SMs, func(x ibdiags.SMInfo) bool { return x.GUID == s.GUID && x.State == s.State }) {
+					f.SMs = append(f.SMs, s)
+				}
+			}
+		}
+	}
+	// Build the indexes now, so the checks only read the model.
+	f.Peer(End{-1, -1})
+	f.endByGUID(f, End{})
+	return f
+}
+
+func (f *Fabric) addTopology(top *ibdiags.Topology) {
+	byID := make(map[string]int, len(top.Nodes))
+	for _, tn := range top.Nodes {
+		n := Node{Type: tn.Type, GUID: tn.GUID, ID: tn.ID, Desc: tn.Desc, NumPorts: tn.NumPorts, LID: tn.LID}
+		if _, dup := byID[tn.ID]; !dup {
+			byID[tn.ID] = len(f.Nodes)
+		}
+		f.Nodes = append(f.Nodes, n)
+	}
+	type key struct{ a, b End }
+	seen := map[key]bool{}
+	for i, tn := range top.Nodes {
+		for _, tp := range tn.Ports {
+			p := f.port(End{i, tp.Port})
+			if tp.PortGUID != 0 {
+				p.GUID = tp.PortGUID
+			}
+			if tp.LID >= 0 {
+				p.LID = tp.LID
+			}
+			j, ok := byID[tp.RemoteID]
+			if !ok {
+				// The peer has no record of its own (a truncated output):
+				// keep it as a node known only from this line.
+				j = len(f.Nodes)
+				byID[tp.RemoteID] = j
+				f.Nodes = append(f.Nodes, Node{ID: tp.RemoteID, Desc: tp.RemoteDesc, GUID: guidOfID(tp.RemoteID), LID: -1, Type: typeOfID(tp.RemoteID)})
+			}
+			rp := f.port(End{j, tp.RemotePort})
+			if tp.RemotePortGUID != 0 {
+				rp.GUID = tp.RemotePortGUID
+			}
+			if f.Nodes[j].Type == ibdiags.CA && tp.RemoteLID >= 0 && rp.LID < 0 {
+				rp.LID = tp.RemoteLID
+			}
+			a, b := End{i, tp.Port}, End{j, tp.RemotePort}
+			if cmpEnd(b, a) < 0 {
+				a, b = b, a
+			}
+			if seen[key{a, b}] {
+				continue
+			}
+			seen[key{a, b}] = true
+			f.Links = append(f.Links, Link{A: a, B: b, Width: tp.Width, Speed: tp.Speed, Source: fmt.Sprintf("ibnetdiscover.txt line %d", tp.Line)})
+		}
+	}
+	slices.SortFunc(f.Links, func(x, y Link) int { return cmp.Or(cmpEnd(x.A, y.A), cmpEnd(x.B, y.B)) })
+}
+
+func cmpEnd(a, b End) int { return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Port, b.Port)) }
+
+func guidOfID(id string) uint64 {
+	if len(id) == 18 && id[1] == '-' {
+		var v uint64
+		if _, err := fmt.Sscanf(id[2:], "%x", &v); err == nil {
+			return v
+		}
+	}
+	return 0
+}
+
+func typeOfID(id string) ibdiags.NodeType {
+	if len(id) > 2 && id[1] == '-' {
+		switch id[0] {
+		case 'S':
+			return ibdiags.Switch
+		case 'R':
+			return ibdiags.Router
+		}
+	}
+	return ibdiags.CA
+}
+
+// findNode locates a node by switch GUID, port GUID, or description.
+func (f *Fabric) findNode(typ ibdiags.NodeType, nodeGUID, portGUID uint64, desc string) (int, bool) {
+	for i := range f.Nodes {
+		n := &f.Nodes[i]
+		if nodeGUID != 0 && n.GUID == nodeGUID && (typ == "" || n.Type == typ) {
+			return i, true
+		}
+	}
+	if portGUID != 0 {
+		for i := range f.Nodes {
+			for _, p := range f.Nodes[i].Ports {
+				if p.GUID == portGUID {
+					return i, true
+				}
+			}
+		}
+	}
+	if nodeGUID == 0 && portGUID == 0 && desc != "" {
+		found := -1
+		for i := range f.Nodes {
+			if f.Nodes[i].Desc == desc && (typ == "" || f.Nodes[i].Type == typ) {
+				if found >= 0 {
+					return 0, false // ambiguous
+				}
+				found = i
+			}
+		}
+		if found >= 0 {
+			return found, true
+		}
+	}
+	return 0, false
+}
+
+func (f *Fabric) addLinkInfo(li *ibdiags.LinkInfo, gap func(string, string, ...any)) {
+	missing := map[string]bool{}
+	for _, lp := range li.Ports {
+		i, ok := f.findNode(lp.NodeType, lp.NodeGUID, lp.PortGUID, lp.NodeDesc)
+		if !ok {
+			if !missing[lp.NodeDesc] {
+				missing[lp.NodeDesc] = true
+				gap("iblinkinfo", "node %q (line %d) is not in the ibnetdiscover topology", lp.NodeDesc, lp.Line)
+			}
+			continue
+		}
+		p := f.port(End{i, lp.Port})
+		p.HaveState, p.State, p.Phys, p.Width, p.Speed, p.RemoteUnavailable = true, lp.State, lp.Phys, lp.Width, lp.Speed, lp.RemoteUnavailable
+		p.CouldBeWidth, p.CouldBeSpeed = lp.CouldBeWidth, lp.CouldBeSpeed
+		if lp.PortGUID != 0 && p.GUID == 0 {
+			p.GUID = lp.PortGUID
+		}
+		if p.LID < 0 && f.Nodes[i].Type != ibdiags.Switch {
+			p.LID = lp.LID
+		}
+		if f.Nodes[i].Type == ibdiags.Switch && f.Nodes[i].LID < 0 {
+			f.Nodes[i].LID = lp.LID
+		}
+	}
+}
+
+func (f *Fabric) addQueryErrors(q *ibdiags.QueryErrors, gap func(string, string, ...any)) {
+	for _, ep := range q.Ports {
+		if ep.All {
+			continue
+		}
+		typ := ibdiags.NodeType("")
+		ng, pg := ep.NodeGUID, uint64(0)
+		if ng == 0 {
+			pg = ep.GUID
+		}
+		i, ok := f.findNode(typ, ng, pg, ep.NodeDesc)
+		if !ok && ng == 0 {
+			i, ok = f.findNode(typ, ep.GUID, 0, "")
+		}
+		if !ok {
+			gap("ibqueryerrors", "node %q (GUID %#x, line %d) is not in the topology", ep.NodeDesc, ep.GUID, ep.Line)
+			continue
+		}
+		p := f.port(End{i, ep.Port})
+		p.Counters = ep.Counters
+		p.CounterSource = fmt.Sprintf("ibqueryerrors.txt line %d", ep.Line)
+	}
+}
+
+func (f *Fabric) addPerfQuery(pq *ibdiags.PerfQuery, gap func(string, string, ...any)) {
+	for _, b := range pq.Blocks {
+		if b.Extended || b.Port == 255 {
+			continue
+		}
+		found := false
+		for i := range f.Nodes {
+			n := &f.Nodes[i]
+			for j := range n.Ports {
+				p := &n.Ports[j]
+				if (n.Type == ibdiags.Switch && n.LID == b.LID && p.Num == b.Port) || (n.Type != ibdiags.Switch && p.LID == b.LID && p.Num == b.Port) {
+					if p.Counters == nil {
+						p.Counters = map[string]uint64{}
+					}
+					for k, v := range b.Counters {
+						p.Counters[k] = v
+					}
+					p.CounterSource = fmt.Sprintf("perfquery.txt line %d", b.Line)
+					found = true
+				}
+			}
+		}
+		if !found {
+			gap("perfquery", "LID %d port %d (line %d) is not in the topology", b.LID, b.Port, b.Line)
+		}
+	}
+}
+
+// topologyFromLinkInfo builds nodes and links from iblinkinfo alone: a node
+// per "CA:"/"Switch:" block, a link per port line whose peer is named by
+// LID (or, without LIDs, by a unique description) and port.
+func (f *Fabric) topologyFromLinkInfo(li *ibdiags.LinkInfo) {
+	prev := -1
+	var last *ibdiags.LinkPort
+	for i := range li.Ports {
+		lp := &li.Ports[i]
+		// A new block starts where the node header changes.
+		if last == nil || lp.NodeType != last.NodeType || lp.NodeGUID != last.NodeGUID || lp.NodeDesc != last.NodeDesc || lp.Line != last.Line+1 {
+			if lp.NodeType != ibdiags.Switch || prev < 0 || f.Nodes[prev].GUID != lp.NodeGUID || lp.NodeGUID == 0 {
+				f.Nodes = append(f.Nodes, Node{Type: lp.NodeType, GUID: lp.NodeGUID, Desc: lp.NodeDesc, LID: -1})
+				prev = len(f.Nodes) - 1
+			}
+		}
+		last = lp
+		n := &f.Nodes[prev]
+		n.NumPorts = max(n.NumPorts, lp.Port)
+		p := f.port(End{prev, lp.Port})
+		p.GUID = lp.PortGUID
+		if lp.NodeType == ibdiags.Switch {
+			n.LID = lp.LID
+		} else {
+			p.LID = lp.LID
+		}
+	}
+	byLID := map[int][]End{}
+	byDesc := map[string][]int{}
+	for i := range f.Nodes {
+		n := &f.Nodes[i]
+		byDesc[n.Desc] = append(byDesc[n.Desc], i)
+		if n.Type == ibdiags.Switch {
+			if n.LID > 0 {
+				byLID[n.LID] = append(byLID[n.LID], End{i, 0})
+			}
+			continue
+		}
+		for _, p := range n.Ports {
+			if p.LID > 0 {
+				byLID[p.LID] = append(byLID[p.LID], End{i, p.Num})
+			}
+		}
+	}
+	seen := map[[2]End]bool{}
+	node := 0
+	last = nil
+	prev = -1
+	for i := range li.Ports {
+		lp := &li.Ports[i]
+		if last == nil || lp.NodeType != last.NodeType || lp.NodeGUID != last.NodeGUID || lp.NodeDesc != last.NodeDesc || lp.Line != last.Line+1 {
+			if lp.NodeType != ibdiags.Switch || prev < 0 || f.Nodes[prev].GUID != lp.NodeGUID || lp.NodeGUID == 0 {
+				prev = node
+				node++
+			}
+		}
+		last = lp
+		if lp.RemotePort <= 0 || lp.RemoteUnavailable {
+			continue
+		}
+		peer := -1
+		if owners := byLID[lp.RemoteLID]; lp.RemoteLID > 0 && len(owners) == 1 {
+			peer = owners[0].Node
+		} else if ds := byDesc[lp.RemoteDesc]; len(ds) == 1 {
+			peer = ds[0]
+		}
+		if peer < 0 {
+			continue
+		}
+		a, b := End{prev, lp.Port}, End{peer, lp.RemotePort}
+		if cmpEnd(b, a) < 0 {
+			a, b = b, a
+		}
+		if seen[[2]End{a, b}] {
+			continue
+		}
+		seen[[2]End{a, b}] = true
+		f.port(b)
+		f.Links = append(f.Links, Link{A: a, B: b, Width: lp.Width, Speed: lp.Speed, Source: fmt.Sprintf("iblinkinfo.txt line %d", lp.Line)})
+	}
+	slices.SortFunc(f.Links, func(x, y Link) int { return cmp.Or(cmpEnd(x.A, y.A), cmpEnd(x.B, y.B)) })
+}

@@ -1,0 +1,269 @@
+package fabric
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing/fstest"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
+)
+
+// Output is one tool run: what it printed and how it ended.
+type Output struct {
+	// Name is the file stem the output is saved under ("ibnetdiscover",
+	// "sminfo").
+	Name string   `json:"name"`
+	Args []string `json:"args"`
+	// Stdout and Stderr are saved as NAME.txt and NAME.stderr.
+	Stdout []byte `json:"-"`
+	Stderr []byte `json:"-"`
+	// Err is why the run failed (missing tool, timeout, exit status); ""
+	// on success.
+	Err        string  `json:"error,omitempty"`
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// Raw is one collection: the outputs of every tool, as saved by `fabric
+// collect` and read back by --from.
+type Raw struct {
+	Taken   time.Time `json:"taken"`
+	Host    string    `json:"host,omitempty"`
+	Outputs []*Output `json:"outputs"`
+	// Source is where the collection was read from ("live" or a path).
+	Source string `json:"-"`
+}
+
+// Get returns the output saved under name, or nil.
+func (r *Raw) Get(name string) *Output {
+	for _, o := range r.Outputs {
+		if o.Name == name {
+			return o
+		}
+	}
+	return nil
+}
+
+const metaFile = "meta.json"
+
+// maxOutput bounds one saved output read back (a 16k-HCA dump_fts is about
+// 1 GiB uncompressed; larger fabrics should be split per switch).
+const maxOutput = 2 << 30
+
+// WriteDir saves the collection into dir: meta.json and NAME.txt /
+// NAME.stderr per tool.
+func (r *Raw) WriteDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return r.write(func(name string, b []byte) error {
+		return os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	})
+}
+
+// WriteTarGz saves the collection as a gzip-compressed tar stream.
+func (r *Raw) WriteTarGz(w io.Writer) error {
+	gz := gzip.NewWriter(w)
+	tw := tar.NewWriter(gz)
+	err := r.write(func(name string, b []byte) error {
+		hdr := &tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), ModTime: r.Taken, Typeflag: tar.TypeReg}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		_, err := tw.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return gz.Close()
+}
+
+func (r *Raw) write(put func(string, []byte) error) error {
+	meta, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := put(metaFile, append(meta, '\n')); err != nil {
+		return err
+	}
+	for _, o := range r.Outputs {
+		if err := put(o.Name+".txt", o.Stdout); err != nil {
+			return err
+		}
+		if len(o.Stderr) > 0 {
+			if err := put(o.Name+".stderr", o.Stderr); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ReadFrom reads a saved collection: a directory (through internal/rootfs's
+// rooted reader: no links out) or a .tar.gz written by `fabric collect`
+// (readTarGz: flat, size-bounded). A directory without meta.json is
+// accepted too: every NAME.txt in it is taken as that tool's output, so a
+// folder of outputs saved by hand works.
+func ReadFrom(path string) (*Raw, error) {
+	var fsys fs.FS
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		root, err := rootfs.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer root.Close()
+		fsys = root.FS()
+	} else {
+		// Not rootfs's bundle reader: its 32 MiB per-file cap is sized for
+		// node bundles, and a large fabric's dump_fts is far bigger.
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		if fsys, err = readTarGz(fh); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	raw, err := ReadFS(fsys)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	raw.Source = path
+	return raw, nil
+}
+
+// Limits of a saved collection read from a .tar.gz.
+const (
+	maxTarFiles = 256
+	maxTarBytes = 4 << 30
+)
+
+// readTarGz unpacks a collection tarball into memory. A collection is flat:
+// only regular files with plain names (no directories, no "..", no links)
+// are accepted, within maxOutput per file, maxTarBytes in all and
+// maxTarFiles entries.
+func readTarGz(r io.Reader) (fs.FS, error) {
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("not a gzip-compressed tar (from 'ibdoctor fabric collect --out FILE.tar.gz'): %w", err)
+	}
+	defer gz.Close()
+	tr := tar.NewReader(gz)
+	m := fstest.MapFS{}
+	var total int64
+	for i := 0; ; i++ {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tar entry %d: %w", i+1, err)
+		}
+		if i >= maxTarFiles {
+			return nil, fmt.Errorf("more than %d entries", maxTarFiles)
+		}
+		name := strings.TrimPrefix(hdr.Name, "./")
+		if hdr.Typeflag == tar.TypeDir && (name == "" || name == ".") {
+			continue
+		}
+		if hdr.Typeflag != tar.TypeReg || !validName(name) {
+			return nil, fmt.Errorf("tar entry %d %q: only plain files of a collection are read", i+1, hdr.Name)
+		}
+		if hdr.Size > maxOutput || total+hdr.Size > maxTarBytes {
+			return nil, fmt.Errorf("tar entry %q: too large (%d bytes)", hdr.Name, hdr.Size)
+		}
+		b, err := io.ReadAll(io.LimitReader(tr, hdr.Size))
+		if err != nil {
+			return nil, fmt.Errorf("tar entry %q: %w", hdr.Name, err)
+		}
+		total += int64(len(b))
+		m[name] = &fstest.MapFile{Data: b, Mode: 0o644}
+	}
+	return m, nil
+}
+
+// ReadFS reads a collection from a file system (see ReadFrom).
+func ReadFS(fsys fs.FS) (*Raw, error) {
+	raw := &Raw{}
+	b, err := fs.ReadFile(fsys, metaFile)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(b, raw); err != nil {
+			return nil, fmt.Errorf("%s: %w", metaFile, err)
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		ents, err := fs.ReadDir(fsys, ".")
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			if n, ok := strings.CutSuffix(e.Name(), ".txt"); ok && e.Type().IsRegular() {
+				raw.Outputs = append(raw.Outputs, &Output{Name: n})
+			}
+		}
+	default:
+		return nil, err
+	}
+	raw.Outputs = slices.DeleteFunc(raw.Outputs, func(o *Output) bool { return o == nil })
+	for _, o := range raw.Outputs {
+		if !validName(o.Name) {
+			return nil, fmt.Errorf("%s: bad output name %q", metaFile, o.Name)
+		}
+		if o.Stdout, err = readLimited(fsys, o.Name+".txt"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		if o.Stderr, err = readLimited(fsys, o.Name+".stderr"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	if len(raw.Outputs) == 0 {
+		return nil, fmt.Errorf("no tool outputs (%s or NAME.txt files) found", metaFile)
+	}
+	return raw, nil
+}
+
+func validName(n string) bool {
+	if n == "" || len(n) > 64 {
+		return false
+	}
+	for _, c := range n {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return !strings.Contains(n, "..")
+}
+
+func readLimited(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxOutput+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(b) > maxOutput {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxOutput)
+	}
+	return b, nil
+}

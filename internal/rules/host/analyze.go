@@ -1,0 +1,90 @@
+package host
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
+)
+
+// Entry points for `ibdoctor analyze`: the same rules over pasted tool
+// output, without a node to map devices to. Events name the PCI addresses
+// found in the text; findings carry the file as subject.
+
+// AnalyzeKernelLog judges a kernel log on its own (Xid, fallen off the bus,
+// AER, link flaps, module and health events). since and window restrict
+// the events as doctor's --since does; zero for the whole log.
+func AnalyzeKernelLog(l *kmsg.Log, since time.Time, window time.Duration) []finding.Finding {
+	in := &Input{Snap: &snapshot.Snapshot{}, Kernel: l, Since: since, Window: window, standalone: true}
+	var out []finding.Finding
+	for _, check := range []func(*Input) []finding.Finding{checkAER, checkXid, checkFlaps, checkModules, checkHealth} {
+		out = append(out, check(in)...)
+	}
+	return fileSubjects(out, l.Source)
+}
+
+// AnalyzeEthtool judges `ethtool -S` outputs on their own (PFC storms,
+// pause load, PHY errors; ECN needs the RDMA counters of a node).
+func AnalyzeEthtool(stats ...*ethtool.Stats) []finding.Finding {
+	in := &Input{Snap: &snapshot.Snapshot{}, Ethtool: stats, standalone: true}
+	var out []finding.Finding
+	for _, check := range []func(*Input) []finding.Finding{checkPFCStorm, checkPauseHeavy, checkPHY} {
+		out = append(out, check(in)...)
+	}
+	src := ""
+	if len(stats) == 1 {
+		src = stats[0].Source
+	}
+	return fileSubjects(out, src)
+}
+
+// AnalyzeNvidiaSMI judges an `nvidia-smi topo -m` matrix on its own: a GPU
+// whose nearest NIC is PHB or farther while another GPU has one at PIX or
+// PXB is topo.gpu_nic_far.
+func AnalyzeNvidiaSMI(m *topo.SMIMatrix, source string) []finding.Finding {
+	nearest := make([]topo.Level, len(m.GPUs))
+	best := topo.LevelUnknown
+	for g, row := range m.Dist {
+		for _, l := range row {
+			if l != topo.LevelUnknown && (nearest[g] == topo.LevelUnknown || l < nearest[g]) {
+				nearest[g] = l
+			}
+		}
+		if nearest[g] != topo.LevelUnknown && (best == topo.LevelUnknown || nearest[g] < best) {
+			best = nearest[g]
+		}
+	}
+	if best == topo.LevelUnknown || best > topo.PXB {
+		return nil
+	}
+	var out []finding.Finding
+	for g, name := range m.GPUs {
+		if nearest[g] < topo.PHB {
+			continue
+		}
+		var row []string
+		for n, nic := range m.NICs {
+			row = append(row, fmt.Sprintf("%s=%s", nic, m.Dist[g][n]))
+		}
+		out = append(out, catalog.New("topo.gpu_nic_far", finding.Subject{GPU: strings.TrimPrefix(name, "GPU"), File: source},
+			fmt.Sprintf("%s: nearest NIC is %s while other GPUs have one at %s", name, nearest[g], best),
+			finding.Evidence{Source: source, Value: name + ": " + strings.Join(row, " ")}))
+	}
+	return out
+}
+
+func fileSubjects(fs []finding.Finding, source string) []finding.Finding {
+	for i := range fs {
+		if fs[i].Subject.File == "" {
+			fs[i].Subject.File = source
+		}
+	}
+	catalog.Sort(fs)
+	return fs
+}

@@ -1,0 +1,151 @@
+package host
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
+)
+
+// TestAnalyzeCorpora runs the standalone analysis over the real-format
+// samples of the parser packages: each file with the findings it must
+// produce (ID/severity, in report order) and, by omission, must not.
+func TestAnalyzeCorpora(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+	}{
+		// Two correctable detail lines: below the threshold of 10.
+		{"../../parse/kmsg/testdata/dmesg-aer-old.txt", nil},
+		{"../../parse/kmsg/testdata/journal-aer-localized.txt", nil},
+		{"../../parse/kmsg/testdata/dmesg-fallen-off-multiline.txt", []string{"gpu.fallen_off_bus/critical"}},
+		{"../../parse/kmsg/testdata/dmesg-old-fallen-off.txt", []string{"gpu.fallen_off_bus/critical"}},
+		// INIT then ACTIVE: no flap.
+		{"../../parse/kmsg/testdata/journal-mlx5-ib-port.txt", nil},
+		// "Cable plugged" at probe time is not an event worth reporting.
+		{"../../parse/kmsg/testdata/dmesg-mlx5-probe.txt", nil},
+		{"../../parse/kmsg/testdata/dmesg-gpu-node.txt", []string{
+			"pcie.aer_errors/critical",    // non-fatal CmpltTO on 0000:3b:00.0 (runbook step 2)
+			"gpu.fallen_off_bus/critical", // Xid 79 + NVRM line, once
+			"gpu.xid/critical",            // Xid 48 ×2
+			"kmsg.mlx5_health/critical",
+			"kmsg.module_event/critical", // High Temperature
+			"kmsg.module_event/critical", // Power budget exceeded
+			"kmsg.link_flap/warning",     // 3 downs
+			"kmsg.module_event/warning",  // Cable unplugged
+			"gpu.xid/info",               // Xid 63 row remap
+			"gpu.xid/info",               // Xid 31 MMU fault (MIG)
+		}},
+		{"../../parse/kmsg/testdata/dmesg-T-flaps.txt", []string{"kmsg.link_flap/warning"}},
+		{"../../parse/kmsg/testdata/dmesg-aer-firmware-first.txt", []string{"pcie.aer_errors/critical"}},
+		{"../../parse/kmsg/testdata/kmsg-records.txt", []string{"gpu.fallen_off_bus/critical"}},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.file), func(t *testing.T) {
+			b, err := os.ReadFile(tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var l *kmsg.Log
+			if strings.Contains(tt.file, "kmsg-") {
+				l, err = kmsg.ParseKmsg(bytes.NewReader(b), tt.file)
+			} else {
+				l, err = kmsg.ParseText(bytes.NewReader(b), tt.file, kmsg.TextOptions{Year: 2024})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !kmsg.Detect(string(b)) {
+				t.Errorf("kmsg.Detect does not recognise %s", tt.file)
+			}
+			fs := AnalyzeKernelLog(l, l.Records[0].Time, 0)
+			if got := ids(fs); !slices.Equal(got, tt.want) {
+				for _, f := range fs {
+					t.Logf("%s %s: %s", f.ID, f.Severity, f.Summary)
+				}
+				t.Fatalf("findings = %v, want %v", got, tt.want)
+			}
+			for _, f := range fs {
+				if f.Subject.File != tt.file || f.Subject.PCI == "" {
+					t.Errorf("%s subject %+v lacks file or PCI", f.ID, f.Subject)
+				}
+			}
+		})
+	}
+}
+
+func TestAnalyzeEthtoolCorpus(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"mlx5-cx4-ubuntu1804-head.txt", nil},
+		{"bnx2x-queue-prefixes.txt", nil},
+		{"mlx5-roce-healthy.txt", nil},
+		// ECN needs the node's DCQCN hw_counters: not judged from ethtool
+		// alone. 88231 discards of 9.1e9 packets are under 0.01%.
+		{"mlx5-roce-pfc-storm.txt", []string{"roce.pfc_storm/critical", "roce.pause_heavy/warning"}},
+		{"mlx5-roce-pause-no-ecn.txt", []string{"roce.pause_heavy/warning"}},
+		{"mlx5-roce-phy-errors.txt", []string{"roce.phy_errors/critical"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			p := filepath.Join("../../parse/ethtool/testdata", tt.file)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ethtool.Detect(string(b)) {
+				t.Errorf("ethtool.Detect does not recognise %s", tt.file)
+			}
+			st, err := ethtool.Parse(bytes.NewReader(b), "eth0", p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(AnalyzeEthtool(st)); !slices.Equal(got, tt.want) {
+				t.Errorf("findings = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAnalyzeNvidiaSMI(t *testing.T) {
+	for _, f := range []string{"v100-2gpu-4nic-tabs.txt", "h100-4gpu-8nic-vm.txt", "old-named-columns.txt", "h100-8gpu-12nic-sglang.txt"} {
+		p := filepath.Join("../topo/testdata", f)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !topo.DetectNvidiaSMI(string(b)) {
+			t.Errorf("DetectNvidiaSMI does not recognise %s", f)
+		}
+		m, err := topo.ParseNvidiaSMI(bytes.NewReader(b), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// These layouts are uniform (every GPU as near its NIC as any).
+		if fs := AnalyzeNvidiaSMI(m, p); len(fs) != 0 {
+			t.Errorf("%s: unexpected %v", f, ids(fs))
+		}
+	}
+	m := &topo.SMIMatrix{GPUs: []string{"GPU0", "GPU1"}, NICs: []string{"mlx5_0", "mlx5_1"},
+		Dist: [][]topo.Level{{topo.PIX, topo.SYS}, {topo.SYS, topo.NODE}}}
+	fs := AnalyzeNvidiaSMI(m, "paste.txt")
+	if got := ids(fs); !slices.Equal(got, []string{"topo.gpu_nic_far/warning"}) || fs[0].Subject.GPU != "1" {
+		t.Errorf("findings = %v %+v", got, fs)
+	}
+	for _, neg := range []string{"hello", "NIC statistics:\n rx: 1\n", "GPU0 X\n"} {
+		if topo.DetectNvidiaSMI(neg) || kmsg.Detect(neg) && neg != "hello" {
+			t.Errorf("detected %q", neg)
+		}
+	}
+	if ethtool.Detect("hello\nNIC statistics:") || kmsg.Detect("just some prose\nwithout stamps\n") {
+		t.Error("false detection")
+	}
+}

@@ -1,0 +1,382 @@
+package host
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+// maxEvidence bounds the log lines cited per finding.
+const maxEvidence = 4
+
+// aerTally collects the AER evidence of one PCI function: an HCA or GPU
+// itself, or a switch/root port above some.
+type aerTally struct {
+	pci pcie.Address
+	// below are the HCAs and GPUs the function is or sits above.
+	below              []target
+	corr, nonfat, fat  uint64
+	logCorr, logUncorr int
+	ev                 []finding.Evidence
+	logEv              int
+}
+
+// checkAER reports AER errors on the links of HCAs and GPUs: the aer_dev_*
+// counters of the function and of every port above it (errors are often
+// logged at the link partner), and AER reports in the kernel log whose
+// source is such a function. One finding per erroring function, naming the
+// HCAs and GPUs that depend on it, so an error at a switch port above four
+// devices is reported once.
+func checkAER(in *Input) []finding.Finding {
+	s := in.Snap
+	th := in.th()
+	tallies := map[pcie.Address]*aerTally{}
+	var order []pcie.Address
+	get := func(a pcie.Address, below []target) *aerTally {
+		if x, ok := tallies[a]; ok {
+			return x
+		}
+		x := &aerTally{pci: a, below: below}
+		tallies[a] = x
+		order = append(order, a)
+		return x
+	}
+	// Counters of the HCAs, GPUs and the ports above them.
+	for _, c := range candidates(s) {
+		for _, a := range append([]pcie.Address{c}, upstreamAddrs(in, c)...) {
+			if _, done := tallies[a]; done {
+				continue
+			}
+			p := s.PCIDevice(a)
+			if p == nil || p.AER == nil || p.AER.Correctable+p.AER.NonFatal+p.AER.Fatal == 0 {
+				continue
+			}
+			x := get(a, targetsOf(s, a))
+			x.corr, x.nonfat, x.fat = p.AER.Correctable, p.AER.NonFatal, p.AER.Fatal
+			x.ev = append(x.ev, finding.Evidence{
+				Source: "sys/bus/pci/devices/" + string(a) + "/aer_dev_*",
+				Value:  fmt.Sprintf("correctable %d, non-fatal %d, fatal %d%s", p.AER.Correctable, p.AER.NonFatal, p.AER.Fatal, bitList(p.AER.Bits)),
+			})
+		}
+	}
+	// Log events: count detail lines ("PCIe Bus Error", one per error)
+	// where a source has them, else the ports' "error received" lines.
+	evs := in.events()
+	hasDetail := map[pcie.Address]bool{}
+	for _, e := range evs {
+		if e.Kind == kmsg.KindAER && e.AERDetail {
+			hasDetail[e.PCI] = true
+		}
+	}
+	for _, e := range evs {
+		if e.Kind != kmsg.KindAER || e.PCI == "" || (!e.AERDetail && hasDetail[e.PCI]) {
+			continue
+		}
+		below := targetsOf(s, e.PCI)
+		if len(below) == 0 && !in.standalone {
+			continue // a device no HCA or GPU depends on
+		}
+		x := get(e.PCI, below)
+		if e.AERSeverity == kmsg.AERCorrectable {
+			x.logCorr++
+		} else {
+			x.logUncorr++
+		}
+		if x.logEv < maxEvidence {
+			x.logEv++
+			x.ev = append(x.ev, in.logEvidence(e.Record))
+		}
+	}
+	var out []finding.Finding
+	for _, a := range order {
+		x := tallies[a]
+		uncorr := x.nonfat + x.fat + uint64(x.logUncorr)
+		if uncorr == 0 && x.corr < th.AERCorrectable && uint64(x.logCorr) < th.AERCorrectable {
+			continue
+		}
+		var parts []string
+		if x.corr+x.nonfat+x.fat > 0 {
+			parts = append(parts, fmt.Sprintf("AER counters: %d correctable, %d non-fatal, %d fatal", x.corr, x.nonfat, x.fat))
+		}
+		if x.logCorr+x.logUncorr > 0 {
+			parts = append(parts, fmt.Sprintf("%d correctable and %d uncorrectable reports %s", x.logCorr, x.logUncorr, in.window()))
+		}
+		where, subj := string(a), finding.Subject{Host: s.Host, PCI: string(a)}
+		switch {
+		case len(x.below) == 1 && x.below[0].PCI == a:
+			where, subj = x.below[0].longLabel(), x.below[0].subject(s.Host)
+		case len(x.below) > 0:
+			var names []string
+			for _, t := range x.below {
+				names = append(names, t.label())
+			}
+			where = fmt.Sprintf("PCIe port %s above %s", a, strings.Join(names, ", "))
+			subj = x.below[0].subject(s.Host)
+			subj.PCI = string(a)
+		}
+		f := catalog.New("pcie.aer_errors", subj, fmt.Sprintf("PCIe errors on the link of %s: %s", where, strings.Join(parts, "; ")), x.ev...)
+		if uncorr > 0 {
+			f.Severity = finding.Critical
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// upstreamAddrs lists the ports above a function, nearest first.
+func upstreamAddrs(in *Input, a pcie.Address) []pcie.Address {
+	var out []pcie.Address
+	for _, p := range in.Snap.Upstream(a) {
+		out = append(out, p.Address)
+	}
+	return out
+}
+
+func bitList(bits map[string]uint64) string {
+	var names []string
+	for n, v := range bits {
+		if v > 0 && !strings.HasPrefix(n, "TOTAL_") {
+			names = append(names, fmt.Sprintf("%s %d", n, v))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	return " (" + strings.Join(names, ", ") + ")"
+}
+
+// checkXid reports NVIDIA Xid events per GPU and code, and GPUs that fell
+// off the bus (Xid 79 or the NVRM message) once per GPU.
+func checkXid(in *Input) []finding.Finding {
+	s := in.Snap
+	type key struct {
+		pci  pcie.Address
+		code int
+	}
+	type tally struct {
+		n     int
+		ev    []finding.Evidence
+		procs []string
+	}
+	xs := map[key]*tally{}
+	var keys []key
+	off := map[pcie.Address]*tally{}
+	var offKeys []pcie.Address
+	for _, e := range in.events() {
+		switch {
+		case e.Kind == kmsg.KindFallenOffBus || (e.Kind == kmsg.KindXid && e.Xid == 79):
+			t, ok := off[e.PCI]
+			if !ok {
+				t = &tally{}
+				off[e.PCI] = t
+				offKeys = append(offKeys, e.PCI)
+			}
+			t.n++
+			if len(t.ev) < maxEvidence {
+				t.ev = append(t.ev, in.logEvidence(e.Record))
+			}
+		case e.Kind == kmsg.KindXid:
+			k := key{e.PCI, e.Xid}
+			t, ok := xs[k]
+			if !ok {
+				t = &tally{}
+				xs[k] = t
+				keys = append(keys, k)
+			}
+			t.n++
+			if len(t.ev) < maxEvidence {
+				t.ev = append(t.ev, in.logEvidence(e.Record))
+			}
+			if p := strings.Trim(e.XidProcess, "'"); p != "" && p != "<unknown>" && !slices.Contains(t.procs, p) {
+				t.procs = append(t.procs, p)
+			}
+		}
+	}
+	gpu := func(a pcie.Address) (finding.Subject, string) {
+		name, ok := gpuName(s, a)
+		label := "GPU " + string(a)
+		if ok {
+			label = name + " (" + string(a) + ")"
+		}
+		return finding.Subject{Host: s.Host, GPU: strings.TrimPrefix(name, "GPU"), PCI: string(a)}, label
+	}
+	var out []finding.Finding
+	for _, a := range offKeys {
+		subj, label := gpu(a)
+		out = append(out, catalog.New("gpu.fallen_off_bus", subj,
+			fmt.Sprintf("%s has fallen off the PCIe bus (%s %s)", label, plural(off[a].n, "message", "messages"), in.window()), off[a].ev...))
+	}
+	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.pci, b.pci), cmp.Compare(a.code, b.code)) })
+	for _, k := range keys {
+		t := xs[k]
+		info := LookupXid(k.code)
+		subj, label := gpu(k.pci)
+		sum := fmt.Sprintf("Xid %d (%s) on %s, %s %s: %s", k.code, info.Name, label, plural(t.n, "time", "times"), in.window(), info.Meaning)
+		if len(t.procs) > 0 {
+			sum += "; process " + strings.Join(t.procs, ", ")
+		}
+		f := catalog.New("gpu.xid", subj, sum, t.ev...)
+		f.Severity = info.Severity
+		out = append(out, f)
+	}
+	return out
+}
+
+// checkFlaps counts link-down events per interface in the window.
+func checkFlaps(in *Input) []finding.Finding {
+	s := in.Snap
+	th := in.th()
+	type tally struct {
+		pci   pcie.Address
+		port  int
+		downs int
+		ev    []finding.Evidence
+	}
+	ts := map[string]*tally{}
+	var names []string
+	for _, e := range in.events() {
+		if e.Kind != kmsg.KindLink {
+			continue
+		}
+		k := e.Interface
+		if e.Port > 0 {
+			k = fmt.Sprintf("%s/%d", e.Interface, e.Port)
+		}
+		t, ok := ts[k]
+		if !ok {
+			t = &tally{pci: e.PCI, port: e.Port}
+			ts[k] = t
+			names = append(names, k)
+		}
+		if !e.Up {
+			t.downs++
+			if len(t.ev) < maxEvidence {
+				t.ev = append(t.ev, in.logEvidence(e.Record))
+			}
+		}
+	}
+	slices.Sort(names)
+	var out []finding.Finding
+	for _, k := range names {
+		t := ts[k]
+		if t.downs < th.FlapWarning {
+			continue
+		}
+		iface, _, _ := strings.Cut(k, "/")
+		subj := finding.Subject{Host: s.Host, PCI: string(t.pci)}
+		if d := s.Device(iface); d != nil {
+			subj.Device, subj.Port = d.Name, t.port
+		} else {
+			subj.NetDev = iface
+			if p := portOfNetDev(s, iface); p != nil {
+				subj.Device, subj.Port = p.Device, p.Number
+			} else if tg := pciTarget(s, t.pci); tg.Device != "" {
+				subj.Device = tg.Device
+			}
+		}
+		f := catalog.New("kmsg.link_flap", subj,
+			fmt.Sprintf("link of %s went down %s %s", k, plural(t.downs, "time", "times"), in.window()), t.ev...)
+		if t.downs >= th.FlapCritical {
+			f.Severity = finding.Critical
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// checkModules reports cable/transceiver module events: errors are
+// critical, unplug events warnings, plug events nothing.
+func checkModules(in *Input) []finding.Finding {
+	s := in.Snap
+	type key struct {
+		pci    pcie.Address
+		detail string
+	}
+	type tally struct {
+		n     int
+		isErr bool
+		ev    []finding.Evidence
+	}
+	ts := map[key]*tally{}
+	var keys []key
+	for _, e := range in.events() {
+		if e.Kind != kmsg.KindModule || (!e.IsError && e.Detail != "Cable unplugged") {
+			continue
+		}
+		k := key{e.PCI, e.Detail}
+		t, ok := ts[k]
+		if !ok {
+			t = &tally{isErr: e.IsError}
+			ts[k] = t
+			keys = append(keys, k)
+		}
+		t.n++
+		if len(t.ev) < maxEvidence {
+			t.ev = append(t.ev, in.logEvidence(e.Record))
+		}
+	}
+	var out []finding.Finding
+	for _, k := range keys {
+		t := ts[k]
+		tg := pciTarget(s, k.pci)
+		label := tg.label()
+		f := catalog.New("kmsg.module_event", tg.subject(s.Host),
+			fmt.Sprintf("port module of %s: %s (%s %s)", label, k.detail, plural(t.n, "event", "events"), in.window()), t.ev...)
+		if t.isErr {
+			f.Severity = finding.Critical
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// checkHealth reports mlx5 firmware health errors and command timeouts, one
+// finding per function.
+func checkHealth(in *Input) []finding.Finding {
+	s := in.Snap
+	type tally struct {
+		n       int
+		details []string
+		ev      []finding.Evidence
+	}
+	ts := map[pcie.Address]*tally{}
+	var keys []pcie.Address
+	for _, e := range in.events() {
+		if e.Kind != kmsg.KindHealth {
+			continue
+		}
+		t, ok := ts[e.PCI]
+		if !ok {
+			t = &tally{}
+			ts[e.PCI] = t
+			keys = append(keys, e.PCI)
+		}
+		t.n++
+		d := e.Detail
+		if strings.Contains(d, "timeout. Will cause a leak") {
+			d = "firmware command timeout"
+		}
+		if !slices.Contains(t.details, d) {
+			t.details = append(t.details, d)
+		}
+		if len(t.ev) < maxEvidence {
+			t.ev = append(t.ev, in.logEvidence(e.Record))
+		}
+	}
+	var out []finding.Finding
+	for _, k := range keys {
+		t := ts[k]
+		tg := pciTarget(s, k)
+		label := tg.label()
+		out = append(out, catalog.New("kmsg.mlx5_health", tg.subject(s.Host),
+			fmt.Sprintf("%s firmware health: %s (%s %s)", label, strings.Join(t.details, "; "), plural(t.n, "message", "messages"), in.window()), t.ev...))
+	}
+	return out
+}

@@ -1,0 +1,320 @@
+package host
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+// rocePorts returns the Ethernet link-layer ports.
+func rocePorts(s *snapshot.Snapshot) []*snapshot.Port {
+	var out []*snapshot.Port
+	for i := range s.Devices {
+		for j := range s.Devices[i].Ports {
+			if p := &s.Devices[i].Ports[j]; p.LinkLayer == ib.LinkLayerEthernet {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func portSubject(s *snapshot.Snapshot, p *snapshot.Port) finding.Subject {
+	return finding.Subject{Host: s.Host, Device: p.Device, Port: p.Number, NetDev: p.NetDev}
+}
+
+func gidPath(p *snapshot.Port) string {
+	return fmt.Sprintf("sys/class/infiniband/%s/ports/%d/gid_attrs/types", p.Device, p.Number)
+}
+
+// checkGIDv2 reports RoCE ports whose GID table has typed entries but no
+// RoCE v2 one. Kernels without gid_attrs (no types at all) are not judged.
+func checkGIDv2(in *Input) []finding.Finding {
+	var out []finding.Finding
+	for _, p := range rocePorts(in.Snap) {
+		typed, v2 := 0, false
+		var types []string
+		for _, g := range p.GIDs {
+			if g.Type != "" {
+				typed++
+				types = append(types, fmt.Sprintf("%d=%s", g.Index, g.Type))
+			}
+			v2 = v2 || g.Type == ib.GIDTypeRoCEv2
+		}
+		if typed == 0 || v2 {
+			continue
+		}
+		out = append(out, catalog.New("roce.gid_missing_v2", portSubject(in.Snap, p),
+			fmt.Sprintf("%s port %d (%s) has %s but no RoCE v2 GID", p.Device, p.Number, p.NetDev, plural(typed, "GID", "GIDs")),
+			finding.Evidence{Source: gidPath(p), Value: strings.Join(types, " ")}))
+	}
+	return out
+}
+
+// roceOverhead is the header room the kernel subtracts from the netdev MTU
+// to get the RoCE path MTU (include/rdma/ib_addr.h iboe_get_mtu: GRH 40 +
+// UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4).
+const roceOverhead = 96
+
+// activeMTU is the RDMA MTU a netdev MTU allows (iboe_get_mtu), 0 when
+// below 256.
+func activeMTU(netdev int) int {
+	m := netdev - roceOverhead
+	for _, v := range []int{4096, 2048, 1024, 512, 256} {
+		if m >= v {
+			return v
+		}
+	}
+	return 0
+}
+
+// checkMTU reports RoCE netdevs whose MTUs differ, or whose MTU caps the
+// RDMA MTU below 4096.
+func checkMTU(in *Input) []finding.Finding {
+	s := in.Snap
+	type pm struct {
+		p   *snapshot.Port
+		mtu int
+	}
+	var ps []pm
+	for _, p := range rocePorts(s) {
+		if nd := s.NetDev(p.NetDev); nd != nil && nd.MTU != nil {
+			ps = append(ps, pm{p, *nd.MTU})
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	counts := map[int]int{}
+	for _, x := range ps {
+		counts[x.mtu]++
+	}
+	// The majority MTU is the node's intent; ties go to the larger.
+	major := 0
+	for m, c := range counts {
+		if c > counts[major] || (c == counts[major] && m > major) {
+			major = m
+		}
+	}
+	var out []finding.Finding
+	for _, x := range ps {
+		var why string
+		switch {
+		case x.mtu != major:
+			why = fmt.Sprintf("differs from the other RoCE ports (%d)", major)
+		case activeMTU(x.mtu) < 4096:
+			why = fmt.Sprintf("caps the RDMA MTU at %d (needs ≥ %d for 4096)", activeMTU(x.mtu), 4096+roceOverhead)
+		default:
+			continue
+		}
+		out = append(out, catalog.New("roce.mtu_mismatch", portSubject(s, x.p),
+			fmt.Sprintf("%s MTU %d (%s port %d) %s", x.p.NetDev, x.mtu, x.p.Device, x.p.Number, why),
+			finding.Evidence{Source: "sys/class/net/" + x.p.NetDev + "/mtu", Value: fmt.Sprint(x.mtu)},
+			finding.Evidence{Source: "RDMA active MTU (iboe_get_mtu)", Value: fmt.Sprint(activeMTU(x.mtu))}))
+	}
+	return out
+}
+
+// statsSubject names the port of an ethtool stats set.
+func statsSubject(in *Input, st *ethtool.Stats) finding.Subject {
+	if p := portOfNetDev(in.Snap, st.NetDev); p != nil {
+		return portSubject(in.Snap, p)
+	}
+	return finding.Subject{Host: in.Snap.Host, NetDev: st.NetDev}
+}
+
+func statEv(st *ethtool.Stats, names ...string) []finding.Evidence {
+	var ev []finding.Evidence
+	for _, n := range names {
+		if v, ok := st.Get(n); ok && v > 0 {
+			ev = append(ev, finding.Evidence{Source: st.Source, Value: fmt.Sprintf("%s: %d", n, v)})
+		}
+	}
+	return ev
+}
+
+// checkPFCStorm reports the NIC's pause-storm detector events.
+func checkPFCStorm(in *Input) []finding.Finding {
+	var out []finding.Finding
+	for _, st := range in.Ethtool {
+		w, _ := st.Get("tx_pause_storm_warning_events")
+		e, _ := st.Get("tx_pause_storm_error_events")
+		if w+e == 0 {
+			continue
+		}
+		f := catalog.New("roce.pfc_storm", statsSubject(in, st),
+			fmt.Sprintf("%s: PFC pause storm detected (%d warning, %d error events since driver load)", st.NetDev, w, e),
+			statEv(st, "tx_pause_storm_warning_events", "tx_pause_storm_error_events")...)
+		if e == 0 {
+			f.Severity = finding.Warning
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// pauseClasses are the names of per-priority and global pause counters.
+func pauseClasses() []string {
+	out := []string{"global"}
+	for p := 0; p < 8; p++ {
+		out = append(out, fmt.Sprintf("prio%d", p))
+	}
+	return out
+}
+
+// pauseLoad returns the pause frames and packets of a class; ok false when
+// the class has no pause counters.
+func pauseLoad(st *ethtool.Stats, class string) (pauses, packets uint64, ok bool) {
+	pauses, n := st.Sum("rx_"+class+"_pause", "tx_"+class+"_pause")
+	if n == 0 {
+		return 0, 0, false
+	}
+	if class == "global" {
+		packets, _ = st.Sum("rx_packets_phy", "tx_packets_phy")
+	} else {
+		packets, _ = st.Sum("rx_"+class+"_packets", "tx_"+class+"_packets")
+	}
+	return pauses, packets, true
+}
+
+// checkPauseHeavy reports priorities with many pause frames per packet, or
+// that spent a large share of the uptime paused.
+func checkPauseHeavy(in *Input) []finding.Finding {
+	th := in.th()
+	var uptime time.Duration
+	if !in.Boot.IsZero() && in.Snap.Taken.After(in.Boot) {
+		uptime = in.Snap.Taken.Sub(in.Boot)
+	}
+	var out []finding.Finding
+	for _, st := range in.Ethtool {
+		for _, c := range pauseClasses() {
+			pauses, packets, ok := pauseLoad(st, c)
+			if !ok {
+				continue
+			}
+			ratio := 1.0
+			if packets > 0 {
+				ratio = float64(pauses) / float64(packets)
+			}
+			share := 0.0
+			if uptime > 0 {
+				rx, _ := st.Get("rx_" + c + "_pause_duration")
+				tx, _ := st.Get("tx_" + c + "_pause_duration")
+				share = float64(max(rx, tx)) * float64(time.Microsecond) / float64(uptime)
+			}
+			byRatio := pauses >= th.PauseMin && ratio >= th.PauseRatio
+			byTime := share >= th.PauseTimeShare
+			if !byRatio && !byTime {
+				continue
+			}
+			sum := fmt.Sprintf("%s %s: %d pause frames for %d packets (%.1f%%)", st.NetDev, c, pauses, packets, 100*ratio)
+			if share > 0 {
+				sum += fmt.Sprintf(", paused %.0f%% of the %s since boot", 100*min(share, 1), ShortDuration(uptime.Round(time.Minute)))
+			} else {
+				sum += " since driver load"
+			}
+			out = append(out, catalog.New("roce.pause_heavy", statsSubject(in, st), sum,
+				statEv(st, "rx_"+c+"_pause", "tx_"+c+"_pause", "rx_"+c+"_pause_duration", "tx_"+c+"_pause_duration")...))
+		}
+	}
+	return out
+}
+
+// ecnSignals sums the DCQCN evidence of a netdev's RDMA port: CE-marked
+// RoCE packets received, CNPs sent and CNPs handled (hw_counters). n counts
+// the counters that exist; without them ECN cannot be judged. Ethtool's
+// ring-level ECN marks (rx*_ecn_mark, rx_prio*_marked) count only as
+// evidence that marking happens, since they also see non-RDMA traffic.
+func ecnSignals(in *Input, st *ethtool.Stats) (sum uint64, n int, ev []finding.Evidence) {
+	p := portOfNetDev(in.Snap, st.NetDev)
+	if p == nil {
+		return 0, 0, nil
+	}
+	for _, name := range []string{"np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled"} {
+		if c, ok := p.HWCounter(name); ok {
+			sum += c.Value
+			n++
+			ev = append(ev, finding.Evidence{Source: fmt.Sprintf("sys/class/infiniband/%s/ports/%d/hw_counters/%s", p.Device, p.Number, name), Value: fmt.Sprint(c.Value)})
+		}
+	}
+	if n > 0 {
+		for _, s := range st.Stats {
+			if strings.HasSuffix(s.Name, "_marked") || strings.HasSuffix(s.Name, "_ecn_mark") {
+				sum += s.Value
+			}
+		}
+	}
+	return sum, n, ev
+}
+
+// checkECN reports ports that pause heavily while no ECN mark or CNP was
+// ever seen: congestion is handled by PFC alone.
+func checkECN(in *Input) []finding.Finding {
+	th := in.th()
+	var out []finding.Finding
+	for _, st := range in.Ethtool {
+		var total uint64
+		var classes []string
+		for _, c := range pauseClasses() {
+			if p, _, ok := pauseLoad(st, c); ok && p >= th.PauseMin {
+				total += p
+				classes = append(classes, c)
+			}
+		}
+		if total == 0 {
+			continue
+		}
+		sum, n, ev := ecnSignals(in, st)
+		if n == 0 || sum > 0 {
+			continue
+		}
+		ev = append(ev, finding.Evidence{Source: st.Source, Value: fmt.Sprintf("pause frames on %s: %d", strings.Join(classes, ","), total)})
+		out = append(out, catalog.New("roce.ecn_not_effective", statsSubject(in, st),
+			fmt.Sprintf("%s pauses (%d PFC frames) but no ECN mark or CNP was counted: congestion control is not working", st.NetDev, total), ev...))
+	}
+	return out
+}
+
+// checkPHY reports FCS/symbol errors, post-FEC symbol errors (critical:
+// traffic loss) and receive discards for lack of buffers.
+func checkPHY(in *Input) []finding.Finding {
+	th := in.th()
+	var out []finding.Finding
+	for _, st := range in.Ethtool {
+		crc, _ := st.Get("rx_crc_errors_phy")
+		sym, _ := st.Get("rx_symbol_err_phy")
+		pcs, _ := st.Get("rx_pcs_symbol_err_phy")
+		disc, _ := st.Get("rx_discards_phy")
+		rx, _ := st.Get("rx_packets_phy")
+		heavyDiscard := disc >= 1000 && (rx == 0 || float64(disc)/float64(rx) >= th.DiscardRatio)
+		if crc+sym+pcs == 0 && !heavyDiscard {
+			continue
+		}
+		var parts []string
+		if crc+sym > 0 {
+			parts = append(parts, fmt.Sprintf("%d FCS and %d symbol errors", crc, sym))
+		}
+		if pcs > 0 {
+			parts = append(parts, fmt.Sprintf("%d uncorrected (post-FEC) symbol errors", pcs))
+		}
+		if heavyDiscard {
+			parts = append(parts, fmt.Sprintf("%d receive discards for lack of buffers", disc))
+		}
+		f := catalog.New("roce.phy_errors", statsSubject(in, st),
+			fmt.Sprintf("%s: %s since driver load", st.NetDev, strings.Join(parts, ", ")),
+			statEv(st, "rx_crc_errors_phy", "rx_symbol_err_phy", "rx_pcs_symbol_err_phy", "rx_discards_phy", "link_down_events_phy")...)
+		if pcs > 0 {
+			f.Severity = finding.Critical
+		}
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b finding.Finding) int { return finding.CompareSubject(a.Subject, b.Subject) })
+	return out
+}

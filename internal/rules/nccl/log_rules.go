@@ -1,0 +1,454 @@
+package nccl
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+// LogOptions are the expectations an NCCL log is judged against.
+type LogOptions struct {
+	// ExpectIB says the job should use IB/RoCE (--expect-ib).
+	ExpectIB bool
+	// RDMAPresent says the node has RDMA devices (read from --root by the
+	// caller): a socket fallback there is critical.
+	RDMAPresent bool
+}
+
+// ProcSummary is one process as reports show it.
+type ProcSummary struct {
+	Source    string   `json:"source"`
+	Name      string   `json:"name"`
+	Ranks     []int    `json:"ranks,omitempty"`
+	Network   string   `json:"network,omitempty"`
+	IBDevices []string `json:"ib_devices,omitempty"`
+	SocketIfs []string `json:"socket_ifs,omitempty"`
+	GDR       string   `json:"gdr,omitempty"` // "enabled", "disabled", "mixed", ""
+	Channels  int      `json:"channels,omitempty"`
+	Trees     bool     `json:"trees,omitempty"`
+	// Env are the NCCL_* overrides the process logged, "K=V" sorted.
+	Env []string `json:"env,omitempty"`
+}
+
+// LogAnalysis is the result of AnalyzeLog.
+type LogAnalysis struct {
+	Source   string            `json:"source"`
+	Version  string            `json:"version,omitempty"`
+	Procs    []ProcSummary     `json:"procs"`
+	Findings []finding.Finding `json:"findings"`
+	Notes    []string          `json:"notes,omitempty"`
+}
+
+// AnalyzeLog applies the NCCL log rules. It is pure.
+func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
+	a := &LogAnalysis{Source: lg.Source, Version: lg.Version}
+	subj := finding.Subject{File: lg.Source}
+	at := func(src string, line int) string { return fmt.Sprintf("%s:%d", src, line) }
+
+	var socketProcs, ibProcs []*Proc
+	var gdrOff []finding.Evidence
+	var gdrOffProcs []string
+	var disabled []*Proc
+	for _, p := range lg.Procs {
+		net, _ := p.EffectiveNetwork()
+		s := ProcSummary{Source: p.Source, Name: p.Name(), Ranks: p.Ranks, Network: net, SocketIfs: p.SocketIfs, Channels: p.Channels, Trees: p.Trees}
+		for k, v := range p.Env {
+			s.Env = append(s.Env, k+"="+v)
+		}
+		slices.Sort(s.Env)
+		for _, d := range p.IBDevices {
+			s.IBDevices = append(s.IBDevices, fmt.Sprintf("%s:%d/%s", d.Name, d.Port, d.LinkLayer))
+		}
+		on, off := 0, 0
+		for _, g := range p.GDR {
+			if g.Enabled {
+				on++
+			} else {
+				off++
+				if len(gdrOff) < 4 {
+					gdrOff = append(gdrOff, finding.Evidence{Source: at(p.Source, g.Line), Value: g.Text})
+				}
+			}
+		}
+		switch {
+		case on > 0 && off > 0:
+			s.GDR = "mixed"
+		case on > 0:
+			s.GDR = "enabled"
+		case off > 0:
+			s.GDR = "disabled"
+		}
+		if off > 0 && net != "Socket" {
+			gdrOffProcs = append(gdrOffProcs, p.Name())
+		}
+		a.Procs = append(a.Procs, s)
+		switch {
+		case net == "Socket":
+			socketProcs = append(socketProcs, p)
+		case net != "":
+			ibProcs = append(ibProcs, p)
+		}
+		if p.IBDisable == 1 {
+			disabled = append(disabled, p)
+		}
+	}
+
+	if len(disabled) > 0 {
+		var evs []finding.Evidence
+		for _, p := range disabled[:min(3, len(disabled))] {
+			evs = append(evs, finding.Evidence{Source: at(p.Source, p.IBDisableLine), Value: "NCCL_IB_DISABLE set by environment to 1"})
+		}
+		f := catalog.New("nccl.ib_disabled", subj,
+			fmt.Sprintf("%d process(es) (%s) ran with NCCL_IB_DISABLE=1: inter-node traffic goes over sockets", len(disabled), procNames(disabled)), evs...)
+		if !opts.ExpectIB && !opts.RDMAPresent {
+			// The log alone cannot say that RDMA ports exist.
+			f.Severity = finding.Warning
+			f.Summary += " (critical where RDMA ports exist: give --expect-ib or --root)"
+		}
+		a.Findings = append(a.Findings, f)
+	}
+	if len(socketProcs) > 0 {
+		var evs []finding.Evidence
+		for _, p := range socketProcs[:min(3, len(socketProcs))] {
+			_, line := p.EffectiveNetwork()
+			v := "Using network Socket"
+			if line == 0 {
+				line, v = p.FirstLine, "connections via NET/Socket"
+			} else if line == p.SocketLine {
+				v = fmt.Sprintf("NET/Socket : Using %s", strings.Join(p.SocketIfs, ", "))
+			}
+			evs = append(evs, finding.Evidence{Source: at(p.Source, line), Value: v})
+			if p.IBNoDevice > 0 {
+				evs = append(evs, finding.Evidence{Source: at(p.Source, p.IBNoDevice), Value: "NET/IB : No device found."})
+			}
+			if p.NoVerbs > 0 {
+				evs = append(evs, finding.Evidence{Source: at(p.Source, p.NoVerbs), Value: "Failed to open libibverbs.so[.1]"})
+			}
+		}
+		f := catalog.New("nccl.socket_fallback", subj, "", evs...)
+		why := ""
+		switch {
+		case len(disabled) > 0:
+			why = "; IB was disabled by NCCL_IB_DISABLE"
+		case slices.ContainsFunc(socketProcs, func(p *Proc) bool { return p.NoVerbs > 0 }):
+			why = "; libibverbs could not be loaded: rdma-core (libibverbs) is missing from the image or the library path"
+		case slices.ContainsFunc(socketProcs, func(p *Proc) bool { return p.IBNoDevice > 0 }):
+			why = "; NCCL found no IB device (container without /dev/infiniband, missing libibverbs, or NCCL_IB_HCA matching nothing)"
+		}
+		switch {
+		case len(ibProcs) > 0:
+			f.Summary = fmt.Sprintf("%d process(es) (%s) use sockets while %d use IB/RoCE: the job runs at the speed of its socket ranks%s", len(socketProcs), procNames(socketProcs), len(ibProcs), why)
+		case opts.ExpectIB || opts.RDMAPresent:
+			f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) although IB/RoCE was expected%s", len(socketProcs), procNames(socketProcs), why)
+		default:
+			f.Severity = finding.Warning
+			f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s); fine only for a cluster without RDMA (give --expect-ib or --root to judge)%s", len(socketProcs), procNames(socketProcs), why)
+		}
+		a.Findings = append(a.Findings, f)
+	}
+	if len(gdrOffProcs) > 0 {
+		a.Findings = append(a.Findings, catalog.New("nccl.gdr_disabled", subj,
+			fmt.Sprintf("GPU Direct RDMA is disabled for some HCAs on %d process(es) (%s): traffic is staged through host memory", len(gdrOffProcs), strings.Join(firstN(gdrOffProcs, 4), ", ")), gdrOff...))
+	}
+	a.Findings = append(a.Findings, completionFindings(lg, subj, at)...)
+	a.Findings = append(a.Findings, resourceFindings(lg, subj, at)...)
+	a.Findings = append(a.Findings, timeoutFindings(lg, subj, at)...)
+
+	var warns []Event
+	for _, e := range lg.Events {
+		if e.Kind == EventWarn {
+			warns = append(warns, e)
+		}
+	}
+	if len(warns) > 0 {
+		a.Notes = append(a.Notes, fmt.Sprintf("%s: %d other NCCL WARN line(s); the first, line %d: %s", warns[0].Source, len(warns), warns[0].Line, warns[0].Text))
+	}
+	// Per file: a log whose processes never say which network they use.
+	said := map[string]bool{}
+	var files []string
+	for _, p := range lg.Procs {
+		if !slices.Contains(files, p.Source) {
+			files = append(files, p.Source)
+		}
+		if n, _ := p.EffectiveNetwork(); n != "" {
+			said[p.Source] = true
+		}
+	}
+	for _, f := range files {
+		if !said[f] {
+			a.Notes = append(a.Notes, f+": the log does not say which network NCCL chose (use NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS including INIT,NET)")
+		}
+	}
+	// A finding is about the file its first evidence comes from (merged
+	// logs span several).
+	for i := range a.Findings {
+		if ev := a.Findings[i].Evidence; len(ev) > 0 {
+			a.Findings[i].Subject.File = fileOf(ev[0].Source)
+		}
+	}
+	catalog.Sort(a.Findings)
+	return a
+}
+
+// fileOf strips ":line" from an evidence source.
+func fileOf(src string) string {
+	if i := strings.LastIndexByte(src, ':'); i > 0 {
+		if _, err := strconv.Atoi(src[i+1:]); err == nil {
+			return src[:i]
+		}
+	}
+	return src
+}
+
+func completionFindings(lg *Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	var errs []Event
+	for _, e := range lg.Events {
+		if e.Kind == EventCompletion {
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	// The cause is the first error that is not a flush.
+	cause := errs[0]
+	for _, e := range errs {
+		if !e.Status.Info().Fallout {
+			cause = e
+			break
+		}
+	}
+	counts := map[WCStatus]int{}
+	for _, e := range errs {
+		counts[e.Status]++
+	}
+	info := cause.Status.Info()
+	where := cause.Host
+	if where == "" {
+		where = "a rank"
+	}
+	peer := ""
+	if cause.Peer != "" {
+		peer = " with peer " + cause.Peer
+	}
+	var summary string
+	if info.Fallout {
+		summary = fmt.Sprintf("only flush errors (status 5): the QPs were already in error; the cause is in another rank's log (%d errors)", len(errs))
+	} else {
+		summary = fmt.Sprintf("first IB completion error on %s%s: status %d %s (%s): %s", where, peer, int(cause.Status), info.Name, info.Text, info.Meaning)
+		if rest := len(errs) - 1; rest > 0 {
+			summary += fmt.Sprintf("; %d later error(s) are consequences", rest)
+		}
+	}
+	evs := []finding.Evidence{{Source: at(cause.Source, cause.Line), Value: cause.Text}}
+	var codes []WCStatus
+	for s := range counts {
+		codes = append(codes, s)
+	}
+	sort.Slice(codes, func(i, j int) bool { return codes[i] < codes[j] })
+	var parts []string
+	for _, s := range codes {
+		parts = append(parts, fmt.Sprintf("status %d ×%d", int(s), counts[s]))
+	}
+	var srcs []string
+	for _, e := range errs {
+		if !slices.Contains(srcs, e.Source) {
+			srcs = append(srcs, e.Source)
+		}
+	}
+	files := strings.Join(firstN(srcs, 3), ", ")
+	evs = append(evs, finding.Evidence{Source: files, Value: "completion errors: " + strings.Join(parts, ", ")})
+	// Errors that all name one peer point at that peer or the path to it.
+	peers := map[string]int{}
+	var peerOrder []string
+	for _, e := range errs {
+		if e.Peer == "" {
+			continue
+		}
+		if peers[e.Peer] == 0 {
+			peerOrder = append(peerOrder, e.Peer)
+		}
+		peers[e.Peer]++
+	}
+	if len(peerOrder) > 0 {
+		var ps []string
+		for _, p := range peerOrder {
+			ps = append(ps, fmt.Sprintf("%s ×%d", p, peers[p]))
+		}
+		evs = append(evs, finding.Evidence{Source: files, Value: "peers: " + strings.Join(firstN(ps, 6), ", ")})
+	}
+	f := catalog.New("nccl.ibv_error", subj, summary, evs...)
+	f.Subject.Host = cause.Host
+	f.Subject.Device = cause.HCA
+	// Keep the catalogue's per-status causes and remedies ("status 4: …")
+	// that apply to this status.
+	f.Causes = forStatus(f.Causes, cause.Status)
+	f.Remedy = forStatus(f.Remedy, cause.Status)
+	if len(f.Causes) == 0 && info.Meaning != "" {
+		f.Causes = []string{fmt.Sprintf("status %d: %s", int(cause.Status), info.Meaning)}
+	}
+	return []finding.Finding{f}
+}
+
+// forStatus drops lines written for another status ("status 4: …").
+func forStatus(lines []string, st WCStatus) []string {
+	var out []string
+	for _, l := range lines {
+		var n int
+		if _, err := fmt.Sscanf(l, "status %d:", &n); err == nil && WCStatus(n) != st {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func resourceFindings(lg *Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	byCall := map[string][]Event{}
+	var order []string
+	for _, e := range lg.Events {
+		if e.Kind != EventResource {
+			continue
+		}
+		if _, ok := byCall[e.Call]; !ok {
+			order = append(order, e.Call)
+		}
+		byCall[e.Call] = append(byCall[e.Call], e)
+	}
+	var fs []finding.Finding
+	for _, call := range order {
+		evs := byCall[call]
+		first := evs[0]
+		hint := resourceHint(call, first.Error)
+		summary := fmt.Sprintf("%s failed %d time(s)", call, len(evs))
+		if first.Error != "" {
+			summary += fmt.Sprintf(" (%s)", first.Error)
+		}
+		if first.Host != "" {
+			summary += " on " + first.Host
+		}
+		summary += ": " + hint
+		f := catalog.New("nccl.resource_error", subj, summary, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
+		f.Subject.Host = first.Host
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// resourceHint reads the errno text of a failed verbs call.
+func resourceHint(call, errText string) string {
+	e := strings.ToLower(errText)
+	switch {
+	case strings.Contains(e, "cannot allocate memory") && strings.HasPrefix(call, "ibv_reg"):
+		return "memory registration hit the locked-memory limit: raise ulimit -l (memlock) to unlimited for the job and its container"
+	case strings.Contains(e, "network is unreachable") || strings.Contains(e, "connection timed out") || strings.Contains(e, "no route"):
+		return "the QP could not reach its peer: wrong GID index or no route (RoCE: NCCL_IB_GID_INDEX, VLAN/subnet), or the port is down"
+	case strings.Contains(e, "no such device") || strings.Contains(e, "permission denied") || strings.Contains(e, "operation not permitted") || call == "ibv_open_device":
+		return "the RDMA device is not accessible: the container lacks /dev/infiniband devices or the IPC_LOCK capability"
+	case strings.Contains(e, "cannot allocate memory"):
+		return "the HCA ran out of resources (too many QPs/CQs for this many processes) or memlock is too low"
+	case strings.Contains(e, "bad address") && strings.HasPrefix(call, "ibv_reg"):
+		return "the buffer could not be registered: GPU memory without GPUDirect support (nvidia-peermem / dma-buf)"
+	}
+	return "NCCL could not set up its verbs resources"
+}
+
+func timeoutFindings(lg *Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	var wd, other []Event
+	for _, e := range lg.Events {
+		if e.Kind != EventTimeout {
+			continue
+		}
+		if e.OpType != "" {
+			wd = append(wd, e)
+		} else {
+			other = append(other, e)
+		}
+	}
+	var fs []finding.Finding
+	if len(wd) > 0 {
+		type key struct {
+			seq int64
+			op  string
+		}
+		groups := map[key][]int{}
+		var keys []key
+		for _, e := range wd {
+			k := key{e.SeqNum, e.OpType}
+			if _, ok := groups[k]; !ok {
+				keys = append(keys, k)
+			}
+			if !slices.Contains(groups[k], e.Rank) {
+				groups[k] = append(groups[k], e.Rank)
+			}
+		}
+		sort.Slice(keys, func(i, j int) bool { return keys[i].seq < keys[j].seq })
+		first := wd[0]
+		var summary string
+		if len(keys) == 1 {
+			summary = fmt.Sprintf("%d rank(s) timed out in %s SeqNum=%d after %d ms", len(groups[keys[0]]), keys[0].op, keys[0].seq, first.TimeoutMS)
+		} else {
+			var parts []string
+			for _, k := range keys {
+				rs := groups[k]
+				slices.Sort(rs)
+				parts = append(parts, fmt.Sprintf("%s SeqNum=%d on rank(s) %s", k.op, k.seq, joinInts(rs, 8)))
+			}
+			summary = fmt.Sprintf("ranks timed out in different collectives: %s; the rank(s) stuck on the lowest SeqNum are behind the others: look at them first", strings.Join(parts, "; "))
+		}
+		evs := []finding.Evidence{{Source: at(first.Source, first.Line), Value: first.Text}}
+		f := catalog.New("nccl.timeout", subj, summary, evs...)
+		if len(keys) == 1 {
+			f.Subject.Rank = joinInts(groups[keys[0]], 8)
+		}
+		fs = append(fs, f)
+	}
+	if len(other) > 0 {
+		e := other[0]
+		f := catalog.New("nccl.timeout", subj,
+			fmt.Sprintf("NCCL reported a timeout on %s (%d warning(s))", orDefault(e.Host, "a rank"), len(other)),
+			finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
+		f.Subject.Host = e.Host
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+func procNames(ps []*Proc) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name())
+	}
+	return strings.Join(firstN(names, 4), ", ")
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(slices.Clone(s[:n]), fmt.Sprintf("and %d more", len(s)-n))
+}
+
+func joinInts(v []int, n int) string {
+	var s []string
+	for _, x := range v {
+		if x < 0 {
+			s = append(s, "?")
+			continue
+		}
+		s = append(s, fmt.Sprint(x))
+	}
+	return strings.Join(firstN(s, n), ",")
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

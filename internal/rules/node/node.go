@@ -1,0 +1,573 @@
+package node
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+// Thresholds are the configurable limits of the node rules.
+type Thresholds struct {
+	// RateShortfallCritical is the fraction below the expected rate from
+	// which port.rate_below_expected is critical (the seed: 20%); any
+	// smaller shortfall is a warning.
+	RateShortfallCritical float64
+}
+
+// DefaultThresholds are the documented defaults (see `ibdoctor rules`).
+var DefaultThresholds = Thresholds{RateShortfallCritical: 0.20}
+
+// Input is what the node rules judge.
+type Input struct {
+	Snap *snapshot.Snapshot
+	// Expect is nil when no expectation file was given: defaults apply.
+	Expect     *expect.Expectation
+	Thresholds Thresholds
+}
+
+// Rule is one entry of the node rule set: the IDs it may report and its
+// pure check.
+type Rule struct {
+	Name  string
+	IDs   []string
+	Check func(in *Input) []finding.Finding
+}
+
+// NodeRules is the node rule set, in runbook order.
+var NodeRules = []Rule{
+	{Name: "expected devices and ports", IDs: []string{"port.missing"}, Check: checkMissing},
+	{Name: "port state", IDs: []string{"port.down", "port.polling", "port.disabled", "port.init_no_sm"}, Check: checkState},
+	{Name: "port rate, width and speed", IDs: []string{"port.rate_below_expected", "port.width_degraded", "port.speed_degraded"}, Check: checkRate},
+	{Name: "saturated error counters", IDs: []string{"port.counter_saturated"}, Check: checkSaturated},
+	{Name: "firmware", IDs: []string{"port.fw_mismatch"}, Check: checkFirmware},
+	{Name: "PCIe link", IDs: []string{"pcie.link_degraded"}, Check: checkPCIe},
+}
+
+// Node runs every node rule and returns the findings sorted by severity and
+// runbook step.
+func Node(s *snapshot.Snapshot, e *expect.Expectation) []finding.Finding {
+	return Run(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds})
+}
+
+// Run runs every node rule on in.
+func Run(in *Input) []finding.Finding {
+	var out []finding.Finding
+	for _, r := range NodeRules {
+		out = append(out, r.Check(in)...)
+	}
+	catalog.Sort(out)
+	return out
+}
+
+func portSubject(s *snapshot.Snapshot, p *snapshot.Port) finding.Subject {
+	subj := finding.Subject{Host: s.Host, Device: p.Device, Port: p.Number, NetDev: p.NetDev}
+	if d := s.Device(p.Device); d != nil {
+		subj.PCI = string(d.PCI)
+	}
+	return subj
+}
+
+func portPath(p *snapshot.Port, file string) string {
+	return fmt.Sprintf("sys/class/infiniband/%s/ports/%d/%s", p.Device, p.Number, file)
+}
+
+func devPath(d string, file string) string {
+	return fmt.Sprintf("sys/class/infiniband/%s/%s", d, file)
+}
+
+// portExpect returns the expectation of a port, nil when there is none.
+func portExpect(in *Input, dev string, port int) *expect.Port {
+	if in.Expect == nil {
+		return nil
+	}
+	d, ok := in.Expect.For(dev)
+	if !ok {
+		return nil
+	}
+	return d.Ports[port]
+}
+
+func checkMissing(in *Input) []finding.Finding {
+	if in.Expect == nil {
+		return checkMissingDefault(in.Snap)
+	}
+	s := in.Snap
+	var out []finding.Finding
+	src := func(line int) string { return fmt.Sprintf("%s:%d", in.Expect.Source, line) }
+	for _, en := range in.Expect.Devices {
+		var matched []*snapshot.Device
+		for i := range s.Devices {
+			if m, _ := path.Match(en.Name, s.Devices[i].Name); m {
+				matched = append(matched, &s.Devices[i])
+			}
+		}
+		subj := finding.Subject{Host: s.Host, Device: en.Name}
+		switch {
+		case en.Count != nil && len(matched) != *en.Count:
+			names := make([]string, len(matched))
+			for i, d := range matched {
+				names[i] = d.Name
+			}
+			if len(matched) < *en.Count {
+				out = append(out, catalog.New("port.missing", subj,
+					fmt.Sprintf("%d of %d expected devices matching %s are present", len(matched), *en.Count, en.Name),
+					finding.Evidence{Source: src(en.Line), Value: fmt.Sprintf("count: %d", *en.Count)},
+					finding.Evidence{Source: "sys/class/infiniband", Value: strings.Join(names, " ")}))
+			}
+		case len(matched) == 0 && !en.Optional && !en.IsGlob():
+			out = append(out, catalog.New("port.missing", subj,
+				fmt.Sprintf("expected RDMA device %s is absent", en.Name),
+				finding.Evidence{Source: src(en.Line), Value: "name: " + en.Name},
+				finding.Evidence{Source: "sys/class/infiniband", Value: "no " + en.Name}))
+			continue
+		}
+		for _, d := range matched {
+			for _, pe := range en.Ports {
+				if pe.Ignore || s.Port(d.Name, pe.Port) != nil {
+					continue
+				}
+				out = append(out, catalog.New("port.missing",
+					finding.Subject{Host: s.Host, Device: d.Name, Port: pe.Port},
+					fmt.Sprintf("%s has no port %d", d.Name, pe.Port),
+					finding.Evidence{Source: src(pe.Line), Value: "port: " + strconv.Itoa(pe.Port)},
+					finding.Evidence{Source: devPath(d.Name, "ports"), Value: "absent"}))
+			}
+		}
+	}
+	return out
+}
+
+// checkMissingDefault finds what is missing without an expectation: a
+// Mellanox network function with no RDMA device (mlx5_ib not loaded, or
+// the device failed to register) — critical when other functions of the
+// node have theirs, a warning when none has; and a node without any RDMA
+// device at all (a warning: ibdoctor runs where RDMA is expected).
+func checkMissingDefault(s *snapshot.Snapshot) []finding.Finding {
+	has := map[pcie.Address]bool{}
+	for _, d := range s.Devices {
+		has[d.PCI] = true
+	}
+	var out []finding.Finding
+	for i := range s.PCI {
+		p := &s.PCI[i]
+		if p.Vendor == nil || *p.Vendor != pcie.VendorMellanox || p.Class == nil || !pcie.IsNetwork(*p.Class) || has[p.Address] {
+			continue
+		}
+		drv := p.Driver
+		if drv == "" {
+			drv = "no driver bound"
+		}
+		f := catalog.New("port.missing", finding.Subject{Host: s.Host, PCI: string(p.Address)},
+			fmt.Sprintf("Mellanox network function %s (%s) has no RDMA device", p.Address, drv),
+			finding.Evidence{Source: "sys/bus/pci/devices/" + string(p.Address) + "/driver", Value: drv},
+			finding.Evidence{Source: "sys/class/infiniband", Value: fmt.Sprintf("%d RDMA devices, none on %s", len(s.Devices), p.Address)})
+		if len(s.Devices) == 0 {
+			f.Severity = finding.Warning
+			f.Summary += " (no function of this node has one: is mlx5_ib loaded, or is this NIC used for Ethernet only?)"
+		} else {
+			f.Summary += " while the node's other HCAs have theirs"
+		}
+		out = append(out, f)
+	}
+	if len(s.Devices) == 0 && len(out) == 0 {
+		f := catalog.New("port.missing", finding.Subject{Host: s.Host},
+			"no RDMA device on this node: sys/class/infiniband is empty",
+			finding.Evidence{Source: "sys/class/infiniband", Value: "empty or absent"})
+		f.Severity = finding.Warning
+		out = append(out, f)
+	}
+	return out
+}
+
+// hasActiveSibling reports whether another port of the same HCA model and
+// link layer is ACTIVE: then this port is expected to be up too.
+func hasActiveSibling(s *snapshot.Snapshot, d *snapshot.Device, p *snapshot.Port) bool {
+	model := d.Model(s)
+	for i := range s.Devices {
+		od := &s.Devices[i]
+		if od.Model(s) != model {
+			continue
+		}
+		for j := range od.Ports {
+			op := &od.Ports[j]
+			if op != p && op.LinkLayer == p.LinkLayer && op.IsActive() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func checkState(in *Input) []finding.Finding {
+	s := in.Snap
+	var out []finding.Finding
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		for j := range d.Ports {
+			p := &d.Ports[j]
+			if p.State == nil {
+				continue // unreadable: reported as a gap
+			}
+			pe := portExpect(in, d.Name, p.Number)
+			if pe != nil && pe.Ignore {
+				continue
+			}
+			// An unknown physical state (file unreadable, or a tool output
+			// that does not print it) is judged on the logical state alone.
+			st, ph, physKnown := *p.State, ib.PhysState(0), p.PhysState != nil
+			ev := []finding.Evidence{{Source: portPath(p, "state"), Value: fmt.Sprintf("%d: %s", st, st)}}
+			if physKnown {
+				ph = *p.PhysState
+				ev = append(ev, finding.Evidence{Source: portPath(p, "phys_state"), Value: fmt.Sprintf("%d: %s", ph, ph)})
+			}
+			// What is this port expected to be?
+			wantUp := true
+			why := "other ports of this HCA model are ACTIVE"
+			if pe != nil && pe.State != nil {
+				wantUp = *pe.State == ib.StateActive
+				why = fmt.Sprintf("expected %s (%s:%d)", pe.State, in.Expect.Source, pe.Line)
+				if !wantUp && st == *pe.State {
+					continue
+				}
+			} else if ph == ib.PhysLinkUp {
+				// The physical link is up, so a cable and a peer are there:
+				// the port is meant to be used, whatever its siblings do (a
+				// fabric without an SM leaves every port INIT).
+				why = "the physical link is up, so the port is cabled"
+			} else if st != ib.StateActive && !hasActiveSibling(s, d, p) {
+				wantUp = false
+				why = "no other port of this HCA model is ACTIVE, so it may be uncabled on purpose; write a baseline to make it expected"
+			}
+			if physKnown && pe != nil && pe.PhysState != nil && ph != *pe.PhysState && st == ib.StateActive {
+				// ACTIVE but not LinkUp is the seed's "Active-but-not-LinkUp".
+				f := catalog.New("port.down", portSubject(s, p),
+					fmt.Sprintf("%s port %d is ACTIVE but its physical state is %s, expected %s", d.Name, p.Number, ph, pe.PhysState), ev...)
+				f.Severity = finding.Warning
+				out = append(out, f)
+				continue
+			}
+			if st == ib.StateActive {
+				continue
+			}
+			roce := p.LinkLayer == ib.LinkLayerEthernet
+			var f finding.Finding
+			switch {
+			case !physKnown:
+				f = catalog.New("port.down", portSubject(s, p),
+					fmt.Sprintf("%s port %d is %s; its physical state is unknown, so Polling (no link partner) and Disabled cannot be told apart (ibv_devinfo -v or ibstat show it)", d.Name, p.Number, st), ev...)
+			case ph == ib.PhysPolling:
+				f = catalog.New("port.polling", portSubject(s, p),
+					fmt.Sprintf("%s port %d is Polling: no link partner (cable, transceiver or peer port)", d.Name, p.Number), ev...)
+			case ph == ib.PhysDisabled && roce:
+				nd := p.NetDev
+				if nd == "" {
+					nd = "its netdev"
+				}
+				f = catalog.New("port.disabled", portSubject(s, p),
+					fmt.Sprintf("RoCE port %s/%d is down: %s has no carrier or is administratively down", d.Name, p.Number, nd), ev...)
+				if n := s.NetDev(p.NetDev); n != nil {
+					f.Evidence = append(f.Evidence, finding.Evidence{Source: "sys/class/net/" + n.Name + "/operstate", Value: n.OperState})
+				}
+			case ph == ib.PhysDisabled:
+				f = catalog.New("port.disabled", portSubject(s, p),
+					fmt.Sprintf("%s port %d is Disabled", d.Name, p.Number), ev...)
+			case (st == ib.StateInit || st == ib.StateArmed) && ph == ib.PhysLinkUp && !roce:
+				f = catalog.New("port.init_no_sm", portSubject(s, p),
+					fmt.Sprintf("%s port %d is %s with the link up: no subnet manager has configured it", d.Name, p.Number, st), ev...)
+				if p.SMLID != nil {
+					f.Evidence = append(f.Evidence, finding.Evidence{Source: portPath(p, "sm_lid"), Value: fmt.Sprintf("0x%x", *p.SMLID)})
+				}
+			default:
+				f = catalog.New("port.down", portSubject(s, p),
+					fmt.Sprintf("%s port %d is %s (%s)", d.Name, p.Number, st, ph), ev...)
+			}
+			if !wantUp {
+				f.Severity = finding.Info
+			}
+			f.Summary += "; " + why
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// expectedRate returns the rate a port should run at and where that comes
+// from: the expectation, else the most common rate among ACTIVE ports of
+// the same HCA model and link layer (ties: the fastest).
+func expectedRate(in *Input, d *snapshot.Device, p *snapshot.Port) (ib.Rate, string, bool) {
+	if pe := portExpect(in, d.Name, p.Number); pe != nil && pe.Rate != nil {
+		return *pe.Rate, fmt.Sprintf("%s:%d", in.Expect.Source, pe.Line), true
+	}
+	s := in.Snap
+	model := d.Model(s)
+	counts := map[ib.Rate]int{}
+	for i := range s.Devices {
+		od := &s.Devices[i]
+		if od.Model(s) != model {
+			continue
+		}
+		for j := range od.Ports {
+			op := &od.Ports[j]
+			if op.LinkLayer == p.LinkLayer && op.IsActive() && op.Rate != nil {
+				counts[*op.Rate]++
+			}
+		}
+	}
+	var best ib.Rate
+	n := 0
+	for r, c := range counts {
+		if c > n || c == n && r.DeciGbps > best.DeciGbps {
+			best, n = r, c
+		}
+	}
+	if n < 2 {
+		return ib.Rate{}, "", false // nothing to compare against
+	}
+	return best, fmt.Sprintf("majority of %d ACTIVE %s %s ports on this node", n, model, p.LinkLayer.Short()), true
+}
+
+func checkRate(in *Input) []finding.Finding {
+	s := in.Snap
+	var out []finding.Finding
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		for j := range d.Ports {
+			p := &d.Ports[j]
+			if !p.IsActive() || p.Rate == nil {
+				continue
+			}
+			if pe := portExpect(in, d.Name, p.Number); pe != nil && pe.Ignore {
+				continue
+			}
+			want, src, ok := expectedRate(in, d, p)
+			if !ok {
+				continue
+			}
+			got := *p.Rate
+			ev := []finding.Evidence{
+				{Source: portPath(p, "rate"), Value: got.Sysfs()},
+				{Source: src, Value: "expected " + want.Sysfs()},
+			}
+			subj := portSubject(s, p)
+			if got.Width < want.Width {
+				out = append(out, catalog.New("port.width_degraded", subj,
+					fmt.Sprintf("%s port %d runs at %dX instead of %dX (%s of %s Gb/s)", d.Name, p.Number, got.Width, want.Width, fmtG(got), fmtG(want)), ev...))
+			}
+			if got.Speed.Generation() < want.Speed.Generation() {
+				out = append(out, catalog.New("port.speed_degraded", subj,
+					fmt.Sprintf("%s port %d lanes run at %s instead of %s (%s of %s Gb/s)", d.Name, p.Number, got.Speed, want.Speed, fmtG(got), fmtG(want)), ev...))
+			}
+			if got.DeciGbps < want.DeciGbps {
+				short := 1 - float64(got.DeciGbps)/float64(want.DeciGbps)
+				f := catalog.New("port.rate_below_expected", subj,
+					fmt.Sprintf("%s port %d runs at %s Gb/s, %.0f%% below the expected %s Gb/s", d.Name, p.Number, fmtG(got), short*100, fmtG(want)), ev...)
+				if short <= in.Thresholds.RateShortfallCritical {
+					f.Severity = finding.Warning
+				}
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+func fmtG(r ib.Rate) string { return strconv.FormatFloat(r.Gbps(), 'f', -1, 64) }
+
+func checkSaturated(in *Input) []finding.Finding {
+	s := in.Snap
+	var out []finding.Finding
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		for j := range d.Ports {
+			p := &d.Ports[j]
+			for _, c := range p.Counters {
+				if c.Spec.Kind != ib.KindError || !c.Saturated() {
+					continue
+				}
+				out = append(out, catalog.New("port.counter_saturated", portSubject(s, p),
+					fmt.Sprintf("%s port %d %s is stuck at its %d-bit maximum %d: its true value and rate are unknown", d.Name, p.Number, c.Name, c.Spec.Bits, c.Spec.Max()),
+					finding.Evidence{Source: portPath(p, "counters/"+c.Name), Value: strconv.FormatUint(c.Value, 10)}))
+			}
+		}
+	}
+	return out
+}
+
+func checkFirmware(in *Input) []finding.Finding {
+	s := in.Snap
+	var out []finding.Finding
+	// With an expectation: every device against its expected version.
+	judged := map[string]bool{}
+	if in.Expect != nil {
+		for i := range s.Devices {
+			d := &s.Devices[i]
+			ed, ok := in.Expect.For(d.Name)
+			if !ok || ed.FWVersion == nil || d.FWVersion == "" {
+				continue
+			}
+			judged[d.Name] = true
+			if d.FWVersion != *ed.FWVersion {
+				out = append(out, catalog.New("port.fw_mismatch", finding.Subject{Host: s.Host, Device: d.Name, PCI: string(d.PCI)},
+					fmt.Sprintf("%s runs firmware %s, expected %s", d.Name, d.FWVersion, *ed.FWVersion),
+					finding.Evidence{Source: devPath(d.Name, "fw_ver"), Value: d.FWVersion},
+					finding.Evidence{Source: fmt.Sprintf("%s:%d", in.Expect.Source, ed.Lines[len(ed.Lines)-1]), Value: "fw_ver: " + *ed.FWVersion}))
+			}
+		}
+	}
+	// Otherwise: devices of one model should run one version; the odd ones
+	// out against the majority.
+	byModel := map[string]map[string][]string{}
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		if d.FWVersion == "" || judged[d.Name] {
+			continue
+		}
+		m := d.Model(s)
+		if byModel[m] == nil {
+			byModel[m] = map[string][]string{}
+		}
+		byModel[m][d.FWVersion] = append(byModel[m][d.FWVersion], d.Name)
+	}
+	models := make([]string, 0, len(byModel))
+	for m := range byModel {
+		models = append(models, m)
+	}
+	slices.Sort(models)
+	for _, m := range models {
+		vers := byModel[m]
+		if len(vers) < 2 {
+			continue
+		}
+		major := ""
+		for v, ds := range vers {
+			if major == "" || len(ds) > len(vers[major]) || len(ds) == len(vers[major]) && cmp.Compare(v, major) > 0 {
+				major = v
+			}
+		}
+		for v, ds := range vers {
+			if v == major {
+				continue
+			}
+			for _, dn := range ds {
+				out = append(out, catalog.New("port.fw_mismatch", finding.Subject{Host: s.Host, Device: dn},
+					fmt.Sprintf("%s runs firmware %s while %d other %s HCAs run %s", dn, v, len(vers[major]), m, major),
+					finding.Evidence{Source: devPath(dn, "fw_ver"), Value: v},
+					finding.Evidence{Source: devPath(vers[major][0], "fw_ver"), Value: major}))
+			}
+		}
+	}
+	return out
+}
+
+// checkPCIe compares the trained link of every HCA and GPU function with
+// what both ends support (NCCL's min of the device's and its bridge's max),
+// or with the expectation. A GPU's link speed drops at idle for power
+// saving (nvidia-smi shows "PCIe Generation Current 1"), so only a GPU's
+// width is judged without an expectation.
+func checkPCIe(in *Input) []finding.Finding {
+	s := in.Snap
+	type target struct {
+		addr  pcie.Address
+		label string
+		dev   string
+		gpu   bool
+	}
+	var ts []target
+	seen := map[pcie.Address]bool{}
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		if d.PCI == "" || seen[d.PCI] {
+			continue
+		}
+		seen[d.PCI] = true
+		ts = append(ts, target{addr: d.PCI, label: d.Name + " (" + string(d.PCI) + ")", dev: d.Name})
+	}
+	for _, g := range s.GPUs() {
+		if !seen[g.Address] {
+			seen[g.Address] = true
+			ts = append(ts, target{addr: g.Address, label: "GPU " + string(g.Address), gpu: true})
+		}
+	}
+	var out []finding.Finding
+	for _, t := range ts {
+		p := s.PCIDevice(t.addr)
+		if p == nil {
+			continue
+		}
+		// A multi-function card shares one link: judge function 0 only.
+		if !strings.HasSuffix(string(t.addr), ".0") {
+			f0 := pcie.Address(string(t.addr[:len(t.addr)-1]) + "0")
+			if s.PCIDevice(f0) != nil {
+				continue
+			}
+		}
+		maxSpeed, maxWidth := p.MaxLinkSpeed, p.MaxLinkWidth
+		if up := s.PCIDevice(p.Parent); up != nil {
+			if up.MaxLinkSpeed != nil && maxSpeed != nil && *up.MaxLinkSpeed < *maxSpeed {
+				maxSpeed = up.MaxLinkSpeed
+			}
+			if up.MaxLinkWidth != nil && maxWidth != nil && *up.MaxLinkWidth < *maxWidth {
+				maxWidth = up.MaxLinkWidth
+			}
+		}
+		var wantSpeed *pcie.Speed
+		var wantWidth *int
+		src := "max_link_speed/max_link_width (device and upstream port)"
+		if in.Expect != nil && t.dev != "" {
+			if ed, ok := in.Expect.For(t.dev); ok && (ed.PCIe.Speed != nil || ed.PCIe.Width != nil) {
+				wantSpeed, wantWidth = ed.PCIe.Speed, ed.PCIe.Width
+				src = fmt.Sprintf("%s:%d", in.Expect.Source, ed.Lines[len(ed.Lines)-1])
+			}
+		}
+		if wantSpeed == nil && wantWidth == nil {
+			wantWidth = maxWidth
+			if !t.gpu {
+				wantSpeed = maxSpeed
+			}
+		}
+		cs, cw := p.CurrentLinkSpeed, p.CurrentLinkWidth
+		var probs []string
+		if wantWidth != nil && cw != nil && *cw < *wantWidth {
+			probs = append(probs, fmt.Sprintf("x%d instead of x%d", *cw, *wantWidth))
+		}
+		if wantSpeed != nil && cs != nil && *cs < *wantSpeed {
+			probs = append(probs, fmt.Sprintf("%s (%s) instead of %s (%s)", cs.Short(), strings.TrimSuffix(cs.String(), " PCIe"), wantSpeed.Short(), strings.TrimSuffix(wantSpeed.String(), " PCIe")))
+		}
+		if len(probs) == 0 {
+			continue
+		}
+		base := "sys/bus/pci/devices/" + string(p.Address) + "/"
+		ev := []finding.Evidence{}
+		if cs != nil {
+			ev = append(ev, finding.Evidence{Source: base + "current_link_speed", Value: cs.String()})
+		}
+		if cw != nil {
+			ev = append(ev, finding.Evidence{Source: base + "current_link_width", Value: strconv.Itoa(*cw)})
+		}
+		exp := ""
+		if wantSpeed != nil {
+			exp = wantSpeed.String()
+		}
+		if wantWidth != nil {
+			exp = strings.TrimSpace(exp + " x" + strconv.Itoa(*wantWidth))
+		}
+		ev = append(ev, finding.Evidence{Source: src, Value: exp})
+		subj := finding.Subject{Host: s.Host, Device: t.dev, PCI: string(p.Address)}
+		if t.gpu {
+			subj.GPU = string(p.Address)
+		}
+		out = append(out, catalog.New("pcie.link_degraded", subj,
+			fmt.Sprintf("PCIe link of %s trained at %s", t.label, strings.Join(probs, " and ")), ev...))
+	}
+	return out
+}

@@ -1,0 +1,334 @@
+package node
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+func p[T any](v T) *T { return &v }
+
+// healthyNode is an H100-style node built in code: 8 NDR HCAs and 2 GPUs
+// behind a PCIe switch, plus one dual-port 100G RoCE card.
+func healthyNode() *snapshot.Snapshot {
+	s := &snapshot.Snapshot{Host: "gpu017", Taken: time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)}
+	s.PCI = append(s.PCI, snapshot.PCIDevice{Address: "0000:1a:00.0", Path: "pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:1a:00.0",
+		Class: p(uint32(pcie.ClassBridgePCI)), MaxLinkSpeed: p(pcie.Gen5), MaxLinkWidth: p(16), CurrentLinkSpeed: p(pcie.Gen5), CurrentLinkWidth: p(16)})
+	for i := 0; i < 8; i++ {
+		addr := pcie.Address(fmt.Sprintf("0000:%02x:00.0", 0x20+i))
+		s.PCI = append(s.PCI, snapshot.PCIDevice{Address: addr, Parent: "0000:1a:00.0", Vendor: p(uint32(pcie.VendorMellanox)), DeviceID: p(uint32(0x1021)),
+			Class: p(uint32(pcie.ClassNetIB)), MaxLinkSpeed: p(pcie.Gen5), MaxLinkWidth: p(16), CurrentLinkSpeed: p(pcie.Gen5), CurrentLinkWidth: p(16)})
+		d := snapshot.Device{Name: fmt.Sprintf("mlx5_%d", i), HCAType: "MT4129", FWVersion: "28.39.2048", PCI: addr}
+		d.Ports = []snapshot.Port{{Device: d.Name, Number: 1, LinkLayer: ib.LinkLayerInfiniBand,
+			State: p(ib.StateActive), PhysState: p(ib.PhysLinkUp), Rate: p(ib.NewRate(4, ib.SpeedNDR)),
+			LID: p(uint32(10 + i)), SMLID: p(uint32(1)), HasCounters: true,
+			Counters: []snapshot.Counter{
+				{Name: "link_downed", Value: 0, Spec: ib.PortCounterSpec("link_downed", true)},
+				{Name: "port_xmit_data", Value: 1 << 40, Spec: ib.PortCounterSpec("port_xmit_data", true)},
+				{Name: "symbol_error", Value: 3, Spec: ib.PortCounterSpec("symbol_error", true)},
+			}}}
+		s.Devices = append(s.Devices, d)
+	}
+	for i := 0; i < 2; i++ {
+		addr := pcie.Address(fmt.Sprintf("0000:%02x:00.0", 0x30+i))
+		s.PCI = append(s.PCI, snapshot.PCIDevice{Address: addr, Parent: "0000:1a:00.0", Vendor: p(uint32(pcie.VendorNVIDIA)), DeviceID: p(uint32(0x2330)),
+			Class: p(uint32(pcie.Class3D)), MaxLinkSpeed: p(pcie.Gen5), MaxLinkWidth: p(16), CurrentLinkSpeed: p(pcie.Gen1), CurrentLinkWidth: p(16)})
+	}
+	s.PCI = append(s.PCI,
+		snapshot.PCIDevice{Address: "0000:40:00.0", Vendor: p(uint32(pcie.VendorMellanox)), DeviceID: p(uint32(0x101d)), Class: p(uint32(pcie.ClassNetEth)), MaxLinkSpeed: p(pcie.Gen4), MaxLinkWidth: p(16), CurrentLinkSpeed: p(pcie.Gen4), CurrentLinkWidth: p(16)},
+		snapshot.PCIDevice{Address: "0000:40:00.1", Vendor: p(uint32(pcie.VendorMellanox)), DeviceID: p(uint32(0x101d)), Class: p(uint32(pcie.ClassNetEth)), MaxLinkSpeed: p(pcie.Gen4), MaxLinkWidth: p(16), CurrentLinkSpeed: p(pcie.Gen4), CurrentLinkWidth: p(16)},
+	)
+	for i := 0; i < 2; i++ {
+		d := snapshot.Device{Name: fmt.Sprintf("mlx5_%d", 8+i), HCAType: "MT4125", FWVersion: "22.39.1002", PCI: pcie.Address(fmt.Sprintf("0000:40:00.%d", i))}
+		nd := fmt.Sprintf("ens1f%dnp%d", i, i)
+		d.Ports = []snapshot.Port{{Device: d.Name, Number: 1, LinkLayer: ib.LinkLayerEthernet, NetDev: nd,
+			State: p(ib.StateActive), PhysState: p(ib.PhysLinkUp), Rate: p(ib.NewRate(4, ib.SpeedEDR))}}
+		s.Devices = append(s.Devices, d)
+		s.NetDevs = append(s.NetDevs, snapshot.NetDev{Name: nd, OperState: "up", Carrier: p(true)})
+	}
+	s.Sort()
+	return s
+}
+
+type want struct {
+	id       string
+	sev      finding.Severity
+	device   string
+	port     int
+	contains string
+}
+
+func ids(fs []finding.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s %s %s/%d: %s", f.ID, f.Severity, f.Subject.Device, f.Subject.Port, f.Summary))
+	}
+	return out
+}
+
+func mustExpect(t *testing.T, y string) *expect.Expectation {
+	t.Helper()
+	e, err := expect.Parse(strings.NewReader(y), "expect.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestNodeRules(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(s *snapshot.Snapshot)
+		expect string
+		want   []want
+	}{
+		{name: "healthy node: no findings (GPU idle at Gen1 is not a fault)", mutate: func(*snapshot.Snapshot) {}},
+		{name: "polling", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.State, pt.PhysState = p(ib.StateDown), p(ib.PhysPolling)
+		}, want: []want{{"port.polling", finding.Critical, "mlx5_3", 1, "Polling"}}},
+		{name: "disabled", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_2", 1)
+			pt.State, pt.PhysState = p(ib.StateDown), p(ib.PhysDisabled)
+		}, want: []want{{"port.disabled", finding.Critical, "mlx5_2", 1, "Disabled"}}},
+		{name: "roce down reads 40G QDR and Disabled: one finding about the netdev, no rate finding", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_9", 1)
+			pt.State, pt.PhysState, pt.Rate = p(ib.StateDown), p(ib.PhysDisabled), p(ib.NewRate(4, ib.SpeedQDR))
+			s.NetDev("ens1f1np1").OperState = "down"
+		}, want: []want{{"port.disabled", finding.Critical, "mlx5_9", 1, "ens1f1np1 has no carrier"}}},
+		{name: "down while training", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_1", 1)
+			pt.State, pt.PhysState = p(ib.StateDown), p(ib.PhysTraining)
+		}, want: []want{{"port.down", finding.Critical, "mlx5_1", 1, "DOWN"}}},
+		{name: "init: no SM", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_4", 1)
+			pt.State, pt.LID, pt.SMLID = p(ib.StateInit), p(uint32(0)), p(uint32(0))
+		}, want: []want{{"port.init_no_sm", finding.Critical, "mlx5_4", 1, "no subnet manager"}}},
+		{name: "every port INIT (the SM died): all critical, none excused by siblings", mutate: func(s *snapshot.Snapshot) {
+			for i := range s.Devices {
+				if s.Devices[i].HCAType == "MT4129" {
+					s.Devices[i].Ports[0].State = p(ib.StateInit)
+				}
+			}
+		}, want: []want{
+			{"port.init_no_sm", finding.Critical, "mlx5_0", 1, "the physical link is up"}, {"port.init_no_sm", finding.Critical, "mlx5_1", 1, ""},
+			{"port.init_no_sm", finding.Critical, "mlx5_2", 1, ""}, {"port.init_no_sm", finding.Critical, "mlx5_3", 1, ""},
+			{"port.init_no_sm", finding.Critical, "mlx5_4", 1, ""}, {"port.init_no_sm", finding.Critical, "mlx5_5", 1, ""},
+			{"port.init_no_sm", finding.Critical, "mlx5_6", 1, ""}, {"port.init_no_sm", finding.Critical, "mlx5_7", 1, ""},
+		}},
+		{name: "armed: no SM", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_4", 1).State = p(ib.StateArmed)
+		}, want: []want{{"port.init_no_sm", finding.Critical, "mlx5_4", 1, "ARMED"}}},
+		{name: "width 2X: width and 50% rate shortfall", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_5", 1).Rate = p(ib.NewRate(2, ib.SpeedNDR))
+		}, want: []want{
+			{"port.rate_below_expected", finding.Critical, "mlx5_5", 1, "50% below"},
+			{"port.width_degraded", finding.Critical, "mlx5_5", 1, "2X instead of 4X"},
+		}},
+		{name: "speed HDR", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_6", 1).Rate = p(ib.NewRate(4, ib.SpeedHDR))
+		}, want: []want{
+			{"port.rate_below_expected", finding.Critical, "mlx5_6", 1, "200 Gb/s, 50% below the expected 400"},
+			{"port.speed_degraded", finding.Critical, "mlx5_6", 1, "HDR instead of NDR"},
+		}},
+		{name: "small shortfall is a warning", expect: `version: 1
+devices:
+  - name: mlx5_0
+    ports:
+      - port: 1
+        rate: 400 Gb/sec (4X NDR)
+  - name: mlx5_8
+    ports:
+      - port: 1
+        rate: 112 Gb/sec (8X FDR)
+`, mutate: func(s *snapshot.Snapshot) {}, want: []want{
+			// 100 of 112 Gb/s is 10.7% short: a warning, not critical; and EDR is
+			// a newer generation than FDR, so no speed finding, and 4X < 8X.
+			{"port.width_degraded", finding.Critical, "mlx5_8", 1, "4X instead of 8X"},
+			{"port.rate_below_expected", finding.Warning, "mlx5_8", 1, "11% below"},
+		}},
+		{name: "saturated counters", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_7", 1)
+			pt.Counters[0].Value = 255   // link_downed, 8 bits
+			pt.Counters[2].Value = 65535 // symbol_error, 16 bits
+		}, want: []want{
+			{"port.counter_saturated", finding.Warning, "mlx5_7", 1, "link_downed is stuck at its 8-bit maximum 255"},
+			{"port.counter_saturated", finding.Warning, "mlx5_7", 1, "symbol_error is stuck at its 16-bit maximum 65535"},
+		}},
+		{name: "a 64-bit data counter at a large value is not saturated", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_7", 1).Counters[1].Value = 1<<64 - 1
+		}},
+		{name: "firmware odd one out", mutate: func(s *snapshot.Snapshot) {
+			s.Device("mlx5_5").FWVersion = "28.36.1010"
+		}, want: []want{{"port.fw_mismatch", finding.Warning, "mlx5_5", 0, "28.36.1010 while 7 other MT4129 HCAs run 28.39.2048"}}},
+		{name: "pcie x8 on an HCA", mutate: func(s *snapshot.Snapshot) {
+			s.PCIDevice("0000:24:00.0").CurrentLinkWidth = p(8)
+		}, want: []want{{"pcie.link_degraded", finding.Critical, "mlx5_4", 0, "x8 instead of x16"}}},
+		{name: "pcie Gen3 on an HCA", mutate: func(s *snapshot.Snapshot) {
+			s.PCIDevice("0000:24:00.0").CurrentLinkSpeed = p(pcie.Gen3)
+		}, want: []want{{"pcie.link_degraded", finding.Critical, "mlx5_4", 0, "Gen3 (8.0 GT/s) instead of Gen5"}}},
+		{name: "Gen5 card in a Gen4 slot is not degraded", mutate: func(s *snapshot.Snapshot) {
+			br := s.PCIDevice("0000:1a:00.0")
+			br.MaxLinkSpeed, br.CurrentLinkSpeed = p(pcie.Gen4), p(pcie.Gen4)
+			for i := 0; i < 8; i++ {
+				s.PCIDevice(pcie.Address(fmt.Sprintf("0000:%02x:00.0", 0x20+i))).CurrentLinkSpeed = p(pcie.Gen4)
+			}
+		}},
+		{name: "GPU x8 is degraded", mutate: func(s *snapshot.Snapshot) {
+			s.PCIDevice("0000:31:00.0").CurrentLinkWidth = p(8)
+		}, want: []want{{"pcie.link_degraded", finding.Critical, "", 0, "GPU 0000:31:00.0 trained at x8"}}},
+		{name: "down with an unknown physical state is judged on the logical state", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.State, pt.PhysState = p(ib.StateDown), nil
+		}, want: []want{{"port.down", finding.Critical, "mlx5_3", 1, "physical state is unknown, so Polling (no link partner) and Disabled cannot be told apart"}}},
+		{name: "active with an unknown physical state is not judged", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_3", 1).PhysState = nil
+		}},
+		{name: "a Mellanox function without an RDMA device while others have one", mutate: func(s *snapshot.Snapshot) {
+			s.Devices = slices.DeleteFunc(s.Devices, func(d snapshot.Device) bool { return d.Name == "mlx5_7" })
+			s.PCIDevice("0000:27:00.0").Driver = "mlx5_core"
+		}, want: []want{{"port.missing", finding.Critical, "", 0, "0000:27:00.0 (mlx5_core) has no RDMA device while the node's other HCAs have theirs"}}},
+		{name: "no RDMA device at all but Mellanox functions: warnings", mutate: func(s *snapshot.Snapshot) {
+			s.Devices = nil
+			s.PCI = slices.DeleteFunc(s.PCI, func(p snapshot.PCIDevice) bool { return p.Address != "0000:40:00.0" })
+		}, want: []want{{"port.missing", finding.Warning, "", 0, "is mlx5_ib loaded"}}},
+		{name: "no RDMA device and no Mellanox function: one warning", mutate: func(s *snapshot.Snapshot) {
+			s.Devices, s.PCI = nil, nil
+		}, want: []want{{"port.missing", finding.Warning, "", 0, "no RDMA device on this node"}}},
+		{name: "unreadable state is not judged", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_0", 1).State = nil
+		}},
+		{name: "expected device missing, glob count short, port missing", expect: `version: 1
+devices:
+  - name: "mlx5_[0-7]"
+    count: 9
+  - name: mlx5_0
+    ports:
+      - port: 2
+  - name: mlx5_11
+  - name: mlx5_12
+    optional: true
+`, mutate: func(*snapshot.Snapshot) {}, want: []want{
+			{"port.missing", finding.Critical, "mlx5_0", 2, "no port 2"},
+			{"port.missing", finding.Critical, "mlx5_11", 0, "mlx5_11 is absent"},
+			{"port.missing", finding.Critical, "mlx5_[0-7]", 0, "8 of 9 expected"},
+		}},
+		{name: "expectation says DOWN: no finding; ignore skips", expect: `version: 1
+devices:
+  - name: mlx5_3
+    ports:
+      - port: 1
+        state: DOWN
+  - name: mlx5_2
+    ports:
+      - port: 1
+        ignore: true
+`, mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.State, pt.PhysState = p(ib.StateDown), p(ib.PhysPolling)
+			pt = s.Port("mlx5_2", 1)
+			pt.State, pt.PhysState = p(ib.StateDown), p(ib.PhysPolling)
+		}},
+		{name: "expected fw differs", expect: `version: 1
+devices:
+  - name: mlx5_*
+    fw_ver: 28.40.1000
+  - name: mlx5_[89]
+    fw_ver: 22.39.1002
+`, mutate: func(*snapshot.Snapshot) {}, want: []want{
+			{"port.fw_mismatch", finding.Warning, "mlx5_0", 0, "expected 28.40.1000"},
+			{"port.fw_mismatch", finding.Warning, "mlx5_1", 0, ""}, {"port.fw_mismatch", finding.Warning, "mlx5_2", 0, ""},
+			{"port.fw_mismatch", finding.Warning, "mlx5_3", 0, ""}, {"port.fw_mismatch", finding.Warning, "mlx5_4", 0, ""},
+			{"port.fw_mismatch", finding.Warning, "mlx5_5", 0, ""}, {"port.fw_mismatch", finding.Warning, "mlx5_6", 0, ""},
+			{"port.fw_mismatch", finding.Warning, "mlx5_7", 0, ""},
+		}},
+		{name: "expected PCIe Gen4 x16 met by Gen5 max card at Gen4", expect: `version: 1
+devices:
+  - name: mlx5_4
+    pcie: {speed: Gen4, width: 16}
+`, mutate: func(s *snapshot.Snapshot) {
+			s.PCIDevice("0000:24:00.0").CurrentLinkSpeed = p(pcie.Gen4)
+		}},
+		{name: "lone port down with no active sibling of its model is info", mutate: func(s *snapshot.Snapshot) {
+			// Make mlx5_9 a different model with its only port down.
+			d := s.Device("mlx5_9")
+			d.HCAType = "MT4119"
+			pt := s.Port("mlx5_9", 1)
+			pt.State, pt.PhysState = p(ib.StateDown), p(ib.PhysPolling)
+		}, want: []want{{"port.polling", finding.Info, "mlx5_9", 1, "uncabled on purpose"}}},
+		{name: "active but not LinkUp against an expectation", expect: `version: 1
+devices:
+  - name: mlx5_1
+    ports:
+      - port: 1
+        phys_state: LinkUp
+`, mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_1", 1).PhysState = p(ib.PhysLinkErrorRecovery)
+		}, want: []want{{"port.down", finding.Warning, "mlx5_1", 1, "ACTIVE but its physical state is LinkErrorRecovery"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := healthyNode()
+			tt.mutate(s)
+			var e *expect.Expectation
+			if tt.expect != "" {
+				e = mustExpect(t, tt.expect)
+			}
+			got := Node(s, e)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tt.want), strings.Join(ids(got), "\n"))
+			}
+			for i, w := range tt.want {
+				g := got[i]
+				if g.ID != w.id || g.Severity != w.sev || g.Subject.Device != w.device || g.Subject.Port != w.port || !strings.Contains(g.Summary, w.contains) {
+					t.Errorf("finding %d = %s\nwant %s %s %s/%d containing %q", i, ids(got)[i], w.id, w.sev, w.device, w.port, w.contains)
+				}
+				if len(g.Evidence) == 0 || len(g.Causes) == 0 || len(g.Remedy) == 0 || g.Subject.Host != "gpu017" {
+					t.Errorf("finding %s lacks evidence, causes, remedy or host: %+v", g.ID, g)
+				}
+			}
+		})
+	}
+}
+
+// Every ID the node rules declare is in the catalogue, and every rule's
+// findings carry only the IDs it declares.
+func TestRuleIDsCatalogued(t *testing.T) {
+	for _, r := range NodeRules {
+		for _, id := range r.IDs {
+			if _, ok := catalog.Default.Lookup(id); !ok {
+				t.Errorf("rule %q declares uncatalogued ID %s", r.Name, id)
+			}
+		}
+	}
+	s := healthyNode()
+	s.Port("mlx5_3", 1).State = p(ib.StateDown)
+	s.Port("mlx5_3", 1).PhysState = p(ib.PhysPolling)
+	s.Port("mlx5_5", 1).Rate = p(ib.NewRate(2, ib.SpeedHDR))
+	in := &Input{Snap: s, Thresholds: DefaultThresholds}
+	for _, r := range NodeRules {
+		for _, f := range r.Check(in) {
+			if !slices.Contains(r.IDs, f.ID) {
+				t.Errorf("rule %q produced undeclared ID %s", r.Name, f.ID)
+			}
+		}
+	}
+}
+
+func BenchmarkNodeRules(b *testing.B) {
+	s := healthyNode()
+	s.Port("mlx5_5", 1).Rate = p(ib.NewRate(2, ib.SpeedNDR))
+	b.ReportAllocs()
+	for b.Loop() {
+		Node(s, nil)
+	}
+}

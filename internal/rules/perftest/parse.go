@@ -1,0 +1,492 @@
+package perftest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/parse"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Sentinel errors, matched with errors.Is.
+var (
+	// ErrNoData means the input holds no perftest banner or result table.
+	ErrNoData = errors.New("no perftest output")
+	// ErrMalformed means a line has the expected shape but bad values.
+	ErrMalformed = errors.New("malformed line")
+)
+
+// ParseError names the source and line of a malformed input.
+type ParseError = parse.Error
+
+// Note is a line the parser read but could not use.
+type Note struct {
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+// Kind says whether a test measures bandwidth or latency.
+type Kind string
+
+// Test kinds.
+const (
+	KindBW  Kind = "bw"
+	KindLat Kind = "lat"
+)
+
+// Result is one perftest run: banner and result table.
+type Result struct {
+	Source string `json:"source"`
+	// Line is the line of the test title ("RDMA_Write BW Test").
+	Line int `json:"line"`
+	// Test is the title without padding: "RDMA_Write BW Test".
+	Test string `json:"test"`
+	// Verb is "write", "read", "send" or "atomic" ("" when unknown).
+	Verb          string `json:"verb,omitempty"`
+	Kind          Kind   `json:"kind"`
+	Bidirectional bool   `json:"bidirectional,omitempty"`
+
+	Device       string `json:"device,omitempty"`
+	QPs          int    `json:"qps,omitempty"`
+	Transport    string `json:"transport,omitempty"`
+	Connection   string `json:"connection,omitempty"`
+	MTU          int    `json:"mtu,omitempty"`
+	LinkType     string `json:"link_type,omitempty"` // "IB" or "Ethernet"
+	GIDIndex     *int   `json:"gid_index,omitempty"`
+	CQModeration int    `json:"cq_moderation,omitempty"`
+	RDMACM       bool   `json:"rdma_cm,omitempty"`
+	DataExMethod string `json:"data_ex_method,omitempty"`
+
+	Local  *Endpoint `json:"local,omitempty"`
+	Remote *Endpoint `json:"remote,omitempty"`
+
+	// Unit is the bandwidth unit the output used ("Gb/sec", "MB/sec",
+	// "MiB/sec"); BW rows are converted to Gb/s at parse time.
+	Unit string   `json:"unit,omitempty"`
+	BW   []BWRow  `json:"bw,omitempty"`
+	Lat  []LatRow `json:"lat,omitempty"`
+	// PeakNotMeasured is set by "BW peak won't be measured" (-D mode):
+	// the peak column is 0.00 and means nothing.
+	PeakNotMeasured bool     `json:"peak_not_measured,omitempty"`
+	Warnings        []string `json:"warnings,omitempty"`
+	Skipped         []Note   `json:"skipped,omitempty"`
+}
+
+// Endpoint is a "local address:" or "remote address:" line and the GID
+// line after it (RoCE, or IB with -x).
+type Endpoint struct {
+	LID string `json:"lid"`
+	QPN string `json:"qpn"`
+	PSN string `json:"psn"`
+	// GID as perftest prints it: 16 decimal bytes joined by ':'
+	// ("254:128:00:…" is fe80::…), "" when not printed.
+	GID string `json:"gid,omitempty"`
+}
+
+// BWRow is one bandwidth result, in Gb/s (10^9 bit/s).
+type BWRow struct {
+	Line       int     `json:"line"`
+	Bytes      int64   `json:"bytes"`
+	Iterations int64   `json:"iterations"`
+	PeakGbps   float64 `json:"peak_gbps"`
+	AvgGbps    float64 `json:"avg_gbps"`
+	// MsgRateMpps is nil in old releases that print no MsgRate column.
+	MsgRateMpps *float64 `json:"msg_rate_mpps,omitempty"`
+}
+
+// LatRow is one latency result in µs; fields the layout lacks are nil
+// (duration mode prints only t_avg).
+type LatRow struct {
+	Line       int      `json:"line"`
+	Bytes      int64    `json:"bytes"`
+	Iterations int64    `json:"iterations"`
+	Min        *float64 `json:"min_us,omitempty"`
+	Max        *float64 `json:"max_us,omitempty"`
+	Typical    *float64 `json:"typical_us,omitempty"`
+	Avg        *float64 `json:"avg_us,omitempty"`
+	Stdev      *float64 `json:"stdev_us,omitempty"`
+	P99        *float64 `json:"p99_us,omitempty"`
+	P999       *float64 `json:"p999_us,omitempty"`
+}
+
+// Median is t_typical when printed, else t_avg; ok is false when neither.
+func (r LatRow) Median() (float64, bool) {
+	if r.Typical != nil {
+		return *r.Typical, true
+	}
+	if r.Avg != nil {
+		return *r.Avg, true
+	}
+	return 0, false
+}
+
+// mibToGbps converts perftest's MB/sec (0x100000 bytes per second) to Gb/s.
+const mibToGbps = 1048576 * 8 / 1e9
+
+var (
+	reTitle   = regexp.MustCompile(`^(\S.*\b(?:BW|Latency) Test)\s*$`)
+	reAddress = regexp.MustCompile(`^(local|remote) address:\s*LID (\S+) QPN (\S+) PSN (\S+)`)
+	reGIDLine = regexp.MustCompile(`^GID:\s*(\S+)`)
+	reUnit    = regexp.MustCompile(`BW average\[([^\]]+)\]`)
+)
+
+// Parse reads the first perftest test of r (what a pairwise client run
+// prints).
+func Parse(r io.Reader) (*Result, error) {
+	rs, err := ParseAll(r, "perftest output")
+	if err != nil {
+		return nil, err
+	}
+	return rs[0], nil
+}
+
+type section int
+
+const (
+	secNone section = iota
+	secBanner
+	secResults
+)
+
+// ParseAll reads every perftest test in r (a session log may hold several).
+// It fails when none is found; lines it cannot read become Skipped notes of
+// their test.
+func ParseAll(r io.Reader, source string) ([]*Result, error) {
+	br := bufio.NewReaderSize(r, 4096)
+	if head, _ := br.Peek(512); bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{")) {
+		data, err := io.ReadAll(io.LimitReader(br, 16<<20))
+		if err != nil {
+			return nil, &ParseError{Source: source, Err: err}
+		}
+		res, err := parseJSON(data, source)
+		if err != nil {
+			return nil, err
+		}
+		return []*Result{res}, nil
+	}
+	r = br
+	var out []*Result
+	var cur *Result
+	var latCols []string
+	sec := secNone
+	pendingPeak := false
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	n := 0
+	newResult := func(line int, title string) {
+		cur = &Result{Source: source, Line: line, Test: title, PeakNotMeasured: pendingPeak}
+		pendingPeak = false
+		t := strings.ToLower(title)
+		switch {
+		case strings.Contains(t, "latency"):
+			cur.Kind = KindLat
+		default:
+			cur.Kind = KindBW
+		}
+		for _, v := range []string{"write", "read", "send", "atomic"} {
+			if strings.Contains(t, v) {
+				cur.Verb = v
+				break
+			}
+		}
+		cur.Bidirectional = strings.Contains(t, "bidirectional")
+		out = append(out, cur)
+		sec = secBanner
+	}
+	for sc.Scan() {
+		n++
+		line := strings.TrimRight(sc.Text(), "\r")
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if strings.Contains(t, "BW peak won't be measured") {
+			if cur != nil && len(cur.BW) == 0 && sec != secNone {
+				cur.PeakNotMeasured = true
+			} else {
+				pendingPeak = true
+			}
+			continue
+		}
+		if !strings.Contains(t, ":") && strings.HasSuffix(t, " Test") {
+			if m := reTitle.FindStringSubmatch(t); m != nil {
+				newResult(n, m[1])
+				continue
+			}
+		}
+		if cur == nil {
+			// A results header without a banner (pasted tables).
+			if strings.HasPrefix(t, "#bytes") {
+				newResult(n, "")
+			} else {
+				continue
+			}
+		}
+		if strings.HasPrefix(t, "----") {
+			if sec == secResults && (len(cur.BW) > 0 || len(cur.Lat) > 0) {
+				sec = secNone
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "#bytes") {
+			sec = secResults
+			if strings.Contains(t, "BW peak") || strings.Contains(t, "BW average") {
+				cur.Kind = KindBW
+				if m := reUnit.FindStringSubmatch(t); m != nil {
+					cur.Unit = m[1]
+				}
+			} else {
+				cur.Kind = KindLat
+				latCols = latColumns(t)
+			}
+			continue
+		}
+		if strings.Contains(t, "address:") {
+			if m := reAddress.FindStringSubmatch(t); m != nil {
+				ep := &Endpoint{LID: m[2], QPN: m[3], PSN: m[4]}
+				if m[1] == "local" {
+					cur.Local = ep
+				} else {
+					cur.Remote = ep
+				}
+				continue
+			}
+		}
+		if strings.HasPrefix(t, "GID:") {
+			if m := reGIDLine.FindStringSubmatch(t); m != nil {
+				switch {
+				case cur.Remote != nil:
+					cur.Remote.GID = m[1]
+				case cur.Local != nil:
+					cur.Local.GID = m[1]
+				}
+				continue
+			}
+		}
+		if sec == secResults && t[0] >= '0' && t[0] <= '9' {
+			var err error
+			if cur.Kind == KindBW {
+				err = parseBWRow(cur, n, t)
+			} else {
+				err = parseLatRow(cur, n, t, latCols)
+			}
+			if err != nil {
+				cur.Skipped = append(cur.Skipped, Note{n, err.Error()})
+			}
+			continue
+		}
+		if sec == secBanner {
+			bannerPairs(t, func(k, v string) { setBanner(cur, k, v) })
+			continue
+		}
+		if strings.Contains(t, "WARNING") || strings.Contains(t, "Conflicting CPU frequency") {
+			cur.Warnings = append(cur.Warnings, t)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &ParseError{Source: source, Line: n + 1, Err: err}
+	}
+	if len(out) == 0 {
+		return nil, &ParseError{Source: source, Err: ErrNoData}
+	}
+	return out, nil
+}
+
+// bannerPairs calls fn for each "Key : value" of a banner line; a line may
+// hold two ("Dual-port       : OFF\t\tDevice         : mlx5_0"), and keys
+// have spaces ("Data ex. method").
+func bannerPairs(t string, fn func(key, val string)) {
+	for {
+		i := strings.IndexByte(t, ':')
+		if i < 0 {
+			return
+		}
+		key := strings.TrimSpace(t[:i])
+		rest := strings.TrimLeft(t[i+1:], " \t")
+		val := rest
+		if j := strings.IndexAny(rest, " \t"); j >= 0 {
+			val, rest = rest[:j], rest[j:]
+		} else {
+			rest = ""
+		}
+		if key != "" && val != "" {
+			fn(key, val)
+		}
+		t = rest
+	}
+}
+
+func setBanner(r *Result, key, val string) {
+	atoi := func(s string) int {
+		s = strings.TrimSuffix(s, "[B]")
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			return 0
+		}
+		return v
+	}
+	switch key {
+	case "Device":
+		r.Device = val
+	case "Number of qps":
+		r.QPs = atoi(val)
+	case "Transport type":
+		r.Transport = val
+	case "Connection type":
+		r.Connection = val
+	case "Mtu":
+		r.MTU = atoi(val)
+	case "Link type":
+		r.LinkType = val
+	case "GID index":
+		if v, err := strconv.Atoi(val); err == nil && v >= 0 && v <= 255 {
+			r.GIDIndex = &v
+		}
+	case "CQ Moderation":
+		r.CQModeration = atoi(val)
+	case "rdma_cm QPs":
+		r.RDMACM = val == "ON"
+	case "Data ex. method":
+		r.DataExMethod = val
+	}
+}
+
+// latColumns maps the latency header to field names in order.
+func latColumns(h string) []string {
+	var cols []string
+	for _, c := range []struct{ key, name string }{
+		{"t_min", "min"}, {"t_max", "max"}, {"t_typical", "typical"}, {"t_avg", "avg"},
+		{"t_stdev", "stdev"}, {"99% percentile", "p99"}, {"99.9% percentile", "p999"},
+	} {
+		if i := strings.Index(h, c.key); i >= 0 {
+			cols = append(cols, fmt.Sprintf("%06d %s", i, c.name))
+		}
+	}
+	// Order by position in the header.
+	for i := 1; i < len(cols); i++ {
+		for j := i; j > 0 && cols[j] < cols[j-1]; j-- {
+			cols[j], cols[j-1] = cols[j-1], cols[j]
+		}
+	}
+	for i := range cols {
+		cols[i] = cols[i][7:]
+	}
+	return cols
+}
+
+func parseNum(s, what string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%w: %s %q", ErrMalformed, what, s)
+	}
+	return v, nil
+}
+
+func parseCounts(f []string) (int64, int64, error) {
+	b, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil || b < 0 {
+		return 0, 0, fmt.Errorf("%w: #bytes %q", ErrMalformed, f[0])
+	}
+	it, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || it < 0 {
+		return 0, 0, fmt.Errorf("%w: #iterations %q", ErrMalformed, f[1])
+	}
+	return b, it, nil
+}
+
+func parseBWRow(r *Result, line int, t string) error {
+	f := strings.Fields(t)
+	if len(f) < 4 {
+		return fmt.Errorf("%w: bandwidth row has %d columns, want 5 (4 in old releases)", ErrMalformed, len(f))
+	}
+	row := BWRow{Line: line}
+	var err error
+	if row.Bytes, row.Iterations, err = parseCounts(f); err != nil {
+		return err
+	}
+	if row.PeakGbps, err = parseNum(f[2], "BW peak"); err != nil {
+		return err
+	}
+	if row.AvgGbps, err = parseNum(f[3], "BW average"); err != nil {
+		return err
+	}
+	if len(f) >= 5 {
+		v, err := parseNum(f[4], "MsgRate")
+		if err != nil {
+			return err
+		}
+		row.MsgRateMpps = &v
+	}
+	switch r.Unit {
+	case "Gb/sec", "":
+	case "MB/sec", "MiB/sec":
+		row.PeakGbps *= mibToGbps
+		row.AvgGbps *= mibToGbps
+	default:
+		return fmt.Errorf("%w: unknown bandwidth unit %q", ErrMalformed, r.Unit)
+	}
+	r.BW = append(r.BW, row)
+	return nil
+}
+
+func parseLatRow(r *Result, line int, t string, cols []string) error {
+	f := strings.Fields(t)
+	if len(cols) == 0 {
+		return fmt.Errorf("%w: latency row without a column header", ErrMalformed)
+	}
+	if len(f) < 2+len(cols) {
+		return fmt.Errorf("%w: latency row has %d columns, want %d", ErrMalformed, len(f), 2+len(cols))
+	}
+	row := LatRow{Line: line}
+	var err error
+	if row.Bytes, row.Iterations, err = parseCounts(f); err != nil {
+		return err
+	}
+	for i, c := range cols {
+		v, err := parseNum(f[2+i], c)
+		if err != nil {
+			return err
+		}
+		p := &v
+		switch c {
+		case "min":
+			row.Min = p
+		case "max":
+			row.Max = p
+		case "typical":
+			row.Typical = p
+		case "avg":
+			row.Avg = p
+		case "stdev":
+			row.Stdev = p
+		case "p99":
+			row.P99 = p
+		case "p999":
+			row.P999 = p
+		}
+	}
+	r.Lat = append(r.Lat, row)
+	return nil
+}
+
+// Detect says whether text looks like perftest output.
+func Detect(text string) bool {
+	if strings.Contains(text, `"test_info"`) && strings.Contains(text, `"BW_average"`) {
+		return true // --out_json
+	}
+	return strings.Contains(text, "#bytes") && (strings.Contains(text, "BW average[") || strings.Contains(text, "t_min[usec]") || strings.Contains(text, "t_avg[usec]")) ||
+		strings.Contains(text, " BW Test") && strings.Contains(text, "Link type") ||
+		strings.Contains(text, " Latency Test") && strings.Contains(text, "Link type")
+}
+
+// GIDLinkLocal says whether a GID as perftest prints it ("254:128:…") is
+// an IPv6 link-local address (fe80::/64).
+func GIDLinkLocal(gid string) bool {
+	p := strings.Split(gid, ":")
+	return len(p) == 16 && p[0] == "254" && p[1] == "128"
+}

@@ -1,0 +1,243 @@
+package perftest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+// Thresholds (the catalogue documents them).
+const (
+	bwWarn = 0.9
+	bwCrit = 0.8
+	// MinBWBytes is the smallest message that can show line rate; below
+	// it per-message overhead dominates.
+	MinBWBytes = 65536
+	// latFactor is the multiple of the floor above which latency is high.
+	latFactor = 1.5
+	// latCritFactor is the multiple of the floor above which it is critical.
+	latCritFactor = 5
+)
+
+// Options are the expectations perftest output is judged against.
+type Options struct {
+	// LineRateGbps is the link's line rate in Gb/s (e.g. 200 for HDR 4X);
+	// 0 = unknown, bandwidth not judged.
+	LineRateGbps float64
+	// DeviceRateGbps gives the line rate per device name (the banner's
+	// "Device"), read from the node the test ran on; LineRateGbps wins.
+	DeviceRateGbps map[string]float64
+	// MaxLatencyUS overrides the latency threshold; 0 = floor × 1.5.
+	MaxLatencyUS float64
+}
+
+// LatencyFloorUS is the expected small-message latency of a verb over a
+// link type: about 1 µs for IB write/send (the seed's "under 1 µs"), twice
+// that for read and atomic (a round trip), and twice again over Ethernet
+// (RoCE).
+func LatencyFloorUS(verb, linkType string) float64 {
+	f := 1.0
+	if verb == "read" || verb == "atomic" {
+		f = 2
+	}
+	if linkType == "Ethernet" {
+		f *= 2
+	}
+	return f
+}
+
+// Summary is what the rules read off one result, for reports.
+type Summary struct {
+	Source string `json:"source"`
+	Line   int    `json:"line"`
+	Test   string `json:"test"`
+	Device string `json:"device,omitempty"`
+	// BestGbps is the best average bandwidth at sizes ≥ MinBWBytes (or at
+	// any size when none is that large).
+	BestGbps  float64 `json:"best_gbps,omitempty"`
+	BestBytes int64   `json:"best_bytes,omitempty"`
+	// Fraction of the line rate (×2 when bidirectional), 0 when not judged.
+	Fraction float64 `json:"fraction,omitempty"`
+	// LatencyUS is the median latency of the smallest message.
+	LatencyUS    float64 `json:"latency_us,omitempty"`
+	LatencyBytes int64   `json:"latency_bytes,omitempty"`
+	ThresholdUS  float64 `json:"threshold_us,omitempty"`
+}
+
+// Analysis is the result of Analyze.
+type Analysis struct {
+	Results  []Summary         `json:"results"`
+	Findings []finding.Finding `json:"findings"`
+	Notes    []string          `json:"notes,omitempty"`
+}
+
+// Analyze judges perftest results. Results from the two ends of one test
+// (their QPNs cross-match) are compared with each other. It is pure.
+func Analyze(results []*Result, opts Options) *Analysis {
+	a := &Analysis{}
+	for _, r := range results {
+		s, fs, notes := analyzeOne(r, opts)
+		a.Results = append(a.Results, s)
+		a.Findings = append(a.Findings, fs...)
+		a.Notes = append(a.Notes, notes...)
+	}
+	a.Findings = append(a.Findings, pairFindings(results)...)
+	catalog.Sort(a.Findings)
+	return a
+}
+
+func at(r *Result, line int) string { return fmt.Sprintf("%s:%d", r.Source, line) }
+
+func name(r *Result) string {
+	n := r.Test
+	if n == "" {
+		n = "perftest"
+	}
+	if r.Device != "" {
+		n += " on " + r.Device
+	}
+	return n
+}
+
+func analyzeOne(r *Result, opts Options) (Summary, []finding.Finding, []string) {
+	s := Summary{Source: r.Source, Line: r.Line, Test: r.Test, Device: r.Device}
+	subj := finding.Subject{File: r.Source, Device: r.Device}
+	var fs []finding.Finding
+	var notes []string
+	for _, k := range r.Skipped {
+		notes = append(notes, fmt.Sprintf("skipped: %s:%d: %s", r.Source, k.Line, k.Reason))
+	}
+	if r.LinkType == "Ethernet" && r.Local != nil && GIDLinkLocal(r.Local.GID) {
+		idx := "?"
+		if r.GIDIndex != nil {
+			idx = fmt.Sprint(*r.GIDIndex)
+		}
+		fs = append(fs, catalog.New("perf.test_invalid", subj,
+			fmt.Sprintf("%s: RoCE test on GID index %s, a link-local (fe80::) GID: RoCE v1 or not routable across subnets; use the RoCE v2 IPv4-mapped GID", name(r), idx),
+			finding.Evidence{Source: at(r, r.Line), Value: "GID: " + r.Local.GID}))
+	}
+	switch r.Kind {
+	case KindBW:
+		if len(r.BW) == 0 {
+			notes = append(notes, fmt.Sprintf("%s: %s has no result row", at(r, r.Line), name(r)))
+			break
+		}
+		var best *BWRow
+		maxBytes := int64(0)
+		for i := range r.BW {
+			row := &r.BW[i]
+			maxBytes = max(maxBytes, row.Bytes)
+			if row.Bytes >= MinBWBytes && (best == nil || row.AvgGbps > best.AvgGbps) {
+				best = row
+			}
+		}
+		if best == nil {
+			last := r.BW[len(r.BW)-1]
+			s.BestGbps, s.BestBytes = last.AvgGbps, last.Bytes
+			f := catalog.New("perf.test_invalid", subj,
+				fmt.Sprintf("%s: the largest message is %d B; below %d B per-message overhead hides the link's bandwidth (%.2f Gb/s measured)", name(r), maxBytes, MinBWBytes, last.AvgGbps),
+				finding.Evidence{Source: at(r, last.Line), Value: fmt.Sprintf("%d B: %.2f Gb/s", last.Bytes, last.AvgGbps)})
+			f.Severity = finding.Info
+			fs = append(fs, f)
+			break
+		}
+		s.BestGbps, s.BestBytes = best.AvgGbps, best.Bytes
+		rate, from := opts.LineRateGbps, ""
+		if rate <= 0 && opts.DeviceRateGbps[r.Device] > 0 {
+			rate, from = opts.DeviceRateGbps[r.Device], fmt.Sprintf(", the rate of %s port 1", r.Device)
+		}
+		if rate <= 0 {
+			notes = append(notes, fmt.Sprintf("%s: bandwidth not judged: give --line-rate (e.g. 200 for HDR, 400 for NDR) or --root of the node", name(r)))
+			break
+		}
+		expect := rate
+		dir := ""
+		if r.Bidirectional {
+			expect *= 2
+			dir = " (both directions)"
+		}
+		s.Fraction = best.AvgGbps / expect
+		if s.Fraction >= bwWarn {
+			break
+		}
+		f := catalog.New("perf.bw_low", subj,
+			fmt.Sprintf("%s reached %.1f of %.0f Gb/s%s%s (%.0f%%) at %d B", name(r), best.AvgGbps, expect, dir, from, s.Fraction*100, best.Bytes),
+			finding.Evidence{Source: at(r, best.Line), Value: fmt.Sprintf("%d B × %d: average %.2f Gb/s", best.Bytes, best.Iterations, best.AvgGbps)})
+		if s.Fraction >= bwCrit {
+			f.Severity = finding.Warning
+		}
+		if r.QPs == 1 && best.Bytes < 1<<20 {
+			f.Summary += "; one QP with 64 KiB messages can fall short on 400G links: rerun with -q 4 -s 1048576 before blaming the link"
+		}
+		fs = append(fs, f)
+	case KindLat:
+		if len(r.Lat) == 0 {
+			notes = append(notes, fmt.Sprintf("%s: %s has no result row", at(r, r.Line), name(r)))
+			break
+		}
+		row := r.Lat[0]
+		for _, x := range r.Lat[1:] {
+			if x.Bytes < row.Bytes {
+				row = x
+			}
+		}
+		v, ok := row.Median()
+		if !ok {
+			break
+		}
+		floor := LatencyFloorUS(r.Verb, r.LinkType)
+		limit := floor * latFactor
+		if opts.MaxLatencyUS > 0 {
+			limit = opts.MaxLatencyUS
+		}
+		s.LatencyUS, s.LatencyBytes, s.ThresholdUS = v, row.Bytes, limit
+		if v <= limit {
+			break
+		}
+		link := r.LinkType
+		if link == "" {
+			link = "an unknown link type"
+		}
+		f := catalog.New("perf.lat_high", subj,
+			fmt.Sprintf("%s: %.2f us for %d B messages, above %.2f us (floor %.1f us for %s over %s)", name(r), v, row.Bytes, limit, floor, orDash(r.Verb), link),
+			finding.Evidence{Source: at(r, row.Line), Value: fmt.Sprintf("%d B: typical/avg %.2f us", row.Bytes, v)})
+		if v > floor*latCritFactor {
+			f.Severity = finding.Critical
+		}
+		fs = append(fs, f)
+	}
+	return s, fs, notes
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "the verb"
+	}
+	return s
+}
+
+// pairFindings compares the two ends of a test: results whose local QPN is
+// the other's remote QPN (and the other way round).
+func pairFindings(results []*Result) []finding.Finding {
+	var fs []finding.Finding
+	for i, a := range results {
+		for _, b := range results[i+1:] {
+			if a.Local == nil || a.Remote == nil || b.Local == nil || b.Remote == nil {
+				continue
+			}
+			if !strings.EqualFold(a.Local.QPN, b.Remote.QPN) || !strings.EqualFold(a.Remote.QPN, b.Local.QPN) {
+				continue
+			}
+			if a.MTU != 0 && b.MTU != 0 && a.MTU != b.MTU {
+				subj := finding.Subject{File: a.Source, Device: a.Device, Peer: &finding.Subject{File: b.Source, Device: b.Device}}
+				fs = append(fs, catalog.New("perf.test_invalid", subj,
+					fmt.Sprintf("the two ends of %s disagree on MTU: %d on %s, %d on %s", a.Test, a.MTU, a.Source, b.MTU, b.Source),
+					finding.Evidence{Source: at(a, a.Line), Value: fmt.Sprintf("Mtu : %d[B]", a.MTU)},
+					finding.Evidence{Source: at(b, b.Line), Value: fmt.Sprintf("Mtu : %d[B]", b.MTU)}))
+			}
+		}
+	}
+	return fs
+}

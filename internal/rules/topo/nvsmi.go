@@ -1,0 +1,214 @@
+package topo
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/parse"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// ErrNoMatrix is returned when the input holds no `nvidia-smi topo -m`
+// header.
+var ErrNoMatrix = errors.New("no nvidia-smi topo -m matrix")
+
+// ErrMalformed is wrapped by every ParseError.
+var ErrMalformed = errors.New("malformed nvidia-smi topo -m output")
+
+// ParseError names the source and line of a malformed input.
+type ParseError = parse.Error
+
+// SMIMatrix is the GPU×NIC part of `nvidia-smi topo -m`.
+type SMIMatrix struct {
+	// GPUs are the GPU column names ("GPU0", …) in order.
+	GPUs []string `json:"gpus"`
+	// NICs are the RDMA device names of the NIC columns, resolved through
+	// the "NIC Legend" ("NIC0: mlx5_0"); old drivers name the columns
+	// after the devices directly.
+	NICs []string `json:"nics"`
+	// Dist[g][n] is the GPU×NIC level.
+	Dist [][]Level `json:"dist"`
+	// NUMA is the "NUMA Affinity" column per GPU ("" when absent).
+	NUMA []string `json:"numa,omitempty"`
+}
+
+var (
+	reGPUCol    = regexp.MustCompile(`^GPU\d+$`)
+	reNICCol    = regexp.MustCompile(`^NIC\d+$`)
+	reNVLink    = regexp.MustCompile(`^NV\d+$`)
+	reLegendNIC = regexp.MustCompile(`^\s*(NIC\d+):\s*(\S+)\s*$`)
+	reANSI      = regexp.MustCompile("\x1b\\[[0-9;]*m")
+)
+
+// ParseNvidiaSMI parses `nvidia-smi topo -m` output, tab- or
+// space-separated (pasted copies turn tabs into spaces), with or without
+// the terminal's underline escape on the header, the legend and the NIC
+// legend. Text before the header (a shell prompt) is ignored.
+func ParseNvidiaSMI(r io.Reader, source string) (*SMIMatrix, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	var (
+		m       *SMIMatrix
+		cols    []string // device columns in order
+		gpuRows = map[string][]string{}
+		legend  = map[string]string{}
+		n       int
+		inRows  bool
+	)
+	perr := func(format string, a ...any) error {
+		return &ParseError{Source: source, Line: n, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, a...)...)}
+	}
+	for sc.Scan() {
+		n++
+		line := reANSI.ReplaceAllString(strings.TrimRight(sc.Text(), "\r"), "")
+		f := strings.Fields(line)
+		if m == nil {
+			// The header starts with the GPU0 column; the GPU0 row
+			// has X (self) next.
+			if len(f) > 1 && f[0] == "GPU0" && f[1] != "X" {
+				m = &SMIMatrix{}
+				for _, c := range f {
+					if c == "CPU" {
+						break
+					}
+					cols = append(cols, c)
+				}
+				inRows = true
+			}
+			continue
+		}
+		if m2 := reLegendNIC.FindStringSubmatch(line); m2 != nil {
+			legend[m2[1]] = m2[2]
+			continue
+		}
+		if !inRows {
+			continue
+		}
+		if len(f) == 0 || strings.HasPrefix(strings.TrimSpace(line), "Legend") {
+			inRows = false
+			continue
+		}
+		label := f[0]
+		if len(f)-1 < len(cols) {
+			return nil, perr("row %s has %d cells, want %d", label, len(f)-1, len(cols))
+		}
+		cells := f[1 : 1+len(cols)]
+		for i, c := range cells {
+			if c == "X" {
+				if cols[i] != label {
+					return nil, perr("row %s: X (self) in column %s", label, cols[i])
+				}
+				continue
+			}
+			if reNVLink.MatchString(c) {
+				continue
+			}
+			if _, err := ParseLevel(c); err != nil {
+				return nil, perr("row %s column %s: %v", label, cols[i], err)
+			}
+		}
+		if reGPUCol.MatchString(label) {
+			gpuRows[label] = f[1:]
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s line %d: %w", source, n+1, err)
+	}
+	if m == nil {
+		return nil, fmt.Errorf("%s: %w", source, ErrNoMatrix)
+	}
+	var gpuIdx, nicIdx []int
+	for i, c := range cols {
+		switch {
+		case reGPUCol.MatchString(c):
+			gpuIdx = append(gpuIdx, i)
+		case reNICCol.MatchString(c):
+			name, ok := legend[c]
+			if !ok {
+				return nil, fmt.Errorf("%s: %w: column %s missing from the NIC Legend", source, ErrMalformed, c)
+			}
+			nicIdx = append(nicIdx, i)
+			m.NICs = append(m.NICs, name)
+		case strings.HasPrefix(c, "mlx") || strings.HasPrefix(c, "ib") || strings.HasPrefix(c, "roce") || strings.HasPrefix(c, "bnxt") || strings.HasPrefix(c, "irdma") || strings.HasPrefix(c, "efa"):
+			nicIdx = append(nicIdx, i)
+			m.NICs = append(m.NICs, c)
+		}
+	}
+	for _, gi := range gpuIdx {
+		name := cols[gi]
+		row, ok := gpuRows[name]
+		if !ok {
+			return nil, fmt.Errorf("%s: %w: no row for %s", source, ErrMalformed, name)
+		}
+		m.GPUs = append(m.GPUs, name)
+		d := make([]Level, len(nicIdx))
+		for j, ni := range nicIdx {
+			d[j], _ = ParseLevel(row[ni])
+		}
+		m.Dist = append(m.Dist, d)
+		numa := ""
+		if extra := row[len(cols):]; len(extra) >= 2 {
+			if _, err := strconv.Atoi(extra[1]); err == nil {
+				numa = extra[1]
+			}
+		}
+		m.NUMA = append(m.NUMA, numa)
+	}
+	return m, nil
+}
+
+// Disagreement is one GPU×NIC pair where nvidia-smi and sysfs differ.
+type Disagreement struct {
+	GPU    string `json:"gpu"`
+	NIC    string `json:"nic"`
+	SMI    Level  `json:"nvidia_smi"`
+	Sysfs  Level  `json:"sysfs"`
+	Severe bool   `json:"severe"`
+}
+
+// Compare lists the GPU×NIC pairs, matched by GPU index and NIC name,
+// whose levels differ. NODE and PHB are treated as equal (NCCL has no NODE
+// level and some drivers print one where the PCI tree suggests the other).
+// Severe marks a switch-local pair (PIX/PXB) on one side that is
+// cross-socket (SYS) on the other.
+func Compare(m *Matrix, smi *SMIMatrix) []Disagreement {
+	var out []Disagreement
+	for gi, gname := range smi.GPUs {
+		idx, err := strconv.Atoi(strings.TrimPrefix(gname, "GPU"))
+		if err != nil || idx >= len(m.GPUs) {
+			continue
+		}
+		for ni, nname := range smi.NICs {
+			j := m.NICIndex(nname)
+			if j < 0 {
+				continue
+			}
+			a, b := smi.Dist[gi][ni], m.Dist[idx][j]
+			if a == b || a == LevelUnknown || b == LevelUnknown || (a >= PHB && a <= NODE && b >= PHB && b <= NODE) {
+				continue
+			}
+			severe := (a <= PXB && b == SYS) || (b <= PXB && a == SYS)
+			out = append(out, Disagreement{GPU: gname, NIC: nname, SMI: a, Sysfs: b, Severe: severe})
+		}
+	}
+	return out
+}
+
+// DetectNvidiaSMI reports whether text holds an `nvidia-smi topo -m`
+// matrix: a header line starting with the GPU0 column and ending in the
+// affinity columns, or the matrix legend.
+func DetectNvidiaSMI(text string) bool {
+	for _, line := range strings.Split(reANSI.ReplaceAllString(text, ""), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 1 && f[0] == "GPU0" && f[1] != "X" && strings.Contains(line, "CPU Affinity") {
+			return true
+		}
+		if strings.HasPrefix(strings.TrimSpace(line), "X    = Self") {
+			return true
+		}
+	}
+	return false
+}

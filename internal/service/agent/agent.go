@@ -1,0 +1,347 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/output/metrics"
+	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
+	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
+	"github.com/ibdoctor/ibdoctor/internal/service/store"
+)
+
+// SnapshotFunc reads one snapshot of the node.
+type SnapshotFunc func(ctx context.Context) (*snapshot.Snapshot, error)
+
+// EthtoolFunc reads the ethtool statistics of one netdev.
+type EthtoolFunc func(ctx context.Context, netdev string) (map[string]uint64, error)
+
+// Options configure an Agent.
+type Options struct {
+	// Read takes a snapshot (required).
+	Read SnapshotFunc
+	// Ethtool reads RoCE netdev statistics; nil skips them.
+	Ethtool EthtoolFunc
+	// Interval between samples (default 15 s).
+	Interval time.Duration
+	// Expect is the expectation file for the static rules (nil: defaults).
+	Expect *expect.Expectation
+	// Thresholds of the rules over time (zero value: trend.Defaults()).
+	Thresholds *trend.Thresholds
+	// Store persists state across restarts; nil keeps it in memory only.
+	Store *store.Store
+	// Version is reported in ibdoctor_build_info.
+	Version string
+	// Logf receives diagnostics (nil: discarded).
+	Logf func(format string, a ...any)
+}
+
+// Agent samples a node and judges it over time.
+type Agent struct {
+	opts Options
+	th   trend.Thresholds
+	keep int
+
+	mu        sync.Mutex // serialises Sample
+	history   []trend.Sample
+	flaps     []trend.Flap
+	best      map[trend.PortKey]float64
+	firstSeen map[string]time.Time
+	errs      map[string]uint64
+	samples   uint64
+
+	view    atomic.Pointer[View]
+	expo    atomic.Pointer[exposition]
+	metrics *metrics.Collector
+}
+
+// View is the published result of the last sample; handlers read it
+// without locks.
+type View struct {
+	metrics.State
+	// Active are the findings with their first-seen time, sorted.
+	Active []store.Active
+	// Sample is the compact sample the rules judged.
+	Sample trend.Sample
+	// Interval is the sampling interval.
+	Interval time.Duration
+}
+
+// New builds an agent and restores its state from the store.
+func New(opts Options) (*Agent, error) {
+	if opts.Read == nil {
+		return nil, errors.New("agent: no snapshot source")
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = 15 * time.Second
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	th := trend.Defaults()
+	if opts.Thresholds != nil {
+		th = *opts.Thresholds
+	}
+	a := &Agent{opts: opts, th: th, keep: KeepFor(opts.Interval, th), best: map[trend.PortKey]float64{},
+		firstSeen: map[string]time.Time{}, errs: map[string]uint64{}}
+	a.metrics = metrics.New(opts.Version, func() *metrics.State {
+		if v := a.view.Load(); v != nil {
+			return &v.State
+		}
+		return nil
+	})
+	a.publish(nil)
+	if opts.Store != nil {
+		st, err := opts.Store.Load()
+		if err != nil {
+			opts.Logf("state store unreadable, starting fresh: %v", err)
+		} else {
+			a.history = trimHistory(st.Samples, a.keep)
+			a.flaps = st.Flaps
+			a.best = st.BestRate
+			for _, f := range st.Findings {
+				a.firstSeen[key(f.Finding)] = f.FirstSeen
+			}
+		}
+	}
+	return a, nil
+}
+
+// KeepFor is how many samples an agent keeps at an interval: two rule
+// windows plus two samples, so growth always has a preceding window.
+func KeepFor(interval time.Duration, th trend.Thresholds) int {
+	if interval <= 0 {
+		interval = 15 * time.Second
+	}
+	return max(int(2*time.Duration(th.Window)/interval)+2, 3)
+}
+
+// KeepSamples is how many samples the agent keeps in memory and in the
+// store.
+func (a *Agent) KeepSamples() int { return a.keep }
+
+// Collector is the Prometheus collector of the agent's metrics.
+func (a *Agent) Collector() *metrics.Collector { return a.metrics }
+
+// View returns the last published view, nil before the first sample.
+func (a *Agent) View() *View { return a.view.Load() }
+
+func trimHistory(h []trend.Sample, keep int) []trend.Sample {
+	if len(h) > keep {
+		h = h[len(h)-keep:]
+	}
+	return h
+}
+
+// key identifies a finding for first-seen tracking and de-duplication: a
+// port finding by ID, device and port (rules differ in whether they also
+// name the netdev), anything else by ID and its whole subject.
+func key(f finding.Finding) string {
+	s := f.Subject
+	if s.Device != "" {
+		return fmt.Sprintf("%s|%s|%d", f.ID, s.Device, s.Port)
+	}
+	return fmt.Sprintf("%s||%d|%s|%s|%s|%s", f.ID, s.Port, s.NetDev, s.PCI, s.GPU, s.File)
+}
+
+// Sample takes one sample, judges it and publishes the result. A failed
+// read of the whole root is returned; per-file problems are gaps, counted
+// in collect errors.
+func (a *Agent) Sample(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	start := time.Now()
+	up := map[string]bool{}
+	// A read may not outlast the interval (nor 10 s, for short intervals on
+	// a loaded host): a hung device file then shows as a failed sample and a
+	// stale /healthz, not as a stuck agent.
+	ctx, cancel := context.WithTimeout(ctx, max(a.opts.Interval, 10*time.Second))
+	defer cancel()
+	snap, err := a.opts.Read(ctx)
+	up["sysfs"] = err == nil
+	if err != nil {
+		a.errs["sys"]++
+		a.publishFailure(up, time.Since(start))
+		return fmt.Errorf("sample: %w", err)
+	}
+	for _, g := range snap.Gaps {
+		a.errs[g.Path]++
+	}
+	eth := trend.Ethtool{}
+	if a.opts.Ethtool != nil {
+		ok := true
+		for _, nd := range roceNetDevs(snap) {
+			st, err := a.opts.Ethtool(ctx, nd)
+			if err != nil {
+				ok = false
+				a.errs["ethtool -S "+nd]++
+				continue
+			}
+			eth[nd] = st
+		}
+		up["ethtool"] = ok
+	}
+	cur := trend.FromSnapshot(snap, eth)
+	var rates []trend.CounterRate
+	var newFlaps []trend.Flap
+	if n := len(a.history); n > 0 {
+		prev := &a.history[n-1]
+		if !cur.T.After(prev.T) {
+			// The clock went backwards (or a restored sample is from the
+			// future): start a new window rather than judge nonsense.
+			a.history = nil
+		} else {
+			rates = trend.Rates(prev, &cur)
+			newFlaps = trend.Flaps(prev, &cur)
+			a.flaps = append(a.flaps, newFlaps...)
+		}
+	}
+	a.history = trimHistory(append(a.history, cur), a.keep)
+	cutoff := cur.T.Add(-max(24*time.Hour, time.Duration(a.th.FlapWindow)))
+	a.flaps = slices.DeleteFunc(a.flaps, func(f trend.Flap) bool { return f.T.Before(cutoff) })
+	for _, p := range cur.Ports {
+		k := trend.PortKey{Device: p.Device, Port: p.Port}
+		if p.Active() && p.RateGbps > a.best[k] {
+			a.best[k] = p.RateGbps
+		}
+	}
+
+	fs := noderules.Node(snap, a.opts.Expect)
+	fs = append(fs, trend.Evaluate(trend.Input{Host: snap.Host, History: a.history, Flaps: a.flaps, Expected: a.best}, a.th)...)
+	fs = dedupe(fs)
+	catalog.Sort(fs)
+	active := make([]store.Active, 0, len(fs))
+	seen := map[string]time.Time{}
+	for _, f := range fs {
+		k := key(f)
+		first, ok := a.firstSeen[k]
+		if !ok {
+			first = snap.Taken
+		}
+		seen[k] = first
+		active = append(active, store.Active{Finding: f, FirstSeen: first})
+	}
+	a.firstSeen = seen
+
+	if a.opts.Store != nil {
+		err := a.opts.Store.Commit(store.Interval{Sample: cur, NewFlaps: newFlaps, Findings: active, BestRate: a.best})
+		up["store"] = err == nil
+		if err != nil {
+			a.errs["store"]++
+			a.opts.Logf("state store: %v", err)
+		}
+	}
+	a.samples++
+	v := &View{
+		State: metrics.State{Snapshot: snap, Ethtool: eth, Rates: rates, Findings: fs, CollectErrors: a.copyErrs(),
+			SourceUp: up, SampleDuration: time.Since(start), Samples: a.samples},
+		Active: active, Sample: cur, Interval: a.opts.Interval,
+	}
+	a.publish(v)
+	return nil
+}
+
+// publish makes v the view handlers read and renders its metrics once.
+func (a *Agent) publish(v *View) {
+	if v != nil {
+		a.view.Store(v)
+	}
+	e, err := render(a.metrics)
+	if err != nil {
+		a.opts.Logf("rendering metrics: %v", err)
+	}
+	if e != nil {
+		a.expo.Store(e)
+	}
+}
+
+// publishFailure keeps the last good sample but updates source_up and the
+// error counts, so a broken read is visible in metrics.
+func (a *Agent) publishFailure(up map[string]bool, d time.Duration) {
+	v := &View{Interval: a.opts.Interval}
+	if old := a.view.Load(); old != nil {
+		*v = *old
+	}
+	v.SourceUp = up
+	v.CollectErrors = a.copyErrs()
+	v.SampleDuration = d
+	a.publish(v)
+}
+
+func (a *Agent) copyErrs() map[string]uint64 {
+	out := make(map[string]uint64, len(a.errs))
+	for k, v := range a.errs {
+		out[k] = v
+	}
+	return out
+}
+
+// dedupe keeps the first finding of each ID and subject: static rules come
+// first, so a rule over time that restates one (a rate shortfall against
+// the expectation file) does not double it.
+func dedupe(fs []finding.Finding) []finding.Finding {
+	seen := map[string]bool{}
+	out := fs[:0]
+	for _, f := range fs {
+		if k := key(f); !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// roceNetDevs are the netdevs of Ethernet-link-layer ports, sorted.
+func roceNetDevs(s *snapshot.Snapshot) []string {
+	set := map[string]bool{}
+	for _, d := range s.Devices {
+		for _, p := range d.Ports {
+			if p.NetDev != "" && p.LinkLayer == ib.LinkLayerEthernet {
+				set[p.NetDev] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Run samples at once and then every interval until ctx ends. Failed
+// samples are logged and retried at the next interval.
+func (a *Agent) Run(ctx context.Context) error {
+	if err := a.Sample(ctx); err != nil && ctx.Err() == nil {
+		a.opts.Logf("%v", err)
+	}
+	return a.Tick(ctx)
+}
+
+// Tick samples every interval, starting one interval from now, until ctx
+// ends (for callers that took the first sample themselves).
+func (a *Agent) Tick(ctx context.Context) error {
+	t := time.NewTicker(a.opts.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if err := a.Sample(ctx); err != nil && ctx.Err() == nil {
+			a.opts.Logf("%v", err)
+		}
+	}
+}

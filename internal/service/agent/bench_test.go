@@ -1,0 +1,70 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+)
+
+// bigRead is 10 ports with full counters/ and hw_counters/ sets.
+func bigRead(context.Context) (*snapshot.Snapshot, error) {
+	s, _ := fakeRead(context.Background())
+	base := s.Devices[0]
+	s.Devices = nil
+	for i := 0; i < 10; i++ {
+		d := base
+		d.Name = fmt.Sprintf("mlx5_%d", i)
+		p := base.Ports[0]
+		p.Device = d.Name
+		for _, sp := range ib.PortCounterSpecs {
+			p.Counters = append(p.Counters, snapshot.Counter{Name: sp.Name, Value: 12345, Spec: sp})
+		}
+		for _, n := range []string{"out_of_buffer", "out_of_sequence", "duplicate_request", "rnr_nak_retry_err", "packet_seq_err", "implied_nak_seq_err",
+			"local_ack_timeout_err", "rp_cnp_ignored", "rp_cnp_handled", "np_ecn_marked_roce_packets", "np_cnp_sent", "rx_write_requests", "rx_read_requests"} {
+			p.HWCounters = append(p.HWCounters, snapshot.Counter{Name: n, Value: 99, Spec: ib.HWCounterSpec(n)})
+		}
+		d.Ports = []snapshot.Port{p}
+		s.Devices = append(s.Devices, d)
+	}
+	s.Sort()
+	return s, nil
+}
+
+// BenchmarkServeMetrics is one /metrics scrape: the cached sample text plus
+// the per-scrape process metrics.
+func BenchmarkServeMetrics(b *testing.B) {
+	a, err := New(Options{Read: bigRead})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := a.Sample(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	h := a.Handler(HandlerOptions{})
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		_, _ = io.Copy(io.Discard, rec.Body)
+	}
+}
+
+// BenchmarkSample is one interval's work after the read: rates, rules over
+// time, static rules and rendering.
+func BenchmarkSample(b *testing.B) {
+	a, err := New(Options{Read: bigRead})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := a.Sample(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

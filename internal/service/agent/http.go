@@ -1,0 +1,223 @@
+package agent
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/rates"
+	"github.com/ibdoctor/ibdoctor/internal/output/metrics"
+	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
+	"github.com/ibdoctor/ibdoctor/internal/service/store"
+)
+
+// PerfPrefix is where the pairwise test API is mounted.
+const PerfPrefix = "/api/v1/perf/"
+
+// HandlerOptions configure the HTTP API.
+type HandlerOptions struct {
+	// Token, when set, is required (Authorization: Bearer <token>) for
+	// every request that is not a read (GET/HEAD) and for everything under
+	// /api/v1/perf/. Without a token the agent is read-only: such requests
+	// get 403.
+	Token string
+	// Perf is the pairwise test handler mounted under /api/v1/perf/ (nil:
+	// not mounted).
+	Perf http.Handler
+}
+
+// Handler returns the agent's HTTP API:
+//
+//	/metrics         Prometheus exposition of the last sample (rendered once per sample)
+//	/api/v1/health   findings and verdict; 200 healthy or warning, 503 critical or no sample yet
+//	/api/v1/ports    last sample: every port's state, counters and rates
+//	/healthz         200 while samples are fresh (within 3 intervals), else 503
+//	/api/v1/perf/    pairwise tests (token required)
+func (a *Agent) Handler(o HandlerOptions) http.Handler {
+	live := prometheus.NewRegistry()
+	live.MustRegister(metrics.NewSelfCollector())
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /metrics", a.serveMetrics(live))
+	mux.HandleFunc("GET /api/v1/health", a.serveHealth)
+	mux.HandleFunc("GET /api/v1/ports", a.servePorts)
+	mux.HandleFunc("GET /healthz", a.serveHealthz)
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ibdoctor agent: /metrics /api/v1/health /api/v1/ports /healthz\n"))
+	})
+	if o.Perf != nil {
+		mux.Handle(PerfPrefix, o.Perf)
+	}
+	return guard(o.Token, mux)
+}
+
+// guard enforces the read-only default and the token.
+func guard(token string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		read := r.Method == http.MethodGet || r.Method == http.MethodHead
+		if read && !strings.HasPrefix(r.URL.Path, PerfPrefix) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if token == "" {
+			writeJSON(w, http.StatusForbidden, map[string]string{"error": "read-only agent: start it with --token (or IBDOCTOR_TOKEN) to allow requests that run something"})
+			return
+		}
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="ibdoctor"`)
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "missing or wrong token (Authorization: Bearer <token>)"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// Health is the /api/v1/health document.
+type Health struct {
+	Host string `json:"host"`
+	// Taken is when the judged sample was read.
+	Taken time.Time `json:"taken"`
+	// Verdict is healthy, warning, critical, or "unknown" before the first
+	// sample.
+	Verdict string `json:"verdict"`
+	// ExitCode is what `ibdoctor check` would exit with (0, 1, 2; 3 before
+	// the first sample).
+	ExitCode int           `json:"exit_code"`
+	Findings []HealthEntry `json:"findings"`
+}
+
+// HealthEntry is a finding with the time it was first seen.
+type HealthEntry struct {
+	finding.Finding
+	FirstSeen time.Time `json:"first_seen"`
+}
+
+func (a *Agent) serveHealth(w http.ResponseWriter, _ *http.Request) {
+	v := a.view.Load()
+	if v == nil || v.Snapshot == nil {
+		writeJSON(w, http.StatusServiceUnavailable, Health{Verdict: "unknown", ExitCode: finding.ExitCannot, Findings: []HealthEntry{}})
+		return
+	}
+	h := healthOf(v.Snapshot.Host, v.Snapshot.Taken, v.Active)
+	code := http.StatusOK
+	if h.ExitCode == finding.ExitCritical {
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, h)
+}
+
+func healthOf(host string, taken time.Time, active []store.Active) Health {
+	fs := make([]finding.Finding, len(active))
+	h := Health{Host: host, Taken: taken, Findings: make([]HealthEntry, len(active))}
+	for i, a := range active {
+		fs[i] = a.Finding
+		h.Findings[i] = HealthEntry{a.Finding, a.FirstSeen}
+	}
+	h.Verdict = finding.Verdict(fs)
+	h.ExitCode = finding.ExitCode(fs)
+	return h
+}
+
+// Ports is the /api/v1/ports document.
+type Ports struct {
+	Host     string        `json:"host"`
+	Taken    time.Time     `json:"taken"`
+	Interval float64       `json:"interval_seconds"`
+	Ports    []PortSummary `json:"ports"`
+}
+
+// PortSummary is one port with its counters and rates over the last
+// interval.
+type PortSummary struct {
+	trend.Port
+	Rates []NamedRate `json:"rates"`
+}
+
+// NamedRate is the rate of one reading; per_second is absent when the rate
+// is unknown (status saturated, reset or no_data).
+type NamedRate struct {
+	Source    trend.Source `json:"src"`
+	Name      string       `json:"name"`
+	PerSecond *float64     `json:"per_second,omitempty"`
+	Status    rates.Status `json:"status"`
+}
+
+func (a *Agent) servePorts(w http.ResponseWriter, _ *http.Request) {
+	v := a.view.Load()
+	if v == nil || v.Snapshot == nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "no sample yet"})
+		return
+	}
+	out := Ports{Host: v.Snapshot.Host, Taken: v.Sample.T, Interval: v.Interval.Seconds(), Ports: []PortSummary{}}
+	byPort := map[trend.PortKey][]NamedRate{}
+	for _, r := range v.Rates {
+		nr := NamedRate{Source: r.Source, Name: r.Name, Status: r.Rate.Status}
+		if r.Rate.Known() {
+			ps := r.Rate.PerSecond
+			nr.PerSecond = &ps
+		}
+		k := trend.PortKey{Device: r.Device, Port: r.Port}
+		byPort[k] = append(byPort[k], nr)
+	}
+	for _, p := range v.Sample.Ports {
+		rs := byPort[trend.PortKey{Device: p.Device, Port: p.Port}]
+		if rs == nil {
+			rs = []NamedRate{}
+		}
+		out.Ports = append(out.Ports, PortSummary{Port: p, Rates: rs})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *Agent) serveHealthz(w http.ResponseWriter, _ *http.Request) {
+	v := a.view.Load()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if v == nil || v.Snapshot == nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("no sample yet\n"))
+		return
+	}
+	if age := time.Since(v.Snapshot.Taken); age > 3*v.Interval+10*time.Second {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("last sample is " + age.Round(time.Second).String() + " old\n"))
+		return
+	}
+	_, _ = w.Write([]byte("ok\n"))
+}
+
+// Serve runs an HTTP server on ln until ctx ends, then shuts it down
+// gracefully (in-flight requests get up to 5 s).
+func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}

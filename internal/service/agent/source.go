@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
+	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
+	"github.com/ibdoctor/ibdoctor/internal/source/sysfs"
+)
+
+// RootSource reads snapshots from an opened root (a live "/" or a
+// directory a simulator keeps changing). now stamps each snapshot; nil
+// means time.Now.
+func RootSource(r *rootfs.Root, now func() time.Time) SnapshotFunc {
+	return func(ctx context.Context) (*snapshot.Snapshot, error) {
+		return sysfs.Read(ctx, r.FS(), sysfs.Options{Root: r.Name(), Now: now})
+	}
+}
+
+// SavedEthtool reads `ethtool -S <netdev>` output saved under the root at
+// cmd/ethtool-S-<netdev>.txt, as bundles and the simulator keep it.
+func SavedEthtool(r *rootfs.Root) EthtoolFunc {
+	return func(_ context.Context, netdev string) (map[string]uint64, error) {
+		name := "cmd/ethtool-S-" + netdev + ".txt"
+		data, err := rootfs.ReadLimited(r.FS(), name, 4<<20)
+		if err != nil {
+			return nil, err
+		}
+		st, err := ethtool.Parse(bytes.NewReader(data), netdev, name)
+		if err != nil {
+			return nil, err
+		}
+		return statsMap(st), nil
+	}
+}
+
+func statsMap(st *ethtool.Stats) map[string]uint64 {
+	m := make(map[string]uint64, len(st.Stats))
+	for _, s := range st.Stats {
+		m[s.Name] = s.Value
+	}
+	return m
+}
+
+// EthtoolFor picks the ethtool source for a root: saved command output
+// for a bundle or a root that has a cmd/ directory (bundles and simulated
+// nodes), the SIOCETHTOOL ioctl otherwise — the live "/" or a host's /sys
+// mounted elsewhere (--root=/host in the DaemonSet, which runs in the host's
+// network namespace).
+func EthtoolFor(r *rootfs.Root) EthtoolFunc {
+	if r.IsBundle() {
+		return SavedEthtool(r)
+	}
+	if fi, err := fs.Stat(r.FS(), "cmd"); err == nil && fi.IsDir() {
+		return SavedEthtool(r)
+	}
+	return liveEthtool
+}
+
+var errNoLive = fmt.Errorf("live ethtool statistics need Linux")

@@ -1,0 +1,371 @@
+package gather
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/host"
+	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
+	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
+)
+
+// MaxFile bounds every file the doctor reads from a root (a kernel log of a
+// busy node is a few MiB).
+const MaxFile = 64 << 20
+
+// Options say what to read besides the snapshot.
+type Options struct {
+	// Live is true for the running host ("/" and not a bundle): the
+	// kernel log comes from /dev/kmsg, ethtool statistics from the ioctl,
+	// nvidia-smi is run.
+	Live bool
+	// Since is the kernel-log window, 0 for the whole log.
+	Since time.Duration
+	// Now is the current time (live roots).
+	Now time.Time
+	// PID selects proc/<pid>/limits (and environ without another env).
+	PID int
+	// Env is the NCCL environment from --env or --nccl-env, nil if none.
+	Env *ncclenv.Env
+	// Sources reads the live sources; nil off Linux or in tests.
+	Sources Live
+}
+
+// Live are the readers of a running host (live_linux.go): the kernel log from /dev/kmsg, ethtool statistics through the ioctl, and nvidia-smi.
+type Live interface {
+	KernelLog() (*kmsg.Log, error)
+	EthtoolStats(netdev string) (*ethtool.Stats, error)
+	NvidiaSMI() (*topo.SMIMatrix, error)
+}
+
+// Result is the triage input plus notes on what could not be checked.
+type Result struct {
+	In    *host.Input
+	Notes []string
+	// skipped marks runbook steps with a source that could not be read.
+	Skipped map[int]bool
+}
+
+func (g *Result) Note(format string, a ...any) {
+	g.Notes = append(g.Notes, fmt.Sprintf(format, a...))
+}
+
+// skip notes a missing source of a runbook step.
+func (g *Result) skip(step int, format string, a ...any) {
+	g.Note(format, a...)
+	if g.Skipped == nil {
+		g.Skipped = map[int]bool{}
+	}
+	g.Skipped[step] = true
+}
+
+// Node reads everything the triage rules need from the root. Nothing here
+// is fatal: a missing source becomes a note and its rules stay silent.
+func Node(fsys fs.FS, snap *snapshot.Snapshot, o Options) *Result {
+	g := &Result{In: &host.Input{Snap: snap, Env: o.Env}}
+	in := g.In
+	in.Boot = bootTime(fsys, o)
+	readKernelLog(g, fsys, o)
+	readEthtool(g, fsys, snap, o)
+	readSMI(g, fsys, o)
+	in.Interfaces = readInterfaces(g, fsys)
+	if in.Interfaces != nil && !slices.ContainsFunc(in.Interfaces, func(i host.Interface) bool { return i.Name == "lo" }) {
+		in.InterfacesPartial = true
+	}
+	in.Memlock = readMemlock(g, fsys, o)
+	// The job's environment: --pid, else in a saved or simulated root the
+	// process proc/self names (on the live host that is ibdoctor itself,
+	// so --env says it explicitly).
+	if in.Env == nil && (o.PID > 0 || !o.Live) {
+		p := fmt.Sprintf("proc/%d/environ", o.PID)
+		if o.PID == 0 {
+			p = "proc/self/environ"
+			if _, err := fs.Stat(fsys, p); err != nil {
+				p = ""
+			}
+		}
+		if p != "" {
+			readEnviron(g, fsys, p)
+		}
+	}
+	if in.Env == nil {
+		g.skip(catalog.StepNCCL, "NCCL environment not checked: give --env, --nccl-env FILE or --pid PID")
+	} else if _, set := in.Env.Get("NCCL_SOCKET_IFNAME"); set && in.InterfacesPartial {
+		g.Note("sys/class/net holds only the PCI network interfaces (no lo): NCCL_SOCKET_IFNAME is judged on what is there")
+	}
+	if b, err := rootfs.ReadLimited(fsys, "proc/modules", MaxFile); err == nil {
+		if m, err := host.ParseModules(bytes.NewReader(b), "proc/modules"); err == nil {
+			in.Modules = m
+		} else {
+			g.skip(catalog.StepHost, "kernel modules: %v", err)
+		}
+	} else {
+		g.skip(catalog.StepHost, "kernel modules not checked: proc/modules: %v", errText(err))
+	}
+	in.Uverbs, in.Dev = readDev(g, fsys)
+	return g
+}
+
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// kernelLogFiles are the saved kernel logs a bundle may hold, best first.
+var kernelLogFiles = []string{"cmd/dmesg.txt", "cmd/journalctl-k.txt", "cmd/kmsg.txt"}
+
+func readKernelLog(g *Result, fsys fs.FS, o Options) {
+	in := g.In
+	var err error
+	if o.Live && o.Sources != nil {
+		in.Kernel, err = o.Sources.KernelLog()
+		if err != nil {
+			g.Note("live kernel log: %v; trying saved logs", err)
+			in.Kernel = nil
+		}
+	}
+	if in.Kernel == nil {
+		for _, p := range kernelLogFiles {
+			b, rerr := rootfs.ReadLimited(fsys, p, MaxFile)
+			if rerr != nil {
+				continue
+			}
+			if strings.HasSuffix(p, "kmsg.txt") {
+				in.Kernel, err = kmsg.ParseKmsg(bytes.NewReader(b), p)
+			} else {
+				in.Kernel, err = kmsg.ParseText(bytes.NewReader(b), p, kmsg.TextOptions{Year: o.Now.Year()})
+			}
+			if err != nil && !errors.Is(err, kmsg.ErrNoData) {
+				g.skip(catalog.StepKernelLog, "kernel log %s: %v", p, err)
+				in.Kernel = nil
+				continue
+			}
+			break
+		}
+	}
+	if in.Kernel == nil {
+		g.skip(catalog.StepKernelLog, "kernel log not checked: no /dev/kmsg access and no %s", strings.Join(kernelLogFiles, ", "))
+		return
+	}
+	if n := len(in.Kernel.Errors); n > 0 {
+		g.Note("kernel log: %d unparsable line(s) skipped, first: %v", n, in.Kernel.Errors[0])
+	}
+	if o.Since <= 0 {
+		return
+	}
+	// The window ends now on a live host; in a bundle or a copied root it
+	// ends at the log's last dated record, so an old bundle still shows
+	// its last day.
+	end := o.Now
+	if !o.Live {
+		end = time.Time{}
+		for _, r := range in.Kernel.Records {
+			if t, ok := r.WallTime(in.Boot); ok && t.After(end) {
+				end = t
+			}
+		}
+	}
+	if end.IsZero() {
+		g.Note("kernel log has no dated records: --since not applied, the whole log is judged")
+		return
+	}
+	in.Since, in.Window = end.Add(-o.Since), o.Since
+}
+
+// bootTime is proc/stat btime, else now − proc/uptime; zero when neither
+// is readable. In a bundle the same frame is used for "[ seconds]" stamps
+// and the window, so it need not be the real boot time.
+func bootTime(fsys fs.FS, o Options) time.Time {
+	if b, err := rootfs.ReadLimited(fsys, "proc/stat", 1<<20); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "btime "); ok {
+				if s, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && s > 0 {
+					return time.Unix(s, 0).UTC()
+				}
+			}
+		}
+	}
+	if b, err := rootfs.ReadLimited(fsys, "proc/uptime", 4096); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			if up, err := strconv.ParseFloat(f[0], 64); err == nil && up >= 0 && up < 1e10 {
+				return o.Now.Add(-time.Duration(up * float64(time.Second)))
+			}
+		}
+	}
+	return time.Time{}
+}
+
+func readEthtool(g *Result, fsys fs.FS, snap *snapshot.Snapshot, o Options) {
+	var want []string
+	for i := range snap.Devices {
+		for _, p := range snap.Devices[i].Ports {
+			if p.LinkLayer == ib.LinkLayerEthernet && p.NetDev != "" && !slices.Contains(want, p.NetDev) {
+				want = append(want, p.NetDev)
+			}
+		}
+	}
+	slices.Sort(want)
+	for _, nd := range want {
+		var st *ethtool.Stats
+		var err error
+		if o.Live && o.Sources != nil {
+			st, err = o.Sources.EthtoolStats(nd)
+		} else {
+			p := "cmd/ethtool-S-" + nd + ".txt"
+			var b []byte
+			if b, err = rootfs.ReadLimited(fsys, p, MaxFile); err == nil {
+				st, err = ethtool.Parse(bytes.NewReader(b), nd, p)
+			}
+		}
+		if err != nil {
+			g.skip(catalog.StepPort, "ethtool statistics of %s not checked: %v", nd, errText(err))
+			continue
+		}
+		g.In.Ethtool = append(g.In.Ethtool, st)
+	}
+}
+
+func readSMI(g *Result, fsys fs.FS, o Options) {
+	if len(g.In.Snap.GPUs()) == 0 {
+		return
+	}
+	const p = "cmd/nvidia-smi-topo-m.txt"
+	if b, err := rootfs.ReadLimited(fsys, p, MaxFile); err == nil {
+		m, err := topo.ParseNvidiaSMI(bytes.NewReader(b), p)
+		if err != nil {
+			g.skip(catalog.StepPCIe, "nvidia-smi topology: %v", err)
+			return
+		}
+		g.In.SMI = m
+		return
+	}
+	if o.Live && o.Sources != nil {
+		m, err := o.Sources.NvidiaSMI()
+		if err != nil {
+			g.Note("nvidia-smi topology not compared: %v", err)
+			return
+		}
+		g.In.SMI = m
+	}
+}
+
+func readInterfaces(g *Result, fsys fs.FS) []host.Interface {
+	ents, err := fs.ReadDir(fsys, "sys/class/net")
+	if err != nil {
+		g.skip(catalog.StepNCCL, "network interfaces not listed: sys/class/net: %v", errText(err))
+		return nil
+	}
+	out := []host.Interface{}
+	for _, e := range ents {
+		i := host.Interface{Name: e.Name(), Flags: -1}
+		dir := path.Join("sys/class/net", e.Name())
+		if b, err := rootfs.ReadAttr(fsys, dir+"/operstate"); err == nil {
+			i.OperState = strings.TrimSpace(string(b))
+		}
+		if b, err := rootfs.ReadAttr(fsys, dir+"/flags"); err == nil {
+			if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 0, 64); err == nil {
+				i.Flags = v
+			}
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+func readMemlock(g *Result, fsys fs.FS, o Options) *host.Limit {
+	p := "proc/self/limits"
+	if o.PID > 0 {
+		p = fmt.Sprintf("proc/%d/limits", o.PID)
+	}
+	b, err := rootfs.ReadLimited(fsys, p, 1<<20)
+	if err != nil {
+		g.skip(catalog.StepHost, "locked-memory limit not checked: %s: %v", p, errText(err))
+		return nil
+	}
+	l, err := host.ParseLimits(bytes.NewReader(b), p)
+	if err != nil {
+		g.skip(catalog.StepHost, "locked-memory limit: %v", err)
+		return nil
+	}
+	return l
+}
+
+// readDev maps uverbsN to RDMA devices and checks that dev/infiniband holds
+// an openable entry for each, and rdma_cm.
+func readDev(g *Result, fsys fs.FS) (map[string]string, []host.DevEntry) {
+	uv := map[string]string{}
+	ents, err := fs.ReadDir(fsys, "sys/class/infiniband_verbs")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		g.skip(catalog.StepContainer, "uverbs devices not mapped: sys/class/infiniband_verbs: %v", errText(err))
+		return nil, nil
+	}
+	var paths []string
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), "uverbs") {
+			continue
+		}
+		b, err := rootfs.ReadAttr(fsys, "sys/class/infiniband_verbs/"+e.Name()+"/ibdev")
+		if err != nil {
+			continue
+		}
+		uv[e.Name()] = strings.TrimSpace(string(b))
+		paths = append(paths, "dev/infiniband/"+e.Name())
+	}
+	if _, err := fs.Stat(fsys, "dev"); err != nil {
+		g.skip(catalog.StepContainer, "container device access not checked: the root has no dev/")
+		return uv, nil
+	}
+	paths = append(paths, "dev/infiniband/rdma_cm")
+	var out []host.DevEntry
+	for _, p := range paths {
+		e := host.DevEntry{Path: p}
+		if _, err := fs.Stat(fsys, p); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				e.Exists, e.Err = true, errText(err)
+			}
+			out = append(out, e)
+			continue
+		}
+		e.Exists = true
+		f, err := fsys.Open(p)
+		if err != nil {
+			e.Err = errText(err)
+		} else {
+			e.Openable = true
+			f.Close()
+		}
+		out = append(out, e)
+	}
+	return uv, out
+}
+
+// readEnviron reads a job's environment from proc/<pid>/environ.
+func readEnviron(g *Result, fsys fs.FS, p string) {
+	b, err := rootfs.ReadLimited(fsys, p, MaxFile)
+	if err != nil {
+		g.skip(catalog.StepNCCL, "NCCL environment: %s: %v", p, errText(err))
+		return
+	}
+	e, err := ncclenv.Parse(bytes.NewReader(b), p)
+	if err != nil {
+		g.skip(catalog.StepNCCL, "NCCL environment: %v", err)
+		return
+	}
+	g.In.Env = e
+}

@@ -1,0 +1,159 @@
+package sysfs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+)
+
+const busPCI = "sys/bus/pci/devices"
+
+// readGPUs finds NVIDIA display/3D controllers and Mellanox/NVIDIA
+// network functions among sys/bus/pci/devices and registers them with
+// their bridges (a network function that has no RDMA device is then
+// visible to the rules).
+func (r *reader) readGPUs() error {
+	for _, e := range r.readDir(busPCI) {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		dir := busPCI + "/" + e.Name()
+		vendor := parse(r, dir+"/vendor", pcie.ParseHex)
+		if vendor == nil || (*vendor != pcie.VendorNVIDIA && *vendor != pcie.VendorMellanox) {
+			continue
+		}
+		class := parse(r, dir+"/class", pcie.ParseHex)
+		// NVIDIA GPUs, and every Mellanox/NVIDIA network function: one
+		// without an RDMA device is an HCA whose RDMA driver is missing.
+		if class == nil || !(*vendor == pcie.VendorNVIDIA && pcie.IsGPU(*class) || *vendor == pcie.VendorMellanox && pcie.IsNetwork(*class)) {
+			continue
+		}
+		if real, ok := r.resolve(dir); ok {
+			r.addPCIChain(real)
+		}
+	}
+	return nil
+}
+
+// readPCI reads the attributes of every registered function.
+func (r *reader) readPCI() error {
+	for _, ref := range r.pciPath {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		r.snap.PCI = append(r.snap.PCI, r.readPCIDevice(ref))
+	}
+	return nil
+}
+
+func (r *reader) readPCIDevice(ref pciRef) snapshot.PCIDevice {
+	dir := "sys/devices/" + ref.path
+	d := snapshot.PCIDevice{
+		Address:          ref.addr,
+		Path:             ref.path,
+		Parent:           ref.parent,
+		Vendor:           parse(r, dir+"/vendor", pcie.ParseHex),
+		DeviceID:         parse(r, dir+"/device", pcie.ParseHex),
+		Class:            parse(r, dir+"/class", pcie.ParseHex),
+		NUMANode:         parse(r, dir+"/numa_node", ParseNUMANode),
+		CurrentLinkSpeed: r.readLinkSpeed(dir + "/current_link_speed"),
+		MaxLinkSpeed:     r.readLinkSpeed(dir + "/max_link_speed"),
+		CurrentLinkWidth: parse(r, dir+"/current_link_width", pcie.ParseWidth),
+		MaxLinkWidth:     parse(r, dir+"/max_link_width", pcie.ParseWidth),
+		Driver:           r.readLinkBase(dir + "/driver"),
+		AER:              r.readAER(dir),
+	}
+	return d
+}
+
+// ParseNUMANode parses numa_node, "%d\n"; -1 means unknown.
+func ParseNUMANode(in string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(in))
+	if err != nil || n < -1 || n > 1<<16 {
+		return 0, fmt.Errorf("%w: numa_node %q (want -1 or a node number)", pcie.ErrMalformed, in)
+	}
+	return n, nil
+}
+
+// readLinkSpeed reads a link speed; the kernel's "Unknown" is no value, not
+// a gap.
+func (r *reader) readLinkSpeed(p string) *pcie.Speed {
+	s, ok := r.read(p)
+	if !ok {
+		return nil
+	}
+	v, err := pcie.ParseSpeed(s)
+	if err != nil {
+		if !errors.Is(err, pcie.ErrUnknown) {
+			r.gap(p, err)
+		}
+		return nil
+	}
+	return &v
+}
+
+// readLinkBase returns the base name of a symlink's target ("mlx5_core"
+// for driver -> ../../../bus/pci/drivers/mlx5_core), "" when absent.
+func (r *reader) readLinkBase(p string) string {
+	t, err := fs.ReadLink(r.fsys, p)
+	if err != nil {
+		r.fail(p, err)
+		return ""
+	}
+	return path.Base(t)
+}
+
+// aerFiles are the AER statistics files (kernel 4.19+) and the key prefix
+// of their bits in AER.Bits.
+var aerFiles = []struct{ file, kind string }{
+	{"aer_dev_correctable", "correctable"},
+	{"aer_dev_nonfatal", "nonfatal"},
+	{"aer_dev_fatal", "fatal"},
+}
+
+// readAER reads the three aer_dev_* files. Bits holds the non-zero bits as
+// "<kind>:<name>" ("correctable:RxErr", "nonfatal:Poisoned TLP"), since
+// fatal and non-fatal share their names. nil when the device has no AER
+// statistics.
+func (r *reader) readAER(dir string) *snapshot.AER {
+	var out *snapshot.AER
+	for _, f := range aerFiles {
+		p := dir + "/" + f.file
+		s, ok := r.read(p)
+		if !ok {
+			continue
+		}
+		a, err := ParseAER(bytes.NewReader([]byte(s)), f.file)
+		if err != nil {
+			r.gap(p, err)
+			continue
+		}
+		if out == nil {
+			out = &snapshot.AER{}
+		}
+		switch f.kind {
+		case "correctable":
+			out.Correctable = a.Total
+		case "nonfatal":
+			out.NonFatal = a.Total
+		case "fatal":
+			out.Fatal = a.Total
+		}
+		for _, name := range a.Names {
+			if n := a.Bits[name]; n > 0 {
+				if out.Bits == nil {
+					out.Bits = map[string]uint64{}
+				}
+				out.Bits[f.kind+":"+name] = n
+			}
+		}
+	}
+	return out
+}

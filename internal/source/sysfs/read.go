@@ -1,0 +1,250 @@
+package sysfs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
+)
+
+// ErrNoSys is returned for a root without a sys/ directory: nothing there
+// can be read.
+var ErrNoSys = errors.New("root has no sys/ directory")
+
+// Options tune Read.
+type Options struct {
+	// Root is recorded as Snapshot.Root (the directory or bundle path).
+	Root string
+	// Now gives Snapshot.Taken; nil means time.Now.
+	Now func() time.Time
+}
+
+// Read reads the snapshot of the root fsys. Only a root without sys/, or a
+// cancelled ctx, is an error; everything else degrades into Snapshot.Gaps.
+func Read(ctx context.Context, fsys fs.FS, opts Options) (*snapshot.Snapshot, error) {
+	info, err := fs.Stat(fsys, "sys")
+	if err != nil || !info.IsDir() {
+		if err == nil {
+			err = errors.New("not a directory")
+		}
+		return nil, fmt.Errorf("%s: %w: %v", rootName(opts.Root), ErrNoSys, ErrText(err))
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	r := &reader{
+		ctx:    ctx,
+		fsys:   fsys,
+		snap:   &snapshot.Snapshot{Root: opts.Root, Taken: now()},
+		pci:    map[pcie.Address]bool{},
+		gaps:   map[string]bool{},
+		listed: map[string]bool{},
+	}
+	r.readMeta()
+	r.readHost()
+	if err := r.readDevices(); err != nil {
+		return nil, err
+	}
+	if err := r.readGPUs(); err != nil {
+		return nil, err
+	}
+	if err := r.readNetDevs(); err != nil {
+		return nil, err
+	}
+	if err := r.readPCI(); err != nil {
+		return nil, err
+	}
+	r.mapPortNetDevs()
+	r.addListedMetaGaps()
+	if r.snap.Devices == nil {
+		r.snap.Devices = []snapshot.Device{}
+	}
+	if r.snap.PCI == nil {
+		r.snap.PCI = []snapshot.PCIDevice{}
+	}
+	if r.snap.NetDevs == nil {
+		r.snap.NetDevs = []snapshot.NetDev{}
+	}
+	if r.snap.Gaps == nil {
+		r.snap.Gaps = []snapshot.Gap{}
+	}
+	r.snap.Sort()
+	return r.snap, nil
+}
+
+// ReadRoot opens a directory or bundle with rootfs.Open and reads it.
+func ReadRoot(ctx context.Context, root string) (*snapshot.Snapshot, error) {
+	rt, err := rootfs.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+	return Read(ctx, rt.FS(), Options{Root: root})
+}
+
+func rootName(s string) string {
+	if s == "" {
+		return "root"
+	}
+	return s
+}
+
+// reader holds the state of one Read.
+type reader struct {
+	ctx  context.Context
+	fsys fs.FS
+	snap *snapshot.Snapshot
+	// pci are the functions whose attributes to read (the set grows while
+	// devices, GPUs and net devices are found); pciPath maps them to their
+	// directory below sys/devices.
+	pci     map[pcie.Address]bool
+	pciPath []pciRef
+	gaps    map[string]bool
+	meta    *bundleMeta
+	// metaErrs are the files a bundle's collector could not read, by path;
+	// listed are the directories the reader listed.
+	metaErrs map[string]string
+	listed   map[string]bool
+	// netInfo keeps what mapPortNetDevs needs and NetDev does not hold.
+	netInfo map[string]netExtra
+}
+
+type pciRef struct {
+	addr   pcie.Address
+	path   string // below sys/devices
+	parent pcie.Address
+}
+
+// gap records a file that could not be read or parsed, once per path.
+func (r *reader) gap(path string, err error) {
+	if r.gaps[path] {
+		return
+	}
+	r.gaps[path] = true
+	r.snap.Gaps = append(r.snap.Gaps, snapshot.Gap{Path: path, Err: ErrText(err)})
+}
+
+// ErrText is the text of an error without the path a *fs.PathError repeats
+// (Gap carries the path). The bundle collector records errors with it,
+// so the same failure reads the same whether it
+// happened on a live host or was recorded in a bundle's meta.json.
+func ErrText(err error) string {
+	var pe *fs.PathError
+	for errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return err.Error()
+}
+
+// read returns a file's content. A file that does not exist gives ok=false
+// and no gap; any other failure gives ok=false and a gap.
+func (r *reader) read(path string) (string, bool) {
+	b, err := rootfs.ReadAttr(r.fsys, path)
+	if err != nil {
+		r.fail(path, err)
+		return "", false
+	}
+	return string(b), true
+}
+
+// readString reads a one-line attribute without its trailing newline.
+func (r *reader) readString(path string) string {
+	s, _ := r.read(path)
+	return strings.TrimRight(s, "\n")
+}
+
+// parse reads and parses an attribute; missing gives nil, unreadable or
+// malformed gives nil and a gap.
+func parse[T any](r *reader, path string, p func(string) (T, error)) *T {
+	s, ok := r.read(path)
+	if !ok {
+		return nil
+	}
+	v, err := p(s)
+	if err != nil {
+		r.gap(path, err)
+		return nil
+	}
+	return &v
+}
+
+// bundleMeta is the subset of a bundle's meta.json (written by
+// internal/bundle) the reader uses.
+type bundleMeta struct {
+	Host   string `json:"host"`
+	Kernel string `json:"kernel"`
+	Errors []struct {
+		Path  string `json:"path"`
+		Error string `json:"error"`
+	} `json:"errors"`
+}
+
+// maxMetaBytes caps meta.json, which lists every unreadable file of a node
+// and so can outgrow an attribute.
+const maxMetaBytes = 4 << 20
+
+func (r *reader) readMeta() {
+	b, err := rootfs.ReadLimited(r.fsys, "meta.json", maxMetaBytes)
+	if err != nil {
+		r.fail("meta.json", err)
+		return
+	}
+	var m bundleMeta
+	if err := json.Unmarshal(b, &m); err != nil {
+		r.gap("meta.json", err)
+		return
+	}
+	r.meta = &m
+	r.metaErrs = map[string]string{}
+	for _, e := range m.Errors {
+		r.metaErrs[e.Path] = e.Error
+	}
+}
+
+// fail records a failed read. A file that does not exist is no gap, except
+// in a bundle whose collector could not read it on the live node: meta.json
+// lists those, and the gap reads as it would have there.
+func (r *reader) fail(path string, err error) {
+	if !errors.Is(err, fs.ErrNotExist) {
+		r.gap(path, err)
+		return
+	}
+	if e, ok := r.metaErrs[path]; ok {
+		r.gap(path, errors.New(e))
+	}
+}
+
+// addListedMetaGaps adds the meta.json errors of files in directories the
+// reader listed: a file the collector could not read is absent from the
+// bundle's listing, where the live reader would have found it and failed.
+func (r *reader) addListedMetaGaps() {
+	for p, e := range r.metaErrs {
+		if r.listed[path.Dir(p)] {
+			r.gap(p, errors.New(e))
+		}
+	}
+}
+
+func (r *reader) readHost() {
+	host := strings.TrimSpace(r.readString("proc/sys/kernel/hostname"))
+	if host == "" {
+		host = strings.TrimSpace(r.readString("etc/hostname"))
+	}
+	if host == "" && r.meta != nil {
+		host = r.meta.Host
+	}
+	r.snap.Host = host
+	r.snap.Kernel = strings.TrimSpace(r.readString("proc/sys/kernel/osrelease"))
+	if r.snap.Kernel == "" && r.meta != nil {
+		r.snap.Kernel = r.meta.Kernel
+	}
+}
