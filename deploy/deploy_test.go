@@ -19,8 +19,8 @@ import (
 	agentcmd "github.com/ibdoctor/ibdoctor/internal/cli/agent"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/output/metrics"
-	"github.com/ibdoctor/ibdoctor/internal/testenv"
 	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
+	"github.com/ibdoctor/ibdoctor/internal/testenv"
 )
 
 func TestPromtoolCheckRules(t *testing.T) {
