@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the real parts the tests run against (SPEC "Real parts, not
+# Installs the real parts the tests run against ("real parts, not
 # mocks"), from Debian's packages, only when they are missing:
 #   ibsim-utils, opensm, infiniband-diags  — the IB management plane
 #   prometheus (promtool), prometheus-node-exporter — metrics tests and bench

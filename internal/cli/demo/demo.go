@@ -31,7 +31,7 @@ type Options struct {
 }
 
 // Faults are what the demo breaks on the simulated node: the failures the
-// seed's runbook is about, one of each kind.
+// runbook is about, one of each kind.
 var Faults = []struct{ Fault, Story string }{
 	{"width:mlx5_2/1=2", "a cable with a dead lane: mlx5_2 trained at 2X instead of 4X"},
 	{"polling:mlx5_5/1", "an unplugged or broken cable: mlx5_5 is Polling"},

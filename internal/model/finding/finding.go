@@ -66,7 +66,7 @@ type Evidence struct {
 	Value  string `json:"value"`
 }
 
-// Finding is one diagnosed problem (SPEC schema).
+// Finding is one diagnosed problem, in the JSON schema every command prints.
 type Finding struct {
 	ID       string     `json:"id"`
 	Severity Severity   `json:"severity"`
@@ -130,7 +130,7 @@ func Worst(fs []Finding) Severity {
 	return w
 }
 
-// Exit codes of check and doctor (SPEC): the Nagios/NHC convention.
+// Exit codes of check and doctor: the Nagios/NHC convention.
 const (
 	ExitHealthy  = 0
 	ExitWarning  = 1

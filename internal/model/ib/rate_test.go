@@ -12,7 +12,7 @@ func TestParseRate(t *testing.T) {
 		str     string
 		wantErr bool
 	}{
-		// Every speed the kernel prints (sysfs.c rate_show), DOMAIN §2.3.
+		// Every speed the kernel prints (sysfs.c rate_show).
 		{in: "2.5 Gb/sec (1X SDR)\n", want: Rate{25, 1, SpeedSDR}, str: "2.5 Gb/s 1X SDR"},
 		{in: "2.5 Gb/sec (1X)\n", want: Rate{25, 1, SpeedSDR}, str: "2.5 Gb/s 1X SDR"}, // old kernels: no SDR name
 		{in: "10 Gb/sec (4X)", want: Rate{100, 4, SpeedSDR}, str: "10 Gb/s 4X SDR"},

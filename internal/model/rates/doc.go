@@ -1,5 +1,5 @@
 // Package rates turns two reads of a hardware counter into an increase and a
-// per-second rate with the counter's semantics right (DOMAIN §1.3, §1.4):
+// per-second rate with the counter's semantics right (IBTA PortCounters widths and saturation; kernel drivers/infiniband/core/sysfs.c):
 //
 //   - IBTA PortCounters error counters saturate ("instead of overflowing,
 //     they shall stop at all ones"): a counter at its maximum has an unknown

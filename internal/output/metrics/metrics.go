@@ -40,7 +40,7 @@ type State struct {
 	Samples        uint64
 }
 
-// portLabels are the labels of every port series (SPEC).
+// portLabels are the labels of every port series.
 var portLabels = []string{"device", "port", "link_layer", "netdev"}
 
 // Collector renders the State returned by its source function.
@@ -266,7 +266,7 @@ func (c *Collector) portCounterDesc(file string, spec ib.CounterSpec) *prometheu
 // tx12_bytes, ch0_events) that inflate `ethtool -S` into thousands of lines.
 var perRing = regexp.MustCompile(`^(rx|tx|ch|xdp|ptp)[0-9]+_`)
 
-// exported are the ethtool statistics relevant to RDMA health (DOMAIN §6).
+// exported are the ethtool statistics relevant to RDMA health (mlx5 counters.rst).
 var exported = regexp.MustCompile(`(pause|_prio[0-7]_|_phy$|discard|ecn|cnp|out_of_buffer|link_down_events|module_|pci_|storm)`)
 
 // ExportEthtool reports whether an ethtool statistic is exported: PFC,

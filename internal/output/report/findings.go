@@ -10,7 +10,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 )
 
-// Document is the JSON shape of check and doctor: SPEC's findings plus the
+// Document is the JSON shape of check and doctor: the findings plus the
 // verdict and the collection gaps (extensions are additive).
 type Document struct {
 	Host     string            `json:"host,omitempty"`

@@ -1,4 +1,4 @@
-// Package expect reads and writes expectation files: the seed's "baseline
+// Package expect reads and writes expectation files: the "baseline
 // table" of what a node should look like (devices, ports, link layer,
 // state, rate, firmware, PCIe generation and width), reviewed and edited by
 // people, and compared with the live node on every check.

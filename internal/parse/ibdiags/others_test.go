@@ -31,7 +31,7 @@ func TestParsePerfQuery(t *testing.T) {
 	if xb := x.Blocks[0]; !xb.Extended || xb.LID != 2 || xb.Port != 1 || xb.Counters["PortXmitData"] == 0 {
 		t.Errorf("extended block: %+v", xb)
 	}
-	// ibsim's extended answer has no error counters (SPEC "Real parts").
+	// ibsim's extended answer has no error counters.
 	if _, ok := x.Blocks[0].Counters["SymbolErrorCounter"]; ok {
 		t.Error("extended block unexpectedly carries SymbolErrorCounter")
 	}

@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/ibdoctor/ibdoctor/internal/model/finding"
 
-// Runbook steps (SEED-DIGEST "Fixed triage order"), used to rank doctor
+// Runbook steps (the fixed triage order: ports, PCIe, kernel log, limits, NCCL, containers), used to rank doctor
 // output after severity.
 const (
 	StepPort      = 1 // end-to-end port state and counters

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// specIDs are the finding IDs SPEC.md fixes; each must stay in the
+// specIDs are the finding IDs of the public contract; each must stay in the
 // catalogue (IDs are never renamed or reused).
 var specIDs = []string{
 	"port.down", "port.polling", "port.disabled", "port.init_no_sm", "port.rate_below_expected",
@@ -35,7 +35,7 @@ var specIDs = []string{
 func TestSpecIDsCatalogued(t *testing.T) {
 	for _, id := range specIDs {
 		if _, ok := Default.Lookup(id); !ok {
-			t.Errorf("SPEC finding ID %s is not in the catalogue", id)
+			t.Errorf("contract finding ID %s is not in the catalogue", id)
 		}
 	}
 }
@@ -52,7 +52,7 @@ func TestEntriesComplete(t *testing.T) {
 }
 
 // Every catalogued ID is named by at least one test outside this package
-// (SPEC: every ID has a rule, a test, and a line in `ibdoctor rules`).
+// (every ID has a rule, a test, and a line in `ibdoctor rules`).
 func TestEveryIDHasATest(t *testing.T) {
 	var tests strings.Builder
 	root := filepath.Join("..", "..", "..")

@@ -2,5 +2,5 @@
 // default severity, meaning, thresholds, likely causes and remedies. Rules
 // create findings through Default.New, and `ibdoctor rules` prints it.
 // Each area keeps its entries in its own file; IDs are never renamed or
-// reused (SPEC).
+// reused.
 package catalog

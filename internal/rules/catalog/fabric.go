@@ -32,7 +32,7 @@ var fabricMetas = []finding.Meta{
 	{
 		ID: "fabric.link_errors", Severity: finding.Warning, Area: "fabric", Step: StepFabric,
 		Title:   "fabric port error counters above threshold or growing",
-		Meaning: "A switch or HCA port's PortCounters show symbol errors, link error recoveries, link-downed events, receive errors or transmit discards at or above the thresholds, or, against a baseline collection (--baseline), growing. Critical when link-downed grew since the baseline or an error counter grew by an order of magnitude (the seed's alert).",
+		Meaning: "A switch or HCA port's PortCounters show symbol errors, link error recoveries, link-downed events, receive errors or transmit discards at or above the thresholds, or, against a baseline collection (--baseline), growing. Critical when link-downed grew since the baseline or an error counter grew by an order of magnitude.",
 		Thresholds: []finding.Threshold{
 			{Name: "symbol_errors", Default: "10", Meaning: "SymbolErrorCounter above this (or any growth over a baseline) reports"},
 			{Name: "link_error_recovery", Default: "1", Meaning: "LinkErrorRecoveryCounter at or above this reports"},
@@ -47,7 +47,7 @@ var fabricMetas = []finding.Meta{
 	{
 		ID: "fabric.congestion", Severity: finding.Warning, Area: "fabric", Step: StepFabric,
 		Title:   "fabric port congestion hot spot (xmit_wait)",
-		Meaning: "A port's PortXmitWait (ticks with data to send but no flow-control credits) is high, or grew fast against a baseline: the credit-based flow control is throttling it, the \"bandwidth swings\" of the seed.",
+		Meaning: "A port's PortXmitWait (ticks with data to send but no flow-control credits) is high, or grew fast against a baseline: the credit-based flow control is throttling it: jobs see their bandwidth swing.",
 		Thresholds: []finding.Threshold{
 			{Name: "xmit_wait", Default: "10000", Meaning: "PortXmitWait ticks (or growth over a baseline) at or above this report"},
 		},

@@ -14,7 +14,7 @@ var ncclMetas = []finding.Meta{
 	{
 		ID: "nccl.socket_fallback", Severity: finding.Critical, Area: "nccl", Step: StepNCCL,
 		Title:   "NCCL runs over sockets instead of IB/RoCE",
-		Meaning: "The NCCL log shows a rank using the Socket transport (NET/Socket, 'Using network Socket') for inter-node traffic. Training still works but at a fraction of the speed with high CPU load — the seed's case of GPUs 'busy' at 30% utilisation. Critical when RDMA devices exist or IB was expected, otherwise a warning.",
+		Meaning: "The NCCL log shows a rank using the Socket transport (NET/Socket, 'Using network Socket') for inter-node traffic. Training still works but at a fraction of the speed with high CPU load: GPUs look busy at a third of their normal utilisation. Critical when RDMA devices exist or IB was expected, otherwise a warning.",
 		Causes: []string{
 			"NCCL_IB_DISABLE=1 in the environment (see nccl.ib_disabled)",
 			"the container lacks /dev/infiniband/uverbs* and rdma_cm, so NCCL finds no IB device",
@@ -62,7 +62,7 @@ var ncclMetas = []finding.Meta{
 	{
 		ID: "nccl.timeout", Severity: finding.Critical, Area: "nccl", Step: StepNCCL,
 		Title:   "collective operation timed out",
-		Meaning: "A collective did not complete within the watchdog timeout (PyTorch ProcessGroupNCCL 'Watchdog caught collective operation timeout', or an NCCL timeout warning). A rank whose sequence number lags the others is the straggler to look at first. With links that look fine the seed's order applies: dmesg for GPU/PCIe errors, memory registration, perftest on the single link, only then NCCL itself.",
+		Meaning: "A collective did not complete within the watchdog timeout (PyTorch ProcessGroupNCCL 'Watchdog caught collective operation timeout', or an NCCL timeout warning). A rank whose sequence number lags the others is the straggler to look at first. With links that look fine, follow the triage order: dmesg for GPU/PCIe errors, memory registration, perftest on the single link, only then NCCL itself.",
 		Causes: []string{
 			"a rank hung or died (GPU Xid, OOM, a stuck data loader)",
 			"intermittent bit errors or link flaps on the path",
@@ -92,10 +92,10 @@ var ncclMetas = []finding.Meta{
 	{
 		ID: "nccl.busbw_low", Severity: finding.Critical, Area: "nccl", Step: StepPerf,
 		Title:   "large-message bus bandwidth below expectation",
-		Meaning: "The bus bandwidth at large message sizes, where it should plateau, is below the expectation (--expect-busbw, or the fraction of the per-GPU network line rate). The seed's reading: when small messages are slow too, look at the network links; when only large ones are, the bandwidth path (link width/speed, PCIe, one NIC shared by several GPUs).",
+		Meaning: "The bus bandwidth at large message sizes, where it should plateau, is below the expectation (--expect-busbw, or the fraction of the per-GPU network line rate). When small messages are slow too, look at the network links; when only large ones are, the bandwidth path (link width/speed, PCIe, one NIC shared by several GPUs).",
 		Thresholds: []finding.Threshold{
 			{Name: "busbw_warning", Default: "90%", Meaning: "below this fraction of the expectation: warning"},
-			{Name: "busbw_critical", Default: "80%", Meaning: "below this fraction of the expectation: critical (the seed's 20%)"},
+			{Name: "busbw_critical", Default: "80%", Meaning: "below this fraction of the expectation: critical (a 20% shortfall)"},
 			{Name: "line_rate_efficiency", Default: "0.8", Meaning: "expected busbw = line rate (Gb/s) / 8 x this, when --line-rate is given"},
 		},
 		Causes: []string{"a degraded link on the path (width or speed)", "NCCL uses sockets or fewer NICs than expected", "GPU-NIC PCIe path degraded or crossing sockets", "congestion from other jobs"},

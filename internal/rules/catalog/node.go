@@ -49,7 +49,7 @@ var nodeMetas = []finding.Meta{
 	{
 		ID: "port.rate_below_expected", Severity: finding.Critical, Area: "node", Step: StepPort,
 		Title:   "port rate below the expected rate",
-		Meaning: "The active rate is below the expectation (the baseline, or the rate of the other ports of the same HCA model). The seed's threshold: more than 20% below is critical; any shortfall is a warning.",
+		Meaning: "The active rate is below the expectation (the baseline, or the rate of the other ports of the same HCA model). More than 20% below is critical; any shortfall is a warning.",
 		Thresholds: []finding.Threshold{
 			{Name: "rate_shortfall_critical", Default: "20%", Meaning: "shortfall above which the finding is critical"},
 		},
@@ -73,7 +73,7 @@ var nodeMetas = []finding.Meta{
 	{
 		ID: "port.symbol_errors", Severity: finding.Warning, Area: "node", Step: StepPort,
 		Title:   "symbol errors on the link",
-		Meaning: "The PHY counts symbol errors (minor lane errors). A few are tolerated; a growing count is the early sign of an aging cable (the seed: act when they grow by an order of magnitude).",
+		Meaning: "The PHY counts symbol errors (minor lane errors). A few are tolerated; a growing count is the early sign of an aging cable (act when they grow by an order of magnitude).",
 		Thresholds: []finding.Threshold{
 			{Name: "window", Default: "5m", Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
 			{Name: "symbol_ber_max", Default: "1e-12", Meaning: "IBTA bit-error-rate line for symbol errors / (active rate × seconds)"},

@@ -8,7 +8,7 @@ var perfMetas = []finding.Meta{
 	{
 		ID: "perf.bw_low", Severity: finding.Critical, Area: "perf", Step: StepPerf,
 		Title:   "RDMA bandwidth below the link's line rate",
-		Meaning: "perftest bandwidth at large messages falls short of the link's line rate. A healthy HDR (200 Gb/s) link reaches about 190 Gb/s with ib_write_bw; more than 20% short is critical (the seed's threshold), more than 10% a warning.",
+		Meaning: "perftest bandwidth at large messages falls short of the link's line rate. A healthy HDR (200 Gb/s) link reaches about 190 Gb/s with ib_write_bw; more than 20% short is critical, more than 10% a warning.",
 		Thresholds: []finding.Threshold{
 			{Name: "bw_warning", Default: "90%", Meaning: "below this fraction of the line rate: warning"},
 			{Name: "bw_critical", Default: "80%", Meaning: "below this fraction of the line rate: critical"},
@@ -19,7 +19,7 @@ var perfMetas = []finding.Meta{
 	{
 		ID: "perf.lat_high", Severity: finding.Warning, Area: "perf", Step: StepPerf,
 		Title:   "RDMA latency above the expected floor",
-		Meaning: "perftest latency at small messages is above the floor of the link type: about 1 us for IB write/send (the seed's 'under 1 us'), twice that for reads (a round trip) and for RoCE. Counted from t_typical (the median), so one outlier does not trip it.",
+		Meaning: "perftest latency at small messages is above the floor of the link type: about 1 us for IB write/send, twice that for reads (a round trip) and for RoCE. Counted from t_typical (the median), so one outlier does not trip it.",
 		Thresholds: []finding.Threshold{
 			{Name: "lat_factor", Default: "1.5", Meaning: "multiple of the floor above which latency is high"},
 		},

@@ -200,7 +200,7 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "container.uverbs_missing", Severity: finding.Critical, Area: "container", Step: StepContainer,
 		Title:   "/dev/infiniband/uverbsN missing or not openable",
-		Meaning: "An RDMA device has no usable user-verbs character device in this root (container). libibverbs cannot open the device, and NCCL silently falls back to TCP sockets — the seed's 30% GPU utilisation story.",
+		Meaning: "An RDMA device has no usable user-verbs character device in this root (container). libibverbs cannot open the device, and NCCL silently falls back to TCP sockets, and GPUs idle at a third of their normal utilisation.",
 		Causes:  []string{"container started without --device=/dev/infiniband/uverbsN (or the RDMA device plugin)", "ib_uverbs module not loaded", "device cgroup denies access"},
 		Remedy:  []string{"docker run --device=/dev/infiniband ... or the Kubernetes RDMA shared device plugin", "modprobe ib_uverbs", "ls -l /dev/infiniband inside the container"},
 	},

@@ -10,7 +10,7 @@ type XidInfo struct {
 	Severity finding.Severity `json:"severity"`
 }
 
-// xids is the meaning/severity table (DOMAIN §5.2: NVIDIA Xid catalog,
+// xids is the meaning/severity table (NVIDIA Xid catalog,
 // docs.nvidia.com/deploy/xid-errors, and open-gpu-kernel-modules
 // nverror.h). Application faults and handled events are info; events that
 // need a GPU reset or node drain are critical.

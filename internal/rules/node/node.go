@@ -19,7 +19,7 @@ import (
 // Thresholds are the configurable limits of the node rules.
 type Thresholds struct {
 	// RateShortfallCritical is the fraction below the expected rate from
-	// which port.rate_below_expected is critical (the seed: 20%); any
+	// which port.rate_below_expected is critical (20%); any
 	// smaller shortfall is a warning.
 	RateShortfallCritical float64
 }
@@ -249,7 +249,7 @@ func checkState(in *Input) []finding.Finding {
 				why = "no other port of this HCA model is ACTIVE, so it may be uncabled on purpose; write a baseline to make it expected"
 			}
 			if physKnown && pe != nil && pe.PhysState != nil && ph != *pe.PhysState && st == ib.StateActive {
-				// ACTIVE but not LinkUp is the seed's "Active-but-not-LinkUp".
+				// ACTIVE but not LinkUp: the logical state is stale.
 				f := catalog.New("port.down", portSubject(s, p),
 					fmt.Sprintf("%s port %d is ACTIVE but its physical state is %s, expected %s", d.Name, p.Number, ph, pe.PhysState), ev...)
 				f.Severity = finding.Warning

@@ -34,7 +34,7 @@ type Options struct {
 }
 
 // LatencyFloorUS is the expected small-message latency of a verb over a
-// link type: about 1 µs for IB write/send (the seed's "under 1 µs"), twice
+// link type: about 1 µs for IB write/send, twice
 // that for read and atomic (a round trip), and twice again over Ethernet
 // (RoCE).
 func LatencyFloorUS(verb, linkType string) float64 {

@@ -13,7 +13,7 @@ import (
 // names it, ordered from near to far.
 type Level int
 
-// Distances (DOMAIN §3.3, nvidia-smi legend). NVLink levels between GPUs
+// Distances (the `nvidia-smi topo -m` legend). NVLink levels between GPUs
 // are not PCIe distances and are not modelled.
 const (
 	LevelUnknown Level = iota
@@ -76,7 +76,7 @@ func numa(p *snapshot.PCIDevice) int {
 }
 
 // Distance classifies the PCIe path between two functions from their
-// sys/devices paths, as nvidia-smi does (DOMAIN §3.3): under different root
+// sys/devices paths, as nvidia-smi does: under different root
 // complexes NODE when both report the same NUMA node, else SYS; under one
 // root complex PHB when they meet at the root or its root port, PIX when
 // each hangs at most one bridge below the deepest shared switch port, PXB

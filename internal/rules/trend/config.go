@@ -45,7 +45,7 @@ type Thresholds struct {
 	// GrowthFactor and GrowthMinEvents: an error counter that rose at
 	// least GrowthMinEvents in the last window and more than GrowthFactor
 	// times its rise in the preceding window "grew by an order of
-	// magnitude" (the seed's rule).
+	// magnitude".
 	GrowthFactor    float64 `yaml:"growth_factor"`
 	GrowthMinEvents float64 `yaml:"growth_min_events"`
 	// SymbolBERMax is the IBTA bit-error-rate line (1e-12) for the

@@ -10,7 +10,7 @@ import (
 )
 
 // pfcClasses are the PFC classes of mlx5 ethtool statistics: "global"
-// (802.3x pause) and prio0..prio7 (DOMAIN §6, format "rx_%s_pause").
+// (802.3x pause) and prio0..prio7 (mlx5 counters.rst, format "rx_%s_pause").
 var pfcClasses = []string{"global", "prio0", "prio1", "prio2", "prio3", "prio4", "prio5", "prio6", "prio7"}
 
 // RoCE judges PFC and ECN behaviour of RoCE ports from their netdev's

@@ -90,7 +90,7 @@ var errorRules = []errorRule{
 
 // ErrorRates judges error counters over the last window: a rate above the
 // per-minute limit, growth by more than GrowthFactor versus the preceding
-// window (the seed's "order of magnitude in a short time"), and for symbol
+// window ("an order of magnitude in a short time"), and for symbol
 // errors the bit-error-rate estimate against SymbolBERMax. Only sustained
 // evidence counts: pairs with a reset or saturation are unknown, not zero.
 func ErrorRates(in Input, th Thresholds) []finding.Finding {
@@ -144,7 +144,7 @@ func ErrorRates(in Input, th Thresholds) []finding.Finding {
 }
 
 // Saturated reports IBTA error counters stuck at their maximum in the
-// latest sample: their true value and rate are unknown (DOMAIN §1.3).
+// latest sample: their true value and rate are unknown (IBTA: a saturated counter stops at its maximum).
 func Saturated(in Input) []finding.Finding {
 	var out []finding.Finding
 	for i := range in.last().Ports {
@@ -194,7 +194,7 @@ func Congestion(in Input, th Thresholds) []finding.Finding {
 }
 
 // RateBelowExpected compares each ACTIVE port's rate with its expected
-// rate: a shortfall above RateShortfall (the seed: more than 20% below
+// rate: a shortfall above RateShortfall (more than 20% below
 // expectation) is critical, any shortfall a warning. Ports that are not
 // ACTIVE are the static rules' business (port.down and friends).
 func RateBelowExpected(in Input, th Thresholds) []finding.Finding {

@@ -11,7 +11,7 @@
 // Fault ("down:mlx5_3/1", see Faults), mutation methods change it over time
 // (traffic, errors, flaps, resets) and Write/Update render it to a
 // directory. Every file uses the kernel's own format string; the sources are
-// named next to each renderer and in DOMAIN.md §1–3.
+// named next to each renderer.
 //
 // Things a directory tree cannot show exactly are represented as follows:
 //   - A file whose read fails (gid_attrs of an empty GID slot returns EINVAL

@@ -865,7 +865,7 @@ func applyNoGIDv2(n *Node, f Fault) error {
 }
 
 // xidText is the description the driver prints after "pid=…, name=…, "
-// for a few common Xids (NVIDIA Xid catalog; DOMAIN.md §5.2).
+// for a few common Xids (NVIDIA Xid catalog, docs.nvidia.com/deploy/xid-errors).
 var xidText = map[uint64]string{
 	13:  "Graphics Exception: ESR 0x504648=0x40000004 0x504650=0x0 0x504644=0xd3eff2 0x50464c=0x17f",
 	31:  "Ch 00000008, intr 10000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f2a_40000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ",

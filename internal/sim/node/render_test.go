@@ -39,7 +39,7 @@ const (
 )
 
 // TestFormatsByteExact pins every attribute format to the kernel's format
-// string (DOMAIN.md §1–3): literal expected bytes, trailing newline
+// string (drivers/infiniband/core/sysfs.c, drivers/pci/pci-sysfs.c): literal expected bytes, trailing newline
 // included.
 func TestFormatsByteExact(t *testing.T) {
 	m := entryMap(mustBuild(t, Options{}))

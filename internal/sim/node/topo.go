@@ -13,7 +13,7 @@ func pciComponents(f *PCIFunc) []string {
 }
 
 // Distance is the nvidia-smi topology relation of two PCI functions ("PIX",
-// "PXB", "PHB", "NODE", "SYS"), computed from the PCI tree as DOMAIN.md
+// "PXB", "PHB", "NODE", "SYS"), computed from the PCI tree as the nvidia-smi legend
 // §3.3 describes: different host bridges are NODE on the same NUMA node
 // and SYS across; the same host bridge is PHB when the paths meet at the
 // root port or above (PIX for functions on the root port's own bus), PIX

@@ -185,7 +185,7 @@ var osRoot = os.DirFS("/")
 // fuzzer mutates tar headers and file contents, not gzip) to the reader: it
 // may report gaps or refuse the bundle, never panic.
 func FuzzReadBundle(f *testing.F) {
-	// A small node keeps the seed (and so each mutation) a few KiB.
+	// A small node keeps the fuzz seed (and so each mutation) a few KiB.
 	const dev = "sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0"
 	const port = dev + "/infiniband/mlx5_0/ports/1/"
 	small := fstest.MapFS{
