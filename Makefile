@@ -15,6 +15,7 @@ build:
 ## fuzz-seed and integration tests (ibsim/OpenSM, promtool, Prometheus).
 test: deps vet
 	./scripts/check-imports.sh
+	./scripts/check-text.sh
 	$(GO) test -count=1 -timeout 20m ./...
 
 deps:
