@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 )
@@ -146,7 +147,8 @@ func orDash(s string) string {
 
 // quote double-quotes a YAML scalar when plain style could misread it.
 func quote(s string) string {
-	plain := s != "" && !strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`*?") && strings.TrimSpace(s) == s
+	plain := s != "" && !strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`*?") && strings.TrimSpace(s) == s &&
+		!strings.HasPrefix(s, "-") && !strings.ContainsFunc(s, unicode.IsControl)
 	if plain {
 		switch strings.ToLower(s) {
 		case "true", "false", "yes", "no", "null", "~", "on", "off":
