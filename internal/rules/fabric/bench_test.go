@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 )
 
@@ -17,7 +18,7 @@ func benchTree(pods int) routing.FatTree {
 
 // benchRaw renders a generated fat-tree in the real text formats
 // (ibnetdiscover, dump_fts -n to keep the 16k input near 200 MB).
-func benchRaw(b *testing.B, pods int) *Raw {
+func benchRaw(b *testing.B, pods int) *fabricmodel.Raw {
 	f, err := benchTree(pods).Generate()
 	if err != nil {
 		b.Fatal(err)
@@ -29,7 +30,7 @@ func benchRaw(b *testing.B, pods int) *Raw {
 	if err := routing.WriteDumpFTS(&fts, f, routing.DumpOptions{Brief: true}); err != nil {
 		b.Fatal(err)
 	}
-	return &Raw{Outputs: []*Output{
+	return &fabricmodel.Raw{Outputs: []*fabricmodel.Output{
 		{Name: "ibnetdiscover", Stdout: top.Bytes()},
 		{Name: "dump_fts", Stdout: fts.Bytes()},
 	}}
