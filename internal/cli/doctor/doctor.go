@@ -237,12 +237,12 @@ var steps = []struct {
 	n    int
 	name string
 }{
-	{catalog.StepPort, "ports and counters"},
-	{catalog.StepPCIe, "PCIe and GPU topology"},
-	{catalog.StepKernelLog, "kernel log"},
-	{catalog.StepHost, "memory and registration limits"},
-	{catalog.StepNCCL, "NCCL configuration"},
-	{catalog.StepContainer, "container device access"},
+	{finding.StepPort, "ports and counters"},
+	{finding.StepPCIe, "PCIe and GPU topology"},
+	{finding.StepKernelLog, "kernel log"},
+	{finding.StepHost, "memory and registration limits"},
+	{finding.StepNCCL, "NCCL configuration"},
+	{finding.StepContainer, "container device access"},
 }
 
 func writeText(w io.Writer, st report.Style, r *Result, maxSteps int) {

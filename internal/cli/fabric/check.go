@@ -11,8 +11,9 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
-	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
+	fabricrules "github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
+	"github.com/ibdoctor/ibdoctor/internal/source/fabric"
 )
 
 // CheckOptions are the inputs of `fabric check`.
@@ -65,8 +66,8 @@ not run (no topology could be read).`,
 }
 
 // parseThresholds applies NAME=VALUE overrides to the defaults.
-func parseThresholds(kvs []string) (fabric.Thresholds, error) {
-	t := fabric.DefaultThresholds()
+func parseThresholds(kvs []string) (fabricrules.Thresholds, error) {
+	t := fabricrules.DefaultThresholds()
 	fields := map[string]*uint64{
 		"symbol_errors": &t.SymbolErrors, "link_error_recovery": &t.LinkErrorRecovery, "link_downed": &t.LinkDowned,
 		"rcv_errors": &t.RcvErrors, "xmit_discards": &t.XmitDiscards, "xmit_wait": &t.XmitWait,
@@ -84,7 +85,7 @@ func parseThresholds(kvs []string) (fabric.Thresholds, error) {
 }
 
 func runCheck(ctx context.Context, o *CheckOptions) error {
-	var opts fabric.Options
+	var opts fabricrules.Options
 	th, err := parseThresholds(o.Thresholds)
 	if err != nil {
 		return cmdutil.FlagErrorf("%v", err)
@@ -102,23 +103,23 @@ func runCheck(ctx context.Context, o *CheckOptions) error {
 		if err != nil {
 			return cmdutil.CannotRun(fmt.Errorf("--baseline: %w", err))
 		}
-		opts.Baseline = fabric.Build(raw)
+		opts.Baseline = fabricrules.Build(raw)
 	}
 	raw, err := o.Source.load(ctx, o.F)
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
-	m := fabric.Build(raw)
+	m := fabricrules.Build(raw)
 	if len(m.Nodes) == 0 {
 		_ = writeResult(o.F.Out, o.F, o.Format, m, nil, m.Gaps)
 		return cmdutil.CannotRun(fmt.Errorf("no fabric topology could be read (see the gaps)"))
 	}
-	fs := fabric.Check(m, opts)
+	fs := fabricrules.Check(m, opts)
 	gaps := m.Gaps
 	if !o.NoRouting {
-		rfs, _, err := fabric.CheckRouting(m, routing.Options{})
+		rfs, _, err := fabricrules.CheckRouting(m, routing.Options{})
 		if err != nil {
-			gaps = append(gaps, fabric.Gap{Source: "routing", Reason: err.Error()})
+			gaps = append(gaps, fabricrules.Gap{Source: "routing", Reason: err.Error()})
 		}
 		fs = append(fs, rfs...)
 	}

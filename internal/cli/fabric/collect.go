@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/source/fabric"
 )
 
 // CollectOptions are the inputs of `fabric collect`.
@@ -60,14 +61,14 @@ func runCollect(ctx context.Context, o *CollectOptions) error {
 		if err != nil {
 			return cmdutil.CannotRun(err)
 		}
-		if err := raw.WriteTarGz(fh); err != nil {
+		if err := fabric.WriteTarGz(raw, fh); err != nil {
 			fh.Close()
 			return cmdutil.CannotRun(fmt.Errorf("%s: %w", o.Out, err))
 		}
 		if err := fh.Close(); err != nil {
 			return cmdutil.CannotRun(err)
 		}
-	} else if err := raw.WriteDir(o.Out); err != nil {
+	} else if err := fabric.WriteDir(raw, o.Out); err != nil {
 		return cmdutil.CannotRun(err)
 	}
 	type saved struct {

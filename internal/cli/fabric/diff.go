@@ -8,7 +8,7 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
-	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
+	fabricrules "github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 )
 
 // DiffOptions are the inputs of `fabric diff`.
@@ -61,12 +61,12 @@ func runDiff(ctx context.Context, o *DiffOptions) error {
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
-	m := fabric.Build(raw)
+	m := fabricrules.Build(raw)
 	if len(m.Nodes) == 0 {
 		_ = writeResult(o.F.Out, o.F, o.Format, m, nil, m.Gaps)
 		return cmdutil.CannotRun(fmt.Errorf("no fabric topology could be read (see the gaps)"))
 	}
-	fs := fabric.Diff(m, plan)
+	fs := fabricrules.Diff(m, plan)
 	if err := writeResult(o.F.Out, o.F, o.Format, m, fs, m.Gaps); err != nil {
 		return err
 	}

@@ -15,9 +15,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/output/report"
-	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
+	fabricrules "github.com/ibdoctor/ibdoctor/internal/rules/fabric"
+	"github.com/ibdoctor/ibdoctor/internal/source/fabric"
 )
 
 // Source are the flags every fabric command shares: where the data comes
@@ -60,7 +62,7 @@ func (s *Source) collectOptions(f *cmdutil.Factory) (fabric.CollectOptions, erro
 }
 
 // load returns the raw collection: saved, or collected live.
-func (s *Source) load(ctx context.Context, f *cmdutil.Factory) (*fabric.Raw, error) {
+func (s *Source) load(ctx context.Context, f *cmdutil.Factory) (*fabricmodel.Raw, error) {
 	if s.From != "" {
 		return fabric.ReadFrom(s.From)
 	}
@@ -118,7 +120,7 @@ type Document struct {
 	Summary  Summary           `json:"summary"`
 	Verdict  string            `json:"verdict"`
 	Findings []finding.Finding `json:"findings"`
-	Gaps     []fabric.Gap      `json:"gaps"`
+	Gaps     []fabricrules.Gap `json:"gaps"`
 }
 
 // Summary counts what the model holds.
@@ -129,7 +131,7 @@ type Summary struct {
 	Tables   int `json:"forwarding_tables"`
 }
 
-func summarize(m *fabric.Fabric) Summary {
+func summarize(m *fabricrules.Fabric) Summary {
 	s := Summary{Links: len(m.Links), Tables: len(m.LFTs)}
 	for _, n := range m.Nodes {
 		if n.Type == "Switch" {
@@ -141,12 +143,12 @@ func summarize(m *fabric.Fabric) Summary {
 	return s
 }
 
-func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabric.Fabric, fs []finding.Finding, gaps []fabric.Gap) error {
+func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabricrules.Fabric, fs []finding.Finding, gaps []fabricrules.Gap) error {
 	if fs == nil {
 		fs = []finding.Finding{}
 	}
 	if gaps == nil {
-		gaps = []fabric.Gap{}
+		gaps = []fabricrules.Gap{}
 	}
 	src := m.Source
 	if src == "" {
@@ -174,11 +176,11 @@ func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabr
 }
 
 // readPlan opens and parses a plan file.
-func readPlan(path string) (*fabric.Plan, error) {
+func readPlan(path string) (*fabricrules.Plan, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	return fabric.ParsePlan(fh, path)
+	return fabricrules.ParsePlan(fh, path)
 }

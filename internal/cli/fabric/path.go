@@ -11,7 +11,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
-	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
+	fabricrules "github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 )
 
@@ -64,8 +64,8 @@ func runPath(ctx context.Context, o *PathOptions) error {
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
-	m := fabric.Build(raw)
-	rf, err := fabric.RoutingInput(m)
+	m := fabricrules.Build(raw)
+	rf, err := fabricrules.RoutingInput(m)
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
@@ -119,7 +119,7 @@ func runPath(ctx context.Context, o *PathOptions) error {
 }
 
 // resolveLID turns a LID or a node name into a LID.
-func resolveLID(m *fabric.Fabric, s string) (int, error) {
+func resolveLID(m *fabricrules.Fabric, s string) (int, error) {
 	if v, err := strconv.ParseUint(s, 0, 16); err == nil && v > 0 {
 		return int(v), nil
 	}

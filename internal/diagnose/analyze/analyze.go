@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
@@ -764,7 +765,7 @@ func isFabric(k Kind) bool {
 // which the other outputs are joined to. Findings go to the topology's
 // segment; each output's gaps to its own.
 func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
-	raw := &fabric.Raw{Source: file}
+	raw := &fabricmodel.Raw{Source: file}
 	owner := map[string]int{}
 	for _, i := range idx {
 		s := &segs[i]
@@ -776,7 +777,7 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			continue
 		}
 		owner[name] = i
-		raw.Outputs = append(raw.Outputs, &fabric.Output{Name: name, Stdout: []byte(segmentText(ls, Span{Start: s.Start, End: s.End}))})
+		raw.Outputs = append(raw.Outputs, &fabricmodel.Output{Name: name, Stdout: []byte(segmentText(ls, Span{Start: s.Start, End: s.End}))})
 	}
 	f := fabric.Build(raw)
 	_, haveTopo := owner[string(KindNetDiscover)]

@@ -2,19 +2,6 @@ package catalog
 
 import "github.com/ibdoctor/ibdoctor/internal/model/finding"
 
-// Runbook steps (the fixed triage order: ports, PCIe, kernel log, limits, NCCL, containers), used to rank doctor
-// output after severity.
-const (
-	StepPort      = 1 // end-to-end port state and counters
-	StepPCIe      = 2 // PCIe and GPU topology
-	StepKernelLog = 3 // driver and kernel logs
-	StepHost      = 4 // memory and registration limits
-	StepNCCL      = 5 // NCCL configuration
-	StepContainer = 6 // container device access
-	StepFabric    = 7 // subnet-wide
-	StepPerf      = 8 // performance tests
-)
-
 // Default is the catalogue of every finding ID ibdoctor can report.
 var Default = finding.NewCatalog(nodeMetas, rdmaMetas, triageMetas, ncclMetas, fabricMetas, routingMetas, perfMetas)
 

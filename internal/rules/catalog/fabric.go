@@ -13,14 +13,14 @@ var (
 // discovery, link and counter checks, cabling against a plan, routing.
 var fabricMetas = []finding.Meta{
 	{
-		ID: "fabric.link_down", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
+		ID: "fabric.link_down", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
 		Title:   "fabric link down or not active",
 		Meaning: "A port that the cabling plan (or its peer) expects up is Down, Polling or Disabled, or a physically up link never became Active (no SM configured it).",
 		Causes:  []string{causeCable, "switch port disabled (ibportstate, SM policy)", "link up physically but the SM did not bring it to Active"},
 		Remedy:  []string{"iblinkinfo -S <switch-guid> to see both ends", remedyReseat, "ibportstate -D <dr-path> <port> enable", remedyFabricCheck},
 	},
 	{
-		ID: "fabric.link_degraded", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
+		ID: "fabric.link_degraded", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
 		Title:   "fabric link below the expected width or speed",
 		Meaning: "A link trained at a lower width or lane speed than expected: the plan if one is given, else the majority of the links of the same kind between the same tiers. Both ends are named.",
 		Thresholds: []finding.Threshold{
@@ -30,7 +30,7 @@ var fabricMetas = []finding.Meta{
 		Remedy: []string{"iblinkinfo: read the 'Could be' hints on both ends", remedyReseat, remedyLinkReset, remedyFabricCheck},
 	},
 	{
-		ID: "fabric.link_errors", Severity: finding.Warning, Area: "fabric", Step: StepFabric,
+		ID: "fabric.link_errors", Severity: finding.Warning, Area: "fabric", Step: finding.StepFabric,
 		Title:   "fabric port error counters above threshold or growing",
 		Meaning: "A switch or HCA port's PortCounters show symbol errors, link error recoveries, link-downed events, receive errors or transmit discards at or above the thresholds, or, against a baseline collection (--baseline), growing. Critical when link-downed grew since the baseline or an error counter grew by an order of magnitude.",
 		Thresholds: []finding.Threshold{
@@ -45,7 +45,7 @@ var fabricMetas = []finding.Meta{
 		Remedy: []string{"perfquery <lid> <port> and again after a minute to see growth", "ibqueryerrors --data to list every port with errors", remedyReseat, "perfquery -R <lid> <port> to clear after the fix, then watch"},
 	},
 	{
-		ID: "fabric.congestion", Severity: finding.Warning, Area: "fabric", Step: StepFabric,
+		ID: "fabric.congestion", Severity: finding.Warning, Area: "fabric", Step: finding.StepFabric,
 		Title:   "fabric port congestion hot spot (xmit_wait)",
 		Meaning: "A port's PortXmitWait (ticks with data to send but no flow-control credits) is high, or grew fast against a baseline: the credit-based flow control is throttling it: jobs see their bandwidth swing.",
 		Thresholds: []finding.Threshold{
@@ -55,56 +55,56 @@ var fabricMetas = []finding.Meta{
 		Remedy: []string{"perfquery <lid> <port> twice to measure the rate of PortXmitWait", "ibdoctor fabric check for route imbalance", "separate traffic classes with SLs; tune congestion control"},
 	},
 	{
-		ID: "fabric.duplicate_guid", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
+		ID: "fabric.duplicate_guid", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
 		Title:   "duplicate node or port GUID on the fabric",
 		Meaning: "Two nodes or ports report the same GUID. Discovery merges them, the SM gives them one LID, and traffic meant for one reaches the other (\"link up but cannot ping\").",
 		Causes:  []string{"HCA or switch firmware burnt with a copied GUID image", "virtual function or simulator GUIDs not made unique", "replaced board kept the old GUID"},
 		Remedy:  []string{"ibnetdiscover 2>&1 | grep Duplicate", "flint -d <dev> q to read the burnt GUIDs; re-burn unique GUIDs (mlxburn / vendor tool)"},
 	},
 	{
-		ID: "fabric.duplicate_lid", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
+		ID: "fabric.duplicate_lid", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
 		Title:   "duplicate LID",
 		Meaning: "Two ports hold the same LID: packets to that LID reach only one of them.",
 		Causes:  []string{"two subnet managers on a split fabric assigned LIDs independently", "static LID configuration (guid2lid file) collides", "a port kept a stale LID after a merge"},
 		Remedy:  []string{"sminfo and saquery -s to see which SMs run", remedySMResweep},
 	},
 	{
-		ID: "fabric.no_lid", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
+		ID: "fabric.no_lid", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
 		Title:   "port without a LID",
 		Meaning: "An active switch or CA port has LID 0: the subnet manager has not configured it, so nothing can be routed to it.",
 		Causes:  []string{"no subnet manager running", "the SM cannot reach this node (broken path, partition)", "the SM has not finished its sweep"},
 		Remedy:  []string{"sminfo to check for a master SM", "start the subnet manager (systemctl start opensm)", remedySMResweep},
 	},
 	{
-		ID: "fabric.sm_missing", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
+		ID: "fabric.sm_missing", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
 		Title:   "no master subnet manager",
 		Meaning: "No subnet manager answers as master. Existing routes keep working, but new links, new nodes, failed links and LID changes are not handled.",
 		Causes:  []string{"opensm stopped or crashed", "the switch-embedded SM is disabled", "the SM node lost its fabric port"},
 		Remedy:  []string{"sminfo", "systemctl status opensm; journalctl -u opensm", "run the SM on two management nodes (master/standby, different priorities)"},
 	},
 	{
-		ID: "fabric.sm_multiple_masters", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
+		ID: "fabric.sm_multiple_masters", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
 		Title:   "more than one master subnet manager",
 		Meaning: "Several SMs claim master state: the fabric is split or the SMs disagree, and they overwrite each other's LIDs and routes.",
 		Causes:  []string{"the fabric was split and merged again", "two SMs with the same priority and no handover (different SM keys)"},
 		Remedy:  []string{"sminfo -P against each SM LID to compare state and priority", "set distinct priorities (sm_priority) and a common sm_key", remedySMResweep},
 	},
 	{
-		ID: "fabric.cable_missing", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
+		ID: "fabric.cable_missing", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
 		Title:   "planned cable missing",
 		Meaning: "The cabling plan has a link between two ports that the discovered fabric does not have (and the ports are not simply swapped with another cable).",
 		Causes:  []string{"cable not installed or unplugged", "cable or transceiver dead at one end (port Polling)", "node or switch powered off"},
 		Remedy:  []string{"check both ports in iblinkinfo", "install or reseat the cable", remedyFabricCheck},
 	},
 	{
-		ID: "fabric.cable_unexpected", Severity: finding.Warning, Area: "fabric", Step: StepFabric,
+		ID: "fabric.cable_unexpected", Severity: finding.Warning, Area: "fabric", Step: finding.StepFabric,
 		Title:   "cable not in the plan",
 		Meaning: "The discovered fabric has a link the cabling plan does not list (between ports the plan leaves free, or to a node the plan does not know).",
 		Causes:  []string{"extra cable installed", "plan out of date", "node added without updating the plan"},
 		Remedy:  []string{"update the plan if the link is intended; else remove the cable"},
 	},
 	{
-		ID: "fabric.cable_miswired", Severity: finding.Critical, Area: "fabric", Step: StepFabric,
+		ID: "fabric.cable_miswired", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
 		Title:   "cables swapped between ports",
 		Meaning: "Ports the plan connects to each other are cabled to other planned ports: typically two cables swapped. Reported once per group of swapped cables, not as missing plus unexpected links.",
 		Causes:  []string{"cables plugged into neighbouring ports", "labels swapped at installation"},

@@ -12,7 +12,7 @@ var (
 // triage.go.
 var ncclMetas = []finding.Meta{
 	{
-		ID: "nccl.socket_fallback", Severity: finding.Critical, Area: "nccl", Step: StepNCCL,
+		ID: "nccl.socket_fallback", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "NCCL runs over sockets instead of IB/RoCE",
 		Meaning: "The NCCL log shows a rank using the Socket transport (NET/Socket, 'Using network Socket') for inter-node traffic. Training still works but at a fraction of the speed with high CPU load: GPUs look busy at a third of their normal utilisation. Critical when RDMA devices exist or IB was expected, otherwise a warning.",
 		Causes: []string{
@@ -29,7 +29,7 @@ var ncclMetas = []finding.Meta{
 		},
 	},
 	{
-		ID: "nccl.ibv_error", Severity: finding.Critical, Area: "nccl", Step: StepNCCL,
+		ID: "nccl.ibv_error", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "NCCL got an InfiniBand work-completion error",
 		Meaning: "A work request completed with an ibv_wc_status other than success ('NET/IB : Got completion from peer ... with error N'). The first error in time is the cause; later flush errors (status 5) are fallout. 12 (retry exceeded) means the peer did not acknowledge: a lossy path, a dead peer or wrong RoCE routing; 4 (local protection) means a memory registration problem, often GPUDirect RDMA (nvidia-peermem, ACS/IOMMU).",
 		Causes: []string{
@@ -44,7 +44,7 @@ var ncclMetas = []finding.Meta{
 		},
 	},
 	{
-		ID: "nccl.resource_error", Severity: finding.Critical, Area: "nccl", Step: StepNCCL,
+		ID: "nccl.resource_error", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "NCCL could not create verbs resources",
 		Meaning: "A verbs call that sets up communication failed (ibv_reg_mr, ibv_create_qp, ibv_create_cq, ibv_modify_qp, ibv_open_device): NCCL cannot build its connections and aborts or falls back.",
 		Causes: []string{
@@ -60,7 +60,7 @@ var ncclMetas = []finding.Meta{
 		},
 	},
 	{
-		ID: "nccl.timeout", Severity: finding.Critical, Area: "nccl", Step: StepNCCL,
+		ID: "nccl.timeout", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "collective operation timed out",
 		Meaning: "A collective did not complete within the watchdog timeout (PyTorch ProcessGroupNCCL 'Watchdog caught collective operation timeout', or an NCCL timeout warning). A rank whose sequence number lags the others is the straggler to look at first. With links that look fine, follow the triage order: dmesg for GPU/PCIe errors, memory registration, perftest on the single link, only then NCCL itself.",
 		Causes: []string{
@@ -76,21 +76,21 @@ var ncclMetas = []finding.Meta{
 		},
 	},
 	{
-		ID: "nccl.gdr_disabled", Severity: finding.Warning, Area: "nccl", Step: StepNCCL,
+		ID: "nccl.gdr_disabled", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "GPUDirect RDMA is disabled",
 		Meaning: "NCCL reports GPU Direct RDMA disabled for an HCA: network traffic is staged through host memory, costing bandwidth and CPU.",
 		Causes:  []string{"nvidia-peermem (or nv_peer_mem) not loaded", "GPU and NIC too far apart in PCIe (NCCL_NET_GDR_LEVEL)", "dma-buf not supported by kernel or driver"},
 		Remedy:  []string{"modprobe nvidia-peermem", "nvidia-smi topo -m to check GPU-NIC distance"},
 	},
 	{
-		ID: "nccl.wrong_results", Severity: finding.Critical, Area: "nccl", Step: StepPerf,
+		ID: "nccl.wrong_results", Severity: finding.Critical, Area: "nccl", Step: finding.StepPerf,
 		Title:   "nccl-tests found wrong results (data corruption)",
 		Meaning: "nccl-tests validated the output buffers and found elements out of bounds (#wrong > 0, 'Out of bounds values : N FAILED'). Data got corrupted between GPUs: never a tuning issue.",
 		Causes:  []string{"faulty GPU memory or GPU (check Xid 48/63/64, ECC)", "PCIe or NVLink errors", "a broken NCCL/driver/firmware combination or a bug in a plugin"},
 		Remedy:  []string{"nvidia-smi -q -d ECC and dmesg for Xid on every node", "rerun with fewer nodes to isolate the node that corrupts", "drain the node until the cause is found"},
 	},
 	{
-		ID: "nccl.busbw_low", Severity: finding.Critical, Area: "nccl", Step: StepPerf,
+		ID: "nccl.busbw_low", Severity: finding.Critical, Area: "nccl", Step: finding.StepPerf,
 		Title:   "large-message bus bandwidth below expectation",
 		Meaning: "The bus bandwidth at large message sizes, where it should plateau, is below the expectation (--expect-busbw, or the fraction of the per-GPU network line rate). When small messages are slow too, look at the network links; when only large ones are, the bandwidth path (link width/speed, PCIe, one NIC shared by several GPUs).",
 		Thresholds: []finding.Threshold{
@@ -102,7 +102,7 @@ var ncclMetas = []finding.Meta{
 		Remedy: []string{"ibdoctor nccl log on the run's NCCL_DEBUG=INFO output", "ibdoctor doctor on the nodes", remedyPerftest},
 	},
 	{
-		ID: "nccl.small_msg_latency", Severity: finding.Warning, Area: "nccl", Step: StepPerf,
+		ID: "nccl.small_msg_latency", Severity: finding.Warning, Area: "nccl", Step: finding.StepPerf,
 		Title:   "small messages slow while large messages are fine",
 		Meaning: "The smallest messages take far longer than the latency floor while the large-message bandwidth is healthy. The seed: small slow and large fine points to the NCCL algorithm/protocol choice or the PCIe path, not the links.",
 		Thresholds: []finding.Threshold{
@@ -112,14 +112,14 @@ var ncclMetas = []finding.Meta{
 		Remedy: []string{"unset NCCL_ALGO / NCCL_PROTO overrides", "nvidia-smi topo -m: check the GPU-NIC distance", "pin the proxy threads, disable deep C-states"},
 	},
 	{
-		ID: "nccl.busbw_inconsistent", Severity: finding.Warning, Area: "nccl", Step: StepPerf,
+		ID: "nccl.busbw_inconsistent", Severity: finding.Warning, Area: "nccl", Step: finding.StepPerf,
 		Title:   "busbw does not match algbw x the collective's factor",
 		Meaning: "nccl-tests computes busbw = algbw x factor (allreduce 2(n-1)/n, allgather/reducescatter/alltoall (n-1)/n, broadcast/reduce/sendrecv 1). A row that disagrees means the rank count or the collective is not what the header says: a mixed or edited output.",
 		Causes:  []string{"output of several runs concatenated or edited", "the collective was named wrongly (--collective)"},
 		Remedy:  []string{"rerun the test and keep its output unedited"},
 	},
 	{
-		ID: "nccl.inplace_asymmetry", Severity: finding.Warning, Area: "nccl", Step: StepPerf,
+		ID: "nccl.inplace_asymmetry", Severity: finding.Warning, Area: "nccl", Step: finding.StepPerf,
 		Title:   "in-place and out-of-place bandwidth differ",
 		Meaning: "At large sizes in-place and out-of-place runs move the same data and should agree within a few percent. A large gap points to noise (other jobs, congestion) or memory placement problems.",
 		Thresholds: []finding.Threshold{
@@ -129,7 +129,7 @@ var ncclMetas = []finding.Meta{
 		Remedy: []string{"rerun with more iterations (-n) on an idle fabric", "check port.congestion on the nodes"},
 	},
 	{
-		ID: "nccl.no_plateau", Severity: finding.Info, Area: "nccl", Step: StepPerf,
+		ID: "nccl.no_plateau", Severity: finding.Info, Area: "nccl", Step: finding.StepPerf,
 		Title:   "bus bandwidth still rising at the largest size",
 		Meaning: "The busbw curve was still climbing at the largest message size, so the run ended before the bandwidth plateau: its peak understates what the fabric can do.",
 		Thresholds: []finding.Threshold{
@@ -139,7 +139,7 @@ var ncclMetas = []finding.Meta{
 		Remedy: []string{"rerun with a larger -e (e.g. -e 8G) so the curve flattens"},
 	},
 	{
-		ID: "nccl.test_not_distributed", Severity: finding.Warning, Area: "nccl", Step: StepPerf,
+		ID: "nccl.test_not_distributed", Severity: finding.Warning, Area: "nccl", Step: finding.StepPerf,
 		Title:   "every process ran its own single-rank test",
 		Meaning: "The output holds several headers and rank lists that each start at rank 0: an nccl-tests binary built without MPI was launched by mpirun, so each process ran alone and the numbers say nothing about the network.",
 		Causes:  []string{"nccl-tests built without MPI=1"},

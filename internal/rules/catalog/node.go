@@ -12,42 +12,42 @@ var (
 // nodeMetas are the port and PCIe findings of a single node.
 var nodeMetas = []finding.Meta{
 	{
-		ID: "port.missing", Severity: finding.Critical, Area: "node", Step: StepPort,
+		ID: "port.missing", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "expected RDMA device or port is absent",
 		Meaning: "The expectation names a device or port that sysfs does not show: the HCA fell off the bus, its driver did not load, or it was renamed.",
 		Causes:  []string{"mlx5_core/mlx5_ib not loaded or failed to probe (firmware/driver mismatch)", "HCA fell off the PCIe bus or was not enumerated", "device renamed by udev rules or a different slot order"},
 		Remedy:  []string{"lspci -d 15b3: and dmesg | grep mlx5 to see whether the device probed", "modprobe mlx5_ib; check the driver/firmware pair (mlxfwmanager)", "ibdoctor doctor for the kernel log and PCIe view"},
 	},
 	{
-		ID: "port.down", Severity: finding.Critical, Area: "node", Step: StepPort,
+		ID: "port.down", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "port is DOWN",
 		Meaning: "The logical port state is DOWN (and the physical state is not Polling or Disabled, which have their own IDs). No traffic can pass.",
 		Causes:  []string{causeCable, causePeer, "port administratively or physically shut"},
 		Remedy:  []string{"ibstat <dev> <port> to confirm", remedyReseat, remedyReset},
 	},
 	{
-		ID: "port.polling", Severity: finding.Critical, Area: "node", Step: StepPort,
+		ID: "port.polling", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "port is Polling: no link partner",
 		Meaning: "The physical state is Polling: the port is looking for a peer and finds none. Almost always the cable, the transceiver or the peer port.",
 		Causes:  []string{"cable unplugged, broken or not seated", "transceiver not supported or faulty", causePeer, "speed mismatch between the ends"},
 		Remedy:  []string{remedyReseat, "check the switch port is enabled and configured for this speed", "mlxlink -d <pci> -m to read the module and its errors"},
 	},
 	{
-		ID: "port.disabled", Severity: finding.Critical, Area: "node", Step: StepPort,
+		ID: "port.disabled", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "port is Disabled",
 		Meaning: "The physical state is Disabled: the port was administratively disabled (on the HCA or by the SM), or a RoCE netdev is down.",
 		Causes:  []string{"port disabled by ibportstate or by the subnet manager", "RoCE: the netdev is administratively down", "firmware configuration (mlxconfig) disables the port"},
 		Remedy:  []string{"ibportstate <lid> <port> enable", "RoCE: ip link set <netdev> up", "mlxconfig -d <pci> query to check port configuration"},
 	},
 	{
-		ID: "port.init_no_sm", Severity: finding.Critical, Area: "node", Step: StepPort,
+		ID: "port.init_no_sm", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "port stuck in INIT/ARMED: no subnet manager",
 		Meaning: "The link is up physically but the logical state is INIT or ARMED: no subnet manager has configured the port (no LID, no routes).",
 		Causes:  []string{"no subnet manager running on the fabric (opensm or the switch SM stopped)", "the SM cannot reach this port (partition, routing, or SM failure)", "SM has not finished a sweep after a change"},
 		Remedy:  []string{"sminfo to check for a master SM", "start or fail over the subnet manager (systemctl status opensm)", "ibdoctor fabric check from a node on the subnet"},
 	},
 	{
-		ID: "port.rate_below_expected", Severity: finding.Critical, Area: "node", Step: StepPort,
+		ID: "port.rate_below_expected", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "port rate below the expected rate",
 		Meaning: "The active rate is below the expectation (the baseline, or the rate of the other ports of the same HCA model). More than 20% below is critical; any shortfall is a warning.",
 		Thresholds: []finding.Threshold{
@@ -57,21 +57,21 @@ var nodeMetas = []finding.Meta{
 		Remedy: []string{"ibstatus <dev> to see width and speed", remedyReseat, "align driver and firmware (mlxfwmanager --query)"},
 	},
 	{
-		ID: "port.width_degraded", Severity: finding.Critical, Area: "node", Step: StepPort,
+		ID: "port.width_degraded", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "link trained at a narrower width",
 		Meaning: "The link runs on fewer lanes than expected (e.g. 2X instead of 4X): one or more lanes failed to train, halving bandwidth or worse.",
 		Causes:  []string{"damaged lane in the cable or transceiver", "dirty or partially seated connector", "port fault on the HCA or switch"},
 		Remedy:  []string{remedyReset, remedyReseat, "mlxlink -d <pci> --show_ber to see per-lane errors"},
 	},
 	{
-		ID: "port.speed_degraded", Severity: finding.Critical, Area: "node", Step: StepPort,
+		ID: "port.speed_degraded", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "link trained at a slower lane speed",
 		Meaning: "The lane speed is below the expected generation (e.g. HDR instead of NDR): auto-negotiation fell back, usually because of the cable or the peer.",
 		Causes:  []string{"cable or transceiver not rated for the speed", "peer port configured or capped at a lower speed", "signal quality too low: negotiation fell back", "driver/firmware mismatch"},
 		Remedy:  []string{"check the cable part number against the HCA speed", "check the switch port speed configuration", remedyReset},
 	},
 	{
-		ID: "port.symbol_errors", Severity: finding.Warning, Area: "node", Step: StepPort,
+		ID: "port.symbol_errors", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
 		Title:   "symbol errors on the link",
 		Meaning: "The PHY counts symbol errors (minor lane errors). A few are tolerated; a growing count is the early sign of an aging cable (act when they grow by an order of magnitude).",
 		Thresholds: []finding.Threshold{
@@ -85,7 +85,7 @@ var nodeMetas = []finding.Meta{
 		Remedy: []string{"watch the trend (ibdoctor agent) and compare with the link's traffic", remedyReseat, "perfquery -x <lid> <port> to read the peer's counters too"},
 	},
 	{
-		ID: "port.link_recovery", Severity: finding.Warning, Area: "node", Step: StepPort,
+		ID: "port.link_recovery", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
 		Title:   "link error recovery events",
 		Meaning: "The link retrained itself (link_error_recovery). Each retrain stalls traffic; repeated ones mean a marginal link.",
 		Thresholds: []finding.Threshold{
@@ -98,7 +98,7 @@ var nodeMetas = []finding.Meta{
 		Remedy: []string{remedyReseat, "replace the cable or transceiver if it keeps rising"},
 	},
 	{
-		ID: "port.link_flapping", Severity: finding.Critical, Area: "node", Step: StepPort,
+		ID: "port.link_flapping", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "link went down and came back",
 		Meaning: "link_downed counts failed recoveries that took the link down. Every flap aborts in-flight RDMA operations and can time out NCCL.",
 		Thresholds: []finding.Threshold{
@@ -110,7 +110,7 @@ var nodeMetas = []finding.Meta{
 		Remedy: []string{"dmesg | grep -i 'link down' to correlate times", remedyReseat, "replace the cable or transceiver"},
 	},
 	{
-		ID: "port.rcv_errors", Severity: finding.Warning, Area: "node", Step: StepPort,
+		ID: "port.rcv_errors", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
 		Title:   "packets received with errors",
 		Meaning: "port_rcv_errors counts malformed or corrupted packets received: bit errors on the link or a faulty peer.",
 		Thresholds: []finding.Threshold{
@@ -123,7 +123,7 @@ var nodeMetas = []finding.Meta{
 		Remedy: []string{remedyReseat, "check the peer's symbol and xmit counters (perfquery)"},
 	},
 	{
-		ID: "port.xmit_discards", Severity: finding.Warning, Area: "node", Step: StepPort,
+		ID: "port.xmit_discards", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
 		Title:   "outbound packets discarded",
 		Meaning: "port_xmit_discards counts packets the port dropped on send: the link went down, or congestion held packets past their lifetime.",
 		Thresholds: []finding.Threshold{
@@ -136,7 +136,7 @@ var nodeMetas = []finding.Meta{
 		Remedy: []string{"correlate with port.link_flapping and port.congestion", "ibdoctor fabric check for routing and hot spots"},
 	},
 	{
-		ID: "port.congestion", Severity: finding.Warning, Area: "node", Step: StepPort,
+		ID: "port.congestion", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
 		Title:   "port waits for credits (congestion)",
 		Meaning: "port_xmit_wait counts ticks where the port had data but no credits: congestion downstream. Bandwidth that swings is usually this, not a broken link.",
 		Thresholds: []finding.Threshold{
@@ -148,21 +148,21 @@ var nodeMetas = []finding.Meta{
 		Remedy: []string{"ibdoctor fabric check for route imbalance", "separate traffic classes with SLs; tune congestion control"},
 	},
 	{
-		ID: "port.counter_saturated", Severity: finding.Warning, Area: "node", Step: StepPort,
+		ID: "port.counter_saturated", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
 		Title:   "error counter stuck at its maximum",
 		Meaning: "An IBTA error counter saturates instead of wrapping (symbol_error at 65535, link_downed at 255). While saturated its true value and rate are unknown: new errors are invisible.",
 		Causes:  []string{"errors accumulated since the last reset (possibly long ago)", "an active fault still producing errors"},
 		Remedy:  []string{"perfquery -R <lid> <port> to reset the counters (or perfquery -x -R), then watch them grow", "treat the port as suspect until the counter is reset and stays low"},
 	},
 	{
-		ID: "port.fw_mismatch", Severity: finding.Warning, Area: "node", Step: StepPort,
+		ID: "port.fw_mismatch", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
 		Title:   "firmware differs from the expectation",
 		Meaning: "The HCA firmware version differs from the baseline or from other HCAs of the same model on the node. Driver/firmware pairs that do not match can train links at low rates.",
 		Causes:  []string{"partial firmware upgrade", "HCA replaced with one from another batch"},
 		Remedy:  []string{"mlxfwmanager --query", "flash the release matching the driver (mlxfwmanager -u)"},
 	},
 	{
-		ID: "pcie.link_degraded", Severity: finding.Critical, Area: "pcie", Step: StepPCIe,
+		ID: "pcie.link_degraded", Severity: finding.Critical, Area: "pcie", Step: finding.StepPCIe,
 		Title:   "PCIe link below its maximum",
 		Meaning: "The PCIe link of the device trained below its capability (x16 became x8, Gen5 became Gen3). The HCA or GPU cannot reach line rate through it.",
 		Causes:  []string{"card not fully seated or slot damaged", "riser or retimer fault", "BIOS slot configuration (bifurcation, forced generation)", "signal integrity (AER correctable errors)"},
@@ -173,7 +173,7 @@ var nodeMetas = []finding.Meta{
 // rdmaMetas are the RDMA transport (hw_counters) findings.
 var rdmaMetas = []finding.Meta{
 	{
-		ID: "rdma.out_of_buffer", Severity: finding.Warning, Area: "rdma", Step: StepPort,
+		ID: "rdma.out_of_buffer", Severity: finding.Warning, Area: "rdma", Step: finding.StepPort,
 		Title:   "receive queue out of buffers",
 		Meaning: "hw_counters/out_of_buffer: packets dropped because the responder had no posted receive WQE. The application does not post receives fast enough.",
 		Thresholds: []finding.Threshold{
@@ -184,7 +184,7 @@ var rdmaMetas = []finding.Meta{
 		Remedy: []string{"increase receive queue depth in the application (NCCL_IB_*), check CPU affinity of the receiver"},
 	},
 	{
-		ID: "rdma.retransmits", Severity: finding.Warning, Area: "rdma", Step: StepPort,
+		ID: "rdma.retransmits", Severity: finding.Warning, Area: "rdma", Step: finding.StepPort,
 		Title:   "RDMA retransmissions",
 		Meaning: "hw_counters local_ack_timeout_err, packet_seq_err, implied_nak_seq_err or rnr_nak_retry_err rise: packets were lost or the peer did not answer in time — on a lossless fabric that means a fault.",
 		Thresholds: []finding.Threshold{
@@ -195,7 +195,7 @@ var rdmaMetas = []finding.Meta{
 		Remedy: []string{"check port error counters on both ends and along the path", "RoCE: verify PFC/ECN on the switch ports"},
 	},
 	{
-		ID: "rdma.cnp_ignored", Severity: finding.Warning, Area: "rdma", Step: StepPort,
+		ID: "rdma.cnp_ignored", Severity: finding.Warning, Area: "rdma", Step: finding.StepPort,
 		Title:   "congestion notifications ignored",
 		Meaning: "hw_counters/rp_cnp_ignored rises: CNPs arrive but the reaction point does not throttle. RoCE congestion control (DCQCN) is disabled for the traffic class.",
 		Thresholds: []finding.Threshold{

@@ -6,7 +6,7 @@ import "github.com/ibdoctor/ibdoctor/internal/model/finding"
 // pairwise engineer, of pairwise tests).
 var perfMetas = []finding.Meta{
 	{
-		ID: "perf.bw_low", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		ID: "perf.bw_low", Severity: finding.Critical, Area: "perf", Step: finding.StepPerf,
 		Title:   "RDMA bandwidth below the link's line rate",
 		Meaning: "perftest bandwidth at large messages falls short of the link's line rate. A healthy HDR (200 Gb/s) link reaches about 190 Gb/s with ib_write_bw; more than 20% short is critical, more than 10% a warning.",
 		Thresholds: []finding.Threshold{
@@ -17,7 +17,7 @@ var perfMetas = []finding.Meta{
 		Remedy: []string{"ibdoctor status on both nodes (rate, width, speed)", "lspci -vv for the HCA's LnkSta", "rerun with -q 4 and a larger -s to rule out the test itself"},
 	},
 	{
-		ID: "perf.lat_high", Severity: finding.Warning, Area: "perf", Step: StepPerf,
+		ID: "perf.lat_high", Severity: finding.Warning, Area: "perf", Step: finding.StepPerf,
 		Title:   "RDMA latency above the expected floor",
 		Meaning: "perftest latency at small messages is above the floor of the link type: about 1 us for IB write/send, twice that for reads (a round trip) and for RoCE. Counted from t_typical (the median), so one outlier does not trip it.",
 		Thresholds: []finding.Threshold{
@@ -27,7 +27,7 @@ var perfMetas = []finding.Meta{
 		Remedy: []string{"disable deep C-states, pin the test to a core near the HCA (taskset)", "ibdoctor fabric check for the route between the nodes"},
 	},
 	{
-		ID: "perf.test_invalid", Severity: finding.Warning, Area: "perf", Step: StepPerf,
+		ID: "perf.test_invalid", Severity: finding.Warning, Area: "perf", Step: finding.StepPerf,
 		Title:   "the test itself cannot show line rate",
 		Meaning: "The perftest banner or results show a test that misleads: the two ends disagree on MTU, a RoCE test uses a link-local GID, or messages are too small to judge bandwidth. Fix the test before trusting or distrusting the network.",
 		Thresholds: []finding.Threshold{
@@ -39,7 +39,7 @@ var perfMetas = []finding.Meta{
 	// Pairwise tests (ibdoctor perf pairwise, internal/pairwise): culprits
 	// inferred from a matrix of node-pair tests.
 	{
-		ID: "perf.node_slow", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		ID: "perf.node_slow", Severity: finding.Critical, Area: "perf", Step: finding.StepPerf,
 		Title:   "node is slow with every partner",
 		Meaning: "Every pairwise test this node took part in (at least two partners) fell below the slow fraction of the reference: the median, over all nodes, of each node's best pair. The common factor is the node itself: its port, cable, PCIe slot or host.",
 		Thresholds: []finding.Threshold{
@@ -49,7 +49,7 @@ var perfMetas = []finding.Meta{
 		Remedy: []string{"ibdoctor doctor on the node (port rate, PCIe, kernel log in runbook order)", "swap the node's cable or move it to another switch port, then rerun ibdoctor perf pairwise"},
 	},
 	{
-		ID: "perf.pair_slow", Severity: finding.Warning, Area: "perf", Step: StepPerf,
+		ID: "perf.pair_slow", Severity: finding.Warning, Area: "perf", Step: finding.StepPerf,
 		Title:   "one node pair is slow",
 		Meaning: "This pair's test fell below the slow fraction of the reference while both nodes did well with other partners: the problem lies on the path between them (a switch link or route they share), or it was transient.",
 		Thresholds: []finding.Threshold{
@@ -59,28 +59,28 @@ var perfMetas = []finding.Meta{
 		Remedy: []string{"rerun the pair alone (ibdoctor perf pairwise with a two-line hosts file)", "ibtracert between the two LIDs and ibdoctor fabric check on the links it crosses"},
 	},
 	{
-		ID: "perf.link_slow", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		ID: "perf.link_slow", Severity: finding.Critical, Area: "perf", Step: finding.StepPerf,
 		Title:   "pairs leaving one leaf switch are slow",
 		Meaning: "Every cross-leaf pair with a node behind this leaf is slow while pairs inside the leaf are fine (or were not tested): the leaf's uplinks to the spines are degraded or missing. Needs a topology file.",
 		Causes:  []string{"leaf uplink cables down or trained narrow/slow", "uplink errors (symbol errors, link recovery)", "routing sends the leaf's traffic over too few uplinks"},
 		Remedy:  []string{"ibdoctor fabric check: link width/speed and errors of the leaf's uplinks", "iblinkinfo on the leaf switch"},
 	},
 	{
-		ID: "perf.switch_slow", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		ID: "perf.switch_slow", Severity: finding.Critical, Area: "perf", Step: finding.StepPerf,
 		Title:   "every pair through one switch is slow",
 		Meaning: "Every pair through this leaf (including pairs inside it) or through this spine is slow while the rest of the matrix is fine: the switch itself is the common factor. Needs a topology file.",
 		Causes:  []string{"switch overheating or in a degraded mode", "switch firmware fault or misconfiguration (QoS, buffers)", "most of its links degraded at once (power, recabling)"},
 		Remedy:  []string{"ibdoctor fabric check on the switch's ports", "check the switch's temperature, fans and firmware (vendor tools or UFM)"},
 	},
 	{
-		ID: "perf.pair_failed", Severity: finding.Warning, Area: "perf", Step: StepPerf,
+		ID: "perf.pair_failed", Severity: finding.Warning, Area: "perf", Step: finding.StepPerf,
 		Title:   "a pairwise test failed",
 		Meaning: "The test between two nodes did not complete: an agent refused or was busy, the client could not reach the server side, or the test program failed. The pair is missing from the matrix.",
 		Causes:  []string{"agent not running, wrong address or token", "firewall between the nodes on the test port", "perftest failed (device name, GID index, port down)"},
 		Remedy:  []string{"curl -H 'Authorization: Bearer $TOKEN' http://<agent>/api/v1/perf/info", "read the error in the finding's evidence"},
 	},
 	{
-		ID: "perf.node_failed", Severity: finding.Critical, Area: "perf", Step: StepPerf,
+		ID: "perf.node_failed", Severity: finding.Critical, Area: "perf", Step: finding.StepPerf,
 		Title:   "every pairwise test of a node failed",
 		Meaning: "No test with this node completed (at least two partners tried): its agent is unreachable or refuses, or its network is down.",
 		Causes:  []string{"agent down, wrong address or token in the hosts file", "node's test network or port down"},

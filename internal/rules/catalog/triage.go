@@ -15,7 +15,7 @@ var (
 var triageMetas = []finding.Meta{
 	// Step 2: PCIe and GPU topology.
 	{
-		ID: "pcie.aer_errors", Severity: finding.Warning, Area: "pcie", Step: StepPCIe,
+		ID: "pcie.aer_errors", Severity: finding.Warning, Area: "pcie", Step: finding.StepPCIe,
 		Title:   "PCIe AER errors on an HCA or GPU link",
 		Meaning: "The PCIe Advanced Error Reporting counters (aer_dev_*) or the kernel log show errors on the link of an HCA or GPU or of a port above it. Correctable errors are retried by the link but cost bandwidth and often precede a downtrain; non-fatal and fatal errors lose transactions (critical).",
 		Thresholds: []finding.Threshold{
@@ -26,14 +26,14 @@ var triageMetas = []finding.Meta{
 		Remedy: []string{"lspci -vvv -s <pci> | grep -A4 -E 'UESta|CESta'", remedyDmesg, "reseat the card or move it to another slot; update the BIOS and PCIe switch firmware", "watch /sys/bus/pci/devices/<pci>/aer_dev_correctable: a rising count needs hardware attention"},
 	},
 	{
-		ID: "topo.gpu_nic_far", Severity: finding.Warning, Area: "topo", Step: StepPCIe,
+		ID: "topo.gpu_nic_far", Severity: finding.Warning, Area: "topo", Step: finding.StepPCIe,
 		Title:   "GPU's nearest RDMA NIC is across the host bridge or socket",
 		Meaning: "The closest RDMA NIC of this GPU is PHB, NODE or SYS away while the node's layout offers better (other GPUs sit behind a PCIe switch with a NIC, or a NIC hangs under the same switch). GPUDirect RDMA through the CPU root complex or across sockets loses bandwidth, and NCCL may pick a far NIC.",
 		Causes:  []string{"NIC or GPU in the wrong slot (cabled to the wrong PCIe switch)", "NIC disabled or missing under the GPU's PCIe switch (driver not loaded, port down)", "virtualised/passthrough topology that hides the PCIe switches"},
 		Remedy:  []string{"nvidia-smi topo -m to confirm the matrix", "set NCCL_IB_HCA to the suggested list so every GPU uses its nearest NIC", "move the NIC or GPU to the slot under the same PCIe switch"},
 	},
 	{
-		ID: "topo.nvidia_smi_disagrees", Severity: finding.Info, Area: "topo", Step: StepPCIe,
+		ID: "topo.nvidia_smi_disagrees", Severity: finding.Info, Area: "topo", Step: finding.StepPCIe,
 		Title:   "nvidia-smi topology differs from the sysfs PCI tree",
 		Meaning: "`nvidia-smi topo -m` reports a different GPU↔NIC distance than the PCI tree in sysfs. Usually a VM or passthrough flattening of the PCIe tree, or ACS/IOMMU settings; NCCL sees the sysfs view (warning when the difference is large: PIX/PXB vs SYS).",
 		Causes:  []string{"virtual machine or container with a synthetic PCI tree", "the NIC columns of nvidia-smi map to other devices than assumed (NIC order)", "PCIe switch firmware hides ports"},
@@ -42,21 +42,21 @@ var triageMetas = []finding.Meta{
 
 	// Step 3: kernel log.
 	{
-		ID: "gpu.xid", Severity: finding.Warning, Area: "gpu", Step: StepKernelLog,
+		ID: "gpu.xid", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "NVIDIA Xid error in the kernel log",
 		Meaning: "The NVIDIA driver logged an Xid event for a GPU. Severity follows the Xid: uncorrectable ECC (48), retirement failure (64), NVLink (74), off the bus (79), uncontained errors (95), GSP timeouts (119/120) are critical; application faults (13, 31, 43, 45) and handled ECC events (63, 92) are info.",
 		Causes:  []string{"GPU memory (HBM) errors", "NVLink or PCIe link errors", "GSP firmware/driver fault", "application bug (illegal address, killed process)"},
 		Remedy:  []string{"look the Xid up in the NVIDIA Xid catalog (docs.nvidia.com/deploy/xid-errors)", remedyNvsmiQuery, remedyGPUReset},
 	},
 	{
-		ID: "gpu.fallen_off_bus", Severity: finding.Critical, Area: "gpu", Step: StepKernelLog,
+		ID: "gpu.fallen_off_bus", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "GPU has fallen off the bus",
 		Meaning: "The driver lost the GPU on PCIe (Xid 79 / \"GPU has fallen off the bus\"). Every job on it died; NCCL peers time out.",
 		Causes:  []string{"PCIe link failure (riser, retimer, slot, switch)", "GPU hardware fault or overheating", "power delivery problem"},
 		Remedy:  []string{"drain the node; check AER lines just before the event", "reboot; if it repeats, reseat or RMA the GPU / baseboard", "check GPU temperatures and PSU logs (ipmitool sel list)"},
 	},
 	{
-		ID: "kmsg.link_flap", Severity: finding.Warning, Area: "kmsg", Step: StepKernelLog,
+		ID: "kmsg.link_flap", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
 		Title:   "network link went down and up repeatedly",
 		Meaning: "The kernel log shows the HCA's link going down and up again within the window. Each flap stalls RDMA traffic; NCCL jobs time out. Two or more downs are a warning, five or more critical.",
 		Thresholds: []finding.Threshold{
@@ -67,14 +67,14 @@ var triageMetas = []finding.Meta{
 		Remedy: []string{"ethtool -S <netdev> | grep link_down_events_phy", remedyReseat, "mlxlink -d <pci> -m -c to read module and error counters"},
 	},
 	{
-		ID: "kmsg.module_event", Severity: finding.Warning, Area: "kmsg", Step: StepKernelLog,
+		ID: "kmsg.module_event", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
 		Title:   "port module (cable/transceiver) event",
 		Meaning: "The mlx5 driver reported a port module event: cable unplugged, high temperature, power budget exceeded, bad or shorted cable, unsupported cable. Errors are critical; a plain unplug is a warning.",
 		Causes:  []string{"cable unplugged or transceiver removed", "transceiver overheating (airflow)", "module needs more power than the port allows", "bad, shorted or non-supported cable"},
 		Remedy:  []string{"mlxlink -d <pci> -m to read the module", "replace the cable or transceiver with a supported one", "check airflow and fan status"},
 	},
 	{
-		ID: "kmsg.mlx5_health", Severity: finding.Critical, Area: "kmsg", Step: StepKernelLog,
+		ID: "kmsg.mlx5_health", Severity: finding.Critical, Area: "kmsg", Step: finding.StepKernelLog,
 		Title:   "mlx5 firmware health error or command timeout",
 		Meaning: "The mlx5 driver reported a health-compromised device, a fatal firmware error, or firmware command timeouts. The HCA may be reset or go away; RDMA traffic on it stops.",
 		Causes:  []string{"firmware bug or firmware/driver mismatch", "hardware fault on the HCA", "PCIe errors making the device unreachable"},
@@ -83,7 +83,7 @@ var triageMetas = []finding.Meta{
 
 	// Step 4: memory and registration limits, drivers.
 	{
-		ID: "host.memlock_limited", Severity: finding.Warning, Area: "host", Step: StepHost,
+		ID: "host.memlock_limited", Severity: finding.Warning, Area: "host", Step: finding.StepHost,
 		Title:   "locked-memory limit too low for RDMA registration",
 		Meaning: "RLIMIT_MEMLOCK (\"Max locked memory\") of the job is finite and small. RDMA memory registration pins pages; with a low limit ibv_reg_mr fails and NCCL falls back or aborts. Below 64 MiB is critical.",
 		Thresholds: []finding.Threshold{
@@ -93,7 +93,7 @@ var triageMetas = []finding.Meta{
 		Remedy: []string{"set 'memlock unlimited' in /etc/security/limits.conf (soft and hard)", "systemd: LimitMEMLOCK=infinity; docker: --ulimit memlock=-1:-1", "Slurm: PropagateResourceLimitsExcept=MEMLOCK"},
 	},
 	{
-		ID: "nccl.peermem_missing", Severity: finding.Warning, Area: "nccl", Step: StepHost,
+		ID: "nccl.peermem_missing", Severity: finding.Warning, Area: "nccl", Step: finding.StepHost,
 		Title:   "nvidia_peermem not loaded (no GPUDirect RDMA)",
 		Meaning: "The node has NVIDIA GPUs and RDMA NICs but the nvidia_peermem (or legacy nv_peer_mem) module is not loaded, so NCCL cannot register GPU memory with the HCA and stages every transfer through host memory (unless DMA-BUF is used).",
 		Causes:  []string{"module not loaded at boot", "module not built for the running kernel/driver", "MLNX_OFED installed after the NVIDIA driver"},
@@ -102,42 +102,42 @@ var triageMetas = []finding.Meta{
 
 	// Step 5: NCCL configuration.
 	{
-		ID: "nccl.ib_disabled", Severity: finding.Critical, Area: "nccl", Step: StepNCCL,
+		ID: "nccl.ib_disabled", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "NCCL_IB_DISABLE=1 while InfiniBand/RoCE ports are healthy",
 		Meaning: "NCCL is told not to use the RDMA NICs, so inter-node traffic goes over TCP sockets at a fraction of the bandwidth.",
 		Causes:  []string{"left over from debugging", "copied from a single-node or cloud recipe"},
 		Remedy:  []string{"unset NCCL_IB_DISABLE (or set it to 0)"},
 	},
 	{
-		ID: "nccl.ib_hca_unknown", Severity: finding.Critical, Area: "nccl", Step: StepNCCL,
+		ID: "nccl.ib_hca_unknown", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "NCCL_IB_HCA names no existing RDMA device",
 		Meaning: "An entry of NCCL_IB_HCA matches no RDMA device (or port) of the node, as NCCL matches it. If no entry matches, NCCL finds no IB device and falls back to sockets.",
 		Causes:  []string{"typo or a device name from another node type", "device renamed (udev rules, different slot order)", "exact match (=) used with a name that has a different suffix"},
 		Remedy:  []string{"ibdev2netdev / ls /sys/class/infiniband to list the names", "use the suggested NCCL_IB_HCA of `ibdoctor doctor`"},
 	},
 	{
-		ID: "nccl.ib_hca_prefix_ambiguous", Severity: finding.Warning, Area: "nccl", Step: StepNCCL,
+		ID: "nccl.ib_hca_prefix_ambiguous", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "NCCL_IB_HCA entry selects more devices than written",
 		Meaning: "NCCL matches NCCL_IB_HCA entries as prefixes unless the list starts with '='. An entry like mlx5_1 also selects mlx5_10…mlx5_19, so the job uses (or, with '^', excludes) more HCAs than intended.",
 		Causes:  []string{"prefix matching is NCCL's default"},
 		Remedy:  []string{"prefix the list with '=' for exact matching (NCCL_IB_HCA==mlx5_0,mlx5_1)", "or name ports explicitly (mlx5_1:1)"},
 	},
 	{
-		ID: "nccl.ib_hca_port_down", Severity: finding.Critical, Area: "nccl", Step: StepNCCL,
+		ID: "nccl.ib_hca_port_down", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "NCCL_IB_HCA selects a port that is not ACTIVE",
 		Meaning: "A port NCCL_IB_HCA selects is not ACTIVE. NCCL skips inactive ports, so the job runs on fewer rails (less bandwidth) or none.",
 		Causes:  []string{"port down (see the port findings)", "NCCL_IB_HCA written for another node's cabling"},
 		Remedy:  []string{"fix the port (see port.* findings) or drop it from NCCL_IB_HCA"},
 	},
 	{
-		ID: "nccl.socket_ifname_missing", Severity: finding.Warning, Area: "nccl", Step: StepNCCL,
+		ID: "nccl.socket_ifname_missing", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "NCCL_SOCKET_IFNAME selects no usable interface",
 		Meaning: "NCCL_SOCKET_IFNAME (same syntax as NCCL_IB_HCA: prefixes, '^' to exclude, '=' for exact) matches no interface that is up, or only loopback/docker bridges. NCCL bootstrap then fails (\"no socket interface found\") or runs over an interface other nodes cannot reach.",
 		Causes:  []string{"interface name from another node type (eth0 vs ens…)", "interface down", "only the docker bridge or lo matches"},
 		Remedy:  []string{"ip -br link to list interfaces", "set NCCL_SOCKET_IFNAME to the cluster network interface (e.g. =ens1f0np0 or a common prefix)"},
 	},
 	{
-		ID: "nccl.gid_index_wrong", Severity: finding.Critical, Area: "nccl", Step: StepNCCL,
+		ID: "nccl.gid_index_wrong", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "NCCL_IB_GID_INDEX points at an empty or RoCE v1 GID",
 		Meaning: "On RoCE ports NCCL uses the GID at NCCL_IB_GID_INDEX. An empty slot makes QP creation fail; a RoCE v1 GID is not routable and does not work with ECN-based congestion control. The index must point at a RoCE v2 GID (usually the IPv4-mapped one).",
 		Causes:  []string{"index taken from another node or driver version (GID tables differ)", "IP address not configured on the netdev, so the v2 GID does not exist"},
@@ -146,14 +146,14 @@ var triageMetas = []finding.Meta{
 
 	// RoCE configuration and congestion (node ports; reported by doctor at step 1).
 	{
-		ID: "roce.gid_missing_v2", Severity: finding.Critical, Area: "roce", Step: StepPort,
+		ID: "roce.gid_missing_v2", Severity: finding.Critical, Area: "roce", Step: finding.StepPort,
 		Title:   "RoCE port has no RoCE v2 GID",
 		Meaning: "The Ethernet port's GID table holds no RoCE v2 entry. RoCE v2 needs an IP address on the netdev (the v2 GID is derived from it); without it only link-local v1 GIDs exist and routed RDMA traffic fails.",
 		Causes:  []string{"no IPv4/IPv6 address configured on the netdev", "RoCE v2 disabled (cma_roce_mode, mlxconfig)", "netdev in another network namespace"},
 		Remedy:  []string{"ip addr show <netdev>; configure the address", "show_gids to check the table", "cma_roce_mode -d <dev> -p <port> -m 2"},
 	},
 	{
-		ID: "roce.mtu_mismatch", Severity: finding.Warning, Area: "roce", Step: StepPort,
+		ID: "roce.mtu_mismatch", Severity: finding.Warning, Area: "roce", Step: finding.StepPort,
 		Title:   "RoCE MTU inconsistent or too small",
 		Meaning: "RoCE netdevs of the node have different MTUs, or an MTU that caps the RDMA active MTU below 4096 (the kernel subtracts 96 bytes of RoCE headers, so a 4096-byte RDMA MTU needs a netdev MTU ≥ 4192). Peers negotiate the smaller MTU; mixed MTUs cause drops on the fabric.",
 		Thresholds: []finding.Threshold{
@@ -163,14 +163,14 @@ var triageMetas = []finding.Meta{
 		Remedy: []string{"ip link set <netdev> mtu 9000 on every RoCE port (and on the switches)", "ibv_devinfo -v | grep active_mtu"},
 	},
 	{
-		ID: "roce.pfc_storm", Severity: finding.Critical, Area: "roce", Step: StepPort,
+		ID: "roce.pfc_storm", Severity: finding.Critical, Area: "roce", Step: finding.StepPort,
 		Title:   "PFC pause storm detected",
 		Meaning: "The NIC's pause-storm detector fired (tx_pause_storm_warning/error_events): the NIC kept sending PFC pauses for a long time, and on error it stopped honouring PFC, so drops are possible. A stuck receiver can deadlock the lossless fabric.",
 		Causes:  []string{"host cannot drain receive queues (CPU/PCIe stall, application not posting receives)", "PFC deadlock in the fabric", "misconfigured buffer/priority mapping"},
 		Remedy:  []string{"ethtool -S <netdev> | grep -E 'pause|discard'", "check the switch's PFC watchdog and pause counters hop by hop", "mlnx_qos -i <netdev> to verify PFC priorities and buffers"},
 	},
 	{
-		ID: "roce.pause_heavy", Severity: finding.Warning, Area: "roce", Step: StepPort,
+		ID: "roce.pause_heavy", Severity: finding.Warning, Area: "roce", Step: finding.StepPort,
 		Title:   "heavy PFC pausing",
 		Meaning: "Many PFC pause frames were received or sent relative to the traffic on that priority, or the priority spent a large share of the time since boot paused (rx/tx_prioN_pause_duration). Lossless RoCE works, but throughput suffers and head-of-line blocking spreads congestion.",
 		Thresholds: []finding.Threshold{
@@ -182,14 +182,14 @@ var triageMetas = []finding.Meta{
 		Remedy: []string{"check that ECN marks and CNPs flow (np_ecn_marked_roce_packets, rp_cnp_handled)", "tune DCQCN and switch ECN thresholds", "look for a slow node in ibdoctor perf"},
 	},
 	{
-		ID: "roce.ecn_not_effective", Severity: finding.Warning, Area: "roce", Step: StepPort,
+		ID: "roce.ecn_not_effective", Severity: finding.Warning, Area: "roce", Step: finding.StepPort,
 		Title:   "ECN congestion control not effective",
 		Meaning: "The port pauses (PFC) but congestion notification does not work: no ECN-marked packets or handled CNPs, or CNPs are ignored (rp_cnp_ignored rising). Congestion is then handled only by PFC, which spreads it.",
 		Causes:  []string{"ECN not enabled on the switch queues", "DCQCN disabled on the NIC for that priority", "traffic on a priority without ECN"},
 		Remedy:  []string{"cat /sys/class/net/<netdev>/ecn/roce_np/enable/<prio> and roce_rp", "enable ECN marking on the switch traffic class", "mlnx_qos -i <netdev> to check the priority/trust mapping"},
 	},
 	{
-		ID: "roce.phy_errors", Severity: finding.Warning, Area: "roce", Step: StepPort,
+		ID: "roce.phy_errors", Severity: finding.Warning, Area: "roce", Step: finding.StepPort,
 		Title:   "physical-layer errors or drops on a RoCE port",
 		Meaning: "ethtool statistics show FCS/CRC or symbol errors, uncorrected PCS symbol errors (traffic loss), PHY discards, or link-down events. Lost packets make RoCE retransmit (go-back-N) and stall.",
 		Causes:  []string{causeCable, "dirty connector", "adapter congested (rx_discards_phy) when buffers run out"},
@@ -198,14 +198,14 @@ var triageMetas = []finding.Meta{
 
 	// Step 6: container device access.
 	{
-		ID: "container.uverbs_missing", Severity: finding.Critical, Area: "container", Step: StepContainer,
+		ID: "container.uverbs_missing", Severity: finding.Critical, Area: "container", Step: finding.StepContainer,
 		Title:   "/dev/infiniband/uverbsN missing or not openable",
 		Meaning: "An RDMA device has no usable user-verbs character device in this root (container). libibverbs cannot open the device, and NCCL silently falls back to TCP sockets, and GPUs idle at a third of their normal utilisation.",
 		Causes:  []string{"container started without --device=/dev/infiniband/uverbsN (or the RDMA device plugin)", "ib_uverbs module not loaded", "device cgroup denies access"},
 		Remedy:  []string{"docker run --device=/dev/infiniband ... or the Kubernetes RDMA shared device plugin", "modprobe ib_uverbs", "ls -l /dev/infiniband inside the container"},
 	},
 	{
-		ID: "container.rdma_cm_missing", Severity: finding.Warning, Area: "container", Step: StepContainer,
+		ID: "container.rdma_cm_missing", Severity: finding.Warning, Area: "container", Step: finding.StepContainer,
 		Title:   "/dev/infiniband/rdma_cm missing or not openable",
 		Meaning: "The RDMA connection manager device is absent or not openable. Applications that use librdmacm (MPI, UCX, some NCCL plugins, perftest -R) cannot connect.",
 		Causes:  []string{"container started without /dev/infiniband/rdma_cm", "rdma_ucm module not loaded"},

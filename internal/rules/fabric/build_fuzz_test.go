@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 )
 
@@ -21,7 +22,7 @@ func FuzzBuild(f *testing.F) {
 	}
 	plan := planText(f, netPlanText)
 	f.Fuzz(func(t *testing.T, top, li, qe, fts string) {
-		raw := &Raw{Outputs: []*Output{
+		raw := &fabricmodel.Raw{Outputs: []*fabricmodel.Output{
 			{Name: "ibnetdiscover", Stdout: []byte(top)},
 			{Name: "iblinkinfo", Stdout: []byte(li)},
 			{Name: "ibqueryerrors", Stdout: []byte(qe)},

@@ -22,6 +22,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 	simfabric "github.com/ibdoctor/ibdoctor/internal/sim/fabric"
+	sourcefabric "github.com/ibdoctor/ibdoctor/internal/source/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/testenv"
 )
 
@@ -182,7 +183,7 @@ func (s *simStack) collect(t *testing.T) *Fabric {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	raw, err := Collect(ctx, CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir})
+	raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,9 +284,9 @@ func TestLiveIbsimFaults(t *testing.T) {
 	// The real tool outputs of this run, for the record and for parser
 	// tests: saved only on request.
 	if dir := os.Getenv("IBDOCTOR_SAVE_CAPTURE"); dir != "" {
-		raw, err := Collect(context.Background(), CollectOptions{Env: s.env, Dir: s.dir})
+		raw, err := sourcefabric.Collect(context.Background(), sourcefabric.CollectOptions{Env: s.env, Dir: s.dir})
 		if err == nil {
-			_ = raw.WriteDir(dir)
+			_ = sourcefabric.WriteDir(raw, dir)
 		}
 	}
 }
@@ -405,7 +406,7 @@ func TestLiveIbsimPerfQueryFallback(t *testing.T) {
 	s.do(`PerformanceSet "leaf2"[1] PortCounters.SymbolErrorCounter=77`, "SymbolErrorCounter has been set to 77")
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	raw, err := Collect(ctx, CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir, LookPath: func(name string) (string, error) {
+	raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir, LookPath: func(name string) (string, error) {
 		if name == "ibqueryerrors" {
 			return "", exec.ErrNotFound
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 )
@@ -162,7 +163,7 @@ func (f *Fabric) EndName(e End) string {
 
 // Build turns a collection into the model. Unparseable or failed outputs
 // become gaps; Build itself never fails.
-func Build(raw *Raw) *Fabric {
+func Build(raw *fabricmodel.Raw) *Fabric {
 	f := &Fabric{Taken: raw.Taken, Source: raw.Source}
 	seenGap := map[Gap]bool{}
 	gap := func(src, format string, a ...any) {

@@ -6,7 +6,7 @@
 // GUIDs, descriptions and LIDs, the physical links between ports, and per
 // switch the LFT (destination LID → output port; 0 is the switch itself,
 // 0xFF or a missing entry is no route). Building a Fabric from parsed tool
-// output is the caller's job (internal/fabric); this package does no I/O and
+// output is the caller's job (internal/rules/fabric); this package does no I/O and
 // reads no clock.
 //
 // [New] indexes a Fabric once; [Graph.Analyze] then follows the tables for
@@ -22,8 +22,9 @@
 // analysis into catalogue findings (fabric.route_*, fabric.credit_loop,
 // fabric.tree_asymmetric).
 //
-// [FatTree] generates synthetic 2- and 3-level fat-trees with min-hop
-// (up/down, destination-modulo) tables, and [WriteIBNetDiscover] and
-// [WriteDumpFTS] render a Fabric in the real text formats of those tools,
-// for tests and benchmarks.
+// The tests generate synthetic 2- and 3-level fat-trees with min-hop
+// (up/down, destination-modulo) tables (fattree_test.go) and render them in
+// the real text formats of ibnetdiscover, dump_fts and ibsim's net files
+// (format_test.go); the fabric end-to-end benchmark lives here too, so that
+// the generator stays out of the binary.
 package routing

@@ -6,8 +6,9 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 )
 
-// A leaf-spine fabric from the generator, one forwarding entry removed, and
-// the analysis: who cannot reach whom, and the traced route.
+// A leaf-spine fabric from the tests' generator (fattree_test.go), one
+// forwarding entry removed, and the analysis: who cannot reach whom, and
+// the traced route.
 func ExampleAnalyze() {
 	f, err := routing.FatTree{Pods: 1, LeavesPerPod: 4, SpinesPerPod: 2, HostsPerLeaf: 4}.Generate()
 	if err != nil {

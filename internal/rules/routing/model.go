@@ -341,3 +341,15 @@ func (g *Graph) lft(n int32, lid int) uint8 {
 	}
 	return NoRoute
 }
+
+// portGUID is port p's GUID, falling back to the node GUID (switches) or
+// node GUID + port (CAs) when unknown.
+func (n *Node) portGUID(p int) uint64 {
+	if p < len(n.Ports) && n.Ports[p].GUID != 0 {
+		return n.Ports[p].GUID
+	}
+	if n.Type == Switch {
+		return n.GUID
+	}
+	return n.GUID + uint64(p)
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 )
@@ -48,7 +49,7 @@ func TestProductParsersRoundTrip(t *testing.T) {
 			if err := routing.WriteDumpFTS(&fts, f, routing.DumpOptions{Brief: tc.brief}); err != nil {
 				t.Fatal(err)
 			}
-			model := fabric.Build(&fabric.Raw{Outputs: []*fabric.Output{
+			model := fabric.Build(&fabricmodel.Raw{Outputs: []*fabricmodel.Output{
 				{Name: "ibnetdiscover", Stdout: topo.Bytes()},
 				{Name: "dump_fts", Stdout: fts.Bytes()},
 			}})

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
-	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
 	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
@@ -102,7 +102,7 @@ func Node(fsys fs.FS, snap *snapshot.Snapshot, o Options) *Result {
 		}
 	}
 	if in.Env == nil {
-		g.skip(catalog.StepNCCL, "NCCL environment not checked: give --env, --nccl-env FILE or --pid PID")
+		g.skip(finding.StepNCCL, "NCCL environment not checked: give --env, --nccl-env FILE or --pid PID")
 	} else if _, set := in.Env.Get("NCCL_SOCKET_IFNAME"); set && in.InterfacesPartial {
 		g.Note("sys/class/net holds only the PCI network interfaces (no lo): NCCL_SOCKET_IFNAME is judged on what is there")
 	}
@@ -110,10 +110,10 @@ func Node(fsys fs.FS, snap *snapshot.Snapshot, o Options) *Result {
 		if m, err := host.ParseModules(bytes.NewReader(b), "proc/modules"); err == nil {
 			in.Modules = m
 		} else {
-			g.skip(catalog.StepHost, "kernel modules: %v", err)
+			g.skip(finding.StepHost, "kernel modules: %v", err)
 		}
 	} else {
-		g.skip(catalog.StepHost, "kernel modules not checked: proc/modules: %v", errText(err))
+		g.skip(finding.StepHost, "kernel modules not checked: proc/modules: %v", errText(err))
 	}
 	in.Uverbs, in.Dev = readDev(g, fsys)
 	return g
@@ -152,7 +152,7 @@ func readKernelLog(g *Result, fsys fs.FS, o Options) {
 				in.Kernel, err = kmsg.ParseText(bytes.NewReader(b), p, kmsg.TextOptions{Year: o.Now.Year()})
 			}
 			if err != nil && !errors.Is(err, kmsg.ErrNoData) {
-				g.skip(catalog.StepKernelLog, "kernel log %s: %v", p, err)
+				g.skip(finding.StepKernelLog, "kernel log %s: %v", p, err)
 				in.Kernel = nil
 				continue
 			}
@@ -160,7 +160,7 @@ func readKernelLog(g *Result, fsys fs.FS, o Options) {
 		}
 	}
 	if in.Kernel == nil {
-		g.skip(catalog.StepKernelLog, "kernel log not checked: no /dev/kmsg access and no %s", strings.Join(kernelLogFiles, ", "))
+		g.skip(finding.StepKernelLog, "kernel log not checked: no /dev/kmsg access and no %s", strings.Join(kernelLogFiles, ", "))
 		return
 	}
 	if n := len(in.Kernel.Errors); n > 0 {
@@ -234,7 +234,7 @@ func readEthtool(g *Result, fsys fs.FS, snap *snapshot.Snapshot, o Options) {
 			}
 		}
 		if err != nil {
-			g.skip(catalog.StepPort, "ethtool statistics of %s not checked: %v", nd, errText(err))
+			g.skip(finding.StepPort, "ethtool statistics of %s not checked: %v", nd, errText(err))
 			continue
 		}
 		g.In.Ethtool = append(g.In.Ethtool, st)
@@ -249,7 +249,7 @@ func readSMI(g *Result, fsys fs.FS, o Options) {
 	if b, err := rootfs.ReadLimited(fsys, p, MaxFile); err == nil {
 		m, err := topo.ParseNvidiaSMI(bytes.NewReader(b), p)
 		if err != nil {
-			g.skip(catalog.StepPCIe, "nvidia-smi topology: %v", err)
+			g.skip(finding.StepPCIe, "nvidia-smi topology: %v", err)
 			return
 		}
 		g.In.SMI = m
@@ -268,7 +268,7 @@ func readSMI(g *Result, fsys fs.FS, o Options) {
 func readInterfaces(g *Result, fsys fs.FS) []host.Interface {
 	ents, err := fs.ReadDir(fsys, "sys/class/net")
 	if err != nil {
-		g.skip(catalog.StepNCCL, "network interfaces not listed: sys/class/net: %v", errText(err))
+		g.skip(finding.StepNCCL, "network interfaces not listed: sys/class/net: %v", errText(err))
 		return nil
 	}
 	out := []host.Interface{}
@@ -295,12 +295,12 @@ func readMemlock(g *Result, fsys fs.FS, o Options) *host.Limit {
 	}
 	b, err := rootfs.ReadLimited(fsys, p, 1<<20)
 	if err != nil {
-		g.skip(catalog.StepHost, "locked-memory limit not checked: %s: %v", p, errText(err))
+		g.skip(finding.StepHost, "locked-memory limit not checked: %s: %v", p, errText(err))
 		return nil
 	}
 	l, err := host.ParseLimits(bytes.NewReader(b), p)
 	if err != nil {
-		g.skip(catalog.StepHost, "locked-memory limit: %v", err)
+		g.skip(finding.StepHost, "locked-memory limit: %v", err)
 		return nil
 	}
 	return l
@@ -312,7 +312,7 @@ func readDev(g *Result, fsys fs.FS) (map[string]string, []host.DevEntry) {
 	uv := map[string]string{}
 	ents, err := fs.ReadDir(fsys, "sys/class/infiniband_verbs")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		g.skip(catalog.StepContainer, "uverbs devices not mapped: sys/class/infiniband_verbs: %v", errText(err))
+		g.skip(finding.StepContainer, "uverbs devices not mapped: sys/class/infiniband_verbs: %v", errText(err))
 		return nil, nil
 	}
 	var paths []string
@@ -328,7 +328,7 @@ func readDev(g *Result, fsys fs.FS) (map[string]string, []host.DevEntry) {
 		paths = append(paths, "dev/infiniband/"+e.Name())
 	}
 	if _, err := fs.Stat(fsys, "dev"); err != nil {
-		g.skip(catalog.StepContainer, "container device access not checked: the root has no dev/")
+		g.skip(finding.StepContainer, "container device access not checked: the root has no dev/")
 		return uv, nil
 	}
 	paths = append(paths, "dev/infiniband/rdma_cm")
@@ -359,12 +359,12 @@ func readDev(g *Result, fsys fs.FS) (map[string]string, []host.DevEntry) {
 func readEnviron(g *Result, fsys fs.FS, p string) {
 	b, err := rootfs.ReadLimited(fsys, p, MaxFile)
 	if err != nil {
-		g.skip(catalog.StepNCCL, "NCCL environment: %s: %v", p, errText(err))
+		g.skip(finding.StepNCCL, "NCCL environment: %s: %v", p, errText(err))
 		return
 	}
 	e, err := ncclenv.Parse(bytes.NewReader(b), p)
 	if err != nil {
-		g.skip(catalog.StepNCCL, "NCCL environment: %v", err)
+		g.skip(finding.StepNCCL, "NCCL environment: %v", err)
 		return
 	}
 	g.In.Env = e

@@ -13,45 +13,10 @@ import (
 	"slices"
 	"strings"
 	"testing/fstest"
-	"time"
 
+	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
-
-// Output is one tool run: what it printed and how it ended.
-type Output struct {
-	// Name is the file stem the output is saved under ("ibnetdiscover",
-	// "sminfo").
-	Name string   `json:"name"`
-	Args []string `json:"args"`
-	// Stdout and Stderr are saved as NAME.txt and NAME.stderr.
-	Stdout []byte `json:"-"`
-	Stderr []byte `json:"-"`
-	// Err is why the run failed (missing tool, timeout, exit status); ""
-	// on success.
-	Err        string  `json:"error,omitempty"`
-	DurationMS float64 `json:"duration_ms"`
-}
-
-// Raw is one collection: the outputs of every tool, as saved by `fabric
-// collect` and read back by --from.
-type Raw struct {
-	Taken   time.Time `json:"taken"`
-	Host    string    `json:"host,omitempty"`
-	Outputs []*Output `json:"outputs"`
-	// Source is where the collection was read from ("live" or a path).
-	Source string `json:"-"`
-}
-
-// Get returns the output saved under name, or nil.
-func (r *Raw) Get(name string) *Output {
-	for _, o := range r.Outputs {
-		if o.Name == name {
-			return o
-		}
-	}
-	return nil
-}
 
 const metaFile = "meta.json"
 
@@ -59,22 +24,22 @@ const metaFile = "meta.json"
 // 1 GiB uncompressed; larger fabrics should be split per switch).
 const maxOutput = 2 << 30
 
-// WriteDir saves the collection into dir: meta.json and NAME.txt /
+// WriteDir saves the collection r into dir: meta.json and NAME.txt /
 // NAME.stderr per tool.
-func (r *Raw) WriteDir(dir string) error {
+func WriteDir(r *fabricmodel.Raw, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return r.write(func(name string, b []byte) error {
+	return write(r, func(name string, b []byte) error {
 		return os.WriteFile(filepath.Join(dir, name), b, 0o644)
 	})
 }
 
-// WriteTarGz saves the collection as a gzip-compressed tar stream.
-func (r *Raw) WriteTarGz(w io.Writer) error {
+// WriteTarGz saves the collection r as a gzip-compressed tar stream.
+func WriteTarGz(r *fabricmodel.Raw, w io.Writer) error {
 	gz := gzip.NewWriter(w)
 	tw := tar.NewWriter(gz)
-	err := r.write(func(name string, b []byte) error {
+	err := write(r, func(name string, b []byte) error {
 		hdr := &tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), ModTime: r.Taken, Typeflag: tar.TypeReg}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return err
@@ -91,7 +56,7 @@ func (r *Raw) WriteTarGz(w io.Writer) error {
 	return gz.Close()
 }
 
-func (r *Raw) write(put func(string, []byte) error) error {
+func write(r *fabricmodel.Raw, put func(string, []byte) error) error {
 	meta, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -112,12 +77,12 @@ func (r *Raw) write(put func(string, []byte) error) error {
 	return nil
 }
 
-// ReadFrom reads a saved collection: a directory (through internal/rootfs's
+// ReadFrom reads a saved collection: a directory (through internal/source/rootfs's
 // rooted reader: no links out) or a .tar.gz written by `fabric collect`
 // (readTarGz: flat, size-bounded). A directory without meta.json is
 // accepted too: every NAME.txt in it is taken as that tool's output, so a
 // folder of outputs saved by hand works.
-func ReadFrom(path string) (*Raw, error) {
+func ReadFrom(path string) (*fabricmodel.Raw, error) {
 	var fsys fs.FS
 	info, err := os.Stat(path)
 	if err != nil {
@@ -201,8 +166,8 @@ func readTarGz(r io.Reader) (fs.FS, error) {
 }
 
 // ReadFS reads a collection from a file system (see ReadFrom).
-func ReadFS(fsys fs.FS) (*Raw, error) {
-	raw := &Raw{}
+func ReadFS(fsys fs.FS) (*fabricmodel.Raw, error) {
+	raw := &fabricmodel.Raw{}
 	b, err := fs.ReadFile(fsys, metaFile)
 	switch {
 	case err == nil:
@@ -216,13 +181,13 @@ func ReadFS(fsys fs.FS) (*Raw, error) {
 		}
 		for _, e := range ents {
 			if n, ok := strings.CutSuffix(e.Name(), ".txt"); ok && e.Type().IsRegular() {
-				raw.Outputs = append(raw.Outputs, &Output{Name: n})
+				raw.Outputs = append(raw.Outputs, &fabricmodel.Output{Name: n})
 			}
 		}
 	default:
 		return nil, err
 	}
-	raw.Outputs = slices.DeleteFunc(raw.Outputs, func(o *Output) bool { return o == nil })
+	raw.Outputs = slices.DeleteFunc(raw.Outputs, func(o *fabricmodel.Output) bool { return o == nil })
 	for _, o := range raw.Outputs {
 		if !validName(o.Name) {
 			return nil, fmt.Errorf("%s: bad output name %q", metaFile, o.Name)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 )
 
@@ -79,7 +80,7 @@ func (o CollectOptions) Validate() error {
 // Collect runs the tools and returns their outputs. It fails only on bad
 // options; a tool that is missing, times out or exits non-zero is recorded
 // in its Output.Err.
-func Collect(ctx context.Context, o CollectOptions) (*Raw, error) {
+func Collect(ctx context.Context, o CollectOptions) (*fabricmodel.Raw, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func Collect(ctx context.Context, o CollectOptions) (*Raw, error) {
 	if o.LookPath == nil {
 		o.LookPath = exec.LookPath
 	}
-	raw := &Raw{Taken: o.Now().UTC(), Source: "live"}
+	raw := &fabricmodel.Raw{Taken: o.Now().UTC(), Source: "live"}
 	for _, s := range steps(o) {
 		raw.Outputs = append(raw.Outputs, run(ctx, o, s))
 	}
@@ -113,7 +114,7 @@ const maxPerfQueryPorts = 1024
 // perfquery, one run per port, when ibqueryerrors could not run. The ports
 // and LIDs come from iblinkinfo; ports beyond maxPerfQueryPorts are left
 // out and said so in the output's Err.
-func collectPerfQuery(ctx context.Context, o CollectOptions, li *Output) *Output {
+func collectPerfQuery(ctx context.Context, o CollectOptions, li *fabricmodel.Output) *fabricmodel.Output {
 	if li == nil || li.Err != "" {
 		return nil
 	}
@@ -128,7 +129,7 @@ func collectPerfQuery(ctx context.Context, o CollectOptions, li *Output) *Output
 	if o.Port > 0 {
 		sel = append(sel, "-P", strconv.Itoa(o.Port))
 	}
-	out := &Output{Name: "perfquery", Args: []string{"perfquery", "<lid>", "<port> for each linked port"}}
+	out := &fabricmodel.Output{Name: "perfquery", Args: []string{"perfquery", "<lid>", "<port> for each linked port"}}
 	n, skipped, failed := 0, 0, 0
 	for _, p := range info.Ports {
 		if p.LID <= 0 || p.Phys != 5 {
@@ -164,7 +165,7 @@ func collectPerfQuery(ctx context.Context, o CollectOptions, li *Output) *Output
 // collectSMs asks the SA for every port that runs an SM (saquery -s) and
 // then each of those SMs for its state (sminfo LID), so that two masters
 // are seen. Both need the SA: without an SM they fail, which is recorded.
-func collectSMs(ctx context.Context, o CollectOptions) []*Output {
+func collectSMs(ctx context.Context, o CollectOptions) []*fabricmodel.Output {
 	var sel []string
 	if o.CA != "" {
 		sel = append(sel, "-C", o.CA)
@@ -173,7 +174,7 @@ func collectSMs(ctx context.Context, o CollectOptions) []*Output {
 		sel = append(sel, "-P", strconv.Itoa(o.Port))
 	}
 	sa := run(ctx, o, step{"saquery-sm", "saquery", append(append([]string{}, sel...), "-s")})
-	out := []*Output{sa}
+	out := []*fabricmodel.Output{sa}
 	if sa.Err != "" {
 		return out
 	}
@@ -181,7 +182,7 @@ func collectSMs(ctx context.Context, o CollectOptions) []*Output {
 	if err != nil {
 		return out
 	}
-	all := &Output{Name: "sminfo-sms", Args: []string{"sminfo", "<lid of each IsSM port>"}}
+	all := &fabricmodel.Output{Name: "sminfo-sms", Args: []string{"sminfo", "<lid of each IsSM port>"}}
 	seen := map[int]bool{}
 	for _, p := range ports {
 		if p.Disabled || p.BaseLID <= 0 || seen[p.BaseLID] || len(seen) >= 16 {
@@ -202,8 +203,8 @@ func collectSMs(ctx context.Context, o CollectOptions) []*Output {
 	return out
 }
 
-func run(ctx context.Context, o CollectOptions, s step) *Output {
-	out := &Output{Name: s.name, Args: append([]string{s.bin}, s.args...)}
+func run(ctx context.Context, o CollectOptions, s step) *fabricmodel.Output {
+	out := &fabricmodel.Output{Name: s.name, Args: append([]string{s.bin}, s.args...)}
 	path, err := o.LookPath(s.bin)
 	if err != nil {
 		out.Err = fmt.Sprintf("%s not found (install infiniband-diags): %v", s.bin, err)

@@ -104,18 +104,6 @@ func WriteIBNetDiscover(w io.Writer, f *Fabric, o TopologyOptions) error {
 	return bw.Flush()
 }
 
-// portGUID is port p's GUID, falling back to the node GUID (switches) or
-// node GUID + port (CAs) when unknown.
-func (n *Node) portGUID(p int) uint64 {
-	if p < len(n.Ports) && n.Ports[p].GUID != 0 {
-		return n.Ports[p].GUID
-	}
-	if n.Type == Switch {
-		return n.GUID
-	}
-	return n.GUID + uint64(p)
-}
-
 // initiator is the first CA with a cabled port 1, or -1.
 func (g *Graph) initiator() int {
 	for i := range g.f.Nodes {

@@ -1,24 +1,26 @@
-package fabric
+package routing_test
 
 import (
 	"bytes"
 	"testing"
 	"time"
 
+	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
+	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 )
 
-// benchTree matches internal/routing's benchmark fabric: pods of 32 leaves
+// fabricBenchTree matches the routing benchmark's fabric: pods of 32 leaves
 // × 32 hosts under 16 pod spines and 16 cores per core group; 1 pod =
 // 1,024 HCAs, 16 pods = 16,384 HCAs and 1,024 switches.
-func benchTree(pods int) routing.FatTree {
+func fabricBenchTree(pods int) routing.FatTree {
 	return routing.FatTree{Pods: pods, LeavesPerPod: 32, SpinesPerPod: 16, CoresPerGroup: 16, HostsPerLeaf: 32}
 }
 
 // benchRaw renders a generated fat-tree in the real text formats
 // (ibnetdiscover, dump_fts -n to keep the 16k input near 200 MB).
-func benchRaw(b *testing.B, pods int) *Raw {
-	f, err := benchTree(pods).Generate()
+func benchRaw(b *testing.B, pods int) *fabricmodel.Raw {
+	f, err := fabricBenchTree(pods).Generate()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -29,16 +31,17 @@ func benchRaw(b *testing.B, pods int) *Raw {
 	if err := routing.WriteDumpFTS(&fts, f, routing.DumpOptions{Brief: true}); err != nil {
 		b.Fatal(err)
 	}
-	return &Raw{Outputs: []*Output{
+	return &fabricmodel.Raw{Outputs: []*fabricmodel.Output{
 		{Name: "ibnetdiscover", Stdout: top.Bytes()},
 		{Name: "dump_fts", Stdout: fts.Bytes()},
 	}}
 }
 
-// BenchmarkEndToEnd is the fabric check of a synthetic 3-level fat-tree
-// from its text outputs: parse ibnetdiscover and dump_fts, build the
-// model, every fabric check, and the full routing analysis (all
-// destinations from all switches, loads, credit loops).
+// BenchmarkEndToEnd is internal/rules/fabric's check of a synthetic 3-level
+// fat-tree from its text outputs (here, beside the test-only generator):
+// parse ibnetdiscover and dump_fts, build the model, every fabric check,
+// and the full routing analysis (all destinations from all switches,
+// loads, credit loops).
 func BenchmarkEndToEnd(b *testing.B) {
 	for _, sz := range []struct {
 		name string
@@ -54,12 +57,12 @@ func BenchmarkEndToEnd(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				f := Build(raw)
+				f := fabric.Build(raw)
 				if len(f.LFTs) == 0 || len(f.Nodes) == 0 {
 					b.Fatalf("nothing parsed: %+v", f.Gaps)
 				}
-				fs := Check(f, Options{})
-				rfs, res, err := CheckRouting(f, routing.Options{})
+				fs := fabric.Check(f, fabric.Options{})
+				rfs, res, err := fabric.CheckRouting(f, routing.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
