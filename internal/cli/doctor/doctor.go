@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/source/gather"
 	"io"
 	"os"
@@ -20,7 +21,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
-	"github.com/ibdoctor/ibdoctor/internal/rules/nccl"
+	ncclrules "github.com/ibdoctor/ibdoctor/internal/rules/nccl"
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
@@ -198,11 +199,11 @@ func Diagnose(ctx context.Context, o *Options) (*Result, error) {
 	fs := noderules.Node(snap, exp)
 	fs = append(fs, host.Run(g.In)...)
 	if ncclLog != nil {
-		lg, err := nccl.ParseLog(bytes.NewReader(ncclLog), o.NCCLLog)
+		lg, err := nccllog.Parse(bytes.NewReader(ncclLog), o.NCCLLog)
 		if err != nil {
 			g.Note("NCCL log %s: %v", o.NCCLLog, err)
 		} else {
-			a := nccl.AnalyzeLog(lg, nccl.LogOptions{RDMAPresent: len(snap.Devices) > 0})
+			a := ncclrules.CheckLog(lg, ncclrules.LogOptions{RDMAPresent: len(snap.Devices) > 0})
 			for i := range a.Findings {
 				if a.Findings[i].Subject.Host == "" {
 					a.Findings[i].Subject.Host = snap.Host

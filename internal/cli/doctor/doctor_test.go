@@ -313,7 +313,7 @@ func TestKernelLogWindow(t *testing.T) {
 // package's rules; RDMA present makes a socket fallback critical).
 func TestNCCLLog(t *testing.T) {
 	root := simRoot(t, "h100-ndr", nil)
-	r, code := doctorJSON(t, nil, "--root", root, "--nccl-log", "../../rules/nccl/testdata/log/nccl952-socket-channels.log")
+	r, code := doctorJSON(t, nil, "--root", root, "--nccl-log", "../../parse/nccllog/testdata/nccl952-socket-channels.log")
 	var fb *finding.Finding
 	for i := range r.Findings {
 		if r.Findings[i].ID == "nccl.socket_fallback" {

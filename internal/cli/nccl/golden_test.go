@@ -17,9 +17,9 @@ func TestGolden(t *testing.T) {
 		golden string
 		args   []string
 	}{
-		{"perf-nccl340-expect40.txt", []string{"perf", "--collective", "all_reduce", "--expect-busbw", "40", td + "/tests/nccl340-old-format-2gpu.txt"}},
-		{"perf-not-mpi.txt", []string{"perf", td + "/tests/not-mpi-two-headers.txt"}},
-		{"log-retry-and-socket.txt", []string{"log", "--expect-ib", td + "/log/nccl1814-retry-then-flush.log", td + "/tests/meowth-oob-failed-socket.txt", td + "/log/llamafactory7396-watchdog.log"}},
+		{"perf-nccl340-expect40.txt", []string{"perf", "--collective", "all_reduce", "--expect-busbw", "40", testsData + "nccl340-old-format-2gpu.txt"}},
+		{"perf-not-mpi.txt", []string{"perf", testsData + "not-mpi-two-headers.txt"}},
+		{"log-retry-and-socket.txt", []string{"log", "--expect-ib", logData + "nccl1814-retry-then-flush.log", testsData + "meowth-oob-failed-socket.txt", logData + "llamafactory7396-watchdog.log"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {

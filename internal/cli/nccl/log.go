@@ -13,7 +13,8 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/output/report"
-	"github.com/ibdoctor/ibdoctor/internal/rules/nccl"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
+	ncclrules "github.com/ibdoctor/ibdoctor/internal/rules/nccl"
 )
 
 // LogOptions are the inputs of `ibdoctor nccl log`.
@@ -66,25 +67,25 @@ Exit code: 0 healthy, 1 warnings (or a file not analysed), 2 critical,
 }
 
 type logFile struct {
-	Source string    `json:"source"`
-	Log    *nccl.Log `json:"log"`
+	Source string       `json:"source"`
+	Log    *nccllog.Log `json:"log"`
 }
 
 type logDoc struct {
-	Verdict  string            `json:"verdict"`
-	ExitCode int               `json:"exit_code"`
-	Files    []logFile         `json:"files"`
-	Analysis *nccl.LogAnalysis `json:"analysis,omitempty"`
-	Findings []finding.Finding `json:"findings"`
-	Notes    []string          `json:"notes,omitempty"`
-	Errors   []fileError       `json:"errors,omitempty"`
+	Verdict  string                 `json:"verdict"`
+	ExitCode int                    `json:"exit_code"`
+	Files    []logFile              `json:"files"`
+	Analysis *ncclrules.LogAnalysis `json:"analysis,omitempty"`
+	Findings []finding.Finding      `json:"findings"`
+	Notes    []string               `json:"notes,omitempty"`
+	Errors   []fileError            `json:"errors,omitempty"`
 }
 
-// runLog analyses every file as one job (nccl.MergeLogs): a socket
+// runLog analyses every file as one job (nccllog.Merge): a socket
 // fallback on one node next to IB on others is a mixed job, and one peer
 // failing from several ranks shows up as one finding.
 func runLog(ctx context.Context, o *LogOptions) error {
-	lo := nccl.LogOptions{ExpectIB: o.ExpectIB}
+	lo := ncclrules.LogOptions{ExpectIB: o.ExpectIB}
 	var doc logDoc
 	if o.Root != "" {
 		present, _, _, err := nodeFacts(ctx, o.F, o.Root)
@@ -96,7 +97,7 @@ func runLog(ctx context.Context, o *LogOptions) error {
 			doc.Notes = append(doc.Notes, fmt.Sprintf("%s has RDMA devices: NCCL should use them", o.Root))
 		}
 	}
-	var logs []*nccl.Log
+	var logs []*nccllog.Log
 	for _, name := range o.Files {
 		lg, err := parseLogFile(o.F, name)
 		if err != nil {
@@ -107,7 +108,7 @@ func runLog(ctx context.Context, o *LogOptions) error {
 		doc.Files = append(doc.Files, logFile{Source: name, Log: lg})
 	}
 	if len(logs) > 0 {
-		doc.Analysis = nccl.AnalyzeLog(nccl.MergeLogs(logs...), lo)
+		doc.Analysis = ncclrules.CheckLog(nccllog.Merge(logs...), lo)
 		doc.Findings = doc.Analysis.Findings
 		doc.Notes = append(doc.Notes, doc.Analysis.Notes...)
 	}
@@ -115,13 +116,13 @@ func runLog(ctx context.Context, o *LogOptions) error {
 		func(w io.Writer, st report.Style) { writeLogText(w, st, &doc) })
 }
 
-func parseLogFile(f *cmdutil.Factory, name string) (*nccl.Log, error) {
+func parseLogFile(f *cmdutil.Factory, name string) (*nccllog.Log, error) {
 	rc, err := openInput(f, name)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return nccl.ParseLog(rc, name)
+	return nccllog.Parse(rc, name)
 }
 
 func writeLogText(w io.Writer, st report.Style, doc *logDoc) {
@@ -131,7 +132,7 @@ func writeLogText(w io.Writer, st report.Style, doc *logDoc) {
 			title += ", NCCL " + lf.Log.Version
 		}
 		fmt.Fprintln(w, st.Bold(title))
-		var procs []nccl.ProcSummary
+		var procs []ncclrules.ProcSummary
 		for _, p := range doc.Analysis.Procs {
 			if p.Source == lf.Source {
 				procs = append(procs, p)
@@ -157,11 +158,11 @@ func writeLogText(w io.Writer, st report.Style, doc *logDoc) {
 			tw.Flush()
 		}
 		var counts []string
-		byKind := map[nccl.EventKind]int{}
+		byKind := map[nccllog.EventKind]int{}
 		for _, e := range lf.Log.Events {
 			byKind[e.Kind]++
 		}
-		for _, k := range []nccl.EventKind{nccl.EventCompletion, nccl.EventResource, nccl.EventTimeout, nccl.EventWarn} {
+		for _, k := range []nccllog.EventKind{nccllog.EventCompletion, nccllog.EventResource, nccllog.EventTimeout, nccllog.EventWarn} {
 			if byKind[k] > 0 {
 				counts = append(counts, fmt.Sprintf("%d %s", byKind[k], k))
 			}

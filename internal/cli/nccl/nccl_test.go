@@ -13,7 +13,11 @@ import (
 	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 )
 
-const td = "../../rules/nccl/testdata"
+// The corpora of the parsers.
+const (
+	testsData = "../../parse/nccltests/testdata/"
+	logData   = "../../parse/nccllog/testdata/"
+)
 
 // run executes `nccl ARGS` in-process and returns stdout and the exit code.
 func run(t *testing.T, stdin string, args ...string) (string, int) {
@@ -66,14 +70,14 @@ func TestPerfCommand(t *testing.T) {
 		code     int
 		contains []string
 	}{
-		{"healthy text", []string{"perf", "--collective", "all_reduce", "--expect-busbw", "20", td + "/tests/nccl340-old-format-2gpu.txt"}, 0,
+		{"healthy text", []string{"perf", "--collective", "all_reduce", "--expect-busbw", "20", testsData + "nccl340-old-format-2gpu.txt"}, 0,
 			[]string{"all_reduce, 2 ranks, 64 KiB to 128 MiB", "peak busbw at large sizes: 21.86 GB/s (expected 20.0 GB/s, 109%)", "HEALTHY"}},
-		{"low busbw", []string{"perf", "--collective", "all_reduce", "--expect-busbw", "40", td + "/tests/nccl340-old-format-2gpu.txt"}, 2,
+		{"low busbw", []string{"perf", "--collective", "all_reduce", "--expect-busbw", "40", testsData + "nccl340-old-format-2gpu.txt"}, 2,
 			[]string{"CRITICAL nccl.busbw_low", "55% of the expected --expect-busbw 40.0 GB/s"}},
-		{"non-mpi copies", []string{"perf", td + "/tests/not-mpi-two-headers.txt"}, 1, []string{"nccl.test_not_distributed"}},
-		{"one file missing", []string{"perf", td + "/tests/spark-2node-allreduce.txt", "nope.txt"}, 1, []string{"not analysed:", "nope.txt"}},
+		{"non-mpi copies", []string{"perf", testsData + "not-mpi-two-headers.txt"}, 1, []string{"nccl.test_not_distributed"}},
+		{"one file missing", []string{"perf", testsData + "spark-2node-allreduce.txt", "nope.txt"}, 1, []string{"not analysed:", "nope.txt"}},
 		{"all files bad", []string{"perf", "nope.txt"}, 3, []string{"nope.txt"}},
-		{"not nccl-tests", []string{"perf", td + "/log/nccl902-old-error12.log"}, 3, []string{"no nccl-tests header or result row"}},
+		{"not nccl-tests", []string{"perf", logData + "nccl902-old-error12.log"}, 3, []string{"no nccl-tests header or result row"}},
 		{"bad collective", []string{"perf", "--collective", "allfoo", "x"}, 3, nil},
 		{"bad efficiency", []string{"perf", "--efficiency", "2", "x"}, 3, nil},
 	}
@@ -136,15 +140,15 @@ func TestLogCommand(t *testing.T) {
 		code     int
 		contains []string
 	}{
-		{"ib ok", []string{"log", td + "/log/nccl-tests185-roce-init.log"}, 0,
+		{"ib ok", []string{"log", logData + "nccl-tests185-roce-init.log"}, 0,
 			[]string{"dgxh100-4:460770", "mlx5_10:1/RoCE mlx5_11:1/RoCE", "NCCL 2.19.3+cuda12.3", "HEALTHY"}},
-		{"retry exceeded", []string{"log", td + "/log/nccl1814-retry-then-flush.log"}, 2,
+		{"retry exceeded", []string{"log", logData + "nccl1814-retry-then-flush.log"}, 2,
 			[]string{"CRITICAL nccl.ibv_error", "status 12 IBV_WC_RETRY_EXC_ERR", "events: 3 completion"}},
-		{"socket, no expectation", []string{"log", td + "/tests/meowth-oob-failed-socket.txt"}, 1, []string{"WARNING  nccl.socket_fallback"}},
-		{"socket, expect ib", []string{"log", "--expect-ib", td + "/tests/meowth-oob-failed-socket.txt"}, 2, []string{"CRITICAL nccl.socket_fallback"}},
-		{"not a log", []string{"log", td + "/tests/spark-2node-allreduce.txt"}, 3, []string{"no NCCL log line"}},
-		{"one job, two files", []string{"log", td + "/log/nccl-tests185-roce-init.log", td + "/tests/meowth-oob-failed-socket.txt"}, 2,
-			[]string{"CRITICAL nccl.socket_fallback  " + td + "/tests/meowth-oob-failed-socket.txt", "while 2 use IB/RoCE"}},
+		{"socket, no expectation", []string{"log", testsData + "meowth-oob-failed-socket.txt"}, 1, []string{"WARNING  nccl.socket_fallback"}},
+		{"socket, expect ib", []string{"log", "--expect-ib", testsData + "meowth-oob-failed-socket.txt"}, 2, []string{"CRITICAL nccl.socket_fallback"}},
+		{"not a log", []string{"log", testsData + "spark-2node-allreduce.txt"}, 3, []string{"no NCCL log line"}},
+		{"one job, two files", []string{"log", logData + "nccl-tests185-roce-init.log", testsData + "meowth-oob-failed-socket.txt"}, 2,
+			[]string{"CRITICAL nccl.socket_fallback  " + testsData + "meowth-oob-failed-socket.txt", "while 2 use IB/RoCE"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,15 +174,15 @@ func TestRootFromSimulatedNode(t *testing.T) {
 	// compute port runs at 200 Gb/s; the 100G RoCE frontend is not on the
 	// NCCL path.
 	root := simRoot(t, "width:mlx5_2/1=2")
-	out, code := run(t, "", "log", "--root", root, td+"/tests/meowth-oob-failed-socket.txt")
+	out, code := run(t, "", "log", "--root", root, testsData+"meowth-oob-failed-socket.txt")
 	if code != 2 || !strings.Contains(out, "CRITICAL nccl.socket_fallback") || !strings.Contains(out, "has RDMA devices") {
 		t.Errorf("log --root: exit %d\n%s", code, out)
 	}
-	out, _ = run(t, "", "perf", "--collective", "all_reduce", "--root", root, td+"/tests/nccl340-old-format-2gpu.txt")
+	out, _ = run(t, "", "perf", "--collective", "all_reduce", "--root", root, testsData+"nccl340-old-format-2gpu.txt")
 	if !strings.Contains(out, "line rate 200 Gb/s from mlx5_2 port 1") || !strings.Contains(out, "expected 20.0 GB/s") {
 		t.Errorf("perf --root with a 2X port:\n%s", out)
 	}
-	if _, code := run(t, "", "log", "--root", filepath.Join(t.TempDir(), "missing.tar.gz"), td+"/log/nccl902-old-error12.log"); code != 3 {
+	if _, code := run(t, "", "log", "--root", filepath.Join(t.TempDir(), "missing.tar.gz"), logData+"nccl902-old-error12.log"); code != 3 {
 		t.Errorf("unusable root: exit %d, want 3", code)
 	}
 }

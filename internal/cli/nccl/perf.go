@@ -12,7 +12,8 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/output/report"
-	"github.com/ibdoctor/ibdoctor/internal/rules/nccl"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
+	ncclrules "github.com/ibdoctor/ibdoctor/internal/rules/nccl"
 )
 
 // PerfOptions are the inputs of `ibdoctor nccl perf`.
@@ -22,7 +23,7 @@ type PerfOptions struct {
 	Files      []string
 	Collective string
 	// ExpectBusBW (GB/s), LineRate (Gb/s), Efficiency, SmallLatency (µs):
-	// see nccl.TestsOptions.
+	// see ncclrules.TestsOptions.
 	ExpectBusBW  float64
 	LineRate     float64
 	Efficiency   float64
@@ -61,7 +62,7 @@ Exit code: 0 healthy, 1 warnings (or a file not analysed), 2 critical,
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.Files = args
 			if opts.Collective != "" {
-				if _, err := nccl.ParseCollective(opts.Collective); err != nil {
+				if _, err := nccltests.ParseCollective(opts.Collective); err != nil {
 					return cmdutil.FlagErrorf("--collective: %v", err)
 				}
 			}
@@ -81,16 +82,16 @@ Exit code: 0 healthy, 1 warnings (or a file not analysed), 2 critical,
 	cmd.Flags().StringVar(&opts.Collective, "collective", "", "collective when the output does not say (all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv)")
 	cmd.Flags().Float64Var(&opts.ExpectBusBW, "expect-busbw", 0, "expected large-message bus bandwidth in GB/s")
 	cmd.Flags().Float64Var(&opts.LineRate, "line-rate", 0, "per-GPU network line rate in Gb/s (e.g. 400 for NDR); expectation = rate/8 x --efficiency")
-	cmd.Flags().Float64Var(&opts.Efficiency, "efficiency", nccl.DefaultEfficiency, "fraction of the line rate busbw should reach")
-	cmd.Flags().Float64Var(&opts.SmallLatency, "small-latency", nccl.DefaultSmallLatencyUS, "time in us above which the smallest message counts as slow")
+	cmd.Flags().Float64Var(&opts.Efficiency, "efficiency", ncclrules.DefaultEfficiency, "fraction of the line rate busbw should reach")
+	cmd.Flags().Float64Var(&opts.SmallLatency, "small-latency", ncclrules.DefaultSmallLatencyUS, "time in us above which the smallest message counts as slow")
 	cmd.Flags().StringVar(&opts.Root, "root", "", "node root (directory or bundle) whose slowest active port gives the line rate")
 	return cmd
 }
 
 type perfFile struct {
-	Source   string              `json:"source"`
-	Output   *nccl.TestsOutput   `json:"output,omitempty"`
-	Analysis *nccl.TestsAnalysis `json:"analysis,omitempty"`
+	Source   string                   `json:"source"`
+	Output   *nccltests.Output        `json:"output,omitempty"`
+	Analysis *ncclrules.TestsAnalysis `json:"analysis,omitempty"`
 }
 
 type perfDoc struct {
@@ -103,9 +104,9 @@ type perfDoc struct {
 }
 
 func runPerf(ctx context.Context, o *PerfOptions) error {
-	to := nccl.TestsOptions{ExpectBusBW: o.ExpectBusBW, LineRateGbps: o.LineRate, Efficiency: o.Efficiency, SmallLatencyUS: o.SmallLatency}
+	to := ncclrules.TestsOptions{ExpectBusBW: o.ExpectBusBW, LineRateGbps: o.LineRate, Efficiency: o.Efficiency, SmallLatencyUS: o.SmallLatency}
 	if o.Collective != "" {
-		to.Collective, _ = nccl.ParseCollective(o.Collective)
+		to.Collective, _ = nccltests.ParseCollective(o.Collective)
 	}
 	var doc perfDoc
 	if o.Root != "" && o.LineRate == 0 {
@@ -126,7 +127,7 @@ func runPerf(ctx context.Context, o *PerfOptions) error {
 			doc.Errors = append(doc.Errors, fileError{name, err.Error()})
 			continue
 		}
-		a := nccl.AnalyzeTests(out, to)
+		a := ncclrules.CheckTests(out, to)
 		doc.Files = append(doc.Files, perfFile{Source: name, Output: out, Analysis: a})
 		doc.Findings = append(doc.Findings, a.Findings...)
 		doc.Notes = append(doc.Notes, a.Notes...)
@@ -135,13 +136,13 @@ func runPerf(ctx context.Context, o *PerfOptions) error {
 		func(w io.Writer, st report.Style) { writePerfText(w, st, &doc) })
 }
 
-func parseTestsFile(f *cmdutil.Factory, name string) (*nccl.TestsOutput, error) {
+func parseTestsFile(f *cmdutil.Factory, name string) (*nccltests.Output, error) {
 	rc, err := openInput(f, name)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return nccl.ParseTests(rc, name)
+	return nccltests.Parse(rc, name)
 }
 
 func writePerfText(w io.Writer, st report.Style, doc *perfDoc) {
@@ -158,7 +159,7 @@ func writePerfText(w io.Writer, st report.Style, doc *perfDoc) {
 				fmt.Fprintln(w, line)
 			}
 			if sum.SmallTimeUS > 0 {
-				fmt.Fprintf(w, "  smallest message: %s in %.1f us\n", nccl.FormatBytes(sum.MinSize), sum.SmallTimeUS)
+				fmt.Fprintf(w, "  smallest message: %s in %.1f us\n", ncclrules.FormatBytes(sum.MinSize), sum.SmallTimeUS)
 			}
 			var foot []string
 			if run.OutOfBounds != nil {
@@ -178,7 +179,7 @@ func writePerfText(w io.Writer, st report.Style, doc *perfDoc) {
 	writeNotes(w, doc.Notes, doc.Errors)
 }
 
-func runTitle(source string, run *nccl.TestRun, sum nccl.RunSummary) string {
+func runTitle(source string, run *nccltests.Run, sum ncclrules.RunSummary) string {
 	what := run.Program
 	if what == "" && sum.Collective != "" {
 		what = string(sum.Collective)
@@ -206,7 +207,7 @@ func runTitle(source string, run *nccl.TestRun, sum nccl.RunSummary) string {
 		parts = append(parts, fmt.Sprintf("%d ranks", sum.Ranks))
 	}
 	if len(run.Rows) > 0 {
-		parts = append(parts, fmt.Sprintf("%s to %s", nccl.FormatBytes(sum.MinSize), nccl.FormatBytes(sum.MaxSize)))
+		parts = append(parts, fmt.Sprintf("%s to %s", ncclrules.FormatBytes(sum.MinSize), ncclrules.FormatBytes(sum.MaxSize)))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -220,7 +221,7 @@ func firstHosts(h []string, n int) []string {
 
 // writeCurve prints the busbw curve: every row when there are few, else
 // every other power of four and the largest sizes.
-func writeCurve(w io.Writer, run *nccl.TestRun) {
+func writeCurve(w io.Writer, run *nccltests.Run) {
 	if len(run.Rows) == 0 {
 		return
 	}
@@ -248,7 +249,7 @@ func writeCurve(w io.Writer, run *nccl.TestRun) {
 				wrong = fmt.Sprint(m.Wrong)
 			}
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t\n", nccl.FormatBytes(r.Size), t, alg, oop, ip, wrong)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t\n", ncclrules.FormatBytes(r.Size), t, alg, oop, ip, wrong)
 	}
 	tw.Flush()
 }

@@ -17,10 +17,12 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
-	"github.com/ibdoctor/ibdoctor/internal/rules/nccl"
+	ncclrules "github.com/ibdoctor/ibdoctor/internal/rules/nccl"
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 	"github.com/ibdoctor/ibdoctor/internal/rules/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
@@ -363,9 +365,9 @@ func whole(text string) Kind {
 	switch {
 	case perftest.Detect(text):
 		return KindPerftest
-	case nccl.DetectTestsOutput(text):
+	case nccltests.Detect(text):
 		return KindNCCLTests
-	case nccl.DetectLog(text):
+	case nccllog.Detect(text):
 		return KindNCCLLog
 	case kmsg.Detect(text):
 		return KindKernel
@@ -693,11 +695,11 @@ func notes(seg *Segment, ns []string) {
 }
 
 func diagnoseNCCLLog(seg *Segment, file, text string, opts Options, ctx *context) error {
-	lg, err := nccl.ParseLog(strings.NewReader(text), file)
+	lg, err := nccllog.Parse(strings.NewReader(text), file)
 	if err != nil {
 		return err
 	}
-	a := nccl.AnalyzeLog(lg, nccl.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
+	a := ncclrules.CheckLog(lg, ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
 	seg.Summary = fmt.Sprintf("NCCL log of %s", plural(len(a.Procs), "process", "processes"))
 	if a.Version != "" {
 		seg.Summary += ", NCCL " + a.Version
@@ -719,18 +721,18 @@ func lineRate(seg *Segment, opts Options, ctx *context) float64 {
 }
 
 func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *context) error {
-	out, err := nccl.ParseTests(strings.NewReader(text), file)
+	out, err := nccltests.Parse(strings.NewReader(text), file)
 	if err != nil {
 		return err
 	}
-	a := nccl.AnalyzeTests(out, nccl.TestsOptions{ExpectBusBW: opts.ExpectBusBW, LineRateGbps: lineRate(seg, opts, ctx)})
+	a := ncclrules.CheckTests(out, ncclrules.TestsOptions{ExpectBusBW: opts.ExpectBusBW, LineRateGbps: lineRate(seg, opts, ctx)})
 	seg.Summary = fmt.Sprintf("nccl-tests, %s", plural(len(a.Runs), "run", "runs"))
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)
-	if nccl.DetectLog(text) {
+	if nccllog.Detect(text) {
 		// NCCL_DEBUG=INFO lines inside the test output.
-		if lg, err := nccl.ParseLog(strings.NewReader(text), file); err == nil {
-			la := nccl.AnalyzeLog(lg, nccl.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
+		if lg, err := nccllog.Parse(strings.NewReader(text), file); err == nil {
+			la := ncclrules.CheckLog(lg, ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
 			seg.Summary += fmt.Sprintf(" with the NCCL log of %s", plural(len(la.Procs), "process", "processes"))
 			seg.Findings = append(seg.Findings, la.Findings...)
 			notes(seg, la.Notes)

@@ -1,12 +1,10 @@
-// Package nccl reads what NCCL jobs leave behind and diagnoses it: the
-// output of the nccl-tests benchmarks (all_reduce_perf and friends: header,
-// rank list, per-size rows, footers) and NCCL_DEBUG=INFO logs of one or many
-// ranks (which network each rank chose, GPUDirect RDMA, work-completion
-// errors, watchdog timeouts, verbs resource failures).
+// Package nccl judges what NCCL jobs leave behind: nccl-tests results
+// parsed by internal/parse/nccltests (CheckTests: corrupted results, busbw
+// below the expectation, busbw inconsistent with algbw, slow small
+// messages, in-place asymmetry, runs that stop before the plateau, copies
+// of a non-MPI binary) and NCCL debug logs parsed by internal/parse/nccllog
+// (CheckLog: socket fallback, IB disabled, GPUDirect RDMA disabled,
+// work-completion errors, verbs resource failures, timeouts).
 //
-// Parsers are pure (io.Reader in, typed result out) and tolerate the mess of
-// real outputs: NCCL INFO lines interleaved with rows, several runs in one
-// file, CRLF line ends, truncated tails. Lines they cannot read are kept as
-// Skipped notes naming the line, never turned into numbers. Rules are pure
-// functions from the parsed data and Options to findings.
+// Both are pure functions from the parsed data and options to findings.
 package nccl

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 )
 
@@ -35,7 +36,7 @@ type ProcSummary struct {
 	Env []string `json:"env,omitempty"`
 }
 
-// LogAnalysis is the result of AnalyzeLog.
+// LogAnalysis is the result of CheckLog.
 type LogAnalysis struct {
 	Source   string            `json:"source"`
 	Version  string            `json:"version,omitempty"`
@@ -44,16 +45,16 @@ type LogAnalysis struct {
 	Notes    []string          `json:"notes,omitempty"`
 }
 
-// AnalyzeLog applies the NCCL log rules. It is pure.
-func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
+// CheckLog applies the NCCL log rules. It is pure.
+func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	a := &LogAnalysis{Source: lg.Source, Version: lg.Version}
 	subj := finding.Subject{File: lg.Source}
 	at := func(src string, line int) string { return fmt.Sprintf("%s:%d", src, line) }
 
-	var socketProcs, ibProcs []*Proc
+	var socketProcs, ibProcs []*nccllog.Proc
 	var gdrOff []finding.Evidence
 	var gdrOffProcs []string
-	var disabled []*Proc
+	var disabled []*nccllog.Proc
 	for _, p := range lg.Procs {
 		net, _ := p.EffectiveNetwork()
 		s := ProcSummary{Source: p.Source, Name: p.Name(), Ranks: p.Ranks, Network: net, SocketIfs: p.SocketIfs, Channels: p.Channels, Trees: p.Trees}
@@ -135,9 +136,9 @@ func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
 		switch {
 		case len(disabled) > 0:
 			why = "; IB was disabled by NCCL_IB_DISABLE"
-		case slices.ContainsFunc(socketProcs, func(p *Proc) bool { return p.NoVerbs > 0 }):
+		case slices.ContainsFunc(socketProcs, func(p *nccllog.Proc) bool { return p.NoVerbs > 0 }):
 			why = "; libibverbs could not be loaded: rdma-core (libibverbs) is missing from the image or the library path"
-		case slices.ContainsFunc(socketProcs, func(p *Proc) bool { return p.IBNoDevice > 0 }):
+		case slices.ContainsFunc(socketProcs, func(p *nccllog.Proc) bool { return p.IBNoDevice > 0 }):
 			why = "; NCCL found no IB device (container without /dev/infiniband, missing libibverbs, or NCCL_IB_HCA matching nothing)"
 		}
 		switch {
@@ -159,9 +160,9 @@ func AnalyzeLog(lg *Log, opts LogOptions) *LogAnalysis {
 	a.Findings = append(a.Findings, resourceFindings(lg, subj, at)...)
 	a.Findings = append(a.Findings, timeoutFindings(lg, subj, at)...)
 
-	var warns []Event
+	var warns []nccllog.Event
 	for _, e := range lg.Events {
-		if e.Kind == EventWarn {
+		if e.Kind == nccllog.EventWarn {
 			warns = append(warns, e)
 		}
 	}
@@ -205,10 +206,10 @@ func fileOf(src string) string {
 	return src
 }
 
-func completionFindings(lg *Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
-	var errs []Event
+func completionFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	var errs []nccllog.Event
 	for _, e := range lg.Events {
-		if e.Kind == EventCompletion {
+		if e.Kind == nccllog.EventCompletion {
 			errs = append(errs, e)
 		}
 	}
@@ -223,7 +224,7 @@ func completionFindings(lg *Log, subj finding.Subject, at func(string, int) stri
 			break
 		}
 	}
-	counts := map[WCStatus]int{}
+	counts := map[nccllog.WCStatus]int{}
 	for _, e := range errs {
 		counts[e.Status]++
 	}
@@ -246,7 +247,7 @@ func completionFindings(lg *Log, subj finding.Subject, at func(string, int) stri
 		}
 	}
 	evs := []finding.Evidence{{Source: at(cause.Source, cause.Line), Value: cause.Text}}
-	var codes []WCStatus
+	var codes []nccllog.WCStatus
 	for s := range counts {
 		codes = append(codes, s)
 	}
@@ -296,11 +297,11 @@ func completionFindings(lg *Log, subj finding.Subject, at func(string, int) stri
 }
 
 // forStatus drops lines written for another status ("status 4: …").
-func forStatus(lines []string, st WCStatus) []string {
+func forStatus(lines []string, st nccllog.WCStatus) []string {
 	var out []string
 	for _, l := range lines {
 		var n int
-		if _, err := fmt.Sscanf(l, "status %d:", &n); err == nil && WCStatus(n) != st {
+		if _, err := fmt.Sscanf(l, "status %d:", &n); err == nil && nccllog.WCStatus(n) != st {
 			continue
 		}
 		out = append(out, l)
@@ -308,11 +309,11 @@ func forStatus(lines []string, st WCStatus) []string {
 	return out
 }
 
-func resourceFindings(lg *Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
-	byCall := map[string][]Event{}
+func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	byCall := map[string][]nccllog.Event{}
 	var order []string
 	for _, e := range lg.Events {
-		if e.Kind != EventResource {
+		if e.Kind != nccllog.EventResource {
 			continue
 		}
 		if _, ok := byCall[e.Call]; !ok {
@@ -358,10 +359,10 @@ func resourceHint(call, errText string) string {
 	return "NCCL could not set up its verbs resources"
 }
 
-func timeoutFindings(lg *Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
-	var wd, other []Event
+func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	var wd, other []nccllog.Event
 	for _, e := range lg.Events {
-		if e.Kind != EventTimeout {
+		if e.Kind != nccllog.EventTimeout {
 			continue
 		}
 		if e.OpType != "" {
@@ -419,7 +420,7 @@ func timeoutFindings(lg *Log, subj finding.Subject, at func(string, int) string)
 	return fs
 }
 
-func procNames(ps []*Proc) string {
+func procNames(ps []*nccllog.Proc) string {
 	var names []string
 	for _, p := range ps {
 		names = append(names, p.Name())

@@ -1,7 +1,6 @@
 package nccl
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,18 +8,24 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 )
 
-func parseLogFile(t *testing.T, path string) *Log {
+// logData is the NCCL log corpus; its README says what each file must
+// produce. One nccl-tests sample doubles as a log.
+const logData = "../../parse/nccllog/testdata/"
+
+func parseLogFile(t *testing.T, path string) *nccllog.Log {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", path))
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	lg, err := ParseLog(f, filepath.Base(path))
+	lg, err := nccllog.Parse(f, filepath.Base(path))
 	if err != nil {
-		t.Fatalf("ParseLog(%s): %v", path, err)
+		t.Fatalf("nccllog.Parse(%s): %v", path, err)
 	}
 	return lg
 }
@@ -35,39 +40,39 @@ func TestLogCorpus(t *testing.T) {
 		network     string // effective network of the first process
 		summaryHas  []string
 		events      int
-		firstStatus WCStatus
+		firstStatus nccllog.WCStatus
 	}{
-		{file: "log/nccl1814-retry-then-flush.log", want: []string{"nccl.ibv_error/critical"}, events: 3, firstStatus: 12,
+		{file: logData + "nccl1814-retry-then-flush.log", want: []string{"nccl.ibv_error/critical"}, events: 3, firstStatus: 12,
 			summaryHas: []string{"status 12 IBV_WC_RETRY_EXC_ERR", "peer 172.36.143.59<44206>", "2 later error(s) are consequences", "peers: 172.36.143.59<44206> ×3"}},
-		{file: "log/nccl1405-status12-ipv6-gid.log", want: []string{"nccl.ibv_error/critical"}, events: 2, firstStatus: 12,
+		{file: logData + "nccl1405-status12-ipv6-gid.log", want: []string{"nccl.ibv_error/critical"}, events: 2, firstStatus: 12,
 			summaryHas: []string{"on kp-ddp-worker-0", "lossy or broken path"}},
-		{file: "log/nccl902-old-error12.log", want: []string{"nccl.ibv_error/critical"}, events: 1, firstStatus: 12},
-		{file: "log/nccl214-loc-prot-title.log", want: []string{"nccl.ibv_error/critical"}, events: 1, firstStatus: 4,
+		{file: logData + "nccl902-old-error12.log", want: []string{"nccl.ibv_error/critical"}, events: 1, firstStatus: 12},
+		{file: logData + "nccl214-loc-prot-title.log", want: []string{"nccl.ibv_error/critical"}, events: 1, firstStatus: 4,
 			summaryHas: []string{"IBV_WC_LOC_PROT_ERR", "GPUDirect"}},
-		{file: "log/nccl-tests185-roce-init.log", network: "IB"},
-		{file: "log/nccl-tests185-modify-qp-title.log", want: []string{"nccl.resource_error/critical"}, events: 1,
+		{file: logData + "nccl-tests185-roce-init.log", network: "IB"},
+		{file: logData + "nccl-tests185-modify-qp-title.log", want: []string{"nccl.resource_error/critical"}, events: 1,
 			summaryHas: []string{"ibv_modify_qp", "GID index"}},
-		{file: "log/nccl-tests206-reg-mr-title.log", want: []string{"nccl.resource_error/critical"}, events: 1,
+		{file: logData + "nccl-tests206-reg-mr-title.log", want: []string{"nccl.resource_error/critical"}, events: 1,
 			summaryHas: []string{"ibv_reg_mr_iova2", "ulimit -l"}},
-		{file: "log/nccl1537-roce-gdr-disabled.log", want: []string{"nccl.gdr_disabled/warning"}, network: "IB"},
-		{file: "log/nv_peer_memory56-ib-bootstrap-socket.log", network: "IB"},
-		{file: "log/nccl392-roce-no-host-prefix.log", network: "IB"},
-		{file: "log/nccl952-socket-channels.log", want: []string{"nccl.socket_fallback/warning"}, network: "",
+		{file: logData + "nccl1537-roce-gdr-disabled.log", want: []string{"nccl.gdr_disabled/warning"}, network: "IB"},
+		{file: logData + "nv_peer_memory56-ib-bootstrap-socket.log", network: "IB"},
+		{file: logData + "nccl392-roce-no-host-prefix.log", network: "IB"},
+		{file: logData + "nccl952-socket-channels.log", want: []string{"nccl.socket_fallback/warning"}, network: "",
 			summaryHas: []string{"<cluster_name>:926"}},
-		{file: "log/nccl952-socket-channels.log", opts: LogOptions{RDMAPresent: true}, want: []string{"nccl.socket_fallback/critical"},
+		{file: logData + "nccl952-socket-channels.log", opts: LogOptions{RDMAPresent: true}, want: []string{"nccl.socket_fallback/critical"},
 			summaryHas: []string{"although IB/RoCE was expected"}},
-		{file: "tests/meowth-oob-failed-socket.txt", want: []string{"nccl.socket_fallback/warning"}, network: "Socket", events: 1,
+		{file: testsData + "meowth-oob-failed-socket.txt", want: []string{"nccl.socket_fallback/warning"}, network: "Socket", events: 1,
 			summaryHas: []string{"libibverbs could not be loaded"}},
-		{file: "tests/meowth-oob-failed-socket.txt", opts: LogOptions{ExpectIB: true}, want: []string{"nccl.socket_fallback/critical"}, network: "Socket", events: 1},
-		{file: "log/llamafactory7396-watchdog.log", want: []string{"nccl.timeout/critical"}, events: 2,
+		{file: testsData + "meowth-oob-failed-socket.txt", opts: LogOptions{ExpectIB: true}, want: []string{"nccl.socket_fallback/critical"}, network: "Socket", events: 1},
+		{file: logData + "llamafactory7396-watchdog.log", want: []string{"nccl.timeout/critical"}, events: 2,
 			summaryHas: []string{"2 rank(s) timed out in ALLREDUCE SeqNum=1580 after 600000 ms"}},
-		{file: "log/pytorch118369-watchdog-seq-differ.log", want: []string{"nccl.timeout/critical"}, events: 5,
+		{file: logData + "pytorch118369-watchdog-seq-differ.log", want: []string{"nccl.timeout/critical"}, events: 5,
 			summaryHas: []string{"ALLREDUCE SeqNum=64088 on rank(s) 7", "lowest SeqNum"}},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
 			lg := parseLogFile(t, tt.file)
-			a := AnalyzeLog(lg, tt.opts)
+			a := CheckLog(lg, tt.opts)
 			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%+v", diff, a.Findings)
 			}
@@ -101,33 +106,21 @@ func TestLogCorpus(t *testing.T) {
 	}
 }
 
-func TestParseLogFacts(t *testing.T) {
-	lg := parseLogFile(t, "log/nccl-tests185-roce-init.log")
-	if lg.Version != "2.19.3+cuda12.3" || len(lg.Procs) != 2 {
-		t.Fatalf("version %q procs %d", lg.Version, len(lg.Procs))
-	}
-	p := lg.Procs[0]
-	want := []IBDevice{{"mlx5_10", 1, "RoCE"}, {"mlx5_11", 1, "RoCE"}}
-	if diff := cmp.Diff(want, p.IBDevices); diff != "" || p.Host != "dgxh100-4" || p.Pid != 460770 {
-		t.Errorf("proc %s:%d devices (-want +got):\n%s", p.Host, p.Pid, diff)
-	}
-	r := parseLogFile(t, "log/nccl392-roce-no-host-prefix.log")
-	a := AnalyzeLog(r, LogOptions{})
+// What CheckLog reports per process, beyond findings.
+func TestLogSummaries(t *testing.T) {
+	r := parseLogFile(t, logData+"nccl392-roce-no-host-prefix.log")
+	a := CheckLog(r, LogOptions{})
 	if diff := cmp.Diff([]string{"NCCL_IB_DISABLE=0", "NCCL_IB_GID_INDEX=3"}, a.Procs[0].Env); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}
-	m := AnalyzeLog(parseLogFile(t, "tests/meowth-oob-failed-socket.txt"), LogOptions{})
+	if s := a.Procs[0]; s.Channels != 2 || !s.Trees || s.Network != "IB" {
+		t.Errorf("summary %+v", s)
+	}
+	m := CheckLog(parseLogFile(t, testsData+"meowth-oob-failed-socket.txt"), LogOptions{})
 	if !slices.ContainsFunc(m.Notes, func(n string) bool {
 		return strings.Contains(n, "1 other NCCL WARN line(s); the first, line 21: Could not find a path for pattern 4")
 	}) {
 		t.Errorf("notes = %q", m.Notes)
-	}
-	if s := a.Procs[0]; s.Channels != 2 || !s.Trees || s.Network != "IB" || r.Procs[0].Via["NET/IB"] != 2 {
-		t.Errorf("summary %+v via %v", s, r.Procs[0].Via)
-	}
-	d := parseLogFile(t, "log/nv_peer_memory56-ib-bootstrap-socket.log")
-	if n := len(d.Procs); n != 4 || d.Procs[0].IBDisable != 0 {
-		t.Errorf("procs %d ib_disable %d", n, d.Procs[0].IBDisable)
 	}
 }
 
@@ -159,11 +152,11 @@ func TestLogRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lg, err := ParseLog(strings.NewReader(tt.input), "t.log")
+			lg, err := nccllog.Parse(strings.NewReader(tt.input), "t.log")
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := AnalyzeLog(lg, tt.opts)
+			a := CheckLog(lg, tt.opts)
 			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%+v", diff, a.Findings)
 			}
@@ -177,7 +170,7 @@ func TestLogRules(t *testing.T) {
 					t.Errorf("causes = %q", a.Findings[0].Causes)
 				}
 				e := lg.Events[0]
-				if e.Status != WCLocProtErr || e.HCA != "mlx5_0" || e.VendorErr != 81 || e.Opcode != 1 {
+				if e.Status != nccllog.WCLocProtErr || e.HCA != "mlx5_0" || e.VendorErr != 81 || e.Opcode != 1 {
 					t.Errorf("event %+v", e)
 				}
 			}
@@ -185,29 +178,9 @@ func TestLogRules(t *testing.T) {
 	}
 }
 
-func TestParseLogErrors(t *testing.T) {
-	_, err := ParseLog(strings.NewReader("just text\n"), "x.log")
-	var pe *ParseError
-	if !errors.As(err, &pe) || !errors.Is(err, ErrNoData) {
-		t.Errorf("err = %v", err)
-	}
-}
-
-func TestWCStatuses(t *testing.T) {
-	tab := WCStatuses()
-	if len(tab) != 24 || tab[12].Name != "IBV_WC_RETRY_EXC_ERR" || !tab[5].Fallout || tab[4].Text != "local protection error" {
-		t.Errorf("table: %d entries, 12=%+v", len(tab), tab[12])
-	}
-	if got := WCStatus(99).Info().Name; got != "status 99" {
-		t.Errorf("unknown = %q", got)
-	}
-	if !slices.ContainsFunc(tab, func(i WCStatusInfo) bool { return i.Name == "IBV_WC_TM_RNDV_INCOMPLETE" }) {
-		t.Error("table lacks the last status")
-	}
-}
-
-func FuzzParseLog(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "log", "*.log"))
+// FuzzCheckLog runs the rules over whatever the parser accepts.
+func FuzzCheckLog(f *testing.F) {
+	files, _ := filepath.Glob(logData + "*.log")
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -216,73 +189,28 @@ func FuzzParseLog(f *testing.F) {
 		f.Add(string(b))
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		lg, err := ParseLog(strings.NewReader(in), "fuzz")
+		lg, err := nccllog.Parse(strings.NewReader(in), "fuzz")
 		if err != nil {
 			return
 		}
-		for _, e := range lg.Events {
-			if e.Line < 1 || e.Text == "" {
-				t.Fatalf("event without line or text: %+v", e)
-			}
+		a := CheckLog(lg, LogOptions{ExpectIB: true})
+		if len(a.Procs) != len(lg.Procs) {
+			t.Fatalf("%d summaries for %d processes", len(a.Procs), len(lg.Procs))
 		}
-		AnalyzeLog(lg, LogOptions{ExpectIB: true})
 	})
-}
-
-func BenchmarkParseLog(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("testdata", "log", "nccl-tests185-roce-init.log"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if _, err := ParseLog(strings.NewReader(string(data)), "bench"); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func TestCheckEntryPoints(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "log", "nccl1814-retry-then-flush.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
-	if !DetectLog(text) || DetectTestsOutput(text) {
-		t.Errorf("detect: log %v tests %v", DetectLog(text), DetectTestsOutput(text))
-	}
-	fs, _, err := CheckLog(strings.NewReader(text), "a.log", LogOptions{})
-	if err != nil || len(fs) != 1 || fs[0].ID != "nccl.ibv_error" {
-		t.Errorf("CheckLog = %v, %v", fs, err)
-	}
-	if _, _, err := CheckTests(strings.NewReader(text), "a.log", TestsOptions{}); !errors.Is(err, ErrNoData) {
-		t.Errorf("CheckTests(log) err = %v", err)
-	}
-	tb, err := os.ReadFile(filepath.Join("testdata", "tests", "not-mpi-two-headers.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !DetectTestsOutput(string(tb)) || DetectLog(string(tb)) {
-		t.Error("detect nccl-tests output")
-	}
-	fs, notes, err := CheckTests(strings.NewReader(string(tb)), "t.txt", TestsOptions{})
-	if err != nil || len(fs) != 1 || len(notes) == 0 {
-		t.Errorf("CheckTests = %v %v %v", fs, notes, err)
-	}
 }
 
 // Logs of one job in separate files: one node fell back to sockets while
 // the others use IB, which only the merged view can call a mixed job.
 func TestMergeLogs(t *testing.T) {
-	ib := parseLogFile(t, "log/nccl-tests185-roce-init.log")
-	sock := parseLogFile(t, "tests/meowth-oob-failed-socket.txt")
-	alone := AnalyzeLog(sock, LogOptions{})
+	ib := parseLogFile(t, logData+"nccl-tests185-roce-init.log")
+	sock := parseLogFile(t, testsData+"meowth-oob-failed-socket.txt")
+	alone := CheckLog(sock, LogOptions{})
 	if diff := cmp.Diff([]string{"nccl.socket_fallback/warning"}, ids(alone.Findings)); diff != "" {
 		t.Errorf("alone (-want +got):\n%s", diff)
 	}
-	m := MergeLogs(ib, sock)
-	a := AnalyzeLog(m, LogOptions{})
+	m := nccllog.Merge(ib, sock)
+	a := CheckLog(m, LogOptions{})
 	if diff := cmp.Diff([]string{"nccl.socket_fallback/critical"}, ids(a.Findings)); diff != "" {
 		t.Errorf("merged (-want +got):\n%s", diff)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 )
 
@@ -32,7 +33,7 @@ const (
 // TestsOptions are the expectations nccl-tests output is judged against.
 type TestsOptions struct {
 	// Collective overrides what the output (or its file name) says.
-	Collective Collective
+	Collective nccltests.Collective
 	// ExpectBusBW is the expected large-message busbw in GB/s; 0 = none.
 	ExpectBusBW float64
 	// LineRateGbps is the per-GPU network line rate in Gb/s (the slowest
@@ -58,12 +59,12 @@ func (o TestsOptions) withDefaults() TestsOptions {
 
 // RunSummary is what the rules derived from one run, for reports.
 type RunSummary struct {
-	Line       int        `json:"line"`
-	Collective Collective `json:"collective,omitempty"`
-	Ranks      int        `json:"ranks"`
-	Hosts      []string   `json:"hosts,omitempty"`
-	MinSize    int64      `json:"min_size"`
-	MaxSize    int64      `json:"max_size"`
+	Line       int                  `json:"line"`
+	Collective nccltests.Collective `json:"collective,omitempty"`
+	Ranks      int                  `json:"ranks"`
+	Hosts      []string             `json:"hosts,omitempty"`
+	MinSize    int64                `json:"min_size"`
+	MaxSize    int64                `json:"max_size"`
 	// PeakBusBW is the best busbw over the large sizes (GB/s), 0 when the
 	// run has no large size.
 	PeakBusBW float64 `json:"peak_busbw"`
@@ -73,7 +74,7 @@ type RunSummary struct {
 	ExpectBusBW float64 `json:"expect_busbw,omitempty"`
 }
 
-// TestsAnalysis is the result of AnalyzeTests.
+// TestsAnalysis is the result of CheckTests.
 type TestsAnalysis struct {
 	Source   string            `json:"source"`
 	Runs     []RunSummary      `json:"runs"`
@@ -82,9 +83,9 @@ type TestsAnalysis struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// AnalyzeTests applies the nccl-tests rules to a parsed output. It is pure:
+// CheckTests applies the nccl-tests rules to a parsed output. It is pure:
 // everything it knows comes from out and opts.
-func AnalyzeTests(out *TestsOutput, opts TestsOptions) *TestsAnalysis {
+func CheckTests(out *nccltests.Output, opts TestsOptions) *TestsAnalysis {
 	opts = opts.withDefaults()
 	a := &TestsAnalysis{Source: out.Source}
 	for _, s := range out.Skipped {
@@ -129,7 +130,7 @@ func AnalyzeTests(out *TestsOutput, opts TestsOptions) *TestsAnalysis {
 // (newer nccl-tests print a version line per copy, so each copy parses as
 // its own run): the same program and sizes, each listing ranks from 0, the
 // rank-0 lines on different hosts. It returns their indexes.
-func copyRuns(runs []*TestRun) []int {
+func copyRuns(runs []*nccltests.Run) []int {
 	type key struct {
 		prog     string
 		min, max int64
@@ -166,26 +167,26 @@ func ev(source string, line int, value string) finding.Evidence {
 	return finding.Evidence{Source: fmt.Sprintf("%s:%d", source, line), Value: value}
 }
 
-func collectiveOf(source string, run *TestRun, opts TestsOptions) Collective {
+func collectiveOf(source string, run *nccltests.Run, opts TestsOptions) nccltests.Collective {
 	if opts.Collective != "" {
 		return opts.Collective
 	}
 	if run.Program != "" {
-		if c, err := ParseCollective(run.Program); err == nil {
+		if c, err := nccltests.ParseCollective(run.Program); err == nil {
 			return c
 		}
 	}
-	return CollectiveInName(source)
+	return nccltests.CollectiveInName(source)
 }
 
-func analyzeRun(source, label string, run *TestRun, opts TestsOptions) (RunSummary, []finding.Finding, []string) {
+func analyzeRun(source, label string, run *nccltests.Run, opts TestsOptions) (RunSummary, []finding.Finding, []string) {
 	var fs []finding.Finding
 	var notes []string
 	subj := finding.Subject{File: source}
 	coll := collectiveOf(source, run, opts)
 	sum := RunSummary{Line: run.Line, Collective: coll, Ranks: run.NRanks(), Hosts: run.Hosts()}
 	rows := slices.Clone(run.Rows)
-	slices.SortStableFunc(rows, func(a, b Row) int { return cmpInt64(a.Size, b.Size) })
+	slices.SortStableFunc(rows, func(a, b nccltests.Row) int { return cmpInt64(a.Size, b.Size) })
 	if len(rows) > 0 {
 		sum.MinSize, sum.MaxSize = rows[0].Size, rows[len(rows)-1].Size
 		sum.SmallTimeUS = bestTime(rows[0])
@@ -197,7 +198,7 @@ func analyzeRun(source, label string, run *TestRun, opts TestsOptions) (RunSumma
 	for _, r := range run.Rows {
 		for _, m := range []struct {
 			name string
-			m    *Measure
+			m    *nccltests.Measure
 		}{{"out-of-place", r.OutOfPlace}, {"in-place", r.InPlace}} {
 			if m.m != nil && m.m.Wrong > 0 {
 				wrongRows++
@@ -262,7 +263,7 @@ func analyzeRun(source, label string, run *TestRun, opts TestsOptions) (RunSumma
 	}
 
 	// Large-message bandwidth.
-	var large []Row
+	var large []nccltests.Row
 	for _, r := range rows {
 		if r.Size >= LargeMin && r.Size*4 >= sum.MaxSize {
 			large = append(large, r)
@@ -270,7 +271,7 @@ func analyzeRun(source, label string, run *TestRun, opts TestsOptions) (RunSumma
 	}
 	peakLine := 0
 	for _, r := range large {
-		for _, m := range []*Measure{r.OutOfPlace, r.InPlace} {
+		for _, m := range []*nccltests.Measure{r.OutOfPlace, r.InPlace} {
 			if m != nil && m.BusBW > sum.PeakBusBW {
 				sum.PeakBusBW, peakLine = m.BusBW, r.Line
 			}
@@ -362,12 +363,12 @@ func analyzeRun(source, label string, run *TestRun, opts TestsOptions) (RunSumma
 
 // checkBusFactor verifies busbw = algbw × factor(n) on every measure whose
 // algbw is large enough for the printed rounding not to dominate.
-func checkBusFactor(source, label string, coll Collective, n int, rows []Row, subj finding.Subject) (finding.Finding, bool) {
+func checkBusFactor(source, label string, coll nccltests.Collective, n int, rows []nccltests.Row, subj finding.Subject) (finding.Finding, bool) {
 	factor, _ := coll.BusFactor(n)
 	var bad []finding.Evidence
 	badRows := 0
 	for _, r := range rows {
-		for _, m := range []*Measure{r.OutOfPlace, r.InPlace} {
+		for _, m := range []*nccltests.Measure{r.OutOfPlace, r.InPlace} {
 			if m == nil || m.AlgBW < 0.1 {
 				continue
 			}
@@ -389,10 +390,10 @@ func checkBusFactor(source, label string, coll Collective, n int, rows []Row, su
 
 // inferRanks solves busbw/algbw = factor(n) for n from the row with the
 // largest algbw; 0 when no n from 2 to 65536 fits.
-func inferRanks(c Collective, rows []Row) int {
-	var best *Measure
+func inferRanks(c nccltests.Collective, rows []nccltests.Row) int {
+	var best *nccltests.Measure
 	for _, r := range rows {
-		for _, m := range []*Measure{r.OutOfPlace, r.InPlace} {
+		for _, m := range []*nccltests.Measure{r.OutOfPlace, r.InPlace} {
 			if m != nil && (best == nil || m.AlgBW > best.AlgBW) {
 				best = m
 			}
@@ -404,9 +405,9 @@ func inferRanks(c Collective, rows []Row) int {
 	ratio := best.BusBW / best.AlgBW
 	var k float64 // factor = k(n-1)/n
 	switch c {
-	case AllReduce:
+	case nccltests.AllReduce:
 		k = 2
-	case AllGather, ReduceScatter, AllToAll, Gather, Scatter, HyperCube:
+	case nccltests.AllGather, nccltests.ReduceScatter, nccltests.AllToAll, nccltests.Gather, nccltests.Scatter, nccltests.HyperCube:
 		k = 1
 	default:
 		return 0
@@ -421,9 +422,9 @@ func inferRanks(c Collective, rows []Row) int {
 	return 0
 }
 
-func bestTime(r Row) float64 {
+func bestTime(r nccltests.Row) float64 {
 	t := math.Inf(1)
-	for _, m := range []*Measure{r.OutOfPlace, r.InPlace} {
+	for _, m := range []*nccltests.Measure{r.OutOfPlace, r.InPlace} {
 		if m != nil && m.TimeUS < t {
 			t = m.TimeUS
 		}
@@ -434,9 +435,9 @@ func bestTime(r Row) float64 {
 	return t
 }
 
-func bestBusBW(r Row) float64 {
+func bestBusBW(r nccltests.Row) float64 {
 	b := 0.0
-	for _, m := range []*Measure{r.OutOfPlace, r.InPlace} {
+	for _, m := range []*nccltests.Measure{r.OutOfPlace, r.InPlace} {
 		if m != nil && m.BusBW > b {
 			b = m.BusBW
 		}

@@ -1,7 +1,6 @@
 package nccl
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,18 +11,23 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 )
 
-func parseTestsFile(t *testing.T, name string) *TestsOutput {
+// testsData is the nccl-tests corpus; its README says what each file
+// must produce.
+const testsData = "../../parse/nccltests/testdata/"
+
+func parseTestsFile(t *testing.T, name string) *nccltests.Output {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "tests", name))
+	f, err := os.Open(testsData + name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	out, err := ParseTests(f, name)
+	out, err := nccltests.Parse(f, name)
 	if err != nil {
-		t.Fatalf("ParseTests(%s): %v", name, err)
+		t.Fatalf("nccltests.Parse(%s): %v", name, err)
 	}
 	return out
 }
@@ -37,7 +41,7 @@ func ids(fs []finding.Finding) []string {
 }
 
 // TestTestsCorpus runs every real sample through parser and rules and
-// checks what each must and must not produce (testdata/README.md).
+// checks what each must and must not produce (internal/parse/nccltests/testdata/README.md).
 func TestTestsCorpus(t *testing.T) {
 	tests := []struct {
 		file      string
@@ -51,11 +55,11 @@ func TestTestsCorpus(t *testing.T) {
 	}{
 		{file: "nccl340-old-format-2gpu.txt", runs: 1, rows: 12, want: nil,
 			wantNotes: []string{"does not name the collective"}},
-		{file: "nccl340-old-format-2gpu.txt", opts: TestsOptions{Collective: AllReduce, ExpectBusBW: 20}, runs: 1, rows: 12, ranks: 2,
+		{file: "nccl340-old-format-2gpu.txt", opts: TestsOptions{Collective: nccltests.AllReduce, ExpectBusBW: 20}, runs: 1, rows: 12, ranks: 2,
 			wantNotes: []string{"2 ranks inferred"}},
-		{file: "nccl340-old-format-2gpu.txt", opts: TestsOptions{Collective: AllReduce, ExpectBusBW: 40}, runs: 1, rows: 12, ranks: 2,
+		{file: "nccl340-old-format-2gpu.txt", opts: TestsOptions{Collective: nccltests.AllReduce, ExpectBusBW: 40}, runs: 1, rows: 12, ranks: 2,
 			want: []string{"nccl.busbw_low/critical"}},
-		{file: "nccl340-old-format-2gpu.txt", opts: TestsOptions{Collective: AllReduce, ExpectBusBW: 25}, runs: 1, rows: 12, ranks: 2,
+		{file: "nccl340-old-format-2gpu.txt", opts: TestsOptions{Collective: nccltests.AllReduce, ExpectBusBW: 25}, runs: 1, rows: 12, ranks: 2,
 			want: []string{"nccl.busbw_low/warning"}},
 		{file: "spark-2node-allreduce.txt", opts: TestsOptions{LineRateGbps: 200}, runs: 1, rows: 4, ranks: 2,
 			wantNotes: []string{"below 16 MiB", "without the footer"}},
@@ -67,17 +71,19 @@ func TestTestsCorpus(t *testing.T) {
 		{file: "alltoall-single-rank.txt", opts: TestsOptions{ExpectBusBW: 40}, runs: 1, rows: 1, ranks: 1,
 			wantNotes: []string{"single-rank run"}},
 		{file: "p5-tag-output.txt", runs: 1, rows: 3},
-		{file: "gh200-2rank-ib-truncated.txt", opts: TestsOptions{Collective: AllReduce}, runs: 1, rows: 11, ranks: 2, skipped: 1,
+		{file: "gh200-2rank-ib-truncated.txt", opts: TestsOptions{Collective: nccltests.AllReduce}, runs: 1, rows: 11, ranks: 2, skipped: 1,
 			wantNotes: []string{"skipped: gh200-2rank-ib-truncated.txt:12: malformed line: time \"-1\""}},
 		{file: "rtx4090-pcie-tree-8gpu.txt", opts: TestsOptions{LineRateGbps: 400}, runs: 1, rows: 1, ranks: 8},
 		{file: "rtx4090-pcie-tree-8gpu.txt", opts: TestsOptions{SmallLatencyUS: 20}, runs: 1, rows: 1, ranks: 8,
 			want: []string{"nccl.small_msg_latency/warning"}},
-		{file: "mscclpp-nvls-8gpu-rows.txt", opts: TestsOptions{Collective: AllReduce}, runs: 1, rows: 6, ranks: 8},
-		{file: "mscclpp-nvls-8gpu-rows.txt", opts: TestsOptions{Collective: AllGather}, runs: 1, rows: 6, ranks: 0,
+		{file: "mscclpp-nvls-8gpu-rows.txt", opts: TestsOptions{Collective: nccltests.AllReduce}, runs: 1, rows: 6, ranks: 8},
+		{file: "mscclpp-nvls-8gpu-rows.txt", opts: TestsOptions{Collective: nccltests.AllGather}, runs: 1, rows: 6, ranks: 0,
 			wantNotes: []string{"rank count is unknown"}},
-		{file: "mooncake-8gpu-rows.txt", opts: TestsOptions{Collective: AllReduce, ExpectBusBW: 250}, runs: 1, rows: 11, ranks: 8,
+		{file: "mooncake-8gpu-rows.txt", opts: TestsOptions{Collective: nccltests.AllReduce, ExpectBusBW: 250}, runs: 1, rows: 11, ranks: 8,
 			want: []string{"nccl.no_plateau/info"}},
 		{file: "meowth-oob-failed-socket.txt", runs: 1, rows: 0, ranks: 2},
+		{file: "util-cu-writer-2rank.json", opts: TestsOptions{Collective: nccltests.AllReduce}, runs: 1, rows: 2, ranks: 2,
+			want: []string{"nccl.wrong_results/critical"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -91,7 +97,7 @@ func TestTestsCorpus(t *testing.T) {
 			if len(out.Skipped) != tt.skipped {
 				t.Errorf("skipped = %v, want %d", out.Skipped, tt.skipped)
 			}
-			a := AnalyzeTests(out, tt.opts)
+			a := CheckTests(out, tt.opts)
 			if a.Runs[0].Ranks != tt.ranks {
 				t.Errorf("ranks = %d, want %d", a.Runs[0].Ranks, tt.ranks)
 			}
@@ -112,39 +118,6 @@ func TestTestsCorpus(t *testing.T) {
 	}
 }
 
-func TestParseTestsValues(t *testing.T) {
-	out := parseTestsFile(t, "alltoall-single-rank.txt")
-	run := out.Runs[0]
-	want := Row{Line: 9, Size: 33554432, Count: 8388608, Type: "float", Redop: "none", Root: -1,
-		OutOfPlace: &Measure{TimeUS: 19.56, AlgBW: 1715.44, BusBW: 0},
-		InPlace:    &Measure{TimeUS: 0.78, AlgBW: 43046.10, BusBW: 0, WrongNA: true}}
-	if diff := cmp.Diff(want, run.Rows[0]); diff != "" {
-		t.Errorf("row (-want +got):\n%s", diff)
-	}
-	if run.OutOfBounds == nil || *run.OutOfBounds != 0 || run.AvgBusBW == nil || *run.AvgBusBW != 0 {
-		t.Errorf("footer = %v %v", run.OutOfBounds, run.AvgBusBW)
-	}
-	wantRank := RankInfo{Rank: 0, Pid: 2181762, Host: "GENOA-01", Device: 0, BusID: "0x01", GPU: "NVIDIA GeForce RTX 5090", Line: 4}
-	if diff := cmp.Diff(wantRank, run.Ranks[0]); diff != "" {
-		t.Errorf("rank (-want +got):\n%s", diff)
-	}
-
-	sp := parseTestsFile(t, "spark-2node-allreduce.txt").Runs[0]
-	if sp.Program != "all_reduce_perf" || sp.Version != "2.20.0" || sp.NCCLLibrary != 23102 || sp.MaxBytes != 8589934592 {
-		t.Errorf("header = %q %q %d %d", sp.Program, sp.Version, sp.NCCLLibrary, sp.MaxBytes)
-	}
-	if got := sp.Hosts(); !slices.Equal(got, []string{"spark-d708", "spark-dbf4"}) {
-		t.Errorf("hosts = %v", got)
-	}
-	old := parseTestsFile(t, "nccl340-old-format-2gpu.txt").Runs[0]
-	if r := old.Rows[11]; r.Redop != "" || r.Root != -1 || r.InPlace.BusBW != 21.86 || r.OutOfPlace.TimeUS != 3298.6 {
-		t.Errorf("old-format row = %+v %+v", r, r.InPlace)
-	}
-	if *old.AvgBusBW != 6.6972 {
-		t.Errorf("avg busbw = %v", *old.AvgBusBW)
-	}
-}
-
 // Inputs built here rather than from the corpus: each changes one thing in
 // a real layout (the spark header) to make one rule fire.
 const sparkHead = `# nThread 1 nGpus 1 minBytes 8192 maxBytes 8589934592 step: 2(factor) warmup iters: 10 iters: 100 agg iters: 1 validation: 1 graph: 0 unalign: 0
@@ -160,34 +133,34 @@ func TestTestsRules(t *testing.T) {
 		want  []string
 	}{
 		{"wrong elements", sparkHead + "     1048576        262144     float     sum      -1    27.76   37.78   37.78      12    27.49   38.15   38.15       0\n# Out of bounds values : 12 FAILED\n",
-			TestsOptions{Collective: AllReduce}, []string{"nccl.wrong_results/critical"}},
+			TestsOptions{Collective: nccltests.AllReduce}, []string{"nccl.wrong_results/critical"}},
 		{"out-of-bounds footer only", sparkHead + "# Out of bounds values : 248 FAILED\n", TestsOptions{}, []string{"nccl.wrong_results/critical"}},
 		{"busbw factor wrong", sparkHead + "    33554432       8388608     float     sum      -1    195.40  171.72  300.51       0   195.40  171.73  300.52       0\n",
-			TestsOptions{Collective: AllReduce}, []string{"nccl.busbw_inconsistent/warning"}},
+			TestsOptions{Collective: nccltests.AllReduce}, []string{"nccl.busbw_inconsistent/warning"}},
 		{"in-place half speed", sparkHead +
 			"    33554432       8388608     float     sum      -1    1000.0   33.55   33.55       0   2000.0   16.78   16.78       0\n" +
 			"    67108864      16777216     float     sum      -1    2000.0   33.55   33.55       0   4000.0   16.78   16.78       0\n",
-			TestsOptions{Collective: AllReduce}, []string{"nccl.inplace_asymmetry/warning"}},
+			TestsOptions{Collective: nccltests.AllReduce}, []string{"nccl.inplace_asymmetry/warning"}},
 		{"both slow: links", sparkHead +
 			"        8192          2048     float     sum      -1    350.15    0.02    0.02       0    300.33    0.03    0.03       0\n" +
 			"    67108864      16777216     float     sum      -1    6710.0   10.00   10.00       0   6710.0   10.00   10.00       0\n",
-			TestsOptions{Collective: AllReduce, LineRateGbps: 200}, []string{"nccl.busbw_low/critical"}},
+			TestsOptions{Collective: nccltests.AllReduce, LineRateGbps: 200}, []string{"nccl.busbw_low/critical"}},
 		{"small slow, large fine", sparkHead +
 			"        8192          2048     float     sum      -1    350.15    0.02    0.02       0    300.33    0.03    0.03       0\n" +
 			"    67108864      16777216     float     sum      -1    2796.0   24.00   24.00       0   2796.0   24.00   24.00       0\n",
-			TestsOptions{Collective: AllReduce, LineRateGbps: 200}, []string{"nccl.small_msg_latency/warning"}},
+			TestsOptions{Collective: nccltests.AllReduce, LineRateGbps: 200}, []string{"nccl.small_msg_latency/warning"}},
 		{"healthy", sparkHead +
 			"        8192          2048     float     sum      -1    35.15    0.23    0.23       0    30.33    0.27    0.27       0\n" +
 			"    67108864      16777216     float     sum      -1    2796.0   24.00   24.00       0   2796.0   24.00   24.00       0\n",
-			TestsOptions{Collective: AllReduce, LineRateGbps: 200}, nil},
+			TestsOptions{Collective: nccltests.AllReduce, LineRateGbps: 200}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := ParseTests(strings.NewReader(tt.input), "t.txt")
+			out, err := nccltests.Parse(strings.NewReader(tt.input), "t.txt")
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := AnalyzeTests(out, tt.opts)
+			a := CheckTests(out, tt.opts)
 			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%+v", diff, a.Findings)
 			}
@@ -195,50 +168,10 @@ func TestTestsRules(t *testing.T) {
 	}
 }
 
-func TestParseTestsErrors(t *testing.T) {
-	for _, in := range []string{"", "hello\nworld\n", "# just a comment\n"} {
-		_, err := ParseTests(strings.NewReader(in), "x.txt")
-		var pe *ParseError
-		if !errors.As(err, &pe) || !errors.Is(err, ErrNoData) || pe.Source != "x.txt" {
-			t.Errorf("ParseTests(%q) = %v, want ParseError wrapping ErrNoData", in, err)
-		}
-	}
-	out, err := ParseTests(strings.NewReader("   1024  256  float  sum  -1  5.45  NaN  0.33  0  5.35  0.19  0.33  0\r\n"+
-		"   2048  512  float  sum  -1  5.57  0.37  0.64  0  5.53  0.37  0.65  0\r\n"), "x.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Runs[0].Rows) != 1 || len(out.Skipped) != 1 || out.Skipped[0].Line != 1 {
-		t.Errorf("NaN row: rows %v skipped %v", out.Runs[0].Rows, out.Skipped)
-	}
-}
-
-func TestBusFactor(t *testing.T) {
-	tests := []struct {
-		c    Collective
-		n    int
-		want float64
-	}{{AllReduce, 8, 1.75}, {AllReduce, 2, 1}, {AllGather, 4, 0.75}, {AllToAll, 16, 0.9375}, {Broadcast, 8, 1}, {SendRecv, 2, 1}, {ReduceScatter, 1, 0}}
-	for _, tt := range tests {
-		if got, ok := tt.c.BusFactor(tt.n); !ok || got != tt.want {
-			t.Errorf("%s.BusFactor(%d) = %v, %v; want %v", tt.c, tt.n, got, ok, tt.want)
-		}
-	}
-	if _, ok := Collective("x").BusFactor(2); ok {
-		t.Error("unknown collective has a factor")
-	}
-	for in, want := range map[string]Collective{"all_reduce_perf": AllReduce, "./build/alltoall_perf_mpi": AllToAll, "allgather": AllGather} {
-		if got, err := ParseCollective(in); err != nil || got != want {
-			t.Errorf("ParseCollective(%q) = %v, %v", in, got, err)
-		}
-	}
-	if got := CollectiveInName("out/reduce_scatter_perf.2n.log"); got != ReduceScatter {
-		t.Errorf("CollectiveInName = %q", got)
-	}
-}
-
-func FuzzParseTests(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "tests", "*.*"))
+// FuzzCheckTests runs the rules over whatever the parser accepts: they
+// must not panic on any parsed output.
+func FuzzCheckTests(f *testing.F) {
+	files, _ := filepath.Glob(testsData + "*.*")
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -247,38 +180,15 @@ func FuzzParseTests(f *testing.F) {
 		f.Add(string(b))
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		out, err := ParseTests(strings.NewReader(in), "fuzz")
+		out, err := nccltests.Parse(strings.NewReader(in), "fuzz")
 		if err != nil {
 			return
 		}
-		for _, run := range out.Runs {
-			for _, r := range run.Rows {
-				if r.Size < 0 || r.InPlace == nil {
-					t.Fatalf("bad row %+v", r)
-				}
-				for _, m := range []*Measure{r.OutOfPlace, r.InPlace} {
-					if m != nil && (m.TimeUS < 0 || m.AlgBW < 0 || m.BusBW < 0 || m.Wrong < 0) {
-						t.Fatalf("negative measure %+v", m)
-					}
-				}
-			}
+		a := CheckTests(out, TestsOptions{Collective: nccltests.AllReduce, LineRateGbps: 400})
+		if len(a.Runs) != len(out.Runs) {
+			t.Fatalf("%d summaries for %d runs", len(a.Runs), len(out.Runs))
 		}
-		AnalyzeTests(out, TestsOptions{Collective: AllReduce, LineRateGbps: 400})
 	})
-}
-
-func BenchmarkParseTests(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("testdata", "tests", "mooncake-8gpu-rows.txt"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if _, err := ParseTests(strings.NewReader(string(data)), "bench"); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // Newer nccl-tests print a version line per process, so the copies of a
@@ -300,51 +210,13 @@ func TestCopiesAsSeparateRuns(t *testing.T) {
 		{"two hosts", one("spark-d708", 1666603) + one("spark-dbf4", 1669515), []string{"nccl.test_not_distributed/warning"}},
 		{"rerun on one host", one("spark-d708", 1666603) + one("spark-d708", 1666999), nil},
 	} {
-		out, err := ParseTests(strings.NewReader(tc.in), "c.txt")
+		out, err := nccltests.Parse(strings.NewReader(tc.in), "c.txt")
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := AnalyzeTests(out, TestsOptions{})
+		a := CheckTests(out, TestsOptions{})
 		if diff := cmp.Diff(tc.want, ids(a.Findings)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
-		}
-	}
-}
-
-// The JSON report of newer nccl-tests (-J): built with src/util.cu's
-// writer layout (devices inside config, root as a padded string, "%lf"
-// numbers, null #wrong when unchecked) and the spark sample's values.
-func TestParseTestsJSON(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "tests", "util-cu-writer-2rank.json"))
-	if err != nil || !DetectTestsOutput(string(b)) || DetectLog(string(b)) {
-		t.Fatalf("detect JSON report: %v", err)
-	}
-	out := parseTestsFile(t, "util-cu-writer-2rank.json")
-	run := out.Runs[0]
-	if len(run.Ranks) != 2 || run.Ranks[1].Host != "spark-dbf4" || run.NCCLLibrary != 23102 || run.MaxBytes != 65536 {
-		t.Fatalf("run = %+v", run)
-	}
-	if len(run.Rows) != 2 || run.Rows[1].Root != -1 || run.Rows[1].OutOfPlace.Wrong != 3 || !run.Rows[1].InPlace.WrongNA || run.Rows[0].InPlace.TimeUS != 30.33 {
-		t.Errorf("rows = %+v", run.Rows)
-	}
-	a := AnalyzeTests(out, TestsOptions{Collective: AllReduce})
-	if diff := cmp.Diff([]string{"nccl.wrong_results/critical"}, ids(a.Findings)); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	for _, tc := range []struct{ in, want string }{
-		{`{"version":2,"results":[{"size":8,"out_of_place":{"time":-1}}]}`, ""},
-		{`{"foo":1}`, "not an nccl-tests JSON report"},
-		{"{\"version\":2,\n\"results\":[{\"size\":\"x\"}]}", "line 2"},
-	} {
-		o, err := ParseTests(strings.NewReader(tc.in), "j.json")
-		if tc.want == "" {
-			if err != nil || len(o.Skipped) != 1 {
-				t.Errorf("ParseTests(%q) = %+v, %v; want one skipped result", tc.in, o, err)
-			}
-			continue
-		}
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("ParseTests(%q) err = %v, want %q", tc.in, err, tc.want)
 		}
 	}
 }

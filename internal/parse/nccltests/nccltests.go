@@ -1,4 +1,4 @@
-package nccl
+package nccltests
 
 import (
 	"bufio"
@@ -80,19 +80,19 @@ func (c Collective) BusFactor(n int) (factor float64, ok bool) {
 	return 0, false
 }
 
-// TestsOutput is one parsed nccl-tests output file: one or more runs (a
+// Output is one parsed nccl-tests output file: one or more runs (a
 // file may hold several binaries' output, or the copies of a non-MPI binary
 // started by mpirun).
-type TestsOutput struct {
-	Source  string     `json:"source"`
-	Runs    []*TestRun `json:"runs"`
-	Skipped []Note     `json:"skipped,omitempty"`
+type Output struct {
+	Source  string `json:"source"`
+	Runs    []*Run `json:"runs"`
+	Skipped []Note `json:"skipped,omitempty"`
 	// LogLines counts interleaved NCCL INFO/WARN lines that were passed over.
 	LogLines int `json:"log_lines,omitempty"`
 }
 
-// TestRun is one benchmark run: its header, ranks, rows and footer.
-type TestRun struct {
+// Run is one benchmark run: its header, ranks, rows and footer.
+type Run struct {
 	// Line is the first line of the run (its "# nThread" header, or its
 	// first row when the header is missing).
 	Line int `json:"line"`
@@ -169,7 +169,7 @@ type Measure struct {
 // header; for copies of a non-MPI binary (Independent) the ranks of one
 // copy, nThread × nGpus; 0 when unknown (no rank lines, or a truncated
 // list).
-func (r *TestRun) NRanks() int {
+func (r *Run) NRanks() int {
 	if r.Independent() {
 		return max(1, r.NThread*r.NGpus)
 	}
@@ -185,7 +185,7 @@ func (r *TestRun) NRanks() int {
 
 // Independent says whether the output holds copies of a test that each ran
 // alone: several headers, or one rank number listed more than once.
-func (r *TestRun) Independent() bool {
+func (r *Run) Independent() bool {
 	if r.Headers > 1 {
 		return true
 	}
@@ -200,7 +200,7 @@ func (r *TestRun) Independent() bool {
 }
 
 // Hosts are the distinct host names of the rank lines, in first-seen order.
-func (r *TestRun) Hosts() []string {
+func (r *Run) Hosts() []string {
 	var hosts []string
 	seen := map[string]bool{}
 	for _, ri := range r.Ranks {
@@ -230,26 +230,26 @@ func logPrefix(t string) []int {
 	return reLogPrefix.FindStringIndex(t)
 }
 
-// ParseTests reads nccl-tests output. source names the input in errors and
+// Parse reads nccl-tests output. source names the input in errors and
 // notes. It fails only when the input holds no nccl-tests header or row;
 // lines that look like rows but cannot be read become Skipped notes.
-func ParseTests(r io.Reader, source string) (*TestsOutput, error) {
+func Parse(r io.Reader, source string) (*Output, error) {
 	br := bufio.NewReaderSize(r, 4096)
 	if head, _ := br.Peek(512); bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{")) {
 		data, err := io.ReadAll(io.LimitReader(br, maxJSON))
 		if err != nil {
 			return nil, &ParseError{Source: source, Err: err}
 		}
-		return parseTestsJSON(data, source)
+		return parseJSON(data, source)
 	}
-	out := &TestsOutput{Source: source}
+	out := &Output{Source: source}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
-	var cur *TestRun
+	var cur *Run
 	var pendingVersion, pendingProgram string
 	var pendingLib int
-	newRun := func(line int) *TestRun {
-		run := &TestRun{Line: line, Version: pendingVersion, Program: pendingProgram, NCCLLibrary: pendingLib}
+	newRun := func(line int) *Run {
+		run := &Run{Line: line, Version: pendingVersion, Program: pendingProgram, NCCLLibrary: pendingLib}
 		pendingVersion, pendingProgram, pendingLib = "", "", 0
 		out.Runs = append(out.Runs, run)
 		return run
@@ -409,7 +409,7 @@ func footerValue(body string) (string, error) {
 
 // parseHeader reads "nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step:
 // 2(factor) warmup iters: 5 iters: 20 …"; unknown keys are ignored.
-func parseHeader(run *TestRun, body string) {
+func parseHeader(run *Run, body string) {
 	f := strings.Fields(body)
 	for i := 0; i+1 < len(f); i++ {
 		switch f[i] {
@@ -525,10 +525,10 @@ func parseMeasure(f []string) (*Measure, error) {
 	return &m, nil
 }
 
-// DetectTestsOutput says whether text looks like nccl-tests output: a
+// Detect says whether text looks like nccl-tests output: a
 // "# nThread … nGpus" header, a result-table column header, or the JSON
 // report.
-func DetectTestsOutput(text string) bool {
+func Detect(text string) bool {
 	if strings.Contains(text, `"bus_bw"`) && strings.Contains(text, `"alg_bw"`) {
 		return true // the -J JSON report
 	}

@@ -1,4 +1,4 @@
-package nccl
+package nccltests
 
 import (
 	"bytes"
@@ -112,9 +112,9 @@ func parseMeasureJSON(raw json.RawMessage) (*Measure, error) {
 	return &m, nil
 }
 
-// parseTestsJSON reads the JSON report into the same model as the text
+// parseJSON reads the JSON report into the same model as the text
 // output. Lines are those of the JSON file (1 for compact files).
-func parseTestsJSON(data []byte, source string) (*TestsOutput, error) {
+func parseJSON(data []byte, source string) (*Output, error) {
 	var j testsJSON
 	if err := json.Unmarshal(data, &j); err != nil {
 		line := 0
@@ -132,9 +132,9 @@ func parseTestsJSON(data []byte, source string) (*TestsOutput, error) {
 	if j.Version == 0 || (j.Results == nil && devices == nil) {
 		return nil, &ParseError{Source: source, Err: fmt.Errorf("%w: not an nccl-tests JSON report (no version, devices or results)", ErrNoData)}
 	}
-	run := &TestRun{Line: 1, Headers: 1, NCCLLibrary: j.NCCLVersion, NThread: j.Config.NThreads, NGpus: j.Config.NGpus,
+	run := &Run{Line: 1, Headers: 1, NCCLLibrary: j.NCCLVersion, NThread: j.Config.NThreads, NGpus: j.Config.NGpus,
 		MinBytes: j.Config.MinBytes, MaxBytes: j.Config.MaxBytes, Errors: j.Errors}
-	out := &TestsOutput{Source: source, Runs: []*TestRun{run}}
+	out := &Output{Source: source, Runs: []*Run{run}}
 	for _, d := range devices {
 		run.Ranks = append(run.Ranks, RankInfo{Rank: d.Rank, Group: d.Group, Pid: d.Pid, Host: d.Hostname, Device: d.Device, BusID: d.DeviceHex, GPU: d.DeviceInfo, Line: 1})
 	}

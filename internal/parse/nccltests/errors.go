@@ -1,14 +1,15 @@
-package nccl
+package nccltests
 
 import (
 	"errors"
 	"fmt"
+
 	"github.com/ibdoctor/ibdoctor/internal/parse"
 )
 
 // Sentinel errors, matched with errors.Is.
 var (
-	// ErrNoData means the input holds nothing of the expected format.
+	// ErrNoData means the input holds no nccl-tests header, row or report.
 	ErrNoData = errors.New("no data of the expected format")
 	// ErrMalformed means a line has the expected shape but bad values.
 	ErrMalformed = errors.New("malformed line")
@@ -17,8 +18,8 @@ var (
 // ParseError names the source and line of a malformed input.
 type ParseError = parse.Error
 
-// Note is a line a parser read but could not use, kept so that reports can
-// say "skipped" instead of silently dropping it.
+// Note is a line the parser read but could not use, kept so that reports
+// can say "skipped" instead of silently dropping it.
 type Note struct {
 	Line   int    `json:"line"`
 	Reason string `json:"reason"`

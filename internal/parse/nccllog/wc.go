@@ -1,4 +1,4 @@
-package nccl
+package nccllog
 
 import "fmt"
 

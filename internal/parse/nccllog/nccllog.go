@@ -1,4 +1,4 @@
-package nccl
+package nccllog
 
 import (
 	"bufio"
@@ -29,7 +29,7 @@ type Log struct {
 // Proc is what one process logged about its setup.
 type Proc struct {
 	// Source is the file the process logged to (logs merged with
-	// MergeLogs keep where each line came from).
+	// Merge keep where each line came from).
 	Source string `json:"source"`
 	Host   string `json:"host,omitempty"`
 	Pid    int    `json:"pid,omitempty"`
@@ -207,10 +207,10 @@ func watchdog(line string) []string {
 	return reWatchdog.FindStringSubmatch(line)
 }
 
-// ParseLog reads an NCCL_DEBUG=INFO log (any mix of ranks, with other
+// Parse reads an NCCL_DEBUG=INFO log (any mix of ranks, with other
 // program output around it, CRLF or LF). It fails only when the input holds
 // no NCCL line and no watchdog timeout.
-func ParseLog(r io.Reader, source string) (*Log, error) {
+func Parse(r io.Reader, source string) (*Log, error) {
 	lg := &Log{Source: source}
 	procs := map[string]*Proc{}
 	proc := func(host string, pid, line int) *Proc {
@@ -404,11 +404,11 @@ func parseWarn(lg *Log, p *Proc, source string, n int, msg string) {
 	lg.Events = append(lg.Events, ev)
 }
 
-// MergeLogs joins the logs of one job (one file per rank or per node) so
+// Merge joins the logs of one job (one file per rank or per node) so
 // that rules see every process: a socket fallback on one node next to IB
 // on the others, the same peer failing from several ranks. Processes and
 // events keep their own Source; the merged Source lists the files.
-func MergeLogs(logs ...*Log) *Log {
+func Merge(logs ...*Log) *Log {
 	if len(logs) == 1 {
 		return logs[0]
 	}
@@ -462,9 +462,9 @@ func (p *Proc) Name() string {
 	return fmt.Sprintf("%s:%d", p.Host, p.Pid)
 }
 
-// DetectLog says whether text looks like an NCCL debug log or a PyTorch
+// Detect says whether text looks like an NCCL debug log or a PyTorch
 // NCCL watchdog report.
-func DetectLog(text string) bool {
+func Detect(text string) bool {
 	return strings.Contains(text, "NCCL INFO") || strings.Contains(text, "NCCL WARN") ||
 		strings.Contains(text, "Watchdog caught collective operation timeout")
 }

@@ -1,0 +1,181 @@
+package nccllog
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func parseFile(t *testing.T, path string) *Log {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lg, err := Parse(f, filepath.Base(path))
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", path, err)
+	}
+	return lg
+}
+
+func TestParseFacts(t *testing.T) {
+	lg := parseFile(t, "testdata/nccl-tests185-roce-init.log")
+	if lg.Version != "2.19.3+cuda12.3" || len(lg.Procs) != 2 {
+		t.Fatalf("version %q procs %d", lg.Version, len(lg.Procs))
+	}
+	p := lg.Procs[0]
+	want := []IBDevice{{"mlx5_10", 1, "RoCE"}, {"mlx5_11", 1, "RoCE"}}
+	if diff := cmp.Diff(want, p.IBDevices); diff != "" || p.Host != "dgxh100-4" || p.Pid != 460770 {
+		t.Errorf("proc %s:%d devices (-want +got):\n%s", p.Host, p.Pid, diff)
+	}
+	r := parseFile(t, "testdata/nccl392-roce-no-host-prefix.log")
+	q := r.Procs[0]
+	if diff := cmp.Diff(map[string]string{"NCCL_IB_DISABLE": "0", "NCCL_IB_GID_INDEX": "3"}, q.Env); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
+	}
+	if net, _ := q.EffectiveNetwork(); q.Channels != 2 || !q.Trees || net != "IB" || q.Via["NET/IB"] != 2 || q.Name() != "(no host prefix)" {
+		t.Errorf("proc %+v network %q", q, net)
+	}
+	d := parseFile(t, "testdata/nv_peer_memory56-ib-bootstrap-socket.log")
+	if n := len(d.Procs); n != 4 || d.Procs[0].IBDisable != 0 {
+		t.Errorf("procs %d ib_disable %d", n, d.Procs[0].IBDisable)
+	}
+	m := parseFile(t, "../nccltests/testdata/meowth-oob-failed-socket.txt")
+	if len(m.Events) != 1 || m.Events[0].Kind != EventWarn || m.Events[0].Line != 21 || m.Procs[0].NoVerbs != 15 {
+		t.Errorf("events %+v no_verbs %d", m.Events, m.Procs[0].NoVerbs)
+	}
+}
+
+// Completion errors in the three formats NCCL has printed, and the
+// events of the other kinds.
+func TestParseEvents(t *testing.T) {
+	tests := []struct {
+		line string
+		want Event
+	}{
+		{"h:1:2 [0] net_ib.cc:1 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<1> with status=local protection error(4) opcode=RDMA_WRITE(1) vendor_err=81 hca mlx5_0",
+			Event{Kind: EventCompletion, Host: "h", Pid: 1, Peer: "10.0.0.2<1>", Status: WCLocProtErr, Opcode: 1, VendorErr: 81, HCA: "mlx5_0", Rank: -1}},
+		{"h:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=5 opcode=0 len=0 vendor err 249 (Recv)",
+			Event{Kind: EventCompletion, Host: "h", Pid: 1, Peer: "10.0.0.2<1>", Status: WCWRFlushErr, VendorErr: 249, Req: "Recv", Rank: -1}},
+		{"NCCL WARN NET/IB : Got completion with error 12, opcode 0, len 0, vendor err 129",
+			Event{Kind: EventCompletion, Status: WCRetryExcErr, VendorErr: 129, Rank: -1}},
+		{"h:1:2 [0] NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
+			Event{Kind: EventResource, Host: "h", Pid: 1, Call: "ibv_reg_mr", Error: "Cannot allocate memory", Rank: -1}},
+		{"h:1:2 [0] NCCL WARN Timeout waiting for connection", Event{Kind: EventTimeout, Host: "h", Pid: 1, Rank: -1}},
+		{"[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600060 milliseconds before timing out. NCCL",
+			Event{Kind: EventTimeout, Rank: 3, SeqNum: 7, OpType: "ALLREDUCE", TimeoutMS: 600000, RanForMS: 600060}},
+	}
+	for _, tt := range tests {
+		lg, err := Parse(strings.NewReader(tt.line+"\n"), "t.log")
+		if err != nil {
+			t.Fatalf("%s: %v", tt.line, err)
+		}
+		if len(lg.Events) != 1 {
+			t.Fatalf("%s: events %+v", tt.line, lg.Events)
+		}
+		got := lg.Events[0]
+		got.Source, got.Line, got.Text = "", 0, ""
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.line, diff)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	_, err := Parse(strings.NewReader("just text\n"), "x.log")
+	var pe *ParseError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrNoData) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// nccl-tests output is not an NCCL log unless NCCL lines are interleaved.
+func TestDetect(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"testdata/nccl1814-retry-then-flush.log", true},
+		{"testdata/llamafactory7396-watchdog.log", true},
+		{"../nccltests/testdata/meowth-oob-failed-socket.txt", true},
+		{"../nccltests/testdata/not-mpi-two-headers.txt", false},
+		{"../nccltests/testdata/util-cu-writer-2rank.json", false},
+	} {
+		b, err := os.ReadFile(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Detect(string(b)); got != tc.want {
+			t.Errorf("Detect(%s) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}
+
+func TestMerge(t *testing.T) {
+	ib := parseFile(t, "testdata/nccl-tests185-roce-init.log")
+	sock := parseFile(t, "../nccltests/testdata/meowth-oob-failed-socket.txt")
+	if Merge(ib) != ib {
+		t.Error("Merge of one log is not that log")
+	}
+	m := Merge(ib, sock)
+	if m.Source != "nccl-tests185-roce-init.log, meowth-oob-failed-socket.txt" || len(m.Procs) != 3 || m.Procs[2].Source != "meowth-oob-failed-socket.txt" ||
+		m.Version != ib.Version || m.NCCLLines != ib.NCCLLines+sock.NCCLLines || len(m.Events) != 1 {
+		t.Errorf("merged %+v", m)
+	}
+}
+
+func TestWCStatuses(t *testing.T) {
+	tab := WCStatuses()
+	if len(tab) != 24 || tab[12].Name != "IBV_WC_RETRY_EXC_ERR" || !tab[5].Fallout || tab[4].Text != "local protection error" {
+		t.Errorf("table: %d entries, 12=%+v", len(tab), tab[12])
+	}
+	if got := WCStatus(99).Info().Name; got != "status 99" {
+		t.Errorf("unknown = %q", got)
+	}
+	if !slices.ContainsFunc(tab, func(i WCStatusInfo) bool { return i.Name == "IBV_WC_TM_RNDV_INCOMPLETE" }) {
+		t.Error("table lacks the last status")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.log"))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		lg, err := Parse(strings.NewReader(in), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, e := range lg.Events {
+			if e.Line < 1 || e.Text == "" {
+				t.Fatalf("event without line or text: %+v", e)
+			}
+		}
+	})
+}
+
+func BenchmarkParse(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "nccl-tests185-roce-init.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Parse(strings.NewReader(string(data)), "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,207 @@
+package nccltests
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func parseFile(t *testing.T, name string) *Output {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out, err := Parse(f, name)
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", name, err)
+	}
+	return out
+}
+
+func TestParseValues(t *testing.T) {
+	out := parseFile(t, "alltoall-single-rank.txt")
+	run := out.Runs[0]
+	want := Row{Line: 9, Size: 33554432, Count: 8388608, Type: "float", Redop: "none", Root: -1,
+		OutOfPlace: &Measure{TimeUS: 19.56, AlgBW: 1715.44, BusBW: 0},
+		InPlace:    &Measure{TimeUS: 0.78, AlgBW: 43046.10, BusBW: 0, WrongNA: true}}
+	if diff := cmp.Diff(want, run.Rows[0]); diff != "" {
+		t.Errorf("row (-want +got):\n%s", diff)
+	}
+	if run.OutOfBounds == nil || *run.OutOfBounds != 0 || run.AvgBusBW == nil || *run.AvgBusBW != 0 {
+		t.Errorf("footer = %v %v", run.OutOfBounds, run.AvgBusBW)
+	}
+	wantRank := RankInfo{Rank: 0, Pid: 2181762, Host: "GENOA-01", Device: 0, BusID: "0x01", GPU: "NVIDIA GeForce RTX 5090", Line: 4}
+	if diff := cmp.Diff(wantRank, run.Ranks[0]); diff != "" {
+		t.Errorf("rank (-want +got):\n%s", diff)
+	}
+
+	sp := parseFile(t, "spark-2node-allreduce.txt").Runs[0]
+	if sp.Program != "all_reduce_perf" || sp.Version != "2.20.0" || sp.NCCLLibrary != 23102 || sp.MaxBytes != 8589934592 {
+		t.Errorf("header = %q %q %d %d", sp.Program, sp.Version, sp.NCCLLibrary, sp.MaxBytes)
+	}
+	if got := sp.Hosts(); !slices.Equal(got, []string{"spark-d708", "spark-dbf4"}) {
+		t.Errorf("hosts = %v", got)
+	}
+	old := parseFile(t, "nccl340-old-format-2gpu.txt").Runs[0]
+	if r := old.Rows[11]; r.Redop != "" || r.Root != -1 || r.InPlace.BusBW != 21.86 || r.OutOfPlace.TimeUS != 3298.6 {
+		t.Errorf("old-format row = %+v %+v", r, r.InPlace)
+	}
+	if *old.AvgBusBW != 6.6972 {
+		t.Errorf("avg busbw = %v", *old.AvgBusBW)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, in := range []string{"", "hello\nworld\n", "# just a comment\n"} {
+		_, err := Parse(strings.NewReader(in), "x.txt")
+		var pe *ParseError
+		if !errors.As(err, &pe) || !errors.Is(err, ErrNoData) || pe.Source != "x.txt" {
+			t.Errorf("Parse(%q) = %v, want ParseError wrapping ErrNoData", in, err)
+		}
+	}
+	out, err := Parse(strings.NewReader("   1024  256  float  sum  -1  5.45  NaN  0.33  0  5.35  0.19  0.33  0\r\n"+
+		"   2048  512  float  sum  -1  5.57  0.37  0.64  0  5.53  0.37  0.65  0\r\n"), "x.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Runs[0].Rows) != 1 || len(out.Skipped) != 1 || out.Skipped[0].Line != 1 {
+		t.Errorf("NaN row: rows %v skipped %v", out.Runs[0].Rows, out.Skipped)
+	}
+}
+
+// An NCCL debug log is not nccl-tests output: neither detected nor parsed
+// as one.
+func TestDetect(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"testdata/not-mpi-two-headers.txt", true},
+		{"testdata/util-cu-writer-2rank.json", true},
+		{"../nccllog/testdata/nccl1814-retry-then-flush.log", false},
+	} {
+		b, err := os.ReadFile(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Detect(string(b)); got != tc.want {
+			t.Errorf("Detect(%s) = %v, want %v", tc.path, got, tc.want)
+		}
+		if tc.want {
+			continue
+		}
+		if _, err := Parse(strings.NewReader(string(b)), "a.log"); !errors.Is(err, ErrNoData) {
+			t.Errorf("Parse(%s) err = %v, want ErrNoData", tc.path, err)
+		}
+	}
+}
+
+func TestBusFactor(t *testing.T) {
+	tests := []struct {
+		c    Collective
+		n    int
+		want float64
+	}{{AllReduce, 8, 1.75}, {AllReduce, 2, 1}, {AllGather, 4, 0.75}, {AllToAll, 16, 0.9375}, {Broadcast, 8, 1}, {SendRecv, 2, 1}, {ReduceScatter, 1, 0}}
+	for _, tt := range tests {
+		if got, ok := tt.c.BusFactor(tt.n); !ok || got != tt.want {
+			t.Errorf("%s.BusFactor(%d) = %v, %v; want %v", tt.c, tt.n, got, ok, tt.want)
+		}
+	}
+	if _, ok := Collective("x").BusFactor(2); ok {
+		t.Error("unknown collective has a factor")
+	}
+	for in, want := range map[string]Collective{"all_reduce_perf": AllReduce, "./build/alltoall_perf_mpi": AllToAll, "allgather": AllGather} {
+		if got, err := ParseCollective(in); err != nil || got != want {
+			t.Errorf("ParseCollective(%q) = %v, %v", in, got, err)
+		}
+	}
+	if got := CollectiveInName("out/reduce_scatter_perf.2n.log"); got != ReduceScatter {
+		t.Errorf("CollectiveInName = %q", got)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.*"))
+	for _, p := range files {
+		if filepath.Ext(p) == ".md" {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out, err := Parse(strings.NewReader(in), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, run := range out.Runs {
+			for _, r := range run.Rows {
+				if r.Size < 0 || r.InPlace == nil {
+					t.Fatalf("bad row %+v", r)
+				}
+				for _, m := range []*Measure{r.OutOfPlace, r.InPlace} {
+					if m != nil && (m.TimeUS < 0 || m.AlgBW < 0 || m.BusBW < 0 || m.Wrong < 0) {
+						t.Fatalf("negative measure %+v", m)
+					}
+				}
+			}
+		}
+	})
+}
+
+func BenchmarkParse(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "mooncake-8gpu-rows.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Parse(strings.NewReader(string(data)), "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The JSON report of newer nccl-tests (-J): built with src/util.cu's
+// writer layout (devices inside config, root as a padded string, "%lf"
+// numbers, null #wrong when unchecked) and the spark sample's values.
+func TestParseJSON(t *testing.T) {
+	out := parseFile(t, "util-cu-writer-2rank.json")
+	run := out.Runs[0]
+	if len(run.Ranks) != 2 || run.Ranks[1].Host != "spark-dbf4" || run.NCCLLibrary != 23102 || run.MaxBytes != 65536 {
+		t.Fatalf("run = %+v", run)
+	}
+	if len(run.Rows) != 2 || run.Rows[1].Root != -1 || run.Rows[1].OutOfPlace.Wrong != 3 || !run.Rows[1].InPlace.WrongNA || run.Rows[0].InPlace.TimeUS != 30.33 {
+		t.Errorf("rows = %+v", run.Rows)
+	}
+	if run.OutOfBounds == nil || *run.OutOfBounds != 3 {
+		t.Errorf("out of bounds = %v", run.OutOfBounds)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"version":2,"results":[{"size":8,"out_of_place":{"time":-1}}]}`, ""},
+		{`{"foo":1}`, "not an nccl-tests JSON report"},
+		{"{\"version\":2,\n\"results\":[{\"size\":\"x\"}]}", "line 2"},
+	} {
+		o, err := Parse(strings.NewReader(tc.in), "j.json")
+		if tc.want == "" {
+			if err != nil || len(o.Skipped) != 1 {
+				t.Errorf("Parse(%q) = %+v, %v; want one skipped result", tc.in, o, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) err = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
