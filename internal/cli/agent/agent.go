@@ -162,8 +162,8 @@ func Run(ctx context.Context, o *Options) error {
 			return cmdutil.CannotRun(err)
 		}
 		defer st.Close()
-		if st.Recovered != "" {
-			log.logf("state store was unreadable; moved to %s and started fresh", st.Recovered)
+		if st.Note != "" {
+			log.logf("state store: %s", st.Note)
 		}
 	}
 	a, err := agent.New(agent.Options{

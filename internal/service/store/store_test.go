@@ -7,10 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
@@ -198,5 +200,196 @@ func BenchmarkCommit(b *testing.B) {
 		if err := s.Commit(interval(i)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// bigStore writes a store of a few hundred KiB (80 samples of 64 ports)
+// into dir and returns the file's path.
+func bigStore(t *testing.T, dir string) string {
+	t.Helper()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 120; i++ {
+		iv := interval(i)
+		for p := 2; p <= 64; p++ {
+			iv.Sample.Ports = append(iv.Sample.Ports, trend.Port{Device: "mlx5_" + strconv.Itoa(p), Port: 1, State: "ACTIVE", RateGbps: 400,
+				Readings: []trend.Reading{{Source: trend.SrcCounters, Name: "port_rcv_data", Value: uint64(i * p), Bits: 64}}})
+		}
+		if err := s.Commit(iv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, FileName)
+}
+
+// TestTruncatedStore cuts a real store file at 10%..99% of its size, both
+// on a page boundary and in the middle of a page, and opens it: the agent
+// must never crash (bbolt maps the file, and a page past the end faults
+// with SIGBUS), and the store must always be usable afterwards. The opens
+// run in a child process so a crash is reported, not fatal to the tests.
+func TestTruncatedStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := t.TempDir()
+	bigStore(t, dir)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperOpenTruncated$", "-test.v")
+	cmd.Env = append(os.Environ(), "IBDOCTOR_STORE_TRUNC="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tail := out[max(0, len(out)-3000):]
+		t.Fatalf("opening truncated stores: %v\n%s", err, tail)
+	}
+	if !strings.Contains(string(out), "checked 180 cuts") {
+		t.Fatalf("child did not check every cut:\n%s", out)
+	}
+}
+
+// TestHelperOpenTruncated is the child of TestTruncatedStore.
+func TestHelperOpenTruncated(t *testing.T) {
+	dir := os.Getenv("IBDOCTOR_STORE_TRUNC")
+	if dir == "" {
+		t.Skip("child process of TestTruncatedStore")
+	}
+	orig, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096 // bbolt's page size is the OS page size
+	m, ok := parseMeta(orig)
+	if !ok || m.pageSize != page || m.pgid*page > uint64(len(orig)) || m.pgid*page < uint64(len(orig))/4 {
+		t.Fatalf("unexpected store: meta %+v, %d bytes", m, len(orig))
+	}
+	// bbolt grows the file ahead of use: a cut past the high-water mark
+	// only drops free space, and the state must survive it.
+	inUse := int(m.pgid * page)
+	checked := 0
+	for pct := 10; pct <= 99; pct++ {
+		for _, aligned := range []bool{true, false} {
+			n := len(orig) * pct / 100
+			if aligned {
+				n -= n % page
+			}
+			name := fmt.Sprintf("%d%%/aligned=%v", pct, aligned)
+			fmt.Printf("cut %s at %d of %d bytes\n", name, n, len(orig))
+			sub := filepath.Join(dir, fmt.Sprintf("cut%d-%v", pct, aligned))
+			if err := os.MkdirAll(sub, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(sub, FileName), orig[:n], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(sub, Options{})
+			if err != nil {
+				t.Fatalf("%s: open: %v", name, err)
+			}
+			checked++
+			if n >= inUse {
+				st, err := s.Load()
+				if s.Recovered != "" || err != nil || len(st.Samples) != 80 {
+					t.Fatalf("%s: cut past the %d bytes in use: recovered %q, %v, %d samples", name, inUse, s.Recovered, err, len(st.Samples))
+				}
+				s.Close()
+				continue
+			}
+			if s.Recovered == "" {
+				t.Fatalf("%s: a truncated store opened as if whole", name)
+			}
+			if !strings.Contains(s.Note, "truncated") {
+				t.Errorf("%s: note %q does not say truncated", name, s.Note)
+			}
+			if fi, err := os.Stat(s.Recovered); err != nil || fi.Size() != int64(n) {
+				t.Errorf("%s: moved-aside file: %v", name, err)
+			}
+			if st, err := s.Load(); err != nil || len(st.Samples) != 0 {
+				t.Fatalf("%s: fresh store: %v, %d samples", name, err, len(st.Samples))
+			}
+			if err := s.Commit(interval(1)); err != nil {
+				t.Fatalf("%s: commit: %v", name, err)
+			}
+			s.Close()
+			s, err = Open(sub, Options{})
+			if err != nil || s.Recovered != "" || s.Note != "" {
+				t.Fatalf("%s: reopen: %v %q", name, err, s.Note)
+			}
+			if st, err := s.Load(); err != nil || len(st.Samples) != 1 {
+				t.Fatalf("%s: reopened store: %v, %d samples", name, err, len(st.Samples))
+			}
+			s.Close()
+			os.RemoveAll(sub)
+		}
+	}
+	fmt.Printf("checked %d cuts\n", checked)
+}
+
+func TestEmptyFileStartsFresh(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, FileName), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Recovered != "" || !strings.Contains(s.Note, "empty") {
+		t.Errorf("empty file: recovered %q, note %q", s.Recovered, s.Note)
+	}
+	if err := s.Commit(interval(1)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCorruptRecordMovedAsideOnce: a record that does not decode is found
+// at Open, the file is moved aside once with a note naming the record, and
+// the next start is clean instead of failing again.
+func TestCorruptRecordMovedAsideOnce(t *testing.T) {
+	for _, bucket := range [][]byte{bucketSamples, bucketFlaps, bucketFindings} {
+		t.Run(string(bucket), func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := Open(dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 12; i++ {
+				if err := s.Commit(interval(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.db.Update(func(tx *bolt.Tx) error {
+				k, _ := tx.Bucket(bucket).Cursor().First()
+				return tx.Bucket(bucket).Put(k, []byte("{not json"))
+			}); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			s, err = Open(dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Recovered == "" || !strings.Contains(s.Note, string(bucket)+"/") {
+				t.Fatalf("corrupt record: recovered %q, note %q", s.Recovered, s.Note)
+			}
+			if err := s.Commit(interval(20)); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			s, err = Open(dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.Recovered != "" || s.Note != "" {
+				t.Errorf("second start: recovered %q, note %q", s.Recovered, s.Note)
+			}
+			if st, err := s.Load(); err != nil || len(st.Samples) != 1 {
+				t.Errorf("second start: %v, %d samples", err, len(st.Samples))
+			}
+		})
 	}
 }

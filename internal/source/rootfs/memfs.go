@@ -12,10 +12,13 @@ import (
 
 // memFS is a read-only in-memory file system of regular files, directories
 // and symlinks, built from a bundle. Open, Stat, ReadFile and ReadDir follow
-// symlinks (bounded by MaxSymlinks, never outside the root); Lstat and
-// ReadLink do not.
+// symlinks (bounded by MaxSymlinks and MaxResolveSteps, never outside the
+// root); Lstat and ReadLink do not.
 type memFS struct {
 	nodes map[string]*memNode // by clean root-relative path; "." is the root
+	// nameBytes is the length of every path in nodes and of every symlink
+	// target: what building the tree cost, bounded by MaxBundleNameBytes.
+	nameBytes int64
 }
 
 type memNode struct {
@@ -24,7 +27,7 @@ type memNode struct {
 	data    []byte
 	target  string // symlink target
 	modTime time.Time
-	kids    []string // directory: sorted base names
+	kids    []string // directory: base names, sorted once the tree is built
 }
 
 var (
@@ -40,12 +43,23 @@ func newMemFS() *memFS {
 
 // resolve finds the node of name, following symlinks in every component
 // and, when followLast, in the last one too. It returns the resolved path.
+// One call walks at most MaxResolveSteps path elements.
 func (m *memFS) resolve(op, name string, followLast bool) (string, *memNode, error) {
+	steps := MaxResolveSteps
+	return m.walk(op, name, followLast, &steps)
+}
+
+// walk is resolve with the budget of path elements in *steps, which it
+// decrements; running out is ErrResolveSteps.
+func (m *memFS) walk(op, name string, followLast bool, steps *int) (string, *memNode, error) {
 	if !fs.ValidPath(name) {
 		return "", nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
 	done, todo, links := ".", name, 0
 	for todo != "" {
+		if *steps--; *steps < 0 {
+			return "", nil, &fs.PathError{Op: op, Path: name, Err: ErrResolveSteps}
+		}
 		var elem string
 		elem, todo, _ = strings.Cut(todo, "/")
 		if elem == "" || elem == "." {

@@ -135,12 +135,13 @@ func TestReadBundleRejects(t *testing.T) {
 }
 
 func TestReadBundleTooManyFiles(t *testing.T) {
-	lim := limits{files: 100, total: MaxBundleBytes, file: MaxBundleFileBytes}
-	entries := make([]entry, lim.files+1)
+	lim := defaultLimits
+	lim.files = 100
+	entries := make([]entry, lim.files) // d/0..d/99 and the implied d/
 	for i := range entries {
 		entries[i] = file("d/"+itoa(i), "0\n")
 	}
-	if _, err := readBundle(bytes.NewReader(makeBundle(t, entries[:lim.files]...)), "ok.tar.gz", lim); err != nil {
+	if _, err := readBundle(bytes.NewReader(makeBundle(t, entries[:lim.files-1]...)), "ok.tar.gz", lim); err != nil {
 		t.Fatalf("at the limit: %v", err)
 	}
 	_, err := readBundle(bytes.NewReader(makeBundle(t, entries...)), "many.tar.gz", lim)
@@ -165,7 +166,8 @@ func TestReadBundleTotalSize(t *testing.T) {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	tw := tar.NewWriter(zw)
-	lim := limits{files: MaxBundleFiles, total: 4 << 20, file: 1 << 20}
+	lim := defaultLimits
+	lim.total, lim.file = 4<<20, 1<<20
 	zeros := make([]byte, lim.file)
 	for i := 0; i < int(lim.total/lim.file)+1; i++ {
 		tw.WriteHeader(&tar.Header{Name: "f" + itoa(i), Typeflag: tar.TypeReg, Size: int64(len(zeros)), Mode: 0o644})

@@ -12,6 +12,16 @@ import (
 // kernel's MAXSYMLINKS (40) does.
 const MaxSymlinks = 40
 
+// MaxResolveSteps bounds the path elements walked while resolving one path,
+// counting those of every link target: 40 links of PATH_MAX bytes each
+// ("x/../x/../…") would otherwise cost 80,000 steps per lookup. A real
+// sysfs lookup walks a few dozen.
+const MaxResolveSteps = 1024
+
+// ErrResolveSteps is wrapped when resolving a path needs more than
+// MaxResolveSteps steps.
+var ErrResolveSteps = fmt.Errorf("path resolution needs more than %d steps (MaxResolveSteps)", MaxResolveSteps)
+
 // ErrEscapes is wrapped when a path or symlink resolves outside the root.
 var ErrEscapes = errors.New("path escapes the root")
 
@@ -21,8 +31,9 @@ var ErrSymlinkLoop = errors.New("too many levels of symbolic links")
 // EvalSymlinks returns name with every symlink in it resolved, like
 // filepath.EvalSymlinks but inside fsys: targets are interpreted relative to
 // the link's directory, absolute targets and targets that climb above the
-// root are rejected (ErrEscapes), and more than MaxSymlinks links give
-// ErrSymlinkLoop. It needs fs.ReadLinkFS to see links; other file systems
+// root are rejected (ErrEscapes), more than MaxSymlinks links give
+// ErrSymlinkLoop and more than MaxResolveSteps path elements
+// ErrResolveSteps. It needs fs.ReadLinkFS to see links; other file systems
 // have none, and name only needs to exist.
 //
 // sysfs needs it to find where sys/class/infiniband/mlx5_0 really lives
@@ -34,8 +45,11 @@ func EvalSymlinks(fsys fs.FS, name string) (string, error) {
 	rl, _ := fsys.(fs.ReadLinkFS)
 	done := "."  // resolved prefix
 	todo := name // components still to walk
-	links := 0
+	links, steps := 0, 0
 	for todo != "" {
+		if steps++; steps > MaxResolveSteps {
+			return "", &fs.PathError{Op: "evalsymlinks", Path: name, Err: ErrResolveSteps}
+		}
 		var elem string
 		elem, todo, _ = strings.Cut(todo, "/")
 		if elem == "" || elem == "." {

@@ -16,8 +16,21 @@ import (
 // small files (about 10 MiB for an 8-HCA node with saved command outputs);
 // the limits are an order of magnitude above that.
 const (
-	// MaxBundleFiles caps the number of tar entries.
+	// MaxBundleFiles caps the number of files, directories and symlinks,
+	// counting the directories a deep path creates without an entry of
+	// its own.
 	MaxBundleFiles = 100_000
+	// MaxBundleDepth caps the path elements of one name (a sysfs path to a
+	// port counter behind three PCIe switches has about 20).
+	MaxBundleDepth = 64
+	// MaxBundleNameBytes caps the length of all paths (again counting the
+	// implied directories) and symlink targets together; a real node's
+	// bundle needs well under 1 MiB.
+	MaxBundleNameBytes = 16 << 20
+	// MaxBundleLinkSteps caps the path elements walked, all together, to
+	// check that every symlink resolves inside the bundle (a real node:
+	// about a thousand links of a few dozen steps each).
+	MaxBundleLinkSteps = 1 << 20
 	// MaxBundleBytes caps the total uncompressed size of regular files.
 	MaxBundleBytes = 256 << 20
 	// MaxBundleFileBytes caps one regular file (a saved dmesg is the
@@ -45,7 +58,16 @@ type EntryError struct {
 }
 
 func (e *EntryError) Error() string {
-	return fmt.Sprintf("%s: tar entry %d %q: %v", e.Bundle, e.Index, e.Entry, e.Err)
+	return fmt.Sprintf("%s: tar entry %d %q: %v", e.Bundle, e.Index, clip(e.Entry), e.Err)
+}
+
+// clip shortens a name for an error message: a hostile name can be
+// thousands of bytes long.
+func clip(s string) string {
+	if len(s) <= 120 {
+		return s
+	}
+	return s[:100] + "…" + s[len(s)-19:]
 }
 
 func (e *EntryError) Unwrap() error { return e.Err }
@@ -57,14 +79,20 @@ func (e *EntryError) Unwrap() error { return e.Err }
 // targets must be relative and resolve inside the root; the limits
 // MaxBundleFiles, MaxBundleBytes and MaxBundleFileBytes hold.
 func ReadBundle(r io.Reader, name string) (fs.FS, error) {
-	return readBundle(r, name, limits{MaxBundleFiles, MaxBundleBytes, MaxBundleFileBytes})
+	return readBundle(r, name, defaultLimits)
 }
 
 // limits are the bundle limits; tests shrink them to stay fast.
 type limits struct {
 	files       int
 	total, file int64
+	depth       int
+	names       int64
+	linkSteps   int
 }
+
+var defaultLimits = limits{files: MaxBundleFiles, total: MaxBundleBytes, file: MaxBundleFileBytes,
+	depth: MaxBundleDepth, names: MaxBundleNameBytes, linkSteps: MaxBundleLinkSteps}
 
 func readBundle(r io.Reader, name string, lim limits) (fs.FS, error) {
 	zr, err := gzip.NewReader(r)
@@ -100,6 +128,9 @@ func readBundle(r io.Reader, name string, lim limits) (fs.FS, error) {
 		if err != nil {
 			return nil, fail("%w", err)
 		}
+		if d := strings.Count(p, "/") + 1; d > lim.depth {
+			return nil, fail("%w: %d path elements, more than %d (MaxBundleDepth)", ErrLimit, d, lim.depth)
+		}
 		if explicit[p] {
 			return nil, fail("%w: duplicate entry %q", ErrUnsafe, p)
 		}
@@ -127,12 +158,13 @@ func readBundle(r io.Reader, name string, lim limits) (fs.FS, error) {
 			n.mode = fs.ModeDir | 0o555
 		case tar.TypeSymlink:
 			if _, err := JoinLink(path.Dir(p), hdr.Linkname); err != nil {
-				return nil, fail("%w: symlink to %q: %w", ErrUnsafe, hdr.Linkname, err)
+				return nil, fail("%w: symlink to %q: %w", ErrUnsafe, clip(hdr.Linkname), err)
 			}
 			n.mode = fs.ModeSymlink | 0o777
 			n.target = hdr.Linkname
+			m.nameBytes += int64(len(hdr.Linkname))
 		case tar.TypeLink:
-			return nil, fail("%w: hard link to %q (bundles hold no hard links)", ErrUnsafe, hdr.Linkname)
+			return nil, fail("%w: hard link to %q (bundles hold no hard links)", ErrUnsafe, clip(hdr.Linkname))
 		case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
 			return nil, fail("%w: device or fifo", ErrUnsafe)
 		default:
@@ -141,15 +173,39 @@ func readBundle(r io.Reader, name string, lim limits) (fs.FS, error) {
 		if err := m.add(p, n); err != nil {
 			return nil, fail("%w", err)
 		}
+		// One add creates at most lim.depth directories of at most
+		// maxPathLen bytes, so checking after it keeps the work bounded.
+		if len(m.nodes)-1 > lim.files {
+			return nil, fail("%w: more than %d entries, counting implied directories (MaxBundleFiles)", ErrLimit, lim.files)
+		}
+		if m.nameBytes > lim.names {
+			return nil, fail("%w: more than %d bytes of names and link targets, counting implied directories (MaxBundleNameBytes)", ErrLimit, lim.names)
+		}
 	}
 	// A symlink chain may still leave the root (a -> b/.., b -> ..): resolve
-	// every link once, now that all entries are known.
+	// every link once, now that all entries are known, within a budget of
+	// steps for all of them together. Sorted, so the error is the same on
+	// every run.
+	var links []string
 	for p, n := range m.nodes {
-		if n.mode&fs.ModeSymlink == 0 {
-			continue
+		if n.mode.IsDir() {
+			slices.Sort(n.kids)
 		}
-		if _, _, err := m.resolve("open", p, true); errors.Is(err, ErrEscapes) || errors.Is(err, ErrSymlinkLoop) {
-			return nil, fmt.Errorf("%s: symlink %q -> %q: %w", name, p, n.target, err)
+		if n.mode&fs.ModeSymlink != 0 {
+			links = append(links, p)
+		}
+	}
+	slices.Sort(links)
+	budget := lim.linkSteps
+	for _, p := range links {
+		steps := min(budget, MaxResolveSteps)
+		_, _, err := m.walk("open", p, true, &steps)
+		budget -= min(budget, MaxResolveSteps) - max(steps, 0)
+		if errors.Is(err, ErrResolveSteps) && budget <= 0 {
+			return nil, fmt.Errorf("%s: %w: resolving the symlinks takes more than %d steps (MaxBundleLinkSteps)", name, ErrLimit, lim.linkSteps)
+		}
+		if errors.Is(err, ErrEscapes) || errors.Is(err, ErrSymlinkLoop) || errors.Is(err, ErrResolveSteps) {
+			return nil, fmt.Errorf("%s: symlink %q -> %q: %w", name, clip(p), clip(m.nodes[p].target), err)
 		}
 	}
 	return m, nil
@@ -176,21 +232,12 @@ func entryPath(name string) (string, error) {
 	return p, nil
 }
 
-// add inserts a node, creating missing parent directories. A parent that
-// exists as a file or symlink is an error: a symlinked directory must not
-// let a later entry write through it.
+// add inserts a node, creating missing parent directories, and counts the
+// length of every new path in m.nameBytes. A parent that exists as a file
+// or symlink is an error: a symlinked directory must not let a later entry
+// write through it. Directory listings are left unsorted (sorting on every
+// insert is quadratic in a wide directory); readBundle sorts them once.
 func (m *memFS) add(p string, n *memNode) error {
-	dir := path.Dir(p)
-	parent, ok := m.nodes[dir]
-	if !ok {
-		if err := m.add(dir, &memNode{name: path.Base(dir), mode: fs.ModeDir | 0o555}); err != nil {
-			return err
-		}
-		parent = m.nodes[dir]
-	}
-	if !parent.mode.IsDir() {
-		return fmt.Errorf("%w: parent %q is not a directory", ErrUnsafe, dir)
-	}
 	if old, ok := m.nodes[p]; ok {
 		// An implicit directory made for an earlier child may be declared
 		// explicitly later; anything else is a conflict.
@@ -200,8 +247,30 @@ func (m *memFS) add(p string, n *memNode) error {
 		}
 		return fmt.Errorf("%w: %q already exists", ErrUnsafe, p)
 	}
-	m.nodes[p] = n
-	i, _ := slices.BinarySearch(parent.kids, n.name)
-	parent.kids = slices.Insert(parent.kids, i, n.name)
+	// Walk up to the closest existing ancestor, then create the missing
+	// directories top-down.
+	missing := []string{p}
+	dir := path.Dir(p)
+	for {
+		if _, ok := m.nodes[dir]; ok {
+			break
+		}
+		missing = append(missing, dir)
+		dir = path.Dir(dir)
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		q := missing[i]
+		parent := m.nodes[path.Dir(q)]
+		if !parent.mode.IsDir() {
+			return fmt.Errorf("%w: parent %q is not a directory", ErrUnsafe, path.Dir(q))
+		}
+		nn := n
+		if i > 0 {
+			nn = &memNode{name: path.Base(q), mode: fs.ModeDir | 0o555}
+		}
+		m.nodes[q] = nn
+		m.nameBytes += int64(len(q))
+		parent.kids = append(parent.kids, nn.name)
+	}
 	return nil
 }
