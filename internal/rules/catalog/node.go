@@ -102,7 +102,7 @@ var nodeMetas = []finding.Meta{
 		Title:   "link went down and came back",
 		Meaning: "link_downed counts failed recoveries that took the link down. Every flap aborts in-flight RDMA operations and can time out NCCL.",
 		Thresholds: []finding.Threshold{
-			{Name: "flap_window", Default: "1h", Meaning: "how far back flaps (link_downed, carrier changes, ACTIVE→not ACTIVE) are counted"},
+			{Name: "flap_window", Default: "1h", Meaning: "how far back flaps are counted; a flap is one down transition (link_downed, a carrier loss, ACTIVE→not ACTIVE), the way back up is part of it"},
 			{Name: "flap_warning", Default: "1", Meaning: "flaps in flap_window for a warning"},
 			{Name: "flap_critical", Default: "3", Meaning: "flaps in flap_window for critical"},
 		},

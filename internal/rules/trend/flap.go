@@ -24,11 +24,14 @@ type Flap struct {
 }
 
 // Flaps compares two consecutive samples and returns the flaps seen
-// between them, at cur.T. Per port it takes the largest of: the link_downed
-// increase, half the netdev's carrier_changes increase (a flap is a down and
-// an up) rounded up, and one for an ACTIVE port that is no longer ACTIVE —
-// the three describe the same events, so they are not added. A reset
-// counter (driver reload) gives no flap by itself.
+// between them, at cur.T. A flap is counted where the link went down; the
+// way back up is part of the same flap. Per port it takes the largest of:
+// the link_downed increase (the IBTA counter counts only down transitions),
+// the carrier losses within the netdev's carrier_changes increase, and one
+// for an ACTIVE port that is no longer ACTIVE — the three describe the same
+// events, so they are not added. A port that went down in one interval and
+// came back in the next counts once. A reset counter (driver reload) gives
+// no flap by itself.
 func Flaps(prev, cur *Sample) []Flap {
 	var out []Flap
 	for i := range cur.Ports {
@@ -44,8 +47,10 @@ func Flaps(prev, cur *Sample) []Flap {
 			why = append(why, fmt.Sprintf("link_downed +%d", d))
 		}
 		if d, ok := increase(q, p, SrcNetDev, "carrier_changes"); ok && d > 0 {
-			n = max(n, int((d+1)/2))
-			why = append(why, fmt.Sprintf("carrier_changes +%d", d))
+			if downs := carrierLosses(q, p, d); downs > 0 {
+				n = max(n, downs)
+				why = append(why, fmt.Sprintf("carrier_changes +%d", d))
+			}
 		}
 		if q.Active() && p.State != "" && !p.Active() {
 			n = max(n, 1)
@@ -56,6 +61,29 @@ func Flaps(prev, cur *Sample) []Flap {
 		}
 	}
 	return out
+}
+
+// carrierLosses is how many of d carrier changes between prev and cur were
+// losses. The kernel counts both directions in carrier_changes
+// (net/core/net-sysfs.c), and they alternate, so the state at either end
+// decides: starting up, the odd changes are losses (ceil(d/2)); starting
+// down, the even ones (floor(d/2)). The start is prev's state, else derived
+// from cur's (an odd d flips it); with neither known, half rounded down, so
+// an up transition alone is never a flap.
+func carrierLosses(prev, cur *Port, d uint64) int {
+	var startUp bool
+	switch {
+	case prev.State != "":
+		startUp = prev.Active()
+	case cur.State != "":
+		startUp = cur.Active() == (d%2 == 0)
+	default:
+		return int(d / 2)
+	}
+	if startUp {
+		return int((d + 1) / 2)
+	}
+	return int(d / 2)
 }
 
 func increase(prev, cur *Port, src Source, name string) (uint64, bool) {

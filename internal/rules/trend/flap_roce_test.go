@@ -1,6 +1,7 @@
 package trend
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -90,6 +91,73 @@ func TestRoCE(t *testing.T) {
 					t.Logf("%s: %s", f.ID, f.Summary)
 				}
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A flap is a down transition: the way back up, even when it falls in the
+// next sampling interval, is part of the same flap.
+func TestFlapsCountDownTransitions(t *testing.T) {
+	// obs is one sample of a port: its state, carrier_changes and
+	// link_downed (-1: not read).
+	type obs struct {
+		state   string
+		carrier int
+		downed  int
+	}
+	roce := func(o obs) Port {
+		p := Port{Device: "mlx5_1", Port: 1, LinkLayer: "Ethernet", NetDev: "eth1", State: o.state}
+		if o.state == "ACTIVE" {
+			p.RateGbps = 200
+		}
+		if o.carrier >= 0 {
+			p.Readings = append(p.Readings, carrier(uint64(o.carrier)))
+		}
+		if o.downed >= 0 {
+			p.Readings = append(p.Readings, ctr("link_downed", uint64(o.downed)))
+		}
+		return p
+	}
+	const up, down = "ACTIVE", "DOWN"
+	tests := []struct {
+		name string
+		seq  []obs
+		want int
+	}{
+		{"down at 30 s, up at 35 s, sampled at 15 s steps", []obs{{up, 4, -1}, {up, 4, -1}, {down, 5, -1}, {up, 6, -1}}, 1},
+		{"down and up within one interval", []obs{{up, 4, -1}, {up, 6, -1}}, 1},
+		{"two flaps, each back up in the next interval", []obs{{up, 0, -1}, {down, 1, -1}, {up, 2, -1}, {down, 3, -1}, {up, 4, -1}}, 2},
+		{"two flaps: down, up+down, up", []obs{{up, 0, -1}, {down, 1, -1}, {down, 3, -1}, {up, 4, -1}}, 2},
+		{"starts down, comes up: no flap", []obs{{down, 7, -1}, {up, 8, -1}}, 0},
+		{"state unknown, one change up", []obs{{"", 7, -1}, {"", 8, -1}}, 0},
+		{"state unknown at the start, down at the end", []obs{{"", 8, -1}, {down, 9, -1}}, 1},
+		{"state unknown at the start, up at the end after three changes", []obs{{"", 8, -1}, {up, 11, -1}}, 1},
+		{"IB: link_downed with state, back up later", []obs{{up, -1, 0}, {down, -1, 1}, {up, -1, 1}}, 1},
+		{"IB and carrier agree: two flaps across intervals", []obs{{up, 0, 0}, {down, 1, 1}, {up, 2, 1}, {down, 3, 2}, {up, 4, 2}}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hist := series(len(tt.seq), func(i int) []Port { return []Port{roce(tt.seq[i])} })
+			var flaps []Flap
+			for i := 1; i < len(hist); i++ {
+				flaps = append(flaps, Flaps(&hist[i-1], &hist[i])...)
+			}
+			got := 0
+			for _, f := range flaps {
+				got += f.Count
+			}
+			if got != tt.want {
+				t.Errorf("%d flaps, want %d: %+v", got, tt.want, flaps)
+			}
+			th := Defaults()
+			th.FlapWarning = 1
+			fs := LinkFlapping(Input{History: hist, Flaps: flaps}, th)
+			switch {
+			case tt.want == 0 && len(fs) != 0:
+				t.Errorf("findings without a flap: %v", ids(fs))
+			case tt.want > 0 && (len(fs) != 1 || !strings.Contains(fs[0].Summary, fmt.Sprintf("went down %d time(s)", tt.want))):
+				t.Errorf("findings: %+v", fs)
 			}
 		})
 	}
