@@ -195,6 +195,14 @@ func TestCannotRun(t *testing.T) {
 		{[]string{"status", "extra-arg"}, "unknown command"},
 		{[]string{"nosuchcommand"}, "unknown command"},
 		{[]string{"rules", "port.nonexistent"}, "unknown finding ID"},
+		// A group command with an unknown subcommand, and an unknown
+		// flag value, are errors, not the group's help with exit 0.
+		{[]string{"fabric", "bogus"}, `unknown command "bogus" for "ibdoctor fabric"`},
+		{[]string{"perf", "bogus"}, `unknown command "bogus" for "ibdoctor perf"`},
+		{[]string{"nccl", "bogus"}, `unknown command "bogus" for "ibdoctor nccl"`},
+		{[]string{"sim", "bogus"}, `unknown command "bogus" for "ibdoctor sim"`},
+		{[]string{"rules", "--area", "bogus"}, `unknown area "bogus"`},
+		{[]string{"fabric", "check", "--from", "x", "--ibsim", "y"}, "--from and --ibsim exclude each other"},
 	}
 	for _, tt := range tests {
 		_, stderr, code := run(t, tt.args...)
@@ -207,6 +215,19 @@ func TestCannotRun(t *testing.T) {
 // The text outputs of status and check on a faulty node are kept as golden
 // files (go test ./internal/cli -update rewrites them); they are also what
 // the README shows.
+// A group command without arguments still prints its help and exits 0;
+// a known --area still lists only that area.
+func TestGroupHelpAndArea(t *testing.T) {
+	out, _, code := run(t, "fabric")
+	if code != 0 || !strings.Contains(out, "Available Commands") {
+		t.Errorf("ibdoctor fabric: exit %d, output %q; want its help and 0", code, out)
+	}
+	out, _, code = run(t, "rules", "--area", "fabric")
+	if code != 0 || !strings.Contains(out, "fabric.link_down") || strings.Contains(out, "port.down") {
+		t.Errorf("rules --area fabric: exit %d, output %q", code, out)
+	}
+}
+
 func TestGoldenText(t *testing.T) {
 	root := simRoot(t, "h100-ndr", "width:mlx5_2/1=2", "polling:mlx5_5/1", "pcie-width:mlx5_4=8",
 		"saturate:mlx5_1/1/symbol_error", "fw:mlx5_6=28.36.1010", "unreadable:mlx5_0/1/counters/port_rcv_data")

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -58,7 +59,35 @@ Start with 'ibdoctor demo' (no hardware needed) or 'ibdoctor status' on a node.`
 		fabriccmd.NewCmd(f),
 		analyzecmd.NewCmd(f, nil),
 	)
+	rejectUnknownSubcommands(root)
 	return root
+}
+
+// rejectUnknownSubcommands makes every group command (fabric, perf, nccl,
+// sim, ...) refuse an argument that names none of its subcommands: cobra
+// would print the group's help and exit 0, so `ibdoctor fabric chek` in a
+// health check would read as healthy. Without arguments the help is
+// still printed.
+func rejectUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		rejectUnknownSubcommands(sub)
+	}
+	if c.Parent() == nil || !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			var names []string
+			for _, s := range cmd.Commands() {
+				if s.IsAvailableCommand() {
+					names = append(names, s.Name())
+				}
+			}
+			return cmdutil.FlagErrorf("unknown command %q for %q (one of: %s)", args[0], cmd.CommandPath(), strings.Join(names, ", "))
+		}
+		return cmd.Help()
+	}
 }
 
 // Main runs ibdoctor with args and returns the process exit code.

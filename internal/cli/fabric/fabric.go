@@ -63,6 +63,11 @@ func (s *Source) collectOptions(f *cmdutil.Factory) (fabric.CollectOptions, erro
 
 // load returns the raw collection: saved, or collected live.
 func (s *Source) load(ctx context.Context, f *cmdutil.Factory) (*fabricmodel.Raw, error) {
+	if s.From != "" && s.IBSim != "" {
+		// A saved collection is never queried: --ibsim would be ignored
+		// and the verdict would not be about the simulated fabric.
+		return nil, fmt.Errorf("--from and --ibsim exclude each other: --from reads a saved collection, --ibsim queries a simulated fabric")
+	}
 	if s.From != "" {
 		return fabric.ReadFrom(s.From)
 	}

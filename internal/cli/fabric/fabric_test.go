@@ -104,6 +104,8 @@ func TestBadArguments(t *testing.T) {
 		{"check", "--ca", "mlx5_0;reboot", "--from", ""},
 		{"check", "--from", capture, "--threshold", "symbol_errors"},
 		{"check", "--from", capture, "--threshold", "bogus=1"},
+		{"check", "--from", capture, "--ibsim", "sim0"},
+		{"path", "1", "2", "--from", capture, "--ibsim", "sim0"},
 	}
 	for _, args := range tests {
 		_, errOut, code := run(t, args...)

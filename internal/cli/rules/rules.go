@@ -3,6 +3,7 @@ package rules
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -41,6 +42,9 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 					return cmdutil.FlagErrorf("unknown finding ID %q (see 'ibdoctor rules')", opts.ID)
 				}
 			}
+			if opts.Area != "" && !knownArea(opts.Area) {
+				return cmdutil.FlagErrorf("unknown area %q for --area (one of: %s)", opts.Area, strings.Join(areas(), ", "))
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -48,8 +52,31 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		},
 	}
 	cmdutil.AddFormatFlag(cmd, &opts.Format)
-	cmd.Flags().StringVar(&opts.Area, "area", "", "only this area (node, rdma, roce, pcie, gpu, kmsg, host, topo, container, nccl, fabric, perf)")
+	cmd.Flags().StringVar(&opts.Area, "area", "", "only this area ("+strings.Join(areas(), ", ")+")")
 	return cmd
+}
+
+// areas are the areas of the catalogue, sorted.
+func areas() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range catalog.Default.All() {
+		if !seen[m.Area] {
+			seen[m.Area] = true
+			out = append(out, m.Area)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func knownArea(a string) bool {
+	for _, x := range areas() {
+		if x == a {
+			return true
+		}
+	}
+	return false
 }
 
 func run(o *Options) error {

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"fmt"
+	"math"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -251,11 +253,26 @@ func (c *Collector) portCounterDesc(file string, spec ib.CounterSpec) *prometheu
 	if spec.Help != "" {
 		help += ": " + spec.Help
 	}
-	if spec.BytesPerUnit() == 4 {
-		help += " (4-octet words × 4 = bytes)"
+	max := spec.Max()
+	if n := spec.BytesPerUnit(); n > 0 {
+		// The value is exported in bytes, so the help says bytes; the
+		// sysfs file's own unit is named only to explain the factor.
+		what := strings.TrimSuffix(spec.Help, ", in "+string(spec.Unit))
+		if what == "" {
+			what = "data"
+		}
+		help = what + ", in bytes"
+		if n == 1 {
+			help += " (counters/" + file + ")"
+		} else {
+			help += fmt.Sprintf(" (counters/%s counts %s; exported × %d)", file, spec.Unit, n)
+			if max <= math.MaxUint64/n {
+				max *= n
+			}
+		}
 	}
 	if spec.Saturating {
-		help += "; saturates at " + strconv.FormatUint(spec.Max(), 10) + " (see ibdoctor_port_counter_saturated)"
+		help += "; saturates at " + strconv.FormatUint(max, 10) + " (see ibdoctor_port_counter_saturated)"
 	}
 	d := prometheus.NewDesc(PortCounterName(file, spec), help, portLabels, nil)
 	c.descs[file] = d

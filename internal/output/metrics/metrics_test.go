@@ -71,7 +71,7 @@ ibdoctor_finding{device="mlx5_8",id="port.link_flapping",port="1",severity="crit
 # HELP ibdoctor_node_health Node verdict from the active findings: 0 healthy, 1 warning, 2 critical (the exit codes of ` + "`ibdoctor check`" + `).
 # TYPE ibdoctor_node_health gauge
 ibdoctor_node_health 2
-# HELP ibdoctor_port_xmit_bytes_total counters/port_xmit_data: data sent, in 4-octet words (4-octet words × 4 = bytes)
+# HELP ibdoctor_port_xmit_bytes_total data sent, in bytes (counters/port_xmit_data counts 4-octet words; exported × 4)
 # TYPE ibdoctor_port_xmit_bytes_total counter
 ibdoctor_port_xmit_bytes_total{device="mlx5_0",link_layer="InfiniBand",netdev="",port="1"} 4000
 # HELP ibdoctor_port_symbol_error_total counters/symbol_error: minor link errors detected on physical lanes; saturates at 65535 (see ibdoctor_port_counter_saturated)
@@ -166,6 +166,34 @@ func TestPortCounterName(t *testing.T) {
 	} {
 		if got := PortCounterName(file, ib.PortCounterSpec(file, true)); got != want {
 			t.Errorf("PortCounterName(%s) = %s, want %s", file, got, want)
+		}
+	}
+}
+
+// The data counters are exported in bytes, so their help must say bytes and
+// must not call the exported value 4-octet words; a saturating 32-bit word
+// counter saturates at 4 × (2^32-1) bytes.
+func TestDataCounterHelpSaysBytes(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		ext  bool
+		want []string
+	}{
+		{"port_rcv_data", true, []string{"data received, in bytes", "exported × 4"}},
+		{"port_xmit_data", true, []string{"data sent, in bytes", "exported × 4"}},
+		{"port_xmit_data", false, []string{"data sent, in bytes", "saturates at 17179869180 "}},
+		{"symbol_error", false, []string{"symbol", "saturates at 65535 "}},
+	} {
+		spec := ib.PortCounterSpec(tc.file, tc.ext)
+		c := New("", func() *State { return nil }) // descriptions are cached per file
+		help := c.portCounterDesc(tc.file, spec).String()
+		for _, w := range tc.want {
+			if !strings.Contains(help, w) {
+				t.Errorf("%s (ext %v): help %s lacks %q", tc.file, tc.ext, help, w)
+			}
+		}
+		if strings.Contains(help, "sent, in 4-octet") || strings.Contains(help, "received, in 4-octet") {
+			t.Errorf("%s: help still gives the exported unit as 4-octet words: %s", tc.file, help)
 		}
 	}
 }
