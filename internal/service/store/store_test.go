@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -128,10 +130,31 @@ func TestKillDuringCommit(t *testing.T) {
 	for round := 0; round < 8; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCommitLoop$")
 		cmd.Env = append(os.Environ(), "IBDOCTOR_STORE_CHILD="+dir, fmt.Sprintf("IBDOCTOR_STORE_START=%d", last+1))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(20+rng.IntN(80)) * time.Millisecond)
+		// Kill at a random moment after the child's first commit: on a
+		// loaded machine the child may take longer to start than any fixed
+		// delay, and a kill before the first commit tests nothing.
+		first := make(chan struct{})
+		go func() {
+			r := bufio.NewReader(out)
+			if _, err := r.ReadString('\n'); err == nil {
+				close(first)
+			}
+			io.Copy(io.Discard, r)
+		}()
+		select {
+		case <-first:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("round %d: the child made no commit in 30 s", round)
+		}
+		time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
 		if err := cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
@@ -185,6 +208,9 @@ func TestHelperCommitLoop(t *testing.T) {
 	for i := start; ; i++ {
 		if err := s.Commit(interval(i)); err != nil {
 			t.Fatal(err)
+		}
+		if i == start {
+			fmt.Println("committed") // the parent kills only after this
 		}
 	}
 }
