@@ -27,10 +27,14 @@ func TestPrometheusScrapesAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	// The writer must have stopped before the temporary root is removed
+	// (cleanups run last-registered first), or the removal races it.
+	stepped := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-stepped })
 	// The simulated node advances in step with the wall clock, so rates
 	// read through Prometheus are the simulated traffic.
 	go func() {
+		defer close(stepped)
 		tk := time.NewTicker(500 * time.Millisecond)
 		defer tk.Stop()
 		last := time.Now()
