@@ -18,12 +18,13 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
+	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
 	ncclrules "github.com/ibdoctor/ibdoctor/internal/rules/nccl"
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
-	"github.com/ibdoctor/ibdoctor/internal/rules/perftest"
+	perftestrules "github.com/ibdoctor/ibdoctor/internal/rules/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
 )
@@ -745,7 +746,7 @@ func diagnosePerftest(seg *Segment, file, text string, opts Options, ctx *contex
 	if err != nil {
 		return err
 	}
-	a := perftest.Analyze(rs, perftest.Options{LineRateGbps: lineRate(seg, opts, ctx), MaxLatencyUS: opts.MaxLatencyUS})
+	a := perftestrules.Check(rs, perftestrules.Options{LineRateGbps: lineRate(seg, opts, ctx), MaxLatencyUS: opts.MaxLatencyUS})
 	seg.Summary = "perftest, " + plural(len(rs), "test", "tests")
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)
