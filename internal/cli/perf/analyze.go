@@ -14,8 +14,9 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/output/report"
+	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
-	"github.com/ibdoctor/ibdoctor/internal/rules/perftest"
+	perftestrules "github.com/ibdoctor/ibdoctor/internal/rules/perftest"
 )
 
 // AnalyzeOptions are the inputs of `ibdoctor perf analyze`.
@@ -80,13 +81,13 @@ type analyzeError struct {
 }
 
 type analyzeDoc struct {
-	Verdict  string             `json:"verdict"`
-	ExitCode int                `json:"exit_code"`
-	Results  []*perftest.Result `json:"results"`
-	Summary  []perftest.Summary `json:"summary"`
-	Findings []finding.Finding  `json:"findings"`
-	Notes    []string           `json:"notes,omitempty"`
-	Errors   []analyzeError     `json:"errors,omitempty"`
+	Verdict  string                  `json:"verdict"`
+	ExitCode int                     `json:"exit_code"`
+	Results  []*perftest.Result      `json:"results"`
+	Summary  []perftestrules.Summary `json:"summary"`
+	Findings []finding.Finding       `json:"findings"`
+	Notes    []string                `json:"notes,omitempty"`
+	Errors   []analyzeError          `json:"errors,omitempty"`
 	// files is how many inputs were given (not in the JSON document).
 	files int
 }
@@ -105,7 +106,7 @@ func analyzeRun(ctx context.Context, o *AnalyzeOptions) error {
 		}
 		doc.Results = append(doc.Results, rs...)
 	}
-	a := perftest.Analyze(doc.Results, perftest.Options{LineRateGbps: o.LineRate, MaxLatencyUS: o.MaxLatency, DeviceRateGbps: rates})
+	a := perftestrules.Check(doc.Results, perftestrules.Options{LineRateGbps: o.LineRate, MaxLatencyUS: o.MaxLatency, DeviceRateGbps: rates})
 	doc.Summary, doc.Notes = a.Results, a.Notes
 	doc.Findings = a.Findings
 	if doc.Findings == nil {

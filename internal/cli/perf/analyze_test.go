@@ -11,7 +11,7 @@ import (
 	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 )
 
-const perftestData = "../../rules/perftest/testdata/"
+const perftestData = "../../parse/perftest/testdata/"
 
 func runAnalyze(t *testing.T, args ...string) (string, int) {
 	t.Helper()

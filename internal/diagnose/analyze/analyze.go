@@ -19,14 +19,15 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
+	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
 	ncclrules "github.com/ibdoctor/ibdoctor/internal/rules/nccl"
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
-	"github.com/ibdoctor/ibdoctor/internal/rules/perftest"
+	perftestrules "github.com/ibdoctor/ibdoctor/internal/rules/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
-	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
 )
 
 // Options tune the rules for pasted output.
@@ -371,7 +372,7 @@ func whole(text string) Kind {
 		return KindNCCLLog
 	case kmsg.Detect(text):
 		return KindKernel
-	case topo.DetectNvidiaSMI(text):
+	case nvsmi.Detect(text):
 		return KindTopo
 	}
 	return KindUnknown
@@ -570,8 +571,8 @@ func diagnoseKernel(seg *Segment, file string, ls []string, sp Span, opts Option
 }
 
 func diagnoseTopo(seg *Segment, file string, ls []string, sp Span) error {
-	m, err := topo.ParseNvidiaSMI(strings.NewReader(segmentOnly(ls, sp)), file)
-	var te *topo.ParseError
+	m, err := nvsmi.Parse(strings.NewReader(segmentOnly(ls, sp)), file)
+	var te *nvsmi.ParseError
 	if errors.As(err, &te) && te.Line > 0 {
 		c := *te
 		c.Line += sp.Start - 1
@@ -746,7 +747,7 @@ func diagnosePerftest(seg *Segment, file, text string, opts Options, ctx *contex
 	if err != nil {
 		return err
 	}
-	a := perftest.Analyze(rs, perftest.Options{LineRateGbps: lineRate(seg, opts, ctx), MaxLatencyUS: opts.MaxLatencyUS})
+	a := perftestrules.Check(rs, perftestrules.Options{LineRateGbps: lineRate(seg, opts, ctx), MaxLatencyUS: opts.MaxLatencyUS})
 	seg.Summary = "perftest, " + plural(len(rs), "test", "tests")
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)

@@ -9,6 +9,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
 )
@@ -47,7 +48,7 @@ func AnalyzeEthtool(stats ...*ethtool.Stats) []finding.Finding {
 // AnalyzeNvidiaSMI judges an `nvidia-smi topo -m` matrix on its own: a GPU
 // whose nearest NIC is PHB or farther while another GPU has one at PIX or
 // PXB is topo.gpu_nic_far.
-func AnalyzeNvidiaSMI(m *topo.SMIMatrix, source string) []finding.Finding {
+func AnalyzeNvidiaSMI(m *nvsmi.Matrix, source string) []finding.Finding {
 	nearest := make([]topo.Level, len(m.GPUs))
 	best := topo.LevelUnknown
 	for g, row := range m.Dist {

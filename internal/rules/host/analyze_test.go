@@ -10,6 +10,7 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
 )
 
@@ -117,15 +118,15 @@ func TestAnalyzeEthtoolCorpus(t *testing.T) {
 
 func TestAnalyzeNvidiaSMI(t *testing.T) {
 	for _, f := range []string{"v100-2gpu-4nic-tabs.txt", "h100-4gpu-8nic-vm.txt", "old-named-columns.txt", "h100-8gpu-12nic-sglang.txt"} {
-		p := filepath.Join("../topo/testdata", f)
+		p := filepath.Join("../../parse/nvsmi/testdata", f)
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !topo.DetectNvidiaSMI(string(b)) {
+		if !nvsmi.Detect(string(b)) {
 			t.Errorf("DetectNvidiaSMI does not recognise %s", f)
 		}
-		m, err := topo.ParseNvidiaSMI(bytes.NewReader(b), p)
+		m, err := nvsmi.Parse(bytes.NewReader(b), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,14 +135,14 @@ func TestAnalyzeNvidiaSMI(t *testing.T) {
 			t.Errorf("%s: unexpected %v", f, ids(fs))
 		}
 	}
-	m := &topo.SMIMatrix{GPUs: []string{"GPU0", "GPU1"}, NICs: []string{"mlx5_0", "mlx5_1"},
+	m := &nvsmi.Matrix{GPUs: []string{"GPU0", "GPU1"}, NICs: []string{"mlx5_0", "mlx5_1"},
 		Dist: [][]topo.Level{{topo.PIX, topo.SYS}, {topo.SYS, topo.NODE}}}
 	fs := AnalyzeNvidiaSMI(m, "paste.txt")
 	if got := ids(fs); !slices.Equal(got, []string{"topo.gpu_nic_far/warning"}) || fs[0].Subject.GPU != "1" {
 		t.Errorf("findings = %v %+v", got, fs)
 	}
 	for _, neg := range []string{"hello", "NIC statistics:\n rx: 1\n", "GPU0 X\n"} {
-		if topo.DetectNvidiaSMI(neg) || kmsg.Detect(neg) && neg != "hello" {
+		if nvsmi.Detect(neg) || kmsg.Detect(neg) && neg != "hello" {
 			t.Errorf("detected %q", neg)
 		}
 	}

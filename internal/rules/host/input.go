@@ -11,8 +11,8 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
-	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
 )
 
 // Input is everything the triage rules judge. Nil or empty parts mean
@@ -32,7 +32,7 @@ type Input struct {
 	// Ethtool are driver statistics per netdev.
 	Ethtool []*ethtool.Stats
 	// SMI is `nvidia-smi topo -m` when available.
-	SMI *topo.SMIMatrix
+	SMI *nvsmi.Matrix
 	// Env is the NCCL job's environment, nil when not given.
 	Env *ncclenv.Env
 	// Interfaces are every entry of sys/class/net (the snapshot keeps

@@ -15,6 +15,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
 )
@@ -228,10 +229,10 @@ func TestRules(t *testing.T) {
 			}
 		}, nil, ""},
 		{"nvidia-smi disagrees", func(in *Input) {
-			in.SMI = &topo.SMIMatrix{GPUs: []string{"GPU0", "GPU1"}, NICs: []string{"mlx5_0", "mlx5_1"}, Dist: [][]topo.Level{{topo.SYS, topo.SYS}, {topo.SYS, topo.PIX}}}
+			in.SMI = &nvsmi.Matrix{GPUs: []string{"GPU0", "GPU1"}, NICs: []string{"mlx5_0", "mlx5_1"}, Dist: [][]topo.Level{{topo.SYS, topo.SYS}, {topo.SYS, topo.PIX}}}
 		}, []string{"topo.nvidia_smi_disagrees/warning"}, "disagree on 1 GPU–NIC pair"},
 		{"nvidia-smi agrees", func(in *Input) {
-			in.SMI = &topo.SMIMatrix{GPUs: []string{"GPU0", "GPU1"}, NICs: []string{"mlx5_0", "mlx5_1"}, Dist: [][]topo.Level{{topo.PIX, topo.SYS}, {topo.SYS, topo.PIX}}}
+			in.SMI = &nvsmi.Matrix{GPUs: []string{"GPU0", "GPU1"}, NICs: []string{"mlx5_0", "mlx5_1"}, Dist: [][]topo.Level{{topo.PIX, topo.SYS}, {topo.SYS, topo.PIX}}}
 		}, nil, ""},
 
 		// RoCE.

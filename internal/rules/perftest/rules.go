@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 )
 
@@ -34,9 +35,8 @@ type Options struct {
 }
 
 // LatencyFloorUS is the expected small-message latency of a verb over a
-// link type: about 1 µs for IB write/send, twice
-// that for read and atomic (a round trip), and twice again over Ethernet
-// (RoCE).
+// link type: about 1 µs for IB write/send, twice that for read and atomic
+// (a round trip), and twice again over Ethernet (RoCE).
 func LatencyFloorUS(verb, linkType string) float64 {
 	f := 1.0
 	if verb == "read" || verb == "atomic" {
@@ -66,16 +66,16 @@ type Summary struct {
 	ThresholdUS  float64 `json:"threshold_us,omitempty"`
 }
 
-// Analysis is the result of Analyze.
+// Analysis is the result of Check.
 type Analysis struct {
 	Results  []Summary         `json:"results"`
 	Findings []finding.Finding `json:"findings"`
 	Notes    []string          `json:"notes,omitempty"`
 }
 
-// Analyze judges perftest results. Results from the two ends of one test
+// Check judges perftest results. Results from the two ends of one test
 // (their QPNs cross-match) are compared with each other. It is pure.
-func Analyze(results []*Result, opts Options) *Analysis {
+func Check(results []*perftest.Result, opts Options) *Analysis {
 	a := &Analysis{}
 	for _, r := range results {
 		s, fs, notes := analyzeOne(r, opts)
@@ -88,9 +88,9 @@ func Analyze(results []*Result, opts Options) *Analysis {
 	return a
 }
 
-func at(r *Result, line int) string { return fmt.Sprintf("%s:%d", r.Source, line) }
+func at(r *perftest.Result, line int) string { return fmt.Sprintf("%s:%d", r.Source, line) }
 
-func name(r *Result) string {
+func name(r *perftest.Result) string {
 	n := r.Test
 	if n == "" {
 		n = "perftest"
@@ -101,7 +101,7 @@ func name(r *Result) string {
 	return n
 }
 
-func analyzeOne(r *Result, opts Options) (Summary, []finding.Finding, []string) {
+func analyzeOne(r *perftest.Result, opts Options) (Summary, []finding.Finding, []string) {
 	s := Summary{Source: r.Source, Line: r.Line, Test: r.Test, Device: r.Device}
 	subj := finding.Subject{File: r.Source, Device: r.Device}
 	var fs []finding.Finding
@@ -109,7 +109,7 @@ func analyzeOne(r *Result, opts Options) (Summary, []finding.Finding, []string) 
 	for _, k := range r.Skipped {
 		notes = append(notes, fmt.Sprintf("skipped: %s:%d: %s", r.Source, k.Line, k.Reason))
 	}
-	if r.LinkType == "Ethernet" && r.Local != nil && GIDLinkLocal(r.Local.GID) {
+	if r.LinkType == "Ethernet" && r.Local != nil && perftest.GIDLinkLocal(r.Local.GID) {
 		idx := "?"
 		if r.GIDIndex != nil {
 			idx = fmt.Sprint(*r.GIDIndex)
@@ -119,12 +119,12 @@ func analyzeOne(r *Result, opts Options) (Summary, []finding.Finding, []string) 
 			finding.Evidence{Source: at(r, r.Line), Value: "GID: " + r.Local.GID}))
 	}
 	switch r.Kind {
-	case KindBW:
+	case perftest.KindBW:
 		if len(r.BW) == 0 {
 			notes = append(notes, fmt.Sprintf("%s: %s has no result row", at(r, r.Line), name(r)))
 			break
 		}
-		var best *BWRow
+		var best *perftest.BWRow
 		maxBytes := int64(0)
 		for i := range r.BW {
 			row := &r.BW[i]
@@ -172,7 +172,7 @@ func analyzeOne(r *Result, opts Options) (Summary, []finding.Finding, []string) 
 			f.Summary += "; one QP with 64 KiB messages can fall short on 400G links: rerun with -q 4 -s 1048576 before blaming the link"
 		}
 		fs = append(fs, f)
-	case KindLat:
+	case perftest.KindLat:
 		if len(r.Lat) == 0 {
 			notes = append(notes, fmt.Sprintf("%s: %s has no result row", at(r, r.Line), name(r)))
 			break
@@ -220,7 +220,7 @@ func orDash(s string) string {
 
 // pairFindings compares the two ends of a test: results whose local QPN is
 // the other's remote QPN (and the other way round).
-func pairFindings(results []*Result) []finding.Finding {
+func pairFindings(results []*perftest.Result) []finding.Finding {
 	var fs []finding.Finding
 	for i, a := range results {
 		for _, b := range results[i+1:] {

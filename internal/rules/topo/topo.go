@@ -3,62 +3,27 @@ package topo
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 )
 
-// Level is the distance between two PCI devices as `nvidia-smi topo -m`
-// names it, ordered from near to far.
-type Level int
+// Level is the PCIe distance between two devices (pcie.Level), named here
+// so that callers of Build need one import.
+type Level = pcie.Level
 
-// Distances (the `nvidia-smi topo -m` legend). NVLink levels between GPUs
-// are not PCIe distances and are not modelled.
+// The levels, from near to far.
 const (
-	LevelUnknown Level = iota
-	// PIX: at most a single PCIe bridge (the same switch).
-	PIX
-	// PXB: multiple PCIe bridges without the host bridge.
-	PXB
-	// PHB: through a PCIe host bridge (the CPU root complex).
-	PHB
-	// NODE: between PCIe host bridges within a NUMA node.
-	NODE
-	// SYS: across the SMP interconnect between NUMA nodes (QPI/UPI).
-	SYS
+	LevelUnknown = pcie.LevelUnknown
+	PIX          = pcie.PIX
+	PXB          = pcie.PXB
+	PHB          = pcie.PHB
+	NODE         = pcie.NODE
+	SYS          = pcie.SYS
 )
-
-var levelNames = []string{"?", "PIX", "PXB", "PHB", "NODE", "SYS"}
-
-// String returns the nvidia-smi name.
-func (l Level) String() string {
-	if l >= 0 && int(l) < len(levelNames) {
-		return levelNames[l]
-	}
-	return fmt.Sprintf("Level(%d)", int(l))
-}
-
-// MarshalText renders the nvidia-smi name.
-func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
-
-// ParseLevel parses an nvidia-smi cell: PIX, PXB, PHB, NODE, SYS, and the
-// old drivers' SOC (= SYS).
-func ParseLevel(s string) (Level, error) {
-	switch s {
-	case "PIX":
-		return PIX, nil
-	case "PXB":
-		return PXB, nil
-	case "PHB":
-		return PHB, nil
-	case "NODE":
-		return NODE, nil
-	case "SYS", "SOC":
-		return SYS, nil
-	}
-	return LevelUnknown, fmt.Errorf("unknown topology level %q", s)
-}
 
 // components splits a snapshot PCIDevice.Path ("pci0000:3a/0000:3a:00.0/…").
 func components(p *snapshot.PCIDevice) []string {
@@ -76,7 +41,7 @@ func numa(p *snapshot.PCIDevice) int {
 }
 
 // Distance classifies the PCIe path between two functions from their
-// sys/devices paths, as nvidia-smi does: under different root
+// sys/devices paths, as `nvidia-smi topo -m` does: under different root
 // complexes NODE when both report the same NUMA node, else SYS; under one
 // root complex PHB when they meet at the root or its root port, PIX when
 // each hangs at most one bridge below the deepest shared switch port, PXB
@@ -248,16 +213,39 @@ func (m *Matrix) Table() string {
 	return b.String()
 }
 
-// UnmarshalText parses the nvidia-smi name, so JSON reports read back.
-func (l *Level) UnmarshalText(b []byte) error {
-	if string(b) == "?" {
-		*l = LevelUnknown
-		return nil
+// Disagreement is one GPU×NIC pair where nvidia-smi and sysfs differ.
+type Disagreement struct {
+	GPU    string `json:"gpu"`
+	NIC    string `json:"nic"`
+	SMI    Level  `json:"nvidia_smi"`
+	Sysfs  Level  `json:"sysfs"`
+	Severe bool   `json:"severe"`
+}
+
+// Compare lists the GPU×NIC pairs, matched by GPU index and NIC name,
+// whose levels differ. NODE and PHB are treated as equal (NCCL has no NODE
+// level and some drivers print one where the PCI tree suggests the other).
+// Severe marks a switch-local pair (PIX/PXB) on one side that is
+// cross-socket (SYS) on the other.
+func Compare(m *Matrix, smi *nvsmi.Matrix) []Disagreement {
+	var out []Disagreement
+	for gi, gname := range smi.GPUs {
+		idx, err := strconv.Atoi(strings.TrimPrefix(gname, "GPU"))
+		if err != nil || idx >= len(m.GPUs) {
+			continue
+		}
+		for ni, nname := range smi.NICs {
+			j := m.NICIndex(nname)
+			if j < 0 {
+				continue
+			}
+			a, b := smi.Dist[gi][ni], m.Dist[idx][j]
+			if a == b || a == LevelUnknown || b == LevelUnknown || (a >= PHB && a <= NODE && b >= PHB && b <= NODE) {
+				continue
+			}
+			severe := (a <= PXB && b == SYS) || (b <= PXB && a == SYS)
+			out = append(out, Disagreement{GPU: gname, NIC: nname, SMI: a, Sysfs: b, Severe: severe})
+		}
 	}
-	v, err := ParseLevel(string(b))
-	if err != nil {
-		return err
-	}
-	*l = v
-	return nil
+	return out
 }

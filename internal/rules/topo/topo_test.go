@@ -1,9 +1,6 @@
 package topo
 
 import (
-	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +9,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 )
 
 func u32(v uint32) *uint32 { return &v }
@@ -124,110 +122,9 @@ func TestSuggestInactive(t *testing.T) {
 	}
 }
 
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func TestParseNvidiaSMI(t *testing.T) {
-	tests := []struct {
-		file string
-		want *SMIMatrix
-	}{
-		{"v100-2gpu-4nic-tabs.txt", &SMIMatrix{
-			GPUs: []string{"GPU0", "GPU1"},
-			NICs: []string{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"},
-			Dist: [][]Level{{PHB, PHB, SYS, SYS}, {SYS, SYS, PHB, PHB}},
-			NUMA: []string{"0", "1"},
-		}},
-		{"h100-4gpu-8nic-vm.txt", &SMIMatrix{
-			GPUs: []string{"GPU0", "GPU1", "GPU2", "GPU3"},
-			NICs: []string{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"},
-			Dist: [][]Level{
-				{PHB, PHB, PHB, PHB, PHB, PHB, PHB, PHB},
-				{PHB, PHB, PHB, PHB, PHB, PHB, PHB, PHB},
-				{PHB, PHB, PHB, PHB, PHB, PHB, PHB, PHB},
-				{PHB, PHB, PHB, PHB, PHB, PHB, PHB, PHB},
-			},
-			NUMA: []string{"0", "0", "0", "0"},
-		}},
-		// 8x H100 (NV18) with 12 NICs: each GPU has a PIX NIC (GPU0 and
-		// GPU4 share a switch with three), behind sglang's title line.
-		{"h100-8gpu-12nic-sglang.txt", &SMIMatrix{
-			GPUs: []string{"GPU0", "GPU1", "GPU2", "GPU3", "GPU4", "GPU5", "GPU6", "GPU7"},
-			NICs: []string{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7", "mlx5_8", "mlx5_9", "mlx5_10", "mlx5_11"},
-			Dist: [][]Level{
-				{PIX, PIX, PIX, NODE, NODE, NODE, SYS, SYS, SYS, SYS, SYS, SYS},
-				{NODE, NODE, NODE, PIX, NODE, NODE, SYS, SYS, SYS, SYS, SYS, SYS},
-				{NODE, NODE, NODE, NODE, PIX, NODE, SYS, SYS, SYS, SYS, SYS, SYS},
-				{NODE, NODE, NODE, NODE, NODE, PIX, SYS, SYS, SYS, SYS, SYS, SYS},
-				{SYS, SYS, SYS, SYS, SYS, SYS, PIX, PIX, PIX, NODE, NODE, NODE},
-				{SYS, SYS, SYS, SYS, SYS, SYS, NODE, NODE, NODE, PIX, NODE, NODE},
-				{SYS, SYS, SYS, SYS, SYS, SYS, NODE, NODE, NODE, NODE, PIX, NODE},
-				{SYS, SYS, SYS, SYS, SYS, SYS, NODE, NODE, NODE, NODE, NODE, PIX},
-			},
-			NUMA: []string{"0", "0", "0", "0", "1", "1", "1", "1"},
-		}},
-		// Pre-"NIC Legend" drivers named the NIC columns after the devices;
-		// composed in that layout from the legend of the files above.
-		{"old-named-columns.txt", &SMIMatrix{
-			GPUs: []string{"GPU0", "GPU1"},
-			NICs: []string{"mlx5_0", "mlx5_1"},
-			Dist: [][]Level{{PIX, SYS}, {SYS, PXB}},
-			NUMA: []string{"0", "1"},
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.file, func(t *testing.T) {
-			got, err := ParseNvidiaSMI(strings.NewReader(string(read(t, tt.file))), tt.file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestParseNvidiaSMIErrors(t *testing.T) {
-	hdr := "\tGPU0\tNIC0\tCPU Affinity\tNUMA Affinity\n"
-	tests := []struct {
-		name, in string
-		want     error
-		line     int
-	}{
-		{"empty", "", ErrNoMatrix, 0},
-		{"prose", "hello\nworld\n", ErrNoMatrix, 0},
-		{"bad cell", hdr + "GPU0\t X \tFOO\t0-3\t0\n", ErrMalformed, 2},
-		{"short row", hdr + "GPU0\t X\n", ErrMalformed, 2},
-		{"misplaced self", hdr + "GPU0\tPIX\t X \n", ErrMalformed, 2},
-		{"no legend", hdr + "GPU0\t X \tPIX\t0-3\t0\nNIC0\tPIX\t X \n", ErrMalformed, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseNvidiaSMI(strings.NewReader(tt.in), "topo.txt")
-			if !errors.Is(err, tt.want) {
-				t.Fatalf("err = %v, want %v", err, tt.want)
-			}
-			var pe *ParseError
-			if tt.line > 0 && (!errors.As(err, &pe) || pe.Line != tt.line) {
-				t.Errorf("err = %v, want line %d", err, tt.line)
-			}
-			if !strings.HasPrefix(err.Error(), "topo.txt") {
-				t.Errorf("error %q does not name the source", err)
-			}
-		})
-	}
-}
-
 func TestCompare(t *testing.T) {
 	m := Build(node())
-	smi := &SMIMatrix{
+	smi := &nvsmi.Matrix{
 		GPUs: []string{"GPU0", "GPU1", "GPU2", "GPU3"},
 		NICs: []string{"mlx5_0", "mlx5_1", "mlx5_9"},
 		Dist: [][]Level{
@@ -245,38 +142,10 @@ func TestCompare(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	// A matrix that matches itself has no disagreement.
-	self := &SMIMatrix{GPUs: []string{"GPU0", "GPU1", "GPU2", "GPU3"}, NICs: []string{"mlx5_0", "mlx5_1"}, Dist: m.Dist}
+	self := &nvsmi.Matrix{GPUs: []string{"GPU0", "GPU1", "GPU2", "GPU3"}, NICs: []string{"mlx5_0", "mlx5_1"}, Dist: m.Dist}
 	if got := Compare(m, self); len(got) != 0 {
 		t.Errorf("self comparison = %v", got)
 	}
-}
-
-func FuzzParseNvidiaSMI(f *testing.F) {
-	ents, _ := os.ReadDir("testdata")
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".txt") {
-			f.Add(string(read(f, e.Name())))
-		}
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		m, err := ParseNvidiaSMI(strings.NewReader(in), "fuzz")
-		if err != nil {
-			return
-		}
-		if len(m.Dist) != len(m.GPUs) || len(m.NUMA) != len(m.GPUs) {
-			t.Fatalf("rows %d numa %d for %d GPUs", len(m.Dist), len(m.NUMA), len(m.GPUs))
-		}
-		for _, row := range m.Dist {
-			if len(row) != len(m.NICs) {
-				t.Fatalf("row of %d for %d NICs", len(row), len(m.NICs))
-			}
-			for _, l := range row {
-				if l < PIX || l > SYS {
-					t.Fatalf("level %v out of range", l)
-				}
-			}
-		}
-	})
 }
 
 // bigNode is an 8-GPU, 8-NIC two-socket host like a DGX H100.

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ibdoctor/ibdoctor/internal/rules/perftest"
+	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
 )
 
 // PerftestParams are the RDMA settings of the perftest backend. They come
@@ -23,9 +23,9 @@ type PerftestParams struct {
 }
 
 // perftestArgs builds the argv of one side of a perftest test through
-// perftest.Args (which validates every value): the server side when peer is
-// "", else the client side connecting to peer. tcpPort is the out-of-band
-// port (-p) both sides agree on.
+// perftestCommand.argv (which validates every value): the server side when
+// peer is "", else the client side connecting to peer. tcpPort is the
+// out-of-band port (-p) both sides agree on.
 //
 //	ib_write_bw  -d mlx5_0 -i 1 [-x 3] -s 65536 -D 5 -q 1 -p 18515 --report_gbits -F [peer]
 //	ib_write_lat -d mlx5_0 -i 1 [-x 3] -s 2 -n 1000 -p 18515 -F [peer]
@@ -37,7 +37,7 @@ func perftestArgs(t Test, tcpPort int, peer string) ([]string, error) {
 	if peer != "" && (strings.HasPrefix(peer, "-") || validHost(peer) != nil) {
 		return nil, fmt.Errorf("perftest peer %q: want an IP address or host name", peer)
 	}
-	o := perftest.ArgsOptions{
+	o := perftestCommand{
 		Device: p.Device, Port: p.IBPort, GIDIndex: p.GIDIndex, Size: int64(t.Size),
 		TCPPort: tcpPort, Server: peer,
 	}
@@ -45,15 +45,15 @@ func perftestArgs(t Test, tcpPort int, peer string) ([]string, error) {
 		o.Port = 1
 	}
 	if t.Kind == KindBW {
-		o.Tool, o.QPs = perftest.ToolWriteBW, t.Streams
+		o.Tool, o.QPs = toolWriteBW, t.Streams
 		o.DurationS = int((t.DurationMS + 999) / 1000)
 	} else {
-		o.Tool, o.Iterations = perftest.ToolWriteLat, t.Iterations
+		o.Tool, o.Iterations = toolWriteLat, t.Iterations
 		if o.Iterations == 0 {
 			o.Iterations = 1000
 		}
 	}
-	argv, err := perftest.Args(o)
+	argv, err := o.argv()
 	if err != nil {
 		return nil, fmt.Errorf("perftest: %w", err)
 	}

@@ -3,8 +3,6 @@ package pairwise
 import (
 	"fmt"
 	"time"
-
-	"github.com/ibdoctor/ibdoctor/internal/rules/perftest"
 )
 
 // Backends and kinds of test.
@@ -22,7 +20,7 @@ const (
 	MaxDuration   = time.Hour
 	maxStreams    = 64
 	maxTCPMsgSize = 16 << 20
-	maxIters      = perftest.MaxIterations
+	maxIters      = perftestMaxIterations
 )
 
 // Test describes one test between two nodes. It is the body the runner

@@ -17,8 +17,8 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
-	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
 
@@ -48,7 +48,7 @@ type Options struct {
 type Live interface {
 	KernelLog() (*kmsg.Log, error)
 	EthtoolStats(netdev string) (*ethtool.Stats, error)
-	NvidiaSMI() (*topo.SMIMatrix, error)
+	NvidiaSMI() (*nvsmi.Matrix, error)
 }
 
 // Result is the triage input plus notes on what could not be checked.
@@ -247,7 +247,7 @@ func readSMI(g *Result, fsys fs.FS, o Options) {
 	}
 	const p = "cmd/nvidia-smi-topo-m.txt"
 	if b, err := rootfs.ReadLimited(fsys, p, MaxFile); err == nil {
-		m, err := topo.ParseNvidiaSMI(bytes.NewReader(b), p)
+		m, err := nvsmi.Parse(bytes.NewReader(b), p)
 		if err != nil {
 			g.skip(finding.StepPCIe, "nvidia-smi topology: %v", err)
 			return

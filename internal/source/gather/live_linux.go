@@ -12,7 +12,7 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
-	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 )
 
 // liveHost reads the sources of the running Linux host.
@@ -38,7 +38,7 @@ func (h liveHost) EthtoolStats(netdev string) (*ethtool.Stats, error) {
 }
 
 // nvidiaSMI runs `nvidia-smi topo -m` (fixed arguments, 15 s timeout).
-func (h liveHost) NvidiaSMI() (*topo.SMIMatrix, error) {
+func (h liveHost) NvidiaSMI() (*nvsmi.Matrix, error) {
 	bin, err := exec.LookPath("nvidia-smi")
 	if err != nil {
 		return nil, errors.New("nvidia-smi not installed")
@@ -51,5 +51,5 @@ func (h liveHost) NvidiaSMI() (*topo.SMIMatrix, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("nvidia-smi topo -m: %w", err)
 	}
-	return topo.ParseNvidiaSMI(&out, "nvidia-smi topo -m")
+	return nvsmi.Parse(&out, "nvidia-smi topo -m")
 }

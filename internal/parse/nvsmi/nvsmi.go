@@ -1,14 +1,16 @@
-package topo
+package nvsmi
 
 import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/ibdoctor/ibdoctor/internal/parse"
 	"io"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+	"github.com/ibdoctor/ibdoctor/internal/parse"
 )
 
 // ErrNoMatrix is returned when the input holds no `nvidia-smi topo -m`
@@ -21,8 +23,8 @@ var ErrMalformed = errors.New("malformed nvidia-smi topo -m output")
 // ParseError names the source and line of a malformed input.
 type ParseError = parse.Error
 
-// SMIMatrix is the GPU×NIC part of `nvidia-smi topo -m`.
-type SMIMatrix struct {
+// Matrix is the GPU×NIC part of `nvidia-smi topo -m`.
+type Matrix struct {
 	// GPUs are the GPU column names ("GPU0", …) in order.
 	GPUs []string `json:"gpus"`
 	// NICs are the RDMA device names of the NIC columns, resolved through
@@ -30,7 +32,7 @@ type SMIMatrix struct {
 	// after the devices directly.
 	NICs []string `json:"nics"`
 	// Dist[g][n] is the GPU×NIC level.
-	Dist [][]Level `json:"dist"`
+	Dist [][]pcie.Level `json:"dist"`
 	// NUMA is the "NUMA Affinity" column per GPU ("" when absent).
 	NUMA []string `json:"numa,omitempty"`
 }
@@ -43,15 +45,15 @@ var (
 	reANSI      = regexp.MustCompile("\x1b\\[[0-9;]*m")
 )
 
-// ParseNvidiaSMI parses `nvidia-smi topo -m` output, tab- or
+// Parse parses `nvidia-smi topo -m` output, tab- or
 // space-separated (pasted copies turn tabs into spaces), with or without
 // the terminal's underline escape on the header, the legend and the NIC
 // legend. Text before the header (a shell prompt) is ignored.
-func ParseNvidiaSMI(r io.Reader, source string) (*SMIMatrix, error) {
+func Parse(r io.Reader, source string) (*Matrix, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	var (
-		m       *SMIMatrix
+		m       *Matrix
 		cols    []string // device columns in order
 		gpuRows = map[string][]string{}
 		legend  = map[string]string{}
@@ -69,7 +71,7 @@ func ParseNvidiaSMI(r io.Reader, source string) (*SMIMatrix, error) {
 			// The header starts with the GPU0 column; the GPU0 row
 			// has X (self) next.
 			if len(f) > 1 && f[0] == "GPU0" && f[1] != "X" {
-				m = &SMIMatrix{}
+				m = &Matrix{}
 				for _, c := range f {
 					if c == "CPU" {
 						break
@@ -106,7 +108,7 @@ func ParseNvidiaSMI(r io.Reader, source string) (*SMIMatrix, error) {
 			if reNVLink.MatchString(c) {
 				continue
 			}
-			if _, err := ParseLevel(c); err != nil {
+			if _, err := pcie.ParseLevel(c); err != nil {
 				return nil, perr("row %s column %s: %v", label, cols[i], err)
 			}
 		}
@@ -144,9 +146,9 @@ func ParseNvidiaSMI(r io.Reader, source string) (*SMIMatrix, error) {
 			return nil, fmt.Errorf("%s: %w: no row for %s", source, ErrMalformed, name)
 		}
 		m.GPUs = append(m.GPUs, name)
-		d := make([]Level, len(nicIdx))
+		d := make([]pcie.Level, len(nicIdx))
 		for j, ni := range nicIdx {
-			d[j], _ = ParseLevel(row[ni])
+			d[j], _ = pcie.ParseLevel(row[ni])
 		}
 		m.Dist = append(m.Dist, d)
 		numa := ""
@@ -160,47 +162,10 @@ func ParseNvidiaSMI(r io.Reader, source string) (*SMIMatrix, error) {
 	return m, nil
 }
 
-// Disagreement is one GPU×NIC pair where nvidia-smi and sysfs differ.
-type Disagreement struct {
-	GPU    string `json:"gpu"`
-	NIC    string `json:"nic"`
-	SMI    Level  `json:"nvidia_smi"`
-	Sysfs  Level  `json:"sysfs"`
-	Severe bool   `json:"severe"`
-}
-
-// Compare lists the GPU×NIC pairs, matched by GPU index and NIC name,
-// whose levels differ. NODE and PHB are treated as equal (NCCL has no NODE
-// level and some drivers print one where the PCI tree suggests the other).
-// Severe marks a switch-local pair (PIX/PXB) on one side that is
-// cross-socket (SYS) on the other.
-func Compare(m *Matrix, smi *SMIMatrix) []Disagreement {
-	var out []Disagreement
-	for gi, gname := range smi.GPUs {
-		idx, err := strconv.Atoi(strings.TrimPrefix(gname, "GPU"))
-		if err != nil || idx >= len(m.GPUs) {
-			continue
-		}
-		for ni, nname := range smi.NICs {
-			j := m.NICIndex(nname)
-			if j < 0 {
-				continue
-			}
-			a, b := smi.Dist[gi][ni], m.Dist[idx][j]
-			if a == b || a == LevelUnknown || b == LevelUnknown || (a >= PHB && a <= NODE && b >= PHB && b <= NODE) {
-				continue
-			}
-			severe := (a <= PXB && b == SYS) || (b <= PXB && a == SYS)
-			out = append(out, Disagreement{GPU: gname, NIC: nname, SMI: a, Sysfs: b, Severe: severe})
-		}
-	}
-	return out
-}
-
-// DetectNvidiaSMI reports whether text holds an `nvidia-smi topo -m`
+// Detect reports whether text holds an `nvidia-smi topo -m`
 // matrix: a header line starting with the GPU0 column and ending in the
 // affinity columns, or the matrix legend.
-func DetectNvidiaSMI(text string) bool {
+func Detect(text string) bool {
 	for _, line := range strings.Split(reANSI.ReplaceAllString(text, ""), "\n") {
 		f := strings.Fields(line)
 		if len(f) > 1 && f[0] == "GPU0" && f[1] != "X" && strings.Contains(line, "CPU Affinity") {

@@ -1,4 +1,4 @@
-package perftest
+package pairwise
 
 import (
 	"fmt"
@@ -7,27 +7,27 @@ import (
 	"strconv"
 )
 
-// Tools ArgsOptions.Tool accepts.
+// Tools perftestCommand.Tool accepts.
 const (
-	ToolWriteBW  = "ib_write_bw"
-	ToolWriteLat = "ib_write_lat"
-	ToolReadBW   = "ib_read_bw"
-	ToolReadLat  = "ib_read_lat"
-	ToolSendBW   = "ib_send_bw"
-	ToolSendLat  = "ib_send_lat"
+	toolWriteBW  = "ib_write_bw"
+	toolWriteLat = "ib_write_lat"
+	toolReadBW   = "ib_read_bw"
+	toolReadLat  = "ib_read_lat"
+	toolSendBW   = "ib_send_bw"
+	toolSendLat  = "ib_send_lat"
 )
 
-// Bounds of ArgsOptions.
+// Bounds of perftestCommand.
 const (
-	MaxSize       = 1 << 30 // perftest's own -s limit is 2^31; 1 GiB is plenty
-	MaxDurationS  = 3600
-	MaxIterations = 100_000_000
-	MaxQPs        = 256
+	perftestMaxSize       = 1 << 30 // perftest's own -s limit is 2^31; 1 GiB is plenty
+	perftestMaxDurationS  = 3600
+	perftestMaxIterations = 100_000_000
+	perftestMaxQPs        = 256
 )
 
-// ArgsOptions describe one perftest run. Zero values mean "perftest's
+// perftestCommand describes one perftest run. Zero values mean "perftest's
 // default" and add no flag.
-type ArgsOptions struct {
+type perftestCommand struct {
 	// Tool is one of ib_{write,read,send}_{bw,lat}.
 	Tool string
 	// Device is the RDMA device (-d), e.g. "mlx5_0".
@@ -56,16 +56,16 @@ var (
 	reHostname = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
 )
 
-// Args validates o and returns the argument vector (tool first) to run
-// with exec.CommandContext, never through a shell. Bandwidth tools get
+// argv validates o and returns the argument vector (tool first) to
+// run with exec.CommandContext, never through a shell. Bandwidth tools get
 // --report_gbits so that results are in Gb/s; every tool gets -F so that a
 // CPU-frequency warning does not abort the run.
-func Args(o ArgsOptions) ([]string, error) {
+func (o perftestCommand) argv() ([]string, error) {
 	bw := false
 	switch o.Tool {
-	case ToolWriteBW, ToolReadBW, ToolSendBW:
+	case toolWriteBW, toolReadBW, toolSendBW:
 		bw = true
-	case ToolWriteLat, ToolReadLat, ToolSendLat:
+	case toolWriteLat, toolReadLat, toolSendLat:
 	default:
 		return nil, fmt.Errorf("perftest tool %q is not one of ib_{write,read,send}_{bw,lat}", o.Tool)
 	}
@@ -86,8 +86,8 @@ func Args(o ArgsOptions) ([]string, error) {
 		argv = append(argv, "-x", strconv.Itoa(*o.GIDIndex))
 	}
 	if o.Size != 0 {
-		if o.Size < 1 || o.Size > MaxSize {
-			return nil, fmt.Errorf("message size %d out of range 1-%d bytes", o.Size, MaxSize)
+		if o.Size < 1 || o.Size > perftestMaxSize {
+			return nil, fmt.Errorf("message size %d out of range 1-%d bytes", o.Size, perftestMaxSize)
 		}
 		argv = append(argv, "-s", strconv.FormatInt(o.Size, 10))
 	}
@@ -95,14 +95,14 @@ func Args(o ArgsOptions) ([]string, error) {
 		return nil, fmt.Errorf("give a duration or an iteration count, not both")
 	}
 	if o.DurationS != 0 {
-		if o.DurationS < 1 || o.DurationS > MaxDurationS {
-			return nil, fmt.Errorf("duration %d s out of range 1-%d", o.DurationS, MaxDurationS)
+		if o.DurationS < 1 || o.DurationS > perftestMaxDurationS {
+			return nil, fmt.Errorf("duration %d s out of range 1-%d", o.DurationS, perftestMaxDurationS)
 		}
 		argv = append(argv, "-D", strconv.Itoa(o.DurationS))
 	}
 	if o.Iterations != 0 {
-		if o.Iterations < 5 || o.Iterations > MaxIterations {
-			return nil, fmt.Errorf("iterations %d out of range 5-%d", o.Iterations, MaxIterations)
+		if o.Iterations < 5 || o.Iterations > perftestMaxIterations {
+			return nil, fmt.Errorf("iterations %d out of range 5-%d", o.Iterations, perftestMaxIterations)
 		}
 		argv = append(argv, "-n", strconv.Itoa(o.Iterations))
 	}
@@ -110,8 +110,8 @@ func Args(o ArgsOptions) ([]string, error) {
 		if !bw {
 			return nil, fmt.Errorf("%s runs one QP; -q applies to bandwidth tests", o.Tool)
 		}
-		if o.QPs < 1 || o.QPs > MaxQPs {
-			return nil, fmt.Errorf("QPs %d out of range 1-%d", o.QPs, MaxQPs)
+		if o.QPs < 1 || o.QPs > perftestMaxQPs {
+			return nil, fmt.Errorf("QPs %d out of range 1-%d", o.QPs, perftestMaxQPs)
 		}
 		argv = append(argv, "-q", strconv.Itoa(o.QPs))
 	}

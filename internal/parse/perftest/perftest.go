@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/ibdoctor/ibdoctor/internal/parse"
 	"io"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse"
 )
 
 // Sentinel errors, matched with errors.Is.
@@ -134,16 +135,6 @@ var (
 	reGIDLine = regexp.MustCompile(`^GID:\s*(\S+)`)
 	reUnit    = regexp.MustCompile(`BW average\[([^\]]+)\]`)
 )
-
-// Parse reads the first perftest test of r (what a pairwise client run
-// prints).
-func Parse(r io.Reader) (*Result, error) {
-	rs, err := ParseAll(r, "perftest output")
-	if err != nil {
-		return nil, err
-	}
-	return rs[0], nil
-}
 
 type section int
 

@@ -1,0 +1,7 @@
+// Package nvsmi parses the GPU×NIC part of `nvidia-smi topo -m`: tab- or
+// space-separated matrices (pasted copies turn tabs into spaces), with or
+// without the terminal's underline escapes, with the "NIC Legend" of newer
+// drivers or the device-named columns and SOC level of old ones. Levels are
+// pcie.Level values; comparing them with the PCI tree is
+// internal/rules/topo's job.
+package nvsmi

@@ -1,0 +1,152 @@
+package nvsmi
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+)
+
+// The levels by their nvidia-smi names, so the expected matrices read like
+// the files.
+const (
+	PIX  = pcie.PIX
+	PXB  = pcie.PXB
+	PHB  = pcie.PHB
+	NODE = pcie.NODE
+	SYS  = pcie.SYS
+)
+
+func read(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		file string
+		want *Matrix
+	}{
+		{"v100-2gpu-4nic-tabs.txt", &Matrix{
+			GPUs: []string{"GPU0", "GPU1"},
+			NICs: []string{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"},
+			Dist: [][]pcie.Level{{PHB, PHB, SYS, SYS}, {SYS, SYS, PHB, PHB}},
+			NUMA: []string{"0", "1"},
+		}},
+		{"h100-4gpu-8nic-vm.txt", &Matrix{
+			GPUs: []string{"GPU0", "GPU1", "GPU2", "GPU3"},
+			NICs: []string{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"},
+			Dist: [][]pcie.Level{
+				{PHB, PHB, PHB, PHB, PHB, PHB, PHB, PHB},
+				{PHB, PHB, PHB, PHB, PHB, PHB, PHB, PHB},
+				{PHB, PHB, PHB, PHB, PHB, PHB, PHB, PHB},
+				{PHB, PHB, PHB, PHB, PHB, PHB, PHB, PHB},
+			},
+			NUMA: []string{"0", "0", "0", "0"},
+		}},
+		// 8x H100 (NV18) with 12 NICs: each GPU has a PIX NIC (GPU0 and
+		// GPU4 share a switch with three), behind sglang's title line.
+		{"h100-8gpu-12nic-sglang.txt", &Matrix{
+			GPUs: []string{"GPU0", "GPU1", "GPU2", "GPU3", "GPU4", "GPU5", "GPU6", "GPU7"},
+			NICs: []string{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7", "mlx5_8", "mlx5_9", "mlx5_10", "mlx5_11"},
+			Dist: [][]pcie.Level{
+				{PIX, PIX, PIX, NODE, NODE, NODE, SYS, SYS, SYS, SYS, SYS, SYS},
+				{NODE, NODE, NODE, PIX, NODE, NODE, SYS, SYS, SYS, SYS, SYS, SYS},
+				{NODE, NODE, NODE, NODE, PIX, NODE, SYS, SYS, SYS, SYS, SYS, SYS},
+				{NODE, NODE, NODE, NODE, NODE, PIX, SYS, SYS, SYS, SYS, SYS, SYS},
+				{SYS, SYS, SYS, SYS, SYS, SYS, PIX, PIX, PIX, NODE, NODE, NODE},
+				{SYS, SYS, SYS, SYS, SYS, SYS, NODE, NODE, NODE, PIX, NODE, NODE},
+				{SYS, SYS, SYS, SYS, SYS, SYS, NODE, NODE, NODE, NODE, PIX, NODE},
+				{SYS, SYS, SYS, SYS, SYS, SYS, NODE, NODE, NODE, NODE, NODE, PIX},
+			},
+			NUMA: []string{"0", "0", "0", "0", "1", "1", "1", "1"},
+		}},
+		// Pre-"NIC Legend" drivers named the NIC columns after the devices;
+		// composed in that layout from the legend of the files above.
+		{"old-named-columns.txt", &Matrix{
+			GPUs: []string{"GPU0", "GPU1"},
+			NICs: []string{"mlx5_0", "mlx5_1"},
+			Dist: [][]pcie.Level{{PIX, SYS}, {SYS, PXB}},
+			NUMA: []string{"0", "1"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			got, err := Parse(strings.NewReader(string(read(t, tt.file))), tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	hdr := "\tGPU0\tNIC0\tCPU Affinity\tNUMA Affinity\n"
+	tests := []struct {
+		name, in string
+		want     error
+		line     int
+	}{
+		{"empty", "", ErrNoMatrix, 0},
+		{"prose", "hello\nworld\n", ErrNoMatrix, 0},
+		{"bad cell", hdr + "GPU0\t X \tFOO\t0-3\t0\n", ErrMalformed, 2},
+		{"short row", hdr + "GPU0\t X\n", ErrMalformed, 2},
+		{"misplaced self", hdr + "GPU0\tPIX\t X \n", ErrMalformed, 2},
+		{"no legend", hdr + "GPU0\t X \tPIX\t0-3\t0\nNIC0\tPIX\t X \n", ErrMalformed, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(tt.in), "topo.txt")
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			var pe *ParseError
+			if tt.line > 0 && (!errors.As(err, &pe) || pe.Line != tt.line) {
+				t.Errorf("err = %v, want line %d", err, tt.line)
+			}
+			if !strings.HasPrefix(err.Error(), "topo.txt") {
+				t.Errorf("error %q does not name the source", err)
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	ents, _ := os.ReadDir("testdata")
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".txt") {
+			f.Add(string(read(f, e.Name())))
+		}
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		m, err := Parse(strings.NewReader(in), "fuzz")
+		if err != nil {
+			return
+		}
+		if len(m.Dist) != len(m.GPUs) || len(m.NUMA) != len(m.GPUs) {
+			t.Fatalf("rows %d numa %d for %d GPUs", len(m.Dist), len(m.NUMA), len(m.GPUs))
+		}
+		for _, row := range m.Dist {
+			if len(row) != len(m.NICs) {
+				t.Fatalf("row of %d for %d NICs", len(row), len(m.NICs))
+			}
+			for _, l := range row {
+				if l < PIX || l > SYS {
+					t.Fatalf("level %v out of range", l)
+				}
+			}
+		}
+	})
+}

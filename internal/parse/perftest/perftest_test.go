@@ -1,0 +1,157 @@
+package perftest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func parseFile(t *testing.T, name string) []*Result {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rs, err := ParseAll(f, name)
+	if err != nil {
+		t.Fatalf("ParseAll(%s): %v", name, err)
+	}
+	return rs
+}
+
+func TestParseValues(t *testing.T) {
+	rs := parseFile(t, "ndr-cx7-session.txt")
+	send := rs[0]
+	if send.Unit != "MiB/sec" || len(send.BW) != 1 || send.Device != "mlx5_0" || send.MTU != 4096 || send.LinkType != "IB" || send.Verb != "send" {
+		t.Fatalf("send = %+v", send)
+	}
+	// 46557.03 MiB/s = 46557.03 × 2^20 × 8 / 10^9 Gb/s.
+	if got := send.BW[0].AvgGbps; got < 390.54 || got > 390.56 {
+		t.Errorf("MiB/s conversion = %v, want 390.55", got)
+	}
+	lat := rs[1]
+	row := lat.Lat[0]
+	if row.Bytes != 2 || row.Iterations != 1000 || *row.Min != 1.24 || *row.Typical != 1.27 || *row.P999 != 5.19 || row.Line != 49 {
+		t.Errorf("lat row = %+v", row)
+	}
+	if len(lat.Warnings) != 2 {
+		t.Errorf("warnings = %q", lat.Warnings)
+	}
+	w := rs[3]
+	if w.Local.QPN != "0x004a" || w.Remote.LID != "0x02" || w.BW[0].AvgGbps != 392.34 || w.Kind != KindBW {
+		t.Errorf("write = %+v %+v", w.Local, w.BW)
+	}
+	roce := parseFile(t, "perftest234-roce-mbs-cut.txt")[0]
+	if roce.GIDIndex == nil || *roce.GIDIndex != 3 || roce.Local.GID != "00:00:00:00:00:00:00:00:00:00:255:255:10:255:255:05" || roce.Remote.GID == "" {
+		t.Errorf("roce = %+v %+v", roce.Local, roce.Remote)
+	}
+	bidir := parseFile(t, "ngc108-bidir-cut.txt")[0]
+	if !bidir.Bidirectional || !bidir.PeakNotMeasured || bidir.QPs != 2 {
+		t.Errorf("bidir = %+v", bidir)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	_, err := ParseAll(strings.NewReader("nothing here\n"), "x.txt")
+	var pe *ParseError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrNoData) || pe.Source != "x.txt" {
+		t.Errorf("err = %v", err)
+	}
+	old, err := ParseAll(strings.NewReader(" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]\n 65536      5000           3153.64            3153.56\n"), "old.txt")
+	if err != nil || len(old[0].BW) != 1 || old[0].BW[0].MsgRateMpps != nil || old[0].BW[0].Bytes != 65536 {
+		t.Errorf("old 4-column row: %+v %v", old, err)
+	}
+	rs, err := ParseAll(strings.NewReader(" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n 65536 5000 1.0 -3.0 0.1\n"), "x.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs[0].BW) != 0 || len(rs[0].Skipped) != 1 || rs[0].Skipped[0].Line != 2 {
+		t.Errorf("negative bandwidth not skipped: %+v", rs[0])
+	}
+	if _, err := ParseAll(strings.NewReader(""), "empty.txt"); !errors.Is(err, ErrNoData) {
+		t.Errorf("ParseAll(empty) = %v", err)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	for _, f := range []string{"ndr-cx7-session.txt", "rxe-send-lat.txt", "perftest214-hdr-banner-indented.txt"} {
+		b, _ := os.ReadFile(filepath.Join("testdata", f))
+		if !Detect(string(b)) {
+			t.Errorf("Detect(%s) = false", f)
+		}
+	}
+	if Detect("# nThread 1 nGpus 8 minBytes 8") {
+		t.Error("Detect(nccl-tests) = true")
+	}
+}
+
+func FuzzParseAll(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.*"))
+	for _, p := range files {
+		if filepath.Ext(p) == ".md" {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		rs, err := ParseAll(strings.NewReader(in), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, r := range rs {
+			for _, b := range r.BW {
+				if b.AvgGbps < 0 || b.PeakGbps < 0 || b.Bytes < 0 {
+					t.Fatalf("negative row %+v", b)
+				}
+			}
+		}
+	})
+}
+
+func BenchmarkParseAll(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "ndr-cx7-session.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := ParseAll(strings.NewReader(string(data)), "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestParseJSON(t *testing.T) {
+	rs := parseFile(t, "k8s-e2e-write-bw.json")
+	r := rs[0]
+	if r.Test != "RDMA Write BW Test" || r.Device != "mlx5_11" || r.MTU != 1024 || r.LinkType != "Ethernet" || *r.GIDIndex != 1 || r.Unit != "MiB/sec" || r.Verb != "write" {
+		t.Fatalf("result = %+v", r)
+	}
+	// 2229.27 MiB/s = 18.70 Gb/s; MsgRate × MsgSize agrees.
+	if got := r.BW[0].AvgGbps; got < 18.69 || got > 18.71 {
+		t.Errorf("avg = %v Gb/s", got)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"results": {"MsgSize": 65536, "n_iterations": 5000, "BW_average": 99, "MsgRate": 0.035668}}`, "fits neither"},
+		{`{"results": {"MsgSize": 65536}}`, "only bandwidth reports"},
+		{"{\n  \"test_info\": {\n    \"test\": RDMA_Write_BW_Test,\n", "line 3"},
+	} {
+		_, err := ParseAll(strings.NewReader(tc.in), "j.json")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrMalformed) {
+			t.Errorf("ParseAll(%q) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+	gb := `{"test_info": {"test": "RDMA_Write_BW_Test"}, "results": {"MsgSize": 65536, "n_iterations": 5000, "BW_peak": 18.70, "BW_average": 18.69, "MsgRate": 0.035668}}`
+	g, err := ParseAll(strings.NewReader(gb), "g.json")
+	if err != nil || g[0].Unit != "Gb/sec" || g[0].BW[0].AvgGbps != 18.69 {
+		t.Errorf("Gb/s JSON = %+v, %v", g, err)
+	}
+}
