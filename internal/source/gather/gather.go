@@ -13,13 +13,13 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/host"
-	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
 	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
 	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
 
@@ -118,9 +118,8 @@ func Node(fsys fs.FS, snap *snapshot.Snapshot, o Options) *Result {
 	// process proc/self names (on the live host that is ibdoctor itself,
 	// so --env says it explicitly).
 	if g.Env == nil && (o.PID > 0 || !o.Live) {
-		p := fmt.Sprintf("proc/%d/environ", o.PID)
+		p := path.Join(layout.JobDir(o.PID), layout.EnvironFile)
 		if o.PID == 0 {
-			p = "proc/self/environ"
 			if _, err := fs.Stat(fsys, p); err != nil {
 				p = ""
 			}
@@ -134,14 +133,14 @@ func Node(fsys fs.FS, snap *snapshot.Snapshot, o Options) *Result {
 	} else if _, set := g.Env.Get("NCCL_SOCKET_IFNAME"); set && g.InterfacesPartial {
 		g.Note("sys/class/net holds only the PCI network interfaces (no lo): NCCL_SOCKET_IFNAME is judged on what is there")
 	}
-	if b, err := rootfs.ReadLimited(fsys, "proc/modules", MaxFile); err == nil {
-		if m, err := proc.ParseModules(bytes.NewReader(b), "proc/modules"); err == nil {
+	if b, err := rootfs.ReadLimited(fsys, layout.Modules, MaxFile); err == nil {
+		if m, err := proc.ParseModules(bytes.NewReader(b), layout.Modules); err == nil {
 			g.Modules = m
 		} else {
 			g.skip(finding.StepHost, "kernel modules: %v", err)
 		}
 	} else {
-		g.skip(finding.StepHost, "kernel modules not checked: proc/modules: %v", errText(err))
+		g.skip(finding.StepHost, "kernel modules not checked: %s: %v", layout.Modules, errText(err))
 	}
 	g.Uverbs, g.Dev = readDev(g, fsys)
 	return g
@@ -155,9 +154,6 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// kernelLogFiles are the saved kernel logs a bundle may hold, best first.
-var kernelLogFiles = []string{"cmd/dmesg.txt", "cmd/journalctl-k.txt", "cmd/kmsg.txt"}
-
 func readKernelLog(g *Result, fsys fs.FS, o Options) {
 	var err error
 	if o.Live && o.Sources != nil {
@@ -168,12 +164,12 @@ func readKernelLog(g *Result, fsys fs.FS, o Options) {
 		}
 	}
 	if g.Kernel == nil {
-		for _, p := range kernelLogFiles {
+		for _, p := range layout.KernelLogs {
 			b, rerr := rootfs.ReadLimited(fsys, p, MaxFile)
 			if rerr != nil {
 				continue
 			}
-			if strings.HasSuffix(p, "kmsg.txt") {
+			if p == layout.Kmsg {
 				g.Kernel, err = kmsg.ParseKmsg(bytes.NewReader(b), p)
 			} else {
 				g.Kernel, err = kmsg.ParseText(bytes.NewReader(b), p, kmsg.TextOptions{Year: o.Now.Year()})
@@ -187,7 +183,7 @@ func readKernelLog(g *Result, fsys fs.FS, o Options) {
 		}
 	}
 	if g.Kernel == nil {
-		g.skip(finding.StepKernelLog, "kernel log not checked: no /dev/kmsg access and no %s", strings.Join(kernelLogFiles, ", "))
+		g.skip(finding.StepKernelLog, "kernel log not checked: no /dev/kmsg access and no %s", strings.Join(layout.KernelLogs, ", "))
 		return
 	}
 	if n := len(g.Kernel.Errors); n > 0 {
@@ -219,7 +215,7 @@ func readKernelLog(g *Result, fsys fs.FS, o Options) {
 // is readable. In a bundle the same frame is used for "[ seconds]" stamps
 // and the window, so it need not be the real boot time.
 func bootTime(fsys fs.FS, o Options) time.Time {
-	if b, err := rootfs.ReadLimited(fsys, "proc/stat", 1<<20); err == nil {
+	if b, err := rootfs.ReadLimited(fsys, layout.Stat, 1<<20); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if v, ok := strings.CutPrefix(line, "btime "); ok {
 				if s, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && s > 0 {
@@ -228,7 +224,7 @@ func bootTime(fsys fs.FS, o Options) time.Time {
 			}
 		}
 	}
-	if b, err := rootfs.ReadLimited(fsys, "proc/uptime", 4096); err == nil {
+	if b, err := rootfs.ReadLimited(fsys, layout.Uptime, 4096); err == nil {
 		if f := strings.Fields(string(b)); len(f) > 0 {
 			if up, err := strconv.ParseFloat(f[0], 64); err == nil && up >= 0 && up < 1e10 {
 				return o.Now.Add(-time.Duration(up * float64(time.Second)))
@@ -239,22 +235,13 @@ func bootTime(fsys fs.FS, o Options) time.Time {
 }
 
 func readEthtool(g *Result, fsys fs.FS, snap *snapshot.Snapshot, o Options) {
-	var want []string
-	for i := range snap.Devices {
-		for _, p := range snap.Devices[i].Ports {
-			if p.LinkLayer == ib.LinkLayerEthernet && p.NetDev != "" && !slices.Contains(want, p.NetDev) {
-				want = append(want, p.NetDev)
-			}
-		}
-	}
-	slices.Sort(want)
-	for _, nd := range want {
+	for _, nd := range layout.EthtoolNetDevs(snap) {
 		var st *ethtool.Stats
 		var err error
 		if o.Live && o.Sources != nil {
 			st, err = o.Sources.EthtoolStats(nd)
 		} else {
-			p := "cmd/ethtool-S-" + nd + ".txt"
+			p := layout.Ethtool(nd)
 			var b []byte
 			if b, err = rootfs.ReadLimited(fsys, p, MaxFile); err == nil {
 				st, err = ethtool.Parse(bytes.NewReader(b), nd, p)
@@ -272,7 +259,7 @@ func readSMI(g *Result, fsys fs.FS, snap *snapshot.Snapshot, o Options) {
 	if len(snap.GPUs()) == 0 {
 		return
 	}
-	const p = "cmd/nvidia-smi-topo-m.txt"
+	const p = layout.NvidiaSMITopo
 	if b, err := rootfs.ReadLimited(fsys, p, MaxFile); err == nil {
 		m, err := topo.ParseNvidiaSMI(bytes.NewReader(b), p)
 		if err != nil {
@@ -293,15 +280,15 @@ func readSMI(g *Result, fsys fs.FS, snap *snapshot.Snapshot, o Options) {
 }
 
 func readInterfaces(g *Result, fsys fs.FS) []host.Interface {
-	ents, err := fs.ReadDir(fsys, "sys/class/net")
+	ents, err := fs.ReadDir(fsys, layout.ClassNet)
 	if err != nil {
-		g.skip(finding.StepNCCL, "network interfaces not listed: sys/class/net: %v", errText(err))
+		g.skip(finding.StepNCCL, "network interfaces not listed: %s: %v", layout.ClassNet, errText(err))
 		return nil
 	}
 	out := []host.Interface{}
 	for _, e := range ents {
 		i := host.Interface{Name: e.Name(), Flags: -1}
-		dir := path.Join("sys/class/net", e.Name())
+		dir := path.Join(layout.ClassNet, e.Name())
 		if b, err := rootfs.ReadAttr(fsys, dir+"/operstate"); err == nil {
 			i.OperState = strings.TrimSpace(string(b))
 		}
@@ -316,10 +303,7 @@ func readInterfaces(g *Result, fsys fs.FS) []host.Interface {
 }
 
 func readMemlock(g *Result, fsys fs.FS, o Options) *host.Limit {
-	p := "proc/self/limits"
-	if o.PID > 0 {
-		p = fmt.Sprintf("proc/%d/limits", o.PID)
-	}
+	p := path.Join(layout.JobDir(o.PID), layout.LimitsFile)
 	b, err := rootfs.ReadLimited(fsys, p, 1<<20)
 	if err != nil {
 		g.skip(finding.StepHost, "locked-memory limit not checked: %s: %v", p, errText(err))
@@ -337,9 +321,9 @@ func readMemlock(g *Result, fsys fs.FS, o Options) *host.Limit {
 // an openable entry for each, and rdma_cm.
 func readDev(g *Result, fsys fs.FS) (map[string]string, []host.DevEntry) {
 	uv := map[string]string{}
-	ents, err := fs.ReadDir(fsys, "sys/class/infiniband_verbs")
+	ents, err := fs.ReadDir(fsys, layout.ClassVerbs)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		g.skip(finding.StepContainer, "uverbs devices not mapped: sys/class/infiniband_verbs: %v", errText(err))
+		g.skip(finding.StepContainer, "uverbs devices not mapped: %s: %v", layout.ClassVerbs, errText(err))
 		return nil, nil
 	}
 	var paths []string
@@ -347,18 +331,18 @@ func readDev(g *Result, fsys fs.FS) (map[string]string, []host.DevEntry) {
 		if !strings.HasPrefix(e.Name(), "uverbs") {
 			continue
 		}
-		b, err := rootfs.ReadAttr(fsys, "sys/class/infiniband_verbs/"+e.Name()+"/ibdev")
+		b, err := rootfs.ReadAttr(fsys, layout.VerbsIBDev(e.Name()))
 		if err != nil {
 			continue
 		}
 		uv[e.Name()] = strings.TrimSpace(string(b))
-		paths = append(paths, "dev/infiniband/"+e.Name())
+		paths = append(paths, layout.Uverbs(e.Name()))
 	}
-	if _, err := fs.Stat(fsys, "dev"); err != nil {
+	if _, err := fs.Stat(fsys, layout.Dev); err != nil {
 		g.skip(finding.StepContainer, "container device access not checked: the root has no dev/")
 		return uv, nil
 	}
-	paths = append(paths, "dev/infiniband/rdma_cm")
+	paths = append(paths, layout.RdmaCM)
 	var out []host.DevEntry
 	for _, p := range paths {
 		e := host.DevEntry{Path: p}
