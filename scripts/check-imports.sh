@@ -9,7 +9,8 @@
 #   diagnose  runbooks and dispatchers over sources and rules
 #   output    renders findings and snapshots; never judges
 #   service   long-running processes (agent, pairwise tests, state store)
-#   sim       simulated nodes and fabrics (model only)
+#   sim       simulated nodes and fabrics (model only, and source/layout:
+#             the node-root paths the simulator writes and the sources read)
 #   cli       the commands; may use everything
 set -euo pipefail
 mod=$(go list -m)
@@ -44,7 +45,7 @@ forbid source model parse source
 forbid rules model parse rules
 forbid diagnose model parse source rules diagnose
 forbid output model output rules/catalog rules/trend
-forbid sim model sim
+forbid sim model sim source/layout
 
 # Rules do no I/O: no file system, process or network packages directly.
 for pkg in $(go list "$mod/internal/rules/..."); do

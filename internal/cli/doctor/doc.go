@@ -1,5 +1,6 @@
-// Package doctor implements `ibdoctor doctor`: full node triage in the
-// runbook's fixed order (ports and counters, PCIe and GPU topology, kernel
+// Package doctor implements `ibdoctor doctor`: its flags, the files they
+// name, and the text and JSON reports. The runbook itself — full node
+// triage in a fixed order (ports and counters, PCIe and GPU topology, kernel
 // log, memory and registration limits, NCCL configuration, container device
-// access), with ranked findings and what to do next.
+// access), ranked findings and what to do next — is internal/diagnose/doctor.
 package doctor

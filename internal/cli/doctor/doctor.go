@@ -4,28 +4,19 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
-	"github.com/ibdoctor/ibdoctor/internal/source/gather"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	diagdoctor "github.com/ibdoctor/ibdoctor/internal/diagnose/doctor"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
-	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/output/report"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
-	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
-	"github.com/ibdoctor/ibdoctor/internal/rules/host"
-	ncclrules "github.com/ibdoctor/ibdoctor/internal/rules/nccl"
-	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
-	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
-	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
-	"github.com/ibdoctor/ibdoctor/internal/source/sysfs"
+	"github.com/ibdoctor/ibdoctor/internal/source/gather"
 )
 
 // Options are the inputs of `ibdoctor doctor`.
@@ -104,32 +95,6 @@ used otherwise. Exit codes as check: 0 healthy, 1 warnings, 2 critical,
 	return cmd
 }
 
-// Result is what doctor found: the JSON document (report.Document's keys
-// plus the topology and the notes).
-type Result struct {
-	Host     string            `json:"host,omitempty"`
-	Verdict  string            `json:"verdict"`
-	ExitCode int               `json:"exit_code"`
-	Findings []finding.Finding `json:"findings"`
-	Gaps     []snapshot.Gap    `json:"gaps"`
-	// Topology is the GPU×NIC matrix from the PCI tree, nil without GPUs.
-	Topology *Topology `json:"topology,omitempty"`
-	// NotChecked lists sources that were missing, with why.
-	NotChecked []string `json:"not_checked"`
-	// KernelLog names the log judged and its window.
-	KernelLog string `json:"kernel_log,omitempty"`
-
-	root    string
-	snap    *snapshot.Snapshot
-	skipped map[int]bool
-}
-
-// Topology is the GPU–NIC view of the text and JSON reports.
-type Topology struct {
-	*topo.Matrix
-	SuggestedHCA string `json:"suggested_nccl_ib_hca,omitempty"`
-}
-
 func run(ctx context.Context, o *Options) error {
 	res, err := Diagnose(ctx, o)
 	if err != nil {
@@ -145,115 +110,57 @@ func run(ctx context.Context, o *Options) error {
 	return cmdutil.Exit(res.ExitCode)
 }
 
-// Diagnose runs the whole triage for the options and returns the result;
-// only an unusable root or an unreadable file named by a flag is an error.
-func Diagnose(ctx context.Context, o *Options) (*Result, error) {
-	now := time.Now
-	if o.F != nil && o.F.Now != nil {
-		now = o.F.Now
+// Diagnose reads the files the flags name and runs the runbook on the
+// root; only an unusable root or an unreadable file named by a flag is an
+// error.
+func Diagnose(ctx context.Context, o *Options) (*diagdoctor.Result, error) {
+	do := diagdoctor.Options{Root: o.Root, Since: o.Since, PID: o.PID, NCCLLogName: o.NCCLLog}
+	if o.F != nil {
+		do.Now = o.F.Now
 	}
-	exp, err := cmdutil.LoadExpectation(o.Expect)
-	if err != nil {
+	var err error
+	if do.Expect, err = cmdutil.LoadExpectation(o.Expect); err != nil {
 		return nil, err
 	}
-	var env *ncclenv.Env
 	switch {
 	case o.Env:
 		environ := os.Environ
 		if o.F != nil && o.F.Environ != nil {
 			environ = o.F.Environ
 		}
-		env = ncclenv.FromList("environment of ibdoctor (--env)", environ())
+		do.Env = ncclenv.FromList("environment of ibdoctor (--env)", environ())
 	case o.NCCLEnv != "":
 		b, err := readLimited(o.NCCLEnv)
 		if err != nil {
 			return nil, fmt.Errorf("--nccl-env: %w", err)
 		}
-		if env, err = ncclenv.Parse(bytes.NewReader(b), o.NCCLEnv); err != nil {
+		if do.Env, err = ncclenv.Parse(bytes.NewReader(b), o.NCCLEnv); err != nil {
 			return nil, fmt.Errorf("--nccl-env: %w", err)
 		}
 	}
-	var ncclLog []byte
 	if o.NCCLLog != "" {
-		if ncclLog, err = readLimited(o.NCCLLog); err != nil {
+		if do.NCCLLog, err = readLimited(o.NCCLLog); err != nil {
 			return nil, fmt.Errorf("--nccl-log: %w", err)
 		}
 	}
-	rt, err := rootfs.Open(o.Root)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open root: %w", err)
-	}
-	defer rt.Close()
-	snap, err := sysfs.Read(ctx, rt.FS(), sysfs.Options{Root: o.Root, Now: now})
+	res, err := diagdoctor.Diagnose(ctx, do)
 	if err != nil {
 		return nil, err
 	}
-	live := o.Root == "/" && !rt.IsBundle() && runtime.GOOS == "linux"
-	gopts := gather.Options{Live: live, Since: o.Since, Now: now(), PID: o.PID, Env: env}
-	if live {
-		gopts.Sources = gather.NewLive(ctx)
-	}
-	g := gather.Node(rt.FS(), snap, gopts)
-
-	// 1) ports and counters: the node rules; 2–6) the triage rules.
-	fs := noderules.Node(snap, exp)
-	fs = append(fs, host.Run(g.In)...)
-	if ncclLog != nil {
-		lg, err := nccllog.Parse(bytes.NewReader(ncclLog), o.NCCLLog)
-		if err != nil {
-			g.Note("NCCL log %s: %v", o.NCCLLog, err)
-		} else {
-			a := ncclrules.CheckLog(lg, ncclrules.LogOptions{RDMAPresent: len(snap.Devices) > 0})
-			for i := range a.Findings {
-				if a.Findings[i].Subject.Host == "" {
-					a.Findings[i].Subject.Host = snap.Host
-				}
-			}
-			fs = append(fs, a.Findings...)
-		}
-	}
-	catalog.Sort(fs)
-	doc := report.NewDocument(snap.Host, fs, snap.Gaps)
-	res := &Result{
-		Host: doc.Host, Verdict: doc.Verdict, ExitCode: doc.ExitCode, Findings: doc.Findings, Gaps: doc.Gaps,
-		NotChecked: g.Notes, root: o.Root, snap: snap, skipped: g.Skipped,
-	}
-	if res.NotChecked == nil {
-		res.NotChecked = []string{}
-	}
-	if m := topo.Build(snap); len(m.GPUs) > 0 && len(m.NICs) > 0 {
-		res.Topology = &Topology{Matrix: m, SuggestedHCA: m.SuggestHCA()}
-	}
-	if g.In.Kernel != nil {
-		res.KernelLog = g.In.Kernel.Source
-		if g.In.Window > 0 {
-			res.KernelLog += ", last " + host.ShortDuration(o.Since)
-		}
-	}
+	// Empty lists, not null, in the JSON document.
+	doc := report.NewDocument(res.Host, res.Findings, res.Gaps)
+	res.Findings, res.Gaps = doc.Findings, doc.Gaps
 	return res, nil
 }
 
-// steps are the runbook's steps as the report names them.
-var steps = []struct {
-	n    int
-	name string
-}{
-	{finding.StepPort, "ports and counters"},
-	{finding.StepPCIe, "PCIe and GPU topology"},
-	{finding.StepKernelLog, "kernel log"},
-	{finding.StepHost, "memory and registration limits"},
-	{finding.StepNCCL, "NCCL configuration"},
-	{finding.StepContainer, "container device access"},
-}
-
-func writeText(w io.Writer, st report.Style, r *Result, maxSteps int) {
+func writeText(w io.Writer, st report.Style, r *diagdoctor.Result, maxSteps int) {
 	fmt.Fprintf(w, "%s %s\n", st.Bold("ibdoctor doctor"), report.VerdictLine(st, r.Host, r.Findings))
 	var ctx []string
-	ctx = append(ctx, "root "+r.root)
-	if r.snap.Kernel != "" {
-		ctx = append(ctx, "kernel "+r.snap.Kernel)
+	ctx = append(ctx, "root "+r.Root)
+	if r.Snap.Kernel != "" {
+		ctx = append(ctx, "kernel "+r.Snap.Kernel)
 	}
-	ctx = append(ctx, fmt.Sprintf("%d RDMA devices, %d GPUs", len(r.snap.Devices), len(r.snap.GPUs())))
+	ctx = append(ctx, fmt.Sprintf("%d RDMA devices, %d GPUs", len(r.Snap.Devices), len(r.Snap.GPUs())))
 	if r.KernelLog != "" {
 		ctx = append(ctx, "log "+r.KernelLog)
 	}
@@ -269,21 +176,9 @@ func writeText(w io.Writer, st report.Style, r *Result, maxSteps int) {
 	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, st.Bold("Runbook"))
-	for _, s := range steps {
-		var c, wn, in int
-		for _, f := range r.Findings {
-			if catalog.Default.Step(f.ID) != s.n {
-				continue
-			}
-			switch f.Severity {
-			case finding.Critical:
-				c++
-			case finding.Warning:
-				wn++
-			default:
-				in++
-			}
-		}
+	for _, s := range diagdoctor.Steps {
+		t := r.Tally(s.N)
+		c, wn, in := t.Critical, t.Warning, t.Info
 		status := st.Green("ok")
 		switch {
 		case c > 0:
@@ -295,10 +190,10 @@ func writeText(w io.Writer, st report.Style, r *Result, maxSteps int) {
 			status = st.Severity(finding.Warning, fmt.Sprintf("%d warning", wn))
 		case in > 0:
 			status = fmt.Sprintf("%d note", in)
-		case r.skipped[s.n]:
+		case t.Skipped:
 			status = st.Dim("not fully checked (see below)")
 		}
-		fmt.Fprintf(w, "  %d. %-32s %s\n", s.n, s.name, status)
+		fmt.Fprintf(w, "  %d. %-32s %s\n", s.N, s.Name, status)
 	}
 	if len(r.Findings) > 0 {
 		fmt.Fprintf(w, "\n%s\n", st.Bold("Findings, most urgent first"))
@@ -333,21 +228,12 @@ func writeText(w io.Writer, st report.Style, r *Result, maxSteps int) {
 	}
 }
 
-// nextSteps returns the first remedy of the most urgent findings, one per
-// ID, in report order.
+// nextSteps renders the runbook's next steps: the finding, its subject and
+// severity, and its first remedy.
 func nextSteps(fs []finding.Finding, max int) []string {
-	seen := map[string]bool{}
 	var out []string
-	for _, f := range fs {
-		if f.Severity == finding.Info || seen[f.ID] || len(f.Remedy) == 0 {
-			continue
-		}
-		seen[f.ID] = true
-		subj := report.SubjectString(f.Subject)
-		out = append(out, fmt.Sprintf("%s (%s %s): %s", f.ID, subj, f.Severity, f.Remedy[0]))
-		if len(out) == max {
-			break
-		}
+	for _, f := range diagdoctor.NextSteps(fs, max) {
+		out = append(out, fmt.Sprintf("%s (%s %s): %s", f.ID, report.SubjectString(f.Subject), f.Severity, f.Remedy[0]))
 	}
 	return out
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	diagdoctor "github.com/ibdoctor/ibdoctor/internal/diagnose/doctor"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 )
@@ -124,10 +125,10 @@ func writeFile(t *testing.T, dir, rel, data string) {
 	}
 }
 
-func doctorJSON(t *testing.T, environ []string, args ...string) (Result, int) {
+func doctorJSON(t *testing.T, environ []string, args ...string) (diagdoctor.Result, int) {
 	t.Helper()
 	out, code := runDoctor(t, environ, append(args, "--format", "json")...)
-	var r Result
+	var r diagdoctor.Result
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("output is not JSON (%v):\n%s", err, out)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 )
 
 // NodeOptions are the inputs of `ibdoctor sim node`.
@@ -192,8 +193,8 @@ func summary(o *NodeOptions, n *simnode.Node) error {
 			s.Files++
 		case simnode.KindSymlink:
 			s.Symlinks++
-			if strings.HasPrefix(e.Path, "sys/class/infiniband/") {
-				present[strings.TrimPrefix(e.Path, "sys/class/infiniband/")] = true
+			if dev, ok := strings.CutPrefix(e.Path, layout.ClassInfiniband+"/"); ok {
+				present[dev] = true
 			}
 		}
 	}

@@ -1,95 +1,18 @@
 package host
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	hostmodel "github.com/ibdoctor/ibdoctor/internal/model/host"
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 )
-
-// ErrMalformed is wrapped by the errors of ParseLimits and ParseModules.
-var ErrMalformed = errors.New("malformed input")
-
-// ParseLimits reads the "Max locked memory" line of proc/<pid>/limits
-// (fs/proc/base.c proc_pid_limits: "%-25s %-20s %-20s %-10s" with
-// "unlimited" or a decimal). An absent line or a bad value is an error
-// naming the line.
-func ParseLimits(r io.Reader, source string) (*Limit, error) {
-	sc := bufio.NewScanner(r)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Text()
-		rest, ok := strings.CutPrefix(line, "Max locked memory")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) < 2 {
-			return nil, fmt.Errorf("%s line %d: %w: %q", source, n, ErrMalformed, line)
-		}
-		l := &Limit{Source: source}
-		var err error
-		if l.Soft, l.SoftUnlimited, err = limitValue(f[0]); err == nil {
-			l.Hard, l.HardUnlimited, err = limitValue(f[1])
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s line %d: %w: %v", source, n, ErrMalformed, err)
-		}
-		return l, nil
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
-	}
-	return nil, fmt.Errorf("%s: %w: no \"Max locked memory\" line", source, ErrMalformed)
-}
-
-func limitValue(s string) (uint64, bool, error) {
-	if s == "unlimited" {
-		return 0, true, nil
-	}
-	v, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0, false, fmt.Errorf("limit %q", s)
-	}
-	return v, false, nil
-}
-
-// ParseModules reads proc/modules ("name size refcount deps state addr")
-// and returns the module names in file order.
-func ParseModules(r io.Reader, source string) ([]string, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	var out []string
-	n := 0
-	for sc.Scan() {
-		n++
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 {
-			continue
-		}
-		if len(f) < 3 {
-			return nil, fmt.Errorf("%s line %d: %w: want name size refcount …", source, n, ErrMalformed)
-		}
-		if _, err := strconv.ParseUint(f[1], 10, 64); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w: size %q", source, n, ErrMalformed, f[1])
-		}
-		out = append(out, f[0])
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s line %d: %w", source, n+1, err)
-	}
-	return out, nil
-}
 
 func hasRDMA(s *snapshot.Snapshot) bool {
 	for i := range s.Devices {
@@ -292,9 +215,9 @@ func checkSocketIfname(in *Input) []finding.Finding {
 		return nil
 	}
 	ifs := in.Interfaces
-	if in.InterfacesPartial && !slices.ContainsFunc(ifs, func(i Interface) bool { return i.Name == "lo" }) {
+	if in.InterfacesPartial && !slices.ContainsFunc(ifs, func(i hostmodel.Interface) bool { return i.Name == "lo" }) {
 		// Every Linux host has lo, listed or not.
-		ifs = append(slices.Clone(ifs), Interface{Name: "lo", OperState: "unknown", Flags: 0x9})
+		ifs = append(slices.Clone(ifs), hostmodel.Interface{Name: "lo", OperState: "unknown", Flags: 0x9})
 	}
 	var up, down, virt []string
 	for _, i := range ifs {
@@ -389,7 +312,7 @@ func checkUverbs(in *Input) []finding.Finding {
 	for u, d := range in.Uverbs {
 		byDev[d] = u
 	}
-	entries := map[string]DevEntry{}
+	entries := map[string]hostmodel.DevEntry{}
 	for _, e := range in.Dev {
 		entries[e.Path] = e
 	}

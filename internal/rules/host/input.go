@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	hostmodel "github.com/ibdoctor/ibdoctor/internal/model/host"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
@@ -40,10 +41,10 @@ type Input struct {
 	// says the list is known to be incomplete (a bundle keeps only the
 	// PCI-backed interfaces; no "lo"): a name that matches nothing there
 	// may still exist, so only positive evidence is judged.
-	Interfaces        []Interface
+	Interfaces        []hostmodel.Interface
 	InterfacesPartial bool
 	// Memlock is RLIMIT_MEMLOCK of the job, nil when unknown.
-	Memlock *Limit
+	Memlock *hostmodel.Limit
 	// Modules are the loaded kernel modules (proc/modules), nil when
 	// unreadable.
 	Modules []string
@@ -51,7 +52,7 @@ type Input struct {
 	// (sys/class/infiniband_verbs/uverbsN/ibdev), nil when unreadable.
 	Uverbs map[string]string
 	// Dev are the /dev/infiniband entries checked; nil when not checked.
-	Dev []DevEntry
+	Dev []hostmodel.DevEntry
 	// Thresholds tune the rules; zero values take the defaults.
 	Thresholds Thresholds
 
@@ -63,43 +64,6 @@ type Input struct {
 	// the first rule that asks; the inputs never change during Run).
 	evs     []kmsg.Event
 	evsDone bool
-}
-
-// Interface is one network interface of sys/class/net.
-type Interface struct {
-	Name string `json:"name"`
-	// OperState is operstate ("up", "down", "unknown" for lo).
-	OperState string `json:"operstate"`
-	// Flags is the flags attribute (IFF_UP = 0x1), -1 when unreadable.
-	Flags int64 `json:"flags"`
-}
-
-// Up reports whether the interface is administratively up and not
-// operationally down (lo reports operstate "unknown").
-func (i Interface) Up() bool {
-	if i.OperState == "down" || i.OperState == "lowerlayerdown" || i.OperState == "notpresent" {
-		return false
-	}
-	return i.Flags < 0 || i.Flags&1 == 1
-}
-
-// Limit is one resource limit ("Max locked memory" of proc/<pid>/limits).
-type Limit struct {
-	// Source is the file or "getrlimit".
-	Source string `json:"source"`
-	// Soft and Hard in bytes; Unlimited* mark "unlimited".
-	Soft, Hard                   uint64
-	SoftUnlimited, HardUnlimited bool
-}
-
-// DevEntry is one /dev/infiniband entry and whether it could be opened.
-type DevEntry struct {
-	// Path is root-relative: "dev/infiniband/uverbs0".
-	Path string `json:"path"`
-	// Exists and Openable; Err says why not.
-	Exists   bool   `json:"exists"`
-	Openable bool   `json:"openable"`
-	Err      string `json:"error,omitempty"`
 }
 
 // Thresholds are the configurable limits of the triage rules.

@@ -1,14 +1,13 @@
 package host
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	hostmodel "github.com/ibdoctor/ibdoctor/internal/model/host"
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
@@ -100,11 +99,11 @@ func healthyInput() *Input {
 		Kernel:     &kmsg.Log{Source: "cmd/dmesg.txt", Records: []kmsg.Record{{Line: 1, Text: "mlx5_core 0000:04:00.0: firmware version: 28.39.2048"}}},
 		Ethtool:    []*ethtool.Stats{ethtool.New("ens1f0np0", "cmd/ethtool-S-ens1f0np0.txt", map[string]uint64{"rx_packets_phy": 1e9, "tx_packets_phy": 1e9, "rx_prio3_pause": 100, "rx_prio3_packets": 1e9})},
 		Env:        ncclenv.FromList("job.env", []string{"NCCL_IB_HCA==mlx5_0,mlx5_1", "NCCL_SOCKET_IFNAME=ens", "NCCL_IB_GID_INDEX=3"}),
-		Interfaces: []Interface{{Name: "lo", OperState: "unknown", Flags: 0x9}, {Name: "ens1f0np0", OperState: "up", Flags: 0x1003}, {Name: "docker0", OperState: "up", Flags: 0x1003}},
-		Memlock:    &Limit{Source: "proc/self/limits", SoftUnlimited: true, HardUnlimited: true},
+		Interfaces: []hostmodel.Interface{{Name: "lo", OperState: "unknown", Flags: 0x9}, {Name: "ens1f0np0", OperState: "up", Flags: 0x1003}, {Name: "docker0", OperState: "up", Flags: 0x1003}},
+		Memlock:    &hostmodel.Limit{Source: "proc/self/limits", SoftUnlimited: true, HardUnlimited: true},
 		Modules:    []string{"nvidia_peermem", "nvidia", "mlx5_ib", "ib_uverbs"},
 		Uverbs:     map[string]string{"uverbs0": "mlx5_0", "uverbs1": "mlx5_1", "uverbs2": "mlx5_10"},
-		Dev: []DevEntry{
+		Dev: []hostmodel.DevEntry{
 			{Path: "dev/infiniband/uverbs0", Exists: true, Openable: true},
 			{Path: "dev/infiniband/uverbs1", Exists: true, Openable: true},
 			{Path: "dev/infiniband/uverbs2", Exists: true, Openable: true},
@@ -288,10 +287,10 @@ func TestRules(t *testing.T) {
 
 		// Host.
 		{"memlock 64 KiB", func(in *Input) {
-			in.Memlock = &Limit{Source: "proc/4242/limits", Soft: 65536, Hard: 65536}
+			in.Memlock = &hostmodel.Limit{Source: "proc/4242/limits", Soft: 65536, Hard: 65536}
 		}, []string{"host.memlock_limited/critical"}, "max locked memory is 64 KiB (hard 64 KiB)"},
 		{"memlock 1 GiB", func(in *Input) {
-			in.Memlock = &Limit{Source: "proc/4242/limits", Soft: 1 << 30, HardUnlimited: true}
+			in.Memlock = &hostmodel.Limit{Source: "proc/4242/limits", Soft: 1 << 30, HardUnlimited: true}
 		}, []string{"host.memlock_limited/warning"}, "1024 MiB (hard unlimited)"},
 		{"peermem missing", func(in *Input) {
 			in.Modules = []string{"nvidia", "mlx5_ib"}
@@ -356,10 +355,10 @@ func TestRules(t *testing.T) {
 
 		// Containers.
 		{"uverbs missing", func(in *Input) {
-			in.Dev = slices.DeleteFunc(in.Dev, func(e DevEntry) bool { return e.Path == "dev/infiniband/uverbs1" })
+			in.Dev = slices.DeleteFunc(in.Dev, func(e hostmodel.DevEntry) bool { return e.Path == "dev/infiniband/uverbs1" })
 		}, []string{"container.uverbs_missing/critical"}, "/dev/infiniband/uverbs1 (mlx5_1) is missing"},
 		{"uverbs not openable", func(in *Input) {
-			in.Dev[0] = DevEntry{Path: "dev/infiniband/uverbs0", Exists: true, Err: "permission denied"}
+			in.Dev[0] = hostmodel.DevEntry{Path: "dev/infiniband/uverbs0", Exists: true, Err: "permission denied"}
 		}, []string{"container.uverbs_missing/critical"}, "cannot be opened: permission denied"},
 		{"no uverbs class entry", func(in *Input) {
 			delete(in.Uverbs, "uverbs2")
@@ -415,73 +414,6 @@ func TestRuleIDsCatalogued(t *testing.T) {
 	}
 }
 
-func TestParseLimits(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "limits-8mib.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := ParseLimits(strings.NewReader(string(b)), "proc/4242/limits")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l.Soft != 8388608 || l.Hard != 8388608 || l.SoftUnlimited || l.HardUnlimited {
-		t.Errorf("limits = %+v", l)
-	}
-	l, err = ParseLimits(strings.NewReader("Max locked memory         unlimited            unlimited            bytes\n"), "x")
-	if err != nil || !l.SoftUnlimited || !l.HardUnlimited {
-		t.Errorf("unlimited = %+v, %v", l, err)
-	}
-	for _, bad := range []string{"", "Max cpu time unlimited unlimited seconds\n", "Max locked memory         lots            unlimited            bytes\n", "Max locked memory\n"} {
-		if _, err := ParseLimits(strings.NewReader(bad), "x"); err == nil {
-			t.Errorf("ParseLimits(%q) accepted", bad)
-		}
-	}
-}
-
-func TestParseModules(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "modules.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ParseModules(strings.NewReader(string(b)), "proc/modules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Contains(m, "nvidia_peermem") || !slices.Contains(m, "mlx5_ib") || len(m) != 8 {
-		t.Errorf("modules = %v", m)
-	}
-	if _, err := ParseModules(strings.NewReader("mlx5_ib x 0 - Live 0x0\n"), "proc/modules"); err == nil || !strings.Contains(err.Error(), "proc/modules line 1") {
-		t.Errorf("bad size err = %v", err)
-	}
-}
-
-func FuzzParseLimits(f *testing.F) {
-	b, _ := os.ReadFile(filepath.Join("testdata", "limits-8mib.txt"))
-	f.Add(string(b))
-	f.Fuzz(func(t *testing.T, s string) {
-		l, err := ParseLimits(strings.NewReader(s), "fuzz")
-		if err == nil && l.SoftUnlimited && l.Soft != 0 {
-			t.Fatalf("unlimited with a value: %+v", l)
-		}
-	})
-}
-
-func FuzzParseModules(f *testing.F) {
-	b, _ := os.ReadFile(filepath.Join("testdata", "modules.txt"))
-	f.Add(string(b))
-	f.Fuzz(func(t *testing.T, s string) {
-		m, err := ParseModules(strings.NewReader(s), "fuzz")
-		if err != nil {
-			return
-		}
-		for _, n := range m {
-			if n == "" || strings.ContainsAny(n, " \t\n") {
-				t.Fatalf("bad module name %q", n)
-			}
-		}
-	})
-}
-
 func BenchmarkRun(b *testing.B) {
 	in := healthyInput()
 	var lines []string
@@ -509,9 +441,9 @@ func TestMissingSources(t *testing.T) {
 	}
 	// ...and the same rules fire once the sources are back.
 	in = healthyInput()
-	in.Memlock = &Limit{Source: "proc/self/limits", Soft: 65536, Hard: 65536}
+	in.Memlock = &hostmodel.Limit{Source: "proc/self/limits", Soft: 65536, Hard: 65536}
 	in.Modules = []string{"nvidia"}
-	in.Dev = []DevEntry{}
+	in.Dev = []hostmodel.DevEntry{}
 	got := ids(Run(in))
 	for _, want := range []string{"host.memlock_limited/critical", "nccl.peermem_missing/warning", "container.uverbs_missing/critical", "container.rdma_cm_missing/warning"} {
 		if !slices.Contains(got, want) {

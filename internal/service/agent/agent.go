@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
-	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/output/metrics"
 	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
@@ -19,6 +17,7 @@ import (
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
 	"github.com/ibdoctor/ibdoctor/internal/service/store"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 )
 
 // SnapshotFunc reads one snapshot of the node.
@@ -181,7 +180,7 @@ func (a *Agent) Sample(ctx context.Context) error {
 	eth := trend.Ethtool{}
 	if a.opts.Ethtool != nil {
 		ok := true
-		for _, nd := range roceNetDevs(snap) {
+		for _, nd := range layout.EthtoolNetDevs(snap) {
 			st, err := a.opts.Ethtool(ctx, nd)
 			if err != nil {
 				ok = false
@@ -299,24 +298,6 @@ func dedupe(fs []finding.Finding) []finding.Finding {
 			out = append(out, f)
 		}
 	}
-	return out
-}
-
-// roceNetDevs are the netdevs of Ethernet-link-layer ports, sorted.
-func roceNetDevs(s *snapshot.Snapshot) []string {
-	set := map[string]bool{}
-	for _, d := range s.Devices {
-		for _, p := range d.Ports {
-			if p.NetDev != "" && p.LinkLayer == ib.LinkLayerEthernet {
-				set[p.NetDev] = true
-			}
-		}
-	}
-	out := make([]string, 0, len(set))
-	for n := range set {
-		out = append(out, n)
-	}
-	sort.Strings(out)
 	return out
 }
 

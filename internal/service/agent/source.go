@@ -9,6 +9,7 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 	"github.com/ibdoctor/ibdoctor/internal/source/sysfs"
 )
@@ -26,7 +27,7 @@ func RootSource(r *rootfs.Root, now func() time.Time) SnapshotFunc {
 // cmd/ethtool-S-<netdev>.txt, as bundles and the simulator keep it.
 func SavedEthtool(r *rootfs.Root) EthtoolFunc {
 	return func(_ context.Context, netdev string) (map[string]uint64, error) {
-		name := "cmd/ethtool-S-" + netdev + ".txt"
+		name := layout.Ethtool(netdev)
 		data, err := rootfs.ReadLimited(r.FS(), name, 4<<20)
 		if err != nil {
 			return nil, err
@@ -56,7 +57,7 @@ func EthtoolFor(r *rootfs.Root) EthtoolFunc {
 	if r.IsBundle() {
 		return SavedEthtool(r)
 	}
-	if fi, err := fs.Stat(r.FS(), "cmd"); err == nil && fi.IsDir() {
+	if fi, err := fs.Stat(r.FS(), layout.CmdDir); err == nil && fi.IsDir() {
 		return SavedEthtool(r)
 	}
 	return liveEthtool

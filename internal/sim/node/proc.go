@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 )
 
 // Unlimited is RLIM_INFINITY for Process limits.
@@ -141,13 +143,13 @@ func uptimeText(up time.Duration) string {
 }
 
 func (n *Node) renderProc(r *renderer) {
-	r.file("proc/uptime", uptimeText(n.Uptime))
+	r.file(layout.Uptime, uptimeText(n.Uptime))
 	if n.Job == nil {
 		return
 	}
-	dir := fmt.Sprintf("proc/%d", n.Job.PID)
-	r.file(dir+"/limits", n.Job.limitsText())
-	r.file(dir+"/environ", nulJoin(n.Job.Env))
-	r.file(dir+"/cmdline", nulJoin(n.Job.Cmdline))
-	r.m["proc/self"] = Entry{Path: "proc/self", Kind: KindSymlink, Target: strconv.Itoa(n.Job.PID)}
+	dir := layout.PIDDir(n.Job.PID)
+	r.file(dir+"/"+layout.LimitsFile, n.Job.limitsText())
+	r.file(dir+"/"+layout.EnvironFile, nulJoin(n.Job.Env))
+	r.file(dir+"/"+layout.CmdlineFile, nulJoin(n.Job.Cmdline))
+	r.m[layout.ProcSelf] = Entry{Path: layout.ProcSelf, Kind: KindSymlink, Target: strconv.Itoa(n.Job.PID)}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 )
 
 // EntryKind is what an Entry is on disk.
@@ -92,19 +93,19 @@ func (n *Node) Entries() []Entry {
 }
 
 func (n *Node) render(r *renderer) {
-	r.file("proc/sys/kernel/hostname", n.Host+"\n")
-	r.file("proc/sys/kernel/osrelease", n.Kernel+"\n")
-	r.file("proc/modules", n.modules())
+	r.file(layout.Hostname, n.Host+"\n")
+	r.file(layout.OSRelease, n.Kernel+"\n")
+	r.file(layout.Modules, n.modules())
 	n.renderProc(r)
-	r.dir("sys/class/infiniband")
-	r.dir("sys/class/net")
-	r.dir("sys/class/infiniband_verbs")
-	r.dir("sys/bus/pci/devices")
-	r.dir("dev/infiniband")
+	r.dir(layout.ClassInfiniband)
+	r.dir(layout.ClassNet)
+	r.dir(layout.ClassVerbs)
+	r.dir(layout.PCIDevices)
+	r.dir(layout.DevInfiniband)
 	// IB_USER_VERBS_ABI_VERSION (include/uapi/rdma/ib_user_verbs.h).
-	r.file("sys/class/infiniband_verbs/abi_version", "6\n")
+	r.file(layout.ClassVerbs+"/abi_version", "6\n")
 	if n.RdmaCM {
-		r.file("dev/infiniband/rdma_cm", "")
+		r.file(layout.RdmaCM, "")
 	}
 	for _, f := range n.PCI {
 		if !f.gone() {
@@ -122,13 +123,13 @@ func (n *Node) render(r *renderer) {
 		}
 	}
 	renderVirtualNetDevs(r)
-	r.file("cmd/dmesg.txt", n.dmesg())
+	r.file(layout.Dmesg, n.dmesg())
 	if len(n.GPUs()) > 0 {
-		r.file("cmd/nvidia-smi-topo-m.txt", n.nvidiaSMITopo())
+		r.file(layout.NvidiaSMITopo, n.nvidiaSMITopo())
 	}
 	for _, nd := range n.NetDevs {
 		if nd.Ethtool != nil && !nd.PCI.gone() && n.netdevBound(nd) {
-			r.file("cmd/ethtool-S-"+nd.Name+".txt", ethtoolText(nd.Ethtool))
+			r.file(layout.Ethtool(nd.Name), ethtoolText(nd.Ethtool))
 		}
 	}
 	for p, data := range n.Files {
@@ -174,11 +175,11 @@ func (n *Node) renderPCI(r *renderer, f *PCIFunc) {
 		rootDir := path.Dir(dir)
 		rootBus := strings.TrimPrefix(f.Root, "pci")
 		r.dir(rootDir + "/pci_bus/" + rootBus)
-		r.link("sys/class/pci_bus/"+rootBus, rootDir+"/pci_bus/"+rootBus)
+		r.link(layout.ClassPCIBus+"/"+rootBus, rootDir+"/pci_bus/"+rootBus)
 	}
 	if f.SecondaryBus != "" {
 		r.dir(dir + "/pci_bus/" + f.SecondaryBus)
-		r.link("sys/class/pci_bus/"+f.SecondaryBus, dir+"/pci_bus/"+f.SecondaryBus)
+		r.link(layout.ClassPCIBus+"/"+f.SecondaryBus, dir+"/pci_bus/"+f.SecondaryBus)
 	}
 	unbound := false
 	for _, d := range n.Devices {
@@ -187,12 +188,12 @@ func (n *Node) renderPCI(r *renderer, f *PCIFunc) {
 		}
 	}
 	if f.Driver != "" && !unbound {
-		drv := "sys/bus/pci/drivers/" + f.Driver
+		drv := layout.PCIDrivers + "/" + f.Driver
 		r.dir(drv)
 		r.link(dir+"/driver", drv)
 		r.link(drv+"/"+string(f.Addr), dir)
 	}
-	r.link("sys/bus/pci/devices/"+string(f.Addr), dir)
+	r.link(layout.PCIDevices+"/"+string(f.Addr), dir)
 }
 
 // AER bit names of current kernels (drivers/pci/pcie/aer.c
@@ -227,7 +228,7 @@ func aerText(names [32]string, errType, total string, c AERCounts) string {
 // core/sysfs.c and the mlx5 driver attributes).
 func (n *Node) renderDevice(r *renderer, d *Device) {
 	dir := d.Dir()
-	r.link("sys/class/infiniband/"+d.Name, dir)
+	r.link(layout.ClassInfiniband+"/"+d.Name, dir)
 	r.link(dir+"/device", d.PCI.Path())
 	r.file(dir+"/node_type", "1: CA\n")
 	r.file(dir+"/node_guid", ib.FormatGUID(d.NodeGUID)+"\n")
@@ -261,13 +262,13 @@ func (n *Node) renderDevice(r *renderer, d *Device) {
 	// below the PCI function, ibdev and abi_version attributes, major 231.
 	uv := fmt.Sprintf("uverbs%d", d.Uverbs)
 	udir := d.PCI.Path() + "/infiniband_verbs/" + uv
-	r.link("sys/class/infiniband_verbs/"+uv, udir)
+	r.link(layout.ClassVerbs+"/"+uv, udir)
 	r.link(udir+"/device", d.PCI.Path())
 	r.file(udir+"/ibdev", d.Name+"\n")
 	r.file(udir+"/abi_version", "1\n")
 	r.file(udir+"/dev", fmt.Sprintf("231:%d\n", 192+d.Uverbs))
 	if !d.UverbsMissing {
-		r.file("dev/infiniband/"+uv, "")
+		r.file(layout.Uverbs(uv), "")
 	}
 }
 
@@ -318,7 +319,7 @@ func (n *Node) renderPort(r *renderer, d *Device, p *Port) {
 // renderNetDev writes /sys/class/net/<if> (net/core/net-sysfs.c).
 func renderNetDev(r *renderer, nd *NetDev) {
 	dir := nd.PCI.Path() + "/net/" + nd.Name
-	r.link("sys/class/net/"+nd.Name, dir)
+	r.link(layout.ClassNet+"/"+nd.Name, dir)
 	r.link(dir+"/device", nd.PCI.Path())
 	r.file(dir+"/operstate", nd.OperState+"\n")
 	carrier := "0\n"
@@ -357,7 +358,7 @@ func renderVirtualNetDevs(r *renderer) {
 		{"docker0", "down", "0x1003", "02:42:8c:1e:55:0a", 1500, 1, "0"},
 	} {
 		dir := "sys/devices/virtual/net/" + v.name
-		r.link("sys/class/net/"+v.name, dir)
+		r.link(layout.ClassNet+"/"+v.name, dir)
 		r.file(dir+"/operstate", v.oper+"\n")
 		r.file(dir+"/flags", v.flags+"\n")
 		r.file(dir+"/mtu", fmt.Sprintf("%d\n", v.mtu))

@@ -11,11 +11,11 @@ import (
 	"io/fs"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 	"github.com/ibdoctor/ibdoctor/internal/source/sysfs"
 )
@@ -187,31 +187,32 @@ func (c *collector) fail(p string, err error) {
 func (c *collector) collect(snap *snapshot.Snapshot) error {
 	// proc/uptime and the btime line of proc/stat date the kernel log's
 	// monotonic stamps.
-	for _, p := range []string{"proc/sys/kernel/hostname", "proc/sys/kernel/osrelease", "proc/modules", "proc/uptime", "etc/hostname"} {
+	for _, p := range []string{layout.Hostname, layout.OSRelease, layout.Modules, layout.Uptime, layout.EtcHostname} {
 		c.copyFile(p, p, true)
 	}
-	if b, err := rootfs.ReadLimited(c.fsys, "proc/stat", 1<<20); err == nil {
+	if b, err := rootfs.ReadLimited(c.fsys, layout.Stat, 1<<20); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if strings.HasPrefix(line, "btime ") {
-				c.entries["proc/stat"] = &entry{typ: tar.TypeReg, data: []byte(line + "\n")}
+				c.entries[layout.Stat] = &entry{typ: tar.TypeReg, data: []byte(line + "\n")}
 			}
 		}
 	}
 	for _, pid := range c.pids {
-		dir := "proc/" + strconv.Itoa(pid)
-		c.copyFile(dir+"/limits", dir+"/limits", false)
-		c.copyFile(dir+"/cmdline", dir+"/cmdline", true)
-		if b, err := rootfs.ReadLimited(c.fsys, dir+"/environ", 1<<20); err != nil {
-			c.fail(dir+"/environ", err)
+		dir := layout.PIDDir(pid)
+		limits, cmdline, environ := path.Join(dir, layout.LimitsFile), path.Join(dir, layout.CmdlineFile), path.Join(dir, layout.EnvironFile)
+		c.copyFile(limits, limits, false)
+		c.copyFile(cmdline, cmdline, true)
+		if b, err := rootfs.ReadLimited(c.fsys, environ, 1<<20); err != nil {
+			c.fail(environ, err)
 		} else {
-			c.entries[dir+"/environ"] = &entry{typ: tar.TypeReg, data: filterEnviron(b)}
+			c.entries[environ] = &entry{typ: tar.TypeReg, data: filterEnviron(b)}
 		}
 	}
 	for _, d := range snap.Devices {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
-		logical := "sys/class/infiniband/" + d.Name
+		logical := layout.ClassInfiniband + "/" + d.Name
 		real, ok := c.link(logical)
 		if !ok {
 			continue
@@ -222,24 +223,24 @@ func (c *collector) collect(snap *snapshot.Snapshot) error {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
-		dir := "sys/devices/" + p.Path
-		c.link("sys/bus/pci/devices/" + string(p.Address))
+		dir := layout.Devices + "/" + p.Path
+		c.link(layout.PCIDevices + "/" + string(p.Address))
 		c.copyAttrs(dir, dir, nil)
 	}
-	c.copyClass("sys/class/infiniband_verbs")
-	c.copyDevMarkers("dev/infiniband")
-	c.copySaved("cmd")
+	c.copyClass(layout.ClassVerbs)
+	c.copyDevMarkers(layout.DevInfiniband)
+	c.copySaved(layout.CmdDir)
 	// Every interface, the virtual ones (lo, docker0, bonds) included: the
 	// NCCL_SOCKET_IFNAME check needs the whole list.
-	netEnts, err := fs.ReadDir(c.fsys, "sys/class/net")
+	netEnts, err := fs.ReadDir(c.fsys, layout.ClassNet)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		c.fail("sys/class/net", err)
+		c.fail(layout.ClassNet, err)
 	}
 	for _, n := range netEnts {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
-		logical := "sys/class/net/" + n.Name()
+		logical := layout.ClassNet + "/" + n.Name()
 		real, ok := c.link(logical)
 		if !ok {
 			continue

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os/exec"
-	"slices"
+	"path"
 	"strings"
 	"time"
 
-	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 )
 
 // Limits for saved tool outputs.
@@ -101,7 +101,7 @@ func (c *collector) runCommands(cmds []Command) []CommandResult {
 	out := make([]CommandResult, 0, len(cmds))
 	seen := map[string]bool{}
 	for _, cmd := range cmds {
-		res := CommandResult{Name: cmd.Name, Argv: append([]string{cmd.Path}, cmd.Args...), OutFile: "cmd/" + cmd.OutFile}
+		res := CommandResult{Name: cmd.Name, Argv: append([]string{cmd.Path}, cmd.Args...), OutFile: layout.CmdDir + "/" + cmd.OutFile}
 		if err := cmd.Validate(); err != nil {
 			res.OutFile, res.Error, res.ExitCode = "", err.Error(), -1
 			out = append(out, res)
@@ -116,7 +116,7 @@ func (c *collector) runCommands(cmds []Command) []CommandResult {
 		data, r := c.run(cmd)
 		r.Name, r.Argv, r.OutFile = res.Name, res.Argv, res.OutFile
 		if data != nil {
-			c.entries["cmd/"+cmd.OutFile] = &entry{typ: tar.TypeReg, data: data}
+			c.entries[layout.CmdDir+"/"+cmd.OutFile] = &entry{typ: tar.TypeReg, data: data}
 		} else {
 			r.OutFile = ""
 		}
@@ -170,21 +170,14 @@ func (c *collector) run(cmd Command) ([]byte, CommandResult) {
 // (cmd/nvidia-smi-topo-m.txt). Netdev names that are not plain interface
 // names are left out rather than passed to a program.
 func NodeCommands(s *snapshot.Snapshot) []Command {
-	cmds := []Command{{Name: "dmesg", Path: "dmesg", OutFile: "dmesg.txt"}}
-	var nds []string
-	for _, d := range s.Devices {
-		for _, p := range d.Ports {
-			if p.LinkLayer == ib.LinkLayerEthernet && validIfName(p.NetDev) && !slices.Contains(nds, p.NetDev) {
-				nds = append(nds, p.NetDev)
-			}
+	cmds := []Command{{Name: "dmesg", Path: "dmesg", OutFile: path.Base(layout.Dmesg)}}
+	for _, nd := range layout.EthtoolNetDevs(s) {
+		if validIfName(nd) {
+			cmds = append(cmds, Command{Name: "ethtool -S " + nd, Path: "ethtool", Args: []string{"-S", nd}, OutFile: path.Base(layout.Ethtool(nd))})
 		}
 	}
-	slices.Sort(nds)
-	for _, nd := range nds {
-		cmds = append(cmds, Command{Name: "ethtool -S " + nd, Path: "ethtool", Args: []string{"-S", nd}, OutFile: "ethtool-S-" + nd + ".txt"})
-	}
 	if len(s.GPUs()) > 0 {
-		cmds = append(cmds, Command{Name: "nvidia-smi topo -m", Path: "nvidia-smi", Args: []string{"topo", "-m"}, OutFile: "nvidia-smi-topo-m.txt"})
+		cmds = append(cmds, Command{Name: "nvidia-smi topo -m", Path: "nvidia-smi", Args: []string{"topo", "-m"}, OutFile: path.Base(layout.NvidiaSMITopo)})
 	}
 	return cmds
 }

@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
-	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/model/host"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
+	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
-	"github.com/ibdoctor/ibdoctor/internal/rules/host"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
 
@@ -51,11 +52,39 @@ type Live interface {
 	NvidiaSMI() (*nvsmi.Matrix, error)
 }
 
-// Result is the triage input plus notes on what could not be checked.
+// Result is what was read from the node besides the snapshot, plus notes
+// on what could not be read. Nil or empty parts mean "not available".
 type Result struct {
-	In    *host.Input
+	// Kernel is the parsed kernel log; Boot the boot time (to date
+	// "[ seconds]" stamps), zero when unknown; Since the start of the
+	// --since window, zero for the whole log, and Window its length.
+	Kernel *kmsg.Log
+	Boot   time.Time
+	Since  time.Time
+	Window time.Duration
+	// Ethtool are driver statistics per RoCE netdev.
+	Ethtool []*ethtool.Stats
+	// SMI is `nvidia-smi topo -m` when available.
+	SMI *nvsmi.Matrix
+	// Env is the job's NCCL environment: Options.Env, else the job's
+	// proc/<pid>/environ; nil when neither.
+	Env *ncclenv.Env
+	// Interfaces are every entry of sys/class/net, nil when unreadable;
+	// InterfacesPartial says the list lacks lo, so is known to be
+	// incomplete (a bundle keeps only the PCI-backed interfaces).
+	Interfaces        []host.Interface
+	InterfacesPartial bool
+	// Memlock is RLIMIT_MEMLOCK of the job, nil when unknown.
+	Memlock *host.Limit
+	// Modules are the loaded kernel modules, nil when unreadable.
+	Modules []string
+	// Uverbs maps uverbsN to its RDMA device, nil when unreadable.
+	Uverbs map[string]string
+	// Dev are the /dev/infiniband entries checked; nil when not checked.
+	Dev []host.DevEntry
+
 	Notes []string
-	// skipped marks runbook steps with a source that could not be read.
+	// Skipped marks runbook steps with a source that could not be read.
 	Skipped map[int]bool
 }
 
@@ -75,24 +104,22 @@ func (g *Result) skip(step int, format string, a ...any) {
 // Node reads everything the triage rules need from the root. Nothing here
 // is fatal: a missing source becomes a note and its rules stay silent.
 func Node(fsys fs.FS, snap *snapshot.Snapshot, o Options) *Result {
-	g := &Result{In: &host.Input{Snap: snap, Env: o.Env}}
-	in := g.In
-	in.Boot = bootTime(fsys, o)
+	g := &Result{Env: o.Env}
+	g.Boot = bootTime(fsys, o)
 	readKernelLog(g, fsys, o)
 	readEthtool(g, fsys, snap, o)
-	readSMI(g, fsys, o)
-	in.Interfaces = readInterfaces(g, fsys)
-	if in.Interfaces != nil && !slices.ContainsFunc(in.Interfaces, func(i host.Interface) bool { return i.Name == "lo" }) {
-		in.InterfacesPartial = true
+	readSMI(g, fsys, snap, o)
+	g.Interfaces = readInterfaces(g, fsys)
+	if g.Interfaces != nil && !slices.ContainsFunc(g.Interfaces, func(i host.Interface) bool { return i.Name == "lo" }) {
+		g.InterfacesPartial = true
 	}
-	in.Memlock = readMemlock(g, fsys, o)
+	g.Memlock = readMemlock(g, fsys, o)
 	// The job's environment: --pid, else in a saved or simulated root the
 	// process proc/self names (on the live host that is ibdoctor itself,
 	// so --env says it explicitly).
-	if in.Env == nil && (o.PID > 0 || !o.Live) {
-		p := fmt.Sprintf("proc/%d/environ", o.PID)
+	if g.Env == nil && (o.PID > 0 || !o.Live) {
+		p := path.Join(layout.JobDir(o.PID), layout.EnvironFile)
 		if o.PID == 0 {
-			p = "proc/self/environ"
 			if _, err := fs.Stat(fsys, p); err != nil {
 				p = ""
 			}
@@ -101,21 +128,21 @@ func Node(fsys fs.FS, snap *snapshot.Snapshot, o Options) *Result {
 			readEnviron(g, fsys, p)
 		}
 	}
-	if in.Env == nil {
+	if g.Env == nil {
 		g.skip(finding.StepNCCL, "NCCL environment not checked: give --env, --nccl-env FILE or --pid PID")
-	} else if _, set := in.Env.Get("NCCL_SOCKET_IFNAME"); set && in.InterfacesPartial {
+	} else if _, set := g.Env.Get("NCCL_SOCKET_IFNAME"); set && g.InterfacesPartial {
 		g.Note("sys/class/net holds only the PCI network interfaces (no lo): NCCL_SOCKET_IFNAME is judged on what is there")
 	}
-	if b, err := rootfs.ReadLimited(fsys, "proc/modules", MaxFile); err == nil {
-		if m, err := host.ParseModules(bytes.NewReader(b), "proc/modules"); err == nil {
-			in.Modules = m
+	if b, err := rootfs.ReadLimited(fsys, layout.Modules, MaxFile); err == nil {
+		if m, err := proc.ParseModules(bytes.NewReader(b), layout.Modules); err == nil {
+			g.Modules = m
 		} else {
 			g.skip(finding.StepHost, "kernel modules: %v", err)
 		}
 	} else {
-		g.skip(finding.StepHost, "kernel modules not checked: proc/modules: %v", errText(err))
+		g.skip(finding.StepHost, "kernel modules not checked: %s: %v", layout.Modules, errText(err))
 	}
-	in.Uverbs, in.Dev = readDev(g, fsys)
+	g.Uverbs, g.Dev = readDev(g, fsys)
 	return g
 }
 
@@ -127,44 +154,40 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// kernelLogFiles are the saved kernel logs a bundle may hold, best first.
-var kernelLogFiles = []string{"cmd/dmesg.txt", "cmd/journalctl-k.txt", "cmd/kmsg.txt"}
-
 func readKernelLog(g *Result, fsys fs.FS, o Options) {
-	in := g.In
 	var err error
 	if o.Live && o.Sources != nil {
-		in.Kernel, err = o.Sources.KernelLog()
+		g.Kernel, err = o.Sources.KernelLog()
 		if err != nil {
 			g.Note("live kernel log: %v; trying saved logs", err)
-			in.Kernel = nil
+			g.Kernel = nil
 		}
 	}
-	if in.Kernel == nil {
-		for _, p := range kernelLogFiles {
+	if g.Kernel == nil {
+		for _, p := range layout.KernelLogs {
 			b, rerr := rootfs.ReadLimited(fsys, p, MaxFile)
 			if rerr != nil {
 				continue
 			}
-			if strings.HasSuffix(p, "kmsg.txt") {
-				in.Kernel, err = kmsg.ParseKmsg(bytes.NewReader(b), p)
+			if p == layout.Kmsg {
+				g.Kernel, err = kmsg.ParseKmsg(bytes.NewReader(b), p)
 			} else {
-				in.Kernel, err = kmsg.ParseText(bytes.NewReader(b), p, kmsg.TextOptions{Year: o.Now.Year()})
+				g.Kernel, err = kmsg.ParseText(bytes.NewReader(b), p, kmsg.TextOptions{Year: o.Now.Year()})
 			}
 			if err != nil && !errors.Is(err, kmsg.ErrNoData) {
 				g.skip(finding.StepKernelLog, "kernel log %s: %v", p, err)
-				in.Kernel = nil
+				g.Kernel = nil
 				continue
 			}
 			break
 		}
 	}
-	if in.Kernel == nil {
-		g.skip(finding.StepKernelLog, "kernel log not checked: no /dev/kmsg access and no %s", strings.Join(kernelLogFiles, ", "))
+	if g.Kernel == nil {
+		g.skip(finding.StepKernelLog, "kernel log not checked: no /dev/kmsg access and no %s", strings.Join(layout.KernelLogs, ", "))
 		return
 	}
-	if n := len(in.Kernel.Errors); n > 0 {
-		g.Note("kernel log: %d unparsable line(s) skipped, first: %v", n, in.Kernel.Errors[0])
+	if n := len(g.Kernel.Errors); n > 0 {
+		g.Note("kernel log: %d unparsable line(s) skipped, first: %v", n, g.Kernel.Errors[0])
 	}
 	if o.Since <= 0 {
 		return
@@ -175,8 +198,8 @@ func readKernelLog(g *Result, fsys fs.FS, o Options) {
 	end := o.Now
 	if !o.Live {
 		end = time.Time{}
-		for _, r := range in.Kernel.Records {
-			if t, ok := r.WallTime(in.Boot); ok && t.After(end) {
+		for _, r := range g.Kernel.Records {
+			if t, ok := r.WallTime(g.Boot); ok && t.After(end) {
 				end = t
 			}
 		}
@@ -185,14 +208,14 @@ func readKernelLog(g *Result, fsys fs.FS, o Options) {
 		g.Note("kernel log has no dated records: --since not applied, the whole log is judged")
 		return
 	}
-	in.Since, in.Window = end.Add(-o.Since), o.Since
+	g.Since, g.Window = end.Add(-o.Since), o.Since
 }
 
 // bootTime is proc/stat btime, else now − proc/uptime; zero when neither
 // is readable. In a bundle the same frame is used for "[ seconds]" stamps
 // and the window, so it need not be the real boot time.
 func bootTime(fsys fs.FS, o Options) time.Time {
-	if b, err := rootfs.ReadLimited(fsys, "proc/stat", 1<<20); err == nil {
+	if b, err := rootfs.ReadLimited(fsys, layout.Stat, 1<<20); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if v, ok := strings.CutPrefix(line, "btime "); ok {
 				if s, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && s > 0 {
@@ -201,7 +224,7 @@ func bootTime(fsys fs.FS, o Options) time.Time {
 			}
 		}
 	}
-	if b, err := rootfs.ReadLimited(fsys, "proc/uptime", 4096); err == nil {
+	if b, err := rootfs.ReadLimited(fsys, layout.Uptime, 4096); err == nil {
 		if f := strings.Fields(string(b)); len(f) > 0 {
 			if up, err := strconv.ParseFloat(f[0], 64); err == nil && up >= 0 && up < 1e10 {
 				return o.Now.Add(-time.Duration(up * float64(time.Second)))
@@ -212,22 +235,13 @@ func bootTime(fsys fs.FS, o Options) time.Time {
 }
 
 func readEthtool(g *Result, fsys fs.FS, snap *snapshot.Snapshot, o Options) {
-	var want []string
-	for i := range snap.Devices {
-		for _, p := range snap.Devices[i].Ports {
-			if p.LinkLayer == ib.LinkLayerEthernet && p.NetDev != "" && !slices.Contains(want, p.NetDev) {
-				want = append(want, p.NetDev)
-			}
-		}
-	}
-	slices.Sort(want)
-	for _, nd := range want {
+	for _, nd := range layout.EthtoolNetDevs(snap) {
 		var st *ethtool.Stats
 		var err error
 		if o.Live && o.Sources != nil {
 			st, err = o.Sources.EthtoolStats(nd)
 		} else {
-			p := "cmd/ethtool-S-" + nd + ".txt"
+			p := layout.Ethtool(nd)
 			var b []byte
 			if b, err = rootfs.ReadLimited(fsys, p, MaxFile); err == nil {
 				st, err = ethtool.Parse(bytes.NewReader(b), nd, p)
@@ -237,22 +251,22 @@ func readEthtool(g *Result, fsys fs.FS, snap *snapshot.Snapshot, o Options) {
 			g.skip(finding.StepPort, "ethtool statistics of %s not checked: %v", nd, errText(err))
 			continue
 		}
-		g.In.Ethtool = append(g.In.Ethtool, st)
+		g.Ethtool = append(g.Ethtool, st)
 	}
 }
 
-func readSMI(g *Result, fsys fs.FS, o Options) {
-	if len(g.In.Snap.GPUs()) == 0 {
+func readSMI(g *Result, fsys fs.FS, snap *snapshot.Snapshot, o Options) {
+	if len(snap.GPUs()) == 0 {
 		return
 	}
-	const p = "cmd/nvidia-smi-topo-m.txt"
+	const p = layout.NvidiaSMITopo
 	if b, err := rootfs.ReadLimited(fsys, p, MaxFile); err == nil {
 		m, err := nvsmi.Parse(bytes.NewReader(b), p)
 		if err != nil {
 			g.skip(finding.StepPCIe, "nvidia-smi topology: %v", err)
 			return
 		}
-		g.In.SMI = m
+		g.SMI = m
 		return
 	}
 	if o.Live && o.Sources != nil {
@@ -261,20 +275,20 @@ func readSMI(g *Result, fsys fs.FS, o Options) {
 			g.Note("nvidia-smi topology not compared: %v", err)
 			return
 		}
-		g.In.SMI = m
+		g.SMI = m
 	}
 }
 
 func readInterfaces(g *Result, fsys fs.FS) []host.Interface {
-	ents, err := fs.ReadDir(fsys, "sys/class/net")
+	ents, err := fs.ReadDir(fsys, layout.ClassNet)
 	if err != nil {
-		g.skip(finding.StepNCCL, "network interfaces not listed: sys/class/net: %v", errText(err))
+		g.skip(finding.StepNCCL, "network interfaces not listed: %s: %v", layout.ClassNet, errText(err))
 		return nil
 	}
 	out := []host.Interface{}
 	for _, e := range ents {
 		i := host.Interface{Name: e.Name(), Flags: -1}
-		dir := path.Join("sys/class/net", e.Name())
+		dir := path.Join(layout.ClassNet, e.Name())
 		if b, err := rootfs.ReadAttr(fsys, dir+"/operstate"); err == nil {
 			i.OperState = strings.TrimSpace(string(b))
 		}
@@ -289,16 +303,13 @@ func readInterfaces(g *Result, fsys fs.FS) []host.Interface {
 }
 
 func readMemlock(g *Result, fsys fs.FS, o Options) *host.Limit {
-	p := "proc/self/limits"
-	if o.PID > 0 {
-		p = fmt.Sprintf("proc/%d/limits", o.PID)
-	}
+	p := path.Join(layout.JobDir(o.PID), layout.LimitsFile)
 	b, err := rootfs.ReadLimited(fsys, p, 1<<20)
 	if err != nil {
 		g.skip(finding.StepHost, "locked-memory limit not checked: %s: %v", p, errText(err))
 		return nil
 	}
-	l, err := host.ParseLimits(bytes.NewReader(b), p)
+	l, err := proc.ParseLimits(bytes.NewReader(b), p)
 	if err != nil {
 		g.skip(finding.StepHost, "locked-memory limit: %v", err)
 		return nil
@@ -310,9 +321,9 @@ func readMemlock(g *Result, fsys fs.FS, o Options) *host.Limit {
 // an openable entry for each, and rdma_cm.
 func readDev(g *Result, fsys fs.FS) (map[string]string, []host.DevEntry) {
 	uv := map[string]string{}
-	ents, err := fs.ReadDir(fsys, "sys/class/infiniband_verbs")
+	ents, err := fs.ReadDir(fsys, layout.ClassVerbs)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		g.skip(finding.StepContainer, "uverbs devices not mapped: sys/class/infiniband_verbs: %v", errText(err))
+		g.skip(finding.StepContainer, "uverbs devices not mapped: %s: %v", layout.ClassVerbs, errText(err))
 		return nil, nil
 	}
 	var paths []string
@@ -320,18 +331,18 @@ func readDev(g *Result, fsys fs.FS) (map[string]string, []host.DevEntry) {
 		if !strings.HasPrefix(e.Name(), "uverbs") {
 			continue
 		}
-		b, err := rootfs.ReadAttr(fsys, "sys/class/infiniband_verbs/"+e.Name()+"/ibdev")
+		b, err := rootfs.ReadAttr(fsys, layout.VerbsIBDev(e.Name()))
 		if err != nil {
 			continue
 		}
 		uv[e.Name()] = strings.TrimSpace(string(b))
-		paths = append(paths, "dev/infiniband/"+e.Name())
+		paths = append(paths, layout.Uverbs(e.Name()))
 	}
-	if _, err := fs.Stat(fsys, "dev"); err != nil {
+	if _, err := fs.Stat(fsys, layout.Dev); err != nil {
 		g.skip(finding.StepContainer, "container device access not checked: the root has no dev/")
 		return uv, nil
 	}
-	paths = append(paths, "dev/infiniband/rdma_cm")
+	paths = append(paths, layout.RdmaCM)
 	var out []host.DevEntry
 	for _, p := range paths {
 		e := host.DevEntry{Path: p}
@@ -367,5 +378,5 @@ func readEnviron(g *Result, fsys fs.FS, p string) {
 		g.skip(finding.StepNCCL, "NCCL environment: %v", err)
 		return
 	}
-	g.In.Env = e
+	g.Env = e
 }

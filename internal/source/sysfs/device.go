@@ -12,10 +12,11 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
 
-const classIB = "sys/class/infiniband"
+const classIB = layout.ClassInfiniband
 
 // readDir lists a directory; a missing one gives nil and no gap.
 func (r *reader) readDir(dir string) []fs.DirEntry {

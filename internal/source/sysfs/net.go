@@ -9,10 +9,11 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
 
-const classNet = "sys/class/net"
+const classNet = layout.ClassNet
 
 // ARPHRD types of sys/class/net/<dev>/type.
 const (

@@ -11,9 +11,10 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 )
 
-const busPCI = "sys/bus/pci/devices"
+const busPCI = layout.PCIDevices
 
 // readGPUs finds NVIDIA display/3D controllers and Mellanox/NVIDIA
 // network functions among sys/bus/pci/devices and registers them with
@@ -54,7 +55,7 @@ func (r *reader) readPCI() error {
 }
 
 func (r *reader) readPCIDevice(ref pciRef) snapshot.PCIDevice {
-	dir := "sys/devices/" + ref.path
+	dir := layout.Devices + "/" + ref.path
 	d := snapshot.PCIDevice{
 		Address:          ref.addr,
 		Path:             ref.path,

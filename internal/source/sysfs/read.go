@@ -12,6 +12,7 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
 
@@ -235,15 +236,15 @@ func (r *reader) addListedMetaGaps() {
 }
 
 func (r *reader) readHost() {
-	host := strings.TrimSpace(r.readString("proc/sys/kernel/hostname"))
+	host := strings.TrimSpace(r.readString(layout.Hostname))
 	if host == "" {
-		host = strings.TrimSpace(r.readString("etc/hostname"))
+		host = strings.TrimSpace(r.readString(layout.EtcHostname))
 	}
 	if host == "" && r.meta != nil {
 		host = r.meta.Host
 	}
 	r.snap.Host = host
-	r.snap.Kernel = strings.TrimSpace(r.readString("proc/sys/kernel/osrelease"))
+	r.snap.Kernel = strings.TrimSpace(r.readString(layout.OSRelease))
 	if r.snap.Kernel == "" && r.meta != nil {
 		r.snap.Kernel = r.meta.Kernel
 	}

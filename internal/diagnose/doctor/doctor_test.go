@@ -1,0 +1,128 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
+	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
+)
+
+func TestNextSteps(t *testing.T) {
+	f := func(id string, sev finding.Severity, remedy ...string) finding.Finding {
+		return finding.Finding{ID: id, Severity: sev, Remedy: remedy}
+	}
+	fs := []finding.Finding{
+		f("port.down", finding.Critical, "reseat the cable"),
+		f("port.down", finding.Critical, "reseat the other cable"),
+		f("pcie.aer_errors", finding.Warning),
+		f("gpu.xid", finding.Warning, "nvidia-smi -q"),
+		f("port.errors", finding.Info, "watch the counters"),
+		f("nccl.ib_disabled", finding.Warning, "unset NCCL_IB_DISABLE"),
+	}
+	ids := func(fs []finding.Finding) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.ID+": "+f.Remedy[0])
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		max  int
+		want []string
+	}{
+		// One per ID, the first; none without a remedy; no notes.
+		{"all", 5, []string{"port.down: reseat the cable", "gpu.xid: nvidia-smi -q", "nccl.ib_disabled: unset NCCL_IB_DISABLE"}},
+		{"at most 2", 2, []string{"port.down: reseat the cable", "gpu.xid: nvidia-smi -q"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, ids(NextSteps(fs, tt.max))); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestTally(t *testing.T) {
+	r := &Result{
+		Findings: []finding.Finding{
+			{ID: "port.down", Severity: finding.Critical},
+			{ID: "port.down", Severity: finding.Warning},
+			{ID: "gpu.xid", Severity: finding.Critical},
+			{ID: "nccl.ib_disabled", Severity: finding.Info},
+		},
+		Skipped: map[int]bool{finding.StepContainer: true, finding.StepNCCL: true},
+	}
+	tests := []struct {
+		step int
+		want Tally
+	}{
+		{finding.StepPort, Tally{Critical: 1, Warning: 1}},
+		{finding.StepKernelLog, Tally{Critical: 1}},
+		{finding.StepNCCL, Tally{Info: 1, Skipped: true}},
+		{finding.StepContainer, Tally{Skipped: true}},
+		{finding.StepHost, Tally{}},
+	}
+	for _, tt := range tests {
+		if got := r.Tally(tt.step); got != tt.want {
+			t.Errorf("step %d: %+v, want %+v", tt.step, got, tt.want)
+		}
+	}
+}
+
+// TestDiagnoseBundle runs the runbook without the command: a simulated
+// node's bundle with an NCCL log that is not one, and a job environment
+// given by the caller.
+func TestDiagnoseBundle(t *testing.T) {
+	fault, err := simnode.ParseFault("xid:gpu1=48")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := simnode.Build(simnode.Options{Profile: "h100-ndr", Host: "gpu017", Faults: []simnode.Fault{fault}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "gpu017.tar.gz")
+	var buf bytes.Buffer
+	if err := n.WriteTarGz(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(root, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := ncclenv.FromList("test", []string{"NCCL_IB_DISABLE=1"})
+	now := func() time.Time { return time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC) }
+	r, err := Diagnose(context.Background(), Options{Root: root, Env: env, NCCLLog: []byte{0xff, 0xfe, 0}, NCCLLogName: "rank0.log", Since: 0, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, f := range r.Findings {
+		ids = append(ids, f.ID)
+	}
+	// Ordered by severity, then runbook step: the Xid (kernel log, 3)
+	// before NCCL_IB_DISABLE (NCCL configuration, 5).
+	if i, j := slices.Index(ids, "gpu.xid"), slices.Index(ids, "nccl.ib_disabled"); i < 0 || j < i {
+		t.Errorf("findings %v: want gpu.xid, then nccl.ib_disabled", ids)
+	}
+	if r.Host != "gpu017" || r.ExitCode != finding.ExitCode(r.Findings) || r.Topology == nil || r.Snap == nil || r.Root != root {
+		t.Errorf("host %q exit %d topology %v", r.Host, r.ExitCode, r.Topology)
+	}
+	if !slices.ContainsFunc(r.NotChecked, func(s string) bool { return strings.HasPrefix(s, "NCCL log rank0.log: ") }) {
+		t.Errorf("a bad NCCL log is not a note: %q", r.NotChecked)
+	}
+	if _, err := Diagnose(context.Background(), Options{Root: filepath.Join(t.TempDir(), "none")}); err == nil {
+		t.Error("a missing root diagnosed")
+	}
+}
