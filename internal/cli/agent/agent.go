@@ -99,7 +99,7 @@ SIGTERM or SIGINT shut it down gracefully.`,
 	}
 	cmdutil.AddFormatFlag(cmd, &opts.Format)
 	cmdutil.AddRootFlag(cmd, &opts.Root)
-	cmd.Flags().StringVar(&opts.Listen, "listen", ":9315", "address of the HTTP server")
+	cmd.Flags().StringVar(&opts.Listen, "listen", ":9315", "address of the HTTP server: all interfaces by default, as node_exporter does, since Prometheus scrapes it from elsewhere (read-only without a token); 127.0.0.1:9315 keeps it local")
 	cmd.Flags().DurationVar(&opts.Interval, "interval", 15*time.Second, "time between samples")
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "expectation file (YAML, from 'ibdoctor baseline') for the node rules")
 	cmd.Flags().StringVar(&opts.StateDir, "state-dir", "", "directory for the state store (empty: state is kept in memory only)")

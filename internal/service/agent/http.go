@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -59,12 +60,18 @@ func (a *Agent) Handler(o HandlerOptions) http.Handler {
 	return guard(o.Token, mux)
 }
 
-// guard enforces the read-only default and the token.
-func guard(token string, next http.Handler) http.Handler {
+// guard enforces the read-only default and the token. A request that no
+// route takes is left to the mux, so a wrong method on a read-only
+// endpoint (POST /api/v1/health) gets 405 with an Allow header, not 403.
+func guard(token string, next *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		read := r.Method == http.MethodGet || r.Method == http.MethodHead
 		if read && !strings.HasPrefix(r.URL.Path, PerfPrefix) {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if _, pattern := next.Handler(r); pattern == "" {
+			next.ServeHTTP(w, r) // 404 or 405
 			return
 		}
 		if token == "" {
@@ -202,10 +209,48 @@ func (a *Agent) serveHealthz(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte("ok\n"))
 }
 
-// Serve runs an HTTP server on ln until ctx ends, then shuts it down
-// gracefully (in-flight requests get up to 5 s).
+// ServerLimits bound what clients can hold of the agent's HTTP server. The
+// sampler does not depend on them: it runs in its own goroutine and
+// publishes each sample atomically, so a saturated server delays answers,
+// never samples.
+type ServerLimits struct {
+	// ReadHeaderTimeout bounds reading a request's headers, however slowly
+	// they trickle in; ReadTimeout the whole request with its body.
+	ReadHeaderTimeout, ReadTimeout time.Duration
+	// WriteTimeout bounds a handler and its response (a pairwise test
+	// extends it for its own duration).
+	WriteTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection that sends nothing.
+	IdleTimeout time.Duration
+	// MaxConns caps the connections served at once; further ones wait in
+	// the listen backlog until one closes.
+	MaxConns int
+}
+
+// DefaultServerLimits suit Prometheus scrapes (default scrape timeout
+// 10 s), probes and a few people: a scrape is answered from the last
+// sample in milliseconds.
+var DefaultServerLimits = ServerLimits{
+	ReadHeaderTimeout: 5 * time.Second,
+	ReadTimeout:       15 * time.Second,
+	WriteTimeout:      30 * time.Second,
+	IdleTimeout:       60 * time.Second,
+	MaxConns:          64,
+}
+
+// Serve runs an HTTP server on ln within DefaultServerLimits until ctx
+// ends, then shuts it down gracefully (in-flight requests get up to 5 s).
 func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	return ServeLimited(ctx, ln, h, DefaultServerLimits)
+}
+
+// ServeLimited is Serve with explicit limits.
+func ServeLimited(ctx context.Context, ln net.Listener, h http.Handler, lim ServerLimits) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: lim.ReadHeaderTimeout, ReadTimeout: lim.ReadTimeout,
+		WriteTimeout: lim.WriteTimeout, IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: 64 << 10}
+	if lim.MaxConns > 0 {
+		ln = limitListener(ln, lim.MaxConns)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -219,5 +264,49 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
+	return err
+}
+
+// limitListener accepts at most n connections at once: Accept waits for
+// one of them to close (as golang.org/x/net/netutil.LimitListener does).
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &limited{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limited struct {
+	net.Listener
+	sem   chan struct{}
+	done  chan struct{}
+	close sync.Once
+}
+
+func (l *limited) Accept() (net.Conn, error) {
+	select {
+	case l.sem <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: sync.OnceFunc(func() { <-l.sem })}, nil
+}
+
+func (l *limited) Close() error {
+	err := l.Listener.Close()
+	l.close.Do(func() { close(l.done) })
+	return err
+}
+
+type limitedConn struct {
+	net.Conn
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.release()
 	return err
 }

@@ -2,12 +2,14 @@ package fabric
 
 import (
 	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +21,26 @@ import (
 )
 
 const metaFile = "meta.json"
+
+// maxMeta bounds meta.json (a real one is a few KB).
+const maxMeta = 1 << 20
+
+// outputNames are the outputs `fabric collect` saves (steps and the
+// follow-up queries in collect.go); nothing else is read from a collection.
+var outputNames = map[string]bool{
+	"ibnetdiscover": true, "iblinkinfo": true, "ibqueryerrors": true, "dump_fts": true, "sminfo": true,
+	"perfquery": true, "saquery-sm": true, "sminfo-sms": true,
+}
+
+// outputFile reports whether a collection file name is NAME.txt or
+// NAME.stderr of a known output.
+func outputFile(name string) bool {
+	stem, ok := strings.CutSuffix(name, ".txt")
+	if !ok {
+		stem, ok = strings.CutSuffix(name, ".stderr")
+	}
+	return ok && outputNames[stem]
+}
 
 // maxOutput bounds one saved output read back (a 16k-HCA dump_fts is about
 // 1 GiB uncompressed; larger fabrics should be split per switch).
@@ -124,8 +146,11 @@ const (
 // readTarGz unpacks a collection tarball into memory. A collection is flat:
 // only regular files with plain names (no directories, no "..", no links)
 // are accepted, within maxOutput per file, maxTarBytes in all and
-// maxTarFiles entries.
-func readTarGz(r io.Reader) (fs.FS, error) {
+// maxTarFiles entries; a name may appear once. Only meta.json and the files
+// of known outputs are kept: anything else is skipped without being held
+// in memory. Each file is read into one buffer of its header size, so
+// reading a 1 GiB output costs 1 GiB, not the 2–3 GiB of a growing buffer.
+func readTarGz(r io.Reader) (fstest.MapFS, error) {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, fmt.Errorf("not a gzip-compressed tar (from 'ibdoctor fabric collect --out FILE.tar.gz'): %w", err)
@@ -152,14 +177,24 @@ func readTarGz(r io.Reader) (fs.FS, error) {
 		if hdr.Typeflag != tar.TypeReg || !validName(name) {
 			return nil, fmt.Errorf("tar entry %d %q: only plain files of a collection are read", i+1, hdr.Name)
 		}
-		if hdr.Size > maxOutput || total+hdr.Size > maxTarBytes {
+		if _, dup := m[name]; dup {
+			return nil, fmt.Errorf("tar entry %d %q: appears twice", i+1, hdr.Name)
+		}
+		if name != metaFile && !outputFile(name) {
+			continue
+		}
+		limit := int64(maxOutput)
+		if name == metaFile {
+			limit = maxMeta
+		}
+		if hdr.Size < 0 || hdr.Size > limit || total+hdr.Size > maxTarBytes {
 			return nil, fmt.Errorf("tar entry %q: too large (%d bytes)", hdr.Name, hdr.Size)
 		}
-		b, err := io.ReadAll(io.LimitReader(tr, hdr.Size))
-		if err != nil {
+		b := make([]byte, hdr.Size)
+		if _, err := io.ReadFull(tr, b); err != nil {
 			return nil, fmt.Errorf("tar entry %q: %w", hdr.Name, err)
 		}
-		total += int64(len(b))
+		total += hdr.Size
 		m[name] = &fstest.MapFile{Data: b, Mode: 0o644}
 	}
 	return m, nil
@@ -168,34 +203,47 @@ func readTarGz(r io.Reader) (fs.FS, error) {
 // ReadFS reads a collection from a file system (see ReadFrom).
 func ReadFS(fsys fs.FS) (*fabricmodel.Raw, error) {
 	raw := &fabricmodel.Raw{}
-	b, err := fs.ReadFile(fsys, metaFile)
+	b, err := readLimited(fsys, metaFile, maxMeta)
 	switch {
 	case err == nil:
 		if err := json.Unmarshal(b, raw); err != nil {
 			return nil, fmt.Errorf("%s: %w", metaFile, err)
 		}
+		raw.Outputs = slices.DeleteFunc(raw.Outputs, func(o *fabricmodel.Output) bool { return o == nil })
+		// Each output is read once: a meta.json naming one large output
+		// hundreds of times must not make hundreds of copies.
+		if len(raw.Outputs) > len(outputNames) {
+			return nil, fmt.Errorf("%s: %d outputs listed, a collection has at most %d", metaFile, len(raw.Outputs), len(outputNames))
+		}
+		seen := map[string]bool{}
+		for _, o := range raw.Outputs {
+			if !validName(o.Name) || !outputNames[o.Name] {
+				return nil, fmt.Errorf("%s: unknown output name %q (known: %s)", metaFile, o.Name, strings.Join(slices.Sorted(maps.Keys(outputNames)), ", "))
+			}
+			if seen[o.Name] {
+				return nil, fmt.Errorf("%s: output %q listed twice", metaFile, o.Name)
+			}
+			seen[o.Name] = true
+		}
 	case errors.Is(err, fs.ErrNotExist):
+		// A folder saved by hand: the NAME.txt of every known output.
 		ents, err := fs.ReadDir(fsys, ".")
 		if err != nil {
 			return nil, err
 		}
 		for _, e := range ents {
-			if n, ok := strings.CutSuffix(e.Name(), ".txt"); ok && e.Type().IsRegular() {
+			if n, ok := strings.CutSuffix(e.Name(), ".txt"); ok && e.Type().IsRegular() && outputNames[n] {
 				raw.Outputs = append(raw.Outputs, &fabricmodel.Output{Name: n})
 			}
 		}
 	default:
 		return nil, err
 	}
-	raw.Outputs = slices.DeleteFunc(raw.Outputs, func(o *fabricmodel.Output) bool { return o == nil })
 	for _, o := range raw.Outputs {
-		if !validName(o.Name) {
-			return nil, fmt.Errorf("%s: bad output name %q", metaFile, o.Name)
-		}
-		if o.Stdout, err = readLimited(fsys, o.Name+".txt"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if o.Stdout, err = readLimited(fsys, o.Name+".txt", maxOutput); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		if o.Stderr, err = readLimited(fsys, o.Name+".stderr"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if o.Stderr, err = readLimited(fsys, o.Name+".stderr", maxOutput); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
 	}
@@ -217,18 +265,36 @@ func validName(n string) bool {
 	return !strings.Contains(n, "..")
 }
 
-func readLimited(fsys fs.FS, name string) ([]byte, error) {
+// readLimited reads a file of at most limit bytes. A file already in
+// memory (a collection unpacked by readTarGz) is returned without a copy.
+func readLimited(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	if m, ok := fsys.(fstest.MapFS); ok {
+		f := m[name]
+		if f == nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		}
+		if int64(len(f.Data)) > limit {
+			return nil, fmt.Errorf("%s: larger than %d bytes", name, limit)
+		}
+		return f.Data, nil
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxOutput+1))
-	if err != nil {
+	// Sized from Stat, as os.ReadFile does: a growing buffer would peak
+	// at two to three times a large output.
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() <= limit {
+		buf.Grow(int(fi.Size()) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(b) > maxOutput {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxOutput)
+	b := buf.Bytes()
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, limit)
 	}
 	return b, nil
 }
