@@ -105,8 +105,8 @@ var ncclMetas = []finding.Meta{
 		ID: "nccl.nics_unused", Severity: finding.Critical, Area: "nccl", Step: StepPerf,
 		Title:   "NCCL drives fewer NICs per node than the node has",
 		Meaning: "A multi-node run's bus bandwidth is bounded by each node's aggregate NIC bandwidth, and each GPU drives the NIC nearest to it. The NCCL log inside the output ('NET/IB : Using [0]mlx5_0:1/IB …') lists fewer NICs on a host than it has (--nics-per-node, --root) or than it has GPUs: the run is stuck on a fraction of the bandwidth. Critical when the node's NIC count is known; a warning when only the rank layout (one NIC per GPU) suggests more.",
-		Causes: []string{"NCCL_IB_HCA names only some of the HCAs", "ports down or not ACTIVE on the host, so NCCL leaves them out", "the container sees only some /dev/infiniband/uverbs devices"},
-		Remedy: []string{"ibdoctor doctor on the host (ports, container access, NCCL_IB_HCA)", remedyNCCLDebug},
+		Causes:  []string{"NCCL_IB_HCA names only some of the HCAs", "ports down or not ACTIVE on the host, so NCCL leaves them out", "the container sees only some /dev/infiniband/uverbs devices"},
+		Remedy:  []string{"ibdoctor doctor on the host (ports, container access, NCCL_IB_HCA)", remedyNCCLDebug},
 	},
 	{
 		ID: "nccl.small_msg_latency", Severity: finding.Warning, Area: "nccl", Step: StepPerf,
