@@ -14,7 +14,7 @@ var ncclMetas = []finding.Meta{
 	{
 		ID: "nccl.socket_fallback", Severity: finding.Critical, Area: "nccl", Step: StepNCCL,
 		Title:   "NCCL runs over sockets instead of IB/RoCE",
-		Meaning: "The NCCL log shows a rank using the Socket transport (NET/Socket, 'Using network Socket') for inter-node traffic. Training still works but at a fraction of the speed with high CPU load — the seed's case of GPUs 'busy' at 30% utilisation. Critical when RDMA devices exist or IB was expected, otherwise a warning.",
+		Meaning: "The NCCL log shows a rank using the Socket transport (NET/Socket, 'Using network Socket') for inter-node traffic. Training still works but at a fraction of the speed with high CPU load — the seed's case of GPUs 'busy' at 30% utilisation. Critical when RDMA devices exist or IB was expected, or when the NCCL lines sit in the output of a multi-node nccl-tests run (the busbw shortfall is then its evidence); otherwise a warning.",
 		Causes: []string{
 			"NCCL_IB_DISABLE=1 in the environment (see nccl.ib_disabled)",
 			"the container lacks /dev/infiniband/uverbs* and rdma_cm, so NCCL finds no IB device",
