@@ -19,7 +19,7 @@ func TestDemo(t *testing.T) {
 	for _, s := range []string{
 		"broken in 10 ways",
 		"$ ibdoctor status --root " + keep,
-		"critical port.rate_below_expected,port.width_degraded",
+		"critical port.width_degraded",
 		"$ ibdoctor check --root " + keep,
 		"exit code 2",
 		"$ ibdoctor doctor --root " + keep + " --pid ",

@@ -88,12 +88,12 @@ func runLog(ctx context.Context, o *LogOptions) error {
 	lo := ncclrules.LogOptions{ExpectIB: o.ExpectIB}
 	var doc logDoc
 	if o.Root != "" {
-		present, _, _, err := nodeFacts(ctx, o.F, o.Root)
+		nf, err := readNode(ctx, o.F, o.Root)
 		if err != nil {
 			return cmdutil.CannotRun(fmt.Errorf("--root %s: %w", o.Root, err))
 		}
-		lo.RDMAPresent = present
-		if present {
+		lo.RDMAPresent = nf.Present
+		if nf.Present {
 			doc.Notes = append(doc.Notes, fmt.Sprintf("%s has RDMA devices: NCCL should use them", o.Root))
 		}
 	}

@@ -63,45 +63,59 @@ func openInput(f *cmdutil.Factory, name string) (io.ReadCloser, error) {
 	}{io.LimitReader(fh, maxInput), fh}, nil
 }
 
-// nodeFacts reads what the node at root says about its RDMA ports: whether
-// any exists, and the slowest active port's rate in Gb/s (0 when none).
-func nodeFacts(ctx context.Context, f *cmdutil.Factory, root string) (present bool, slowest float64, port string, err error) {
-	snap, err := cmdutil.LoadSnapshot(ctx, f, root)
-	if err != nil {
-		return false, 0, "", err
-	}
-	present, slowest, port = slowestActive(snap)
-	return present, slowest, port, nil
+// nodeFacts is what the node at root says about its RDMA ports.
+type nodeFacts struct {
+	// Present says whether any RDMA port exists.
+	Present bool
+	// Slowest is the slowest ACTIVE compute-fabric port's rate in Gb/s (0
+	// when none) and Port names it.
+	Slowest float64
+	Port    string
+	// NICs counts the compute-fabric ports, ACTIVE or not: a port that is
+	// down still belongs to the node's bandwidth. Fabric is their link
+	// layer.
+	NICs   int
+	Fabric ib.LinkLayer
 }
 
-// slowestActive picks the compute fabric — the link layer most ports share
+// readNode loads the node at root and sums up its RDMA ports.
+func readNode(ctx context.Context, f *cmdutil.Factory, root string) (nodeFacts, error) {
+	snap, err := cmdutil.LoadSnapshot(ctx, f, root)
+	if err != nil {
+		return nodeFacts{}, err
+	}
+	return computeFabric(snap), nil
+}
+
+// computeFabric picks the compute fabric — the link layer most ports share
 // (a frontend RoCE NIC next to eight IB HCAs is not on the NCCL path) — and
-// returns the slowest active port on it.
-func slowestActive(snap *snapshot.Snapshot) (present bool, slowest float64, port string) {
+// returns its port count and slowest active port.
+func computeFabric(snap *snapshot.Snapshot) nodeFacts {
+	var nf nodeFacts
 	count := map[ib.LinkLayer]int{}
 	for _, d := range snap.Devices {
 		for _, p := range d.Ports {
-			present = true
+			nf.Present = true
 			count[p.LinkLayer]++
 		}
 	}
-	var fabric ib.LinkLayer
 	for ll, n := range count {
-		if n > count[fabric] || (n == count[fabric] && ll < fabric) {
-			fabric = ll
+		if n > count[nf.Fabric] || (n == count[nf.Fabric] && ll < nf.Fabric) {
+			nf.Fabric = ll
 		}
 	}
+	nf.NICs = count[nf.Fabric]
 	for _, d := range snap.Devices {
 		for _, p := range d.Ports {
-			if p.LinkLayer != fabric || p.State == nil || *p.State != ib.StateActive || p.Rate == nil || p.Rate.IsZero() {
+			if p.LinkLayer != nf.Fabric || p.State == nil || *p.State != ib.StateActive || p.Rate == nil || p.Rate.IsZero() {
 				continue
 			}
-			if g := p.Rate.Gbps(); slowest == 0 || g < slowest {
-				slowest, port = g, fmt.Sprintf("%s port %d", d.Name, p.Number)
+			if g := p.Rate.Gbps(); nf.Slowest == 0 || g < nf.Slowest {
+				nf.Slowest, nf.Port = g, fmt.Sprintf("%s port %d", d.Name, p.Number)
 			}
 		}
 	}
-	return present, slowest, port
+	return nf
 }
 
 // fileError is one input that could not be analysed.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -179,10 +181,65 @@ func TestRootFromSimulatedNode(t *testing.T) {
 		t.Errorf("log --root: exit %d\n%s", code, out)
 	}
 	out, _ = run(t, "", "perf", "--collective", "all_reduce", "--root", root, testsData+"nccl340-old-format-2gpu.txt")
-	if !strings.Contains(out, "line rate 200 Gb/s from mlx5_2 port 1") || !strings.Contains(out, "expected 20.0 GB/s") {
+	if !strings.Contains(out, "line rate 200 Gb/s from mlx5_2 port 1") || !strings.Contains(out, "expected 20.0 GB/s") ||
+		!strings.Contains(out, "1 × 200 Gb/s / 8 × 0.80 = 20.0 GB/s (NICs per node from --root "+root+": 8 IB ports; no rank list: 2 ranks hold at most 1 per node") {
 		t.Errorf("perf --root with a 2X port:\n%s", out)
 	}
 	if _, code := run(t, "", "log", "--root", filepath.Join(t.TempDir(), "missing.tar.gz"), logData+"nccl902-old-error12.log"); code != 3 {
 		t.Errorf("unusable root: exit %d, want 3", code)
+	}
+}
+
+// built2Node writes a 2-node all_reduce output, 8 ranks per host, whose
+// 1 GiB row peaks at busbw GB/s, and returns its path.
+func built2Node(t *testing.T, busbw float64) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n")
+	for r := 0; r < 16; r++ {
+		fmt.Fprintf(&b, "#  Rank %2d Group  0 Pid %d on %s device  %d [0000:%02x:00] NVIDIA H100 80GB HBM3\n", r, 4000+r, []string{"gpu-a", "gpu-b"}[r/8], r%8, 0x18+r%8)
+	}
+	alg := busbw / (2 * 15.0 / 16)
+	tm := 1073741824 / (alg * 1e3)
+	fmt.Fprintf(&b, "  1073741824     268435456     float     sum      -1  %8.1f  %6.2f  %6.2f       0  %8.1f  %6.2f  %6.2f       0\n", tm, alg, busbw, tm, alg, busbw)
+	path := filepath.Join(t.TempDir(), "all_reduce_perf.2n.out")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// --line-rate is one NIC's rate: a 2-node run's expectation is the node's
+// NICs × that rate, and the report says where the NIC count came from.
+func TestPerfNICsPerNode(t *testing.T) {
+	tests := []struct {
+		name  string
+		busbw float64
+		args  []string
+		code  int
+		want  []string
+	}{
+		{"one NIC's worth on 8-GPU nodes", 44, []string{"--line-rate", "400"}, 2, []string{
+			"peak busbw at large sizes: 44.00 GB/s (expected 320.0 GB/s, 14%)",
+			"expectation: 8 × 400 Gb/s / 8 × 0.80 = 320.0 GB/s (NICs per node from the rank layout: 8 ranks per host, one NIC per GPU assumed",
+			"CRITICAL nccl.busbw_low"}},
+		{"4 x 200G NICs per node", 96, []string{"--line-rate", "200", "--nics-per-node", "4"}, 0, []string{
+			"(expected 80.0 GB/s, 120%)", "expectation: 4 × 200 Gb/s / 8 × 0.80 = 80.0 GB/s (--nics-per-node)", "HEALTHY"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code := run(t, "", append(append([]string{"perf"}, tt.args...), built2Node(t, tt.busbw))...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			for _, s := range tt.want {
+				if !strings.Contains(out, s) {
+					t.Errorf("%q not in\n%s", s, out)
+				}
+			}
+		})
+	}
+	if _, code := run(t, "", "perf", "--nics-per-node", "-1", "x"); code == 0 {
+		t.Error("--nics-per-node -1 accepted")
 	}
 }

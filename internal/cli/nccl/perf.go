@@ -1,6 +1,7 @@
 package nccl
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/output/report"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 	ncclrules "github.com/ibdoctor/ibdoctor/internal/rules/nccl"
 )
@@ -28,7 +30,12 @@ type PerfOptions struct {
 	LineRate     float64
 	Efficiency   float64
 	SmallLatency float64
-	// Root, when set, supplies the line rate: the slowest active port.
+	// NICsPerNode is how many NICs each node has on the inter-node
+	// network (0: from --root, the NCCL log in the output, or the rank
+	// layout).
+	NICsPerNode int
+	// Root, when set, supplies the line rate (the slowest active port of
+	// the compute fabric) and the NICs per node (its ports).
 	Root string
 }
 
@@ -48,13 +55,24 @@ both slow (network links), in-place vs out-of-place gaps, a curve that never
 plateaus, and copies of a non-MPI binary started by mpirun. NCCL INFO lines,
 mpirun --tag-output prefixes, CRLF and truncated tails are tolerated.
 
+A multi-node run's busbw is bounded by each node's aggregate NIC bandwidth:
+the expectation is NICs in use per node x --line-rate / 8 x --efficiency.
+The NICs per node come from --nics-per-node, else the ports of --root, else
+the NCCL log inside the output ("NET/IB : Using [0]mlx5_0:1/IB ..."), else
+the rank layout (one NIC per GPU); a node with fewer GPUs than NICs uses one
+per GPU. The report says which source set it. NCCL_DEBUG=INFO lines in the
+output that show a multi-node run on TCP sockets, or on fewer NICs than the
+node has, are critical.
+
 Exit code: 0 healthy, 1 warnings (or a file not analysed), 2 critical,
 3 nothing could be read.`,
 		Example: `  # 2 nodes x 8 H100, one 400G NIC per GPU
   $ ibdoctor nccl perf --line-rate 400 all_reduce_perf.2n.out
+  # 8 GPUs but 4 x 200G NICs per node
+  $ ibdoctor nccl perf --line-rate 200 --nics-per-node 4 all_reduce_perf.2n.out
   # against a number from the acceptance plan
   $ ibdoctor nccl perf --expect-busbw 360 --collective all_reduce run.log
-  # the line rate of this node's slowest active port
+  # the line rate and NIC count of this node's compute fabric
   $ ibdoctor nccl perf --root / all_reduce_perf.out
   # machine-readable, with every parsed row
   $ ibdoctor nccl perf --format json all_reduce_perf.out`,
@@ -66,8 +84,8 @@ Exit code: 0 healthy, 1 warnings (or a file not analysed), 2 critical,
 					return cmdutil.FlagErrorf("--collective: %v", err)
 				}
 			}
-			if opts.ExpectBusBW < 0 || opts.LineRate < 0 || opts.SmallLatency < 0 {
-				return cmdutil.FlagErrorf("--expect-busbw, --line-rate and --small-latency must not be negative")
+			if opts.ExpectBusBW < 0 || opts.LineRate < 0 || opts.SmallLatency < 0 || opts.NICsPerNode < 0 {
+				return cmdutil.FlagErrorf("--expect-busbw, --line-rate, --nics-per-node and --small-latency must not be negative")
 			}
 			if opts.Efficiency < 0 || opts.Efficiency > 1 {
 				return cmdutil.FlagErrorf("--efficiency %v out of range 0-1", opts.Efficiency)
@@ -81,10 +99,11 @@ Exit code: 0 healthy, 1 warnings (or a file not analysed), 2 critical,
 	cmdutil.AddFormatFlag(cmd, &opts.Format)
 	cmd.Flags().StringVar(&opts.Collective, "collective", "", "collective when the output does not say (all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv)")
 	cmd.Flags().Float64Var(&opts.ExpectBusBW, "expect-busbw", 0, "expected large-message bus bandwidth in GB/s")
-	cmd.Flags().Float64Var(&opts.LineRate, "line-rate", 0, "per-GPU network line rate in Gb/s (e.g. 400 for NDR); expectation = rate/8 x --efficiency")
+	cmd.Flags().Float64Var(&opts.LineRate, "line-rate", 0, "line rate of one NIC in Gb/s (e.g. 400 for NDR); expectation = NICs in use per node x rate/8 x --efficiency")
+	cmd.Flags().IntVar(&opts.NICsPerNode, "nics-per-node", 0, "NICs each node has on the inter-node network (default: from --root, the NCCL log in the output, or one per GPU)")
 	cmd.Flags().Float64Var(&opts.Efficiency, "efficiency", ncclrules.DefaultEfficiency, "fraction of the line rate busbw should reach")
 	cmd.Flags().Float64Var(&opts.SmallLatency, "small-latency", ncclrules.DefaultSmallLatencyUS, "time in us above which the smallest message counts as slow")
-	cmd.Flags().StringVar(&opts.Root, "root", "", "node root (directory or bundle) whose slowest active port gives the line rate")
+	cmd.Flags().StringVar(&opts.Root, "root", "", "node root (directory or bundle) whose compute-fabric ports give the NICs per node and, the slowest active one, the line rate")
 	return cmd
 }
 
@@ -104,30 +123,43 @@ type perfDoc struct {
 }
 
 func runPerf(ctx context.Context, o *PerfOptions) error {
-	to := ncclrules.TestsOptions{ExpectBusBW: o.ExpectBusBW, LineRateGbps: o.LineRate, Efficiency: o.Efficiency, SmallLatencyUS: o.SmallLatency}
+	to := ncclrules.TestsOptions{ExpectBusBW: o.ExpectBusBW, LineRateGbps: o.LineRate, Efficiency: o.Efficiency, SmallLatencyUS: o.SmallLatency, NICsPerNode: o.NICsPerNode}
+	if o.NICsPerNode > 0 {
+		to.NICsFrom = "--nics-per-node"
+	}
 	if o.Collective != "" {
 		to.Collective, _ = nccltests.ParseCollective(o.Collective)
 	}
 	var doc perfDoc
-	if o.Root != "" && o.LineRate == 0 {
-		_, rate, port, err := nodeFacts(ctx, o.F, o.Root)
+	if o.Root != "" {
+		nf, err := readNode(ctx, o.F, o.Root)
 		if err != nil {
 			return cmdutil.CannotRun(fmt.Errorf("--root %s: %w", o.Root, err))
 		}
-		if rate > 0 {
-			to.LineRateGbps = rate
-			doc.Notes = append(doc.Notes, fmt.Sprintf("line rate %.0f Gb/s from %s, the slowest active port of the compute fabric in %s", rate, port, o.Root))
-		} else {
-			doc.Notes = append(doc.Notes, fmt.Sprintf("%s has no active RDMA port: line rate unknown", o.Root))
+		if o.LineRate == 0 {
+			if nf.Slowest > 0 {
+				to.LineRateGbps = nf.Slowest
+				doc.Notes = append(doc.Notes, fmt.Sprintf("line rate %.0f Gb/s from %s, the slowest active port of the compute fabric in %s", nf.Slowest, nf.Port, o.Root))
+			} else {
+				doc.Notes = append(doc.Notes, fmt.Sprintf("%s has no active RDMA port: line rate unknown", o.Root))
+			}
+		}
+		if o.NICsPerNode == 0 && nf.NICs > 0 {
+			to.NICsPerNode = nf.NICs
+			to.NICsFrom = fmt.Sprintf("NICs per node from --root %s: %d %s ports", o.Root, nf.NICs, nf.Fabric.Short())
 		}
 	}
 	for _, name := range o.Files {
-		out, err := parseTestsFile(o.F, name)
+		out, lg, err := parseTestsFile(o.F, name)
 		if err != nil {
 			doc.Errors = append(doc.Errors, fileError{name, err.Error()})
 			continue
 		}
-		a := ncclrules.CheckTests(out, to)
+		fo := to
+		if lg != nil {
+			fo.Net = ncclrules.NetUseOf(lg)
+		}
+		a := ncclrules.CheckTests(out, fo)
 		doc.Files = append(doc.Files, perfFile{Source: name, Output: out, Analysis: a})
 		doc.Findings = append(doc.Findings, a.Findings...)
 		doc.Notes = append(doc.Notes, a.Notes...)
@@ -136,13 +168,30 @@ func runPerf(ctx context.Context, o *PerfOptions) error {
 		func(w io.Writer, st report.Style) { writePerfText(w, st, &doc) })
 }
 
-func parseTestsFile(f *cmdutil.Factory, name string) (*nccltests.Output, error) {
+// parseTestsFile parses an nccl-tests output and, when NCCL_DEBUG=INFO
+// lines are mixed in, the NCCL log they form (nil otherwise).
+func parseTestsFile(f *cmdutil.Factory, name string) (*nccltests.Output, *nccllog.Log, error) {
 	rc, err := openInput(f, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rc.Close()
-	return nccltests.Parse(rc, name)
+	text, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := nccltests.Parse(bytes.NewReader(text), name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !nccllog.Detect(string(text)) {
+		return out, nil, nil
+	}
+	lg, err := nccllog.Parse(bytes.NewReader(text), name)
+	if err != nil {
+		return out, nil, nil // the tests output stands on its own
+	}
+	return out, lg, nil
 }
 
 func writePerfText(w io.Writer, st report.Style, doc *perfDoc) {
@@ -157,6 +206,9 @@ func writePerfText(w io.Writer, st report.Style, doc *perfDoc) {
 					line += fmt.Sprintf(" (expected %.1f GB/s, %.0f%%)", sum.ExpectBusBW, sum.PeakBusBW/sum.ExpectBusBW*100)
 				}
 				fmt.Fprintln(w, line)
+				if sum.ExpectBasis != "" && !strings.HasPrefix(sum.ExpectBasis, "--expect-busbw") {
+					fmt.Fprintf(w, "  expectation: %s\n", sum.ExpectBasis)
+				}
 			}
 			if sum.SmallTimeUS > 0 {
 				fmt.Fprintf(w, "  smallest message: %s in %.1f us\n", ncclrules.FormatBytes(sum.MinSize), sum.SmallTimeUS)

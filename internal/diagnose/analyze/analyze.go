@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -726,20 +727,43 @@ func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *conte
 	if err != nil {
 		return err
 	}
-	a := ncclrules.CheckTests(out, ncclrules.TestsOptions{ExpectBusBW: opts.ExpectBusBW, LineRateGbps: lineRate(seg, opts, ctx)})
+	to := ncclrules.TestsOptions{ExpectBusBW: opts.ExpectBusBW, LineRateGbps: lineRate(seg, opts, ctx)}
+	if rate, n, from := ctx.lineRate(); rate > 0 && n > 0 {
+		// The paste's HCA outputs (or --root) show the node's NICs.
+		to.NICsPerNode, to.NICsFrom = n, fmt.Sprintf("NICs per node from %s: %s", from, plural(n, "ACTIVE port", "ACTIVE ports"))
+	}
+	var lg *nccllog.Log
+	if nccllog.Detect(text) {
+		// NCCL_DEBUG=INFO lines inside the test output.
+		if l, err := nccllog.Parse(strings.NewReader(text), file); err == nil {
+			lg = l
+			to.Net = ncclrules.NetUseOf(lg)
+		}
+	}
+	a := ncclrules.CheckTests(out, to)
 	seg.Summary = fmt.Sprintf("nccl-tests, %s", plural(len(a.Runs), "run", "runs"))
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)
-	if nccllog.Detect(text) {
-		// NCCL_DEBUG=INFO lines inside the test output.
-		if lg, err := nccllog.Parse(strings.NewReader(text), file); err == nil {
-			la := ncclrules.CheckLog(lg, ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
-			seg.Summary += fmt.Sprintf(" with the NCCL log of %s", plural(len(la.Procs), "process", "processes"))
-			seg.Findings = append(seg.Findings, la.Findings...)
-			notes(seg, la.Notes)
-		}
+	if lg != nil {
+		la := ncclrules.CheckLog(lg, ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
+		seg.Summary += fmt.Sprintf(" with the NCCL log of %s", plural(len(la.Procs), "process", "processes"))
+		seg.Findings = append(seg.Findings, dropDuplicates(la.Findings, a.Findings)...)
+		notes(seg, la.Notes)
 	}
 	return nil
+}
+
+// dropDuplicates leaves out of fs the findings whose ID already stands in
+// have: the tests rules and the log rules both read a socket fallback, and
+// one cause is one finding.
+func dropDuplicates(fs, have []finding.Finding) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range fs {
+		if !slices.ContainsFunc(have, func(h finding.Finding) bool { return h.ID == f.ID }) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func diagnosePerftest(seg *Segment, file, text string, opts Options, ctx *context) error {

@@ -713,3 +713,26 @@ func TestFabricPasteWithRoutes(t *testing.T) {
 		}
 	}
 }
+
+// A 2-node nccl-tests output whose NCCL log shows TCP sockets: one
+// critical socket_fallback (the tests rules and the log rules both read
+// it), the busbw shortfall its evidence, not a second finding.
+func TestNCCLTestsMultiNodeOnSockets(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n")
+	for r := 0; r < 16; r++ {
+		fmt.Fprintf(&b, "#  Rank %2d Group  0 Pid %d on %s device  %d [0000:%02x:00] NVIDIA H100 80GB HBM3\n", r, 4000+r, []string{"gpu-a", "gpu-b"}[r/8], r%8, 0x18+r%8)
+	}
+	b.WriteString("gpu-a:4000:4100 [0] NCCL INFO NET/IB : No device found.\ngpu-a:4000:4100 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\ngpu-a:4000:4100 [0] NCCL INFO Using network Socket\n")
+	b.WriteString("  1073741824     268435456     float     sum      -1  223696.2    4.80    9.00       0  223696.2    4.80    9.00       0\n")
+	var fs []finding.Finding
+	for _, seg := range AnalyzeText("p", b.String(), Options{LineRateGbps: 400}).Segments {
+		fs = append(fs, seg.Findings...)
+	}
+	if got := ids(fs); !slices.Equal(got, []string{"nccl.socket_fallback/critical"}) {
+		t.Fatalf("findings %v, want one critical nccl.socket_fallback", got)
+	}
+	if s := fs[0].Summary; !strings.Contains(s, "multi-node run over 2 hosts") || !strings.Contains(s, "busbw 9.0 GB/s is 3% of the expected 8 × 400 Gb/s") {
+		t.Errorf("summary: %s", s)
+	}
+}

@@ -14,7 +14,7 @@ var ncclMetas = []finding.Meta{
 	{
 		ID: "nccl.socket_fallback", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "NCCL runs over sockets instead of IB/RoCE",
-		Meaning: "The NCCL log shows a rank using the Socket transport (NET/Socket, 'Using network Socket') for inter-node traffic. Training still works but at a fraction of the speed with high CPU load: GPUs look busy at a third of their normal utilisation. Critical when RDMA devices exist or IB was expected, otherwise a warning.",
+		Meaning: "The NCCL log shows a rank using the Socket transport (NET/Socket, 'Using network Socket') for inter-node traffic. Training still works but at a fraction of the speed with high CPU load: GPUs look busy at a third of their normal utilisation. Critical when RDMA devices exist or IB was expected, or when the NCCL lines sit in the output of a multi-node nccl-tests run (the busbw shortfall is then its evidence); otherwise a warning.",
 		Causes: []string{
 			"NCCL_IB_DISABLE=1 in the environment (see nccl.ib_disabled)",
 			"the container lacks /dev/infiniband/uverbs* and rdma_cm, so NCCL finds no IB device",
@@ -96,10 +96,17 @@ var ncclMetas = []finding.Meta{
 		Thresholds: []finding.Threshold{
 			{Name: "busbw_warning", Default: "90%", Meaning: "below this fraction of the expectation: warning"},
 			{Name: "busbw_critical", Default: "80%", Meaning: "below this fraction of the expectation: critical (a 20% shortfall)"},
-			{Name: "line_rate_efficiency", Default: "0.8", Meaning: "expected busbw = line rate (Gb/s) / 8 x this, when --line-rate is given"},
+			{Name: "line_rate_efficiency", Default: "0.8", Meaning: "expected busbw of a multi-node run = NICs in use per node x line rate (Gb/s) / 8 x this, when --line-rate (or --root) gives the rate: busbw is bounded by each node's aggregate NIC bandwidth"},
 		},
 		Causes: []string{"a degraded link on the path (width or speed)", "NCCL uses sockets or fewer NICs than expected", "GPU-NIC PCIe path degraded or crossing sockets", "congestion from other jobs"},
 		Remedy: []string{"ibdoctor nccl log on the run's NCCL_DEBUG=INFO output", "ibdoctor doctor on the nodes", remedyPerftest},
+	},
+	{
+		ID: "nccl.nics_unused", Severity: finding.Critical, Area: "nccl", Step: finding.StepPerf,
+		Title:   "NCCL drives fewer NICs per node than the node has",
+		Meaning: "A multi-node run's bus bandwidth is bounded by each node's aggregate NIC bandwidth, and each GPU drives the NIC nearest to it. The NCCL log inside the output ('NET/IB : Using [0]mlx5_0:1/IB …') lists fewer NICs on a host than it has (--nics-per-node, --root) or than it has GPUs: the run is stuck on a fraction of the bandwidth. Critical when the node's NIC count is known; a warning when only the rank layout (one NIC per GPU) suggests more.",
+		Causes:  []string{"NCCL_IB_HCA names only some of the HCAs", "ports down or not ACTIVE on the host, so NCCL leaves them out", "the container sees only some /dev/infiniband/uverbs devices"},
+		Remedy:  []string{"ibdoctor doctor on the host (ports, container access, NCCL_IB_HCA)", remedyNCCLDebug},
 	},
 	{
 		ID: "nccl.small_msg_latency", Severity: finding.Warning, Area: "nccl", Step: finding.StepPerf,

@@ -1,9 +1,9 @@
 package host
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
@@ -276,30 +276,56 @@ func checkGIDIndex(in *Input) []finding.Finding {
 			}
 		}
 		var why, val string
+		sev := finding.Critical
 		switch {
 		case g == nil:
 			why, val = "is empty", "zero GID"
 		case g.Type == ib.GIDTypeIBRoCEv1:
 			why, val = "is a RoCE v1 GID (not routable, no ECN)", g.GID.String()+" "+string(g.Type)
+		case g.Type == ib.GIDTypeRoCEv2 && g.GID.IsLinkLocal():
+			// A v2 GID built from the fe80:: address carries link-local
+			// IPv6 source and destination addresses, which no router
+			// forwards: it reaches peers on the same L2 segment only.
+			// Whether the fabric is routed is not visible from the node,
+			// so this is a warning.
+			why, val = fmt.Sprintf("is the link-local RoCE v2 GID %s, which no router forwards: on a routed (L3) RoCE fabric NCCL reaches no peer beyond this port's L2 segment", g.GID), g.GID.String()+" "+string(g.Type)
+			sev = finding.Warning
 		default:
 			continue
 		}
-		var v2 []string
-		for _, e := range p.GIDs {
-			if e.Type == ib.GIDTypeRoCEv2 {
-				v2 = append(v2, strconv.Itoa(e.Index))
-			}
-		}
 		sum := fmt.Sprintf("NCCL_IB_GID_INDEX=%d on %s port %d %s", idx, p.Device, p.Number, why)
-		if len(v2) > 0 {
-			sum += "; RoCE v2 GIDs are at " + strings.Join(v2, ",")
+		if r, ok := routableV2(p); ok {
+			sum += fmt.Sprintf("; use the routable RoCE v2 GID %s at index %d", r.GID, r.Index)
+		} else {
+			sum += fmt.Sprintf("; the port has no routable RoCE v2 GID (no IP address on %s?)", cmp.Or(p.NetDev, "its netdev"))
 		}
 		s := portSubject(in.Snap, p)
 		s.File = in.Env.Source
-		out = append(out, catalog.New("nccl.gid_index_wrong", s, sum, envEv(in, "NCCL_IB_GID_INDEX"),
-			finding.Evidence{Source: fmt.Sprintf("sys/class/infiniband/%s/ports/%d/gids/%d", p.Device, p.Number, idx), Value: val}))
+		f := catalog.New("nccl.gid_index_wrong", s, sum, envEv(in, "NCCL_IB_GID_INDEX"),
+			finding.Evidence{Source: fmt.Sprintf("sys/class/infiniband/%s/ports/%d/gids/%d", p.Device, p.Number, idx), Value: val})
+		f.Severity = sev
+		out = append(out, f)
 	}
 	return out
+}
+
+// routableV2 is the GID NCCL_IB_GID_INDEX should name on p: a RoCE v2 GID
+// that is not link-local, the IPv4-mapped one first (NCCL's default
+// address family, NCCL_IB_ADDR_FAMILY=AF_INET), lowest index first.
+func routableV2(p *snapshot.Port) (snapshot.GIDEntry, bool) {
+	var best snapshot.GIDEntry
+	found := false
+	for _, e := range p.GIDs {
+		if e.Type != ib.GIDTypeRoCEv2 || e.GID.IsZero() || e.GID.IsLinkLocal() {
+			continue
+		}
+		_, v4 := e.GID.IPv4()
+		_, bestV4 := best.GID.IPv4()
+		if !found || (v4 && !bestV4) || (v4 == bestV4 && e.Index < best.Index) {
+			best, found = e, true
+		}
+	}
+	return best, found
 }
 
 // checkUverbs reports RDMA devices without an openable uverbs device.

@@ -345,7 +345,18 @@ func TestRules(t *testing.T) {
 		}, nil, ""},
 		{"gid index v1", func(in *Input) {
 			in.Env = ncclenv.FromList("job.env", []string{"NCCL_IB_GID_INDEX=2"})
-		}, []string{"nccl.gid_index_wrong/critical"}, "NCCL_IB_GID_INDEX=2 on mlx5_1 port 1 is a RoCE v1 GID (not routable, no ECN); RoCE v2 GIDs are at 1,3"},
+		}, []string{"nccl.gid_index_wrong/critical"}, "NCCL_IB_GID_INDEX=2 on mlx5_1 port 1 is a RoCE v1 GID (not routable, no ECN); use the routable RoCE v2 GID 0000:0000:0000:0000:0000:ffff:0a00:0001 at index 3"},
+		{"gid index at the link-local v2 GID", func(in *Input) {
+			in.Env = ncclenv.FromList("job.env", []string{"NCCL_IB_GID_INDEX=1"})
+		}, []string{"nccl.gid_index_wrong/warning"}, "NCCL_IB_GID_INDEX=1 on mlx5_1 port 1 is the link-local RoCE v2 GID fe80:0000:0000:0000:0c42:a1ff:fe12:3456, which no router forwards: on a routed (L3) RoCE fabric NCCL reaches no peer beyond this port's L2 segment; use the routable RoCE v2 GID 0000:0000:0000:0000:0000:ffff:0a00:0001 at index 3"},
+		{"gid index at the link-local v2 GID, no IP on the netdev", func(in *Input) {
+			in.Env = ncclenv.FromList("job.env", []string{"NCCL_IB_GID_INDEX=1"})
+			p := in.Snap.Port("mlx5_1", 1)
+			p.GIDs = p.GIDs[:2]
+		}, []string{"nccl.gid_index_wrong/warning"}, "fe12:3456, which no router forwards: on a routed (L3) RoCE fabric NCCL reaches no peer beyond this port's L2 segment; the port has no routable RoCE v2 GID (no IP address on ens1f0np0?)"},
+		{"gid index at the IPv4 v2 GID", func(in *Input) {
+			in.Env = ncclenv.FromList("job.env", []string{"NCCL_IB_GID_INDEX=3"})
+		}, nil, ""},
 		{"gid index empty", func(in *Input) {
 			in.Env = ncclenv.FromList("job.env", []string{"NCCL_IB_GID_INDEX=7"})
 		}, []string{"nccl.gid_index_wrong/critical"}, "is empty"},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 )
@@ -36,10 +37,19 @@ type TestsOptions struct {
 	Collective nccltests.Collective
 	// ExpectBusBW is the expected large-message busbw in GB/s; 0 = none.
 	ExpectBusBW float64
-	// LineRateGbps is the per-GPU network line rate in Gb/s (the slowest
-	// NIC a rank uses); the expectation is LineRateGbps/8 × Efficiency
-	// when ExpectBusBW is 0. 0 = none.
+	// LineRateGbps is the line rate of one NIC in Gb/s. A multi-node
+	// run's busbw is bounded by each node's aggregate NIC bandwidth, so
+	// when ExpectBusBW is 0 the expectation is NICs in use per node ×
+	// LineRateGbps/8 × Efficiency (see nicsInUse). 0 = none.
 	LineRateGbps float64
+	// NICsPerNode is how many NICs each node has on the inter-node
+	// network (--nics-per-node, or the ports of --root), 0 when not
+	// known; NICsFrom says where it came from, for the report.
+	NICsPerNode int
+	NICsFrom    string
+	// Net is what NCCL_DEBUG=INFO lines inside the output say about each
+	// host's inter-node transport (NetUseOf); nil when there are none.
+	Net []NetUse
 	// Efficiency of the line rate NCCL should reach (DefaultEfficiency).
 	Efficiency float64
 	// SmallLatencyUS is the time of the smallest message above which small
@@ -70,8 +80,66 @@ type RunSummary struct {
 	PeakBusBW float64 `json:"peak_busbw"`
 	// SmallTimeUS is the time of the smallest message.
 	SmallTimeUS float64 `json:"small_time_us"`
-	// ExpectBusBW is the expectation used (GB/s), 0 when none.
+	// ExpectBusBW is the expectation used (GB/s), 0 when none;
+	// ExpectBasis says how it was derived ("8 NICs per node (from
+	// --nics-per-node) × 400 Gb/s / 8 × 0.80").
 	ExpectBusBW float64 `json:"expect_busbw,omitempty"`
+	ExpectBasis string  `json:"expect_basis,omitempty"`
+}
+
+// NetUse is what the NCCL log of one host says about its inter-node
+// transport.
+type NetUse struct {
+	Host string `json:"host"`
+	// Network is "IB" (which NCCL also prints for RoCE), "Socket" or a
+	// plugin's name.
+	Network string `json:"network"`
+	// NICs are the "NET/IB : Using" entries ("mlx5_0:1/IB").
+	NICs []string `json:"nics,omitempty"`
+	// Line is where the log says it: the "Using network" or "NET/IB :
+	// Using" line, 0 when only connection lines showed it.
+	Line int `json:"line,omitempty"`
+}
+
+// NetUseOf sums a parsed NCCL log up per host: the network its processes
+// used (Socket when any of them fell back to it) and the most NICs one of
+// them listed.
+func NetUseOf(lg *nccllog.Log) []NetUse {
+	var out []NetUse
+	idx := map[string]int{}
+	for _, p := range lg.Procs {
+		network, line := p.EffectiveNetwork()
+		var nics []string
+		for _, d := range p.IBDevices {
+			nics = append(nics, fmt.Sprintf("%s:%d/%s", d.Name, d.Port, d.LinkLayer))
+		}
+		if network == "" && len(nics) == 0 {
+			continue
+		}
+		if network == "" {
+			network = "IB"
+		}
+		if len(nics) > 0 && line == 0 {
+			line = p.IBLine
+		}
+		i, ok := idx[p.Host]
+		if !ok {
+			idx[p.Host] = len(out)
+			out = append(out, NetUse{Host: p.Host, Network: network, NICs: nics, Line: line})
+			continue
+		}
+		u := &out[i]
+		if network == "Socket" && u.Network != "Socket" {
+			u.Network, u.Line = "Socket", line
+		}
+		if len(nics) > len(u.NICs) {
+			u.NICs = nics
+			if u.Network != "Socket" {
+				u.Line = line
+			}
+		}
+	}
+	return out
 }
 
 // TestsAnalysis is the result of CheckTests.
@@ -164,6 +232,9 @@ func copyRuns(runs []*nccltests.Run) []int {
 }
 
 func ev(source string, line int, value string) finding.Evidence {
+	if line <= 0 {
+		return finding.Evidence{Source: source, Value: value}
+	}
 	return finding.Evidence{Source: fmt.Sprintf("%s:%d", source, line), Value: value}
 }
 
@@ -280,17 +351,23 @@ func analyzeRun(source, label string, run *nccltests.Run, opts TestsOptions) (Ru
 	smallSlow := rows[0].Size <= SmallMax && sum.SmallTimeUS > opts.SmallLatencyUS
 	smallEv := ev(source, rows[0].Line, fmt.Sprintf("%s: %.1f us (threshold %.0f us)", FormatBytes(rows[0].Size), sum.SmallTimeUS, opts.SmallLatencyUS))
 	largeJudged, largeOK := false, false
+	var lowBW *finding.Finding
 	switch {
 	case len(large) == 0:
 		notes = append(notes, fmt.Sprintf("%sskipped the bandwidth check: the largest message (%s) is below %s, where latency still dominates", label, FormatBytes(sum.MaxSize), FormatBytes(LargeMin)))
 	default:
 		expect, basis := opts.ExpectBusBW, fmt.Sprintf("--expect-busbw %.1f GB/s", opts.ExpectBusBW)
+		var nics nicCount
 		if expect == 0 && opts.LineRateGbps > 0 {
 			if len(sum.Hosts) == 1 {
 				notes = append(notes, fmt.Sprintf("%sall ranks on %s: traffic stays on NVLink/PCIe, the network line rate does not apply", label, sum.Hosts[0]))
 			} else {
-				expect = opts.LineRateGbps / 8 * opts.Efficiency
-				basis = fmt.Sprintf("%.0f%% of the %.0f Gb/s line rate = %.1f GB/s", opts.Efficiency*100, opts.LineRateGbps, expect)
+				nics = nicsInUse(run, sum.Ranks, opts)
+				expect = float64(nics.n) * opts.LineRateGbps / 8 * opts.Efficiency
+				basis = fmt.Sprintf("%d × %.0f Gb/s / 8 × %.2f = %.1f GB/s (%s)", nics.n, opts.LineRateGbps, opts.Efficiency, expect, nics.from)
+				if nics.lowerBound {
+					notes = append(notes, fmt.Sprintf("%sNICs per node unknown: busbw judged against one NIC, a lower bound (give --nics-per-node or --root)", label))
+				}
 			}
 		}
 		if expect == 0 {
@@ -299,6 +376,7 @@ func analyzeRun(source, label string, run *nccltests.Run, opts TestsOptions) (Ru
 			}
 			break
 		}
+		sum.ExpectBasis = basis
 		sum.ExpectBusBW = expect
 		largeJudged = true
 		frac := sum.PeakBusBW / expect
@@ -311,13 +389,29 @@ func analyzeRun(source, label string, run *nccltests.Run, opts TestsOptions) (Ru
 		if frac >= busbwCrit {
 			f.Severity = finding.Warning
 		}
+		if one := opts.LineRateGbps / 8; nics.n > 1 && sum.PeakBusBW <= one {
+			f.Summary += fmt.Sprintf("; the peak is within one NIC's %.0f GB/s: the run looks stuck on one NIC or on TCP (read its NCCL_DEBUG=INFO log with 'ibdoctor nccl log')", one)
+		}
 		if smallSlow {
 			f.Summary += fmt.Sprintf("; small messages are slow too (%.0f us): both bad points to the network links", sum.SmallTimeUS)
 			f.Evidence = append(f.Evidence, smallEv)
 		} else {
 			f.Summary += "; small messages are fine: look at the bandwidth path (link width/speed, PCIe, NIC sharing)"
 		}
-		fs = append(fs, f)
+		lowBW = &f
+	}
+	// What the NCCL log says the run used explains a shortfall: that
+	// cause is the one finding and the busbw its evidence.
+	if cause, ok := netCause(source, label, run, sum, opts, subj); ok {
+		if lowBW != nil {
+			cause.Evidence = append(cause.Evidence, lowBW.Evidence[0])
+			cause.Summary += fmt.Sprintf("; large-message busbw %.1f GB/s is %.0f%% of the expected %s", sum.PeakBusBW, sum.PeakBusBW/sum.ExpectBusBW*100, sum.ExpectBasis)
+			lowBW = nil
+		}
+		fs = append(fs, cause)
+	}
+	if lowBW != nil {
+		fs = append(fs, *lowBW)
 	}
 	if smallSlow && (largeOK || !largeJudged) {
 		f := catalog.New("nccl.small_msg_latency", subj, "", smallEv)
@@ -359,6 +453,153 @@ func analyzeRun(source, label string, run *nccltests.Run, opts TestsOptions) (Ru
 		}
 	}
 	return sum, fs, notes
+}
+
+// nicCount is how many NICs per node a run's busbw may use, and why.
+type nicCount struct {
+	n    int
+	from string
+	// known is set when the node's NIC count is a fact (a flag, --root),
+	// not read from what NCCL used or assumed from the layout.
+	known bool
+	// lowerBound is set when nothing said how many NICs a node has.
+	lowerBound bool
+}
+
+// nicsInUse is the number of NICs per node a multi-node run drives: each
+// GPU drives the NIC nearest to it, so a node with fewer GPUs than NICs
+// uses one per GPU. The node's NICs come from opts.NICsPerNode (a flag or
+// --root), else the NCCL log's "NET/IB : Using" list, else the rank layout
+// (one NIC per GPU, the rail-optimized layout of 8-GPU servers), else one
+// NIC as a lower bound. Without a rank list a multi-node run of ranks
+// ranks holds at most ranks/2 per node.
+func nicsInUse(run *nccltests.Run, ranks int, opts TestsOptions) nicCount {
+	perHost := ranksPerHost(run)
+	atMost := perHost
+	if atMost == 0 && ranks >= 2 {
+		atMost = ranks / 2
+	}
+	var c nicCount
+	switch {
+	case opts.NICsPerNode > 0:
+		c = nicCount{n: opts.NICsPerNode, from: cmpOr(opts.NICsFrom, "--nics-per-node"), known: true}
+	case logNICs(opts.Net) > 0:
+		u := mostNICs(opts.Net)
+		c = nicCount{n: len(u.NICs), from: fmt.Sprintf("NICs per node from the NCCL log: %s uses %s", u.Host, strings.Join(u.NICs, " "))}
+	case perHost > 0:
+		return nicCount{n: perHost, from: fmt.Sprintf("NICs per node from the rank layout: %d ranks per host, one NIC per GPU assumed; give --nics-per-node otherwise", perHost)}
+	default:
+		return nicCount{n: 1, from: "NICs per node unknown: one NIC assumed", lowerBound: true}
+	}
+	switch {
+	case perHost > 0 && perHost < c.n:
+		c.from += fmt.Sprintf("; %d GPU(s) per host drive %d of them", perHost, perHost)
+		c.n = perHost
+	case perHost == 0 && atMost > 0 && atMost < c.n:
+		c.from += fmt.Sprintf("; no rank list: %d ranks hold at most %d per node, each driving one", ranks, atMost)
+		c.n = atMost
+	}
+	return c
+}
+
+// ranksPerHost is the fewest ranks any host of the run holds (the node
+// with the fewest GPUs uses the fewest NICs); 0 when unknown.
+func ranksPerHost(run *nccltests.Run) int {
+	if len(run.Ranks) == 0 || run.RanksTruncated {
+		return 0
+	}
+	count := map[string]int{}
+	for _, r := range run.Ranks {
+		count[r.Host]++
+	}
+	least := 0
+	for _, n := range count {
+		if least == 0 || n < least {
+			least = n
+		}
+	}
+	return least
+}
+
+func logNICs(net []NetUse) int { return len(mostNICs(net).NICs) }
+
+func mostNICs(net []NetUse) NetUse {
+	var best NetUse
+	for _, u := range net {
+		if len(u.NICs) > len(best.NICs) {
+			best = u
+		}
+	}
+	return best
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// netCause judges what the NCCL log inside a multi-node run's output says
+// it used: TCP sockets (nccl.socket_fallback, critical), or fewer NICs on
+// a host than it has (nccl.nics_unused: critical when the node's NIC count
+// is known or another host lists more, a warning when only the rank layout
+// suggests a lone NIC serves several GPUs).
+func netCause(source, label string, run *nccltests.Run, sum RunSummary, opts TestsOptions, subj finding.Subject) (finding.Finding, bool) {
+	hosts := sum.Hosts
+	if len(hosts) == 0 {
+		for _, u := range opts.Net {
+			hosts = append(hosts, u.Host)
+		}
+	}
+	if len(hosts) < 2 || len(opts.Net) == 0 {
+		return finding.Finding{}, false
+	}
+	for _, u := range opts.Net {
+		if u.Network == "Socket" {
+			f := catalog.New("nccl.socket_fallback", subj,
+				fmt.Sprintf("%smulti-node run over %d hosts: %s sent its inter-node traffic over TCP sockets (NET/Socket), not IB/RoCE", label, len(hosts), cmpOr(u.Host, "a process")),
+				ev(source, u.Line, "Using network Socket"))
+			f.Severity = finding.Critical
+			return f, true
+		}
+	}
+	perHost := ranksPerHost(run)
+	most := mostNICs(opts.Net)
+	for _, u := range opts.Net {
+		if len(u.NICs) == 0 {
+			continue
+		}
+		// How many this host should list: the node's count when a flag or
+		// --root says it; else as many as another host of the job lists
+		// (the nodes of one job are alike); else, for a host that lists
+		// a single NIC for several GPUs, one per GPU — only as a warning,
+		// since some servers do have one NIC.
+		want, from, sev := 0, "", finding.Critical
+		switch {
+		case opts.NICsPerNode > 0:
+			want, from = opts.NICsPerNode, cmpOr(opts.NICsFrom, "--nics-per-node")
+		case len(most.NICs) > len(u.NICs):
+			want, from = len(most.NICs), fmt.Sprintf("%s uses %d", most.Host, len(most.NICs))
+		case len(u.NICs) == 1 && perHost > 1:
+			want, from, sev = perHost, fmt.Sprintf("%d GPUs per host, one NIC per GPU assumed", perHost), finding.Warning
+		}
+		if perHost > 0 {
+			want = min(want, perHost)
+		}
+		if len(u.NICs) >= want {
+			continue
+		}
+		f := catalog.New("nccl.nics_unused", subj,
+			fmt.Sprintf("%s%s drives its inter-node traffic through %d NIC(s) where %d are expected (%s)", label, cmpOr(u.Host, "a process"), len(u.NICs), want, from),
+			ev(source, u.Line, "NET/IB : Using "+strings.Join(u.NICs, " ")))
+		f.Severity = sev
+		if sev == finding.Warning {
+			f.Summary += "; if the node has more, NCCL_IB_HCA or a down port keeps them out (give --nics-per-node or --root to judge for certain)"
+		}
+		return f, true
+	}
+	return finding.Finding{}, false
 }
 
 // checkBusFactor verifies busbw = algbw × factor(n) on every measure whose

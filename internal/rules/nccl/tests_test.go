@@ -1,6 +1,8 @@
 package nccl
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 )
 
@@ -218,5 +221,105 @@ func TestCopiesAsSeparateRuns(t *testing.T) {
 		if diff := cmp.Diff(tc.want, ids(a.Findings)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
+	}
+}
+
+// twoNodes is the header of a 2-node all_reduce with gpus ranks per host
+// (nccl-tests rank lines), infoLines of NCCL_DEBUG=INFO output, and one
+// 1 GiB row peaking at busbw GB/s (algbw = busbw / 2(n-1)/n).
+func twoNodes(gpus int, busbw float64, infoLines string) string {
+	var b strings.Builder
+	b.WriteString("# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n")
+	n := 2 * gpus
+	for r := 0; r < n; r++ {
+		host := "gpu-a"
+		if r >= gpus {
+			host = "gpu-b"
+		}
+		fmt.Fprintf(&b, "#  Rank %2d Group  0 Pid %d on %s device  %d [0000:%02x:00] NVIDIA H100 80GB HBM3\n", r, 4000+r, host, r%gpus, 0x18+r%gpus)
+	}
+	b.WriteString(infoLines)
+	alg := busbw / (2 * float64(n-1) / float64(n))
+	t := 1073741824 / (alg * 1e3)
+	fmt.Fprintf(&b, "  1073741824     268435456     float     sum      -1  %8.1f  %6.2f  %6.2f       0  %8.1f  %6.2f  %6.2f       0\n", t, alg, busbw, t, alg, busbw)
+	return b.String()
+}
+
+// infoIB is the NCCL log line of one process of host listing nics HCAs.
+func infoIB(host string, nics int) string {
+	var list []string
+	for i := 0; i < nics; i++ {
+		list = append(list, fmt.Sprintf("[%d]mlx5_%d:1/IB", i, i))
+	}
+	return fmt.Sprintf("%s:4000:4100 [0] NCCL INFO NET/IB : Using %s ; OOB ib0:10.0.0.1<0>\n%s:4000:4100 [0] NCCL INFO Using network IB\n", host, strings.Join(list, " "), host)
+}
+
+// A multi-node run's busbw is bounded by the node's aggregate NIC
+// bandwidth, not one NIC's: the expectation counts the NICs per node, and
+// says where the count came from.
+func TestTestsNICsPerNode(t *testing.T) {
+	socket := "gpu-a:4000:4100 [0] NCCL INFO NET/IB : No device found.\ngpu-a:4000:4100 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\ngpu-a:4000:4100 [0] NCCL INFO Using network Socket\n"
+	tests := []struct {
+		name   string
+		input  string
+		opts   TestsOptions
+		want   []string
+		expect float64 // RunSummary.ExpectBusBW
+		basis  string  // substring of the summary's basis or the first finding
+	}{
+		{"8 GPUs per host, 400G: 44 GB/s is one NIC's worth", twoNodes(8, 44, ""), TestsOptions{LineRateGbps: 400},
+			[]string{"nccl.busbw_low/critical"}, 320, "8 × 400 Gb/s / 8 × 0.80 = 320.0 GB/s (NICs per node from the rank layout: 8 ranks per host, one NIC per GPU assumed"},
+		{"the stuck-on-one-NIC hint", twoNodes(8, 44, ""), TestsOptions{LineRateGbps: 400},
+			[]string{"nccl.busbw_low/critical"}, 320, "the peak is within one NIC's 50 GB/s: the run looks stuck on one NIC or on TCP"},
+		{"healthy at the node's aggregate", twoNodes(8, 300, ""), TestsOptions{LineRateGbps: 400}, nil, 320, "rank layout"},
+		{"4 x 200G NICs per node from the flag: 96 GB/s is healthy", twoNodes(8, 96, ""), TestsOptions{LineRateGbps: 200, NICsPerNode: 4, NICsFrom: "--nics-per-node"},
+			nil, 80, "4 × 200 Gb/s / 8 × 0.80 = 80.0 GB/s (--nics-per-node)"},
+		{"4 x 200G NICs per node from the NCCL log: 96 GB/s is healthy", twoNodes(8, 96, infoIB("gpu-a", 4)+infoIB("gpu-b", 4)), TestsOptions{LineRateGbps: 200},
+			nil, 80, "NICs per node from the NCCL log: gpu-a uses mlx5_0:1/IB mlx5_1:1/IB mlx5_2:1/IB mlx5_3:1/IB"},
+		{"one GPU per host drives one of 8 NICs", twoNodes(1, 45, ""), TestsOptions{LineRateGbps: 400, NICsPerNode: 8, NICsFrom: "--root /n: 8 IB ports"},
+			nil, 40, "1 GPU(s) per host drive 1 of them"},
+		{"stuck on one NIC the node has 8 of: one critical finding", twoNodes(8, 44, infoIB("gpu-a", 8)+infoIB("gpu-b", 1)), TestsOptions{LineRateGbps: 400, NICsPerNode: 8, NICsFrom: "--nics-per-node"},
+			[]string{"nccl.nics_unused/critical"}, 320, "gpu-b drives its inter-node traffic through 1 NIC(s) where 8 are expected (--nics-per-node); large-message busbw 44.0 GB/s is 14% of the expected 8 × 400"},
+		{"stuck on one NIC while the other host uses 8", twoNodes(8, 44, infoIB("gpu-a", 8)+infoIB("gpu-b", 1)), TestsOptions{LineRateGbps: 400},
+			[]string{"nccl.nics_unused/critical"}, 320, "gpu-b drives its inter-node traffic through 1 NIC(s) where 8 are expected (gpu-a uses 8)"},
+		{"one NIC listed, 8 GPUs per host, NIC count unknown: a warning", twoNodes(8, 44, infoIB("gpu-a", 1)+infoIB("gpu-b", 1)), TestsOptions{LineRateGbps: 400},
+			[]string{"nccl.nics_unused/warning"}, 40, "through 1 NIC(s) where 8 are expected (8 GPUs per host, one NIC per GPU assumed); if the node has more"},
+		{"multi-node on TCP", twoNodes(8, 9, socket), TestsOptions{LineRateGbps: 400},
+			[]string{"nccl.socket_fallback/critical"}, 320, "multi-node run over 2 hosts: gpu-a sent its inter-node traffic over TCP sockets (NET/Socket), not IB/RoCE; large-message busbw 9.0 GB/s is 3%"},
+		{"multi-node on TCP without a bandwidth expectation", twoNodes(8, 9, socket), TestsOptions{},
+			[]string{"nccl.socket_fallback/critical"}, 0, "over TCP sockets"},
+		{"no rank list: 2 ranks hold one per node", "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n" +
+			"  1073741824     268435456     float     sum      -1   53687.1   20.00   20.00       0   53687.1   20.00   20.00       0\n",
+			TestsOptions{Collective: nccltests.AllReduce, LineRateGbps: 200, NICsPerNode: 8, NICsFrom: "--root /n: 8 IB ports"}, nil, 20, "no rank list: 2 ranks hold at most 1 per node"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := nccltests.Parse(strings.NewReader(tt.input), "t.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := tt.opts
+			if nccllog.Detect(tt.input) {
+				lg, err := nccllog.Parse(strings.NewReader(tt.input), "t.txt")
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.Net = NetUseOf(lg)
+			}
+			a := CheckTests(out, opts)
+			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%+v\nnotes: %v", diff, a.Findings, a.Notes)
+			}
+			if got := a.Runs[0].ExpectBusBW; math.Abs(got-tt.expect) > 0.05 {
+				t.Errorf("expected busbw %.1f, want %.1f (%s)", got, tt.expect, a.Runs[0].ExpectBasis)
+			}
+			text := a.Runs[0].ExpectBasis
+			for _, f := range a.Findings {
+				text += "\n" + f.Summary
+			}
+			if !strings.Contains(text, tt.basis) {
+				t.Errorf("%q not in\n%s", tt.basis, text)
+			}
+		})
 	}
 }

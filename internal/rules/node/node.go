@@ -354,31 +354,59 @@ func checkRate(in *Input) []finding.Finding {
 				continue
 			}
 			got := *p.Rate
-			ev := []finding.Evidence{
-				{Source: portPath(p, "rate"), Value: got.Sysfs()},
-				{Source: src, Value: "expected " + want.Sysfs()},
+			if got.DeciGbps >= want.DeciGbps && (got.Width == 0 || got.Width >= want.Width) && (got.Speed.Generation() == 0 || got.Speed.Generation() >= want.Speed.Generation()) {
+				continue
 			}
-			subj := portSubject(s, p)
-			if got.Width < want.Width {
-				out = append(out, catalog.New("port.width_degraded", subj,
-					fmt.Sprintf("%s port %d runs at %dX instead of %dX (%s of %s Gb/s)", d.Name, p.Number, got.Width, want.Width, fmtG(got), fmtG(want)), ev...))
-			}
-			if got.Speed.Generation() < want.Speed.Generation() {
-				out = append(out, catalog.New("port.speed_degraded", subj,
-					fmt.Sprintf("%s port %d lanes run at %s instead of %s (%s of %s Gb/s)", d.Name, p.Number, got.Speed, want.Speed, fmtG(got), fmtG(want)), ev...))
-			}
-			if got.DeciGbps < want.DeciGbps {
-				short := 1 - float64(got.DeciGbps)/float64(want.DeciGbps)
-				f := catalog.New("port.rate_below_expected", subj,
-					fmt.Sprintf("%s port %d runs at %s Gb/s, %.0f%% below the expected %s Gb/s", d.Name, p.Number, fmtG(got), short*100, fmtG(want)), ev...)
-				if short <= in.Thresholds.RateShortfallCritical {
-					f.Severity = finding.Warning
-				}
-				out = append(out, f)
-			}
+			out = append(out, rateFinding(in, d, p, got, want, src))
 		}
 	}
 	return out
+}
+
+// rateFinding is the one finding of a port below its expected rate. One
+// cause, one finding: a narrower width (port.width_degraded) or a slower
+// lane speed (port.speed_degraded) is the cause and the rate shortfall is
+// its evidence; port.rate_below_expected stands alone only when neither
+// explains the shortfall. A link that lost lanes and speed at once trained
+// down once: it is one width finding whose summary names both. A shortfall
+// up to Thresholds.RateShortfallCritical makes any of them a warning.
+func rateFinding(in *Input, d *snapshot.Device, p *snapshot.Port, got, want ib.Rate, src string) finding.Finding {
+	subj := portSubject(in.Snap, p)
+	ev := []finding.Evidence{
+		{Source: portPath(p, "rate"), Value: got.Sysfs()},
+		{Source: src, Value: "expected " + want.Sysfs()},
+	}
+	short := 0.0
+	if got.DeciGbps < want.DeciGbps {
+		short = 1 - float64(got.DeciGbps)/float64(want.DeciGbps)
+	}
+	narrow := got.Width > 0 && got.Width < want.Width
+	slow := got.Speed.Generation() > 0 && got.Speed.Generation() < want.Speed.Generation()
+	rate := fmt.Sprintf("%s of %s Gb/s", fmtG(got), fmtG(want))
+	if short > 0 {
+		rate = fmt.Sprintf("%s Gb/s, %.0f%% below the expected %s Gb/s", fmtG(got), short*100, fmtG(want))
+	}
+	var f finding.Finding
+	switch {
+	case narrow && slow:
+		f = catalog.New("port.width_degraded", subj,
+			fmt.Sprintf("%s port %d runs at %dX instead of %dX and its lanes at %s instead of %s (%s)", d.Name, p.Number, got.Width, want.Width, got.Speed, want.Speed, rate), ev...)
+	case narrow:
+		f = catalog.New("port.width_degraded", subj,
+			fmt.Sprintf("%s port %d runs at %dX instead of %dX (%s)", d.Name, p.Number, got.Width, want.Width, rate), ev...)
+	case slow:
+		f = catalog.New("port.speed_degraded", subj,
+			fmt.Sprintf("%s port %d lanes run at %s instead of %s (%s)", d.Name, p.Number, got.Speed, want.Speed, rate), ev...)
+	default:
+		f = catalog.New("port.rate_below_expected", subj,
+			fmt.Sprintf("%s port %d runs at %s", d.Name, p.Number, rate), ev...)
+	}
+	// The bandwidth lost decides: a shortfall up to the threshold is a
+	// warning whichever fact explains it.
+	if short > 0 && short <= in.Thresholds.RateShortfallCritical {
+		f.Severity = finding.Warning
+	}
+	return f
 }
 
 func fmtG(r ib.Rate) string { return strconv.FormatFloat(r.Gbps(), 'f', -1, 64) }

@@ -131,14 +131,12 @@ func TestNodeRules(t *testing.T) {
 		{name: "width 2X: width and 50% rate shortfall", mutate: func(s *snapshot.Snapshot) {
 			s.Port("mlx5_5", 1).Rate = p(ib.NewRate(2, ib.SpeedNDR))
 		}, want: []want{
-			{"port.rate_below_expected", finding.Critical, "mlx5_5", 1, "50% below"},
-			{"port.width_degraded", finding.Critical, "mlx5_5", 1, "2X instead of 4X"},
+			{"port.width_degraded", finding.Critical, "mlx5_5", 1, "2X instead of 4X (200 Gb/s, 50% below the expected 400 Gb/s)"},
 		}},
 		{name: "speed HDR", mutate: func(s *snapshot.Snapshot) {
 			s.Port("mlx5_6", 1).Rate = p(ib.NewRate(4, ib.SpeedHDR))
 		}, want: []want{
-			{"port.rate_below_expected", finding.Critical, "mlx5_6", 1, "200 Gb/s, 50% below the expected 400"},
-			{"port.speed_degraded", finding.Critical, "mlx5_6", 1, "HDR instead of NDR"},
+			{"port.speed_degraded", finding.Critical, "mlx5_6", 1, "HDR instead of NDR (200 Gb/s, 50% below the expected 400 Gb/s)"},
 		}},
 		{name: "small shortfall is a warning", expect: `version: 1
 devices:
@@ -153,8 +151,17 @@ devices:
 `, mutate: func(s *snapshot.Snapshot) {}, want: []want{
 			// 100 of 112 Gb/s is 10.7% short: a warning, not critical; and EDR is
 			// a newer generation than FDR, so no speed finding, and 4X < 8X.
-			{"port.width_degraded", finding.Critical, "mlx5_8", 1, "4X instead of 8X"},
-			{"port.rate_below_expected", finding.Warning, "mlx5_8", 1, "11% below"},
+			{"port.width_degraded", finding.Warning, "mlx5_8", 1, "4X instead of 8X (100 Gb/s, 11% below the expected 112 Gb/s)"},
+		}},
+		{name: "width and speed both down: one finding", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_5", 1).Rate = p(ib.NewRate(2, ib.SpeedHDR))
+		}, want: []want{
+			{"port.width_degraded", finding.Critical, "mlx5_5", 1, "2X instead of 4X and its lanes at HDR instead of NDR (100 Gb/s, 75% below the expected 400 Gb/s)"},
+		}},
+		{name: "shortfall that neither width nor speed explains", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_5", 1).Rate = p(ib.Rate{DeciGbps: 2000, Width: 4}) // lane speed not known
+		}, want: []want{
+			{"port.rate_below_expected", finding.Critical, "mlx5_5", 1, "runs at 200 Gb/s, 50% below the expected 400 Gb/s"},
 		}},
 		{name: "saturated counters", mutate: func(s *snapshot.Snapshot) {
 			pt := s.Port("mlx5_7", 1)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -47,9 +48,9 @@ func writeTgz(t *testing.T, files ...tarFile) string {
 }
 
 func metaListing(names ...string) []byte {
-	r := Raw{}
+	r := fabricmodel.Raw{}
 	for _, n := range names {
-		r.Outputs = append(r.Outputs, &Output{Name: n})
+		r.Outputs = append(r.Outputs, &fabricmodel.Output{Name: n})
 	}
 	b, _ := json.Marshal(r)
 	return b
@@ -109,7 +110,7 @@ func TestReadFromLargeOutput(t *testing.T) {
 	p := writeTgz(t, tarFile{"meta.json", metaListing("dump_fts", "sminfo")}, tarFile{"dump_fts.txt", zeros},
 		tarFile{"sminfo.txt", []byte("sminfo: sm lid 1\n")}, tarFile{"notes.txt", zeros})
 	zeros = nil
-	var raw *Raw
+	var raw *fabricmodel.Raw
 	var err error
 	alloc := allocDuring(func() { raw, err = ReadFrom(p) })
 	if err != nil {
@@ -126,7 +127,7 @@ func TestReadFromLargeOutput(t *testing.T) {
 	}
 	// The same from a directory.
 	dir := t.TempDir()
-	if err := raw.WriteDir(dir); err != nil {
+	if err := WriteDir(raw, dir); err != nil {
 		t.Fatal(err)
 	}
 	alloc = allocDuring(func() { raw, err = ReadFrom(dir) })
