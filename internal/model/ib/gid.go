@@ -1,6 +1,7 @@
 package ib
 
 import (
+	"fmt"
 	"net/netip"
 	"strings"
 )
@@ -118,7 +119,24 @@ func ParseGUID(in string) (uint64, error) {
 	return v, nil
 }
 
-// FormatGUID renders a GUID in the kernel's sysfs form.
+// GUIDString renders a GUID in the one form ibdoctor prints everywhere
+// (JSON, text, metric labels, fabric findings): "0x" and 16 lowercase hex
+// digits, as ibnetdiscover and ibstat print it, so a host port can be
+// joined to its switch port across commands.
+func GUIDString(v uint64) string { return fmt.Sprintf("0x%016x", v) }
+
+// NormalizeGUID parses either GUID form (see ParseGUID) and renders it with
+// GUIDString.
+func NormalizeGUID(in string) (string, error) {
+	v, err := ParseGUID(in)
+	if err != nil {
+		return "", err
+	}
+	return GUIDString(v), nil
+}
+
+// FormatGUID renders a GUID in the kernel's sysfs form; only the simulator
+// writes it (node_guid files), output uses GUIDString.
 func FormatGUID(v uint64) string {
 	const hex = "0123456789abcdef"
 	b := make([]byte, 0, 19)

@@ -173,7 +173,7 @@ func (c *Collector) collectState(ch chan<- prometheus.Metric, st *State) {
 			if p.Rate != nil {
 				rate = p.Rate.Sysfs()
 			}
-			gauge(c.portInfo, 1, append(l, d.FWVersion, d.HCAType, d.BoardID, d.NodeGUID, rate)...)
+			gauge(c.portInfo, 1, append(l, d.FWVersion, d.HCAType, d.BoardID, guidLabel(d.NodeGUID), rate)...)
 			if p.State != nil {
 				gauge(c.portState, float64(*p.State), l...)
 			}
@@ -218,6 +218,16 @@ func (c *Collector) collectState(ch chan<- prometheus.Metric, st *State) {
 			}
 		}
 	}
+}
+
+// guidLabel renders a GUID label as ib.GUIDString ("0x" + 16 lowercase hex
+// digits), the form of the fabric's findings and tools, whichever form the
+// snapshot holds; text that is no GUID is kept as it is.
+func guidLabel(g string) string {
+	if n, err := ib.NormalizeGUID(g); err == nil {
+		return n
+	}
+	return g
 }
 
 func b2f(b bool) float64 {

@@ -198,6 +198,46 @@ func TestDataCounterHelpSaysBytes(t *testing.T) {
 	}
 }
 
+// The node_guid label has the fabric's form, 0x + 16 lowercase hex
+// digits, whatever form the snapshot holds (sysfs prints b83f:d203:…).
+func TestNodeGUIDLabel(t *testing.T) {
+	for in, want := range map[string]string{
+		"a088:c203:0046:1a2c": "0xa088c20300461a2c",
+		"0C42:A103:00A1:B2C4": "0x0c42a10300a1b2c4",
+		"0x0c42a10300a1b2c4":  "0x0c42a10300a1b2c4",
+		"0x2c4":               "0x00000000000002c4",
+		"":                    "",
+	} {
+		st := testState()
+		st.Snapshot.Devices[0].NodeGUID = in
+		c := New("v", func() *State { return st })
+		reg := prometheus.NewPedanticRegistry()
+		reg.MustRegister(c)
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, found := "", false
+		for _, mf := range mfs {
+			if mf.GetName() != "ibdoctor_port_info" {
+				continue
+			}
+			for _, m := range mf.GetMetric() {
+				labels := map[string]string{}
+				for _, lp := range m.GetLabel() {
+					labels[lp.GetName()] = lp.GetValue()
+				}
+				if labels["device"] == "mlx5_0" {
+					got, found = labels["node_guid"], true
+				}
+			}
+		}
+		if !found || got != want {
+			t.Errorf("node_guid %q: label %q (found %v), want %q", in, got, found, want)
+		}
+	}
+}
+
 func TestExportEthtool(t *testing.T) {
 	for name, want := range map[string]bool{
 		"rx_prio3_pause": true, "tx_prio0_pause_duration": true, "rx_global_pause": true, "rx_discards_phy": true,

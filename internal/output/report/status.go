@@ -30,6 +30,11 @@ type PortStatus struct {
 	LID      *uint32  `json:"lid,omitempty"`
 	SMLID    *uint32  `json:"sm_lid,omitempty"`
 	NetDev   string   `json:"netdev,omitempty"`
+	// NodeGUID is the HCA's node_guid and PortGUID the port's GUID (the
+	// interface ID of GID index 0, as libibumad reads it), both as
+	// ib.GUIDString, the form ibnetdiscover prints.
+	NodeGUID string `json:"node_guid,omitempty"`
+	PortGUID string `json:"port_guid,omitempty"`
 	// RoCEv2GID is the first RoCE v2 GID of an Ethernet port.
 	RoCEv2GID string `json:"rocev2_gid,omitempty"`
 	FWVersion string `json:"fw_ver,omitempty"`
@@ -68,6 +73,8 @@ func NewStatus(s *snapshot.Snapshot, fs []finding.Finding) Status {
 				Device: d.Name, Port: p.Number, LinkLayer: p.LinkLayer, State: p.State, PhysState: p.PhysState,
 				LID: p.LID, SMLID: p.SMLID, NetDev: p.NetDev, FWVersion: d.FWVersion, HCAType: d.HCAType, PCI: string(d.PCI),
 			}
+			row.NodeGUID, _ = ib.NormalizeGUID(d.NodeGUID)
+			row.PortGUID = portGUID(p)
 			if p.LinkLayer == ib.LinkLayerEthernet {
 				row.LID, row.SMLID = nil, nil
 				row.RoCEv2GID = roceV2GID(p.GIDs)
@@ -125,6 +132,22 @@ func NewStatus(s *snapshot.Snapshot, fs []finding.Finding) Status {
 		}
 	}
 	return st
+}
+
+// portGUID is the port GUID: the low 64 bits of GID index 0 (the default
+// GID is the subnet prefix followed by the port GUID, IBTA 4.1.1), which is
+// what libibumad's umad_get_port reports; "" when index 0 is unreadable.
+func portGUID(p *snapshot.Port) string {
+	for _, g := range p.GIDs {
+		if g.Index == 0 {
+			var v uint64
+			for _, b := range g.GID[8:] {
+				v = v<<8 | uint64(b)
+			}
+			return ib.GUIDString(v)
+		}
+	}
+	return ""
 }
 
 // roceV2GID picks the RoCE v2 GID an operator looks for: the first

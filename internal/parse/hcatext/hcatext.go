@@ -159,14 +159,8 @@ func isNoise(t string) (string, bool) {
 	return "", false
 }
 
-// parseGUID reads either GUID form and renders the sysfs one.
-func parseGUID(s string) (string, error) {
-	v, err := ib.ParseGUID(s)
-	if err != nil {
-		return "", err
-	}
-	return ib.FormatGUID(v), nil
-}
+// parseGUID reads either GUID form and renders it as ib.GUIDString.
+func parseGUID(s string) (string, error) { return ib.NormalizeGUID(s) }
 
 func u32(v uint64) *uint32 {
 	x := uint32(v)

@@ -56,7 +56,7 @@ func Check(f *Fabric, opts Options) []finding.Finding {
 	return out
 }
 
-func guidText(g uint64) string { return fmt.Sprintf("0x%016x", g) }
+func guidText(g uint64) string { return ib.GUIDString(g) }
 
 // subject names an end of a link (and its peer, when given).
 func (f *Fabric) subject(e End, peer *End) finding.Subject {

@@ -465,7 +465,7 @@ func (f *Fabric) addQueryErrors(q *ibdiags.QueryErrors, gap func(string, string,
 			i, ok = f.findNode(typ, ep.GUID, 0, "")
 		}
 		if !ok {
-			gap("ibqueryerrors", "node %q (GUID %#x, line %d) is not in the topology", ep.NodeDesc, ep.GUID, ep.Line)
+			gap("ibqueryerrors", "node %q (GUID %s, line %d) is not in the topology", ep.NodeDesc, guidText(ep.GUID), ep.Line)
 			continue
 		}
 		p := f.port(End{i, ep.Port})

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 )
 
@@ -186,7 +187,7 @@ func lftSource(n *Node) string {
 }
 
 func nodeSubject(n *Node) finding.Subject {
-	return finding.Subject{NodeGUID: fmt.Sprintf("0x%016x", n.GUID), NodeDesc: n.Desc}
+	return finding.Subject{NodeGUID: ib.GUIDString(n.GUID), NodeDesc: n.Desc}
 }
 
 // lidName renders a LID with its owner: `h5 (lid 11)`.

@@ -72,15 +72,11 @@ func (r *reader) readDevice(name string) snapshot.Device {
 	return d
 }
 
-// readGUID reads node_guid-style attributes, keeping the kernel's text
-// but only when it parses.
+// readGUID reads node_guid-style attributes ("b83f:d203:0012:3456") and
+// renders them as ib.GUIDString ("0xb83fd20300123456"), the form the
+// fabric tools and every ibdoctor output use.
 func (r *reader) readGUID(p string) string {
-	g := parse(r, p, func(s string) (string, error) {
-		if _, err := ib.ParseGUID(s); err != nil {
-			return "", err
-		}
-		return strings.TrimSpace(s), nil
-	})
+	g := parse(r, p, ib.NormalizeGUID)
 	if g == nil {
 		return ""
 	}
