@@ -73,7 +73,10 @@ type LinkIssue struct {
 // value" lines) or growth during the run ("<port> - "counter" increased
 // during the run (difference value=N,difference allowed threshold=T)").
 type CounterIssue struct {
-	Line    int
+	Line int
+	// Head is the line of the "-E- lid=… dev=… <port>" header of a PM
+	// block (0 for growth lines).
+	Head    int
 	Level   Level
 	Stage   string
 	Port    PortRef
@@ -421,18 +424,18 @@ func (p *parser) message(n int, lv Level, text string) {
 		r.Discovery = &Discovery{Line: n, Nodes: atoi(m[1]), Switches: atoi(m[2]), CAs: atoi(m[3])}
 	}
 	if m := reLink.FindStringSubmatch(text); m != nil {
-		r.Links = append(r.Links, LinkIssue{Line: n, Level: lv, Stage: p.stage, A: parsePort(m[1]), B: parsePort(m[2]), Reason: strings.TrimSpace(m[3])})
+		r.Links = append(r.Links, LinkIssue{Line: n, Level: lv, Stage: p.stage, A: ParsePort(m[1]), B: ParsePort(m[2]), Reason: strings.TrimSpace(m[3])})
 		return
 	}
 	if m := reDuring.FindStringSubmatch(text); m != nil {
 		v, _ := strconv.ParseUint(m[3], 10, 64)
 		th, _ := strconv.ParseUint(m[4], 10, 64)
-		r.Counters = append(r.Counters, CounterIssue{Line: n, Level: lv, Stage: p.stage, Port: parsePort(m[1]), Counter: m[2], Value: v, During: true, Threshold: th})
+		r.Counters = append(r.Counters, CounterIssue{Line: n, Level: lv, Stage: p.stage, Port: ParsePort(m[1]), Counter: m[2], Value: v, During: true, Threshold: th})
 		return
 	}
 	if m := rePMPort.FindStringSubmatch(text); m != nil {
 		lid, _ := strconv.ParseInt(m[1], 0, 32)
-		p.pm = &CounterIssue{Level: lv, Stage: p.stage, Port: parsePort(m[2]), LID: int(lid)}
+		p.pm = &CounterIssue{Head: n, Level: lv, Stage: p.stage, Port: ParsePort(m[2]), LID: int(lid)}
 		p.mode = modeCounters
 		p.lastMsg = -1
 		return
@@ -611,9 +614,9 @@ func (p *parser) sm(n int, t string) {
 	p.r.SMs = append(p.r.SMs, s)
 }
 
-// parsePort reads "S043f…/N043f…/P49" or "smg-ib-sw041/U1/P24" (and
+// ParsePort reads "S043f…/N043f…/P49" or "smg-ib-sw041/U1/P24" (and
 // "…/P1/27/2" of a split port, whose number is not kept).
-func parsePort(s string) PortRef {
+func ParsePort(s string) PortRef {
 	pr := PortRef{Raw: s}
 	node := s
 	for i := 0; i+2 < len(s); i++ {

@@ -191,7 +191,7 @@ func TestStructuredLines(t *testing.T) {
 		t.Fatalf("skipped %+v, accounted %d of %d", r.Skipped, r.Accounted(), r.Lines)
 	}
 	wantC := []CounterIssue{
-		{Line: 6, Level: Error, Stage: "Port Counters", Port: PortRef{Raw: "Se468a303005527c3/Ne468a303005527c0/P27", NodeGUID: 0xe468a303005527c0, Port: 27}, LID: 8, Counter: "port_rcv_switch_relay_errors", Value: 65535, Overflow: true},
+		{Line: 6, Head: 4, Level: Error, Stage: "Port Counters", Port: PortRef{Raw: "Se468a303005527c3/Ne468a303005527c0/P27", NodeGUID: 0xe468a303005527c0, Port: 27}, LID: 8, Counter: "port_rcv_switch_relay_errors", Value: 65535, Overflow: true},
 		{Line: 8, Level: Error, Stage: "Port Counters", Port: PortRef{Raw: "Se41d2d03004bcfb0/Ne41d2d03004bcfb0/P20", NodeGUID: 0xe41d2d03004bcfb0, Port: 20}, Counter: "port_rcv_remote_physical_errors", Value: 1, During: true, Threshold: 1},
 		{Line: 9, Level: Error, Stage: "Port Counters", Port: PortRef{Raw: "r9i1n24/U1/P1", Name: "r9i1n24/U1", Port: 1}, Counter: "port_rcv_remote_physical_errors", Value: 117, During: true, Threshold: 1},
 	}
