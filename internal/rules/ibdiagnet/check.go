@@ -653,7 +653,7 @@ func judged(r *diag.Report) string {
 			e += s.Errors
 			w += s.Warnings
 		}
-		parts = append(parts, fmt.Sprintf("%d stages: %d errors, %d warnings", len(r.Stages), e, w))
+		parts = append(parts, fmt.Sprintf("%s: %s, %s", plural(len(r.Stages), "stage"), plural(e, "error"), plural(w, "warning")))
 	}
 	if len(r.LST) > 0 {
 		parts = append(parts, fmt.Sprintf("%d .lst links", len(r.LST)))
@@ -662,6 +662,13 @@ func judged(r *diag.Report) string {
 		return fmt.Sprintf("%d ibdiagnet lines", len(r.Messages))
 	}
 	return strings.Join(parts, "; ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // lineList renders "f:3,5,9 and 2 more (5 lines)".

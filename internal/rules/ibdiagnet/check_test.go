@@ -77,7 +77,7 @@ func TestSamples(t *testing.T) {
 		{
 			file:   "ibdiagnet-archwiki-ibdiagnet1-ddr.txt",
 			want:   "",
-			judged: "2 nodes (0 switches, 2 CAs); 8 stages: 0 errors, 1 warnings",
+			judged: "2 nodes (0 switches, 2 CAs); 8 stages: 0 errors, 1 warning",
 			notes:  []string{"ibdiagnet-archwiki-ibdiagnet1-ddr.txt:2: ibdiagnet warnings in (before the first stage): no topology file", "ibdiagnet-archwiki-ibdiagnet1-ddr.txt:46: ibdiagnet warnings in IPoIB Subnets Check: an IPoIB multicast group's rate"},
 		},
 		{
