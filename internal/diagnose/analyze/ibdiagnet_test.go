@@ -66,6 +66,29 @@ func TestIBDiagnetSamples(t *testing.T) {
 	}
 }
 
+// A markdown note with the 1.x stage table in a fence: the segment starts
+// at the prompt, ends at the fence, and the counted link speed warnings
+// are judged.
+func TestIBDiagnetTableInNote(t *testing.T) {
+	const name = "ibdiagnet1-table-rdma-note-zh.md"
+	rep := Run([]Input{{Name: name, Text: readIBDiagnet(t, name)}}, Options{})
+	var seg *Segment
+	for i, s := range rep.Files[0].Segments {
+		if s.Kind == KindIBDiagnet {
+			seg = &rep.Files[0].Segments[i]
+		}
+	}
+	if seg == nil || seg.Start != 64 || seg.End != 75 {
+		t.Fatalf("segments %+v", rep.Files[0].Segments)
+	}
+	if got := ids(rep.Findings); !slices.Equal(got, []string{"fabric.link_degraded/warning"}) || rep.ExitCode != finding.ExitWarning {
+		t.Errorf("findings %v exit %d", got, rep.ExitCode)
+	}
+	if len(seg.Skipped) != 1 || !strings.HasPrefix(seg.Skipped[0], name+":75: 1 ibdiagnet warning in IPoIB Subnets Check") {
+		t.Errorf("skipped %q", seg.Skipped)
+	}
+}
+
 // ibdiagnet between other tools' outputs in one paste: split at its
 // banner, its evidence names the paste's line numbers.
 func TestIBDiagnetInPaste(t *testing.T) {

@@ -413,6 +413,7 @@ func (p *parser) message(n int, lv Level, text string) {
 		return
 	}
 	if lv == Info && strings.HasPrefix(text, "Stages Status Report") {
+		r.Major = 1 // only 1.x prints this table
 		p.stage = "Stages Status Report"
 		p.mode, p.rows = modeTableV1, 0
 		r.Framing++
@@ -685,6 +686,15 @@ func atoi(s string) int {
 		return -1
 	}
 	return v
+}
+
+// LogFile is the log ibdiagnet writes its details to: ibdiagnet.log (1.x)
+// or ibdiagnet2.log.
+func (r *Report) LogFile() string {
+	if r.Major == 1 {
+		return "ibdiagnet.log"
+	}
+	return "ibdiagnet2.log"
 }
 
 // GUIDText renders a GUID as "0x" and 16 lowercase hex digits.

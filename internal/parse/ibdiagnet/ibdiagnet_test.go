@@ -48,11 +48,17 @@ func TestSamples(t *testing.T) {
 		fabric, sms           int
 		links                 int
 		discovery             Discovery
+		skipped               int
 	}{
 		{
 			file: "ibdiagnet-archwiki-ibdiagnet1-ddr.txt", major: 1, version: "/usr/lib/ibdiagnet1.5.7", lines: 67,
 			info: 11, warn: 2, errs: 0, stages: 8, stageErrs: 0, stageWarns: 1,
 			discovery: Discovery{Line: 6, Nodes: 2, Switches: 0, CAs: 2},
+		},
+		{
+			// The note's markdown around the table is skipped line by line.
+			file: "ibdiagnet1-table-rdma-note-zh.md", major: 1, lines: 76, skipped: 46,
+			info: 0, stages: 8, stageErrs: 0, stageWarns: 6,
 		},
 		{
 			file: "ibdiagnet-ydanzig-logparsertask.txt", major: 2, version: "IBDIAGNET 2.7.0.MLNX20210617.4883fca", lines: 195,
@@ -69,8 +75,8 @@ func TestSamples(t *testing.T) {
 			if r.Lines != tt.lines || r.Accounted() != r.Lines {
 				t.Errorf("lines %d accounted %d, want %d", r.Lines, r.Accounted(), tt.lines)
 			}
-			if len(r.Skipped) != 0 {
-				t.Errorf("skipped %+v, want none", r.Skipped)
+			if len(r.Skipped) != tt.skipped {
+				t.Errorf("skipped %d lines, want %d: %+v", len(r.Skipped), tt.skipped, r.Skipped)
 			}
 			i, w, e := levels(r)
 			if (tt.info != 0 && i != tt.info) || w != tt.warn || e != tt.errs {
@@ -87,7 +93,7 @@ func TestSamples(t *testing.T) {
 			if len(r.Fabric) != tt.fabric || len(r.SMs) != tt.sms || len(r.Links) != tt.links {
 				t.Errorf("fabric fields %d, SMs %d, links %d; want %d %d %d", len(r.Fabric), len(r.SMs), len(r.Links), tt.fabric, tt.sms, tt.links)
 			}
-			if r.Discovery == nil || *r.Discovery != tt.discovery {
+			if (r.Discovery == nil) != (tt.discovery == Discovery{}) || r.Discovery != nil && *r.Discovery != tt.discovery {
 				t.Errorf("discovery %+v, want %+v", r.Discovery, tt.discovery)
 			}
 		})
@@ -268,7 +274,7 @@ func TestErrors(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"ibdiagnet-archwiki-ibdiagnet1-ddr.txt", "ibdiagnet-ydanzig-logparsertask.txt"} {
+	for _, name := range []string{"ibdiagnet-archwiki-ibdiagnet1-ddr.txt", "ibdiagnet-ydanzig-logparsertask.txt", "ibdiagnet1-table-rdma-note-zh.md"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

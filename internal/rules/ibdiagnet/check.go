@@ -49,6 +49,9 @@ type group struct {
 	counted int
 	table   string
 	stage   string
+	// warnings says counted is the stage's warnings (1.x width and speed
+	// checks warn).
+	warnings bool
 }
 
 type checker struct {
@@ -340,7 +343,11 @@ func (c *checker) message(m diag.Message) {
 			c.get("fabric.link_down", m.Stage, cat, m.Stage).add(ev, text, subjectOf(text))
 			return
 		case "speedwidth":
-			c.get("fabric.link_degraded", m.Stage, cat, m.Stage).add(ev, text, subjectOf(text))
+			g := c.get("fabric.link_degraded", m.Stage, cat, m.Stage)
+			if m.Level == diag.Warning && len(g.ev) == 0 {
+				g.sev = finding.Warning // 1.x warns: the link differs from -lw/-ls
+			}
+			g.add(ev, text, subjectOf(text))
 			return
 		case "counters":
 			c.get("fabric.link_errors", m.Stage, cat, m.Stage).add(ev, text, subjectOf(text))
@@ -391,7 +398,7 @@ func (c *checker) warnNotes() []string {
 		counted := ""
 		for _, row := range c.r.Stages {
 			if category(row.Stage) == category(s) && row.Warnings > len(c.warnLines[s]) {
-				counted = fmt.Sprintf(" (%d counted in the stage table, the others are in ibdiagnet2.log)", row.Warnings)
+				counted = fmt.Sprintf(" (%d counted in the stage table, the others are in %s)", row.Warnings, c.r.LogFile())
 			}
 		}
 		out = append(out, fmt.Sprintf("%s: ibdiagnet warnings in %s%s: %s", lineList(c.r.Source, c.warnLines[s]), s, counted, strings.Join(c.warnReason[s], "; ")))
@@ -505,8 +512,14 @@ func (c *checker) stageTable() []finding.Finding {
 		case row.Errors > 0:
 			out = append(out, c.unmappedFinding(row.Stage, cat, ev, row.Errors))
 			done[cat] = true
+		case row.Warnings > 0 && cat == "speedwidth":
+			// 1.x warns about each link whose width or speed differs from
+			// -lw/-ls: degraded links, not named here.
+			g := c.get("fabric.link_degraded", row.Stage, cat, row.Stage)
+			g.sev, g.counted, g.table, g.warnings = finding.Warning, row.Warnings, row.Stage, true
+			g.ev = append(g.ev, ev)
 		case row.Warnings > 0 && !c.warnedIn(cat):
-			c.notes = append(c.notes, fmt.Sprintf("%s: %d ibdiagnet warnings in %s, none printed in this paste: not judged (they are in ibdiagnet2.log)", c.src(row.Line), row.Warnings, row.Stage))
+			c.notes = append(c.notes, fmt.Sprintf("%s: %s in %s, none printed in this paste: not judged (they are in %s)", c.src(row.Line), plural(row.Warnings, "ibdiagnet warning"), row.Stage, c.r.LogFile()))
 		}
 	}
 	var cats []string
@@ -545,7 +558,7 @@ func (c *checker) unmappedFinding(stage, cat string, row finding.Evidence, count
 	sum := fmt.Sprintf("ibdiagnet reports errors in %s", name)
 	switch listed := len(c.unmapped[cat]); {
 	case counted > 0 && listed == 0:
-		sum += fmt.Sprintf(": %d errors counted, none printed in this paste (read them in ibdiagnet2.log)", counted)
+		sum += fmt.Sprintf(": %d errors counted, none printed in this paste (read them in %s)", counted, c.r.LogFile())
 	case counted > 0:
 		sum += fmt.Sprintf(": %d errors counted, %d lines printed here", counted, listed)
 	default:
@@ -601,8 +614,10 @@ func (c *checker) finding(g *group) finding.Finding {
 		}
 		sum += ": " + strings.Join(items, "; ") + more
 	}
-	if g.counted > g.count {
-		sum += fmt.Sprintf("; ibdiagnet counted %d errors in %s, %d printed here (the others are in ibdiagnet2.log)", g.counted, g.table, g.count)
+	if g.warnings && g.count == 0 {
+		sum = fmt.Sprintf("ibdiagnet %s: %s at a width or speed other than expected (-lw/-ls), none printed in this paste (read them in %s)", g.check, plural(g.counted, "link"), c.r.LogFile())
+	} else if g.counted > g.count {
+		sum += fmt.Sprintf("; ibdiagnet counted %d errors in %s, %d printed here (the others are in %s)", g.counted, g.table, g.count, c.r.LogFile())
 	}
 	slices.SortStableFunc(g.ev, func(a, b finding.Evidence) int { return lineOf(a.Source) - lineOf(b.Source) })
 	f := catalog.New(g.id, subj, sum, g.ev...)

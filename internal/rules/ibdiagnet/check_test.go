@@ -81,6 +81,12 @@ func TestSamples(t *testing.T) {
 			notes:  []string{"ibdiagnet-archwiki-ibdiagnet1-ddr.txt:2: ibdiagnet warnings in (before the first stage): no topology file", "ibdiagnet-archwiki-ibdiagnet1-ddr.txt:46: ibdiagnet warnings in IPoIB Subnets Check: an IPoIB multicast group's rate"},
 		},
 		{
+			file:   "ibdiagnet1-table-rdma-note-zh.md",
+			want:   "fabric.link_degraded/warning",
+			judged: "8 stages: 0 errors, 6 warnings",
+			notes:  []string{"ibdiagnet1-table-rdma-note-zh.md:75: 1 ibdiagnet warning in IPoIB Subnets Check, none printed in this paste: not judged (they are in ibdiagnet.log)"},
+		},
+		{
 			file:   v2,
 			want:   "fabric.link_degraded/critical fabric.link_degraded/critical",
 			judged: "42 nodes (6 switches, 31 CAs, 5 aggregation nodes), 58 links; 11 stages: 15 errors, 19 warnings",
