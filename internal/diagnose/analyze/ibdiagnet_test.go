@@ -66,6 +66,42 @@ func TestIBDiagnetSamples(t *testing.T) {
 	}
 }
 
+// Excerpts as people paste them: after a prose line (the 1.x section
+// heading starts the output), and indented by four spaces after a root
+// prompt (the prompt belongs to the output).
+func TestIBDiagnetPastedExcerpts(t *testing.T) {
+	tests := []struct {
+		file       string
+		start, end int
+		findings   []string
+	}{
+		{"ibdiagnet-ompi-users-2009-ipoib-rate.txt", 3, 8, []string{"fabric.link_degraded/critical"}},
+		{"ibdiagnet-archwiki-zh-indented.txt", 1, 69, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			rep := Run([]Input{{Name: tt.file, Text: readIBDiagnet(t, tt.file)}}, Options{})
+			var seg *Segment
+			for i, s := range rep.Files[0].Segments {
+				if s.Kind == KindIBDiagnet {
+					seg = &rep.Files[0].Segments[i]
+				}
+			}
+			if seg == nil || seg.Start != tt.start || seg.End != tt.end {
+				t.Fatalf("segments %+v", rep.Files[0].Segments)
+			}
+			if got := ids(rep.Findings); !slices.Equal(got, tt.findings) {
+				t.Errorf("findings %v, want %v", got, tt.findings)
+			}
+			for _, sk := range seg.Skipped {
+				if strings.Contains(sk, "not a line ibdiagnet prints") {
+					t.Errorf("a line of the output was skipped: %s", sk)
+				}
+			}
+		})
+	}
+}
+
 // A markdown note with the 1.x stage table in a fence: the segment starts
 // at the prompt, ends at the fence, and the counted link speed warnings
 // are judged.

@@ -7,7 +7,7 @@ import "strings"
 // begins: the 1.x banner ("Loading IBDIAGNET from:"), the 2.x banner
 // ("Running version: "IBDIAGNET …""), the discovery line, the stage tables
 // ("-I- Stages Status Report:", "-I- Stage  Warnings  Errors" under
-// "Summary"), a line naming an ibdiagnet file ("ibdiagnet2.log",
+// "Summary"), a 1.x section heading under its "-I-----" line, a line naming an ibdiagnet file ("ibdiagnet2.log",
 // "==> /var/tmp/ibdiagnet2/ibdiagnet2.db_csv <=="), a db_csv section start
 // (START_NODES) and a .lst link ("{ CA Ports:…").
 func Header(t, prev string) (bool, int) {
@@ -18,6 +18,9 @@ func Header(t, prev string) (bool, int) {
 		return true, 0
 	case strings.HasPrefix(t, "-I- Discovering ...") && strings.Contains(t, "nodes"):
 		return true, 0
+	case strings.HasPrefix(t, "-I- ") && reSepV1.MatchString(prev):
+		// A 1.x section heading between "-I-----" lines.
+		return true, 1
 	case strings.HasPrefix(t, "-I- Stages Status Report"):
 		if isDashes(prev) {
 			return true, 1
@@ -64,7 +67,7 @@ func Detect(text string) bool {
 			return true
 		}
 		prev = t
-		if reMsg.MatchString(t) {
+		if reMsg.MatchString(t) || reSepV1.MatchString(t) {
 			prefixed++
 		} else {
 			other++

@@ -359,6 +359,9 @@ func (p *parser) line(n int, l string) {
 	}
 	if reSepV1.MatchString(t) {
 		r.Framing++
+		if r.Major == 0 {
+			r.Major = 1 // 2.x frames its stages with plain dashes
+		}
 		p.lastMsg = -1
 		if p.v1Open {
 			p.v1Open = false

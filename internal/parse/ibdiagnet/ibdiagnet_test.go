@@ -56,6 +56,19 @@ func TestSamples(t *testing.T) {
 			discovery: Discovery{Line: 6, Nodes: 2, Switches: 0, CAs: 2},
 		},
 		{
+			// The prose line in front is skipped; the wrapped warning is one
+			// message.
+			file: "ibdiagnet-ompi-users-2009-ipoib-rate.txt", major: 1, lines: 8, skipped: 1,
+			info: 1, warn: 1,
+		},
+		{
+			// Every line indented by 4: the prompt line is skipped, the rest
+			// reads as the unindented capture.
+			file: "ibdiagnet-archwiki-zh-indented.txt", major: 1, version: "/usr/lib/ibdiagnet1.5.7", lines: 69, skipped: 1,
+			info: 11, warn: 2, stages: 8, stageWarns: 1,
+			discovery: Discovery{Line: 8, Nodes: 2, Switches: 0, CAs: 2},
+		},
+		{
 			// The note's markdown around the table is skipped line by line.
 			file: "ibdiagnet1-table-rdma-note-zh.md", major: 1, lines: 76, skipped: 46,
 			info: 0, stages: 8, stageErrs: 0, stageWarns: 6,
@@ -138,6 +151,18 @@ func TestSampleV2Details(t *testing.T) {
 		if msg.Line == 27 && (msg.Stage != "Discovery" || msg.Level != Warning || msg.Text != "S043f720300899a00/N043f720300899a08 - No response for MAD VSGeneralInfo") {
 			t.Errorf("line 27: %+v", msg)
 		}
+	}
+}
+
+// The wrapped 1.x warning keeps its continuation line.
+func TestWrappedWarning(t *testing.T) {
+	r := parseFile(t, "ibdiagnet-ompi-users-2009-ipoib-rate.txt")
+	want := Message{Line: 7, Level: Warning, Stage: "IPoIB Subnets Check", Text: "Port localhost/P1 lid=0x00e2 guid=0x001e0bffff4ced75 dev=25218 can not join due to rate:2.5Gbps < group:10Gbps"}
+	if len(r.Messages) != 2 || r.Messages[1] != want {
+		t.Errorf("messages %+v, want %+v", r.Messages, want)
+	}
+	if len(r.Skipped) != 1 || r.Skipped[0].Line != 1 {
+		t.Errorf("skipped %+v", r.Skipped)
 	}
 }
 
@@ -274,7 +299,8 @@ func TestErrors(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"ibdiagnet-archwiki-ibdiagnet1-ddr.txt", "ibdiagnet-ydanzig-logparsertask.txt", "ibdiagnet1-table-rdma-note-zh.md"} {
+	for _, name := range []string{"ibdiagnet-archwiki-ibdiagnet1-ddr.txt", "ibdiagnet-ydanzig-logparsertask.txt", "ibdiagnet1-table-rdma-note-zh.md",
+		"ibdiagnet-ompi-users-2009-ipoib-rate.txt", "ibdiagnet-archwiki-zh-indented.txt"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

@@ -223,8 +223,9 @@ func (c *checker) counter(ci diag.CounterIssue) {
 }
 
 var (
-	reWidth = regexp.MustCompile(`actual link width is ([^\s,(]+)(?:.*final width should be ([^\s)]+))?`)
-	reSpeed = regexp.MustCompile(`actual (?:link )?speed (?:is )?([^\s,(]+)(?:.*final speed should be ([^\s)]+))?`)
+	reCannotJoin = regexp.MustCompile(`^Port (\S+) .*can ?not join\s+due to rate:\s*(\S+)\s*<\s*group:\s*(\S+)`)
+	reWidth      = regexp.MustCompile(`actual link width is ([^\s,(]+)(?:.*final width should be ([^\s)]+))?`)
+	reSpeed      = regexp.MustCompile(`actual (?:link )?speed (?:is )?([^\s,(]+)(?:.*final speed should be ([^\s)]+))?`)
 )
 
 func (c *checker) link(li diag.LinkIssue) {
@@ -310,6 +311,16 @@ func (c *checker) message(m diag.Message) {
 				return
 			}
 		}
+	}
+	// 1.x IPoIB check: "-W- Port localhost/P1 lid=0x00e2 guid=0x… dev=25218
+	// can not join due to rate:2.5Gbps < group:10Gbps" — the port's link
+	// runs slower than the rate the fabric's multicast group was made for.
+	if j := reCannotJoin.FindStringSubmatch(text); j != nil {
+		p := diag.ParsePort(j[1])
+		s := portSubject(p)
+		c.get("fabric.link_degraded", "IPoIB Subnets Check", category(m.Stage), m.Stage).add(ev,
+			fmt.Sprintf("%s at %s, the IPoIB group (and the fabric) at %s", p.String(), j[2], j[3]), &s)
+		return
 	}
 	switch {
 	case strings.Contains(low, "duplicat") && strings.Contains(low, "guid") && !strings.Contains(low, "finished"):
@@ -577,7 +588,9 @@ func (c *checker) finding(g *group) finding.Finding {
 	switch g.id {
 	case "fabric.link_degraded":
 		sum = "links below the width or speed both ends support"
-		if strings.Contains(g.check, "Width") {
+		if strings.Contains(g.check, "IPoIB") {
+			sum = "ports whose link runs below the rate of the fabric's IPoIB group"
+		} else if strings.Contains(g.check, "Width") {
 			sum = "links below the width both ends support"
 		} else if strings.Contains(g.check, "Speed") {
 			sum = "links below the speed both ends support"
@@ -674,7 +687,7 @@ func judged(r *diag.Report) string {
 		parts = append(parts, fmt.Sprintf("%d .lst links", len(r.LST)))
 	}
 	if len(parts) == 0 {
-		return fmt.Sprintf("%d ibdiagnet lines", len(r.Messages))
+		return plural(len(r.Messages), "ibdiagnet message")
 	}
 	return strings.Join(parts, "; ")
 }

@@ -81,6 +81,17 @@ func TestSamples(t *testing.T) {
 			notes:  []string{"ibdiagnet-archwiki-ibdiagnet1-ddr.txt:2: ibdiagnet warnings in (before the first stage): no topology file", "ibdiagnet-archwiki-ibdiagnet1-ddr.txt:46: ibdiagnet warnings in IPoIB Subnets Check: an IPoIB multicast group's rate"},
 		},
 		{
+			file:   "ibdiagnet-archwiki-zh-indented.txt",
+			want:   "",
+			judged: "2 nodes (0 switches, 2 CAs); 8 stages: 0 errors, 1 warning",
+			notes:  []string{"ibdiagnet-archwiki-zh-indented.txt:4: ibdiagnet warnings in (before the first stage): no topology file", "ibdiagnet-archwiki-zh-indented.txt:48: ibdiagnet warnings in IPoIB Subnets Check: an IPoIB multicast group's rate"},
+		},
+		{
+			file:   "ibdiagnet-ompi-users-2009-ipoib-rate.txt",
+			want:   "fabric.link_degraded/critical",
+			judged: "2 ibdiagnet messages",
+		},
+		{
 			file:   "ibdiagnet1-table-rdma-note-zh.md",
 			want:   "fabric.link_degraded/warning",
 			judged: "8 stages: 0 errors, 6 warnings",
@@ -116,6 +127,31 @@ func TestSamples(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A port that cannot join the IPoIB group because its link is slower than
+// the group: the port is named, its rate and the group's are in the
+// summary.
+func TestIPoIBRateBelowGroup(t *testing.T) {
+	const name = "ibdiagnet-ompi-users-2009-ipoib-rate.txt"
+	r, err := diag.Parse(strings.NewReader(sample(t, name)), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Check(r)
+	if len(res.Findings) != 1 {
+		t.Fatalf("findings %+v", res.Findings)
+	}
+	f := res.Findings[0]
+	if f.Subject.NodeDesc != "localhost" || f.Subject.Port != 1 || !strings.Contains(f.Summary, "localhost/P1 at 2.5Gbps, the IPoIB group (and the fabric) at 10Gbps") ||
+		len(f.Evidence) != 1 || f.Evidence[0].Source != name+":7" {
+		t.Errorf("finding %+v", f)
+	}
+	// The 1.x sample's "Suboptimal rate for group" (members faster than the
+	// group) is not a fault: no finding.
+	if res := check(t, sample(t, "ibdiagnet-archwiki-ibdiagnet1-ddr.txt")); len(res.Findings) != 0 {
+		t.Errorf("suboptimal group rate judged: %+v", res.Findings)
 	}
 }
 
