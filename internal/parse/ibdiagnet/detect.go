@@ -18,7 +18,7 @@ func Header(t, prev string) (bool, int) {
 		return true, 0
 	case strings.HasPrefix(t, "-I- Discovering ...") && strings.Contains(t, "nodes"):
 		return true, 0
-	case strings.HasPrefix(t, "-I- ") && reSepV1.MatchString(prev):
+	case strings.HasPrefix(t, "-I- ") && isSepV1(prev):
 		// A 1.x section heading between "-I-----" lines.
 		return true, 1
 	case strings.HasPrefix(t, "-I- Stages Status Report"):
@@ -31,7 +31,7 @@ func Header(t, prev string) (bool, int) {
 			return true, 1
 		}
 		return true, 0
-	case reCSVMarker.MatchString(t) && strings.HasPrefix(t, "START_"):
+	case strings.HasPrefix(t, "START_") && csvMarker(t) != nil:
 		return true, 0
 	case (strings.HasPrefix(t, "{ CA Ports:") || strings.HasPrefix(t, "{ SW Ports:")) && strings.Contains(t, "PHY="):
 		return true, 0
@@ -59,7 +59,7 @@ func Detect(text string) bool {
 	prefixed, other := 0, 0
 	prev := ""
 	for _, l := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(strings.TrimSuffix(l, "\r"))
+		t := strings.TrimSpace(Unquote(strings.TrimSuffix(l, "\r")))
 		if t == "" {
 			continue
 		}
@@ -67,7 +67,7 @@ func Detect(text string) bool {
 			return true
 		}
 		prev = t
-		if reMsg.MatchString(t) || reSepV1.MatchString(t) {
+		if _, _, ok := splitMsg(t); ok || isSepV1(t) {
 			prefixed++
 		} else {
 			other++

@@ -271,6 +271,33 @@ func TestCSVSections(t *testing.T) {
 	}
 }
 
+// A quoted reply: the 2.x sample's Speed / Width stage with "> " in front
+// of every line (the quoting is added here; the lines are real) reads as
+// the unquoted stage.
+func TestQuotedLines(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "ibdiagnet-ydanzig-logparsertask.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")[93:101]
+	for i := range ls {
+		ls[i] = "> " + ls[i]
+	}
+	r, err := Parse(strings.NewReader(strings.Join(ls, "\n")), "reply.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Skipped) != 0 || len(r.Links) != 1 || r.Links[0].Stage != "Speed / Width checks" || r.Links[0].Line != 8 {
+		t.Errorf("skipped %+v links %+v", r.Skipped, r.Links)
+	}
+	if !Detect(strings.Join(ls, "\n")) {
+		t.Error("quoted stage not detected")
+	}
+	if got := Unquote("> > -I- x"); got != "-I- x" {
+		t.Errorf("Unquote %q", got)
+	}
+}
+
 func TestSkippedLinesNamed(t *testing.T) {
 	in := "-I- Discovering ... 2 nodes (0 Switches & 2 CA-s) discovered.\nsomething else\n{ CA broken } PHY=4x\n"
 	r, err := Parse(strings.NewReader(in), "t.txt")
