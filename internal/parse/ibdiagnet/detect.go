@@ -35,7 +35,7 @@ func Header(t, prev string) (bool, int) {
 		return true, 0
 	case (strings.HasPrefix(t, "{ CA Ports:") || strings.HasPrefix(t, "{ SW Ports:")) && strings.Contains(t, "PHY="):
 		return true, 0
-	case !strings.HasPrefix(t, "-") && len(strings.Fields(t)) <= 4 && namesFile(t):
+	case !strings.HasPrefix(t, "-") && namesFile(t) && len(strings.Fields(t)) <= 4:
 		return true, 0
 	}
 	return false, 0

@@ -58,8 +58,8 @@ type checker struct {
 	r      *diag.Report
 	groups []*group
 	index  map[string]*group
-	// unmapped holds -E- lines of stages without a specific finding, by
-	// stage category; notes the -W- lines that are not faults.
+	// unmapped holds the -E- lines no check took, by stage category;
+	// warnReason and warnLines the -W- lines that are not judged, by stage.
 	unmapped   map[string][]diag.Message
 	stageOf    map[string]string // category → stage name as printed
 	warnReason map[string][]string
