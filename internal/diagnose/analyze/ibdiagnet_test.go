@@ -66,6 +66,18 @@ func TestIBDiagnetSamples(t *testing.T) {
 	}
 }
 
+// Two runs in one paste are two outputs, each judged alone.
+func TestIBDiagnetTwoRuns(t *testing.T) {
+	v1, v2 := readIBDiagnet(t, ibdiagnetV1), readIBDiagnet(t, ibdiagnetV2)
+	fr := AnalyzeText("runs.txt", v1+v2, Options{})
+	if len(fr.Segments) != 2 || fr.Segments[0].End != 67 || fr.Segments[1].Start != 68 || fr.Segments[1].Kind != KindIBDiagnet {
+		t.Fatalf("segments %+v", fr.Segments)
+	}
+	if !strings.Contains(fr.Segments[0].Summary, "8 stages") || !strings.Contains(fr.Segments[1].Summary, "11 stages: 15 errors") {
+		t.Errorf("summaries %q / %q", fr.Segments[0].Summary, fr.Segments[1].Summary)
+	}
+}
+
 // Excerpts as people paste them: after a prose line (the 1.x section
 // heading starts the output), and indented by four spaces after a root
 // prompt (the prompt belongs to the output).

@@ -205,6 +205,11 @@ func deviceName(k Kind, l string) string {
 		}
 	case KindDevinfo:
 		return strings.TrimSpace(strings.TrimPrefix(t, "hca_id:"))
+	case KindIBDiagnet:
+		// A second banner is the next ibdiagnet run.
+		if strings.HasPrefix(t, "Running version:") || strings.HasPrefix(t, "Loading IBDIAGNET from:") {
+			return "ibdiagnet banner"
+		}
 	}
 	return ""
 }
