@@ -16,6 +16,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
@@ -375,6 +376,8 @@ func whole(text string) Kind {
 		return KindKernel
 	case nvsmi.Detect(text):
 		return KindTopo
+	case ibdiagnet.Detect(text):
+		return KindIBDiagnet
 	}
 	return KindUnknown
 }
@@ -410,6 +413,8 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnoseNCCLTests(&seg, file, text, opts, ctx)
 	case KindPerftest:
 		err = diagnosePerftest(&seg, file, text, opts, ctx)
+	case KindIBDiagnet:
+		err = diagnoseIBDiagnet(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -975,4 +980,5 @@ var signatures = []struct {
 	{KindPerftest, []string{"#bytes", "BW average", "MsgRate", "Link type", "QPN"}},
 	{KindNetDiscover, []string{"switchguid=", "caguid=", "Switch\t", "lid "}},
 	{KindLinkInfo, []string{"==(", ")==>", "Switch: 0x", "CA: "}},
+	{KindIBDiagnet, []string{"-I- ", "-W- ", "-E- ", "finished successfully", "finished with errors"}},
 }

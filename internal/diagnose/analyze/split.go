@@ -3,6 +3,7 @@ package analyze
 import (
 	"strings"
 
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 )
 
@@ -29,6 +30,7 @@ const (
 	KindForwardTables Kind = "dump_fts"
 	KindSMInfo        Kind = "sminfo"
 	KindSMPorts       Kind = "saquery-sm"
+	KindIBDiagnet     Kind = "ibdiagnet"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -56,6 +58,7 @@ var Kinds = []KindInfo{
 	{KindForwardTables, "dump_fts / ibroute"},
 	{KindSMInfo, "sminfo"},
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
+	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 }
 
 // ParseKind checks a --kind value.
@@ -98,6 +101,9 @@ func header(ls []string, i int) (Kind, int) {
 	prev := ""
 	if i > 0 {
 		prev = strings.TrimSpace(ls[i-1])
+	}
+	if ok, back := ibdiagnet.Header(t, prev); ok {
+		return KindIBDiagnet, back
 	}
 	switch {
 	case t == "":
@@ -199,6 +205,11 @@ func deviceName(k Kind, l string) string {
 		}
 	case KindDevinfo:
 		return strings.TrimSpace(strings.TrimPrefix(t, "hca_id:"))
+	case KindIBDiagnet:
+		// A second banner is the next ibdiagnet run.
+		if strings.HasPrefix(t, "Running version:") || strings.HasPrefix(t, "Loading IBDIAGNET from:") {
+			return "ibdiagnet banner"
+		}
 	}
 	return ""
 }

@@ -73,7 +73,10 @@ type LinkIssue struct {
 // value" lines) or growth during the run ("<port> - "counter" increased
 // during the run (difference value=N,difference allowed threshold=T)").
 type CounterIssue struct {
-	Line    int
+	Line int
+	// Head is the line of the "-E- lid=… dev=… <port>" header of a PM
+	// block (0 for growth lines).
+	Head    int
 	Level   Level
 	Stage   string
 	Port    PortRef
@@ -276,8 +279,6 @@ func Parse(rd io.Reader, source string) (*Report, error) {
 }
 
 var (
-	reMsg       = regexp.MustCompile(`^-([IWE])-(?:\s+(.*?))?\s*$`)
-	reSepV1     = regexp.MustCompile(`^-I-{3,}\s*$`)
 	reDiscover  = regexp.MustCompile(`Discover(?:ing|ed)\s*(?:\.\.\.)?\s*(\d+)\s+nodes\s*\((\d+)\s+Switch(?:es)?\s*&\s*(\d+)\s+CA-?s?\)`)
 	reStageRow  = regexp.MustCompile(`^(.*?\S)\s+(\d+)\s+(\d+)(?:\s+(.*?))?\s*$`)
 	reLink      = regexp.MustCompile(`^Link:\s*(\S+?)\s*<-+>\s*(\S+)\s+-\s+(.*)$`)
@@ -292,12 +293,46 @@ var (
 
 func isDashes(t string) bool { return len(t) >= 5 && strings.Trim(t, "-") == "" }
 
+// isSepV1 matches 1.x's "-I---------" section frame.
+func isSepV1(t string) bool {
+	return strings.HasPrefix(t, "-I---") && strings.Trim(t[3:], "-") == ""
+}
+
+// splitMsg splits "-W- text" into its level and text (blanks trimmed).
+func splitMsg(t string) (Level, string, bool) {
+	if len(t) < 3 || t[0] != '-' || t[2] != '-' || (t[1] != 'I' && t[1] != 'W' && t[1] != 'E') {
+		return "", "", false
+	}
+	if len(t) > 3 && t[3] != ' ' && t[3] != '\t' {
+		return "", "", false
+	}
+	return Level(t[1:2]), strings.TrimSpace(t[3:]), true
+}
+
+// match runs re only on text that holds word (most lines do not, and the
+// regular expressions cost more than the look).
+func match(re *regexp.Regexp, text, word string) []string {
+	if !strings.Contains(text, word) {
+		return nil
+	}
+	return re.FindStringSubmatch(text)
+}
+
+// csvMarker matches "START_NODES" / "END_NODES" (a trailing comma allowed).
+func csvMarker(t string) []string {
+	if !strings.HasPrefix(t, "START_") && !strings.HasPrefix(t, "END_") {
+		return nil
+	}
+	return reCSVMarker.FindStringSubmatch(t)
+}
+
 func (p *parser) skip(n int, l, why string) {
 	p.r.Skipped = append(p.r.Skipped, Skip{Line: n, Text: l, Reason: why})
 }
 
 func (p *parser) line(n int, l string) {
 	r := p.r
+	l = Unquote(l)
 	t := strings.TrimSpace(l)
 	if t == "" {
 		r.Blank++
@@ -314,7 +349,7 @@ func (p *parser) line(n int, l string) {
 		return
 	}
 	// db_csv sections.
-	if m := reCSVMarker.FindStringSubmatch(t); m != nil {
+	if m := csvMarker(t); m != nil {
 		if m[1] == "START" {
 			r.Tables = append(r.Tables, Table{Name: m[2], Line: n})
 			p.mode = modeCSVHeader
@@ -354,8 +389,11 @@ func (p *parser) line(n int, l string) {
 		p.skip(n, l, "not an ibdiagnet .lst link line ({ end } { end } PHY= LOG= SPD=)")
 		return
 	}
-	if reSepV1.MatchString(t) {
+	if isSepV1(t) {
 		r.Framing++
+		if r.Major == 0 {
+			r.Major = 1 // 2.x frames its stages with plain dashes
+		}
 		p.lastMsg = -1
 		if p.v1Open {
 			p.v1Open = false
@@ -371,8 +409,8 @@ func (p *parser) line(n int, l string) {
 		p.mode = modeWantHeading
 		return
 	}
-	if m := reMsg.FindStringSubmatch(t); m != nil {
-		p.message(n, Level(m[1]), m[2])
+	if lv, text, ok := splitMsg(t); ok {
+		p.message(n, lv, text)
 		return
 	}
 	p.plain(n, l, t)
@@ -410,6 +448,7 @@ func (p *parser) message(n int, lv Level, text string) {
 		return
 	}
 	if lv == Info && strings.HasPrefix(text, "Stages Status Report") {
+		r.Major = 1 // only 1.x prints this table
 		p.stage = "Stages Status Report"
 		p.mode, p.rows = modeTableV1, 0
 		r.Framing++
@@ -417,22 +456,22 @@ func (p *parser) message(n int, lv Level, text string) {
 	}
 	r.Messages = append(r.Messages, Message{Line: n, Level: lv, Stage: p.stage, Text: text})
 	p.lastMsg = len(r.Messages) - 1
-	if m := reDiscover.FindStringSubmatch(text); m != nil && r.Discovery == nil {
+	if m := match(reDiscover, text, "Discover"); m != nil && r.Discovery == nil {
 		r.Discovery = &Discovery{Line: n, Nodes: atoi(m[1]), Switches: atoi(m[2]), CAs: atoi(m[3])}
 	}
-	if m := reLink.FindStringSubmatch(text); m != nil {
-		r.Links = append(r.Links, LinkIssue{Line: n, Level: lv, Stage: p.stage, A: parsePort(m[1]), B: parsePort(m[2]), Reason: strings.TrimSpace(m[3])})
+	if m := match(reLink, text, "Link:"); m != nil {
+		r.Links = append(r.Links, LinkIssue{Line: n, Level: lv, Stage: p.stage, A: ParsePort(m[1]), B: ParsePort(m[2]), Reason: strings.TrimSpace(m[3])})
 		return
 	}
-	if m := reDuring.FindStringSubmatch(text); m != nil {
+	if m := match(reDuring, text, "increased during the run"); m != nil {
 		v, _ := strconv.ParseUint(m[3], 10, 64)
 		th, _ := strconv.ParseUint(m[4], 10, 64)
-		r.Counters = append(r.Counters, CounterIssue{Line: n, Level: lv, Stage: p.stage, Port: parsePort(m[1]), Counter: m[2], Value: v, During: true, Threshold: th})
+		r.Counters = append(r.Counters, CounterIssue{Line: n, Level: lv, Stage: p.stage, Port: ParsePort(m[1]), Counter: m[2], Value: v, During: true, Threshold: th})
 		return
 	}
-	if m := rePMPort.FindStringSubmatch(text); m != nil {
+	if m := match(rePMPort, text, "lid="); m != nil {
 		lid, _ := strconv.ParseInt(m[1], 0, 32)
-		p.pm = &CounterIssue{Level: lv, Stage: p.stage, Port: parsePort(m[2]), LID: int(lid)}
+		p.pm = &CounterIssue{Head: n, Level: lv, Stage: p.stage, Port: ParsePort(m[2]), LID: int(lid)}
 		p.mode = modeCounters
 		p.lastMsg = -1
 		return
@@ -611,9 +650,9 @@ func (p *parser) sm(n int, t string) {
 	p.r.SMs = append(p.r.SMs, s)
 }
 
-// parsePort reads "S043f…/N043f…/P49" or "smg-ib-sw041/U1/P24" (and
+// ParsePort reads "S043f…/N043f…/P49" or "smg-ib-sw041/U1/P24" (and
 // "…/P1/27/2" of a split port, whose number is not kept).
-func parsePort(s string) PortRef {
+func ParsePort(s string) PortRef {
 	pr := PortRef{Raw: s}
 	node := s
 	for i := 0; i+2 < len(s); i++ {
@@ -682,6 +721,27 @@ func atoi(s string) int {
 		return -1
 	}
 	return v
+}
+
+// Unquote removes the "> " of a quoted reply (mail, GitHub comments) from
+// the front of a line: "> > -I- Lids Check finished successfully".
+func Unquote(l string) string {
+	for {
+		t := strings.TrimLeft(l, " \t")
+		if !strings.HasPrefix(t, ">") {
+			return l
+		}
+		l = strings.TrimPrefix(t[1:], " ")
+	}
+}
+
+// LogFile is the log ibdiagnet writes its details to: ibdiagnet.log (1.x)
+// or ibdiagnet2.log.
+func (r *Report) LogFile() string {
+	if r.Major == 1 {
+		return "ibdiagnet.log"
+	}
+	return "ibdiagnet2.log"
 }
 
 // GUIDText renders a GUID as "0x" and 16 lowercase hex digits.

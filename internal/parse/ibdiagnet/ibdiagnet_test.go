@@ -48,11 +48,30 @@ func TestSamples(t *testing.T) {
 		fabric, sms           int
 		links                 int
 		discovery             Discovery
+		skipped               int
 	}{
 		{
 			file: "ibdiagnet-archwiki-ibdiagnet1-ddr.txt", major: 1, version: "/usr/lib/ibdiagnet1.5.7", lines: 67,
 			info: 11, warn: 2, errs: 0, stages: 8, stageErrs: 0, stageWarns: 1,
 			discovery: Discovery{Line: 6, Nodes: 2, Switches: 0, CAs: 2},
+		},
+		{
+			// The prose line in front is skipped; the wrapped warning is one
+			// message.
+			file: "ibdiagnet-ompi-users-2009-ipoib-rate.txt", major: 1, lines: 8, skipped: 1,
+			info: 1, warn: 1,
+		},
+		{
+			// Every line indented by 4: the prompt line is skipped, the rest
+			// reads as the unindented capture.
+			file: "ibdiagnet-archwiki-zh-indented.txt", major: 1, version: "/usr/lib/ibdiagnet1.5.7", lines: 69, skipped: 1,
+			info: 11, warn: 2, stages: 8, stageWarns: 1,
+			discovery: Discovery{Line: 8, Nodes: 2, Switches: 0, CAs: 2},
+		},
+		{
+			// The note's markdown around the table is skipped line by line.
+			file: "ibdiagnet1-table-rdma-note-zh.md", major: 1, lines: 76, skipped: 46,
+			info: 0, stages: 8, stageErrs: 0, stageWarns: 6,
 		},
 		{
 			file: "ibdiagnet-ydanzig-logparsertask.txt", major: 2, version: "IBDIAGNET 2.7.0.MLNX20210617.4883fca", lines: 195,
@@ -69,8 +88,8 @@ func TestSamples(t *testing.T) {
 			if r.Lines != tt.lines || r.Accounted() != r.Lines {
 				t.Errorf("lines %d accounted %d, want %d", r.Lines, r.Accounted(), tt.lines)
 			}
-			if len(r.Skipped) != 0 {
-				t.Errorf("skipped %+v, want none", r.Skipped)
+			if len(r.Skipped) != tt.skipped {
+				t.Errorf("skipped %d lines, want %d: %+v", len(r.Skipped), tt.skipped, r.Skipped)
 			}
 			i, w, e := levels(r)
 			if (tt.info != 0 && i != tt.info) || w != tt.warn || e != tt.errs {
@@ -87,7 +106,7 @@ func TestSamples(t *testing.T) {
 			if len(r.Fabric) != tt.fabric || len(r.SMs) != tt.sms || len(r.Links) != tt.links {
 				t.Errorf("fabric fields %d, SMs %d, links %d; want %d %d %d", len(r.Fabric), len(r.SMs), len(r.Links), tt.fabric, tt.sms, tt.links)
 			}
-			if r.Discovery == nil || *r.Discovery != tt.discovery {
+			if (r.Discovery == nil) != (tt.discovery == Discovery{}) || r.Discovery != nil && *r.Discovery != tt.discovery {
 				t.Errorf("discovery %+v, want %+v", r.Discovery, tt.discovery)
 			}
 		})
@@ -132,6 +151,18 @@ func TestSampleV2Details(t *testing.T) {
 		if msg.Line == 27 && (msg.Stage != "Discovery" || msg.Level != Warning || msg.Text != "S043f720300899a00/N043f720300899a08 - No response for MAD VSGeneralInfo") {
 			t.Errorf("line 27: %+v", msg)
 		}
+	}
+}
+
+// The wrapped 1.x warning keeps its continuation line.
+func TestWrappedWarning(t *testing.T) {
+	r := parseFile(t, "ibdiagnet-ompi-users-2009-ipoib-rate.txt")
+	want := Message{Line: 7, Level: Warning, Stage: "IPoIB Subnets Check", Text: "Port localhost/P1 lid=0x00e2 guid=0x001e0bffff4ced75 dev=25218 can not join due to rate:2.5Gbps < group:10Gbps"}
+	if len(r.Messages) != 2 || r.Messages[1] != want {
+		t.Errorf("messages %+v, want %+v", r.Messages, want)
+	}
+	if len(r.Skipped) != 1 || r.Skipped[0].Line != 1 {
+		t.Errorf("skipped %+v", r.Skipped)
 	}
 }
 
@@ -191,7 +222,7 @@ func TestStructuredLines(t *testing.T) {
 		t.Fatalf("skipped %+v, accounted %d of %d", r.Skipped, r.Accounted(), r.Lines)
 	}
 	wantC := []CounterIssue{
-		{Line: 6, Level: Error, Stage: "Port Counters", Port: PortRef{Raw: "Se468a303005527c3/Ne468a303005527c0/P27", NodeGUID: 0xe468a303005527c0, Port: 27}, LID: 8, Counter: "port_rcv_switch_relay_errors", Value: 65535, Overflow: true},
+		{Line: 6, Head: 4, Level: Error, Stage: "Port Counters", Port: PortRef{Raw: "Se468a303005527c3/Ne468a303005527c0/P27", NodeGUID: 0xe468a303005527c0, Port: 27}, LID: 8, Counter: "port_rcv_switch_relay_errors", Value: 65535, Overflow: true},
 		{Line: 8, Level: Error, Stage: "Port Counters", Port: PortRef{Raw: "Se41d2d03004bcfb0/Ne41d2d03004bcfb0/P20", NodeGUID: 0xe41d2d03004bcfb0, Port: 20}, Counter: "port_rcv_remote_physical_errors", Value: 1, During: true, Threshold: 1},
 		{Line: 9, Level: Error, Stage: "Port Counters", Port: PortRef{Raw: "r9i1n24/U1/P1", Name: "r9i1n24/U1", Port: 1}, Counter: "port_rcv_remote_physical_errors", Value: 117, During: true, Threshold: 1},
 	}
@@ -240,6 +271,33 @@ func TestCSVSections(t *testing.T) {
 	}
 }
 
+// A quoted reply: the 2.x sample's Speed / Width stage with "> " in front
+// of every line (the quoting is added here; the lines are real) reads as
+// the unquoted stage.
+func TestQuotedLines(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "ibdiagnet-ydanzig-logparsertask.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")[93:101]
+	for i := range ls {
+		ls[i] = "> " + ls[i]
+	}
+	r, err := Parse(strings.NewReader(strings.Join(ls, "\n")), "reply.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Skipped) != 0 || len(r.Links) != 1 || r.Links[0].Stage != "Speed / Width checks" || r.Links[0].Line != 8 {
+		t.Errorf("skipped %+v links %+v", r.Skipped, r.Links)
+	}
+	if !Detect(strings.Join(ls, "\n")) {
+		t.Error("quoted stage not detected")
+	}
+	if got := Unquote("> > -I- x"); got != "-I- x" {
+		t.Errorf("Unquote %q", got)
+	}
+}
+
 func TestSkippedLinesNamed(t *testing.T) {
 	in := "-I- Discovering ... 2 nodes (0 Switches & 2 CA-s) discovered.\nsomething else\n{ CA broken } PHY=4x\n"
 	r, err := Parse(strings.NewReader(in), "t.txt")
@@ -268,7 +326,8 @@ func TestErrors(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"ibdiagnet-archwiki-ibdiagnet1-ddr.txt", "ibdiagnet-ydanzig-logparsertask.txt"} {
+	for _, name := range []string{"ibdiagnet-archwiki-ibdiagnet1-ddr.txt", "ibdiagnet-ydanzig-logparsertask.txt", "ibdiagnet1-table-rdma-note-zh.md",
+		"ibdiagnet-ompi-users-2009-ipoib-rate.txt", "ibdiagnet-archwiki-zh-indented.txt"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

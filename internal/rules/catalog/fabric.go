@@ -110,6 +110,13 @@ var fabricMetas = []finding.Meta{
 		Causes:  []string{"cables plugged into neighbouring ports", "labels swapped at installation"},
 		Remedy:  []string{"move the cables to the planned ports named in the finding", remedyFabricCheck},
 	},
+	{
+		ID: "fabric.ibdiagnet_error", Severity: finding.Warning, Area: "fabric", Step: StepFabric,
+		Title:   "ibdiagnet stage reports errors that no specific check covers",
+		Meaning: "ibdiagnet counted errors in a stage (its Summary table, or -E- lines of the stage) that do not map to a link, counter, GUID, LID or subnet manager finding: routing, partition keys, virtualization, cables, temperature, or nodes that did not answer. The stage's counts and lines are the evidence; its details are in ibdiagnet2.log.",
+		Causes:  []string{"a check ibdiagnet runs beyond links, counters, identities and the SM (routing, partitions, cables, temperature) found a problem", "nodes did not answer ibdiagnet's queries (MADs timed out or were dropped)"},
+		Remedy:  []string{"grep -- '-E-' /var/tmp/ibdiagnet2/ibdiagnet2.log to read the stage's error lines", "run ibdiagnet again to see whether the errors persist", remedyFabricCheck},
+	},
 	// The routing IDs (fabric.route_*, fabric.credit_loop,
 	// fabric.tree_asymmetric) live in routing.go with the routing analysis.
 }
