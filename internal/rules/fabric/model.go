@@ -266,6 +266,9 @@ func Build(raw *fabricmodel.Raw) *Fabric {
 			gap("dump_fts", "%v", err)
 		} else {
 			f.LFTs = fts
+			if n := f.lastPortHidden(); n > 0 {
+				gap("dump_fts", "%d forwarding table(s) were dumped without -a and have no entry to their switch's last port although it is linked: dump_fts then leaves those entries out (it calls the last port illegal), so routes through it look missing; collect again with this version of ibdoctor", n)
+			}
 		}
 	}
 	if o := raw.Get("sminfo"); o != nil {
@@ -315,6 +318,35 @@ func Build(raw *fabricmodel.Raw) *Fabric {
 	f.Peer(End{-1, -1})
 	f.endByGUID(f, End{})
 	return f
+}
+
+// lastPortHidden counts the tables dumped without -a whose switch has its
+// last port linked and not one entry to it: there dump_fts's off-by-one
+// (the last port printed as illegal, left out without -a) has hidden
+// entries.
+func (f *Fabric) lastPortHidden() int {
+	bySwitch := map[uint64]int{}
+	for i := range f.Nodes {
+		if f.Nodes[i].Type == ibdiags.Switch {
+			bySwitch[f.Nodes[i].GUID] = i
+		}
+	}
+	n := 0
+	for i := range f.LFTs {
+		t := &f.LFTs[i]
+		j, ok := bySwitch[t.SwitchGUID]
+		if t.All || !ok || f.Nodes[j].NumPorts <= 0 {
+			continue
+		}
+		last := f.Nodes[j].NumPorts
+		if _, _, linked := f.Peer(End{j, last}); !linked {
+			continue
+		}
+		if !slices.ContainsFunc(t.Entries, func(e ibdiags.LFTEntry) bool { return int(e.Port) == last }) {
+			n++
+		}
+	}
+	return n
 }
 
 func (f *Fabric) addTopology(top *ibdiags.Topology) {

@@ -59,7 +59,12 @@ func steps(o CollectOptions) []step {
 		{"ibnetdiscover", "ibnetdiscover", with()},
 		{"iblinkinfo", "iblinkinfo", with()},
 		{"ibqueryerrors", "ibqueryerrors", with("--skip-sl", "--data")},
-		{"dump_fts", "dump_fts", with()},
+		// -a: every entry. Without it dump_fts (infiniband-diags 44)
+		// leaves out the entries it calls illegal, and it calls the last
+		// port of a switch illegal (port 128 of a 128-port switch), so
+		// valid routes would look missing. Which entries are usable is
+		// decided from the topology.
+		{"dump_fts", "dump_fts", with("-a")},
 		{"sminfo", "sminfo", with()},
 	}
 }
