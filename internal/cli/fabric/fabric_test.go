@@ -51,7 +51,7 @@ func TestCheckFromCapture(t *testing.T) {
 	for _, f := range doc.Findings {
 		ids[f.ID+"/"+string(f.Severity)]++
 	}
-	want := map[string]int{"fabric.link_degraded/critical": 1, "fabric.route_missing/info": 2, "fabric.congestion/warning": 1, "fabric.link_errors/warning": 2}
+	want := map[string]int{"fabric.link_degraded/critical": 1, "fabric.route_missing/warning": 1, "fabric.congestion/warning": 1, "fabric.link_errors/warning": 2}
 	if len(ids) != len(want) {
 		t.Errorf("findings %v, want %v", ids, want)
 	}

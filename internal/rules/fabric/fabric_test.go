@@ -384,14 +384,16 @@ func TestCheckRouting(t *testing.T) {
 		t.Fatal(err)
 	}
 	// OpenSM's ftree left no entry for the other spine on either spine
-	// (the real capture): the only breaks.
-	want := []string{"fabric.route_missing spine1", "fabric.route_missing spine2"}
+	// (the real capture): the only breaks, one finding about management
+	// routes. Only switch-to-switch routes break, but the collection ran
+	// from spine1 and lost spine2's counters for it: a warning.
+	want := []string{"fabric.route_missing " + routing.ManagementSubject}
 	if d := cmp.Diff(want, brief(fs)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 	for _, x := range fs {
-		if x.Severity != finding.Info {
-			t.Errorf("%s: severity %s, want info (only switch-to-switch routes break)", x.Summary, x.Severity)
+		if x.Severity != finding.Warning || !strings.Contains(x.Summary, "on 2 switches") {
+			t.Errorf("%s: severity %s, want warning (switch-to-switch routes on both spines, which cost counters)", x.Summary, x.Severity)
 		}
 	}
 	if res.Switches != 4 || res.RoutedPairs != res.Pairs {
@@ -503,5 +505,42 @@ func TestDumpFTsLastPort(t *testing.T) {
 				t.Errorf("%d critical route_missing, want %d: %v", n, tt.missing, brief(fs))
 			}
 		})
+	}
+}
+
+// TestPMAGapsExplainedByManagementRoutes: in the spineleaf capture the
+// collection ran from spine1 (ibsim attaches there), whose table has no
+// route to spine2's LID 3 (updn leaves switch-to-switch routes out): the
+// eight counter gaps of spine2 get that cause, and the management-routes
+// finding, which now cost counters, is a warning saying so.
+func TestPMAGapsExplainedByManagementRoutes(t *testing.T) {
+	f := load(t, "spineleaf")
+	if f.OriginLID != 1 {
+		t.Fatalf("origin LID %d, want spine1's 1", f.OriginLID)
+	}
+	fs, _, err := CheckRouting(f, routing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	explained := 0
+	for _, g := range f.Gaps {
+		if g.Kind == "pma_query_failed" {
+			if g.Cause != NoRouteCause || g.NodeType != "Switch" || g.LID != 3 {
+				t.Errorf("gap %+v", g)
+			}
+			explained++
+		}
+	}
+	if explained != 8 {
+		t.Errorf("%d counter gaps, want 8", explained)
+	}
+	var mgmt []finding.Finding
+	for _, x := range fs {
+		if x.Subject.NodeDesc == routing.ManagementSubject {
+			mgmt = append(mgmt, x)
+		}
+	}
+	if len(mgmt) != 1 || mgmt[0].Severity != finding.Warning || !strings.Contains(mgmt[0].Summary, "could not read the counters of 8 ports on 1 node") {
+		t.Errorf("management findings %+v", mgmt)
 	}
 }
