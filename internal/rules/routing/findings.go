@@ -283,7 +283,13 @@ func (r *Result) managementFinding(idx []int) finding.Finding {
 	fd.Severity = finding.Info
 	if mgmtPairs > 0 {
 		fd.Severity = finding.Warning
+		return fd
 	}
+	// Switch-to-switch routes only: not a fault of the tables.
+	fd.Causes = []string{"up/down routing engines (ftree, updn) route what CAs need and leave switch-to-switch LIDs out by design",
+		"the collection ran from a switch port (ibsim attaches its client to a switch), which needs switch-to-switch routes for LID-routed queries"}
+	fd.Remedy = []string{"collect from a host port (--ca/--port): hosts have routes to every switch LID",
+		"if switches must reach each other by LID, choose a routing engine that routes switch LIDs (minhop, dfsssp) and compare with ibdoctor fabric check again"}
 	return fd
 }
 

@@ -82,13 +82,7 @@ func (o CollectOptions) Validate() error {
 	return nil
 }
 
-// Collect runs the tools and returns their outputs. It fails only on bad
-// options; a tool that is missing, times out or exits non-zero is recorded
-// in its Output.Err.
-func Collect(ctx context.Context, o CollectOptions) (*fabricmodel.Raw, error) {
-	if err := o.Validate(); err != nil {
-		return nil, err
-	}
+func (o CollectOptions) withDefaults() CollectOptions {
 	if o.Timeout <= 0 {
 		o.Timeout = 60 * time.Second
 	}
@@ -98,6 +92,17 @@ func Collect(ctx context.Context, o CollectOptions) (*fabricmodel.Raw, error) {
 	if o.LookPath == nil {
 		o.LookPath = exec.LookPath
 	}
+	return o
+}
+
+// Collect runs the tools and returns their outputs. It fails only on bad
+// options; a tool that is missing, times out or exits non-zero is recorded
+// in its Output.Err.
+func Collect(ctx context.Context, o CollectOptions) (*fabricmodel.Raw, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
 	raw := &fabricmodel.Raw{Taken: o.Now().UTC(), Source: "live"}
 	for _, s := range steps(o) {
 		raw.Outputs = append(raw.Outputs, run(ctx, o, s))
