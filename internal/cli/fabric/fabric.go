@@ -253,6 +253,7 @@ func gapLines(gaps []fabricrules.Gap, verbose bool) []string {
 		gr.nodes[fmt.Sprintf("%d/%s", g.LID, g.Node)] = true
 		gr.types[string(g.NodeType)] = true
 	}
+	summed := false
 	for _, k := range order {
 		gr := groups[k]
 		if gr.ports == 1 {
@@ -279,9 +280,10 @@ func gapLines(gaps []fabricrules.Gap, verbose bool) []string {
 		if cause == "" {
 			cause = "their performance management (PMA) queries failed"
 		}
+		summed = true
 		out = append(out, fmt.Sprintf("%s: counters of %s %s (%s ports) could not be read: %s", k.source, thousands(len(gr.nodes)), what, thousands(gr.ports), cause))
 	}
-	if len(order) > 0 && !verbose {
+	if summed && !verbose {
 		out = append(out, "(every port: --verbose, or --format json)")
 	}
 	return out

@@ -210,6 +210,10 @@ func TestGapLines(t *testing.T) {
 			}
 		})
 	}
+	// Nothing summed up: no pointer to the full list.
+	if l := gapLines(gaps[len(gaps)-2:], false); len(l) != 2 || strings.Contains(strings.Join(l, "\n"), "--verbose") {
+		t.Errorf("single gaps: %q", l)
+	}
 	if n := len(gapLines(gaps, true)); n != len(gaps) {
 		t.Errorf("verbose: %d lines for %d gaps", n, len(gaps))
 	}

@@ -106,12 +106,17 @@ func CheckRouting(f *Fabric, opts routing.Options) ([]finding.Finding, *routing.
 	return fs, res, nil
 }
 
-// NoRouteCause is the Gap.Cause of counters that could not be read because
-// the tables have no route from the collecting node to the port's LID.
-const NoRouteCause = "no route from this node to their LIDs — see fabric.route_missing (" + routing.ManagementSubject + ")"
+// NoRouteCause is the Gap.Cause of switch counters that could not be read
+// because the tables have no route from the collecting node to the
+// switch's LID; NoCARouteCause the same for a CA port's LID.
+const (
+	NoRouteCause   = "no route from this node to their LIDs — see fabric.route_missing (" + routing.ManagementSubject + ")"
+	NoCARouteCause = "no route from this node to their LIDs — see fabric.route_missing"
+)
 
 // explainGaps sets Gap.Cause of the counter gaps whose LID the collecting
-// node has no route to, and counts the nodes and ports explained.
+// node has no route to, and counts the switches and their ports explained
+// (the management routes' share).
 func explainGaps(f *Fabric, g *routing.Graph) (nodes, ports int) {
 	if f.OriginLID <= 0 || g == nil {
 		return 0, 0
@@ -131,6 +136,10 @@ func explainGaps(f *Fabric, g *routing.Graph) (nodes, ports int) {
 			routed[gp.LID] = ok
 		}
 		if ok {
+			continue
+		}
+		if gp.NodeType != ibdiags.Switch {
+			gp.Cause = NoCARouteCause
 			continue
 		}
 		gp.Cause = NoRouteCause
