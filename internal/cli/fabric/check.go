@@ -3,6 +3,7 @@ package fabric
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,8 @@ type CheckOptions struct {
 	NoRouting bool
 	// Thresholds are the --threshold NAME=VALUE overrides.
 	Thresholds []string
+	// Verbose lists every gap instead of a summary per reason.
+	Verbose bool
 }
 
 // NewCmdCheck builds `fabric check`; runF replaces the run function in
@@ -61,6 +64,7 @@ not run (no topology could be read).`,
 	cmd.Flags().StringVar(&o.Plan, "plan", "", "cabling plan (ibnetdiscover format or 'nodeA portA nodeB portB' lines): expected links, widths and speeds")
 	cmd.Flags().StringVar(&o.Baseline, "baseline", "", "earlier collection (DIR or FILE.tar.gz) to judge counter growth and vanished links against")
 	cmd.Flags().BoolVar(&o.NoRouting, "no-routing", false, "skip the routing analysis of the forwarding tables")
+	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "list every gap (port whose counters could not be read) instead of a summary per reason")
 	cmd.Flags().StringArrayVar(&o.Thresholds, "threshold", nil, "override a counter threshold, NAME=VALUE (symbol_errors, link_error_recovery, link_downed, rcv_errors, xmit_discards, xmit_wait; see 'ibdoctor rules')")
 	return cmd
 }
@@ -111,20 +115,26 @@ func runCheck(ctx context.Context, o *CheckOptions) error {
 	}
 	m := fabricrules.Build(raw)
 	if len(m.Nodes) == 0 {
-		_ = writeResult(o.F.Out, o.F, o.Format, m, nil, m.Gaps)
+		_ = writeResult(o.F.Out, o.F, o.Format, m, nil, m.Gaps, o.Verbose)
 		return cmdutil.CannotRun(fmt.Errorf("no fabric topology could be read (see the gaps)"))
 	}
 	fs := fabricrules.Check(m, opts)
-	gaps := m.Gaps
+	var routingGap []fabricrules.Gap
 	if !o.NoRouting {
-		rfs, _, err := fabricrules.CheckRouting(m, routing.Options{})
+		// Critical routing findings are checked on the fabric itself
+		// (ibtracert) when it is at hand.
+		confirm, cleanup := o.Source.confirmer(ctx, o.F)
+		rfs, _, err := fabricrules.CheckRouting(m, routing.Options{Confirm: confirm})
+		cleanup()
 		if err != nil {
-			gaps = append(gaps, fabricrules.Gap{Source: "routing", Reason: err.Error()})
+			routingGap = append(routingGap, fabricrules.Gap{Source: "routing", Reason: err.Error()})
 		}
 		fs = append(fs, rfs...)
 	}
+	// CheckRouting sets the causes of the gaps it explains: read them after.
+	gaps := append(slices.Clone(m.Gaps), routingGap...)
 	catalog.Sort(fs)
-	if err := writeResult(o.F.Out, o.F, o.Format, m, fs, gaps); err != nil {
+	if err := writeResult(o.F.Out, o.F, o.Format, m, fs, gaps, o.Verbose); err != nil {
 		return err
 	}
 	return cmdutil.Exit(finding.ExitCode(fs))

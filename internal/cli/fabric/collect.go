@@ -73,6 +73,7 @@ func runCollect(ctx context.Context, o *CollectOptions) error {
 	}
 	type saved struct {
 		Name       string  `json:"name"`
+		StartMS    float64 `json:"start_ms"`
 		DurationMS float64 `json:"duration_ms"`
 		Bytes      int     `json:"bytes"`
 		Error      string  `json:"error,omitempty"`
@@ -80,17 +81,14 @@ func runCollect(ctx context.Context, o *CollectOptions) error {
 	summary := struct {
 		Out     string  `json:"out"`
 		Saved   int     `json:"saved"`
+		WallMS  float64 `json:"wall_ms"`
 		Outputs []saved `json:"outputs"`
-	}{Out: o.Out, Outputs: []saved{}}
+	}{Out: o.Out, WallMS: raw.WallMS, Outputs: []saved{}}
 	for _, out := range raw.Outputs {
-		status := "ok"
-		if out.Err != "" {
-			status = out.Err
-		} else {
+		if out.Err == "" {
 			summary.Saved++
 		}
-		summary.Outputs = append(summary.Outputs, saved{Name: out.Name, DurationMS: out.DurationMS, Bytes: len(out.Stdout), Error: out.Err})
-		fmt.Fprintf(o.F.ErrOut, "  %-14s %7.0f ms  %d bytes  %s\n", out.Name, out.DurationMS, len(out.Stdout), status)
+		summary.Outputs = append(summary.Outputs, saved{Name: out.Name, StartMS: out.StartMS, DurationMS: out.DurationMS, Bytes: len(out.Stdout), Error: out.Err})
 	}
 	ok := summary.Saved
 	if o.Format == cmdutil.FormatJSON {
@@ -98,7 +96,17 @@ func runCollect(ctx context.Context, o *CollectOptions) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(o.F.Out, "saved %d of %d tool outputs to %s\n", ok, len(raw.Outputs), o.Out)
+		// Per tool: when it started (they run concurrently), how long it
+		// took, what it printed.
+		fmt.Fprintf(o.F.Out, "  %-14s %9s %9s %12s  %s\n", "tool", "start", "took", "bytes", "status")
+		for _, out := range raw.Outputs {
+			status := "ok"
+			if out.Err != "" {
+				status = out.Err
+			}
+			fmt.Fprintf(o.F.Out, "  %-14s %7.1f s %7.1f s %12d  %s\n", out.Name, out.StartMS/1000, out.DurationMS/1000, len(out.Stdout), status)
+		}
+		fmt.Fprintf(o.F.Out, "saved %d of %d tool outputs to %s in %.1f s\n", ok, len(raw.Outputs), o.Out, raw.WallMS/1000)
 	}
 	if ok == 0 {
 		return cmdutil.CannotRun(fmt.Errorf("no tool could run"))

@@ -19,6 +19,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/output/report"
 	fabricrules "github.com/ibdoctor/ibdoctor/internal/rules/fabric"
+	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 	"github.com/ibdoctor/ibdoctor/internal/source/fabric"
 )
 
@@ -88,6 +89,48 @@ func (s *Source) load(ctx context.Context, f *cmdutil.Factory) (*fabricmodel.Raw
 	return fabric.Collect(ctx, o)
 }
 
+// maxConfirm bounds the ibtracert runs of one check.
+const maxConfirm = 8
+
+// confirmer checks the sample pair of a critical routing finding on the
+// fabric: ibtracert from this node when the collection is live (or from
+// ibsim); a saved collection cannot be checked, and says so. The returned
+// function removes what it left behind.
+func (s *Source) confirmer(ctx context.Context, f *cmdutil.Factory) (func(routing.Sample) routing.Confirmation, func()) {
+	if s.From != "" {
+		return func(routing.Sample) routing.Confirmation {
+			return routing.Confirmation{Note: "not confirmed: offline collection"}
+		}, func() {}
+	}
+	o, err := s.collectOptions(f)
+	cleanup := func() {}
+	if err == nil && s.IBSim != "" {
+		var dir string
+		if dir, err = os.MkdirTemp("", "ibdoctor-ibsim-"); err == nil {
+			o.Dir = dir
+			cleanup = func() { os.RemoveAll(dir) }
+		}
+	}
+	n := 0
+	return func(sm routing.Sample) routing.Confirmation {
+		if err != nil {
+			return routing.Confirmation{Note: "not confirmed: " + err.Error()}
+		}
+		if n++; n > maxConfirm {
+			return routing.Confirmation{Note: fmt.Sprintf("not confirmed: only the first %d critical routing findings are traced", maxConfirm)}
+		}
+		tr := fabric.TraceRoute(ctx, o, int(sm.SrcLID), int(sm.DstLID))
+		switch {
+		case tr.Broken:
+			return routing.Confirmation{Confirmed: true, Note: "confirmed by ibtracert", Evidence: fmt.Sprintf("%s to %s: %s", sm.SrcName, sm.DstName, tr.Line)}
+		case tr.Reached:
+			return routing.Confirmation{Note: fmt.Sprintf("not confirmed: ibtracert finds a route from %s to %s now (the tables changed since they were read?)", sm.SrcName, sm.DstName), Evidence: tr.Line}
+		default:
+			return routing.Confirmation{Note: "not confirmed: " + tr.Err}
+		}
+	}, cleanup
+}
+
 // NewCmd builds `ibdoctor fabric` and its subcommands.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
@@ -148,7 +191,7 @@ func summarize(m *fabricrules.Fabric) Summary {
 	return s
 }
 
-func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabricrules.Fabric, fs []finding.Finding, gaps []fabricrules.Gap) error {
+func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabricrules.Fabric, fs []finding.Finding, gaps []fabricrules.Gap, verbose bool) error {
 	if fs == nil {
 		fs = []finding.Finding{}
 	}
@@ -172,12 +215,95 @@ func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabr
 	}
 	if len(gaps) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "%s %d thing(s) could not be queried or read; what depends on them was not judged:\n", sty.Severity(finding.Warning, "gaps:"), len(gaps))
-		for _, g := range gaps {
-			fmt.Fprintf(w, "  %s: %s\n", g.Source, g.Reason)
+		fmt.Fprintf(w, "%s %s thing(s) could not be queried or read; what depends on them was not judged:\n", sty.Severity(finding.Warning, "gaps:"), thousands(len(gaps)))
+		for _, l := range gapLines(gaps, verbose) {
+			fmt.Fprintf(w, "  %s\n", l)
 		}
 	}
 	return nil
+}
+
+// gapLines renders the gaps for the text report. Per-port gaps (counters
+// that could not be read) are summed up per tool, reason and cause: "counters of 31
+// switches (3,968 ports) could not be read: ...", so that a fabric of
+// thousands of ports fits on a screen; verbose lists every one.
+func gapLines(gaps []fabricrules.Gap, verbose bool) []string {
+	var out []string
+	type key struct{ source, kind, cause string }
+	type group struct {
+		ports int
+		nodes map[string]bool
+		types map[string]bool
+		first fabricrules.Gap
+	}
+	groups := map[key]*group{}
+	var order []key
+	for _, g := range gaps {
+		if g.Kind == "" || verbose {
+			l := g.Source + ": " + g.Reason
+			if g.Cause != "" {
+				l += ": " + g.Cause
+			}
+			out = append(out, l)
+			continue
+		}
+		k := key{g.Source, g.Kind, g.Cause}
+		gr := groups[k]
+		if gr == nil {
+			gr = &group{nodes: map[string]bool{}, types: map[string]bool{}, first: g}
+			groups[k] = gr
+			order = append(order, k)
+		}
+		gr.ports++
+		gr.nodes[fmt.Sprintf("%d/%s", g.LID, g.Node)] = true
+		gr.types[string(g.NodeType)] = true
+	}
+	summed := false
+	for _, k := range order {
+		gr := groups[k]
+		if gr.ports == 1 {
+			l := k.source + ": " + gr.first.Reason
+			if k.cause != "" {
+				l += ": " + k.cause
+			}
+			out = append(out, l)
+			continue
+		}
+		what := "nodes"
+		if len(gr.types) == 1 {
+			switch {
+			case gr.types["Switch"]:
+				what = "switches"
+			case gr.types["CA"]:
+				what = "CAs"
+			}
+		}
+		if len(gr.nodes) == 1 {
+			what = map[string]string{"nodes": "node", "switches": "switch", "CAs": "CA"}[what]
+		}
+		cause := k.cause
+		if cause == "" {
+			cause = "their performance management (PMA) queries failed"
+		}
+		summed = true
+		out = append(out, fmt.Sprintf("%s: counters of %s %s (%s ports) could not be read: %s", k.source, thousands(len(gr.nodes)), what, thousands(gr.ports), cause))
+	}
+	if summed && !verbose {
+		out = append(out, "(every port: --verbose, or --format json)")
+	}
+	return out
+}
+
+// thousands renders n with thousands separators: 3,968.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // readPlan opens and parses a plan file.

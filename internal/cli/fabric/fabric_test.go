@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	fabricrules "github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 )
 
 const capture = "../../rules/fabric/testdata/spineleaf"
@@ -51,7 +56,7 @@ func TestCheckFromCapture(t *testing.T) {
 	for _, f := range doc.Findings {
 		ids[f.ID+"/"+string(f.Severity)]++
 	}
-	want := map[string]int{"fabric.link_degraded/critical": 1, "fabric.route_missing/info": 2, "fabric.congestion/warning": 1, "fabric.link_errors/warning": 2}
+	want := map[string]int{"fabric.link_degraded/critical": 1, "fabric.route_missing/warning": 1, "fabric.congestion/warning": 1, "fabric.link_errors/warning": 2}
 	if len(ids) != len(want) {
 		t.Errorf("findings %v, want %v", ids, want)
 	}
@@ -131,5 +136,87 @@ func TestCollectFromSaved(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &sum); code != 0 || err != nil || sum.Saved != 5 || len(sum.Outputs) != 5 {
 		t.Errorf("collect --format json: exit %d, %v, %+v", code, err, sum)
+	}
+}
+
+// TestCheckOfflineNotConfirmed: leaf1 loses its entry for h3 (LID 7) in a
+// copy of the capture; the critical route_missing says it could not be
+// checked with ibtracert, the collection being offline.
+func TestCheckOfflineNotConfirmed(t *testing.T) {
+	dir := t.TempDir()
+	ents, err := os.ReadDir(capture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(capture, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name() == "dump_fts.txt" {
+			b = []byte(strings.Replace(string(b), "0x0007 005 : (Channel Adapter portguid 0x0000000000100005: 'h3')\n", "", 1))
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, code := run(t, "check", "--from", dir, "--format", "json")
+	if code != 2 {
+		t.Fatalf("exit %d", code)
+	}
+	var doc Document
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range doc.Findings {
+		if f.ID == "fabric.route_missing" && f.Severity == finding.Critical {
+			got = append(got, f.Summary)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "leaf1 has no forwarding entry for 1 destination LID (h3 (lid 7))") ||
+		!strings.HasSuffix(got[0], " — not confirmed: offline collection") {
+		t.Errorf("critical route_missing: %q", got)
+	}
+}
+
+// TestGapLines: counter gaps are summed up per tool, reason and cause;
+// --verbose lists each.
+func TestGapLines(t *testing.T) {
+	var gaps []fabricrules.Gap
+	for sw := 2; sw <= 4; sw++ {
+		for p := 1; p <= 3; p++ {
+			gaps = append(gaps, fabricrules.Gap{Source: "ibqueryerrors", Kind: "pma_query_failed", Node: fmt.Sprintf("spine%d", sw), NodeType: "Switch", LID: sw, Port: p,
+				Reason: fmt.Sprintf("port counters of spine%d LID %d port %d could not be read", sw, sw, p), Cause: fabricrules.NoRouteCause})
+		}
+	}
+	gaps = append(gaps,
+		fabricrules.Gap{Source: "ibqueryerrors", Kind: "pma_query_failed", Node: "h1", NodeType: "CA", LID: 9, Port: 1, Reason: "port counters of h1 LID 9 port 1 could not be read"},
+		fabricrules.Gap{Source: "sminfo", Reason: "not collected"})
+	tests := []struct {
+		name    string
+		verbose bool
+		want    []string
+	}{
+		{"summary", false, []string{
+			"sminfo: not collected",
+			"ibqueryerrors: counters of 3 switches (9 ports) could not be read: " + fabricrules.NoRouteCause,
+			"ibqueryerrors: port counters of h1 LID 9 port 1 could not be read",
+			"(every port: --verbose, or --format json)",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, gapLines(gaps, tt.verbose)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+	// Nothing summed up: no pointer to the full list.
+	if l := gapLines(gaps[len(gaps)-2:], false); len(l) != 2 || strings.Contains(strings.Join(l, "\n"), "--verbose") {
+		t.Errorf("single gaps: %q", l)
+	}
+	if n := len(gapLines(gaps, true)); n != len(gaps) {
+		t.Errorf("verbose: %d lines for %d gaps", n, len(gaps))
 	}
 }

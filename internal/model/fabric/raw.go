@@ -19,6 +19,9 @@ type Output struct {
 	// on success.
 	Err        string  `json:"error,omitempty"`
 	DurationMS float64 `json:"duration_ms"`
+	// StartMS is when the run started, after the collection's start: the
+	// tools run concurrently.
+	StartMS float64 `json:"start_ms,omitempty"`
 }
 
 // Raw is one collection: the outputs of every tool, as saved by `fabric
@@ -27,6 +30,8 @@ type Raw struct {
 	Taken   time.Time `json:"taken"`
 	Host    string    `json:"host,omitempty"`
 	Outputs []*Output `json:"outputs"`
+	// WallMS is how long the whole collection took.
+	WallMS float64 `json:"wall_ms,omitempty"`
 	// Source is where the collection was read from ("live" or a path).
 	Source string `json:"-"`
 }

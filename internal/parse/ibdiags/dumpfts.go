@@ -32,6 +32,12 @@ type LFT struct {
 	MaxLID  int        `json:"max_lid"`
 	Entries []LFTEntry `json:"entries"`
 	Line    int        `json:"line"`
+	// All says the table was dumped with every entry (dump_fts -a: the
+	// footer reads "N lids dumped", not "N valid lids dumped"). Without
+	// -a, dump_fts leaves out the entries it calls illegal, and (in
+	// infiniband-diags up to at least 44) it calls the switch's last port
+	// illegal too: a table without All may lack valid entries.
+	All bool `json:"all,omitempty"`
 }
 
 // LFTEntry is "0x0002 001 : (Channel Adapter portguid 0x...: 'h1')": the
@@ -41,6 +47,12 @@ type LFTEntry struct {
 	LID      uint16   `json:"lid"`
 	Port     uint8    `json:"port"`
 	Dest     DestType `json:"dest"`
+	// ToolIllegal: the tool printed "(illegal port)" (or "(path #0 -
+	// illegal port)" for LID 0). dump_fts tests the out port against the
+	// switch's port count with >=, so it marks the last port of a switch
+	// illegal although it is valid; whether an entry is usable is decided
+	// from the topology, not from this mark.
+	ToolIllegal bool `json:"tool_illegal,omitempty"`
 }
 
 // ParseFTs parses dump_fts or ibroute output (unicast tables; multicast
@@ -104,8 +116,12 @@ func ParseFTs(r io.Reader, src string) ([]LFT, error) {
 			out = append(out, t)
 		case bytes.HasPrefix(line, []byte("Multicast mlids [")):
 			skip = true
+		case bytes.HasSuffix(line, []byte("lids dumped")) && !skip && !bytes.HasSuffix(line, []byte("mlids dumped")):
+			if len(out) > 0 && !bytes.Contains(line, []byte("valid")) {
+				out[len(out)-1].All = true
+			}
 		case bytes.HasPrefix(line, []byte("Lid")), bytes.HasPrefix(line, []byte("Port")), bytes.HasPrefix(line, []byte("MLid")),
-			bytes.HasSuffix(line, []byte("lids dumped")), bytes.HasSuffix(line, []byte("mlids dumped")), skip:
+			bytes.HasSuffix(line, []byte("mlids dumped")), skip:
 		default:
 			return nil, perr(src, n, string(line), "unexpected line in a forwarding table dump")
 		}
@@ -201,6 +217,8 @@ func parseLFTEntry(b []byte) (LFTEntry, bool) {
 		e.Dest = DestSwitch
 	case bytes.Contains(info, []byte("(Router")):
 		e.Dest = DestRouter
+	case bytes.HasSuffix(bytes.TrimSpace(info), []byte("illegal port)")):
+		e.ToolIllegal = true
 	}
 	if k := bytes.Index(info, []byte("portguid 0x")); k >= 0 {
 		g, end := hexAt(info, k+11)

@@ -101,6 +101,39 @@ func TestParseFTsForms(t *testing.T) {
 	}
 }
 
+// TestParseFTsAll: dump_fts -a on a 128-port spine (infiniband-diags 44
+// under ibsim) prints LID 0 and unrouted LIDs with port 255, and entries to
+// the last port 128 as "(illegal port)"; all of them are kept, marked, and
+// the footer without "valid" says the table is complete.
+func TestParseFTsAll(t *testing.T) {
+	in := "Unicast lids [0x0-0x182] of switch DR path slid 0; dlid 0; 0,3 guid 0x0000000000200080 (spine1):\n" +
+		"  Lid  Out   Destination\n       Port     Info \n" +
+		"0x0000 255 : (path #0 - illegal port)\n" +
+		"0x00fd 127 : (Switch portguid 0x000000000020007e: 'leaf127')\n" +
+		"0x00ff 128 : (illegal port)\n" +
+		"0x0101 255 : (illegal port)\n" +
+		"387 lids dumped \n" +
+		"Unicast lids [0x0-0x2] of switch DR path slid 0; dlid 0; 0 guid 0x0000000000200000 (leaf1):\n" +
+		"0x0001 000 : (Switch portguid 0x0000000000200000: 'leaf1')\n" +
+		"1 valid lids dumped \n"
+	fts, err := ParseFTs(strings.NewReader(in), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []LFTEntry{
+		{LID: 0, Port: 255, ToolIllegal: true},
+		{LID: 0xfd, Port: 127, Dest: DestSwitch, DestGUID: 0x20007e},
+		{LID: 0xff, Port: 128, ToolIllegal: true},
+		{LID: 0x101, Port: 255, ToolIllegal: true},
+	}
+	if d := cmp.Diff(want, fts[0].Entries); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if !fts[0].All || fts[1].All {
+		t.Errorf("All: spine1 %v (want true, -a footer), leaf1 %v (want false)", fts[0].All, fts[1].All)
+	}
+}
+
 func TestParseFTsErrors(t *testing.T) {
 	hdr := "Unicast lids [0x0-0x8] of switch Lid 4 guid 0x0000000000200002 (leaf1):\n"
 	tests := []struct {

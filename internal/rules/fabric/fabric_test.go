@@ -384,14 +384,16 @@ func TestCheckRouting(t *testing.T) {
 		t.Fatal(err)
 	}
 	// OpenSM's ftree left no entry for the other spine on either spine
-	// (the real capture): the only breaks.
-	want := []string{"fabric.route_missing spine1", "fabric.route_missing spine2"}
+	// (the real capture): the only breaks, one finding about management
+	// routes. Only switch-to-switch routes break, but the collection ran
+	// from spine1 and lost spine2's counters for it: a warning.
+	want := []string{"fabric.route_missing " + routing.ManagementSubject}
 	if d := cmp.Diff(want, brief(fs)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 	for _, x := range fs {
-		if x.Severity != finding.Info {
-			t.Errorf("%s: severity %s, want info (only switch-to-switch routes break)", x.Summary, x.Severity)
+		if x.Severity != finding.Warning || !strings.Contains(x.Summary, "on 2 switches") {
+			t.Errorf("%s: severity %s, want warning (switch-to-switch routes on both spines, which cost counters)", x.Summary, x.Severity)
 		}
 	}
 	if res.Switches != 4 || res.RoutedPairs != res.Pairs {
@@ -449,5 +451,96 @@ func TestLinkInfoAlone(t *testing.T) {
 	// Against the plan, from iblinkinfo alone.
 	if fs := Diff(f, loadPlan(t, "spineleaf.net")); len(fs) != 0 {
 		t.Errorf("diff: %v", brief(fs))
+	}
+}
+
+// TestDumpFTsLastPort: dump_fts calls the last port of a switch illegal.
+// Without -a it leaves the entry to h2 (port 2 of a 2-port switch) out and
+// the route looks missing, which Build reports as a gap; with -a the entry
+// is printed as "(illegal port)", kept, and judged valid from the
+// topology's port count.
+func TestDumpFTsLastPort(t *testing.T) {
+	topo := "switchguid=0x200000(200000)\n" +
+		"Switch\t2 \"S-0000000000200000\"\t\t# \"sw\" base port 0 lid 1 lmc 0\n" +
+		"[1]\t\"H-0000000000100000\"[1](100001) \t\t# \"h1\" lid 2 4xQDR\n" +
+		"[2]\t\"H-0000000000100002\"[1](100003) \t\t# \"h2\" lid 3 4xQDR\n\n" +
+		"caguid=0x100000\nCa\t1 \"H-0000000000100000\"\t\t# \"h1\"\n" +
+		"[1](100001) \t\"S-0000000000200000\"[1]\t\t# lid 2 lmc 0 \"sw\" lid 1 4xQDR\n\n" +
+		"caguid=0x100002\nCa\t1 \"H-0000000000100002\"\t\t# \"h2\"\n" +
+		"[1](100003) \t\"S-0000000000200000\"[2]\t\t# lid 3 lmc 0 \"sw\" lid 1 4xQDR\n"
+	hdr := "Unicast lids [0x0-0x3] of switch DR path slid 0; dlid 0; 0 guid 0x0000000000200000 (sw):\n"
+	tests := []struct {
+		name    string
+		fts     string
+		gap     bool
+		missing int
+	}{
+		{"without -a", hdr + "0x0001 000 : (Switch portguid 0x0000000000200000: 'sw')\n" +
+			"0x0002 001 : (Channel Adapter portguid 0x0000000000100001: 'h1')\n2 valid lids dumped \n", true, 1},
+		{"with -a", hdr + "0x0000 255 : (path #0 - illegal port)\n0x0001 000 : (Switch portguid 0x0000000000200000: 'sw')\n" +
+			"0x0002 001 : (Channel Adapter portguid 0x0000000000100001: 'h1')\n0x0003 002 : (illegal port)\n4 lids dumped \n", false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := &fabricmodel.Raw{Outputs: []*fabricmodel.Output{
+				{Name: "ibnetdiscover", Stdout: []byte(topo)},
+				{Name: "dump_fts", Stdout: []byte(tt.fts)},
+			}}
+			f := Build(raw)
+			gap := slices.ContainsFunc(f.Gaps, func(g Gap) bool { return g.Source == "dump_fts" && strings.Contains(g.Reason, "without -a") })
+			if gap != tt.gap {
+				t.Errorf("without -a gap: %v, want %v (%v)", gap, tt.gap, f.Gaps)
+			}
+			fs, _, err := CheckRouting(f, routing.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, x := range fs {
+				if x.ID == "fabric.route_missing" && x.Severity == finding.Critical {
+					n++
+				}
+			}
+			if n != tt.missing {
+				t.Errorf("%d critical route_missing, want %d: %v", n, tt.missing, brief(fs))
+			}
+		})
+	}
+}
+
+// TestPMAGapsExplainedByManagementRoutes: in the spineleaf capture the
+// collection ran from spine1 (ibsim attaches there), whose table has no
+// route to spine2's LID 3 (updn leaves switch-to-switch routes out): the
+// eight counter gaps of spine2 get that cause, and the management-routes
+// finding, which now cost counters, is a warning saying so.
+func TestPMAGapsExplainedByManagementRoutes(t *testing.T) {
+	f := load(t, "spineleaf")
+	if f.OriginLID != 1 {
+		t.Fatalf("origin LID %d, want spine1's 1", f.OriginLID)
+	}
+	fs, _, err := CheckRouting(f, routing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	explained := 0
+	for _, g := range f.Gaps {
+		if g.Kind == "pma_query_failed" {
+			if g.Cause != NoRouteCause || g.NodeType != "Switch" || g.LID != 3 {
+				t.Errorf("gap %+v", g)
+			}
+			explained++
+		}
+	}
+	if explained != 8 {
+		t.Errorf("%d counter gaps, want 8", explained)
+	}
+	var mgmt []finding.Finding
+	for _, x := range fs {
+		if x.Subject.NodeDesc == routing.ManagementSubject {
+			mgmt = append(mgmt, x)
+		}
+	}
+	if len(mgmt) != 1 || mgmt[0].Severity != finding.Warning || !strings.Contains(mgmt[0].Summary, "could not read the counters of 8 ports on 1 node") {
+		t.Errorf("management findings %+v", mgmt)
 	}
 }

@@ -27,6 +27,9 @@ type Fabric struct {
 	SMPorts []ibdiags.SMPort `json:"sm_ports,omitempty"`
 	LFTs    []ibdiags.LFT    `json:"-"`
 	Diags   []ibdiags.Diag   `json:"diags,omitempty"`
+	// OriginLID is the LID of the port the collection was taken from
+	// (ibnetdiscover's "Initiated from node ... port ..."); 0 unknown.
+	OriginLID int `json:"origin_lid,omitempty"`
 	// HaveCounters says whether port counters were read (ibqueryerrors or
 	// perfquery); ports without an entry in Counters then have no errors.
 	HaveCounters bool `json:"have_counters"`
@@ -45,6 +48,17 @@ type Fabric struct {
 type Gap struct {
 	Source string `json:"source"`
 	Reason string `json:"reason"`
+	// Kind, Node, NodeType, LID and Port describe a per-port gap (Kind
+	// "pma_query_failed": a port's counters could not be read), so that
+	// reports can sum them up per reason and node type.
+	Kind     string           `json:"kind,omitempty"`
+	Node     string           `json:"node,omitempty"`
+	NodeType ibdiags.NodeType `json:"node_type,omitempty"`
+	LID      int              `json:"lid,omitempty"`
+	Port     int              `json:"port,omitempty"`
+	// Cause is why, when the checks found it (no route from the collecting
+	// node to the LID).
+	Cause string `json:"cause,omitempty"`
 }
 
 // Node is a switch, CA or router.
@@ -200,6 +214,7 @@ func Build(raw *fabricmodel.Raw) *Fabric {
 			gap("ibnetdiscover", "%v", err)
 		} else {
 			f.addTopology(top)
+			f.OriginLID = f.originLID(b)
 		}
 	}
 	if b := get("iblinkinfo"); b != nil {
@@ -247,13 +262,30 @@ func Build(raw *fabricmodel.Raw) *Fabric {
 		}
 	}
 	pmaGaps := 0
+	lidType := map[int]ibdiags.NodeType{}
+	for i := range f.Nodes {
+		n := &f.Nodes[i]
+		if n.Type == ibdiags.Switch && n.LID > 0 {
+			lidType[n.LID] = n.Type
+		}
+		for _, p := range n.Ports {
+			if n.Type != ibdiags.Switch && p.LID > 0 {
+				lidType[p.LID] = n.Type
+			}
+		}
+	}
 	for _, d := range f.Diags {
 		if d.Kind == ibdiags.DiagPMAFailed && d.Port > 0 {
 			pmaGaps++
+			g := Gap{Source: "ibqueryerrors", Kind: string(ibdiags.DiagPMAFailed), Node: d.NodeDesc, NodeType: lidType[d.LID], LID: d.LID, Port: d.Port}
 			if d.LID > 0 {
-				gap("ibqueryerrors", "port counters of %s LID %d port %d could not be read", d.NodeDesc, d.LID, d.Port)
+				g.Reason = fmt.Sprintf("port counters of %s LID %d port %d could not be read", d.NodeDesc, d.LID, d.Port)
 			} else {
-				gap("ibqueryerrors", "port counters of %s port %d could not be read", d.NodeDesc, d.Port)
+				g.Reason = fmt.Sprintf("port counters of %s port %d could not be read", d.NodeDesc, d.Port)
+			}
+			if !seenGap[g] {
+				seenGap[g] = true
+				f.Gaps = append(f.Gaps, g)
 			}
 		}
 	}
@@ -266,6 +298,9 @@ func Build(raw *fabricmodel.Raw) *Fabric {
 			gap("dump_fts", "%v", err)
 		} else {
 			f.LFTs = fts
+			if n := f.lastPortHidden(); n > 0 {
+				gap("dump_fts", "%d forwarding table(s) were dumped without -a and have no entry to their switch's last port although it is linked: dump_fts then leaves those entries out (it calls the last port illegal), so routes through it look missing; collect again with this version of ibdoctor", n)
+			}
 		}
 	}
 	if o := raw.Get("sminfo"); o != nil {
@@ -315,6 +350,69 @@ func Build(raw *fabricmodel.Raw) *Fabric {
 	f.Peer(End{-1, -1})
 	f.endByGUID(f, End{})
 	return f
+}
+
+// originLID finds the port ibnetdiscover started from ("# Initiated from
+// node 0000000000200000 port 0000000000200000" in its header) and returns
+// its LID: a switch's port-0 LID or a CA port's own; 0 when unknown.
+func (f *Fabric) originLID(out []byte) int {
+	const mark = "# Initiated from node "
+	i := bytes.Index(out[:min(len(out), 4096)], []byte(mark))
+	if i < 0 {
+		return 0
+	}
+	line := out[i+len(mark):]
+	if j := bytes.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	var node, port uint64
+	if _, err := fmt.Sscanf(string(line), "%x port %x", &node, &port); err != nil {
+		return 0
+	}
+	for i := range f.Nodes {
+		n := &f.Nodes[i]
+		if n.GUID != node {
+			continue
+		}
+		if n.Type == ibdiags.Switch {
+			return max(n.LID, 0)
+		}
+		for _, p := range n.Ports {
+			if p.GUID == port && p.LID > 0 {
+				return p.LID
+			}
+		}
+	}
+	return 0
+}
+
+// lastPortHidden counts the tables dumped without -a whose switch has its
+// last port linked and not one entry to it: there dump_fts's off-by-one
+// (the last port printed as illegal, left out without -a) has hidden
+// entries.
+func (f *Fabric) lastPortHidden() int {
+	bySwitch := map[uint64]int{}
+	for i := range f.Nodes {
+		if f.Nodes[i].Type == ibdiags.Switch {
+			bySwitch[f.Nodes[i].GUID] = i
+		}
+	}
+	n := 0
+	for i := range f.LFTs {
+		t := &f.LFTs[i]
+		j, ok := bySwitch[t.SwitchGUID]
+		if t.All || !ok || f.Nodes[j].NumPorts <= 0 {
+			continue
+		}
+		last := f.Nodes[j].NumPorts
+		if _, _, linked := f.Peer(End{j, last}); !linked {
+			continue
+		}
+		if !slices.ContainsFunc(t.Entries, func(e ibdiags.LFTEntry) bool { return int(e.Port) == last }) {
+			n++
+		}
+	}
+	return n
 }
 
 func (f *Fabric) addTopology(top *ibdiags.Topology) {

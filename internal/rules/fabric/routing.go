@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
@@ -70,6 +71,12 @@ func RoutingInput(f *Fabric) (*routing.Fabric, error) {
 // forwarding tables: fabric.route_missing, route_loop, route_nonminimal,
 // route_imbalance, credit_loop, tree_asymmetric. Without tables it returns
 // no findings and the reason, which the caller reports as a gap.
+//
+// It also explains the counter gaps: a port whose counters could not be
+// read, on a LID the tables give no route to from the collecting node,
+// gets that as its Gap.Cause (f.Gaps is updated in place), and the
+// management-routes finding, which then cost counters, is raised to a
+// warning and says how many.
 func CheckRouting(f *Fabric, opts routing.Options) ([]finding.Finding, *routing.Result, error) {
 	rf, err := RoutingInput(f)
 	if err != nil {
@@ -84,5 +91,70 @@ func CheckRouting(f *Fabric, opts routing.Options) ([]finding.Finding, *routing.
 	// by design), warning when only hosts-to-switch (management) routes
 	// do, critical when hosts lose hosts.
 	fs := res.Findings()
+	nodes, ports := explainGaps(f, res.Graph())
+	if ports > 0 {
+		for i := range fs {
+			x := &fs[i]
+			if x.ID == "fabric.route_missing" && x.Subject.NodeDesc == routing.ManagementSubject {
+				if x.Severity == finding.Info {
+					x.Severity = finding.Warning
+				}
+				x.Summary += fmt.Sprintf("; this collection could not read the counters of %d port%s on %d node%s for lack of these routes (see the gaps)", ports, plural(ports), nodes, plural(nodes))
+			}
+		}
+	}
 	return fs, res, nil
+}
+
+// NoRouteCause is the Gap.Cause of switch counters that could not be read
+// because the tables have no route from the collecting node to the
+// switch's LID; NoCARouteCause the same for a CA port's LID.
+const (
+	NoRouteCause   = "no route from this node to their LIDs — see fabric.route_missing (" + routing.ManagementSubject + ")"
+	NoCARouteCause = "no route from this node to their LIDs — see fabric.route_missing"
+)
+
+// explainGaps sets Gap.Cause of the counter gaps whose LID the collecting
+// node has no route to, and counts the switches and their ports explained
+// (the management routes' share).
+func explainGaps(f *Fabric, g *routing.Graph) (nodes, ports int) {
+	if f.OriginLID <= 0 || g == nil {
+		return 0, 0
+	}
+	routed := map[int]bool{}
+	seen := map[int]bool{}
+	for i := range f.Gaps {
+		gp := &f.Gaps[i]
+		if gp.Kind != string(ibdiags.DiagPMAFailed) || gp.LID <= 0 || gp.LID > routing.MaxUnicastLID {
+			continue
+		}
+		ok, done := routed[gp.LID]
+		if !done {
+			_, err := g.Path(uint16(f.OriginLID), uint16(gp.LID))
+			var pe *routing.PathError
+			ok = !errors.As(err, &pe)
+			routed[gp.LID] = ok
+		}
+		if ok {
+			continue
+		}
+		if gp.NodeType != ibdiags.Switch {
+			gp.Cause = NoCARouteCause
+			continue
+		}
+		gp.Cause = NoRouteCause
+		ports++
+		if !seen[gp.LID] {
+			seen[gp.LID] = true
+			nodes++
+		}
+	}
+	return nodes, ports
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

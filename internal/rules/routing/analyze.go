@@ -84,9 +84,19 @@ type Break struct {
 	SourceSwitches []int
 	SourcePorts    int
 
+	// DestHash fingerprints the set of destination LIDs that break here
+	// (equal sets, equal hashes): breaks on several switches with the same
+	// set are one cause. DestSwitch is the switch every one of those
+	// destinations hangs off when they are all CA ports of one switch (the
+	// hosts behind a leaf), else -1; CADests counts the CA destinations.
+	DestHash   uint64
+	DestSwitch int
+	CADests    int
+
 	last      int      // last destination LID counted
 	exampleCA bool     // ExampleLID is a CA's
 	srcSet    []uint64 // bitset of dense source switches
+	attach    int32    // dense switch of the CA destinations; -1 none yet, -2 mixed
 }
 
 // Detour is a switch that sends destinations off every shortest path
@@ -176,6 +186,28 @@ type Options struct {
 	// paths for the non-minimal check (switches² bytes) are skipped
 	// (default 16384).
 	MaxMinHopSwitches int
+	// Confirm, when set, checks one sample broken pair of every critical
+	// routing finding against the fabric itself (ibtracert) and says what
+	// it found; the answer goes into the finding's summary and evidence.
+	Confirm func(Sample) Confirmation
+}
+
+// Sample is one CA-to-CA pair whose route the tables break.
+type Sample struct {
+	Src     PortRef // the source CA port
+	SrcLID  uint16
+	DstLID  uint16
+	SrcName string
+	DstName string
+}
+
+// Confirmation is what a check against the fabric found for a Sample.
+// Note goes after the summary ("confirmed by ibtracert", "not confirmed:
+// offline collection"); Evidence, when set, is the tool's own words.
+type Confirmation struct {
+	Confirmed bool
+	Note      string
+	Evidence  string
 }
 
 func (o Options) withDefaults() Options {
@@ -448,7 +480,7 @@ func (a *analysis) recordBreak(d *dest, s int32) {
 	if !ok {
 		gi = len(r.Breaks)
 		a.groups[k] = gi
-		b := Break{Kind: k.kind, Node: int(g.swNode[k.sw]), Port: int(k.port), ExampleSource: -1}
+		b := Break{Kind: k.kind, Node: int(g.swNode[k.sw]), Port: int(k.port), ExampleSource: -1, DestHash: fnvOffset, DestSwitch: -1, attach: -1}
 		if k.kind == NoEntry {
 			b.Port = int(w.outp[k.sw]) // the first offending entry
 		}
@@ -461,6 +493,19 @@ func (a *analysis) recordBreak(d *dest, s int32) {
 	if b.last != d.lid {
 		b.last = d.lid
 		b.LIDs++
+		b.DestHash = (b.DestHash ^ uint64(d.lid)) * fnvPrime
+		switch {
+		case !d.isCA:
+			b.attach = -2
+		case b.attach == -1:
+			b.attach = d.attach
+			b.CADests++
+		case b.attach != d.attach:
+			b.attach = -2
+			b.CADests++
+		default:
+			b.CADests++
+		}
 		if len(b.Examples) < a.opts.MaxExamples {
 			b.Examples = append(b.Examples, uint16(d.lid))
 		}
@@ -574,6 +619,9 @@ func (a *analysis) finish() *Result {
 			}
 		}
 		b.srcSet = nil
+		if b.attach >= 0 {
+			b.DestSwitch = int(g.swNode[b.attach])
+		}
 	}
 	slices.SortFunc(r.Breaks, func(a, b Break) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Node, b.Node), cmp.Compare(a.Port, b.Port))
@@ -585,6 +633,12 @@ func (a *analysis) finish() *Result {
 	r.CreditLoops, r.DependencyEdges = a.deps.creditLoops(a.opts.MaxCreditLoops)
 	return r
 }
+
+// FNV-1a over the destination LIDs of a break, in ascending order.
+const (
+	fnvOffset uint64 = 14695981039346656037
+	fnvPrime  uint64 = 1099511628211
+)
 
 type brkKey struct {
 	sw   int32

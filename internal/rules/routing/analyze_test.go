@@ -733,9 +733,9 @@ func TestRouteMissingSeverity(t *testing.T) {
 	}{
 		// Leaves send even LIDs, leaf2's LID 18 among them, up to spine1.
 		{"CA pairs", "spine1", 6, finding.Critical, 0, "12 CA pairs in all"},
-		{"management only", "spine1", 18, finding.Warning, 12, "12 CA-to-switch (management) pairs"},
+		{"management only", "spine1", 18, finding.Warning, 12, "12 CA-to-switch pairs are lost: LID-routed management from those hosts to the switches (perfquery, ibqueryerrors) fails"},
 		// Only spine2 itself uses its entry for lid 18.
-		{"switch to switch only", "spine2", 18, finding.Info, 0, ": 1 switch-to-switch routes end there"},
+		{"switch to switch only", "spine2", 18, finding.Info, 0, "cannot reach those switches"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := small2L(t)
@@ -747,6 +747,78 @@ func TestRouteMissingSeverity(t *testing.T) {
 			}
 			if r.Breaks[0].ManagementPairs != tc.mgmt {
 				t.Errorf("management pairs %d, want %d", r.Breaks[0].ManagementPairs, tc.mgmt)
+			}
+		})
+	}
+}
+
+// TestBreaksGroupedByCause: the same destination missing on every spine is
+// one finding naming the tier, the destinations and the switches, not one
+// per spine; the same break on one spine only stays a finding of its own;
+// management breaks on several switches are one finding; and the sample
+// pair of a critical finding goes to Options.Confirm.
+func TestBreaksGroupedByCause(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		breaks   map[string][]int
+		want     []string // "severity subject"
+		contains string
+	}{
+		// Leaves send even LIDs up to spine1, odd ones to spine2.
+		{"every spine", map[string][]int{"spine1": {6, 7}, "spine2": {6, 7}},
+			[]string{"critical 2 tier-2 switches"}, "no tier-2 switch routes to 2 CA ports behind leaf2 (node00006 mlx5_0 (lid 6), node00007 mlx5_0 (lid 7)): all 2 (spine1, spine2) have no forwarding entry for them"},
+		{"one spine", map[string][]int{"spine1": {6}},
+			[]string{"critical spine1"}, "spine1 has no forwarding entry"},
+		{"different destinations", map[string][]int{"spine1": {6, 7}, "spine2": {7}},
+			[]string{"critical spine1", "critical spine2"}, "spine1 has no forwarding entry"},
+		{"management on two switches", map[string][]int{"spine1": {18}, "spine2": {18}},
+			[]string{"warning " + ManagementSubject}, "management routes: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := small2L(t)
+			for sw, lids := range tc.breaks {
+				for _, l := range lids {
+					f.Nodes[node(t, f, sw)].LFT[l] = NoRoute
+				}
+			}
+			g, err := New(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var samples []Sample
+			r := g.Analyze(Options{Confirm: func(s Sample) Confirmation {
+				samples = append(samples, s)
+				return Confirmation{Confirmed: true, Note: "confirmed by ibtracert", Evidence: "lid entry is 255"}
+			}})
+			fs := r.Findings()
+			var got []string
+			crit := 0
+			for _, x := range fs {
+				got = append(got, string(x.Severity)+" "+x.Subject.NodeDesc)
+				if x.Severity == finding.Critical {
+					crit++
+					if !strings.HasSuffix(x.Summary, " — confirmed by ibtracert") {
+						t.Errorf("critical finding without the confirmation: %s", x.Summary)
+					}
+				}
+			}
+			slices.Sort(got)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("findings %q, want %q", got, tc.want)
+			}
+			if !strings.Contains(fs[0].Summary, tc.contains) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tc.contains)
+			}
+			if len(samples) != crit {
+				t.Errorf("%d samples confirmed for %d critical findings", len(samples), crit)
+			}
+			for _, s := range samples {
+				if _, ok := g.Owner(s.SrcLID); !ok || s.DstLID == 0 {
+					t.Errorf("sample %+v: source LID not owned", s)
+				}
+				if _, err := g.Path(s.SrcLID, s.DstLID); err == nil {
+					t.Errorf("sample %+v routes fine", s)
+				}
 			}
 		})
 	}

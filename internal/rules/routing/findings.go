@@ -15,20 +15,24 @@ const (
 	sourceTopo = "ibnetdiscover"
 )
 
-// Findings turns the analysis into catalogue findings, sorted: one
-// fabric.route_missing per switch and kind of break (critical when CA pairs
-// are lost, warning when only CA-to-switch management pairs are, info when
-// only switch-to-switch routes break), one fabric.route_loop
-// per loop, one fabric.route_nonminimal per detouring switch, one
-// fabric.route_imbalance per unbalanced link group, one fabric.credit_loop
-// per cyclic component of the channel dependency graph and one
-// fabric.tree_asymmetric per asymmetric switch.
+// Findings turns the analysis into catalogue findings, sorted, one per
+// cause rather than per symptom: breaks of the same kind on several
+// switches of one tier for the same set of destinations are one
+// fabric.route_missing ("no tier-2 switch routes to the 64 hosts behind
+// leaf127"), a break on one switch is its own; every break that loses no
+// CA-to-CA pair is gathered into one fabric.route_missing about management
+// routes (subject ManagementSubject: warning when hosts lose switch LIDs,
+// info when only switch-to-switch routes are missing, which up/down
+// engines leave out by design). Then one fabric.route_loop per loop, one
+// fabric.route_nonminimal per detouring switch, one fabric.route_imbalance
+// per unbalanced link group, one fabric.credit_loop per cyclic component of
+// the channel dependency graph and one fabric.tree_asymmetric per
+// asymmetric switch. With Options.Confirm set, every critical break's sample
+// pair is checked against the fabric and the finding says so.
 func (r *Result) Findings() []finding.Finding {
 	g, f := r.g, r.g.f
 	var out []finding.Finding
-	for _, b := range r.Breaks {
-		out = append(out, r.breakFinding(b))
-	}
+	out = append(out, r.breakFindings()...)
 	for _, d := range r.Detours {
 		n := &f.Nodes[d.Node]
 		ex := d.Examples[0]
@@ -88,6 +92,237 @@ func (r *Result) Findings() []finding.Finding {
 	}
 	catalog.Sort(out)
 	return out
+}
+
+// ManagementSubject is the subject (NodeDesc) of the one
+// fabric.route_missing that gathers the breaks losing no CA-to-CA pair:
+// routes to switch LIDs only.
+const ManagementSubject = "management routes"
+
+func (r *Result) tier(node int) int {
+	if node < len(r.Tree.Tiers) {
+		return r.Tree.Tiers[node]
+	}
+	return -1
+}
+
+// breakFindings groups the breaks by cause (see Findings).
+func (r *Result) breakFindings() []finding.Finding {
+	type key struct {
+		kind BreakKind
+		tier int
+		lids int
+		hash uint64
+	}
+	var out []finding.Finding
+	var mgmt []int
+	groups := map[key][]int{}
+	var order []key
+	for i := range r.Breaks {
+		b := &r.Breaks[i]
+		switch {
+		case b.Kind == Loop:
+			out = append(out, r.confirm(r.breakFinding(*b), b))
+		case b.Pairs == 0:
+			mgmt = append(mgmt, i)
+		default:
+			k := key{b.Kind, r.tier(b.Node), b.LIDs, b.DestHash}
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], i)
+		}
+	}
+	for _, k := range order {
+		idx := groups[k]
+		if len(idx) == 1 {
+			b := &r.Breaks[idx[0]]
+			out = append(out, r.confirm(r.breakFinding(*b), b))
+			continue
+		}
+		out = append(out, r.groupFinding(idx))
+	}
+	if len(mgmt) > 0 {
+		out = append(out, r.managementFinding(mgmt))
+	}
+	return out
+}
+
+// destText names a break's destinations: "the 64 hosts behind leaf127
+// (h8129 (lid 8130), … and 60 more)" when they are the CA ports of one
+// switch, else "64 destination LIDs (…)".
+func (r *Result) destText(b *Break) string {
+	g, f := r.g, r.g.f
+	lids := make([]string, 0, 4)
+	for _, l := range b.Examples[:min(4, len(b.Examples))] {
+		lids = append(lids, g.lidName(l))
+	}
+	list := strings.Join(lids, ", ")
+	if b.LIDs > len(lids) {
+		list += fmt.Sprintf(" and %d more", b.LIDs-len(lids))
+	}
+	if b.DestSwitch >= 0 && b.CADests == b.LIDs {
+		all := ""
+		if s := g.sw[b.DestSwitch]; s >= 0 && len(g.caAt[s]) == b.LIDs {
+			all = "the "
+		}
+		return fmt.Sprintf("%s%d CA port%s behind %s (%s)", all, b.LIDs, plural(b.LIDs), f.Nodes[b.DestSwitch].Name(), list)
+	}
+	return fmt.Sprintf("%d destination LID%s (%s)", b.LIDs, plural(b.LIDs), list)
+}
+
+// groupFinding is one fabric.route_missing for breaks of one kind on
+// several switches of one tier, for the same destinations.
+func (r *Result) groupFinding(idx []int) finding.Finding {
+	g, f := r.g, r.g.f
+	first := &r.Breaks[idx[0]]
+	tier := r.tier(first.Node)
+	names := make([]string, 0, len(idx))
+	var pairs, mgmtPairs int64
+	example := first
+	srcSw := map[int]bool{}
+	srcPorts := 0
+	for _, i := range idx {
+		b := &r.Breaks[i]
+		names = append(names, f.Nodes[b.Node].Name())
+		pairs += b.Pairs
+		mgmtPairs += b.ManagementPairs
+		if example.ExampleSource < 0 && b.ExampleSource >= 0 {
+			example = b
+		}
+		for _, s := range b.SourceSwitches {
+			if !srcSw[s] {
+				srcSw[s] = true
+				srcPorts += len(g.caAt[g.sw[s]])
+			}
+		}
+	}
+	inTier := 0
+	for n, t := range r.Tree.Tiers {
+		if t == tier && f.Nodes[n].Type == Switch {
+			inTier++
+		}
+	}
+	var did string
+	switch first.Kind {
+	case NoTable:
+		did = "have no forwarding table"
+	case DeadPort:
+		did = "forward them to ports without a link"
+	case Misdelivered:
+		did = "deliver them to the wrong node"
+	default:
+		did = "have no forwarding entry for them"
+	}
+	dests := r.destText(first)
+	var summary string
+	switch {
+	case tier > 0 && len(idx) == inTier:
+		summary = fmt.Sprintf("no tier-%d switch routes to %s: all %d (%s) %s", tier, dests, len(idx), joinLimit(names, 4), did)
+	case tier > 0:
+		summary = fmt.Sprintf("%d of the %d tier-%d switches do not route to %s: %s %s", len(idx), inTier, tier, dests, joinLimit(names, 4), did)
+	default:
+		summary = fmt.Sprintf("%d switches do not route to %s: %s %s", len(idx), dests, joinLimit(names, 4), did)
+	}
+	if example.ExampleSource >= 0 {
+		summary += fmt.Sprintf("; %s cannot reach %s", f.Nodes[example.ExampleSource].Name(), g.lidName(example.ExampleLID))
+		if pairs > 1 {
+			summary += fmt.Sprintf(", %d CA pairs in all", pairs)
+		}
+	}
+	var ev []finding.Evidence
+	for _, i := range idx[:min(4, len(idx))] {
+		b := &r.Breaks[i]
+		n := &f.Nodes[b.Node]
+		l := b.Examples[0]
+		ev = append(ev, finding.Evidence{Source: lftSource(n), Value: fmt.Sprintf("lid 0x%04x (%s) -> %s", l, g.lidName(l), portText(g.lft(int32(b.Node), int(l))))})
+	}
+	ev = append(ev, finding.Evidence{Source: "switches", Value: fmt.Sprintf("%d: %s", len(names), joinLimit(names, 64))})
+	if len(srcSw) > 0 {
+		ev = append(ev, finding.Evidence{Source: "sources", Value: fmt.Sprintf("%d of %d CA ports, behind %d switch%s, lose these destinations", srcPorts, r.CAPorts, len(srcSw), pluralES(len(srcSw)))})
+	}
+	subj := finding.Subject{NodeDesc: fmt.Sprintf("%d tier-%d switches", len(idx), tier)}
+	if tier <= 0 {
+		subj.NodeDesc = fmt.Sprintf("%d switches", len(idx))
+	}
+	fd := catalog.New("fabric.route_missing", subj, summary, ev...)
+	return r.confirm(fd, example)
+}
+
+// managementFinding gathers the breaks that lose no CA-to-CA pair: routes
+// to switch LIDs.
+func (r *Result) managementFinding(idx []int) finding.Finding {
+	g, f := r.g, r.g.f
+	var routes, mgmtPairs int64
+	sws := map[int]bool{}
+	var names []string
+	var ev []finding.Evidence
+	for _, i := range idx {
+		b := &r.Breaks[i]
+		routes += b.SwitchRoutes
+		mgmtPairs += b.ManagementPairs
+		if !sws[b.Node] {
+			sws[b.Node] = true
+			names = append(names, f.Nodes[b.Node].Name())
+		}
+		if len(ev) < 4 {
+			n := &f.Nodes[b.Node]
+			l := b.Examples[0]
+			ev = append(ev, finding.Evidence{Source: lftSource(n), Value: fmt.Sprintf("lid 0x%04x (%s) -> %s", l, g.lidName(l), portText(g.lft(int32(b.Node), int(l))))})
+		}
+	}
+	b0 := &r.Breaks[idx[0]]
+	summary := fmt.Sprintf("%d routes to switch LIDs are missing on %d switch%s (e.g. %s has none to %s)",
+		routes, len(sws), pluralES(len(sws)), f.Nodes[b0.Node].Name(), g.lidName(b0.Examples[0]))
+	if mgmtPairs > 0 {
+		summary += fmt.Sprintf("; %d CA-to-switch pairs are lost: LID-routed management from those hosts to the switches (perfquery, ibqueryerrors) fails", mgmtPairs)
+	} else {
+		summary += "; every CA reaches every LID, only switch-to-switch routes are missing, which up/down engines (ftree, updn) leave out by design: LID-routed management sent from a switch port (perfquery, ibqueryerrors run there) cannot reach those switches"
+	}
+	ev = append(ev, finding.Evidence{Source: "switches", Value: fmt.Sprintf("%d: %s", len(names), joinLimit(names, 64))})
+	fd := catalog.New("fabric.route_missing", finding.Subject{NodeDesc: ManagementSubject}, "management routes: "+summary, ev...)
+	fd.Severity = finding.Info
+	if mgmtPairs > 0 {
+		fd.Severity = finding.Warning
+		return fd
+	}
+	// Switch-to-switch routes only: not a fault of the tables.
+	fd.Causes = []string{"up/down routing engines (ftree, updn) route what CAs need and leave switch-to-switch LIDs out by design",
+		"the collection ran from a switch port (ibsim attaches its client to a switch), which needs switch-to-switch routes for LID-routed queries"}
+	fd.Remedy = []string{"collect from a host port (--ca/--port): hosts have routes to every switch LID",
+		"if switches must reach each other by LID, choose a routing engine that routes switch LIDs (minhop, dfsssp) and compare with ibdoctor fabric check again"}
+	return fd
+}
+
+// confirm checks the sample pair of a critical finding with
+// Options.Confirm and records what it said.
+func (r *Result) confirm(fd finding.Finding, b *Break) finding.Finding {
+	c := r.opts.Confirm
+	if c == nil || fd.Severity != finding.Critical || b.ExampleSource < 0 || !b.exampleCA {
+		return fd
+	}
+	f := r.g.f
+	src := &f.Nodes[b.ExampleSource]
+	if b.ExampleSourcePort >= len(src.Ports) {
+		return fd
+	}
+	s := Sample{Src: PortRef{b.ExampleSource, b.ExampleSourcePort}, SrcLID: src.Ports[b.ExampleSourcePort].LID, DstLID: b.ExampleLID,
+		SrcName: src.Name(), DstName: r.g.lidName(b.ExampleLID)}
+	res := c(s)
+	if res.Note != "" {
+		fd.Summary += " — " + res.Note
+	}
+	if res.Evidence != "" {
+		fd.Evidence = append(fd.Evidence, finding.Evidence{Source: fmt.Sprintf("ibtracert %d %d", s.SrcLID, s.DstLID), Value: res.Evidence})
+	}
+	return fd
+}
+
+func pluralES(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "es"
 }
 
 func (r *Result) breakFinding(b Break) finding.Finding {

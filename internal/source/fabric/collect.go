@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
@@ -33,6 +36,9 @@ type CollectOptions struct {
 	// Dir is the tools' working directory ("" = the current one). Under
 	// ibsim, libumad2sim.so leaves a sys-<pid> tree there per run.
 	Dir string
+	// Parallel bounds the tools running at once (default 4; 1 runs them
+	// one after another). ibsim serves at most 10 clients.
+	Parallel int
 }
 
 // step is one tool run of a collection.
@@ -42,11 +48,8 @@ type step struct {
 	args []string
 }
 
-// Steps, in order. Directed-route and LID tools first; SA-based queries are
-// avoided (ibqueryerrors --skip-sl) so that the collection works without an
-// SM. Every step runs even when an earlier one failed: what failed is
-// recorded, and becomes a gap in the model.
-func steps(o CollectOptions) []step {
+// selector returns the -C/-P arguments every tool gets.
+func (o CollectOptions) selector() []string {
 	var sel []string
 	if o.CA != "" {
 		sel = append(sel, "-C", o.CA)
@@ -54,13 +57,51 @@ func steps(o CollectOptions) []step {
 	if o.Port > 0 {
 		sel = append(sel, "-P", strconv.Itoa(o.Port))
 	}
-	with := func(a ...string) []string { return append(append([]string{}, sel...), a...) }
+	return sel
+}
+
+// The steps of a collection, in the order their outputs are saved.
+// Directed-route and LID tools first; SA-based queries are avoided
+// (ibqueryerrors --skip-sl) so that the collection works without an SM.
+// Every step runs even when another failed: what failed is recorded, and
+// becomes a gap in the model.
+//
+// They run concurrently (CollectOptions.Parallel): ibnetdiscover and
+// dump_fts (which discovers the fabric itself) start at once; iblinkinfo
+// and ibqueryerrors then reuse ibnetdiscover's discovery (--load-cache of
+// its --cache file) instead of sweeping the fabric again.
+const (
+	stepNetDiscover = iota
+	stepLinkInfo
+	stepQueryErrors
+	stepDumpFTs
+	stepSMInfo
+	numSteps
+)
+
+func steps(o CollectOptions, cache string) []step {
+	with := func(a ...string) []string { return append(o.selector(), a...) }
+	withCache := func(a ...string) []string {
+		if cache != "" {
+			a = append(a, "--load-cache", cache)
+		}
+		return with(a...)
+	}
+	disc := with()
+	if cache != "" {
+		disc = with("--cache", cache)
+	}
 	return []step{
-		{"ibnetdiscover", "ibnetdiscover", with()},
-		{"iblinkinfo", "iblinkinfo", with()},
-		{"ibqueryerrors", "ibqueryerrors", with("--skip-sl", "--data")},
-		{"dump_fts", "dump_fts", with()},
-		{"sminfo", "sminfo", with()},
+		stepNetDiscover: {"ibnetdiscover", "ibnetdiscover", disc},
+		stepLinkInfo:    {"iblinkinfo", "iblinkinfo", withCache()},
+		stepQueryErrors: {"ibqueryerrors", "ibqueryerrors", withCache("--skip-sl", "--data")},
+		// -a: every entry. Without it dump_fts (infiniband-diags 44)
+		// leaves out the entries it calls illegal, and it calls the last
+		// port of a switch illegal (port 128 of a 128-port switch), so
+		// valid routes would look missing. Which entries are usable is
+		// decided from the topology.
+		stepDumpFTs: {"dump_fts", "dump_fts", with("-a")},
+		stepSMInfo:  {"sminfo", "sminfo", with()},
 	}
 }
 
@@ -77,13 +118,7 @@ func (o CollectOptions) Validate() error {
 	return nil
 }
 
-// Collect runs the tools and returns their outputs. It fails only on bad
-// options; a tool that is missing, times out or exits non-zero is recorded
-// in its Output.Err.
-func Collect(ctx context.Context, o CollectOptions) (*fabricmodel.Raw, error) {
-	if err := o.Validate(); err != nil {
-		return nil, err
-	}
+func (o CollectOptions) withDefaults() CollectOptions {
 	if o.Timeout <= 0 {
 		o.Timeout = 60 * time.Second
 	}
@@ -93,17 +128,96 @@ func Collect(ctx context.Context, o CollectOptions) (*fabricmodel.Raw, error) {
 	if o.LookPath == nil {
 		o.LookPath = exec.LookPath
 	}
-	raw := &fabricmodel.Raw{Taken: o.Now().UTC(), Source: "live"}
-	for _, s := range steps(o) {
-		raw.Outputs = append(raw.Outputs, run(ctx, o, s))
+	if o.Parallel <= 0 {
+		o.Parallel = 4
 	}
-	raw.Outputs = append(raw.Outputs, collectSMs(ctx, o)...)
+	return o
+}
+
+// Collect runs the tools and returns their outputs. It fails only on bad
+// options; a tool that is missing, times out or exits non-zero is recorded
+// in its Output.Err.
+func Collect(ctx context.Context, o CollectOptions) (*fabricmodel.Raw, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
+	raw := &fabricmodel.Raw{Taken: o.Now().UTC(), Source: "live"}
+	start := time.Now()
+	// ibnetdiscover's cache file, for iblinkinfo and ibqueryerrors.
+	cache := ""
+	if dir, err := os.MkdirTemp("", "ibdoctor-fabric-"); err == nil {
+		defer os.RemoveAll(dir)
+		cache = filepath.Join(dir, "ibnetdiscover.cache")
+	}
+	st := steps(o, cache)
+	outs := make([]*fabricmodel.Output, numSteps)
+	var sms []*fabricmodel.Output
+	sem := make(chan struct{}, o.Parallel)
+	var wg sync.WaitGroup
+	launch := func(do func()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			do()
+		}()
+	}
+	timed := func(i int, s step) func() {
+		return func() { outs[i] = runAt(ctx, o, s, start) }
+	}
+	// dump_fts is the longest run: it goes first.
+	launch(timed(stepDumpFTs, st[stepDumpFTs]))
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sem <- struct{}{}
+		outs[stepNetDiscover] = runAt(ctx, o, st[stepNetDiscover], start)
+		<-sem
+		cached := outs[stepNetDiscover].Err == "" && cache != "" && fileExists(cache)
+		for _, i := range []int{stepLinkInfo, stepQueryErrors} {
+			s := st[i]
+			if !cached {
+				s = steps(o, "")[i]
+			}
+			launch(func() {
+				out := runAt(ctx, o, s, start)
+				if out.Err != "" && cached {
+					// The cache did not serve: discover again.
+					out = runAt(ctx, o, steps(o, "")[i], start)
+				}
+				outs[i] = out
+			})
+		}
+	}()
+	launch(timed(stepSMInfo, st[stepSMInfo]))
+	launch(func() { sms = collectSMs(ctx, o, start) })
+	wg.Wait()
+	raw.Outputs = append(outs, sms...)
 	if q := raw.Get("ibqueryerrors"); q != nil && q.Err != "" && len(bytes.TrimSpace(q.Stdout)) == 0 {
 		if pq := collectPerfQuery(ctx, o, raw.Get("iblinkinfo")); pq != nil {
+			pq.StartMS = msSince(start)
 			raw.Outputs = append(raw.Outputs, pq)
 		}
 	}
+	raw.WallMS = msSince(start)
 	return raw, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Size() > 0
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+
+// runAt is run, stamped with its start relative to the collection's.
+func runAt(ctx context.Context, o CollectOptions, s step, start time.Time) *fabricmodel.Output {
+	at := msSince(start)
+	out := run(ctx, o, s)
+	out.StartMS = at
+	return out
 }
 
 // maxPerfQueryPorts bounds the per-port fallback (one perfquery run per
@@ -165,15 +279,9 @@ func collectPerfQuery(ctx context.Context, o CollectOptions, li *fabricmodel.Out
 // collectSMs asks the SA for every port that runs an SM (saquery -s) and
 // then each of those SMs for its state (sminfo LID), so that two masters
 // are seen. Both need the SA: without an SM they fail, which is recorded.
-func collectSMs(ctx context.Context, o CollectOptions) []*fabricmodel.Output {
-	var sel []string
-	if o.CA != "" {
-		sel = append(sel, "-C", o.CA)
-	}
-	if o.Port > 0 {
-		sel = append(sel, "-P", strconv.Itoa(o.Port))
-	}
-	sa := run(ctx, o, step{"saquery-sm", "saquery", append(append([]string{}, sel...), "-s")})
+func collectSMs(ctx context.Context, o CollectOptions, start time.Time) []*fabricmodel.Output {
+	sel := o.selector()
+	sa := runAt(ctx, o, step{"saquery-sm", "saquery", append(append([]string{}, sel...), "-s")}, start)
 	out := []*fabricmodel.Output{sa}
 	if sa.Err != "" {
 		return out
@@ -182,7 +290,7 @@ func collectSMs(ctx context.Context, o CollectOptions) []*fabricmodel.Output {
 	if err != nil {
 		return out
 	}
-	all := &fabricmodel.Output{Name: "sminfo-sms", Args: []string{"sminfo", "<lid of each IsSM port>"}}
+	all := &fabricmodel.Output{Name: "sminfo-sms", Args: []string{"sminfo", "<lid of each IsSM port>"}, StartMS: msSince(start)}
 	seen := map[int]bool{}
 	for _, p := range ports {
 		if p.Disabled || p.BaseLID <= 0 || seen[p.BaseLID] || len(seen) >= 16 {

@@ -3,6 +3,9 @@ package fabric
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,5 +62,71 @@ func TestDescribeRunError(t *testing.T) {
 		if !strings.Contains(got, tt.want) {
 			t.Errorf("got %q, want it to contain %q", got, tt.want)
 		}
+	}
+}
+
+// fakeTools writes shell scripts standing in for the infiniband-diags
+// tools: each prints its name and arguments, ibnetdiscover writes its
+// --cache file (or fails when discoverFails), and the discovering tools
+// sleep a little so that overlaps show.
+func fakeTools(t *testing.T, discoverFails bool) func(string) (string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"ibnetdiscover", "iblinkinfo", "ibqueryerrors", "dump_fts", "sminfo", "saquery"} {
+		body := "#!/bin/sh\necho \"$0 $*\"\n"
+		switch name {
+		case "ibnetdiscover":
+			body += "sleep 0.3\n"
+			if discoverFails {
+				body += "exit 1\n"
+			}
+			body += "while [ $# -gt 0 ]; do if [ \"$1\" = --cache ]; then echo cache > \"$2\"; fi; shift; done\n"
+		case "dump_fts":
+			body += "sleep 0.3\n"
+		case "saquery":
+			body += "exit 1\n"
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func(name string) (string, error) { return filepath.Join(dir, name), nil }
+}
+
+// TestCollectConcurrentWithCache: dump_fts runs beside ibnetdiscover;
+// iblinkinfo and ibqueryerrors start after it and load its cache, or
+// discover again themselves when it failed.
+func TestCollectConcurrentWithCache(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		discoverFails bool
+		cached        bool
+	}{
+		{"cache", false, true},
+		{"discovery failed", true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, err := Collect(context.Background(), CollectOptions{LookPath: fakeTools(t, tt.discoverFails)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			disc, fts := raw.Get("ibnetdiscover"), raw.Get("dump_fts")
+			discEnd := disc.StartMS + disc.DurationMS
+			if fts.StartMS >= discEnd {
+				t.Errorf("dump_fts started at %.0f ms, after ibnetdiscover ended (%.0f ms)", fts.StartMS, discEnd)
+			}
+			for _, name := range []string{"iblinkinfo", "ibqueryerrors"} {
+				o := raw.Get(name)
+				if o.StartMS < discEnd {
+					t.Errorf("%s started at %.0f ms, before ibnetdiscover ended (%.0f ms)", name, o.StartMS, discEnd)
+				}
+				if got := slices.Contains(o.Args, "--load-cache"); got != tt.cached || o.Err != "" {
+					t.Errorf("%s args %q (err %q): --load-cache %v, want %v", name, o.Args, o.Err, got, tt.cached)
+				}
+			}
+			if raw.WallMS <= 0 || raw.WallMS > disc.DurationMS+fts.DurationMS+raw.Get("iblinkinfo").DurationMS+raw.Get("ibqueryerrors").DurationMS+1000 {
+				t.Errorf("wall %.0f ms", raw.WallMS)
+			}
+		})
 	}
 }
