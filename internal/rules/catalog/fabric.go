@@ -111,7 +111,7 @@ var fabricMetas = []finding.Meta{
 		Remedy:  []string{"move the cables to the planned ports named in the finding", remedyFabricCheck},
 	},
 	{
-		ID: "fabric.ibdiagnet_error", Severity: finding.Warning, Area: "fabric", Step: StepFabric,
+		ID: "fabric.ibdiagnet_error", Severity: finding.Warning, Area: "fabric", Step: finding.StepFabric,
 		Title:   "ibdiagnet stage reports errors that no specific check covers",
 		Meaning: "ibdiagnet counted errors in a stage (its Summary table, or -E- lines of the stage) that do not map to a link, counter, GUID, LID or subnet manager finding: routing, partition keys, virtualization, cables, temperature, or nodes that did not answer. The stage's counts and lines are the evidence; its details are in ibdiagnet2.log.",
 		Causes:  []string{"a check ibdiagnet runs beyond links, counters, identities and the SM (routing, partitions, cables, temperature) found a problem", "nodes did not answer ibdiagnet's queries (MADs timed out or were dropped)"},

@@ -143,7 +143,7 @@ func TestReadFromLargeOutput(t *testing.T) {
 // accepts.
 func TestOutputNamesCoverCollect(t *testing.T) {
 	names := []string{"perfquery", "saquery-sm", "sminfo-sms"}
-	for _, s := range steps(CollectOptions{}) {
+	for _, s := range steps(CollectOptions{}, "") {
 		names = append(names, s.name)
 	}
 	for _, n := range names {
