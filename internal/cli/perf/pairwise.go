@@ -17,6 +17,7 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	pairwiserules "github.com/ibdoctor/ibdoctor/internal/rules/pairwise"
 	"github.com/ibdoctor/ibdoctor/internal/service/pairwise"
 )
 
@@ -158,7 +159,7 @@ still writes what was measured (to --out as well).`,
 	fl.IntVar(&opts.IBPort, "ib-port", 1, "perftest: device port (-i)")
 	fl.IntVar(&opts.GIDIndex, "gid-index", 0, "perftest: GID index (-x), e.g. 3 for RoCE v2")
 	fl.IntVar(&opts.Repeat, "repeat", 1, "run each pair's test this many times and keep the median run")
-	fl.Float64Var(&opts.SlowFraction, "slow-fraction", pairwise.DefaultSlowFraction, "a pair is slow below this fraction of the reference")
+	fl.Float64Var(&opts.SlowFraction, "slow-fraction", pairwiserules.DefaultSlowFraction, "a pair is slow below this fraction of the reference")
 	fl.Float64Var(&opts.Expect, "expect", 0, "reference instead of the measured one: Gb/s for bw, µs for lat")
 	fl.StringVar(&opts.Out, "out", "", "also write the matrix and findings as JSON to this file (written on Ctrl-C too)")
 	return cmd
@@ -242,7 +243,7 @@ func pairwiseRun(o *PairwiseOptions) error {
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
-	iopts := pairwise.InferOptions{SlowFraction: o.SlowFraction, Topology: topo}
+	iopts := pairwiserules.Options{SlowFraction: o.SlowFraction}
 	topts := pairwise.TextOptions{Color: o.F.Color, SlowFraction: o.SlowFraction}
 	if o.Expect > 0 {
 		iopts.Reference, topts.Reference = o.Expect, o.Expect
@@ -250,7 +251,7 @@ func pairwiseRun(o *PairwiseOptions) error {
 			iopts.Reference, topts.Reference = o.Expect*1e9, o.Expect*1e9
 		}
 	}
-	rep := pairwise.Report{Matrix: m, Findings: pairwise.Infer(m, iopts)}
+	rep := pairwise.Report{Matrix: m, Findings: pairwiserules.Check(m.Input(topo), iopts)}
 	if o.Out != "" {
 		if err := writeOut(o.Out, rep); err != nil {
 			fmt.Fprintf(o.F.ErrOut, "ibdoctor: %v\n", err)

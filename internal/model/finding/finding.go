@@ -77,11 +77,6 @@ type Finding struct {
 	Remedy   []string   `json:"remedy"`
 }
 
-// Report is the JSON document of check, doctor and analyze.
-type Report struct {
-	Findings []Finding `json:"findings"`
-}
-
 // Sort orders findings by severity (critical first), then by the order
 // function's rank (the runbook step; lower first), then by ID and subject,
 // so that output is deterministic.

@@ -17,10 +17,8 @@
 //     two backends: "tcp" (a built-in Go bandwidth and ping-pong latency
 //     test) and "perftest" (ib_write_bw/ib_write_lat run with validated
 //     arguments, never through a shell).
-//   - Infer turns a Matrix into findings: perf.node_slow (slow with every
-//     partner), perf.pair_slow, perf.link_slow and perf.switch_slow (every
-//     pair through one leaf or spine slow, when a topology is known) and
-//     perf.pair_failed.
+//   - Matrix.Input hands a Matrix (and the topology) to the culprit rules
+//     in internal/rules/pairwise, whose Check turns it into findings.
 //   - WriteText (heat map, per-node table, round timings, findings),
 //     WriteJSON and WriteCSV render a Report.
 //

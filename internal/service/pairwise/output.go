@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	pairwiserules "github.com/ibdoctor/ibdoctor/internal/rules/pairwise"
 )
 
 // Report is the JSON document of `ibdoctor perf pairwise` (and of --out).
@@ -60,7 +61,8 @@ type TextOptions struct {
 	// Color marks cells with ANSI colours (green healthy, yellow within
 	// 10% of the slow line, red slow) instead of a trailing '!'.
 	Color bool
-	// SlowFraction and Reference as given to Infer, to mark slow cells.
+	// SlowFraction and Reference as given to the culprit rules
+	// (internal/rules/pairwise), to mark slow cells.
 	SlowFraction float64
 	Reference    float64
 }
@@ -84,7 +86,7 @@ func WriteText(w io.Writer, r Report, o TextOptions) error {
 	ref := reference(m, o)
 	frac := o.SlowFraction
 	if frac <= 0 || frac >= 1 {
-		frac = DefaultSlowFraction
+		frac = pairwiserules.DefaultSlowFraction
 	}
 	slow := func(v float64) bool {
 		if ref <= 0 {
@@ -207,15 +209,25 @@ func countOK(m *Matrix) int {
 	return n
 }
 
-// reference is Infer's reference in the display unit (Gb/s or µs).
+// reference is the culprit rules' reference in the display unit (Gb/s or
+// µs).
 func reference(m *Matrix, o TextOptions) float64 {
-	ref := refScore(m, o.Reference)
-	switch {
-	case ref <= 0:
-		return 0
-	case m.Test.Kind == KindLat:
-		return 1 / ref
-	default:
-		return ref / 1e9
+	ref := pairwiserules.Reference(m.Input(nil), o.Reference)
+	if m.Test.Kind == KindLat {
+		return ref
 	}
+	return ref / 1e9
+}
+
+// median of v (the mean of the middle two for an even count), 0 when empty.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	pairwiserules "github.com/ibdoctor/ibdoctor/internal/rules/pairwise"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -38,7 +40,7 @@ func sampleReport() Report {
 	m.Pattern, m.Planned = "full", 6
 	m.Pairs[3].Result, m.Pairs[3].Error = nil, "running the client side on n4: agent answered 401: missing or wrong token (Authorization: Bearer <token>)"
 	m.Rounds = []RoundTiming{{1, 2, 5.01}, {2, 2, 5.02}, {3, 2, 5.03}}
-	return Report{Matrix: m, Findings: Infer(m, InferOptions{})}
+	return Report{Matrix: m, Findings: pairwiserules.Check(m.Input(nil), pairwiserules.Options{})}
 }
 
 func TestWriteText(t *testing.T) {
@@ -92,7 +94,7 @@ func TestWriteTextLatency(t *testing.T) {
 	m.Pattern, m.Planned, m.Interrupted = "full", 6, true
 	m.Pairs = m.Pairs[:4] // stopped during round 2... of 3
 	var b bytes.Buffer
-	if err := WriteText(&b, Report{Matrix: m, Findings: Infer(m, InferOptions{})}, TextOptions{}); err != nil {
+	if err := WriteText(&b, Report{Matrix: m, Findings: pairwiserules.Check(m.Input(nil), pairwiserules.Options{})}, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "matrix_lat.txt", b.Bytes())

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	pairwiserules "github.com/ibdoctor/ibdoctor/internal/rules/pairwise"
 )
 
 const testToken = "s3cret-token"
@@ -203,7 +205,7 @@ func TestPairwiseTCP(t *testing.T) {
 	if d := cmp.Diff([]int{1, 2, 3, 4, 5, 6}, slices.Sorted(slices.Values(progress))); d != "" {
 		t.Errorf("progress (-want +got)\n%s", d)
 	}
-	fs := Infer(m, InferOptions{SlowFraction: 0.2})
+	fs := pairwiserules.Check(m.Input(nil), pairwiserules.Options{SlowFraction: 0.2})
 	if d := cmp.Diff([]got{{"perf.node_slow", "127.0.0.4"}}, summarize(fs)); d != "" {
 		t.Errorf("findings (-want +got)\n%s", d)
 	}
@@ -439,7 +441,7 @@ func TestDeadAgent(t *testing.T) {
 		}
 	}
 	// Slow fraction 0.2 as in TestPairwiseTCP: this test is about failures.
-	if d := cmp.Diff([]got{{"perf.node_failed", "dead"}}, summarize(Infer(m, InferOptions{SlowFraction: 0.2}))); d != "" {
+	if d := cmp.Diff([]got{{"perf.node_failed", "dead"}}, summarize(pairwiserules.Check(m.Input(nil), pairwiserules.Options{SlowFraction: 0.2}))); d != "" {
 		t.Errorf("(-want +got)\n%s", d)
 	}
 }

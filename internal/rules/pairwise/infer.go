@@ -14,32 +14,82 @@ import (
 // counts as slow.
 const DefaultSlowFraction = 0.8
 
-// InferOptions tune culprit inference.
-type InferOptions struct {
+// Input is a pairwise test matrix as the rules read it.
+type Input struct {
+	// Hosts are the tested nodes, in the order reports list them.
+	Hosts []string
+	// Latency says the tests measured latency (lower is better), not
+	// bandwidth.
+	Latency bool
+	Pairs   []Pair
+	// Placement maps hosts to their leaf and spine switches; nil without a
+	// topology, and a host it lacks has no placement.
+	Placement map[string]Placement
+}
+
+// Pair is one test between two hosts: A sent (client side), B received
+// (server side).
+type Pair struct {
+	A, B  string
+	Round int
+	// Result is nil when the test failed; Error then says why.
+	Result *Result
+	Error  string
+}
+
+// Result is what one test measured.
+type Result struct {
+	// BitsPerSecond is the bandwidth of a bandwidth test.
+	BitsPerSecond float64
+	// LatencyMedianUS is the median latency of a latency test.
+	LatencyMedianUS float64
+}
+
+// Placement is where one host sits in the fabric.
+type Placement struct {
+	// Leaf is the leaf (top-of-rack) switch of the host's tested port.
+	Leaf string
+	// Spine is the spine switch or spine group the leaf's uplinks go to.
+	Spine string
+}
+
+// Options tune culprit inference.
+type Options struct {
 	// SlowFraction: a pair is slow below this fraction of the reference
 	// bandwidth, or above reference/fraction latency (0: 0.8).
 	SlowFraction float64
 	// Reference overrides the measured reference: bits per second for
 	// bandwidth tests, microseconds for latency tests (0: measured).
 	Reference float64
-	// Topology, when given, lets Infer name leaves, uplinks and spines.
-	Topology *Topology
+}
+
+// place returns the placement of a host; none without a topology.
+func (in *Input) place(host string) Placement { return in.Placement[host] }
+
+// leaves says whether any host has a leaf.
+func (in *Input) leaves() bool {
+	for _, p := range in.Placement {
+		if p.Leaf != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // pairScore is one measured pair with a score where higher is better.
 type pairScore struct {
-	idx    int // into Matrix.Pairs
+	idx    int // into Input.Pairs
 	a, b   string
 	pa, pb Placement
 	score  float64
 	slow   bool
 }
 
-// Infer turns a matrix into findings, pure function of its input:
+// Check turns a matrix into findings, pure function of its input:
 //
 //   - the reference is the median over nodes of each node's best pair (so a
 //     few bad nodes do not drag it down, as a median of all pairs would
-//     when one node of three is bad), unless InferOptions.Reference is set;
+//     when one node of three is bad), unless Options.Reference is set;
 //   - with a topology: a spine or leaf through which every pair is slow is
 //     perf.switch_slow; a leaf whose cross-leaf pairs are all slow while its
 //     own are fine is perf.link_slow (its uplinks);
@@ -47,19 +97,19 @@ type pairScore struct {
 //   - any slow pair left unexplained is perf.pair_slow;
 //   - failed tests are perf.pair_failed, or perf.node_failed when every
 //     test of a node (at least two) failed.
-func Infer(m *Matrix, opts InferOptions) []finding.Finding {
+func Check(m *Input, opts Options) []finding.Finding {
 	frac := opts.SlowFraction
 	if frac <= 0 || frac >= 1 {
 		frac = DefaultSlowFraction
 	}
-	lat := m.Test.Kind == KindLat
+	lat := m.Latency
 	var out []finding.Finding
 	out = append(out, failures(m)...)
 
 	ps := make([]pairScore, 0, len(m.Pairs))
 	for i, p := range m.Pairs {
 		if p.Result != nil {
-			ps = append(ps, pairScore{idx: i, a: p.A, b: p.B, pa: opts.Topology.place(p.A), pb: opts.Topology.place(p.B), score: score(m, p.Result)})
+			ps = append(ps, pairScore{idx: i, a: p.A, b: p.B, pa: m.place(p.A), pb: m.place(p.B), score: score(m, p.Result)})
 		}
 	}
 	ref := refScore(m, opts.Reference)
@@ -74,7 +124,7 @@ func Infer(m *Matrix, opts InferOptions) []finding.Finding {
 	for i := range ps {
 		ps[i].slow = ps[i].score < frac*ref
 	}
-	f := &inferrer{m: m, ps: ps, explained: make([]bool, len(m.Pairs)), lat: lat, topo: opts.Topology,
+	f := &inferrer{m: m, ps: ps, explained: make([]bool, len(m.Pairs)), lat: lat,
 		refEv: finding.Evidence{Source: refSource, Value: slowLine(ref, frac, lat)}}
 	out = append(out, f.switches()...)
 	out = append(out, f.nodes()...)
@@ -85,8 +135,8 @@ func Infer(m *Matrix, opts InferOptions) []finding.Finding {
 
 // score rates a result, higher is better: bits per second, or the inverse
 // of the median latency.
-func score(m *Matrix, r *Result) float64 {
-	if m.Test.Kind == KindLat {
+func score(m *Input, r *Result) float64 {
+	if m.Latency {
 		if r.LatencyMedianUS <= 0 {
 			return 0
 		}
@@ -98,9 +148,9 @@ func score(m *Matrix, r *Result) float64 {
 // refScore is the reference score: the given reference (bits per second,
 // or µs for latency tests) or the median over nodes of each node's best
 // pair; 0 when there are fewer than two measured nodes.
-func refScore(m *Matrix, given float64) float64 {
+func refScore(m *Input, given float64) float64 {
 	if given > 0 {
-		if m.Test.Kind == KindLat {
+		if m.Latency {
 			return 1 / given
 		}
 		return given
@@ -123,12 +173,26 @@ func refScore(m *Matrix, given float64) float64 {
 	return median(v)
 }
 
+// Reference is the reference Check judges against, in the test's unit:
+// bits per second, or microseconds for latency tests. given overrides the
+// measured one as Options.Reference does; 0 when there are fewer than two
+// measured nodes.
+func Reference(m *Input, given float64) float64 {
+	ref := refScore(m, given)
+	switch {
+	case ref <= 0:
+		return 0
+	case m.Latency:
+		return 1 / ref
+	}
+	return ref
+}
+
 type inferrer struct {
-	m         *Matrix
+	m         *Input
 	ps        []pairScore // all measured pairs; selections point into it
-	explained []bool      // by index into Matrix.Pairs
+	explained []bool      // by index into Input.Pairs
 	lat       bool
-	topo      *Topology
 	refEv     finding.Evidence
 }
 
@@ -163,15 +227,15 @@ func anyFast(ps []pairScore) bool {
 
 // switches finds spines and leaves every pair through which is slow.
 func (f *inferrer) switches() []finding.Finding {
-	if !f.topo.Leaves() || !anyFast(f.ps) {
+	if !f.m.leaves() || !anyFast(f.ps) {
 		return nil
 	}
-	place := f.topo.place
+	place := f.m.place
 	var out []finding.Finding
 	// Spines: the cross-leaf pairs with an end under the spine, spanning at
 	// least two of its leaves (one leaf alone is that leaf's uplinks).
 	spines := map[string]bool{}
-	for _, p := range f.topo.Hosts {
+	for _, p := range f.m.Placement {
 		if p.Spine != "" {
 			spines[p.Spine] = true
 		}
@@ -200,7 +264,7 @@ func (f *inferrer) switches() []finding.Finding {
 		}
 	}
 	leaves := map[string]bool{}
-	for _, p := range f.topo.Hosts {
+	for _, p := range f.m.Placement {
 		if p.Leaf != "" {
 			leaves[p.Leaf] = true
 		}
@@ -351,7 +415,7 @@ func (f *inferrer) pairs() []finding.Finding {
 
 // failures reports failed tests: per node when all of a node's tests (two
 // partners or more) failed, else per pair.
-func failures(m *Matrix) []finding.Finding {
+func failures(m *Input) []finding.Finding {
 	type stat struct{ ok, failed int }
 	st := map[string]*stat{}
 	for _, p := range m.Pairs {
