@@ -318,3 +318,32 @@ func TestGUIDForm(t *testing.T) {
 		t.Errorf("GUID %q", g)
 	}
 }
+
+// Any parsed input is judged without a panic, into catalogued findings
+// that each rest on evidence naming a line.
+func FuzzCheck(f *testing.F) {
+	for _, name := range []string{"ibdiagnet-archwiki-ibdiagnet1-ddr.txt", "ibdiagnet-ydanzig-logparsertask.txt", "ibdiagnet-ompi-users-2009-ipoib-rate.txt"} {
+		b, err := os.ReadFile(filepath.Join(testdata, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add(pmBlock + duringA + linkDowned + speedLine + lstLine)
+	f.Fuzz(func(t *testing.T, in string) {
+		r, err := diag.Parse(strings.NewReader(in), "f")
+		if err != nil {
+			return
+		}
+		for _, fd := range Check(r).Findings {
+			if fd.ID == "" || fd.Severity == "" || len(fd.Evidence) == 0 {
+				t.Fatalf("finding without ID, severity or evidence: %+v", fd)
+			}
+			for _, e := range fd.Evidence {
+				if !strings.HasPrefix(e.Source, "f:") {
+					t.Fatalf("evidence %q names no line", e.Source)
+				}
+			}
+		}
+	})
+}
