@@ -362,6 +362,13 @@ func (p *parser) line(n int, l string) {
 		r.TableLines++
 		return
 	}
+	if p.mode == modeCSV {
+		// A section without its END_ line ends where ibdiagnet's own lines
+		// resume.
+		if _, _, ok := splitMsg(t); ok || isDashes(t) {
+			p.mode = modeNone
+		}
+	}
 	if p.mode == modeCSVHeader || p.mode == modeCSV {
 		f, err := csvFields(t)
 		tb := &r.Tables[len(r.Tables)-1]

@@ -248,7 +248,7 @@ func TestStructuredLines(t *testing.T) {
 // ones a public ibdiagnet2.db_csv reader expects; no real db_csv excerpt
 // was found, so this is a structure-only input with placeholder values.
 func TestCSVSections(t *testing.T) {
-	in := "START_CABLE_INFO\nPortGuid,PortNum,SN,PN,LengthDesc\n0x0002c90300165e61,1,SN1,PN1,\"3 m\"\n0x0002c90300165e61,2,SN2\nEND_CABLE_INFO\n\nSTART_PORTS\nNodeGuid,PortNum\n"
+	in := "START_CABLE_INFO\nPortGuid,PortNum,SN,PN,LengthDesc\n0x0002c90300165e61,1,SN1,PN1,\"3 m\"\n0x0002c90300165e61,2,SN2\nEND_CABLE_INFO\n\nSTART_PORTS\nNodeGuid,PortNum\n-I- Lids Check finished successfully\n"
 	r, err := Parse(strings.NewReader(in), "db.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +260,7 @@ func TestCSVSections(t *testing.T) {
 	if cab.Name != "CABLE_INFO" || !cab.Closed || len(cab.Header) != 5 || len(cab.Rows) != 1 || cab.Rows[0].Line != 3 || cab.Rows[0].Fields[4] != "3 m" {
 		t.Errorf("cable table %+v", cab)
 	}
-	if r.Tables[1].Closed || len(r.Tables[1].Rows) != 0 {
+	if r.Tables[1].Closed || len(r.Tables[1].Rows) != 0 || len(r.Messages) != 1 || r.Messages[0].Line != 9 {
 		t.Errorf("ports table %+v", r.Tables[1])
 	}
 	if len(r.Skipped) != 1 || r.Skipped[0].Line != 4 || !strings.Contains(r.Skipped[0].Reason, "3 fields, its header 5") {

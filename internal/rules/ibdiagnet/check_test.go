@@ -215,6 +215,9 @@ func TestRules(t *testing.T) {
 		{name: "width below capability", in: lines(t, v2, 95, 101), want: "fabric.link_degraded/critical fabric.link_degraded/critical"},
 		{name: "speed below capability names both ends", in: stage("Speed / Width checks") + speedLine, want: "fabric.link_degraded/critical",
 			subject: "0x0002c90300688830", port: 20, summary: "at 2.5, should be 10", evN: 1},
+		// The fabric checker's quoted line: no "should be" part.
+		{name: "speed line without the expected speed", in: stage("Speed / Width checks") + "-E- Link: S7cfe900300a51030/N7cfe900300a51030/P28<-->ime2/U1/P1 - Unexpected actual link speed 14\n",
+			want: "fabric.link_degraded/critical", subject: "0x7cfe900300a51030", port: 28, summary: "0x7cfe900300a51030/P28 <-> ime2/U1/P1 at 14", evN: 1},
 		{name: "PM value over threshold, saturated", in: stage("Port Counters") + pmBlock, want: "fabric.link_errors/warning",
 			subject: "0xe468a303005527c0", port: 27, summary: "port_rcv_switch_relay_errors 65535", evN: 2},
 		{name: "growth during the run: two ports, one finding", in: stage("Port Counters") + duringA + duringB, want: "fabric.link_errors/warning",
@@ -314,4 +317,33 @@ func TestGUIDForm(t *testing.T) {
 	if g := res.Findings[0].Subject.NodeGUID; g != "0xe468a303005527c0" {
 		t.Errorf("GUID %q", g)
 	}
+}
+
+// Any parsed input is judged without a panic, into catalogued findings
+// that each rest on evidence naming a line.
+func FuzzCheck(f *testing.F) {
+	for _, name := range []string{"ibdiagnet-archwiki-ibdiagnet1-ddr.txt", "ibdiagnet-ydanzig-logparsertask.txt", "ibdiagnet-ompi-users-2009-ipoib-rate.txt"} {
+		b, err := os.ReadFile(filepath.Join(testdata, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add(pmBlock + duringA + linkDowned + speedLine + lstLine)
+	f.Fuzz(func(t *testing.T, in string) {
+		r, err := diag.Parse(strings.NewReader(in), "f")
+		if err != nil {
+			return
+		}
+		for _, fd := range Check(r).Findings {
+			if fd.ID == "" || fd.Severity == "" || len(fd.Evidence) == 0 {
+				t.Fatalf("finding without ID, severity or evidence: %+v", fd)
+			}
+			for _, e := range fd.Evidence {
+				if !strings.HasPrefix(e.Source, "f:") {
+					t.Fatalf("evidence %q names no line", e.Source)
+				}
+			}
+		}
+	})
 }
