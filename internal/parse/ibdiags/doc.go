@@ -1,4 +1,4 @@
-// Package ibtools parses the text outputs of the infiniband-diags tools
+// Package ibdiags parses the text outputs of the infiniband-diags tools
 // (ibnetdiscover, iblinkinfo, ibqueryerrors, perfquery, dump_fts/ibroute,
 // sminfo) into plain structs. The parsers are pure: they read an io.Reader,
 // accept what real clusters produce (tabs or spaces, node-name maps,

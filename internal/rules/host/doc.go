@@ -1,4 +1,4 @@
-// Package triage is the rule set of `ibdoctor doctor` after the node port
+// Package host is the rule set of `ibdoctor doctor` after the node port
 // rules: PCIe AER errors, GPU–NIC topology, the kernel log (Xid, fallen off
 // the bus, AER, mlx5 link flaps, module and health events), RoCE
 // configuration and congestion (GIDs, MTU, PFC, ECN, PHY errors), host

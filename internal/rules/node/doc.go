@@ -1,4 +1,4 @@
-// Package rules holds the single-snapshot node rules: pure functions from a
+// Package node holds the single-snapshot node rules: pure functions from a
 // snapshot (and an optional expectation) to findings. They do no I/O and
 // read no clock. Without an expectation they judge against sane defaults:
 // every cabled port ACTIVE/LinkUp, all ports of one HCA model and link layer

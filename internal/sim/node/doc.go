@@ -1,4 +1,4 @@
-// Package sim builds simulated node roots: directory trees holding sys/,
+// Package node builds simulated node roots: directory trees holding sys/,
 // proc/, dev/ and cmd/ that reproduce what the Linux kernel shows on a GPU
 // node with InfiniBand and RoCE adapters, byte for byte, so node-level code
 // (the sysfs reader, status, check, doctor, the agent) runs without RDMA

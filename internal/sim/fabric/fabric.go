@@ -1,4 +1,4 @@
-// Package simfabric generates simulated InfiniBand fabrics for ibsim: a
+// Package fabric generates simulated InfiniBand fabrics for ibsim: a
 // fat-tree (leaf-spine, or three levels) as an ibsim net file, the matching
 // cabling plan, and injected faults (a missing cable, a swapped pair, a
 // narrow link, a host at a lower speed, a duplicate GUID) that the net file

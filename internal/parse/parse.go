@@ -1,7 +1,8 @@
-// Package parseerr is the one error type of every parser of tool output
+// Package parse is the parsing stage: one sub-package per tool format. This
+// package holds the one error type of every parser of tool output
 // and configuration text: which source, which line, what the line said,
 // and why it was refused. Parsers alias it (type ParseError =
-// parseerr.Error) and wrap their own sentinels, so callers match with
+// parse.Error) and wrap their own sentinels, so callers match with
 // errors.As and errors.Is, never on strings.
 package parse
 
