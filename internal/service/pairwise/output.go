@@ -71,110 +71,16 @@ type TextOptions struct {
 // marked), a per-node table, the round timings and the findings.
 func WriteText(w io.Writer, r Report, o TextOptions) error {
 	m := r.Matrix
-	lat := m.Test.Kind == KindLat
-	unit := "Gb/s"
-	val := func(res *Result) float64 { return res.BitsPerSecond / 1e9 }
-	if lat {
-		unit = "µs (median round trip)"
-		val = func(res *Result) float64 { return res.LatencyMedianUS }
-	}
+	sc := newScale(m, o)
 	fmt.Fprintf(w, "pairwise %s %s test, pattern %s: %d nodes, %d of %d pairs measured in %d rounds\n",
 		m.Test.Backend, m.Test.Kind, m.Pattern, len(m.Hosts), countOK(m), m.Planned, len(m.Rounds))
 	if m.Interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: partial results")
 	}
-	ref := reference(m, o)
-	frac := o.SlowFraction
-	if frac <= 0 || frac >= 1 {
-		frac = pairwiserules.DefaultSlowFraction
-	}
-	slow := func(v float64) bool {
-		if ref <= 0 {
-			return false
-		}
-		if lat {
-			return v > ref/frac
-		}
-		return v < ref*frac
-	}
-	near := func(v float64) bool {
-		if lat {
-			return v > ref/(frac+0.1)
-		}
-		return v < ref*(frac+0.1)
-	}
-	cells := map[[2]string]PairResult{}
-	for _, p := range m.Pairs {
-		cells[[2]string{p.A, p.B}], cells[[2]string{p.B, p.A}] = p, p
-	}
 	if len(m.Hosts) <= maxMatrixHosts && len(m.Hosts) > 1 {
-		fmt.Fprintf(w, "\n%s, by pair (either direction; columns numbered as rows):\n", unit)
-		nameW := 4
-		for _, h := range m.Hosts {
-			nameW = max(nameW, len(h))
-		}
-		fmt.Fprintf(w, "%*s ", nameW+4, "")
-		for j := range m.Hosts {
-			fmt.Fprintf(w, "%8d", j+1)
-		}
-		fmt.Fprintln(w)
-		for i, a := range m.Hosts {
-			fmt.Fprintf(w, "%3d %-*s ", i+1, nameW, a)
-			for j, b := range m.Hosts {
-				p, ok := cells[[2]string{a, b}]
-				switch {
-				case i == j:
-					fmt.Fprintf(w, "%8s", "-")
-				case !ok:
-					fmt.Fprintf(w, "%8s", ".")
-				case p.Result == nil:
-					fmt.Fprintf(w, "%8s", "fail")
-				default:
-					v := val(p.Result)
-					s := strconv.FormatFloat(v, 'f', 2, 64)
-					switch {
-					case o.Color && slow(v):
-						fmt.Fprintf(w, "%s\x1b[31m%s\x1b[0m", pad(s, 8), s)
-					case o.Color && near(v):
-						fmt.Fprintf(w, "%s\x1b[33m%s\x1b[0m", pad(s, 8), s)
-					case o.Color:
-						fmt.Fprintf(w, "%s\x1b[32m%s\x1b[0m", pad(s, 8), s)
-					case slow(v):
-						fmt.Fprintf(w, "%8s", s+"!")
-					default:
-						fmt.Fprintf(w, "%8s", s+" ")
-					}
-				}
-			}
-			fmt.Fprintln(w)
-		}
-		fmt.Fprintln(w, "('!' slow, '.' not tested, 'fail' test failed)")
+		writeMatrix(w, m, sc, o.Color)
 	}
-	fmt.Fprintf(w, "\n%-20s %6s %10s %10s %10s\n", "NODE", "PAIRS", "MEDIAN", "WORST", "FAILED")
-	for _, h := range m.Hosts {
-		var vs []float64
-		failed := 0
-		for _, p := range m.Pairs {
-			if p.A != h && p.B != h {
-				continue
-			}
-			if p.Result == nil {
-				failed++
-				continue
-			}
-			vs = append(vs, val(p.Result))
-		}
-		med, worst := "-", "-"
-		if len(vs) > 0 {
-			med = strconv.FormatFloat(median(vs), 'f', 2, 64)
-			wv := slices.Min(vs)
-			if lat {
-				wv = slices.Max(vs)
-			}
-			worst = strconv.FormatFloat(wv, 'f', 2, 64)
-		}
-		fmt.Fprintf(w, "%-20s %6d %10s %10s %10d\n", h, len(vs)+failed, med, worst, failed)
-	}
+	writeNodeTable(w, m, sc)
 	if len(m.Rounds) > 0 {
 		fmt.Fprintln(w, "\nrounds:")
 		for _, rt := range m.Rounds {
@@ -193,6 +99,127 @@ func WriteText(w io.Writer, r Report, o TextOptions) error {
 		}
 	}
 	return nil
+}
+
+// scale reads a result as the number the report shows (Gb/s or the
+// median round trip in µs) and classes it against the reference.
+type scale struct {
+	lat       bool
+	unit      string
+	ref, frac float64
+}
+
+func newScale(m *Matrix, o TextOptions) scale {
+	sc := scale{lat: m.Test.Kind == KindLat, unit: "Gb/s", ref: reference(m, o), frac: o.SlowFraction}
+	if sc.lat {
+		sc.unit = "µs (median round trip)"
+	}
+	if sc.frac <= 0 || sc.frac >= 1 {
+		sc.frac = pairwiserules.DefaultSlowFraction
+	}
+	return sc
+}
+
+func (sc scale) val(res *Result) float64 {
+	if sc.lat {
+		return res.LatencyMedianUS
+	}
+	return res.BitsPerSecond / 1e9
+}
+
+// slow: beyond the slow fraction of the reference; near: within 0.1 of it.
+func (sc scale) slow(v float64) bool { return sc.beyond(v, sc.frac) }
+func (sc scale) near(v float64) bool { return sc.beyond(v, sc.frac+0.1) }
+
+func (sc scale) beyond(v, frac float64) bool {
+	if sc.ref <= 0 {
+		return false
+	}
+	if sc.lat {
+		return v > sc.ref/frac
+	}
+	return v < sc.ref*frac
+}
+
+// writeMatrix prints the host × host matrix, one cell per pair.
+func writeMatrix(w io.Writer, m *Matrix, sc scale, color bool) {
+	cells := map[[2]string]PairResult{}
+	for _, p := range m.Pairs {
+		cells[[2]string{p.A, p.B}], cells[[2]string{p.B, p.A}] = p, p
+	}
+	fmt.Fprintf(w, "\n%s, by pair (either direction; columns numbered as rows):\n", sc.unit)
+	nameW := 4
+	for _, h := range m.Hosts {
+		nameW = max(nameW, len(h))
+	}
+	fmt.Fprintf(w, "%*s ", nameW+4, "")
+	for j := range m.Hosts {
+		fmt.Fprintf(w, "%8d", j+1)
+	}
+	fmt.Fprintln(w)
+	for i, a := range m.Hosts {
+		fmt.Fprintf(w, "%3d %-*s ", i+1, nameW, a)
+		for j, b := range m.Hosts {
+			p, ok := cells[[2]string{a, b}]
+			switch {
+			case i == j:
+				fmt.Fprintf(w, "%8s", "-")
+			case !ok:
+				fmt.Fprintf(w, "%8s", ".")
+			case p.Result == nil:
+				fmt.Fprintf(w, "%8s", "fail")
+			default:
+				writeCell(w, sc, sc.val(p.Result), color)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "('!' slow, '.' not tested, 'fail' test failed)")
+}
+
+func writeCell(w io.Writer, sc scale, v float64, color bool) {
+	s := strconv.FormatFloat(v, 'f', 2, 64)
+	switch {
+	case color && sc.slow(v):
+		fmt.Fprintf(w, "%s\x1b[31m%s\x1b[0m", pad(s, 8), s)
+	case color && sc.near(v):
+		fmt.Fprintf(w, "%s\x1b[33m%s\x1b[0m", pad(s, 8), s)
+	case color:
+		fmt.Fprintf(w, "%s\x1b[32m%s\x1b[0m", pad(s, 8), s)
+	case sc.slow(v):
+		fmt.Fprintf(w, "%8s", s+"!")
+	default:
+		fmt.Fprintf(w, "%8s", s+" ")
+	}
+}
+
+// writeNodeTable prints each node's pairs, median, worst and failures.
+func writeNodeTable(w io.Writer, m *Matrix, sc scale) {
+	fmt.Fprintf(w, "\n%-20s %6s %10s %10s %10s\n", "NODE", "PAIRS", "MEDIAN", "WORST", "FAILED")
+	for _, h := range m.Hosts {
+		var vs []float64
+		failed := 0
+		for _, p := range m.Pairs {
+			if p.A != h && p.B != h {
+				continue
+			}
+			if p.Result == nil {
+				failed++
+				continue
+			}
+			vs = append(vs, sc.val(p.Result))
+		}
+		med, worst := "-", "-"
+		if len(vs) > 0 {
+			med = strconv.FormatFloat(median(vs), 'f', 2, 64)
+			wv := slices.Min(vs)
+			if sc.lat {
+				wv = slices.Max(vs)
+			}
+			worst = strconv.FormatFloat(wv, 'f', 2, 64)
+		}
+		fmt.Fprintf(w, "%-20s %6d %10s %10s %10d\n", h, len(vs)+failed, med, worst, failed)
+	}
 }
 
 func pad(s string, width int) string {
