@@ -166,24 +166,9 @@ still writes what was measured (to --out as well).`,
 }
 
 func pairwiseRun(o *PairwiseOptions) error {
-	var hosts []pairwise.Host
-	var err error
-	source := o.HostsFile
-	if o.FromAgents != "" {
-		var skipped []string
-		source = o.FromAgents
-		hosts, skipped, err = pairwise.DiscoverAgents(context.Background(), http.DefaultClient, o.FromAgents, o.AgentsJob)
-		for _, s := range skipped {
-			fmt.Fprintf(o.F.ErrOut, "ibdoctor: agent left out: %s\n", s)
-		}
-	} else {
-		hosts, err = readFile(o.HostsFile, pairwise.ParseHosts)
-	}
+	hosts, source, err := pairwiseHosts(o)
 	if err != nil {
 		return cmdutil.CannotRun(err)
-	}
-	if len(hosts) < 2 {
-		return cmdutil.CannotRun(fmt.Errorf("%s: %d agents; a pairwise test needs at least two", source, len(hosts)))
 	}
 	var topo *pairwise.Topology
 	if o.TopologyFile != "" {
@@ -191,21 +176,7 @@ func pairwiseRun(o *PairwiseOptions) error {
 			return cmdutil.CannotRun(err)
 		}
 	}
-	names := make([]string, len(hosts))
-	for i, h := range hosts {
-		names[i] = h.Name
-	}
-	var sched pairwise.Schedule
-	switch o.Pattern {
-	case "full":
-		sched = pairwise.RoundRobin(len(hosts))
-	case "same-leaf":
-		sched = pairwise.SameLeaf(names, topo)
-	case "cross-leaf":
-		sched = pairwise.CrossLeaf(names, topo)
-	case "rail":
-		sched = pairwise.PerRail(names, topo)
-	}
+	sched := pairwiseSchedule(o.Pattern, hosts, topo)
 	if sched.Pairs() == 0 {
 		return cmdutil.CannotRun(fmt.Errorf("pattern %s: no pair to test (does %s name the hosts of %s, with leaves or rails?)", o.Pattern, o.TopologyFile, source))
 	}
@@ -243,6 +214,51 @@ func pairwiseRun(o *PairwiseOptions) error {
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
+	return pairwiseReport(o, m, topo)
+}
+
+// pairwiseHosts reads the agents to test from --hosts or, with
+// --from-agents, from the Prometheus server that scrapes them; source
+// names where they came from.
+func pairwiseHosts(o *PairwiseOptions) (hosts []pairwise.Host, source string, err error) {
+	source = o.HostsFile
+	if o.FromAgents != "" {
+		var skipped []string
+		source = o.FromAgents
+		hosts, skipped, err = pairwise.DiscoverAgents(context.Background(), http.DefaultClient, o.FromAgents, o.AgentsJob)
+		for _, s := range skipped {
+			fmt.Fprintf(o.F.ErrOut, "ibdoctor: agent left out: %s\n", s)
+		}
+	} else {
+		hosts, err = readFile(o.HostsFile, pairwise.ParseHosts)
+	}
+	if err == nil && len(hosts) < 2 {
+		err = fmt.Errorf("%s: %d agents; a pairwise test needs at least two", source, len(hosts))
+	}
+	return hosts, source, err
+}
+
+// pairwiseSchedule builds the rounds of --pattern over the hosts.
+func pairwiseSchedule(pattern string, hosts []pairwise.Host, topo *pairwise.Topology) pairwise.Schedule {
+	names := make([]string, len(hosts))
+	for i, h := range hosts {
+		names[i] = h.Name
+	}
+	switch pattern {
+	case "same-leaf":
+		return pairwise.SameLeaf(names, topo)
+	case "cross-leaf":
+		return pairwise.CrossLeaf(names, topo)
+	case "rail":
+		return pairwise.PerRail(names, topo)
+	default: // "full"; --pattern is validated before the run
+		return pairwise.RoundRobin(len(hosts))
+	}
+}
+
+// pairwiseReport judges the measured matrix and writes it in --format,
+// and to --out when given.
+func pairwiseReport(o *PairwiseOptions, m *pairwise.Matrix, topo *pairwise.Topology) error {
 	iopts := pairwiserules.Options{SlowFraction: o.SlowFraction}
 	topts := pairwise.TextOptions{Color: o.F.Color, SlowFraction: o.SlowFraction}
 	if o.Expect > 0 {
@@ -260,6 +276,7 @@ func pairwiseRun(o *PairwiseOptions) error {
 	if m.Interrupted {
 		fmt.Fprintf(o.F.ErrOut, "interrupted: %d of %d pairs measured\n", len(m.Pairs), m.Planned)
 	}
+	var err error
 	switch o.Format {
 	case cmdutil.FormatJSON:
 		err = pairwise.WriteJSON(o.F.Out, rep)
