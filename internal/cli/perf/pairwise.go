@@ -96,44 +96,8 @@ still writes what was measured (to --out as well).`,
   $ ibdoctor perf pairwise --hosts agents.txt --test lat --format csv --out lat.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if (opts.HostsFile == "") == (opts.FromAgents == "") {
-				return cmdutil.FlagErrorf("give the agents with --hosts FILE (one address:port per line) or --from-agents PROMETHEUS_URL, not both")
-			}
-			if opts.Token == "" {
-				opts.Token = f.Getenv("IBDOCTOR_TOKEN")
-			}
-			if opts.Token == "" {
-				return cmdutil.FlagErrorf("no token: pass --token or set IBDOCTOR_TOKEN (agents refuse tests without one)")
-			}
-			switch opts.Pattern {
-			case "full":
-			case "same-leaf", "cross-leaf", "rail":
-				if opts.TopologyFile == "" {
-					return cmdutil.FlagErrorf("--pattern %s needs --topology FILE", opts.Pattern)
-				}
-			default:
-				return cmdutil.FlagErrorf("--pattern %q: want full, same-leaf, cross-leaf or rail", opts.Pattern)
-			}
-			if opts.Repeat < 1 || opts.Repeat > 100 {
-				return cmdutil.FlagErrorf("--repeat %d: want 1 to 100", opts.Repeat)
-			}
-			if opts.SlowFraction <= 0 || opts.SlowFraction >= 1 {
-				return cmdutil.FlagErrorf("--slow-fraction %v: want a number between 0 and 1", opts.SlowFraction)
-			}
-			opts.Test.DurationMS = opts.Duration.Milliseconds()
-			if opts.Test.Backend == pairwise.BackendPerftest {
-				if opts.Device == "" {
-					return cmdutil.FlagErrorf("--backend perftest needs --device (e.g. mlx5_0)")
-				}
-				p := &pairwise.PerftestParams{Device: opts.Device, IBPort: opts.IBPort}
-				if cmd.Flags().Changed("gid-index") {
-					p.GIDIndex = &opts.GIDIndex
-				}
-				opts.Test.Perftest = p
-			}
-			opts.Test = opts.Test.WithDefaults()
-			if err := opts.Test.Validate(0); err != nil {
-				return cmdutil.FlagErrorf("%v", err)
+			if err := opts.validate(f, cmd.Flags().Changed("gid-index")); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -289,6 +253,51 @@ func pairwiseReport(o *PairwiseOptions, m *pairwise.Matrix, topo *pairwise.Topol
 		return cmdutil.CannotRun(err)
 	}
 	return cmdutil.Exit(finding.ExitCode(rep.Findings))
+}
+
+// validate checks the flags and completes the test parameters before
+// anything runs; gidSet says --gid-index was given.
+func (o *PairwiseOptions) validate(f *cmdutil.Factory, gidSet bool) error {
+	if (o.HostsFile == "") == (o.FromAgents == "") {
+		return cmdutil.FlagErrorf("give the agents with --hosts FILE (one address:port per line) or --from-agents PROMETHEUS_URL, not both")
+	}
+	if o.Token == "" {
+		o.Token = f.Getenv("IBDOCTOR_TOKEN")
+	}
+	if o.Token == "" {
+		return cmdutil.FlagErrorf("no token: pass --token or set IBDOCTOR_TOKEN (agents refuse tests without one)")
+	}
+	switch o.Pattern {
+	case "full":
+	case "same-leaf", "cross-leaf", "rail":
+		if o.TopologyFile == "" {
+			return cmdutil.FlagErrorf("--pattern %s needs --topology FILE", o.Pattern)
+		}
+	default:
+		return cmdutil.FlagErrorf("--pattern %q: want full, same-leaf, cross-leaf or rail", o.Pattern)
+	}
+	if o.Repeat < 1 || o.Repeat > 100 {
+		return cmdutil.FlagErrorf("--repeat %d: want 1 to 100", o.Repeat)
+	}
+	if o.SlowFraction <= 0 || o.SlowFraction >= 1 {
+		return cmdutil.FlagErrorf("--slow-fraction %v: want a number between 0 and 1", o.SlowFraction)
+	}
+	o.Test.DurationMS = o.Duration.Milliseconds()
+	if o.Test.Backend == pairwise.BackendPerftest {
+		if o.Device == "" {
+			return cmdutil.FlagErrorf("--backend perftest needs --device (e.g. mlx5_0)")
+		}
+		p := &pairwise.PerftestParams{Device: o.Device, IBPort: o.IBPort}
+		if gidSet {
+			p.GIDIndex = &o.GIDIndex
+		}
+		o.Test.Perftest = p
+	}
+	o.Test = o.Test.WithDefaults()
+	if err := o.Test.Validate(0); err != nil {
+		return cmdutil.FlagErrorf("%v", err)
+	}
+	return nil
 }
 
 // readFile opens path and parses it with parse, which names path in its
