@@ -6,6 +6,9 @@
 // Sources are parsed without interpretation into Records: /dev/kmsg records
 // (ParseRecord, ParseKmsg; ReadLive on Linux), and the text of dmesg
 // (plain, "[ seconds]", "-T" and ISO timestamps) or `journalctl -k`
-// (ParseText). Classify then turns records into typed Events; the triage
-// rules count and map them to devices.
+// (ParseText). Classify then turns records into typed Events with the
+// Patterns table (message pattern, event kind, error or not, fields
+// captured by named groups); the triage rules count and map them to
+// devices. A new driver message is one row of Patterns and one sample line
+// in patterns_test.go, which checks that every row has one.
 package kmsg

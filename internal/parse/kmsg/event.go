@@ -74,35 +74,166 @@ type Event struct {
 	IsError bool `json:"is_error,omitempty"`
 }
 
-const bdf = `([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])`
+const bdf = `[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]`
 
-var (
+// aerSev is every spelling of an AER severity (old kernels say Corrected
+// and Uncorrected, new ones Correctable and Uncorrectable).
+const aerSev = `Corrected|Correctable|Uncorrected \(Non-Fatal\)|Uncorrectable \(Non-Fatal\)|Uncorrected \(Fatal\)|Uncorrectable \(Fatal\)`
+
+// Pattern is one kernel message the classifier recognises: a row of
+// Patterns.
+type Pattern struct {
+	// Name identifies the row (in tests and when a row is debugged).
+	Name string
+	// Kind is the kind of the events the row gives.
+	Kind Kind
+	// Error marks them as errors (Event.IsError): module events the driver
+	// logs as errors, health events.
+	Error bool
+	// Contains are substrings a record must hold before Re is tried (a
+	// cheap filter: most records hold none of them).
+	Contains []string
+	// Re matches the message; its named groups are the fields captured:
+	//   pci       the device the message is about (Event.PCI)
+	//   gpu       an Xid's "dddd:bb:dd" (Event.PCI, function .0)
+	//   reporter  the port that received an AER message (Event.Reporter)
+	//   srcid     an AER source as a requester ID (bus<<8|dev<<3|fn), when
+	//             there is no pci; in the reporter's PCI domain
+	//   xid, gi   the Xid code and the MIG GPU instance
+	//   pid, process  the process an Xid names
+	//   aersev    the AER severity, any spelling (Event.AERSeverity)
+	//   aertype   the AER layer ("Physical Layer")
+	//   iface, port, state  a link event's interface, IB port and new
+	//             state (up or ACTIVE is up, anything else down)
+	//   module    a module (cage) number
+	//   detail    Event.Detail (spaces trimmed, then TrimDetail)
+	Re *regexp.Regexp
+	// Set are fields every event of the row carries (a fixed Detail, an
+	// AER severity where the message has none, Module -1 for a sensor).
+	Set Event
+	// TrimDetail is a prefix removed from the captured detail.
+	TrimDetail string
+}
+
+// reGPUAddr finds the GPU of an NVRM message: "NVRM: GPU 0000:2b:00.0:
+// GPU has fallen off the bus.", "NVRM: GPU at 0000:01:00.0 has fallen off
+// the bus.", "NVRM: The NVIDIA GPU 0000:b3:00.0".
+var reGPUAddr = regexp.MustCompile(`NVRM: (?:The NVIDIA )?GPU (?:at )?(?P<pci>` + bdf + `)`)
+
+// Patterns are the kernel messages the classifier recognises, tried in
+// order; the first that matches a record gives its event. Adding a driver
+// message is adding a row here and a sample line in the test.
+var Patterns = []Pattern{
 	// NVIDIA/open-gpu-kernel-modules kernel_rc.c: "NVRM: Xid (PCI:%04x:%02x:%02x[ GPU-I:%02u[ GPU-CI:%02u]]): %d, pid=%s, name=%s, %s".
-	reXid = regexp.MustCompile(`NVRM: Xid \(PCI:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?: GPU-I:(\d+))?(?: GPU-CI:(\d+))?\): (\d+), (?:pid=([^,]*), name=([^,]*), )?(.*)`)
-	// "NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus.", "NVRM: GPU at
-	// 0000:01:00.0 has fallen off the bus.", "NVRM: The NVIDIA GPU 0000:b3:00.0".
-	reGPUAddr = regexp.MustCompile(`NVRM: (?:The NVIDIA )?GPU (?:at )?` + bdf)
-	// aer.c aer_isr_one_error/aer_print_port_info: "AER: [Multiple ]<sev> error [message ]received: <bdf>|id=XXXX".
-	reAERRecv = regexp.MustCompile(`\S+ ` + bdf + `: (?:AER: )?(Multiple )?(Corrected|Correctable|Uncorrected \(Non-Fatal\)|Uncorrectable \(Non-Fatal\)|Uncorrected \(Fatal\)|Uncorrectable \(Fatal\)) error (?:message )?received: (?:` + bdf + `|id=([0-9a-fA-F]{4}))`)
+	{Name: "nvidia-xid", Kind: KindXid, Contains: []string{"NVRM:"}, Set: Event{GPUInstance: -1},
+		Re: regexp.MustCompile(`NVRM: Xid \(PCI:(?P<gpu>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?: GPU-I:(?P<gi>\d+))?(?: GPU-CI:\d+)?\): (?P<xid>\d+), (?:pid=(?P<pid>[^,]*), name=(?P<process>[^,]*), )?(?P<detail>.*)`)},
+	// "NVRM: GPU at 0000:01:00.0 has fallen off the bus." (one record; Events joins the multi-line form).
+	{Name: "nvidia-fallen-off-bus", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "fallen off the bus"}, Set: Event{Detail: "GPU has fallen off the bus"},
+		Re: reGPUAddr},
+	// Firmware-first (GHES/CPER) AER, aer.c cper_print_aer: "<drv> <bdf>: [AER: ]aer_layer=<layer>, aer_agent=<agent>"; Events takes the severity from the CPER lines before it.
+	{Name: "aer-firmware-first", Kind: KindAER, Contains: []string{"aer_layer="}, Set: Event{AERSeverity: AERCorrectable, AERDetail: true, Detail: "firmware-first"},
+		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER: )?aer_layer=(?P<aertype>[^,]+), aer_agent=`)},
 	// aer.c aer_print_error: "<drv> <bdf>: [AER: ]PCIe Bus Error: severity=<sev>, type=<layer>, [id=XXXX](<agent> ID)".
-	reAERDetail = regexp.MustCompile(`\S+ ` + bdf + `: (?:AER: )?PCIe Bus Error: severity=(Corrected|Correctable|Uncorrected \(Non-Fatal\)|Uncorrectable \(Non-Fatal\)|Uncorrected \(Fatal\)|Uncorrectable \(Fatal\)), type=([^,]+)`)
-	// Firmware-first (GHES/CPER) AER, aer.c cper_print_aer: "<drv> <bdf>:
-	// [AER: ]aer_layer=<layer>, aer_agent=<agent>"; the severity is on the
-	// CPER lines before it (drivers/firmware/efi/cper.c: "{N}[Hardware
-	// Error]: event severity: corrected|recoverable|fatal", "Error 0,
-	// type: corrected").
-	reCPERAER = regexp.MustCompile(`\S+ ` + bdf + `: (?:AER: )?aer_layer=([^,]+), aer_agent=`)
-	reCPERSev = regexp.MustCompile(`\[Hardware Error\]: +(?:event severity|Error \d+, type): (corrected|recoverable|fatal)`)
+	{Name: "aer-detail", Kind: KindAER, Contains: []string{"PCIe Bus Error"}, Set: Event{AERDetail: true},
+		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER: )?PCIe Bus Error: severity=(?P<aersev>` + aerSev + `), type=(?P<aertype>[^,]+)`)},
+	// aer.c aer_isr_one_error/aer_print_port_info: "AER: [Multiple ]<sev> error received: <bdf>|id=XXXX".
+	{Name: "aer-received", Kind: KindAER, Contains: []string{"error received"},
+		Re: regexp.MustCompile(`\S+ (?P<reporter>` + bdf + `): (?:AER: )?(?P<detail>(?:Multiple )?(?P<aersev>` + aerSev + `)) error (?:message )?received: (?:(?P<pci>` + bdf + `)|id=(?P<srcid>[0-9a-fA-F]{4}))`)},
 	// en_main.c mlx5e_update_carrier via netdev_info: "mlx5_core <bdf> <netdev>: Link up|down".
-	reNetLink = regexp.MustCompile(`mlx5_core ` + bdf + ` (\S+): Link (up|down)\s*$`)
-	// mlx5 ib port events: "mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE".
-	reIBLink = regexp.MustCompile(`mlx5_core ` + bdf + ` (\S+): Port: (\d+) Link (\w+)`)
-	// events.c port_module: "Port module event[error]: module %u, Cable error, %s" / "Port module event: module %u, %s".
-	reModule = regexp.MustCompile(`mlx5_core ` + bdf + `: .*?Port module event(\[error\])?: module (\d+), (.*)$`)
-	reTemp   = regexp.MustCompile(`mlx5_core ` + bdf + `: .*?(High temperature on sensors.*)$`)
-	// health.c / cmd.c.
-	reHealth = regexp.MustCompile(`mlx5_core ` + bdf + `: .*?(device's health compromised[^\n]*|Fatal error \d+ detected|synd 0x[0-9a-fA-F]+: [^\n]*|\S+\(0x[0-9a-fA-F]+\) timeout\. Will cause a leak of a command resource|health recovery flow aborted[^\n]*|FW is unable to respond[^\n]*)`)
-)
+	{Name: "mlx5-netdev-link", Kind: KindLink, Contains: []string{"mlx5_core"},
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `) (?P<iface>\S+): Link (?P<state>up|down)\s*$`)},
+	// mlx5 IB port events: "mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE" (INIT and ARMED are neither up nor down).
+	{Name: "mlx5-ib-port-link", Kind: KindLink, Contains: []string{"mlx5_core"},
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `) (?P<iface>\S+): Port: (?P<port>\d+) Link (?P<state>ACTIVE|DOWN)\b`)},
+	// events.c port_module: "Port module event[error]: module %u, Cable error, %s".
+	{Name: "mlx5-module-error", Kind: KindModule, Error: true, Contains: []string{"mlx5_core"}, TrimDetail: "Cable error, ",
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?Port module event\[error\]: module (?P<module>\d+), \s*(?P<detail>.*)$`)},
+	// Older kernels: "Port module event: module %u, Cable error, %s".
+	{Name: "mlx5-module-cable-error", Kind: KindModule, Error: true, Contains: []string{"mlx5_core"}, TrimDetail: "Cable error, ",
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?Port module event: module (?P<module>\d+), \s*(?P<detail>Cable error.*)$`)},
+	// events.c port_module: "Port module event: module %u, %s" (plugged, unplugged).
+	{Name: "mlx5-module", Kind: KindModule, Contains: []string{"mlx5_core"},
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?Port module event: module (?P<module>\d+), (?P<detail>.*)$`)},
+	// events.c temp_warn: "High temperature on sensors with bit set %llx %llx".
+	{Name: "mlx5-high-temperature", Kind: KindModule, Error: true, Contains: []string{"mlx5_core"}, Set: Event{Module: -1},
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>High temperature on sensors.*)$`)},
+	// health.c and cmd.c: a health miss, a fatal syndrome, a command timeout, recovery given up.
+	{Name: "mlx5-health", Kind: KindHealth, Error: true, Contains: []string{"mlx5_core"},
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>device's health compromised[^\n]*|Fatal error \d+ detected|synd 0x[0-9a-fA-F]+: [^\n]*|\S+\(0x[0-9a-fA-F]+\) timeout\. Will cause a leak of a command resource|health recovery flow aborted[^\n]*|FW is unable to respond[^\n]*)`)},
+}
+
+// reCPERSev is the severity of a firmware-first error on the CPER lines
+// before its AER line (drivers/firmware/efi/cper.c: "{N}[Hardware Error]:
+// event severity: corrected|recoverable|fatal", "Error 0, type:
+// corrected").
+var reCPERSev = regexp.MustCompile(`\[Hardware Error\]: +(?:event severity|Error \d+, type): (corrected|recoverable|fatal)`)
+
+// match returns the first row of Patterns that matches text, with its
+// submatches.
+func match(text string) (*Pattern, []string) {
+rows:
+	for i := range Patterns {
+		p := &Patterns[i]
+		for _, c := range p.Contains {
+			if !strings.Contains(text, c) {
+				continue rows
+			}
+		}
+		if m := p.Re.FindStringSubmatch(text); m != nil {
+			return p, m
+		}
+	}
+	return nil, nil
+}
+
+// event builds the row's event from its submatches.
+func (p *Pattern) event(r Record, m []string) Event {
+	e := p.Set
+	e.Kind, e.Record = p.Kind, r
+	if p.Error {
+		e.IsError = true
+	}
+	for i, name := range p.Re.SubexpNames() {
+		v := m[i]
+		if name == "" || v == "" {
+			continue
+		}
+		switch name {
+		case "pci":
+			e.PCI = addr(v)
+		case "gpu":
+			e.PCI = addr(v + ".0")
+		case "reporter":
+			e.Reporter = addr(v)
+		case "xid":
+			e.Xid, _ = strconv.Atoi(v)
+		case "gi":
+			e.GPUInstance, _ = strconv.Atoi(v)
+		case "pid":
+			e.XidPID = v
+		case "process":
+			e.XidProcess = v
+		case "aersev":
+			e.AERSeverity = severityName(v)
+		case "aertype":
+			e.AERType = strings.TrimSpace(v)
+		case "iface":
+			e.Interface = v
+		case "port":
+			e.Port, _ = strconv.Atoi(v)
+		case "state":
+			e.Up = v == "up" || v == "ACTIVE"
+		case "module":
+			e.Module, _ = strconv.Atoi(v)
+		case "detail":
+			e.Detail = strings.TrimPrefix(strings.TrimSpace(v), p.TrimDetail)
+		}
+	}
+	if i := p.Re.SubexpIndex("srcid"); i >= 0 && e.PCI == "" && m[i] != "" && e.Reporter != "" {
+		e.PCI = idToAddress(string(e.Reporter[:4]), m[i])
+	}
+	return e
+}
 
 // severityName normalises "Corrected"/"Correctable", "Uncorrected
 // (Non-Fatal)"/"Uncorrectable (Non-Fatal)" and the fatal spellings.
@@ -136,67 +267,11 @@ func idToAddress(domain string, id string) pcie.Address {
 
 // Classify recognises the events of one record; most records give none.
 func Classify(r Record) []Event {
-	t := r.Text
-	var out []Event
-	switch {
-	case strings.Contains(t, "NVRM:"):
-		if m := reXid.FindStringSubmatch(t); m != nil {
-			code, _ := strconv.Atoi(m[4])
-			gi := -1
-			if m[2] != "" {
-				gi, _ = strconv.Atoi(m[2])
-			}
-			out = append(out, Event{Kind: KindXid, Record: r, PCI: addr(m[1] + ".0"), Xid: code,
-				XidPID: m[5], XidProcess: m[6], GPUInstance: gi, Detail: strings.TrimSpace(m[7])})
-		} else if strings.Contains(t, "fallen off the bus") {
-			if m := reGPUAddr.FindStringSubmatch(t); m != nil {
-				out = append(out, Event{Kind: KindFallenOffBus, Record: r, PCI: addr(m[1]), Detail: "GPU has fallen off the bus"})
-			}
-		}
-	case strings.Contains(t, "aer_layer="):
-		if m := reCPERAER.FindStringSubmatch(t); m != nil {
-			// Severity unknown here; Events fills it from the CPER
-			// record before, else it stays correctable.
-			out = append(out, Event{Kind: KindAER, Record: r, PCI: addr(m[1]), AERSeverity: AERCorrectable,
-				AERType: strings.TrimSpace(m[2]), AERDetail: true, Detail: "firmware-first"})
-		}
-	case strings.Contains(t, "error received") || strings.Contains(t, "PCIe Bus Error"):
-		if m := reAERDetail.FindStringSubmatch(t); m != nil {
-			out = append(out, Event{Kind: KindAER, Record: r, PCI: addr(m[1]), AERSeverity: severityName(m[2]),
-				AERType: strings.TrimSpace(m[3]), AERDetail: true})
-		} else if m := reAERRecv.FindStringSubmatch(t); m != nil {
-			rep := addr(m[1])
-			src := addr(m[4])
-			if src == "" && m[5] != "" && rep != "" {
-				src = idToAddress(string(rep[:4]), m[5])
-			}
-			out = append(out, Event{Kind: KindAER, Record: r, PCI: src, Reporter: rep, AERSeverity: severityName(m[3]),
-				Detail: strings.TrimSpace(m[2] + m[3])})
-		}
-	case strings.Contains(t, "mlx5_core"):
-		if m := reNetLink.FindStringSubmatch(t); m != nil {
-			out = append(out, Event{Kind: KindLink, Record: r, PCI: addr(m[1]), Interface: m[2], Up: m[3] == "up"})
-		} else if m := reIBLink.FindStringSubmatch(t); m != nil {
-			port, _ := strconv.Atoi(m[3])
-			switch m[4] {
-			case "ACTIVE":
-				out = append(out, Event{Kind: KindLink, Record: r, PCI: addr(m[1]), Interface: m[2], Port: port, Up: true})
-			case "DOWN":
-				out = append(out, Event{Kind: KindLink, Record: r, PCI: addr(m[1]), Interface: m[2], Port: port})
-			}
-		} else if m := reModule.FindStringSubmatch(t); m != nil {
-			mod, _ := strconv.Atoi(m[3])
-			detail := strings.TrimSpace(m[4])
-			isErr := m[2] != "" || strings.HasPrefix(detail, "Cable error")
-			detail = strings.TrimPrefix(detail, "Cable error, ")
-			out = append(out, Event{Kind: KindModule, Record: r, PCI: addr(m[1]), Module: mod, Detail: detail, IsError: isErr})
-		} else if m := reTemp.FindStringSubmatch(t); m != nil {
-			out = append(out, Event{Kind: KindModule, Record: r, PCI: addr(m[1]), Module: -1, Detail: strings.TrimSpace(m[2]), IsError: true})
-		} else if m := reHealth.FindStringSubmatch(t); m != nil {
-			out = append(out, Event{Kind: KindHealth, Record: r, PCI: addr(m[1]), Detail: strings.TrimSpace(m[2]), IsError: true})
-		}
+	p, m := match(r.Text)
+	if p == nil {
+		return nil
 	}
-	return out
+	return []Event{p.event(r, m)}
 }
 
 // Events classifies every record of a log, in order. A "The NVIDIA GPU

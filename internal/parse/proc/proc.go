@@ -1,6 +1,6 @@
 // Package proc parses the procfs files the doctor reads from a node root:
-// a job's resource limits (proc/<pid>/limits) and the loaded kernel modules
-// (proc/modules).
+// a job's resource limits (proc/<pid>/limits), the loaded kernel modules
+// (proc/modules) and the boot time (proc/stat btime, proc/uptime).
 package proc
 
 import (

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseLimits(t *testing.T) {
@@ -110,4 +111,52 @@ func limits(s string) error {
 func modules(s string) error {
 	_, err := ParseModules(strings.NewReader(s), "x")
 	return err
+}
+
+func TestParseBootTime(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64 // seconds; 0: an error
+	}{
+		{"cpu  1 2 3\nintr 5\nctxt 9\nbtime 1732860000\nprocesses 7\n", 1732860000},
+		{"btime 1732860000", 1732860000},
+		{"btime x\nbtime 1700000000\n", 1700000000},
+		{"btime 0\n", 0},
+		{"btime -5\n", 0},
+		{"cpu  1 2 3\n", 0},
+		{"", 0},
+	}
+	for _, tt := range tests {
+		got, err := ParseBootTime([]byte(tt.in), "proc/stat")
+		switch {
+		case tt.want == 0 && (err == nil || !errors.Is(err, ErrMalformed) || !strings.HasPrefix(err.Error(), "proc/stat: ")):
+			t.Errorf("%q: %v, %v; want an error naming proc/stat", tt.in, got, err)
+		case tt.want != 0 && (err != nil || !got.Equal(time.Unix(tt.want, 0)) || got.Location() != time.UTC):
+			t.Errorf("%q: %v, %v; want %d UTC", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestParseUptime(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration // -1: an error
+	}{
+		{"350735.47 234388.90\n", 350735470 * time.Millisecond},
+		{"0.00 0.00\n", 0},
+		{"12", 12 * time.Second},
+		{"", -1},
+		{"-1.00 0.00\n", -1},
+		{"1e10 0\n", -1},
+		{"up 0\n", -1},
+	}
+	for _, tt := range tests {
+		got, err := ParseUptime([]byte(tt.in), "proc/uptime")
+		switch {
+		case tt.want < 0 && (err == nil || !errors.Is(err, ErrMalformed) || !strings.HasPrefix(err.Error(), "proc/uptime")):
+			t.Errorf("%q: %v, %v; want an error naming proc/uptime", tt.in, got, err)
+		case tt.want >= 0 && (err != nil || got.Round(time.Millisecond) != tt.want):
+			t.Errorf("%q: %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
 }

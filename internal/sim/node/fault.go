@@ -47,11 +47,19 @@ type FaultKind struct {
 	apply         func(n *Node, f Fault) error
 }
 
+// faultKinds is the fault table: the base faults below, then those of the
+// doctor's kernel-log checks (triageFaultKinds).
 var faultKinds []FaultKind
 
 func init() {
 	// Built in init to let apply functions refer to the table (Faults).
-	faultKinds = []FaultKind{
+	faultKinds = append(baseFaultKinds(), triageFaultKinds()...)
+}
+
+// baseFaultKinds are the faults of the node model's fields: ports, links,
+// PCIe, counters, devices, modules, /dev entries, RoCE, the job, Xids.
+func baseFaultKinds() []FaultKind {
+	return []FaultKind{
 		{Name: "down", Syntax: "down:DEV/PORT", Example: "down:mlx5_3/1", target: true,
 			Description: "port down: IB 1: DOWN / 1: Sleep; RoCE carrier lost (1: DOWN / 3: Disabled, rate reads 40 Gb/sec (4X QDR)); netdev down",
 			check:       checkPortRef, apply: linkFault(ib.StateDown, ib.PhysSleep)},

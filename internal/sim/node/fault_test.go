@@ -2,6 +2,7 @@ package node
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -378,6 +379,27 @@ func TestFaultsDocumented(t *testing.T) {
 		}
 		if _, err := Build(Options{Faults: []Fault{f}}); err != nil {
 			t.Errorf("example %q does not apply to the default profile: %v", k.Example, err)
+		}
+	}
+}
+
+// TestFaultTable: the table is the base faults followed by the kernel-log
+// faults of triage_faults.go, each once, in that order.
+func TestFaultTable(t *testing.T) {
+	var names []string
+	for _, k := range Faults() {
+		names = append(names, k.Name)
+	}
+	base, triage := len(baseFaultKinds()), len(triageFaultKinds())
+	if len(names) != base+triage {
+		t.Fatalf("%d fault kinds, want %d base + %d kernel-log", len(names), base, triage)
+	}
+	if got := names[base:]; !slices.Equal(got, []string{"module-event", "mlx5-health"}) {
+		t.Errorf("kernel-log faults at the end: %v", got)
+	}
+	for _, n := range []string{"module-event", "mlx5-health", "down", "xid"} {
+		if kindOf(n) == nil {
+			t.Errorf("%s not found in the table", n)
 		}
 	}
 }

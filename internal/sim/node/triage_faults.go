@@ -6,18 +6,18 @@ import (
 	"strings"
 )
 
-// Faults for the doctor's kernel-log checks that the node model has no
-// field for: port module and firmware health messages. They are registered
-// after the base table (this file's init runs after fault.go's).
-func init() {
-	faultKinds = append(faultKinds,
-		FaultKind{Name: "module-event", Syntax: "module-event:DEV=" + strings.Join(moduleEventNames(), "|"), Example: "module-event:mlx5_2=high-temp", target: true, value: true,
+// triageFaultKinds are the faults for the doctor's kernel-log checks that
+// the node model has no field for: port module and firmware health
+// messages. They follow the base table in faultKinds.
+func triageFaultKinds() []FaultKind {
+	return []FaultKind{
+		{Name: "module-event", Syntax: "module-event:DEV=" + strings.Join(moduleEventNames(), "|"), Example: "module-event:mlx5_2=high-temp", target: true, value: true,
 			Description: "mlx5 port module event in the kernel log (events.c): a cable unplug, or an error such as high temperature or power budget exceeded",
 			check:       checkAll(checkName, checkModuleEvent), apply: applyModuleEvent},
-		FaultKind{Name: "mlx5-health", Syntax: "mlx5-health:DEV", Example: "mlx5-health:mlx5_3", target: true,
+		{Name: "mlx5-health", Syntax: "mlx5-health:DEV", Example: "mlx5-health:mlx5_3", target: true,
 			Description: "mlx5 firmware health failure in the kernel log (health.c): missed health counter, syndrome, then a command timeout (cmd.c)",
 			check:       checkName, apply: applyHealth},
-	)
+	}
 }
 
 // moduleEvents maps the fault values to the driver's texts

@@ -216,19 +216,13 @@ func readKernelLog(g *Result, fsys fs.FS, o Options) {
 // and the window, so it need not be the real boot time.
 func bootTime(fsys fs.FS, o Options) time.Time {
 	if b, err := rootfs.ReadLimited(fsys, layout.Stat, 1<<20); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "btime "); ok {
-				if s, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && s > 0 {
-					return time.Unix(s, 0).UTC()
-				}
-			}
+		if t, err := proc.ParseBootTime(b, layout.Stat); err == nil {
+			return t
 		}
 	}
 	if b, err := rootfs.ReadLimited(fsys, layout.Uptime, 4096); err == nil {
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			if up, err := strconv.ParseFloat(f[0], 64); err == nil && up >= 0 && up < 1e10 {
-				return o.Now.Add(-time.Duration(up * float64(time.Second)))
-			}
+		if up, err := proc.ParseUptime(b, layout.Uptime); err == nil {
+			return o.Now.Add(-up)
 		}
 	}
 	return time.Time{}

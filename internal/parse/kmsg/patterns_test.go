@@ -1,0 +1,115 @@
+package kmsg
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// patternSamples are kernel log lines (record texts) for the rows of
+// Patterns, with the event each gives. Every row needs at least one.
+var patternSamples = []struct {
+	row  string
+	text string
+	want Event
+}{
+	{"nvidia-xid", "NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.",
+		Event{Kind: KindXid, PCI: "0000:2b:00.0", Xid: 79, GPUInstance: -1, Detail: "GPU has fallen off the bus."}},
+	{"nvidia-xid", "NVRM: Xid (PCI:0000:9b:00 GPU-I:01 GPU-CI:00): 31, pid=3303, name=pt_main_thread, Ch 00000008, intr 00000000. MMU Fault",
+		Event{Kind: KindXid, PCI: "0000:9b:00.0", Xid: 31, GPUInstance: 1, XidPID: "3303", XidProcess: "pt_main_thread", Detail: "Ch 00000008, intr 00000000. MMU Fault"}},
+	{"nvidia-fallen-off-bus", "NVRM: GPU at 0000:01:00.0 has fallen off the bus.",
+		Event{Kind: KindFallenOffBus, PCI: "0000:01:00.0", Detail: "GPU has fallen off the bus"}},
+	{"nvidia-fallen-off-bus", "NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus.",
+		Event{Kind: KindFallenOffBus, PCI: "0000:2b:00.0", Detail: "GPU has fallen off the bus"}},
+	{"aer-firmware-first", "mlx5_core 0000:3b:00.0: AER: aer_layer=Transaction Layer, aer_agent=Requester ID",
+		Event{Kind: KindAER, PCI: "0000:3b:00.0", AERSeverity: AERCorrectable, AERType: "Transaction Layer", AERDetail: true, Detail: "firmware-first"}},
+	{"aer-detail", "mlx5_core 0000:3b:00.0: AER: PCIe Bus Error: severity=Uncorrectable (Non-Fatal), type=Transaction Layer, (Requester ID)",
+		Event{Kind: KindAER, PCI: "0000:3b:00.0", AERSeverity: AERNonFatal, AERType: "Transaction Layer", AERDetail: true}},
+	{"aer-detail", "pcieport 0000:00:1c.5: PCIe Bus Error: severity=Corrected, type=Physical Layer, id=00e5(Receiver ID)",
+		Event{Kind: KindAER, PCI: "0000:00:1c.5", AERSeverity: AERCorrectable, AERType: "Physical Layer", AERDetail: true}},
+	{"aer-received", "pcieport 0000:3a:00.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0",
+		Event{Kind: KindAER, PCI: "0000:3b:00.0", Reporter: "0000:3a:00.0", AERSeverity: AERFatal, Detail: "Uncorrected (Fatal)"}},
+	{"aer-received", "pcieport 0000:00:1c.5: AER: Multiple Corrected error received: id=00e5",
+		Event{Kind: KindAER, PCI: "0000:00:1c.5", Reporter: "0000:00:1c.5", AERSeverity: AERCorrectable, Detail: "Multiple Corrected"}},
+	{"mlx5-netdev-link", "mlx5_core 0000:3b:00.0 ens1f0np0: Link up",
+		Event{Kind: KindLink, PCI: "0000:3b:00.0", Interface: "ens1f0np0", Up: true}},
+	{"mlx5-netdev-link", "mlx5_core 0000:86:00.1 ens2f1np1: Link down",
+		Event{Kind: KindLink, PCI: "0000:86:00.1", Interface: "ens2f1np1"}},
+	{"mlx5-ib-port-link", "mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE",
+		Event{Kind: KindLink, PCI: "0000:ab:00.0", Interface: "mlx5_5", Port: 1, Up: true}},
+	{"mlx5-ib-port-link", "mlx5_core 0000:ab:00.0 mlx5_5: Port: 2 Link DOWN",
+		Event{Kind: KindLink, PCI: "0000:ab:00.0", Interface: "mlx5_5", Port: 2}},
+	{"mlx5-module-error", "mlx5_core 0000:5e:00.0: mlx5_port_module_event:1101:(pid 0): Port module event[error]: module 0, Cable error, High Temperature",
+		Event{Kind: KindModule, PCI: "0000:5e:00.0", Detail: "High Temperature", IsError: true}},
+	{"mlx5-module-cable-error", "mlx5_core 0000:5e:00.0: Port module event: module 3, Cable error, Bus stuck (I2C or data shorted)",
+		Event{Kind: KindModule, PCI: "0000:5e:00.0", Module: 3, Detail: "Bus stuck (I2C or data shorted)", IsError: true}},
+	{"mlx5-module", "mlx5_core 0004:01:00.0: Port module event: module 0, Cable plugged",
+		Event{Kind: KindModule, PCI: "0004:01:00.0", Detail: "Cable plugged"}},
+	{"mlx5-high-temperature", "mlx5_core 0000:5e:00.0: temp_warn:160:(pid 0): High temperature on sensors with bit set 0 1",
+		Event{Kind: KindModule, PCI: "0000:5e:00.0", Module: -1, Detail: "High temperature on sensors with bit set 0 1", IsError: true}},
+	{"mlx5-health", "mlx5_core 0000:5e:00.0: poll_health:800:(pid 0): device's health compromised - reached miss count",
+		Event{Kind: KindHealth, PCI: "0000:5e:00.0", Detail: "device's health compromised - reached miss count", IsError: true}},
+	{"mlx5-health", "mlx5_core 0000:5e:00.0: wait_func:1171:(pid 12): ACCESS_REG(0x805) timeout. Will cause a leak of a command resource",
+		Event{Kind: KindHealth, PCI: "0000:5e:00.0", Detail: "ACCESS_REG(0x805) timeout. Will cause a leak of a command resource", IsError: true}},
+	{"mlx5-health", "mlx5_core 0000:5e:00.0: mlx5_health_try_recover:340:(pid 9): health recovery flow aborted, PCI reads still not working",
+		Event{Kind: KindHealth, PCI: "0000:5e:00.0", Detail: "health recovery flow aborted, PCI reads still not working", IsError: true}},
+}
+
+// TestPatternSamples: every row of Patterns has a sample line; each sample
+// is matched by its own row first and gives the event it claims.
+func TestPatternSamples(t *testing.T) {
+	have := map[string]bool{}
+	for _, s := range patternSamples {
+		have[s.row] = true
+		t.Run(s.row, func(t *testing.T) {
+			p, _ := match(s.text)
+			if p == nil || p.Name != s.row {
+				name := "no row"
+				if p != nil {
+					name = p.Name
+				}
+				t.Fatalf("%q: matched by %s, want %s", s.text, name, s.row)
+			}
+			evs := Classify(Record{Text: s.text})
+			if len(evs) != 1 {
+				t.Fatalf("%q: %d events", s.text, len(evs))
+			}
+			got := evs[0]
+			got.Record = Record{}
+			if got.Kind != p.Kind {
+				t.Errorf("kind %s, the row claims %s", got.Kind, p.Kind)
+			}
+			if d := cmp.Diff(s.want, got); d != "" {
+				t.Errorf("%q (-want +got):\n%s", s.text, d)
+			}
+		})
+	}
+	names := map[string]bool{}
+	for _, p := range Patterns {
+		if names[p.Name] {
+			t.Errorf("two rows named %s", p.Name)
+		}
+		names[p.Name] = true
+		if !have[p.Name] {
+			t.Errorf("row %s has no sample line", p.Name)
+		}
+		if p.Kind == "" || p.Re == nil {
+			t.Errorf("row %s: no kind or no pattern", p.Name)
+		}
+	}
+}
+
+// TestNotClassified: lines close to a row's message that are not events.
+func TestNotClassified(t *testing.T) {
+	for _, text := range []string{
+		"mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link INIT",
+		"mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE_DEFER",
+		"pcieport 0000:00:1c.5: AER: enabled with IRQ 122",
+		"NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15",
+		"mlx5_core 0000:3b:00.0: firmware version: 28.39.2048",
+	} {
+		if evs := Classify(Record{Text: text}); len(evs) != 0 {
+			t.Errorf("%q: %+v", text, evs)
+		}
+	}
+}
