@@ -12,10 +12,12 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ibdoctor
 
 ## test: install what the tests need, then vet, layering check, unit,
-## fuzz-seed and integration tests (ibsim/OpenSM, promtool, Prometheus).
+## fuzz-seed and integration tests (ibsim/OpenSM, promtool, Prometheus);
+## govulncheck when its database is reachable.
 test: deps vet
 	./scripts/check-imports.sh
 	./scripts/check-text.sh
+	./scripts/govulncheck.sh
 	$(GO) test -count=1 -timeout 20m ./...
 
 deps:

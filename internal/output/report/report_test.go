@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 )
 
@@ -76,6 +77,25 @@ func TestCompactLink(t *testing.T) {
 	} {
 		if got := compactLink(in); got != want {
 			t.Errorf("compactLink(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestStatusUnreadStateIsNotOK: a port whose state could not be read was
+// not judged, so its row never says "ok".
+func TestStatusUnreadStateIsNotOK(t *testing.T) {
+	active := ib.StateActive
+	for _, tt := range []struct {
+		name  string
+		state *ib.PortState
+		want  string
+	}{
+		{"state read", &active, "ok"},
+		{"state missing", nil, "unknown"},
+	} {
+		s := &snapshot.Snapshot{Host: "h", Devices: []snapshot.Device{{Name: "mlx5_0", Ports: []snapshot.Port{{Device: "mlx5_0", Number: 1, State: tt.state}}}}}
+		if got := NewStatus(s, nil).Ports[0].Verdict; got != tt.want {
+			t.Errorf("%s: verdict %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -127,6 +127,9 @@ func NewStatus(s *snapshot.Snapshot, fs []finding.Finding) Status {
 			row.Verdict = "ok"
 			if worst != "" {
 				row.Verdict = string(worst)
+			} else if p.State == nil {
+				// A port whose state could not be read was not judged.
+				row.Verdict = "unknown"
 			}
 			st.Ports = append(st.Ports, row)
 		}

@@ -162,3 +162,40 @@ func TestMethodNotAllowed(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenCompareFixedLength: the token check compares inputs of one
+// fixed length whatever the length of the token sent, so its timing does
+// not tell the token's length (ConstantTimeCompare returns at once on
+// inputs of different lengths).
+func TestTokenCompareFixedLength(t *testing.T) {
+	var lens [][2]int
+	orig := constantTimeCompare
+	constantTimeCompare = func(x, y []byte) int {
+		lens = append(lens, [2]int{len(x), len(y)})
+		return orig(x, y)
+	}
+	defer func() { constantTimeCompare = orig }()
+	perf := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ran") })
+	a, err := New(Options{Read: fakeRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := a.Handler(HandlerOptions{Token: "s3cret-token", Perf: perf})
+	for _, sent := range []string{"", "s", "s3cret", "s3cret-token", "s3cret-token-and-more", strings.Repeat("x", 1000)} {
+		req := httptest.NewRequest("POST", PerfPrefix+"run", nil)
+		req.Header.Set("Authorization", "Bearer "+sent)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if want := map[bool]int{true: 200, false: 401}[sent == "s3cret-token"]; rec.Code != want {
+			t.Errorf("token %q: %d, want %d", sent, rec.Code, want)
+		}
+	}
+	if len(lens) == 0 {
+		t.Fatal("the token was not compared")
+	}
+	for _, l := range lens {
+		if l != lens[0] || l[0] != l[1] {
+			t.Fatalf("compared inputs of lengths %v: they vary with the token sent", lens)
+		}
+	}
+}

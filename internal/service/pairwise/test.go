@@ -2,6 +2,7 @@ package pairwise
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -44,8 +45,18 @@ type Test struct {
 	Perftest *PerftestParams `json:"perftest,omitempty"`
 }
 
-// Duration returns DurationMS as a time.Duration.
-func (t Test) Duration() time.Duration { return time.Duration(t.DurationMS) * time.Millisecond }
+// Duration returns DurationMS as a time.Duration, saturating instead of
+// overflowing (18446744074710 ms times 1e6 wraps to about one second).
+func (t Test) Duration() time.Duration {
+	const maxMS = math.MaxInt64 / int64(time.Millisecond)
+	switch {
+	case t.DurationMS > maxMS:
+		return math.MaxInt64
+	case t.DurationMS < -maxMS:
+		return math.MinInt64
+	}
+	return time.Duration(t.DurationMS) * time.Millisecond
+}
 
 // WithDefaults fills unset sizes and counts with the defaults of the
 // backend (tcp: 128 KiB writes, one stream, 64-byte pings; perftest:
@@ -85,8 +96,9 @@ func (t Test) Validate(maxDur time.Duration) error {
 	if t.Kind != KindBW && t.Kind != KindLat {
 		return fmt.Errorf("kind %q: want bw or lat", t.Kind)
 	}
-	if d := t.Duration(); d < MinDuration || d > maxDur {
-		return fmt.Errorf("duration %v out of range [%v, %v]", d, MinDuration, maxDur)
+	// Compared in milliseconds, as sent: no multiplication to overflow.
+	if t.DurationMS < MinDuration.Milliseconds() || t.DurationMS > maxDur.Milliseconds() {
+		return fmt.Errorf("duration_ms %d out of range [%d, %d]", t.DurationMS, MinDuration.Milliseconds(), maxDur.Milliseconds())
 	}
 	if t.Streams < 1 || t.Streams > maxStreams {
 		return fmt.Errorf("streams %d out of range [1, %d]", t.Streams, maxStreams)

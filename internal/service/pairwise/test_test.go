@@ -2,6 +2,7 @@ package pairwise
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,6 +21,11 @@ func TestTestDefaultsAndValidate(t *testing.T) {
 			want: Test{Backend: "perftest", Kind: "lat", DurationMS: 1000, Size: 2, Streams: 1, Iterations: 1000, Perftest: &PerftestParams{Device: "mlx5_0"}}},
 		{in: Test{Backend: "tcp", Kind: "bw", DurationMS: 1000, Perftest: &PerftestParams{Device: "mlx5_0"}}, wantErr: "perftest settings given to the tcp backend"},
 		{in: Test{Backend: "tcp", Kind: "bw", DurationMS: 2 * 3600 * 1000}, wantErr: "out of range"},
+		// ×1e6 ns wraps to about 1 s: the range is checked in milliseconds.
+		{in: Test{Backend: "tcp", Kind: "bw", DurationMS: 18446744074710}, wantErr: "out of range"},
+		{in: Test{Backend: "tcp", Kind: "bw", DurationMS: math.MaxInt64}, wantErr: "out of range"},
+		{in: Test{Backend: "tcp", Kind: "bw", DurationMS: math.MinInt64}, wantErr: "out of range"},
+		{in: Test{Backend: "tcp", Kind: "bw", DurationMS: 49}, wantErr: "out of range"},
 		{in: Test{Backend: "tcp", Kind: "bw", DurationMS: 1000, Size: 32 << 20}, wantErr: "size"},
 		{in: Test{Backend: "perftest", Kind: "bw", DurationMS: 1000}, wantErr: "needs perftest settings"},
 	}
@@ -43,6 +49,11 @@ func TestTestDefaultsAndValidate(t *testing.T) {
 	}
 	if err := (Test{Backend: "tcp", Kind: "bw", DurationMS: 2000, Size: 1, Streams: 1}).Validate(time.Second); err == nil {
 		t.Error("agent's MaxDuration not applied")
+	}
+	for _, ms := range []int64{18446744074710, math.MaxInt64} {
+		if d := (Test{DurationMS: ms}).Duration(); d < time.Hour {
+			t.Errorf("Duration() of %d ms = %v: overflowed", ms, d)
+		}
 	}
 }
 

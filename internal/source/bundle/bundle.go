@@ -83,6 +83,9 @@ type Meta struct {
 	// with the error text sysfs.ErrText gives. sysfs.Read of the bundle
 	// turns them into gaps.
 	Errors []FileError `json:"errors"`
+	// Manifest counts the archive's other entries and bytes; the reader
+	// checks it, so a cut archive is refused instead of read as a whole one.
+	Manifest *rootfs.Manifest `json:"manifest"`
 }
 
 // Collected counts what the bundle holds.
@@ -145,6 +148,12 @@ func Collect(ctx context.Context, fsys fs.FS, w io.Writer, opts Options) (*Meta,
 	meta.Errors = c.errs
 	if meta.Errors == nil {
 		meta.Errors = []FileError{}
+	}
+	c.addDirs()
+	meta.Manifest = &rootfs.Manifest{}
+	for _, e := range c.entries {
+		meta.Manifest.Entries++
+		meta.Manifest.Bytes += int64(len(e.data))
 	}
 	mb, err := json.MarshalIndent(meta, "", "  ")
 	if err != nil {
@@ -453,7 +462,8 @@ func (c *collector) copyTree(logical, real string, depth int) {
 // write emits the entries as a gzip-compressed tar, sorted by path, every
 // parent directory first, all stamped with one time: the same root gives
 // the same bytes.
-func (c *collector) write(w io.Writer, stamp time.Time) error {
+// addDirs adds an entry for every parent directory.
+func (c *collector) addDirs() {
 	for p := range c.entries {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
 			if _, ok := c.entries[d]; !ok {
@@ -461,11 +471,25 @@ func (c *collector) write(w io.Writer, stamp time.Time) error {
 			}
 		}
 	}
+}
+
+// write writes the entries, meta.json first: a cut anywhere after it is
+// caught by its manifest.
+func (c *collector) write(w io.Writer, stamp time.Time) error {
+	c.addDirs()
 	names := make([]string, 0, len(c.entries))
 	for p := range c.entries {
 		names = append(names, p)
 	}
-	slices.Sort(names)
+	slices.SortFunc(names, func(a, b string) int {
+		if (a == "meta.json") != (b == "meta.json") {
+			if a == "meta.json" {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
 	zw := gzip.NewWriter(w)
 	tw := tar.NewWriter(zw)
 	for _, p := range names {

@@ -19,6 +19,8 @@ type memFS struct {
 	// nameBytes is the length of every path in nodes and of every symlink
 	// target: what building the tree cost, bounded by MaxBundleNameBytes.
 	nameBytes int64
+	// note is BundleNote's text.
+	note string
 }
 
 type memNode struct {

@@ -3,6 +3,7 @@ package rootfs
 import (
 	"archive/tar"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -104,6 +105,10 @@ func readBundle(r io.Reader, name string, lim limits) (fs.FS, error) {
 	explicit := map[string]bool{}
 	tr := tar.NewReader(zr)
 	var total int64
+	// What the archive holds besides meta.json, to check against the
+	// manifest meta.json carries.
+	var entries int
+	var fileBytes int64
 	for i := 1; ; i++ {
 		hdr, err := tr.Next()
 		if err == io.EOF {
@@ -173,6 +178,10 @@ func readBundle(r io.Reader, name string, lim limits) (fs.FS, error) {
 		if err := m.add(p, n); err != nil {
 			return nil, fail("%w", err)
 		}
+		if p != manifestFile {
+			entries++
+			fileBytes += int64(len(n.data))
+		}
 		// One add creates at most lim.depth directories of at most
 		// maxPathLen bytes, so checking after it keeps the work bounded.
 		if len(m.nodes)-1 > lim.files {
@@ -181,6 +190,9 @@ func readBundle(r io.Reader, name string, lim limits) (fs.FS, error) {
 		if m.nameBytes > lim.names {
 			return nil, fail("%w: more than %d bytes of names and link targets, counting implied directories (MaxBundleNameBytes)", ErrLimit, lim.names)
 		}
+	}
+	if err := m.checkManifest(name, entries, fileBytes); err != nil {
+		return nil, err
 	}
 	// A symlink chain may still leave the root (a -> b/.., b -> ..): resolve
 	// every link once, now that all entries are known, within a budget of
@@ -209,6 +221,56 @@ func readBundle(r io.Reader, name string, lim limits) (fs.FS, error) {
 		}
 	}
 	return m, nil
+}
+
+// manifestFile is the bundle's meta.json; its "manifest" (written by
+// internal/source/bundle) counts the other entries and their bytes.
+const manifestFile = "meta.json"
+
+// Manifest is what a bundle's meta.json says the archive holds besides
+// meta.json: tar entries (files, directories, symlinks) and the bytes of
+// its files.
+type Manifest struct {
+	Entries int   `json:"entries"`
+	Bytes   int64 `json:"bytes"`
+}
+
+// ErrTruncated is wrapped when a bundle holds less than its manifest says.
+var ErrTruncated = errors.New("bundle truncated or altered")
+
+// checkManifest compares what was read with meta.json's manifest. A cut in
+// the last entry's padding reads as a clean end of the tar stream, so the
+// manifest is what tells a cut archive from a whole one. A bundle without
+// a manifest (written before it existed) is read, with a note.
+func (m *memFS) checkManifest(name string, entries int, fileBytes int64) error {
+	mf, ok := m.nodes[manifestFile]
+	if !ok || !mf.mode.IsRegular() {
+		return nil // not a collected bundle (a simulated or hand-made one)
+	}
+	var meta struct {
+		Manifest *Manifest `json:"manifest"`
+	}
+	if err := json.Unmarshal(mf.data, &meta); err != nil {
+		return fmt.Errorf("%s: %s: %w", name, manifestFile, err)
+	}
+	if meta.Manifest == nil {
+		m.note = manifestFile + " has no manifest (bundle written by an older ibdoctor): a truncated archive cannot be told from a whole one"
+		return nil
+	}
+	if meta.Manifest.Entries != entries || meta.Manifest.Bytes != fileBytes {
+		return fmt.Errorf("%s: %w: %s lists %d entries of %d bytes, the archive holds %d of %d bytes",
+			name, ErrTruncated, manifestFile, meta.Manifest.Entries, meta.Manifest.Bytes, entries, fileBytes)
+	}
+	return nil
+}
+
+// BundleNote is what a reader of fsys should know about it: set for a
+// bundle whose completeness could not be checked, "" otherwise.
+func BundleNote(fsys fs.FS) string {
+	if m, ok := fsys.(*memFS); ok {
+		return m.note
+	}
+	return ""
 }
 
 // entryPath validates and cleans a tar entry name: relative, no "..", no

@@ -1,6 +1,7 @@
 package sysfs
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -69,7 +70,21 @@ func (r *reader) readDevice(name string) snapshot.Device {
 		}
 		d.Ports = append(d.Ports, r.readPort(name, n))
 	}
+	if len(d.Ports) == 0 {
+		// Not judged is not healthy: without ports nothing of the device
+		// was read.
+		r.missing(dir+"/ports", "no ports: the kernel lists at least one for every RDMA device")
+	}
 	return d
+}
+
+// missing records a gap for a file or directory the kernel always
+// creates (drivers/infiniband/core/sysfs.c), unless its read already
+// left one.
+func (r *reader) missing(path, why string) {
+	if !r.gaps[path] {
+		r.gap(path, errors.New(why))
+	}
 }
 
 // readGUID reads node_guid-style attributes ("b83f:d203:0012:3456") and
@@ -120,6 +135,11 @@ func (r *reader) readPort(dev string, n int) snapshot.Port {
 	p.SMSL = parse(r, dir+"/sm_sl", parseUint8)
 	p.LMC = parse(r, dir+"/lid_mask_count", parseUint8)
 	p.CapMask = parse(r, dir+"/cap_mask", ParseHex32)
+	for attr, v := range map[string]bool{"state": p.State == nil, "phys_state": p.PhysState == nil, "rate": p.Rate == nil} {
+		if v {
+			r.missing(dir+"/"+attr, "missing: the kernel creates it for every port")
+		}
+	}
 	p.Counters, p.HasCounters = r.readCounters(dir + "/counters")
 	p.HWCounters = r.readHWCounters(dir + "/hw_counters")
 	p.GIDs = r.readGIDs(dir)

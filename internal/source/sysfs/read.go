@@ -51,6 +51,9 @@ func Read(ctx context.Context, fsys fs.FS, opts Options) (*snapshot.Snapshot, er
 		listed: map[string]bool{},
 	}
 	r.readMeta()
+	if note := rootfs.BundleNote(fsys); note != "" {
+		r.gap("meta.json", errors.New(note))
+	}
 	r.readHost()
 	if err := r.readDevices(); err != nil {
 		return nil, err

@@ -226,6 +226,10 @@ func TestReadIsolation(t *testing.T) {
 		p + "counters/link_downed": "counter not available: N/A (no PMA)",
 		"sys/bus/pci/devices":      "permission denied",
 		"proc/sys/kernel/hostname": "input/output error",
+		// A port with only its state: the attributes every port has are
+		// gaps, so the port is not taken as judged.
+		"sys/class/infiniband/mlx5_1/ports/1/phys_state": "missing: the kernel creates it for every port",
+		"sys/class/infiniband/mlx5_1/ports/1/rate":       "missing: the kernel creates it for every port",
 	}
 	got := map[string]string{}
 	for _, g := range s.Gaps {
@@ -260,12 +264,20 @@ func TestReadRoot(t *testing.T) {
 
 func TestHostFallback(t *testing.T) {
 	meta := `{"host":"from-meta","kernel":"5.15.0","errors":[{"path":"sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error","error":"input/output error"}]}`
+	port := func(m fstest.MapFS) fstest.MapFS {
+		const p = "sys/class/infiniband/mlx5_0/ports/1/"
+		m[p+"counters/link_downed"] = &fstest.MapFile{Data: []byte("0\n")}
+		m[p+"state"] = &fstest.MapFile{Data: []byte("4: ACTIVE\n")}
+		m[p+"phys_state"] = &fstest.MapFile{Data: []byte("5: LinkUp\n")}
+		m[p+"rate"] = &fstest.MapFile{Data: []byte("400 Gb/sec (4X NDR)\n")}
+		return m
+	}
 	for _, tc := range []struct {
 		fsys fstest.MapFS
 		host string
 	}{
-		{fstest.MapFS{"sys/class/infiniband/mlx5_0/ports/1/counters/link_downed": {Data: []byte("0\n")}, "etc/hostname": {Data: []byte("from-etc\n")}, "meta.json": {Data: []byte(meta)}}, "from-etc"},
-		{fstest.MapFS{"sys/class/infiniband/mlx5_0/ports/1/counters/link_downed": {Data: []byte("0\n")}, "meta.json": {Data: []byte(meta)}}, "from-meta"},
+		{port(fstest.MapFS{"etc/hostname": {Data: []byte("from-etc\n")}, "meta.json": {Data: []byte(meta)}}), "from-etc"},
+		{port(fstest.MapFS{"meta.json": {Data: []byte(meta)}}), "from-meta"},
 	} {
 		s, err := Read(context.Background(), tc.fsys, Options{})
 		if err != nil {
