@@ -453,11 +453,12 @@ func checkFirmware(in *Input) []finding.Finding {
 		}
 	}
 	// Otherwise: devices of one model should run one version; the odd ones
-	// out against the majority.
+	// out against the majority. Devices judged against the expectation
+	// still count as peers.
 	byModel := map[string]map[string][]string{}
 	for i := range s.Devices {
 		d := &s.Devices[i]
-		if d.FWVersion == "" || judged[d.Name] {
+		if d.FWVersion == "" {
 			continue
 		}
 		m := d.Model(s)
@@ -487,6 +488,9 @@ func checkFirmware(in *Input) []finding.Finding {
 				continue
 			}
 			for _, dn := range ds {
+				if judged[dn] {
+					continue
+				}
 				out = append(out, catalog.New("port.fw_mismatch", finding.Subject{Host: s.Host, Device: dn},
 					fmt.Sprintf("%s runs firmware %s while %d other %s HCAs run %s", dn, v, len(vers[major]), m, major),
 					finding.Evidence{Source: devPath(dn, "fw_ver"), Value: v},
@@ -539,15 +543,7 @@ func checkPCIe(in *Input) []finding.Finding {
 				continue
 			}
 		}
-		maxSpeed, maxWidth := p.MaxLinkSpeed, p.MaxLinkWidth
-		if up := s.PCIDevice(p.Parent); up != nil {
-			if up.MaxLinkSpeed != nil && maxSpeed != nil && *up.MaxLinkSpeed < *maxSpeed {
-				maxSpeed = up.MaxLinkSpeed
-			}
-			if up.MaxLinkWidth != nil && maxWidth != nil && *up.MaxLinkWidth < *maxWidth {
-				maxWidth = up.MaxLinkWidth
-			}
-		}
+		maxSpeed, maxWidth := pcieMax(s, p)
 		var wantSpeed *pcie.Speed
 		var wantWidth *int
 		src := "max_link_speed/max_link_width (device and upstream port)"
@@ -598,4 +594,46 @@ func checkPCIe(in *Input) []finding.Finding {
 			fmt.Sprintf("PCIe link of %s trained at %s", t.label, strings.Join(probs, " and ")), ev...))
 	}
 	return out
+}
+
+// HealthyRate is the rate the node rules hold a port to when no
+// expectation file is given: the rate most ACTIVE ports of its HCA model
+// and link layer run at; false when there are too few to compare with.
+func HealthyRate(s *snapshot.Snapshot, dev string, port int) (ib.Rate, bool) {
+	d, p := s.Device(dev), s.Port(dev, port)
+	if d == nil || p == nil {
+		return ib.Rate{}, false
+	}
+	r, _, ok := expectedRate(&Input{Snap: s}, d, p)
+	return r, ok
+}
+
+// HealthyPCIe is the PCIe link the node rules hold a device's function to
+// without an expectation: the lower of its own and its upstream port's
+// maximum speed and width (nil where unknown).
+func HealthyPCIe(s *snapshot.Snapshot, dev string) (*pcie.Speed, *int) {
+	d := s.Device(dev)
+	if d == nil {
+		return nil, nil
+	}
+	p := s.PCIDevice(d.PCI)
+	if p == nil {
+		return nil, nil
+	}
+	return pcieMax(s, p)
+}
+
+// pcieMax is what both ends of p's link support (NCCL's rule): the lower
+// of its own and its upstream port's maximum speed and width.
+func pcieMax(s *snapshot.Snapshot, p *snapshot.PCIDevice) (*pcie.Speed, *int) {
+	speed, width := p.MaxLinkSpeed, p.MaxLinkWidth
+	if up := s.PCIDevice(p.Parent); up != nil {
+		if up.MaxLinkSpeed != nil && speed != nil && *up.MaxLinkSpeed < *speed {
+			speed = up.MaxLinkSpeed
+		}
+		if up.MaxLinkWidth != nil && width != nil && *up.MaxLinkWidth < *width {
+			width = up.MaxLinkWidth
+		}
+	}
+	return speed, width
 }
