@@ -14,6 +14,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
 )
 
 // Thresholds are the configurable limits of the node rules.
@@ -33,6 +34,10 @@ type Input struct {
 	// Expect is nil when no expectation file was given: defaults apply.
 	Expect     *expect.Expectation
 	Thresholds Thresholds
+	// NoCounterTotals leaves out the error-counter totals: the agent
+	// judges their rates over its window instead, so a count left from
+	// months ago does not alarm forever.
+	NoCounterTotals bool
 }
 
 // Rule is one entry of the node rule set: the IDs it may report and its
@@ -49,6 +54,7 @@ var NodeRules = []Rule{
 	{Name: "port state", IDs: []string{"port.down", "port.polling", "port.disabled", "port.init_no_sm"}, Check: checkState},
 	{Name: "port rate, width and speed", IDs: []string{"port.rate_below_expected", "port.width_degraded", "port.speed_degraded"}, Check: checkRate},
 	{Name: "saturated error counters", IDs: []string{"port.counter_saturated"}, Check: checkSaturated},
+	{Name: "error counter totals", IDs: counterIDs(), Check: checkCounterTotals},
 	{Name: "firmware", IDs: []string{"port.fw_mismatch"}, Check: checkFirmware},
 	{Name: "PCIe link", IDs: []string{"pcie.link_degraded"}, Check: checkPCIe},
 }
@@ -410,6 +416,52 @@ func rateFinding(in *Input, d *snapshot.Device, p *snapshot.Port, got, want ib.R
 }
 
 func fmtG(r ib.Rate) string { return strconv.FormatFloat(r.Gbps(), 'f', -1, 64) }
+
+func counterIDs() []string {
+	var ids []string
+	for _, c := range limits.Counters {
+		ids = append(ids, c.NodeID)
+	}
+	return ids
+}
+
+// checkCounterTotals judges each IBTA error counter's total since the
+// counters were last cleared against the table the fabric rules use too
+// (limits.Counters), so a port reads the same from the node and from the
+// fabric: a warning at or above the limit. A saturated counter is
+// port.counter_saturated's, not this rule's.
+func checkCounterTotals(in *Input) []finding.Finding {
+	if in.NoCounterTotals {
+		return nil
+	}
+	s := in.Snap
+	var out []finding.Finding
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		for j := range d.Ports {
+			p := &d.Ports[j]
+			if pe := portExpect(in, d.Name, p.Number); pe != nil && pe.Ignore {
+				continue
+			}
+			for _, lim := range limits.Counters {
+				c, ok := p.Counter(lim.Sysfs)
+				if !ok || c.Value < lim.Total || c.Saturated() {
+					continue
+				}
+				what := fmt.Sprintf("%d %s", c.Value, lim.Label)
+				if lim == limits.LinkDowned {
+					what = fmt.Sprintf("went down %d time(s)", c.Value)
+				}
+				f := catalog.New(lim.NodeID, portSubject(s, p),
+					fmt.Sprintf("%s port %d: %s since the counters were last cleared (limit %d)", d.Name, p.Number, what, lim.Total),
+					finding.Evidence{Source: portPath(p, "counters/"+lim.Sysfs), Value: strconv.FormatUint(c.Value, 10)})
+				f.Severity = finding.Warning
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
 
 func checkSaturated(in *Input) []finding.Finding {
 	s := in.Snap
