@@ -1,6 +1,7 @@
 package node
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
 )
 
@@ -68,5 +70,24 @@ func TestCounterTotals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Every default the catalogue documents for the node rules is the value in
+// force: the rate shortfall and each IBTA counter total.
+func TestDocumentedDefaultsInForce(t *testing.T) {
+	rows := []struct{ id, name, inForce string }{
+		{"port.rate_below_expected", "rate_shortfall_critical", fmt.Sprintf("%.0f%%", DefaultThresholds.RateShortfallCritical*100)},
+		{"port.symbol_errors", "symbol_error_total", fmt.Sprint(limits.SymbolError.Total)},
+		{"port.link_recovery", "link_error_recovery_total", fmt.Sprint(limits.LinkErrorRecovery.Total)},
+		{"port.link_flapping", "link_downed_total", fmt.Sprint(limits.LinkDowned.Total)},
+		{"port.rcv_errors", "port_rcv_errors_total", fmt.Sprint(limits.RcvErrors.Total)},
+		{"port.xmit_discards", "port_xmit_discards_total", fmt.Sprint(limits.XmitDiscards.Total)},
+	}
+	for _, tt := range rows {
+		doc, err := catalog.Documented(tt.id, tt.name)
+		if err != nil || doc != tt.inForce {
+			t.Errorf("%s %s: documented %q (%v), in force %q", tt.id, tt.name, doc, err, tt.inForce)
+		}
 	}
 }

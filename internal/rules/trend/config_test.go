@@ -162,3 +162,20 @@ func TestCatalogThresholdsMatchDocs(t *testing.T) {
 		}
 	}
 }
+
+// Every default the threshold table documents (and so `ibdoctor rules`,
+// through TestCatalogThresholdsMatchDocs) is the value Defaults() puts in
+// force: a config that sets each key to its documented default changes
+// nothing.
+func TestDocsDefaultsInForce(t *testing.T) {
+	for _, d := range Docs() {
+		th, err := LoadConfig("docs", strings.NewReader(d.Key+": "+d.Default+"\n"))
+		if err != nil {
+			t.Errorf("%s: documented default %q does not load: %v", d.Key, d.Default, err)
+			continue
+		}
+		if th != Defaults() {
+			t.Errorf("%s: documented default %q is not the value in force", d.Key, d.Default)
+		}
+	}
+}
