@@ -44,7 +44,7 @@ forbid parse model parse
 forbid source model parse source
 forbid rules model parse rules
 forbid diagnose model parse source rules diagnose
-forbid output model output rules/catalog rules/trend
+forbid output model output rules/catalog rules/limits rules/trend
 forbid sim model sim source/layout
 
 # Rules do no I/O: no file system, process or network packages directly.

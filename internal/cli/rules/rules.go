@@ -3,6 +3,7 @@ package rules
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -12,6 +13,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
 )
 
 // Options are the inputs of `ibdoctor rules`.
@@ -86,10 +88,18 @@ func run(o *Options) error {
 			metas = append(metas, m)
 		}
 	}
+	counters := o.ID == "" && (o.Area == "" || o.Area == "node" || o.Area == "fabric")
 	if o.Format == cmdutil.FormatJSON {
-		return cmdutil.WriteJSON(o.F.Out, struct {
+		doc := struct {
 			Rules []finding.Meta `json:"rules"`
-		}{metas})
+			// PortCounters is the IBTA error counter table the node
+			// rules, the agent and fabric check judge with.
+			PortCounters []limits.Counter `json:"port_counters,omitempty"`
+		}{Rules: metas}
+		if counters {
+			doc.PortCounters = limits.Counters
+		}
+		return cmdutil.WriteJSON(o.F.Out, doc)
 	}
 	if o.ID != "" {
 		m := metas[0]
@@ -123,6 +133,31 @@ func run(o *Options) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.ID, m.Severity, ths, m.Title)
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if counters {
+		return writeCounters(o.F.Out)
+	}
+	return nil
+}
+
+// writeCounters prints the IBTA error counter table: the values the node
+// rules, the agent's defaults and fabric check judge with.
+func writeCounters(w io.Writer) error {
+	fmt.Fprintln(w, "\nIBTA port error counters: status, check and doctor warn on the total since the counters")
+	fmt.Fprintln(w, "were last cleared, fabric check on the same total (or growth by it over --baseline), the")
+	fmt.Fprintln(w, "agent on the rate over its window (agent --config overrides the rates):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "COUNTER\tPMA\tTOTAL\tAGENT PER MIN\tFINDINGS")
+	for _, c := range limits.Counters {
+		per := "-"
+		if c.PerMin > 0 {
+			per = limits.Float(c.PerMin)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s, fabric.link_errors\n", c.Sysfs, c.PMA, limits.Uint(c.Total), per, c.NodeID)
+	}
+	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", "port_xmit_wait", "PortXmitWait", limits.Uint(limits.XmitWaitTicks), "-", "fabric.congestion (the agent: port.congestion)")
 	return tw.Flush()
 }
 

@@ -1,6 +1,9 @@
 package catalog
 
-import "github.com/ibdoctor/ibdoctor/internal/model/finding"
+import (
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
+)
 
 var (
 	remedyFabricCheck = "ibdoctor fabric check (after the fix) to confirm"
@@ -34,12 +37,12 @@ var fabricMetas = []finding.Meta{
 		Title:   "fabric port error counters above threshold or growing",
 		Meaning: "A switch or HCA port's PortCounters show symbol errors, link error recoveries, link-downed events, receive errors or transmit discards at or above the thresholds, or, against a baseline collection (--baseline), growing. Critical when link-downed grew since the baseline or an error counter grew by an order of magnitude.",
 		Thresholds: []finding.Threshold{
-			{Name: "symbol_errors", Default: "10", Meaning: "SymbolErrorCounter above this (or any growth over a baseline) reports"},
-			{Name: "link_error_recovery", Default: "1", Meaning: "LinkErrorRecoveryCounter at or above this reports"},
-			{Name: "link_downed", Default: "1", Meaning: "LinkDownedCounter at or above this reports (critical)"},
-			{Name: "rcv_errors", Default: "10", Meaning: "PortRcvErrors above this reports"},
-			{Name: "xmit_discards", Default: "10", Meaning: "PortXmitDiscards above this reports"},
-			{Name: "xmit_wait", Default: "10000", Meaning: "PortXmitWait ticks above this report a congestion hot spot"},
+			{Name: "symbol_errors", Default: limits.Uint(limits.SymbolError.Total), Meaning: "SymbolErrorCounter at or above this (or any growth over a baseline) reports; the node's symbol_error limit too"},
+			{Name: "link_error_recovery", Default: limits.Uint(limits.LinkErrorRecovery.Total), Meaning: "LinkErrorRecoveryCounter at or above this (or growth by it) reports"},
+			{Name: "link_downed", Default: limits.Uint(limits.LinkDowned.Total), Meaning: "LinkDownedCounter at or above this reports; growth over a baseline is critical"},
+			{Name: "rcv_errors", Default: limits.Uint(limits.RcvErrors.Total), Meaning: "PortRcvErrors at or above this (or growth by it) reports"},
+			{Name: "xmit_discards", Default: limits.Uint(limits.XmitDiscards.Total), Meaning: "PortXmitDiscards at or above this (or growth by it) reports"},
+			{Name: "xmit_wait", Default: limits.Uint(limits.XmitWaitTicks), Meaning: "PortXmitWait ticks at or above this report a congestion hot spot"},
 		},
 		Causes: []string{causeCable, "marginal transceiver or dirty connector (symbol errors, recoveries)", "congestion downstream (xmit_wait, discards)", "link flapping (link-downed)"},
 		Remedy: []string{"perfquery <lid> <port> and again after a minute to see growth", "ibqueryerrors --data to list every port with errors", remedyReseat, "perfquery -R <lid> <port> to clear after the fix, then watch"},
@@ -49,7 +52,7 @@ var fabricMetas = []finding.Meta{
 		Title:   "fabric port congestion hot spot (xmit_wait)",
 		Meaning: "A port's PortXmitWait (ticks with data to send but no flow-control credits) is high, or grew fast against a baseline: the credit-based flow control is throttling it: jobs see their bandwidth swing.",
 		Thresholds: []finding.Threshold{
-			{Name: "xmit_wait", Default: "10000", Meaning: "PortXmitWait ticks (or growth over a baseline) at or above this report"},
+			{Name: "xmit_wait", Default: limits.Uint(limits.XmitWaitTicks), Meaning: "PortXmitWait ticks (or growth over a baseline) at or above this report"},
 		},
 		Causes: []string{"a slow receiver or an oversubscribed link downstream", "route imbalance concentrating flows (see fabric.route_imbalance)", "jobs sharing links without QoS separation"},
 		Remedy: []string{"perfquery <lid> <port> twice to measure the rate of PortXmitWait", "ibdoctor fabric check for route imbalance", "separate traffic classes with SLs; tune congestion control"},

@@ -1,6 +1,9 @@
 package catalog
 
-import "github.com/ibdoctor/ibdoctor/internal/model/finding"
+import (
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
+)
 
 var (
 	causeCable   = "cable or transceiver fault (aging optics, bent DAC, dirty connector)"
@@ -77,7 +80,8 @@ var nodeMetas = []finding.Meta{
 		Thresholds: []finding.Threshold{
 			{Name: "window", Default: "5m", Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
 			{Name: "symbol_ber_max", Default: "1e-12", Meaning: "IBTA bit-error-rate line for symbol errors / (active rate × seconds)"},
-			{Name: "symbol_errors_per_min", Default: "10", Meaning: "rate limit when the active rate is unknown"},
+			{Name: "symbol_errors_per_min", Default: limits.Float(limits.SymbolError.PerMin), Meaning: "rate limit when the active rate is unknown"},
+			{Name: "symbol_error_total", Default: limits.Uint(limits.SymbolError.Total), Meaning: "status, check and doctor: symbol_error since the counters were last cleared at or above this warns (fabric check's SymbolErrorCounter limit)"},
 			{Name: "growth_factor", Default: "10", Meaning: "rise versus the preceding window that counts as an order of magnitude"},
 			{Name: "growth_min_events", Default: "10", Meaning: "smallest rise in the window that growth may fire on"},
 		},
@@ -90,7 +94,8 @@ var nodeMetas = []finding.Meta{
 		Meaning: "The link retrained itself (link_error_recovery). Each retrain stalls traffic; repeated ones mean a marginal link.",
 		Thresholds: []finding.Threshold{
 			{Name: "window", Default: "5m", Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
-			{Name: "link_recovery_per_min", Default: "0.2", Meaning: "retrains per minute (one per 5-minute window)"},
+			{Name: "link_recovery_per_min", Default: limits.Float(limits.LinkErrorRecovery.PerMin), Meaning: "retrains per minute (one per 5-minute window)"},
+			{Name: "link_error_recovery_total", Default: limits.Uint(limits.LinkErrorRecovery.Total), Meaning: "status, check and doctor: link_error_recovery since the counters were last cleared at or above this warns (fabric check's LinkErrorRecoveryCounter limit)"},
 			{Name: "growth_factor", Default: "10", Meaning: "rise versus the preceding window that counts as an order of magnitude"},
 			{Name: "growth_min_events", Default: "10", Meaning: "smallest rise in the window that growth may fire on"},
 		},
@@ -105,6 +110,7 @@ var nodeMetas = []finding.Meta{
 			{Name: "flap_window", Default: "1h", Meaning: "how far back flaps are counted; a flap is one down transition (link_downed, a carrier loss, ACTIVE→not ACTIVE), the way back up is part of it"},
 			{Name: "flap_warning", Default: "1", Meaning: "flaps in flap_window for a warning"},
 			{Name: "flap_critical", Default: "3", Meaning: "flaps in flap_window for critical"},
+			{Name: "link_downed_total", Default: limits.Uint(limits.LinkDowned.Total), Meaning: "status, check and doctor: link_downed since the counters were last cleared at or above this warns (fabric check's LinkDownedCounter limit)"},
 		},
 		Causes: []string{causeCable, "peer switch port resets", "power or thermal events in the transceiver"},
 		Remedy: []string{"dmesg | grep -i 'link down' to correlate times", remedyReseat, "replace the cable or transceiver"},
@@ -115,7 +121,8 @@ var nodeMetas = []finding.Meta{
 		Meaning: "port_rcv_errors counts malformed or corrupted packets received: bit errors on the link or a faulty peer.",
 		Thresholds: []finding.Threshold{
 			{Name: "window", Default: "5m", Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
-			{Name: "rcv_errors_per_min", Default: "10", Meaning: "received bad packets per minute"},
+			{Name: "rcv_errors_per_min", Default: limits.Float(limits.RcvErrors.PerMin), Meaning: "received bad packets per minute"},
+			{Name: "port_rcv_errors_total", Default: limits.Uint(limits.RcvErrors.Total), Meaning: "status, check and doctor: port_rcv_errors since the counters were last cleared at or above this warns (fabric check's PortRcvErrors limit)"},
 			{Name: "growth_factor", Default: "10", Meaning: "rise versus the preceding window that counts as an order of magnitude"},
 			{Name: "growth_min_events", Default: "10", Meaning: "smallest rise in the window that growth may fire on"},
 		},
@@ -128,7 +135,8 @@ var nodeMetas = []finding.Meta{
 		Meaning: "port_xmit_discards counts packets the port dropped on send: the link went down, or congestion held packets past their lifetime.",
 		Thresholds: []finding.Threshold{
 			{Name: "window", Default: "5m", Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
-			{Name: "xmit_discards_per_min", Default: "10", Meaning: "discarded outbound packets per minute"},
+			{Name: "xmit_discards_per_min", Default: limits.Float(limits.XmitDiscards.PerMin), Meaning: "discarded outbound packets per minute"},
+			{Name: "port_xmit_discards_total", Default: limits.Uint(limits.XmitDiscards.Total), Meaning: "status, check and doctor: port_xmit_discards since the counters were last cleared at or above this warns (fabric check's PortXmitDiscards limit)"},
 			{Name: "growth_factor", Default: "10", Meaning: "rise versus the preceding window that counts as an order of magnitude"},
 			{Name: "growth_min_events", Default: "10", Meaning: "smallest rise in the window that growth may fire on"},
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
 )
 
 // Thresholds of fabric.link_errors and fabric.congestion (the catalogue
@@ -23,10 +24,13 @@ type Thresholds struct {
 	XmitWait          uint64 `json:"xmit_wait"`
 }
 
-// DefaultThresholds are the catalogue's defaults. A value reports when it
-// is at or above its threshold.
+// DefaultThresholds are the IBTA counter table's totals (limits.Counters),
+// the ones the node rules judge a host port's sysfs counters with. A value
+// reports when it is at or above its threshold.
 func DefaultThresholds() Thresholds {
-	return Thresholds{SymbolErrors: 10, LinkErrorRecovery: 1, LinkDowned: 1, RcvErrors: 10, XmitDiscards: 10, XmitWait: 10000}
+	return Thresholds{SymbolErrors: limits.SymbolError.Total, LinkErrorRecovery: limits.LinkErrorRecovery.Total,
+		LinkDowned: limits.LinkDowned.Total, RcvErrors: limits.RcvErrors.Total, XmitDiscards: limits.XmitDiscards.Total,
+		XmitWait: limits.XmitWaitTicks}
 }
 
 // Options of Check.
@@ -466,11 +470,11 @@ var errorCounters = []struct {
 	label string
 	th    func(Thresholds) uint64
 }{
-	{"SymbolErrorCounter", "symbol errors", func(t Thresholds) uint64 { return t.SymbolErrors }},
-	{"LinkErrorRecoveryCounter", "link error recoveries", func(t Thresholds) uint64 { return t.LinkErrorRecovery }},
-	{"LinkDownedCounter", "link downed", func(t Thresholds) uint64 { return t.LinkDowned }},
-	{"PortRcvErrors", "receive errors", func(t Thresholds) uint64 { return t.RcvErrors }},
-	{"PortXmitDiscards", "transmit discards", func(t Thresholds) uint64 { return t.XmitDiscards }},
+	{limits.SymbolError.PMA, limits.SymbolError.Label, func(t Thresholds) uint64 { return t.SymbolErrors }},
+	{limits.LinkErrorRecovery.PMA, limits.LinkErrorRecovery.Label, func(t Thresholds) uint64 { return t.LinkErrorRecovery }},
+	{limits.LinkDowned.PMA, limits.LinkDowned.Label, func(t Thresholds) uint64 { return t.LinkDowned }},
+	{limits.RcvErrors.PMA, limits.RcvErrors.Label, func(t Thresholds) uint64 { return t.RcvErrors }},
+	{limits.XmitDiscards.PMA, limits.XmitDiscards.Label, func(t Thresholds) uint64 { return t.XmitDiscards }},
 }
 
 func checkCounters(f *Fabric, base *Fabric, th Thresholds) []finding.Finding {

@@ -395,8 +395,10 @@ func analyzeRun(source, label string, run *nccltests.Run, opts TestsOptions) (Ru
 		if smallSlow {
 			f.Summary += fmt.Sprintf("; small messages are slow too (%.0f us): both bad points to the network links", sum.SmallTimeUS)
 			f.Evidence = append(f.Evidence, smallEv)
-		} else {
+		} else if rows[0].Size <= SmallMax {
 			f.Summary += "; small messages are fine: look at the bandwidth path (link width/speed, PCIe, NIC sharing)"
+		} else {
+			f.Summary += "; look at the bandwidth path (link width/speed, PCIe, NIC sharing)"
 		}
 		lowBW = &f
 	}

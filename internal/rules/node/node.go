@@ -14,6 +14,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
 )
 
 // Thresholds are the configurable limits of the node rules.
@@ -33,6 +34,10 @@ type Input struct {
 	// Expect is nil when no expectation file was given: defaults apply.
 	Expect     *expect.Expectation
 	Thresholds Thresholds
+	// NoCounterTotals leaves out the error-counter totals: the agent
+	// judges their rates over its window instead, so a count left from
+	// months ago does not alarm forever.
+	NoCounterTotals bool
 }
 
 // Rule is one entry of the node rule set: the IDs it may report and its
@@ -49,6 +54,7 @@ var NodeRules = []Rule{
 	{Name: "port state", IDs: []string{"port.down", "port.polling", "port.disabled", "port.init_no_sm"}, Check: checkState},
 	{Name: "port rate, width and speed", IDs: []string{"port.rate_below_expected", "port.width_degraded", "port.speed_degraded"}, Check: checkRate},
 	{Name: "saturated error counters", IDs: []string{"port.counter_saturated"}, Check: checkSaturated},
+	{Name: "error counter totals", IDs: counterIDs(), Check: checkCounterTotals},
 	{Name: "firmware", IDs: []string{"port.fw_mismatch"}, Check: checkFirmware},
 	{Name: "PCIe link", IDs: []string{"pcie.link_degraded"}, Check: checkPCIe},
 }
@@ -411,6 +417,52 @@ func rateFinding(in *Input, d *snapshot.Device, p *snapshot.Port, got, want ib.R
 
 func fmtG(r ib.Rate) string { return strconv.FormatFloat(r.Gbps(), 'f', -1, 64) }
 
+func counterIDs() []string {
+	var ids []string
+	for _, c := range limits.Counters {
+		ids = append(ids, c.NodeID)
+	}
+	return ids
+}
+
+// checkCounterTotals judges each IBTA error counter's total since the
+// counters were last cleared against the table the fabric rules use too
+// (limits.Counters), so a port reads the same from the node and from the
+// fabric: a warning at or above the limit. A saturated counter is
+// port.counter_saturated's, not this rule's.
+func checkCounterTotals(in *Input) []finding.Finding {
+	if in.NoCounterTotals {
+		return nil
+	}
+	s := in.Snap
+	var out []finding.Finding
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		for j := range d.Ports {
+			p := &d.Ports[j]
+			if pe := portExpect(in, d.Name, p.Number); pe != nil && pe.Ignore {
+				continue
+			}
+			for _, lim := range limits.Counters {
+				c, ok := p.Counter(lim.Sysfs)
+				if !ok || c.Value < lim.Total || c.Saturated() {
+					continue
+				}
+				what := fmt.Sprintf("%d %s", c.Value, lim.Label)
+				if lim == limits.LinkDowned {
+					what = fmt.Sprintf("went down %d time(s)", c.Value)
+				}
+				f := catalog.New(lim.NodeID, portSubject(s, p),
+					fmt.Sprintf("%s port %d: %s since the counters were last cleared (limit %d)", d.Name, p.Number, what, lim.Total),
+					finding.Evidence{Source: portPath(p, "counters/"+lim.Sysfs), Value: strconv.FormatUint(c.Value, 10)})
+				f.Severity = finding.Warning
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
 func checkSaturated(in *Input) []finding.Finding {
 	s := in.Snap
 	var out []finding.Finding
@@ -453,11 +505,12 @@ func checkFirmware(in *Input) []finding.Finding {
 		}
 	}
 	// Otherwise: devices of one model should run one version; the odd ones
-	// out against the majority.
+	// out against the majority. Devices judged against the expectation
+	// still count as peers.
 	byModel := map[string]map[string][]string{}
 	for i := range s.Devices {
 		d := &s.Devices[i]
-		if d.FWVersion == "" || judged[d.Name] {
+		if d.FWVersion == "" {
 			continue
 		}
 		m := d.Model(s)
@@ -487,6 +540,9 @@ func checkFirmware(in *Input) []finding.Finding {
 				continue
 			}
 			for _, dn := range ds {
+				if judged[dn] {
+					continue
+				}
 				out = append(out, catalog.New("port.fw_mismatch", finding.Subject{Host: s.Host, Device: dn},
 					fmt.Sprintf("%s runs firmware %s while %d other %s HCAs run %s", dn, v, len(vers[major]), m, major),
 					finding.Evidence{Source: devPath(dn, "fw_ver"), Value: v},
@@ -539,15 +595,7 @@ func checkPCIe(in *Input) []finding.Finding {
 				continue
 			}
 		}
-		maxSpeed, maxWidth := p.MaxLinkSpeed, p.MaxLinkWidth
-		if up := s.PCIDevice(p.Parent); up != nil {
-			if up.MaxLinkSpeed != nil && maxSpeed != nil && *up.MaxLinkSpeed < *maxSpeed {
-				maxSpeed = up.MaxLinkSpeed
-			}
-			if up.MaxLinkWidth != nil && maxWidth != nil && *up.MaxLinkWidth < *maxWidth {
-				maxWidth = up.MaxLinkWidth
-			}
-		}
+		maxSpeed, maxWidth := pcieMax(s, p)
 		var wantSpeed *pcie.Speed
 		var wantWidth *int
 		src := "max_link_speed/max_link_width (device and upstream port)"
@@ -598,4 +646,46 @@ func checkPCIe(in *Input) []finding.Finding {
 			fmt.Sprintf("PCIe link of %s trained at %s", t.label, strings.Join(probs, " and ")), ev...))
 	}
 	return out
+}
+
+// HealthyRate is the rate the node rules hold a port to when no
+// expectation file is given: the rate most ACTIVE ports of its HCA model
+// and link layer run at; false when there are too few to compare with.
+func HealthyRate(s *snapshot.Snapshot, dev string, port int) (ib.Rate, bool) {
+	d, p := s.Device(dev), s.Port(dev, port)
+	if d == nil || p == nil {
+		return ib.Rate{}, false
+	}
+	r, _, ok := expectedRate(&Input{Snap: s}, d, p)
+	return r, ok
+}
+
+// HealthyPCIe is the PCIe link the node rules hold a device's function to
+// without an expectation: the lower of its own and its upstream port's
+// maximum speed and width (nil where unknown).
+func HealthyPCIe(s *snapshot.Snapshot, dev string) (*pcie.Speed, *int) {
+	d := s.Device(dev)
+	if d == nil {
+		return nil, nil
+	}
+	p := s.PCIDevice(d.PCI)
+	if p == nil {
+		return nil, nil
+	}
+	return pcieMax(s, p)
+}
+
+// pcieMax is what both ends of p's link support (NCCL's rule): the lower
+// of its own and its upstream port's maximum speed and width.
+func pcieMax(s *snapshot.Snapshot, p *snapshot.PCIDevice) (*pcie.Speed, *int) {
+	speed, width := p.MaxLinkSpeed, p.MaxLinkWidth
+	if up := s.PCIDevice(p.Parent); up != nil {
+		if up.MaxLinkSpeed != nil && speed != nil && *up.MaxLinkSpeed < *speed {
+			speed = up.MaxLinkSpeed
+		}
+		if up.MaxLinkWidth != nil && width != nil && *up.MaxLinkWidth < *width {
+			width = up.MaxLinkWidth
+		}
+	}
+	return speed, width
 }

@@ -177,6 +177,15 @@ devices:
 		{name: "firmware odd one out", mutate: func(s *snapshot.Snapshot) {
 			s.Device("mlx5_5").FWVersion = "28.36.1010"
 		}, want: []want{{"port.fw_mismatch", finding.Warning, "mlx5_5", 0, "28.36.1010 while 7 other MT4129 HCAs run 28.39.2048"}}},
+		{name: "firmware left out of the file: the devices it names are still its peers", expect: `version: 1
+devices:
+  - name: "mlx5_[0-4]"
+    fw_ver: 28.39.2048
+  - name: "mlx5_[6-7]"
+    fw_ver: 28.39.2048
+`, mutate: func(s *snapshot.Snapshot) {
+			s.Device("mlx5_5").FWVersion = "28.36.1010"
+		}, want: []want{{"port.fw_mismatch", finding.Warning, "mlx5_5", 0, "28.36.1010 while 7 other MT4129 HCAs run 28.39.2048"}}},
 		{name: "pcie x8 on an HCA", mutate: func(s *snapshot.Snapshot) {
 			s.PCIDevice("0000:24:00.0").CurrentLinkWidth = p(8)
 		}, want: []want{{"pcie.link_degraded", finding.Critical, "mlx5_4", 0, "x8 instead of x16"}}},

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
 )
 
 // Duration is a time.Duration written as "5m", "90s" in YAML.
@@ -89,10 +91,10 @@ func Defaults() Thresholds {
 		GrowthFactor:       10,
 		GrowthMinEvents:    10,
 		SymbolBERMax:       1e-12,
-		SymbolErrorsPerMin: 10,
-		LinkRecoveryPerMin: 0.2,
-		RcvErrorsPerMin:    10,
-		XmitDiscardsPerMin: 10,
+		SymbolErrorsPerMin: limits.SymbolError.PerMin,
+		LinkRecoveryPerMin: limits.LinkErrorRecovery.PerMin,
+		RcvErrorsPerMin:    limits.RcvErrors.PerMin,
+		XmitDiscardsPerMin: limits.XmitDiscards.PerMin,
 		OutOfBufferPerMin:  60,
 		RetransmitsPerMin:  10,
 		CNPIgnoredPerMin:   1,
@@ -120,10 +122,10 @@ func Docs() []Doc {
 		{"growth_factor", "10", "port.symbol_errors, port.link_recovery, port.rcv_errors, port.xmit_discards", "rise in the last window versus the preceding one that counts as an order of magnitude"},
 		{"growth_min_events", "10", "same", "smallest rise in the last window that growth may fire on"},
 		{"symbol_ber_max", "1e-12", "port.symbol_errors", "IBTA bit-error-rate line for symbol errors / (active rate × seconds)"},
-		{"symbol_errors_per_min", "10", "port.symbol_errors", "rate limit when the active rate is unknown"},
-		{"link_recovery_per_min", "0.2", "port.link_recovery", "retrains per minute (one per 5 min window)"},
-		{"rcv_errors_per_min", "10", "port.rcv_errors", "received bad packets per minute"},
-		{"xmit_discards_per_min", "10", "port.xmit_discards", "discarded outbound packets per minute"},
+		{"symbol_errors_per_min", limits.Float(limits.SymbolError.PerMin), "port.symbol_errors", "rate limit when the active rate is unknown"},
+		{"link_recovery_per_min", limits.Float(limits.LinkErrorRecovery.PerMin), "port.link_recovery", "retrains per minute (one per 5 min window)"},
+		{"rcv_errors_per_min", limits.Float(limits.RcvErrors.PerMin), "port.rcv_errors", "received bad packets per minute"},
+		{"xmit_discards_per_min", limits.Float(limits.XmitDiscards.PerMin), "port.xmit_discards", "discarded outbound packets per minute"},
 		{"out_of_buffer_per_min", "60", "rdma.out_of_buffer", "drops for lack of a receive WQE per minute"},
 		{"retransmits_per_min", "10", "rdma.retransmits", "local_ack_timeout_err+packet_seq_err+implied_nak_seq_err+rnr_nak_retry_err per minute"},
 		{"cnp_ignored_per_min", "1", "rdma.cnp_ignored", "rp_cnp_ignored per minute"},

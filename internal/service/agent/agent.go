@@ -216,7 +216,9 @@ func (a *Agent) Sample(ctx context.Context) error {
 		}
 	}
 
-	fs := noderules.Node(snap, a.opts.Expect)
+	// Counter totals since the last clear are left to status and check:
+	// the agent judges their rates (trend.Evaluate).
+	fs := noderules.Run(&noderules.Input{Snap: snap, Expect: a.opts.Expect, Thresholds: noderules.DefaultThresholds, NoCounterTotals: true})
 	fs = append(fs, trend.Evaluate(trend.Input{Host: snap.Host, History: a.history, Flaps: a.flaps, Expected: a.best}, a.th)...)
 	fs = dedupe(fs)
 	catalog.Sort(fs)
