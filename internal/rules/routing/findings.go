@@ -2,6 +2,7 @@ package routing
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
@@ -125,7 +126,7 @@ func (r *Result) breakFindings() []finding.Finding {
 		case b.Pairs == 0:
 			mgmt = append(mgmt, i)
 		default:
-			k := key{b.Kind, r.tier(b.Node), b.LIDs, b.DestHash}
+			k := key{b.Kind, r.tier(b.Node), b.CADests, b.caHash}
 			if _, ok := groups[k]; !ok {
 				order = append(order, k)
 			}
@@ -141,10 +142,31 @@ func (r *Result) breakFindings() []finding.Finding {
 		}
 		out = append(out, r.groupFinding(idx))
 	}
+	// Breaks that lose CA pairs may also cut routes to switch LIDs: those
+	// go with the management routes.
+	for i := range r.Breaks {
+		if b := &r.Breaks[i]; b.Kind != Loop && b.Pairs > 0 && b.mgmtRoutes > 0 {
+			mgmt = append(mgmt, i)
+		}
+	}
 	if len(mgmt) > 0 {
+		slices.Sort(mgmt)
 		out = append(out, r.managementFinding(mgmt))
 	}
 	return out
+}
+
+// caOnly reports whether a break is judged on its CA destinations alone
+// (it loses CA pairs; its switch LIDs go to the management routes).
+func caOnly(b *Break) bool { return b.Kind != Loop && b.Pairs > 0 }
+
+// dests returns the count and lowest examples of the destinations a
+// finding about b names.
+func destsOf(b *Break) (int, []uint16) {
+	if caOnly(b) {
+		return b.CADests, b.caExamples
+	}
+	return b.LIDs, b.Examples
 }
 
 // destText names a break's destinations: "the 64 hosts behind leaf127
@@ -152,22 +174,23 @@ func (r *Result) breakFindings() []finding.Finding {
 // switch, else "64 destination LIDs (…)".
 func (r *Result) destText(b *Break) string {
 	g, f := r.g, r.g.f
+	n, ex := destsOf(b)
 	lids := make([]string, 0, 4)
-	for _, l := range b.Examples[:min(4, len(b.Examples))] {
+	for _, l := range ex[:min(4, len(ex))] {
 		lids = append(lids, g.lidName(l))
 	}
 	list := strings.Join(lids, ", ")
-	if b.LIDs > len(lids) {
-		list += fmt.Sprintf(" and %d more", b.LIDs-len(lids))
+	if n > len(lids) {
+		list += fmt.Sprintf(" and %d more", n-len(lids))
 	}
-	if b.DestSwitch >= 0 && b.CADests == b.LIDs {
+	if caOnly(b) && b.DestSwitch >= 0 && n > 1 {
 		all := ""
-		if s := g.sw[b.DestSwitch]; s >= 0 && len(g.caAt[s]) == b.LIDs {
+		if s := g.sw[b.DestSwitch]; s >= 0 && len(g.caAt[s]) == n {
 			all = "the "
 		}
-		return fmt.Sprintf("%s%d CA port%s behind %s (%s)", all, b.LIDs, plural(b.LIDs), f.Nodes[b.DestSwitch].Name(), list)
+		return fmt.Sprintf("%s%d CA port%s behind %s (%s)", all, n, plural(n), f.Nodes[b.DestSwitch].Name(), list)
 	}
-	return fmt.Sprintf("%d destination LID%s (%s)", b.LIDs, plural(b.LIDs), list)
+	return fmt.Sprintf("%d destination LID%s (%s)", n, plural(n), list)
 }
 
 // groupFinding is one fabric.route_missing for breaks of one kind on
@@ -233,7 +256,8 @@ func (r *Result) groupFinding(idx []int) finding.Finding {
 	for _, i := range idx[:min(4, len(idx))] {
 		b := &r.Breaks[i]
 		n := &f.Nodes[b.Node]
-		l := b.Examples[0]
+		_, ex := destsOf(b)
+		l := ex[0]
 		ev = append(ev, finding.Evidence{Source: lftSource(n), Value: fmt.Sprintf("lid 0x%04x (%s) -> %s", l, g.lidName(l), portText(g.lft(int32(b.Node), int(l))))})
 	}
 	ev = append(ev, finding.Evidence{Source: "switches", Value: fmt.Sprintf("%d: %s", len(names), joinLimit(names, 64))})
@@ -258,7 +282,7 @@ func (r *Result) managementFinding(idx []int) finding.Finding {
 	var ev []finding.Evidence
 	for _, i := range idx {
 		b := &r.Breaks[i]
-		routes += b.SwitchRoutes
+		routes += b.mgmtRoutes
 		mgmtPairs += b.ManagementPairs
 		if !sws[b.Node] {
 			sws[b.Node] = true
@@ -266,17 +290,17 @@ func (r *Result) managementFinding(idx []int) finding.Finding {
 		}
 		if len(ev) < 4 {
 			n := &f.Nodes[b.Node]
-			l := b.Examples[0]
+			l := b.mgmtLID
 			ev = append(ev, finding.Evidence{Source: lftSource(n), Value: fmt.Sprintf("lid 0x%04x (%s) -> %s", l, g.lidName(l), portText(g.lft(int32(b.Node), int(l))))})
 		}
 	}
 	b0 := &r.Breaks[idx[0]]
 	summary := fmt.Sprintf("%d routes to switch LIDs are missing on %d switch%s (e.g. %s has none to %s)",
-		routes, len(sws), pluralES(len(sws)), f.Nodes[b0.Node].Name(), g.lidName(b0.Examples[0]))
+		routes, len(sws), pluralES(len(sws)), f.Nodes[b0.Node].Name(), g.lidName(b0.mgmtLID))
 	if mgmtPairs > 0 {
 		summary += fmt.Sprintf("; %d CA-to-switch pairs are lost: LID-routed management from those hosts to the switches (perfquery, ibqueryerrors) fails", mgmtPairs)
 	} else {
-		summary += "; every CA reaches every LID, only switch-to-switch routes are missing, which up/down engines (ftree, updn) leave out by design: LID-routed management sent from a switch port (perfquery, ibqueryerrors run there) cannot reach those switches"
+		summary += "; every CA reaches every switch LID, only switch-to-switch routes are missing, which up/down engines (ftree, updn) leave out by design: LID-routed management sent from a switch port (perfquery, ibqueryerrors run there) cannot reach those switches"
 	}
 	ev = append(ev, finding.Evidence{Source: "switches", Value: fmt.Sprintf("%d: %s", len(names), joinLimit(names, 64))})
 	fd := catalog.New("fabric.route_missing", finding.Subject{NodeDesc: ManagementSubject}, "management routes: "+summary, ev...)
@@ -327,15 +351,7 @@ func pluralES(n int) string {
 func (r *Result) breakFinding(b Break) finding.Finding {
 	g, f := r.g, r.g.f
 	n := &f.Nodes[b.Node]
-	lids := make([]string, 0, 4)
-	for _, l := range b.Examples[:min(4, len(b.Examples))] {
-		lids = append(lids, g.lidName(l))
-	}
-	list := strings.Join(lids, ", ")
-	if b.LIDs > len(lids) {
-		list += fmt.Sprintf(" and %d more", b.LIDs-len(lids))
-	}
-	dests := fmt.Sprintf("%d destination LID%s (%s)", b.LIDs, plural(b.LIDs), list)
+	dests := r.destText(&b)
 	lost := ""
 	if b.ExampleSource >= 0 {
 		lost = fmt.Sprintf(": %s cannot reach %s", f.Nodes[b.ExampleSource].Name(), g.lidName(b.ExampleLID))
@@ -381,7 +397,8 @@ func (r *Result) breakFinding(b Break) finding.Finding {
 		summary = fmt.Sprintf("%s has no forwarding entry for %s%s", n.Name(), dests, lost)
 	}
 	if b.Kind != Loop && b.Kind != NoTable {
-		for _, l := range b.Examples {
+		_, ex := destsOf(&b)
+		for _, l := range ex {
 			ev = append(ev, finding.Evidence{Source: lftSource(n), Value: fmt.Sprintf("lid 0x%04x (%s) -> %s", l, g.lidName(l), portText(g.lft(int32(b.Node), int(l))))})
 		}
 	}
