@@ -832,6 +832,15 @@ func TestBreaksGroupedByCause(t *testing.T) {
 	}
 }
 
+func TestNaturalCompare(t *testing.T) {
+	names := []string{"spine10", "leaf2", "spine2", "spine1", "leaf10", "leaf02x", "leaf", "spine"}
+	slices.SortFunc(names, naturalCompare)
+	want := []string{"leaf", "leaf2", "leaf02x", "leaf10", "spine", "spine1", "spine2", "spine10"}
+	if !slices.Equal(names, want) {
+		t.Errorf("%q, want %q", names, want)
+	}
+}
+
 // TestDeadPortsAreSeparateBreaks: one switch with two dead ports gives one
 // break per port, each naming its port.
 func TestDeadPortsAreSeparateBreaks(t *testing.T) {

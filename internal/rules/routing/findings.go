@@ -1,6 +1,7 @@
 package routing
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -135,6 +136,10 @@ func (r *Result) breakFindings() []finding.Finding {
 	}
 	for _, k := range order {
 		idx := groups[k]
+		// Name order, numbers by value (spine2 before spine10).
+		slices.SortStableFunc(idx, func(a, b int) int {
+			return naturalCompare(r.g.f.Nodes[r.Breaks[a].Node].Name(), r.g.f.Nodes[r.Breaks[b].Node].Name())
+		})
 		if len(idx) == 1 {
 			b := &r.Breaks[idx[0]]
 			out = append(out, r.confirm(r.breakFinding(*b), b))
@@ -150,7 +155,9 @@ func (r *Result) breakFindings() []finding.Finding {
 		}
 	}
 	if len(mgmt) > 0 {
-		slices.Sort(mgmt)
+		slices.SortStableFunc(mgmt, func(a, b int) int {
+			return naturalCompare(r.g.f.Nodes[r.Breaks[a].Node].Name(), r.g.f.Nodes[r.Breaks[b].Node].Name())
+		})
 		out = append(out, r.managementFinding(mgmt))
 	}
 	return out
@@ -339,6 +346,35 @@ func (r *Result) confirm(fd finding.Finding, b *Break) finding.Finding {
 		fd.Evidence = append(fd.Evidence, finding.Evidence{Source: fmt.Sprintf("ibtracert %d %d", s.SrcLID, s.DstLID), Value: res.Evidence})
 	}
 	return fd
+}
+
+// naturalCompare orders names with their digit runs by value: "spine2"
+// before "spine10".
+func naturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			x, y := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Or(cmp.Compare(len(x), len(y)), strings.Compare(x, y)); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func digits(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 func pluralES(n int) string {
