@@ -483,8 +483,8 @@ func TestLiveIbsim128PortSpines(t *testing.T) {
 			spine1 = &f.LFTs[i]
 		}
 	}
-	if spine1 == nil || !spine1.All || !slices.ContainsFunc(spine1.Entries, func(e ibdiags.LFTEntry) bool { return e.Port == 128 && e.ToolIllegal }) {
-		t.Fatalf("spine1's table lacks the entries to port 128 that dump_fts -a prints as illegal")
+	if spine1 == nil || !spine1.All || !slices.ContainsFunc(spine1.Entries, func(e ibdiags.LFTEntry) bool { return e.Port == 128 }) {
+		t.Fatalf("spine1's table lacks the entries to port 128 that dump_fts leaves out without -a")
 	}
 	if fs := judged(f); len(fs) != 0 {
 		for _, x := range fs {
