@@ -28,7 +28,12 @@ func NewCmdCollect(f *cmdutil.Factory, runF func(*CollectOptions) error) *cobra.
 		Short: "Save the raw outputs of the fabric tools for offline analysis",
 		Long: `Run ibnetdiscover, iblinkinfo, ibqueryerrors, dump_fts and sminfo and save
 their outputs (NAME.txt, NAME.stderr) and meta.json into a directory or a
-.tar.gz. Every fabric command reads it back with --from.`,
+.tar.gz. Every fabric command reads it back with --from.
+
+The tools run concurrently (--parallel): dump_fts beside ibnetdiscover, then
+iblinkinfo and ibqueryerrors reuse ibnetdiscover's discovery (--load-cache).
+Each tool's start, duration and output size are printed (and kept in
+meta.json).`,
 		Example: `  $ ibdoctor fabric collect --out fabric-$(date +%F).tar.gz
   $ ibdoctor fabric collect --out /tmp/fabric --ca mlx5_0 --port 1`,
 		Args: cobra.NoArgs,

@@ -34,6 +34,8 @@ type Source struct {
 	// IBSim runs the tools against an ibsim instance with this socket name
 	// (LD_PRELOAD of libumad2sim.so, IBSIM_SOCKNAME).
 	IBSim string
+	// Parallel bounds the tools running at once.
+	Parallel int
 }
 
 func addSourceFlags(cmd *cobra.Command, s *Source) {
@@ -41,6 +43,7 @@ func addSourceFlags(cmd *cobra.Command, s *Source) {
 	cmd.Flags().StringVarP(&s.CA, "ca", "C", "", "local HCA to send from (passed to the tools as -C)")
 	cmd.Flags().IntVarP(&s.Port, "port", "P", 0, "local HCA port to send from (-P)")
 	cmd.Flags().DurationVar(&s.Timeout, "timeout", 60*time.Second, "time limit of each tool run")
+	cmd.Flags().IntVar(&s.Parallel, "parallel", 4, "tools run at once while collecting (1: one after another)")
 	cmd.Flags().StringVar(&s.IBSim, "ibsim", "", "query a simulated fabric: the ibsim socket name (IBSIM_SOCKNAME; preloads libumad2sim.so)")
 }
 
@@ -48,7 +51,7 @@ func addSourceFlags(cmd *cobra.Command, s *Source) {
 var umad2simGlob = "/usr/lib/*/umad2sim/libumad2sim.so"
 
 func (s *Source) collectOptions(f *cmdutil.Factory) (fabric.CollectOptions, error) {
-	o := fabric.CollectOptions{CA: s.CA, Port: s.Port, Timeout: s.Timeout, Now: f.Now}
+	o := fabric.CollectOptions{CA: s.CA, Port: s.Port, Timeout: s.Timeout, Now: f.Now, Parallel: s.Parallel}
 	if s.IBSim != "" {
 		libs, _ := filepath.Glob(umad2simGlob)
 		if len(libs) == 0 {

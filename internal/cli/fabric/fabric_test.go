@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -218,5 +219,52 @@ func TestGapLines(t *testing.T) {
 	}
 	if n := len(gapLines(gaps, true)); n != len(gaps) {
 		t.Errorf("verbose: %d lines for %d gaps", n, len(gaps))
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestGoldenManySwitches: the text report of a fabric with many switches
+// and many gaps (testdata/README.md) names one cause per finding and sums
+// the 64 counter gaps up in two lines: apart from the finding blocks it
+// fits in a few lines.
+func TestGoldenManySwitches(t *testing.T) {
+	out, _, code := run(t, "check", "--from", "testdata/manyswitches.tar.gz")
+	if code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	// The source path is the argument: keep it stable.
+	golden := filepath.Join("testdata", "manyswitches.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(string(want), out); d != "" {
+		t.Errorf("report differs from %s (-want +got):\n%s", golden, d)
+	}
+	// Lines outside the finding blocks (a block runs from its severity
+	// line to the blank line after it).
+	outside, inBlock := 0, false
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "CRITICAL ") || strings.HasPrefix(l, "WARNING ") || strings.HasPrefix(l, "INFO "):
+			inBlock = true
+		case l == "":
+			inBlock = false
+			outside++
+		case !inBlock:
+			outside++
+		}
+	}
+	if outside > 12 {
+		t.Errorf("%d lines outside the finding blocks, want at most 12:\n%s", outside, out)
+	}
+	if n := strings.Count(out, "\nCRITICAL fabric.route_missing"); n != 1 {
+		t.Errorf("%d critical route_missing blocks, want 1 (one cause)", n)
 	}
 }

@@ -540,7 +540,7 @@ func TestPMAGapsExplainedByManagementRoutes(t *testing.T) {
 			mgmt = append(mgmt, x)
 		}
 	}
-	if len(mgmt) != 1 || mgmt[0].Severity != finding.Warning || !strings.Contains(mgmt[0].Summary, "could not read the counters of 8 ports on 1 node") {
+	if len(mgmt) != 1 || mgmt[0].Severity != finding.Warning || !strings.Contains(mgmt[0].Summary, "could not read the counters of 8 ports on 1 switch") {
 		t.Errorf("management findings %+v", mgmt)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 	simfabric "github.com/ibdoctor/ibdoctor/internal/sim/fabric"
 	sourcefabric "github.com/ibdoctor/ibdoctor/internal/source/fabric"
@@ -427,5 +428,133 @@ func TestLiveIbsimPerfQueryFallback(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"fabric.link_errors leaf2[1] peer h3[1]"}, brief(got)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestLiveIbsim128PortSpines: spines with 128 ports (one per leaf), routed
+// by OpenSM's ftree. dump_fts (infiniband-diags 44) calls port 128 illegal;
+// collected with -a, every spine's entries to leaf128 are kept and no
+// route is missing. Then OpenSM's file routing engine loads the same
+// tables with one entry left out, the spine's entry (port 128) for a
+// host behind leaf128 that h1's leaf sends there: exactly that break is
+// reported, as one finding, confirmed by ibtracert. (ibsim's console
+// cannot set a forwarding entry; the file engine, opensm -R file -U,
+// programs the tables from a dump instead.)
+func TestLiveIbsim128PortSpines(t *testing.T) {
+	g, _ := generate(t, simfabric.Spec{Spines: 2, Leaves: 128, HostsPerLeaf: 2})
+	s := startIbsim(t, g)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	if out, err := s.tool(ctx, "opensm", "-o", "-R", "ftree", "-f", filepath.Join(s.dir, "opensm.log")); err != nil {
+		t.Fatalf("opensm -o -R ftree: %v\n%s", err, out)
+	}
+	collect := func() (*Fabric, []byte) {
+		raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.env, Timeout: 60 * time.Second, Dir: s.dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Build(raw), raw.Get("dump_fts").Stdout
+	}
+	var traced []string
+	opts := routing.Options{Confirm: func(sm routing.Sample) routing.Confirmation {
+		tr := sourcefabric.TraceRoute(ctx, sourcefabric.CollectOptions{Env: s.env, Dir: s.dir}, int(sm.SrcLID), int(sm.DstLID))
+		traced = append(traced, fmt.Sprintf("%d->%d broken=%v %s%s", sm.SrcLID, sm.DstLID, tr.Broken, tr.Line, tr.Err))
+		if tr.Broken {
+			return routing.Confirmation{Confirmed: true, Note: "confirmed by ibtracert", Evidence: tr.Line}
+		}
+		return routing.Confirmation{Note: "not confirmed: " + tr.Err + tr.Line}
+	}}
+	// judged keeps the routing findings above info, but for the
+	// management routes (switch-to-switch, left out by ftree).
+	judged := func(f *Fabric) []finding.Finding {
+		fs, _, err := CheckRouting(f, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.DeleteFunc(fs, func(x finding.Finding) bool {
+			return x.Severity == finding.Info || x.Subject.NodeDesc == routing.ManagementSubject
+		})
+	}
+
+	f, fts := collect()
+	var spine1 *ibdiags.LFT
+	for i := range f.LFTs {
+		if f.LFTs[i].SwitchDesc == "spine1" {
+			spine1 = &f.LFTs[i]
+		}
+	}
+	if spine1 == nil || !spine1.All || !slices.ContainsFunc(spine1.Entries, func(e ibdiags.LFTEntry) bool { return e.Port == 128 }) {
+		t.Fatalf("spine1's table lacks the entries to port 128 that dump_fts leaves out without -a")
+	}
+	if fs := judged(f); len(fs) != 0 {
+		for _, x := range fs {
+			t.Logf("%s %s: %s", x.ID, x.Severity, x.Summary)
+		}
+		t.Fatalf("healthy fabric: %d routing findings", len(fs))
+	}
+
+	// The host behind leaf128, the spine leaf1 sends it to, and that
+	// spine's entry for it (port 128).
+	rf, err := RoutingInput(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rg, err := routing.New(rf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dst uint16
+	for _, n := range f.Nodes {
+		if n.Desc == "h256" { // behind leaf128
+			dst = uint16(n.Ports[0].LID)
+		}
+	}
+	var src uint16
+	for _, n := range f.Nodes {
+		if n.Desc == "h1" {
+			src = uint16(n.Ports[0].LID)
+		}
+	}
+	route, err := rg.Path(src, dst)
+	if err != nil || len(route.Hops) != 5 {
+		t.Fatalf("h1 -> h256 before the break: %v %v", route, err)
+	}
+	spine := rf.Nodes[route.Hops[2].Node]
+	if route.Hops[2].OutPort != 128 {
+		t.Fatalf("%s sends h256 out of port %d, want 128", spine.Name(), route.Hops[2].OutPort)
+	}
+	// The file engine takes the dump's valid entries; 255 ("no route")
+	// it refuses, and those are what it leaves unset anyway.
+	var in bytes.Buffer
+	cur := ""
+	drop := fmt.Sprintf("0x%04x ", dst)
+	for _, line := range strings.SplitAfter(string(fts), "\n") {
+		if strings.HasPrefix(line, "Unicast lids") {
+			cur = line
+		}
+		if strings.Contains(line, " 255 : ") || strings.HasPrefix(line, drop) && strings.Contains(cur, "("+spine.Name()+")") {
+			continue
+		}
+		in.WriteString(line)
+	}
+	lfts := filepath.Join(s.dir, "broken.lfts")
+	if err := os.WriteFile(lfts, in.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.tool(ctx, "opensm", "-o", "-R", "file", "-U", lfts, "-f", filepath.Join(s.dir, "opensm-file.log")); err != nil {
+		t.Fatalf("opensm -o -R file: %v\n%s", err, out)
+	}
+	f, _ = collect()
+	fs := judged(f)
+	want := []string{"fabric.route_missing " + spine.Name()}
+	if d := cmp.Diff(want, brief(fs)); d != "" {
+		for _, x := range fs {
+			t.Logf("%s %s: %s", x.ID, x.Severity, x.Summary)
+		}
+		t.Fatalf("after the break (-want +got):\n%s", d)
+	}
+	sum := fs[0].Summary
+	if fs[0].Severity != finding.Critical || !strings.Contains(sum, fmt.Sprintf("(h256 (lid %d))", dst)) || !strings.HasSuffix(sum, " — confirmed by ibtracert") {
+		t.Errorf("finding: %s %s (traced %q)", fs[0].Severity, sum, traced)
 	}
 }

@@ -99,7 +99,11 @@ func CheckRouting(f *Fabric, opts routing.Options) ([]finding.Finding, *routing.
 				if x.Severity == finding.Info {
 					x.Severity = finding.Warning
 				}
-				x.Summary += fmt.Sprintf("; this collection could not read the counters of %d port%s on %d node%s for lack of these routes (see the gaps)", ports, plural(ports), nodes, plural(nodes))
+				sw := "switches"
+				if nodes == 1 {
+					sw = "switch"
+				}
+				x.Summary += fmt.Sprintf("; this collection could not read the counters of %d port%s on %d %s for lack of these routes (see the gaps)", ports, plural(ports), nodes, sw)
 			}
 		}
 	}

@@ -85,13 +85,19 @@ type Break struct {
 	SourcePorts    int
 
 	// DestHash fingerprints the set of destination LIDs that break here
-	// (equal sets, equal hashes): breaks on several switches with the same
-	// set are one cause. DestSwitch is the switch every one of those
-	// destinations hangs off when they are all CA ports of one switch (the
-	// hosts behind a leaf), else -1; CADests counts the CA destinations.
+	// (equal sets, equal hashes). CADests counts the CA destinations among
+	// them, and DestSwitch is the switch every one of those hangs off (the
+	// hosts behind a leaf), else -1.
 	DestHash   uint64
 	DestSwitch int
 	CADests    int
+
+	// The CA destinations apart: a break that loses CA pairs is judged
+	// on them, its switch LIDs go with the management routes.
+	caHash     uint64
+	caExamples []uint16
+	mgmtRoutes int64  // switch routes to switch LIDs that end here
+	mgmtLID    uint16 // the first switch LID among them
 
 	last      int      // last destination LID counted
 	exampleCA bool     // ExampleLID is a CA's
@@ -480,7 +486,7 @@ func (a *analysis) recordBreak(d *dest, s int32) {
 	if !ok {
 		gi = len(r.Breaks)
 		a.groups[k] = gi
-		b := Break{Kind: k.kind, Node: int(g.swNode[k.sw]), Port: int(k.port), ExampleSource: -1, DestHash: fnvOffset, DestSwitch: -1, attach: -1}
+		b := Break{Kind: k.kind, Node: int(g.swNode[k.sw]), Port: int(k.port), ExampleSource: -1, DestHash: fnvOffset, DestSwitch: -1, attach: -1, caHash: fnvOffset}
 		if k.kind == NoEntry {
 			b.Port = int(w.outp[k.sw]) // the first offending entry
 		}
@@ -494,9 +500,16 @@ func (a *analysis) recordBreak(d *dest, s int32) {
 		b.last = d.lid
 		b.LIDs++
 		b.DestHash = (b.DestHash ^ uint64(d.lid)) * fnvPrime
+		if d.isCA {
+			b.caHash = (b.caHash ^ uint64(d.lid)) * fnvPrime
+			if len(b.caExamples) < a.opts.MaxExamples {
+				b.caExamples = append(b.caExamples, uint16(d.lid))
+			}
+		} else if b.mgmtLID == 0 {
+			b.mgmtLID = uint16(d.lid)
+		}
 		switch {
 		case !d.isCA:
-			b.attach = -2
 		case b.attach == -1:
 			b.attach = d.attach
 			b.CADests++
@@ -511,6 +524,9 @@ func (a *analysis) recordBreak(d *dest, s int32) {
 		}
 	}
 	b.SwitchRoutes++
+	if !d.isCA {
+		b.mgmtRoutes++
+	}
 	n := d.srcs(g, s)
 	if d.isCA {
 		b.Pairs += n

@@ -1,7 +1,9 @@
 package routing
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
@@ -126,7 +128,7 @@ func (r *Result) breakFindings() []finding.Finding {
 		case b.Pairs == 0:
 			mgmt = append(mgmt, i)
 		default:
-			k := key{b.Kind, r.tier(b.Node), b.LIDs, b.DestHash}
+			k := key{b.Kind, r.tier(b.Node), b.CADests, b.caHash}
 			if _, ok := groups[k]; !ok {
 				order = append(order, k)
 			}
@@ -135,6 +137,10 @@ func (r *Result) breakFindings() []finding.Finding {
 	}
 	for _, k := range order {
 		idx := groups[k]
+		// Name order, numbers by value (spine2 before spine10).
+		slices.SortStableFunc(idx, func(a, b int) int {
+			return naturalCompare(r.g.f.Nodes[r.Breaks[a].Node].Name(), r.g.f.Nodes[r.Breaks[b].Node].Name())
+		})
 		if len(idx) == 1 {
 			b := &r.Breaks[idx[0]]
 			out = append(out, r.confirm(r.breakFinding(*b), b))
@@ -142,10 +148,33 @@ func (r *Result) breakFindings() []finding.Finding {
 		}
 		out = append(out, r.groupFinding(idx))
 	}
+	// Breaks that lose CA pairs may also cut routes to switch LIDs: those
+	// go with the management routes.
+	for i := range r.Breaks {
+		if b := &r.Breaks[i]; b.Kind != Loop && b.Pairs > 0 && b.mgmtRoutes > 0 {
+			mgmt = append(mgmt, i)
+		}
+	}
 	if len(mgmt) > 0 {
+		slices.SortStableFunc(mgmt, func(a, b int) int {
+			return naturalCompare(r.g.f.Nodes[r.Breaks[a].Node].Name(), r.g.f.Nodes[r.Breaks[b].Node].Name())
+		})
 		out = append(out, r.managementFinding(mgmt))
 	}
 	return out
+}
+
+// caOnly reports whether a break is judged on its CA destinations alone
+// (it loses CA pairs; its switch LIDs go to the management routes).
+func caOnly(b *Break) bool { return b.Kind != Loop && b.Pairs > 0 }
+
+// dests returns the count and lowest examples of the destinations a
+// finding about b names.
+func destsOf(b *Break) (int, []uint16) {
+	if caOnly(b) {
+		return b.CADests, b.caExamples
+	}
+	return b.LIDs, b.Examples
 }
 
 // destText names a break's destinations: "the 64 hosts behind leaf127
@@ -153,22 +182,23 @@ func (r *Result) breakFindings() []finding.Finding {
 // switch, else "64 destination LIDs (…)".
 func (r *Result) destText(b *Break) string {
 	g, f := r.g, r.g.f
+	n, ex := destsOf(b)
 	lids := make([]string, 0, 4)
-	for _, l := range b.Examples[:min(4, len(b.Examples))] {
+	for _, l := range ex[:min(4, len(ex))] {
 		lids = append(lids, g.lidName(l))
 	}
 	list := strings.Join(lids, ", ")
-	if b.LIDs > len(lids) {
-		list += fmt.Sprintf(" and %d more", b.LIDs-len(lids))
+	if n > len(lids) {
+		list += fmt.Sprintf(" and %d more", n-len(lids))
 	}
-	if b.DestSwitch >= 0 && b.CADests == b.LIDs {
+	if caOnly(b) && b.DestSwitch >= 0 && n > 1 {
 		all := ""
-		if s := g.sw[b.DestSwitch]; s >= 0 && len(g.caAt[s]) == b.LIDs {
+		if s := g.sw[b.DestSwitch]; s >= 0 && len(g.caAt[s]) == n {
 			all = "the "
 		}
-		return fmt.Sprintf("%s%d CA port%s behind %s (%s)", all, b.LIDs, plural(b.LIDs), f.Nodes[b.DestSwitch].Name(), list)
+		return fmt.Sprintf("%s%d CA port%s behind %s (%s)", all, n, plural(n), f.Nodes[b.DestSwitch].Name(), list)
 	}
-	return fmt.Sprintf("%d destination LID%s (%s)", b.LIDs, plural(b.LIDs), list)
+	return fmt.Sprintf("%d destination LID%s (%s)", n, plural(n), list)
 }
 
 // groupFinding is one fabric.route_missing for breaks of one kind on
@@ -234,7 +264,8 @@ func (r *Result) groupFinding(idx []int) finding.Finding {
 	for _, i := range idx[:min(4, len(idx))] {
 		b := &r.Breaks[i]
 		n := &f.Nodes[b.Node]
-		l := b.Examples[0]
+		_, ex := destsOf(b)
+		l := ex[0]
 		ev = append(ev, finding.Evidence{Source: lftSource(n), Value: fmt.Sprintf("lid 0x%04x (%s) -> %s", l, g.lidName(l), portText(g.lft(int32(b.Node), int(l))))})
 	}
 	ev = append(ev, finding.Evidence{Source: "switches", Value: fmt.Sprintf("%d: %s", len(names), joinLimit(names, 64))})
@@ -259,7 +290,7 @@ func (r *Result) managementFinding(idx []int) finding.Finding {
 	var ev []finding.Evidence
 	for _, i := range idx {
 		b := &r.Breaks[i]
-		routes += b.SwitchRoutes
+		routes += b.mgmtRoutes
 		mgmtPairs += b.ManagementPairs
 		if !sws[b.Node] {
 			sws[b.Node] = true
@@ -267,17 +298,17 @@ func (r *Result) managementFinding(idx []int) finding.Finding {
 		}
 		if len(ev) < 4 {
 			n := &f.Nodes[b.Node]
-			l := b.Examples[0]
+			l := b.mgmtLID
 			ev = append(ev, finding.Evidence{Source: lftSource(n), Value: fmt.Sprintf("lid 0x%04x (%s) -> %s", l, g.lidName(l), portText(g.lft(int32(b.Node), int(l))))})
 		}
 	}
 	b0 := &r.Breaks[idx[0]]
 	summary := fmt.Sprintf("%d routes to switch LIDs are missing on %d switch%s (e.g. %s has none to %s)",
-		routes, len(sws), pluralES(len(sws)), f.Nodes[b0.Node].Name(), g.lidName(b0.Examples[0]))
+		routes, len(sws), pluralES(len(sws)), f.Nodes[b0.Node].Name(), g.lidName(b0.mgmtLID))
 	if mgmtPairs > 0 {
 		summary += fmt.Sprintf("; %d CA-to-switch pairs are lost: LID-routed management from those hosts to the switches (perfquery, ibqueryerrors) fails", mgmtPairs)
 	} else {
-		summary += "; every CA reaches every LID, only switch-to-switch routes are missing, which up/down engines (ftree, updn) leave out by design: LID-routed management sent from a switch port (perfquery, ibqueryerrors run there) cannot reach those switches"
+		summary += "; every CA reaches every switch LID, only switch-to-switch routes are missing, which up/down engines (ftree, updn) leave out by design: LID-routed management sent from a switch port (perfquery, ibqueryerrors run there) cannot reach those switches"
 	}
 	ev = append(ev, finding.Evidence{Source: "switches", Value: fmt.Sprintf("%d: %s", len(names), joinLimit(names, 64))})
 	fd := catalog.New("fabric.route_missing", finding.Subject{NodeDesc: ManagementSubject}, "management routes: "+summary, ev...)
@@ -318,6 +349,35 @@ func (r *Result) confirm(fd finding.Finding, b *Break) finding.Finding {
 	return fd
 }
 
+// naturalCompare orders names with their digit runs by value: "spine2"
+// before "spine10".
+func naturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			x, y := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Or(cmp.Compare(len(x), len(y)), strings.Compare(x, y)); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func digits(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
 func pluralES(n int) string {
 	if n == 1 {
 		return ""
@@ -328,15 +388,7 @@ func pluralES(n int) string {
 func (r *Result) breakFinding(b Break) finding.Finding {
 	g, f := r.g, r.g.f
 	n := &f.Nodes[b.Node]
-	lids := make([]string, 0, 4)
-	for _, l := range b.Examples[:min(4, len(b.Examples))] {
-		lids = append(lids, g.lidName(l))
-	}
-	list := strings.Join(lids, ", ")
-	if b.LIDs > len(lids) {
-		list += fmt.Sprintf(" and %d more", b.LIDs-len(lids))
-	}
-	dests := fmt.Sprintf("%d destination LID%s (%s)", b.LIDs, plural(b.LIDs), list)
+	dests := r.destText(&b)
 	lost := ""
 	if b.ExampleSource >= 0 {
 		lost = fmt.Sprintf(": %s cannot reach %s", f.Nodes[b.ExampleSource].Name(), g.lidName(b.ExampleLID))
@@ -382,7 +434,8 @@ func (r *Result) breakFinding(b Break) finding.Finding {
 		summary = fmt.Sprintf("%s has no forwarding entry for %s%s", n.Name(), dests, lost)
 	}
 	if b.Kind != Loop && b.Kind != NoTable {
-		for _, l := range b.Examples {
+		_, ex := destsOf(&b)
+		for _, l := range ex {
 			ev = append(ev, finding.Evidence{Source: lftSource(n), Value: fmt.Sprintf("lid 0x%04x (%s) -> %s", l, g.lidName(l), portText(g.lft(int32(b.Node), int(l))))})
 		}
 	}

@@ -99,8 +99,11 @@ func steps(o CollectOptions, cache string) []step {
 		// leaves out the entries it calls illegal, and it calls the last
 		// port of a switch illegal (port 128 of a 128-port switch), so
 		// valid routes would look missing. Which entries are usable is
-		// decided from the topology.
-		stepDumpFTs: {"dump_fts", "dump_fts", with("-a")},
+		// decided from the topology. -n: no destination column; the
+		// checks name destinations from the topology, and resolving them
+		// makes the dump of an 8k-HCA fabric 90 MB instead of 16 MB and
+		// about 40% slower.
+		stepDumpFTs: {"dump_fts", "dump_fts", with("-a", "-n")},
 		stepSMInfo:  {"sminfo", "sminfo", with()},
 	}
 }
@@ -114,6 +117,9 @@ func (o CollectOptions) Validate() error {
 	}
 	if o.Port < 0 || o.Port > 254 {
 		return fmt.Errorf("bad port %d (1-254)", o.Port)
+	}
+	if o.Parallel < 0 || o.Parallel > 8 {
+		return fmt.Errorf("bad parallelism %d (1-8: ibsim serves at most 10 clients)", o.Parallel)
 	}
 	return nil
 }

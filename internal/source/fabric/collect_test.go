@@ -38,7 +38,7 @@ func TestCollectMissingTools(t *testing.T) {
 }
 
 func TestCollectRejectsBadOptions(t *testing.T) {
-	for _, bad := range []CollectOptions{{CA: "mlx5_0; rm -rf /"}, {Port: 300}, {Port: -1}} {
+	for _, bad := range []CollectOptions{{CA: "mlx5_0; rm -rf /"}, {Port: 300}, {Port: -1}, {Parallel: 9}, {Parallel: -1}} {
 		if _, err := Collect(context.Background(), bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
