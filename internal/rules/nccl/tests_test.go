@@ -326,11 +326,11 @@ func TestTestsNICsPerNode(t *testing.T) {
 
 // A run without small messages says nothing about them.
 func TestBusBWLowWithoutSmallMessages(t *testing.T) {
-	out, err := ParseTests(strings.NewReader(twoNodes(8, 44, "")), "t.txt")
+	out, err := nccltests.Parse(strings.NewReader(twoNodes(8, 44, "")), "t.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := AnalyzeTests(out, TestsOptions{LineRateGbps: 400})
+	a := CheckTests(out, TestsOptions{LineRateGbps: 400})
 	if len(a.Findings) != 1 || strings.Contains(a.Findings[0].Summary, "small messages are fine") {
 		t.Errorf("findings: %+v", a.Findings)
 	}
