@@ -160,6 +160,7 @@ that fail are reported as gaps, and the rest is still judged.`,
 		NewCmdCheck(f, nil),
 		NewCmdDiff(f, nil),
 		NewCmdPath(f, nil),
+		NewCmdJob(f, nil),
 	)
 	return cmd
 }

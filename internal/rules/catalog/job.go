@@ -1,0 +1,18 @@
+package catalog
+
+import "github.com/ibdoctor/ibdoctor/internal/model/finding"
+
+// jobMetas are the catalogue entries of `ibdoctor fabric job`: one job's
+// flows followed through the static forwarding tables.
+var jobMetas = []finding.Meta{
+	{
+		ID: "fabric.job_congested", Severity: finding.Warning, Area: "fabric", Step: finding.StepFabric,
+		Title:   "a job's collective is predicted to collide on the static routes",
+		Meaning: "The flows of the job's collective (an NCCL ring per rail in host order, a tree, all-to-all or pairs), followed hop by hop through the switches' linear forwarding tables, share links: InfiniBand routes are static, so two flows of one all-reduce can share an uplink while other uplinks idle, and the whole collective runs at the speed of its most shared link without any error counter moving. The predicted fraction is the slowest flow's share of the line rate over what its own host links allow (1.0 on a contention-free fabric); all links are taken to run at one rate.",
+		Thresholds: []finding.Threshold{
+			{Name: "congested", Default: "0.75", Meaning: "predicted fraction below which the placement is reported (fabric job --congested)"},
+		},
+		Causes: []string{"ring neighbours placed under different leaves, so most flows cross the spines and several meet on one uplink", "a leaf with missing or down uplinks: the routing engine funnels its traffic through the survivors", "a routing engine that ignores the tree (minhop without ftree/updn on a fat-tree)"},
+		Remedy: []string{"run the job in the order 'ibdoctor fabric job --out-hostfile FILE' proposes (leaf by leaf), e.g. mpirun --hostfile FILE or srun --distribution=arbitrary with SLURM_HOSTFILE=FILE", "restore the leaf's missing uplinks (ibdoctor fabric check lists links down) and reroute", "use the ftree routing engine for fat-trees (opensm routing_engine ftree)"},
+	},
+}

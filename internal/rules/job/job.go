@@ -1,0 +1,350 @@
+// Package job predicts where one job's collectives collide on an InfiniBand
+// fabric's static routes: it builds the flows of a communication pattern in
+// the order NCCL would over the job's hosts (a ring per rail in host order,
+// a binary tree, all-to-all, or disjoint pairs), follows each flow hop by
+// hop through the switches' linear forwarding tables, counts the flows on
+// every link and direction, and from the most loaded link of each flow
+// predicts the share of the line rate it gets. The slowest flow bounds a
+// synchronous collective, so the predicted busbw fraction against a
+// contention-free fabric is the smallest flow's share divided by what its
+// own host links alone would allow.
+//
+// It also proposes a host order for the same hosts that keeps ring
+// neighbours under one leaf switch, and measures the effective bisection
+// bandwidth of the whole fabric (random pairings of the CA ports).
+//
+// Everything here is a pure function of the routing model
+// (internal/rules/routing): no I/O.
+package job
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
+)
+
+// Pattern is a communication pattern.
+type Pattern string
+
+// The patterns.
+const (
+	// Ring: host i sends to host i+1 (mod n), one ring per rail, as an
+	// NCCL ring channel does between nodes.
+	Ring Pattern = "ring"
+	// Tree: a binary tree over the hosts in order, both directions
+	// (reduce up, broadcast down).
+	Tree Pattern = "tree"
+	// AllToAll: every host sends to every other host on every rail.
+	AllToAll Pattern = "alltoall"
+	// Pairs: hosts 0↔1, 2↔3, …, both directions (pairwise bandwidth tests).
+	Pairs Pattern = "pairs"
+)
+
+// ParsePattern accepts the pattern names.
+func ParsePattern(s string) (Pattern, error) {
+	switch p := Pattern(strings.ToLower(s)); p {
+	case Ring, Tree, AllToAll, Pairs:
+		return p, nil
+	}
+	return "", fmt.Errorf("pattern %q: want ring, tree, alltoall or pairs", s)
+}
+
+// Rail is one HCA port of a host: the CA's node index in the routing
+// fabric, the port and its LID.
+type Rail struct {
+	Node int    `json:"-"`
+	Port int    `json:"port"`
+	LID  uint16 `json:"lid"`
+	Name string `json:"ca"`
+}
+
+// Host is one host of the job with its rails in rail order (rail r of every
+// host forms ring r, as NCCL pairs the NIC nearest each GPU).
+type Host struct {
+	Name  string `json:"host"`
+	Rails []Rail `json:"rails"`
+}
+
+// Flow is one sender→receiver stream on one rail.
+type Flow struct {
+	Src, Dst int // host indexes
+	Rail     int
+}
+
+// Link is one direction of one cable: the port a flow leaves by.
+type Link struct {
+	From routing.PortRef
+	To   routing.PortRef
+}
+
+// LinkLoad is a link with the flows that cross it in its direction.
+type LinkLoad struct {
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Flows int    `json:"flows"`
+	// HostLink says one end is a host's HCA (injection or delivery).
+	HostLink bool `json:"host_link"`
+	// Hosts are the hosts whose flows cross it, sorted (at most 16).
+	Hosts []string `json:"hosts,omitempty"`
+}
+
+// Result is the prediction for one pattern over one host order.
+type Result struct {
+	Pattern Pattern  `json:"pattern"`
+	Hosts   []string `json:"hosts"`
+	Rails   int      `json:"rails"`
+	Flows   int      `json:"flows"`
+	// Fraction is the predicted busbw fraction against a contention-free
+	// fabric: the smallest flow's share over what its host links allow.
+	Fraction float64 `json:"fraction"`
+	// MeanFraction is the mean over flows of the same ratio.
+	MeanFraction float64 `json:"mean_fraction"`
+	// MaxLoad is the most flows on one fabric link (host links excluded).
+	MaxLoad int `json:"max_load"`
+	// Slowest names the slowest flow and its bottleneck link.
+	Slowest string `json:"slowest,omitempty"`
+	// Hot are the fabric links with more than one flow, most loaded
+	// first (at most 20).
+	Hot []LinkLoad `json:"hot"`
+	// Broken are flows whose route breaks in the tables.
+	Broken []string `json:"broken,omitempty"`
+}
+
+// ErrNoFlows is returned when the pattern has nothing to send (fewer than
+// two hosts with a rail).
+var ErrNoFlows = errors.New("no flows: the pattern needs at least two hosts with an HCA port")
+
+// Flows builds the flows of p over the hosts in order.
+func Flows(hosts []Host, p Pattern) []Flow {
+	rails := 0
+	for _, h := range hosts {
+		rails = max(rails, len(h.Rails))
+	}
+	var out []Flow
+	for r := 0; r < rails; r++ {
+		var on []int // hosts that have rail r, in order
+		for i, h := range hosts {
+			if r < len(h.Rails) {
+				on = append(on, i)
+			}
+		}
+		n := len(on)
+		if n < 2 {
+			continue
+		}
+		add := func(a, b int) { out = append(out, Flow{Src: on[a], Dst: on[b], Rail: r}) }
+		switch p {
+		case Ring:
+			for i := range n {
+				if n == 2 && i == 1 {
+					add(1, 0)
+					break
+				}
+				add(i, (i+1)%n)
+			}
+		case Tree:
+			for i := 1; i < n; i++ {
+				parent := (i - 1) / 2
+				add(i, parent)
+				add(parent, i)
+			}
+		case AllToAll:
+			for i := range n {
+				for j := range n {
+					if i != j {
+						add(i, j)
+					}
+				}
+			}
+		case Pairs:
+			for i := 0; i+1 < n; i += 2 {
+				add(i, i+1)
+				add(i+1, i)
+			}
+		}
+	}
+	return out
+}
+
+// Predict follows every flow of p through the forwarding tables and
+// predicts the collective's share of the line rate. All links are taken to
+// run at the same rate.
+func Predict(g *routing.Graph, hosts []Host, p Pattern) (*Result, error) {
+	flows := Flows(hosts, p)
+	if len(flows) == 0 {
+		return nil, ErrNoFlows
+	}
+	res := &Result{Pattern: p, Flows: len(flows), Hot: []LinkLoad{}}
+	for _, h := range hosts {
+		res.Hosts = append(res.Hosts, h.Name)
+		res.Rails = max(res.Rails, len(h.Rails))
+	}
+	routes := make([][]Link, len(flows))
+	load := map[Link]int{}
+	users := map[Link][]int{}
+	for i, fl := range flows {
+		src, dst := hosts[fl.Src].Rails[fl.Rail], hosts[fl.Dst].Rails[fl.Rail]
+		r, err := g.Path(src.LID, dst.LID)
+		if err != nil {
+			res.Broken = append(res.Broken, fmt.Sprintf("%s → %s (rail %d): %v", hosts[fl.Src].Name, hosts[fl.Dst].Name, fl.Rail, err))
+			continue
+		}
+		routes[i] = links(r)
+		for _, l := range routes[i] {
+			load[l]++
+			if len(users[l]) < 64 {
+				users[l] = append(users[l], fl.Src)
+			}
+		}
+	}
+	f := g.Fabric()
+	isCA := func(r routing.PortRef) bool { return f.Nodes[r.Node].Type == routing.CA }
+	counted := 0
+	for i, ls := range routes {
+		if len(ls) == 0 {
+			continue
+		}
+		worst, bottleneck := 0, Link{}
+		for _, l := range ls {
+			if load[l] > worst {
+				worst, bottleneck = load[l], l
+			}
+		}
+		// What the flow's own host links allow: a contention-free fabric
+		// still shares them among the flows a host sends or receives.
+		ideal := max(load[ls[0]], load[ls[len(ls)-1]])
+		frac := float64(ideal) / float64(worst)
+		res.MeanFraction += frac
+		counted++
+		if counted == 1 || frac < res.Fraction {
+			fl := flows[i]
+			res.Fraction = frac
+			res.Slowest = fmt.Sprintf("%s → %s (rail %d): %d flows on %s → %s", hosts[fl.Src].Name, hosts[fl.Dst].Name, fl.Rail,
+				worst, portName(f, bottleneck.From), portName(f, bottleneck.To))
+		}
+	}
+	if counted == 0 {
+		return nil, fmt.Errorf("every route breaks: %s", res.Broken[0])
+	}
+	res.MeanFraction /= float64(counted)
+	for l, n := range load {
+		host := isCA(l.From) || isCA(l.To)
+		if !host {
+			res.MaxLoad = max(res.MaxLoad, n)
+		}
+		if n < 2 || host {
+			continue
+		}
+		ll := LinkLoad{From: portName(f, l.From), To: portName(f, l.To), Flows: n}
+		for _, h := range users[l] {
+			ll.Hosts = append(ll.Hosts, hosts[h].Name)
+		}
+		slices.Sort(ll.Hosts)
+		ll.Hosts = slices.Compact(ll.Hosts)
+		if len(ll.Hosts) > 16 {
+			ll.Hosts = ll.Hosts[:16]
+		}
+		res.Hot = append(res.Hot, ll)
+	}
+	slices.SortFunc(res.Hot, func(a, b LinkLoad) int {
+		return cmp.Or(cmp.Compare(b.Flows, a.Flows), cmp.Compare(a.From, b.From))
+	})
+	if len(res.Hot) > 20 {
+		res.Hot = res.Hot[:20]
+	}
+	return res, nil
+}
+
+// links turns a route into the directed links it crosses.
+func links(r *routing.Route) []Link {
+	out := make([]Link, 0, len(r.Hops))
+	for i := 0; i+1 < len(r.Hops); i++ {
+		a, b := r.Hops[i], r.Hops[i+1]
+		out = append(out, Link{From: routing.PortRef{Node: a.Node, Port: a.OutPort}, To: routing.PortRef{Node: b.Node, Port: b.InPort}})
+	}
+	return out
+}
+
+func portName(f *routing.Fabric, r routing.PortRef) string {
+	return fmt.Sprintf("%s[%d]", f.Nodes[r.Node].Name(), r.Port)
+}
+
+// Leaf returns the switch a host's first rail is cabled to, -1 when it is
+// not cabled.
+func Leaf(g *routing.Graph, h Host) int {
+	if len(h.Rails) == 0 {
+		return -1
+	}
+	p, ok := g.Peer(routing.PortRef{Node: h.Rails[0].Node, Port: h.Rails[0].Port})
+	if !ok {
+		return -1
+	}
+	return p.Node
+}
+
+// Propose returns a host order for the same hosts that keeps ring
+// neighbours under one leaf: the hosts grouped by the leaf switch of their
+// first rail, the leaves in the order their first host appears, the hosts
+// of a leaf in their given order. Only the flows at leaf boundaries then
+// cross the spines. Where the hosts are few enough (at most maxSearch) it
+// also tries rotating each leaf's hosts, which moves the boundary flows to
+// other destination LIDs and so, under static routing, to other uplinks,
+// and keeps the rotation that predicts best.
+func Propose(g *routing.Graph, hosts []Host, p Pattern) []int {
+	var leaves []int
+	groups := map[int][]int{}
+	for i, h := range hosts {
+		l := Leaf(g, h)
+		if _, ok := groups[l]; !ok {
+			leaves = append(leaves, l)
+		}
+		groups[l] = append(groups[l], i)
+	}
+	order := func() []int {
+		var out []int
+		for _, l := range leaves {
+			out = append(out, groups[l]...)
+		}
+		return out
+	}
+	if len(hosts) > maxSearch || p == AllToAll {
+		return order()
+	}
+	score := func(o []int) float64 {
+		r, err := Predict(g, Reorder(hosts, o), p)
+		if err != nil {
+			return 0
+		}
+		return r.Fraction + r.MeanFraction/1e3
+	}
+	bestScore := score(order())
+	for _, l := range leaves {
+		gr := groups[l]
+		bestK := 0
+		for k := 1; k < len(gr); k++ {
+			groups[l] = append(slices.Clone(gr[k:]), gr[:k]...)
+			if s := score(order()); s > bestScore+1e-9 {
+				bestScore, bestK = s, k
+			}
+		}
+		groups[l] = append(slices.Clone(gr[bestK:]), gr[:bestK]...)
+	}
+	return order()
+}
+
+// maxSearch bounds the hosts for which Propose tries rotations (each try
+// is one Predict).
+const maxSearch = 256
+
+// Reorder returns hosts in the order of idx.
+func Reorder(hosts []Host, idx []int) []Host {
+	out := make([]Host, len(idx))
+	for i, j := range idx {
+		out[i] = hosts[j]
+	}
+	return out
+}
