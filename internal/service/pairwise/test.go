@@ -98,7 +98,7 @@ func (t Test) Validate(maxDur time.Duration) error {
 	}
 	// Compared in milliseconds, as sent: no multiplication to overflow.
 	if t.DurationMS < MinDuration.Milliseconds() || t.DurationMS > maxDur.Milliseconds() {
-		return fmt.Errorf("duration_ms %d out of range [%d, %d]", t.DurationMS, MinDuration.Milliseconds(), maxDur.Milliseconds())
+		return fmt.Errorf("duration %v out of range [%v, %v]", t.Duration(), MinDuration, maxDur)
 	}
 	if t.Streams < 1 || t.Streams > maxStreams {
 		return fmt.Errorf("streams %d out of range [1, %d]", t.Streams, maxStreams)

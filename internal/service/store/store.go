@@ -98,14 +98,31 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	path := filepath.Join(dir, FileName)
 	note := ""
-	switch size, err := checkFile(path); {
-	case errors.Is(err, fs.ErrNotExist):
-	case errors.Is(err, errCorrupt):
-		return startFresh(path, opts, fmt.Errorf("%s: %w", path, err))
-	case err != nil:
-		return nil, err
-	case size == 0:
-		note = fmt.Sprintf("state file %s was empty, starting fresh", path)
+	// Hold the lock while checking the file and moving it aside: another
+	// agent's database is neither.
+	release, err := lockFile(path, time.Second)
+	switch {
+	case errors.Is(err, errLocked):
+		return nil, fmt.Errorf("%s: %w", path, err)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: %w", path, err)
+	case err == nil:
+		size, err := checkFile(path)
+		switch {
+		case errors.Is(err, errCorrupt):
+			recovered, merr := moveAside(path, fmt.Errorf("%s: %w", path, err))
+			release()
+			if merr != nil {
+				return nil, merr
+			}
+			return fresh(path, opts, recovered, fmt.Errorf("%s: %w", path, err))
+		case err != nil:
+			release()
+			return nil, err
+		case size == 0:
+			note = fmt.Sprintf("state file %s was empty, starting fresh", path)
+		}
+		release()
 	}
 	s, err := open(path, opts)
 	if errors.Is(err, errLocked) {
@@ -127,11 +144,18 @@ func Open(dir string, opts Options) (*Store, error) {
 }
 
 // startFresh moves the unusable file at path aside and opens a new one.
+// The caller holds no lock on path (bbolt's own was released).
 func startFresh(path string, opts Options, why error) (*Store, error) {
 	recovered, err := moveAside(path, why)
 	if err != nil {
 		return nil, err
 	}
+	return fresh(path, opts, recovered, why)
+}
+
+// fresh opens a new database at path after the old one was moved to
+// recovered.
+func fresh(path string, opts Options, recovered string, why error) (*Store, error) {
 	s, err := open(path, opts)
 	if err != nil {
 		return nil, err

@@ -419,3 +419,37 @@ func TestCorruptRecordMovedAsideOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestLockedFileIsNotMovedAside: a file another agent holds is neither
+// judged nor moved aside, even when it looks truncated (it may be
+// mid-write).
+func TestLockedFileIsNotMovedAside(t *testing.T) {
+	dir := t.TempDir()
+	path := bigStore(t, dir)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b[:8192], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	release, err := lockFile(path, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "locked") {
+		t.Errorf("open of a locked file: %v, want a lock error", err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() != 8192 {
+		t.Fatalf("locked file was touched: %v", err)
+	}
+	release()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Recovered == "" {
+		t.Error("truncated file not moved aside once unlocked")
+	}
+}
