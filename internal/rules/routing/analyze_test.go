@@ -392,12 +392,25 @@ func TestRouteImbalance(t *testing.T) {
 				t.Errorf("imbalance %+v", im)
 			}
 		}
+		// One cause on four leaves: one finding.
 		fs := r.Findings()
-		if got := ids(fs); !slices.Equal(got, slices.Repeat([]string{"fabric.route_imbalance"}, 4)) {
+		if got := ids(fs); !slices.Equal(got, []string{"fabric.route_imbalance"}) {
 			t.Fatalf("findings %v", got)
 		}
-		if want := "leaf1: its 2 links to tier-2 switches carry 0 to 48 routes (fair share 24, busiest 2.0× that): port 5 hot, port 6 coldest"; fs[0].Summary != want {
+		if want := "4 tier-1 switches (leaf1, leaf2, leaf3, leaf4) load their 2 links to tier-2 switches alike and unevenly: 0 to 48 routes per link (busiest up to 2.0× the fair share), port 5 hot and port 6 coldest on each"; fs[0].Summary != want {
 			t.Errorf("summary %q", fs[0].Summary)
+		}
+		// On one leaf only: its own finding, as before.
+		g := small2L(t)
+		leaf := node(t, g, "leaf1")
+		for lid := range 17 {
+			if g.Nodes[leaf].LFT[lid] == 6 {
+				g.Nodes[leaf].LFT[lid] = 5
+			}
+		}
+		fs = analyze(t, g).Findings()
+		if len(fs) != 1 || fs[0].Summary != "leaf1: its 2 links to tier-2 switches carry 0 to 48 routes (fair share 24, busiest 2.0× that): port 5 hot, port 6 coldest" {
+			t.Errorf("one leaf: %v", fs)
 		}
 	})
 	t.Run("below the minimum routes", func(t *testing.T) {

@@ -49,7 +49,7 @@ var craftedCases = []struct {
 			}
 		}
 		return f
-	}, slices.Repeat([]string{"fabric.route_imbalance"}, 4)},
+	}, []string{"fabric.route_imbalance"}}, // one cause on four leaves
 	{"credit-loop", func(t testing.TB) *Fabric { return ring4(t, [4]bool{true, true, true, true}) }, []string{"fabric.credit_loop"}},
 }
 

@@ -27,7 +27,8 @@ const (
 // info when only switch-to-switch routes are missing, which up/down
 // engines leave out by design). Then one fabric.route_loop per loop, one
 // fabric.route_nonminimal per detouring switch, one fabric.route_imbalance
-// per unbalanced link group, one fabric.credit_loop per cyclic component of
+// per unbalanced link group or per tier whose switches are unbalanced
+// alike, one fabric.credit_loop per cyclic component of
 // the channel dependency graph and one fabric.tree_asymmetric per
 // asymmetric switch. With Options.Confirm set, every critical break's sample
 // pair is checked against the fabric and the finding says so.
@@ -50,19 +51,7 @@ func (r *Result) Findings() []finding.Finding {
 		}
 		out = append(out, catalog.New("fabric.route_nonminimal", nodeSubject(n), summary, ev...))
 	}
-	for _, im := range r.Imbalances {
-		n := &f.Nodes[im.Node]
-		summary := fmt.Sprintf("%s: its %d links to tier-%d switches carry %d to %d routes (fair share %.0f, busiest %.1f× that): port %d hot, port %d coldest",
-			n.Name(), im.Links, im.ToTier, im.MinRoutes, im.MaxRoutes, im.Mean, im.Ratio(), im.HotPort, im.ColdPort)
-		var ev []finding.Evidence
-		for _, l := range r.Loads {
-			if l.From.Node == im.Node && f.Nodes[l.To.Node].Type == Switch && r.Tree.Tiers[l.To.Node] == im.ToTier {
-				ev = append(ev, finding.Evidence{Source: "routes over link",
-					Value: fmt.Sprintf("%s port %d -> %s port %d: %d routes", n.Name(), l.From.Port, f.Nodes[l.To.Node].Name(), l.To.Port, l.Routes)})
-			}
-		}
-		out = append(out, catalog.New("fabric.route_imbalance", nodeSubject(n), summary, ev...))
-	}
+	out = append(out, r.imbalanceFindings()...)
 	for _, cl := range r.CreditLoops {
 		first := &f.Nodes[cl.Cycle[0].From.Node]
 		hops := make([]string, 0, len(cl.Cycle))
@@ -93,6 +82,58 @@ func (r *Result) Findings() []finding.Finding {
 		out = append(out, catalog.New("fabric.tree_asymmetric", nodeSubject(n), summary, ev...))
 	}
 	catalog.Sort(out)
+	return out
+}
+
+// imbalanceFindings gives one fabric.route_imbalance per cause: switches of
+// one tier whose link groups to the same tier are loaded the same way (same
+// number of links, same hot and cold port) are one finding, as when a
+// routing engine leaves the same uplinks of every leaf idle.
+func (r *Result) imbalanceFindings() []finding.Finding {
+	f := r.g.f
+	type key struct{ tier, toTier, links, hot, cold int }
+	groups := map[key][]int{}
+	var order []key
+	for i, im := range r.Imbalances {
+		k := key{r.tier(im.Node), im.ToTier, im.Links, im.HotPort, im.ColdPort}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	var out []finding.Finding
+	for _, k := range order {
+		idx := groups[k]
+		slices.SortStableFunc(idx, func(a, b int) int {
+			return naturalCompare(f.Nodes[r.Imbalances[a].Node].Name(), f.Nodes[r.Imbalances[b].Node].Name())
+		})
+		first := r.Imbalances[idx[0]]
+		n := &f.Nodes[first.Node]
+		var ev []finding.Evidence
+		for _, l := range r.Loads {
+			if l.From.Node == first.Node && f.Nodes[l.To.Node].Type == Switch && r.Tree.Tiers[l.To.Node] == first.ToTier {
+				ev = append(ev, finding.Evidence{Source: "routes over link",
+					Value: fmt.Sprintf("%s port %d -> %s port %d: %d routes", n.Name(), l.From.Port, f.Nodes[l.To.Node].Name(), l.To.Port, l.Routes)})
+			}
+		}
+		if len(idx) == 1 {
+			summary := fmt.Sprintf("%s: its %d links to tier-%d switches carry %d to %d routes (fair share %.0f, busiest %.1f× that): port %d hot, port %d coldest",
+				n.Name(), first.Links, first.ToTier, first.MinRoutes, first.MaxRoutes, first.Mean, first.Ratio(), first.HotPort, first.ColdPort)
+			out = append(out, catalog.New("fabric.route_imbalance", nodeSubject(n), summary, ev...))
+			continue
+		}
+		lo, hi, ratio := first.MinRoutes, first.MaxRoutes, first.Ratio()
+		names := make([]string, 0, len(idx))
+		for _, i := range idx {
+			im := r.Imbalances[i]
+			lo, hi, ratio = min(lo, im.MinRoutes), max(hi, im.MaxRoutes), max(ratio, im.Ratio())
+			names = append(names, f.Nodes[im.Node].Name())
+		}
+		summary := fmt.Sprintf("%d tier-%d switches (%s) load their %d links to tier-%d switches alike and unevenly: %d to %d routes per link (busiest up to %.1f× the fair share), port %d hot and port %d coldest on each",
+			len(idx), k.tier, joinLimit(names, 4), k.links, k.toTier, lo, hi, ratio, k.hot, k.cold)
+		ev = append(ev, finding.Evidence{Source: "switches", Value: fmt.Sprintf("%d: %s", len(names), joinLimit(names, 64))})
+		out = append(out, catalog.New("fabric.route_imbalance", finding.Subject{NodeDesc: fmt.Sprintf("%d tier-%d switches", len(idx), k.tier)}, summary, ev...))
+	}
 	return out
 }
 
