@@ -54,7 +54,7 @@ var nodeMetas = []finding.Meta{
 		Title:   "port rate below the expected rate",
 		Meaning: "The active rate is below the expectation (the baseline, or the rate of the other ports of the same HCA model) and neither a narrower width nor a slower lane speed explains it; when one does, that is the one finding (port.width_degraded, port.speed_degraded) and the shortfall its evidence. More than 20% below is critical; any shortfall is a warning.",
 		Thresholds: []finding.Threshold{
-			{Name: "rate_shortfall_critical", Default: "20%", Meaning: "shortfall above which this finding, or the width or speed finding that explains the shortfall, is critical"},
+			{Name: "rate_shortfall_critical", Default: limits.Pct(limits.NodeRateShortfallCritical), Meaning: "shortfall above which this finding, or the width or speed finding that explains the shortfall, is critical"},
 		},
 		Causes: []string{"link trained at a lower width or speed (see port.width_degraded / port.speed_degraded)", "driver/firmware mismatch (a 40 Gb/s rate on an HDR HCA)", causeCable},
 		Remedy: []string{"ibstatus <dev> to see width and speed", remedyReseat, "align driver and firmware (mlxfwmanager --query)"},
