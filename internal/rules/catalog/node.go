@@ -149,7 +149,7 @@ var nodeMetas = []finding.Meta{
 		Meaning: "port_xmit_wait counts ticks where the port had data but no credits: congestion downstream. Bandwidth that swings is usually this, not a broken link.",
 		Thresholds: []finding.Threshold{
 			{Name: "window", Default: limits.Dur(limits.AgentWindow), Meaning: "window over which the rate is averaged (config key of ibdoctor agent --config)"},
-			{Name: "congestion_fraction", Default: limits.Float(limits.AgentCongestionFraction), Meaning: "share of time port_xmit_wait reports waiting for credits"},
+			{Name: "congestion_fraction", Default: limits.Share(limits.AgentCongestionFraction), Meaning: "share of time port_xmit_wait reports waiting for credits"},
 			{Name: "xmit_wait_tick", Default: limits.Dur(limits.AgentXmitWaitTick), Meaning: "duration of one port_xmit_wait tick: implementation-defined, an assumption; set it for your HCA"},
 		},
 		Causes: []string{"fabric congestion from other jobs or incast", "slow receiver", "unbalanced routing (hot links)"},

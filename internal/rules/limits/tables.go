@@ -86,5 +86,9 @@ func Pct(f float64) string {
 	return strconv.FormatFloat(math.Round(f*1e6)/1e4, 'g', -1, 64) + "%"
 }
 
+// Share formats a share of one with two decimals, as config files write
+// it: 0.1 → "0.10".
+func Share(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
+
 // MiB formats a byte count in MiB: 64 << 20 → "64 MiB".
 func MiB(b uint64) string { return fmt.Sprintf("%d MiB", b>>20) }

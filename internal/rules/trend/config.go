@@ -132,11 +132,11 @@ func Docs() []Doc {
 		{"flap_window", limits.Dur(limits.AgentFlapWindow), "port.link_flapping", "how far back flaps are counted (flap history survives restarts)"},
 		{"flap_warning", limits.Uint(limits.AgentFlapWarning), "port.link_flapping", "flaps in flap_window for a warning"},
 		{"flap_critical", limits.Uint(limits.AgentFlapCritical), "port.link_flapping", "flaps in flap_window for critical"},
-		{"congestion_fraction", limits.Float(limits.AgentCongestionFraction), "port.congestion", "share of time port_xmit_wait reports waiting for credits"},
+		{"congestion_fraction", limits.Share(limits.AgentCongestionFraction), "port.congestion", "share of time port_xmit_wait reports waiting for credits"},
 		{"xmit_wait_tick", limits.Dur(limits.AgentXmitWaitTick), "port.congestion", "duration of one port_xmit_wait tick: implementation-defined, assumed 4 ns (the 32-bit counter then spans 17 s of waiting); set it for your HCA"},
-		{"rate_shortfall", limits.Float(limits.AgentRateShortfall), "port.rate_below_expected", "shortfall below the expected rate that is critical (any shortfall warns)"},
-		{"pause_ratio", limits.Float(limits.AgentPauseRatio), "roce.pause_heavy", "PFC pause frames per packet on a priority"},
-		{"pause_time_share", limits.Float(limits.AgentPauseTimeShare), "roce.pause_heavy", "share of the window a priority was paused (rx_prio*_pause_duration)"},
+		{"rate_shortfall", limits.Share(limits.AgentRateShortfall), "port.rate_below_expected", "shortfall below the expected rate that is critical (any shortfall warns)"},
+		{"pause_ratio", limits.Share(limits.AgentPauseRatio), "roce.pause_heavy", "PFC pause frames per packet on a priority"},
+		{"pause_time_share", limits.Share(limits.AgentPauseTimeShare), "roce.pause_heavy", "share of the window a priority was paused (rx_prio*_pause_duration)"},
 		{"pause_min_frames", limits.Float(limits.AgentPauseMinFrames), "roce.pause_heavy, roce.ecn_not_effective", "pause frames in the window below which pausing is ignored"},
 	}
 }
