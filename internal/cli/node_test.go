@@ -131,7 +131,7 @@ func TestCheckFindsEachFault(t *testing.T) {
 		{"h100-ndr", "pcie-width:gpu3=8", []string{"pcie.link_degraded critical GPU 0000:3b:00.0"}, 2, ""},
 		{"h100-ndr", "saturate:mlx5_1/1/symbol_error", []string{"port.counter_saturated warning mlx5_1 port 1 (ibp26s0)"}, 1, ""},
 		{"h100-ndr", "saturate:mlx5_1/1/link_downed", []string{"port.counter_saturated warning mlx5_1 port 1 (ibp26s0)"}, 1, ""},
-		{"h100-ndr", "counter:mlx5_1/1/symbol_error=1234", nil, 0, ""},
+		{"h100-ndr", "counter:mlx5_1/1/symbol_error=1234", []string{"port.symbol_errors warning mlx5_1 port 1 (ibp26s0)"}, 1, ""},
 		{"h100-ndr", "fw:mlx5_5=28.36.1010", []string{"port.fw_mismatch warning mlx5_5"}, 1, ""},
 		{"h100-ndr", "unreadable:mlx5_0/1/counters/port_rcv_data", nil, 0, "sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data"},
 		{"h100-ndr", "no-counters:mlx5_6", nil, 0, ""},

@@ -1,6 +1,9 @@
 package catalog
 
-import "github.com/ibdoctor/ibdoctor/internal/model/finding"
+import (
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
+)
 
 var (
 	remedyNCCLDebug = "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read it with 'ibdoctor nccl log'"
@@ -94,9 +97,9 @@ var ncclMetas = []finding.Meta{
 		Title:   "large-message bus bandwidth below expectation",
 		Meaning: "The bus bandwidth at large message sizes, where it should plateau, is below the expectation (--expect-busbw, or the fraction of the per-GPU network line rate). When small messages are slow too, look at the network links; when only large ones are, the bandwidth path (link width/speed, PCIe, one NIC shared by several GPUs).",
 		Thresholds: []finding.Threshold{
-			{Name: "busbw_warning", Default: "90%", Meaning: "below this fraction of the expectation: warning"},
-			{Name: "busbw_critical", Default: "80%", Meaning: "below this fraction of the expectation: critical (a 20% shortfall)"},
-			{Name: "line_rate_efficiency", Default: "0.8", Meaning: "expected busbw of a multi-node run = NICs in use per node x line rate (Gb/s) / 8 x this, when --line-rate (or --root) gives the rate: busbw is bounded by each node's aggregate NIC bandwidth"},
+			{Name: "busbw_warning", Default: limits.Pct(limits.NCCLBusBWWarn), Meaning: "below this fraction of the expectation: warning"},
+			{Name: "busbw_critical", Default: limits.Pct(limits.NCCLBusBWCrit), Meaning: "below this fraction of the expectation: critical (a 20% shortfall)"},
+			{Name: "line_rate_efficiency", Default: limits.Float(limits.NCCLEfficiency), Meaning: "expected busbw of a multi-node run = NICs in use per node x line rate (Gb/s) / 8 x this, when --line-rate (or --root) gives the rate: busbw is bounded by each node's aggregate NIC bandwidth"},
 		},
 		Causes: []string{"a degraded link on the path (width or speed)", "NCCL uses sockets or fewer NICs than expected", "GPU-NIC PCIe path degraded or crossing sockets", "congestion from other jobs"},
 		Remedy: []string{"ibdoctor nccl log on the run's NCCL_DEBUG=INFO output", "ibdoctor doctor on the nodes", remedyPerftest},
@@ -113,7 +116,7 @@ var ncclMetas = []finding.Meta{
 		Title:   "small messages slow while large messages are fine",
 		Meaning: "The smallest messages take far longer than the latency floor while the large-message bandwidth is healthy. The seed: small slow and large fine points to the NCCL algorithm/protocol choice or the PCIe path, not the links.",
 		Thresholds: []finding.Threshold{
-			{Name: "small_latency", Default: "100us", Meaning: "time of the smallest message above which small messages count as slow"},
+			{Name: "small_latency", Default: limits.Float(limits.NCCLSmallLatencyUS) + "us", Meaning: "time of the smallest message above which small messages count as slow"},
 		},
 		Causes: []string{"NCCL_ALGO/NCCL_PROTO forced (e.g. Ring with Simple for tiny messages)", "GPU-NIC traffic crossing CPU sockets (PHB/SYS paths)", "CPU power saving or proxy thread starved"},
 		Remedy: []string{"unset NCCL_ALGO / NCCL_PROTO overrides", "nvidia-smi topo -m: check the GPU-NIC distance", "pin the proxy threads, disable deep C-states"},
@@ -130,7 +133,7 @@ var ncclMetas = []finding.Meta{
 		Title:   "in-place and out-of-place bandwidth differ",
 		Meaning: "At large sizes in-place and out-of-place runs move the same data and should agree within a few percent. A large gap points to noise (other jobs, congestion) or memory placement problems.",
 		Thresholds: []finding.Threshold{
-			{Name: "inplace_gap", Default: "25%", Meaning: "relative busbw difference above which the finding fires"},
+			{Name: "inplace_gap", Default: limits.Pct(limits.NCCLInplaceGap), Meaning: "relative busbw difference above which the finding fires"},
 		},
 		Causes: []string{"other traffic during the test (congestion, another job)", "GPU clocks throttling during the run", "bandwidth that swings: credit starvation in the fabric"},
 		Remedy: []string{"rerun with more iterations (-n) on an idle fabric", "check port.congestion on the nodes"},
@@ -140,7 +143,7 @@ var ncclMetas = []finding.Meta{
 		Title:   "bus bandwidth still rising at the largest size",
 		Meaning: "The busbw curve was still climbing at the largest message size, so the run ended before the bandwidth plateau: its peak understates what the fabric can do.",
 		Thresholds: []finding.Threshold{
-			{Name: "plateau_growth", Default: "10%", Meaning: "busbw growth between the two largest sizes that counts as still rising"},
+			{Name: "plateau_growth", Default: limits.Pct(limits.NCCLPlateauGrowth), Meaning: "busbw growth between the two largest sizes that counts as still rising"},
 		},
 		Causes: []string{"maximum message size (-e) too small for this many ranks"},
 		Remedy: []string{"rerun with a larger -e (e.g. -e 8G) so the curve flattens"},

@@ -1,6 +1,9 @@
 package catalog
 
-import "github.com/ibdoctor/ibdoctor/internal/model/finding"
+import (
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
+)
 
 // perfMetas are the findings of perftest output analysis (and, from the
 // pairwise engineer, of pairwise tests).
@@ -10,8 +13,8 @@ var perfMetas = []finding.Meta{
 		Title:   "RDMA bandwidth below the link's line rate",
 		Meaning: "perftest bandwidth at large messages falls short of the link's line rate. A healthy HDR (200 Gb/s) link reaches about 190 Gb/s with ib_write_bw; more than 20% short is critical, more than 10% a warning.",
 		Thresholds: []finding.Threshold{
-			{Name: "bw_warning", Default: "90%", Meaning: "below this fraction of the line rate: warning"},
-			{Name: "bw_critical", Default: "80%", Meaning: "below this fraction of the line rate: critical"},
+			{Name: "bw_warning", Default: limits.Pct(limits.PerfBWWarn), Meaning: "below this fraction of the line rate: warning"},
+			{Name: "bw_critical", Default: limits.Pct(limits.PerfBWCrit), Meaning: "below this fraction of the line rate: critical"},
 		},
 		Causes: []string{"link trained at a lower width or speed", "HCA in a narrow or slow PCIe slot (x8 instead of x16)", "congestion or errors on the path", "only one port or one QP used on a multi-port setup"},
 		Remedy: []string{"ibdoctor status on both nodes (rate, width, speed)", "lspci -vv for the HCA's LnkSta", "rerun with -q 4 and a larger -s to rule out the test itself"},
@@ -21,7 +24,7 @@ var perfMetas = []finding.Meta{
 		Title:   "RDMA latency above the expected floor",
 		Meaning: "perftest latency at small messages is above the floor of the link type: about 1 us for IB write/send, twice that for reads (a round trip) and for RoCE. Counted from t_typical (the median), so one outlier does not trip it.",
 		Thresholds: []finding.Threshold{
-			{Name: "lat_factor", Default: "1.5", Meaning: "multiple of the floor above which latency is high"},
+			{Name: "lat_factor", Default: limits.Float(limits.PerfLatFactor), Meaning: "multiple of the floor above which latency is high"},
 		},
 		Causes: []string{"many switch hops or a detour in routing", "CPU power saving (C-states, frequency scaling) on either host", "RoCE: PFC pauses or congestion", "test run through rdma_cm or with events (-e) instead of polling"},
 		Remedy: []string{"disable deep C-states, pin the test to a core near the HCA (taskset)", "ibdoctor fabric check for the route between the nodes"},
@@ -31,7 +34,7 @@ var perfMetas = []finding.Meta{
 		Title:   "the test itself cannot show line rate",
 		Meaning: "The perftest banner or results show a test that misleads: the two ends disagree on MTU, a RoCE test uses a link-local GID, or messages are too small to judge bandwidth. Fix the test before trusting or distrusting the network.",
 		Thresholds: []finding.Threshold{
-			{Name: "min_bw_bytes", Default: "65536", Meaning: "largest message below which a bandwidth test cannot show line rate"},
+			{Name: "min_bw_bytes", Default: limits.Uint(limits.PerfMinBWBytes), Meaning: "largest message below which a bandwidth test cannot show line rate"},
 		},
 		Causes: []string{"different MTU configured on the two ends", "wrong GID index (-x) for RoCE v2", "message size (-s) too small"},
 		Remedy: []string{"rerun with the same -m on both ends, -x set to the RoCE v2 GID (show_gids), and -s 65536 or larger (or -a)"},
@@ -43,7 +46,7 @@ var perfMetas = []finding.Meta{
 		Title:   "node is slow with every partner",
 		Meaning: "Every pairwise test this node took part in (at least two partners) fell below the slow fraction of the reference: the median, over all nodes, of each node's best pair. The common factor is the node itself: its port, cable, PCIe slot or host.",
 		Thresholds: []finding.Threshold{
-			{Name: "slow_fraction", Default: "0.8", Meaning: "a pair is slow below this fraction of the reference bandwidth (latency: above reference / fraction)"},
+			{Name: "slow_fraction", Default: limits.Float(limits.PairSlowFraction), Meaning: "a pair is slow below this fraction of the reference bandwidth (latency: above reference / fraction)"},
 		},
 		Causes: []string{"port trained at a lower width or speed, or a degraded cable/transceiver", "HCA in a narrow or slow PCIe slot", "host throttled: CPU frequency, IRQ affinity, another job on the node", "link errors causing retransmissions"},
 		Remedy: []string{"ibdoctor doctor on the node (port rate, PCIe, kernel log in runbook order)", "swap the node's cable or move it to another switch port, then rerun ibdoctor perf pairwise"},
@@ -53,7 +56,7 @@ var perfMetas = []finding.Meta{
 		Title:   "one node pair is slow",
 		Meaning: "This pair's test fell below the slow fraction of the reference while both nodes did well with other partners: the problem lies on the path between them (a switch link or route they share), or it was transient.",
 		Thresholds: []finding.Threshold{
-			{Name: "slow_fraction", Default: "0.8", Meaning: "a pair is slow below this fraction of the reference"},
+			{Name: "slow_fraction", Default: limits.Float(limits.PairSlowFraction), Meaning: "a pair is slow below this fraction of the reference"},
 		},
 		Causes: []string{"a degraded inter-switch link or a congested route used only by this pair", "unbalanced routing (several flows share one uplink)", "a transient: another job's traffic during the test"},
 		Remedy: []string{"rerun the pair alone (ibdoctor perf pairwise with a two-line hosts file)", "ibtracert between the two LIDs and ibdoctor fabric check on the links it crosses"},

@@ -1,6 +1,9 @@
 package catalog
 
-import "github.com/ibdoctor/ibdoctor/internal/model/finding"
+import (
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
+)
 
 // routingMetas are the catalogue entries of the routing analysis
 // (internal/routing): what the switches' linear forwarding tables do with
@@ -33,8 +36,8 @@ var routingMetas = []finding.Meta{
 		Title:   "routes concentrate on some of a switch's parallel links",
 		Meaning: "Counting the source→destination pairs of channel adapters routed over each directed link, some links of a switch towards the same tier carry far more routes than their fair share (the mean of that group) while their siblings idle. Under all-to-all traffic (NCCL collectives) the hot link limits everyone: the \"bandwidth swings\" of the runbook.",
 		Thresholds: []finding.Threshold{
-			{Name: "imbalance_ratio", Default: "1.5", Meaning: "max/mean route count over a switch's links towards one tier from which a group is reported"},
-			{Name: "imbalance_min_routes", Default: "16", Meaning: "groups whose busiest link carries fewer routes are ignored"},
+			{Name: "imbalance_ratio", Default: limits.Float(limits.RouteImbalanceRatio), Meaning: "max/mean route count over a switch's links towards one tier from which a group is reported"},
+			{Name: "imbalance_min_routes", Default: limits.Uint(limits.RouteImbalanceMinRoutes), Meaning: "groups whose busiest link carries fewer routes are ignored"},
 		},
 		Causes: []string{"a routing engine that ignores the tree structure (minhop on a fat-tree without LMC or ftree)", "LIDs assigned so that destination-based modulo routing maps many destinations to one port", "links that were down when the SM routed (routes moved to the survivors), now back up"},
 		Remedy: []string{"use the ftree or updn routing engine for fat-trees (opensm routing_engine ftree) and reroute", "reroute after restoring links (kill -HUP opensm) so returned links get their share", "the finding's evidence lists the route count of every link in the group (ibdoctor fabric check --format json)"},

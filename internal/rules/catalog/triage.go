@@ -1,6 +1,9 @@
 package catalog
 
-import "github.com/ibdoctor/ibdoctor/internal/model/finding"
+import (
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
+)
 
 var (
 	remedyDmesg      = "dmesg -T | grep -E 'NVRM|AER|mlx5' around the time of the failure"
@@ -19,7 +22,7 @@ var triageMetas = []finding.Meta{
 		Title:   "PCIe AER errors on an HCA or GPU link",
 		Meaning: "The PCIe Advanced Error Reporting counters (aer_dev_*) or the kernel log show errors on the link of an HCA or GPU or of a port above it. Correctable errors are retried by the link but cost bandwidth and often precede a downtrain; non-fatal and fatal errors lose transactions (critical).",
 		Thresholds: []finding.Threshold{
-			{Name: "aer_correctable_warning", Default: "10", Meaning: "correctable errors (aer_dev_correctable totals of the device and its upstream ports, or kernel-log reports in the window) from which a warning is raised"},
+			{Name: "aer_correctable_warning", Default: limits.Uint(limits.HostAERCorrectable), Meaning: "correctable errors (aer_dev_correctable totals of the device and its upstream ports, or kernel-log reports in the window) from which a warning is raised"},
 			{Name: "aer_uncorrectable_critical", Default: "1", Meaning: "any non-fatal or fatal error is critical"},
 		},
 		Causes: []string{"marginal signal integrity: card not fully seated, riser or retimer fault, damaged slot", "PCIe link speed forced too high for the slot or riser", "failing device (HCA or GPU)", "firmware bug in the device or the PCIe switch"},
@@ -60,8 +63,8 @@ var triageMetas = []finding.Meta{
 		Title:   "network link went down and up repeatedly",
 		Meaning: "The kernel log shows the HCA's link going down and up again within the window. Each flap stalls RDMA traffic; NCCL jobs time out. Two or more downs are a warning, five or more critical.",
 		Thresholds: []finding.Threshold{
-			{Name: "link_flap_warning", Default: "2", Meaning: "link-down events in the window for a warning"},
-			{Name: "link_flap_critical", Default: "5", Meaning: "link-down events in the window for a critical"},
+			{Name: "link_flap_warning", Default: limits.Uint(limits.HostKmsgFlapWarning), Meaning: "link-down events in the window for a warning"},
+			{Name: "link_flap_critical", Default: limits.Uint(limits.HostKmsgFlapCritical), Meaning: "link-down events in the window for a critical"},
 		},
 		Causes: []string{causeCable, "peer switch port resetting", "transceiver overheating", "auto-negotiation instability"},
 		Remedy: []string{"ethtool -S <netdev> | grep link_down_events_phy", remedyReseat, "mlxlink -d <pci> -m -c to read module and error counters"},
@@ -87,7 +90,7 @@ var triageMetas = []finding.Meta{
 		Title:   "locked-memory limit too low for RDMA registration",
 		Meaning: "RLIMIT_MEMLOCK (\"Max locked memory\") of the job is finite and small. RDMA memory registration pins pages; with a low limit ibv_reg_mr fails and NCCL falls back or aborts. Below 64 MiB is critical.",
 		Thresholds: []finding.Threshold{
-			{Name: "memlock_critical", Default: "64 MiB", Meaning: "soft limit below which registration of NCCL buffers fails"},
+			{Name: "memlock_critical", Default: limits.MiB(limits.HostMemlockCritical), Meaning: "soft limit below which registration of NCCL buffers fails"},
 		},
 		Causes: []string{"default limits (64 KiB / 8 MiB) of the login shell or systemd unit", "container runtime without --ulimit memlock=-1", "Slurm PropagateResourceLimits carrying a low submit-host limit"},
 		Remedy: []string{"set 'memlock unlimited' in /etc/security/limits.conf (soft and hard)", "systemd: LimitMEMLOCK=infinity; docker: --ulimit memlock=-1:-1", "Slurm: PropagateResourceLimitsExcept=MEMLOCK"},
@@ -174,9 +177,9 @@ var triageMetas = []finding.Meta{
 		Title:   "heavy PFC pausing",
 		Meaning: "Many PFC pause frames were received or sent relative to the traffic on that priority, or the priority spent a large share of the time since boot paused (rx/tx_prioN_pause_duration). Lossless RoCE works, but throughput suffers and head-of-line blocking spreads congestion.",
 		Thresholds: []finding.Threshold{
-			{Name: "pause_ratio", Default: "1%", Meaning: "pause frames per packet on a priority"},
-			{Name: "pause_min", Default: "10000", Meaning: "pause frames below which the ratio is not judged"},
-			{Name: "pause_time_share", Default: "10%", Meaning: "share of the uptime a priority spent paused (pause_duration)"},
+			{Name: "pause_ratio", Default: limits.Pct(limits.HostPauseRatio), Meaning: "pause frames per packet on a priority"},
+			{Name: "pause_min", Default: limits.Uint(limits.HostPauseMin), Meaning: "pause frames below which the ratio is not judged"},
+			{Name: "pause_time_share", Default: limits.Pct(limits.HostPauseTimeShare), Meaning: "share of the uptime a priority spent paused (pause_duration)"},
 		},
 		Causes: []string{"incast congestion (many-to-one traffic)", "ECN/DCQCN not working, so PFC does all the work", "slow receiver"},
 		Remedy: []string{"check that ECN marks and CNPs flow (np_ecn_marked_roce_packets, rp_cnp_handled)", "tune DCQCN and switch ECN thresholds", "look for a slow node in ibdoctor perf"},

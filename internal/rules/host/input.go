@@ -14,6 +14,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
 )
 
 // Input is everything the triage rules judge. Nil or empty parts mean
@@ -92,13 +93,13 @@ type Thresholds struct {
 
 // DefaultThresholds are the documented defaults (`ibdoctor rules`).
 var DefaultThresholds = Thresholds{
-	AERCorrectable:  10,
-	FlapWarning:     2,
-	FlapCritical:    5,
-	MemlockCritical: 64 << 20,
-	PauseRatio:      0.01,
-	PauseTimeShare:  0.10,
-	PauseMin:        10000,
+	AERCorrectable:  limits.HostAERCorrectable,
+	FlapWarning:     limits.HostKmsgFlapWarning,
+	FlapCritical:    limits.HostKmsgFlapCritical,
+	MemlockCritical: limits.HostMemlockCritical,
+	PauseRatio:      limits.HostPauseRatio,
+	PauseTimeShare:  limits.HostPauseTimeShare,
+	PauseMin:        limits.HostPauseMin,
 	DiscardRatio:    0.0001,
 }
 

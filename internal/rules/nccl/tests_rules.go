@@ -10,25 +10,26 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
 )
 
 // Defaults of TestsOptions (the catalogue documents them as thresholds).
 const (
-	DefaultEfficiency     = 0.8
-	DefaultSmallLatencyUS = 100
+	DefaultEfficiency     = limits.NCCLEfficiency
+	DefaultSmallLatencyUS = limits.NCCLSmallLatencyUS
 	// LargeMin is the smallest message size whose busbw counts as "large":
 	// below it latency still dominates.
 	LargeMin = 16 << 20
 	// SmallMax is the largest message size whose time counts as latency.
 	SmallMax = 64 << 10
 	// busbwWarn and busbwCrit are fractions of the expectation.
-	busbwWarn = 0.9
-	busbwCrit = 0.8
+	busbwWarn = limits.NCCLBusBWWarn
+	busbwCrit = limits.NCCLBusBWCrit
 	// inplaceGap is the relative busbw gap that counts as asymmetric.
-	inplaceGap = 0.25
+	inplaceGap = limits.NCCLInplaceGap
 	// plateauGrowth is the growth between the two largest sizes that
 	// counts as "still rising".
-	plateauGrowth = 0.10
+	plateauGrowth = limits.NCCLPlateauGrowth
 )
 
 // TestsOptions are the expectations nccl-tests output is judged against.

@@ -26,7 +26,7 @@ type Thresholds struct {
 }
 
 // DefaultThresholds are the documented defaults (see `ibdoctor rules`).
-var DefaultThresholds = Thresholds{RateShortfallCritical: 0.20}
+var DefaultThresholds = Thresholds{RateShortfallCritical: limits.NodeRateShortfallCritical}
 
 // Input is what the node rules judge.
 type Input struct {

@@ -8,11 +8,12 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
 )
 
 // DefaultSlowFraction is the share of the reference below which a pair
 // counts as slow.
-const DefaultSlowFraction = 0.8
+const DefaultSlowFraction = limits.PairSlowFraction
 
 // Input is a pairwise test matrix as the rules read it.
 type Input struct {

@@ -7,17 +7,18 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
 )
 
 // Thresholds (the catalogue documents them).
 const (
-	bwWarn = 0.9
-	bwCrit = 0.8
+	bwWarn = limits.PerfBWWarn
+	bwCrit = limits.PerfBWCrit
 	// MinBWBytes is the smallest message that can show line rate; below
 	// it per-message overhead dominates.
-	MinBWBytes = 65536
+	MinBWBytes = limits.PerfMinBWBytes
 	// latFactor is the multiple of the floor above which latency is high.
-	latFactor = 1.5
+	latFactor = limits.PerfLatFactor
 	// latCritFactor is the multiple of the floor above which it is critical.
 	latCritFactor = 5
 )

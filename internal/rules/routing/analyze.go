@@ -3,6 +3,8 @@ package routing
 import (
 	"cmp"
 	"slices"
+
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
 )
 
 // BreakKind says why a route does not arrive.
@@ -218,10 +220,10 @@ type Confirmation struct {
 
 func (o Options) withDefaults() Options {
 	if o.ImbalanceRatio <= 0 {
-		o.ImbalanceRatio = 1.5
+		o.ImbalanceRatio = limits.RouteImbalanceRatio
 	}
 	if o.ImbalanceMinRoutes <= 0 {
-		o.ImbalanceMinRoutes = 16
+		o.ImbalanceMinRoutes = limits.RouteImbalanceMinRoutes
 	}
 	if o.MaxExamples <= 0 {
 		o.MaxExamples = 8
