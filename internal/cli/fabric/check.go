@@ -13,6 +13,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	fabricrules "github.com/ibdoctor/ibdoctor/internal/rules/fabric"
+	"github.com/ibdoctor/ibdoctor/internal/rules/job"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 	"github.com/ibdoctor/ibdoctor/internal/source/fabric"
 )
@@ -30,6 +31,9 @@ type CheckOptions struct {
 	Thresholds []string
 	// Verbose lists every gap instead of a summary per reason.
 	Verbose bool
+	// Bisections is how many random pairings sample the effective
+	// bisection bandwidth: 0 chooses by fabric size, -1 skips it.
+	Bisections int
 }
 
 // NewCmdCheck builds `fabric check`; runF replaces the run function in
@@ -64,6 +68,7 @@ not run (no topology could be read).`,
 	cmd.Flags().StringVar(&o.Plan, "plan", "", "cabling plan (ibnetdiscover format or 'nodeA portA nodeB portB' lines): expected links, widths and speeds")
 	cmd.Flags().StringVar(&o.Baseline, "baseline", "", "earlier collection (DIR or FILE.tar.gz) to judge counter growth and vanished links against")
 	cmd.Flags().BoolVar(&o.NoRouting, "no-routing", false, "skip the routing analysis of the forwarding tables")
+	cmd.Flags().IntVar(&o.Bisections, "bisections", 0, "random pairings of the CA ports that sample the effective bisection bandwidth (0: by fabric size, 2-20; -1: skip)")
 	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "list every gap (port whose counters could not be read) instead of a summary per reason")
 	cmd.Flags().StringArrayVar(&o.Thresholds, "threshold", nil, "override a counter threshold, NAME=VALUE (symbol_errors, link_error_recovery, link_downed, rcv_errors, xmit_discards, xmit_wait; see 'ibdoctor rules')")
 	return cmd
@@ -115,7 +120,7 @@ func runCheck(ctx context.Context, o *CheckOptions) error {
 	}
 	m := fabricrules.Build(raw)
 	if len(m.Nodes) == 0 {
-		_ = writeResult(o.F.Out, o.F, o.Format, m, nil, m.Gaps, o.Verbose)
+		_ = writeResult(o.F.Out, o.F, o.Format, m, nil, m.Gaps, nil, o.Verbose)
 		return cmdutil.CannotRun(fmt.Errorf("no fabric topology could be read (see the gaps)"))
 	}
 	fs := fabricrules.Check(m, opts)
@@ -131,11 +136,47 @@ func runCheck(ctx context.Context, o *CheckOptions) error {
 		}
 		fs = append(fs, rfs...)
 	}
+	var bis *job.Bisection
+	if !o.NoRouting && o.Bisections >= 0 {
+		bis = bisection(m, o.Bisections)
+	}
 	// CheckRouting sets the causes of the gaps it explains: read them after.
 	gaps := append(slices.Clone(m.Gaps), routingGap...)
 	catalog.Sort(fs)
-	if err := writeResult(o.F.Out, o.F, o.Format, m, fs, gaps, o.Verbose); err != nil {
+	if err := writeResult(o.F.Out, o.F, o.Format, m, fs, gaps, bis, o.Verbose); err != nil {
 		return err
 	}
 	return cmdutil.Exit(finding.ExitCode(fs))
+}
+
+// bisectionFlows bounds the automatic sampling: about this many routes
+// are followed in all (each pairing follows one per CA port).
+const bisectionFlows = 65536
+
+// bisection samples the effective bisection bandwidth of the collection's
+// routes: n pairings, or with n = 0 as many as bisectionFlows allows (2 to
+// 20). Nil when there are no tables or too few CA ports.
+func bisection(m *fabricrules.Fabric, n int) *job.Bisection {
+	rf, err := fabricrules.RoutingInput(m)
+	if err != nil {
+		return nil
+	}
+	g, err := routing.New(rf)
+	if err != nil {
+		return nil
+	}
+	if n == 0 {
+		cas := 0
+		for i := range rf.Nodes {
+			if rf.Nodes[i].Type == routing.CA {
+				cas++
+			}
+		}
+		n = min(max(bisectionFlows/max(cas, 1), 2), 20)
+	}
+	b, err := job.EffectiveBisection(g, n, 1)
+	if err != nil {
+		return nil
+	}
+	return b
 }

@@ -63,11 +63,11 @@ func runDiff(ctx context.Context, o *DiffOptions) error {
 	}
 	m := fabricrules.Build(raw)
 	if len(m.Nodes) == 0 {
-		_ = writeResult(o.F.Out, o.F, o.Format, m, nil, m.Gaps, false)
+		_ = writeResult(o.F.Out, o.F, o.Format, m, nil, m.Gaps, nil, false)
 		return cmdutil.CannotRun(fmt.Errorf("no fabric topology could be read (see the gaps)"))
 	}
 	fs := fabricrules.Diff(m, plan)
-	if err := writeResult(o.F.Out, o.F, o.Format, m, fs, m.Gaps, false); err != nil {
+	if err := writeResult(o.F.Out, o.F, o.Format, m, fs, m.Gaps, nil, false); err != nil {
 		return err
 	}
 	return cmdutil.Exit(finding.ExitCode(fs))

@@ -19,6 +19,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/output/report"
 	fabricrules "github.com/ibdoctor/ibdoctor/internal/rules/fabric"
+	"github.com/ibdoctor/ibdoctor/internal/rules/job"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 	"github.com/ibdoctor/ibdoctor/internal/source/fabric"
 )
@@ -167,12 +168,15 @@ that fail are reported as gaps, and the rest is still judged.`,
 
 // Document is the JSON output of check and diff.
 type Document struct {
-	Source   string            `json:"source"`
-	Taken    time.Time         `json:"taken"`
-	Summary  Summary           `json:"summary"`
-	Verdict  string            `json:"verdict"`
-	Findings []finding.Finding `json:"findings"`
-	Gaps     []fabricrules.Gap `json:"gaps"`
+	Source  string    `json:"source"`
+	Taken   time.Time `json:"taken"`
+	Summary Summary   `json:"summary"`
+	// Bisection is the effective bisection bandwidth under the static
+	// routes (check only, when the collection has forwarding tables).
+	Bisection *job.Bisection    `json:"bisection,omitempty"`
+	Verdict   string            `json:"verdict"`
+	Findings  []finding.Finding `json:"findings"`
+	Gaps      []fabricrules.Gap `json:"gaps"`
 }
 
 // Summary counts what the model holds.
@@ -195,7 +199,7 @@ func summarize(m *fabricrules.Fabric) Summary {
 	return s
 }
 
-func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabricrules.Fabric, fs []finding.Finding, gaps []fabricrules.Gap, verbose bool) error {
+func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabricrules.Fabric, fs []finding.Finding, gaps []fabricrules.Gap, bis *job.Bisection, verbose bool) error {
 	if fs == nil {
 		fs = []finding.Finding{}
 	}
@@ -207,12 +211,19 @@ func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabr
 		src = "live"
 	}
 	if format == cmdutil.FormatJSON {
-		return cmdutil.WriteJSON(w, Document{Source: src, Taken: m.Taken, Summary: summarize(m), Verdict: finding.Verdict(fs), Findings: fs, Gaps: gaps})
+		return cmdutil.WriteJSON(w, Document{Source: src, Taken: m.Taken, Summary: summarize(m), Bisection: bis, Verdict: finding.Verdict(fs), Findings: fs, Gaps: gaps})
 	}
 	sty := report.Style{Enabled: f.Color}
 	s := summarize(m)
 	fmt.Fprintf(w, "%s — %d switches, %d CAs, %d links, %d forwarding tables (%s)\n",
 		report.VerdictLine(sty, "fabric", fs), s.Switches, s.CAs, s.Links, s.Tables, src)
+	if bis != nil {
+		fmt.Fprintf(w, "effective bisection bandwidth: %.0f%% of flows at full rate (median %.0f%%, min %.0f%% over %d random pairings of %d CA ports)\n",
+			100*bis.Mean, 100*bis.Median, 100*bis.Min, bis.Samples, bis.Ports)
+		if bis.Worst != "" && bis.Mean < 1 {
+			fmt.Fprintf(w, "  most shared link: %s\n", bis.Worst)
+		}
+	}
 	if len(fs) > 0 {
 		fmt.Fprintln(w)
 		report.Findings(w, sty, fs)

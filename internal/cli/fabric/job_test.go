@@ -41,3 +41,20 @@ func TestJobCommand(t *testing.T) {
 		}
 	}
 }
+
+// fabric check reports the effective bisection bandwidth of the routes,
+// and --bisections -1 leaves it out.
+func TestCheckBisection(t *testing.T) {
+	out, _, _ := run(t, "check", "--from", capture, "--format", "json")
+	var doc Document
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Bisection == nil || doc.Bisection.Ports != 4 || doc.Bisection.Samples != 20 || doc.Bisection.Mean <= 0 {
+		t.Errorf("bisection %+v", doc.Bisection)
+	}
+	out, _, _ = run(t, "check", "--from", capture, "--bisections", "-1")
+	if strings.Contains(out, "bisection") {
+		t.Errorf("--bisections -1 still reports it:\n%s", out)
+	}
+}
