@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -166,9 +167,12 @@ func (c *collector) run(cmd Command) ([]byte, CommandResult) {
 // NodeCommands are the tools whose saved outputs the node triage
 // (`ibdoctor doctor --root bundle.tar.gz`) reads: the kernel log
 // (cmd/dmesg.txt), `ethtool -S` of every RoCE port's netdev
-// (cmd/ethtool-S-<netdev>.txt) and, with GPUs, `nvidia-smi topo -m`
-// (cmd/nvidia-smi-topo-m.txt). Netdev names that are not plain interface
-// names are left out rather than passed to a program.
+// (cmd/ethtool-S-<netdev>.txt), with GPUs `nvidia-smi topo -m`
+// (cmd/nvidia-smi-topo-m.txt) and, from the first ACTIVE InfiniBand port,
+// `ibnetdiscover -p` (cmd/ibnetdiscover-p.txt), which `ibdoctor status`
+// reads to name the switch port at the other end of each cable. Netdev and
+// device names that are not plain names are left out rather than passed to
+// a program.
 func NodeCommands(s *snapshot.Snapshot) []Command {
 	cmds := []Command{{Name: "dmesg", Path: "dmesg", OutFile: "dmesg.txt"}}
 	var nds []string
@@ -186,7 +190,25 @@ func NodeCommands(s *snapshot.Snapshot) []Command {
 	if len(s.GPUs()) > 0 {
 		cmds = append(cmds, Command{Name: "nvidia-smi topo -m", Path: "nvidia-smi", Args: []string{"topo", "-m"}, OutFile: "nvidia-smi-topo-m.txt"})
 	}
+	if p := firstActiveIB(s); p != nil {
+		cmds = append(cmds, Command{Name: "ibnetdiscover -p", Path: "ibnetdiscover",
+			Args: []string{"-p", "-C", p.Device, "-P", strconv.Itoa(p.Number)}, OutFile: "ibnetdiscover-p.txt"})
+	}
 	return cmds
+}
+
+// firstActiveIB is the first ACTIVE InfiniBand port with a plain device
+// name, nil when there is none (no fabric to sweep from).
+func firstActiveIB(s *snapshot.Snapshot) *snapshot.Port {
+	for i := range s.Devices {
+		for j := range s.Devices[i].Ports {
+			p := &s.Devices[i].Ports[j]
+			if p.LinkLayer == ib.LinkLayerInfiniBand && p.IsActive() && validIfName(p.Device) {
+				return p
+			}
+		}
+	}
+	return nil
 }
 
 // validIfName accepts what the kernel's dev_valid_name does (1–15 bytes,
