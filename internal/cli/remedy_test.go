@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
 	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
@@ -159,4 +161,50 @@ func TestECNRemedyNamesThePriority(t *testing.T) {
 		return
 	}
 	t.Errorf("no roce.ecn_not_effective finding: %s", stdout)
+}
+
+// Remedies that point at ibdoctor itself name a command that exists (not
+// a group such as `ibdoctor perf`, which only prints its help) with flags
+// that command has.
+func TestRemediesNameRealIbdoctorCommands(t *testing.T) {
+	root := NewRootCmd(&cmdutil.Factory{Version: "test"})
+	n := 0
+	for _, m := range catalog.Default.All() {
+		for _, r := range m.Remedy {
+			toks := strings.Fields(r)
+			for i, tok := range toks {
+				if strings.Trim(tok, "(`'\",;:") != "ibdoctor" {
+					continue
+				}
+				var args []string
+				for _, a := range toks[i+1:] {
+					a = strings.Trim(a, "(`'\",;:)")
+					if a == "" || a == "|" || a == "ibdoctor" {
+						break
+					}
+					args = append(args, a)
+				}
+				n++
+				cmd, rest, err := root.Find(args)
+				if err != nil || cmd == root {
+					t.Errorf("%s: remedy %q: no ibdoctor command %v (%v)", m.ID, r, args, err)
+					continue
+				}
+				if !cmd.Runnable() || cmd.HasSubCommands() {
+					t.Errorf("%s: remedy %q: %q is a group, not a command", m.ID, r, cmd.CommandPath())
+				}
+				for _, a := range rest {
+					if name, ok := strings.CutPrefix(a, "--"); ok {
+						name, _, _ = strings.Cut(name, "=")
+						if cmd.Flags().Lookup(name) == nil && cmd.InheritedFlags().Lookup(name) == nil {
+							t.Errorf("%s: remedy %q: %s has no flag --%s", m.ID, r, cmd.CommandPath(), name)
+						}
+					}
+				}
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("found only %d ibdoctor commands in the remedies", n)
+	}
 }

@@ -179,7 +179,7 @@ var triageMetas = []finding.Meta{
 			{Name: "pause_time_share", Default: "10%", Meaning: "share of the uptime a priority spent paused (pause_duration)"},
 		},
 		Causes: []string{"incast congestion (many-to-one traffic)", "ECN/DCQCN not working, so PFC does all the work", "slow receiver"},
-		Remedy: []string{"check that ECN marks and CNPs flow (np_ecn_marked_roce_packets, rp_cnp_handled)", "tune DCQCN and switch ECN thresholds", "look for a slow node in ibdoctor perf"},
+		Remedy: []string{"check that ECN marks and CNPs flow (np_ecn_marked_roce_packets, rp_cnp_handled)", "tune DCQCN and switch ECN thresholds", "look for a slow node with ibdoctor perf pairwise"},
 	},
 	{
 		ID: "roce.ecn_not_effective", Severity: finding.Warning, Area: "roce", Step: StepPort,
