@@ -16,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ibdoctor/ibdoctor/internal/cli"
 	agentcmd "github.com/ibdoctor/ibdoctor/internal/cli/agent"
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/output/metrics"
@@ -302,8 +303,39 @@ func TestKubernetesDaemonSet(t *testing.T) {
 	}
 }
 
+// TestMain lets the test binary act as ibdoctor when IBDOCTOR_AS_CLI is
+// set, so the NHC script runs the real command line under a real bash.
+func TestMain(m *testing.M) {
+	if os.Getenv("IBDOCTOR_AS_CLI") == "1" {
+		os.Exit(cli.Main("test", os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// ibdoctorWrapper writes an executable "ibdoctor" that runs this test
+// binary as the CLI.
+func ibdoctorWrapper(t *testing.T) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "ibdoctor")
+	script := "#!/bin/sh\nIBDOCTOR_AS_CLI=1 exec '" + self + "' \"$@\"\n"
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The NHC check, sourced by bash as NHC does, against simulated node
+// roots: healthy passes silently, warnings are logged, a critical finding
+// drains with one short reason naming the worst finding and where it is
+// while every finding is logged on its own line, and an ibdoctor that
+// cannot run drains with its error.
 func TestNHCScript(t *testing.T) {
 	bash := testenv.NeedTool(t, "bash")
+	testenv.NeedTool(t, "timeout")
 	script, err := filepath.Abs("slurm/nhc-ibdoctor.sh")
 	if err != nil {
 		t.Fatal(err)
@@ -315,29 +347,79 @@ func TestNHCScript(t *testing.T) {
 	if err != nil || !strings.Contains(string(conf), "check_ibdoctor") {
 		t.Fatalf("nhc.conf snippet does not call check_ibdoctor: %v", err)
 	}
-	// A stand-in ibdoctor that exits with the code the test wants: the
-	// script must pass 0 and 1 (warnings) and fail 2 (critical) and 3.
-	dir := t.TempDir()
-	fake := filepath.Join(dir, "ibdoctor")
-	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"port.down mlx5_3 port 1 is DOWN\"\nexit $FAKE_RC\n"), 0o755); err != nil {
-		t.Fatal(err)
+	bin := ibdoctorWrapper(t)
+	simRoot := func(faults ...string) string {
+		dir := filepath.Join(t.TempDir(), "root")
+		args := []string{"sim", "node", "--out", dir}
+		for _, f := range faults {
+			args = append(args, "--fault", f)
+		}
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("ibdoctor %v: %v\n%s", args, err, out)
+		}
+		return dir
 	}
-	for rc, want := range map[string]int{"0": 0, "1": 0, "2": 1, "3": 1} {
-		cmd := exec.Command(bash, script)
-		cmd.Env = append(os.Environ(), "IBDOCTOR="+fake, "FAKE_RC="+rc, "IBDOCTOR_EXPECT="+filepath.Join(dir, "none.yaml"))
+	// NHC sources the check and provides log and die; die's first
+	// argument is the exit code, the rest the drain reason.
+	driver := `log() { printf 'LOG %s\n' "$*"; }
+die() { shift; printf 'DIE %s\n' "$*"; }
+source "$1"
+check_ibdoctor
+printf 'RC %s\n' "$?"
+`
+	for _, tt := range []struct {
+		name   string
+		root   string
+		rc     string
+		die    string // the whole drain reason; "" = no drain
+		logs   int
+		logHas string
+	}{
+		{"healthy", simRoot(), "0", "", 0, ""},
+		{"one critical", simRoot("polling:mlx5_5/1"), "1", "ibdoctor: mlx5_5 port 1 port.polling", 1, "ibdoctor: critical port.polling mlx5_5 port 1 (ibp154s0): mlx5_5 port 1 is Polling"},
+		{"three criticals", simRoot("polling:mlx5_5/1", "width:mlx5_2/1=2"), "1", "ibdoctor: mlx5_5 port 1 port.polling (+2 more)", 3, "ibdoctor: critical port.width_degraded mlx5_2 port 1"},
+		{"warnings only", simRoot("saturate:mlx5_1/1/symbol_error"), "0", "", 1, "ibdoctor: warning port.counter_saturated mlx5_1 port 1"},
+		{"cannot run", "/nonexistent/root", "1", "ibdoctor: could not run (exit 3)", 1, "ibdoctor: cannot open root"},
+	} {
+		cmd := exec.Command(bash, "-c", driver, "nhc", script)
+		cmd.Env = append(os.Environ(), "IBDOCTOR="+bin, "IBDOCTOR_ROOT="+tt.root, "IBDOCTOR_EXPECT=/nonexistent/expect.yaml")
 		out, err := cmd.CombinedOutput()
-		got := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			got = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", tt.name, err, out)
 		}
-		if got != want {
-			t.Errorf("ibdoctor check exit %s: script exited %d, want %d (%s)", rc, got, want, out)
+		var dies, logs []string
+		rc := ""
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			switch {
+			case strings.HasPrefix(l, "DIE "):
+				dies = append(dies, strings.TrimPrefix(l, "DIE "))
+			case strings.HasPrefix(l, "LOG "):
+				logs = append(logs, strings.TrimPrefix(l, "LOG "))
+			case strings.HasPrefix(l, "RC "):
+				rc = strings.TrimPrefix(l, "RC ")
+			}
 		}
-		if rc == "2" && !strings.Contains(string(out), "critical RDMA finding: port.down") {
-			t.Errorf("drain reason: %s", out)
+		if rc != tt.rc {
+			t.Errorf("%s: check_ibdoctor returned %s, want %s\n%s", tt.name, rc, tt.rc, out)
+		}
+		switch {
+		case tt.die == "" && len(dies) > 0:
+			t.Errorf("%s: drained with %q", tt.name, dies)
+		case tt.die != "" && (len(dies) != 1 || !strings.HasPrefix(dies[0], tt.die)):
+			t.Errorf("%s: drain reason %q, want %q", tt.name, dies, tt.die)
+		case len(dies) == 1 && strings.HasPrefix(tt.die, "ibdoctor:") && dies[0] != tt.die:
+			t.Errorf("%s: drain reason %q, want exactly %q", tt.name, dies[0], tt.die)
+		}
+		for _, d := range dies {
+			if len(d) > 80 || strings.Contains(d, "\n") {
+				t.Errorf("%s: drain reason too long for sinfo -R (%d chars): %q", tt.name, len(d), d)
+			}
+		}
+		if len(logs) != tt.logs {
+			t.Errorf("%s: %d log lines, want %d: %q", tt.name, len(logs), tt.logs, logs)
+		}
+		if tt.logHas != "" && !slices.ContainsFunc(logs, func(l string) bool { return strings.HasPrefix(l, tt.logHas) }) {
+			t.Errorf("%s: no log line starts with %q: %q", tt.name, tt.logHas, logs)
 		}
 	}
 }

@@ -3,29 +3,49 @@
 # 1 warnings only, 2 at least one critical finding, 3 could not run.
 # Also usable directly as a Slurm HealthCheckProgram wrapper: it exits 0 or 1.
 #
+# `ibdoctor check --format drain-reason` prints nothing when healthy, else a
+# short first line naming the worst finding and where it is, which becomes
+# the drain reason (sinfo -R cuts long reasons), then one line per finding,
+# which go to the log.
+#
 # Environment: IBDOCTOR (binary, default /usr/bin/ibdoctor), IBDOCTOR_EXPECT
-# (expectation file, default /etc/ibdoctor/expect.yaml when present).
+# (expectation file, default /etc/ibdoctor/expect.yaml when present),
+# IBDOCTOR_ROOT (node root or bundle to judge, default /).
 
 check_ibdoctor() {
 	local bin=${IBDOCTOR:-/usr/bin/ibdoctor}
-	local args=(check --quiet)
+	local args=(check --format drain-reason)
 	local expect=${IBDOCTOR_EXPECT:-/etc/ibdoctor/expect.yaml}
 	[[ -r $expect ]] && args+=(--expect "$expect")
-	local out rc
+	[[ -n ${IBDOCTOR_ROOT:-} ]] && args+=(--root "$IBDOCTOR_ROOT")
+	local out rc line
 	out=$(timeout 60 "$bin" "${args[@]}" 2>&1)
 	rc=$?
+	local reason=${out%%$'\n'*}
+	local rest=
+	[[ $out == *$'\n'* ]] && rest=${out#*$'\n'}
 	case $rc in
 	0) return 0 ;;
 	1)
-		log "ibdoctor: warnings: ${out//$'\n'/; }"
+		while IFS= read -r line; do
+			[[ -n $line ]] && log "$line"
+		done <<<"$rest"
 		return 0
 		;;
 	2)
-		die 1 "ibdoctor: critical RDMA finding: ${out%%$'\n'*}"
+		while IFS= read -r line; do
+			[[ -n $line ]] && log "$line"
+		done <<<"$rest"
+		die 1 "$reason"
 		return 1
 		;;
 	*)
-		die 1 "ibdoctor: could not run (exit $rc): ${out%%$'\n'*}"
+		# The error (a missing root, a bad expectation file) goes to the
+		# log; the reason stays short.
+		while IFS= read -r line; do
+			[[ -n $line ]] && log "$line"
+		done <<<"$out"
+		die 1 "ibdoctor: could not run (exit $rc)"
 		return 1
 		;;
 	esac

@@ -36,13 +36,19 @@ firmware alike, no PCIe link below what both ends support.
 
 Exit codes (Nagios/NHC convention, for Slurm HealthCheckProgram and
 Kubernetes probes): 0 healthy, 1 warnings only, 2 at least one critical
-finding, 3 the check could not run (bad arguments, unreadable root).`,
+finding, 3 the check could not run (bad arguments, unreadable root).
+
+--format drain-reason prints nothing when healthy, else one short line
+naming the worst finding and where it is (the drain reason: sinfo -R cuts
+long ones), then one line per finding for the log.`,
 		Example: `  # against defaults
   $ ibdoctor check
   # against a reviewed baseline, quiet unless something is wrong
   $ ibdoctor check --expect /etc/ibdoctor/expect.yaml --quiet
   # a bundle, as JSON
-  $ ibdoctor check --root gpu017.tar.gz --format json`,
+  $ ibdoctor check --root gpu017.tar.gz --format json
+  # the drain reason for Slurm/NHC (deploy/slurm/nhc-ibdoctor.sh)
+  $ ibdoctor check --format drain-reason`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if runF != nil {
@@ -51,7 +57,7 @@ finding, 3 the check could not run (bad arguments, unreadable root).`,
 			return run(context.Background(), opts)
 		},
 	}
-	cmdutil.AddFormatFlag(cmd, &opts.Format)
+	cmdutil.AddFormatFlag(cmd, &opts.Format, cmdutil.FormatDrainReason)
 	cmdutil.AddRootFlag(cmd, &opts.Root)
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "expectation file (YAML, from 'ibdoctor baseline') to judge against")
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing when healthy (text format)")
@@ -74,8 +80,21 @@ func run(ctx context.Context, o *Options) error {
 		}
 		return cmdutil.Exit(finding.ExitCode(fs))
 	}
-	sty := report.Style{Enabled: o.F.Color}
 	code := finding.ExitCode(fs)
+	if o.Format == cmdutil.FormatDrainReason {
+		reason, lines := report.DrainReason(fs)
+		if reason != "" {
+			fmt.Fprintln(o.F.Out, reason)
+		}
+		for _, l := range lines {
+			fmt.Fprintln(o.F.Out, l)
+		}
+		for _, g := range snap.Gaps {
+			fmt.Fprintf(o.F.Out, "ibdoctor: not read: %s: %s\n", g.Path, g.Err)
+		}
+		return cmdutil.Exit(code)
+	}
+	sty := report.Style{Enabled: o.F.Color}
 	if o.Quiet && code == finding.ExitHealthy && len(snap.Gaps) == 0 {
 		return nil
 	}

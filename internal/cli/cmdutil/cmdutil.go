@@ -99,6 +99,9 @@ type Format string
 const (
 	FormatText Format = "text"
 	FormatJSON Format = "json"
+	// FormatDrainReason is check's output for a scheduler's health hook:
+	// one short reason line, then one line per finding.
+	FormatDrainReason Format = "drain-reason"
 )
 
 // AddFormatFlag adds --format text|json (text default), validated by

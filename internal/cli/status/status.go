@@ -19,6 +19,8 @@ type Options struct {
 	Format cmdutil.Format
 	Root   string
 	Expect string
+	// FabricFrom is a saved fabric collection naming each port's peer.
+	FabricFrom string
 }
 
 // NewCmd builds the command; runF replaces the run function in tests.
@@ -31,13 +33,21 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 together: link layer, state, physical state, rate with width and generation,
 LID and SM LID (InfiniBand), netdev and RoCE v2 GID (Ethernet), firmware,
 PCIe link (current / max), NUMA node, non-zero error counters, and the
-verdict with the finding IDs that explain it.`,
+verdict with the finding IDs that explain it.
+
+Every port shows its GUID (0x + 16 hex digits, as ibnetdiscover prints
+it). Where fabric data is at hand — a saved collection given with
+--fabric-from, or a saved 'ibnetdiscover -p' output in the root
+(cmd/ibnetdiscover-p.txt) — each InfiniBand port also shows the switch and
+port at the other end of its cable (PEER, "leaf2[14]").`,
 		Example: `  # this node
   $ ibdoctor status
   # a support bundle from another node, as JSON
   $ ibdoctor status --root gpu017.tar.gz --format json
   # judged against a reviewed baseline
-  $ ibdoctor status --expect /etc/ibdoctor/expect.yaml`,
+  $ ibdoctor status --expect /etc/ibdoctor/expect.yaml
+  # with each port's switch and port, from a saved fabric collection
+  $ ibdoctor status --fabric-from fabric.tar.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if runF != nil {
@@ -49,6 +59,7 @@ verdict with the finding IDs that explain it.`,
 	cmdutil.AddFormatFlag(cmd, &opts.Format)
 	cmdutil.AddRootFlag(cmd, &opts.Root)
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "expectation file (YAML, from 'ibdoctor baseline') to judge against")
+	cmd.Flags().StringVar(&opts.FabricFrom, "fabric-from", "", "saved fabric collection (DIR or FILE.tar.gz from 'ibdoctor fabric collect') that names each port's peer switch and port")
 	return cmd
 }
 
@@ -63,6 +74,21 @@ func run(ctx context.Context, o *Options) error {
 	}
 	fs := noderules.Node(snap, exp)
 	st := report.NewStatus(snap, fs)
+	if o.FabricFrom != "" {
+		peers, err := peersFromFabric(o.FabricFrom)
+		if err != nil {
+			return cmdutil.CannotRun(err)
+		}
+		st.SetPeers(peers)
+	} else if o.Root != "/" {
+		// A bundle or a saved root may hold the node's own sweep.
+		peers, gap := peersFromRoot(o.Root)
+		if gap != nil {
+			snap.Gaps = append(snap.Gaps, *gap)
+			st.Gaps = append(st.Gaps, *gap)
+		}
+		st.SetPeers(peers)
+	}
 	if o.Format == cmdutil.FormatJSON {
 		return cmdutil.WriteJSON(o.F.Out, st)
 	}

@@ -51,6 +51,12 @@ type Subject struct {
 	GPU      string `json:"gpu,omitempty"`
 	NodeGUID string `json:"node_guid,omitempty"`
 	NodeDesc string `json:"node_desc,omitempty"`
+	// LID is the port's LID (InfiniBand; a switch's port 0 LID for its
+	// ports), 0 when unknown.
+	LID uint32 `json:"lid,omitempty"`
+	// LinkLayer is "InfiniBand" or "Ethernet" where known: remedies and
+	// causes marked "IB:" or "RoCE:" are kept only for their link layer.
+	LinkLayer string `json:"link_layer,omitempty"`
 	// Peer names the other end of a link, when a finding is about a link.
 	Peer *Subject `json:"peer,omitempty"`
 	// Rank is the NCCL rank or job-level name, for NCCL findings.

@@ -99,3 +99,25 @@ func TestStatusUnreadStateIsNotOK(t *testing.T) {
 		}
 	}
 }
+
+func TestDrainReason(t *testing.T) {
+	f := func(id string, sev finding.Severity, s finding.Subject) finding.Finding {
+		return finding.Finding{ID: id, Severity: sev, Subject: s, Summary: "s"}
+	}
+	for _, tt := range []struct {
+		fs     []finding.Finding
+		reason string
+		lines  int
+	}{
+		{nil, "", 0},
+		{[]finding.Finding{f("port.polling", finding.Critical, finding.Subject{Host: "h", Device: "mlx5_5", Port: 1})}, "ibdoctor: mlx5_5 port 1 port.polling", 1},
+		{[]finding.Finding{f("gpu.xid", finding.Critical, finding.Subject{Host: "h", GPU: "3", PCI: "0000:1b:00.0"}), f("x.y", finding.Warning, finding.Subject{})}, "ibdoctor: GPU 3 gpu.xid (+1 more)", 2},
+		{[]finding.Finding{f("roce.pause_heavy", finding.Warning, finding.Subject{NetDev: "ens1f0np0"})}, "ibdoctor: ens1f0np0 roce.pause_heavy", 1},
+		{[]finding.Finding{f("host.memlock_limited", finding.Warning, finding.Subject{Host: "h"})}, "ibdoctor: host.memlock_limited", 1},
+	} {
+		reason, lines := DrainReason(tt.fs)
+		if reason != tt.reason || len(lines) != tt.lines {
+			t.Errorf("DrainReason = %q, %q; want %q and %d lines", reason, lines, tt.reason, tt.lines)
+		}
+	}
+}

@@ -35,6 +35,9 @@ type PortStatus struct {
 	// ib.GUIDString, the form ibnetdiscover prints.
 	NodeGUID string `json:"node_guid,omitempty"`
 	PortGUID string `json:"port_guid,omitempty"`
+	// Peer is the switch port at the other end of the cable, where fabric
+	// data names this port (SetPeers).
+	Peer *PortPeer `json:"peer,omitempty"`
 	// RoCEv2GID is the first RoCE v2 GID of an Ethernet port.
 	RoCEv2GID string `json:"rocev2_gid,omitempty"`
 	FWVersion string `json:"fw_ver,omitempty"`
@@ -137,6 +140,42 @@ func NewStatus(s *snapshot.Snapshot, fs []finding.Finding) Status {
 	return st
 }
 
+// PortPeer is the other end of a port's cable as the fabric tools saw it.
+type PortPeer struct {
+	// Node is the peer's node description ("leaf2"), NodeGUID its node
+	// GUID, Port its port number, LID its LID (a switch's port 0) when
+	// known.
+	Node     string `json:"node"`
+	NodeGUID string `json:"node_guid,omitempty"`
+	Port     int    `json:"port"`
+	LID      int    `json:"lid,omitempty"`
+	// Source is the file the link was read from.
+	Source string `json:"source"`
+}
+
+// String renders a peer as ibnetdiscover names a port: leaf2[2].
+func (p PortPeer) String() string {
+	name := p.Node
+	if name == "" {
+		name = p.NodeGUID
+	}
+	return name + "[" + strconv.Itoa(p.Port) + "]"
+}
+
+// PeerKey is the key SetPeers looks peers up by: the port GUID, which the
+// fabric tools print for CA ports.
+func PeerKey(portGUID uint64) string { return ib.GUIDString(portGUID) }
+
+// SetPeers fills each row's Peer from peers, keyed by PeerKey.
+func (st *Status) SetPeers(peers map[string]PortPeer) {
+	for i := range st.Ports {
+		r := &st.Ports[i]
+		if p, ok := peers[r.PortGUID]; ok && r.PortGUID != "" {
+			r.Peer = &p
+		}
+	}
+}
+
 // portGUID is the port GUID: the low 64 bits of GID index 0 (the default
 // GID is the subnet prefix followed by the port GUID, IBTA 4.1.1), which is
 // what libibumad's umad_get_port reports; "" when index 0 is unreadable.
@@ -217,7 +256,12 @@ func StatusTable(w io.Writer, sty Style, st Status) error {
 	// The ERRORS column appears only when some port has a non-zero error
 	// counter, to keep the table within a terminal's width.
 	withErrs := slices.ContainsFunc(st.Ports, func(r PortStatus) bool { return len(r.ErrorCounters) > 0 })
-	head := "DEVICE\tPORT\tLINK\tSTATE\tPHYS\tRATE\tLID/SM\tNETDEV/GID\tFW\tPCIe\tNUMA\t"
+	// PEER appears only when fabric data named some port's peer.
+	withPeer := slices.ContainsFunc(st.Ports, func(r PortStatus) bool { return r.Peer != nil })
+	head := "DEVICE\tPORT\tLINK\tSTATE\tPHYS\tRATE\tLID/SM\tPORT GUID\tNETDEV/GID\tFW\tPCIe\tNUMA\t"
+	if withPeer {
+		head += "PEER\t"
+	}
 	if withErrs {
 		head += "ERRORS\t"
 	}
@@ -255,9 +299,16 @@ func StatusTable(w io.Writer, sty Style, st Status) error {
 		if r.Verdict != "ok" {
 			verdict = sty.Severity(finding.Severity(r.Verdict), r.Verdict) + " " + strings.Join(r.FindingIDs, ",")
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t",
-			r.Device, r.Port, r.LinkLayer.Short(), strOr(r.State), strOr(r.PhysState), r.RateText, lid, nd,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t",
+			r.Device, r.Port, r.LinkLayer.Short(), strOr(r.State), strOr(r.PhysState), r.RateText, lid, orDash(r.PortGUID), nd,
 			orDash(r.FWVersion), compactLink(r.PCIeLink), numa)
+		if withPeer {
+			peer := "-"
+			if r.Peer != nil {
+				peer = r.Peer.String()
+			}
+			fmt.Fprintf(tw, "%s\t", peer)
+		}
 		if withErrs {
 			fmt.Fprintf(tw, "%s\t", errs)
 		}

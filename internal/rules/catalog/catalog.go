@@ -10,5 +10,9 @@ func New(id string, subj finding.Subject, summary string, ev ...finding.Evidence
 	return Default.New(id, subj, summary, ev...)
 }
 
+// Fill recomputes a finding's remedies with values its subject does not
+// hold, as placeholder/value pairs ("prio", "3").
+func Fill(f *finding.Finding, kv ...string) { Default.Fill(f, kv...) }
+
 // Sort orders findings by severity, then runbook step, then ID and subject.
 func Sort(fs []finding.Finding) { finding.Sort(fs, Default.Step) }

@@ -7,7 +7,7 @@ import (
 
 var (
 	remedyFabricCheck = "ibdoctor fabric check (after the fix) to confirm"
-	remedyLinkReset   = "ibportstate -D <dr-path> <port> reset (or the switch CLI) to retrain the link"
+	remedyLinkReset   = "ibportstate <lid> <port> reset (or the switch CLI) to retrain the link"
 	causeSMRouting    = "subnet manager routing engine could not route around a failure, or stopped before finishing a sweep"
 	remedySMResweep   = "force a heavy sweep: kill -HUP $(pidof opensm), or restart the SM; check its log (/var/log/opensm.log)"
 )
@@ -20,7 +20,7 @@ var fabricMetas = []finding.Meta{
 		Title:   "fabric link down or not active",
 		Meaning: "A port that the cabling plan (or its peer) expects up is Down, Polling or Disabled, or a physically up link never became Active (no SM configured it).",
 		Causes:  []string{causeCable, "switch port disabled (ibportstate, SM policy)", "link up physically but the SM did not bring it to Active"},
-		Remedy:  []string{"iblinkinfo -S <switch-guid> to see both ends", remedyReseat, "ibportstate -D <dr-path> <port> enable", remedyFabricCheck},
+		Remedy:  []string{"ibportstate <lid> <port> to query this end; iblinkinfo shows both ends", remedyReseat, "ibportstate <lid> <port> enable", remedyFabricCheck},
 	},
 	{
 		ID: "fabric.link_degraded", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
@@ -62,7 +62,7 @@ var fabricMetas = []finding.Meta{
 		Title:   "duplicate node or port GUID on the fabric",
 		Meaning: "Two nodes or ports report the same GUID. Discovery merges them, the SM gives them one LID, and traffic meant for one reaches the other (\"link up but cannot ping\").",
 		Causes:  []string{"HCA or switch firmware burnt with a copied GUID image", "virtual function or simulator GUIDs not made unique", "replaced board kept the old GUID"},
-		Remedy:  []string{"ibnetdiscover 2>&1 | grep Duplicate", "flint -d <dev> q to read the burnt GUIDs; re-burn unique GUIDs (mlxburn / vendor tool)"},
+		Remedy:  []string{"ibnetdiscover 2>&1 | grep Duplicate", "on the node that holds it: mstflint -d <pci> q to read the burnt GUIDs; re-burn unique GUIDs (mstflint or the vendor tool)"},
 	},
 	{
 		ID: "fabric.duplicate_lid", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
@@ -90,7 +90,7 @@ var fabricMetas = []finding.Meta{
 		Title:   "more than one master subnet manager",
 		Meaning: "Several SMs claim master state: the fabric is split or the SMs disagree, and they overwrite each other's LIDs and routes.",
 		Causes:  []string{"the fabric was split and merged again", "two SMs with the same priority and no handover (different SM keys)"},
-		Remedy:  []string{"sminfo -P against each SM LID to compare state and priority", "set distinct priorities (sm_priority) and a common sm_key", remedySMResweep},
+		Remedy:  []string{"saquery -s to list the SM ports, then sminfo with each one's LID to compare state and priority", "set distinct priorities (sm_priority) and a common sm_key", remedySMResweep},
 	},
 	{
 		ID: "fabric.cable_missing", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,

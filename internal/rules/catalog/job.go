@@ -13,6 +13,6 @@ var jobMetas = []finding.Meta{
 			{Name: "congested", Default: "0.75", Meaning: "predicted fraction below which the placement is reported (fabric job --congested)"},
 		},
 		Causes: []string{"ring neighbours placed under different leaves, so most flows cross the spines and several meet on one uplink", "a leaf with missing or down uplinks: the routing engine funnels its traffic through the survivors", "a routing engine that ignores the tree (minhop without ftree/updn on a fat-tree)"},
-		Remedy: []string{"run the job in the order 'ibdoctor fabric job --out-hostfile FILE' proposes (leaf by leaf), e.g. mpirun --hostfile FILE or srun --distribution=arbitrary with SLURM_HOSTFILE=FILE", "restore the leaf's missing uplinks (ibdoctor fabric check lists links down) and reroute", "use the ftree routing engine for fat-trees (opensm routing_engine ftree)"},
+		Remedy: []string{"write the proposed order (leaf by leaf) with ibdoctor fabric job --out-hostfile better.txt, then start the job from that file: mpirun's hostfile option, or SLURM_HOSTFILE with srun's arbitrary distribution", "restore the leaf's missing uplinks (ibdoctor fabric check lists links down) and reroute", "use the ftree routing engine for fat-trees (opensm routing_engine ftree)"},
 	},
 }

@@ -26,7 +26,7 @@ var ncclMetas = []finding.Meta{
 		},
 		Remedy: []string{
 			"ibdoctor doctor on the node (devices, container access, NCCL environment)",
-			"pass the RDMA devices into the container (--device=/dev/infiniband, the RDMA shared device plugin on Kubernetes)",
+			"pass the RDMA devices into the container (docker run --device=/dev/infiniband, the RDMA shared device plugin on Kubernetes)",
 			"unset NCCL_IB_DISABLE; check NCCL_IB_HCA against ibstat",
 			remedyNCCLDebug,
 		},
@@ -57,7 +57,7 @@ var ncclMetas = []finding.Meta{
 			"too many QPs or MRs for the HCA (many processes per node)",
 		},
 		Remedy: []string{
-			"ulimit -l unlimited for the job (limits.conf, systemd LimitMEMLOCK, container --ulimit memlock=-1)",
+			"ulimit -l unlimited for the job (limits.conf, systemd LimitMEMLOCK, docker run --ulimit memlock=-1)",
 			"give the container the RDMA devices and the IPC_LOCK capability",
 			"RoCE: set NCCL_IB_GID_INDEX to the RoCE v2 GID (show_gids)",
 		},
@@ -136,7 +136,7 @@ var ncclMetas = []finding.Meta{
 			{Name: "inplace_gap", Default: limits.Pct(limits.NCCLInplaceGap), Meaning: "relative busbw difference above which the finding fires"},
 		},
 		Causes: []string{"other traffic during the test (congestion, another job)", "GPU clocks throttling during the run", "bandwidth that swings: credit starvation in the fabric"},
-		Remedy: []string{"rerun with more iterations (-n) on an idle fabric", "check port.congestion on the nodes"},
+		Remedy: []string{"rerun all_reduce_perf (nccl-tests) with more iterations (-n 100) on an idle fabric", "check port.congestion on the nodes"},
 	},
 	{
 		ID: "nccl.no_plateau", Severity: finding.Info, Area: "nccl", Step: finding.StepPerf,
@@ -146,7 +146,7 @@ var ncclMetas = []finding.Meta{
 			{Name: "plateau_growth", Default: limits.Pct(limits.NCCLPlateauGrowth), Meaning: "busbw growth between the two largest sizes that counts as still rising"},
 		},
 		Causes: []string{"maximum message size (-e) too small for this many ranks"},
-		Remedy: []string{"rerun with a larger -e (e.g. -e 8G) so the curve flattens"},
+		Remedy: []string{"rerun all_reduce_perf (nccl-tests) with a larger -e (e.g. -e 8G) so the curve flattens"},
 	},
 	{
 		ID: "nccl.test_not_distributed", Severity: finding.Warning, Area: "nccl", Step: finding.StepPerf,

@@ -9,7 +9,12 @@ var (
 	causeCable   = "cable or transceiver fault (aging optics, bent DAC, dirty connector)"
 	causePeer    = "peer switch port down, disabled or misconfigured"
 	remedyReseat = "reseat the cable at both ends; swap it with a known-good one, or swap ends, to tell a cable fault from a port fault"
-	remedyReset  = "ibportstate -C <dev> -P <port> -D 0 <port> reset  (directed route 0 = this HCA; or reset the peer switch port)"
+	// remedyReset retrains the link from this end: ibportstate addresses
+	// the local HCA by directed route 0 and needs -C/-P so it is not the
+	// first HCA's port; a RoCE port is retrained by bouncing its netdev.
+	remedyReset     = "IB: ibportstate -C <dev> -P <port> -D 0 <port> reset (directed route 0 is this HCA; or reset the switch port at the other end)"
+	remedyResetRoCE = "RoCE: ip link set <netdev> down && ip link set <netdev> up to retrain the link"
+	remedyMlxlinkC  = "mlxlink -d <pci> -c to see the per-lane errors and BER"
 )
 
 // nodeMetas are the port and PCIe findings of a single node.
@@ -26,21 +31,21 @@ var nodeMetas = []finding.Meta{
 		Title:   "port is DOWN",
 		Meaning: "The logical port state is DOWN (and the physical state is not Polling or Disabled, which have their own IDs). No traffic can pass.",
 		Causes:  []string{causeCable, causePeer, "port administratively or physically shut"},
-		Remedy:  []string{"ibstat <dev> <port> to confirm", remedyReseat, remedyReset},
+		Remedy:  []string{"ibstat <dev> <port> to confirm", remedyReseat, remedyReset, remedyResetRoCE},
 	},
 	{
 		ID: "port.polling", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "port is Polling: no link partner",
 		Meaning: "The physical state is Polling: the port is looking for a peer and finds none. Almost always the cable, the transceiver or the peer port.",
 		Causes:  []string{"cable unplugged, broken or not seated", "transceiver not supported or faulty", causePeer, "speed mismatch between the ends"},
-		Remedy:  []string{remedyReseat, "check the switch port is enabled and configured for this speed", "mlxlink -d <pci> -m to read the module and its errors"},
+		Remedy:  []string{remedyReseat, "check the switch port is enabled and configured for this speed", "mlxlink -d <pci> -m -c to read the module and the link's error counters"},
 	},
 	{
 		ID: "port.disabled", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "port is Disabled",
 		Meaning: "The physical state is Disabled: the port was administratively disabled (on the HCA or by the SM), or a RoCE netdev is down.",
-		Causes:  []string{"port disabled by ibportstate or by the subnet manager", "RoCE: the netdev is administratively down", "firmware configuration (mlxconfig) disables the port"},
-		Remedy:  []string{"ibportstate <lid> <port> enable", "RoCE: ip link set <netdev> up", "mlxconfig -d <pci> query to check port configuration"},
+		Causes:  []string{"IB: port disabled by ibportstate or by the subnet manager", "RoCE: the netdev is administratively down", "firmware configuration (mlxconfig) disables the port"},
+		Remedy:  []string{"IB: ibportstate -C <dev> -P <port> -D 0 <port> enable", "RoCE: ip link set <netdev> up", "mlxconfig -d <pci> query to check port configuration"},
 	},
 	{
 		ID: "port.init_no_sm", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
@@ -57,21 +62,21 @@ var nodeMetas = []finding.Meta{
 			{Name: "rate_shortfall_critical", Default: limits.Pct(limits.NodeRateShortfallCritical), Meaning: "shortfall above which this finding, or the width or speed finding that explains the shortfall, is critical"},
 		},
 		Causes: []string{"link trained at a lower width or speed (see port.width_degraded / port.speed_degraded)", "driver/firmware mismatch (a 40 Gb/s rate on an HDR HCA)", causeCable},
-		Remedy: []string{"ibstatus <dev> to see width and speed", remedyReseat, "align driver and firmware (mlxfwmanager --query)"},
+		Remedy: []string{"ibstatus <dev>:<port> to see width and speed", remedyReseat, "align driver and firmware (mlxfwmanager --query)"},
 	},
 	{
 		ID: "port.width_degraded", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "link trained at a narrower width",
 		Meaning: "The link runs on fewer lanes than expected (e.g. 2X instead of 4X): one or more lanes failed to train, halving bandwidth or worse.",
 		Causes:  []string{"damaged lane in the cable or transceiver", "dirty or partially seated connector", "port fault on the HCA or switch"},
-		Remedy:  []string{remedyReset, remedyReseat, "mlxlink -d <pci> --show_ber to see per-lane errors"},
+		Remedy:  []string{remedyReset, remedyResetRoCE, remedyReseat, remedyMlxlinkC},
 	},
 	{
 		ID: "port.speed_degraded", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "link trained at a slower lane speed",
 		Meaning: "The lane speed is below the expected generation (e.g. HDR instead of NDR): auto-negotiation fell back, usually because of the cable or the peer.",
 		Causes:  []string{"cable or transceiver not rated for the speed", "peer port configured or capped at a lower speed", "signal quality too low: negotiation fell back", "driver/firmware mismatch"},
-		Remedy:  []string{"check the cable part number against the HCA speed", "check the switch port speed configuration", remedyReset},
+		Remedy:  []string{"check the cable part number against the HCA speed", "check the switch port speed configuration", remedyReset, remedyResetRoCE},
 	},
 	{
 		ID: "port.symbol_errors", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
@@ -86,7 +91,7 @@ var nodeMetas = []finding.Meta{
 			{Name: "growth_min_events", Default: limits.Float(limits.AgentGrowthMinEvents), Meaning: "smallest rise in the window that growth may fire on"},
 		},
 		Causes: []string{causeCable, "marginal signal at high speed (long copper run)"},
-		Remedy: []string{"watch the trend (ibdoctor agent) and compare with the link's traffic", remedyReseat, "perfquery -x <lid> <port> to read the peer's counters too"},
+		Remedy: []string{"watch the trend (ibdoctor agent) and compare with the link's traffic", remedyReseat, "IB: perfquery -x -C <dev> -P <port> <peer-lid> <peer-port> to read the switch end's counters too", "RoCE: " + remedyMlxlinkC},
 	},
 	{
 		ID: "port.link_recovery", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
@@ -127,7 +132,7 @@ var nodeMetas = []finding.Meta{
 			{Name: "growth_min_events", Default: limits.Float(limits.AgentGrowthMinEvents), Meaning: "smallest rise in the window that growth may fire on"},
 		},
 		Causes: []string{causeCable, "faulty peer port"},
-		Remedy: []string{remedyReseat, "check the peer's symbol and xmit counters (perfquery)"},
+		Remedy: []string{remedyReseat, "IB: perfquery -x -C <dev> -P <port> <peer-lid> <peer-port> to check the switch end's symbol and xmit counters", "RoCE: " + remedyMlxlinkC},
 	},
 	{
 		ID: "port.xmit_discards", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
@@ -141,7 +146,7 @@ var nodeMetas = []finding.Meta{
 			{Name: "growth_min_events", Default: limits.Float(limits.AgentGrowthMinEvents), Meaning: "smallest rise in the window that growth may fire on"},
 		},
 		Causes: []string{"link flaps", "severe congestion (head-of-line blocking, credit starvation)", "routing sends traffic to a dead end"},
-		Remedy: []string{"correlate with port.link_flapping and port.congestion", "ibdoctor fabric check for routing and hot spots"},
+		Remedy: []string{"correlate with port.link_flapping and port.congestion", "IB: ibdoctor fabric check for routing and hot spots", "RoCE: check PFC and buffers on the switch port (and mlnx_qos -i <netdev>)"},
 	},
 	{
 		ID: "port.congestion", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
@@ -153,14 +158,14 @@ var nodeMetas = []finding.Meta{
 			{Name: "xmit_wait_tick", Default: limits.Dur(limits.AgentXmitWaitTick), Meaning: "duration of one port_xmit_wait tick: implementation-defined, an assumption; set it for your HCA"},
 		},
 		Causes: []string{"fabric congestion from other jobs or incast", "slow receiver", "unbalanced routing (hot links)"},
-		Remedy: []string{"ibdoctor fabric check for route imbalance", "separate traffic classes with SLs; tune congestion control"},
+		Remedy: []string{"IB: ibdoctor fabric check for route imbalance", "IB: separate traffic classes with SLs; tune congestion control", "RoCE: check ECN/DCQCN and PFC on the path (mlnx_qos -i <netdev>)"},
 	},
 	{
 		ID: "port.counter_saturated", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
 		Title:   "error counter stuck at its maximum",
 		Meaning: "An IBTA error counter saturates instead of wrapping (symbol_error at 65535, link_downed at 255). While saturated its true value and rate are unknown: new errors are invisible.",
 		Causes:  []string{"errors accumulated since the last reset (possibly long ago)", "an active fault still producing errors"},
-		Remedy:  []string{"perfquery -R <lid> <port> to reset the counters (or perfquery -x -R), then watch them grow", "treat the port as suspect until the counter is reset and stays low"},
+		Remedy:  []string{"IB: perfquery -R -C <dev> -P <port> to reset this port's error counters (without -C and -P it resets the first HCA's port), then watch them grow", "RoCE: the counters reset only when the driver reloads; watch their rate instead (ibdoctor agent)", "treat the port as suspect until the counter is reset and stays low"},
 	},
 	{
 		ID: "port.fw_mismatch", Severity: finding.Warning, Area: "node", Step: finding.StepPort,

@@ -17,7 +17,7 @@ var perfMetas = []finding.Meta{
 			{Name: "bw_critical", Default: limits.Pct(limits.PerfBWCrit), Meaning: "below this fraction of the line rate: critical"},
 		},
 		Causes: []string{"link trained at a lower width or speed", "HCA in a narrow or slow PCIe slot (x8 instead of x16)", "congestion or errors on the path", "only one port or one QP used on a multi-port setup"},
-		Remedy: []string{"ibdoctor status on both nodes (rate, width, speed)", "lspci -vv for the HCA's LnkSta", "rerun with -q 4 and a larger -s to rule out the test itself"},
+		Remedy: []string{"ibdoctor status on both nodes (rate, width, speed)", "lspci -vv for the HCA's LnkSta", "rerun ib_write_bw with -q 4 and a larger -s (e.g. -s 1048576) to rule out the test itself"},
 	},
 	{
 		ID: "perf.lat_high", Severity: finding.Warning, Area: "perf", Step: finding.StepPerf,
@@ -37,7 +37,7 @@ var perfMetas = []finding.Meta{
 			{Name: "min_bw_bytes", Default: limits.Uint(limits.PerfMinBWBytes), Meaning: "largest message below which a bandwidth test cannot show line rate"},
 		},
 		Causes: []string{"different MTU configured on the two ends", "wrong GID index (-x) for RoCE v2", "message size (-s) too small"},
-		Remedy: []string{"rerun with the same -m on both ends, -x set to the RoCE v2 GID (show_gids), and -s 65536 or larger (or -a)"},
+		Remedy: []string{"rerun ib_write_lat / ib_write_bw with the same -m on both ends, -x set to the RoCE v2 GID index (show_gids), and -s 65536 or larger (or -a)"},
 	},
 	// Pairwise tests (ibdoctor perf pairwise, internal/pairwise): culprits
 	// inferred from a matrix of node-pair tests.

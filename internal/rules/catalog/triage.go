@@ -67,7 +67,7 @@ var triageMetas = []finding.Meta{
 			{Name: "link_flap_critical", Default: limits.Uint(limits.HostKmsgFlapCritical), Meaning: "link-down events in the window for a critical"},
 		},
 		Causes: []string{causeCable, "peer switch port resetting", "transceiver overheating", "auto-negotiation instability"},
-		Remedy: []string{"ethtool -S <netdev> | grep link_down_events_phy", remedyReseat, "mlxlink -d <pci> -m -c to read module and error counters"},
+		Remedy: []string{"RoCE: ethtool -S <netdev> | grep link_down_events_phy", "IB: perfquery -C <dev> -P <port> for LinkDownedCounter and LinkErrorRecoveryCounter", remedyReseat, "mlxlink -d <pci> -m -c to read module and error counters"},
 	},
 	{
 		ID: "kmsg.module_event", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
@@ -93,7 +93,7 @@ var triageMetas = []finding.Meta{
 			{Name: "memlock_critical", Default: limits.MiB(limits.HostMemlockCritical), Meaning: "soft limit below which registration of NCCL buffers fails"},
 		},
 		Causes: []string{"default limits (64 KiB / 8 MiB) of the login shell or systemd unit", "container runtime without --ulimit memlock=-1", "Slurm PropagateResourceLimits carrying a low submit-host limit"},
-		Remedy: []string{"set 'memlock unlimited' in /etc/security/limits.conf (soft and hard)", "systemd: LimitMEMLOCK=infinity; docker: --ulimit memlock=-1:-1", "Slurm: PropagateResourceLimitsExcept=MEMLOCK"},
+		Remedy: []string{"set 'memlock unlimited' in /etc/security/limits.conf (soft and hard)", "systemd: LimitMEMLOCK=infinity; docker run --ulimit memlock=-1:-1", "Slurm: PropagateResourceLimitsExcept=MEMLOCK"},
 	},
 	{
 		ID: "nccl.peermem_missing", Severity: finding.Warning, Area: "nccl", Step: finding.StepHost,
@@ -182,21 +182,21 @@ var triageMetas = []finding.Meta{
 			{Name: "pause_time_share", Default: limits.Pct(limits.HostPauseTimeShare), Meaning: "share of the uptime a priority spent paused (pause_duration)"},
 		},
 		Causes: []string{"incast congestion (many-to-one traffic)", "ECN/DCQCN not working, so PFC does all the work", "slow receiver"},
-		Remedy: []string{"check that ECN marks and CNPs flow (np_ecn_marked_roce_packets, rp_cnp_handled)", "tune DCQCN and switch ECN thresholds", "look for a slow node in ibdoctor perf"},
+		Remedy: []string{"check that ECN marks and CNPs flow (np_ecn_marked_roce_packets, rp_cnp_handled)", "tune DCQCN and switch ECN thresholds", "look for a slow node with ibdoctor perf pairwise"},
 	},
 	{
 		ID: "roce.ecn_not_effective", Severity: finding.Warning, Area: "roce", Step: finding.StepPort,
 		Title:   "ECN congestion control not effective",
 		Meaning: "The port pauses (PFC) but congestion notification does not work: no ECN-marked packets or handled CNPs, or CNPs are ignored (rp_cnp_ignored rising). Congestion is then handled only by PFC, which spreads it.",
 		Causes:  []string{"ECN not enabled on the switch queues", "DCQCN disabled on the NIC for that priority", "traffic on a priority without ECN"},
-		Remedy:  []string{"cat /sys/class/net/<netdev>/ecn/roce_np/enable/<prio> and roce_rp", "enable ECN marking on the switch traffic class", "mlnx_qos -i <netdev> to check the priority/trust mapping"},
+		Remedy:  []string{"cat /sys/class/net/<netdev>/ecn/roce_np/enable/<prio> /sys/class/net/<netdev>/ecn/roce_rp/enable/<prio>", "enable ECN marking on the switch traffic class", "mlnx_qos -i <netdev> to check the priority/trust mapping"},
 	},
 	{
 		ID: "roce.phy_errors", Severity: finding.Warning, Area: "roce", Step: finding.StepPort,
 		Title:   "physical-layer errors or drops on a RoCE port",
 		Meaning: "ethtool statistics show FCS/CRC or symbol errors, uncorrected PCS symbol errors (traffic loss), PHY discards, or link-down events. Lost packets make RoCE retransmit (go-back-N) and stall.",
 		Causes:  []string{causeCable, "dirty connector", "adapter congested (rx_discards_phy) when buffers run out"},
-		Remedy:  []string{"ethtool -S <netdev> | grep _phy", "mlxlink -d <pci> --show_ber", remedyReseat},
+		Remedy:  []string{"ethtool -S <netdev> | grep _phy", remedyMlxlinkC, remedyReseat},
 	},
 
 	// Step 6: container device access.
@@ -212,6 +212,6 @@ var triageMetas = []finding.Meta{
 		Title:   "/dev/infiniband/rdma_cm missing or not openable",
 		Meaning: "The RDMA connection manager device is absent or not openable. Applications that use librdmacm (MPI, UCX, some NCCL plugins, perftest -R) cannot connect.",
 		Causes:  []string{"container started without /dev/infiniband/rdma_cm", "rdma_ucm module not loaded"},
-		Remedy:  []string{"pass --device=/dev/infiniband/rdma_cm", "modprobe rdma_ucm"},
+		Remedy:  []string{"docker run --device=/dev/infiniband/rdma_cm (or the RDMA shared device plugin on Kubernetes)", "modprobe rdma_ucm"},
 	},
 }

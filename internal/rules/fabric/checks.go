@@ -65,7 +65,21 @@ func guidText(g uint64) string { return ib.GUIDString(g) }
 // subject names an end of a link (and its peer, when given).
 func (f *Fabric) subject(e End, peer *End) finding.Subject {
 	n := &f.Nodes[e.Node]
-	s := finding.Subject{NodeGUID: guidText(n.GUID), NodeDesc: n.Name(), Port: e.Port}
+	s := finding.Subject{NodeGUID: guidText(n.GUID), NodeDesc: n.Name(), Port: e.Port, LinkLayer: string(ib.LinkLayerInfiniBand)}
+	// The LID that addresses this port in ibportstate and perfquery: a
+	// switch's port 0 LID, a CA port's own.
+	lid := n.LID
+	if n.Type != ibdiags.Switch {
+		lid = -1
+		for _, p := range n.Ports {
+			if p.Num == e.Port {
+				lid = p.LID
+			}
+		}
+	}
+	if lid > 0 {
+		s.LID = uint32(lid)
+	}
 	if peer != nil {
 		p := f.subject(*peer, nil)
 		s.Peer = &p

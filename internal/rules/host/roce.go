@@ -27,7 +27,11 @@ func rocePorts(s *snapshot.Snapshot) []*snapshot.Port {
 }
 
 func portSubject(s *snapshot.Snapshot, p *snapshot.Port) finding.Subject {
-	return finding.Subject{Host: s.Host, Device: p.Device, Port: p.Number, NetDev: p.NetDev}
+	subj := finding.Subject{Host: s.Host, Device: p.Device, Port: p.Number, NetDev: p.NetDev, LinkLayer: string(p.LinkLayer)}
+	if d := s.Device(p.Device); d != nil {
+		subj.PCI = string(d.PCI)
+	}
+	return subj
 }
 
 func gidPath(p *snapshot.Port) string {
@@ -127,7 +131,14 @@ func statsSubject(in *Input, st *ethtool.Stats) finding.Subject {
 	if p := portOfNetDev(in.Snap, st.NetDev); p != nil {
 		return portSubject(in.Snap, p)
 	}
-	return finding.Subject{Host: in.Snap.Host, NetDev: st.NetDev}
+	// ethtool statistics judged here are those of Ethernet (RoCE) netdevs.
+	// A paste that does not name its interface carries "<netdev>": the
+	// subject then has none, so the remedies say how to find it.
+	nd := st.NetDev
+	if strings.HasPrefix(nd, "<") {
+		nd = ""
+	}
+	return finding.Subject{Host: in.Snap.Host, NetDev: nd, LinkLayer: string(ib.LinkLayerEthernet)}
 }
 
 func statEv(st *ethtool.Stats, names ...string) []finding.Evidence {
@@ -260,12 +271,16 @@ func checkECN(in *Input) []finding.Finding {
 	th := in.th()
 	var out []finding.Finding
 	for _, st := range in.Ethtool {
-		var total uint64
+		var total, most uint64
 		var classes []string
+		prio := "" // the priority that pauses most, for the remedy's sysfs path
 		for _, c := range pauseClasses() {
 			if p, _, ok := pauseLoad(st, c); ok && p >= th.PauseMin {
 				total += p
 				classes = append(classes, c)
+				if n, isPrio := strings.CutPrefix(c, "prio"); isPrio && p > most {
+					most, prio = p, n
+				}
 			}
 		}
 		if total == 0 {
@@ -276,8 +291,12 @@ func checkECN(in *Input) []finding.Finding {
 			continue
 		}
 		ev = append(ev, finding.Evidence{Source: st.Source, Value: fmt.Sprintf("pause frames on %s: %d", strings.Join(classes, ","), total)})
-		out = append(out, catalog.New("roce.ecn_not_effective", statsSubject(in, st),
-			fmt.Sprintf("%s pauses (%d PFC frames) but no ECN mark or CNP was counted: congestion control is not working", st.NetDev, total), ev...))
+		f := catalog.New("roce.ecn_not_effective", statsSubject(in, st),
+			fmt.Sprintf("%s pauses (%d PFC frames) but no ECN mark or CNP was counted: congestion control is not working", st.NetDev, total), ev...)
+		if prio != "" {
+			catalog.Fill(&f, "prio", prio)
+		}
+		out = append(out, f)
 	}
 	return out
 }

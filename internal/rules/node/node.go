@@ -76,7 +76,12 @@ func Run(in *Input) []finding.Finding {
 }
 
 func portSubject(s *snapshot.Snapshot, p *snapshot.Port) finding.Subject {
-	subj := finding.Subject{Host: s.Host, Device: p.Device, Port: p.Number, NetDev: p.NetDev}
+	subj := finding.Subject{Host: s.Host, Device: p.Device, Port: p.Number, NetDev: p.NetDev, LinkLayer: string(p.LinkLayer)}
+	// A unicast LID only: 0 and 0xffff (permissive, an unconfigured port)
+	// address nothing.
+	if p.LinkLayer == ib.LinkLayerInfiniBand && p.LID != nil && *p.LID > 0 && *p.LID <= 0xBFFF {
+		subj.LID = *p.LID
+	}
 	if d := s.Device(p.Device); d != nil {
 		subj.PCI = string(d.PCI)
 	}

@@ -516,7 +516,11 @@ func lftSource(n *Node) string {
 }
 
 func nodeSubject(n *Node) finding.Subject {
-	return finding.Subject{NodeGUID: ib.GUIDString(n.GUID), NodeDesc: n.Desc}
+	s := finding.Subject{NodeGUID: ib.GUIDString(n.GUID), NodeDesc: n.Desc, LinkLayer: string(ib.LinkLayerInfiniBand)}
+	if len(n.Ports) > 0 && n.Ports[0].LID > 0 {
+		s.LID = uint32(n.Ports[0].LID)
+	}
+	return s
 }
 
 // lidName renders a LID with its owner: `h5 (lid 11)`.

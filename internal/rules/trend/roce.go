@@ -49,7 +49,8 @@ func RoCE(in Input, th Thresholds) []finding.Finding {
 			}
 			out = append(out, f)
 		}
-		var pauses float64
+		var pauses, most float64
+		prio := "" // the priority that paused most, for the remedy's sysfs path
 		var heavy []string
 		var ev []finding.Evidence
 		for _, c := range pfcClasses {
@@ -57,6 +58,9 @@ func RoCE(in Input, th Thresholds) []finding.Finding {
 			tx := sum(SrcEthtool, "tx_"+c+"_pause")
 			frames := rx.inc + tx.inc
 			pauses += frames
+			if n, isPrio := strings.CutPrefix(c, "prio"); isPrio && frames > most {
+				most, prio = frames, n
+			}
 			if frames < th.PauseMinFrames || frames == 0 {
 				continue
 			}
@@ -83,11 +87,15 @@ func RoCE(in Input, th Thresholds) []finding.Finding {
 		sent := sum(SrcHW, "np_cnp_sent")
 		switch {
 		case pauses >= th.PauseMinFrames && pauses > 0 && marked.known() && handled.known() && marked.inc == 0 && handled.inc == 0:
-			out = append(out, catalog.New("roce.ecn_not_effective", subject(in.Host, p),
+			f := catalog.New("roce.ecn_not_effective", subject(in.Host, p),
 				fmt.Sprintf("%s (%s port %d): %.0f PFC pauses in the last %s but no ECN-marked packets and no CNPs handled: congestion is left to PFC", p.NetDev, p.Device, p.Port, pauses, w),
 				finding.Evidence{Source: "ethtool -S " + p.NetDev + ": *_pause", Value: fmt.Sprintf("+%.0f", pauses)},
 				finding.Evidence{Source: sysPath(p, SrcHW, "np_ecn_marked_roce_packets"), Value: "+0"},
-				finding.Evidence{Source: sysPath(p, SrcHW, "rp_cnp_handled"), Value: "+0"}))
+				finding.Evidence{Source: sysPath(p, SrcHW, "rp_cnp_handled"), Value: "+0"})
+			if prio != "" {
+				catalog.Fill(&f, "prio", prio)
+			}
+			out = append(out, f)
 		case marked.inc > 0 && sent.known() && sent.inc == 0:
 			out = append(out, catalog.New("roce.ecn_not_effective", subject(in.Host, p),
 				fmt.Sprintf("%s (%s port %d) received %.0f ECN-marked packets in the last %s but sent no CNPs: the notification point is disabled", p.NetDev, p.Device, p.Port, marked.inc, w),

@@ -53,7 +53,7 @@ func (in Input) now() time.Time { return in.History[len(in.History)-1].T }
 func (in Input) last() *Sample { return &in.History[len(in.History)-1] }
 
 func subject(host string, p *Port) finding.Subject {
-	return finding.Subject{Host: host, Device: p.Device, Port: p.Port, NetDev: p.NetDev}
+	return finding.Subject{Host: host, Device: p.Device, Port: p.Port, NetDev: p.NetDev, LinkLayer: p.LinkLayer}
 }
 
 // sysPath is the file a reading comes from, relative to the root.

@@ -9,9 +9,11 @@ import (
 	"io/fs"
 	"os/exec"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 )
@@ -166,9 +168,12 @@ func (c *collector) run(cmd Command) ([]byte, CommandResult) {
 // NodeCommands are the tools whose saved outputs the node triage
 // (`ibdoctor doctor --root bundle.tar.gz`) reads: the kernel log
 // (cmd/dmesg.txt), `ethtool -S` of every RoCE port's netdev
-// (cmd/ethtool-S-<netdev>.txt) and, with GPUs, `nvidia-smi topo -m`
-// (cmd/nvidia-smi-topo-m.txt). Netdev names that are not plain interface
-// names are left out rather than passed to a program.
+// (cmd/ethtool-S-<netdev>.txt), with GPUs `nvidia-smi topo -m`
+// (cmd/nvidia-smi-topo-m.txt) and, from the first ACTIVE InfiniBand port,
+// `ibnetdiscover -p` (cmd/ibnetdiscover-p.txt), which `ibdoctor status`
+// reads to name the switch port at the other end of each cable. Netdev and
+// device names that are not plain names are left out rather than passed to
+// a program.
 func NodeCommands(s *snapshot.Snapshot) []Command {
 	cmds := []Command{{Name: "dmesg", Path: "dmesg", OutFile: path.Base(layout.Dmesg)}}
 	for _, nd := range layout.EthtoolNetDevs(s) {
@@ -179,7 +184,25 @@ func NodeCommands(s *snapshot.Snapshot) []Command {
 	if len(s.GPUs()) > 0 {
 		cmds = append(cmds, Command{Name: "nvidia-smi topo -m", Path: "nvidia-smi", Args: []string{"topo", "-m"}, OutFile: path.Base(layout.NvidiaSMITopo)})
 	}
+	if p := firstActiveIB(s); p != nil {
+		cmds = append(cmds, Command{Name: "ibnetdiscover -p", Path: "ibnetdiscover",
+			Args: []string{"-p", "-C", p.Device, "-P", strconv.Itoa(p.Number)}, OutFile: path.Base(layout.IBNetDiscoverPorts)})
+	}
 	return cmds
+}
+
+// firstActiveIB is the first ACTIVE InfiniBand port with a plain device
+// name, nil when there is none (no fabric to sweep from).
+func firstActiveIB(s *snapshot.Snapshot) *snapshot.Port {
+	for i := range s.Devices {
+		for j := range s.Devices[i].Ports {
+			p := &s.Devices[i].Ports[j]
+			if p.LinkLayer == ib.LinkLayerInfiniBand && p.IsActive() && validIfName(p.Device) {
+				return p
+			}
+		}
+	}
+	return nil
 }
 
 // validIfName accepts what the kernel's dev_valid_name does (1–15 bytes,

@@ -88,7 +88,10 @@ func TestNodeCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A hostile netdev name must never reach ethtool.
-	s.Devices[1].Ports[0].NetDev = "ens2f0np0"
+	s.Devices[1].Ports[0].NetDev = "ens2f0np0" // before the prepended device below
+	// Nor a device name that reads as an option reach ibnetdiscover.
+	active := ib.StateActive
+	s.Devices = append([]snapshot.Device{{Name: "-evil", Ports: []snapshot.Port{{Device: "-evil", Number: 1, LinkLayer: ib.LinkLayerInfiniBand, State: &active}}}}, s.Devices...)
 	s.Devices = append(s.Devices, snapshot.Device{Name: "evil", Ports: []snapshot.Port{
 		{LinkLayer: ib.LinkLayerEthernet, NetDev: "--help"},
 		{LinkLayer: ib.LinkLayerEthernet, NetDev: "a/../b"},
@@ -104,6 +107,7 @@ func TestNodeCommands(t *testing.T) {
 		"dmesg.txt <- dmesg",
 		"ethtool-S-ens2f0np0.txt <- ethtool -S ens2f0np0",
 		"nvidia-smi-topo-m.txt <- nvidia-smi topo -m",
+		"ibnetdiscover-p.txt <- ibnetdiscover -p -C mlx5_0 -P 1",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("NodeCommands (-want +got):\n%s", d)

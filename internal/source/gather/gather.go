@@ -17,8 +17,8 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
-	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
+	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
 	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )

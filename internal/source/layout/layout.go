@@ -92,6 +92,9 @@ const (
 	Kmsg          = CmdDir + "/kmsg.txt"
 	// NvidiaSMITopo is `nvidia-smi topo -m`.
 	NvidiaSMITopo = CmdDir + "/nvidia-smi-topo-m.txt"
+	// IBNetDiscoverPorts is `ibnetdiscover -p` from the node's first
+	// ACTIVE InfiniBand port: which switch port each cable ends at.
+	IBNetDiscoverPorts = CmdDir + "/ibnetdiscover-p.txt"
 )
 
 // KernelLogs are the saved kernel logs a root may hold, best first.
