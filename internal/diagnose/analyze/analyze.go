@@ -91,6 +91,9 @@ type File struct {
 	Unparsed bool `json:"unparsed,omitempty"`
 	// Error says why the file could not be read.
 	Error string `json:"error,omitempty"`
+	// Normalized lists the wrappers taken off lines before reading them
+	// (mail quoting, launcher labels, diff markers, indentation).
+	Normalized []Rewrite `json:"normalized,omitempty"`
 }
 
 // Report is the result over all files.
@@ -166,7 +169,10 @@ func AnalyzeText(name, text string, opts Options) File {
 		return File{File: name, Segments: []Segment{}, NotRecognised: true,
 			Error: "binary data, not a tool's text output (a bundle is read with --root by check, status and doctor)"}
 	}
-	ls := Lines(text)
+	ls, rewrites := normalize(Lines(text))
+	if len(rewrites) > 0 {
+		text = strings.Join(ls, "\n")
+	}
 	var spans []Span
 	if opts.Kind != KindUnknown {
 		if len(ls) > 0 {
@@ -178,7 +184,7 @@ func AnalyzeText(name, text string, opts Options) File {
 			spans[0].Kind = whole(text) // a format without line headers (JSON reports)
 		}
 	}
-	fr := File{File: name, Segments: []Segment{}}
+	fr := File{File: name, Segments: []Segment{}, Normalized: rewrites}
 	// HCA outputs first: what they show about the node (RDMA present, the
 	// rate of its ACTIVE ports) informs the NCCL and perftest rules.
 	ctx := &context{}
