@@ -13,6 +13,7 @@ import (
 	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
@@ -70,6 +71,8 @@ type Segment struct {
 	Skipped []string `json:"skipped"`
 	// Failed is true when the segment could not be parsed at all.
 	Failed bool `json:"failed,omitempty"`
+	// err is the parser's error when Failed.
+	err error
 }
 
 // Guess is the closest kind of a text that was not recognised.
@@ -170,6 +173,7 @@ func AnalyzeText(name, text string, opts Options) File {
 			Error: "binary data, not a tool's text output (a bundle is read with --root by check, status and doctor)"}
 	}
 	ls, rewrites := normalize(Lines(text))
+	var guessed *Guess
 	if len(rewrites) > 0 {
 		text = strings.Join(ls, "\n")
 	}
@@ -182,6 +186,14 @@ func AnalyzeText(name, text string, opts Options) File {
 		spans = Split(ls)
 		if len(spans) == 1 && spans[0].Kind == KindUnknown {
 			spans[0].Kind = whole(text) // a format without line headers (JSON reports)
+		}
+		if len(spans) == 1 && spans[0].Kind == KindUnknown && !ignorable(ls) {
+			// No header, but most lines look like one tool's: read it as
+			// that tool's output (its header cut off by the poster).
+			if g := Closest(text); g.Score >= minReadAs && canRead(g.Kind) {
+				spans[0].Kind = g.Kind
+				guessed = &g
+			}
 		}
 	}
 	fr := File{File: name, Segments: []Segment{}, Normalized: rewrites}
@@ -198,7 +210,7 @@ func AnalyzeText(name, text string, opts Options) File {
 			if isHCA(sp.Kind) != (pass == 0) || sp.Kind == KindUnknown && ignorable(ls[sp.Start-1:sp.End]) {
 				continue
 			}
-			seg := diagnose(name, ls, sp, opts, ctx)
+			seg := diagnoseTolerant(name, ls, sp, opts, ctx)
 			segs[i] = &seg
 		}
 	}
@@ -209,9 +221,7 @@ func AnalyzeText(name, text string, opts Options) File {
 		}
 		seg := *segs[i]
 		if sp.Kind == KindUnknown {
-			g := Closest(strings.Join(ls[sp.Start-1:sp.End], "\n"))
-			seg.Summary = "not recognised"
-			seg.Skipped = []string{fmt.Sprintf("lines %d-%d (%d) not recognised as any tool's output%s, starting %q", sp.Start, sp.End, sp.End-sp.Start+1, g.phrase(), firstLine(ls[sp.Start-1:sp.End]))}
+			unrecognised(&seg, ls, sp)
 		}
 		if isFabric(sp.Kind) {
 			fabricSegs = append(fabricSegs, len(fr.Segments))
@@ -220,6 +230,17 @@ func AnalyzeText(name, text string, opts Options) File {
 	}
 	if len(fabricSegs) > 0 {
 		diagnoseFabric(name, ls, fr.Segments, fabricSegs)
+	}
+	if guessed != nil && len(fr.Segments) == 1 {
+		s := &fr.Segments[0]
+		if s.Failed {
+			// Nothing of it could be read as that tool's: it is not.
+			sp := Span{Start: s.Start, End: s.End}
+			*s = Segment{Kind: KindUnknown, Start: sp.Start, End: sp.End, Lines: s.Lines, Findings: []finding.Finding{}}
+			unrecognised(s, ls, sp)
+		} else {
+			s.Skipped = append([]string{fmt.Sprintf("no %s header in the file; read as %s output because its lines resemble it (score %d/100): give --kind to read it as another", guessed.Kind, guessed.Kind, guessed.Score)}, s.Skipped...)
+		}
 	}
 	recognised, parsed := false, false
 	for _, s := range fr.Segments {
@@ -235,6 +256,13 @@ func AnalyzeText(name, text string, opts Options) File {
 	}
 	fr.Unparsed = recognised && !parsed
 	return fr
+}
+
+// unrecognised says what a segment of no known kind holds.
+func unrecognised(seg *Segment, ls []string, sp Span) {
+	g := Closest(strings.Join(ls[sp.Start-1:sp.End], "\n"))
+	seg.Summary = "not recognised"
+	seg.Skipped = []string{fmt.Sprintf("lines %d-%d (%d) not recognised as any tool's output%s, starting %q", sp.Start, sp.End, sp.End-sp.Start+1, g.phrase(), firstLine(ls[sp.Start-1:sp.End]))}
 }
 
 func (g Guess) phrase() string {
@@ -427,9 +455,157 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 	return finish(seg, file, err)
 }
 
+// maxSkippedLines is how many lines of one output a parser may refuse
+// before the output is given up: past that, the text is not that tool's.
+const maxSkippedLines = 25
+
+// minReadAs is the resemblance score at which a file without any header
+// is read as the kind it resembles.
+const minReadAs = 50
+
+// canRead says whether a kind can be read without its header.
+func canRead(k Kind) bool {
+	switch k {
+	case KindUnknown, KindNetDiscover, KindForwardTables:
+		return false // their grammar starts at the header
+	}
+	return true
+}
+
+// lineErr returns the line a parse error names, 0 when none.
+func lineErr(err error) (int, string) {
+	var pe *parse.Error
+	if errors.As(err, &pe) && pe.Line > 0 {
+		return pe.Line, pe.Err.Error()
+	}
+	return 0, ""
+}
+
+// diagnoseTolerant diagnoses a segment; when its parser refuses a line
+// (a line the poster typed, a wrapped fragment, "..."), that line is
+// listed as skipped with its number and the rest is read again, so one
+// bad line does not lose the output. segFileLines says how a parser
+// numbers its lines: the file's, or the segment's own.
+func diagnoseTolerant(file string, ls []string, sp Span, opts Options, ctx *context) Segment {
+	first := diagnose(file, ls, sp, opts, ctx)
+	if !first.Failed {
+		return first
+	}
+	seg, work := first, ls
+	var bad []int
+	var why []string
+	for len(bad) < maxSkippedLines {
+		n, reason := lineErr(seg.err)
+		if n == 0 {
+			break
+		}
+		if !fileNumbered(sp.Kind) {
+			n += sp.Start - 1
+		}
+		if n < sp.Start || n > sp.End || strings.TrimSpace(work[n-1]) == "" {
+			break
+		}
+		if len(bad) == 0 {
+			work = slices.Clone(ls)
+		}
+		work[n-1] = ""
+		bad = append(bad, n)
+		why = append(why, reason)
+		next := diagnose(file, work, sp, opts, ctx)
+		if !next.Failed {
+			next.Skipped = append(next.Skipped, skippedLines(file, ls, bad, why)...)
+			return next
+		}
+		seg = next
+	}
+	// The rest does not read either: the first refusal says why.
+	return first
+}
+
+// skippedLines lists refused lines, grouped by reason.
+func skippedLines(file string, ls []string, bad []int, why []string) []string {
+	var reasons []string
+	at := map[string][]int{}
+	for i, n := range bad {
+		if _, ok := at[why[i]]; !ok {
+			reasons = append(reasons, why[i])
+		}
+		at[why[i]] = append(at[why[i]], n)
+	}
+	out := make([]string, 0, len(reasons))
+	for _, r := range reasons {
+		ns := at[r]
+		out = append(out, fmt.Sprintf("%s: not read (%s): %q", lineList(file, ns), r, firstLine(ls[ns[0]-1:ns[0]])))
+	}
+	return out
+}
+
+// fabricParsers read each fabric tool's text (for skipRefused).
+var fabricParsers = map[Kind]func(io.Reader, string) error{
+	KindNetDiscover:   func(r io.Reader, s string) error { _, err := ibdiags.ParseNetDiscover(r, s); return err },
+	KindLinkInfo:      func(r io.Reader, s string) error { _, err := ibdiags.ParseLinkInfo(r, s); return err },
+	KindQueryErrors:   func(r io.Reader, s string) error { _, err := ibdiags.ParseQueryErrors(r, s); return err },
+	KindPerfQuery:     func(r io.Reader, s string) error { _, err := ibdiags.ParsePerfQuery(r, s); return err },
+	KindForwardTables: func(r io.Reader, s string) error { _, err := ibdiags.ParseFTs(r, s); return err },
+	KindSMInfo:        func(r io.Reader, s string) error { _, err := ibdiags.ParseSMInfo(r, s); return err },
+	KindSMPorts:       func(r io.Reader, s string) error { _, err := ibdiags.ParseSMPorts(r, s); return err },
+}
+
+// skipRefused blanks in ls the lines of a fabric tool's output its parser
+// refuses, one at a time until the rest reads (at most maxSkippedLines),
+// and lists them; when the rest never reads, ls is left as it was and
+// the parse error is reported by the caller.
+func skipRefused(file string, ls []string, sp Span) []string {
+	p := fabricParsers[sp.Kind]
+	if p == nil {
+		return nil
+	}
+	var bad []int
+	var why []string
+	orig := map[int]string{}
+	for len(bad) <= maxSkippedLines {
+		err := p(strings.NewReader(segmentText(ls, sp)), file)
+		n, reason := lineErr(err)
+		if err == nil {
+			return skippedLines(file, withOrig(ls, orig), bad, why)
+		}
+		if n < sp.Start || n > sp.End || strings.TrimSpace(ls[n-1]) == "" || len(bad) == maxSkippedLines {
+			break
+		}
+		orig[n] = ls[n-1]
+		ls[n-1] = ""
+		bad = append(bad, n)
+		why = append(why, reason)
+	}
+	for n, l := range orig {
+		ls[n-1] = l
+	}
+	return nil
+}
+
+// withOrig returns ls with the lines in orig put back (for quoting them).
+func withOrig(ls []string, orig map[int]string) []string {
+	if len(orig) == 0 {
+		return ls
+	}
+	c := slices.Clone(ls)
+	for n, l := range orig {
+		c[n-1] = l
+	}
+	return c
+}
+
+// fileNumbered says whether a kind's parser numbers lines as the file
+// does (it reads the file's text with the other lines blanked).
+func fileNumbered(k Kind) bool {
+	// diagnoseHCA and diagnoseTopo renumber their parsers' errors.
+	return k != KindKernel && k != KindEthtool
+}
+
 // finish records a parse failure and names the file in every finding.
 func finish(seg Segment, file string, err error) Segment {
 	if err != nil {
+		seg.err = err
 		seg.Failed = true
 		seg.Summary = "could not be parsed"
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("lines %s skipped: %v", seg.Lines, err))
@@ -805,6 +981,7 @@ func isFabric(k Kind) bool {
 func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 	raw := &fabricmodel.Raw{Source: file}
 	owner := map[string]int{}
+	ls = slices.Clone(ls) // refused lines are blanked
 	for _, i := range idx {
 		s := &segs[i]
 		name := string(s.Kind)
@@ -815,6 +992,7 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			continue
 		}
 		owner[name] = i
+		s.Skipped = append(s.Skipped, skipRefused(file, ls, Span{Kind: s.Kind, Start: s.Start, End: s.End})...)
 		raw.Outputs = append(raw.Outputs, &fabricmodel.Output{Name: name, Stdout: []byte(segmentText(ls, Span{Start: s.Start, End: s.End}))})
 	}
 	f := fabric.Build(raw)
