@@ -71,6 +71,9 @@ type Segment struct {
 	Skipped []string `json:"skipped"`
 	// Failed is true when the segment could not be parsed at all.
 	Failed bool `json:"failed,omitempty"`
+	// Empty says what the output lacked when it was read but held
+	// nothing to judge ("no result row"); "" when it was judged.
+	Empty string `json:"not_judged,omitempty"`
 	// err is the parser's error when Failed.
 	err error
 }
@@ -103,8 +106,7 @@ type File struct {
 type Report struct {
 	Files    []File            `json:"files"`
 	Findings []finding.Finding `json:"findings"`
-	Verdict  string            `json:"verdict"`
-	ExitCode int               `json:"exit_code"`
+	finding.Outcome
 }
 
 // Input is one file to analyse.
@@ -138,32 +140,45 @@ func Run(in []Input, opts Options) *Report {
 	catalog.Sort(r.Findings)
 	for i := range r.Files {
 		for j := range r.Files[i].Segments {
-			noNulls(r.Files[i].Segments[j].Findings)
+			finding.NoNulls(r.Files[i].Segments[j].Findings)
 		}
 	}
-	noNulls(r.Findings)
-	r.Verdict, r.ExitCode = finding.Verdict(r.Findings), finding.ExitCode(r.Findings)
-	if cannot {
-		r.ExitCode = finding.ExitCannot
-		r.Verdict = "could not run"
-	}
+	r.Outcome, r.Findings = finding.Judge(r.Findings, missing(r, cannot))
 	return r
 }
 
-// noNulls gives findings empty lists instead of nil, so JSON consumers
-// never see null.
-func noNulls(fs []finding.Finding) {
-	for i := range fs {
-		if fs[i].Evidence == nil {
-			fs[i].Evidence = []finding.Evidence{}
+// missing says why nothing was judged, "" when something was: a file
+// that could not be read or recognised, or outputs that held nothing to
+// judge (a test without a result row, a log without a message).
+func missing(r *Report, cannot bool) string {
+	var why []string
+	judged := false
+	for _, f := range r.Files {
+		switch {
+		case f.Error != "":
+			why = append(why, f.File+": "+f.Error)
+		case f.NotRecognised:
+			why = append(why, f.File+": not recognised as any tool's output")
+		case f.Unparsed:
+			why = append(why, f.File+": no output in it could be parsed")
 		}
-		if fs[i].Causes == nil {
-			fs[i].Causes = []string{}
-		}
-		if fs[i].Remedy == nil {
-			fs[i].Remedy = []string{}
+		for _, s := range f.Segments {
+			switch {
+			case s.Kind == KindUnknown || s.Failed:
+			case s.Empty != "":
+				why = append(why, fmt.Sprintf("%s lines %s: %s", f.File, s.Lines, s.Empty))
+			default:
+				judged = true
+			}
 		}
 	}
+	if cannot || !judged && len(r.Findings) == 0 {
+		if len(why) == 0 {
+			return "no input"
+		}
+		return strings.Join(why, "; ")
+	}
+	return ""
 }
 
 // AnalyzeText splits one file into segments and diagnoses each.
@@ -747,6 +762,11 @@ func diagnoseKernel(seg *Segment, file string, ls []string, sp Span, opts Option
 		e.Line += sp.Start - 1
 	}
 	seg.Summary = plural(len(lg.Records), "kernel message", "kernel messages")
+	// --kind dmesg reads any line as a message; a text none of whose
+	// lines looks like the kernel's judged nothing.
+	if !slices.ContainsFunc(ls[sp.Start-1:sp.End], kmsg.DetectLine) {
+		seg.Empty = "no line looks like a kernel message (timestamp, facility or driver prefix)"
+	}
 	if len(lg.Errors) > 0 {
 		ns := make([]int, len(lg.Errors))
 		for i, e := range lg.Errors {
@@ -929,6 +949,9 @@ func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *conte
 	}
 	a := ncclrules.CheckTests(out, to)
 	seg.Summary = fmt.Sprintf("nccl-tests, %s", plural(len(a.Runs), "run", "runs"))
+	if !slices.ContainsFunc(out.Runs, func(r *nccltests.Run) bool { return len(r.Rows) > 0 }) && len(a.Findings) == 0 {
+		seg.Empty = "no result row (the test printed its header and stopped, or the paste was cut)"
+	}
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)
 	if lg != nil {
@@ -960,6 +983,9 @@ func diagnosePerftest(seg *Segment, file, text string, opts Options, ctx *contex
 	}
 	a := perftestrules.Check(rs, perftestrules.Options{LineRateGbps: lineRate(seg, opts, ctx), MaxLatencyUS: opts.MaxLatencyUS})
 	seg.Summary = "perftest, " + plural(len(rs), "test", "tests")
+	if !slices.ContainsFunc(rs, func(r *perftest.Result) bool { return len(r.BW) > 0 || len(r.Lat) > 0 }) && len(a.Findings) == 0 {
+		seg.Empty = "no result row (the test printed its banner and stopped, or the paste was cut)"
+	}
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)
 	return nil
