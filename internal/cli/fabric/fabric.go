@@ -163,10 +163,10 @@ that fail are reported as gaps, and the rest is still judged.`,
 
 // Document is the JSON output of check and diff.
 type Document struct {
-	Source   string            `json:"source"`
-	Taken    time.Time         `json:"taken"`
-	Summary  Summary           `json:"summary"`
-	Verdict  string            `json:"verdict"`
+	Source  string    `json:"source"`
+	Taken   time.Time `json:"taken"`
+	Summary Summary   `json:"summary"`
+	finding.Outcome
 	Findings []finding.Finding `json:"findings"`
 	Gaps     []fabricrules.Gap `json:"gaps"`
 }
@@ -191,10 +191,10 @@ func summarize(m *fabricrules.Fabric) Summary {
 	return s
 }
 
-func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabricrules.Fabric, fs []finding.Finding, gaps []fabricrules.Gap, verbose bool) error {
-	if fs == nil {
-		fs = []finding.Finding{}
-	}
+// writeResult writes the verdict on fs, or "not judged" with what was
+// missing when missing is not "".
+func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabricrules.Fabric, fs []finding.Finding, gaps []fabricrules.Gap, verbose bool, missing string) error {
+	out, fs := finding.Judge(fs, missing)
 	if gaps == nil {
 		gaps = []fabricrules.Gap{}
 	}
@@ -203,12 +203,16 @@ func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabr
 		src = "live"
 	}
 	if format == cmdutil.FormatJSON {
-		return cmdutil.WriteJSON(w, Document{Source: src, Taken: m.Taken, Summary: summarize(m), Verdict: finding.Verdict(fs), Findings: fs, Gaps: gaps})
+		return cmdutil.WriteJSON(w, Document{Source: src, Taken: m.Taken, Summary: summarize(m), Outcome: out, Findings: fs, Gaps: gaps})
 	}
 	sty := report.Style{Enabled: f.Color}
 	s := summarize(m)
+	verdict := report.VerdictLine(sty, "fabric", fs)
+	if !out.IsJudged() {
+		verdict = "fabric: " + sty.Severity(finding.Critical, "NOT JUDGED") + " (" + out.NotJudged + ")"
+	}
 	fmt.Fprintf(w, "%s — %d switches, %d CAs, %d links, %d forwarding tables (%s)\n",
-		report.VerdictLine(sty, "fabric", fs), s.Switches, s.CAs, s.Links, s.Tables, src)
+		verdict, s.Switches, s.CAs, s.Links, s.Tables, src)
 	if len(fs) > 0 {
 		fmt.Fprintln(w)
 		report.Findings(w, sty, fs)
