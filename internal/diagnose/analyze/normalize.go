@@ -107,7 +107,6 @@ func normalize(ls []string) ([]string, []Rewrite) {
 	out := make([]string, len(ls))
 	copy(out, ls)
 	var rw []Rewrite
-	rw = append(rw, unBacktick(out)...)
 	rw = append(rw, unDiff(out)...)
 	// Wrappers nest (a quoted mail of a tagged mpirun output): peel
 	// until nothing changes.
@@ -126,6 +125,8 @@ func normalize(ls []string) ([]string, []Rewrite) {
 			break
 		}
 	}
+	// Backticks last: a fence is only seen once its quoting is off.
+	rw = append(rw, unBacktick(out)...)
 	return out, rw
 }
 
@@ -151,6 +152,21 @@ func stripRuns(ls []string, c prefixClass) []Rewrite {
 			rw = append(rw, Rewrite{Start: start + 1, End: last + 1, What: c.name})
 		}
 		start, last, carried, other, gap = -1, -1, 0, 0, 0
+	}
+	// A paste every line of which carries the prefix is wrapped whole,
+	// however short (but "1: first" is a list, " * x" a bullet: the
+	// classes with a higher minimum keep it).
+	all, nonBlank := 0, 0
+	for _, l := range ls {
+		if strings.TrimSpace(l) != "" {
+			nonBlank++
+			if c.match(l) >= 0 {
+				all++
+			}
+		}
+	}
+	if all > 0 && all == nonBlank && c.min == 0 {
+		minRun = 1
 	}
 	for i, l := range ls {
 		switch {

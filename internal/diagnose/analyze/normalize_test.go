@@ -45,6 +45,8 @@ func TestNormalize(t *testing.T) {
 			"[ 1.0] NVRM: GPU at PCI:0000:17:00: GPU has fallen off the bus.\n        NVRM: GPU is on Board\n        NVRM: A GPU crash dump", ""},
 		{"stray backtick", "`host:1:2 [0] NCCL WARN NET/IB : Got completion", "host:1:2 [0] NCCL WARN NET/IB : Got completion", "stray backticks"},
 		{"fences stay", "```\nCA 'mlx5_0'\n```", "```\nCA 'mlx5_0'\n```", ""},
+		{"quoted fences stay fences", "> ```\n> x0:1:1 [0] NCCL INFO Using network Socket\n> ```", "```\nx0:1:1 [0] NCCL INFO Using network Socket\n```", "mail or markdown quoting"},
+		{"a one-line paste quoted whole", "> link mlx5_7/1 state DOWN physical_state POLLING", "link mlx5_7/1 state DOWN physical_state POLLING", "mail or markdown quoting"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
