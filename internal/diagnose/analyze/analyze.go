@@ -229,6 +229,7 @@ func AnalyzeText(name, text string, opts Options) File {
 			segs[i] = &seg
 		}
 	}
+	joinNCCLLogs(name, ls, spans, segs, opts, ctx)
 	var fabricSegs []int
 	for i, sp := range spans {
 		if segs[i] == nil {
@@ -916,6 +917,46 @@ func diagnoseNCCLLog(seg *Segment, file, text string, opts Options, ctx *context
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)
 	return nil
+}
+
+// joinNCCLLogs judges the NCCL logs of one file as one job, as 'nccl
+// log' does with its files: a paste quotes the client's lines and the
+// server's in separate blocks, and a socket fallback on one side next to
+// IB on the other is only seen with both. The findings go to the first
+// log's segment.
+func joinNCCLLogs(file string, ls []string, spans []Span, segs []*Segment, opts Options, ctx *context) {
+	var idx []int
+	var logs []*nccllog.Log
+	for i, sp := range spans {
+		if sp.Kind != KindNCCLLog || segs[i] == nil || segs[i].Failed {
+			continue
+		}
+		lg, err := nccllog.Parse(strings.NewReader(segmentText(ls, sp)), file)
+		if err != nil {
+			continue
+		}
+		idx = append(idx, i)
+		logs = append(logs, lg)
+	}
+	if len(logs) < 2 {
+		return
+	}
+	a := ncclrules.CheckLog(nccllog.Merge(logs...), ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
+	var parts []string
+	for _, i := range idx {
+		parts = append(parts, segs[i].Lines)
+	}
+	first := segs[idx[0]]
+	first.Findings = a.Findings
+	first.Skipped = nil
+	notes(first, a.Notes)
+	first.Skipped = append(first.Skipped, fmt.Sprintf("the NCCL logs at lines %s are judged together, as one job", strings.Join(parts, ", ")))
+	*first = finish(*first, file, nil)
+	first.Summary = fmt.Sprintf("NCCL log of %s, one job with %s", plural(len(a.Procs), "process", "processes"), plural(len(idx)-1, "more log", "more logs"))
+	for _, i := range idx[1:] {
+		segs[i].Findings = []finding.Finding{}
+		segs[i].Skipped = []string{fmt.Sprintf("judged with the NCCL log at lines %s, as one job", first.Lines)}
+	}
 }
 
 // lineRate is --line-rate, else the rate most ACTIVE ports of the paste's

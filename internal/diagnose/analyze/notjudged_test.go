@@ -51,3 +51,24 @@ func TestNothingJudgedIsNotHealthy(t *testing.T) {
 		})
 	}
 }
+
+// A paste that quotes the client's and the server's NCCL lines in separate
+// blocks is one job: IB on one side and a socket fallback on the other is
+// the mismatch, judged critical (each block alone shows only half).
+func TestNCCLLogsOfOneFileAreOneJob(t *testing.T) {
+	text := "On the client:\n```\nx1:870114:870114 [1] NCCL INFO Using network IB\n```\nOn the server:\n```\n" +
+		"x0:26431:26431 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\nx0:26431:26431 [0] NCCL INFO Using network Socket\n```\n"
+	r := Run([]Input{{Name: "p", Text: text}}, Options{})
+	if len(r.Findings) != 1 || r.Findings[0].ID != "nccl.socket_fallback" || r.Findings[0].Severity != finding.Critical {
+		t.Fatalf("findings %v", signature(r))
+	}
+	var logs int
+	for _, s := range r.Files[0].Segments {
+		if s.Kind == KindNCCLLog {
+			logs++
+		}
+	}
+	if logs != 2 {
+		t.Errorf("%d NCCL log segments, want 2 (judged together)", logs)
+	}
+}
