@@ -279,3 +279,42 @@ func TestStatusJSON(t *testing.T) {
 		t.Errorf("mlx5_9: %+v", p9)
 	}
 }
+
+// A run that stops before judging anything still prints a JSON object
+// when JSON was asked for (verdict not_judged, the reason); text runs and
+// runs that printed their own document are left alone.
+func TestCannotRunJSON(t *testing.T) {
+	tests := []struct {
+		args   []string
+		object bool
+		reason string
+	}{
+		{[]string{"check", "--root", "/nonexistent/root", "--format", "json"}, true, "cannot open root"},
+		{[]string{"doctor", "--root", "/nonexistent/root", "--format", "json"}, true, "cannot open root"},
+		{[]string{"analyze", "--format", "json", "/nonexistent/file.txt"}, true, ""},
+		{[]string{"check", "--root", "/nonexistent/root"}, false, ""},
+	}
+	for _, tt := range tests {
+		out, _, code := run(t, tt.args...)
+		if code != 3 {
+			t.Errorf("%v: exit %d", tt.args, code)
+		}
+		if !tt.object {
+			if out != "" {
+				t.Errorf("%v: stdout %q, want none", tt.args, out)
+			}
+			continue
+		}
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Errorf("%v: stdout is not one JSON object (%v): %q", tt.args, err, out)
+			continue
+		}
+		if doc["verdict"] != "not_judged" || doc["exit_code"] != 3.0 || doc["findings"] == nil {
+			t.Errorf("%v: %s", tt.args, out)
+		}
+		if r, _ := doc["not_judged"].(string); !strings.Contains(r, tt.reason) || r == "" {
+			t.Errorf("%v: reason %q, want %q in it", tt.args, r, tt.reason)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -99,21 +100,62 @@ func Main(version string, args []string) int {
 // Run executes the command tree with a Factory and returns the exit code;
 // tests call it in-process.
 func Run(f *cmdutil.Factory, args []string) int {
-	root := NewRootCmd(f)
+	// Count what the command writes: an exit-3 run asked for JSON that
+	// wrote nothing still prints an object (see notJudgedJSON).
+	out := &countingWriter{w: f.Out}
+	fc := *f
+	fc.Out = out
+	root := NewRootCmd(&fc)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return finding.ExitHealthy
 	}
+	code, msg := finding.ExitCannot, err
 	var ee *cmdutil.ExitError
 	if errors.As(err, &ee) {
-		if ee.Err != nil {
-			fmt.Fprintf(f.ErrOut, "ibdoctor: %v\n", ee.Err)
-		}
-		return ee.Code
+		code, msg = ee.Code, ee.Err
 	}
 	// Cobra's own errors (unknown command, bad args) and anything
 	// unexpected: the tool could not run.
-	fmt.Fprintf(f.ErrOut, "ibdoctor: %v\n", err)
-	return finding.ExitCannot
+	if msg != nil {
+		fmt.Fprintf(f.ErrOut, "ibdoctor: %v\n", msg)
+	}
+	if code == finding.ExitCannot && out.n == 0 && wantsJSON(cmd) {
+		reason := "the command could not run"
+		if msg != nil {
+			reason = msg.Error()
+		}
+		_ = cmdutil.WriteJSON(f.Out, notJudgedJSON{Outcome: finding.NotJudged(reason), Findings: []finding.Finding{}})
+	}
+	return code
+}
+
+// notJudgedJSON is the document of a run that stopped before judging
+// anything (an unreadable root, a file that is not there): scripts that
+// asked for JSON get an object, not an empty stdout.
+type notJudgedJSON struct {
+	finding.Outcome
+	Findings []finding.Finding `json:"findings"`
+}
+
+// wantsJSON says whether cmd was given --format json.
+func wantsJSON(cmd *cobra.Command) bool {
+	if cmd == nil {
+		return false
+	}
+	fl := cmd.Flags().Lookup("format")
+	return fl != nil && fl.Value.String() == string(cmdutil.FormatJSON)
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }

@@ -31,6 +31,9 @@ func writeText(w io.Writer, sty report.Style, r *analyze.Report) {
 		verdict += " — " + sty.Severity(finding.Critical, "some input could not be analysed (exit 3)")
 	}
 	fmt.Fprintf(w, "%s — %s, %s\n", verdict, plural(len(r.Files), "file", "files"), plural(segs, "output", "outputs"))
+	if !r.IsJudged() {
+		fmt.Fprintf(w, "not judged: %s\n", r.NotJudged)
+	}
 	for _, f := range r.Files {
 		fmt.Fprintln(w)
 		switch {

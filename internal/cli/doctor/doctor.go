@@ -154,7 +154,11 @@ func Diagnose(ctx context.Context, o *Options) (*diagdoctor.Result, error) {
 }
 
 func writeText(w io.Writer, st report.Style, r *diagdoctor.Result, maxSteps int) {
-	fmt.Fprintf(w, "%s %s\n", st.Bold("ibdoctor doctor"), report.VerdictLine(st, r.Host, r.Findings))
+	verdict := report.VerdictLine(st, r.Host, r.Findings)
+	if !r.IsJudged() {
+		verdict = st.Severity(finding.Critical, "NOT JUDGED") + " (" + r.NotJudged + ")"
+	}
+	fmt.Fprintf(w, "%s %s\n", st.Bold("ibdoctor doctor"), verdict)
 	var ctx []string
 	ctx = append(ctx, "root "+r.Root)
 	if r.Snap.Kernel != "" {

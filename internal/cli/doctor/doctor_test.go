@@ -358,3 +358,21 @@ func TestBadEnvFile(t *testing.T) {
 		t.Errorf("exit %d, output %q", code, out)
 	}
 }
+
+// --pid of a process that is not there judged nothing of the job: exit 3,
+// never HEALTHY, and the JSON document says what was missing.
+func TestPIDNotThere(t *testing.T) {
+	root := simRoot(t, "h100-ndr", nil)
+	out, code := runDoctor(t, nil, "--root", root, "--pid", "999999")
+	if code != finding.ExitCannot || strings.Contains(out, "HEALTHY") || !strings.Contains(out, "no process 999999") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	r, code := doctorJSON(t, nil, "--root", root, "--pid", "999999")
+	if code != finding.ExitCannot || r.Verdict != finding.VerdictNotJudged || !strings.Contains(r.NotJudged, "no process 999999") || r.Findings == nil {
+		t.Errorf("exit %d, document %+v", code, r.Outcome)
+	}
+	// The same root without --pid, or with the job's own PID, is judged.
+	if r, code := doctorJSON(t, nil, "--root", root); code != 0 || !r.IsJudged() {
+		t.Errorf("without --pid: exit %d, %+v", code, r.Outcome)
+	}
+}

@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -120,8 +121,9 @@ func runCheck(ctx context.Context, o *CheckOptions) error {
 	}
 	m := fabricrules.Build(raw)
 	if len(m.Nodes) == 0 {
-		_ = writeResult(o.F.Out, o.F, o.Format, m, nil, m.Gaps, nil, o.Verbose)
-		return cmdutil.CannotRun(fmt.Errorf("no fabric topology could be read (see the gaps)"))
+		const missing = "no fabric topology could be read (see the gaps)"
+		_ = writeResult(o.F.Out, o.F, o.Format, m, nil, m.Gaps, nil, o.Verbose, missing)
+		return cmdutil.CannotRun(errors.New(missing))
 	}
 	fs := fabricrules.Check(m, opts)
 	var routingGap []fabricrules.Gap
@@ -143,7 +145,7 @@ func runCheck(ctx context.Context, o *CheckOptions) error {
 	// CheckRouting sets the causes of the gaps it explains: read them after.
 	gaps := append(slices.Clone(m.Gaps), routingGap...)
 	catalog.Sort(fs)
-	if err := writeResult(o.F.Out, o.F, o.Format, m, fs, gaps, bis, o.Verbose); err != nil {
+	if err := writeResult(o.F.Out, o.F, o.Format, m, fs, gaps, bis, o.Verbose, ""); err != nil {
 		return err
 	}
 	return cmdutil.Exit(finding.ExitCode(fs))

@@ -2,7 +2,7 @@ package fabric
 
 import (
 	"context"
-	"fmt"
+	"errors"
 
 	"github.com/spf13/cobra"
 
@@ -63,11 +63,12 @@ func runDiff(ctx context.Context, o *DiffOptions) error {
 	}
 	m := fabricrules.Build(raw)
 	if len(m.Nodes) == 0 {
-		_ = writeResult(o.F.Out, o.F, o.Format, m, nil, m.Gaps, nil, false)
-		return cmdutil.CannotRun(fmt.Errorf("no fabric topology could be read (see the gaps)"))
+		const missing = "no fabric topology could be read (see the gaps)"
+		_ = writeResult(o.F.Out, o.F, o.Format, m, nil, m.Gaps, nil, false, missing)
+		return cmdutil.CannotRun(errors.New(missing))
 	}
 	fs := fabricrules.Diff(m, plan)
-	if err := writeResult(o.F.Out, o.F, o.Format, m, fs, m.Gaps, nil, false); err != nil {
+	if err := writeResult(o.F.Out, o.F, o.Format, m, fs, m.Gaps, nil, false, ""); err != nil {
 		return err
 	}
 	return cmdutil.Exit(finding.ExitCode(fs))

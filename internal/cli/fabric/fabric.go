@@ -173,10 +173,10 @@ type Document struct {
 	Summary Summary   `json:"summary"`
 	// Bisection is the effective bisection bandwidth under the static
 	// routes (check only, when the collection has forwarding tables).
-	Bisection *job.Bisection    `json:"bisection,omitempty"`
-	Verdict   string            `json:"verdict"`
-	Findings  []finding.Finding `json:"findings"`
-	Gaps      []fabricrules.Gap `json:"gaps"`
+	Bisection *job.Bisection `json:"bisection,omitempty"`
+	finding.Outcome
+	Findings []finding.Finding `json:"findings"`
+	Gaps     []fabricrules.Gap `json:"gaps"`
 }
 
 // Summary counts what the model holds.
@@ -199,10 +199,10 @@ func summarize(m *fabricrules.Fabric) Summary {
 	return s
 }
 
-func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabricrules.Fabric, fs []finding.Finding, gaps []fabricrules.Gap, bis *job.Bisection, verbose bool) error {
-	if fs == nil {
-		fs = []finding.Finding{}
-	}
+// writeResult writes the verdict on fs, or "not judged" with what was
+// missing when missing is not "".
+func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabricrules.Fabric, fs []finding.Finding, gaps []fabricrules.Gap, bis *job.Bisection, verbose bool, missing string) error {
+	out, fs := finding.Judge(fs, missing)
 	if gaps == nil {
 		gaps = []fabricrules.Gap{}
 	}
@@ -211,12 +211,16 @@ func writeResult(w io.Writer, f *cmdutil.Factory, format cmdutil.Format, m *fabr
 		src = "live"
 	}
 	if format == cmdutil.FormatJSON {
-		return cmdutil.WriteJSON(w, Document{Source: src, Taken: m.Taken, Summary: summarize(m), Bisection: bis, Verdict: finding.Verdict(fs), Findings: fs, Gaps: gaps})
+		return cmdutil.WriteJSON(w, Document{Source: src, Taken: m.Taken, Summary: summarize(m), Bisection: bis, Outcome: out, Findings: fs, Gaps: gaps})
 	}
 	sty := report.Style{Enabled: f.Color}
 	s := summarize(m)
+	verdict := report.VerdictLine(sty, "fabric", fs)
+	if !out.IsJudged() {
+		verdict = "fabric: " + sty.Severity(finding.Critical, "NOT JUDGED") + " (" + out.NotJudged + ")"
+	}
 	fmt.Fprintf(w, "%s — %d switches, %d CAs, %d links, %d forwarding tables (%s)\n",
-		report.VerdictLine(sty, "fabric", fs), s.Switches, s.CAs, s.Links, s.Tables, src)
+		verdict, s.Switches, s.CAs, s.Links, s.Tables, src)
 	if bis != nil {
 		fmt.Fprintf(w, "effective bisection bandwidth: %.0f%% of flows at full rate (median %.0f%%, min %.0f%% over %d random pairings of %d CA ports)\n",
 			100*bis.Mean, 100*bis.Median, 100*bis.Min, bis.Samples, bis.Ports)

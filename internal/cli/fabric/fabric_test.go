@@ -268,3 +268,35 @@ func TestGoldenManySwitches(t *testing.T) {
 		t.Errorf("%d critical route_missing blocks, want 1 (one cause)", n)
 	}
 }
+
+// A host without RDMA ports (or a collection without a topology) judged
+// nothing: exit 3, never HEALTHY, and the JSON document is printed with
+// verdict "not_judged" and what was missing.
+func TestCheckNoTopologyNotJudged(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ibnetdiscover.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"check", "diff"} {
+		args := []string{cmd, "--from", dir}
+		if cmd == "diff" {
+			plan := filepath.Join(dir, "plan.txt")
+			if err := os.WriteFile(plan, []byte("h1 1 leaf1 1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args = append(args, "--plan", plan)
+		}
+		text, _, code := run(t, args...)
+		if code != 3 || strings.Contains(text, "HEALTHY") || !strings.Contains(text, "NOT JUDGED") {
+			t.Errorf("%s: exit %d:\n%s", cmd, code, text)
+		}
+		out, _, code := run(t, append(args, "--format", "json")...)
+		var doc Document
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 3 {
+			t.Fatalf("%s: exit %d, %v:\n%s", cmd, code, err, out)
+		}
+		if doc.Verdict != finding.VerdictNotJudged || doc.ExitCode != 3 || !strings.Contains(doc.NotJudged, "no fabric topology") || doc.Findings == nil {
+			t.Errorf("%s: document %s", cmd, out)
+		}
+	}
+}

@@ -72,8 +72,7 @@ type logFile struct {
 }
 
 type logDoc struct {
-	Verdict  string                 `json:"verdict"`
-	ExitCode int                    `json:"exit_code"`
+	finding.Outcome
 	Files    []logFile              `json:"files"`
 	Analysis *ncclrules.LogAnalysis `json:"analysis,omitempty"`
 	Findings []finding.Finding      `json:"findings"`
@@ -112,7 +111,8 @@ func runLog(ctx context.Context, o *LogOptions) error {
 		doc.Findings = doc.Analysis.Findings
 		doc.Notes = append(doc.Notes, doc.Analysis.Notes...)
 	}
-	return finish(o.F, o.Format, judged{&doc.Findings, &doc.Verdict, &doc.ExitCode}, len(doc.Errors), len(o.Files), &doc,
+	judge(&doc.Outcome, &doc.Findings, len(doc.Errors), len(o.Files), "")
+	return finish(o.F, o.Format, doc.ExitCode, &doc,
 		func(w io.Writer, st report.Style) { writeLogText(w, st, &doc) })
 }
 
@@ -184,7 +184,7 @@ func writeLogText(w io.Writer, st report.Style, doc *logDoc) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, verdictLine(st, doc.Findings, len(doc.Files)))
+	fmt.Fprintln(w, verdictLine(st, doc.Outcome, doc.Findings))
 	writeFindings(w, st, doc.Findings)
 	writeNotes(w, doc.Notes, doc.Errors)
 }

@@ -124,32 +124,22 @@ type fileError struct {
 	Error  string `json:"error"`
 }
 
-// exitCode maps the findings and unreadable inputs to the exit code: 3
-// when nothing could be read, at least 1 when some input was not analysed.
-func exitCode(fs []finding.Finding, failed, total int) int {
+// judge sorts the findings and sets the outcome: "not_judged" (exit 3)
+// when no input could be read or missing says what else was missing, at
+// least a warning when some input was not analysed.
+func judge(out *finding.Outcome, fs *[]finding.Finding, failed, total int, missing string) {
 	if total > 0 && failed == total {
-		return finding.ExitCannot
+		missing = "no input could be read"
 	}
-	code := finding.ExitCode(fs)
-	if failed > 0 && code == finding.ExitHealthy {
-		code = finding.ExitWarning
+	*out, *fs = finding.Judge(sortFindings(*fs), missing)
+	if failed > 0 && out.ExitCode == finding.ExitHealthy {
+		out.ExitCode = finding.ExitWarning
 	}
-	return code
 }
 
-// judged is the verdict part both commands' documents carry.
-type judged struct {
-	findings *[]finding.Finding
-	verdict  *string
-	code     *int
-}
-
-// finish sorts the findings, sets the document's verdict and exit code,
-// writes it as JSON or through text, and returns the exit.
-func finish(f *cmdutil.Factory, format cmdutil.Format, j judged, failed, total int, doc any, text func(io.Writer, report.Style)) error {
-	*j.findings = sortFindings(*j.findings)
-	*j.verdict = finding.Verdict(*j.findings)
-	*j.code = exitCode(*j.findings, failed, total)
+// finish writes the document as JSON (exit 3 too: scripts get an object)
+// or through text, and returns the exit.
+func finish(f *cmdutil.Factory, format cmdutil.Format, code int, doc any, text func(io.Writer, report.Style)) error {
 	if format == cmdutil.FormatJSON {
 		if err := cmdutil.WriteJSON(f.Out, doc); err != nil {
 			return err
@@ -157,7 +147,7 @@ func finish(f *cmdutil.Factory, format cmdutil.Format, j judged, failed, total i
 	} else {
 		text(f.Out, report.Style{Enabled: f.Color})
 	}
-	return cmdutil.Exit(*j.code)
+	return cmdutil.Exit(code)
 }
 
 func writeFindings(w io.Writer, st report.Style, fs []finding.Finding) {
@@ -191,11 +181,11 @@ func errLine(source, msg string) string {
 	return source + ": " + msg
 }
 
-// verdictLine is the verdict, or says that nothing was analysed (a
-// "HEALTHY" over no input would be a lie).
-func verdictLine(st report.Style, fs []finding.Finding, analysed int) string {
-	if analysed == 0 {
-		return st.Severity(finding.Critical, "NOT ANALYSED") + " (no input could be read)"
+// verdictLine is the verdict, or says what was missing when nothing was
+// judged (a "HEALTHY" over nothing would be a lie).
+func verdictLine(st report.Style, o finding.Outcome, fs []finding.Finding) string {
+	if !o.IsJudged() {
+		return st.Severity(finding.Critical, "NOT ANALYSED") + " (" + o.NotJudged + ")"
 	}
 	return report.VerdictLine(st, "", fs)
 }

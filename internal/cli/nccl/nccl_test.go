@@ -243,3 +243,22 @@ func TestPerfNICsPerNode(t *testing.T) {
 		t.Error("--nics-per-node -1 accepted")
 	}
 }
+
+// An nccl-tests output with only its header (the run stopped before the
+// first size) judged nothing: exit 3, never HEALTHY, and the JSON
+// document says so.
+func TestPerfHeaderOnlyNotJudged(t *testing.T) {
+	header := "# nThread 1 nGpus 1 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n#  Rank  0 Group  0 Pid 1 on gpu1 device  0 [0000:9d:00] NVIDIA H100 80GB HBM3\n#  Rank  1 Group  0 Pid 2 on gpu2 device  0 [0000:9d:00] NVIDIA H100 80GB HBM3\n"
+	out, code := run(t, header, "perf", "-")
+	if code != 3 || strings.Contains(out, "HEALTHY") || !strings.Contains(out, "no result row") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	out, code = run(t, header, "perf", "--format", "json", "-")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 3 {
+		t.Fatalf("exit %d, %v:\n%s", code, err, out)
+	}
+	if doc["verdict"] != "not_judged" || doc["exit_code"] != 3.0 || doc["findings"] == nil {
+		t.Errorf("document %s", out)
+	}
+}

@@ -114,8 +114,7 @@ type perfFile struct {
 }
 
 type perfDoc struct {
-	Verdict  string            `json:"verdict"`
-	ExitCode int               `json:"exit_code"`
+	finding.Outcome
 	Files    []perfFile        `json:"files"`
 	Findings []finding.Finding `json:"findings"`
 	Notes    []string          `json:"notes,omitempty"`
@@ -164,8 +163,25 @@ func runPerf(ctx context.Context, o *PerfOptions) error {
 		doc.Findings = append(doc.Findings, a.Findings...)
 		doc.Notes = append(doc.Notes, a.Notes...)
 	}
-	return finish(o.F, o.Format, judged{&doc.Findings, &doc.Verdict, &doc.ExitCode}, len(doc.Errors), len(o.Files), &doc,
+	missing := ""
+	if len(doc.Findings) == 0 && !hasRows(doc.Files) {
+		missing = "no result row in any input (the test printed its header and stopped, or the output was cut)"
+	}
+	judge(&doc.Outcome, &doc.Findings, len(doc.Errors), len(o.Files), missing)
+	return finish(o.F, o.Format, doc.ExitCode, &doc,
 		func(w io.Writer, st report.Style) { writePerfText(w, st, &doc) })
+}
+
+// hasRows says whether any run of the files printed a result row.
+func hasRows(fs []perfFile) bool {
+	for _, f := range fs {
+		for _, r := range f.Output.Runs {
+			if len(r.Rows) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // parseTestsFile parses an nccl-tests output and, when NCCL_DEBUG=INFO
@@ -226,7 +242,7 @@ func writePerfText(w io.Writer, st report.Style, doc *perfDoc) {
 			fmt.Fprintln(w)
 		}
 	}
-	fmt.Fprintln(w, verdictLine(st, doc.Findings, len(doc.Files)))
+	fmt.Fprintln(w, verdictLine(st, doc.Outcome, doc.Findings))
 	writeFindings(w, st, doc.Findings)
 	writeNotes(w, doc.Notes, doc.Errors)
 }

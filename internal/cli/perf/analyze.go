@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -81,8 +82,7 @@ type analyzeError struct {
 }
 
 type analyzeDoc struct {
-	Verdict  string                  `json:"verdict"`
-	ExitCode int                     `json:"exit_code"`
+	finding.Outcome
 	Results  []*perftest.Result      `json:"results"`
 	Summary  []perftestrules.Summary `json:"summary"`
 	Findings []finding.Finding       `json:"findings"`
@@ -108,17 +108,16 @@ func analyzeRun(ctx context.Context, o *AnalyzeOptions) error {
 	}
 	a := perftestrules.Check(doc.Results, perftestrules.Options{LineRateGbps: o.LineRate, MaxLatencyUS: o.MaxLatency, DeviceRateGbps: rates})
 	doc.Summary, doc.Notes = a.Results, a.Notes
-	doc.Findings = a.Findings
-	if doc.Findings == nil {
-		doc.Findings = []finding.Finding{}
-	}
-	catalog.Sort(doc.Findings)
-	doc.Verdict = finding.Verdict(doc.Findings)
-	doc.ExitCode = finding.ExitCode(doc.Findings)
+	catalog.Sort(a.Findings)
+	missing := ""
 	switch {
 	case len(doc.Errors) == len(o.Files):
-		doc.ExitCode = finding.ExitCannot
-	case len(doc.Errors) > 0 && doc.ExitCode == finding.ExitHealthy:
+		missing = "no input could be read"
+	case len(a.Findings) == 0 && !slices.ContainsFunc(doc.Results, func(r *perftest.Result) bool { return len(r.BW) > 0 || len(r.Lat) > 0 }):
+		missing = "no result row in any input (the test printed its banner and stopped, or the output was cut)"
+	}
+	doc.Outcome, doc.Findings = finding.Judge(a.Findings, missing)
+	if len(doc.Errors) > 0 && doc.ExitCode == finding.ExitHealthy {
 		doc.ExitCode = finding.ExitWarning
 	}
 	if o.Format == cmdutil.FormatJSON {
@@ -206,8 +205,8 @@ func writeAnalyzeText(w io.Writer, st report.Style, doc *analyzeDoc) {
 		tw.Flush()
 		fmt.Fprintln(w)
 	}
-	if len(doc.Errors) == doc.files {
-		fmt.Fprintln(w, st.Severity(finding.Critical, "NOT ANALYSED")+" (no input could be read)")
+	if !doc.IsJudged() {
+		fmt.Fprintln(w, st.Severity(finding.Critical, "NOT ANALYSED")+" ("+doc.NotJudged+")")
 	} else {
 		fmt.Fprintln(w, report.VerdictLine(st, "", doc.Findings))
 	}

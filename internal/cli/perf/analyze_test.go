@@ -127,3 +127,25 @@ func TestAnalyzeRoot(t *testing.T) {
 		t.Errorf("unusable root: exit %d, want 3", code)
 	}
 }
+
+// A perftest output without a result row judged nothing: exit 3, never
+// HEALTHY, and the JSON document says what was missing.
+func TestAnalyzeNoResultRow(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "banner.txt")
+	banner := "---------------------------------------------------------------------------------------\n                    RDMA_Write BW Test\n Dual-port       : OFF\t\tDevice         : mlx5_0\n Number of qps   : 1\t\tTransport type : IB\n---------------------------------------------------------------------------------------\n"
+	if err := os.WriteFile(p, []byte(banner), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runAnalyze(t, p)
+	if code != 3 || strings.Contains(out, "HEALTHY") || !strings.Contains(out, "no result row") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	out, code = runAnalyze(t, "--format", "json", p)
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 3 {
+		t.Fatalf("exit %d, %v:\n%s", code, err, out)
+	}
+	if doc["verdict"] != "not_judged" || doc["exit_code"] != 3.0 || !strings.Contains(doc["not_judged"].(string), "no result row") {
+		t.Errorf("document %s", out)
+	}
+}

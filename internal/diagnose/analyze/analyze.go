@@ -13,6 +13,7 @@ import (
 	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
@@ -70,6 +71,11 @@ type Segment struct {
 	Skipped []string `json:"skipped"`
 	// Failed is true when the segment could not be parsed at all.
 	Failed bool `json:"failed,omitempty"`
+	// Empty says what the output lacked when it was read but held
+	// nothing to judge ("no result row"); "" when it was judged.
+	Empty string `json:"not_judged,omitempty"`
+	// err is the parser's error when Failed.
+	err error
 }
 
 // Guess is the closest kind of a text that was not recognised.
@@ -91,14 +97,16 @@ type File struct {
 	Unparsed bool `json:"unparsed,omitempty"`
 	// Error says why the file could not be read.
 	Error string `json:"error,omitempty"`
+	// Normalized lists the wrappers taken off lines before reading them
+	// (mail quoting, launcher labels, diff markers, indentation).
+	Normalized []Rewrite `json:"normalized,omitempty"`
 }
 
 // Report is the result over all files.
 type Report struct {
 	Files    []File            `json:"files"`
 	Findings []finding.Finding `json:"findings"`
-	Verdict  string            `json:"verdict"`
-	ExitCode int               `json:"exit_code"`
+	finding.Outcome
 }
 
 // Input is one file to analyse.
@@ -132,32 +140,45 @@ func Run(in []Input, opts Options) *Report {
 	catalog.Sort(r.Findings)
 	for i := range r.Files {
 		for j := range r.Files[i].Segments {
-			noNulls(r.Files[i].Segments[j].Findings)
+			finding.NoNulls(r.Files[i].Segments[j].Findings)
 		}
 	}
-	noNulls(r.Findings)
-	r.Verdict, r.ExitCode = finding.Verdict(r.Findings), finding.ExitCode(r.Findings)
-	if cannot {
-		r.ExitCode = finding.ExitCannot
-		r.Verdict = "could not run"
-	}
+	r.Outcome, r.Findings = finding.Judge(r.Findings, missing(r, cannot))
 	return r
 }
 
-// noNulls gives findings empty lists instead of nil, so JSON consumers
-// never see null.
-func noNulls(fs []finding.Finding) {
-	for i := range fs {
-		if fs[i].Evidence == nil {
-			fs[i].Evidence = []finding.Evidence{}
+// missing says why nothing was judged, "" when something was: a file
+// that could not be read or recognised, or outputs that held nothing to
+// judge (a test without a result row, a log without a message).
+func missing(r *Report, cannot bool) string {
+	var why []string
+	judged := false
+	for _, f := range r.Files {
+		switch {
+		case f.Error != "":
+			why = append(why, f.File+": "+f.Error)
+		case f.NotRecognised:
+			why = append(why, f.File+": not recognised as any tool's output")
+		case f.Unparsed:
+			why = append(why, f.File+": no output in it could be parsed")
 		}
-		if fs[i].Causes == nil {
-			fs[i].Causes = []string{}
-		}
-		if fs[i].Remedy == nil {
-			fs[i].Remedy = []string{}
+		for _, s := range f.Segments {
+			switch {
+			case s.Kind == KindUnknown || s.Failed:
+			case s.Empty != "":
+				why = append(why, fmt.Sprintf("%s lines %s: %s", f.File, s.Lines, s.Empty))
+			default:
+				judged = true
+			}
 		}
 	}
+	if cannot || !judged && len(r.Findings) == 0 {
+		if len(why) == 0 {
+			return "no input"
+		}
+		return strings.Join(why, "; ")
+	}
+	return ""
 }
 
 // AnalyzeText splits one file into segments and diagnoses each.
@@ -166,7 +187,11 @@ func AnalyzeText(name, text string, opts Options) File {
 		return File{File: name, Segments: []Segment{}, NotRecognised: true,
 			Error: "binary data, not a tool's text output (a bundle is read with --root by check, status and doctor)"}
 	}
-	ls := Lines(text)
+	ls, rewrites := normalize(Lines(text))
+	var guessed *Guess
+	if len(rewrites) > 0 {
+		text = strings.Join(ls, "\n")
+	}
 	var spans []Span
 	if opts.Kind != KindUnknown {
 		if len(ls) > 0 {
@@ -177,8 +202,16 @@ func AnalyzeText(name, text string, opts Options) File {
 		if len(spans) == 1 && spans[0].Kind == KindUnknown {
 			spans[0].Kind = whole(text) // a format without line headers (JSON reports)
 		}
+		if len(spans) == 1 && spans[0].Kind == KindUnknown && !ignorable(ls) {
+			// No header, but most lines look like one tool's: read it as
+			// that tool's output (its header cut off by the poster).
+			if g := Closest(text); g.Score >= minReadAs && canRead(g.Kind) {
+				spans[0].Kind = g.Kind
+				guessed = &g
+			}
+		}
 	}
-	fr := File{File: name, Segments: []Segment{}}
+	fr := File{File: name, Segments: []Segment{}, Normalized: rewrites}
 	// HCA outputs first: what they show about the node (RDMA present, the
 	// rate of its ACTIVE ports) informs the NCCL and perftest rules.
 	ctx := &context{}
@@ -192,10 +225,11 @@ func AnalyzeText(name, text string, opts Options) File {
 			if isHCA(sp.Kind) != (pass == 0) || sp.Kind == KindUnknown && ignorable(ls[sp.Start-1:sp.End]) {
 				continue
 			}
-			seg := diagnose(name, ls, sp, opts, ctx)
+			seg := diagnoseTolerant(name, ls, sp, opts, ctx)
 			segs[i] = &seg
 		}
 	}
+	joinNCCLLogs(name, ls, spans, segs, opts, ctx)
 	var fabricSegs []int
 	for i, sp := range spans {
 		if segs[i] == nil {
@@ -203,9 +237,7 @@ func AnalyzeText(name, text string, opts Options) File {
 		}
 		seg := *segs[i]
 		if sp.Kind == KindUnknown {
-			g := Closest(strings.Join(ls[sp.Start-1:sp.End], "\n"))
-			seg.Summary = "not recognised"
-			seg.Skipped = []string{fmt.Sprintf("lines %d-%d (%d) not recognised as any tool's output%s, starting %q", sp.Start, sp.End, sp.End-sp.Start+1, g.phrase(), firstLine(ls[sp.Start-1:sp.End]))}
+			unrecognised(&seg, ls, sp)
 		}
 		if isFabric(sp.Kind) {
 			fabricSegs = append(fabricSegs, len(fr.Segments))
@@ -214,6 +246,17 @@ func AnalyzeText(name, text string, opts Options) File {
 	}
 	if len(fabricSegs) > 0 {
 		diagnoseFabric(name, ls, fr.Segments, fabricSegs)
+	}
+	if guessed != nil && len(fr.Segments) == 1 {
+		s := &fr.Segments[0]
+		if s.Failed {
+			// Nothing of it could be read as that tool's: it is not.
+			sp := Span{Start: s.Start, End: s.End}
+			*s = Segment{Kind: KindUnknown, Start: sp.Start, End: sp.End, Lines: s.Lines, Findings: []finding.Finding{}}
+			unrecognised(s, ls, sp)
+		} else {
+			s.Skipped = append([]string{fmt.Sprintf("no %s header in the file; read as %s output because its lines resemble it (score %d/100): give --kind to read it as another", guessed.Kind, guessed.Kind, guessed.Score)}, s.Skipped...)
+		}
 	}
 	recognised, parsed := false, false
 	for _, s := range fr.Segments {
@@ -229,6 +272,13 @@ func AnalyzeText(name, text string, opts Options) File {
 	}
 	fr.Unparsed = recognised && !parsed
 	return fr
+}
+
+// unrecognised says what a segment of no known kind holds.
+func unrecognised(seg *Segment, ls []string, sp Span) {
+	g := Closest(strings.Join(ls[sp.Start-1:sp.End], "\n"))
+	seg.Summary = "not recognised"
+	seg.Skipped = []string{fmt.Sprintf("lines %d-%d (%d) not recognised as any tool's output%s, starting %q", sp.Start, sp.End, sp.End-sp.Start+1, g.phrase(), firstLine(ls[sp.Start-1:sp.End]))}
 }
 
 func (g Guess) phrase() string {
@@ -421,9 +471,157 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 	return finish(seg, file, err)
 }
 
+// maxSkippedLines is how many lines of one output a parser may refuse
+// before the output is given up: past that, the text is not that tool's.
+const maxSkippedLines = 25
+
+// minReadAs is the resemblance score at which a file without any header
+// is read as the kind it resembles.
+const minReadAs = 50
+
+// canRead says whether a kind can be read without its header.
+func canRead(k Kind) bool {
+	switch k {
+	case KindUnknown, KindNetDiscover, KindForwardTables:
+		return false // their grammar starts at the header
+	}
+	return true
+}
+
+// lineErr returns the line a parse error names, 0 when none.
+func lineErr(err error) (int, string) {
+	var pe *parse.Error
+	if errors.As(err, &pe) && pe.Line > 0 {
+		return pe.Line, pe.Err.Error()
+	}
+	return 0, ""
+}
+
+// diagnoseTolerant diagnoses a segment; when its parser refuses a line
+// (a line the poster typed, a wrapped fragment, "..."), that line is
+// listed as skipped with its number and the rest is read again, so one
+// bad line does not lose the output. segFileLines says how a parser
+// numbers its lines: the file's, or the segment's own.
+func diagnoseTolerant(file string, ls []string, sp Span, opts Options, ctx *context) Segment {
+	first := diagnose(file, ls, sp, opts, ctx)
+	if !first.Failed {
+		return first
+	}
+	seg, work := first, ls
+	var bad []int
+	var why []string
+	for len(bad) < maxSkippedLines {
+		n, reason := lineErr(seg.err)
+		if n == 0 {
+			break
+		}
+		if !fileNumbered(sp.Kind) {
+			n += sp.Start - 1
+		}
+		if n < sp.Start || n > sp.End || strings.TrimSpace(work[n-1]) == "" {
+			break
+		}
+		if len(bad) == 0 {
+			work = slices.Clone(ls)
+		}
+		work[n-1] = ""
+		bad = append(bad, n)
+		why = append(why, reason)
+		next := diagnose(file, work, sp, opts, ctx)
+		if !next.Failed {
+			next.Skipped = append(next.Skipped, skippedLines(file, ls, bad, why)...)
+			return next
+		}
+		seg = next
+	}
+	// The rest does not read either: the first refusal says why.
+	return first
+}
+
+// skippedLines lists refused lines, grouped by reason.
+func skippedLines(file string, ls []string, bad []int, why []string) []string {
+	var reasons []string
+	at := map[string][]int{}
+	for i, n := range bad {
+		if _, ok := at[why[i]]; !ok {
+			reasons = append(reasons, why[i])
+		}
+		at[why[i]] = append(at[why[i]], n)
+	}
+	out := make([]string, 0, len(reasons))
+	for _, r := range reasons {
+		ns := at[r]
+		out = append(out, fmt.Sprintf("%s: not read (%s): %q", lineList(file, ns), r, firstLine(ls[ns[0]-1:ns[0]])))
+	}
+	return out
+}
+
+// fabricParsers read each fabric tool's text (for skipRefused).
+var fabricParsers = map[Kind]func(io.Reader, string) error{
+	KindNetDiscover:   func(r io.Reader, s string) error { _, err := ibdiags.ParseNetDiscover(r, s); return err },
+	KindLinkInfo:      func(r io.Reader, s string) error { _, err := ibdiags.ParseLinkInfo(r, s); return err },
+	KindQueryErrors:   func(r io.Reader, s string) error { _, err := ibdiags.ParseQueryErrors(r, s); return err },
+	KindPerfQuery:     func(r io.Reader, s string) error { _, err := ibdiags.ParsePerfQuery(r, s); return err },
+	KindForwardTables: func(r io.Reader, s string) error { _, err := ibdiags.ParseFTs(r, s); return err },
+	KindSMInfo:        func(r io.Reader, s string) error { _, err := ibdiags.ParseSMInfo(r, s); return err },
+	KindSMPorts:       func(r io.Reader, s string) error { _, err := ibdiags.ParseSMPorts(r, s); return err },
+}
+
+// skipRefused blanks in ls the lines of a fabric tool's output its parser
+// refuses, one at a time until the rest reads (at most maxSkippedLines),
+// and lists them; when the rest never reads, ls is left as it was and
+// the parse error is reported by the caller.
+func skipRefused(file string, ls []string, sp Span) []string {
+	p := fabricParsers[sp.Kind]
+	if p == nil {
+		return nil
+	}
+	var bad []int
+	var why []string
+	orig := map[int]string{}
+	for len(bad) <= maxSkippedLines {
+		err := p(strings.NewReader(segmentText(ls, sp)), file)
+		n, reason := lineErr(err)
+		if err == nil {
+			return skippedLines(file, withOrig(ls, orig), bad, why)
+		}
+		if n < sp.Start || n > sp.End || strings.TrimSpace(ls[n-1]) == "" || len(bad) == maxSkippedLines {
+			break
+		}
+		orig[n] = ls[n-1]
+		ls[n-1] = ""
+		bad = append(bad, n)
+		why = append(why, reason)
+	}
+	for n, l := range orig {
+		ls[n-1] = l
+	}
+	return nil
+}
+
+// withOrig returns ls with the lines in orig put back (for quoting them).
+func withOrig(ls []string, orig map[int]string) []string {
+	if len(orig) == 0 {
+		return ls
+	}
+	c := slices.Clone(ls)
+	for n, l := range orig {
+		c[n-1] = l
+	}
+	return c
+}
+
+// fileNumbered says whether a kind's parser numbers lines as the file
+// does (it reads the file's text with the other lines blanked).
+func fileNumbered(k Kind) bool {
+	// diagnoseHCA and diagnoseTopo renumber their parsers' errors.
+	return k != KindKernel && k != KindEthtool
+}
+
 // finish records a parse failure and names the file in every finding.
 func finish(seg Segment, file string, err error) Segment {
 	if err != nil {
+		seg.err = err
 		seg.Failed = true
 		seg.Summary = "could not be parsed"
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("lines %s skipped: %v", seg.Lines, err))
@@ -565,6 +763,11 @@ func diagnoseKernel(seg *Segment, file string, ls []string, sp Span, opts Option
 		e.Line += sp.Start - 1
 	}
 	seg.Summary = plural(len(lg.Records), "kernel message", "kernel messages")
+	// --kind dmesg reads any line as a message; a text none of whose
+	// lines looks like the kernel's judged nothing.
+	if !slices.ContainsFunc(ls[sp.Start-1:sp.End], kmsg.DetectLine) {
+		seg.Empty = "no line looks like a kernel message (timestamp, facility or driver prefix)"
+	}
 	if len(lg.Errors) > 0 {
 		ns := make([]int, len(lg.Errors))
 		for i, e := range lg.Errors {
@@ -716,6 +919,46 @@ func diagnoseNCCLLog(seg *Segment, file, text string, opts Options, ctx *context
 	return nil
 }
 
+// joinNCCLLogs judges the NCCL logs of one file as one job, as 'nccl
+// log' does with its files: a paste quotes the client's lines and the
+// server's in separate blocks, and a socket fallback on one side next to
+// IB on the other is only seen with both. The findings go to the first
+// log's segment.
+func joinNCCLLogs(file string, ls []string, spans []Span, segs []*Segment, opts Options, ctx *context) {
+	var idx []int
+	var logs []*nccllog.Log
+	for i, sp := range spans {
+		if sp.Kind != KindNCCLLog || segs[i] == nil || segs[i].Failed {
+			continue
+		}
+		lg, err := nccllog.Parse(strings.NewReader(segmentText(ls, sp)), file)
+		if err != nil {
+			continue
+		}
+		idx = append(idx, i)
+		logs = append(logs, lg)
+	}
+	if len(logs) < 2 {
+		return
+	}
+	a := ncclrules.CheckLog(nccllog.Merge(logs...), ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
+	var parts []string
+	for _, i := range idx {
+		parts = append(parts, segs[i].Lines)
+	}
+	first := segs[idx[0]]
+	first.Findings = a.Findings
+	first.Skipped = nil
+	notes(first, a.Notes)
+	first.Skipped = append(first.Skipped, fmt.Sprintf("the NCCL logs at lines %s are judged together, as one job", strings.Join(parts, ", ")))
+	*first = finish(*first, file, nil)
+	first.Summary = fmt.Sprintf("NCCL log of %s, one job with %s", plural(len(a.Procs), "process", "processes"), plural(len(idx)-1, "more log", "more logs"))
+	for _, i := range idx[1:] {
+		segs[i].Findings = []finding.Finding{}
+		segs[i].Skipped = []string{fmt.Sprintf("judged with the NCCL log at lines %s, as one job", first.Lines)}
+	}
+}
+
 // lineRate is --line-rate, else the rate most ACTIVE ports of the paste's
 // HCA outputs (or of Options.Node) run at, noted in the segment.
 func lineRate(seg *Segment, opts Options, ctx *context) float64 {
@@ -747,6 +990,9 @@ func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *conte
 	}
 	a := ncclrules.CheckTests(out, to)
 	seg.Summary = fmt.Sprintf("nccl-tests, %s", plural(len(a.Runs), "run", "runs"))
+	if !slices.ContainsFunc(out.Runs, func(r *nccltests.Run) bool { return len(r.Rows) > 0 }) && len(a.Findings) == 0 {
+		seg.Empty = "no result row (the test printed its header and stopped, or the paste was cut)"
+	}
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)
 	if lg != nil {
@@ -778,6 +1024,9 @@ func diagnosePerftest(seg *Segment, file, text string, opts Options, ctx *contex
 	}
 	a := perftestrules.Check(rs, perftestrules.Options{LineRateGbps: lineRate(seg, opts, ctx), MaxLatencyUS: opts.MaxLatencyUS})
 	seg.Summary = "perftest, " + plural(len(rs), "test", "tests")
+	if !slices.ContainsFunc(rs, func(r *perftest.Result) bool { return len(r.BW) > 0 || len(r.Lat) > 0 }) && len(a.Findings) == 0 {
+		seg.Empty = "no result row (the test printed its banner and stopped, or the paste was cut)"
+	}
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)
 	return nil
@@ -799,6 +1048,7 @@ func isFabric(k Kind) bool {
 func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 	raw := &fabricmodel.Raw{Source: file}
 	owner := map[string]int{}
+	ls = slices.Clone(ls) // refused lines are blanked
 	for _, i := range idx {
 		s := &segs[i]
 		name := string(s.Kind)
@@ -809,6 +1059,7 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			continue
 		}
 		owner[name] = i
+		s.Skipped = append(s.Skipped, skipRefused(file, ls, Span{Kind: s.Kind, Start: s.Start, End: s.End})...)
 		raw.Outputs = append(raw.Outputs, &fabricmodel.Output{Name: name, Stdout: []byte(segmentText(ls, Span{Start: s.Start, End: s.End}))})
 	}
 	f := fabric.Build(raw)

@@ -46,7 +46,12 @@ type realWorldCase struct {
 
 func readRealWorld(t *testing.T) []realWorldCase {
 	t.Helper()
-	f, err := os.Open(filepath.Join(realWorldDir, "expect.tsv"))
+	return readRealWorldFrom(t, realWorldDir)
+}
+
+func readRealWorldFrom(t *testing.T, dir string) []realWorldCase {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "expect.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}

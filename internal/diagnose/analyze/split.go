@@ -79,17 +79,19 @@ type Span struct {
 	End   int  `json:"end"`
 }
 
-// Lines splits text into lines without their line ends (LF or CRLF).
+// Lines splits text into lines without their line ends: LF, CRLF, or a
+// bare CR (old Mac files, PuTTY logs, a progress bar's redraws), each
+// counted as one line end as editors count them.
 func Lines(text string) []string {
+	if strings.IndexByte(text, '\r') >= 0 {
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+		text = strings.ReplaceAll(text, "\r", "\n")
+	}
 	text = strings.TrimSuffix(text, "\n")
 	if text == "" {
 		return nil
 	}
-	ls := strings.Split(text, "\n")
-	for i, l := range ls {
-		ls[i] = strings.TrimSuffix(l, "\r")
-	}
-	return ls
+	return strings.Split(text, "\n")
 }
 
 // header returns the kind whose output starts at line i (a header only

@@ -10,6 +10,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	iofs "io/fs"
+	"path"
 	"runtime"
 	"time"
 
@@ -24,6 +26,7 @@ import (
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
 	"github.com/ibdoctor/ibdoctor/internal/source/gather"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 	"github.com/ibdoctor/ibdoctor/internal/source/sysfs"
 )
@@ -54,9 +57,8 @@ type Options struct {
 // Result is what the diagnosis found. Its JSON is the doctor's document:
 // report.Document's keys plus the topology and the notes.
 type Result struct {
-	Host     string            `json:"host,omitempty"`
-	Verdict  string            `json:"verdict"`
-	ExitCode int               `json:"exit_code"`
+	Host string `json:"host,omitempty"`
+	finding.Outcome
 	Findings []finding.Finding `json:"findings"`
 	Gaps     []snapshot.Gap    `json:"gaps"`
 	// Topology is the GPU×NIC matrix from the PCI tree, nil without GPUs.
@@ -120,8 +122,17 @@ func Diagnose(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	catalog.Sort(fs)
+	missing := ""
+	if o.PID > 0 {
+		// The job named is what was asked about: without its process
+		// its limits and environment were not judged.
+		if _, err := iofs.Stat(rt.FS(), layout.JobDir(o.PID)); err != nil {
+			missing = fmt.Sprintf("no process %d under %s: the job's limits and NCCL environment could not be read (is it running on this node?)", o.PID, path.Join(o.Root, layout.JobDir(o.PID)))
+		}
+	}
+	out, fs := finding.Judge(fs, missing)
 	res := &Result{
-		Host: snap.Host, Verdict: finding.Verdict(fs), ExitCode: finding.ExitCode(fs), Findings: fs, Gaps: snap.Gaps,
+		Host: snap.Host, Outcome: out, Findings: fs, Gaps: snap.Gaps,
 		NotChecked: g.Notes, Root: o.Root, Snap: snap, Skipped: g.Skipped,
 	}
 	if res.NotChecked == nil {

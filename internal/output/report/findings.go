@@ -13,9 +13,8 @@ import (
 // Document is the JSON shape of check and doctor: the findings plus the
 // verdict and the collection gaps (extensions are additive).
 type Document struct {
-	Host     string            `json:"host,omitempty"`
-	Verdict  string            `json:"verdict"`
-	ExitCode int               `json:"exit_code"`
+	Host string `json:"host,omitempty"`
+	finding.Outcome
 	Findings []finding.Finding `json:"findings"`
 	Gaps     []snapshot.Gap    `json:"gaps"`
 }
@@ -23,24 +22,11 @@ type Document struct {
 // NewDocument builds the JSON document; nil slices become [] so consumers
 // never see null.
 func NewDocument(host string, fs []finding.Finding, gaps []snapshot.Gap) Document {
-	if fs == nil {
-		fs = []finding.Finding{}
-	}
 	if gaps == nil {
 		gaps = []snapshot.Gap{}
 	}
-	for i := range fs {
-		if fs[i].Evidence == nil {
-			fs[i].Evidence = []finding.Evidence{}
-		}
-		if fs[i].Causes == nil {
-			fs[i].Causes = []string{}
-		}
-		if fs[i].Remedy == nil {
-			fs[i].Remedy = []string{}
-		}
-	}
-	return Document{Host: host, Verdict: finding.Verdict(fs), ExitCode: finding.ExitCode(fs), Findings: fs, Gaps: gaps}
+	out, fs := finding.Judge(fs, "")
+	return Document{Host: host, Outcome: out, Findings: fs, Gaps: gaps}
 }
 
 // SubjectString renders a subject compactly: "mlx5_3 port 1 (ib0)".

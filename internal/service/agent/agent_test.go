@@ -188,7 +188,7 @@ func TestHTTP(t *testing.T) {
 		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 		return rec.Code, rec.Body.String()
 	}
-	if code, body := get("/api/v1/health"); code != 503 || !strings.Contains(body, `"verdict": "unknown"`) {
+	if code, body := get("/api/v1/health"); code != 503 || !strings.Contains(body, `"verdict": "not_judged"`) || !strings.Contains(body, `"not_judged": "no sample read yet"`) {
 		t.Errorf("health before the first sample: %d %s", code, body)
 	}
 	if code, _ := get("/healthz"); code != 503 {
@@ -231,7 +231,7 @@ func TestHTTP(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &hl); err != nil {
 		t.Fatal(err)
 	}
-	if (hl.ExitCode == 2) != (code == 503) || hl.Verdict == "unknown" || hl.Host == "" {
+	if (hl.ExitCode == 2) != (code == 503) || hl.Verdict == "not_judged" || hl.Host == "" {
 		t.Errorf("health %d: %+v", code, hl)
 	}
 	code, body = get("/api/v1/ports")

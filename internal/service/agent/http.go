@@ -112,12 +112,10 @@ type Health struct {
 	Host string `json:"host"`
 	// Taken is when the judged sample was read.
 	Taken time.Time `json:"taken"`
-	// Verdict is healthy, warning, critical, or "unknown" before the first
+	// Outcome is healthy, warning or critical with what `ibdoctor check`
+	// would exit with (0, 1, 2), or "not_judged" (3) before the first
 	// sample.
-	Verdict string `json:"verdict"`
-	// ExitCode is what `ibdoctor check` would exit with (0, 1, 2; 3 before
-	// the first sample).
-	ExitCode int           `json:"exit_code"`
+	finding.Outcome
 	Findings []HealthEntry `json:"findings"`
 }
 
@@ -130,7 +128,7 @@ type HealthEntry struct {
 func (a *Agent) serveHealth(w http.ResponseWriter, _ *http.Request) {
 	v := a.view.Load()
 	if v == nil || v.Snapshot == nil {
-		writeJSON(w, http.StatusServiceUnavailable, Health{Verdict: "unknown", ExitCode: finding.ExitCannot, Findings: []HealthEntry{}})
+		writeJSON(w, http.StatusServiceUnavailable, Health{Outcome: finding.NotJudged("no sample read yet"), Findings: []HealthEntry{}})
 		return
 	}
 	h := healthOf(v.Snapshot.Host, v.Snapshot.Taken, v.Active)
@@ -148,8 +146,7 @@ func healthOf(host string, taken time.Time, active []store.Active) Health {
 		fs[i] = a.Finding
 		h.Findings[i] = HealthEntry{a.Finding, a.FirstSeen}
 	}
-	h.Verdict = finding.Verdict(fs)
-	h.ExitCode = finding.ExitCode(fs)
+	h.Outcome, _ = finding.Judge(fs, "")
 	return h
 }
 

@@ -1,0 +1,306 @@
+package analyze
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+)
+
+// A paste rarely holds a tool's output as the tool printed it: a mail
+// client quotes it ("> > > "), a launcher labels every line ("0: ",
+// "[1,0]<stdout>:"), a log viewer numbers it ("[80746] "), a collector
+// stamps it ("2025-02-18 12:54:01 "), a markdown list or code block
+// indents it, a C comment or a unified diff wraps it. normalize takes
+// such wrappers off whole lines before any output is recognised. It
+// never adds or removes a line, so every line keeps its number in the
+// file and evidence names the line people see.
+
+// Rewrite says what normalize took off which lines.
+type Rewrite struct {
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	What  string `json:"what"`
+}
+
+// minPrefixRun is how many lines in a row must carry a prefix before it is
+// taken as a wrapper: one line that happens to start with "> " or "[3] "
+// is that line's text.
+const minPrefixRun = 2
+
+// prefixClass is one kind of wrapper put in front of every line.
+type prefixClass struct {
+	name string
+	// min is the run length below which the prefix is kept (0:
+	// minPrefixRun).
+	min int
+	// match returns the length of the prefix on l, -1 when l does not
+	// carry it. A line that is the bare prefix ("> >", " *") carries it.
+	match func(l string) int
+}
+
+var (
+	reQuote    = regexp.MustCompile(`^ {0,3}>(?: ?>)* ?`)
+	reMPITag   = regexp.MustCompile(`^\s*\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:`)
+	reSrun     = regexp.MustCompile(`^ {0,4}\d{1,5}: `)
+	reBracket  = regexp.MustCompile(`^\s*\[(?:\d{1,9}|rank\s?\d{1,7})\](?:: ?| |$)`)
+	reComment  = regexp.MustCompile(`^[ \t]+\*(?: |\t|$)`)
+	reStamp    = regexp.MustCompile(`^\s*\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?(?: \|)?(?: |\t|$)`)
+	reSyslogTo = regexp.MustCompile(`^[\w.-]+ (?:kernel|[\w./-]+\[\d+\]): `)
+)
+
+var prefixClasses = []prefixClass{
+	{name: "mail or markdown quoting", match: func(l string) int {
+		if m := reQuote.FindString(l); m != "" && !strings.HasPrefix(l, ">>>") || l == ">>>" {
+			return len(m)
+		}
+		return -1
+	}},
+	{name: "mpirun --tag-output labels", match: func(l string) int {
+		return len(reMPITag.FindString(l)) - boolInt(!reMPITag.MatchString(l))
+	}},
+	{name: "srun --label rank labels", min: 3, match: func(l string) int {
+		return len(reSrun.FindString(l)) - boolInt(!reSrun.MatchString(l))
+	}},
+	{name: "rank or line-number labels", match: func(l string) int {
+		m := reBracket.FindString(l)
+		if m == "" {
+			return -1
+		}
+		// ibnetdiscover's port lines start `[1]	"S-…"[3]`: the
+		// port number is data.
+		if r := strings.TrimLeft(l[len(m):], " \t"); strings.HasPrefix(r, `"`) || strings.HasPrefix(r, "(") {
+			return -1
+		}
+		return len(m)
+	}},
+	{name: "C comment markers", min: 3, match: func(l string) int {
+		return len(reComment.FindString(l)) - boolInt(!reComment.MatchString(l))
+	}},
+	{name: "log collector timestamps", match: func(l string) int {
+		m := reStamp.FindString(l)
+		if m == "" {
+			return -1
+		}
+		// A journal or syslog line ("… host kernel: msg") and dmesg
+		// --time-format iso stamp the record themselves: the stamp is
+		// the record's time.
+		rest := l[len(m):]
+		if reSyslogTo.MatchString(rest) || kmsg.DetectLine(l) && !strings.HasPrefix(rest, "[") {
+			return -1
+		}
+		return len(m)
+	}},
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// normalize returns ls with the wrappers of whole lines taken off and a
+// note per run of lines it rewrote. ls is not changed.
+func normalize(ls []string) ([]string, []Rewrite) {
+	out := make([]string, len(ls))
+	copy(out, ls)
+	var rw []Rewrite
+	rw = append(rw, unDiff(out)...)
+	// Wrappers nest (a quoted mail of a tagged mpirun output): peel
+	// until nothing changes.
+	for round := 0; round < 4; round++ {
+		changed := false
+		for _, c := range prefixClasses {
+			r := stripRuns(out, c)
+			changed = changed || len(r) > 0
+			rw = append(rw, r...)
+		}
+		if r := unIndent(out); len(r) > 0 {
+			changed = true
+			rw = append(rw, r...)
+		}
+		if !changed {
+			break
+		}
+	}
+	// Backticks last: a fence is only seen once its quoting is off.
+	rw = append(rw, unBacktick(out)...)
+	return out, rw
+}
+
+// stripRuns takes c's prefix off every run of lines most of which carry
+// it, at least c.min of them: blank lines inside a run neither break nor
+// count, and a line without the prefix (a "..." where the poster cut,
+// a line the mail client wrapped) is kept as it is without ending the
+// run; two such lines in a row do.
+func stripRuns(ls []string, c prefixClass) []Rewrite {
+	minRun := c.min
+	if minRun == 0 {
+		minRun = minPrefixRun
+	}
+	var rw []Rewrite
+	start, last, carried, other, gap := -1, -1, 0, 0, 0
+	flush := func() {
+		if start >= 0 && carried >= minRun && carried > other {
+			for i := start; i <= last; i++ {
+				if n := c.match(ls[i]); n >= 0 {
+					ls[i] = ls[i][n:]
+				}
+			}
+			rw = append(rw, Rewrite{Start: start + 1, End: last + 1, What: c.name})
+		}
+		start, last, carried, other, gap = -1, -1, 0, 0, 0
+	}
+	// A paste every line of which carries the prefix is wrapped whole,
+	// however short (but "1: first" is a list, " * x" a bullet: the
+	// classes with a higher minimum keep it).
+	all, nonBlank := 0, 0
+	for _, l := range ls {
+		if strings.TrimSpace(l) != "" {
+			nonBlank++
+			if c.match(l) >= 0 {
+				all++
+			}
+		}
+	}
+	if all > 0 && all == nonBlank && c.min == 0 {
+		minRun = 1
+	}
+	for i, l := range ls {
+		switch {
+		case strings.TrimSpace(l) == "":
+			// A blank line neither breaks a run nor counts.
+		case c.match(l) >= 0:
+			if start < 0 {
+				start = i
+			}
+			last = i
+			carried++
+			other += gap
+			gap = 0
+		case start >= 0:
+			gap++
+			if gap == 2 {
+				flush()
+			}
+		}
+	}
+	flush()
+	return rw
+}
+
+// unDiff takes the markers off a unified diff ("--- a", "+++ b", "@@"
+// headers, then " ", "+" and "-" in front of every line): both sides are
+// read, as lines of the one output.
+func unDiff(ls []string) []Rewrite {
+	var rw []Rewrite
+	for i := 0; i+1 < len(ls); i++ {
+		if !(strings.HasPrefix(ls[i], "--- ") && strings.HasPrefix(ls[i+1], "+++ ")) {
+			continue
+		}
+		start := i
+		ls[i], ls[i+1] = "", ""
+		j := i + 2
+		for ; j < len(ls); j++ {
+			l := ls[j]
+			switch {
+			case l == "":
+			case strings.HasPrefix(l, "@@ ") || strings.HasPrefix(l, `\ No newline`):
+				ls[j] = ""
+			case l[0] == ' ' || l[0] == '+' || l[0] == '-':
+				if strings.HasPrefix(l, "--- ") && j+1 < len(ls) && strings.HasPrefix(ls[j+1], "+++ ") {
+					goto done // the next file's diff
+				}
+				ls[j] = l[1:]
+			default:
+				goto done
+			}
+		}
+	done:
+		rw = append(rw, Rewrite{Start: start + 1, End: j, What: "unified diff markers"})
+		i = j - 1
+	}
+	return rw
+}
+
+// unBacktick drops the stray markdown backticks of inline code around a
+// line ("`NCCL WARN …`"); fences ("```") stay, they end outputs.
+func unBacktick(ls []string) []Rewrite {
+	var rw []Rewrite
+	for i, l := range ls {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || !strings.ContainsRune(t, '`') {
+			continue
+		}
+		n := l
+		if strings.HasPrefix(t, "`") {
+			n = strings.Replace(n, "`", "", 1)
+		}
+		if strings.HasSuffix(t, "`") && strings.Count(n, "`")%2 == 1 {
+			k := strings.LastIndexByte(n, '`')
+			n = n[:k] + n[k+1:]
+		}
+		if n != l {
+			ls[i] = n
+			rw = append(rw, Rewrite{Start: i + 1, End: i + 1, What: "stray backticks"})
+		}
+	}
+	return rw
+}
+
+// unIndent takes off the indentation every line of a region shares (a
+// markdown code block's 4 spaces, a list item's 3, a reStructuredText
+// block's): a region is a run of indented lines, blank lines included,
+// that starts the file or follows a blank line; indented lines right
+// under a line that is not (a kernel message's continuation, ibstat's
+// port block) are that line's structure and stay. Indentation within the
+// region stays.
+func unIndent(ls []string) []Rewrite {
+	var rw []Rewrite
+	start, common, n := -1, "", 0
+	flush := func(end int) {
+		if start >= 0 && common != "" && n >= minPrefixRun {
+			for i := start; i < end; i++ {
+				if strings.HasPrefix(ls[i], common) {
+					ls[i] = ls[i][len(common):]
+				}
+			}
+			last := end - 1
+			for last > start && strings.TrimSpace(ls[last]) == "" {
+				last--
+			}
+			rw = append(rw, Rewrite{Start: start + 1, End: last + 1, What: fmt.Sprintf("a uniform indentation of %d characters", len(common))})
+		}
+		start, common, n = -1, "", 0
+	}
+	blankAbove := true
+	for i, l := range ls {
+		if strings.TrimSpace(l) == "" || isFence(l) {
+			blankAbove = true
+			continue
+		}
+		ind := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		above := blankAbove
+		blankAbove = false
+		if ind == "" {
+			flush(i)
+			continue
+		}
+		if start < 0 {
+			if !above {
+				continue
+			}
+			start, common = i, ind
+		}
+		k := 0
+		for k < len(common) && k < len(ind) && common[k] == ind[k] {
+			k++
+		}
+		common = common[:k]
+		n++
+	}
+	flush(len(ls))
+	return rw
+}

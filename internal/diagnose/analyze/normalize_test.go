@@ -1,0 +1,113 @@
+package analyze
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string // the lines after normalize, joined by "\n"
+		what string // a rewrite that must be noted ("" for none)
+	}{
+		{"mail quoting", "> > > hca_id:\tmlx5_0\n> > >\ttransport:\tInfiniBand (0)\n> > >\n> > > hca_id:\tmlx5_1",
+			"hca_id:\tmlx5_0\n\ttransport:\tInfiniBand (0)\n\nhca_id:\tmlx5_1", "mail or markdown quoting"},
+		{"mixed quote depths", ">> CA 'mlx5_0'\n> \tCA type: MT4123\n>>\tPort 1:", "CA 'mlx5_0'\n\tCA type: MT4123\n\tPort 1:", "mail or markdown quoting"},
+		{"one quoted line is text", "> this is prose\nCA 'mlx5_0'", "> this is prose\nCA 'mlx5_0'", ""},
+		{"mpirun tags", "[1,0]<stdout>:# nThread 1\n[1,1]<stderr>:host:1:1 [0] NCCL INFO x\n[1,0]<stdout>:#  Rank  0",
+			"# nThread 1\nhost:1:1 [0] NCCL INFO x\n#  Rank  0", "mpirun --tag-output labels"},
+		{"mpirun tags under a list indent", "   [1,0]<stdout>:#  size\n   ...\n   [1,0]<stdout>:     8   2",
+			"#  size\n   ...\n     8   2", "mpirun --tag-output labels"},
+		{"srun labels", "0: CA 'mlx5_0'\n0: \tCA type: MT4123\n1: CA 'mlx5_0'\n1: \tCA type: MT4123",
+			"CA 'mlx5_0'\n\tCA type: MT4123\nCA 'mlx5_0'\n\tCA type: MT4123", "srun --label rank labels"},
+		{"two numbered lines stay", "1: first\n2: second", "1: first\n2: second", ""},
+		{"rank labels", "[0] # nThread 1\n[0] #  Rank  0 Group", "# nThread 1\n#  Rank  0 Group", "rank or line-number labels"},
+		{"log viewer and torch rank labels", "[80746] [rank0]:[E321 02:07:08.4 ProcessGroupNCCL.cpp:607] x\n[80747] [rank4]:[E321 02:07:08.4 ProcessGroupNCCL.cpp:607] y",
+			"[E321 02:07:08.4 ProcessGroupNCCL.cpp:607] x\n[E321 02:07:08.4 ProcessGroupNCCL.cpp:607] y", "rank or line-number labels"},
+		{"ibnetdiscover port numbers are data", "[1]\t\"H-0002c9030001e3f2\"[1](2c9030001e3f3)\t\t# \"n1\" lid 2 4xQDR\n[2]\t\"S-0002c90200402a10\"[7]\t\t# \"sw\" lid 1 4xQDR",
+			"[1]\t\"H-0002c9030001e3f2\"[1](2c9030001e3f3)\t\t# \"n1\" lid 2 4xQDR\n[2]\t\"S-0002c90200402a10\"[7]\t\t# \"sw\" lid 1 4xQDR", ""},
+		{"C comment", "/*\n *         GPU0    NIC0    CPU Affinity\n * GPU0     X      NODE    0-31\n * NIC0    NODE     X\n *\n */",
+			"/*\n        GPU0    NIC0    CPU Affinity\nGPU0     X      NODE    0-31\nNIC0    NODE     X\n\n */", "C comment markers"},
+		{"perftest banner stars stay", "************************************\n* Waiting for client to connect... *\n************************************",
+			"************************************\n* Waiting for client to connect... *\n************************************", ""},
+		{"unified diff", "--- a\t2025\n+++ b\t2025\n@@ -1,3 +1,3 @@\n pci 0000:00:01.1: x\n-mlx4_core 0000:0f:00.0: old\n+mlx4_core 0000:0f:00.0: new",
+			"\n\n\npci 0000:00:01.1: x\nmlx4_core 0000:0f:00.0: old\nmlx4_core 0000:0f:00.0: new", "unified diff markers"},
+		{"collector timestamps", "2025-02-18 12:54:01 CA 'mlx5_0'\n2025-02-18 12:54:01 \tCA type: MT4123\n2025-02-18 12:54:02 \tPort 1:",
+			"CA 'mlx5_0'\n\tCA type: MT4123\n\tPort 1:", "log collector timestamps"},
+		{"a journal's own stamps stay", "2025-02-18T12:54:01+0100 gpu1 kernel: mlx5_core 0000:17:00.0: x\n2025-02-18T12:54:02+0100 gpu1 kernel: mlx5_core 0000:17:00.0: y",
+			"2025-02-18T12:54:01+0100 gpu1 kernel: mlx5_core 0000:17:00.0: x\n2025-02-18T12:54:02+0100 gpu1 kernel: mlx5_core 0000:17:00.0: y", ""},
+		{"markdown code block", "The port:\n\n    CA 'mlx5_0'\n    \tCA type: MT4123\n\n    \tPort 1:\nthanks",
+			"The port:\n\nCA 'mlx5_0'\n\tCA type: MT4123\n\n\tPort 1:\nthanks", "a uniform indentation of 4 characters"},
+		{"continuation lines keep their indent", "[ 1.0] NVRM: GPU at PCI:0000:17:00: GPU has fallen off the bus.\n        NVRM: GPU is on Board\n        NVRM: A GPU crash dump",
+			"[ 1.0] NVRM: GPU at PCI:0000:17:00: GPU has fallen off the bus.\n        NVRM: GPU is on Board\n        NVRM: A GPU crash dump", ""},
+		{"stray backtick", "`host:1:2 [0] NCCL WARN NET/IB : Got completion", "host:1:2 [0] NCCL WARN NET/IB : Got completion", "stray backticks"},
+		{"fences stay", "```\nCA 'mlx5_0'\n```", "```\nCA 'mlx5_0'\n```", ""},
+		{"quoted fences stay fences", "> ```\n> x0:1:1 [0] NCCL INFO Using network Socket\n> ```", "```\nx0:1:1 [0] NCCL INFO Using network Socket\n```", "mail or markdown quoting"},
+		{"a one-line paste quoted whole", "> link mlx5_7/1 state DOWN physical_state POLLING", "link mlx5_7/1 state DOWN physical_state POLLING", "mail or markdown quoting"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ls := Lines(tc.in)
+			got, rw := normalize(ls)
+			if len(got) != len(ls) {
+				t.Fatalf("normalize changed the line count: %d → %d", len(ls), len(got))
+			}
+			if g := strings.Join(got, "\n"); g != tc.want {
+				t.Errorf("got\n%q\nwant\n%q", g, tc.want)
+			}
+			var whats []string
+			for _, r := range rw {
+				whats = append(whats, r.What)
+				if r.Start < 1 || r.End < r.Start || r.End > len(ls) {
+					t.Errorf("rewrite %+v out of the file's %d lines", r, len(ls))
+				}
+			}
+			if tc.what == "" && len(rw) > 0 {
+				t.Errorf("rewrites %v, want none", whats)
+			}
+			if tc.what != "" && !slices.Contains(whats, tc.what) {
+				t.Errorf("rewrites %v, want %q among them", whats, tc.what)
+			}
+		})
+	}
+}
+
+func TestLinesLineEnds(t *testing.T) {
+	for _, in := range []string{"a\nb\nc\n", "a\r\nb\r\nc\r\n", "a\rb\rc\r", "a\r\nb\rc"} {
+		if got := Lines(in); !slices.Equal(got, []string{"a", "b", "c"}) {
+			t.Errorf("Lines(%q) = %q", in, got)
+		}
+	}
+}
+
+// A wrapped paste is diagnosed as the bare output is, with evidence on
+// the file's own line numbers.
+func TestAnalyzeWrappedPaste(t *testing.T) {
+	bare := "CA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: Polling\n\t\tRate: 10\n\t\tLink layer: InfiniBand\n"
+	var quoted strings.Builder
+	quoted.WriteString("Hi, ibstat says:\n\n")
+	for _, l := range Lines(bare) {
+		quoted.WriteString("> > " + l + "\r\n")
+	}
+	want := Run([]Input{{Name: "p", Text: bare}}, Options{})
+	got := Run([]Input{{Name: "p", Text: quoted.String()}}, Options{})
+	if got.Verdict != want.Verdict || len(got.Findings) != len(want.Findings) || len(want.Findings) == 0 {
+		t.Fatalf("quoted: %s %d findings, bare: %s %d findings", got.Verdict, len(got.Findings), want.Verdict, len(want.Findings))
+	}
+	for i, f := range got.Findings {
+		if f.ID != want.Findings[i].ID {
+			t.Errorf("finding %d: %s, want %s", i, f.ID, want.Findings[i].ID)
+		}
+		for _, ev := range f.Evidence {
+			if strings.HasPrefix(ev.Source, "p:") && ev.Source < "p:3" {
+				t.Errorf("evidence %s: not on the file's line (the output starts at line 3)", ev.Source)
+			}
+		}
+	}
+	if len(got.Files[0].Normalized) == 0 {
+		t.Error("no rewrite noted")
+	}
+}

@@ -1,0 +1,227 @@
+package analyze
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The same paste, mangled the ways pastes get mangled, is diagnosed the
+// same: one line lost, one line wrapped by a mail client, tabs expanded to
+// spaces, CRLF line ends, every line mail-quoted or tagged by mpirun. Findings (IDs and severities) must not change,
+// except where robustSkips names why.
+
+// robustVariant mangles the lines of a sample; r is seeded per sample and
+// variant. It returns the mangled text, or "" when the sample has no line
+// to mangle that way.
+type robustVariant struct {
+	name   string
+	mangle func(ls []string, cited map[int]bool, r *rand.Rand) string
+}
+
+var robustVariants = []robustVariant{
+	{"delete a line", func(ls []string, cited map[int]bool, r *rand.Rand) string {
+		i := pick(ls, cited, r, func(l string) bool { return strings.TrimSpace(l) != "" && !isHeaderish(l) })
+		if i < 0 {
+			return ""
+		}
+		return strings.Join(slices.Delete(slices.Clone(ls), i, i+1), "\n") + "\n"
+	}},
+	{"wrap a line", func(ls []string, cited map[int]bool, r *rand.Rand) string {
+		// A mail client wraps prose and log lines past 72 columns at a
+		// space; table rows and headers it leaves to the sender.
+		i := pick(ls, cited, r, func(l string) bool {
+			return len(l) > 72 && strings.Contains(strings.TrimSpace(l[60:]), " ") && !isHeaderish(l)
+		})
+		if i < 0 {
+			return ""
+		}
+		l := ls[i]
+		cut := 60 + strings.IndexByte(l[60:], ' ')
+		if cut <= 60 || strings.TrimSpace(l[cut:]) == "" {
+			return ""
+		}
+		out := slices.Clone(ls)
+		out = slices.Insert(out, i+1, strings.TrimLeft(l[cut:], " "))
+		out[i] = l[:cut]
+		return strings.Join(out, "\n") + "\n"
+	}},
+	{"tabs to spaces", func(ls []string, _ map[int]bool, _ *rand.Rand) string {
+		out := make([]string, len(ls))
+		changed := false
+		for i, l := range ls {
+			out[i] = expandTabs(l)
+			changed = changed || out[i] != l
+		}
+		if !changed {
+			return ""
+		}
+		return strings.Join(out, "\n") + "\n"
+	}},
+	{"CRLF", func(ls []string, _ map[int]bool, _ *rand.Rand) string {
+		return strings.Join(ls, "\r\n") + "\r\n"
+	}},
+	{"mail-quoted", func(ls []string, _ map[int]bool, _ *rand.Rand) string {
+		return prefixAll(ls, "> ")
+	}},
+	{"mpirun-tagged", func(ls []string, _ map[int]bool, _ *rand.Rand) string {
+		return prefixAll(ls, "[1,0]<stdout>:")
+	}},
+}
+
+// prefixAll puts p in front of every line, as a mail reply or a launcher
+// does.
+func prefixAll(ls []string, p string) string {
+	var b strings.Builder
+	for _, l := range ls {
+		b.WriteString(p + l + "\n")
+	}
+	return b.String()
+}
+
+// robustSkips are the sample/variant pairs whose findings may change, with
+// why. A wrapped or deleted line is chosen at random, so these name what
+// that line was.
+var robustSkips = map[string]string{
+	"ibdiagnet-ompi-users-2009-ipoib-rate.txt / delete a line":     "the line deleted is the last, the wrapped tail `due to rate:2.5Gbps < group:10Gbps` that holds the port's rate",
+	"ibnetdiscover-ufm-sdk-small-topo.txt / wrap a line":           "the wrap moves `lid 3 4xFDR` off a port line: ibnetdiscover prints a link's speed only at the end of its line",
+	"ibv_devinfo-linux-rdma-quoted-i40iw-mlx5.txt / delete a line": "the line deleted is i40iw0's vendor_part_id: a down port is critical when another port of the same HCA model is ACTIVE, and without the part id the model is unknown (info)",
+}
+
+// pick returns a random line index (not a line cited as evidence, which
+// would change the findings by design) that ok accepts, -1 if none.
+func pick(ls []string, cited map[int]bool, r *rand.Rand, ok func(string) bool) int {
+	var cand []int
+	for i, l := range ls {
+		if !cited[i+1] && ok(l) {
+			cand = append(cand, i)
+		}
+	}
+	if len(cand) == 0 {
+		return -1
+	}
+	return cand[r.IntN(len(cand))]
+}
+
+// isHeaderish says whether a line starts an output or a block (a header,
+// a section title, a table's column names): losing or wrapping it changes
+// what follows by design.
+func isHeaderish(l string) bool {
+	t := strings.TrimSpace(l)
+	return strings.HasPrefix(t, "#") || strings.HasSuffix(t, ":") || isDashes(t) || strings.HasPrefix(t, "CA '") ||
+		strings.HasPrefix(t, "hca_id:") || strings.HasPrefix(t, "Switch") || strings.HasPrefix(t, "CA: ") ||
+		strings.HasPrefix(t, "Port ") || strings.HasPrefix(t, "port:") || strings.HasPrefix(t, "-") || strings.HasPrefix(t, "*") ||
+		strings.HasPrefix(t, "GPU0") || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "Ca\t") || strings.HasPrefix(t, "Ca ") ||
+		strings.Contains(t, "Test") || strings.Contains(t, "#bytes")
+}
+
+// expandTabs turns tabs into spaces up to the next multiple of 8, as a
+// terminal copy does.
+func expandTabs(l string) string {
+	if !strings.Contains(l, "\t") {
+		return l
+	}
+	var b strings.Builder
+	col := 0
+	for _, c := range l {
+		if c == '\t' {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(c)
+		col++
+	}
+	return b.String()
+}
+
+// signature is what must not change: the findings' IDs and severities.
+func signature(r *Report) []string {
+	var s []string
+	for _, f := range r.Findings {
+		s = append(s, f.ID+"/"+string(f.Severity))
+	}
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// citedLines are the line numbers the findings name as evidence.
+func citedLines(r *Report, file string) map[int]bool {
+	c := map[int]bool{}
+	for _, f := range r.Findings {
+		for _, ev := range f.Evidence {
+			if rest, ok := strings.CutPrefix(ev.Source, file+":"); ok {
+				if n, err := strconv.Atoi(rest); err == nil {
+					c[n] = true
+				}
+			}
+		}
+	}
+	return c
+}
+
+// robustMaxBytes leaves the largest sample (a 2 MB PuTTY log) to the
+// corpus test: mangling it four times would cost seconds.
+const robustMaxBytes = 256 << 10
+
+func TestRobustToMangling(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"testdata", "testdata/realworld"} {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if n := e.Name(); !e.IsDir() && n != "README.md" && n != "expect.tsv" && !strings.HasSuffix(n, ".json") {
+				files = append(files, filepath.Join(dir, n))
+			}
+		}
+	}
+	opts := map[string]Options{}
+	for _, c := range readRealWorldFrom(t, "testdata/realworld") {
+		opts[filepath.Join("testdata/realworld", c.file)] = c.opts
+	}
+	checked := 0
+	for _, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > robustMaxBytes {
+			continue
+		}
+		name := filepath.Base(path)
+		o := opts[path]
+		orig := Run([]Input{{Name: name, Text: string(b)}}, o)
+		want := signature(orig)
+		ls := Lines(string(b))
+		cited := citedLines(orig, name)
+		for vi, v := range robustVariants {
+			seed := uint64(len(b))*31 + uint64(vi)
+			text := v.mangle(ls, cited, rand.New(rand.NewPCG(seed, 1)))
+			if text == "" {
+				continue
+			}
+			checked++
+			got := signature(Run([]Input{{Name: name, Text: text}}, o))
+			key := name + " / " + v.name
+			if why, ok := robustSkips[key]; ok {
+				if slices.Equal(got, want) {
+					t.Logf("%s: listed as a skip (%s) but the findings are the same now", key, why)
+				}
+				continue
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: findings %v, want %v as unmangled", key, got, want)
+			}
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d mangled samples checked", checked)
+	}
+}
