@@ -186,6 +186,11 @@ func AnalyzeText(name, text string, opts Options) File {
 		ctx.addRates(opts.Node, opts.NodeSource)
 		ctx.addNode(opts.Node)
 	}
+	for _, sp := range spans {
+		if sp.Kind == KindNCCLLog {
+			ctx.ncclSpans = append(ctx.ncclSpans, sp)
+		}
+	}
 	segs := make([]*Segment, len(spans))
 	for pass := 0; pass < 2; pass++ {
 		for i, sp := range spans {
@@ -295,6 +300,36 @@ type context struct {
 	node *snapshot.Snapshot
 	// results locate the values of node in the paste.
 	results []*hcatext.Result
+	// ncclSpans are the file's NCCL log segments: pastes cut one job's log
+	// with prose and fences ("on the client: … on the server: …"), and
+	// the rules must see every process to compare their transports.
+	ncclSpans []Span
+}
+
+// ncclText returns the text of every NCCL log segment of the file (other
+// lines blank), ok false for a later segment already read with the first.
+func (c *context) ncclText(ls []string, sp Span) (string, bool) {
+	if len(c.ncclSpans) < 2 {
+		return segmentText(ls, sp), true
+	}
+	if sp != c.ncclSpans[0] {
+		return "", false
+	}
+	var b strings.Builder
+	next := 1
+	for _, s := range c.ncclSpans {
+		for ; next < s.Start; next++ {
+			b.WriteByte('\n')
+		}
+		for _, l := range ls[s.Start-1 : s.End] {
+			if !isPrompt(l) {
+				b.WriteString(l)
+			}
+			b.WriteByte('\n')
+		}
+		next = s.End + 1
+	}
+	return b.String(), true
 }
 
 // addNode merges the devices of snap into c.node: a port already known
@@ -408,7 +443,12 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 	text := segmentText(ls, sp)
 	switch sp.Kind {
 	case KindNCCLLog:
-		err = diagnoseNCCLLog(&seg, file, text, opts, ctx)
+		t, first := ctx.ncclText(ls, sp)
+		if !first {
+			seg.Summary = fmt.Sprintf("NCCL log, judged with the NCCL log at lines %d-%d (one job)", ctx.ncclSpans[0].Start, ctx.ncclSpans[0].End)
+			return seg
+		}
+		err = diagnoseNCCLLog(&seg, file, t, opts, ctx)
 	case KindNCCLTests:
 		err = diagnoseNCCLTests(&seg, file, text, opts, ctx)
 	case KindPerftest:

@@ -736,3 +736,25 @@ func TestNCCLTestsMultiNodeOnSockets(t *testing.T) {
 		t.Errorf("summary: %s", s)
 	}
 }
+
+// TestNCCLSegmentsJoined: one job's NCCL lines cut by prose and fences
+// (NVIDIA/nccl#690) are judged together, so the process on IB and the
+// one on sockets meet.
+func TestNCCLSegmentsJoined(t *testing.T) {
+	in := "On the client:\n```\nx1:870114:870114 [1] NCCL INFO Using network IB\n```\nOn the server:\n```\n" +
+		"x0:26431:26431 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n[...]\nx0:26431:26431 [0] NCCL INFO Using network Socket\n```\nThat's probably the reason.\n"
+	fr := AnalyzeText("t.txt", in, Options{})
+	var got []string
+	n := 0
+	for _, s := range fr.Segments {
+		if s.Kind == KindNCCLLog {
+			n++
+		}
+		for _, f := range s.Findings {
+			got = append(got, f.ID+"/"+string(f.Severity))
+		}
+	}
+	if n != 2 || !slices.Equal(got, []string{"nccl.socket_fallback/critical"}) {
+		t.Errorf("%d NCCL segments, findings %v; want 2 and one critical socket fallback", n, got)
+	}
+}

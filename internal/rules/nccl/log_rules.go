@@ -1,6 +1,7 @@
 package nccl
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -125,7 +126,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 			}
 			evs = append(evs, finding.Evidence{Source: at(p.Source, line), Value: v})
 			if p.IBNoDevice > 0 {
-				evs = append(evs, finding.Evidence{Source: at(p.Source, p.IBNoDevice), Value: "NET/IB : No device found."})
+				evs = append(evs, finding.Evidence{Source: at(p.Source, p.IBNoDevice), Value: cmp.Or(p.IBNoDeviceText, "NET/IB : No device found.")})
 			}
 			if p.NoVerbs > 0 {
 				evs = append(evs, finding.Evidence{Source: at(p.Source, p.NoVerbs), Value: "Failed to open libibverbs.so[.1]"})
@@ -141,8 +142,21 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 		case slices.ContainsFunc(socketProcs, func(p *nccllog.Proc) bool { return p.IBNoDevice > 0 }):
 			why = "; NCCL found no IB device (container without /dev/infiniband, missing libibverbs, or NCCL_IB_HCA matching nothing)"
 		}
+		single := len(ibProcs) == 0 && !slices.ContainsFunc(socketProcs, func(p *nccllog.Proc) bool { return p.NNodes != 1 })
 		switch {
+		case single:
+			// One node: ranks talk over NVLink, PCIe or shared memory; the
+			// network transport carries nothing.
+			f.Severity = finding.Info
+			f.Summary = fmt.Sprintf("NCCL picked sockets on %d process(es) (%s), but the job runs on one node (nNodes 1): no traffic crosses the network, so this costs nothing here; a multi-node run would fall back to sockets%s", len(socketProcs), procNames(socketProcs), why)
+			p := socketProcs[0]
+			f.Evidence = append(f.Evidence, finding.Evidence{Source: at(p.Source, p.NNodesLine), Value: fmt.Sprintf("nNodes %d", p.NNodes)})
 		case len(ibProcs) > 0:
+			for _, p := range ibProcs[:min(2, len(ibProcs))] {
+				if net, line := p.EffectiveNetwork(); line > 0 {
+					f.Evidence = append(f.Evidence, finding.Evidence{Source: at(p.Source, line), Value: p.Name() + ": network " + net})
+				}
+			}
 			f.Summary = fmt.Sprintf("%d process(es) (%s) use sockets while %d use IB/RoCE: the job runs at the speed of its socket ranks%s", len(socketProcs), procNames(socketProcs), len(ibProcs), why)
 		case opts.ExpectIB || opts.RDMAPresent:
 			f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) although IB/RoCE was expected%s", len(socketProcs), procNames(socketProcs), why)

@@ -220,3 +220,51 @@ func TestMergeLogs(t *testing.T) {
 		t.Errorf("merged finding %+v procs %+v", f, a.Procs)
 	}
 }
+
+// TestSocketFallbackVariants: the wordings of a socket transport in real
+// pastes (NVIDIA/nccl#690, #1653, horovod/horovod#685) and how much each
+// matters.
+func TestSocketFallbackVariants(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+		has      []string
+	}{
+		{"one side IB, the other Socket (WARN libibverbs)",
+			"x1:870114:870114 [1] NCCL INFO Using network IB\nx0:26431:26431 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\nx0:26431:26431 [0] NCCL INFO Using network Socket\n",
+			[]string{"nccl.socket_fallback/critical"}, []string{"while 1 use IB/RoCE", "libibverbs could not be loaded", "x1:870114: network IB"}},
+		{"single node (nNodes 1) on sockets",
+			"D:1689:2800 [0] NCCL INFO Failed to open libibverbs.so[.1]\nD:1689:2800 [0] NCCL INFO NET/Socket : Using [0]eth0:172.21.131.59<0>\nD:1689:2800 [0] NCCL INFO Using network Socket\nD:1689:2800 [0] NCCL INFO comm 0x562f744f9960 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n",
+			[]string{"nccl.socket_fallback/info"}, []string{"one node (nNodes 1)", "nNodes 1"}},
+		{"two nodes on sockets",
+			"x:1:2 [0] NCCL INFO NET/IB : No device found.\nx:1:2 [0] NCCL INFO Using network Socket\nx:1:2 [0] NCCL INFO comm 0x555e7b78acb0 rank 6 nRanks 8 nNodes 2 localRanks 4 localRank 2 MNNVL 0\n",
+			[]string{"nccl.socket_fallback/warning"}, []string{"NCCL found no IB device", "NET/IB : No device found."}},
+		{"NCCL 2.3 wording",
+			"ml3:32632:32662 [0] NCCL INFO NET : Using interface enp0s31f6:10.92.42.96<0>\nml3:32632:32662 [0] NCCL INFO Net/IB: call to devices() returned 0 devices.\nml3:32632:32662 [0] NCCL INFO Using network Socket\n",
+			[]string{"nccl.socket_fallback/warning"}, []string{"Net/IB: call to devices() returned 0 devices."}},
+		{"net plugin is not a socket fallback",
+			"h:1:2 [0] NCCL INFO NET/IB : No device found.\nh:1:2 [0] NCCL INFO NET/OFI Selected Provider is efa\nh:1:2 [0] NCCL INFO Using network AWS Libfabric\n",
+			nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lg, err := nccllog.Parse(strings.NewReader(tc.in), "log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := CheckLog(lg, LogOptions{})
+			if diff := cmp.Diff(tc.want, ids(a.Findings)); diff != "" {
+				t.Fatalf("findings (-want +got):\n%s", diff)
+			}
+			for _, h := range tc.has {
+				f := a.Findings[0]
+				text := f.Summary
+				for _, e := range f.Evidence {
+					text += "\n" + e.Value
+				}
+				if !strings.Contains(text, h) {
+					t.Errorf("finding lacks %q:\n%s", h, text)
+				}
+			}
+		})
+	}
+}
