@@ -451,6 +451,11 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnoseNCCLLog(&seg, file, t, opts, ctx)
 	case KindNCCLTests:
 		err = diagnoseNCCLTests(&seg, file, text, opts, ctx)
+		if errors.Is(err, errNoRows) {
+			seg = finish(seg, file, err)
+			seg.Summary = "not judged: no result rows"
+			return seg
+		}
 	case KindPerftest:
 		err = diagnosePerftest(&seg, file, text, opts, ctx)
 	case KindIBDiagnet:
@@ -767,7 +772,10 @@ func lineRate(seg *Segment, opts Options, ctx *context) float64 {
 	return rate
 }
 
-func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *context) error {
+// errNoRows marks an nccl-tests output without a result: not judged.
+var errNoRows = errors.New("not judged")
+
+func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *context) (err error) {
 	out, err := nccltests.Parse(strings.NewReader(text), file)
 	if err != nil {
 		return err
@@ -786,6 +794,18 @@ func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *conte
 		}
 	}
 	a := ncclrules.CheckTests(out, to)
+	rows := 0
+	for _, r := range out.Runs {
+		rows += len(r.Rows)
+		if r.AvgBusBW != nil || len(r.Errors) > 0 {
+			rows++
+		}
+	}
+	defer func() {
+		if rows == 0 && len(seg.Findings) == 0 {
+			err = fmt.Errorf("%w: the nccl-tests banner and device list were printed but no result row (the run stopped before measuring, or the paste was cut): nothing to judge", errNoRows)
+		}
+	}()
 	seg.Summary = fmt.Sprintf("nccl-tests, %s", plural(len(a.Runs), "run", "runs"))
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)

@@ -758,3 +758,19 @@ func TestNCCLSegmentsJoined(t *testing.T) {
 		t.Errorf("%d NCCL segments, findings %v; want 2 and one critical socket fallback", n, got)
 	}
 }
+
+// TestNCCLTestsWithoutRows: a banner and device list with no result row
+// (github.com/xxrjun, an H100 pair) is not judged, never healthy.
+func TestNCCLTestsWithoutRows(t *testing.T) {
+	in := "# nccl-tests version 2.17.6 nccl-headers=22807 nccl-library=22807\n# Collective test starting: alltoall_perf\n" +
+		"# nThread 1 nGpus 1 minBytes 33554432 maxBytes 17179869184 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n" +
+		"#  Rank  0 Group  0 Pid 521577 on cnode2-003 device  0 [0000:9d:00] NVIDIA H100 80GB HBM3\n#  Rank  1 Group  0 Pid 501378 on cnode2-008 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3\n"
+	r := Run([]Input{{Name: "t.txt", Text: in}}, Options{})
+	if r.ExitCode != 3 {
+		t.Errorf("exit %d (%s), want 3", r.ExitCode, r.Verdict)
+	}
+	row := "   33554432       8388608     float    none      -1    350.1   95.84   83.86      0    349.0   96.15   84.13      0\n"
+	if r := Run([]Input{{Name: "t.txt", Text: in + row}}, Options{}); r.ExitCode == 3 {
+		t.Errorf("with a row: exit 3 (%+v)", r.Files)
+	}
+}
