@@ -220,8 +220,8 @@ var (
 	// reSplice finds launcher tags that another rank's output spliced into
 	// a row: "[1,0]<stdout>:" or Open MPI's bare "[0]".
 	reSplice = regexp.MustCompile(`\[\d+(?:,\d+)?\](?:<std(?:out|err)>:)?`)
-	reDate      = regexp.MustCompile(`^\d{4}-\d\d-\d\d$`)
-	reClock     = regexp.MustCompile(`^\d\d:\d\d:\d\d$`)
+	reDate   = regexp.MustCompile(`^\d{4}-\d\d-\d\d$`)
+	reClock  = regexp.MustCompile(`^\d\d:\d\d:\d\d$`)
 )
 
 // logPrefix finds an NCCL debug prefix; the substring test keeps the
