@@ -885,6 +885,7 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 		}
 		segs[i].Skipped = append(segs[i].Skipped, g.Reason)
 	}
+	var alone []finding.Finding
 	for name, i := range owner {
 		s := &segs[i]
 		text := segmentText(ls, Span{Start: s.Start, End: s.End})
@@ -905,6 +906,11 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			var q *ibdiags.QueryErrors
 			if q, err = ibdiags.ParseQueryErrors(strings.NewReader(text), src); err == nil {
 				s.Summary = plural(len(q.Ports), "port with errors", "ports with errors")
+				if !haveTopo {
+					// Alone, each port's counters are judged by themselves.
+					alone = append(alone, fabric.CheckQueryErrors(q, file, fabric.Thresholds{})...)
+					delete(unplaced, i)
+				}
 			}
 		case KindPerfQuery:
 			var pq *ibdiags.PerfQuery
@@ -938,6 +944,7 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 		}
 	}
 	fs := fabric.Check(f, fabric.Options{})
+	fs = append(fs, alone...)
 	// With the topology and the forwarding tables in one paste, the routes
 	// are judged too (A reaches B but not C, loops, credit loops).
 	if _, haveFTs := owner[string(KindForwardTables)]; haveTopo && haveFTs && len(f.LFTs) > 0 {

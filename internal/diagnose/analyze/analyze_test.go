@@ -774,3 +774,21 @@ func TestNCCLTestsWithoutRows(t *testing.T) {
 		t.Errorf("with a row: exit 3 (%+v)", r.Files)
 	}
 }
+
+// TestQueryErrorsAlone: ibqueryerrors (or ibcheckerrors) pasted without
+// ibnetdiscover is judged port by port, not left unplaced.
+func TestQueryErrorsAlone(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Errors for 0x0002c90300a1b2c3 \"leaf07\"\n   GUID 0x0002c90300a1b2c3 port 7: [SymbolErrorCounter == 65535] [LinkErrorRecoveryCounter == 12]\n", "fabric.link_errors/critical"},
+		{"some prose first\n\n#warn: counter LinkRecovers = 181       (threshold 10) lid 193 port 1\nError check on lid 193 (ISR9288/ISR9096 Voltaire sLB-24) port 1:  FAILED \n", "fabric.link_errors/warning"},
+	} {
+		r := Run([]Input{{Name: "q.txt", Text: tc.in}}, Options{})
+		var got []string
+		for _, f := range r.Findings {
+			got = append(got, f.ID+"/"+string(f.Severity))
+		}
+		if !slices.Equal(got, []string{tc.want}) {
+			t.Errorf("%q: findings %v, want %s", tc.in, got, tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 )
 
@@ -140,7 +141,7 @@ func header(ls []string, i int) (Kind, int) {
 		return KindSMPorts, 0
 	case strings.HasPrefix(t, "# Port counters: Lid ") || strings.HasPrefix(t, "# Port extended counters: Lid "):
 		return KindPerfQuery, 0
-	case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked"):
+	case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked") || ibdiags.LegacyLine(t):
 		return KindQueryErrors, 0
 	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x"):
 		return KindLinkInfo, 0

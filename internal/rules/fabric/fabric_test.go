@@ -15,6 +15,7 @@ import (
 
 	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 	sourcefabric "github.com/ibdoctor/ibdoctor/internal/source/fabric"
 )
@@ -542,5 +543,44 @@ func TestPMAGapsExplainedByManagementRoutes(t *testing.T) {
 	}
 	if len(mgmt) != 1 || mgmt[0].Severity != finding.Warning || !strings.Contains(mgmt[0].Summary, "could not read the counters of 8 ports on 1 node") {
 		t.Errorf("management findings %+v", mgmt)
+	}
+}
+
+// TestCheckQueryErrors judges ibqueryerrors/ibcheckerrors pasted without
+// the topology, port by port.
+func TestCheckQueryErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		want []string
+		has  string
+	}{
+		{"saturated symbol errors", "Errors for 0x0002c90300a1b2c3 \"leaf07\"\n   GUID 0x0002c90300a1b2c3 port 7: [SymbolErrorCounter == 65535]\n",
+			[]string{"fabric.link_errors/critical"}, `"leaf07" (GUID 0x0002c90300a1b2c3) port 7: SymbolErrorCounter 65535 (saturated`},
+		{"discards with human units", "Errors for \"node1 HCA-1\"\n   GUID 0x0002c90300a1b2c4 port 1: [PortXmitDiscards == 2846 (2.779K)]\n",
+			[]string{"fabric.link_errors/warning"}, "PortXmitDiscards 2846"},
+		{"symbol errors and link downed on one port", "#warn: counter SymbolErrors = 36905     (threshold 10) lid 193 port 14\n#warn: counter LinkDowned = 23  (threshold 10) lid 193 port 14\nError check on lid 193 (ISR9288/ISR9096 Voltaire sLB-24) port 14:  FAILED\n",
+			[]string{"fabric.link_errors/critical"}, `"ISR9288/ISR9096 Voltaire sLB-24" (lid 193) port 14`},
+		{"switch relay errors alone", "#warn: counter RcvSwRelayErrors = 179   (threshold 100)\nError check on lid 2 (MT47396 Infiniscale-III Mellanox Technologies) port\n7:  FAILED\n",
+			[]string{"fabric.link_errors/info"}, "not a cable fault"},
+		{"below thresholds", "Errors for \"n\"\n   GUID 0x1 port 1: [SymbolErrorCounter == 3]\n", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := ibdiags.ParseQueryErrors(strings.NewReader(tc.in), "q.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := CheckQueryErrors(q, "q.txt", Thresholds{})
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+			if tc.has != "" && !strings.Contains(fs[0].Summary, tc.has) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tc.has)
+			}
+		})
 	}
 }
