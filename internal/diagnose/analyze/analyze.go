@@ -570,6 +570,15 @@ func summariseSkips(file string, sk []hcatext.Skip) []string {
 	return out
 }
 
+// noteLines groups a fabric parser's passed-over lines by reason.
+func noteLines(file string, ns []ibdiags.Note) []string {
+	sk := make([]hcatext.Skip, len(ns))
+	for i, n := range ns {
+		sk[i] = hcatext.Skip{Line: n.Line, Reason: n.Reason}
+	}
+	return summariseSkips(file, sk)
+}
+
 // lineList renders "f:3" or "f:3,5,9 and 12 more (15 lines)".
 func lineList(file string, ns []int) string {
 	const show = 5
@@ -901,6 +910,7 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			var li *ibdiags.LinkInfo
 			if li, err = ibdiags.ParseLinkInfo(strings.NewReader(text), src); err == nil {
 				s.Summary = plural(len(li.Ports), "port", "ports")
+				s.Skipped = append(s.Skipped, noteLines(file, li.Skipped)...)
 			}
 		case KindQueryErrors:
 			var q *ibdiags.QueryErrors

@@ -143,7 +143,7 @@ func header(ls []string, i int) (Kind, int) {
 		return KindPerfQuery, 0
 	case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked") || ibdiags.LegacyLine(t):
 		return KindQueryErrors, 0
-	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x"):
+	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x") || strings.HasPrefix(t, "Switch 0x") && strings.HasSuffix(t, ":"):
 		return KindLinkInfo, 0
 	}
 	return KindUnknown, 0

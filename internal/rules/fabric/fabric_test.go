@@ -584,3 +584,49 @@ func TestCheckQueryErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestDegradedMixedGenerations: lane speeds are judged against what both
+// ends' kinds of node reach, not the fabric's majority. Real layouts:
+// NVIDIA/nccl-tests#71 (EDR V100 HCAs and a SHARP aggregation node on an
+// HDR switch) and the Open MPI users list 2010 (identical blades at DDR
+// beside others at QDR on one switch; a second, SDR-only switch).
+func TestDegradedMixedGenerations(t *testing.T) {
+	row := func(lid, port int, rate string, rlid int, peer string) string {
+		return fmt.Sprintf("           %d   %2d[  ] ==( 4X %s Gbps Active/  LinkUp)==>       %d    1[  ] %q ( )\n", lid, port, rate, rlid, peer)
+	}
+	edrOnHDR := "Switch: 0x0c42a10300b95bfa MF0;ibswitch254:MQM8700/U1:\n" +
+		row(3, 1, "25.78125", 1, "gpu-v100-0 HCA-1") + row(3, 2, "25.78125", 2, "gpu-v100-1 HCA-1") +
+		row(3, 3, "25.78125", 6, "gpu-v100-3 HCA-1") + row(3, 4, "25.78125", 5, "gpu-v100-2 HCA-1") +
+		row(3, 41, "53.125", 4, "Mellanox Technologies Aggregation Node")
+	hssm := "Switch 0x0008f10500380136 IBM HSSM:\n" +
+		row(4, 1, "5.0", 1, "faui36a HCA-1") + row(4, 2, "2.5", 9, "MT25204 InfiniHostLx Mellanox Technologies") +
+		row(4, 17, "10.0", 6, "faui36b HCA-1") + row(4, 18, "10.0", 8, "faui36c HCA-1") + row(4, 19, "5.0", 3, "faui36d HCA-1")
+	topspin := "Switch 0x0005ad0000080ba2 Topspin Switch:\n" +
+		row(10, 1, "2.5", 13, "faui36b HCA-1") + row(10, 2, "2.5", 15, "faui36c HCA-1") + row(10, 3, "2.5", 12, "faui36d HCA-1")
+	oneFaster := "Switch: 0x0000000000000011 MF0;sw:SX6036/U1:\n" +
+		row(7, 1, "14.0625", 1, "n1 HCA-1") + row(7, 2, "10.0", 2, "n2 HCA-1") + row(7, 3, "10.0", 3, "n3 HCA-1")
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"EDR HCAs and an HDR aggregation node on an HDR switch", edrOnHDR, nil},
+		{"DDR blades beside QDR blades on one switch; SDR switch alone", hssm + topspin,
+			[]string{"fabric.link_degraded/critical IBM HSSM[19]", "fabric.link_degraded/critical IBM HSSM[1]"}},
+		{"one faster peer of the same kind: a warning", oneFaster,
+			[]string{"fabric.link_degraded/warning MF0;sw:SX6036/U1[2]", "fabric.link_degraded/warning MF0;sw:SX6036/U1[3]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Build(&fabricmodel.Raw{Source: "x", Outputs: []*fabricmodel.Output{{Name: "iblinkinfo", Stdout: []byte(tc.in)}}})
+			var got []string
+			for _, fd := range Check(f, Options{}) {
+				if fd.ID == "fabric.link_degraded" {
+					got = append(got, fmt.Sprintf("%s/%s %s[%d]", fd.ID, fd.Severity, fd.Subject.NodeDesc, fd.Subject.Port))
+				}
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
