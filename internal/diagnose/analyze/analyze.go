@@ -905,6 +905,7 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			var t *ibdiags.Topology
 			if t, err = ibdiags.ParseNetDiscover(strings.NewReader(text), src); err == nil {
 				s.Summary = fmt.Sprintf("%s, %s", plural(len(t.Nodes), "node", "nodes"), plural(len(f.Links), "link", "links"))
+				s.Skipped = append(s.Skipped, noteLines(file, t.Skipped)...)
 			}
 		case KindLinkInfo:
 			var li *ibdiags.LinkInfo

@@ -735,15 +735,17 @@ func checkIdentity(f *Fabric) []finding.Finding {
 	}
 	lids := map[int][]owner{}
 	zero, withLID := []End{}, 0
+	lidOf := map[End]int{}
 	for i := range f.Nodes {
 		n := &f.Nodes[i]
 		if n.Type == ibdiags.Switch {
 			switch {
-			case n.LID > 0:
+			case n.LID > 0 && n.LID != unassignedLID:
 				lids[n.LID] = append(lids[n.LID], owner{End{i, 0}, n.Name()})
 				withLID++
-			case n.LID == 0:
+			case n.LID == 0 || n.LID == unassignedLID:
 				zero = append(zero, End{i, 0})
+				lidOf[End{i, 0}] = n.LID
 			}
 			continue
 		}
@@ -752,11 +754,12 @@ func checkIdentity(f *Fabric) []finding.Finding {
 				continue
 			}
 			switch {
-			case p.LID > 0:
+			case p.LID > 0 && p.LID != unassignedLID:
 				lids[p.LID] = append(lids[p.LID], owner{End{i, p.Num}, f.EndName(End{i, p.Num})})
 				withLID++
-			case p.LID == 0:
+			case p.LID == 0 || p.LID == unassignedLID:
 				zero = append(zero, End{i, p.Num})
+				lidOf[End{i, p.Num}] = p.LID
 			}
 		}
 	}
@@ -784,16 +787,55 @@ func checkIdentity(f *Fabric) []finding.Finding {
 			out = append(out, catalog.New("fabric.no_lid", finding.Subject{},
 				fmt.Sprintf("no port of the fabric has a LID (%d ports): no subnet manager has configured it", len(zero)),
 				finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid 0 on %s", f.EndName(zero[0]))}))
+		} else if len(zero) > maxNoLIDFindings {
+			// Hundreds of ports without a LID are one fault (the SM does
+			// not reach them, or they came up after it swept): one finding
+			// naming the nodes.
+			var names []string
+			seen := map[string]bool{}
+			var ev []finding.Evidence
+			for _, e := range zero {
+				// A CA is named by its host (the first word of
+				// "SAT111092710053 ibp213s0f0"): one host has many HCAs.
+				n := &f.Nodes[e.Node]
+				who := n.Name()
+				if h, _, ok := strings.Cut(who, " "); ok && n.Type != ibdiags.Switch && !strings.HasPrefix(who, "MT") {
+					who = h
+				}
+				if !seen[who] {
+					seen[who] = true
+					names = append(names, who)
+				}
+				if len(ev) < 3 {
+					ev = append(ev, finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("%s lid %d", f.EndName(e), lidOf[e])})
+				}
+			}
+			more := ""
+			if len(names) > 8 {
+				more = fmt.Sprintf(" and %d more", len(names)-8)
+				names = names[:8]
+			}
+			out = append(out, catalog.New("fabric.no_lid", finding.Subject{},
+				fmt.Sprintf("%d ports on %d hosts and switches have no LID (0, or 65535: never assigned) while %d other ports have one: %s%s", len(zero), len(seen), withLID, strings.Join(names, ", "), more), ev...))
 		} else {
 			for _, e := range zero {
 				out = append(out, catalog.New("fabric.no_lid", f.subject(e, nil),
 					fmt.Sprintf("%s has no LID while %d other ports have one", f.EndName(e), withLID),
-					finding.Evidence{Source: "ibnetdiscover.txt", Value: "lid 0"}))
+					finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid %d", lidOf[e])}))
 			}
 		}
 	}
 	return out
 }
+
+// unassignedLID is what ibnetdiscover prints for a port the subnet
+// manager never gave a LID: 0xFFFF, the permissive LID (IBTA vol. 1
+// 4.1.3), is no unicast address and never a duplicate.
+const unassignedLID = 0xffff
+
+// maxNoLIDFindings is the count of LID-less ports above which they are
+// reported as one finding.
+const maxNoLIDFindings = 8
 
 func checkSM(f *Fabric) []finding.Finding {
 	if !f.SMQueried {

@@ -630,3 +630,53 @@ func TestDegradedMixedGenerations(t *testing.T) {
 		})
 	}
 }
+
+// TestUnassignedLID: ibnetdiscover prints lid 65535 for ports the SM never
+// configured (a UFM director capture): no LID, never a duplicate; many
+// such ports are one finding naming the hosts.
+func TestUnassignedLID(t *testing.T) {
+	topo := func(n, unassigned int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "switchguid=0x100\nSwitch\t%d \"S-0000000000000100\"\t# \"MF0;leaf:MQM8700/U1\" enhanced port 0 lid 3 lmc 0\n", n)
+		for i := 1; i <= n; i++ {
+			lid := 10 + i
+			if i <= unassigned {
+				lid = 65535
+			}
+			fmt.Fprintf(&b, "[%d]\t\"H-%016x\"[1](%x)\t\t# \"host%02d mlx5_0\" lid %d 4xHDR\n", i, 0x1000+i, 0x1000+i, i, lid)
+		}
+		for i := 1; i <= n; i++ {
+			lid := 10 + i
+			if i <= unassigned {
+				lid = 65535
+			}
+			fmt.Fprintf(&b, "\ncaguid=0x%x\nCa\t1 \"H-%016x\"\t\t# \"host%02d mlx5_0\"\n[1](%x)\t\"S-0000000000000100\"[%d]\t\t# lid %d lmc 0 \"MF0;leaf:MQM8700/U1\" lid 3 4xHDR\n", 0x1000+i, 0x1000+i, i, 0x1000+i, i, lid)
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name       string
+		n, un      int
+		want       []string
+		summaryHas string
+	}{
+		{"two ports", 4, 2, []string{"fabric.no_lid", "fabric.no_lid"}, "has no LID while 3 other ports have one"},
+		{"many ports: one finding", 12, 10, []string{"fabric.no_lid"}, "10 ports on 10 hosts and switches have no LID"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Build(&fabricmodel.Raw{Source: "x", Outputs: []*fabricmodel.Output{{Name: "ibnetdiscover", Stdout: []byte(topo(tc.n, tc.un))}}})
+			var got []string
+			var sum string
+			for _, fd := range Check(f, Options{}) {
+				got = append(got, fd.ID)
+				sum += fd.Summary + "\n"
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("(-want +got):\n%s\n%s", diff, sum)
+			}
+			if !strings.Contains(sum, tc.summaryHas) {
+				t.Errorf("summaries lack %q:\n%s", tc.summaryHas, sum)
+			}
+		})
+	}
+}
