@@ -161,6 +161,13 @@ var (
 	reCall      = regexp.MustCompile(`Call to (ibv_\w+) failed(?: with error (.+?))?\s*$`)
 	reWatchdog  = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
 	reTimeout   = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
+	// reAnyRank finds the rank of a PyTorch line that does not put it
+	// right before "Watchdog": "[PG ID 0 PG GUID 0(default_pg) Rank 1]",
+	// or the launcher's "[rank1]:" prefix.
+	reAnyRank = regexp.MustCompile(`\bRank (\d+)\]|\[rank(\d+)\]:`)
+	// reDetected is PyTorch 2.x's "[PG ID 0 … Rank 1] Exception (either an
+	// error or timeout) detected by watchdog at work: 808".
+	reDetected = regexp.MustCompile(`detected by watchdog at work: (\d+)`)
 )
 
 // splitNCCLLine splits "host:pid:tid [dev] [file.cc:line] NCCL LEVEL msg".
@@ -208,6 +215,20 @@ func splitHostPid(tok string) (string, int) {
 	return tok[:i], pid
 }
 
+// anyRank is the rank a watchdog line names: r when the pattern caught
+// it, else "Rank N]" or "[rankN]:" anywhere in the line; -1 when none.
+func anyRank(line, r string) int {
+	if r == "" {
+		if m := reAnyRank.FindStringSubmatch(line); m != nil {
+			r = m[1] + m[2]
+		}
+	}
+	if v, err := strconv.Atoi(r); err == nil {
+		return v
+	}
+	return -1
+}
+
 func watchdog(line string) []string {
 	if !strings.Contains(line, "Watchdog caught") {
 		return nil
@@ -244,13 +265,17 @@ func Parse(r io.Reader, source string) (*Log, error) {
 			continue // neither an NCCL line nor a ProcessGroupNCCL watchdog
 		}
 		if m := watchdog(line); m != nil {
-			ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: -1, OpType: m[3]}
-			if m[1] != "" {
-				ev.Rank, _ = strconv.Atoi(m[1])
-			}
+			ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, m[1]), OpType: m[3]}
 			ev.SeqNum, _ = strconv.ParseInt(m[2], 10, 64)
 			ev.TimeoutMS, _ = strconv.ParseInt(m[4], 10, 64)
 			ev.RanForMS, _ = strconv.ParseInt(m[5], 10, 64)
+			lg.Events = append(lg.Events, ev)
+			lg.NCCLLines++
+			continue
+		}
+		if m := reDetected.FindStringSubmatch(line); m != nil && strings.Contains(line, "ProcessGroupNCCL") {
+			ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, "")}
+			ev.SeqNum, _ = strconv.ParseInt(m[1], 10, 64)
 			lg.Events = append(lg.Events, ev)
 			lg.NCCLLines++
 			continue

@@ -374,15 +374,32 @@ func resourceHint(call, errText string) string {
 }
 
 func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
-	var wd, other []nccllog.Event
+	var wd, other, detected []nccllog.Event
 	for _, e := range lg.Events {
 		if e.Kind != nccllog.EventTimeout {
 			continue
 		}
-		if e.OpType != "" {
+		switch {
+		case e.OpType != "":
 			wd = append(wd, e)
-		} else {
+		case e.SeqNum > 0:
+			detected = append(detected, e) // "detected by watchdog at work: N"
+		default:
 			other = append(other, e)
+		}
+	}
+	// A rank that printed only "detected by watchdog at work: N" still
+	// tells where it stopped; one that printed both is counted once.
+	for _, e := range detected {
+		if !slices.ContainsFunc(wd, func(w nccllog.Event) bool { return w.Rank == e.Rank }) {
+			e.OpType = "a collective"
+			for _, w := range wd {
+				if w.SeqNum == e.SeqNum && w.OpType != "" {
+					e.OpType, e.TimeoutMS = w.OpType, w.TimeoutMS // the same work item
+					break
+				}
+			}
+			wd = append(wd, e)
 		}
 	}
 	var fs []finding.Finding
@@ -414,9 +431,19 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 				slices.Sort(rs)
 				parts = append(parts, fmt.Sprintf("%s SeqNum=%d on rank(s) %s", k.op, k.seq, joinInts(rs, 8)))
 			}
-			summary = fmt.Sprintf("ranks timed out in different collectives: %s; the rank(s) stuck on the lowest SeqNum are behind the others: look at them first", strings.Join(parts, "; "))
+			behind := groups[keys[0]]
+			summary = fmt.Sprintf("ranks timed out in different collectives: %s; rank(s) %s lag the others (SeqNum %d, the rest reached %d): look at them first", strings.Join(parts, "; "), joinInts(behind, 8), keys[0].seq, keys[len(keys)-1].seq)
 		}
 		evs := []finding.Evidence{{Source: at(first.Source, first.Line), Value: first.Text}}
+		if len(keys) > 1 {
+			// The line of a lagging rank too.
+			for _, e := range wd {
+				if e.SeqNum == keys[0].seq && e.OpType == keys[0].op && e.Line != first.Line {
+					evs = append(evs, finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
+					break
+				}
+			}
+		}
 		f := catalog.New("nccl.timeout", subj, summary, evs...)
 		if len(keys) == 1 {
 			f.Subject.Rank = joinInts(groups[keys[0]], 8)

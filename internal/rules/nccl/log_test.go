@@ -64,10 +64,11 @@ func TestLogCorpus(t *testing.T) {
 		{file: testsData + "meowth-oob-failed-socket.txt", want: []string{"nccl.socket_fallback/warning"}, network: "Socket", events: 1,
 			summaryHas: []string{"libibverbs could not be loaded"}},
 		{file: testsData + "meowth-oob-failed-socket.txt", opts: LogOptions{ExpectIB: true}, want: []string{"nccl.socket_fallback/critical"}, network: "Socket", events: 1},
-		{file: logData + "llamafactory7396-watchdog.log", want: []string{"nccl.timeout/critical"}, events: 2,
-			summaryHas: []string{"2 rank(s) timed out in ALLREDUCE SeqNum=1580 after 600000 ms"}},
+		// Rank 3 printed only "detected by watchdog at work: 1580".
+		{file: logData + "llamafactory7396-watchdog.log", want: []string{"nccl.timeout/critical"}, events: 4,
+			summaryHas: []string{"3 rank(s) timed out in ALLREDUCE SeqNum=1580 after 600000 ms"}},
 		{file: logData + "pytorch118369-watchdog-seq-differ.log", want: []string{"nccl.timeout/critical"}, events: 5,
-			summaryHas: []string{"ALLREDUCE SeqNum=64088 on rank(s) 7", "lowest SeqNum"}},
+			summaryHas: []string{"ALLREDUCE SeqNum=64088 on rank(s) 7", "rank(s) 7 lag the others (SeqNum 64088"}},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
@@ -266,5 +267,36 @@ func TestSocketFallbackVariants(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWatchdogWordings: PyTorch's watchdog lines in the wordings of its
+// releases, with the rank in "[PG ID 0 PG GUID 0(default_pg) Rank 1]" or
+// the "[rank1]:" prefix, glued to a tqdm bar, and a rank that printed only
+// "detected by watchdog at work: N".
+func TestWatchdogWordings(t *testing.T) {
+	in := "[rank1]:[E1201 10:00:00.123456 1234 ProcessGroupNCCL.cpp:632] [PG ID 0 PG GUID 0(default_pg) Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600054 milliseconds before timing out.\n" +
+		"[rank1]:[E1201 10:00:00.223456 1234 ProcessGroupNCCL.cpp:2168] [PG ID 0 PG GUID 0(default_pg) Rank 1] Exception (either an error or timeout) detected by watchdog at work: 808, last enqueued NCCL work: 808, last completed NCCL work: 807.\n" +
+		" 45%|████▌     | 450/1000 [10:00<12:13,  1.33s/it][E ProcessGroupNCCL.cpp:737] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600512 milliseconds before timing out.\n" +
+		"[rank3]:[E1201 10:00:00.323456 1234 ProcessGroupNCCL.cpp:2168] [PG ID 0 PG GUID 0(default_pg) Rank 3] Exception (either an error or timeout) detected by watchdog at work: 805, last enqueued NCCL work: 806, last completed NCCL work: 804.\n"
+	lg, err := nccllog.Parse(strings.NewReader(in), "w.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ranks []int
+	for _, e := range lg.Events {
+		ranks = append(ranks, e.Rank)
+	}
+	if !slices.Equal(ranks, []int{1, 1, 2, 3}) {
+		t.Errorf("ranks %v, want 1 1 2 3", ranks)
+	}
+	a := CheckLog(lg, LogOptions{})
+	if diff := cmp.Diff([]string{"nccl.timeout/critical"}, ids(a.Findings)); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	for _, h := range []string{"ALLREDUCE SeqNum=808 on rank(s) 1,2", "a collective SeqNum=805 on rank(s) 3", "rank(s) 3 lag the others (SeqNum 805, the rest reached 808)"} {
+		if !strings.Contains(a.Findings[0].Summary, h) {
+			t.Errorf("summary lacks %q: %s", h, a.Findings[0].Summary)
+		}
 	}
 }
