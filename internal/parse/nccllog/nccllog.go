@@ -293,8 +293,12 @@ func Parse(r io.Reader, source string) (*Log, error) {
 		}
 		lg.NCCLLines++
 		p := proc(host, pid, n)
-		switch level {
-		case "WARN", "ABORT":
+		switch {
+		case level == "WARN" || level == "ABORT":
+			parseWarn(lg, p, source, n, msg)
+		case strings.Contains(msg, "Got completion ") && reCompl.MatchString(msg):
+			// Net plugins (NET/IBP and others) log completion errors at
+			// INFO level.
 			parseWarn(lg, p, source, n, msg)
 		default:
 			parseInfo(p, n, msg)
