@@ -144,6 +144,9 @@ func TestRules(t *testing.T) {
 		{"collapse without a line rate", []string{collapseRows}, Options{}, []string{"perf.bw_low/warning"}},
 		{"flat plateau (after the fix)", []string{flatRows}, Options{LineRateGbps: 1}, nil},
 		{"soft device latency is the CPU's", []string{rxeLat}, Options{}, nil},
+		// Server and client blocks of one run pasted one after the other.
+		{"server and client tables counted once", []string{" RDMA_Read BW Test\n" + collapseRows + "\n RDMA_Read BW Test\n" + collapseRows}, Options{LineRateGbps: 1}, []string{"perf.bw_low/critical"}},
+		{"two different runs both judged", []string{" RDMA_Read BW Test\n" + collapseRows + "\n RDMA_Read BW Test\n" + strings.Replace(collapseRows, "17.82", "17.00", 1)}, Options{LineRateGbps: 1}, []string{"perf.bw_low/critical", "perf.bw_low/critical"}},
 		{"hardware device latency", []string{strings.Replace(rxeLat, "rxe0", "mlx5_0", 1)}, Options{}, []string{"perf.lat_high/critical"}},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package perftest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
@@ -78,8 +79,14 @@ type Analysis struct {
 // (their QPNs cross-match) are compared with each other. It is pure.
 func Check(results []*perftest.Result, opts Options) *Analysis {
 	a := &Analysis{}
-	for _, r := range results {
+	for i, r := range results {
 		s, fs, notes := analyzeOne(r, opts)
+		if j := sameMeasurement(results[:i], r); j >= 0 {
+			// The server and the client of one run both print its table:
+			// one measurement, judged once.
+			fs = slices.DeleteFunc(fs, func(f finding.Finding) bool { return f.ID == "perf.bw_low" || f.ID == "perf.lat_high" })
+			notes = append(notes, fmt.Sprintf("%s: the same measurement as %s (the other end of the run): judged once", at(r, r.Line), at(results[j], results[j].Line)))
+		}
 		a.Results = append(a.Results, s)
 		a.Findings = append(a.Findings, fs...)
 		a.Notes = append(a.Notes, notes...)
@@ -87,6 +94,34 @@ func Check(results []*perftest.Result, opts Options) *Analysis {
 	a.Findings = append(a.Findings, pairFindings(results)...)
 	catalog.Sort(a.Findings)
 	return a
+}
+
+// sameMeasurement returns the index in earlier of the other end of r's
+// run: the result whose QPNs cross-match r's, or the same test with the
+// same rows; -1 when none.
+func sameMeasurement(earlier []*perftest.Result, r *perftest.Result) int {
+	for j, o := range earlier {
+		if o.Kind != r.Kind {
+			continue
+		}
+		if o.Local != nil && o.Remote != nil && r.Local != nil && r.Remote != nil &&
+			strings.EqualFold(o.Local.QPN, r.Remote.QPN) && strings.EqualFold(o.Remote.QPN, r.Local.QPN) {
+			return j
+		}
+		if o.Test == r.Test && len(r.BW) > 0 && slices.EqualFunc(o.BW, r.BW, func(x, y perftest.BWRow) bool {
+			return x.Bytes == y.Bytes && x.Iterations == y.Iterations && x.AvgGbps == y.AvgGbps
+		}) {
+			return j
+		}
+		if o.Test == r.Test && len(r.Lat) > 0 && len(o.Lat) == len(r.Lat) && slices.EqualFunc(o.Lat, r.Lat, func(x, y perftest.LatRow) bool {
+			mx, _ := x.Median()
+			my, _ := y.Median()
+			return x.Bytes == y.Bytes && mx == my
+		}) {
+			return j
+		}
+	}
+	return -1
 }
 
 func at(r *perftest.Result, line int) string { return fmt.Sprintf("%s:%d", r.Source, line) }
