@@ -906,6 +906,9 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			if t, err = ibdiags.ParseNetDiscover(strings.NewReader(text), src); err == nil {
 				s.Summary = fmt.Sprintf("%s, %s", plural(len(t.Nodes), "node", "nodes"), plural(len(f.Links), "link", "links"))
 				s.Skipped = append(s.Skipped, noteLines(file, t.Skipped)...)
+				if len(f.Links) == 0 {
+					s.Skipped = append(s.Skipped, "a node list (ibhosts, ibswitches): no links, rates or counters in it to judge; paste ibnetdiscover or iblinkinfo for those")
+				}
 			}
 		case KindLinkInfo:
 			var li *ibdiags.LinkInfo

@@ -133,6 +133,8 @@ func header(ls []string, i int) (Kind, int) {
 			return KindNetDiscover, 1
 		}
 		return KindNetDiscover, 0
+	case ibdiags.HostsLine(t):
+		return KindNetDiscover, 0
 	case strings.HasPrefix(t, "Unicast lids ["):
 		return KindForwardTables, 0
 	case strings.HasPrefix(t, "sminfo: sm lid "):

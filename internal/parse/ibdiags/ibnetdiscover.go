@@ -152,6 +152,13 @@ func ParseNetDiscover(r io.Reader, src string) (*Topology, error) {
 			}
 			return nil
 		}
+		if nd, ok := parseHostsLine(line); ok {
+			// ibhosts / ibswitches: one node per line, no ports.
+			nd.Line = n
+			t.Nodes = append(t.Nodes, nd)
+			cur = nil
+			return nil
+		}
 		nd, err := parseTopoHeader(line)
 		if err != nil && !topoHeaderWord(line) {
 			// Not a node header at all: a terminal log's banner or the
@@ -186,6 +193,51 @@ func ParseNetDiscover(r io.Reader, src string) (*Topology, error) {
 		return nil, noData(src, "Switch/Ca node record")
 	}
 	return t, nil
+}
+
+// HostsLine says whether a line is ibhosts' or ibswitches' ("Ca\t: 0x…
+// ports 2 \"node1 HCA-1\"").
+func HostsLine(t string) bool {
+	_, ok := parseHostsLine(t)
+	return ok
+}
+
+// parseHostsLine reads one line of ibhosts, ibswitches or ibrouters:
+// `Ca	: 0x0002c9020023c6a4 ports 2 "node1 HCA-1"`, `Switch	: 0x… ports 36
+// "desc" enhanced port 0 lid 3 lmc 0`.
+func parseHostsLine(line string) (TopoNode, bool) {
+	nd := TopoNode{LID: -1}
+	kind, rest, ok := strings.Cut(line, ":")
+	if !ok {
+		return nd, false
+	}
+	typ, known := topoTypes[strings.TrimSpace(kind)]
+	f := strings.Fields(rest)
+	if !known || len(f) < 4 || f[1] != "ports" {
+		return nd, false
+	}
+	g, ok := parseHexGUID(f[0])
+	np, ok2 := parseUint(f[2], 255)
+	if !ok || !ok2 || !strings.HasPrefix(f[0], "0x") {
+		return nd, false
+	}
+	_, after, _ := strings.Cut(rest, " ports "+f[2])
+	d, tr, ok := cutDesc(strings.TrimSpace(after))
+	if !ok {
+		return nd, false
+	}
+	prefix := map[NodeType]string{Switch: "S-", CA: "H-", Router: "R-"}[typ]
+	nd.Type, nd.GUID, nd.NumPorts, nd.Desc = typ, g, int(np), d
+	nd.ID = fmt.Sprintf("%s%016x", prefix, g)
+	tf := strings.Fields(tr)
+	for i := 0; i+1 < len(tf); i++ {
+		if tf[i] == "lid" {
+			if v, ok := parseUint(tf[i+1], 0xffff); ok {
+				nd.LID = int(v)
+			}
+		}
+	}
+	return nd, true
 }
 
 // topoTypes are the node types of a header line.

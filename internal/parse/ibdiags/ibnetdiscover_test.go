@@ -190,3 +190,22 @@ func TestParseNetDiscoverCapture(t *testing.T) {
 		t.Errorf("prose alone: %v", err)
 	}
 }
+
+// TestParseHosts reads ibhosts and ibswitches lines as nodes without ports.
+func TestParseHosts(t *testing.T) {
+	in := "Ca\t: 0x0002c9020023c6a4 ports 2 \"node1 HCA-1\"\nSwitch\t: 0x0002c902004811a8 ports 36 \"MF0;sw:SX6036/U1\" enhanced port 0 lid 3 lmc 0\n"
+	topo, err := ParseNetDiscover(strings.NewReader(in), "h.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []TopoNode{
+		{Type: CA, ID: "H-0002c9020023c6a4", GUID: 0x0002c9020023c6a4, NumPorts: 2, Desc: "node1 HCA-1", LID: -1, Line: 1},
+		{Type: Switch, ID: "S-0002c902004811a8", GUID: 0x0002c902004811a8, NumPorts: 36, Desc: "MF0;sw:SX6036/U1", LID: 3, Line: 2},
+	}
+	if diff := cmp.Diff(want, topo.Nodes); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if HostsLine("Ca\t: not a guid ports 2 \"x\"") || HostsLine("Switch\t36 \"S-0002c902004811a8\"") {
+		t.Error("HostsLine accepts a non-ibhosts line")
+	}
+}
