@@ -794,3 +794,22 @@ func TestQueryErrorsAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestNCCLTestsTableWithoutBanner: a results table pasted without the
+// banner, its "#" stripped, an NCCL INFO line between the rows.
+func TestNCCLTestsTableWithoutBanner(t *testing.T) {
+	in := "Here is the result:\n" +
+		"       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n" +
+		"        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n" +
+		"   33554432       8388608     float     sum      -1    350.1   95.84  179.7      0    349.0   96.15  180.3      0\n" +
+		"gpu1:123:456 [0] NCCL INFO comm 0x1 rank 0 nranks 16 cudaDev 0 busId 1000 - Destroy COMPLETE\n" +
+		"   67108864      16777216     float     sum      -1    690.1   97.24  182.3      0    689.0   97.40  182.6      0\n"
+	fr := AnalyzeText("t.txt", in, Options{})
+	var kinds []Kind
+	for _, s := range fr.Segments {
+		kinds = append(kinds, s.Kind)
+	}
+	if !slices.Equal(kinds, []Kind{KindUnknown, KindNCCLTests}) || fr.Segments[1].Start != 2 || !strings.HasPrefix(fr.Segments[1].Summary, "nccl-tests, 1 run") {
+		t.Errorf("segments %+v", fr.Segments)
+	}
+}

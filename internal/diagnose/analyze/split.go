@@ -119,6 +119,12 @@ func header(ls []string, i int) (Kind, int) {
 		return KindEthtool, 0
 	case strings.HasPrefix(t, "# nThread ") || strings.HasPrefix(t, "# Collective test starting") || strings.HasPrefix(t, "# nccl-tests version "):
 		return KindNCCLTests, 0
+	case ncclTestsTableHeader(t):
+		// A pasted table without the banner (its "#" kept or stripped).
+		if back := strings.TrimSpace(strings.TrimLeft(prev, "#")); strings.Contains(back, "out-of-place") {
+			return KindNCCLTests, 1
+		}
+		return KindNCCLTests, 0
 	case (strings.HasSuffix(t, " BW Test") || strings.HasSuffix(t, " Lat Test") || strings.HasSuffix(t, " Latency Test")) && isDashes(prev):
 		return KindPerftest, 1
 	case t == "* Waiting for client to connect... *":
@@ -149,6 +155,13 @@ func header(ls []string, i int) (Kind, int) {
 		return KindLinkInfo, 0
 	}
 	return KindUnknown, 0
+}
+
+// ncclTestsTableHeader matches nccl-tests' column header "#  size  count
+// type  redop  root  time  algbw  busbw  #wrong …", with or without "#".
+func ncclTestsTableHeader(t string) bool {
+	f := strings.Fields(strings.TrimLeft(t, "#"))
+	return len(f) >= 6 && f[0] == "size" && f[1] == "count" && strings.Contains(t, "algbw") && strings.Contains(t, "busbw")
 }
 
 func isDashes(t string) bool {
