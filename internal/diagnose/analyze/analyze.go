@@ -219,6 +219,11 @@ func AnalyzeText(name, text string, opts Options) File {
 		ctx.addRates(opts.Node, opts.NodeSource)
 		ctx.addNode(opts.Node)
 	}
+	for _, sp := range spans {
+		if sp.Kind == KindNCCLLog {
+			ctx.ncclSpans = append(ctx.ncclSpans, sp)
+		}
+	}
 	segs := make([]*Segment, len(spans))
 	for pass := 0; pass < 2; pass++ {
 		for i, sp := range spans {
@@ -345,6 +350,36 @@ type context struct {
 	node *snapshot.Snapshot
 	// results locate the values of node in the paste.
 	results []*hcatext.Result
+	// ncclSpans are the file's NCCL log segments: pastes cut one job's log
+	// with prose and fences ("on the client: … on the server: …"), and
+	// the rules must see every process to compare their transports.
+	ncclSpans []Span
+}
+
+// ncclText returns the text of every NCCL log segment of the file (other
+// lines blank), ok false for a later segment already read with the first.
+func (c *context) ncclText(ls []string, sp Span) (string, bool) {
+	if len(c.ncclSpans) < 2 {
+		return segmentText(ls, sp), true
+	}
+	if sp != c.ncclSpans[0] {
+		return "", false
+	}
+	var b strings.Builder
+	next := 1
+	for _, s := range c.ncclSpans {
+		for ; next < s.Start; next++ {
+			b.WriteByte('\n')
+		}
+		for _, l := range ls[s.Start-1 : s.End] {
+			if !isPrompt(l) {
+				b.WriteString(l)
+			}
+			b.WriteByte('\n')
+		}
+		next = s.End + 1
+	}
+	return b.String(), true
 }
 
 // addNode merges the devices of snap into c.node: a port already known
@@ -458,9 +493,19 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 	text := segmentText(ls, sp)
 	switch sp.Kind {
 	case KindNCCLLog:
-		err = diagnoseNCCLLog(&seg, file, text, opts, ctx)
+		t, first := ctx.ncclText(ls, sp)
+		if !first {
+			seg.Summary = fmt.Sprintf("NCCL log, judged with the NCCL log at lines %d-%d (one job)", ctx.ncclSpans[0].Start, ctx.ncclSpans[0].End)
+			return seg
+		}
+		err = diagnoseNCCLLog(&seg, file, t, opts, ctx)
 	case KindNCCLTests:
 		err = diagnoseNCCLTests(&seg, file, text, opts, ctx)
+		if errors.Is(err, errNoRows) {
+			seg = finish(seg, file, err)
+			seg.Summary = "not judged: no result rows"
+			return seg
+		}
 	case KindPerftest:
 		err = diagnosePerftest(&seg, file, text, opts, ctx)
 	case KindIBDiagnet:
@@ -723,6 +768,15 @@ func summariseSkips(file string, sk []hcatext.Skip) []string {
 	return out
 }
 
+// noteLines groups a fabric parser's passed-over lines by reason.
+func noteLines(file string, ns []ibdiags.Note) []string {
+	sk := make([]hcatext.Skip, len(ns))
+	for i, n := range ns {
+		sk[i] = hcatext.Skip{Line: n.Line, Reason: n.Reason}
+	}
+	return summariseSkips(file, sk)
+}
+
 // lineList renders "f:3" or "f:3,5,9 and 12 more (15 lines)".
 func lineList(file string, ns []int) string {
 	const show = 5
@@ -970,7 +1024,10 @@ func lineRate(seg *Segment, opts Options, ctx *context) float64 {
 	return rate
 }
 
-func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *context) error {
+// errNoRows marks an nccl-tests output without a result: not judged.
+var errNoRows = errors.New("not judged")
+
+func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *context) (err error) {
 	out, err := nccltests.Parse(strings.NewReader(text), file)
 	if err != nil {
 		return err
@@ -989,6 +1046,18 @@ func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *conte
 		}
 	}
 	a := ncclrules.CheckTests(out, to)
+	rows := 0
+	for _, r := range out.Runs {
+		rows += len(r.Rows)
+		if r.AvgBusBW != nil || len(r.Errors) > 0 {
+			rows++
+		}
+	}
+	defer func() {
+		if rows == 0 && len(seg.Findings) == 0 {
+			err = fmt.Errorf("%w: the nccl-tests banner and device list were printed but no result row (the run stopped before measuring, or the paste was cut): nothing to judge", errNoRows)
+		}
+	}()
 	seg.Summary = fmt.Sprintf("nccl-tests, %s", plural(len(a.Runs), "run", "runs"))
 	if !slices.ContainsFunc(out.Runs, func(r *nccltests.Run) bool { return len(r.Rows) > 0 }) && len(a.Findings) == 0 {
 		seg.Empty = "no result row (the test printed its header and stopped, or the paste was cut)"
@@ -1076,6 +1145,7 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 		}
 		segs[i].Skipped = append(segs[i].Skipped, g.Reason)
 	}
+	var alone []finding.Finding
 	for name, i := range owner {
 		s := &segs[i]
 		text := segmentText(ls, Span{Start: s.Start, End: s.End})
@@ -1086,16 +1156,26 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			var t *ibdiags.Topology
 			if t, err = ibdiags.ParseNetDiscover(strings.NewReader(text), src); err == nil {
 				s.Summary = fmt.Sprintf("%s, %s", plural(len(t.Nodes), "node", "nodes"), plural(len(f.Links), "link", "links"))
+				s.Skipped = append(s.Skipped, noteLines(file, t.Skipped)...)
+				if len(f.Links) == 0 {
+					s.Skipped = append(s.Skipped, "a node list (ibhosts, ibswitches): no links, rates or counters in it to judge; paste ibnetdiscover or iblinkinfo for those")
+				}
 			}
 		case KindLinkInfo:
 			var li *ibdiags.LinkInfo
 			if li, err = ibdiags.ParseLinkInfo(strings.NewReader(text), src); err == nil {
 				s.Summary = plural(len(li.Ports), "port", "ports")
+				s.Skipped = append(s.Skipped, noteLines(file, li.Skipped)...)
 			}
 		case KindQueryErrors:
 			var q *ibdiags.QueryErrors
 			if q, err = ibdiags.ParseQueryErrors(strings.NewReader(text), src); err == nil {
 				s.Summary = plural(len(q.Ports), "port with errors", "ports with errors")
+				if !haveTopo {
+					// Alone, each port's counters are judged by themselves.
+					alone = append(alone, fabric.CheckQueryErrors(q, file, fabric.Thresholds{})...)
+					delete(unplaced, i)
+				}
 			}
 		case KindPerfQuery:
 			var pq *ibdiags.PerfQuery
@@ -1129,6 +1209,7 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 		}
 	}
 	fs := fabric.Check(f, fabric.Options{})
+	fs = append(fs, alone...)
 	// With the topology and the forwarding tables in one paste, the routes
 	// are judged too (A reaches B but not C, loops, credit loops).
 	if _, haveFTs := owner[string(KindForwardTables)]; haveTopo && haveFTs && len(f.LFTs) > 0 {

@@ -365,9 +365,11 @@ func BenchmarkAnalyzeLargePaste(b *testing.B) {
 // Fabric outputs of one paste are joined into one fabric: iblinkinfo alone
 // cannot be judged, with ibnetdiscover it can.
 func TestFabricOutputsJudgedTogether(t *testing.T) {
+	// ibqueryerrors alone is judged port by port (by GUID and description).
 	alone := AnalyzeText("q.txt", read(t, "ibqueryerrors-spineleaf.txt"), Options{})
-	if len(alone.Segments) != 1 || alone.Segments[0].Kind != KindQueryErrors || len(alone.Segments[0].Findings) != 0 ||
-		!strings.Contains(strings.Join(alone.Segments[0].Skipped, "\n"), "4 nodes not judged") {
+	if len(alone.Segments) != 1 || alone.Segments[0].Kind != KindQueryErrors ||
+		!slices.Equal(ids(alone.Segments[0].Findings), []string{"fabric.link_errors/warning", "fabric.link_errors/warning"}) ||
+		strings.Contains(strings.Join(alone.Segments[0].Skipped, "\n"), "not judged") {
 		t.Errorf("ibqueryerrors alone: %+v", alone.Segments)
 	}
 	healthy := AnalyzeText("e.txt", read(t, "iblinkinfo-edr-sb7700.txt"), Options{})
@@ -734,5 +736,80 @@ func TestNCCLTestsMultiNodeOnSockets(t *testing.T) {
 	}
 	if s := fs[0].Summary; !strings.Contains(s, "multi-node run over 2 hosts") || !strings.Contains(s, "busbw 9.0 GB/s is 3% of the expected 8 × 400 Gb/s") {
 		t.Errorf("summary: %s", s)
+	}
+}
+
+// TestNCCLSegmentsJoined: one job's NCCL lines cut by prose and fences
+// (NVIDIA/nccl#690) are judged together, so the process on IB and the
+// one on sockets meet.
+func TestNCCLSegmentsJoined(t *testing.T) {
+	in := "On the client:\n```\nx1:870114:870114 [1] NCCL INFO Using network IB\n```\nOn the server:\n```\n" +
+		"x0:26431:26431 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n[...]\nx0:26431:26431 [0] NCCL INFO Using network Socket\n```\nThat's probably the reason.\n"
+	fr := AnalyzeText("t.txt", in, Options{})
+	var got []string
+	n := 0
+	for _, s := range fr.Segments {
+		if s.Kind == KindNCCLLog {
+			n++
+		}
+		for _, f := range s.Findings {
+			got = append(got, f.ID+"/"+string(f.Severity))
+		}
+	}
+	if n != 2 || !slices.Equal(got, []string{"nccl.socket_fallback/critical"}) {
+		t.Errorf("%d NCCL segments, findings %v; want 2 and one critical socket fallback", n, got)
+	}
+}
+
+// TestNCCLTestsWithoutRows: a banner and device list with no result row
+// (github.com/xxrjun, an H100 pair) is not judged, never healthy.
+func TestNCCLTestsWithoutRows(t *testing.T) {
+	in := "# nccl-tests version 2.17.6 nccl-headers=22807 nccl-library=22807\n# Collective test starting: alltoall_perf\n" +
+		"# nThread 1 nGpus 1 minBytes 33554432 maxBytes 17179869184 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n" +
+		"#  Rank  0 Group  0 Pid 521577 on cnode2-003 device  0 [0000:9d:00] NVIDIA H100 80GB HBM3\n#  Rank  1 Group  0 Pid 501378 on cnode2-008 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3\n"
+	r := Run([]Input{{Name: "t.txt", Text: in}}, Options{})
+	if r.ExitCode != 3 {
+		t.Errorf("exit %d (%s), want 3", r.ExitCode, r.Verdict)
+	}
+	row := "   33554432       8388608     float    none      -1    350.1   95.84   83.86      0    349.0   96.15   84.13      0\n"
+	if r := Run([]Input{{Name: "t.txt", Text: in + row}}, Options{}); r.ExitCode == 3 {
+		t.Errorf("with a row: exit 3 (%+v)", r.Files)
+	}
+}
+
+// TestQueryErrorsAlone: ibqueryerrors (or ibcheckerrors) pasted without
+// ibnetdiscover is judged port by port, not left unplaced.
+func TestQueryErrorsAlone(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Errors for 0x0002c90300a1b2c3 \"leaf07\"\n   GUID 0x0002c90300a1b2c3 port 7: [SymbolErrorCounter == 65535] [LinkErrorRecoveryCounter == 12]\n", "fabric.link_errors/critical"},
+		{"some prose first\n\n#warn: counter LinkRecovers = 181       (threshold 10) lid 193 port 1\nError check on lid 193 (ISR9288/ISR9096 Voltaire sLB-24) port 1:  FAILED \n", "fabric.link_errors/warning"},
+	} {
+		r := Run([]Input{{Name: "q.txt", Text: tc.in}}, Options{})
+		var got []string
+		for _, f := range r.Findings {
+			got = append(got, f.ID+"/"+string(f.Severity))
+		}
+		if !slices.Equal(got, []string{tc.want}) {
+			t.Errorf("%q: findings %v, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestNCCLTestsTableWithoutBanner: a results table pasted without the
+// banner, its "#" stripped, an NCCL INFO line between the rows.
+func TestNCCLTestsTableWithoutBanner(t *testing.T) {
+	in := "Here is the result:\n" +
+		"       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n" +
+		"        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n" +
+		"   33554432       8388608     float     sum      -1    350.1   95.84  179.7      0    349.0   96.15  180.3      0\n" +
+		"gpu1:123:456 [0] NCCL INFO comm 0x1 rank 0 nranks 16 cudaDev 0 busId 1000 - Destroy COMPLETE\n" +
+		"   67108864      16777216     float     sum      -1    690.1   97.24  182.3      0    689.0   97.40  182.6      0\n"
+	fr := AnalyzeText("t.txt", in, Options{})
+	var kinds []Kind
+	for _, s := range fr.Segments {
+		kinds = append(kinds, s.Kind)
+	}
+	if !slices.Equal(kinds, []Kind{KindUnknown, KindNCCLTests}) || fr.Segments[1].Start != 2 || !strings.HasPrefix(fr.Segments[1].Summary, "nccl-tests, 1 run") {
+		t.Errorf("segments %+v", fr.Segments)
 	}
 }

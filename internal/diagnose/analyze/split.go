@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 )
 
@@ -120,6 +121,12 @@ func header(ls []string, i int) (Kind, int) {
 		return KindEthtool, 0
 	case strings.HasPrefix(t, "# nThread ") || strings.HasPrefix(t, "# Collective test starting") || strings.HasPrefix(t, "# nccl-tests version "):
 		return KindNCCLTests, 0
+	case ncclTestsTableHeader(t):
+		// A pasted table without the banner (its "#" kept or stripped).
+		if back := strings.TrimSpace(strings.TrimLeft(prev, "#")); strings.Contains(back, "out-of-place") {
+			return KindNCCLTests, 1
+		}
+		return KindNCCLTests, 0
 	case (strings.HasSuffix(t, " BW Test") || strings.HasSuffix(t, " Lat Test") || strings.HasSuffix(t, " Latency Test")) && isDashes(prev):
 		return KindPerftest, 1
 	case t == "* Waiting for client to connect... *":
@@ -134,6 +141,8 @@ func header(ls []string, i int) (Kind, int) {
 			return KindNetDiscover, 1
 		}
 		return KindNetDiscover, 0
+	case ibdiags.HostsLine(t):
+		return KindNetDiscover, 0
 	case strings.HasPrefix(t, "Unicast lids ["):
 		return KindForwardTables, 0
 	case strings.HasPrefix(t, "sminfo: sm lid "):
@@ -142,12 +151,19 @@ func header(ls []string, i int) (Kind, int) {
 		return KindSMPorts, 0
 	case strings.HasPrefix(t, "# Port counters: Lid ") || strings.HasPrefix(t, "# Port extended counters: Lid "):
 		return KindPerfQuery, 0
-	case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked"):
+	case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked") || ibdiags.LegacyLine(t):
 		return KindQueryErrors, 0
-	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x"):
+	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x") || strings.HasPrefix(t, "Switch 0x") && strings.HasSuffix(t, ":"):
 		return KindLinkInfo, 0
 	}
 	return KindUnknown, 0
+}
+
+// ncclTestsTableHeader matches nccl-tests' column header "#  size  count
+// type  redop  root  time  algbw  busbw  #wrong …", with or without "#".
+func ncclTestsTableHeader(t string) bool {
+	f := strings.Fields(strings.TrimLeft(t, "#"))
+	return len(f) >= 6 && f[0] == "size" && f[1] == "count" && strings.Contains(t, "algbw") && strings.Contains(t, "busbw")
 }
 
 func isDashes(t string) bool {

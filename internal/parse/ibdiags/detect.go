@@ -58,7 +58,7 @@ func Detect(text string) (Kind, int) {
 			counts[KindNetDiscover]++
 		case strings.HasPrefix(t, "switchguid=") || strings.HasPrefix(t, "caguid=") || strings.HasPrefix(t, "sysimgguid="):
 			counts[KindNetDiscover]++
-		case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x"):
+		case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x") || oldSwitchHeader(t):
 			counts[KindLinkInfo]++
 		}
 	}

@@ -10,6 +10,15 @@ import (
 // LinkInfo is iblinkinfo's output: one entry per port of every node.
 type LinkInfo struct {
 	Ports []LinkPort `json:"ports"`
+	// Skipped are lines that are neither a node header nor a port line
+	// (prose, prompts and "..." elisions in pasted output).
+	Skipped []Note `json:"skipped,omitempty"`
+}
+
+// Note is a line a parser passed over, and why.
+type Note struct {
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
 }
 
 // LinkPort is one iblinkinfo port line, in the default form
@@ -52,6 +61,7 @@ type LinkPort struct {
 // ParseLinkInfo parses iblinkinfo output (default or --line form).
 func ParseLinkInfo(r io.Reader, src string) (*LinkInfo, error) {
 	li := &LinkInfo{}
+	var firstBad error
 	var typ NodeType
 	var guid uint64
 	var desc string
@@ -60,6 +70,13 @@ func ParseLinkInfo(r io.Reader, src string) (*LinkInfo, error) {
 		switch {
 		case line == "" || line[0] == '#':
 			return nil
+		case line == "..." || line == "[...]" || line == "…":
+			li.Skipped = append(li.Skipped, Note{n, "elided by the poster (\"...\")"})
+			return nil
+		case oldSwitchHeader(line):
+			// Old releases: "Switch 0x0008f10500380136 IBM HSSM:".
+			line = "Switch: " + strings.TrimPrefix(line, "Switch ")
+			fallthrough
 		case strings.HasPrefix(line, "CA: ") || strings.HasPrefix(line, "Switch: ") || strings.HasPrefix(line, "Router: "):
 			k, rest, _ := strings.Cut(line, ": ")
 			typ = map[string]NodeType{"CA": CA, "Switch": Switch, "Router": Router}[k]
@@ -76,7 +93,13 @@ func ParseLinkInfo(r io.Reader, src string) (*LinkInfo, error) {
 			desc = rest
 			return nil
 		case !strings.Contains(line, "==("):
-			return perr(src, n, raw, "want a node header (CA:/Switch:) or a port line with ==( ... )==>")
+			// Prose and prompts around a paste: passed over once a port
+			// line was read, an error when nothing else is.
+			if firstBad == nil {
+				firstBad = perr(src, n, raw, "want a node header (CA:/Switch:) or a port line with ==( ... )==>")
+			}
+			li.Skipped = append(li.Skipped, Note{n, "not a node header or port line"})
+			return nil
 		}
 		p, err := parseLinkLine(line, typ, guid, desc)
 		if err != nil {
@@ -93,9 +116,24 @@ func ParseLinkInfo(r io.Reader, src string) (*LinkInfo, error) {
 		return nil, err
 	}
 	if len(li.Ports) == 0 {
+		if firstBad != nil {
+			return nil, firstBad
+		}
 		return nil, noData(src, "iblinkinfo port line")
 	}
 	return li, nil
+}
+
+// oldSwitchHeader matches the switch header of old iblinkinfo releases,
+// "Switch 0x0008f10500380136 IBM HSSM:" (no colon after "Switch").
+func oldSwitchHeader(l string) bool {
+	g, ok := strings.CutPrefix(l, "Switch 0x")
+	if !ok || !strings.HasSuffix(l, ":") {
+		return false
+	}
+	g, _, _ = strings.Cut(g, " ")
+	_, ok = parseHexGUID(strings.TrimSuffix(g, ":"))
+	return ok
 }
 
 func parseLinkLine(line string, typ NodeType, guid uint64, desc string) (LinkPort, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,4 +139,39 @@ func FuzzParseLinkInfo(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseLinkInfoPasted: what people paste (NVIDIA/nccl-tests#71, the
+// Open MPI users list 2010): the old switch header without a colon after
+// "Switch", a literal "..." for the ports left out, prose and prompts.
+func TestParseLinkInfoPasted(t *testing.T) {
+	in := "ps: if it's any help, this is what iblinkinfo is telling me\n" +
+		"faui36a ~ # iblinkinfo -P 1\n" +
+		"Switch 0x0008f10500380136 IBM HSSM:\n" +
+		"           4    1[  ] ==( 4X 5.0 Gbps Active/  LinkUp)==>       1    1[  ] \"faui36a HCA-1\" ( )\n" +
+		"           4    3[  ] ==( 4X 2.5 Gbps   Down/Disabled)==>             [  ] \"\" ( )\n" +
+		"CA: gpu-v100-3 HCA-1:\n" +
+		"      0xb88303ffff7f61c4      6    1[  ] ==( 4X      25.78125 Gbps Active/  LinkUp)==>       3    3[  ] \"MF0;ibswitch254:MQM8700/U1\" ( )\n" +
+		"           ...\n"
+	li, err := ParseLinkInfo(strings.NewReader(in), "l.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(li.Ports) != 3 {
+		t.Fatalf("%d ports: %+v", len(li.Ports), li.Ports)
+	}
+	sw := li.Ports[0]
+	if sw.NodeType != Switch || sw.NodeGUID != 0x0008f10500380136 || sw.NodeDesc != "IBM HSSM" || sw.Speed != ib.SpeedDDR || sw.RemoteDesc != "faui36a HCA-1" {
+		t.Errorf("old switch header: %+v", sw)
+	}
+	if ca := li.Ports[2]; ca.NodeType != CA || ca.NodeDesc != "gpu-v100-3 HCA-1" || ca.Speed != ib.SpeedEDR {
+		t.Errorf("CA: %+v", ca)
+	}
+	var lines []int
+	for _, n := range li.Skipped {
+		lines = append(lines, n.Line)
+	}
+	if !slices.Equal(lines, []int{1, 2, 8}) {
+		t.Errorf("skipped lines %v, want 1 2 8", lines)
+	}
 }

@@ -23,6 +23,9 @@ const (
 // ibsim also reads as its net file).
 type Topology struct {
 	Nodes []TopoNode `json:"nodes"`
+	// Skipped are lines that are no part of a topology (a terminal log's
+	// banner, the CLI prompt after the output).
+	Skipped []Note `json:"skipped,omitempty"`
 }
 
 // TopoNode is one node record: the optional "vendid=", "devid=",
@@ -86,6 +89,7 @@ type TopoPort struct {
 // errors.
 func ParseNetDiscover(r io.Reader, src string) (*Topology, error) {
 	t := &Topology{}
+	var firstBad error
 	var cur *TopoNode
 	var pend struct {
 		vend, dev uint32
@@ -119,7 +123,7 @@ func ParseNetDiscover(r io.Reader, src string) (*Topology, error) {
 			cur.Ports = append(cur.Ports, p)
 			return nil
 		}
-		if k, v, ok := strings.Cut(line, "="); ok && !strings.ContainsAny(k, " \t\"") {
+		if k, v, ok := strings.Cut(line, "="); ok && k != "" && !strings.ContainsAny(k, " \t\"") {
 			var ok2 bool
 			switch k {
 			case "vendid", "devid":
@@ -148,7 +152,24 @@ func ParseNetDiscover(r io.Reader, src string) (*Topology, error) {
 			}
 			return nil
 		}
+		if nd, ok := parseHostsLine(line); ok {
+			// ibhosts / ibswitches: one node per line, no ports.
+			nd.Line = n
+			t.Nodes = append(t.Nodes, nd)
+			cur = nil
+			return nil
+		}
 		nd, err := parseTopoHeader(line)
+		if err != nil && !topoHeaderWord(line) {
+			// Not a node header at all: a terminal log's banner or the
+			// prompt after the output. An error only when no node is read.
+			if firstBad == nil {
+				firstBad = perr(src, n, raw, "%v", err)
+			}
+			t.Skipped = append(t.Skipped, Note{n, "not a topology line"})
+			cur = nil
+			return nil
+		}
 		if err != nil {
 			return perr(src, n, raw, "%v", err)
 		}
@@ -166,9 +187,68 @@ func ParseNetDiscover(r io.Reader, src string) (*Topology, error) {
 		return nil, err
 	}
 	if len(t.Nodes) == 0 {
+		if firstBad != nil {
+			return nil, firstBad
+		}
 		return nil, noData(src, "Switch/Ca node record")
 	}
 	return t, nil
+}
+
+// HostsLine says whether a line is ibhosts' or ibswitches' ("Ca\t: 0x…
+// ports 2 \"node1 HCA-1\"").
+func HostsLine(t string) bool {
+	_, ok := parseHostsLine(t)
+	return ok
+}
+
+// parseHostsLine reads one line of ibhosts, ibswitches or ibrouters:
+// `Ca	: 0x0002c9020023c6a4 ports 2 "node1 HCA-1"`, `Switch	: 0x… ports 36
+// "desc" enhanced port 0 lid 3 lmc 0`.
+func parseHostsLine(line string) (TopoNode, bool) {
+	nd := TopoNode{LID: -1}
+	kind, rest, ok := strings.Cut(line, ":")
+	if !ok {
+		return nd, false
+	}
+	typ, known := topoTypes[strings.TrimSpace(kind)]
+	f := strings.Fields(rest)
+	if !known || len(f) < 4 || f[1] != "ports" {
+		return nd, false
+	}
+	g, ok := parseHexGUID(f[0])
+	np, ok2 := parseUint(f[2], 255)
+	if !ok || !ok2 || !strings.HasPrefix(f[0], "0x") {
+		return nd, false
+	}
+	_, after, _ := strings.Cut(rest, " ports "+f[2])
+	d, tr, ok := cutDesc(strings.TrimSpace(after))
+	if !ok {
+		return nd, false
+	}
+	prefix := map[NodeType]string{Switch: "S-", CA: "H-", Router: "R-"}[typ]
+	nd.Type, nd.GUID, nd.NumPorts, nd.Desc = typ, g, int(np), d
+	nd.ID = fmt.Sprintf("%s%016x", prefix, g)
+	tf := strings.Fields(tr)
+	for i := 0; i+1 < len(tf); i++ {
+		if tf[i] == "lid" {
+			if v, ok := parseUint(tf[i+1], 0xffff); ok {
+				nd.LID = int(v)
+			}
+		}
+	}
+	return nd, true
+}
+
+// topoTypes are the node types of a header line.
+var topoTypes = map[string]NodeType{"Switch": Switch, "Ca": CA, "Hca": CA, "CA": CA, "Rt": Router, "Router": Router}
+
+// topoHeaderWord says whether a line starts with a node type, alone or
+// glued to its port count ("Switch41": a capture that dropped the tab).
+func topoHeaderWord(line string) bool {
+	k, _, _ := cutField(line)
+	_, ok := topoTypes[strings.TrimRight(k, "0123456789")]
+	return ok
 }
 
 // guidFromID returns the GUID in an ibnetdiscover node ID ("S-<16 hex>",
@@ -187,6 +267,10 @@ func parseTopoHeader(line string) (TopoNode, error) {
 	kind, rest, ok := cutField(line)
 	if !ok {
 		return nd, errf("want a node header (Switch|Ca|Rt <ports> \"id\")")
+	}
+	if k := strings.TrimRight(kind, "0123456789"); k != kind && topoTypes[k] != "" {
+		// "Switch41": the tab between type and port count was dropped.
+		kind, rest = k, kind[len(k):]+" "+rest
 	}
 	switch kind {
 	case "Switch":

@@ -157,3 +157,55 @@ func FuzzParseNetDiscover(f *testing.F) {
 		}
 	})
 }
+
+// TestParseNetDiscoverCapture: a PuTTY log of ibnetdiscover on a UFM
+// appliance (Mellanox/ufm_sdk_3.0 tests): banner first, tabs dropped
+// ("Switch41", `"S-…"# "desc"`), the CLI prompt after the output.
+func TestParseNetDiscoverCapture(t *testing.T) {
+	in := "=~=~=~=~=~=~=~=~=~=~=~= PuTTY log 2021.06.15 12:06:05 =~=~=~=~=~=~=~=~=~=~=~=\r\n\r\r\n#\r\n# Topology file: generated on Tue Jun 15 19:06:08 2021\r\n#\r\n\r\n" +
+		"switchguid=0xc42a10300a9b026(c42a10300a9b026)\r\n" +
+		"Switch41 \"S-0c42a10300a9b026\"# \"MF0;sat11-0101-0927-20ib0:MQM8700/U1\" enhanced port 0 lid 3894 lmc 0\r\n" +
+		"[1]\"H-1c34da03005503dc\"[1](1c34da03005503dc) # \"SAT111092710053 ibp11s0f0\" lid 65535 4xHDR\r\n\r\n" +
+		"caguid=0xc42a10300b9e396\r\nCa  1 \"H-0c42a10300b9e396\"# \"sat11-0101-0902-02ufm HCA-1\"\r\n" +
+		"[1](c42a10300b9e396) \"S-0c42a10300a9b026\"[17]# lid 2156 lmc 0 \"MF0;sat11-0101-0927-20ib0:MQM8700/U1\" lid 3894 4xEDR\r\n" +
+		"\rsat11-0101-0902-02ufm [ mgmt-ha-active ] (config) # "
+	topo, err := ParseNetDiscover(strings.NewReader(in), "p.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(topo.Nodes) != 2 {
+		t.Fatalf("%d nodes", len(topo.Nodes))
+	}
+	sw, ca := topo.Nodes[0], topo.Nodes[1]
+	if sw.Type != Switch || sw.NumPorts != 41 || sw.LID != 3894 || sw.Desc != "MF0;sat11-0101-0927-20ib0:MQM8700/U1" || len(sw.Ports) != 1 || sw.Ports[0].RemoteLID != 65535 {
+		t.Errorf("switch %+v", sw)
+	}
+	if ca.Type != CA || ca.NumPorts != 1 || ca.Ports[0].Width != 4 || ca.Ports[0].Speed != ib.SpeedEDR {
+		t.Errorf("ca %+v", ca)
+	}
+	if len(topo.Skipped) != 2 || topo.Skipped[0].Line != 1 || topo.Skipped[1].Line != 14 {
+		t.Errorf("skipped %+v, want the banner (1) and the prompt (14)", topo.Skipped)
+	}
+	if _, err := ParseNetDiscover(strings.NewReader("just prose\n"), "p.txt"); err == nil || !strings.Contains(err.Error(), "p.txt line 1") {
+		t.Errorf("prose alone: %v", err)
+	}
+}
+
+// TestParseHosts reads ibhosts and ibswitches lines as nodes without ports.
+func TestParseHosts(t *testing.T) {
+	in := "Ca\t: 0x0002c9020023c6a4 ports 2 \"node1 HCA-1\"\nSwitch\t: 0x0002c902004811a8 ports 36 \"MF0;sw:SX6036/U1\" enhanced port 0 lid 3 lmc 0\n"
+	topo, err := ParseNetDiscover(strings.NewReader(in), "h.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []TopoNode{
+		{Type: CA, ID: "H-0002c9020023c6a4", GUID: 0x0002c9020023c6a4, NumPorts: 2, Desc: "node1 HCA-1", LID: -1, Line: 1},
+		{Type: Switch, ID: "S-0002c902004811a8", GUID: 0x0002c902004811a8, NumPorts: 36, Desc: "MF0;sw:SX6036/U1", LID: 3, Line: 2},
+	}
+	if diff := cmp.Diff(want, topo.Nodes); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if HostsLine("Ca\t: not a guid ports 2 \"x\"") || HostsLine("Switch\t36 \"S-0002c902004811a8\"") {
+		t.Error("HostsLine accepts a non-ibhosts line")
+	}
+}

@@ -31,6 +31,173 @@ type ErrorPort struct {
 	All      bool              `json:"all,omitempty"`
 	Counters map[string]uint64 `json:"counters"`
 	Line     int               `json:"line"`
+	// LID is the port's LID in legacy ibcheckerrors output, which names
+	// ports by LID instead of GUID; 0 when not printed.
+	LID int `json:"lid,omitempty"`
+	// Lines are the lines of every counter of the port (legacy output
+	// prints one "#warn: counter" line each), by counter name.
+	Lines map[string]int `json:"lines,omitempty"`
+}
+
+// legacyCounters maps ibcheckerrors' counter names (ibcheckerrors.sh,
+// perfquery's old labels) to the PortCounters names ibqueryerrors prints.
+var legacyCounters = map[string]string{
+	"SymbolErrors":        "SymbolErrorCounter",
+	"LinkRecovers":        "LinkErrorRecoveryCounter",
+	"LinkDowned":          "LinkDownedCounter",
+	"RcvErrors":           "PortRcvErrors",
+	"RcvRemotePhysErrors": "PortRcvRemotePhysicalErrors",
+	"RcvSwRelayErrors":    "PortRcvSwitchRelayErrors",
+	"XmtDiscards":         "PortXmitDiscards",
+	"XmtConstraintErrors": "PortXmitConstraintErrors",
+	"RcvConstraintErrors": "PortRcvConstraintErrors",
+	"LinkIntegrityErrors": "LocalLinkIntegrityErrors",
+	"ExcBufOverrunErrors": "ExcessiveBufferOverrunErrors",
+	"VL15Dropped":         "VL15Dropped",
+}
+
+// LegacyLine says whether a line is one of ibcheckerrors' own: a
+// "#warn: counter" line or an "Error check on lid" verdict.
+func LegacyLine(t string) bool {
+	return strings.HasPrefix(t, "#warn: counter ") || strings.HasPrefix(t, "Error check on lid ")
+}
+
+// legacy reads ibcheckerrors output: "#warn: counter SymbolErrors = 36905
+// (threshold 10) lid 193 port 14" lines (the lid and port are missing in
+// some releases) and the "Error check on lid 193 (desc) port 14:  FAILED"
+// line after them, which mail clients wrap after "port".
+type legacy struct {
+	q       *QueryErrors
+	pending []legacyCounter
+	// wrapped is the "Error check" line waiting for its "N:  FAILED" tail.
+	wrapped string
+	wrapN   int
+}
+
+type legacyCounter struct {
+	name     string
+	value    uint64
+	lid      int
+	port     int
+	line     int
+	havePort bool
+}
+
+var errNotLegacy = errf("not an ibcheckerrors line")
+
+func (l *legacy) line(n int, t string) error {
+	if l.wrapped != "" {
+		w := l.wrapped
+		l.wrapped = ""
+		if err := l.check(l.wrapN, w+" "+t); err == nil {
+			return nil
+		}
+	}
+	switch {
+	case strings.HasPrefix(t, "#warn: counter "):
+		f := strings.Fields(strings.TrimPrefix(t, "#warn: counter "))
+		if len(f) < 3 || f[1] != "=" {
+			return errf(`want "#warn: counter NAME = VALUE"`)
+		}
+		v, err := strconv.ParseUint(f[2], 10, 64)
+		if err != nil {
+			return errf("bad counter value %q", f[2])
+		}
+		c := legacyCounter{name: f[0], value: v, line: n}
+		if full, ok := legacyCounters[f[0]]; ok {
+			c.name = full
+		}
+		for i := 3; i+1 < len(f); i++ {
+			switch f[i] {
+			case "lid":
+				if x, ok := parseUint(f[i+1], 0xffff); ok {
+					c.lid = int(x)
+				}
+			case "port":
+				if x, ok := parseUint(f[i+1], 255); ok {
+					c.port, c.havePort = int(x), true
+				}
+			}
+		}
+		l.pending = append(l.pending, c)
+		return nil
+	case strings.HasPrefix(t, "Error check on lid "):
+		if !strings.Contains(t, ":") {
+			l.wrapped, l.wrapN = t, n // "... port" / "all:  FAILED"
+			return nil
+		}
+		return l.check(n, t)
+	}
+	return errNotLegacy
+}
+
+// check reads "Error check on lid 193 (desc) port 14:  FAILED" and gives
+// the pending counters their port.
+func (l *legacy) check(n int, t string) error {
+	rest := strings.TrimPrefix(t, "Error check on lid ")
+	lidS, rest, _ := strings.Cut(rest, " ")
+	lid, ok := parseUint(lidS, 0xffff)
+	if !ok {
+		return errf("bad lid %q", lidS)
+	}
+	desc := ""
+	if strings.HasPrefix(rest, "(") {
+		if e := strings.LastIndex(rest, ")"); e > 0 {
+			desc, rest = rest[1:e], strings.TrimSpace(rest[e+1:])
+		}
+	}
+	portS, verdict, ok := strings.Cut(strings.TrimPrefix(rest, "port "), ":")
+	if !ok || !strings.HasPrefix(rest, "port ") {
+		return errf(`want "port N: FAILED"`)
+	}
+	portS = strings.TrimSpace(portS)
+	all := portS == "all"
+	port := 0
+	if !all {
+		v, ok := parseUint(portS, 255)
+		if !ok {
+			return errf("bad port %q", portS)
+		}
+		port = int(v)
+	}
+	if strings.TrimSpace(verdict) != "FAILED" {
+		l.pending = l.pending[:0]
+		return nil
+	}
+	ep := ErrorPort{NodeDesc: desc, LID: int(lid), Port: port, All: all, Line: n, Counters: map[string]uint64{}, Lines: map[string]int{}}
+	for _, c := range l.pending {
+		if c.havePort && (c.lid != int(lid) || c.port != port) {
+			continue
+		}
+		ep.Counters[c.name] = c.value
+		ep.Lines[c.name] = c.line
+		if c.line < ep.Line {
+			ep.Line = c.line
+		}
+	}
+	l.pending = l.pending[:0]
+	l.q.Ports = append(l.q.Ports, ep)
+	return nil
+}
+
+// flush keeps counters whose "Error check" line was cut off the paste.
+func (l *legacy) flush() {
+	by := map[[2]int]*ErrorPort{}
+	for _, c := range l.pending {
+		if !c.havePort {
+			continue
+		}
+		k := [2]int{c.lid, c.port}
+		ep := by[k]
+		if ep == nil {
+			l.q.Ports = append(l.q.Ports, ErrorPort{LID: c.lid, Port: c.port, Line: c.line, Counters: map[string]uint64{}, Lines: map[string]int{}})
+			ep = &l.q.Ports[len(l.q.Ports)-1]
+			by[k] = ep
+		}
+		ep.Counters[c.name] = c.value
+		ep.Lines[c.name] = c.line
+	}
+	l.pending = nil
 }
 
 // ParseQueryErrors parses ibqueryerrors output (with or without --data,
@@ -41,10 +208,24 @@ func ParseQueryErrors(r io.Reader, src string) (*QueryErrors, error) {
 	var desc string
 	header := false
 	seen := false
+	old := &legacy{q: q}
 	err := scanLines(r, src, func(n int, raw string) error {
 		line := strings.TrimSpace(raw)
+		if line != "" && (old.wrapped != "" || LegacyLine(line)) {
+			if err := old.line(n, line); err != errNotLegacy {
+				if err != nil {
+					return perr(src, n, raw, "%v", err)
+				}
+				seen = true
+				return nil
+			}
+		}
 		switch {
 		case line == "":
+			return nil
+		case strings.HasPrefix(line, "# Checked ") || strings.HasPrefix(line, "#warn: ") || strings.HasPrefix(line, "# ibcheckerrors"):
+			// ibcheckerrors' per-node notes ("# Checked Switch: nodeguid
+			// 0x… with failure") and other warnings: informative only.
 			return nil
 		case strings.HasPrefix(line, "Errors for "):
 			h := strings.TrimPrefix(line, "Errors for ")
@@ -107,6 +288,7 @@ func ParseQueryErrors(r io.Reader, src string) (*QueryErrors, error) {
 	if err != nil {
 		return nil, err
 	}
+	old.flush()
 	if !seen {
 		return nil, noData(src, "ibqueryerrors report")
 	}

@@ -37,6 +37,11 @@ type Proc struct {
 	// nranks N … Init COMPLETE"); one process may drive several GPUs.
 	Ranks  []int `json:"ranks,omitempty"`
 	NRanks int   `json:"nranks,omitempty"`
+	// NNodes is the node count of the communicator ("comm 0x… rank 0
+	// nRanks 2 nNodes 1 …", NCCL 2.12 and later), 0 when not logged;
+	// NNodesLine is where.
+	NNodes     int `json:"nnodes,omitempty"`
+	NNodesLine int `json:"nnodes_line,omitempty"`
 	// Network is what "Using network X" said: "IB", "Socket" or a plugin
 	// name; "" when the line is absent (older NCCL).
 	Network     string `json:"network,omitempty"`
@@ -44,8 +49,11 @@ type Proc struct {
 	// IBDevices are from "NET/IB : Using [0]mlx5_0:1/IB [1]…".
 	IBDevices []IBDevice `json:"ib_devices,omitempty"`
 	IBLine    int        `json:"ib_line,omitempty"`
-	// IBNoDevice is the line of "NET/IB : No device found.", 0 when absent.
-	IBNoDevice int `json:"ib_no_device,omitempty"`
+	// IBNoDevice is the line of "NET/IB : No device found." (NCCL 2.3:
+	// "Net/IB: call to devices() returned 0 devices."), 0 when absent;
+	// IBNoDeviceText is that message.
+	IBNoDevice     int    `json:"ib_no_device,omitempty"`
+	IBNoDeviceText string `json:"ib_no_device_text,omitempty"`
 	// NoVerbs is the line of "Failed to open libibverbs.so[.1]": the image
 	// lacks rdma-core, so NCCL cannot use IB at all; 0 when absent.
 	NoVerbs int `json:"no_verbs,omitempty"`
@@ -134,7 +142,7 @@ type Event struct {
 
 var (
 	reVersion   = regexp.MustCompile(`(?:^|NCCL INFO |^)NCCL version (\S+)`)
-	reComm      = regexp.MustCompile(`comm 0x[0-9a-fA-F]+ rank (\d+) nranks (\d+)`)
+	reComm      = regexp.MustCompile(`comm 0x[0-9a-fA-F]+ rank (\d+) n[Rr]anks (\d+)(?: nNodes (\d+))?`)
 	reIBUsing   = regexp.MustCompile(`^NET/IB ?: Using (.*)$`)
 	reIBDev     = regexp.MustCompile(`\[(\d+)\]([^:\s\[\]]+):(\d+)/(IB|RoCE)`)
 	reSockUsing = regexp.MustCompile(`^NET/Socket ?: Using (.*)$`)
@@ -153,6 +161,13 @@ var (
 	reCall      = regexp.MustCompile(`Call to (ibv_\w+) failed(?: with error (.+?))?\s*$`)
 	reWatchdog  = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
 	reTimeout   = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
+	// reAnyRank finds the rank of a PyTorch line that does not put it
+	// right before "Watchdog": "[PG ID 0 PG GUID 0(default_pg) Rank 1]",
+	// or the launcher's "[rank1]:" prefix.
+	reAnyRank = regexp.MustCompile(`\bRank (\d+)\]|\[rank(\d+)\]:`)
+	// reDetected is PyTorch 2.x's "[PG ID 0 … Rank 1] Exception (either an
+	// error or timeout) detected by watchdog at work: 808".
+	reDetected = regexp.MustCompile(`detected by watchdog at work: (\d+)`)
 )
 
 // splitNCCLLine splits "host:pid:tid [dev] [file.cc:line] NCCL LEVEL msg".
@@ -200,6 +215,20 @@ func splitHostPid(tok string) (string, int) {
 	return tok[:i], pid
 }
 
+// anyRank is the rank a watchdog line names: r when the pattern caught
+// it, else "Rank N]" or "[rankN]:" anywhere in the line; -1 when none.
+func anyRank(line, r string) int {
+	if r == "" {
+		if m := reAnyRank.FindStringSubmatch(line); m != nil {
+			r = m[1] + m[2]
+		}
+	}
+	if v, err := strconv.Atoi(r); err == nil {
+		return v
+	}
+	return -1
+}
+
 func watchdog(line string) []string {
 	if !strings.Contains(line, "Watchdog caught") {
 		return nil
@@ -236,13 +265,17 @@ func Parse(r io.Reader, source string) (*Log, error) {
 			continue // neither an NCCL line nor a ProcessGroupNCCL watchdog
 		}
 		if m := watchdog(line); m != nil {
-			ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: -1, OpType: m[3]}
-			if m[1] != "" {
-				ev.Rank, _ = strconv.Atoi(m[1])
-			}
+			ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, m[1]), OpType: m[3]}
 			ev.SeqNum, _ = strconv.ParseInt(m[2], 10, 64)
 			ev.TimeoutMS, _ = strconv.ParseInt(m[4], 10, 64)
 			ev.RanForMS, _ = strconv.ParseInt(m[5], 10, 64)
+			lg.Events = append(lg.Events, ev)
+			lg.NCCLLines++
+			continue
+		}
+		if m := reDetected.FindStringSubmatch(line); m != nil && strings.Contains(line, "ProcessGroupNCCL") {
+			ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, "")}
+			ev.SeqNum, _ = strconv.ParseInt(m[1], 10, 64)
 			lg.Events = append(lg.Events, ev)
 			lg.NCCLLines++
 			continue
@@ -260,8 +293,12 @@ func Parse(r io.Reader, source string) (*Log, error) {
 		}
 		lg.NCCLLines++
 		p := proc(host, pid, n)
-		switch level {
-		case "WARN", "ABORT":
+		switch {
+		case level == "WARN" || level == "ABORT":
+			parseWarn(lg, p, source, n, msg)
+		case strings.Contains(msg, "Got completion ") && reCompl.MatchString(msg):
+			// Net plugins (NET/IBP and others) log completion errors at
+			// INFO level.
 			parseWarn(lg, p, source, n, msg)
 		default:
 			parseInfo(p, n, msg)
@@ -284,12 +321,19 @@ func parseInfo(p *Proc, n int, msg string) {
 		if m := reComm.FindStringSubmatch(msg); m != nil {
 			r, _ := strconv.Atoi(m[1])
 			p.NRanks, _ = strconv.Atoi(m[2])
+			if m[3] != "" {
+				p.NNodes, _ = strconv.Atoi(m[3])
+				p.NNodesLine = n
+			}
 			if !slices.Contains(p.Ranks, r) {
 				p.Ranks = append(p.Ranks, r)
 			}
 		}
 	case strings.HasPrefix(msg, "NET/"):
 		parseNet(p, n, msg)
+	case strings.HasPrefix(msg, "Net/IB") && strings.Contains(msg, "returned 0 devices"):
+		// NCCL 2.3: "Net/IB: call to devices() returned 0 devices."
+		p.IBNoDevice, p.IBNoDeviceText = n, msg
 	case strings.HasPrefix(msg, "Using network"):
 		if m := reNetwork.FindStringSubmatch(msg); m != nil {
 			p.Network, p.NetworkLine = m[1], n
@@ -330,7 +374,7 @@ func parseNet(p *Proc, n int, msg string) {
 		return
 	}
 	if strings.HasPrefix(msg, "NET/IB : No device found") || strings.HasPrefix(msg, "NET/IB: No device found") {
-		p.IBNoDevice = n
+		p.IBNoDevice, p.IBNoDeviceText = n, msg
 		return
 	}
 	if m := reGDR.FindStringSubmatch(msg); m != nil {
@@ -367,6 +411,10 @@ func parseChannel(p *Proc, msg string) {
 func parseWarn(lg *Log, p *Proc, source string, n int, msg string) {
 	if msg == "" {
 		return // a bare "NCCL WARN" says nothing
+	}
+	if strings.HasPrefix(msg, "Failed to open libibverbs") {
+		p.NoVerbs = n // logged as WARN by misc/ibvwrap.cc in some releases
+		return
 	}
 	base := Event{Source: source, Line: n, Host: p.Host, Pid: p.Pid, Text: msg, Rank: -1}
 	if m := reCompl.FindStringSubmatch(msg); m != nil {

@@ -2,6 +2,7 @@ package nccllog
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -177,5 +178,25 @@ func BenchmarkParse(b *testing.B) {
 		if _, err := Parse(strings.NewReader(string(data)), "bench"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestCompletionWordings: completion errors in older NCCL wording ("with
+// error 12, opcode 1") and from net plugins that log them at INFO level.
+func TestCompletionWordings(t *testing.T) {
+	in := "NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 32768, vendor err 129\n" +
+		"node1:123:456 [0] NCCL INFO NET/IBP: Got completion from peer 10.0.0.2<1234> with error 4, opcode 0\n" +
+		"node1:123:456 [0] NCCL INFO Channel 00/02 :    0   1\n"
+	lg, err := Parse(strings.NewReader(in), "c.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range lg.Events {
+		got = append(got, fmt.Sprintf("%s %d %s line %d", e.Kind, int(e.Status), e.Peer, e.Line))
+	}
+	want := []string{"completion 12  line 1", "completion 4 10.0.0.2<1234> line 2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("events %q, want %q", got, want)
 	}
 }

@@ -216,9 +216,12 @@ var (
 	reRank = regexp.MustCompile(`^Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$`)
 	// reLogPrefix finds an NCCL debug line prefix "host:pid:tid [dev] NCCL".
 	reLogPrefix = regexp.MustCompile(`\S+:\d+:\d+ \[\d+\] (?:\S+ )?NCCL (?:INFO|WARN|TRACE|ABORT)`)
-	reTag       = regexp.MustCompile(`^\[\d+,\d+\]<std(?:out|err)>:`)
-	reDate      = regexp.MustCompile(`^\d{4}-\d\d-\d\d$`)
-	reClock     = regexp.MustCompile(`^\d\d:\d\d:\d\d$`)
+	reTag       = regexp.MustCompile(`^\s*\[\d+,\d+\]<std(?:out|err)>:`)
+	// reSplice finds launcher tags that another rank's output spliced into
+	// a row: "[1,0]<stdout>:" or Open MPI's bare "[0]".
+	reSplice = regexp.MustCompile(`\[\d+(?:,\d+)?\](?:<std(?:out|err)>:)?`)
+	reDate   = regexp.MustCompile(`^\d{4}-\d\d-\d\d$`)
+	reClock  = regexp.MustCompile(`^\d\d:\d\d:\d\d$`)
 )
 
 // logPrefix finds an NCCL debug prefix; the substring test keeps the
@@ -276,6 +279,10 @@ func Parse(r io.Reader, source string) (*Output, error) {
 				out.Skipped = append(out.Skipped, Note{n, "row interrupted by NCCL log output"})
 			}
 			continue
+		}
+		if strings.IndexByte(t, '[') > 0 && isDigit(t[0]) {
+			// Rows hold no brackets: a tag inside one was spliced in.
+			t = strings.Join(strings.Fields(reSplice.ReplaceAllString(t, " ")), " ")
 		}
 		if isDigit(t[0]) {
 			if cur == nil {

@@ -205,3 +205,32 @@ func TestParseJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestLauncherTags: mpirun --tag-output prefixes after indentation (the
+// aws-samples EKS README), and tags another rank's output spliced into the
+// middle of a row.
+func TestLauncherTags(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		size     int64
+		busbw    float64
+	}{
+		{"indented tag", "   [1,0]<stdout>:  2147483648     536870912     float     sum      -1   9197.5  233.49  437.79      0   9195.2  233.54  437.89      0\n", 2147483648, 437.89},
+		{"tag spliced mid-row", "  2147483648     536870912     float     sum [1,3]<stdout>:     -1   9197.5  233.49  437.79      0   9195.2  233.54  437.89      0\n", 2147483648, 437.89},
+		{"bare rank tag spliced", "  1073741824     268435456     float     sum      -1   6426.3  167.09  313.29 [0]      0   6426.1  167.09  313.29      0\n", 1073741824, 313.29},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := Parse(strings.NewReader(tc.in), "t.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Runs) != 1 || len(out.Runs[0].Rows) != 1 || len(out.Skipped) != 0 {
+				t.Fatalf("runs %+v skipped %+v", out.Runs, out.Skipped)
+			}
+			r := out.Runs[0].Rows[0]
+			if r.Size != tc.size || r.InPlace.BusBW != tc.busbw {
+				t.Errorf("row = %+v %+v", r, r.InPlace)
+			}
+		})
+	}
+}

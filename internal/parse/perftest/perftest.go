@@ -73,9 +73,12 @@ type Result struct {
 	Lat  []LatRow `json:"lat,omitempty"`
 	// PeakNotMeasured is set by "BW peak won't be measured" (-D mode):
 	// the peak column is 0.00 and means nothing.
-	PeakNotMeasured bool     `json:"peak_not_measured,omitempty"`
-	Warnings        []string `json:"warnings,omitempty"`
-	Skipped         []Note   `json:"skipped,omitempty"`
+	PeakNotMeasured bool `json:"peak_not_measured,omitempty"`
+	// Failures are the completion errors that ended the run ("Completion
+	// with error at client", "Failed status 12: wr_id 0 syndrom 0x81").
+	Failures []Failure `json:"failures,omitempty"`
+	Warnings []string  `json:"warnings,omitempty"`
+	Skipped  []Note    `json:"skipped,omitempty"`
 }
 
 // Endpoint is a "local address:" or "remote address:" line and the GID
@@ -87,6 +90,20 @@ type Endpoint struct {
 	// GID as perftest prints it: 16 decimal bytes joined by ':'
 	// ("254:128:00:…" is fe80::…), "" when not printed.
 	GID string `json:"gid,omitempty"`
+}
+
+// Failure is a work completion with an error status that ended a run.
+type Failure struct {
+	Line int `json:"line"`
+	// Side is "client" or "server" when the output says so.
+	Side string `json:"side,omitempty"`
+	// Status is the ibv_wc_status code, -1 when no "Failed status" line
+	// was printed.
+	Status int `json:"status"`
+	// Syndrome is the vendor syndrome ("0x81"), "" when not printed.
+	Syndrome string `json:"syndrome,omitempty"`
+	// Text is the line (or lines) that report it.
+	Text string `json:"text"`
 }
 
 // BWRow is one bandwidth result, in Gb/s (10^9 bit/s).
@@ -134,6 +151,11 @@ var (
 	reAddress = regexp.MustCompile(`^(local|remote) address:\s*LID (\S+) QPN (\S+) PSN (\S+)`)
 	reGIDLine = regexp.MustCompile(`^GID:\s*(\S+)`)
 	reUnit    = regexp.MustCompile(`BW average\[([^\]]+)\]`)
+	// perftest's completion errors: "Completion with error at client",
+	// "Failed status 12: wr_id 0 syndrom 0x81" (status is the
+	// ibv_wc_status code); pastes flatten both onto one line.
+	reCompletion = regexp.MustCompile(`Completion with error at (client|server)`)
+	reFailed     = regexp.MustCompile(`Failed status (\d{1,3}):?\s*(?:wr_id \S+)?\s*(?:syndrome?\s*(0x[0-9a-fA-F]+))?`)
 )
 
 type section int
@@ -202,6 +224,14 @@ func ParseAll(r io.Reader, source string) ([]*Result, error) {
 			} else {
 				pendingPeak = true
 			}
+			continue
+		}
+		if c, f := reCompletion.FindStringSubmatch(t), reFailed.FindStringSubmatch(t); c != nil || f != nil {
+			if cur == nil {
+				newResult(n, "")
+				sec = secNone
+			}
+			addFailure(cur, n, t, c, f)
 			continue
 		}
 		if !strings.Contains(t, ":") && strings.HasSuffix(t, " Test") {
@@ -286,6 +316,29 @@ func ParseAll(r io.Reader, source string) ([]*Result, error) {
 		return nil, &ParseError{Source: source, Err: ErrNoData}
 	}
 	return out, nil
+}
+
+// addFailure records a completion error: a "Failed status" line right
+// after a "Completion with error" line completes it.
+func addFailure(r *Result, line int, t string, c, f []string) {
+	if c == nil && len(r.Failures) > 0 {
+		last := &r.Failures[len(r.Failures)-1]
+		if last.Status < 0 && line-last.Line <= 3 {
+			last.Status, _ = strconv.Atoi(f[1])
+			last.Syndrome = f[2]
+			last.Text += " / " + t
+			return
+		}
+	}
+	fl := Failure{Line: line, Status: -1, Text: t}
+	if c != nil {
+		fl.Side = c[1]
+	}
+	if f != nil {
+		fl.Status, _ = strconv.Atoi(f[1])
+		fl.Syndrome = f[2]
+	}
+	r.Failures = append(r.Failures, fl)
 }
 
 // bannerPairs calls fn for each "Key : value" of a banner line; a line may
@@ -469,6 +522,9 @@ func parseLatRow(r *Result, line int, t string, cols []string) error {
 func Detect(text string) bool {
 	if strings.Contains(text, `"test_info"`) && strings.Contains(text, `"BW_average"`) {
 		return true // --out_json
+	}
+	if reCompletion.MatchString(text) || reFailed.MatchString(text) && strings.Contains(text, "wr_id") {
+		return true // a run that died on a completion error
 	}
 	return strings.Contains(text, "#bytes") && (strings.Contains(text, "BW average[") || strings.Contains(text, "t_min[usec]") || strings.Contains(text, "t_avg[usec]")) ||
 		strings.Contains(text, " BW Test") && strings.Contains(text, "Link type") ||

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -153,5 +154,45 @@ func TestParseJSON(t *testing.T) {
 	g, err := ParseAll(strings.NewReader(gb), "g.json")
 	if err != nil || g[0].Unit != "Gb/sec" || g[0].BW[0].AvgGbps != 18.69 {
 		t.Errorf("Gb/s JSON = %+v, %v", g, err)
+	}
+}
+
+// TestParseFailures reads the completion errors of runs that died, as
+// people paste them (lines from linux-rdma/perftest#173 and
+// zrlio/softiwarp#27).
+func TestParseFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []Failure
+	}{
+		{"two lines, indented", "Completion with error at client\n  Failed status 4: wr_id 0 syndrom 0x51\nscnt=828, ccnt=700\n  Failed to complete run_iter_bw function successfully\n",
+			[]Failure{{Line: 1, Side: "client", Status: 4, Syndrome: "0x51", Text: "Completion with error at client / Failed status 4: wr_id 0 syndrom 0x51"}}},
+		{"flattened onto one line", " Completion with error at client Failed status 12: wr_id 0 syndrom 0x81 scnt=128, ccnt=0\n",
+			[]Failure{{Line: 1, Side: "client", Status: 12, Syndrome: "0x81", Text: "Completion with error at client Failed status 12: wr_id 0 syndrom 0x81 scnt=128, ccnt=0"}}},
+		{"status line alone", "Failed status 13: wr_id 0 syndrom 0x0\n",
+			[]Failure{{Line: 1, Status: 13, Syndrome: "0x0", Text: "Failed status 13: wr_id 0 syndrom 0x0"}}},
+		{"no status printed", "Completion with error at server\n",
+			[]Failure{{Line: 1, Side: "server", Status: -1, Text: "Completion with error at server"}}},
+		{"after a banner", "                    RDMA_Write BW Test\n Device         : mlx5_0\n Link type       : IB\nCompletion with error at client\nFailed status 12: wr_id 0 syndrom 0x81\n",
+			[]Failure{{Line: 4, Side: "client", Status: 12, Syndrome: "0x81", Text: "Completion with error at client / Failed status 12: wr_id 0 syndrom 0x81"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !Detect(tc.in) {
+				t.Errorf("Detect = false")
+			}
+			rs, err := ParseAll(strings.NewReader(tc.in), "f.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) != 1 {
+				t.Fatalf("%d results, want 1", len(rs))
+			}
+			if got := rs[0].Failures; !slices.Equal(got, tc.want) {
+				t.Errorf("failures = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	if Detect("Failed status 12 of the build\n") {
+		t.Error("Detect(prose with 'Failed status') = true")
 	}
 }

@@ -25,9 +25,9 @@ var fabricMetas = []finding.Meta{
 	{
 		ID: "fabric.link_degraded", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
 		Title:   "fabric link below the expected width or speed",
-		Meaning: "A link trained at a lower width or lane speed than expected: the plan if one is given, else the majority of the links of the same kind between the same tiers. Both ends are named.",
+		Meaning: "A link trained at a lower width or lane speed than expected: the plan if one is given; else, for the width, the majority of the links between the same tiers, and for the lane speed, the best that both ends' kinds of node (a switch's model, a CA's description without its host name) reach elsewhere in the fabric, since generations mix by design (EDR HCAs on an HDR switch). Without a plan a slow lane speed is critical only when at least two other links from the same switch to the same kind of node run faster; otherwise a warning. Both ends are named.",
 		Thresholds: []finding.Threshold{
-			{Name: "expectation", Default: "plan, else majority of links between the same tiers", Meaning: "what counts as the expected width and speed"},
+			{Name: "expectation", Default: "plan, else majority width between the same tiers and the best speed both ends' kinds reach", Meaning: "what counts as the expected width and speed"},
 		},
 		Causes: []string{causeCable, "one lane dead in a 4X cable (link falls back to 1X or 2X)", "speed mismatch or an old transceiver on one end", "port configured for a lower width or speed"},
 		Remedy: []string{"iblinkinfo: read the 'Could be' hints on both ends", remedyReseat, remedyLinkReset, remedyFabricCheck},

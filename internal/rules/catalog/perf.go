@@ -32,12 +32,12 @@ var perfMetas = []finding.Meta{
 	{
 		ID: "perf.test_invalid", Severity: finding.Warning, Area: "perf", Step: finding.StepPerf,
 		Title:   "the test itself cannot show line rate",
-		Meaning: "The perftest banner or results show a test that misleads: the two ends disagree on MTU, a RoCE test uses a link-local GID, or messages are too small to judge bandwidth. Fix the test before trusting or distrusting the network.",
+		Meaning: "The perftest banner or results show a test that misleads: the two ends disagree on MTU, a RoCE test uses a link-local GID, or messages are too small to judge bandwidth. Fix the test before trusting or distrusting the network. A run that died on a completion error (\"Failed status N\") measured nothing: its ibv_wc_status says where to look, 12 (retry exceeded) at the path or the peer (critical), 4 (local protection) at memory registration or GPUDirect.",
 		Thresholds: []finding.Threshold{
 			{Name: "min_bw_bytes", Default: limits.Uint(limits.PerfMinBWBytes), Meaning: "largest message below which a bandwidth test cannot show line rate"},
 		},
-		Causes: []string{"different MTU configured on the two ends", "wrong GID index (-x) for RoCE v2", "message size (-s) too small"},
-		Remedy: []string{"rerun ib_write_lat / ib_write_bw with the same -m on both ends, -x set to the RoCE v2 GID index (show_gids), and -s 65536 or larger (or -a)"},
+		Causes: []string{"different MTU configured on the two ends", "wrong GID index (-x) for RoCE v2", "message size (-s) too small", "the run died on a completion error: status 12 a lossy or broken path or a dead peer, status 4 a buffer not registered (GPUDirect: nvidia-peermem, PCIe ACS/IOMMU)"},
+		Remedy: []string{"rerun ib_write_lat / ib_write_bw with the same -m on both ends, -x set to the RoCE v2 GID index (show_gids), and -s 65536 or larger (or -a)", "after a completion error: ibdoctor check on both nodes (port state, error counters), and for GPU buffers lsmod | grep peermem"},
 	},
 	// Pairwise tests (ibdoctor perf pairwise, internal/pairwise): culprits
 	// inferred from a matrix of node-pair tests.

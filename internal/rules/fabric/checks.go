@@ -65,7 +65,10 @@ func guidText(g uint64) string { return ib.GUIDString(g) }
 // subject names an end of a link (and its peer, when given).
 func (f *Fabric) subject(e End, peer *End) finding.Subject {
 	n := &f.Nodes[e.Node]
-	s := finding.Subject{NodeGUID: guidText(n.GUID), NodeDesc: n.Name(), Port: e.Port, LinkLayer: string(ib.LinkLayerInfiniBand)}
+	s := finding.Subject{NodeDesc: n.Name(), Port: e.Port, LinkLayer: string(ib.LinkLayerInfiniBand)}
+	if n.GUID != 0 {
+		s.NodeGUID = guidText(n.GUID) // 0: a node known only as a peer
+	}
 	// The LID that addresses this port in ibportstate and perfquery: a
 	// switch's port 0 LID, a CA port's own.
 	lid := n.LID
@@ -362,6 +365,7 @@ func checkDegraded(f *Fabric, plan *Plan) []finding.Finding {
 		}
 	}
 	tiers := f.Tiers()
+	caps := newSpeedCaps(f)
 	type group struct{ lo, hi int }
 	gw := map[group]map[int]int{}
 	gs := map[group]map[ib.Speed]int{}
@@ -398,7 +402,8 @@ func checkDegraded(f *Fabric, plan *Plan) []finding.Finding {
 		}
 		var ew int
 		var es ib.Speed
-		var why string
+		var why, speedWhy string
+		speedSev := finding.Severity("")
 		var ev []finding.Evidence
 		if pl, ok := planned[[2]End{l.A, l.B}]; ok && pl.Width != 0 && pl.Speed != 0 {
 			ew, es = pl.Width, pl.Speed
@@ -416,10 +421,11 @@ func checkDegraded(f *Fabric, plan *Plan) []finding.Finding {
 			if nw*2 > tw && tw >= 3 {
 				ew = mw
 			}
-			if ns*2 > ts && ts >= 3 {
-				es = msp
-			}
+			_, _ = msp, ns // lane speed: judged by what both ends can do, below
 			why = fmt.Sprintf("the majority of the %d links between tier %d and tier %d", tw, g.lo, g.hi)
+			if sp, proof, sev, ok := caps.expect(f, l, s); ok {
+				es, speedWhy, speedSev = sp, proof, sev
+			}
 		}
 		narrow := ew != 0 && w < ew
 		slow := es != 0 && s.Generation() < es.Generation()
@@ -449,12 +455,108 @@ func checkDegraded(f *Fabric, plan *Plan) []finding.Finding {
 			}
 		}
 		b := l.B
+		if slow && !narrow && speedWhy != "" {
+			why = speedWhy
+		} else if slow && speedWhy != "" {
+			why += "; " + speedWhy
+		}
 		fd := catalog.New("fabric.link_degraded", f.subject(l.A, &b),
 			fmt.Sprintf("link %s <-> %s runs at %s, expected %s (%s)", f.EndName(l.A), f.EndName(l.B), rateText(w, s), rateText(ewText, esText), why),
 			append([]finding.Evidence{{Source: l.Source, Value: fmt.Sprintf("%s <-> %s %dx%s", f.EndName(l.A), f.EndName(l.B), w, s)}}, ev...)...)
+		if slow && !narrow && speedSev != "" {
+			fd.Severity = speedSev
+		}
 		out = append(out, fd)
 	}
 	return out
+}
+
+// speedCaps is the best lane speed each class of node was seen running
+// (class: a switch's model, a CA's description without its host name),
+// from the fabric's own active links. Generations mix by design (EDR HCAs
+// on an HDR switch, an FDR switch beside an HDR one), so a link is judged
+// against the best both its ends' classes reach, never against the
+// fabric's majority.
+type speedCaps struct {
+	best  map[string]ib.Speed
+	class []string
+}
+
+func newSpeedCaps(f *Fabric) *speedCaps {
+	c := &speedCaps{best: map[string]ib.Speed{}, class: make([]string, len(f.Nodes))}
+	for i := range f.Nodes {
+		c.class[i] = nodeClass(&f.Nodes[i])
+	}
+	for i := range f.Links {
+		l := &f.Links[i]
+		_, s := f.linkRate(l)
+		for _, e := range []End{l.A, l.B} {
+			if k := c.class[e.Node]; s.Generation() > c.best[k].Generation() {
+				c.best[k] = s
+			}
+		}
+	}
+	return c
+}
+
+// nodeClass names what kind of node n is: a switch by its model (the part
+// of "MF0;leaf01:MQM8700/U1" after the name), a CA by its description
+// without the leading host name ("HCA-1" of "gpu-v100-3 HCA-1").
+func nodeClass(n *Node) string {
+	d := n.Desc
+	if n.Type == ibdiags.Switch {
+		if i := strings.LastIndexByte(d, ':'); i >= 0 && strings.Contains(d, ";") {
+			d = d[i+1:]
+		}
+	} else if _, rest, ok := strings.Cut(d, " "); ok {
+		d = rest
+	}
+	return string(n.Type) + ":" + d
+}
+
+// expect returns the lane speed link l (running at s) should reach: the
+// slower of the best its two ends' classes reach elsewhere, why, and the
+// severity: critical when at least two links from the same switch to
+// nodes of the same class as the far end run at that speed (the same
+// hardware on the same switch proves it), a warning otherwise.
+func (c *speedCaps) expect(f *Fabric, l *Link, s ib.Speed) (ib.Speed, string, finding.Severity, bool) {
+	ka, kb := c.class[l.A.Node], c.class[l.B.Node]
+	want := c.best[ka]
+	if c.best[kb].Generation() < want.Generation() {
+		want = c.best[kb]
+	}
+	if want.Generation() <= s.Generation() {
+		return 0, "", "", false
+	}
+	sw, far := l.A, l.B
+	if f.Nodes[sw.Node].Type != ibdiags.Switch {
+		sw, far = l.B, l.A
+	}
+	proof := 0
+	if f.Nodes[sw.Node].Type == ibdiags.Switch {
+		for i := range f.Links {
+			o := &f.Links[i]
+			if o == l {
+				continue
+			}
+			var other End
+			switch sw.Node {
+			case o.A.Node:
+				other = o.B
+			case o.B.Node:
+				other = o.A
+			default:
+				continue
+			}
+			if _, os := f.linkRate(o); c.class[other.Node] == c.class[far.Node] && os.Generation() >= want.Generation() {
+				proof++
+			}
+		}
+	}
+	if proof >= 2 {
+		return want, fmt.Sprintf("%d other links of %s to %s run at %s", proof, f.Nodes[sw.Node].Name(), strings.TrimPrefix(c.class[far.Node], string(f.Nodes[far.Node].Type)+":"), want), finding.Critical, true
+	}
+	return want, fmt.Sprintf("both ends' kinds of node reach %s elsewhere in this fabric (%s, %s); without their capabilities this is a warning", want, strings.TrimPrefix(ka, string(f.Nodes[l.A.Node].Type)+":"), strings.TrimPrefix(kb, string(f.Nodes[l.B.Node].Type)+":")), finding.Warning, true
 }
 
 func mode(m map[int]int) (int, int) {
@@ -651,15 +753,17 @@ func checkIdentity(f *Fabric) []finding.Finding {
 	}
 	lids := map[int][]owner{}
 	zero, withLID := []End{}, 0
+	lidOf := map[End]int{}
 	for i := range f.Nodes {
 		n := &f.Nodes[i]
 		if n.Type == ibdiags.Switch {
 			switch {
-			case n.LID > 0:
+			case n.LID > 0 && n.LID != unassignedLID:
 				lids[n.LID] = append(lids[n.LID], owner{End{i, 0}, n.Name()})
 				withLID++
-			case n.LID == 0:
+			case n.LID == 0 || n.LID == unassignedLID:
 				zero = append(zero, End{i, 0})
+				lidOf[End{i, 0}] = n.LID
 			}
 			continue
 		}
@@ -668,11 +772,12 @@ func checkIdentity(f *Fabric) []finding.Finding {
 				continue
 			}
 			switch {
-			case p.LID > 0:
+			case p.LID > 0 && p.LID != unassignedLID:
 				lids[p.LID] = append(lids[p.LID], owner{End{i, p.Num}, f.EndName(End{i, p.Num})})
 				withLID++
-			case p.LID == 0:
+			case p.LID == 0 || p.LID == unassignedLID:
 				zero = append(zero, End{i, p.Num})
+				lidOf[End{i, p.Num}] = p.LID
 			}
 		}
 	}
@@ -700,16 +805,55 @@ func checkIdentity(f *Fabric) []finding.Finding {
 			out = append(out, catalog.New("fabric.no_lid", finding.Subject{},
 				fmt.Sprintf("no port of the fabric has a LID (%d ports): no subnet manager has configured it", len(zero)),
 				finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid 0 on %s", f.EndName(zero[0]))}))
+		} else if len(zero) > maxNoLIDFindings {
+			// Hundreds of ports without a LID are one fault (the SM does
+			// not reach them, or they came up after it swept): one finding
+			// naming the nodes.
+			var names []string
+			seen := map[string]bool{}
+			var ev []finding.Evidence
+			for _, e := range zero {
+				// A CA is named by its host (the first word of
+				// "SAT111092710053 ibp213s0f0"): one host has many HCAs.
+				n := &f.Nodes[e.Node]
+				who := n.Name()
+				if h, _, ok := strings.Cut(who, " "); ok && n.Type != ibdiags.Switch && !strings.HasPrefix(who, "MT") {
+					who = h
+				}
+				if !seen[who] {
+					seen[who] = true
+					names = append(names, who)
+				}
+				if len(ev) < 3 {
+					ev = append(ev, finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("%s lid %d", f.EndName(e), lidOf[e])})
+				}
+			}
+			more := ""
+			if len(names) > 8 {
+				more = fmt.Sprintf(" and %d more", len(names)-8)
+				names = names[:8]
+			}
+			out = append(out, catalog.New("fabric.no_lid", finding.Subject{},
+				fmt.Sprintf("%d ports on %d hosts and switches have no LID (0, or 65535: never assigned) while %d other ports have one: %s%s", len(zero), len(seen), withLID, strings.Join(names, ", "), more), ev...))
 		} else {
 			for _, e := range zero {
 				out = append(out, catalog.New("fabric.no_lid", f.subject(e, nil),
 					fmt.Sprintf("%s has no LID while %d other ports have one", f.EndName(e), withLID),
-					finding.Evidence{Source: "ibnetdiscover.txt", Value: "lid 0"}))
+					finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid %d", lidOf[e])}))
 			}
 		}
 	}
 	return out
 }
+
+// unassignedLID is what ibnetdiscover prints for a port the subnet
+// manager never gave a LID: 0xFFFF, the permissive LID (IBTA vol. 1
+// 4.1.3), is no unicast address and never a duplicate.
+const unassignedLID = 0xffff
+
+// maxNoLIDFindings is the count of LID-less ports above which they are
+// reported as one finding.
+const maxNoLIDFindings = 8
 
 func checkSM(f *Fabric) []finding.Finding {
 	if !f.SMQueried {

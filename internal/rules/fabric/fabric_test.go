@@ -15,6 +15,7 @@ import (
 
 	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 	sourcefabric "github.com/ibdoctor/ibdoctor/internal/source/fabric"
 )
@@ -542,5 +543,140 @@ func TestPMAGapsExplainedByManagementRoutes(t *testing.T) {
 	}
 	if len(mgmt) != 1 || mgmt[0].Severity != finding.Warning || !strings.Contains(mgmt[0].Summary, "could not read the counters of 8 ports on 1 switch") {
 		t.Errorf("management findings %+v", mgmt)
+	}
+}
+
+// TestCheckQueryErrors judges ibqueryerrors/ibcheckerrors pasted without
+// the topology, port by port.
+func TestCheckQueryErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		want []string
+		has  string
+	}{
+		{"saturated symbol errors", "Errors for 0x0002c90300a1b2c3 \"leaf07\"\n   GUID 0x0002c90300a1b2c3 port 7: [SymbolErrorCounter == 65535]\n",
+			[]string{"fabric.link_errors/critical"}, `"leaf07" (GUID 0x0002c90300a1b2c3) port 7: SymbolErrorCounter 65535 (saturated`},
+		{"discards with human units", "Errors for \"node1 HCA-1\"\n   GUID 0x0002c90300a1b2c4 port 1: [PortXmitDiscards == 2846 (2.779K)]\n",
+			[]string{"fabric.link_errors/warning"}, "PortXmitDiscards 2846"},
+		{"symbol errors and link downed on one port", "#warn: counter SymbolErrors = 36905     (threshold 10) lid 193 port 14\n#warn: counter LinkDowned = 23  (threshold 10) lid 193 port 14\nError check on lid 193 (ISR9288/ISR9096 Voltaire sLB-24) port 14:  FAILED\n",
+			[]string{"fabric.link_errors/critical"}, `"ISR9288/ISR9096 Voltaire sLB-24" (lid 193) port 14`},
+		{"switch relay errors alone", "#warn: counter RcvSwRelayErrors = 179   (threshold 100)\nError check on lid 2 (MT47396 Infiniscale-III Mellanox Technologies) port\n7:  FAILED\n",
+			[]string{"fabric.link_errors/info"}, "not a cable fault"},
+		{"below thresholds", "Errors for \"n\"\n   GUID 0x1 port 1: [SymbolErrorCounter == 3]\n", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := ibdiags.ParseQueryErrors(strings.NewReader(tc.in), "q.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := CheckQueryErrors(q, "q.txt", Thresholds{})
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+			if tc.has != "" && !strings.Contains(fs[0].Summary, tc.has) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tc.has)
+			}
+		})
+	}
+}
+
+// TestDegradedMixedGenerations: lane speeds are judged against what both
+// ends' kinds of node reach, not the fabric's majority. Real layouts:
+// NVIDIA/nccl-tests#71 (EDR V100 HCAs and a SHARP aggregation node on an
+// HDR switch) and the Open MPI users list 2010 (identical blades at DDR
+// beside others at QDR on one switch; a second, SDR-only switch).
+func TestDegradedMixedGenerations(t *testing.T) {
+	row := func(lid, port int, rate string, rlid int, peer string) string {
+		return fmt.Sprintf("           %d   %2d[  ] ==( 4X %s Gbps Active/  LinkUp)==>       %d    1[  ] %q ( )\n", lid, port, rate, rlid, peer)
+	}
+	edrOnHDR := "Switch: 0x0c42a10300b95bfa MF0;ibswitch254:MQM8700/U1:\n" +
+		row(3, 1, "25.78125", 1, "gpu-v100-0 HCA-1") + row(3, 2, "25.78125", 2, "gpu-v100-1 HCA-1") +
+		row(3, 3, "25.78125", 6, "gpu-v100-3 HCA-1") + row(3, 4, "25.78125", 5, "gpu-v100-2 HCA-1") +
+		row(3, 41, "53.125", 4, "Mellanox Technologies Aggregation Node")
+	hssm := "Switch 0x0008f10500380136 IBM HSSM:\n" +
+		row(4, 1, "5.0", 1, "faui36a HCA-1") + row(4, 2, "2.5", 9, "MT25204 InfiniHostLx Mellanox Technologies") +
+		row(4, 17, "10.0", 6, "faui36b HCA-1") + row(4, 18, "10.0", 8, "faui36c HCA-1") + row(4, 19, "5.0", 3, "faui36d HCA-1")
+	topspin := "Switch 0x0005ad0000080ba2 Topspin Switch:\n" +
+		row(10, 1, "2.5", 13, "faui36b HCA-1") + row(10, 2, "2.5", 15, "faui36c HCA-1") + row(10, 3, "2.5", 12, "faui36d HCA-1")
+	oneFaster := "Switch: 0x0000000000000011 MF0;sw:SX6036/U1:\n" +
+		row(7, 1, "14.0625", 1, "n1 HCA-1") + row(7, 2, "10.0", 2, "n2 HCA-1") + row(7, 3, "10.0", 3, "n3 HCA-1")
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"EDR HCAs and an HDR aggregation node on an HDR switch", edrOnHDR, nil},
+		{"DDR blades beside QDR blades on one switch; SDR switch alone", hssm + topspin,
+			[]string{"fabric.link_degraded/critical IBM HSSM[19]", "fabric.link_degraded/critical IBM HSSM[1]"}},
+		{"one faster peer of the same kind: a warning", oneFaster,
+			[]string{"fabric.link_degraded/warning MF0;sw:SX6036/U1[2]", "fabric.link_degraded/warning MF0;sw:SX6036/U1[3]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Build(&fabricmodel.Raw{Source: "x", Outputs: []*fabricmodel.Output{{Name: "iblinkinfo", Stdout: []byte(tc.in)}}})
+			var got []string
+			for _, fd := range Check(f, Options{}) {
+				if fd.ID == "fabric.link_degraded" {
+					got = append(got, fmt.Sprintf("%s/%s %s[%d]", fd.ID, fd.Severity, fd.Subject.NodeDesc, fd.Subject.Port))
+				}
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestUnassignedLID: ibnetdiscover prints lid 65535 for ports the SM never
+// configured (a UFM director capture): no LID, never a duplicate; many
+// such ports are one finding naming the hosts.
+func TestUnassignedLID(t *testing.T) {
+	topo := func(n, unassigned int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "switchguid=0x100\nSwitch\t%d \"S-0000000000000100\"\t# \"MF0;leaf:MQM8700/U1\" enhanced port 0 lid 3 lmc 0\n", n)
+		for i := 1; i <= n; i++ {
+			lid := 10 + i
+			if i <= unassigned {
+				lid = 65535
+			}
+			fmt.Fprintf(&b, "[%d]\t\"H-%016x\"[1](%x)\t\t# \"host%02d mlx5_0\" lid %d 4xHDR\n", i, 0x1000+i, 0x1000+i, i, lid)
+		}
+		for i := 1; i <= n; i++ {
+			lid := 10 + i
+			if i <= unassigned {
+				lid = 65535
+			}
+			fmt.Fprintf(&b, "\ncaguid=0x%x\nCa\t1 \"H-%016x\"\t\t# \"host%02d mlx5_0\"\n[1](%x)\t\"S-0000000000000100\"[%d]\t\t# lid %d lmc 0 \"MF0;leaf:MQM8700/U1\" lid 3 4xHDR\n", 0x1000+i, 0x1000+i, i, 0x1000+i, i, lid)
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name       string
+		n, un      int
+		want       []string
+		summaryHas string
+	}{
+		{"two ports", 4, 2, []string{"fabric.no_lid", "fabric.no_lid"}, "has no LID while 3 other ports have one"},
+		{"many ports: one finding", 12, 10, []string{"fabric.no_lid"}, "10 ports on 10 hosts and switches have no LID"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Build(&fabricmodel.Raw{Source: "x", Outputs: []*fabricmodel.Output{{Name: "ibnetdiscover", Stdout: []byte(topo(tc.n, tc.un))}}})
+			var got []string
+			var sum string
+			for _, fd := range Check(f, Options{}) {
+				got = append(got, fd.ID)
+				sum += fd.Summary + "\n"
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("(-want +got):\n%s\n%s", diff, sum)
+			}
+			if !strings.Contains(sum, tc.summaryHas) {
+				t.Errorf("summaries lack %q:\n%s", tc.summaryHas, sum)
+			}
+		})
 	}
 }

@@ -665,6 +665,14 @@ func (f *Fabric) topologyFromLinkInfo(li *ibdiags.LinkInfo) {
 		} else if ds := byDesc[lp.RemoteDesc]; len(ds) == 1 {
 			peer = ds[0]
 		}
+		if peer < 0 && lp.RemoteDesc != "" && len(byDesc[lp.RemoteDesc]) == 0 && (lp.RemoteLID <= 0 || len(byLID[lp.RemoteLID]) == 0) {
+			// A peer without a section of its own (old releases list
+			// switches only): a CA known by its description and LID.
+			f.Nodes = append(f.Nodes, Node{Type: ibdiags.CA, Desc: lp.RemoteDesc, LID: -1})
+			peer = len(f.Nodes) - 1
+			byDesc[lp.RemoteDesc] = []int{peer}
+			f.port(End{peer, lp.RemotePort}).LID = lp.RemoteLID
+		}
 		if peer < 0 {
 			continue
 		}

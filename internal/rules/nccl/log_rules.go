@@ -1,6 +1,7 @@
 package nccl
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -125,7 +126,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 			}
 			evs = append(evs, finding.Evidence{Source: at(p.Source, line), Value: v})
 			if p.IBNoDevice > 0 {
-				evs = append(evs, finding.Evidence{Source: at(p.Source, p.IBNoDevice), Value: "NET/IB : No device found."})
+				evs = append(evs, finding.Evidence{Source: at(p.Source, p.IBNoDevice), Value: cmp.Or(p.IBNoDeviceText, "NET/IB : No device found.")})
 			}
 			if p.NoVerbs > 0 {
 				evs = append(evs, finding.Evidence{Source: at(p.Source, p.NoVerbs), Value: "Failed to open libibverbs.so[.1]"})
@@ -141,8 +142,21 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 		case slices.ContainsFunc(socketProcs, func(p *nccllog.Proc) bool { return p.IBNoDevice > 0 }):
 			why = "; NCCL found no IB device (container without /dev/infiniband, missing libibverbs, or NCCL_IB_HCA matching nothing)"
 		}
+		single := len(ibProcs) == 0 && !slices.ContainsFunc(socketProcs, func(p *nccllog.Proc) bool { return p.NNodes != 1 })
 		switch {
+		case single:
+			// One node: ranks talk over NVLink, PCIe or shared memory; the
+			// network transport carries nothing.
+			f.Severity = finding.Info
+			f.Summary = fmt.Sprintf("NCCL picked sockets on %d process(es) (%s), but the job runs on one node (nNodes 1): no traffic crosses the network, so this costs nothing here; a multi-node run would fall back to sockets%s", len(socketProcs), procNames(socketProcs), why)
+			p := socketProcs[0]
+			f.Evidence = append(f.Evidence, finding.Evidence{Source: at(p.Source, p.NNodesLine), Value: fmt.Sprintf("nNodes %d", p.NNodes)})
 		case len(ibProcs) > 0:
+			for _, p := range ibProcs[:min(2, len(ibProcs))] {
+				if net, line := p.EffectiveNetwork(); line > 0 {
+					f.Evidence = append(f.Evidence, finding.Evidence{Source: at(p.Source, line), Value: p.Name() + ": network " + net})
+				}
+			}
 			f.Summary = fmt.Sprintf("%d process(es) (%s) use sockets while %d use IB/RoCE: the job runs at the speed of its socket ranks%s", len(socketProcs), procNames(socketProcs), len(ibProcs), why)
 		case opts.ExpectIB || opts.RDMAPresent:
 			f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) although IB/RoCE was expected%s", len(socketProcs), procNames(socketProcs), why)
@@ -360,15 +374,32 @@ func resourceHint(call, errText string) string {
 }
 
 func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
-	var wd, other []nccllog.Event
+	var wd, other, detected []nccllog.Event
 	for _, e := range lg.Events {
 		if e.Kind != nccllog.EventTimeout {
 			continue
 		}
-		if e.OpType != "" {
+		switch {
+		case e.OpType != "":
 			wd = append(wd, e)
-		} else {
+		case e.SeqNum > 0:
+			detected = append(detected, e) // "detected by watchdog at work: N"
+		default:
 			other = append(other, e)
+		}
+	}
+	// A rank that printed only "detected by watchdog at work: N" still
+	// tells where it stopped; one that printed both is counted once.
+	for _, e := range detected {
+		if !slices.ContainsFunc(wd, func(w nccllog.Event) bool { return w.Rank == e.Rank }) {
+			e.OpType = "a collective"
+			for _, w := range wd {
+				if w.SeqNum == e.SeqNum && w.OpType != "" {
+					e.OpType, e.TimeoutMS = w.OpType, w.TimeoutMS // the same work item
+					break
+				}
+			}
+			wd = append(wd, e)
 		}
 	}
 	var fs []finding.Finding
@@ -400,9 +431,19 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 				slices.Sort(rs)
 				parts = append(parts, fmt.Sprintf("%s SeqNum=%d on rank(s) %s", k.op, k.seq, joinInts(rs, 8)))
 			}
-			summary = fmt.Sprintf("ranks timed out in different collectives: %s; the rank(s) stuck on the lowest SeqNum are behind the others: look at them first", strings.Join(parts, "; "))
+			behind := groups[keys[0]]
+			summary = fmt.Sprintf("ranks timed out in different collectives: %s; rank(s) %s lag the others (SeqNum %d, the rest reached %d): look at them first", strings.Join(parts, "; "), joinInts(behind, 8), keys[0].seq, keys[len(keys)-1].seq)
 		}
 		evs := []finding.Evidence{{Source: at(first.Source, first.Line), Value: first.Text}}
+		if len(keys) > 1 {
+			// The line of a lagging rank too.
+			for _, e := range wd {
+				if e.SeqNum == keys[0].seq && e.OpType == keys[0].op && e.Line != first.Line {
+					evs = append(evs, finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
+					break
+				}
+			}
+		}
 		f := catalog.New("nccl.timeout", subj, summary, evs...)
 		if len(keys) == 1 {
 			f.Subject.Rank = joinInts(groups[keys[0]], 8)

@@ -64,10 +64,11 @@ func TestLogCorpus(t *testing.T) {
 		{file: testsData + "meowth-oob-failed-socket.txt", want: []string{"nccl.socket_fallback/warning"}, network: "Socket", events: 1,
 			summaryHas: []string{"libibverbs could not be loaded"}},
 		{file: testsData + "meowth-oob-failed-socket.txt", opts: LogOptions{ExpectIB: true}, want: []string{"nccl.socket_fallback/critical"}, network: "Socket", events: 1},
-		{file: logData + "llamafactory7396-watchdog.log", want: []string{"nccl.timeout/critical"}, events: 2,
-			summaryHas: []string{"2 rank(s) timed out in ALLREDUCE SeqNum=1580 after 600000 ms"}},
+		// Rank 3 printed only "detected by watchdog at work: 1580".
+		{file: logData + "llamafactory7396-watchdog.log", want: []string{"nccl.timeout/critical"}, events: 4,
+			summaryHas: []string{"3 rank(s) timed out in ALLREDUCE SeqNum=1580 after 600000 ms"}},
 		{file: logData + "pytorch118369-watchdog-seq-differ.log", want: []string{"nccl.timeout/critical"}, events: 5,
-			summaryHas: []string{"ALLREDUCE SeqNum=64088 on rank(s) 7", "lowest SeqNum"}},
+			summaryHas: []string{"ALLREDUCE SeqNum=64088 on rank(s) 7", "rank(s) 7 lag the others (SeqNum 64088"}},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
@@ -218,5 +219,84 @@ func TestMergeLogs(t *testing.T) {
 	if f.Subject.File != "meowth-oob-failed-socket.txt" || !strings.HasPrefix(f.Evidence[0].Source, "meowth-oob-failed-socket.txt:") ||
 		!strings.Contains(f.Summary, "while 2 use IB/RoCE") || len(a.Procs) != 3 || a.Procs[2].Source != "meowth-oob-failed-socket.txt" {
 		t.Errorf("merged finding %+v procs %+v", f, a.Procs)
+	}
+}
+
+// TestSocketFallbackVariants: the wordings of a socket transport in real
+// pastes (NVIDIA/nccl#690, #1653, horovod/horovod#685) and how much each
+// matters.
+func TestSocketFallbackVariants(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+		has      []string
+	}{
+		{"one side IB, the other Socket (WARN libibverbs)",
+			"x1:870114:870114 [1] NCCL INFO Using network IB\nx0:26431:26431 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\nx0:26431:26431 [0] NCCL INFO Using network Socket\n",
+			[]string{"nccl.socket_fallback/critical"}, []string{"while 1 use IB/RoCE", "libibverbs could not be loaded", "x1:870114: network IB"}},
+		{"single node (nNodes 1) on sockets",
+			"D:1689:2800 [0] NCCL INFO Failed to open libibverbs.so[.1]\nD:1689:2800 [0] NCCL INFO NET/Socket : Using [0]eth0:172.21.131.59<0>\nD:1689:2800 [0] NCCL INFO Using network Socket\nD:1689:2800 [0] NCCL INFO comm 0x562f744f9960 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n",
+			[]string{"nccl.socket_fallback/info"}, []string{"one node (nNodes 1)", "nNodes 1"}},
+		{"two nodes on sockets",
+			"x:1:2 [0] NCCL INFO NET/IB : No device found.\nx:1:2 [0] NCCL INFO Using network Socket\nx:1:2 [0] NCCL INFO comm 0x555e7b78acb0 rank 6 nRanks 8 nNodes 2 localRanks 4 localRank 2 MNNVL 0\n",
+			[]string{"nccl.socket_fallback/warning"}, []string{"NCCL found no IB device", "NET/IB : No device found."}},
+		{"NCCL 2.3 wording",
+			"ml3:32632:32662 [0] NCCL INFO NET : Using interface enp0s31f6:10.92.42.96<0>\nml3:32632:32662 [0] NCCL INFO Net/IB: call to devices() returned 0 devices.\nml3:32632:32662 [0] NCCL INFO Using network Socket\n",
+			[]string{"nccl.socket_fallback/warning"}, []string{"Net/IB: call to devices() returned 0 devices."}},
+		{"net plugin is not a socket fallback",
+			"h:1:2 [0] NCCL INFO NET/IB : No device found.\nh:1:2 [0] NCCL INFO NET/OFI Selected Provider is efa\nh:1:2 [0] NCCL INFO Using network AWS Libfabric\n",
+			nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lg, err := nccllog.Parse(strings.NewReader(tc.in), "log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := CheckLog(lg, LogOptions{})
+			if diff := cmp.Diff(tc.want, ids(a.Findings)); diff != "" {
+				t.Fatalf("findings (-want +got):\n%s", diff)
+			}
+			for _, h := range tc.has {
+				f := a.Findings[0]
+				text := f.Summary
+				for _, e := range f.Evidence {
+					text += "\n" + e.Value
+				}
+				if !strings.Contains(text, h) {
+					t.Errorf("finding lacks %q:\n%s", h, text)
+				}
+			}
+		})
+	}
+}
+
+// TestWatchdogWordings: PyTorch's watchdog lines in the wordings of its
+// releases, with the rank in "[PG ID 0 PG GUID 0(default_pg) Rank 1]" or
+// the "[rank1]:" prefix, glued to a tqdm bar, and a rank that printed only
+// "detected by watchdog at work: N".
+func TestWatchdogWordings(t *testing.T) {
+	in := "[rank1]:[E1201 10:00:00.123456 1234 ProcessGroupNCCL.cpp:632] [PG ID 0 PG GUID 0(default_pg) Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600054 milliseconds before timing out.\n" +
+		"[rank1]:[E1201 10:00:00.223456 1234 ProcessGroupNCCL.cpp:2168] [PG ID 0 PG GUID 0(default_pg) Rank 1] Exception (either an error or timeout) detected by watchdog at work: 808, last enqueued NCCL work: 808, last completed NCCL work: 807.\n" +
+		" 45%|████▌     | 450/1000 [10:00<12:13,  1.33s/it][E ProcessGroupNCCL.cpp:737] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600512 milliseconds before timing out.\n" +
+		"[rank3]:[E1201 10:00:00.323456 1234 ProcessGroupNCCL.cpp:2168] [PG ID 0 PG GUID 0(default_pg) Rank 3] Exception (either an error or timeout) detected by watchdog at work: 805, last enqueued NCCL work: 806, last completed NCCL work: 804.\n"
+	lg, err := nccllog.Parse(strings.NewReader(in), "w.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ranks []int
+	for _, e := range lg.Events {
+		ranks = append(ranks, e.Rank)
+	}
+	if !slices.Equal(ranks, []int{1, 1, 2, 3}) {
+		t.Errorf("ranks %v, want 1 1 2 3", ranks)
+	}
+	a := CheckLog(lg, LogOptions{})
+	if diff := cmp.Diff([]string{"nccl.timeout/critical"}, ids(a.Findings)); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	for _, h := range []string{"ALLREDUCE SeqNum=808 on rank(s) 1,2", "a collective SeqNum=805 on rank(s) 3", "rank(s) 3 lag the others (SeqNum 805, the rest reached 808)"} {
+		if !strings.Contains(a.Findings[0].Summary, h) {
+			t.Errorf("summary lacks %q: %s", h, a.Findings[0].Summary)
+		}
 	}
 }

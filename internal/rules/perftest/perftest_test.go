@@ -130,6 +130,24 @@ func TestRules(t *testing.T) {
 		{"ib link-local gid is normal", []string{string(hdr)}, Options{}, nil},
 		{"roce link-local gid", []string{strings.Replace(string(hdr), "Link type       : IB", "Link type       : Ethernet", 1)}, Options{},
 			[]string{"perf.test_invalid/warning"}},
+		// Runs that died (linux-rdma/perftest#173, zrlio/softiwarp#27).
+		{"status 4: local protection", []string{"Completion with error at client\n  Failed status 4: wr_id 0 syndrom 0x51\nscnt=828, ccnt=700\n"}, Options{},
+			[]string{"perf.test_invalid/warning"}},
+		{"status 12 flattened: retry exceeded", []string{" Completion with error at client Failed status 12: wr_id 0 syndrom 0x81 scnt=128, ccnt=0\n"}, Options{},
+			[]string{"perf.test_invalid/critical"}},
+		{"died after some rows", []string{write + "Completion with error at client\nFailed status 12: wr_id 0 syndrom 0x81\n"}, Options{LineRateGbps: 400},
+			[]string{"perf.test_invalid/critical"}},
+		// Soft-RoCE ib_read_bw -a on 1 GbE (linux-rdma, "RDMA-rxe: Allow
+		// retry sends for rdma read responses", 2023-02-15), MB/sec rows:
+		// 110.37 MB/s (0.93 Gb/s) up to 1 MiB, then 24.10 .. 17.82.
+		{"collapse at large sizes, line rate given", []string{collapseRows}, Options{LineRateGbps: 1}, []string{"perf.bw_low/critical"}},
+		{"collapse without a line rate", []string{collapseRows}, Options{}, []string{"perf.bw_low/warning"}},
+		{"flat plateau (after the fix)", []string{flatRows}, Options{LineRateGbps: 1}, nil},
+		{"soft device latency is the CPU's", []string{rxeLat}, Options{}, nil},
+		// Server and client blocks of one run pasted one after the other.
+		{"server and client tables counted once", []string{" RDMA_Read BW Test\n" + collapseRows + "\n RDMA_Read BW Test\n" + collapseRows}, Options{LineRateGbps: 1}, []string{"perf.bw_low/critical"}},
+		{"two different runs both judged", []string{" RDMA_Read BW Test\n" + collapseRows + "\n RDMA_Read BW Test\n" + strings.Replace(collapseRows, "17.82", "17.00", 1)}, Options{LineRateGbps: 1}, []string{"perf.bw_low/critical", "perf.bw_low/critical"}},
+		{"hardware device latency", []string{strings.Replace(rxeLat, "rxe0", "mlx5_0", 1)}, Options{}, []string{"perf.lat_high/critical"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,6 +166,24 @@ func TestRules(t *testing.T) {
 		})
 	}
 }
+
+const collapseRows = ` #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+ 65536      1000             110.33             110.33 		   0.001765
+ 1048576    1000             110.37             110.37 		   0.000110
+ 2097152    1000             24.19              24.10  		   0.000012
+ 4194304    1000             18.70              18.65  		   0.000005
+ 8388608    1000             18.09              17.82  		   0.000002
+`
+
+var flatRows = strings.NewReplacer("24.19              24.10", "110.37             110.37", "18.70              18.65", "110.37             110.36", "18.09              17.82", "110.37             110.37").Replace(collapseRows)
+
+const rxeLat = `                    Send Latency Test
+ Device         : rxe0
+ Link type       : Ethernet
+ #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] 
+ 2       1000          28.44          161.51       31.05              32.69          7.36            57.57                  161.51
+
+`
 
 // Two ends of one test: the server's banner mirrors the client's QPNs.
 func TestMTUMismatch(t *testing.T) {

@@ -2,9 +2,11 @@ package perftest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
@@ -78,8 +80,14 @@ type Analysis struct {
 // (their QPNs cross-match) are compared with each other. It is pure.
 func Check(results []*perftest.Result, opts Options) *Analysis {
 	a := &Analysis{}
-	for _, r := range results {
+	for i, r := range results {
 		s, fs, notes := analyzeOne(r, opts)
+		if j := sameMeasurement(results[:i], r); j >= 0 {
+			// The server and the client of one run both print its table:
+			// one measurement, judged once.
+			fs = slices.DeleteFunc(fs, func(f finding.Finding) bool { return f.ID == "perf.bw_low" || f.ID == "perf.lat_high" })
+			notes = append(notes, fmt.Sprintf("%s: the same measurement as %s (the other end of the run): judged once", at(r, r.Line), at(results[j], results[j].Line)))
+		}
 		a.Results = append(a.Results, s)
 		a.Findings = append(a.Findings, fs...)
 		a.Notes = append(a.Notes, notes...)
@@ -87,6 +95,34 @@ func Check(results []*perftest.Result, opts Options) *Analysis {
 	a.Findings = append(a.Findings, pairFindings(results)...)
 	catalog.Sort(a.Findings)
 	return a
+}
+
+// sameMeasurement returns the index in earlier of the other end of r's
+// run: the result whose QPNs cross-match r's, or the same test with the
+// same rows; -1 when none.
+func sameMeasurement(earlier []*perftest.Result, r *perftest.Result) int {
+	for j, o := range earlier {
+		if o.Kind != r.Kind {
+			continue
+		}
+		if o.Local != nil && o.Remote != nil && r.Local != nil && r.Remote != nil &&
+			strings.EqualFold(o.Local.QPN, r.Remote.QPN) && strings.EqualFold(o.Remote.QPN, r.Local.QPN) {
+			return j
+		}
+		if o.Test == r.Test && len(r.BW) > 0 && slices.EqualFunc(o.BW, r.BW, func(x, y perftest.BWRow) bool {
+			return x.Bytes == y.Bytes && x.Iterations == y.Iterations && x.AvgGbps == y.AvgGbps
+		}) {
+			return j
+		}
+		if o.Test == r.Test && len(r.Lat) > 0 && len(o.Lat) == len(r.Lat) && slices.EqualFunc(o.Lat, r.Lat, func(x, y perftest.LatRow) bool {
+			mx, _ := x.Median()
+			my, _ := y.Median()
+			return x.Bytes == y.Bytes && mx == my
+		}) {
+			return j
+		}
+	}
+	return -1
 }
 
 func at(r *perftest.Result, line int) string { return fmt.Sprintf("%s:%d", r.Source, line) }
@@ -119,8 +155,12 @@ func analyzeOne(r *perftest.Result, opts Options) (Summary, []finding.Finding, [
 			fmt.Sprintf("%s: RoCE test on GID index %s, a link-local (fe80::) GID: RoCE v1 or not routable across subnets; use the RoCE v2 IPv4-mapped GID", name(r), idx),
 			finding.Evidence{Source: at(r, r.Line), Value: "GID: " + r.Local.GID}))
 	}
+	fs = append(fs, failureFindings(r, subj)...)
 	switch r.Kind {
 	case perftest.KindBW:
+		if len(r.BW) == 0 && len(r.Failures) > 0 {
+			break // the run died: said above
+		}
 		if len(r.BW) == 0 {
 			notes = append(notes, fmt.Sprintf("%s: %s has no result row", at(r, r.Line), name(r)))
 			break
@@ -148,6 +188,9 @@ func analyzeOne(r *perftest.Result, opts Options) (Summary, []finding.Finding, [
 		rate, from := opts.LineRateGbps, ""
 		if rate <= 0 && opts.DeviceRateGbps[r.Device] > 0 {
 			rate, from = opts.DeviceRateGbps[r.Device], fmt.Sprintf(", the rate of %s port 1", r.Device)
+		}
+		if f, ok := collapse(r, best, rate, subj); ok {
+			fs = append(fs, f)
 		}
 		if rate <= 0 {
 			notes = append(notes, fmt.Sprintf("%s: bandwidth not judged: give --line-rate (e.g. 200 for HDR, 400 for NDR) or --root of the node", name(r)))
@@ -188,6 +231,10 @@ func analyzeOne(r *perftest.Result, opts Options) (Summary, []finding.Finding, [
 		if !ok {
 			break
 		}
+		if SoftDevice(r.Device) && opts.MaxLatencyUS == 0 {
+			notes = append(notes, fmt.Sprintf("%s: latency not judged against the hardware floor: %s is a software RDMA device (rxe/siw run in the kernel's network stack), its latency is the CPU's, not the link's; give --max-latency to judge it", at(r, r.Line), r.Device))
+			break
+		}
 		floor := LatencyFloorUS(r.Verb, r.LinkType)
 		limit := floor * latFactor
 		if opts.MaxLatencyUS > 0 {
@@ -210,6 +257,87 @@ func analyzeOne(r *perftest.Result, opts Options) (Summary, []finding.Finding, [
 		fs = append(fs, f)
 	}
 	return s, fs, notes
+}
+
+// SoftDevice says whether a device is software RDMA: Soft-RoCE (rxe) or
+// soft-iWARP (siw) run over an ordinary NIC in the kernel.
+func SoftDevice(dev string) bool {
+	return strings.HasPrefix(dev, "rxe") || strings.HasPrefix(dev, "siw")
+}
+
+// collapseFraction is the share of the plateau below which the largest
+// messages' bandwidth has collapsed.
+const collapseFraction = 0.5
+
+// collapse reports bandwidth that falls off at the largest messages after
+// reaching a plateau (best): a healthy link holds its rate as messages
+// grow, so a fall to under half means drops and retransmission (a
+// software RDMA device or a lossy path), whatever the line rate. With a
+// line rate the fallen rows are also judged against it.
+func collapse(r *perftest.Result, best *perftest.BWRow, rate float64, subj finding.Subject) (finding.Finding, bool) {
+	last := r.BW[len(r.BW)-1]
+	for _, row := range r.BW {
+		if row.Bytes > last.Bytes {
+			last = row
+		}
+	}
+	if last.Bytes <= best.Bytes || best.AvgGbps <= 0 || last.AvgGbps >= collapseFraction*best.AvgGbps {
+		return finding.Finding{}, false
+	}
+	from := last.Bytes // the smallest message that fell under half
+	for _, row := range r.BW {
+		if row.Bytes > best.Bytes && row.AvgGbps < collapseFraction*best.AvgGbps && row.Bytes < from {
+			from = row.Bytes
+		}
+	}
+	f := catalog.New("perf.bw_low", subj,
+		fmt.Sprintf("%s: bandwidth collapses at large messages: %.3g Gb/s at %d B, %.0f%% of the %.3g Gb/s it held at %d B (from %d B on); a link holds its rate as messages grow, so this is drops and retransmission on the path or in the RDMA stack", name(r), last.AvgGbps, last.Bytes, 100*last.AvgGbps/best.AvgGbps, best.AvgGbps, best.Bytes, from),
+		finding.Evidence{Source: at(r, best.Line), Value: fmt.Sprintf("%d B: average %.3g Gb/s", best.Bytes, best.AvgGbps)},
+		finding.Evidence{Source: at(r, last.Line), Value: fmt.Sprintf("%d B: average %.3g Gb/s", last.Bytes, last.AvgGbps)})
+	f.Severity = finding.Warning
+	if rate > 0 && last.AvgGbps < bwCrit*rate {
+		f.Severity = finding.Critical
+		f.Summary += fmt.Sprintf("; %.0f%% of the %g Gb/s line rate", 100*last.AvgGbps/rate, rate)
+	}
+	return f, true
+}
+
+// failureFindings turns the completion errors that ended a run into
+// findings with the status decoded: 12 (retry exceeded) and 13 (RNR retry
+// exceeded) mean the peer never answered over this path, a fault of the
+// link, the route or the peer; the others (4, local protection: memory
+// registration, GPUDirect) are the test's setup.
+func failureFindings(r *perftest.Result, subj finding.Subject) []finding.Finding {
+	var fs []finding.Finding
+	for _, fl := range r.Failures {
+		side := ""
+		if fl.Side != "" {
+			side = " (at the " + fl.Side + ")"
+		}
+		what := "a completion error (no status printed)"
+		sev := finding.Warning
+		if fl.Status >= 0 {
+			st := nccllog.WCStatus(fl.Status)
+			info := st.Info()
+			what = fmt.Sprintf("status %d, %s (%s)", fl.Status, info.Name, info.Text)
+			if fl.Syndrome != "" {
+				what += ", vendor syndrome " + fl.Syndrome
+			}
+			if info.Meaning != "" {
+				what += ": " + info.Meaning
+			}
+			switch st {
+			case nccllog.WCRetryExcErr, nccllog.WCRNRRetryErr, 19:
+				sev = finding.Critical
+			}
+		}
+		f := catalog.New("perf.test_invalid", subj,
+			fmt.Sprintf("%s died%s on a work completion with %s; no bandwidth or latency was measured", name(r), side, what),
+			finding.Evidence{Source: at(r, fl.Line), Value: fl.Text})
+		f.Severity = sev
+		fs = append(fs, f)
+	}
+	return fs
 }
 
 func orDash(s string) string {
