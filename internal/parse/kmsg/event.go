@@ -26,8 +26,26 @@ const (
 	// KindModule is an mlx5 port module event or a high-temperature
 	// warning.
 	KindModule Kind = "module"
-	// KindHealth is an mlx5 firmware health error or command timeout.
+	// KindHealth is an mlx5 firmware health error or command timeout, a
+	// firmware command that failed with a syndrome, or a failed probe.
 	KindHealth Kind = "health"
+	// KindPCIeBandwidth is the kernel's "available PCIe bandwidth, limited
+	// by … (capable of …)" line (drivers/pci/pci.c __pcie_print_link_status):
+	// the device trained below what it and its slot can do.
+	KindPCIeBandwidth Kind = "pcie_bandwidth"
+	// KindAERBit is one error bit of an AER report ("[ 0] RxErr",
+	// "[ 7] BadDLLP", "[12] Timeout"): what kind of errors a flood is.
+	KindAERBit Kind = "aer_bit"
+)
+
+// Health event classes (Event.HealthClass).
+const (
+	// HealthFatal: the firmware or the device failed (health poll, fatal
+	// error, command timeout, failed probe: the function is unusable).
+	HealthFatal = "fatal"
+	// HealthCommand: one firmware command failed with a syndrome; the
+	// driver goes on unless a probe failure follows.
+	HealthCommand = "command"
 )
 
 // AER severities, normalised over the kernel's old and new spellings.
@@ -72,6 +90,16 @@ type Event struct {
 	// IsError marks module events the driver logs as errors and health
 	// events that are fatal.
 	IsError bool `json:"is_error,omitempty"`
+	// HealthClass is HealthFatal or HealthCommand for KindHealth.
+	HealthClass string `json:"health_class,omitempty"`
+	// Bandwidth of a KindPCIeBandwidth event: what the link gives, what
+	// the device is capable of (Gb/s), the link that limits it and the
+	// width and speed strings as printed ("8.0 GT/s PCIe x2").
+	AvailGbps   float64      `json:"avail_gbps,omitempty"`
+	CapableGbps float64      `json:"capable_gbps,omitempty"`
+	LimitedAt   pcie.Address `json:"limited_at,omitempty"`
+	LimitedBy   string       `json:"limited_by,omitempty"`
+	CapableOf   string       `json:"capable_of,omitempty"`
 }
 
 const bdf = `([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])`
@@ -101,8 +129,24 @@ var (
 	reModule = regexp.MustCompile(`mlx5_core ` + bdf + `: .*?Port module event(\[error\])?: module (\d+), (.*)$`)
 	reTemp   = regexp.MustCompile(`mlx5_core ` + bdf + `: .*?(High temperature on sensors.*)$`)
 	// health.c / cmd.c.
+	// cmd.c mlx5_cmd_out_err / mlx5_cmd_check: "OPCODE(0x912) op_mod(0x0)
+	// failed, status bad parameter(0x3), syndrome (0x595b5d), err(-22)".
+	reCmdErr = regexp.MustCompile(`(\w+)\(0x[0-9a-fA-F]+\) op_mod\(0x[0-9a-fA-F]+\) failed, status ([^,]+), syndrome \((0x[0-9a-fA-F]+)\)`)
+	// Probe and init failures of mlx5 (main.c, the driver core's
+	// "probe of <dev> failed with error -22" and "probe with driver
+	// mlx5_core failed with error -22").
+	reProbeFail = regexp.MustCompile(`^(mlx5_core|mlx5_ib)(?:\.\w+)?:? (?:` + bdf + `: )?(probe (?:of (\S+) |with driver \S+ )failed with error -?\d+)`)
+	reInitFail  = regexp.MustCompile(`mlx5_core ` + bdf + `: .*?((?:mlx5_load_one|mlx5_init_one|mlx5_function_setup|mlx5_init_once|handle_hca_cap|set_hca_cap|mlx5_cmd_init) failed[^\n]*|failed to allocate command entry|init one failed[^\n]*)`)
+	// pci.c __pcie_print_link_status.
+	reBandwidth = regexp.MustCompile(`\S+ ` + bdf + `: ([0-9.]+) Gb/s available PCIe bandwidth, limited by (.+?) link at ` + bdf + ` \(capable of ([0-9.]+) Gb/s with (.+?) link\)`)
+	// aer.c __aer_print_error: "  [ 0] RxErr   (First)".
+	reAERBit = regexp.MustCompile(`\S+ ` + bdf + `: (?:AER:)? *\[ ?(\d+)\] ([A-Za-z][\w/]*(?: [A-Za-z][\w/]*)*)`)
 	reHealth = regexp.MustCompile(`mlx5_core ` + bdf + `: .*?(device's health compromised[^\n]*|Fatal error \d+ detected|synd 0x[0-9a-fA-F]+: [^\n]*|\S+\(0x[0-9a-fA-F]+\) timeout\. Will cause a leak of a command resource|health recovery flow aborted[^\n]*|FW is unable to respond[^\n]*)`)
 )
+
+var reBDF = regexp.MustCompile(bdf)
+
+var reMlx5Addr = regexp.MustCompile(`mlx5_core ` + bdf + `[: ]`)
 
 // severityName normalises "Corrected"/"Correctable", "Uncorrected
 // (Non-Fatal)"/"Uncorrectable (Non-Fatal)" and the fatal spellings.
@@ -173,6 +217,13 @@ func Classify(r Record) []Event {
 			out = append(out, Event{Kind: KindAER, Record: r, PCI: src, Reporter: rep, AERSeverity: severityName(m[3]),
 				Detail: strings.TrimSpace(m[2] + m[3])})
 		}
+	case strings.Contains(t, "available PCIe bandwidth, limited by"):
+		if m := reBandwidth.FindStringSubmatch(t); m != nil {
+			av, _ := strconv.ParseFloat(m[2], 64)
+			cp, _ := strconv.ParseFloat(m[5], 64)
+			out = append(out, Event{Kind: KindPCIeBandwidth, Record: r, PCI: addr(m[1]), AvailGbps: av, CapableGbps: cp,
+				LimitedBy: strings.TrimSpace(m[3]), LimitedAt: addr(m[4]), CapableOf: strings.TrimSpace(m[6])})
+		}
 	case strings.Contains(t, "mlx5_core"):
 		if m := reNetLink.FindStringSubmatch(t); m != nil {
 			out = append(out, Event{Kind: KindLink, Record: r, PCI: addr(m[1]), Interface: m[2], Up: m[3] == "up"})
@@ -193,7 +244,27 @@ func Classify(r Record) []Event {
 		} else if m := reTemp.FindStringSubmatch(t); m != nil {
 			out = append(out, Event{Kind: KindModule, Record: r, PCI: addr(m[1]), Module: -1, Detail: strings.TrimSpace(m[2]), IsError: true})
 		} else if m := reHealth.FindStringSubmatch(t); m != nil {
-			out = append(out, Event{Kind: KindHealth, Record: r, PCI: addr(m[1]), Detail: strings.TrimSpace(m[2]), IsError: true})
+			out = append(out, Event{Kind: KindHealth, Record: r, PCI: addr(m[1]), Detail: strings.TrimSpace(m[2]), IsError: true, HealthClass: HealthFatal})
+		} else if m := reInitFail.FindStringSubmatch(t); m != nil {
+			out = append(out, Event{Kind: KindHealth, Record: r, PCI: addr(m[1]), Detail: strings.TrimSpace(m[2]), IsError: true, HealthClass: HealthFatal})
+		} else if m := reProbeFail.FindStringSubmatch(t); m != nil {
+			// The device is the BDF of the prefix or of "probe of"; an
+			// auxiliary device ("mlx5_core.eth.2") is placed by Events.
+			a := addr(m[2])
+			if a == "" {
+				a = addr(m[4])
+			}
+			out = append(out, Event{Kind: KindHealth, Record: r, PCI: a, Detail: strings.TrimSpace(m[3]), IsError: true, HealthClass: HealthFatal})
+		} else if m := reCmdErr.FindStringSubmatch(t); m != nil {
+			var a pcie.Address
+			if b := reBDF.FindString(t); b != "" {
+				a = addr(b)
+			}
+			out = append(out, Event{Kind: KindHealth, Record: r, PCI: a, Detail: fmt.Sprintf("%s failed, status %s, syndrome %s", m[1], strings.TrimSpace(m[2]), m[3]), IsError: true, HealthClass: HealthCommand})
+		}
+	case strings.Contains(t, "] "):
+		if m := reAERBit.FindStringSubmatch(t); m != nil {
+			out = append(out, Event{Kind: KindAERBit, Record: r, PCI: addr(m[1]), Detail: m[3]})
 		}
 	}
 	return out
@@ -207,6 +278,7 @@ func Events(recs []Record) []Event {
 	var pending pcie.Address
 	pendingLeft := 0
 	cperSev, cperLeft := "", 0
+	var lastMlx5 pcie.Address
 	for _, r := range recs {
 		if m := reCPERSev.FindStringSubmatch(r.Text); m != nil {
 			cperSev, cperLeft = map[string]string{"corrected": AERCorrectable, "recoverable": AERNonFatal, "fatal": AERFatal}[m[1]], 20
@@ -214,7 +286,13 @@ func Events(recs []Record) []Event {
 			cperLeft--
 		}
 		evs := Classify(r)
+		if m := reMlx5Addr.FindStringSubmatch(r.Text); m != nil {
+			lastMlx5 = addr(m[1])
+		}
 		for i := range evs {
+			if evs[i].Kind == KindHealth && evs[i].PCI == "" {
+				evs[i].PCI = lastMlx5 // "mlx5_core.eth: probe of mlx5_core.eth.2 failed": the function probed last
+			}
 			if evs[i].Kind == KindAER && evs[i].Detail == "firmware-first" && cperLeft > 0 {
 				evs[i].AERSeverity = cperSev
 			}

@@ -24,7 +24,7 @@ import (
 func AnalyzeKernelLog(l *kmsg.Log, since time.Time, window time.Duration) []finding.Finding {
 	in := &Input{Snap: &snapshot.Snapshot{}, Kernel: l, Since: since, Window: window, standalone: true}
 	var out []finding.Finding
-	for _, check := range []func(*Input) []finding.Finding{checkAER, checkXid, checkFlaps, checkModules, checkHealth} {
+	for _, check := range []func(*Input) []finding.Finding{checkAER, checkXid, checkFlaps, checkModules, checkHealth, checkPCIeBandwidth} {
 		out = append(out, check(in)...)
 	}
 	return fileSubjects(out, l.Source)

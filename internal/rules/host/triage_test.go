@@ -465,3 +465,36 @@ func TestMissingSources(t *testing.T) {
 		t.Error("an input without a snapshot gave findings")
 	}
 }
+
+// TestAERBeyondTheNode: an uncorrectable or fatal AER report is reported
+// even when the device is no HCA or GPU of the node (named by the BDF of
+// the log); corrected errors there are not this tool's business.
+func TestAERBeyondTheNode(t *testing.T) {
+	tests := []struct {
+		name string
+		log  *kmsg.Log
+		want []string
+		pci  string
+	}{
+		{"fatal on an NVMe", logOf(
+			"[ 9.0] pcieport 0000:00:03.1: AER: Uncorrected (Fatal) error received: 0000:21:00.0",
+			"[ 9.0] nvme 0000:21:00.0: AER: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, (Receiver ID)"),
+			[]string{"pcie.aer_errors/critical"}, "0000:21:00.0"},
+		{"corrected flood on an NVMe", logOf(strings.Split(strings.Repeat(
+			"[ 9.0] nvme 0000:21:00.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)\n", 20), "\n")[:20]...),
+			nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := healthyInput()
+			in.Kernel = tt.log
+			fs := checkAER(in)
+			if got := ids(fs); !slices.Equal(got, tt.want) {
+				t.Fatalf("findings = %v, want %v", got, tt.want)
+			}
+			if len(fs) > 0 && fs[0].Subject.PCI != tt.pci {
+				t.Errorf("subject %+v, want PCI %s", fs[0].Subject, tt.pci)
+			}
+		})
+	}
+}
