@@ -114,16 +114,16 @@ func (r *Result) rdmaPairs(dev string, port int, f []string, n int, line string)
 func (r *Result) rdmaField(p *snapshot.Port, k, v string, n int, line string) error {
 	switch k {
 	case "state":
-		i, ok := lookupName(rdmaStates, v)
-		if !ok || i == 0 {
+		i, ok := readState(v, portStateAliases)
+		if !ok {
 			return fmt.Errorf("unknown state %q", v)
 		}
 		st := ib.PortState(i)
 		p.State = &st
 		r.note(portPath(p.Device, p.Number, "state"), n, line)
 	case "physical_state":
-		i, ok := lookupName(rdmaPhys, v)
-		if !ok || i == 0 {
+		i, ok := readState(v, physStateAliases)
+		if !ok {
 			return fmt.Errorf("unknown physical_state %q", v)
 		}
 		ph := ib.PhysState(i)

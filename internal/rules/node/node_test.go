@@ -339,3 +339,47 @@ func BenchmarkNodeRules(b *testing.B) {
 		Node(s, nil)
 	}
 }
+
+// TestPortStateAsPasted: what a port state alone proves, on a snapshot
+// read from a paste (one lone HCA, no expectation).
+func TestPortStateAsPasted(t *testing.T) {
+	lone := func(mod func(d *snapshot.Device, pt *snapshot.Port)) *snapshot.Snapshot {
+		d := snapshot.Device{Name: "mlx5_0", HCAType: "MT4129", NodeGUID: "0c42:a103:0012:3456"}
+		pt := snapshot.Port{Device: "mlx5_0", Number: 1, LinkLayer: ib.LinkLayerInfiniBand, State: p(ib.StateDown), PhysState: p(ib.PhysPolling)}
+		mod(&d, &pt)
+		d.Ports = []snapshot.Port{pt}
+		return &snapshot.Snapshot{Devices: []snapshot.Device{d}}
+	}
+	tests := []struct {
+		name    string
+		snap    *snapshot.Snapshot
+		pasted  bool
+		want    string
+		summary string
+	}{
+		{"polling, never configured, live node", lone(func(*snapshot.Device, *snapshot.Port) {}), false, "port.polling/info", "uncabled on purpose"},
+		{"polling, never configured, pasted", lone(func(*snapshot.Device, *snapshot.Port) {}), true, "port.polling/warning", "uncabled on purpose"},
+		{"polling with a LID from the SM", lone(func(_ *snapshot.Device, pt *snapshot.Port) { pt.LID = p(uint32(868)) }), false, "port.polling/critical", "LID 868"},
+		{"INIT without a physical state", lone(func(_ *snapshot.Device, pt *snapshot.Port) {
+			pt.State, pt.PhysState, pt.SMLID = p(ib.StateInit), nil, p(uint32(0))
+		}), true, "port.init_no_sm/critical", "SM lid 0"},
+		{"ARMED without a physical state, SM known", lone(func(_ *snapshot.Device, pt *snapshot.Port) {
+			pt.State, pt.PhysState, pt.SMLID = p(ib.StateArmed), nil, p(uint32(5))
+		}), true, "port.init_no_sm/critical", "SM lid 5"},
+		{"VF with a zero node GUID", lone(func(d *snapshot.Device, pt *snapshot.Port) {
+			d.NodeGUID = "0000:0000:0000:0000"
+			pt.PhysState, pt.LID = p(ib.PhysLinkUp), p(uint32(0xffff))
+		}), true, "port.down/critical", "assign the VF's node and port GUIDs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := Run(&Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: tt.pasted})
+			if len(fs) != 1 || fs[0].ID+"/"+string(fs[0].Severity) != tt.want {
+				t.Fatalf("findings %v, want [%s]", ids(fs), tt.want)
+			}
+			if !strings.Contains(fs[0].Summary, tt.summary) || strings.Contains(fs[0].Summary, "unknown") {
+				t.Errorf("summary %q, want it to say %q", fs[0].Summary, tt.summary)
+			}
+		})
+	}
+}
