@@ -116,6 +116,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindDevinfo, 0
 	case t == "NIC statistics:":
 		return KindEthtool, 0
+	case strings.HasPrefix(t, "show_counters ") || isHWCountersHeader(t) && !strings.HasPrefix(prev, "show_counters"):
+		return KindRdma, 0 // MLNX_OFED show_counters: "Port 1 hw counters:"
 	case strings.HasPrefix(t, "# nThread ") || strings.HasPrefix(t, "# Collective test starting") || strings.HasPrefix(t, "# nccl-tests version "):
 		return KindNCCLTests, 0
 	case (strings.HasSuffix(t, " BW Test") || strings.HasSuffix(t, " Lat Test") || strings.HasSuffix(t, " Latency Test")) && isDashes(prev):
@@ -177,6 +179,9 @@ func member(l string) Kind {
 		if len(f) >= 3 && strings.Contains(f[1], "/") {
 			return KindRdma
 		}
+	}
+	if strings.Contains(l, "sys/class/infiniband/") && (strings.Contains(l, "/hw_counters/") || strings.Contains(l, "/counters/")) && strings.Contains(l, ":") {
+		return KindRdma // grep . /sys/class/infiniband/*/ports/*/hw_counters/*
 	}
 	if l[0] == '[' {
 		// ibnetdiscover's "[1]" port columns are not dmesg's "[  12.3]".
@@ -323,4 +328,9 @@ func Split(ls []string) []Span {
 		out = append(out, cur)
 	}
 	return out
+}
+
+// isHWCountersHeader matches show_counters' "Port 1 hw counters:".
+func isHWCountersHeader(t string) bool {
+	return strings.HasPrefix(t, "Port ") && strings.HasSuffix(t, " hw counters:") && len(strings.Fields(t)) == 4
 }

@@ -42,6 +42,12 @@ func TestRealWorldHCA(t *testing.T) {
 		// a paste asks about them, so a warning.
 		{"ibv_devinfo-magnate3-bond-v.txt", map[string]string{"mlx5_0/1": "DOWN Disabled", "mlx5_2/1": "ACTIVE LinkUp"}, []int{1},
 			[]string{"port.disabled/warning mlx5_0/1", "port.disabled/warning mlx5_4/1"}},
+		// Mail-wrapped "rdma stat show": names and values split across
+		// lines are joined back, nothing left over.
+		{"rdma-statistic-linux-rdma-stat-wrapped.txt", map[string]string{"mlx5_0/1": "- -"}, []int{1}, nil},
+		{"rdma-statistic-linux-rdma-optional-counters.txt", map[string]string{"rocep8s0f0/1": "- -"}, []int{2}, nil},
+		// show_counters' "Port 1 hw counters:" list.
+		{"hw_counters-magnate3-uc-drop.txt", map[string]string{"mlx5_1/1": "- -"}, nil, nil},
 		{"rdma-link-magnate3-irdma.txt", map[string]string{"irdma0/1": "DOWN Disabled", "irdma1/1": "ACTIVE LinkUp"}, []int{1}, []string{"port.disabled/critical irdma0/1"}},
 	}
 	for _, tt := range tests {
@@ -156,5 +162,47 @@ func TestPastedVariants(t *testing.T) {
 		if redacted(in) != want {
 			t.Errorf("redacted(%q) = %v", in, !want)
 		}
+	}
+}
+
+// TestCounterLists: hw counters as show_counters and grep print them, and
+// an rdma statistic line wrapped between a name and its value.
+func TestCounterLists(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       map[string]uint64 // "dev/port name" -> value
+	}{
+		{"show_counters", "show_counters mlx5_1\nPort 1 hw counters:\nout_of_buffer: 7\nresp_cqe_error: 3\n",
+			map[string]uint64{"mlx5_1/1 out_of_buffer": 7, "mlx5_1/1 resp_cqe_error": 3}},
+		{"grep of sysfs", "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:12\n/sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_discards:5\n",
+			map[string]uint64{"mlx5_0/1 out_of_sequence": 12, "mlx5_0/1 counters/port_xmit_discards": 5}},
+		{"wrapped between name and value", "link mlx5_0/1 rx_write_requests 0 out_of_buffer\n9 packet_seq_err\n4\n",
+			map[string]uint64{"mlx5_0/1 out_of_buffer": 9, "mlx5_0/1 packet_seq_err": 4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := ParseRdma(strings.NewReader(tt.text), "c.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Skipped) > 0 {
+				t.Errorf("skipped %+v", r.Skipped)
+			}
+			for k, want := range tt.want {
+				port, name, _ := strings.Cut(k, " ")
+				dev, n, _ := rdmaName(port)
+				p := r.Snap.Port(dev, n)
+				if p == nil {
+					t.Fatalf("port %s missing", port)
+				}
+				c, ok := p.HWCounter(name)
+				if pc, isPort := strings.CutPrefix(name, "counters/"); isPort {
+					c, ok = p.Counter(pc)
+				}
+				if !ok || c.Value != want {
+					t.Errorf("%s = %v (%v), want %d", k, c.Value, ok, want)
+				}
+			}
+		})
 	}
 }

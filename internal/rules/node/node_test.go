@@ -383,3 +383,47 @@ func TestPortStateAsPasted(t *testing.T) {
 		})
 	}
 }
+
+// TestTotals: error counters pasted once are evidence: reported, with
+// flush errors as consequences and PortXmitWait alone no finding.
+func TestTotals(t *testing.T) {
+	port := func(hw, pc map[string]uint64) *snapshot.Snapshot {
+		pt := snapshot.Port{Device: "mlx5_1", Number: 1}
+		for k, v := range hw {
+			pt.HWCounters = append(pt.HWCounters, snapshot.Counter{Name: k, Value: v})
+		}
+		for k, v := range pc {
+			pt.Counters = append(pt.Counters, snapshot.Counter{Name: k, Value: v})
+		}
+		return &snapshot.Snapshot{Devices: []snapshot.Device{{Name: "mlx5_1", Ports: []snapshot.Port{pt}}}}
+	}
+	tests := []struct {
+		name    string
+		snap    *snapshot.Snapshot
+		want    []string
+		summary string
+	}{
+		{"all zero", port(map[string]uint64{"out_of_buffer": 0, "packet_seq_err": 0}, map[string]uint64{"port_xmit_wait": 41864608}), nil, ""},
+		{"out of buffer", port(map[string]uint64{"out_of_buffer": 5}, nil), []string{"rdma.out_of_buffer/warning"}, "totals since the driver loaded"},
+		{"cqe errors and flushes", port(map[string]uint64{"out_of_sequence": 132614, "resp_cqe_error": 15360, "resp_cqe_flush_error": 15353}, nil),
+			[]string{"rdma.retransmits/warning"}, "consequences, not separate faults"},
+		{"discards with a link down", port(nil, map[string]uint64{"port_xmit_discards": 20046, "link_downed": 1}), []string{"port.xmit_discards/warning"}, "went down 1 time"},
+		{"link down alone, once", port(nil, map[string]uint64{"link_downed": 1}), []string{"port.link_flapping/warning"}, "went down 1 time"},
+		{"cnp ignored", port(map[string]uint64{"rp_cnp_ignored": 3}, nil), []string{"rdma.cnp_ignored/warning"}, "did not slow down"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := Totals(tt.snap)
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("findings %v, want %v", got, tt.want)
+			}
+			if len(fs) > 0 && !strings.Contains(fs[0].Summary, tt.summary) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.summary)
+			}
+		})
+	}
+}
