@@ -376,6 +376,8 @@ func whole(text string) Kind {
 		return KindKernel
 	case nvsmi.Detect(text):
 		return KindTopo
+	case ethtool.DetectBody(text):
+		return KindEthtool // ethtool -S without "NIC statistics:", or collapsed onto one line
 	case ibdiagnet.Detect(text):
 		return KindIBDiagnet
 	}
@@ -621,9 +623,21 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span, ctx *conte
 	if sp.Start > 1 {
 		netdev = ethtoolNetdev(ls[sp.Start-2])
 	}
+	at := map[string]int{} // counter name -> its line
+	var flat []string      // counters of lines that hold many (a collapsed output)
 	for i := sp.Start - 1; i < sp.End; i++ {
 		t := strings.TrimSpace(ls[i])
 		if t == "" || t == "NIC statistics:" {
+			continue
+		}
+		if ps := ethtool.Pairs(t); len(ps) > 1 {
+			for _, p := range ps {
+				flat = append(flat, fmt.Sprintf("%s: %d", p.Name, p.Value))
+				at[p.Name] = i + 1
+			}
+			if nd := ethtoolNetdev(ls[i]); nd != "" && netdev == "" {
+				netdev = nd
+			}
 			continue
 		}
 		if j := strings.LastIndexByte(t, ':'); j > 0 {
@@ -642,7 +656,7 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span, ctx *conte
 	if netdev == "" {
 		netdev = "<netdev>" // not in the paste: the remedies show a placeholder
 	}
-	st, err := ethtool.Parse(strings.NewReader(strings.Join(keep, "\n")), netdev, file)
+	st, err := ethtool.Parse(strings.NewReader(strings.Join(append(keep, flat...), "\n")), netdev, file)
 	if err != nil {
 		return err
 	}
@@ -651,7 +665,6 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span, ctx *conte
 	}
 	seg.Summary = fmt.Sprintf("%s of %s", plural(len(st.Stats), "counter", "counters"), netdev)
 	// The stats carry no line numbers: find each evidence counter's line.
-	at := map[string]int{}
 	for i, l := range keep {
 		if l != "" {
 			name, _, _ := strings.Cut(strings.TrimSpace(l), ":")

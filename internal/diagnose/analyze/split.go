@@ -116,6 +116,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindDevinfo, 0
 	case t == "NIC statistics:":
 		return KindEthtool, 0
+	case isPrompt(l) && (strings.Contains(t, "ethtool -S ") || strings.Contains(t, "ethtool --statistics ")) && !strings.HasPrefix(strings.TrimSpace(next(ls, i)), "NIC statistics:"):
+		return KindEthtool, 0 // the prompt names the body that follows without its header
 	case strings.HasPrefix(t, "show_counters ") || isHWCountersHeader(t) && !strings.HasPrefix(prev, "show_counters"):
 		return KindRdma, 0 // MLNX_OFED show_counters: "Port 1 hw counters:"
 	case strings.HasPrefix(t, "# nThread ") || strings.HasPrefix(t, "# Collective test starting") || strings.HasPrefix(t, "# nccl-tests version "):
@@ -333,4 +335,12 @@ func Split(ls []string) []Span {
 // isHWCountersHeader matches show_counters' "Port 1 hw counters:".
 func isHWCountersHeader(t string) bool {
 	return strings.HasPrefix(t, "Port ") && strings.HasSuffix(t, " hw counters:") && len(strings.Fields(t)) == 4
+}
+
+// next returns the line after i, "" at the end.
+func next(ls []string, i int) string {
+	if i+1 < len(ls) {
+		return ls[i+1]
+	}
+	return ""
 }

@@ -280,9 +280,20 @@ func TestRules(t *testing.T) {
 		}, []string{"roce.phy_errors/critical"}, "48213 FCS and 0 symbol errors, 37 uncorrected (post-FEC) symbol errors"},
 		{"rx discards", func(in *Input) {
 			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"rx_discards_phy": 500000, "rx_packets_phy": 1e9})
-		}, []string{"roce.phy_errors/warning"}, "500000 receive discards"},
+		}, nil, ""}, // receive discards for lack of host buffers are no PHY fault
 		{"few discards", func(in *Input) {
 			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"rx_discards_phy": 5000, "rx_packets_phy": 1e10})
+		}, nil, ""},
+		{"discards beside FCS errors", func(in *Input) {
+			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"rx_crc_errors_phy": 10, "rx_discards_phy": 500000, "rx_packets_phy": 1e9})
+		}, []string{"roce.phy_errors/warning"}, "not a PHY fault, 500000 receive discards"},
+		{"global pause heavy vs traffic", func(in *Input) {
+			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"tx_pause_ctrl_phy": 5e7, "rx_pause_ctrl_phy": 0, "rx_packets_phy": 1e9, "tx_packets_phy": 1e9})
+			in.Snap.Devices[1].Ports[0].HWCounters[1].Value = 1 // ECN works
+		}, []string{"roce.pause_heavy/warning"}, "global: 50000000 pause frames"},
+		{"ice xoff totals without packets", func(in *Input) {
+			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"tx_priority_2_xoff.nic": 14864, "rx_priority_2_xoff.nic": 0})
+			in.Snap.Devices[1].Ports[0].HWCounters[1].Value = 1 // ECN works
 		}, nil, ""},
 
 		// Host.
