@@ -417,6 +417,8 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnosePerftest(&seg, file, text, opts, ctx)
 	case KindIBDiagnet:
 		err = diagnoseIBDiagnet(&seg, file, text)
+	case KindSARecords:
+		err = diagnoseSARecords(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -1049,4 +1051,34 @@ func perfqueryTotals(file string, ls []string, pq *ibdiags.PerfQuery) []finding.
 		fs[i].Summary = strings.Replace(fs[i].Summary, "lid", "LID ", 1)
 	}
 	return fs
+}
+
+// diagnoseSARecords reads saquery record dumps: records of the SA's
+// database (a node's description, a port's LID) state no fault on their
+// own, so they are summarised, not judged.
+func diagnoseSARecords(seg *Segment, file, text string) error {
+	recs, err := ibdiags.ParseSARecords(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	types := map[string]int{}
+	var order []string
+	for _, r := range recs {
+		if types[r.Type] == 0 {
+			order = append(order, r.Type)
+		}
+		types[r.Type]++
+	}
+	var parts []string
+	for _, t := range order {
+		parts = append(parts, plural(types[t], t, t+"s"))
+	}
+	seg.Summary = strings.Join(parts, ", ")
+	if len(recs) == 1 {
+		if d := recs[0].Fields["NodeDescription"]; d != "" {
+			seg.Summary += fmt.Sprintf(" (lid %s, %q)", recs[0].Fields["lid"], d)
+		}
+	}
+	seg.Skipped = append(seg.Skipped, "saquery records describe the subnet administrator's view (names, LIDs, GUIDs): read, not judged; port state and errors need ibstat, perfquery or ibdiagnet")
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 )
 
@@ -31,6 +32,7 @@ const (
 	KindSMInfo        Kind = "sminfo"
 	KindSMPorts       Kind = "saquery-sm"
 	KindIBDiagnet     Kind = "ibdiagnet"
+	KindSARecords     Kind = "saquery"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -58,6 +60,7 @@ var Kinds = []KindInfo{
 	{KindForwardTables, "dump_fts / ibroute"},
 	{KindSMInfo, "sminfo"},
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
+	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 }
 
@@ -142,6 +145,11 @@ func header(ls []string, i int) (Kind, int) {
 		return KindSMInfo, 0
 	case t == "IsSM ports" || t == "IsSMdisabled ports":
 		return KindSMPorts, 0
+	case ibdiags.IsSARecordHeader(t):
+		if strings.Contains(prev, "saquery") {
+			return KindSARecords, 1 // the command line above
+		}
+		return KindSARecords, 0
 	case strings.HasPrefix(t, "# Port counters: Lid ") || strings.HasPrefix(t, "# Port extended counters: Lid "):
 		return KindPerfQuery, 0
 	case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked"):

@@ -200,6 +200,21 @@ func TestAnalyzeNvidiaSMI(t *testing.T) {
 	if got := ids(fs); !slices.Equal(got, []string{"topo.gpu_nic_far/warning"}) || fs[0].Subject.GPU != "1" {
 		t.Errorf("findings = %v %+v", got, fs)
 	}
+	// No NIC at PIX/PXB for any GPU (a 4-GPU PCIe server, nvidia-smi
+	// topo -m pasted in a C comment): every GPU whose nearest NIC is NODE
+	// or SYS is far; a layout of PHB only is not judged.
+	far := &nvsmi.Matrix{GPUs: []string{"GPU0", "GPU1", "GPU2"}, NICs: []string{"mlx5_0", "mlx5_3"},
+		Dist: [][]topo.Level{{topo.NODE, topo.SYS}, {topo.NODE, topo.SYS}, {topo.SYS, topo.NODE}}}
+	if got := ids(AnalyzeNvidiaSMI(far, "c.txt")); !slices.Equal(got, []string{"topo.gpu_nic_far/warning", "topo.gpu_nic_far/warning", "topo.gpu_nic_far/warning"}) {
+		t.Errorf("all NODE: findings = %v", got)
+	}
+	phb := &nvsmi.Matrix{GPUs: []string{"GPU0"}, NICs: []string{"mlx5_0"}, Dist: [][]topo.Level{{topo.PHB}}}
+	if got := ids(AnalyzeNvidiaSMI(phb, "c.txt")); len(got) != 0 {
+		t.Errorf("PHB only: findings = %v", got)
+	}
+	if got := ids(AnalyzeNvidiaSMI(&nvsmi.Matrix{GPUs: []string{"GPU0", "GPU1"}, Dist: [][]topo.Level{{}, {}}}, "c.txt")); len(got) != 0 {
+		t.Errorf("no NICs: findings = %v", got)
+	}
 	for _, neg := range []string{"hello", "NIC statistics:\n rx: 1\n", "GPU0 X\n"} {
 		if nvsmi.Detect(neg) || kmsg.Detect(neg) && neg != "hello" {
 			t.Errorf("detected %q", neg)

@@ -237,7 +237,7 @@ func checkPauseHeavy(in *Input) []finding.Finding {
 				sum += " since driver load"
 			}
 			out = append(out, catalog.New("roce.pause_heavy", statsSubject(in, st), sum,
-				statEv(st, "rx_"+c+"_pause", "tx_"+c+"_pause", "rx_"+c+"_pause_duration", "tx_"+c+"_pause_duration", "rx_pause_ctrl_phy", "tx_pause_ctrl_phy", "rx_packets_phy", "tx_packets_phy")...))
+				statEv(st, pauseEvidence(st, c)...)...))
 		}
 	}
 	return out
@@ -336,4 +336,13 @@ func checkPHY(in *Input) []finding.Finding {
 	}
 	slices.SortFunc(out, func(a, b finding.Finding) int { return finding.CompareSubject(a.Subject, b.Subject) })
 	return out
+}
+
+// pauseEvidence names the counters a class's pause load was read from.
+func pauseEvidence(st *ethtool.Stats, c string) []string {
+	names := []string{"rx_" + c + "_pause", "tx_" + c + "_pause", "rx_" + c + "_pause_duration", "tx_" + c + "_pause_duration"}
+	if _, n := st.Sum(names[0], names[1]); n == 0 && c == "global" {
+		names = append(names, "rx_pause_ctrl_phy", "tx_pause_ctrl_phy", "rx_packets_phy", "tx_packets_phy")
+	}
+	return names
 }
