@@ -28,6 +28,8 @@ func TestPastedKinds(t *testing.T) {
 			[]Kind{KindIBStat, KindEthtool}, []string{"roce.pause_heavy"}, 1},
 		{"show_counters", "show_counters mlx5_1\nPort 1 hw counters:\nout_of_buffer: 0\nlocal_ack_timeout_err: 17\nreq_cqe_error: 2\nreq_cqe_flush_error: 40\n",
 			[]Kind{KindRdma}, []string{"rdma.retransmits"}, 1},
+		{"rdma stat show -p", "link mlx5_0/1\n    rx_write_requests 0\n    out_of_buffer 12\n    local_ack_timeout_err 0\n",
+			[]Kind{KindRdma}, []string{"rdma.out_of_buffer"}, 1},
 		{"dmesg without stamps", "mlx5_core 0000:03:00.0: handle_hca_cap failed\nmlx5_core 0000:03:00.0: mlx5_load_one failed with error code -22\nmlx5_core: probe of 0000:03:00.0 failed with error -22\n",
 			[]Kind{KindKernel}, []string{"kmsg.mlx5_health"}, 2},
 		{"perfquery of one port", "# Port extended counters: Lid 2052 port 1 (CapMask: 0x5300)\nPortSelect:......................1\nLinkDownedCounter:...............1\nPortXmitDiscards:................20046\nPortXmitWait:....................41864608\n",

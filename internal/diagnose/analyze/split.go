@@ -189,6 +189,11 @@ func member(l string) Kind {
 		if len(f) >= 3 && strings.Contains(f[1], "/") {
 			return KindRdma
 		}
+		// `rdma stat show -p`: "link mlx5_0/1" alone, its counters on
+		// the indented lines below.
+		if _, port, ok := strings.Cut(f[len(f)-1], "/"); len(f) == 2 && ok && port != "" && strings.Trim(port, "0123456789") == "" {
+			return KindRdma
+		}
 	}
 	if strings.Contains(l, "sys/class/infiniband/") && (strings.Contains(l, "/hw_counters/") || strings.Contains(l, "/counters/")) && strings.Contains(l, ":") {
 		return KindRdma // grep . /sys/class/infiniband/*/ports/*/hw_counters/*
