@@ -325,6 +325,10 @@ func Split(ls []string) []Span {
 				start = cur.Start
 			}
 			name := deviceName(k, ls[i])
+			// saquery -s prints PortInfoRecord dumps under "IsSM ports".
+			if k == KindSARecords && cur.Kind == KindSMPorts {
+				continue
+			}
 			if k != cur.Kind || name != "" && seen[name] {
 				open(k, start)
 				clear(seen)
