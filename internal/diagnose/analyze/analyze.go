@@ -461,6 +461,8 @@ func whole(text string) Kind {
 		return KindKernel
 	case nvsmi.Detect(text):
 		return KindTopo
+	case ethtool.DetectBody(text):
+		return KindEthtool // ethtool -S without "NIC statistics:", or collapsed onto one line
 	case ibdiagnet.Detect(text):
 		return KindIBDiagnet
 	}
@@ -510,6 +512,8 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnosePerftest(&seg, file, text, opts, ctx)
 	case KindIBDiagnet:
 		err = diagnoseIBDiagnet(&seg, file, text)
+	case KindSARecords:
+		err = diagnoseSARecords(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -731,13 +735,14 @@ func diagnoseHCA(seg *Segment, file string, ls []string, sp Span, opts Options, 
 	seg.Summary = fmt.Sprintf("%s, %s (%d ACTIVE)", plural(len(snap.Devices), "HCA", "HCAs"), plural(res.Ports(), "port", "ports"), active)
 	if counters > 0 {
 		seg.Summary += fmt.Sprintf(", %d hw counters", counters)
-		seg.Skipped = append(seg.Skipped, "hw counters are totals since the driver loaded: their rates (retransmits, out_of_buffer, CNPs) need two samples, as 'ibdoctor agent' takes; the DCQCN counters judge ECN with an ethtool -S of the port's netdev in the same paste")
+		seg.Skipped = append(seg.Skipped, "hw counters are totals since the driver loaded: non-zero error totals are reported; their rates (is it still happening?) need two samples, as 'ibdoctor agent' takes; the DCQCN counters judge ECN with an ethtool -S of the port's netdev in the same paste")
 	}
 	if len(noPhys) > 0 {
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
-	fs := noderules.Node(snap, opts.Expect)
+	fs := noderules.Pasted(snap, opts.Expect)
+	fs = append(fs, noderules.Totals(snap)...) // error counters pasted once
 	for i := range fs {
 		for j := range fs[i].Evidence {
 			ev := &fs[i].Evidence[j]
@@ -877,9 +882,21 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span, ctx *conte
 	if sp.Start > 1 {
 		netdev = ethtoolNetdev(ls[sp.Start-2])
 	}
+	at := map[string]int{} // counter name -> its line
+	var flat []string      // counters of lines that hold many (a collapsed output)
 	for i := sp.Start - 1; i < sp.End; i++ {
 		t := strings.TrimSpace(ls[i])
 		if t == "" || t == "NIC statistics:" {
+			continue
+		}
+		if ps := ethtool.Pairs(t); len(ps) > 1 {
+			for _, p := range ps {
+				flat = append(flat, fmt.Sprintf("%s: %d", p.Name, p.Value))
+				at[p.Name] = i + 1
+			}
+			if nd := ethtoolNetdev(ls[i]); nd != "" && netdev == "" {
+				netdev = nd
+			}
 			continue
 		}
 		if j := strings.LastIndexByte(t, ':'); j > 0 {
@@ -898,7 +915,7 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span, ctx *conte
 	if netdev == "" {
 		netdev = "<netdev>" // not in the paste: the remedies show a placeholder
 	}
-	st, err := ethtool.Parse(strings.NewReader(strings.Join(keep, "\n")), netdev, file)
+	st, err := ethtool.Parse(strings.NewReader(strings.Join(append(keep, flat...), "\n")), netdev, file)
 	if err != nil {
 		return err
 	}
@@ -907,7 +924,6 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span, ctx *conte
 	}
 	seg.Summary = fmt.Sprintf("%s of %s", plural(len(st.Stats), "counter", "counters"), netdev)
 	// The stats carry no line numbers: find each evidence counter's line.
-	at := map[string]int{}
 	for i, l := range keep {
 		if l != "" {
 			name, _, _ := strings.Cut(strings.TrimSpace(l), ":")
@@ -1181,6 +1197,11 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			var pq *ibdiags.PerfQuery
 			if pq, err = ibdiags.ParsePerfQuery(strings.NewReader(text), src); err == nil {
 				s.Summary = plural(len(pq.Blocks), "counter block", "counter blocks")
+				if !haveTopo {
+					// Without the topology the ports are not placed on
+					// the fabric, but their error totals still speak.
+					s.Findings = append(s.Findings, perfqueryTotals(file, ls, pq)...)
+				}
 			}
 		case KindForwardTables:
 			s.Summary = plural(len(f.LFTs), "forwarding table", "forwarding tables")
@@ -1313,4 +1334,83 @@ var signatures = []struct {
 	{KindNetDiscover, []string{"switchguid=", "caguid=", "Switch\t", "lid "}},
 	{KindLinkInfo, []string{"==(", ")==>", "Switch: 0x", "CA: "}},
 	{KindIBDiagnet, []string{"-I- ", "-W- ", "-E- ", "finished successfully", "finished with errors"}},
+}
+
+// perfqueryNames maps perfquery's counter names to the sysfs names the
+// node rules judge.
+var perfqueryNames = map[string]string{
+	"PortXmitDiscards": "port_xmit_discards", "LinkDownedCounter": "link_downed", "SymbolErrorCounter": "symbol_error",
+	"PortRcvErrors": "port_rcv_errors", "LinkErrorRecoveryCounter": "link_error_recovery",
+}
+
+// perfqueryTotals judges the error totals of perfquery blocks pasted
+// without a topology, one port per block, evidence on the counter's line.
+func perfqueryTotals(file string, ls []string, pq *ibdiags.PerfQuery) []finding.Finding {
+	snap := &snapshot.Snapshot{}
+	lineOf := map[string]int{}
+	for _, b := range pq.Blocks {
+		dev := fmt.Sprintf("lid%d", b.LID)
+		d := snap.Device(dev)
+		if d == nil {
+			snap.Devices = append(snap.Devices, snapshot.Device{Name: dev})
+			d = &snap.Devices[len(snap.Devices)-1]
+		}
+		port := snapshot.Port{Device: dev, Number: b.Port, HasCounters: true}
+		for pname, sname := range perfqueryNames {
+			if v, ok := b.Counters[pname]; ok {
+				port.Counters = append(port.Counters, snapshot.Counter{Name: sname, Value: v})
+				for i := b.Line; i < len(ls) && i < b.Line+80; i++ {
+					if strings.HasPrefix(strings.TrimSpace(ls[i]), pname+":") {
+						lineOf[fmt.Sprintf("sys/class/infiniband/%s/ports/%d/counters/%s", dev, b.Port, sname)] = i + 1
+						break
+					}
+				}
+			}
+		}
+		d.Ports = append(d.Ports, port)
+	}
+	snap.Sort()
+	fs := noderules.Totals(snap)
+	for i := range fs {
+		fs[i].Subject.Device = ""
+		fs[i].Subject.File = file
+		for j := range fs[i].Evidence {
+			ev := &fs[i].Evidence[j]
+			if n, ok := lineOf[ev.Source]; ok {
+				ev.Source, ev.Value = fmt.Sprintf("%s:%d", file, n), strings.TrimSpace(ls[n-1])
+			}
+		}
+		fs[i].Summary = strings.Replace(fs[i].Summary, "lid", "LID ", 1)
+	}
+	return fs
+}
+
+// diagnoseSARecords reads saquery record dumps: records of the SA's
+// database (a node's description, a port's LID) state no fault on their
+// own, so they are summarised, not judged.
+func diagnoseSARecords(seg *Segment, file, text string) error {
+	recs, err := ibdiags.ParseSARecords(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	types := map[string]int{}
+	var order []string
+	for _, r := range recs {
+		if types[r.Type] == 0 {
+			order = append(order, r.Type)
+		}
+		types[r.Type]++
+	}
+	var parts []string
+	for _, t := range order {
+		parts = append(parts, plural(types[t], t, t+"s"))
+	}
+	seg.Summary = strings.Join(parts, ", ")
+	if len(recs) == 1 {
+		if d := recs[0].Fields["NodeDescription"]; d != "" {
+			seg.Summary += fmt.Sprintf(" (lid %s, %q)", recs[0].Fields["lid"], d)
+		}
+	}
+	seg.Skipped = append(seg.Skipped, "saquery records describe the subnet administrator's view (names, LIDs, GUIDs): read, not judged; port state and errors need ibstat, perfquery or ibdiagnet")
+	return nil
 }

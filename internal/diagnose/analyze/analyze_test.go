@@ -43,9 +43,9 @@ var pieces = []piece{
 	{"sminfo-master.txt", KindSMInfo, nil},
 	{"saquery-s.txt", KindSMPorts, nil},
 	{"ibstatus-roce-after-topo-nccl-1866.txt", KindIBStatus, nil},
-	{"ibv_devinfo-port-down-deepep-60.txt", KindDevinfo, []string{"port.down/info"}},
-	{"rdma-link-polling-rccl-1423.txt", KindRdma, []string{"port.polling/info"}},
-	{"dmesg-gpu-node.txt", KindKernel, nil}, // findings checked in TestPieces
+	{"ibv_devinfo-port-down-deepep-60.txt", KindDevinfo, []string{"port.down/warning"}}, // pasted: no baseline says it is unused
+	{"rdma-link-polling-rccl-1423.txt", KindRdma, []string{"port.polling/critical"}},    // LID 3403 from the SM: it was in use
+	{"dmesg-gpu-node.txt", KindKernel, nil},                                             // findings checked in TestPieces
 }
 
 // paste concatenates the pieces and returns the text and each piece's
@@ -411,7 +411,7 @@ func TestStateWithoutPhysState(t *testing.T) {
 		text string
 		want []string
 	}{
-		{"alone", down, []string{"port.down/info"}},
+		{"alone", down, []string{"port.down/warning"}}, // pasted: a warning, not info
 		{"beside an ACTIVE port of the same model and link layer",
 			strings.Replace(down, "link_layer:             InfiniBand", "link_layer:             Ethernet", 1) + "\n" + read(t, "ibv_devinfo-roce-h100-deepep-38.txt"),
 			[]string{"port.down/critical", "port.fw_mismatch/warning"}}, // 28.39 beside 28.42

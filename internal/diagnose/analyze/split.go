@@ -32,6 +32,7 @@ const (
 	KindSMInfo        Kind = "sminfo"
 	KindSMPorts       Kind = "saquery-sm"
 	KindIBDiagnet     Kind = "ibdiagnet"
+	KindSARecords     Kind = "saquery"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -59,6 +60,7 @@ var Kinds = []KindInfo{
 	{KindForwardTables, "dump_fts / ibroute"},
 	{KindSMInfo, "sminfo"},
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
+	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 }
 
@@ -119,6 +121,10 @@ func header(ls []string, i int) (Kind, int) {
 		return KindDevinfo, 0
 	case t == "NIC statistics:":
 		return KindEthtool, 0
+	case isPrompt(l) && (strings.Contains(t, "ethtool -S ") || strings.Contains(t, "ethtool --statistics ")) && !strings.HasPrefix(strings.TrimSpace(next(ls, i)), "NIC statistics:"):
+		return KindEthtool, 0 // the prompt names the body that follows without its header
+	case strings.HasPrefix(t, "show_counters ") || isHWCountersHeader(t) && !strings.HasPrefix(prev, "show_counters"):
+		return KindRdma, 0 // MLNX_OFED show_counters: "Port 1 hw counters:"
 	case strings.HasPrefix(t, "# nThread ") || strings.HasPrefix(t, "# Collective test starting") || strings.HasPrefix(t, "# nccl-tests version "):
 		return KindNCCLTests, 0
 	case ncclTestsTableHeader(t):
@@ -149,6 +155,11 @@ func header(ls []string, i int) (Kind, int) {
 		return KindSMInfo, 0
 	case t == "IsSM ports" || t == "IsSMdisabled ports":
 		return KindSMPorts, 0
+	case ibdiags.IsSARecordHeader(t):
+		if strings.Contains(prev, "saquery") {
+			return KindSARecords, 1 // the command line above
+		}
+		return KindSARecords, 0
 	case strings.HasPrefix(t, "# Port counters: Lid ") || strings.HasPrefix(t, "# Port extended counters: Lid "):
 		return KindPerfQuery, 0
 	case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked") || ibdiags.LegacyLine(t):
@@ -195,6 +206,14 @@ func member(l string) Kind {
 		if len(f) >= 3 && strings.Contains(f[1], "/") {
 			return KindRdma
 		}
+		// `rdma stat show -p`: "link mlx5_0/1" alone, its counters on
+		// the indented lines below.
+		if _, port, ok := strings.Cut(f[len(f)-1], "/"); len(f) == 2 && ok && port != "" && strings.Trim(port, "0123456789") == "" {
+			return KindRdma
+		}
+	}
+	if strings.Contains(l, "sys/class/infiniband/") && (strings.Contains(l, "/hw_counters/") || strings.Contains(l, "/counters/")) && strings.Contains(l, ":") {
+		return KindRdma // grep . /sys/class/infiniband/*/ports/*/hw_counters/*
 	}
 	if l[0] == '[' {
 		// ibnetdiscover's "[1]" port columns are not dmesg's "[  12.3]".
@@ -323,6 +342,10 @@ func Split(ls []string) []Span {
 				start = cur.Start
 			}
 			name := deviceName(k, ls[i])
+			// saquery -s prints PortInfoRecord dumps under "IsSM ports".
+			if k == KindSARecords && cur.Kind == KindSMPorts {
+				continue
+			}
 			if k != cur.Kind || name != "" && seen[name] {
 				open(k, start)
 				clear(seen)
@@ -341,4 +364,17 @@ func Split(ls []string) []Span {
 		out = append(out, cur)
 	}
 	return out
+}
+
+// isHWCountersHeader matches show_counters' "Port 1 hw counters:".
+func isHWCountersHeader(t string) bool {
+	return strings.HasPrefix(t, "Port ") && strings.HasSuffix(t, " hw counters:") && len(strings.Fields(t)) == 4
+}
+
+// next returns the line after i, "" at the end.
+func next(ls []string, i int) string {
+	if i+1 < len(ls) {
+		return ls[i+1]
+	}
+	return ""
 }

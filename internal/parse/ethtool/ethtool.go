@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/ibdoctor/ibdoctor/internal/parse"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -124,4 +125,58 @@ func Detect(text string) bool {
 		}
 	}
 	return false
+}
+
+// rePair is one "name: value" counter; names of every driver: per-queue
+// prefixes ("rx0_packets", "[0]: rx_bytes" is not split), Intel's ".nic"
+// suffix, dots and dashes.
+var rePair = regexp.MustCompile(`(?:^|\s)([A-Za-z][A-Za-z0-9_.\[\]-]*): (\d+)(?:\s|$)`)
+
+// Pairs returns the "name: value" counters of one line: a whole `ethtool
+// -S` output collapsed onto one line (a markdown table cell, a chat
+// message) holds many; an ordinary counter line one.
+func Pairs(line string) []Stat {
+	var out []Stat
+	rest := line
+	for {
+		loc := rePair.FindStringSubmatchIndex(rest)
+		if loc == nil {
+			return out
+		}
+		v, err := strconv.ParseUint(rest[loc[4]:loc[5]], 10, 64)
+		if err == nil {
+			out = append(out, Stat{Name: rest[loc[2]:loc[3]], Value: v})
+		}
+		// The separator after a value may start the next pair.
+		rest = rest[loc[5]:]
+	}
+}
+
+// DetectBody reports whether text is the body of `ethtool -S` pasted
+// without its "NIC statistics:" header: most of its first non-blank lines
+// are "name: value" counters with rx/tx names, or one line holds a whole
+// output (`ethtool -S` named on it and many counters).
+func DetectBody(text string) bool {
+	seen, hits, rxtx := 0, 0, 0
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(strings.TrimRight(line, "\r"))
+		if t == "" {
+			continue
+		}
+		seen++
+		ps := Pairs(t)
+		if len(ps) >= 4 && (strings.Contains(t, "ethtool -S") || strings.Contains(t, "ethtool --statistics")) {
+			return true
+		}
+		if len(ps) == 1 && strings.HasSuffix(t, strconv.FormatUint(ps[0].Value, 10)) {
+			hits++
+			if n := ps[0].Name; strings.HasPrefix(n, "rx") || strings.HasPrefix(n, "tx") {
+				rxtx++
+			}
+		}
+		if seen == 50 {
+			break
+		}
+	}
+	return seen >= 4 && hits*4 >= seen*3 && rxtx*2 >= hits
 }

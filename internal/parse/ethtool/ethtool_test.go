@@ -121,3 +121,38 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestPastedBodies: ethtool -S bodies as people paste them, from the
+// analyze corpus (a 751-line mlx5 body without header or indentation; an
+// Intel ice `| grep prio` output collapsed onto one markdown table line).
+func TestPastedBodies(t *testing.T) {
+	rw := filepath.Join("..", "..", "diagnose", "analyze", "testdata", "realworld")
+	for _, tt := range []struct {
+		file  string
+		pairs int // counters on the file's first line
+	}{
+		{"ethtool-ethq-tests-mlx5.txt", 1},
+		{"ethtool-1000bd-ice-pfc-flattened.txt", 32},
+	} {
+		b, err := os.ReadFile(filepath.Join(rw, tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !DetectBody(string(b)) {
+			t.Errorf("%s: DetectBody false", tt.file)
+		}
+		first, _, _ := strings.Cut(string(b), "\n")
+		if got := len(Pairs(first)); got != tt.pairs {
+			t.Errorf("%s: %d pairs on line 1, want %d", tt.file, got, tt.pairs)
+		}
+	}
+	ps := Pairs("| # ethtool -S enp175s0f0 | grep prio tx_priority_0_xon.nic: 1 tx_priority_0_xoff.nic: 6434 |")
+	if len(ps) != 2 || ps[1].Name != "tx_priority_0_xoff.nic" || ps[1].Value != 6434 {
+		t.Errorf("pairs %+v", ps)
+	}
+	for _, neg := range []string{"just prose\nwith: words\n", "CA 'mlx5_0'\n\tCA type: MT4123\n\tPort 1:\n\t\tRate: 200\n\t\tBase lid: 3\n", ""} {
+		if DetectBody(neg) {
+			t.Errorf("DetectBody(%q) true", neg)
+		}
+	}
+}

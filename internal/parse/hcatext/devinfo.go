@@ -156,7 +156,12 @@ func (r *Result) devinfoPort(p *snapshot.Port, k, v string, n int, line string, 
 	case k == "state":
 		x, err := parenNumber(v, 5)
 		if err != nil || x == 0 {
-			return fmt.Errorf("bad port state %q", v)
+			// "PORT_ACTIVE" without its number, "4", "active".
+			i, ok := readState(v, portStateAliases)
+			if !ok {
+				return fmt.Errorf("bad port state %q", v)
+			}
+			x = uint64(i)
 		}
 		st := ib.PortState(x)
 		p.State = &st
@@ -164,7 +169,11 @@ func (r *Result) devinfoPort(p *snapshot.Port, k, v string, n int, line string, 
 	case k == "phys_state":
 		x, err := parenNumber(v, 7)
 		if err != nil || x == 0 {
-			return fmt.Errorf("bad phys_state %q", v)
+			i, ok := readState(v, physStateAliases)
+			if !ok {
+				return fmt.Errorf("bad phys_state %q", v)
+			}
+			x = uint64(i)
 		}
 		ph := ib.PhysState(x)
 		p.PhysState = &ph

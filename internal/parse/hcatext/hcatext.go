@@ -137,7 +137,7 @@ func keyValue(line string) (key, val string, ok bool) {
 	if !ok {
 		return "", "", false
 	}
-	return strings.TrimSpace(k), strings.TrimSpace(v), true
+	return strings.TrimSpace(k), cleanValue(v), true
 }
 
 // isNoise says whether a line is something the tools print around their
@@ -160,7 +160,13 @@ func isNoise(t string) (string, bool) {
 }
 
 // parseGUID reads either GUID form and renders it as ib.GUIDString.
-func parseGUID(s string) (string, error) { return ib.NormalizeGUID(s) }
+// A GUID the poster redacted ("...", "xxxx") is no error: it is unknown.
+func parseGUID(s string) (string, error) {
+	if redacted(s) {
+		return "", nil
+	}
+	return ib.NormalizeGUID(s)
+}
 
 func u32(v uint64) *uint32 {
 	x := uint32(v)

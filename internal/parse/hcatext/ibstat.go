@@ -39,8 +39,10 @@ func ParseIBStat(rd io.Reader, source string) (*Result, error) {
 			return
 		}
 		if name, ok := strings.CutPrefix(t, "CA '"); ok {
-			name, ok = strings.CutSuffix(name, "'")
-			if !ok || name == "" || strings.ContainsAny(name, " '/") {
+			// "CA 'mlx4_0'" — people glue notes after it ("CA 'mlx4_0'
+			// <-- the first HCA", a stray "'"): the name ends at its quote.
+			name, _, ok = strings.Cut(name, "'")
+			if !ok || name == "" || strings.ContainsAny(name, " /") {
 				r.skip(n, line, "malformed CA header")
 				dev = ""
 				return
@@ -111,16 +113,16 @@ func (r *Result) ibstatField(dev string, port int, k, v string, n int, line stri
 	p := r.port(dev, port)
 	switch k {
 	case "State":
-		i, ok := lookupName(ibstatStates, v)
-		if !ok || i == 0 {
+		i, ok := readState(v, portStateAliases)
+		if !ok {
 			return fmt.Errorf("unknown port state %q", v)
 		}
 		st := ib.PortState(i)
 		p.State = &st
 		r.note(portPath(dev, port, "state"), n, line)
 	case "Physical state":
-		i, ok := lookupName(ibstatPhys, v)
-		if !ok || i == 0 {
+		i, ok := readState(v, physStateAliases)
+		if !ok {
 			return fmt.Errorf("unknown physical state %q", v)
 		}
 		ph := ib.PhysState(i)
@@ -159,7 +161,7 @@ func (r *Result) ibstatField(dev string, port int, k, v string, n int, line stri
 		}
 		p.CapMask = u32(x)
 	case "Port GUID":
-		_, err := ib.ParseGUID(v)
+		_, err := parseGUID(v)
 		return err
 	case "Link layer":
 		ll, err := ib.ParseLinkLayer(v)

@@ -92,14 +92,22 @@ func (r *Result) ibstatusField(p *snapshot.Port, k, v string, n int, line string
 	case "state":
 		st, err := ib.ParsePortStateName(v)
 		if err != nil {
-			return err
+			i, ok := readState(v, portStateAliases)
+			if !ok {
+				return err
+			}
+			st, err = ib.PortState(i), nil
 		}
 		p.State = &st
 		r.note(portPath(p.Device, p.Number, "state"), n, line)
 	case "phys state":
 		ph, err := ib.ParsePhysStateName(v)
 		if err != nil {
-			return err
+			i, ok := readState(v, physStateAliases)
+			if !ok {
+				return err
+			}
+			ph, err = ib.PhysState(i), nil
 		}
 		p.PhysState = &ph
 		r.note(portPath(p.Device, p.Number, "phys_state"), n, line)

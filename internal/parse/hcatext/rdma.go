@@ -33,10 +33,46 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 			pending = ""
 		}
 	}
+	showDev := ""   // the device of a "show_counters mlx5_1" line
+	hwMode := false // inside a "Port 1 hw counters:" list
 	err := r.scanLines(rd, func(n int, line string) {
 		t := strings.TrimSpace(line)
 		if t == "" {
 			return
+		}
+		// show_counters (MLNX_OFED) prints "Port 1 hw counters:" and
+		// "name: value" lines; grep prints sysfs "path:value" lines.
+		if d, ok := strings.CutPrefix(t, "show_counters"); ok && (d == "" || d[0] == ' ') {
+			flush()
+			if f := strings.Fields(d); len(f) > 0 {
+				showDev = f[0]
+			}
+			return
+		}
+		if pn, ok := hwCountersHeader(t); ok {
+			flush()
+			dev, port, hwMode = showDev, pn, true
+			if dev == "" {
+				dev = "hca" // show_counters' own line was not pasted
+			}
+			r.port(dev, port)
+			return
+		}
+		if d, pn, k, v, ok := sysfsCounterLine(t); ok {
+			flush()
+			if err := r.rdmaField(r.port(d, pn), k, v, n, line); err != nil {
+				r.skip(n, line, "%v", err)
+			}
+			return
+		}
+		if hwMode {
+			if k, v, ok := strings.Cut(t, ":"); ok && dev != "" && !strings.Contains(k, " ") && isNumber(strings.TrimSpace(v)) {
+				if err := r.rdmaField(r.port(dev, port), k, strings.TrimSpace(v), n, line); err != nil {
+					r.skip(n, line, "%v", err)
+				}
+				return
+			}
+			hwMode = false
 		}
 		f := strings.Fields(t)
 		// Old form: "1/1: mlx5_0/1: state …".
@@ -62,11 +98,14 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 			dev = ""
 			return
 		}
-		if pending != "" {
+		continued := pending != ""
+		if continued {
 			f = append([]string{pending}, f...)
 			pending = ""
 		}
-		if dev == "" || len(f)%2 != 0 || isNumber(f[0]) {
+		// A wrapped line may end on a name whose value is on the next
+		// line ("… rx_atomic_requests" / "0 out_of_buffer 0 …").
+		if dev == "" || len(f)%2 != 0 && !continued || isNumber(f[0]) {
 			r.skip(n, line, "not an rdma link or statistic line")
 			return
 		}
@@ -75,6 +114,48 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 	})
 	flush()
 	return r.finish(err)
+}
+
+// hwCountersHeader reads show_counters' "Port 1 hw counters:" (and
+// "Port 1 counters:").
+func hwCountersHeader(t string) (int, bool) {
+	rest, ok := strings.CutPrefix(t, "Port ")
+	if !ok {
+		return 0, false
+	}
+	num, tail, ok := strings.Cut(rest, " ")
+	if !ok || (tail != "hw counters:" && tail != "counters:") {
+		return 0, false
+	}
+	p, err := strconv.Atoi(num)
+	if err != nil || p < 0 || p > 255 {
+		return 0, false
+	}
+	return p, true
+}
+
+// sysfsCounterLine reads a "grep . …/hw_counters/*" line:
+// "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer:0".
+// Port counters (counters/…) keep their sysfs names.
+func sysfsCounterLine(t string) (dev string, port int, name, val string, ok bool) {
+	i := strings.Index(t, "sys/class/infiniband/")
+	if i < 0 {
+		return "", 0, "", "", false
+	}
+	path, v, found := strings.Cut(t[i+len("sys/class/infiniband/"):], ":")
+	parts := strings.Split(path, "/")
+	if !found || len(parts) != 5 || parts[1] != "ports" || (parts[3] != "hw_counters" && parts[3] != "counters") {
+		return "", 0, "", "", false
+	}
+	p, err := strconv.Atoi(parts[2])
+	if err != nil || p < 0 || p > 255 || parts[0] == "" || parts[4] == "" {
+		return "", 0, "", "", false
+	}
+	name = parts[4]
+	if parts[3] == "counters" {
+		name = "counters/" + name
+	}
+	return parts[0], p, name, strings.TrimSpace(v), true
 }
 
 func isNumber(s string) bool {
@@ -114,16 +195,16 @@ func (r *Result) rdmaPairs(dev string, port int, f []string, n int, line string)
 func (r *Result) rdmaField(p *snapshot.Port, k, v string, n int, line string) error {
 	switch k {
 	case "state":
-		i, ok := lookupName(rdmaStates, v)
-		if !ok || i == 0 {
+		i, ok := readState(v, portStateAliases)
+		if !ok {
 			return fmt.Errorf("unknown state %q", v)
 		}
 		st := ib.PortState(i)
 		p.State = &st
 		r.note(portPath(p.Device, p.Number, "state"), n, line)
 	case "physical_state":
-		i, ok := lookupName(rdmaPhys, v)
-		if !ok || i == 0 {
+		i, ok := readState(v, physStateAliases)
+		if !ok {
 			return fmt.Errorf("unknown physical_state %q", v)
 		}
 		ph := ib.PhysState(i)
@@ -155,6 +236,18 @@ func (r *Result) rdmaField(p *snapshot.Port, k, v string, n int, line string) er
 		x, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
 			return fmt.Errorf("counter %s: bad value %q", k, v)
+		}
+		if pc, isPort := strings.CutPrefix(k, "counters/"); isPort {
+			// A port counter file (sysfs counters/): its own list.
+			c := snapshot.Counter{Name: pc, Value: x, Spec: ib.PortCounterSpec(pc, true)}
+			if i := slices.IndexFunc(p.Counters, func(o snapshot.Counter) bool { return o.Name == pc }); i >= 0 {
+				p.Counters[i] = c
+			} else {
+				p.Counters = append(p.Counters, c)
+			}
+			p.HasCounters = true
+			r.note(portPath(p.Device, p.Number, k), n, line)
+			return nil
 		}
 		c := snapshot.Counter{Name: k, Value: x, Spec: ib.HWCounterSpec(k)}
 		// A port shown twice (two pastes of the same command) keeps the

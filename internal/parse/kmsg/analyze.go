@@ -1,6 +1,9 @@
 package kmsg
 
-import "time"
+import (
+	"regexp"
+	"time"
+)
 
 // DetectLine reports whether one line is a kernel log line: a /dev/kmsg
 // record, or a line with a dmesg or journal timestamp (a journal line of
@@ -19,10 +22,26 @@ func DetectLine(line string) bool {
 		if _, err := ParseRecord([]byte(line)); err == nil {
 			return true
 		}
-	case c == '[', c == '<', c >= 'A' && c <= 'Z':
+	case c == '[', c == '<', c >= 'A' && c <= 'Z', c >= 0x80, c == ' ':
+		// Also journal stamps of other locales ("фев 12", " 3月 27").
+	case devLine(line):
+		return true // an unstamped kernel line: "pci 0000:00:01.1: …"
 	default:
 		return false
 	}
 	_, kind, err := parseTextLine(line, 2000, time.UTC)
-	return err == nil && kind != lineBare
+	return err == nil && (kind != lineBare || devLine(line))
+}
+
+// reDevLine matches the kernel's dev_printk prefix of a PCI device
+// ("pci 0000:00:01.1: …", "mlx5_core 0000:03:00.0: …", "mlx5_core
+// 0000:01:00.1 eth1: …") and the NVRM and mlx5 driver prefixes: what a
+// kernel log pasted without timestamps (dmesg -t, grep output, a diff
+// of two boots) still shows on every line.
+var reDevLine = regexp.MustCompile(`^(?:[a-z][a-z0-9_.-]* [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7][: ]|NVRM: |mlx5_core(?:\.[a-z]+)?: |pci_bus [0-9a-fA-F]{4}:[0-9a-fA-F]{2}: )`)
+
+// devLine reports whether an unstamped line is a kernel message by its
+// device prefix.
+func devLine(line string) bool {
+	return reDevLine.MatchString(line)
 }

@@ -26,8 +26,26 @@ const (
 	// KindModule is an mlx5 port module event or a high-temperature
 	// warning.
 	KindModule Kind = "module"
-	// KindHealth is an mlx5 firmware health error or command timeout.
+	// KindHealth is an mlx5 firmware health error or command timeout, a
+	// firmware command that failed with a syndrome, or a failed probe.
 	KindHealth Kind = "health"
+	// KindPCIeBandwidth is the kernel's "available PCIe bandwidth, limited
+	// by … (capable of …)" line (drivers/pci/pci.c __pcie_print_link_status):
+	// the device trained below what it and its slot can do.
+	KindPCIeBandwidth Kind = "pcie_bandwidth"
+	// KindAERBit is one error bit of an AER report ("[ 0] RxErr",
+	// "[ 7] BadDLLP", "[12] Timeout"): what kind of errors a flood is.
+	KindAERBit Kind = "aer_bit"
+)
+
+// Health event classes (Event.HealthClass).
+const (
+	// HealthFatal: the firmware or the device failed (health poll, fatal
+	// error, command timeout, failed probe: the function is unusable).
+	HealthFatal = "fatal"
+	// HealthCommand: one firmware command failed with a syndrome; the
+	// driver goes on unless a probe failure follows.
+	HealthCommand = "command"
 )
 
 // AER severities, normalised over the kernel's old and new spellings.
@@ -72,6 +90,16 @@ type Event struct {
 	// IsError marks module events the driver logs as errors and health
 	// events that are fatal.
 	IsError bool `json:"is_error,omitempty"`
+	// HealthClass is HealthFatal or HealthCommand for KindHealth.
+	HealthClass string `json:"health_class,omitempty"`
+	// Bandwidth of a KindPCIeBandwidth event: what the link gives, what
+	// the device is capable of (Gb/s), the link that limits it and the
+	// width and speed strings as printed ("8.0 GT/s PCIe x2").
+	AvailGbps   float64      `json:"avail_gbps,omitempty"`
+	CapableGbps float64      `json:"capable_gbps,omitempty"`
+	LimitedAt   pcie.Address `json:"limited_at,omitempty"`
+	LimitedBy   string       `json:"limited_by,omitempty"`
+	CapableOf   string       `json:"capable_of,omitempty"`
 }
 
 const bdf = `[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]`
@@ -107,6 +135,11 @@ type Pattern struct {
 	//             state (up or ACTIVE is up, anything else down)
 	//   module    a module (cage) number
 	//   detail    Event.Detail (spaces trimmed, then TrimDetail)
+	//   probeof   the device a failed probe names, when there is no pci
+	//   cmd, status, syndrome  a failed firmware command (Detail becomes
+	//             "CMD failed, status S, syndrome Y")
+	//   avail, capable, limitedby, limitedat, capableof  the PCIe
+	//             bandwidth line's figures
 	Re *regexp.Regexp
 	// Set are fields every event of the row carries (a fixed Detail, an
 	// AER severity where the message has none, Module -1 for a sensor).
@@ -139,6 +172,9 @@ var Patterns = []Pattern{
 	// aer.c aer_isr_one_error/aer_print_port_info: "AER: [Multiple ]<sev> error received: <bdf>|id=XXXX".
 	{Name: "aer-received", Kind: KindAER, Contains: []string{"error received"},
 		Re: regexp.MustCompile(`\S+ (?P<reporter>` + bdf + `): (?:AER: )?(?P<detail>(?:Multiple )?(?P<aersev>` + aerSev + `)) error (?:message )?received: (?:(?P<pci>` + bdf + `)|id=(?P<srcid>[0-9a-fA-F]{4}))`)},
+	// pci.c __pcie_print_link_status: "<drv> <bdf>: 15.752 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x2 link at <bdf> (capable of 31.504 Gb/s with 8.0 GT/s PCIe x4 link)".
+	{Name: "pcie-bandwidth", Kind: KindPCIeBandwidth, Contains: []string{"available PCIe bandwidth, limited by"},
+		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?P<avail>[0-9.]+) Gb/s available PCIe bandwidth, limited by (?P<limitedby>.+?) link at (?P<limitedat>` + bdf + `) \(capable of (?P<capable>[0-9.]+) Gb/s with (?P<capableof>.+?) link\)`)},
 	// en_main.c mlx5e_update_carrier via netdev_info: "mlx5_core <bdf> <netdev>: Link up|down".
 	{Name: "mlx5-netdev-link", Kind: KindLink, Contains: []string{"mlx5_core"},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `) (?P<iface>\S+): Link (?P<state>up|down)\s*$`)},
@@ -158,9 +194,24 @@ var Patterns = []Pattern{
 	{Name: "mlx5-high-temperature", Kind: KindModule, Error: true, Contains: []string{"mlx5_core"}, Set: Event{Module: -1},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>High temperature on sensors.*)$`)},
 	// health.c and cmd.c: a health miss, a fatal syndrome, a command timeout, recovery given up.
-	{Name: "mlx5-health", Kind: KindHealth, Error: true, Contains: []string{"mlx5_core"},
+	{Name: "mlx5-health", Kind: KindHealth, Error: true, Contains: []string{"mlx5_core"}, Set: Event{HealthClass: HealthFatal},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>device's health compromised[^\n]*|Fatal error \d+ detected|synd 0x[0-9a-fA-F]+: [^\n]*|\S+\(0x[0-9a-fA-F]+\) timeout\. Will cause a leak of a command resource|health recovery flow aborted[^\n]*|FW is unable to respond[^\n]*)`)},
+	// main.c: the function could not be brought up ("mlx5_load_one failed with error code -22", "handle_hca_cap failed", "failed to allocate command entry").
+	{Name: "mlx5-init-failed", Kind: KindHealth, Error: true, Contains: []string{"mlx5_core"}, Set: Event{HealthClass: HealthFatal},
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>(?:mlx5_load_one|mlx5_init_one|mlx5_function_setup|mlx5_init_once|handle_hca_cap|set_hca_cap|mlx5_cmd_init) failed[^\n]*|failed to allocate command entry|init one failed[^\n]*)`)},
+	// The driver core: "mlx5_core 0000:03:00.0: probe with driver mlx5_core failed with error -22", "mlx5_core.eth: probe of mlx5_core.eth.2 failed with error -22" (an auxiliary device: Events places it on the function logged last).
+	{Name: "mlx5-probe-failed", Kind: KindHealth, Error: true, Contains: []string{"mlx5_", "failed with error"}, Set: Event{HealthClass: HealthFatal},
+		Re: regexp.MustCompile(`^(?:mlx5_core|mlx5_ib)(?:\.\w+)?:? (?:(?P<pci>` + bdf + `): )?(?P<detail>probe (?:of (?P<probeof>\S+) |with driver \S+ )failed with error -?\d+)`)},
+	// cmd.c mlx5_cmd_out_err: "CREATE_TIS(0x912) op_mod(0x0) failed, status bad parameter(0x3), syndrome (0x595b5d), err(-22)".
+	{Name: "mlx5-command-failed", Kind: KindHealth, Error: true, Contains: []string{"op_mod(", "syndrome"}, Set: Event{HealthClass: HealthCommand},
+		Re: regexp.MustCompile(`(?:(?P<pci>` + bdf + `)\D.*?)?(?P<cmd>\w+)\(0x[0-9a-fA-F]+\) op_mod\(0x[0-9a-fA-F]+\) failed, status (?P<status>[^,]+), syndrome \((?P<syndrome>0x[0-9a-fA-F]+)\)`)},
+	// aer.c __aer_print_error: "<drv> <bdf>: [AER: ]  [ 0] RxErr  (First)": the bits of a report, what kind of errors a flood is.
+	{Name: "aer-bit", Kind: KindAERBit, Contains: []string{"] "},
+		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER:)? *\[ ?\d+\] (?P<detail>[A-Za-z][\w/]*(?: [A-Za-z][\w/]*)*)`)},
 }
+
+// reMlx5Addr is the function an mlx5_core message is about.
+var reMlx5Addr = regexp.MustCompile(`mlx5_core (` + bdf + `)[: ]`)
 
 // reCPERSev is the severity of a firmware-first error on the CPER lines
 // before its AER line (drivers/firmware/efi/cper.c: "{N}[Hardware Error]:
@@ -227,7 +278,24 @@ func (p *Pattern) event(r Record, m []string) Event {
 			e.Module, _ = strconv.Atoi(v)
 		case "detail":
 			e.Detail = strings.TrimPrefix(strings.TrimSpace(v), p.TrimDetail)
+		case "probeof":
+			if e.PCI == "" {
+				e.PCI = addr(v)
+			}
+		case "avail":
+			e.AvailGbps, _ = strconv.ParseFloat(v, 64)
+		case "capable":
+			e.CapableGbps, _ = strconv.ParseFloat(v, 64)
+		case "limitedby":
+			e.LimitedBy = strings.TrimSpace(v)
+		case "limitedat":
+			e.LimitedAt = addr(v)
+		case "capableof":
+			e.CapableOf = strings.TrimSpace(v)
 		}
+	}
+	if i := p.Re.SubexpIndex("cmd"); i >= 0 && m[i] != "" {
+		e.Detail = fmt.Sprintf("%s failed, status %s, syndrome %s", m[i], strings.TrimSpace(m[p.Re.SubexpIndex("status")]), m[p.Re.SubexpIndex("syndrome")])
 	}
 	if i := p.Re.SubexpIndex("srcid"); i >= 0 && e.PCI == "" && m[i] != "" && e.Reporter != "" {
 		e.PCI = idToAddress(string(e.Reporter[:4]), m[i])
@@ -282,6 +350,7 @@ func Events(recs []Record) []Event {
 	var pending pcie.Address
 	pendingLeft := 0
 	cperSev, cperLeft := "", 0
+	var lastMlx5 pcie.Address
 	for _, r := range recs {
 		if m := reCPERSev.FindStringSubmatch(r.Text); m != nil {
 			cperSev, cperLeft = map[string]string{"corrected": AERCorrectable, "recoverable": AERNonFatal, "fatal": AERFatal}[m[1]], 20
@@ -289,7 +358,13 @@ func Events(recs []Record) []Event {
 			cperLeft--
 		}
 		evs := Classify(r)
+		if m := reMlx5Addr.FindStringSubmatch(r.Text); m != nil {
+			lastMlx5 = addr(m[1])
+		}
 		for i := range evs {
+			if evs[i].Kind == KindHealth && evs[i].PCI == "" {
+				evs[i].PCI = lastMlx5 // "mlx5_core.eth: probe of mlx5_core.eth.2 failed": the function probed last
+			}
 			if evs[i].Kind == KindAER && evs[i].Detail == "firmware-first" && cperLeft > 0 {
 				evs[i].AERSeverity = cperSev
 			}

@@ -59,8 +59,10 @@ func briefs(evs []Event) []brief {
 			if e.Up {
 				b.Detail = e.Interface + " up"
 			}
-		case KindModule, KindHealth, KindFallenOffBus:
+		case KindModule, KindHealth, KindFallenOffBus, KindAERBit:
 			b.Detail = e.Detail
+		case KindPCIeBandwidth:
+			b.Detail = e.LimitedBy + " at " + string(e.LimitedAt) + ", capable of " + e.CapableOf
 		}
 		out = append(out, b)
 	}
@@ -74,19 +76,25 @@ func TestCorpus(t *testing.T) {
 		want    []brief
 	}{
 		{"dmesg-aer-old.txt", 16, []brief{
+			{KindAERBit, "0000:00:1c.5", "Receiver Error"},
 			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
 			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
 			{KindAER, "0000:00:1c.5", "correctable/detail"},
+			{KindAERBit, "0000:00:1c.5", "Receiver Error"},
 			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
 			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
 			{KindAER, "0000:00:1c.5", "correctable/detail"},
+			{KindAERBit, "0000:00:1c.5", "Receiver Error"},
 			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
 		}},
+		// The Russian month is read: the lines are journal lines.
 		{"journal-aer-localized.txt", 8, []brief{
 			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
 			{KindAER, "0000:00:1c.5", "correctable/detail"},
+			{KindAERBit, "0000:00:1c.5", "RxErr"},
 			{KindAER, "0000:00:1c.5", "correctable/from 0000:00:1c.5"},
 			{KindAER, "0000:00:1c.5", "correctable/detail"},
+			{KindAERBit, "0000:00:1c.5", "RxErr"},
 		}},
 		{"dmesg-fallen-off-multiline.txt", 3, []brief{
 			{KindFallenOffBus, "0000:b3:00.0", "GPU has fallen off the bus"},
@@ -110,8 +118,10 @@ func TestCorpus(t *testing.T) {
 			{KindXid, "0000:9b:00.0", "31,"},
 			{KindAER, "0000:3b:00.0", "correctable/from 0000:3a:00.0"},
 			{KindAER, "0000:3b:00.0", "correctable/detail"},
+			{KindAERBit, "0000:3b:00.0", "RxErr"},
 			{KindAER, "0000:3b:00.0", "nonfatal/from 0000:3a:00.0"},
 			{KindAER, "0000:3b:00.0", "nonfatal/detail"},
+			{KindAERBit, "0000:3b:00.0", "CmpltTO"},
 			{KindLink, "0000:3b:00.0", "ens1f0np0 down"},
 			{KindLink, "0000:3b:00.0", "ens1f0np0 up"},
 			{KindLink, "0000:3b:00.0", "ens1f0np0 down"},
@@ -129,6 +139,7 @@ func TestCorpus(t *testing.T) {
 		}},
 		// Firmware-first: the severity comes from the CPER record.
 		{"dmesg-aer-firmware-first.txt", 16, []brief{
+			{KindAERBit, "0000:3b:00.0", "CmpltTO"},
 			{KindAER, "0000:3b:00.0", "nonfatal/detail"},
 		}},
 		{"dmesg-T-flaps.txt", 5, []brief{
@@ -253,11 +264,25 @@ func TestParseTextFormats(t *testing.T) {
 		{name: "journal with printk time", in: "Mar 05 10:11:12 node7 kernel: [  618.6] msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc), wantMono: 618600 * time.Millisecond},
 		{name: "journal iso", in: "2024-03-05T10:11:12+0000 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, time.UTC)},
 		{name: "journal other program", in: "Mar 05 10:11:12 node7 systemd[1]: Started x.", skipped: true},
+		{name: "reltime delta", in: "[  +0.000844] msg", wantText: "msg"},
+		{name: "reltime minute", in: "[Feb23 16:24] msg", wantText: "msg", wantTime: time.Date(2024, 2, 23, 16, 24, 0, 0, loc)},
+		{name: "journal german", in: "Mär 05 10:11:12 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc)},
+		{name: "journal german okt", in: "Okt 05 10:11:12 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 10, 5, 10, 11, 12, 0, loc)},
+		{name: "journal russian", in: "мая 05 10:11:12 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 5, 5, 10, 11, 12, 0, loc)},
+		{name: "journal french", in: "févr. 23 10:11:12 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 2, 23, 10, 11, 12, 0, loc)},
+		{name: "journal chinese", in: "3月 27 15:37:34 cc1 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 27, 15, 37, 34, 0, loc)},
+		{name: "journal japanese", in: " 3月 27 15:37:34 cc1 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 27, 15, 37, 34, 0, loc)},
+		{name: "journal korean", in: "12월 01 15:37:34 cc1 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 12, 1, 15, 37, 34, 0, loc)},
+		{name: "journal without host", in: "фев 12 00:48:02 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 2, 12, 0, 48, 2, 0, loc)},
+		{name: "journal spanish other program", in: "ago 05 10:11:12 node7 systemd[1]: Started x.", skipped: true},
 		{name: "plain", in: "no stamp at all", wantText: "no stamp at all"},
+		{name: "unstamped device line", in: "pci 0000:00:01.1: PCI bridge", wantText: "pci 0000:00:01.1: PCI bridge"},
 		{name: "bracket text", in: "[drm] Initialized", wantText: "[drm] Initialized"},
 		{name: "broken seconds", in: "[  12.34x] msg", wantErr: true},
 		{name: "unclosed", in: "[  12.34 msg", wantErr: true},
 		{name: "bad journal time", in: "Mar 05 10:71:12 node7 kernel: msg", wantErr: true},
+		{name: "bad localized journal time", in: "Mär 05 10:71:12 node7 kernel: msg", wantErr: true},
+		{name: "broken reltime", in: "[  +0.00x] msg", wantErr: true},
 		{name: "bad iso", in: "2024-13-05T10:11:12+0000 msg", wantErr: true},
 	}
 	for _, tt := range tests {
@@ -400,4 +425,125 @@ func BenchmarkParseAndClassify(b *testing.B) {
 		Events(l.Records)
 	}
 	b.ReportMetric(float64(lines*b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// TestReltimeAccumulates: dmesg --reltime / -H deltas date each message
+// from the minute line before it.
+func TestReltimeAccumulates(t *testing.T) {
+	in := "[Feb23 16:24] a\n[  +1.500000] b\n[  +0.500000] c\n"
+	l, err := ParseText(strings.NewReader(in), "t", TextOptions{Year: 2025})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Time{
+		time.Date(2025, 2, 23, 16, 24, 0, 0, time.UTC),
+		time.Date(2025, 2, 23, 16, 24, 1, 500000000, time.UTC),
+		time.Date(2025, 2, 23, 16, 24, 2, 0, time.UTC),
+	}
+	for i, r := range l.Records {
+		if !r.Time.Equal(want[i]) {
+			t.Errorf("record %d time %v, want %v", i, r.Time, want[i])
+		}
+	}
+}
+
+// TestNewEvents: probe and command failures, the PCIe bandwidth line and
+// AER bits, each line as the kernel prints it.
+func TestNewEvents(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []brief
+	}{
+		{"command failure with syndrome",
+			"mlx5_core 0000:6f:08.2: mlx5_cmd_out_err:808:(pid 650): CREATE_TIS(0x912) op_mod(0x0) failed, status bad parameter(0x3), syndrome (0x595b5d), err(-22)",
+			[]brief{{KindHealth, "0000:6f:08.2", "CREATE_TIS failed, status bad parameter(0x3), syndrome 0x595b5d"}}},
+		{"probe of an auxiliary device placed on the last function",
+			"mlx5_core 0000:6f:08.2: firmware version: 22.36.1010\nmlx5_core.eth: probe of mlx5_core.eth.2 failed with error -22",
+			[]brief{{KindHealth, "0000:6f:08.2", "probe of mlx5_core.eth.2 failed with error -22"}}},
+		{"probe of a BDF",
+			"mlx5_core: probe of 0000:03:00.0 failed with error -22",
+			[]brief{{KindHealth, "0000:03:00.0", "probe of 0000:03:00.0 failed with error -22"}}},
+		{"probe with driver",
+			"mlx5_core 0000:03:00.0: probe with driver mlx5_core failed with error -110",
+			[]brief{{KindHealth, "0000:03:00.0", "probe with driver mlx5_core failed with error -110"}}},
+		{"load and cap failures",
+			"mlx5_core 0000:03:00.0: handle_hca_cap failed\nmlx5_core 0000:03:00.0: mlx5_load_one failed with error code -22",
+			[]brief{{KindHealth, "0000:03:00.0", "handle_hca_cap failed"}, {KindHealth, "0000:03:00.0", "mlx5_load_one failed with error code -22"}}},
+		{"command entry",
+			"mlx5_core 0000:5e:00.0: cmd_work_handler:877:(pid 3): failed to allocate command entry",
+			[]brief{{KindHealth, "0000:5e:00.0", "failed to allocate command entry"}}},
+		{"poll health fatal",
+			"mlx5_core 0000:5e:00.0: poll_health:739:(pid 0): Fatal error 1 detected",
+			[]brief{{KindHealth, "0000:5e:00.0", "Fatal error 1 detected"}}},
+		{"bandwidth",
+			"mlx4_core 0000:0f:00.0: 15.752 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x2 link at 0000:0d:04.0 (capable of 31.504 Gb/s with 8.0 GT/s PCIe x4 link)",
+			[]brief{{KindPCIeBandwidth, "0000:0f:00.0", "8.0 GT/s PCIe x2 at 0000:0d:04.0, capable of 8.0 GT/s PCIe x4"}}},
+		{"full bandwidth is no event",
+			"mlx5_core 0000:3b:00.0: 252.048 Gb/s available PCIe bandwidth (16.0 GT/s PCIe x16 link)", nil},
+		{"AER bits",
+			"pcieport 0000:00:1c.0: AER:   [ 6] BadTLP                 (First)\npcieport 0000:00:1c.0:    [12] Replay Timer Timeout",
+			[]brief{{KindAERBit, "0000:00:1c.0", "BadTLP"}, {KindAERBit, "0000:00:1c.0", "Replay Timer Timeout"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseText(strings.NewReader(tt.in+"\n"), "t", TextOptions{Year: 2024})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, briefs(Events(l.Records))); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRealWorldKernelLogs parses the kernel logs people pasted (the
+// analyze corpus): every line read, the events that matter found.
+func TestRealWorldKernelLogs(t *testing.T) {
+	dir := filepath.Join("..", "..", "diagnose", "analyze", "testdata", "realworld")
+	tests := []struct {
+		file string
+		want map[Kind]int
+	}{
+		{"dmesg-gpud-testdata-xid119.txt", map[Kind]int{KindXid: 0}},
+		{"dmesg-jishuzhan-module-plugged.txt", map[Kind]int{KindModule: 2, KindLink: 2}},
+		{"dmesg-linux-rdma-schnelle-vf-probe.txt", map[Kind]int{KindHealth: 2}},
+		{"dmesg-nvsentinel-155.txt", map[Kind]int{KindFallenOffBus: 1}},
+		{"dmesg-tinycore-redpill-9.txt", map[Kind]int{KindHealth: 3}},
+		{"journalctl-balena-intel-304.txt", map[Kind]int{KindAER: 1, KindAERBit: 1}},
+		{"journalctl-cubecos-733.txt", map[Kind]int{KindLink: 4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join(dir, tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !Detect(string(b)) {
+				t.Error("not detected as a kernel log")
+			}
+			l, err := ParseText(bytes.NewReader(b), tt.file, TextOptions{Year: 2025})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Errors) > 0 {
+				t.Errorf("parse errors: %v", l.Errors)
+			}
+			got := map[Kind]int{}
+			for _, e := range Events(l.Records) {
+				got[e.Kind]++
+			}
+			for k, n := range tt.want {
+				if n == 0 {
+					if got[k] == 0 {
+						t.Errorf("no %s event", k)
+					}
+					continue
+				}
+				if got[k] != n {
+					t.Errorf("%s events = %d, want %d (all: %v)", k, got[k], n, got)
+				}
+			}
+		})
+	}
 }

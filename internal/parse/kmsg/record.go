@@ -236,13 +236,20 @@ func ParseText(r io.Reader, source string, opt TextOptions) (*Log, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	n := 0
 	lastStamped := false
+	var lastTime time.Time // of the previous message, for reltime stamps
 	for sc.Scan() {
 		n++
 		line := strings.TrimRight(sc.Text(), "\r")
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		rec, kind, err := parseTextLine(line, opt.Year, loc)
+		rec, kind, rel, err := parseTextLineRel(line, opt.Year, loc)
+		if rel.ok && !lastTime.IsZero() {
+			rec.Time = lastTime.Add(rel.d)
+		}
+		if !rec.Time.IsZero() {
+			lastTime = rec.Time
+		}
 		if err != nil {
 			l.Errors = append(l.Errors, &ParseError{Source: source, Line: n, Input: line, Err: err})
 			continue
@@ -296,7 +303,76 @@ var months = map[string]time.Month{
 	"Jul": 7, "Aug": 8, "Sep": 9, "Oct": 10, "Nov": 11, "Dec": 12,
 }
 
+// localMonths are the month abbreviations journalctl prints in other
+// locales (strftime %b, glibc localedata LC_TIME abmon and ab_alt_mon),
+// lower-cased, without a trailing period: de_DE, fr_FR, es_ES, it_IT,
+// pt_BR/pt_PT, nl_NL, pl_PL, ru_RU, uk_UA, tr_TR, cs_CZ, sv_SE. Chinese,
+// Japanese ("3月") and Korean ("3월") stamps are read by localMonth.
+var localMonths = func() map[string]time.Month {
+	byLocale := [][12]string{
+		{"jan", "feb", "mär", "apr", "mai", "jun", "jul", "aug", "sep", "okt", "nov", "dez"},        // de_DE
+		{"jän", "feb", "mär", "apr", "mai", "jun", "jul", "aug", "sep", "okt", "nov", "dez"},        // de_AT
+		{"janv", "févr", "mars", "avr", "mai", "juin", "juil", "août", "sept", "oct", "nov", "déc"}, // fr_FR
+		{"ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "oct", "nov", "dic"},        // es_ES
+		{"gen", "feb", "mar", "apr", "mag", "giu", "lug", "ago", "set", "ott", "nov", "dic"},        // it_IT
+		{"jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez"},        // pt_BR, pt_PT
+		{"jan", "feb", "mrt", "apr", "mei", "jun", "jul", "aug", "sep", "okt", "nov", "dec"},        // nl_NL
+		{"sty", "lut", "mar", "kwi", "maj", "cze", "lip", "sie", "wrz", "paź", "lis", "gru"},        // pl_PL
+		{"янв", "фев", "мар", "апр", "мая", "июн", "июл", "авг", "сен", "окт", "ноя", "дек"},        // ru_RU abmon
+		{"янв", "фев", "мар", "апр", "май", "июн", "июл", "авг", "сен", "окт", "ноя", "дек"},        // ru_RU ab_alt_mon
+		{"січ", "лют", "бер", "кві", "тра", "чер", "лип", "сер", "вер", "жов", "лис", "гру"},        // uk_UA
+		{"oca", "şub", "mar", "nis", "may", "haz", "tem", "ağu", "eyl", "eki", "kas", "ara"},        // tr_TR
+		{"led", "úno", "bře", "dub", "kvě", "čvn", "čvc", "srp", "zář", "říj", "lis", "pro"},        // cs_CZ
+		{"jan", "feb", "mar", "apr", "maj", "jun", "jul", "aug", "sep", "okt", "nov", "dec"},        // sv_SE, da_DK
+	}
+	m := map[string]time.Month{}
+	for _, l := range byLocale {
+		for i, a := range l {
+			m[a] = time.Month(i + 1)
+		}
+	}
+	return m
+}()
+
+// localMonth reads a month abbreviation of any locale journalctl prints:
+// English, the table above, or "N月"/"N월" (zh, ja, ko).
+func localMonth(tok string) (time.Month, bool) {
+	if m, ok := months[tok]; ok {
+		return m, true
+	}
+	low := strings.TrimSuffix(strings.ToLower(tok), ".")
+	if m, ok := localMonths[low]; ok {
+		return m, true
+	}
+	for _, suf := range []string{"月", "월"} {
+		if n, ok := strings.CutSuffix(tok, suf); ok {
+			if v, err := strconv.Atoi(n); err == nil && v >= 1 && v <= 12 {
+				return time.Month(v), true
+			}
+		}
+	}
+	return 0, false
+}
+
 func parseTextLine(line string, year int, loc *time.Location) (Record, lineKind, error) {
+	rec, kind, _, err := parseTextLineRel(line, year, loc)
+	return rec, kind, err
+}
+
+// relStamp is the "[  +0.000844]" stamp of dmesg --reltime and -H: the
+// time since the message before.
+type relStamp struct {
+	d  time.Duration
+	ok bool
+}
+
+func parseTextLineRel(line string, year int, loc *time.Location) (Record, lineKind, relStamp, error) {
+	var rel relStamp
+	rec, kind, err := parseTextLineInto(line, year, loc, &rel)
+	return rec, kind, rel, err
+}
+
+func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp) (Record, lineKind, error) {
 	rec := Record{Priority: -1}
 	s := line
 	kind := lineBare
@@ -344,6 +420,24 @@ func parseTextLine(line string, year int, loc *time.Location) (Record, lineKind,
 			return rec, kind, fmt.Errorf("%w: '[' without ']'", ErrMalformed)
 		}
 		stamp := strings.TrimSpace(s[1:end])
+		if r, isRel := strings.CutPrefix(stamp, "+"); isRel {
+			// dmesg --reltime / -H: "[  +0.000844]" after the previous
+			// message.
+			d, ok, err := parseSeconds(strings.TrimSpace(r))
+			if !ok || err != nil {
+				return rec, kind, fmt.Errorf("%w: relative timestamp [%s]", ErrMalformed, stamp)
+			}
+			rel.d, rel.ok = d, true
+			rec.Text = strings.TrimPrefix(s[end+1:], " ")
+			return rec, lineStamped, nil
+		}
+		if t, ok := reltimeMinute(stamp, year, loc); ok {
+			// dmesg --reltime / -H prints the minute at its first message:
+			// "[Feb23 16:24]".
+			rec.Time = t
+			rec.Text = strings.TrimPrefix(s[end+1:], " ")
+			return rec, lineStamped, nil
+		}
 		if d, ok, err := parseSeconds(stamp); ok {
 			if err != nil {
 				return rec, kind, err
@@ -360,6 +454,23 @@ func parseTextLine(line string, year int, loc *time.Location) (Record, lineKind,
 	}
 	rec.Text = s
 	return rec, kind, nil
+}
+
+// reltimeMinute reads the "Feb23 16:24" (or "Feb 23 16:24") stamp of
+// dmesg --reltime; the year is not printed.
+func reltimeMinute(stamp string, year int, loc *time.Location) (time.Time, bool) {
+	if len(stamp) < 10 || len(stamp) > 13 {
+		return time.Time{}, false
+	}
+	for _, layout := range []string{"Jan2 15:04", "Jan _2 15:04"} {
+		if t, err := time.ParseInLocation(layout, stamp, loc); err == nil {
+			if year == 0 {
+				year = time.Now().In(loc).Year()
+			}
+			return time.Date(year, t.Month(), t.Day(), t.Hour(), t.Minute(), 0, 0, loc), true
+		}
+	}
+	return time.Time{}, false
 }
 
 // parseSeconds parses "12.345678"; ok is false when stamp does not look like
@@ -399,7 +510,7 @@ func journalPrefix(s string, year int, loc *time.Location) (time.Time, string, b
 	if len(s) > 16 && s[3] == ' ' && s[6] == ' ' && s[9] == ':' && s[12] == ':' && s[15] == ' ' {
 		mon, ok := months[s[:3]]
 		if !ok {
-			return time.Time{}, "", false, nil
+			return localJournalPrefix(s, year, loc)
 		}
 		day, err1 := strconv.Atoi(strings.TrimSpace(s[4:6]))
 		h, err2 := strconv.Atoi(s[7:9])
@@ -408,14 +519,17 @@ func journalPrefix(s string, year int, loc *time.Location) (time.Time, string, b
 		if err := errors.Join(err1, err2, err3, err4); err != nil || day < 1 || day > 31 || h > 23 || m > 59 || sec > 60 {
 			return time.Time{}, "", true, fmt.Errorf("%w: journal timestamp %q", ErrMalformed, s[:15])
 		}
-		host, rest, ok := strings.Cut(s[16:], " ")
-		if !ok || host == "" {
-			return time.Time{}, "", true, fmt.Errorf("%w: journal line without host and program", ErrMalformed)
+		rest, err := journalHost(s[16:])
+		if err != nil {
+			return time.Time{}, "", true, err
 		}
 		if year == 0 {
 			year = time.Now().In(loc).Year()
 		}
 		return time.Date(year, mon, day, h, m, sec, 0, loc), rest, true, nil
+	}
+	if t, rest, ok, err := localJournalPrefix(s, year, loc); ok {
+		return t, rest, true, err
 	}
 	if t, rest, ok, err := isoPrefix(s); ok && err == nil {
 		host, rest2, found := strings.Cut(rest, " ")
@@ -426,6 +540,63 @@ func journalPrefix(s string, year int, loc *time.Location) (time.Time, string, b
 		}
 	}
 	return time.Time{}, "", false, nil
+}
+
+// journalHost skips the host name after a journal stamp: "node7 kernel:
+// msg" gives "kernel: msg". A line that names no host ("kernel: msg",
+// seen in pastes) keeps its program.
+func journalHost(s string) (string, error) {
+	host, rest, ok := strings.Cut(s, " ")
+	if host == "kernel:" || strings.HasPrefix(host, "kernel[") {
+		return s, nil
+	}
+	if !ok || host == "" {
+		return "", fmt.Errorf("%w: journal line without host and program", ErrMalformed)
+	}
+	return rest, nil
+}
+
+// localJournalPrefix recognises journal stamps whose month is not an
+// English abbreviation, so not of fixed width: "Feb 23 …" in German is
+// "Feb 23", in Russian "фев 23", in French "févr. 23", in Chinese "2月 23".
+func localJournalPrefix(s string, year int, loc *time.Location) (time.Time, string, bool, error) {
+	s = strings.TrimLeft(s, " ")
+	monTok, rest, ok := strings.Cut(s, " ")
+	if !ok {
+		return time.Time{}, "", false, nil
+	}
+	mon, ok := localMonth(monTok)
+	if !ok {
+		return time.Time{}, "", false, nil
+	}
+	rest = strings.TrimLeft(rest, " ")
+	dayTok, rest, ok := strings.Cut(rest, " ")
+	if !ok {
+		return time.Time{}, "", false, nil
+	}
+	dayTok = strings.TrimSuffix(dayTok, "日")
+	day, err := strconv.Atoi(dayTok)
+	if err != nil {
+		return time.Time{}, "", false, nil
+	}
+	clock, rest, ok := strings.Cut(rest, " ")
+	if !ok || len(clock) != 8 || clock[2] != ':' || clock[5] != ':' {
+		return time.Time{}, "", false, nil
+	}
+	h, err1 := strconv.Atoi(clock[:2])
+	m, err2 := strconv.Atoi(clock[3:5])
+	sec, err3 := strconv.Atoi(clock[6:])
+	if err := errors.Join(err1, err2, err3); err != nil || day < 1 || day > 31 || h > 23 || m > 59 || sec > 60 {
+		return time.Time{}, "", true, fmt.Errorf("%w: journal timestamp %q", ErrMalformed, monTok+" "+dayTok+" "+clock)
+	}
+	rest, err = journalHost(rest)
+	if err != nil {
+		return time.Time{}, "", true, err
+	}
+	if year == 0 {
+		year = time.Now().In(loc).Year()
+	}
+	return time.Date(year, mon, day, h, m, sec, 0, loc), rest, true, nil
 }
 
 // isoPrefix recognises an RFC 3339-like stamp at the start of s, with ',' or
@@ -459,6 +630,8 @@ func Detect(text string) bool {
 			hits++
 		} else if _, kind, err := parseTextLine(line, 2000, time.UTC); err == nil && kind != lineBare {
 			hits++ // dmesg stamp, or a journal line (the kernel's or another program's)
+		} else if devLine(line) {
+			hits++ // an unstamped kernel line of a PCI device or driver
 		} else if strings.Contains(line, " kernel: ") {
 			hits++ // a journal stamp in a locale the parser does not read
 		}

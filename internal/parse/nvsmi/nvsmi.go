@@ -35,6 +35,9 @@ type Matrix struct {
 	Dist [][]pcie.Level `json:"dist"`
 	// NUMA is the "NUMA Affinity" column per GPU ("" when absent).
 	NUMA []string `json:"numa,omitempty"`
+	// Unnamed are NIC columns the paste has no "NIC Legend" line for (cut
+	// before the legend): they keep their column name ("NIC0").
+	Unnamed []string `json:"unnamed,omitempty"`
 }
 
 var (
@@ -130,7 +133,10 @@ func Parse(r io.Reader, source string) (*Matrix, error) {
 		case reNICCol.MatchString(c):
 			name, ok := legend[c]
 			if !ok {
-				return nil, fmt.Errorf("%s: %w: column %s missing from the NIC Legend", source, ErrMalformed, c)
+				// A paste cut before the legend: the column still says
+				// how far that NIC is; it is named by its column.
+				name = c
+				m.Unnamed = append(m.Unnamed, c)
 			}
 			nicIdx = append(nicIdx, i)
 			m.NICs = append(m.NICs, name)

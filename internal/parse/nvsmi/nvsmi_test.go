@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,7 +105,6 @@ func TestParseErrors(t *testing.T) {
 		{"bad cell", hdr + "GPU0\t X \tFOO\t0-3\t0\n", ErrMalformed, 2},
 		{"short row", hdr + "GPU0\t X\n", ErrMalformed, 2},
 		{"misplaced self", hdr + "GPU0\tPIX\t X \n", ErrMalformed, 2},
-		{"no legend", hdr + "GPU0\t X \tPIX\t0-3\t0\nNIC0\tPIX\t X \n", ErrMalformed, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,4 +149,17 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCutBeforeLegend: a matrix pasted without its NIC Legend is judged
+// with the NICs named by their columns.
+func TestCutBeforeLegend(t *testing.T) {
+	in := "\tGPU0\tGPU1\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tSYS\tPIX\tSYS\t0-3\t0\nGPU1\tSYS\t X \tSYS\tNODE\t4-7\t1\nNIC0\tPIX\tSYS\t X \tSYS\nNIC1\tSYS\tNODE\tSYS\t X \n"
+	m, err := Parse(strings.NewReader(in), "cut.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.NICs, []string{"NIC0", "NIC1"}) || !slices.Equal(m.Unnamed, []string{"NIC0", "NIC1"}) || m.Dist[1][1] != pcie.NODE {
+		t.Errorf("matrix %+v", m)
+	}
 }

@@ -24,7 +24,7 @@ import (
 func AnalyzeKernelLog(l *kmsg.Log, since time.Time, window time.Duration) []finding.Finding {
 	in := &Input{Snap: &snapshot.Snapshot{}, Kernel: l, Since: since, Window: window, standalone: true}
 	var out []finding.Finding
-	for _, check := range []func(*Input) []finding.Finding{checkAER, checkXid, checkFlaps, checkModules, checkHealth} {
+	for _, check := range []func(*Input) []finding.Finding{checkAER, checkXid, checkFlaps, checkModules, checkHealth, checkPCIeBandwidth} {
 		out = append(out, check(in)...)
 	}
 	return fileSubjects(out, l.Source)
@@ -61,20 +61,29 @@ func AnalyzeNvidiaSMI(m *nvsmi.Matrix, source string) []finding.Finding {
 			best = nearest[g]
 		}
 	}
-	if best == topo.LevelUnknown || best > topo.PXB {
+	if best == topo.LevelUnknown || best == topo.PHB {
+		// No NIC columns, or every GPU reaches a NIC through its host
+		// bridge at best (a server without PCIe switches, a VM that
+		// hides them): nothing to compare.
 		return nil
 	}
+	// With no NIC at PIX/PXB for any GPU, a GPU whose nearest NIC is NODE
+	// or SYS sends all its network traffic through the CPU interconnect.
+	absolute := best > topo.PHB
 	var out []finding.Finding
 	for g, name := range m.GPUs {
-		if nearest[g] < topo.PHB {
+		if nearest[g] < topo.PHB || absolute && nearest[g] <= topo.PHB {
 			continue
 		}
 		var row []string
 		for n, nic := range m.NICs {
 			row = append(row, fmt.Sprintf("%s=%s", nic, m.Dist[g][n]))
 		}
-		out = append(out, catalog.New("topo.gpu_nic_far", finding.Subject{GPU: strings.TrimPrefix(name, "GPU"), File: source},
-			fmt.Sprintf("%s: nearest NIC is %s while other GPUs have one at %s", name, nearest[g], best),
+		sum := fmt.Sprintf("%s: nearest NIC is %s while other GPUs have one at %s", name, nearest[g], best)
+		if absolute {
+			sum = fmt.Sprintf("%s: nearest NIC is %s and no GPU has a NIC at PIX or PXB: its RDMA traffic crosses the CPU's interconnect (%s), which limits GPUDirect RDMA; NICs under the GPUs' PCIe switches avoid it", name, nearest[g], map[bool]string{true: "between sockets", false: "between PCIe host bridges"}[nearest[g] == topo.SYS])
+		}
+		out = append(out, catalog.New("topo.gpu_nic_far", finding.Subject{GPU: strings.TrimPrefix(name, "GPU"), File: source}, sum,
 			finding.Evidence{Source: source, Value: name + ": " + strings.Join(row, " ")}))
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
@@ -81,6 +82,64 @@ func TestAnalyzeCorpora(t *testing.T) {
 	}
 }
 
+// TestAnalyzeRealWorldKernelLogs judges kernel logs people pasted in
+// public threads (the analyze corpus), and small logs for each variant.
+func TestAnalyzeRealWorldKernelLogs(t *testing.T) {
+	rw := "../../diagnose/analyze/testdata/realworld/"
+	tests := []struct {
+		name, file, text string
+		want             []string
+	}{
+		// CREATE_TIS failed with a syndrome, then the probe of the
+		// function's Ethernet device failed: the function is unusable.
+		{name: "vf probe", file: rw + "dmesg-linux-rdma-schnelle-vf-probe.txt", want: []string{"kmsg.mlx5_health/critical"}},
+		{name: "handle_hca_cap", file: rw + "dmesg-tinycore-redpill-9.txt", want: []string{"kmsg.mlx5_health/critical"}},
+		// "Link up" four times, the down lines filtered out by grep.
+		{name: "grep Link up", file: rw + "journalctl-cubecos-733.txt", want: []string{"kmsg.link_flap/warning"}},
+		// One module inserted, each port up once.
+		{name: "cable plugged", file: rw + "dmesg-jishuzhan-module-plugged.txt"},
+		// One corrected replay-timer timeout on a chipset port.
+		{name: "one corrected", file: rw + "journalctl-balena-intel-304.txt"},
+		{name: "xid 119", file: rw + "dmesg-gpud-testdata-xid119.txt", want: []string{"gpu.xid/critical"}},
+		{name: "command failure alone", text: "[ 1.0] mlx5_core 0000:6f:08.2: mlx5_cmd_out_err:808:(pid 650): CREATE_TIS(0x912) op_mod(0x0) failed, status bad parameter(0x3), syndrome (0x595b5d), err(-22)\n",
+			want: []string{"kmsg.mlx5_health/warning"}},
+		{name: "bandwidth line", text: "[ 1.0] mlx5_core 0000:3b:00.0: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:3a:00.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)\n",
+			want: []string{"pcie.link_degraded/critical"}},
+		{name: "reltime flaps", text: "[Feb23 16:24] mlx5_core 0000:3b:00.0 ens1f0np0: Link down\n[  +0.5] mlx5_core 0000:3b:00.0 ens1f0np0: Link up\n[  +2.0] mlx5_core 0000:3b:00.0 ens1f0np0: Link down\n[  +0.5] mlx5_core 0000:3b:00.0 ens1f0np0: Link up\n",
+			want: []string{"kmsg.link_flap/warning"}},
+		{name: "german journal flood of corrected errors", text: strings.Repeat("Okt 05 10:11:12 node7 kernel: pcieport 0000:00:01.1: AER: Corrected error received: 0000:01:00.0\nOkt 05 10:11:12 node7 kernel: mlx5_core 0000:01:00.0: AER: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Transmitter ID)\nOkt 05 10:11:12 node7 kernel: mlx5_core 0000:01:00.0: AER:    [ 7] BadDLLP\n", 12),
+			want: []string{"pcie.aer_errors/warning"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, src := tt.text, tt.name
+			if tt.file != "" {
+				b, err := os.ReadFile(tt.file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				text, src = string(b), tt.file
+			}
+			l, err := kmsg.ParseText(strings.NewReader(text), src, kmsg.TextOptions{Year: 2025})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := AnalyzeKernelLog(l, time.Time{}, 0)
+			if got := ids(fs); !slices.Equal(got, tt.want) {
+				for _, f := range fs {
+					t.Logf("%s %s: %s", f.ID, f.Severity, f.Summary)
+				}
+				t.Fatalf("findings = %v, want %v", got, tt.want)
+			}
+			for _, f := range fs {
+				if f.Subject.PCI == "" {
+					t.Errorf("%s names no device: %+v", f.ID, f.Subject)
+				}
+			}
+		})
+	}
+}
+
 func TestAnalyzeEthtoolCorpus(t *testing.T) {
 	tests := []struct {
 		file string
@@ -140,6 +199,21 @@ func TestAnalyzeNvidiaSMI(t *testing.T) {
 	fs := AnalyzeNvidiaSMI(m, "paste.txt")
 	if got := ids(fs); !slices.Equal(got, []string{"topo.gpu_nic_far/warning"}) || fs[0].Subject.GPU != "1" {
 		t.Errorf("findings = %v %+v", got, fs)
+	}
+	// No NIC at PIX/PXB for any GPU (a 4-GPU PCIe server, nvidia-smi
+	// topo -m pasted in a C comment): every GPU whose nearest NIC is NODE
+	// or SYS is far; a layout of PHB only is not judged.
+	far := &nvsmi.Matrix{GPUs: []string{"GPU0", "GPU1", "GPU2"}, NICs: []string{"mlx5_0", "mlx5_3"},
+		Dist: [][]topo.Level{{topo.NODE, topo.SYS}, {topo.NODE, topo.SYS}, {topo.SYS, topo.NODE}}}
+	if got := ids(AnalyzeNvidiaSMI(far, "c.txt")); !slices.Equal(got, []string{"topo.gpu_nic_far/warning", "topo.gpu_nic_far/warning", "topo.gpu_nic_far/warning"}) {
+		t.Errorf("all NODE: findings = %v", got)
+	}
+	phb := &nvsmi.Matrix{GPUs: []string{"GPU0"}, NICs: []string{"mlx5_0"}, Dist: [][]topo.Level{{topo.PHB}}}
+	if got := ids(AnalyzeNvidiaSMI(phb, "c.txt")); len(got) != 0 {
+		t.Errorf("PHB only: findings = %v", got)
+	}
+	if got := ids(AnalyzeNvidiaSMI(&nvsmi.Matrix{GPUs: []string{"GPU0", "GPU1"}, Dist: [][]topo.Level{{}, {}}}, "c.txt")); len(got) != 0 {
+		t.Errorf("no NICs: findings = %v", got)
 	}
 	for _, neg := range []string{"hello", "NIC statistics:\n rx: 1\n", "GPU0 X\n"} {
 		if nvsmi.Detect(neg) || kmsg.Detect(neg) && neg != "hello" {

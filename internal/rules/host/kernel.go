@@ -79,8 +79,12 @@ func checkAER(in *Input) []finding.Finding {
 			continue
 		}
 		below := targetsOf(s, e.PCI)
-		if len(below) == 0 && !in.standalone {
-			continue // a device no HCA or GPU depends on
+		if len(below) == 0 && !in.standalone && e.AERSeverity == kmsg.AERCorrectable {
+			// A device no HCA or GPU depends on: its corrected errors are
+			// not this tool's business; an uncorrectable or fatal one is
+			// reported all the same (named by the BDF of the log), since
+			// it can take the root complex or the whole host down.
+			continue
 		}
 		x := get(e.PCI, below)
 		if e.AERSeverity == kmsg.AERCorrectable {
@@ -91,6 +95,14 @@ func checkAER(in *Input) []finding.Finding {
 		if x.logEv < maxEvidence {
 			x.logEv++
 			x.ev = append(x.ev, in.logEvidence(e.Record))
+		}
+	}
+	// The error bits of the reports ("RxErr", "BadTLP", "Timeout"), per
+	// reporting function, say what a flood is made of.
+	bits := map[pcie.Address][]string{}
+	for _, e := range evs {
+		if e.Kind == kmsg.KindAERBit && !slices.Contains(bits[e.PCI], e.Detail) {
+			bits[e.PCI] = append(bits[e.PCI], e.Detail)
 		}
 	}
 	var out []finding.Finding
@@ -105,7 +117,11 @@ func checkAER(in *Input) []finding.Finding {
 			parts = append(parts, fmt.Sprintf("AER counters: %d correctable, %d non-fatal, %d fatal", x.corr, x.nonfat, x.fat))
 		}
 		if x.logCorr+x.logUncorr > 0 {
-			parts = append(parts, fmt.Sprintf("%d correctable and %d uncorrectable reports %s", x.logCorr, x.logUncorr, in.window()))
+			p := fmt.Sprintf("%d correctable and %d uncorrectable reports %s", x.logCorr, x.logUncorr, in.window())
+			if b := bits[a]; len(b) > 0 {
+				p += " (" + strings.Join(b, ", ") + ")"
+			}
+			parts = append(parts, p)
 		}
 		where, subj := string(a), finding.Subject{Host: s.Host, PCI: string(a)}
 		switch {
@@ -237,7 +253,11 @@ func checkFlaps(in *Input) []finding.Finding {
 		pci   pcie.Address
 		port  int
 		downs int
-		ev    []finding.Evidence
+		// inferred counts the downs read from a repeated "Link up";
+		// up is the last state seen.
+		inferred int
+		up       bool
+		ev       []finding.Evidence
 	}
 	ts := map[string]*tally{}
 	var names []string
@@ -255,12 +275,23 @@ func checkFlaps(in *Input) []finding.Finding {
 			ts[k] = t
 			names = append(names, k)
 		}
-		if !e.Up {
+		switch {
+		case !e.Up:
 			t.downs++
 			if len(t.ev) < maxEvidence {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
+		case t.up:
+			// "Link up" again without a "Link down" between: the link
+			// went down (the line was filtered out of the paste, by
+			// `grep`, or never printed), so it counts as a flap.
+			t.downs++
+			t.inferred++
+			if len(t.ev) < maxEvidence {
+				t.ev = append(t.ev, in.logEvidence(e.Record))
+			}
 		}
+		t.up = e.Up
 	}
 	slices.Sort(names)
 	var out []finding.Finding
@@ -281,8 +312,11 @@ func checkFlaps(in *Input) []finding.Finding {
 				subj.Device = tg.Device
 			}
 		}
-		f := catalog.New("kmsg.link_flap", subj,
-			fmt.Sprintf("link of %s went down %s %s", k, plural(t.downs, "time", "times"), in.window()), t.ev...)
+		sum := fmt.Sprintf("link of %s went down %s %s", k, plural(t.downs, "time", "times"), in.window())
+		if t.inferred > 0 {
+			sum += fmt.Sprintf(" (%d of them read from \"Link up\" printed again without a \"Link down\" between)", t.inferred)
+		}
+		f := catalog.New("kmsg.link_flap", subj, sum, t.ev...)
 		if t.downs >= th.FlapCritical {
 			f.Severity = finding.Critical
 		}
@@ -343,6 +377,7 @@ func checkHealth(in *Input) []finding.Finding {
 	s := in.Snap
 	type tally struct {
 		n       int
+		fatal   bool
 		details []string
 		ev      []finding.Evidence
 	}
@@ -359,6 +394,7 @@ func checkHealth(in *Input) []finding.Finding {
 			keys = append(keys, e.PCI)
 		}
 		t.n++
+		t.fatal = t.fatal || e.HealthClass != kmsg.HealthCommand
 		d := e.Detail
 		if strings.Contains(d, "timeout. Will cause a leak") {
 			d = "firmware command timeout"
@@ -375,8 +411,43 @@ func checkHealth(in *Input) []finding.Finding {
 		t := ts[k]
 		tg := pciTarget(s, k)
 		label := tg.label()
-		out = append(out, catalog.New("kmsg.mlx5_health", tg.subject(s.Host),
-			fmt.Sprintf("%s firmware health: %s (%s %s)", label, strings.Join(t.details, "; "), plural(t.n, "message", "messages"), in.window()), t.ev...))
+		f := catalog.New("kmsg.mlx5_health", tg.subject(s.Host),
+			fmt.Sprintf("%s firmware health: %s (%s %s)", label, strings.Join(t.details, "; "), plural(t.n, "message", "messages"), in.window()), t.ev...)
+		if !t.fatal {
+			// Firmware commands failed with a syndrome but the function
+			// did not fail: the syndrome is for the vendor (mlxconfig,
+			// the firmware release notes); the device may work.
+			f.Severity = finding.Warning
+			f.Summary += "; no probe failure or fatal error follows: report the syndrome to the vendor"
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// checkPCIeBandwidth reports the kernel's own "available PCIe bandwidth,
+// limited by … (capable of …)" line: the device trained its link below
+// what the device can do, once per device.
+func checkPCIeBandwidth(in *Input) []finding.Finding {
+	s := in.Snap
+	seen := map[pcie.Address]bool{}
+	var out []finding.Finding
+	for _, e := range in.events() {
+		if e.Kind != kmsg.KindPCIeBandwidth || seen[e.PCI] {
+			continue
+		}
+		seen[e.PCI] = true
+		tg := pciTarget(s, e.PCI)
+		subj := tg.subject(s.Host)
+		subj.PCI = string(e.PCI)
+		where := ""
+		if e.LimitedAt != "" && e.LimitedAt != e.PCI {
+			where = " at " + string(e.LimitedAt)
+		}
+		out = append(out, catalog.New("pcie.link_degraded", subj,
+			fmt.Sprintf("%s: PCIe link gives %g Gb/s, limited by %s%s; the device is capable of %g Gb/s with %s (the kernel's own bandwidth line)",
+				tg.label(), e.AvailGbps, e.LimitedBy, where, e.CapableGbps, e.CapableOf),
+			in.logEvidence(e.Record)))
 	}
 	return out
 }

@@ -184,6 +184,19 @@ func pauseClasses() []string {
 // the class has no pause counters.
 func pauseLoad(st *ethtool.Stats, class string) (pauses, packets uint64, ok bool) {
 	pauses, n := st.Sum("rx_"+class+"_pause", "tx_"+class+"_pause")
+	if n == 0 && class == "global" {
+		// mlx5's PHY counters of 802.3x pause frames; Intel ice's
+		// port-level ".nic" link XOFF counters.
+		pauses, n = st.Sum("rx_pause_ctrl_phy", "tx_pause_ctrl_phy")
+		if n == 0 {
+			pauses, n = st.Sum("link_xoff_rx.nic", "link_xoff_tx.nic")
+		}
+	}
+	if n == 0 && strings.HasPrefix(class, "prio") {
+		// Intel ice: "rx_priority_3_xoff.nic", "tx_priority_3_xoff.nic".
+		p := strings.TrimPrefix(class, "prio")
+		pauses, n = st.Sum("rx_priority_"+p+"_xoff.nic", "tx_priority_"+p+"_xoff.nic")
+	}
 	if n == 0 {
 		return 0, 0, false
 	}
@@ -210,7 +223,10 @@ func checkPauseHeavy(in *Input) []finding.Finding {
 			if !ok {
 				continue
 			}
-			ratio := 1.0
+			// Without the packets of the class (Intel ice prints none per
+			// priority) the frames cannot be weighed: totals alone are
+			// not a load.
+			ratio := 0.0
 			if packets > 0 {
 				ratio = float64(pauses) / float64(packets)
 			}
@@ -232,7 +248,7 @@ func checkPauseHeavy(in *Input) []finding.Finding {
 				sum += " since driver load"
 			}
 			out = append(out, catalog.New("roce.pause_heavy", statsSubject(in, st), sum,
-				statEv(st, "rx_"+c+"_pause", "tx_"+c+"_pause", "rx_"+c+"_pause_duration", "tx_"+c+"_pause_duration")...))
+				statEv(st, pauseEvidence(st, c)...)...))
 		}
 	}
 	return out
@@ -301,8 +317,11 @@ func checkECN(in *Input) []finding.Finding {
 	return out
 }
 
-// checkPHY reports FCS/symbol errors, post-FEC symbol errors (critical:
-// traffic loss) and receive discards for lack of buffers.
+// checkPHY reports FCS/symbol errors and post-FEC symbol errors (critical:
+// traffic loss). Receive discards for lack of host buffers
+// (rx_discards_phy, rx_out_of_buffer) are no PHY errors: the cable and
+// transceiver are fine, the host or the flow control is not; they are
+// named beside real PHY errors only.
 func checkPHY(in *Input) []finding.Finding {
 	th := in.th()
 	var out []finding.Finding
@@ -313,7 +332,7 @@ func checkPHY(in *Input) []finding.Finding {
 		disc, _ := st.Get("rx_discards_phy")
 		rx, _ := st.Get("rx_packets_phy")
 		heavyDiscard := disc >= 1000 && (rx == 0 || float64(disc)/float64(rx) >= th.DiscardRatio)
-		if crc+sym+pcs == 0 && !heavyDiscard {
+		if crc+sym+pcs == 0 {
 			continue
 		}
 		var parts []string
@@ -324,7 +343,7 @@ func checkPHY(in *Input) []finding.Finding {
 			parts = append(parts, fmt.Sprintf("%d uncorrected (post-FEC) symbol errors", pcs))
 		}
 		if heavyDiscard {
-			parts = append(parts, fmt.Sprintf("%d receive discards for lack of buffers", disc))
+			parts = append(parts, fmt.Sprintf("and, not a PHY fault, %d receive discards for lack of host buffers", disc))
 		}
 		f := catalog.New("roce.phy_errors", statsSubject(in, st),
 			fmt.Sprintf("%s: %s since driver load", st.NetDev, strings.Join(parts, ", ")),
@@ -336,4 +355,13 @@ func checkPHY(in *Input) []finding.Finding {
 	}
 	slices.SortFunc(out, func(a, b finding.Finding) int { return finding.CompareSubject(a.Subject, b.Subject) })
 	return out
+}
+
+// pauseEvidence names the counters a class's pause load was read from.
+func pauseEvidence(st *ethtool.Stats, c string) []string {
+	names := []string{"rx_" + c + "_pause", "tx_" + c + "_pause", "rx_" + c + "_pause_duration", "tx_" + c + "_pause_duration"}
+	if _, n := st.Sum(names[0], names[1]); n == 0 && c == "global" {
+		names = append(names, "rx_pause_ctrl_phy", "tx_pause_ctrl_phy", "rx_packets_phy", "tx_packets_phy")
+	}
+	return names
 }

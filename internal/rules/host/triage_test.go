@@ -280,9 +280,20 @@ func TestRules(t *testing.T) {
 		}, []string{"roce.phy_errors/critical"}, "48213 FCS and 0 symbol errors, 37 uncorrected (post-FEC) symbol errors"},
 		{"rx discards", func(in *Input) {
 			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"rx_discards_phy": 500000, "rx_packets_phy": 1e9})
-		}, []string{"roce.phy_errors/warning"}, "500000 receive discards"},
+		}, nil, ""}, // receive discards for lack of host buffers are no PHY fault
 		{"few discards", func(in *Input) {
 			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"rx_discards_phy": 5000, "rx_packets_phy": 1e10})
+		}, nil, ""},
+		{"discards beside FCS errors", func(in *Input) {
+			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"rx_crc_errors_phy": 10, "rx_discards_phy": 500000, "rx_packets_phy": 1e9})
+		}, []string{"roce.phy_errors/warning"}, "not a PHY fault, 500000 receive discards"},
+		{"global pause heavy vs traffic", func(in *Input) {
+			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"tx_pause_ctrl_phy": 5e7, "rx_pause_ctrl_phy": 0, "rx_packets_phy": 1e9, "tx_packets_phy": 1e9})
+			in.Snap.Devices[1].Ports[0].HWCounters[1].Value = 1 // ECN works
+		}, []string{"roce.pause_heavy/warning"}, "global: 50000000 pause frames"},
+		{"ice xoff totals without packets", func(in *Input) {
+			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"tx_priority_2_xoff.nic": 14864, "rx_priority_2_xoff.nic": 0})
+			in.Snap.Devices[1].Ports[0].HWCounters[1].Value = 1 // ECN works
 		}, nil, ""},
 
 		// Host.
@@ -463,5 +474,38 @@ func TestMissingSources(t *testing.T) {
 	}
 	if Run(&Input{}) != nil {
 		t.Error("an input without a snapshot gave findings")
+	}
+}
+
+// TestAERBeyondTheNode: an uncorrectable or fatal AER report is reported
+// even when the device is no HCA or GPU of the node (named by the BDF of
+// the log); corrected errors there are not this tool's business.
+func TestAERBeyondTheNode(t *testing.T) {
+	tests := []struct {
+		name string
+		log  *kmsg.Log
+		want []string
+		pci  string
+	}{
+		{"fatal on an NVMe", logOf(
+			"[ 9.0] pcieport 0000:00:03.1: AER: Uncorrected (Fatal) error received: 0000:21:00.0",
+			"[ 9.0] nvme 0000:21:00.0: AER: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, (Receiver ID)"),
+			[]string{"pcie.aer_errors/critical"}, "0000:21:00.0"},
+		{"corrected flood on an NVMe", logOf(strings.Split(strings.Repeat(
+			"[ 9.0] nvme 0000:21:00.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)\n", 20), "\n")[:20]...),
+			nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := healthyInput()
+			in.Kernel = tt.log
+			fs := checkAER(in)
+			if got := ids(fs); !slices.Equal(got, tt.want) {
+				t.Fatalf("findings = %v, want %v", got, tt.want)
+			}
+			if len(fs) > 0 && fs[0].Subject.PCI != tt.pci {
+				t.Errorf("subject %+v, want PCI %s", fs[0].Subject, tt.pci)
+			}
+		})
 	}
 }

@@ -38,6 +38,11 @@ type Input struct {
 	// judges their rates over its window instead, so a count left from
 	// months ago does not alarm forever.
 	NoCounterTotals bool
+	// Pasted says the snapshot was read from tool output pasted into a
+	// ticket (`ibdoctor analyze`): no baseline can say a port is unused on
+	// purpose, and the poster asks about the ports shown, so a port that
+	// is not ACTIVE is at least a warning.
+	Pasted bool
 }
 
 // Rule is one entry of the node rule set: the IDs it may report and its
@@ -63,6 +68,11 @@ var NodeRules = []Rule{
 // runbook step.
 func Node(s *snapshot.Snapshot, e *expect.Expectation) []finding.Finding {
 	return Run(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds})
+}
+
+// Pasted runs every node rule on a snapshot read from pasted tool output.
+func Pasted(s *snapshot.Snapshot, e *expect.Expectation) []finding.Finding {
+	return Run(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds, Pasted: true})
 }
 
 // Run runs every node rule on in.
@@ -237,9 +247,16 @@ func checkState(in *Input) []finding.Finding {
 			// that does not print it) is judged on the logical state alone.
 			st, ph, physKnown := *p.State, ib.PhysState(0), p.PhysState != nil
 			ev := []finding.Evidence{{Source: portPath(p, "state"), Value: fmt.Sprintf("%d: %s", st, st)}}
+			physInferred := false
 			if physKnown {
 				ph = *p.PhysState
 				ev = append(ev, finding.Evidence{Source: portPath(p, "phys_state"), Value: fmt.Sprintf("%d: %s", ph, ph)})
+			} else if st == ib.StateInit || st == ib.StateArmed {
+				// The logical state leaves DOWN only once the physical
+				// link is up (IBTA vol 1, 7.2 port state machine): a port
+				// in INIT or ARMED has its link up whatever the tool
+				// left out.
+				ph, physKnown, physInferred = ib.PhysLinkUp, true, true
 			}
 			// What is this port expected to be?
 			wantUp := true
@@ -255,6 +272,11 @@ func checkState(in *Input) []finding.Finding {
 				// the port is meant to be used, whatever its siblings do (a
 				// fabric without an SM leaves every port INIT).
 				why = "the physical link is up, so the port is cabled"
+			} else if st != ib.StateActive && ph != ib.PhysDisabled && p.LinkLayer != ib.LinkLayerEthernet && p.LID != nil && *p.LID != 0 && *p.LID < 0xc000 {
+				// A subnet manager gave the port a unicast LID: it was
+				// cabled and in use, and has lost its link since (a
+				// Disabled port may have been turned off on purpose).
+				why = fmt.Sprintf("it has LID %d from a subnet manager, so it was cabled and in use", *p.LID)
 			} else if st != ib.StateActive && !hasActiveSibling(s, d, p) {
 				wantUp = false
 				why = "no other port of this HCA model is ACTIVE, so it may be uncabled on purpose; write a baseline to make it expected"
@@ -293,17 +315,37 @@ func checkState(in *Input) []finding.Finding {
 				f = catalog.New("port.disabled", portSubject(s, p),
 					fmt.Sprintf("%s port %d is Disabled", d.Name, p.Number), ev...)
 			case (st == ib.StateInit || st == ib.StateArmed) && ph == ib.PhysLinkUp && !roce:
-				f = catalog.New("port.init_no_sm", portSubject(s, p),
-					fmt.Sprintf("%s port %d is %s with the link up: no subnet manager has configured it", d.Name, p.Number, st), ev...)
+				sum := fmt.Sprintf("%s port %d is %s with the link up: no subnet manager has configured it", d.Name, p.Number, st)
+				if physInferred {
+					sum = fmt.Sprintf("%s port %d is %s, so its physical link is up (the logical state leaves DOWN only then): no subnet manager has configured it", d.Name, p.Number, st)
+				}
+				switch {
+				case p.SMLID == nil:
+				case *p.SMLID == 0:
+					sum += "; SM lid 0: no subnet manager has ever answered on this port"
+				default:
+					sum += fmt.Sprintf("; SM lid %d: that subnet manager has not brought the port to ACTIVE (check its log, and that this port's GUID is not excluded or duplicated)", *p.SMLID)
+				}
+				f = catalog.New("port.init_no_sm", portSubject(s, p), sum, ev...)
 				if p.SMLID != nil {
 					f.Evidence = append(f.Evidence, finding.Evidence{Source: portPath(p, "sm_lid"), Value: fmt.Sprintf("0x%x", *p.SMLID)})
 				}
+			case st == ib.StateDown && ph == ib.PhysLinkUp && !roce && zeroGUID(d.NodeGUID):
+				// An SR-IOV VF whose GUIDs were never set: the SM cannot
+				// address a port without a GUID, so it stays DOWN.
+				f = catalog.New("port.down", portSubject(s, p),
+					fmt.Sprintf("%s port %d is DOWN with the physical link up and its node GUID is all zeros: a virtual function whose GUIDs were never assigned, which no subnet manager can activate; assign the VF's node and port GUIDs (ip link set <pf> vf <n> node_guid <guid> port_guid <guid>, or the SR-IOV device plugin's GUID pool) and rebind it", d.Name, p.Number), ev...)
+				f.Evidence = append(f.Evidence, finding.Evidence{Source: devPath(d.Name, "node_guid"), Value: d.NodeGUID})
 			default:
 				f = catalog.New("port.down", portSubject(s, p),
 					fmt.Sprintf("%s port %d is %s (%s)", d.Name, p.Number, st, ph), ev...)
 			}
 			if !wantUp {
 				f.Severity = finding.Info
+				if in.Pasted {
+					// Nobody pastes a port to ask about it for nothing.
+					f.Severity = finding.Warning
+				}
 			}
 			f.Summary += "; " + why
 			out = append(out, f)
@@ -693,4 +735,9 @@ func pcieMax(s *snapshot.Snapshot, p *snapshot.PCIDevice) (*pcie.Speed, *int) {
 		}
 	}
 	return speed, width
+}
+
+// zeroGUID says whether a GUID (any form) is all zeros.
+func zeroGUID(g string) bool {
+	return g != "" && strings.Trim(strings.TrimPrefix(strings.ToLower(g), "0x"), "0:") == ""
 }

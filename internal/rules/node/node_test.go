@@ -348,3 +348,91 @@ func BenchmarkNodeRules(b *testing.B) {
 		Node(s, nil)
 	}
 }
+
+// TestPortStateAsPasted: what a port state alone proves, on a snapshot
+// read from a paste (one lone HCA, no expectation).
+func TestPortStateAsPasted(t *testing.T) {
+	lone := func(mod func(d *snapshot.Device, pt *snapshot.Port)) *snapshot.Snapshot {
+		d := snapshot.Device{Name: "mlx5_0", HCAType: "MT4129", NodeGUID: "0c42:a103:0012:3456"}
+		pt := snapshot.Port{Device: "mlx5_0", Number: 1, LinkLayer: ib.LinkLayerInfiniBand, State: p(ib.StateDown), PhysState: p(ib.PhysPolling)}
+		mod(&d, &pt)
+		d.Ports = []snapshot.Port{pt}
+		return &snapshot.Snapshot{Devices: []snapshot.Device{d}}
+	}
+	tests := []struct {
+		name    string
+		snap    *snapshot.Snapshot
+		pasted  bool
+		want    string
+		summary string
+	}{
+		{"polling, never configured, live node", lone(func(*snapshot.Device, *snapshot.Port) {}), false, "port.polling/info", "uncabled on purpose"},
+		{"polling, never configured, pasted", lone(func(*snapshot.Device, *snapshot.Port) {}), true, "port.polling/warning", "uncabled on purpose"},
+		{"polling with a LID from the SM", lone(func(_ *snapshot.Device, pt *snapshot.Port) { pt.LID = p(uint32(868)) }), false, "port.polling/critical", "LID 868"},
+		{"INIT without a physical state", lone(func(_ *snapshot.Device, pt *snapshot.Port) {
+			pt.State, pt.PhysState, pt.SMLID = p(ib.StateInit), nil, p(uint32(0))
+		}), true, "port.init_no_sm/critical", "SM lid 0"},
+		{"ARMED without a physical state, SM known", lone(func(_ *snapshot.Device, pt *snapshot.Port) {
+			pt.State, pt.PhysState, pt.SMLID = p(ib.StateArmed), nil, p(uint32(5))
+		}), true, "port.init_no_sm/critical", "SM lid 5"},
+		{"VF with a zero node GUID", lone(func(d *snapshot.Device, pt *snapshot.Port) {
+			d.NodeGUID = "0000:0000:0000:0000"
+			pt.PhysState, pt.LID = p(ib.PhysLinkUp), p(uint32(0xffff))
+		}), true, "port.down/critical", "assign the VF's node and port GUIDs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := Run(&Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: tt.pasted})
+			if len(fs) != 1 || fs[0].ID+"/"+string(fs[0].Severity) != tt.want {
+				t.Fatalf("findings %v, want [%s]", ids(fs), tt.want)
+			}
+			if !strings.Contains(fs[0].Summary, tt.summary) || strings.Contains(fs[0].Summary, "unknown") {
+				t.Errorf("summary %q, want it to say %q", fs[0].Summary, tt.summary)
+			}
+		})
+	}
+}
+
+// TestTotals: error counters pasted once are evidence: reported, with
+// flush errors as consequences and PortXmitWait alone no finding.
+func TestTotals(t *testing.T) {
+	port := func(hw, pc map[string]uint64) *snapshot.Snapshot {
+		pt := snapshot.Port{Device: "mlx5_1", Number: 1}
+		for k, v := range hw {
+			pt.HWCounters = append(pt.HWCounters, snapshot.Counter{Name: k, Value: v})
+		}
+		for k, v := range pc {
+			pt.Counters = append(pt.Counters, snapshot.Counter{Name: k, Value: v})
+		}
+		return &snapshot.Snapshot{Devices: []snapshot.Device{{Name: "mlx5_1", Ports: []snapshot.Port{pt}}}}
+	}
+	tests := []struct {
+		name    string
+		snap    *snapshot.Snapshot
+		want    []string
+		summary string
+	}{
+		{"all zero", port(map[string]uint64{"out_of_buffer": 0, "packet_seq_err": 0}, map[string]uint64{"port_xmit_wait": 41864608}), nil, ""},
+		{"out of buffer", port(map[string]uint64{"out_of_buffer": 5}, nil), []string{"rdma.out_of_buffer/warning"}, "totals since the driver loaded"},
+		{"cqe errors and flushes", port(map[string]uint64{"out_of_sequence": 132614, "resp_cqe_error": 15360, "resp_cqe_flush_error": 15353}, nil),
+			[]string{"rdma.retransmits/warning"}, "consequences, not separate faults"},
+		{"discards with a link down", port(nil, map[string]uint64{"port_xmit_discards": 20046, "link_downed": 1}), []string{"port.xmit_discards/warning"}, "went down 1 time"},
+		{"link down alone, once", port(nil, map[string]uint64{"link_downed": 1}), []string{"port.link_flapping/warning"}, "went down 1 time"},
+		{"cnp ignored", port(map[string]uint64{"rp_cnp_ignored": 3}, nil), []string{"rdma.cnp_ignored/warning"}, "did not slow down"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := Totals(tt.snap)
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("findings %v, want %v", got, tt.want)
+			}
+			if len(fs) > 0 && !strings.Contains(fs[0].Summary, tt.summary) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.summary)
+			}
+		})
+	}
+}
