@@ -273,6 +273,7 @@ func TestParseTextFormats(t *testing.T) {
 		{name: "journal chinese", in: "3月 27 15:37:34 cc1 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 27, 15, 37, 34, 0, loc)},
 		{name: "journal japanese", in: " 3月 27 15:37:34 cc1 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 27, 15, 37, 34, 0, loc)},
 		{name: "journal korean", in: "12월 01 15:37:34 cc1 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 12, 1, 15, 37, 34, 0, loc)},
+		{name: "journal short-precise", in: "Mar 05 10:11:12.250000 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 250000000, loc)},
 		{name: "journal without host", in: "фев 12 00:48:02 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 2, 12, 0, 48, 2, 0, loc)},
 		{name: "journal spanish other program", in: "ago 05 10:11:12 node7 systemd[1]: Started x.", skipped: true},
 		{name: "plain", in: "no stamp at all", wantText: "no stamp at all"},

@@ -580,6 +580,13 @@ func localJournalPrefix(s string, year int, loc *time.Location) (time.Time, stri
 		return time.Time{}, "", false, nil
 	}
 	clock, rest, ok := strings.Cut(rest, " ")
+	// -o short-precise: "10:11:12.123456".
+	var frac time.Duration
+	if len(clock) > 9 && clock[8] == '.' {
+		if d, ok, err := parseSeconds("0" + clock[8:]); ok && err == nil {
+			frac, clock = d, clock[:8]
+		}
+	}
 	if !ok || len(clock) != 8 || clock[2] != ':' || clock[5] != ':' {
 		return time.Time{}, "", false, nil
 	}
@@ -596,7 +603,7 @@ func localJournalPrefix(s string, year int, loc *time.Location) (time.Time, stri
 	if year == 0 {
 		year = time.Now().In(loc).Year()
 	}
-	return time.Date(year, mon, day, h, m, sec, 0, loc), rest, true, nil
+	return time.Date(year, mon, day, h, m, sec, 0, loc).Add(frac), rest, true, nil
 }
 
 // isoPrefix recognises an RFC 3339-like stamp at the start of s, with ',' or
