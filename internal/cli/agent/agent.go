@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -166,6 +167,13 @@ func kernelReader(root *rootfs.Root, flag string) agent.KernelReader {
 // Run starts the agent and blocks until ctx ends or SIGTERM/SIGINT.
 func Run(ctx context.Context, o *Options) error {
 	log := &logger{f: o.F, json: o.Format == cmdutil.FormatJSON}
+	// Findings raised and cleared, and pairwise tests served: one
+	// structured line each, on stderr (JSON with --format json).
+	var h slog.Handler = slog.NewTextHandler(o.F.ErrOut, nil)
+	if log.json {
+		h = slog.NewJSONHandler(o.F.ErrOut, nil)
+	}
+	events := slog.New(h)
 	th := trend.Defaults()
 	if o.Config != "" {
 		f, err := os.Open(o.Config)
@@ -200,7 +208,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	a, err := agent.New(agent.Options{
 		Read: agent.RootSource(root, o.F.Now), Ethtool: agent.EthtoolFor(root), Interval: o.Interval,
-		Expect: exp, Thresholds: &th, Store: st, Version: o.F.Version, Logf: log.logf,
+		Expect: exp, Thresholds: &th, Store: st, Version: o.F.Version, Logf: log.logf, Log: events,
 		Kernel: kernelReader(root, o.KernelLog), Boot: agent.RootBoot(root), KernelWindow: o.KernelWindow,
 	})
 	if err != nil {
@@ -223,7 +231,7 @@ func Run(ctx context.Context, o *Options) error {
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}
-	perf := pairwise.NewServer(pairwise.ServerOptions{Token: o.Token, Backends: o.PerfBackends, MaxDuration: o.PerfMaxDuration, RateLimit: o.PerfRateLimit})
+	perf := pairwise.NewServer(pairwise.ServerOptions{Token: o.Token, Backends: o.PerfBackends, MaxDuration: o.PerfMaxDuration, RateLimit: o.PerfRateLimit, Log: events})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -45,6 +46,9 @@ type Options struct {
 	Version string
 	// Logf receives diagnostics (nil: discarded).
 	Logf func(format string, a ...any)
+	// Log receives one structured line per finding raised and per
+	// finding cleared (id, severity, subject, summary); nil logs none.
+	Log *slog.Logger
 	// Kernel is the kernel log the agent follows (nil: not watched);
 	// Boot gives the boot time its "seconds since boot" stamps count
 	// from. KernelWindow is how long an event's finding stays active
@@ -68,6 +72,7 @@ type Agent struct {
 	errs      map[string]uint64
 	samples   uint64
 	kern      kernelState
+	active    map[string]finding.Finding // by key, for raised/cleared lines
 
 	view    atomic.Pointer[View]
 	expo    atomic.Pointer[exposition]
@@ -118,8 +123,10 @@ func New(opts Options) (*Agent, error) {
 			a.history = trimHistory(st.Samples, a.keep)
 			a.flaps = st.Flaps
 			a.best = st.BestRate
+			a.active = map[string]finding.Finding{}
 			for _, f := range st.Findings {
 				a.firstSeen[key(f.Finding)] = f.FirstSeen
+				a.active[key(f.Finding)] = f.Finding
 			}
 		}
 	}
@@ -255,6 +262,7 @@ func (a *Agent) Sample(ctx context.Context) error {
 		active = append(active, store.Active{Finding: f, FirstSeen: first})
 	}
 	a.firstSeen = seen
+	a.logTransitions(ctx, fs)
 
 	if a.opts.Store != nil {
 		err := a.opts.Store.Commit(store.Interval{Sample: cur, NewFlaps: newFlaps, Findings: active, BestRate: a.best})
