@@ -44,6 +44,9 @@ type Options struct {
 	// an event's finding stays active.
 	KernelLog    string
 	KernelWindow time.Duration
+	// FullReadEvery is how often (in samples) the whole device tree is
+	// read when nothing was seen to change.
+	FullReadEvery int
 	// PerfBackends are the pairwise test backends this agent runs
 	// (tcp, perftest); PerfMaxDuration caps one test; PerfRateLimit
 	// throttles its tcp tests (bytes/s, 0 none).
@@ -99,6 +102,9 @@ SIGTERM or SIGINT shut it down gracefully.`,
 			if opts.KernelWindow <= 0 {
 				return cmdutil.FlagErrorf("--kernel-window %s must be positive", opts.KernelWindow)
 			}
+			if opts.FullReadEvery < 1 {
+				return cmdutil.FlagErrorf("--full-read-every %d: want 1 or more", opts.FullReadEvery)
+			}
 			if opts.KernelLog == "" {
 				return cmdutil.FlagErrorf("--kernel-log: want auto, none or a path")
 			}
@@ -123,6 +129,7 @@ SIGTERM or SIGINT shut it down gracefully.`,
 	cmd.Flags().Float64Var(&opts.PerfRateLimit, "perf-rate-limit", 0, "throttle this agent's tcp tests to this many bytes/s (0: none; for testing the culprit inference)")
 	cmd.Flags().StringVar(&opts.Config, "config", "", "YAML file of thresholds for the rules over time (see 'ibdoctor rules')")
 	cmd.Flags().StringVar(&opts.KernelLog, "kernel-log", "auto", "kernel log to follow: auto (the root's cmd/dmesg.txt, journalctl-k.txt or kmsg.txt when it has a cmd/ directory, else /dev/kmsg), none, or the path of a /dev/kmsg-style file")
+	cmd.Flags().IntVar(&opts.FullReadEvery, "full-read-every", agent.DefaultFullReadEvery, "read the whole device tree (identities, GID tables, PCI chain, net devices) every this many samples; the samples between read only counters and state, and an RDMA device, port or net device that appears or goes triggers a full read at once (1: every sample)")
 	cmd.Flags().DurationVar(&opts.KernelWindow, "kernel-window", agent.DefaultKernelWindow, "how long a finding raised by a kernel-log event (Xid, AER, link flap, module, mlx5 health) stays active after the event")
 	return cmd
 }
@@ -207,7 +214,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	a, err := agent.New(agent.Options{
-		Read: agent.RootSource(root, o.F.Now), Ethtool: agent.EthtoolFor(root), Interval: o.Interval,
+		Read: agent.CachedRootSource(root, o.F.Now, o.FullReadEvery), Ethtool: agent.EthtoolFor(root), Interval: o.Interval,
 		Expect: exp, Thresholds: &th, Store: st, Version: o.F.Version, Logf: log.logf, Log: events,
 		Kernel: kernelReader(root, o.KernelLog), Boot: agent.RootBoot(root), KernelWindow: o.KernelWindow,
 	})
