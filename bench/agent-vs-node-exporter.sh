@@ -12,6 +12,7 @@
 # per interval.
 #
 # Usage: bench/agent-vs-node-exporter.sh [N]      (default N=300)
+#        SECS=20 FULL_EVERY=10 bench/agent-vs-node-exporter.sh
 # Needs: go, curl, prometheus-node-exporter (scripts/install-deps.sh).
 set -euo pipefail
 N=${1:-300}
@@ -86,20 +87,35 @@ ne_series=$(series "$ne_url" '^node_infiniband_')
 ib_rss=$(rss_kib "$ib_pid")
 ne_rss=$(rss_kib "$ne_pid")
 
-# The agent alone at a 1 s interval: CPU per sample (sysfs + ethtool + rules + store-less).
-kill "$ib_pid"
-wait "$ib_pid" 2>/dev/null || true
-"$tmp/ibdoctor" agent --root "$tmp/root" --listen "127.0.0.1:$ib_port" --interval 1s 2>>"$tmp/agent.log" &
-ib_pid=$!
-pids+=("$ib_pid")
-wait_up "$ib_url" '^ibdoctor_port_state'
-s0=$(curl -s "$ib_url" | awk '/^ibdoctor_samples_total/ {print $2}')
-c0=$(cpu_ticks "$ib_pid")
-sleep 10
-s1=$(curl -s "$ib_url" | awk '/^ibdoctor_samples_total/ {print $2}')
-c1=$(cpu_ticks "$ib_pid")
-sample_ms=$(awk -v d=$((c1 - c0)) -v s="$s0" -v e="$s1" -v hz="$hz" 'BEGIN {n=e-s; if (n<1) n=1; printf "%.1f", d*1000/hz/n}')
+# The agent alone at a 1 s interval: CPU per sample (sysfs + ethtool + rules
+# + kernel log, no store), as shipped (the whole device tree every
+# FULL_EVERY samples, counters and state in between) and reading the whole
+# tree every sample (--full-read-every 1, the behaviour before). SECS
+# seconds each (default 20).
+SECS=${SECS:-20}
+FULL_EVERY=${FULL_EVERY:-10}
+sample_cost() { # full-read-every → "ms-per-sample rss-kib"
+	kill "$ib_pid"
+	wait "$ib_pid" 2>/dev/null || true
+	"$tmp/ibdoctor" agent --root "$tmp/root" --listen "127.0.0.1:$ib_port" --interval 1s --full-read-every "$1" 2>>"$tmp/agent.log" &
+	ib_pid=$!
+	pids+=("$ib_pid")
+	wait_up "$ib_url" '^ibdoctor_port_state'
+	local s0 c0 s1 c1
+	s0=$(curl -s "$ib_url" | awk '/^ibdoctor_samples_total/ {print $2}')
+	c0=$(cpu_ticks "$ib_pid")
+	sleep "$SECS"
+	s1=$(curl -s "$ib_url" | awk '/^ibdoctor_samples_total/ {print $2}')
+	c1=$(cpu_ticks "$ib_pid")
+	# The two scrapes for samples_total are in the CPU too: at most 2×
+	# the scrape cost over SECS samples.
+	awk -v d=$((c1 - c0)) -v s="$s0" -v e="$s1" -v hz="$hz" -v r="$(rss_kib "$ib_pid")" 'BEGIN {n=e-s; if (n<1) n=1; printf "%.2f %d", d*1000/hz/n, r}'
+}
+read -r sample_ms sample_rss < <(sample_cost "$FULL_EVERY")
+read -r full_ms full_rss < <(sample_cost 1)
 share=$(awk -v s="$sample_ms" -v c="$ib_cpu" 'BEGIN {printf "%.3f", (s+c)/15000*100}')
+interval_ms=$(awk -v s="$sample_ms" -v c="$ib_cpu" 'BEGIN {printf "%.2f", s+c}')
+full_interval_ms=$(awk -v s="$full_ms" -v c="$ib_cpu" 'BEGIN {printf "%.2f", s+c}')
 
 cat <<REPORT
 machine: $(nproc) CPUs, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(uname -sr)
@@ -112,4 +128,10 @@ node-exporter (infiniband)    ${ne_med} ms        ${ne_cpu} ms     ${ne_series} 
 
 ratio (node-exporter / ibdoctor): latency $(awk -v a="$ne_med" -v b="$ib_med" 'BEGIN {printf "%.1f", a/b}')x, CPU per scrape $(awk -v a="$ne_cpu" -v b="$ib_cpu" 'BEGIN {if (b>0) printf "%.1f", a/b; else print "inf"}')x
 agent: CPU per sample ${sample_ms} ms; CPU share at a 15 s interval with one scrape per interval: ${share}%
+
+per interval (one sample + one scrape) vs node-exporter per scrape, same root:
+  agent, full tree every ${FULL_EVERY} samples   ${interval_ms} ms CPU   RSS $((sample_rss / 1024)) MiB
+  agent, full tree every sample      ${full_interval_ms} ms CPU   RSS $((full_rss / 1024)) MiB
+  node-exporter (infiniband)         ${ne_cpu} ms CPU
+  ratio agent/node-exporter: $(awk -v a="$interval_ms" -v b="$ne_cpu" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}') (every sample: $(awk -v a="$full_interval_ms" -v b="$ne_cpu" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}')); series ratio $(awk -v a="$ib_series" -v b="$ne_series" 'BEGIN {if (b>0) printf "%.1f", a/b; else print "inf"}')x
 REPORT

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -21,6 +23,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/service/agent"
 	"github.com/ibdoctor/ibdoctor/internal/service/pairwise"
 	"github.com/ibdoctor/ibdoctor/internal/service/store"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 	"github.com/ibdoctor/ibdoctor/internal/source/sysfs"
 )
@@ -36,6 +39,14 @@ type Options struct {
 	StateDir string
 	Token    string
 	Config   string
+	// KernelLog is "auto" (a root's saved log, else /dev/kmsg), "none", or
+	// the path of a /dev/kmsg-style file to follow; KernelWindow how long
+	// an event's finding stays active.
+	KernelLog    string
+	KernelWindow time.Duration
+	// FullReadEvery is how often (in samples) the whole device tree is
+	// read when nothing was seen to change.
+	FullReadEvery int
 	// PerfBackends are the pairwise test backends this agent runs
 	// (tcp, perftest); PerfMaxDuration caps one test; PerfRateLimit
 	// throttles its tcp tests (bytes/s, 0 none).
@@ -88,6 +99,15 @@ SIGTERM or SIGINT shut it down gracefully.`,
 					return cmdutil.FlagErrorf("--perf-backends: unknown backend %q (want tcp or perftest)", b)
 				}
 			}
+			if opts.KernelWindow <= 0 {
+				return cmdutil.FlagErrorf("--kernel-window %s must be positive", opts.KernelWindow)
+			}
+			if opts.FullReadEvery < 1 {
+				return cmdutil.FlagErrorf("--full-read-every %d: want 1 or more", opts.FullReadEvery)
+			}
+			if opts.KernelLog == "" {
+				return cmdutil.FlagErrorf("--kernel-log: want auto, none or a path")
+			}
 			if opts.PerfRateLimit < 0 || opts.PerfMaxDuration <= 0 {
 				return cmdutil.FlagErrorf("--perf-rate-limit must be ≥ 0 and --perf-max-duration > 0")
 			}
@@ -108,6 +128,9 @@ SIGTERM or SIGINT shut it down gracefully.`,
 	cmd.Flags().DurationVar(&opts.PerfMaxDuration, "perf-max-duration", 60*time.Second, "longest pairwise test this agent accepts")
 	cmd.Flags().Float64Var(&opts.PerfRateLimit, "perf-rate-limit", 0, "throttle this agent's tcp tests to this many bytes/s (0: none; for testing the culprit inference)")
 	cmd.Flags().StringVar(&opts.Config, "config", "", "YAML file of thresholds for the rules over time (see 'ibdoctor rules')")
+	cmd.Flags().StringVar(&opts.KernelLog, "kernel-log", "auto", "kernel log to follow: auto (the root's cmd/dmesg.txt, journalctl-k.txt or kmsg.txt when it has a cmd/ directory, else /dev/kmsg), none, or the path of a /dev/kmsg-style file")
+	cmd.Flags().IntVar(&opts.FullReadEvery, "full-read-every", agent.DefaultFullReadEvery, "read the whole device tree (identities, GID tables, PCI chain, net devices) every this many samples; the samples between read only counters and state, and an RDMA device, port or net device that appears or goes triggers a full read at once (1: every sample)")
+	cmd.Flags().DurationVar(&opts.KernelWindow, "kernel-window", agent.DefaultKernelWindow, "how long a finding raised by a kernel-log event (Xid, AER, link flap, module, mlx5 health) stays active after the event")
 	return cmd
 }
 
@@ -131,9 +154,33 @@ func (l *logger) logf(format string, a ...any) {
 	fmt.Fprintf(l.f.ErrOut, "%s ibdoctor agent: %s\n", now, msg)
 }
 
+// kernelReader picks the kernel log the agent follows.
+func kernelReader(root *rootfs.Root, flag string) agent.KernelReader {
+	switch flag {
+	case "none":
+		return nil
+	case "auto":
+		if name, ok := agent.RootKernelLog(root); ok {
+			return agent.FileKernel(root, name)
+		}
+		if fi, err := fs.Stat(root.FS(), layout.CmdDir); root.IsBundle() || (err == nil && fi.IsDir()) {
+			return nil // a saved root without a kernel log
+		}
+		return agent.LiveKernel("/dev/kmsg")
+	}
+	return agent.LiveKernel(flag)
+}
+
 // Run starts the agent and blocks until ctx ends or SIGTERM/SIGINT.
 func Run(ctx context.Context, o *Options) error {
 	log := &logger{f: o.F, json: o.Format == cmdutil.FormatJSON}
+	// Findings raised and cleared, and pairwise tests served: one
+	// structured line each, on stderr (JSON with --format json).
+	var h slog.Handler = slog.NewTextHandler(o.F.ErrOut, nil)
+	if log.json {
+		h = slog.NewJSONHandler(o.F.ErrOut, nil)
+	}
+	events := slog.New(h)
 	th := trend.Defaults()
 	if o.Config != "" {
 		f, err := os.Open(o.Config)
@@ -167,8 +214,9 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	a, err := agent.New(agent.Options{
-		Read: agent.RootSource(root, o.F.Now), Ethtool: agent.EthtoolFor(root), Interval: o.Interval,
-		Expect: exp, Thresholds: &th, Store: st, Version: o.F.Version, Logf: log.logf,
+		Read: agent.CachedRootSource(root, o.F.Now, o.FullReadEvery), Ethtool: agent.EthtoolFor(root), Interval: o.Interval,
+		Expect: exp, Thresholds: &th, Store: st, Version: o.F.Version, Logf: log.logf, Log: events,
+		Kernel: kernelReader(root, o.KernelLog), Boot: agent.RootBoot(root), KernelWindow: o.KernelWindow,
 	})
 	if err != nil {
 		return cmdutil.CannotRun(err)
@@ -190,7 +238,7 @@ func Run(ctx context.Context, o *Options) error {
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}
-	perf := pairwise.NewServer(pairwise.ServerOptions{Token: o.Token, Backends: o.PerfBackends, MaxDuration: o.PerfMaxDuration, RateLimit: o.PerfRateLimit})
+	perf := pairwise.NewServer(pairwise.ServerOptions{Token: o.Token, Backends: o.PerfBackends, MaxDuration: o.PerfMaxDuration, RateLimit: o.PerfRateLimit, Log: events})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -40,7 +40,17 @@ type State struct {
 	// samples since start.
 	SampleDuration time.Duration
 	Samples        uint64
+	// KernelEvents counts the kernel-log events read since the agent
+	// started, by kind and device; KernelLost the records the kernel
+	// overwrote before they were read.
+	KernelEvents map[KernelEvent]uint64
+	KernelLost   uint64
 }
+
+// KernelEvent labels ibdoctor_kernel_events_total: the event kind (xid,
+// fallen_off_bus, aer, link, module, health) and the device it is about
+// (the RDMA device, else the interface or PCI address named).
+type KernelEvent struct{ Kind, Device string }
 
 // portLabels are the labels of every port series.
 var portLabels = []string{"device", "port", "link_layer", "netdev"}
@@ -55,7 +65,8 @@ type Collector struct {
 
 	buildInfo, scrapeDuration, finding, health, collectErrors, sourceUp,
 	sampleDuration, samples, lastSample, portState, portPhys, portRate,
-	portInfo, hw, devHW, ethtool, carrier, saturated, throughput *prometheus.Desc
+	portInfo, hw, devHW, ethtool, carrier, saturated, throughput,
+	kernelEvents, kernelLost *prometheus.Desc
 }
 
 // New returns a collector that renders state() on every scrape; state may
@@ -84,6 +95,8 @@ func New(version string, state func() *State) *Collector {
 	c.carrier = d("port_carrier_changes_total", "carrier_changes of the port's netdev (each flap adds two).", portLabels...)
 	c.saturated = d("port_counter_saturated", "1 while a saturating IBTA error counter sits at its maximum: its rate is unknown.", append(portLabels, "counter")...)
 	c.throughput = d("port_data_rate_bytes_per_second", "Data rate over the last sample interval (port_xmit_data/port_rcv_data × 4 per second); absent when unknown (reset or saturated counter).", append(portLabels, "direction")...)
+	c.kernelEvents = d("kernel_events_total", "Kernel log events read since the agent started (Xid, fallen off the bus, AER, link, module, mlx5 health), by kind and device.", "kind", "device")
+	c.kernelLost = d("kernel_records_lost_total", "Kernel log records the ring buffer overwrote before the agent read them.")
 	return c
 }
 
@@ -116,6 +129,12 @@ func (c *Collector) collectState(ch chan<- prometheus.Metric, st *State) {
 		counter(c.collectErrors, float64(n), path)
 	}
 	gauge(c.sampleDuration, st.SampleDuration.Seconds())
+	for k, n := range st.KernelEvents {
+		counter(c.kernelEvents, float64(n), k.Kind, k.Device)
+	}
+	if st.KernelEvents != nil {
+		counter(c.kernelLost, float64(st.KernelLost))
+	}
 	counter(c.samples, float64(st.Samples))
 	health := 0.0
 	switch finding.Worst(st.Findings) {
@@ -312,7 +331,7 @@ func Families() []string {
 	var out []string
 	for _, d := range []*prometheus.Desc{c.buildInfo, c.scrapeDuration, c.finding, c.health, c.collectErrors, c.sourceUp,
 		c.sampleDuration, c.samples, c.lastSample, c.portState, c.portPhys, c.portRate, c.portInfo, c.hw, c.devHW,
-		c.ethtool, c.carrier, c.saturated, c.throughput} {
+		c.ethtool, c.carrier, c.saturated, c.throughput, c.kernelEvents, c.kernelLost} {
 		out = append(out, descName(d))
 	}
 	for _, s := range ib.PortCounterSpecs {

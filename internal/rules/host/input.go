@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +61,8 @@ type Input struct {
 	// standalone is set by the Analyze functions: there is no node, so
 	// events are reported against the PCI address in the text.
 	standalone bool
+	// logOnly is set by CheckKernelLog: AER is judged from the log alone.
+	logOnly bool
 
 	// evs caches the classified kernel-log events of the window (set by
 	// the first rule that asks; the inputs never change during Run).
@@ -174,6 +177,30 @@ func Run(in *Input) []finding.Finding {
 	}
 	for _, r := range Rules {
 		out = append(out, r.Check(in)...)
+	}
+	catalog.Sort(out)
+	return out
+}
+
+// KernelLogRules are the rules over kernel-log events.
+var KernelLogRules = []string{"PCIe AER errors", "NVIDIA Xid", "link flaps in the kernel log", "port module events", "mlx5 health"}
+
+// CheckKernelLog runs only the rules over kernel-log events (AER reports,
+// Xid and fallen-off-bus, link flaps, module events, mlx5 health) with the
+// doctor's judgement, for a caller that keeps its own window of records
+// (the agent). The AER counters of the snapshot are not judged: they are
+// totals since boot, not events in the window.
+func CheckKernelLog(in *Input) []finding.Finding {
+	if in.Snap == nil {
+		return nil
+	}
+	in.logOnly = true
+	defer func() { in.logOnly = false }()
+	var out []finding.Finding
+	for _, r := range Rules {
+		if slices.Contains(KernelLogRules, r.Name) {
+			out = append(out, r.Check(in)...)
+		}
 	}
 	catalog.Sort(out)
 	return out

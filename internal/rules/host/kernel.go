@@ -49,6 +49,9 @@ func checkAER(in *Input) []finding.Finding {
 	}
 	// Counters of the HCAs, GPUs and the ports above them.
 	for _, c := range candidates(s) {
+		if in.logOnly {
+			break
+		}
 		for _, a := range append([]pcie.Address{c}, upstreamAddrs(in, c)...) {
 			if _, done := tallies[a]; done {
 				continue

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +46,16 @@ type Options struct {
 	Version string
 	// Logf receives diagnostics (nil: discarded).
 	Logf func(format string, a ...any)
+	// Log receives one structured line per finding raised and per
+	// finding cleared (id, severity, subject, summary); nil logs none.
+	Log *slog.Logger
+	// Kernel is the kernel log the agent follows (nil: not watched);
+	// Boot gives the boot time its "seconds since boot" stamps count
+	// from. KernelWindow is how long an event's finding stays active
+	// (default DefaultKernelWindow).
+	Kernel       KernelReader
+	Boot         func(now time.Time) time.Time
+	KernelWindow time.Duration
 }
 
 // Agent samples a node and judges it over time.
@@ -59,6 +71,8 @@ type Agent struct {
 	firstSeen map[string]time.Time
 	errs      map[string]uint64
 	samples   uint64
+	kern      kernelState
+	active    map[string]finding.Finding // by key, for raised/cleared lines
 
 	view    atomic.Pointer[View]
 	expo    atomic.Pointer[exposition]
@@ -93,7 +107,7 @@ func New(opts Options) (*Agent, error) {
 		th = *opts.Thresholds
 	}
 	a := &Agent{opts: opts, th: th, keep: KeepFor(opts.Interval, th), best: map[trend.PortKey]float64{},
-		firstSeen: map[string]time.Time{}, errs: map[string]uint64{}}
+		firstSeen: map[string]time.Time{}, errs: map[string]uint64{}, kern: kernelState{counts: map[metrics.KernelEvent]uint64{}}}
 	a.metrics = metrics.New(opts.Version, func() *metrics.State {
 		if v := a.view.Load(); v != nil {
 			return &v.State
@@ -109,8 +123,10 @@ func New(opts Options) (*Agent, error) {
 			a.history = trimHistory(st.Samples, a.keep)
 			a.flaps = st.Flaps
 			a.best = st.BestRate
+			a.active = map[string]finding.Finding{}
 			for _, f := range st.Findings {
 				a.firstSeen[key(f.Finding)] = f.FirstSeen
+				a.active[key(f.Finding)] = f.Finding
 			}
 		}
 	}
@@ -145,13 +161,20 @@ func trimHistory(h []trend.Sample, keep int) []trend.Sample {
 
 // key identifies a finding for first-seen tracking and de-duplication: a
 // port finding by ID, device and port (rules differ in whether they also
-// name the netdev), anything else by ID and its whole subject.
+// name the netdev), anything else by ID and its whole subject. Xid and
+// module findings are one per code or event text on a subject: the part
+// of the summary before its first " (" (which holds the counts) tells
+// them apart.
 func key(f finding.Finding) string {
 	s := f.Subject
-	if s.Device != "" {
-		return fmt.Sprintf("%s|%s|%d", f.ID, s.Device, s.Port)
+	what := ""
+	if f.ID == "gpu.xid" || f.ID == "kmsg.module_event" {
+		what, _, _ = strings.Cut(f.Summary, " (")
 	}
-	return fmt.Sprintf("%s||%d|%s|%s|%s|%s", f.ID, s.Port, s.NetDev, s.PCI, s.GPU, s.File)
+	if s.Device != "" {
+		return fmt.Sprintf("%s|%s|%d|%s", f.ID, s.Device, s.Port, what)
+	}
+	return fmt.Sprintf("%s||%d|%s|%s|%s|%s|%s", f.ID, s.Port, s.NetDev, s.PCI, s.GPU, s.File, what)
 }
 
 // Sample takes one sample, judges it and publishes the result. A failed
@@ -220,6 +243,11 @@ func (a *Agent) Sample(ctx context.Context) error {
 	// the agent judges their rates (trend.Evaluate).
 	fs := noderules.Run(&noderules.Input{Snap: snap, Expect: a.opts.Expect, Thresholds: noderules.DefaultThresholds, NoCounterTotals: true})
 	fs = append(fs, trend.Evaluate(trend.Input{Host: snap.Host, History: a.history, Flaps: a.flaps, Expected: a.best}, a.th)...)
+	if a.opts.Kernel != nil {
+		kfs, ok := a.sampleKernel(ctx, snap)
+		up["kmsg"] = ok
+		fs = append(fs, kfs...)
+	}
 	fs = dedupe(fs)
 	catalog.Sort(fs)
 	active := make([]store.Active, 0, len(fs))
@@ -234,6 +262,7 @@ func (a *Agent) Sample(ctx context.Context) error {
 		active = append(active, store.Active{Finding: f, FirstSeen: first})
 	}
 	a.firstSeen = seen
+	a.logTransitions(ctx, fs)
 
 	if a.opts.Store != nil {
 		err := a.opts.Store.Commit(store.Interval{Sample: cur, NewFlaps: newFlaps, Findings: active, BestRate: a.best})
@@ -246,7 +275,8 @@ func (a *Agent) Sample(ctx context.Context) error {
 	a.samples++
 	v := &View{
 		State: metrics.State{Snapshot: snap, Ethtool: eth, Rates: rates, Findings: fs, CollectErrors: a.copyErrs(),
-			SourceUp: up, SampleDuration: time.Since(start), Samples: a.samples},
+			SourceUp: up, SampleDuration: time.Since(start), Samples: a.samples,
+			KernelEvents: a.kernelCounts(), KernelLost: a.kern.lost},
 		Active: active, Sample: cur, Interval: a.opts.Interval,
 	}
 	a.publish(v)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
+	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
 
 // bigRead is 10 ports with full counters/ and hw_counters/ sets.
@@ -66,5 +68,49 @@ func BenchmarkSample(b *testing.B) {
 		if err := a.Sample(context.Background()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkIntervalSample is one interval's whole sample of the simulated
+// h100-ndr node (8 NDR HCAs + 2 RoCE ports) from a directory: the read,
+// ethtool from the saved files, rates, rules and rendering. "full" reads
+// the whole device tree every interval; "counters" is what
+// CachedRootSource does between full reads (sysfs.Refresh).
+func BenchmarkIntervalSample(b *testing.B) {
+	n, err := simnode.Build(simnode.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	if err := n.Write(dir); err != nil {
+		b.Fatal(err)
+	}
+	r, err := rootfs.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	for _, bc := range []struct {
+		name string
+		read SnapshotFunc
+	}{
+		{"full", RootSource(r, nil)},
+		{"counters", CachedRootSource(r, nil, 1<<30)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			a, err := New(Options{Read: bc.read, Ethtool: EthtoolFor(r)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := a.Sample(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := a.Sample(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"sync"
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
@@ -20,6 +21,51 @@ import (
 func RootSource(r *rootfs.Root, now func() time.Time) SnapshotFunc {
 	return func(ctx context.Context) (*snapshot.Snapshot, error) {
 		return sysfs.Read(ctx, r.FS(), sysfs.Options{Root: r.Name(), Now: now})
+	}
+}
+
+// DefaultFullReadEvery is how often (in samples) CachedRootSource reads
+// the whole device tree when nothing was seen to change.
+const DefaultFullReadEvery = 10
+
+// CachedRootSource reads a root like RootSource, but only the first
+// sample, every Nth one after it (every ≤ 1: all of them) and any sample
+// where sysfs.Inventory changed (an RDMA device, a port or a net device
+// appeared or went) read the whole tree; the others refresh only what
+// changes from one interval to the next (port state and rate, counters,
+// hw_counters, net device state, PCIe link and AER counters) and keep
+// identities, GID tables, the PCI chain and the net device set from the
+// last full read (sysfs.Refresh). Between full reads the refreshed files
+// stay open (at most 4,096) and are re-read from offset 0.
+func CachedRootSource(r *rootfs.Root, now func() time.Time, every int) SnapshotFunc {
+	var (
+		mu    sync.Mutex
+		prev  *snapshot.Snapshot
+		inv   string
+		since int
+		h     = sysfs.NewHandles()
+	)
+	return func(ctx context.Context) (*snapshot.Snapshot, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		opts := sysfs.Options{Root: r.Name(), Now: now, Handles: h}
+		cur := sysfs.Inventory(r.FS())
+		var s *snapshot.Snapshot
+		var err error
+		if prev == nil || cur != inv || since+1 >= every {
+			h.Close() // the files read between full reads may change
+			s, err = sysfs.Read(ctx, r.FS(), opts)
+			since = 0
+		} else {
+			s, err = sysfs.Refresh(ctx, r.FS(), prev, opts)
+			since++
+		}
+		if err != nil {
+			prev = nil // read everything again next time
+			return nil, err
+		}
+		prev, inv = s, cur
+		return s, nil
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
@@ -72,6 +73,10 @@ type ServerOptions struct {
 	ListenIP string
 	// Exec starts perftest programs; nil uses OSExecutor.
 	Exec Executor
+	// Log receives one line per token-authorised test request served:
+	// who (remote address), what (role, backend, kind, peer), when, and
+	// the result; nil logs nothing.
+	Log *slog.Logger
 }
 
 // ServerRequest asks an agent to start the server side of a test.
@@ -239,9 +244,45 @@ func (s *server) listenIP(r *http.Request) string {
 	return ""
 }
 
+// logTest logs one served test request. res is nil for a server side
+// (its measurement is the client's) and for failures.
+func (s *server) logTest(r *http.Request, role string, t Test, peer string, port int, start time.Time, res *Result, err error) {
+	if s.opts.Log == nil {
+		return
+	}
+	attrs := []slog.Attr{slog.String("remote", r.RemoteAddr), slog.String("role", role),
+		slog.String("backend", t.Backend), slog.String("kind", t.Kind), slog.Int64("duration_ms", t.DurationMS),
+		slog.Time("started", start), slog.Duration("took", time.Since(start))}
+	if peer != "" {
+		attrs = append(attrs, slog.String("peer", peer))
+	}
+	if port != 0 {
+		attrs = append(attrs, slog.Int("port", port))
+	}
+	level, result := slog.LevelInfo, "ok"
+	if err != nil {
+		level, result = slog.LevelWarn, "error"
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	attrs = append(attrs, slog.String("result", result))
+	if res != nil {
+		if res.BitsPerSecond > 0 {
+			attrs = append(attrs, slog.Float64("bits_per_second", res.BitsPerSecond))
+		}
+		if res.LatencyMedianUS > 0 {
+			attrs = append(attrs, slog.Float64("latency_median_us", res.LatencyMedianUS), slog.Float64("latency_p99_us", res.LatencyP99US))
+		}
+	}
+	s.opts.Log.LogAttrs(r.Context(), level, "pairwise test served", attrs...)
+}
+
 func (s *server) startServer(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	var req ServerRequest
-	if err := decode(w, r, &req); err != nil {
+	var port int
+	var err error
+	defer func() { s.logTest(r, "server", req.Test, "", port, start, nil, err) }()
+	if err = decode(w, r, &req); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
@@ -251,6 +292,7 @@ func (s *server) startServer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.acquire(w) {
+		err = errBusy
 		return
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(s.listenIP(r), "0"))
@@ -259,7 +301,7 @@ func (s *server) startServer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "listening for the test: "+err.Error())
 		return
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
+	port = ln.Addr().(*net.TCPAddr).Port
 	acceptBy := time.Now().Add(s.opts.AcceptTimeout)
 	// The session outlives the request; its own deadline bounds it.
 	end := acceptBy.Add(t.Duration() + 3*grace)
@@ -285,7 +327,7 @@ func (s *server) startServer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if err := s.startPerftestServer(end, port, argv); err != nil {
+	if err = s.startPerftestServer(end, port, argv); err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
@@ -341,9 +383,16 @@ func (s *server) startPerftestServer(end time.Time, port int, argv []string) err
 	}
 }
 
+// errBusy is logged for a request refused because a test is running.
+var errBusy = errors.New("busy: already running a test")
+
 func (s *server) runClient(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	var req ClientRequest
-	if err := decode(w, r, &req); err != nil {
+	var res *Result
+	var err error
+	defer func() { s.logTest(r, "client", req.Test, req.Peer, req.Port, start, res, err) }()
+	if err = decode(w, r, &req); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
@@ -356,6 +405,7 @@ func (s *server) runClient(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.acquire(w) {
+		err = errBusy
 		return
 	}
 	defer s.release()
@@ -364,18 +414,19 @@ func (s *server) runClient(w http.ResponseWriter, r *http.Request) {
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(t.Duration() + 3*grace + 10*time.Second))
 	ctx, cancel := context.WithTimeout(r.Context(), t.Duration()+3*grace)
 	defer cancel()
-	var res Result
+	var got Result
 	if t.Backend == BackendTCP {
 		key, _ := hex.DecodeString(req.Key)
-		res, err = tcpClient(ctx, net.JoinHostPort(req.Peer, strconv.Itoa(req.Port)), key, t, s.lim)
+		got, err = tcpClient(ctx, net.JoinHostPort(req.Peer, strconv.Itoa(req.Port)), key, t, s.lim)
 	} else {
-		res, err = s.perftestClient(ctx, t, req)
+		got, err = s.perftestClient(ctx, t, req)
 	}
 	if err != nil {
 		writeError(w, http.StatusBadGateway, fmt.Sprintf("%s %s test against %s:%d: %v", t.Backend, t.Kind, req.Peer, req.Port, err))
 		return
 	}
-	writeJSON(w, http.StatusOK, ClientResponse{Result: res})
+	res = &got
+	writeJSON(w, http.StatusOK, ClientResponse{Result: got})
 }
 
 func checkPeer(req ClientRequest, t Test) error {

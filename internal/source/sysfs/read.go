@@ -26,6 +26,9 @@ type Options struct {
 	Root string
 	// Now gives Snapshot.Taken; nil means time.Now.
 	Now func() time.Time
+	// Handles, when set, keeps the files Refresh reads open between
+	// calls (Read ignores it).
+	Handles *Handles
 }
 
 // Read reads the snapshot of the root fsys. Only a root without sys/, or a
@@ -120,6 +123,9 @@ type reader struct {
 	listed   map[string]bool
 	// netInfo keeps what mapPortNetDevs needs and NetDev does not hold.
 	netInfo map[string]netExtra
+	// touched are the files and directories a Refresh read (nil in Read).
+	touched map[string]bool
+	handles *Handles
 }
 
 type pciRef struct {
@@ -152,6 +158,17 @@ func ErrText(err error) string {
 // read returns a file's content. A file that does not exist gives ok=false
 // and no gap; any other failure gives ok=false and a gap.
 func (r *reader) read(path string) (string, bool) {
+	if r.touched != nil {
+		r.touched[path] = true
+	}
+	if r.handles != nil {
+		s, err := r.handles.read(r.fsys, path)
+		if err != nil {
+			r.fail(path, err)
+			return "", false
+		}
+		return s, true
+	}
 	b, err := rootfs.ReadAttr(r.fsys, path)
 	if err != nil {
 		r.fail(path, err)

@@ -1,0 +1,166 @@
+package sysfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/source/layout"
+)
+
+// Inventory is what decides whether the static parts of a snapshot (device
+// identities, GID tables, the PCI chain, the net devices and their links)
+// may have changed: the entries of sys/class/infiniband, of each device's
+// ports/ and of sys/class/net. Listing them costs a few directory reads.
+func Inventory(fsys fs.FS) string {
+	var b strings.Builder
+	for _, dir := range []string{classIB, classNet} {
+		ents, err := fs.ReadDir(fsys, dir)
+		if err != nil {
+			fmt.Fprintf(&b, "%s: %v\n", dir, errors.Unwrap(err))
+			continue
+		}
+		b.WriteString(dir)
+		for _, e := range ents {
+			b.WriteByte(' ')
+			b.WriteString(e.Name())
+			if dir == classIB {
+				ports, _ := fs.ReadDir(fsys, dir+"/"+e.Name()+"/ports")
+				for _, p := range ports {
+					b.WriteString("/" + p.Name())
+				}
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Refresh re-reads the parts of prev that change from one interval to the
+// next — port state, physical state, rate and the SM-assigned LID, SM LID,
+// SL and LMC, counters/ and hw_counters/
+// (port and device), the state, carrier, speed, MTU and carrier_changes of
+// the net devices, the PCIe link speed and width and the AER counters of
+// the PCI functions — and keeps the rest of prev (identities, GID tables,
+// the PCI chain, which net devices exist). prev is not modified. It is
+// only correct while Inventory is unchanged since prev was read; callers
+// re-read everything with Read when it changes, and now and then anyway.
+// Gaps of prev on files Refresh re-reads are replaced by what it finds.
+func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Options) (*snapshot.Snapshot, error) {
+	if prev == nil {
+		return nil, errors.New("refresh: no previous snapshot")
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	s := *prev
+	s.Taken = now()
+	r := &reader{ctx: ctx, fsys: fsys, snap: &s, gaps: map[string]bool{}, listed: map[string]bool{}, touched: map[string]bool{}, handles: opts.Handles}
+	s.Gaps = nil
+	s.Devices = slices.Clone(prev.Devices)
+	for i := range s.Devices {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		d := &s.Devices[i]
+		dir := path.Join(classIB, d.Name)
+		d.HWCounters = r.rereadHW(dir+"/hw_counters", d.HWCounters)
+		d.Ports = slices.Clone(d.Ports)
+		for j := range d.Ports {
+			p := &d.Ports[j]
+			pdir := fmt.Sprintf("%s/ports/%d", dir, p.Number)
+			p.State = parse(r, pdir+"/state", ib.ParsePortState)
+			p.PhysState = parse(r, pdir+"/phys_state", ib.ParsePhysState)
+			p.Rate = parse(r, pdir+"/rate", ib.ParseRate)
+			// The SM assigns these; a port that goes down loses its LID.
+			p.LID = parse(r, pdir+"/lid", ParseHex32)
+			p.SMLID = parse(r, pdir+"/sm_lid", ParseHex32)
+			p.SMSL = parse(r, pdir+"/sm_sl", parseUint8)
+			p.LMC = parse(r, pdir+"/lid_mask_count", parseUint8)
+			for attr, v := range map[string]bool{"state": p.State == nil, "phys_state": p.PhysState == nil, "rate": p.Rate == nil} {
+				if v {
+					r.missing(pdir+"/"+attr, "missing: the kernel creates it for every port")
+				}
+			}
+			if p.HasCounters {
+				p.Counters = r.rereadCounters(pdir+"/counters", p.Counters)
+			}
+			p.HWCounters = r.rereadHW(pdir+"/hw_counters", p.HWCounters)
+		}
+	}
+	s.NetDevs = slices.Clone(prev.NetDevs)
+	for i := range s.NetDevs {
+		r.readNetAttrs(classNet+"/"+s.NetDevs[i].Name, &s.NetDevs[i])
+	}
+	s.PCI = slices.Clone(prev.PCI)
+	for i := range s.PCI {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		d := &s.PCI[i]
+		dir := layout.Devices + "/" + d.Path
+		d.CurrentLinkSpeed = r.readLinkSpeed(dir + "/current_link_speed")
+		d.CurrentLinkWidth = parse(r, dir+"/current_link_width", pcie.ParseWidth)
+		d.AER = r.readAER(dir)
+	}
+	// Keep prev's gaps on files not re-read (static attributes); the
+	// re-read files have theirs from this read.
+	for _, g := range prev.Gaps {
+		if !r.touched[g.Path] && !r.gaps[g.Path] {
+			s.Gaps = append(s.Gaps, g)
+		}
+	}
+	if s.Gaps == nil {
+		s.Gaps = []snapshot.Gap{}
+	}
+	slices.SortFunc(s.Gaps, func(a, b snapshot.Gap) int { return strings.Compare(a.Path, b.Path) })
+	return &s, nil
+}
+
+// rereadCounters reads again the counters/ files prev holds (the names do
+// not change while the device stays), with their PMA table's widths found
+// as readCounters finds them. A file that fails is a gap and is left out.
+func (r *reader) rereadCounters(dir string, prev []snapshot.Counter) []snapshot.Counter {
+	r.touched[dir] = true
+	out := make([]snapshot.Counter, 0, len(prev))
+	ext := false
+	for _, c := range prev {
+		if c.Name == "unicast_xmit_packets" {
+			ext = true
+		}
+		v := parse(r, dir+"/"+c.Name, ib.ParseCounter)
+		if v == nil {
+			continue
+		}
+		if *v > math.MaxUint32 && slices.Contains(extCounters, c.Name) {
+			ext = true
+		}
+		out = append(out, snapshot.Counter{Name: c.Name, Value: *v})
+	}
+	for i := range out {
+		out[i].Spec = ib.PortCounterSpec(out[i].Name, ext)
+	}
+	return out
+}
+
+// rereadHW reads again the hw_counters/ files prev holds.
+func (r *reader) rereadHW(dir string, prev []snapshot.Counter) []snapshot.Counter {
+	r.touched[dir] = true
+	var out []snapshot.Counter
+	for _, c := range prev {
+		if v := parse(r, dir+"/"+c.Name, ib.ParseCounter); v != nil {
+			out = append(out, snapshot.Counter{Name: c.Name, Value: *v, Spec: c.Spec})
+		}
+	}
+	return out
+}
