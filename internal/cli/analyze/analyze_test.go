@@ -66,7 +66,7 @@ func TestAnalyzeText(t *testing.T) {
 		"dmesg            5 kernel messages — 1 warning",
 		"CRITICAL port.disabled  mlx5_1 port 1",
 		"evidence: " + corpus + "ibstat-cx6-ib-down-nccl-tests-128.txt:27 = Physical state: Disabled",
-		"next:     ibportstate <lid> 1 enable",
+		"next:     ibportstate -C mlx5_1 -P 1 -D 0 1 enable", // the device named, not the first HCA
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

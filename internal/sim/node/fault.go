@@ -467,16 +467,17 @@ func linkFault(s ib.PortState, ph ib.PhysState) func(*Node, Fault) error {
 		if err != nil {
 			return err
 		}
+		phys := ph // per call: the closure is shared by every node
 		if p.LinkLayer == ib.LinkLayerEthernet {
 			if s != ib.StateDown {
 				return fmt.Errorf("%s is a RoCE port: its state follows the netdev (only down, polling, disabled apply)", f.Target)
 			}
 			// mlx5_query_port_roce synthesises DOWN/Disabled when the
 			// netdev has no carrier.
-			ph = ib.PhysDisabled
+			phys = ib.PhysDisabled
 		}
 		wasUp := p.up()
-		p.SetLink(s, ph)
+		p.SetLink(s, phys)
 		if nd := p.NetDev; nd != nil && wasUp && nd.Type == 1 {
 			n.Log(6, "mlx5_core %s %s: Link down", nd.PCI.Addr, nd.Name)
 			nd.AddStat("link_down_events_phy", 1)

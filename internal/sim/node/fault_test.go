@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 )
 
 // change is how one path differs between the healthy and the faulted node:
@@ -433,4 +435,31 @@ func FuzzParseFault(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A RoCE port goes down as Disabled; that must not leak into the next
+// InfiniBand port taken down (the apply function is shared by all nodes).
+func TestDownFaultPerLinkLayer(t *testing.T) {
+	for _, tt := range []struct {
+		fault string
+		phys  ib.PhysState
+	}{
+		{"down:mlx5_9/1", ib.PhysDisabled},
+		{"down:mlx5_3/1", ib.PhysSleep},
+		{"down:mlx5_8/1", ib.PhysDisabled},
+		{"polling:mlx5_2/1", ib.PhysPolling},
+	} {
+		n, err := Build(Options{Profile: "h100-ndr", Faults: MustParseFaults(tt.fault)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		target, _ := strings.CutPrefix(tt.fault, strings.SplitN(tt.fault, ":", 2)[0]+":")
+		_, p, err := n.PortRef(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Phys != tt.phys {
+			t.Errorf("%s: phys %s, want %s", tt.fault, p.Phys, tt.phys)
+		}
+	}
 }
