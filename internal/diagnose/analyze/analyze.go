@@ -160,7 +160,14 @@ func missing(r *Report, cannot bool) string {
 		case f.NotRecognised:
 			why = append(why, f.File+": not recognised as any tool's output")
 		case f.Unparsed:
-			why = append(why, f.File+": no output in it could be parsed")
+			w := f.File + ": no output in it could be parsed"
+			for _, s := range f.Segments {
+				if r, ok := strings.CutPrefix(s.Summary, "not judged: "); ok {
+					w += " (" + string(s.Kind) + ": " + r + ")"
+					break
+				}
+			}
+			why = append(why, w)
 		}
 		for _, s := range f.Segments {
 			switch {
@@ -505,7 +512,7 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnoseNCCLTests(&seg, file, text, opts, ctx)
 		if errors.Is(err, errNoRows) {
 			seg = finish(seg, file, err)
-			seg.Summary = "not judged: no result rows"
+			seg.Summary = "not judged: no result row"
 			return seg
 		}
 	case KindPerftest:

@@ -87,9 +87,11 @@ func prefixAll(ls []string, p string) string {
 // why. A wrapped or deleted line is chosen at random, so these name what
 // that line was.
 var robustSkips = map[string]string{
-	"ibdiagnet-ompi-users-2009-ipoib-rate.txt / delete a line":     "the line deleted is the last, the wrapped tail `due to rate:2.5Gbps < group:10Gbps` that holds the port's rate",
-	"ibnetdiscover-ufm-sdk-small-topo.txt / wrap a line":           "the wrap moves `lid 3 4xFDR` off a port line: ibnetdiscover prints a link's speed only at the end of its line",
-	"ibv_devinfo-linux-rdma-quoted-i40iw-mlx5.txt / delete a line": "the line deleted is i40iw0's vendor_part_id: a down port is critical when another port of the same HCA model is ACTIVE, and without the part id the model is unknown (info)",
+	"ibdiagnet-ompi-users-2009-ipoib-rate.txt / delete a line":              "the line deleted is the last, the wrapped tail `due to rate:2.5Gbps < group:10Gbps` that holds the port's rate",
+	"ibnetdiscover-ufm-sdk-small-topo.txt / wrap a line":                    "the wrap moves `lid 3 4xFDR` off a port line: ibnetdiscover prints a link's speed only at the end of its line",
+	"ibqueryerrors-ompi-users-2009-ibcheckerrors-wrapped.txt / wrap a line": "the poster's mail client already wrapped each `Error check on lid 2 (...) port` line once; a second wrap splits the port number from its counter lines",
+	"ibstat-gpud-482.txt / delete a line":                                   "the line deleted is `Base lid`: a DOWN IB port with an SM-given LID was in use (critical); without the LID it may be unused (warning)",
+	"ibv_devinfo-linux-rdma-quoted-i40iw-mlx5.txt / delete a line":          "the line deleted is i40iw0's vendor_part_id: a down port is critical when another port of the same HCA model is ACTIVE, and without the part id the model is unknown (info)",
 }
 
 // pick returns a random line index (not a line cited as evidence, which

@@ -19,8 +19,8 @@ func TestRefusedLinesAreSkipped(t *testing.T) {
 		name, bad string
 		wantLine  string // the skipped line's mention; "" when the output must fail
 	}{
-		{"elision", "           ...", "p:4: not read"},
-		{"typed remark", "           (the other ports are the same)", "p:4: not read"},
+		{"elision", "           ...", "p:4: "},
+		{"typed remark", "           (the other ports are the same)", "p:4: "},
 		{"nothing refused", "           3    4[  ] ==( 4X        53.125 Gbps Active/  LinkUp)==>       5    1[  ] \"gpu3 HCA-1\" ( )", ""},
 	}
 	for _, tc := range tests {
@@ -37,7 +37,7 @@ func TestRefusedLinesAreSkipped(t *testing.T) {
 			if tc.wantLine != "" && !strings.Contains(sk, tc.wantLine) {
 				t.Errorf("skipped %q, want it to name %q", sk, tc.wantLine)
 			}
-			if tc.wantLine == "" && strings.Contains(sk, "not read") {
+			if tc.wantLine == "" && strings.Contains(sk, "p:") {
 				t.Errorf("skipped %q on a clean output", sk)
 			}
 		})
@@ -55,8 +55,11 @@ func TestHeaderlessReadAsClosest(t *testing.T) {
 	if f.NotRecognised || len(f.Segments) != 1 || f.Segments[0].Kind != KindEthtool || r.ExitCode == 3 {
 		t.Fatalf("file %+v", f)
 	}
-	if !strings.Contains(strings.Join(f.Segments[0].Skipped, "\n"), "read as ethtool output") {
-		t.Errorf("skipped %q: want the guess said", f.Segments[0].Skipped)
+	// The prose line in front is listed as skipped, by its number (the
+	// ethtool parser reads bodies without their header itself; other
+	// kinds say the output was read as the closest kind).
+	if sk := strings.Join(f.Segments[0].Skipped, "\n"); !strings.Contains(sk, "p:1:") && !strings.Contains(sk, "read as ethtool output") {
+		t.Errorf("skipped %q: want the prose line named", f.Segments[0].Skipped)
 	}
 	// Lines that resemble a tool's but cannot be read as its output
 	// without the header (iblinkinfo port lines need their switch) stay
