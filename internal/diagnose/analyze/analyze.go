@@ -930,6 +930,16 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 			var pq *ibdiags.PerfQuery
 			if pq, err = ibdiags.ParsePerfQuery(strings.NewReader(text), src); err == nil {
 				s.Summary = plural(len(pq.Blocks), "counter block", "counter blocks")
+				if !haveTopo {
+					// Alone, each block's error counters are judged as
+					// ibqueryerrors' would be (perfquery -x prints them too).
+					q := &ibdiags.QueryErrors{}
+					for _, b := range pq.Blocks {
+						q.Ports = append(q.Ports, ibdiags.ErrorPort{LID: b.LID, Port: b.Port, All: b.Port == 255, Counters: b.Counters, Line: b.Line})
+					}
+					alone = append(alone, fabric.CheckQueryErrors(q, file, fabric.Thresholds{})...)
+					delete(unplaced, i)
+				}
 			}
 		case KindForwardTables:
 			s.Summary = plural(len(f.LFTs), "forwarding table", "forwarding tables")
