@@ -813,3 +813,20 @@ func TestNCCLTestsTableWithoutBanner(t *testing.T) {
 		t.Errorf("segments %+v", fr.Segments)
 	}
 }
+
+// TestPerfQueryAlone: perfquery -x of one port (treydock/infiniband_exporter
+// fixture) pasted alone: its error counters are judged by themselves.
+func TestPerfQueryAlone(t *testing.T) {
+	in := "# Port extended counters: Lid 2052 port 1 (CapMask: 0x5300 CapMask2: 0x0000002)\nPortSelect:......................1\nCounterSelect:...................0x0000\n" +
+		"SymbolErrorCounter:..............0\nLinkDownedCounter:...............1\nPortRcvSwitchRelayErrors:........7\nPortXmitDiscards:................20046\nPortXmitWait:....................41864608\n"
+	r := Run([]Input{{Name: "p.txt", Text: in}}, Options{})
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, f.ID+"/"+string(f.Severity)+" "+f.Summary[:min(len(f.Summary), 15)])
+	}
+	// One finding: the port's discards, with the link-downed count beside
+	// them (totals since the counters were last cleared).
+	if !slices.Equal(got, []string{"port.xmit_discards/warning LID 2052 port 1"}) {
+		t.Errorf("findings %q", got)
+	}
+}

@@ -129,10 +129,9 @@ func portName(p ibdiags.ErrorPort) string {
 		id = fmt.Sprintf(" (lid %d)", p.LID)
 	}
 	if who == "" {
-		who = strings.TrimSpace(id)
-		id = ""
-		if who == "" {
-			who = "a port"
+		who, id = "a port", ""
+		if p.LID != 0 {
+			who = fmt.Sprintf("lid %d", p.LID)
 		}
 	}
 	return fmt.Sprintf("%s%s port %d", who, id, p.Port)

@@ -420,6 +420,9 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 			}
 		}
 		sort.Slice(keys, func(i, j int) bool { return keys[i].seq < keys[j].seq })
+		for _, rs := range groups {
+			slices.Sort(rs)
+		}
 		first := wd[0]
 		var summary string
 		if len(keys) == 1 {
