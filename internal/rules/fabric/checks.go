@@ -138,113 +138,143 @@ func (f *Fabric) hasMaster() bool {
 	return false
 }
 
+// checkLinkDown reports fabric.link_down for ports that should carry a
+// link and do not: planned links whose ends are down, links the baseline
+// had that are down now, and, while a master SM runs, ports that are up
+// physically but were never made Active. Each port is reported once.
 func checkLinkDown(f *Fabric, opts Options) []finding.Finding {
-	var out []finding.Finding
-	reported := map[End]bool{}
-	// report adds a finding for e unless one exists; it says whether it
-	// added one.
-	report := func(e End, peer *End, why string, ev ...finding.Evidence) bool {
-		if reported[e] {
-			return false
-		}
-		reported[e] = true
-		out = append(out, catalog.New("fabric.link_down", f.subject(e, peer),
-			fmt.Sprintf("%s is %s; %s", f.EndName(e), stateText(f.PortOf(e)), why), ev...))
-		return true
-	}
+	d := &linkDown{f: f, reported: map[End]bool{}}
 	if opts.Plan != nil {
-		r := newResolver(f)
-		for _, pl := range opts.Plan.Links {
-			a, okA := r.node(pl.A.Node)
-			b, okB := r.node(pl.B.Node)
-			ea, eb := End{a, pl.A.Port}, End{b, pl.B.Port}
-			if okA && okB {
-				if peer, _, ok := f.Peer(ea); ok && peer == eb {
-					continue
-				}
-			}
-			ev := finding.Evidence{Source: fmt.Sprintf("%s line %d", opts.Plan.Source, pl.Line), Value: fmt.Sprintf("%s <-> %s", pl.A, pl.B)}
-			for _, x := range []struct {
-				e, peer    End
-				ok, okPeer bool
-				peerName   PlanEnd
-			}{{ea, eb, okA, okB, pl.B}, {eb, ea, okB, okA, pl.A}} {
-				if !x.ok {
-					continue
-				}
-				p := f.PortOf(x.e)
-				if p == nil || !p.HaveState || isUp(p) {
-					continue
-				}
-				var pp *End
-				evs := []finding.Evidence{ev, {Source: "iblinkinfo", Value: f.EndName(x.e) + " " + stateText(p)}}
-				if x.okPeer {
-					pe := x.peer
-					pp = &pe
-					if q := f.PortOf(pe); q != nil && q.HaveState {
-						evs = append(evs, finding.Evidence{Source: "iblinkinfo", Value: f.EndName(pe) + " " + stateText(q)})
-					}
-					// One finding per planned link: its peer end is named,
-					// not reported again.
-					reported[pe] = true
-				}
-				report(x.e, pp, fmt.Sprintf("the plan cables it to %s", x.peerName), evs...)
-				break
-			}
-		}
+		d.planned(opts.Plan)
 	}
 	if opts.Baseline != nil {
-		bf := opts.Baseline
-		for _, l := range bf.Links {
-			ea, okA := f.endByGUID(bf, l.A)
-			eb, okB := f.endByGUID(bf, l.B)
-			if okA && okB {
-				if peer, _, ok := f.Peer(ea); ok && peer == eb {
-					continue
-				}
-			}
-			ev := finding.Evidence{Source: "baseline " + l.Source, Value: fmt.Sprintf("%s <-> %s", bf.EndName(l.A), bf.EndName(l.B))}
-			for _, x := range []struct {
-				e, peer End
-				ok      bool
-			}{{ea, eb, okA}, {eb, ea, okB}} {
-				if !x.ok {
-					continue
-				}
-				if p := f.PortOf(x.e); p != nil && p.HaveState && !isUp(p) {
-					var pp *End
-					if (x.e == ea && okB) || (x.e == eb && okA) {
-						pe := x.peer
-						pp = &pe
-					}
-					report(x.e, pp, "the baseline collection had a link here", ev,
-						finding.Evidence{Source: "iblinkinfo", Value: f.EndName(x.e) + " " + stateText(p)})
-				}
-			}
-		}
+		d.lostSinceBaseline(opts.Baseline)
 	}
-	// A link up physically but not Active while a master SM runs: the SM
-	// did not (or could not) bring it up.
 	if f.hasMaster() {
-		for i := range f.Nodes {
-			for _, p := range f.Nodes[i].Ports {
-				if p.HaveState && p.Phys == ib.PhysState(5) && p.State != ib.PortState(4) && p.State != ib.PortState(5) {
-					e := End{i, p.Num}
-					var pp *End
-					if peer, _, ok := f.Peer(e); ok {
-						pp = &peer
-					}
-					if report(e, pp, "the link is up physically but the subnet manager has not made it Active",
-						finding.Evidence{Source: "iblinkinfo", Value: f.EndName(e) + " " + stateText(&p)}) {
-						// Traffic cannot pass, but the cable is fine: the SM
-						// is the one to look at.
-						out[len(out)-1].Severity = finding.Warning
-					}
+		d.notActive()
+	}
+	return d.out
+}
+
+// linkDown collects the fabric.link_down findings of checkLinkDown.
+type linkDown struct {
+	f        *Fabric
+	out      []finding.Finding
+	reported map[End]bool
+}
+
+// report adds a finding for e unless one exists; it says whether it added
+// one.
+func (d *linkDown) report(e End, peer *End, why string, ev ...finding.Evidence) bool {
+	if d.reported[e] {
+		return false
+	}
+	d.reported[e] = true
+	f := d.f
+	d.out = append(d.out, catalog.New("fabric.link_down", f.subject(e, peer),
+		fmt.Sprintf("%s is %s; %s", f.EndName(e), stateText(f.PortOf(e)), why), ev...))
+	return true
+}
+
+// planned reports, for every planned link the fabric does not have, its
+// first resolved end that iblinkinfo lists as down.
+func (d *linkDown) planned(plan *Plan) {
+	f := d.f
+	r := newResolver(f)
+	for _, pl := range plan.Links {
+		a, okA := r.node(pl.A.Node)
+		b, okB := r.node(pl.B.Node)
+		ea, eb := End{a, pl.A.Port}, End{b, pl.B.Port}
+		if okA && okB {
+			if peer, _, ok := f.Peer(ea); ok && peer == eb {
+				continue
+			}
+		}
+		ev := finding.Evidence{Source: fmt.Sprintf("%s line %d", plan.Source, pl.Line), Value: fmt.Sprintf("%s <-> %s", pl.A, pl.B)}
+		for _, x := range []struct {
+			e, peer    End
+			ok, okPeer bool
+			peerName   PlanEnd
+		}{{ea, eb, okA, okB, pl.B}, {eb, ea, okB, okA, pl.A}} {
+			if !x.ok {
+				continue
+			}
+			p := f.PortOf(x.e)
+			if p == nil || !p.HaveState || isUp(p) {
+				continue
+			}
+			var pp *End
+			evs := []finding.Evidence{ev, {Source: "iblinkinfo", Value: f.EndName(x.e) + " " + stateText(p)}}
+			if x.okPeer {
+				pe := x.peer
+				pp = &pe
+				if q := f.PortOf(pe); q != nil && q.HaveState {
+					evs = append(evs, finding.Evidence{Source: "iblinkinfo", Value: f.EndName(pe) + " " + stateText(q)})
+				}
+				// One finding per planned link: its peer end is named,
+				// not reported again.
+				d.reported[pe] = true
+			}
+			d.report(x.e, pp, fmt.Sprintf("the plan cables it to %s", x.peerName), evs...)
+			break
+		}
+	}
+}
+
+// lostSinceBaseline reports the ends, listed as down now, of the links the
+// baseline collection had and the fabric no longer has.
+func (d *linkDown) lostSinceBaseline(bf *Fabric) {
+	f := d.f
+	for _, l := range bf.Links {
+		ea, okA := f.endByGUID(bf, l.A)
+		eb, okB := f.endByGUID(bf, l.B)
+		if okA && okB {
+			if peer, _, ok := f.Peer(ea); ok && peer == eb {
+				continue
+			}
+		}
+		ev := finding.Evidence{Source: "baseline " + l.Source, Value: fmt.Sprintf("%s <-> %s", bf.EndName(l.A), bf.EndName(l.B))}
+		for _, x := range []struct {
+			e, peer End
+			ok      bool
+		}{{ea, eb, okA}, {eb, ea, okB}} {
+			if !x.ok {
+				continue
+			}
+			if p := f.PortOf(x.e); p != nil && p.HaveState && !isUp(p) {
+				var pp *End
+				if (x.e == ea && okB) || (x.e == eb && okA) {
+					pe := x.peer
+					pp = &pe
+				}
+				d.report(x.e, pp, "the baseline collection had a link here", ev,
+					finding.Evidence{Source: "iblinkinfo", Value: f.EndName(x.e) + " " + stateText(p)})
+			}
+		}
+	}
+}
+
+// notActive reports, as a warning, links up physically but not Active
+// while a master SM runs: the SM did not (or could not) bring them up.
+func (d *linkDown) notActive() {
+	f := d.f
+	for i := range f.Nodes {
+		for _, p := range f.Nodes[i].Ports {
+			if p.HaveState && p.Phys == ib.PhysState(5) && p.State != ib.PortState(4) && p.State != ib.PortState(5) {
+				e := End{i, p.Num}
+				var pp *End
+				if peer, _, ok := f.Peer(e); ok {
+					pp = &peer
+				}
+				if d.report(e, pp, "the link is up physically but the subnet manager has not made it Active",
+					finding.Evidence{Source: "iblinkinfo", Value: f.EndName(e) + " " + stateText(&p)}) {
+					// Traffic cannot pass, but the cable is fine: the SM
+					// is the one to look at.
+					d.out[len(d.out)-1].Severity = finding.Warning
 				}
 			}
 		}
 	}
-	return out
 }
 
 // endByGUID maps an end of another model (a baseline) into f by node GUID,
