@@ -589,10 +589,74 @@ func checkCounters(f *Fabric, base *Fabric, th Thresholds) []finding.Finding {
 	return out
 }
 
+// checkIdentity reports what breaks addressing: GUIDs used twice
+// (fabric.duplicate_guid), LIDs held by several ports
+// (fabric.duplicate_lid) and cabled ports without a LID (fabric.no_lid).
 func checkIdentity(f *Fabric) []finding.Finding {
+	out := checkDuplicateGUIDs(f)
+	lids := f.lidHolders()
+	out = append(out, checkDuplicateLIDs(f, lids)...)
+	out = append(out, checkNoLID(f, lids)...)
+	return out
+}
+
+// guidHolders are the nodes carrying each node GUID and the CA and router
+// ports carrying each port GUID.
+type guidHolders struct {
+	nodes map[uint64][]int
+	ports map[uint64][]End
+}
+
+// guidHolders indexes the fabric's node and (non-switch) port GUIDs.
+func (f *Fabric) guidHolders() guidHolders {
+	h := guidHolders{nodes: map[uint64][]int{}, ports: map[uint64][]End{}}
+	for i := range f.Nodes {
+		n := &f.Nodes[i]
+		if n.GUID != 0 {
+			h.nodes[n.GUID] = append(h.nodes[n.GUID], i)
+		}
+		for _, p := range n.Ports {
+			if p.GUID != 0 && n.Type != ibdiags.Switch {
+				h.ports[p.GUID] = append(h.ports[p.GUID], End{i, p.Num})
+			}
+		}
+	}
+	return h
+}
+
+// checkDuplicateGUIDs reports fabric.duplicate_guid, one finding per GUID
+// in GUID order.
+func checkDuplicateGUIDs(f *Fabric) []finding.Finding {
+	h := f.guidHolders()
+	dups := duplicateGUIDEvidence(f, h)
+	if len(dups) == 0 {
+		return nil
+	}
+	unav := f.unavailablePeers()
+	keys := make([]uint64, 0, len(dups))
+	for g := range dups {
+		keys = append(keys, g)
+	}
+	slices.Sort(keys)
 	var out []finding.Finding
-	// Duplicate GUIDs: libibnetdisc's warnings, plus GUIDs that two node
-	// records or two ports carry.
+	for _, g := range keys {
+		subj := finding.Subject{NodeGUID: guidText(g)}
+		if ns := h.nodes[g]; len(ns) > 0 {
+			subj.NodeDesc = f.Nodes[ns[0]].Name()
+		} else if es := h.ports[g]; len(es) > 0 {
+			subj.NodeDesc, subj.NodeGUID = f.Nodes[es[0].Node].Name(), guidText(f.Nodes[es[0].Node].GUID)
+			subj.Port = es[0].Port
+		}
+		out = append(out, catalog.New("fabric.duplicate_guid", subj,
+			fmt.Sprintf("GUID %s is used by more than one node or port", guidText(g)), append(dups[g], unav...)...))
+	}
+	return out
+}
+
+// duplicateGUIDEvidence returns the evidence of every duplicate GUID:
+// libibnetdisc's warnings, plus GUIDs that two node records or two ports
+// carry.
+func duplicateGUIDEvidence(f *Fabric, h guidHolders) map[uint64][]finding.Evidence {
 	dups := map[uint64][]finding.Evidence{}
 	for _, d := range f.Diags {
 		// Every libibnetdisc-based tool repeats the warning: keep the first.
@@ -601,20 +665,7 @@ func checkIdentity(f *Fabric) []finding.Finding {
 			dups[d.GUID] = append(dups[d.GUID], finding.Evidence{Source: fmt.Sprintf("%s stderr line %d", tool, d.Line), Value: msg})
 		}
 	}
-	nodeBy := map[uint64][]int{}
-	portBy := map[uint64][]End{}
-	for i := range f.Nodes {
-		n := &f.Nodes[i]
-		if n.GUID != 0 {
-			nodeBy[n.GUID] = append(nodeBy[n.GUID], i)
-		}
-		for _, p := range n.Ports {
-			if p.GUID != 0 && n.Type != ibdiags.Switch {
-				portBy[p.GUID] = append(portBy[p.GUID], End{i, p.Num})
-			}
-		}
-	}
-	for g, ns := range nodeBy {
+	for g, ns := range h.nodes {
 		if len(ns) > 1 {
 			var names []string
 			for _, i := range ns {
@@ -623,7 +674,7 @@ func checkIdentity(f *Fabric) []finding.Finding {
 			dups[g] = append(dups[g], finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("node GUID %s on %s", guidText(g), strings.Join(names, ", "))})
 		}
 	}
-	for g, es := range portBy {
+	for g, es := range h.ports {
 		if len(es) > 1 {
 			var names []string
 			for _, e := range es {
@@ -632,50 +683,52 @@ func checkIdentity(f *Fabric) []finding.Finding {
 			dups[g] = append(dups[g], finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("port GUID %s on %s", guidText(g), strings.Join(names, ", "))})
 		}
 	}
-	if len(dups) > 0 {
-		// Where the duplicate hangs: up ports whose peer discovery could
-		// not map.
-		var unav []finding.Evidence
-		for i := range f.Nodes {
-			for _, p := range f.Nodes[i].Ports {
-				if p.RemoteUnavailable && isUp(&p) {
-					unav = append(unav, finding.Evidence{Source: "iblinkinfo", Value: fmt.Sprintf("%s is up but its peer is \"Port not available\"", f.EndName(End{i, p.Num}))})
-				}
+	return dups
+}
+
+// unavailablePeers shows where a duplicate GUID hangs: up ports whose peer
+// discovery could not map.
+func (f *Fabric) unavailablePeers() []finding.Evidence {
+	var unav []finding.Evidence
+	for i := range f.Nodes {
+		for _, p := range f.Nodes[i].Ports {
+			if p.RemoteUnavailable && isUp(&p) {
+				unav = append(unav, finding.Evidence{Source: "iblinkinfo", Value: fmt.Sprintf("%s is up but its peer is \"Port not available\"", f.EndName(End{i, p.Num}))})
 			}
 		}
-		keys := make([]uint64, 0, len(dups))
-		for g := range dups {
-			keys = append(keys, g)
-		}
-		slices.Sort(keys)
-		for _, g := range keys {
-			subj := finding.Subject{NodeGUID: guidText(g)}
-			if ns := nodeBy[g]; len(ns) > 0 {
-				subj.NodeDesc = f.Nodes[ns[0]].Name()
-			} else if es := portBy[g]; len(es) > 0 {
-				subj.NodeDesc, subj.NodeGUID = f.Nodes[es[0].Node].Name(), guidText(f.Nodes[es[0].Node].GUID)
-				subj.Port = es[0].Port
-			}
-			out = append(out, catalog.New("fabric.duplicate_guid", subj,
-				fmt.Sprintf("GUID %s is used by more than one node or port", guidText(g)), append(dups[g], unav...)...))
-		}
 	}
-	// LIDs: switch port 0 and CA ports.
-	type owner struct {
-		e    End
-		name string
-	}
-	lids := map[int][]owner{}
-	zero, withLID := []End{}, 0
+	return unav
+}
+
+// lidOwner is a port holding a LID, with its name for people.
+type lidOwner struct {
+	e    End
+	name string
+}
+
+// lidHolders are the LIDs of switch port 0 and of cabled CA and router
+// ports.
+type lidHolders struct {
+	// byLID lists the ports holding each LID.
+	byLID map[int][]lidOwner
+	// zero are the ports with LID 0; withLID counts those with one.
+	zero    []End
+	withLID int
+}
+
+// lidHolders collects the LIDs of switch port 0 and of cabled CA and
+// router ports (ports with an unknown LID are left out).
+func (f *Fabric) lidHolders() lidHolders {
+	h := lidHolders{byLID: map[int][]lidOwner{}, zero: []End{}}
 	for i := range f.Nodes {
 		n := &f.Nodes[i]
 		if n.Type == ibdiags.Switch {
 			switch {
 			case n.LID > 0:
-				lids[n.LID] = append(lids[n.LID], owner{End{i, 0}, n.Name()})
-				withLID++
+				h.byLID[n.LID] = append(h.byLID[n.LID], lidOwner{End{i, 0}, n.Name()})
+				h.withLID++
 			case n.LID == 0:
-				zero = append(zero, End{i, 0})
+				h.zero = append(h.zero, End{i, 0})
 			}
 			continue
 		}
@@ -685,20 +738,27 @@ func checkIdentity(f *Fabric) []finding.Finding {
 			}
 			switch {
 			case p.LID > 0:
-				lids[p.LID] = append(lids[p.LID], owner{End{i, p.Num}, f.EndName(End{i, p.Num})})
-				withLID++
+				h.byLID[p.LID] = append(h.byLID[p.LID], lidOwner{End{i, p.Num}, f.EndName(End{i, p.Num})})
+				h.withLID++
 			case p.LID == 0:
-				zero = append(zero, End{i, p.Num})
+				h.zero = append(h.zero, End{i, p.Num})
 			}
 		}
 	}
-	lk := make([]int, 0, len(lids))
-	for l := range lids {
+	return h
+}
+
+// checkDuplicateLIDs reports fabric.duplicate_lid for every LID held by
+// more than one port, in LID order.
+func checkDuplicateLIDs(f *Fabric, h lidHolders) []finding.Finding {
+	lk := make([]int, 0, len(h.byLID))
+	for l := range h.byLID {
 		lk = append(lk, l)
 	}
 	slices.Sort(lk)
+	var out []finding.Finding
 	for _, l := range lk {
-		os := lids[l]
+		os := h.byLID[l]
 		if len(os) < 2 {
 			continue
 		}
@@ -711,18 +771,25 @@ func checkIdentity(f *Fabric) []finding.Finding {
 			finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid %d: %s", l, strings.Join(names, ", "))})
 		out = append(out, fd)
 	}
-	if len(zero) > 0 {
-		if withLID == 0 {
-			out = append(out, catalog.New("fabric.no_lid", finding.Subject{},
-				fmt.Sprintf("no port of the fabric has a LID (%d ports): no subnet manager has configured it", len(zero)),
-				finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid 0 on %s", f.EndName(zero[0]))}))
-		} else {
-			for _, e := range zero {
-				out = append(out, catalog.New("fabric.no_lid", f.subject(e, nil),
-					fmt.Sprintf("%s has no LID while %d other ports have one", f.EndName(e), withLID),
-					finding.Evidence{Source: "ibnetdiscover.txt", Value: "lid 0"}))
-			}
-		}
+	return out
+}
+
+// checkNoLID reports fabric.no_lid: once for the fabric when no port has a
+// LID (no SM configured it), else once per port without one.
+func checkNoLID(f *Fabric, h lidHolders) []finding.Finding {
+	if len(h.zero) == 0 {
+		return nil
+	}
+	if h.withLID == 0 {
+		return []finding.Finding{catalog.New("fabric.no_lid", finding.Subject{},
+			fmt.Sprintf("no port of the fabric has a LID (%d ports): no subnet manager has configured it", len(h.zero)),
+			finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid 0 on %s", f.EndName(h.zero[0]))})}
+	}
+	var out []finding.Finding
+	for _, e := range h.zero {
+		out = append(out, catalog.New("fabric.no_lid", f.subject(e, nil),
+			fmt.Sprintf("%s has no LID while %d other ports have one", f.EndName(e), h.withLID),
+			finding.Evidence{Source: "ibnetdiscover.txt", Value: "lid 0"}))
 	}
 	return out
 }
