@@ -363,114 +363,166 @@ func rateText(w int, s ib.Speed) string {
 	return fmt.Sprintf("%dX %s (%s Gb/s)", w, s, strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", r.Gbps()), "0"), "."))
 }
 
+// checkDegraded reports fabric.link_degraded for links narrower or slower
+// than expected: than the plan when it gives the link's width and speed,
+// else than the strict majority of the links between the same two tiers.
 func checkDegraded(f *Fabric, plan *Plan) []finding.Finding {
+	d := &degraded{f: f, plan: plan, planned: plannedPairs(f, plan), tiers: f.tierRates()}
 	var out []finding.Finding
-	planned := map[[2]End]PlanLink{}
-	if plan != nil {
-		r := newResolver(f)
-		for _, pl := range plan.Links {
-			a, okA := r.node(pl.A.Node)
-			b, okB := r.node(pl.B.Node)
-			if okA && okB {
-				ea, eb := End{a, pl.A.Port}, End{b, pl.B.Port}
-				planned[[2]End{ea, eb}], planned[[2]End{eb, ea}] = pl, pl
-			}
-		}
-	}
-	tiers := f.Tiers()
-	type group struct{ lo, hi int }
-	gw := map[group]map[int]int{}
-	gs := map[group]map[ib.Speed]int{}
-	gkey := func(l *Link) group {
-		a, b := tiers[l.A.Node], tiers[l.B.Node]
-		return group{min(a, b), max(a, b)}
-	}
 	for i := range f.Links {
-		l := &f.Links[i]
-		w, s := f.linkRate(l)
-		g := gkey(l)
-		if gw[g] == nil {
-			gw[g], gs[g] = map[int]int{}, map[ib.Speed]int{}
+		if fd, ok := d.check(&f.Links[i]); ok {
+			out = append(out, fd)
 		}
-		if w > 0 {
-			gw[g][w]++
-		}
-		if s > 0 {
-			gs[g][s]++
-		}
-	}
-	total := func(m map[int]int) int {
-		t := 0
-		for _, c := range m {
-			t += c
-		}
-		return t
-	}
-	for i := range f.Links {
-		l := &f.Links[i]
-		w, s := f.linkRate(l)
-		if w == 0 || s == 0 {
-			continue
-		}
-		var ew int
-		var es ib.Speed
-		var why string
-		var ev []finding.Evidence
-		if pl, ok := planned[[2]End{l.A, l.B}]; ok && pl.Width != 0 && pl.Speed != 0 {
-			ew, es = pl.Width, pl.Speed
-			why = "the plan"
-			ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s line %d", plan.Source, pl.Line), Value: fmt.Sprintf("%s <-> %s %s", pl.A, pl.B, rateText(pl.Width, pl.Speed))})
-		} else {
-			g := gkey(l)
-			mw, nw := mode(gw[g])
-			msp, ns := modeSpeed(gs[g])
-			// A majority needs a strict majority of at least 2 other links.
-			tw, ts := total(gw[g]), 0
-			for _, c := range gs[g] {
-				ts += c
-			}
-			if nw*2 > tw && tw >= 3 {
-				ew = mw
-			}
-			if ns*2 > ts && ts >= 3 {
-				es = msp
-			}
-			why = fmt.Sprintf("the majority of the %d links between tier %d and tier %d", tw, g.lo, g.hi)
-		}
-		narrow := ew != 0 && w < ew
-		slow := es != 0 && s.Generation() < es.Generation()
-		if !narrow && !slow {
-			continue
-		}
-		ewText, esText := w, s
-		if narrow {
-			ewText = ew
-		}
-		if slow {
-			esText = es
-		}
-		for _, e := range []End{l.A, l.B} {
-			if p := f.PortOf(e); p != nil && (p.CouldBeWidth != 0 || p.CouldBeSpeed != 0) {
-				// iblinkinfo prints only the hints that differ: a width, a
-				// lane speed, or both.
-				var could []string
-				if p.CouldBeWidth != 0 {
-					could = append(could, fmt.Sprintf("%dX", p.CouldBeWidth))
-				}
-				if p.CouldBeSpeed != 0 {
-					could = append(could, p.CouldBeSpeed.String())
-				}
-				ev = append(ev, finding.Evidence{Source: "iblinkinfo", Value: fmt.Sprintf("%s %dX %s, could be %s (the best both ends support)", f.EndName(e), p.Width, p.Speed, strings.Join(could, " "))})
-				break
-			}
-		}
-		b := l.B
-		fd := catalog.New("fabric.link_degraded", f.subject(l.A, &b),
-			fmt.Sprintf("link %s <-> %s runs at %s, expected %s (%s)", f.EndName(l.A), f.EndName(l.B), rateText(w, s), rateText(ewText, esText), why),
-			append([]finding.Evidence{{Source: l.Source, Value: fmt.Sprintf("%s <-> %s %dx%s", f.EndName(l.A), f.EndName(l.B), w, s)}}, ev...)...)
-		out = append(out, fd)
 	}
 	return out
+}
+
+// degraded holds what checkDegraded judges each link against.
+type degraded struct {
+	f       *Fabric
+	plan    *Plan
+	planned map[[2]End]PlanLink
+	tiers   tierRates
+}
+
+// plannedPairs maps both orders of every planned link whose nodes are on
+// the fabric to the plan's line; empty without a plan.
+func plannedPairs(f *Fabric, plan *Plan) map[[2]End]PlanLink {
+	planned := map[[2]End]PlanLink{}
+	if plan == nil {
+		return planned
+	}
+	r := newResolver(f)
+	for _, pl := range plan.Links {
+		a, okA := r.node(pl.A.Node)
+		b, okB := r.node(pl.B.Node)
+		if okA && okB {
+			ea, eb := End{a, pl.A.Port}, End{b, pl.B.Port}
+			planned[[2]End{ea, eb}], planned[[2]End{eb, ea}] = pl, pl
+		}
+	}
+	return planned
+}
+
+// tierPair names the links between two tiers (lo <= hi).
+type tierPair struct{ lo, hi int }
+
+// tierRates counts the widths and speeds of the links between each pair
+// of tiers.
+type tierRates struct {
+	tiers  []int
+	widths map[tierPair]map[int]int
+	speeds map[tierPair]map[ib.Speed]int
+}
+
+// tierRates counts the known widths and speeds of the fabric's links by
+// the tiers they join.
+func (f *Fabric) tierRates() tierRates {
+	t := tierRates{tiers: f.Tiers(), widths: map[tierPair]map[int]int{}, speeds: map[tierPair]map[ib.Speed]int{}}
+	for i := range f.Links {
+		l := &f.Links[i]
+		w, s := f.linkRate(l)
+		g := t.pair(l)
+		if t.widths[g] == nil {
+			t.widths[g], t.speeds[g] = map[int]int{}, map[ib.Speed]int{}
+		}
+		if w > 0 {
+			t.widths[g][w]++
+		}
+		if s > 0 {
+			t.speeds[g][s]++
+		}
+	}
+	return t
+}
+
+// pair returns the tiers a link joins.
+func (t tierRates) pair(l *Link) tierPair {
+	a, b := t.tiers[l.A.Node], t.tiers[l.B.Node]
+	return tierPair{min(a, b), max(a, b)}
+}
+
+// majority returns the width and speed of the strict majority of the links
+// between l's tiers (0 where there is none, or fewer than 3 links), and
+// the reason text.
+func (t tierRates) majority(l *Link) (int, ib.Speed, string) {
+	g := t.pair(l)
+	mw, nw := mode(t.widths[g])
+	msp, ns := modeSpeed(t.speeds[g])
+	// A majority needs a strict majority of at least 2 other links.
+	tw, ts := 0, 0
+	for _, c := range t.widths[g] {
+		tw += c
+	}
+	for _, c := range t.speeds[g] {
+		ts += c
+	}
+	var ew int
+	var es ib.Speed
+	if nw*2 > tw && tw >= 3 {
+		ew = mw
+	}
+	if ns*2 > ts && ts >= 3 {
+		es = msp
+	}
+	return ew, es, fmt.Sprintf("the majority of the %d links between tier %d and tier %d", tw, g.lo, g.hi)
+}
+
+// check judges one link; false when its rate is unknown or as expected.
+func (d *degraded) check(l *Link) (finding.Finding, bool) {
+	f := d.f
+	w, s := f.linkRate(l)
+	if w == 0 || s == 0 {
+		return finding.Finding{}, false
+	}
+	var ew int
+	var es ib.Speed
+	var why string
+	var ev []finding.Evidence
+	if pl, ok := d.planned[[2]End{l.A, l.B}]; ok && pl.Width != 0 && pl.Speed != 0 {
+		ew, es = pl.Width, pl.Speed
+		why = "the plan"
+		ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s line %d", d.plan.Source, pl.Line), Value: fmt.Sprintf("%s <-> %s %s", pl.A, pl.B, rateText(pl.Width, pl.Speed))})
+	} else {
+		ew, es, why = d.tiers.majority(l)
+	}
+	narrow := ew != 0 && w < ew
+	slow := es != 0 && s.Generation() < es.Generation()
+	if !narrow && !slow {
+		return finding.Finding{}, false
+	}
+	ewText, esText := w, s
+	if narrow {
+		ewText = ew
+	}
+	if slow {
+		esText = es
+	}
+	ev = append(ev, f.couldBe(l)...)
+	b := l.B
+	return catalog.New("fabric.link_degraded", f.subject(l.A, &b),
+		fmt.Sprintf("link %s <-> %s runs at %s, expected %s (%s)", f.EndName(l.A), f.EndName(l.B), rateText(w, s), rateText(ewText, esText), why),
+		append([]finding.Evidence{{Source: l.Source, Value: fmt.Sprintf("%s <-> %s %dx%s", f.EndName(l.A), f.EndName(l.B), w, s)}}, ev...)...), true
+}
+
+// couldBe returns iblinkinfo's "could be" hint of the first end of l that
+// has one, as evidence; nil when neither has.
+func (f *Fabric) couldBe(l *Link) []finding.Evidence {
+	for _, e := range []End{l.A, l.B} {
+		if p := f.PortOf(e); p != nil && (p.CouldBeWidth != 0 || p.CouldBeSpeed != 0) {
+			// iblinkinfo prints only the hints that differ: a width, a
+			// lane speed, or both.
+			var could []string
+			if p.CouldBeWidth != 0 {
+				could = append(could, fmt.Sprintf("%dX", p.CouldBeWidth))
+			}
+			if p.CouldBeSpeed != 0 {
+				could = append(could, p.CouldBeSpeed.String())
+			}
+			return []finding.Evidence{{Source: "iblinkinfo", Value: fmt.Sprintf("%s %dX %s, could be %s (the best both ends support)", f.EndName(e), p.Width, p.Speed, strings.Join(could, " "))}}
+		}
+	}
+	return nil
 }
 
 func mode(m map[int]int) (int, int) {
