@@ -178,90 +178,178 @@ func (f *Fabric) EndName(e End) string {
 // Build turns a collection into the model. Unparseable or failed outputs
 // become gaps; Build itself never fails.
 func Build(raw *fabricmodel.Raw) *Fabric {
-	f := &Fabric{Taken: raw.Taken, Source: raw.Source}
-	seenGap := map[Gap]bool{}
-	gap := func(src, format string, a ...any) {
-		g := Gap{Source: src, Reason: fmt.Sprintf(format, a...)}
-		if !seenGap[g] {
-			seenGap[g] = true
-			f.Gaps = append(f.Gaps, g)
-		}
-	}
-	get := func(name string) []byte {
-		o := raw.Get(name)
-		switch {
-		case o == nil:
-			gap(name, "not collected")
-			return nil
-		case o.Err != "" && len(bytes.TrimSpace(o.Stdout)) == 0:
-			gap(name, "%s", o.Err)
-			return nil
-		}
-		if len(o.Stderr) > 0 {
-			if d, err := ibdiags.ParseDiags(bytes.NewReader(o.Stderr), name+".stderr"); err == nil {
-				for i := range d {
-					d[i].Text = name + ": " + d[i].Text
-				}
-				f.Diags = append(f.Diags, d...)
-			}
-		}
-		return o.Stdout
-	}
+	b := &builder{raw: raw, f: &Fabric{Taken: raw.Taken, Source: raw.Source}, seenGap: map[Gap]bool{}}
+	b.readTopology()
+	b.readLinkInfo()
+	b.readQueryErrors()
+	b.readPerfQuery()
+	b.addPMAGaps()
+	b.readFTs()
+	b.readSMInfo()
+	b.readSAViews()
+	// Build the indexes now, so the checks only read the model.
+	f := b.f
+	f.Peer(End{-1, -1})
+	f.endByGUID(f, End{})
+	return f
+}
 
-	if b := get("ibnetdiscover"); b != nil {
-		top, err := ibdiags.ParseNetDiscover(bytes.NewReader(b), "ibnetdiscover.txt")
-		if err != nil {
-			gap("ibnetdiscover", "%v", err)
-		} else {
-			f.addTopology(top)
-			f.OriginLID = f.originLID(b)
-		}
+// builder holds what the steps of Build share: the collection, the model
+// being filled and the gaps already recorded.
+type builder struct {
+	raw     *fabricmodel.Raw
+	f       *Fabric
+	seenGap map[Gap]bool
+}
+
+// addGap records g unless the same gap is already recorded.
+func (b *builder) addGap(g Gap) {
+	if !b.seenGap[g] {
+		b.seenGap[g] = true
+		b.f.Gaps = append(b.f.Gaps, g)
 	}
-	if b := get("iblinkinfo"); b != nil {
-		li, err := ibdiags.ParseLinkInfo(bytes.NewReader(b), "iblinkinfo.txt")
-		switch {
-		case err != nil:
-			gap("iblinkinfo", "%v", err)
-		case len(f.Nodes) == 0:
-			// No ibnetdiscover topology: iblinkinfo names both ends of
-			// every link too, so the topology is taken from it.
-			f.topologyFromLinkInfo(li)
-			gap("ibnetdiscover", "topology taken from iblinkinfo (node GUIDs of CAs unknown)")
-			f.addLinkInfo(li, gap)
-		default:
-			f.addLinkInfo(li, gap)
-		}
+}
+
+// gap records that src could not provide something, for the reason the
+// format gives.
+func (b *builder) gap(src, format string, a ...any) {
+	b.addGap(Gap{Source: src, Reason: fmt.Sprintf(format, a...)})
+}
+
+// get returns a tool's standard output, or nil (and a gap) when the tool
+// was not collected or failed without output. Its standard error's
+// diagnostics go to the model's Diags either way.
+func (b *builder) get(name string) []byte {
+	o := b.raw.Get(name)
+	switch {
+	case o == nil:
+		b.gap(name, "not collected")
+		return nil
+	case o.Err != "" && len(bytes.TrimSpace(o.Stdout)) == 0:
+		b.gap(name, "%s", o.Err)
+		return nil
 	}
-	if b := get("ibqueryerrors"); b != nil {
-		q, err := ibdiags.ParseQueryErrors(bytes.NewReader(b), "ibqueryerrors.txt")
-		if err != nil {
-			gap("ibqueryerrors", "%v", err)
-		} else {
-			f.HaveCounters = true
-			// The summary's PMA failure count backs up the per-port stderr
-			// warnings when stderr was captured but not understood (a
-			// pasted report without stderr says nothing about them).
-			if o := raw.Get("ibqueryerrors"); len(o.Stderr) > 0 {
-				f.pmaFailures = max(q.PMAFailures, 0)
+	if len(o.Stderr) > 0 {
+		if d, err := ibdiags.ParseDiags(bytes.NewReader(o.Stderr), name+".stderr"); err == nil {
+			for i := range d {
+				d[i].Text = name + ": " + d[i].Text
 			}
-			f.addQueryErrors(q, gap)
+			b.f.Diags = append(b.f.Diags, d...)
 		}
 	}
-	if o := raw.Get("perfquery"); o != nil {
-		if o.Err != "" && len(o.Stdout) > 0 {
-			gap("perfquery", "%s", o.Err)
-		}
-		if b := get("perfquery"); b != nil {
-			pq, err := ibdiags.ParsePerfQuery(bytes.NewReader(b), "perfquery.txt")
-			if err != nil {
-				gap("perfquery", "%v", err)
-			} else {
-				f.HaveCounters = true
-				f.addPerfQuery(pq, gap)
-			}
-		}
+	return o.Stdout
+}
+
+// readTopology adds ibnetdiscover's nodes and links, and the LID the
+// collection was taken from.
+func (b *builder) readTopology() {
+	out := b.get("ibnetdiscover")
+	if out == nil {
+		return
 	}
+	top, err := ibdiags.ParseNetDiscover(bytes.NewReader(out), "ibnetdiscover.txt")
+	if err != nil {
+		b.gap("ibnetdiscover", "%v", err)
+		return
+	}
+	b.f.addTopology(top)
+	b.f.OriginLID = b.f.originLID(out)
+}
+
+// readLinkInfo adds iblinkinfo's port states, widths and speeds, and takes
+// the topology from it when ibnetdiscover gave none.
+func (b *builder) readLinkInfo() {
+	out := b.get("iblinkinfo")
+	if out == nil {
+		return
+	}
+	li, err := ibdiags.ParseLinkInfo(bytes.NewReader(out), "iblinkinfo.txt")
+	switch {
+	case err != nil:
+		b.gap("iblinkinfo", "%v", err)
+	case len(b.f.Nodes) == 0:
+		// No ibnetdiscover topology: iblinkinfo names both ends of
+		// every link too, so the topology is taken from it.
+		b.f.topologyFromLinkInfo(li)
+		b.gap("ibnetdiscover", "topology taken from iblinkinfo (node GUIDs of CAs unknown)")
+		b.f.addLinkInfo(li, b.gap)
+	default:
+		b.f.addLinkInfo(li, b.gap)
+	}
+}
+
+// readQueryErrors adds ibqueryerrors' port counters and remembers its PMA
+// failure count.
+func (b *builder) readQueryErrors() {
+	out := b.get("ibqueryerrors")
+	if out == nil {
+		return
+	}
+	q, err := ibdiags.ParseQueryErrors(bytes.NewReader(out), "ibqueryerrors.txt")
+	if err != nil {
+		b.gap("ibqueryerrors", "%v", err)
+		return
+	}
+	b.f.HaveCounters = true
+	// The summary's PMA failure count backs up the per-port stderr
+	// warnings when stderr was captured but not understood (a
+	// pasted report without stderr says nothing about them).
+	if o := b.raw.Get("ibqueryerrors"); len(o.Stderr) > 0 {
+		b.f.pmaFailures = max(q.PMAFailures, 0)
+	}
+	b.f.addQueryErrors(q, b.gap)
+}
+
+// readPerfQuery adds perfquery's port counters, when it was collected; a
+// perfquery that failed part way still gives what it printed.
+func (b *builder) readPerfQuery() {
+	o := b.raw.Get("perfquery")
+	if o == nil {
+		return
+	}
+	if o.Err != "" && len(o.Stdout) > 0 {
+		b.gap("perfquery", "%s", o.Err)
+	}
+	out := b.get("perfquery")
+	if out == nil {
+		return
+	}
+	pq, err := ibdiags.ParsePerfQuery(bytes.NewReader(out), "perfquery.txt")
+	if err != nil {
+		b.gap("perfquery", "%v", err)
+		return
+	}
+	b.f.HaveCounters = true
+	b.f.addPerfQuery(pq, b.gap)
+}
+
+// addPMAGaps turns each port whose counters could not be read (a PMA
+// query failure on stderr) into a per-port gap, or, when stderr named none,
+// ibqueryerrors' summary count into one gap.
+func (b *builder) addPMAGaps() {
+	lidType := b.f.lidTypes()
 	pmaGaps := 0
+	for _, d := range b.f.Diags {
+		if d.Kind != ibdiags.DiagPMAFailed || d.Port <= 0 {
+			continue
+		}
+		pmaGaps++
+		g := Gap{Source: "ibqueryerrors", Kind: string(ibdiags.DiagPMAFailed), Node: d.NodeDesc, NodeType: lidType[d.LID], LID: d.LID, Port: d.Port}
+		if d.LID > 0 {
+			g.Reason = fmt.Sprintf("port counters of %s LID %d port %d could not be read", d.NodeDesc, d.LID, d.Port)
+		} else {
+			g.Reason = fmt.Sprintf("port counters of %s port %d could not be read", d.NodeDesc, d.Port)
+		}
+		b.addGap(g)
+	}
+	if pmaGaps == 0 && b.f.pmaFailures > 0 {
+		b.gap("ibqueryerrors", "%d PMA queries failed (ibqueryerrors summary); those ports' counters were not judged", b.f.pmaFailures)
+	}
+}
+
+// lidTypes maps each known LID to the type of its node: a switch's port-0
+// LID, a CA's or router's port LIDs.
+func (f *Fabric) lidTypes() map[int]ibdiags.NodeType {
 	lidType := map[int]ibdiags.NodeType{}
 	for i := range f.Nodes {
 		n := &f.Nodes[i]
@@ -274,82 +362,78 @@ func Build(raw *fabricmodel.Raw) *Fabric {
 			}
 		}
 	}
-	for _, d := range f.Diags {
-		if d.Kind == ibdiags.DiagPMAFailed && d.Port > 0 {
-			pmaGaps++
-			g := Gap{Source: "ibqueryerrors", Kind: string(ibdiags.DiagPMAFailed), Node: d.NodeDesc, NodeType: lidType[d.LID], LID: d.LID, Port: d.Port}
-			if d.LID > 0 {
-				g.Reason = fmt.Sprintf("port counters of %s LID %d port %d could not be read", d.NodeDesc, d.LID, d.Port)
-			} else {
-				g.Reason = fmt.Sprintf("port counters of %s port %d could not be read", d.NodeDesc, d.Port)
-			}
-			if !seenGap[g] {
-				seenGap[g] = true
-				f.Gaps = append(f.Gaps, g)
-			}
-		}
+	return lidType
+}
+
+// readFTs adds dump_fts' forwarding tables, with a gap when a table was
+// dumped without -a and so lost its switch's last port.
+func (b *builder) readFTs() {
+	out := b.get("dump_fts")
+	if out == nil {
+		return
 	}
-	if pmaGaps == 0 && f.pmaFailures > 0 {
-		gap("ibqueryerrors", "%d PMA queries failed (ibqueryerrors summary); those ports' counters were not judged", f.pmaFailures)
+	fts, err := ibdiags.ParseFTs(bytes.NewReader(out), "dump_fts.txt")
+	if err != nil {
+		b.gap("dump_fts", "%v", err)
+		return
 	}
-	if b := get("dump_fts"); b != nil {
-		fts, err := ibdiags.ParseFTs(bytes.NewReader(b), "dump_fts.txt")
-		if err != nil {
-			gap("dump_fts", "%v", err)
-		} else {
-			f.LFTs = fts
-			if n := f.lastPortHidden(); n > 0 {
-				gap("dump_fts", "%d forwarding table(s) were dumped without -a and have no entry to their switch's last port although it is linked: dump_fts then leaves those entries out (it calls the last port illegal), so routes through it look missing; collect again with this version of ibdoctor", n)
-			}
-		}
+	b.f.LFTs = fts
+	if n := b.f.lastPortHidden(); n > 0 {
+		b.gap("dump_fts", "%d forwarding table(s) were dumped without -a and have no entry to their switch's last port although it is linked: dump_fts then leaves those entries out (it calls the last port illegal), so routes through it look missing; collect again with this version of ibdoctor", n)
 	}
-	if o := raw.Get("sminfo"); o != nil {
-		sms, err := ibdiags.ParseSMInfo(bytes.NewReader(o.Stdout), "sminfo.txt")
-		switch {
-		case err == nil:
-			f.SMQueried, f.SMs = true, sms
-		case !bytes.Contains(o.Stderr, []byte("umad")) && !bytes.Contains(o.Stderr, []byte("Permission denied")) &&
-			(bytes.Contains(o.Stderr, []byte("failed: query")) || bytes.Contains(o.Stderr, []byte("_do_madrpc failed"))):
-			// sminfo reached the fabric but no SM answered: without an SM
-			// the port's SM LID is 0 and the query goes nowhere
-			// ("_do_madrpc failed"), or the SM LID no longer answers
-			// ("iberror: failed: query").
-			f.SMQueried = true
-		case o.Err != "":
-			gap("sminfo", "%s", o.Err)
-		default:
-			gap("sminfo", "%v", err)
-		}
-	} else {
-		gap("sminfo", "not collected")
+}
+
+// readSMInfo adds sminfo's answer. A query that reached the fabric and
+// found no SM counts as queried (no SM); other failures are gaps.
+func (b *builder) readSMInfo() {
+	o := b.raw.Get("sminfo")
+	if o == nil {
+		b.gap("sminfo", "not collected")
+		return
 	}
-	// Optional SA-based views of every SM; their absence is not a gap
-	// (no SM, or no SA), only a failure to parse them is.
-	if o := raw.Get("saquery-sm"); o != nil && o.Err == "" && len(o.Stdout) > 0 {
+	sms, err := ibdiags.ParseSMInfo(bytes.NewReader(o.Stdout), "sminfo.txt")
+	switch {
+	case err == nil:
+		b.f.SMQueried, b.f.SMs = true, sms
+	case !bytes.Contains(o.Stderr, []byte("umad")) && !bytes.Contains(o.Stderr, []byte("Permission denied")) &&
+		(bytes.Contains(o.Stderr, []byte("failed: query")) || bytes.Contains(o.Stderr, []byte("_do_madrpc failed"))):
+		// sminfo reached the fabric but no SM answered: without an SM
+		// the port's SM LID is 0 and the query goes nowhere
+		// ("_do_madrpc failed"), or the SM LID no longer answers
+		// ("iberror: failed: query").
+		b.f.SMQueried = true
+	case o.Err != "":
+		b.gap("sminfo", "%s", o.Err)
+	default:
+		b.gap("sminfo", "%v", err)
+	}
+}
+
+// readSAViews adds the optional SA-based views of every SM (saquery -s and
+// sminfo on each SM port); their absence is not a gap (no SM, or no SA),
+// only a failure to parse them is.
+func (b *builder) readSAViews() {
+	if o := b.raw.Get("saquery-sm"); o != nil && o.Err == "" && len(o.Stdout) > 0 {
 		ps, err := ibdiags.ParseSMPorts(bytes.NewReader(o.Stdout), "saquery-sm.txt")
 		if err != nil {
-			gap("saquery-sm", "%v", err)
+			b.gap("saquery-sm", "%v", err)
 		} else {
-			f.SMPorts = ps
+			b.f.SMPorts = ps
 		}
 	}
-	if o := raw.Get("sminfo-sms"); o != nil && len(bytes.TrimSpace(o.Stdout)) > 0 {
+	if o := b.raw.Get("sminfo-sms"); o != nil && len(bytes.TrimSpace(o.Stdout)) > 0 {
 		sms, err := ibdiags.ParseSMInfo(bytes.NewReader(o.Stdout), "sminfo-sms.txt")
 		if err != nil {
-			gap("sminfo-sms", "%v", err)
-		} else {
-			f.SMQueried = true
-			for _, s := range sms {
-				if !slices.ContainsFunc(f.SMs, func(x ibdiags.SMInfo) bool { return x.GUID == s.GUID && x.State == s.State }) {
-					f.SMs = append(f.SMs, s)
-				}
+			b.gap("sminfo-sms", "%v", err)
+			return
+		}
+		b.f.SMQueried = true
+		for _, s := range sms {
+			if !slices.ContainsFunc(b.f.SMs, func(x ibdiags.SMInfo) bool { return x.GUID == s.GUID && x.State == s.State }) {
+				b.f.SMs = append(b.f.SMs, s)
 			}
 		}
 	}
-	// Build the indexes now, so the checks only read the model.
-	f.Peer(End{-1, -1})
-	f.endByGUID(f, End{})
-	return f
 }
 
 // originLID finds the port ibnetdiscover started from ("# Initiated from

@@ -95,109 +95,168 @@ type limits struct {
 var defaultLimits = limits{files: MaxBundleFiles, total: MaxBundleBytes, file: MaxBundleFileBytes,
 	depth: MaxBundleDepth, names: MaxBundleNameBytes, linkSteps: MaxBundleLinkSteps}
 
+// readBundle is ReadBundle with the given limits.
 func readBundle(r io.Reader, name string, lim limits) (fs.FS, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a gzip-compressed bundle: %w", name, err)
 	}
 	defer zr.Close()
-	m := newMemFS()
-	explicit := map[string]bool{}
-	tr := tar.NewReader(zr)
-	var total int64
-	// What the archive holds besides meta.json, to check against the
-	// manifest meta.json carries.
-	var entries int
-	var fileBytes int64
+	b := &bundleReader{name: name, lim: lim, tr: tar.NewReader(zr), m: newMemFS(), explicit: map[string]bool{}}
 	for i := 1; ; i++ {
-		hdr, err := tr.Next()
+		hdr, err := b.tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: after tar entry %d: %w", name, i-1, err)
 		}
-		fail := func(format string, a ...any) error {
-			return &EntryError{Bundle: name, Index: i, Entry: hdr.Name, Err: fmt.Errorf(format, a...)}
-		}
-		if i > lim.files {
-			return nil, fail("%w: more than %d entries (MaxBundleFiles)", ErrLimit, lim.files)
-		}
-		if hdr.Typeflag == tar.TypeXGlobalHeader {
-			continue
-		}
-		if len(hdr.Name) > maxPathLen || len(hdr.Linkname) > maxPathLen {
-			return nil, fail("%w: name or link target longer than %d bytes", ErrUnsafe, maxPathLen)
-		}
-		p, err := entryPath(hdr.Name)
-		if err != nil {
-			return nil, fail("%w", err)
-		}
-		if d := strings.Count(p, "/") + 1; d > lim.depth {
-			return nil, fail("%w: %d path elements, more than %d (MaxBundleDepth)", ErrLimit, d, lim.depth)
-		}
-		if explicit[p] {
-			return nil, fail("%w: duplicate entry %q", ErrUnsafe, p)
-		}
-		explicit[p] = true
-		n := &memNode{name: path.Base(p), modTime: hdr.ModTime}
-		switch hdr.Typeflag {
-		case tar.TypeReg:
-			if hdr.Size > lim.file {
-				return nil, fail("%w: file of %d bytes exceeds %d (MaxBundleFileBytes)", ErrLimit, hdr.Size, lim.file)
-			}
-			if total+hdr.Size > lim.total {
-				return nil, fail("%w: more than %d bytes uncompressed (MaxBundleBytes)", ErrLimit, lim.total)
-			}
-			data, err := io.ReadAll(io.LimitReader(tr, hdr.Size+1))
-			if err != nil {
-				return nil, fail("%w", err)
-			}
-			if int64(len(data)) != hdr.Size {
-				return nil, fail("size %d does not match header size %d", len(data), hdr.Size)
-			}
-			total += hdr.Size
-			n.mode = fs.FileMode(hdr.Mode).Perm() | 0o444
-			n.data = data
-		case tar.TypeDir:
-			n.mode = fs.ModeDir | 0o555
-		case tar.TypeSymlink:
-			if _, err := JoinLink(path.Dir(p), hdr.Linkname); err != nil {
-				return nil, fail("%w: symlink to %q: %w", ErrUnsafe, clip(hdr.Linkname), err)
-			}
-			n.mode = fs.ModeSymlink | 0o777
-			n.target = hdr.Linkname
-			m.nameBytes += int64(len(hdr.Linkname))
-		case tar.TypeLink:
-			return nil, fail("%w: hard link to %q (bundles hold no hard links)", ErrUnsafe, clip(hdr.Linkname))
-		case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
-			return nil, fail("%w: device or fifo", ErrUnsafe)
-		default:
-			return nil, fail("%w: tar type %q", ErrUnsafe, hdr.Typeflag)
-		}
-		if err := m.add(p, n); err != nil {
-			return nil, fail("%w", err)
-		}
-		if p != manifestFile {
-			entries++
-			fileBytes += int64(len(n.data))
-		}
-		// One add creates at most lim.depth directories of at most
-		// maxPathLen bytes, so checking after it keeps the work bounded.
-		if len(m.nodes)-1 > lim.files {
-			return nil, fail("%w: more than %d entries, counting implied directories (MaxBundleFiles)", ErrLimit, lim.files)
-		}
-		if m.nameBytes > lim.names {
-			return nil, fail("%w: more than %d bytes of names and link targets, counting implied directories (MaxBundleNameBytes)", ErrLimit, lim.names)
+		b.index, b.hdr = i, hdr
+		if err := b.entry(); err != nil {
+			return nil, err
 		}
 	}
-	if err := m.checkManifest(name, entries, fileBytes); err != nil {
+	if err := b.m.checkManifest(name, b.entries, b.fileBytes); err != nil {
 		return nil, err
 	}
-	// A symlink chain may still leave the root (a -> b/.., b -> ..): resolve
-	// every link once, now that all entries are known, within a budget of
-	// steps for all of them together. Sorted, so the error is the same on
-	// every run.
+	if err := b.m.resolveLinks(name, lim); err != nil {
+		return nil, err
+	}
+	return b.m, nil
+}
+
+// bundleReader holds what reading the entries of a bundle shares: the
+// archive, the file system being filled, and what was read so far.
+type bundleReader struct {
+	name string
+	lim  limits
+	tr   *tar.Reader
+	m    *memFS
+	// explicit are the paths the archive named (implied directories are
+	// not).
+	explicit map[string]bool
+	// total is the bytes of the files read so far.
+	total int64
+	// What the archive holds besides meta.json, to check against the
+	// manifest meta.json carries.
+	entries   int
+	fileBytes int64
+	// index (from 1) and hdr are the entry being read.
+	index int
+	hdr   *tar.Header
+}
+
+// fail returns an EntryError for the entry being read.
+func (b *bundleReader) fail(format string, a ...any) error {
+	return &EntryError{Bundle: b.name, Index: b.index, Entry: b.hdr.Name, Err: fmt.Errorf(format, a...)}
+}
+
+// entry checks the entry being read and adds it to the file system, then
+// checks the limits that count implied directories too.
+func (b *bundleReader) entry() error {
+	hdr, lim := b.hdr, b.lim
+	if b.index > lim.files {
+		return b.fail("%w: more than %d entries (MaxBundleFiles)", ErrLimit, lim.files)
+	}
+	if hdr.Typeflag == tar.TypeXGlobalHeader {
+		return nil
+	}
+	if len(hdr.Name) > maxPathLen || len(hdr.Linkname) > maxPathLen {
+		return b.fail("%w: name or link target longer than %d bytes", ErrUnsafe, maxPathLen)
+	}
+	p, err := entryPath(hdr.Name)
+	if err != nil {
+		return b.fail("%w", err)
+	}
+	if d := strings.Count(p, "/") + 1; d > lim.depth {
+		return b.fail("%w: %d path elements, more than %d (MaxBundleDepth)", ErrLimit, d, lim.depth)
+	}
+	if b.explicit[p] {
+		return b.fail("%w: duplicate entry %q", ErrUnsafe, p)
+	}
+	b.explicit[p] = true
+	n, err := b.node(p)
+	if err != nil {
+		return err
+	}
+	if err := b.m.add(p, n); err != nil {
+		return b.fail("%w", err)
+	}
+	if p != manifestFile {
+		b.entries++
+		b.fileBytes += int64(len(n.data))
+	}
+	// One add creates at most lim.depth directories of at most
+	// maxPathLen bytes, so checking after it keeps the work bounded.
+	if len(b.m.nodes)-1 > lim.files {
+		return b.fail("%w: more than %d entries, counting implied directories (MaxBundleFiles)", ErrLimit, lim.files)
+	}
+	if b.m.nameBytes > lim.names {
+		return b.fail("%w: more than %d bytes of names and link targets, counting implied directories (MaxBundleNameBytes)", ErrLimit, lim.names)
+	}
+	return nil
+}
+
+// node makes the node of the entry being read, at path p: a regular file
+// (read within the size limits), a directory or a symlink whose target
+// stays inside the root. Every other type is refused.
+func (b *bundleReader) node(p string) (*memNode, error) {
+	hdr := b.hdr
+	n := &memNode{name: path.Base(p), modTime: hdr.ModTime}
+	switch hdr.Typeflag {
+	case tar.TypeReg:
+		data, err := b.file()
+		if err != nil {
+			return nil, err
+		}
+		n.mode = fs.FileMode(hdr.Mode).Perm() | 0o444
+		n.data = data
+	case tar.TypeDir:
+		n.mode = fs.ModeDir | 0o555
+	case tar.TypeSymlink:
+		if _, err := JoinLink(path.Dir(p), hdr.Linkname); err != nil {
+			return nil, b.fail("%w: symlink to %q: %w", ErrUnsafe, clip(hdr.Linkname), err)
+		}
+		n.mode = fs.ModeSymlink | 0o777
+		n.target = hdr.Linkname
+		b.m.nameBytes += int64(len(hdr.Linkname))
+	case tar.TypeLink:
+		return nil, b.fail("%w: hard link to %q (bundles hold no hard links)", ErrUnsafe, clip(hdr.Linkname))
+	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
+		return nil, b.fail("%w: device or fifo", ErrUnsafe)
+	default:
+		return nil, b.fail("%w: tar type %q", ErrUnsafe, hdr.Typeflag)
+	}
+	return n, nil
+}
+
+// file reads the regular file being read, refusing one over the per-file
+// or total limit or shorter than its header says.
+func (b *bundleReader) file() ([]byte, error) {
+	hdr, lim := b.hdr, b.lim
+	if hdr.Size > lim.file {
+		return nil, b.fail("%w: file of %d bytes exceeds %d (MaxBundleFileBytes)", ErrLimit, hdr.Size, lim.file)
+	}
+	if b.total+hdr.Size > lim.total {
+		return nil, b.fail("%w: more than %d bytes uncompressed (MaxBundleBytes)", ErrLimit, lim.total)
+	}
+	data, err := io.ReadAll(io.LimitReader(b.tr, hdr.Size+1))
+	if err != nil {
+		return nil, b.fail("%w", err)
+	}
+	if int64(len(data)) != hdr.Size {
+		return nil, b.fail("size %d does not match header size %d", len(data), hdr.Size)
+	}
+	b.total += hdr.Size
+	return data, nil
+}
+
+// resolveLinks sorts every directory's children and checks the symlinks
+// as chains. A chain may still leave the root (a -> b/.., b -> ..):
+// every link is resolved once, now that all entries are known, within a
+// budget of steps for all of them together. Sorted, so the error is the
+// same on every run.
+func (m *memFS) resolveLinks(name string, lim limits) error {
 	var links []string
 	for p, n := range m.nodes {
 		if n.mode.IsDir() {
@@ -214,13 +273,13 @@ func readBundle(r io.Reader, name string, lim limits) (fs.FS, error) {
 		_, _, err := m.walk("open", p, true, &steps)
 		budget -= min(budget, MaxResolveSteps) - max(steps, 0)
 		if errors.Is(err, ErrResolveSteps) && budget <= 0 {
-			return nil, fmt.Errorf("%s: %w: resolving the symlinks takes more than %d steps (MaxBundleLinkSteps)", name, ErrLimit, lim.linkSteps)
+			return fmt.Errorf("%s: %w: resolving the symlinks takes more than %d steps (MaxBundleLinkSteps)", name, ErrLimit, lim.linkSteps)
 		}
 		if errors.Is(err, ErrEscapes) || errors.Is(err, ErrSymlinkLoop) || errors.Is(err, ErrResolveSteps) {
-			return nil, fmt.Errorf("%s: symlink %q -> %q: %w", name, clip(p), clip(m.nodes[p].target), err)
+			return fmt.Errorf("%s: symlink %q -> %q: %w", name, clip(p), clip(m.nodes[p].target), err)
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // manifestFile is the bundle's meta.json; its "manifest" (written by
