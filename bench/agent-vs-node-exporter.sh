@@ -94,10 +94,10 @@ ne_rss=$(rss_kib "$ne_pid")
 # seconds each (default 20).
 SECS=${SECS:-20}
 FULL_EVERY=${FULL_EVERY:-10}
-sample_cost() { # full-read-every → "ms-per-sample rss-kib"
+sample_cost() { # full-read-every; sets cost_ms and cost_rss
 	kill "$ib_pid"
 	wait "$ib_pid" 2>/dev/null || true
-	"$tmp/ibdoctor" agent --root "$tmp/root" --listen "127.0.0.1:$ib_port" --interval 1s --full-read-every "$1" 2>>"$tmp/agent.log" &
+	"$tmp/ibdoctor" agent --root "$tmp/root" --listen "127.0.0.1:$ib_port" --interval 1s --full-read-every "$1" >/dev/null 2>>"$tmp/agent.log" &
 	ib_pid=$!
 	pids+=("$ib_pid")
 	wait_up "$ib_url" '^ibdoctor_port_state'
@@ -109,10 +109,13 @@ sample_cost() { # full-read-every → "ms-per-sample rss-kib"
 	c1=$(cpu_ticks "$ib_pid")
 	# The two scrapes for samples_total are in the CPU too: at most 2×
 	# the scrape cost over SECS samples.
-	awk -v d=$((c1 - c0)) -v s="$s0" -v e="$s1" -v hz="$hz" -v r="$(rss_kib "$ib_pid")" 'BEGIN {n=e-s; if (n<1) n=1; printf "%.2f %d", d*1000/hz/n, r}'
+	cost_ms=$(awk -v d=$((c1 - c0)) -v s="$s0" -v e="$s1" -v hz="$hz" 'BEGIN {n=e-s; if (n<1) n=1; printf "%.2f", d*1000/hz/n}')
+	cost_rss=$(rss_kib "$ib_pid")
 }
-read -r sample_ms sample_rss < <(sample_cost "$FULL_EVERY")
-read -r full_ms full_rss < <(sample_cost 1)
+sample_cost "$FULL_EVERY"
+sample_ms=$cost_ms sample_rss=$cost_rss
+sample_cost 1
+full_ms=$cost_ms full_rss=$cost_rss
 share=$(awk -v s="$sample_ms" -v c="$ib_cpu" 'BEGIN {printf "%.3f", (s+c)/15000*100}')
 interval_ms=$(awk -v s="$sample_ms" -v c="$ib_cpu" 'BEGIN {printf "%.2f", s+c}')
 full_interval_ms=$(awk -v s="$full_ms" -v c="$ib_cpu" 'BEGIN {printf "%.2f", s+c}')
