@@ -35,6 +35,10 @@ type Fabric struct {
 	HaveCounters bool `json:"have_counters"`
 	// Gaps lists what could not be queried or parsed.
 	Gaps []Gap `json:"gaps"`
+	// SL2VL and VLArb are the QoS tables smpquery read (nil when not
+	// collected).
+	SL2VL []ibdiags.SL2VLRow   `json:"sl2vl,omitempty"`
+	VLArb []ibdiags.VLArbTable `json:"vlarb,omitempty"`
 
 	// peers indexes Links by end, byKey nodes by GUID/ID (built on first
 	// use).
@@ -346,6 +350,7 @@ func Build(raw *fabricmodel.Raw) *Fabric {
 			}
 		}
 	}
+	f.addQoS(raw, gap)
 	// Build the indexes now, so the checks only read the model.
 	f.Peer(End{-1, -1})
 	f.endByGUID(f, End{})

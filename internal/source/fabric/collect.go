@@ -39,6 +39,10 @@ type CollectOptions struct {
 	// Parallel bounds the tools running at once (default 4; 1 runs them
 	// one after another). ibsim serves at most 10 clients.
 	Parallel int
+	// QoS also reads the SL-to-VL mapping and VL arbitration tables:
+	// two smpquery runs per linked port (see collectQoS), so it is asked
+	// for, not done by default.
+	QoS bool
 }
 
 // step is one tool run of a collection.
@@ -207,7 +211,7 @@ func Collect(ctx context.Context, o CollectOptions) (*fabricmodel.Raw, error) {
 			raw.Outputs = append(raw.Outputs, pq)
 		}
 	}
-	if li := raw.Get("iblinkinfo"); li != nil && li.Err == "" {
+	if li := raw.Get("iblinkinfo"); o.QoS && li != nil && li.Err == "" {
 		qosStart := msSince(start)
 		for _, q := range collectQoS(ctx, o, li) {
 			q.StartMS = qosStart
@@ -268,13 +272,29 @@ func collectQoS(ctx context.Context, o CollectOptions, li *fabricmodel.Output) [
 	failed := map[*fabricmodel.Output]int{}
 	total := map[*fabricmodel.Output]int{}
 	skipped := map[*fabricmodel.Output]int{}
+	// The runs go o.Parallel at a time; their outputs are kept in job
+	// order.
+	results := make([]*fabricmodel.Output, min(len(jobs), maxQoSRuns))
+	sem := make(chan struct{}, o.Parallel)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			j := jobs[i]
+			results[i] = run(ctx, o, step{j.out.Name, "smpquery", append(append([]string{}, sel...), j.args...)})
+		}()
+	}
+	wg.Wait()
 	for i, j := range jobs {
 		if i >= maxQoSRuns {
 			skipped[j.out]++
 			continue
 		}
 		total[j.out]++
-		r := run(ctx, o, step{j.out.Name, "smpquery", append(append([]string{}, sel...), j.args...)})
+		r := results[i]
 		j.out.Stdout = append(j.out.Stdout, r.Stdout...)
 		j.out.Stderr = append(j.out.Stderr, r.Stderr...)
 		j.out.DurationMS += r.DurationMS

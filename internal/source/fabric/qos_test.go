@@ -25,7 +25,7 @@ func TestCollectQoSRuns(t *testing.T) {
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	o := CollectOptions{LookPath: func(string) (string, error) { return fake, nil }}.withDefaults()
+	o := CollectOptions{LookPath: func(string) (string, error) { return fake, nil }, QoS: true}.withDefaults()
 	outs := collectQoS(context.Background(), o, &fabricmodel.Output{Name: "iblinkinfo", Stdout: li})
 	if len(outs) != 2 {
 		t.Fatalf("%d outputs, want 2", len(outs))
