@@ -622,3 +622,36 @@ func TestLiveIbsimQoS(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveIbsimLashVLs: on a ring, OpenSM's LASH engine leaves a cycle in
+// the forwarding tables and breaks it with VLs, assigning the SL per path.
+// The collection has the SL-to-VL tables but not the paths' SLs, so the
+// one-VL credit loop is reported with that said, not cleared by a guess.
+func TestLiveIbsimLashVLs(t *testing.T) {
+	net, err := os.ReadFile(filepath.Join("testdata", "ring4.net"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startIbsim(t, simfabric.Generated{Net: net})
+	s.startSMConf("lash", "qos TRUE\n")
+	f := s.collectWith(t, true)
+	if vls := f.dataVLs(); len(vls) < 2 {
+		t.Fatalf("LASH set %v data VLs, want several; gaps %+v", vls, f.Gaps)
+	}
+	fs, _, err := CheckRouting(f, routing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, x := range fs {
+		if x.ID == "fabric.credit_loop" {
+			n++
+			if !strings.Contains(x.Summary, "the SL of each route (LASH and DFSSSP set it per path) is not collected") {
+				t.Errorf("no VL note: %s", x.Summary)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d credit loops, want 1: %+v", n, fs)
+	}
+}

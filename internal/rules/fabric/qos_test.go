@@ -2,6 +2,9 @@ package fabric
 
 import (
 	"errors"
+	"fmt"
+	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
+	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -207,4 +210,61 @@ func FuzzParseQoSPlan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCreditLoopVLNote: the crafted ring's credit loop is qualified when
+// the SL-to-VL tables spread SLs over two VLs, and left as it is when they
+// map every SL to one VL or were not collected.
+func TestCreditLoopVLNote(t *testing.T) {
+	dir := filepath.Join("..", "routing", "testdata", "crafted", "credit-loop")
+	table := func(row string) string {
+		var b strings.Builder
+		for lid := 5; lid <= 8; lid++ {
+			fmt.Fprintf(&b, "# SL2VL table: Lid %d\n", lid)
+			for in := 1; in <= 3; in++ {
+				for out := 1; out <= 3; out++ {
+					if in != out {
+						fmt.Fprintf(&b, "ports: in %2d, out %2d: %s\n", in, out, row)
+					}
+				}
+			}
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name, sl2vl string
+		note        bool
+	}{
+		{"not collected", "", false},
+		{"one VL", table("| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0|15|"), false},
+		{"two VLs", table("| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0|15|"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, err := sourcefabric.ReadFrom(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.sl2vl != "" {
+				raw.Outputs = append(raw.Outputs, &fabricmodel.Output{Name: "smpquery-sl2vl", Stdout: []byte(tc.sl2vl)})
+			}
+			f := Build(raw)
+			fs, _, err := CheckRouting(f, routing.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, x := range fs {
+				if x.ID != "fabric.credit_loop" {
+					continue
+				}
+				n++
+				if got := strings.Contains(x.Summary, "map SLs to 2 VLs and the SL of each route"); got != tc.note {
+					t.Errorf("note %v, want %v: %s", got, tc.note, x.Summary)
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d credit loops, want 1", n)
+			}
+		})
+	}
 }
