@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,8 @@ type CheckOptions struct {
 	Source   Source
 	Plan     string
 	Baseline string
+	// QoSPlan is the --qos-plan file (class SL [VL] lines).
+	QoSPlan string
 	// NoRouting skips the routing analysis.
 	NoRouting bool
 	// Thresholds are the --threshold NAME=VALUE overrides.
@@ -47,13 +50,16 @@ func NewCmdCheck(f *cmdutil.Factory, runF func(*CheckOptions) error) *cobra.Comm
 		Long: `Judge the whole subnet: links down or below the expected width/speed (the
 plan's, else the majority of links between the same tiers), port error
 counters and congestion (against a baseline collection: their growth),
-duplicate GUIDs and LIDs, ports without a LID, the subnet manager, and the
-routes in the switches' forwarding tables.
+duplicate GUIDs and LIDs, ports without a LID, the subnet manager, the
+SL-to-VL mapping and VL arbitration tables (against --qos-plan, else
+across nodes), and the routes in the switches' forwarding tables.
 
 Exit codes as 'ibdoctor check': 0 healthy, 1 warnings, 2 critical, 3 could
 not run (no topology could be read).`,
 		Example: `  $ ibdoctor fabric check
   $ ibdoctor fabric check --from fabric.tar.gz --plan cabling.txt --format json
+  # which SLs the traffic classes use ("training 0 0", "storage 1 1" lines)
+  $ ibdoctor fabric check --qos-plan qos.plan
   # counter growth since yesterday's collection
   $ ibdoctor fabric check --baseline /var/lib/ibdoctor/fabric-yesterday.tar.gz`,
 		Args: cobra.NoArgs,
@@ -67,6 +73,7 @@ not run (no topology could be read).`,
 	cmdutil.AddFormatFlag(cmd, &o.Format)
 	addSourceFlags(cmd, &o.Source)
 	cmd.Flags().StringVar(&o.Plan, "plan", "", "cabling plan (ibnetdiscover format or 'nodeA portA nodeB portB' lines): expected links, widths and speeds")
+	cmd.Flags().StringVar(&o.QoSPlan, "qos-plan", "", "QoS plan: 'class SL [VL]' lines (training 0 0); checks the SL-to-VL tables and VL arbitration weights against it")
 	cmd.Flags().StringVar(&o.Baseline, "baseline", "", "earlier collection (DIR or FILE.tar.gz) to judge counter growth and vanished links against")
 	cmd.Flags().BoolVar(&o.NoRouting, "no-routing", false, "skip the routing analysis of the forwarding tables")
 	cmd.Flags().IntVar(&o.Bisections, "bisections", 0, "random pairings of the CA ports that sample the effective bisection bandwidth (0: by fabric size, 2-20; -1: skip)")
@@ -107,6 +114,20 @@ func runCheck(ctx context.Context, o *CheckOptions) error {
 			return cmdutil.CannotRun(err)
 		}
 		opts.Plan = p
+	}
+	if o.QoSPlan != "" {
+		fh, err := os.Open(o.QoSPlan)
+		if err != nil {
+			return cmdutil.CannotRun(err)
+		}
+		p, err := fabricrules.ParseQoSPlan(fh, o.QoSPlan)
+		fh.Close()
+		if err != nil {
+			return cmdutil.CannotRun(err)
+		}
+		opts.QoS = p
+		// A live check reads the tables the plan is judged by.
+		o.Source.QoS = true
 	}
 	if o.Baseline != "" {
 		raw, err := fabric.ReadFrom(o.Baseline)

@@ -37,6 +37,8 @@ type Source struct {
 	IBSim string
 	// Parallel bounds the tools running at once.
 	Parallel int
+	// QoS also reads the SL-to-VL and VL arbitration tables.
+	QoS bool
 }
 
 func addSourceFlags(cmd *cobra.Command, s *Source) {
@@ -45,6 +47,7 @@ func addSourceFlags(cmd *cobra.Command, s *Source) {
 	cmd.Flags().IntVarP(&s.Port, "port", "P", 0, "local HCA port to send from (-P)")
 	cmd.Flags().DurationVar(&s.Timeout, "timeout", 60*time.Second, "time limit of each tool run")
 	cmd.Flags().IntVar(&s.Parallel, "parallel", 4, "tools run at once while collecting (1: one after another)")
+	cmd.Flags().BoolVar(&s.QoS, "qos", false, "also read every linked port's SL-to-VL mapping and VL arbitration tables (smpquery sl2vl/vlarb: two runs per port)")
 	cmd.Flags().StringVar(&s.IBSim, "ibsim", "", "query a simulated fabric: the ibsim socket name (IBSIM_SOCKNAME; preloads libumad2sim.so)")
 }
 
@@ -52,7 +55,7 @@ func addSourceFlags(cmd *cobra.Command, s *Source) {
 var umad2simGlob = "/usr/lib/*/umad2sim/libumad2sim.so"
 
 func (s *Source) collectOptions(f *cmdutil.Factory) (fabric.CollectOptions, error) {
-	o := fabric.CollectOptions{CA: s.CA, Port: s.Port, Timeout: s.Timeout, Now: f.Now, Parallel: s.Parallel}
+	o := fabric.CollectOptions{CA: s.CA, Port: s.Port, Timeout: s.Timeout, Now: f.Now, Parallel: s.Parallel, QoS: s.QoS}
 	if s.IBSim != "" {
 		libs, _ := filepath.Glob(umad2simGlob)
 		if len(libs) == 0 {

@@ -120,6 +120,23 @@ var fabricMetas = []finding.Meta{
 		Causes:  []string{"a check ibdiagnet runs beyond links, counters, identities and the SM (routing, partitions, cables, temperature) found a problem", "nodes did not answer ibdiagnet's queries (MADs timed out or were dropped)"},
 		Remedy:  []string{"grep -- '-E-' /var/tmp/ibdiagnet2/ibdiagnet2.log to read the stage's error lines", "run ibdiagnet again to see whether the errors persist", remedyFabricCheck},
 	},
+	{
+		ID: "fabric.qos_mismatch", Severity: finding.Warning, Area: "fabric", Step: finding.StepFabric,
+		Title:   "SL-to-VL mapping disagrees across the fabric or with the QoS plan",
+		Meaning: "A packet keeps its service level (SL) end to end; each port's SLtoVLMappingTable (IBA 7.6.6) picks the virtual lane it uses on the next hop, and the port's VL arbitration tables (IBA 7.6.9) give each VL its share of the link. Nodes that map an SL to different VLs mix traffic classes the plan meant to separate; an SL that maps to VL 15 is dropped; a VL with weight 0 in both the high and the low arbitration table is never sent, so traffic on it stalls.",
+		Causes: []string{
+			"OpenSM runs without QoS (qos FALSE, the default) on part of the fabric, or a second SM with another opensm.conf programmed some switches",
+			"different qos_ca_sl2vl, qos_swe_sl2vl and qos_sw0_sl2vl templates in opensm.conf, or a qos_policy_file that overrides them",
+			"qos_vlarb_high / qos_vlarb_low without an entry (or with weight 0) for a VL that qos_sl2vl uses; qos_max_vls larger than the VLs arbitrated",
+			"switch or HCA firmware that supports fewer VLs (VLCap) than qos_max_vls",
+		},
+		Remedy: []string{
+			"smpquery sl2vl <lid> <out port> and smpquery vlarb <lid> <port> on a disagreeing node",
+			"set qos TRUE and one qos_sl2vl (e.g. qos_sl2vl 0,1,2,3,...) with qos_vlarb_high / qos_vlarb_low weights for every VL it uses in opensm.conf (opensm -c writes a template with every option), then restart OpenSM so it reprograms every port",
+			"align the per-type templates (qos_ca_*, qos_swe_*, qos_sw0_*) or remove them so qos_* applies everywhere",
+			remedyFabricCheck,
+		},
+	},
 	// The routing IDs (fabric.route_*, fabric.credit_loop,
 	// fabric.tree_asymmetric) live in routing.go with the routing analysis.
 }

@@ -41,6 +41,9 @@ type Options struct {
 	// are down, and counters are judged by their growth.
 	Baseline   *Fabric
 	Thresholds Thresholds
+	// QoS, when set, is the QoS plan the SL-to-VL tables are judged by;
+	// without it the tables are only compared across nodes.
+	QoS *QoSPlan
 }
 
 // Check runs every check that needs no plan beyond opts: links, counters,
@@ -56,6 +59,7 @@ func Check(f *Fabric, opts Options) []finding.Finding {
 	out = append(out, checkCounters(f, opts.Baseline, opts.Thresholds)...)
 	out = append(out, checkIdentity(f)...)
 	out = append(out, checkSM(f)...)
+	out = append(out, CheckQoS(f, opts.QoS)...)
 	catalog.Sort(out)
 	return out
 }

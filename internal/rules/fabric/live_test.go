@@ -149,10 +149,16 @@ func (s *simStack) tool(ctx context.Context, name string, args ...string) (strin
 // and waits until sminfo sees it as master.
 func (s *simStack) startSM(engine string) {
 	s.t.Helper()
+	s.startSMConf(engine, "")
+}
+
+// startSMConf is startSM with extra opensm.conf lines.
+func (s *simStack) startSMConf(engine, extra string) {
+	s.t.Helper()
 	opensm, _ := exec.LookPath("opensm")
 	// force_log_flush: the log is read while OpenSM runs (SUBNET UP).
 	conf := filepath.Join(s.dir, "opensm.conf")
-	if err := os.WriteFile(conf, []byte("force_log_flush TRUE\n"), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte("force_log_flush TRUE\n"+extra), 0o644); err != nil {
 		s.t.Fatal(err)
 	}
 	cmd := exec.Command(opensm, "-F", conf, "-R", engine, "-f", filepath.Join(s.dir, "opensm.log"), "-s", "0")
@@ -182,9 +188,15 @@ func (s *simStack) waitSM() {
 
 func (s *simStack) collect(t *testing.T) *Fabric {
 	t.Helper()
+	return s.collectWith(t, false)
+}
+
+// collectWith is collect, with the QoS tables when qos is set.
+func (s *simStack) collectWith(t *testing.T, qos bool) *Fabric {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir})
+	raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir, QoS: qos})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -562,5 +574,84 @@ func TestLiveIbsim128PortSpines(t *testing.T) {
 	sum := fs[0].Summary
 	if fs[0].Severity != finding.Critical || !strings.Contains(sum, fmt.Sprintf("(h256 (lid %d))", dst)) || !strings.HasSuffix(sum, " — confirmed by ibtracert") {
 		t.Errorf("finding: %s %s (traced %q)", fs[0].Severity, sum, traced)
+	}
+}
+
+// TestLiveIbsimQoS: OpenSM with qos TRUE programs every port with one
+// SL-to-VL template and VL arbitration weights; the collection reads them
+// back with smpquery. The plan that matches is clean; a plan that puts
+// storage on another VL, and one that uses the unweighted VL 3, give
+// exactly one fabric.qos_mismatch each.
+func TestLiveIbsimQoS(t *testing.T) {
+	g, _ := generate(t, simfabric.Spec{Spines: 2, Leaves: 2, HostsPerLeaf: 2})
+	s := startIbsim(t, g)
+	s.startSMConf("updn", "qos TRUE\nqos_max_vls 4\nqos_high_limit 4\nqos_vlarb_high 0:4,1:0\n"+
+		"qos_vlarb_low 0:0,1:64,2:128,3:0\nqos_sl2vl 0,1,2,3,0,1,2,3,0,1,2,3,0,1,2,15\n")
+	f := s.collectWith(t, true)
+	if len(f.SL2VL) == 0 || len(f.VLArb) == 0 {
+		t.Fatalf("no QoS tables collected; gaps %+v", f.Gaps)
+	}
+	for _, tc := range []struct {
+		plan string
+		want []string
+	}{
+		{"", nil},
+		{"training 0 0\nstorage 1 1\nmanagement 2 2\n", nil},
+		{"training 0 0\nstorage 1 2\n", []string{"maps storage (SL 1) to VL 1 on 8 nodes; the QoS plan says VL 2"}},
+		{"training 0\nbulk 7\n", []string{"maps bulk (SL 7) to VL 3 on"}},
+	} {
+		var p *QoSPlan
+		if tc.plan != "" {
+			var err error
+			if p, err = ParseQoSPlan(strings.NewReader(tc.plan), "qos.plan"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []string
+		for _, x := range Check(f, Options{QoS: p}) {
+			if x.ID == "fabric.qos_mismatch" {
+				got = append(got, x.Summary)
+			}
+		}
+		ok := len(got) == len(tc.want)
+		for i := range got {
+			ok = ok && strings.Contains(got[i], tc.want[i])
+		}
+		if !ok {
+			t.Errorf("plan %q: findings %q, want %q", tc.plan, got, tc.want)
+		}
+	}
+}
+
+// TestLiveIbsimLashVLs: on a ring, OpenSM's LASH engine leaves a cycle in
+// the forwarding tables and breaks it with VLs, assigning the SL per path.
+// The collection has the SL-to-VL tables but not the paths' SLs, so the
+// one-VL credit loop is reported with that said, not cleared by a guess.
+func TestLiveIbsimLashVLs(t *testing.T) {
+	net, err := os.ReadFile(filepath.Join("testdata", "ring4.net"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startIbsim(t, simfabric.Generated{Net: net})
+	s.startSMConf("lash", "qos TRUE\n")
+	f := s.collectWith(t, true)
+	if vls := f.dataVLs(); len(vls) < 2 {
+		t.Fatalf("LASH set %v data VLs, want several; gaps %+v", vls, f.Gaps)
+	}
+	fs, _, err := CheckRouting(f, routing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, x := range fs {
+		if x.ID == "fabric.credit_loop" {
+			n++
+			if !strings.Contains(x.Summary, "the SL of each route (LASH and DFSSSP set it per path) is not collected") {
+				t.Errorf("no VL note: %s", x.Summary)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d credit loops, want 1: %+v", n, fs)
 	}
 }

@@ -35,6 +35,10 @@ type Fabric struct {
 	HaveCounters bool `json:"have_counters"`
 	// Gaps lists what could not be queried or parsed.
 	Gaps []Gap `json:"gaps"`
+	// SL2VL and VLArb are the QoS tables smpquery read (nil when not
+	// collected).
+	SL2VL []ibdiags.SL2VLRow   `json:"sl2vl,omitempty"`
+	VLArb []ibdiags.VLArbTable `json:"vlarb,omitempty"`
 
 	// peers indexes Links by end, byKey nodes by GUID/ID (built on first
 	// use).
@@ -187,6 +191,7 @@ func Build(raw *fabricmodel.Raw) *Fabric {
 	b.readFTs()
 	b.readSMInfo()
 	b.readSAViews()
+	b.f.addQoS(raw, b.gap)
 	// Build the indexes now, so the checks only read the model.
 	f := b.f
 	f.Peer(End{-1, -1})

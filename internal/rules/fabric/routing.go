@@ -91,6 +91,7 @@ func CheckRouting(f *Fabric, opts routing.Options) ([]finding.Finding, *routing.
 	// by design), warning when only hosts-to-switch (management) routes
 	// do, critical when hosts lose hosts.
 	fs := res.Findings()
+	noteVLs(f, fs)
 	nodes, ports := explainGaps(f, res.Graph())
 	if ports > 0 {
 		for i := range fs {
@@ -161,4 +162,51 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// dataVLs are the VLs the collected SL-to-VL tables map SLs 0-14 to on
+// data ports (VL 15, drop, left out), sorted; nil without tables.
+func (f *Fabric) dataVLs() []int {
+	byLID := f.lidNode()
+	seen := map[int]bool{}
+	for _, r := range f.SL2VL {
+		i, ok := byLID[r.LID]
+		if !ok || f.Nodes[i].Type == ibdiags.Switch && (r.In == 0 || r.Out == 0) {
+			continue
+		}
+		for _, vl := range r.VL[:15] {
+			if vl != 15 {
+				seen[vl] = true
+			}
+		}
+	}
+	var out []int
+	for vl := range 15 {
+		if seen[vl] {
+			out = append(out, vl)
+		}
+	}
+	return out
+}
+
+// noteVLs qualifies the credit loops when the SL-to-VL tables spread SLs
+// over several VLs. A dependency between two links exists only within one
+// VL (a packet keeps its SL; the VL of each hop is SL2VL[in][out][SL]), so
+// a cycle whose routes use different VLs is no deadlock. Which SL a route
+// uses is set per source and destination by the SM in path records (LASH
+// and DFSSSP assign them to break cycles) and is not in the collection:
+// the analysis stays one-VL, and the finding says so rather than guess.
+func noteVLs(f *Fabric, fs []finding.Finding) {
+	vls := f.dataVLs()
+	if len(vls) < 2 {
+		return
+	}
+	for i := range fs {
+		x := &fs[i]
+		if x.ID != "fabric.credit_loop" {
+			continue
+		}
+		x.Summary += fmt.Sprintf("; judged as if every route used one VL, but the SL-to-VL tables map SLs to %d VLs and the SL of each route (LASH and DFSSSP set it per path) is not collected: the cycle is no deadlock if its routes use different VLs", len(vls))
+		x.Evidence = append(x.Evidence, finding.Evidence{Source: "smpquery-sl2vl.txt", Value: fmt.Sprintf("data VLs in use: %v", vls)})
+	}
 }

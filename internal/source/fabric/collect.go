@@ -39,6 +39,10 @@ type CollectOptions struct {
 	// Parallel bounds the tools running at once (default 4; 1 runs them
 	// one after another). ibsim serves at most 10 clients.
 	Parallel int
+	// QoS also reads the SL-to-VL mapping and VL arbitration tables:
+	// two smpquery runs per linked port (see collectQoS), so it is asked
+	// for, not done by default.
+	QoS bool
 }
 
 // step is one tool run of a collection.
@@ -207,8 +211,112 @@ func Collect(ctx context.Context, o CollectOptions) (*fabricmodel.Raw, error) {
 			raw.Outputs = append(raw.Outputs, pq)
 		}
 	}
+	if li := raw.Get("iblinkinfo"); o.QoS && li != nil && li.Err == "" {
+		qosStart := msSince(start)
+		for _, q := range collectQoS(ctx, o, li) {
+			q.StartMS = qosStart
+			raw.Outputs = append(raw.Outputs, q)
+		}
+	}
 	raw.WallMS = msSince(start)
 	return raw, nil
+}
+
+// maxQoSRuns bounds the smpquery runs of the QoS tables (~10 ms each).
+const maxQoSRuns = 4096
+
+// collectQoS reads the SL-to-VL mapping tables and VL arbitration tables
+// with smpquery, the nodes and linked ports taken from iblinkinfo:
+//
+//   - `smpquery sl2vl LID OUT` once per linked switch port OUT: it prints
+//     the row of every input port for that output port, so a switch with
+//     k linked ports costs k runs, not k²;
+//   - `smpquery sl2vl LID` once per CA port (one table);
+//   - `smpquery vlarb LID PORT` once per linked port.
+//
+// The SA has SL2VLTableRecord and VLArbitrationTableRecord queries
+// (`saquery SL2VL`, `saquery VLAR`), one query for the whole fabric, but
+// OpenSM 3.3 under ibsim answers them with all-zero tables for one switch
+// only while smpquery reads the tables OpenSM set; and the SA needs a
+// running SM. Runs beyond maxQoSRuns are left out and said so in Err.
+func collectQoS(ctx context.Context, o CollectOptions, li *fabricmodel.Output) []*fabricmodel.Output {
+	info, err := ibdiags.ParseLinkInfo(bytes.NewReader(li.Stdout), "iblinkinfo.txt")
+	if err != nil {
+		return nil
+	}
+	sel := o.selector()
+	sl := &fabricmodel.Output{Name: "smpquery-sl2vl", Args: []string{"smpquery", "sl2vl", "<switch lid> <out port> for each linked switch port; <lid> for each CA port"}}
+	va := &fabricmodel.Output{Name: "smpquery-vlarb", Args: []string{"smpquery", "vlarb", "<lid> <port> for each linked port"}}
+	type job struct {
+		out  *fabricmodel.Output
+		args []string
+	}
+	var jobs []job
+	seenCA := map[int]bool{}
+	for _, p := range info.Ports {
+		if p.LID <= 0 || p.Phys != 5 {
+			continue
+		}
+		lid, port := strconv.Itoa(p.LID), strconv.Itoa(p.Port)
+		if p.NodeType == ibdiags.Switch {
+			jobs = append(jobs, job{sl, []string{"sl2vl", lid, port}})
+		} else if !seenCA[p.LID] {
+			seenCA[p.LID] = true
+			jobs = append(jobs, job{sl, []string{"sl2vl", lid}})
+		}
+		jobs = append(jobs, job{va, []string{"vlarb", lid, port}})
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	failed := map[*fabricmodel.Output]int{}
+	total := map[*fabricmodel.Output]int{}
+	skipped := map[*fabricmodel.Output]int{}
+	// The runs go o.Parallel at a time; their outputs are kept in job
+	// order.
+	results := make([]*fabricmodel.Output, min(len(jobs), maxQoSRuns))
+	sem := make(chan struct{}, o.Parallel)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			j := jobs[i]
+			results[i] = run(ctx, o, step{j.out.Name, "smpquery", append(append([]string{}, sel...), j.args...)})
+		}()
+	}
+	wg.Wait()
+	for i, j := range jobs {
+		if i >= maxQoSRuns {
+			skipped[j.out]++
+			continue
+		}
+		total[j.out]++
+		r := results[i]
+		j.out.Stdout = append(j.out.Stdout, r.Stdout...)
+		j.out.Stderr = append(j.out.Stderr, r.Stderr...)
+		j.out.DurationMS += r.DurationMS
+		if r.Err != "" {
+			failed[j.out]++
+		}
+	}
+	var outs []*fabricmodel.Output
+	for _, out := range []*fabricmodel.Output{sl, va} {
+		var errs []string
+		if failed[out] > 0 {
+			errs = append(errs, fmt.Sprintf("%d of %d smpquery runs failed", failed[out], total[out]))
+		}
+		if skipped[out] > 0 {
+			errs = append(errs, fmt.Sprintf("%d runs beyond the first %d not made", skipped[out], maxQoSRuns))
+		}
+		out.Err = strings.Join(errs, "; ")
+		if total[out] > 0 || skipped[out] > 0 {
+			outs = append(outs, out)
+		}
+	}
+	return outs
 }
 
 func fileExists(p string) bool {
