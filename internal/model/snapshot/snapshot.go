@@ -107,6 +107,12 @@ type Port struct {
 	// GIDs are the non-zero entries of gids/ with gid_attrs/types and
 	// gid_attrs/ndevs where the kernel has them, sorted by index.
 	GIDs []GIDEntry `json:"gids,omitempty"`
+	// PKeys are the non-zero entries of pkeys/ (the partition key table
+	// the subnet manager programs) in index order; bit 15 set is full
+	// membership, clear is limited. HasPKeys is false when pkeys/ could
+	// not be listed: then PKeys says nothing.
+	PKeys    []uint16 `json:"pkeys,omitempty"`
+	HasPKeys bool     `json:"has_pkeys,omitempty"`
 	// NetDev is the Ethernet netdev of a RoCE port (from gid_attrs/ndevs or
 	// the PCI function's net/ directory), or the IPoIB interface.
 	NetDev string `json:"netdev,omitempty"`

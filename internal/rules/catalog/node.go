@@ -170,6 +170,20 @@ var nodeMetas = []finding.Meta{
 		Remedy:  []string{"mlxfwmanager --query", "flash the release matching the driver (mlxfwmanager -u)"},
 	},
 	{
+		ID: "port.pkey_none", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
+		Title:   "active IB port has an empty partition key table",
+		Meaning: "Every entry of ports/<n>/pkeys/ reads 0x0000 on an ACTIVE InfiniBand port. Every IB packet carries a P_Key and the receiver drops packets whose key is not in its table (IBTA vol. 1, 10.9), so the port can exchange nothing with any peer even though the link is up.",
+		Causes:  []string{"the subnet manager's partition configuration leaves this port's GUID out of every partition (opensm partitions.conf)", "the SM has not finished programming the port after a change"},
+		Remedy:  []string{"cat /sys/class/infiniband/<dev>/ports/<n>/pkeys/0 (expect 0xffff or 0x7fff)", "add the port GUID to a partition in the SM configuration (opensm: partitions.conf, then a resweep: kill -HUP $(pidof opensm))", "smpquery pkeys <lid> <port> from the SM node to see the table it programmed"},
+	},
+	{
+		ID: "port.pkey_limited_only", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
+		Title:   "IB port is only a limited member of its partitions",
+		Meaning: "No key in the port's P_Key table has the full-membership bit (bit 15) set: the default partition shows as 0x7fff instead of 0xffff. IBTA partition checking accepts a packet when the 15-bit keys match and at least one of the two ends is a full member, so a limited member can talk to full members (the SM, often storage) but not to other limited members: traffic between two nodes that are both limited fails with no error on the link.",
+		Causes:  []string{"the SM configuration makes this port a limited member of the default partition (opensm partitions.conf: Default=0x7fff without ALL=full), as multi-tenant setups do, without granting it a full-membership partition for job traffic", "the port GUID is missing from the partition meant for job traffic"},
+		Remedy:  []string{"cat /sys/class/infiniband/<dev>/ports/<n>/pkeys/* to list the keys", "make the port a full member of the partition its jobs use (opensm partitions.conf: <name>=<pkey>, ipoib : <guid>=full or ALL=full), then point NCCL at it with NCCL_IB_PKEY=<index>", "smpquery pkeys <lid> <port> to confirm what the SM programmed"},
+	},
+	{
 		ID: "pcie.link_degraded", Severity: finding.Critical, Area: "pcie", Step: finding.StepPCIe,
 		Title:   "PCIe link below its maximum",
 		Meaning: "The PCIe link of the device trained below its capability (x16 became x8, Gen5 became Gen3). The HCA or GPU cannot reach line rate through it.",

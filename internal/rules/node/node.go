@@ -55,6 +55,7 @@ var NodeRules = []Rule{
 	{Name: "port rate, width and speed", IDs: []string{"port.rate_below_expected", "port.width_degraded", "port.speed_degraded"}, Check: checkRate},
 	{Name: "saturated error counters", IDs: []string{"port.counter_saturated"}, Check: checkSaturated},
 	{Name: "error counter totals", IDs: counterIDs(), Check: checkCounterTotals},
+	{Name: "partition keys", IDs: []string{"port.pkey_none", "port.pkey_limited_only"}, Check: checkPKeys},
 	{Name: "firmware", IDs: []string{"port.fw_mismatch"}, Check: checkFirmware},
 	{Name: "PCIe link", IDs: []string{"pcie.link_degraded"}, Check: checkPCIe},
 }
@@ -478,6 +479,41 @@ func checkSaturated(in *Input) []finding.Finding {
 					fmt.Sprintf("%s port %d %s is stuck at its %d-bit maximum %d: its true value and rate are unknown", d.Name, p.Number, c.Name, c.Spec.Bits, c.Spec.Max()),
 					finding.Evidence{Source: portPath(p, "counters/"+c.Name), Value: strconv.FormatUint(c.Value, 10)}))
 			}
+		}
+	}
+	return out
+}
+
+// checkPKeys judges the P_Key table of every ACTIVE InfiniBand port (the
+// SM programs it when it activates the port; RoCE ports carry a fixed
+// 0xffff). An empty table drops every packet; a table without a
+// full-membership key cannot reach other limited members.
+func checkPKeys(in *Input) []finding.Finding {
+	s := in.Snap
+	var out []finding.Finding
+	for i := range s.Devices {
+		for j := range s.Devices[i].Ports {
+			p := &s.Devices[i].Ports[j]
+			if p.LinkLayer != ib.LinkLayerInfiniBand || !p.IsActive() || !p.HasPKeys {
+				continue
+			}
+			if len(p.PKeys) == 0 {
+				out = append(out, catalog.New("port.pkey_none", portSubject(s, p),
+					fmt.Sprintf("%s port %d is ACTIVE with an empty P_Key table: it can exchange no packets", p.Device, p.Number),
+					finding.Evidence{Source: portPath(p, "pkeys/"), Value: "every entry 0x0000"}))
+				continue
+			}
+			full := slices.ContainsFunc(p.PKeys, func(k uint16) bool { return k&0x8000 != 0 })
+			if full {
+				continue
+			}
+			keys := make([]string, len(p.PKeys))
+			for k, v := range p.PKeys {
+				keys[k] = fmt.Sprintf("0x%04x", v)
+			}
+			out = append(out, catalog.New("port.pkey_limited_only", portSubject(s, p),
+				fmt.Sprintf("%s port %d is only a limited member of its partitions (%s): it cannot talk to other limited members", p.Device, p.Number, strings.Join(keys, ", ")),
+				finding.Evidence{Source: portPath(p, "pkeys/"), Value: strings.Join(keys, " ")}))
 		}
 	}
 	return out

@@ -281,6 +281,32 @@ devices:
 			pt := s.Port("mlx5_9", 1)
 			pt.State, pt.PhysState = p(ib.StateDown), p(ib.PhysPolling)
 		}, want: []want{{"port.polling", finding.Info, "mlx5_9", 1, "uncabled on purpose"}}},
+		{name: "pkeys: full member of the default partition is healthy", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.HasPKeys, pt.PKeys = true, []uint16{0xffff}
+		}},
+		{name: "pkeys: limited in the default partition but full in another is healthy", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.HasPKeys, pt.PKeys = true, []uint16{0x7fff, 0x8001}
+		}},
+		{name: "pkeys: limited member only", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.HasPKeys, pt.PKeys = true, []uint16{0x7fff}
+		}, want: []want{{"port.pkey_limited_only", finding.Warning, "mlx5_3", 1, "limited member of its partitions (0x7fff)"}}},
+		{name: "pkeys: empty table on an active port", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_3", 1).HasPKeys = true
+		}, want: []want{{"port.pkey_none", finding.Critical, "mlx5_3", 1, "empty P_Key table"}}},
+		{name: "pkeys: empty table on a down port is the state finding only", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.HasPKeys = true
+			pt.State, pt.PhysState = p(ib.StateDown), p(ib.PhysPolling)
+		}, want: []want{{"port.polling", finding.Critical, "mlx5_3", 1, "Polling"}}},
+		{name: "pkeys: table not listed is not judged", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_3", 1).HasPKeys = false
+		}},
+		{name: "pkeys: RoCE ports are not judged", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_8", 1).HasPKeys = true
+		}},
 		{name: "active but not LinkUp against an expectation", expect: `version: 1
 devices:
   - name: mlx5_1

@@ -135,6 +135,9 @@ func baseFaultKinds() []FaultKind {
 		{Name: "mtu", Syntax: "mtu:NETDEV=BYTES", Example: "mtu:ens1f1np1=1500", target: true, value: true,
 			Description: "netdev MTU",
 			check:       checkAll(checkName, checkUint), apply: applyMTU},
+		{Name: "pkeys", Syntax: "pkeys:DEV/PORT=KEY[,KEY…]|none", Example: "pkeys:mlx5_3/1=0x7fff", target: true, value: true,
+			Description: "the port's P_Key table as the SM programmed it (0xffff full, 0x7fff limited member of the default partition); none leaves every entry 0x0000",
+			check:       checkAll(checkPortRef, checkPKeys), apply: applyPKeys},
 		{Name: "no-gid-v2", Syntax: "no-gid-v2:DEV/PORT", Example: "no-gid-v2:mlx5_8/1", target: true,
 			Description: "RoCE v2 GID entries absent (only IB/RoCE v1 left)",
 			check:       checkPortRef, apply: applyNoGIDv2},
@@ -853,6 +856,44 @@ func applyMTU(n *Node, f Fault) error {
 		return fmt.Errorf("MTU %s: want 68–65535", f.Value)
 	}
 	nd.MTU = v
+	return nil
+}
+
+func parsePKeys(v string) ([]uint16, error) {
+	if v == "none" {
+		return nil, nil
+	}
+	var out []uint16
+	for _, k := range strings.Split(v, ",") {
+		h, ok := strings.CutPrefix(k, "0x")
+		x, err := strconv.ParseUint(h, 16, 16)
+		if !ok || err != nil || x == 0 {
+			return nil, fmt.Errorf("P_Key %q: want 0x0001–0xffff, e.g. 0x7fff", k)
+		}
+		out = append(out, uint16(x))
+	}
+	return out, nil
+}
+
+func checkPKeys(f Fault) error {
+	_, err := parsePKeys(f.Value)
+	return err
+}
+
+// applyPKeys writes the keys into the first slots and zeroes the rest,
+// keeping the table's size (128 on mlx5 IB ports).
+func applyPKeys(n *Node, f Fault) error {
+	_, p, err := n.PortRef(f.Target)
+	if err != nil {
+		return err
+	}
+	keys, err := parsePKeys(f.Value)
+	if err != nil {
+		return err
+	}
+	size := max(len(p.PKeys), len(keys), 1)
+	p.PKeys = make([]uint16, size)
+	copy(p.PKeys, keys)
 	return nil
 }
 
