@@ -135,6 +135,9 @@ func baseFaultKinds() []FaultKind {
 		{Name: "mtu", Syntax: "mtu:NETDEV=BYTES", Example: "mtu:ens1f1np1=1500", target: true, value: true,
 			Description: "netdev MTU",
 			check:       checkAll(checkName, checkUint), apply: applyMTU},
+		{Name: "iommu", Syntax: "iommu=translated|pt|off", Example: "iommu=translated", value: true,
+			Description: "IOMMU mode on the kernel command line: translated (intel_iommu=on without iommu=pt), pt (passthrough, the default), off (intel_iommu=off: no IOMMU unit in sys/class/iommu)",
+			check:       checkIOMMUMode, apply: applyIOMMU},
 		{Name: "pkeys", Syntax: "pkeys:DEV/PORT=KEY[,KEY…]|none", Example: "pkeys:mlx5_3/1=0x7fff", target: true, value: true,
 			Description: "the port's P_Key table as the SM programmed it (0xffff full, 0x7fff limited member of the default partition); none leaves every entry 0x0000",
 			check:       checkAll(checkPortRef, checkPKeys), apply: applyPKeys},
@@ -856,6 +859,37 @@ func applyMTU(n *Node, f Fault) error {
 		return fmt.Errorf("MTU %s: want 68–65535", f.Value)
 	}
 	nd.MTU = v
+	return nil
+}
+
+func checkIOMMUMode(f Fault) error {
+	switch f.Value {
+	case "translated", "pt", "off":
+		return nil
+	}
+	return fmt.Errorf("IOMMU mode %q: want translated, pt or off", f.Value)
+}
+
+// applyIOMMU rewrites the IOMMU parameters of the command line.
+func applyIOMMU(n *Node, f Fault) error {
+	var kept []string
+	for _, p := range n.Cmdline {
+		if !strings.HasPrefix(p, "iommu") && !strings.HasPrefix(p, "intel_iommu") && !strings.HasPrefix(p, "amd_iommu") {
+			kept = append(kept, p)
+		}
+	}
+	switch f.Value {
+	case "translated":
+		kept = append(kept, "intel_iommu=on")
+		n.IOMMUs = []string{"dmar0", "dmar1"}
+	case "pt":
+		kept = append(kept, "intel_iommu=on", "iommu=pt")
+		n.IOMMUs = []string{"dmar0", "dmar1"}
+	case "off":
+		kept = append(kept, "intel_iommu=off")
+		n.IOMMUs = nil
+	}
+	n.Cmdline = kept
 	return nil
 }
 

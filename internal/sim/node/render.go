@@ -107,6 +107,15 @@ func (n *Node) render(r *renderer) {
 	if n.RdmaCM {
 		r.file(layout.RdmaCM, "")
 	}
+	if len(n.Cmdline) > 0 {
+		r.file(layout.Cmdline, strings.Join(n.Cmdline, " ")+"\n")
+	}
+	r.dir(layout.ClassIOMMU)
+	for _, u := range n.IOMMUs {
+		dir := "sys/devices/virtual/iommu/" + u
+		r.link(layout.ClassIOMMU+"/"+u, dir)
+		r.file(dir+"/uevent", "")
+	}
 	for _, f := range n.PCI {
 		if !f.gone() {
 			n.renderPCI(r, f)
