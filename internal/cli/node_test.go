@@ -162,7 +162,7 @@ func TestBaselineThenCheck(t *testing.T) {
 		t.Fatalf("baseline exit %d: %s", code, stderr)
 	}
 	data, _ := os.ReadFile(exp)
-	for _, s := range []string{"version: 1", "host: gpu017", `- name: mlx5_0`, `rate: 400 Gb/sec (4X NDR)`, `fw_ver: 28.39.2048`, `speed: 32.0 GT/s PCIe   # Gen5`} {
+	for _, s := range []string{"version: 1", "host: gpu017", `- name: mlx5_0`, `rate: 400 Gb/sec (4X NDR)`, `fw_ver: 28.39.2048`, `driver_version: 24.10-1.1.4`, `speed: 32.0 GT/s PCIe   # Gen5`} {
 		if !strings.Contains(string(data), s) {
 			t.Errorf("baseline lacks %q:\n%s", s, data)
 		}
@@ -170,9 +170,10 @@ func TestBaselineThenCheck(t *testing.T) {
 	if doc, code := checkJSON(t, "--root", good, "--expect", exp); code != 0 || len(doc.Findings) != 0 {
 		t.Fatalf("the node it was written from: exit %d %v", code, findingKeys(doc))
 	}
-	bad := simBundle(t, "h100-ndr", "missing:mlx5_7", "fw:mlx5_5=28.36.1010", "pcie-speed:mlx5_4=4", "speed:mlx5_1/1=HDR")
+	bad := simBundle(t, "h100-ndr", "missing:mlx5_7", "fw:mlx5_5=28.36.1010", "pcie-speed:mlx5_4=4", "speed:mlx5_1/1=HDR", "driver=24.07-0.6.1")
 	doc, code := checkJSON(t, "--root", bad, "--expect", exp)
 	want := []string{
+		"host.driver_mismatch warning gpu017",
 		"pcie.link_degraded critical mlx5_4",
 		"port.fw_mismatch warning mlx5_5",
 		"port.missing critical mlx5_7",

@@ -184,6 +184,13 @@ var nodeMetas = []finding.Meta{
 		Remedy:  []string{"cat /sys/class/infiniband/<dev>/ports/<n>/pkeys/* to list the keys", "make the port a full member of the partition its jobs use (opensm partitions.conf: <name>=<pkey>, ipoib : <guid>=full or ALL=full), then point NCCL at it with NCCL_IB_PKEY=<index>", "smpquery pkeys <lid> <port> to confirm what the SM programmed"},
 	},
 	{
+		ID: "host.driver_mismatch", Severity: finding.Warning, Area: "host", Step: finding.StepPort,
+		Title:   "mlx5 driver differs from the expectation",
+		Meaning: "The mlx5_core module's version (sys/module/mlx5_core/version, set by MLNX_OFED/DOCA drivers; else its srcversion, a checksum of the sources) differs from the expectation's driver_version. Nodes of one job should run one driver: a different driver changes firmware compatibility, counters and offloads, and a driver that does not match the firmware can train links at low rates.",
+		Causes:  []string{"partial driver upgrade across the fleet", "kernel upgraded and the inbox mlx5_core loaded instead of the out-of-tree one (DKMS build failed)", "node reimaged from another image"},
+		Remedy:  []string{"modinfo mlx5_core | grep -E '^(version|srcversion)'; ofed_info -s", "install the driver release of the baseline (and rebuild DKMS modules for the running kernel), then reload the driver or reboot", "if the new version is intended, rewrite the expectation: ibdoctor baseline"},
+	},
+	{
 		ID: "pcie.link_degraded", Severity: finding.Critical, Area: "pcie", Step: finding.StepPCIe,
 		Title:   "PCIe link below its maximum",
 		Meaning: "The PCIe link of the device trained below its capability (x16 became x8, Gen5 became Gen3). The HCA or GPU cannot reach line rate through it.",

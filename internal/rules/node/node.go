@@ -57,6 +57,7 @@ var NodeRules = []Rule{
 	{Name: "error counter totals", IDs: counterIDs(), Check: checkCounterTotals},
 	{Name: "partition keys", IDs: []string{"port.pkey_none", "port.pkey_limited_only"}, Check: checkPKeys},
 	{Name: "firmware", IDs: []string{"port.fw_mismatch"}, Check: checkFirmware},
+	{Name: "mlx5 driver version", IDs: []string{"host.driver_mismatch"}, Check: checkDriver},
 	{Name: "PCIe link", IDs: []string{"pcie.link_degraded"}, Check: checkPCIe},
 }
 
@@ -517,6 +518,40 @@ func checkPKeys(in *Input) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// checkDriver compares the mlx5_core version with the expectation's
+// driver_version. Without one there is nothing to compare on a single
+// node: all its HCAs share the one module.
+func checkDriver(in *Input) []finding.Finding {
+	s := in.Snap
+	if in.Expect == nil || in.Expect.DriverVersion == nil {
+		return nil
+	}
+	want := *in.Expect.DriverVersion
+	exp := finding.Evidence{Source: fmt.Sprintf("%s:%d", in.Expect.Source, in.Expect.DriverLine), Value: "driver_version: " + want}
+	got, src := s.DriverVersion, "sys/module/mlx5_core/version"
+	if got != want && s.DriverSrcVersion == want {
+		got, src = s.DriverSrcVersion, "sys/module/mlx5_core/srcversion"
+	}
+	if got == want {
+		return nil
+	}
+	subj := finding.Subject{Host: s.Host}
+	if got == "" && s.DriverSrcVersion == "" {
+		if len(s.Devices) == 0 {
+			return nil // no RDMA device: port.missing or the empty node says more
+		}
+		return []finding.Finding{catalog.New("host.driver_mismatch", subj,
+			fmt.Sprintf("mlx5_core shows neither a version nor a srcversion, expected %s (an inbox driver where an out-of-tree one was recorded, or mlx5_core built into the kernel)", want),
+			finding.Evidence{Source: "sys/module/mlx5_core/", Value: "no version, no srcversion"}, exp)}
+	}
+	if got == "" {
+		got, src = s.DriverSrcVersion, "sys/module/mlx5_core/srcversion"
+	}
+	return []finding.Finding{catalog.New("host.driver_mismatch", subj,
+		fmt.Sprintf("mlx5_core is %s, expected %s", got, want),
+		finding.Evidence{Source: src, Value: got}, exp)}
 }
 
 func checkFirmware(in *Input) []finding.Finding {

@@ -307,6 +307,35 @@ devices:
 		{name: "pkeys: RoCE ports are not judged", mutate: func(s *snapshot.Snapshot) {
 			s.Port("mlx5_8", 1).HasPKeys = true
 		}},
+		{name: "driver matches the expectation", expect: "version: 1\ndriver_version: 24.10-1.1.4\n" + `devices:
+  - name: mlx5_0
+`, mutate: func(s *snapshot.Snapshot) {
+			s.DriverVersion, s.DriverSrcVersion = "24.10-1.1.4", "6A2D5B6E7C1F0A3B4C5D6E7"
+		}},
+		{name: "driver differs from the expectation", expect: "version: 1\ndriver_version: 24.10-1.1.4\n" + `devices:
+  - name: mlx5_0
+`, mutate: func(s *snapshot.Snapshot) {
+			s.DriverVersion, s.DriverSrcVersion = "24.07-0.6.1", "0123456789ABCDEF0123456"
+		}, want: []want{{"host.driver_mismatch", finding.Warning, "", 0, "mlx5_core is 24.07-0.6.1, expected 24.10-1.1.4"}}},
+		{name: "inbox driver: srcversion matches", expect: "version: 1\ndriver_version: 6A2D5B6E7C1F0A3B4C5D6E7\n" + `devices:
+  - name: mlx5_0
+`, mutate: func(s *snapshot.Snapshot) {
+			s.DriverSrcVersion = "6A2D5B6E7C1F0A3B4C5D6E7"
+		}},
+		{name: "inbox driver: srcversion differs", expect: "version: 1\ndriver_version: 6A2D5B6E7C1F0A3B4C5D6E7\n" + `devices:
+  - name: mlx5_0
+`, mutate: func(s *snapshot.Snapshot) {
+			s.DriverSrcVersion = "0123456789ABCDEF0123456"
+		}, want: []want{{"host.driver_mismatch", finding.Warning, "", 0, "mlx5_core is 0123456789ABCDEF0123456"}}},
+		{name: "out-of-tree driver expected, module shows nothing", expect: "version: 1\ndriver_version: 24.10-1.1.4\n" + `devices:
+  - name: mlx5_0
+`, mutate: func(*snapshot.Snapshot) {},
+			want: []want{{"host.driver_mismatch", finding.Warning, "", 0, "neither a version nor a srcversion"}}},
+		{name: "no driver_version in the expectation: not judged", expect: "version: 1\n" + `devices:
+  - name: mlx5_0
+`, mutate: func(s *snapshot.Snapshot) {
+			s.DriverVersion = "24.07-0.6.1"
+		}},
 		{name: "active but not LinkUp against an expectation", expect: `version: 1
 devices:
   - name: mlx5_1

@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -138,6 +139,9 @@ func baseFaultKinds() []FaultKind {
 		{Name: "iommu", Syntax: "iommu=translated|pt|off", Example: "iommu=translated", value: true,
 			Description: "IOMMU mode on the kernel command line: translated (intel_iommu=on without iommu=pt), pt (passthrough, the default), off (intel_iommu=off: no IOMMU unit in sys/class/iommu)",
 			check:       checkIOMMUMode, apply: applyIOMMU},
+		{Name: "driver", Syntax: "driver=VERSION", Example: "driver=24.07-0.6.1", value: true,
+			Description: "mlx5_core module version (sys/module/mlx5_core/version) and a srcversion of its own, as after a partial driver upgrade",
+			check:       checkDriverVersion, apply: applyDriverVersion},
 		{Name: "pkeys", Syntax: "pkeys:DEV/PORT=KEY[,KEY…]|none", Example: "pkeys:mlx5_3/1=0x7fff", target: true, value: true,
 			Description: "the port's P_Key table as the SM programmed it (0xffff full, 0x7fff limited member of the default partition); none leaves every entry 0x0000",
 			check:       checkAll(checkPortRef, checkPKeys), apply: applyPKeys},
@@ -859,6 +863,21 @@ func applyMTU(n *Node, f Fault) error {
 		return fmt.Errorf("MTU %s: want 68–65535", f.Value)
 	}
 	nd.MTU = v
+	return nil
+}
+
+func checkDriverVersion(f Fault) error {
+	if !validName(f.Value) {
+		return fmt.Errorf("driver version %q: letters, digits and _-.: only", f.Value)
+	}
+	return nil
+}
+
+func applyDriverVersion(n *Node, f Fault) error {
+	n.Mlx5Version = f.Value
+	h := fnv.New64a()
+	h.Write([]byte(f.Value))
+	n.Mlx5SrcVersion = fmt.Sprintf("%016X%07X", h.Sum64(), h.Sum64()>>36)
 	return nil
 }
 

@@ -125,6 +125,7 @@ func TestFaultChangesExactly(t *testing.T) {
 		{"xid:gpu3=79", map[string]string{"cmd/dmesg.txt": anyChange}},
 		{"pkeys:mlx5_3/1=0x7fff", map[string]string{port("mlx5_3") + "pkeys/0": "0x7fff\n"}},
 		{"pkeys:mlx5_3/1=0x7fff,0x8001", map[string]string{port("mlx5_3") + "pkeys/0": "0x7fff\n", port("mlx5_3") + "pkeys/1": "0x8001\n"}},
+		{"driver=24.07-0.6.1", map[string]string{"sys/module/mlx5_core/version": "24.07-0.6.1\n", "sys/module/mlx5_core/srcversion": anyChange}},
 		{"iommu=translated", map[string]string{"proc/cmdline": "BOOT_IMAGE=/boot/vmlinuz-6.8.0-52-generic root=UUID=6b1f0c52-3a8e-4d0c-9a57-1f2e3d4c5b6a ro intel_iommu=on\n"}},
 		{"iommu=off", map[string]string{"proc/cmdline": "BOOT_IMAGE=/boot/vmlinuz-6.8.0-52-generic root=UUID=6b1f0c52-3a8e-4d0c-9a57-1f2e3d4c5b6a ro intel_iommu=off\n",
 			"sys/class/iommu/dmar0": gone, "sys/class/iommu/dmar1": gone, "sys/devices/virtual/iommu/dmar0/uevent": gone, "sys/devices/virtual/iommu/dmar1/uevent": gone}},
