@@ -136,6 +136,7 @@ func TestCheckFindsEachFault(t *testing.T) {
 		{"h100-ndr", "pkeys:mlx5_3/1=0x7fff", []string{"port.pkey_limited_only warning mlx5_3 port 1 (ibp58s0)"}, 1, ""},
 		{"h100-ndr", "pkeys:mlx5_3/1=none", []string{"port.pkey_none critical mlx5_3 port 1 (ibp58s0)"}, 2, ""},
 		{"h100-ndr", "pkeys:mlx5_3/1=0x7fff,0x8001", nil, 0, ""},
+		{"h100-ndr", "mtu:ibp58s0=2044", []string{"port.ipoib_mtu_mismatch warning mlx5_3 port 1 (ibp58s0)"}, 1, ""},
 		{"h100-ndr", "unreadable:mlx5_0/1/counters/port_rcv_data", nil, 0, "sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data"},
 		{"h100-ndr", "no-counters:mlx5_6", nil, 0, ""},
 		{"h100-ndr", "missing:mlx5_7", nil, 0, ""}, // gone from the bus: invisible without an expectation; see TestBaselineThenCheck

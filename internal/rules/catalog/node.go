@@ -184,6 +184,13 @@ var nodeMetas = []finding.Meta{
 		Remedy:  []string{"cat /sys/class/infiniband/<dev>/ports/<n>/pkeys/* to list the keys", "make the port a full member of the partition its jobs use (opensm partitions.conf: <name>=<pkey>, ipoib : <guid>=full or ALL=full), then point NCCL at it with NCCL_IB_PKEY=<index>", "smpquery pkeys <lid> <port> to confirm what the SM programmed"},
 	},
 	{
+		ID: "port.ipoib_mtu_mismatch", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
+		Title:   "IPoIB interfaces of the node run different MTUs",
+		Meaning: "The IPoIB interfaces (sys/class/net/<ib>/mtu) of the node's InfiniBand ports do not share one MTU. In datagram mode the IPoIB MTU is the port's IB MTU minus the 4-byte IPoIB header (4092 on a 4096-byte fabric MTU, 2044 on 2048); connected mode allows up to 65520. A port that differs from its siblings either has a smaller IB MTU (its partition or switch port configured for 2K) or runs another IPoIB mode; traffic over IPoIB (NCCL bootstrap, storage) then fragments or is dropped at the smaller size. sysfs does not show the active IB MTU itself: ibv_devinfo's active_mtu does.",
+		Causes:  []string{"the partition's MTU in the SM configuration (opensm partitions.conf mtu=) differs for this port", "IPoIB mode set differently (echo connected > /sys/class/net/<ib>/mode) or an MTU set by hand or by the network configuration", "switch port limited to a smaller MTU"},
+		Remedy:  []string{"ibv_devinfo -d <dev> | grep -E 'max_mtu|active_mtu' (4096 expected on IB)", "cat /sys/class/net/<ib>/mode and set the same mode and MTU on every IPoIB interface (ip link set <ib> mtu <n>, or the network configuration)", "check the partition MTU in the SM configuration"},
+	},
+	{
 		ID: "host.driver_mismatch", Severity: finding.Warning, Area: "host", Step: finding.StepPort,
 		Title:   "mlx5 driver differs from the expectation",
 		Meaning: "The mlx5_core module's version (sys/module/mlx5_core/version, set by MLNX_OFED/DOCA drivers; else its srcversion, a checksum of the sources) differs from the expectation's driver_version. Nodes of one job should run one driver: a different driver changes firmware compatibility, counters and offloads, and a driver that does not match the firmware can train links at low rates.",

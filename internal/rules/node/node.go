@@ -57,6 +57,7 @@ var NodeRules = []Rule{
 	{Name: "error counter totals", IDs: counterIDs(), Check: checkCounterTotals},
 	{Name: "partition keys", IDs: []string{"port.pkey_none", "port.pkey_limited_only"}, Check: checkPKeys},
 	{Name: "firmware", IDs: []string{"port.fw_mismatch"}, Check: checkFirmware},
+	{Name: "IPoIB MTU", IDs: []string{"port.ipoib_mtu_mismatch"}, Check: checkIPoIBMTU},
 	{Name: "mlx5 driver version", IDs: []string{"host.driver_mismatch"}, Check: checkDriver},
 	{Name: "PCIe link", IDs: []string{"pcie.link_degraded"}, Check: checkPCIe},
 }
@@ -516,6 +517,59 @@ func checkPKeys(in *Input) []finding.Finding {
 				fmt.Sprintf("%s port %d is only a limited member of its partitions (%s): it cannot talk to other limited members", p.Device, p.Number, strings.Join(keys, ", ")),
 				finding.Evidence{Source: portPath(p, "pkeys/"), Value: strings.Join(keys, " ")}))
 		}
+	}
+	return out
+}
+
+// checkIPoIBMTU compares the MTU of the IPoIB interfaces of the node's
+// InfiniBand ports: the odd ones out against the majority. sysfs does not
+// show the port's active IB MTU; the IPoIB MTU follows it (4092 in
+// datagram mode on a 4K fabric, 2044 on 2K) or the connected mode (65520).
+func checkIPoIBMTU(in *Input) []finding.Finding {
+	s := in.Snap
+	type ent struct {
+		p   *snapshot.Port
+		mtu int
+	}
+	var ents []ent
+	count := map[int]int{}
+	for i := range s.Devices {
+		for j := range s.Devices[i].Ports {
+			p := &s.Devices[i].Ports[j]
+			if p.LinkLayer != ib.LinkLayerInfiniBand || p.NetDev == "" {
+				continue
+			}
+			nd := s.NetDev(p.NetDev)
+			if nd == nil || nd.MTU == nil || nd.Type != nil && *nd.Type != 32 {
+				continue
+			}
+			ents = append(ents, ent{p, *nd.MTU})
+			count[*nd.MTU]++
+		}
+	}
+	if len(count) < 2 {
+		return nil
+	}
+	major := 0
+	for m, c := range count {
+		if c > count[major] || c == count[major] && m > major {
+			major = m
+		}
+	}
+	if count[major]*2 <= len(ents) {
+		major = -1 // no majority: every interface is named
+	}
+	var out []finding.Finding
+	for _, e := range ents {
+		if e.mtu == major {
+			continue
+		}
+		summary := fmt.Sprintf("IPoIB interface %s of %s port %d has MTU %d while %d of the node's %d IPoIB interfaces have %d", e.p.NetDev, e.p.Device, e.p.Number, e.mtu, count[major], len(ents), major)
+		if major < 0 {
+			summary = fmt.Sprintf("IPoIB interface %s of %s port %d has MTU %d; the node's IPoIB interfaces disagree (%d values)", e.p.NetDev, e.p.Device, e.p.Number, e.mtu, len(count))
+		}
+		out = append(out, catalog.New("port.ipoib_mtu_mismatch", portSubject(s, e.p), summary,
+			finding.Evidence{Source: "sys/class/net/" + e.p.NetDev + "/mtu", Value: strconv.Itoa(e.mtu)}))
 	}
 	return out
 }

@@ -84,6 +84,21 @@ func mustExpect(t *testing.T, y string) *expect.Expectation {
 	return e
 }
 
+// withIPoIB gives the first n IB ports an IPoIB interface ibN with the
+// MTUs given (the rest 4092).
+func withIPoIB(s *snapshot.Snapshot, mtus ...int) {
+	for i := 0; i < 8; i++ {
+		name := fmt.Sprintf("ib%d", i)
+		mtu := 4092
+		if i < len(mtus) {
+			mtu = mtus[i]
+		}
+		s.Port(fmt.Sprintf("mlx5_%d", i), 1).NetDev = name
+		s.NetDevs = append(s.NetDevs, snapshot.NetDev{Name: name, MTU: p(mtu), Type: p(32), OperState: "up"})
+	}
+	s.Sort()
+}
+
 func TestNodeRules(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -306,6 +321,13 @@ devices:
 		}},
 		{name: "pkeys: RoCE ports are not judged", mutate: func(s *snapshot.Snapshot) {
 			s.Port("mlx5_8", 1).HasPKeys = true
+		}},
+		{name: "ipoib: one MTU on every interface", mutate: func(s *snapshot.Snapshot) { withIPoIB(s) }},
+		{name: "ipoib: one interface in datagram 2K among 4K", mutate: func(s *snapshot.Snapshot) { withIPoIB(s, 4092, 4092, 4092, 2044) },
+			want: []want{{"port.ipoib_mtu_mismatch", finding.Warning, "mlx5_3", 1, "ib3 of mlx5_3 port 1 has MTU 2044 while 7 of the node's 8 IPoIB interfaces have 4092"}}},
+		{name: "ipoib: RoCE netdevs at 9000 are not IPoIB", mutate: func(s *snapshot.Snapshot) {
+			withIPoIB(s)
+			s.NetDev("ens1f0np0").MTU = p(9000)
 		}},
 		{name: "driver matches the expectation", expect: "version: 1\ndriver_version: 24.10-1.1.4\n" + `devices:
   - name: mlx5_0
