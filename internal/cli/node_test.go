@@ -133,6 +133,10 @@ func TestCheckFindsEachFault(t *testing.T) {
 		{"h100-ndr", "saturate:mlx5_1/1/link_downed", []string{"port.counter_saturated warning mlx5_1 port 1 (ibp26s0)"}, 1, ""},
 		{"h100-ndr", "counter:mlx5_1/1/symbol_error=1234", []string{"port.symbol_errors warning mlx5_1 port 1 (ibp26s0)"}, 1, ""},
 		{"h100-ndr", "fw:mlx5_5=28.36.1010", []string{"port.fw_mismatch warning mlx5_5"}, 1, ""},
+		{"h100-ndr", "pkeys:mlx5_3/1=0x7fff", []string{"port.pkey_limited_only warning mlx5_3 port 1 (ibp58s0)"}, 1, ""},
+		{"h100-ndr", "pkeys:mlx5_3/1=none", []string{"port.pkey_none critical mlx5_3 port 1 (ibp58s0)"}, 2, ""},
+		{"h100-ndr", "pkeys:mlx5_3/1=0x7fff,0x8001", nil, 0, ""},
+		{"h100-ndr", "mtu:ibp58s0=2044", []string{"port.ipoib_mtu_mismatch warning mlx5_3 port 1 (ibp58s0)"}, 1, ""},
 		{"h100-ndr", "unreadable:mlx5_0/1/counters/port_rcv_data", nil, 0, "sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data"},
 		{"h100-ndr", "no-counters:mlx5_6", nil, 0, ""},
 		{"h100-ndr", "missing:mlx5_7", nil, 0, ""}, // gone from the bus: invisible without an expectation; see TestBaselineThenCheck
@@ -159,7 +163,7 @@ func TestBaselineThenCheck(t *testing.T) {
 		t.Fatalf("baseline exit %d: %s", code, stderr)
 	}
 	data, _ := os.ReadFile(exp)
-	for _, s := range []string{"version: 1", "host: gpu017", `- name: mlx5_0`, `rate: 400 Gb/sec (4X NDR)`, `fw_ver: 28.39.2048`, `speed: 32.0 GT/s PCIe   # Gen5`} {
+	for _, s := range []string{"version: 1", "host: gpu017", `- name: mlx5_0`, `rate: 400 Gb/sec (4X NDR)`, `fw_ver: 28.39.2048`, `driver_version: 24.10-1.1.4`, `speed: 32.0 GT/s PCIe   # Gen5`} {
 		if !strings.Contains(string(data), s) {
 			t.Errorf("baseline lacks %q:\n%s", s, data)
 		}
@@ -167,9 +171,10 @@ func TestBaselineThenCheck(t *testing.T) {
 	if doc, code := checkJSON(t, "--root", good, "--expect", exp); code != 0 || len(doc.Findings) != 0 {
 		t.Fatalf("the node it was written from: exit %d %v", code, findingKeys(doc))
 	}
-	bad := simBundle(t, "h100-ndr", "missing:mlx5_7", "fw:mlx5_5=28.36.1010", "pcie-speed:mlx5_4=4", "speed:mlx5_1/1=HDR")
+	bad := simBundle(t, "h100-ndr", "missing:mlx5_7", "fw:mlx5_5=28.36.1010", "pcie-speed:mlx5_4=4", "speed:mlx5_1/1=HDR", "driver=24.07-0.6.1")
 	doc, code := checkJSON(t, "--root", bad, "--expect", exp)
 	want := []string{
+		"host.driver_mismatch warning gpu017",
 		"pcie.link_degraded critical mlx5_4",
 		"port.fw_mismatch warning mlx5_5",
 		"port.missing critical mlx5_7",

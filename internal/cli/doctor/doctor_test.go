@@ -160,6 +160,7 @@ func TestFaults(t *testing.T) {
 		{"h100-ndr", []string{"module-event:mlx5_2=high-temp"}, "kmsg.module_event", 2, nil},
 		{"h100-ndr", []string{"mlx5-health:mlx5_3"}, "kmsg.mlx5_health", 2, nil},
 		{"h100-ndr", []string{"no-module:nvidia_peermem"}, "nccl.peermem_missing", 1, nil},
+		{"h100-ndr", []string{"iommu=translated"}, "host.iommu_translated", 1, nil},
 		{"h100-ndr", []string{"no-uverbs:mlx5_0"}, "container.uverbs_missing", 2, nil},
 		{"h100-ndr", []string{"no-rdma-cm"}, "container.rdma_cm_missing", 1, nil},
 		{"roce-400g", []string{"no-gid-v2:mlx5_5/1"}, "roce.gid_missing_v2", 2, nil},

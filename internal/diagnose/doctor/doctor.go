@@ -157,6 +157,7 @@ func hostInput(snap *snapshot.Snapshot, g *gather.Result) *host.Input {
 		Ethtool: g.Ethtool, SMI: g.SMI, Env: g.Env,
 		Interfaces: g.Interfaces, InterfacesPartial: g.InterfacesPartial,
 		Memlock: g.Memlock, Modules: g.Modules, Uverbs: g.Uverbs, Dev: g.Dev,
+		Cmdline: g.Cmdline, IOMMUs: g.IOMMUs,
 	}
 }
 

@@ -20,6 +20,10 @@ type Snapshot struct {
 	Root string `json:"root"`
 	// Kernel is proc/sys/kernel/osrelease when readable.
 	Kernel string `json:"kernel,omitempty"`
+	// DriverVersion is sys/module/mlx5_core/version, DriverSrcVersion its
+	// srcversion; "" when absent (inbox drivers have no version).
+	DriverVersion    string `json:"driver_version,omitempty"`
+	DriverSrcVersion string `json:"driver_srcversion,omitempty"`
 	// Devices are the entries of sys/class/infiniband, sorted by name.
 	Devices []Device `json:"devices"`
 	// PCI holds the PCI functions of the RDMA devices, the GPUs and the net
@@ -107,6 +111,12 @@ type Port struct {
 	// GIDs are the non-zero entries of gids/ with gid_attrs/types and
 	// gid_attrs/ndevs where the kernel has them, sorted by index.
 	GIDs []GIDEntry `json:"gids,omitempty"`
+	// PKeys are the non-zero entries of pkeys/ (the partition key table
+	// the subnet manager programs) in index order; bit 15 set is full
+	// membership, clear is limited. HasPKeys is false when pkeys/ could
+	// not be listed: then PKeys says nothing.
+	PKeys    []uint16 `json:"pkeys,omitempty"`
+	HasPKeys bool     `json:"has_pkeys,omitempty"`
 	// NetDev is the Ethernet netdev of a RoCE port (from gid_attrs/ndevs or
 	// the PCI function's net/ directory), or the IPoIB interface.
 	NetDev string `json:"netdev,omitempty"`
@@ -230,6 +240,15 @@ type NetDev struct {
 	// Type is the ARPHRD type: 1 Ethernet, 32 InfiniBand (IPoIB).
 	Type    *int   `json:"type,omitempty"`
 	Address string `json:"address,omitempty"`
+}
+
+// Driver is the mlx5_core version to compare nodes by: the module's
+// version when it has one, else its srcversion; "" when neither is known.
+func (s *Snapshot) Driver() string {
+	if s.DriverVersion != "" {
+		return s.DriverVersion
+	}
+	return s.DriverSrcVersion
 }
 
 // Device returns the RDMA device of that name, or nil.

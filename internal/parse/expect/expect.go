@@ -25,9 +25,14 @@ const maxSize = 4 << 20
 // Expectation is a parsed expectation file.
 type Expectation struct {
 	// Source is the file name, for messages.
-	Source  string
-	Host    string
-	Devices []DeviceEntry
+	Source string
+	Host   string
+	// DriverVersion is the expected mlx5_core version
+	// (sys/module/mlx5_core/version, else its srcversion), nil when not
+	// checked; DriverLine is its line.
+	DriverVersion *string
+	DriverLine    int
+	Devices       []DeviceEntry
 }
 
 // DeviceEntry is one entry of "devices:". Fields left nil are not checked.
@@ -286,6 +291,17 @@ func (p *parser) document(doc *yaml.Node) (*Expectation, error) {
 	err := p.mapping(root, "the expectation file", map[string]func(*yaml.Node) error{
 		"version": func(n *yaml.Node) (err error) { version, err = p.integer(n, "version", 1, Version); return },
 		"host":    func(n *yaml.Node) (err error) { e.Host, err = p.scalar(n, "host"); return },
+		"driver_version": func(n *yaml.Node) error {
+			s, err := p.scalar(n, "driver_version")
+			if err != nil {
+				return err
+			}
+			if strings.TrimSpace(s) == "" {
+				return p.errf(n, "driver_version is empty (leave the field out to not check it)")
+			}
+			e.DriverVersion, e.DriverLine = &s, n.Line
+			return nil
+		},
 		"devices": func(n *yaml.Node) error {
 			if n.Kind != yaml.SequenceNode {
 				return p.errf(n, "devices must be a list")

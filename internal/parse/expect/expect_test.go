@@ -77,6 +77,8 @@ func TestParseErrors(t *testing.T) {
 		contains string
 	}{
 		{"empty", "", 0, "empty file"},
+		{"empty driver_version", "version: 1\ndriver_version: \"\"\ndevices:\n  - name: mlx5_0\n", 2, "driver_version is empty"},
+		{"driver_version as a list", "version: 1\ndriver_version: [a]\ndevices:\n  - name: mlx5_0\n", 2, "driver_version must be a single value"},
 		{"syntax", "version: 1\ndevices:\n  - name: [x\n", 2, "did not find expected"},
 		{"no version", "devices:\n  - name: mlx5_0\n", 1, `missing "version: 1"`},
 		{"bad version", "version: 2\n", 1, "version must be an integer from 1 to 1"},
@@ -116,7 +118,7 @@ func TestParseErrors(t *testing.T) {
 func p[T any](v T) *T { return &v }
 
 func TestBaselineRoundTrip(t *testing.T) {
-	s := &snapshot.Snapshot{Host: "gpu: 017", PCI: []snapshot.PCIDevice{
+	s := &snapshot.Snapshot{Host: "gpu: 017", DriverVersion: "24.10-1.1.4", DriverSrcVersion: "6A2D5B6E7C1F0A3B4C5D6E7", PCI: []snapshot.PCIDevice{
 		{Address: "0000:3b:00.0", CurrentLinkSpeed: p(pcie.Gen5), MaxLinkSpeed: p(pcie.Gen5), CurrentLinkWidth: p(8), MaxLinkWidth: p(16)},
 	}, Devices: []snapshot.Device{
 		{Name: "mlx5_0", HCAType: "MT4129", FWVersion: "28.39.2048", PCI: "0000:3b:00.0", Ports: []snapshot.Port{
@@ -135,6 +137,9 @@ func TestBaselineRoundTrip(t *testing.T) {
 	back, err := Parse(&buf, "baseline.yaml")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	if back.DriverVersion == nil || *back.DriverVersion != "24.10-1.1.4" || back.DriverLine == 0 {
+		t.Errorf("driver_version %v (line %d), want 24.10-1.1.4 with its line", back.DriverVersion, back.DriverLine)
 	}
 	if back.Host != "gpu: 017" {
 		t.Errorf("host %q", back.Host)

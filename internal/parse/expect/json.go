@@ -11,6 +11,7 @@ import (
 type jsonDoc struct {
 	Version int          `json:"version"`
 	Host    string       `json:"host,omitempty"`
+	Driver  *string      `json:"driver_version,omitempty"`
 	Devices []jsonDevice `json:"devices"`
 }
 
@@ -41,7 +42,7 @@ type jsonPort struct {
 // WriteJSON renders an expectation as JSON with the YAML format's keys
 // and values, so Parse (JSON is YAML) reads it back unchanged.
 func WriteJSON(w io.Writer, e *Expectation) error {
-	doc := jsonDoc{Version: Version, Host: e.Host, Devices: []jsonDevice{}}
+	doc := jsonDoc{Version: Version, Host: e.Host, Driver: e.DriverVersion, Devices: []jsonDevice{}}
 	for _, d := range e.Devices {
 		jd := jsonDevice{Name: d.Name, Count: d.Count, Optional: d.Optional, HCAType: d.HCAType, FWVersion: d.FWVersion}
 		if d.PCIe.Speed != nil || d.PCIe.Width != nil {

@@ -19,6 +19,9 @@ import (
 // recorded in a state other than ACTIVE.
 func FromSnapshot(s *snapshot.Snapshot) (e *Expectation, notes []string) {
 	e = &Expectation{Host: s.Host}
+	if v := s.Driver(); v != "" {
+		e.DriverVersion = ptr(v)
+	}
 	for i := range s.Devices {
 		d := &s.Devices[i]
 		en := DeviceEntry{Name: d.Name}
@@ -87,6 +90,9 @@ func Write(w io.Writer, e *Expectation, generated time.Time, by string) error {
 	fmt.Fprintf(&b, "version: %d\n", Version)
 	if e.Host != "" {
 		fmt.Fprintf(&b, "host: %s\n", quote(e.Host))
+	}
+	if e.DriverVersion != nil {
+		fmt.Fprintf(&b, "driver_version: %s   # mlx5_core: sys/module/mlx5_core/version, else srcversion\n", quote(*e.DriverVersion))
 	}
 	b.WriteString("devices:\n")
 	for _, d := range e.Devices {

@@ -84,6 +84,13 @@ var triageMetas = []finding.Meta{
 		Remedy:  []string{"mlxfwmanager --query; align firmware with the driver (MLNX_OFED release notes)", "collect mstdump / `devlink health show` output for the vendor", "reboot; replace the HCA if it repeats"},
 	},
 
+	{
+		ID: "host.iommu_translated", Severity: finding.Warning, Area: "host", Step: finding.StepPCIe,
+		Title:   "IOMMU in translated mode on a GPUDirect RDMA node",
+		Meaning: "The kernel command line turns DMA remapping on (intel_iommu=on, iommu.passthrough=0) without iommu=pt, on a node with GPUs and RDMA devices. Every DMA of the NIC into GPU memory is then translated by the IOMMU: GPUDirect RDMA runs slowly or its registrations fail, and NCCL falls back to staging through host memory. On bare metal, passthrough (iommu=pt) or an IOMMU that is off is what GPUDirect RDMA needs. Inside a VM the IOMMU (and PCIe ACS) are what isolate the guest's devices: there this is expected, and ATS on the NIC is the way to recover the performance.",
+		Causes:  []string{"intel_iommu=on added for SR-IOV or VFIO without iommu=pt", "a distribution kernel command line that enables the IOMMU for security hardening"},
+		Remedy:  []string{"bare metal: add iommu=pt to the kernel command line (GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub or grub2-mkconfig, and reboot); keep intel_iommu=on if SR-IOV needs it", "cat /proc/cmdline after the reboot to confirm", "in a VM, leave the IOMMU on and check with the provider that ATS is enabled for the NIC"},
+	},
 	// Step 4: memory and registration limits, drivers.
 	{
 		ID: "host.memlock_limited", Severity: finding.Warning, Area: "host", Step: finding.StepHost,

@@ -55,6 +55,11 @@ type Input struct {
 	Uverbs map[string]string
 	// Dev are the /dev/infiniband entries checked; nil when not checked.
 	Dev []hostmodel.DevEntry
+	// Cmdline is the kernel command line (proc/cmdline), nil when
+	// unknown; IOMMUs the IOMMU units in sys/class/iommu, nil when not
+	// listed (then the command line alone is judged).
+	Cmdline *string
+	IOMMUs  []string
 	// Thresholds tune the rules; zero values take the defaults.
 	Thresholds Thresholds
 
@@ -146,6 +151,7 @@ type Rule struct {
 // Rules is the triage rule set in runbook order (after the port rules).
 var Rules = []Rule{
 	{Name: "PCIe AER errors", IDs: []string{"pcie.aer_errors"}, Check: checkAER},
+	{Name: "IOMMU mode", IDs: []string{"host.iommu_translated"}, Check: checkIOMMU},
 	{Name: "GPU–NIC topology", IDs: []string{"topo.gpu_nic_far"}, Check: checkTopology},
 	{Name: "nvidia-smi topology", IDs: []string{"topo.nvidia_smi_disagrees"}, Check: checkSMI},
 	{Name: "NVIDIA Xid", IDs: []string{"gpu.xid", "gpu.fallen_off_bus"}, Check: checkXid},

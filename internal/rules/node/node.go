@@ -60,7 +60,10 @@ var NodeRules = []Rule{
 	{Name: "port rate, width and speed", IDs: []string{"port.rate_below_expected", "port.width_degraded", "port.speed_degraded"}, Check: checkRate},
 	{Name: "saturated error counters", IDs: []string{"port.counter_saturated"}, Check: checkSaturated},
 	{Name: "error counter totals", IDs: counterIDs(), Check: checkCounterTotals},
+	{Name: "partition keys", IDs: []string{"port.pkey_none", "port.pkey_limited_only"}, Check: checkPKeys},
 	{Name: "firmware", IDs: []string{"port.fw_mismatch"}, Check: checkFirmware},
+	{Name: "IPoIB MTU", IDs: []string{"port.ipoib_mtu_mismatch"}, Check: checkIPoIBMTU},
+	{Name: "mlx5 driver version", IDs: []string{"host.driver_mismatch"}, Check: checkDriver},
 	{Name: "PCIe link", IDs: []string{"pcie.link_degraded"}, Check: checkPCIe},
 }
 
@@ -528,6 +531,128 @@ func checkSaturated(in *Input) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// checkPKeys judges the P_Key table of every ACTIVE InfiniBand port (the
+// SM programs it when it activates the port; RoCE ports carry a fixed
+// 0xffff). An empty table drops every packet; a table without a
+// full-membership key cannot reach other limited members.
+func checkPKeys(in *Input) []finding.Finding {
+	s := in.Snap
+	var out []finding.Finding
+	for i := range s.Devices {
+		for j := range s.Devices[i].Ports {
+			p := &s.Devices[i].Ports[j]
+			if p.LinkLayer != ib.LinkLayerInfiniBand || !p.IsActive() || !p.HasPKeys {
+				continue
+			}
+			if len(p.PKeys) == 0 {
+				out = append(out, catalog.New("port.pkey_none", portSubject(s, p),
+					fmt.Sprintf("%s port %d is ACTIVE with an empty P_Key table: it can exchange no packets", p.Device, p.Number),
+					finding.Evidence{Source: portPath(p, "pkeys/"), Value: "every entry 0x0000"}))
+				continue
+			}
+			full := slices.ContainsFunc(p.PKeys, func(k uint16) bool { return k&0x8000 != 0 })
+			if full {
+				continue
+			}
+			keys := make([]string, len(p.PKeys))
+			for k, v := range p.PKeys {
+				keys[k] = fmt.Sprintf("0x%04x", v)
+			}
+			out = append(out, catalog.New("port.pkey_limited_only", portSubject(s, p),
+				fmt.Sprintf("%s port %d is only a limited member of its partitions (%s): it cannot talk to other limited members", p.Device, p.Number, strings.Join(keys, ", ")),
+				finding.Evidence{Source: portPath(p, "pkeys/"), Value: strings.Join(keys, " ")}))
+		}
+	}
+	return out
+}
+
+// checkIPoIBMTU compares the MTU of the IPoIB interfaces of the node's
+// InfiniBand ports: the odd ones out against the majority. sysfs does not
+// show the port's active IB MTU; the IPoIB MTU follows it (4092 in
+// datagram mode on a 4K fabric, 2044 on 2K) or the connected mode (65520).
+func checkIPoIBMTU(in *Input) []finding.Finding {
+	s := in.Snap
+	type ent struct {
+		p   *snapshot.Port
+		mtu int
+	}
+	var ents []ent
+	count := map[int]int{}
+	for i := range s.Devices {
+		for j := range s.Devices[i].Ports {
+			p := &s.Devices[i].Ports[j]
+			if p.LinkLayer != ib.LinkLayerInfiniBand || p.NetDev == "" {
+				continue
+			}
+			nd := s.NetDev(p.NetDev)
+			if nd == nil || nd.MTU == nil || nd.Type != nil && *nd.Type != 32 {
+				continue
+			}
+			ents = append(ents, ent{p, *nd.MTU})
+			count[*nd.MTU]++
+		}
+	}
+	if len(count) < 2 {
+		return nil
+	}
+	major := 0
+	for m, c := range count {
+		if c > count[major] || c == count[major] && m > major {
+			major = m
+		}
+	}
+	if count[major]*2 <= len(ents) {
+		major = -1 // no majority: every interface is named
+	}
+	var out []finding.Finding
+	for _, e := range ents {
+		if e.mtu == major {
+			continue
+		}
+		summary := fmt.Sprintf("IPoIB interface %s of %s port %d has MTU %d while %d of the node's %d IPoIB interfaces have %d", e.p.NetDev, e.p.Device, e.p.Number, e.mtu, count[major], len(ents), major)
+		if major < 0 {
+			summary = fmt.Sprintf("IPoIB interface %s of %s port %d has MTU %d; the node's IPoIB interfaces disagree (%d values)", e.p.NetDev, e.p.Device, e.p.Number, e.mtu, len(count))
+		}
+		out = append(out, catalog.New("port.ipoib_mtu_mismatch", portSubject(s, e.p), summary,
+			finding.Evidence{Source: "sys/class/net/" + e.p.NetDev + "/mtu", Value: strconv.Itoa(e.mtu)}))
+	}
+	return out
+}
+
+// checkDriver compares the mlx5_core version with the expectation's
+// driver_version. Without one there is nothing to compare on a single
+// node: all its HCAs share the one module.
+func checkDriver(in *Input) []finding.Finding {
+	s := in.Snap
+	if in.Expect == nil || in.Expect.DriverVersion == nil {
+		return nil
+	}
+	want := *in.Expect.DriverVersion
+	exp := finding.Evidence{Source: fmt.Sprintf("%s:%d", in.Expect.Source, in.Expect.DriverLine), Value: "driver_version: " + want}
+	got, src := s.DriverVersion, "sys/module/mlx5_core/version"
+	if got != want && s.DriverSrcVersion == want {
+		got, src = s.DriverSrcVersion, "sys/module/mlx5_core/srcversion"
+	}
+	if got == want {
+		return nil
+	}
+	subj := finding.Subject{Host: s.Host}
+	if got == "" && s.DriverSrcVersion == "" {
+		if len(s.Devices) == 0 {
+			return nil // no RDMA device: port.missing or the empty node says more
+		}
+		return []finding.Finding{catalog.New("host.driver_mismatch", subj,
+			fmt.Sprintf("mlx5_core shows neither a version nor a srcversion, expected %s (an inbox driver where an out-of-tree one was recorded, or mlx5_core built into the kernel)", want),
+			finding.Evidence{Source: "sys/module/mlx5_core/", Value: "no version, no srcversion"}, exp)}
+	}
+	if got == "" {
+		got, src = s.DriverSrcVersion, "sys/module/mlx5_core/srcversion"
+	}
+	return []finding.Finding{catalog.New("host.driver_mismatch", subj,
+		fmt.Sprintf("mlx5_core is %s, expected %s", got, want),
+		finding.Evidence{Source: src, Value: got}, exp)}
 }
 
 func checkFirmware(in *Input) []finding.Finding {

@@ -84,6 +84,21 @@ func mustExpect(t *testing.T, y string) *expect.Expectation {
 	return e
 }
 
+// withIPoIB gives the first n IB ports an IPoIB interface ibN with the
+// MTUs given (the rest 4092).
+func withIPoIB(s *snapshot.Snapshot, mtus ...int) {
+	for i := 0; i < 8; i++ {
+		name := fmt.Sprintf("ib%d", i)
+		mtu := 4092
+		if i < len(mtus) {
+			mtu = mtus[i]
+		}
+		s.Port(fmt.Sprintf("mlx5_%d", i), 1).NetDev = name
+		s.NetDevs = append(s.NetDevs, snapshot.NetDev{Name: name, MTU: p(mtu), Type: p(32), OperState: "up"})
+	}
+	s.Sort()
+}
+
 func TestNodeRules(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -281,6 +296,68 @@ devices:
 			pt := s.Port("mlx5_9", 1)
 			pt.State, pt.PhysState = p(ib.StateDown), p(ib.PhysPolling)
 		}, want: []want{{"port.polling", finding.Info, "mlx5_9", 1, "uncabled on purpose"}}},
+		{name: "pkeys: full member of the default partition is healthy", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.HasPKeys, pt.PKeys = true, []uint16{0xffff}
+		}},
+		{name: "pkeys: limited in the default partition but full in another is healthy", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.HasPKeys, pt.PKeys = true, []uint16{0x7fff, 0x8001}
+		}},
+		{name: "pkeys: limited member only", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.HasPKeys, pt.PKeys = true, []uint16{0x7fff}
+		}, want: []want{{"port.pkey_limited_only", finding.Warning, "mlx5_3", 1, "limited member of its partitions (0x7fff)"}}},
+		{name: "pkeys: empty table on an active port", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_3", 1).HasPKeys = true
+		}, want: []want{{"port.pkey_none", finding.Critical, "mlx5_3", 1, "empty P_Key table"}}},
+		{name: "pkeys: empty table on a down port is the state finding only", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.HasPKeys = true
+			pt.State, pt.PhysState = p(ib.StateDown), p(ib.PhysPolling)
+		}, want: []want{{"port.polling", finding.Critical, "mlx5_3", 1, "Polling"}}},
+		{name: "pkeys: table not listed is not judged", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_3", 1).HasPKeys = false
+		}},
+		{name: "pkeys: RoCE ports are not judged", mutate: func(s *snapshot.Snapshot) {
+			s.Port("mlx5_8", 1).HasPKeys = true
+		}},
+		{name: "ipoib: one MTU on every interface", mutate: func(s *snapshot.Snapshot) { withIPoIB(s) }},
+		{name: "ipoib: one interface in datagram 2K among 4K", mutate: func(s *snapshot.Snapshot) { withIPoIB(s, 4092, 4092, 4092, 2044) },
+			want: []want{{"port.ipoib_mtu_mismatch", finding.Warning, "mlx5_3", 1, "ib3 of mlx5_3 port 1 has MTU 2044 while 7 of the node's 8 IPoIB interfaces have 4092"}}},
+		{name: "ipoib: RoCE netdevs at 9000 are not IPoIB", mutate: func(s *snapshot.Snapshot) {
+			withIPoIB(s)
+			s.NetDev("ens1f0np0").MTU = p(9000)
+		}},
+		{name: "driver matches the expectation", expect: "version: 1\ndriver_version: 24.10-1.1.4\n" + `devices:
+  - name: mlx5_0
+`, mutate: func(s *snapshot.Snapshot) {
+			s.DriverVersion, s.DriverSrcVersion = "24.10-1.1.4", "6A2D5B6E7C1F0A3B4C5D6E7"
+		}},
+		{name: "driver differs from the expectation", expect: "version: 1\ndriver_version: 24.10-1.1.4\n" + `devices:
+  - name: mlx5_0
+`, mutate: func(s *snapshot.Snapshot) {
+			s.DriverVersion, s.DriverSrcVersion = "24.07-0.6.1", "0123456789ABCDEF0123456"
+		}, want: []want{{"host.driver_mismatch", finding.Warning, "", 0, "mlx5_core is 24.07-0.6.1, expected 24.10-1.1.4"}}},
+		{name: "inbox driver: srcversion matches", expect: "version: 1\ndriver_version: 6A2D5B6E7C1F0A3B4C5D6E7\n" + `devices:
+  - name: mlx5_0
+`, mutate: func(s *snapshot.Snapshot) {
+			s.DriverSrcVersion = "6A2D5B6E7C1F0A3B4C5D6E7"
+		}},
+		{name: "inbox driver: srcversion differs", expect: "version: 1\ndriver_version: 6A2D5B6E7C1F0A3B4C5D6E7\n" + `devices:
+  - name: mlx5_0
+`, mutate: func(s *snapshot.Snapshot) {
+			s.DriverSrcVersion = "0123456789ABCDEF0123456"
+		}, want: []want{{"host.driver_mismatch", finding.Warning, "", 0, "mlx5_core is 0123456789ABCDEF0123456"}}},
+		{name: "out-of-tree driver expected, module shows nothing", expect: "version: 1\ndriver_version: 24.10-1.1.4\n" + `devices:
+  - name: mlx5_0
+`, mutate: func(*snapshot.Snapshot) {},
+			want: []want{{"host.driver_mismatch", finding.Warning, "", 0, "neither a version nor a srcversion"}}},
+		{name: "no driver_version in the expectation: not judged", expect: "version: 1\n" + `devices:
+  - name: mlx5_0
+`, mutate: func(s *snapshot.Snapshot) {
+			s.DriverVersion = "24.07-0.6.1"
+		}},
 		{name: "active but not LinkUp against an expectation", expect: `version: 1
 devices:
   - name: mlx5_1

@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -135,6 +136,15 @@ func baseFaultKinds() []FaultKind {
 		{Name: "mtu", Syntax: "mtu:NETDEV=BYTES", Example: "mtu:ens1f1np1=1500", target: true, value: true,
 			Description: "netdev MTU",
 			check:       checkAll(checkName, checkUint), apply: applyMTU},
+		{Name: "iommu", Syntax: "iommu=translated|pt|off", Example: "iommu=translated", value: true,
+			Description: "IOMMU mode on the kernel command line: translated (intel_iommu=on without iommu=pt), pt (passthrough, the default), off (intel_iommu=off: no IOMMU unit in sys/class/iommu)",
+			check:       checkIOMMUMode, apply: applyIOMMU},
+		{Name: "driver", Syntax: "driver=VERSION", Example: "driver=24.07-0.6.1", value: true,
+			Description: "mlx5_core module version (sys/module/mlx5_core/version) and a srcversion of its own, as after a partial driver upgrade",
+			check:       checkDriverVersion, apply: applyDriverVersion},
+		{Name: "pkeys", Syntax: "pkeys:DEV/PORT=KEY[,KEY…]|none", Example: "pkeys:mlx5_3/1=0x7fff", target: true, value: true,
+			Description: "the port's P_Key table as the SM programmed it (0xffff full, 0x7fff limited member of the default partition); none leaves every entry 0x0000",
+			check:       checkAll(checkPortRef, checkPKeys), apply: applyPKeys},
 		{Name: "no-gid-v2", Syntax: "no-gid-v2:DEV/PORT", Example: "no-gid-v2:mlx5_8/1", target: true,
 			Description: "RoCE v2 GID entries absent (only IB/RoCE v1 left)",
 			check:       checkPortRef, apply: applyNoGIDv2},
@@ -854,6 +864,90 @@ func applyMTU(n *Node, f Fault) error {
 		return fmt.Errorf("MTU %s: want 68–65535", f.Value)
 	}
 	nd.MTU = v
+	return nil
+}
+
+func checkDriverVersion(f Fault) error {
+	if !validName(f.Value) {
+		return fmt.Errorf("driver version %q: letters, digits and _-.: only", f.Value)
+	}
+	return nil
+}
+
+func applyDriverVersion(n *Node, f Fault) error {
+	n.Mlx5Version = f.Value
+	h := fnv.New64a()
+	h.Write([]byte(f.Value))
+	n.Mlx5SrcVersion = fmt.Sprintf("%016X%07X", h.Sum64(), h.Sum64()>>36)
+	return nil
+}
+
+func checkIOMMUMode(f Fault) error {
+	switch f.Value {
+	case "translated", "pt", "off":
+		return nil
+	}
+	return fmt.Errorf("IOMMU mode %q: want translated, pt or off", f.Value)
+}
+
+// applyIOMMU rewrites the IOMMU parameters of the command line.
+func applyIOMMU(n *Node, f Fault) error {
+	var kept []string
+	for _, p := range n.Cmdline {
+		if !strings.HasPrefix(p, "iommu") && !strings.HasPrefix(p, "intel_iommu") && !strings.HasPrefix(p, "amd_iommu") {
+			kept = append(kept, p)
+		}
+	}
+	switch f.Value {
+	case "translated":
+		kept = append(kept, "intel_iommu=on")
+		n.IOMMUs = []string{"dmar0", "dmar1"}
+	case "pt":
+		kept = append(kept, "intel_iommu=on", "iommu=pt")
+		n.IOMMUs = []string{"dmar0", "dmar1"}
+	case "off":
+		kept = append(kept, "intel_iommu=off")
+		n.IOMMUs = nil
+	}
+	n.Cmdline = kept
+	return nil
+}
+
+func parsePKeys(v string) ([]uint16, error) {
+	if v == "none" {
+		return nil, nil
+	}
+	var out []uint16
+	for _, k := range strings.Split(v, ",") {
+		h, ok := strings.CutPrefix(k, "0x")
+		x, err := strconv.ParseUint(h, 16, 16)
+		if !ok || err != nil || x == 0 {
+			return nil, fmt.Errorf("P_Key %q: want 0x0001–0xffff, e.g. 0x7fff", k)
+		}
+		out = append(out, uint16(x))
+	}
+	return out, nil
+}
+
+func checkPKeys(f Fault) error {
+	_, err := parsePKeys(f.Value)
+	return err
+}
+
+// applyPKeys writes the keys into the first slots and zeroes the rest,
+// keeping the table's size (128 on mlx5 IB ports).
+func applyPKeys(n *Node, f Fault) error {
+	_, p, err := n.PortRef(f.Target)
+	if err != nil {
+		return err
+	}
+	keys, err := parsePKeys(f.Value)
+	if err != nil {
+		return err
+	}
+	size := max(len(p.PKeys), len(keys), 1)
+	p.PKeys = make([]uint16, size)
+	copy(p.PKeys, keys)
 	return nil
 }
 

@@ -125,6 +125,13 @@ func TestFaultChangesExactly(t *testing.T) {
 			port("mlx5_8") + "gid_attrs/types/1": unreadable, port("mlx5_8") + "gid_attrs/types/3": unreadable,
 			port("mlx5_8") + "gid_attrs/ndevs/1": unreadable, port("mlx5_8") + "gid_attrs/ndevs/3": unreadable}},
 		{"xid:gpu3=79", map[string]string{"cmd/dmesg.txt": anyChange}},
+		{"pkeys:mlx5_3/1=0x7fff", map[string]string{port("mlx5_3") + "pkeys/0": "0x7fff\n"}},
+		{"pkeys:mlx5_3/1=0x7fff,0x8001", map[string]string{port("mlx5_3") + "pkeys/0": "0x7fff\n", port("mlx5_3") + "pkeys/1": "0x8001\n"}},
+		{"driver=24.07-0.6.1", map[string]string{"sys/module/mlx5_core/version": "24.07-0.6.1\n", "sys/module/mlx5_core/srcversion": anyChange}},
+		{"iommu=translated", map[string]string{"proc/cmdline": "BOOT_IMAGE=/boot/vmlinuz-6.8.0-52-generic root=UUID=6b1f0c52-3a8e-4d0c-9a57-1f2e3d4c5b6a ro intel_iommu=on\n"}},
+		{"iommu=off", map[string]string{"proc/cmdline": "BOOT_IMAGE=/boot/vmlinuz-6.8.0-52-generic root=UUID=6b1f0c52-3a8e-4d0c-9a57-1f2e3d4c5b6a ro intel_iommu=off\n",
+			"sys/class/iommu/dmar0": gone, "sys/class/iommu/dmar1": gone, "sys/devices/virtual/iommu/dmar0/uevent": gone, "sys/devices/virtual/iommu/dmar1/uevent": gone}},
+		{"pkeys:mlx5_3/1=none", map[string]string{port("mlx5_3") + "pkeys/0": "0x0000\n"}},
 		{"memlock=65536", map[string]string{"proc/48213/limits": anyChange}},
 		{"env:NCCL_IB_HCA==mlx5_0:1", map[string]string{"proc/48213/environ": anyChange}},
 		{"no-env:CUDA_VISIBLE_DEVICES", map[string]string{"proc/48213/environ": anyChange}},
@@ -320,6 +327,10 @@ func TestParseFault(t *testing.T) {
 		{"memlock=lots", "bytes or unlimited"},
 		{"memlock:self=5", "takes no target"},
 		{"env:NCCL-IB=1", "letters, digits and '_'"},
+		{"iommu=strict", "want translated, pt or off"},
+		{"pkeys:mlx5_3/1=7fff", "want 0x0001–0xffff"},
+		{"pkeys:mlx5_3/1=0x10000", "want 0x0001–0xffff"},
+		{"pkeys:mlx5_3/1=0x0", "want 0x0001–0xffff"},
 	}
 	for _, c := range bad {
 		_, err := ParseFault(c.in)

@@ -40,6 +40,14 @@ type Node struct {
 	Job *Process
 	// RdmaCM says whether dev/infiniband/rdma_cm exists.
 	RdmaCM bool
+	// Cmdline is the kernel command line (proc/cmdline), its parameters
+	// in order.
+	Cmdline []string
+	// IOMMUs are the IOMMU units the kernel enabled (sys/class/iommu).
+	IOMMUs []string
+	// Mlx5Version and Mlx5SrcVersion are sys/module/mlx5_core/version and
+	// srcversion; "" leaves the file out (an inbox driver has no version).
+	Mlx5Version, Mlx5SrcVersion string
 	// Files holds extra files by root-relative path (tool outputs under
 	// cmd/, an environment under env/), written verbatim.
 	Files map[string][]byte

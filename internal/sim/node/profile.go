@@ -97,6 +97,11 @@ func Build(o Options) (*Node, error) {
 		n: &Node{
 			Host: host, Profile: prof.Name, Kernel: "6.8.0-52-generic",
 			RdmaCM: true, Unreadable: map[string]bool{}, Files: map[string][]byte{},
+			// GPUDirect RDMA on bare metal: the IOMMU on, in passthrough.
+			Cmdline: []string{"BOOT_IMAGE=/boot/vmlinuz-6.8.0-52-generic", "root=UUID=6b1f0c52-3a8e-4d0c-9a57-1f2e3d4c5b6a", "ro", "intel_iommu=on", "iommu=pt"},
+			IOMMUs:  []string{"dmar0", "dmar1"},
+			// An MLNX_OFED/DOCA driver matching firmware 28.39.
+			Mlx5Version: "24.10-1.1.4", Mlx5SrcVersion: "6A2D5B6E7C1F0A3B4C5D6E7",
 		},
 		seed: h.Sum64(),
 	}

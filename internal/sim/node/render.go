@@ -107,6 +107,21 @@ func (n *Node) render(r *renderer) {
 	if n.RdmaCM {
 		r.file(layout.RdmaCM, "")
 	}
+	if len(n.Cmdline) > 0 {
+		r.file(layout.Cmdline, strings.Join(n.Cmdline, " ")+"\n")
+	}
+	if n.Mlx5Version != "" {
+		r.file(layout.Mlx5Version, n.Mlx5Version+"\n")
+	}
+	if n.Mlx5SrcVersion != "" {
+		r.file(layout.Mlx5SrcVersion, n.Mlx5SrcVersion+"\n")
+	}
+	r.dir(layout.ClassIOMMU)
+	for _, u := range n.IOMMUs {
+		dir := "sys/devices/virtual/iommu/" + u
+		r.link(layout.ClassIOMMU+"/"+u, dir)
+		r.file(dir+"/uevent", "")
+	}
 	for _, f := range n.PCI {
 		if !f.gone() {
 			n.renderPCI(r, f)

@@ -196,7 +196,7 @@ func (c *collector) fail(p string, err error) {
 func (c *collector) collect(snap *snapshot.Snapshot) error {
 	// proc/uptime and the btime line of proc/stat date the kernel log's
 	// monotonic stamps.
-	for _, p := range []string{layout.Hostname, layout.OSRelease, layout.Modules, layout.Uptime, layout.EtcHostname} {
+	for _, p := range []string{layout.Hostname, layout.OSRelease, layout.Modules, layout.Uptime, layout.EtcHostname, layout.Cmdline, layout.Mlx5Version, layout.Mlx5SrcVersion} {
 		c.copyFile(p, p, true)
 	}
 	if b, err := rootfs.ReadLimited(c.fsys, layout.Stat, 1<<20); err == nil {
@@ -237,6 +237,7 @@ func (c *collector) collect(snap *snapshot.Snapshot) error {
 		c.copyAttrs(dir, dir, nil)
 	}
 	c.copyClass(layout.ClassVerbs)
+	c.copyClass(layout.ClassIOMMU)
 	c.copyDevMarkers(layout.DevInfiniband)
 	c.copySaved(layout.CmdDir)
 	// Every interface, the virtual ones (lo, docker0, bonds) included: the

@@ -79,8 +79,9 @@ func TestRoundTripSim(t *testing.T) {
 				t.Errorf("bundle differs from the node (-node +bundle):\n%s", d)
 			}
 			// What the node triage reads besides the snapshot comes along:
-			// uverbs mapping, device markers, saved tool outputs.
-			for _, p := range []string{"sys/class/infiniband_verbs/abi_version", "sys/class/infiniband_verbs/uverbs0/ibdev", "dev/infiniband/uverbs0", "dev/infiniband/rdma_cm", "cmd/dmesg.txt"} {
+			// uverbs mapping, device markers, saved tool outputs, the kernel
+			// command line and IOMMU units.
+			for _, p := range []string{"sys/class/infiniband_verbs/abi_version", "sys/class/infiniband_verbs/uverbs0/ibdev", "dev/infiniband/uverbs0", "dev/infiniband/rdma_cm", "cmd/dmesg.txt", "proc/cmdline", "sys/class/iommu/dmar0/uevent"} {
 				want, werr := fs.ReadFile(src, p)
 				have, herr := fs.ReadFile(back, p)
 				if werr != nil || herr != nil || !bytes.Equal(want, have) {

@@ -82,6 +82,10 @@ type Result struct {
 	Uverbs map[string]string
 	// Dev are the /dev/infiniband entries checked; nil when not checked.
 	Dev []host.DevEntry
+	// Cmdline is proc/cmdline, nil when unreadable. IOMMUs are the
+	// entries of sys/class/iommu, nil when it could not be listed.
+	Cmdline *string
+	IOMMUs  []string
 
 	Notes []string
 	// Skipped marks runbook steps with a source that could not be read.
@@ -143,7 +147,26 @@ func Node(fsys fs.FS, snap *snapshot.Snapshot, o Options) *Result {
 		g.skip(finding.StepHost, "kernel modules not checked: %s: %v", layout.Modules, errText(err))
 	}
 	g.Uverbs, g.Dev = readDev(g, fsys)
+	readIOMMU(g, fsys)
 	return g
+}
+
+// readIOMMU reads the kernel command line and the IOMMU units the kernel
+// enabled, for the IOMMU mode check.
+func readIOMMU(g *Result, fsys fs.FS) {
+	b, err := rootfs.ReadLimited(fsys, layout.Cmdline, 64<<10)
+	if err != nil {
+		g.skip(finding.StepPCIe, "IOMMU mode not checked: %s: %v", layout.Cmdline, errText(err))
+		return
+	}
+	s := strings.TrimSpace(string(b))
+	g.Cmdline = &s
+	if ents, err := fs.ReadDir(fsys, layout.ClassIOMMU); err == nil {
+		g.IOMMUs = []string{}
+		for _, e := range ents {
+			g.IOMMUs = append(g.IOMMUs, e.Name())
+		}
+	}
 }
 
 func errText(err error) string {

@@ -30,6 +30,9 @@ const (
 	ClassPCIBus = "sys/class/pci_bus"
 	// Devices is the device tree the class and bus links point into.
 	Devices = "sys/devices"
+	// ClassIOMMU holds one link per IOMMU unit the kernel enabled (dmar0
+	// on Intel, ivhd0 on AMD); empty or absent when none is active.
+	ClassIOMMU = "sys/class/iommu"
 )
 
 // VerbsIBDev is the file naming the RDMA device of uverbsN.
@@ -42,6 +45,13 @@ const (
 	EtcHostname = "etc/hostname"
 	// Modules is the list of loaded kernel modules.
 	Modules = "proc/modules"
+	// Mlx5Version and Mlx5SrcVersion are the mlx5_core module's version
+	// (set by out-of-tree drivers such as MLNX_OFED/DOCA; inbox kernels
+	// have none) and the checksum of its sources.
+	Mlx5Version    = "sys/module/mlx5_core/version"
+	Mlx5SrcVersion = "sys/module/mlx5_core/srcversion"
+	// Cmdline is the kernel command line the node booted with.
+	Cmdline = "proc/cmdline"
 	// Stat holds btime, the boot time; Uptime the seconds since boot.
 	Stat   = "proc/stat"
 	Uptime = "proc/uptime"

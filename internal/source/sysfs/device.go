@@ -146,6 +146,7 @@ func (r *reader) readPort(dev string, n int) snapshot.Port {
 	p.Counters, p.HasCounters = r.readCounters(dir + "/counters")
 	p.HWCounters = r.readHWCounters(dir + "/hw_counters")
 	p.GIDs = r.readGIDs(dir)
+	p.PKeys, p.HasPKeys = r.readPKeys(dir)
 	for _, g := range p.GIDs {
 		if g.NetDev != "" {
 			p.NetDev = g.NetDev
@@ -268,6 +269,53 @@ func (r *reader) readGIDs(dir string) []snapshot.GIDEntry {
 		out = append(out, ent)
 	}
 	return out
+}
+
+// readPKeys reads the non-zero entries of pkeys/ in index order; the
+// kernel prints every slot as "0x%04x" and unused slots as 0x0000
+// (drivers/infiniband/core/sysfs.c show_port_pkey). ok is false when the
+// directory could not be listed.
+func (r *reader) readPKeys(dir string) ([]uint16, bool) {
+	ents, err := fs.ReadDir(r.fsys, dir+"/pkeys")
+	if err != nil {
+		r.fail(dir+"/pkeys", err)
+		return nil, false
+	}
+	r.listed[dir+"/pkeys"] = true
+	type slot struct {
+		i int
+		k uint16
+	}
+	var slots []slot
+	for _, e := range ents {
+		i, err := strconv.Atoi(e.Name())
+		if err != nil || i < 0 {
+			continue
+		}
+		k := parse(r, dir+"/pkeys/"+e.Name(), ParsePKey)
+		if k == nil || *k == 0 {
+			continue
+		}
+		slots = append(slots, slot{i, *k})
+	}
+	slices.SortFunc(slots, func(a, b slot) int { return a.i - b.i })
+	out := make([]uint16, len(slots))
+	for j, s := range slots {
+		out[j] = s.k
+	}
+	return out, true
+}
+
+// ParsePKey parses a pkeys/<i> file, "0x%04x".
+func ParsePKey(in string) (uint16, error) {
+	v, err := ParseHex32(in)
+	if err != nil {
+		return 0, err
+	}
+	if v > math.MaxUint16 {
+		return 0, fmt.Errorf("%w: P_Key %q exceeds 16 bits", ib.ErrMalformed, strings.TrimSpace(in))
+	}
+	return uint16(v), nil
 }
 
 // addPCIChain registers the PCI function a resolved device path names and

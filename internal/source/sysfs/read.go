@@ -268,4 +268,6 @@ func (r *reader) readHost() {
 	if r.snap.Kernel == "" && r.meta != nil {
 		r.snap.Kernel = r.meta.Kernel
 	}
+	r.snap.DriverVersion = strings.TrimSpace(r.readString(layout.Mlx5Version))
+	r.snap.DriverSrcVersion = strings.TrimSpace(r.readString(layout.Mlx5SrcVersion))
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -100,6 +101,8 @@ func TestReadSimFaults(t *testing.T) {
 		"no-counters:mlx5_6",
 		"missing:mlx5_7",
 		"pcie-width:mlx5_4=8",
+		"pkeys:mlx5_3/1=0x7fff,0x8001",
+		"pkeys:mlx5_2/1=none",
 	)})
 	s, err := sysfs.ReadRoot(context.Background(), dir)
 	if err != nil {
@@ -123,6 +126,14 @@ func TestReadSimFaults(t *testing.T) {
 	}
 	if f := s.PCIDevice(s.Device("mlx5_4").PCI); f == nil || *f.CurrentLinkWidth != 8 || *f.MaxLinkWidth != 16 {
 		t.Errorf("pcie-width fault not read: %+v", f)
+	}
+	// The P_Key table: non-zero slots in index order; an all-zero table is
+	// listed but empty.
+	if p3 := s.Port("mlx5_3", 1); !p3.HasPKeys || !slices.Equal(p3.PKeys, []uint16{0x7fff, 0x8001}) {
+		t.Errorf("mlx5_3 pkeys = %v (listed %v), want [0x7fff 0x8001]", p3.PKeys, p3.HasPKeys)
+	}
+	if p2 := s.Port("mlx5_2", 1); !p2.HasPKeys || len(p2.PKeys) != 0 {
+		t.Errorf("mlx5_2 pkeys = %v (listed %v), want listed and empty", p2.PKeys, p2.HasPKeys)
 	}
 }
 
