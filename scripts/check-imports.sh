@@ -45,7 +45,7 @@ forbid source model parse source
 forbid rules model parse rules
 forbid diagnose model parse source rules diagnose
 forbid output model output rules/catalog rules/limits rules/trend
-forbid sim model sim source/layout
+forbid sim model sim source/layout source/tarball
 
 # Rules do no I/O: no file system, process or network packages directly.
 for pkg in $(go list "$mod/internal/rules/..."); do

@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"archive/tar"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 	"github.com/ibdoctor/ibdoctor/internal/source/sysfs"
+	"github.com/ibdoctor/ibdoctor/internal/source/tarball"
 )
 
 // FormatVersion is meta.json's "format"; it grows when the layout changes
@@ -491,33 +491,21 @@ func (c *collector) write(w io.Writer, stamp time.Time) error {
 		}
 		return strings.Compare(a, b)
 	})
-	zw := gzip.NewWriter(w)
-	tw := tar.NewWriter(zw)
+	tw := tarball.NewWriter(w, stamp)
 	for _, p := range names {
 		e := c.entries[p]
-		h := &tar.Header{Name: p, Typeflag: e.typ, ModTime: stamp, Format: tar.FormatPAX}
+		var err error
 		switch e.typ {
 		case tar.TypeDir:
-			h.Name += "/"
-			h.Mode = 0o755
+			err = tw.Dir(p)
 		case tar.TypeReg:
-			h.Mode = 0o444
-			h.Size = int64(len(e.data))
+			err = tw.File(p, e.data, 0o444)
 		case tar.TypeSymlink:
-			h.Mode = 0o777
-			h.Linkname = e.target
+			err = tw.Symlink(p, e.target)
 		}
-		if err := tw.WriteHeader(h); err != nil {
-			return fmt.Errorf("bundle %s: %w", p, err)
-		}
-		if e.typ == tar.TypeReg {
-			if _, err := tw.Write(e.data); err != nil {
-				return fmt.Errorf("bundle %s: %w", p, err)
-			}
+		if err != nil {
+			return fmt.Errorf("bundle %w", err)
 		}
 	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	return zw.Close()
+	return tw.Close()
 }

@@ -18,6 +18,7 @@ import (
 
 	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
+	"github.com/ibdoctor/ibdoctor/internal/source/tarball"
 )
 
 const metaFile = "meta.json"
@@ -60,23 +61,11 @@ func WriteDir(r *fabricmodel.Raw, dir string) error {
 
 // WriteTarGz saves the collection r as a gzip-compressed tar stream.
 func WriteTarGz(r *fabricmodel.Raw, w io.Writer) error {
-	gz := gzip.NewWriter(w)
-	tw := tar.NewWriter(gz)
-	err := write(r, func(name string, b []byte) error {
-		hdr := &tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), ModTime: r.Taken, Typeflag: tar.TypeReg}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return err
-		}
-		_, err := tw.Write(b)
-		return err
-	})
-	if err != nil {
+	tw := tarball.NewWriter(w, r.Taken)
+	if err := write(r, func(name string, b []byte) error { return tw.File(name, b, 0o644) }); err != nil {
 		return err
 	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	return gz.Close()
+	return tw.Close()
 }
 
 func write(r *fabricmodel.Raw, put func(string, []byte) error) error {
