@@ -377,7 +377,7 @@ printf 'RC %s\n' "$?"
 	}{
 		{"healthy", simRoot(), "0", "", 0, ""},
 		{"one critical", simRoot("polling:mlx5_5/1"), "1", "ibdoctor: mlx5_5 port 1 port.polling", 1, "ibdoctor: critical port.polling mlx5_5 port 1 (ibp154s0): mlx5_5 port 1 is Polling"},
-		{"three criticals", simRoot("polling:mlx5_5/1", "width:mlx5_2/1=2"), "1", "ibdoctor: mlx5_5 port 1 port.polling (+2 more)", 3, "ibdoctor: critical port.width_degraded mlx5_2 port 1"},
+		{"three criticals", simRoot("polling:mlx5_5/1", "width:mlx5_2/1=2", "pcie-width:mlx5_4=8"), "1", "ibdoctor: mlx5_5 port 1 port.polling (+2 more)", 3, "ibdoctor: critical port.width_degraded mlx5_2 port 1"},
 		{"warnings only", simRoot("saturate:mlx5_1/1/symbol_error"), "0", "", 1, "ibdoctor: warning port.counter_saturated mlx5_1 port 1"},
 		{"cannot run", "/nonexistent/root", "1", "ibdoctor: could not run (exit 3)", 1, "ibdoctor: cannot open root"},
 	} {
