@@ -32,6 +32,8 @@ import (
 // Tools whose options are not checked (grep, kill, ...) still end the
 // previous command, so their flags are never taken for that command's.
 var toolOptions = map[string]string{
+	// OpenSM 3.3 (opensm --help).
+	"opensm": "-c --create-config -F --config -R --routing_engine -o --once -Q --qos -Y --qos_policy_file -U --lfts_file -g --guid -p --priority -s --sweep -B --daemon -f --log_file -e --erase_log_file -v --verbose -V --version -h --help -P --Pconfig -a --root_guid_file --lmc --console --console-port",
 	"ibportstate":   "-z --config -C --Ca -P --Port -D --Direct -L --Lid -G --Guid -t --timeout -s --sm_port -K --show_keys -y --m_key -e --errors -v --verbose -d --debug -h --help -V --version",
 	"perfquery":     "-x --extended -X --xmtsl -S --rcvsl -D --xmtdisc -E --rcverr -T --extended_speeds --oprcvcounters --flowctlcounters --vloppackets --vlopdata --vlxmitflowctlerrors --vlxmitcounters --swportvlcong --rcvcc --slrcvfecn --slrcvbecn --xmitcc --vlxmittimecc -c --smplctl -a --all_ports -l --loop_ports -r --reset_after_read -R --Reset_only -z --config -C --Ca -P --Port -L --Lid -G --Guid -t --timeout -s --sm_port -y --m_key -e --errors -v --verbose -d --debug -h --help -V --version",
 	"ibqueryerrors": "-s --suppress -c --suppress-common --node-name-map -G --port-guid -D --Direct --skip-sl -r --report-port --threshold-file -R --GNDN --data --switch --ca --router --details --counters -k --clear-errors -K --clear-counts --load-cache -o --outstanding_smps -z --config -C --Ca -P --Port -t --timeout -y --m_key -e --errors -v --verbose -d --debug -h --help -V --version",
@@ -70,7 +72,7 @@ var toolOptions = map[string]string{
 	"curl":            "-H --header -s --silent -f --fail -k --insecure -X --request -d --data -o --output",
 	"ls":              "-l -la -d -a -1",
 	// Unchecked: their flags are theirs, and they end the previous command.
-	"grep": "*", "kill": "*", "systemctl": "*", "modprobe": "*", "cat": "*", "ibdoctor": "*",
+	"grep": "*", "kill": "*", "modinfo": "*", "ofed_info": "*", "systemctl": "*", "modprobe": "*", "cat": "*", "ibdoctor": "*",
 }
 
 const perftestOptions = "-p --port -d --ib-dev -i --ib-port -m --mtu -s --size -n --iters -t --tx-depth -u --qp-timeout -S --sl -x --gid-index -a --all -F --CPU-freq -c --connection -q --qp -e --events -X --vector -I --inline_size -o --outs -g --mcg -z --comm_rdma_cm -R --rdma_cm -T --tos -L --hop_limit -h --help -M --MGID -r --rx-depth -b --bidirectional -Q --cq-mod -N --noPeak -V --version -C --report-cycles -H --report-histogrm -U --report-unsorted -A --atomic_type -O --dualport -l --post_list -D --duration -f --margin -w --limit_bw -y --limit_msgrate --report_gbits --use_cuda --use_cuda_bus_id --use_cuda_dmabuf --use_rocm --tclass --flow_label --pkey_index --output --cpu_util --out_json --out_json_file --run_infinitely --use-srq --odp --use_hugepages --perform_warm_up"

@@ -183,7 +183,7 @@ func Check(r *Result, proposed *Result, congested float64) []finding.Finding {
 			f.Evidence = append(f.Evidence, finding.Evidence{Source: h.From + " → " + h.To, Value: fmt.Sprintf("%d flows (hosts %s)", h.Flows, strings.Join(h.Hosts, ","))})
 		}
 		if proposed != nil && proposed.Fraction > r.Fraction {
-			f.Remedy = append(f.Remedy, fmt.Sprintf("run the job in the proposed host order (--out-hostfile): predicted %.0f%%", 100*proposed.Fraction))
+			f.Remedy = append(f.Remedy, fmt.Sprintf("run the job in the proposed host order, written by ibdoctor fabric job --out-hostfile better.txt: predicted %.0f%%", 100*proposed.Fraction))
 		}
 		out = append(out, f)
 	}

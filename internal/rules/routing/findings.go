@@ -361,7 +361,7 @@ func (r *Result) managementFinding(idx []int) finding.Finding {
 	// Switch-to-switch routes only: not a fault of the tables.
 	fd.Causes = []string{"up/down routing engines (ftree, updn) route what CAs need and leave switch-to-switch LIDs out by design",
 		"the collection ran from a switch port (ibsim attaches its client to a switch), which needs switch-to-switch routes for LID-routed queries"}
-	fd.Remedy = []string{"collect from a host port (--ca/--port): hosts have routes to every switch LID",
+	fd.Remedy = []string{"collect from a host port, e.g. ibdoctor fabric collect --ca mlx5_0 --port 1 on a compute node: hosts have routes to every switch LID",
 		"if switches must reach each other by LID, choose a routing engine that routes switch LIDs (minhop, dfsssp) and compare with ibdoctor fabric check again"}
 	return fd
 }
