@@ -91,7 +91,7 @@ func trendFindings(t *testing.T, profile string, fault string) []finding.Finding
 		}
 		hist = append(hist, trend.FromSnapshot(snap, nil))
 	}
-	return trend.Evaluate(trend.Input{Host: "gpu017", History: hist}, trend.Defaults())
+	return trend.Check(trend.Input{Host: "gpu017", History: hist}, trend.Defaults())
 }
 
 // Every finding the node, host and trend rules raise on every simulated

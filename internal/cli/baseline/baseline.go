@@ -92,7 +92,7 @@ func run(ctx context.Context, o *Options) error {
 		return cmdutil.CannotRun(fmt.Errorf("no RDMA devices under %s: nothing to baseline", o.Root))
 	}
 	e, notes := expect.FromSnapshot(snap)
-	left, accepted, stale := screen(e, snap, noderules.Node(snap, nil), o.Accept)
+	left, accepted, stale := screen(e, snap, noderules.Check(snap, nil), o.Accept)
 	notes = slices.DeleteFunc(notes, func(n string) bool {
 		return slices.ContainsFunc(stale, func(p string) bool { return strings.HasPrefix(n, p) })
 	})

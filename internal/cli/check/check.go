@@ -73,7 +73,7 @@ func run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
-	fs := noderules.Node(snap, exp)
+	fs := noderules.Check(snap, exp)
 	if o.Format == cmdutil.FormatJSON {
 		if err := cmdutil.WriteJSON(o.F.Out, report.NewDocument(snap.Host, fs, snap.Gaps)); err != nil {
 			return err

@@ -76,11 +76,11 @@ func TestPrintedCounterLimitsAreInForce(t *testing.T) {
 		if counter == "port_xmit_wait" {
 			continue // a fabric-only total
 		}
-		at := noderules.Node(nodeWith(counter, n), nil)
+		at := noderules.Check(nodeWith(counter, n), nil)
 		if len(at) != 1 || at[0].ID != findingID {
 			t.Errorf("%s = %d (the printed total): node findings %v, want one %s", counter, n, at, findingID)
 		}
-		if below := noderules.Node(nodeWith(counter, n-1), nil); len(below) != 0 {
+		if below := noderules.Check(nodeWith(counter, n-1), nil); len(below) != 0 {
 			t.Errorf("%s = %d: node findings %v, want none", counter, n-1, below)
 		}
 	}

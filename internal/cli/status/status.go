@@ -72,7 +72,7 @@ func run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
-	fs := noderules.Node(snap, exp)
+	fs := noderules.Check(snap, exp)
 	st := report.NewStatus(snap, fs)
 	if o.FabricFrom != "" {
 		peers, err := peersFromFabric(o.FabricFrom)

@@ -748,7 +748,7 @@ func diagnoseHCA(seg *Segment, file string, ls []string, sp Span, opts Options, 
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
-	fs := noderules.Pasted(snap, opts.Expect)
+	fs := noderules.CheckPasted(snap, opts.Expect)
 	fs = append(fs, noderules.Totals(snap)...) // error counters pasted once
 	for i := range fs {
 		for j := range fs[i].Evidence {
@@ -841,7 +841,7 @@ func diagnoseKernel(seg *Segment, file string, ls []string, sp Span, opts Option
 		}
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("%s: timestamp not understood (%v)", lineList(file, ns), lg.Errors[0].Err))
 	}
-	seg.Findings = append(seg.Findings, host.AnalyzeKernelLog(lg, time.Time{}, 0)...)
+	seg.Findings = append(seg.Findings, host.CheckPastedKernelLog(lg, time.Time{}, 0)...)
 	return nil
 }
 
@@ -866,7 +866,7 @@ func diagnoseTopo(seg *Segment, file string, ls []string, sp Span) error {
 			}
 		}
 	}
-	fs := host.AnalyzeNvidiaSMI(m, file)
+	fs := host.CheckPastedNvidiaSMI(m, file)
 	for i := range fs {
 		for j := range fs[i].Evidence {
 			ev := &fs[i].Evidence[j]
@@ -939,7 +939,7 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span, ctx *conte
 	}
 	// With the netdev's RDMA port known (rdma link + rdma statistic in the
 	// paste, or --root), ECN is judged too.
-	fs := host.AnalyzeEthtoolOnNode(ctx.node, st)
+	fs := host.CheckEthtoolOnNode(ctx.node, st)
 	for i := range fs {
 		for j := range fs[i].Evidence {
 			ev := &fs[i].Evidence[j]

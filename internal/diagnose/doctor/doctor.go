@@ -105,8 +105,8 @@ func Diagnose(ctx context.Context, o Options) (*Result, error) {
 	g := gather.Node(rt.FS(), snap, gopts)
 
 	// 1) ports and counters: the node rules; 2–6) the triage rules.
-	fs := noderules.Node(snap, o.Expect)
-	fs = append(fs, host.Run(hostInput(snap, g))...)
+	fs := noderules.Check(snap, o.Expect)
+	fs = append(fs, host.Check(hostInput(snap, g))...)
 	if o.NCCLLog != nil {
 		lg, err := nccllog.Parse(bytes.NewReader(o.NCCLLog), o.NCCLLogName)
 		if err != nil {

@@ -121,7 +121,7 @@ func TestCorpus(t *testing.T) {
 				t.Errorf("skipped lines %v, want %v (%+v)", lines, tt.skipped, r.Skipped)
 			}
 			var got []string
-			for _, f := range noderules.Node(r.Snap, nil) {
+			for _, f := range noderules.Check(r.Snap, nil) {
 				got = append(got, f.ID+"/"+string(f.Severity)+" "+f.Subject.Device+"/"+string(rune('0'+f.Subject.Port)))
 			}
 			if !slices.Equal(got, tt.findings) {

@@ -86,7 +86,7 @@ func TestRealWorldHCA(t *testing.T) {
 				t.Errorf("skipped lines %v, want %v (%+v)", lines, tt.skipped, r.Skipped)
 			}
 			var got []string
-			for _, f := range noderules.Pasted(r.Snap, nil) {
+			for _, f := range noderules.CheckPasted(r.Snap, nil) {
 				got = append(got, fmt.Sprintf("%s/%s %s/%d", f.ID, f.Severity, f.Subject.Device, f.Subject.Port))
 			}
 			if !slices.Equal(got, tt.findings) {

@@ -21,7 +21,7 @@ import (
 // AnalyzeKernelLog judges a kernel log on its own (Xid, fallen off the bus,
 // AER, link flaps, module and health events). since and window restrict
 // the events as doctor's --since does; zero for the whole log.
-func AnalyzeKernelLog(l *kmsg.Log, since time.Time, window time.Duration) []finding.Finding {
+func CheckPastedKernelLog(l *kmsg.Log, since time.Time, window time.Duration) []finding.Finding {
 	in := &Input{Snap: &snapshot.Snapshot{}, Kernel: l, Since: since, Window: window, standalone: true}
 	var out []finding.Finding
 	for _, check := range []func(*Input) []finding.Finding{checkAER, checkXid, checkFlaps, checkModules, checkHealth, checkPCIeBandwidth} {
@@ -32,7 +32,7 @@ func AnalyzeKernelLog(l *kmsg.Log, since time.Time, window time.Duration) []find
 
 // AnalyzeEthtool judges `ethtool -S` outputs on their own (PFC storms,
 // pause load, PHY errors; ECN needs the RDMA counters of a node).
-func AnalyzeEthtool(stats ...*ethtool.Stats) []finding.Finding {
+func CheckPastedEthtool(stats ...*ethtool.Stats) []finding.Finding {
 	in := &Input{Snap: &snapshot.Snapshot{}, Ethtool: stats, standalone: true}
 	var out []finding.Finding
 	for _, check := range []func(*Input) []finding.Finding{checkPFCStorm, checkPauseHeavy, checkPHY} {
@@ -48,7 +48,7 @@ func AnalyzeEthtool(stats ...*ethtool.Stats) []finding.Finding {
 // AnalyzeNvidiaSMI judges an `nvidia-smi topo -m` matrix on its own: a GPU
 // whose nearest NIC is PHB or farther while another GPU has one at PIX or
 // PXB is topo.gpu_nic_far.
-func AnalyzeNvidiaSMI(m *nvsmi.Matrix, source string) []finding.Finding {
+func CheckPastedNvidiaSMI(m *nvsmi.Matrix, source string) []finding.Finding {
 	nearest := make([]topo.Level, len(m.GPUs))
 	best := topo.LevelUnknown
 	for g, row := range m.Dist {

@@ -12,7 +12,7 @@ import (
 // DCQCN hw_counters are known, ECN is judged too (roce.ecn_not_effective)
 // and subjects name the port. Without such a port it finds what
 // AnalyzeEthtool finds.
-func AnalyzeEthtoolOnNode(snap *snapshot.Snapshot, stats ...*ethtool.Stats) []finding.Finding {
+func CheckEthtoolOnNode(snap *snapshot.Snapshot, stats ...*ethtool.Stats) []finding.Finding {
 	if snap == nil {
 		snap = &snapshot.Snapshot{}
 	}

@@ -37,7 +37,7 @@ func TestAnalyzeEthtoolOnNode(t *testing.T) {
 		{"port with ECN marks", node(1234), []string{"roce.pause_heavy/warning"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := AnalyzeEthtoolOnNode(tt.snap, st)
+			fs := CheckEthtoolOnNode(tt.snap, st)
 			got := ids(fs)
 			slices.Sort(got)
 			if !slices.Equal(got, tt.want) {

@@ -66,7 +66,7 @@ func TestAnalyzeCorpora(t *testing.T) {
 			if !kmsg.Detect(string(b)) {
 				t.Errorf("kmsg.Detect does not recognise %s", tt.file)
 			}
-			fs := AnalyzeKernelLog(l, l.Records[0].Time, 0)
+			fs := CheckPastedKernelLog(l, l.Records[0].Time, 0)
 			if got := ids(fs); !slices.Equal(got, tt.want) {
 				for _, f := range fs {
 					t.Logf("%s %s: %s", f.ID, f.Severity, f.Summary)
@@ -124,7 +124,7 @@ func TestAnalyzeRealWorldKernelLogs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fs := AnalyzeKernelLog(l, time.Time{}, 0)
+			fs := CheckPastedKernelLog(l, time.Time{}, 0)
 			if got := ids(fs); !slices.Equal(got, tt.want) {
 				for _, f := range fs {
 					t.Logf("%s %s: %s", f.ID, f.Severity, f.Summary)
@@ -168,7 +168,7 @@ func TestAnalyzeEthtoolCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := ids(AnalyzeEthtool(st)); !slices.Equal(got, tt.want) {
+			if got := ids(CheckPastedEthtool(st)); !slices.Equal(got, tt.want) {
 				t.Errorf("findings = %v, want %v", got, tt.want)
 			}
 		})
@@ -190,13 +190,13 @@ func TestAnalyzeNvidiaSMI(t *testing.T) {
 			t.Fatal(err)
 		}
 		// These layouts are uniform (every GPU as near its NIC as any).
-		if fs := AnalyzeNvidiaSMI(m, p); len(fs) != 0 {
+		if fs := CheckPastedNvidiaSMI(m, p); len(fs) != 0 {
 			t.Errorf("%s: unexpected %v", f, ids(fs))
 		}
 	}
 	m := &nvsmi.Matrix{GPUs: []string{"GPU0", "GPU1"}, NICs: []string{"mlx5_0", "mlx5_1"},
 		Dist: [][]topo.Level{{topo.PIX, topo.SYS}, {topo.SYS, topo.NODE}}}
-	fs := AnalyzeNvidiaSMI(m, "paste.txt")
+	fs := CheckPastedNvidiaSMI(m, "paste.txt")
 	if got := ids(fs); !slices.Equal(got, []string{"topo.gpu_nic_far/warning"}) || fs[0].Subject.GPU != "1" {
 		t.Errorf("findings = %v %+v", got, fs)
 	}
@@ -205,14 +205,14 @@ func TestAnalyzeNvidiaSMI(t *testing.T) {
 	// or SYS is far; a layout of PHB only is not judged.
 	far := &nvsmi.Matrix{GPUs: []string{"GPU0", "GPU1", "GPU2"}, NICs: []string{"mlx5_0", "mlx5_3"},
 		Dist: [][]topo.Level{{topo.NODE, topo.SYS}, {topo.NODE, topo.SYS}, {topo.SYS, topo.NODE}}}
-	if got := ids(AnalyzeNvidiaSMI(far, "c.txt")); !slices.Equal(got, []string{"topo.gpu_nic_far/warning", "topo.gpu_nic_far/warning", "topo.gpu_nic_far/warning"}) {
+	if got := ids(CheckPastedNvidiaSMI(far, "c.txt")); !slices.Equal(got, []string{"topo.gpu_nic_far/warning", "topo.gpu_nic_far/warning", "topo.gpu_nic_far/warning"}) {
 		t.Errorf("all NODE: findings = %v", got)
 	}
 	phb := &nvsmi.Matrix{GPUs: []string{"GPU0"}, NICs: []string{"mlx5_0"}, Dist: [][]topo.Level{{topo.PHB}}}
-	if got := ids(AnalyzeNvidiaSMI(phb, "c.txt")); len(got) != 0 {
+	if got := ids(CheckPastedNvidiaSMI(phb, "c.txt")); len(got) != 0 {
 		t.Errorf("PHB only: findings = %v", got)
 	}
-	if got := ids(AnalyzeNvidiaSMI(&nvsmi.Matrix{GPUs: []string{"GPU0", "GPU1"}, Dist: [][]topo.Level{{}, {}}}, "c.txt")); len(got) != 0 {
+	if got := ids(CheckPastedNvidiaSMI(&nvsmi.Matrix{GPUs: []string{"GPU0", "GPU1"}, Dist: [][]topo.Level{{}, {}}}, "c.txt")); len(got) != 0 {
 		t.Errorf("no NICs: findings = %v", got)
 	}
 	for _, neg := range []string{"hello", "NIC statistics:\n rx: 1\n", "GPU0 X\n"} {

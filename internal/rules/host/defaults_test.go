@@ -40,7 +40,7 @@ func TestDocumentedDefaultsInForce(t *testing.T) {
 	in := healthyInput()
 	in.Snap.PCIDevice("0000:04:00.0").AER = &snapshot.AER{NonFatal: n}
 	crit := false
-	for _, f := range Run(in) {
+	for _, f := range Check(in) {
 		crit = crit || f.ID == "pcie.aer_errors" && f.Severity == finding.Critical
 	}
 	if !crit {

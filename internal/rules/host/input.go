@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/rules"
 	"slices"
 	"strings"
 	"time"
@@ -141,12 +142,8 @@ func (in *Input) th() Thresholds {
 	return t
 }
 
-// Rule is one triage check: the IDs it may report and its pure function.
-type Rule struct {
-	Name  string
-	IDs   []string
-	Check func(in *Input) []finding.Finding
-}
+// Rule is one entry of this rule set (the one Rule shape of every set).
+type Rule = rules.Rule[*Input]
 
 // Rules is the triage rule set in runbook order (after the port rules).
 var Rules = []Rule{
@@ -176,14 +173,11 @@ var Rules = []Rule{
 
 // Run runs every triage rule and returns the findings sorted by severity
 // and runbook step.
-func Run(in *Input) []finding.Finding {
-	var out []finding.Finding
+func Check(in *Input) []finding.Finding {
 	if in.Snap == nil {
 		return nil
 	}
-	for _, r := range Rules {
-		out = append(out, r.Check(in)...)
-	}
+	out := rules.Run(Rules, in)
 	catalog.Sort(out)
 	return out
 }

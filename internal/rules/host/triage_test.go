@@ -129,7 +129,7 @@ func ids(fs []finding.Finding) []string {
 }
 
 func TestHealthyNodeHasNoFindings(t *testing.T) {
-	if fs := Run(healthyInput()); len(fs) != 0 {
+	if fs := Check(healthyInput()); len(fs) != 0 {
 		for _, f := range fs {
 			t.Errorf("unexpected %s: %s", f.ID, f.Summary)
 		}
@@ -393,7 +393,7 @@ func TestRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := healthyInput()
 			tt.mutate(in)
-			fs := Run(in)
+			fs := Check(in)
 			got := ids(fs)
 			if !slices.Equal(got, tt.want) {
 				for _, f := range fs {
@@ -446,7 +446,7 @@ func BenchmarkRun(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		in.evsDone = false // classify the log every time, as a fresh doctor run does
-		Run(in)
+		Check(in)
 	}
 }
 
@@ -458,7 +458,7 @@ func TestMissingSources(t *testing.T) {
 	in.Snap.Devices[1].Ports[0].HWCounters = nil
 	in.Kernel, in.Ethtool, in.SMI, in.Env = nil, nil, nil, nil
 	in.Interfaces, in.Memlock, in.Modules, in.Uverbs, in.Dev = nil, nil, nil, nil, nil
-	if fs := Run(in); len(fs) != 0 {
+	if fs := Check(in); len(fs) != 0 {
 		t.Errorf("findings without their sources: %v", ids(fs))
 	}
 	// ...and the same rules fire once the sources are back.
@@ -466,13 +466,13 @@ func TestMissingSources(t *testing.T) {
 	in.Memlock = &hostmodel.Limit{Source: "proc/self/limits", Soft: 65536, Hard: 65536}
 	in.Modules = []string{"nvidia"}
 	in.Dev = []hostmodel.DevEntry{}
-	got := ids(Run(in))
+	got := ids(Check(in))
 	for _, want := range []string{"host.memlock_limited/critical", "nccl.peermem_missing/warning", "container.uverbs_missing/critical", "container.rdma_cm_missing/warning"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("findings %v lack %s", got, want)
 		}
 	}
-	if Run(&Input{}) != nil {
+	if Check(&Input{}) != nil {
 		t.Error("an input without a snapshot gave findings")
 	}
 }

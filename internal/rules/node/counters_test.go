@@ -49,7 +49,7 @@ func TestCounterTotals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := healthyNode()
 			setCounters(s, tt.vals)
-			got := Node(s, nil)
+			got := Check(s, nil)
 			var gotS []string
 			for _, f := range got {
 				gotS = append(gotS, f.ID+"/"+string(f.Severity)+" "+f.Summary)
@@ -63,7 +63,7 @@ func TestCounterTotals(t *testing.T) {
 				}
 			}
 			// The agent judges rates instead of totals.
-			agent := Run(&Input{Snap: s, Thresholds: DefaultThresholds, NoCounterTotals: true})
+			agent := CheckInput(&Input{Snap: s, Thresholds: DefaultThresholds, NoCounterTotals: true})
 			for _, f := range agent {
 				if f.Severity != finding.Info && f.ID != "port.counter_saturated" {
 					t.Errorf("agent (NoCounterTotals) reports %s: %s", f.ID, f.Summary)

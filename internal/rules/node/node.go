@@ -3,6 +3,7 @@ package node
 import (
 	"cmp"
 	"fmt"
+	"github.com/ibdoctor/ibdoctor/internal/rules"
 	"path"
 	"slices"
 	"strconv"
@@ -45,13 +46,8 @@ type Input struct {
 	Pasted bool
 }
 
-// Rule is one entry of the node rule set: the IDs it may report and its
-// pure check.
-type Rule struct {
-	Name  string
-	IDs   []string
-	Check func(in *Input) []finding.Finding
-}
+// Rule is one entry of this rule set (the one Rule shape of every set).
+type Rule = rules.Rule[*Input]
 
 // NodeRules is the node rule set, in runbook order.
 var NodeRules = []Rule{
@@ -69,17 +65,17 @@ var NodeRules = []Rule{
 
 // Node runs every node rule and returns the findings sorted by severity and
 // runbook step.
-func Node(s *snapshot.Snapshot, e *expect.Expectation) []finding.Finding {
-	return Run(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds})
+func Check(s *snapshot.Snapshot, e *expect.Expectation) []finding.Finding {
+	return CheckInput(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds})
 }
 
 // Pasted runs every node rule on a snapshot read from pasted tool output.
-func Pasted(s *snapshot.Snapshot, e *expect.Expectation) []finding.Finding {
-	return Run(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds, Pasted: true})
+func CheckPasted(s *snapshot.Snapshot, e *expect.Expectation) []finding.Finding {
+	return CheckInput(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds, Pasted: true})
 }
 
 // Run runs every node rule on in.
-func Run(in *Input) []finding.Finding {
+func CheckInput(in *Input) []finding.Finding {
 	var out []finding.Finding
 	for _, r := range NodeRules {
 		out = append(out, r.Check(in)...)

@@ -376,7 +376,7 @@ devices:
 			if tt.expect != "" {
 				e = mustExpect(t, tt.expect)
 			}
-			got := Node(s, e)
+			got := Check(s, e)
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tt.want), strings.Join(ids(got), "\n"))
 			}
@@ -422,7 +422,7 @@ func BenchmarkNodeRules(b *testing.B) {
 	s.Port("mlx5_5", 1).Rate = p(ib.NewRate(2, ib.SpeedNDR))
 	b.ReportAllocs()
 	for b.Loop() {
-		Node(s, nil)
+		Check(s, nil)
 	}
 }
 
@@ -459,7 +459,7 @@ func TestPortStateAsPasted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := Run(&Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: tt.pasted})
+			fs := CheckInput(&Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: tt.pasted})
 			if len(fs) != 1 || fs[0].ID+"/"+string(fs[0].Severity) != tt.want {
 				t.Fatalf("findings %v, want [%s]", ids(fs), tt.want)
 			}

@@ -26,6 +26,6 @@ func BenchmarkEvaluate(b *testing.B) {
 	in := Input{History: h}
 	b.ReportAllocs()
 	for b.Loop() {
-		Evaluate(in, Defaults())
+		Check(in, Defaults())
 	}
 }

@@ -33,7 +33,7 @@ type Input struct {
 }
 
 // Evaluate runs every rule over time and returns the findings sorted.
-func Evaluate(in Input, th Thresholds) []finding.Finding {
+func Check(in Input, th Thresholds) []finding.Finding {
 	if len(in.History) == 0 {
 		return nil
 	}

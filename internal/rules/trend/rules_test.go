@@ -139,9 +139,9 @@ func TestEvaluate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ids(Evaluate(tt.in, Defaults()))
+			got := ids(Check(tt.in, Defaults()))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				for _, f := range Evaluate(tt.in, Defaults()) {
+				for _, f := range Check(tt.in, Defaults()) {
 					t.Logf("%s %s: %s %v", f.ID, f.Severity, f.Summary, f.Evidence)
 				}
 				t.Errorf("findings (-want +got):\n%s", diff)
@@ -214,7 +214,7 @@ func TestGrowthNeedsPrecedingWindow(t *testing.T) {
 }
 
 func TestEvaluateEmpty(t *testing.T) {
-	if got := Evaluate(Input{}, Defaults()); got != nil {
+	if got := Check(Input{}, Defaults()); got != nil {
 		t.Errorf("no history: %v", got)
 	}
 }

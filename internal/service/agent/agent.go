@@ -241,8 +241,8 @@ func (a *Agent) Sample(ctx context.Context) error {
 
 	// Counter totals since the last clear are left to status and check:
 	// the agent judges their rates (trend.Evaluate).
-	fs := noderules.Run(&noderules.Input{Snap: snap, Expect: a.opts.Expect, Thresholds: noderules.DefaultThresholds, NoCounterTotals: true})
-	fs = append(fs, trend.Evaluate(trend.Input{Host: snap.Host, History: a.history, Flaps: a.flaps, Expected: a.best}, a.th)...)
+	fs := noderules.CheckInput(&noderules.Input{Snap: snap, Expect: a.opts.Expect, Thresholds: noderules.DefaultThresholds, NoCounterTotals: true})
+	fs = append(fs, trend.Check(trend.Input{Host: snap.Host, History: a.history, Flaps: a.flaps, Expected: a.best}, a.th)...)
 	if a.opts.Kernel != nil {
 		kfs, ok := a.sampleKernel(ctx, snap)
 		up["kmsg"] = ok
