@@ -1132,142 +1132,40 @@ func isFabric(k Kind) bool {
 	return false
 }
 
+// fabricPaste holds what the steps of diagnoseFabric share: the file's
+// lines and segments, which segment holds each tool's output, and the
+// fabric collection built from them.
+type fabricPaste struct {
+	file     string
+	ls       []string
+	segs     []Segment
+	owner    map[string]int // tool name → index of its (first) segment
+	f        *fabric.Fabric
+	haveTopo bool
+	unplaced map[int]int // segment → nodes not placed without a topology
+	alone    []finding.Finding
+}
+
 // diagnoseFabric builds one fabric collection from every fabric tool
 // output of a file (the first of each tool) and runs the fabric checks on
 // it: the link, counter and identity checks need ibnetdiscover's topology,
 // which the other outputs are joined to. Findings go to the topology's
 // segment; each output's gaps to its own.
 func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
-	raw := &fabricmodel.Raw{Source: file}
-	owner := map[string]int{}
-	ls = slices.Clone(ls) // refused lines are blanked
-	for _, i := range idx {
-		s := &segs[i]
-		name := string(s.Kind)
-		if _, dup := owner[name]; dup {
-			s.Failed = true
-			s.Summary = "not judged"
-			s.Skipped = append(s.Skipped, fmt.Sprintf("lines %s: a second %s output in one file; only the first is judged (give it as its own file)", s.Lines, name))
-			continue
-		}
-		owner[name] = i
-		s.Skipped = append(s.Skipped, skipRefused(file, ls, Span{Kind: s.Kind, Start: s.Start, End: s.End})...)
-		raw.Outputs = append(raw.Outputs, &fabricmodel.Output{Name: name, Stdout: []byte(segmentText(ls, Span{Start: s.Start, End: s.End}))})
+	// ls is cloned: skipRefused blanks the lines it refuses.
+	p := &fabricPaste{file: file, ls: slices.Clone(ls), segs: segs, owner: map[string]int{}, unplaced: map[int]int{}}
+	p.f = fabric.Build(p.collect(idx))
+	_, p.haveTopo = p.owner[string(KindNetDiscover)]
+	p.placeGaps()
+	for name, i := range p.owner {
+		p.summarize(name, i)
 	}
-	f := fabric.Build(raw)
-	_, haveTopo := owner[string(KindNetDiscover)]
-	unplaced := map[int]int{}
-	for _, g := range f.Gaps {
-		i, ok := owner[g.Source]
-		if !ok || g.Reason == "not collected" {
-			continue
-		}
-		if !haveTopo && strings.Contains(g.Reason, "not in the") && strings.Contains(g.Reason, "topology") {
-			unplaced[i]++ // said once below
-			continue
-		}
-		segs[i].Skipped = append(segs[i].Skipped, g.Reason)
-	}
-	var alone []finding.Finding
-	for name, i := range owner {
-		s := &segs[i]
-		text := segmentText(ls, Span{Start: s.Start, End: s.End})
-		src := file
-		var err error
-		switch Kind(name) {
-		case KindNetDiscover:
-			var t *ibdiags.Topology
-			if t, err = ibdiags.ParseNetDiscover(strings.NewReader(text), src); err == nil {
-				s.Summary = fmt.Sprintf("%s, %s", plural(len(t.Nodes), "node", "nodes"), plural(len(f.Links), "link", "links"))
-				s.Skipped = append(s.Skipped, noteLines(file, t.Skipped)...)
-				if len(f.Links) == 0 {
-					s.Skipped = append(s.Skipped, "a node list (ibhosts, ibswitches): no links, rates or counters in it to judge; paste ibnetdiscover or iblinkinfo for those")
-				}
-			}
-		case KindLinkInfo:
-			var li *ibdiags.LinkInfo
-			if li, err = ibdiags.ParseLinkInfo(strings.NewReader(text), src); err == nil {
-				s.Summary = plural(len(li.Ports), "port", "ports")
-				s.Skipped = append(s.Skipped, noteLines(file, li.Skipped)...)
-			}
-		case KindQueryErrors:
-			var q *ibdiags.QueryErrors
-			if q, err = ibdiags.ParseQueryErrors(strings.NewReader(text), src); err == nil {
-				s.Summary = plural(len(q.Ports), "port with errors", "ports with errors")
-				if !haveTopo {
-					// Alone, each port's counters are judged by themselves.
-					alone = append(alone, fabric.CheckQueryErrors(q, file, fabric.Thresholds{})...)
-					delete(unplaced, i)
-				}
-			}
-		case KindPerfQuery:
-			var pq *ibdiags.PerfQuery
-			if pq, err = ibdiags.ParsePerfQuery(strings.NewReader(text), src); err == nil {
-				s.Summary = plural(len(pq.Blocks), "counter block", "counter blocks")
-				if !haveTopo {
-					// Without the topology the ports are not placed on
-					// the fabric, but their error totals still speak.
-					s.Findings = append(s.Findings, perfqueryTotals(file, ls, pq)...)
-				}
-			}
-		case KindForwardTables:
-			s.Summary = plural(len(f.LFTs), "forwarding table", "forwarding tables")
-			if len(f.LFTs) == 0 {
-				_, err = ibdiags.ParseFTs(strings.NewReader(text), src)
-			}
-			if !haveTopo {
-				s.Skipped = append(s.Skipped, "routing is judged against the topology: paste ibnetdiscover output with it (same file), or run 'ibdoctor fabric check'")
-			}
-		case KindSMInfo:
-			s.Summary = plural(len(f.SMs), "subnet manager", "subnet managers")
-		case KindSMPorts:
-			s.Summary = plural(len(f.SMPorts), "SM port", "SM ports")
-			if len(f.SMPorts) == 0 {
-				_, err = ibdiags.ParseSMPorts(strings.NewReader(text), src)
-			}
-		}
-		if err != nil {
-			s.Failed = true
-			s.Summary = "could not be parsed"
-			s.Skipped = append(s.Skipped, fmt.Sprintf("lines %s skipped: %v", s.Lines, err))
-			continue
-		}
-		if n := unplaced[i]; n > 0 {
-			s.Skipped = append(s.Skipped, fmt.Sprintf("%s not judged: they are placed on the fabric by its topology; paste ibnetdiscover output with this (same file) or run 'ibdoctor fabric check'", plural(n, "node", "nodes")))
-		}
-	}
-	fs := fabric.Check(f, fabric.Options{})
-	fs = append(fs, alone...)
-	// With the topology and the forwarding tables in one paste, the routes
-	// are judged too (A reaches B but not C, loops, credit loops).
-	if _, haveFTs := owner[string(KindForwardTables)]; haveTopo && haveFTs && len(f.LFTs) > 0 {
-		rfs, _, err := fabric.CheckRouting(f, routing.Options{})
-		if err != nil {
-			segs[owner[string(KindForwardTables)]].Skipped = append(segs[owner[string(KindForwardTables)]].Skipped, "routing not judged: "+err.Error())
-		}
-		fs = append(fs, rfs...)
-	}
-	for i := range fs {
-		for j := range fs[i].Evidence {
-			ev := &fs[i].Evidence[j]
-			for name := range owner {
-				if rest, ok := strings.CutPrefix(ev.Source, name+".txt"); ok {
-					// "iblinkinfo.txt line 23" → "FILE:23"
-					if n, isLine := strings.CutPrefix(rest, " line "); isLine {
-						rest = ":" + n
-					}
-					ev.Source = file + rest
-				}
-			}
-		}
-		if fs[i].Subject.File == "" {
-			fs[i].Subject.File = file
-		}
-	}
+	fs := p.judge()
+	p.relocate(fs)
 	// The topology's segment carries the findings; without one, sminfo's.
 	to := -1
 	for _, k := range []Kind{KindNetDiscover, KindSMInfo, KindSMPorts, KindLinkInfo, KindQueryErrors, KindPerfQuery} {
-		if i, ok := owner[string(k)]; ok && !segs[i].Failed {
+		if i, ok := p.owner[string(k)]; ok && !segs[i].Failed {
 			to = i
 			break
 		}
@@ -1275,6 +1173,161 @@ func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
 	if to >= 0 {
 		segs[to].Findings = append(segs[to].Findings, fs...)
 		catalog.Sort(segs[to].Findings)
+	}
+}
+
+// collect gathers the first output of each tool among segments idx into
+// one raw collection; a second output of a tool is marked not judged.
+func (p *fabricPaste) collect(idx []int) *fabricmodel.Raw {
+	raw := &fabricmodel.Raw{Source: p.file}
+	for _, i := range idx {
+		s := &p.segs[i]
+		name := string(s.Kind)
+		if _, dup := p.owner[name]; dup {
+			s.Failed = true
+			s.Summary = "not judged"
+			s.Skipped = append(s.Skipped, fmt.Sprintf("lines %s: a second %s output in one file; only the first is judged (give it as its own file)", s.Lines, name))
+			continue
+		}
+		p.owner[name] = i
+		s.Skipped = append(s.Skipped, skipRefused(p.file, p.ls, Span{Kind: s.Kind, Start: s.Start, End: s.End})...)
+		raw.Outputs = append(raw.Outputs, &fabricmodel.Output{Name: name, Stdout: []byte(segmentText(p.ls, Span{Start: s.Start, End: s.End}))})
+	}
+	return raw
+}
+
+// placeGaps gives each gap of the collection to the segment of the tool
+// it comes from; without a topology, nodes it could not place are counted
+// to be said once per segment.
+func (p *fabricPaste) placeGaps() {
+	for _, g := range p.f.Gaps {
+		i, ok := p.owner[g.Source]
+		if !ok || g.Reason == "not collected" {
+			continue
+		}
+		if !p.haveTopo && strings.Contains(g.Reason, "not in the") && strings.Contains(g.Reason, "topology") {
+			p.unplaced[i]++ // said once below
+			continue
+		}
+		p.segs[i].Skipped = append(p.segs[i].Skipped, g.Reason)
+	}
+}
+
+// summarize fills in the summary and notes of segment i, which holds the
+// output of tool name, and marks it failed when it cannot be parsed.
+func (p *fabricPaste) summarize(name string, i int) {
+	s := &p.segs[i]
+	if err := p.summarizeKind(Kind(name), i); err != nil {
+		s.Failed = true
+		s.Summary = "could not be parsed"
+		s.Skipped = append(s.Skipped, fmt.Sprintf("lines %s skipped: %v", s.Lines, err))
+		return
+	}
+	if n := p.unplaced[i]; n > 0 {
+		s.Skipped = append(s.Skipped, fmt.Sprintf("%s not judged: they are placed on the fabric by its topology; paste ibnetdiscover output with this (same file) or run 'ibdoctor fabric check'", plural(n, "node", "nodes")))
+	}
+}
+
+// summarizeKind parses segment i as the output of kind k to summarise it;
+// without a topology, query and perfquery counters are judged by
+// themselves. It returns the parse error.
+func (p *fabricPaste) summarizeKind(k Kind, i int) error {
+	s, f, file := &p.segs[i], p.f, p.file
+	text := segmentText(p.ls, Span{Start: s.Start, End: s.End})
+	src := file
+	var err error
+	switch k {
+	case KindNetDiscover:
+		var t *ibdiags.Topology
+		if t, err = ibdiags.ParseNetDiscover(strings.NewReader(text), src); err == nil {
+			s.Summary = fmt.Sprintf("%s, %s", plural(len(t.Nodes), "node", "nodes"), plural(len(f.Links), "link", "links"))
+			s.Skipped = append(s.Skipped, noteLines(file, t.Skipped)...)
+			if len(f.Links) == 0 {
+				s.Skipped = append(s.Skipped, "a node list (ibhosts, ibswitches): no links, rates or counters in it to judge; paste ibnetdiscover or iblinkinfo for those")
+			}
+		}
+	case KindLinkInfo:
+		var li *ibdiags.LinkInfo
+		if li, err = ibdiags.ParseLinkInfo(strings.NewReader(text), src); err == nil {
+			s.Summary = plural(len(li.Ports), "port", "ports")
+			s.Skipped = append(s.Skipped, noteLines(file, li.Skipped)...)
+		}
+	case KindQueryErrors:
+		var q *ibdiags.QueryErrors
+		if q, err = ibdiags.ParseQueryErrors(strings.NewReader(text), src); err == nil {
+			s.Summary = plural(len(q.Ports), "port with errors", "ports with errors")
+			if !p.haveTopo {
+				// Alone, each port's counters are judged by themselves.
+				p.alone = append(p.alone, fabric.CheckQueryErrors(q, file, fabric.Thresholds{})...)
+				delete(p.unplaced, i)
+			}
+		}
+	case KindPerfQuery:
+		var pq *ibdiags.PerfQuery
+		if pq, err = ibdiags.ParsePerfQuery(strings.NewReader(text), src); err == nil {
+			s.Summary = plural(len(pq.Blocks), "counter block", "counter blocks")
+			if !p.haveTopo {
+				// Without the topology the ports are not placed on
+				// the fabric, but their error totals still speak.
+				s.Findings = append(s.Findings, perfqueryTotals(file, p.ls, pq)...)
+			}
+		}
+	case KindForwardTables:
+		s.Summary = plural(len(f.LFTs), "forwarding table", "forwarding tables")
+		if len(f.LFTs) == 0 {
+			_, err = ibdiags.ParseFTs(strings.NewReader(text), src)
+		}
+		if !p.haveTopo {
+			s.Skipped = append(s.Skipped, "routing is judged against the topology: paste ibnetdiscover output with it (same file), or run 'ibdoctor fabric check'")
+		}
+	case KindSMInfo:
+		s.Summary = plural(len(f.SMs), "subnet manager", "subnet managers")
+	case KindSMPorts:
+		s.Summary = plural(len(f.SMPorts), "SM port", "SM ports")
+		if len(f.SMPorts) == 0 {
+			_, err = ibdiags.ParseSMPorts(strings.NewReader(text), src)
+		}
+	}
+	return err
+}
+
+// judge runs the fabric checks, and the routing checks when the paste
+// holds both the topology and the forwarding tables.
+func (p *fabricPaste) judge() []finding.Finding {
+	fs := fabric.Check(p.f, fabric.Options{})
+	fs = append(fs, p.alone...)
+	// With the topology and the forwarding tables in one paste, the routes
+	// are judged too (A reaches B but not C, loops, credit loops).
+	if ft, haveFTs := p.owner[string(KindForwardTables)]; p.haveTopo && haveFTs && len(p.f.LFTs) > 0 {
+		rfs, _, err := fabric.CheckRouting(p.f, routing.Options{})
+		if err != nil {
+			p.segs[ft].Skipped = append(p.segs[ft].Skipped, "routing not judged: "+err.Error())
+		}
+		fs = append(fs, rfs...)
+	}
+	return fs
+}
+
+// relocate points evidence named after a tool's file ("iblinkinfo.txt
+// line 23") at the pasted file ("FILE:23"), and findings without a file at
+// the pasted one.
+func (p *fabricPaste) relocate(fs []finding.Finding) {
+	for i := range fs {
+		for j := range fs[i].Evidence {
+			ev := &fs[i].Evidence[j]
+			for name := range p.owner {
+				if rest, ok := strings.CutPrefix(ev.Source, name+".txt"); ok {
+					// "iblinkinfo.txt line 23" → "FILE:23"
+					if n, isLine := strings.CutPrefix(rest, " line "); isLine {
+						rest = ":" + n
+					}
+					ev.Source = p.file + rest
+				}
+			}
+		}
+		if fs[i].Subject.File == "" {
+			fs[i].Subject.File = p.file
+		}
 	}
 }
 

@@ -245,144 +245,17 @@ func Parse(r io.Reader, source string) (*Output, error) {
 		}
 		return parseJSON(data, source)
 	}
-	out := &Output{Source: source}
+	p := &textParser{out: &Output{Source: source}}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
-	var cur *Run
-	var pendingVersion, pendingProgram string
-	var pendingLib int
-	newRun := func(line int) *Run {
-		run := &Run{Line: line, Version: pendingVersion, Program: pendingProgram, NCCLLibrary: pendingLib}
-		pendingVersion, pendingProgram, pendingLib = "", "", 0
-		out.Runs = append(out.Runs, run)
-		return run
-	}
-	n := 0
 	for sc.Scan() {
-		n++
-		line := strings.TrimRight(sc.Text(), "\r")
-		// mpirun --tag-output prefixes "[1,0]<stdout>:".
-		if loc := reTag.FindStringIndex(line); loc != nil {
-			line = line[loc[1]:]
-		}
-		t := strings.TrimSpace(line)
-		if t == "" {
-			continue
-		}
-		if loc := logPrefix(t); loc != nil {
-			out.LogLines++
-			if loc[0] == 0 {
-				continue
-			}
-			// A row cut by a log line printed in the middle of it.
-			if isDigit(t[0]) {
-				out.Skipped = append(out.Skipped, Note{n, "row interrupted by NCCL log output"})
-			}
-			continue
-		}
-		if strings.IndexByte(t, '[') > 0 && isDigit(t[0]) {
-			// Rows hold no brackets: a tag inside one was spliced in.
-			t = strings.Join(strings.Fields(reSplice.ReplaceAllString(t, " ")), " ")
-		}
-		if isDigit(t[0]) {
-			if cur == nil {
-				cur = newRun(n)
-			}
-			row, err := parseRow(t, cur.PerIter)
-			if err != nil {
-				out.Skipped = append(out.Skipped, Note{n, err.Error()})
-				continue
-			}
-			row.Line = n
-			cur.Rows = append(cur.Rows, row)
-			continue
-		}
-		if t == "..." {
-			if cur != nil {
-				cur.RanksTruncated = true
-			}
-			continue
-		}
-		body := strings.TrimSpace(strings.TrimLeft(t, "#"))
-		switch {
-		case strings.HasPrefix(body, "nccl-tests version "):
-			f := strings.Fields(body)
-			pendingVersion = f[2]
-			for _, kv := range f[3:] {
-				if v, ok := strings.CutPrefix(kv, "nccl-library="); ok {
-					pendingLib, _ = strconv.Atoi(v)
-				}
-			}
-		case strings.HasPrefix(body, "Collective test starting:"):
-			pendingProgram = strings.TrimSpace(strings.TrimPrefix(body, "Collective test starting:"))
-		case strings.HasPrefix(body, "nThread "):
-			if cur != nil && len(cur.Rows) == 0 && cur.Footers == 0 && pendingProgram == "" && pendingVersion == "" {
-				// A second header before any row: another process of
-				// the same launch printing its own header.
-				cur.Headers++
-			} else {
-				cur = newRun(n)
-				cur.Headers = 1
-			}
-			parseHeader(cur, body)
-		case strings.HasPrefix(body, "Rank ") && strings.Contains(body, " Pid "):
-			if cur == nil {
-				cur = newRun(n)
-			}
-			m := reRank.FindStringSubmatch(body)
-			if m == nil {
-				if strings.HasSuffix(body, "...") {
-					cur.RanksTruncated = true
-					continue
-				}
-				out.Skipped = append(out.Skipped, Note{n, "unreadable rank line"})
-				continue
-			}
-			ri := RankInfo{Host: m[4], BusID: m[6], GPU: strings.TrimSpace(m[7]), Line: n}
-			ri.Rank, _ = strconv.Atoi(m[1])
-			ri.Group, _ = strconv.Atoi(m[2])
-			ri.Pid, _ = strconv.Atoi(m[3])
-			ri.Device, _ = strconv.Atoi(m[5])
-			if strings.HasSuffix(ri.GPU, "...") {
-				cur.RanksTruncated = true
-			}
-			cur.Ranks = append(cur.Ranks, ri)
-		case strings.Contains(body, "i_min") && strings.Contains(body, "size"):
-			if cur != nil {
-				cur.PerIter = true
-			}
-		case strings.HasPrefix(body, "Out of bounds values"):
-			if cur == nil {
-				continue
-			}
-			v, err := footerValue(body)
-			w, perr := strconv.ParseInt(firstField(v), 10, 64)
-			if err != nil || perr != nil || w < 0 {
-				out.Skipped = append(out.Skipped, Note{n, "unreadable out-of-bounds footer"})
-				continue
-			}
-			cur.OutOfBounds, cur.OutOfBoundsLine = &w, n
-			cur.Footers++
-		case strings.HasPrefix(body, "Avg bus bandwidth"):
-			if cur == nil {
-				continue
-			}
-			v, err := footerValue(body)
-			bw, perr := strconv.ParseFloat(firstField(v), 64)
-			if err != nil || perr != nil || bw < 0 || math.IsInf(bw, 0) || math.IsNaN(bw) {
-				out.Skipped = append(out.Skipped, Note{n, "unreadable average bus bandwidth footer"})
-				continue
-			}
-			cur.AvgBusBW, cur.AvgBusBWLine = &bw, n
-		case strings.HasPrefix(body, "error:"):
-			if cur != nil {
-				cur.Errors = append(cur.Errors, strings.TrimSpace(strings.TrimPrefix(body, "error:")))
-			}
-		}
+		p.n++
+		p.line(sc.Text())
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &ParseError{Source: source, Line: n + 1, Err: err}
+		return nil, &ParseError{Source: source, Line: p.n + 1, Err: err}
 	}
+	out := p.out
 	// Drop runs that hold nothing (a lone version line).
 	kept := out.Runs[:0]
 	for _, r := range out.Runs {
@@ -395,6 +268,185 @@ func Parse(r io.Reader, source string) (*Output, error) {
 		return nil, &ParseError{Source: source, Err: fmt.Errorf("%w: no nccl-tests header or result row", ErrNoData)}
 	}
 	return out, nil
+}
+
+// textParser is the state of Parse over text output: the runs so far, the
+// run being read, and the version and program lines that open the next.
+type textParser struct {
+	out            *Output
+	cur            *Run
+	pendingVersion string
+	pendingProgram string
+	pendingLib     int
+	n              int // current line number
+}
+
+// newRun starts a run at line, taking the pending version and program.
+func (p *textParser) newRun(line int) *Run {
+	run := &Run{Line: line, Version: p.pendingVersion, Program: p.pendingProgram, NCCLLibrary: p.pendingLib}
+	p.pendingVersion, p.pendingProgram, p.pendingLib = "", "", 0
+	p.out.Runs = append(p.out.Runs, run)
+	return run
+}
+
+// skip records that line p.n could not be read, and why.
+func (p *textParser) skip(why string) {
+	p.out.Skipped = append(p.out.Skipped, Note{p.n, why})
+}
+
+// line reads one line of text output: NCCL log lines are counted, result
+// rows and "#" lines go to the current run.
+func (p *textParser) line(line string) {
+	line = strings.TrimRight(line, "\r")
+	// mpirun --tag-output prefixes "[1,0]<stdout>:".
+	if loc := reTag.FindStringIndex(line); loc != nil {
+		line = line[loc[1]:]
+	}
+	t := strings.TrimSpace(line)
+	if t == "" {
+		return
+	}
+	if loc := logPrefix(t); loc != nil {
+		p.out.LogLines++
+		// A row cut by a log line printed in the middle of it.
+		if loc[0] != 0 && isDigit(t[0]) {
+			p.skip("row interrupted by NCCL log output")
+		}
+		return
+	}
+	if strings.IndexByte(t, '[') > 0 && isDigit(t[0]) {
+		// Rows hold no brackets: a tag inside one was spliced in.
+		t = strings.Join(strings.Fields(reSplice.ReplaceAllString(t, " ")), " ")
+	}
+	if isDigit(t[0]) {
+		p.row(t)
+		return
+	}
+	if t == "..." {
+		if p.cur != nil {
+			p.cur.RanksTruncated = true
+		}
+		return
+	}
+	p.comment(strings.TrimSpace(strings.TrimLeft(t, "#")))
+}
+
+// row reads a result row into the current run, starting one if needed.
+func (p *textParser) row(t string) {
+	if p.cur == nil {
+		p.cur = p.newRun(p.n)
+	}
+	row, err := parseRow(t, p.cur.PerIter)
+	if err != nil {
+		p.skip(err.Error())
+		return
+	}
+	row.Line = p.n
+	p.cur.Rows = append(p.cur.Rows, row)
+}
+
+// comment reads a header, rank, column or footer line, given without
+// its leading "#".
+func (p *textParser) comment(body string) {
+	switch {
+	case strings.HasPrefix(body, "nccl-tests version "):
+		f := strings.Fields(body)
+		p.pendingVersion = f[2]
+		for _, kv := range f[3:] {
+			if v, ok := strings.CutPrefix(kv, "nccl-library="); ok {
+				p.pendingLib, _ = strconv.Atoi(v)
+			}
+		}
+	case strings.HasPrefix(body, "Collective test starting:"):
+		p.pendingProgram = strings.TrimSpace(strings.TrimPrefix(body, "Collective test starting:"))
+	case strings.HasPrefix(body, "nThread "):
+		p.header(body)
+	case strings.HasPrefix(body, "Rank ") && strings.Contains(body, " Pid "):
+		p.rank(body)
+	case strings.Contains(body, "i_min") && strings.Contains(body, "size"):
+		if p.cur != nil {
+			p.cur.PerIter = true
+		}
+	case strings.HasPrefix(body, "Out of bounds values"):
+		p.outOfBounds(body)
+	case strings.HasPrefix(body, "Avg bus bandwidth"):
+		p.avgBusBW(body)
+	case strings.HasPrefix(body, "error:"):
+		if p.cur != nil {
+			p.cur.Errors = append(p.cur.Errors, strings.TrimSpace(strings.TrimPrefix(body, "error:")))
+		}
+	}
+}
+
+// header reads an "nThread" header line: it starts a run, or counts one
+// more header of the current one.
+func (p *textParser) header(body string) {
+	cur := p.cur
+	if cur != nil && len(cur.Rows) == 0 && cur.Footers == 0 && p.pendingProgram == "" && p.pendingVersion == "" {
+		// A second header before any row: another process of
+		// the same launch printing its own header.
+		cur.Headers++
+	} else {
+		cur = p.newRun(p.n)
+		cur.Headers = 1
+		p.cur = cur
+	}
+	parseHeader(cur, body)
+}
+
+// rank reads a "Rank N Group G Pid P on HOST device D [BUSID] GPU" line.
+func (p *textParser) rank(body string) {
+	if p.cur == nil {
+		p.cur = p.newRun(p.n)
+	}
+	cur := p.cur
+	m := reRank.FindStringSubmatch(body)
+	if m == nil {
+		if strings.HasSuffix(body, "...") {
+			cur.RanksTruncated = true
+			return
+		}
+		p.skip("unreadable rank line")
+		return
+	}
+	ri := RankInfo{Host: m[4], BusID: m[6], GPU: strings.TrimSpace(m[7]), Line: p.n}
+	ri.Rank, _ = strconv.Atoi(m[1])
+	ri.Group, _ = strconv.Atoi(m[2])
+	ri.Pid, _ = strconv.Atoi(m[3])
+	ri.Device, _ = strconv.Atoi(m[5])
+	if strings.HasSuffix(ri.GPU, "...") {
+		cur.RanksTruncated = true
+	}
+	cur.Ranks = append(cur.Ranks, ri)
+}
+
+// outOfBounds reads the "Out of bounds values" footer.
+func (p *textParser) outOfBounds(body string) {
+	if p.cur == nil {
+		return
+	}
+	v, err := footerValue(body)
+	w, perr := strconv.ParseInt(firstField(v), 10, 64)
+	if err != nil || perr != nil || w < 0 {
+		p.skip("unreadable out-of-bounds footer")
+		return
+	}
+	p.cur.OutOfBounds, p.cur.OutOfBoundsLine = &w, p.n
+	p.cur.Footers++
+}
+
+// avgBusBW reads the "Avg bus bandwidth" footer.
+func (p *textParser) avgBusBW(body string) {
+	if p.cur == nil {
+		return
+	}
+	v, err := footerValue(body)
+	bw, perr := strconv.ParseFloat(firstField(v), 64)
+	if err != nil || perr != nil || bw < 0 || math.IsInf(bw, 0) || math.IsNaN(bw) {
+		p.skip("unreadable average bus bandwidth footer")
+		return
+	}
+	p.cur.AvgBusBW, p.cur.AvgBusBWLine = &bw, p.n
 }
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }

@@ -55,83 +55,110 @@ var (
 func Parse(r io.Reader, source string) (*Matrix, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	var (
-		m       *Matrix
-		cols    []string // device columns in order
-		gpuRows = map[string][]string{}
-		legend  = map[string]string{}
-		n       int
-		inRows  bool
-	)
-	perr := func(format string, a ...any) error {
-		return &ParseError{Source: source, Line: n, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, a...)...)}
-	}
+	p := &topoParser{source: source, gpuRows: map[string][]string{}, legend: map[string]string{}}
 	for sc.Scan() {
-		n++
-		line := reANSI.ReplaceAllString(strings.TrimRight(sc.Text(), "\r"), "")
-		f := strings.Fields(line)
-		if m == nil {
-			// The header starts with the GPU0 column; the GPU0 row
-			// has X (self) next.
-			if len(f) > 1 && f[0] == "GPU0" && f[1] != "X" {
-				m = &Matrix{}
-				for _, c := range f {
-					if c == "CPU" {
-						break
-					}
-					cols = append(cols, c)
-				}
-				inRows = true
-			}
-			continue
-		}
-		if m2 := reLegendNIC.FindStringSubmatch(line); m2 != nil {
-			legend[m2[1]] = m2[2]
-			continue
-		}
-		if !inRows {
-			continue
-		}
-		if len(f) == 0 || strings.HasPrefix(strings.TrimSpace(line), "Legend") {
-			inRows = false
-			continue
-		}
-		label := f[0]
-		if len(f)-1 < len(cols) {
-			return nil, perr("row %s has %d cells, want %d", label, len(f)-1, len(cols))
-		}
-		cells := f[1 : 1+len(cols)]
-		for i, c := range cells {
-			if c == "X" {
-				if cols[i] != label {
-					return nil, perr("row %s: X (self) in column %s", label, cols[i])
-				}
-				continue
-			}
-			if reNVLink.MatchString(c) {
-				continue
-			}
-			if _, err := pcie.ParseLevel(c); err != nil {
-				return nil, perr("row %s column %s: %v", label, cols[i], err)
-			}
-		}
-		if reGPUCol.MatchString(label) {
-			gpuRows[label] = f[1:]
+		p.n++
+		if err := p.line(reANSI.ReplaceAllString(strings.TrimRight(sc.Text(), "\r"), "")); err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s line %d: %w", source, n+1, err)
+		return nil, fmt.Errorf("%s line %d: %w", source, p.n+1, err)
 	}
-	if m == nil {
+	if p.m == nil {
 		return nil, fmt.Errorf("%s: %w", source, ErrNoMatrix)
 	}
-	var gpuIdx, nicIdx []int
-	for i, c := range cols {
+	return p.matrix()
+}
+
+// topoParser is the state of Parse: the header's device columns, the GPU
+// rows and the NIC legend read so far.
+type topoParser struct {
+	source  string
+	m       *Matrix  // nil until the header is read
+	cols    []string // device columns in order
+	gpuRows map[string][]string
+	legend  map[string]string // "NIC0" → RDMA device name
+	n       int               // current line number
+	inRows  bool              // between the header and the legend
+}
+
+// perr returns a malformed-input error at the current line.
+func (p *topoParser) perr(format string, a ...any) error {
+	return &ParseError{Source: p.source, Line: p.n, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, a...)...)}
+}
+
+// line reads one line, its escapes removed: the header, a matrix row or
+// a NIC legend line.
+func (p *topoParser) line(line string) error {
+	f := strings.Fields(line)
+	if p.m == nil {
+		// The header starts with the GPU0 column; the GPU0 row
+		// has X (self) next.
+		if len(f) > 1 && f[0] == "GPU0" && f[1] != "X" {
+			p.m = &Matrix{}
+			for _, c := range f {
+				if c == "CPU" {
+					break
+				}
+				p.cols = append(p.cols, c)
+			}
+			p.inRows = true
+		}
+		return nil
+	}
+	if m2 := reLegendNIC.FindStringSubmatch(line); m2 != nil {
+		p.legend[m2[1]] = m2[2]
+		return nil
+	}
+	if !p.inRows {
+		return nil
+	}
+	if len(f) == 0 || strings.HasPrefix(strings.TrimSpace(line), "Legend") {
+		p.inRows = false
+		return nil
+	}
+	return p.row(f)
+}
+
+// row checks a matrix row's cells against the header and keeps GPU rows.
+func (p *topoParser) row(f []string) error {
+	cols := p.cols
+	label := f[0]
+	if len(f)-1 < len(cols) {
+		return p.perr("row %s has %d cells, want %d", label, len(f)-1, len(cols))
+	}
+	cells := f[1 : 1+len(cols)]
+	for i, c := range cells {
+		if c == "X" {
+			if cols[i] != label {
+				return p.perr("row %s: X (self) in column %s", label, cols[i])
+			}
+			continue
+		}
+		if reNVLink.MatchString(c) {
+			continue
+		}
+		if _, err := pcie.ParseLevel(c); err != nil {
+			return p.perr("row %s column %s: %v", label, cols[i], err)
+		}
+	}
+	if reGPUCol.MatchString(label) {
+		p.gpuRows[label] = f[1:]
+	}
+	return nil
+}
+
+// columns returns the indexes of the GPU and NIC columns, naming the NICs
+// in the matrix through the legend.
+func (p *topoParser) columns() (gpuIdx, nicIdx []int) {
+	m := p.m
+	for i, c := range p.cols {
 		switch {
 		case reGPUCol.MatchString(c):
 			gpuIdx = append(gpuIdx, i)
 		case reNICCol.MatchString(c):
-			name, ok := legend[c]
+			name, ok := p.legend[c]
 			if !ok {
 				// A paste cut before the legend: the column still says
 				// how far that NIC is; it is named by its column.
@@ -145,11 +172,18 @@ func Parse(r io.Reader, source string) (*Matrix, error) {
 			m.NICs = append(m.NICs, c)
 		}
 	}
+	return gpuIdx, nicIdx
+}
+
+// matrix fills in the GPU×NIC levels and NUMA affinity from the rows read.
+func (p *topoParser) matrix() (*Matrix, error) {
+	m, cols := p.m, p.cols
+	gpuIdx, nicIdx := p.columns()
 	for _, gi := range gpuIdx {
 		name := cols[gi]
-		row, ok := gpuRows[name]
+		row, ok := p.gpuRows[name]
 		if !ok {
-			return nil, fmt.Errorf("%s: %w: no row for %s", source, ErrMalformed, name)
+			return nil, fmt.Errorf("%s: %w: no row for %s", p.source, ErrMalformed, name)
 		}
 		m.GPUs = append(m.GPUs, name)
 		d := make([]pcie.Level, len(nicIdx))

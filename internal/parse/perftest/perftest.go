@@ -182,140 +182,168 @@ func ParseAll(r io.Reader, source string) ([]*Result, error) {
 		}
 		return []*Result{res}, nil
 	}
-	r = br
-	var out []*Result
-	var cur *Result
-	var latCols []string
-	sec := secNone
-	pendingPeak := false
-	sc := bufio.NewScanner(r)
+	p := &textParser{source: source}
+	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	n := 0
-	newResult := func(line int, title string) {
-		cur = &Result{Source: source, Line: line, Test: title, PeakNotMeasured: pendingPeak}
-		pendingPeak = false
-		t := strings.ToLower(title)
-		switch {
-		case strings.Contains(t, "latency"):
-			cur.Kind = KindLat
-		default:
-			cur.Kind = KindBW
-		}
-		for _, v := range []string{"write", "read", "send", "atomic"} {
-			if strings.Contains(t, v) {
-				cur.Verb = v
-				break
-			}
-		}
-		cur.Bidirectional = strings.Contains(t, "bidirectional")
-		out = append(out, cur)
-		sec = secBanner
-	}
 	for sc.Scan() {
-		n++
-		line := strings.TrimRight(sc.Text(), "\r")
-		t := strings.TrimSpace(line)
-		if t == "" {
-			continue
-		}
-		if strings.Contains(t, "BW peak won't be measured") {
-			if cur != nil && len(cur.BW) == 0 && sec != secNone {
-				cur.PeakNotMeasured = true
-			} else {
-				pendingPeak = true
-			}
-			continue
-		}
-		if c, f := reCompletion.FindStringSubmatch(t), reFailed.FindStringSubmatch(t); c != nil || f != nil {
-			if cur == nil {
-				newResult(n, "")
-				sec = secNone
-			}
-			addFailure(cur, n, t, c, f)
-			continue
-		}
-		if !strings.Contains(t, ":") && strings.HasSuffix(t, " Test") {
-			if m := reTitle.FindStringSubmatch(t); m != nil {
-				newResult(n, m[1])
-				continue
-			}
-		}
-		if cur == nil {
-			// A results header without a banner (pasted tables).
-			if strings.HasPrefix(t, "#bytes") {
-				newResult(n, "")
-			} else {
-				continue
-			}
-		}
-		if strings.HasPrefix(t, "----") {
-			if sec == secResults && (len(cur.BW) > 0 || len(cur.Lat) > 0) {
-				sec = secNone
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "#bytes") {
-			sec = secResults
-			if strings.Contains(t, "BW peak") || strings.Contains(t, "BW average") {
-				cur.Kind = KindBW
-				if m := reUnit.FindStringSubmatch(t); m != nil {
-					cur.Unit = m[1]
-				}
-			} else {
-				cur.Kind = KindLat
-				latCols = latColumns(t)
-			}
-			continue
-		}
-		if strings.Contains(t, "address:") {
-			if m := reAddress.FindStringSubmatch(t); m != nil {
-				ep := &Endpoint{LID: m[2], QPN: m[3], PSN: m[4]}
-				if m[1] == "local" {
-					cur.Local = ep
-				} else {
-					cur.Remote = ep
-				}
-				continue
-			}
-		}
-		if strings.HasPrefix(t, "GID:") {
-			if m := reGIDLine.FindStringSubmatch(t); m != nil {
-				switch {
-				case cur.Remote != nil:
-					cur.Remote.GID = m[1]
-				case cur.Local != nil:
-					cur.Local.GID = m[1]
-				}
-				continue
-			}
-		}
-		if sec == secResults && t[0] >= '0' && t[0] <= '9' {
-			var err error
-			if cur.Kind == KindBW {
-				err = parseBWRow(cur, n, t)
-			} else {
-				err = parseLatRow(cur, n, t, latCols)
-			}
-			if err != nil {
-				cur.Skipped = append(cur.Skipped, Note{n, err.Error()})
-			}
-			continue
-		}
-		if sec == secBanner {
-			bannerPairs(t, func(k, v string) { setBanner(cur, k, v) })
-			continue
-		}
-		if strings.Contains(t, "WARNING") || strings.Contains(t, "Conflicting CPU frequency") {
-			cur.Warnings = append(cur.Warnings, t)
+		p.n++
+		if t := strings.TrimSpace(strings.TrimRight(sc.Text(), "\r")); t != "" {
+			p.line(t)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &ParseError{Source: source, Line: n + 1, Err: err}
+		return nil, &ParseError{Source: source, Line: p.n + 1, Err: err}
 	}
-	if len(out) == 0 {
+	if len(p.out) == 0 {
 		return nil, &ParseError{Source: source, Err: ErrNoData}
 	}
-	return out, nil
+	return p.out, nil
+}
+
+// textParser is the state of ParseAll over text output: the tests so far,
+// the one being read and which part of it the current line is in.
+type textParser struct {
+	source      string
+	out         []*Result
+	cur         *Result
+	latCols     []string // columns of the latency results header
+	sec         section
+	pendingPeak bool // "BW peak won't be measured" seen before its test
+	n           int  // current line number
+}
+
+// newResult starts a test at the current line from its banner title
+// ("RDMA_Write BW Test"; "" when there is none).
+func (p *textParser) newResult(title string) {
+	cur := &Result{Source: p.source, Line: p.n, Test: title, PeakNotMeasured: p.pendingPeak}
+	p.pendingPeak = false
+	t := strings.ToLower(title)
+	switch {
+	case strings.Contains(t, "latency"):
+		cur.Kind = KindLat
+	default:
+		cur.Kind = KindBW
+	}
+	for _, v := range []string{"write", "read", "send", "atomic"} {
+		if strings.Contains(t, v) {
+			cur.Verb = v
+			break
+		}
+	}
+	cur.Bidirectional = strings.Contains(t, "bidirectional")
+	p.out = append(p.out, cur)
+	p.cur = cur
+	p.sec = secBanner
+}
+
+// line reads one trimmed, non-empty line.
+func (p *textParser) line(t string) {
+	if strings.Contains(t, "BW peak won't be measured") {
+		if p.cur != nil && len(p.cur.BW) == 0 && p.sec != secNone {
+			p.cur.PeakNotMeasured = true
+		} else {
+			p.pendingPeak = true
+		}
+		return
+	}
+	if c, f := reCompletion.FindStringSubmatch(t), reFailed.FindStringSubmatch(t); c != nil || f != nil {
+		if p.cur == nil {
+			p.newResult("")
+			p.sec = secNone
+		}
+		addFailure(p.cur, p.n, t, c, f)
+		return
+	}
+	if !strings.Contains(t, ":") && strings.HasSuffix(t, " Test") {
+		if m := reTitle.FindStringSubmatch(t); m != nil {
+			p.newResult(m[1])
+			return
+		}
+	}
+	if p.cur == nil {
+		// A results header without a banner (pasted tables).
+		if !strings.HasPrefix(t, "#bytes") {
+			return
+		}
+		p.newResult("")
+	}
+	switch {
+	case strings.HasPrefix(t, "----"):
+		if p.sec == secResults && (len(p.cur.BW) > 0 || len(p.cur.Lat) > 0) {
+			p.sec = secNone
+		}
+	case strings.HasPrefix(t, "#bytes"):
+		p.resultsHeader(t)
+	case strings.Contains(t, "address:") && p.endpoint(t):
+	case strings.HasPrefix(t, "GID:") && p.gid(t):
+	case p.sec == secResults && t[0] >= '0' && t[0] <= '9':
+		p.row(t)
+	case p.sec == secBanner:
+		bannerPairs(t, func(k, v string) { setBanner(p.cur, k, v) })
+	case strings.Contains(t, "WARNING") || strings.Contains(t, "Conflicting CPU frequency"):
+		p.cur.Warnings = append(p.cur.Warnings, t)
+	}
+}
+
+// resultsHeader reads a "#bytes ..." header: it opens the results and
+// says whether they are bandwidth or latency, and in which columns.
+func (p *textParser) resultsHeader(t string) {
+	p.sec = secResults
+	if strings.Contains(t, "BW peak") || strings.Contains(t, "BW average") {
+		p.cur.Kind = KindBW
+		if m := reUnit.FindStringSubmatch(t); m != nil {
+			p.cur.Unit = m[1]
+		}
+	} else {
+		p.cur.Kind = KindLat
+		p.latCols = latColumns(t)
+	}
+}
+
+// endpoint reads a "local address:" or "remote address:" line; false when
+// the line is not one.
+func (p *textParser) endpoint(t string) bool {
+	m := reAddress.FindStringSubmatch(t)
+	if m == nil {
+		return false
+	}
+	ep := &Endpoint{LID: m[2], QPN: m[3], PSN: m[4]}
+	if m[1] == "local" {
+		p.cur.Local = ep
+	} else {
+		p.cur.Remote = ep
+	}
+	return true
+}
+
+// gid reads the "GID:" line that follows an address line into the last
+// endpoint read; false when the line is not one.
+func (p *textParser) gid(t string) bool {
+	m := reGIDLine.FindStringSubmatch(t)
+	if m == nil {
+		return false
+	}
+	switch {
+	case p.cur.Remote != nil:
+		p.cur.Remote.GID = m[1]
+	case p.cur.Local != nil:
+		p.cur.Local.GID = m[1]
+	}
+	return true
+}
+
+// row reads a bandwidth or latency result row; an unreadable one becomes
+// a Skipped note.
+func (p *textParser) row(t string) {
+	var err error
+	if p.cur.Kind == KindBW {
+		err = parseBWRow(p.cur, p.n, t)
+	} else {
+		err = parseLatRow(p.cur, p.n, t, p.latCols)
+	}
+	if err != nil {
+		p.cur.Skipped = append(p.cur.Skipped, Note{p.n, err.Error()})
+	}
 }
 
 // addFailure records a completion error: a "Failed status" line right

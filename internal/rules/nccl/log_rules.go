@@ -46,134 +46,196 @@ type LogAnalysis struct {
 	Notes    []string          `json:"notes,omitempty"`
 }
 
+// logCheck holds what the steps of CheckLog share: the analysis being
+// built and the processes sorted by the network they used.
+type logCheck struct {
+	a           *LogAnalysis
+	opts        LogOptions
+	subj        finding.Subject
+	socketProcs []*nccllog.Proc
+	ibProcs     []*nccllog.Proc
+	disabled    []*nccllog.Proc // NCCL_IB_DISABLE=1
+	gdrOff      []finding.Evidence
+	gdrOffProcs []string
+}
+
+// evidenceAt names a line of a source file as evidence does: "file:line".
+func evidenceAt(src string, line int) string { return fmt.Sprintf("%s:%d", src, line) }
+
 // CheckLog applies the NCCL log rules. It is pure.
 func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
-	a := &LogAnalysis{Source: lg.Source, Version: lg.Version}
-	subj := finding.Subject{File: lg.Source}
-	at := func(src string, line int) string { return fmt.Sprintf("%s:%d", src, line) }
-
-	var socketProcs, ibProcs []*nccllog.Proc
-	var gdrOff []finding.Evidence
-	var gdrOffProcs []string
-	var disabled []*nccllog.Proc
+	c := &logCheck{a: &LogAnalysis{Source: lg.Source, Version: lg.Version}, opts: opts, subj: finding.Subject{File: lg.Source}}
 	for _, p := range lg.Procs {
-		net, _ := p.EffectiveNetwork()
-		s := ProcSummary{Source: p.Source, Name: p.Name(), Ranks: p.Ranks, Network: net, SocketIfs: p.SocketIfs, Channels: p.Channels, Trees: p.Trees}
-		for k, v := range p.Env {
-			s.Env = append(s.Env, k+"="+v)
-		}
-		slices.Sort(s.Env)
-		for _, d := range p.IBDevices {
-			s.IBDevices = append(s.IBDevices, fmt.Sprintf("%s:%d/%s", d.Name, d.Port, d.LinkLayer))
-		}
-		on, off := 0, 0
-		for _, g := range p.GDR {
-			if g.Enabled {
-				on++
-			} else {
-				off++
-				if len(gdrOff) < 4 {
-					gdrOff = append(gdrOff, finding.Evidence{Source: at(p.Source, g.Line), Value: g.Text})
-				}
-			}
-		}
-		switch {
-		case on > 0 && off > 0:
-			s.GDR = "mixed"
-		case on > 0:
-			s.GDR = "enabled"
-		case off > 0:
-			s.GDR = "disabled"
-		}
-		if off > 0 && net != "Socket" {
-			gdrOffProcs = append(gdrOffProcs, p.Name())
-		}
-		a.Procs = append(a.Procs, s)
-		switch {
-		case net == "Socket":
-			socketProcs = append(socketProcs, p)
-		case net != "":
-			ibProcs = append(ibProcs, p)
-		}
-		if p.IBDisable == 1 {
-			disabled = append(disabled, p)
+		c.addProc(p)
+	}
+	c.checkIBDisabled()
+	c.checkSocketFallback()
+	c.checkGDR()
+	a := c.a
+	a.Findings = append(a.Findings, completionFindings(lg, c.subj, evidenceAt)...)
+	a.Findings = append(a.Findings, resourceFindings(lg, c.subj, evidenceAt)...)
+	a.Findings = append(a.Findings, timeoutFindings(lg, c.subj, evidenceAt)...)
+	a.Notes = append(a.Notes, logNotes(lg)...)
+	// A finding is about the file its first evidence comes from (merged
+	// logs span several).
+	for i := range a.Findings {
+		if ev := a.Findings[i].Evidence; len(ev) > 0 {
+			a.Findings[i].Subject.File = fileOf(ev[0].Source)
 		}
 	}
+	catalog.Sort(a.Findings)
+	return a
+}
 
-	if len(disabled) > 0 {
-		var evs []finding.Evidence
-		for _, p := range disabled[:min(3, len(disabled))] {
-			evs = append(evs, finding.Evidence{Source: at(p.Source, p.IBDisableLine), Value: "NCCL_IB_DISABLE set by environment to 1"})
-		}
-		f := catalog.New("nccl.ib_disabled", subj,
-			fmt.Sprintf("%d process(es) (%s) ran with NCCL_IB_DISABLE=1: inter-node traffic goes over sockets", len(disabled), procNames(disabled)), evs...)
-		if !opts.ExpectIB && !opts.RDMAPresent {
-			// The log alone cannot say that RDMA ports exist.
-			f.Severity = finding.Warning
-			f.Summary += " (critical where RDMA ports exist: give --expect-ib or --root)"
-		}
-		a.Findings = append(a.Findings, f)
+// addProc summarises one process and files it by the network it used,
+// GPU Direct RDMA it lacked and NCCL_IB_DISABLE.
+func (c *logCheck) addProc(p *nccllog.Proc) {
+	net, _ := p.EffectiveNetwork()
+	s := ProcSummary{Source: p.Source, Name: p.Name(), Ranks: p.Ranks, Network: net, SocketIfs: p.SocketIfs, Channels: p.Channels, Trees: p.Trees}
+	for k, v := range p.Env {
+		s.Env = append(s.Env, k+"="+v)
 	}
-	if len(socketProcs) > 0 {
-		var evs []finding.Evidence
-		for _, p := range socketProcs[:min(3, len(socketProcs))] {
-			_, line := p.EffectiveNetwork()
-			v := "Using network Socket"
-			if line == 0 {
-				line, v = p.FirstLine, "connections via NET/Socket"
-			} else if line == p.SocketLine {
-				v = fmt.Sprintf("NET/Socket : Using %s", strings.Join(p.SocketIfs, ", "))
-			}
-			evs = append(evs, finding.Evidence{Source: at(p.Source, line), Value: v})
-			if p.IBNoDevice > 0 {
-				evs = append(evs, finding.Evidence{Source: at(p.Source, p.IBNoDevice), Value: cmp.Or(p.IBNoDeviceText, "NET/IB : No device found.")})
-			}
-			if p.NoVerbs > 0 {
-				evs = append(evs, finding.Evidence{Source: at(p.Source, p.NoVerbs), Value: "Failed to open libibverbs.so[.1]"})
-			}
-		}
-		f := catalog.New("nccl.socket_fallback", subj, "", evs...)
-		why := ""
-		switch {
-		case len(disabled) > 0:
-			why = "; IB was disabled by NCCL_IB_DISABLE"
-		case slices.ContainsFunc(socketProcs, func(p *nccllog.Proc) bool { return p.NoVerbs > 0 }):
-			why = "; libibverbs could not be loaded: rdma-core (libibverbs) is missing from the image or the library path"
-		case slices.ContainsFunc(socketProcs, func(p *nccllog.Proc) bool { return p.IBNoDevice > 0 }):
-			why = "; NCCL found no IB device (container without /dev/infiniband, missing libibverbs, or NCCL_IB_HCA matching nothing)"
-		}
-		single := len(ibProcs) == 0 && !slices.ContainsFunc(socketProcs, func(p *nccllog.Proc) bool { return p.NNodes != 1 })
-		switch {
-		case single:
-			// One node: ranks talk over NVLink, PCIe or shared memory; the
-			// network transport carries nothing.
-			f.Severity = finding.Info
-			f.Summary = fmt.Sprintf("NCCL picked sockets on %d process(es) (%s), but the job runs on one node (nNodes 1): no traffic crosses the network, so this costs nothing here; a multi-node run would fall back to sockets%s", len(socketProcs), procNames(socketProcs), why)
-			p := socketProcs[0]
-			f.Evidence = append(f.Evidence, finding.Evidence{Source: at(p.Source, p.NNodesLine), Value: fmt.Sprintf("nNodes %d", p.NNodes)})
-		case len(ibProcs) > 0:
-			for _, p := range ibProcs[:min(2, len(ibProcs))] {
-				if net, line := p.EffectiveNetwork(); line > 0 {
-					f.Evidence = append(f.Evidence, finding.Evidence{Source: at(p.Source, line), Value: p.Name() + ": network " + net})
-				}
-			}
-			f.Summary = fmt.Sprintf("%d process(es) (%s) use sockets while %d use IB/RoCE: the job runs at the speed of its socket ranks%s", len(socketProcs), procNames(socketProcs), len(ibProcs), why)
-		case opts.ExpectIB || opts.RDMAPresent:
-			f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) although IB/RoCE was expected%s", len(socketProcs), procNames(socketProcs), why)
-		default:
-			f.Severity = finding.Warning
-			f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s); fine only for a cluster without RDMA (give --expect-ib or --root to judge)%s", len(socketProcs), procNames(socketProcs), why)
-		}
-		a.Findings = append(a.Findings, f)
+	slices.Sort(s.Env)
+	for _, d := range p.IBDevices {
+		s.IBDevices = append(s.IBDevices, fmt.Sprintf("%s:%d/%s", d.Name, d.Port, d.LinkLayer))
 	}
-	if len(gdrOffProcs) > 0 {
-		a.Findings = append(a.Findings, catalog.New("nccl.gdr_disabled", subj,
-			fmt.Sprintf("GPU Direct RDMA is disabled for some HCAs on %d process(es) (%s): traffic is staged through host memory", len(gdrOffProcs), strings.Join(firstN(gdrOffProcs, 4), ", ")), gdrOff...))
+	on, off := 0, 0
+	for _, g := range p.GDR {
+		if g.Enabled {
+			on++
+		} else {
+			off++
+			if len(c.gdrOff) < 4 {
+				c.gdrOff = append(c.gdrOff, finding.Evidence{Source: evidenceAt(p.Source, g.Line), Value: g.Text})
+			}
+		}
 	}
-	a.Findings = append(a.Findings, completionFindings(lg, subj, at)...)
-	a.Findings = append(a.Findings, resourceFindings(lg, subj, at)...)
-	a.Findings = append(a.Findings, timeoutFindings(lg, subj, at)...)
+	switch {
+	case on > 0 && off > 0:
+		s.GDR = "mixed"
+	case on > 0:
+		s.GDR = "enabled"
+	case off > 0:
+		s.GDR = "disabled"
+	}
+	if off > 0 && net != "Socket" {
+		c.gdrOffProcs = append(c.gdrOffProcs, p.Name())
+	}
+	c.a.Procs = append(c.a.Procs, s)
+	switch {
+	case net == "Socket":
+		c.socketProcs = append(c.socketProcs, p)
+	case net != "":
+		c.ibProcs = append(c.ibProcs, p)
+	}
+	if p.IBDisable == 1 {
+		c.disabled = append(c.disabled, p)
+	}
+}
 
+// checkIBDisabled reports processes that ran with NCCL_IB_DISABLE=1.
+func (c *logCheck) checkIBDisabled() {
+	disabled := c.disabled
+	if len(disabled) == 0 {
+		return
+	}
+	var evs []finding.Evidence
+	for _, p := range disabled[:min(3, len(disabled))] {
+		evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.IBDisableLine), Value: "NCCL_IB_DISABLE set by environment to 1"})
+	}
+	f := catalog.New("nccl.ib_disabled", c.subj,
+		fmt.Sprintf("%d process(es) (%s) ran with NCCL_IB_DISABLE=1: inter-node traffic goes over sockets", len(disabled), procNames(disabled)), evs...)
+	if !c.opts.ExpectIB && !c.opts.RDMAPresent {
+		// The log alone cannot say that RDMA ports exist.
+		f.Severity = finding.Warning
+		f.Summary += " (critical where RDMA ports exist: give --expect-ib or --root)"
+	}
+	c.a.Findings = append(c.a.Findings, f)
+}
+
+// socketEvidence returns the lines showing that up to three processes
+// chose sockets, and why IB was unavailable to them.
+func socketEvidence(socketProcs []*nccllog.Proc) []finding.Evidence {
+	var evs []finding.Evidence
+	for _, p := range socketProcs[:min(3, len(socketProcs))] {
+		_, line := p.EffectiveNetwork()
+		v := "Using network Socket"
+		if line == 0 {
+			line, v = p.FirstLine, "connections via NET/Socket"
+		} else if line == p.SocketLine {
+			v = fmt.Sprintf("NET/Socket : Using %s", strings.Join(p.SocketIfs, ", "))
+		}
+		evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, line), Value: v})
+		if p.IBNoDevice > 0 {
+			evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.IBNoDevice), Value: cmp.Or(p.IBNoDeviceText, "NET/IB : No device found.")})
+		}
+		if p.NoVerbs > 0 {
+			evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.NoVerbs), Value: "Failed to open libibverbs.so[.1]"})
+		}
+	}
+	return evs
+}
+
+// socketWhy returns the reason the log gives for the socket fallback, as
+// a "; ..." suffix, or "" when it gives none.
+func (c *logCheck) socketWhy() string {
+	switch {
+	case len(c.disabled) > 0:
+		return "; IB was disabled by NCCL_IB_DISABLE"
+	case slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.NoVerbs > 0 }):
+		return "; libibverbs could not be loaded: rdma-core (libibverbs) is missing from the image or the library path"
+	case slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.IBNoDevice > 0 }):
+		return "; NCCL found no IB device (container without /dev/infiniband, missing libibverbs, or NCCL_IB_HCA matching nothing)"
+	}
+	return ""
+}
+
+// checkSocketFallback reports processes that use sockets, graded by
+// whether the job spans nodes and whether RDMA was expected.
+func (c *logCheck) checkSocketFallback() {
+	socketProcs, ibProcs := c.socketProcs, c.ibProcs
+	if len(socketProcs) == 0 {
+		return
+	}
+	f := catalog.New("nccl.socket_fallback", c.subj, "", socketEvidence(socketProcs)...)
+	why := c.socketWhy()
+	single := len(ibProcs) == 0 && !slices.ContainsFunc(socketProcs, func(p *nccllog.Proc) bool { return p.NNodes != 1 })
+	switch {
+	case single:
+		// One node: ranks talk over NVLink, PCIe or shared memory; the
+		// network transport carries nothing.
+		f.Severity = finding.Info
+		f.Summary = fmt.Sprintf("NCCL picked sockets on %d process(es) (%s), but the job runs on one node (nNodes 1): no traffic crosses the network, so this costs nothing here; a multi-node run would fall back to sockets%s", len(socketProcs), procNames(socketProcs), why)
+		p := socketProcs[0]
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: evidenceAt(p.Source, p.NNodesLine), Value: fmt.Sprintf("nNodes %d", p.NNodes)})
+	case len(ibProcs) > 0:
+		for _, p := range ibProcs[:min(2, len(ibProcs))] {
+			if net, line := p.EffectiveNetwork(); line > 0 {
+				f.Evidence = append(f.Evidence, finding.Evidence{Source: evidenceAt(p.Source, line), Value: p.Name() + ": network " + net})
+			}
+		}
+		f.Summary = fmt.Sprintf("%d process(es) (%s) use sockets while %d use IB/RoCE: the job runs at the speed of its socket ranks%s", len(socketProcs), procNames(socketProcs), len(ibProcs), why)
+	case c.opts.ExpectIB || c.opts.RDMAPresent:
+		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) although IB/RoCE was expected%s", len(socketProcs), procNames(socketProcs), why)
+	default:
+		f.Severity = finding.Warning
+		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s); fine only for a cluster without RDMA (give --expect-ib or --root to judge)%s", len(socketProcs), procNames(socketProcs), why)
+	}
+	c.a.Findings = append(c.a.Findings, f)
+}
+
+// checkGDR reports network processes with GPU Direct RDMA disabled.
+func (c *logCheck) checkGDR() {
+	if len(c.gdrOffProcs) > 0 {
+		c.a.Findings = append(c.a.Findings, catalog.New("nccl.gdr_disabled", c.subj,
+			fmt.Sprintf("GPU Direct RDMA is disabled for some HCAs on %d process(es) (%s): traffic is staged through host memory", len(c.gdrOffProcs), strings.Join(firstN(c.gdrOffProcs, 4), ", ")), c.gdrOff...))
+	}
+}
+
+// logNotes returns the notes on a log: the other WARN lines, and each file
+// whose processes never say which network they use.
+func logNotes(lg *nccllog.Log) []string {
+	var notes []string
 	var warns []nccllog.Event
 	for _, e := range lg.Events {
 		if e.Kind == nccllog.EventWarn {
@@ -181,9 +243,8 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 		}
 	}
 	if len(warns) > 0 {
-		a.Notes = append(a.Notes, fmt.Sprintf("%s: %d other NCCL WARN line(s); the first, line %d: %s", warns[0].Source, len(warns), warns[0].Line, warns[0].Text))
+		notes = append(notes, fmt.Sprintf("%s: %d other NCCL WARN line(s); the first, line %d: %s", warns[0].Source, len(warns), warns[0].Line, warns[0].Text))
 	}
-	// Per file: a log whose processes never say which network they use.
 	said := map[string]bool{}
 	var files []string
 	for _, p := range lg.Procs {
@@ -196,18 +257,10 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	}
 	for _, f := range files {
 		if !said[f] {
-			a.Notes = append(a.Notes, f+": the log does not say which network NCCL chose (use NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS including INIT,NET)")
+			notes = append(notes, f+": the log does not say which network NCCL chose (use NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS including INIT,NET)")
 		}
 	}
-	// A finding is about the file its first evidence comes from (merged
-	// logs span several).
-	for i := range a.Findings {
-		if ev := a.Findings[i].Evidence; len(ev) > 0 {
-			a.Findings[i].Subject.File = fileOf(ev[0].Source)
-		}
-	}
-	catalog.Sort(a.Findings)
-	return a
+	return notes
 }
 
 // fileOf strips ":line" from an evidence source.

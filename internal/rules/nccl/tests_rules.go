@@ -251,20 +251,55 @@ func collectiveOf(source string, run *nccltests.Run, opts TestsOptions) nccltest
 	return nccltests.CollectiveInName(source)
 }
 
+// runCheck holds what the steps of analyzeRun share: the run, its sorted
+// rows, the summary being filled in, and the findings and notes so far.
+type runCheck struct {
+	source, label string
+	run           *nccltests.Run
+	opts          TestsOptions
+	subj          finding.Subject
+	coll          nccltests.Collective
+	sum           RunSummary
+	rows          []nccltests.Row // sorted by size
+	fs            []finding.Finding
+	notes         []string
+}
+
+// note adds a note prefixed with the run's label.
+func (c *runCheck) note(format string, args ...any) {
+	c.notes = append(c.notes, c.label+fmt.Sprintf(format, args...))
+}
+
+// analyzeRun judges one nccl-tests run: corruption first, then the busbw
+// factor, bandwidth and latency, in-place asymmetry and the plateau.
 func analyzeRun(source, label string, run *nccltests.Run, opts TestsOptions) (RunSummary, []finding.Finding, []string) {
-	var fs []finding.Finding
-	var notes []string
-	subj := finding.Subject{File: source}
-	coll := collectiveOf(source, run, opts)
-	sum := RunSummary{Line: run.Line, Collective: coll, Ranks: run.NRanks(), Hosts: run.Hosts()}
-	rows := slices.Clone(run.Rows)
-	slices.SortStableFunc(rows, func(a, b nccltests.Row) int { return cmpInt64(a.Size, b.Size) })
-	if len(rows) > 0 {
-		sum.MinSize, sum.MaxSize = rows[0].Size, rows[len(rows)-1].Size
-		sum.SmallTimeUS = bestTime(rows[0])
+	c := &runCheck{source: source, label: label, run: run, opts: opts, subj: finding.Subject{File: source}}
+	c.coll = collectiveOf(source, run, opts)
+	c.sum = RunSummary{Line: run.Line, Collective: c.coll, Ranks: run.NRanks(), Hosts: run.Hosts()}
+	c.rows = slices.Clone(run.Rows)
+	slices.SortStableFunc(c.rows, func(a, b nccltests.Row) int { return cmpInt64(a.Size, b.Size) })
+	if len(c.rows) > 0 {
+		c.sum.MinSize, c.sum.MaxSize = c.rows[0].Size, c.rows[len(c.rows)-1].Size
+		c.sum.SmallTimeUS = bestTime(c.rows[0])
 	}
 
 	// Corruption first: it invalidates everything else.
+	c.checkCorruption()
+	if !c.judgeable() {
+		return c.sum, c.fs, c.notes
+	}
+	c.checkBusFactor()
+	large := c.largeRows()
+	c.checkBandwidth(large)
+	c.checkInPlace(large)
+	c.checkPlateau()
+	return c.sum, c.fs, c.notes
+}
+
+// checkCorruption reports #wrong results and out-of-bounds values, and
+// notes a missing footer and the errors nccl-tests printed.
+func (c *runCheck) checkCorruption() {
+	run, source, label := c.run, c.source, c.label
 	var wrongEv []finding.Evidence
 	var wrongRows int
 	for _, r := range run.Rows {
@@ -287,147 +322,187 @@ func analyzeRun(source, label string, run *nccltests.Run, opts TestsOptions) (Ru
 			wrongEv = append(wrongEv, ev(source, run.OutOfBoundsLine, fmt.Sprintf("Out of bounds values : %d FAILED", *run.OutOfBounds)))
 			summary = fmt.Sprintf("%snccl-tests found %d out-of-bounds values: data corruption between GPUs", label, *run.OutOfBounds)
 		}
-		fs = append(fs, catalog.New("nccl.wrong_results", subj, summary, wrongEv...))
+		c.fs = append(c.fs, catalog.New("nccl.wrong_results", c.subj, summary, wrongEv...))
 	}
 	if run.Footers == 0 && len(run.Rows) > 0 {
-		notes = append(notes, fmt.Sprintf("%soutput ends without the footer (truncated, or the run was killed after %s)", label, FormatBytes(sum.MaxSize)))
+		c.note("output ends without the footer (truncated, or the run was killed after %s)", FormatBytes(c.sum.MaxSize))
 	}
 	for _, e := range run.Errors {
-		notes = append(notes, fmt.Sprintf("%snccl-tests reported an error: %s", label, e))
+		c.note("nccl-tests reported an error: %s", e)
 	}
+}
 
+// judgeable reports whether the bandwidth rules apply: the processes formed
+// one communicator of more than one rank and printed result rows. When they
+// do not, it records why.
+func (c *runCheck) judgeable() bool {
+	run := c.run
 	if run.Independent() {
 		hosts := run.Hosts()
-		fs = append(fs, catalog.New("nccl.test_not_distributed", subj,
-			fmt.Sprintf("%s%d headers and rank lists each starting at rank 0 (hosts %s): every process of a non-MPI nccl-tests binary ran alone", label, max(run.Headers, 2), strings.Join(hosts, ", ")),
-			ev(source, run.Line, fmt.Sprintf("%d headers, %d rank lines", run.Headers, len(run.Ranks)))))
-		notes = append(notes, fmt.Sprintf("%sskipped bandwidth rules: the processes did not form one communicator", label))
-		return sum, fs, notes
+		c.fs = append(c.fs, catalog.New("nccl.test_not_distributed", c.subj,
+			fmt.Sprintf("%s%d headers and rank lists each starting at rank 0 (hosts %s): every process of a non-MPI nccl-tests binary ran alone", c.label, max(run.Headers, 2), strings.Join(hosts, ", ")),
+			ev(c.source, run.Line, fmt.Sprintf("%d headers, %d rank lines", run.Headers, len(run.Ranks)))))
+		c.note("skipped bandwidth rules: the processes did not form one communicator")
+		return false
 	}
-	n := sum.Ranks
-	if n == 1 {
-		notes = append(notes, fmt.Sprintf("%ssingle-rank run: busbw is 0 by definition and says nothing about the network", label))
-		return sum, fs, notes
+	if c.sum.Ranks == 1 {
+		c.note("single-rank run: busbw is 0 by definition and says nothing about the network")
+		return false
 	}
-	if len(rows) == 0 {
-		notes = append(notes, fmt.Sprintf("%sskipped bandwidth rules: no result rows", label))
-		return sum, fs, notes
+	if len(c.rows) == 0 {
+		c.note("skipped bandwidth rules: no result rows")
+		return false
 	}
+	return true
+}
 
-	// busbw = algbw × factor(n): check each row.
-	if coll == "" {
-		notes = append(notes, fmt.Sprintf("%sskipped the busbw check: the output does not name the collective (give --collective)", label))
-	} else {
-		if n == 0 {
-			if inferred := inferRanks(coll, rows); inferred > 0 {
-				n = inferred
-				sum.Ranks = n
-				notes = append(notes, fmt.Sprintf("%sno complete rank list: %d ranks inferred from busbw/algbw of %s", label, n, coll))
-			} else {
-				notes = append(notes, fmt.Sprintf("%sskipped the busbw check: the rank count is unknown", label))
-			}
-		}
-		if n > 1 {
-			if f, ok := checkBusFactor(source, label, coll, n, rows, subj); ok {
-				fs = append(fs, f)
-			}
+// checkBusFactor checks busbw = algbw × factor(n) on each row, inferring
+// the rank count from the rows when the output lists no complete ranks.
+func (c *runCheck) checkBusFactor() {
+	if c.coll == "" {
+		c.note("skipped the busbw check: the output does not name the collective (give --collective)")
+		return
+	}
+	n := c.sum.Ranks
+	if n == 0 {
+		if inferred := inferRanks(c.coll, c.rows); inferred > 0 {
+			n = inferred
+			c.sum.Ranks = n
+			c.note("no complete rank list: %d ranks inferred from busbw/algbw of %s", n, c.coll)
+		} else {
+			c.note("skipped the busbw check: the rank count is unknown")
 		}
 	}
+	if n > 1 {
+		if f, ok := checkBusFactor(c.source, c.label, c.coll, n, c.rows, c.subj); ok {
+			c.fs = append(c.fs, f)
+		}
+	}
+}
 
-	// Large-message bandwidth.
+// largeRows returns the rows large enough for bandwidth to dominate: at
+// least LargeMin and within a factor 4 of the largest size.
+func (c *runCheck) largeRows() []nccltests.Row {
 	var large []nccltests.Row
-	for _, r := range rows {
-		if r.Size >= LargeMin && r.Size*4 >= sum.MaxSize {
+	for _, r := range c.rows {
+		if r.Size >= LargeMin && r.Size*4 >= c.sum.MaxSize {
 			large = append(large, r)
 		}
 	}
+	return large
+}
+
+// peakLine records the peak busbw of the large rows in the summary and
+// returns the line it was read from.
+func (c *runCheck) peakLine(large []nccltests.Row) int {
 	peakLine := 0
 	for _, r := range large {
 		for _, m := range []*nccltests.Measure{r.OutOfPlace, r.InPlace} {
-			if m != nil && m.BusBW > sum.PeakBusBW {
-				sum.PeakBusBW, peakLine = m.BusBW, r.Line
+			if m != nil && m.BusBW > c.sum.PeakBusBW {
+				c.sum.PeakBusBW, peakLine = m.BusBW, r.Line
 			}
 		}
 	}
+	return peakLine
+}
+
+// expectation returns the busbw a run should reach and how it was worked
+// out, 0 when nothing says what to expect.
+func (c *runCheck) expectation() (float64, string, nicCount) {
+	opts := c.opts
+	expect, basis := opts.ExpectBusBW, fmt.Sprintf("--expect-busbw %.1f GB/s", opts.ExpectBusBW)
+	var nics nicCount
+	if expect == 0 && opts.LineRateGbps > 0 {
+		if len(c.sum.Hosts) == 1 {
+			c.note("all ranks on %s: traffic stays on NVLink/PCIe, the network line rate does not apply", c.sum.Hosts[0])
+		} else {
+			nics = nicsInUse(c.run, c.sum.Ranks, opts)
+			expect = float64(nics.n) * opts.LineRateGbps / 8 * opts.Efficiency
+			basis = fmt.Sprintf("%d × %.0f Gb/s / 8 × %.2f = %.1f GB/s (%s)", nics.n, opts.LineRateGbps, opts.Efficiency, expect, nics.from)
+			if nics.lowerBound {
+				c.note("NICs per node unknown: busbw judged against one NIC, a lower bound (give --nics-per-node or --root)")
+			}
+		}
+	}
+	if expect == 0 && opts.LineRateGbps == 0 {
+		c.note("bandwidth not judged: give --expect-busbw or --line-rate")
+	}
+	return expect, basis, nics
+}
+
+// checkBandwidth judges large-message busbw against the expectation and
+// small-message latency, folding a network cause from the NCCL log into
+// one finding with the busbw shortfall as its evidence.
+func (c *runCheck) checkBandwidth(large []nccltests.Row) {
+	sum, opts, rows, label := &c.sum, c.opts, c.rows, c.label
+	peakLine := c.peakLine(large)
 	smallSlow := rows[0].Size <= SmallMax && sum.SmallTimeUS > opts.SmallLatencyUS
-	smallEv := ev(source, rows[0].Line, fmt.Sprintf("%s: %.1f us (threshold %.0f us)", FormatBytes(rows[0].Size), sum.SmallTimeUS, opts.SmallLatencyUS))
+	smallEv := ev(c.source, rows[0].Line, fmt.Sprintf("%s: %.1f us (threshold %.0f us)", FormatBytes(rows[0].Size), sum.SmallTimeUS, opts.SmallLatencyUS))
 	largeJudged, largeOK := false, false
 	var lowBW *finding.Finding
-	switch {
-	case len(large) == 0:
-		notes = append(notes, fmt.Sprintf("%sskipped the bandwidth check: the largest message (%s) is below %s, where latency still dominates", label, FormatBytes(sum.MaxSize), FormatBytes(LargeMin)))
-	default:
-		expect, basis := opts.ExpectBusBW, fmt.Sprintf("--expect-busbw %.1f GB/s", opts.ExpectBusBW)
-		var nics nicCount
-		if expect == 0 && opts.LineRateGbps > 0 {
-			if len(sum.Hosts) == 1 {
-				notes = append(notes, fmt.Sprintf("%sall ranks on %s: traffic stays on NVLink/PCIe, the network line rate does not apply", label, sum.Hosts[0]))
-			} else {
-				nics = nicsInUse(run, sum.Ranks, opts)
-				expect = float64(nics.n) * opts.LineRateGbps / 8 * opts.Efficiency
-				basis = fmt.Sprintf("%d × %.0f Gb/s / 8 × %.2f = %.1f GB/s (%s)", nics.n, opts.LineRateGbps, opts.Efficiency, expect, nics.from)
-				if nics.lowerBound {
-					notes = append(notes, fmt.Sprintf("%sNICs per node unknown: busbw judged against one NIC, a lower bound (give --nics-per-node or --root)", label))
-				}
-			}
-		}
-		if expect == 0 {
-			if opts.LineRateGbps == 0 {
-				notes = append(notes, fmt.Sprintf("%sbandwidth not judged: give --expect-busbw or --line-rate", label))
-			}
-			break
-		}
+	if len(large) == 0 {
+		c.note("skipped the bandwidth check: the largest message (%s) is below %s, where latency still dominates", FormatBytes(sum.MaxSize), FormatBytes(LargeMin))
+	} else if expect, basis, nics := c.expectation(); expect != 0 {
 		sum.ExpectBasis = basis
 		sum.ExpectBusBW = expect
 		largeJudged = true
-		frac := sum.PeakBusBW / expect
-		if frac >= busbwWarn {
+		if frac := sum.PeakBusBW / expect; frac >= busbwWarn {
 			largeOK = true
-			break
-		}
-		f := catalog.New("nccl.busbw_low", subj, "", ev(source, peakLine, fmt.Sprintf("peak busbw %.2f GB/s at sizes ≥ %s", sum.PeakBusBW, FormatBytes(large[0].Size))))
-		f.Summary = fmt.Sprintf("%slarge-message busbw %.1f GB/s is %.0f%% of the expected %s", label, sum.PeakBusBW, frac*100, basis)
-		if frac >= busbwCrit {
-			f.Severity = finding.Warning
-		}
-		if one := opts.LineRateGbps / 8; nics.n > 1 && sum.PeakBusBW <= one {
-			f.Summary += fmt.Sprintf("; the peak is within one NIC's %.0f GB/s: the run looks stuck on one NIC or on TCP (read its NCCL_DEBUG=INFO log with 'ibdoctor nccl log')", one)
-		}
-		if smallSlow {
-			f.Summary += fmt.Sprintf("; small messages are slow too (%.0f us): both bad points to the network links", sum.SmallTimeUS)
-			f.Evidence = append(f.Evidence, smallEv)
-		} else if rows[0].Size <= SmallMax {
-			f.Summary += "; small messages are fine: look at the bandwidth path (link width/speed, PCIe, NIC sharing)"
 		} else {
-			f.Summary += "; look at the bandwidth path (link width/speed, PCIe, NIC sharing)"
+			f := c.lowBusBW(large, peakLine, frac, basis, nics, smallSlow, smallEv)
+			lowBW = &f
 		}
-		lowBW = &f
 	}
 	// What the NCCL log says the run used explains a shortfall: that
 	// cause is the one finding and the busbw its evidence.
-	if cause, ok := netCause(source, label, run, sum, opts, subj); ok {
+	if cause, ok := netCause(c.source, label, c.run, *sum, opts, c.subj); ok {
 		if lowBW != nil {
 			cause.Evidence = append(cause.Evidence, lowBW.Evidence[0])
 			cause.Summary += fmt.Sprintf("; large-message busbw %.1f GB/s is %.0f%% of the expected %s", sum.PeakBusBW, sum.PeakBusBW/sum.ExpectBusBW*100, sum.ExpectBasis)
 			lowBW = nil
 		}
-		fs = append(fs, cause)
+		c.fs = append(c.fs, cause)
 	}
 	if lowBW != nil {
-		fs = append(fs, *lowBW)
+		c.fs = append(c.fs, *lowBW)
 	}
 	if smallSlow && (largeOK || !largeJudged) {
-		f := catalog.New("nccl.small_msg_latency", subj, "", smallEv)
+		f := catalog.New("nccl.small_msg_latency", c.subj, "", smallEv)
 		if largeOK {
 			f.Summary = fmt.Sprintf("%ssmall messages are slow (%.0f us for %s) while large-message busbw is fine (%.1f GB/s): NCCL algorithm/protocol choice or the PCIe path, not the links",
 				label, sum.SmallTimeUS, FormatBytes(rows[0].Size), sum.PeakBusBW)
 		} else {
 			f.Summary = fmt.Sprintf("%ssmall messages are slow (%.0f us for %s); large-message bandwidth was not judged (no expectation)", label, sum.SmallTimeUS, FormatBytes(rows[0].Size))
 		}
-		fs = append(fs, f)
+		c.fs = append(c.fs, f)
 	}
+}
 
-	// In-place vs out-of-place at large sizes.
+// lowBusBW builds the nccl.busbw_low finding for a peak busbw at frac of
+// the expectation, with a hint from the small-message latency.
+func (c *runCheck) lowBusBW(large []nccltests.Row, peakLine int, frac float64, basis string, nics nicCount, smallSlow bool, smallEv finding.Evidence) finding.Finding {
+	sum := &c.sum
+	f := catalog.New("nccl.busbw_low", c.subj, "", ev(c.source, peakLine, fmt.Sprintf("peak busbw %.2f GB/s at sizes ≥ %s", sum.PeakBusBW, FormatBytes(large[0].Size))))
+	f.Summary = fmt.Sprintf("%slarge-message busbw %.1f GB/s is %.0f%% of the expected %s", c.label, sum.PeakBusBW, frac*100, basis)
+	if frac >= busbwCrit {
+		f.Severity = finding.Warning
+	}
+	if one := c.opts.LineRateGbps / 8; nics.n > 1 && sum.PeakBusBW <= one {
+		f.Summary += fmt.Sprintf("; the peak is within one NIC's %.0f GB/s: the run looks stuck on one NIC or on TCP (read its NCCL_DEBUG=INFO log with 'ibdoctor nccl log')", one)
+	}
+	if smallSlow {
+		f.Summary += fmt.Sprintf("; small messages are slow too (%.0f us): both bad points to the network links", sum.SmallTimeUS)
+		f.Evidence = append(f.Evidence, smallEv)
+	} else if c.rows[0].Size <= SmallMax {
+		f.Summary += "; small messages are fine: look at the bandwidth path (link width/speed, PCIe, NIC sharing)"
+	} else {
+		f.Summary += "; look at the bandwidth path (link width/speed, PCIe, NIC sharing)"
+	}
+	return f
+}
+
+// checkInPlace compares in-place and out-of-place busbw at large sizes.
+func (c *runCheck) checkInPlace(large []nccltests.Row) {
 	var asym []finding.Evidence
 	both := 0
 	for _, r := range large {
@@ -437,25 +512,28 @@ func analyzeRun(source, label string, run *nccltests.Run, opts TestsOptions) (Ru
 		both++
 		o, i := r.OutOfPlace.BusBW, r.InPlace.BusBW
 		if math.Abs(o-i)/math.Max(o, i) > inplaceGap {
-			asym = append(asym, ev(source, r.Line, fmt.Sprintf("%s: out-of-place %.2f GB/s, in-place %.2f GB/s", FormatBytes(r.Size), o, i)))
+			asym = append(asym, ev(c.source, r.Line, fmt.Sprintf("%s: out-of-place %.2f GB/s, in-place %.2f GB/s", FormatBytes(r.Size), o, i)))
 		}
 	}
 	if len(asym) > 0 && len(asym)*2 >= both {
-		fs = append(fs, catalog.New("nccl.inplace_asymmetry", subj,
-			fmt.Sprintf("%sin-place and out-of-place busbw differ by more than %.0f%% at %d of %d large sizes", label, inplaceGap*100, len(asym), both), asym...))
+		c.fs = append(c.fs, catalog.New("nccl.inplace_asymmetry", c.subj,
+			fmt.Sprintf("%sin-place and out-of-place busbw differ by more than %.0f%% at %d of %d large sizes", c.label, inplaceGap*100, len(asym), both), asym...))
 	}
+}
 
-	// Plateau: the two largest distinct sizes.
+// checkPlateau reports a run whose busbw still rises between the two
+// largest distinct sizes: it stopped before the plateau.
+func (c *runCheck) checkPlateau() {
+	rows := c.rows
 	if k := len(rows); k >= 2 && rows[k-1].Size > rows[k-2].Size && rows[k-1].Size <= 4*rows[k-2].Size && rows[k-1].Size >= LargeMin {
 		last, prev := bestBusBW(rows[k-1]), bestBusBW(rows[k-2])
 		if prev > 0 && last > prev*(1+plateauGrowth) {
-			fs = append(fs, catalog.New("nccl.no_plateau", subj,
-				fmt.Sprintf("%sbusbw still rises %.0f%% from %s to %s (%.2f → %.2f GB/s): the run stopped before the plateau", label, (last/prev-1)*100, FormatBytes(rows[k-2].Size), FormatBytes(rows[k-1].Size), prev, last),
-				ev(source, rows[k-2].Line, fmt.Sprintf("%s busbw %.2f", FormatBytes(rows[k-2].Size), prev)),
-				ev(source, rows[k-1].Line, fmt.Sprintf("%s busbw %.2f", FormatBytes(rows[k-1].Size), last))))
+			c.fs = append(c.fs, catalog.New("nccl.no_plateau", c.subj,
+				fmt.Sprintf("%sbusbw still rises %.0f%% from %s to %s (%.2f → %.2f GB/s): the run stopped before the plateau", c.label, (last/prev-1)*100, FormatBytes(rows[k-2].Size), FormatBytes(rows[k-1].Size), prev, last),
+				ev(c.source, rows[k-2].Line, fmt.Sprintf("%s busbw %.2f", FormatBytes(rows[k-2].Size), prev)),
+				ev(c.source, rows[k-1].Line, fmt.Sprintf("%s busbw %.2f", FormatBytes(rows[k-1].Size), last))))
 		}
 	}
-	return sum, fs, notes
 }
 
 // nicCount is how many NICs per node a run's busbw may use, and why.

@@ -138,125 +138,157 @@ func name(r *perftest.Result) string {
 	return n
 }
 
+// oneCheck holds what the steps of analyzeOne share: the test, its
+// summary being filled in, and the findings and notes so far.
+type oneCheck struct {
+	r     *perftest.Result
+	opts  Options
+	subj  finding.Subject
+	s     Summary
+	fs    []finding.Finding
+	notes []string
+}
+
+// analyzeOne judges one perftest test: its setup, its failures, and its
+// bandwidth or latency.
 func analyzeOne(r *perftest.Result, opts Options) (Summary, []finding.Finding, []string) {
-	s := Summary{Source: r.Source, Line: r.Line, Test: r.Test, Device: r.Device}
-	subj := finding.Subject{File: r.Source, Device: r.Device}
-	var fs []finding.Finding
-	var notes []string
+	c := &oneCheck{r: r, opts: opts,
+		s:    Summary{Source: r.Source, Line: r.Line, Test: r.Test, Device: r.Device},
+		subj: finding.Subject{File: r.Source, Device: r.Device}}
 	for _, k := range r.Skipped {
-		notes = append(notes, fmt.Sprintf("skipped: %s:%d: %s", r.Source, k.Line, k.Reason))
+		c.notes = append(c.notes, fmt.Sprintf("skipped: %s:%d: %s", r.Source, k.Line, k.Reason))
 	}
 	if r.LinkType == "Ethernet" && r.Local != nil && perftest.GIDLinkLocal(r.Local.GID) {
 		idx := "?"
 		if r.GIDIndex != nil {
 			idx = fmt.Sprint(*r.GIDIndex)
 		}
-		fs = append(fs, catalog.New("perf.test_invalid", subj,
+		c.fs = append(c.fs, catalog.New("perf.test_invalid", c.subj,
 			fmt.Sprintf("%s: RoCE test on GID index %s, a link-local (fe80::) GID: RoCE v1 or not routable across subnets; use the RoCE v2 IPv4-mapped GID", name(r), idx),
 			finding.Evidence{Source: at(r, r.Line), Value: "GID: " + r.Local.GID}))
 	}
-	fs = append(fs, failureFindings(r, subj)...)
+	c.fs = append(c.fs, failureFindings(r, c.subj)...)
 	switch r.Kind {
 	case perftest.KindBW:
-		if len(r.BW) == 0 && len(r.Failures) > 0 {
-			break // the run died: said above
-		}
-		if len(r.BW) == 0 {
-			notes = append(notes, fmt.Sprintf("%s: %s has no result row", at(r, r.Line), name(r)))
-			break
-		}
-		var best *perftest.BWRow
-		maxBytes := int64(0)
-		for i := range r.BW {
-			row := &r.BW[i]
-			maxBytes = max(maxBytes, row.Bytes)
-			if row.Bytes >= MinBWBytes && (best == nil || row.AvgGbps > best.AvgGbps) {
-				best = row
-			}
-		}
-		if best == nil {
-			last := r.BW[len(r.BW)-1]
-			s.BestGbps, s.BestBytes = last.AvgGbps, last.Bytes
-			f := catalog.New("perf.test_invalid", subj,
-				fmt.Sprintf("%s: the largest message is %d B; below %d B per-message overhead hides the link's bandwidth (%.2f Gb/s measured)", name(r), maxBytes, MinBWBytes, last.AvgGbps),
-				finding.Evidence{Source: at(r, last.Line), Value: fmt.Sprintf("%d B: %.2f Gb/s", last.Bytes, last.AvgGbps)})
-			f.Severity = finding.Info
-			fs = append(fs, f)
-			break
-		}
-		s.BestGbps, s.BestBytes = best.AvgGbps, best.Bytes
-		rate, from := opts.LineRateGbps, ""
-		if rate <= 0 && opts.DeviceRateGbps[r.Device] > 0 {
-			rate, from = opts.DeviceRateGbps[r.Device], fmt.Sprintf(", the rate of %s port 1", r.Device)
-		}
-		if f, ok := collapse(r, best, rate, subj); ok {
-			fs = append(fs, f)
-		}
-		if rate <= 0 {
-			notes = append(notes, fmt.Sprintf("%s: bandwidth not judged: give --line-rate (e.g. 200 for HDR, 400 for NDR) or --root of the node", name(r)))
-			break
-		}
-		expect := rate
-		dir := ""
-		if r.Bidirectional {
-			expect *= 2
-			dir = " (both directions)"
-		}
-		s.Fraction = best.AvgGbps / expect
-		if s.Fraction >= bwWarn {
-			break
-		}
-		f := catalog.New("perf.bw_low", subj,
-			fmt.Sprintf("%s reached %.1f of %.0f Gb/s%s%s (%.0f%%) at %d B", name(r), best.AvgGbps, expect, dir, from, s.Fraction*100, best.Bytes),
-			finding.Evidence{Source: at(r, best.Line), Value: fmt.Sprintf("%d B × %d: average %.2f Gb/s", best.Bytes, best.Iterations, best.AvgGbps)})
-		if s.Fraction >= bwCrit {
-			f.Severity = finding.Warning
-		}
-		if r.QPs == 1 && best.Bytes < 1<<20 {
-			f.Summary += "; one QP with 64 KiB messages can fall short on 400G links: rerun with -q 4 -s 1048576 before blaming the link"
-		}
-		fs = append(fs, f)
+		c.checkBW()
 	case perftest.KindLat:
-		if len(r.Lat) == 0 {
-			notes = append(notes, fmt.Sprintf("%s: %s has no result row", at(r, r.Line), name(r)))
-			break
-		}
-		row := r.Lat[0]
-		for _, x := range r.Lat[1:] {
-			if x.Bytes < row.Bytes {
-				row = x
-			}
-		}
-		v, ok := row.Median()
-		if !ok {
-			break
-		}
-		if SoftDevice(r.Device) && opts.MaxLatencyUS == 0 {
-			notes = append(notes, fmt.Sprintf("%s: latency not judged against the hardware floor: %s is a software RDMA device (rxe/siw run in the kernel's network stack), its latency is the CPU's, not the link's; give --max-latency to judge it", at(r, r.Line), r.Device))
-			break
-		}
-		floor := LatencyFloorUS(r.Verb, r.LinkType)
-		limit := floor * latFactor
-		if opts.MaxLatencyUS > 0 {
-			limit = opts.MaxLatencyUS
-		}
-		s.LatencyUS, s.LatencyBytes, s.ThresholdUS = v, row.Bytes, limit
-		if v <= limit {
-			break
-		}
-		link := r.LinkType
-		if link == "" {
-			link = "an unknown link type"
-		}
-		f := catalog.New("perf.lat_high", subj,
-			fmt.Sprintf("%s: %.2f us for %d B messages, above %.2f us (floor %.1f us for %s over %s)", name(r), v, row.Bytes, limit, floor, orDash(r.Verb), link),
-			finding.Evidence{Source: at(r, row.Line), Value: fmt.Sprintf("%d B: typical/avg %.2f us", row.Bytes, v)})
-		if v > floor*latCritFactor {
-			f.Severity = finding.Critical
-		}
-		fs = append(fs, f)
+		c.checkLat()
 	}
-	return s, fs, notes
+	return c.s, c.fs, c.notes
+}
+
+// bestBW returns the fastest row with messages of at least MinBWBytes,
+// nil when none is that large, and the largest message size.
+func bestBW(rows []perftest.BWRow) (*perftest.BWRow, int64) {
+	var best *perftest.BWRow
+	maxBytes := int64(0)
+	for i := range rows {
+		row := &rows[i]
+		maxBytes = max(maxBytes, row.Bytes)
+		if row.Bytes >= MinBWBytes && (best == nil || row.AvgGbps > best.AvgGbps) {
+			best = row
+		}
+	}
+	return best, maxBytes
+}
+
+// checkBW judges a bandwidth test's best row against the line rate.
+func (c *oneCheck) checkBW() {
+	r, opts, s := c.r, c.opts, &c.s
+	if len(r.BW) == 0 && len(r.Failures) > 0 {
+		return // the run died: said above
+	}
+	if len(r.BW) == 0 {
+		c.notes = append(c.notes, fmt.Sprintf("%s: %s has no result row", at(r, r.Line), name(r)))
+		return
+	}
+	best, maxBytes := bestBW(r.BW)
+	if best == nil {
+		last := r.BW[len(r.BW)-1]
+		s.BestGbps, s.BestBytes = last.AvgGbps, last.Bytes
+		f := catalog.New("perf.test_invalid", c.subj,
+			fmt.Sprintf("%s: the largest message is %d B; below %d B per-message overhead hides the link's bandwidth (%.2f Gb/s measured)", name(r), maxBytes, MinBWBytes, last.AvgGbps),
+			finding.Evidence{Source: at(r, last.Line), Value: fmt.Sprintf("%d B: %.2f Gb/s", last.Bytes, last.AvgGbps)})
+		f.Severity = finding.Info
+		c.fs = append(c.fs, f)
+		return
+	}
+	s.BestGbps, s.BestBytes = best.AvgGbps, best.Bytes
+	rate, from := opts.LineRateGbps, ""
+	if rate <= 0 && opts.DeviceRateGbps[r.Device] > 0 {
+		rate, from = opts.DeviceRateGbps[r.Device], fmt.Sprintf(", the rate of %s port 1", r.Device)
+	}
+	if f, ok := collapse(r, best, rate, c.subj); ok {
+		c.fs = append(c.fs, f)
+	}
+	if rate <= 0 {
+		c.notes = append(c.notes, fmt.Sprintf("%s: bandwidth not judged: give --line-rate (e.g. 200 for HDR, 400 for NDR) or --root of the node", name(r)))
+		return
+	}
+	expect := rate
+	dir := ""
+	if r.Bidirectional {
+		expect *= 2
+		dir = " (both directions)"
+	}
+	s.Fraction = best.AvgGbps / expect
+	if s.Fraction >= bwWarn {
+		return
+	}
+	f := catalog.New("perf.bw_low", c.subj,
+		fmt.Sprintf("%s reached %.1f of %.0f Gb/s%s%s (%.0f%%) at %d B", name(r), best.AvgGbps, expect, dir, from, s.Fraction*100, best.Bytes),
+		finding.Evidence{Source: at(r, best.Line), Value: fmt.Sprintf("%d B × %d: average %.2f Gb/s", best.Bytes, best.Iterations, best.AvgGbps)})
+	if s.Fraction >= bwCrit {
+		f.Severity = finding.Warning
+	}
+	if r.QPs == 1 && best.Bytes < 1<<20 {
+		f.Summary += "; one QP with 64 KiB messages can fall short on 400G links: rerun with -q 4 -s 1048576 before blaming the link"
+	}
+	c.fs = append(c.fs, f)
+}
+
+// checkLat judges a latency test's smallest message against the floor for
+// its verb and link, or against --max-latency.
+func (c *oneCheck) checkLat() {
+	r, opts, s := c.r, c.opts, &c.s
+	if len(r.Lat) == 0 {
+		c.notes = append(c.notes, fmt.Sprintf("%s: %s has no result row", at(r, r.Line), name(r)))
+		return
+	}
+	row := r.Lat[0]
+	for _, x := range r.Lat[1:] {
+		if x.Bytes < row.Bytes {
+			row = x
+		}
+	}
+	v, ok := row.Median()
+	if !ok {
+		return
+	}
+	if SoftDevice(r.Device) && opts.MaxLatencyUS == 0 {
+		c.notes = append(c.notes, fmt.Sprintf("%s: latency not judged against the hardware floor: %s is a software RDMA device (rxe/siw run in the kernel's network stack), its latency is the CPU's, not the link's; give --max-latency to judge it", at(r, r.Line), r.Device))
+		return
+	}
+	floor := LatencyFloorUS(r.Verb, r.LinkType)
+	limit := floor * latFactor
+	if opts.MaxLatencyUS > 0 {
+		limit = opts.MaxLatencyUS
+	}
+	s.LatencyUS, s.LatencyBytes, s.ThresholdUS = v, row.Bytes, limit
+	if v <= limit {
+		return
+	}
+	link := r.LinkType
+	if link == "" {
+		link = "an unknown link type"
+	}
+	f := catalog.New("perf.lat_high", c.subj,
+		fmt.Sprintf("%s: %.2f us for %d B messages, above %.2f us (floor %.1f us for %s over %s)", name(r), v, row.Bytes, limit, floor, orDash(r.Verb), link),
+		finding.Evidence{Source: at(r, row.Line), Value: fmt.Sprintf("%d B: typical/avg %.2f us", row.Bytes, v)})
+	if v > floor*latCritFactor {
+		f.Severity = finding.Critical
+	}
+	c.fs = append(c.fs, f)
 }
 
 // SoftDevice says whether a device is software RDMA: Soft-RoCE (rxe) or
