@@ -13,11 +13,11 @@ import (
 // topology and the dump_fts tables: node i of f is node i of the result.
 // Switches whose table was not dumped keep a nil LFT (routing reports them
 // as having no table). It fails when the fabric has no forwarding tables.
-func RoutingInput(f *Fabric) (*routing.Fabric, error) {
+func RoutingInput(f *Fabric) (*routing.Subnet, error) {
 	if len(f.LFTs) == 0 {
 		return nil, fmt.Errorf("no forwarding tables (dump_fts) in the collection")
 	}
-	rf := &routing.Fabric{}
+	rf := &routing.Subnet{}
 	for i := range f.Nodes {
 		n := &f.Nodes[i]
 		np := n.NumPorts

@@ -201,7 +201,7 @@ func Predict(g *routing.Graph, hosts []Host, p Pattern) (*Result, error) {
 			}
 		}
 	}
-	f := g.Fabric()
+	f := g.Subnet()
 	isCA := func(r routing.PortRef) bool { return f.Nodes[r.Node].Type == routing.CA }
 	counted := 0
 	for i, ls := range routes {
@@ -269,7 +269,7 @@ func links(r *routing.Route) []Link {
 	return out
 }
 
-func portName(f *routing.Fabric, r routing.PortRef) string {
+func portName(f *routing.Subnet, r routing.PortRef) string {
 	return fmt.Sprintf("%s[%d]", f.Nodes[r.Node].Name(), r.Port)
 }
 

@@ -19,7 +19,7 @@ import (
 // straight down.
 func twoTier(t testing.TB, leaves, hosts, spines int, up func(leaf int) []int) (*routing.Graph, []string) {
 	t.Helper()
-	f := &routing.Fabric{}
+	f := &routing.Subnet{}
 	lid := uint16(1)
 	spine := make([]int, spines)
 	for s := range spines {
@@ -195,7 +195,7 @@ func TestPatterns(t *testing.T) {
 func TestBrokenRoute(t *testing.T) {
 	g, names := twoTier(t, 2, 2, 1, all(1))
 	// Drop leaf1's entries for leaf0's hosts (LIDs 3 and 4).
-	f := g.Fabric()
+	f := g.Subnet()
 	for i := range f.Nodes {
 		if f.Nodes[i].Desc == "leaf1" {
 			f.Nodes[i].LFT[3], f.Nodes[i].LFT[4] = routing.NoRoute, routing.NoRoute

@@ -30,7 +30,7 @@ func HostOf(desc string) string {
 // descriptions, so "mlx5_0" is rail 0 on every host. Hosts found nowhere
 // are returned in missing.
 func Place(g *routing.Graph, names []string, hcaMap map[string][]string) (hosts []Host, missing []string) {
-	f := g.Fabric()
+	f := g.Subnet()
 	byHost := map[string][]int{}
 	for i := range f.Nodes {
 		if f.Nodes[i].Type == routing.CA {
@@ -66,7 +66,7 @@ func Place(g *routing.Graph, names []string, hcaMap map[string][]string) (hosts 
 
 // findCA finds a CA by description, GUID (0x…) or LID.
 func findCA(g *routing.Graph, s string) (int, bool) {
-	f := g.Fabric()
+	f := g.Subnet()
 	if v, err := strconv.ParseUint(s, 0, 64); err == nil {
 		if v > 0 && v <= 0xffff && !strings.HasPrefix(s, "0x") {
 			if o, ok := g.Owner(uint16(v)); ok && f.Nodes[o.Node].Type == routing.CA {
@@ -89,7 +89,7 @@ func findCA(g *routing.Graph, s string) (int, bool) {
 
 // rail is a CA's first cabled port with a LID.
 func rail(g *routing.Graph, ca int) (Rail, bool) {
-	n := &g.Fabric().Nodes[ca]
+	n := &g.Subnet().Nodes[ca]
 	for p := 1; p < len(n.Ports); p++ {
 		if n.Ports[p].LID == 0 {
 			continue
@@ -208,7 +208,7 @@ type Bisection struct {
 // EffectiveBisection samples random bisections of every cabled CA port
 // with a LID. seed makes it reproducible.
 func EffectiveBisection(g *routing.Graph, samples int, seed uint64) (*Bisection, error) {
-	f := g.Fabric()
+	f := g.Subnet()
 	var ports []Rail
 	for i := range f.Nodes {
 		if f.Nodes[i].Type != routing.CA {
@@ -300,7 +300,7 @@ type linkIndex struct {
 	size int
 }
 
-func newLinkIndex(f *routing.Fabric) linkIndex {
+func newLinkIndex(f *routing.Subnet) linkIndex {
 	idx := linkIndex{base: make([]int32, len(f.Nodes)+1)}
 	for i := range f.Nodes {
 		idx.base[i+1] = idx.base[i] + int32(len(f.Nodes[i].Ports))

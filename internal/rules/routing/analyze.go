@@ -275,7 +275,7 @@ type Result struct {
 func (r *Result) Graph() *Graph { return r.g }
 
 // Analyze is New followed by Graph.Analyze.
-func Analyze(f *Fabric, opts Options) (*Result, error) {
+func Analyze(f *Subnet, opts Options) (*Result, error) {
 	g, err := New(f)
 	if err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ import (
 // hosts have LIDs 1-16 (leaf N holds 4N-3…4N on ports 1-4), leaves 17-20,
 // spines 21-22; leaf ports 5 and 6 go to spine1 and spine2, spine port N
 // to leaf N. Leaves route odd LIDs up port 6, even LIDs up port 5.
-func small2L(t testing.TB) *Fabric {
+func small2L(t testing.TB) *Subnet {
 	t.Helper()
 	f, err := FatTree{Pods: 1, LeavesPerPod: 4, SpinesPerPod: 2, HostsPerLeaf: 4}.Generate()
 	if err != nil {
@@ -24,7 +24,7 @@ func small2L(t testing.TB) *Fabric {
 	return f
 }
 
-func small3L(t testing.TB) *Fabric {
+func small3L(t testing.TB) *Subnet {
 	t.Helper()
 	f, err := FatTree{Pods: 3, LeavesPerPod: 3, SpinesPerPod: 2, CoresPerGroup: 2, HostsPerLeaf: 3}.Generate()
 	if err != nil {
@@ -33,7 +33,7 @@ func small3L(t testing.TB) *Fabric {
 	return f
 }
 
-func node(t testing.TB, f *Fabric, desc string) int {
+func node(t testing.TB, f *Subnet, desc string) int {
 	t.Helper()
 	for i := range f.Nodes {
 		if f.Nodes[i].Desc == desc {
@@ -44,7 +44,7 @@ func node(t testing.TB, f *Fabric, desc string) int {
 	return -1
 }
 
-func analyze(t testing.TB, f *Fabric) *Result {
+func analyze(t testing.TB, f *Subnet) *Result {
 	t.Helper()
 	r, err := Analyze(f, Options{})
 	if err != nil {
@@ -62,7 +62,7 @@ func ids(fs []finding.Finding) []string {
 }
 
 // removeLink deletes the cable at one port.
-func removeLink(t testing.TB, f *Fabric, n, p int) {
+func removeLink(t testing.TB, f *Subnet, n, p int) {
 	t.Helper()
 	for i, l := range f.Links {
 		if l.A == (PortRef{n, p}) || l.B == (PortRef{n, p}) {
@@ -144,14 +144,14 @@ func TestGeneratedFatTreesAreClean(t *testing.T) {
 func TestRouteMissing(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		break_ func(t *testing.T, f *Fabric)
+		break_ func(t *testing.T, f *Subnet)
 		want   []Break  // Node ignored
 		sub    string   // in the first summary
 		srcs   []string // the first break's source switches, when set
 	}{
 		{
 			name:   "spine lacks an entry",
-			break_: func(t *testing.T, f *Fabric) { f.Nodes[node(t, f, "spine2")].LFT[5] = NoRoute },
+			break_: func(t *testing.T, f *Subnet) { f.Nodes[node(t, f, "spine2")].LFT[5] = NoRoute },
 			// Leaves 1, 3, 4 send lid 5 up port 6 to spine2: 12 hosts, 4 switch routes
 			// (the three leaves and spine2 itself).
 			want: []Break{{Kind: NoEntry, Port: NoRoute, LIDs: 1, Examples: []uint16{5}, Pairs: 12, SwitchRoutes: 4}},
@@ -160,7 +160,7 @@ func TestRouteMissing(t *testing.T) {
 		},
 		{
 			name: "table shorter than the LID",
-			break_: func(t *testing.T, f *Fabric) {
+			break_: func(t *testing.T, f *Subnet) {
 				s := node(t, f, "leaf1")
 				f.Nodes[s].LFT = f.Nodes[s].LFT[:16]
 			},
@@ -171,12 +171,12 @@ func TestRouteMissing(t *testing.T) {
 		},
 		{
 			name:   "port beyond the switch",
-			break_: func(t *testing.T, f *Fabric) { f.Nodes[node(t, f, "leaf3")].LFT[2] = 9 },
+			break_: func(t *testing.T, f *Subnet) { f.Nodes[node(t, f, "leaf3")].LFT[2] = 9 },
 			want:   []Break{{Kind: NoEntry, Port: 9, LIDs: 1, Examples: []uint16{2}, Pairs: 4, SwitchRoutes: 1}},
 		},
 		{
 			name:   "no table",
-			break_: func(t *testing.T, f *Fabric) { f.Nodes[node(t, f, "leaf4")].LFT = nil },
+			break_: func(t *testing.T, f *Subnet) { f.Nodes[node(t, f, "leaf4")].LFT = nil },
 			// leaf4's 4 hosts reach nobody (15 CA destinations each, plus
 			// 3 pairs among themselves — 16 destinations minus self): 4×15 = 60;
 			// every LID (22) fails at leaf4, routes through leaf4 to its hosts
@@ -186,7 +186,7 @@ func TestRouteMissing(t *testing.T) {
 		},
 		{
 			name: "table never programmed",
-			break_: func(t *testing.T, f *Fabric) {
+			break_: func(t *testing.T, f *Subnet) {
 				lft := f.Nodes[node(t, f, "leaf4")].LFT
 				for i := range lft {
 					lft[i] = NoRoute // dump_fts: "0 valid lids dumped"
@@ -201,7 +201,7 @@ func TestRouteMissing(t *testing.T) {
 		},
 		{
 			name: "cable pulled, tables not recomputed",
-			break_: func(t *testing.T, f *Fabric) {
+			break_: func(t *testing.T, f *Subnet) {
 				removeLink(t, f, node(t, f, "leaf2"), 6)
 			},
 			// Both ends are dead. leaf2 (node 1) sends odd remote host LIDs
@@ -219,12 +219,12 @@ func TestRouteMissing(t *testing.T) {
 		},
 		{
 			name:   "delivered to the wrong host",
-			break_: func(t *testing.T, f *Fabric) { f.Nodes[node(t, f, "leaf2")].LFT[5] = 2 },
+			break_: func(t *testing.T, f *Subnet) { f.Nodes[node(t, f, "leaf2")].LFT[5] = 2 },
 			want:   []Break{{Kind: Misdelivered, Port: 2, LIDs: 1, Examples: []uint16{5}, Pairs: 15, SwitchRoutes: 6}},
 		},
 		{
 			name:   "kept by the wrong switch",
-			break_: func(t *testing.T, f *Fabric) { f.Nodes[node(t, f, "spine1")].LFT[6] = 0 },
+			break_: func(t *testing.T, f *Subnet) { f.Nodes[node(t, f, "spine1")].LFT[6] = 0 },
 			want:   []Break{{Kind: Misdelivered, Port: 0, LIDs: 1, Examples: []uint16{6}, Pairs: 12, SwitchRoutes: 4}},
 			sub:    "keeps 1 destination LID",
 		},
@@ -322,15 +322,15 @@ func TestRouteLoop(t *testing.T) {
 func TestRouteNonMinimal(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		setup func(f *Fabric, n func(string) int)
+		setup func(f *Subnet, n func(string) int)
 		want  []Detour
 	}{
-		{"min-hop", func(*Fabric, func(string) int) {}, nil},
+		{"min-hop", func(*Subnet, func(string) int) {}, nil},
 		{
 			// spine1 sends lid 6 (leaf2 port 2) down to leaf3, which sends it up
 			// to spine2: leaf1 → spine1 → leaf3 → spine2 → leaf2 → host.
 			"down-up detour",
-			func(f *Fabric, n func(string) int) {
+			func(f *Subnet, n func(string) int) {
 				f.Nodes[n("spine1")].LFT[6] = 3
 				f.Nodes[n("leaf3")].LFT[6] = 6
 			},
@@ -435,9 +435,9 @@ func TestRouteImbalance(t *testing.T) {
 // switch i+1 port 2, port 3 to host i (LID i+1), switch LIDs 5-8. Hosts at
 // distance 2 are routed clockwise (via i+1) when cw[i] is set for the
 // destination host i, counter-clockwise otherwise.
-func ring4(t testing.TB, cw [4]bool) *Fabric {
+func ring4(t testing.TB, cw [4]bool) *Subnet {
 	t.Helper()
-	f := &Fabric{}
+	f := &Subnet{}
 	var sw, ca [4]int
 	for i := range 4 {
 		sw[i] = f.AddSwitch(uint64(0x100+i), "ring"+string(rune('0'+i)), 3, uint16(5+i))
@@ -520,14 +520,14 @@ func TestCreditLoop(t *testing.T) {
 func TestTreeAsymmetric(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		f     func(t *testing.T) *Fabric
+		f     func(t *testing.T) *Subnet
 		want  []Asymmetry // Node filled from desc
 		descs []string
 		sub   string
 	}{
 		{
 			name: "uplink missing",
-			f: func(t *testing.T) *Fabric {
+			f: func(t *testing.T) *Subnet {
 				f := small2L(t)
 				removeLink(t, f, node(t, f, "leaf3"), 5)
 				return f
@@ -538,7 +538,7 @@ func TestTreeAsymmetric(t *testing.T) {
 		},
 		{
 			name: "two cables to one spine",
-			f: func(t *testing.T) *Fabric {
+			f: func(t *testing.T) *Subnet {
 				f, err := FatTree{Pods: 1, LeavesPerPod: 4, SpinesPerPod: 2, HostsPerLeaf: 4, LinksPerUplink: 2}.Generate()
 				if err != nil {
 					t.Fatal(err)
@@ -556,7 +556,7 @@ func TestTreeAsymmetric(t *testing.T) {
 		},
 		{
 			name: "core link missing",
-			f: func(t *testing.T) *Fabric {
+			f: func(t *testing.T) *Subnet {
 				f := small3L(t)
 				removeLink(t, f, node(t, f, "core2"), 3)
 				return f
@@ -694,13 +694,13 @@ func TestDeterministic(t *testing.T) {
 func TestInvalidFabric(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		mut  func(f *Fabric)
+		mut  func(f *Subnet)
 		msg  string
 	}{
-		{"port out of range", func(f *Fabric) { f.Connect(0, 7, 1, 1) }, "leaf1 has no port 7 (ports 1-6)"},
-		{"port cabled twice", func(f *Fabric) { f.Connect(0, 1, 1, 1) }, "leaf1 port 1 is cabled twice"},
-		{"node out of range", func(f *Fabric) { f.Connect(0, 1, 99, 1) }, "node index 99 out of range"},
-		{"no ports", func(f *Fabric) { f.Nodes[0].Ports = nil }, "has no ports"},
+		{"port out of range", func(f *Subnet) { f.Connect(0, 7, 1, 1) }, "leaf1 has no port 7 (ports 1-6)"},
+		{"port cabled twice", func(f *Subnet) { f.Connect(0, 1, 1, 1) }, "leaf1 port 1 is cabled twice"},
+		{"node out of range", func(f *Subnet) { f.Connect(0, 1, 99, 1) }, "node index 99 out of range"},
+		{"no ports", func(f *Subnet) { f.Nodes[0].Ports = nil }, "has no ports"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := small2L(t)
@@ -891,7 +891,7 @@ func TestOptionLimits(t *testing.T) {
 	}
 	// A ring of five routed min-hop has two credit loops, one per
 	// direction (every two-hop route is unique).
-	ring := &Fabric{}
+	ring := &Subnet{}
 	for i := range 5 {
 		ring.AddSwitch(uint64(0x100+i), fmt.Sprintf("ring%d", i), 3, uint16(10+i))
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // The product parsers of these formats live in internal/ibtools (and the
-// Fabric is built from them in internal/fabric); loadCapture is a minimal
+// Subnet is built from them in internal/fabric); loadCapture is a minimal
 // test-only reader so that this package's tests can analyse real OpenSM
 // tables and compare its writers with the real tools' output.
 var (
@@ -25,9 +25,9 @@ var (
 	reFTSTail  = regexp.MustCompile(`^\d+ valid lids dumped $`)
 )
 
-func loadCapture(t testing.TB, topo, fts []byte) *Fabric {
+func loadCapture(t testing.TB, topo, fts []byte) *Subnet {
 	t.Helper()
-	f := &Fabric{}
+	f := &Subnet{}
 	byGUID := map[uint64]int{}
 	hex := func(s string) uint64 {
 		v, err := strconv.ParseUint(s, 16, 64)
@@ -211,7 +211,7 @@ func TestWritersMatchRealShapes(t *testing.T) {
 // TestLMC: a port with LMC 1 owns two LIDs; both are routed and dumped,
 // the second as dump_fts prints extra paths of one port.
 func TestLMC(t *testing.T) {
-	f := &Fabric{}
+	f := &Subnet{}
 	sw := f.AddSwitch(0x10, "sw", 2, 1)
 	a := f.AddCA(0x20, "a", 1)
 	b := f.AddCA(0x30, "b", 1)

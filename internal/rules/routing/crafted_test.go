@@ -18,27 +18,27 @@ var update = flag.Bool("update", false, "rewrite testdata/crafted from the gener
 // to end on them. want lists the finding IDs the analysis must give.
 var craftedCases = []struct {
 	name  string
-	build func(t testing.TB) *Fabric
+	build func(t testing.TB) *Subnet
 	want  []string
 }{
 	{"clean", small2L, nil},
-	{"missing-entry", func(t testing.TB) *Fabric {
+	{"missing-entry", func(t testing.TB) *Subnet {
 		f := small2L(t)
 		f.Nodes[node(t, f, "spine2")].LFT[5] = NoRoute
 		return f
 	}, []string{"fabric.route_missing"}},
-	{"loop", func(t testing.TB) *Fabric {
+	{"loop", func(t testing.TB) *Subnet {
 		f := small2L(t)
 		f.Nodes[node(t, f, "spine1")].LFT[6] = 1
 		return f
 	}, []string{"fabric.route_loop"}},
-	{"nonminimal", func(t testing.TB) *Fabric {
+	{"nonminimal", func(t testing.TB) *Subnet {
 		f := small2L(t)
 		f.Nodes[node(t, f, "spine1")].LFT[6] = 3
 		f.Nodes[node(t, f, "leaf3")].LFT[6] = 6
 		return f
 	}, []string{"fabric.route_nonminimal"}},
-	{"imbalance", func(t testing.TB) *Fabric {
+	{"imbalance", func(t testing.TB) *Subnet {
 		f := small2L(t)
 		for _, leaf := range []string{"leaf1", "leaf2", "leaf3", "leaf4"} {
 			lft := f.Nodes[node(t, f, leaf)].LFT
@@ -50,7 +50,7 @@ var craftedCases = []struct {
 		}
 		return f
 	}, []string{"fabric.route_imbalance"}}, // one cause on four leaves
-	{"credit-loop", func(t testing.TB) *Fabric { return ring4(t, [4]bool{true, true, true, true}) }, []string{"fabric.credit_loop"}},
+	{"credit-loop", func(t testing.TB) *Subnet { return ring4(t, [4]bool{true, true, true, true}) }, []string{"fabric.credit_loop"}},
 }
 
 func TestCraftedTestdata(t *testing.T) {

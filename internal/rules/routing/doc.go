@@ -2,14 +2,14 @@
 // from the topology (as ibnetdiscover reports it) and every switch's linear
 // forwarding table (as dump_fts reports it).
 //
-// The input is a [Fabric]: nodes (switches and channel adapters) with their
+// The input is a [Subnet]: nodes (switches and channel adapters) with their
 // GUIDs, descriptions and LIDs, the physical links between ports, and per
 // switch the LFT (destination LID → output port; 0 is the switch itself,
-// 0xFF or a missing entry is no route). Building a Fabric from parsed tool
+// 0xFF or a missing entry is no route). Building a Subnet from parsed tool
 // output is the caller's job (internal/rules/fabric); this package does no I/O and
 // reads no clock.
 //
-// [New] indexes a Fabric once; [Graph.Analyze] then follows the tables for
+// [New] indexes a Subnet once; [Graph.Analyze] then follows the tables for
 // every switch and every destination LID with shared work (one memoised walk
 // per destination, O(switches × LIDs)), and reports unreachable destinations,
 // forwarding loops, non-minimal routes, per-link route load and imbalance,

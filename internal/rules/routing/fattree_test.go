@@ -57,12 +57,12 @@ const (
 // spread destinations over parallel uplinks by destination LID modulo the
 // number of choices (d-mod-k, with a per-tier stride so consecutive tiers
 // choose independently), as OpenSM's ftree engine does.
-func (t FatTree) Generate() (*Fabric, error) {
+func (t FatTree) Generate() (*Subnet, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
 	links := max(t.LinksPerUplink, 1)
-	f := &Fabric{}
+	f := &Subnet{}
 	nh := t.HCAs()
 	nLeaves := t.Pods * t.LeavesPerPod
 	lid := uint16(nh + 1)
@@ -121,7 +121,7 @@ func (t FatTree) Generate() (*Fabric, error) {
 // destination, the candidate ports of a switch are those whose neighbour is
 // one hop closer; the entry is candidate (lid / stride[tier]) mod count.
 // Tiers come from Tree; stride defaults to 1.
-func (f *Fabric) routeMinHop(stride map[int]int) error {
+func (f *Subnet) routeMinHop(stride map[int]int) error {
 	g, err := New(f)
 	if err != nil {
 		return err

@@ -25,7 +25,7 @@ type TopologyOptions struct {
 // (infiniband-diags ibnetdiscover.c: out_switch/out_switch_port, then
 // out_ca/out_ca_port; node names S-/H-<guid>), switches first, then CAs,
 // in node order. The initiator is the first CA with a link.
-func WriteIBNetDiscover(w io.Writer, f *Fabric, o TopologyOptions) error {
+func WriteIBNetDiscover(w io.Writer, f *Subnet, o TopologyOptions) error {
 	g, err := New(f)
 	if err != nil {
 		return err
@@ -126,7 +126,7 @@ type DumpOptions struct {
 // entries with a valid port (0…ports), LMC paths as "path #i out of n", and
 // the "N valid lids dumped " trailer. The table top (LinearFDBTop) is the
 // last LFT entry.
-func WriteDumpFTS(w io.Writer, f *Fabric, o DumpOptions) error {
+func WriteDumpFTS(w io.Writer, f *Subnet, o DumpOptions) error {
 	g, err := New(f)
 	if err != nil {
 		return err
@@ -277,7 +277,7 @@ func (g *Graph) drPaths() map[int32]string {
 // `[port] "peer"[port]` per cabled port), with node descriptions as names.
 // Switches come first, as in the examples; LIDs and tables are not part of
 // the format (OpenSM assigns them).
-func WriteIBSimNet(w io.Writer, f *Fabric) error {
+func WriteIBSimNet(w io.Writer, f *Subnet) error {
 	g, err := New(f)
 	if err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 // ports, 0-7 single-port CAs, links between free ports, LIDs (some with LMC
 // 1, some duplicated) and LFT entries that may be missing, out of range,
 // loop or point anywhere.
-func fabricFromBytes(data []byte) *Fabric {
+func fabricFromBytes(data []byte) *Subnet {
 	next := func() byte {
 		if len(data) == 0 {
 			return 0
@@ -18,7 +18,7 @@ func fabricFromBytes(data []byte) *Fabric {
 		data = data[1:]
 		return b
 	}
-	f := &Fabric{}
+	f := &Subnet{}
 	nS, nC := 1+int(next())%6, int(next())%8
 	lid := uint16(1)
 	for i := range nS {

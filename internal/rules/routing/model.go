@@ -75,7 +75,7 @@ func (n *Node) Name() string {
 	return fmt.Sprintf("0x%016x", n.GUID)
 }
 
-// PortRef names one port: an index into Fabric.Nodes and a port number.
+// PortRef names one port: an index into Subnet.Nodes and a port number.
 type PortRef struct {
 	Node int
 	Port int
@@ -86,16 +86,16 @@ type Link struct {
 	A, B PortRef
 }
 
-// Fabric is the input of the analysis: the subnet's nodes, the links between
+// Subnet is the input of the analysis: the subnet's nodes, the links between
 // their ports and the switches' forwarding tables.
-type Fabric struct {
+type Subnet struct {
 	Nodes []Node
 	Links []Link
 }
 
 // AddSwitch appends a switch with numPorts physical ports and port 0 at lid
 // (LMC 0), and returns its index.
-func (f *Fabric) AddSwitch(guid uint64, desc string, numPorts int, lid uint16) int {
+func (f *Subnet) AddSwitch(guid uint64, desc string, numPorts int, lid uint16) int {
 	ports := make([]Port, numPorts+1)
 	ports[0] = Port{GUID: guid, LID: lid}
 	f.Nodes = append(f.Nodes, Node{GUID: guid, Desc: desc, Type: Switch, Ports: ports})
@@ -104,19 +104,19 @@ func (f *Fabric) AddSwitch(guid uint64, desc string, numPorts int, lid uint16) i
 
 // AddCA appends a channel adapter with numPorts ports (no LIDs yet; set
 // them in Ports) and returns its index.
-func (f *Fabric) AddCA(guid uint64, desc string, numPorts int) int {
+func (f *Subnet) AddCA(guid uint64, desc string, numPorts int) int {
 	f.Nodes = append(f.Nodes, Node{GUID: guid, Desc: desc, Type: CA, Ports: make([]Port, numPorts+1)})
 	return len(f.Nodes) - 1
 }
 
 // Connect adds a link between port pa of node a and port pb of node b.
-func (f *Fabric) Connect(a, pa, b, pb int) {
+func (f *Subnet) Connect(a, pa, b, pb int) {
 	f.Links = append(f.Links, Link{A: PortRef{a, pa}, B: PortRef{b, pb}})
 }
 
 // SetRoute sets switch sw's LFT entry for lid to port, growing the table
 // (new entries NoRoute) as needed.
-func (f *Fabric) SetRoute(sw int, lid uint16, port uint8) {
+func (f *Subnet) SetRoute(sw int, lid uint16, port uint8) {
 	n := &f.Nodes[sw]
 	for len(n.LFT) <= int(lid) {
 		n.LFT = append(n.LFT, NoRoute)
@@ -124,7 +124,7 @@ func (f *Fabric) SetRoute(sw int, lid uint16, port uint8) {
 	n.LFT[lid] = port
 }
 
-// ErrInvalid marks a Fabric that cannot be analysed (a link to a port that
+// ErrInvalid marks a Subnet that cannot be analysed (a link to a port that
 // does not exist, a port cabled twice).
 var ErrInvalid = errors.New("invalid fabric model")
 
@@ -141,11 +141,11 @@ type endpoint struct {
 	port int32 // port number on that node (0 on a switch)
 }
 
-// Graph is a Fabric indexed for analysis: flat port numbering, peers, LID
-// owners, dense switch numbering. It keeps a pointer to the Fabric, which
+// Graph is a Subnet indexed for analysis: flat port numbering, peers, LID
+// owners, dense switch numbering. It keeps a pointer to the Subnet, which
 // must not change while the Graph is used.
 type Graph struct {
-	f *Fabric
+	f *Subnet
 	// base[n] is the flat index of node n's port 0; flat ports are also
 	// the directed channels (channel p = the link leaving through port p).
 	base []int32
@@ -171,7 +171,7 @@ type Graph struct {
 // New indexes a fabric. It fails (ErrInvalid) only when links name ports
 // that do not exist or cable one port twice; LIDs claimed twice are
 // recorded as conflicts (Graph.LIDConflicts) and left out of the analysis.
-func New(f *Fabric) (*Graph, error) {
+func New(f *Subnet) (*Graph, error) {
 	g := &Graph{f: f}
 	nn := len(f.Nodes)
 	g.base = make([]int32, nn+1)
@@ -302,8 +302,8 @@ func (g *Graph) indexLIDs() {
 // LIDConflicts returns the LIDs claimed by more than one port, by LID.
 func (g *Graph) LIDConflicts() []LIDConflict { return g.conflicts }
 
-// Fabric returns the indexed fabric.
-func (g *Graph) Fabric() *Fabric { return g.f }
+// Subnet returns the indexed fabric.
+func (g *Graph) Subnet() *Subnet { return g.f }
 
 // Owner returns the port that owns lid.
 func (g *Graph) Owner(lid uint16) (PortRef, bool) {

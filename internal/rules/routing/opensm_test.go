@@ -20,7 +20,7 @@ import (
 // OpenSM with the given routing engine sweeps once (-o) and programs the
 // switches, then ibnetdiscover and dump_fts read topology and tables back.
 // Every process gets its own ibsim socket name and is killed at cleanup.
-func routeWithOpenSM(t *testing.T, f *Fabric, engine string, roots ...string) (topo, fts []byte) {
+func routeWithOpenSM(t *testing.T, f *Subnet, engine string, roots ...string) (topo, fts []byte) {
 	t.Helper()
 	for _, tool := range []string{"ibsim", "ibsim-run", "opensm", "ibnetdiscover", "dump_fts"} {
 		testenv.NeedTool(t, tool)
@@ -154,7 +154,7 @@ func TestOpenSMRingCreditLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts ibsim and OpenSM")
 	}
-	ring := &Fabric{}
+	ring := &Subnet{}
 	for i := range 5 {
 		ring.AddSwitch(uint64(0x100+i), fmt.Sprintf("ring%d", i), 3, 0)
 	}

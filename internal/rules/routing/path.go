@@ -147,7 +147,7 @@ func (g *Graph) trace(r *Route, node, in int, do PortRef, fail func(BreakKind, i
 // ibtracert.c): "From ca {guid} portnum N lid A-B "desc"", one
 // "[out] -> type port {portguid}[in] lid A-B "desc"" line per hop, and
 // "To ...".
-func (r *Route) Format(f *Fabric) string {
+func (r *Route) Format(f *Subnet) string {
 	var b strings.Builder
 	lids := func(h Hop) string {
 		n := &f.Nodes[h.Node]

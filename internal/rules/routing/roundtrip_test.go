@@ -21,12 +21,12 @@ func TestProductParsersRoundTrip(t *testing.T) {
 		name  string
 		ft    routing.FatTree
 		brief bool
-		edit  func(f *routing.Fabric)
+		edit  func(f *routing.Subnet)
 	}{
 		{"2-level", routing.FatTree{Pods: 1, LeavesPerPod: 4, SpinesPerPod: 2, HostsPerLeaf: 4}, false, nil},
 		{"2-level brief", routing.FatTree{Pods: 1, LeavesPerPod: 4, SpinesPerPod: 2, HostsPerLeaf: 4}, true, nil},
 		{"3-level trunks", routing.FatTree{Pods: 2, LeavesPerPod: 3, SpinesPerPod: 2, CoresPerGroup: 2, HostsPerLeaf: 5, LinksPerUplink: 2}, false, nil},
-		{"faults", routing.FatTree{Pods: 2, LeavesPerPod: 3, SpinesPerPod: 2, CoresPerGroup: 2, HostsPerLeaf: 4}, false, func(f *routing.Fabric) {
+		{"faults", routing.FatTree{Pods: 2, LeavesPerPod: 3, SpinesPerPod: 2, CoresPerGroup: 2, HostsPerLeaf: 4}, false, func(f *routing.Subnet) {
 			// Node indices: leaves 0-5, pod spines 6-9, cores 10-13.
 			f.Nodes[6].LFT[3] = routing.NoRoute // spine1 forgets a host
 			f.Nodes[7].LFT[10] = 1              // spine2 sends a host back down to leaf1 ...
@@ -70,7 +70,7 @@ func TestProductParsersRoundTrip(t *testing.T) {
 					r1.RoutedPairs, r1.Pairs, r2.RoutedPairs, r2.Pairs, r1.LIDs, r2.LIDs, r1.DependencyEdges, r2.DependencyEdges)
 			}
 			// Loads by link, named by GUIDs and ports (node order may differ).
-			loads := func(f *routing.Fabric, r *routing.Result) []string {
+			loads := func(f *routing.Subnet, r *routing.Result) []string {
 				var out []string
 				for _, l := range r.Loads {
 					out = append(out, fmt.Sprintf("%x/%d>%x/%d=%d", f.Nodes[l.From.Node].GUID, l.From.Port, f.Nodes[l.To.Node].GUID, l.To.Port, l.Routes))

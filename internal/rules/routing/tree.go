@@ -64,7 +64,7 @@ type UplinkCount struct {
 }
 
 // Reasons renders the asymmetry for people, naming nodes through f.
-func (a Asymmetry) Reasons(f *Fabric) []string {
+func (a Asymmetry) Reasons(f *Subnet) []string {
 	var out []string
 	if a.Up != a.Expected {
 		out = append(out, fmt.Sprintf("%d uplink%s where most tier-%d switches have %d", a.Up, plural(a.Up), a.Tier, a.Expected))
@@ -355,7 +355,7 @@ func joinLimit(items []string, n int) string {
 // tier and the leaves' down:up port split (oversubscription), most common
 // first, e.g. "fat-tree, 3 switch tiers (512, 256, 256 switches); leaves
 // 32 down : 16 up (2.0:1) ×512".
-func (t Tree) Describe(f *Fabric) string {
+func (t Tree) Describe(f *Subnet) string {
 	perTier := map[int]int{}
 	for i, tier := range t.Tiers {
 		if f.Nodes[i].Type == Switch {
