@@ -115,37 +115,78 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.scrapeDuration, prometheus.GaugeValue, time.Since(start).Seconds())
 }
 
+// collectState sends the metrics of one agent state: sampling health,
+// findings, and per device and port the sysfs, throughput and ethtool
+// figures of its snapshot.
 func (c *Collector) collectState(ch chan<- prometheus.Metric, st *State) {
-	gauge := func(d *prometheus.Desc, v float64, l ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, l...)
+	m := metricSink{ch}
+	c.collectSampling(m, st)
+	c.collectFindings(m, st.Findings)
+	s := st.Snapshot
+	if s == nil {
+		return
 	}
-	counter := func(d *prometheus.Desc, v float64, l ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, l...)
+	m.gauge(c.lastSample, float64(s.Taken.UnixNano())/1e9)
+	tp := portThroughput(st.Rates)
+	for di := range s.Devices {
+		d := &s.Devices[di]
+		for _, hc := range d.HWCounters {
+			if hc.Spec.Kind != ib.KindSetting && hc.Name != "lifespan" {
+				m.counter(c.devHW, float64(hc.Value), d.Name, hc.Name)
+			}
+		}
+		for pi := range d.Ports {
+			c.collectPort(m, st, d, &d.Ports[pi], tp)
+		}
 	}
+}
+
+// metricSink sends constant metrics to a collection channel.
+type metricSink struct{ ch chan<- prometheus.Metric }
+
+// gauge sends gauge d with value v and labels l.
+func (m metricSink) gauge(d *prometheus.Desc, v float64, l ...string) {
+	m.ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, l...)
+}
+
+// counter sends counter d with value v and labels l.
+func (m metricSink) counter(d *prometheus.Desc, v float64, l ...string) {
+	m.ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, l...)
+}
+
+// collectSampling sends how the sampling went: sources up, collection
+// errors, sample duration and count, kernel events and losses.
+func (c *Collector) collectSampling(m metricSink, st *State) {
 	for src, up := range st.SourceUp {
-		gauge(c.sourceUp, b2f(up), src)
+		m.gauge(c.sourceUp, b2f(up), src)
 	}
 	for path, n := range st.CollectErrors {
-		counter(c.collectErrors, float64(n), path)
+		m.counter(c.collectErrors, float64(n), path)
 	}
-	gauge(c.sampleDuration, st.SampleDuration.Seconds())
+	m.gauge(c.sampleDuration, st.SampleDuration.Seconds())
 	for k, n := range st.KernelEvents {
-		counter(c.kernelEvents, float64(n), k.Kind, k.Device)
+		m.counter(c.kernelEvents, float64(n), k.Kind, k.Device)
 	}
 	if st.KernelEvents != nil {
-		counter(c.kernelLost, float64(st.KernelLost))
+		m.counter(c.kernelLost, float64(st.KernelLost))
 	}
-	counter(c.samples, float64(st.Samples))
+	m.counter(c.samples, float64(st.Samples))
+}
+
+// collectFindings sends the health gauge (0 healthy, 1 warning, 2
+// critical) and one series per distinct finding ID, severity, device and
+// port.
+func (c *Collector) collectFindings(m metricSink, findings []finding.Finding) {
 	health := 0.0
-	switch finding.Worst(st.Findings) {
+	switch finding.Worst(findings) {
 	case finding.Warning:
 		health = 1
 	case finding.Critical:
 		health = 2
 	}
-	gauge(c.health, health)
+	m.gauge(c.health, health)
 	seen := map[[4]string]bool{}
-	for _, f := range st.Findings {
+	for _, f := range findings {
 		port := ""
 		if f.Subject.Port != 0 {
 			port = strconv.Itoa(f.Subject.Port)
@@ -155,86 +196,86 @@ func (c *Collector) collectState(ch chan<- prometheus.Metric, st *State) {
 			continue
 		}
 		seen[k] = true
-		gauge(c.finding, 1, k[:]...)
+		m.gauge(c.finding, 1, k[:]...)
 	}
-	s := st.Snapshot
-	if s == nil {
-		return
-	}
-	gauge(c.lastSample, float64(s.Taken.UnixNano())/1e9)
-	tp := map[trend.PortKey][2]float64{}
-	has := map[trend.PortKey][2]bool{}
-	for _, r := range st.Rates {
+}
+
+// portDataRate is a port's known transmit and receive byte rates: has
+// says which of the two are known.
+type portDataRate struct {
+	v   [2]float64
+	has [2]bool
+}
+
+// portThroughput gathers the known port_xmit_data and port_rcv_data
+// rates from the counters, per port.
+func portThroughput(rates []trend.CounterRate) map[trend.PortKey]portDataRate {
+	tp := map[trend.PortKey]portDataRate{}
+	for _, r := range rates {
 		if r.Source != trend.SrcCounters || !r.Rate.Known() {
 			continue
 		}
 		k := trend.PortKey{Device: r.Device, Port: r.Port}
-		v, h := tp[k], has[k]
+		t := tp[k]
 		switch r.Name {
 		case "port_xmit_data":
-			v[0], h[0] = r.Rate.PerSecond, true
+			t.v[0], t.has[0] = r.Rate.PerSecond, true
 		case "port_rcv_data":
-			v[1], h[1] = r.Rate.PerSecond, true
+			t.v[1], t.has[1] = r.Rate.PerSecond, true
 		}
-		tp[k], has[k] = v, h
+		tp[k] = t
 	}
-	for di := range s.Devices {
-		d := &s.Devices[di]
-		for _, hc := range d.HWCounters {
-			if hc.Spec.Kind != ib.KindSetting && hc.Name != "lifespan" {
-				counter(c.devHW, float64(hc.Value), d.Name, hc.Name)
-			}
+	return tp
+}
+
+// collectPort sends the metrics of port p of device d: info, state,
+// rate, throughput, counters, carrier changes and ethtool statistics.
+func (c *Collector) collectPort(m metricSink, st *State, d *snapshot.Device, p *snapshot.Port, tp map[trend.PortKey]portDataRate) {
+	s := st.Snapshot
+	l := []string{d.Name, strconv.Itoa(p.Number), string(p.LinkLayer), p.NetDev}
+	rate := ""
+	if p.Rate != nil {
+		rate = p.Rate.Sysfs()
+	}
+	m.gauge(c.portInfo, 1, append(l, d.FWVersion, d.HCAType, d.BoardID, guidLabel(d.NodeGUID), rate)...)
+	if p.State != nil {
+		m.gauge(c.portState, float64(*p.State), l...)
+	}
+	if p.PhysState != nil {
+		m.gauge(c.portPhys, float64(*p.PhysState), l...)
+	}
+	if p.IsActive() && p.Rate != nil {
+		m.gauge(c.portRate, float64(p.Rate.BytesPerSecond()), l...)
+	}
+	if t := tp[trend.PortKey{Device: d.Name, Port: p.Number}]; t.has[0] || t.has[1] {
+		if t.has[0] {
+			m.gauge(c.throughput, t.v[0], append(l, "transmit")...)
 		}
-		for pi := range d.Ports {
-			p := &d.Ports[pi]
-			l := []string{d.Name, strconv.Itoa(p.Number), string(p.LinkLayer), p.NetDev}
-			rate := ""
-			if p.Rate != nil {
-				rate = p.Rate.Sysfs()
-			}
-			gauge(c.portInfo, 1, append(l, d.FWVersion, d.HCAType, d.BoardID, guidLabel(d.NodeGUID), rate)...)
-			if p.State != nil {
-				gauge(c.portState, float64(*p.State), l...)
-			}
-			if p.PhysState != nil {
-				gauge(c.portPhys, float64(*p.PhysState), l...)
-			}
-			if p.IsActive() && p.Rate != nil {
-				gauge(c.portRate, float64(p.Rate.BytesPerSecond()), l...)
-			}
-			k := trend.PortKey{Device: d.Name, Port: p.Number}
-			if h := has[k]; h[0] || h[1] {
-				v := tp[k]
-				if h[0] {
-					gauge(c.throughput, v[0], append(l, "transmit")...)
-				}
-				if h[1] {
-					gauge(c.throughput, v[1], append(l, "receive")...)
-				}
-			}
-			for _, pc := range p.Counters {
-				v := float64(pc.Value)
-				if m := pc.Spec.BytesPerUnit(); m > 0 {
-					v *= float64(m)
-				}
-				counter(c.portCounterDesc(pc.Name, pc.Spec), v, l...)
-				if pc.Saturated() {
-					gauge(c.saturated, 1, append(l, pc.Name)...)
-				}
-			}
-			for _, hc := range p.HWCounters {
-				if hc.Spec.Kind != ib.KindSetting && hc.Name != "lifespan" {
-					counter(c.hw, float64(hc.Value), append(l, hc.Name)...)
-				}
-			}
-			if nd := s.NetDev(p.NetDev); nd != nil && nd.CarrierChanges != nil {
-				counter(c.carrier, float64(*nd.CarrierChanges), l...)
-			}
-			for name, v := range st.Ethtool[p.NetDev] {
-				if ExportEthtool(name) {
-					counter(c.ethtool, float64(v), append(l, name)...)
-				}
-			}
+		if t.has[1] {
+			m.gauge(c.throughput, t.v[1], append(l, "receive")...)
+		}
+	}
+	for _, pc := range p.Counters {
+		v := float64(pc.Value)
+		if mul := pc.Spec.BytesPerUnit(); mul > 0 {
+			v *= float64(mul)
+		}
+		m.counter(c.portCounterDesc(pc.Name, pc.Spec), v, l...)
+		if pc.Saturated() {
+			m.gauge(c.saturated, 1, append(l, pc.Name)...)
+		}
+	}
+	for _, hc := range p.HWCounters {
+		if hc.Spec.Kind != ib.KindSetting && hc.Name != "lifespan" {
+			m.counter(c.hw, float64(hc.Value), append(l, hc.Name)...)
+		}
+	}
+	if nd := s.NetDev(p.NetDev); nd != nil && nd.CarrierChanges != nil {
+		m.counter(c.carrier, float64(*nd.CarrierChanges), l...)
+	}
+	for name, v := range st.Ethtool[p.NetDev] {
+		if ExportEthtool(name) {
+			m.counter(c.ethtool, float64(v), append(l, name)...)
 		}
 	}
 }

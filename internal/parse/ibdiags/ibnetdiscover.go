@@ -88,111 +88,141 @@ type TopoPort struct {
 // file, which uses the same grammar) read from r; src names the input in
 // errors.
 func ParseNetDiscover(r io.Reader, src string) (*Topology, error) {
-	t := &Topology{}
-	var firstBad error
-	var cur *TopoNode
-	var pend struct {
-		vend, dev uint32
-		sys, guid uint64
-	}
-	err := scanLines(r, src, func(n int, raw string) error {
-		line := strings.TrimSpace(raw)
-		switch {
-		case line == "" || line[0] == '#':
-			if line == "" {
-				cur = nil
-			}
-			return nil
-		case line[0] == '[':
-			if cur == nil {
-				return perr(src, n, raw, "port line outside a node record")
-			}
-			p, err := parseTopoPort(line)
-			if err != nil {
-				return perr(src, n, raw, "%v", err)
-			}
-			p.Line = n
-			for _, q := range cur.Ports {
-				if q.Port == p.Port {
-					return perr(src, n, raw, "port %d listed twice in node %q", p.Port, cur.ID)
-				}
-			}
-			if cur.NumPorts > 0 && p.Port > cur.NumPorts {
-				return perr(src, n, raw, "port %d above the node's %d ports", p.Port, cur.NumPorts)
-			}
-			cur.Ports = append(cur.Ports, p)
-			return nil
-		}
-		if k, v, ok := strings.Cut(line, "="); ok && k != "" && !strings.ContainsAny(k, " \t\"") {
-			var ok2 bool
-			switch k {
-			case "vendid", "devid":
-				var x uint64
-				x, ok2 = parseHexGUID(v)
-				if ok2 && x > 0xffffffff {
-					ok2 = false
-				}
-				if k == "vendid" {
-					pend.vend = uint32(x)
-				} else {
-					pend.dev = uint32(x)
-				}
-			case "sysimgguid":
-				pend.sys, ok2 = parseHexGUID(v)
-			case "switchguid", "caguid", "routerguid":
-				g, _, _ := strings.Cut(v, "(")
-				pend.guid, ok2 = parseHexGUID(g)
-			default:
-				// Other key=value lines (ibsim's extensions) carry nothing
-				// the model needs.
-				ok2 = true
-			}
-			if !ok2 {
-				return perr(src, n, raw, "bad %s value", k)
-			}
-			return nil
-		}
-		if nd, ok := parseHostsLine(line); ok {
-			// ibhosts / ibswitches: one node per line, no ports.
-			nd.Line = n
-			t.Nodes = append(t.Nodes, nd)
-			cur = nil
-			return nil
-		}
-		nd, err := parseTopoHeader(line)
-		if err != nil && !topoHeaderWord(line) {
-			// Not a node header at all: a terminal log's banner or the
-			// prompt after the output. An error only when no node is read.
-			if firstBad == nil {
-				firstBad = perr(src, n, raw, "%v", err)
-			}
-			t.Skipped = append(t.Skipped, Note{n, "not a topology line"})
-			cur = nil
-			return nil
-		}
-		if err != nil {
-			return perr(src, n, raw, "%v", err)
-		}
-		nd.Line = n
-		nd.VendorID, nd.DeviceID, nd.SysImgGUID = pend.vend, pend.dev, pend.sys
-		if pend.guid != 0 {
-			nd.GUID = pend.guid
-		}
-		pend.vend, pend.dev, pend.sys, pend.guid = 0, 0, 0, 0
-		t.Nodes = append(t.Nodes, nd)
-		cur = &t.Nodes[len(t.Nodes)-1]
-		return nil
-	})
-	if err != nil {
+	p := &netDiscoverParser{t: &Topology{}, src: src}
+	if err := scanLines(r, src, p.line); err != nil {
 		return nil, err
 	}
-	if len(t.Nodes) == 0 {
-		if firstBad != nil {
-			return nil, firstBad
+	if len(p.t.Nodes) == 0 {
+		if p.firstBad != nil {
+			return nil, p.firstBad
 		}
 		return nil, noData(src, "Switch/Ca node record")
 	}
-	return t, nil
+	return p.t, nil
+}
+
+// netDiscoverParser is ParseNetDiscover's state between lines: the node
+// record being read and the key=value lines (ibsim) waiting for the next
+// node header.
+type netDiscoverParser struct {
+	t        *Topology
+	src      string
+	firstBad error
+	cur      *TopoNode
+	pend     struct {
+		vend, dev uint32
+		sys, guid uint64
+	}
+}
+
+// line reads input line n: a blank or comment line, a port line of the
+// current node, a key=value line, an ibhosts line or a node header.
+func (p *netDiscoverParser) line(n int, raw string) error {
+	line := strings.TrimSpace(raw)
+	switch {
+	case line == "" || line[0] == '#':
+		if line == "" {
+			p.cur = nil
+		}
+		return nil
+	case line[0] == '[':
+		return p.port(n, raw, line)
+	}
+	if k, v, ok := strings.Cut(line, "="); ok && k != "" && !strings.ContainsAny(k, " \t\"") {
+		if !p.keyValue(k, v) {
+			return perr(p.src, n, raw, "bad %s value", k)
+		}
+		return nil
+	}
+	if nd, ok := parseHostsLine(line); ok {
+		// ibhosts / ibswitches: one node per line, no ports.
+		nd.Line = n
+		p.t.Nodes = append(p.t.Nodes, nd)
+		p.cur = nil
+		return nil
+	}
+	return p.header(n, raw, line)
+}
+
+// port adds a port line to the current node record, refusing one outside
+// a record, listed twice, or above the node's port count.
+func (p *netDiscoverParser) port(n int, raw, line string) error {
+	src, cur := p.src, p.cur
+	if cur == nil {
+		return perr(src, n, raw, "port line outside a node record")
+	}
+	tp, err := parseTopoPort(line)
+	if err != nil {
+		return perr(src, n, raw, "%v", err)
+	}
+	tp.Line = n
+	for _, q := range cur.Ports {
+		if q.Port == tp.Port {
+			return perr(src, n, raw, "port %d listed twice in node %q", tp.Port, cur.ID)
+		}
+	}
+	if cur.NumPorts > 0 && tp.Port > cur.NumPorts {
+		return perr(src, n, raw, "port %d above the node's %d ports", tp.Port, cur.NumPorts)
+	}
+	cur.Ports = append(cur.Ports, tp)
+	return nil
+}
+
+// keyValue keeps the IDs and GUIDs of a key=value line for the next node
+// header; it says whether the value is well formed.
+func (p *netDiscoverParser) keyValue(k, v string) bool {
+	var ok bool
+	switch k {
+	case "vendid", "devid":
+		var x uint64
+		x, ok = parseHexGUID(v)
+		if ok && x > 0xffffffff {
+			ok = false
+		}
+		if k == "vendid" {
+			p.pend.vend = uint32(x)
+		} else {
+			p.pend.dev = uint32(x)
+		}
+	case "sysimgguid":
+		p.pend.sys, ok = parseHexGUID(v)
+	case "switchguid", "caguid", "routerguid":
+		g, _, _ := strings.Cut(v, "(")
+		p.pend.guid, ok = parseHexGUID(g)
+	default:
+		// Other key=value lines (ibsim's extensions) carry nothing
+		// the model needs.
+		ok = true
+	}
+	return ok
+}
+
+// header starts a node record from a header line, with the pending
+// key=value IDs; a line that is no node header at all is skipped.
+func (p *netDiscoverParser) header(n int, raw, line string) error {
+	nd, err := parseTopoHeader(line)
+	if err != nil && !topoHeaderWord(line) {
+		// Not a node header at all: a terminal log's banner or the
+		// prompt after the output. An error only when no node is read.
+		if p.firstBad == nil {
+			p.firstBad = perr(p.src, n, raw, "%v", err)
+		}
+		p.t.Skipped = append(p.t.Skipped, Note{n, "not a topology line"})
+		p.cur = nil
+		return nil
+	}
+	if err != nil {
+		return perr(p.src, n, raw, "%v", err)
+	}
+	nd.Line = n
+	nd.VendorID, nd.DeviceID, nd.SysImgGUID = p.pend.vend, p.pend.dev, p.pend.sys
+	if p.pend.guid != 0 {
+		nd.GUID = p.pend.guid
+	}
+	p.pend.vend, p.pend.dev, p.pend.sys, p.pend.guid = 0, 0, 0, 0
+	p.t.Nodes = append(p.t.Nodes, nd)
+	p.cur = &p.t.Nodes[len(p.t.Nodes)-1]
+	return nil
 }
 
 // HostsLine says whether a line is ibhosts' or ibswitches' ("Ca\t: 0x…

@@ -80,63 +80,12 @@ func (f *Follower) Read(ctx context.Context, max int) (recs []Record, errs []*Pa
 	if max <= 0 {
 		max = maxLiveRecords
 	}
-	if f.regular {
-		var fi syscall.Stat_t
-		if syscall.Fstat(f.fd, &fi) == nil {
-			if pos, e := syscall.Seek(f.fd, 0, 1); e == nil && fi.Size < pos {
-				_, _ = syscall.Seek(f.fd, 0, 0)
-				f.pending, f.held, f.haveSeq = nil, nil, false
-				st.Restarted = true
-			}
-		}
-	}
+	b := &followBatch{f: f}
+	b.st.Restarted = f.restartIfShrunk()
 	buf := make([]byte, recordBuf)
-	emit := func(r Record) {
-		if f.haveSeq && r.Seq <= f.lastSeq {
-			return // already returned (a rewritten file)
-		}
-		if f.haveSeq && r.Seq > f.lastSeq+1 {
-			st.Lost += r.Seq - f.lastSeq - 1
-		}
-		f.lastSeq, f.haveSeq = r.Seq, true
-		recs = append(recs, r)
-	}
-	flush := func() {
-		if f.held != nil {
-			emit(*f.held)
-			f.held = nil
-		}
-	}
-	line := func(l []byte) {
-		if len(bytes.TrimSpace(l)) == 0 {
-			return
-		}
-		if l[0] == ' ' {
-			if f.held != nil {
-				if k, v, ok := bytes.Cut(l[1:], []byte{'='}); ok && string(k) == "DEVICE" {
-					f.held.Device = unescape(string(v))
-				}
-			}
-			return
-		}
-		f.n++
-		r, perr := ParseRecord(l)
-		if perr != nil {
-			flush()
-			errs = append(errs, &ParseError{Source: f.path, Line: f.n, Input: string(l), Err: perr})
-			return
-		}
-		if r.Cont && f.held != nil {
-			f.held.Text += r.Text
-			return
-		}
-		flush()
-		r.Line, r.Cont = f.n, false
-		f.held = &r
-	}
-	for len(recs) < max {
+	for len(b.recs) < max {
 		if err := ctx.Err(); err != nil {
-			return recs, errs, st, err
+			return b.recs, b.errs, b.st, err
 		}
 		k, rerr := f.read(buf)
 		switch {
@@ -146,39 +95,126 @@ func (f *Follower) Read(ctx context.Context, max int) (recs []Record, errs []*Pa
 			// The ring buffer overwrote records not read yet; the
 			// position moved to the oldest one still there. The gap in
 			// sequence numbers counts them.
-			st.Overrun = true
+			b.st.Overrun = true
 			continue
 		case errors.Is(rerr, syscall.EAGAIN), rerr == nil && k == 0:
-			flush()
-			return recs, errs, st, nil
+			b.flush()
+			return b.recs, b.errs, b.st, nil
 		case rerr != nil:
-			flush()
-			return recs, errs, st, fmt.Errorf("read %s: %w", f.path, rerr)
+			b.flush()
+			return b.recs, b.errs, b.st, fmt.Errorf("read %s: %w", f.path, rerr)
 		}
-		data := buf[:k]
-		if len(f.pending) > 0 {
-			data = append(f.pending, data...)
-			f.pending = nil
-		}
-		for len(data) > 0 {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				if f.regular {
-					// Incomplete: the writer is mid-line.
-					if len(data) <= maxFollowLine {
-						f.pending = append([]byte(nil), data...)
-					}
-					break
+		b.data(buf[:k])
+	}
+	b.flush()
+	return b.recs, b.errs, b.st, nil
+}
+
+// restartIfShrunk rewinds a regular file that is now shorter than the
+// read position (it was rewritten), forgetting what was read of it; it
+// says whether it did.
+func (f *Follower) restartIfShrunk() bool {
+	if !f.regular {
+		return false
+	}
+	var fi syscall.Stat_t
+	if syscall.Fstat(f.fd, &fi) != nil {
+		return false
+	}
+	if pos, e := syscall.Seek(f.fd, 0, 1); e == nil && fi.Size < pos {
+		_, _ = syscall.Seek(f.fd, 0, 0)
+		f.pending, f.held, f.haveSeq = nil, nil, false
+		return true
+	}
+	return false
+}
+
+// followBatch is what one Read has gathered so far.
+type followBatch struct {
+	f    *Follower
+	recs []Record
+	errs []*ParseError
+	st   FollowStats
+}
+
+// emit returns record r unless an earlier Read returned it, counting the
+// records lost in a gap of sequence numbers before it.
+func (b *followBatch) emit(r Record) {
+	f := b.f
+	if f.haveSeq && r.Seq <= f.lastSeq {
+		return // already returned (a rewritten file)
+	}
+	if f.haveSeq && r.Seq > f.lastSeq+1 {
+		b.st.Lost += r.Seq - f.lastSeq - 1
+	}
+	f.lastSeq, f.haveSeq = r.Seq, true
+	b.recs = append(b.recs, r)
+}
+
+// flush emits the held record, if any.
+func (b *followBatch) flush() {
+	if b.f.held != nil {
+		b.emit(*b.f.held)
+		b.f.held = nil
+	}
+}
+
+// data splits one read's bytes into lines, keeping a regular file's
+// incomplete last line for the next read.
+func (b *followBatch) data(data []byte) {
+	f := b.f
+	if len(f.pending) > 0 {
+		data = append(f.pending, data...)
+		f.pending = nil
+	}
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			if f.regular {
+				// Incomplete: the writer is mid-line.
+				if len(data) <= maxFollowLine {
+					f.pending = append([]byte(nil), data...)
 				}
-				i = len(data) // a device read is whole records
-			}
-			line(data[:i])
-			if i >= len(data) {
 				break
 			}
-			data = data[i+1:]
+			i = len(data) // a device read is whole records
 		}
+		b.line(data[:i])
+		if i >= len(data) {
+			break
+		}
+		data = data[i+1:]
 	}
-	flush()
-	return recs, errs, st, nil
+}
+
+// line reads one line: a dictionary line (" DEVICE=…") of the held
+// record, a continuation of it, or a new record, which is held until its
+// dictionary lines are in.
+func (b *followBatch) line(l []byte) {
+	f := b.f
+	if len(bytes.TrimSpace(l)) == 0 {
+		return
+	}
+	if l[0] == ' ' {
+		if f.held != nil {
+			if k, v, ok := bytes.Cut(l[1:], []byte{'='}); ok && string(k) == "DEVICE" {
+				f.held.Device = unescape(string(v))
+			}
+		}
+		return
+	}
+	f.n++
+	r, perr := ParseRecord(l)
+	if perr != nil {
+		b.flush()
+		b.errs = append(b.errs, &ParseError{Source: f.path, Line: f.n, Input: string(l), Err: perr})
+		return
+	}
+	if r.Cont && f.held != nil {
+		f.held.Text += r.Text
+		return
+	}
+	b.flush()
+	r.Line, r.Cont = f.n, false
+	f.held = &r
 }

@@ -159,113 +159,145 @@ func (f *Fabric) hasMaster() bool {
 	return false
 }
 
+// checkLinkDown reports ports that are down where the plan or the
+// baseline has a link, and links up physically that a running master SM
+// has not made Active. Each port is reported once.
 func checkLinkDown(f *Fabric, opts Options) []finding.Finding {
-	var out []finding.Finding
-	reported := map[End]bool{}
-	// report adds a finding for e unless one exists; it says whether it
-	// added one.
-	report := func(e End, peer *End, why string, ev ...finding.Evidence) bool {
-		if reported[e] {
-			return false
-		}
-		reported[e] = true
-		out = append(out, catalog.New("fabric.link_down", f.subject(e, peer),
-			fmt.Sprintf("%s is %s; %s", f.EndName(e), stateText(f.PortOf(e)), why), ev...))
-		return true
-	}
+	r := &linkDownReport{f: f, reported: map[End]bool{}}
 	if opts.Plan != nil {
-		r := newResolver(f)
-		for _, pl := range opts.Plan.Links {
-			a, okA := r.node(pl.A.Node)
-			b, okB := r.node(pl.B.Node)
-			ea, eb := End{a, pl.A.Port}, End{b, pl.B.Port}
-			if okA && okB {
-				if peer, _, ok := f.Peer(ea); ok && peer == eb {
-					continue
-				}
-			}
-			ev := finding.Evidence{Source: fmt.Sprintf("%s line %d", opts.Plan.Source, pl.Line), Value: fmt.Sprintf("%s <-> %s", pl.A, pl.B)}
-			for _, x := range []struct {
-				e, peer    End
-				ok, okPeer bool
-				peerName   PlanEnd
-			}{{ea, eb, okA, okB, pl.B}, {eb, ea, okB, okA, pl.A}} {
-				if !x.ok {
-					continue
-				}
-				p := f.PortOf(x.e)
-				if p == nil || !p.HaveState || isUp(p) {
-					continue
-				}
-				var pp *End
-				evs := []finding.Evidence{ev, {Source: "iblinkinfo", Value: f.EndName(x.e) + " " + stateText(p)}}
-				if x.okPeer {
-					pe := x.peer
-					pp = &pe
-					if q := f.PortOf(pe); q != nil && q.HaveState {
-						evs = append(evs, finding.Evidence{Source: "iblinkinfo", Value: f.EndName(pe) + " " + stateText(q)})
-					}
-					// One finding per planned link: its peer end is named,
-					// not reported again.
-					reported[pe] = true
-				}
-				report(x.e, pp, fmt.Sprintf("the plan cables it to %s", x.peerName), evs...)
-				break
-			}
-		}
+		r.plannedLinks(opts.Plan)
 	}
 	if opts.Baseline != nil {
-		bf := opts.Baseline
-		for _, l := range bf.Links {
-			ea, okA := f.endByGUID(bf, l.A)
-			eb, okB := f.endByGUID(bf, l.B)
-			if okA && okB {
-				if peer, _, ok := f.Peer(ea); ok && peer == eb {
-					continue
-				}
-			}
-			ev := finding.Evidence{Source: "baseline " + l.Source, Value: fmt.Sprintf("%s <-> %s", bf.EndName(l.A), bf.EndName(l.B))}
-			for _, x := range []struct {
-				e, peer End
-				ok      bool
-			}{{ea, eb, okA}, {eb, ea, okB}} {
-				if !x.ok {
-					continue
-				}
-				if p := f.PortOf(x.e); p != nil && p.HaveState && !isUp(p) {
-					var pp *End
-					if (x.e == ea && okB) || (x.e == eb && okA) {
-						pe := x.peer
-						pp = &pe
-					}
-					report(x.e, pp, "the baseline collection had a link here", ev,
-						finding.Evidence{Source: "iblinkinfo", Value: f.EndName(x.e) + " " + stateText(p)})
-				}
-			}
-		}
+		r.baselineLinks(opts.Baseline)
 	}
 	// A link up physically but not Active while a master SM runs: the SM
 	// did not (or could not) bring it up.
 	if f.hasMaster() {
-		for i := range f.Nodes {
-			for _, p := range f.Nodes[i].Ports {
-				if p.HaveState && p.Phys == ib.PhysState(5) && p.State != ib.PortState(4) && p.State != ib.PortState(5) {
-					e := End{i, p.Num}
-					var pp *End
-					if peer, _, ok := f.Peer(e); ok {
-						pp = &peer
-					}
-					if report(e, pp, "the link is up physically but the subnet manager has not made it Active",
-						finding.Evidence{Source: "iblinkinfo", Value: f.EndName(e) + " " + stateText(&p)}) {
-						// Traffic cannot pass, but the cable is fine: the SM
-						// is the one to look at.
-						out[len(out)-1].Severity = finding.Warning
-					}
+		r.notActive()
+	}
+	return r.out
+}
+
+// linkDownReport collects fabric.link_down findings, at most one per
+// port.
+type linkDownReport struct {
+	f        *Fabric
+	out      []finding.Finding
+	reported map[End]bool
+}
+
+// report adds a finding for e unless one exists; it says whether it
+// added one.
+func (r *linkDownReport) report(e End, peer *End, why string, ev ...finding.Evidence) bool {
+	if r.reported[e] {
+		return false
+	}
+	r.reported[e] = true
+	r.out = append(r.out, catalog.New("fabric.link_down", r.f.subject(e, peer),
+		fmt.Sprintf("%s is %s; %s", r.f.EndName(e), stateText(r.f.PortOf(e)), why), ev...))
+	return true
+}
+
+// plannedLinks reports each planned link that is not cabled as planned
+// and has an end that is down: one finding per link, on its first down
+// end.
+func (r *linkDownReport) plannedLinks(plan *Plan) {
+	f := r.f
+	res := newResolver(f)
+	for _, pl := range plan.Links {
+		a, okA := res.node(pl.A.Node)
+		b, okB := res.node(pl.B.Node)
+		ea, eb := End{a, pl.A.Port}, End{b, pl.B.Port}
+		if okA && okB {
+			if peer, _, ok := f.Peer(ea); ok && peer == eb {
+				continue
+			}
+		}
+		ev := finding.Evidence{Source: fmt.Sprintf("%s line %d", plan.Source, pl.Line), Value: fmt.Sprintf("%s <-> %s", pl.A, pl.B)}
+		for _, x := range []struct {
+			e, peer    End
+			ok, okPeer bool
+			peerName   PlanEnd
+		}{{ea, eb, okA, okB, pl.B}, {eb, ea, okB, okA, pl.A}} {
+			if !x.ok {
+				continue
+			}
+			p := f.PortOf(x.e)
+			if p == nil || !p.HaveState || isUp(p) {
+				continue
+			}
+			var pp *End
+			evs := []finding.Evidence{ev, {Source: "iblinkinfo", Value: f.EndName(x.e) + " " + stateText(p)}}
+			if x.okPeer {
+				pe := x.peer
+				pp = &pe
+				if q := f.PortOf(pe); q != nil && q.HaveState {
+					evs = append(evs, finding.Evidence{Source: "iblinkinfo", Value: f.EndName(pe) + " " + stateText(q)})
+				}
+				// One finding per planned link: its peer end is named,
+				// not reported again.
+				r.reported[pe] = true
+			}
+			r.report(x.e, pp, fmt.Sprintf("the plan cables it to %s", x.peerName), evs...)
+			break
+		}
+	}
+}
+
+// baselineLinks reports the down ends of links the baseline collection
+// had and the fabric no longer has.
+func (r *linkDownReport) baselineLinks(bf *Fabric) {
+	f := r.f
+	for _, l := range bf.Links {
+		ea, okA := f.endByGUID(bf, l.A)
+		eb, okB := f.endByGUID(bf, l.B)
+		if okA && okB {
+			if peer, _, ok := f.Peer(ea); ok && peer == eb {
+				continue
+			}
+		}
+		ev := finding.Evidence{Source: "baseline " + l.Source, Value: fmt.Sprintf("%s <-> %s", bf.EndName(l.A), bf.EndName(l.B))}
+		for _, x := range []struct {
+			e, peer End
+			ok      bool
+		}{{ea, eb, okA}, {eb, ea, okB}} {
+			if !x.ok {
+				continue
+			}
+			if p := f.PortOf(x.e); p != nil && p.HaveState && !isUp(p) {
+				var pp *End
+				if (x.e == ea && okB) || (x.e == eb && okA) {
+					pe := x.peer
+					pp = &pe
+				}
+				r.report(x.e, pp, "the baseline collection had a link here", ev,
+					finding.Evidence{Source: "iblinkinfo", Value: f.EndName(x.e) + " " + stateText(p)})
+			}
+		}
+	}
+}
+
+// notActive reports, as warnings, ports that are LinkUp physically but
+// neither Active nor ActDefer.
+func (r *linkDownReport) notActive() {
+	f := r.f
+	for i := range f.Nodes {
+		for _, p := range f.Nodes[i].Ports {
+			if p.HaveState && p.Phys == ib.PhysState(5) && p.State != ib.PortState(4) && p.State != ib.PortState(5) {
+				e := End{i, p.Num}
+				var pp *End
+				if peer, _, ok := f.Peer(e); ok {
+					pp = &peer
+				}
+				if r.report(e, pp, "the link is up physically but the subnet manager has not made it Active",
+					finding.Evidence{Source: "iblinkinfo", Value: f.EndName(e) + " " + stateText(&p)}) {
+					// Traffic cannot pass, but the cable is fine: the SM
+					// is the one to look at.
+					r.out[len(r.out)-1].Severity = finding.Warning
 				}
 			}
 		}
 	}
-	return out
 }
 
 // endByGUID maps an end of another model (a baseline) into f by node GUID,
@@ -354,9 +386,73 @@ func rateText(w int, s ib.Speed) string {
 	return fmt.Sprintf("%dX %s (%s Gb/s)", w, s, strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", r.Gbps()), "0"), "."))
 }
 
+// checkDegraded reports links running narrower or slower than expected:
+// the plan's rate where the plan gives one, else the majority width of
+// the links between the same tiers and the lane speed both ends can do.
 func checkDegraded(f *Fabric, plan *Plan) []finding.Finding {
 	var out []finding.Finding
-	planned := map[[2]End]PlanLink{}
+	d := newDegradedCheck(f, plan)
+	for i := range f.Links {
+		l := &f.Links[i]
+		w, s := f.linkRate(l)
+		if w == 0 || s == 0 {
+			continue
+		}
+		x := d.expect(l, s)
+		narrow := x.width != 0 && w < x.width
+		slow := x.speed != 0 && s.Generation() < x.speed.Generation()
+		if !narrow && !slow {
+			continue
+		}
+		ewText, esText := w, s
+		if narrow {
+			ewText = x.width
+		}
+		if slow {
+			esText = x.speed
+		}
+		ev := x.ev
+		if c, ok := couldBeEvidence(f, l); ok {
+			ev = append(ev, c)
+		}
+		b := l.B
+		why := x.why
+		if slow && !narrow && x.speedWhy != "" {
+			why = x.speedWhy
+		} else if slow && x.speedWhy != "" {
+			why += "; " + x.speedWhy
+		}
+		fd := catalog.New("fabric.link_degraded", f.subject(l.A, &b),
+			fmt.Sprintf("link %s <-> %s runs at %s, expected %s (%s)", f.EndName(l.A), f.EndName(l.B), rateText(w, s), rateText(ewText, esText), why),
+			append([]finding.Evidence{{Source: l.Source, Value: fmt.Sprintf("%s <-> %s %dx%s", f.EndName(l.A), f.EndName(l.B), w, s)}}, ev...)...)
+		if slow && !narrow && x.speedSev != "" {
+			fd.Severity = x.speedSev
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+// tierPair is a class of links: those between tier lo and tier hi.
+type tierPair struct{ lo, hi int }
+
+// degradedCheck is what checkDegraded judges each link against: the
+// planned links, the widths and speeds counted per tier pair, and the
+// lane speeds each class of node was seen running.
+type degradedCheck struct {
+	f       *Fabric
+	plan    *Plan
+	planned map[[2]End]PlanLink
+	tiers   []int
+	caps    *speedCaps
+	gw      map[tierPair]map[int]int
+}
+
+// newDegradedCheck resolves the plan's links into f (both directions)
+// and counts the link widths of each tier pair.
+func newDegradedCheck(f *Fabric, plan *Plan) *degradedCheck {
+	d := &degradedCheck{f: f, plan: plan, planned: map[[2]End]PlanLink{}, tiers: f.Tiers(), caps: newSpeedCaps(f),
+		gw: map[tierPair]map[int]int{}}
 	if plan != nil {
 		r := newResolver(f)
 		for _, pl := range plan.Links {
@@ -364,115 +460,88 @@ func checkDegraded(f *Fabric, plan *Plan) []finding.Finding {
 			b, okB := r.node(pl.B.Node)
 			if okA && okB {
 				ea, eb := End{a, pl.A.Port}, End{b, pl.B.Port}
-				planned[[2]End{ea, eb}], planned[[2]End{eb, ea}] = pl, pl
+				d.planned[[2]End{ea, eb}], d.planned[[2]End{eb, ea}] = pl, pl
 			}
 		}
 	}
-	tiers := f.Tiers()
-	caps := newSpeedCaps(f)
-	type group struct{ lo, hi int }
-	gw := map[group]map[int]int{}
-	gs := map[group]map[ib.Speed]int{}
-	gkey := func(l *Link) group {
-		a, b := tiers[l.A.Node], tiers[l.B.Node]
-		return group{min(a, b), max(a, b)}
-	}
 	for i := range f.Links {
 		l := &f.Links[i]
-		w, s := f.linkRate(l)
-		g := gkey(l)
-		if gw[g] == nil {
-			gw[g], gs[g] = map[int]int{}, map[ib.Speed]int{}
+		w, _ := f.linkRate(l)
+		g := d.pair(l)
+		if d.gw[g] == nil {
+			d.gw[g] = map[int]int{}
 		}
 		if w > 0 {
-			gw[g][w]++
-		}
-		if s > 0 {
-			gs[g][s]++
+			d.gw[g][w]++
 		}
 	}
-	total := func(m map[int]int) int {
-		t := 0
-		for _, c := range m {
-			t += c
-		}
-		return t
+	return d
+}
+
+// pair is the tier pair of link l.
+func (d *degradedCheck) pair(l *Link) tierPair {
+	a, b := d.tiers[l.A.Node], d.tiers[l.B.Node]
+	return tierPair{min(a, b), max(a, b)}
+}
+
+// linkExpectation is the rate a link should run at and why: a zero
+// width or speed means nothing is expected of it.
+type linkExpectation struct {
+	width         int
+	speed         ib.Speed
+	why, speedWhy string
+	speedSev      finding.Severity
+	ev            []finding.Evidence
+}
+
+// expect is the rate link l, running lane speed s, should run at: the
+// plan's when it gives both width and speed, else the strict majority
+// width (of at least 3 links) of its tier pair and the lane speed both
+// ends can do.
+func (d *degradedCheck) expect(l *Link, s ib.Speed) linkExpectation {
+	var x linkExpectation
+	if pl, ok := d.planned[[2]End{l.A, l.B}]; ok && pl.Width != 0 && pl.Speed != 0 {
+		x.width, x.speed = pl.Width, pl.Speed
+		x.why = "the plan"
+		x.ev = append(x.ev, finding.Evidence{Source: fmt.Sprintf("%s line %d", d.plan.Source, pl.Line), Value: fmt.Sprintf("%s <-> %s %s", pl.A, pl.B, rateText(pl.Width, pl.Speed))})
+		return x
 	}
-	for i := range f.Links {
-		l := &f.Links[i]
-		w, s := f.linkRate(l)
-		if w == 0 || s == 0 {
-			continue
-		}
-		var ew int
-		var es ib.Speed
-		var why, speedWhy string
-		speedSev := finding.Severity("")
-		var ev []finding.Evidence
-		if pl, ok := planned[[2]End{l.A, l.B}]; ok && pl.Width != 0 && pl.Speed != 0 {
-			ew, es = pl.Width, pl.Speed
-			why = "the plan"
-			ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s line %d", plan.Source, pl.Line), Value: fmt.Sprintf("%s <-> %s %s", pl.A, pl.B, rateText(pl.Width, pl.Speed))})
-		} else {
-			g := gkey(l)
-			mw, nw := mode(gw[g])
-			msp, ns := modeSpeed(gs[g])
-			// A majority needs a strict majority of at least 2 other links.
-			tw, ts := total(gw[g]), 0
-			for _, c := range gs[g] {
-				ts += c
-			}
-			if nw*2 > tw && tw >= 3 {
-				ew = mw
-			}
-			_, _ = msp, ns // lane speed: judged by what both ends can do, below
-			why = fmt.Sprintf("the majority of the %d links between tier %d and tier %d", tw, g.lo, g.hi)
-			if sp, proof, sev, ok := caps.expect(f, l, s); ok {
-				es, speedWhy, speedSev = sp, proof, sev
-			}
-		}
-		narrow := ew != 0 && w < ew
-		slow := es != 0 && s.Generation() < es.Generation()
-		if !narrow && !slow {
-			continue
-		}
-		ewText, esText := w, s
-		if narrow {
-			ewText = ew
-		}
-		if slow {
-			esText = es
-		}
-		for _, e := range []End{l.A, l.B} {
-			if p := f.PortOf(e); p != nil && (p.CouldBeWidth != 0 || p.CouldBeSpeed != 0) {
-				// iblinkinfo prints only the hints that differ: a width, a
-				// lane speed, or both.
-				var could []string
-				if p.CouldBeWidth != 0 {
-					could = append(could, fmt.Sprintf("%dX", p.CouldBeWidth))
-				}
-				if p.CouldBeSpeed != 0 {
-					could = append(could, p.CouldBeSpeed.String())
-				}
-				ev = append(ev, finding.Evidence{Source: "iblinkinfo", Value: fmt.Sprintf("%s %dX %s, could be %s (the best both ends support)", f.EndName(e), p.Width, p.Speed, strings.Join(could, " "))})
-				break
-			}
-		}
-		b := l.B
-		if slow && !narrow && speedWhy != "" {
-			why = speedWhy
-		} else if slow && speedWhy != "" {
-			why += "; " + speedWhy
-		}
-		fd := catalog.New("fabric.link_degraded", f.subject(l.A, &b),
-			fmt.Sprintf("link %s <-> %s runs at %s, expected %s (%s)", f.EndName(l.A), f.EndName(l.B), rateText(w, s), rateText(ewText, esText), why),
-			append([]finding.Evidence{{Source: l.Source, Value: fmt.Sprintf("%s <-> %s %dx%s", f.EndName(l.A), f.EndName(l.B), w, s)}}, ev...)...)
-		if slow && !narrow && speedSev != "" {
-			fd.Severity = speedSev
-		}
-		out = append(out, fd)
+	g := d.pair(l)
+	mw, nw := mode(d.gw[g])
+	// A majority needs a strict majority of at least 2 other links.
+	tw := 0
+	for _, c := range d.gw[g] {
+		tw += c
 	}
-	return out
+	if nw*2 > tw && tw >= 3 {
+		x.width = mw
+	}
+	// Lane speed: judged by what both ends can do.
+	x.why = fmt.Sprintf("the majority of the %d links between tier %d and tier %d", tw, g.lo, g.hi)
+	if sp, proof, sev, ok := d.caps.expect(d.f, l, s); ok {
+		x.speed, x.speedWhy, x.speedSev = sp, proof, sev
+	}
+	return x
+}
+
+// couldBeEvidence is iblinkinfo's "could be" hint on the first end of l
+// that has one.
+func couldBeEvidence(f *Fabric, l *Link) (finding.Evidence, bool) {
+	for _, e := range []End{l.A, l.B} {
+		if p := f.PortOf(e); p != nil && (p.CouldBeWidth != 0 || p.CouldBeSpeed != 0) {
+			// iblinkinfo prints only the hints that differ: a width, a
+			// lane speed, or both.
+			var could []string
+			if p.CouldBeWidth != 0 {
+				could = append(could, fmt.Sprintf("%dX", p.CouldBeWidth))
+			}
+			if p.CouldBeSpeed != 0 {
+				could = append(could, p.CouldBeSpeed.String())
+			}
+			return finding.Evidence{Source: "iblinkinfo", Value: fmt.Sprintf("%s %dX %s, could be %s (the best both ends support)", f.EndName(e), p.Width, p.Speed, strings.Join(could, " "))}, true
+		}
+	}
+	return finding.Evidence{}, false
 }
 
 // speedCaps is the best lane speed each class of node was seen running
@@ -565,17 +634,6 @@ func (c *speedCaps) expect(f *Fabric, l *Link, s ib.Speed) (ib.Speed, string, fi
 
 func mode(m map[int]int) (int, int) {
 	best, n := 0, 0
-	for k, c := range m {
-		if c > n || (c == n && k > best) {
-			best, n = k, c
-		}
-	}
-	return best, n
-}
-
-func modeSpeed(m map[ib.Speed]int) (ib.Speed, int) {
-	var best ib.Speed
-	n := 0
 	for k, c := range m {
 		if c > n || (c == n && k > best) {
 			best, n = k, c
@@ -679,31 +737,22 @@ func checkCounters(f *Fabric, base *Fabric, th Thresholds) []finding.Finding {
 	return out
 }
 
+// checkIdentity reports duplicate GUIDs, duplicate LIDs and ports
+// without a LID.
 func checkIdentity(f *Fabric) []finding.Finding {
+	out := checkDuplicateGUIDs(f)
+	lc := takeLIDCensus(f)
+	out = append(out, lc.duplicateLIDs(f)...)
+	return append(out, lc.missingLIDs(f)...)
+}
+
+// checkDuplicateGUIDs reports every GUID that libibnetdisc warned about
+// or that two node records or two ports carry, one finding per GUID in
+// GUID order, with the up ports whose peer discovery could not map.
+func checkDuplicateGUIDs(f *Fabric) []finding.Finding {
 	var out []finding.Finding
-	// Duplicate GUIDs: libibnetdisc's warnings, plus GUIDs that two node
-	// records or two ports carry.
-	dups := map[uint64][]finding.Evidence{}
-	for _, d := range f.Diags {
-		// Every libibnetdisc-based tool repeats the warning: keep the first.
-		if d.Kind == ibdiags.DiagDuplicateGUID && d.GUID != 0 && len(dups[d.GUID]) == 0 {
-			tool, msg, _ := strings.Cut(d.Text, ": ")
-			dups[d.GUID] = append(dups[d.GUID], finding.Evidence{Source: fmt.Sprintf("%s stderr line %d", tool, d.Line), Value: msg})
-		}
-	}
-	nodeBy := map[uint64][]int{}
-	portBy := map[uint64][]End{}
-	for i := range f.Nodes {
-		n := &f.Nodes[i]
-		if n.GUID != 0 {
-			nodeBy[n.GUID] = append(nodeBy[n.GUID], i)
-		}
-		for _, p := range n.Ports {
-			if p.GUID != 0 && n.Type != ibdiags.Switch {
-				portBy[p.GUID] = append(portBy[p.GUID], End{i, p.Num})
-			}
-		}
-	}
+	dups := diagDuplicateGUIDs(f)
+	nodeBy, portBy := guidOwners(f)
 	for g, ns := range nodeBy {
 		if len(ns) > 1 {
 			var names []string
@@ -722,76 +771,134 @@ func checkIdentity(f *Fabric) []finding.Finding {
 			dups[g] = append(dups[g], finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("port GUID %s on %s", guidText(g), strings.Join(names, ", "))})
 		}
 	}
-	if len(dups) > 0 {
-		// Where the duplicate hangs: up ports whose peer discovery could
-		// not map.
-		var unav []finding.Evidence
-		for i := range f.Nodes {
-			for _, p := range f.Nodes[i].Ports {
-				if p.RemoteUnavailable && isUp(&p) {
-					unav = append(unav, finding.Evidence{Source: "iblinkinfo", Value: fmt.Sprintf("%s is up but its peer is \"Port not available\"", f.EndName(End{i, p.Num}))})
-				}
-			}
+	if len(dups) == 0 {
+		return out
+	}
+	unav := unavailablePeers(f)
+	keys := make([]uint64, 0, len(dups))
+	for g := range dups {
+		keys = append(keys, g)
+	}
+	slices.Sort(keys)
+	for _, g := range keys {
+		subj := finding.Subject{NodeGUID: guidText(g)}
+		if ns := nodeBy[g]; len(ns) > 0 {
+			subj.NodeDesc = f.Nodes[ns[0]].Name()
+		} else if es := portBy[g]; len(es) > 0 {
+			subj.NodeDesc, subj.NodeGUID = f.Nodes[es[0].Node].Name(), guidText(f.Nodes[es[0].Node].GUID)
+			subj.Port = es[0].Port
 		}
-		keys := make([]uint64, 0, len(dups))
-		for g := range dups {
-			keys = append(keys, g)
-		}
-		slices.Sort(keys)
-		for _, g := range keys {
-			subj := finding.Subject{NodeGUID: guidText(g)}
-			if ns := nodeBy[g]; len(ns) > 0 {
-				subj.NodeDesc = f.Nodes[ns[0]].Name()
-			} else if es := portBy[g]; len(es) > 0 {
-				subj.NodeDesc, subj.NodeGUID = f.Nodes[es[0].Node].Name(), guidText(f.Nodes[es[0].Node].GUID)
-				subj.Port = es[0].Port
-			}
-			out = append(out, catalog.New("fabric.duplicate_guid", subj,
-				fmt.Sprintf("GUID %s is used by more than one node or port", guidText(g)), append(dups[g], unav...)...))
+		out = append(out, catalog.New("fabric.duplicate_guid", subj,
+			fmt.Sprintf("GUID %s is used by more than one node or port", guidText(g)), append(dups[g], unav...)...))
+	}
+	return out
+}
+
+// diagDuplicateGUIDs collects libibnetdisc's duplicate-GUID warnings,
+// keyed by GUID. Every libibnetdisc-based tool repeats the warning: only
+// the first is kept.
+func diagDuplicateGUIDs(f *Fabric) map[uint64][]finding.Evidence {
+	dups := map[uint64][]finding.Evidence{}
+	for _, d := range f.Diags {
+		if d.Kind == ibdiags.DiagDuplicateGUID && d.GUID != 0 && len(dups[d.GUID]) == 0 {
+			tool, msg, _ := strings.Cut(d.Text, ": ")
+			dups[d.GUID] = append(dups[d.GUID], finding.Evidence{Source: fmt.Sprintf("%s stderr line %d", tool, d.Line), Value: msg})
 		}
 	}
-	// LIDs: switch port 0 and CA ports.
-	type owner struct {
-		e    End
-		name string
+	return dups
+}
+
+// guidOwners indexes the fabric by GUID: the nodes carrying each node
+// GUID, and the non-switch ports carrying each port GUID.
+func guidOwners(f *Fabric) (nodeBy map[uint64][]int, portBy map[uint64][]End) {
+	nodeBy = map[uint64][]int{}
+	portBy = map[uint64][]End{}
+	for i := range f.Nodes {
+		n := &f.Nodes[i]
+		if n.GUID != 0 {
+			nodeBy[n.GUID] = append(nodeBy[n.GUID], i)
+		}
+		for _, p := range n.Ports {
+			if p.GUID != 0 && n.Type != ibdiags.Switch {
+				portBy[p.GUID] = append(portBy[p.GUID], End{i, p.Num})
+			}
+		}
 	}
-	lids := map[int][]owner{}
-	zero, withLID := []End{}, 0
-	lidOf := map[End]int{}
+	return nodeBy, portBy
+}
+
+// unavailablePeers lists where a duplicate GUID hangs: up ports whose
+// peer discovery could not map.
+func unavailablePeers(f *Fabric) []finding.Evidence {
+	var unav []finding.Evidence
+	for i := range f.Nodes {
+		for _, p := range f.Nodes[i].Ports {
+			if p.RemoteUnavailable && isUp(&p) {
+				unav = append(unav, finding.Evidence{Source: "iblinkinfo", Value: fmt.Sprintf("%s is up but its peer is \"Port not available\"", f.EndName(End{i, p.Num}))})
+			}
+		}
+	}
+	return unav
+}
+
+// lidOwner is one holder of a LID: a switch's port 0 or a CA port.
+type lidOwner struct {
+	e    End
+	name string
+}
+
+// lidCensus is who holds which LID among switch port 0 and cabled CA
+// ports, and which of them hold none (0, or the unassigned 0xFFFF).
+type lidCensus struct {
+	lids    map[int][]lidOwner
+	zero    []End
+	withLID int
+	lidOf   map[End]int
+}
+
+// takeLIDCensus counts the LIDs of switch port 0 and of every cabled CA
+// port.
+func takeLIDCensus(f *Fabric) *lidCensus {
+	lc := &lidCensus{lids: map[int][]lidOwner{}, zero: []End{}, lidOf: map[End]int{}}
 	for i := range f.Nodes {
 		n := &f.Nodes[i]
 		if n.Type == ibdiags.Switch {
-			switch {
-			case n.LID > 0 && n.LID != unassignedLID:
-				lids[n.LID] = append(lids[n.LID], owner{End{i, 0}, n.Name()})
-				withLID++
-			case n.LID == 0 || n.LID == unassignedLID:
-				zero = append(zero, End{i, 0})
-				lidOf[End{i, 0}] = n.LID
-			}
+			lc.add(End{i, 0}, n.LID, n.Name())
 			continue
 		}
 		for _, p := range n.Ports {
 			if _, _, cabled := f.Peer(End{i, p.Num}); !cabled {
 				continue
 			}
-			switch {
-			case p.LID > 0 && p.LID != unassignedLID:
-				lids[p.LID] = append(lids[p.LID], owner{End{i, p.Num}, f.EndName(End{i, p.Num})})
-				withLID++
-			case p.LID == 0 || p.LID == unassignedLID:
-				zero = append(zero, End{i, p.Num})
-				lidOf[End{i, p.Num}] = p.LID
-			}
+			lc.add(End{i, p.Num}, p.LID, f.EndName(End{i, p.Num}))
 		}
 	}
-	lk := make([]int, 0, len(lids))
-	for l := range lids {
+	return lc
+}
+
+// add records that port e, named name, holds lid.
+func (lc *lidCensus) add(e End, lid int, name string) {
+	switch {
+	case lid > 0 && lid != unassignedLID:
+		lc.lids[lid] = append(lc.lids[lid], lidOwner{e, name})
+		lc.withLID++
+	case lid == 0 || lid == unassignedLID:
+		lc.zero = append(lc.zero, e)
+		lc.lidOf[e] = lid
+	}
+}
+
+// duplicateLIDs reports each LID held by more than one port, in LID
+// order.
+func (lc *lidCensus) duplicateLIDs(f *Fabric) []finding.Finding {
+	var out []finding.Finding
+	lk := make([]int, 0, len(lc.lids))
+	for l := range lc.lids {
 		lk = append(lk, l)
 	}
 	slices.Sort(lk)
 	for _, l := range lk {
-		os := lids[l]
+		os := lc.lids[l]
 		if len(os) < 2 {
 			continue
 		}
@@ -804,50 +911,63 @@ func checkIdentity(f *Fabric) []finding.Finding {
 			finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid %d: %s", l, strings.Join(names, ", "))})
 		out = append(out, fd)
 	}
-	if len(zero) > 0 {
-		if withLID == 0 {
-			out = append(out, catalog.New("fabric.no_lid", finding.Subject{},
-				fmt.Sprintf("no port of the fabric has a LID (%d ports): no subnet manager has configured it", len(zero)),
-				finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid 0 on %s", f.EndName(zero[0]))}))
-		} else if len(zero) > maxNoLIDFindings {
-			// Hundreds of ports without a LID are one fault (the SM does
-			// not reach them, or they came up after it swept): one finding
-			// naming the nodes.
-			var names []string
-			seen := map[string]bool{}
-			var ev []finding.Evidence
-			for _, e := range zero {
-				// A CA is named by its host (the first word of
-				// "SAT111092710053 ibp213s0f0"): one host has many HCAs.
-				n := &f.Nodes[e.Node]
-				who := n.Name()
-				if h, _, ok := strings.Cut(who, " "); ok && n.Type != ibdiags.Switch && !strings.HasPrefix(who, "MT") {
-					who = h
-				}
-				if !seen[who] {
-					seen[who] = true
-					names = append(names, who)
-				}
-				if len(ev) < 3 {
-					ev = append(ev, finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("%s lid %d", f.EndName(e), lidOf[e])})
-				}
-			}
-			more := ""
-			if len(names) > 8 {
-				more = fmt.Sprintf(" and %d more", len(names)-8)
-				names = names[:8]
-			}
-			out = append(out, catalog.New("fabric.no_lid", finding.Subject{},
-				fmt.Sprintf("%d ports on %d hosts and switches have no LID (0, or 65535: never assigned) while %d other ports have one: %s%s", len(zero), len(seen), withLID, strings.Join(names, ", "), more), ev...))
-		} else {
-			for _, e := range zero {
-				out = append(out, catalog.New("fabric.no_lid", f.subject(e, nil),
-					fmt.Sprintf("%s has no LID while %d other ports have one", f.EndName(e), withLID),
-					finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid %d", lidOf[e])}))
-			}
-		}
+	return out
+}
+
+// missingLIDs reports the ports without a LID: one fabric-wide finding
+// when no port has one, one summary when there are more than
+// maxNoLIDFindings, else one finding per port.
+func (lc *lidCensus) missingLIDs(f *Fabric) []finding.Finding {
+	var out []finding.Finding
+	if len(lc.zero) == 0 {
+		return out
+	}
+	if lc.withLID == 0 {
+		return append(out, catalog.New("fabric.no_lid", finding.Subject{},
+			fmt.Sprintf("no port of the fabric has a LID (%d ports): no subnet manager has configured it", len(lc.zero)),
+			finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid 0 on %s", f.EndName(lc.zero[0]))}))
+	}
+	if len(lc.zero) > maxNoLIDFindings {
+		return append(out, lc.missingLIDSummary(f))
+	}
+	for _, e := range lc.zero {
+		out = append(out, catalog.New("fabric.no_lid", f.subject(e, nil),
+			fmt.Sprintf("%s has no LID while %d other ports have one", f.EndName(e), lc.withLID),
+			finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("lid %d", lc.lidOf[e])}))
 	}
 	return out
+}
+
+// missingLIDSummary is the one finding for hundreds of ports without a
+// LID, which are one fault (the SM does not reach them, or they came up
+// after it swept): it names the nodes.
+func (lc *lidCensus) missingLIDSummary(f *Fabric) finding.Finding {
+	var names []string
+	seen := map[string]bool{}
+	var ev []finding.Evidence
+	for _, e := range lc.zero {
+		// A CA is named by its host (the first word of
+		// "SAT111092710053 ibp213s0f0"): one host has many HCAs.
+		n := &f.Nodes[e.Node]
+		who := n.Name()
+		if h, _, ok := strings.Cut(who, " "); ok && n.Type != ibdiags.Switch && !strings.HasPrefix(who, "MT") {
+			who = h
+		}
+		if !seen[who] {
+			seen[who] = true
+			names = append(names, who)
+		}
+		if len(ev) < 3 {
+			ev = append(ev, finding.Evidence{Source: "ibnetdiscover.txt", Value: fmt.Sprintf("%s lid %d", f.EndName(e), lc.lidOf[e])})
+		}
+	}
+	more := ""
+	if len(names) > 8 {
+		more = fmt.Sprintf(" and %d more", len(names)-8)
+		names = names[:8]
+	}
+	return catalog.New("fabric.no_lid", finding.Subject{},
+		fmt.Sprintf("%d ports on %d hosts and switches have no LID (0, or 65535: never assigned) while %d other ports have one: %s%s", len(lc.zero), len(seen), lc.withLID, strings.Join(names, ", "), more), ev...)
 }
 
 // unassignedLID is what ibnetdiscover prints for a port the subnet

@@ -209,7 +209,27 @@ func CheckQoS(f *Fabric, plan *QoSPlan) []finding.Finding {
 	if len(rows) == 0 {
 		return nil
 	}
-	// use[sl][node] = the VLs the node maps sl to.
+	use := slUses(rows)
+	var out []finding.Finding
+	for _, c := range qosClasses(plan) {
+		what := fmt.Sprintf("SL %d", c.sl)
+		if c.name != "" {
+			what = fmt.Sprintf("%s (SL %d)", c.name, c.sl)
+		}
+		out = append(out, f.checkQoSMapping(c, what, use[c.sl], plan)...)
+		if plan == nil {
+			continue
+		}
+		out = append(out, f.checkQoSDrop(c.sl, what, use[c.sl])...)
+		out = append(out, f.checkQoSWeight(c.sl, what, rows)...)
+	}
+	catalog.Sort(out)
+	return out
+}
+
+// slUses indexes the data rows by SL and node: use[sl][node] holds the
+// VLs the node maps sl to, each with the first row that does.
+func slUses(rows []qosRow) [15]map[int]vlUse {
 	var use [15]map[int]vlUse
 	for sl := range use {
 		use[sl] = map[int]vlUse{}
@@ -226,84 +246,93 @@ func CheckQoS(f *Fabric, plan *QoSPlan) []finding.Finding {
 			}
 		}
 	}
-	type class struct {
-		name string
-		sl   int
-		vl   int
-		line int
-	}
-	var classes []class
+	return use
+}
+
+// qosClass is one SL judged: a planned class with its VL, or (vl -1)
+// an SL compared across the fabric.
+type qosClass struct {
+	name string
+	sl   int
+	vl   int
+	line int
+}
+
+// qosClasses lists the SLs to judge: the plan's classes, else every SL
+// 0-14.
+func qosClasses(plan *QoSPlan) []qosClass {
+	var classes []qosClass
 	if plan != nil {
 		for _, c := range plan.Classes {
-			classes = append(classes, class{c.Name, c.SL, c.VL, c.Line})
+			classes = append(classes, qosClass{c.Name, c.SL, c.VL, c.Line})
 		}
 	} else {
-		for sl := range use {
-			classes = append(classes, class{sl: sl, vl: -1})
+		for sl := range 15 {
+			classes = append(classes, qosClass{sl: sl, vl: -1})
 		}
 	}
-	var out []finding.Finding
-	for _, c := range classes {
-		what := fmt.Sprintf("SL %d", c.sl)
-		if c.name != "" {
-			what = fmt.Sprintf("%s (SL %d)", c.name, c.sl)
-		}
-		want, byPlan := c.vl, c.vl >= 0
-		if !byPlan {
-			// The fabric's VL: the one most nodes map the SL to alone.
-			votes := map[int]int{}
-			for _, u := range use[c.sl] {
-				if len(u) == 1 {
-					for vl := range u {
-						votes[vl]++
-					}
-				}
-			}
-			want = -1
-			for vl, n := range votes {
-				if want < 0 || n > votes[want] || n == votes[want] && vl < want {
-					want = vl
-				}
+	return classes
+}
+
+// fabricVL is the fabric's VL for an SL: the one most nodes map it to
+// alone (the lowest on a tie), or -1 when no node maps it to one VL.
+func fabricVL(use map[int]vlUse) int {
+	votes := map[int]int{}
+	for _, u := range use {
+		if len(u) == 1 {
+			for vl := range u {
+				votes[vl]++
 			}
 		}
-		// Nodes that differ, grouped by what they map the SL to.
-		groups := map[string][]int{}
-		for node, u := range use[c.sl] {
-			if _, ok := u[want]; ok && len(u) == 1 {
-				continue
-			}
-			groups[vlText(u)] = append(groups[vlText(u)], node)
+	}
+	want := -1
+	for vl, n := range votes {
+		if want < 0 || n > votes[want] || n == votes[want] && vl < want {
+			want = vl
 		}
-		for _, key := range slices.Sorted(maps.Keys(groups)) {
-			nodes := groups[key]
-			slices.SortFunc(nodes, func(a, b int) int { return cmp.Compare(f.Nodes[a].Name(), f.Nodes[b].Name()) })
-			var ev []finding.Evidence
-			if byPlan && plan != nil {
-				ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s line %d", plan.Source, c.line), Value: fmt.Sprintf("%s %d %d", c.name, c.sl, c.vl)})
-			}
-			for _, node := range nodes {
-				for _, vl := range slices.Sorted(maps.Keys(use[c.sl][node])) {
-					if vl != want && len(ev) < maxQoSEvidence {
-						ev = append(ev, rowEvidence(use[c.sl][node][vl], c.sl))
-					}
-				}
-			}
-			ref := fmt.Sprintf("the rest of the fabric maps it to VL %d", want)
-			if byPlan {
-				ref = fmt.Sprintf("the QoS plan says VL %d", want)
-			} else if want < 0 {
-				ref = "no VL is common to the fabric"
-			}
-			out = append(out, catalog.New("fabric.qos_mismatch", f.nodeSubject(nodes[0]),
-				fmt.Sprintf("%s maps %s to %s on %s; %s", nodeCount(f, nodes), what, key, countOf(len(nodes), "node"), ref), ev...))
-		}
-		if plan == nil {
+	}
+	return want
+}
+
+// checkQoSMapping reports the nodes that map class c's SL to another VL
+// than the plan's (or the fabric's), one finding per distinct mapping.
+func (f *Fabric) checkQoSMapping(c qosClass, what string, use map[int]vlUse, plan *QoSPlan) []finding.Finding {
+	want, byPlan := c.vl, c.vl >= 0
+	if !byPlan {
+		want = fabricVL(use)
+	}
+	// Nodes that differ, grouped by what they map the SL to.
+	groups := map[string][]int{}
+	for node, u := range use {
+		if _, ok := u[want]; ok && len(u) == 1 {
 			continue
 		}
-		out = append(out, f.checkQoSDrop(c.sl, what, use[c.sl])...)
-		out = append(out, f.checkQoSWeight(c.sl, what, rows)...)
+		groups[vlText(u)] = append(groups[vlText(u)], node)
 	}
-	catalog.Sort(out)
+	var out []finding.Finding
+	for _, key := range slices.Sorted(maps.Keys(groups)) {
+		nodes := groups[key]
+		slices.SortFunc(nodes, func(a, b int) int { return cmp.Compare(f.Nodes[a].Name(), f.Nodes[b].Name()) })
+		var ev []finding.Evidence
+		if byPlan && plan != nil {
+			ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s line %d", plan.Source, c.line), Value: fmt.Sprintf("%s %d %d", c.name, c.sl, c.vl)})
+		}
+		for _, node := range nodes {
+			for _, vl := range slices.Sorted(maps.Keys(use[node])) {
+				if vl != want && len(ev) < maxQoSEvidence {
+					ev = append(ev, rowEvidence(use[node][vl], c.sl))
+				}
+			}
+		}
+		ref := fmt.Sprintf("the rest of the fabric maps it to VL %d", want)
+		if byPlan {
+			ref = fmt.Sprintf("the QoS plan says VL %d", want)
+		} else if want < 0 {
+			ref = "no VL is common to the fabric"
+		}
+		out = append(out, catalog.New("fabric.qos_mismatch", f.nodeSubject(nodes[0]),
+			fmt.Sprintf("%s maps %s to %s on %s; %s", nodeCount(f, nodes), what, key, countOf(len(nodes), "node"), ref), ev...))
+	}
 	return out
 }
 

@@ -34,33 +34,64 @@ type aerTally struct {
 // HCAs and GPUs that depend on it, so an error at a switch port above four
 // devices is reported once.
 func checkAER(in *Input) []finding.Finding {
-	s := in.Snap
 	th := in.th()
-	tallies := map[pcie.Address]*aerTally{}
-	var order []pcie.Address
-	get := func(a pcie.Address, below []target) *aerTally {
-		if x, ok := tallies[a]; ok {
-			return x
+	t := &aerTallies{in: in, by: map[pcie.Address]*aerTally{}}
+	// Counters of the HCAs, GPUs and the ports above them.
+	if !in.logOnly {
+		t.addCounters()
+	}
+	evs := in.events()
+	t.addLogEvents(evs)
+	bits := aerBits(evs)
+	var out []finding.Finding
+	for _, a := range t.order {
+		x := t.by[a]
+		uncorr := x.nonfat + x.fat + uint64(x.logUncorr)
+		if uncorr == 0 && x.corr < th.AERCorrectable && uint64(x.logCorr) < th.AERCorrectable {
+			continue
 		}
-		x := &aerTally{pci: a, below: below}
-		tallies[a] = x
-		order = append(order, a)
+		f := aerFinding(in, x, bits[a])
+		if uncorr > 0 {
+			f.Severity = finding.Critical
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// aerTallies is the AER tally of each erroring function, in the order
+// they were first seen.
+type aerTallies struct {
+	in    *Input
+	by    map[pcie.Address]*aerTally
+	order []pcie.Address
+}
+
+// get returns a's tally, creating it with the devices below it.
+func (t *aerTallies) get(a pcie.Address, below []target) *aerTally {
+	if x, ok := t.by[a]; ok {
 		return x
 	}
-	// Counters of the HCAs, GPUs and the ports above them.
+	x := &aerTally{pci: a, below: below}
+	t.by[a] = x
+	t.order = append(t.order, a)
+	return x
+}
+
+// addCounters tallies the aer_dev_* counters of the HCAs, the GPUs and
+// the ports above them, each function once.
+func (t *aerTallies) addCounters() {
+	s := t.in.Snap
 	for _, c := range candidates(s) {
-		if in.logOnly {
-			break
-		}
-		for _, a := range append([]pcie.Address{c}, upstreamAddrs(in, c)...) {
-			if _, done := tallies[a]; done {
+		for _, a := range append([]pcie.Address{c}, upstreamAddrs(t.in, c)...) {
+			if _, done := t.by[a]; done {
 				continue
 			}
 			p := s.PCIDevice(a)
 			if p == nil || p.AER == nil || p.AER.Correctable+p.AER.NonFatal+p.AER.Fatal == 0 {
 				continue
 			}
-			x := get(a, targetsOf(s, a))
+			x := t.get(a, targetsOf(s, a))
 			x.corr, x.nonfat, x.fat = p.AER.Correctable, p.AER.NonFatal, p.AER.Fatal
 			x.ev = append(x.ev, finding.Evidence{
 				Source: "sys/bus/pci/devices/" + string(a) + "/aer_dev_*",
@@ -68,9 +99,13 @@ func checkAER(in *Input) []finding.Finding {
 			})
 		}
 	}
-	// Log events: count detail lines ("PCIe Bus Error", one per error)
-	// where a source has them, else the ports' "error received" lines.
-	evs := in.events()
+}
+
+// addLogEvents tallies the kernel log's AER reports: the detail lines
+// ("PCIe Bus Error", one per error) where a source has them, else the
+// ports' "error received" lines.
+func (t *aerTallies) addLogEvents(evs []kmsg.Event) {
+	in, s := t.in, t.in.Snap
 	hasDetail := map[pcie.Address]bool{}
 	for _, e := range evs {
 		if e.Kind == kmsg.KindAER && e.AERDetail {
@@ -89,7 +124,7 @@ func checkAER(in *Input) []finding.Finding {
 			// it can take the root complex or the whole host down.
 			continue
 		}
-		x := get(e.PCI, below)
+		x := t.get(e.PCI, below)
 		if e.AERSeverity == kmsg.AERCorrectable {
 			x.logCorr++
 		} else {
@@ -100,52 +135,50 @@ func checkAER(in *Input) []finding.Finding {
 			x.ev = append(x.ev, in.logEvidence(e.Record))
 		}
 	}
-	// The error bits of the reports ("RxErr", "BadTLP", "Timeout"), per
-	// reporting function, say what a flood is made of.
+}
+
+// aerBits lists the error bits of the reports ("RxErr", "BadTLP",
+// "Timeout") per reporting function, which say what a flood is made of.
+func aerBits(evs []kmsg.Event) map[pcie.Address][]string {
 	bits := map[pcie.Address][]string{}
 	for _, e := range evs {
 		if e.Kind == kmsg.KindAERBit && !slices.Contains(bits[e.PCI], e.Detail) {
 			bits[e.PCI] = append(bits[e.PCI], e.Detail)
 		}
 	}
-	var out []finding.Finding
-	for _, a := range order {
-		x := tallies[a]
-		uncorr := x.nonfat + x.fat + uint64(x.logUncorr)
-		if uncorr == 0 && x.corr < th.AERCorrectable && uint64(x.logCorr) < th.AERCorrectable {
-			continue
-		}
-		var parts []string
-		if x.corr+x.nonfat+x.fat > 0 {
-			parts = append(parts, fmt.Sprintf("AER counters: %d correctable, %d non-fatal, %d fatal", x.corr, x.nonfat, x.fat))
-		}
-		if x.logCorr+x.logUncorr > 0 {
-			p := fmt.Sprintf("%d correctable and %d uncorrectable reports %s", x.logCorr, x.logUncorr, in.window())
-			if b := bits[a]; len(b) > 0 {
-				p += " (" + strings.Join(b, ", ") + ")"
-			}
-			parts = append(parts, p)
-		}
-		where, subj := string(a), finding.Subject{Host: s.Host, PCI: string(a)}
-		switch {
-		case len(x.below) == 1 && x.below[0].PCI == a:
-			where, subj = x.below[0].longLabel(), x.below[0].subject(s.Host)
-		case len(x.below) > 0:
-			var names []string
-			for _, t := range x.below {
-				names = append(names, t.label())
-			}
-			where = fmt.Sprintf("PCIe port %s above %s", a, strings.Join(names, ", "))
-			subj = x.below[0].subject(s.Host)
-			subj.PCI = string(a)
-		}
-		f := catalog.New("pcie.aer_errors", subj, fmt.Sprintf("PCIe errors on the link of %s: %s", where, strings.Join(parts, "; ")), x.ev...)
-		if uncorr > 0 {
-			f.Severity = finding.Critical
-		}
-		out = append(out, f)
+	return bits
+}
+
+// aerFinding is pcie.aer_errors for tally x, naming the function (or
+// the HCAs and GPUs below it) and its counters and log reports, with
+// the reports' error bits.
+func aerFinding(in *Input, x *aerTally, bits []string) finding.Finding {
+	a, s := x.pci, in.Snap
+	var parts []string
+	if x.corr+x.nonfat+x.fat > 0 {
+		parts = append(parts, fmt.Sprintf("AER counters: %d correctable, %d non-fatal, %d fatal", x.corr, x.nonfat, x.fat))
 	}
-	return out
+	if x.logCorr+x.logUncorr > 0 {
+		p := fmt.Sprintf("%d correctable and %d uncorrectable reports %s", x.logCorr, x.logUncorr, in.window())
+		if len(bits) > 0 {
+			p += " (" + strings.Join(bits, ", ") + ")"
+		}
+		parts = append(parts, p)
+	}
+	where, subj := string(a), finding.Subject{Host: s.Host, PCI: string(a)}
+	switch {
+	case len(x.below) == 1 && x.below[0].PCI == a:
+		where, subj = x.below[0].longLabel(), x.below[0].subject(s.Host)
+	case len(x.below) > 0:
+		var names []string
+		for _, t := range x.below {
+			names = append(names, t.label())
+		}
+		where = fmt.Sprintf("PCIe port %s above %s", a, strings.Join(names, ", "))
+		subj = x.below[0].subject(s.Host)
+		subj.PCI = string(a)
+	}
+	return catalog.New("pcie.aer_errors", subj, fmt.Sprintf("PCIe errors on the link of %s: %s", where, strings.Join(parts, "; ")), x.ev...)
 }
 
 // upstreamAddrs lists the ports above a function, nearest first.

@@ -228,129 +228,182 @@ func hasActiveSibling(s *snapshot.Snapshot, d *snapshot.Device, p *snapshot.Port
 	return false
 }
 
+// checkState reports every port that is not ACTIVE (or is ACTIVE with a
+// physical state other than expected), saying why it should be up.
 func checkState(in *Input) []finding.Finding {
 	s := in.Snap
 	var out []finding.Finding
 	for i := range s.Devices {
 		d := &s.Devices[i]
 		for j := range d.Ports {
-			p := &d.Ports[j]
-			if p.State == nil {
-				continue // unreadable: reported as a gap
-			}
-			pe := portExpect(in, d.Name, p.Number)
-			if pe != nil && pe.Ignore {
-				continue
-			}
-			// An unknown physical state (file unreadable, or a tool output
-			// that does not print it) is judged on the logical state alone.
-			st, ph, physKnown := *p.State, ib.PhysState(0), p.PhysState != nil
-			ev := []finding.Evidence{{Source: portPath(p, "state"), Value: fmt.Sprintf("%d: %s", st, st)}}
-			physInferred := false
-			if physKnown {
-				ph = *p.PhysState
-				ev = append(ev, finding.Evidence{Source: portPath(p, "phys_state"), Value: fmt.Sprintf("%d: %s", ph, ph)})
-			} else if st == ib.StateInit || st == ib.StateArmed {
-				// The logical state leaves DOWN only once the physical
-				// link is up (IBTA vol 1, 7.2 port state machine): a port
-				// in INIT or ARMED has its link up whatever the tool
-				// left out.
-				ph, physKnown, physInferred = ib.PhysLinkUp, true, true
-			}
-			// What is this port expected to be?
-			wantUp := true
-			why := "other ports of this HCA model are ACTIVE"
-			if pe != nil && pe.State != nil {
-				wantUp = *pe.State == ib.StateActive
-				why = fmt.Sprintf("expected %s (%s:%d)", pe.State, in.Expect.Source, pe.Line)
-				if !wantUp && st == *pe.State {
-					continue
-				}
-			} else if ph == ib.PhysLinkUp {
-				// The physical link is up, so a cable and a peer are there:
-				// the port is meant to be used, whatever its siblings do (a
-				// fabric without an SM leaves every port INIT).
-				why = "the physical link is up, so the port is cabled"
-			} else if st != ib.StateActive && ph != ib.PhysDisabled && p.LinkLayer != ib.LinkLayerEthernet && p.LID != nil && *p.LID != 0 && *p.LID < 0xc000 {
-				// A subnet manager gave the port a unicast LID: it was
-				// cabled and in use, and has lost its link since (a
-				// Disabled port may have been turned off on purpose).
-				why = fmt.Sprintf("it has LID %d from a subnet manager, so it was cabled and in use", *p.LID)
-			} else if st != ib.StateActive && !hasActiveSibling(s, d, p) {
-				wantUp = false
-				why = "no other port of this HCA model is ACTIVE, so it may be uncabled on purpose; write a baseline to make it expected"
-			}
-			if physKnown && pe != nil && pe.PhysState != nil && ph != *pe.PhysState && st == ib.StateActive {
-				// ACTIVE but not LinkUp: the logical state is stale.
-				f := catalog.New("port.down", portSubject(s, p),
-					fmt.Sprintf("%s port %d is ACTIVE but its physical state is %s, expected %s", d.Name, p.Number, ph, pe.PhysState), ev...)
-				f.Severity = finding.Warning
+			if f, ok := checkPortState(in, d, &d.Ports[j]); ok {
 				out = append(out, f)
-				continue
 			}
-			if st == ib.StateActive {
-				continue
-			}
-			roce := p.LinkLayer == ib.LinkLayerEthernet
-			var f finding.Finding
-			switch {
-			case !physKnown:
-				f = catalog.New("port.down", portSubject(s, p),
-					fmt.Sprintf("%s port %d is %s; its physical state is unknown, so Polling (no link partner) and Disabled cannot be told apart (ibv_devinfo -v or ibstat show it)", d.Name, p.Number, st), ev...)
-			case ph == ib.PhysPolling:
-				f = catalog.New("port.polling", portSubject(s, p),
-					fmt.Sprintf("%s port %d is Polling: no link partner (cable, transceiver or peer port)", d.Name, p.Number), ev...)
-			case ph == ib.PhysDisabled && roce:
-				nd := p.NetDev
-				if nd == "" {
-					nd = "its netdev"
-				}
-				f = catalog.New("port.disabled", portSubject(s, p),
-					fmt.Sprintf("RoCE port %s/%d is down: %s has no carrier or is administratively down", d.Name, p.Number, nd), ev...)
-				if n := s.NetDev(p.NetDev); n != nil {
-					f.Evidence = append(f.Evidence, finding.Evidence{Source: "sys/class/net/" + n.Name + "/operstate", Value: n.OperState})
-				}
-			case ph == ib.PhysDisabled:
-				f = catalog.New("port.disabled", portSubject(s, p),
-					fmt.Sprintf("%s port %d is Disabled", d.Name, p.Number), ev...)
-			case (st == ib.StateInit || st == ib.StateArmed) && ph == ib.PhysLinkUp && !roce:
-				sum := fmt.Sprintf("%s port %d is %s with the link up: no subnet manager has configured it", d.Name, p.Number, st)
-				if physInferred {
-					sum = fmt.Sprintf("%s port %d is %s, so its physical link is up (the logical state leaves DOWN only then): no subnet manager has configured it", d.Name, p.Number, st)
-				}
-				switch {
-				case p.SMLID == nil:
-				case *p.SMLID == 0:
-					sum += "; SM lid 0: no subnet manager has ever answered on this port"
-				default:
-					sum += fmt.Sprintf("; SM lid %d: that subnet manager has not brought the port to ACTIVE (check its log, and that this port's GUID is not excluded or duplicated)", *p.SMLID)
-				}
-				f = catalog.New("port.init_no_sm", portSubject(s, p), sum, ev...)
-				if p.SMLID != nil {
-					f.Evidence = append(f.Evidence, finding.Evidence{Source: portPath(p, "sm_lid"), Value: fmt.Sprintf("0x%x", *p.SMLID)})
-				}
-			case st == ib.StateDown && ph == ib.PhysLinkUp && !roce && zeroGUID(d.NodeGUID):
-				// An SR-IOV VF whose GUIDs were never set: the SM cannot
-				// address a port without a GUID, so it stays DOWN.
-				f = catalog.New("port.down", portSubject(s, p),
-					fmt.Sprintf("%s port %d is DOWN with the physical link up and its node GUID is all zeros: a virtual function whose GUIDs were never assigned, which no subnet manager can activate; assign the VF's node and port GUIDs (ip link set <pf> vf <n> node_guid <guid> port_guid <guid>, or the SR-IOV device plugin's GUID pool) and rebind it", d.Name, p.Number), ev...)
-				f.Evidence = append(f.Evidence, finding.Evidence{Source: devPath(d.Name, "node_guid"), Value: d.NodeGUID})
-			default:
-				f = catalog.New("port.down", portSubject(s, p),
-					fmt.Sprintf("%s port %d is %s (%s)", d.Name, p.Number, st, ph), ev...)
-			}
-			if !wantUp {
-				f.Severity = finding.Info
-				if in.Pasted {
-					// Nobody pastes a port to ask about it for nothing.
-					f.Severity = finding.Warning
-				}
-			}
-			f.Summary += "; " + why
-			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// portStateView is a port's logical and physical state as judged: an
+// unknown physical state is inferred as LinkUp where the logical state
+// proves it.
+type portStateView struct {
+	st           ib.PortState
+	ph           ib.PhysState
+	physKnown    bool
+	physInferred bool
+	ev           []finding.Evidence
+}
+
+// viewPortState reads p's state and physical state, with their
+// evidence. p.State must be set.
+func viewPortState(p *snapshot.Port) portStateView {
+	// An unknown physical state (file unreadable, or a tool output
+	// that does not print it) is judged on the logical state alone.
+	v := portStateView{st: *p.State, physKnown: p.PhysState != nil}
+	v.ev = []finding.Evidence{{Source: portPath(p, "state"), Value: fmt.Sprintf("%d: %s", v.st, v.st)}}
+	if v.physKnown {
+		v.ph = *p.PhysState
+		v.ev = append(v.ev, finding.Evidence{Source: portPath(p, "phys_state"), Value: fmt.Sprintf("%d: %s", v.ph, v.ph)})
+	} else if v.st == ib.StateInit || v.st == ib.StateArmed {
+		// The logical state leaves DOWN only once the physical
+		// link is up (IBTA vol 1, 7.2 port state machine): a port
+		// in INIT or ARMED has its link up whatever the tool
+		// left out.
+		v.ph, v.physKnown, v.physInferred = ib.PhysLinkUp, true, true
+	}
+	return v
+}
+
+// checkPortState judges one port; ok is false when there is nothing to
+// report.
+func checkPortState(in *Input, d *snapshot.Device, p *snapshot.Port) (f finding.Finding, ok bool) {
+	s := in.Snap
+	if p.State == nil {
+		return f, false // unreadable: reported as a gap
+	}
+	pe := portExpect(in, d.Name, p.Number)
+	if pe != nil && pe.Ignore {
+		return f, false
+	}
+	v := viewPortState(p)
+	wantUp, why, skip := wantPortUp(in, d, p, pe, v)
+	if skip {
+		return f, false
+	}
+	if v.physKnown && pe != nil && pe.PhysState != nil && v.ph != *pe.PhysState && v.st == ib.StateActive {
+		// ACTIVE but not LinkUp: the logical state is stale.
+		f = catalog.New("port.down", portSubject(s, p),
+			fmt.Sprintf("%s port %d is ACTIVE but its physical state is %s, expected %s", d.Name, p.Number, v.ph, pe.PhysState), v.ev...)
+		f.Severity = finding.Warning
+		return f, true
+	}
+	if v.st == ib.StateActive {
+		return f, false
+	}
+	f = portStateFinding(s, d, p, v)
+	if !wantUp {
+		f.Severity = finding.Info
+		if in.Pasted {
+			// Nobody pastes a port to ask about it for nothing.
+			f.Severity = finding.Warning
+		}
+	}
+	f.Summary += "; " + why
+	return f, true
+}
+
+// wantPortUp says whether port p is expected to be up and why; skip is
+// true when the expectation wants it in exactly the state it is in.
+func wantPortUp(in *Input, d *snapshot.Device, p *snapshot.Port, pe *expect.Port, v portStateView) (wantUp bool, why string, skip bool) {
+	st, ph := v.st, v.ph
+	wantUp = true
+	why = "other ports of this HCA model are ACTIVE"
+	if pe != nil && pe.State != nil {
+		wantUp = *pe.State == ib.StateActive
+		why = fmt.Sprintf("expected %s (%s:%d)", pe.State, in.Expect.Source, pe.Line)
+		if !wantUp && st == *pe.State {
+			return wantUp, why, true
+		}
+	} else if ph == ib.PhysLinkUp {
+		// The physical link is up, so a cable and a peer are there:
+		// the port is meant to be used, whatever its siblings do (a
+		// fabric without an SM leaves every port INIT).
+		why = "the physical link is up, so the port is cabled"
+	} else if st != ib.StateActive && ph != ib.PhysDisabled && p.LinkLayer != ib.LinkLayerEthernet && p.LID != nil && *p.LID != 0 && *p.LID < 0xc000 {
+		// A subnet manager gave the port a unicast LID: it was
+		// cabled and in use, and has lost its link since (a
+		// Disabled port may have been turned off on purpose).
+		why = fmt.Sprintf("it has LID %d from a subnet manager, so it was cabled and in use", *p.LID)
+	} else if st != ib.StateActive && !hasActiveSibling(in.Snap, d, p) {
+		wantUp = false
+		why = "no other port of this HCA model is ACTIVE, so it may be uncabled on purpose; write a baseline to make it expected"
+	}
+	return wantUp, why, false
+}
+
+// portStateFinding is the finding for a port that is not ACTIVE, named
+// by what its physical state says is wrong.
+func portStateFinding(s *snapshot.Snapshot, d *snapshot.Device, p *snapshot.Port, v portStateView) finding.Finding {
+	st, ph, ev := v.st, v.ph, v.ev
+	roce := p.LinkLayer == ib.LinkLayerEthernet
+	var f finding.Finding
+	switch {
+	case !v.physKnown:
+		f = catalog.New("port.down", portSubject(s, p),
+			fmt.Sprintf("%s port %d is %s; its physical state is unknown, so Polling (no link partner) and Disabled cannot be told apart (ibv_devinfo -v or ibstat show it)", d.Name, p.Number, st), ev...)
+	case ph == ib.PhysPolling:
+		f = catalog.New("port.polling", portSubject(s, p),
+			fmt.Sprintf("%s port %d is Polling: no link partner (cable, transceiver or peer port)", d.Name, p.Number), ev...)
+	case ph == ib.PhysDisabled && roce:
+		nd := p.NetDev
+		if nd == "" {
+			nd = "its netdev"
+		}
+		f = catalog.New("port.disabled", portSubject(s, p),
+			fmt.Sprintf("RoCE port %s/%d is down: %s has no carrier or is administratively down", d.Name, p.Number, nd), ev...)
+		if n := s.NetDev(p.NetDev); n != nil {
+			f.Evidence = append(f.Evidence, finding.Evidence{Source: "sys/class/net/" + n.Name + "/operstate", Value: n.OperState})
+		}
+	case ph == ib.PhysDisabled:
+		f = catalog.New("port.disabled", portSubject(s, p),
+			fmt.Sprintf("%s port %d is Disabled", d.Name, p.Number), ev...)
+	case (st == ib.StateInit || st == ib.StateArmed) && ph == ib.PhysLinkUp && !roce:
+		f = initNoSMFinding(s, d, p, v)
+	case st == ib.StateDown && ph == ib.PhysLinkUp && !roce && zeroGUID(d.NodeGUID):
+		// An SR-IOV VF whose GUIDs were never set: the SM cannot
+		// address a port without a GUID, so it stays DOWN.
+		f = catalog.New("port.down", portSubject(s, p),
+			fmt.Sprintf("%s port %d is DOWN with the physical link up and its node GUID is all zeros: a virtual function whose GUIDs were never assigned, which no subnet manager can activate; assign the VF's node and port GUIDs (ip link set <pf> vf <n> node_guid <guid> port_guid <guid>, or the SR-IOV device plugin's GUID pool) and rebind it", d.Name, p.Number), ev...)
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: devPath(d.Name, "node_guid"), Value: d.NodeGUID})
+	default:
+		f = catalog.New("port.down", portSubject(s, p),
+			fmt.Sprintf("%s port %d is %s (%s)", d.Name, p.Number, st, ph), ev...)
+	}
+	return f
+}
+
+// initNoSMFinding is port.init_no_sm for an InfiniBand port in INIT or
+// ARMED with its link up, with what its SM LID says about the subnet
+// manager.
+func initNoSMFinding(s *snapshot.Snapshot, d *snapshot.Device, p *snapshot.Port, v portStateView) finding.Finding {
+	st := v.st
+	sum := fmt.Sprintf("%s port %d is %s with the link up: no subnet manager has configured it", d.Name, p.Number, st)
+	if v.physInferred {
+		sum = fmt.Sprintf("%s port %d is %s, so its physical link is up (the logical state leaves DOWN only then): no subnet manager has configured it", d.Name, p.Number, st)
+	}
+	switch {
+	case p.SMLID == nil:
+	case *p.SMLID == 0:
+		sum += "; SM lid 0: no subnet manager has ever answered on this port"
+	default:
+		sum += fmt.Sprintf("; SM lid %d: that subnet manager has not brought the port to ACTIVE (check its log, and that this port's GUID is not excluded or duplicated)", *p.SMLID)
+	}
+	f := catalog.New("port.init_no_sm", portSubject(s, p), sum, v.ev...)
+	if p.SMLID != nil {
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: portPath(p, "sm_lid"), Value: fmt.Sprintf("0x%x", *p.SMLID)})
+	}
+	return f
 }
 
 // expectedRate returns the rate a port should run at and where that comes

@@ -200,23 +200,70 @@ func (a *Agent) Sample(ctx context.Context) error {
 	for _, g := range snap.Gaps {
 		a.errs[g.Path]++
 	}
-	eth := trend.Ethtool{}
-	if a.opts.Ethtool != nil {
-		ok := true
-		for _, nd := range layout.EthtoolNetDevs(snap) {
-			st, err := a.opts.Ethtool(ctx, nd)
-			if err != nil {
-				ok = false
-				a.errs["ethtool -S "+nd]++
-				continue
-			}
-			eth[nd] = st
-		}
-		up["ethtool"] = ok
-	}
+	eth := a.readEthtool(ctx, snap, up)
 	cur := trend.FromSnapshot(snap, eth)
-	var rates []trend.CounterRate
-	var newFlaps []trend.Flap
+	rates, newFlaps := a.advance(cur)
+
+	// Counter totals since the last clear are left to status and check:
+	// the agent judges their rates (trend.Check).
+	fs := noderules.CheckInput(&noderules.Input{Snap: snap, Expect: a.opts.Expect, Thresholds: noderules.DefaultThresholds, NoCounterTotals: true})
+	fs = append(fs, trend.Check(trend.Input{Host: snap.Host, History: a.history, Flaps: a.flaps, Expected: a.best}, a.th)...)
+	if a.opts.Kernel != nil {
+		kfs, ok := a.sampleKernel(ctx, snap)
+		up["kmsg"] = ok
+		fs = append(fs, kfs...)
+	}
+	fs = dedupe(fs)
+	catalog.Sort(fs)
+	active := a.activeSince(fs, snap.Taken)
+	a.logTransitions(ctx, fs)
+
+	if a.opts.Store != nil {
+		err := a.opts.Store.Commit(store.Interval{Sample: cur, NewFlaps: newFlaps, Findings: active, BestRate: a.best})
+		up["store"] = err == nil
+		if err != nil {
+			a.errs["store"]++
+			a.opts.Logf("state store: %v", err)
+		}
+	}
+	a.samples++
+	v := &View{
+		State: metrics.State{Snapshot: snap, Ethtool: eth, Rates: rates, Findings: fs, CollectErrors: a.copyErrs(),
+			SourceUp: up, SampleDuration: time.Since(start), Samples: a.samples,
+			KernelEvents: a.kernelCounts(), KernelLost: a.kern.lost},
+		Active: active, Sample: cur, Interval: a.opts.Interval,
+	}
+	a.publish(v)
+	return nil
+}
+
+// readEthtool reads the ethtool statistics of the snapshot's netdevs
+// when an ethtool reader is set, counting each failure and marking the
+// source up only when every read succeeded.
+func (a *Agent) readEthtool(ctx context.Context, snap *snapshot.Snapshot, up map[string]bool) trend.Ethtool {
+	eth := trend.Ethtool{}
+	if a.opts.Ethtool == nil {
+		return eth
+	}
+	ok := true
+	for _, nd := range layout.EthtoolNetDevs(snap) {
+		st, err := a.opts.Ethtool(ctx, nd)
+		if err != nil {
+			ok = false
+			a.errs["ethtool -S "+nd]++
+			continue
+		}
+		eth[nd] = st
+	}
+	up["ethtool"] = ok
+	return eth
+}
+
+// advance adds sample cur to the history: it returns the counter rates
+// and the new flaps since the previous sample, drops flaps older than
+// the flap window (at least a day), and raises each active port's best
+// rate.
+func (a *Agent) advance(cur trend.Sample) (rates []trend.CounterRate, newFlaps []trend.Flap) {
 	if n := len(a.history); n > 0 {
 		prev := &a.history[n-1]
 		if !cur.T.After(prev.T) {
@@ -238,49 +285,25 @@ func (a *Agent) Sample(ctx context.Context) error {
 			a.best[k] = p.RateGbps
 		}
 	}
+	return rates, newFlaps
+}
 
-	// Counter totals since the last clear are left to status and check:
-	// the agent judges their rates (trend.Evaluate).
-	fs := noderules.CheckInput(&noderules.Input{Snap: snap, Expect: a.opts.Expect, Thresholds: noderules.DefaultThresholds, NoCounterTotals: true})
-	fs = append(fs, trend.Check(trend.Input{Host: snap.Host, History: a.history, Flaps: a.flaps, Expected: a.best}, a.th)...)
-	if a.opts.Kernel != nil {
-		kfs, ok := a.sampleKernel(ctx, snap)
-		up["kmsg"] = ok
-		fs = append(fs, kfs...)
-	}
-	fs = dedupe(fs)
-	catalog.Sort(fs)
+// activeSince pairs each finding with when it was first seen (taken,
+// for a finding new in this sample) and forgets findings that are gone.
+func (a *Agent) activeSince(fs []finding.Finding, taken time.Time) []store.Active {
 	active := make([]store.Active, 0, len(fs))
 	seen := map[string]time.Time{}
 	for _, f := range fs {
 		k := key(f)
 		first, ok := a.firstSeen[k]
 		if !ok {
-			first = snap.Taken
+			first = taken
 		}
 		seen[k] = first
 		active = append(active, store.Active{Finding: f, FirstSeen: first})
 	}
 	a.firstSeen = seen
-	a.logTransitions(ctx, fs)
-
-	if a.opts.Store != nil {
-		err := a.opts.Store.Commit(store.Interval{Sample: cur, NewFlaps: newFlaps, Findings: active, BestRate: a.best})
-		up["store"] = err == nil
-		if err != nil {
-			a.errs["store"]++
-			a.opts.Logf("state store: %v", err)
-		}
-	}
-	a.samples++
-	v := &View{
-		State: metrics.State{Snapshot: snap, Ethtool: eth, Rates: rates, Findings: fs, CollectErrors: a.copyErrs(),
-			SourceUp: up, SampleDuration: time.Since(start), Samples: a.samples,
-			KernelEvents: a.kernelCounts(), KernelLost: a.kern.lost},
-		Active: active, Sample: cur, Interval: a.opts.Interval,
-	}
-	a.publish(v)
-	return nil
+	return active
 }
 
 // publish makes v the view handlers read and renders its metrics once.
