@@ -115,6 +115,19 @@ func readInput(o *Options, name string) analyze.Input {
 	if name == "-" {
 		r, label = o.F.In, "stdin"
 	} else {
+		// A regular file's size is known before reading: refuse what is too
+		// big at once, and what is not a file (/dev/zero never ends, a FIFO
+		// without a writer blocks the open) before opening it.
+		st, err := os.Stat(name)
+		if err != nil {
+			return analyze.Input{Name: label, Err: err}
+		}
+		switch {
+		case !st.Mode().IsRegular():
+			return analyze.Input{Name: label, Err: fmt.Errorf("%s: not a regular file (%s); pipe it to 'ibdoctor analyze -' instead", label, st.Mode().Type())}
+		case st.Size() > maxInput:
+			return analyze.Input{Name: label, Err: fmt.Errorf("%s: %d MiB, larger than %d MiB; split it", label, st.Size()>>20, maxInput>>20)}
+		}
 		f, err := os.Open(name)
 		if err != nil {
 			return analyze.Input{Name: label, Err: err}
