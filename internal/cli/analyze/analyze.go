@@ -119,10 +119,9 @@ func readInput(o *Options, name string) analyze.Input {
 		// big at once, and what is not a file (/dev/zero never ends, a FIFO
 		// without a writer blocks the open) before opening it.
 		st, err := os.Stat(name)
-		if err != nil {
-			return analyze.Input{Name: label, Err: err}
-		}
 		switch {
+		case err != nil:
+			// The open below says why, as for any unreadable file.
 		case !st.Mode().IsRegular():
 			return analyze.Input{Name: label, Err: fmt.Errorf("%s: not a regular file (%s); pipe it to 'ibdoctor analyze -' instead", label, st.Mode().Type())}
 		case st.Size() > maxInput:
