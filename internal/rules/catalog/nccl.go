@@ -114,7 +114,7 @@ var ncclMetas = []finding.Meta{
 	{
 		ID: "nccl.small_msg_latency", Severity: finding.Warning, Area: "nccl", Step: finding.StepPerf,
 		Title:   "small messages slow while large messages are fine",
-		Meaning: "The smallest messages take far longer than the latency floor while the large-message bandwidth is healthy. The seed: small slow and large fine points to the NCCL algorithm/protocol choice or the PCIe path, not the links.",
+		Meaning: "The smallest messages take far longer than the latency floor while the large-message bandwidth is healthy. Small slow and large fine points to the NCCL algorithm/protocol choice or the PCIe path, not the links.",
 		Thresholds: []finding.Threshold{
 			{Name: "small_latency", Default: limits.Float(limits.NCCLSmallLatencyUS) + "us", Meaning: "time of the smallest message above which small messages count as slow"},
 		},
