@@ -75,19 +75,11 @@ type Flow struct {
 	Rail     int
 }
 
-// Link is one direction of one cable: the port a flow leaves by.
-type Link struct {
-	From routing.PortRef
-	To   routing.PortRef
-}
-
 // LinkLoad is a link with the flows that cross it in its direction.
 type LinkLoad struct {
 	From  string `json:"from"`
 	To    string `json:"to"`
 	Flows int    `json:"flows"`
-	// HostLink says one end is a host's HCA (injection or delivery).
-	HostLink bool `json:"host_link"`
 	// Hosts are the hosts whose flows cross it, sorted (at most 16).
 	Hosts []string `json:"hosts,omitempty"`
 }
@@ -183,9 +175,11 @@ func Predict(g *routing.Graph, hosts []Host, p Pattern) (*Result, error) {
 		res.Hosts = append(res.Hosts, h.Name)
 		res.Rails = max(res.Rails, len(h.Rails))
 	}
-	routes := make([][]Link, len(flows))
-	load := map[Link]int{}
-	users := map[Link][]int{}
+	f := g.Subnet()
+	idx := newLinkIndex(f)
+	routes := make([][]int32, len(flows))
+	load := make([]int32, idx.size)
+	users := map[int32][]int{}
 	for i, fl := range flows {
 		src, dst := hosts[fl.Src].Rails[fl.Rail], hosts[fl.Dst].Rails[fl.Rail]
 		r, err := g.Path(src.LID, dst.LID)
@@ -193,7 +187,7 @@ func Predict(g *routing.Graph, hosts []Host, p Pattern) (*Result, error) {
 			res.Broken = append(res.Broken, fmt.Sprintf("%s → %s (rail %d): %v", hosts[fl.Src].Name, hosts[fl.Dst].Name, fl.Rail, err))
 			continue
 		}
-		routes[i] = links(r)
+		routes[i] = idx.route(r)
 		for _, l := range routes[i] {
 			load[l]++
 			if len(users[l]) < 64 {
@@ -201,14 +195,19 @@ func Predict(g *routing.Graph, hosts []Host, p Pattern) (*Result, error) {
 			}
 		}
 	}
-	f := g.Subnet()
+	// ends names a link by the port it leaves and the port it arrives at.
+	ends := func(l int32) (from, to routing.PortRef) {
+		from = idx.ref(l)
+		to, _ = g.Peer(from)
+		return from, to
+	}
 	isCA := func(r routing.PortRef) bool { return f.Nodes[r.Node].Type == routing.CA }
 	counted := 0
 	for i, ls := range routes {
 		if len(ls) == 0 {
 			continue
 		}
-		worst, bottleneck := 0, Link{}
+		worst, bottleneck := int32(0), ls[0]
 		for _, l := range ls {
 			if load[l] > worst {
 				worst, bottleneck = load[l], l
@@ -222,9 +221,10 @@ func Predict(g *routing.Graph, hosts []Host, p Pattern) (*Result, error) {
 		counted++
 		if counted == 1 || frac < res.Fraction {
 			fl := flows[i]
+			from, to := ends(bottleneck)
 			res.Fraction = frac
 			res.Slowest = fmt.Sprintf("%s → %s (rail %d): %d flows on %s → %s", hosts[fl.Src].Name, hosts[fl.Dst].Name, fl.Rail,
-				worst, portName(f, bottleneck.From), portName(f, bottleneck.To))
+				worst, portName(f, from), portName(f, to))
 		}
 	}
 	if counted == 0 {
@@ -232,15 +232,19 @@ func Predict(g *routing.Graph, hosts []Host, p Pattern) (*Result, error) {
 	}
 	res.MeanFraction /= float64(counted)
 	for l, n := range load {
-		host := isCA(l.From) || isCA(l.To)
-		if !host {
-			res.MaxLoad = max(res.MaxLoad, n)
-		}
-		if n < 2 || host {
+		if n == 0 {
 			continue
 		}
-		ll := LinkLoad{From: portName(f, l.From), To: portName(f, l.To), Flows: n}
-		for _, h := range users[l] {
+		from, to := ends(int32(l))
+		if isCA(from) || isCA(to) {
+			continue // host links are what the ideal is measured against
+		}
+		res.MaxLoad = max(res.MaxLoad, int(n))
+		if n < 2 {
+			continue
+		}
+		ll := LinkLoad{From: portName(f, from), To: portName(f, to), Flows: int(n)}
+		for _, h := range users[int32(l)] {
 			ll.Hosts = append(ll.Hosts, hosts[h].Name)
 		}
 		slices.Sort(ll.Hosts)
@@ -257,16 +261,6 @@ func Predict(g *routing.Graph, hosts []Host, p Pattern) (*Result, error) {
 		res.Hot = res.Hot[:20]
 	}
 	return res, nil
-}
-
-// links turns a route into the directed links it crosses.
-func links(r *routing.Route) []Link {
-	out := make([]Link, 0, len(r.Hops))
-	for i := 0; i+1 < len(r.Hops); i++ {
-		a, b := r.Hops[i], r.Hops[i+1]
-		out = append(out, Link{From: routing.PortRef{Node: a.Node, Port: a.OutPort}, To: routing.PortRef{Node: b.Node, Port: b.InPort}})
-	}
-	return out
 }
 
 func portName(f *routing.Subnet, r routing.PortRef) string {
