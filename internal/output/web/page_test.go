@@ -143,7 +143,6 @@ func testHandler(f *fixture, o Options) http.Handler {
 	return Handler(f, o)
 }
 
-
 func TestRoutes(t *testing.T) {
 	h := testHandler(newFixture(), Options{Title: "test hub"})
 	for _, c := range []struct {
