@@ -28,6 +28,8 @@ type fleetView struct {
 	ID, Group, Health string
 	Healths           []Health
 	Total             int
+	// Grid is the rows, written by fleetRows.
+	Grid template.HTML
 }
 
 func (s *server) fleet(w http.ResponseWriter, r *http.Request) {
@@ -65,6 +67,7 @@ func (s *server) fleet(w http.ResponseWriter, r *http.Request) {
 		}
 		return strings.Compare(a.Host, b.Host)
 	})
+	v.Grid = fleetRows(v.Rows)
 	s.render(w, r, "fleet", "Fleet", "fleet", true, v)
 }
 
