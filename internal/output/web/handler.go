@@ -55,6 +55,14 @@ type server struct {
 // switch or link the Data does not have gets 404, any other Data error
 // 500 with its message.
 func Handler(d Data, o Options) http.Handler {
+	return handler(d, o)
+}
+
+// Paths are the URL patterns (without a method) Handler serves, for a
+// server that mounts it beside routes of its own.
+var Paths = []string{"/{$}", "/nodes/", "/fabric", "/fabric/", "/perf", "/perf/", "/timeline", "/static/"}
+
+func handler(d Data, o Options) *http.ServeMux {
 	if o.Title == "" {
 		o.Title = "ibdoctor"
 	}

@@ -114,7 +114,7 @@ func (s *server) node(w http.ResponseWriter, r *http.Request) {
 			v.Open++
 		}
 		v.Findings = append(v.Findings, findingItem{FindingView: f, Anchor: findingAnchor(f.ID, seen[f.ID]),
-			Subject: subjectText(f.Subject), For: end.Sub(f.Opened)})
+			Subject: SubjectText(f.Subject), For: end.Sub(f.Opened)})
 		seen[f.ID]++
 	}
 	for _, sr := range n.Series {
@@ -130,8 +130,9 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// subjectText names what a finding is about in a few words.
-func subjectText(s finding.Subject) string {
+// SubjectText names what a finding is about in a few words
+// ("mlx5_0, port 1, netdev ib0").
+func SubjectText(s finding.Subject) string {
 	var parts []string
 	add := func(k, v string) {
 		if v != "" {
@@ -152,7 +153,7 @@ func subjectText(s finding.Subject) string {
 	add("rank ", s.Rank)
 	add("file ", s.File)
 	if p := s.Peer; p != nil {
-		peer := subjectText(*p)
+		peer := SubjectText(*p)
 		if peer == "" && p.LID > 0 {
 			peer = "LID " + strconv.FormatUint(uint64(p.LID), 10)
 		}
