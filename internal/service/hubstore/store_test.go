@@ -407,5 +407,3 @@ func TestHelperCommitLoop(t *testing.T) {
 		w.Flush()
 	}
 }
-
-
