@@ -37,15 +37,15 @@ type fabricState struct {
 // FabricResult is the stored fabric check: its findings and gaps with the
 // page's view.
 type FabricResult struct {
-	Taken    time.Time          `json:"taken"`
-	Source   string             `json:"source"`
-	Findings []finding.Finding  `json:"findings"`
-	Gaps     []fabricrules.Gap  `json:"gaps"`
-	View     web.Fabric         `json:"view"`
-	Errs     map[string]uint64  `json:"link_errors"`
-	Summary  map[string]int     `json:"summary"`
-	LeafOf   map[string]string  `json:"leaf_of"`
-	PeerOf   map[string]string  `json:"peer_of"`
+	Taken    time.Time         `json:"taken"`
+	Source   string            `json:"source"`
+	Findings []finding.Finding `json:"findings"`
+	Gaps     []fabricrules.Gap `json:"gaps"`
+	View     web.Fabric        `json:"view"`
+	Errs     map[string]uint64 `json:"link_errors"`
+	Summary  map[string]int    `json:"summary"`
+	LeafOf   map[string]string `json:"leaf_of"`
+	PeerOf   map[string]string `json:"peer_of"`
 }
 
 // groupOf is a host's leaf, "" unknown (h.mu held).

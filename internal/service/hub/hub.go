@@ -85,6 +85,9 @@ type node struct {
 	// open are the node's open findings by key.
 	open map[string]*hubstore.FindingRow
 	acc  accumulator
+	// errTotals are the summed error counters per port read through
+	// Prometheus, for the next rate.
+	errTotals map[string]errTotal
 }
 
 // New builds a hub and restores the open findings from the store.
@@ -476,6 +479,8 @@ func portRates(ps *agent.Ports) []hubstore.PortRate {
 				pr.RcvBps = *r.PerSecond
 			case "port_xmit_data":
 				pr.XmitBps = *r.PerSecond
+			case promErrors:
+				pr.ErrPerS += *r.PerSecond
 			default:
 				if ib.PortCounterSpec(r.Name, false).Kind == ib.KindError && *r.PerSecond > 0 {
 					pr.ErrPerS += *r.PerSecond
