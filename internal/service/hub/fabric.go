@@ -143,8 +143,10 @@ var errorCounters = []string{"SymbolErrorCounter", "LinkErrorRecoveryCounter", "
 	"PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors", "PortXmitDiscards", "PortXmitConstraintErrors",
 	"PortRcvConstraintErrors", "LocalLinkIntegrityErrors", "ExcessiveBufferOverrunErrors", "VL15Dropped"}
 
-func errSum(p *fabricrules.Port) (uint64, bool) {
-	if p == nil || p.Counters == nil {
+// errSum sums a port's error counters; ok is false when they were not
+// read (with have, a port the counters did not list has none).
+func errSum(p *fabricrules.Port, have bool) (uint64, bool) {
+	if p == nil || (p.Counters == nil && !have) {
 		return 0, false
 	}
 	var s uint64
@@ -267,16 +269,11 @@ func buildFabric(m *fabricrules.Fabric, fs []finding.Finding, res *routing.Resul
 		} else if pb != nil && pb.HaveState {
 			lk.State = pb.State.String()
 		}
-		for _, p := range []*fabricrules.Port{pa, pb} {
-			if p != nil && ((p.CouldBeWidth > 0 && w > 0 && p.CouldBeWidth > w) || (p.CouldBeSpeed > 0 && s > 0 && p.CouldBeSpeed > s)) {
-				lk.Degraded = true
-			}
-		}
 		if lk.Degraded && lk.Health == web.OK {
 			lk.Health = web.Warning
 		}
-		ea, okA := errSum(pa)
-		eb, okB := errSum(pb)
+		ea, okA := errSum(pa, m.HaveCounters)
+		eb, okB := errSum(pb, m.HaveCounters)
 		if okA || okB {
 			st.errs[lk.ID] = ea + eb
 			if prev != nil {
