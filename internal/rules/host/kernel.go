@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 )
@@ -348,6 +350,7 @@ func checkFlaps(in *Input) []finding.Finding {
 				subj.Device = tg.Device
 			}
 		}
+		subj.LinkLayer = flapLinkLayer(s, subj, t.port)
 		sum := fmt.Sprintf("link of %s went down %s %s", k, plural(t.downs, "time", "times"), in.window())
 		if t.inferred > 0 {
 			sum += fmt.Sprintf(" (%d of them read from \"Link up\" printed again without a \"Link down\" between)", t.inferred)
@@ -360,6 +363,53 @@ func checkFlaps(in *Input) []finding.Finding {
 	}
 	return out
 }
+
+// flapLinkLayer is the link layer of a flapping link, so that its remedies
+// keep only the commands of that layer: the root's port (link_layer), the
+// device's when all its ports share one, the netdev's type (ARPHRD 1
+// Ethernet, 32 IPoIB); else what the log line tells: "<netdev>: Link
+// up|down" is printed by mlx5e_update_carrier (en_main.c), which only the
+// Ethernet netdev profile runs. The IB port line ("Port: 1 Link ACTIVE")
+// is printed for RoCE ports too and tells nothing. "" when unknown.
+func flapLinkLayer(s *snapshot.Snapshot, subj finding.Subject, port int) string {
+	if subj.Device != "" {
+		if subj.Port > 0 {
+			if p := s.Port(subj.Device, subj.Port); p != nil && p.LinkLayer != "" {
+				return string(p.LinkLayer)
+			}
+		} else if d := s.Device(subj.Device); d != nil && len(d.Ports) > 0 {
+			ll := d.Ports[0].LinkLayer
+			for _, p := range d.Ports[1:] {
+				if p.LinkLayer != ll {
+					ll = ""
+				}
+			}
+			if ll != "" {
+				return string(ll)
+			}
+		}
+	}
+	if subj.NetDev != "" {
+		if nd := s.NetDev(subj.NetDev); nd != nil && nd.Type != nil {
+			switch *nd.Type {
+			case arphrdEther:
+				return string(ib.LinkLayerEthernet)
+			case arphrdInfiniBand:
+				return string(ib.LinkLayerInfiniBand)
+			}
+		}
+	}
+	if port == 0 && subj.NetDev != "" {
+		return string(ib.LinkLayerEthernet)
+	}
+	return ""
+}
+
+// ARPHRD types of sys/class/net/<if>/type (include/uapi/linux/if_arp.h).
+const (
+	arphrdEther      = 1
+	arphrdInfiniBand = 32
+)
 
 // checkModules reports cable/transceiver module events: errors are
 // critical, unplug events warnings, plug events nothing.
