@@ -100,6 +100,21 @@ type Event struct {
 	LimitedAt   pcie.Address `json:"limited_at,omitempty"`
 	LimitedBy   string       `json:"limited_by,omitempty"`
 	CapableOf   string       `json:"capable_of,omitempty"`
+	// Folded marks an event that stands for Count later events of its
+	// kind and subject a streaming reader counted but did not keep (Record
+	// is the first of them); Inferred is how many of a link's were a "Link
+	// up" after a "Link up", counted as downs.
+	Folded   bool `json:"folded,omitempty"`
+	Count    int  `json:"count,omitempty"`
+	Inferred int  `json:"inferred,omitempty"`
+}
+
+// Weight is how many events e stands for.
+func (e Event) Weight() int {
+	if e.Folded {
+		return e.Count
+	}
+	return 1
 }
 
 const bdf = `[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]`
