@@ -128,11 +128,11 @@ func (t *aerTallies) addLogEvents(evs []kmsg.Event) {
 		}
 		x := t.get(e.PCI, below)
 		if e.AERSeverity == kmsg.AERCorrectable {
-			x.logCorr++
+			x.logCorr += e.Weight()
 		} else {
-			x.logUncorr++
+			x.logUncorr += e.Weight()
 		}
-		if x.logEv < maxEvidence {
+		if x.logEv < maxEvidence && !e.Folded {
 			x.logEv++
 			x.ev = append(x.ev, in.logEvidence(e.Record))
 		}
@@ -232,8 +232,8 @@ func checkXid(in *Input) []finding.Finding {
 				off[e.PCI] = t
 				offKeys = append(offKeys, e.PCI)
 			}
-			t.n++
-			if len(t.ev) < maxEvidence {
+			t.n += e.Weight()
+			if len(t.ev) < maxEvidence && !e.Folded {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
 		case e.Kind == kmsg.KindXid:
@@ -244,8 +244,8 @@ func checkXid(in *Input) []finding.Finding {
 				xs[k] = t
 				keys = append(keys, k)
 			}
-			t.n++
-			if len(t.ev) < maxEvidence {
+			t.n += e.Weight()
+			if len(t.ev) < maxEvidence && !e.Folded {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
 			if p := strings.Trim(e.XidProcess, "'"); p != "" && p != "<unknown>" && !slices.Contains(t.procs, p) {
@@ -312,6 +312,12 @@ func checkFlaps(in *Input) []finding.Finding {
 			t = &tally{pci: e.PCI, port: e.Port}
 			ts[k] = t
 			names = append(names, k)
+		}
+		if e.Folded {
+			// Counted by the streaming reader, after the evidence.
+			t.downs += e.Count
+			t.inferred += e.Inferred
+			continue
 		}
 		switch {
 		case !e.Up:
@@ -437,8 +443,8 @@ func checkModules(in *Input) []finding.Finding {
 			ts[k] = t
 			keys = append(keys, k)
 		}
-		t.n++
-		if len(t.ev) < maxEvidence {
+		t.n += e.Weight()
+		if len(t.ev) < maxEvidence && !e.Folded {
 			t.ev = append(t.ev, in.logEvidence(e.Record))
 		}
 	}
@@ -479,7 +485,7 @@ func checkHealth(in *Input) []finding.Finding {
 			ts[e.PCI] = t
 			keys = append(keys, e.PCI)
 		}
-		t.n++
+		t.n += e.Weight()
 		t.fatal = t.fatal || e.HealthClass != kmsg.HealthCommand
 		d := e.Detail
 		if strings.Contains(d, "timeout. Will cause a leak") {
@@ -488,7 +494,7 @@ func checkHealth(in *Input) []finding.Finding {
 		if !slices.Contains(t.details, d) {
 			t.details = append(t.details, d)
 		}
-		if len(t.ev) < maxEvidence {
+		if len(t.ev) < maxEvidence && !e.Folded {
 			t.ev = append(t.ev, in.logEvidence(e.Record))
 		}
 	}
