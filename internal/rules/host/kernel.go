@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
@@ -23,8 +24,37 @@ type aerTally struct {
 	below              []target
 	corr, nonfat, fat  uint64
 	logCorr, logUncorr int
-	ev                 []finding.Evidence
-	logEv              int
+	// rcvCorr counts the correctable errors of the ports' "error
+	// received" lines ("Multiple" is at least two), which also count
+	// where the detail lines of a report were cut from a paste.
+	rcvCorr int
+	// corrAt and rcvAt are the log times of the correctable errors the
+	// reports and the received lines count, for bursts.
+	corrAt, rcvAt []time.Duration
+	ev            []finding.Evidence
+	logEv         int
+}
+
+// Burst: in a pasted log, which is an excerpt of a longer one, this many
+// correctable reports of one function within burstSpan are a flood,
+// whatever the count over the whole log: the kernel rate-limits AER
+// messages, so several in a second mean a link that keeps erring.
+const (
+	burstReports = 3
+	burstSpan    = time.Second
+)
+
+// burst says whether at least burstReports of the times lie within
+// burstSpan of each other.
+func burst(at []time.Duration) bool {
+	at = slices.Clone(at)
+	slices.Sort(at)
+	for i := 0; i+burstReports-1 < len(at); i++ {
+		if at[i+burstReports-1]-at[i] <= burstSpan {
+			return true
+		}
+	}
+	return false
 }
 
 // checkAER reports AER errors on the links of HCAs and GPUs: the aer_dev_*
@@ -47,7 +77,9 @@ func checkAER(in *Input) []finding.Finding {
 	for _, a := range t.order {
 		x := t.by[a]
 		uncorr := x.nonfat + x.fat + uint64(x.logUncorr)
-		if uncorr == 0 && x.corr < th.AERCorrectable && uint64(x.logCorr) < th.AERCorrectable {
+		x.logCorr = max(x.logCorr, x.rcvCorr)
+		flood := in.standalone && (burst(x.corrAt) || burst(x.rcvAt))
+		if uncorr == 0 && x.corr < th.AERCorrectable && uint64(x.logCorr) < th.AERCorrectable && !flood {
 			continue
 		}
 		f := aerFinding(in, x, bits[a])
@@ -113,7 +145,10 @@ func (t *aerTallies) addLogEvents(evs []kmsg.Event) {
 		}
 	}
 	for _, e := range evs {
-		if e.Kind != kmsg.KindAER || e.PCI == "" || (!e.AERDetail && hasDetail[e.PCI]) {
+		if e.Kind != kmsg.KindAER || e.PCI == "" {
+			continue
+		}
+		if !e.AERDetail && hasDetail[e.PCI] {
 			continue
 		}
 		below := targetsOf(s, e.PCI)
@@ -126,7 +161,16 @@ func (t *aerTallies) addLogEvents(evs []kmsg.Event) {
 		}
 		x := t.get(e.PCI, below)
 		if e.AERSeverity == kmsg.AERCorrectable {
-			x.logCorr++
+			n := 1
+			if !e.AERDetail {
+				n = receivedCount(e)
+			}
+			x.logCorr += n
+			if at, ok := recordTime(e.Record); ok {
+				for range n {
+					x.corrAt = append(x.corrAt, at)
+				}
+			}
 		} else {
 			x.logUncorr++
 		}
@@ -135,6 +179,44 @@ func (t *aerTallies) addLogEvents(evs []kmsg.Event) {
 			x.ev = append(x.ev, in.logEvidence(e.Record))
 		}
 	}
+	// Where a function has detail lines, those are its reports; its
+	// received lines still count the errors, for a paste that lost some
+	// of the details.
+	for _, e := range evs {
+		if e.Kind == kmsg.KindAER && !e.AERDetail && hasDetail[e.PCI] && e.AERSeverity == kmsg.AERCorrectable {
+			if x, ok := t.by[e.PCI]; ok {
+				n := receivedCount(e)
+				x.rcvCorr += n
+				if at, ok := recordTime(e.Record); ok {
+					for range n {
+						x.rcvAt = append(x.rcvAt, at)
+					}
+				}
+			}
+		}
+	}
+}
+
+// receivedCount is the number of errors an "error received" line stands
+// for: "Multiple" means the status register held more than one.
+func receivedCount(e kmsg.Event) int {
+	if strings.HasPrefix(e.Detail, "Multiple ") {
+		return 2
+	}
+	return 1
+}
+
+// recordTime is when a record was logged, as an offset comparable with
+// the other records of the same log: the time since boot, else the wall
+// clock.
+func recordTime(r kmsg.Record) (time.Duration, bool) {
+	switch {
+	case r.HasMono:
+		return r.Mono, true
+	case !r.Time.IsZero():
+		return time.Duration(r.Time.UnixNano()), true
+	}
+	return 0, false
 }
 
 // aerBits lists the error bits of the reports ("RxErr", "BadTLP",
