@@ -3,7 +3,9 @@ package host
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -298,9 +300,24 @@ func checkXid(in *Input) []finding.Finding {
 		n     int
 		ev    []finding.Evidence
 		procs []string
+		// fatal: a message of an NVLink Xid said "Fatal"; named counts
+		// the messages of another Xid that name this one as their cause
+		// ("45, ... caused by previous Xid 149") where it was not logged
+		// itself (cut from the paste, or before the window).
+		fatal bool
+		named int
 	}
 	xs := map[key]*tally{}
 	var keys []key
+	get := func(k key) *tally {
+		t, ok := xs[k]
+		if !ok {
+			t = &tally{}
+			xs[k] = t
+			keys = append(keys, k)
+		}
+		return t
+	}
 	off := map[pcie.Address]*tally{}
 	var offKeys []pcie.Address
 	for _, e := range in.events() {
@@ -317,14 +334,18 @@ func checkXid(in *Input) []finding.Finding {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
 		case e.Kind == kmsg.KindXid:
-			k := key{e.PCI, e.Xid}
-			t, ok := xs[k]
-			if !ok {
-				t = &tally{}
-				xs[k] = t
-				keys = append(keys, k)
-			}
+			t := get(key{e.PCI, e.Xid})
 			t.n++
+			t.fatal = t.fatal || reXidFatal.MatchString(e.Detail)
+			if m := reXidCause.FindStringSubmatch(e.Detail); m != nil {
+				if c, err := strconv.Atoi(m[1]); err == nil && c != e.Xid {
+					ct := get(key{e.PCI, c})
+					ct.named++
+					if len(ct.ev) < maxEvidence {
+						ct.ev = append(ct.ev, in.logEvidence(e.Record))
+					}
+				}
+			}
 			if len(t.ev) < maxEvidence {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
@@ -352,16 +373,32 @@ func checkXid(in *Input) []finding.Finding {
 		t := xs[k]
 		info := LookupXid(k.code)
 		subj, label := gpu(k.pci)
-		sum := fmt.Sprintf("Xid %d (%s) on %s, %s %s: %s", k.code, info.Name, label, plural(t.n, "time", "times"), in.window(), info.Meaning)
+		var sum string
+		if t.n == 0 {
+			sum = fmt.Sprintf("Xid %d (%s) on %s, named %s as the cause of a later Xid %s: %s", k.code, info.Name, label, plural(t.named, "time", "times"), in.window(), info.Meaning)
+		} else {
+			sum = fmt.Sprintf("Xid %d (%s) on %s, %s %s: %s", k.code, info.Name, label, plural(t.n, "time", "times"), in.window(), info.Meaning)
+		}
 		if len(t.procs) > 0 {
 			sum += "; process " + strings.Join(t.procs, ", ")
 		}
 		f := catalog.New("gpu.xid", subj, sum, t.ev...)
 		f.Severity = info.Severity
+		if t.fatal && info.FatalCritical {
+			f.Severity = finding.Critical
+		}
 		out = append(out, f)
 	}
 	return out
 }
+
+// reXidCause finds the Xid an Xid message names as its cause: "45, pid=…,
+// Ch 00000001 caused by previous Xid 149".
+var reXidCause = regexp.MustCompile(`caused by previous Xid (\d+)`)
+
+// reXidFatal: an NVLink Xid (144-150) message classes the error as
+// "Fatal" or "Nonfatal": "149, NETIR_LINK_EVT Fatal XC0 i0 Link 00 (…)".
+var reXidFatal = regexp.MustCompile(`(?:^|[^A-Za-z])Fatal\b`)
 
 // checkFlaps counts link-down events per interface in the window.
 func checkFlaps(in *Input) []finding.Finding {

@@ -260,3 +260,36 @@ func TestPastedAERBurst(t *testing.T) {
 		})
 	}
 }
+
+// TestPastedXidCause: an Xid 45 (preemptive cleanup, info) that names an
+// NVLink Xid as its cause reports that Xid too, where the paste lost the
+// cause's own line; the NVLink Xids 144-150 are warnings unless their
+// message says Fatal. Lines from NVIDIA/open-gpu-kernel-modules#1150 and
+// leptonai/gpud#1160/#1174 (kernel messages quoted in the issues).
+func TestPastedXidCause(t *testing.T) {
+	tests := []struct {
+		name, log string
+		want      []string
+	}{
+		{"45 caused by 149", "kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149\n",
+			[]string{"gpu.xid/info", "gpu.xid/warning"}},
+		{"45 alone", "kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001\n", []string{"gpu.xid/info"}},
+		{"149 Fatal", "NVRM: Xid (PCI:0000:00:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 00 (0x025001c6 0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)\n",
+			[]string{"gpu.xid/critical"}},
+		{"145 Nonfatal", "NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 0x00000000 0x00100000 0x00000004)\n",
+			[]string{"gpu.xid/warning"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := kmsg.ParseText(strings.NewReader(tt.log), "paste.txt", kmsg.TextOptions{Year: 2026})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ids(CheckPastedKernelLog(l, time.Time{}, 0))
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("findings = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
