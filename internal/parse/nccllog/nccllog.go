@@ -158,9 +158,16 @@ var (
 	reVendor    = regexp.MustCompile(`vendor[ _]err[ =]?(\d+)`)
 	reReq       = regexp.MustCompile(`\((Send|Recv|Flush|Read|Write|Unknown)\)`)
 	reHCA       = regexp.MustCompile(` hca (\S+)`)
-	reCall      = regexp.MustCompile(`Call to (ibv_\w+) failed(?: with error (.+?))?\s*$`)
-	reWatchdog  = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
-	reTimeout   = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
+	// reCall ends at the line's end, where a paste may close a quote
+	// around the message ("…ibv_create_qp failed“").
+	reCall = regexp.MustCompile(`Call to (ibv_\w+) failed(?: with error (.+?))?[\s"'“”‘’.)\]]*$`)
+	// reLegacy is a line of NCCL 2.0-2.3, which printed no "NCCL" before
+	// the level: "host:pid:tid [dev] INFO msg", "host:pid:tid [dev]
+	// misc/ibvwrap.cu:269 WARN msg" (the host field as pasted: "machine
+	// [0] …" where the poster hid it).
+	reLegacy   = regexp.MustCompile(`^(\S+) \[\d+\] (?:[\w./-]+\.(?:cu|cc|c|h):\d+ (WARN)|(INFO)) (.*)$`)
+	reWatchdog = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
+	reTimeout  = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
 	// reAnyRank finds the rank of a PyTorch line that does not put it
 	// right before "Watchdog": "[PG ID 0 PG GUID 0(default_pg) Rank 1]",
 	// or the launcher's "[rank1]:" prefix.
@@ -215,6 +222,15 @@ func splitHostPid(tok string) (string, int) {
 	return tok[:i], pid
 }
 
+// legacyLine matches an NCCL 2.0-2.3 line (see reLegacy): host, "WARN"
+// or "", "INFO" or "", message; nil for any other line.
+func legacyLine(line string) []string {
+	if !strings.Contains(line, " WARN ") && !strings.Contains(line, " INFO ") {
+		return nil
+	}
+	return reLegacy.FindStringSubmatch(line)
+}
+
 // anyRank is the rank a watchdog line names: r when the pattern caught
 // it, else "Rank N]" or "[rankN]:" anywhere in the line; -1 when none.
 func anyRank(line, r string) int {
@@ -262,7 +278,19 @@ func Parse(r io.Reader, source string) (*Log, error) {
 			continue
 		}
 		if !strings.Contains(line, "NCCL") {
-			continue // neither an NCCL line nor a ProcessGroupNCCL watchdog
+			// Neither an NCCL 2.4+ line nor a ProcessGroupNCCL watchdog;
+			// perhaps an NCCL 2.0-2.3 one.
+			if m := legacyLine(line); m != nil {
+				lg.NCCLLines++
+				host, pid := splitHostPid(m[1])
+				p := proc(host, pid, n)
+				if m[2] == "WARN" {
+					parseWarn(lg, p, source, n, m[4])
+				} else {
+					parseInfo(p, n, m[4])
+				}
+			}
+			continue
 		}
 		if m := watchdog(line); m != nil {
 			ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, m[1]), OpType: m[3]}
@@ -513,6 +541,16 @@ func (p *Proc) Name() string {
 // Detect says whether text looks like an NCCL debug log or a PyTorch
 // NCCL watchdog report.
 func Detect(text string) bool {
-	return strings.Contains(text, "NCCL INFO") || strings.Contains(text, "NCCL WARN") ||
-		strings.Contains(text, "Watchdog caught collective operation timeout")
+	if strings.Contains(text, "NCCL INFO") || strings.Contains(text, "NCCL WARN") ||
+		strings.Contains(text, "Watchdog caught collective operation timeout") {
+		return true
+	}
+	// NCCL 2.0-2.3 WARN lines name the source file of the warning; its
+	// INFO lines alone are too plain to tell from other programs'.
+	for line := range strings.Lines(text) {
+		if m := legacyLine(strings.TrimSpace(line)); m != nil && m[2] == "WARN" {
+			return true
+		}
+	}
+	return false
 }
