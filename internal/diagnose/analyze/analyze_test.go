@@ -550,7 +550,8 @@ func TestTopoEvidenceLine(t *testing.T) {
 	}
 }
 
-// A parse error names the line of the file, not of the segment.
+// A parse error names the line of the file, not of the segment; the rows
+// that parse are still judged.
 func TestParseErrorNamesFileLine(t *testing.T) {
 	ls := strings.Split(read(t, "h100-4gpu-8nic-vm.txt"), "\n")
 	ls[2] = strings.Replace(ls[2], "PHB", "QQQ", 1)
@@ -559,7 +560,8 @@ func TestParseErrorNamesFileLine(t *testing.T) {
 		t.Fatalf("segments %+v", fr.Segments)
 	}
 	topo := fr.Segments[1]
-	if !topo.Failed || len(topo.Skipped) != 1 || !strings.Contains(topo.Skipped[0], "t.txt line 5:") || !strings.Contains(topo.Skipped[0], `"QQQ"`) {
+	if topo.Failed || len(topo.Skipped) != 1 || !strings.Contains(topo.Skipped[0], "t.txt:5:") || !strings.Contains(topo.Skipped[0], `"QQQ"`) ||
+		!strings.Contains(topo.Summary, "1 GPU") {
 		t.Errorf("topo segment %+v", topo)
 	}
 	if fr.Unparsed || fr.NotRecognised {

@@ -184,9 +184,10 @@ var Patterns = []Pattern{
 	// aer.c aer_print_error: "<drv> <bdf>: [AER: ]PCIe Bus Error: severity=<sev>, type=<layer>, [id=XXXX](<agent> ID)".
 	{Name: "aer-detail", Kind: KindAER, Contains: []string{"PCIe Bus Error"}, Set: Event{AERDetail: true},
 		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER: )?PCIe Bus Error: severity=(?P<aersev>` + aerSev + `), type=(?P<aertype>[^,]+)`)},
-	// aer.c aer_isr_one_error/aer_print_port_info: "AER: [Multiple ]<sev> error received: <bdf>|id=XXXX".
-	{Name: "aer-received", Kind: KindAER, Contains: []string{"error received"},
-		Re: regexp.MustCompile(`\S+ (?P<reporter>` + bdf + `): (?:AER: )?(?P<detail>(?:Multiple )?(?P<aersev>` + aerSev + `)) error (?:message )?received: (?:(?P<pci>` + bdf + `)|id=(?P<srcid>[0-9a-fA-F]{4}))`)},
+	// aer.c aer_isr_one_error/aer_print_port_info: "AER: [Multiple ]<sev> error received: <bdf>|id=XXXX";
+	// since Linux 6.x aer_print_source: "AER: [Multiple ]Correctable error message received from <bdf>".
+	{Name: "aer-received", Kind: KindAER, Contains: []string{" error ", "received"},
+		Re: regexp.MustCompile(`\S+ (?P<reporter>` + bdf + `): (?:AER: )?(?P<detail>(?:Multiple )?(?P<aersev>` + aerSev + `)) error (?:message )?received(?::| from) (?:(?P<pci>` + bdf + `)|id=(?P<srcid>[0-9a-fA-F]{4}))`)},
 	// pci.c __pcie_print_link_status: "<drv> <bdf>: 15.752 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x2 link at <bdf> (capable of 31.504 Gb/s with 8.0 GT/s PCIe x4 link)".
 	{Name: "pcie-bandwidth", Kind: KindPCIeBandwidth, Contains: []string{"available PCIe bandwidth, limited by"},
 		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?P<avail>[0-9.]+) Gb/s available PCIe bandwidth, limited by (?P<limitedby>.+?) link at (?P<limitedat>` + bdf + `) \(capable of (?P<capable>[0-9.]+) Gb/s with (?P<capableof>.+?) link\)`)},

@@ -166,9 +166,16 @@ var (
 	reVendor    = regexp.MustCompile(`vendor[ _]err[ =]?(\d+)`)
 	reReq       = regexp.MustCompile(`\((Send|Recv|Flush|Read|Write|Unknown)\)`)
 	reHCA       = regexp.MustCompile(` hca (\S+)`)
-	reCall      = regexp.MustCompile(`Call to (ibv_\w+) failed(?: with error (.+?))?\s*$`)
-	reWatchdog  = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
-	reTimeout   = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
+	// reCall ends at the line's end, where a paste may close a quote
+	// around the message ("…ibv_create_qp failed“").
+	reCall = regexp.MustCompile(`Call to (ibv_\w+) failed(?: with error (.+?))?[\s"'“”‘’.)\]]*$`)
+	// reLegacy is a line of NCCL 2.0-2.3, which printed no "NCCL" before
+	// the level: "host:pid:tid [dev] INFO msg", "host:pid:tid [dev]
+	// misc/ibvwrap.cu:269 WARN msg" (the host field as pasted: "machine
+	// [0] …" where the poster hid it).
+	reLegacy   = regexp.MustCompile(`^(\S+) \[\d+\] (?:[\w./-]+\.(?:cu|cc|c|h):\d+ (WARN)|(INFO)) (.*)$`)
+	reWatchdog = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
+	reTimeout  = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
 	// reAnyRank finds the rank of a PyTorch line that does not put it
 	// right before "Watchdog": "[PG ID 0 PG GUID 0(default_pg) Rank 1]",
 	// or the launcher's "[rank1]:" prefix.
@@ -229,6 +236,15 @@ func splitHostPid(tok string) (string, int) {
 		return "", 0
 	}
 	return tok[:i], pid
+}
+
+// legacyLine matches an NCCL 2.0-2.3 line (see reLegacy): host, "WARN"
+// or "", "INFO" or "", message; nil for any other line.
+func legacyLine(line string) []string {
+	if !strings.Contains(line, " WARN ") && !strings.Contains(line, " INFO ") {
+		return nil
+	}
+	return reLegacy.FindStringSubmatch(line)
 }
 
 // anyRank is the rank a watchdog line names: r when the pattern caught
@@ -388,10 +404,22 @@ func (p *Parser) gdrLine(pr *Proc, g GDRState) {
 
 // Line reads line n of the log (its line end may be left on).
 func (p *Parser) Line(n int, raw string) {
-	if !strings.Contains(raw, "NCCL") {
-		return // neither an NCCL line nor a ProcessGroupNCCL watchdog
-	}
 	lg, source := p.lg, p.source
+	if !strings.Contains(raw, "NCCL") {
+		// Neither an NCCL 2.4+ line nor a ProcessGroupNCCL watchdog;
+		// perhaps an NCCL 2.0-2.3 one.
+		if m := legacyLine(strings.TrimSpace(raw)); m != nil {
+			lg.NCCLLines++
+			host, pid := splitHostPid(m[1])
+			pr := p.proc(host, pid, n)
+			if m[2] == "WARN" {
+				p.parseWarn(pr, n, m[4])
+			} else {
+				p.parseInfo(pr, n, m[4])
+			}
+		}
+		return
+	}
 	line := strings.TrimSpace(raw)
 	if m := watchdog(line); m != nil {
 		ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, m[1]), OpType: m[3]}
@@ -664,6 +692,16 @@ func (p *Proc) Name() string {
 // Detect says whether text looks like an NCCL debug log or a PyTorch
 // NCCL watchdog report.
 func Detect(text string) bool {
-	return strings.Contains(text, "NCCL INFO") || strings.Contains(text, "NCCL WARN") ||
-		strings.Contains(text, "Watchdog caught collective operation timeout")
+	if strings.Contains(text, "NCCL INFO") || strings.Contains(text, "NCCL WARN") ||
+		strings.Contains(text, "Watchdog caught collective operation timeout") {
+		return true
+	}
+	// NCCL 2.0-2.3 WARN lines name the source file of the warning; its
+	// INFO lines alone are too plain to tell from other programs'.
+	for line := range strings.Lines(text) {
+		if m := legacyLine(strings.TrimSpace(line)); m != nil && m[2] == "WARN" {
+			return true
+		}
+	}
+	return false
 }

@@ -591,6 +591,34 @@ func Detect(text string) bool {
 	if strings.Contains(text, `"bus_bw"`) && strings.Contains(text, `"alg_bw"`) {
 		return true // the -J JSON report
 	}
-	return (strings.Contains(text, "nThread ") && strings.Contains(text, "nGpus ")) ||
-		(strings.Contains(text, "algbw") && strings.Contains(text, "busbw"))
+	if (strings.Contains(text, "nThread ") && strings.Contains(text, "nGpus ")) ||
+		(strings.Contains(text, "algbw") && strings.Contains(text, "busbw")) {
+		return true
+	}
+	// The tail of a table pasted without its header: result rows alone,
+	// told from other numeric tables by their NCCL data type column.
+	rows := 0
+	for line := range strings.Lines(text) {
+		t := strings.TrimSpace(line)
+		if t == "" || !isDigit(t[0]) {
+			continue
+		}
+		if r, err := parseRow(t, false); err == nil && ncclTypes[r.Type] {
+			if rows++; rows >= minBareRows {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// minBareRows result rows without a header make an nccl-tests output.
+const minBareRows = 2
+
+// ncclTypes are the type column's spellings (ncclDataType_t names as
+// nccl-tests prints them).
+var ncclTypes = map[string]bool{
+	"int8": true, "char": true, "uint8": true, "int32": true, "int": true, "uint32": true,
+	"int64": true, "uint64": true, "half": true, "float16": true, "float": true, "float32": true,
+	"double": true, "float64": true, "bfloat16": true, "f8e4m3": true, "f8e5m2": true,
 }

@@ -86,6 +86,8 @@ func TestDetect(t *testing.T) {
 		{"testdata/not-mpi-two-headers.txt", true},
 		{"testdata/util-cu-writer-2rank.json", true},
 		{"../nccllog/testdata/nccl1814-retry-then-flush.log", false},
+		// Rows alone, the header cut off (kvcache-ai/Mooncake#3484).
+		{"testdata/mooncake-8gpu-rows.txt", true},
 	} {
 		b, err := os.ReadFile(tc.path)
 		if err != nil {
@@ -99,6 +101,25 @@ func TestDetect(t *testing.T) {
 		}
 		if _, err := Parse(strings.NewReader(string(b)), "a.log"); !errors.Is(err, ErrNoData) {
 			t.Errorf("Parse(%s) err = %v, want ErrNoData", tc.path, err)
+		}
+	}
+}
+
+// TestDetectBareRows: two result rows without a header are nccl-tests;
+// one row, or rows of another numeric table, are not.
+func TestDetectBareRows(t *testing.T) {
+	row := "    33554432       8388608     float     sum      -1    195.40  171.72  300.51       0   195.40  171.73  300.52       0\n"
+	for _, tc := range []struct {
+		name, text string
+		want       bool
+	}{
+		{"two rows", row + row, true},
+		{"one row", row, false},
+		{"bfloat16, no root", strings.Repeat("     1048576        524288  bfloat16     sum    85.58   12.25   22.97      0    84.50   12.41   23.27      0\n", 2), true},
+		{"other table", strings.Repeat("     1048576        524288   mytype     sum    85.58   12.25   22.97      0    84.50   12.41   23.27      0\n", 2), false},
+	} {
+		if got := Detect(tc.text); got != tc.want {
+			t.Errorf("%s: Detect = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
