@@ -1,9 +1,11 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -58,17 +60,18 @@ func fabricSVG(f Fabric, byLoad bool) template.HTML {
 	}
 	const boxH, rowH, hostH = 34.0, 150.0, 40.0
 	W := int(float64(widest)*gap) + 40
-	H := int(float64(nt)*rowH+hostH) + 40
+	H := int(20+float64(max(nt-1, 0))*rowH+boxH+40+hostH) + 10
 	var b strings.Builder
 	svgOpen(&b, W, H, "fabric", fmt.Sprintf("Fabric: %d tiers, %d links", nt, len(f.Links)),
 		"Switches in tiers, spines at the top and leaves at the bottom with their hosts counted below them; every line is a cable between two switches and links to its page.")
 	fmt.Fprintf(&b, `<g font-size="%d">`, font)
+	// Every tier spreads over the full width, as a fat tree is drawn.
 	pos := map[string]swPos{}
 	for i, t := range f.Tiers {
 		y := 20 + float64(nt-1-i)*rowH
-		x0 := 20 + (float64(widest)-float64(len(t)))*gap/2
+		step := float64(W-40) / float64(max(len(t), 1))
 		for j, sw := range t {
-			pos[sw.ID] = swPos{x0 + float64(j)*gap + gap/2, y}
+			pos[sw.ID] = swPos{20 + (float64(j)+0.5)*step, y}
 		}
 	}
 	top := 0
@@ -77,8 +80,13 @@ func fabricSVG(f Fabric, byLoad bool) template.HTML {
 	}
 	// Parallel cables between the same two switches fan out a little.
 	par := map[[2]string]int{}
+	// Healthy links go first, thin and faint when there are many, so that
+	// the ones that need a look are drawn over them and stand out.
+	links := slices.Clone(f.Links)
+	slices.SortStableFunc(links, func(a, b Link) int { return cmp.Compare(linkRank(a), linkRank(b)) })
+	faint := len(links) > 200
 	b.WriteString(`<g class="links">`)
-	for _, l := range f.Links {
+	for _, l := range links {
 		a, okA := pos[l.A.ID]
 		c, okB := pos[l.B.ID]
 		if !okA || !okB {
@@ -99,12 +107,16 @@ func fabricSVG(f Fabric, byLoad bool) template.HTML {
 			band := loadBand(load, top)
 			colour, width = loadColours[band], 1.5+float64(band)*1.5
 		}
-		dash := ""
+		extra := ""
+		if faint && linkRank(l) == 0 && !byLoad {
+			width, extra = 1, ` stroke-opacity="0.35"`
+		}
+		dash := extra
 		switch {
 		case stateDown(l.State):
-			dash = ` stroke-dasharray="2 4"`
+			dash += ` stroke-dasharray="2 4"`
 		case l.Degraded:
-			dash = ` stroke-dasharray="8 5"`
+			dash += ` stroke-dasharray="8 5"`
 		}
 		x1, y1, x2, y2 := a.x+off, a.y+boxH, c.x+off, c.y
 		fmt.Fprintf(&b, `<a href="%s"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="%s"%s><title>%s</title></line>`,
@@ -149,6 +161,16 @@ func fabricSVG(f Fabric, byLoad bool) template.HTML {
 	}
 	b.WriteString(`</g></svg>`)
 	return template.HTML(b.String())
+}
+
+// linkRank orders links for drawing: 0 for a healthy one, higher the
+// more it needs a look.
+func linkRank(l Link) int {
+	r := look(l.Health).Rank
+	if l.Degraded || l.ErrorRate > 0 || stateDown(l.State) {
+		r += 10
+	}
+	return r
 }
 
 // linkTitle is a link's tooltip: both ends, state, width, speed, errors,

@@ -502,11 +502,11 @@ func (s *server) timeline(w http.ResponseWriter, r *http.Request) {
 			v.Open++
 		}
 	}
-	v.SVG = timelineSVG(tl, v.Events)
-	title := "Timeline"
+	title, summary := "Timeline", "whole fleet"
 	if host != "" {
-		title += " of " + host
+		title, summary = title+" of "+host, "all of "+host
 	}
+	v.SVG = timelineSVG(tl, v.Events, summary)
 	s.render(w, r, "timeline", title, "timeline", true, v)
 }
 
