@@ -10,8 +10,9 @@ import (
 	"strings"
 )
 
-// loadColours is the route-load scale, light to heavy; each reaches 3:1
-// against the page for a line, and the line's width grows with it too.
+// loadColours is the route-load scale, light to heavy: each is legible
+// as text on the page (the legend writes the bands in them) and the
+// line's width grows with the band too.
 var loadColours = []string{"#0969da", "#1a7f37", "#9a6700", "#bc4c00", "#a40e26"}
 
 // stateDown reports whether a link's state means no traffic passes.
@@ -32,12 +33,35 @@ func errWidth(rate float64) float64 {
 	return min(9, 3+2*math.Log10(1+rate))
 }
 
-// loadBand places a load on the five-step scale of the heaviest.
+// loadBand places a load on the five-step scale up to the heaviest,
+// which is always in the top band: band i holds the loads above i/5 of
+// the top up to (i+1)/5 of it.
 func loadBand(load, top int) int {
 	if load <= 0 || top <= 0 {
 		return 0
 	}
-	return min(len(loadColours)-1, load*len(loadColours)/(top+1))
+	n := len(loadColours)
+	return min(n-1, (load*n+top-1)/top-1)
+}
+
+// loadLegend is one band of the route-load scale: the loads it holds.
+type loadLegend struct {
+	Band   int
+	Lo, Hi int
+}
+
+// loadBands lists the bands loadBand puts the loads 1..top in.
+func loadBands(top int) []loadLegend {
+	var out []loadLegend
+	for l := 1; l <= top; l++ {
+		b := loadBand(l, top)
+		if n := len(out); n > 0 && out[n-1].Band == b {
+			out[n-1].Hi = l
+			continue
+		}
+		out = append(out, loadLegend{b, l, l})
+	}
+	return out
 }
 
 type swPos struct{ x, y float64 }
