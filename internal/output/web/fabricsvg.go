@@ -86,6 +86,7 @@ func fabricSVG(f Fabric, byLoad bool) template.HTML {
 	W := int(float64(widest)*gap) + 40
 	H := int(20+float64(max(nt-1, 0))*rowH+boxH+40+hostH) + 10
 	var b strings.Builder
+	b.Grow(400*len(f.Links) + 600*widest*nt)
 	svgOpen(&b, W, H, "fabric", fmt.Sprintf("Fabric: %d tiers, %d links", nt, len(f.Links)),
 		"Switches in tiers, spines at the top and leaves at the bottom with their hosts counted below them; every line is a cable between two switches and links to its page.")
 	fmt.Fprintf(&b, `<g font-size="%d">`, font)
