@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -134,6 +135,13 @@ func TestBigPages(t *testing.T) {
 	}
 	if n := count0(body, "<a href=\"/fabric/links/"); n < len(fab.Links) {
 		t.Errorf("fabric page links %d of %d cables", n, len(fab.Links))
+	}
+	// Healthy links are faint and drawn first; the ones that need a look
+	// come after, over them.
+	lastFaint := strings.LastIndex(body, `stroke-opacity="0.35"`)
+	firstBad := strings.Index(body, `stroke="`+Looks[Critical].Fg+`" stroke-width="`)
+	if lastFaint < 0 || firstBad < 0 || firstBad < lastFaint {
+		t.Errorf("fabric page: last faint link at %d, first critical one at %d", lastFaint, firstBad)
 	}
 	if n := count0(body, " hosts "); n < 63 {
 		t.Errorf("fabric page: %d host boxes for 63 leaves", n)

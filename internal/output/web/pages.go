@@ -171,6 +171,7 @@ type fabricView struct {
 	Troubled []Link
 	Leaves   []leafSummary
 	Switches int
+	Bands    []loadLegend
 }
 
 type leafSummary struct {
@@ -211,7 +212,15 @@ func (s *server) fabric(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	v.SVG = fabricSVG(f, v.Load && v.HasLoad)
+	v.Load = v.Load && v.HasLoad
+	if v.Load {
+		top := 0
+		for _, l := range f.Links {
+			top = max(top, l.LoadAB, l.LoadBA)
+		}
+		v.Bands = loadBands(top)
+	}
+	v.SVG = fabricSVG(f, v.Load)
 	s.render(w, r, "fabric", "Fabric", "fabric", true, v)
 }
 
@@ -502,11 +511,11 @@ func (s *server) timeline(w http.ResponseWriter, r *http.Request) {
 			v.Open++
 		}
 	}
-	v.SVG = timelineSVG(tl, v.Events)
-	title := "Timeline"
+	title, summary := "Timeline", "whole fleet"
 	if host != "" {
-		title += " of " + host
+		title, summary = title+" of "+host, "all of "+host
 	}
+	v.SVG = timelineSVG(tl, v.Events, summary)
 	s.render(w, r, "timeline", title, "timeline", true, v)
 }
 
