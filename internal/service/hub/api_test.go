@@ -155,12 +155,17 @@ func TestPerfRun(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.json"), pairwiseDoc(t, t0), 0o600)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("skipped"), 0o600)
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"matrix": {"hosts": ["a"], "pairs": [{"a": "a", "b": "zz"}], "started": "2026-12-01T08:00:00Z"}}`), 0o600)
-	n, err := h.LoadPerfDir(ctx, dir)
+	pd := NewPerfDir(h, dir)
+	n, err := pd.Scan(ctx)
 	if n != 1 || err == nil || !strings.Contains(err.Error(), "bad.json") || !strings.Contains(err.Error(), "zz") {
 		t.Fatalf("loaded %d, error %v: want 1 and an error naming bad.json", n, err)
 	}
-	// Loading again stores the same run, not a second one.
-	h.LoadPerfDir(ctx, dir)
+	// A scan reads only what changed; a new scanner stores the same run
+	// under the same ID, not a second one.
+	if n, err := pd.Scan(ctx); n != 0 || err != nil {
+		t.Errorf("second scan: %d stored, %v", n, err)
+	}
+	NewPerfDir(h, dir).Scan(ctx)
 	refs, _ := h.Data().PerfRuns(ctx)
 	if len(refs) != 1 || refs[0].Hosts != 4 || refs[0].Test != "tcp bw" {
 		t.Fatalf("runs %+v", refs)
