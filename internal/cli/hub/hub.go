@@ -46,8 +46,6 @@ type Options struct {
 	Retention     string
 	MaxInFlight   int
 	retention     time.Duration
-	// UI, when set, serves the web pages (everything outside /api/).
-	UI func(h *hub.Hub) http.Handler
 	// Ready, when set, receives the address the server listens on.
 	Ready func(addr string)
 }
@@ -70,7 +68,8 @@ pairwise runs) is kept in an SQLite file (--db) for --retention: about 720
 points per node over that window, each the worst health and the mean rates
 of its step.
 
-Served on --listen (read-only; writes need --token):
+Served on --listen (read-only; writes need --token): the web pages (fleet,
+node, fabric, perf, timeline) at /, and the JSON API:
 
   GET  /api/v1/nodes             every node with its health and ports
   GET  /api/v1/nodes/{host}      one node: ports, findings, rate series
@@ -274,11 +273,7 @@ func Run(ctx context.Context, o *Options) error {
 	if o.PerfFrom != "" {
 		wg.Go(func() { perf.Loop(ctx, o.Interval, log.logf) })
 	}
-	var ui http.Handler
-	if o.UI != nil {
-		ui = o.UI(h)
-	}
-	err = agent.Serve(ctx, ln, h.Handler(hub.HandlerOptions{Token: o.Token, UI: ui}))
+	err = agent.Serve(ctx, ln, h.Handler(hub.HandlerOptions{Token: o.Token}))
 	stop()
 	wg.Wait()
 	if ferr := h.Flush(context.Background()); ferr != nil {

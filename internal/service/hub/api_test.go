@@ -101,7 +101,12 @@ func TestAPI(t *testing.T) {
 		{"delete", "DELETE", "/api/v1/nodes", "s3cret", tok, nil, 405, ""},
 		{"put run", "PUT", "/api/v1/perf/runs", "", open, nil, 405, ""},
 		{"healthz", "GET", "/healthz", "", open, nil, 200, "ok"},
+		{"api only", "GET", "/", "", hb.Handler(HandlerOptions{NoUI: true}), nil, 200, "/api/v1/nodes"},
 		{"reads need no token", "GET", "/api/v1/nodes", "", tok, nil, 200, "gpu02"},
+		{"fleet page", "GET", "/", "", open, nil, 200, "gpu02"},
+		{"node page", "GET", "/nodes/gpu02", "", open, nil, 200, "mlx5_5"},
+		{"unknown node page", "GET", "/nodes/gpu99", "", open, nil, 404, ""},
+		{"post to a page", "POST", "/", "s3cret", tok, nil, 405, ""},
 	} {
 		code, body, _ := do(t, c.h, c.method, c.target, c.token, c.body)
 		if code != c.code || !strings.Contains(string(body), c.want) {
