@@ -67,6 +67,8 @@ type Fault struct {
 	Kind  FaultKind
 	Ports []PortName
 	Nodes []string
+	// Width is the width a narrow link trains at (0: 1X).
+	Width int
 }
 
 // PortName is node[port].
@@ -314,9 +316,12 @@ func (f *Fabric) apply(ft Fault) error {
 		if l == nil {
 			return fmt.Errorf("fault %s: no cable at %s", ft.Kind, ft.Ports[0])
 		}
-		if ft.Kind == Missing {
+		switch {
+		case ft.Kind == Missing:
 			l.suppress = true
-		} else {
+		case ft.Width > 0 && ft.Width < 4:
+			l.width = ft.Width
+		default:
 			l.width = 1
 		}
 	case Swap:
