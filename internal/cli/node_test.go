@@ -323,3 +323,22 @@ func TestCannotRunJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckHeadlineCountsOnlyJudgedPorts: a port whose state file is gone
+// was not judged, so the headline must not count it as checked.
+func TestCheckHeadlineCountsOnlyJudgedPorts(t *testing.T) {
+	root := simRoot(t, "h100-ndr")
+	for _, f := range []string{"state", "rate"} {
+		if err := os.Remove(filepath.Join(root, "sys/class/infiniband/mlx5_0/ports/1", f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, _ := run(t, "check", "--root", root)
+	first, _, _ := strings.Cut(out, "\n")
+	if !strings.Contains(first, "9 of 10 ports checked (state not read: mlx5_0/1)") {
+		t.Errorf("headline %q does not say that mlx5_0/1 was not judged", first)
+	}
+	if !strings.Contains(out, "mlx5_0/ports/1/state: missing") {
+		t.Errorf("the missing state file is not listed as a gap:\n%s", out)
+	}
+}

@@ -135,7 +135,7 @@ func TestRemediesRunnableOnSimulatedFaults(t *testing.T) {
 	// The faults must reach the port findings on both link layers, or the
 	// checks above prove nothing.
 	for _, want := range []string{"port.down/InfiniBand", "port.disabled/InfiniBand", "port.disabled/Ethernet", "port.width_degraded/Ethernet", "port.symbol_errors/Ethernet",
-		"port.width_degraded/InfiniBand", "port.symbol_errors/InfiniBand", "port.counter_saturated/InfiniBand"} {
+		"port.width_degraded/InfiniBand", "port.symbol_errors/InfiniBand", "port.counter_saturated/InfiniBand", "pcie.acs_redirect/"} {
 		if !seen[want] {
 			t.Errorf("no %s finding on the simulated faults; seen %v", want, seen)
 		}

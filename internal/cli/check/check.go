@@ -5,11 +5,13 @@ package check
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ibdoctor/ibdoctor/internal/cli/cmdutil"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/output/report"
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 )
@@ -98,11 +100,7 @@ func run(ctx context.Context, o *Options) error {
 	if o.Quiet && code == finding.ExitHealthy && len(snap.Gaps) == 0 {
 		return nil
 	}
-	ports := 0
-	for _, d := range snap.Devices {
-		ports += len(d.Ports)
-	}
-	fmt.Fprintf(o.F.Out, "%s — %d RDMA devices, %d ports checked", report.VerdictLine(sty, snap.Host, fs), len(snap.Devices), ports)
+	fmt.Fprintf(o.F.Out, "%s — %d RDMA devices, %s", report.VerdictLine(sty, snap.Host, fs), len(snap.Devices), portsChecked(snap))
 	if exp != nil {
 		fmt.Fprintf(o.F.Out, " against %s", exp.Source)
 	}
@@ -116,4 +114,28 @@ func run(ctx context.Context, o *Options) error {
 		report.Gaps(o.F.Out, sty, snap.Gaps)
 	}
 	return cmdutil.Exit(code)
+}
+
+// portsChecked says how many ports were judged: a port whose state could
+// not be read was not, and the headline names it instead of counting it.
+func portsChecked(snap *snapshot.Snapshot) string {
+	var total int
+	var unread []string
+	for _, d := range snap.Devices {
+		for _, p := range d.Ports {
+			total++
+			if p.State == nil {
+				unread = append(unread, fmt.Sprintf("%s/%d", p.Device, p.Number))
+			}
+		}
+	}
+	if len(unread) == 0 {
+		return fmt.Sprintf("%d ports checked", total)
+	}
+	const show = 3
+	names := strings.Join(unread[:min(len(unread), show)], ", ")
+	if len(unread) > show {
+		names += fmt.Sprintf(" and %d more", len(unread)-show)
+	}
+	return fmt.Sprintf("%d of %d ports checked (state not read: %s)", total-len(unread), total, names)
 }

@@ -109,10 +109,14 @@ type Report struct {
 	finding.Outcome
 }
 
-// Input is one file to analyse.
+// Input is one file to analyse: its Text, or R to read it from (big
+// kernel and NCCL logs are streamed) and its Size when known (-1 when
+// not).
 type Input struct {
 	Name string
 	Text string
+	R    io.Reader
+	Size int64
 	// Err is why the file could not be read; the others are still judged.
 	Err error
 }
@@ -128,7 +132,12 @@ func Run(in []Input, opts Options) *Report {
 			r.Files = append(r.Files, File{File: f.Name, Segments: []Segment{}, Error: f.Err.Error()})
 			continue
 		}
-		fr := AnalyzeText(f.Name, f.Text, opts)
+		var fr File
+		if f.R != nil {
+			fr = AnalyzeReader(f.Name, f.R, f.Size, opts)
+		} else {
+			fr = AnalyzeText(f.Name, f.Text, opts)
+		}
 		if fr.NotRecognised || fr.Unparsed {
 			cannot = true
 		}
@@ -791,6 +800,11 @@ func noteLines(file string, ns []ibdiags.Note) []string {
 
 // lineList renders "f:3" or "f:3,5,9 and 12 more (15 lines)".
 func lineList(file string, ns []int) string {
+	return lineListN(file, ns, len(ns))
+}
+
+// lineListN is lineList of total lines of which ns are the first.
+func lineListN(file string, ns []int, total int) string {
 	const show = 5
 	parts := make([]string, 0, show)
 	for i, n := range ns {
@@ -800,8 +814,8 @@ func lineList(file string, ns []int) string {
 		parts = append(parts, strconv.Itoa(n))
 	}
 	s := file + ":" + strings.Join(parts, ",")
-	if len(ns) > show {
-		s += fmt.Sprintf(" and %d more (%d lines)", len(ns)-show, len(ns))
+	if total > show {
+		s += fmt.Sprintf(" and %d more (%d lines)", total-show, total)
 	}
 	return s
 }

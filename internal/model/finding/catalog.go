@@ -160,6 +160,7 @@ var Placeholders = map[string]string{
 	"peer-port": "the port number of the switch at the other end of the cable (iblinkinfo)",
 	"prio":      "the RoCE priority that pauses (ethtool -S on the netdev: the rx_prioN_pause counters that rise)",
 	"agent":     "the agent's host:port",
+	"bridges":   "the PCIe switch ports between the GPU and its NIC (lspci -t -v shows the tree)",
 }
 
 // FillPlaceholders returns the remedies for a subject: entries of the other

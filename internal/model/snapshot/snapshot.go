@@ -204,6 +204,10 @@ type PCIDevice struct {
 	Driver string `json:"driver,omitempty"`
 	// AER holds aer_dev_correctable/_nonfatal/_fatal totals where present.
 	AER *AER `json:"aer,omitempty"`
+	// ACS is the Access Control Services capability from config space,
+	// read only for the bridges of P2PPaths; nil when not read (other
+	// functions, or config readable only in part: see Gaps).
+	ACS *pcie.ACS `json:"acs,omitempty"`
 }
 
 // AER are the totals of the aer_dev_* files (kernel 4.19+), with every named

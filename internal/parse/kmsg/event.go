@@ -100,6 +100,21 @@ type Event struct {
 	LimitedAt   pcie.Address `json:"limited_at,omitempty"`
 	LimitedBy   string       `json:"limited_by,omitempty"`
 	CapableOf   string       `json:"capable_of,omitempty"`
+	// Folded marks an event that stands for Count later events of its
+	// kind and subject a streaming reader counted but did not keep (Record
+	// is the first of them); Inferred is how many of a link's were a "Link
+	// up" after a "Link up", counted as downs.
+	Folded   bool `json:"folded,omitempty"`
+	Count    int  `json:"count,omitempty"`
+	Inferred int  `json:"inferred,omitempty"`
+}
+
+// Weight is how many events e stands for.
+func (e Event) Weight() int {
+	if e.Folded {
+		return e.Count
+	}
+	return 1
 }
 
 const bdf = `[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]`
@@ -347,42 +362,111 @@ func Classify(r Record) []Event {
 // multi-line message a journal split into lines) counts as one event.
 func Events(recs []Record) []Event {
 	var out []Event
-	var pending pcie.Address
-	pendingLeft := 0
-	cperSev, cperLeft := "", 0
-	var lastMlx5 pcie.Address
+	c := NewClassifier()
 	for _, r := range recs {
-		if m := reCPERSev.FindStringSubmatch(r.Text); m != nil {
-			cperSev, cperLeft = map[string]string{"corrected": AERCorrectable, "recoverable": AERNonFatal, "fatal": AERFatal}[m[1]], 20
-		} else if cperLeft > 0 {
-			cperLeft--
-		}
-		evs := Classify(r)
-		if m := reMlx5Addr.FindStringSubmatch(r.Text); m != nil {
-			lastMlx5 = addr(m[1])
-		}
-		for i := range evs {
-			if evs[i].Kind == KindHealth && evs[i].PCI == "" {
-				evs[i].PCI = lastMlx5 // "mlx5_core.eth: probe of mlx5_core.eth.2 failed": the function probed last
-			}
-			if evs[i].Kind == KindAER && evs[i].Detail == "firmware-first" && cperLeft > 0 {
-				evs[i].AERSeverity = cperSev
-			}
-		}
-		if len(evs) == 0 && strings.Contains(r.Text, "NVRM:") {
-			if m := reGPUAddr.FindStringSubmatch(r.Text); m != nil {
-				pending, pendingLeft = addr(m[1]), 3
-				continue
-			}
-			if pendingLeft > 0 && strings.Contains(r.Text, "fallen off the bus") {
-				evs = []Event{{Kind: KindFallenOffBus, Record: r, PCI: pending, Detail: "GPU has fallen off the bus"}}
-				pendingLeft = 0
-			}
-		}
-		if pendingLeft > 0 {
-			pendingLeft--
-		}
-		out = append(out, evs...)
+		out = append(out, c.Add(r)...)
 	}
 	return out
+}
+
+// Classifier classifies the records of one log in order, as Events does,
+// one record at a time: what it keeps between records is a few fields,
+// and the classes of recent message texts (a flood repeats one message).
+type Classifier struct {
+	pending     pcie.Address
+	pendingLeft int
+	cperSev     string
+	cperLeft    int
+	lastMlx5    pcie.Address
+	seen        map[string]*textClass
+}
+
+// textClass is what the patterns say about one message text.
+type textClass struct {
+	p       *Pattern
+	m       []string
+	cper    string // the CPER severity the text sets, "" when none
+	mlx5    pcie.Address
+	nvrmGPU pcie.Address // the GPU of an NVRM line that is not an event
+}
+
+// maxSeen bounds the texts a Classifier remembers; maxSeenText the
+// length of one.
+const (
+	maxSeen     = 4096
+	maxSeenText = 512
+)
+
+// NewClassifier returns a classifier for one log.
+func NewClassifier() *Classifier {
+	return &Classifier{seen: map[string]*textClass{}}
+}
+
+func (c *Classifier) class(text string) *textClass {
+	if tc, ok := c.seen[text]; ok {
+		return tc
+	}
+	tc := &textClass{}
+	tc.p, tc.m = match(text)
+	if strings.Contains(text, "[Hardware Error]") {
+		if m := reCPERSev.FindStringSubmatch(text); m != nil {
+			tc.cper = map[string]string{"corrected": AERCorrectable, "recoverable": AERNonFatal, "fatal": AERFatal}[m[1]]
+		}
+	}
+	if strings.Contains(text, "mlx5_core ") {
+		if m := reMlx5Addr.FindStringSubmatch(text); m != nil {
+			tc.mlx5 = addr(m[1])
+		}
+	}
+	if tc.p == nil && strings.Contains(text, "NVRM:") {
+		if m := reGPUAddr.FindStringSubmatch(text); m != nil {
+			tc.nvrmGPU = addr(m[1])
+		}
+	}
+	if len(text) <= maxSeenText {
+		if len(c.seen) >= maxSeen {
+			clear(c.seen)
+		}
+		c.seen[text] = tc
+	}
+	return tc
+}
+
+// Add returns the events of the next record of the log (most give none).
+func (c *Classifier) Add(r Record) []Event {
+	tc := c.class(r.Text)
+	if tc.cper != "" {
+		c.cperSev, c.cperLeft = tc.cper, 20
+	} else if c.cperLeft > 0 {
+		c.cperLeft--
+	}
+	var evs []Event
+	if tc.p != nil {
+		evs = []Event{tc.p.event(r, tc.m)}
+	}
+	if tc.mlx5 != "" {
+		c.lastMlx5 = tc.mlx5
+	}
+	for i := range evs {
+		if evs[i].Kind == KindHealth && evs[i].PCI == "" {
+			evs[i].PCI = c.lastMlx5 // "mlx5_core.eth: probe of mlx5_core.eth.2 failed": the function probed last
+		}
+		if evs[i].Kind == KindAER && evs[i].Detail == "firmware-first" && c.cperLeft > 0 {
+			evs[i].AERSeverity = c.cperSev
+		}
+	}
+	if len(evs) == 0 && strings.Contains(r.Text, "NVRM:") {
+		if tc.nvrmGPU != "" {
+			c.pending, c.pendingLeft = tc.nvrmGPU, 3
+			return nil
+		}
+		if c.pendingLeft > 0 && strings.Contains(r.Text, "fallen off the bus") {
+			evs = []Event{{Kind: KindFallenOffBus, Record: r, PCI: c.pending, Detail: "GPU has fallen off the bus"}}
+			c.pendingLeft = 0
+		}
+	}
+	if c.pendingLeft > 0 {
+		c.pendingLeft--
+	}
+	return evs
 }

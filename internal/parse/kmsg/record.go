@@ -227,51 +227,17 @@ type TextOptions struct {
 // other than the kernel are skipped. A line with a broken timestamp is
 // listed in Log.Errors and skipped; ErrNoData when nothing parsed.
 func ParseText(r io.Reader, source string, opt TextOptions) (*Log, error) {
-	loc := opt.Location
-	if loc == nil {
-		loc = time.UTC
-	}
 	l := &Log{Source: source}
+	p := NewTextParser(source, opt, func(r Record) { l.Records = append(l.Records, r) })
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	n := 0
-	lastStamped := false
-	var lastTime time.Time // of the previous message, for reltime stamps
 	for sc.Scan() {
 		n++
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		rec, kind, rel, err := parseTextLineRel(line, opt.Year, loc)
-		if rel.ok && !lastTime.IsZero() {
-			rec.Time = lastTime.Add(rel.d)
-		}
-		if !rec.Time.IsZero() {
-			lastTime = rec.Time
-		}
-		if err != nil {
-			l.Errors = append(l.Errors, &ParseError{Source: source, Line: n, Input: line, Err: err})
-			continue
-		}
-		switch kind {
-		case lineForeign:
-			continue
-		case lineBare:
-			// dmesg indents the continuation lines of a multi-line
-			// message under the text of its first line.
-			if lastStamped && len(l.Records) > 0 && (line[0] == ' ' || line[0] == '\t') {
-				prev := &l.Records[len(l.Records)-1]
-				prev.Text += "\n" + strings.TrimSpace(line)
-				continue
-			}
-			lastStamped = false
-		default:
-			lastStamped = true
-		}
-		rec.Line = n
-		l.Records = append(l.Records, rec)
+		p.Line(n, sc.Text())
 	}
+	p.Flush()
+	l.Errors = p.Errors
 	if err := sc.Err(); err != nil {
 		return l, fmt.Errorf("%s line %d: %w", source, n+1, err)
 	}
@@ -279,6 +245,84 @@ func ParseText(r io.Reader, source string, opt TextOptions) (*Log, error) {
 		return l, fmt.Errorf("%s: %w", source, ErrNoData)
 	}
 	return l, nil
+}
+
+// TextParser reads the text forms ParseText reads one line at a time, for
+// logs too big to hold: each record goes to emit once complete (its
+// continuation lines read), so only the record being read is held.
+type TextParser struct {
+	source      string
+	year        int
+	loc         *time.Location
+	emit        func(Record)
+	cur         Record
+	have        bool
+	lastStamped bool
+	lastTime    time.Time // of the previous message, for reltime stamps
+	// Errors are the lines whose timestamp could not be read, the first
+	// MaxErrors of them when MaxErrors > 0; BadLines counts them all.
+	Errors    []*ParseError
+	MaxErrors int
+	BadLines  int
+	// Records counts the records emitted.
+	Records int
+}
+
+// NewTextParser returns a parser that hands each record of source to emit.
+func NewTextParser(source string, opt TextOptions, emit func(Record)) *TextParser {
+	loc := opt.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	return &TextParser{source: source, year: opt.Year, loc: loc, emit: emit}
+}
+
+// Line reads line n (its "\r" may be left on).
+func (p *TextParser) Line(n int, line string) {
+	line = strings.TrimRight(line, "\r")
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	rec, kind, rel, err := parseTextLineRel(line, p.year, p.loc)
+	if rel.ok && !p.lastTime.IsZero() {
+		rec.Time = p.lastTime.Add(rel.d)
+	}
+	if !rec.Time.IsZero() {
+		p.lastTime = rec.Time
+	}
+	if err != nil {
+		p.BadLines++
+		if p.MaxErrors <= 0 || len(p.Errors) < p.MaxErrors {
+			p.Errors = append(p.Errors, &ParseError{Source: p.source, Line: n, Input: line, Err: err})
+		}
+		return
+	}
+	switch kind {
+	case lineForeign:
+		return
+	case lineBare:
+		// dmesg indents the continuation lines of a multi-line
+		// message under the text of its first line.
+		if p.lastStamped && p.have && (line[0] == ' ' || line[0] == '\t') {
+			p.cur.Text += "\n" + strings.TrimSpace(line)
+			return
+		}
+		p.lastStamped = false
+	default:
+		p.lastStamped = true
+	}
+	p.Flush()
+	rec.Line = n
+	p.cur, p.have = rec, true
+}
+
+// Flush emits the record being read; call it at the end of the input.
+func (p *TextParser) Flush() {
+	if p.have {
+		p.Records++
+		p.emit(p.cur)
+		p.have = false
+	}
 }
 
 type lineKind int

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Log is a parsed NCCL_DEBUG=INFO log of one or many ranks (one file may
@@ -138,7 +139,15 @@ type Event struct {
 	OpType    string `json:"op_type,omitempty"`
 	TimeoutMS int64  `json:"timeout_ms,omitempty"`
 	RanForMS  int64  `json:"ran_for_ms,omitempty"`
+
+	// Repeats counts later events of the same kind and subject that a
+	// folding Parser did not keep (their lines and texts are not kept):
+	// rules count the event 1 + Repeats times.
+	Repeats int `json:"repeats,omitempty"`
 }
+
+// Weight is how many events e stands for: itself and its Repeats.
+func (e Event) Weight() int { return 1 + e.Repeats }
 
 var (
 	reVersion   = regexp.MustCompile(`(?:^|NCCL INFO |^)NCCL version (\S+)`)
@@ -151,7 +160,6 @@ var (
 	reIBDisable = regexp.MustCompile(`NCCL_IB_DISABLE set by environment to (\d+)`)
 	reEnvSet    = regexp.MustCompile(`^(NCCL_[A-Z0-9_]+) set by environment to (.*?)\.?\s*$`)
 	reGDR       = regexp.MustCompile(`^NET/(IB|[^:/]*?) ?: GPU Direct RDMA (?:\([^)]*\) )?(Enabled|enabled|Disabled|disabled) for (?:GPU \S+ / )?HCA (\d+)(?: '([^']*)')?`)
-	reChannel   = regexp.MustCompile(`^Channel (\d+)/(\d+) :`)
 	reVia       = regexp.MustCompile(`via NET/([^/\s]+)/\d+(/GDRDMA)?`)
 	reCompl     = regexp.MustCompile(`Got completion (?:from peer (\S+) )?with (?:error |status=)(?:[^()=,]*\()?(\d+)\)?`)
 	reOpcode    = regexp.MustCompile(`opcode[ =](?:[^()=,]*\()?(\d+)`)
@@ -186,9 +194,8 @@ func splitNCCLLine(line string) (host string, pid int, level, msg string, ok boo
 		for _, lv := range []string{"INFO", "WARN", "ABORT", "TRACE"} {
 			if strings.HasPrefix(after, lv) && (len(after) == len(lv) || after[len(lv)] == ' ') {
 				level, msg = lv, strings.TrimSpace(after[len(lv):])
-				prefix := line[:off+i]
-				if f := strings.Fields(prefix); len(f) > 0 {
-					host, pid = splitHostPid(f[0])
+				if f := firstField(line[:off+i]); f != "" {
+					host, pid = splitHostPid(f)
 				}
 				return host, pid, level, msg, true
 			}
@@ -196,6 +203,15 @@ func splitNCCLLine(line string) (host string, pid int, level, msg string, ok boo
 		off += i + len("NCCL ")
 		rest = after
 	}
+}
+
+// firstField is strings.Fields(s)[0] without the slice ("" when none).
+func firstField(s string) string {
+	s = strings.TrimLeftFunc(s, unicode.IsSpace)
+	if i := strings.IndexFunc(s, unicode.IsSpace); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // splitHostPid reads "host:pid:tid"; anything else gives "", 0.
@@ -240,80 +256,187 @@ func watchdog(line string) []string {
 // program output around it, CRLF or LF). It fails only when the input holds
 // no NCCL line and no watchdog timeout.
 func Parse(r io.Reader, source string) (*Log, error) {
-	lg := &Log{Source: source}
-	procs := map[string]*Proc{}
-	proc := func(host string, pid, line int) *Proc {
-		key := host + ":" + strconv.Itoa(pid)
-		p := procs[key]
-		if p == nil {
-			p = &Proc{Source: source, Host: host, Pid: pid, IBDisable: -1, FirstLine: line}
-			procs[key] = p
-			lg.Procs = append(lg.Procs, p)
-		}
-		return p
-	}
+	p := NewParser(source, false)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	n := 0
 	for sc.Scan() {
 		n++
-		line := strings.TrimSpace(strings.TrimRight(sc.Text(), "\r"))
-		if line == "" {
-			continue
-		}
-		if !strings.Contains(line, "NCCL") {
-			continue // neither an NCCL line nor a ProcessGroupNCCL watchdog
-		}
-		if m := watchdog(line); m != nil {
-			ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, m[1]), OpType: m[3]}
-			ev.SeqNum, _ = strconv.ParseInt(m[2], 10, 64)
-			ev.TimeoutMS, _ = strconv.ParseInt(m[4], 10, 64)
-			ev.RanForMS, _ = strconv.ParseInt(m[5], 10, 64)
-			lg.Events = append(lg.Events, ev)
-			lg.NCCLLines++
-			continue
-		}
-		if m := reDetected.FindStringSubmatch(line); m != nil && strings.Contains(line, "ProcessGroupNCCL") {
-			ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, "")}
-			ev.SeqNum, _ = strconv.ParseInt(m[1], 10, 64)
-			lg.Events = append(lg.Events, ev)
-			lg.NCCLLines++
-			continue
-		}
-		if lg.Version == "" && strings.Contains(line, "NCCL version") {
-			if m := reVersion.FindStringSubmatch(line); m != nil {
-				lg.Version = m[1]
-			}
-		}
-		// Pasted logs often indent lines or drop the host; find the
-		// NCCL prefix wherever the line starts.
-		host, pid, level, msg, ok := splitNCCLLine(line)
-		if !ok {
-			continue
-		}
-		lg.NCCLLines++
-		p := proc(host, pid, n)
-		switch {
-		case level == "WARN" || level == "ABORT":
-			parseWarn(lg, p, source, n, msg)
-		case strings.Contains(msg, "Got completion ") && reCompl.MatchString(msg):
-			// Net plugins (NET/IBP and others) log completion errors at
-			// INFO level.
-			parseWarn(lg, p, source, n, msg)
-		default:
-			parseInfo(p, n, msg)
-		}
+		p.Line(n, sc.Text())
 	}
 	if err := sc.Err(); err != nil {
 		return nil, &ParseError{Source: source, Line: n + 1, Err: err}
 	}
-	if lg.NCCLLines == 0 {
-		return nil, &ParseError{Source: source, Err: fmt.Errorf("%w: no NCCL log line", ErrNoData)}
-	}
-	return lg, nil
+	return p.Log()
 }
 
-func parseInfo(p *Proc, n int, msg string) {
+// Parser reads a log one line at a time, for inputs too big to hold:
+// Parse feeds it a reader's lines, a streaming reader its own.
+type Parser struct {
+	lg     *Log
+	source string
+	procs  map[string]*Proc
+	last   *Proc // the process of the previous NCCL line (most lines repeat it)
+	// fold bounds the events kept: see NewParser.
+	fold  bool
+	kept  map[foldKey]int // events kept per key: the index of the last
+	count map[foldKey]int
+	gdr   map[*Proc]map[GDRState]int
+}
+
+// foldKey is what the rules tell events apart by: events with one key
+// differ only in their line and text.
+type foldKey struct {
+	kind            EventKind
+	host            string
+	pid, rank       int
+	peer, hca, call string
+	status          WCStatus
+	errText, op     string
+	seq, timeout    int64
+}
+
+// keepPerKey is how many events of one key a folding parser keeps in
+// full: the rules quote the first (and, for timeouts, look for a second
+// line of the same rank); later ones are counted in the last kept
+// event's Repeats.
+const keepPerKey = 2
+
+// keepGDRPerKey is how many GPU Direct RDMA lines of one HCA and state a
+// folding parser keeps per process: the rules quote at most four.
+const keepGDRPerKey = 4
+
+// NewParser returns a parser of the log of source. With fold, events that
+// the rules would not tell apart (same kind, process, peer, status,
+// call, rank, collective) are kept only twice and counted after that, and
+// GPU Direct RDMA lines of one HCA and state four times per process, so
+// the log's size is bounded by its processes and kinds of fault, not by
+// its lines; the rules judge a folded log as they judge the whole one.
+func NewParser(source string, fold bool) *Parser {
+	p := &Parser{lg: &Log{Source: source}, source: source, procs: map[string]*Proc{}, fold: fold}
+	if fold {
+		p.kept, p.count, p.gdr = map[foldKey]int{}, map[foldKey]int{}, map[*Proc]map[GDRState]int{}
+	}
+	return p
+}
+
+// Log returns what was read; ErrNoData when no line was an NCCL line or
+// a watchdog report.
+func (p *Parser) Log() (*Log, error) {
+	if p.lg.NCCLLines == 0 {
+		return nil, &ParseError{Source: p.source, Err: fmt.Errorf("%w: no NCCL log line", ErrNoData)}
+	}
+	return p.lg, nil
+}
+
+func (p *Parser) proc(host string, pid, line int) *Proc {
+	if l := p.last; l != nil && l.Host == host && l.Pid == pid {
+		return l
+	}
+	key := host + ":" + strconv.Itoa(pid)
+	pr := p.procs[key]
+	if pr == nil {
+		pr = &Proc{Source: p.source, Host: host, Pid: pid, IBDisable: -1, FirstLine: line}
+		p.procs[key] = pr
+		p.lg.Procs = append(p.lg.Procs, pr)
+	}
+	p.last = pr
+	return pr
+}
+
+// event adds ev, or counts it in an earlier event of its key when folding.
+func (p *Parser) event(ev Event) {
+	lg := p.lg
+	if !p.fold {
+		lg.Events = append(lg.Events, ev)
+		return
+	}
+	k := foldKey{kind: ev.Kind, host: ev.Host, pid: ev.Pid, rank: ev.Rank, peer: ev.Peer, hca: ev.HCA, call: ev.Call,
+		status: ev.Status, errText: ev.Error, op: ev.OpType, seq: ev.SeqNum, timeout: ev.TimeoutMS}
+	switch {
+	case ev.Kind == EventWarn, ev.Kind == EventTimeout && ev.OpType == "" && ev.SeqNum == 0:
+		// The rules count these and quote the first.
+		k = foldKey{kind: ev.Kind, seq: -1}
+	case ev.Kind == EventResource:
+		k = foldKey{kind: ev.Kind, call: ev.Call} // first and count per call
+	}
+	if p.count[k] < keepPerKey {
+		p.count[k]++
+		p.kept[k] = len(lg.Events)
+		lg.Events = append(lg.Events, ev)
+		return
+	}
+	lg.Events[p.kept[k]].Repeats++
+}
+
+// gdrLine adds one GPU Direct RDMA state of a process.
+func (p *Parser) gdrLine(pr *Proc, g GDRState) {
+	if p.fold {
+		k := GDRState{HCA: g.HCA, Enabled: g.Enabled}
+		m := p.gdr[pr]
+		if m == nil {
+			m = map[GDRState]int{}
+			p.gdr[pr] = m
+		}
+		if m[k] >= keepGDRPerKey {
+			return
+		}
+		m[k]++
+	}
+	pr.GDR = append(pr.GDR, g)
+}
+
+// Line reads line n of the log (its line end may be left on).
+func (p *Parser) Line(n int, raw string) {
+	if !strings.Contains(raw, "NCCL") {
+		return // neither an NCCL line nor a ProcessGroupNCCL watchdog
+	}
+	lg, source := p.lg, p.source
+	line := strings.TrimSpace(raw)
+	if m := watchdog(line); m != nil {
+		ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, m[1]), OpType: m[3]}
+		ev.SeqNum, _ = strconv.ParseInt(m[2], 10, 64)
+		ev.TimeoutMS, _ = strconv.ParseInt(m[4], 10, 64)
+		ev.RanForMS, _ = strconv.ParseInt(m[5], 10, 64)
+		p.event(ev)
+		lg.NCCLLines++
+		return
+	}
+	if strings.Contains(line, "detected by watchdog at work: ") && strings.Contains(line, "ProcessGroupNCCL") {
+		if m := reDetected.FindStringSubmatch(line); m != nil {
+			ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, "")}
+			ev.SeqNum, _ = strconv.ParseInt(m[1], 10, 64)
+			p.event(ev)
+			lg.NCCLLines++
+			return
+		}
+	}
+	if lg.Version == "" && strings.Contains(line, "NCCL version") {
+		if m := reVersion.FindStringSubmatch(line); m != nil {
+			lg.Version = m[1]
+		}
+	}
+	// Pasted logs often indent lines or drop the host; find the
+	// NCCL prefix wherever the line starts.
+	host, pid, level, msg, ok := splitNCCLLine(line)
+	if !ok {
+		return
+	}
+	lg.NCCLLines++
+	pr := p.proc(host, pid, n)
+	switch {
+	case level == "WARN" || level == "ABORT":
+		p.parseWarn(pr, n, msg)
+	case strings.Contains(msg, "Got completion ") && reCompl.MatchString(msg):
+		// Net plugins (NET/IBP and others) log completion errors at
+		// INFO level.
+		p.parseWarn(pr, n, msg)
+	default:
+		p.parseInfo(pr, n, msg)
+	}
+}
+
+func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 	switch {
 	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "), strings.HasPrefix(msg, "Trees "):
 		parseChannel(p, msg)
@@ -330,7 +453,7 @@ func parseInfo(p *Proc, n int, msg string) {
 			}
 		}
 	case strings.HasPrefix(msg, "NET/"):
-		parseNet(p, n, msg)
+		ps.parseNet(p, n, msg)
 	case strings.HasPrefix(msg, "Net/IB") && strings.Contains(msg, "returned 0 devices"):
 		// NCCL 2.3: "Net/IB: call to devices() returned 0 devices."
 		p.IBNoDevice, p.IBNoDeviceText = n, msg
@@ -355,7 +478,7 @@ func parseInfo(p *Proc, n int, msg string) {
 }
 
 // parseNet reads the "NET/…" lines: devices in use, no device, GPUDirect.
-func parseNet(p *Proc, n int, msg string) {
+func (ps *Parser) parseNet(p *Proc, n int, msg string) {
 	if m := reIBUsing.FindStringSubmatch(msg); m != nil {
 		p.IBDevices = p.IBDevices[:0]
 		for _, d := range reIBDev.FindAllStringSubmatch(m[1], -1) {
@@ -385,20 +508,47 @@ func parseNet(p *Proc, n int, msg string) {
 		if hca == "" {
 			hca = "HCA " + m[3]
 		}
-		p.GDR = append(p.GDR, GDRState{HCA: hca, Enabled: strings.EqualFold(m[2], "enabled"), Line: n, Text: msg})
+		ps.gdrLine(p, GDRState{HCA: hca, Enabled: strings.EqualFold(m[2], "enabled"), Line: n, Text: msg})
 	}
+}
+
+// channelCount reads N of "Channel 00/N :" (reChannel, by hand: it runs
+// on most lines of big logs).
+func channelCount(msg string) (int, bool) {
+	rest, ok := strings.CutPrefix(msg, "Channel ")
+	if !ok {
+		return 0, false
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	if i == 0 || i >= len(rest) || rest[i] != '/' {
+		return 0, false
+	}
+	rest = rest[i+1:]
+	j := 0
+	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+		j++
+	}
+	if j == 0 || !strings.HasPrefix(rest[j:], " :") {
+		return 0, false
+	}
+	c, err := strconv.Atoi(rest[:j])
+	return c, err == nil
 }
 
 // parseChannel reads "Channel 00/08 : …", "Trees [0] …" and the
 // connection lines "… via NET/IB/0/GDRDMA".
 func parseChannel(p *Proc, msg string) {
-	if m := reChannel.FindStringSubmatch(msg); m != nil {
-		if c, err := strconv.Atoi(m[2]); err == nil && c > p.Channels {
-			p.Channels = c
-		}
+	if c, ok := channelCount(msg); ok && c > p.Channels {
+		p.Channels = c
 	}
 	if strings.HasPrefix(msg, "Trees ") {
 		p.Trees = true
+	}
+	if !strings.Contains(msg, "via NET/") {
+		return
 	}
 	if m := reVia.FindStringSubmatch(msg); m != nil {
 		if p.Via == nil {
@@ -408,7 +558,8 @@ func parseChannel(p *Proc, msg string) {
 	}
 }
 
-func parseWarn(lg *Log, p *Proc, source string, n int, msg string) {
+func (ps *Parser) parseWarn(p *Proc, n int, msg string) {
+	source := ps.source
 	if msg == "" {
 		return // a bare "NCCL WARN" says nothing
 	}
@@ -435,13 +586,13 @@ func parseWarn(lg *Log, p *Proc, source string, n int, msg string) {
 		if mm := reHCA.FindStringSubmatch(msg); mm != nil {
 			ev.HCA = mm[1]
 		}
-		lg.Events = append(lg.Events, ev)
+		ps.event(ev)
 		return
 	}
 	if m := reCall.FindStringSubmatch(msg); m != nil {
 		ev := base
 		ev.Kind, ev.Call, ev.Error = EventResource, m[1], m[2]
-		lg.Events = append(lg.Events, ev)
+		ps.event(ev)
 		return
 	}
 	ev := base
@@ -449,7 +600,7 @@ func parseWarn(lg *Log, p *Proc, source string, n int, msg string) {
 	if reTimeout.MatchString(msg) {
 		ev.Kind = EventTimeout
 	}
-	lg.Events = append(lg.Events, ev)
+	ps.event(ev)
 }
 
 // Merge joins the logs of one job (one file per rank or per node) so

@@ -27,7 +27,7 @@ import (
 //   - perftest: src/perftest_parameters.c long_options and getopt string;
 //   - nccl-tests: src/common.cu longopts;
 //   - iproute2 ip(8) and rdma(8), ethtool(8), nvidia-smi(1), mlnx_qos and
-//     cma_roce_mode (MLNX_OFED) usage, pciutils lspci(8), util-linux dmesg(1).
+//     cma_roce_mode (MLNX_OFED) usage, pciutils lspci(8) and setpci(8), util-linux dmesg(1).
 //
 // Tools whose options are not checked (grep, kill, ...) still end the
 // previous command, so their flags are never taken for that command's.
@@ -62,6 +62,7 @@ var toolOptions = map[string]string{
 	"nvidia-smi":      "-h --help -L --list-gpus -B --list-excluded-gpus -q --query -u --unit -i --id -f --filename -x --xml-format --dtd -d --display -l --loop -lms --loop-ms --query-gpu --query-supported-clocks --query-compute-apps --format -pm --persistence-mode -e --ecc-config -p --reset-ecc-errors -c --compute-mode -r --gpu-reset -m",
 	"mlnx_qos":        "-h --help -v --version -f --pfc -p --prio_tc -s --tsa -t --tcbw -r --ratelimit -d --dcbx -i --interface --trust --dscp2prio --prio2buffer --buffer_size --cable_len -c --cable_len -a",
 	"cma_roce_mode":   "-h -d -p -m",
+	"setpci":          "-v -f -D -r -A -O -H1 -H2 -G -s -d --version --help --dumpregs",
 	"lspci":           "-m -mm -t -v -vv -vvv -k -x -xxx -xxxx -b -D -P -PP -n -nn -q -qq -Q -s -d -i -p -A -H -F -G -O",
 	"dmesg":           "-C --clear -c --read-clear -D --console-off -E --console-on -F --file -f --facility -H --human -J --json -k --kernel -L --color -l --level -n --console-level -P --nopager -p --force-prefix -r --raw -S --syslog -s --buffer-size -T --ctime -t --notime -u --userspace -w --follow -W --follow-new -x --decode -h --help -V --version",
 	"ibv_devinfo":     "-d --ib-dev -i --ib-port -l --list -v --verbose -h --help",

@@ -91,6 +91,22 @@ var triageMetas = []finding.Meta{
 		Causes:  []string{"intel_iommu=on added for SR-IOV or VFIO without iommu=pt", "a distribution kernel command line that enables the IOMMU for security hardening"},
 		Remedy:  []string{"bare metal: add iommu=pt to the kernel command line (GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub or grub2-mkconfig, and reboot); keep intel_iommu=on if SR-IOV needs it", "cat /proc/cmdline after the reboot to confirm", "in a VM, leave the IOMMU on and check with the provider that ATS is enabled for the NIC"},
 	},
+	{
+		ID: "pcie.acs_redirect", Severity: finding.Warning, Area: "pcie", Step: finding.StepPCIe,
+		Title:   "PCIe ACS redirects GPU–NIC peer-to-peer traffic to the root complex",
+		Meaning: "A bridge between a GPU and a NIC that share a PCIe switch has ACS P2P Request Redirect, Completion Redirect or Egress Control on (ACS Control register of the ACS extended capability, ID 0x000D; lspci -vvv shows ACSCtl: ReqRedir+ CmpltRedir+). Peer-to-peer requests that would turn around in the switch are sent up to the root complex instead: GPUDirect RDMA between the GPU and the NIC loses most of its bandwidth, or hangs when the root complex does not route peer-to-peer. NCCL's troubleshooting guide says to disable ACS on bare metal. Read from config space, which the kernel shows beyond its 64-byte header only to root: an unprivileged run reports the bridges' config as a gap, not as healthy.",
+		Causes: []string{
+			"the kernel enables ACS on every switch port when an IOMMU driver is active (intel_iommu=on, amd_iommu), iommu=pt included",
+			"the BIOS enables ACS (often a \"PCIe ACS\" or \"ACS Control\" setting, on by default for virtualization)",
+			"a VM or a host set up for device passthrough, where ACS is what isolates the devices",
+		},
+		Remedy: []string{
+			"as root: for b in <bridges>; do setpci -s $b ECAP_ACS+0x6.w=0000; done (clears ACS Control until the next reboot)",
+			"to keep it: disable ACS in the BIOS, or run the same setpci loop from a boot-time unit",
+			"as root: lspci -vvv | grep ACSCtl to confirm ReqRedir- CmpltRedir- on those bridges",
+			"in a VM, leave ACS on (it isolates the guest's devices) and ask the provider for ATS on the NIC",
+		},
+	},
 	// Step 4: memory and registration limits, drivers.
 	{
 		ID: "host.memlock_limited", Severity: finding.Warning, Area: "host", Step: finding.StepHost,

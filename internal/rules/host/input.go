@@ -149,6 +149,7 @@ type Rule = rules.Rule[*Input]
 var Rules = []Rule{
 	{Name: "PCIe AER errors", IDs: []string{"pcie.aer_errors"}, Check: checkAER},
 	{Name: "IOMMU mode", IDs: []string{"host.iommu_translated"}, Check: checkIOMMU},
+	{Name: "PCIe ACS", IDs: []string{"pcie.acs_redirect"}, Check: checkACS},
 	{Name: "GPU–NIC topology", IDs: []string{"topo.gpu_nic_far"}, Check: checkTopology},
 	{Name: "nvidia-smi topology", IDs: []string{"topo.nvidia_smi_disagrees"}, Check: checkSMI},
 	{Name: "NVIDIA Xid", IDs: []string{"gpu.xid", "gpu.fallen_off_bus"}, Check: checkXid},

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 )
@@ -126,11 +128,11 @@ func (t *aerTallies) addLogEvents(evs []kmsg.Event) {
 		}
 		x := t.get(e.PCI, below)
 		if e.AERSeverity == kmsg.AERCorrectable {
-			x.logCorr++
+			x.logCorr += e.Weight()
 		} else {
-			x.logUncorr++
+			x.logUncorr += e.Weight()
 		}
-		if x.logEv < maxEvidence {
+		if x.logEv < maxEvidence && !e.Folded {
 			x.logEv++
 			x.ev = append(x.ev, in.logEvidence(e.Record))
 		}
@@ -230,8 +232,8 @@ func checkXid(in *Input) []finding.Finding {
 				off[e.PCI] = t
 				offKeys = append(offKeys, e.PCI)
 			}
-			t.n++
-			if len(t.ev) < maxEvidence {
+			t.n += e.Weight()
+			if len(t.ev) < maxEvidence && !e.Folded {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
 		case e.Kind == kmsg.KindXid:
@@ -242,8 +244,8 @@ func checkXid(in *Input) []finding.Finding {
 				xs[k] = t
 				keys = append(keys, k)
 			}
-			t.n++
-			if len(t.ev) < maxEvidence {
+			t.n += e.Weight()
+			if len(t.ev) < maxEvidence && !e.Folded {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
 			if p := strings.Trim(e.XidProcess, "'"); p != "" && p != "<unknown>" && !slices.Contains(t.procs, p) {
@@ -311,6 +313,12 @@ func checkFlaps(in *Input) []finding.Finding {
 			ts[k] = t
 			names = append(names, k)
 		}
+		if e.Folded {
+			// Counted by the streaming reader, after the evidence.
+			t.downs += e.Count
+			t.inferred += e.Inferred
+			continue
+		}
 		switch {
 		case !e.Up:
 			t.downs++
@@ -348,6 +356,7 @@ func checkFlaps(in *Input) []finding.Finding {
 				subj.Device = tg.Device
 			}
 		}
+		subj.LinkLayer = flapLinkLayer(s, subj, t.port)
 		sum := fmt.Sprintf("link of %s went down %s %s", k, plural(t.downs, "time", "times"), in.window())
 		if t.inferred > 0 {
 			sum += fmt.Sprintf(" (%d of them read from \"Link up\" printed again without a \"Link down\" between)", t.inferred)
@@ -360,6 +369,53 @@ func checkFlaps(in *Input) []finding.Finding {
 	}
 	return out
 }
+
+// flapLinkLayer is the link layer of a flapping link, so that its remedies
+// keep only the commands of that layer: the root's port (link_layer), the
+// device's when all its ports share one, the netdev's type (ARPHRD 1
+// Ethernet, 32 IPoIB); else what the log line tells: "<netdev>: Link
+// up|down" is printed by mlx5e_update_carrier (en_main.c), which only the
+// Ethernet netdev profile runs. The IB port line ("Port: 1 Link ACTIVE")
+// is printed for RoCE ports too and tells nothing. "" when unknown.
+func flapLinkLayer(s *snapshot.Snapshot, subj finding.Subject, port int) string {
+	if subj.Device != "" {
+		if subj.Port > 0 {
+			if p := s.Port(subj.Device, subj.Port); p != nil && p.LinkLayer != "" {
+				return string(p.LinkLayer)
+			}
+		} else if d := s.Device(subj.Device); d != nil && len(d.Ports) > 0 {
+			ll := d.Ports[0].LinkLayer
+			for _, p := range d.Ports[1:] {
+				if p.LinkLayer != ll {
+					ll = ""
+				}
+			}
+			if ll != "" {
+				return string(ll)
+			}
+		}
+	}
+	if subj.NetDev != "" {
+		if nd := s.NetDev(subj.NetDev); nd != nil && nd.Type != nil {
+			switch *nd.Type {
+			case arphrdEther:
+				return string(ib.LinkLayerEthernet)
+			case arphrdInfiniBand:
+				return string(ib.LinkLayerInfiniBand)
+			}
+		}
+	}
+	if port == 0 && subj.NetDev != "" {
+		return string(ib.LinkLayerEthernet)
+	}
+	return ""
+}
+
+// ARPHRD types of sys/class/net/<if>/type (include/uapi/linux/if_arp.h).
+const (
+	arphrdEther      = 1
+	arphrdInfiniBand = 32
+)
 
 // checkModules reports cable/transceiver module events: errors are
 // critical, unplug events warnings, plug events nothing.
@@ -387,8 +443,8 @@ func checkModules(in *Input) []finding.Finding {
 			ts[k] = t
 			keys = append(keys, k)
 		}
-		t.n++
-		if len(t.ev) < maxEvidence {
+		t.n += e.Weight()
+		if len(t.ev) < maxEvidence && !e.Folded {
 			t.ev = append(t.ev, in.logEvidence(e.Record))
 		}
 	}
@@ -429,7 +485,7 @@ func checkHealth(in *Input) []finding.Finding {
 			ts[e.PCI] = t
 			keys = append(keys, e.PCI)
 		}
-		t.n++
+		t.n += e.Weight()
 		t.fatal = t.fatal || e.HealthClass != kmsg.HealthCommand
 		d := e.Detail
 		if strings.Contains(d, "timeout. Will cause a leak") {
@@ -438,7 +494,7 @@ func checkHealth(in *Input) []finding.Finding {
 		if !slices.Contains(t.details, d) {
 			t.details = append(t.details, d)
 		}
-		if len(t.ev) < maxEvidence {
+		if len(t.ev) < maxEvidence && !e.Folded {
 			t.ev = append(t.ev, in.logEvidence(e.Record))
 		}
 	}

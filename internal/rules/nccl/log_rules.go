@@ -243,7 +243,7 @@ func logNotes(lg *nccllog.Log) []string {
 		}
 	}
 	if len(warns) > 0 {
-		notes = append(notes, fmt.Sprintf("%s: %d other NCCL WARN line(s); the first, line %d: %s", warns[0].Source, len(warns), warns[0].Line, warns[0].Text))
+		notes = append(notes, fmt.Sprintf("%s: %d other NCCL WARN line(s); the first, line %d: %s", warns[0].Source, weight(warns), warns[0].Line, warns[0].Text))
 	}
 	said := map[string]bool{}
 	var files []string
@@ -293,7 +293,7 @@ func completionFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 	}
 	counts := map[nccllog.WCStatus]int{}
 	for _, e := range errs {
-		counts[e.Status]++
+		counts[e.Status] += e.Weight()
 	}
 	info := cause.Status.Info()
 	where := cause.Host
@@ -306,10 +306,10 @@ func completionFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 	}
 	var summary string
 	if info.Fallout {
-		summary = fmt.Sprintf("only flush errors (status 5): the QPs were already in error; the cause is in another rank's log (%d errors)", len(errs))
+		summary = fmt.Sprintf("only flush errors (status 5): the QPs were already in error; the cause is in another rank's log (%d errors)", weight(errs))
 	} else {
 		summary = fmt.Sprintf("first IB completion error on %s%s: status %d %s (%s): %s", where, peer, int(cause.Status), info.Name, info.Text, info.Meaning)
-		if rest := len(errs) - 1; rest > 0 {
+		if rest := weight(errs) - 1; rest > 0 {
 			summary += fmt.Sprintf("; %d later error(s) are consequences", rest)
 		}
 	}
@@ -341,7 +341,7 @@ func completionFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 		if peers[e.Peer] == 0 {
 			peerOrder = append(peerOrder, e.Peer)
 		}
-		peers[e.Peer]++
+		peers[e.Peer] += e.Weight()
 	}
 	if len(peerOrder) > 0 {
 		var ps []string
@@ -393,7 +393,7 @@ func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int
 		evs := byCall[call]
 		first := evs[0]
 		hint := resourceHint(call, first.Error)
-		summary := fmt.Sprintf("%s failed %d time(s)", call, len(evs))
+		summary := fmt.Sprintf("%s failed %d time(s)", call, weight(evs))
 		if first.Error != "" {
 			summary += fmt.Sprintf(" (%s)", first.Error)
 		}
@@ -509,12 +509,21 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 	if len(other) > 0 {
 		e := other[0]
 		f := catalog.New("nccl.timeout", subj,
-			fmt.Sprintf("NCCL reported a timeout on %s (%d warning(s))", orDefault(e.Host, "a rank"), len(other)),
+			fmt.Sprintf("NCCL reported a timeout on %s (%d warning(s))", orDefault(e.Host, "a rank"), weight(other)),
 			finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
 		f.Subject.Host = e.Host
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// weight counts events with the repeats a folding parser counted in them.
+func weight(evs []nccllog.Event) int {
+	n := 0
+	for _, e := range evs {
+		n += e.Weight()
+	}
+	return n
 }
 
 func procNames(ps []*nccllog.Proc) string {

@@ -87,6 +87,9 @@ type View struct {
 	Active []store.Active
 	// Sample is the compact sample the rules judged.
 	Sample trend.Sample
+	// History is the sample window the rules judged, oldest first, Sample
+	// last; the node page charts it.
+	History []trend.Sample
 	// Interval is the sampling interval.
 	Interval time.Duration
 }
@@ -231,7 +234,7 @@ func (a *Agent) Sample(ctx context.Context) error {
 		State: metrics.State{Snapshot: snap, Ethtool: eth, Rates: rates, Findings: fs, CollectErrors: a.copyErrs(),
 			SourceUp: up, SampleDuration: time.Since(start), Samples: a.samples,
 			KernelEvents: a.kernelCounts(), KernelLost: a.kern.lost},
-		Active: active, Sample: cur, Interval: a.opts.Interval,
+		Active: active, Sample: cur, History: slices.Clone(a.history), Interval: a.opts.Interval,
 	}
 	a.publish(v)
 	return nil

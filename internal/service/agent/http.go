@@ -17,6 +17,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/rates"
 	"github.com/ibdoctor/ibdoctor/internal/output/metrics"
+	"github.com/ibdoctor/ibdoctor/internal/output/web"
 	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
 	"github.com/ibdoctor/ibdoctor/internal/service/store"
 )
@@ -43,6 +44,7 @@ type HandlerOptions struct {
 //	/api/v1/ports    last sample: every port's state, counters and rates
 //	/healthz         200 while samples are fresh (within 3 intervals), else 503
 //	/api/v1/perf/    pairwise tests (token required)
+//	/                this node's page (web.Handler: fleet of one, node, timeline)
 func (a *Agent) Handler(o HandlerOptions) http.Handler {
 	live := prometheus.NewRegistry()
 	live.MustRegister(metrics.NewSelfCollector())
@@ -51,10 +53,10 @@ func (a *Agent) Handler(o HandlerOptions) http.Handler {
 	mux.HandleFunc("GET /api/v1/health", a.serveHealth)
 	mux.HandleFunc("GET /api/v1/ports", a.servePorts)
 	mux.HandleFunc("GET /healthz", a.serveHealthz)
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte("ibdoctor agent: /metrics /api/v1/health /api/v1/ports /healthz\n"))
-	})
+	pages := web.Handler(a.WebData(), web.Options{Title: "ibdoctor agent", Refresh: a.opts.Interval, NoFabric: true, NoPerf: true})
+	for _, p := range web.Paths {
+		mux.Handle("GET "+p, pages)
+	}
 	if o.Perf != nil {
 		mux.Handle(PerfPrefix, o.Perf)
 	}

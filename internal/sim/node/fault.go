@@ -139,6 +139,9 @@ func baseFaultKinds() []FaultKind {
 		{Name: "iommu", Syntax: "iommu=translated|pt|off", Example: "iommu=translated", value: true,
 			Description: "IOMMU mode on the kernel command line: translated (intel_iommu=on without iommu=pt), pt (passthrough, the default), off (intel_iommu=off: no IOMMU unit in sys/class/iommu)",
 			check:       checkIOMMUMode, apply: applyIOMMU},
+		{Name: "acs", Syntax: "acs=on|off|header-only", Example: "acs=on", value: true,
+			Description: "PCIe ACS Control of every root port and switch downstream port: on sets SrcValid, ReqRedir, CmpltRedir and UpstreamFwd as the kernel does when an IOMMU driver is active (peer-to-peer traffic redirected to the root complex), off clears it (the default); header-only renders the bridges' config files as a non-root reader sees them (64 bytes)",
+			check:       checkACSMode, apply: applyACS},
 		{Name: "driver", Syntax: "driver=VERSION", Example: "driver=24.07-0.6.1", value: true,
 			Description: "mlx5_core module version (sys/module/mlx5_core/version) and a srcversion of its own, as after a partial driver upgrade",
 			check:       checkDriverVersion, apply: applyDriverVersion},
@@ -879,6 +882,33 @@ func applyDriverVersion(n *Node, f Fault) error {
 	h := fnv.New64a()
 	h.Write([]byte(f.Value))
 	n.Mlx5SrcVersion = fmt.Sprintf("%016X%07X", h.Sum64(), h.Sum64()>>36)
+	return nil
+}
+
+func checkACSMode(f Fault) error {
+	switch f.Value {
+	case "on", "off", "header-only":
+		return nil
+	}
+	return fmt.Errorf("ACS %q: want on, off or header-only", f.Value)
+}
+
+// applyACS sets the ACS Control register of every bridge that has the
+// capability, or makes config space readable only in its header.
+func applyACS(n *Node, f Fault) error {
+	if f.Value == "header-only" {
+		n.ConfigHeaderOnly = true
+		return nil
+	}
+	var ctl uint16
+	if f.Value == "on" {
+		ctl = pcie.ACSSrcValid | pcie.ACSReqRedir | pcie.ACSCmpltRedir | pcie.ACSUpstreamFwd
+	}
+	for _, p := range n.PCI {
+		if p.ACSCap != 0 {
+			p.ACSCtl = ctl & p.ACSCap
+		}
+	}
 	return nil
 }
 

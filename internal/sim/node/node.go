@@ -45,6 +45,9 @@ type Node struct {
 	Cmdline []string
 	// IOMMUs are the IOMMU units the kernel enabled (sys/class/iommu).
 	IOMMUs []string
+	// ConfigHeaderOnly renders the bridges' config files as a reader
+	// without CAP_SYS_ADMIN sees them: the 64-byte header only.
+	ConfigHeaderOnly bool
 	// Mlx5Version and Mlx5SrcVersion are sys/module/mlx5_core/version and
 	// srcversion; "" leaves the file out (an inbox driver has no version).
 	Mlx5Version, Mlx5SrcVersion string
@@ -85,6 +88,10 @@ type PCIFunc struct {
 	// SecondaryBus is the bus a bridge creates ("0000:18"), empty for
 	// endpoints.
 	SecondaryBus string
+	// ACSCap and ACSCtl are a bridge's ACS Capability and Control
+	// registers (pcie.ACS* bits); ACSCap 0 leaves the capability out of
+	// its config space (a switch upstream port).
+	ACSCap, ACSCtl uint16
 	// Removed marks a function that has disappeared from the bus (a
 	// "missing" device): it and its children are not rendered.
 	Removed bool

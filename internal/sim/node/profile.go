@@ -197,6 +197,14 @@ var (
 	cx6Dx  = hw{0x15b3, 0x101d, 0x15b3, 0x0016, 0x020000, 0x00, pcie.Gen4, 16, "mlx5_core"}
 )
 
+// ACS capabilities (lspci -vvv ACSCap) of the root ports and the switch
+// downstream ports; ACS Control starts all off, as on a GPU server whose
+// BIOS disables ACS for peer-to-peer traffic. Upstream ports have none.
+const (
+	rootPortACS   = pcie.ACSSrcValid | pcie.ACSReqRedir | pcie.ACSCmpltRedir | pcie.ACSUpstreamFwd
+	switchPortACS = rootPortACS | pcie.ACSTransBlk | pcie.ACSDirectTrans
+)
+
 func (b *builder) fn(a pcie.Address, parent *PCIFunc, root, name string, h hw, numa int, cpus string) *PCIFunc {
 	p := &PCIFunc{
 		Addr: a, Parent: parent, Root: root, Name: name,
@@ -222,12 +230,14 @@ func (b *builder) switchGroup(bus int, s socket, rp, sw hw, n int, idx int) []*P
 	root := fmt.Sprintf("pci0000:%02x", bus)
 	r := b.fn(addr(bus, 1, 0), nil, root, fmt.Sprintf("rp%d", idx), rp, s.numa, s.cpus)
 	r.SecondaryBus = fmt.Sprintf("0000:%02x", bus+1)
+	r.ACSCap = rootPortACS
 	up := b.fn(addr(bus+1, 0, 0), r, "", fmt.Sprintf("sw%d-up", idx), sw, s.numa, s.cpus)
 	up.SecondaryBus = fmt.Sprintf("0000:%02x", bus+2)
 	var downs []*PCIFunc
 	for k := 0; k < n; k++ {
 		d := b.fn(addr(bus+2, k, 0), up, "", fmt.Sprintf("sw%d-down%d", idx, k), sw, s.numa, s.cpus)
 		d.SecondaryBus = fmt.Sprintf("0000:%02x", bus+3+k)
+		d.ACSCap = switchPortACS
 		downs = append(downs, d)
 	}
 	return downs

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/binary"
 	"fmt"
 	"path"
 	"sort"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 )
 
@@ -192,6 +194,9 @@ func (n *Node) renderPCI(r *renderer, f *PCIFunc) {
 		r.dir(rootDir + "/pci_bus/" + rootBus)
 		r.link(layout.ClassPCIBus+"/"+rootBus, rootDir+"/pci_bus/"+rootBus)
 	}
+	if f.Bridge() {
+		r.file(dir+"/config", string(n.configSpace(f)))
+	}
 	if f.SecondaryBus != "" {
 		r.dir(dir + "/pci_bus/" + f.SecondaryBus)
 		r.link(layout.ClassPCIBus+"/"+f.SecondaryBus, dir+"/pci_bus/"+f.SecondaryBus)
@@ -209,6 +214,36 @@ func (n *Node) renderPCI(r *renderer, f *PCIFunc) {
 		r.link(drv+"/"+string(f.Addr), dir)
 	}
 	r.link(layout.PCIDevices+"/"+string(f.Addr), dir)
+}
+
+// configSpace renders a bridge's config file (drivers/pci/pci-sysfs.c
+// pci_read_config, little-endian): the type 1 header, then the extended
+// capabilities AER at 0x100 and, where the bridge has one, ACS at 0x148
+// (include/uapi/linux/pci_regs.h). With ConfigHeaderOnly only the 64
+// bytes a reader without CAP_SYS_ADMIN gets.
+func (n *Node) configSpace(f *PCIFunc) []byte {
+	b := make([]byte, pcie.ConfigSize)
+	le := binary.LittleEndian
+	le.PutUint16(b[0x00:], f.Vendor)
+	le.PutUint16(b[0x02:], f.Device)
+	le.PutUint32(b[0x08:], f.Class<<8|uint32(f.Revision))
+	b[0x0e] = 0x01 // header type 1: PCI-to-PCI bridge
+	var sec uint32
+	fmt.Sscanf(f.SecondaryBus, "0000:%x", &sec)
+	b[0x19], b[0x1a] = byte(sec), byte(sec)
+	const aer, acs = 0x100, 0x148
+	next := uint32(0)
+	if f.ACSCap != 0 {
+		next = acs
+		le.PutUint32(b[acs:], 1<<16|pcie.ExtCapACS)
+		le.PutUint16(b[acs+pcie.ACSCapReg:], f.ACSCap)
+		le.PutUint16(b[acs+pcie.ACSCtrlReg:], f.ACSCtl)
+	}
+	le.PutUint32(b[aer:], next<<20|2<<16|0x0001)
+	if n.ConfigHeaderOnly {
+		return b[:pcie.ConfigHeaderSize]
+	}
+	return b
 }
 
 // AER bit names of current kernels (drivers/pci/pcie/aer.c

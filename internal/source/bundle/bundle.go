@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/source/layout"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
@@ -236,6 +237,7 @@ func (c *collector) collect(snap *snapshot.Snapshot) error {
 		c.link(layout.PCIDevices + "/" + string(p.Address))
 		c.copyAttrs(dir, dir, nil)
 	}
+	c.copyConfigs(snap)
 	c.copyClass(layout.ClassVerbs)
 	c.copyClass(layout.ClassIOMMU)
 	c.copyDevMarkers(layout.DevInfiniband)
@@ -258,6 +260,34 @@ func (c *collector) collect(snap *snapshot.Snapshot) error {
 		c.copyAttrs(logical, real, []string{"statistics"})
 	}
 	return nil
+}
+
+// copyConfigs saves the config space of the bridges between GPUs and NICs
+// that share a PCIe switch (where the doctor reads PCIe ACS): the first
+// pcie.ConfigSize bytes, as the collecting user can read them (64 bytes
+// without root; the reader then reports the gap).
+func (c *collector) copyConfigs(snap *snapshot.Snapshot) {
+	for _, a := range snap.P2PBridges() {
+		d := snap.PCIDevice(a)
+		if d == nil {
+			continue
+		}
+		p := layout.Devices + "/" + d.Path + "/config"
+		f, err := c.fsys.Open(p)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				c.fail(p, err)
+			}
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(f, pcie.ConfigSize))
+		f.Close()
+		if err != nil {
+			c.fail(p, err)
+			continue
+		}
+		c.entries[p] = &entry{typ: tar.TypeReg, data: b}
+	}
 }
 
 // copyClass copies a sys/class directory: its files, its symlinks, and the

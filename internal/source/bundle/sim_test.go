@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,6 +94,67 @@ func TestRoundTripSim(t *testing.T) {
 			}
 			if len(o.Faults) > 0 && len(got.Gaps) == 0 {
 				t.Error("the unreadable counter's gap was lost")
+			}
+		})
+	}
+}
+
+// TestBundleKeepsACS: a bundle holds the config space of the bridges
+// between GPUs and NICs that share a switch, so the doctor judges PCIe ACS
+// from it as from the node; a non-root collection (64 bytes) stays a gap
+// that names the fix instead of reading as "no ACS".
+func TestBundleKeepsACS(t *testing.T) {
+	for _, tt := range []struct {
+		fault             string
+		blocking, withACS int // bridges read with ACS redirecting, with ACS at all
+		gaps              int // config files readable only in part
+		configBytes       int
+	}{
+		{"acs=off", 0, 16, 0, 4096},
+		{"acs=on", 16, 16, 0, 4096},
+		{"acs=header-only", 0, 0, 20, 64},
+	} {
+		t.Run(tt.fault, func(t *testing.T) {
+			src := simFS(t, simnode.Options{Profile: "h100-ndr", Faults: simnode.MustParseFaults(tt.fault)})
+			var buf bytes.Buffer
+			if _, err := bundle.Collect(context.Background(), src, &buf, bundle.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			back, err := rootfs.ReadBundle(bytes.NewReader(buf.Bytes()), "node.tar.gz")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, fsys := range map[string]fs.FS{"node": src, "bundle": back} {
+				s, err := sysfs.Read(context.Background(), fsys, sysfs.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				bridges := s.P2PBridges()
+				if len(bridges) != 20 {
+					t.Fatalf("%s: %d bridges on GPU–NIC paths, want 20 (4 switches: up port and 4 down ports each)", name, len(bridges))
+				}
+				blocking, withACS := 0, 0
+				for _, a := range bridges {
+					if d := s.PCIDevice(a); d.ACS != nil && d.ACS.Present() {
+						withACS++
+						if d.ACS.Blocking() != 0 {
+							blocking++
+						}
+					}
+				}
+				gaps := 0
+				for _, g := range s.Gaps {
+					if strings.HasSuffix(g.Path, "/config") && strings.Contains(g.Err, "run as root") {
+						gaps++
+					}
+				}
+				if blocking != tt.blocking || withACS != tt.withACS || gaps != tt.gaps {
+					t.Errorf("%s: %d bridges redirect, %d have ACS, %d gaps; want %d, %d, %d", name, blocking, withACS, gaps, tt.blocking, tt.withACS, tt.gaps)
+				}
+				d := s.PCIDevice(bridges[0])
+				if b, err := fs.ReadFile(fsys, "sys/devices/"+d.Path+"/config"); err != nil || len(b) != tt.configBytes {
+					t.Errorf("%s: config of %s: %d bytes (%v), want %d", name, d.Address, len(b), err, tt.configBytes)
+				}
 			}
 		})
 	}

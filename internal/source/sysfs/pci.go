@@ -74,6 +74,37 @@ func (r *reader) readPCIDevice(ref pciRef) snapshot.PCIDevice {
 	return d
 }
 
+// readACS reads the ACS capability from the config space of the bridges
+// between GPUs and NICs that share a PCIe switch (Snapshot.P2PBridges).
+// Without CAP_SYS_ADMIN the kernel returns only the 64-byte header: that
+// is a gap, not a bridge without ACS.
+func (r *reader) readACS() {
+	byAddr := map[pcie.Address]*snapshot.PCIDevice{}
+	for i := range r.snap.PCI {
+		byAddr[r.snap.PCI[i].Address] = &r.snap.PCI[i]
+	}
+	for _, a := range r.snap.P2PBridges() {
+		d := byAddr[a]
+		if d == nil {
+			continue
+		}
+		p := layout.Devices + "/" + d.Path + "/config"
+		s, ok := r.read(p)
+		if !ok {
+			continue
+		}
+		acs, err := pcie.ParseACS([]byte(s))
+		if err != nil {
+			if errors.Is(err, pcie.ErrConfigShort) {
+				err = fmt.Errorf("%w; run as root to judge PCIe ACS", err)
+			}
+			r.gap(p, err)
+			continue
+		}
+		d.ACS = &acs
+	}
+}
+
 // ParseNUMANode parses numa_node, "%d\n"; -1 means unknown.
 func ParseNUMANode(in string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(in))

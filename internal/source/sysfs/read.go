@@ -70,6 +70,7 @@ func Read(ctx context.Context, fsys fs.FS, opts Options) (*snapshot.Snapshot, er
 	if err := r.readPCI(); err != nil {
 		return nil, err
 	}
+	r.readACS()
 	r.mapPortNetDevs()
 	r.addListedMetaGaps()
 	if r.snap.Devices == nil {

@@ -1,0 +1,175 @@
+package analyze
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+// streamed analyses text as a big input, whatever its size.
+func streamed(t testing.TB, name, text string, opts Options) File {
+	t.Helper()
+	old := streamAbove
+	streamAbove = 0
+	defer func() { streamAbove = old }()
+	return AnalyzeReader(name, strings.NewReader(text), int64(len(text)), opts)
+}
+
+func jsonOf(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Every kernel and NCCL log of the real-world corpus gives the same
+// report streamed as read whole: segments, summaries, skipped lines and
+// findings.
+func TestStreamSameAsInMemory(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata/realworld", "*"))
+	n := 0
+	for _, p := range files {
+		base := filepath.Base(p)
+		if !strings.HasPrefix(base, "nccl-log") && !strings.HasPrefix(base, "dmesg") && !strings.HasPrefix(base, "journalctl") {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Year: 2024}
+		want := AnalyzeText(base, string(b), opts)
+		if _, ok, why := streamKind(string(b), opts); !ok {
+			t.Logf("%s: not streamed: %s", base, why)
+			continue
+		}
+		n++
+		got := streamed(t, base, string(b), opts)
+		if runs(want, KindNCCLLog) > 1 || runs(want, KindKernel) > 1 {
+			// One log in several runs is one segment streamed: the
+			// findings are the same.
+			want, got = findingsOf(want), findingsOf(got)
+		}
+		if w, g := jsonOf(t, want), jsonOf(t, got); w != g {
+			t.Errorf("%s: streamed report differs:\n--- in memory\n%s\n--- streamed\n%s", base, w, g)
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d corpus files streamed", n)
+	}
+}
+
+func runs(f File, k Kind) int {
+	n := 0
+	for _, s := range f.Segments {
+		if s.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// findingsOf is f with its findings only, in one segment.
+func findingsOf(f File) File {
+	var fs []finding.Finding
+	for _, s := range f.Segments {
+		fs = append(fs, s.Findings...)
+	}
+	catalog.Sort(fs)
+	return File{File: f.File, Segments: []Segment{{Findings: fs}}}
+}
+
+// kernelFloodLine is line i of a kernel log in which faults repeat far
+// past what the rules quote: flapping links (and "Link up" printed twice),
+// AER floods with and without detail lines, Xids of several processes,
+// module and health events, a degraded PCIe link, between ordinary lines.
+func kernelFloodLine(i int) string {
+	msgs := []string{
+		"mlx5_core 0000:3b:00.0 ens1f0np0: Link down",
+		"mlx5_core 0000:3b:00.0 ens1f0np0: Link up",
+		"mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE",
+		"mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE",
+		"mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link DOWN",
+		"pcieport 0000:00:1c.5: AER: Multiple Corrected error received: id=00e5",
+		"pcieport 0000:3a:00.0: AER: Corrected error received: 0000:3b:00.0",
+		"mlx5_core 0000:3b:00.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)",
+		"mlx5_core 0000:3b:00.0:    [ 0] RxErr                  (First)",
+		"pcieport 0000:3a:00.0: AER: Uncorrected (Non-Fatal) error received: 0000:5e:00.0",
+		"NVRM: Xid (PCI:0000:9b:00): 31, pid=3303, name=pt_main_thread, Ch 00000008, intr 00000000. MMU Fault",
+		"NVRM: Xid (PCI:0000:9b:00): 31, pid=3304, name=python3, Ch 00000008, intr 00000000. MMU Fault",
+		"NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.",
+		"mlx5_core 0000:5e:00.0: Port module event: module 3, Cable error, Bus stuck (I2C or data shorted)",
+		"mlx5_core 0000:5e:00.0: Port module event: module 3, Cable unplugged",
+		"mlx5_core 0000:5e:00.0: poll_health:800:(pid 0): device's health compromised - reached miss count",
+		"mlx5_core 0000:5e:00.0: wait_func:1171:(pid 12): ACCESS_REG(0x805) timeout. Will cause a leak of a command resource",
+		"mlx5_core 0000:86:00.0: 15.752 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x2 link at 0000:85:00.0 (capable of 31.504 Gb/s with 8.0 GT/s PCIe x4 link)",
+		"EXT4-fs (nvme0n1p2): mounted filesystem with ordered data mode. Quota mode: none.",
+		"systemd[1]: Started Session 4 of User root.",
+	}
+	// Not every message in every round: the order of kinds shifts.
+	m := msgs[(i*7+i/len(msgs))%len(msgs)]
+	return fmt.Sprintf("[%6d.%06d] %s\n", 100+i/1000, i%1000*997, m)
+}
+
+// ncclFloodLine is line i of an NCCL log of 16 processes whose ranks fail
+// again and again: completion errors from several peers and statuses,
+// failed verbs calls, watchdog timeouts (a rank printing its own twice),
+// other warnings, GPU Direct RDMA lines at every communicator.
+func ncclFloodLine(i int) string {
+	host, pid := fmt.Sprintf("gpu%02d", i%4), 1000+i%16
+	p := fmt.Sprintf("%s:%d:%d [%d] ", host, pid, pid+7, i%8)
+	msgs := []string{
+		p + "NCCL INFO Channel 00/02 : 0 1 2 3 4 5 6 7",
+		p + "NCCL INFO Channel 01/0 : 3[3] -> 11[3] [send] via NET/IB/3/GDRDMA",
+		p + "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_3:1/IB ; OOB ib0:10.0.0.1<0>",
+		p + "NCCL INFO NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'",
+		p + "NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 1 'mlx5_3'",
+		p + "NCCL INFO comm 0x5581 rank 3 nranks 16 cudaDev 3 nvmlDev 3 busId 3b000 commId 0x1 - Init COMPLETE",
+		p + fmt.Sprintf("transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.%d<33006> with status=%d opcode=0 len=0 vendor err 129 (Send) localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.9 hca mlx5_0", i%3, []int{12, 5, 12, 4}[i%4]),
+		p + "misc/ibvwrap.cc:190 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
+		p + "NCCL WARN Cuda failure 'out of memory'",
+		p + "NCCL WARN NET/IB : req 4/1 tag 7 peer 10.0.0.2 collective timed out",
+		fmt.Sprintf("[rank%d]:[E ProcessGroupNCCL.cpp:616] [Rank %d] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=%d, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600%03d milliseconds before timing out.", i%3, i%3, 41+i%3/2, i%1000),
+		"Epoch 3 step 1200 loss 2.31",
+	}
+	return msgs[(i*5+i/len(msgs))%len(msgs)] + "\n"
+}
+
+func gen(n int, line func(int) string) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString(line(i))
+	}
+	return b.String()
+}
+
+// Logs whose faults repeat far past what the findings quote give the same
+// report streamed (events folded into counts) as read whole.
+func TestStreamFoldsAsInMemory(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		text string
+	}{
+		{"kernel flood", gen(3000, kernelFloodLine)},
+		{"nccl flood", gen(3000, ncclFloodLine)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want := AnalyzeText("f", tt.text, Options{Year: 2026})
+			got := streamed(t, "f", tt.text, Options{Year: 2026})
+			if len(want.Segments) != 1 || len(want.Segments[0].Findings) < 3 {
+				t.Fatalf("the flood is not what the test needs: %s", jsonOf(t, want))
+			}
+			if w, g := jsonOf(t, want), jsonOf(t, got); w != g {
+				t.Errorf("streamed report differs:\n--- in memory\n%s\n--- streamed\n%s", w, g)
+			}
+		})
+	}
+}

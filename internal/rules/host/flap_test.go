@@ -1,0 +1,78 @@
+package host
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+)
+
+// kmsg.link_flap carries the link layer of the link that flapped, from the
+// root where it knows the port or netdev, else from the log line, so its
+// remedies keep only the commands of that layer.
+func TestFlapLinkLayer(t *testing.T) {
+	flaps := func(line string) []string {
+		var l []string
+		for range 3 {
+			l = append(l, "[1.0] "+line+" down", "[2.0] "+line+" up")
+		}
+		return l
+	}
+	netdevLine := func(pci, ifname string) []string {
+		return flaps("mlx5_core " + pci + " " + ifname + ": Link")
+	}
+	ibLine := func(pci, dev string) []string {
+		var l []string
+		for range 3 {
+			l = append(l, "[1.0] mlx5_core "+pci+" "+dev+": Port: 1 Link DOWN", "[2.0] mlx5_core "+pci+" "+dev+": Port: 1 Link ACTIVE")
+		}
+		return l
+	}
+	ipoib := 32
+	for _, tt := range []struct {
+		name   string
+		snap   func() *snapshot.Snapshot
+		log    []string
+		want   string
+		remedy string // a remedy of that layer, filled
+	}{
+		{"RoCE netdev of a root port", testNode, netdevLine("0000:84:00.0", "ens1f0np0"), "Ethernet", "ethtool -S ens1f0np0 | grep link_down_events_phy"},
+		{"IB port line, port in the root", testNode, ibLine("0000:04:00.0", "mlx5_0"), "InfiniBand", "perfquery -C mlx5_0 -P 1"},
+		{"IPoIB netdev the root lists with type 32", func() *snapshot.Snapshot {
+			s := testNode()
+			s.NetDevs = append(s.NetDevs, snapshot.NetDev{Name: "ib7", PCI: "0000:99:00.0", Type: &ipoib})
+			s.Sort()
+			return s
+		}, netdevLine("0000:99:00.0", "ib7"), "InfiniBand", "perfquery"},
+		// A pasted log: no root. The netdev "Link up/down" line is printed
+		// by the Ethernet driver (mlx5e_update_carrier); the port line is
+		// printed for IB and RoCE ports alike.
+		{"pasted netdev line", func() *snapshot.Snapshot { return &snapshot.Snapshot{} }, netdevLine("0000:84:00.0", "ens1f0np0"), "Ethernet", "ethtool -S ens1f0np0"},
+		{"pasted IB port line", func() *snapshot.Snapshot { return &snapshot.Snapshot{} }, ibLine("0000:04:00.0", "mlx5_0"), "", "IB: perfquery"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkFlaps(&Input{Snap: tt.snap(), Kernel: logOf(tt.log...)})
+			if len(got) != 1 || got[0].ID != "kmsg.link_flap" {
+				t.Fatalf("got %+v", got)
+			}
+			f := got[0]
+			if f.Subject.LinkLayer != tt.want {
+				t.Errorf("link layer %q, want %q (subject %+v)", f.Subject.LinkLayer, tt.want, f.Subject)
+			}
+			rem := strings.Join(f.Remedy, "\n")
+			if !strings.Contains(rem, tt.remedy) {
+				t.Errorf("remedies %q lack %q", f.Remedy, tt.remedy)
+			}
+			switch tt.want {
+			case "Ethernet":
+				if strings.Contains(rem, "perfquery") {
+					t.Errorf("InfiniBand remedy on an Ethernet link: %q", f.Remedy)
+				}
+			case "InfiniBand":
+				if strings.Contains(rem, "ethtool") {
+					t.Errorf("RoCE remedy on an InfiniBand link: %q", f.Remedy)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,174 @@
+package host
+
+import (
+	"fmt"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+)
+
+// KernelFolder keeps, of the events of a kernel log read as it streams,
+// what the kernel-log rules need: every event until the finding it feeds
+// has its evidence (the first maxEvidence lines of an Xid, a device's AER
+// reports, a link's downs), then only counts, one folded event per kind
+// and subject. Its memory grows with the devices and kinds of fault in
+// the log, not with the log: a flood of a million AER lines is four lines
+// and a count. CheckPastedKernelEvents judges Events as CheckPastedKernelLog
+// judges the whole log.
+type KernelFolder struct {
+	kept   []kmsg.Event
+	folds  []kmsg.Event
+	groups map[foldGroup]*groupState
+	foldAt map[foldKey]int
+}
+
+// foldGroup is one tally of the rules: the events that share evidence.
+type foldGroup struct {
+	rule  string
+	pci   pcie.Address
+	code  int
+	name  string
+	extra bool
+}
+
+// foldKey tells apart, inside a group, the events the rules count apart.
+type foldKey struct {
+	g       foldGroup
+	sev     string
+	process string
+	detail  string
+	class   string
+}
+
+type groupState struct {
+	kept int
+	// A link's state and its evidence-worthy events (downs, and ups
+	// after ups), as checkFlaps counts them.
+	up bool
+}
+
+// NewKernelFolder returns an empty folder.
+func NewKernelFolder() *KernelFolder {
+	return &KernelFolder{groups: map[foldGroup]*groupState{}, foldAt: map[foldKey]int{}}
+}
+
+// Add takes the next event of the log.
+func (f *KernelFolder) Add(e kmsg.Event) {
+	var g foldGroup
+	k := foldKey{}
+	switch {
+	case e.Kind == kmsg.KindAER:
+		if e.PCI == "" {
+			return // the rule cannot place it
+		}
+		g = foldGroup{rule: "aer", pci: e.PCI, extra: e.AERDetail}
+		k.sev = e.AERSeverity
+		if k.sev != kmsg.AERCorrectable {
+			k.sev = "uncorrectable"
+		}
+	case e.Kind == kmsg.KindAERBit, e.Kind == kmsg.KindPCIeBandwidth:
+		// The rules name each bit (bandwidth line) once.
+		g = foldGroup{rule: string(e.Kind), pci: e.PCI, name: e.Detail}
+		if st := f.group(g); st.kept > 0 {
+			return
+		}
+	case e.Kind == kmsg.KindFallenOffBus || e.Kind == kmsg.KindXid && e.Xid == 79:
+		g = foldGroup{rule: "off", pci: e.PCI}
+	case e.Kind == kmsg.KindXid:
+		g = foldGroup{rule: "xid", pci: e.PCI, code: e.Xid}
+		k.process = e.XidProcess
+	case e.Kind == kmsg.KindLink:
+		f.link(e)
+		return
+	case e.Kind == kmsg.KindModule:
+		if !e.IsError && e.Detail != "Cable unplugged" {
+			return
+		}
+		g = foldGroup{rule: "module", pci: e.PCI, name: e.Detail}
+	case e.Kind == kmsg.KindHealth:
+		g = foldGroup{rule: "health", pci: e.PCI}
+		k.detail, k.class = e.Detail, e.HealthClass
+	default:
+		return // no rule reads it
+	}
+	st := f.group(g)
+	if st.kept < maxEvidence {
+		st.kept++
+		f.kept = append(f.kept, e)
+		return
+	}
+	k.g = g
+	f.fold(k, e, 1, 0)
+}
+
+func (f *KernelFolder) group(g foldGroup) *groupState {
+	st := f.groups[g]
+	if st == nil {
+		st = &groupState{}
+		f.groups[g] = st
+	}
+	return st
+}
+
+// fold counts e in the folded event of key k.
+func (f *KernelFolder) fold(k foldKey, e kmsg.Event, n, inferred int) {
+	i, ok := f.foldAt[k]
+	if !ok {
+		i = len(f.folds)
+		f.foldAt[k] = i
+		e.Folded = true
+		f.folds = append(f.folds, e)
+	}
+	f.folds[i].Count += n
+	f.folds[i].Inferred += inferred
+}
+
+// link keeps a link's events while they can still be evidence, as
+// checkFlaps picks it: its downs, and an up after an up.
+func (f *KernelFolder) link(e kmsg.Event) {
+	name := e.Interface
+	if e.Port > 0 {
+		name = fmt.Sprintf("%s/%d", e.Interface, e.Port)
+	}
+	g := foldGroup{rule: "link", name: name}
+	st := f.group(g)
+	counts := !e.Up || st.up
+	inferred := e.Up && st.up
+	st.up = e.Up
+	if st.kept < maxEvidence {
+		if counts {
+			st.kept++
+		}
+		f.kept = append(f.kept, e)
+		return
+	}
+	if counts {
+		f.fold(foldKey{g: g}, e, 1, boolInt(inferred))
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Events returns the kept events in log order, then the folded ones.
+func (f *KernelFolder) Events() []kmsg.Event {
+	return append(f.kept[:len(f.kept):len(f.kept)], f.folds...)
+}
+
+// CheckPastedKernelEvents judges the events of a kernel log read from
+// source, as CheckPastedKernelLog judges the log: events a KernelFolder
+// kept.
+func CheckPastedKernelEvents(source string, evs []kmsg.Event) []finding.Finding {
+	in := &Input{Snap: &snapshot.Snapshot{}, Kernel: &kmsg.Log{Source: source}, standalone: true, evs: evs, evsDone: true}
+	var out []finding.Finding
+	for _, check := range []func(*Input) []finding.Finding{checkAER, checkXid, checkFlaps, checkModules, checkHealth, checkPCIeBandwidth} {
+		out = append(out, check(in)...)
+	}
+	return fileSubjects(out, source)
+}
