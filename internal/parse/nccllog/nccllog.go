@@ -511,7 +511,8 @@ func (ps *Parser) parseNet(p *Proc, n int, msg string) {
 		return
 	}
 	if using {
-		if m := reIBUsing.FindStringSubmatch(msg); m != nil {
+		if !strings.HasPrefix(msg, "NET/IB") {
+		} else if m := reIBUsing.FindStringSubmatch(msg); m != nil {
 			p.IBDevices = p.IBDevices[:0]
 			for _, d := range reIBDev.FindAllStringSubmatch(m[1], -1) {
 				port, _ := strconv.Atoi(d[3])
@@ -520,7 +521,8 @@ func (ps *Parser) parseNet(p *Proc, n int, msg string) {
 			p.IBLine = n
 			return
 		}
-		if m := reSockUsing.FindStringSubmatch(msg); m != nil {
+		if !strings.HasPrefix(msg, "NET/Socket") {
+		} else if m := reSockUsing.FindStringSubmatch(msg); m != nil {
 			p.SocketIfs = p.SocketIfs[:0]
 			for _, d := range reSockIf.FindAllStringSubmatch(m[1], -1) {
 				p.SocketIfs = append(p.SocketIfs, d[1])
