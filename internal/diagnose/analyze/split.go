@@ -253,7 +253,7 @@ func deviceName(k Kind, l string) string {
 
 // isFence matches a markdown code fence ("```", "```bash").
 func isFence(l string) bool {
-	return strings.HasPrefix(strings.TrimSpace(l), "```")
+	return strings.IndexByte(l, '`') >= 0 && strings.HasPrefix(strings.TrimSpace(l), "```")
 }
 
 // compatible says whether a line of kind m may sit inside a segment of kind
