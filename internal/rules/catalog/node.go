@@ -196,6 +196,20 @@ var nodeMetas = []finding.Meta{
 		Remedy:  []string{"ibv_devinfo -d <dev> | grep -E 'max_mtu|active_mtu' (4096 expected on IB)", "cat /sys/class/net/<ib>/mode and set the same mode and MTU on every IPoIB interface (ip link set <ib> mtu <n>, or the network configuration)", "check the partition MTU in the SM configuration"},
 	},
 	{
+		ID: "port.ib_mtu_reduced", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
+		Title:   "InfiniBand port runs a smaller MTU than it supports",
+		Meaning: "ibv_devinfo shows active_mtu below max_mtu on an ACTIVE InfiniBand port. The active MTU is what the link runs with the port at its other end: the subnet manager sets each end's neighbour MTU to the smaller of the two ends' capabilities. RDMA messages are cut into packets of that size, so 2048 where 4096 is possible doubles the packets (and headers) per message, and every connection through this port takes the smaller path MTU. sysfs has no MTU attribute for an IB port: only pasted ibv_devinfo output is judged.",
+		Causes:  []string{"the switch port or gateway at the other end supports or is configured for a smaller MTU", "the port was brought up while the subnet manager ran with a smaller MTU for the link"},
+		Remedy:  []string{"ibv_devinfo -d <dev> -i <port> | grep -E 'max_mtu|active_mtu' to confirm", "iblinkinfo -C <dev> -P <port> to find the switch port at the other end, then smpquery portinfo <peer-lid> <peer-port> for its MTUCap and NeighborMTU", "raise the switch port's MTU to 4096 (or replace a 2K-only gateway), then reset the link so the subnet manager sets the MTU again"},
+	},
+	{
+		ID: "port.ib_mtu_mismatch", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
+		Title:   "active InfiniBand ports of a node run different MTUs",
+		Meaning: "The ACTIVE InfiniBand ports of one ibv_devinfo paste do not share one active_mtu, while each runs what it supports. A connection takes the smallest MTU along its path, so jobs spread over the node's ports see different packet sizes and bandwidth per rail; the odd port is usually cabled to a switch or gateway with a smaller MTU, or is an HCA of another generation.",
+		Causes:  []string{"one port cabled to a switch or gateway with a smaller MTU capability", "HCAs of different generations in one node"},
+		Remedy:  []string{"ibv_devinfo | grep -E 'hca_id|port:|max_mtu|active_mtu' to list every port's MTU", "iblinkinfo -C <dev> -P <port> to find the switch port at the other end of the odd port and compare it with its siblings' switches"},
+	},
+	{
 		ID: "host.driver_mismatch", Severity: finding.Warning, Area: "host", Step: finding.StepPort,
 		Title:   "mlx5 driver differs from the expectation",
 		Meaning: "The mlx5_core module's version (sys/module/mlx5_core/version, set by MLNX_OFED/DOCA drivers; else its srcversion, a checksum of the sources) differs from the expectation's driver_version. Nodes of one job should run one driver: a different driver changes firmware compatibility, counters and offloads, and a driver that does not match the firmware can train links at low rates.",
