@@ -217,6 +217,20 @@ var nodeMetas = []finding.Meta{
 		Remedy:  []string{"modinfo mlx5_core | grep -E '^(version|srcversion)'; ofed_info -s", "install the driver release of the baseline (and rebuild DKMS modules for the running kernel), then reload the driver or reboot", "if the new version is intended, rewrite the expectation: ibdoctor baseline"},
 	},
 	{
+		ID: "host.driver_outlier", Severity: finding.Warning, Area: "host", Step: finding.StepPort,
+		Title:   "mlx5 driver differs from the fleet's majority",
+		Meaning: "Among the nodes judged together (ibdoctor check --fleet, or a hub over its agents), more than half run one mlx5_core version (sys/module/mlx5_core/version, else its srcversion) and this node runs another. Nodes of one job should run one driver: a different driver changes firmware compatibility, counters and offloads. Without a majority (a fleet halfway through an upgrade) nothing is judged.",
+		Causes:  []string{"the node missed a driver upgrade, or was reimaged from an older image", "kernel upgraded and the inbox mlx5_core loaded instead of the out-of-tree one (DKMS build failed)"},
+		Remedy:  []string{"modinfo mlx5_core | grep -E '^(version|srcversion)'; ofed_info -s", "install the driver release the majority runs (and rebuild DKMS modules for the running kernel), then reload the driver or reboot"},
+	},
+	{
+		ID: "host.fw_outlier", Severity: finding.Warning, Area: "host", Step: finding.StepPort,
+		Title:   "HCA firmware differs from the fleet's majority",
+		Meaning: "Among the nodes judged together, more than half of those with this HCA model run one firmware version (fw_ver) and this node's HCAs of the model run another. Firmware is compared per model (hca_type): a ConnectX-7 and a BlueField-3 run different lines. Driver/firmware pairs that do not match can train links at low rates or miss fixes the rest of the fleet has.",
+		Causes:  []string{"the node missed a firmware update (mlxfwmanager run before it joined, or the update failed)", "HCAs replaced from another batch"},
+		Remedy:  []string{"mlxfwmanager --query to list each HCA's firmware and PSID", "flash the version the majority runs (mlxfwmanager -u with that release's image), then reset the HCAs (mlxfwreset) or reboot"},
+	},
+	{
 		ID: "pcie.link_degraded", Severity: finding.Critical, Area: "pcie", Step: finding.StepPCIe,
 		Title:   "PCIe link below its maximum",
 		Meaning: "The PCIe link of the device trained below its capability (x16 became x8, Gen5 became Gen3). The HCA or GPU cannot reach line rate through it.",
