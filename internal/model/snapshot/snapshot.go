@@ -117,6 +117,11 @@ type Port struct {
 	// not be listed: then PKeys says nothing.
 	PKeys    []uint16 `json:"pkeys,omitempty"`
 	HasPKeys bool     `json:"has_pkeys,omitempty"`
+	// ActiveMTU and MaxMTU are the port's MTU in bytes as ibv_query_port
+	// reports them (ibv_devinfo active_mtu, max_mtu); sysfs has no such
+	// attribute, so only pasted tool output fills them.
+	ActiveMTU *int `json:"active_mtu,omitempty"`
+	MaxMTU    *int `json:"max_mtu,omitempty"`
 	// NetDev is the Ethernet netdev of a RoCE port (from gid_attrs/ndevs or
 	// the PCI function's net/ directory), or the IPoIB interface.
 	NetDev string `json:"netdev,omitempty"`

@@ -214,3 +214,39 @@ func TestDevinfoFilteredPaste(t *testing.T) {
 		t.Errorf("skipped %+v", r.Skipped)
 	}
 }
+
+// active_mtu and max_mtu are read in bytes; a number that is no IB MTU, or
+// whose enum in parentheses disagrees, is skipped with its line named.
+func TestDevinfoMTU(t *testing.T) {
+	for _, tt := range []struct {
+		active, max string
+		wantA       int // 0: not read
+		wantM       int
+	}{
+		{"4096 (5)", "4096 (5)", 4096, 4096},
+		{"2048 (4)", "4096 (5)", 2048, 4096},
+		{"1024", "4096 (5)", 1024, 4096},
+		{"4096 (4)", "4096 (5)", 0, 4096},
+		{"9000 (5)", "4096 (5)", 0, 4096},
+		{"unknown", "256 (1)", 0, 256},
+	} {
+		in := "hca_id:\tmlx5_0\n\tport:\t1\n\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\tmax_mtu:\t\t" + tt.max + "\n\t\tactive_mtu:\t\t" + tt.active + "\n\t\tlink_layer:\t\tInfiniBand\n"
+		r, err := ParseDevinfo(strings.NewReader(in), "d")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := r.Snap.Port("mlx5_0", 1)
+		get := func(v *int) int {
+			if v == nil {
+				return 0
+			}
+			return *v
+		}
+		if p == nil || get(p.ActiveMTU) != tt.wantA || get(p.MaxMTU) != tt.wantM {
+			t.Errorf("active %q max %q: got %+v", tt.active, tt.max, p)
+		}
+		if skipped := len(r.Skipped) > 0; skipped != (tt.wantA == 0) {
+			t.Errorf("active %q: skipped %v", tt.active, r.Skipped)
+		}
+	}
+}

@@ -59,6 +59,7 @@ var NodeRules = []Rule{
 	{Name: "partition keys", IDs: []string{"port.pkey_none", "port.pkey_limited_only"}, Check: checkPKeys},
 	{Name: "firmware", IDs: []string{"port.fw_mismatch"}, Check: checkFirmware},
 	{Name: "IPoIB MTU", IDs: []string{"port.ipoib_mtu_mismatch"}, Check: checkIPoIBMTU},
+	{Name: "IB MTU", IDs: []string{"port.ib_mtu_reduced", "port.ib_mtu_mismatch"}, Check: checkIBMTU},
 	{Name: "mlx5 driver version", IDs: []string{"host.driver_mismatch"}, Check: checkDriver},
 	{Name: "PCIe link", IDs: []string{"pcie.link_degraded"}, Check: checkPCIe},
 }
