@@ -46,7 +46,24 @@ func twoTier(t testing.TB, leaves, hosts, spines int, up func(leaf int) []int) (
 			f.Connect(leaf[l], hosts+1+s, spine[s], l+1)
 		}
 	}
-	reaches := func(s, l int) bool { return slices.Contains(up(l), s) }
+	// The uplinks a leaf may use towards each leaf, computed once (a 16k-HCA
+	// tree has 128 leaves).
+	ups := make([][]int, leaves)
+	for l := range leaves {
+		ups[l] = up(l)
+	}
+	reaches := func(s, l int) bool { return slices.Contains(ups[l], s) }
+	cands := make([][][]int, leaves)
+	for l := range leaves {
+		cands[l] = make([][]int, leaves)
+		for dl := range leaves {
+			for _, s := range ups[l] {
+				if reaches(s, dl) {
+					cands[l][dl] = append(cands[l][dl], s)
+				}
+			}
+		}
+	}
 	for dst := uint16(1); dst < lid; dst++ {
 		dl, isHost := hostLeaf[dst]
 		for s := range spines {
@@ -64,13 +81,7 @@ func twoTier(t testing.TB, leaves, hosts, spines int, up func(leaf int) []int) (
 			case isHost && dl == l:
 				f.SetRoute(leaf[l], dst, uint8(hostPort[dst]))
 			case isHost:
-				var cand []int
-				for _, s := range up(l) {
-					if reaches(s, dl) {
-						cand = append(cand, s)
-					}
-				}
-				if len(cand) > 0 {
+				if cand := cands[l][dl]; len(cand) > 0 {
 					f.SetRoute(leaf[l], dst, uint8(hosts+1+cand[int(dst)%len(cand)]))
 				}
 			}
@@ -264,6 +275,55 @@ func BenchmarkPredictRing4096(b *testing.B) {
 		if _, err := Predict(g, hosts, Ring, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// 4,096 hosts of a 16,384-HCA two-level tree (128 leaves of 128 hosts, 64
+// spines): the job's ring, interleaved across 32 leaves, through the full
+// tables, with per-link rates.
+func BenchmarkPredictRing4096On16k(b *testing.B) {
+	g, names := twoTier(b, 128, 128, 64, all(64))
+	var job []string
+	for i, n := range interleave(names, 128, 128) {
+		if i%4 == 0 {
+			job = append(job, n)
+		}
+	}
+	hosts := place(b, g, job)
+	links := rates(g, 400, nil)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Predict(g, hosts, Ring, links); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Random bisections of all 16,384 CA ports.
+func BenchmarkBisection16k(b *testing.B) {
+	g, _ := twoTier(b, 128, 128, 64, all(64))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := EffectiveBisection(g, 10, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The order proposal: 256 interleaved hosts (grouping by leaf and the
+// search over each leaf's rotations, one Predict per try) and 4,096
+// (grouping only) on the 4,096-HCA tree.
+func BenchmarkPropose(b *testing.B) {
+	g, names := twoTier(b, 64, 64, 32, all(32))
+	for _, n := range []int{256, 4096} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			hosts := place(b, g, interleave(names, 64, 64)[:n])
+			for b.Loop() {
+				if o := Propose(g, hosts, Ring, nil); len(o) != n {
+					b.Fatal(len(o))
+				}
+			}
+		})
 	}
 }
 
