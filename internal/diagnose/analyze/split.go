@@ -119,6 +119,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindIBStatus, 0
 	case strings.HasPrefix(t, "hca_id:"):
 		return KindDevinfo, 0
+	case strings.HasPrefix(t, "port:") && strings.HasPrefix(strings.TrimSpace(next(ls, i)), "state:") && strings.Contains(next(ls, i), "PORT_"):
+		return KindDevinfo, 0 // a port block of ibv_devinfo pasted without its hca_id line
 	case t == "NIC statistics:":
 		return KindEthtool, 0
 	case isPrompt(l) && (strings.Contains(t, "ethtool -S ") || strings.Contains(t, "ethtool --statistics ")) && !strings.HasPrefix(strings.TrimSpace(next(ls, i)), "NIC statistics:"):
