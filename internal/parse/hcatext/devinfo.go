@@ -42,6 +42,13 @@ func ParseDevinfo(rd io.Reader, source string) (*Result, error) {
 			r.skip(n, line, "%s", why)
 			return
 		}
+		if dev == "" && isKV && k == "port" {
+			// A paste that starts at a port block: the device is not
+			// named, its port is still judged.
+			dev, port, vendor = unnamedDevice, 0, ""
+			r.device(dev)
+			r.skip(n, line, "a port block without its hca_id line: the device is read as %q", unnamedDevice)
+		}
 		if dev == "" {
 			r.skip(n, line, "outside any hca_id block")
 			return
@@ -91,6 +98,10 @@ func ParseDevinfo(rd io.Reader, source string) (*Result, error) {
 	}
 	return r.finish(err)
 }
+
+// unnamedDevice names the device of a port block pasted without the
+// "hca_id:" line above it.
+const unnamedDevice = "unnamed"
 
 func (r *Result) devinfoDevice(d *snapshot.Device, k, v string, n int, line string, vendor *string) error {
 	switch k {

@@ -250,3 +250,27 @@ func TestDevinfoMTU(t *testing.T) {
 		}
 	}
 }
+
+// TestDevinfoPortBlockAlone: a port block of ibv_devinfo -v pasted without
+// the hca_id line above it (Mellanox/k8s-rdma-shared-dev-plugin#164) is
+// read as the port of an unnamed device, with a note; port lines before
+// any port: line still have no device.
+func TestDevinfoPortBlockAlone(t *testing.T) {
+	in := "                port:   1\n                        state:                  PORT_ACTIVE (4)\n" +
+		"                        link_layer:             Ethernet\n                        active_width:           1X (1)\n" +
+		"                        active_speed:           25.0 Gbps (32)\n                        phys_state:             LINK_UP (5)\n"
+	r, err := ParseDevinfo(strings.NewReader(in), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Snap.Port(unnamedDevice, 1)
+	if p == nil || *p.State != ib.StateActive || p.Rate == nil || *p.Rate != ib.NewRate(1, ib.SpeedEDR) {
+		t.Fatalf("port %+v", p)
+	}
+	if len(r.Skipped) != 1 || r.Skipped[0].Line != 1 || !strings.Contains(r.Skipped[0].Reason, "without its hca_id") {
+		t.Errorf("skipped %+v", r.Skipped)
+	}
+	if _, err := ParseDevinfo(strings.NewReader("                        state:                  PORT_ACTIVE (4)\n"), "g"); err == nil {
+		t.Error("a state line alone parsed")
+	}
+}
