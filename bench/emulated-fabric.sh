@@ -8,8 +8,9 @@
 #    `ibdoctor fabric collect`; without ibsim, or with --from DIR, a saved
 #    collection (default bench/testdata/emulated-2x4x2, taken that way).
 # 2. One network namespace per switch and per host; one veth pair per
-#    cable, named by port (p1, p2, ...), each direction shaped to RATE
-#    Mbit/s by tc: htb with one class per sending host, so that the flows
+#    cable, named by port (p1, p2, ...), each direction shaped by tc to RATE
+#    Mbit/s times the link's rate over the fabric's (a 1X link in a 4X
+#    fabric gets a quarter): htb with one class per sending host, so that the flows
 #    sharing a link share it fairly, as a switch's round robin between its
 #    input ports does. Every node has one address (hosts 10.77.0.N,
 #    switches 10.77.1.N) that exists only inside the namespaces made here:
@@ -38,6 +39,7 @@
 #
 # Usage: bench/emulated-fabric.sh [--from DIR] [--rate MBIT] [--seconds S]
 #          [--reps N] [--out FILE.md] [--check] [--spines N --leaves N --hosts N]
+#          [--fault FAULT]...   (faults of `ibdoctor sim fabric`, e.g. narrow:leaf2[3])
 #   --check: exit 1 unless every measured figure is within TOL (0.15) of
 #            its prediction.
 # Exit 77 when it cannot run here (not root, no network namespaces).
@@ -46,7 +48,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RATE=50 SECS=2 REPS=3 FROM= OUT= CHECK=0 TOL=${TOL:-0.15}
-SPINES=2 LEAVES=4 HOSTS=2 ENGINE=${ENGINE:-minhop}
+SPINES=2 LEAVES=4 HOSTS=2 ENGINE=${ENGINE:-minhop} FAULTS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--from) FROM=$2; shift 2 ;;
@@ -58,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--spines) SPINES=$2; shift 2 ;;
 	--leaves) LEAVES=$2; shift 2 ;;
 	--hosts) HOSTS=$2; shift 2 ;;
+	--fault) FAULTS+=(--fault "$2"); shift 2 ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "emulated-fabric: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -94,7 +97,7 @@ say "[${SECONDS}s] the fabric and its forwarding tables"
 COLL=$FROM
 ORIGIN=$FROM
 if [ -z "$COLL" ] && command -v ibsim >/dev/null && command -v opensm >/dev/null && ls /usr/lib/*/umad2sim/libumad2sim.so >/dev/null 2>&1; then
-	"$IBDOCTOR" sim fabric --spines "$SPINES" --leaves "$LEAVES" --hosts-per-leaf "$HOSTS" --out "$W/sim" >/dev/null
+	"$IBDOCTOR" sim fabric --spines "$SPINES" --leaves "$LEAVES" --hosts-per-leaf "$HOSTS" "${FAULTS[@]}" --out "$W/sim" >/dev/null
 	mkfifo "$W/console"
 	sock=$TAG
 	(cd "$W" && exec env IBSIM_SOCKNAME=$sock ibsim -s sim/net <console >ibsim.log 2>&1) &
@@ -120,6 +123,7 @@ done
 # Topology from ibnetdiscover: nodes, cables (once each, from the switch
 # side), host LIDs.
 awk -v W="$W" '
+BEGIN { split("SDR 2.5 DDR 5 QDR 10 FDR10 10 FDR 14 EDR 25 HDR 50 NDR 100 XDR 200", a, " "); for (i = 1; i < 20; i += 2) lane[a[i]] = a[i + 1] }
 function quoted(s,   i, r) { i = index(s, "\""); r = substr(s, i + 1); return substr(r, 1, index(r, "\"") - 1) }
 /^Switch/ { cur = quoted(substr($0, index($0, "#"))); print cur, "S" > (W "/nodes"); next }
 /^(Ca|Rt)/ { cur = ""; next }
@@ -131,12 +135,18 @@ function quoted(s,   i, r) { i = index(s, "\""); r = substr(s, i + 1); return su
 	pp = substr(after, 2, index(after, "]") - 2)
 	c = substr(rest, index(rest, "#"))
 	peer = quoted(c)
+	# the rate of the link: "4xQDR" is 4 lanes of 10 Gb/s
+	g = 0
+	if (match(c, /[0-9]+x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)/)) {
+		r = substr(c, RSTART, RLENGTH); w = substr(r, 1, index(r, "x") - 1); sp = substr(r, index(r, "x") + 1)
+		g = w * lane[sp]
+	}
 	if (id ~ /^H-/) {
 		print peer, "H" > (W "/nodes")
 		if (match(c, /lid [0-9]+/)) print peer, substr(c, RSTART + 4, RLENGTH - 4) > (W "/lids")
-		print cur, p, peer, pp > (W "/links")
+		print cur, p, peer, pp, g > (W "/links")
 	} else if (cur < peer || (cur == peer && p < pp)) {
-		print cur, p, peer, pp > (W "/links")
+		print cur, p, peer, pp, g > (W "/links")
 	}
 }' "$COLL/ibnetdiscover.txt"
 # Forwarding tables: switch LID port.
@@ -183,21 +193,24 @@ done
 # kernel has no fq_codel; htb's round robin between classes is the fair
 # share, as a switch's arbitration between its input ports is).
 shape() {
-	local k c
+	local k c RATE=$3
 	{
 		echo "qdisc add dev $2 root handle 1: htb default 999"
-		echo "class add dev $2 parent 1: classid 1:1 htb rate ${RATE}mbit ceil ${RATE}mbit quantum 3028"
-		echo "class add dev $2 parent 1:1 classid 1:999 htb rate $((RATE * 10))kbit ceil ${RATE}mbit quantum 3028"
+		echo "class add dev $2 parent 1: classid 1:1 htb rate ${RATE}kbit ceil ${RATE}kbit quantum 3028"
+		echo "class add dev $2 parent 1:1 classid 1:999 htb rate $((RATE / 100))kbit ceil ${RATE}kbit quantum 3028"
 		for ((k = 1; k <= nhosts; k++)); do
 			printf -v c %x $((0x100 + k))
-			echo "class add dev $2 parent 1:1 classid 1:$c htb rate $((RATE * 1000 / (nhosts + 1)))kbit ceil ${RATE}mbit quantum 3028"
+			echo "class add dev $2 parent 1:1 classid 1:$c htb rate $((RATE / (nhosts + 1)))kbit ceil ${RATE}kbit quantum 3028"
 			echo "qdisc add dev $2 parent 1:$c bfifo limit 200000"
 			echo "filter add dev $2 parent 1: protocol ip prio 1 u32 match ip src 10.77.0.$k/32 flowid 1:$c"
 		done
 	} >>"$W/tc.$1"
 }
 declare -A PEER
-while read -r a pa b pb; do
+# Each link runs at RATE × its rate over the fabric's (the most common).
+NOMINAL=$(awk '$5 > 0 { n[$5]++ } END { for (r in n) if (n[r] > b || n[r] == b && r + 0 > m + 0) { b = n[r]; m = r } print (m == "") ? 1 : m }' "$W/links")
+while read -r a pa b pb gb; do
+	lrate=$(awk -v r="$RATE" -v g="${gb:-0}" -v n="$NOMINAL" 'BEGIN { printf "%d", r * 1000 * ((g > 0) ? g / n : 1) }')
 	na=${NSN[$a]} nb=${NSN[$b]}
 	PEER[$a:$pa]=$b PEER[$b:$pb]=$a
 	[ "${ADDR[$b]#10.77.0.}" != "${ADDR[$b]}" ] && LEAF[$b]=$a
@@ -206,7 +219,7 @@ while read -r a pa b pb; do
 		set -- $e
 		echo "addr add $3/32 dev $2" >>"$W/ip.$1"
 		echo "link set $2 up" >>"$W/ip.$1"
-		shape "$1" "$2"
+		shape "$1" "$2" "$lrate"
 	done
 done <"$W/links"
 ip -batch "$W/ip.links"
@@ -356,7 +369,7 @@ read -r FA MFA FB MFB <<<"$(predict "$best")"
 PROPOSED=$(paste -sd, "$W/proposed")
 "$IBDOCTOR" fabric job --from "$COLL" --hosts "$best" --format csv >"$W/hot-a.csv" 2>/dev/null || true
 "$IBDOCTOR" fabric job --from "$COLL" --hosts "$PROPOSED" --format csv >"$W/hot-b.csv" 2>/dev/null || true
-say "fabric: $ORIGIN; links shaped to $RATE Mbit/s"
+say "fabric: $ORIGIN; links shaped to $RATE Mbit/s × their rate over the fabric's ($NOMINAL Gb/s)"
 say "(a) $best: predicted $FA (mean over flows $MFA)"
 say "(b) $PROPOSED: predicted $FB (mean over flows $MFB)"
 
@@ -414,7 +427,7 @@ report() {
 	echo "## Emulated fabric: \`fabric job\`'s prediction against moved bytes"
 	echo
 	echo "$(date -u '+%F %H:%M UTC'); $(nproc) cores, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r), load average $(cut -d' ' -f1 /proc/loadavg);"
-	echo "fabric: $ORIGIN; $nhosts host and $(awk '$2 == "S"' "$W/nodes" | wc -l) switch namespaces, every link shaped to $RATE Mbit/s"
+	echo "fabric: $ORIGIN; $nhosts host and $(awk '$2 == "S"' "$W/nodes" | wc -l) switch namespaces, every link shaped to $RATE Mbit/s × its rate over the fabric's"
 	echo "each way (htb, one class per sending host); one TCP stream per ring flow (the agents' pairwise tcp backend),"
 	echo "${SECS} s windows, medians of $REPS repetitions. C = one flow alone across the spines: $(awk -v c="$C" 'BEGIN { printf "%.1f", c / 1e6 }') Mbit/s."
 	echo

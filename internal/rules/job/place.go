@@ -194,7 +194,11 @@ func Check(r *Result, proposed *Result, congested float64) []finding.Finding {
 			f.Remedy = append(f.Remedy, fmt.Sprintf("run the job in the proposed host order, written by ibdoctor fabric job --out-hostfile better.txt: predicted %.0f%%", 100*proposed.Fraction))
 		}
 		if r.Relief != nil {
-			f.Remedy = append(f.Remedy, "or repair the degraded link, or "+r.Relief.String())
+			rem := "repair the degraded link, or " + r.Relief.String()
+			if len(f.Remedy) > 0 {
+				rem = "or " + rem
+			}
+			f.Remedy = append(f.Remedy, rem)
 		}
 		out = append(out, f)
 	}

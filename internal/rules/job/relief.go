@@ -47,6 +47,9 @@ func Relieve(g *routing.Graph, hosts []Host, p Pattern, links Links) *Relief {
 	f := g.Subnet()
 	idx := newLinkIndex(f)
 	lr := idx.rates(links)
+	if len(lr.degraded) == 0 {
+		return nil // nothing degraded: no need to walk the routes again
+	}
 	cause := causes(g, idx, lr, hosts, p)
 	if len(cause) == 0 {
 		return nil
