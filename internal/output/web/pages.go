@@ -425,8 +425,12 @@ func (s *server) perfRun(w http.ResponseWriter, r *http.Request) {
 				c = heatCell{Text: "·", Health: Unknown, Self: true, Title: h + " to itself"}
 			case i < len(run.Gbps) && j < len(run.Gbps[i]) && run.Gbps[i][j] >= 0:
 				x := run.Gbps[i][j]
-				c.Text = strconv.FormatFloat(x, 'f', 0, 64)
 				c.Health = bandHealth(x, v.Ref)
+				// A slow pair carries its icon too, not only its colour.
+				c.Text = strconv.FormatFloat(x, 'f', 0, 64)
+				if c.Health != OK {
+					c.Text = look(c.Health).Icon + " " + c.Text
+				}
 				c.Title = fmt.Sprintf("%s → %s: %.1f Gb/s (%s)", h, to, x, look(c.Health).Word)
 				v.Measured++
 				if c.Health != OK {
