@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"html/template"
-	"slices"
 	"net/url"
+	"slices"
 	"strings"
 )
 
