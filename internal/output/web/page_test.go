@@ -216,6 +216,10 @@ func TestRoutes(t *testing.T) {
 				t.Errorf("GET %s: %v", c.path, err)
 			}
 		}
+		// A page, found or not, is HTML; only the static files are not.
+		if !strings.HasPrefix(c.path, "/static/") && c.path != "/nowhere" && c.code != 400 && ctype != "text/html; charset=utf-8" {
+			t.Errorf("GET %s: Content-Type %q", c.path, ctype)
+		}
 	}
 }
 
