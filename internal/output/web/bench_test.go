@@ -123,6 +123,13 @@ func TestBigPages(t *testing.T) {
 			t.Errorf("fleet page: no %q", s)
 		}
 	}
+	_, body, _ = get(t, h, "GET", "/?view=map")
+	if _, err := scan(body); err != nil {
+		t.Fatal(err)
+	}
+	if n := count0(body, `<a class="tile `); n != 2000 {
+		t.Errorf("map view: %d tiles for 2000 nodes", n)
+	}
 	f := newFixture()
 	fab := fatTree(2000, 32, 32)
 	f.fabric = &fab

@@ -152,10 +152,14 @@ func TestRoutes(t *testing.T) {
 		not  []string
 	}{
 		{"/", 200, []string{"gpu-a1", "gpu-b1", "gpu-b2 &lt;x&gt;", "✖ critical <b>1</b>", "⊘ unreachable <b>1</b>", "✔ ok <b>1</b>", "⚠ warning <b>1</b>",
-			`href="/nodes/gpu-b1#finding-node.port_down"`, `<label for="f-id">`, `<label for="f-group">`, "connection refused", `href="/nodes/gpu-b2%20%3Cx%3E"`, "4 of 4 nodes"}, nil},
+			`href="/nodes/gpu-b1#finding-node.port_down"`, `<label for="f-id">`, `<label for="f-group">`, "connection refused: &#34;10.0.0.2:9315&#34; &amp; &lt;retry&gt;", `<b>table</b> · <a href="/?view=map">map</a>`, `href="/nodes/gpu-b2%20%3Cx%3E"`, "4 of 4 nodes"}, nil},
 		{"/?id=node.port_down", 200, []string{"gpu-b1", `selected="selected">node.port_down`, "1 of 4 nodes"}, []string{">gpu-a1<"}},
 		{"/?group=leaf1", 200, []string{">gpu-a1<", ">gpu-a2<"}, []string{">gpu-b1<"}},
 		{"/?health=unreachable", 200, []string{">gpu-a2<", "connection refused"}, []string{">gpu-a1<"}},
+		{"/?view=map", 200, []string{`<a class="tile c-critical" href="/nodes/gpu-b1" title="gpu-b1: critical" aria-label="gpu-b1: critical">✖</a>`,
+			`<h2>leaf1 <span class="t-unreachable">⊘ 1 unreachable</span> <span class="t-ok">✔ 1 ok</span></h2>`, `<a href="/">table</a> · <b>map</b>`,
+			`<input type="hidden" name="view" value="map">`}, []string{"<table"}},
+		{"/?view=map&group=leaf2&wall=1", 200, []string{">leaf2 <", `href="/nodes/gpu-b2%20%3Cx%3E"`, `<a href="/?group=leaf2&amp;wall=1">table</a>`}, []string{">leaf1 <", `href="/nodes/gpu-a1"`}},
 		{"/?group=nowhere", 200, []string{"No node matches."}, nil},
 		{"/nodes/gpu-b1", 200, []string{`id="finding-node.port_down"`, `id="finding-node.symbol_errors"`, `id="finding-node.symbol_errors-2"`,
 			"reseat the cable on mlx5_1 port 1", `<section class="finding closed" id="finding-node.link_flap">`, "/sys/class/infiniband/mlx5_1/ports/1/state", "dirty connector", "closed 2026-11-30 08:00:00Z after 1h0m",
@@ -174,8 +178,8 @@ func TestRoutes(t *testing.T) {
 		{"/fabric/leaves/" + spineB, 200, []string{"tier 2", "No hosts on this switch."}, nil},
 		{"/fabric/leaves/0xdead", 404, nil, nil},
 		{"/perf", 200, []string{`href="/perf/runs/run-7"`, `href="/perf/runs/run-6"`, "ib_write_bw"}, nil},
-		{"/perf/runs/run-7", 200, []string{`<td class="c-critical" title="gpu-a1 → gpu-b1: 191.5 Gb/s (critical)">192</td>`,
-			`<td class="c-ok" title="gpu-a1 → gpu-q7: 388.2 Gb/s (ok)">388</td>`, `<td class="c-warning" title="gpu-b1 → gpu-q7: 310.9 Gb/s (warning)">311</td>`,
+		{"/perf/runs/run-7", 200, []string{`<td class="c-critical" title="gpu-a1 → gpu-b1: 191.5 Gb/s (critical)">✖ 192</td>`,
+			`<td class="c-ok" title="gpu-a1 → gpu-q7: 388.2 Gb/s (ok)">388</td>`, `<td class="c-warning" title="gpu-b1 → gpu-q7: 310.9 Gb/s (warning)">⚠ 311</td>`,
 			`title="gpu-q7 → gpu-b1: not measured">—</td>`, "✖ <a href=\"/nodes/gpu-b1\">gpu-b1</a>", "✖ gpu-q7", "5 pairs measured, 3 below 90% of 400.0 Gb/s", "perf.pair_slow"}, nil},
 		{"/perf/runs/run-6", 200, []string{"the fastest pair", "396.0 Gb/s", "0 below 90%"}, nil},
 		{"/perf/runs/nope", 404, nil, nil},
@@ -211,6 +215,10 @@ func TestRoutes(t *testing.T) {
 			if _, err := scan(body); err != nil {
 				t.Errorf("GET %s: %v", c.path, err)
 			}
+		}
+		// A page, found or not, is HTML; only the static files are not.
+		if !strings.HasPrefix(c.path, "/static/") && c.path != "/nowhere" && c.code != 400 && ctype != "text/html; charset=utf-8" {
+			t.Errorf("GET %s: Content-Type %q", c.path, ctype)
 		}
 	}
 }
