@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -131,6 +132,12 @@ func parseRetention(s string) (time.Duration, error) {
 func (o *Options) validate() error {
 	if o.Agents != "" && o.Prometheus != "" {
 		return cmdutil.FlagErrorf("--agents and --prometheus exclude each other: poll the agents, or read them through Prometheus")
+	}
+	if o.Prometheus != "" {
+		u, err := url.Parse(o.Prometheus)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return cmdutil.FlagErrorf("--prometheus %q: want the Prometheus server's URL, e.g. http://prometheus:9090", o.Prometheus)
+		}
 	}
 	if o.FabricFrom != "" && o.FabricLive {
 		return cmdutil.FlagErrorf("--fabric-from and --fabric-live exclude each other: a saved collection, or the live fabric")

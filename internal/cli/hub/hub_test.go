@@ -41,6 +41,7 @@ func TestFlags(t *testing.T) {
 		{"agents and prometheus", []string{"--agents", "a.txt", "--prometheus", "http://p:9090"}, nil, nil, "--agents and --prometheus exclude each other"},
 		{"fabric from and live", []string{"--agents", "a.txt", "--fabric-from", "x", "--fabric-live"}, nil, nil, "--fabric-from and --fabric-live exclude each other"},
 		{"nothing", nil, nil, nil, "nothing to watch"},
+		{"prometheus not a URL", []string{"--prometheus", "prometheus:9090"}, nil, nil, "--prometheus"},
 		{"interval", []string{"--agents", "a.txt", "--interval", "500ms"}, nil, nil, "below 1s"},
 		{"retention days", []string{"--agents", "a.txt", "--retention", "0d"}, nil, nil, "whole number of days"},
 		{"retention garbage", []string{"--agents", "a.txt", "--retention", "soon"}, nil, nil, "--retention"},
