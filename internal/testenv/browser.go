@@ -491,8 +491,8 @@ func probe(ctx context.Context, cl *http.Client, u string) (int, bool, error) {
 type Step struct {
 	// Name says what the step is ("node page").
 	Name string
-	// Link selects the link to click: the first <a> whose href, as
-	// written in the page, matches.
+	// Link selects the link to click: the first <a> (HTML or SVG) whose
+	// href, as written in the page, matches.
 	Link *regexp.Regexp
 	// Want is a CSS selector that must match an element after the click
 	// (on the new page, or, for a #fragment, the element it names).
@@ -520,11 +520,13 @@ func (b *Browser) Follow(ctx context.Context, start string, steps []Step) ([]str
 		before, _ := chromedp.Run(tb.ctx, chromedp.Location())
 		href, err := chromedp.Run(tb.ctx, chromedp.Evaluate[string](fmt.Sprintf(`(() => {
   const re = new RegExp(%q);
-  const a = Array.from(document.querySelectorAll('a[href]')).find(a => re.test(a.getAttribute('href')));
+  const href = (a) => a.getAttribute('href') || a.getAttribute('xlink:href') || '';
+  const a = Array.from(document.querySelectorAll('a')).find(a => re.test(href(a)));
   if (!a) return '';
   a.scrollIntoView();
-  a.click();
-  return a.getAttribute('href');
+  // An SVG <a> has no click(): a dispatched click follows both kinds.
+  a.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true, view: window}));
+  return href(a);
 })()`, s.Link.String())))
 		if err != nil {
 			return reached, fmt.Errorf("step %q: %w", s.Name, err)
