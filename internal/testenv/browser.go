@@ -32,6 +32,10 @@ var chromiumNames = []string{"chromium", "chromium-browser", "google-chrome", "g
 // page it visits opens in a tab of its own.
 type Browser struct {
 	ctx context.Context
+	// visits is the tab Visit reuses (a tab per page costs more than the
+	// page on a loaded machine); mu serialises visits.
+	mu     sync.Mutex
+	visits *tab
 	// Width and Height are the window (and screenshot) width and the
 	// viewport height.
 	Width, Height int
@@ -125,8 +129,9 @@ var DefaultSeverityClass = regexp.MustCompile(`^(?:t|c|sev|severity|health)-(?:o
 // VisitOptions tune a visit.
 type VisitOptions struct {
 	// Shots is the directory full-page PNG screenshots go to ("" none),
-	// named by ShotName.
+	// named by ShotName; Shot, when set, picks the pages shot.
 	Shots string
+	Shot  func(url string) bool
 	// SeverityClass selects, by class name, the elements whose text
 	// contrast must be at least MinContrast (nil: DefaultSeverityClass).
 	SeverityClass *regexp.Regexp
@@ -272,18 +277,31 @@ type inspection struct {
 	} `json:"colors"`
 }
 
-// Visit loads one page in a fresh tab, waits for it to load and settle,
-// inspects the live DOM and returns what it saw. Only a browser that cannot
-// be driven is an error; everything wrong with the page is a Problem.
+// Visit loads one page in the visiting tab, waits for it to load and
+// settle, inspects the live DOM and returns what it saw. Only a browser
+// that cannot be driven is an error; everything wrong with the page is a
+// Problem.
 func (b *Browser) Visit(ctx context.Context, u string, o VisitOptions) (*Page, error) {
 	o = o.withDefaults()
-	tb, err := b.newTab(ctx, u)
-	if err != nil {
-		return nil, err
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.visits == nil {
+		tb, err := b.newTab(b.ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		b.visits = tb
 	}
-	defer tb.cancel()
+	vt := b.visits
+	vt.mu.Lock()
+	vt.page, vt.probs, vt.urls = u, nil, map[network.RequestID]string{}
+	vt.mu.Unlock()
+	// The tab outlives this call; its actions stop when ctx does.
+	rctx, cancel := context.WithCancel(vt.ctx)
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
 	pg := &Page{URL: u, IDs: map[string]bool{}}
-	resp, err := chromedp.Run(tb.ctx, chromedp.NavigateResponse(u))
+	resp, err := chromedp.Run(rctx, chromedp.NavigateResponse(u))
 	if err != nil {
 		pg.Problems = append(pg.Problems, Problem{u, "load", err.Error()})
 		return pg, nil
@@ -291,10 +309,10 @@ func (b *Browser) Visit(ctx context.Context, u string, o VisitOptions) (*Page, e
 	if resp != nil {
 		pg.Status = int(resp.Status)
 	}
-	if err := chromedp.Do(tb.ctx, chromedp.Sleep(o.Settle)); err != nil {
+	if err := chromedp.Do(rctx, chromedp.Sleep(o.Settle)); err != nil {
 		return nil, err
 	}
-	ins, err := chromedp.Run(tb.ctx, chromedp.Evaluate[inspection](inspectJS))
+	ins, err := chromedp.Run(rctx, chromedp.Evaluate[inspection](inspectJS))
 	if err != nil {
 		return nil, fmt.Errorf("inspect %s: %w", u, err)
 	}
@@ -302,7 +320,7 @@ func (b *Browser) Visit(ctx context.Context, u string, o VisitOptions) (*Page, e
 	for _, id := range ins.IDs {
 		pg.IDs[id] = true
 	}
-	pg.Problems = tb.problems()
+	pg.Problems = vt.problems()
 	for _, a := range ins.A11y {
 		pg.Problems = append(pg.Problems, Problem{u, a.Kind, a.Detail})
 	}
@@ -317,8 +335,8 @@ func (b *Browser) Visit(ctx context.Context, u string, o VisitOptions) (*Page, e
 				c.Element, rgbString(c.Fg), rgbString(c.Bg), r, o.MinContrast)})
 		}
 	}
-	if o.Shots != "" {
-		png, err := chromedp.Run(tb.ctx, chromedp.FullScreenshot(100))
+	if o.Shots != "" && (o.Shot == nil || o.Shot(u)) {
+		png, err := chromedp.Run(rctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			return nil, fmt.Errorf("screenshot %s: %w", u, err)
 		}
@@ -491,8 +509,8 @@ func probe(ctx context.Context, cl *http.Client, u string) (int, bool, error) {
 type Step struct {
 	// Name says what the step is ("node page").
 	Name string
-	// Link selects the link to click: the first <a> whose href, as
-	// written in the page, matches.
+	// Link selects the link to click: the first <a> (HTML or SVG) whose
+	// href, as written in the page, matches.
 	Link *regexp.Regexp
 	// Want is a CSS selector that must match an element after the click
 	// (on the new page, or, for a #fragment, the element it names).
@@ -520,11 +538,13 @@ func (b *Browser) Follow(ctx context.Context, start string, steps []Step) ([]str
 		before, _ := chromedp.Run(tb.ctx, chromedp.Location())
 		href, err := chromedp.Run(tb.ctx, chromedp.Evaluate[string](fmt.Sprintf(`(() => {
   const re = new RegExp(%q);
-  const a = Array.from(document.querySelectorAll('a[href]')).find(a => re.test(a.getAttribute('href')));
+  const href = (a) => a.getAttribute('href') || a.getAttribute('xlink:href') || '';
+  const a = Array.from(document.querySelectorAll('a')).find(a => re.test(href(a)));
   if (!a) return '';
   a.scrollIntoView();
-  a.click();
-  return a.getAttribute('href');
+  // An SVG <a> has no click(): a dispatched click follows both kinds.
+  a.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true, view: window}));
+  return href(a);
 })()`, s.Link.String())))
 		if err != nil {
 			return reached, fmt.Errorf("step %q: %w", s.Name, err)

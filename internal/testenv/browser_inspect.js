@@ -65,7 +65,9 @@
     const bg = background(el);
     colors.push({element: desc(el), class: el.getAttribute('class'), fg: over(parse(st.color), bg), bg: bg});
   });
-  const links = Array.from(document.querySelectorAll('a[href]')).map((a) => a.href);
+  // SVG links too: their href is an attribute, not a string property.
+  const links = Array.from(document.querySelectorAll('a')).map((a) => a.getAttribute('href') || a.getAttribute('xlink:href'))
+    .filter((h) => h).map((h) => new URL(h, document.baseURI).href);
   const ids = Array.from(document.querySelectorAll('[id]')).map((e) => e.id)
     .concat(Array.from(document.querySelectorAll('a[name]')).map((e) => e.getAttribute('name')));
   return {title: document.title, links, ids, a11y, colors};

@@ -33,7 +33,9 @@ var goodSite = map[string]string{
 <a href="/a">node a</a> <a href="/b#sec">section</a> <a href="http://example.invalid/">elsewhere</a> <a href="mailto:x@example.invalid">mail</a>
 <script>console.log("fine"); console.warn("only a warning")</script>`),
 	"/a": page("Node a", `<h1>a</h1><a href="/">fleet</a> <a href="/b">b</a> <a href="/data.json">data</a>`),
-	"/b": page("B", `<h1>b</h1><p style="height:1500px">tall</p><h2 id="sec">Section</h2><a href="/a">a</a>`),
+	"/b": page("B", `<h1>b</h1><p style="height:1500px">tall</p><h2 id="sec">Section</h2><a href="/a">a</a>
+<svg width="60" height="20" role="img" aria-label="map"><a href="/c"><rect width="60" height="20" fill="#0550ae"/></a></svg>`),
+	"/c": page("C", `<h1>c</h1><a href="/">fleet</a>`),
 }
 
 // serve serves pages, a style sheet, a PNG and a JSON file, and answers
@@ -120,8 +122,8 @@ func TestCrawl(t *testing.T) {
 		for _, p := range site.Pages {
 			got = append(got, strings.TrimPrefix(p.URL, base))
 		}
-		if strings.Join(got, " ") != "/ /a /b" {
-			t.Errorf("visited %q, want / /a /b (data.json is checked as a link, not visited)", got)
+		if strings.Join(got, " ") != "/ /a /b /c" {
+			t.Errorf("visited %q, want / /a /b /c (data.json is checked as a link, not visited; /c is linked from an SVG)", got)
 		}
 		if p := site.Page("/"); p == nil || p.Contrast != 2 || p.Title != "Fleet" {
 			t.Errorf("fleet page: %+v, want 2 severity elements measured", p)
@@ -195,11 +197,11 @@ func TestFollow(t *testing.T) {
 		{Name: "section", Link: regexp.MustCompile(`^/b$`), Want: "#sec", Timeout: 5 * time.Second},
 	}
 	base := serve(t, goodSite)
-	got, err := b.Follow(ctx, base+"/", path)
+	got, err := b.Follow(ctx, base+"/", append(path, Step{Name: "svg link", Link: regexp.MustCompile(`^/c$`), Want: "h1", Timeout: 5 * time.Second}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0] != base+"/a" || got[1] != base+"/b" {
+	if len(got) != 3 || got[0] != base+"/a" || got[1] != base+"/b" || got[2] != base+"/c" {
 		t.Errorf("reached %q", got)
 	}
 	withAnchor := append(path[:1:1], Step{Name: "anchor", Link: regexp.MustCompile(`^/b#sec$`), Want: "#sec"})
