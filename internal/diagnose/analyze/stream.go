@@ -64,14 +64,19 @@ func AnalyzeReader(name string, r io.Reader, size int64, opts Options) File {
 		if size > MaxInMemory {
 			return readError(name, fmt.Errorf("%d MiB, more than the %d MiB read whole (%s); only kernel and NCCL logs are streamed: split it", size>>20, MaxInMemory>>20, why))
 		}
-		rest, err := io.ReadAll(io.LimitReader(r, int64(MaxInMemory-len(head)+1)))
-		if err != nil {
+		var buf bytes.Buffer
+		if size > 0 {
+			buf.Grow(int(size) + 1)
+		}
+		buf.Write(head)
+		head = nil
+		if _, err := buf.ReadFrom(io.LimitReader(r, int64(MaxInMemory-buf.Len()+1))); err != nil {
 			return readError(name, err)
 		}
-		if len(head)+len(rest) > MaxInMemory {
+		if buf.Len() > MaxInMemory {
 			return readError(name, fmt.Errorf("more than the %d MiB read whole (%s); only kernel and NCCL logs are streamed: split it", MaxInMemory>>20, why))
 		}
-		return AnalyzeText(name, string(head)+string(rest), opts)
+		return AnalyzeText(name, buf.String(), opts)
 	}
 	s := newStreamer(name, forced, opts)
 	if err := s.read(io.MultiReader(bytes.NewReader(head), r)); err != nil {

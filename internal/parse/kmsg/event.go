@@ -385,7 +385,7 @@ type Classifier struct {
 // textClass is what the patterns say about one message text.
 type textClass struct {
 	p       *Pattern
-	m       []string
+	ev      Event  // the pattern's event without its record
 	cper    string // the CPER severity the text sets, "" when none
 	mlx5    pcie.Address
 	nvrmGPU pcie.Address // the GPU of an NVRM line that is not an event
@@ -408,7 +408,10 @@ func (c *Classifier) class(text string) *textClass {
 		return tc
 	}
 	tc := &textClass{}
-	tc.p, tc.m = match(text)
+	var m []string
+	if tc.p, m = match(text); tc.p != nil {
+		tc.ev = tc.p.event(Record{}, m)
+	}
 	if strings.Contains(text, "[Hardware Error]") {
 		if m := reCPERSev.FindStringSubmatch(text); m != nil {
 			tc.cper = map[string]string{"corrected": AERCorrectable, "recoverable": AERNonFatal, "fatal": AERFatal}[m[1]]
@@ -443,7 +446,9 @@ func (c *Classifier) Add(r Record) []Event {
 	}
 	var evs []Event
 	if tc.p != nil {
-		evs = []Event{tc.p.event(r, tc.m)}
+		e := tc.ev
+		e.Record = r
+		evs = []Event{e}
 	}
 	if tc.mlx5 != "" {
 		c.lastMlx5 = tc.mlx5

@@ -319,6 +319,7 @@ type Parser struct {
 	kept  map[foldKey]int // events kept per key: the index of the last
 	count map[foldKey]int
 	gdr   map[*Proc]map[GDRState]int
+	warns map[string]Event // warnClass's memory
 }
 
 type procKey struct {
@@ -711,9 +712,23 @@ func (ps *Parser) parseWarn(p *Proc, n int, msg string) {
 		p.NoVerbs = n // logged as WARN by misc/ibvwrap.cc in some releases
 		return
 	}
-	base := Event{Source: source, Line: n, Host: p.Host, Pid: p.Pid, Text: msg, Rank: -1}
+	ev := ps.warnClass(msg)
+	ev.Source, ev.Line, ev.Host, ev.Pid, ev.Text = source, n, p.Host, p.Pid, msg
+	ps.event(ev)
+}
+
+// maxWarnClasses bounds the warning texts a Parser remembers the class of.
+const maxWarnClasses = 4096
+
+// warnClass reads what a warning says (its kind, and the peer, status,
+// call … of completion and verbs errors): the fields of its Event that
+// depend on its text only. A flood repeats one text: it is read once.
+func (ps *Parser) warnClass(msg string) Event {
+	if ev, ok := ps.warns[msg]; ok {
+		return ev
+	}
+	ev := Event{Rank: -1}
 	if m := reCompl.FindStringSubmatch(msg); m != nil {
-		ev := base
 		ev.Kind = EventCompletion
 		ev.Peer = m[1]
 		st, _ := strconv.Atoi(m[2])
@@ -730,21 +745,19 @@ func (ps *Parser) parseWarn(p *Proc, n int, msg string) {
 		if mm := reHCA.FindStringSubmatch(msg); mm != nil {
 			ev.HCA = mm[1]
 		}
-		ps.event(ev)
-		return
-	}
-	if m := reCall.FindStringSubmatch(msg); m != nil {
-		ev := base
+	} else if m := reCall.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Call, ev.Error = EventResource, m[1], m[2]
-		ps.event(ev)
-		return
+	} else {
+		ev.Kind = EventWarn
+		if reTimeout.MatchString(msg) {
+			ev.Kind = EventTimeout
+		}
 	}
-	ev := base
-	ev.Kind = EventWarn
-	if reTimeout.MatchString(msg) {
-		ev.Kind = EventTimeout
+	if ps.warns == nil || len(ps.warns) >= maxWarnClasses {
+		ps.warns = map[string]Event{}
 	}
-	ps.event(ev)
+	ps.warns[msg] = ev
+	return ev
 }
 
 // Merge joins the logs of one job (one file per rank or per node) so
