@@ -210,8 +210,9 @@ type PCIDevice struct {
 	// AER holds aer_dev_correctable/_nonfatal/_fatal totals where present.
 	AER *AER `json:"aer,omitempty"`
 	// ACS is the Access Control Services capability from config space,
-	// read only for the bridges of P2PPaths; nil when not read (other
-	// functions, or config readable only in part: see Gaps).
+	// read only for the bridges of P2PPaths and only when asked
+	// (sysfs.Options.ReadACS); nil when not read (other functions, or
+	// config readable only in part: see Gaps).
 	ACS *pcie.ACS `json:"acs,omitempty"`
 }
 

@@ -182,6 +182,13 @@ var nodeMetas = []finding.Meta{
 		Remedy:  []string{"cat /sys/class/infiniband/<dev>/ports/<n>/pkeys/0 (expect 0xffff or 0x7fff)", "add the port GUID to a partition in the SM configuration (opensm: partitions.conf, then a resweep: kill -HUP $(pidof opensm))", "smpquery pkeys <lid> <port> from the SM node to see the table it programmed"},
 	},
 	{
+		ID: "port.pkey_default_missing", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
+		Title:   "IB port is in no default partition",
+		Meaning: "The port's P_Key table holds keys, but neither the default partition's full key 0xffff nor its limited key 0x7fff. Subnet administration traffic (path record queries of rdma_cm and librdmacm-based tools, multicast joins such as IPoIB's broadcast group) uses the default partition: the kernel looks that key up and, not finding it, logs \"Couldn't find index for default PKey\" and sends the queries with the key in entry 0, which the subnet manager's port drops unless it is in that partition too. Connections set up through rdma_cm then fail to resolve routes while verbs traffic with known LIDs still works.",
+		Causes:  []string{"the SM's partition configuration has no Default partition, or leaves this port out of it (opensm partitions.conf: Default=0x7fff, ipoib : ALL=full; is the usual first line)"},
+		Remedy:  []string{"cat /sys/class/infiniband/<dev>/ports/<n>/pkeys/* to list the keys", "add the default partition for every port in the SM configuration (opensm partitions.conf: Default=0x7fff, ipoib : ALL=full;), then a resweep: kill -HUP $(pidof opensm)", "smpquery pkeys <lid> <port> to confirm what the SM programmed"},
+	},
+	{
 		ID: "port.pkey_limited_only", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
 		Title:   "IB port is only a limited member of its partitions",
 		Meaning: "No key in the port's P_Key table has the full-membership bit (bit 15) set: the default partition shows as 0x7fff instead of 0xffff. IBTA partition checking accepts a packet when the 15-bit keys match and at least one of the two ends is a full member, so a limited member can talk to full members (the SM, often storage) but not to other limited members: traffic between two nodes that are both limited fails with no error on the link.",

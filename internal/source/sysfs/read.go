@@ -29,6 +29,11 @@ type Options struct {
 	// Handles, when set, keeps the files Refresh reads open between
 	// calls (Read ignores it).
 	Handles *Handles
+	// ReadACS reads the PCIe ACS capability from the config space of the
+	// bridges between GPUs and NICs (PCIDevice.ACS), for the doctor. Off,
+	// no config file is read: without root each would be a gap, noise for
+	// callers that do not judge ACS (check, status, the agent).
+	ReadACS bool
 }
 
 // Read reads the snapshot of the root fsys. Only a root without sys/, or a
@@ -70,7 +75,9 @@ func Read(ctx context.Context, fsys fs.FS, opts Options) (*snapshot.Snapshot, er
 	if err := r.readPCI(); err != nil {
 		return nil, err
 	}
-	r.readACS()
+	if opts.ReadACS {
+		r.readACS()
+	}
 	r.mapPortNetDevs()
 	r.addListedMetaGaps()
 	if r.snap.Devices == nil {
