@@ -45,9 +45,12 @@ func Read(ctx context.Context, fsys fs.FS, opts Options) (*snapshot.Snapshot, er
 	if now == nil {
 		now = time.Now
 	}
+	// Every directory the read opens a file in stays open until it ends.
+	cached := rootfs.Cache(fsys)
+	defer cached.Close()
 	r := &reader{
 		ctx:    ctx,
-		fsys:   fsys,
+		fsys:   cached,
 		snap:   &snapshot.Snapshot{Root: opts.Root, Taken: now()},
 		pci:    map[pcie.Address]bool{},
 		gaps:   map[string]bool{},
@@ -126,6 +129,8 @@ type reader struct {
 	// touched are the files and directories a Refresh read (nil in Read).
 	touched map[string]bool
 	handles *Handles
+	// aerNames is scratch space for scanAER.
+	aerNames []string
 }
 
 type pciRef struct {
