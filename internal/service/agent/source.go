@@ -36,7 +36,9 @@ const DefaultFullReadEvery = 10
 // hw_counters, net device state, PCIe link and AER counters) and keep
 // identities, GID tables, the PCI chain and the net device set from the
 // last full read (sysfs.Refresh). Between full reads the refreshed files
-// stay open (at most 4,096) and are re-read from offset 0.
+// stay open (at most 4,096) and are re-read from offset 0, and the
+// directories the inventory lists stay open and are listed again from
+// their start.
 func CachedRootSource(r *rootfs.Root, now func() time.Time, every int) SnapshotFunc {
 	var (
 		mu    sync.Mutex
@@ -44,12 +46,19 @@ func CachedRootSource(r *rootfs.Root, now func() time.Time, every int) SnapshotF
 		inv   string
 		since int
 		h     = sysfs.NewHandles()
+		dirs  = rootfs.Cache(r.FS())
 	)
 	return func(ctx context.Context) (*snapshot.Snapshot, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		opts := sysfs.Options{Root: r.Name(), Now: now, Handles: h}
-		cur := sysfs.Inventory(r.FS())
+		cur := sysfs.Inventory(dirs)
+		if prev != nil && cur != inv {
+			// A directory kept open may have gone and come back:
+			// list what the paths name now.
+			dirs.Close()
+			cur = sysfs.Inventory(dirs)
+		}
 		var s *snapshot.Snapshot
 		var err error
 		if prev == nil || cur != inv || since+1 >= every {
@@ -62,6 +71,7 @@ func CachedRootSource(r *rootfs.Root, now func() time.Time, every int) SnapshotF
 		}
 		if err != nil {
 			prev = nil // read everything again next time
+			dirs.Close()
 			return nil, err
 		}
 		prev, inv = s, cur
