@@ -160,6 +160,9 @@ func (d *dirWatch) look() (changed, gone bool) {
 }
 
 // read returns the content of path, from its kept file when it has one.
+// A kept file whose read fails is opened again once before the failure
+// counts: on a live sysfs a device that went and came back between two
+// reads leaves kept files that fail (ENODEV) while the path is fine.
 func (h *Handles) read(fsys fs.FS, path string) (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -167,42 +170,59 @@ func (h *Handles) read(fsys fs.FS, path string) (string, error) {
 	k, ok := h.files[path]
 	if ok && k.dir != nil && k.epoch != k.dir.epoch {
 		// Its directory changed: the file may be another one now.
-		if k.f != nil {
-			k.f.Close()
-		}
-		delete(h.files, path)
+		h.drop(path, k)
 		ok = false
 	}
 	if ok && k.f == nil {
 		// Absent at the last look, and its directory has not changed
 		// since (on a stable file system, files do not appear while the
-		// inventory stays the same, and a full read clears the cache).
+		// inventory stays the same; ForgetAbsent and Close forget).
 		return "", &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
 	}
-	if !ok {
-		nf, err := fsys.Open(path)
-		h.opens++
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && len(h.files) < maxHandles {
-				h.files[path] = &handle{dir: d, epoch: epochOf(d)}
-			}
-			return "", err
+	if ok {
+		s, err := h.readKept(path, k)
+		if err == nil {
+			return s, nil
 		}
-		if _, isRA := nf.(io.ReaderAt); !isRA || len(h.files) >= maxHandles {
-			nf.Close()
-			b, err := rootfs.ReadAttr(fsys, path)
-			return string(b), err
-		}
-		k = &handle{f: nf, dir: d, epoch: epochOf(d)}
-		h.files[path] = k
+		h.drop(path, k)
 	}
+	nf, err := fsys.Open(path)
+	h.opens++
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && len(h.files) < maxHandles {
+			h.files[path] = &handle{dir: d, epoch: epochOf(d)}
+		}
+		return "", err
+	}
+	if _, isRA := nf.(io.ReaderAt); !isRA || len(h.files) >= maxHandles {
+		nf.Close()
+		b, err := rootfs.ReadAttr(fsys, path)
+		return string(b), err
+	}
+	k = &handle{f: nf, dir: d, epoch: epochOf(d)}
+	h.files[path] = k
+	s, err := h.readKept(path, k)
+	if err != nil {
+		h.drop(path, k)
+	}
+	return s, err
+}
+
+// drop closes a kept file and forgets it.
+func (h *Handles) drop(path string, k *handle) {
+	if k.f != nil {
+		k.f.Close()
+	}
+	delete(h.files, path)
+}
+
+// readKept reads a kept file from offset 0.
+func (h *Handles) readKept(path string, k *handle) (string, error) {
 	if h.buf == nil {
 		h.buf = make([]byte, rootfs.MaxAttrBytes+1)
 	}
 	n, err := k.f.(io.ReaderAt).ReadAt(h.buf, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
-		k.f.Close()
-		delete(h.files, path)
 		var pe *fs.PathError
 		if !errors.As(err, &pe) {
 			err = &fs.PathError{Op: "read", Path: path, Err: err}
@@ -213,6 +233,18 @@ func (h *Handles) read(fsys fs.FS, path string) (string, error) {
 		return "", &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", rootfs.ErrTooLarge, rootfs.MaxAttrBytes)}
 	}
 	return string(h.buf[:n]), nil
+}
+
+// ForgetAbsent forgets the files found absent, so the next read looks for
+// them again.
+func (h *Handles) ForgetAbsent() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for p, k := range h.files {
+		if k.f == nil {
+			delete(h.files, p)
+		}
+	}
 }
 
 func epochOf(d *dirWatch) uint64 {

@@ -27,7 +27,7 @@ type Options struct {
 	// Now gives Snapshot.Taken; nil means time.Now.
 	Now func() time.Time
 	// Handles, when set, keeps the files Refresh reads open between
-	// calls (Read ignores it).
+	// calls; Read reads counters/ and hw_counters/ through it too.
 	Handles *Handles
 }
 
@@ -55,6 +55,12 @@ func Read(ctx context.Context, fsys fs.FS, opts Options) (*snapshot.Snapshot, er
 		pci:    map[pcie.Address]bool{},
 		gaps:   map[string]bool{},
 		listed: map[string]bool{},
+		// Counters are read through kept files, which Refresh
+		// reads next.
+		handles: opts.Handles,
+	}
+	if r.handles != nil {
+		r.handles.next()
 	}
 	r.readMeta()
 	if note := rootfs.BundleNote(fsys); note != "" {
@@ -129,6 +135,9 @@ type reader struct {
 	// touched are the files and directories a Refresh read (nil in Read).
 	touched map[string]bool
 	handles *Handles
+	// counters is set while Read reads counters/ and hw_counters/,
+	// which go through handles (Refresh reads everything through them).
+	counters bool
 	// aerNames is scratch space for scanAER.
 	aerNames []string
 }
@@ -166,7 +175,7 @@ func (r *reader) read(path string) (string, bool) {
 	if r.touched != nil {
 		r.touched[path] = true
 	}
-	if r.handles != nil {
+	if r.handles != nil && (r.touched != nil || r.counters) {
 		s, err := r.handles.read(r.fsys, path)
 		if err != nil {
 			r.fail(path, err)
