@@ -222,6 +222,18 @@ func splitHostPid(tok string) (string, int) {
 	return tok[:i], pid
 }
 
+// quotedCompletion finds a completion error of the IB transport or a net
+// plugin quoted without the NCCL line prefix ("… NET/IBP:Got completion
+// from peer 7.6.13.83<36315> with status=12 …" in a sentence) and returns
+// it from "NET/IB" on.
+func quotedCompletion(line string) (string, bool) {
+	i := strings.Index(line, "NET/IB")
+	if i < 0 || !strings.Contains(line[i:], "Got completion ") || !reCompl.MatchString(line[i:]) {
+		return "", false
+	}
+	return strings.TrimSpace(line[i:]), true
+}
+
 // legacyLine matches an NCCL 2.0-2.3 line (see reLegacy): host, "WARN"
 // or "", "INFO" or "", message; nil for any other line.
 func legacyLine(line string) []string {
@@ -279,7 +291,14 @@ func Parse(r io.Reader, source string) (*Log, error) {
 		}
 		if !strings.Contains(line, "NCCL") {
 			// Neither an NCCL 2.4+ line nor a ProcessGroupNCCL watchdog;
-			// perhaps an NCCL 2.0-2.3 one.
+			// perhaps an NCCL 2.0-2.3 one, or a net plugin's completion
+			// error quoted without its prefix ("… NET/IBP:Got completion
+			// from peer … with status=12 …" in a sentence).
+			if msg, ok := quotedCompletion(line); ok {
+				lg.NCCLLines++
+				parseWarn(lg, proc("", 0, n), source, n, msg)
+				continue
+			}
 			if m := legacyLine(line); m != nil {
 				lg.NCCLLines++
 				host, pid := splitHostPid(m[1])
@@ -317,6 +336,10 @@ func Parse(r io.Reader, source string) (*Log, error) {
 		// NCCL prefix wherever the line starts.
 		host, pid, level, msg, ok := splitNCCLLine(line)
 		if !ok {
+			if msg, ok := quotedCompletion(line); ok {
+				lg.NCCLLines++
+				parseWarn(lg, proc("", 0, n), source, n, msg)
+			}
 			continue
 		}
 		lg.NCCLLines++
@@ -544,6 +567,13 @@ func Detect(text string) bool {
 	if strings.Contains(text, "NCCL INFO") || strings.Contains(text, "NCCL WARN") ||
 		strings.Contains(text, "Watchdog caught collective operation timeout") {
 		return true
+	}
+	// A completion error of the IB transport or a net plugin, quoted
+	// without the NCCL line prefix.
+	for line := range strings.Lines(text) {
+		if _, ok := quotedCompletion(line); ok {
+			return true
+		}
 	}
 	// NCCL 2.0-2.3 WARN lines name the source file of the warning; its
 	// INFO lines alone are too plain to tell from other programs'.

@@ -73,6 +73,10 @@ func TestParseEvents(t *testing.T) {
 		// A WARN quoted in a sentence of an issue (NVIDIA/nccl#1129).
 		{"\u201dmisc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed\u201c",
 			Event{Kind: EventResource, Call: "ibv_create_qp", Rank: -1}},
+		// A net plugin's completion error quoted in a sentence, no NCCL
+		// line prefix (NVIDIA/nccl#1664).
+		{"yet encountered the errors mentioned above. NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)",
+			Event{Kind: EventCompletion, Peer: "7.6.13.83<36315>", Status: WCRetryExcErr, Opcode: 32698, VendorErr: 129, Req: "Send", Rank: -1}},
 		// NCCL 2.1: no "NCCL" before the level (horovod/horovod#98, the
 		// host hidden as "machine"; NVIDIA/nccl#111 style host:pid:tid).
 		{"machine [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed",
@@ -133,6 +137,8 @@ func TestDetect(t *testing.T) {
 		want bool
 	}{
 		{"machine [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed\n", true},
+		{"we saw NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)\n", true},
+		{"NET/IB is fine, we got completion of the task\n", false},
 		{"dgx1:4242:4242 [0] INFO NET : Using interface eth0:10.0.0.1<0>\n", false},
 		{"2024-01-01 12:00:00 WARN disk almost full\n", false},
 	} {
