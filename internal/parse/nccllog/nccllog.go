@@ -547,6 +547,12 @@ func (p *Proc) EffectiveNetwork() (network string, line int) {
 	if (p.IBNoDevice > 0 || p.NoVerbs > 0 || p.IBDisable == 1) && len(p.SocketIfs) > 0 {
 		return "Socket", p.SocketLine
 	}
+	if p.NoVerbs > 0 {
+		// Without libibverbs neither the IB transport nor a verbs-based
+		// net plugin can load: a log at NCCL_DEBUG=WARN says no more,
+		// but NCCL runs over sockets.
+		return "Socket", p.NoVerbs
+	}
 	return "", 0
 }
 

@@ -54,6 +54,26 @@ func TestParseFacts(t *testing.T) {
 	}
 }
 
+// TestEffectiveNetworkNoVerbs: a log at NCCL_DEBUG=WARN that only says
+// libibverbs could not be opened (NVIDIA/nccl-tests#82) ran over sockets;
+// "No device found" alone does not say so (a net plugin may carry it).
+func TestEffectiveNetworkNoVerbs(t *testing.T) {
+	for _, tc := range []struct {
+		line, want string
+	}{
+		{"v100-gpu-5:9210:9210 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]", "Socket"},
+		{"h:1:1 [0] NCCL INFO NET/IB : No device found.", ""},
+	} {
+		lg, err := Parse(strings.NewReader(tc.line+"\n"), "w.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if net, _ := lg.Procs[0].EffectiveNetwork(); net != tc.want {
+			t.Errorf("%s: network %q, want %q", tc.line, net, tc.want)
+		}
+	}
+}
+
 // Completion errors in the three formats NCCL has printed, and the
 // events of the other kinds.
 func TestParseEvents(t *testing.T) {
