@@ -123,8 +123,9 @@ func header(ls []string, i int) (Kind, int) {
 		return KindDevinfo, 0 // a port block of ibv_devinfo pasted without its hca_id line
 	case t == "NIC statistics:":
 		return KindEthtool, 0
-	case isPrompt(l) && (strings.Contains(t, "ethtool -S ") || strings.Contains(t, "ethtool --statistics ")) && !strings.HasPrefix(strings.TrimSpace(next(ls, i)), "NIC statistics:"):
-		return KindEthtool, 0 // the prompt names the body that follows without its header
+	case (isPrompt(l) || strings.HasPrefix(t, "ethtool -S ") || strings.HasPrefix(t, "ethtool --statistics ")) &&
+		(strings.Contains(t, "ethtool -S ") || strings.Contains(t, "ethtool --statistics ")) && !strings.HasPrefix(strings.TrimSpace(next(ls, i)), "NIC statistics:"):
+		return KindEthtool, 0 // the command (with or without a prompt) names the body that follows without its header
 	case strings.HasPrefix(t, "show_counters ") || isHWCountersHeader(t) && !strings.HasPrefix(prev, "show_counters"):
 		return KindRdma, 0 // MLNX_OFED show_counters: "Port 1 hw counters:"
 	case strings.HasPrefix(t, "# nThread ") || strings.HasPrefix(t, "# Collective test starting") || strings.HasPrefix(t, "# nccl-tests version "):

@@ -117,3 +117,12 @@ func TestDevinfoPortBlockDetected(t *testing.T) {
 		t.Errorf("a web server's port line read as ibv_devinfo: %+v", fr.Segments)
 	}
 }
+
+// The ethtool command pasted without a prompt above a grep of its counters
+// (luigirizzo/netmap#649) names the body: an ethtool output of one counter.
+func TestEthtoolCommandWithoutPrompt(t *testing.T) {
+	fr := AnalyzeText("e.txt", " ethtool -S enp193s0f0np0 | grep \"48\"\n     rx_out_of_buffer: 48\n     ..\n", Options{})
+	if len(fr.Segments) != 1 || fr.Segments[0].Kind != KindEthtool || !strings.Contains(fr.Segments[0].Summary, "enp193s0f0np0") {
+		t.Errorf("segments %+v", fr.Segments)
+	}
+}

@@ -259,6 +259,18 @@ func splitHostPid(tok string) (string, int) {
 	return tok[:i], pid
 }
 
+// quotedCompletion finds a completion error of the IB transport or a net
+// plugin quoted without the NCCL line prefix ("… NET/IBP:Got completion
+// from peer 7.6.13.83<36315> with status=12 …" in a sentence) and returns
+// it from "NET/IB" on.
+func quotedCompletion(line string) (string, bool) {
+	i := strings.Index(line, "NET/IB")
+	if i < 0 || !strings.Contains(line[i:], "Got completion ") || !reCompl.MatchString(line[i:]) {
+		return "", false
+	}
+	return strings.TrimSpace(line[i:]), true
+}
+
 // legacyLine matches an NCCL 2.0-2.3 line (see reLegacy): host, "WARN"
 // or "", "INFO" or "", message; nil for any other line.
 func legacyLine(line string) []string {
@@ -434,7 +446,14 @@ func (p *Parser) Line(n int, raw string) {
 	lg, source := p.lg, p.source
 	if !strings.Contains(raw, "NCCL") {
 		// Neither an NCCL 2.4+ line nor a ProcessGroupNCCL watchdog;
-		// perhaps an NCCL 2.0-2.3 one.
+		// perhaps an NCCL 2.0-2.3 one, or a net plugin's completion
+		// error quoted without its prefix ("… NET/IBP:Got completion
+		// from peer … with status=12 …" in a sentence).
+		if msg, ok := quotedCompletion(raw); ok {
+			lg.NCCLLines++
+			p.parseWarn(p.proc("", 0, n), n, msg)
+			return
+		}
 		if m := legacyLine(strings.TrimSpace(raw)); m != nil {
 			lg.NCCLLines++
 			host, pid := splitHostPid(m[1])
@@ -475,6 +494,10 @@ func (p *Parser) Line(n int, raw string) {
 	// NCCL prefix wherever the line starts.
 	host, pid, level, msg, ok := splitNCCLLine(line)
 	if !ok {
+		if msg, ok := quotedCompletion(line); ok {
+			lg.NCCLLines++
+			p.parseWarn(p.proc("", 0, n), n, msg)
+		}
 		return
 	}
 	lg.NCCLLines++
@@ -804,6 +827,12 @@ func (p *Proc) EffectiveNetwork() (network string, line int) {
 	if (p.IBNoDevice > 0 || p.NoVerbs > 0 || p.IBDisable == 1) && len(p.SocketIfs) > 0 {
 		return "Socket", p.SocketLine
 	}
+	if p.NoVerbs > 0 {
+		// Without libibverbs neither the IB transport nor a verbs-based
+		// net plugin can load: a log at NCCL_DEBUG=WARN says no more,
+		// but NCCL runs over sockets.
+		return "Socket", p.NoVerbs
+	}
 	return "", 0
 }
 
@@ -824,6 +853,13 @@ func Detect(text string) bool {
 	if strings.Contains(text, "NCCL INFO") || strings.Contains(text, "NCCL WARN") ||
 		strings.Contains(text, "Watchdog caught collective operation timeout") {
 		return true
+	}
+	// A completion error of the IB transport or a net plugin, quoted
+	// without the NCCL line prefix.
+	for line := range strings.Lines(text) {
+		if _, ok := quotedCompletion(line); ok {
+			return true
+		}
 	}
 	// NCCL 2.0-2.3 WARN lines name the source file of the warning; its
 	// INFO lines alone are too plain to tell from other programs'.

@@ -188,6 +188,10 @@ func (t *aerTallies) addLogEvents(evs []kmsg.Event) {
 			if x, ok := t.by[e.PCI]; ok {
 				n := receivedCount(e)
 				x.rcvCorr += n
+				if x.logEv < maxEvidence && !e.Folded {
+					x.logEv++
+					x.ev = append(x.ev, in.logEvidence(e.Record))
+				}
 				if at, ok := recordTime(e.Record); ok && !e.Folded {
 					for range n {
 						x.rcvAt = append(x.rcvAt, at)
