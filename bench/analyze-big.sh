@@ -57,7 +57,8 @@ measure() {
 		awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (j = 1; j <= n; j++) s = s * 60 + p[j]; print s}' "$tmp/time" >>"$tmp/a.wall"
 		awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$tmp/time" >>"$tmp/a.cpu"
 		awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time" >>"$tmp/a.rss"
-		/usr/bin/time -f %e -o "$tmp/gtime" grep -c "$word" "$log" >/dev/null || true
+		# Not to /dev/null: GNU grep then stops at the first match.
+		/usr/bin/time -f %e -o "$tmp/gtime" grep -c "$word" "$log" >"$tmp/count" || true
 		cat "$tmp/gtime" >>"$tmp/g.wall"
 	done
 	local aw ac rss gw

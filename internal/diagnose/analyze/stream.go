@@ -21,7 +21,9 @@ import (
 // is read once, line by line, and only what the findings need is kept
 // (counts, and the first evidence lines of each kind of event and
 // subject), so memory stays bounded whatever its size. Other big outputs
-// are read whole up to MaxInMemory.
+// are read whole up to MaxInMemory. The first MiB decides: past it, other
+// tools' headers are not looked for, and their lines go to the log they
+// are in, as any line a log's parser does not know.
 const (
 	// StreamAbove is the size above which an input may be streamed.
 	StreamAbove = 8 << 20
