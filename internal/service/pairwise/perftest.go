@@ -96,6 +96,12 @@ func parsePerftest(r io.Reader, source string) (Result, error) {
 			return res, nil
 		}
 	}
-	return Result{}, &ParseError{Source: source, Line: rs[len(rs)-1].Line, Input: rs[len(rs)-1].Test,
+	last := rs[len(rs)-1]
+	if len(last.Startup) > 0 {
+		st := last.Startup[0]
+		return Result{}, &ParseError{Source: source, Line: st.Line, Input: last.Test,
+			Err: fmt.Errorf("%w: the test could not start: %s", ErrMalformed, st.Text)}
+	}
+	return Result{}, &ParseError{Source: source, Line: last.Line, Input: last.Test,
 		Err: fmt.Errorf("%w: no result row (the test did not complete)", ErrMalformed)}
 }

@@ -99,7 +99,9 @@ func TestParsePerftest(t *testing.T) {
 	bad := []struct{ in, want string }{
 		{" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n 65536      1000   0.00   x1.0   0.1\n", "out line 1: malformed line: no result row"},
 		{"                    RDMA_Write BW Test\n Device         : mlx5_0\n", "out line 1: malformed line: no result row"},
-		{"Couldn't connect to 10.0.0.2:18515\nUnable to open file descriptor for socket connection\n", "out: no perftest output"},
+		// perftest's start-up failure: its message, not "no output".
+		{"Couldn't connect to 10.0.0.2:18515\nUnable to open file descriptor for socket connection\n", "out line 1: malformed line: the test could not start: Couldn't connect to 10.0.0.2:18515"},
+		{"just text\n", "out: no perftest output"},
 	}
 	for _, b := range bad {
 		_, err := parsePerftest(strings.NewReader(b.in), "out")
