@@ -463,6 +463,8 @@ type timelineView struct {
 	Spans  []string
 	Events []Event
 	Known  map[string]bool
+	// Drawn is how many events the chart holds (at most maxBars).
+	Drawn int
 }
 
 // sinceChoices are the windows the timeline form offers.
@@ -513,6 +515,7 @@ func (s *server) timeline(w http.ResponseWriter, r *http.Request) {
 		title, summary = title+" of "+host, "all of "+host
 	}
 	v.SVG = timelineSVG(tl, v.Events, summary)
+	v.Drawn = min(len(v.Events), maxBars)
 	s.render(w, r, "timeline", title, "timeline", true, v)
 }
 
