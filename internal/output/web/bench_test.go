@@ -154,3 +154,28 @@ func TestBigPages(t *testing.T) {
 		t.Errorf("fabric page: %d host boxes for 63 leaves", n)
 	}
 }
+
+// A 256-host pairwise matrix: 65,536 cells.
+func BenchmarkRunPage256(b *testing.B) {
+	f := newFixture()
+	run := PerfRun{ID: "big", Started: t0, Test: "ib_write_bw", Expected: 400}
+	for i := range 256 {
+		run.Hosts = append(run.Hosts, fmt.Sprintf("gpu%04d", i))
+		row := make([]float64, 256)
+		for j := range row {
+			row[j] = 300 + float64((i*j)%100)
+		}
+		row[i] = -1
+		run.Gbps = append(run.Gbps, row)
+	}
+	f.runs = append(f.runs, run)
+	h := Handler(f, Options{Now: func() time.Time { return t0 }})
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/perf/runs/big", nil))
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), `title="gpu0255 → gpu0254: `) {
+			b.Fatal(rec.Code)
+		}
+	}
+}

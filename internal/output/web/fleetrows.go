@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -114,4 +115,54 @@ func fleetMap(rows []NodeRow) template.HTML {
 		b.WriteString("</p></section>\n")
 	}
 	return template.HTML(b.String())
+}
+
+// heatRows writes the bandwidth matrix's rows and counts the pairs
+// measured and those below ok. A matrix has n² cells (65,536 for 256
+// hosts), so, like the fleet grid, it is written here rather than by the
+// template engine. A slow pair carries its icon as well as its colour.
+func heatRows(run PerfRun, ref float64, known, culprit map[string]bool) (html template.HTML, measured, slow int) {
+	n := len(run.Hosts)
+	var b strings.Builder
+	b.Grow(n * n * 90)
+	var num []byte
+	for i, h := range run.Hosts {
+		eh := esc(h)
+		b.WriteString(`<tr><th scope="row">`)
+		if culprit[h] {
+			b.WriteString("✖ ")
+		}
+		if known[h] {
+			b.WriteString(`<a href="` + esc(nodeURL(h)) + `">` + eh + `</a>`)
+		} else {
+			b.WriteString(eh)
+		}
+		b.WriteString(`</th>`)
+		for j, to := range run.Hosts {
+			switch {
+			case i == j:
+				b.WriteString(`<td class="c-unknown self" title="` + eh + ` to itself">·</td>`)
+			case i < len(run.Gbps) && j < len(run.Gbps[i]) && run.Gbps[i][j] >= 0:
+				x := run.Gbps[i][j]
+				hl := bandHealth(x, ref)
+				lk := look(hl)
+				measured++
+				b.WriteString(`<td class="c-` + string(hl) + `" title="` + eh + ` → ` + esc(to) + `: `)
+				num = strconv.AppendFloat(num[:0], x, 'f', 1, 64)
+				b.Write(num)
+				b.WriteString(` Gb/s (` + lk.Word + `)">`)
+				if hl != OK {
+					slow++
+					b.WriteString(lk.Icon + " ")
+				}
+				num = strconv.AppendFloat(num[:0], x, 'f', 0, 64)
+				b.Write(num)
+				b.WriteString(`</td>`)
+			default:
+				b.WriteString(`<td class="c-unknown" title="` + eh + ` → ` + esc(to) + `: not measured">—</td>`)
+			}
+		}
+		b.WriteString("</tr>\n")
+	}
+	return template.HTML(b.String()), measured, slow
 }

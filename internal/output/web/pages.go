@@ -403,25 +403,11 @@ func (s *server) perfRuns(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "perf", "Pairwise bandwidth", "perf", true, runs)
 }
 
-// heatCell is one matrix cell: its text and health.
-type heatCell struct {
-	Text   string
-	Title  string
-	Health Health
-	Self   bool
-}
-
-type heatRow struct {
-	Host    string
-	Known   bool
-	Culprit bool
-	Cells   []heatCell
-}
-
 type runView struct {
-	Run      PerfRun
-	Ref      float64
-	Rows     []heatRow
+	Run PerfRun
+	Ref float64
+	// Body is the matrix's rows, written by heatRows.
+	Body     template.HTML
 	Culprits []hostItem
 	Measured int
 	Slow     int
@@ -443,31 +429,11 @@ func (s *server) perfRun(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	for i, h := range run.Hosts {
-		row := heatRow{Host: h, Known: known[h], Culprit: slices.Contains(run.Culprits, h)}
-		for j, to := range run.Hosts {
-			c := heatCell{Text: "—", Health: Unknown, Title: h + " → " + to + ": not measured"}
-			switch {
-			case i == j:
-				c = heatCell{Text: "·", Health: Unknown, Self: true, Title: h + " to itself"}
-			case i < len(run.Gbps) && j < len(run.Gbps[i]) && run.Gbps[i][j] >= 0:
-				x := run.Gbps[i][j]
-				c.Health = bandHealth(x, v.Ref)
-				// A slow pair carries its icon too, not only its colour.
-				c.Text = strconv.FormatFloat(x, 'f', 0, 64)
-				if c.Health != OK {
-					c.Text = look(c.Health).Icon + " " + c.Text
-				}
-				c.Title = fmt.Sprintf("%s → %s: %.1f Gb/s (%s)", h, to, x, look(c.Health).Word)
-				v.Measured++
-				if c.Health != OK {
-					v.Slow++
-				}
-			}
-			row.Cells = append(row.Cells, c)
-		}
-		v.Rows = append(v.Rows, row)
+	culprit := map[string]bool{}
+	for _, c := range run.Culprits {
+		culprit[c] = true
 	}
+	v.Body, v.Measured, v.Slow = heatRows(run, v.Ref, known, culprit)
 	for _, c := range run.Culprits {
 		v.Culprits = append(v.Culprits, hostItem{HostLink{Host: c, Health: Critical}, known[c]})
 	}
@@ -497,6 +463,8 @@ type timelineView struct {
 	Spans  []string
 	Events []Event
 	Known  map[string]bool
+	// Drawn is how many events the chart holds (at most maxBars).
+	Drawn int
 }
 
 // sinceChoices are the windows the timeline form offers.
@@ -547,6 +515,7 @@ func (s *server) timeline(w http.ResponseWriter, r *http.Request) {
 		title, summary = title+" of "+host, "all of "+host
 	}
 	v.SVG = timelineSVG(tl, v.Events, summary)
+	v.Drawn = min(len(v.Events), maxBars)
 	s.render(w, r, "timeline", title, "timeline", true, v)
 }
 

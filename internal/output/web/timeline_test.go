@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,5 +38,28 @@ func TestOverlap(t *testing.T) {
 		if g := fmt.Sprintf("%v", got); g != c.want {
 			t.Errorf("%s: %s, want %s", c.name, g, c.want)
 		}
+	}
+}
+
+// A window with more findings than the chart draws says so, and the
+// table still lists every one.
+func TestTimelineCapped(t *testing.T) {
+	f := newFixture()
+	f.tl = nil
+	for i := range maxBars + 30 {
+		f.tl = append(f.tl, Event{Host: fmt.Sprintf("gpu%04d", i), ID: "port.symbol_errors", Severity: finding.Warning, Opened: t0.Add(-time.Hour)})
+	}
+	_, body, _ := get(t, testHandler(f, Options{}), "GET", "/timeline")
+	if !strings.Contains(body, fmt.Sprintf("The chart draws the first %d of %d", maxBars, maxBars+30)) {
+		t.Error("no note that the chart is cut")
+	}
+	if n := strings.Count(body, `<rect x=`); n != maxBars+1 { // one bar per event drawn, plus the fleet-wide row
+		t.Errorf("%d bars, want %d", n, maxBars+1)
+	}
+	if !strings.Contains(body, ">gpu0429<") {
+		t.Error("the table misses the last event")
+	}
+	if _, err := scan(body); err != nil {
+		t.Error(err)
 	}
 }
