@@ -28,6 +28,11 @@ type Options struct {
 	Format cmdutil.Format
 	Keep   string
 	Run    Runner
+	// UI runs the whole system instead (demo --ui): Nodes simulated
+	// nodes, their agents, the fabric and the hub serving on Listen.
+	UI     bool
+	Listen string
+	Nodes  int
 }
 
 // Faults are what the demo breaks on the simulated node: the failures the
@@ -58,16 +63,31 @@ The simulated root is byte-faithful Linux sysfs; keep it with --keep DIR and
 point any command at it with --root DIR.`,
 		Example: `  $ ibdoctor demo
   # keep the simulated node to explore it
-  $ ibdoctor demo --keep /tmp/gpu017 && ibdoctor status --root /tmp/gpu017`,
+  $ ibdoctor demo --keep /tmp/gpu017 && ibdoctor status --root /tmp/gpu017
+  # the whole system: 12 live nodes with faults over time, their agents,
+  # the fabric, a pairwise run and the hub's web UI at the printed URL
+  $ ibdoctor demo --ui --listen 127.0.0.1:9316`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !opts.UI && (cmd.Flags().Changed("listen") || cmd.Flags().Changed("nodes")) {
+				return cmdutil.FlagErrorf("--listen and --nodes go with --ui")
+			}
+			if opts.UI && (opts.Nodes < 4 || opts.Nodes > 99) {
+				return cmdutil.FlagErrorf("--nodes %d: want 4 to 99", opts.Nodes)
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.UI {
+				return runUI(opts)
 			}
 			return run(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Keep, "keep", "", "write the simulated node root here and keep it (must not exist or be empty)")
+	cmd.Flags().BoolVar(&opts.UI, "ui", false, "run the whole system until Ctrl-C: simulated nodes with faults over time, their agents, the fabric, a pairwise run and the hub with its web UI")
+	cmd.Flags().StringVar(&opts.Listen, "listen", "127.0.0.1:0", "with --ui: the hub's address (port 0 picks a free one; the URL is printed)")
+	cmd.Flags().IntVar(&opts.Nodes, "nodes", 12, "with --ui: how many simulated nodes (4 to 99, 4 a leaf)")
 	cmdutil.AddFormatFlag(cmd, &opts.Format)
 	return cmd
 }

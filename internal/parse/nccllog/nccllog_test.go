@@ -70,6 +70,15 @@ func TestParseEvents(t *testing.T) {
 		{"h:1:2 [0] NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
 			Event{Kind: EventResource, Host: "h", Pid: 1, Call: "ibv_reg_mr", Error: "Cannot allocate memory", Rank: -1}},
 		{"h:1:2 [0] NCCL WARN Timeout waiting for connection", Event{Kind: EventTimeout, Host: "h", Pid: 1, Rank: -1}},
+		// A WARN quoted in a sentence of an issue (NVIDIA/nccl#1129).
+		{"\u201dmisc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed\u201c",
+			Event{Kind: EventResource, Call: "ibv_create_qp", Rank: -1}},
+		// NCCL 2.1: no "NCCL" before the level (horovod/horovod#98, the
+		// host hidden as "machine"; NVIDIA/nccl#111 style host:pid:tid).
+		{"machine [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed",
+			Event{Kind: EventResource, Call: "ibv_create_qp", Rank: -1}},
+		{"dgx1:4242:4250 [3] misc/ibvwrap.cu:269 WARN Call to ibv_reg_mr failed",
+			Event{Kind: EventResource, Host: "dgx1", Pid: 4242, Call: "ibv_reg_mr", Rank: -1}},
 		{"[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600060 milliseconds before timing out. NCCL",
 			Event{Kind: EventTimeout, Rank: 3, SeqNum: 7, OpType: "ALLREDUCE", TimeoutMS: 600000, RanForMS: 600060}},
 	}
@@ -115,6 +124,20 @@ func TestDetect(t *testing.T) {
 		}
 		if got := Detect(string(b)); got != tc.want {
 			t.Errorf("Detect(%s) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+	// NCCL 2.0-2.3 lines: a WARN naming its source file is NCCL's; a
+	// plain INFO line, or a WARN of another program, is not enough.
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"machine [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed\n", true},
+		{"dgx1:4242:4242 [0] INFO NET : Using interface eth0:10.0.0.1<0>\n", false},
+		{"2024-01-01 12:00:00 WARN disk almost full\n", false},
+	} {
+		if got := Detect(tc.text); got != tc.want {
+			t.Errorf("Detect(%q) = %v, want %v", tc.text, got, tc.want)
 		}
 	}
 }

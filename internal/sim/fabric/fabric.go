@@ -24,6 +24,30 @@ type Spec struct {
 	Levels    int
 	PodLeaves int
 	Faults    []Fault
+	// Hosts, when set, are the hosts, HostsPerLeaf to a leaf in order
+	// (Leaves×HostsPerLeaf of them), each with its HCAs cabled to the
+	// leaf on consecutive ports; nil means single-HCA hosts h1, h2, ….
+	Hosts []Host
+	// Uplinks is the number of cables between each leaf and each spine
+	// (2 levels only; default 1).
+	Uplinks int
+}
+
+// Host is a host of the fabric with its HCAs.
+type Host struct {
+	Name string
+	HCAs []HCA
+}
+
+// HCA is one single-port HCA of a host.
+type HCA struct {
+	// Desc is its node description ("gpu01 mlx5_0"), the fabric's name
+	// for it.
+	Desc string
+	// GUID is its node and port GUID, LID its port's LID (0: assigned by
+	// Collection).
+	GUID uint64
+	LID  int
 }
 
 // FaultKind is a kind of injected fault.
@@ -43,6 +67,8 @@ type Fault struct {
 	Kind  FaultKind
 	Ports []PortName
 	Nodes []string
+	// Width is the width a narrow link trains at (0: 1X).
+	Width int
 }
 
 // PortName is node[port].
@@ -118,6 +144,10 @@ type node struct {
 	name  string
 	ports int
 	guid  uint64
+	// lid is the port LID a host gave (0: none); host is the host an
+	// HCA belongs to.
+	lid  int
+	host string
 }
 
 // Fabric is a generated fabric.
@@ -162,29 +192,54 @@ func Build(s Spec) (*Fabric, error) {
 	case s.Leaves*s.HostsPerLeaf > 20000 || s.Spines > 254:
 		return nil, fmt.Errorf("fabric too large for ibsim (at most 20000 hosts, 254 spines)")
 	}
-	f := &Fabric{Spec: s}
+	f := &Fabric{}
 	add := func(typ, name string, ports int) {
 		f.nodes = append(f.nodes, node{typ: typ, name: name, ports: ports})
 	}
 	connect := func(a string, pa int, b string, pb int) {
 		f.links = append(f.links, &link{a: PortName{a, pa}, b: PortName{b, pb}, speed: speedQDR, planSpeed: speedQDR, width: 4, planWidth: 4})
 	}
-	leafUp := s.Spines
-	if s.HostsPerLeaf+leafUp > 254 {
-		return nil, fmt.Errorf("a leaf needs %d ports (at most 254)", s.HostsPerLeaf+leafUp)
+	if s.Uplinks == 0 {
+		s.Uplinks = 1
+	}
+	if s.Uplinks < 1 || s.Uplinks > 1 && s.Levels != 2 {
+		return nil, fmt.Errorf("uplinks: at least 1, and more than 1 only with 2 levels")
+	}
+	if s.Hosts != nil && len(s.Hosts) != s.Leaves*s.HostsPerLeaf {
+		return nil, fmt.Errorf("%d hosts given for %d leaves of %d hosts", len(s.Hosts), s.Leaves, s.HostsPerLeaf)
+	}
+	f.Spec = s
+	// down is the number of host ports of a leaf: the most HCAs the
+	// hosts of any leaf have together.
+	down := s.HostsPerLeaf
+	if s.Hosts != nil {
+		down = 0
+		for l := range s.Leaves {
+			n := 0
+			for _, h := range s.Hosts[l*s.HostsPerLeaf : (l+1)*s.HostsPerLeaf] {
+				n += len(h.HCAs)
+			}
+			down = max(down, n)
+		}
+	}
+	leafUp := s.Spines * s.Uplinks
+	if down+leafUp > 254 {
+		return nil, fmt.Errorf("a leaf needs %d ports (at most 254)", down+leafUp)
 	}
 	host := 0
 	for l := 1; l <= s.Leaves; l++ {
-		add("Switch", fmt.Sprintf("leaf%d", l), s.HostsPerLeaf+leafUp)
+		add("Switch", fmt.Sprintf("leaf%d", l), down+leafUp)
 	}
 	if s.Levels == 2 {
-		if s.Leaves > 254 {
-			return nil, fmt.Errorf("a spine needs %d ports (at most 254)", s.Leaves)
+		if s.Leaves*s.Uplinks > 254 {
+			return nil, fmt.Errorf("a spine needs %d ports (at most 254)", s.Leaves*s.Uplinks)
 		}
 		for sp := 1; sp <= s.Spines; sp++ {
-			add("Switch", fmt.Sprintf("spine%d", sp), s.Leaves)
+			add("Switch", fmt.Sprintf("spine%d", sp), s.Leaves*s.Uplinks)
 			for l := 1; l <= s.Leaves; l++ {
-				connect(fmt.Sprintf("spine%d", sp), l, fmt.Sprintf("leaf%d", l), s.HostsPerLeaf+sp)
+				for u := 1; u <= s.Uplinks; u++ {
+					connect(fmt.Sprintf("spine%d", sp), (l-1)*s.Uplinks+u, fmt.Sprintf("leaf%d", l), down+(sp-1)*s.Uplinks+u)
+				}
 			}
 		}
 	} else {
@@ -201,7 +256,7 @@ func Build(s Spec) (*Fabric, error) {
 				add("Switch", agg, s.PodLeaves+s.Spines)
 				for i := 1; i <= s.PodLeaves; i++ {
 					l := (p-1)*s.PodLeaves + i
-					connect(agg, i, fmt.Sprintf("leaf%d", l), s.HostsPerLeaf+a)
+					connect(agg, i, fmt.Sprintf("leaf%d", l), down+a)
 				}
 				for c := 1; c <= s.Spines; c++ {
 					connect(agg, s.PodLeaves+c, fmt.Sprintf("core%d", c), (p-1)*s.Spines+a)
@@ -209,12 +264,28 @@ func Build(s Spec) (*Fabric, error) {
 			}
 		}
 	}
+	seen := map[string]bool{}
 	for l := 1; l <= s.Leaves; l++ {
-		for h := 1; h <= s.HostsPerLeaf; h++ {
-			host++
-			name := fmt.Sprintf("h%d", host)
-			add("Hca", name, 1)
-			connect(fmt.Sprintf("leaf%d", l), h, name, 1)
+		if s.Hosts == nil {
+			for h := 1; h <= s.HostsPerLeaf; h++ {
+				host++
+				name := fmt.Sprintf("h%d", host)
+				add("Hca", name, 1)
+				connect(fmt.Sprintf("leaf%d", l), h, name, 1)
+			}
+			continue
+		}
+		port := 0
+		for _, h := range s.Hosts[(l-1)*s.HostsPerLeaf : l*s.HostsPerLeaf] {
+			for _, c := range h.HCAs {
+				if c.Desc == "" || strings.ContainsAny(c.Desc, "\"\n") || seen[c.Desc] {
+					return nil, fmt.Errorf("host %s: HCA description %q empty, repeated or with a quote", h.Name, c.Desc)
+				}
+				seen[c.Desc] = true
+				port++
+				f.nodes = append(f.nodes, node{typ: "Hca", name: c.Desc, ports: 1, guid: c.GUID, lid: c.LID, host: h.Name})
+				connect(fmt.Sprintf("leaf%d", l), port, c.Desc, 1)
+			}
 		}
 	}
 	for _, ft := range s.Faults {
@@ -245,9 +316,12 @@ func (f *Fabric) apply(ft Fault) error {
 		if l == nil {
 			return fmt.Errorf("fault %s: no cable at %s", ft.Kind, ft.Ports[0])
 		}
-		if ft.Kind == Missing {
+		switch {
+		case ft.Kind == Missing:
 			l.suppress = true
-		} else {
+		case ft.Width > 0 && ft.Width < 4:
+			l.width = ft.Width
+		default:
 			l.width = 1
 		}
 	case Swap:
@@ -296,10 +370,12 @@ func (f *Fabric) Generate() Generated {
 	var g Generated
 	g.Net = f.render(true)
 	g.Plan = f.render(false)
+	seen := map[uint64]bool{}
 	for _, n := range f.nodes {
-		if n.guid != 0 {
+		if n.guid != 0 && seen[n.guid] {
 			g.IgnoreDuplicates = true
 		}
+		seen[n.guid] = true
 	}
 	return g
 }
