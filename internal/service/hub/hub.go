@@ -208,6 +208,8 @@ type result struct {
 	health *agent.Health
 	ports  *agent.Ports
 	err    error
+	// noSample: the agent answered but has not read its node yet.
+	noSample bool
 }
 
 // PollOnce polls every agent that is due (not backing off), at most
@@ -255,7 +257,8 @@ func (h *Hub) poll(ctx context.Context, n *node) result {
 		return r
 	}
 	if hl.ExitCode == finding.ExitCannot && hl.Host == "" {
-		r.err, r.t = errors.New("the agent has no sample yet"), h.opts.Now()
+		// It answers: not unreachable, but there is nothing to judge.
+		r.noSample, r.t = true, h.opts.Now()
 		return r
 	}
 	var doc portsDoc
@@ -377,6 +380,18 @@ func (h *Hub) commit(ctx context.Context, b *hubstore.Batch) error {
 // write to b.
 func (h *Hub) apply(b *hubstore.Batch, r result) {
 	n := r.n
+	if r.noSample {
+		n.failures, n.nextTry, n.lastSeen = 0, time.Time{}, r.t
+		n.err = "the agent answers but has not read its node yet"
+		var keep []finding.Finding
+		for _, o := range n.open {
+			if o.Finding.ID != "hub.agent_unreachable" {
+				keep = append(keep, o.Finding)
+			}
+		}
+		h.sync(b, n, r.t, keep, false)
+		return
+	}
 	if r.err != nil {
 		n.failures++
 		n.err = r.err.Error()

@@ -597,3 +597,41 @@ func TestRestoredFindingsWaitForTheirNode(t *testing.T) {
 		t.Fatalf("still open: %v", open)
 	}
 }
+
+// TestAgentWithoutSample: an agent that answers before its first sample
+// is not unreachable; the node's health is unknown until it has one.
+func TestAgentWithoutSample(t *testing.T) {
+	ctx := context.Background()
+	sr := simRootOf(t)
+	a, err := agent.New(agent.Options{Read: func(context.Context) (*snapshot.Snapshot, error) {
+		s := *sr.snap
+		s.Host, s.Taken = "gpu07", time.Now()
+		return &s, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa := &simAgent{t: t, host: "gpu07", a: a, h: a.Handler(agent.HandlerOptions{})}
+	sa.start("127.0.0.1:0")
+	t.Cleanup(sa.stop)
+	c := &clock{t: t0}
+	h := newHub(t, c, Options{}, sa)
+	for range 3 {
+		if err := h.PollOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.Add(15 * time.Second)
+	}
+	fl, _ := h.Data().Fleet(ctx)
+	if n := fl.Nodes[0]; n.Health != web.Unknown || !strings.Contains(n.Error, "not read its node yet") || len(openIDs(t, h.st, "gpu07")) != 0 {
+		t.Fatalf("agent without a sample: %+v, open %v", n, openIDs(t, h.st, "gpu07"))
+	}
+	if err := a.Sample(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.PollOnce(ctx)
+	fl, _ = h.Data().Fleet(ctx)
+	if n := fl.Nodes[0]; n.Health != web.OK || n.Error != "" {
+		t.Fatalf("after the first sample: %+v", n)
+	}
+}
