@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -168,5 +169,53 @@ func TestFabricRouteLoadAndErrors(t *testing.T) {
 	}
 	if rated != 1 {
 		t.Errorf("%d links at 2 errors/s, want 1", rated)
+	}
+}
+
+// TestCollectFabricLive runs the live collection with infiniband-diags
+// replaced by scripts that print a saved collection's outputs (no fabric
+// here): the hub judges what the tools print, as --fabric-live does.
+func TestCollectFabricLive(t *testing.T) {
+	saved, err := filepath.Abs("../../rules/fabric/testdata/spineleaf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	for _, tool := range []string{"ibnetdiscover", "iblinkinfo", "ibqueryerrors", "dump_fts", "sminfo"} {
+		script := "#!/bin/sh\ncat '" + filepath.Join(saved, tool+".txt") + "'\n"
+		if err := os.WriteFile(filepath.Join(bin, tool), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	look := func(name string) (string, error) {
+		p := filepath.Join(bin, name)
+		if _, err := os.Stat(p); err != nil {
+			return "", err
+		}
+		return p, nil
+	}
+	c := &clock{t: t0}
+	h := newHub(t, c, Options{Targets: hostTargets("h1")})
+	ctx := context.Background()
+	if err := h.CollectFabric(ctx, fabric.CollectOptions{LookPath: look, Now: c.Now, Timeout: 10 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := h.Data().Fabric(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Source != "live" || !f.Taken.Equal(t0) || len(f.Links) != 4 || len(f.Tiers) != 2 {
+		t.Fatalf("live fabric: source %q, taken %s, %d links, %d tiers", f.Source, f.Taken, len(f.Links), len(f.Tiers))
+	}
+	if _, _, _, ok, _ := h.st.LatestFabric(ctx); !ok {
+		t.Error("live fabric check not stored")
+	}
+	// No tools at all: an error, and the last fabric stays.
+	err = h.CollectFabric(ctx, fabric.CollectOptions{LookPath: func(string) (string, error) { return "", os.ErrNotExist }})
+	if err == nil || !strings.Contains(err.Error(), "no fabric topology") {
+		t.Fatalf("collection without tools: %v", err)
+	}
+	if f2, _ := h.Data().Fabric(ctx); len(f2.Links) != 4 {
+		t.Error("a failed collection replaced the last fabric")
 	}
 }

@@ -67,6 +67,8 @@ type Hub struct {
 	order []string // node names, sorted
 	// fabric is the last fabric view and the host → leaf map from it.
 	fabric *fabricState
+	// restored are open findings read at start of hosts not polled yet.
+	restored map[string][]hubstore.FindingRow
 
 	// commitMu serialises the history writes.
 	commitMu sync.Mutex
@@ -136,15 +138,26 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the open findings: %w", err)
 	}
-	for i := range rows {
-		r := rows[i]
-		n := h.nodes[r.Host]
-		if n == nil {
-			continue // an agent no longer polled: its findings stay as they were
-		}
-		n.open[findingKey(r.Finding)] = &r
+	// Open findings are kept by host until the node is polled (with
+	// --prometheus, nodes appear only at discovery); a host that no
+	// longer has an agent keeps its findings as they were.
+	h.restored = map[string][]hubstore.FindingRow{}
+	for _, r := range rows {
+		h.restored[r.Host] = append(h.restored[r.Host], r)
+	}
+	for name, n := range h.nodes {
+		h.attach(name, n)
 	}
 	return h, nil
+}
+
+// attach gives node n the open findings restored for name.
+func (h *Hub) attach(name string, n *node) {
+	for i := range h.restored[name] {
+		r := h.restored[name][i]
+		n.open[findingKey(r.Finding)] = &r
+	}
+	delete(h.restored, name)
 }
 
 func (h *Hub) addNode(t Target) *node {
@@ -153,6 +166,9 @@ func (h *Hub) addNode(t Target) *node {
 	}
 	n := &node{t: t, open: map[string]*hubstore.FindingRow{}}
 	h.nodes[t.Name] = n
+	if h.restored != nil {
+		h.attach(t.Name, n)
+	}
 	i, _ := slices.BinarySearch(h.order, t.Name)
 	h.order = slices.Insert(h.order, i, t.Name)
 	return n
@@ -192,6 +208,8 @@ type result struct {
 	health *agent.Health
 	ports  *agent.Ports
 	err    error
+	// noSample: the agent answered but has not read its node yet.
+	noSample bool
 }
 
 // PollOnce polls every agent that is due (not backing off), at most
@@ -239,7 +257,8 @@ func (h *Hub) poll(ctx context.Context, n *node) result {
 		return r
 	}
 	if hl.ExitCode == finding.ExitCannot && hl.Host == "" {
-		r.err, r.t = errors.New("the agent has no sample yet"), h.opts.Now()
+		// It answers: not unreachable, but there is nothing to judge.
+		r.noSample, r.t = true, h.opts.Now()
 		return r
 	}
 	var doc portsDoc
@@ -361,15 +380,29 @@ func (h *Hub) commit(ctx context.Context, b *hubstore.Batch) error {
 // write to b.
 func (h *Hub) apply(b *hubstore.Batch, r result) {
 	n := r.n
+	if r.noSample {
+		n.failures, n.nextTry, n.lastSeen = 0, time.Time{}, r.t
+		n.err = "the agent answers but has not read its node yet"
+		var keep []finding.Finding
+		for _, o := range n.open {
+			if o.Finding.ID != "hub.agent_unreachable" {
+				keep = append(keep, o.Finding)
+			}
+		}
+		h.sync(b, n, r.t, keep, false)
+		return
+	}
 	if r.err != nil {
 		n.failures++
 		n.err = r.err.Error()
 		n.nextTry = r.t.Add(h.backoff(n.failures))
+		// One failed poll is not yet an unreachable agent: neither the
+		// timeline nor the history says so before the finding opens.
 		if n.failures >= h.opts.UnreachableAfter {
 			f := h.unreachable(n, r.t)
 			h.sync(b, n, r.t, []finding.Finding{f}, true)
+			n.acc.add(h, b, n, r.t, web.Unreachable, [3]int{}, nil)
 		}
-		n.acc.add(h, b, n, r.t, web.Unreachable, [3]int{}, nil)
 		return
 	}
 	n.failures, n.err, n.nextTry = 0, "", time.Time{}

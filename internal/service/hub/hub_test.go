@@ -537,7 +537,12 @@ func TestHistorySteps(t *testing.T) {
 		t.Fatalf("a step in progress was written: %+v", ns)
 	}
 	sa.stop()
-	h.PollOnce(ctx) // t0+1m: a failure, in the next step
+	h.PollOnce(ctx) // t0+1m: one failure is not yet recorded
+	if ns, _ := st.NodeSamples(ctx, "gpu01", time.Time{}); len(ns) != 0 {
+		t.Fatalf("one failed poll wrote history: %+v", ns)
+	}
+	c.Add(15 * time.Second)
+	h.PollOnce(ctx) // the second: unreachable, in the next step
 	ns, _ := st.NodeSamples(ctx, "gpu01", time.Time{})
 	pr, _ := st.PortRates(ctx, "gpu01", time.Time{})
 	if len(ns) != 1 || !ns[0].T.Equal(t0) || ns[0].Health != string(web.OK) || len(pr) != 1 || len(pr[0].Ports) == 0 {
@@ -554,5 +559,79 @@ func TestHistorySteps(t *testing.T) {
 	}
 	if len(n.Series) == 0 || len(n.Series[0].Points) == 0 {
 		t.Fatalf("node page has no series")
+	}
+}
+
+// TestRestoredFindingsWaitForTheirNode: open findings of a host that is
+// not polled yet (with --prometheus, nodes appear at discovery) are given
+// to the node when it appears, so they close instead of being opened twice.
+func TestRestoredFindingsWaitForTheirNode(t *testing.T) {
+	ctx := context.Background()
+	st, err := hubstore.Open(filepath.Join(t.TempDir(), "hub.db"), hubstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	row := &hubstore.FindingRow{Host: "node-b", Subject: "mlx5_0/1", Opened: t0,
+		Finding: finding.Finding{ID: "port.down", Severity: finding.Critical, Subject: finding.Subject{Host: "node-b", Device: "mlx5_0", Port: 1}}}
+	if err := st.Commit(ctx, &hubstore.Batch{Open: []*hubstore.FindingRow{row}}); err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{t: t0.Add(time.Hour)}
+	h := newHub(t, c, Options{Store: st})
+	h.mu.Lock()
+	n := h.addNode(Target{Name: "node-b", Base: "http://127.0.0.1:1", Addr: "127.0.0.1:1"})
+	h.mu.Unlock()
+	if len(n.open) != 1 {
+		t.Fatalf("discovered node has %d open findings, want the restored one", len(n.open))
+	}
+	// A healthy poll closes it.
+	b := &hubstore.Batch{}
+	h.mu.Lock()
+	h.sync(b, n, c.Now(), nil, false)
+	h.mu.Unlock()
+	if err := h.commit(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if open := openIDs(t, st, "node-b"); len(open) != 0 {
+		t.Fatalf("still open: %v", open)
+	}
+}
+
+// TestAgentWithoutSample: an agent that answers before its first sample
+// is not unreachable; the node's health is unknown until it has one.
+func TestAgentWithoutSample(t *testing.T) {
+	ctx := context.Background()
+	sr := simRootOf(t)
+	a, err := agent.New(agent.Options{Read: func(context.Context) (*snapshot.Snapshot, error) {
+		s := *sr.snap
+		s.Host, s.Taken = "gpu07", time.Now()
+		return &s, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa := &simAgent{t: t, host: "gpu07", a: a, h: a.Handler(agent.HandlerOptions{})}
+	sa.start("127.0.0.1:0")
+	t.Cleanup(sa.stop)
+	c := &clock{t: t0}
+	h := newHub(t, c, Options{}, sa)
+	for range 3 {
+		if err := h.PollOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.Add(15 * time.Second)
+	}
+	fl, _ := h.Data().Fleet(ctx)
+	if n := fl.Nodes[0]; n.Health != web.Unknown || !strings.Contains(n.Error, "not read its node yet") || len(openIDs(t, h.st, "gpu07")) != 0 {
+		t.Fatalf("agent without a sample: %+v, open %v", n, openIDs(t, h.st, "gpu07"))
+	}
+	if err := a.Sample(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.PollOnce(ctx)
+	fl, _ = h.Data().Fleet(ctx)
+	if n := fl.Nodes[0]; n.Health != web.OK || n.Error != "" {
+		t.Fatalf("after the first sample: %+v", n)
 	}
 }
