@@ -12,7 +12,7 @@
 # per interval.
 #
 # Usage: bench/agent-vs-node-exporter.sh [N]      (default N=300)
-#        SECS=20 FULL_EVERY=10 bench/agent-vs-node-exporter.sh
+#        SECS=40 FULL_EVERY=20 bench/agent-vs-node-exporter.sh
 # Needs: go, curl, prometheus-node-exporter (scripts/install-deps.sh).
 set -euo pipefail
 N=${1:-300}
@@ -91,9 +91,10 @@ ne_rss=$(rss_kib "$ne_pid")
 # + kernel log, no store), as shipped (the whole device tree every
 # FULL_EVERY samples, counters and state in between) and reading the whole
 # tree every sample (--full-read-every 1, the behaviour before). SECS
-# seconds each (default 20).
-SECS=${SECS:-20}
-FULL_EVERY=${FULL_EVERY:-10}
+# seconds each (default: two full-read periods, so the full reads are
+# counted at their share).
+FULL_EVERY=${FULL_EVERY:-20}
+SECS=${SECS:-$((2 * FULL_EVERY))}
 sample_cost() { # full-read-every; sets cost_ms and cost_rss
 	kill "$ib_pid"
 	wait "$ib_pid" 2>/dev/null || true
