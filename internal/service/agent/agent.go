@@ -319,7 +319,11 @@ func (a *Agent) publish(v *View) {
 	if v != nil {
 		a.view.Store(v)
 	}
-	e, err := render(a.metrics)
+	hint := 0
+	if old := a.expo.Load(); old != nil {
+		hint = len(old.text)
+	}
+	e, err := render(a.metrics, hint)
 	if err != nil {
 		a.opts.Logf("rendering metrics: %v", err)
 	}

@@ -25,15 +25,16 @@ type exposition struct {
 	gz     []byte
 }
 
-// render gathers a collector into an exposition.
-func render(c prometheus.Collector) (*exposition, error) {
+// render gathers a collector into an exposition; sizeHint (the length of
+// the previous one) sizes the buffer, which otherwise grows by doubling.
+func render(c prometheus.Collector, sizeHint int) (*exposition, error) {
 	reg := prometheus.NewRegistry()
 	if err := reg.Register(c); err != nil {
 		return nil, err
 	}
 	mfs, err := reg.Gather()
-	var buf bytes.Buffer
-	enc := expfmt.NewEncoder(&buf, textFormat)
+	buf := bytes.NewBuffer(make([]byte, 0, sizeHint+sizeHint/8))
+	enc := expfmt.NewEncoder(buf, textFormat)
 	for _, mf := range mfs {
 		if eerr := enc.Encode(mf); eerr != nil && err == nil {
 			err = eerr

@@ -84,19 +84,37 @@ func CachedRootSource(r *rootfs.Root, now func() time.Time, every int) SnapshotF
 }
 
 // SavedEthtool reads `ethtool -S <netdev>` output saved under the root at
-// cmd/ethtool-S-<netdev>.txt, as bundles and the simulator keep it.
+// cmd/ethtool-S-<netdev>.txt, as bundles and the simulator keep it. A file
+// read the same as last time is not parsed again: the map it gave is
+// returned again (callers do not modify it).
 func SavedEthtool(r *rootfs.Root) EthtoolFunc {
+	type parsed struct {
+		data  []byte
+		stats map[string]uint64
+	}
+	var (
+		mu   sync.Mutex
+		last = map[string]parsed{}
+	)
 	return func(_ context.Context, netdev string) (map[string]uint64, error) {
 		name := layout.Ethtool(netdev)
 		data, err := rootfs.ReadLimited(r.FS(), name, 4<<20)
 		if err != nil {
 			return nil, err
 		}
+		mu.Lock()
+		defer mu.Unlock()
+		if p, ok := last[netdev]; ok && bytes.Equal(p.data, data) {
+			return p.stats, nil
+		}
 		st, err := ethtool.Parse(bytes.NewReader(data), netdev, name)
 		if err != nil {
+			delete(last, netdev)
 			return nil, err
 		}
-		return statsMap(st), nil
+		m := statsMap(st)
+		last[netdev] = parsed{data: data, stats: m}
+		return m, nil
 	}
 }
 

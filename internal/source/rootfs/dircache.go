@@ -250,6 +250,41 @@ func (c *Cached) readDirKept(name string) ([]fs.DirEntry, bool) {
 	return ents, true
 }
 
-func (c *Cached) Stat(name string) (fs.FileInfo, error)  { return fs.Stat(c.fsys, name) }
-func (c *Cached) Lstat(name string) (fs.FileInfo, error) { return fs.Lstat(c.fsys, name) }
-func (c *Cached) ReadLink(name string) (string, error)   { return fs.ReadLink(c.fsys, name) }
+// Stat is the root's: it follows links, which only the root may.
+func (c *Cached) Stat(name string) (fs.FileInfo, error) { return fs.Stat(c.fsys, name) }
+
+// Lstat looks at name relative to its kept directory when it can.
+func (c *Cached) Lstat(name string) (fs.FileInfo, error) {
+	if d, base, ok := c.parent(name); ok {
+		fi, err := lstatAt(d.fd, base)
+		switch {
+		case err == nil:
+			return fi, nil
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, &fs.PathError{Op: "lstat", Path: name, Err: err}
+		}
+	}
+	return fs.Lstat(c.fsys, name)
+}
+
+// ReadLink reads the link name relative to its kept directory when it can.
+func (c *Cached) ReadLink(name string) (string, error) {
+	if d, base, ok := c.parent(name); ok {
+		if t, err := readlinkAt(d.fd, base); err == nil {
+			return t, nil
+		}
+	}
+	return fs.ReadLink(c.fsys, name)
+}
+
+// parent returns the kept directory of name and name's last element.
+func (c *Cached) parent(name string) (*cachedDir, string, bool) {
+	if c.dir == nil || !fs.ValidPath(name) || name == "." {
+		return nil, "", false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	dir, base := split(name)
+	d, ok := c.dirFD(dir)
+	return d, base, ok
+}

@@ -1,8 +1,11 @@
-//go:build !unix
+//go:build !linux
 
 package rootfs
 
-import "errors"
+import (
+	"errors"
+	"io/fs"
+)
 
 // Without openat, Cached opens every file through the root.
 const fastOpen = false
@@ -12,3 +15,6 @@ var errNoOpenat = errors.New("openat not available")
 func openAt(int, string) (int, error)       { return -1, errNoOpenat }
 func readFD(int, []byte, bool) (int, error) { return 0, errNoOpenat }
 func closeFD(int)                           {}
+
+func lstatAt(int, string) (fs.FileInfo, error) { return nil, errNoOpenat }
+func readlinkAt(int, string) (string, error)   { return "", errNoOpenat }

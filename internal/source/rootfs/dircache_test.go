@@ -81,6 +81,25 @@ func TestCachedSameAsRoot(t *testing.T) {
 			f.Close()
 		}
 	}
+	for _, name := range []string{"sys/class/x/dev0", "sys/class/x/dev0/alias", "sys/class/x/dev0/escape", "sys/class/x/dev0/attr",
+		"sys/class/x/dev0/missing", "sys/class/x/nodev", "sys/class/x/dev0/sub/inner", "sys/class/x/dev0/attr/under"} {
+		wi, werr := fs.Lstat(r.FS(), name)
+		gi, gerr := c.Lstat(name)
+		if (werr == nil) != (gerr == nil) || errors.Is(werr, fs.ErrNotExist) != errors.Is(gerr, fs.ErrNotExist) ||
+			(werr == nil && (wi.Mode() != gi.Mode() || wi.Size() != gi.Size() || !wi.ModTime().Equal(gi.ModTime()) || wi.Name() != gi.Name())) {
+			t.Errorf("Lstat %s: cached %v, %v; root %v, %v", name, gi, gerr, wi, werr)
+		}
+		wl, werr := fs.ReadLink(r.FS(), name)
+		gl, gerr := c.ReadLink(name)
+		if wl != gl || (werr == nil) != (gerr == nil) {
+			t.Errorf("ReadLink %s: cached %q, %v; root %q, %v", name, gl, gerr, wl, werr)
+		}
+		wr, werr := EvalSymlinks(r.FS(), name)
+		gr, gerr := EvalSymlinks(c, name)
+		if wr != gr || (werr == nil) != (gerr == nil) {
+			t.Errorf("EvalSymlinks %s: cached %q, %v; root %q, %v", name, gr, gerr, wr, werr)
+		}
+	}
 	for _, d := range []string{"sys/class/x/dev0", "sys/class/x", "sys/class/x/nodev", "."} {
 		want, werr := fs.ReadDir(r.FS(), d)
 		for range 2 { // the second listing rewinds the kept directory
