@@ -17,6 +17,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/cli/demo"
 	"github.com/ibdoctor/ibdoctor/internal/cli/doctor"
 	fabriccmd "github.com/ibdoctor/ibdoctor/internal/cli/fabric"
+	hubcmd "github.com/ibdoctor/ibdoctor/internal/cli/hub"
 	ncclcmd "github.com/ibdoctor/ibdoctor/internal/cli/nccl"
 	perfcmd "github.com/ibdoctor/ibdoctor/internal/cli/perf"
 	"github.com/ibdoctor/ibdoctor/internal/cli/rules"
@@ -57,6 +58,7 @@ Start with 'ibdoctor demo' (no hardware needed) or 'ibdoctor status' on a node.`
 		perfcmd.NewCmd(f),
 		ncclcmd.NewCmd(f),
 		agentcmd.NewCmd(f, nil),
+		hubcmd.NewCmd(f, nil),
 		fabriccmd.NewCmd(f),
 		analyzecmd.NewCmd(f, nil),
 	)

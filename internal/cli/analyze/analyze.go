@@ -5,7 +5,6 @@ package analyze
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"text/tabwriter"
 
@@ -105,43 +104,29 @@ named; force one with --kind).`,
 	return cmd
 }
 
-// maxInput bounds one file read (a day of a busy node's kernel log or a
-// 2k-node ibnetdiscover is well under it).
-const maxInput = 512 << 20
-
+// readInput opens one input: standard input for "-". Big kernel and NCCL
+// logs are streamed by analyze, other outputs read whole up to a limit
+// (analyze.MaxInMemory), which a regular file's size lets it apply before
+// reading.
 func readInput(o *Options, name string) analyze.Input {
-	var r io.Reader
-	label := name
 	if name == "-" {
-		r, label = o.F.In, "stdin"
-	} else {
-		// A regular file's size is known before reading: refuse what is too
-		// big at once, and what is not a file (/dev/zero never ends, a FIFO
-		// without a writer blocks the open) before opening it.
-		st, err := os.Stat(name)
-		switch {
-		case err != nil:
-			// The open below says why, as for any unreadable file.
-		case !st.Mode().IsRegular():
-			return analyze.Input{Name: label, Err: fmt.Errorf("%s: not a regular file (%s); pipe it to 'ibdoctor analyze -' instead", label, st.Mode().Type())}
-		case st.Size() > maxInput:
-			return analyze.Input{Name: label, Err: fmt.Errorf("%s: %d MiB, larger than %d MiB; split it", label, st.Size()>>20, maxInput>>20)}
-		}
-		f, err := os.Open(name)
-		if err != nil {
-			return analyze.Input{Name: label, Err: err}
-		}
-		defer f.Close()
-		r = f
+		return analyze.Input{Name: "stdin", R: o.F.In, Size: -1}
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	// What is not a regular file is refused before it is opened:
+	// /dev/zero never ends, a FIFO without a writer blocks the open.
+	st, err := os.Stat(name)
+	if err == nil && !st.Mode().IsRegular() {
+		return analyze.Input{Name: name, Err: fmt.Errorf("%s: not a regular file (%s); pipe it to 'ibdoctor analyze -' instead", name, st.Mode().Type())}
+	}
+	f, err := os.Open(name)
 	if err != nil {
-		return analyze.Input{Name: label, Err: fmt.Errorf("%s: %w", label, err)}
+		return analyze.Input{Name: name, Err: err}
 	}
-	if len(b) > maxInput {
-		return analyze.Input{Name: label, Err: fmt.Errorf("%s: larger than %d MiB; split it", label, maxInput>>20)}
+	size := int64(-1)
+	if st != nil {
+		size = st.Size()
 	}
-	return analyze.Input{Name: label, Text: string(b)}
+	return analyze.Input{Name: name, R: f, Size: size}
 }
 
 func run(o *Options) error {
@@ -168,6 +153,13 @@ func run(o *Options) error {
 	for _, name := range o.Files {
 		in = append(in, readInput(o, name))
 	}
+	defer func() {
+		for _, i := range in {
+			if c, ok := i.R.(*os.File); ok && c != os.Stdin {
+				c.Close()
+			}
+		}
+	}()
 	rep := analyze.Run(in, opts)
 	if o.Format == cmdutil.FormatJSON {
 		if err := cmdutil.WriteJSON(o.F.Out, rep); err != nil {

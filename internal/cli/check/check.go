@@ -23,6 +23,10 @@ type Options struct {
 	Root   string
 	Expect string
 	Quiet  bool
+	// Fleet is a directory of bundles and roots judged together;
+	// RootSet says --root was given too.
+	Fleet   string
+	RootSet bool
 }
 
 // NewCmd builds the command; runF replaces the run function in tests.
@@ -42,7 +46,13 @@ finding, 3 the check could not run (bad arguments, unreadable root).
 
 --format drain-reason prints nothing when healthy, else one short line
 naming the worst finding and where it is (the drain reason: sinfo -R cuts
-long ones), then one line per finding for the log.`,
+long ones), then one line per finding for the log.
+
+--fleet DIR judges every node of DIR (bundles *.tar.gz and root
+directories) and compares their mlx5_core and HCA firmware versions with
+the majority: a node that differs from a version more than half of the
+nodes run is host.driver_outlier or host.fw_outlier (firmware per HCA
+model).`,
 		Example: `  # against defaults
   $ ibdoctor check
   # against a reviewed baseline, quiet unless something is wrong
@@ -50,9 +60,12 @@ long ones), then one line per finding for the log.`,
   # a bundle, as JSON
   $ ibdoctor check --root gpu017.tar.gz --format json
   # the drain reason for Slurm/NHC (deploy/slurm/nhc-ibdoctor.sh)
-  $ ibdoctor check --format drain-reason`,
+  $ ibdoctor check --format drain-reason
+  # a directory of bundles: each node, and versions against the majority
+  $ ibdoctor check --fleet bundles/`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.RootSet = c.Flags().Changed("root")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -63,10 +76,14 @@ long ones), then one line per finding for the log.`,
 	cmdutil.AddRootFlag(cmd, &opts.Root)
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "expectation file (YAML, from 'ibdoctor baseline') to judge against")
 	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing when healthy (text format)")
+	cmd.Flags().StringVar(&opts.Fleet, "fleet", "", "judge every bundle (*.tar.gz) and root directory in DIR, and their driver and firmware versions against the majority")
 	return cmd
 }
 
 func run(ctx context.Context, o *Options) error {
+	if o.Fleet != "" {
+		return runFleet(ctx, o)
+	}
 	exp, err := cmdutil.LoadExpectation(o.Expect)
 	if err != nil {
 		return cmdutil.CannotRun(err)

@@ -146,7 +146,7 @@ func (u *UI) feed(ctx context.Context, o UIOptions) {
 			if _, _, err := c.Perf(); err != nil {
 				continue // logged by the cluster
 			}
-			if _, err := h.LoadPerfDir(ctx, c.PerfDir); err != nil && ctx.Err() == nil {
+			if _, err := hub.NewPerfDir(h, c.PerfDir).Scan(ctx); err != nil && ctx.Err() == nil {
 				o.Logf("pairwise report: %v", err)
 			}
 		}

@@ -56,8 +56,12 @@ node description ("gpu017 mlx5_0"); --hca-map FILE says it otherwise (lines
 of: host "CA description"|GUID|LID ...). A host's CAs, sorted by
 description, are its rails.
 
-The report names the most loaded links with both ends, the slowest flow,
-the predicted fraction of a contention-free fabric, and a host order for
+Each link runs at its own rate (width × lane speed), so a link trained at
+1X or SDR is a bottleneck even for one flow. The report names the most
+constrained links with both ends, the slowest flow, the predicted fraction
+of a contention-free fabric, the hosts whose removal takes every flow off
+a degraded link (narrower or slower than expected, or with errors) when
+the flows cross one, and a host order for
 the same nodes that keeps ring neighbours under one leaf (--out-hostfile
 writes it for mpirun/srun). fabric.job_congested is raised below
 --congested. --bisections N also samples the effective bisection bandwidth
@@ -131,10 +135,12 @@ func runJob(ctx context.Context, o *JobOptions) error {
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
-	rf, err := fabricrules.RoutingInput(fabricrules.Build(raw))
+	fab := fabricrules.Build(raw)
+	rf, err := fabricrules.RoutingInput(fab)
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
+	links := jobLinks(fab)
 	g, err := routing.New(rf)
 	if err != nil {
 		return cmdutil.CannotRun(err)
@@ -142,11 +148,12 @@ func runJob(ctx context.Context, o *JobOptions) error {
 	pattern, _ := job.ParsePattern(o.Pattern)
 	hosts, missing := job.Place(g, names, hcaMap)
 	rep := JobReport{Missing: missing}
-	if rep.Given, err = job.Predict(g, hosts, pattern); err != nil {
+	if rep.Given, err = job.Predict(g, hosts, pattern, links); err != nil {
 		return cmdutil.CannotRun(fmt.Errorf("%w (%d of %d hosts found in the fabric)", err, len(hosts), len(names)))
 	}
-	order := job.Propose(g, hosts, pattern)
-	if rep.Proposed, err = job.Predict(g, job.Reorder(hosts, order), pattern); err != nil {
+	rep.Given.Relief = job.Relieve(g, hosts, pattern, links)
+	order := job.Propose(g, hosts, pattern, links)
+	if rep.Proposed, err = job.Predict(g, job.Reorder(hosts, order), pattern, links); err != nil {
 		rep.Proposed = nil
 	}
 	if o.Bisections > 0 {
@@ -176,6 +183,18 @@ func runJob(ctx context.Context, o *JobOptions) error {
 		return err
 	}
 	return cmdutil.Exit(rep.ExitCode)
+}
+
+// jobLinks gives every cable's rate and state to the prediction, keyed by
+// both ends (the routing model numbers nodes as the fabric model does).
+func jobLinks(fab *fabricrules.Fabric) job.Links {
+	out := job.Links{}
+	for _, lr := range fabricrules.LinkRates(fab, nil, fabricrules.DefaultThresholds()) {
+		li := job.LinkInfo{Gbps: lr.Gbps, Degraded: lr.Degraded}
+		out[routing.PortRef{Node: lr.A.Node, Port: lr.A.Port}] = li
+		out[routing.PortRef{Node: lr.B.Node, Port: lr.B.Port}] = li
+	}
+	return out
 }
 
 // readHosts reads --hosts: "-" is standard input, an existing file is a
@@ -211,9 +230,18 @@ func writeJobText(w io.Writer, st report.Style, rep *JobReport) {
 		fmt.Fprintf(w, "slowest flow: %s\n", g.Slowest)
 	}
 	if len(g.Hot) > 0 {
-		fmt.Fprintln(w, "\nmost loaded links (flows, direction, hosts whose flows cross it):")
+		fmt.Fprintln(w, "\nmost constrained links (flows, share of the fabric's rate per flow, direction, hosts whose flows cross it):")
 		for _, h := range g.Hot[:min(len(g.Hot), 10)] {
-			fmt.Fprintf(w, "  %3d  %s → %s  (%s)\n", h.Flows, h.From, h.To, strings.Join(h.Hosts, " "))
+			fmt.Fprintf(w, "  %3d  %3.0f%%  %s → %s  (%s)\n", h.Flows, 100*h.Share, h.From, h.To, strings.Join(h.Hosts, " "))
+			if h.Degraded != "" {
+				fmt.Fprintf(w, "            degraded: %s\n", h.Degraded)
+			}
+		}
+	}
+	if r := g.Relief; r != nil {
+		fmt.Fprintf(w, "\nhosts whose removal clears the hot spot: %s (the rest, same order: %.0f%% predicted)\n", strings.Join(r.Hosts, " "), 100*r.Fraction)
+		for _, l := range r.Links {
+			fmt.Fprintf(w, "  %s\n", l)
 		}
 	}
 	if p := rep.Proposed; p != nil {
@@ -237,9 +265,10 @@ func writeJobText(w io.Writer, st report.Style, rep *JobReport) {
 
 func writeJobCSV(w io.Writer, r *job.Result) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"from", "to", "flows", "hosts"})
+	cw.Write([]string{"from", "to", "flows", "hosts", "share", "gbps", "degraded"})
 	for _, h := range r.Hot {
-		cw.Write([]string{h.From, h.To, strconv.Itoa(h.Flows), strings.Join(h.Hosts, " ")})
+		cw.Write([]string{h.From, h.To, strconv.Itoa(h.Flows), strings.Join(h.Hosts, " "),
+			strconv.FormatFloat(h.Share, 'f', 4, 64), strconv.FormatFloat(h.Gbps, 'f', -1, 64), h.Degraded})
 	}
 	cw.Flush()
 	return cw.Error()

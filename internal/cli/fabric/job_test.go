@@ -9,8 +9,12 @@ import (
 )
 
 func TestJobCommand(t *testing.T) {
+	// The capture's leaf2[5] <-> spine1 link trained at 1X SDR: the ring in
+	// host order climbs it (a quarter of the fabric's 4X SDR); the proposed
+	// order keeps every flow off it.
 	out, _, code := run(t, "job", "--from", capture, "--hosts", "h[1-4]")
-	if code != 0 || !strings.Contains(out, "ring over 4 hosts, 1 rail(s): 4 flows") || !strings.Contains(out, "predicted: 100%") || !strings.Contains(out, "HEALTHY") {
+	if code != 1 || !strings.Contains(out, "ring over 4 hosts, 1 rail(s): 4 flows") || !strings.Contains(out, "predicted: 25%") ||
+		!strings.Contains(out, "proposed order (leaf by leaf): 100% predicted") || !strings.Contains(out, "fabric.job_congested") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	// A host file, a missing host, another pattern, the proposed order
@@ -39,6 +43,37 @@ func TestJobCommand(t *testing.T) {
 		if _, _, code := run(t, args...); code != 3 {
 			t.Errorf("%v: exit %d, want 3", args, code)
 		}
+	}
+}
+
+// On the ibsim-faults capture h8's link runs DDR (20 Gb/s) in a QDR fabric:
+// the ring's slowest flows cross it, the report says so, and names h8 as
+// the host whose removal clears it, in text and JSON; the CSV carries each
+// link's share and rate.
+func TestJobDegradedLink(t *testing.T) {
+	const faults = "../../rules/fabric/testdata/ibsim-faults"
+	out, _, code := run(t, "job", "--from", faults, "--hosts", "h[2-8]")
+	for _, want := range []string{
+		"predicted: 50% of a contention-free fabric",
+		"leaf4[2] → h8[1]  (h7)",
+		"degraded: runs at 20 Gb/s, below the fabric's 40 Gb/s",
+		"hosts whose removal clears the hot spot: h8 (the rest, same order: 100% predicted)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in (exit %d):\n%s", want, code, out)
+		}
+	}
+	out, _, _ = run(t, "job", "--from", faults, "--hosts", "h[2-8]", "--format", "json")
+	var rep JobReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Given.Relief; r == nil || strings.Join(r.Hosts, ",") != "h8" || r.Fraction != 1 || rep.Given.Hot[0].Gbps != 20 {
+		t.Errorf("relief %+v, hot %+v", r, rep.Given.Hot)
+	}
+	out, _, _ = run(t, "job", "--from", faults, "--hosts", "h[2-8]", "--format", "csv")
+	if !strings.HasPrefix(out, "from,to,flows,hosts,share,gbps,degraded\n") || !strings.Contains(out, "leaf4[2],h8[1],1,h7,0.5000,20,") {
+		t.Errorf("csv:\n%s", out)
 	}
 }
 

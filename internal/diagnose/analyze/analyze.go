@@ -871,6 +871,9 @@ func diagnoseTopo(seg *Segment, file string, ls []string, sp Span) error {
 		return err
 	}
 	seg.Summary = fmt.Sprintf("%s × %s", plural(len(m.GPUs), "GPU", "GPUs"), plural(len(m.NICs), "NIC", "NICs"))
+	if len(m.Missing) > 0 {
+		seg.Summary += fmt.Sprintf(" (no row for %s: the paste ends before them)", strings.Join(m.Missing, ", "))
+	}
 	// Evidence names a GPU's row ("GPU1: mlx5_0=SYS …"): point at its line.
 	row := map[string]int{}
 	for i := sp.Start - 1; i < sp.End; i++ {

@@ -550,7 +550,8 @@ func TestTopoEvidenceLine(t *testing.T) {
 	}
 }
 
-// A parse error names the line of the file, not of the segment.
+// A parse error names the line of the file, not of the segment; the rows
+// that parse are still judged.
 func TestParseErrorNamesFileLine(t *testing.T) {
 	ls := strings.Split(read(t, "h100-4gpu-8nic-vm.txt"), "\n")
 	ls[2] = strings.Replace(ls[2], "PHB", "QQQ", 1)
@@ -559,7 +560,8 @@ func TestParseErrorNamesFileLine(t *testing.T) {
 		t.Fatalf("segments %+v", fr.Segments)
 	}
 	topo := fr.Segments[1]
-	if !topo.Failed || len(topo.Skipped) != 1 || !strings.Contains(topo.Skipped[0], "t.txt line 5:") || !strings.Contains(topo.Skipped[0], `"QQQ"`) {
+	if topo.Failed || len(topo.Skipped) != 1 || !strings.Contains(topo.Skipped[0], "t.txt:5:") || !strings.Contains(topo.Skipped[0], `"QQQ"`) ||
+		!strings.Contains(topo.Summary, "1 GPU") {
 		t.Errorf("topo segment %+v", topo)
 	}
 	if fr.Unparsed || fr.NotRecognised {
@@ -828,5 +830,63 @@ func TestPerfQueryAlone(t *testing.T) {
 	// them (totals since the counters were last cleared).
 	if !slices.Equal(got, []string{"port.xmit_discards/warning LID 2052 port 1"}) {
 		t.Errorf("findings %q", got)
+	}
+}
+
+// The IB MTU of a pasted ibv_devinfo: an ACTIVE IB port below its max_mtu,
+// or ports that disagree on active_mtu, get a finding; RoCE ports (whose
+// active_mtu follows the netdev MTU) and ports that are not ACTIVE do not.
+func TestDevinfoIBMTU(t *testing.T) {
+	// The first HCA block of a real paste, made ACTIVE, per port.
+	block := strings.SplitAfter(read(t, "ibv_devinfo-port-down-deepep-60.txt"), "link_layer:             InfiniBand\n")[0]
+	block = block[strings.Index(block, "hca_id:"):]
+	enum := map[int]int{1024: 3, 2048: 4, 4096: 5}
+	hca := func(name string, active, max int, state string) string {
+		b := strings.Replace(block, "hca_id: mlx5_0", "hca_id: "+name, 1)
+		b = strings.Replace(b, "PORT_DOWN (1)", state, 1)
+		b = strings.Replace(b, "max_mtu:                4096 (5)", fmt.Sprintf("max_mtu:                %d (%d)", max, enum[max]), 1)
+		return strings.Replace(b, "active_mtu:             4096 (5)", fmt.Sprintf("active_mtu:             %d (%d)", active, enum[active]), 1) + "\n"
+	}
+	up := "PORT_ACTIVE (4)"
+	tests := []struct {
+		name string
+		text string
+		want []string
+		sum  string
+	}{
+		{"all at 4096", hca("mlx5_0", 4096, 4096, up) + hca("mlx5_1", 4096, 4096, up), []string{}, ""},
+		{"one port below its max", hca("mlx5_0", 4096, 4096, up) + hca("mlx5_1", 2048, 4096, up) + hca("mlx5_2", 4096, 4096, up),
+			[]string{"port.ib_mtu_reduced/warning"}, "mlx5_1 port 1 runs an IB MTU of 2048 although it supports 4096"},
+		{"an HCA that can only do 2048 among 4096 ones", hca("mlx5_0", 4096, 4096, up) + hca("mlx5_1", 2048, 2048, up) + hca("mlx5_2", 4096, 4096, up),
+			[]string{"port.ib_mtu_mismatch/warning"}, "mlx5_1 port 1 runs an IB MTU of 2048 while 2 of the node's 2 other active IB ports run 4096"},
+		{"no majority: both named", hca("mlx5_0", 4096, 4096, up) + hca("mlx5_1", 1024, 1024, up),
+			[]string{"port.ib_mtu_mismatch/warning", "port.ib_mtu_mismatch/warning"}, "the node's active IB ports disagree (4096 on 1, 1024 on 1)"},
+		{"a reduced port is not also a mismatch", hca("mlx5_0", 4096, 4096, up) + hca("mlx5_1", 2048, 4096, up),
+			[]string{"port.ib_mtu_reduced/warning"}, ""},
+		{"not ACTIVE: the state finding only", hca("mlx5_0", 1024, 4096, "PORT_DOWN (1)"), []string{"port.down/warning"}, ""},
+		{"RoCE port", strings.Replace(hca("mlx5_0", 1024, 4096, up), "link_layer:             InfiniBand", "link_layer:             Ethernet", 1), []string{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fr := AnalyzeText("d.txt", tt.text, Options{})
+			got := []string{}
+			var sums []string
+			for _, s := range fr.Segments {
+				got = append(got, ids(s.Findings)...)
+				for _, f := range s.Findings {
+					sums = append(sums, f.Summary)
+					if strings.HasPrefix(f.ID, "port.ib_mtu") && !strings.HasPrefix(f.Evidence[0].Source, "d.txt:") {
+						t.Errorf("evidence not placed on a line of the paste: %+v", f.Evidence)
+					}
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("findings %v, want %v (%q)", got, tt.want, sums)
+			}
+			if tt.sum != "" && !strings.Contains(strings.Join(sums, "\n"), tt.sum) {
+				t.Errorf("summaries %q lack %q", sums, tt.sum)
+			}
+		})
 	}
 }

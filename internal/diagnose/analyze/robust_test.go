@@ -91,6 +91,7 @@ var robustSkips = map[string]string{
 	"ibnetdiscover-ufm-sdk-small-topo.txt / wrap a line":                    "the wrap moves `lid 3 4xFDR` off a port line: ibnetdiscover prints a link's speed only at the end of its line",
 	"ibqueryerrors-ompi-users-2009-ibcheckerrors-wrapped.txt / wrap a line": "the poster's mail client already wrapped each `Error check on lid 2 (...) port` line once; a second wrap splits the port number from its counter lines",
 	"ibstat-gpud-482.txt / delete a line":                                   "the line deleted is `Base lid`: a DOWN IB port with an SM-given LID was in use (critical); without the LID it may be unused (warning)",
+	"ibstat-sbcreviews92-gb10-roce-disabled.txt / delete a line":            "the line deleted is the Disabled CA's 'CA type' or 'Link layer': a disabled port is critical beside an ACTIVE port of the same model and link layer, and without either it cannot be compared (warning)",
 	"ibv_devinfo-linux-rdma-quoted-i40iw-mlx5.txt / delete a line":          "the line deleted is i40iw0's vendor_part_id: a down port is critical when another port of the same HCA model is ACTIVE, and without the part id the model is unknown (info)",
 }
 

@@ -119,10 +119,13 @@ func header(ls []string, i int) (Kind, int) {
 		return KindIBStatus, 0
 	case strings.HasPrefix(t, "hca_id:"):
 		return KindDevinfo, 0
+	case strings.HasPrefix(t, "port:") && strings.HasPrefix(strings.TrimSpace(next(ls, i)), "state:") && strings.Contains(next(ls, i), "PORT_") && !inHCABlock(ls, i):
+		return KindDevinfo, 0 // a port block of ibv_devinfo pasted without its hca_id line
 	case t == "NIC statistics:":
 		return KindEthtool, 0
-	case isPrompt(l) && (strings.Contains(t, "ethtool -S ") || strings.Contains(t, "ethtool --statistics ")) && !strings.HasPrefix(strings.TrimSpace(next(ls, i)), "NIC statistics:"):
-		return KindEthtool, 0 // the prompt names the body that follows without its header
+	case (isPrompt(l) || strings.HasPrefix(t, "ethtool -S ") || strings.HasPrefix(t, "ethtool --statistics ")) &&
+		(strings.Contains(t, "ethtool -S ") || strings.Contains(t, "ethtool --statistics ")) && !strings.HasPrefix(strings.TrimSpace(next(ls, i)), "NIC statistics:"):
+		return KindEthtool, 0 // the command (with or without a prompt) names the body that follows without its header
 	case strings.HasPrefix(t, "show_counters ") || isHWCountersHeader(t) && !strings.HasPrefix(prev, "show_counters"):
 		return KindRdma, 0 // MLNX_OFED show_counters: "Port 1 hw counters:"
 	case strings.HasPrefix(t, "# nThread ") || strings.HasPrefix(t, "# Collective test starting") || strings.HasPrefix(t, "# nccl-tests version "):
@@ -168,6 +171,21 @@ func header(ls []string, i int) (Kind, int) {
 		return KindLinkInfo, 0
 	}
 	return KindUnknown, 0
+}
+
+// inHCABlock says whether line i follows an "hca_id:" line with no blank
+// line between: a port block of that device, not an output of its own.
+func inHCABlock(ls []string, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		t := strings.TrimSpace(ls[j])
+		if t == "" {
+			return false
+		}
+		if strings.HasPrefix(t, "hca_id:") {
+			return true
+		}
+	}
+	return false
 }
 
 // ncclTestsTableHeader matches nccl-tests' column header "#  size  count
@@ -253,7 +271,7 @@ func deviceName(k Kind, l string) string {
 
 // isFence matches a markdown code fence ("```", "```bash").
 func isFence(l string) bool {
-	return strings.HasPrefix(strings.TrimSpace(l), "```")
+	return strings.IndexByte(l, '`') >= 0 && strings.HasPrefix(strings.TrimSpace(l), "```")
 }
 
 // compatible says whether a line of kind m may sit inside a segment of kind

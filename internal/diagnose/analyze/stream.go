@@ -21,7 +21,9 @@ import (
 // is read once, line by line, and only what the findings need is kept
 // (counts, and the first evidence lines of each kind of event and
 // subject), so memory stays bounded whatever its size. Other big outputs
-// are read whole up to MaxInMemory.
+// are read whole up to MaxInMemory. The first MiB decides: past it, other
+// tools' headers are not looked for, and their lines go to the log they
+// are in, as any line a log's parser does not know.
 const (
 	// StreamAbove is the size above which an input may be streamed.
 	StreamAbove = 8 << 20
@@ -50,6 +52,11 @@ func AnalyzeReader(name string, r io.Reader, size int64, opts Options) File {
 	case err != nil && err != io.EOF && err != io.ErrUnexpectedEOF:
 		return readError(name, err)
 	}
+	if bytes.IndexByte(head[:min(len(head), 8192)], 0) >= 0 {
+		// Not read further: /dev/zero piped in would never end.
+		return File{File: name, Segments: []Segment{}, NotRecognised: true,
+			Error: "binary data, not a tool's text output (a bundle is read with --root by check, status and doctor)"}
+	}
 	cut := head[:min(len(head), decideOn)]
 	if i := bytes.LastIndexByte(cut, '\n'); i > 0 {
 		cut = cut[:i+1]
@@ -59,18 +66,19 @@ func AnalyzeReader(name string, r io.Reader, size int64, opts Options) File {
 		if size > MaxInMemory {
 			return readError(name, fmt.Errorf("%d MiB, more than the %d MiB read whole (%s); only kernel and NCCL logs are streamed: split it", size>>20, MaxInMemory>>20, why))
 		}
-		rest, err := io.ReadAll(io.LimitReader(r, int64(MaxInMemory-len(head)+1)))
-		if err != nil {
+		var buf bytes.Buffer
+		if size > 0 {
+			buf.Grow(int(size) + 1)
+		}
+		buf.Write(head)
+		head = nil
+		if _, err := buf.ReadFrom(io.LimitReader(r, int64(MaxInMemory-buf.Len()+1))); err != nil {
 			return readError(name, err)
 		}
-		if len(head)+len(rest) > MaxInMemory {
+		if buf.Len() > MaxInMemory {
 			return readError(name, fmt.Errorf("more than the %d MiB read whole (%s); only kernel and NCCL logs are streamed: split it", MaxInMemory>>20, why))
 		}
-		return AnalyzeText(name, string(head)+string(rest), opts)
-	}
-	if strings.IndexByte(string(head[:min(len(head), 8192)]), 0) >= 0 {
-		return File{File: name, Segments: []Segment{}, NotRecognised: true,
-			Error: "binary data, not a tool's text output (a bundle is read with --root by check, status and doctor)"}
+		return AnalyzeText(name, buf.String(), opts)
 	}
 	s := newStreamer(name, forced, opts)
 	if err := s.read(io.MultiReader(bytes.NewReader(head), r)); err != nil {

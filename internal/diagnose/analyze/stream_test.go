@@ -3,10 +3,14 @@ package analyze
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
@@ -169,6 +173,193 @@ func TestStreamFoldsAsInMemory(t *testing.T) {
 			}
 			if w, g := jsonOf(t, want), jsonOf(t, got); w != g {
 				t.Errorf("streamed report differs:\n--- in memory\n%s\n--- streamed\n%s", w, g)
+			}
+		})
+	}
+}
+
+// genReader yields lines line(0), line(1), … until size bytes, without
+// holding them: the input of the memory and speed tests.
+type genReader struct {
+	line func(int) string
+	i    int
+	left int64
+	buf  []byte
+	// sample, when set, is called every 8 MiB read.
+	sample func()
+	since  int64
+}
+
+func (g *genReader) Read(p []byte) (int, error) {
+	if g.left <= 0 && len(g.buf) == 0 {
+		return 0, io.EOF
+	}
+	for len(g.buf) < len(p) && g.left > 0 {
+		l := g.line(g.i)
+		g.i++
+		g.buf = append(g.buf, l...)
+		g.left -= int64(len(l))
+	}
+	n := copy(p, g.buf)
+	g.buf = g.buf[:copy(g.buf, g.buf[n:])]
+	if g.since += int64(n); g.sample != nil && g.since >= 8<<20 {
+		g.since = 0
+		g.sample()
+	}
+	return n, nil
+}
+
+// ncclOnlyLine is ncclFloodLine with the lines that carry no "NCCL
+// INFO" or "NCCL WARN" (watchdog reports, the program's own output)
+// replaced by a channel line: interleaved with kernel lines, every line
+// starts a new run.
+func ncclOnlyLine(i int) string {
+	l := ncclFloodLine(i)
+	if strings.Contains(l, "NCCL INFO") || strings.Contains(l, "NCCL WARN") {
+		return l
+	}
+	return fmt.Sprintf("gpu%02d:%d:%d [0] NCCL INFO Channel 00/02 : 0 1 2 3\n", i%4, 1000+i%16, 1007+i%16)
+}
+
+// interleavedLine alternates kernel and NCCL lines.
+func interleavedLine(i int) string {
+	if i%2 == 0 {
+		return kernelFloodLine(i / 2)
+	}
+	return ncclOnlyLine(i / 2)
+}
+
+// cycle returns the first n lines of line, to be repeated cheaply.
+func cycle(n int, line func(int) string) func(int) string {
+	ls := make([]string, n)
+	for i := range ls {
+		ls[i] = line(i)
+	}
+	return func(i int) string { return ls[i%n] }
+}
+
+// Analysing a 200 MB stream keeps the heap small: what is held is the
+// folded events and the read buffer, not the input (buffered whole, the
+// heap would pass 200 MB).
+func TestStreamMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams 200 MB")
+	}
+	const size = 200 << 20
+	const bound = 48 << 20
+	runtime.GC()
+	var peak uint64
+	sample := func() {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		peak = max(peak, m.HeapInuse)
+	}
+	// Kernel and NCCL lines interleaved: both logs, a run per line.
+	g := &genReader{line: cycle(20011, interleavedLine), left: size, sample: sample}
+	f := AnalyzeReader("big.log", g, -1, Options{Year: 2026})
+	sample()
+	if len(f.Segments) != 2 || f.Segments[0].Failed || f.Segments[1].Failed || len(f.Segments[0].Findings) == 0 || len(f.Segments[1].Findings) == 0 {
+		t.Fatalf("not analysed: %s", jsonOf(t, f))
+	}
+	t.Logf("heap in use at most %d MiB over %d MiB read", peak>>20, size>>20)
+	if peak > bound {
+		t.Errorf("heap in use reached %d MiB analysing %d MiB: not bounded (limit %d MiB)", peak>>20, size>>20, bound>>20)
+	}
+}
+
+// Kernel and NCCL lines interleaved line by line stream as one kernel log
+// and one NCCL log, with the findings each gives alone.
+func TestStreamInterleaved(t *testing.T) {
+	const n = 4000
+	got := streamed(t, "p", gen(2*n, interleavedLine), Options{Year: 2026})
+	if len(got.Segments) != 2 || got.Segments[0].Kind != KindKernel || got.Segments[1].Kind != KindNCCLLog {
+		t.Fatalf("segments: %s", jsonOf(t, got))
+	}
+	for _, s := range got.Segments {
+		if !slices.Contains(s.Skipped, fmt.Sprintf("its lines come in %d runs between other outputs' lines: judged as one log", n)) {
+			t.Errorf("%s: skipped %q", s.Kind, s.Skipped)
+		}
+	}
+	alone := func(line func(int) string) []string {
+		var ids []string
+		for _, s := range streamed(t, "p", gen(n, line), Options{Year: 2026}).Segments {
+			for _, f := range s.Findings {
+				ids = append(ids, f.ID+": "+f.Summary)
+			}
+		}
+		return ids
+	}
+	for i, want := range [][]string{alone(kernelFloodLine), alone(ncclOnlyLine)} {
+		var ids []string
+		for _, f := range got.Segments[i].Findings {
+			ids = append(ids, f.ID+": "+f.Summary)
+		}
+		if !slices.Equal(ids, want) {
+			t.Errorf("%s: interleaved findings\n%s\nalone\n%s", got.Segments[i].Kind, strings.Join(ids, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// A line too long to hold is skipped with its number; the rest is read.
+func TestStreamSkipsOverlongLines(t *testing.T) {
+	text := gen(100, ncclFloodLine) + strings.Repeat("x", maxStreamLine+10) + "\n" + gen(100, ncclFloodLine)
+	got := streamed(t, "f", text, Options{})
+	if len(got.Segments) != 1 || got.Segments[0].Failed {
+		t.Fatalf("%s", jsonOf(t, got))
+	}
+	want := fmt.Sprintf("f:101: longer than %d KiB, not read", maxStreamLine>>10)
+	if !slices.Contains(got.Segments[0].Skipped, want) {
+		t.Errorf("skipped %q, want %q", got.Segments[0].Skipped, want)
+	}
+	if !strings.Contains(got.Segments[0].Summary, "16 processes") {
+		t.Errorf("summary %q", got.Segments[0].Summary)
+	}
+}
+
+// Inputs that cannot stream: an endless run of NUL bytes is refused after
+// its first bytes; an output of another kind bigger than what is read
+// whole is refused by its size, before it is read.
+func TestStreamRefuses(t *testing.T) {
+	done := make(chan File)
+	go func() { done <- AnalyzeReader("zero", zeros{}, -1, Options{}) }()
+	select {
+	case f := <-done:
+		if !strings.Contains(f.Error, "binary data") {
+			t.Errorf("endless zeros: %+v", f)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("endless zeros: still reading after 10 s")
+	}
+	ibstat := strings.Repeat("CA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n", (StreamAbove+decideOn)/40)
+	f := AnalyzeReader("big-ibstat.txt", strings.NewReader(ibstat), MaxInMemory+1, Options{})
+	if want := "big-ibstat.txt: 512 MiB, more than the 512 MiB read whole (it holds ibstat output); only kernel and NCCL logs are streamed: split it"; f.Error != want {
+		t.Errorf("error %q, want %q", f.Error, want)
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// BenchmarkStream measures the streaming path on generated NCCL and kernel
+// logs (go test -bench Stream -run ^$ ./internal/diagnose/analyze).
+func BenchmarkStream(b *testing.B) {
+	for _, bb := range []struct {
+		name string
+		line func(int) string
+	}{
+		{"nccl", ncclFloodLine},
+		{"kernel", kernelFloodLine},
+	} {
+		line := cycle(10007, bb.line)
+		b.Run(bb.name, func(b *testing.B) {
+			const size = 64 << 20
+			b.SetBytes(size)
+			for b.Loop() {
+				AnalyzeReader("b", &genReader{line: line, left: size}, -1, Options{Year: 2026})
 			}
 		})
 	}

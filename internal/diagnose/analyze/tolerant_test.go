@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -99,5 +100,29 @@ func TestRefusedLineInSegmentNumbering(t *testing.T) {
 	}
 	if len(r.Findings) == 0 || r.Findings[0].ID != "topo.gpu_nic_far" {
 		t.Errorf("findings %+v, want topo.gpu_nic_far from the rows read", r.Findings)
+	}
+}
+
+// A port block of ibv_devinfo pasted without its hca_id line is an
+// ibv_devinfo output (its port judged); a "port:" line of another text is not.
+func TestDevinfoPortBlockDetected(t *testing.T) {
+	block := "                port:   1\n                        state:                  PORT_DOWN (1)\n                        phys_state:             POLLING (2)\n                        link_layer:             InfiniBand\n"
+	fr := AnalyzeText("p.txt", block, Options{})
+	polling := func(id string) bool { return strings.HasPrefix(id, "port.polling/") }
+	if len(fr.Segments) != 1 || fr.Segments[0].Kind != KindDevinfo || !slices.ContainsFunc(ids(fr.Segments[0].Findings), polling) {
+		t.Errorf("segments %+v", fr.Segments)
+	}
+	fr = AnalyzeText("q.txt", "port: 8080\nstate: listening\n", Options{})
+	if len(fr.Segments) > 0 && fr.Segments[0].Kind == KindDevinfo {
+		t.Errorf("a web server's port line read as ibv_devinfo: %+v", fr.Segments)
+	}
+}
+
+// The ethtool command pasted without a prompt above a grep of its counters
+// (luigirizzo/netmap#649) names the body: an ethtool output of one counter.
+func TestEthtoolCommandWithoutPrompt(t *testing.T) {
+	fr := AnalyzeText("e.txt", " ethtool -S enp193s0f0np0 | grep \"48\"\n     rx_out_of_buffer: 48\n     ..\n", Options{})
+	if len(fr.Segments) != 1 || fr.Segments[0].Kind != KindEthtool || !strings.Contains(fr.Segments[0].Summary, "enp193s0f0np0") {
+		t.Errorf("segments %+v", fr.Segments)
 	}
 }

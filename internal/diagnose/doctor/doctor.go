@@ -93,7 +93,7 @@ func Diagnose(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("cannot open root: %w", err)
 	}
 	defer rt.Close()
-	snap, err := sysfs.Read(ctx, rt.FS(), sysfs.Options{Root: o.Root, Now: now})
+	snap, err := sysfs.Read(ctx, rt.FS(), sysfs.Options{Root: o.Root, Now: now, ReadACS: true})
 	if err != nil {
 		return nil, err
 	}

@@ -126,3 +126,47 @@ func TestDiagnoseBundle(t *testing.T) {
 		t.Error("a missing root diagnosed")
 	}
 }
+
+// The doctor reads PCIe ACS from config space: redirecting bridges are a
+// warning, and config readable only in its header (no root) leaves step 2
+// not fully checked with a note, not a pass.
+func TestDiagnoseACS(t *testing.T) {
+	for _, tt := range []struct {
+		fault   string
+		want    []string
+		skipped bool
+	}{
+		{"acs=off", nil, false},
+		{"acs=on", []string{"pcie.acs_redirect"}, false},
+		{"acs=header-only", nil, true},
+	} {
+		t.Run(tt.fault, func(t *testing.T) {
+			n, err := simnode.Build(simnode.Options{Profile: "h100-ndr", Host: "gpu017", Faults: simnode.MustParseFaults(tt.fault)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := filepath.Join(t.TempDir(), "gpu017.tar.gz")
+			var buf bytes.Buffer
+			if err := n.WriteTarGz(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(root, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Diagnose(context.Background(), Options{Root: root, Env: ncclenv.FromList("test", nil)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, f := range r.Findings {
+				ids = append(ids, f.ID)
+			}
+			noted := slices.ContainsFunc(r.NotChecked, func(s string) bool {
+				return strings.HasPrefix(s, "PCIe ACS not checked on 20 of 20 bridges") && strings.Contains(s, "run as root")
+			})
+			if !slices.Equal(ids, tt.want) || r.Skipped[finding.StepPCIe] != tt.skipped || noted != tt.skipped {
+				t.Errorf("findings %v, step 2 skipped %v, notes %q; want %v, %v", ids, r.Skipped[finding.StepPCIe], r.NotChecked, tt.want, tt.skipped)
+			}
+		})
+	}
+}

@@ -108,3 +108,19 @@ func TestACSBits(t *testing.T) {
 		}
 	}
 }
+
+// ParseACS never panics and never returns an offset outside the file.
+func FuzzParseACS(f *testing.F) {
+	f.Add(make([]byte, 64))
+	f.Add(make([]byte, 4096))
+	b := make([]byte, 0x150)
+	copy(b[0x100:], []byte{0x01, 0x00, 0x82, 0x14})
+	copy(b[0x148:], []byte{0x0d, 0x00, 0x01, 0x00, 0x5f, 0x00, 0x1d, 0x00})
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, config []byte) {
+		a, err := ParseACS(config)
+		if err == nil && a.Offset != 0 && (a.Offset < ConfigExtStart || a.Offset+ACSCtrlReg+2 > len(config)) {
+			t.Fatalf("offset %#x outside %d bytes", a.Offset, len(config))
+		}
+	})
+}

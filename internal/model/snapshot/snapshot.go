@@ -117,6 +117,11 @@ type Port struct {
 	// not be listed: then PKeys says nothing.
 	PKeys    []uint16 `json:"pkeys,omitempty"`
 	HasPKeys bool     `json:"has_pkeys,omitempty"`
+	// ActiveMTU and MaxMTU are the port's MTU in bytes as ibv_query_port
+	// reports them (ibv_devinfo active_mtu, max_mtu); sysfs has no such
+	// attribute, so only pasted tool output fills them.
+	ActiveMTU *int `json:"active_mtu,omitempty"`
+	MaxMTU    *int `json:"max_mtu,omitempty"`
 	// NetDev is the Ethernet netdev of a RoCE port (from gid_attrs/ndevs or
 	// the PCI function's net/ directory), or the IPoIB interface.
 	NetDev string `json:"netdev,omitempty"`
@@ -205,8 +210,9 @@ type PCIDevice struct {
 	// AER holds aer_dev_correctable/_nonfatal/_fatal totals where present.
 	AER *AER `json:"aer,omitempty"`
 	// ACS is the Access Control Services capability from config space,
-	// read only for the bridges of P2PPaths; nil when not read (other
-	// functions, or config readable only in part: see Gaps).
+	// read only for the bridges of P2PPaths and only when asked
+	// (sysfs.Options.ReadACS); nil when not read (other functions, or
+	// config readable only in part: see Gaps).
 	ACS *pcie.ACS `json:"acs,omitempty"`
 }
 

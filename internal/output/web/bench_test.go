@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -122,6 +123,13 @@ func TestBigPages(t *testing.T) {
 			t.Errorf("fleet page: no %q", s)
 		}
 	}
+	_, body, _ = get(t, h, "GET", "/?view=map")
+	if _, err := scan(body); err != nil {
+		t.Fatal(err)
+	}
+	if n := count0(body, `<a class="tile `); n != 2000 {
+		t.Errorf("map view: %d tiles for 2000 nodes", n)
+	}
 	f := newFixture()
 	fab := fatTree(2000, 32, 32)
 	f.fabric = &fab
@@ -134,6 +142,13 @@ func TestBigPages(t *testing.T) {
 	}
 	if n := count0(body, "<a href=\"/fabric/links/"); n < len(fab.Links) {
 		t.Errorf("fabric page links %d of %d cables", n, len(fab.Links))
+	}
+	// Healthy links are faint and drawn first; the ones that need a look
+	// come after, over them.
+	lastFaint := strings.LastIndex(body, `stroke-opacity="0.35"`)
+	firstBad := strings.Index(body, `stroke="`+Looks[Critical].Fg+`" stroke-width="`)
+	if lastFaint < 0 || firstBad < 0 || firstBad < lastFaint {
+		t.Errorf("fabric page: last faint link at %d, first critical one at %d", lastFaint, firstBad)
 	}
 	if n := count0(body, " hosts "); n < 63 {
 		t.Errorf("fabric page: %d host boxes for 63 leaves", n)

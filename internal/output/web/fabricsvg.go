@@ -1,15 +1,18 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// loadColours is the route-load scale, light to heavy; each reaches 3:1
-// against the page for a line, and the line's width grows with it too.
+// loadColours is the route-load scale, light to heavy: each is legible
+// as text on the page (the legend writes the bands in them) and the
+// line's width grows with the band too.
 var loadColours = []string{"#0969da", "#1a7f37", "#9a6700", "#bc4c00", "#a40e26"}
 
 // stateDown reports whether a link's state means no traffic passes.
@@ -30,12 +33,35 @@ func errWidth(rate float64) float64 {
 	return min(9, 3+2*math.Log10(1+rate))
 }
 
-// loadBand places a load on the five-step scale of the heaviest.
+// loadBand places a load on the five-step scale up to the heaviest,
+// which is always in the top band: band i holds the loads above i/5 of
+// the top up to (i+1)/5 of it.
 func loadBand(load, top int) int {
 	if load <= 0 || top <= 0 {
 		return 0
 	}
-	return min(len(loadColours)-1, load*len(loadColours)/(top+1))
+	n := len(loadColours)
+	return min(n-1, (load*n+top-1)/top-1)
+}
+
+// loadLegend is one band of the route-load scale: the loads it holds.
+type loadLegend struct {
+	Band   int
+	Lo, Hi int
+}
+
+// loadBands lists the bands loadBand puts the loads 1..top in.
+func loadBands(top int) []loadLegend {
+	var out []loadLegend
+	for l := 1; l <= top; l++ {
+		b := loadBand(l, top)
+		if n := len(out); n > 0 && out[n-1].Band == b {
+			out[n-1].Hi = l
+			continue
+		}
+		out = append(out, loadLegend{b, l, l})
+	}
+	return out
 }
 
 type swPos struct{ x, y float64 }
@@ -58,17 +84,19 @@ func fabricSVG(f Fabric, byLoad bool) template.HTML {
 	}
 	const boxH, rowH, hostH = 34.0, 150.0, 40.0
 	W := int(float64(widest)*gap) + 40
-	H := int(float64(nt)*rowH+hostH) + 40
+	H := int(20+float64(max(nt-1, 0))*rowH+boxH+40+hostH) + 10
 	var b strings.Builder
+	b.Grow(400*len(f.Links) + 600*widest*nt)
 	svgOpen(&b, W, H, "fabric", fmt.Sprintf("Fabric: %d tiers, %d links", nt, len(f.Links)),
 		"Switches in tiers, spines at the top and leaves at the bottom with their hosts counted below them; every line is a cable between two switches and links to its page.")
 	fmt.Fprintf(&b, `<g font-size="%d">`, font)
+	// Every tier spreads over the full width, as a fat tree is drawn.
 	pos := map[string]swPos{}
 	for i, t := range f.Tiers {
 		y := 20 + float64(nt-1-i)*rowH
-		x0 := 20 + (float64(widest)-float64(len(t)))*gap/2
+		step := float64(W-40) / float64(max(len(t), 1))
 		for j, sw := range t {
-			pos[sw.ID] = swPos{x0 + float64(j)*gap + gap/2, y}
+			pos[sw.ID] = swPos{20 + (float64(j)+0.5)*step, y}
 		}
 	}
 	top := 0
@@ -77,8 +105,13 @@ func fabricSVG(f Fabric, byLoad bool) template.HTML {
 	}
 	// Parallel cables between the same two switches fan out a little.
 	par := map[[2]string]int{}
+	// Healthy links go first, thin and faint when there are many, so that
+	// the ones that need a look are drawn over them and stand out.
+	links := slices.Clone(f.Links)
+	slices.SortStableFunc(links, func(a, b Link) int { return cmp.Compare(linkRank(a), linkRank(b)) })
+	faint := len(links) > 200
 	b.WriteString(`<g class="links">`)
-	for _, l := range f.Links {
+	for _, l := range links {
 		a, okA := pos[l.A.ID]
 		c, okB := pos[l.B.ID]
 		if !okA || !okB {
@@ -99,12 +132,16 @@ func fabricSVG(f Fabric, byLoad bool) template.HTML {
 			band := loadBand(load, top)
 			colour, width = loadColours[band], 1.5+float64(band)*1.5
 		}
-		dash := ""
+		extra := ""
+		if faint && linkRank(l) == 0 && !byLoad {
+			width, extra = 1, ` stroke-opacity="0.35"`
+		}
+		dash := extra
 		switch {
 		case stateDown(l.State):
-			dash = ` stroke-dasharray="2 4"`
+			dash += ` stroke-dasharray="2 4"`
 		case l.Degraded:
-			dash = ` stroke-dasharray="8 5"`
+			dash += ` stroke-dasharray="8 5"`
 		}
 		x1, y1, x2, y2 := a.x+off, a.y+boxH, c.x+off, c.y
 		fmt.Fprintf(&b, `<a href="%s"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="%s"%s><title>%s</title></line>`,
@@ -149,6 +186,16 @@ func fabricSVG(f Fabric, byLoad bool) template.HTML {
 	}
 	b.WriteString(`</g></svg>`)
 	return template.HTML(b.String())
+}
+
+// linkRank orders links for drawing: 0 for a healthy one, higher the
+// more it needs a look.
+func linkRank(l Link) int {
+	r := look(l.Health).Rank
+	if l.Degraded || l.ErrorRate > 0 || stateDown(l.State) {
+		r += 10
+	}
+	return r
 }
 
 // linkTitle is a link's tooltip: both ends, state, width, speed, errors,

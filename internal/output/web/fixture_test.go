@@ -64,7 +64,7 @@ func newFixture() *fixture {
 		FindingIDs: []string{"node.port_down", "node.symbol_errors"},
 		Nodes: []NodeRow{
 			{Host: "gpu-a1", Group: "leaf1", Health: OK, LastSeen: t0, Ports: ports(OK, "ACTIVE", "ACTIVE")},
-			{Host: "gpu-a2", Group: "leaf1", Health: Unreachable, LastSeen: t0.Add(-5 * time.Minute), Error: "connection refused"},
+			{Host: "gpu-a2", Group: "leaf1", Health: Unreachable, LastSeen: t0.Add(-5 * time.Minute), Error: `connection refused: "10.0.0.2:9315" & <retry>`},
 			{Host: "gpu-b1", Group: "leaf2", Health: Critical, LastSeen: t0, Ports: ports(Critical, "ACTIVE", "DOWN"),
 				FindingIDs: []string{"node.port_down", "node.symbol_errors"}},
 			{Host: "gpu-b2 <x>", Group: "leaf2", Health: Warning, LastSeen: t0, Ports: ports(OK, "ACTIVE")},

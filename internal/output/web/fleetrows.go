@@ -1,8 +1,11 @@
 package web
 
 import (
+	"cmp"
+	"fmt"
 	"html/template"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -57,6 +60,58 @@ func fleetRows(rows []NodeRow) template.HTML {
 			b.WriteString(`</a> `)
 		}
 		b.WriteString("</td></tr>\n")
+	}
+	return template.HTML(b.String())
+}
+
+// fleetMap writes the fleet as tiles, one per node, grouped by leaf: the
+// view for a wall screen, where 2,000 nodes fit on one screen. A tile is
+// its health's icon on its health's colour and links to the node; its
+// name is in its label and tooltip.
+func fleetMap(rows []NodeRow) template.HTML {
+	groups := map[string][]NodeRow{}
+	var names []string
+	for _, n := range rows {
+		if _, ok := groups[n.Group]; !ok {
+			names = append(names, n.Group)
+		}
+		groups[n.Group] = append(groups[n.Group], n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		// Nodes without a leaf come last.
+		if (a == "") != (b == "") {
+			return cmp.Compare(b, a)
+		}
+		return cmp.Compare(a, b)
+	})
+	var b strings.Builder
+	b.Grow(len(rows) * 160)
+	for _, g := range names {
+		ns := groups[g]
+		slices.SortFunc(ns, func(a, b NodeRow) int { return cmp.Compare(a.Host, b.Host) })
+		label := g
+		if label == "" {
+			label = "no leaf known"
+		}
+		b.WriteString(`<section class="group"><h2>`)
+		b.WriteString(esc(label))
+		n := map[Health]int{}
+		for _, r := range ns {
+			n[norm(r.Health)]++
+		}
+		for _, h := range healthOrder {
+			if n[h] > 0 {
+				fmt.Fprintf(&b, ` <span class="t-%s">%s %d %s</span>`, h, look(h).Icon, n[h], look(h).Word)
+			}
+		}
+		b.WriteString("</h2><p class=\"tiles\">")
+		for _, r := range ns {
+			lk := look(r.Health)
+			name := esc(r.Host + ": " + lk.Word)
+			fmt.Fprintf(&b, `<a class="tile c-%s" href="%s" title="%s" aria-label="%s">%s</a>`,
+				norm(r.Health), esc(nodeURL(r.Host)), name, name, lk.Icon)
+		}
+		b.WriteString("</p></section>\n")
 	}
 	return template.HTML(b.String())
 }

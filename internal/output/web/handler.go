@@ -132,15 +132,23 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, name, title, nav
 		plain(w, http.StatusInternalServerError, "rendering "+name+": "+err.Error())
 		return
 	}
+	pageHeaders(w)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// pageHeaders marks a response as one of the pages: HTML that loads
+// nothing but this server's style sheet and script.
+func pageHeaders(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'")
-	_, _ = w.Write(buf.Bytes())
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 }
 
 // fail answers a Data error: 404 with a page for ErrNotFound, 500 with a
 // plain message otherwise.
 func (s *server) fail(w http.ResponseWriter, r *http.Request, what string, err error) {
 	if errors.Is(err, ErrNotFound) {
+		pageHeaders(w)
 		w.WriteHeader(http.StatusNotFound)
 		s.renderStatus(w, r, what+" not found", err.Error())
 		return

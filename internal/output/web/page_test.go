@@ -152,21 +152,25 @@ func TestRoutes(t *testing.T) {
 		not  []string
 	}{
 		{"/", 200, []string{"gpu-a1", "gpu-b1", "gpu-b2 &lt;x&gt;", "✖ critical <b>1</b>", "⊘ unreachable <b>1</b>", "✔ ok <b>1</b>", "⚠ warning <b>1</b>",
-			`href="/nodes/gpu-b1#finding-node.port_down"`, `<label for="f-id">`, `<label for="f-group">`, "connection refused", `href="/nodes/gpu-b2%20%3Cx%3E"`, "4 of 4 nodes"}, nil},
+			`href="/nodes/gpu-b1#finding-node.port_down"`, `<label for="f-id">`, `<label for="f-group">`, "connection refused: &#34;10.0.0.2:9315&#34; &amp; &lt;retry&gt;", `<b>table</b> · <a href="/?view=map">map</a>`, `href="/nodes/gpu-b2%20%3Cx%3E"`, "4 of 4 nodes"}, nil},
 		{"/?id=node.port_down", 200, []string{"gpu-b1", `selected="selected">node.port_down`, "1 of 4 nodes"}, []string{">gpu-a1<"}},
 		{"/?group=leaf1", 200, []string{">gpu-a1<", ">gpu-a2<"}, []string{">gpu-b1<"}},
 		{"/?health=unreachable", 200, []string{">gpu-a2<", "connection refused"}, []string{">gpu-a1<"}},
+		{"/?view=map", 200, []string{`<a class="tile c-critical" href="/nodes/gpu-b1" title="gpu-b1: critical" aria-label="gpu-b1: critical">✖</a>`,
+			`<h2>leaf1 <span class="t-unreachable">⊘ 1 unreachable</span> <span class="t-ok">✔ 1 ok</span></h2>`, `<a href="/">table</a> · <b>map</b>`,
+			`<input type="hidden" name="view" value="map">`}, []string{"<table"}},
+		{"/?view=map&group=leaf2&wall=1", 200, []string{">leaf2 <", `href="/nodes/gpu-b2%20%3Cx%3E"`, `<a href="/?group=leaf2&amp;wall=1">table</a>`}, []string{">leaf1 <", `href="/nodes/gpu-a1"`}},
 		{"/?group=nowhere", 200, []string{"No node matches."}, nil},
 		{"/nodes/gpu-b1", 200, []string{`id="finding-node.port_down"`, `id="finding-node.symbol_errors"`, `id="finding-node.symbol_errors-2"`,
-			"reseat the cable on mlx5_1 port 1", "/sys/class/infiniband/mlx5_1/ports/1/state", "dirty connector", "closed 2026-11-30 08:00:00Z after 1h0m",
+			"reseat the cable on mlx5_1 port 1", `<section class="finding closed" id="finding-node.link_flap">`, "/sys/class/infiniband/mlx5_1/ports/1/state", "dirty connector", "closed 2026-11-30 08:00:00Z after 1h0m",
 			"<b>open</b> for 30m", "3 open, 4 in the window", "0000:17:00.0 Gen5 x16", "leaf2 port 1", "400 Gb/sec (4X NDR)",
-			"<title>mlx5_0/1 rcv_data (bytes/s)</title>", "time (UTC)", "no samples in the window", "errors/s"}, nil},
+			"<title>mlx5_0/1 rcv_data (bytes/s)</title>", `<text class="head" x="78" y="18">mlx5_0/1 symbol_error (errors/s)</text>`, "time (UTC)", "no samples in the window", "errors/s"}, nil},
 		{"/nodes/gpu-b2%20%3Cx%3E", 200, []string{"gpu-b2 &lt;x&gt;", "No findings in the window"}, nil},
 		{"/nodes/gpu-a2", 200, []string{"last poll failed: connection refused", "No ports read."}, nil},
 		{"/nodes/nobody", 404, []string{"node nobody not found"}, nil},
 		{"/fabric", 200, []string{"spine-a", "spine-b", ">leaf1<", `href="/fabric/links/` + linkDeg + `"`, `stroke-dasharray="8 5"`, `stroke-dasharray="2 4"`,
 			"250/s", "3 hosts ⊘ 1", "4 switches in 2 tiers", "fabric.link_degraded", `<a href="/fabric?color=load">route load</a>`, "degraded"}, nil},
-		{"/fabric?color=load", 200, []string{"<b>route load</b>", `stroke="` + loadColours[len(loadColours)-1] + `"`}, []string{"250/s"}},
+		{"/fabric?color=load", 200, []string{"<b>route load</b>", `<span class="load4">━ 33–40</span>`, `stroke="` + loadColours[len(loadColours)-1] + `"`}, []string{"250/s"}},
 		{"/fabric/links/" + linkDeg, 200, []string{"SymbolErrorCounter", "<td class=\"num\">7</td>", "123456789", "40 from A to B, 12 from B to A", "<b>degraded</b>", "1X NDR"}, nil},
 		{"/fabric/links/" + spineB + "/1-" + leaf1 + "/34", 200, []string{"98765", "PortRcvErrors", "—", "250 per second"}, nil},
 		{"/fabric/links/0x0/1-0x1/2", 404, nil, nil},
@@ -174,17 +178,18 @@ func TestRoutes(t *testing.T) {
 		{"/fabric/leaves/" + spineB, 200, []string{"tier 2", "No hosts on this switch."}, nil},
 		{"/fabric/leaves/0xdead", 404, nil, nil},
 		{"/perf", 200, []string{`href="/perf/runs/run-7"`, `href="/perf/runs/run-6"`, "ib_write_bw"}, nil},
-		{"/perf/runs/run-7", 200, []string{`<td class="c-critical" title="gpu-a1 → gpu-b1: 191.5 Gb/s (critical)">192</td>`,
-			`<td class="c-ok" title="gpu-a1 → gpu-q7: 388.2 Gb/s (ok)">388</td>`, `<td class="c-warning" title="gpu-b1 → gpu-q7: 310.9 Gb/s (warning)">311</td>`,
+		{"/perf/runs/run-7", 200, []string{`<td class="c-critical" title="gpu-a1 → gpu-b1: 191.5 Gb/s (critical)">✖ 192</td>`,
+			`<td class="c-ok" title="gpu-a1 → gpu-q7: 388.2 Gb/s (ok)">388</td>`, `<td class="c-warning" title="gpu-b1 → gpu-q7: 310.9 Gb/s (warning)">⚠ 311</td>`,
 			`title="gpu-q7 → gpu-b1: not measured">—</td>`, "✖ <a href=\"/nodes/gpu-b1\">gpu-b1</a>", "✖ gpu-q7", "5 pairs measured, 3 below 90% of 400.0 Gb/s", "perf.pair_slow"}, nil},
 		{"/perf/runs/run-6", 200, []string{"the fastest pair", "396.0 Gb/s", "0 below 90%"}, nil},
 		{"/perf/runs/nope", 404, nil, nil},
-		{"/timeline", 200, []string{"node.port_down", "node.link_flap", "2 findings between 2026-11-29 12:00:00Z and 2026-11-30 12:00:00Z, 1 still open", ">open</text>"}, []string{"node.symbol_errors"}},
-		{"/timeline?since=7d&host=gpu-a1", 200, []string{"node.symbol_errors", `value="gpu-a1"`, `selected="selected">last 7d`}, []string{"node.port_down"}},
+		{"/timeline", 200, []string{"node.port_down", "node.link_flap", "2 findings between 2026-11-29 12:00:00Z and 2026-11-30 12:00:00Z, 1 still open", ">open</text>", ">whole fleet</text>",
+			"<title>2026-11-30 07:00:00Z to 2026-11-30 08:00:00Z: 1 open, worst ⚠ warning</title>", "<title>2026-11-30 11:30:00Z to 2026-11-30 12:00:00Z: 1 open, worst ✖ critical</title>"}, []string{"node.symbol_errors"}},
+		{"/timeline?since=7d&host=gpu-a1", 200, []string{"node.symbol_errors", `value="gpu-a1"`, `selected="selected">last 7d`, ">all of gpu-a1</text>"}, []string{"node.port_down"}},
 		{"/timeline?since=2026-11-30T11:00:00Z", 200, []string{"node.port_down"}, []string{"node.link_flap"}},
 		{"/timeline?since=bogus", 400, []string{"since=\"bogus\""}, nil},
 		{"/timeline?since=-3h", 400, nil, nil},
-		{"/static/style.css", 200, []string{"body.wall"}, nil},
+		{"/static/style.css", 200, []string{"html.wall"}, nil},
 		{"/static/palette.css", 200, []string{".c-critical{background:" + Looks[Critical].Bg}, nil},
 		{"/static/refresh.js", 200, []string{"location.reload"}, nil},
 		{"/static/", 404, nil, nil},
@@ -210,6 +215,10 @@ func TestRoutes(t *testing.T) {
 			if _, err := scan(body); err != nil {
 				t.Errorf("GET %s: %v", c.path, err)
 			}
+		}
+		// A page, found or not, is HTML; only the static files are not.
+		if !strings.HasPrefix(c.path, "/static/") && c.path != "/nowhere" && c.code != 400 && ctype != "text/html; charset=utf-8" {
+			t.Errorf("GET %s: Content-Type %q", c.path, ctype)
 		}
 	}
 }
@@ -275,8 +284,11 @@ func TestOptions(t *testing.T) {
 	if _, body, _ := get(t, h, "GET", "/nodes/gpu-b1"); strings.Contains(body, "refresh.js") {
 		t.Error("the node page reloads")
 	}
-	if _, body, _ := get(t, h, "GET", "/?wall=1"); !strings.Contains(body, `<body class="wall"`) {
-		t.Error("?wall=1 does not switch to large type")
+	_, body, _ = get(t, h, "GET", "/?wall=1")
+	for _, s := range []string{`<html lang="en" class="wall">`, `href="/timeline?wall=1"`, `<input type="hidden" name="wall" value="1">`} {
+		if !strings.Contains(body, s) {
+			t.Errorf("?wall=1: no %q", s)
+		}
 	}
 }
 
@@ -317,6 +329,9 @@ func TestCrawl(t *testing.T) {
 				u, err := url.Parse(href)
 				if err != nil {
 					t.Errorf("%s: %s: bad href %q", name, p, href)
+					continue
+				}
+				if u.Scheme == "data" {
 					continue
 				}
 				if u.Host != "" || u.Scheme != "" {

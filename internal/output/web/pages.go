@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,8 +29,11 @@ type fleetView struct {
 	ID, Group, Health string
 	Healths           []Health
 	Total             int
-	// Grid is the rows, written by fleetRows.
+	// Map is the tile view (?view=map); Grid is the rows or the tiles.
+	Map  bool
 	Grid template.HTML
+	// TableURL and MapURL are this page's filter in either view.
+	TableURL, MapURL string
 }
 
 func (s *server) fleet(w http.ResponseWriter, r *http.Request) {
@@ -67,8 +71,31 @@ func (s *server) fleet(w http.ResponseWriter, r *http.Request) {
 		}
 		return strings.Compare(a.Host, b.Host)
 	})
-	v.Grid = fleetRows(v.Rows)
+	v.Map = q.Get("view") == "map"
+	v.TableURL, v.MapURL = fleetURL(q, ""), fleetURL(q, "map")
+	if v.Map {
+		v.Grid = fleetMap(v.Rows)
+	} else {
+		v.Grid = fleetRows(v.Rows)
+	}
 	s.render(w, r, "fleet", "Fleet", "fleet", true, v)
+}
+
+// fleetURL is the fleet page with the query q in the view given.
+func fleetURL(q url.Values, view string) string {
+	q2 := url.Values{}
+	for _, k := range []string{"id", "group", "health", "wall"} {
+		if v := q.Get(k); v != "" {
+			q2.Set(k, v)
+		}
+	}
+	if view != "" {
+		q2.Set("view", view)
+	}
+	if len(q2) == 0 {
+		return "/"
+	}
+	return "/?" + q2.Encode()
 }
 
 // findingItem is a finding on the node page with its anchor.
@@ -171,6 +198,7 @@ type fabricView struct {
 	Troubled []Link
 	Leaves   []leafSummary
 	Switches int
+	Bands    []loadLegend
 }
 
 type leafSummary struct {
@@ -211,7 +239,15 @@ func (s *server) fabric(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	v.SVG = fabricSVG(f, v.Load && v.HasLoad)
+	v.Load = v.Load && v.HasLoad
+	if v.Load {
+		top := 0
+		for _, l := range f.Links {
+			top = max(top, l.LoadAB, l.LoadBA)
+		}
+		v.Bands = loadBands(top)
+	}
+	v.SVG = fabricSVG(f, v.Load)
 	s.render(w, r, "fabric", "Fabric", "fabric", true, v)
 }
 
@@ -416,8 +452,12 @@ func (s *server) perfRun(w http.ResponseWriter, r *http.Request) {
 				c = heatCell{Text: "·", Health: Unknown, Self: true, Title: h + " to itself"}
 			case i < len(run.Gbps) && j < len(run.Gbps[i]) && run.Gbps[i][j] >= 0:
 				x := run.Gbps[i][j]
-				c.Text = strconv.FormatFloat(x, 'f', 0, 64)
 				c.Health = bandHealth(x, v.Ref)
+				// A slow pair carries its icon too, not only its colour.
+				c.Text = strconv.FormatFloat(x, 'f', 0, 64)
+				if c.Health != OK {
+					c.Text = look(c.Health).Icon + " " + c.Text
+				}
 				c.Title = fmt.Sprintf("%s → %s: %.1f Gb/s (%s)", h, to, x, look(c.Health).Word)
 				v.Measured++
 				if c.Health != OK {
@@ -502,11 +542,11 @@ func (s *server) timeline(w http.ResponseWriter, r *http.Request) {
 			v.Open++
 		}
 	}
-	v.SVG = timelineSVG(tl, v.Events)
-	title := "Timeline"
+	title, summary := "Timeline", "whole fleet"
 	if host != "" {
-		title += " of " + host
+		title, summary = title+" of "+host, "all of "+host
 	}
+	v.SVG = timelineSVG(tl, v.Events, summary)
 	s.render(w, r, "timeline", title, "timeline", true, v)
 }
 

@@ -81,6 +81,9 @@ func textPairs() [][2]string {
 		l := Looks[h]
 		out = append(out, [2]string{l.Fg, PageBG}, [2]string{l.Fg, PanelBG}, [2]string{l.OnBg, l.Bg})
 	}
+	for _, c := range loadColours {
+		out = append(out, [2]string{c, PageBG})
+	}
 	return out
 }
 
@@ -92,6 +95,9 @@ func paletteCSS() string {
 	for _, h := range healthOrder {
 		l := Looks[h]
 		fmt.Fprintf(&b, ".t-%s{color:%s}\n.c-%s{background:%s;color:%s}\n", h, l.Fg, h, l.Bg, l.OnBg)
+	}
+	for i, c := range loadColours {
+		fmt.Fprintf(&b, ".load%d{color:%s}\n", i, c)
 	}
 	return b.String()
 }

@@ -79,7 +79,7 @@ func tickLabel(t time.Time, span time.Duration) string {
 // lineChart draws one series over its time span: a y axis from zero with
 // the unit, a time axis in UTC, and the line.
 func lineChart(sr Series) template.HTML {
-	const W, H, L, R, T, B = 640, 230, 78, 16, 16, 44
+	const W, H, L, R, T, B = 640, 250, 78, 16, 36, 44
 	var b strings.Builder
 	title := sr.Name
 	if sr.Unit != "" {
@@ -113,6 +113,7 @@ func lineChart(sr Series) template.HTML {
 	y := func(v float64) float64 { return T + (1-max(v, 0)/ymax)*(H-T-B) }
 	svgOpen(&b, W, H, "chart", title, fmt.Sprintf("%d samples from %s to %s; min %s, max %s, last %s %s",
 		len(pts), when(t0), when(t1), num(lo), num(hi), num(last), sr.Unit))
+	fmt.Fprintf(&b, `<text class="head" x="%d" y="18">%s</text>`, L, esc(title))
 	// Axes and grid.
 	fmt.Fprintf(&b, `<g class="axis"><line x1="%d" y1="%d" x2="%d" y2="%d"/><line x1="%d" y1="%d" x2="%d" y2="%d"/>`,
 		L, T, L, H-B, L, H-B, W-R, H-B)

@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 	"time"
 )
@@ -15,9 +16,12 @@ const maxBars = 400
 // closed; an open one runs to the window's end and ends in an arrow and
 // the word "open". Rows are grouped by host with the host's name on its
 // first row.
-func timelineSVG(tl Timeline, events []Event) template.HTML {
-	const L, R, T, rowH = 330, 60, 10, 20
+func timelineSVG(tl Timeline, events []Event, summary string) template.HTML {
+	const L, R, rowH = 330, 60, 20
 	const W = 1100
+	// The summary row on top: how many were open at each moment, coloured
+	// by the worst of them.
+	const T = 10 + rowH + 8
 	n := min(len(events), maxBars)
 	H := T + n*rowH + 46
 	from, to := tl.Since, tl.Until
@@ -43,6 +47,17 @@ func timelineSVG(tl Timeline, events []Event) template.HTML {
 			xx, T, xx, T+n*rowH, xx, T+n*rowH+16, esc(tickLabel(t, span)))
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">time (UTC)</text>`, (L+W-R)/2, H-8)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" font-weight="700">%s</text>`, L-8, 10+14, esc(summary))
+	for _, sg := range overlap(events, to) {
+		lk := look(sg.worst)
+		x1, x2 := x(sg.from), x(sg.to)
+		if x2-x1 < 1 {
+			x2 = x1 + 1
+		}
+		fmt.Fprintf(&b, `<rect x="%s" y="%d" width="%s" height="%d" fill="%s"><title>%s to %s: %d open, worst %s %s</title></rect>`,
+			f1(x1), 10+2, f1(x2-x1), rowH-4, lk.Fg, when(sg.from), when(sg.to), sg.open, lk.Icon, lk.Word)
+	}
+	fmt.Fprintf(&b, `<line class="sep" x1="0" y1="%d" x2="%d" y2="%d"/>`, T-4, W, T-4)
 	prev := ""
 	for i, e := range events[:n] {
 		y := T + i*rowH
@@ -74,4 +89,52 @@ func timelineSVG(tl Timeline, events []Event) template.HTML {
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// segment is a stretch of time with the same findings open.
+type segment struct {
+	from, to time.Time
+	open     int
+	worst    Health
+}
+
+// overlap sweeps the events' openings and closings (open ones close at
+// end) into the stretches where at least one was open.
+func overlap(events []Event, end time.Time) []segment {
+	type edge struct {
+		t    time.Time
+		sev  int
+		step int
+	}
+	var edges []edge
+	for _, e := range events {
+		c := e.Closed
+		if c.IsZero() || c.After(end) {
+			c = end
+		}
+		if !c.After(e.Opened) {
+			continue
+		}
+		r := e.Severity.Rank()
+		edges = append(edges, edge{e.Opened, r, 1}, edge{c, r, -1})
+	}
+	slices.SortStableFunc(edges, func(a, b edge) int { return a.t.Compare(b.t) })
+	var out []segment
+	bySev := [4]int{}
+	for i, e := range edges {
+		bySev[e.sev] += e.step
+		if i+1 < len(edges) && edges[i+1].t.After(e.t) {
+			open, worst := 0, Health("")
+			for r, n := range bySev {
+				open += n
+				if n > 0 {
+					worst = []Health{Unknown, Info, Warning, Critical}[r]
+				}
+			}
+			if open > 0 {
+				out = append(out, segment{e.t, edges[i+1].t, open, worst})
+			}
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package hcatext
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,13 @@ func ParseDevinfo(rd io.Reader, source string) (*Result, error) {
 		if why, ok := isNoise(t); ok {
 			r.skip(n, line, "%s", why)
 			return
+		}
+		if dev == "" && isKV && k == "port" {
+			// A paste that starts at a port block: the device is not
+			// named, its port is still judged.
+			dev, port, vendor = unnamedDevice, 0, ""
+			r.device(dev)
+			r.skip(n, line, "a port block without its hca_id line: the device is read as %q", unnamedDevice)
 		}
 		if dev == "" {
 			r.skip(n, line, "outside any hca_id block")
@@ -90,6 +98,10 @@ func ParseDevinfo(rd io.Reader, source string) (*Result, error) {
 	}
 	return r.finish(err)
 }
+
+// unnamedDevice names the device of a port block pasted without the
+// "hca_id:" line above it.
+const unnamedDevice = "unnamed"
 
 func (r *Result) devinfoDevice(d *snapshot.Device, k, v string, n int, line string, vendor *string) error {
 	switch k {
@@ -234,10 +246,41 @@ func (r *Result) devinfoPort(p *snapshot.Port, k, v string, n int, line string, 
 		}
 		speed[key] = sp
 		r.note(portPath(p.Device, p.Number, "rate"), n, line)
+	case k == "active_mtu" || k == "max_mtu":
+		mtu, err := parseIBMTU(v)
+		if err != nil {
+			return err
+		}
+		if k == "active_mtu" {
+			p.ActiveMTU = &mtu
+		} else {
+			p.MaxMTU = &mtu
+		}
+		r.note(portPath(p.Device, p.Number, k), n, line)
 	case strings.HasPrefix(k, "GID["):
 		return r.devinfoGID(p, k, v)
 	}
 	return nil
+}
+
+// ibMTUs are enum ibv_mtu (IBV_MTU_256 = 1 … IBV_MTU_4096 = 5) in bytes.
+var ibMTUs = []int{1: 256, 2: 512, 3: 1024, 4: 2048, 5: 4096}
+
+// parseIBMTU reads ibv_devinfo's "4096 (5)": the bytes and the enum, which
+// must agree; a bare "4096" is accepted.
+func parseIBMTU(v string) (int, error) {
+	num, _, _ := strings.Cut(v, " ")
+	b, err := strconv.Atoi(num)
+	if err != nil || !slices.Contains(ibMTUs[1:], b) {
+		return 0, fmt.Errorf("bad MTU %q (want 256, 512, 1024, 2048 or 4096)", v)
+	}
+	if strings.Contains(v, "(") {
+		x, err := parenNumber(v, uint64(len(ibMTUs)-1))
+		if err != nil || x == 0 || ibMTUs[x] != b {
+			return 0, fmt.Errorf("bad MTU %q: the enum in parentheses does not match", v)
+		}
+	}
+	return b, nil
 }
 
 func validWidth(w int) bool {

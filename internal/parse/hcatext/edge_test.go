@@ -214,3 +214,63 @@ func TestDevinfoFilteredPaste(t *testing.T) {
 		t.Errorf("skipped %+v", r.Skipped)
 	}
 }
+
+// active_mtu and max_mtu are read in bytes; a number that is no IB MTU, or
+// whose enum in parentheses disagrees, is skipped with its line named.
+func TestDevinfoMTU(t *testing.T) {
+	for _, tt := range []struct {
+		active, max string
+		wantA       int // 0: not read
+		wantM       int
+	}{
+		{"4096 (5)", "4096 (5)", 4096, 4096},
+		{"2048 (4)", "4096 (5)", 2048, 4096},
+		{"1024", "4096 (5)", 1024, 4096},
+		{"4096 (4)", "4096 (5)", 0, 4096},
+		{"9000 (5)", "4096 (5)", 0, 4096},
+		{"unknown", "256 (1)", 0, 256},
+	} {
+		in := "hca_id:\tmlx5_0\n\tport:\t1\n\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\tmax_mtu:\t\t" + tt.max + "\n\t\tactive_mtu:\t\t" + tt.active + "\n\t\tlink_layer:\t\tInfiniBand\n"
+		r, err := ParseDevinfo(strings.NewReader(in), "d")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := r.Snap.Port("mlx5_0", 1)
+		get := func(v *int) int {
+			if v == nil {
+				return 0
+			}
+			return *v
+		}
+		if p == nil || get(p.ActiveMTU) != tt.wantA || get(p.MaxMTU) != tt.wantM {
+			t.Errorf("active %q max %q: got %+v", tt.active, tt.max, p)
+		}
+		if skipped := len(r.Skipped) > 0; skipped != (tt.wantA == 0) {
+			t.Errorf("active %q: skipped %v", tt.active, r.Skipped)
+		}
+	}
+}
+
+// TestDevinfoPortBlockAlone: a port block of ibv_devinfo -v pasted without
+// the hca_id line above it (Mellanox/k8s-rdma-shared-dev-plugin#164) is
+// read as the port of an unnamed device, with a note; port lines before
+// any port: line still have no device.
+func TestDevinfoPortBlockAlone(t *testing.T) {
+	in := "                port:   1\n                        state:                  PORT_ACTIVE (4)\n" +
+		"                        link_layer:             Ethernet\n                        active_width:           1X (1)\n" +
+		"                        active_speed:           25.0 Gbps (32)\n                        phys_state:             LINK_UP (5)\n"
+	r, err := ParseDevinfo(strings.NewReader(in), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Snap.Port(unnamedDevice, 1)
+	if p == nil || *p.State != ib.StateActive || p.Rate == nil || *p.Rate != ib.NewRate(1, ib.SpeedEDR) {
+		t.Fatalf("port %+v", p)
+	}
+	if len(r.Skipped) != 1 || r.Skipped[0].Line != 1 || !strings.Contains(r.Skipped[0].Reason, "without its hca_id") {
+		t.Errorf("skipped %+v", r.Skipped)
+	}
+	if _, err := ParseDevinfo(strings.NewReader("                        state:                  PORT_ACTIVE (4)\n"), "g"); err == nil {
+		t.Error("a state line alone parsed")
+	}
+}

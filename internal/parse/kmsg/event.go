@@ -184,9 +184,10 @@ var Patterns = []Pattern{
 	// aer.c aer_print_error: "<drv> <bdf>: [AER: ]PCIe Bus Error: severity=<sev>, type=<layer>, [id=XXXX](<agent> ID)".
 	{Name: "aer-detail", Kind: KindAER, Contains: []string{"PCIe Bus Error"}, Set: Event{AERDetail: true},
 		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER: )?PCIe Bus Error: severity=(?P<aersev>` + aerSev + `), type=(?P<aertype>[^,]+)`)},
-	// aer.c aer_isr_one_error/aer_print_port_info: "AER: [Multiple ]<sev> error received: <bdf>|id=XXXX".
-	{Name: "aer-received", Kind: KindAER, Contains: []string{"error received"},
-		Re: regexp.MustCompile(`\S+ (?P<reporter>` + bdf + `): (?:AER: )?(?P<detail>(?:Multiple )?(?P<aersev>` + aerSev + `)) error (?:message )?received: (?:(?P<pci>` + bdf + `)|id=(?P<srcid>[0-9a-fA-F]{4}))`)},
+	// aer.c aer_isr_one_error/aer_print_port_info: "AER: [Multiple ]<sev> error received: <bdf>|id=XXXX";
+	// since Linux 6.x aer_print_source: "AER: [Multiple ]Correctable error message received from <bdf>".
+	{Name: "aer-received", Kind: KindAER, Contains: []string{" error ", "received"},
+		Re: regexp.MustCompile(`\S+ (?P<reporter>` + bdf + `): (?:AER: )?(?P<detail>(?:Multiple )?(?P<aersev>` + aerSev + `)) error (?:message )?received(?::| from) (?:(?P<pci>` + bdf + `)|id=(?P<srcid>[0-9a-fA-F]{4}))`)},
 	// pci.c __pcie_print_link_status: "<drv> <bdf>: 15.752 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x2 link at <bdf> (capable of 31.504 Gb/s with 8.0 GT/s PCIe x4 link)".
 	{Name: "pcie-bandwidth", Kind: KindPCIeBandwidth, Contains: []string{"available PCIe bandwidth, limited by"},
 		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?P<avail>[0-9.]+) Gb/s available PCIe bandwidth, limited by (?P<limitedby>.+?) link at (?P<limitedat>` + bdf + `) \(capable of (?P<capable>[0-9.]+) Gb/s with (?P<capableof>.+?) link\)`)},
@@ -384,7 +385,7 @@ type Classifier struct {
 // textClass is what the patterns say about one message text.
 type textClass struct {
 	p       *Pattern
-	m       []string
+	ev      Event  // the pattern's event without its record
 	cper    string // the CPER severity the text sets, "" when none
 	mlx5    pcie.Address
 	nvrmGPU pcie.Address // the GPU of an NVRM line that is not an event
@@ -407,7 +408,10 @@ func (c *Classifier) class(text string) *textClass {
 		return tc
 	}
 	tc := &textClass{}
-	tc.p, tc.m = match(text)
+	var m []string
+	if tc.p, m = match(text); tc.p != nil {
+		tc.ev = tc.p.event(Record{}, m)
+	}
 	if strings.Contains(text, "[Hardware Error]") {
 		if m := reCPERSev.FindStringSubmatch(text); m != nil {
 			tc.cper = map[string]string{"corrected": AERCorrectable, "recoverable": AERNonFatal, "fatal": AERFatal}[m[1]]
@@ -442,7 +446,9 @@ func (c *Classifier) Add(r Record) []Event {
 	}
 	var evs []Event
 	if tc.p != nil {
-		evs = []Event{tc.p.event(r, tc.m)}
+		e := tc.ev
+		e.Record = r
+		evs = []Event{e}
 	}
 	if tc.mlx5 != "" {
 		c.lastMlx5 = tc.mlx5

@@ -31,6 +31,9 @@ var patternSamples = []struct {
 		Event{Kind: KindAER, PCI: "0000:3b:00.0", Reporter: "0000:3a:00.0", AERSeverity: AERFatal, Detail: "Uncorrected (Fatal)"}},
 	{"aer-received", "pcieport 0000:00:1c.5: AER: Multiple Corrected error received: id=00e5",
 		Event{Kind: KindAER, PCI: "0000:00:1c.5", Reporter: "0000:00:1c.5", AERSeverity: AERCorrectable, Detail: "Multiple Corrected"}},
+	// Linux 6.x wording, from testdata/realworld/dmesg-coreboot815-ctime-ath10k-correctable.txt.
+	{"aer-received", "pcieport 0000:00:1d.3: AER: Multiple Correctable error message received from 0000:06:00.0",
+		Event{Kind: KindAER, PCI: "0000:06:00.0", Reporter: "0000:00:1d.3", AERSeverity: AERCorrectable, Detail: "Multiple Correctable"}},
 	{"mlx5-netdev-link", "mlx5_core 0000:3b:00.0 ens1f0np0: Link up",
 		Event{Kind: KindLink, PCI: "0000:3b:00.0", Interface: "ens1f0np0", Up: true}},
 	{"mlx5-netdev-link", "mlx5_core 0000:86:00.1 ens2f1np1: Link down",

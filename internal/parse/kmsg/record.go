@@ -506,6 +506,9 @@ func reltimeMinute(stamp string, year int, loc *time.Location) (time.Time, bool)
 	if len(stamp) < 10 || len(stamp) > 13 {
 		return time.Time{}, false
 	}
+	if c := stamp[0] | 0x20; c < 'a' || c > 'z' {
+		return time.Time{}, false // "12345.678901", the common stamp: not parsed twice to fail
+	}
 	for _, layout := range []string{"Jan2 15:04", "Jan _2 15:04"} {
 		if t, err := time.ParseInLocation(layout, stamp, loc); err == nil {
 			if year == 0 {

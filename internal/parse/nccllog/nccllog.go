@@ -151,14 +151,12 @@ func (e Event) Weight() int { return 1 + e.Repeats }
 
 var (
 	reVersion   = regexp.MustCompile(`(?:^|NCCL INFO |^)NCCL version (\S+)`)
-	reComm      = regexp.MustCompile(`comm 0x[0-9a-fA-F]+ rank (\d+) n[Rr]anks (\d+)(?: nNodes (\d+))?`)
 	reIBUsing   = regexp.MustCompile(`^NET/IB ?: Using (.*)$`)
 	reIBDev     = regexp.MustCompile(`\[(\d+)\]([^:\s\[\]]+):(\d+)/(IB|RoCE)`)
 	reSockUsing = regexp.MustCompile(`^NET/Socket ?: Using (.*)$`)
 	reSockIf    = regexp.MustCompile(`\[\d+\]([^:\s]+):`)
 	reNetwork   = regexp.MustCompile(`^Using network (.+?)\s*$`)
 	reIBDisable = regexp.MustCompile(`NCCL_IB_DISABLE set by environment to (\d+)`)
-	reEnvSet    = regexp.MustCompile(`^(NCCL_[A-Z0-9_]+) set by environment to (.*?)\.?\s*$`)
 	reGDR       = regexp.MustCompile(`^NET/(IB|[^:/]*?) ?: GPU Direct RDMA (?:\([^)]*\) )?(Enabled|enabled|Disabled|disabled) for (?:GPU \S+ / )?HCA (\d+)(?: '([^']*)')?`)
 	reVia       = regexp.MustCompile(`via NET/([^/\s]+)/\d+(/GDRDMA)?`)
 	reCompl     = regexp.MustCompile(`Got completion (?:from peer (\S+) )?with (?:error |status=)(?:[^()=,]*\()?(\d+)\)?`)
@@ -166,9 +164,16 @@ var (
 	reVendor    = regexp.MustCompile(`vendor[ _]err[ =]?(\d+)`)
 	reReq       = regexp.MustCompile(`\((Send|Recv|Flush|Read|Write|Unknown)\)`)
 	reHCA       = regexp.MustCompile(` hca (\S+)`)
-	reCall      = regexp.MustCompile(`Call to (ibv_\w+) failed(?: with error (.+?))?\s*$`)
-	reWatchdog  = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
-	reTimeout   = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
+	// reCall ends at the line's end, where a paste may close a quote
+	// around the message ("…ibv_create_qp failed“").
+	reCall = regexp.MustCompile(`Call to (ibv_\w+) failed(?: with error (.+?))?[\s"'“”‘’.)\]]*$`)
+	// reLegacy is a line of NCCL 2.0-2.3, which printed no "NCCL" before
+	// the level: "host:pid:tid [dev] INFO msg", "host:pid:tid [dev]
+	// misc/ibvwrap.cu:269 WARN msg" (the host field as pasted: "machine
+	// [0] …" where the poster hid it).
+	reLegacy   = regexp.MustCompile(`^(\S+) \[\d+\] (?:[\w./-]+\.(?:cu|cc|c|h):\d+ (WARN)|(INFO)) (.*)$`)
+	reWatchdog = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
+	reTimeout  = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
 	// reAnyRank finds the rank of a PyTorch line that does not put it
 	// right before "Watchdog": "[PG ID 0 PG GUID 0(default_pg) Rank 1]",
 	// or the launcher's "[rank1]:" prefix.
@@ -207,6 +212,29 @@ func splitNCCLLine(line string) (host string, pid int, level, msg string, ok boo
 
 // firstField is strings.Fields(s)[0] without the slice ("" when none).
 func firstField(s string) string {
+	start := 0
+	for start < len(s) && asciiSpace(s[start]) {
+		start++
+	}
+	if start < len(s) && s[start] >= 0x80 {
+		return firstFieldUnicode(s)
+	}
+	for i := start; i < len(s); i++ {
+		if asciiSpace(s[i]) {
+			return s[start:i]
+		}
+		if s[i] >= 0x80 {
+			return firstFieldUnicode(s)
+		}
+	}
+	return s[start:]
+}
+
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+func firstFieldUnicode(s string) string {
 	s = strings.TrimLeftFunc(s, unicode.IsSpace)
 	if i := strings.IndexFunc(s, unicode.IsSpace); i >= 0 {
 		return s[:i]
@@ -229,6 +257,27 @@ func splitHostPid(tok string) (string, int) {
 		return "", 0
 	}
 	return tok[:i], pid
+}
+
+// quotedCompletion finds a completion error of the IB transport or a net
+// plugin quoted without the NCCL line prefix ("… NET/IBP:Got completion
+// from peer 7.6.13.83<36315> with status=12 …" in a sentence) and returns
+// it from "NET/IB" on.
+func quotedCompletion(line string) (string, bool) {
+	i := strings.Index(line, "NET/IB")
+	if i < 0 || !strings.Contains(line[i:], "Got completion ") || !reCompl.MatchString(line[i:]) {
+		return "", false
+	}
+	return strings.TrimSpace(line[i:]), true
+}
+
+// legacyLine matches an NCCL 2.0-2.3 line (see reLegacy): host, "WARN"
+// or "", "INFO" or "", message; nil for any other line.
+func legacyLine(line string) []string {
+	if !strings.Contains(line, " WARN ") && !strings.Contains(line, " INFO ") {
+		return nil
+	}
+	return reLegacy.FindStringSubmatch(line)
 }
 
 // anyRank is the rank a watchdog line names: r when the pattern caught
@@ -275,13 +324,19 @@ func Parse(r io.Reader, source string) (*Log, error) {
 type Parser struct {
 	lg     *Log
 	source string
-	procs  map[string]*Proc
+	procs  map[procKey]*Proc
 	last   *Proc // the process of the previous NCCL line (most lines repeat it)
 	// fold bounds the events kept: see NewParser.
 	fold  bool
 	kept  map[foldKey]int // events kept per key: the index of the last
 	count map[foldKey]int
 	gdr   map[*Proc]map[GDRState]int
+	warns map[string]Event // warnClass's memory
+}
+
+type procKey struct {
+	host string
+	pid  int
 }
 
 // foldKey is what the rules tell events apart by: events with one key
@@ -313,7 +368,7 @@ const keepGDRPerKey = 4
 // the log's size is bounded by its processes and kinds of fault, not by
 // its lines; the rules judge a folded log as they judge the whole one.
 func NewParser(source string, fold bool) *Parser {
-	p := &Parser{lg: &Log{Source: source}, source: source, procs: map[string]*Proc{}, fold: fold}
+	p := &Parser{lg: &Log{Source: source}, source: source, procs: map[procKey]*Proc{}, fold: fold}
 	if fold {
 		p.kept, p.count, p.gdr = map[foldKey]int{}, map[foldKey]int{}, map[*Proc]map[GDRState]int{}
 	}
@@ -333,7 +388,7 @@ func (p *Parser) proc(host string, pid, line int) *Proc {
 	if l := p.last; l != nil && l.Host == host && l.Pid == pid {
 		return l
 	}
-	key := host + ":" + strconv.Itoa(pid)
+	key := procKey{host, pid}
 	pr := p.procs[key]
 	if pr == nil {
 		pr = &Proc{Source: p.source, Host: host, Pid: pid, IBDisable: -1, FirstLine: line}
@@ -388,10 +443,29 @@ func (p *Parser) gdrLine(pr *Proc, g GDRState) {
 
 // Line reads line n of the log (its line end may be left on).
 func (p *Parser) Line(n int, raw string) {
-	if !strings.Contains(raw, "NCCL") {
-		return // neither an NCCL line nor a ProcessGroupNCCL watchdog
-	}
 	lg, source := p.lg, p.source
+	if !strings.Contains(raw, "NCCL") {
+		// Neither an NCCL 2.4+ line nor a ProcessGroupNCCL watchdog;
+		// perhaps an NCCL 2.0-2.3 one, or a net plugin's completion
+		// error quoted without its prefix ("… NET/IBP:Got completion
+		// from peer … with status=12 …" in a sentence).
+		if msg, ok := quotedCompletion(raw); ok {
+			lg.NCCLLines++
+			p.parseWarn(p.proc("", 0, n), n, msg)
+			return
+		}
+		if m := legacyLine(strings.TrimSpace(raw)); m != nil {
+			lg.NCCLLines++
+			host, pid := splitHostPid(m[1])
+			pr := p.proc(host, pid, n)
+			if m[2] == "WARN" {
+				p.parseWarn(pr, n, m[4])
+			} else {
+				p.parseInfo(pr, n, m[4])
+			}
+		}
+		return
+	}
 	line := strings.TrimSpace(raw)
 	if m := watchdog(line); m != nil {
 		ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, m[1]), OpType: m[3]}
@@ -420,6 +494,10 @@ func (p *Parser) Line(n int, raw string) {
 	// NCCL prefix wherever the line starts.
 	host, pid, level, msg, ok := splitNCCLLine(line)
 	if !ok {
+		if msg, ok := quotedCompletion(line); ok {
+			lg.NCCLLines++
+			p.parseWarn(p.proc("", 0, n), n, msg)
+		}
 		return
 	}
 	lg.NCCLLines++
@@ -441,7 +519,7 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "), strings.HasPrefix(msg, "Trees "):
 		parseChannel(p, msg)
 	case strings.Contains(msg, "comm 0x"):
-		if m := reComm.FindStringSubmatch(msg); m != nil {
+		if m := commLine(msg); m != nil {
 			r, _ := strconv.Atoi(m[1])
 			p.NRanks, _ = strconv.Atoi(m[2])
 			if m[3] != "" {
@@ -463,12 +541,12 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 		}
 	case strings.HasPrefix(msg, "Failed to open libibverbs"):
 		p.NoVerbs = n
-	case strings.HasPrefix(msg, "NCCL_"):
+	case strings.HasPrefix(msg, "NCCL_") && strings.Contains(msg, " set by environment to "):
 		if m := reIBDisable.FindStringSubmatch(msg); m != nil {
 			p.IBDisable, _ = strconv.Atoi(m[1])
 			p.IBDisableLine = n
 		}
-		if m := reEnvSet.FindStringSubmatch(msg); m != nil {
+		if m := envSet(msg); m != nil {
 			if p.Env == nil {
 				p.Env = map[string]string{}
 			}
@@ -479,25 +557,37 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 
 // parseNet reads the "NET/…" lines: devices in use, no device, GPUDirect.
 func (ps *Parser) parseNet(p *Proc, n int, msg string) {
-	if m := reIBUsing.FindStringSubmatch(msg); m != nil {
-		p.IBDevices = p.IBDevices[:0]
-		for _, d := range reIBDev.FindAllStringSubmatch(m[1], -1) {
-			port, _ := strconv.Atoi(d[3])
-			p.IBDevices = append(p.IBDevices, IBDevice{Name: d[2], Port: port, LinkLayer: d[4]})
-		}
-		p.IBLine = n
+	// The regexps run only on lines that can match them.
+	using := strings.Contains(msg, ": Using ")
+	if !using && !strings.Contains(msg, "No device found") && !strings.Contains(msg, "GPU Direct RDMA") {
 		return
 	}
-	if m := reSockUsing.FindStringSubmatch(msg); m != nil {
-		p.SocketIfs = p.SocketIfs[:0]
-		for _, d := range reSockIf.FindAllStringSubmatch(m[1], -1) {
-			p.SocketIfs = append(p.SocketIfs, d[1])
+	if using {
+		if !strings.HasPrefix(msg, "NET/IB") {
+		} else if m := reIBUsing.FindStringSubmatch(msg); m != nil {
+			p.IBDevices = p.IBDevices[:0]
+			for _, d := range reIBDev.FindAllStringSubmatch(m[1], -1) {
+				port, _ := strconv.Atoi(d[3])
+				p.IBDevices = append(p.IBDevices, IBDevice{Name: d[2], Port: port, LinkLayer: d[4]})
+			}
+			p.IBLine = n
+			return
 		}
-		p.SocketLine = n
-		return
+		if !strings.HasPrefix(msg, "NET/Socket") {
+		} else if m := reSockUsing.FindStringSubmatch(msg); m != nil {
+			p.SocketIfs = p.SocketIfs[:0]
+			for _, d := range reSockIf.FindAllStringSubmatch(m[1], -1) {
+				p.SocketIfs = append(p.SocketIfs, d[1])
+			}
+			p.SocketLine = n
+			return
+		}
 	}
 	if strings.HasPrefix(msg, "NET/IB : No device found") || strings.HasPrefix(msg, "NET/IB: No device found") {
 		p.IBNoDevice, p.IBNoDeviceText = n, msg
+		return
+	}
+	if !strings.Contains(msg, "GPU Direct RDMA") {
 		return
 	}
 	if m := reGDR.FindStringSubmatch(msg); m != nil {
@@ -510,6 +600,84 @@ func (ps *Parser) parseNet(p *Proc, n int, msg string) {
 		}
 		ps.gdrLine(p, GDRState{HCA: hca, Enabled: strings.EqualFold(m[2], "enabled"), Line: n, Text: msg})
 	}
+}
+
+// commLine matches `comm 0x[0-9a-fA-F]+ rank (\d+) n[Rr]anks (\d+)(?:
+// nNodes (\d+))?` as FindStringSubmatch does, by hand: it runs on every
+// communicator line of big logs.
+func commLine(msg string) []string {
+	for off := 0; ; {
+		i := strings.Index(msg[off:], "comm 0x")
+		if i < 0 {
+			return nil
+		}
+		start := off + i
+		off = start + 1
+		rest := msg[start+len("comm 0x"):]
+		h := 0
+		for h < len(rest) && isHex(rest[h]) {
+			h++
+		}
+		if h == 0 {
+			continue
+		}
+		rest, ok := strings.CutPrefix(rest[h:], " rank ")
+		if !ok {
+			continue
+		}
+		rank, rest := digits(rest)
+		if rank == "" || !strings.HasPrefix(rest, " n") || len(rest) < 3 || rest[2] != 'R' && rest[2] != 'r' {
+			continue
+		}
+		rest, ok = strings.CutPrefix(rest[3:], "anks ")
+		if !ok {
+			continue
+		}
+		nranks, rest := digits(rest)
+		if nranks == "" {
+			continue
+		}
+		nodes := ""
+		if r, ok := strings.CutPrefix(rest, " nNodes "); ok {
+			nodes, _ = digits(r)
+		}
+		return []string{"", rank, nranks, nodes}
+	}
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// digits splits the leading ASCII digits off s.
+func digits(s string) (string, string) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return s[:i], s[i:]
+}
+
+// envSet matches `^(NCCL_[A-Z0-9_]+) set by environment to (.*?)\.?\s*$`
+// by hand: the value without its trailing blanks and one final period.
+func envSet(msg string) []string {
+	if !strings.HasPrefix(msg, "NCCL_") {
+		return nil
+	}
+	i := len("NCCL_")
+	for i < len(msg) && (msg[i] >= 'A' && msg[i] <= 'Z' || msg[i] >= '0' && msg[i] <= '9' || msg[i] == '_') {
+		i++
+	}
+	if i == len("NCCL_") {
+		return nil
+	}
+	v, ok := strings.CutPrefix(msg[i:], " set by environment to ")
+	if !ok {
+		return nil
+	}
+	v = strings.TrimRight(v, " \t\n\f\r")
+	v = strings.TrimSuffix(v, ".")
+	return []string{msg, msg[:i], v}
 }
 
 // channelCount reads N of "Channel 00/N :" (reChannel, by hand: it runs
@@ -567,9 +735,23 @@ func (ps *Parser) parseWarn(p *Proc, n int, msg string) {
 		p.NoVerbs = n // logged as WARN by misc/ibvwrap.cc in some releases
 		return
 	}
-	base := Event{Source: source, Line: n, Host: p.Host, Pid: p.Pid, Text: msg, Rank: -1}
+	ev := ps.warnClass(msg)
+	ev.Source, ev.Line, ev.Host, ev.Pid, ev.Text = source, n, p.Host, p.Pid, msg
+	ps.event(ev)
+}
+
+// maxWarnClasses bounds the warning texts a Parser remembers the class of.
+const maxWarnClasses = 4096
+
+// warnClass reads what a warning says (its kind, and the peer, status,
+// call … of completion and verbs errors): the fields of its Event that
+// depend on its text only. A flood repeats one text: it is read once.
+func (ps *Parser) warnClass(msg string) Event {
+	if ev, ok := ps.warns[msg]; ok {
+		return ev
+	}
+	ev := Event{Rank: -1}
 	if m := reCompl.FindStringSubmatch(msg); m != nil {
-		ev := base
 		ev.Kind = EventCompletion
 		ev.Peer = m[1]
 		st, _ := strconv.Atoi(m[2])
@@ -586,21 +768,19 @@ func (ps *Parser) parseWarn(p *Proc, n int, msg string) {
 		if mm := reHCA.FindStringSubmatch(msg); mm != nil {
 			ev.HCA = mm[1]
 		}
-		ps.event(ev)
-		return
-	}
-	if m := reCall.FindStringSubmatch(msg); m != nil {
-		ev := base
+	} else if m := reCall.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Call, ev.Error = EventResource, m[1], m[2]
-		ps.event(ev)
-		return
+	} else {
+		ev.Kind = EventWarn
+		if reTimeout.MatchString(msg) {
+			ev.Kind = EventTimeout
+		}
 	}
-	ev := base
-	ev.Kind = EventWarn
-	if reTimeout.MatchString(msg) {
-		ev.Kind = EventTimeout
+	if ps.warns == nil || len(ps.warns) >= maxWarnClasses {
+		ps.warns = map[string]Event{}
 	}
-	ps.event(ev)
+	ps.warns[msg] = ev
+	return ev
 }
 
 // Merge joins the logs of one job (one file per rank or per node) so
@@ -647,6 +827,12 @@ func (p *Proc) EffectiveNetwork() (network string, line int) {
 	if (p.IBNoDevice > 0 || p.NoVerbs > 0 || p.IBDisable == 1) && len(p.SocketIfs) > 0 {
 		return "Socket", p.SocketLine
 	}
+	if p.NoVerbs > 0 {
+		// Without libibverbs neither the IB transport nor a verbs-based
+		// net plugin can load: a log at NCCL_DEBUG=WARN says no more,
+		// but NCCL runs over sockets.
+		return "Socket", p.NoVerbs
+	}
 	return "", 0
 }
 
@@ -664,6 +850,23 @@ func (p *Proc) Name() string {
 // Detect says whether text looks like an NCCL debug log or a PyTorch
 // NCCL watchdog report.
 func Detect(text string) bool {
-	return strings.Contains(text, "NCCL INFO") || strings.Contains(text, "NCCL WARN") ||
-		strings.Contains(text, "Watchdog caught collective operation timeout")
+	if strings.Contains(text, "NCCL INFO") || strings.Contains(text, "NCCL WARN") ||
+		strings.Contains(text, "Watchdog caught collective operation timeout") {
+		return true
+	}
+	// A completion error of the IB transport or a net plugin, quoted
+	// without the NCCL line prefix.
+	for line := range strings.Lines(text) {
+		if _, ok := quotedCompletion(line); ok {
+			return true
+		}
+	}
+	// NCCL 2.0-2.3 WARN lines name the source file of the warning; its
+	// INFO lines alone are too plain to tell from other programs'.
+	for line := range strings.Lines(text) {
+		if m := legacyLine(strings.TrimSpace(line)); m != nil && m[2] == "WARN" {
+			return true
+		}
+	}
+	return false
 }

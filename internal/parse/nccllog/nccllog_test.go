@@ -54,6 +54,26 @@ func TestParseFacts(t *testing.T) {
 	}
 }
 
+// TestEffectiveNetworkNoVerbs: a log at NCCL_DEBUG=WARN that only says
+// libibverbs could not be opened (NVIDIA/nccl-tests#82) ran over sockets;
+// "No device found" alone does not say so (a net plugin may carry it).
+func TestEffectiveNetworkNoVerbs(t *testing.T) {
+	for _, tc := range []struct {
+		line, want string
+	}{
+		{"v100-gpu-5:9210:9210 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]", "Socket"},
+		{"h:1:1 [0] NCCL INFO NET/IB : No device found.", ""},
+	} {
+		lg, err := Parse(strings.NewReader(tc.line+"\n"), "w.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if net, _ := lg.Procs[0].EffectiveNetwork(); net != tc.want {
+			t.Errorf("%s: network %q, want %q", tc.line, net, tc.want)
+		}
+	}
+}
+
 // Completion errors in the three formats NCCL has printed, and the
 // events of the other kinds.
 func TestParseEvents(t *testing.T) {
@@ -70,6 +90,19 @@ func TestParseEvents(t *testing.T) {
 		{"h:1:2 [0] NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
 			Event{Kind: EventResource, Host: "h", Pid: 1, Call: "ibv_reg_mr", Error: "Cannot allocate memory", Rank: -1}},
 		{"h:1:2 [0] NCCL WARN Timeout waiting for connection", Event{Kind: EventTimeout, Host: "h", Pid: 1, Rank: -1}},
+		// A WARN quoted in a sentence of an issue (NVIDIA/nccl#1129).
+		{"\u201dmisc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed\u201c",
+			Event{Kind: EventResource, Call: "ibv_create_qp", Rank: -1}},
+		// A net plugin's completion error quoted in a sentence, no NCCL
+		// line prefix (NVIDIA/nccl#1664).
+		{"yet encountered the errors mentioned above. NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)",
+			Event{Kind: EventCompletion, Peer: "7.6.13.83<36315>", Status: WCRetryExcErr, Opcode: 32698, VendorErr: 129, Req: "Send", Rank: -1}},
+		// NCCL 2.1: no "NCCL" before the level (horovod/horovod#98, the
+		// host hidden as "machine"; NVIDIA/nccl#111 style host:pid:tid).
+		{"machine [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed",
+			Event{Kind: EventResource, Call: "ibv_create_qp", Rank: -1}},
+		{"dgx1:4242:4250 [3] misc/ibvwrap.cu:269 WARN Call to ibv_reg_mr failed",
+			Event{Kind: EventResource, Host: "dgx1", Pid: 4242, Call: "ibv_reg_mr", Rank: -1}},
 		{"[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600060 milliseconds before timing out. NCCL",
 			Event{Kind: EventTimeout, Rank: 3, SeqNum: 7, OpType: "ALLREDUCE", TimeoutMS: 600000, RanForMS: 600060}},
 	}
@@ -115,6 +148,22 @@ func TestDetect(t *testing.T) {
 		}
 		if got := Detect(string(b)); got != tc.want {
 			t.Errorf("Detect(%s) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+	// NCCL 2.0-2.3 lines: a WARN naming its source file is NCCL's; a
+	// plain INFO line, or a WARN of another program, is not enough.
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"machine [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed\n", true},
+		{"we saw NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)\n", true},
+		{"NET/IB is fine, we got completion of the task\n", false},
+		{"dgx1:4242:4242 [0] INFO NET : Using interface eth0:10.0.0.1<0>\n", false},
+		{"2024-01-01 12:00:00 WARN disk almost full\n", false},
+	} {
+		if got := Detect(tc.text); got != tc.want {
+			t.Errorf("Detect(%q) = %v, want %v", tc.text, got, tc.want)
 		}
 	}
 }

@@ -111,7 +111,8 @@ type Run struct {
 	// process of a non-MPI binary ran alone.
 	Headers int        `json:"headers"`
 	Ranks   []RankInfo `json:"ranks,omitempty"`
-	// RanksTruncated is set when nccl-tests cut a rank list ("...").
+	// RanksTruncated is set when nccl-tests cut a rank list ("..."), or
+	// when the listed ranks have holes (a poster kept a few of them).
 	RanksTruncated bool `json:"ranks_truncated,omitempty"`
 	// PerIter is set when rows carry per-iteration columns (i_min …).
 	PerIter bool  `json:"per_iter,omitempty"`
@@ -181,6 +182,18 @@ func (r *Run) NRanks() int {
 		seen[ri.Rank] = true
 	}
 	return len(seen)
+}
+
+// ranksHaveGaps says whether the listed rank numbers miss one below the
+// highest.
+func ranksHaveGaps(rs []RankInfo) bool {
+	hi := -1
+	seen := map[int]bool{}
+	for _, r := range rs {
+		seen[r.Rank] = true
+		hi = max(hi, r.Rank)
+	}
+	return hi+1 > len(seen)
 }
 
 // Independent says whether the output holds copies of a test that each ran
@@ -264,6 +277,13 @@ func Parse(r io.Reader, source string) (*Output, error) {
 		}
 	}
 	out.Runs = kept
+	for _, r := range out.Runs {
+		if !r.RanksTruncated && !r.Independent() && ranksHaveGaps(r.Ranks) {
+			// nccl-tests lists every rank from 0; a list with holes was
+			// shortened by hand ("representative output").
+			r.RanksTruncated = true
+		}
+	}
 	if len(out.Runs) == 0 {
 		return nil, &ParseError{Source: source, Err: fmt.Errorf("%w: no nccl-tests header or result row", ErrNoData)}
 	}
@@ -591,6 +611,34 @@ func Detect(text string) bool {
 	if strings.Contains(text, `"bus_bw"`) && strings.Contains(text, `"alg_bw"`) {
 		return true // the -J JSON report
 	}
-	return (strings.Contains(text, "nThread ") && strings.Contains(text, "nGpus ")) ||
-		(strings.Contains(text, "algbw") && strings.Contains(text, "busbw"))
+	if (strings.Contains(text, "nThread ") && strings.Contains(text, "nGpus ")) ||
+		(strings.Contains(text, "algbw") && strings.Contains(text, "busbw")) {
+		return true
+	}
+	// The tail of a table pasted without its header: result rows alone,
+	// told from other numeric tables by their NCCL data type column.
+	rows := 0
+	for line := range strings.Lines(text) {
+		t := strings.TrimSpace(line)
+		if t == "" || !isDigit(t[0]) {
+			continue
+		}
+		if r, err := parseRow(t, false); err == nil && ncclTypes[r.Type] {
+			if rows++; rows >= minBareRows {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// minBareRows result rows without a header make an nccl-tests output.
+const minBareRows = 2
+
+// ncclTypes are the type column's spellings (ncclDataType_t names as
+// nccl-tests prints them).
+var ncclTypes = map[string]bool{
+	"int8": true, "char": true, "uint8": true, "int32": true, "int": true, "uint32": true,
+	"int64": true, "uint64": true, "half": true, "float16": true, "float": true, "float32": true,
+	"double": true, "float64": true, "bfloat16": true, "f8e4m3": true, "f8e5m2": true,
 }

@@ -2,6 +2,7 @@ package nccltests
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,6 +87,8 @@ func TestDetect(t *testing.T) {
 		{"testdata/not-mpi-two-headers.txt", true},
 		{"testdata/util-cu-writer-2rank.json", true},
 		{"../nccllog/testdata/nccl1814-retry-then-flush.log", false},
+		// Rows alone, the header cut off (kvcache-ai/Mooncake#3484).
+		{"testdata/mooncake-8gpu-rows.txt", true},
 	} {
 		b, err := os.ReadFile(tc.path)
 		if err != nil {
@@ -99,6 +102,25 @@ func TestDetect(t *testing.T) {
 		}
 		if _, err := Parse(strings.NewReader(string(b)), "a.log"); !errors.Is(err, ErrNoData) {
 			t.Errorf("Parse(%s) err = %v, want ErrNoData", tc.path, err)
+		}
+	}
+}
+
+// TestDetectBareRows: two result rows without a header are nccl-tests;
+// one row, or rows of another numeric table, are not.
+func TestDetectBareRows(t *testing.T) {
+	row := "    33554432       8388608     float     sum      -1    195.40  171.72  300.51       0   195.40  171.73  300.52       0\n"
+	for _, tc := range []struct {
+		name, text string
+		want       bool
+	}{
+		{"two rows", row + row, true},
+		{"one row", row, false},
+		{"bfloat16, no root", strings.Repeat("     1048576        524288  bfloat16     sum    85.58   12.25   22.97      0    84.50   12.41   23.27      0\n", 2), true},
+		{"other table", strings.Repeat("     1048576        524288   mytype     sum    85.58   12.25   22.97      0    84.50   12.41   23.27      0\n", 2), false},
+	} {
+		if got := Detect(tc.text); got != tc.want {
+			t.Errorf("%s: Detect = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
@@ -232,5 +254,36 @@ func TestLauncherTags(t *testing.T) {
 				t.Errorf("row = %+v %+v", r, r.InPlace)
 			}
 		})
+	}
+}
+
+// TestRankListWithHoles: a device list shortened by hand (ranks 0, 7, 8,
+// 15 of 16, oracle-quickstart/oci-hpc-oke's "representative output") does
+// not give the rank count; a complete one does.
+func TestRankListWithHoles(t *testing.T) {
+	rank := func(r int, host string) string {
+		return fmt.Sprintf("#  Rank %2d Group  0 Pid    490 on %s device  %d [0000:0f:00] NVIDIA A100-SXM4-40GB\n", r, host, r%8)
+	}
+	row := "  1073741824     268435456     float     sum      -1  10908.0   98.44  184.57       0  11220.1   95.70  179.43       0\n"
+	for _, tc := range []struct {
+		name      string
+		ranks     []int
+		truncated bool
+		n         int
+	}{
+		{"holes", []int{0, 7, 8, 15}, true, 0},
+		{"complete", []int{0, 1, 2, 3}, false, 4},
+	} {
+		in := "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 4294967296 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n"
+		for _, r := range tc.ranks {
+			in += rank(r, fmt.Sprintf("node%d", r/8))
+		}
+		out, err := Parse(strings.NewReader(in+row), "t.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := out.Runs[0]; r.RanksTruncated != tc.truncated || r.NRanks() != tc.n {
+			t.Errorf("%s: truncated %v, %d ranks; want %v, %d", tc.name, r.RanksTruncated, r.NRanks(), tc.truncated, tc.n)
+		}
 	}
 }

@@ -38,6 +38,8 @@ type Matrix struct {
 	// Unnamed are NIC columns the paste has no "NIC Legend" line for (cut
 	// before the legend): they keep their column name ("NIC0").
 	Unnamed []string `json:"unnamed,omitempty"`
+	// Missing are GPU columns without a row: a paste cut before them.
+	Missing []string `json:"missing,omitempty"`
 }
 
 var (
@@ -183,7 +185,8 @@ func (p *topoParser) matrix() (*Matrix, error) {
 		name := cols[gi]
 		row, ok := p.gpuRows[name]
 		if !ok {
-			return nil, fmt.Errorf("%s: %w: no row for %s", p.source, ErrMalformed, name)
+			m.Missing = append(m.Missing, name)
+			continue
 		}
 		m.GPUs = append(m.GPUs, name)
 		d := make([]pcie.Level, len(nicIdx))
@@ -198,6 +201,9 @@ func (p *topoParser) matrix() (*Matrix, error) {
 			}
 		}
 		m.NUMA = append(m.NUMA, numa)
+	}
+	if len(m.GPUs) == 0 && len(gpuIdx) > 0 {
+		return nil, fmt.Errorf("%s: %w: no row for %s", p.source, ErrMalformed, cols[gpuIdx[0]])
 	}
 	return m, nil
 }

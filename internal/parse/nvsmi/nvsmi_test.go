@@ -105,6 +105,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad cell", hdr + "GPU0\t X \tFOO\t0-3\t0\n", ErrMalformed, 2},
 		{"short row", hdr + "GPU0\t X\n", ErrMalformed, 2},
 		{"misplaced self", hdr + "GPU0\tPIX\t X \n", ErrMalformed, 2},
+		{"header only", hdr, ErrMalformed, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,6 +161,22 @@ func TestCutBeforeLegend(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.Equal(m.NICs, []string{"NIC0", "NIC1"}) || !slices.Equal(m.Unnamed, []string{"NIC0", "NIC1"}) || m.Dist[1][1] != pcie.NODE {
+		t.Errorf("matrix %+v", m)
+	}
+}
+
+// TestCutAfterSomeRows: a matrix whose paste ends after some GPU rows
+// (NVIDIA/nccl#933 stops after GPU6 of eight; DeepEP#145 after GPU3) is
+// judged on the rows it has, and says which GPUs have none.
+func TestCutAfterSomeRows(t *testing.T) {
+	in := "        GPU0    GPU1    GPU2    NIC0    NIC1    CPU Affinity    NUMA Affinity\n" +
+		"GPU0     X      NV8     NV8     PIX     SYS     0-47,96-143     0\n" +
+		"GPU1    NV8      X      NV8     SYS     PIX     48-95,144-191   1\n"
+	m, err := Parse(strings.NewReader(in), "cut.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.GPUs, []string{"GPU0", "GPU1"}) || !slices.Equal(m.Missing, []string{"GPU2"}) || m.Dist[1][1] != pcie.PIX || m.NUMA[1] != "1" {
 		t.Errorf("matrix %+v", m)
 	}
 }

@@ -77,6 +77,8 @@ type Result struct {
 	// Failures are the completion errors that ended the run ("Completion
 	// with error at client", "Failed status 12: wr_id 0 syndrom 0x81").
 	Failures []Failure `json:"failures,omitempty"`
+	// Startup is set when the test could not start at all.
+	Startup  []Startup `json:"startup,omitempty"`
 	Warnings []string  `json:"warnings,omitempty"`
 	Skipped  []Note    `json:"skipped,omitempty"`
 }
@@ -90,6 +92,16 @@ type Endpoint struct {
 	// GID as perftest prints it: 16 decimal bytes joined by ':'
 	// ("254:128:00:…" is fe80::…), "" when not printed.
 	GID string `json:"gid,omitempty"`
+}
+
+// Startup is a test that could not start: perftest's own messages, the
+// first one the cause.
+type Startup struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+	// Port and PortState: "Port number 1 state is Down" (0, "" otherwise).
+	Port      int    `json:"port,omitempty"`
+	PortState string `json:"port_state,omitempty"`
 }
 
 // Failure is a work completion with an error status that ended a run.
@@ -156,6 +168,11 @@ var (
 	// ibv_wc_status code); pastes flatten both onto one line.
 	reCompletion = regexp.MustCompile(`Completion with error at (client|server)`)
 	reFailed     = regexp.MustCompile(`Failed status (\d{1,3}):?\s*(?:wr_id \S+)?\s*(?:syndrome?\s*(0x[0-9a-fA-F]+))?`)
+	// reStartup are perftest's own messages when a test cannot start
+	// (perftest_resources.c, perftest_parameters.c): the port is not
+	// ACTIVE ("Port number 1 state is Down"), the device cannot be
+	// opened, the peer cannot be reached, the QP cannot be brought up.
+	reStartup = regexp.MustCompile(`^(?:Port number (\d+) state is (\w+)|Couldn't (?:get context for the device|set the link layer|connect to \S+|allocate MR|create QP\S*|init the resources)|Unable to open file descriptor for socket connection|Failed to modify QP \S* ?to (?:INIT|RTR|RTS)|IB device \S+ not found|No IB devices found)`)
 )
 
 type section int
@@ -252,6 +269,22 @@ func (p *textParser) line(t string) {
 			p.sec = secNone
 		}
 		addFailure(p.cur, p.n, t, c, f)
+		return
+	}
+	if m := reStartup.FindStringSubmatch(t); m != nil {
+		if p.cur == nil {
+			p.newResult("")
+			p.sec = secNone
+		}
+		// The first message is the cause; the ones after it ("Couldn't
+		// set the link layer", "Couldn't get context") its consequences.
+		if len(p.cur.Startup) == 0 {
+			st := Startup{Line: p.n, Text: t, PortState: m[2]}
+			st.Port, _ = strconv.Atoi(m[1])
+			p.cur.Startup = append(p.cur.Startup, st)
+		} else {
+			p.cur.Startup[0].Text += " / " + t
+		}
 		return
 	}
 	if !strings.Contains(t, ":") && strings.HasSuffix(t, " Test") {
@@ -553,6 +586,9 @@ func Detect(text string) bool {
 	}
 	if reCompletion.MatchString(text) || reFailed.MatchString(text) && strings.Contains(text, "wr_id") {
 		return true // a run that died on a completion error
+	}
+	if strings.Contains(text, "Couldn't get context for the device") || strings.Contains(text, "Couldn't set the link layer") {
+		return true // a run that could not start (these two are perftest's alone)
 	}
 	return strings.Contains(text, "#bytes") && (strings.Contains(text, "BW average[") || strings.Contains(text, "t_min[usec]") || strings.Contains(text, "t_avg[usec]")) ||
 		strings.Contains(text, " BW Test") && strings.Contains(text, "Link type") ||

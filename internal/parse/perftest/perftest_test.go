@@ -196,3 +196,35 @@ func TestParseFailures(t *testing.T) {
 		t.Error("Detect(prose with 'Failed status') = true")
 	}
 }
+
+// TestParseStartup: perftest's messages when a test cannot start are read
+// as one Startup, the first message the cause (lsgunth/perftest#1: the
+// port is Down); a banner followed by "Couldn't connect" is one too.
+func TestParseStartup(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		detect   bool
+		want     []Startup
+	}{
+		{"port down", " Port number 1 state is Down\n     Couldn't set the link layer\n     Couldn't get context for the device\n", true,
+			[]Startup{{Line: 1, Text: "Port number 1 state is Down / Couldn't set the link layer / Couldn't get context for the device", Port: 1, PortState: "Down"}}},
+		{"after a banner", "                    RDMA_Write BW Test\n Device         : mlx5_0\n Link type       : IB\n Couldn't connect to 10.0.0.2:18515\n", true,
+			[]Startup{{Line: 4, Text: "Couldn't connect to 10.0.0.2:18515"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if Detect(tc.in) != tc.detect {
+				t.Errorf("Detect = %v", !tc.detect)
+			}
+			rs, err := ParseAll(strings.NewReader(tc.in), "f.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) != 1 || !slices.Equal(rs[0].Startup, tc.want) {
+				t.Errorf("results %+v, want startup %+v", rs, tc.want)
+			}
+		})
+	}
+	if Detect("Couldn't connect to the database\n") {
+		t.Error("Detect(another program's message) = true")
+	}
+}

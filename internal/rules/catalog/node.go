@@ -182,6 +182,13 @@ var nodeMetas = []finding.Meta{
 		Remedy:  []string{"cat /sys/class/infiniband/<dev>/ports/<n>/pkeys/0 (expect 0xffff or 0x7fff)", "add the port GUID to a partition in the SM configuration (opensm: partitions.conf, then a resweep: kill -HUP $(pidof opensm))", "smpquery pkeys <lid> <port> from the SM node to see the table it programmed"},
 	},
 	{
+		ID: "port.pkey_default_missing", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
+		Title:   "IB port is in no default partition",
+		Meaning: "The port's P_Key table holds keys, but neither the default partition's full key 0xffff nor its limited key 0x7fff. Subnet administration traffic (path record queries of rdma_cm and librdmacm-based tools, multicast joins such as IPoIB's broadcast group) uses the default partition: the kernel looks that key up and, not finding it, logs \"Couldn't find index for default PKey\" and sends the queries with the key in entry 0, which the subnet manager's port drops unless it is in that partition too. Connections set up through rdma_cm then fail to resolve routes while verbs traffic with known LIDs still works.",
+		Causes:  []string{"the SM's partition configuration has no Default partition, or leaves this port out of it (opensm partitions.conf: Default=0x7fff, ipoib : ALL=full; is the usual first line)"},
+		Remedy:  []string{"cat /sys/class/infiniband/<dev>/ports/<n>/pkeys/* to list the keys", "add the default partition for every port in the SM configuration (opensm partitions.conf: Default=0x7fff, ipoib : ALL=full;), then a resweep: kill -HUP $(pidof opensm)", "smpquery pkeys <lid> <port> to confirm what the SM programmed"},
+	},
+	{
 		ID: "port.pkey_limited_only", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
 		Title:   "IB port is only a limited member of its partitions",
 		Meaning: "No key in the port's P_Key table has the full-membership bit (bit 15) set: the default partition shows as 0x7fff instead of 0xffff. IBTA partition checking accepts a packet when the 15-bit keys match and at least one of the two ends is a full member, so a limited member can talk to full members (the SM, often storage) but not to other limited members: traffic between two nodes that are both limited fails with no error on the link.",
@@ -196,11 +203,39 @@ var nodeMetas = []finding.Meta{
 		Remedy:  []string{"ibv_devinfo -d <dev> | grep -E 'max_mtu|active_mtu' (4096 expected on IB)", "cat /sys/class/net/<ib>/mode and set the same mode and MTU on every IPoIB interface (ip link set <ib> mtu <n>, or the network configuration)", "check the partition MTU in the SM configuration"},
 	},
 	{
+		ID: "port.ib_mtu_reduced", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
+		Title:   "InfiniBand port runs a smaller MTU than it supports",
+		Meaning: "ibv_devinfo shows active_mtu below max_mtu on an ACTIVE InfiniBand port. The active MTU is what the link runs with the port at its other end: the subnet manager sets each end's neighbour MTU to the smaller of the two ends' capabilities. RDMA messages are cut into packets of that size, so 2048 where 4096 is possible doubles the packets (and headers) per message, and every connection through this port takes the smaller path MTU. sysfs has no MTU attribute for an IB port: only pasted ibv_devinfo output is judged.",
+		Causes:  []string{"the switch port or gateway at the other end supports or is configured for a smaller MTU", "the port was brought up while the subnet manager ran with a smaller MTU for the link"},
+		Remedy:  []string{"ibv_devinfo -d <dev> -i <port> | grep -E 'max_mtu|active_mtu' to confirm", "iblinkinfo -C <dev> -P <port> to find the switch port at the other end, then smpquery portinfo <peer-lid> <peer-port> for its MTUCap and NeighborMTU", "raise the switch port's MTU to 4096 (or replace a 2K-only gateway), then reset the link so the subnet manager sets the MTU again"},
+	},
+	{
+		ID: "port.ib_mtu_mismatch", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
+		Title:   "active InfiniBand ports of a node run different MTUs",
+		Meaning: "The ACTIVE InfiniBand ports of one ibv_devinfo paste do not share one active_mtu, while each runs what it supports. A connection takes the smallest MTU along its path, so jobs spread over the node's ports see different packet sizes and bandwidth per rail; the odd port is usually cabled to a switch or gateway with a smaller MTU, or is an HCA of another generation.",
+		Causes:  []string{"one port cabled to a switch or gateway with a smaller MTU capability", "HCAs of different generations in one node"},
+		Remedy:  []string{"ibv_devinfo | grep -E 'hca_id|port:|max_mtu|active_mtu' to list every port's MTU", "iblinkinfo -C <dev> -P <port> to find the switch port at the other end of the odd port and compare it with its siblings' switches"},
+	},
+	{
 		ID: "host.driver_mismatch", Severity: finding.Warning, Area: "host", Step: finding.StepPort,
 		Title:   "mlx5 driver differs from the expectation",
 		Meaning: "The mlx5_core module's version (sys/module/mlx5_core/version, set by MLNX_OFED/DOCA drivers; else its srcversion, a checksum of the sources) differs from the expectation's driver_version. Nodes of one job should run one driver: a different driver changes firmware compatibility, counters and offloads, and a driver that does not match the firmware can train links at low rates.",
 		Causes:  []string{"partial driver upgrade across the fleet", "kernel upgraded and the inbox mlx5_core loaded instead of the out-of-tree one (DKMS build failed)", "node reimaged from another image"},
 		Remedy:  []string{"modinfo mlx5_core | grep -E '^(version|srcversion)'; ofed_info -s", "install the driver release of the baseline (and rebuild DKMS modules for the running kernel), then reload the driver or reboot", "if the new version is intended, rewrite the expectation: ibdoctor baseline"},
+	},
+	{
+		ID: "host.driver_outlier", Severity: finding.Warning, Area: "host", Step: finding.StepPort,
+		Title:   "mlx5 driver differs from the fleet's majority",
+		Meaning: "Among the nodes judged together (ibdoctor check --fleet, or a hub over its agents), more than half run one mlx5_core version (sys/module/mlx5_core/version, else its srcversion) and this node runs another. Nodes of one job should run one driver: a different driver changes firmware compatibility, counters and offloads. Without a majority (a fleet halfway through an upgrade) nothing is judged.",
+		Causes:  []string{"the node missed a driver upgrade, or was reimaged from an older image", "kernel upgraded and the inbox mlx5_core loaded instead of the out-of-tree one (DKMS build failed)"},
+		Remedy:  []string{"modinfo mlx5_core | grep -E '^(version|srcversion)'; ofed_info -s", "install the driver release the majority runs (and rebuild DKMS modules for the running kernel), then reload the driver or reboot"},
+	},
+	{
+		ID: "host.fw_outlier", Severity: finding.Warning, Area: "host", Step: finding.StepPort,
+		Title:   "HCA firmware differs from the fleet's majority",
+		Meaning: "Among the nodes judged together, more than half of those with this HCA model run one firmware version (fw_ver) and this node's HCAs of the model run another. Firmware is compared per model (hca_type): a ConnectX-7 and a BlueField-3 run different lines. Driver/firmware pairs that do not match can train links at low rates or miss fixes the rest of the fleet has.",
+		Causes:  []string{"the node missed a firmware update (mlxfwmanager run before it joined, or the update failed)", "HCAs replaced from another batch"},
+		Remedy:  []string{"mlxfwmanager --query to list each HCA's firmware and PSID", "flash the version the majority runs (mlxfwmanager -u with that release's image), then reset the HCAs (mlxfwreset) or reboot"},
 	},
 	{
 		ID: "pcie.link_degraded", Severity: finding.Critical, Area: "pcie", Step: finding.StepPCIe,

@@ -3,8 +3,11 @@ package host
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
@@ -25,8 +28,37 @@ type aerTally struct {
 	below              []target
 	corr, nonfat, fat  uint64
 	logCorr, logUncorr int
-	ev                 []finding.Evidence
-	logEv              int
+	// rcvCorr counts the correctable errors of the ports' "error
+	// received" lines ("Multiple" is at least two), which also count
+	// where the detail lines of a report were cut from a paste.
+	rcvCorr int
+	// corrAt and rcvAt are the log times of the correctable errors the
+	// reports and the received lines count, for bursts.
+	corrAt, rcvAt []time.Duration
+	ev            []finding.Evidence
+	logEv         int
+}
+
+// Burst: in a pasted log, which is an excerpt of a longer one, this many
+// correctable reports of one function within burstSpan are a flood,
+// whatever the count over the whole log: the kernel rate-limits AER
+// messages, so several in a second mean a link that keeps erring.
+const (
+	burstReports = 3
+	burstSpan    = time.Second
+)
+
+// burst says whether at least burstReports of the times lie within
+// burstSpan of each other.
+func burst(at []time.Duration) bool {
+	at = slices.Clone(at)
+	slices.Sort(at)
+	for i := 0; i+burstReports-1 < len(at); i++ {
+		if at[i+burstReports-1]-at[i] <= burstSpan {
+			return true
+		}
+	}
+	return false
 }
 
 // checkAER reports AER errors on the links of HCAs and GPUs: the aer_dev_*
@@ -49,7 +81,9 @@ func checkAER(in *Input) []finding.Finding {
 	for _, a := range t.order {
 		x := t.by[a]
 		uncorr := x.nonfat + x.fat + uint64(x.logUncorr)
-		if uncorr == 0 && x.corr < th.AERCorrectable && uint64(x.logCorr) < th.AERCorrectable {
+		x.logCorr = max(x.logCorr, x.rcvCorr)
+		flood := in.standalone && (burst(x.corrAt) || burst(x.rcvAt))
+		if uncorr == 0 && x.corr < th.AERCorrectable && uint64(x.logCorr) < th.AERCorrectable && !flood {
 			continue
 		}
 		f := aerFinding(in, x, bits[a])
@@ -115,7 +149,10 @@ func (t *aerTallies) addLogEvents(evs []kmsg.Event) {
 		}
 	}
 	for _, e := range evs {
-		if e.Kind != kmsg.KindAER || e.PCI == "" || (!e.AERDetail && hasDetail[e.PCI]) {
+		if e.Kind != kmsg.KindAER || e.PCI == "" {
+			continue
+		}
+		if !e.AERDetail && hasDetail[e.PCI] {
 			continue
 		}
 		below := targetsOf(s, e.PCI)
@@ -128,7 +165,13 @@ func (t *aerTallies) addLogEvents(evs []kmsg.Event) {
 		}
 		x := t.get(e.PCI, below)
 		if e.AERSeverity == kmsg.AERCorrectable {
-			x.logCorr += e.Weight()
+			n := aerCount(e)
+			x.logCorr += n
+			if at, ok := recordTime(e.Record); ok && !e.Folded {
+				for range n {
+					x.corrAt = append(x.corrAt, at)
+				}
+			}
 		} else {
 			x.logUncorr += e.Weight()
 		}
@@ -137,6 +180,58 @@ func (t *aerTallies) addLogEvents(evs []kmsg.Event) {
 			x.ev = append(x.ev, in.logEvidence(e.Record))
 		}
 	}
+	// Where a function has detail lines, those are its reports; its
+	// received lines still count the errors, for a paste that lost some
+	// of the details.
+	for _, e := range evs {
+		if e.Kind == kmsg.KindAER && !e.AERDetail && hasDetail[e.PCI] && e.AERSeverity == kmsg.AERCorrectable {
+			if x, ok := t.by[e.PCI]; ok {
+				n := receivedCount(e)
+				x.rcvCorr += n
+				if x.logEv < maxEvidence && !e.Folded {
+					x.logEv++
+					x.ev = append(x.ev, in.logEvidence(e.Record))
+				}
+				if at, ok := recordTime(e.Record); ok && !e.Folded {
+					for range n {
+						x.rcvAt = append(x.rcvAt, at)
+					}
+				}
+			}
+		}
+	}
+}
+
+// receivedCount is the number of errors an "error received" line stands
+// for: "Multiple" means the status register held more than one.
+func receivedCount(e kmsg.Event) int {
+	if strings.HasPrefix(e.Detail, "Multiple ") {
+		return 2 * e.Weight()
+	}
+	return e.Weight()
+}
+
+// aerCount is how many errors an AER event reports: a detail line one
+// (times the events a folded one stands for), a received line as
+// receivedCount says.
+func aerCount(e kmsg.Event) int {
+	if e.AERDetail {
+		return e.Weight()
+	}
+	return receivedCount(e)
+}
+
+// recordTime is when a record was logged, as an offset comparable with
+// the other records of the same log: the time since boot, else the wall
+// clock.
+func recordTime(r kmsg.Record) (time.Duration, bool) {
+	switch {
+	case r.HasMono:
+		return r.Mono, true
+	case !r.Time.IsZero():
+		return time.Duration(r.Time.UnixNano()), true
+	}
+	return 0, false
 }
 
 // aerBits lists the error bits of the reports ("RxErr", "BadTLP",
@@ -218,9 +313,24 @@ func checkXid(in *Input) []finding.Finding {
 		n     int
 		ev    []finding.Evidence
 		procs []string
+		// fatal: a message of an NVLink Xid said "Fatal"; named counts
+		// the messages of another Xid that name this one as their cause
+		// ("45, ... caused by previous Xid 149") where it was not logged
+		// itself (cut from the paste, or before the window).
+		fatal bool
+		named int
 	}
 	xs := map[key]*tally{}
 	var keys []key
+	get := func(k key) *tally {
+		t, ok := xs[k]
+		if !ok {
+			t = &tally{}
+			xs[k] = t
+			keys = append(keys, k)
+		}
+		return t
+	}
 	off := map[pcie.Address]*tally{}
 	var offKeys []pcie.Address
 	for _, e := range in.events() {
@@ -237,14 +347,18 @@ func checkXid(in *Input) []finding.Finding {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
 		case e.Kind == kmsg.KindXid:
-			k := key{e.PCI, e.Xid}
-			t, ok := xs[k]
-			if !ok {
-				t = &tally{}
-				xs[k] = t
-				keys = append(keys, k)
-			}
+			t := get(key{e.PCI, e.Xid})
 			t.n += e.Weight()
+			t.fatal = t.fatal || reXidFatal.MatchString(e.Detail)
+			if m := reXidCause.FindStringSubmatch(e.Detail); m != nil {
+				if c, err := strconv.Atoi(m[1]); err == nil && c != e.Xid {
+					ct := get(key{e.PCI, c})
+					ct.named += e.Weight()
+					if len(ct.ev) < maxEvidence && !e.Folded {
+						ct.ev = append(ct.ev, in.logEvidence(e.Record))
+					}
+				}
+			}
 			if len(t.ev) < maxEvidence && !e.Folded {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
@@ -272,16 +386,32 @@ func checkXid(in *Input) []finding.Finding {
 		t := xs[k]
 		info := LookupXid(k.code)
 		subj, label := gpu(k.pci)
-		sum := fmt.Sprintf("Xid %d (%s) on %s, %s %s: %s", k.code, info.Name, label, plural(t.n, "time", "times"), in.window(), info.Meaning)
+		var sum string
+		if t.n == 0 {
+			sum = fmt.Sprintf("Xid %d (%s) on %s, named %s as the cause of a later Xid %s: %s", k.code, info.Name, label, plural(t.named, "time", "times"), in.window(), info.Meaning)
+		} else {
+			sum = fmt.Sprintf("Xid %d (%s) on %s, %s %s: %s", k.code, info.Name, label, plural(t.n, "time", "times"), in.window(), info.Meaning)
+		}
 		if len(t.procs) > 0 {
 			sum += "; process " + strings.Join(t.procs, ", ")
 		}
 		f := catalog.New("gpu.xid", subj, sum, t.ev...)
 		f.Severity = info.Severity
+		if t.fatal && info.FatalCritical {
+			f.Severity = finding.Critical
+		}
 		out = append(out, f)
 	}
 	return out
 }
+
+// reXidCause finds the Xid an Xid message names as its cause: "45, pid=…,
+// Ch 00000001 caused by previous Xid 149".
+var reXidCause = regexp.MustCompile(`caused by previous Xid (\d+)`)
+
+// reXidFatal: an NVLink Xid (144-150) message classes the error as
+// "Fatal" or "Nonfatal": "149, NETIR_LINK_EVT Fatal XC0 i0 Link 00 (…)".
+var reXidFatal = regexp.MustCompile(`(?:^|[^A-Za-z])Fatal\b`)
 
 // checkFlaps counts link-down events per interface in the window.
 func checkFlaps(in *Input) []finding.Finding {

@@ -23,8 +23,9 @@ func TestAnalyzeCorpora(t *testing.T) {
 		file string
 		want []string
 	}{
-		// Two correctable detail lines: below the threshold of 10.
-		{"../../parse/kmsg/testdata/dmesg-aer-old.txt", nil},
+		// Two detail lines and five received lines (two "Multiple"):
+		// seven correctable errors of one root port within 3 ms, a flood.
+		{"../../parse/kmsg/testdata/dmesg-aer-old.txt", []string{"pcie.aer_errors/warning"}},
 		{"../../parse/kmsg/testdata/journal-aer-localized.txt", nil},
 		{"../../parse/kmsg/testdata/dmesg-fallen-off-multiline.txt", []string{"gpu.fallen_off_bus/critical"}},
 		{"../../parse/kmsg/testdata/dmesg-old-fallen-off.txt", []string{"gpu.fallen_off_bus/critical"}},
@@ -222,5 +223,73 @@ func TestAnalyzeNvidiaSMI(t *testing.T) {
 	}
 	if ethtool.Detect("hello\nNIC statistics:") || kmsg.Detect("just some prose\nwithout stamps\n") {
 		t.Error("false detection")
+	}
+}
+
+// TestPastedAERBurst: in a pasted excerpt, a few correctable AER reports of
+// one function within a second are a flood (warning) although far below the
+// count that warns over a whole log; spread out, or from a full node log,
+// they are not. Lines from the real pastes in
+// internal/diagnose/analyze/testdata/realworld (rpipcie64, coreboot815).
+func TestPastedAERBurst(t *testing.T) {
+	detail := func(ts string) string {
+		return ts + " pcieport 0000:00:1d.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, id=00e8(Receiver ID)\n"
+	}
+	tests := []struct {
+		name, log string
+		want      []string
+	}{
+		{"three reports in a millisecond", detail("[    3.499123]") + detail("[    3.499183]") + detail("[    3.499241]"), []string{"pcie.aer_errors/warning"}},
+		{"two reports", detail("[    3.499123]") + detail("[    3.499183]"), nil},
+		{"three reports minutes apart", detail("[    3.499123]") + detail("[  183.499183]") + detail("[  363.499241]"), nil},
+		// Linux 6.x wording: one received line and one "Multiple" line
+		// are three errors of the endpoint in the same second.
+		{"received from, Multiple", "[Fri Aug 29 20:09:52 2025] pcieport 0000:00:1d.3: AER: Correctable error message received from 0000:06:00.0\n" +
+			"[Fri Aug 29 20:09:52 2025] pcieport 0000:00:1d.3: AER: Multiple Correctable error message received from 0000:06:00.0\n", []string{"pcie.aer_errors/warning"}},
+		{"one uncorrectable", "[    5.000000] pcieport 0000:00:1d.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0\n", []string{"pcie.aer_errors/critical"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := kmsg.ParseText(strings.NewReader(tt.log), "paste.txt", kmsg.TextOptions{Year: 2025})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(CheckPastedKernelLog(l, time.Time{}, 0)); !slices.Equal(got, tt.want) {
+				t.Errorf("findings = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPastedXidCause: an Xid 45 (preemptive cleanup, info) that names an
+// NVLink Xid as its cause reports that Xid too, where the paste lost the
+// cause's own line; the NVLink Xids 144-150 are warnings unless their
+// message says Fatal. Lines from NVIDIA/open-gpu-kernel-modules#1150 and
+// leptonai/gpud#1160/#1174 (kernel messages quoted in the issues).
+func TestPastedXidCause(t *testing.T) {
+	tests := []struct {
+		name, log string
+		want      []string
+	}{
+		{"45 caused by 149", "kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149\n",
+			[]string{"gpu.xid/info", "gpu.xid/warning"}},
+		{"45 alone", "kernel: NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001\n", []string{"gpu.xid/info"}},
+		{"149 Fatal", "NVRM: Xid (PCI:0000:00:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 00 (0x025001c6 0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)\n",
+			[]string{"gpu.xid/critical"}},
+		{"145 Nonfatal", "NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 0x00000000 0x00100000 0x00000004)\n",
+			[]string{"gpu.xid/warning"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := kmsg.ParseText(strings.NewReader(tt.log), "paste.txt", kmsg.TextOptions{Year: 2026})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ids(CheckPastedKernelLog(l, time.Time{}, 0))
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("findings = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

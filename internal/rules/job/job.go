@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
@@ -80,6 +81,13 @@ type LinkLoad struct {
 	From  string `json:"from"`
 	To    string `json:"to"`
 	Flows int    `json:"flows"`
+	// Share is what each of its flows gets of the fabric's rate: the
+	// link's rate over its flows, over the fabric's rate.
+	Share float64 `json:"share"`
+	// Gbps is the link's rate, when the rates are known.
+	Gbps float64 `json:"gbps,omitempty"`
+	// Degraded says why the link is suspect, when it is.
+	Degraded string `json:"degraded,omitempty"`
 	// Hosts are the hosts whose flows cross it, sorted (at most 16).
 	Hosts []string `json:"hosts,omitempty"`
 }
@@ -99,11 +107,15 @@ type Result struct {
 	MaxLoad int `json:"max_load"`
 	// Slowest names the slowest flow and its bottleneck link.
 	Slowest string `json:"slowest,omitempty"`
-	// Hot are the fabric links with more than one flow, most loaded
-	// first (at most 20).
+	// Hot are the links whose flows get less than the fabric's rate (more
+	// than one flow, or a link below the fabric's rate) and the degraded
+	// links the flows cross, the smallest share first (at most 20).
 	Hot []LinkLoad `json:"hot"`
 	// Broken are flows whose route breaks in the tables.
 	Broken []string `json:"broken,omitempty"`
+	// Relief names the hosts whose removal takes every flow off the
+	// degraded links, when flows cross one (see Relieve).
+	Relief *Relief `json:"relief,omitempty"`
 }
 
 // ErrNoFlows is returned when the pattern has nothing to send (fewer than
@@ -162,10 +174,28 @@ func Flows(hosts []Host, p Pattern) []Flow {
 	return out
 }
 
+// LinkInfo is what a prediction knows of one cable besides its ends.
+type LinkInfo struct {
+	// Gbps is the link's data rate (width × lane speed); 0 when unknown,
+	// taken to run at the fabric's rate.
+	Gbps float64
+	// Degraded says why the link is suspect (narrower or slower than
+	// expected, error counters); empty for a sound link.
+	Degraded string
+}
+
+// Links holds the cables' rates and states by the port at either end. Nil
+// takes every link to run at one rate, none degraded.
+type Links map[routing.PortRef]LinkInfo
+
 // Predict follows every flow of p through the forwarding tables and
-// predicts the collective's share of the line rate. All links are taken to
-// run at the same rate.
-func Predict(g *routing.Graph, hosts []Host, p Pattern) (*Result, error) {
+// predicts the collective's share of a contention-free fabric. Each link
+// runs at its own rate from links (the fabric's rate, the most common one,
+// where unknown), so a 1X or SDR link is a bottleneck even for one flow; a
+// flow gets the least, over the links of its route, of the link's rate
+// over the flows on it. Its ideal is what its host links would give it at
+// the fabric's rate (or their own, when faster).
+func Predict(g *routing.Graph, hosts []Host, p Pattern, links Links) (*Result, error) {
 	flows := Flows(hosts, p)
 	if len(flows) == 0 {
 		return nil, ErrNoFlows
@@ -177,6 +207,7 @@ func Predict(g *routing.Graph, hosts []Host, p Pattern) (*Result, error) {
 	}
 	f := g.Subnet()
 	idx := newLinkIndex(f)
+	lr := idx.rates(links)
 	routes := make([][]int32, len(flows))
 	load := make([]int32, idx.size)
 	users := map[int32][]int{}
@@ -207,24 +238,28 @@ func Predict(g *routing.Graph, hosts []Host, p Pattern) (*Result, error) {
 		if len(ls) == 0 {
 			continue
 		}
-		worst, bottleneck := int32(0), ls[0]
-		for _, l := range ls {
-			if load[l] > worst {
-				worst, bottleneck = load[l], l
+		share, bottleneck := lr.share(ls[0], load), ls[0]
+		for _, l := range ls[1:] {
+			if s := lr.share(l, load); s < share {
+				share, bottleneck = s, l
 			}
 		}
 		// What the flow's own host links allow: a contention-free fabric
 		// still shares them among the flows a host sends or receives.
-		ideal := max(load[ls[0]], load[ls[len(ls)-1]])
-		frac := float64(ideal) / float64(worst)
+		first, last := ls[0], ls[len(ls)-1]
+		ideal := min(max(lr.rate[first], lr.nominal)/float64(load[first]), max(lr.rate[last], lr.nominal)/float64(load[last]))
+		frac := min(share/ideal, 1)
 		res.MeanFraction += frac
 		counted++
 		if counted == 1 || frac < res.Fraction {
 			fl := flows[i]
 			from, to := ends(bottleneck)
 			res.Fraction = frac
-			res.Slowest = fmt.Sprintf("%s → %s (rail %d): %d flows on %s → %s", hosts[fl.Src].Name, hosts[fl.Dst].Name, fl.Rail,
-				worst, portName(f, from), portName(f, to))
+			res.Slowest = fmt.Sprintf("%s → %s (rail %d): %d flow(s) on %s → %s", hosts[fl.Src].Name, hosts[fl.Dst].Name, fl.Rail,
+				load[bottleneck], portName(f, from), portName(f, to))
+			if why := lr.degraded[bottleneck]; why != "" {
+				res.Slowest += " (" + why + ")"
+			}
 		}
 	}
 	if counted == 0 {
@@ -236,14 +271,20 @@ func Predict(g *routing.Graph, hosts []Host, p Pattern) (*Result, error) {
 			continue
 		}
 		from, to := ends(int32(l))
-		if isCA(from) || isCA(to) {
-			continue // host links are what the ideal is measured against
+		host := isCA(from) || isCA(to)
+		if !host {
+			res.MaxLoad = max(res.MaxLoad, int(n))
 		}
-		res.MaxLoad = max(res.MaxLoad, int(n))
-		if n < 2 {
+		why := lr.degraded[int32(l)]
+		// Host links are what the ideal is measured against: listed only
+		// when they are degraded (below the fabric's rate, or suspect).
+		if why == "" && (host || n < 2) {
 			continue
 		}
-		ll := LinkLoad{From: portName(f, from), To: portName(f, to), Flows: int(n)}
+		ll := LinkLoad{From: portName(f, from), To: portName(f, to), Flows: int(n), Share: lr.share(int32(l), load) / lr.nominal, Degraded: why}
+		if links != nil {
+			ll.Gbps = lr.rate[l]
+		}
 		for _, h := range users[int32(l)] {
 			ll.Hosts = append(ll.Hosts, hosts[h].Name)
 		}
@@ -255,13 +296,16 @@ func Predict(g *routing.Graph, hosts []Host, p Pattern) (*Result, error) {
 		res.Hot = append(res.Hot, ll)
 	}
 	slices.SortFunc(res.Hot, func(a, b LinkLoad) int {
-		return cmp.Or(cmp.Compare(b.Flows, a.Flows), cmp.Compare(a.From, b.From))
+		return cmp.Or(cmp.Compare(a.Share, b.Share), cmp.Compare(b.Flows, a.Flows), cmp.Compare(a.From, b.From))
 	})
 	if len(res.Hot) > 20 {
 		res.Hot = res.Hot[:20]
 	}
 	return res, nil
 }
+
+// gbps formats a rate without trailing zeros.
+func gbps(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 func portName(f *routing.Subnet, r routing.PortRef) string {
 	return fmt.Sprintf("%s[%d]", f.Nodes[r.Node].Name(), r.Port)
@@ -288,7 +332,7 @@ func Leaf(g *routing.Graph, h Host) int {
 // also tries rotating each leaf's hosts, which moves the boundary flows to
 // other destination LIDs and so, under static routing, to other uplinks,
 // and keeps the rotation that predicts best.
-func Propose(g *routing.Graph, hosts []Host, p Pattern) []int {
+func Propose(g *routing.Graph, hosts []Host, p Pattern, links Links) []int {
 	var leaves []int
 	groups := map[int][]int{}
 	for i, h := range hosts {
@@ -309,7 +353,7 @@ func Propose(g *routing.Graph, hosts []Host, p Pattern) []int {
 		return order()
 	}
 	score := func(o []int) float64 {
-		r, err := Predict(g, Reorder(hosts, o), p)
+		r, err := Predict(g, Reorder(hosts, o), p, links)
 		if err != nil {
 			return 0
 		}

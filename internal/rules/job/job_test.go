@@ -46,7 +46,24 @@ func twoTier(t testing.TB, leaves, hosts, spines int, up func(leaf int) []int) (
 			f.Connect(leaf[l], hosts+1+s, spine[s], l+1)
 		}
 	}
-	reaches := func(s, l int) bool { return slices.Contains(up(l), s) }
+	// The uplinks a leaf may use towards each leaf, computed once (a 16k-HCA
+	// tree has 128 leaves).
+	ups := make([][]int, leaves)
+	for l := range leaves {
+		ups[l] = up(l)
+	}
+	reaches := func(s, l int) bool { return slices.Contains(ups[l], s) }
+	cands := make([][][]int, leaves)
+	for l := range leaves {
+		cands[l] = make([][]int, leaves)
+		for dl := range leaves {
+			for _, s := range ups[l] {
+				if reaches(s, dl) {
+					cands[l][dl] = append(cands[l][dl], s)
+				}
+			}
+		}
+	}
 	for dst := uint16(1); dst < lid; dst++ {
 		dl, isHost := hostLeaf[dst]
 		for s := range spines {
@@ -64,13 +81,7 @@ func twoTier(t testing.TB, leaves, hosts, spines int, up func(leaf int) []int) (
 			case isHost && dl == l:
 				f.SetRoute(leaf[l], dst, uint8(hostPort[dst]))
 			case isHost:
-				var cand []int
-				for _, s := range up(l) {
-					if reaches(s, dl) {
-						cand = append(cand, s)
-					}
-				}
-				if len(cand) > 0 {
+				if cand := cands[l][dl]; len(cand) > 0 {
 					f.SetRoute(leaf[l], dst, uint8(hosts+1+cand[int(dst)%len(cand)]))
 				}
 			}
@@ -143,7 +154,7 @@ func TestRingPredictions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g, names := twoTier(t, tt.leaves, tt.hosts, tt.spines, tt.up)
 			hosts := place(t, g, tt.order(names))
-			r, err := Predict(g, hosts, Ring)
+			r, err := Predict(g, hosts, Ring, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +164,7 @@ func TestRingPredictions(t *testing.T) {
 			if r.Flows != len(hosts) {
 				t.Errorf("%d flows, want one per host", r.Flows)
 			}
-			p, err := Predict(g, Reorder(hosts, Propose(g, hosts, Ring)), Ring)
+			p, err := Predict(g, Reorder(hosts, Propose(g, hosts, Ring, nil)), Ring, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,7 +216,7 @@ func TestBrokenRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Predict(g2, place(t, g2, names), Ring)
+	r, err := Predict(g2, place(t, g2, names), Ring, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,9 +272,58 @@ func BenchmarkPredictRing4096(b *testing.B) {
 	hosts := place(b, g, interleave(names, 64, 64))
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Predict(g, hosts, Ring); err != nil {
+		if _, err := Predict(g, hosts, Ring, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// 4,096 hosts of a 16,384-HCA two-level tree (128 leaves of 128 hosts, 64
+// spines): the job's ring, interleaved across 32 leaves, through the full
+// tables, with per-link rates.
+func BenchmarkPredictRing4096On16k(b *testing.B) {
+	g, names := twoTier(b, 128, 128, 64, all(64))
+	var job []string
+	for i, n := range interleave(names, 128, 128) {
+		if i%4 == 0 {
+			job = append(job, n)
+		}
+	}
+	hosts := place(b, g, job)
+	links := rates(g, 400, nil)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Predict(g, hosts, Ring, links); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Random bisections of all 16,384 CA ports.
+func BenchmarkBisection16k(b *testing.B) {
+	g, _ := twoTier(b, 128, 128, 64, all(64))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := EffectiveBisection(g, 10, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The order proposal: 256 interleaved hosts (grouping by leaf and the
+// search over each leaf's rotations, one Predict per try) and 4,096
+// (grouping only) on the 4,096-HCA tree.
+func BenchmarkPropose(b *testing.B) {
+	g, names := twoTier(b, 64, 64, 32, all(32))
+	for _, n := range []int{256, 4096} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			hosts := place(b, g, interleave(names, 64, 64)[:n])
+			for b.Loop() {
+				if o := Propose(g, hosts, Ring, nil); len(o) != n {
+					b.Fatal(len(o))
+				}
+			}
+		})
 	}
 }
 
@@ -281,5 +341,150 @@ func TestDocumentedDefaultsInForce(t *testing.T) {
 	doc, err := catalog.Documented("fabric.job_congested", "congested")
 	if err != nil || doc != fmt.Sprint(DefaultCongested) {
 		t.Errorf("documented %q (%v), in force %v", doc, err, DefaultCongested)
+	}
+}
+
+// rates gives every cable of g the rate def, except the cables with an end
+// named in odd ("leaf0[6]"), which get that info (both directions).
+func rates(g *routing.Graph, def float64, odd map[string]LinkInfo) Links {
+	f := g.Subnet()
+	out := Links{}
+	for _, l := range f.Links {
+		li := LinkInfo{Gbps: def}
+		for _, e := range []routing.PortRef{l.A, l.B} {
+			if o, ok := odd[portName(f, e)]; ok {
+				li = o
+			}
+		}
+		out[l.A], out[l.B] = li, li
+	}
+	return out
+}
+
+// On twoTier(2, 4, 2, all(2)) leaf0's uplink to spine1 is leaf0[6]; the
+// leaf-grouped ring's flow h03 → h04 climbs it (LID 9 goes by spine1),
+// h07 → h00 comes down spine0 into leaf0[5]; h02's own link is leaf0[3].
+func TestPerLinkRates(t *testing.T) {
+	oneX := LinkInfo{Gbps: 10, Degraded: "runs at 1X QDR (10 Gb/s), expected 4X QDR (40 Gb/s)"}
+	tests := []struct {
+		name      string
+		interleav bool
+		odd       map[string]LinkInfo
+		want      float64
+		hot       string // the first hot link, "" none
+	}{
+		{"every link at the fabric's rate", false, nil, 1, ""},
+		{"a 1X uplink carries one flow at a quarter", false, map[string]LinkInfo{"leaf0[6]": oneX}, 0.25, "leaf0[6] → spine1[1]"},
+		{"a 2X uplink, said nothing of, is below the fabric's rate", false, map[string]LinkInfo{"leaf0[6]": {Gbps: 20}}, 0.5, "leaf0[6] → spine1[1]"},
+		{"an SDR host link bounds both of its flows", false, map[string]LinkInfo{"leaf0[3]": {Gbps: 10}}, 0.25, "h02 mlx5_0[1] → leaf0[3]"},
+		{"a faster host link gives no more than the fabric", false, map[string]LinkInfo{"leaf0[3]": {Gbps: 100}}, 1, ""},
+		{"contention at the fabric's rate, as without rates", true, nil, 0.5, ""},
+		{"contention on a 2X link: two flows at a quarter each", true, map[string]LinkInfo{"leaf0[5]": {Gbps: 20}, "leaf0[6]": {Gbps: 20}}, 0.25, "leaf0[5] → spine0[1]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, names := twoTier(t, 2, 4, 2, all(2))
+			if tt.interleav {
+				names = interleave(names, 2, 4)
+			}
+			r, err := Predict(g, place(t, g, names), Ring, rates(g, 40, tt.odd))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Fraction != tt.want {
+				t.Errorf("fraction %.3f, want %.3f (%s; hot %+v)", r.Fraction, tt.want, r.Slowest, r.Hot)
+			}
+			if tt.hot != "" && (len(r.Hot) == 0 || r.Hot[0].From+" → "+r.Hot[0].To != tt.hot) {
+				t.Errorf("hot %+v, want %s first", r.Hot, tt.hot)
+			}
+			if tt.want < 1 && !tt.interleav && !strings.Contains(r.Slowest, "below the fabric's 40 Gb/s") && !strings.Contains(r.Slowest, "1X QDR") {
+				t.Errorf("slowest flow does not say why: %s", r.Slowest)
+			}
+		})
+	}
+	// Without rates, the same fabric predicts as before: the rates are
+	// what makes the 1X link a bottleneck.
+	g, names := twoTier(t, 2, 4, 2, all(2))
+	r, _ := Predict(g, place(t, g, names), Ring, nil)
+	if r.Fraction != 1 {
+		t.Errorf("without rates: %.2f", r.Fraction)
+	}
+	// A degraded link off the job's routes (h04's, the job on leaf0's
+	// hosts) changes nothing and is not listed.
+	leaf0 := place(t, g, names[:4])
+	links := rates(g, 40, map[string]LinkInfo{"leaf1[1]": {Gbps: 10, Degraded: "1X"}})
+	if r, _ := Predict(g, leaf0, Ring, links); r.Fraction != 1 || len(r.Hot) != 0 {
+		t.Errorf("a degraded link off the routes: %.2f, hot %+v", r.Fraction, r.Hot)
+	}
+	if rel := Relieve(g, leaf0, Ring, links); rel != nil {
+		t.Errorf("relief for a link off the routes: %+v", rel)
+	}
+}
+
+func TestRelieve(t *testing.T) {
+	oneX := LinkInfo{Gbps: 10, Degraded: "1X"}
+	errs := LinkInfo{Gbps: 40, Degraded: "symbol errors 500"}
+	half := func(l int) []int {
+		if l == 0 {
+			return []int{0}
+		}
+		return []int{0, 1}
+	}
+	tests := []struct {
+		name        string
+		up          func(int) []int
+		interleaved bool
+		odd         map[string]LinkInfo
+		want        []string // nil: no relief
+		wantLink    string
+		wantFrac    float64 // the rest's prediction
+	}{
+		// Leaving out h03 would not do: h02 → h04 climbs the same uplink
+		// (routes follow the destination); without h04, h03 sends to h05,
+		// whose LID goes by spine0.
+		{"one degraded uplink: the destination routed over it", all(2), false, map[string]LinkInfo{"leaf0[6]": oneX}, []string{"h04"}, "leaf0[6] → spine1[1]: 1X", 1},
+		{"a degraded host link: its host", all(2), false, map[string]LinkInfo{"leaf0[3]": {Gbps: 10}}, []string{"h02"}, "h02 mlx5_0[1] → leaf0[3]: runs at 10 Gb/s, below the fabric's 40 Gb/s", 1},
+		// Interleaved, four flows use leaf0[5]'s cable: h01 → h05 and
+		// h03 → h07 up, h05 → h02 and h07 → h00 down. Each host removed
+		// takes two flows with it: h05 and h07. The congestion on the other
+		// uplinks stays (0.5); the errors are what the relief clears.
+		{"a link with errors that is a bottleneck", all(2), true, map[string]LinkInfo{"leaf0[5]": errs}, []string{"h05", "h07"}, "leaf0[5] → spine0[1]: symbol errors 500", 0.5},
+		{"a link with errors the slowest flows do not need", all(2), false, map[string]LinkInfo{"leaf1[5]": errs}, nil, "", 0},
+		{"a leaf with half its uplinks: congestion, nothing degraded", half, true, nil, nil, "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, names := twoTier(t, 2, 4, 2, tt.up)
+			if tt.interleaved {
+				names = interleave(names, 2, 4)
+			}
+			links := rates(g, 40, tt.odd)
+			hosts := place(t, g, names)
+			rel := Relieve(g, hosts, Ring, links)
+			if tt.want == nil {
+				if rel != nil {
+					t.Errorf("relief %+v, want none", rel)
+				}
+				return
+			}
+			if rel == nil {
+				t.Fatalf("no relief, want %v", tt.want)
+			}
+			if !slices.Equal(rel.Hosts, tt.want) || !slices.Contains(rel.Links, tt.wantLink) {
+				t.Errorf("relief %+v, want hosts %v over %q", rel, tt.want, tt.wantLink)
+			}
+			// The claim holds: the prediction for the rest.
+			rest := slices.DeleteFunc(slices.Clone(hosts), func(h Host) bool { return slices.Contains(rel.Hosts, h.Name) })
+			r, err := Predict(g, rest, Ring, links)
+			if err != nil || r.Fraction != tt.wantFrac || rel.Fraction != tt.wantFrac {
+				t.Errorf("without %v: %.2f (relief says %.2f), %v", rel.Hosts, r.Fraction, rel.Fraction, err)
+			}
+			given, _ := Predict(g, hosts, Ring, links)
+			given.Relief = rel
+			fs := Check(given, nil, 0)
+			if len(fs) == 0 || !strings.Contains(strings.Join(fs[0].Remedy, " "), "leave out "+strings.Join(tt.want, " ")) {
+				t.Errorf("the finding does not name the hosts: %+v", fs)
+			}
+		})
 	}
 }

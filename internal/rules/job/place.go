@@ -173,17 +173,32 @@ func Check(r *Result, proposed *Result, congested float64) []finding.Finding {
 		out = append(out, f)
 	}
 	if r.Fraction < congested {
+		cause := fmt.Sprintf("up to %d flows share one link on the static routes", r.MaxLoad)
+		if len(r.Hot) > 0 && r.Hot[0].Degraded != "" {
+			cause = fmt.Sprintf("its most constrained link, %s → %s, is degraded (%s)", r.Hot[0].From, r.Hot[0].To, r.Hot[0].Degraded)
+		}
 		f := finding.Finding{
 			ID: "fabric.job_congested", Severity: finding.Warning,
-			Summary: fmt.Sprintf("the %s of %d hosts is predicted to reach %.0f%% of a contention-free fabric: up to %d flows share one link on the static routes",
-				r.Pattern, len(r.Hosts), 100*r.Fraction, r.MaxLoad),
+			Summary: fmt.Sprintf("the %s of %d hosts is predicted to reach %.0f%% of a contention-free fabric: %s",
+				r.Pattern, len(r.Hosts), 100*r.Fraction, cause),
 		}
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: "slowest flow", Value: r.Slowest})
 		for _, h := range r.Hot[:min(len(r.Hot), 5)] {
-			f.Evidence = append(f.Evidence, finding.Evidence{Source: h.From + " → " + h.To, Value: fmt.Sprintf("%d flows (hosts %s)", h.Flows, strings.Join(h.Hosts, ","))})
+			v := fmt.Sprintf("%d flows at %.0f%% of the fabric's rate each (hosts %s)", h.Flows, 100*h.Share, strings.Join(h.Hosts, ","))
+			if h.Degraded != "" {
+				v += "; degraded: " + h.Degraded
+			}
+			f.Evidence = append(f.Evidence, finding.Evidence{Source: h.From + " → " + h.To, Value: v})
 		}
 		if proposed != nil && proposed.Fraction > r.Fraction {
 			f.Remedy = append(f.Remedy, fmt.Sprintf("run the job in the proposed host order, written by ibdoctor fabric job --out-hostfile better.txt: predicted %.0f%%", 100*proposed.Fraction))
+		}
+		if r.Relief != nil {
+			rem := "repair the degraded link, or " + r.Relief.String()
+			if len(f.Remedy) > 0 {
+				rem = "or " + rem
+			}
+			f.Remedy = append(f.Remedy, rem)
 		}
 		out = append(out, f)
 	}
@@ -316,6 +331,61 @@ func (x linkIndex) route(r *routing.Route) []int32 {
 		out = append(out, x.base[r.Hops[i].Node]+int32(r.Hops[i].OutPort))
 	}
 	return out
+}
+
+// linkRates are the directed links' rates (by the port each leaves),
+// the fabric's rate and the degraded links' reasons.
+type linkRates struct {
+	rate     []float64
+	nominal  float64
+	degraded map[int32]string
+}
+
+// rates indexes links. The fabric's rate is the most common known rate
+// (the higher on a tie); links of unknown rate run at it. Without any
+// known rate every link runs at 1. A link below the fabric's rate is
+// degraded, whatever else is said of it.
+func (x linkIndex) rates(links Links) linkRates {
+	lr := linkRates{rate: make([]float64, x.size), nominal: 1, degraded: map[int32]string{}}
+	count := map[float64]int{}
+	for _, li := range links {
+		if li.Gbps > 0 {
+			count[li.Gbps]++
+		}
+	}
+	best := 0
+	for r, n := range count {
+		if n > best || n == best && r > lr.nominal {
+			lr.nominal, best = r, n
+		}
+	}
+	for i := range lr.rate {
+		lr.rate[i] = lr.nominal
+	}
+	for ref, li := range links {
+		if li.Degraded == "" && li.Gbps > 0 && li.Gbps < lr.nominal {
+			li.Degraded = fmt.Sprintf("runs at %s Gb/s, below the fabric's %s Gb/s", gbps(li.Gbps), gbps(lr.nominal))
+		}
+		if ref.Node < 0 || ref.Node+1 >= len(x.base) {
+			continue
+		}
+		i := x.base[ref.Node] + int32(ref.Port)
+		if i >= x.base[ref.Node+1] {
+			continue
+		}
+		if li.Gbps > 0 {
+			lr.rate[i] = li.Gbps
+		}
+		if li.Degraded != "" {
+			lr.degraded[i] = li.Degraded
+		}
+	}
+	return lr
+}
+
+// share is what each flow on link l gets: its rate over its flows.
+func (lr linkRates) share(l int32, load []int32) float64 {
+	return lr.rate[l] / float64(max(load[l], 1))
 }
 
 // ref turns an index back into a port.

@@ -165,7 +165,10 @@ func socketEvidence(socketProcs []*nccllog.Proc) []finding.Evidence {
 		} else if line == p.SocketLine {
 			v = fmt.Sprintf("NET/Socket : Using %s", strings.Join(p.SocketIfs, ", "))
 		}
-		evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, line), Value: v})
+		if line != p.NoVerbs || p.NoVerbs == 0 {
+			// (A log that only says libibverbs failed is cited below.)
+			evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, line), Value: v})
+		}
 		if p.IBNoDevice > 0 {
 			evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.IBNoDevice), Value: cmp.Or(p.IBNoDeviceText, "NET/IB : No device found.")})
 		}

@@ -56,9 +56,10 @@ var NodeRules = []Rule{
 	{Name: "port rate, width and speed", IDs: []string{"port.rate_below_expected", "port.width_degraded", "port.speed_degraded"}, Check: checkRate},
 	{Name: "saturated error counters", IDs: []string{"port.counter_saturated"}, Check: checkSaturated},
 	{Name: "error counter totals", IDs: counterIDs(), Check: checkCounterTotals},
-	{Name: "partition keys", IDs: []string{"port.pkey_none", "port.pkey_limited_only"}, Check: checkPKeys},
+	{Name: "partition keys", IDs: []string{"port.pkey_none", "port.pkey_default_missing", "port.pkey_limited_only"}, Check: checkPKeys},
 	{Name: "firmware", IDs: []string{"port.fw_mismatch"}, Check: checkFirmware},
 	{Name: "IPoIB MTU", IDs: []string{"port.ipoib_mtu_mismatch"}, Check: checkIPoIBMTU},
+	{Name: "IB MTU", IDs: []string{"port.ib_mtu_reduced", "port.ib_mtu_mismatch"}, Check: checkIBMTU},
 	{Name: "mlx5 driver version", IDs: []string{"host.driver_mismatch"}, Check: checkDriver},
 	{Name: "PCIe link", IDs: []string{"pcie.link_degraded"}, Check: checkPCIe},
 }
@@ -601,13 +602,24 @@ func checkPKeys(in *Input) []finding.Finding {
 					finding.Evidence{Source: portPath(p, "pkeys/"), Value: "every entry 0x0000"}))
 				continue
 			}
-			full := slices.ContainsFunc(p.PKeys, func(k uint16) bool { return k&0x8000 != 0 })
-			if full {
-				continue
-			}
 			keys := make([]string, len(p.PKeys))
 			for k, v := range p.PKeys {
 				keys[k] = fmt.Sprintf("0x%04x", v)
+			}
+			// The default partition (0x7fff limited, 0xffff full) carries
+			// the port's SA queries: the kernel looks it up
+			// (drivers/infiniband/core/sa_query.c update_sm_ah:
+			// ib_find_pkey(IB_DEFAULT_PKEY_FULL), which takes the limited
+			// key too) and without it sends them with entry 0's key.
+			if !slices.ContainsFunc(p.PKeys, func(k uint16) bool { return k&0x7fff == 0x7fff }) {
+				out = append(out, catalog.New("port.pkey_default_missing", portSubject(s, p),
+					fmt.Sprintf("%s port %d is in no default partition (neither 0xffff nor 0x7fff among %s): its subnet administration queries (path records, multicast joins) go out with another partition's key", p.Device, p.Number, strings.Join(keys, ", ")),
+					finding.Evidence{Source: portPath(p, "pkeys/"), Value: strings.Join(keys, " ")}))
+				continue
+			}
+			full := slices.ContainsFunc(p.PKeys, func(k uint16) bool { return k&0x8000 != 0 })
+			if full {
+				continue
 			}
 			out = append(out, catalog.New("port.pkey_limited_only", portSubject(s, p),
 				fmt.Sprintf("%s port %d is only a limited member of its partitions (%s): it cannot talk to other limited members", p.Device, p.Number, strings.Join(keys, ", ")),

@@ -308,6 +308,14 @@ devices:
 			pt := s.Port("mlx5_3", 1)
 			pt.HasPKeys, pt.PKeys = true, []uint16{0x7fff}
 		}, want: []want{{"port.pkey_limited_only", finding.Warning, "mlx5_3", 1, "limited member of its partitions (0x7fff)"}}},
+		{name: "pkeys: full member of another partition, no default key", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.HasPKeys, pt.PKeys = true, []uint16{0x8001}
+		}, want: []want{{"port.pkey_default_missing", finding.Warning, "mlx5_3", 1, "in no default partition (neither 0xffff nor 0x7fff among 0x8001)"}}},
+		{name: "pkeys: limited member of another partition only is one finding", mutate: func(s *snapshot.Snapshot) {
+			pt := s.Port("mlx5_3", 1)
+			pt.HasPKeys, pt.PKeys = true, []uint16{0x0001}
+		}, want: []want{{"port.pkey_default_missing", finding.Warning, "mlx5_3", 1, "among 0x0001"}}},
 		{name: "pkeys: empty table on an active port", mutate: func(s *snapshot.Snapshot) {
 			s.Port("mlx5_3", 1).HasPKeys = true
 		}, want: []want{{"port.pkey_none", finding.Critical, "mlx5_3", 1, "empty P_Key table"}}},

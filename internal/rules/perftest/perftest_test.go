@@ -128,6 +128,10 @@ func TestRules(t *testing.T) {
 		{"ndr bidirectional counts both ways", []string{strings.Replace(write, "RDMA_Write BW Test", "RDMA_Write Bidirectional BW Test", 1)}, Options{LineRateGbps: 400},
 			[]string{"perf.bw_low/critical"}},
 		{"ib link-local gid is normal", []string{string(hdr)}, Options{}, nil},
+		// perftest could not start (lsgunth/perftest#1; a peer not reached).
+		{"local port down", []string{" Port number 1 state is Down\n     Couldn't set the link layer\n     Couldn't get context for the device\n"}, Options{},
+			[]string{"perf.test_invalid/critical"}},
+		{"peer not reached", []string{" Couldn't connect to 10.0.0.2:18515\n"}, Options{}, []string{"perf.test_invalid/warning"}},
 		{"roce link-local gid", []string{strings.Replace(string(hdr), "Link type       : IB", "Link type       : Ethernet", 1)}, Options{},
 			[]string{"perf.test_invalid/warning"}},
 		// Runs that died (linux-rdma/perftest#173, zrlio/softiwarp#27).

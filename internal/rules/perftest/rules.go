@@ -168,6 +168,7 @@ func analyzeOne(r *perftest.Result, opts Options) (Summary, []finding.Finding, [
 			finding.Evidence{Source: at(r, r.Line), Value: "GID: " + r.Local.GID}))
 	}
 	c.fs = append(c.fs, failureFindings(r, c.subj)...)
+	c.fs = append(c.fs, startupFindings(r, c.subj)...)
 	switch r.Kind {
 	case perftest.KindBW:
 		c.checkBW()
@@ -195,8 +196,8 @@ func bestBW(rows []perftest.BWRow) (*perftest.BWRow, int64) {
 // checkBW judges a bandwidth test's best row against the line rate.
 func (c *oneCheck) checkBW() {
 	r, opts, s := c.r, c.opts, &c.s
-	if len(r.BW) == 0 && len(r.Failures) > 0 {
-		return // the run died: said above
+	if len(r.BW) == 0 && (len(r.Failures) > 0 || len(r.Startup) > 0) {
+		return // the run died or never started: said above
 	}
 	if len(r.BW) == 0 {
 		c.notes = append(c.notes, fmt.Sprintf("%s: %s has no result row", at(r, r.Line), name(r)))
@@ -251,6 +252,9 @@ func (c *oneCheck) checkBW() {
 // its verb and link, or against --max-latency.
 func (c *oneCheck) checkLat() {
 	r, opts, s := c.r, c.opts, &c.s
+	if len(r.Lat) == 0 && (len(r.Failures) > 0 || len(r.Startup) > 0) {
+		return // the run died or never started: said above
+	}
 	if len(r.Lat) == 0 {
 		c.notes = append(c.notes, fmt.Sprintf("%s: %s has no result row", at(r, r.Line), name(r)))
 		return
@@ -366,6 +370,26 @@ func failureFindings(r *perftest.Result, subj finding.Subject) []finding.Finding
 		f := catalog.New("perf.test_invalid", subj,
 			fmt.Sprintf("%s died%s on a work completion with %s; no bandwidth or latency was measured", name(r), side, what),
 			finding.Evidence{Source: at(r, fl.Line), Value: fl.Text})
+		f.Severity = sev
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// startupFindings reports a test that could not start. A local port that
+// is not ACTIVE is critical: nothing can run over it; the other causes
+// (device not opened, peer not reached, QP not brought up) are warnings
+// that name perftest's message.
+func startupFindings(r *perftest.Result, subj finding.Subject) []finding.Finding {
+	var fs []finding.Finding
+	for _, st := range r.Startup {
+		sum := fmt.Sprintf("%s could not start: %s; no bandwidth or latency was measured", name(r), st.Text)
+		sev := finding.Warning
+		if st.Port > 0 && !strings.EqualFold(st.PortState, "Active") {
+			sum = fmt.Sprintf("%s could not start: local port %d is %s (perftest runs only over an ACTIVE port)", name(r), st.Port, st.PortState)
+			sev = finding.Critical
+		}
+		f := catalog.New("perf.test_invalid", subj, sum, finding.Evidence{Source: at(r, st.Line), Value: st.Text})
 		f.Severity = sev
 		fs = append(fs, f)
 	}

@@ -67,27 +67,48 @@ func (r Reading) Spec() ib.CounterSpec {
 }
 
 func compareReading(a Reading, src Source, name string) int {
-	return cmp.Or(strings.Compare(string(a.Source), string(src)), strings.Compare(a.Name, name))
+	if a.Source != src {
+		return strings.Compare(string(a.Source), string(src))
+	}
+	return strings.Compare(a.Name, name)
 }
 
 // Reading returns a reading by source and name.
 func (p *Port) Reading(src Source, name string) (Reading, bool) {
-	i, ok := slices.BinarySearchFunc(p.Readings, Reading{Source: src, Name: name}, func(a, b Reading) int {
-		return compareReading(a, b.Source, b.Name)
-	})
-	if !ok {
+	i := p.readingIndex(src, name)
+	if i < 0 {
 		return Reading{}, false
 	}
 	return p.Readings[i], true
 }
 
+// readingIndex is the index of a reading in p.Readings, or -1.
+func (p *Port) readingIndex(src Source, name string) int {
+	i, ok := slices.BinarySearchFunc(p.Readings, Reading{Source: src, Name: name}, func(a, b Reading) int {
+		return compareReading(a, b.Source, b.Name)
+	})
+	if !ok {
+		return -1
+	}
+	return i
+}
+
 // Port returns a port of the sample, or nil.
 func (s *Sample) Port(dev string, n int) *Port {
-	i, ok := slices.BinarySearchFunc(s.Ports, Port{Device: dev, Port: n}, comparePort)
-	if !ok {
+	i := s.portIndex(dev, n)
+	if i < 0 {
 		return nil
 	}
 	return &s.Ports[i]
+}
+
+// portIndex is the index of a port in s.Ports, or -1.
+func (s *Sample) portIndex(dev string, n int) int {
+	i, ok := slices.BinarySearchFunc(s.Ports, Port{Device: dev, Port: n}, comparePort)
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 func comparePort(a, b Port) int {

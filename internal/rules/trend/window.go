@@ -44,18 +44,32 @@ func sumWindow(h []Sample, dev string, port int, src Source, name string, from, 
 	var prev uint64
 	var havePrev bool
 	var prevT time.Time
+	// Samples mostly hold the same ports and readings in the same places:
+	// try where the last sample had them before searching.
+	pi, ri := -1, -1
 	for i := range h {
 		s := &h[i]
 		if s.T.Before(from) || s.T.After(to) {
 			havePrev = false
 			continue
 		}
-		p := s.Port(dev, port)
+		var p *Port
+		if pi >= 0 && pi < len(s.Ports) && s.Ports[pi].Port == port && s.Ports[pi].Device == dev {
+			p = &s.Ports[pi]
+		} else if pi = s.portIndex(dev, port); pi >= 0 {
+			p = &s.Ports[pi]
+		}
 		if p == nil {
 			havePrev = false
 			continue
 		}
-		r, ok := p.Reading(src, name)
+		var r Reading
+		ok := false
+		if ri >= 0 && ri < len(p.Readings) && p.Readings[ri].Source == src && p.Readings[ri].Name == name {
+			r, ok = p.Readings[ri], true
+		} else if ri = p.readingIndex(src, name); ri >= 0 {
+			r, ok = p.Readings[ri], true
+		}
 		if !ok {
 			havePrev = false
 			continue

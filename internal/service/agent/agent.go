@@ -73,6 +73,7 @@ type Agent struct {
 	samples   uint64
 	kern      kernelState
 	active    map[string]finding.Finding // by key, for raised/cleared lines
+	cleared   []Cleared                  // recently cleared, oldest first
 
 	view    atomic.Pointer[View]
 	expo    atomic.Pointer[exposition]
@@ -85,6 +86,9 @@ type View struct {
 	metrics.State
 	// Active are the findings with their first-seen time, sorted.
 	Active []store.Active
+	// Cleared are the findings that cleared in the last day (at most
+	// MaxCleared), oldest first; the node page and timeline show them.
+	Cleared []Cleared
 	// Sample is the compact sample the rules judged.
 	Sample trend.Sample
 	// History is the sample window the rules judged, oldest first, Sample
@@ -218,6 +222,7 @@ func (a *Agent) Sample(ctx context.Context) error {
 	}
 	fs = dedupe(fs)
 	catalog.Sort(fs)
+	a.noteCleared(fs, snap.Taken)
 	active := a.activeSince(fs, snap.Taken)
 	a.logTransitions(ctx, fs)
 
@@ -234,7 +239,7 @@ func (a *Agent) Sample(ctx context.Context) error {
 		State: metrics.State{Snapshot: snap, Ethtool: eth, Rates: rates, Findings: fs, CollectErrors: a.copyErrs(),
 			SourceUp: up, SampleDuration: time.Since(start), Samples: a.samples,
 			KernelEvents: a.kernelCounts(), KernelLost: a.kern.lost},
-		Active: active, Sample: cur, History: slices.Clone(a.history), Interval: a.opts.Interval,
+		Active: active, Cleared: slices.Clone(a.cleared), Sample: cur, History: slices.Clone(a.history), Interval: a.opts.Interval,
 	}
 	a.publish(v)
 	return nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
@@ -111,6 +112,59 @@ func BenchmarkIntervalSample(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkInterval is one interval of `ibdoctor agent --root` on the
+// simulated h100-ndr node, wired as the command wires it (the cached
+// source at its default full-read period, saved ethtool output, the
+// saved kernel log), followed by one /metrics scrape: the unit the agent's
+// cost is compared with node_exporter's per scrape. "counters" never
+// re-reads the whole tree. cpu-ms/op is the process's user+system CPU per
+// interval (getrusage), which a loaded machine inflates less than ns/op.
+func BenchmarkInterval(b *testing.B) {
+	n, err := simnode.Build(simnode.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	if err := n.Write(dir); err != nil {
+		b.Fatal(err)
+	}
+	r, err := rootfs.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	for _, bc := range []struct {
+		name  string
+		every int
+	}{{"default", DefaultFullReadEvery}, {"counters", 1 << 30}} {
+		b.Run(bc.name, func(b *testing.B) {
+			opts := Options{Read: CachedRootSource(r, nil, bc.every), Ethtool: EthtoolFor(r), Boot: RootBoot(r)}
+			if name, ok := RootKernelLog(r); ok {
+				opts.Kernel = FileKernel(r, name)
+			}
+			a, err := New(opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := a.Handler(HandlerOptions{})
+			if err := a.Sample(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			c0 := cpuTime()
+			for b.Loop() {
+				if err := a.Sample(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+				_, _ = io.Copy(io.Discard, rec.Body)
+			}
+			b.ReportMetric(float64(cpuTime()-c0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

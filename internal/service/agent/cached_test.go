@@ -11,9 +11,11 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
 
-// TestCachedRootSource changes a static attribute (fw_ver) and a counter
-// between samples: counters are read every sample, the static attribute
-// only at the Nth sample or at once when a net device appears.
+// TestCachedRootSource changes the simulated node between samples:
+// counters, port rate and state are read every sample, a static attribute
+// (fw_ver) only at the Nth sample or at once when a net device or an RDMA
+// device appears or goes — the sample right after the change, not N
+// samples later.
 func TestCachedRootSource(t *testing.T) {
 	n, err := simnode.Build(simnode.Options{})
 	if err != nil {
@@ -36,35 +38,79 @@ func TestCachedRootSource(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	veth := filepath.Join(dir, "sys/class/net/veth9")
+	link9 := filepath.Join(dir, "sys/class/infiniband/mlx5_9")
+	target9, err := os.Readlink(link9)
+	if err != nil {
+		t.Fatal(err)
+	}
 	steps := []struct {
 		name     string
 		change   func()
 		fw       string
 		symbolEr uint64
+		gbps     float64
+		veth     bool
+		mlx59    bool
 	}{
-		{name: "first sample is full", change: func() { write("ports/1/counters/symbol_error", "1") }, fw: "28.39.2048", symbolEr: 1},
-		{name: "refresh: counter new, fw kept", change: func() { write("fw_ver", "28.40.1000"); write("ports/1/counters/symbol_error", "2") }, fw: "28.39.2048", symbolEr: 2},
-		{name: "refresh again", change: func() { write("ports/1/counters/symbol_error", "3") }, fw: "28.39.2048", symbolEr: 3},
-		{name: "third after the full one: full", fw: "28.40.1000", symbolEr: 3},
-		{name: "refresh", change: func() { write("fw_ver", "28.41.1000") }, fw: "28.40.1000", symbolEr: 3},
+		{name: "first sample is full", change: func() { write("ports/1/counters/symbol_error", "1") }, fw: "28.39.2048", symbolEr: 1, gbps: 400, mlx59: true},
+		{name: "refresh: counter new, fw kept", change: func() { write("fw_ver", "28.40.1000"); write("ports/1/counters/symbol_error", "2") }, fw: "28.39.2048", symbolEr: 2, gbps: 400, mlx59: true},
+		{name: "refresh: rate is not static", change: func() { write("ports/1/rate", "200 Gb/sec (4X HDR)") }, fw: "28.39.2048", symbolEr: 2, gbps: 200, mlx59: true},
+		{name: "third after the full one: full", change: func() { write("ports/1/counters/symbol_error", "3") }, fw: "28.40.1000", symbolEr: 3, gbps: 200, mlx59: true},
+		{name: "refresh", change: func() { write("fw_ver", "28.41.1000") }, fw: "28.40.1000", symbolEr: 3, gbps: 200, mlx59: true},
 		{name: "a net device appears: full", change: func() {
-			if err := os.Mkdir(filepath.Join(dir, "sys/class/net/veth9"), 0o755); err != nil {
+			// A second net device on the PCI function of the first one.
+			pci, err := filepath.EvalSymlinks(filepath.Join(dir, "sys/class/net/ens1f0np0/device"))
+			if err != nil {
 				t.Fatal(err)
 			}
-		}, fw: "28.41.1000", symbolEr: 3},
+			rel, err := filepath.Rel(veth, pci)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(veth, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(rel, filepath.Join(veth, "device")); err != nil {
+				t.Fatal(err)
+			}
+		}, fw: "28.41.1000", symbolEr: 3, gbps: 200, veth: true, mlx59: true},
+		{name: "refresh after it", change: func() { write("fw_ver", "28.42.1000") }, fw: "28.41.1000", symbolEr: 3, gbps: 200, veth: true, mlx59: true},
+		{name: "the net device goes: full", change: func() {
+			if err := os.RemoveAll(veth); err != nil {
+				t.Fatal(err)
+			}
+		}, fw: "28.42.1000", symbolEr: 3, gbps: 200, mlx59: true},
+		{name: "refresh again", change: func() { write("fw_ver", "28.43.1000"); write("ports/1/counters/symbol_error", "4") }, fw: "28.42.1000", symbolEr: 4, gbps: 200, mlx59: true},
+		{name: "an RDMA device goes: full", change: func() {
+			if err := os.Remove(link9); err != nil {
+				t.Fatal(err)
+			}
+		}, fw: "28.43.1000", symbolEr: 4, gbps: 200},
+		{name: "refresh without it", change: func() { write("fw_ver", "28.44.1000") }, fw: "28.43.1000", symbolEr: 4, gbps: 200},
+		{name: "it comes back: full", change: func() {
+			if err := os.Symlink(target9, link9); err != nil {
+				t.Fatal(err)
+			}
+		}, fw: "28.44.1000", symbolEr: 4, gbps: 200, mlx59: true},
 	}
 	for _, s := range steps {
-		if s.change != nil {
-			s.change()
-		}
+		s.change()
 		snap, err := read(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		d := snap.Device("mlx5_0")
 		c, _ := d.Ports[0].Counter("symbol_error")
-		if d.FWVersion != s.fw || c.Value != s.symbolEr {
-			t.Errorf("%s: fw %s symbol_error %d, want %s %d", s.name, d.FWVersion, c.Value, s.fw, s.symbolEr)
+		var gbps float64
+		if d.Ports[0].Rate != nil {
+			gbps = float64(d.Ports[0].Rate.DeciGbps) / 10
+		}
+		veth := snap.NetDev("veth9") != nil
+		mlx59 := snap.Device("mlx5_9") != nil
+		if d.FWVersion != s.fw || c.Value != s.symbolEr || gbps != s.gbps || veth != s.veth || mlx59 != s.mlx59 {
+			t.Errorf("%s: fw %s symbol_error %d rate %g veth9 %v mlx5_9 %v, want %s %d %g %v %v",
+				s.name, d.FWVersion, c.Value, gbps, veth, mlx59, s.fw, s.symbolEr, s.gbps, s.veth, s.mlx59)
 		}
 	}
 }

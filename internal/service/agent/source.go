@@ -26,7 +26,7 @@ func RootSource(r *rootfs.Root, now func() time.Time) SnapshotFunc {
 
 // DefaultFullReadEvery is how often (in samples) CachedRootSource reads
 // the whole device tree when nothing was seen to change.
-const DefaultFullReadEvery = 10
+const DefaultFullReadEvery = 20
 
 // CachedRootSource reads a root like RootSource, but only the first
 // sample, every Nth one after it (every ≤ 1: all of them) and any sample
@@ -35,8 +35,10 @@ const DefaultFullReadEvery = 10
 // changes from one interval to the next (port state and rate, counters,
 // hw_counters, net device state, PCIe link and AER counters) and keep
 // identities, GID tables, the PCI chain and the net device set from the
-// last full read (sysfs.Refresh). Between full reads the refreshed files
-// stay open (at most 4,096) and are re-read from offset 0.
+// last full read (sysfs.Refresh). The counter files stay open (at most
+// 4,096, across full reads until the inventory changes) and are re-read
+// from offset 0, and the directories the inventory lists stay open and are
+// listed again from their start.
 func CachedRootSource(r *rootfs.Root, now func() time.Time, every int) SnapshotFunc {
 	var (
 		mu    sync.Mutex
@@ -44,16 +46,27 @@ func CachedRootSource(r *rootfs.Root, now func() time.Time, every int) SnapshotF
 		inv   string
 		since int
 		h     = sysfs.NewHandles()
+		dirs  = rootfs.Cache(r.FS())
 	)
 	return func(ctx context.Context) (*snapshot.Snapshot, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		opts := sysfs.Options{Root: r.Name(), Now: now, Handles: h}
-		cur := sysfs.Inventory(r.FS())
+		cur := sysfs.Inventory(dirs)
+		if prev != nil && cur != inv {
+			// A directory kept open may have gone and come back:
+			// list what the paths name now.
+			dirs.Close()
+			cur = sysfs.Inventory(dirs)
+		}
 		var s *snapshot.Snapshot
 		var err error
 		if prev == nil || cur != inv || since+1 >= every {
-			h.Close() // the files read between full reads may change
+			if cur != inv {
+				h.Close() // devices or ports came or went
+			} else {
+				h.ForgetAbsent() // a full read looks again
+			}
 			s, err = sysfs.Read(ctx, r.FS(), opts)
 			since = 0
 		} else {
@@ -62,6 +75,7 @@ func CachedRootSource(r *rootfs.Root, now func() time.Time, every int) SnapshotF
 		}
 		if err != nil {
 			prev = nil // read everything again next time
+			dirs.Close()
 			return nil, err
 		}
 		prev, inv = s, cur

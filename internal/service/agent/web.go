@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
@@ -115,6 +116,9 @@ func (d webData) Node(_ context.Context, host string) (web.Node, error) {
 	}
 	for _, f := range v.Active {
 		n.Findings = append(n.Findings, web.FindingView{Finding: f.Finding, Opened: f.FirstSeen})
+	}
+	for _, c := range v.Cleared {
+		n.Findings = append(n.Findings, web.FindingView{Finding: c.Finding, Opened: c.FirstSeen, Closed: c.Cleared})
 	}
 	n.Series = series(v.History)
 	return n, nil
@@ -232,8 +236,8 @@ func (d webData) PerfRun(_ context.Context, id string) (web.PerfRun, error) {
 	return web.PerfRun{}, fmt.Errorf("run %q: %w", id, web.ErrNotFound)
 }
 
-// Timeline is the active findings, each from when it was first seen; the
-// agent forgets a finding when it clears.
+// Timeline is the active findings, each from when it was first seen, and
+// those that cleared in the last day.
 func (d webData) Timeline(_ context.Context, since time.Time, host string) (web.Timeline, error) {
 	tl := web.Timeline{Since: since}
 	v := d.view()
@@ -247,5 +251,47 @@ func (d webData) Timeline(_ context.Context, since time.Time, host string) (web.
 		tl.Events = append(tl.Events, web.Event{Host: v.Snapshot.Host, ID: f.Finding.ID, Severity: f.Finding.Severity,
 			Subject: web.SubjectText(f.Finding.Subject), Opened: f.FirstSeen})
 	}
+	for _, c := range v.Cleared {
+		if c.Cleared.After(since) {
+			tl.Events = append(tl.Events, web.Event{Host: v.Snapshot.Host, ID: c.Finding.ID, Severity: c.Finding.Severity,
+				Subject: web.SubjectText(c.Finding.Subject), Opened: c.FirstSeen, Closed: c.Cleared})
+		}
+	}
 	return tl, nil
+}
+
+// Cleared is a finding that was active and is no longer, with when it was
+// first seen and the sample it was gone in.
+type Cleared struct {
+	Finding   finding.Finding
+	FirstSeen time.Time
+	Cleared   time.Time
+}
+
+// MaxCleared bounds the cleared findings an agent remembers (in memory
+// only: a restart forgets them); ClearedFor is how long it keeps one.
+const (
+	MaxCleared = 256
+	ClearedFor = 24 * time.Hour
+)
+
+// noteCleared remembers the findings active before this sample that fs
+// no longer holds, and forgets those cleared more than ClearedFor ago
+// or beyond MaxCleared. It runs before activeSince replaces the
+// first-seen times.
+func (a *Agent) noteCleared(fs []finding.Finding, taken time.Time) {
+	now := make(map[string]bool, len(fs))
+	for _, f := range fs {
+		now[key(f)] = true
+	}
+	for _, k := range sortedKeys(a.active) {
+		if !now[k] {
+			a.cleared = append(a.cleared, Cleared{Finding: a.active[k], FirstSeen: a.firstSeen[k], Cleared: taken})
+		}
+	}
+	cut := 0
+	for cut < len(a.cleared) && (len(a.cleared)-cut > MaxCleared || taken.Sub(a.cleared[cut].Cleared) > ClearedFor) {
+		cut++
+	}
+	a.cleared = a.cleared[cut:]
 }

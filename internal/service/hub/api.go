@@ -22,9 +22,10 @@ type HandlerOptions struct {
 	// every request that writes (POST /api/v1/perf/runs). Without it the
 	// hub is read-only: writes get 403.
 	Token string
-	// UI, when set, serves everything outside /api/ and /healthz (the web
-	// pages).
-	UI http.Handler
+	// UI serves everything outside /api/ and /healthz; nil serves the
+	// web pages (web.Handler on Data); NoUI serves none.
+	UI   http.Handler
+	NoUI bool
 }
 
 // Finding is one finding of /api/v1/findings: the finding with the host,
@@ -47,6 +48,7 @@ type Finding struct {
 //	POST /api/v1/perf/runs          store a `perf pairwise --format json` document (token)
 //	GET  /api/v1/perf/runs/{id}     one run's matrix and culprits
 //	GET  /healthz                   200 while the store answers
+//	GET  /, /nodes/{host}, ...      the web pages (web.Handler)
 func (h *Hub) Handler(o HandlerOptions) http.Handler {
 	d := h.Data()
 	mux := http.NewServeMux()
@@ -84,6 +86,9 @@ func (h *Hub) Handler(o HandlerOptions) http.Handler {
 		}
 		io.WriteString(w, "ok\n")
 	})
+	if o.UI == nil && !o.NoUI {
+		o.UI = web.Handler(d, web.Options{Title: "ibdoctor hub", Refresh: h.opts.Interval, Now: h.opts.Now})
+	}
 	if o.UI != nil {
 		mux.Handle("GET /", o.UI)
 	} else {

@@ -101,7 +101,12 @@ func TestAPI(t *testing.T) {
 		{"delete", "DELETE", "/api/v1/nodes", "s3cret", tok, nil, 405, ""},
 		{"put run", "PUT", "/api/v1/perf/runs", "", open, nil, 405, ""},
 		{"healthz", "GET", "/healthz", "", open, nil, 200, "ok"},
+		{"api only", "GET", "/", "", hb.Handler(HandlerOptions{NoUI: true}), nil, 200, "/api/v1/nodes"},
 		{"reads need no token", "GET", "/api/v1/nodes", "", tok, nil, 200, "gpu02"},
+		{"fleet page", "GET", "/", "", open, nil, 200, "gpu02"},
+		{"node page", "GET", "/nodes/gpu02", "", open, nil, 200, "mlx5_5"},
+		{"unknown node page", "GET", "/nodes/gpu99", "", open, nil, 404, ""},
+		{"post to a page", "POST", "/", "s3cret", tok, nil, 405, ""},
 	} {
 		code, body, _ := do(t, c.h, c.method, c.target, c.token, c.body)
 		if code != c.code || !strings.Contains(string(body), c.want) {
@@ -155,12 +160,17 @@ func TestPerfRun(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.json"), pairwiseDoc(t, t0), 0o600)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("skipped"), 0o600)
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"matrix": {"hosts": ["a"], "pairs": [{"a": "a", "b": "zz"}], "started": "2026-12-01T08:00:00Z"}}`), 0o600)
-	n, err := h.LoadPerfDir(ctx, dir)
+	pd := NewPerfDir(h, dir)
+	n, err := pd.Scan(ctx)
 	if n != 1 || err == nil || !strings.Contains(err.Error(), "bad.json") || !strings.Contains(err.Error(), "zz") {
 		t.Fatalf("loaded %d, error %v: want 1 and an error naming bad.json", n, err)
 	}
-	// Loading again stores the same run, not a second one.
-	h.LoadPerfDir(ctx, dir)
+	// A scan reads only what changed; a new scanner stores the same run
+	// under the same ID, not a second one.
+	if n, err := pd.Scan(ctx); n != 0 || err != nil {
+		t.Errorf("second scan: %d stored, %v", n, err)
+	}
+	NewPerfDir(h, dir).Scan(ctx)
 	refs, _ := h.Data().PerfRuns(ctx)
 	if len(refs) != 1 || refs[0].Hosts != 4 || refs[0].Test != "tcp bw" {
 		t.Fatalf("runs %+v", refs)

@@ -11,8 +11,8 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/output/web"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	fabricrules "github.com/ibdoctor/ibdoctor/internal/rules/fabric"
-	"github.com/ibdoctor/ibdoctor/internal/source/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/service/hubstore"
+	"github.com/ibdoctor/ibdoctor/internal/source/fabric"
 )
 
 func hostTargets(names ...string) []Target {

@@ -242,13 +242,39 @@ func (h *Hub) poll(ctx context.Context, n *node) result {
 		r.err, r.t = errors.New("the agent has no sample yet"), h.opts.Now()
 		return r
 	}
-	var ps agent.Ports
-	if err := h.get(ctx, n.t.Base+"/api/v1/ports", &ps, http.StatusOK); err != nil {
+	var doc portsDoc
+	if err := h.get(ctx, n.t.Base+"/api/v1/ports", &doc, http.StatusOK); err != nil {
 		r.err, r.t = err, h.opts.Now()
 		return r
 	}
-	r.health, r.ports, r.t = &hl, &ps, h.opts.Now()
+	r.health, r.ports, r.t = &hl, doc.ports(), h.opts.Now()
 	return r
+}
+
+// portsDoc is the part of the agent's /api/v1/ports document the hub
+// keeps: each port's identity, state, rate and counter rates, without
+// the raw readings (most of the document's bytes and allocations).
+type portsDoc struct {
+	Host     string    `json:"host"`
+	Taken    time.Time `json:"taken"`
+	Interval float64   `json:"interval_seconds"`
+	Ports    []struct {
+		Device    string            `json:"device"`
+		Port      int               `json:"port"`
+		LinkLayer string            `json:"link_layer"`
+		NetDev    string            `json:"netdev"`
+		State     string            `json:"state"`
+		RateGbps  float64           `json:"rate_gbps"`
+		Rates     []agent.NamedRate `json:"rates"`
+	} `json:"ports"`
+}
+
+func (d *portsDoc) ports() *agent.Ports {
+	out := &agent.Ports{Host: d.Host, Taken: d.Taken, Interval: d.Interval, Ports: make([]agent.PortSummary, len(d.Ports))}
+	for i, p := range d.Ports {
+		out.Ports[i] = agent.PortSummary{Port: trend.Port{Device: p.Device, Port: p.Port, LinkLayer: p.LinkLayer, NetDev: p.NetDev, State: p.State, RateGbps: p.RateGbps}, Rates: p.Rates}
+	}
+	return out
 }
 
 // maxAnswer bounds one agent answer (a node with hundreds of ports).
@@ -354,6 +380,11 @@ func (h *Hub) apply(b *hubstore.Batch, r result) {
 	}
 	h.sync(b, n, r.t, fs, false)
 	n.acc.add(h, b, n, r.t, nodeHealth(fs), countSeverities(fs), portRates(r.ports))
+	// The counter rates are in the history now; the pages read only the
+	// ports' state.
+	for i := range r.ports.Ports {
+		r.ports.Ports[i].Rates = nil
+	}
 }
 
 // unreachable is the hub.agent_unreachable finding of n.

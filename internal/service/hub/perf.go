@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/output/web"
 	pairwiserules "github.com/ibdoctor/ibdoctor/internal/rules/pairwise"
@@ -78,11 +79,29 @@ func (h *Hub) AddPerfRun(ctx context.Context, doc []byte, source string) (string
 	return id, nil
 }
 
-// LoadPerfDir stores every *.json pairwise document in dir (those already
-// stored are stored again under the same ID). A file that is not one is
-// an error naming it; the others are still stored.
-func (h *Hub) LoadPerfDir(ctx context.Context, dir string) (int, error) {
-	ents, err := os.ReadDir(dir)
+// PerfDir reads the pairwise documents (*.json) of a directory into the
+// hub: new files and files that changed since the last scan.
+type PerfDir struct {
+	h    *Hub
+	dir  string
+	seen map[string]fileStamp
+}
+
+type fileStamp struct {
+	size int64
+	mod  time.Time
+}
+
+// NewPerfDir watches dir for h.
+func NewPerfDir(h *Hub, dir string) *PerfDir {
+	return &PerfDir{h: h, dir: dir, seen: map[string]fileStamp{}}
+}
+
+// Scan stores every new or changed *.json document and returns how many
+// it stored. A file that is not one is an error naming it (once, until it
+// changes); the others are still stored.
+func (p *PerfDir) Scan(ctx context.Context) (int, error) {
+	ents, err := os.ReadDir(p.dir)
 	if err != nil {
 		return 0, fmt.Errorf("--perf-from: %w", err)
 	}
@@ -92,24 +111,48 @@ func (h *Hub) LoadPerfDir(ctx context.Context, dir string) (int, error) {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
-		p := filepath.Join(dir, e.Name())
+		path := filepath.Join(p.dir, e.Name())
 		fi, err := e.Info()
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxPerfRunBytes {
-			errs = append(errs, fmt.Errorf("%s: not a regular file under %d MiB", p, MaxPerfRunBytes>>20))
+		if err != nil {
+			continue // removed meanwhile
+		}
+		stamp := fileStamp{fi.Size(), fi.ModTime()}
+		if p.seen[path] == stamp {
 			continue
 		}
-		doc, err := os.ReadFile(p)
+		p.seen[path] = stamp
+		if !fi.Mode().IsRegular() || fi.Size() > MaxPerfRunBytes {
+			errs = append(errs, fmt.Errorf("%s: not a regular file under %d MiB", path, MaxPerfRunBytes>>20))
+			continue
+		}
+		doc, err := os.ReadFile(path)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if _, err := h.AddPerfRun(ctx, doc, p); err != nil {
+		if _, err := p.h.AddPerfRun(ctx, doc, path); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		n++
 	}
 	return n, errors.Join(errs...)
+}
+
+// Loop scans every interval until ctx ends.
+func (p *PerfDir) Loop(ctx context.Context, every time.Duration, logf func(string, ...any)) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(every):
+		}
+		if n, err := p.Scan(ctx); err != nil {
+			logf("%v", err)
+		} else if n > 0 {
+			logf("read %d pairwise runs from %s", n, p.dir)
+		}
+	}
 }
 
 // perfView builds the page of a run: the bandwidth matrix, the reference

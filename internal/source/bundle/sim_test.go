@@ -125,7 +125,7 @@ func TestBundleKeepsACS(t *testing.T) {
 				t.Fatal(err)
 			}
 			for name, fsys := range map[string]fs.FS{"node": src, "bundle": back} {
-				s, err := sysfs.Read(context.Background(), fsys, sysfs.Options{})
+				s, err := sysfs.Read(context.Background(), fsys, sysfs.Options{ReadACS: true})
 				if err != nil {
 					t.Fatal(err)
 				}

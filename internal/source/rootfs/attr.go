@@ -25,6 +25,11 @@ func ReadAttr(fsys fs.FS, name string) ([]byte, error) {
 // ReadLimited reads a whole file of at most limit bytes; a longer file gives
 // an error wrapping ErrTooLarge rather than a truncated value.
 func ReadLimited(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	if c, ok := fsys.(*Cached); ok {
+		if b, done, err := c.readLimited(name, limit); done {
+			return b, err
+		}
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
@@ -39,7 +44,11 @@ func ReadLimited(fsys fs.FS, name string, limit int64) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
 	if int64(len(b)) > limit {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)}
+		return nil, tooLarge(name, limit)
 	}
 	return b, nil
+}
+
+func tooLarge(name string, limit int64) error {
+	return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -28,44 +29,66 @@ type AERFile struct {
 // Timeout"), so the last field is the count and the rest is the name.
 // source names the file in errors, which carry the line number.
 func ParseAER(r io.Reader, source string) (*AERFile, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
 	out := &AERFile{Bits: map[string]uint64{}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 256), 4096)
+	out.Total, err = scanAER(string(data), source, nil, func(name string, n uint64) {
+		out.Bits[name] = n
+		out.Names = append(out.Names, name)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// maxAERLine is the longest line ParseAER accepts.
+const maxAERLine = 4096
+
+// scanAER parses the text of an AER statistics file as ParseAER describes,
+// calling bit for every bit line in order, and returns the total. names
+// is scratch space for the duplicate check (may be nil).
+func scanAER(text, source string, names []string, bit func(name string, n uint64)) (uint64, error) {
 	haveTotal := false
-	var sum uint64
-	for line := 1; sc.Scan(); line++ {
-		t := strings.TrimSpace(sc.Text())
+	var sum, total uint64
+	names = names[:0]
+	for line := 1; text != ""; line++ {
+		l, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		if len(l) > maxAERLine {
+			return 0, fmt.Errorf("%s: %w", source, bufio.ErrTooLong)
+		}
+		t := strings.TrimSpace(l)
 		if t == "" {
 			continue
 		}
 		i := strings.LastIndexAny(t, " \t")
 		if i < 0 {
-			return nil, fmt.Errorf("%s line %d: %q: want \"<name> <count>\"", source, line, t)
+			return 0, fmt.Errorf("%s line %d: %q: want \"<name> <count>\"", source, line, t)
 		}
 		name, num := strings.TrimSpace(t[:i]), t[i+1:]
 		n, err := strconv.ParseUint(num, 10, 64)
 		if err != nil || num[0] == '+' {
-			return nil, fmt.Errorf("%s line %d: %q: count is not an unsigned decimal", source, line, t)
+			return 0, fmt.Errorf("%s line %d: %q: count is not an unsigned decimal", source, line, t)
 		}
 		if strings.HasPrefix(name, "TOTAL_ERR_") {
 			if haveTotal {
-				return nil, fmt.Errorf("%s line %d: second TOTAL line %q", source, line, t)
+				return 0, fmt.Errorf("%s line %d: second TOTAL line %q", source, line, t)
 			}
-			out.Total, haveTotal = n, true
+			total, haveTotal = n, true
 			continue
 		}
-		if _, dup := out.Bits[name]; dup {
-			return nil, fmt.Errorf("%s line %d: bit %q appears twice", source, line, name)
+		if slices.Contains(names, name) {
+			return 0, fmt.Errorf("%s line %d: bit %q appears twice", source, line, name)
 		}
-		out.Bits[name] = n
-		out.Names = append(out.Names, name)
+		names = append(names, name)
+		bit(name, n)
 		sum += n
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
-	}
 	if !haveTotal {
-		out.Total = sum
+		total = sum
 	}
-	return out, nil
+	return total, nil
 }

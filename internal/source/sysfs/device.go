@@ -200,6 +200,8 @@ func (r *reader) readCounters(dir string) ([]snapshot.Counter, bool) {
 		return nil, r.gaps[dir]
 	}
 	r.listed[dir] = true
+	r.counters = true
+	defer func() { r.counters = false }()
 	out := make([]snapshot.Counter, 0, len(ents))
 	ext := false
 	for _, e := range ents {
@@ -227,6 +229,8 @@ func (r *reader) readCounters(dir string) ([]snapshot.Counter, bool) {
 // setting rather than a counter, and is left out.
 func (r *reader) readHWCounters(dir string) []snapshot.Counter {
 	var out []snapshot.Counter
+	r.counters = true
+	defer func() { r.counters = false }()
 	for _, e := range r.readDir(dir) {
 		name := e.Name()
 		spec := ib.HWCounterSpec(name)

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
@@ -14,22 +16,57 @@ import (
 // close the file as Read does.
 const maxHandles = 4096
 
+// racyWindow is how recent a directory's modification time may be for it
+// to be trusted: a rename in the same clock tick as the last look leaves
+// the time unchanged, so a directory changed this recently is looked at
+// again, its files opened again, at the next Refresh.
+var racyWindow = time.Second
+
 // Handles keeps attribute files open between Refresh calls, so a counter
 // is re-read with one pread at offset 0 (sysfs regenerates an attribute on
 // every read from offset 0) instead of an open, a read and a close — and
-// through a confined root, an open of every path component. A file that
-// was replaced (a simulator renames a new file over it: the open one has
-// no links left) is opened again; a file found absent is remembered as
-// absent until Close. A Handles is safe for one Refresh at a
-// time, over one file system; Close releases every file.
+// through a confined root, an open of every path component. On a live
+// sysfs or a bundle (rootfs.Stable) a kept file is always the path's. In
+// any other directory a simulator may rename a new file over a kept one:
+// each Refresh looks once at every directory it reads from (one fstat of
+// the kept directory), and when the directory changed since the last look
+// (its modification time, which a rename or a removal updates, or it
+// went), or had changed just before it, the files kept in it are opened
+// again. A file found absent is remembered as absent until its directory
+// changes (a live sysfs: until Close). A Handles is safe for one Refresh at
+// a time, over one file system; Close releases every file.
 type Handles struct {
 	mu    sync.Mutex
-	files map[string]fs.File
+	files map[string]*handle
+	dirs  map[string]*dirWatch
+	gen   uint64 // Refresh generation: a directory is looked at once per generation
 	buf   []byte
+	opens int // files opened, for tests
+}
+
+// handle is one kept file (nil f: absent) and the epoch of its directory
+// it was opened in.
+type handle struct {
+	f     fs.File
+	dir   *dirWatch
+	epoch uint64
+}
+
+// dirWatch is a directory whose files are kept open: the directory itself
+// kept open, its modification time at the last look and an epoch that
+// grows every time it changed.
+type dirWatch struct {
+	f     fs.File
+	mtime time.Time
+	racy  bool
+	gen   uint64
+	epoch uint64
 }
 
 // NewHandles returns an empty cache of open files.
-func NewHandles() *Handles { return &Handles{files: map[string]fs.File{}} }
+func NewHandles() *Handles {
+	return &Handles{files: map[string]*handle{}, dirs: map[string]*dirWatch{}}
+}
 
 // Len is the number of files kept open or known absent.
 func (h *Handles) Len() int {
@@ -42,52 +79,150 @@ func (h *Handles) Len() int {
 func (h *Handles) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, f := range h.files {
-		if f != nil {
-			f.Close()
+	for _, k := range h.files {
+		if k.f != nil {
+			k.f.Close()
+		}
+	}
+	for _, d := range h.dirs {
+		if d.f != nil {
+			d.f.Close()
 		}
 	}
 	clear(h.files)
+	clear(h.dirs)
+}
+
+// next starts a Refresh: every directory is looked at again.
+func (h *Handles) next() {
+	h.mu.Lock()
+	h.gen++
+	h.mu.Unlock()
+}
+
+// watch returns the directory of path, looked at in this generation; nil
+// on a stable file system, where kept files need no look.
+func (h *Handles) watch(fsys fs.FS, path string) *dirWatch {
+	if rootfs.Stable(fsys) {
+		return nil
+	}
+	dir := "."
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		dir = path[:i]
+	}
+	d := h.dirs[dir]
+	if d == nil {
+		d = &dirWatch{gen: h.gen}
+		h.dirs[dir] = d
+		d.f, _ = fsys.Open(dir)
+		d.look()
+		return d
+	}
+	if d.gen != h.gen {
+		d.gen = h.gen
+		wasRacy := d.racy
+		changed, gone := d.look()
+		if gone {
+			// Removed (or renamed away) and perhaps made again: watch
+			// what the path names now.
+			if d.f != nil {
+				d.f.Close()
+			}
+			d.f, _ = fsys.Open(dir)
+			d.look()
+		}
+		if changed || gone || wasRacy {
+			d.epoch++
+		}
+	}
+	return d
+}
+
+// look reads the directory's modification time: changed reports whether
+// it differs from the last look, gone whether the directory kept open was
+// removed or cannot be looked at.
+func (d *dirWatch) look() (changed, gone bool) {
+	if d.f == nil {
+		d.racy = true
+		return true, true
+	}
+	now := time.Now()
+	fi, err := d.f.Stat()
+	if err != nil || removed(fi) {
+		d.racy = true
+		return true, true
+	}
+	m := fi.ModTime()
+	changed = !m.Equal(d.mtime)
+	d.mtime = m
+	d.racy = !m.Before(now.Add(-racyWindow))
+	return changed, false
 }
 
 // read returns the content of path, from its kept file when it has one.
+// A kept file whose read fails is opened again once before the failure
+// counts: on a live sysfs a device that went and came back between two
+// reads leaves kept files that fail (ENODEV) while the path is fine.
 func (h *Handles) read(fsys fs.FS, path string) (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	f, ok := h.files[path]
-	if ok && f == nil {
-		// Absent at the last look; files do not appear while the
-		// inventory stays the same, and a full read clears the cache.
-		return "", &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
-	}
-	if ok && replaced(f) {
-		f.Close()
-		delete(h.files, path)
+	d := h.watch(fsys, path)
+	k, ok := h.files[path]
+	if ok && k.dir != nil && k.epoch != k.dir.epoch {
+		// Its directory changed: the file may be another one now.
+		h.drop(path, k)
 		ok = false
 	}
-	if !ok {
-		nf, err := fsys.Open(path)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && len(h.files) < maxHandles {
-				h.files[path] = nil
-			}
-			return "", err
-		}
-		if _, isRA := nf.(io.ReaderAt); !isRA || len(h.files) >= maxHandles {
-			nf.Close()
-			b, err := rootfs.ReadAttr(fsys, path)
-			return string(b), err
-		}
-		f = nf
-		h.files[path] = f
+	if ok && k.f == nil {
+		// Absent at the last look, and its directory has not changed
+		// since (on a stable file system, files do not appear while the
+		// inventory stays the same; ForgetAbsent and Close forget).
+		return "", &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
 	}
+	if ok {
+		s, err := h.readKept(path, k)
+		if err == nil {
+			return s, nil
+		}
+		h.drop(path, k)
+	}
+	nf, err := fsys.Open(path)
+	h.opens++
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && len(h.files) < maxHandles {
+			h.files[path] = &handle{dir: d, epoch: epochOf(d)}
+		}
+		return "", err
+	}
+	if _, isRA := nf.(io.ReaderAt); !isRA || len(h.files) >= maxHandles {
+		nf.Close()
+		b, err := rootfs.ReadAttr(fsys, path)
+		return string(b), err
+	}
+	k = &handle{f: nf, dir: d, epoch: epochOf(d)}
+	h.files[path] = k
+	s, err := h.readKept(path, k)
+	if err != nil {
+		h.drop(path, k)
+	}
+	return s, err
+}
+
+// drop closes a kept file and forgets it.
+func (h *Handles) drop(path string, k *handle) {
+	if k.f != nil {
+		k.f.Close()
+	}
+	delete(h.files, path)
+}
+
+// readKept reads a kept file from offset 0.
+func (h *Handles) readKept(path string, k *handle) (string, error) {
 	if h.buf == nil {
 		h.buf = make([]byte, rootfs.MaxAttrBytes+1)
 	}
-	n, err := f.(io.ReaderAt).ReadAt(h.buf, 0)
+	n, err := k.f.(io.ReaderAt).ReadAt(h.buf, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
-		f.Close()
-		delete(h.files, path)
 		var pe *fs.PathError
 		if !errors.As(err, &pe) {
 			err = &fs.PathError{Op: "read", Path: path, Err: err}
@@ -98,4 +233,23 @@ func (h *Handles) read(fsys fs.FS, path string) (string, error) {
 		return "", &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", rootfs.ErrTooLarge, rootfs.MaxAttrBytes)}
 	}
 	return string(h.buf[:n]), nil
+}
+
+// ForgetAbsent forgets the files found absent, so the next read looks for
+// them again.
+func (h *Handles) ForgetAbsent() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for p, k := range h.files {
+		if k.f == nil {
+			delete(h.files, p)
+		}
+	}
+}
+
+func epochOf(d *dirWatch) uint64 {
+	if d == nil {
+		return 0
+	}
+	return d.epoch
 }

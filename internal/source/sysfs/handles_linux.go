@@ -7,13 +7,9 @@ import (
 	"syscall"
 )
 
-// replaced reports whether an open file has no links left: something was
-// renamed over it (or it was removed), so its content is not the path's.
-func replaced(f fs.File) bool {
-	fi, err := f.Stat()
-	if err != nil {
-		return true
-	}
+// removed reports whether an open directory has no links left: it was
+// removed, so its path names another directory or none.
+func removed(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && st.Nlink == 0
 }

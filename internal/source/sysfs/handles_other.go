@@ -4,6 +4,6 @@ package sysfs
 
 import "io/fs"
 
-// replaced cannot tell a replaced file without Linux's link count: files
-// are opened again on every read.
-func replaced(fs.File) bool { return true }
+// removed cannot tell a removed directory without Linux's link count: it
+// is opened again at every look.
+func removed(fs.FileInfo) bool { return true }

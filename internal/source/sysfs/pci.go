@@ -1,7 +1,6 @@
 package sysfs
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -156,13 +155,24 @@ var aerFiles = []struct{ file, kind string }{
 // statistics.
 func (r *reader) readAER(dir string) *snapshot.AER {
 	var out *snapshot.AER
+	if r.aerNames == nil {
+		r.aerNames = make([]string, 0, 64)
+	}
 	for _, f := range aerFiles {
 		p := dir + "/" + f.file
 		s, ok := r.read(p)
 		if !ok {
 			continue
 		}
-		a, err := ParseAER(bytes.NewReader([]byte(s)), f.file)
+		var bits map[string]uint64
+		total, err := scanAER(s, f.file, r.aerNames, func(name string, n uint64) {
+			if n > 0 {
+				if bits == nil {
+					bits = map[string]uint64{}
+				}
+				bits[f.kind+":"+name] = n
+			}
+		})
 		if err != nil {
 			r.gap(p, err)
 			continue
@@ -172,19 +182,17 @@ func (r *reader) readAER(dir string) *snapshot.AER {
 		}
 		switch f.kind {
 		case "correctable":
-			out.Correctable = a.Total
+			out.Correctable = total
 		case "nonfatal":
-			out.NonFatal = a.Total
+			out.NonFatal = total
 		case "fatal":
-			out.Fatal = a.Total
+			out.Fatal = total
 		}
-		for _, name := range a.Names {
-			if n := a.Bits[name]; n > 0 {
-				if out.Bits == nil {
-					out.Bits = map[string]uint64{}
-				}
-				out.Bits[f.kind+":"+name] = n
+		for k, n := range bits {
+			if out.Bits == nil {
+				out.Bits = map[string]uint64{}
 			}
+			out.Bits[k] = n
 		}
 	}
 	return out

@@ -27,8 +27,13 @@ type Options struct {
 	// Now gives Snapshot.Taken; nil means time.Now.
 	Now func() time.Time
 	// Handles, when set, keeps the files Refresh reads open between
-	// calls (Read ignores it).
+	// calls; Read reads counters/ and hw_counters/ through it too.
 	Handles *Handles
+	// ReadACS reads the PCIe ACS capability from the config space of the
+	// bridges between GPUs and NICs (PCIDevice.ACS), for the doctor. Off,
+	// no config file is read: without root each would be a gap, noise for
+	// callers that do not judge ACS (check, status, the agent).
+	ReadACS bool
 }
 
 // Read reads the snapshot of the root fsys. Only a root without sys/, or a
@@ -45,13 +50,22 @@ func Read(ctx context.Context, fsys fs.FS, opts Options) (*snapshot.Snapshot, er
 	if now == nil {
 		now = time.Now
 	}
+	// Every directory the read opens a file in stays open until it ends.
+	cached := rootfs.Cache(fsys)
+	defer cached.Close()
 	r := &reader{
 		ctx:    ctx,
-		fsys:   fsys,
+		fsys:   cached,
 		snap:   &snapshot.Snapshot{Root: opts.Root, Taken: now()},
 		pci:    map[pcie.Address]bool{},
 		gaps:   map[string]bool{},
 		listed: map[string]bool{},
+		// Counters are read through kept files, which Refresh
+		// reads next.
+		handles: opts.Handles,
+	}
+	if r.handles != nil {
+		r.handles.next()
 	}
 	r.readMeta()
 	if note := rootfs.BundleNote(fsys); note != "" {
@@ -70,7 +84,9 @@ func Read(ctx context.Context, fsys fs.FS, opts Options) (*snapshot.Snapshot, er
 	if err := r.readPCI(); err != nil {
 		return nil, err
 	}
-	r.readACS()
+	if opts.ReadACS {
+		r.readACS()
+	}
 	r.mapPortNetDevs()
 	r.addListedMetaGaps()
 	if r.snap.Devices == nil {
@@ -127,6 +143,11 @@ type reader struct {
 	// touched are the files and directories a Refresh read (nil in Read).
 	touched map[string]bool
 	handles *Handles
+	// counters is set while Read reads counters/ and hw_counters/,
+	// which go through handles (Refresh reads everything through them).
+	counters bool
+	// aerNames is scratch space for scanAER.
+	aerNames []string
 }
 
 type pciRef struct {
@@ -162,7 +183,7 @@ func (r *reader) read(path string) (string, bool) {
 	if r.touched != nil {
 		r.touched[path] = true
 	}
-	if r.handles != nil {
+	if r.handles != nil && (r.touched != nil || r.counters) {
 		s, err := r.handles.read(r.fsys, path)
 		if err != nil {
 			r.fail(path, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/source/layout"
+	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
 
 // Inventory is what decides whether the static parts of a snapshot (device
@@ -65,7 +66,12 @@ func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Opti
 	}
 	s := *prev
 	s.Taken = now()
-	r := &reader{ctx: ctx, fsys: fsys, snap: &s, gaps: map[string]bool{}, listed: map[string]bool{}, touched: map[string]bool{}, handles: opts.Handles}
+	if opts.Handles != nil {
+		opts.Handles.next()
+	}
+	cached := rootfs.Cache(fsys)
+	defer cached.Close()
+	r := &reader{ctx: ctx, fsys: cached, snap: &s, gaps: map[string]bool{}, listed: map[string]bool{}, touched: map[string]bool{}, handles: opts.Handles}
 	s.Gaps = nil
 	s.Devices = slices.Clone(prev.Devices)
 	for i := range s.Devices {
@@ -157,6 +163,9 @@ func (r *reader) rereadCounters(dir string, prev []snapshot.Counter) []snapshot.
 func (r *reader) rereadHW(dir string, prev []snapshot.Counter) []snapshot.Counter {
 	r.touched[dir] = true
 	var out []snapshot.Counter
+	if len(prev) > 0 {
+		out = make([]snapshot.Counter, 0, len(prev))
+	}
 	for _, c := range prev {
 		if v := parse(r, dir+"/"+c.Name, ib.ParseCounter); v != nil {
 			out = append(out, snapshot.Counter{Name: c.Name, Value: *v, Spec: c.Spec})

@@ -248,3 +248,40 @@ func FuzzReadBundle(f *testing.F) {
 		}
 	})
 }
+
+// Config space is read only when asked (the doctor): a non-root reader
+// gets 64 bytes per bridge, a gap that commands not judging ACS must not
+// print. Asked, each bridge on a GPU–NIC path is read or is a gap.
+func TestReadACSOnlyWhenAsked(t *testing.T) {
+	for _, tt := range []struct {
+		fault   string
+		readACS bool
+		acs     int // bridges with ACS read
+		gaps    int // config gaps
+	}{
+		{"acs=on", false, 0, 0},
+		{"acs=header-only", false, 0, 0},
+		{"acs=on", true, 20, 0},
+		{"acs=header-only", true, 0, 20},
+	} {
+		fsys := simFS(t, simnode.Options{Profile: "h100-ndr", Faults: simnode.MustParseFaults(tt.fault)})
+		s, err := sysfs.Read(context.Background(), fsys, sysfs.Options{ReadACS: tt.readACS})
+		if err != nil {
+			t.Fatal(err)
+		}
+		acs, gaps := 0, 0
+		for _, p := range s.PCI {
+			if p.ACS != nil {
+				acs++
+			}
+		}
+		for _, g := range s.Gaps {
+			if strings.HasSuffix(g.Path, "/config") {
+				gaps++
+			}
+		}
+		if acs != tt.acs || gaps != tt.gaps {
+			t.Errorf("%s ReadACS=%v: %d bridges read, %d gaps; want %d, %d", tt.fault, tt.readACS, acs, gaps, tt.acs, tt.gaps)
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package sysfs_test
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
+	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
+	"github.com/ibdoctor/ibdoctor/internal/source/sysfs"
+)
+
+// TestHandlesDirectoryRoot follows one counter of a directory root through
+// the ways a file changes under a kept handle: written in place (the kept
+// file reads the new value, nothing is opened again), a new file renamed
+// over it (its directory's time changes: the directory's files are opened
+// again), a rename in the same clock tick as the last look (the look was
+// too close to the change to be trusted: opened again anyway), removed and
+// made again. Directory times are set explicitly, so the steps do not
+// depend on the file system's clock granularity.
+func TestHandlesDirectoryRoot(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("kept directories are checked by link count on Linux only")
+	}
+	dir := writeSim(t, simnode.Options{})
+	r, err := rootfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	prev, err := sysfs.Read(ctx, r.FS(), sysfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sysfs.NewHandles()
+	defer h.Close()
+	counters := filepath.Join(dir, "sys/class/infiniband/mlx5_0/ports/1/counters")
+	file := filepath.Join(counters, "symbol_error")
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	setTime := func(m time.Time) {
+		t.Helper()
+		if err := os.Chtimes(counters, m, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	renameOver := func(v string) {
+		t.Helper()
+		tmp := filepath.Join(dir, "staged")
+		if err := os.WriteFile(tmp, []byte(v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, file); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The simulator just wrote every directory: date them all an hour
+	// back, or each would be too recent to trust at the first looks.
+	err = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name   string
+		change func()
+		want   string // "" = absent
+		reopen bool   // the directory's files are opened again
+	}{
+		{name: "first refresh opens", change: func() {}, want: "0", reopen: true},
+		{name: "written in place", change: func() {
+			if err := os.WriteFile(file, []byte("7\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			setTime(old)
+		}, want: "7"},
+		{name: "unchanged", change: func() {}, want: "7"},
+		{name: "renamed over", change: func() { renameOver("8"); setTime(old.Add(time.Minute)) }, want: "8", reopen: true},
+		{name: "unchanged after rename", change: func() {}, want: "8"},
+		{name: "renamed over, directory time now", change: func() { renameOver("9"); setTime(time.Now()) }, want: "9", reopen: true},
+		{name: "renamed over in the same tick", change: func() {
+			fi, err := os.Stat(counters)
+			if err != nil {
+				t.Fatal(err)
+			}
+			renameOver("10")
+			setTime(fi.ModTime())
+		}, want: "10", reopen: true},
+		{name: "settled", change: func() { setTime(old.Add(2 * time.Minute)) }, want: "10", reopen: true},
+		{name: "settled, unchanged", change: func() {}, want: "10"},
+		{name: "removed", change: func() {
+			if err := os.Remove(file); err != nil {
+				t.Fatal(err)
+			}
+			setTime(old.Add(3 * time.Minute))
+		}, want: "", reopen: true},
+		{name: "made again", change: func() {
+			if err := os.WriteFile(file, []byte("11\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			setTime(old.Add(4 * time.Minute))
+		}, want: "11", reopen: true},
+	}
+	for _, s := range steps {
+		s.change()
+		before := h.Opens()
+		snap, err := sysfs.Refresh(ctx, r.FS(), prev, sysfs.Options{Handles: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if c, ok := snap.Port("mlx5_0", 1).Counter("symbol_error"); ok {
+			got = strconv.FormatUint(c.Value, 10)
+		}
+		if got != s.want {
+			t.Errorf("%s: symbol_error %q, want %q", s.name, got, s.want)
+		}
+		// 21 counters/ files and the rest of the node's kept files.
+		reopened := h.Opens()-before >= 21
+		if reopened != s.reopen {
+			t.Errorf("%s: %d files opened, want reopen %v", s.name, h.Opens()-before, s.reopen)
+		}
+	}
+}
