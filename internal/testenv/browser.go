@@ -263,6 +263,7 @@ var inspectJS string
 
 // inspection is what browser_inspect.js returns.
 type inspection struct {
+	URL   string   `json:"url"`
 	Title string   `json:"title"`
 	Links []string `json:"links"`
 	IDs   []string `json:"ids"`
@@ -301,6 +302,14 @@ func (b *Browser) Visit(ctx context.Context, u string, o VisitOptions) (*Page, e
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
 	pg := &Page{URL: u, IDs: map[string]bool{}}
+	// A blank page first stops the last page's timers (a page that
+	// reloads itself could otherwise navigate the tab away from u).
+	if err := chromedp.Do(rctx, chromedp.Navigate("about:blank")); err != nil {
+		return nil, fmt.Errorf("blank tab: %w", err)
+	}
+	vt.mu.Lock()
+	vt.probs, vt.urls = nil, map[network.RequestID]string{}
+	vt.mu.Unlock()
 	resp, err := chromedp.Run(rctx, chromedp.NavigateResponse(u))
 	if err != nil {
 		pg.Problems = append(pg.Problems, Problem{u, "load", err.Error()})
@@ -315,6 +324,11 @@ func (b *Browser) Visit(ctx context.Context, u string, o VisitOptions) (*Page, e
 	ins, err := chromedp.Run(rctx, chromedp.Evaluate[inspection](inspectJS))
 	if err != nil {
 		return nil, fmt.Errorf("inspect %s: %w", u, err)
+	}
+	if ins.URL != u {
+		// Inspecting another page would credit it to u.
+		pg.Problems = append(pg.Problems, Problem{u, "load", "the tab is at " + ins.URL + " after loading"})
+		return pg, nil
 	}
 	pg.Title, pg.Links = ins.Title, ins.Links
 	for _, id := range ins.IDs {

@@ -70,5 +70,5 @@
     .filter((h) => h).map((h) => new URL(h, document.baseURI).href);
   const ids = Array.from(document.querySelectorAll('[id]')).map((e) => e.id)
     .concat(Array.from(document.querySelectorAll('a[name]')).map((e) => e.getAttribute('name')));
-  return {title: document.title, links, ids, a11y, colors};
+  return {url: location.href, title: document.title, links, ids, a11y, colors};
 })()

@@ -42,7 +42,7 @@ func TestDemoUIEndToEnd(t *testing.T) {
 	b := testenv.StartBrowser(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
-	o := UIOptions{Dir: t.TempDir(), Nodes: 6, HostsPerLeaf: 2, Speed: 10, Tick: 200 * time.Millisecond, Interval: time.Second, Logf: t.Logf}
+	o := UIOptions{Dir: t.TempDir(), Nodes: 6, HostsPerLeaf: 2, Speed: 10, Tick: 200 * time.Millisecond, Interval: 2 * time.Second, Logf: t.Logf}
 	if *updateShots {
 		o.Nodes, o.HostsPerLeaf = 12, 4
 	}
@@ -85,6 +85,9 @@ func TestDemoUIEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := os.RemoveAll(shots); err != nil {
+		t.Fatal(err)
+	}
 	// One screenshot per kind of page (the first node, the first link…),
 	// plus the README's.
 	kinds := map[string]bool{}
@@ -93,9 +96,14 @@ func TestDemoUIEndToEnd(t *testing.T) {
 		if err != nil || p.RawQuery != "" {
 			return false
 		}
-		kind := p.Path
-		if i := strings.LastIndexByte(strings.TrimSuffix(kind, "/"), '/'); i > 0 && strings.Count(kind, "/") > 1 {
-			kind = kind[:i]
+		// The kind is the path's first two segments (/nodes/x → /nodes,
+		// /fabric/links/a/1-b/2 → /fabric/links).
+		seg := strings.SplitN(strings.TrimPrefix(p.Path, "/"), "/", 3)
+		kind := "/" + seg[0]
+		if len(seg) > 2 {
+			kind += "/" + seg[1]
+		} else if len(seg) == 2 && seg[0] == "nodes" {
+			kind = "/nodes"
 		}
 		if kinds[kind] && !slices.Contains(slices.Collect(maps.Values(readme)), p.Path) {
 			return false

@@ -465,8 +465,8 @@ func (c *Cluster) simulate(ctx context.Context) {
 	}
 }
 
-// runPerf runs one tcp bandwidth test between every pair of agents
-// (round robin) and writes the report with its findings.
+// runPerf runs a tcp bandwidth test between every pair of agents (round
+// robin, median of three) and writes the report with its findings.
 func (c *Cluster) runPerf(ctx context.Context) {
 	defer close(c.perfDone)
 	var hosts []pairwise.Host
@@ -475,7 +475,10 @@ func (c *Cluster) runPerf(ctx context.Context) {
 		hosts = append(hosts, pairwise.Host{Addr: a.Addr, Name: a.Host})
 		topo.Hosts[a.Host] = pairwise.Placement{Leaf: a.Leaf}
 	}
-	r := &pairwise.Runner{Token: c.Token, Hosts: hosts,
+	// Each pair runs three times and keeps its median: the nodes' own
+	// simulation competes for the same CPUs, and one disturbed run should
+	// not make a pair look slow.
+	r := &pairwise.Runner{Token: c.Token, Hosts: hosts, Repeat: 3,
 		Test: pairwise.Test{Backend: pairwise.BackendTCP, Kind: pairwise.KindBW, DurationMS: c.o.PerfDuration.Milliseconds()}}
 	m, err := r.Run(ctx, pairwise.RoundRobin(len(hosts)))
 	rep := &pairwise.Report{Matrix: m}
