@@ -155,7 +155,7 @@ func heatRows(run PerfRun, ref float64, known, culprit map[string]bool) (html te
 					slow++
 					b.WriteString(lk.Icon + " ")
 				}
-				num = strconv.AppendFloat(num[:0], x, 'f', 0, 64)
+				num = strconv.AppendFloat(num[:0], x, 'f', cellDigits(x), 64)
 				b.Write(num)
 				b.WriteString(`</td>`)
 			default:
@@ -165,4 +165,17 @@ func heatRows(run PerfRun, ref float64, known, culprit map[string]bool) (html te
 		b.WriteString("</tr>\n")
 	}
 	return template.HTML(b.String()), measured, slow
+}
+
+// cellDigits is how many decimals a matrix cell shows: whole Gb/s from 10
+// up, so that a wide matrix stays narrow, and enough below that a slow or
+// throttled pair never reads as 0.
+func cellDigits(gbps float64) int {
+	switch {
+	case gbps >= 10:
+		return 0
+	case gbps >= 1:
+		return 1
+	}
+	return 2
 }

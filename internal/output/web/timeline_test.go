@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -61,5 +62,31 @@ func TestTimelineCapped(t *testing.T) {
 	}
 	if _, err := scan(body); err != nil {
 		t.Error(err)
+	}
+}
+
+// A closed finding may be gone from its node's page, so the timeline links
+// only open ones to their anchor; a throttled pair in the matrix shows its
+// decimals instead of reading 0.
+func TestTimelineAnchorsOpenOnlyAndSlowCellsReadable(t *testing.T) {
+	f := newFixture()
+	f.tl = []Event{
+		{Host: "gpu-a1", ID: "node.port_down", Severity: finding.Critical, Opened: t0.Add(-2 * time.Hour), Closed: t0.Add(-time.Hour)},
+		{Host: "gpu-b1", ID: "node.symbol_errors", Severity: finding.Warning, Opened: t0.Add(-time.Hour)},
+	}
+	_, body, _ := get(t, testHandler(f, Options{}), "GET", "/timeline")
+	if strings.Contains(body, `href="/nodes/gpu-a1#finding-node.port_down"`) {
+		t.Error("a closed finding links to an anchor its node page may not have")
+	}
+	if !strings.Contains(body, `href="/nodes/gpu-b1#finding-node.symbol_errors"`) {
+		t.Error("an open finding does not link to its anchor")
+	}
+	for _, c := range []struct {
+		gbps float64
+		want string
+	}{{191.5, "192"}, {7.25, "7.2"}, {0.2, "0.20"}} {
+		if got := strconv.FormatFloat(c.gbps, 'f', cellDigits(c.gbps), 64); got != c.want {
+			t.Errorf("%v Gb/s shows %q, want %q", c.gbps, got, c.want)
+		}
 	}
 }
