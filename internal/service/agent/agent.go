@@ -355,12 +355,42 @@ func (a *Agent) copyErrs() map[string]uint64 {
 
 // dedupe keeps the first finding of each ID and subject: static rules come
 // first, so a rule over time that restates one (a rate shortfall against
-// the expectation file) does not double it.
+// the expectation file) does not double it. One cause, one finding: a rate
+// shortfall on a port whose width or speed is degraded is that finding's
+// evidence, not a second alert.
 func dedupe(fs []finding.Finding) []finding.Finding {
+	type portKey struct {
+		dev  string
+		port int
+	}
+	degraded := map[portKey]int{} // index in fs of the width/speed finding
+	for i, f := range fs {
+		k := portKey{f.Subject.Device, f.Subject.Port}
+		if _, ok := degraded[k]; !ok && (f.ID == "port.width_degraded" || f.ID == "port.speed_degraded") {
+			degraded[k] = i
+		}
+	}
+	merged := func(f finding.Finding) bool {
+		i, ok := degraded[portKey{f.Subject.Device, f.Subject.Port}]
+		if !ok || f.ID != "port.rate_below_expected" {
+			return false
+		}
+		d := &fs[i]
+		for _, e := range f.Evidence {
+			if !slices.Contains(d.Evidence, e) {
+				d.Evidence = append(d.Evidence, e)
+			}
+		}
+		return true
+	}
+	keep := make([]bool, len(fs))
+	for i, f := range fs {
+		keep[i] = !merged(f)
+	}
 	seen := map[string]bool{}
-	out := fs[:0]
-	for _, f := range fs {
-		if k := key(f); !seen[k] {
+	var out []finding.Finding
+	for i, f := range fs {
+		if k := key(f); keep[i] && !seen[k] {
 			seen[k] = true
 			out = append(out, f)
 		}
