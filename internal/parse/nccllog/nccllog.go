@@ -294,11 +294,101 @@ func anyRank(line, r string) int {
 	return -1
 }
 
+// watchdog matches reWatchdog as FindStringSubmatch does, by hand: the
+// regexp's lazy ".*?" made it a sixth of a streamed log's CPU.
 func watchdog(line string) []string {
-	if !strings.Contains(line, "Watchdog caught") {
+	const head = "Watchdog caught collective operation timeout: WorkNCCL(SeqNum="
+	for off := 0; ; {
+		i := strings.Index(line[off:], head)
+		if i < 0 {
+			return nil
+		}
+		start := off + i
+		off = start + 1
+		if m := watchdogAt(line, start, start+len(head)); m != nil {
+			return m
+		}
+	}
+}
+
+// watchdogAt matches the rest of reWatchdog after its head (line[start:at]).
+func watchdogAt(line string, start, at int) []string {
+	digits := func(i int) int {
+		j := i
+		for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+			j++
+		}
+		return j
+	}
+	seqEnd := digits(at)
+	if seqEnd == at || !strings.HasPrefix(line[seqEnd:], ", OpType=") {
 		return nil
 	}
-	return reWatchdog.FindStringSubmatch(line)
+	opAt := seqEnd + len(", OpType=")
+	opEnd := opAt
+	for opEnd < len(line) && isWord(line[opEnd]) {
+		opEnd++
+	}
+	if opEnd == opAt {
+		return nil
+	}
+	// ".*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds": the first
+	// "Timeout(ms)=" past the op type (within the line: "." stops at a
+	// newline) that the rest follows; failing that, "\w+" gives back the
+	// "Timeout" that ends it.
+	end := len(line)
+	if nl := strings.IndexByte(line[opEnd:], '\n'); nl >= 0 {
+		end = opEnd + nl
+	}
+	rest := func(t int) (tEnd, r, rEnd int, ok bool) {
+		tEnd = digits(t)
+		if tEnd == t || !strings.HasPrefix(line[tEnd:], ") ran for ") {
+			return 0, 0, 0, false
+		}
+		r = tEnd + len(") ran for ")
+		rEnd = digits(r)
+		return tEnd, r, rEnd, rEnd > r && strings.HasPrefix(line[rEnd:], " milliseconds")
+	}
+	const tm = "Timeout(ms)="
+	for off := opEnd; ; {
+		j := strings.Index(line[off:end], tm)
+		if j < 0 {
+			break
+		}
+		t := off + j + len(tm)
+		off = off + j + 1
+		if tEnd, r, rEnd, ok := rest(t); ok {
+			return watchdogMatch(line, start, at, seqEnd, opAt, opEnd, t, tEnd, r, rEnd)
+		}
+	}
+	if w := opEnd - len("Timeout"); w > opAt && strings.HasPrefix(line[w:], tm) {
+		t := w + len(tm)
+		if tEnd, r, rEnd, ok := rest(t); ok {
+			return watchdogMatch(line, start, at, seqEnd, opAt, w, t, tEnd, r, rEnd)
+		}
+	}
+	return nil
+}
+
+// watchdogMatch is reWatchdog's submatches from the bounds found, with
+// the "[Rank n] " before the head when there is one.
+func watchdogMatch(line string, start, at, seqEnd, opAt, opEnd, t, tEnd, r, rEnd int) []string {
+	rank := ""
+	if b := strings.TrimSuffix(line[:start], "] "); len(b) < start {
+		k := len(b)
+		for k > 0 && b[k-1] >= '0' && b[k-1] <= '9' {
+			k--
+		}
+		if k < len(b) && strings.HasSuffix(b[:k], "[Rank ") {
+			rank = b[k:]
+			start = k - len("[Rank ")
+		}
+	}
+	return []string{line[start : rEnd+len(" milliseconds")], rank, line[at:seqEnd], line[opAt:opEnd], line[t:tEnd], line[r:rEnd]}
+}
+
+func isWord(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // Parse reads an NCCL_DEBUG=INFO log (any mix of ranks, with other
