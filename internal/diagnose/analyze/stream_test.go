@@ -194,14 +194,18 @@ func (g *genReader) Read(p []byte) (int, error) {
 	if g.left <= 0 && len(g.buf) == 0 {
 		return 0, io.EOF
 	}
-	for len(g.buf) < len(p) && g.left > 0 {
+	// Lines are copied straight into p (what is left of the last one
+	// waits in buf): the generator costs one copy, as a file's read does.
+	n := copy(p, g.buf)
+	g.buf = g.buf[n:]
+	for n < len(p) && g.left > 0 {
 		l := g.line(g.i)
 		g.i++
-		g.buf = append(g.buf, l...)
 		g.left -= int64(len(l))
+		c := copy(p[n:], l)
+		n += c
+		g.buf = append(g.buf[:0], l[c:]...)
 	}
-	n := copy(p, g.buf)
-	g.buf = g.buf[:copy(g.buf, g.buf[n:])]
 	if g.since += int64(n); g.sample != nil && g.since >= 8<<20 {
 		g.since = 0
 		g.sample()

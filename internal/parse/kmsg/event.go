@@ -380,6 +380,7 @@ type Classifier struct {
 	cperLeft    int
 	lastMlx5    pcie.Address
 	seen        map[string]*textClass
+	out         [1]Event // what Add returns, reused
 }
 
 // textClass is what the patterns say about one message text.
@@ -437,6 +438,8 @@ func (c *Classifier) class(text string) *textClass {
 }
 
 // Add returns the events of the next record of the log (most give none).
+// The slice is valid until the next call: it is reused, so that a log of
+// millions of events allocates none for them.
 func (c *Classifier) Add(r Record) []Event {
 	tc := c.class(r.Text)
 	if tc.cper != "" {
@@ -446,9 +449,9 @@ func (c *Classifier) Add(r Record) []Event {
 	}
 	var evs []Event
 	if tc.p != nil {
-		e := tc.ev
-		e.Record = r
-		evs = []Event{e}
+		c.out[0] = tc.ev
+		c.out[0].Record = r
+		evs = c.out[:1]
 	}
 	if tc.mlx5 != "" {
 		c.lastMlx5 = tc.mlx5
@@ -467,7 +470,8 @@ func (c *Classifier) Add(r Record) []Event {
 			return nil
 		}
 		if c.pendingLeft > 0 && strings.Contains(r.Text, "fallen off the bus") {
-			evs = []Event{{Kind: KindFallenOffBus, Record: r, PCI: c.pending, Detail: "GPU has fallen off the bus"}}
+			c.out[0] = Event{Kind: KindFallenOffBus, Record: r, PCI: c.pending, Detail: "GPU has fallen off the bus"}
+			evs = c.out[:1]
 			c.pendingLeft = 0
 		}
 	}

@@ -431,7 +431,8 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 	}
 	// dmesg -x: "kern  :warn  : [  12.3] text" (facility and level
 	// names of util-linux dmesg, padded).
-	if fac, rest, ok := strings.Cut(s, ":"); ok && facilities[strings.TrimSpace(fac)] {
+	// A "[" starts no facility name: most lines skip the lookup.
+	if fac, rest, ok := strings.Cut(s, ":"); ok && s[0] != '[' && facilities[strings.TrimSpace(fac)] {
 		if lvl, rest2, ok := strings.Cut(rest, ":"); ok {
 			if p, known := levels[strings.TrimSpace(lvl)]; known {
 				rec.Priority = p
@@ -527,7 +528,13 @@ func parseSeconds(stamp string) (time.Duration, bool, error) {
 		return 0, false, nil
 	}
 	secs, frac, _ := strings.Cut(stamp, ".")
-	for _, c := range secs + frac {
+	for i := 0; i < len(secs)+len(frac); i++ {
+		c := byte(0) // a byte of secs, then of frac: no concatenation per line
+		if i < len(secs) {
+			c = secs[i]
+		} else {
+			c = frac[i-len(secs)]
+		}
 		if c < '0' || c > '9' {
 			if strings.ContainsAny(stamp, " :") {
 				return 0, false, nil // "[Tue …]" handled by the caller

@@ -294,11 +294,101 @@ func anyRank(line, r string) int {
 	return -1
 }
 
+// watchdog matches reWatchdog as FindStringSubmatch does, by hand: the
+// regexp's lazy ".*?" made it a sixth of a streamed log's CPU.
 func watchdog(line string) []string {
-	if !strings.Contains(line, "Watchdog caught") {
+	const head = "Watchdog caught collective operation timeout: WorkNCCL(SeqNum="
+	for off := 0; ; {
+		i := strings.Index(line[off:], head)
+		if i < 0 {
+			return nil
+		}
+		start := off + i
+		off = start + 1
+		if m := watchdogAt(line, start, start+len(head)); m != nil {
+			return m
+		}
+	}
+}
+
+// watchdogAt matches the rest of reWatchdog after its head (line[start:at]).
+func watchdogAt(line string, start, at int) []string {
+	digits := func(i int) int {
+		j := i
+		for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+			j++
+		}
+		return j
+	}
+	seqEnd := digits(at)
+	if seqEnd == at || !strings.HasPrefix(line[seqEnd:], ", OpType=") {
 		return nil
 	}
-	return reWatchdog.FindStringSubmatch(line)
+	opAt := seqEnd + len(", OpType=")
+	opEnd := opAt
+	for opEnd < len(line) && isWord(line[opEnd]) {
+		opEnd++
+	}
+	if opEnd == opAt {
+		return nil
+	}
+	// ".*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds": the first
+	// "Timeout(ms)=" past the op type (within the line: "." stops at a
+	// newline) that the rest follows; failing that, "\w+" gives back the
+	// "Timeout" that ends it.
+	end := len(line)
+	if nl := strings.IndexByte(line[opEnd:], '\n'); nl >= 0 {
+		end = opEnd + nl
+	}
+	rest := func(t int) (tEnd, r, rEnd int, ok bool) {
+		tEnd = digits(t)
+		if tEnd == t || !strings.HasPrefix(line[tEnd:], ") ran for ") {
+			return 0, 0, 0, false
+		}
+		r = tEnd + len(") ran for ")
+		rEnd = digits(r)
+		return tEnd, r, rEnd, rEnd > r && strings.HasPrefix(line[rEnd:], " milliseconds")
+	}
+	const tm = "Timeout(ms)="
+	for off := opEnd; ; {
+		j := strings.Index(line[off:end], tm)
+		if j < 0 {
+			break
+		}
+		t := off + j + len(tm)
+		off = off + j + 1
+		if tEnd, r, rEnd, ok := rest(t); ok {
+			return watchdogMatch(line, start, at, seqEnd, opAt, opEnd, t, tEnd, r, rEnd)
+		}
+	}
+	if w := opEnd - len("Timeout"); w > opAt && strings.HasPrefix(line[w:], tm) {
+		t := w + len(tm)
+		if tEnd, r, rEnd, ok := rest(t); ok {
+			return watchdogMatch(line, start, at, seqEnd, opAt, w, t, tEnd, r, rEnd)
+		}
+	}
+	return nil
+}
+
+// watchdogMatch is reWatchdog's submatches from the bounds found, with
+// the "[Rank n] " before the head when there is one.
+func watchdogMatch(line string, start, at, seqEnd, opAt, opEnd, t, tEnd, r, rEnd int) []string {
+	rank := ""
+	if b := strings.TrimSuffix(line[:start], "] "); len(b) < start {
+		k := len(b)
+		for k > 0 && b[k-1] >= '0' && b[k-1] <= '9' {
+			k--
+		}
+		if k < len(b) && strings.HasSuffix(b[:k], "[Rank ") {
+			rank = b[k:]
+			start = k - len("[Rank ")
+		}
+	}
+	return []string{line[start : rEnd+len(" milliseconds")], rank, line[at:seqEnd], line[opAt:opEnd], line[t:tEnd], line[r:rEnd]}
+}
+
+func isWord(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // Parse reads an NCCL_DEBUG=INFO log (any mix of ranks, with other
@@ -332,7 +422,26 @@ type Parser struct {
 	count map[foldKey]int
 	gdr   map[*Proc]map[GDRState]int
 	warns map[string]Event // warnClass's memory
+	// net remembers what parseNet's regexps made of a message: every
+	// rank repeats the same NET/IB lines, often once per connection.
+	net map[string]netParse
 }
+
+// netParse is what parseNet read from one message.
+type netParse struct {
+	ib      []IBDevice // an NET/IB "Using" line's devices (ibOK)
+	socks   []string   // an NET/Socket "Using" line's interfaces (sockOK)
+	ibOK    bool
+	sockOK  bool
+	gdrOK   bool // a GPU Direct RDMA line of a transport other than Socket
+	gdrSock bool // the socket transport's GDR line
+	hca     string
+	enabled bool
+}
+
+// maxNetMemo bounds the messages parseNet remembers (of up to 1 KiB
+// each).
+const maxNetMemo = 4096
 
 type procKey struct {
 	host string
@@ -562,44 +671,78 @@ func (ps *Parser) parseNet(p *Proc, n int, msg string) {
 	if !using && !strings.Contains(msg, "No device found") && !strings.Contains(msg, "GPU Direct RDMA") {
 		return
 	}
-	if using {
-		if !strings.HasPrefix(msg, "NET/IB") {
-		} else if m := reIBUsing.FindStringSubmatch(msg); m != nil {
-			p.IBDevices = p.IBDevices[:0]
-			for _, d := range reIBDev.FindAllStringSubmatch(m[1], -1) {
-				port, _ := strconv.Atoi(d[3])
-				p.IBDevices = append(p.IBDevices, IBDevice{Name: d[2], Port: port, LinkLayer: d[4]})
-			}
-			p.IBLine = n
-			return
-		}
-		if !strings.HasPrefix(msg, "NET/Socket") {
-		} else if m := reSockUsing.FindStringSubmatch(msg); m != nil {
-			p.SocketIfs = p.SocketIfs[:0]
-			for _, d := range reSockIf.FindAllStringSubmatch(m[1], -1) {
-				p.SocketIfs = append(p.SocketIfs, d[1])
-			}
-			p.SocketLine = n
-			return
-		}
-	}
 	if strings.HasPrefix(msg, "NET/IB : No device found") || strings.HasPrefix(msg, "NET/IB: No device found") {
+		if using {
+			if r := ps.netRead(msg, using); r.ibOK || r.sockOK {
+				ps.netApply(p, n, msg, r)
+				return
+			}
+		}
 		p.IBNoDevice, p.IBNoDeviceText = n, msg
 		return
 	}
-	if !strings.Contains(msg, "GPU Direct RDMA") {
-		return
+	ps.netApply(p, n, msg, ps.netRead(msg, using))
+}
+
+// netApply records on p what parseNet read from line n.
+func (ps *Parser) netApply(p *Proc, n int, msg string, r netParse) {
+	switch {
+	case r.ibOK:
+		p.IBDevices = append(p.IBDevices[:0], r.ib...)
+		p.IBLine = n
+	case r.sockOK:
+		p.SocketIfs = append(p.SocketIfs[:0], r.socks...)
+		p.SocketLine = n
+	case r.gdrOK:
+		ps.gdrLine(p, GDRState{HCA: r.hca, Enabled: r.enabled, Line: n, Text: msg})
 	}
-	if m := reGDR.FindStringSubmatch(msg); m != nil {
-		if m[1] == "Socket" {
-			return // the socket transport always says "Disabled"
-		}
-		hca := m[4]
-		if hca == "" {
-			hca = "HCA " + m[3]
-		}
-		ps.gdrLine(p, GDRState{HCA: hca, Enabled: strings.EqualFold(m[2], "enabled"), Line: n, Text: msg})
+}
+
+// netRead runs parseNet's regexps on msg, or recalls what they made of
+// it.
+func (ps *Parser) netRead(msg string, using bool) netParse {
+	if r, ok := ps.net[msg]; ok {
+		return r
 	}
+	var r netParse
+	if using {
+		if !strings.HasPrefix(msg, "NET/IB") {
+		} else if m := reIBUsing.FindStringSubmatch(msg); m != nil {
+			r.ibOK, r.ib = true, []IBDevice{}
+			for _, d := range reIBDev.FindAllStringSubmatch(m[1], -1) {
+				port, _ := strconv.Atoi(d[3])
+				r.ib = append(r.ib, IBDevice{Name: d[2], Port: port, LinkLayer: d[4]})
+			}
+		}
+		if r.ibOK || !strings.HasPrefix(msg, "NET/Socket") {
+		} else if m := reSockUsing.FindStringSubmatch(msg); m != nil {
+			r.sockOK, r.socks = true, []string{}
+			for _, d := range reSockIf.FindAllStringSubmatch(m[1], -1) {
+				r.socks = append(r.socks, d[1])
+			}
+		}
+	}
+	if !r.ibOK && !r.sockOK && strings.Contains(msg, "GPU Direct RDMA") && !strings.HasPrefix(msg, "NET/IB : No device found") && !strings.HasPrefix(msg, "NET/IB: No device found") {
+		if m := reGDR.FindStringSubmatch(msg); m != nil {
+			if m[1] == "Socket" {
+				r.gdrSock = true // the socket transport always says "Disabled"
+			} else {
+				r.gdrOK = true
+				r.hca = m[4]
+				if r.hca == "" {
+					r.hca = "HCA " + m[3]
+				}
+				r.enabled = strings.EqualFold(m[2], "enabled")
+			}
+		}
+	}
+	if ps.net == nil {
+		ps.net = map[string]netParse{}
+	}
+	if len(ps.net) < maxNetMemo && len(msg) <= 1024 {
+		ps.net[strings.Clone(msg)] = r
+	}
+	return r
 }
 
 // commLine matches `comm 0x[0-9a-fA-F]+ rank (\d+) n[Rr]anks (\d+)(?:

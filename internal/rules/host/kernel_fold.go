@@ -1,8 +1,6 @@
 package host
 
 import (
-	"fmt"
-
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
@@ -128,11 +126,9 @@ func (f *KernelFolder) fold(k foldKey, e kmsg.Event, n, inferred int) {
 // link keeps a link's events while they can still be evidence, as
 // checkFlaps picks it: its downs, and an up after an up.
 func (f *KernelFolder) link(e kmsg.Event) {
-	name := e.Interface
-	if e.Port > 0 {
-		name = fmt.Sprintf("%s/%d", e.Interface, e.Port)
-	}
-	g := foldGroup{rule: "link", name: name}
+	// The link is the interface and the port (0 for a netdev): no name
+	// is formatted per event.
+	g := foldGroup{rule: "link", name: e.Interface, code: e.Port}
 	st := f.group(g)
 	counts := !e.Up || st.up
 	inferred := e.Up && st.up
