@@ -165,7 +165,7 @@ func header(ls []string, i int) (Kind, int) {
 		return KindSARecords, 0
 	case strings.HasPrefix(t, "# Port counters: Lid ") || strings.HasPrefix(t, "# Port extended counters: Lid "):
 		return KindPerfQuery, 0
-	case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked") || ibdiags.LegacyLine(t):
+	case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked") || ibdiags.LegacyLine(t) || ibdiags.ErrorPortLine(t):
 		return KindQueryErrors, 0
 	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x") || strings.HasPrefix(t, "Switch 0x") && strings.HasSuffix(t, ":"):
 		return KindLinkInfo, 0

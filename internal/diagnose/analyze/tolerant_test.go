@@ -126,3 +126,19 @@ func TestEthtoolCommandWithoutPrompt(t *testing.T) {
 		t.Errorf("segments %+v", fr.Segments)
 	}
 }
+
+// TestIbqueryerrorsPortLineAfterProse: one ibqueryerrors port line under a
+// sentence and inside a markdown fence (openucx/ucx#9590) starts that
+// tool's output by itself, and its aggregate counters are judged.
+func TestIbqueryerrorsPortLineAfterProse(t *testing.T) {
+	text := "when executing for example `ibqueryerrors -c -s XmWait` did you get something like\n```\n" +
+		" GUID 0x1070fd0300370ea2 port ALL: [LinkDownedCounter == 25 (25.000)] [PortRcvErrors == 26 (26.000)] [PortXmitDiscards == 2846 (2.779K)] [PortXmitWait == 14681376621 (13.673G)]\n```\n"
+	r := Run([]Input{{Name: "paste.txt", Text: text}}, Options{})
+	var ids []string
+	for _, f := range r.Findings {
+		ids = append(ids, f.ID)
+	}
+	if r.ExitCode == 3 || !slices.Contains(ids, "fabric.link_errors") {
+		t.Fatalf("exit %d, findings %v", r.ExitCode, ids)
+	}
+}

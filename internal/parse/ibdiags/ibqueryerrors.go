@@ -269,12 +269,18 @@ func ParseQueryErrors(r io.Reader, src string) (*QueryErrors, error) {
 			}
 			return nil
 		case strings.HasPrefix(line, "GUID "):
-			if !header {
-				return perr(src, n, raw, `port line before "Errors for"`)
-			}
 			p, err := parseErrorPort(line)
 			if err != nil {
 				return perr(src, n, raw, "%v", err)
+			}
+			if !header {
+				// A port line pasted without its "Errors for" header
+				// (the node is unknown) still says what its counters
+				// are; anything else before the header is not this tool.
+				if len(p.Counters) == 0 {
+					return perr(src, n, raw, `port line before "Errors for"`)
+				}
+				seen = true
 			}
 			p.NodeGUID, p.NodeDesc, p.Line = guid, desc, n
 			q.Ports = append(q.Ports, p)
@@ -293,6 +299,18 @@ func ParseQueryErrors(r io.Reader, src string) (*QueryErrors, error) {
 		return nil, noData(src, "ibqueryerrors report")
 	}
 	return q, nil
+}
+
+// ErrorPortLine says whether t is one of ibqueryerrors' per-port lines,
+// "GUID 0x… port N: [Counter == V] …" (or "port ALL:"), with at least one
+// counter: no other tool prints it, so the line alone, pasted without
+// its "Errors for" header, names the tool.
+func ErrorPortLine(t string) bool {
+	if !strings.HasPrefix(t, "GUID 0x") || !strings.Contains(t, " == ") {
+		return false
+	}
+	p, err := parseErrorPort(t)
+	return err == nil && len(p.Counters) > 0
 }
 
 func parseErrorPort(line string) (ErrorPort, error) {

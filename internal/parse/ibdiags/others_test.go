@@ -59,6 +59,33 @@ func TestParseQueryErrors(t *testing.T) {
 	}
 }
 
+// TestParseQueryErrorsHeaderless: a port line with counters pasted
+// without its "Errors for" header is read (the node stays unknown); a
+// line without counters before any header is not this tool's.
+func TestParseQueryErrorsHeaderless(t *testing.T) {
+	q, err := ParseQueryErrors(strings.NewReader(" GUID 0x1070fd0300370ea2 port ALL: [LinkDownedCounter == 25 (25.000)] [PortXmitDiscards == 2846 (2.779K)]\n"), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Ports) != 1 || !q.Ports[0].All || q.Ports[0].GUID != 0x1070fd0300370ea2 || q.Ports[0].Counters["PortXmitDiscards"] != 2846 {
+		t.Fatalf("ports %+v", q.Ports)
+	}
+	if _, err := ParseQueryErrors(strings.NewReader("GUID 0x1 port 1:\n"), "q"); err == nil {
+		t.Error("a headerless port line without counters was accepted")
+	}
+	for line, want := range map[string]bool{
+		" GUID 0x1070fd0300370ea2 port ALL: [LinkDownedCounter == 25 (25.000)]": false, // untrimmed: callers trim
+		"GUID 0x1070fd0300370ea2 port ALL: [LinkDownedCounter == 25 (25.000)]":  true,
+		"GUID 0x2 port 3: [PortRcvErrors == 40]":                                true,
+		"GUID 0x2 port 3:":                                                      false,
+		"GUID 0x2 is the == node":                                               false,
+	} {
+		if got := ErrorPortLine(line); got != want {
+			t.Errorf("ErrorPortLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
 func TestParseFTs(t *testing.T) {
 	fts, err := ParseFTs(openTestdata(t, "dump_fts-spineleaf.txt"), "dump_fts")
 	if err != nil {

@@ -165,8 +165,11 @@ var (
 	reReq       = regexp.MustCompile(`\((Send|Recv|Flush|Read|Write|Unknown)\)`)
 	reHCA       = regexp.MustCompile(` hca (\S+)`)
 	// reCall ends at the line's end, where a paste may close a quote
-	// around the message ("…ibv_create_qp failed“").
-	reCall = regexp.MustCompile(`Call to (ibv_\w+) failed(?: with error (.+?))?[\s"'“”‘’.)\]]*$`)
+	// around the message ("…ibv_create_qp failed“"). NCCL 2.19 and later
+	// write the errno number before its text and the QP transition after
+	// it: "failed with 110 Connection timed out, on dev mlx5_1:1, curr
+	// state INIT, next state RTR, …".
+	reCall = regexp.MustCompile(`Call to (ibv_\w+) failed(?: with (?:error )?(?:\d+ )?(.+?))?(?:, on dev .*)?[\s"'“”‘’.)\]]*$`)
 	// reLegacy is a line of NCCL 2.0-2.3, which printed no "NCCL" before
 	// the level: "host:pid:tid [dev] INFO msg", "host:pid:tid [dev]
 	// misc/ibvwrap.cu:269 WARN msg" (the host field as pasted: "machine

@@ -90,6 +90,13 @@ func TestParseEvents(t *testing.T) {
 		{"h:1:2 [0] NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
 			Event{Kind: EventResource, Host: "h", Pid: 1, Call: "ibv_reg_mr", Error: "Cannot allocate memory", Rank: -1}},
 		{"h:1:2 [0] NCCL WARN Timeout waiting for connection", Event{Kind: EventTimeout, Host: "h", Pid: 1, Rank: -1}},
+		// NCCL 2.19+ prints the errno number and the QP transition after
+		// the error text; "timed out" there is the verbs call's errno,
+		// not a collective timeout (NVIDIA/nccl#2013).
+		{"h:1:2 [5] ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_1:1, curr state INIT, next state RTR, local GID index 3",
+			Event{Kind: EventResource, Host: "h", Pid: 1, Call: "ibv_modify_qp", Error: "Connection timed out", Rank: -1}},
+		{"h:1:2 [0] NCCL WARN Call to ibv_modify_qp failed with error Network is unreachable",
+			Event{Kind: EventResource, Host: "h", Pid: 1, Call: "ibv_modify_qp", Error: "Network is unreachable", Rank: -1}},
 		// A WARN quoted in a sentence of an issue (NVIDIA/nccl#1129).
 		{"\u201dmisc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed\u201c",
 			Event{Kind: EventResource, Call: "ibv_create_qp", Rank: -1}},

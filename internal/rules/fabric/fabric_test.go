@@ -564,6 +564,13 @@ func TestCheckQueryErrors(t *testing.T) {
 		{"switch relay errors alone", "#warn: counter RcvSwRelayErrors = 179   (threshold 100)\nError check on lid 2 (MT47396 Infiniscale-III Mellanox Technologies) port\n7:  FAILED\n",
 			[]string{"fabric.link_errors/info"}, "not a cable fault"},
 		{"below thresholds", "Errors for \"n\"\n   GUID 0x1 port 1: [SymbolErrorCounter == 3]\n", nil, ""},
+		// A "port ALL" aggregate pasted without its header or its
+		// node's port lines (openucx/ucx#9590) is all there is to judge.
+		{"aggregate alone", " GUID 0x1070fd0300370ea2 port ALL: [LinkDownedCounter == 25 (25.000)] [PortRcvErrors == 26 (26.000)] [PortXmitDiscards == 2846 (2.779K)]\n",
+			[]string{"fabric.link_errors/critical"}, "0x1070fd0300370ea2 (all ports): LinkDownedCounter 25"},
+		// Beside the node's own port lines the aggregate repeats them.
+		{"aggregate with its ports", "Errors for 0x2 \"leaf\"\n   GUID 0x2 port ALL: [PortRcvErrors == 40]\n   GUID 0x2 port 3: [PortRcvErrors == 40]\n",
+			[]string{"fabric.link_errors/warning"}, `"leaf" (GUID 0x0000000000000002) port 3`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q, err := ibdiags.ParseQueryErrors(strings.NewReader(tc.in), "q.txt")

@@ -53,10 +53,20 @@ func CheckQueryErrors(q *ibdiags.QueryErrors, src string, th Thresholds) []findi
 	}
 	order := []string{"SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter", "PortRcvErrors",
 		"PortRcvRemotePhysicalErrors", "LocalLinkIntegrityErrors", "ExcessiveBufferOverrunErrors", "PortXmitDiscards"}
+	// The "port ALL" aggregate repeats the node's own port lines: it is
+	// judged only where the paste has no port line of that node (an
+	// aggregate pasted alone still shows the errors).
+	perPort := map[uint64]bool{}
+	for _, p := range q.Ports {
+		if !p.All {
+			perPort[p.GUID] = true
+			perPort[p.NodeGUID] = true
+		}
+	}
 	var out []finding.Finding
 	for _, p := range q.Ports {
-		if p.All {
-			continue // the switch's aggregate repeats its ports
+		if p.All && (perPort[p.GUID] || p.NodeGUID != 0 && perPort[p.NodeGUID]) {
+			continue
 		}
 		name := portName(p)
 		subj := finding.Subject{File: src, NodeDesc: p.NodeDesc, Port: p.Port}
@@ -133,6 +143,9 @@ func portName(p ibdiags.ErrorPort) string {
 		if p.LID != 0 {
 			who = fmt.Sprintf("lid %d", p.LID)
 		}
+	}
+	if p.All {
+		return fmt.Sprintf("%s%s (all ports)", who, id)
 	}
 	return fmt.Sprintf("%s%s port %d", who, id, p.Port)
 }
