@@ -157,8 +157,19 @@ func judgeRealWorld(c realWorldCase, text string) (got string, wrong []string) {
 	return got, wrong
 }
 
-func TestRealWorldCorpus(t *testing.T) {
-	cases := readRealWorld(t)
+func TestRealWorldCorpus(t *testing.T) { scoreRealWorld(t, realWorldDir, minRealWorldScore) }
+
+// TestRealWorldFresh4 keeps the fourth held-out collection honest: it
+// scored 14 of 20 fresh and 16 of 20 after the fixes it prompted; its four
+// remaining misses are listed as known misses, so the score can only go
+// up (a known miss that turns right fails until its note is dropped).
+func TestRealWorldFresh4(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh4", 0.80) }
+
+// scoreRealWorld judges every sample of dir against its expect.tsv and
+// fails below minScore, on an unlisted file, on a new miss, or on a known
+// miss that is now right.
+func scoreRealWorld(t *testing.T, dir string, minScore float64) {
+	cases := readRealWorldFrom(t, dir)
 	if len(cases) == 0 {
 		t.Fatal("expect.tsv lists no samples")
 	}
@@ -166,7 +177,7 @@ func TestRealWorldCorpus(t *testing.T) {
 	listed := map[string]bool{}
 	for _, c := range cases {
 		listed[c.file] = true
-		b, err := os.ReadFile(filepath.Join(realWorldDir, c.file))
+		b, err := os.ReadFile(filepath.Join(dir, c.file))
 		if err != nil {
 			t.Errorf("expect.tsv line %d: %v", c.line, err)
 			continue
@@ -185,7 +196,7 @@ func TestRealWorldCorpus(t *testing.T) {
 		}
 	}
 	// Every sample in the folder is judged.
-	ents, err := os.ReadDir(realWorldDir)
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,8 +206,9 @@ func TestRealWorldCorpus(t *testing.T) {
 		}
 	}
 	score := float64(right) / float64(len(cases))
+	t.Logf("%s:", dir)
 	t.Logf("real-world corpus: %d of %d right (%.1f%%)", right, len(cases), 100*score)
-	if score < minRealWorldScore {
-		t.Errorf("real-world corpus: %d of %d right (%.1f%%), want at least %.0f%%", right, len(cases), 100*score, 100*minRealWorldScore)
+	if score < minScore {
+		t.Errorf("real-world corpus: %d of %d right (%.1f%%), want at least %.0f%%", right, len(cases), 100*score, 100*minScore)
 	}
 }
