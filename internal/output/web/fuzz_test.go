@@ -78,3 +78,27 @@ func FuzzPageQuery(f *testing.F) {
 		}
 	})
 }
+
+// TestQueryControlCharacters: a query value with a control character or
+// a byte that is not UTF-8 is a 400 naming the parameter, not a page
+// carrying it (found by FuzzPageQuery: host=gpu%01 went into the title).
+func TestQueryControlCharacters(t *testing.T) {
+	h := testHandler(newFixture(), Options{})
+	for _, c := range []struct {
+		target string
+		code   int
+		want   string
+	}{
+		{"/timeline?host=gpu%01", 400, "host="},
+		{"/timeline?host=gpu%ff", 400, "host="},
+		{"/?group=rack%0a1", 400, "group="},
+		{"/nodes/gpu-b1?wall=%7f", 400, "wall="},
+		{"/timeline?host=gpu-b1", 200, "gpu-b1"},
+		{"/?group=r%C3%A4ck", 200, "</html>"},
+	} {
+		code, body, _ := get(t, h, "GET", c.target)
+		if code != c.code || !strings.Contains(body, c.want) {
+			t.Errorf("GET %s: %d %.200q, want %d with %q", c.target, code, body, c.code, c.want)
+		}
+	}
+}
