@@ -5,11 +5,14 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 //go:embed templates/*.html
@@ -71,14 +74,14 @@ func handler(d Data, o Options) *http.ServeMux {
 	}
 	s := &server{d: d, o: o, tmpl: parseTemplates()}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.fleet)
-	mux.HandleFunc("GET /nodes/{host}", s.node)
-	mux.HandleFunc("GET /fabric", s.fabric)
-	mux.HandleFunc("GET /fabric/links/{id...}", s.link)
-	mux.HandleFunc("GET /fabric/leaves/{id}", s.leaf)
-	mux.HandleFunc("GET /perf", s.perfRuns)
-	mux.HandleFunc("GET /perf/runs/{id}", s.perfRun)
-	mux.HandleFunc("GET /timeline", s.timeline)
+	mux.HandleFunc("GET /{$}", checkQuery(s.fleet))
+	mux.HandleFunc("GET /nodes/{host}", checkQuery(s.node))
+	mux.HandleFunc("GET /fabric", checkQuery(s.fabric))
+	mux.HandleFunc("GET /fabric/links/{id...}", checkQuery(s.link))
+	mux.HandleFunc("GET /fabric/leaves/{id}", checkQuery(s.leaf))
+	mux.HandleFunc("GET /perf", checkQuery(s.perfRuns))
+	mux.HandleFunc("GET /perf/runs/{id}", checkQuery(s.perfRun))
+	mux.HandleFunc("GET /timeline", checkQuery(s.timeline))
 	mux.HandleFunc("GET /static/palette.css", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Header().Set("Cache-Control", "max-age=3600")
@@ -169,6 +172,23 @@ func (s *server) renderStatus(w http.ResponseWriter, r *http.Request, title, msg
 		return
 	}
 	_, _ = w.Write(buf.Bytes())
+}
+
+// checkQuery refuses a query whose values hold control characters or
+// are not UTF-8: pages show them (a host= in the title), and no host,
+// finding ID, group or window has such characters.
+func checkQuery(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for k, vs := range r.URL.Query() {
+			for _, v := range vs {
+				if !utf8.ValidString(v) || strings.ContainsFunc(v, unicode.IsControl) {
+					plain(w, http.StatusBadRequest, fmt.Sprintf("%s=%q: control characters or bytes that are not UTF-8", k, v))
+					return
+				}
+			}
+		}
+		next(w, r)
+	}
 }
 
 func plain(w http.ResponseWriter, code int, msg string) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,6 +135,11 @@ func fuzzParser(f *testing.F, p parser) {
 			for _, pt := range d.Ports {
 				if pt.Device != d.Name {
 					t.Fatalf("port %+v under %s", pt, d.Name)
+				}
+				for _, m := range []*int{pt.ActiveMTU, pt.MaxMTU} {
+					if m != nil && !slices.Contains(ibMTUs[1:], *m) {
+						t.Fatalf("port %s/%d: MTU %d is not an IB MTU", d.Name, pt.Number, *m)
+					}
 				}
 			}
 		}

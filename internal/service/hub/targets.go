@@ -127,13 +127,15 @@ func parseTarget(s string) (Target, error) {
 	if err := checkHostPort(host, port); err != nil {
 		return Target{}, err
 	}
-	addr := net.JoinHostPort(host, port)
+	// "gpu01:09315" is gpu01:9315, listed once.
+	addr := net.JoinHostPort(host, strings.TrimLeft(port, "0"))
 	return Target{Name: host, Base: "http://" + addr, Addr: addr}, nil
 }
 
 func checkHostPort(host, port string) error {
 	p, err := strconv.Atoi(port)
-	if err != nil || p < 1 || p > 65535 {
+	// Atoi takes a sign ("+9315"), which no URL's port may have.
+	if err != nil || p < 1 || p > 65535 || strings.Trim(port, "0123456789") != "" {
 		return fmt.Errorf("port %q is not a number from 1 to 65535", port)
 	}
 	if net.ParseIP(host) != nil {

@@ -1,6 +1,7 @@
 package sysfs
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -117,6 +118,12 @@ func FuzzParseAttr(f *testing.F) {
 		}
 		if n, err := ParseNUMANode(in); err == nil && n < -1 {
 			t.Fatalf("ParseNUMANode(%q) = %d", in, n)
+		}
+		if k, err := ParsePKey(in); err == nil {
+			// The kernel writes "0x%04x"; what was read writes back so.
+			if again, err := ParsePKey(fmt.Sprintf("0x%04x\n", k)); err != nil || again != k {
+				t.Fatalf("ParsePKey(%q) = %#x, which reads back as %#x, %v", in, k, again, err)
+			}
 		}
 	})
 }

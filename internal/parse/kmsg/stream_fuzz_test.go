@@ -1,0 +1,81 @@
+package kmsg
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// FuzzTextParserClassifier: a TextParser fed the lines one at a time with
+// a Classifier on its records gives the records and events that ParseText
+// and Events give, with the same bad lines; each event a Classifier
+// reports (its text classes cached) is the event Classify reports of its
+// record alone, but for the fields the classifier fills from earlier
+// records.
+func FuzzTextParserClassifier(f *testing.F) {
+	for _, b := range corpus(f) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		whole, err := ParseText(bytes.NewReader(b), "fuzz", TextOptions{Year: 2024})
+		if err != nil && strings.Contains(err.Error(), "too long") {
+			return // ParseText bounds a line; Line is handed what it is given
+		}
+		var recs []Record
+		var evs []Event
+		c := NewClassifier()
+		p := NewTextParser("fuzz", TextOptions{Year: 2024}, func(r Record) {
+			recs = append(recs, r)
+			for _, e := range c.Add(r) {
+				if e.Kind == KindFallenOffBus {
+					evs = append(evs, e)
+					continue
+				}
+				one := Classify(r)
+				if len(one) != 1 {
+					t.Fatalf("classifier found %v in %q, Classify %d events", e.Kind, r.Text, len(one))
+				}
+				o := one[0]
+				if e.Kind == KindHealth && o.PCI == "" {
+					o.PCI = e.PCI
+				}
+				o.AERSeverity = e.AERSeverity
+				if g, w := js(t, e), js(t, o); g != w {
+					t.Fatalf("classifier event\n%s\nClassify\n%s", g, w)
+				}
+				evs = append(evs, e)
+			}
+		})
+		for i, l := range strings.Split(string(b), "\n") {
+			p.Line(i+1, l)
+		}
+		p.Flush()
+		if p.Records != len(recs) || p.BadLines != len(p.Errors) {
+			t.Fatalf("counted %d records, %d bad lines; emitted %d, listed %d", p.Records, p.BadLines, len(recs), len(p.Errors))
+		}
+		if g, w := js(t, recs), js(t, whole.Records); g != w {
+			t.Fatalf("streamed records\n%s\nParseText\n%s", g, w)
+		}
+		if g, w := js(t, p.Errors), js(t, whole.Errors); g != w {
+			t.Fatalf("streamed errors %s, ParseText %s", g, w)
+		}
+		for _, e := range p.Errors {
+			if e.Source != "fuzz" || e.Line < 1 {
+				t.Fatalf("error without source or line: %+v", e)
+			}
+		}
+		if g, w := js(t, evs), js(t, Events(whole.Records)); g != w {
+			t.Fatalf("streamed events\n%s\nEvents\n%s", g, w)
+		}
+	})
+}
+
+func js(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
