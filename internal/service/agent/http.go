@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"net"
@@ -179,10 +178,9 @@ type PortSummary struct {
 	Rate  string `json:"rate,omitempty"`
 	Width string `json:"width,omitempty"`
 	Speed string `json:"speed,omitempty"`
-	// PortGUID is the port GUID of an InfiniBand port: the low 64 bits of
-	// its default GID (index 0), which is the subnet prefix followed by
-	// the port GUID. NodeGUID is the device's node_guid. Both are "0x" and
-	// 16 lowercase hex digits, as ibstat and ibnetdiscover print them.
+	// PortGUID is the port GUID of an InfiniBand port (metrics.PortGUID;
+	// absent on Ethernet), NodeGUID the device's node_guid. Both are "0x"
+	// and 16 lowercase hex digits, as ibstat and ibnetdiscover print them.
 	PortGUID string `json:"port_guid,omitempty"`
 	NodeGUID string `json:"node_guid,omitempty"`
 	// PCI is the address of the device's PCI function ("0000:17:00.0").
@@ -208,13 +206,7 @@ func (ps *PortSummary) identify(d *snapshot.Device, p *snapshot.Port) {
 		ps.Width = strconv.Itoa(p.Rate.Width) + "X"
 		ps.Speed = p.Rate.Speed.String()
 	}
-	if p.LinkLayer == ib.LinkLayerInfiniBand {
-		for _, g := range p.GIDs {
-			if g.Index == 0 && !g.GID.IsZero() {
-				ps.PortGUID = ib.GUIDString(binary.BigEndian.Uint64(g.GID[8:]))
-			}
-		}
-	}
+	ps.PortGUID = metrics.PortGUID(p)
 }
 
 // guidText renders a GUID as ib.GUIDString whichever form the snapshot
