@@ -183,17 +183,20 @@ type PortSummary struct {
 	// and 16 lowercase hex digits, as ibstat and ibnetdiscover print them.
 	PortGUID string `json:"port_guid,omitempty"`
 	NodeGUID string `json:"node_guid,omitempty"`
-	// PCI is the address of the device's PCI function ("0000:17:00.0").
-	PCI   string      `json:"pci,omitempty"`
-	Rates []NamedRate `json:"rates"`
+	// PCI is the address of the device's PCI function ("0000:17:00.0"),
+	// PCIeLink its link as trained ("Gen5 x16", "Gen4 x8 of Gen5 x16").
+	PCI      string      `json:"pci,omitempty"`
+	PCIeLink string      `json:"pcie_link,omitempty"`
+	Rates    []NamedRate `json:"rates"`
 }
 
 // identify fills the identity fields of ps from the snapshot's device d
 // and port p (either may be nil).
-func (ps *PortSummary) identify(d *snapshot.Device, p *snapshot.Port) {
+func (ps *PortSummary) identify(s *snapshot.Snapshot, d *snapshot.Device, p *snapshot.Port) {
 	if d != nil {
 		ps.NodeGUID = guidText(d.NodeGUID)
 		ps.PCI = string(d.PCI)
+		ps.PCIeLink = pcieLink(s, *d)
 	}
 	if p == nil {
 		return
@@ -252,7 +255,7 @@ func (a *Agent) servePorts(w http.ResponseWriter, _ *http.Request) {
 			rs = []NamedRate{}
 		}
 		ps := PortSummary{Port: p, Rates: rs}
-		ps.identify(v.Snapshot.Device(p.Device), v.Snapshot.Port(p.Device, p.Port))
+		ps.identify(v.Snapshot, v.Snapshot.Device(p.Device), v.Snapshot.Port(p.Device, p.Port))
 		out.Ports = append(out.Ports, ps)
 	}
 	writeJSON(w, http.StatusOK, out)

@@ -18,7 +18,7 @@ import (
 // (2X after a width fault), no rate on a down port, the port GUID only on
 // InfiniBand, node GUID and PCI address on every port.
 func TestPortsIdentity(t *testing.T) {
-	n, err := simnode.Build(simnode.Options{Profile: "h100-ndr", Faults: simnode.MustParseFaults("width:mlx5_2/1=2", "down:mlx5_3/1", "speed:mlx5_4/1=HDR")})
+	n, err := simnode.Build(simnode.Options{Profile: "h100-ndr", Faults: simnode.MustParseFaults("width:mlx5_2/1=2", "down:mlx5_3/1", "speed:mlx5_4/1=HDR", "pcie-width:mlx5_4=8")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,16 +51,16 @@ func TestPortsIdentity(t *testing.T) {
 	guid := func(dev string) string { return ib.GUIDString(n.Device(dev).NodeGUID) }
 	pci := func(dev string) string { return string(n.Device(dev).PCI.Addr) }
 	for _, tc := range []struct {
-		port                            string
-		phys, rate, width, speed, pguid string
+		port                                  string
+		phys, rate, width, speed, pguid, link string
 	}{
-		{"mlx5_0/1", "LinkUp", "400 Gb/sec (4X NDR)", "4X", "NDR", guid("mlx5_0")},
-		{"mlx5_2/1", "LinkUp", "200 Gb/sec (2X NDR)", "2X", "NDR", guid("mlx5_2")},
-		{"mlx5_4/1", "LinkUp", "200 Gb/sec (4X HDR)", "4X", "HDR", guid("mlx5_4")},
+		{"mlx5_0/1", "LinkUp", "400 Gb/sec (4X NDR)", "4X", "NDR", guid("mlx5_0"), "Gen5 x16"},
+		{"mlx5_2/1", "LinkUp", "200 Gb/sec (2X NDR)", "2X", "NDR", guid("mlx5_2"), "Gen5 x16"},
+		{"mlx5_4/1", "LinkUp", "200 Gb/sec (4X HDR)", "4X", "HDR", guid("mlx5_4"), "Gen5 x8 of Gen5 x16"},
 		// Down: the rate file still reads, but nothing trained.
-		{"mlx5_3/1", "Sleep", "", "", "", guid("mlx5_3")},
+		{"mlx5_3/1", "Sleep", "", "", "", guid("mlx5_3"), "Gen5 x16"},
 		// RoCE: a GID derived from the MAC, no port GUID.
-		{"mlx5_8/1", "LinkUp", "100 Gb/sec (4X EDR)", "4X", "EDR", ""},
+		{"mlx5_8/1", "LinkUp", "100 Gb/sec (4X EDR)", "4X", "EDR", "", "Gen4 x16"},
 	} {
 		t.Run(tc.port, func(t *testing.T) {
 			p, ok := got[tc.port]
@@ -71,8 +71,8 @@ func TestPortsIdentity(t *testing.T) {
 			if p.PhysState != tc.phys || p.Rate != tc.rate || p.Width != tc.width || p.Speed != tc.speed || p.PortGUID != tc.pguid {
 				t.Errorf("got phys %q rate %q width %q speed %q port_guid %q, want %q %q %q %q %q", p.PhysState, p.Rate, p.Width, p.Speed, p.PortGUID, tc.phys, tc.rate, tc.width, tc.speed, tc.pguid)
 			}
-			if p.NodeGUID != guid(dev) || len(p.NodeGUID) != 18 || p.PCI != pci(dev) || p.PCI == "" {
-				t.Errorf("node_guid %q pci %q, want %q %q", p.NodeGUID, p.PCI, guid(dev), pci(dev))
+			if p.NodeGUID != guid(dev) || len(p.NodeGUID) != 18 || p.PCI != pci(dev) || p.PCI == "" || p.PCIeLink != tc.link {
+				t.Errorf("node_guid %q pci %q pcie_link %q, want %q %q %q", p.NodeGUID, p.PCI, p.PCIeLink, guid(dev), pci(dev), tc.link)
 			}
 		})
 	}

@@ -128,9 +128,18 @@ func (d webData) Node(_ context.Context, host string) (web.Node, error) {
 // capable ("0000:17:00.0 Gen5 x16", "… Gen4 x8 of Gen5 x16").
 func pcieText(snap *snapshot.Snapshot, dev snapshot.Device) string {
 	out := string(dev.PCI)
+	if l := pcieLink(snap, dev); out != "" && l != "" {
+		out += " " + l
+	}
+	return out
+}
+
+// pcieLink is the PCIe link of the device's function: "Gen5 x16", or
+// "Gen4 x8 of Gen5 x16" when it trained below its maximum; "" unknown.
+func pcieLink(snap *snapshot.Snapshot, dev snapshot.Device) string {
 	i := slices.IndexFunc(snap.PCI, func(p snapshot.PCIDevice) bool { return p.Address == dev.PCI })
-	if out == "" || i < 0 {
-		return out
+	if dev.PCI == "" || i < 0 {
+		return ""
 	}
 	p := snap.PCI[i]
 	link := func(s *pcie.Speed, w *int) string {
@@ -142,12 +151,12 @@ func pcieText(snap *snapshot.Snapshot, dev snapshot.Device) string {
 	cur, most := link(p.CurrentLinkSpeed, p.CurrentLinkWidth), link(p.MaxLinkSpeed, p.MaxLinkWidth)
 	switch {
 	case cur == "":
+		return ""
 	case most == "" || most == cur:
-		out += " " + cur
+		return cur
 	default:
-		out += " " + cur + " of " + most
+		return cur + " of " + most
 	}
-	return out
 }
 
 // series are each port's receive and transmit data rates and its error

@@ -173,6 +173,9 @@ func (h *Hub) portRow(host string, p agent.PortSummary, fs []finding.Finding) we
 	if r.Rate != "" && p.Speed != "" {
 		r.Rate += " " + p.Speed
 	}
+	if r.PCI != "" && p.PCIeLink != "" {
+		r.PCI += " " + p.PCIeLink
+	}
 	if r.GUID == "" {
 		// RoCE ports have no port GUID: the device's node GUID names them.
 		r.GUID = p.NodeGUID

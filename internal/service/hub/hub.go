@@ -293,6 +293,7 @@ type portsDoc struct {
 		PortGUID  string            `json:"port_guid"`
 		NodeGUID  string            `json:"node_guid"`
 		PCI       string            `json:"pci"`
+		PCIeLink  string            `json:"pcie_link"`
 		Rates     []agent.NamedRate `json:"rates"`
 	} `json:"ports"`
 }
@@ -301,7 +302,7 @@ func (d *portsDoc) ports() *agent.Ports {
 	out := &agent.Ports{Host: d.Host, Taken: d.Taken, Interval: d.Interval, Ports: make([]agent.PortSummary, len(d.Ports))}
 	for i, p := range d.Ports {
 		out.Ports[i] = agent.PortSummary{Port: trend.Port{Device: p.Device, Port: p.Port, LinkLayer: p.LinkLayer, NetDev: p.NetDev, State: p.State, RateGbps: p.RateGbps},
-			PhysState: p.PhysState, Rate: p.Rate, Width: p.Width, Speed: p.Speed, PortGUID: p.PortGUID, NodeGUID: p.NodeGUID, PCI: p.PCI, Rates: p.Rates}
+			PhysState: p.PhysState, Rate: p.Rate, Width: p.Width, Speed: p.Speed, PortGUID: p.PortGUID, NodeGUID: p.NodeGUID, PCI: p.PCI, PCIeLink: p.PCIeLink, Rates: p.Rates}
 	}
 	return out
 }

@@ -80,20 +80,20 @@ func TestNodePagePortIdentity(t *testing.T) {
 	pci := func(dev string) string { return string(snap.Device(dev).PCI) }
 	got := rows("gpu01")
 	for _, tc := range []struct {
-		port, dev, phys, rate, width string
+		port, dev, phys, rate, width, link string
 	}{
-		{"mlx5_0/1", "mlx5_0", "LinkUp", "400 Gb/s NDR", "4X"},
-		{"mlx5_2/1", "mlx5_2", "LinkUp", "200 Gb/s NDR", "2X"},
+		{"mlx5_0/1", "mlx5_0", "LinkUp", "400 Gb/s NDR", "4X", " Gen5 x16"},
+		{"mlx5_2/1", "mlx5_2", "LinkUp", "200 Gb/s NDR", "2X", " Gen5 x16"},
 		// RoCE: no port GUID, the node GUID names it.
-		{"mlx5_8/1", "mlx5_8", "LinkUp", "100 Gb/s EDR", "4X"},
+		{"mlx5_8/1", "mlx5_8", "LinkUp", "100 Gb/s EDR", "4X", " Gen4 x16"},
 	} {
 		r, ok := got[tc.port]
 		if !ok {
 			t.Errorf("gpu01: no row for %s", tc.port)
 			continue
 		}
-		if r.PhysState != tc.phys || r.Rate != tc.rate || r.Width != tc.width || r.GUID != guid(tc.dev) || r.PCI != pci(tc.dev) || r.PCI == "" {
-			t.Errorf("gpu01 %s: phys %q rate %q width %q GUID %q PCI %q, want %q %q %q %q %q", tc.port, r.PhysState, r.Rate, r.Width, r.GUID, r.PCI, tc.phys, tc.rate, tc.width, guid(tc.dev), pci(tc.dev))
+		if r.PhysState != tc.phys || r.Rate != tc.rate || r.Width != tc.width || r.GUID != guid(tc.dev) || r.PCI != pci(tc.dev)+tc.link || pci(tc.dev) == "" {
+			t.Errorf("gpu01 %s: phys %q rate %q width %q GUID %q PCI %q, want %q %q %q %q %q", tc.port, r.PhysState, r.Rate, r.Width, r.GUID, r.PCI, tc.phys, tc.rate, tc.width, guid(tc.dev), pci(tc.dev)+tc.link)
 		}
 	}
 	oldRows := rows("gpu02")
