@@ -11,6 +11,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/output/metrics"
 	"github.com/ibdoctor/ibdoctor/internal/output/web"
 	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
 )
@@ -104,7 +105,7 @@ func (d webData) Node(_ context.Context, host string) (web.Node, error) {
 	for _, dev := range snap.Devices {
 		for _, p := range dev.Ports {
 			row := web.PortRow{Device: p.Device, Port: p.Number, LinkLayer: string(p.LinkLayer), State: stateText(p.State),
-				Rate: rateText(p.Rate), PCI: pcieText(snap, dev), GUID: dev.NodeGUID, Health: portHealth(v, p.Device, p.Number)}
+				Rate: rateText(p.Rate), PCI: pcieText(snap, dev), GUID: portGUIDText(&dev, &p), Health: portHealth(v, p.Device, p.Number)}
 			if p.PhysState != nil {
 				row.PhysState = p.PhysState.String()
 			}
@@ -122,6 +123,15 @@ func (d webData) Node(_ context.Context, host string) (web.Node, error) {
 	}
 	n.Series = series(v.History)
 	return n, nil
+}
+
+// portGUIDText is the port's GUID (InfiniBand), else its device's node
+// GUID, both as ib.GUIDString: the hub's node page shows the same.
+func portGUIDText(d *snapshot.Device, p *snapshot.Port) string {
+	if g := metrics.PortGUID(p); g != "" {
+		return g
+	}
+	return guidText(d.NodeGUID)
 }
 
 // pcieText is the HCA's PCI address with its link as trained and as

@@ -177,7 +177,8 @@ func (h *Hub) portRow(host string, p agent.PortSummary, fs []finding.Finding) we
 		r.PCI += " " + p.PCIeLink
 	}
 	if r.GUID == "" {
-		// RoCE ports have no port GUID: the device's node GUID names them.
+		// RoCE ports have no port GUID: the device's node GUID names them
+		// (as on the agent's own page).
 		r.GUID = p.NodeGUID
 	}
 	for _, f := range fs {
