@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"regexp"
@@ -88,7 +89,7 @@ func New(version string, state func() *State) *Collector {
 	c.portState = d("port_state", "Logical port state number (1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER).", portLabels...)
 	c.portPhys = d("port_phys_state", "Physical port state number (2 Polling, 3 Disabled, 5 LinkUp, 6 LinkErrorRecovery, …).", portLabels...)
 	c.portRate = d("port_link_rate_bytes_per_second", "Active link rate (sysfs rate) in bytes per second; absent when the port is not ACTIVE.", portLabels...)
-	c.portInfo = d("port_info", "Port and HCA identity; always 1.", append(portLabels, "fw_ver", "hca_type", "board_id", "node_guid", "rate")...)
+	c.portInfo = d("port_info", "Port and HCA identity; always 1.", append(portLabels, "fw_ver", "hca_type", "board_id", "node_guid", "rate", "port_guid", "pci")...)
 	c.hw = d("port_hw_stat_total", "Per-port hw_counters/ file (mlx5: Q counters wrap at 2^32, congestion counters are 64-bit), by file name.", append(portLabels, "counter")...)
 	c.devHW = d("device_hw_stat_total", "Device-level hw_counters/ file, by file name.", "device", "counter")
 	c.ethtool = d("port_ethtool_total", "ethtool -S statistic of the port's netdev (PFC, pause, ECN, PHY and discard counters; per-ring statistics are not exported).", append(portLabels, "counter")...)
@@ -237,7 +238,7 @@ func (c *Collector) collectPort(m metricSink, st *State, d *snapshot.Device, p *
 	if p.Rate != nil {
 		rate = p.Rate.Sysfs()
 	}
-	m.gauge(c.portInfo, 1, append(l, d.FWVersion, d.HCAType, d.BoardID, guidLabel(d.NodeGUID), rate)...)
+	m.gauge(c.portInfo, 1, append(l, d.FWVersion, d.HCAType, d.BoardID, guidLabel(d.NodeGUID), rate, PortGUID(p), string(d.PCI))...)
 	if p.State != nil {
 		m.gauge(c.portState, float64(*p.State), l...)
 	}
@@ -288,6 +289,23 @@ func guidLabel(g string) string {
 		return n
 	}
 	return g
+}
+
+// PortGUID is the port GUID of an InfiniBand port as ib.GUIDString: the
+// low 64 bits of its default GID (index 0), which is the subnet prefix
+// followed by the port GUID (InfiniBand Architecture Specification vol. 1,
+// 4.1.1). It is "" for Ethernet ports, whose GIDs derive from addresses,
+// and when GID 0 was not read.
+func PortGUID(p *snapshot.Port) string {
+	if p.LinkLayer != ib.LinkLayerInfiniBand {
+		return ""
+	}
+	for _, g := range p.GIDs {
+		if g.Index == 0 && !g.GID.IsZero() {
+			return ib.GUIDString(binary.BigEndian.Uint64(g.GID[8:]))
+		}
+	}
+	return ""
 }
 
 func b2f(b bool) float64 {

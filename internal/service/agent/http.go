@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +16,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/rates"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/output/metrics"
 	"github.com/ibdoctor/ibdoctor/internal/output/web"
 	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
@@ -161,10 +164,63 @@ type Ports struct {
 }
 
 // PortSummary is one port with its counters and rates over the last
-// interval.
+// interval, and its identity from the same snapshot. The identity fields
+// live here, not on trend.Port, because trend.Port is what the state store
+// keeps; each is absent when unknown (older agents send none of them).
 type PortSummary struct {
 	trend.Port
-	Rates []NamedRate `json:"rates"`
+	// PhysState is phys_state by name ("LinkUp", "Polling").
+	PhysState string `json:"phys_state,omitempty"`
+	// Rate is the rate file as the kernel prints it ("400 Gb/sec (4X
+	// NDR)"), Width its lanes ("4X") and Speed its lane speed ("NDR"); all
+	// three are absent unless the port is ACTIVE or its physical link is
+	// up (a down RoCE port still reads a rate that means nothing).
+	Rate  string `json:"rate,omitempty"`
+	Width string `json:"width,omitempty"`
+	Speed string `json:"speed,omitempty"`
+	// PortGUID is the port GUID of an InfiniBand port (metrics.PortGUID;
+	// absent on Ethernet), NodeGUID the device's node_guid. Both are "0x"
+	// and 16 lowercase hex digits, as ibstat and ibnetdiscover print them.
+	PortGUID string `json:"port_guid,omitempty"`
+	NodeGUID string `json:"node_guid,omitempty"`
+	// PCI is the address of the device's PCI function ("0000:17:00.0"),
+	// PCIeLink its link as trained ("Gen5 x16", "Gen4 x8 of Gen5 x16").
+	PCI      string      `json:"pci,omitempty"`
+	PCIeLink string      `json:"pcie_link,omitempty"`
+	Rates    []NamedRate `json:"rates"`
+}
+
+// identify fills the identity fields of ps from the snapshot's device d
+// and port p (either may be nil).
+func (ps *PortSummary) identify(s *snapshot.Snapshot, d *snapshot.Device, p *snapshot.Port) {
+	if d != nil {
+		ps.NodeGUID = guidText(d.NodeGUID)
+		ps.PCI = string(d.PCI)
+		ps.PCIeLink = pcieLink(s, *d)
+	}
+	if p == nil {
+		return
+	}
+	if p.PhysState != nil {
+		ps.PhysState = p.PhysState.String()
+	}
+	if p.Rate != nil && !p.Rate.IsZero() && (p.IsActive() || p.PhysState != nil && *p.PhysState == ib.PhysLinkUp) {
+		ps.Rate = p.Rate.Sysfs()
+		ps.Width = strconv.Itoa(p.Rate.Width) + "X"
+		ps.Speed = p.Rate.Speed.String()
+	}
+	ps.PortGUID = metrics.PortGUID(p)
+}
+
+// guidText renders a GUID as ib.GUIDString whichever form the snapshot
+// holds (the metrics' node_guid label does the same); text that is no
+// GUID is dropped rather than passed on as an identity.
+func guidText(g string) string {
+	n, err := ib.NormalizeGUID(g)
+	if err != nil {
+		return ""
+	}
+	return n
 }
 
 // NamedRate is the rate of one reading; per_second is absent when the rate
@@ -198,7 +254,9 @@ func (a *Agent) servePorts(w http.ResponseWriter, _ *http.Request) {
 		if rs == nil {
 			rs = []NamedRate{}
 		}
-		out.Ports = append(out.Ports, PortSummary{Port: p, Rates: rs})
+		ps := PortSummary{Port: p, Rates: rs}
+		ps.identify(v.Snapshot, v.Snapshot.Device(p.Device), v.Snapshot.Port(p.Device, p.Port))
+		out.Ports = append(out.Ports, ps)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

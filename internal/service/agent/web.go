@@ -11,6 +11,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/output/metrics"
 	"github.com/ibdoctor/ibdoctor/internal/output/web"
 	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
 )
@@ -104,7 +105,7 @@ func (d webData) Node(_ context.Context, host string) (web.Node, error) {
 	for _, dev := range snap.Devices {
 		for _, p := range dev.Ports {
 			row := web.PortRow{Device: p.Device, Port: p.Number, LinkLayer: string(p.LinkLayer), State: stateText(p.State),
-				Rate: rateText(p.Rate), PCI: pcieText(snap, dev), GUID: dev.NodeGUID, Health: portHealth(v, p.Device, p.Number)}
+				Rate: rateText(p.Rate), PCI: pcieText(snap, dev), GUID: portGUIDText(&dev, &p), Health: portHealth(v, p.Device, p.Number)}
 			if p.PhysState != nil {
 				row.PhysState = p.PhysState.String()
 			}
@@ -124,13 +125,31 @@ func (d webData) Node(_ context.Context, host string) (web.Node, error) {
 	return n, nil
 }
 
+// portGUIDText is the port's GUID (InfiniBand), else its device's node
+// GUID, both as ib.GUIDString: the hub's node page shows the same.
+func portGUIDText(d *snapshot.Device, p *snapshot.Port) string {
+	if g := metrics.PortGUID(p); g != "" {
+		return g
+	}
+	return guidText(d.NodeGUID)
+}
+
 // pcieText is the HCA's PCI address with its link as trained and as
 // capable ("0000:17:00.0 Gen5 x16", "… Gen4 x8 of Gen5 x16").
 func pcieText(snap *snapshot.Snapshot, dev snapshot.Device) string {
 	out := string(dev.PCI)
+	if l := pcieLink(snap, dev); out != "" && l != "" {
+		out += " " + l
+	}
+	return out
+}
+
+// pcieLink is the PCIe link of the device's function: "Gen5 x16", or
+// "Gen4 x8 of Gen5 x16" when it trained below its maximum; "" unknown.
+func pcieLink(snap *snapshot.Snapshot, dev snapshot.Device) string {
 	i := slices.IndexFunc(snap.PCI, func(p snapshot.PCIDevice) bool { return p.Address == dev.PCI })
-	if out == "" || i < 0 {
-		return out
+	if dev.PCI == "" || i < 0 {
+		return ""
 	}
 	p := snap.PCI[i]
 	link := func(s *pcie.Speed, w *int) string {
@@ -142,12 +161,12 @@ func pcieText(snap *snapshot.Snapshot, dev snapshot.Device) string {
 	cur, most := link(p.CurrentLinkSpeed, p.CurrentLinkWidth), link(p.MaxLinkSpeed, p.MaxLinkWidth)
 	switch {
 	case cur == "":
+		return ""
 	case most == "" || most == cur:
-		out += " " + cur
+		return cur
 	default:
-		out += " " + cur + " of " + most
+		return cur + " of " + most
 	}
-	return out
 }
 
 // series are each port's receive and transmit data rates and its error

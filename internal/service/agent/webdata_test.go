@@ -65,7 +65,8 @@ func webView() *View {
 	active, down := ib.StateActive, ib.PortState(1)
 	rate := ib.NewRate(4, ib.SpeedNDR)
 	snap := &snapshot.Snapshot{Host: "gpu7", Taken: t0.Add(20 * time.Second), Devices: []snapshot.Device{{Name: "mlx5_0", NodeGUID: "0x0002c90300aa0001", PCI: "0000:17:00.0",
-		Ports: []snapshot.Port{{Device: "mlx5_0", Number: 1, LinkLayer: ib.LinkLayerInfiniBand, State: &active, Rate: &rate},
+		Ports: []snapshot.Port{{Device: "mlx5_0", Number: 1, LinkLayer: ib.LinkLayerInfiniBand, State: &active, Rate: &rate,
+			GIDs: []snapshot.GIDEntry{{GID: ib.GID{0xfe, 0x80, 8: 0x00, 0x02, 0xc9, 0x03, 0x00, 0xaa, 0x00, 0x11}}}},
 			{Device: "mlx5_0", Number: 2, LinkLayer: ib.LinkLayerInfiniBand, State: &down}}}}}
 	gen5, x16 := pcie.Speed(320), 16
 	snap.PCI = []snapshot.PCIDevice{{Address: "0000:17:00.0", CurrentLinkSpeed: &gen5, MaxLinkSpeed: &gen5, CurrentLinkWidth: &x16, MaxLinkWidth: &x16}}
@@ -108,8 +109,9 @@ func TestWebData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := fmt.Sprintf("%s %s %s %s %s", n.Ports[0].Width, n.Ports[0].PCI, n.Ports[0].GUID, n.Ports[1].Health, n.Ports[0].Rate); g !=
-		"4X 0000:17:00.0 Gen5 x16 0x0002c90300aa0001 critical 400 Gb/s 4X NDR" {
+	// Port 1's GUID is its own (GID 0); port 2 read no GID: its node GUID.
+	if g := fmt.Sprintf("%s %s %s %s %s %s", n.Ports[0].Width, n.Ports[0].PCI, n.Ports[0].GUID, n.Ports[1].GUID, n.Ports[1].Health, n.Ports[0].Rate); g !=
+		"4X 0000:17:00.0 Gen5 x16 0x0002c90300aa0011 0x0002c90300aa0001 critical 400 Gb/s 4X NDR" {
 		t.Errorf("ports: %s", g)
 	}
 	if len(n.Findings) != 2 || !n.Findings[0].Closed.IsZero() || !n.Findings[1].Closed.Equal(t0.Add(-time.Minute)) {

@@ -167,8 +167,20 @@ func (d *data) Node(ctx context.Context, host string) (web.Node, error) {
 }
 
 func (h *Hub) portRow(host string, p agent.PortSummary, fs []finding.Finding) web.PortRow {
-	r := web.PortRow{Device: p.Device, Port: p.Port.Port, LinkLayer: p.LinkLayer, State: p.State, Rate: rateText(p.RateGbps),
+	r := web.PortRow{Device: p.Device, Port: p.Port.Port, LinkLayer: p.LinkLayer, State: p.State, PhysState: p.PhysState, Rate: rateText(p.RateGbps),
+		Width: p.Width, PCI: p.PCI, GUID: p.PortGUID,
 		Health: portHealth(fs, p.Device, p.Port.Port, p.State), Peer: h.peerOf(host, p.Device, p.Port.Port)}
+	if r.Rate != "" && p.Speed != "" {
+		r.Rate += " " + p.Speed
+	}
+	if r.PCI != "" && p.PCIeLink != "" {
+		r.PCI += " " + p.PCIeLink
+	}
+	if r.GUID == "" {
+		// RoCE ports have no port GUID: the device's node GUID names them
+		// (as on the agent's own page).
+		r.GUID = p.NodeGUID
+	}
 	for _, f := range fs {
 		if f.Subject.Device == p.Device && f.Subject.PCI != "" && r.PCI == "" {
 			r.PCI = f.Subject.PCI

@@ -271,19 +271,29 @@ func (h *Hub) poll(ctx context.Context, n *node) result {
 }
 
 // portsDoc is the part of the agent's /api/v1/ports document the hub
-// keeps: each port's identity, state, rate and counter rates, without
+// keeps: each port's identity (physical state, width and speed, GUIDs,
+// PCI address), state, rate and counter rates, without
 // the raw readings (most of the document's bytes and allocations).
 type portsDoc struct {
 	Host     string    `json:"host"`
 	Taken    time.Time `json:"taken"`
 	Interval float64   `json:"interval_seconds"`
 	Ports    []struct {
-		Device    string            `json:"device"`
-		Port      int               `json:"port"`
-		LinkLayer string            `json:"link_layer"`
-		NetDev    string            `json:"netdev"`
-		State     string            `json:"state"`
-		RateGbps  float64           `json:"rate_gbps"`
+		Device    string  `json:"device"`
+		Port      int     `json:"port"`
+		LinkLayer string  `json:"link_layer"`
+		NetDev    string  `json:"netdev"`
+		State     string  `json:"state"`
+		RateGbps  float64 `json:"rate_gbps"`
+		// Identity; agents before these fields send none of them.
+		PhysState string            `json:"phys_state"`
+		Rate      string            `json:"rate"`
+		Width     string            `json:"width"`
+		Speed     string            `json:"speed"`
+		PortGUID  string            `json:"port_guid"`
+		NodeGUID  string            `json:"node_guid"`
+		PCI       string            `json:"pci"`
+		PCIeLink  string            `json:"pcie_link"`
 		Rates     []agent.NamedRate `json:"rates"`
 	} `json:"ports"`
 }
@@ -291,7 +301,8 @@ type portsDoc struct {
 func (d *portsDoc) ports() *agent.Ports {
 	out := &agent.Ports{Host: d.Host, Taken: d.Taken, Interval: d.Interval, Ports: make([]agent.PortSummary, len(d.Ports))}
 	for i, p := range d.Ports {
-		out.Ports[i] = agent.PortSummary{Port: trend.Port{Device: p.Device, Port: p.Port, LinkLayer: p.LinkLayer, NetDev: p.NetDev, State: p.State, RateGbps: p.RateGbps}, Rates: p.Rates}
+		out.Ports[i] = agent.PortSummary{Port: trend.Port{Device: p.Device, Port: p.Port, LinkLayer: p.LinkLayer, NetDev: p.NetDev, State: p.State, RateGbps: p.RateGbps},
+			PhysState: p.PhysState, Rate: p.Rate, Width: p.Width, Speed: p.Speed, PortGUID: p.PortGUID, NodeGUID: p.NodeGUID, PCI: p.PCI, PCIeLink: p.PCIeLink, Rates: p.Rates}
 	}
 	return out
 }

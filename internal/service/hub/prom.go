@@ -26,8 +26,9 @@ import (
 // Prometheus reads the agents' series from the Prometheus server that
 // scrapes them instead of polling the agents: the targets of Job are the
 // nodes (as `perf pairwise --from-agents` finds them), and each poll reads
-// their ibdoctor_node_health, ibdoctor_finding, port state, link rate, data
-// rates and error counter rates through the HTTP query API.
+// their ibdoctor_node_health, ibdoctor_finding, port state, physical state,
+// identity (ibdoctor_port_info), link rate, data rates and error counter
+// rates through the HTTP query API.
 type Prometheus struct {
 	// URL is the server's base URL (http://prometheus:9090).
 	URL string
@@ -159,6 +160,10 @@ func (h *Hub) pollPrometheus(ctx context.Context) error {
 		// rate() over several metric names fails in Prometheus ("same
 		// labelset"): the hub sums the counters and takes the rate itself.
 		`sum by (instance, device, port) ({job=` + strconv.Quote(job) + `,__name__=~"` + errorMetricsRegexp() + `"})`,
+		`ibdoctor_port_phys_state` + sel,
+		// Identity labels: node_guid, port_guid, pci and the rate string
+		// (agents before port_guid and pci lack those two).
+		`ibdoctor_port_info` + sel,
 	}
 	res := make([][]sample, len(queries))
 	for i, q := range queries {
@@ -242,6 +247,16 @@ func (h *Hub) pollPrometheus(ctx context.Context) error {
 			}
 		}
 	}
+	for _, s := range res[6] {
+		if st := state(s); st != nil {
+			port(st, s).PhysState = ib.PhysState(int(s.v)).String()
+		}
+	}
+	for _, s := range res[7] {
+		if st := state(s); st != nil {
+			promIdentity(port(st, s), s.labels)
+		}
+	}
 	down := map[string]string{}
 	for _, s := range skipped {
 		if addr, why, ok := strings.Cut(s, ": "); ok {
@@ -278,6 +293,19 @@ func (h *Hub) pollPrometheus(ctx context.Context) error {
 		results = append(results, r)
 	}
 	return h.record(ctx, results)
+}
+
+// promIdentity fills a port's identity from its ibdoctor_port_info
+// labels; the rate gives width and speed only while the port is ACTIVE or
+// its physical link is up, as the agent's /api/v1/ports does.
+func promIdentity(ps *agent.PortSummary, l map[string]string) {
+	ps.NodeGUID, ps.PortGUID, ps.PCI = l["node_guid"], l["port_guid"], l["pci"]
+	if ps.State != ib.StateActive.String() && ps.PhysState != ib.PhysLinkUp.String() {
+		return
+	}
+	if r, err := ib.ParseRate(l["rate"]); err == nil && !r.IsZero() {
+		ps.Rate, ps.Width, ps.Speed = r.Sysfs(), strconv.Itoa(r.Width)+"X", r.Speed.String()
+	}
 }
 
 // promFinding rebuilds a finding from its ibdoctor_finding series: the
