@@ -14,7 +14,8 @@ type PathSL struct {
 
 // VLTable returns the SL-to-VL mapping of packets that enter node through
 // port in and leave through port out (IBA 7.6.6; a channel adapter has one
-// table, asked for with in = out = 0), and false when it is not known.
+// table per port, asked for with in = 0 and out = the sending port), and
+// false when it is not known.
 type VLTable func(node, in, out int) (vl [16]uint8, ok bool)
 
 // VLChannel is one virtual lane of one directed link.
@@ -84,7 +85,7 @@ func CreditLoopsVL(g *Graph, paths []PathSL, vls VLTable, maxLoops int) *VLCheck
 			}
 			in, out := h.InPort, h.OutPort
 			if g.f.Nodes[h.Node].Type == CA {
-				in, out = 0, 0
+				in = 0
 			}
 			if t, ok := vls(h.Node, in, out); ok {
 				vl = int(t[sl])
