@@ -661,12 +661,13 @@ func TestLiveIbsimLashVLs(t *testing.T) {
 // tables; judged per VL with the SL the SA gives each CA-to-CA path, the
 // engine's VL assignment breaks it and no credit loop is left.
 func TestLiveIbsimPathSLs(t *testing.T) {
-	net, err := os.ReadFile(filepath.Join("testdata", "ring4.net"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, engine := range []string{"lash"} {
+	for _, tc := range []struct{ engine, net string }{{"lash", "ring4.net"}, {"dfsssp", "ring5.net"}} {
+		engine := tc.engine
 		t.Run(engine, func(t *testing.T) {
+			net, err := os.ReadFile(filepath.Join("testdata", tc.net))
+			if err != nil {
+				t.Fatal(err)
+			}
 			s := startIbsim(t, simfabric.Generated{Net: net})
 			s.startSMConf(engine, "qos TRUE\n")
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -676,7 +677,7 @@ func TestLiveIbsimPathSLs(t *testing.T) {
 				t.Fatal(err)
 			}
 			f := Build(raw)
-			if len(f.PathSLs) != 12 || len(f.SL2VL) == 0 {
+			if n := len(f.PathSLs); (n != 12 && n != 20) || len(f.SL2VL) == 0 {
 				t.Fatalf("%d path SLs, %d SL2VL rows; gaps %+v", len(f.PathSLs), len(f.SL2VL), f.Gaps)
 			}
 			sls := map[int]bool{}
