@@ -201,8 +201,9 @@ func (f *Fabric) dataVLs() []int {
 // VL (a packet keeps its SL; the VL of each hop is SL2VL[in][out][SL]), so
 // a cycle whose routes use different VLs is no deadlock. Which SL a route
 // uses is set per source and destination by the SM in path records (LASH
-// and DFSSSP assign them to break cycles) and is not in the collection:
-// the analysis stays one-VL, and the finding says so rather than guess.
+// and DFSSSP assign them to break cycles); when it was not collected
+// (judgeVLs did not run) the analysis stays one-VL, and the finding says so
+// rather than guess.
 func noteVLs(f *Fabric, fs []finding.Finding) {
 	vls := f.dataVLs()
 	if len(vls) < 2 {
