@@ -2,6 +2,7 @@ package ibdiags
 
 import (
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -52,6 +53,60 @@ func ParseSARecords(r io.Reader, src string) ([]SARecord, error) {
 	}
 	if len(out) == 0 {
 		return nil, noData(src, "saquery record dump")
+	}
+	return out, nil
+}
+
+// PathSL is the service level of one SA PathRecord: packets from SLID to
+// DLID use SL (routing engines such as LASH and DFSSSP set it per path
+// to keep routes that would deadlock on different virtual lanes).
+type PathSL struct {
+	SLID int `json:"slid"`
+	DLID int `json:"dlid"`
+	SL   int `json:"sl"`
+	Line int `json:"line"`
+}
+
+// ParsePathSLs reads the SLID, DLID and SL of every PathRecord in saquery
+// output (`saquery --src-to-dst S:D`, `saquery -p`, concatenated):
+//
+//	PathRecord dump:
+//			dlid....................9
+//			slid....................1
+//			sl......................0x1
+//
+// A PathRecord without one of the three fields, or with a value out of
+// range, is an error naming the record's line.
+func ParsePathSLs(r io.Reader, src string) ([]PathSL, error) {
+	recs, err := ParseSARecords(r, src)
+	if err != nil {
+		return nil, err
+	}
+	var out []PathSL
+	for _, rec := range recs {
+		if rec.Type != "PathRecord" {
+			continue
+		}
+		p := PathSL{Line: rec.Line}
+		for _, f := range []struct {
+			name string
+			max  int64
+			dst  *int
+		}{{"slid", 0xffff, &p.SLID}, {"dlid", 0xffff, &p.DLID}, {"sl", 15, &p.SL}} {
+			s, ok := rec.Fields[f.name]
+			if !ok {
+				return nil, perr(src, rec.Line, "PathRecord dump:", "PathRecord without %s", f.name)
+			}
+			v, err := strconv.ParseInt(s, 0, 32)
+			if err != nil || v < 0 || v > f.max {
+				return nil, perr(src, rec.Line, "PathRecord dump:", "bad %s %q", f.name, s)
+			}
+			*f.dst = int(v)
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, noData(src, "saquery PathRecord")
 	}
 	return out, nil
 }

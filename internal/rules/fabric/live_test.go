@@ -655,3 +655,50 @@ func TestLiveIbsimLashVLs(t *testing.T) {
 		t.Errorf("%d credit loops, want 1: %+v", n, fs)
 	}
 }
+
+// TestLiveIbsimPathSLs: the same ring with the paths' SLs collected
+// (fabric collect --path-sl). The one-VL check finds the cycle in the
+// tables; judged per VL with the SL the SA gives each CA-to-CA path, the
+// engine's VL assignment breaks it and no credit loop is left.
+func TestLiveIbsimPathSLs(t *testing.T) {
+	for _, tc := range []struct{ engine, net string }{{"lash", "ring4.net"}, {"dfsssp", "ring5.net"}} {
+		engine := tc.engine
+		t.Run(engine, func(t *testing.T) {
+			net, err := os.ReadFile(filepath.Join("testdata", tc.net))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := startIbsim(t, simfabric.Generated{Net: net})
+			s.startSMConf(engine, "qos TRUE\n")
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir, QoS: true, PathSL: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := Build(raw)
+			if n := len(f.PathSLs); (n != 12 && n != 20) || len(f.SL2VL) == 0 {
+				t.Fatalf("%d path SLs, %d SL2VL rows; gaps %+v", len(f.PathSLs), len(f.SL2VL), f.Gaps)
+			}
+			sls := map[int]bool{}
+			for _, p := range f.PathSLs {
+				sls[p.SL] = true
+			}
+			if len(sls) < 2 {
+				t.Errorf("%s gave every path one SL: %+v", engine, f.PathSLs)
+			}
+			fs, res, err := CheckRouting(f, routing.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.CreditLoops) == 0 {
+				t.Errorf("the one-VL check finds no cycle in %s's tables", engine)
+			}
+			for _, x := range fs {
+				if x.ID == "fabric.credit_loop" {
+					t.Errorf("credit loop judged per VL: %s", x.Summary)
+				}
+			}
+		})
+	}
+}

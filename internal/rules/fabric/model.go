@@ -39,6 +39,9 @@ type Fabric struct {
 	// collected).
 	SL2VL []ibdiags.SL2VLRow   `json:"sl2vl,omitempty"`
 	VLArb []ibdiags.VLArbTable `json:"vlarb,omitempty"`
+	// PathSLs are the service levels the SA gave CA-to-CA paths (saquery
+	// PathRecords; nil when not collected).
+	PathSLs []ibdiags.PathSL `json:"path_sl,omitempty"`
 
 	// peers indexes Links by end, byKey nodes by GUID/ID (built on first
 	// use).

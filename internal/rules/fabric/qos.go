@@ -128,6 +128,18 @@ func (f *Fabric) addQoS(raw *fabricmodel.Raw, gap func(src, format string, a ...
 			f.VLArb = tabs
 		}
 	}
+	if o := raw.Get("saquery-path-sl"); o != nil {
+		if o.Err != "" {
+			gap("saquery-path-sl", "%s", o.Err)
+		}
+		if len(bytes.TrimSpace(o.Stdout)) > 0 {
+			ps, err := ibdiags.ParsePathSLs(bytes.NewReader(o.Stdout), "saquery-path-sl.txt")
+			if err != nil {
+				gap("saquery-path-sl", "%v", err)
+			}
+			f.PathSLs = ps
+		}
+	}
 }
 
 // lidNode maps LIDs to nodes: a switch's port-0 LID, a CA port's LID.

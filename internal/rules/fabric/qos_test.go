@@ -268,3 +268,87 @@ func TestCreditLoopVLNote(t *testing.T) {
 		})
 	}
 }
+
+// TestCreditLoopPerVL: with the SL of every CA-to-CA path collected, the
+// crafted ring is judged per VL. All two-hop routes go clockwise; putting
+// host0→host2 on an SL the tables send on its own VL breaks the cycle, and
+// tables that map that SL back onto VL 0 close it again.
+func TestCreditLoopPerVL(t *testing.T) {
+	dir := filepath.Join("..", "routing", "testdata", "crafted", "credit-loop")
+	table := func(row string) string {
+		var b strings.Builder
+		for lid := 1; lid <= 4; lid++ {
+			fmt.Fprintf(&b, "# SL2VL table: Lid %d\nports: in  0, out  0: %s\n", lid, row)
+		}
+		for lid := 5; lid <= 8; lid++ {
+			fmt.Fprintf(&b, "# SL2VL table: Lid %d\n", lid)
+			for in := 1; in <= 3; in++ {
+				for out := 1; out <= 3; out++ {
+					if in != out {
+						fmt.Fprintf(&b, "ports: in %2d, out %2d: %s\n", in, out, row)
+					}
+				}
+			}
+		}
+		return b.String()
+	}
+	paths := func(sl1 bool) string {
+		var b strings.Builder
+		for s := 1; s <= 4; s++ {
+			for d := 1; d <= 4; d++ {
+				if s == d {
+					continue
+				}
+				sl := 0
+				if sl1 && s == 1 && d == 3 {
+					sl = 1
+				}
+				fmt.Fprintf(&b, "PathRecord dump:\n\t\tdlid....................%d\n\t\tslid....................%d\n\t\tsl......................0x%x\n", d, s, sl)
+			}
+		}
+		return b.String()
+	}
+	twoVLs := table("| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0|15|")
+	oneVL := table("| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0|15|")
+	for _, tc := range []struct {
+		name, sl2vl, paths string
+		loops              int
+		want               string
+	}{
+		{"every path on SL 0", twoVLs, paths(false), 1, "credit loop on VL 0"},
+		{"host0→host2 on VL 1", twoVLs, paths(true), 0, ""},
+		{"SL 1 mapped back to VL 0", oneVL, paths(true), 1, "over VLs [0]"},
+		{"no tables for the switches: hops keep the SL as VL", "# SL2VL table: Lid 1\nports: in  0, out  0: | 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0| 1| 0|15|\n", paths(true), 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, err := sourcefabric.ReadFrom(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw.Outputs = append(raw.Outputs,
+				&fabricmodel.Output{Name: "smpquery-sl2vl", Stdout: []byte(tc.sl2vl)},
+				&fabricmodel.Output{Name: "saquery-path-sl", Stdout: []byte(tc.paths)})
+			f := Build(raw)
+			if len(f.PathSLs) != 12 {
+				t.Fatalf("%d path SLs, gaps %+v", len(f.PathSLs), f.Gaps)
+			}
+			fs, _, err := CheckRouting(f, routing.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, x := range fs {
+				if x.ID != "fabric.credit_loop" {
+					continue
+				}
+				n++
+				if !strings.Contains(x.Summary, tc.want) || !strings.Contains(x.Summary, "judged per VL: 12 CA-to-CA paths") || strings.Contains(x.Summary, "is not collected") {
+					t.Errorf("summary %s", x.Summary)
+				}
+			}
+			if n != tc.loops {
+				t.Errorf("%d credit loops, want %d: %+v", n, tc.loops, fs)
+			}
+		})
+	}
+}

@@ -3,9 +3,12 @@ package fabric
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 )
 
@@ -91,7 +94,11 @@ func CheckRouting(f *Fabric, opts routing.Options) ([]finding.Finding, *routing.
 	// by design), warning when only hosts-to-switch (management) routes
 	// do, critical when hosts lose hosts.
 	fs := res.Findings()
-	noteVLs(f, fs)
+	if vfs, ok := judgeVLs(f, res.Graph(), fs, opts.MaxCreditLoops); ok {
+		fs = vfs
+	} else {
+		noteVLs(f, fs)
+	}
 	nodes, ports := explainGaps(f, res.Graph())
 	if ports > 0 {
 		for i := range fs {
@@ -194,8 +201,9 @@ func (f *Fabric) dataVLs() []int {
 // VL (a packet keeps its SL; the VL of each hop is SL2VL[in][out][SL]), so
 // a cycle whose routes use different VLs is no deadlock. Which SL a route
 // uses is set per source and destination by the SM in path records (LASH
-// and DFSSSP assign them to break cycles) and is not in the collection:
-// the analysis stays one-VL, and the finding says so rather than guess.
+// and DFSSSP assign them to break cycles); when it was not collected
+// (judgeVLs did not run) the analysis stays one-VL, and the finding says so
+// rather than guess.
 func noteVLs(f *Fabric, fs []finding.Finding) {
 	vls := f.dataVLs()
 	if len(vls) < 2 {
@@ -209,4 +217,77 @@ func noteVLs(f *Fabric, fs []finding.Finding) {
 		x.Summary += fmt.Sprintf("; judged as if every route used one VL, but the SL-to-VL tables map SLs to %d VLs and the SL of each route (LASH and DFSSSP set it per path) is not collected: the cycle is no deadlock if its routes use different VLs", len(vls))
 		x.Evidence = append(x.Evidence, finding.Evidence{Source: "smpquery-sl2vl.txt", Value: fmt.Sprintf("data VLs in use: %v", vls)})
 	}
+}
+
+// judgeVLs redoes the credit-loop check with virtual lanes when the
+// collection has both the SL the SA gives each CA-to-CA path (saquery
+// PathRecords) and the SL-to-VL tables: the channel dependency graph then
+// has one vertex per link direction and VL, a route's hop uses the VL its
+// sender's table gives its SL, and only a cycle within that graph is a
+// credit loop. The one-VL fabric.credit_loop findings are replaced by its
+// own; ok is false (and fs untouched) without the inputs.
+func judgeVLs(f *Fabric, g *routing.Graph, fs []finding.Finding, maxLoops int) ([]finding.Finding, bool) {
+	if len(f.PathSLs) == 0 || len(f.SL2VL) == 0 || g == nil {
+		return fs, false
+	}
+	if maxLoops <= 0 {
+		maxLoops = 16
+	}
+	type key struct{ lid, in, out int }
+	tab := map[key][16]uint8{}
+	for _, r := range f.SL2VL {
+		var t [16]uint8
+		for i, v := range r.VL {
+			t[i] = uint8(v)
+		}
+		tab[key{r.LID, r.In, r.Out}] = t
+	}
+	vls := func(node, in, out int) ([16]uint8, bool) {
+		n := &f.Nodes[node]
+		k := key{n.LID, in, out}
+		if n.Type != ibdiags.Switch {
+			k = key{-1, 0, 0}
+			for _, p := range n.Ports {
+				if p.Num == out {
+					k.lid = p.LID
+				}
+			}
+		}
+		t, ok := tab[k]
+		return t, ok
+	}
+	paths := make([]routing.PathSL, 0, len(f.PathSLs))
+	for _, p := range f.PathSLs {
+		paths = append(paths, routing.PathSL{Src: uint16(p.SLID), Dst: uint16(p.DLID), SL: uint8(p.SL)})
+	}
+	res := routing.CreditLoopsVL(g, paths, vls, maxLoops)
+	out := slices.DeleteFunc(slices.Clone(fs), func(x finding.Finding) bool { return x.ID == "fabric.credit_loop" })
+	basis := fmt.Sprintf("judged per VL: %d CA-to-CA paths with the SL the SA gives them, over VLs %v", res.Routes, res.VLs)
+	if res.UnknownHops > 0 {
+		basis += fmt.Sprintf("; %d hops had no SL-to-VL table and were taken to keep their VL", res.UnknownHops)
+	}
+	for _, l := range res.Loops {
+		hops := make([]string, 0, len(l.Cycle)+1)
+		ev := []finding.Evidence{{Source: "saquery-path-sl.txt", Value: basis}}
+		for _, c := range l.Cycle {
+			hops = append(hops, f.Nodes[c.From.Node].Name())
+			ev = append(ev, finding.Evidence{Source: "channel dependency",
+				Value: fmt.Sprintf("%s port %d -> %s port %d on VL %d", f.Nodes[c.From.Node].Name(), c.From.Port, f.Nodes[c.To.Node].Name(), c.To.Port, c.VL)})
+		}
+		hops = append(hops, hops[0])
+		vl := l.Cycle[0].VL
+		summary := fmt.Sprintf("credit loop on VL %d: routes make the links %s wait on each other in a cycle (%d link-VL buffers, %d switches in the dependency cycle's component; %s): deadlock risk under load",
+			vl, joinNames(hops, 12), l.Channels, l.Switches, basis)
+		out = append(out, catalog.New("fabric.credit_loop", f.nodeSubject(l.Cycle[0].From.Node), summary, ev...))
+	}
+	catalog.Sort(out)
+	return out, true
+}
+
+// joinNames joins names with " -> ", the first limit and the last.
+func joinNames(names []string, limit int) string {
+	if len(names) > limit {
+		names = append(append(slices.Clone(names[:limit-1]), "…"), names[len(names)-1])
+	}
+	return strings.Join(names, " -> ")
 }

@@ -14,11 +14,10 @@ import (
 //
 // All traffic is assumed to use one virtual lane. A dependency exists only
 // within one VL (the VL of a hop is SL2VL[in][out][SL] of the route's SL),
-// but the SL of each route is set by the SM in path records and is not
-// collected; so engines that break dependency cycles by VL (LASH, DFSSSP)
-// may be reported although their VL assignment is safe. The fabric checks
-// say so on the finding when the collected SL-to-VL tables use several
-// VLs.
+// but the SL of each route is set by the SM in path records; without them
+// engines that break dependency cycles by VL (LASH, DFSSSP) may be reported
+// although their VL assignment is safe, and the fabric checks say so on the
+// finding. With the paths' SLs collected, CreditLoopsVL judges per VL.
 type depSet struct {
 	g     *Graph
 	off   []int // bit offset of each dense switch's matrix

@@ -43,6 +43,11 @@ type CollectOptions struct {
 	// two smpquery runs per linked port (see collectQoS), so it is asked
 	// for, not done by default.
 	QoS bool
+	// PathSL also asks the SA for the PathRecord of every CA-to-CA LID
+	// pair (saquery --src-to-dst), whose SL says which VLs the route uses;
+	// n·(n-1) runs, so only up to maxPathSLCAs CA ports (see
+	// collectPathSL).
+	PathSL bool
 }
 
 // step is one tool run of a collection.
@@ -218,8 +223,85 @@ func Collect(ctx context.Context, o CollectOptions) (*fabricmodel.Raw, error) {
 			raw.Outputs = append(raw.Outputs, q)
 		}
 	}
+	if li := raw.Get("iblinkinfo"); o.PathSL && li != nil && li.Err == "" {
+		psStart := msSince(start)
+		if ps := collectPathSL(ctx, o, li); ps != nil {
+			ps.StartMS = psStart
+			raw.Outputs = append(raw.Outputs, ps)
+		}
+	}
 	raw.WallMS = msSince(start)
 	return raw, nil
+}
+
+// maxPathSLCAs bounds the CA ports whose path SLs are collected: n CA
+// ports cost n·(n-1) saquery runs (64 ports: 4,032 runs, ~10 ms each).
+const maxPathSLCAs = 64
+
+// collectPathSL asks the SA for the PathRecord of every ordered pair of
+// linked CA ports (`saquery --src-to-dst SLID:DLID`), the CA LIDs taken
+// from iblinkinfo. The SL of each record is what the SM tells the source
+// to use towards the destination; routing engines that break credit loops
+// with virtual lanes (LASH, DFSSSP) set it per pair. `saquery -p` lists
+// only the records of the port it runs on, hence one run per pair. Above
+// maxPathSLCAs ports nothing is run and Err says why.
+func collectPathSL(ctx context.Context, o CollectOptions, li *fabricmodel.Output) *fabricmodel.Output {
+	info, err := ibdiags.ParseLinkInfo(bytes.NewReader(li.Stdout), "iblinkinfo.txt")
+	if err != nil {
+		return nil
+	}
+	var lids []int
+	seen := map[int]bool{}
+	for _, p := range info.Ports {
+		if p.NodeType == ibdiags.Switch || p.LID <= 0 || p.Phys != 5 || seen[p.LID] {
+			continue
+		}
+		seen[p.LID] = true
+		lids = append(lids, p.LID)
+	}
+	out := &fabricmodel.Output{Name: "saquery-path-sl", Args: []string{"saquery", "--src-to-dst", "<slid>:<dlid> for each pair of linked CA ports"}}
+	if len(lids) < 2 {
+		return nil
+	}
+	if len(lids) > maxPathSLCAs {
+		out.Err = fmt.Sprintf("%d CA ports: path SLs are collected for at most %d (n·(n-1) saquery runs); the credit-loop check assumes one VL", len(lids), maxPathSLCAs)
+		return out
+	}
+	sel := o.selector()
+	var jobs [][]string
+	for _, s := range lids {
+		for _, d := range lids {
+			if s != d {
+				jobs = append(jobs, append(append([]string{}, sel...), "--src-to-dst", fmt.Sprintf("%d:%d", s, d)))
+			}
+		}
+	}
+	results := make([]*fabricmodel.Output, len(jobs))
+	sem := make(chan struct{}, o.Parallel)
+	var wg sync.WaitGroup
+	for i := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = run(ctx, o, step{out.Name, "saquery", jobs[i]})
+		}()
+	}
+	wg.Wait()
+	failed := 0
+	for _, r := range results {
+		out.Stdout = append(out.Stdout, r.Stdout...)
+		out.Stderr = append(out.Stderr, r.Stderr...)
+		out.DurationMS += r.DurationMS
+		if r.Err != "" {
+			failed++
+		}
+	}
+	if failed > 0 {
+		out.Err = fmt.Sprintf("%d of %d saquery runs failed", failed, len(jobs))
+	}
+	return out
 }
 
 // maxQoSRuns bounds the smpquery runs of the QoS tables (~10 ms each).
