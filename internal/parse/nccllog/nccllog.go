@@ -648,13 +648,14 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 		// NCCL 2.3: "Net/IB: call to devices() returned 0 devices."
 		p.IBNoDevice, p.IBNoDeviceText = n, msg
 	case strings.HasPrefix(msg, "Using network"):
-		if m := reNetwork.FindStringSubmatch(msg); m != nil {
-			p.Network, p.NetworkLine = m[1], n
+		if nw, ok := usingNetwork(msg); ok {
+			p.Network, p.NetworkLine = nw, n
 		}
 	case strings.HasPrefix(msg, "Failed to open libibverbs"):
 		p.NoVerbs = n
 	case strings.HasPrefix(msg, "NCCL_") && strings.Contains(msg, " set by environment to "):
-		if m := reIBDisable.FindStringSubmatch(msg); m != nil {
+		if !strings.Contains(msg, "NCCL_IB_DISABLE set by environment to ") {
+		} else if m := reIBDisable.FindStringSubmatch(msg); m != nil {
 			p.IBDisable, _ = strconv.Atoi(m[1])
 			p.IBDisableLine = n
 		}
@@ -864,12 +865,67 @@ func parseChannel(p *Proc, msg string) {
 	if !strings.Contains(msg, "via NET/") {
 		return
 	}
-	if m := reVia.FindStringSubmatch(msg); m != nil {
+	if name, gdr, ok := via(msg); ok {
 		if p.Via == nil {
 			p.Via = map[string]int{}
 		}
-		p.Via["NET/"+m[1]+m[2]]++
+		p.Via["NET/"+name+gdr]++
 	}
+}
+
+// via matches reVia as FindStringSubmatch does, by hand: it runs on most
+// connection lines of big logs. It returns the transport and
+// "/GDRDMA" or "".
+func via(msg string) (name, gdr string, ok bool) {
+	const head = "via NET/"
+	for off := 0; ; {
+		i := strings.Index(msg[off:], head)
+		if i < 0 {
+			return "", "", false
+		}
+		at := off + i + len(head)
+		off = at
+		j := at
+		for j < len(msg) && msg[j] != '/' && !reSpace(msg[j]) {
+			j++
+		}
+		if j == at || j == len(msg) || msg[j] != '/' {
+			continue
+		}
+		d, rest := digits(msg[j+1:])
+		if d == "" {
+			continue
+		}
+		if strings.HasPrefix(rest, "/GDRDMA") {
+			gdr = "/GDRDMA"
+		}
+		return msg[at:j], gdr, true
+	}
+}
+
+// reSpace is regexp's \s: tab, newline, form feed, carriage return,
+// space.
+func reSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// usingNetwork matches reNetwork (`^Using network (.+?)\s*$`) as
+// FindStringSubmatch does, by hand: it runs on every "Using network"
+// line of big logs. The name is at least one character, without the
+// blanks that end the line.
+func usingNetwork(msg string) (string, bool) {
+	rest, ok := strings.CutPrefix(msg, "Using network ")
+	if !ok || rest == "" {
+		return "", false
+	}
+	k := len(rest)
+	for k > 1 && reSpace(rest[k-1]) {
+		k--
+	}
+	if strings.IndexByte(rest[:k], '\n') >= 0 {
+		return "", false
+	}
+	return rest[:k], true
 }
 
 func (ps *Parser) parseWarn(p *Proc, n int, msg string) {
@@ -925,7 +981,9 @@ func (ps *Parser) warnClass(msg string) Event {
 	if ps.warns == nil || len(ps.warns) >= maxWarnClasses {
 		ps.warns = map[string]Event{}
 	}
-	ps.warns[msg] = ev
+	// A copy: msg may be part of a bigger string that the key would
+	// keep alive.
+	ps.warns[strings.Clone(msg)] = ev
 	return ev
 }
 
