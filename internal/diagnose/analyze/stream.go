@@ -349,10 +349,25 @@ func (s *streamer) lastOther() *otherRun {
 	return s.other[len(s.other)-1]
 }
 
-// maybePrompt is false for lines isPrompt cannot match (no '$', '#' or
-// "+ "): most lines of a log, cheaply.
+// maybePrompt is false for lines isPrompt cannot match, cheaply: most
+// lines of a log. A prompt holds '$', '#' or "+ ", and either starts
+// with '$', '+', '#' or '[' (after blanks) or holds an '@'.
 func maybePrompt(l string) bool {
-	return strings.IndexByte(l, '$') >= 0 || strings.IndexByte(l, '#') >= 0 || strings.Contains(l, "+ ")
+	if strings.IndexByte(l, '$') < 0 && strings.IndexByte(l, '#') < 0 && !strings.Contains(l, "+ ") {
+		return false
+	}
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] >= '\t' && l[i] <= '\r') {
+		i++
+	}
+	if i == len(l) || l[i] >= 0x80 {
+		return true // isPrompt decides (Unicode blanks)
+	}
+	switch l[i] {
+	case '$', '+', '#', '[':
+		return true
+	}
+	return strings.IndexByte(l, '@') >= 0
 }
 
 // member is the kind a line starts, as Split's member reads it, testing

@@ -588,7 +588,7 @@ func (p *Parser) Line(n int, raw string) {
 		lg.NCCLLines++
 		return
 	}
-	if strings.Contains(line, "detected by watchdog at work: ") && strings.Contains(line, "ProcessGroupNCCL") {
+	if strings.Contains(line, "ProcessGroupNCCL") && strings.Contains(line, "detected by watchdog at work: ") {
 		if m := reDetected.FindStringSubmatch(line); m != nil {
 			ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, "")}
 			ev.SeqNum, _ = strconv.ParseInt(m[1], 10, 64)
@@ -597,7 +597,9 @@ func (p *Parser) Line(n int, raw string) {
 			return
 		}
 	}
-	if lg.Version == "" && strings.Contains(line, "NCCL version") {
+	// "version" first: its 'v' is rarer in a log than the 'N' of "NCCL"
+	// (the version line may never come).
+	if lg.Version == "" && strings.Contains(line, "version") && strings.Contains(line, "NCCL version") {
 		if m := reVersion.FindStringSubmatch(line); m != nil {
 			lg.Version = m[1]
 		}
