@@ -381,6 +381,10 @@ var localMonths = func() map[string]time.Month {
 // localMonth reads a month abbreviation of any locale journalctl prints:
 // English, the table above, or "N月"/"N월" (zh, ja, ko).
 func localMonth(tok string) (time.Month, bool) {
+	if tok == "" || tok[0] < 0x80 && !isAlnum(tok[0]) {
+		// No month starts so: "[" of "[   12.5] …", most kernel lines.
+		return 0, false
+	}
 	if m, ok := months[tok]; ok {
 		return m, true
 	}
@@ -608,6 +612,10 @@ func journalHost(s string) (string, error) {
 		return "", fmt.Errorf("%w: journal line without host and program", ErrMalformed)
 	}
 	return rest, nil
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // localJournalPrefix recognises journal stamps whose month is not an
