@@ -1,6 +1,10 @@
 package nccllog
 
-import "testing"
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
 
 // via and usingNetwork read what reVia and reNetwork read.
 func TestViaAndNetworkAsRegexps(t *testing.T) {
@@ -37,5 +41,33 @@ func TestViaAndNetworkAsRegexps(t *testing.T) {
 		if ok != (m != nil) || ok && nw != m[1] {
 			t.Errorf("usingNetwork(%q) = %q %v, regexp %q", msg, nw, ok, m)
 		}
+	}
+}
+
+// Processes are told apart by host and pid: one pid on several hosts (as
+// in containers) is several processes, and lines of one come back to it
+// whatever came between.
+func TestProcsByHostAndPid(t *testing.T) {
+	p := NewParser("f", true)
+	lines := []string{
+		"a:1:1 [0] NCCL INFO x", "b:1:1 [0] NCCL INFO x", "a:2:2 [0] NCCL INFO x",
+		"b:1:9 [0] NCCL INFO comm 0x1 rank 3 nranks 4 - Init COMPLETE",
+		"[0] NCCL INFO y", "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 4 - Init COMPLETE",
+		"c:1:1 [0] NCCL INFO x", "a:1:1 [0] NCCL INFO z",
+	}
+	for i, l := range lines {
+		p.Line(i+1, l)
+	}
+	lg, err := p.Log()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, pr := range lg.Procs {
+		got = append(got, fmt.Sprintf("%s:%d@%d%v", pr.Host, pr.Pid, pr.FirstLine, pr.Ranks))
+	}
+	want := []string{"a:1@1[0]", "b:1@2[3]", "a:2@3[]", ":0@5[]", "c:1@7[]"}
+	if !slices.Equal(got, want) {
+		t.Errorf("procs %q, want %q", got, want)
 	}
 }

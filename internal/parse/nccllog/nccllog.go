@@ -417,8 +417,8 @@ func Parse(r io.Reader, source string) (*Log, error) {
 type Parser struct {
 	lg     *Log
 	source string
-	procs  map[procKey]*Proc
-	last   *Proc // the process of the previous NCCL line (most lines repeat it)
+	procs  map[int][]*Proc // the processes of each pid
+	last   *Proc           // the process of the previous NCCL line (most lines repeat it)
 	// fold bounds the events kept: see NewParser.
 	fold  bool
 	kept  map[foldKey]int // events kept per key: the index of the last
@@ -445,11 +445,6 @@ type netParse struct {
 // maxNetMemo bounds the messages parseNet remembers (of up to 1 KiB
 // each).
 const maxNetMemo = 4096
-
-type procKey struct {
-	host string
-	pid  int
-}
 
 // foldKey is what the rules tell events apart by: events with one key
 // differ only in their line and text.
@@ -480,7 +475,7 @@ const keepGDRPerKey = 4
 // the log's size is bounded by its processes and kinds of fault, not by
 // its lines; the rules judge a folded log as they judge the whole one.
 func NewParser(source string, fold bool) *Parser {
-	p := &Parser{lg: &Log{Source: source}, source: source, procs: map[procKey]*Proc{}, fold: fold}
+	p := &Parser{lg: &Log{Source: source}, source: source, procs: map[int][]*Proc{}, fold: fold}
 	if fold {
 		p.kept, p.count, p.gdr = map[foldKey]int{}, map[foldKey]int{}, map[*Proc]map[GDRState]int{}
 	}
@@ -500,13 +495,17 @@ func (p *Parser) proc(host string, pid, line int) *Proc {
 	if l := p.last; l != nil && l.Host == host && l.Pid == pid {
 		return l
 	}
-	key := procKey{host, pid}
-	pr := p.procs[key]
-	if pr == nil {
-		pr = &Proc{Source: p.source, Host: host, Pid: pid, IBDisable: -1, FirstLine: line}
-		p.procs[key] = pr
-		p.lg.Procs = append(p.lg.Procs, pr)
+	// By pid, then host: an int is hashed faster than a host name, and
+	// few hosts share a pid.
+	for _, pr := range p.procs[pid] {
+		if pr.Host == host {
+			p.last = pr
+			return pr
+		}
 	}
+	pr := &Proc{Source: p.source, Host: host, Pid: pid, IBDisable: -1, FirstLine: line}
+	p.procs[pid] = append(p.procs[pid], pr)
+	p.lg.Procs = append(p.lg.Procs, pr)
 	p.last = pr
 	return pr
 }
