@@ -497,9 +497,20 @@ func TestIsPrompt(t *testing.T) {
 		"        State: Active":                      false,
 		"[    1.234] mlx5_core 0000:17:00.0: x":      false,
 		"gpu1:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>": false,
+		" \t$ ibstat":                      true,
+		"\u00a0$ ibstat":                   true,
+		"\u3000# ibstat":                   true,
+		"\v[admin@gpu1 ~]$ ibstat":         true,
+		"  admin@gpu1:~$ ibstat":           true,
+		"cost $5 # a comment + more":       false,
+		"[    2.5] eth0: link #1 + lane 2": false,
 	} {
 		if got := isPrompt(line); got != want {
 			t.Errorf("isPrompt(%q) = %v, want %v", line, got, want)
+		}
+		// The streaming reader's cheap test lets every prompt through.
+		if want && !maybePrompt(line) {
+			t.Errorf("maybePrompt(%q) = false for a prompt", line)
 		}
 	}
 }

@@ -191,10 +191,34 @@ func newStreamer(name string, forced Kind, opts Options) *streamer {
 }
 
 // read splits r into lines as Lines does (LF, CRLF or a bare CR end a
-// line); a line longer than maxStreamLine is skipped, not held.
+// line); a line longer than maxStreamLine is skipped, not held. Whole
+// lines are made into strings a block at a time (one allocation for
+// many lines, not one each); a block is small, so the few lines the
+// parsers keep hold little else in memory.
 func (s *streamer) read(r io.Reader) error {
 	br := bufio.NewReaderSize(r, maxStreamLine)
 	for {
+		if br.Buffered() == 0 {
+			if _, err := br.Peek(1); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+		}
+		chunk, _ := br.Peek(min(br.Buffered(), readBlock))
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			block := string(chunk[:i+1])
+			if _, err := br.Discard(i + 1); err != nil {
+				return err
+			}
+			for len(block) > 0 {
+				j := strings.IndexByte(block, '\n')
+				s.crLine(block[:j])
+				block = block[j+1:]
+			}
+			continue
+		}
+		// No whole line in the block: read one line as it comes.
 		b, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			s.n++
@@ -214,15 +238,7 @@ func (s *streamer) read(r io.Reader) error {
 			continue
 		}
 		if len(b) > 0 {
-			b = bytes.TrimSuffix(b, []byte{'\n'})
-			b = bytes.TrimSuffix(b, []byte{'\r'})
-			if bytes.IndexByte(b, '\r') >= 0 {
-				for _, l := range bytes.Split(b, []byte{'\r'}) {
-					s.line(string(l))
-				}
-			} else {
-				s.line(string(b))
-			}
+			s.crLine(string(bytes.TrimSuffix(b, []byte{'\n'})))
 		}
 		if err == io.EOF {
 			return nil
@@ -230,6 +246,28 @@ func (s *streamer) read(r io.Reader) error {
 		if err != nil {
 			return err
 		}
+	}
+}
+
+// readBlock is the most bytes of whole lines read makes one string of.
+const readBlock = 16 << 10
+
+// crLine reads one line without its LF: a CR before the end ends a line
+// too.
+func (s *streamer) crLine(l string) {
+	l = strings.TrimSuffix(l, "\r")
+	if strings.IndexByte(l, '\r') < 0 {
+		s.line(l)
+		return
+	}
+	for {
+		i := strings.IndexByte(l, '\r')
+		if i < 0 {
+			s.line(l)
+			return
+		}
+		s.line(l[:i])
+		l = l[i+1:]
 	}
 }
 
@@ -311,10 +349,25 @@ func (s *streamer) lastOther() *otherRun {
 	return s.other[len(s.other)-1]
 }
 
-// maybePrompt is false for lines isPrompt cannot match (no '$', '#' or
-// "+ "): most lines of a log, cheaply.
+// maybePrompt is false for lines isPrompt cannot match, cheaply: most
+// lines of a log. A prompt holds '$', '#' or "+ ", and either starts
+// with '$', '+', '#' or '[' (after blanks) or holds an '@'.
 func maybePrompt(l string) bool {
-	return strings.IndexByte(l, '$') >= 0 || strings.IndexByte(l, '#') >= 0 || strings.Contains(l, "+ ")
+	if strings.IndexByte(l, '$') < 0 && strings.IndexByte(l, '#') < 0 && !strings.Contains(l, "+ ") {
+		return false
+	}
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] >= '\t' && l[i] <= '\r') {
+		i++
+	}
+	if i == len(l) || l[i] >= 0x80 {
+		return true // isPrompt decides (Unicode blanks)
+	}
+	switch l[i] {
+	case '$', '+', '#', '[':
+		return true
+	}
+	return strings.IndexByte(l, '@') >= 0
 }
 
 // member is the kind a line starts, as Split's member reads it, testing

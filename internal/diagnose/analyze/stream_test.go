@@ -368,3 +368,77 @@ func BenchmarkStream(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStreamFile measures the streaming path on the file named by
+// IBDOCTOR_BENCH_FILE (a log from bench/genlog, say), skipped when unset:
+// IBDOCTOR_BENCH_FILE=/tmp/nccl.log go test -bench StreamFile -run ^$ ./internal/diagnose/analyze
+func BenchmarkStreamFile(b *testing.B) {
+	name := os.Getenv("IBDOCTOR_BENCH_FILE")
+	if name == "" {
+		b.Skip("IBDOCTOR_BENCH_FILE not set")
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		f, err := os.Open(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		AnalyzeReader(name, f, st.Size(), Options{Year: 2026})
+		f.Close()
+	}
+}
+
+// chunkReader returns at most n bytes a read, so that lines straddle the
+// reader's buffer.
+type chunkReader struct {
+	r io.Reader
+	n int
+}
+
+func (c chunkReader) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), c.n)]) }
+
+// Lines are split as Lines splits them whatever the reads and block
+// boundaries: LF, CRLF and bare CR, lines around the block size, a last
+// line without its end.
+func TestStreamLinesAcrossBlocks(t *testing.T) {
+	pad := func(n int) string { return strings.Repeat("p", n) + "\n" }
+	var b strings.Builder
+	for i := 0; i < 600; i++ {
+		l := ncclFloodLine(i)
+		switch i % 5 {
+		case 1:
+			l = strings.TrimSuffix(l, "\n") + "\r\n"
+		case 2:
+			l = strings.TrimSuffix(l, "\n") + "\r" // a bare CR ends the line
+		case 3:
+			l = "\r\n" + l
+		}
+		b.WriteString(l)
+		switch i {
+		case 100:
+			b.WriteString(pad(readBlock - 1))
+		case 200:
+			b.WriteString(pad(readBlock))
+		case 300:
+			b.WriteString(pad(readBlock + 1))
+		case 400:
+			b.WriteString(pad(3*readBlock) + "\r" + pad(10))
+		}
+	}
+	b.WriteString(strings.TrimSuffix(ncclFloodLine(7), "\n"))
+	text := b.String()
+	want := jsonOf(t, AnalyzeText("f", text, Options{}))
+	old := streamAbove
+	streamAbove = 0
+	defer func() { streamAbove = old }()
+	for _, n := range []int{1 << 30, 4096, 777, readBlock + 3} {
+		got := jsonOf(t, AnalyzeReader("f", chunkReader{strings.NewReader(text), n}, -1, Options{}))
+		if got != want {
+			t.Errorf("reads of %d bytes: streamed report differs:\n--- in memory\n%s\n--- streamed\n%s", n, want, got)
+		}
+	}
+}

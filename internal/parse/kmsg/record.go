@@ -381,6 +381,10 @@ var localMonths = func() map[string]time.Month {
 // localMonth reads a month abbreviation of any locale journalctl prints:
 // English, the table above, or "N月"/"N월" (zh, ja, ko).
 func localMonth(tok string) (time.Month, bool) {
+	if tok == "" || tok[0] < 0x80 && !isAlnum(tok[0]) {
+		// No month starts so: "[" of "[   12.5] …", most kernel lines.
+		return 0, false
+	}
 	if m, ok := months[tok]; ok {
 		return m, true
 	}
@@ -521,6 +525,15 @@ func reltimeMinute(stamp string, year int, loc *time.Location) (time.Time, bool)
 	return time.Time{}, false
 }
 
+// decimal is the value of at most 18 ASCII digits.
+func decimal(d string) int64 {
+	var v int64
+	for i := 0; i < len(d); i++ {
+		v = v*10 + int64(d[i]-'0')
+	}
+	return v
+}
+
 // parseSeconds parses "12.345678"; ok is false when stamp does not look like
 // seconds at all, err set when it does but is broken.
 func parseSeconds(stamp string) (time.Duration, bool, error) {
@@ -542,13 +555,22 @@ func parseSeconds(stamp string) (time.Duration, bool, error) {
 			return 0, true, fmt.Errorf("%w: timestamp [%s]", ErrMalformed, stamp)
 		}
 	}
-	s, err := strconv.ParseInt(secs, 10, 64)
+	// Every byte is a digit: up to 18 of them are summed by hand (a
+	// tenth of a kernel log's CPU went to ParseInt), more overflow or not
+	// as ParseInt says.
+	var s int64
+	var err error
+	if len(secs) <= 18 {
+		s = decimal(secs)
+	} else {
+		s, err = strconv.ParseInt(secs, 10, 64)
+	}
 	if err != nil || s > 1<<33 || len(frac) > 9 {
 		return 0, true, fmt.Errorf("%w: timestamp [%s]", ErrMalformed, stamp)
 	}
 	var ns int64
 	if frac != "" {
-		f, _ := strconv.ParseInt(frac, 10, 64)
+		f := decimal(frac)
 		for i := len(frac); i < 9; i++ {
 			f *= 10
 		}
@@ -608,6 +630,10 @@ func journalHost(s string) (string, error) {
 		return "", fmt.Errorf("%w: journal line without host and program", ErrMalformed)
 	}
 	return rest, nil
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // localJournalPrefix recognises journal stamps whose month is not an

@@ -417,8 +417,8 @@ func Parse(r io.Reader, source string) (*Log, error) {
 type Parser struct {
 	lg     *Log
 	source string
-	procs  map[procKey]*Proc
-	last   *Proc // the process of the previous NCCL line (most lines repeat it)
+	procs  map[int][]*Proc // the processes of each pid
+	last   *Proc           // the process of the previous NCCL line (most lines repeat it)
 	// fold bounds the events kept: see NewParser.
 	fold  bool
 	kept  map[foldKey]int // events kept per key: the index of the last
@@ -445,11 +445,6 @@ type netParse struct {
 // maxNetMemo bounds the messages parseNet remembers (of up to 1 KiB
 // each).
 const maxNetMemo = 4096
-
-type procKey struct {
-	host string
-	pid  int
-}
 
 // foldKey is what the rules tell events apart by: events with one key
 // differ only in their line and text.
@@ -480,7 +475,7 @@ const keepGDRPerKey = 4
 // the log's size is bounded by its processes and kinds of fault, not by
 // its lines; the rules judge a folded log as they judge the whole one.
 func NewParser(source string, fold bool) *Parser {
-	p := &Parser{lg: &Log{Source: source}, source: source, procs: map[procKey]*Proc{}, fold: fold}
+	p := &Parser{lg: &Log{Source: source}, source: source, procs: map[int][]*Proc{}, fold: fold}
 	if fold {
 		p.kept, p.count, p.gdr = map[foldKey]int{}, map[foldKey]int{}, map[*Proc]map[GDRState]int{}
 	}
@@ -500,13 +495,17 @@ func (p *Parser) proc(host string, pid, line int) *Proc {
 	if l := p.last; l != nil && l.Host == host && l.Pid == pid {
 		return l
 	}
-	key := procKey{host, pid}
-	pr := p.procs[key]
-	if pr == nil {
-		pr = &Proc{Source: p.source, Host: host, Pid: pid, IBDisable: -1, FirstLine: line}
-		p.procs[key] = pr
-		p.lg.Procs = append(p.lg.Procs, pr)
+	// By pid, then host: an int is hashed faster than a host name, and
+	// few hosts share a pid.
+	for _, pr := range p.procs[pid] {
+		if pr.Host == host {
+			p.last = pr
+			return pr
+		}
 	}
+	pr := &Proc{Source: p.source, Host: host, Pid: pid, IBDisable: -1, FirstLine: line}
+	p.procs[pid] = append(p.procs[pid], pr)
+	p.lg.Procs = append(p.lg.Procs, pr)
 	p.last = pr
 	return pr
 }
@@ -588,7 +587,7 @@ func (p *Parser) Line(n int, raw string) {
 		lg.NCCLLines++
 		return
 	}
-	if strings.Contains(line, "detected by watchdog at work: ") && strings.Contains(line, "ProcessGroupNCCL") {
+	if strings.Contains(line, "ProcessGroupNCCL") && strings.Contains(line, "detected by watchdog at work: ") {
 		if m := reDetected.FindStringSubmatch(line); m != nil {
 			ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, "")}
 			ev.SeqNum, _ = strconv.ParseInt(m[1], 10, 64)
@@ -597,7 +596,9 @@ func (p *Parser) Line(n int, raw string) {
 			return
 		}
 	}
-	if lg.Version == "" && strings.Contains(line, "NCCL version") {
+	// "version" first: its 'v' is rarer in a log than the 'N' of "NCCL"
+	// (the version line may never come).
+	if lg.Version == "" && strings.Contains(line, "version") && strings.Contains(line, "NCCL version") {
 		if m := reVersion.FindStringSubmatch(line); m != nil {
 			lg.Version = m[1]
 		}
@@ -648,13 +649,14 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 		// NCCL 2.3: "Net/IB: call to devices() returned 0 devices."
 		p.IBNoDevice, p.IBNoDeviceText = n, msg
 	case strings.HasPrefix(msg, "Using network"):
-		if m := reNetwork.FindStringSubmatch(msg); m != nil {
-			p.Network, p.NetworkLine = m[1], n
+		if nw, ok := usingNetwork(msg); ok {
+			p.Network, p.NetworkLine = nw, n
 		}
 	case strings.HasPrefix(msg, "Failed to open libibverbs"):
 		p.NoVerbs = n
 	case strings.HasPrefix(msg, "NCCL_") && strings.Contains(msg, " set by environment to "):
-		if m := reIBDisable.FindStringSubmatch(msg); m != nil {
+		if !strings.Contains(msg, "NCCL_IB_DISABLE set by environment to ") {
+		} else if m := reIBDisable.FindStringSubmatch(msg); m != nil {
 			p.IBDisable, _ = strconv.Atoi(m[1])
 			p.IBDisableLine = n
 		}
@@ -864,12 +866,67 @@ func parseChannel(p *Proc, msg string) {
 	if !strings.Contains(msg, "via NET/") {
 		return
 	}
-	if m := reVia.FindStringSubmatch(msg); m != nil {
+	if name, gdr, ok := via(msg); ok {
 		if p.Via == nil {
 			p.Via = map[string]int{}
 		}
-		p.Via["NET/"+m[1]+m[2]]++
+		p.Via["NET/"+name+gdr]++
 	}
+}
+
+// via matches reVia as FindStringSubmatch does, by hand: it runs on most
+// connection lines of big logs. It returns the transport and
+// "/GDRDMA" or "".
+func via(msg string) (name, gdr string, ok bool) {
+	const head = "via NET/"
+	for off := 0; ; {
+		i := strings.Index(msg[off:], head)
+		if i < 0 {
+			return "", "", false
+		}
+		at := off + i + len(head)
+		off = at
+		j := at
+		for j < len(msg) && msg[j] != '/' && !reSpace(msg[j]) {
+			j++
+		}
+		if j == at || j == len(msg) || msg[j] != '/' {
+			continue
+		}
+		d, rest := digits(msg[j+1:])
+		if d == "" {
+			continue
+		}
+		if strings.HasPrefix(rest, "/GDRDMA") {
+			gdr = "/GDRDMA"
+		}
+		return msg[at:j], gdr, true
+	}
+}
+
+// reSpace is regexp's \s: tab, newline, form feed, carriage return,
+// space.
+func reSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// usingNetwork matches reNetwork (`^Using network (.+?)\s*$`) as
+// FindStringSubmatch does, by hand: it runs on every "Using network"
+// line of big logs. The name is at least one character, without the
+// blanks that end the line.
+func usingNetwork(msg string) (string, bool) {
+	rest, ok := strings.CutPrefix(msg, "Using network ")
+	if !ok || rest == "" {
+		return "", false
+	}
+	k := len(rest)
+	for k > 1 && reSpace(rest[k-1]) {
+		k--
+	}
+	if strings.IndexByte(rest[:k], '\n') >= 0 {
+		return "", false
+	}
+	return rest[:k], true
 }
 
 func (ps *Parser) parseWarn(p *Proc, n int, msg string) {
@@ -925,7 +982,9 @@ func (ps *Parser) warnClass(msg string) Event {
 	if ps.warns == nil || len(ps.warns) >= maxWarnClasses {
 		ps.warns = map[string]Event{}
 	}
-	ps.warns[msg] = ev
+	// A copy: msg may be part of a bigger string that the key would
+	// keep alive.
+	ps.warns[strings.Clone(msg)] = ev
 	return ev
 }
 
