@@ -4,7 +4,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,7 +11,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
@@ -134,26 +132,6 @@ SIGTERM or SIGINT shut it down gracefully.`,
 	return cmd
 }
 
-// logger writes diagnostics to stderr as text or JSON lines.
-type logger struct {
-	mu   sync.Mutex
-	f    *cmdutil.Factory
-	json bool
-}
-
-func (l *logger) logf(format string, a ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	msg := fmt.Sprintf(format, a...)
-	now := l.f.Now().UTC().Format(time.RFC3339)
-	if l.json {
-		b, _ := json.Marshal(map[string]string{"time": now, "msg": msg})
-		fmt.Fprintf(l.f.ErrOut, "%s\n", b)
-		return
-	}
-	fmt.Fprintf(l.f.ErrOut, "%s ibdoctor agent: %s\n", now, msg)
-}
-
 // kernelReader picks the kernel log the agent follows.
 func kernelReader(root *rootfs.Root, flag string) agent.KernelReader {
 	switch flag {
@@ -173,11 +151,11 @@ func kernelReader(root *rootfs.Root, flag string) agent.KernelReader {
 
 // Run starts the agent and blocks until ctx ends or SIGTERM/SIGINT.
 func Run(ctx context.Context, o *Options) error {
-	log := &logger{f: o.F, json: o.Format == cmdutil.FormatJSON}
+	log := &cmdutil.Logger{F: o.F, Command: "agent", JSON: o.Format == cmdutil.FormatJSON}
 	// Findings raised and cleared, and pairwise tests served: one
 	// structured line each, on stderr (JSON with --format json).
 	var h slog.Handler = slog.NewTextHandler(o.F.ErrOut, nil)
-	if log.json {
+	if log.JSON {
 		h = slog.NewJSONHandler(o.F.ErrOut, nil)
 	}
 	events := slog.New(h)
@@ -210,12 +188,12 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		defer st.Close()
 		if st.Note != "" {
-			log.logf("state store: %s", st.Note)
+			log.Logf("state store: %s", st.Note)
 		}
 	}
 	a, err := agent.New(agent.Options{
 		Read: agent.CachedRootSource(root, o.F.Now, o.FullReadEvery), Ethtool: agent.EthtoolFor(root), Interval: o.Interval,
-		Expect: exp, Thresholds: &th, Store: st, Version: o.F.Version, Logf: log.logf, Log: events,
+		Expect: exp, Thresholds: &th, Store: st, Version: o.F.Version, Logf: log.Logf, Log: events,
 		Kernel: kernelReader(root, o.KernelLog), Boot: agent.RootBoot(root), KernelWindow: o.KernelWindow,
 	})
 	if err != nil {
@@ -226,7 +204,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err := a.Sample(ctx); errors.Is(err, sysfs.ErrNoSys) {
 		return cmdutil.CannotRun(fmt.Errorf("%s: %w", o.Root, err))
 	} else if err != nil {
-		log.logf("%v", err)
+		log.Logf("%v", err)
 	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
@@ -234,7 +212,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	log.logf("sampling %s every %s; listening on %s", root.Name(), o.Interval, ln.Addr())
+	log.Logf("sampling %s every %s; listening on %s", root.Name(), o.Interval, ln.Addr())
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}
@@ -250,6 +228,6 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return cmdutil.CannotRun(err)
 	}
-	log.logf("stopped")
+	log.Logf("stopped")
 	return nil
 }

@@ -5,7 +5,6 @@ package hub
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -174,26 +173,6 @@ func (o *Options) validate() error {
 	return nil
 }
 
-// logger writes diagnostics to stderr as text or JSON lines.
-type logger struct {
-	mu   sync.Mutex
-	f    *cmdutil.Factory
-	json bool
-}
-
-func (l *logger) logf(format string, a ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	msg := fmt.Sprintf(format, a...)
-	now := l.f.Now().UTC().Format(time.RFC3339)
-	if l.json {
-		b, _ := json.Marshal(map[string]string{"time": now, "msg": msg})
-		fmt.Fprintf(l.f.ErrOut, "%s\n", b)
-		return
-	}
-	fmt.Fprintf(l.f.ErrOut, "%s ibdoctor hub: %s\n", now, msg)
-}
-
 func readAgents(path string) ([]hub.Target, error) {
 	fh, err := os.Open(path)
 	if err != nil {
@@ -212,8 +191,8 @@ func readAgents(path string) ([]hub.Target, error) {
 
 // Run starts the hub and blocks until ctx ends or SIGTERM/SIGINT.
 func Run(ctx context.Context, o *Options) error {
-	log := &logger{f: o.F, json: o.Format == cmdutil.FormatJSON}
-	ho := hub.Options{Interval: o.Interval, Timeout: o.Timeout, MaxInFlight: o.MaxInFlight, Now: o.F.Now, Logf: log.logf}
+	log := &cmdutil.Logger{F: o.F, Command: "hub", JSON: o.Format == cmdutil.FormatJSON}
+	ho := hub.Options{Interval: o.Interval, Timeout: o.Timeout, MaxInFlight: o.MaxInFlight, Now: o.F.Now, Logf: log.Logf}
 	if o.Agents != "" {
 		ts, err := readAgents(o.Agents)
 		if err != nil {
@@ -230,7 +209,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	defer st.Close()
 	if st.Note != "" {
-		log.logf("history: %s", st.Note)
+		log.Logf("history: %s", st.Note)
 	}
 	ho.Store = st
 	h, err := hub.New(ctx, ho)
@@ -238,7 +217,7 @@ func Run(ctx context.Context, o *Options) error {
 		return cmdutil.CannotRun(err)
 	}
 	if err := h.RestoreFabric(ctx); err != nil {
-		log.logf("%v", err)
+		log.Logf("%v", err)
 	}
 	if o.FabricFrom != "" {
 		if err := h.LoadFabric(ctx, o.FabricFrom); err != nil {
@@ -251,9 +230,9 @@ func Run(ctx context.Context, o *Options) error {
 			return cmdutil.CannotRun(fmt.Errorf("--perf-from: %w", err))
 		}
 		if n, err := perf.Scan(ctx); err != nil {
-			log.logf("%v", err)
+			log.Logf("%v", err)
 		} else if n > 0 {
-			log.logf("read %d pairwise runs from %s", n, o.PerfFrom)
+			log.Logf("read %d pairwise runs from %s", n, o.PerfFrom)
 		}
 	}
 	ln, err := net.Listen("tcp", o.Listen)
@@ -266,7 +245,7 @@ func Run(ctx context.Context, o *Options) error {
 	if o.Prometheus != "" {
 		what = "the agents Prometheus at " + o.Prometheus + " scrapes"
 	}
-	log.logf("polling %s every %s; history in %s (%s); listening on %s", what, o.Interval, st.Path(), o.Retention, ln.Addr())
+	log.Logf("polling %s every %s; history in %s (%s); listening on %s", what, o.Interval, st.Path(), o.Retention, ln.Addr())
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}
@@ -278,30 +257,30 @@ func Run(ctx context.Context, o *Options) error {
 		wg.Go(func() { fabricLoop(ctx, h, o, log) })
 	}
 	if o.PerfFrom != "" {
-		wg.Go(func() { perf.Loop(ctx, o.Interval, log.logf) })
+		wg.Go(func() { perf.Loop(ctx, o.Interval, log.Logf) })
 	}
 	err = agent.Serve(ctx, ln, h.Handler(hub.HandlerOptions{Token: o.Token}))
 	stop()
 	wg.Wait()
 	if ferr := h.Flush(context.Background()); ferr != nil {
-		log.logf("%v", ferr)
+		log.Logf("%v", ferr)
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return cmdutil.CannotRun(err)
 	}
-	log.logf("stopped")
+	log.Logf("stopped")
 	return nil
 }
 
 // fabricLoop collects and judges the live fabric every --fabric-every.
-func fabricLoop(ctx context.Context, h *hub.Hub, o *Options, log *logger) {
+func fabricLoop(ctx context.Context, h *hub.Hub, o *Options, log *cmdutil.Logger) {
 	co := fabric.CollectOptions{Timeout: time.Minute, Parallel: 4, Now: o.F.Now}
 	for {
 		start := time.Now()
 		if err := h.CollectFabric(ctx, co); err != nil && ctx.Err() == nil {
-			log.logf("live fabric: %v", err)
+			log.Logf("live fabric: %v", err)
 		} else if err == nil {
-			log.logf("live fabric judged in %s", time.Since(start).Round(time.Millisecond))
+			log.Logf("live fabric judged in %s", time.Since(start).Round(time.Millisecond))
 		}
 		select {
 		case <-ctx.Done():

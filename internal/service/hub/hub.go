@@ -465,7 +465,7 @@ func (h *Hub) sync(b *hubstore.Batch, n *node, now time.Time, fs []finding.Findi
 			o.Finding = f // keep the latest evidence in memory
 			continue
 		}
-		row := &hubstore.FindingRow{Host: n.t.Name, Subject: subjectText(f.Subject), Opened: now, Finding: f}
+		row := &hubstore.FindingRow{Host: n.t.Name, Subject: web.SubjectText(f.Subject), Opened: now, Finding: f}
 		n.open[k] = row
 		b.Open = append(b.Open, row)
 	}
@@ -490,29 +490,6 @@ func findingKey(f finding.Finding) string {
 	s.Host = ""
 	b, _ := json.Marshal(s)
 	return f.ID + " " + string(b)
-}
-
-// subjectText names a finding's subject for people ("mlx5_0/1").
-func subjectText(s finding.Subject) string {
-	switch {
-	case s.Device != "" && s.Port > 0:
-		return s.Device + "/" + strconv.Itoa(s.Port)
-	case s.Device != "":
-		return s.Device
-	case s.NetDev != "":
-		return s.NetDev
-	case s.PCI != "":
-		return s.PCI
-	case s.GPU != "":
-		return "GPU " + s.GPU
-	case s.NodeDesc != "":
-		return s.NodeDesc
-	case s.NodeGUID != "":
-		return s.NodeGUID
-	case s.File != "":
-		return s.File
-	}
-	return s.Host
 }
 
 func nodeHealth(fs []finding.Finding) web.Health {
