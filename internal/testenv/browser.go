@@ -430,7 +430,8 @@ type CrawlOptions struct {
 // Crawl visits start and every same-origin HTML page reachable from it by
 // <a href> links. Every internal link is fetched once: one that does not
 // answer 200 is a broken link, one that answers HTML is visited, and a
-// link's #fragment must name an element of its page.
+// link's #fragment must name an element of its page (visited once more
+// when it lacks it: the page may have changed since).
 func (b *Browser) Crawl(ctx context.Context, start string, o CrawlOptions) (*Site, error) {
 	if o.MaxPages == 0 {
 		o.MaxPages = 500
@@ -494,10 +495,26 @@ func (b *Browser) Crawl(ctx context.Context, start string, o CrawlOptions) (*Sit
 			}
 		}
 	}
+	// A live site changes while it is crawled: a page visited before the
+	// page linking to it may lack an element that appeared since (a
+	// finding opened in between). Such a target is visited once more, as
+	// it is now, before a missing id counts.
+	again := map[string]*Page{}
 	for _, f := range frags {
 		pg := visited[f.to]
 		if pg == nil || pg.IDs[f.frag] {
 			continue // not an HTML page (checked as a link) or fine
+		}
+		now, ok := again[f.to]
+		if !ok {
+			var err error
+			if now, err = b.Visit(ctx, f.to, VisitOptions{SeverityClass: o.SeverityClass, MinContrast: o.MinContrast, Settle: o.Settle}); err != nil {
+				return site, err
+			}
+			again[f.to] = now
+		}
+		if now.IDs[f.frag] {
+			continue
 		}
 		site.Problems = append(site.Problems, Problem{f.from, "anchor", fmt.Sprintf("%s#%s: no element with that id", f.to, f.frag)})
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -183,6 +184,51 @@ func TestCrawl(t *testing.T) {
 				t.Errorf("no %s problem containing %q; got %v", tt.kind, tt.want, site.Problems)
 			}
 		})
+	}
+}
+
+// TestCrawlLiveAnchor: on a live site a page visited before the page that
+// links to it may lack the element yet; the crawl looks again instead of
+// calling the anchor broken, and still reports one that never appears.
+func TestCrawlLiveAnchor(t *testing.T) {
+	b := StartBrowser(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var served atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/style.css":
+			w.Header().Set("Content-Type", "text/css")
+		case "/":
+			_, _ = w.Write([]byte(page("fleet", `<a href="/b">b</a> <a href="/c">c</a>`)))
+		case "/b":
+			// The probe and the first visit see no finding; it opens after.
+			body := `<h2 id="sec">s</h2>`
+			if served.Add(1) > 2 {
+				body += `<section id="late">l</section>`
+			}
+			_, _ = w.Write([]byte(page("b", body)))
+		case "/c":
+			_, _ = w.Write([]byte(page("c", `<a href="/b#late">late</a> <a href="/b#never">never</a>`)))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	site, err := b.Crawl(ctx, srv.URL+"/", CrawlOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if served.Load() < 3 {
+		t.Errorf("/b served %d times, want a second visit", served.Load())
+	}
+	var got []string
+	for _, p := range site.Problems {
+		got = append(got, p.Kind+": "+p.Detail)
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "/b#never: no element") {
+		t.Errorf("problems %q, want only /b#never", got)
 	}
 }
 
