@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -54,20 +52,14 @@ func addSourceFlags(cmd *cobra.Command, s *Source) {
 	cmd.Flags().StringVar(&s.IBSim, "ibsim", "", "query a simulated fabric: the ibsim socket name (IBSIM_SOCKNAME; preloads libumad2sim.so)")
 }
 
-// umad2simGlob finds the preload library Debian's ibsim-utils installs.
-var umad2simGlob = "/usr/lib/*/umad2sim/libumad2sim.so"
-
 func (s *Source) collectOptions(f *cmdutil.Factory) (fabric.CollectOptions, error) {
 	o := fabric.CollectOptions{CA: s.CA, Port: s.Port, Timeout: s.Timeout, Now: f.Now, Parallel: s.Parallel, QoS: s.QoS || s.PathSL, PathSL: s.PathSL}
 	if s.IBSim != "" {
-		libs, _ := filepath.Glob(umad2simGlob)
-		if len(libs) == 0 {
-			return o, fmt.Errorf("--ibsim: %s not found (install ibsim-utils)", umad2simGlob)
+		env, err := fabric.IBSimEnv(s.IBSim)
+		if err != nil {
+			return o, err
 		}
-		if strings.ContainsAny(s.IBSim, "\x00/ ") {
-			return o, fmt.Errorf("--ibsim: bad socket name %q", s.IBSim)
-		}
-		o.Env = []string{"LD_PRELOAD=" + libs[0], "IBSIM_SOCKNAME=" + s.IBSim}
+		o.Env = env
 	}
 	return o, o.Validate()
 }

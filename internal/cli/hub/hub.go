@@ -39,6 +39,7 @@ type Options struct {
 	FabricFrom    string
 	FabricLive    bool
 	FabricEvery   time.Duration
+	IBSim         string
 	PerfFrom      string
 	Token         string
 	Interval      time.Duration
@@ -103,6 +104,7 @@ node, fabric, perf, timeline) at /, and the JSON API:
 	fl.StringVar(&o.FabricFrom, "fabric-from", "", "judge this 'fabric collect' directory or .tar.gz for the fabric page")
 	fl.BoolVar(&o.FabricLive, "fabric-live", false, "query the fabric from this node every --fabric-every, as 'fabric collect' does (needs infiniband-diags and access to the HCA)")
 	fl.DurationVar(&o.FabricEvery, "fabric-every", 10*time.Minute, "time between live fabric collections")
+	fl.StringVar(&o.IBSim, "ibsim", "", "with --fabric-live, query a simulated fabric: the ibsim socket name (IBSIM_SOCKNAME; preloads libumad2sim.so)")
 	fl.StringVar(&o.PerfFrom, "perf-from", "", "directory of 'perf pairwise --format json' documents (*.json), read at start and every interval")
 	fl.StringVar(&o.Token, "token", "", "shared secret that allows writes (POST /api/v1/perf/runs); default $IBDOCTOR_TOKEN; without it the hub is read-only")
 	fl.DurationVar(&o.Interval, "interval", 15*time.Second, "time between polls of each agent")
@@ -152,6 +154,14 @@ func (o *Options) validate() error {
 	}
 	if o.MaxInFlight < 1 {
 		return cmdutil.FlagErrorf("--max-in-flight %d: want 1 or more", o.MaxInFlight)
+	}
+	if o.IBSim != "" && !o.FabricLive {
+		return cmdutil.FlagErrorf("--ibsim needs --fabric-live: it names the simulated fabric the live collection queries")
+	}
+	if o.IBSim != "" {
+		if _, err := fabric.IBSimEnv(o.IBSim); err != nil {
+			return cmdutil.FlagErrorf("%v", err)
+		}
 	}
 	if o.FabricLive && o.FabricEvery < time.Minute {
 		return cmdutil.FlagErrorf("--fabric-every %s is below 1m", o.FabricEvery)
@@ -275,6 +285,22 @@ func Run(ctx context.Context, o *Options) error {
 // fabricLoop collects and judges the live fabric every --fabric-every.
 func fabricLoop(ctx context.Context, h *hub.Hub, o *Options, log *cmdutil.Logger) {
 	co := fabric.CollectOptions{Timeout: time.Minute, Parallel: 4, Now: o.F.Now}
+	if o.IBSim != "" {
+		env, err := fabric.IBSimEnv(o.IBSim)
+		if err != nil {
+			log.Logf("live fabric: %v", err)
+			return
+		}
+		// libumad2sim.so leaves a sys-<pid> tree in the working directory
+		// of every tool it runs in: keep those out of the hub's.
+		dir, err := os.MkdirTemp("", "ibdoctor-ibsim-")
+		if err != nil {
+			log.Logf("live fabric: %v", err)
+			return
+		}
+		defer os.RemoveAll(dir)
+		co.Env, co.Dir = env, dir
+	}
 	for {
 		start := time.Now()
 		if err := h.CollectFabric(ctx, co); err != nil && ctx.Err() == nil {

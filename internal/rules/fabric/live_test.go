@@ -1,19 +1,14 @@
 package fabric
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,163 +22,13 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/testenv"
 )
 
-// simStack is a running ibsim (its console on a pipe: a FIFO on its
-// stdin) with its own socket name, and the environment that attaches
-// infiniband-diags and OpenSM to it.
-type simStack struct {
-	t       *testing.T
-	dir     string
-	env     []string
-	console io.WriteCloser
-	mu      sync.Mutex
-	log     bytes.Buffer
-}
-
-// startGroup starts cmd in its own process group and kills the group when
-// the test ends.
-func startGroup(t *testing.T, cmd *exec.Cmd) {
-	t.Helper()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			t.Errorf("%s did not exit", cmd.Path)
-		}
-	})
-}
-
-var sockUnsafe = regexp.MustCompile(`[^A-Za-z0-9]+`)
+// simStack is a running ibsim with OpenSM and infiniband-diags attached
+// (testenv.IBSim), and the fabric collection on top.
+type simStack struct{ *testenv.IBSim }
 
 func startIbsim(t *testing.T, g simfabric.Generated) *simStack {
 	t.Helper()
-	ibsim := testenv.NeedTool(t, "ibsim")
-	testenv.NeedTool(t, "opensm")
-	testenv.NeedTool(t, "ibnetdiscover")
-	libs, _ := filepath.Glob("/usr/lib/*/umad2sim/libumad2sim.so")
-	if len(libs) == 0 {
-		if testenv.OnCI() {
-			t.Fatal("libumad2sim.so missing (ibsim-utils)")
-		}
-		t.Skip("libumad2sim.so missing (ibsim-utils)")
-	}
-	s := &simStack{t: t, dir: t.TempDir()}
-	net := filepath.Join(s.dir, "net")
-	if err := os.WriteFile(net, g.Net, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sock := fmt.Sprintf("ibdoctor%d%s", os.Getpid(), sockUnsafe.ReplaceAllString(t.Name(), ""))
-	s.env = []string{"IBSIM_SOCKNAME=" + sock, "LD_PRELOAD=" + libs[0], "OSM_CACHE_DIR=" + s.dir}
-	args := []string{"-s", net}
-	if g.IgnoreDuplicates {
-		args = append([]string{"-I"}, args...)
-	}
-	cmd := exec.Command(ibsim, args...)
-	cmd.Dir = s.dir
-	cmd.Env = append(os.Environ(), "IBSIM_SOCKNAME="+sock)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.console = in
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			s.mu.Lock()
-			s.log.WriteString(sc.Text() + "\n")
-			s.mu.Unlock()
-		}
-	}()
-	startGroup(t, cmd)
-	t.Cleanup(func() { pw.Close() })
-	s.waitLog("Network simulator ready", 15*time.Second)
-	return s
-}
-
-func (s *simStack) waitLog(what string, d time.Duration) {
-	s.t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		s.mu.Lock()
-		ok := strings.Contains(s.log.String(), what)
-		s.mu.Unlock()
-		if ok {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.t.Fatalf("ibsim: no %q within %s; log:\n%s", what, d, s.log.String())
-}
-
-// do sends a console command and waits for ibsim's answer.
-func (s *simStack) do(cmd, answer string) {
-	s.t.Helper()
-	if _, err := io.WriteString(s.console, cmd+"\n"); err != nil {
-		s.t.Fatal(err)
-	}
-	s.waitLog(answer, 5*time.Second)
-}
-
-// tool runs an infiniband-diags tool (or OpenSM) against the simulator.
-func (s *simStack) tool(ctx context.Context, name string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = s.dir
-	cmd.Env = append(os.Environ(), s.env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
-
-// startSM runs OpenSM with a real routing engine for the test's duration
-// and waits until sminfo sees it as master.
-func (s *simStack) startSM(engine string) {
-	s.t.Helper()
-	s.startSMConf(engine, "")
-}
-
-// startSMConf is startSM with extra opensm.conf lines.
-func (s *simStack) startSMConf(engine, extra string) {
-	s.t.Helper()
-	opensm, _ := exec.LookPath("opensm")
-	// force_log_flush: the log is read while OpenSM runs (SUBNET UP).
-	conf := filepath.Join(s.dir, "opensm.conf")
-	if err := os.WriteFile(conf, []byte("force_log_flush TRUE\n"+extra), 0o644); err != nil {
-		s.t.Fatal(err)
-	}
-	cmd := exec.Command(opensm, "-F", conf, "-R", engine, "-f", filepath.Join(s.dir, "opensm.log"), "-s", "0")
-	cmd.Dir = s.dir
-	cmd.Env = append(os.Environ(), s.env...)
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	startGroup(s.t, cmd)
-	s.waitSM()
-}
-
-func (s *simStack) waitSM() {
-	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		out, err := s.tool(ctx, "sminfo")
-		cancel()
-		log, _ := os.ReadFile(filepath.Join(s.dir, "opensm.log"))
-		// "SUBNET UP" ends OpenSM's first heavy sweep: LIDs and tables set.
-		if err == nil && strings.Contains(out, "SMINFO_MASTER") && bytes.Contains(log, []byte("SUBNET UP")) {
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	s.t.Fatal("OpenSM did not become master within 20s")
+	return &simStack{testenv.StartIBSim(t, g.Net, g.IgnoreDuplicates)}
 }
 
 func (s *simStack) collect(t *testing.T) *Fabric {
@@ -196,7 +41,7 @@ func (s *simStack) collectWith(t *testing.T, qos bool) *Fabric {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir, QoS: qos})
+	raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.Env, Timeout: 20 * time.Second, Dir: s.Dir, QoS: qos})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,16 +88,16 @@ func TestLiveIbsimFaults(t *testing.T) {
 	g, plan := generate(t, simfabric.Spec{Spines: 2, Leaves: 4, HostsPerLeaf: 2},
 		"narrow:leaf3[4]", "slow:h8", "swap:leaf2[1],leaf2[2]")
 	s := startIbsim(t, g)
-	s.startSM("updn")
+	s.StartSM("updn")
 	before := s.collect(t)
 	if got := notInfo(Check(before, Options{Plan: plan})); len(got) != 2 {
 		t.Errorf("before the console faults: %v", brief(got))
 	}
 
-	s.do(`Unlink "h1"[1]`, "sim>")
-	s.do(`PerformanceSet "leaf4"[3] PortCounters.SymbolErrorCounter=500`, "SymbolErrorCounter has been set to 500")
-	s.do(`PerformanceSet "leaf1"[3] PortCounters.LinkDownedCounter=2`, "LinkDownedCounter has been set to 2")
-	s.do(`PerformanceSet "spine2"[1] PortCounters.PortXmitWait=50000`, "PortXmitWait has been set to 50000")
+	s.Do(`Unlink "h1"[1]`, "sim>")
+	s.Do(`PerformanceSet "leaf4"[3] PortCounters.SymbolErrorCounter=500`, "SymbolErrorCounter has been set to 500")
+	s.Do(`PerformanceSet "leaf1"[3] PortCounters.LinkDownedCounter=2`, "LinkDownedCounter has been set to 2")
+	s.Do(`PerformanceSet "spine2"[1] PortCounters.PortXmitWait=50000`, "PortXmitWait has been set to 50000")
 	time.Sleep(500 * time.Millisecond)
 	after := s.collect(t)
 
@@ -297,7 +142,7 @@ func TestLiveIbsimFaults(t *testing.T) {
 	// The real tool outputs of this run, for the record and for parser
 	// tests: saved only on request.
 	if dir := os.Getenv("IBDOCTOR_SAVE_CAPTURE"); dir != "" {
-		raw, err := sourcefabric.Collect(context.Background(), sourcefabric.CollectOptions{Env: s.env, Dir: s.dir})
+		raw, err := sourcefabric.Collect(context.Background(), sourcefabric.CollectOptions{Env: s.Env, Dir: s.Dir})
 		if err == nil {
 			_ = sourcefabric.WriteDir(raw, dir)
 		}
@@ -327,7 +172,7 @@ func TestLiveIbsimDuplicateLID(t *testing.T) {
 	s := startIbsim(t, g)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if out, err := s.tool(ctx, "opensm", "-o", "-R", "minhop", "-f", filepath.Join(s.dir, "opensm.log")); err != nil {
+	if out, err := s.Tool(ctx, "opensm", "-o", "-R", "minhop", "-f", filepath.Join(s.Dir, "opensm.log")); err != nil {
 		t.Fatalf("opensm -o: %v\n%s", err, out)
 	}
 	f := s.collect(t)
@@ -340,7 +185,7 @@ func TestLiveIbsimDuplicateLID(t *testing.T) {
 	if lid <= 0 {
 		t.Fatalf("h1 has no LID after opensm -o")
 	}
-	s.do(fmt.Sprintf(`Baselid "h2"[1] %d`, lid), "sim>")
+	s.Do(fmt.Sprintf(`Baselid "h2"[1] %d`, lid), "sim>")
 	time.Sleep(200 * time.Millisecond)
 	f = s.collect(t)
 	got := brief(append(Check(f, Options{Plan: plan}), Diff(f, plan)...))
@@ -366,7 +211,7 @@ func TestLiveIbsimCleanFatTrees(t *testing.T) {
 		t.Run(tc.engine, func(t *testing.T) {
 			g, plan := generate(t, tc.spec)
 			s := startIbsim(t, g)
-			s.startSM(tc.engine)
+			s.StartSM(tc.engine)
 			f := s.collect(t)
 			fs := notInfo(append(Check(f, Options{Plan: plan}), Diff(f, plan)...))
 			rfs, res, err := CheckRouting(f, routing.Options{})
@@ -390,7 +235,7 @@ func TestLiveIbsimCleanFatTrees(t *testing.T) {
 func TestLiveIbsimMissingUplink(t *testing.T) {
 	g, plan := generate(t, simfabric.Spec{Spines: 2, Leaves: 4, HostsPerLeaf: 2}, "missing:leaf1[3]")
 	s := startIbsim(t, g)
-	s.startSM("updn")
+	s.StartSM("updn")
 	f := s.collect(t)
 	rfs, _, err := CheckRouting(f, routing.Options{})
 	if err != nil {
@@ -415,11 +260,11 @@ func TestLiveIbsimMissingUplink(t *testing.T) {
 func TestLiveIbsimPerfQueryFallback(t *testing.T) {
 	g, _ := generate(t, simfabric.Spec{Spines: 1, Leaves: 2, HostsPerLeaf: 2})
 	s := startIbsim(t, g)
-	s.startSM("minhop")
-	s.do(`PerformanceSet "leaf2"[1] PortCounters.SymbolErrorCounter=77`, "SymbolErrorCounter has been set to 77")
+	s.StartSM("minhop")
+	s.Do(`PerformanceSet "leaf2"[1] PortCounters.SymbolErrorCounter=77`, "SymbolErrorCounter has been set to 77")
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir, LookPath: func(name string) (string, error) {
+	raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.Env, Timeout: 20 * time.Second, Dir: s.Dir, LookPath: func(name string) (string, error) {
 		if name == "ibqueryerrors" {
 			return "", exec.ErrNotFound
 		}
@@ -457,11 +302,11 @@ func TestLiveIbsim128PortSpines(t *testing.T) {
 	s := startIbsim(t, g)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	if out, err := s.tool(ctx, "opensm", "-o", "-R", "ftree", "-f", filepath.Join(s.dir, "opensm.log")); err != nil {
+	if out, err := s.Tool(ctx, "opensm", "-o", "-R", "ftree", "-f", filepath.Join(s.Dir, "opensm.log")); err != nil {
 		t.Fatalf("opensm -o -R ftree: %v\n%s", err, out)
 	}
 	collect := func() (*Fabric, []byte) {
-		raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.env, Timeout: 60 * time.Second, Dir: s.dir})
+		raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.Env, Timeout: 60 * time.Second, Dir: s.Dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -469,7 +314,7 @@ func TestLiveIbsim128PortSpines(t *testing.T) {
 	}
 	var traced []string
 	opts := routing.Options{Confirm: func(sm routing.Sample) routing.Confirmation {
-		tr := sourcefabric.TraceRoute(ctx, sourcefabric.CollectOptions{Env: s.env, Dir: s.dir}, int(sm.SrcLID), int(sm.DstLID))
+		tr := sourcefabric.TraceRoute(ctx, sourcefabric.CollectOptions{Env: s.Env, Dir: s.Dir}, int(sm.SrcLID), int(sm.DstLID))
 		traced = append(traced, fmt.Sprintf("%d->%d broken=%v %s%s", sm.SrcLID, sm.DstLID, tr.Broken, tr.Line, tr.Err))
 		if tr.Broken {
 			return routing.Confirmation{Confirmed: true, Note: "confirmed by ibtracert", Evidence: tr.Line}
@@ -550,16 +395,16 @@ func TestLiveIbsim128PortSpines(t *testing.T) {
 		}
 		in.WriteString(line)
 	}
-	lfts := filepath.Join(s.dir, "broken.lfts")
+	lfts := filepath.Join(s.Dir, "broken.lfts")
 	if err := os.WriteFile(lfts, in.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := s.tool(ctx, "opensm", "-o", "-R", "file", "-U", lfts, "-f", filepath.Join(s.dir, "opensm-file.log")); err != nil {
+	if out, err := s.Tool(ctx, "opensm", "-o", "-R", "file", "-U", lfts, "-f", filepath.Join(s.Dir, "opensm-file.log")); err != nil {
 		t.Fatalf("opensm -o -R file: %v\n%s", err, out)
 	}
 	// The file engine falls back to its default routing when it cannot
 	// load the file: that would hide the break.
-	if log, _ := os.ReadFile(filepath.Join(s.dir, "opensm-file.log")); !bytes.Contains(log, []byte("file tables configured on all switches")) {
+	if log, _ := os.ReadFile(filepath.Join(s.Dir, "opensm-file.log")); !bytes.Contains(log, []byte("file tables configured on all switches")) {
 		t.Fatalf("OpenSM did not load %s:\n%s", lfts, log)
 	}
 	f, _ = collect()
@@ -585,7 +430,7 @@ func TestLiveIbsim128PortSpines(t *testing.T) {
 func TestLiveIbsimQoS(t *testing.T) {
 	g, _ := generate(t, simfabric.Spec{Spines: 2, Leaves: 2, HostsPerLeaf: 2})
 	s := startIbsim(t, g)
-	s.startSMConf("updn", "qos TRUE\nqos_max_vls 4\nqos_high_limit 4\nqos_vlarb_high 0:4,1:0\n"+
+	s.StartSMConf("updn", "qos TRUE\nqos_max_vls 4\nqos_high_limit 4\nqos_vlarb_high 0:4,1:0\n"+
 		"qos_vlarb_low 0:0,1:64,2:128,3:0\nqos_sl2vl 0,1,2,3,0,1,2,3,0,1,2,3,0,1,2,15\n")
 	f := s.collectWith(t, true)
 	if len(f.SL2VL) == 0 || len(f.VLArb) == 0 {
@@ -633,7 +478,7 @@ func TestLiveIbsimLashVLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := startIbsim(t, simfabric.Generated{Net: net})
-	s.startSMConf("lash", "qos TRUE\n")
+	s.StartSMConf("lash", "qos TRUE\n")
 	f := s.collectWith(t, true)
 	if vls := f.dataVLs(); len(vls) < 2 {
 		t.Fatalf("LASH set %v data VLs, want several; gaps %+v", vls, f.Gaps)
@@ -669,10 +514,10 @@ func TestLiveIbsimPathSLs(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := startIbsim(t, simfabric.Generated{Net: net})
-			s.startSMConf(engine, "qos TRUE\n")
+			s.StartSMConf(engine, "qos TRUE\n")
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir, QoS: true, PathSL: true})
+			raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.Env, Timeout: 20 * time.Second, Dir: s.Dir, QoS: true, PathSL: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -133,6 +133,23 @@ func (o CollectOptions) Validate() error {
 	return nil
 }
 
+// UMAD2SimGlob finds the preload library Debian's ibsim-utils installs.
+var UMAD2SimGlob = "/usr/lib/*/umad2sim/libumad2sim.so"
+
+// IBSimEnv is the environment that points the tools at the ibsim
+// instance serving socket name sock: libumad2sim.so preloaded,
+// IBSIM_SOCKNAME set.
+func IBSimEnv(sock string) ([]string, error) {
+	libs, _ := filepath.Glob(UMAD2SimGlob)
+	if len(libs) == 0 {
+		return nil, fmt.Errorf("--ibsim: %s not found (install ibsim-utils)", UMAD2SimGlob)
+	}
+	if sock == "" || strings.ContainsAny(sock, "\x00/ ") {
+		return nil, fmt.Errorf("--ibsim: bad socket name %q", sock)
+	}
+	return []string{"LD_PRELOAD=" + libs[0], "IBSIM_SOCKNAME=" + sock}, nil
+}
+
 func (o CollectOptions) withDefaults() CollectOptions {
 	if o.Timeout <= 0 {
 		o.Timeout = 60 * time.Second
