@@ -219,6 +219,13 @@ func member(l string) Kind {
 	if strings.Contains(l, "NCCL INFO") || strings.Contains(l, "NCCL WARN") {
 		return KindNCCLLog
 	}
+	// PyTorch's ProcessGroupNCCL watchdog ("[rank1]:[E925 12:18:45.8
+	// ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective
+	// operation timeout: WorkNCCL(SeqNum=…") belongs with the NCCL log
+	// it interleaves with.
+	if strings.Contains(l, "ProcessGroupNCCL") || strings.Contains(l, "WorkNCCL(SeqNum=") {
+		return KindNCCLLog
+	}
 	if strings.HasPrefix(l, "link ") {
 		f := strings.Fields(l)
 		if len(f) >= 3 && strings.Contains(f[1], "/") {
