@@ -108,6 +108,9 @@ func header(ls []string, i int) (Kind, int) {
 		prev = strings.TrimSpace(ls[i-1])
 	}
 	if ok, back := ibdiagnet.Header(t, prev); ok {
+		if back == 0 && ibdiagnet.IsLinkMessage(t) {
+			back = ibdiagnet.MessagesAbove(ls, i)
+		}
 		return KindIBDiagnet, back
 	}
 	switch {
