@@ -1,9 +1,9 @@
 package host
 
 import (
-	"strconv"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
