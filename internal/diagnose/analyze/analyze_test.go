@@ -43,7 +43,7 @@ var pieces = []piece{
 	{"sminfo-master.txt", KindSMInfo, nil},
 	{"saquery-s.txt", KindSMPorts, nil},
 	{"ibstatus-roce-after-topo-nccl-1866.txt", KindIBStatus, nil},
-	{"ibv_devinfo-port-down-deepep-60.txt", KindDevinfo, []string{"port.down/warning"}}, // pasted: no baseline says it is unused
+	{"ibv_devinfo-port-down-deepep-60.txt", KindDevinfo, []string{"port.down/critical"}}, // pasted, and no port of it works
 	{"rdma-link-polling-rccl-1423.txt", KindRdma, []string{"port.polling/critical"}},    // LID 3403 from the SM: it was in use
 	{"dmesg-gpu-node.txt", KindKernel, nil},                                             // findings checked in TestPieces
 }
@@ -412,7 +412,7 @@ func TestStateWithoutPhysState(t *testing.T) {
 		text string
 		want []string
 	}{
-		{"alone", down, []string{"port.down/warning"}}, // pasted: a warning, not info
+		{"alone", down, []string{"port.down/critical"}}, // pasted, the only port: no RDMA link works
 		{"beside an ACTIVE port of the same model and link layer",
 			strings.Replace(down, "link_layer:             InfiniBand", "link_layer:             Ethernet", 1) + "\n" + read(t, "ibv_devinfo-roce-h100-deepep-38.txt"),
 			[]string{"port.down/critical", "port.fw_mismatch/warning"}}, // 28.39 beside 28.42
@@ -904,7 +904,7 @@ func TestDevinfoIBMTU(t *testing.T) {
 			[]string{"port.ib_mtu_mismatch/warning", "port.ib_mtu_mismatch/warning"}, "the node's active IB ports disagree (4096 on 1, 1024 on 1)"},
 		{"a reduced port is not also a mismatch", hca("mlx5_0", 4096, 4096, up) + hca("mlx5_1", 2048, 4096, up),
 			[]string{"port.ib_mtu_reduced/warning"}, ""},
-		{"not ACTIVE: the state finding only", hca("mlx5_0", 1024, 4096, "PORT_DOWN (1)"), []string{"port.down/warning"}, ""},
+		{"not ACTIVE: the state finding only", hca("mlx5_0", 1024, 4096, "PORT_DOWN (1)"), []string{"port.down/critical"}, ""},
 		{"RoCE port", strings.Replace(hca("mlx5_0", 1024, 4096, up), "link_layer:             InfiniBand", "link_layer:             Ethernet", 1), []string{}, ""},
 	}
 	for _, tt := range tests {
