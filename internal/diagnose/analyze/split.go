@@ -6,6 +6,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
 )
 
 // Kind names a tool output format analyze recognises.
@@ -33,6 +34,7 @@ const (
 	KindSMPorts       Kind = "saquery-sm"
 	KindIBDiagnet     Kind = "ibdiagnet"
 	KindSARecords     Kind = "saquery"
+	KindLspci         Kind = "lspci"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -61,6 +63,7 @@ var Kinds = []KindInfo{
 	{KindSMInfo, "sminfo"},
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
+	{KindLspci, "sudo lspci -vvv (PCIe ACS of the switch ports between GPUs and NICs)"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 }
 
@@ -172,6 +175,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindQueryErrors, 0
 	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x") || strings.HasPrefix(t, "Switch 0x") && strings.HasSuffix(t, ":"):
 		return KindLinkInfo, 0
+	case l == t && lspci.IsHeader(t):
+		return KindLspci, 0 // "17:00.0 PCI bridge: …" at the start of the line
 	}
 	return KindUnknown, 0
 }
@@ -323,7 +328,7 @@ func isPrompt(l string) bool {
 }
 
 // promptCommands start the commands a root prompt "# …" is recognised by.
-var promptCommands = []string{"ib", "rdma", "dmesg", "journalctl", "nvidia-smi", "ethtool", "mpirun", "srun", "all_", "perfquery", "dump_fts", "sminfo", "saquery", "cat", "sudo", "./", "show_gids", "mlx"}
+var promptCommands = []string{"ib", "rdma", "dmesg", "journalctl", "nvidia-smi", "ethtool", "mpirun", "srun", "all_", "perfquery", "dump_fts", "sminfo", "saquery", "cat", "sudo", "./", "show_gids", "mlx", "lspci", "setpci"}
 
 // Split cuts a paste into spans, one per tool output, at the headers only
 // one tool prints and where runs of alike lines (kernel log, NCCL log)
