@@ -44,8 +44,8 @@ var pieces = []piece{
 	{"saquery-s.txt", KindSMPorts, nil},
 	{"ibstatus-roce-after-topo-nccl-1866.txt", KindIBStatus, nil},
 	{"ibv_devinfo-port-down-deepep-60.txt", KindDevinfo, []string{"port.down/critical"}}, // pasted, and no port of it works
-	{"rdma-link-polling-rccl-1423.txt", KindRdma, []string{"port.polling/critical"}},    // LID 3403 from the SM: it was in use
-	{"dmesg-gpu-node.txt", KindKernel, nil},                                             // findings checked in TestPieces
+	{"rdma-link-polling-rccl-1423.txt", KindRdma, []string{"port.polling/critical"}},     // LID 3403 from the SM: it was in use
+	{"dmesg-gpu-node.txt", KindKernel, nil},                                              // findings checked in TestPieces
 }
 
 // paste concatenates the pieces and returns the text and each piece's
