@@ -18,7 +18,7 @@
 set -euo pipefail
 N=${1:-2000}
 cd "$(dirname "$0")/.."
-IBDOCTOR_HUB_SCALE=$N IBDOCTOR_HUB_INTERVAL=${INTERVAL:-15s} IBDOCTOR_HUB_CYCLES=${CYCLES:-8} \
+IBDOCTOR_HUB_SCALE=$N IBDOCTOR_HUB_REPLAY=${REPLAY:-} IBDOCTOR_HUB_INTERVAL=${INTERVAL:-15s} IBDOCTOR_HUB_CYCLES=${CYCLES:-8} \
 	IBDOCTOR_HUB_RETENTION=${RETENTION:-3h} \
 	go test -count=1 -run '^TestHubAtScale$' -v -timeout 60m ./internal/service/hub |
 	grep -E 'scale_test|RESULT|FAIL|ok'

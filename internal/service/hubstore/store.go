@@ -584,5 +584,16 @@ func (s *Store) Prune(ctx context.Context, now time.Time) (int64, error) {
 	return n, tx.Commit()
 }
 
+// Bytes is the size of the database's content: its pages in use,
+// including those still in the write-ahead log, without free pages.
+func (s *Store) Bytes(ctx context.Context) (int64, error) {
+	var pages, free, size int64
+	err := s.db.QueryRowContext(ctx, `SELECT (SELECT page_count FROM pragma_page_count()), (SELECT freelist_count FROM pragma_freelist_count()), (SELECT page_size FROM pragma_page_size())`).Scan(&pages, &free, &size)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", s.path, err)
+	}
+	return (pages - free) * size, nil
+}
+
 // Retention is the configured retention.
 func (s *Store) Retention() time.Duration { return s.opts.Retention }
