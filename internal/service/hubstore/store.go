@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -41,13 +42,26 @@ type Store struct {
 	// Note says why the hub starts without its history; "" when it was
 	// kept. The hub logs it.
 	Note string
+
+	// sets are the port_sets rows both ways: the id of a list of ports
+	// (its JSON) and the ports of an id.
+	setsMu  sync.Mutex
+	setID   map[string]int64
+	setList map[int64][]string
+}
+
+// migration is one step of the schema: its SQL, then, when set, data
+// moves in Go, in the same transaction.
+type migration struct {
+	sql  string
+	data func(ctx context.Context, tx *sql.Tx) error
 }
 
 // migrations are the schema's versions: migrations[i] brings a database
 // at version i to version i+1. Append only; never edit a released step.
-var migrations = []string{
+var migrations = []migration{
 	// 1: node health, the findings timeline, fabric checks, pairwise runs.
-	`CREATE TABLE node_samples (
+	{sql: `CREATE TABLE node_samples (
 		host TEXT NOT NULL, t INTEGER NOT NULL, health TEXT NOT NULL,
 		critical INTEGER NOT NULL, warning INTEGER NOT NULL, info INTEGER NOT NULL,
 		error TEXT NOT NULL DEFAULT '',
@@ -62,11 +76,18 @@ var migrations = []string{
 	CREATE INDEX findings_opened ON findings (opened);
 	CREATE TABLE fabric_checks (t INTEGER PRIMARY KEY, source TEXT NOT NULL, doc TEXT NOT NULL);
 	CREATE TABLE perf_runs (id TEXT PRIMARY KEY, started INTEGER NOT NULL, test TEXT NOT NULL,
-		hosts INTEGER NOT NULL, doc TEXT NOT NULL);`,
+		hosts INTEGER NOT NULL, doc TEXT NOT NULL);`},
 	// 2: per-port data and error rates for the node page's charts.
-	`CREATE TABLE port_rates (host TEXT NOT NULL, t INTEGER NOT NULL, ports TEXT NOT NULL,
+	{sql: `CREATE TABLE port_rates (host TEXT NOT NULL, t INTEGER NOT NULL, ports TEXT NOT NULL,
 		PRIMARY KEY (host, t)) WITHOUT ROWID;
-	CREATE INDEX port_rates_t ON port_rates (t);`,
+	CREATE INDEX port_rates_t ON port_rates (t);`},
+	// 3: the rates packed (packRates), with each node's list of ports
+	// stored once in port_sets, instead of a JSON document per node and
+	// step (about a fifth of the bytes); version 2's rows are moved over.
+	{sql: `CREATE TABLE port_sets (id INTEGER PRIMARY KEY, ports TEXT NOT NULL UNIQUE);
+	CREATE TABLE rate_steps (host TEXT NOT NULL, t INTEGER NOT NULL, port_set INTEGER NOT NULL, rates BLOB NOT NULL,
+		PRIMARY KEY (host, t)) WITHOUT ROWID;
+	CREATE INDEX rate_steps_t ON rate_steps (t);`, data: movePortRates},
 }
 
 // SchemaVersion is the version Open migrates to.
@@ -149,6 +170,10 @@ func open(path string, opts Options, version int) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := s.loadPortSets(ctx, version); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -180,9 +205,15 @@ func (s *Store) migrate(ctx context.Context, version int) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+		if _, err := tx.ExecContext(ctx, migrations[v].sql); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("%s: migrating schema to version %d: %w", s.path, v+1, err)
+		}
+		if m := migrations[v].data; m != nil {
+			if err := m(ctx, tx); err != nil {
+				tx.Rollback()
+				return fmt.Errorf("%s: migrating schema to version %d: %w", s.path, v+1, err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM schema_version`); err != nil {
 			tx.Rollback()
@@ -335,21 +366,24 @@ func (s *Store) Commit(ctx context.Context, b *Batch) error {
 		}
 		st.Close()
 	}
+	var newSets map[string]int64
 	if len(b.Rates) > 0 {
-		st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO port_rates (host, t, ports) VALUES (?, ?, ?)`)
+		st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO rate_steps (host, t, port_set, rates) VALUES (?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
+		defer st.Close()
+		var buf []byte
 		for _, x := range b.Rates {
-			doc, err := json.Marshal(x.Ports)
+			id, err := s.portSet(ctx, tx, x.Ports, &newSets)
 			if err != nil {
 				return err
 			}
-			if _, err := st.ExecContext(ctx, x.Host, ms(x.T), string(doc)); err != nil {
+			buf = packRates(buf[:0], x.Ports)
+			if _, err := st.ExecContext(ctx, x.Host, ms(x.T), id, buf); err != nil {
 				return err
 			}
 		}
-		st.Close()
 	}
 	for _, f := range b.Open {
 		doc, err := json.Marshal(f.Finding)
@@ -370,7 +404,11 @@ func (s *Store) Commit(ctx context.Context, b *Batch) error {
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.addSets(newSets)
+	return nil
 }
 
 // NodeSamples returns host's samples from since on, oldest first.
@@ -395,20 +433,24 @@ func (s *Store) NodeSamples(ctx context.Context, host string, since time.Time) (
 
 // PortRates returns host's port rates from since on, oldest first.
 func (s *Store) PortRates(ctx context.Context, host string, since time.Time) ([]PortRates, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t, ports FROM port_rates WHERE host = ? AND t >= ? ORDER BY t`, host, ms(since))
+	rows, err := s.db.QueryContext(ctx, `SELECT t, port_set, rates FROM rate_steps WHERE host = ? AND t >= ? ORDER BY t`, host, ms(since))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []PortRates
 	for rows.Next() {
-		var t int64
-		var doc string
-		if err := rows.Scan(&t, &doc); err != nil {
+		var t, set int64
+		var blob []byte
+		if err := rows.Scan(&t, &set, &blob); err != nil {
 			return nil, err
 		}
 		x := PortRates{Host: host, T: fromMS(t)}
-		if err := json.Unmarshal([]byte(doc), &x.Ports); err != nil {
+		ports, err := s.setPorts(ctx, set)
+		if err == nil {
+			x.Ports, err = unpackRates(ports, blob)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s: port rates of %s at %s: %w", s.path, host, x.T, err)
 		}
 		out = append(out, x)
@@ -569,7 +611,7 @@ func (s *Store) Prune(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
 	for _, q := range []string{
 		`DELETE FROM node_samples WHERE t < ?`,
-		`DELETE FROM port_rates WHERE t < ?`,
+		`DELETE FROM rate_steps WHERE t < ?`,
 		`DELETE FROM findings WHERE closed != 0 AND closed < ?`,
 		`DELETE FROM fabric_checks WHERE t < ? AND t != (SELECT MAX(t) FROM fabric_checks)`,
 		`DELETE FROM perf_runs WHERE started < ?`,
