@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -92,65 +93,77 @@ func sameRates(got, want []PortRates) bool {
 
 // TestMigratesFromVersion2 builds a database at schema version 2 with
 // rates as version 2 wrote them (a JSON document per node and step) and
-// opens it: the rates read back the same from the packed rows, a row
-// whose document did not read is dropped, and the old table is gone.
+// opens it: the old rows read as before beside the packed ones written
+// since (a packed row wins at the same time), a row that did not read
+// still does not, and pruning drops the old table once it is empty.
 func TestMigratesFromVersion2(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "hub.db")
-	s, err := openAt(path, Options{}, 2)
+	s, err := openAt(path, Options{Retention: 24 * time.Hour}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ten := make([]PortRate, 10)
 	for i := range ten {
-		ten[i] = PortRate{Port: fmt.Sprintf("mlx5_%d/1", i), RcvBps: float64(i) * 1e9, XmitBps: 5e8, ErrPerS: float64(i%3) / 4}
+		ten[i] = PortRate{Port: fmt.Sprintf("mlx5_%d/1", i), RcvBps: float64(i)*1e9 + 0.1, XmitBps: 5e8, ErrPerS: float64(i%3) / 3}
 	}
-	two := []PortRate{{Port: "mlx5_0/1", RcvBps: 7}, {Port: "mlx5_1/1"}}
-	want := map[string][]PortRates{}
-	for i := range 6000 { // more than one chunk of the move
-		host := fmt.Sprintf("gpu%04d", i%1500)
-		x := PortRates{Host: host, T: t0.Add(time.Duration(i/1500) * time.Minute), Ports: ten}
-		if i%1500 == 3 {
-			x.Ports = two
-		}
+	var old []PortRates
+	for k := range 3 {
+		x := PortRates{Host: "gpu01", T: t0.Add(time.Duration(k) * time.Hour), Ports: ten}
 		doc, _ := json.Marshal(x.Ports)
-		if _, err := s.db.ExecContext(ctx, `INSERT INTO port_rates (host, t, ports) VALUES (?, ?, ?)`, host, ms(x.T), string(doc)); err != nil {
+		if _, err := s.db.ExecContext(ctx, `INSERT INTO port_rates (host, t, ports) VALUES (?, ?, ?)`, x.Host, ms(x.T), string(doc)); err != nil {
 			t.Fatal(err)
 		}
-		want[host] = append(want[host], x)
+		old = append(old, x)
 	}
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO port_rates (host, t, ports) VALUES ('bad', 1, '{not json')`); err != nil {
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO port_rates (host, t, ports) VALUES ('bad', ?, '{not json')`, ms(t0)); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	s = openTest(t, path, Options{})
+	s = openTest(t, path, Options{Retention: 24 * time.Hour})
 	if v, _ := s.Version(ctx); v != SchemaVersion || SchemaVersion < 3 {
 		t.Fatalf("after open: version %d, want %d", v, SchemaVersion)
 	}
-	for _, host := range []string{"gpu0000", "gpu0003", "gpu1499"} {
-		got, err := s.PortRates(ctx, host, time.Time{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !sameRates(got, want[host]) {
-			t.Errorf("%s after the move:\n%+v\nwant\n%+v", host, got, want[host])
-		}
+	got, err := s.PortRates(ctx, "gpu01", time.Time{})
+	if err != nil || !reflect.DeepEqual(got, old) {
+		t.Fatalf("version 2's rows after open: %v\n%+v\nwant\n%+v", err, got, old)
 	}
-	var n, sets int
-	s.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM rate_steps), (SELECT COUNT(*) FROM port_sets)`).Scan(&n, &sets)
-	if n != 6000 || sets != 2 {
-		t.Errorf("%d rate rows in %d port sets, want 6000 in 2 (the unreadable row dropped)", n, sets)
+	if _, err := s.PortRates(ctx, "bad", time.Time{}); err == nil || !strings.Contains(err.Error(), "port rates of bad") {
+		t.Errorf("unreadable old row: %v", err)
 	}
-	if _, err := s.db.ExecContext(ctx, `SELECT 1 FROM port_rates`); err == nil {
-		t.Error("port_rates is still there")
-	}
-	// New rows share the moved port sets.
-	if err := s.Commit(ctx, &Batch{Rates: []PortRates{{Host: "new", T: t0, Ports: two}}}); err != nil {
+	// New steps: one at the time of the last old row, one after.
+	two := []PortRate{{Port: "mlx5_0/1", RcvBps: 7}, {Port: "mlx5_1/1"}}
+	newer := []PortRates{{Host: "gpu01", T: old[2].T, Ports: two}, {Host: "gpu01", T: old[2].T.Add(time.Hour), Ports: two}}
+	if err := s.Commit(ctx, &Batch{Rates: newer}); err != nil {
 		t.Fatal(err)
 	}
-	s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM port_sets`).Scan(&sets)
-	if sets != 2 {
-		t.Errorf("%d port sets after a commit of a known list, want 2", sets)
+	got, err = s.PortRates(ctx, "gpu01", old[1].T)
+	if want := []PortRates{old[1], newer[0], newer[1]}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("old and new rows since the second: %v\n%+v\nwant\n%+v", err, got, want)
+	}
+	// Pruning at a time that keeps the last old row keeps the table.
+	if _, err := s.Prune(ctx, old[1].T.Add(24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.PortRates(ctx, "gpu01", time.Time{}); len(got) != 3 || !s.legacyRates.Load() {
+		t.Errorf("after the first prune: %d steps (want 3), old table kept %v", len(got), s.legacyRates.Load())
+	}
+	if _, err := s.Prune(ctx, old[2].T.Add(25*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if s.legacyRates.Load() {
+		t.Error("the emptied old table is still read")
+	}
+	if _, err := s.db.ExecContext(ctx, `SELECT 1 FROM port_rates`); err == nil {
+		t.Error("the emptied old table was not dropped")
+	}
+	if got, err := s.PortRates(ctx, "gpu01", time.Time{}); err != nil || !sameRates(got, newer[1:]) {
+		t.Errorf("after the old table went: %v %+v", err, got)
+	}
+	s.Close()
+	s = openTest(t, path, Options{})
+	if s.legacyRates.Load() {
+		t.Error("reopened: the old table is read again")
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -48,20 +49,16 @@ type Store struct {
 	setsMu  sync.Mutex
 	setID   map[string]int64
 	setList map[int64][]string
-}
-
-// migration is one step of the schema: its SQL, then, when set, data
-// moves in Go, in the same transaction.
-type migration struct {
-	sql  string
-	data func(ctx context.Context, tx *sql.Tx) error
+	// legacyRates: version 2's port_rates table is still there (until
+	// pruning empties it).
+	legacyRates atomic.Bool
 }
 
 // migrations are the schema's versions: migrations[i] brings a database
 // at version i to version i+1. Append only; never edit a released step.
-var migrations = []migration{
+var migrations = []string{
 	// 1: node health, the findings timeline, fabric checks, pairwise runs.
-	{sql: `CREATE TABLE node_samples (
+	`CREATE TABLE node_samples (
 		host TEXT NOT NULL, t INTEGER NOT NULL, health TEXT NOT NULL,
 		critical INTEGER NOT NULL, warning INTEGER NOT NULL, info INTEGER NOT NULL,
 		error TEXT NOT NULL DEFAULT '',
@@ -76,18 +73,21 @@ var migrations = []migration{
 	CREATE INDEX findings_opened ON findings (opened);
 	CREATE TABLE fabric_checks (t INTEGER PRIMARY KEY, source TEXT NOT NULL, doc TEXT NOT NULL);
 	CREATE TABLE perf_runs (id TEXT PRIMARY KEY, started INTEGER NOT NULL, test TEXT NOT NULL,
-		hosts INTEGER NOT NULL, doc TEXT NOT NULL);`},
+		hosts INTEGER NOT NULL, doc TEXT NOT NULL);`,
 	// 2: per-port data and error rates for the node page's charts.
-	{sql: `CREATE TABLE port_rates (host TEXT NOT NULL, t INTEGER NOT NULL, ports TEXT NOT NULL,
+	`CREATE TABLE port_rates (host TEXT NOT NULL, t INTEGER NOT NULL, ports TEXT NOT NULL,
 		PRIMARY KEY (host, t)) WITHOUT ROWID;
-	CREATE INDEX port_rates_t ON port_rates (t);`},
+	CREATE INDEX port_rates_t ON port_rates (t);`,
 	// 3: the rates packed (packRates), with each node's list of ports
 	// stored once in port_sets, instead of a JSON document per node and
-	// step (about a fifth of the bytes); version 2's rows are moved over.
-	{sql: `CREATE TABLE port_sets (id INTEGER PRIMARY KEY, ports TEXT NOT NULL UNIQUE);
+	// step (about a fifth of the bytes). Version 2's port_rates rows stay
+	// where they are, read beside the new ones, until pruning empties the
+	// table and drops it: converting them would hold the hub's start for
+	// minutes on a large history.
+	`CREATE TABLE port_sets (id INTEGER PRIMARY KEY, ports TEXT NOT NULL UNIQUE);
 	CREATE TABLE rate_steps (host TEXT NOT NULL, t INTEGER NOT NULL, port_set INTEGER NOT NULL, rates BLOB NOT NULL,
 		PRIMARY KEY (host, t)) WITHOUT ROWID;
-	CREATE INDEX rate_steps_t ON rate_steps (t);`, data: movePortRates},
+	CREATE INDEX rate_steps_t ON rate_steps (t);`,
 }
 
 // SchemaVersion is the version Open migrates to.
@@ -174,6 +174,12 @@ func open(path string, opts Options, version int) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	var legacy int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'port_rates'`).Scan(&legacy); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s.legacyRates.Store(legacy > 0 && version >= packedVersion)
 	return s, nil
 }
 
@@ -205,15 +211,9 @@ func (s *Store) migrate(ctx context.Context, version int) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, migrations[v].sql); err != nil {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("%s: migrating schema to version %d: %w", s.path, v+1, err)
-		}
-		if m := migrations[v].data; m != nil {
-			if err := m(ctx, tx); err != nil {
-				tx.Rollback()
-				return fmt.Errorf("%s: migrating schema to version %d: %w", s.path, v+1, err)
-			}
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM schema_version`); err != nil {
 			tx.Rollback()
@@ -433,6 +433,22 @@ func (s *Store) NodeSamples(ctx context.Context, host string, since time.Time) (
 
 // PortRates returns host's port rates from since on, oldest first.
 func (s *Store) PortRates(ctx context.Context, host string, since time.Time) ([]PortRates, error) {
+	out, err := s.packedRates(ctx, host, since)
+	if err != nil || !s.legacyRates.Load() {
+		return out, err
+	}
+	old, err := s.jsonRates(ctx, host, since)
+	if err != nil {
+		if !s.legacyRates.Load() {
+			return out, nil // pruning dropped the table meanwhile
+		}
+		return nil, err
+	}
+	return mergeRates(old, out), nil
+}
+
+// packedRates reads host's rows of rate_steps.
+func (s *Store) packedRates(ctx context.Context, host string, since time.Time) ([]PortRates, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT t, port_set, rates FROM rate_steps WHERE host = ? AND t >= ? ORDER BY t`, host, ms(since))
 	if err != nil {
 		return nil, err
@@ -456,6 +472,50 @@ func (s *Store) PortRates(ctx context.Context, host string, since time.Time) ([]
 		out = append(out, x)
 	}
 	return out, rows.Err()
+}
+
+// jsonRates reads host's rows of version 2's port_rates.
+func (s *Store) jsonRates(ctx context.Context, host string, since time.Time) ([]PortRates, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT t, ports FROM port_rates WHERE host = ? AND t >= ? ORDER BY t`, host, ms(since))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []PortRates
+	for rows.Next() {
+		var t int64
+		var doc string
+		if err := rows.Scan(&t, &doc); err != nil {
+			return nil, err
+		}
+		x := PortRates{Host: host, T: fromMS(t)}
+		if err := json.Unmarshal([]byte(doc), &x.Ports); err != nil {
+			return nil, fmt.Errorf("%s: port rates of %s at %s: %w", s.path, host, x.T, err)
+		}
+		out = append(out, x)
+	}
+	return out, rows.Err()
+}
+
+// mergeRates merges two lists sorted by time; at the same time the
+// packed row wins.
+func mergeRates(old, packed []PortRates) []PortRates {
+	out := make([]PortRates, 0, len(old)+len(packed))
+	i, j := 0, 0
+	for i < len(old) || j < len(packed) {
+		switch {
+		case j == len(packed) || (i < len(old) && old[i].T.Before(packed[j].T)):
+			out = append(out, old[i])
+			i++
+		default:
+			if i < len(old) && old[i].T.Equal(packed[j].T) {
+				i++
+			}
+			out = append(out, packed[j])
+			j++
+		}
+	}
+	return out
 }
 
 // FindingQuery selects findings; zero fields select everything.
@@ -600,7 +660,8 @@ func (s *Store) PerfRun(ctx context.Context, id string) ([]byte, error) {
 
 // Prune deletes what is older than the retention at now: samples and
 // rates, closed findings, fabric results (the newest is always kept) and
-// pairwise runs. It returns the number of rows deleted.
+// pairwise runs; version 2's rates table goes once it is empty. It
+// returns the number of rows deleted.
 func (s *Store) Prune(ctx context.Context, now time.Time) (int64, error) {
 	cut := ms(now.Add(-s.opts.Retention))
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -623,7 +684,32 @@ func (s *Store) Prune(ctx context.Context, now time.Time) (int64, error) {
 		k, _ := res.RowsAffected()
 		n += k
 	}
-	return n, tx.Commit()
+	dropped := false
+	if s.legacyRates.Load() {
+		res, err := tx.ExecContext(ctx, `DELETE FROM port_rates WHERE t < ?`, cut)
+		if err != nil {
+			return 0, err
+		}
+		k, _ := res.RowsAffected()
+		n += k
+		var left int
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM port_rates)`).Scan(&left); err != nil {
+			return 0, err
+		}
+		if left == 0 {
+			if _, err := tx.ExecContext(ctx, `DROP TABLE port_rates`); err != nil {
+				return 0, err
+			}
+			dropped = true
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	if dropped {
+		s.legacyRates.Store(false)
+	}
+	return n, nil
 }
 
 // Bytes is the size of the database's content: its pages in use,
