@@ -62,6 +62,9 @@ type scanner struct {
 }
 
 func (s *scanner) ws() {
+	if s.i < len(s.b) && s.b[s.i] > ' ' {
+		return
+	}
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -352,6 +355,8 @@ func (f *fields) take(k []byte) (int, error) {
 			f.seen |= 1 << i
 			return i, nil
 		}
+	}
+	for _, key := range f.keys {
 		if bytes.EqualFold(k, []byte(key)) {
 			return 0, errSlow
 		}

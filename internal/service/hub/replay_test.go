@@ -266,6 +266,7 @@ func BenchmarkPollDecode(b *testing.B) {
 	n := &node{t: Target{Base: "http://gpu0001:9315"}}
 	b.SetBytes(int64(len(health) + len(ports)))
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if r := h.poll(context.Background(), n); r.err != nil {
 			b.Fatal(r.err)
@@ -316,6 +317,7 @@ func BenchmarkRecordCycle2000(b *testing.B) {
 	}
 	cycle()
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		cycle()
 	}
