@@ -183,11 +183,11 @@ func TestPollBadPortsAnswers(t *testing.T) {
 		a    answerTransport
 		want string
 	}{
-		{"not JSON", answerTransport{200, []byte("<html>502</html>"), 16}, "http://gpu01:9315/api/v1/ports: not the agent's API"},
-		{"HTTP 500", answerTransport{500, []byte("sampler stuck\n"), 14}, "/api/v1/ports: HTTP 500: sampler stuck"},
-		{"announced too long", answerTransport{200, []byte("{}"), maxAnswer + 1}, "/api/v1/ports: the answer is 33554433 bytes, over 32 MiB"},
-		{"too long", answerTransport{200, big, -1}, "/api/v1/ports: the answer is over 32 MiB"},
-		{"cut short", answerTransport{200, []byte(smallPorts[:100]), -1}, "/api/v1/ports: not the agent's API: unexpected EOF"},
+		{"not JSON", answerTransport{200, []byte("<html>502</html>"), 16}, "http://gpu01:9315/api/v1/ports?readings=0: not the agent's API"},
+		{"HTTP 500", answerTransport{500, []byte("sampler stuck\n"), 14}, "/api/v1/ports?readings=0: HTTP 500: sampler stuck"},
+		{"announced too long", answerTransport{200, []byte("{}"), maxAnswer + 1}, "/api/v1/ports?readings=0: the answer is 33554433 bytes, over 32 MiB"},
+		{"too long", answerTransport{200, big, -1}, "/api/v1/ports?readings=0: the answer is over 32 MiB"},
+		{"cut short", answerTransport{200, []byte(smallPorts[:100]), -1}, "/api/v1/ports?readings=0: not the agent's API: unexpected EOF"},
 		{"good", answerTransport{200, []byte(smallPorts), -1}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -265,7 +265,9 @@ func (h *Hub) poll(ctx context.Context, n *node) result {
 	}
 	buf := bodies.Get().(*bytes.Buffer)
 	defer putBody(buf)
-	url := n.t.Base + "/api/v1/ports"
+	// Without the raw readings, which the hub does not keep (an agent
+	// before readings=0 sends them, and they are skipped).
+	url := n.t.Base + "/api/v1/ports?readings=0"
 	err := h.read(ctx, url, buf, http.StatusOK)
 	if err == nil {
 		if r.ports, r.rates, err = decodePorts(buf.Bytes()); err != nil {

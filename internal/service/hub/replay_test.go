@@ -9,13 +9,16 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
 	"github.com/ibdoctor/ibdoctor/internal/service/agent"
 	"github.com/ibdoctor/ibdoctor/internal/service/hubstore"
 	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
@@ -32,6 +35,8 @@ type replayBodies struct {
 	healthCode int
 	health     [][]byte
 	ports      [replayVariants][][]byte
+	// lean are the same without the raw readings (?readings=0).
+	lean [replayVariants][][]byte
 }
 
 // captureAgent runs a real agent on the simulated h100-ndr node with
@@ -125,16 +130,24 @@ func replayOf(tb testing.TB, health []byte, code int, ports []byte) *replayBodie
 				r.PerSecond = &v
 			}
 		}
-		// Encoded as the agent does (indented).
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(p); err != nil {
-			tb.Fatal(err)
+		rb.ports[k] = cutName(agentJSON(tb, p), name)
+		for i := range p.Ports {
+			p.Ports[i].Readings = []trend.Reading{} // as the agent leaves them out
 		}
-		rb.ports[k] = cutName(b.Bytes(), name)
+		rb.lean[k] = cutName(agentJSON(tb, p), name)
 	}
 	return rb
+}
+
+// agentJSON encodes v as the agent does (indented).
+func agentJSON(tb testing.TB, v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		tb.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // cutName splits body at every JSON string that is name.
@@ -149,6 +162,8 @@ type replayAgent struct {
 	host  []byte // the node's name as a JSON string
 	b     *replayBodies
 	polls atomic.Uint64
+	// full: answer as an agent before ?readings=0 (readings always).
+	full bool
 }
 
 func (ra *replayAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -158,7 +173,11 @@ func (ra *replayAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/api/v1/health":
 		parts, code = ra.b.health, ra.b.healthCode
 	case "/api/v1/ports":
-		parts = ra.b.ports[ra.polls.Add(1)%replayVariants]
+		k := ra.polls.Add(1) % replayVariants
+		parts = ra.b.ports[k]
+		if r.URL.Query().Get("readings") == "0" && !ra.full {
+			parts = ra.b.lean[k]
+		}
 	default:
 		http.NotFound(w, r)
 		return
@@ -200,7 +219,7 @@ func serveReplayFarm(ctx context.Context, tb testing.TB, n int) string {
 			b = narrow
 		}
 		q, _ := json.Marshal(host)
-		ra := &replayAgent{host: q, b: b}
+		ra := &replayAgent{host: q, b: b, full: os.Getenv("IBDOCTOR_HUB_REPLAY") == "full"}
 		ra.polls.Store(uint64(i)) // the agents do not move in step
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -215,33 +234,48 @@ func serveReplayFarm(ctx context.Context, tb testing.TB, n int) string {
 }
 
 // TestReplayAgentAnswersAsTheAgent checks that the replay farm's answers
-// decode as the agent's and that its counter rates move between polls.
+// decode as the agent's, that its counter rates move between polls, and
+// that the hub reads the same from an agent that leaves the readings out
+// (?readings=0) as from one before that, which sends them.
 func TestReplayAgentAnswersAsTheAgent(t *testing.T) {
 	health, code, ports := captureAgent(t, "polling:mlx5_5/1")
-	ra := &replayAgent{host: []byte(`"gpu0042"`), b: replayOf(t, health, code, ports)}
-	srv := httptest.NewServer(ra)
-	defer srv.Close()
-	h := &Hub{opts: Options{Timeout: 10 * time.Second, Client: srv.Client(), Now: time.Now}}
-	var rcv []float64
-	for range 3 {
-		r := h.poll(context.Background(), &node{t: Target{Base: srv.URL}})
-		if r.err != nil {
-			t.Fatal(r.err)
+	b := replayOf(t, health, code, ports)
+	got := map[bool][]result{}
+	for _, full := range []bool{false, true} {
+		ra := &replayAgent{host: []byte(`"gpu0042"`), b: b, full: full}
+		srv := httptest.NewServer(ra)
+		h := &Hub{opts: Options{Timeout: 10 * time.Second, Client: srv.Client(), Now: time.Now}}
+		for range 3 {
+			r := h.poll(context.Background(), &node{t: Target{Base: srv.URL}})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if r.health.Host != "gpu0042" || r.ports.Host != "gpu0042" {
+				t.Fatalf("host %q / %q, want gpu0042", r.health.Host, r.ports.Host)
+			}
+			if len(r.health.Findings) == 0 {
+				t.Fatal("the polling port's finding is missing")
+			}
+			if len(r.rates) != 10 {
+				t.Fatalf("%d ports, want 10", len(r.rates))
+			}
+			got[full] = append(got[full], r)
 		}
-		if r.health.Host != "gpu0042" || r.ports.Host != "gpu0042" {
-			t.Fatalf("host %q / %q, want gpu0042", r.health.Host, r.ports.Host)
-		}
-		if len(r.health.Findings) == 0 {
-			t.Fatal("the polling port's finding is missing")
-		}
-		pr := r.rates
-		if len(pr) != 10 {
-			t.Fatalf("%d ports, want 10", len(pr))
-		}
-		rcv = append(rcv, pr[0].RcvBps)
+		srv.Close()
 	}
-	if rcv[0] <= 0 || rcv[0] == rcv[1] || rcv[1] == rcv[2] {
-		t.Errorf("receive rates over three polls %v: want positive and moving", rcv)
+	rcv := func(i int) float64 { return got[false][i].rates[0].RcvBps }
+	if rcv(0) <= 0 || rcv(0) == rcv(1) || rcv(1) == rcv(2) {
+		t.Errorf("receive rates over three polls %v %v %v: want positive and moving", rcv(0), rcv(1), rcv(2))
+	}
+	for i := range got[false] {
+		lean, full := got[false][i], got[true][i]
+		if !reflect.DeepEqual(lean.rates, full.rates) || !reflect.DeepEqual(lean.ports, full.ports) {
+			t.Errorf("poll %d: without readings\n%+v\nwith\n%+v", i, lean.rates, full.rates)
+		}
+	}
+	size := func(parts [][]byte) int { return len(bytes.Join(parts, nil)) }
+	if lean, full := size(b.lean[0]), size(b.ports[0]); lean*3/2 > full {
+		t.Errorf("the answer without readings is %d bytes of %d", lean, full)
 	}
 }
 
