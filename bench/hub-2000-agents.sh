@@ -18,7 +18,10 @@
 # port in Polling, a narrow link) after two samples 15 s apart, so every
 # counter has a rate (178 KB per ports answer, indented as the agent
 # writes it); each ports answer is the next of 16 versions with other
-# rates. Real agents cost the shared cores as much as the hub did.
+# rates; asked for ?readings=0 (as the hub does) it leaves the readings
+# out as the agent does (87 KB), REPLAY=full answers as agents before that
+# (readings always). Real agents cost the shared cores as much as the hub
+# did.
 # Also reported: the history's growth per cycle (pages in use, WAL
 # included) and, from it, per node-day at the default retention.
 #
@@ -34,6 +37,8 @@
 #     183 bytes (9 KiB, 252 MiB). Benchmarks (cpu-ns/op): decodePorts
 #     0.23-0.5 ms per 178 KB answer (encoding/json 3.0 ms), recording a
 #     cycle of 2,000 nodes 123 ms.
+#   the agents leaving the readings out (?readings=0, 87 KB), 16:47, load
+#     25-28: 1.03 s, 3.02 s (max 4.5), 148 MiB, 189 bytes (10 KiB, 260 MiB)
 #
 # Usage: bench/hub-2000-agents.sh [N]   (default N=2000)
 #        INTERVAL=15s CYCLES=8 RETENTION=3h REPLAY=1 bench/hub-2000-agents.sh 2000
