@@ -232,7 +232,11 @@ type NamedRate struct {
 	Status    rates.Status `json:"status"`
 }
 
-func (a *Agent) servePorts(w http.ResponseWriter, _ *http.Request) {
+// servePorts serves /api/v1/ports; with ?readings=0 each port's raw
+// readings are left out (an empty list): about half the document, which
+// the hub polling every agent does not read.
+func (a *Agent) servePorts(w http.ResponseWriter, r *http.Request) {
+	noReadings := r.URL.Query().Get("readings") == "0"
 	v := a.view.Load()
 	if v == nil || v.Snapshot == nil {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "no sample yet"})
@@ -255,6 +259,9 @@ func (a *Agent) servePorts(w http.ResponseWriter, _ *http.Request) {
 			rs = []NamedRate{}
 		}
 		ps := PortSummary{Port: p, Rates: rs}
+		if noReadings {
+			ps.Readings = []trend.Reading{} // p is a copy: the sample keeps its own
+		}
 		ps.identify(v.Snapshot, v.Snapshot.Device(p.Device), v.Snapshot.Port(p.Device, p.Port))
 		out.Ports = append(out.Ports, ps)
 	}
