@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
@@ -42,12 +43,17 @@ type Handles struct {
 	gen   uint64 // Refresh generation: a directory is looked at once per generation
 	buf   []byte
 	opens int // files opened, for tests
+	reads int // read system calls on kept files, for tests
+	pr    preader
 }
 
 // handle is one kept file (nil f: absent) and the epoch of its directory
-// it was opened in.
+// it was opened in; raw, when the file has a descriptor, reads it with
+// one pread (io.ReaderAt on an *os.File reads until the buffer is full or
+// EOF: two system calls for every attribute).
 type handle struct {
 	f     fs.File
+	raw   syscall.RawConn
 	dir   *dirWatch
 	epoch uint64
 }
@@ -199,7 +205,7 @@ func (h *Handles) read(fsys fs.FS, path string) (string, error) {
 		b, err := rootfs.ReadAttr(fsys, path)
 		return string(b), err
 	}
-	k = &handle{f: nf, dir: d, epoch: epochOf(d)}
+	k = &handle{f: nf, raw: rawConn(nf), dir: d, epoch: epochOf(d)}
 	h.files[path] = k
 	s, err := h.readKept(path, k)
 	if err != nil {
@@ -221,7 +227,15 @@ func (h *Handles) readKept(path string, k *handle) (string, error) {
 	if h.buf == nil {
 		h.buf = make([]byte, rootfs.MaxAttrBytes+1)
 	}
-	n, err := k.f.(io.ReaderAt).ReadAt(h.buf, 0)
+	var n int
+	var err error
+	if k.raw != nil {
+		n, err = h.pr.pread(k.raw, h.buf)
+		h.reads++
+	} else {
+		n, err = k.f.(io.ReaderAt).ReadAt(h.buf, 0)
+		h.reads += 2
+	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		var pe *fs.PathError
 		if !errors.As(err, &pe) {

@@ -131,3 +131,50 @@ func TestHandlesDirectoryRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestHandlesOneReadPerFile: a Refresh that opens nothing new reads every
+// kept file with one system call (a pread from offset 0), not the two of
+// io.ReaderAt, which reads again to find the end of the file.
+func TestHandlesOneReadPerFile(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("kept files are read with pread on Linux only")
+	}
+	dir := writeSim(t, simnode.Options{})
+	// Directories changed within the last second are looked at again:
+	// date them back.
+	old := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := rootfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	h := sysfs.NewHandles()
+	defer h.Close()
+	prev, err := sysfs.Read(ctx, r.FS(), sysfs.Options{Handles: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sysfs.Refresh(ctx, r.FS(), prev, sysfs.Options{Handles: h}); err != nil {
+		t.Fatal(err)
+	}
+	opens, reads := h.Opens(), h.Reads()
+	if _, err := sysfs.Refresh(ctx, r.FS(), prev, sysfs.Options{Handles: h}); err != nil {
+		t.Fatal(err)
+	}
+	if h.Opens() != opens {
+		t.Fatalf("an unchanged refresh opened %d files", h.Opens()-opens)
+	}
+	if got, kept := h.Reads()-reads, h.Kept(); got != kept || kept < 500 {
+		t.Errorf("an unchanged refresh made %d reads of %d kept files, want one each", got, kept)
+	}
+}
