@@ -29,6 +29,19 @@ type Options struct {
 	// Handles, when set, keeps the files Refresh reads open between
 	// calls; Read reads counters/ and hw_counters/ through it too.
 	Handles *Handles
+	// QuasiStatic, above 1, spreads Refresh's reads of the attributes
+	// that change only when a link retrains or is reconfigured — a port's
+	// LID, SM LID, SM SL and LMC; a net device's MTU, type, address and
+	// speed; a PCI function's current link speed and width — over that
+	// many calls: a call reads those of the ports, net devices and PCI
+	// functions whose position plus Pass is a multiple of QuasiStatic, so
+	// each is read at least once every QuasiStatic calls with consecutive
+	// Pass values. A cheap change signal reads them at once: a port whose
+	// state or physical state changed, a net device whose operstate,
+	// carrier or carrier_changes changed, a PCI function whose AER counts
+	// changed. 0 or 1: every call reads them all. Read always reads all.
+	QuasiStatic int
+	Pass        int
 	// ReadACS reads the PCIe ACS capability from the config space of the
 	// bridges between GPUs and NICs (PCIDevice.ACS), for the doctor. Off,
 	// no config file is read: without root each would be a gap, noise for
