@@ -153,9 +153,11 @@ type reader struct {
 	listed   map[string]bool
 	// netInfo keeps what mapPortNetDevs needs and NetDev does not hold.
 	netInfo map[string]netExtra
-	// touched are the files and directories a Refresh read (nil in Read).
-	touched map[string]bool
-	handles *Handles
+	// touched are the files and directories a Refresh read that had a gap
+	// in its previous snapshot (prevGaps); nil in Read.
+	touched  map[string]bool
+	prevGaps map[string]bool
+	handles  *Handles
 	// counters is set while Read reads counters/ and hw_counters/,
 	// which go through handles (Refresh reads everything through them).
 	counters bool
@@ -193,9 +195,7 @@ func ErrText(err error) string {
 // read returns a file's content. A file that does not exist gives ok=false
 // and no gap; any other failure gives ok=false and a gap.
 func (r *reader) read(path string) (string, bool) {
-	if r.touched != nil {
-		r.touched[path] = true
-	}
+	r.touch(path)
 	if r.handles != nil && (r.touched != nil || r.counters) {
 		s, err := r.handles.read(r.fsys, path)
 		if err != nil {
@@ -212,6 +212,14 @@ func (r *reader) read(path string) (string, bool) {
 	return string(b), true
 }
 
+// touch records that a Refresh read path again, when its previous
+// snapshot had a gap there (only those need to be told apart).
+func (r *reader) touch(path string) {
+	if r.touched != nil && r.prevGaps[path] {
+		r.touched[path] = true
+	}
+}
+
 // readString reads a one-line attribute without its trailing newline.
 func (r *reader) readString(path string) string {
 	s, _ := r.read(path)
@@ -221,16 +229,26 @@ func (r *reader) readString(path string) string {
 // parse reads and parses an attribute; missing gives nil, unreadable or
 // malformed gives nil and a gap.
 func parse[T any](r *reader, path string, p func(string) (T, error)) *T {
-	s, ok := r.read(path)
+	v, ok := parseValue(r, path, p)
 	if !ok {
 		return nil
+	}
+	return &v
+}
+
+// parseValue is parse without the allocation of a pointer: ok is false
+// where parse gives nil.
+func parseValue[T any](r *reader, path string, p func(string) (T, error)) (v T, ok bool) {
+	s, ok := r.read(path)
+	if !ok {
+		return v, false
 	}
 	v, err := p(s)
 	if err != nil {
 		r.gap(path, err)
-		return nil
+		return v, false
 	}
-	return &v
+	return v, true
 }
 
 // bundleMeta is the subset of a bundle's meta.json (written by

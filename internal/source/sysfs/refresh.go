@@ -74,7 +74,11 @@ func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Opti
 	}
 	cached := rootfs.Cache(fsys)
 	defer cached.Close()
-	r := &reader{ctx: ctx, fsys: cached, snap: &s, gaps: map[string]bool{}, listed: map[string]bool{}, touched: map[string]bool{}, handles: opts.Handles}
+	r := &reader{ctx: ctx, fsys: cached, snap: &s, gaps: map[string]bool{}, listed: map[string]bool{}, touched: map[string]bool{},
+		prevGaps: make(map[string]bool, len(prev.Gaps)), handles: opts.Handles}
+	for _, g := range prev.Gaps {
+		r.prevGaps[g.Path] = true
+	}
 	s.Gaps = nil
 	every := max(opts.QuasiStatic, 1)
 	due := func(i int) bool { return (opts.Pass+i)%every == 0 }
@@ -157,21 +161,21 @@ func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Opti
 // not change while the device stays), with their PMA table's widths found
 // as readCounters finds them. A file that fails is a gap and is left out.
 func (r *reader) rereadCounters(dir string, prev []snapshot.Counter) []snapshot.Counter {
-	r.touched[dir] = true
+	r.touch(dir)
 	out := make([]snapshot.Counter, 0, len(prev))
 	ext := false
 	for _, c := range prev {
 		if c.Name == "unicast_xmit_packets" {
 			ext = true
 		}
-		v := parse(r, dir+"/"+c.Name, ib.ParseCounter)
-		if v == nil {
+		v, ok := parseValue(r, dir+"/"+c.Name, ib.ParseCounter)
+		if !ok {
 			continue
 		}
-		if *v > math.MaxUint32 && slices.Contains(extCounters, c.Name) {
+		if v > math.MaxUint32 && slices.Contains(extCounters, c.Name) {
 			ext = true
 		}
-		out = append(out, snapshot.Counter{Name: c.Name, Value: *v})
+		out = append(out, snapshot.Counter{Name: c.Name, Value: v})
 	}
 	for i := range out {
 		out[i].Spec = ib.PortCounterSpec(out[i].Name, ext)
@@ -181,14 +185,14 @@ func (r *reader) rereadCounters(dir string, prev []snapshot.Counter) []snapshot.
 
 // rereadHW reads again the hw_counters/ files prev holds.
 func (r *reader) rereadHW(dir string, prev []snapshot.Counter) []snapshot.Counter {
-	r.touched[dir] = true
+	r.touch(dir)
 	var out []snapshot.Counter
 	if len(prev) > 0 {
 		out = make([]snapshot.Counter, 0, len(prev))
 	}
 	for _, c := range prev {
-		if v := parse(r, dir+"/"+c.Name, ib.ParseCounter); v != nil {
-			out = append(out, snapshot.Counter{Name: c.Name, Value: *v, Spec: c.Spec})
+		if v, ok := parseValue(r, dir+"/"+c.Name, ib.ParseCounter); ok {
+			out = append(out, snapshot.Counter{Name: c.Name, Value: v, Spec: c.Spec})
 		}
 	}
 	return out
