@@ -45,10 +45,12 @@ const QuasiStaticEvery = 4
 // width a quarter of them each sample, at once on a change signal:
 // sysfs.Options.QuasiStatic, QuasiStaticEvery) and keep identities, GID
 // tables, the PCI chain and the net device set from the last full read
-// (sysfs.Refresh). The counter files stay open (at most
-// 4,096, across full reads until the inventory changes) and are re-read
-// from offset 0, and the directories the inventory lists stay open and are
-// listed again from their start.
+// (sysfs.Refresh). The files stay open (at most 4,096 that Refresh reads
+// and, where the process may open 16,384 files, 4,096 that only full reads
+// read: GID tables, P_Keys, identities; across full reads until the
+// inventory changes) and are re-read from offset 0 with one pread, and the
+// directories the inventory lists stay open and are listed again from
+// their start.
 func CachedRootSource(r *rootfs.Root, now func() time.Time, every int) SnapshotFunc {
 	var (
 		mu    sync.Mutex

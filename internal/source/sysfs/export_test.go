@@ -14,13 +14,14 @@ func (h *Handles) Reads() int {
 	return h.reads
 }
 
-// Kept is how many files h keeps open.
-func (h *Handles) Kept() int {
+// Kept is how many files h keeps open for Refresh (static: for full reads
+// only).
+func (h *Handles) Kept(static bool) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	n := 0
 	for _, k := range h.files {
-		if k.f != nil {
+		if k.f != nil && k.static == static {
 			n++
 		}
 	}

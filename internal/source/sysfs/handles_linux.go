@@ -59,3 +59,13 @@ func (p *preader) pread(rc syscall.RawConn, buf []byte) (int, error) {
 	p.buf, p.err = nil, nil
 	return n, err
 }
+
+// noFileLimit is the process's limit on open files (RLIMIT_NOFILE, which
+// Go raises to the hard limit at start).
+func noFileLimit() uint64 {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return 0
+	}
+	return l.Cur
+}

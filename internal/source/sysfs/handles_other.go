@@ -18,3 +18,6 @@ func rawConn(fs.File) syscall.RawConn { return nil }
 type preader struct{}
 
 func (preader) pread(syscall.RawConn, []byte) (int, error) { return 0, errors.ErrUnsupported }
+
+// noFileLimit is unknown: the files only a full read reads are not kept.
+func noFileLimit() uint64 { return 0 }

@@ -27,7 +27,8 @@ type Options struct {
 	// Now gives Snapshot.Taken; nil means time.Now.
 	Now func() time.Time
 	// Handles, when set, keeps the files Refresh reads open between
-	// calls; Read reads counters/ and hw_counters/ through it too.
+	// calls; Read reads its attributes through it too (the files only a
+	// full read reads are kept while there is room for them: maxStatic).
 	Handles *Handles
 	// QuasiStatic, above 1, spreads Refresh's reads of the attributes
 	// that change only when a link retrains or is reconfigured — a port's
@@ -196,8 +197,8 @@ func ErrText(err error) string {
 // and no gap; any other failure gives ok=false and a gap.
 func (r *reader) read(path string) (string, bool) {
 	r.touch(path)
-	if r.handles != nil && (r.touched != nil || r.counters) {
-		s, err := r.handles.read(r.fsys, path)
+	if r.handles != nil {
+		s, err := r.handles.read(r.fsys, path, r.touched == nil && !r.counters)
 		if err != nil {
 			r.fail(path, err)
 			return "", false
