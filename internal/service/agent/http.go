@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/rates"
@@ -49,10 +47,8 @@ type HandlerOptions struct {
 //	/api/v1/perf/    pairwise tests (token required)
 //	/                this node's page (web.Handler: fleet of one, node, timeline)
 func (a *Agent) Handler(o HandlerOptions) http.Handler {
-	live := prometheus.NewRegistry()
-	live.MustRegister(metrics.NewSelfCollector())
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /metrics", a.serveMetrics(live))
+	mux.HandleFunc("GET /metrics", a.serveMetrics(metrics.NewSelfCollector()))
 	mux.HandleFunc("GET /api/v1/health", a.serveHealth)
 	mux.HandleFunc("GET /api/v1/ports", a.servePorts)
 	mux.HandleFunc("GET /healthz", a.serveHealthz)
