@@ -304,7 +304,16 @@ func (b *Browser) Visit(ctx context.Context, u string, o VisitOptions) (*Page, e
 	pg := &Page{URL: u, IDs: map[string]bool{}}
 	// A blank page first stops the last page's timers (a page that
 	// reloads itself could otherwise navigate the tab away from u).
-	if err := chromedp.Do(rctx, chromedp.Navigate("about:blank")); err != nil {
+	// The last page's own reload may abort it (net::ERR_ABORTED): try
+	// again, then give up.
+	var err error
+	for try := 0; try < 3; try++ {
+		if err = chromedp.Do(rctx, chromedp.Navigate("about:blank")); err == nil || !strings.Contains(err.Error(), "ERR_ABORTED") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("blank tab: %w", err)
 	}
 	vt.mu.Lock()
@@ -602,6 +611,15 @@ func (b *Browser) Follow(ctx context.Context, start string, steps []Step) ([]str
 			}
 		}
 		err = chromedp.Do(sctx, chromedp.WaitReady(s.Want))
+		// The wanted element can be parsed before the rest of the page
+		// (its scripts): let the page finish loading before the next
+		// click leaves it.
+		for err == nil && sctx.Err() == nil {
+			if st, e := chromedp.Run(sctx, chromedp.Evaluate[string](`document.readyState`)); e != nil || st == "complete" {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 		cancel()
 		loc, _ := chromedp.Run(tb.ctx, chromedp.Location())
 		if err != nil {
