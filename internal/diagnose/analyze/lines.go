@@ -1,0 +1,70 @@
+package analyze
+
+import (
+	"slices"
+	"sort"
+)
+
+// doc holds the lines of a file that the analysis of its outputs reads,
+// each at its number in the file: every line of a paste, or the lines of
+// the outputs of a streamed file that were kept to be judged whole.
+type doc struct {
+	parts []part // in order of their lines, not overlapping
+}
+
+// part is lines start… of a file.
+type part struct {
+	start int
+	ls    []string
+}
+
+// at returns the part that holds line n, nil when none does.
+func (d *doc) at(n int) *part {
+	i := sort.Search(len(d.parts), func(i int) bool { return d.parts[i].start+len(d.parts[i].ls) > n })
+	if i == len(d.parts) || d.parts[i].start > n {
+		return nil
+	}
+	return &d.parts[i]
+}
+
+// line returns line n, "" when it is not held.
+func (d *doc) line(n int) string {
+	if p := d.at(n); p != nil {
+		return p.ls[n-p.start]
+	}
+	return ""
+}
+
+// set replaces line n, which d holds.
+func (d *doc) set(n int, l string) {
+	if p := d.at(n); p != nil {
+		p.ls[n-p.start] = l
+	}
+}
+
+// lines returns the lines of sp, which one part holds.
+func (d *doc) lines(sp Span) []string {
+	p := d.at(sp.Start)
+	if p == nil {
+		return nil
+	}
+	return p.ls[sp.Start-p.start : min(sp.End-p.start+1, len(p.ls))]
+}
+
+// end is the number of the last line held.
+func (d *doc) end() int {
+	if len(d.parts) == 0 {
+		return 0
+	}
+	p := d.parts[len(d.parts)-1]
+	return p.start + len(p.ls) - 1
+}
+
+// clone copies d, to change lines of the copy.
+func (d *doc) clone() *doc {
+	c := &doc{parts: make([]part, len(d.parts))}
+	for i, p := range d.parts {
+		c.parts[i] = part{start: p.start, ls: slices.Clone(p.ls)}
+	}
+	return c
+}
