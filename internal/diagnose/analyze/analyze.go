@@ -229,8 +229,41 @@ func AnalyzeText(name, text string, opts Options) File {
 	}
 	fr := File{File: name, Segments: []Segment{}, Normalized: rewrites}
 	d := &doc{parts: []part{{start: 1, ls: ls}}}
-	// HCA outputs first: what they show about the node (RDMA present, the
-	// rate of its ACTIVE ports) informs the NCCL and perftest rules.
+	fr.Segments, _ = judgeSpans(name, d, spans, opts)
+	if guessed != nil && len(fr.Segments) == 1 {
+		s := &fr.Segments[0]
+		if s.Failed {
+			// Nothing of it could be read as that tool's: it is not.
+			sp := Span{Start: s.Start, End: s.End}
+			*s = Segment{Kind: KindUnknown, Start: sp.Start, End: sp.End, Lines: s.Lines, Findings: []finding.Finding{}}
+			unrecognised(s, d, sp)
+		} else {
+			s.Skipped = append([]string{fmt.Sprintf("no %s header in the file; read as %s output because its lines resemble it (score %d/100): give --kind to read it as another", guessed.Kind, guessed.Kind, guessed.Score)}, s.Skipped...)
+		}
+	}
+	recognised, parsed := false, false
+	for _, s := range fr.Segments {
+		if s.Kind != KindUnknown {
+			recognised = true
+			parsed = parsed || !s.Failed
+		}
+	}
+	if !recognised {
+		fr.NotRecognised = true
+		g := Closest(text)
+		fr.Closest = &g
+	}
+	fr.Unparsed = recognised && !parsed
+	return fr
+}
+
+// judgeSpans diagnoses the outputs spans of a file whose lines d holds,
+// HCA outputs first: what they show about the node (RDMA present, the
+// rate of its ACTIVE ports) informs the NCCL and perftest rules, which
+// the context returned tells about them. Fabric outputs are judged
+// together, NCCL logs as one job.
+func judgeSpans(name string, d *doc, spans []Span, opts Options) ([]Segment, *context) {
+	out := []Segment{}
 	ctx := &context{}
 	if opts.Node != nil {
 		ctx.addRates(opts.Node, opts.NodeSource)
@@ -262,38 +295,14 @@ func AnalyzeText(name, text string, opts Options) File {
 			unrecognised(&seg, d, sp)
 		}
 		if isFabric(sp.Kind) {
-			fabricSegs = append(fabricSegs, len(fr.Segments))
+			fabricSegs = append(fabricSegs, len(out))
 		}
-		fr.Segments = append(fr.Segments, seg)
+		out = append(out, seg)
 	}
 	if len(fabricSegs) > 0 {
-		diagnoseFabric(name, d, fr.Segments, fabricSegs)
+		diagnoseFabric(name, d, out, fabricSegs)
 	}
-	if guessed != nil && len(fr.Segments) == 1 {
-		s := &fr.Segments[0]
-		if s.Failed {
-			// Nothing of it could be read as that tool's: it is not.
-			sp := Span{Start: s.Start, End: s.End}
-			*s = Segment{Kind: KindUnknown, Start: sp.Start, End: sp.End, Lines: s.Lines, Findings: []finding.Finding{}}
-			unrecognised(s, d, sp)
-		} else {
-			s.Skipped = append([]string{fmt.Sprintf("no %s header in the file; read as %s output because its lines resemble it (score %d/100): give --kind to read it as another", guessed.Kind, guessed.Kind, guessed.Score)}, s.Skipped...)
-		}
-	}
-	recognised, parsed := false, false
-	for _, s := range fr.Segments {
-		if s.Kind != KindUnknown {
-			recognised = true
-			parsed = parsed || !s.Failed
-		}
-	}
-	if !recognised {
-		fr.NotRecognised = true
-		g := Closest(text)
-		fr.Closest = &g
-	}
-	fr.Unparsed = recognised && !parsed
-	return fr
+	return out, ctx
 }
 
 // unrecognised says what a segment of no known kind holds.

@@ -10,6 +10,9 @@ import (
 // the outputs of a streamed file that were kept to be judged whole.
 type doc struct {
 	parts []part // in order of their lines, not overlapping
+	// above holds lines right above a part that no part holds (an
+	// ethtool -S prompt names the netdev of the output under it).
+	above map[int]string
 }
 
 // part is lines start… of a file.
@@ -32,7 +35,7 @@ func (d *doc) line(n int) string {
 	if p := d.at(n); p != nil {
 		return p.ls[n-p.start]
 	}
-	return ""
+	return d.above[n]
 }
 
 // set replaces line n, which d holds.
@@ -62,7 +65,7 @@ func (d *doc) end() int {
 
 // clone copies d, to change lines of the copy.
 func (d *doc) clone() *doc {
-	c := &doc{parts: make([]part, len(d.parts))}
+	c := &doc{parts: make([]part, len(d.parts)), above: d.above}
 	for i, p := range d.parts {
 		c.parts[i] = part{start: p.start, ls: slices.Clone(p.ls)}
 	}

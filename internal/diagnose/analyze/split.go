@@ -240,8 +240,8 @@ func memberBesides(l string) Kind {
 
 // maybeHeader is false for lines header cannot match, cheaply: most lines
 // of a log. Every header starts (after blanks) with one of headStarts,
-// or names ibdiagnet, ethtool or GPU0, or ends in "Test" (perftest's
-// title) or "dump:" (saquery's records).
+// or is a prompt (an ethtool command), or names ibdiagnet's files, or
+// ends in "Test" (perftest's title) or "dump:" (saquery's records).
 func maybeHeader(l string) bool {
 	i := 0
 	for i < len(l) && (l[i] == ' ' || l[i] >= '\t' && l[i] <= '\r') {
@@ -255,17 +255,17 @@ func maybeHeader(l string) bool {
 	}
 	t := strings.TrimRight(l, " \t\n\v\f\r")
 	return strings.HasSuffix(t, "Test") || strings.HasSuffix(t, "dump:") || t[len(t)-1] >= 0x80 ||
-		strings.Contains(l, "ibdiagnet") || strings.Contains(l, "ethtool") || strings.Contains(l, "GPU0")
+		maybePrompt(l) || strings.Contains(l, "ibdiagnet")
 }
 
 // headStarts are the first characters of the headers header matches:
 // "CA '", "Infiniband device", "hca_id:", "port:", "NIC statistics:",
-// "show_counters", "size", "sminfo:", "Port 1 hw counters:", "# …",
-// "* Waiting", "GPU0", "GUID 0x", "Unicast lids", "Errors for",
-// "Error check", "Switch", "Ca", "Hca", "Rt", "Router", "Loading
-// IBDIAGNET", "Running version", "-I-", "START_", "{ CA Ports", the
-// escape that underlines nvidia-smi's header.
-const headStarts = "CIhpNsP#*GUESHRL-{\x1b"
+// "ethtool -S", "show_counters", "size", "sminfo:", "Port 1 hw
+// counters:", "# …", "* Waiting", "GPU0" (or the escape that underlines
+// it), "GUID 0x", "Unicast lids", "Errors for", "Error check", "Switch",
+// "Ca", "Hca", "Rt", "Router", "Loading IBDIAGNET", "Running version",
+// "-I-", "START_", "{ CA Ports".
+const headStarts = "CIhpNesP#*GUESHRL-{\x1b"
 
 // deviceName returns the device (and port) an HCA output's header names:
 // "mlx5_0" of "CA 'mlx5_0'", "mlx5_0/1" of ibstatus' block header.
