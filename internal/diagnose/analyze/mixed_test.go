@@ -1,8 +1,10 @@
 package analyze
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -133,5 +135,126 @@ func sameReport(t *testing.T, want, got File) {
 	}
 	if want.NotRecognised != got.NotRecognised || want.Unparsed != got.Unparsed {
 		t.Errorf("not recognised %v / unparsed %v streamed, %v / %v in memory", got.NotRecognised, got.Unparsed, want.NotRecognised, want.Unparsed)
+	}
+}
+
+// lower sets *v to n for the test.
+func lower(t *testing.T, v *int, n int) {
+	old := *v
+	*v = n
+	t.Cleanup(func() { *v = old })
+}
+
+// An output other than the logs bigger than what is kept, past the
+// outputs judged, or, for the parsers that read an output at its line
+// numbers, past the line they may start at, is skipped with a note that
+// names its lines; the logs around it are judged as they are alone.
+func TestStreamBoundsOutputs(t *testing.T) {
+	big := "CA 'mlx5_0'\n" + strings.Repeat("\t\tRate: 400\n", 8000) // 96 kB
+	small := read(t, filepath.Join("realworld", "ibstat-network-operator-249.txt"))
+	smallLines := strings.Count(small, "\n")
+	perf := read(t, filepath.Join("realworld", "perftest-oci-oke-roce-write-bw-4qp.txt"))
+	perfLines := strings.Count(perf, "\n")
+	for _, tt := range []struct {
+		name   string
+		bound  *int
+		to     int
+		text   string
+		kind   Kind // of the outputs judged and skipped
+		judged int
+		want   string // the note, on the skipped output or the last segment
+	}{
+		{"one output too big", &maxKeptOutput, 64 << 10, gen(500, ncclOnlyLine) + big + gen(500, kernelFloodLine), KindIBStat, 0,
+			"lines 501-8501 skipped (8001 lines, 0.2 MiB of ibstat output): segment too big to judge in a streamed file (more than the 64 KiB of one output kept to judge it whole); cut it out into a file of its own: sed -n '501,8501p' f"},
+		{"outputs kept reach the bound", &maxKept, 3*len(small) + 40*smallLines, gen(500, ncclOnlyLine) + small + gen(10, kernelFloodLine) + small + gen(10, kernelFloodLine) + small + gen(10, kernelFloodLine) + small + gen(10, kernelFloodLine),
+			KindIBStat, 2, fmt.Sprintf("lines %d-%d skipped", 500+2*(smallLines+10)+1, 500+3*smallLines+20)},
+		{"too many outputs", &maxOutputs, 3, strings.Repeat(gen(20, ncclOnlyLine)+small, 5), KindIBStat, 3,
+			fmt.Sprintf("2 more outputs between lines %d and %d not judged: a streamed file's first 3 are", 3*(20+smallLines)+21, 5*(20+smallLines))},
+		{"perftest past the lines padded", &maxPadLines, 400, gen(500, ncclOnlyLine) + perf, KindPerftest, 0,
+			fmt.Sprintf("lines 501-%d skipped (%d lines, 0.0 MiB of perftest output): segment too big to judge in a streamed file (it starts past line 400, and its parser numbers lines from the file's start); cut it out into a file of its own: sed -n '501,%dp' f", 500+perfLines, perfLines, 500+perfLines)},
+		{"ibstat past the lines padded", &maxPadLines, 400, gen(500, ncclOnlyLine) + small, KindIBStat, 1, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lower(t, tt.bound, tt.to)
+			got := streamed(t, "f", tt.text, Options{Year: 2026})
+			judged, notes := 0, []string{}
+			for _, s := range got.Segments {
+				notes = append(notes, s.Skipped...)
+				if s.Kind == tt.kind && !s.Failed {
+					judged++
+				}
+				if s.Kind == tt.kind && s.Failed && s.Summary != "not judged: too big" {
+					t.Errorf("skipped output's summary %q", s.Summary)
+				}
+			}
+			if judged != tt.judged {
+				t.Errorf("%d %s outputs judged, want %d: %s", judged, tt.kind, tt.judged, jsonOf(t, got))
+			}
+			if tt.want != "" && !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, tt.want) }) {
+				t.Errorf("no note %q in\n%s", tt.want, strings.Join(notes, "\n"))
+			}
+			// The logs give what they give alone.
+			var alone strings.Builder
+			for _, l := range strings.SplitAfter(tt.text, "\n") {
+				if member(l) == KindKernel || member(l) == KindNCCLLog {
+					alone.WriteString(l)
+				}
+			}
+			logs := func(f File) []string {
+				var out []string
+				for _, s := range f.Segments {
+					if s.Kind == KindKernel || s.Kind == KindNCCLLog {
+						for _, x := range s.Findings {
+							out = append(out, x.ID+" "+x.Summary)
+						}
+					}
+				}
+				return out
+			}
+			if g, w := logs(got), logs(streamed(t, "f", alone.String(), Options{Year: 2026})); !slices.Equal(g, w) || len(w) == 0 {
+				t.Errorf("the logs' findings\n%q\nalone\n%q", g, w)
+			}
+		})
+	}
+}
+
+// An output of another tool hundreds of MiB long in a streamed log is
+// skipped without being held: the heap stays small, the note names its
+// lines, the log around it is judged.
+func TestStreamHugeOutputMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams 200 MB")
+	}
+	const size = 200 << 20
+	const bound = 48 << 20
+	const rows = (size - (1 << 20)) / 12 // lines of "\t\tRate: 400\n"
+	runtime.GC()
+	var peak uint64
+	sample := func() {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		peak = max(peak, m.HeapInuse)
+	}
+	line := func(i int) string {
+		switch {
+		case i < 2000 || i > 2000+rows:
+			return ncclOnlyLine(i)
+		case i == 2000:
+			return "CA 'mlx5_0'\n"
+		}
+		return "\t\tRate: 400\n"
+	}
+	g := &genReader{line: line, left: size, sample: sample}
+	f := AnalyzeReader("big.log", g, -1, Options{Year: 2026})
+	sample()
+	if len(f.Segments) != 2 || f.Segments[0].Kind != KindNCCLLog || len(f.Segments[0].Findings) == 0 || f.Segments[1].Kind != KindIBStat || !f.Segments[1].Failed {
+		t.Fatalf("not analysed: %s", jsonOf(t, f))
+	}
+	if want := fmt.Sprintf("lines 2001-%d skipped (%d lines, ", 2001+rows, rows+1); !strings.HasPrefix(f.Segments[1].Skipped[0], want) {
+		t.Errorf("note %q, want %q…", f.Segments[1].Skipped[0], want)
+	}
+	t.Logf("heap in use at most %d MiB over %d MiB read", peak>>20, size>>20)
+	if peak > bound {
+		t.Errorf("heap in use reached %d MiB analysing %d MiB: not bounded (limit %d MiB)", peak>>20, size>>20, bound>>20)
 	}
 }

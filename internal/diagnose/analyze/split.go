@@ -121,8 +121,8 @@ func header(l, prev, next string, inHCA bool) (Kind, int) {
 		return KindDevinfo, 0 // a port block of ibv_devinfo pasted without its hca_id line
 	case t == "NIC statistics:":
 		return KindEthtool, 0
-	case (isPrompt(l) || strings.HasPrefix(t, "ethtool -S ") || strings.HasPrefix(t, "ethtool --statistics ")) &&
-		(strings.Contains(t, "ethtool -S ") || strings.Contains(t, "ethtool --statistics ")) && !strings.HasPrefix(strings.TrimSpace(next), "NIC statistics:"):
+	case (strings.Contains(t, "ethtool -S ") || strings.Contains(t, "ethtool --statistics ")) &&
+		(isPrompt(l) || strings.HasPrefix(t, "ethtool -S ") || strings.HasPrefix(t, "ethtool --statistics ")) && !strings.HasPrefix(strings.TrimSpace(next), "NIC statistics:"):
 		return KindEthtool, 0 // the command (with or without a prompt) names the body that follows without its header
 	case strings.HasPrefix(t, "show_counters ") || isHWCountersHeader(t) && !strings.HasPrefix(prev, "show_counters"):
 		return KindRdma, 0 // MLNX_OFED show_counters: "Port 1 hw counters:"
@@ -148,7 +148,7 @@ func header(l, prev, next string, inHCA bool) (Kind, int) {
 			return KindNetDiscover, 1
 		}
 		return KindNetDiscover, 0
-	case ibdiags.HostsLine(t):
+	case strings.Contains(t, "ports") && ibdiags.HostsLine(t): // (a cheap test first)
 		return KindNetDiscover, 0
 	case strings.HasPrefix(t, "Unicast lids ["):
 		return KindForwardTables, 0
@@ -174,8 +174,11 @@ func header(l, prev, next string, inHCA bool) (Kind, int) {
 // ncclTestsTableHeader matches nccl-tests' column header "#  size  count
 // type  redop  root  time  algbw  busbw  #wrong …", with or without "#".
 func ncclTestsTableHeader(t string) bool {
+	if !strings.Contains(t, "algbw") || !strings.Contains(t, "busbw") {
+		return false
+	}
 	f := strings.Fields(strings.TrimLeft(t, "#"))
-	return len(f) >= 6 && f[0] == "size" && f[1] == "count" && strings.Contains(t, "algbw") && strings.Contains(t, "busbw")
+	return len(f) >= 6 && f[0] == "size" && f[1] == "count"
 }
 
 func isDashes(t string) bool {

@@ -420,9 +420,9 @@ func (s *streamer) give(n int, l string, k Kind) {
 	}
 	switch {
 	case o.size > maxKeptOutput:
-		o.over = fmt.Sprintf("more than the %d MiB of one output kept to judge it whole", maxKeptOutput>>20)
+		o.over = fmt.Sprintf("more than the %s of one output kept to judge it whole", sizeText(maxKeptOutput))
 	case s.kept+o.size > maxKept:
-		o.over = fmt.Sprintf("the outputs kept to judge whole reached %d MiB", maxKept>>20)
+		o.over = fmt.Sprintf("the outputs kept to judge whole reached %s", sizeText(maxKept))
 	case k != KindUnknown && o.start-1 > maxPadLines && !segmentNumbered(k):
 		o.over = fmt.Sprintf("it starts past line %d, and its parser numbers lines from the file's start", maxPadLines)
 	default:
@@ -434,6 +434,14 @@ func (s *streamer) give(n int, l string, k Kind) {
 	} else {
 		o.ls = nil
 	}
+}
+
+// sizeText says n bytes in MiB, or in KiB below one.
+func sizeText(n int) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
 }
 
 // segmentNumbered says whether a kind's parser reads its output alone
