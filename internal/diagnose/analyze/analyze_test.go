@@ -339,7 +339,7 @@ func FuzzSplit(f *testing.F) {
 			if i+1 < len(ls) {
 				next = ls[i+1]
 			}
-			if k, _ := header(l, prev, next, i%2 == 0); k != KindUnknown && !maybeHeader(l) {
+			if k, _ := header(l, prev, next, i%2 == 0); k != KindUnknown && !maybeHeader(l, maybePrompt(l)) {
 				t.Fatalf("line %d %q is a %s header, maybeHeader says no", i+1, l, k)
 			}
 		}

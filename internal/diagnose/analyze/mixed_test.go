@@ -25,7 +25,7 @@ func TestMaybeHeaderPassesHeaders(t *testing.T) {
 			continue // a folder
 		}
 		ls := Lines(string(b))
-		ls = append(ls, "\u00a0CA 'mlx5_0'", "RC Write BW Test\u00a0", "  NodeRecord dump:\u2003", "\u0085hca_id:\tmlx5_0")
+		ls = append(ls, "\u00a0CA 'mlx5_0'", "RC Write BW Test\u00a0", "  NodeRecord dump:\u2003", "\u0085hca_id:\tmlx5_0", "x ibdiagnet2.lst", "\tsaved in  ibdiagnet2.db_csv \t")
 		for i, l := range ls {
 			prev, next := "", ""
 			if i > 0 {
@@ -37,7 +37,7 @@ func TestMaybeHeaderPassesHeaders(t *testing.T) {
 			for _, hca := range []bool{false, true} {
 				if k, _ := header(l, prev, next, hca); k != KindUnknown {
 					checked++
-					if !maybeHeader(l) {
+					if !maybeHeader(l, maybePrompt(l)) {
 						t.Errorf("%s:%d: %q is a %s header, maybeHeader says no", p, i+1, l, k)
 					}
 				}

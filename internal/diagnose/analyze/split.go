@@ -221,7 +221,7 @@ func memberBesides(l string) Kind {
 	if l == "" {
 		return KindUnknown
 	}
-	if strings.Contains(l, "NCCL INFO") || strings.Contains(l, "NCCL WARN") {
+	if ncclMark(l) {
 		return KindNCCLLog
 	}
 	if strings.HasPrefix(l, "link ") {
@@ -235,7 +235,7 @@ func memberBesides(l string) Kind {
 			return KindRdma
 		}
 	}
-	if strings.Contains(l, "sys/class/infiniband/") && (strings.Contains(l, "/hw_counters/") || strings.Contains(l, "/counters/")) && strings.Contains(l, ":") {
+	if strings.IndexByte(l, '/') >= 0 && strings.Contains(l, "sys/class/infiniband/") && (strings.Contains(l, "/hw_counters/") || strings.Contains(l, "/counters/")) && strings.Contains(l, ":") {
 		return KindRdma // grep . /sys/class/infiniband/*/ports/*/hw_counters/*
 	}
 	return KindUnknown
@@ -243,9 +243,10 @@ func memberBesides(l string) Kind {
 
 // maybeHeader is false for lines header cannot match, cheaply: most lines
 // of a log. Every header starts (after blanks) with one of headStarts,
-// or is a prompt (an ethtool command), or names ibdiagnet's files, or
-// ends in "Test" (perftest's title) or "dump:" (saquery's records).
-func maybeHeader(l string) bool {
+// or is a prompt (an ethtool command; mp is maybePrompt(l)), or names
+// ibdiagnet's files in at most four words, or ends in "Test" (perftest's
+// title) or "dump:" (saquery's records).
+func maybeHeader(l string, mp bool) bool {
 	i := 0
 	for i < len(l) && (l[i] == ' ' || l[i] >= '\t' && l[i] <= '\r') {
 		i++
@@ -256,9 +257,34 @@ func maybeHeader(l string) bool {
 	if l[i] >= 0x80 || strings.IndexByte(headStarts, l[i]) >= 0 {
 		return true // (a Unicode blank first: header decides)
 	}
-	t := strings.TrimRight(l, " \t\n\v\f\r")
+	e := len(l)
+	for e > i && (l[e-1] == ' ' || l[e-1] >= '\t' && l[e-1] <= '\r') {
+		e--
+	}
+	t := l[:e]
 	return strings.HasSuffix(t, "Test") || strings.HasSuffix(t, "dump:") || t[len(t)-1] >= 0x80 ||
-		maybePrompt(l) || strings.Contains(l, "ibdiagnet")
+		mp || strings.Contains(t, "bdiagnet") && fewFields(t[i:], 4) // ("b" is rarer than "i")
+}
+
+// fewFields says whether t (no blanks at its ends) has at most n fields
+// split at ASCII blanks: Unicode blanks split more, so a line with at
+// most n fields (as strings.Fields counts them) passes.
+func fewFields(t string, n int) bool {
+	blank := false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c == ' ' || c >= '\t' && c <= '\r' {
+			blank = true
+			continue
+		}
+		if blank {
+			blank = false
+			if n--; n == 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // headStarts are the first characters of the headers header matches:
@@ -269,6 +295,20 @@ func maybeHeader(l string) bool {
 // "Ca", "Hca", "Rt", "Router", "Loading IBDIAGNET", "Running version",
 // "-I-", "START_", "{ CA Ports".
 const headStarts = "CIhpNesP#*GUESHRL-{\x1b"
+
+// ncclMark says whether l holds "NCCL INFO" or "NCCL WARN", in one scan.
+func ncclMark(l string) bool {
+	for {
+		i := strings.Index(l, "NCCL ")
+		if i < 0 {
+			return false
+		}
+		l = l[i+5:]
+		if strings.HasPrefix(l, "INFO") || strings.HasPrefix(l, "WARN") {
+			return true
+		}
+	}
+}
 
 // deviceName returns the device (and port) an HCA output's header names:
 // "mlx5_0" of "CA 'mlx5_0'", "mlx5_0/1" of ibstatus' block header.
@@ -365,7 +405,8 @@ func Split(ls []string) []Span {
 // above the line read last.
 type splitter struct {
 	cur Span
-	// n is the number of lines read; back[k] is line n-k.
+	// n is the number of lines read; line p of the splitBack lines
+	// above the next is back[p%splitBack].
 	n    int
 	back [splitBack]string
 	// hca says an "hca_id:" line stands above the next line with no
@@ -376,6 +417,8 @@ type splitter struct {
 	// nodes). At most maxSeen are kept.
 	seen map[string]bool
 	emit func(Span)
+	// mp is maybePrompt of the line read last.
+	mp bool
 }
 
 // splitBack is how far above the line being read a new span may start:
@@ -393,8 +436,19 @@ func newSplitter(emit func(Span)) *splitter {
 // step reads the next line; next is the line after it ("" at the end).
 func (s *splitter) step(l, next string) {
 	s.n++
+	s.mp = maybePrompt(l)
+	s.read(l, next)
+	s.back[s.n%splitBack] = l
+	if t := strings.TrimSpace(l); t == "" {
+		s.hca = false
+	} else if t[0] == 'h' && strings.HasPrefix(t, "hca_id:") {
+		s.hca = true
+	}
+}
+
+// read reads line s.n, l.
+func (s *splitter) read(l, next string) {
 	n := s.n
-	defer s.push(l)
 	// A markdown code fence (GitHub issues, chat) closes the output it
 	// follows: the prose after it is not that tool's.
 	if isFence(l) {
@@ -404,8 +458,12 @@ func (s *splitter) step(l, next string) {
 		}
 		return
 	}
-	if maybeHeader(l) {
-		if k, back := header(l, s.back[0], next, s.hca); k != KindUnknown {
+	if maybeHeader(l, s.mp) {
+		prev := ""
+		if n > 1 {
+			prev = s.back[(n-1)%splitBack]
+		}
+		if k, back := header(l, prev, next, s.hca); k != KindUnknown {
 			start := max(n-back, s.cur.Start)
 			name := deviceName(k, l)
 			// saquery -s prints PortInfoRecord dumps under "IsSM ports".
@@ -433,23 +491,12 @@ func (s *splitter) step(l, next string) {
 	}
 }
 
-// push makes l, the line just read, the first of the lines above.
-func (s *splitter) push(l string) {
-	copy(s.back[1:], s.back[:splitBack-1])
-	s.back[0] = l
-	if t := strings.TrimSpace(l); t == "" {
-		s.hca = false
-	} else if strings.HasPrefix(t, "hca_id:") {
-		s.hca = true
-	}
-}
-
 // open starts a span of kind k at line start, or at a prompt (and blank
 // lines) right above it.
 func (s *splitter) open(k Kind, start int) {
 	cur := s.cur
 	for p := start - 1; (p > cur.Start || p == cur.Start && cur.Kind == KindUnknown) && p >= start-3; p-- {
-		l := s.back[s.n-1-p]
+		l := s.back[p%splitBack]
 		if isPrompt(l) {
 			start = p
 			break

@@ -147,9 +147,10 @@ type streamer struct {
 	n       int
 	pend    string
 	hasPend bool
-	// queue are the lines the splitter has read but not yet given to
-	// an output (a new output may start up to splitBack lines up).
+	// queue[qh:] are the lines the splitter has read but not yet given
+	// to an output (a new output may start up to splitBack lines up).
 	queue []queued
+	qh    int
 	// cur is the output the lines given go to; last the line given last.
 	cur  *output
 	last string
@@ -184,6 +185,8 @@ type streamer struct {
 type queued struct {
 	n int
 	l string
+	// mp is maybePrompt(l).
+	mp bool
 }
 
 // output is the output being read: a log's run, or an output kept whole
@@ -332,7 +335,7 @@ func (s *streamer) crLine(l string) {
 func (s *streamer) line(l string) {
 	if s.forced != KindUnknown {
 		s.n++
-		s.give(s.n, l, s.forced)
+		s.give(s.n, l, maybePrompt(l), s.forced)
 		return
 	}
 	if s.hasPend {
@@ -345,27 +348,28 @@ func (s *streamer) line(l string) {
 // step gives the splitter line n-1 of the lines read, with line n after
 // it, and the lines no new output can take to the output they are in.
 func (s *streamer) step(l, next string) {
-	s.queue = append(s.queue, queued{s.split.n + 1, l})
-	s.split.step(l, next)
-	i := 0
-	for i < len(s.queue) && s.queue[i].n <= s.split.n-splitBack {
-		s.give(s.queue[i].n, s.queue[i].l, s.split.cur.Kind)
-		i++
+	if s.qh >= 64 {
+		s.queue = append(s.queue[:0], s.queue[s.qh:]...)
+		s.qh = 0
 	}
-	if i > 0 {
-		s.queue = append(s.queue[:0], s.queue[i:]...)
+	s.queue = append(s.queue, queued{n: s.split.n + 1, l: l})
+	s.split.step(l, next)
+	s.queue[len(s.queue)-1].mp = s.split.mp
+	for s.qh < len(s.queue) && s.queue[s.qh].n <= s.split.n-splitBack {
+		q := s.queue[s.qh]
+		s.give(q.n, q.l, q.mp, s.split.cur.Kind)
+		s.qh++
 	}
 }
 
 // emit ends an output the splitter found: its lines still queued go to
 // it.
 func (s *streamer) emit(sp Span) {
-	i := 0
-	for i < len(s.queue) && s.queue[i].n <= sp.End {
-		s.give(s.queue[i].n, s.queue[i].l, sp.Kind)
-		i++
+	for s.qh < len(s.queue) && s.queue[s.qh].n <= sp.End {
+		q := s.queue[s.qh]
+		s.give(q.n, q.l, q.mp, sp.Kind)
+		s.qh++
 	}
-	s.queue = append(s.queue[:0], s.queue[i:]...)
 	s.close(sp)
 }
 
@@ -384,15 +388,16 @@ func (s *streamer) flush() {
 	s.split.end()
 }
 
-// give reads line n as a line of an output of kind k.
-func (s *streamer) give(n int, l string, k Kind) {
+// give reads line n as a line of an output of kind k; mp is
+// maybePrompt(l).
+func (s *streamer) give(n int, l string, mp bool, k Kind) {
 	o := s.cur
 	if o == nil {
 		o = &output{kind: k, start: n, above: s.last}
 		s.cur = o
 	}
 	s.last = l
-	prompt := maybePrompt(l) && isPrompt(l)
+	prompt := mp && isPrompt(l)
 	switch k {
 	case KindNCCLLog, KindKernel:
 		if prompt || l == longLine {
