@@ -15,10 +15,12 @@ type doc struct {
 	above map[int]string
 }
 
-// part is lines start… of a file.
+// part is lines start… of a file; shared says ls is another doc's too
+// (copied before a line of it is changed).
 type part struct {
-	start int
-	ls    []string
+	start  int
+	ls     []string
+	shared bool
 }
 
 // at returns the part that holds line n, nil when none does.
@@ -41,6 +43,9 @@ func (d *doc) line(n int) string {
 // set replaces line n, which d holds.
 func (d *doc) set(n int, l string) {
 	if p := d.at(n); p != nil {
+		if p.shared {
+			p.ls, p.shared = slices.Clone(p.ls), false
+		}
 		p.ls[n-p.start] = l
 	}
 }
@@ -63,11 +68,13 @@ func (d *doc) end() int {
 	return p.start + len(p.ls) - 1
 }
 
-// clone copies d, to change lines of the copy.
+// clone copies d, to change lines of the copy: a part's lines are
+// copied when one of them is changed, so that changing a line of one
+// output does not copy every other output's.
 func (d *doc) clone() *doc {
 	c := &doc{parts: make([]part, len(d.parts)), above: d.above}
 	for i, p := range d.parts {
-		c.parts[i] = part{start: p.start, ls: slices.Clone(p.ls)}
+		c.parts[i] = part{start: p.start, ls: p.ls, shared: true}
 	}
 	return c
 }

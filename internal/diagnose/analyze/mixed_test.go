@@ -171,8 +171,10 @@ func TestStreamBoundsOutputs(t *testing.T) {
 		{"too many outputs", &maxOutputs, 3, strings.Repeat(gen(20, ncclOnlyLine)+small, 5), KindIBStat, 3,
 			fmt.Sprintf("2 more outputs between lines %d and %d not judged: a streamed file's first 3 are", 3*(20+smallLines)+21, 5*(20+smallLines))},
 		{"perftest past the lines padded", &maxPadLines, 400, gen(500, ncclOnlyLine) + perf, KindPerftest, 0,
-			fmt.Sprintf("lines 501-%d skipped (%d lines, 0.0 MiB of perftest output): segment too big to judge in a streamed file (it starts past line 400, and its parser numbers lines from the file's start); cut it out into a file of its own: sed -n '501,%dp' f", 500+perfLines, perfLines, 500+perfLines)},
+			fmt.Sprintf("lines 501-%d skipped (%d lines, 0.0 MiB of perftest output): segment too big to judge in a streamed file (its parser reads the 500 lines above it as blank ones, and the lines so read for the outputs of this file would pass 400); cut it out into a file of its own: sed -n '501,%dp' f", 500+perfLines, perfLines, 500+perfLines)},
 		{"ibstat past the lines padded", &maxPadLines, 400, gen(500, ncclOnlyLine) + small, KindIBStat, 1, ""},
+		{"perftests past the lines padded in all", &maxPadLines, 900, gen(300, ncclOnlyLine) + perf + small + gen(300, kernelFloodLine) + perf, KindPerftest, 1,
+			fmt.Sprintf("lines %d-%d skipped", 600+perfLines+smallLines+1, 600+2*perfLines+smallLines)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			lower(t, tt.bound, tt.to)
@@ -256,5 +258,23 @@ func TestStreamHugeOutputMemoryBounded(t *testing.T) {
 	t.Logf("heap in use at most %d MiB over %d MiB read", peak>>20, size>>20)
 	if peak > bound {
 		t.Errorf("heap in use reached %d MiB analysing %d MiB: not bounded (limit %d MiB)", peak>>20, size>>20, bound>>20)
+	}
+}
+
+// A clone of a doc copies the lines of a part when one of them changes,
+// not before: the other parts stay shared, the original unchanged.
+func TestDocCloneCopiesOnWrite(t *testing.T) {
+	d := &doc{parts: []part{{start: 3, ls: []string{"a", "b"}}, {start: 10, ls: []string{"c"}}}, above: map[int]string{9: "above"}}
+	c := d.clone()
+	c.set(4, "B")
+	c.set(7, "nowhere") // a line no part holds: nothing to change
+	if d.line(4) != "b" || c.line(4) != "B" || c.line(3) != "a" || c.line(9) != "above" || c.line(7) != "" {
+		t.Errorf("original %q %q, clone %q %q %q %q", d.line(3), d.line(4), c.line(3), c.line(4), c.line(9), c.line(7))
+	}
+	if &c.parts[1].ls[0] != &d.parts[1].ls[0] {
+		t.Error("a part without a changed line was copied")
+	}
+	if got := c.lines(Span{Start: 3, End: 4}); !slices.Equal(got, []string{"a", "B"}) {
+		t.Errorf("lines %q", got)
 	}
 }

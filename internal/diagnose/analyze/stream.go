@@ -169,6 +169,9 @@ type streamer struct {
 	parts []part
 	above map[int]string
 	kept  int
+	// padded counts the lines above the kept outputs read at their
+	// line numbers.
+	padded int
 	// sampled are outputs of no known kind too big to keep: their first
 	// lines say what they resemble.
 	sampled      []part
@@ -213,10 +216,10 @@ var (
 	maxKept = 32 << 20
 	// maxOutputs bounds how many are judged, or listed as not.
 	maxOutputs = 200
-	// maxPadLines bounds the line where a kept output may start when
-	// its parser reads it at its line number (it reads the lines above
-	// as blank ones): nccl-tests, perftest, ibdiagnet and the fabric
-	// tools.
+	// maxPadLines bounds the lines above the kept outputs whose parsers
+	// read them at their line numbers (nccl-tests, perftest, ibdiagnet,
+	// the fabric tools): each is read after as many blank lines, so the
+	// lines above all of them are bounded.
 	maxPadLines = 32 << 20
 )
 
@@ -428,8 +431,8 @@ func (s *streamer) give(n int, l string, mp bool, k Kind) {
 		o.over = fmt.Sprintf("more than the %s of one output kept to judge it whole", sizeText(maxKeptOutput))
 	case s.kept+o.size > maxKept:
 		o.over = fmt.Sprintf("the outputs kept to judge whole reached %s", sizeText(maxKept))
-	case k != KindUnknown && o.start-1 > maxPadLines && !segmentNumbered(k):
-		o.over = fmt.Sprintf("it starts past line %d, and its parser numbers lines from the file's start", maxPadLines)
+	case k != KindUnknown && !segmentNumbered(k) && s.padded+o.start-1 > maxPadLines:
+		o.over = fmt.Sprintf("its parser reads the %d lines above it as blank ones, and the lines so read for the outputs of this file would pass %d", o.start-1, maxPadLines)
 	default:
 		o.ls = append(o.ls, strings.Clone(l))
 		return
@@ -501,6 +504,9 @@ func (s *streamer) close(sp Span) {
 		s.parts = append(s.parts, part{start: sp.Start, ls: o.ls})
 		s.spans = append(s.spans, sp)
 		s.kept += o.size
+		if sp.Kind != KindUnknown && !segmentNumbered(sp.Kind) {
+			s.padded += sp.Start - 1
+		}
 	}
 }
 
