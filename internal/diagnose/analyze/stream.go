@@ -45,7 +45,8 @@ var streamAbove = StreamAbove
 
 // AnalyzeReader analyses one input read from r; size is its length when
 // known before reading (a regular file), -1 otherwise. Small inputs are
-// analysed as AnalyzeText does; big kernel and NCCL logs stream.
+// analysed as AnalyzeText does; big kernel and NCCL logs stream, alone
+// or among other outputs.
 func AnalyzeReader(name string, r io.Reader, size int64, opts Options) File {
 	head := make([]byte, max(streamAbove+1, decideOn))
 	n, err := io.ReadFull(r, head)
@@ -96,10 +97,11 @@ func readError(name string, err error) File {
 }
 
 // streamKind decides from the start of a big input whether it streams:
-// ok when it holds kernel or NCCL log lines and no other tool's output;
-// forced is the kind every line is read as (--kind, or a log recognised
-// only as a whole), "" when lines are sorted as Split sorts them. why
-// says why not.
+// ok when it holds kernel or NCCL log lines (other tools' outputs
+// around them are cut out as Split cuts them) and no wrapper to take
+// off its lines; forced is the kind every line is read as (--kind, or a
+// log recognised only as a whole), "" when lines are split into
+// outputs. why says why not.
 func streamKind(head string, opts Options) (forced Kind, ok bool, why string) {
 	streams := func(k Kind) bool { return k == KindKernel || k == KindNCCLLog }
 	if opts.Kind != KindUnknown {
