@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# `ibdoctor analyze` of a big NCCL debug log and a big kernel log (1 GB
-# each by default), streamed: throughput and peak memory against `grep -c`
-# over the same file. The logs are generated deterministically
-# (bench/genlog) from the real lines of the analyze corpus with varying
-# hosts, ranks and times, so their faults recur through the whole file.
-# Not part of `make test`: it writes SIZE bytes twice and reads them
-# 6 × RUNS times.
+# `ibdoctor analyze` of a big NCCL debug log, a big kernel log and a big
+# job log (1 GB each by default), streamed: throughput and peak memory
+# against `grep -c` over the same file. The logs are generated
+# deterministically (bench/genlog) from the real lines of the analyze
+# corpus with varying hosts, ranks and times, so their faults recur
+# through the whole file; the job log starts with other tools' output
+# (an mpirun banner, ibstat and nvidia-smi topo -m of a node: about 230
+# lines, judged as a paste of them is) and goes on with the NCCL log.
+# Not part of `make test`: it writes SIZE bytes three times and reads
+# them 6 × RUNS times.
 #
 # Printed per log: the median of RUNS runs of the wall time, its MB/s
 # (10^6 bytes) and CPU time (user + system), the largest maximum RSS of
@@ -25,7 +28,7 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-need=$((2 * SIZE + (256 << 20)))
+need=$((3 * SIZE + (256 << 20)))
 avail=$(($(df -Pk "$tmp" | awk 'NR==2 {print $4}') * 1024))
 if ((avail < need)); then
 	echo "$tmp: $((avail >> 20)) MiB free, $((need >> 20)) MiB needed" >&2
@@ -37,6 +40,7 @@ go build -o "$tmp/genlog" ./bench/genlog
 corpus=internal/diagnose/analyze/testdata/realworld
 "$tmp/genlog" nccl "$SIZE" "$corpus" >"$tmp/nccl.log"
 "$tmp/genlog" kernel "$SIZE" "$corpus" >"$tmp/kernel.log"
+"$tmp/genlog" mixed "$SIZE" "$corpus" >"$tmp/job.log"
 
 # median reads numbers, one a line, and prints their median.
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
@@ -75,4 +79,5 @@ measure() {
 echo "median of $RUNS runs"
 measure "$tmp/nccl.log" NCCL
 measure "$tmp/kernel.log" mlx5
+measure "$tmp/job.log" NCCL
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo); load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M UTC')"

@@ -4,7 +4,11 @@
 // and times, so the faults in them (completion errors, Xids, AER, link
 // flaps) recur all through the file.
 //
-// Usage: genlog nccl|kernel BYTES CORPUS-DIR > FILE
+// mixed is a job log that starts with other tools' output (an mpirun
+// banner, ibstat of a node and its nvidia-smi topo -m, about 230 lines)
+// and goes on with the NCCL log.
+//
+// Usage: genlog nccl|kernel|mixed BYTES CORPUS-DIR > FILE
 package main
 
 import (
@@ -19,7 +23,7 @@ import (
 
 func main() {
 	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: genlog nccl|kernel BYTES CORPUS-DIR")
+		fmt.Fprintln(os.Stderr, "usage: genlog nccl|kernel|mixed BYTES CORPUS-DIR")
 		os.Exit(2)
 	}
 	size, err := strconv.ParseInt(os.Args[2], 10, 64)
@@ -29,7 +33,11 @@ func main() {
 	}
 	var msgs []string
 	var line func(i int, msg string) string
+	preamble := ""
 	switch os.Args[1] {
+	case "mixed":
+		preamble = mixedPreamble(os.Args[3])
+		fallthrough
 	case "nccl":
 		// The message after "NCCL INFO" / "NCCL WARN", with its level.
 		re := regexp.MustCompile(`NCCL (INFO|WARN) (.*)$`)
@@ -59,7 +67,7 @@ func main() {
 			return fmt.Sprintf("[%6d.%06d] %s\n", 5+us/1e6, us%1e6, msg)
 		}
 	default:
-		fmt.Fprintln(os.Stderr, "genlog: the kind is nccl or kernel")
+		fmt.Fprintln(os.Stderr, "genlog: the kind is nccl, kernel or mixed")
 		os.Exit(2)
 	}
 	if len(msgs) == 0 {
@@ -67,7 +75,8 @@ func main() {
 		os.Exit(1)
 	}
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
-	var n int64
+	w.WriteString(preamble)
+	n := int64(len(preamble))
 	for i := 0; n < size; i++ {
 		l := line(i, msgs[i%len(msgs)])
 		if n+int64(len(l)) > size {
@@ -100,4 +109,31 @@ func samples(dir, glob string, keep func(string) (string, bool)) []string {
 		}
 	}
 	return out
+}
+
+// mixedPreamble is what a job log holds before the NCCL log: the
+// launcher's banner, then ibstat and nvidia-smi topo -m of the node, run
+// by the job script (real outputs of the corpus).
+func mixedPreamble(dir string) string {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "genlog:", err)
+			os.Exit(1)
+		}
+		return strings.TrimRight(string(b), "\n") + "\n"
+	}
+	var b strings.Builder
+	b.WriteString("SLURM_JOB_ID=4242 SLURM_NNODES=8 SLURM_NTASKS=64\n")
+	b.WriteString("Data for JOB [4242,1] offset 0 Total slots allocated 64\n")
+	b.WriteString(" ========================   JOB MAP   ========================\n")
+	for i := 0; i < 8; i++ {
+		fmt.Fprintf(&b, " Data for node: node%03d\tNum slots: 8\tMax slots: 0\tNum procs: 8\n", i)
+	}
+	b.WriteString(" =============================================================\n\n")
+	b.WriteString("$ ibstat\n")
+	b.WriteString(read("ibstat-gpud-testdata-h100-polling.txt"))
+	b.WriteString("$ nvidia-smi topo -m\n")
+	b.WriteString(read("nvidia-smi-topo-nccl933-h100-9nic.txt"))
+	return b.String()
 }

@@ -229,53 +229,15 @@ func AnalyzeText(name, text string, opts Options) File {
 		}
 	}
 	fr := File{File: name, Segments: []Segment{}, Normalized: rewrites}
-	// HCA outputs first: what they show about the node (RDMA present, the
-	// rate of its ACTIVE ports) informs the NCCL and perftest rules.
-	ctx := &context{}
-	if opts.Node != nil {
-		ctx.addRates(opts.Node, opts.NodeSource)
-		ctx.addNode(opts.Node)
-	}
-	for _, sp := range spans {
-		if sp.Kind == KindNCCLLog {
-			ctx.ncclSpans = append(ctx.ncclSpans, sp)
-		}
-	}
-	segs := make([]*Segment, len(spans))
-	for pass := 0; pass < 2; pass++ {
-		for i, sp := range spans {
-			if isHCA(sp.Kind) != (pass == 0) || sp.Kind == KindUnknown && ignorable(ls[sp.Start-1:sp.End]) {
-				continue
-			}
-			seg := diagnoseTolerant(name, ls, sp, opts, ctx)
-			segs[i] = &seg
-		}
-	}
-	joinNCCLLogs(name, ls, spans, segs, opts, ctx)
-	var fabricSegs []int
-	for i, sp := range spans {
-		if segs[i] == nil {
-			continue
-		}
-		seg := *segs[i]
-		if sp.Kind == KindUnknown {
-			unrecognised(&seg, ls, sp)
-		}
-		if isFabric(sp.Kind) {
-			fabricSegs = append(fabricSegs, len(fr.Segments))
-		}
-		fr.Segments = append(fr.Segments, seg)
-	}
-	if len(fabricSegs) > 0 {
-		diagnoseFabric(name, ls, fr.Segments, fabricSegs)
-	}
+	d := &doc{parts: []part{{start: 1, ls: ls}}}
+	fr.Segments, _ = judgeSpans(name, d, spans, opts)
 	if guessed != nil && len(fr.Segments) == 1 {
 		s := &fr.Segments[0]
 		if s.Failed {
 			// Nothing of it could be read as that tool's: it is not.
 			sp := Span{Start: s.Start, End: s.End}
 			*s = Segment{Kind: KindUnknown, Start: sp.Start, End: sp.End, Lines: s.Lines, Findings: []finding.Finding{}}
-			unrecognised(s, ls, sp)
+			unrecognised(s, d, sp)
 		} else {
 			s.Skipped = append([]string{fmt.Sprintf("no %s header in the file; read as %s output because its lines resemble it (score %d/100): give --kind to read it as another", guessed.Kind, guessed.Kind, guessed.Score)}, s.Skipped...)
 		}
@@ -296,11 +258,60 @@ func AnalyzeText(name, text string, opts Options) File {
 	return fr
 }
 
+// judgeSpans diagnoses the outputs spans of a file whose lines d holds,
+// HCA outputs first: what they show about the node (RDMA present, the
+// rate of its ACTIVE ports) informs the NCCL and perftest rules, which
+// the context returned tells about them. Fabric outputs are judged
+// together, NCCL logs as one job.
+func judgeSpans(name string, d *doc, spans []Span, opts Options) ([]Segment, *context) {
+	out := []Segment{}
+	ctx := &context{}
+	if opts.Node != nil {
+		ctx.addRates(opts.Node, opts.NodeSource)
+		ctx.addNode(opts.Node)
+	}
+	for _, sp := range spans {
+		if sp.Kind == KindNCCLLog {
+			ctx.ncclSpans = append(ctx.ncclSpans, sp)
+		}
+	}
+	segs := make([]*Segment, len(spans))
+	for pass := 0; pass < 2; pass++ {
+		for i, sp := range spans {
+			if isHCA(sp.Kind) != (pass == 0) || sp.Kind == KindUnknown && ignorable(d.lines(sp)) {
+				continue
+			}
+			seg := diagnoseTolerant(name, d, sp, opts, ctx)
+			segs[i] = &seg
+		}
+	}
+	joinNCCLLogs(name, d, spans, segs, opts, ctx)
+	var fabricSegs []int
+	for i, sp := range spans {
+		if segs[i] == nil {
+			continue
+		}
+		seg := *segs[i]
+		if sp.Kind == KindUnknown {
+			unrecognised(&seg, d, sp)
+		}
+		if isFabric(sp.Kind) {
+			fabricSegs = append(fabricSegs, len(out))
+		}
+		out = append(out, seg)
+	}
+	if len(fabricSegs) > 0 {
+		diagnoseFabric(name, d, out, fabricSegs)
+	}
+	return out, ctx
+}
+
 // unrecognised says what a segment of no known kind holds.
-func unrecognised(seg *Segment, ls []string, sp Span) {
-	g := Closest(strings.Join(ls[sp.Start-1:sp.End], "\n"))
+func unrecognised(seg *Segment, d *doc, sp Span) {
+	ls := d.lines(sp)
+	g := Closest(strings.Join(ls, "\n"))
 	seg.Summary = "not recognised"
-	seg.Skipped = []string{fmt.Sprintf("lines %d-%d (%d) not recognised as any tool's output%s, starting %q", sp.Start, sp.End, sp.End-sp.Start+1, g.phrase(), firstLine(ls[sp.Start-1:sp.End]))}
+	seg.Skipped = []string{fmt.Sprintf("lines %d-%d (%d) not recognised as any tool's output%s, starting %q", sp.Start, sp.End, sp.End-sp.Start+1, g.phrase(), firstLine(ls))}
 }
 
 func (g Guess) phrase() string {
@@ -340,11 +351,11 @@ func ignorable(ls []string) bool {
 
 // segmentText returns the file's text with every line outside sp (and
 // every shell prompt) blanked, so parsers number lines as the file does.
-func segmentText(ls []string, sp Span) string {
+func segmentText(d *doc, sp Span) string {
 	var b strings.Builder
 	b.Grow(sp.Start + 64*(sp.End-sp.Start+1))
 	b.WriteString(strings.Repeat("\n", sp.Start-1))
-	for _, l := range ls[sp.Start-1 : sp.End] {
+	for _, l := range d.lines(sp) {
 		if !isPrompt(l) {
 			b.WriteString(l)
 		}
@@ -375,9 +386,9 @@ type context struct {
 
 // ncclText returns the text of every NCCL log segment of the file (other
 // lines blank), ok false for a later segment already read with the first.
-func (c *context) ncclText(ls []string, sp Span) (string, bool) {
+func (c *context) ncclText(d *doc, sp Span) (string, bool) {
 	if len(c.ncclSpans) < 2 {
-		return segmentText(ls, sp), true
+		return segmentText(d, sp), true
 	}
 	if sp != c.ncclSpans[0] {
 		return "", false
@@ -388,7 +399,7 @@ func (c *context) ncclText(ls []string, sp Span) (string, bool) {
 		for ; next < s.Start; next++ {
 			b.WriteByte('\n')
 		}
-		for _, l := range ls[s.Start-1 : s.End] {
+		for _, l := range d.lines(s) {
 			if !isPrompt(l) {
 				b.WriteString(l)
 			}
@@ -486,7 +497,7 @@ func whole(text string) Kind {
 	return KindUnknown
 }
 
-func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Segment {
+func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment {
 	seg := Segment{Kind: sp.Kind, Start: sp.Start, End: sp.End, Lines: fmt.Sprintf("%d-%d", sp.Start, sp.End), Findings: []finding.Finding{}, Skipped: []string{}}
 	if sp.Kind == KindUnknown {
 		return seg
@@ -498,21 +509,21 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 	var err error
 	switch sp.Kind {
 	case KindIBStat, KindIBStatus, KindDevinfo, KindRdma:
-		err = diagnoseHCA(&seg, file, ls, sp, opts, ctx)
+		err = diagnoseHCA(&seg, file, d, sp, opts, ctx)
 	case KindKernel:
-		err = diagnoseKernel(&seg, file, ls, sp, opts)
+		err = diagnoseKernel(&seg, file, d, sp, opts)
 	case KindTopo:
-		err = diagnoseTopo(&seg, file, ls, sp)
+		err = diagnoseTopo(&seg, file, d, sp)
 	case KindEthtool:
-		err = diagnoseEthtool(&seg, file, ls, sp, ctx)
+		err = diagnoseEthtool(&seg, file, d, sp, ctx)
 	}
 	if isHCA(sp.Kind) || sp.Kind == KindKernel || sp.Kind == KindTopo || sp.Kind == KindEthtool {
 		return finish(seg, file, err)
 	}
-	text := segmentText(ls, sp)
+	text := segmentText(d, sp)
 	switch sp.Kind {
 	case KindNCCLLog:
-		t, first := ctx.ncclText(ls, sp)
+		t, first := ctx.ncclText(d, sp)
 		if !first {
 			seg.Summary = fmt.Sprintf("NCCL log, judged with the NCCL log at lines %d-%d (one job)", ctx.ncclSpans[0].Start, ctx.ncclSpans[0].End)
 			return seg
@@ -570,12 +581,12 @@ func lineErr(err error) (int, string) {
 // listed as skipped with its number and the rest is read again, so one
 // bad line does not lose the output. segFileLines says how a parser
 // numbers its lines: the file's, or the segment's own.
-func diagnoseTolerant(file string, ls []string, sp Span, opts Options, ctx *context) Segment {
-	first := diagnose(file, ls, sp, opts, ctx)
+func diagnoseTolerant(file string, d *doc, sp Span, opts Options, ctx *context) Segment {
+	first := diagnose(file, d, sp, opts, ctx)
 	if !first.Failed {
 		return first
 	}
-	seg, work := first, ls
+	seg, work := first, d
 	var bad []int
 	var why []string
 	for len(bad) < maxSkippedLines {
@@ -586,18 +597,18 @@ func diagnoseTolerant(file string, ls []string, sp Span, opts Options, ctx *cont
 		if !fileNumbered(sp.Kind) {
 			n += sp.Start - 1
 		}
-		if n < sp.Start || n > sp.End || strings.TrimSpace(work[n-1]) == "" {
+		if n < sp.Start || n > sp.End || strings.TrimSpace(work.line(n)) == "" {
 			break
 		}
 		if len(bad) == 0 {
-			work = slices.Clone(ls)
+			work = d.clone()
 		}
-		work[n-1] = ""
+		work.set(n, "")
 		bad = append(bad, n)
 		why = append(why, reason)
 		next := diagnose(file, work, sp, opts, ctx)
 		if !next.Failed {
-			next.Skipped = append(next.Skipped, skippedLines(file, ls, bad, why)...)
+			next.Skipped = append(next.Skipped, skippedLines(file, d, bad, why)...)
 			return next
 		}
 		seg = next
@@ -607,7 +618,7 @@ func diagnoseTolerant(file string, ls []string, sp Span, opts Options, ctx *cont
 }
 
 // skippedLines lists refused lines, grouped by reason.
-func skippedLines(file string, ls []string, bad []int, why []string) []string {
+func skippedLines(file string, d *doc, bad []int, why []string) []string {
 	var reasons []string
 	at := map[string][]int{}
 	for i, n := range bad {
@@ -619,7 +630,7 @@ func skippedLines(file string, ls []string, bad []int, why []string) []string {
 	out := make([]string, 0, len(reasons))
 	for _, r := range reasons {
 		ns := at[r]
-		out = append(out, fmt.Sprintf("%s: not read (%s): %q", lineList(file, ns), r, firstLine(ls[ns[0]-1:ns[0]])))
+		out = append(out, fmt.Sprintf("%s: not read (%s): %q", lineList(file, ns), r, firstLine([]string{d.line(ns[0])})))
 	}
 	return out
 }
@@ -639,7 +650,7 @@ var fabricParsers = map[Kind]func(io.Reader, string) error{
 // refuses, one at a time until the rest reads (at most maxSkippedLines),
 // and lists them; when the rest never reads, ls is left as it was and
 // the parse error is reported by the caller.
-func skipRefused(file string, ls []string, sp Span) []string {
+func skipRefused(file string, d *doc, sp Span) []string {
 	p := fabricParsers[sp.Kind]
 	if p == nil {
 		return nil
@@ -648,33 +659,33 @@ func skipRefused(file string, ls []string, sp Span) []string {
 	var why []string
 	orig := map[int]string{}
 	for len(bad) <= maxSkippedLines {
-		err := p(strings.NewReader(segmentText(ls, sp)), file)
+		err := p(strings.NewReader(segmentText(d, sp)), file)
 		n, reason := lineErr(err)
 		if err == nil {
-			return skippedLines(file, withOrig(ls, orig), bad, why)
+			return skippedLines(file, withOrig(d, orig), bad, why)
 		}
-		if n < sp.Start || n > sp.End || strings.TrimSpace(ls[n-1]) == "" || len(bad) == maxSkippedLines {
+		if n < sp.Start || n > sp.End || strings.TrimSpace(d.line(n)) == "" || len(bad) == maxSkippedLines {
 			break
 		}
-		orig[n] = ls[n-1]
-		ls[n-1] = ""
+		orig[n] = d.line(n)
+		d.set(n, "")
 		bad = append(bad, n)
 		why = append(why, reason)
 	}
 	for n, l := range orig {
-		ls[n-1] = l
+		d.set(n, l)
 	}
 	return nil
 }
 
 // withOrig returns ls with the lines in orig put back (for quoting them).
-func withOrig(ls []string, orig map[int]string) []string {
+func withOrig(d *doc, orig map[int]string) *doc {
 	if len(orig) == 0 {
-		return ls
+		return d
 	}
-	c := slices.Clone(ls)
+	c := d.clone()
 	for n, l := range orig {
-		c[n-1] = l
+		c.set(n, l)
 	}
 	return c
 }
@@ -718,9 +729,9 @@ func plural(n int, one, many string) string {
 }
 
 // segmentOnly returns the lines of sp alone, shell prompts blanked.
-func segmentOnly(ls []string, sp Span) string {
+func segmentOnly(d *doc, sp Span) string {
 	var b strings.Builder
-	for _, l := range ls[sp.Start-1 : sp.End] {
+	for _, l := range d.lines(sp) {
 		if !isPrompt(l) {
 			b.WriteString(l)
 		}
@@ -729,8 +740,8 @@ func segmentOnly(ls []string, sp Span) string {
 	return b.String()
 }
 
-func diagnoseHCA(seg *Segment, file string, ls []string, sp Span, opts Options, ctx *context) error {
-	res, err := hcaParsers[seg.Kind](strings.NewReader(segmentOnly(ls, sp)), file)
+func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *context) error {
+	res, err := hcaParsers[seg.Kind](strings.NewReader(segmentOnly(d, sp)), file)
 	if err != nil {
 		return shiftErr(err, sp.Start-1)
 	}
@@ -834,8 +845,8 @@ func shiftErr(err error, n int) error {
 	return err
 }
 
-func diagnoseKernel(seg *Segment, file string, ls []string, sp Span, opts Options) error {
-	lg, err := kmsg.ParseText(strings.NewReader(segmentOnly(ls, sp)), file, kmsg.TextOptions{Year: opts.Year})
+func diagnoseKernel(seg *Segment, file string, d *doc, sp Span, opts Options) error {
+	lg, err := kmsg.ParseText(strings.NewReader(segmentOnly(d, sp)), file, kmsg.TextOptions{Year: opts.Year})
 	if err != nil {
 		return err // ErrNoData: no line to name
 	}
@@ -848,7 +859,7 @@ func diagnoseKernel(seg *Segment, file string, ls []string, sp Span, opts Option
 	seg.Summary = plural(len(lg.Records), "kernel message", "kernel messages")
 	// --kind dmesg reads any line as a message; a text none of whose
 	// lines looks like the kernel's judged nothing.
-	if !slices.ContainsFunc(ls[sp.Start-1:sp.End], kmsg.DetectLine) {
+	if !slices.ContainsFunc(d.lines(sp), kmsg.DetectLine) {
 		seg.Empty = "no line looks like a kernel message (timestamp, facility or driver prefix)"
 	}
 	if len(lg.Errors) > 0 {
@@ -862,8 +873,8 @@ func diagnoseKernel(seg *Segment, file string, ls []string, sp Span, opts Option
 	return nil
 }
 
-func diagnoseTopo(seg *Segment, file string, ls []string, sp Span) error {
-	m, err := nvsmi.Parse(strings.NewReader(segmentOnly(ls, sp)), file)
+func diagnoseTopo(seg *Segment, file string, d *doc, sp Span) error {
+	m, err := nvsmi.Parse(strings.NewReader(segmentOnly(d, sp)), file)
 	var te *nvsmi.ParseError
 	if errors.As(err, &te) && te.Line > 0 {
 		c := *te
@@ -879,10 +890,10 @@ func diagnoseTopo(seg *Segment, file string, ls []string, sp Span) error {
 	}
 	// Evidence names a GPU's row ("GPU1: mlx5_0=SYS …"): point at its line.
 	row := map[string]int{}
-	for i := sp.Start - 1; i < sp.End; i++ {
-		if f := strings.Fields(ls[i]); len(f) > 1 && strings.HasPrefix(f[0], "GPU") && !isTopoHeader(strings.TrimSpace(ls[i])) {
+	for i, l := range d.lines(sp) {
+		if f := strings.Fields(l); len(f) > 1 && strings.HasPrefix(f[0], "GPU") && !isTopoHeader(strings.TrimSpace(l)) {
 			if _, dup := row[f[0]]; !dup {
-				row[f[0]] = i + 1
+				row[f[0]] = sp.Start + i
 			}
 		}
 	}
@@ -917,17 +928,19 @@ func diagnoseLspci(seg *Segment, file, text string) error {
 
 // diagnoseEthtool keeps the "name: value" lines of an `ethtool -S` paste
 // (prompts and wrapped junk are listed as skipped) and judges them.
-func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span, ctx *context) error {
+func diagnoseEthtool(seg *Segment, file string, d *doc, sp Span, ctx *context) error {
 	keep := make([]string, sp.End-sp.Start+1) // the segment's counter lines; others blank
 	var bad []int
 	netdev := ""
 	if sp.Start > 1 {
-		netdev = ethtoolNetdev(ls[sp.Start-2])
+		netdev = ethtoolNetdev(d.line(sp.Start - 1))
 	}
+	ls := d.lines(sp)
 	at := map[string]int{} // counter name -> its line
 	var flat []string      // counters of lines that hold many (a collapsed output)
-	for i := sp.Start - 1; i < sp.End; i++ {
-		t := strings.TrimSpace(ls[i])
+	for k, l := range ls {
+		i := sp.Start - 1 + k // the line's index in the file
+		t := strings.TrimSpace(l)
 		if t == "" || t == "NIC statistics:" {
 			continue
 		}
@@ -936,21 +949,21 @@ func diagnoseEthtool(seg *Segment, file string, ls []string, sp Span, ctx *conte
 				flat = append(flat, fmt.Sprintf("%s: %d", p.Name, p.Value))
 				at[p.Name] = i + 1
 			}
-			if nd := ethtoolNetdev(ls[i]); nd != "" && netdev == "" {
+			if nd := ethtoolNetdev(l); nd != "" && netdev == "" {
 				netdev = nd
 			}
 			continue
 		}
 		if j := strings.LastIndexByte(t, ':'); j > 0 {
 			if _, err := strconv.ParseUint(strings.TrimSpace(t[j+1:]), 10, 64); err == nil {
-				keep[i-sp.Start+1] = ls[i]
+				keep[k] = l
 				continue
 			}
 		}
-		if nd := ethtoolNetdev(ls[i]); nd != "" && netdev == "" {
+		if nd := ethtoolNetdev(l); nd != "" && netdev == "" {
 			netdev = nd
 		}
-		if !isPrompt(ls[i]) {
+		if !isPrompt(l) {
 			bad = append(bad, i+1)
 		}
 	}
@@ -1036,14 +1049,14 @@ func diagnoseNCCLLog(seg *Segment, file, text string, opts Options, ctx *context
 // server's in separate blocks, and a socket fallback on one side next to
 // IB on the other is only seen with both. The findings go to the first
 // log's segment.
-func joinNCCLLogs(file string, ls []string, spans []Span, segs []*Segment, opts Options, ctx *context) {
+func joinNCCLLogs(file string, d *doc, spans []Span, segs []*Segment, opts Options, ctx *context) {
 	var idx []int
 	var logs []*nccllog.Log
 	for i, sp := range spans {
 		if sp.Kind != KindNCCLLog || segs[i] == nil || segs[i].Failed {
 			continue
 		}
-		lg, err := nccllog.Parse(strings.NewReader(segmentText(ls, sp)), file)
+		lg, err := nccllog.Parse(strings.NewReader(segmentText(d, sp)), file)
 		if err != nil {
 			continue
 		}
@@ -1172,7 +1185,7 @@ func isFabric(k Kind) bool {
 // fabric collection built from them.
 type fabricPaste struct {
 	file     string
-	ls       []string
+	ls       *doc
 	segs     []Segment
 	owner    map[string]int // tool name → index of its (first) segment
 	f        *fabric.Fabric
@@ -1186,9 +1199,9 @@ type fabricPaste struct {
 // it: the link, counter and identity checks need ibnetdiscover's topology,
 // which the other outputs are joined to. Findings go to the topology's
 // segment; each output's gaps to its own.
-func diagnoseFabric(file string, ls []string, segs []Segment, idx []int) {
+func diagnoseFabric(file string, d *doc, segs []Segment, idx []int) {
 	// ls is cloned: skipRefused blanks the lines it refuses.
-	p := &fabricPaste{file: file, ls: slices.Clone(ls), segs: segs, owner: map[string]int{}, unplaced: map[int]int{}}
+	p := &fabricPaste{file: file, ls: d.clone(), segs: segs, owner: map[string]int{}, unplaced: map[int]int{}}
 	p.f = fabric.Build(p.collect(idx))
 	_, p.haveTopo = p.owner[string(KindNetDiscover)]
 	p.placeGaps()
@@ -1441,7 +1454,7 @@ var perfqueryNames = map[string]string{
 
 // perfqueryTotals judges the error totals of perfquery blocks pasted
 // without a topology, one port per block, evidence on the counter's line.
-func perfqueryTotals(file string, ls []string, pq *ibdiags.PerfQuery) []finding.Finding {
+func perfqueryTotals(file string, text *doc, pq *ibdiags.PerfQuery) []finding.Finding {
 	snap := &snapshot.Snapshot{}
 	lineOf := map[string]int{}
 	for _, b := range pq.Blocks {
@@ -1455,9 +1468,9 @@ func perfqueryTotals(file string, ls []string, pq *ibdiags.PerfQuery) []finding.
 		for pname, sname := range perfqueryNames {
 			if v, ok := b.Counters[pname]; ok {
 				port.Counters = append(port.Counters, snapshot.Counter{Name: sname, Value: v})
-				for i := b.Line; i < len(ls) && i < b.Line+80; i++ {
-					if strings.HasPrefix(strings.TrimSpace(ls[i]), pname+":") {
-						lineOf[fmt.Sprintf("sys/class/infiniband/%s/ports/%d/counters/%s", dev, b.Port, sname)] = i + 1
+				for n := b.Line + 1; n <= text.end() && n <= b.Line+80; n++ {
+					if strings.HasPrefix(strings.TrimSpace(text.line(n)), pname+":") {
+						lineOf[fmt.Sprintf("sys/class/infiniband/%s/ports/%d/counters/%s", dev, b.Port, sname)] = n
 						break
 					}
 				}
@@ -1473,7 +1486,7 @@ func perfqueryTotals(file string, ls []string, pq *ibdiags.PerfQuery) []finding.
 		for j := range fs[i].Evidence {
 			ev := &fs[i].Evidence[j]
 			if n, ok := lineOf[ev.Source]; ok {
-				ev.Source, ev.Value = fmt.Sprintf("%s:%d", file, n), strings.TrimSpace(ls[n-1])
+				ev.Source, ev.Value = fmt.Sprintf("%s:%d", file, n), strings.TrimSpace(text.line(n))
 			}
 		}
 		fs[i].Summary = strings.Replace(fs[i].Summary, "lid", "LID ", 1)

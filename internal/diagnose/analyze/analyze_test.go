@@ -331,6 +331,18 @@ func FuzzSplit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		ls := Lines(in)
 		checkSpans(t, ls, Split(ls))
+		for i, l := range ls {
+			prev, next := "", ""
+			if i > 0 {
+				prev = ls[i-1]
+			}
+			if i+1 < len(ls) {
+				next = ls[i+1]
+			}
+			if k, _ := header(l, prev, next, i%2 == 0); k != KindUnknown && !maybeHeader(l, maybePrompt(l)) {
+				t.Fatalf("line %d %q is a %s header, maybeHeader says no", i+1, l, k)
+			}
+		}
 		fr := AnalyzeText("f", in, Options{})
 		for _, s := range fr.Segments {
 			if s.Start < 1 || s.End > len(ls) || s.Start > s.End {

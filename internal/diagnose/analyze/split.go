@@ -100,16 +100,14 @@ func Lines(text string) []string {
 	return strings.Split(text, "\n")
 }
 
-// header returns the kind whose output starts at line i (a header only
-// that tool prints) and how many lines before i the header begins (the
-// dashes above a perftest title, the "#" above ibnetdiscover's).
-func header(ls []string, i int) (Kind, int) {
-	l := ls[i]
+// header returns the kind whose output starts at line l (a header only
+// that tool prints) and how many lines before it the header begins (the
+// dashes above a perftest title, the "#" above ibnetdiscover's); prev and
+// next are the lines around it ("" at the ends), inHCA says whether an
+// "hca_id:" line stands above it with no blank line between.
+func header(l, prev, next string, inHCA bool) (Kind, int) {
 	t := strings.TrimSpace(l)
-	prev := ""
-	if i > 0 {
-		prev = strings.TrimSpace(ls[i-1])
-	}
+	prev = strings.TrimSpace(prev)
 	if ok, back := ibdiagnet.Header(t, prev); ok {
 		if back == 0 && ibdiagnet.IsLinkMessage(t) {
 			back = ibdiagnet.MessagesAbove(ls, i)
@@ -125,12 +123,12 @@ func header(ls []string, i int) (Kind, int) {
 		return KindIBStatus, 0
 	case strings.HasPrefix(t, "hca_id:"):
 		return KindDevinfo, 0
-	case strings.HasPrefix(t, "port:") && strings.HasPrefix(strings.TrimSpace(next(ls, i)), "state:") && strings.Contains(next(ls, i), "PORT_") && !inHCABlock(ls, i):
+	case strings.HasPrefix(t, "port:") && strings.HasPrefix(strings.TrimSpace(next), "state:") && strings.Contains(next, "PORT_") && !inHCA:
 		return KindDevinfo, 0 // a port block of ibv_devinfo pasted without its hca_id line
 	case t == "NIC statistics:":
 		return KindEthtool, 0
-	case (isPrompt(l) || strings.HasPrefix(t, "ethtool -S ") || strings.HasPrefix(t, "ethtool --statistics ")) &&
-		(strings.Contains(t, "ethtool -S ") || strings.Contains(t, "ethtool --statistics ")) && !strings.HasPrefix(strings.TrimSpace(next(ls, i)), "NIC statistics:"):
+	case (strings.Contains(t, "ethtool -S ") || strings.Contains(t, "ethtool --statistics ")) &&
+		(isPrompt(l) || strings.HasPrefix(t, "ethtool -S ") || strings.HasPrefix(t, "ethtool --statistics ")) && !strings.HasPrefix(strings.TrimSpace(next), "NIC statistics:"):
 		return KindEthtool, 0 // the command (with or without a prompt) names the body that follows without its header
 	case strings.HasPrefix(t, "show_counters ") || isHWCountersHeader(t) && !strings.HasPrefix(prev, "show_counters"):
 		return KindRdma, 0 // MLNX_OFED show_counters: "Port 1 hw counters:"
@@ -156,7 +154,7 @@ func header(ls []string, i int) (Kind, int) {
 			return KindNetDiscover, 1
 		}
 		return KindNetDiscover, 0
-	case ibdiags.HostsLine(t):
+	case strings.Contains(t, "ports") && ibdiags.HostsLine(t): // (a cheap test first)
 		return KindNetDiscover, 0
 	case strings.HasPrefix(t, "Unicast lids ["):
 		return KindForwardTables, 0
@@ -181,26 +179,14 @@ func header(ls []string, i int) (Kind, int) {
 	return KindUnknown, 0
 }
 
-// inHCABlock says whether line i follows an "hca_id:" line with no blank
-// line between: a port block of that device, not an output of its own.
-func inHCABlock(ls []string, i int) bool {
-	for j := i - 1; j >= 0; j-- {
-		t := strings.TrimSpace(ls[j])
-		if t == "" {
-			return false
-		}
-		if strings.HasPrefix(t, "hca_id:") {
-			return true
-		}
-	}
-	return false
-}
-
 // ncclTestsTableHeader matches nccl-tests' column header "#  size  count
 // type  redop  root  time  algbw  busbw  #wrong …", with or without "#".
 func ncclTestsTableHeader(t string) bool {
+	if !strings.Contains(t, "algbw") || !strings.Contains(t, "busbw") {
+		return false
+	}
 	f := strings.Fields(strings.TrimLeft(t, "#"))
-	return len(f) >= 6 && f[0] == "size" && f[1] == "count" && strings.Contains(t, "algbw") && strings.Contains(t, "busbw")
+	return len(f) >= 6 && f[0] == "size" && f[1] == "count"
 }
 
 func isDashes(t string) bool {
@@ -221,10 +207,29 @@ func isTopoHeader(t string) bool {
 // whose outputs are runs of alike lines without a header: kernel logs,
 // NCCL logs, rdma lines.
 func member(l string) Kind {
+	if m := memberBesides(l); m != KindUnknown || l == "" {
+		return m
+	}
+	if l[0] == '[' {
+		// ibnetdiscover's "[1]" port columns are not dmesg's "[  12.3]".
+		end := strings.IndexByte(l, ']')
+		if end < 0 || strings.Trim(l[1:end], "0123456789") == "" {
+			return KindUnknown
+		}
+	}
+	if kmsg.DetectLine(l) {
+		return KindKernel
+	}
+	return KindUnknown
+}
+
+// memberBesides is member but for kernel lines, which it does not test
+// (the costly test): what can end a run of kernel lines.
+func memberBesides(l string) Kind {
 	if l == "" {
 		return KindUnknown
 	}
-	if strings.Contains(l, "NCCL INFO") || strings.Contains(l, "NCCL WARN") {
+	if ncclMark(l) {
 		return KindNCCLLog
 	}
 	// PyTorch's ProcessGroupNCCL watchdog ("[rank1]:[E925 12:18:45.8
@@ -245,20 +250,79 @@ func member(l string) Kind {
 			return KindRdma
 		}
 	}
-	if strings.Contains(l, "sys/class/infiniband/") && (strings.Contains(l, "/hw_counters/") || strings.Contains(l, "/counters/")) && strings.Contains(l, ":") {
+	if strings.IndexByte(l, '/') >= 0 && strings.Contains(l, "sys/class/infiniband/") && (strings.Contains(l, "/hw_counters/") || strings.Contains(l, "/counters/")) && strings.Contains(l, ":") {
 		return KindRdma // grep . /sys/class/infiniband/*/ports/*/hw_counters/*
 	}
-	if l[0] == '[' {
-		// ibnetdiscover's "[1]" port columns are not dmesg's "[  12.3]".
-		end := strings.IndexByte(l, ']')
-		if end < 0 || strings.Trim(l[1:end], "0123456789") == "" {
-			return KindUnknown
+	return KindUnknown
+}
+
+// maybeHeader is false for lines header cannot match, cheaply: most lines
+// of a log. Every header starts (after blanks) with one of headStarts,
+// or is a prompt (an ethtool command; mp is maybePrompt(l)), or names
+// ibdiagnet's files in at most four words, or ends in "Test" (perftest's
+// title) or "dump:" (saquery's records).
+func maybeHeader(l string, mp bool) bool {
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] >= '\t' && l[i] <= '\r') {
+		i++
+	}
+	if i == len(l) {
+		return false
+	}
+	if l[i] >= 0x80 || strings.IndexByte(headStarts, l[i]) >= 0 {
+		return true // (a Unicode blank first: header decides)
+	}
+	e := len(l)
+	for e > i && (l[e-1] == ' ' || l[e-1] >= '\t' && l[e-1] <= '\r') {
+		e--
+	}
+	t := l[:e]
+	return strings.HasSuffix(t, "Test") || strings.HasSuffix(t, "dump:") || t[len(t)-1] >= 0x80 ||
+		mp || strings.Contains(t, "bdiagnet") && fewFields(t[i:], 4) // ("b" is rarer than "i")
+}
+
+// fewFields says whether t (no blanks at its ends) has at most n fields
+// split at ASCII blanks: Unicode blanks split more, so a line with at
+// most n fields (as strings.Fields counts them) passes.
+func fewFields(t string, n int) bool {
+	blank := false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c == ' ' || c >= '\t' && c <= '\r' {
+			blank = true
+			continue
+		}
+		if blank {
+			blank = false
+			if n--; n == 0 {
+				return false
+			}
 		}
 	}
-	if kmsg.DetectLine(l) {
-		return KindKernel
+	return true
+}
+
+// headStarts are the first characters of the headers header matches:
+// "CA '", "Infiniband device", "hca_id:", "port:", "NIC statistics:",
+// "ethtool -S", "show_counters", "size", "sminfo:", "Port 1 hw
+// counters:", "# …", "* Waiting", "GPU0" (or the escape that underlines
+// it), "GUID 0x", "Unicast lids", "Errors for", "Error check", "Switch",
+// "Ca", "Hca", "Rt", "Router", "Loading IBDIAGNET", "Running version",
+// "-I-", "START_", "{ CA Ports".
+const headStarts = "CIhpNesP#*GUESHRL-{\x1b"
+
+// ncclMark says whether l holds "NCCL INFO" or "NCCL WARN", in one scan.
+func ncclMark(l string) bool {
+	for {
+		i := strings.Index(l, "NCCL ")
+		if i < 0 {
+			return false
+		}
+		l = l[i+5:]
+		if strings.HasPrefix(l, "INFO") || strings.HasPrefix(l, "WARN") {
+			return true
+		}
 	}
-	return KindUnknown
 }
 
 // deviceName returns the device (and port) an HCA output's header names:
@@ -337,77 +401,141 @@ var promptCommands = []string{"ib", "rdma", "dmesg", "journalctl", "nvidia-smi",
 // the span they appear in (its parser reports them as skipped).
 func Split(ls []string) []Span {
 	var out []Span
-	cur := Span{Kind: KindUnknown, Start: 1}
-	open := func(k Kind, start int) {
-		// A prompt (and blank lines) right above starts the new output.
-		for p := start - 1; (p > cur.Start || p == cur.Start && cur.Kind == KindUnknown) && p >= start-3; p-- {
-			if isPrompt(ls[p-1]) {
-				start = p
-				break
-			}
-			if strings.TrimSpace(ls[p-1]) != "" {
-				break
-			}
+	sp := newSplitter(func(s Span) { out = append(out, s) })
+	for i, l := range ls {
+		next := ""
+		if i+1 < len(ls) {
+			next = ls[i+1]
 		}
-		if start > cur.Start {
-			cur.End = start - 1
-			out = append(out, cur)
-		}
-		cur = Span{Kind: k, Start: start}
+		sp.step(l, next)
 	}
-	// Device names seen in the current HCA segment: a name seen again is
-	// the next host's output (ibstat run over ssh on many nodes).
-	seen := map[string]bool{}
-	for i := range ls {
-		n := i + 1
-		// A markdown code fence (GitHub issues, chat) closes the output it
-		// follows: the prose after it is not that tool's.
-		if isFence(ls[i]) {
-			if cur.Kind != KindUnknown {
-				open(KindUnknown, n)
-				clear(seen)
-			}
-			continue
-		}
-		if k, back := header(ls, i); k != KindUnknown {
-			start := n - back
-			if start < cur.Start {
-				start = cur.Start
-			}
-			name := deviceName(k, ls[i])
-			// saquery -s prints PortInfoRecord dumps under "IsSM ports".
-			if k == KindSARecords && cur.Kind == KindSMPorts {
-				continue
-			}
-			if k != cur.Kind || name != "" && seen[name] {
-				open(k, start)
-				clear(seen)
-			}
-			if name != "" {
-				seen[name] = true
-			}
-			continue
-		}
-		if m := member(ls[i]); m != KindUnknown && !compatible(cur.Kind, m) {
-			open(m, n)
-		}
-	}
-	if len(ls) > 0 {
-		cur.End = len(ls)
-		out = append(out, cur)
-	}
+	sp.end()
 	return out
+}
+
+// splitter is Split read a line at a time, each line with the one after
+// it, so that a big input is split as it streams: it holds the last few
+// lines, not the input. A span is emitted when it ends; the lines of the
+// span being read may still move to the next one, up to splitBack lines
+// above the line read last.
+type splitter struct {
+	cur Span
+	// n is the number of lines read; line p of the splitBack lines
+	// above the next is back[p%splitBack].
+	n    int
+	back [splitBack]string
+	// hca says an "hca_id:" line stands above the next line with no
+	// blank line between (its "port:" lines are that device's).
+	hca bool
+	// seen are the device names of the current HCA output: a name seen
+	// again is the next host's output (ibstat run over ssh on many
+	// nodes). At most maxSeen are kept.
+	seen map[string]bool
+	emit func(Span)
+	// mp is maybePrompt of the line read last.
+	mp bool
+}
+
+// splitBack is how far above the line being read a new span may start:
+// a header one line up (the dashes above a perftest title), then a
+// prompt up to three lines above that.
+const splitBack = 4
+
+// maxSeen bounds the device names remembered in one HCA output.
+const maxSeen = 1024
+
+func newSplitter(emit func(Span)) *splitter {
+	return &splitter{cur: Span{Kind: KindUnknown, Start: 1}, seen: map[string]bool{}, emit: emit}
+}
+
+// step reads the next line; next is the line after it ("" at the end).
+func (s *splitter) step(l, next string) {
+	s.n++
+	s.mp = maybePrompt(l)
+	s.read(l, next)
+	s.back[s.n%splitBack] = l
+	if t := strings.TrimSpace(l); t == "" {
+		s.hca = false
+	} else if t[0] == 'h' && strings.HasPrefix(t, "hca_id:") {
+		s.hca = true
+	}
+}
+
+// read reads line s.n, l.
+func (s *splitter) read(l, next string) {
+	n := s.n
+	// A markdown code fence (GitHub issues, chat) closes the output it
+	// follows: the prose after it is not that tool's.
+	if isFence(l) {
+		if s.cur.Kind != KindUnknown {
+			s.open(KindUnknown, n)
+			clear(s.seen)
+		}
+		return
+	}
+	if maybeHeader(l, s.mp) {
+		prev := ""
+		if n > 1 {
+			prev = s.back[(n-1)%splitBack]
+		}
+		if k, back := header(l, prev, next, s.hca); k != KindUnknown {
+			start := max(n-back, s.cur.Start)
+			name := deviceName(k, l)
+			// saquery -s prints PortInfoRecord dumps under "IsSM ports".
+			if k == KindSARecords && s.cur.Kind == KindSMPorts {
+				return
+			}
+			if k != s.cur.Kind || name != "" && s.seen[name] {
+				s.open(k, start)
+				clear(s.seen)
+			}
+			if name != "" && len(s.seen) < maxSeen {
+				s.seen[name] = true
+			}
+			return
+		}
+	}
+	var m Kind
+	if s.cur.Kind == KindKernel {
+		m = memberBesides(l) // a kernel line continues the run: not tested
+	} else {
+		m = member(l)
+	}
+	if m != KindUnknown && !compatible(s.cur.Kind, m) {
+		s.open(m, n)
+	}
+}
+
+// open starts a span of kind k at line start, or at a prompt (and blank
+// lines) right above it.
+func (s *splitter) open(k Kind, start int) {
+	cur := s.cur
+	for p := start - 1; (p > cur.Start || p == cur.Start && cur.Kind == KindUnknown) && p >= start-3; p-- {
+		l := s.back[p%splitBack]
+		if isPrompt(l) {
+			start = p
+			break
+		}
+		if strings.TrimSpace(l) != "" {
+			break
+		}
+	}
+	if start > cur.Start {
+		cur.End = start - 1
+		s.emit(cur)
+	}
+	s.cur = Span{Kind: k, Start: start}
+}
+
+// end closes the last span.
+func (s *splitter) end() {
+	if s.n > 0 {
+		s.cur.End = s.n
+		s.emit(s.cur)
+	}
 }
 
 // isHWCountersHeader matches show_counters' "Port 1 hw counters:".
 func isHWCountersHeader(t string) bool {
 	return strings.HasPrefix(t, "Port ") && strings.HasSuffix(t, " hw counters:") && len(strings.Fields(t)) == 4
-}
-
-// next returns the line after i, "" at the end.
-func next(ls []string, i int) string {
-	if i+1 < len(ls) {
-		return ls[i+1]
-	}
-	return ""
 }

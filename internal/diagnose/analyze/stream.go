@@ -16,14 +16,18 @@ import (
 )
 
 // Big inputs. A file up to StreamAbove bytes is read whole and analysed
-// as a paste. A bigger one is streamed when it is a kernel log or an NCCL
-// debug log (the outputs that reach gigabytes), alone or interleaved: it
-// is read once, line by line, and only what the findings need is kept
-// (counts, and the first evidence lines of each kind of event and
-// subject), so memory stays bounded whatever its size. Other big outputs
-// are read whole up to MaxInMemory. The first MiB decides: past it, other
-// tools' headers are not looked for, and their lines go to the log they
-// are in, as any line a log's parser does not know.
+// as a paste. A bigger one is streamed when its first MiB holds a kernel
+// log or an NCCL debug log (the outputs that reach gigabytes), alone,
+// interleaved, or among other tools' outputs (a job log that prints
+// ibstat and nvidia-smi topo -m before the NCCL log): it is read once,
+// line by line, and cut into outputs as a paste is. The logs go through
+// their parsers as they are read, which keep only what the findings
+// need (counts, and the first evidence lines of each kind of event and
+// subject); the other outputs are kept, each up to maxKeptOutput and
+// all up to maxKept, and judged at the end as in a paste, at their line
+// numbers. An output past those bounds is skipped with a note that says
+// which lines, so memory stays bounded whatever the size. Other big
+// inputs are read whole up to MaxInMemory.
 const (
 	// StreamAbove is the size above which an input may be streamed.
 	StreamAbove = 8 << 20
@@ -41,7 +45,8 @@ var streamAbove = StreamAbove
 
 // AnalyzeReader analyses one input read from r; size is its length when
 // known before reading (a regular file), -1 otherwise. Small inputs are
-// analysed as AnalyzeText does; big kernel and NCCL logs stream.
+// analysed as AnalyzeText does; big kernel and NCCL logs stream, alone
+// or among other outputs.
 func AnalyzeReader(name string, r io.Reader, size int64, opts Options) File {
 	head := make([]byte, max(streamAbove+1, decideOn))
 	n, err := io.ReadFull(r, head)
@@ -92,10 +97,11 @@ func readError(name string, err error) File {
 }
 
 // streamKind decides from the start of a big input whether it streams:
-// ok when it holds kernel or NCCL log lines and no other tool's output;
-// forced is the kind every line is read as (--kind, or a log recognised
-// only as a whole), "" when lines are sorted as Split sorts them. why
-// says why not.
+// ok when it holds kernel or NCCL log lines (other tools' outputs
+// around them are cut out as Split cuts them) and no wrapper to take
+// off its lines; forced is the kind every line is read as (--kind, or a
+// log recognised only as a whole), "" when lines are split into
+// outputs. why says why not.
 func streamKind(head string, opts Options) (forced Kind, ok bool, why string) {
 	streams := func(k Kind) bool { return k == KindKernel || k == KindNCCLLog }
 	if opts.Kind != KindUnknown {
@@ -108,17 +114,17 @@ func streamKind(head string, opts Options) (forced Kind, ok bool, why string) {
 	if _, rw := normalize(ls); len(rw) > 0 {
 		return "", false, "its lines carry " + rw[0].What
 	}
-	found := false
+	other := ""
 	for _, sp := range Split(ls) {
 		switch {
 		case streams(sp.Kind):
-			found = true
-		case sp.Kind != KindUnknown:
-			return "", false, "it holds " + string(sp.Kind) + " output"
+			return "", true, ""
+		case sp.Kind != KindUnknown && other == "":
+			other = string(sp.Kind)
 		}
 	}
-	if found {
-		return "", true, ""
+	if other != "" {
+		return "", false, "it holds " + other + " output"
 	}
 	if k := whole(head); streams(k) {
 		return k, true, ""
@@ -126,18 +132,30 @@ func streamKind(head string, opts Options) (forced Kind, ok bool, why string) {
 	return "", false, "not a kernel or NCCL log"
 }
 
-// streamer reads one big input line by line into the logs it holds.
+// streamer reads one big input line by line: a splitter cuts it into
+// outputs as Split cuts a paste; the kernel and NCCL logs go through
+// their parsers as they are read, the other outputs are kept (each up
+// to maxKeptOutput, all up to maxKept) and judged at the end as a paste
+// of them is, at their line numbers.
 type streamer struct {
 	name string
 	opts Options
-	// forced is the kind every line is read as ("" when lines are
-	// sorted as Split sorts them); cur the kind of the run being read.
+	// forced is the kind every line is read as ("" when the lines are
+	// split into outputs).
 	forced Kind
-	cur    Kind
-	n      int
-	// recent says which of the last three lines were prompts and blank,
-	// to start a run at the prompt above it as Split does.
-	recent [3]lineShape
+	split  *splitter
+	// n is the number of lines read; pend is line n, which the splitter
+	// reads once the line after it is known.
+	n       int
+	pend    string
+	hasPend bool
+	// queue[qh:] are the lines the splitter has read but not yet given
+	// to an output (a new output may start up to splitBack lines up).
+	queue []queued
+	qh    int
+	// cur is the output the lines given go to; last the line given last.
+	cur  *output
+	last string
 
 	nccl    *nccllog.Parser
 	kern    *kmsg.TextParser
@@ -147,28 +165,72 @@ type streamer struct {
 	order   []Kind
 	anyKmsg bool
 
-	// other are the runs of lines of no log (before the first, after a
-	// fence), the first maxOtherRuns of them; moreOther counts the rest.
-	other     []*otherRun
-	moreOther int
+	// The outputs kept to be judged whole: their spans, lines, and the
+	// line above each; kept is their size.
+	spans []Span
+	parts []part
+	above map[int]string
+	kept  int
+	// padded counts the lines above the kept outputs read at their
+	// line numbers.
+	padded int
+	// sampled are outputs of no known kind too big to keep: their first
+	// lines say what they resemble.
+	sampled      []part
+	sampledSpans []Span
+	// dropped are the outputs not judged: too big, or too many.
+	dropped []Segment
+	// more counts the outputs past maxOutputs, lines moreFrom-moreTo.
+	more, moreFrom, moreTo int
 
 	long      []int
 	longCount int
 }
 
-type lineShape struct{ prompt, blank bool }
-
-// otherRun is a run of lines of no log: where, its first 200 lines (to
-// say what it resembles) and whether it holds anything but blanks,
-// fences and prompts.
-type otherRun struct {
-	start, end int
-	lines      []string
-	text       bool
+type queued struct {
+	n int
+	l string
+	// mp is maybePrompt(l).
+	mp bool
 }
 
-// maxOtherRuns bounds the runs of unrecognised lines reported one by one.
-const maxOtherRuns = 50
+// output is the output being read: a log's run, or an output kept whole
+// (until it grows past what is kept).
+type output struct {
+	kind  Kind
+	start int
+	above string
+	ls    []string
+	size  int
+	// over says why the output is not kept whole ("" while it is).
+	over string
+	// text says it holds a line other than blanks, fences and prompts.
+	text bool
+}
+
+// The bounds of what a streamed input keeps to judge whole (variables:
+// tests lower them).
+var (
+	// maxKeptOutput bounds one output other than a kernel or NCCL
+	// log: its bytes, and 16 a line.
+	maxKeptOutput = 8 << 20
+	// maxKept bounds all of them.
+	maxKept = 32 << 20
+	// maxOutputs bounds how many are judged, or listed as not.
+	maxOutputs = 200
+	// maxPadLines bounds the lines above the kept outputs whose parsers
+	// read them at their line numbers (nccl-tests, perftest, ibdiagnet,
+	// the fabric tools): each is read after as many blank lines, so the
+	// lines above all of them are bounded.
+	maxPadLines = 32 << 20
+)
+
+// sampleLines are the lines of an unrecognised output kept to say what
+// it resembles once it is too big to keep.
+const sampleLines = 200
+
+// longLine stands for a line too long to read: not blank, no tool's.
+const longLine = "\x00(a line too long to read)"
 
 // streamLog is what is known of one kind's lines: where they are and in
 // how many runs (interleaved with the other kind's).
@@ -177,7 +239,10 @@ type streamLog struct {
 }
 
 func newStreamer(name string, forced Kind, opts Options) *streamer {
-	s := &streamer{name: name, opts: opts, logs: map[Kind]*streamLog{}, forced: forced, cur: forced}
+	s := &streamer{name: name, opts: opts, logs: map[Kind]*streamLog{}, forced: forced, above: map[int]string{}}
+	if forced == KindUnknown {
+		s.split = newSplitter(s.emit)
+	}
 	s.nccl = nccllog.NewParser(name, true)
 	s.cls = kmsg.NewClassifier()
 	s.fold = host.NewKernelFolder()
@@ -221,11 +286,11 @@ func (s *streamer) read(r io.Reader) error {
 		// No whole line in the block: read one line as it comes.
 		b, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
-			s.n++
 			s.longCount++
 			if len(s.long) < 5 {
-				s.long = append(s.long, s.n)
+				s.long = append(s.long, s.n+1)
 			}
+			s.line(longLine)
 			for err == bufio.ErrBufferFull {
 				_, err = br.ReadSlice('\n')
 			}
@@ -273,80 +338,178 @@ func (s *streamer) crLine(l string) {
 
 // line reads the next line.
 func (s *streamer) line(l string) {
+	if s.forced != KindUnknown {
+		s.n++
+		s.give(s.n, l, maybePrompt(l), s.forced)
+		return
+	}
+	if s.hasPend {
+		s.step(s.pend, l)
+	}
 	s.n++
-	if s.forced == KindUnknown {
-		if isFence(l) {
-			// A fence closes the output it follows, as in Split.
-			if s.cur != KindUnknown {
-				s.cur = KindUnknown
-				s.otherRun(s.n)
-			}
-		} else if m := s.member(l); m != KindUnknown && !compatible(s.cur, m) {
-			s.open(m)
-		}
+	s.pend, s.hasPend = l, true
+}
+
+// step gives the splitter line n-1 of the lines read, with line n after
+// it, and the lines no new output can take to the output they are in.
+func (s *streamer) step(l, next string) {
+	if s.qh >= 64 {
+		s.queue = append(s.queue[:0], s.queue[s.qh:]...)
+		s.qh = 0
 	}
-	shape := lineShape{}
-	if strings.TrimSpace(l) == "" {
-		shape.blank = true
-	} else if maybePrompt(l) && isPrompt(l) {
-		shape.prompt = true
+	s.queue = append(s.queue, queued{n: s.split.n + 1, l: l})
+	s.split.step(l, next)
+	s.queue[len(s.queue)-1].mp = s.split.mp
+	for s.qh < len(s.queue) && s.queue[s.qh].n <= s.split.n-splitBack {
+		q := s.queue[s.qh]
+		s.give(q.n, q.l, q.mp, s.split.cur.Kind)
+		s.qh++
 	}
-	s.recent = [3]lineShape{s.recent[1], s.recent[2], shape}
-	if s.cur == KindUnknown {
-		if s.n == 1 {
-			s.otherRun(1)
-		}
-		if o := s.lastOther(); o != nil {
-			o.end = s.n
-			if len(o.lines) < 200 && len(s.other) <= maxOtherRuns {
-				o.lines = append(o.lines, l[:min(len(l), 1024)])
-			}
-			if !shape.blank && !shape.prompt && !isFence(l) {
-				o.text = true
-			}
+}
+
+// emit ends an output the splitter found: its lines still queued go to
+// it.
+func (s *streamer) emit(sp Span) {
+	for s.qh < len(s.queue) && s.queue[s.qh].n <= sp.End {
+		q := s.queue[s.qh]
+		s.give(q.n, q.l, q.mp, sp.Kind)
+		s.qh++
+	}
+	s.close(sp)
+}
+
+// flush reads the last line and ends the last output.
+func (s *streamer) flush() {
+	if s.forced != KindUnknown {
+		if s.n > 0 {
+			s.close(Span{Kind: s.forced, Start: 1, End: s.n})
 		}
 		return
 	}
-	lg := s.logs[s.cur]
-	if lg == nil {
-		lg = &streamLog{first: s.n, runs: 1}
-		s.logs[s.cur] = lg
-		s.order = append(s.order, s.cur)
+	if s.hasPend {
+		s.step(s.pend, "")
+		s.hasPend = false
 	}
-	lg.last = s.n
-	if shape.prompt {
-		return // segmentText blanks prompts
+	s.split.end()
+}
+
+// give reads line n as a line of an output of kind k; mp is
+// maybePrompt(l).
+func (s *streamer) give(n int, l string, mp bool, k Kind) {
+	o := s.cur
+	if o == nil {
+		o = &output{kind: k, start: n, above: s.last}
+		s.cur = o
 	}
-	switch s.cur {
-	case KindNCCLLog:
-		s.nccl.Line(s.n, l)
-	case KindKernel:
+	s.last = l
+	prompt := mp && isPrompt(l)
+	switch k {
+	case KindNCCLLog, KindKernel:
+		if prompt || l == longLine {
+			return // segmentText blanks prompts
+		}
+		if k == KindNCCLLog {
+			s.nccl.Line(n, l)
+			return
+		}
 		if !s.anyKmsg && kmsg.DetectLine(l) {
 			s.anyKmsg = true
 		}
-		s.kern.Line(s.n, l)
+		s.kern.Line(n, l)
+		return
+	}
+	if l == longLine {
+		l = ""
+	}
+	if !o.text && strings.TrimSpace(l) != "" && !isFence(l) && !prompt {
+		o.text = true
+	}
+	o.size += len(l) + 16
+	if o.over != "" {
+		return
+	}
+	switch {
+	case o.size > maxKeptOutput:
+		o.over = fmt.Sprintf("more than the %s of one output kept to judge it whole", sizeText(maxKeptOutput))
+	case s.kept+o.size > maxKept:
+		o.over = fmt.Sprintf("the outputs kept to judge whole reached %s", sizeText(maxKept))
+	case k != KindUnknown && !segmentNumbered(k) && s.padded+o.start-1 > maxPadLines:
+		o.over = fmt.Sprintf("its parser reads the %d lines above it as blank ones, and the lines so read for the outputs of this file would pass %d", o.start-1, maxPadLines)
+	default:
+		o.ls = append(o.ls, strings.Clone(l))
+		return
+	}
+	if k == KindUnknown {
+		o.ls = o.ls[:min(len(o.ls), sampleLines)]
+	} else {
+		o.ls = nil
 	}
 }
 
-// otherRun starts a run of unrecognised lines at line n; the run before
-// it is dropped when it held nothing, counted when past maxOtherRuns.
-func (s *streamer) otherRun(n int) {
-	if o := s.lastOther(); o != nil && !o.text {
-		s.other = s.other[:len(s.other)-1]
+// sizeText says n bytes in MiB, or in KiB below one.
+func sizeText(n int) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d KiB", n>>10)
 	}
-	if len(s.other) > maxOtherRuns {
-		s.moreOther++
-		s.other = s.other[:maxOtherRuns]
-	}
-	s.other = append(s.other, &otherRun{start: n, end: n - 1})
+	return fmt.Sprintf("%d MiB", n>>20)
 }
 
-// lastOther is the run being read when the current run is of no log.
-func (s *streamer) lastOther() *otherRun {
-	if len(s.other) == 0 {
-		return nil
+// segmentNumbered says whether a kind's parser reads its output alone
+// (its line numbers shifted after), not at its line numbers.
+func segmentNumbered(k Kind) bool {
+	return isHCA(k) || k == KindKernel || k == KindTopo || k == KindEthtool
+}
+
+// close ends the output being read, sp.
+func (s *streamer) close(sp Span) {
+	o := s.cur
+	s.cur = nil
+	if o == nil {
+		return
 	}
-	return s.other[len(s.other)-1]
+	switch sp.Kind {
+	case KindNCCLLog, KindKernel:
+		if lg := s.logs[sp.Kind]; lg != nil {
+			lg.runs++
+			lg.last = sp.End
+		} else {
+			s.logs[sp.Kind] = &streamLog{first: sp.Start, last: sp.End, runs: 1}
+			s.order = append(s.order, sp.Kind)
+		}
+		return
+	}
+	if sp.Kind == KindUnknown && !o.text {
+		return // blanks, fences and prompts: nothing to report
+	}
+	if len(s.spans)+len(s.sampled)+len(s.dropped) >= maxOutputs {
+		if s.more == 0 {
+			s.moreFrom = sp.Start
+		}
+		s.more++
+		s.moreTo = sp.End
+		return
+	}
+	lines := fmt.Sprintf("%d-%d", sp.Start, sp.End)
+	switch {
+	case o.over != "" && sp.Kind == KindUnknown:
+		s.sampled = append(s.sampled, part{start: sp.Start, ls: o.ls})
+		s.sampledSpans = append(s.sampledSpans, sp)
+	case o.over != "":
+		s.dropped = append(s.dropped, Segment{Kind: sp.Kind, Start: sp.Start, End: sp.End, Lines: lines, Failed: true,
+			Summary: "not judged: too big", Findings: []finding.Finding{},
+			Skipped: []string{fmt.Sprintf("lines %s skipped (%d lines, %.1f MiB of %s output): segment too big to judge in a streamed file (%s); cut it out into a file of its own: sed -n '%d,%dp' %s",
+				lines, sp.End-sp.Start+1, float64(o.size)/(1<<20), sp.Kind, o.over, sp.Start, sp.End, s.name)}})
+	default:
+		if sp.Start > 1 && (len(s.parts) == 0 || s.parts[len(s.parts)-1].start+len(s.parts[len(s.parts)-1].ls) != sp.Start) {
+			s.above[sp.Start-1] = strings.Clone(o.above)
+		}
+		s.parts = append(s.parts, part{start: sp.Start, ls: o.ls})
+		s.spans = append(s.spans, sp)
+		s.kept += o.size
+		if sp.Kind != KindUnknown && !segmentNumbered(sp.Kind) {
+			s.padded += sp.Start - 1
+		}
+	}
 }
 
 // maybePrompt is false for lines isPrompt cannot match, cheaply: most
@@ -370,80 +533,18 @@ func maybePrompt(l string) bool {
 	return strings.IndexByte(l, '@') >= 0
 }
 
-// member is the kind a line starts, as Split's member reads it, testing
-// only what can change the run being read.
-func (s *streamer) member(l string) Kind {
-	if l == "" {
-		return KindUnknown
-	}
-	if strings.Contains(l, "NCCL INFO") || strings.Contains(l, "NCCL WARN") {
-		return KindNCCLLog
-	}
-	if s.cur == KindKernel {
-		return KindUnknown // a kernel line continues the run
-	}
-	if m := member(l); m == KindKernel {
-		return m
-	}
-	return KindUnknown
-}
-
-// open starts a run of kind k at the current line, or at the prompt up
-// to three lines above it (blank lines between) as Split does.
-func (s *streamer) open(k Kind) {
-	start := s.n
-	for back := 1; back <= 3 && start-back >= 1; back++ {
-		sh := s.recent[3-back]
-		if sh.prompt {
-			start = s.n - back
-			break
-		}
-		if !sh.blank {
-			break
-		}
-	}
-	if o := s.lastOther(); s.cur == KindUnknown && o != nil {
-		// The prompt and blanks above belong to the new run.
-		o.end = start - 1
-		if keep := o.end - o.start + 1; keep < len(o.lines) {
-			o.lines = o.lines[:max(keep, 0)]
-		}
-		if o.end < o.start {
-			s.other = s.other[:len(s.other)-1]
-		}
-	}
-	s.cur = k
-	if lg := s.logs[k]; lg != nil {
-		lg.runs++
-	} else {
-		s.logs[k] = &streamLog{first: start, last: start, runs: 1}
-		s.order = append(s.order, k)
-	}
-}
-
 // file judges what was read.
 func (s *streamer) file() File {
+	s.flush()
 	s.kern.Flush()
 	fr := File{File: s.name, Segments: []Segment{}}
-	var lead []string // what the file resembles when nothing is recognised
-	if len(s.other) > maxOtherRuns {
-		if s.other[maxOtherRuns].text {
-			s.moreOther++
-		}
-		s.other = s.other[:maxOtherRuns]
-	}
-	for _, o := range s.other {
-		if !o.text {
-			continue
-		}
-		if lead == nil {
-			lead = o.lines
-		}
-		g := Closest(strings.Join(o.lines, "\n"))
-		n := o.end - o.start + 1
-		fr.Segments = append(fr.Segments, Segment{Kind: KindUnknown, Start: o.start, End: o.end, Lines: fmt.Sprintf("%d-%d", o.start, o.end),
-			Summary: "not recognised", Findings: []finding.Finding{},
-			Skipped: []string{fmt.Sprintf("lines %d-%d (%d) not recognised as any tool's output%s, starting %q", o.start, o.end, n, g.phrase(), firstLine(o.lines))}})
+	d := &doc{parts: s.parts, above: s.above}
+	var ctx *context
+	fr.Segments, ctx = judgeSpans(s.name, d, s.spans, s.opts)
+	for i, sp := range s.sampledSpans {
+		seg := Segment{Kind: KindUnknown, Start: sp.Start, End: sp.End, Lines: fmt.Sprintf("%d-%d", sp.Start, sp.End), Findings: []finding.Finding{}}
+		unrecognised(&seg, &doc{parts: s.sampled[i : i+1]}, sp)
+		fr.Segments = append(fr.Segments, seg)
 	}
 	for _, k := range s.order {
 		lg := s.logs[k]
@@ -453,32 +554,41 @@ func (s *streamer) file() File {
 		case KindKernel:
 			err = s.kernelSegment(&seg)
 		case KindNCCLLog:
-			err = s.ncclSegment(&seg)
+			err = s.ncclSegment(&seg, ctx.rdma)
 		}
 		if lg.runs > 1 {
 			seg.Skipped = append(seg.Skipped, fmt.Sprintf("its lines come in %d runs between other outputs' lines: judged as one log", lg.runs))
 		}
 		fr.Segments = append(fr.Segments, finish(seg, s.name, err))
 	}
+	fr.Segments = append(fr.Segments, s.dropped...)
 	slices.SortStableFunc(fr.Segments, func(a, b Segment) int { return a.Start - b.Start })
-	if s.moreOther > 0 && len(fr.Segments) > 0 {
+	if s.more > 0 && len(fr.Segments) > 0 {
 		sg := &fr.Segments[len(fr.Segments)-1]
-		sg.Skipped = append(sg.Skipped, fmt.Sprintf("%d more runs of lines not recognised as any tool's output, not listed", s.moreOther))
+		sg.Skipped = append(sg.Skipped, fmt.Sprintf("%s between lines %d and %d not judged: a streamed file's first %d are", plural(s.more, "more output", "more outputs"), s.moreFrom, s.moreTo, maxOutputs))
 	}
 	if s.longCount > 0 && len(fr.Segments) > 0 {
 		sg := &fr.Segments[len(fr.Segments)-1]
 		sg.Skipped = append(sg.Skipped, fmt.Sprintf("%s: longer than %d KiB, not read", lineListN(s.name, s.long, s.longCount), maxStreamLine>>10))
 	}
 	recognised, parsed := false, false
+	var lead []string // what the file resembles when nothing is recognised
 	for _, sg := range fr.Segments {
 		if sg.Kind != KindUnknown {
 			recognised = true
 			parsed = parsed || !sg.Failed
+		} else if lead == nil {
+			if p := d.at(sg.Start); p != nil {
+				lead = p.ls
+			}
 		}
 	}
 	if !recognised {
 		fr.NotRecognised = true
-		g := Closest(strings.Join(lead, "\n"))
+		if lead == nil && len(s.sampled) > 0 {
+			lead = s.sampled[0].ls
+		}
+		g := Closest(strings.Join(lead[:min(len(lead), sampleLines)], "\n"))
 		fr.Closest = &g
 	}
 	fr.Unparsed = recognised && !parsed
@@ -504,12 +614,11 @@ func (s *streamer) kernelSegment(seg *Segment) error {
 	return nil
 }
 
-func (s *streamer) ncclSegment(seg *Segment) error {
+func (s *streamer) ncclSegment(seg *Segment, rdma bool) error {
 	lg, err := s.nccl.Log()
 	if err != nil {
 		return err
 	}
-	rdma := s.opts.Node != nil && len(s.opts.Node.Devices) > 0
 	a := ncclrules.CheckLog(lg, ncclrules.LogOptions{RDMAPresent: rdma, ExpectIB: s.opts.ExpectIB})
 	seg.Summary = fmt.Sprintf("NCCL log of %s", plural(len(a.Procs), "process", "processes"))
 	if a.Version != "" {

@@ -13,8 +13,10 @@ import (
 
 // FuzzAnalyzeReader: any input read from a reader gives, small, the
 // report AnalyzeText gives and, streamed as a big one, segments inside
-// its lines; a kernel or NCCL log that streams gives the findings (IDs
-// and subjects) of the same log read whole.
+// its lines; an input that streams (a kernel or NCCL log, alone or among
+// other outputs) gives the other outputs' segments of the same input
+// read whole, and, when each log is in one run, its findings (IDs and
+// subjects).
 func FuzzAnalyzeReader(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata/realworld", "*"))
 	for _, p := range files {
@@ -28,6 +30,11 @@ func FuzzAnalyzeReader(f *testing.F) {
 		}
 		f.Add(string(b))
 	}
+	// Logs among other tools' outputs.
+	rw := func(name string) string { return read(f, filepath.Join("realworld", name)) }
+	f.Add("$ ibstat\n" + rw("ibstat-network-operator-249.txt") + "$ nvidia-smi topo -m\n" + rw("nvidia-smi-topo-nccl933-h100-9nic.txt") + gen(30, ncclFloodLine))
+	f.Add(gen(20, ncclOnlyLine) + rw("perftest-oci-oke-roce-write-bw-4qp.txt") + rw("ibstat-network-operator-249.txt") + rw("nccl-tests-superbench-allreduce-a100.txt") + gen(10, kernelFloodLine) + rw("ethtool-ethq-tests-mlx5.txt"))
+	f.Add(gen(20, kernelFloodLine) + rw("ibnetdiscover-ufm-sdk-small-topo.txt") + rw("iblinkinfo-archwiki-b2b-ddr.txt") + "```\nprose\n```\n" + "$ rdma link show\n" + rw("rdma-link-3fs-263.txt") + gen(5, ncclOnlyLine))
 	f.Fuzz(func(t *testing.T, in string) {
 		opts := Options{Year: 2024}
 		whole := AnalyzeText("f", in, opts)
@@ -41,7 +48,25 @@ func FuzzAnalyzeReader(f *testing.F) {
 				t.Fatalf("streamed segment %d-%d outside %d lines", s.Start, s.End, lines)
 			}
 		}
-		if _, ok, _ := streamKind(in, opts); !ok {
+		if _, ok, _ := streamKind(in, opts); !ok || len(whole.Segments) > maxOutputs {
+			return
+		}
+		// The other tools' outputs are judged as read whole; a log in
+		// one run gives its findings, a log in several runs is judged
+		// once streamed (each run alone read whole).
+		other := func(f File) string {
+			var out []Segment
+			for _, s := range f.Segments {
+				if s.Kind != KindKernel && s.Kind != KindNCCLLog {
+					out = append(out, s)
+				}
+			}
+			return jsonOf(t, out)
+		}
+		if g, w := other(got), other(whole); g != w {
+			t.Fatalf("streamed outputs\n%s\nread whole\n%s", g, w)
+		}
+		if runs(whole, KindKernel) > 1 || runs(whole, KindNCCLLog) > 1 {
 			return
 		}
 		if g, w := findingKeys(got), findingKeys(whole); !slices.Equal(g, w) {
