@@ -253,4 +253,10 @@ func TestIBDiagnetLinkMessagesInProse(t *testing.T) {
 	if s := r.Findings[0].Summary; !strings.Contains(s, "another speed than the run expected") || !strings.Contains(s, "switch-004/U1/P20") {
 		t.Errorf("summary %q", s)
 	}
+	// Beside another tool's output the quoted lines are still read.
+	ibstat := "CA 'mlx5_0'\n\tCA type: MT4123\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tLink layer: InfiniBand\n\n"
+	r = Run([]Input{{Name: "t.txt", Text: ibstat + in}}, Options{})
+	if !slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.ID == "fabric.link_degraded" }) {
+		t.Errorf("after an ibstat: findings %+v, want fabric.link_degraded", r.Findings)
+	}
 }

@@ -109,9 +109,6 @@ func header(l, prev, next string, inHCA bool) (Kind, int) {
 	t := strings.TrimSpace(l)
 	prev = strings.TrimSpace(prev)
 	if ok, back := ibdiagnet.Header(t, prev); ok {
-		if back == 0 && ibdiagnet.IsLinkMessage(t) {
-			back = ibdiagnet.MessagesAbove(ls, i)
-		}
 		return KindIBDiagnet, back
 	}
 	switch {
@@ -272,6 +269,9 @@ func maybeHeader(l string, mp bool) bool {
 	if l[i] >= 0x80 || strings.IndexByte(headStarts, l[i]) >= 0 {
 		return true // (a Unicode blank first: header decides)
 	}
+	if i == 0 && pciAddrStart(l) {
+		return true // lspci's "17:00.0 PCI bridge: …"
+	}
 	e := len(l)
 	for e > i && (l[e-1] == ' ' || l[e-1] >= '\t' && l[e-1] <= '\r') {
 		e--
@@ -300,6 +300,24 @@ func fewFields(t string, n int) bool {
 		}
 	}
 	return true
+}
+
+// pciAddrStart says whether l starts with a PCI address and a blank,
+// "bb:dd.f " or "dddd:bb:dd.f ", as lspci's device lines do.
+func pciAddrStart(l string) bool {
+	hex := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+		return true
+	}
+	short := func(s string) bool { // "bb:dd.f "
+		return len(s) >= 8 && s[2] == ':' && s[5] == '.' && s[7] == ' ' && hex(s[:2]) && hex(s[3:5]) && hex(s[6:7])
+	}
+	return short(l) || len(l) >= 13 && l[4] == ':' && hex(l[:4]) && short(l[5:])
 }
 
 // headStarts are the first characters of the headers header matches:
@@ -479,6 +497,13 @@ func (s *splitter) read(l, next string) {
 			prev = s.back[(n-1)%splitBack]
 		}
 		if k, back := header(l, prev, next, s.hca); k != KindUnknown {
+			if k == KindIBDiagnet && s.cur.Kind == KindUnknown && ibdiagnet.IsLinkMessage(strings.TrimSpace(l)) {
+				// A quoted link-check message: the lines above it that
+				// no tool claimed (the stage's other messages, the
+				// prose around them) are ibdiagnet's excerpt too.
+				s.cur.Kind = KindIBDiagnet
+				return
+			}
 			start := max(n-back, s.cur.Start)
 			name := deviceName(k, l)
 			// saquery -s prints PortInfoRecord dumps under "IsSM ports".

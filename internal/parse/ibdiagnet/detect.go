@@ -53,25 +53,6 @@ func IsLinkMessage(t string) bool {
 	return (strings.HasPrefix(t, "-E- Link: ") || strings.HasPrefix(t, "-W- Link: ")) && strings.Contains(t, "<-->") && strings.Contains(t, " - ")
 }
 
-// MessagesAbove counts the lines above ls[i] that belong to the same
-// excerpt of ibdiagnet output: "-I-"/"-W-"/"-E-" messages, "-----"
-// frames and blank lines between them, up to 30 lines; leading blank
-// lines are not counted. A quoted link message starts its output there.
-func MessagesAbove(ls []string, i int) int {
-	back := 0
-	for j := i - 1; j >= 0 && i-j <= 30; j-- {
-		t := strings.TrimSpace(ls[j])
-		if t == "" {
-			continue
-		}
-		if _, _, ok := splitMsg(t); !ok && !isDashes(t) {
-			break
-		}
-		back = i - j
-	}
-	return back
-}
-
 // namesFile says whether a short line names one of ibdiagnet's output
 // files (a file header of a paste, "cat …/ibdiagnet2.log").
 func namesFile(t string) bool {

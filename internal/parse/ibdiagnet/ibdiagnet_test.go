@@ -370,29 +370,22 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// TestLinkMessageStartsOutput: a link check's message quoted alone (a
-// manual's example, a ticket) starts ibdiagnet output, together with the
-// messages right above it; other dashed lines do not.
-func TestLinkMessageStartsOutput(t *testing.T) {
+// TestLinkMessageDetected: a link check's message quoted alone (a
+// manual's example, a ticket) is ibdiagnet output; other dashed lines
+// (mlxcables' "-E- No cables were found") are not.
+func TestLinkMessageDetected(t *testing.T) {
 	for _, tc := range []struct {
-		line string
+		text string
 		want bool
 	}{
-		{"-E- Link: Sec0d9a0300246e30/Nec0d9a0300246e30/P19<-->switch-004/U1/P20 - Unexpected actual link speed 25", true},
-		{"-W- Link: a/P1<-->b/P2 - Unexpected width", true},
-		{"-I- Link: a/P1<-->b/P2 - fine", false},
-		{"-E- Links Speed Check finished with errors", false},
-		{"- Link: a<-->b - x", false},
+		{"The following error will be reported:\n\n-E- Link: Sec0d9a0300246e30/Nec0d9a0300246e30/P19<-->switch-004/U1/P20 - Unexpected actual link speed 25\n\nParameter\nDescription", true},
+		{"prose\n-W- Link: a/P1<-->b/P2 - Unexpected width\nmore prose\nand more", true},
+		{"-I- Link: a/P1<-->b/P2 - fine\nprose\nprose", false},
+		{"root@h:~# mlxcables\n-E- No cables were found, run: mst cable add [--with_ib] to get connected cables\nroot@h:~# mst status", false},
+		{"- Link: a<-->b - x\nprose", false},
 	} {
-		if ok, _ := Header(tc.line, ""); ok != tc.want {
-			t.Errorf("Header(%q) = %v, want %v", tc.line, ok, tc.want)
+		if got := Detect(tc.text); got != tc.want {
+			t.Errorf("Detect(%q) = %v, want %v", tc.text, got, tc.want)
 		}
-	}
-	ls := []string{"Speed / Width checks", "-I- Link Speed Check (Compare to supported link speed)", "-E- Links Speed Check finished with errors", "", "-E- Link: a/P1<-->b/P2 - Unexpected actual link speed 25"}
-	if got := MessagesAbove(ls, 4); got != 3 {
-		t.Errorf("MessagesAbove = %d, want 3 (the two messages and the blank line between)", got)
-	}
-	if got := MessagesAbove([]string{"prose", "", "-E- Link: a<-->b - x"}, 2); got != 0 {
-		t.Errorf("MessagesAbove over prose = %d, want 0", got)
 	}
 }
