@@ -757,7 +757,7 @@ func diagnoseHCA(seg *Segment, file string, ls []string, sp Span, opts Options, 
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
-	fs := noderules.CheckPasted(snap, opts.Expect)
+	fs := noderules.CheckPasted(snap, opts.Expect, res.Fragments...)
 	fs = append(fs, noderules.Totals(snap)...) // error counters pasted once
 	for i := range fs {
 		for j := range fs[i].Evidence {

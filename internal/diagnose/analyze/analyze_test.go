@@ -181,6 +181,9 @@ func TestMessyPastes(t *testing.T) {
 			[]Kind{KindIBStat, KindKernel}, []string{"port.disabled", "kmsg.link_flap"}, "tool diagnostic"},
 		{"prompt before ethtool names the netdev", "$ ethtool -S ens1f0np0\n" + read(t, "mlx5-roce-pfc-storm.txt"),
 			[]Kind{KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, ""},
+		{"an ibstat port block with ellipses, no CA line, after prose", "With ibstat outputs like\n\n...\nPort 1:\n                State: Down\n                Physical state: Polling\n...\n",
+			[]Kind{KindUnknown, KindIBStat}, []string{"port.polling"}, "an ellipsis: lines the poster cut"},
+		{"ibstat port blocks inside a CA block stay in it", ibstat, []Kind{KindIBStat}, []string{"port.disabled"}, ""},
 		{"ethtool with junk lines", read(t, "mlx5-roce-pfc-storm.txt") + "     rx_prio3_pause_transition\n",
 			[]Kind{KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, "not a \"name: counter\" line"},
 	}

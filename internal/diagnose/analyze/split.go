@@ -115,6 +115,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindUnknown, 0
 	case strings.HasPrefix(t, "CA '"):
 		return KindIBStat, 0
+	case ibstatPortHeader(t) && strings.HasPrefix(strings.TrimSpace(next(ls, i)), "State: ") && !inCABlock(ls, i):
+		return KindIBStat, 0 // a port block of ibstat pasted without its CA '…' line
 	case strings.HasPrefix(t, "Infiniband device '") && strings.HasSuffix(t, "status:"):
 		return KindIBStatus, 0
 	case strings.HasPrefix(t, "hca_id:"):
@@ -182,6 +184,28 @@ func inHCABlock(ls []string, i int) bool {
 			return false
 		}
 		if strings.HasPrefix(t, "hca_id:") {
+			return true
+		}
+	}
+	return false
+}
+
+// ibstatPortHeader matches ibstat's "Port 1:".
+func ibstatPortHeader(t string) bool {
+	n, ok := strings.CutPrefix(t, "Port ")
+	n, ok2 := strings.CutSuffix(n, ":")
+	return ok && ok2 && n != "" && len(n) <= 3 && strings.Trim(n, "0123456789") == ""
+}
+
+// inCABlock says whether line i follows a "CA '…'" line with no blank
+// line between: a port of that CA, not an output of its own.
+func inCABlock(ls []string, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		t := strings.TrimSpace(ls[j])
+		if t == "" {
+			return false
+		}
+		if strings.HasPrefix(t, "CA '") {
 			return true
 		}
 	}

@@ -280,3 +280,39 @@ func TestDevinfoPortBlockAlone(t *testing.T) {
 		t.Error("a state line alone parsed")
 	}
 }
+
+// TestIBStatPortBlockAlone: an ibstat fragment cut to one port block with
+// "..." above and below and no CA line (Azure/azhpc-images#76) is read as
+// the port of an unnamed device, marked a fragment; the ellipses are
+// skipped as cut lines.
+func TestIBStatPortBlockAlone(t *testing.T) {
+	in := "...\nPort 1:\n                State: Down\n                Physical state: Polling\n...\n"
+	r, err := ParseIBStat(strings.NewReader(in), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Snap.Port(unnamedDevice, 1)
+	if p == nil || p.State == nil || *p.State != ib.StateDown || p.PhysState == nil || *p.PhysState != ib.PhysPolling {
+		t.Fatalf("port %+v", p)
+	}
+	if len(r.Fragments) != 1 || r.Fragments[0] != unnamedDevice {
+		t.Errorf("fragments %v", r.Fragments)
+	}
+	var reasons []string
+	for _, s := range r.Skipped {
+		reasons = append(reasons, fmt.Sprintf("%d %s", s.Line, s.Reason))
+	}
+	want := []string{"1 an ellipsis: lines the poster cut", "2 a port block without its CA '…' line: the device is read as \"unnamed\"", "5 an ellipsis: lines the poster cut"}
+	if !slices.Equal(reasons, want) {
+		t.Errorf("skipped %q, want %q", reasons, want)
+	}
+	// A whole ibstat output is no fragment.
+	r, err = ParseIBStat(strings.NewReader("CA 'mlx5_0'\n\tPort 1:\n\t\tState: Down\n"), "g")
+	if err != nil || len(r.Fragments) != 0 {
+		t.Errorf("whole output: fragments %v, err %v", r.Fragments, err)
+	}
+	// Port fields with no port header at all still belong to no device.
+	if _, err := ParseIBStat(strings.NewReader("\t\tState: Down\n\t\tPhysical state: Polling\n"), "h"); err == nil {
+		t.Error("port fields alone parsed")
+	}
+}

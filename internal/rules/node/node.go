@@ -44,6 +44,11 @@ type Input struct {
 	// purpose, and the poster asks about the ports shown, so a port that
 	// is not ACTIVE is at least a warning.
 	Pasted bool
+	// Fragments names the pasted devices of which only a port block was
+	// pasted, its header cut off: the poster cut the output down to that
+	// port to ask about it, and its sibling ports were cut, so they say
+	// nothing about whether it is meant to be cabled.
+	Fragments []string
 }
 
 // Rule is one entry of this rule set (the one Rule shape of every set).
@@ -70,9 +75,10 @@ func Check(s *snapshot.Snapshot, e *expect.Expectation) []finding.Finding {
 	return CheckInput(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds})
 }
 
-// Pasted runs every node rule on a snapshot read from pasted tool output.
-func CheckPasted(s *snapshot.Snapshot, e *expect.Expectation) []finding.Finding {
-	return CheckInput(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds, Pasted: true})
+// CheckPasted runs every node rule on a snapshot read from pasted tool
+// output; fragments are its devices pasted as a headless port block.
+func CheckPasted(s *snapshot.Snapshot, e *expect.Expectation, fragments ...string) []finding.Finding {
+	return CheckInput(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds, Pasted: true, Fragments: fragments})
 }
 
 // Run runs every node rule on in.
@@ -336,6 +342,8 @@ func wantPortUp(in *Input, d *snapshot.Device, p *snapshot.Port, pe *expect.Port
 		// cabled and in use, and has lost its link since (a
 		// Disabled port may have been turned off on purpose).
 		why = fmt.Sprintf("it has LID %d from a subnet manager, so it was cabled and in use", *p.LID)
+	} else if st != ib.StateActive && slices.Contains(in.Fragments, d.Name) {
+		why = "the paste is cut down to this port block (its HCA's header left out), so it is the port asked about"
 	} else if st != ib.StateActive && !hasActiveSibling(in.Snap, d, p) {
 		wantUp = false
 		why = "no other port of this HCA model is ACTIVE, so it may be uncabled on purpose; write a baseline to make it expected"

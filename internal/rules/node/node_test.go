@@ -450,24 +450,27 @@ func TestPortStateAsPasted(t *testing.T) {
 		pasted  bool
 		want    string
 		summary string
+		frag    []string
 	}{
-		{"polling, never configured, live node", lone(func(*snapshot.Device, *snapshot.Port) {}), false, "port.polling/info", "uncabled on purpose"},
-		{"polling, never configured, pasted", lone(func(*snapshot.Device, *snapshot.Port) {}), true, "port.polling/warning", "uncabled on purpose"},
-		{"polling with a LID from the SM", lone(func(_ *snapshot.Device, pt *snapshot.Port) { pt.LID = p(uint32(868)) }), false, "port.polling/critical", "LID 868"},
+		{"polling, never configured, live node", lone(func(*snapshot.Device, *snapshot.Port) {}), false, "port.polling/info", "uncabled on purpose", nil},
+		{"polling, never configured, pasted", lone(func(*snapshot.Device, *snapshot.Port) {}), true, "port.polling/warning", "uncabled on purpose", nil},
+		{"polling, a port block pasted without its header", lone(func(*snapshot.Device, *snapshot.Port) {}), true, "port.polling/critical", "the port asked about", []string{"mlx5_0"}},
+		{"polling, another device pasted headless", lone(func(*snapshot.Device, *snapshot.Port) {}), true, "port.polling/warning", "uncabled on purpose", []string{"unnamed"}},
+		{"polling with a LID from the SM", lone(func(_ *snapshot.Device, pt *snapshot.Port) { pt.LID = p(uint32(868)) }), false, "port.polling/critical", "LID 868", nil},
 		{"INIT without a physical state", lone(func(_ *snapshot.Device, pt *snapshot.Port) {
 			pt.State, pt.PhysState, pt.SMLID = p(ib.StateInit), nil, p(uint32(0))
-		}), true, "port.init_no_sm/critical", "SM lid 0"},
+		}), true, "port.init_no_sm/critical", "SM lid 0", nil},
 		{"ARMED without a physical state, SM known", lone(func(_ *snapshot.Device, pt *snapshot.Port) {
 			pt.State, pt.PhysState, pt.SMLID = p(ib.StateArmed), nil, p(uint32(5))
-		}), true, "port.init_no_sm/critical", "SM lid 5"},
+		}), true, "port.init_no_sm/critical", "SM lid 5", nil},
 		{"VF with a zero node GUID", lone(func(d *snapshot.Device, pt *snapshot.Port) {
 			d.NodeGUID = "0000:0000:0000:0000"
 			pt.PhysState, pt.LID = p(ib.PhysLinkUp), p(uint32(0xffff))
-		}), true, "port.down/critical", "assign the VF's node and port GUIDs"},
+		}), true, "port.down/critical", "assign the VF's node and port GUIDs", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := CheckInput(&Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: tt.pasted})
+			fs := CheckInput(&Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: tt.pasted, Fragments: tt.frag})
 			if len(fs) != 1 || fs[0].ID+"/"+string(fs[0].Severity) != tt.want {
 				t.Fatalf("findings %v, want [%s]", ids(fs), tt.want)
 			}
