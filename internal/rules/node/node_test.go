@@ -526,3 +526,57 @@ func TestTotals(t *testing.T) {
 		})
 	}
 }
+
+// TestFloorRate: an ACTIVE ConnectX port at 2.5 or 5 Gb/s with nothing to
+// compare it against is degraded (a warning); soft-RoCE at its 1 GbE
+// netdev's 2.5, a ConnectX port at 10 GbE, and a port whose baseline
+// says 2.5 are not.
+func TestFloorRate(t *testing.T) {
+	one := func(name, hca string, ll ib.LinkLayer, r ib.Rate) *snapshot.Snapshot {
+		pt := snapshot.Port{Device: name, Number: 1, LinkLayer: ll, State: p(ib.StateActive), PhysState: p(ib.PhysLinkUp), Rate: &r}
+		return &snapshot.Snapshot{Devices: []snapshot.Device{{Name: name, HCAType: hca, Ports: []snapshot.Port{pt}}}}
+	}
+	rateOnly := func(deci int) ib.Rate { return ib.Rate{DeciGbps: deci} }
+	tests := []struct {
+		name    string
+		snap    *snapshot.Snapshot
+		want    string
+		summary string
+	}{
+		{"CX-6 Dx at 2.5, no link layer (ibstat of old)", one("mlx5_2", "MT4125", "", rateOnly(25)), "port.rate_below_expected/warning", "(1X SDR)"},
+		{"CX-6 Dx Ethernet at 2.5: 1 GbE", one("mlx5_2", "MT4125", ib.LinkLayerEthernet, rateOnly(25)), "port.rate_below_expected/warning", "negotiated 1 Gb/s or less"},
+		{"renamed CX-7 IB at 1X SDR", one("ibp12s0", "MT4129", ib.LinkLayerInfiniBand, ib.NewRate(1, ib.SpeedSDR)), "port.rate_below_expected/warning", "trained to one lane"},
+		{"mlx4 at 1X DDR", one("mlx4_0", "", ib.LinkLayerInfiniBand, ib.NewRate(1, ib.SpeedDDR)), "port.rate_below_expected/warning", "1X DDR"},
+		{"CX-5 at 10 GbE", one("mlx5_0", "MT4119", ib.LinkLayerEthernet, rateOnly(100)), "", ""},
+		{"soft-RoCE on 1 GbE", one("rxe0", "", ib.LinkLayerEthernet, rateOnly(25)), "", ""},
+		{"siw on 1 GbE", one("siw_eth0", "", ib.LinkLayerEthernet, rateOnly(25)), "", ""},
+		{"another vendor's 4-digit type", one("qedr0", "MT27520", ib.LinkLayerEthernet, rateOnly(25)), "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := CheckInput(&Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: true})
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if tt.want == "" {
+				if len(fs) != 0 {
+					t.Fatalf("findings %v, want none", got)
+				}
+				return
+			}
+			if len(fs) != 1 || got[0] != tt.want {
+				t.Fatalf("findings %v, want [%s]", got, tt.want)
+			}
+			if !strings.Contains(fs[0].Summary, tt.summary) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.summary)
+			}
+		})
+	}
+	// A baseline that says 2.5 is what the port should run at.
+	s := one("mlx5_2", "MT4125", ib.LinkLayerEthernet, rateOnly(25))
+	e := mustExpect(t, "version: 1\ndevices:\n  - name: mlx5_2\n    ports:\n      - port: 1\n        rate: 2.5 Gb/sec (1X SDR)\n")
+	if fs := CheckInput(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds, Pasted: true}); len(fs) != 0 {
+		t.Errorf("with a 2.5 baseline: %v", ids(fs))
+	}
+}
