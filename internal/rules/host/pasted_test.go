@@ -246,6 +246,12 @@ func TestPastedAERBurst(t *testing.T) {
 		// are three errors of the endpoint in the same second.
 		{"received from, Multiple", "[Fri Aug 29 20:09:52 2025] pcieport 0000:00:1d.3: AER: Correctable error message received from 0000:06:00.0\n" +
 			"[Fri Aug 29 20:09:52 2025] pcieport 0000:00:1d.3: AER: Multiple Correctable error message received from 0000:06:00.0\n", []string{"pcie.aer_errors/warning"}},
+		// A steady stream: a PCH root port's Data Link Layer timing out
+		// every ~10 s (archfan/coreboot#2), under the burst and count limits.
+		{"four reports ~10 s apart", detail("[   41.670148]") + detail("[   51.871356]") + detail("[   63.441547]") + detail("[   64.088716]"), []string{"pcie.aer_errors/warning"}},
+		{"three reports ~10 s apart", detail("[   41.670148]") + detail("[   51.871356]") + detail("[   63.441547]"), nil},
+		{"four reports, one a boot-time straggler", detail("[    3.100000]") + detail("[  300.000000]") + detail("[  330.000000]") + detail("[  360.000000]"), nil},
+		{"four reports two minutes apart", detail("[  100.000000]") + detail("[  220.000000]") + detail("[  340.000000]") + detail("[  460.000000]"), nil},
 		{"one uncorrectable", "[    5.000000] pcieport 0000:00:1d.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0\n", []string{"pcie.aer_errors/critical"}},
 	}
 	for _, tt := range tests {
