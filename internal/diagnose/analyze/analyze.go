@@ -24,6 +24,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
@@ -31,6 +32,7 @@ import (
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 	perftestrules "github.com/ibdoctor/ibdoctor/internal/rules/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
+	ucxrules "github.com/ibdoctor/ibdoctor/internal/rules/ucx"
 )
 
 // Options tune the rules for pasted output.
@@ -473,6 +475,8 @@ func whole(text string) Kind {
 		return KindNCCLTests
 	case nccllog.Detect(text):
 		return KindNCCLLog
+	case ucxlog.Detect(text):
+		return KindUCXLog
 	case kmsg.Detect(text):
 		return KindKernel
 	case nvsmi.Detect(text):
@@ -530,6 +534,8 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnoseIBDiagnet(&seg, file, text)
 	case KindSARecords:
 		err = diagnoseSARecords(&seg, file, text)
+	case KindUCXLog:
+		err = diagnoseUCX(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -1411,6 +1417,7 @@ var signatures = []struct {
 	{KindNetDiscover, []string{"switchguid=", "caguid=", "Switch\t", "lid "}},
 	{KindLinkInfo, []string{"==(", ")==>", "Switch: 0x", "CA: "}},
 	{KindIBDiagnet, []string{"-I- ", "-W- ", "-E- ", "finished successfully", "finished with errors"}},
+	{KindUCXLog, []string{"UCX  ERROR", "UCX  WARN", "UCX  INFO", "UCX  DIAG", "ib_mlx5_log.c", "UCX Fatal"}},
 }
 
 // perfqueryNames maps perfquery's counter names to the sysfs names the
@@ -1489,5 +1496,30 @@ func diagnoseSARecords(seg *Segment, file, text string) error {
 		}
 	}
 	seg.Skipped = append(seg.Skipped, "saquery records describe the subnet administrator's view (names, LIDs, GUIDs): read, not judged; port state and errors need ibstat, perfquery or ibdiagnet")
+	return nil
+}
+
+// diagnoseUCX judges a UCX log: its completion errors (the mlx5 syndrome
+// decoded) or, without one, its first error.
+func diagnoseUCX(seg *Segment, file, text string) error {
+	lg, err := ucxlog.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	var procs []string
+	errs := 0
+	for _, r := range lg.Records {
+		if p := r.Proc(); p != "" && !slices.Contains(procs, p) {
+			procs = append(procs, p)
+		}
+		if r.Serious() {
+			errs++
+		}
+	}
+	seg.Summary = fmt.Sprintf("%s from %s, %s", plural(len(lg.Records), "UCX line", "UCX lines"), plural(max(1, len(procs)), "process", "processes"), plural(errs, "error line", "error lines"))
+	if len(lg.Completions) > 0 {
+		seg.Summary += ", " + plural(len(lg.Completions), "completion error", "completion errors")
+	}
+	seg.Findings = append(seg.Findings, ucxrules.Check(lg)...)
 	return nil
 }

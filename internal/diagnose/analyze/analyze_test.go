@@ -184,6 +184,11 @@ func TestMessyPastes(t *testing.T) {
 		{"an ibstat port block with ellipses, no CA line, after prose", "With ibstat outputs like\n\n...\nPort 1:\n                State: Down\n                Physical state: Polling\n...\n",
 			[]Kind{KindUnknown, KindIBStat}, []string{"port.polling"}, "an ellipsis: lines the poster cut"},
 		{"ibstat port blocks inside a CA block stay in it", ibstat, []Kind{KindIBStat}, []string{"port.disabled"}, ""},
+		{"UCX completion errors between prose and a kernel log", "The job died with:\n" +
+			"[master:19546:0:19546] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)\n" +
+			"[master:19546:0:19546] ib_mlx5_log.c:139  DCI QP 0xa9f wqe[0]: SEND s-e [rqpn 0xa66 rlid 703] [inl len 18]\n" +
+			"==== backtrace (tid:  19546) ====\n 0  /usr/lib/libucs.so.0(ucs_handle_error+0x1ac) [0x7f79af9b000c]\n" + dmesg,
+			[]Kind{KindUnknown, KindUCXLog, KindKernel}, []string{"ucx.completion_error", "kmsg.link_flap"}, ""},
 		{"ethtool with junk lines", read(t, "mlx5-roce-pfc-storm.txt") + "     rx_prio3_pause_transition\n",
 			[]Kind{KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, "not a \"name: counter\" line"},
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 )
 
 // Kind names a tool output format analyze recognises.
@@ -33,6 +34,7 @@ const (
 	KindSMPorts       Kind = "saquery-sm"
 	KindIBDiagnet     Kind = "ibdiagnet"
 	KindSARecords     Kind = "saquery"
+	KindUCXLog        Kind = "ucx-log"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -62,6 +64,7 @@ var Kinds = []KindInfo{
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
+	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 }
 
 // ParseKind checks a --kind value.
@@ -256,6 +259,9 @@ func member(l string) Kind {
 	}
 	if strings.Contains(l, "sys/class/infiniband/") && (strings.Contains(l, "/hw_counters/") || strings.Contains(l, "/counters/")) && strings.Contains(l, ":") {
 		return KindRdma // grep . /sys/class/infiniband/*/ports/*/hw_counters/*
+	}
+	if ucxlog.DetectLine(l) {
+		return KindUCXLog
 	}
 	if l[0] == '[' {
 		// ibnetdiscover's "[1]" port columns are not dmesg's "[  12.3]".
