@@ -12,6 +12,7 @@ import (
 
 	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
@@ -508,8 +509,10 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnoseTopo(&seg, file, ls, sp)
 	case KindEthtool:
 		err = diagnoseEthtool(&seg, file, ls, sp, ctx)
+	case KindShowGIDs:
+		err = diagnoseShowGIDs(&seg, file, ls, sp, ctx)
 	}
-	if isHCA(sp.Kind) || sp.Kind == KindKernel || sp.Kind == KindTopo || sp.Kind == KindEthtool {
+	if isHCA(sp.Kind) || sp.Kind == KindKernel || sp.Kind == KindTopo || sp.Kind == KindEthtool || sp.Kind == KindShowGIDs {
 		return finish(seg, file, err)
 	}
 	text := segmentText(ls, sp)
@@ -1417,6 +1420,7 @@ var signatures = []struct {
 	{KindNetDiscover, []string{"switchguid=", "caguid=", "Switch\t", "lid "}},
 	{KindLinkInfo, []string{"==(", ")==>", "Switch: 0x", "CA: "}},
 	{KindIBDiagnet, []string{"-I- ", "-W- ", "-E- ", "finished successfully", "finished with errors"}},
+	{KindShowGIDs, []string{"n_gids_found=", "fe80:0000:0000:0000:", "0000:0000:0000:0000:0000:ffff:"}},
 	{KindUCXLog, []string{"UCX  ERROR", "UCX  WARN", "UCX  INFO", "UCX  DIAG", "ib_mlx5_log.c", "UCX Fatal"}},
 }
 
@@ -1521,5 +1525,40 @@ func diagnoseUCX(seg *Segment, file, text string) error {
 		seg.Summary += ", " + plural(len(lg.Completions), "completion error", "completion errors")
 	}
 	seg.Findings = append(seg.Findings, ucxrules.Check(lg)...)
+	return nil
+}
+
+// diagnoseShowGIDs judges show_gids output: the GID table of each port,
+// a RoCE port without a (routable) RoCE v2 GID.
+func diagnoseShowGIDs(seg *Segment, file string, ls []string, sp Span, ctx *context) error {
+	res, err := hcatext.ParseShowGIDs(strings.NewReader(segmentOnly(ls, sp)), file)
+	if err != nil {
+		return shiftErr(err, sp.Start-1)
+	}
+	res.Shift(sp.Start - 1)
+	ctx.rdma = true
+	gids, v2 := 0, 0
+	for _, d := range res.Snap.Devices {
+		for _, p := range d.Ports {
+			gids += len(p.GIDs)
+			for _, g := range p.GIDs {
+				if g.Type == ib.GIDTypeRoCEv2 {
+					v2++
+				}
+			}
+		}
+	}
+	seg.Summary = fmt.Sprintf("%s of %s (%d RoCE v2)", plural(gids, "GID", "GIDs"), plural(res.Ports(), "port", "ports"), v2)
+	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
+	fs := host.CheckPastedGIDs(res.Snap)
+	for i := range fs {
+		for j := range fs[i].Evidence {
+			ev := &fs[i].Evidence[j]
+			if l, ok := res.Locate(ev.Source); ok {
+				ev.Source = fmt.Sprintf("%s:%d", file, l.N)
+			}
+		}
+	}
+	seg.Findings = append(seg.Findings, fs...)
 	return nil
 }

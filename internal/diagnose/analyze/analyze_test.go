@@ -189,6 +189,13 @@ func TestMessyPastes(t *testing.T) {
 			"[master:19546:0:19546] ib_mlx5_log.c:139  DCI QP 0xa9f wqe[0]: SEND s-e [rqpn 0xa66 rlid 703] [inl len 18]\n" +
 			"==== backtrace (tid:  19546) ====\n 0  /usr/lib/libucs.so.0(ucs_handle_error+0x1ac) [0x7f79af9b000c]\n" + dmesg,
 			[]Kind{KindUnknown, KindUCXLog, KindKernel}, []string{"ucx.completion_error", "kmsg.link_flap"}, ""},
+		{"show_gids after its prompt, v2 GIDs only link-local", "[root@localhost ~]# show_gids mlx5_0\n" +
+			"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV\n" +
+			"---     ----    -----   ---                                     ------------    ---     ---\n" +
+			"mlx5_0  1       0       fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8                 v1      ens1f0\n" +
+			"mlx5_0  1       1       fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8                 v2      ens1f0\n" +
+			"n_gids_found=2\n",
+			[]Kind{KindShowGIDs}, []string{"roce.gid_missing_v2"}, ""},
 		{"ethtool with junk lines", read(t, "mlx5-roce-pfc-storm.txt") + "     rx_prio3_pause_transition\n",
 			[]Kind{KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, "not a \"name: counter\" line"},
 	}

@@ -3,6 +3,7 @@ package analyze
 import (
 	"strings"
 
+	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
@@ -35,6 +36,7 @@ const (
 	KindIBDiagnet     Kind = "ibdiagnet"
 	KindSARecords     Kind = "saquery"
 	KindUCXLog        Kind = "ucx-log"
+	KindShowGIDs      Kind = "show_gids"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -64,6 +66,7 @@ var Kinds = []KindInfo{
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
+	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 }
 
@@ -122,6 +125,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindIBStat, 0 // a port block of ibstat pasted without its CA '…' line
 	case strings.HasPrefix(t, "Infiniband device '") && strings.HasSuffix(t, "status:"):
 		return KindIBStatus, 0
+	case hcatext.IsShowGIDsHeader(t):
+		return KindShowGIDs, 0
 	case strings.HasPrefix(t, "hca_id:"):
 		return KindDevinfo, 0
 	case strings.HasPrefix(t, "port:") && strings.HasPrefix(strings.TrimSpace(next(ls, i)), "state:") && strings.Contains(next(ls, i), "PORT_") && !inHCABlock(ls, i):

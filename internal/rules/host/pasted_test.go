@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
@@ -298,4 +300,43 @@ func TestPastedXidCause(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPastedGIDs: a pasted GID table (show_gids) of a RoCE port with no
+// RoCE v2 GID is critical, one whose only v2 GIDs are link-local a
+// warning; a routable v2 GID, or an InfiniBand port (no netdev), is fine.
+func TestPastedGIDs(t *testing.T) {
+	ll := mustGID(t, "fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8")
+	v4 := mustGID(t, "0000:0000:0000:0000:0000:ffff:ac13:003c")
+	port := func(ll ib.LinkLayer, gs ...snapshot.GIDEntry) *snapshot.Snapshot {
+		return &snapshot.Snapshot{Devices: []snapshot.Device{{Name: "mlx5_0", Ports: []snapshot.Port{{Device: "mlx5_0", Number: 1, LinkLayer: ll, NetDev: "ens1f0", GIDs: gs}}}}}
+	}
+	v1 := func(i int, g ib.GID) snapshot.GIDEntry { return snapshot.GIDEntry{Index: i, GID: g, Type: ib.GIDTypeIBRoCEv1} }
+	v2 := func(i int, g ib.GID) snapshot.GIDEntry { return snapshot.GIDEntry{Index: i, GID: g, Type: ib.GIDTypeRoCEv2} }
+	tests := []struct {
+		name string
+		snap *snapshot.Snapshot
+		want []string
+	}{
+		{"link-local and IPv4, v1 and v2", port(ib.LinkLayerEthernet, v1(0, ll), v2(1, ll), v1(4, v4), v2(5, v4)), nil},
+		{"v2 only link-local", port(ib.LinkLayerEthernet, v1(0, ll), v2(1, ll)), []string{"roce.gid_missing_v2/warning"}},
+		{"v1 only", port(ib.LinkLayerEthernet, v1(0, ll), v1(4, v4)), []string{"roce.gid_missing_v2/critical"}},
+		{"InfiniBand port", port("", v1(0, ll)), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ids(CheckPastedGIDs(tt.snap)); !slices.Equal(got, tt.want) {
+				t.Errorf("findings %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func mustGID(t *testing.T, s string) ib.GID {
+	t.Helper()
+	g, err := ib.ParseGID(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
