@@ -311,8 +311,12 @@ func TestPastedGIDs(t *testing.T) {
 	port := func(ll ib.LinkLayer, gs ...snapshot.GIDEntry) *snapshot.Snapshot {
 		return &snapshot.Snapshot{Devices: []snapshot.Device{{Name: "mlx5_0", Ports: []snapshot.Port{{Device: "mlx5_0", Number: 1, LinkLayer: ll, NetDev: "ens1f0", GIDs: gs}}}}}
 	}
-	v1 := func(i int, g ib.GID) snapshot.GIDEntry { return snapshot.GIDEntry{Index: i, GID: g, Type: ib.GIDTypeIBRoCEv1} }
-	v2 := func(i int, g ib.GID) snapshot.GIDEntry { return snapshot.GIDEntry{Index: i, GID: g, Type: ib.GIDTypeRoCEv2} }
+	v1 := func(i int, g ib.GID) snapshot.GIDEntry {
+		return snapshot.GIDEntry{Index: i, GID: g, Type: ib.GIDTypeIBRoCEv1}
+	}
+	v2 := func(i int, g ib.GID) snapshot.GIDEntry {
+		return snapshot.GIDEntry{Index: i, GID: g, Type: ib.GIDTypeRoCEv2}
+	}
 	tests := []struct {
 		name string
 		snap *snapshot.Snapshot
