@@ -344,11 +344,49 @@ func wantPortUp(in *Input, d *snapshot.Device, p *snapshot.Port, pe *expect.Port
 		why = fmt.Sprintf("it has LID %d from a subnet manager, so it was cabled and in use", *p.LID)
 	} else if st != ib.StateActive && slices.Contains(in.Fragments, d.Name) {
 		why = "the paste is cut down to this port block (its HCA's header left out), so it is the port asked about"
+	} else if missing := leftOut(in, d); st != ib.StateActive && missing != "" {
+		why = fmt.Sprintf("the paste shows %s without %s: the node's other HCAs were left out (one device chosen with ibstat <dev>, or the output cut), so it is the port asked about", d.Name, missing)
 	} else if st != ib.StateActive && !hasActiveSibling(in.Snap, d, p) {
 		wantUp = false
 		why = "no other port of this HCA model is ACTIVE, so it may be uncabled on purpose; write a baseline to make it expected"
 	}
 	return wantUp, why, false
+}
+
+// leftOut names the devices a pasted snapshot lacks below d in its
+// driver's numbering ("mlx5_0…mlx5_7" for mlx5_8 shown alone): the
+// kernel numbers a driver's devices from 0, so a paste of mlx5_8 without
+// them was cut down to it, and their absence says nothing about whether
+// d's port is meant to be up. "" when none is missing or d is not
+// numbered so; always "" for a live node, which lists every device.
+func leftOut(in *Input, d *snapshot.Device) string {
+	if !in.Pasted {
+		return ""
+	}
+	i := strings.LastIndexByte(d.Name, '_')
+	if i < 0 {
+		return ""
+	}
+	n, err := strconv.Atoi(d.Name[i+1:])
+	if err != nil || n <= 0 || n > 64 {
+		return ""
+	}
+	prefix := d.Name[:i+1]
+	var gone []string
+	for k := range n {
+		if in.Snap.Device(prefix+strconv.Itoa(k)) == nil {
+			gone = append(gone, prefix+strconv.Itoa(k))
+		}
+	}
+	switch len(gone) {
+	case 0:
+		return ""
+	case 1:
+		return gone[0]
+	case 2:
+		return gone[0] + " and " + gone[1]
+	}
+	return fmt.Sprintf("%s…%s", gone[0], gone[len(gone)-1])
 }
 
 // portStateFinding is the finding for a port that is not ACTIVE, named

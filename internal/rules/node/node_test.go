@@ -580,3 +580,44 @@ func TestFloorRate(t *testing.T) {
 		t.Errorf("with a 2.5 baseline: %v", ids(fs))
 	}
 }
+
+// TestPastedDeviceLeftOut: a pasted HCA numbered past devices the paste
+// lacks (mlx5_8 without mlx5_0…mlx5_7, leptonai/gpud#99) was chosen from
+// many, so its port that is not ACTIVE is the one asked about
+// (critical); shown with its lower-numbered siblings, or as mlx5_0, the
+// siblings decide as before; a live node is never judged so.
+func TestPastedDeviceLeftOut(t *testing.T) {
+	dev := func(name string, st ib.PortState, ph ib.PhysState) snapshot.Device {
+		return snapshot.Device{Name: name, HCAType: "MT4125", Ports: []snapshot.Port{{Device: name, Number: 1, State: p(st), PhysState: p(ph)}}}
+	}
+	snap := func(ds ...snapshot.Device) *snapshot.Snapshot { return &snapshot.Snapshot{Devices: ds} }
+	tests := []struct {
+		name    string
+		snap    *snapshot.Snapshot
+		pasted  bool
+		want    []string
+		summary string
+	}{
+		{"mlx5_8 alone, Disabled", snap(dev("mlx5_8", ib.StateDown, ib.PhysDisabled)), true, []string{"port.disabled/critical"}, "without mlx5_0…mlx5_7"},
+		{"mlx5_1 alone, Polling", snap(dev("mlx5_1", ib.StateDown, ib.PhysPolling)), true, []string{"port.polling/critical"}, "without mlx5_0:"},
+		{"mlx5_0 alone, Disabled", snap(dev("mlx5_0", ib.StateDown, ib.PhysDisabled)), true, []string{"port.disabled/warning"}, "uncabled on purpose"},
+		{"mlx5_1 beside mlx5_0, both down", snap(dev("mlx5_0", ib.StateDown, ib.PhysDisabled), dev("mlx5_1", ib.StateDown, ib.PhysDisabled)), true,
+			[]string{"port.disabled/warning", "port.disabled/warning"}, "uncabled on purpose"},
+		{"mlx5_8 alone on a live node", snap(dev("mlx5_8", ib.StateDown, ib.PhysDisabled)), false, []string{"port.disabled/info"}, "uncabled on purpose"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := CheckInput(&Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: tt.pasted})
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("findings %v, want %v", got, tt.want)
+			}
+			if !strings.Contains(fs[0].Summary, tt.summary) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.summary)
+			}
+		})
+	}
+}
