@@ -177,10 +177,34 @@ func Detect(text string) bool {
 	return false
 }
 
-// ParseLine reads one line; ok false when it is not a UCX log line.
+// ParseLine reads one line; ok false when it is not a UCX log line. The
+// UCX prefix may follow what a launcher put before it (Open MPI's
+// --timestamp-output --tag-output "Sun Oct  1 17:18:44 2017[1,7]<stdout>:").
 func ParseLine(l string) (Record, bool) {
+	if r, ok := parseAt(l, l); ok {
+		return r, true
+	}
+	rest := l
+	for range 6 {
+		i := strings.IndexByte(rest[min(1, len(rest)):], '[')
+		if i < 0 {
+			break
+		}
+		rest = rest[i+1:]
+		if r, ok := parseAt(l, rest); ok {
+			return r, true
+		}
+	}
+	return Record{}, false
+}
+
+// parseAt reads the UCX line that starts at t, a suffix of l.
+func parseAt(l, t string) (Record, bool) {
 	r := Record{Text: l}
-	t := strings.TrimSpace(l)
+	t = strings.TrimSpace(t)
+	if t == "" {
+		return r, false
+	}
 	// [1590482937.540412]
 	// (a paste may have lost its "[").
 	if end := strings.IndexByte(t, ']'); end > 0 && (t[0] == '[' || t[0] >= '0' && t[0] <= '9') {
