@@ -354,11 +354,12 @@ func wantPortUp(in *Input, d *snapshot.Device, p *snapshot.Port, pe *expect.Port
 }
 
 // leftOut names the devices a pasted snapshot lacks below d in its
-// driver's numbering ("mlx5_0…mlx5_7" for mlx5_8 shown alone): the
-// kernel numbers a driver's devices from 0, so a paste of mlx5_8 without
-// them was cut down to it, and their absence says nothing about whether
-// d's port is meant to be up. "" when none is missing or d is not
-// numbered so; always "" for a live node, which lists every device.
+// driver's numbering when it lacks every one of them ("mlx5_0…mlx5_7" for
+// mlx5_8 shown alone): the kernel numbers a driver's devices from 0, so
+// a paste of mlx5_8 without them was cut down to it, and their absence
+// says nothing about whether d's port is meant to be up. "" when any of
+// them is there or d is not numbered so; always "" for a live node,
+// which lists every device.
 func leftOut(in *Input, d *snapshot.Device) string {
 	if !in.Pasted {
 		return ""
@@ -371,16 +372,17 @@ func leftOut(in *Input, d *snapshot.Device) string {
 	if err != nil || n <= 0 || n > 64 {
 		return ""
 	}
+	// Only when none of them is there: a gap between pasted devices may
+	// be devices merged into a bond (mlx5_bond_0) or moved, not cut.
 	prefix := d.Name[:i+1]
 	var gone []string
 	for k := range n {
-		if in.Snap.Device(prefix+strconv.Itoa(k)) == nil {
-			gone = append(gone, prefix+strconv.Itoa(k))
+		if in.Snap.Device(prefix+strconv.Itoa(k)) != nil {
+			return ""
 		}
+		gone = append(gone, prefix+strconv.Itoa(k))
 	}
 	switch len(gone) {
-	case 0:
-		return ""
 	case 1:
 		return gone[0]
 	case 2:

@@ -601,6 +601,8 @@ func TestPastedDeviceLeftOut(t *testing.T) {
 		{"mlx5_8 alone, Disabled", snap(dev("mlx5_8", ib.StateDown, ib.PhysDisabled)), true, []string{"port.disabled/critical"}, "without mlx5_0…mlx5_7"},
 		{"mlx5_1 alone, Polling", snap(dev("mlx5_1", ib.StateDown, ib.PhysPolling)), true, []string{"port.polling/critical"}, "without mlx5_0:"},
 		{"mlx5_0 alone, Disabled", snap(dev("mlx5_0", ib.StateDown, ib.PhysDisabled)), true, []string{"port.disabled/warning"}, "uncabled on purpose"},
+		{"mlx5_4 beside mlx5_0 and mlx5_2 (the gaps may be bonded), Disabled", snap(dev("mlx5_0", ib.StateActive, ib.PhysLinkUp), dev("mlx5_2", ib.StateActive, ib.PhysLinkUp), snapshot.Device{Name: "mlx5_4", HCAType: "MT4117", Ports: []snapshot.Port{{Device: "mlx5_4", Number: 1, State: p(ib.StateDown), PhysState: p(ib.PhysDisabled)}}}), true,
+			[]string{"port.disabled/warning"}, "uncabled on purpose"},
 		{"mlx5_1 beside mlx5_0, both down", snap(dev("mlx5_0", ib.StateDown, ib.PhysDisabled), dev("mlx5_1", ib.StateDown, ib.PhysDisabled)), true,
 			[]string{"port.disabled/warning", "port.disabled/warning"}, "uncabled on purpose"},
 		{"mlx5_8 alone on a live node", snap(dev("mlx5_8", ib.StateDown, ib.PhysDisabled)), false, []string{"port.disabled/info"}, "uncabled on purpose"},
