@@ -183,6 +183,8 @@ func TestMessyPastes(t *testing.T) {
 			[]Kind{KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, ""},
 		{"an ibstat port block with ellipses, no CA line, after prose", "With ibstat outputs like\n\n...\nPort 1:\n                State: Down\n                Physical state: Polling\n...\n",
 			[]Kind{KindUnknown, KindIBStat}, []string{"port.polling"}, "an ellipsis: lines the poster cut"},
+		{"ibstat | grep -i state, after prose", "The HCA says:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tState: Down\n\t\tPhysical state: Polling\n",
+			[]Kind{KindUnknown, KindIBStat}, []string{"port.polling"}, "a filtered paste?"},
 		{"ibstat port blocks inside a CA block stay in it", ibstat, []Kind{KindIBStat}, []string{"port.disabled"}, ""},
 		{"UCX completion errors between prose and a kernel log", "The job died with:\n" +
 			"[master:19546:0:19546] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)\n" +
@@ -252,7 +254,7 @@ func TestNotRecognised(t *testing.T) {
 		closest Kind
 	}{
 		{"prose", "The cluster was slow yesterday.\nPlease check node 17.\n", KindUnknown},
-		{"ibstat fragment without its CA header", "State: Active\nPhysical state: LinkUp\nRate: 200\nLink layer: InfiniBand\n", KindIBStat},
+		{"ibstat fields without a State or Port line", "Physical state: LinkUp\nRate: 200\nLink layer: InfiniBand\nBase lid: 5\n", KindIBStat},
 		{"empty", "", KindUnknown},
 		{"binary", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", KindUnknown},
 	}

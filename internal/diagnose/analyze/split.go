@@ -123,6 +123,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindIBStat, 0
 	case ibstatPortHeader(t) && strings.HasPrefix(strings.TrimSpace(next(ls, i)), "State: ") && !inCABlock(ls, i):
 		return KindIBStat, 0 // a port block of ibstat pasted without its CA '…' line
+	case strings.HasPrefix(t, "State: ") && strings.HasPrefix(strings.TrimSpace(next(ls, i)), "Physical state: ") && !ibstatPortHeader(prev) && !inCABlock(ls, i):
+		return KindIBStat, 0 // ibstat's port fields alone ("ibstat | grep -i state")
 	case strings.HasPrefix(t, "Infiniband device '") && strings.HasSuffix(t, "status:"):
 		return KindIBStatus, 0
 	case hcatext.IsShowGIDsHeader(t):

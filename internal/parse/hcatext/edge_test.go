@@ -311,9 +311,18 @@ func TestIBStatPortBlockAlone(t *testing.T) {
 	if err != nil || len(r.Fragments) != 0 {
 		t.Errorf("whole output: fragments %v, err %v", r.Fragments, err)
 	}
-	// Port fields with no port header at all still belong to no device.
-	if _, err := ParseIBStat(strings.NewReader("\t\tState: Down\n\t\tPhysical state: Polling\n"), "h"); err == nil {
-		t.Error("port fields alone parsed")
+	// Port fields with no header at all ("ibstat | grep -i state"): each
+	// State starts the next port of the unnamed device.
+	r, err = ParseIBStat(strings.NewReader("\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tState: Down\n\t\tPhysical state: Polling\n"), "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p1, p2 := r.Snap.Port(unnamedDevice, 1), r.Snap.Port(unnamedDevice, 2); p1 == nil || p2 == nil || *p1.State != ib.StateActive || *p2.PhysState != ib.PhysPolling || len(r.Fragments) != 1 {
+		t.Errorf("ports %+v %+v, fragments %v", p1, p2, r.Fragments)
+	}
+	// A field other than State still belongs to no device.
+	if _, err := ParseIBStat(strings.NewReader("\t\tPhysical state: Polling\n"), "i"); err == nil {
+		t.Error("a physical state alone parsed")
 	}
 }
 
