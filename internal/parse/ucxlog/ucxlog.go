@@ -155,7 +155,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 
 // DetectLine says whether a line is a UCX log line.
 func DetectLine(l string) bool {
-	if strings.IndexByte(l, ']') < 0 || !strings.Contains(l, ".c") && !strings.Contains(l, ".h:") && !strings.Contains(l, ".inl:") {
+	if strings.IndexByte(l, ']') < 0 && !strings.Contains(l, " UCX ") || !strings.Contains(l, ".c") && !strings.Contains(l, ".h:") && !strings.Contains(l, ".inl:") {
 		return false
 	}
 	_, ok := ParseLine(l)
@@ -214,6 +214,13 @@ func parseAt(l, t string) (Record, bool) {
 			t = strings.TrimSpace(t[end+1:])
 		}
 	}
+	// A line cut to "ucp_context.c:1321 UCX  WARN  …": no stamp, no
+	// process, the component and level still say it is UCX's.
+	if r.Time == 0 && !strings.HasPrefix(t, "[") {
+		if b, ok := bare(l, strings.TrimLeft(t, "> \t")); ok { // mail quoting kept
+			return b, true
+		}
+	}
 	// [host:pid:thread(:tid)] — a paste may have lost the "[".
 	t = strings.TrimPrefix(t, "[")
 	end := strings.IndexByte(t, ']')
@@ -270,6 +277,21 @@ func parseAt(l, t string) (Record, bool) {
 		r.Level = LevelFatal
 	}
 	return r, true
+}
+
+// bare reads "file.c:line COMP LEVEL message" without the prefix.
+func bare(l, t string) (Record, bool) {
+	f := strings.Fields(t)
+	if len(f) < 3 || !isComponent(f[1]) || !levels[f[2]] {
+		return Record{}, false
+	}
+	file, line, ok := strings.Cut(f[0], ":")
+	n, err := strconv.Atoi(line)
+	if !ok || err != nil || n <= 0 || !sourceFile(file) {
+		return Record{}, false
+	}
+	_, rest, _ := strings.Cut(t, " "+f[2])
+	return Record{Text: l, File: file, SrcLine: n, Level: Level(f[2]), Msg: strings.TrimSpace(rest)}, true
 }
 
 // sourceFile says whether s names a C or C++ source file ("ucp_ep.c",

@@ -84,6 +84,8 @@ func TestRealRecords(t *testing.T) {
 		{"ucx10451-devx-remote-io.log", 3, "ERROR ERROR ERROR", "cn0244:260472 ib_mlx5_dv.c:430"},
 		{"ucx3513-tcp-unreachable.log", 3, "ERROR ERROR ERROR", "jazz04:185061 spml_ucx.c:264"},
 		// Behind Open MPI's --timestamp-output --tag-output prefix.
+		// Quoted and cut to the source location (ai-dynamo/dynamo#1209).
+		{"dynamo1209-net-device-not-available.log", 1, "WARN", " ucp_context.c:1321"},
 		{"ucx1881-tag-timestamp-output.log", 3, "ERROR ERROR ERROR", "clx-hercules-012:26727 ucp_worker.c:373"},
 		{"ucx3087-ud-fatal-tag-output.log", 2, "FATAL FATAL", "hpc-polar-01-vm001:13210 ud_iface.c:732"},
 	}

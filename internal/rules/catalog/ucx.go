@@ -26,12 +26,13 @@ var ucxMetas = []finding.Meta{
 	{
 		ID: "ucx.error", Severity: finding.Critical, Area: "ucx", Step: finding.StepNCCL,
 		Title:   "UCX reported an error",
-		Meaning: "A UCX ERROR or FATAL line that is not a work-completion error: an endpoint timeout (the peer stopped answering), a destination UCX cannot reach over any transport, a connection reset, a verbs or DEVX call that failed, or a device it does not recognise. The first error in time is the cause; the MPI layer's 'Error: ucp_ep_create(…) failed' lines and later errors of the same kind are its consequences.",
+		Meaning: "A UCX ERROR or FATAL line that is not a work-completion error: an endpoint timeout (the peer stopped answering), a destination UCX cannot reach over any transport, a connection reset, a verbs or DEVX call that failed, or a device it does not recognise. The first error in time is the cause; the MPI layer's 'Error: ucp_ep_create(…) failed' lines and later errors of the same kind are its consequences. Without an error, UCX's warning that a device it was told to use is not available is reported too: critical when the devices it offers instead are all TCP (the process sees no RDMA device, so its traffic goes over sockets), a warning when they include RDMA devices (a wrong name in UCX_NET_DEVICES).",
 		Causes: []string{
 			"Endpoint timeout: the peer process or node died or hung, or the path to it lost packets long enough (UD and keepalive timeouts)",
 			"Destination is unreachable: no transport both ends share (UCX_TLS or UCX_NET_DEVICES differ, a device down, RoCE without a routable GID, TCP to an interface that cannot route)",
 			"a failed verbs or DEVX call (ibv_reg_mr, mlx5dv_devx_obj_create): locked-memory limit, firmware too old for the feature, or a device in error",
 			"Connection reset: the peer closed its endpoint (it exited or crashed)",
+			"a device not available: the container was started without /dev/infiniband, the RDMA driver is not loaded, or UCX_NET_DEVICES names a device this node lacks",
 		},
 		Remedy: []string{
 			"read the first error and the host it names; run ibdoctor doctor on that host and on its peer",

@@ -29,7 +29,44 @@ func Check(lg *ucxlog.Log) []finding.Finding {
 	if f, ok := errorFinding(lg); ok {
 		return []finding.Finding{f}
 	}
+	if f, ok := unavailableFinding(lg); ok {
+		return []finding.Finding{f}
+	}
 	return nil
+}
+
+// unavailableFinding reports UCX's warning that a device or transport it
+// was told to use (UCX_NET_DEVICES, UCX_TLS) is not available
+// (ucp_context.c: "network device 'mlx5_bond_0:1' is not available,
+// please use one or more of: 'bond0'(tcp), …"). When what it offers
+// instead holds no RDMA device the process sees none (a container
+// without /dev/infiniband, or the driver not loaded) and its traffic
+// goes over TCP: critical; otherwise a warning (a wrong name).
+func unavailableFinding(lg *ucxlog.Log) (finding.Finding, bool) {
+	for _, r := range lg.Records {
+		if r.Level != ucxlog.LevelWarn || !strings.Contains(r.Msg, " not available") {
+			continue
+		}
+		what, offered, _ := strings.Cut(r.Msg, ", please use one or more of:")
+		sum := "UCX: " + strings.TrimSpace(what)
+		if r.Host != "" {
+			sum = fmt.Sprintf("UCX on %s: %s", r.Proc(), strings.TrimSpace(what))
+		}
+		sev := finding.Warning
+		if offered != "" {
+			rdma := strings.Contains(offered, "(ib)") || strings.Contains(offered, "(rc") || strings.Contains(offered, "(dc") || strings.Contains(offered, "(ud") || strings.Contains(offered, "(gga)")
+			if rdma {
+				sum += ": the device name is wrong (UCX_NET_DEVICES names a device this node does not have)"
+			} else {
+				sum += fmt.Sprintf("; it offers only%s: the process sees no RDMA device (a container without /dev/infiniband, or the driver not loaded), so UCX runs over TCP", strings.TrimRight(offered, " "))
+				sev = finding.Critical
+			}
+		}
+		f := catalog.New("ucx.error", finding.Subject{Host: r.Host}, sum, finding.Evidence{Source: at(lg.Source, r.Line), Value: strings.TrimSpace(r.Text)})
+		f.Severity = sev
+		return f, true
+	}
+	return finding.Finding{}, false
 }
 
 func at(src string, line int) string { return fmt.Sprintf("%s:%d", src, line) }

@@ -41,6 +41,10 @@ func TestCheck(t *testing.T) {
 			"ucx.error", finding.Critical, "", []string{"(ib_mlx5_dv.c:430): mlx5dv_devx_obj_create(QP) failed", "a verbs call failed"}},
 		{"fatal UD timeout", "[compute-0-20:9358 :0:9358]    ud_iface.c:737  UCX Fatal: transport error: Endpoint timeout\n",
 			"ucx.error", finding.Critical, "", []string{"UCX fatal on compute-0-20:9358", "transport error: Endpoint timeout"}},
+		{"requested device missing, only TCP offered (ai-dynamo/dynamo#1209)", "ucp_context.c:1321 UCX  WARN  network device 'mlx5_bond_0:1' is not available, please use one or more of: 'bond0'(tcp), 'bond1'(tcp), 'eth0'(tcp), 'lo'(tcp)\n",
+			"ucx.error", finding.Critical, "", []string{"network device 'mlx5_bond_0:1' is not available", "sees no RDMA device", "runs over TCP"}},
+		{"requested device misnamed, RDMA devices offered (openucx/ucx#11220)", "[1590482937.540412] [node1:1234:0]     ucp_context.c:1508 UCX  WARN  network devices 'nonexistent_dev1','nonexistent_dev2' are not available, please use one or more of: 'ens10f0np0'(tcp), 'mlx5_0:1'(ib), 'mlx5_2:1'(ib)\n",
+			"ucx.error", finding.Warning, "", []string{"on node1:1234", "the device name is wrong"}},
 		{"info and diagnostics only", "[1701292112.829711] [a670n1:162239:0]      ucp_worker.c:1855 UCX  INFO    0x100b240 inter-node cfg#3 tag(rc_mlx5/mlx5_0:1 rc_mlx5/mlx5_0:1)\n" +
 			"[1467152048.498544] [softiron-3:3087 :1]      ib_device.c:132  UCX  WARN  IB Async event on mlx5_0: SRQ-attached QP 0xa18 was flushed\n",
 			"", "", "", nil},
