@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
@@ -174,9 +175,9 @@ func completionFinding(lg *ucxlog.Log) (finding.Finding, bool) {
 func linkLayer(ll string) string {
 	switch ll {
 	case "IB":
-		return "InfiniBand"
+		return string(ib.LinkLayerInfiniBand)
 	case "RoCE", "Eth":
-		return "Ethernet"
+		return string(ib.LinkLayerEthernet)
 	}
 	return ""
 }
