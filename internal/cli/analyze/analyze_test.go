@@ -121,7 +121,7 @@ func TestAnalyzeJSONFromStdin(t *testing.T) {
 func TestAnalyzeNotRecognised(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "frag.txt")
-	if err := os.WriteFile(p, []byte("State: Active\nPhysical state: LinkUp\nRate: 200\n"), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte("Physical state: LinkUp\nRate: 200\nSpeed: fast\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, _, code := run(t, "", "analyze", p, filepath.Join(dir, "missing.txt"))
@@ -133,7 +133,8 @@ func TestAnalyzeNotRecognised(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	// Forcing the kind does not make a fragment parse: still exit 3.
+	// Forcing the kind does not make a fragment parse: still exit 3 (a
+	// fragment with a State line is read: analyze's TestMessyPastes).
 	if _, _, code := run(t, "", "analyze", "--kind", "ibstat", p); code != 3 {
 		t.Errorf("--kind ibstat on a fragment: exit %d, want 3", code)
 	}

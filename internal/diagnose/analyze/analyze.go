@@ -12,6 +12,7 @@ import (
 
 	fabricmodel "github.com/ibdoctor/ibdoctor/internal/model/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
@@ -25,6 +26,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
@@ -32,6 +34,7 @@ import (
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 	perftestrules "github.com/ibdoctor/ibdoctor/internal/rules/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
+	ucxrules "github.com/ibdoctor/ibdoctor/internal/rules/ucx"
 )
 
 // Options tune the rules for pasted output.
@@ -485,6 +488,8 @@ func whole(text string) Kind {
 		return KindNCCLTests
 	case nccllog.Detect(text):
 		return KindNCCLLog
+	case ucxlog.Detect(text):
+		return KindUCXLog
 	case kmsg.Detect(text):
 		return KindKernel
 	case nvsmi.Detect(text):
@@ -516,8 +521,10 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseTopo(&seg, file, d, sp)
 	case KindEthtool:
 		err = diagnoseEthtool(&seg, file, d, sp, ctx)
+	case KindShowGIDs:
+		err = diagnoseShowGIDs(&seg, file, d, sp, ctx)
 	}
-	if isHCA(sp.Kind) || sp.Kind == KindKernel || sp.Kind == KindTopo || sp.Kind == KindEthtool {
+	if isHCA(sp.Kind) || sp.Kind == KindKernel || sp.Kind == KindTopo || sp.Kind == KindEthtool || sp.Kind == KindShowGIDs {
 		return finish(seg, file, err)
 	}
 	text := segmentText(d, sp)
@@ -544,6 +551,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseSARecords(&seg, file, text)
 	case KindLspci:
 		err = diagnoseLspci(&seg, file, text)
+	case KindUCXLog:
+		err = diagnoseUCX(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -771,7 +780,7 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
-	fs := noderules.CheckPasted(snap, opts.Expect)
+	fs := noderules.CheckPasted(snap, opts.Expect, res.Fragments...)
 	fs = append(fs, noderules.Totals(snap)...) // error counters pasted once
 	for i := range fs {
 		for j := range fs[i].Evidence {
@@ -1443,6 +1452,8 @@ var signatures = []struct {
 	{KindLinkInfo, []string{"==(", ")==>", "Switch: 0x", "CA: "}},
 	{KindIBDiagnet, []string{"-I- ", "-W- ", "-E- ", "finished successfully", "finished with errors"}},
 	{KindLspci, []string{"ACSCtl:", "ACSCap:", "LnkSta:", "LnkCap:", "Capabilities: [", "Kernel driver in use:"}},
+	{KindShowGIDs, []string{"n_gids_found=", "fe80:0000:0000:0000:", "0000:0000:0000:0000:0000:ffff:"}},
+	{KindUCXLog, []string{"UCX  ERROR", "UCX  WARN", "UCX  INFO", "UCX  DIAG", "ib_mlx5_log.c", "UCX Fatal"}},
 }
 
 // perfqueryNames maps perfquery's counter names to the sysfs names the
@@ -1521,5 +1532,65 @@ func diagnoseSARecords(seg *Segment, file, text string) error {
 		}
 	}
 	seg.Skipped = append(seg.Skipped, "saquery records describe the subnet administrator's view (names, LIDs, GUIDs): read, not judged; port state and errors need ibstat, perfquery or ibdiagnet")
+	return nil
+}
+
+// diagnoseUCX judges a UCX log: its completion errors (the mlx5 syndrome
+// decoded) or, without one, its first error.
+func diagnoseUCX(seg *Segment, file, text string) error {
+	lg, err := ucxlog.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	var procs []string
+	errs := 0
+	for _, r := range lg.Records {
+		if p := r.Proc(); p != "" && !slices.Contains(procs, p) {
+			procs = append(procs, p)
+		}
+		if r.Serious() {
+			errs++
+		}
+	}
+	seg.Summary = fmt.Sprintf("%s from %s, %s", plural(len(lg.Records), "UCX line", "UCX lines"), plural(max(1, len(procs)), "process", "processes"), plural(errs, "error line", "error lines"))
+	if len(lg.Completions) > 0 {
+		seg.Summary += ", " + plural(len(lg.Completions), "completion error", "completion errors")
+	}
+	seg.Findings = append(seg.Findings, ucxrules.Check(lg)...)
+	return nil
+}
+
+// diagnoseShowGIDs judges show_gids output: the GID table of each port,
+// a RoCE port without a (routable) RoCE v2 GID.
+func diagnoseShowGIDs(seg *Segment, file string, d *doc, sp Span, ctx *context) error {
+	res, err := hcatext.ParseShowGIDs(strings.NewReader(segmentOnly(d, sp)), file)
+	if err != nil {
+		return shiftErr(err, sp.Start-1)
+	}
+	res.Shift(sp.Start - 1)
+	ctx.rdma = true
+	gids, v2 := 0, 0
+	for _, d := range res.Snap.Devices {
+		for _, p := range d.Ports {
+			gids += len(p.GIDs)
+			for _, g := range p.GIDs {
+				if g.Type == ib.GIDTypeRoCEv2 {
+					v2++
+				}
+			}
+		}
+	}
+	seg.Summary = fmt.Sprintf("%s of %s (%d RoCE v2)", plural(gids, "GID", "GIDs"), plural(res.Ports(), "port", "ports"), v2)
+	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
+	fs := host.CheckPastedGIDs(res.Snap)
+	for i := range fs {
+		for j := range fs[i].Evidence {
+			ev := &fs[i].Evidence[j]
+			if l, ok := res.Locate(ev.Source); ok {
+				ev.Source = fmt.Sprintf("%s:%d", file, l.N)
+			}
+		}
+	}
+	seg.Findings = append(seg.Findings, fs...)
 	return nil
 }

@@ -181,6 +181,23 @@ func TestMessyPastes(t *testing.T) {
 			[]Kind{KindIBStat, KindKernel}, []string{"port.disabled", "kmsg.link_flap"}, "tool diagnostic"},
 		{"prompt before ethtool names the netdev", "$ ethtool -S ens1f0np0\n" + read(t, "mlx5-roce-pfc-storm.txt"),
 			[]Kind{KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, ""},
+		{"an ibstat port block with ellipses, no CA line, after prose", "With ibstat outputs like\n\n...\nPort 1:\n                State: Down\n                Physical state: Polling\n...\n",
+			[]Kind{KindUnknown, KindIBStat}, []string{"port.polling"}, "an ellipsis: lines the poster cut"},
+		{"ibstat | grep -i state, after prose", "The HCA says:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tState: Down\n\t\tPhysical state: Polling\n",
+			[]Kind{KindUnknown, KindIBStat}, []string{"port.polling"}, "a filtered paste?"},
+		{"ibstat port blocks inside a CA block stay in it", ibstat, []Kind{KindIBStat}, []string{"port.disabled"}, ""},
+		{"UCX completion errors between prose and a kernel log", "The job died with:\n" +
+			"[master:19546:0:19546] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)\n" +
+			"[master:19546:0:19546] ib_mlx5_log.c:139  DCI QP 0xa9f wqe[0]: SEND s-e [rqpn 0xa66 rlid 703] [inl len 18]\n" +
+			"==== backtrace (tid:  19546) ====\n 0  /usr/lib/libucs.so.0(ucs_handle_error+0x1ac) [0x7f79af9b000c]\n" + dmesg,
+			[]Kind{KindUnknown, KindUCXLog, KindKernel}, []string{"ucx.completion_error", "kmsg.link_flap"}, ""},
+		{"show_gids after its prompt, v2 GIDs only link-local", "[root@localhost ~]# show_gids mlx5_0\n" +
+			"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV\n" +
+			"---     ----    -----   ---                                     ------------    ---     ---\n" +
+			"mlx5_0  1       0       fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8                 v1      ens1f0\n" +
+			"mlx5_0  1       1       fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8                 v2      ens1f0\n" +
+			"n_gids_found=2\n",
+			[]Kind{KindShowGIDs}, []string{"roce.gid_missing_v2"}, ""},
 		{"ethtool with junk lines", read(t, "mlx5-roce-pfc-storm.txt") + "     rx_prio3_pause_transition\n",
 			[]Kind{KindEthtool}, []string{"roce.pfc_storm", "roce.pause_heavy"}, "not a \"name: counter\" line"},
 	}
@@ -237,7 +254,7 @@ func TestNotRecognised(t *testing.T) {
 		closest Kind
 	}{
 		{"prose", "The cluster was slow yesterday.\nPlease check node 17.\n", KindUnknown},
-		{"ibstat fragment without its CA header", "State: Active\nPhysical state: LinkUp\nRate: 200\nLink layer: InfiniBand\n", KindIBStat},
+		{"ibstat fields without a State or Port line", "Physical state: LinkUp\nRate: 200\nLink layer: InfiniBand\nBase lid: 5\n", KindIBStat},
 		{"empty", "", KindUnknown},
 		{"binary", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", KindUnknown},
 	}
@@ -339,7 +356,7 @@ func FuzzSplit(f *testing.F) {
 			if i+1 < len(ls) {
 				next = ls[i+1]
 			}
-			if k, _ := header(l, prev, next, i%2 == 0); k != KindUnknown && !maybeHeader(l, maybePrompt(l)) {
+			if k, _ := header(l, prev, next, i%2 == 0, i%3 == 0); k != KindUnknown && !maybeHeader(l, maybePrompt(l)) {
 				t.Fatalf("line %d %q is a %s header, maybeHeader says no", i+1, l, k)
 			}
 		}

@@ -3,10 +3,12 @@ package analyze
 import (
 	"strings"
 
+	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 )
 
 // Kind names a tool output format analyze recognises.
@@ -35,6 +37,8 @@ const (
 	KindIBDiagnet     Kind = "ibdiagnet"
 	KindSARecords     Kind = "saquery"
 	KindLspci         Kind = "lspci"
+	KindUCXLog        Kind = "ucx-log"
+	KindShowGIDs      Kind = "show_gids"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -65,6 +69,8 @@ var Kinds = []KindInfo{
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
 	{KindLspci, "sudo lspci -vvv (PCIe ACS of the switch ports between GPUs and NICs)"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
+	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
+	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 }
 
 // ParseKind checks a --kind value.
@@ -104,8 +110,9 @@ func Lines(text string) []string {
 // that tool prints) and how many lines before it the header begins (the
 // dashes above a perftest title, the "#" above ibnetdiscover's); prev and
 // next are the lines around it ("" at the ends), inHCA says whether an
-// "hca_id:" line stands above it with no blank line between.
-func header(l, prev, next string, inHCA bool) (Kind, int) {
+// "hca_id:" line stands above it with no blank line between, inCA the
+// same of a "CA '…'" line.
+func header(l, prev, next string, inHCA, inCA bool) (Kind, int) {
 	t := strings.TrimSpace(l)
 	prev = strings.TrimSpace(prev)
 	if ok, back := ibdiagnet.Header(t, prev); ok {
@@ -116,8 +123,14 @@ func header(l, prev, next string, inHCA bool) (Kind, int) {
 		return KindUnknown, 0
 	case strings.HasPrefix(t, "CA '"):
 		return KindIBStat, 0
+	case ibstatPortHeader(t) && strings.HasPrefix(strings.TrimSpace(next), "State: ") && !inCA:
+		return KindIBStat, 0 // a port block of ibstat pasted without its CA '…' line
+	case strings.HasPrefix(t, "State: ") && strings.HasPrefix(strings.TrimSpace(next), "Physical state: ") && !ibstatPortHeader(strings.TrimSpace(prev)) && !inCA:
+		return KindIBStat, 0 // ibstat's port fields alone ("ibstat | grep -i state")
 	case strings.HasPrefix(t, "Infiniband device '") && strings.HasSuffix(t, "status:"):
 		return KindIBStatus, 0
+	case hcatext.IsShowGIDsHeader(t):
+		return KindShowGIDs, 0
 	case strings.HasPrefix(t, "hca_id:"):
 		return KindDevinfo, 0
 	case strings.HasPrefix(t, "port:") && strings.HasPrefix(strings.TrimSpace(next), "state:") && strings.Contains(next, "PORT_") && !inHCA:
@@ -174,6 +187,13 @@ func header(l, prev, next string, inHCA bool) (Kind, int) {
 		return KindLspci, 0 // "17:00.0 PCI bridge: …" at the start of the line
 	}
 	return KindUnknown, 0
+}
+
+// ibstatPortHeader matches ibstat's "Port 1:".
+func ibstatPortHeader(t string) bool {
+	n, ok := strings.CutPrefix(t, "Port ")
+	n, ok2 := strings.CutSuffix(n, ":")
+	return ok && ok2 && n != "" && len(n) <= 3 && strings.Trim(n, "0123456789") == ""
 }
 
 // ncclTestsTableHeader matches nccl-tests' column header "#  size  count
@@ -235,6 +255,9 @@ func memberBesides(l string) Kind {
 	// it interleaves with.
 	if strings.Contains(l, "ProcessGroupNCCL") || strings.Contains(l, "WorkNCCL(SeqNum=") {
 		return KindNCCLLog
+	}
+	if ucxlog.DetectLine(l) {
+		return KindUCXLog
 	}
 	if strings.HasPrefix(l, "link ") {
 		f := strings.Fields(l)
@@ -326,8 +349,8 @@ func pciAddrStart(l string) bool {
 // counters:", "# …", "* Waiting", "GPU0" (or the escape that underlines
 // it), "GUID 0x", "Unicast lids", "Errors for", "Error check", "Switch",
 // "Ca", "Hca", "Rt", "Router", "Loading IBDIAGNET", "Running version",
-// "-I-", "START_", "{ CA Ports".
-const headStarts = "CIhpNesP#*GUESHRL-{\x1b"
+// "-I-", "START_", "{ CA Ports", "State:", "DEV PORT INDEX" (show_gids).
+const headStarts = "CIhpNesP#*GUESHRL-{D\x1b"
 
 // ncclMark says whether l holds "NCCL INFO" or "NCCL WARN", in one scan.
 func ncclMark(l string) bool {
@@ -445,6 +468,9 @@ type splitter struct {
 	// hca says an "hca_id:" line stands above the next line with no
 	// blank line between (its "port:" lines are that device's).
 	hca bool
+	// ca says a "CA '…'" line stands above the next line with no blank
+	// line between (its "Port N:" blocks are that CA's).
+	ca bool
 	// seen are the device names of the current HCA output: a name seen
 	// again is the next host's output (ibstat run over ssh on many
 	// nodes). At most maxSeen are kept.
@@ -473,9 +499,11 @@ func (s *splitter) step(l, next string) {
 	s.read(l, next)
 	s.back[s.n%splitBack] = l
 	if t := strings.TrimSpace(l); t == "" {
-		s.hca = false
+		s.hca, s.ca = false, false
 	} else if t[0] == 'h' && strings.HasPrefix(t, "hca_id:") {
 		s.hca = true
+	} else if t[0] == 'C' && strings.HasPrefix(t, "CA '") {
+		s.ca = true
 	}
 }
 
@@ -496,7 +524,7 @@ func (s *splitter) read(l, next string) {
 		if n > 1 {
 			prev = s.back[(n-1)%splitBack]
 		}
-		if k, back := header(l, prev, next, s.hca); k != KindUnknown {
+		if k, back := header(l, prev, next, s.hca, s.ca); k != KindUnknown {
 			if k == KindIBDiagnet && s.cur.Kind == KindUnknown && ibdiagnet.IsLinkMessage(strings.TrimSpace(l)) {
 				// A quoted link-check message: the lines above it that
 				// no tool claimed (the stage's other messages, the

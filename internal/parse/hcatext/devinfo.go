@@ -47,6 +47,7 @@ func ParseDevinfo(rd io.Reader, source string) (*Result, error) {
 			// named, its port is still judged.
 			dev, port, vendor = unnamedDevice, 0, ""
 			r.device(dev)
+			r.Fragments = append(r.Fragments, dev)
 			r.skip(n, line, "a port block without its hca_id line: the device is read as %q", unnamedDevice)
 		}
 		if dev == "" {

@@ -280,3 +280,89 @@ func TestDevinfoPortBlockAlone(t *testing.T) {
 		t.Error("a state line alone parsed")
 	}
 }
+
+// TestIBStatPortBlockAlone: an ibstat fragment cut to one port block with
+// "..." above and below and no CA line (Azure/azhpc-images#76) is read as
+// the port of an unnamed device, marked a fragment; the ellipses are
+// skipped as cut lines.
+func TestIBStatPortBlockAlone(t *testing.T) {
+	in := "...\nPort 1:\n                State: Down\n                Physical state: Polling\n...\n"
+	r, err := ParseIBStat(strings.NewReader(in), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Snap.Port(unnamedDevice, 1)
+	if p == nil || p.State == nil || *p.State != ib.StateDown || p.PhysState == nil || *p.PhysState != ib.PhysPolling {
+		t.Fatalf("port %+v", p)
+	}
+	if len(r.Fragments) != 1 || r.Fragments[0] != unnamedDevice {
+		t.Errorf("fragments %v", r.Fragments)
+	}
+	var reasons []string
+	for _, s := range r.Skipped {
+		reasons = append(reasons, fmt.Sprintf("%d %s", s.Line, s.Reason))
+	}
+	want := []string{"1 an ellipsis: lines the poster cut", "2 a port block without its CA '…' line: the device is read as \"unnamed\"", "5 an ellipsis: lines the poster cut"}
+	if !slices.Equal(reasons, want) {
+		t.Errorf("skipped %q, want %q", reasons, want)
+	}
+	// A whole ibstat output is no fragment.
+	r, err = ParseIBStat(strings.NewReader("CA 'mlx5_0'\n\tPort 1:\n\t\tState: Down\n"), "g")
+	if err != nil || len(r.Fragments) != 0 {
+		t.Errorf("whole output: fragments %v, err %v", r.Fragments, err)
+	}
+	// Port fields with no header at all ("ibstat | grep -i state"): each
+	// State starts the next port of the unnamed device.
+	r, err = ParseIBStat(strings.NewReader("\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tState: Down\n\t\tPhysical state: Polling\n"), "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p1, p2 := r.Snap.Port(unnamedDevice, 1), r.Snap.Port(unnamedDevice, 2); p1 == nil || p2 == nil || *p1.State != ib.StateActive || *p2.PhysState != ib.PhysPolling || len(r.Fragments) != 1 {
+		t.Errorf("ports %+v %+v, fragments %v", p1, p2, r.Fragments)
+	}
+	// A field other than State still belongs to no device.
+	if _, err := ParseIBStat(strings.NewReader("\t\tPhysical state: Polling\n"), "i"); err == nil {
+		t.Error("a physical state alone parsed")
+	}
+}
+
+// TestShowGIDs: MLNX_OFED show_gids output becomes the ports' GID tables
+// (lines from IBM/SpectrumScale_NETWORK_READINESS#4, a CX-6 RoCE port);
+// a row without IPv4 keeps its columns apart, a port without a netdev
+// is not taken for RoCE, and other lines are skipped with a reason.
+func TestShowGIDs(t *testing.T) {
+	in := "DEV     PORT    INDEX   GID                                     IPv4            VER     DEV\n" +
+		"---     ----    -----   ---                                     ------------    ---     ---\n" +
+		"mlx5_0  1       0       fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8                 v1      ens1f0\n" +
+		"mlx5_0  1       1       fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8                 v2      ens1f0\n" +
+		"mlx5_0  1       5       0000:0000:0000:0000:0000:ffff:ac13:003c 172.19.0.60     v2      ens1f0\n" +
+		"mlx5_2  1       0       fe80:0000:0000:0000:b8ce:f603:0071:f6fc                 v1\n" +
+		"this is prose\n" +
+		"n_gids_found=4\n"
+	r, err := ParseShowGIDs(strings.NewReader(in), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Snap.Port("mlx5_0", 1)
+	if p == nil || len(p.GIDs) != 3 || p.NetDev != "ens1f0" || p.LinkLayer != ib.LinkLayerEthernet {
+		t.Fatalf("mlx5_0/1 %+v", p)
+	}
+	if g := p.GIDs[2]; g.Index != 5 || g.Type != ib.GIDTypeRoCEv2 || g.NetDev != "ens1f0" || g.GID.String() != "0000:0000:0000:0000:0000:ffff:ac13:003c" {
+		t.Errorf("row 5 %+v", g)
+	}
+	if g := p.GIDs[0]; g.Type != ib.GIDTypeIBRoCEv1 || !g.GID.IsLinkLocal() {
+		t.Errorf("row 0 %+v", g)
+	}
+	if q := r.Snap.Port("mlx5_2", 1); q == nil || q.LinkLayer != "" || len(q.GIDs) != 1 {
+		t.Errorf("mlx5_2/1 %+v", q)
+	}
+	if l, ok := r.Locate("sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types"); !ok || l.N != 3 {
+		t.Errorf("evidence line %+v %v", l, ok)
+	}
+	if len(r.Skipped) != 1 || r.Skipped[0].Line != 7 {
+		t.Errorf("skipped %+v", r.Skipped)
+	}
+	if _, err := ParseShowGIDs(strings.NewReader("DEV PORT INDEX GID IPv4 VER DEV\nn_gids_found=0\n"), "g"); !errors.Is(err, ErrNoData) {
+		t.Errorf("empty table: %v", err)
+	}
+}

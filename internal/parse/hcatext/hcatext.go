@@ -43,6 +43,11 @@ type Result struct {
 	Lines map[string]Line
 	// Skipped lists lines not understood or values that did not parse.
 	Skipped []Skip
+	// Fragments names the devices read from a port block pasted without
+	// the device's own header line (ibstat's "CA '…'", ibv_devinfo's
+	// "hca_id:"): the poster cut the output down to that port, and the
+	// device's other ports, if any, were cut with it.
+	Fragments []string
 
 	lines int // lines read
 }
@@ -149,6 +154,8 @@ func isNoise(t string) (string, bool) {
 		return "the tool crashed here (ibpanic); the devices after it are missing", true
 	case strings.HasPrefix(t, "ibwarn:"), strings.HasPrefix(t, "iberror:"), strings.HasPrefix(t, "ibdebug:"):
 		return "tool diagnostic", true
+	case strings.Trim(t, ".…") == "":
+		return "an ellipsis: lines the poster cut", true
 	case strings.HasPrefix(t, "$ "), strings.HasPrefix(t, "# "), strings.HasPrefix(t, "[root@"), strings.Contains(t, "]# "), strings.Contains(t, "]$ "):
 		return "shell prompt", true
 	}

@@ -55,11 +55,34 @@ func ParseIBStat(rd io.Reader, source string) (*Result, error) {
 			r.skip(n, line, "%s", why)
 			return
 		}
+		ps, isPort := strings.CutPrefix(t, "Port ")
+		isPort = isPort && strings.HasSuffix(ps, ":")
+		if dev == "" && isPort {
+			// A fragment that starts at a port block ("...", "Port 1:",
+			// "State: Down"): the device is not named, its port is still
+			// judged.
+			dev, port = unnamedDevice, 0
+			r.device(dev)
+			r.Fragments = append(r.Fragments, dev)
+			r.skip(n, line, "a port block without its CA '…' line: the device is read as %q", unnamedDevice)
+		}
+		if k, _, ok := keyValue(t); ok && !isPort && (dev == "" || dev == unnamedDevice && port > 0) && k == "State" && (dev == "" || r.Snap.Port(dev, port).State != nil) {
+			// Port fields without any header ("ibstat | grep -i state"):
+			// each "State:" starts the next port of an unnamed device.
+			if dev == "" {
+				dev = unnamedDevice
+				r.device(dev)
+				r.Fragments = append(r.Fragments, dev)
+			}
+			port++
+			r.port(dev, port)
+			r.skip(n, line, "port fields without a \"Port N:\" line (a filtered paste?): read as port %d of device %q", port, unnamedDevice)
+		}
 		if dev == "" {
 			r.skip(n, line, "outside any CA block")
 			return
 		}
-		if ps, ok := strings.CutPrefix(t, "Port "); ok && strings.HasSuffix(ps, ":") {
+		if isPort {
 			p, err := strconv.Atoi(strings.TrimSuffix(ps, ":"))
 			if err != nil || p < 0 || p > 255 {
 				r.skip(n, line, "malformed port header")

@@ -27,7 +27,8 @@ import (
 //   - perftest: src/perftest_parameters.c long_options and getopt string;
 //   - nccl-tests: src/common.cu longopts;
 //   - iproute2 ip(8) and rdma(8), ethtool(8), nvidia-smi(1), mlnx_qos and
-//     cma_roce_mode (MLNX_OFED) usage, pciutils lspci(8) and setpci(8), util-linux dmesg(1).
+//     cma_roce_mode (MLNX_OFED) usage, pciutils lspci(8) and setpci(8), util-linux dmesg(1);
+//   - ucx_info: UCX src/tools/info/ucx_info.c, its getopt string.
 //
 // Tools whose options are not checked (grep, kill, ...) still end the
 // previous command, so their flags are never taken for that command's.
@@ -68,10 +69,12 @@ var toolOptions = map[string]string{
 	"ibv_devinfo":     "-d --ib-dev -i --ib-port -l --list -v --verbose -h --help",
 	"ibdev2netdev":    "-v",
 	"ulimit":          "-H -S -a -c -d -e -f -i -l -m -n -p -q -r -s -t -u -v -x",
-	"journalctl":      "-u --unit -b --boot -k --dmesg -f --follow -n --lines -S --since -U --until -p --priority -o --output",
-	"docker":          "--device --ulimit --cap-add --privileged --network --ipc --rm -it -i -t",
-	"curl":            "-H --header -s --silent -f --fail -k --insecure -X --request -d --data -o --output",
-	"ls":              "-l -la -d -a -1",
+	// UCX src/tools/info/ucx_info.c getopt string.
+	"ucx_info":   "-f -a -h -v -c -6 -y -d -b -s -w -p -e -C -F -t -n -u -D -P -m -N -A -T -M",
+	"journalctl": "-u --unit -b --boot -k --dmesg -f --follow -n --lines -S --since -U --until -p --priority -o --output",
+	"docker":     "--device --ulimit --cap-add --privileged --network --ipc --rm -it -i -t",
+	"curl":       "-H --header -s --silent -f --fail -k --insecure -X --request -d --data -o --output",
+	"ls":         "-l -la -d -a -1",
 	// Unchecked: their flags are theirs, and they end the previous command.
 	"grep": "*", "kill": "*", "modinfo": "*", "ofed_info": "*", "systemctl": "*", "modprobe": "*", "cat": "*", "ibdoctor": "*",
 }

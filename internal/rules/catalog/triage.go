@@ -174,7 +174,7 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "roce.gid_missing_v2", Severity: finding.Critical, Area: "roce", Step: finding.StepPort,
 		Title:   "RoCE port has no RoCE v2 GID",
-		Meaning: "The Ethernet port's GID table holds no RoCE v2 entry. RoCE v2 needs an IP address on the netdev (the v2 GID is derived from it); without it only link-local v1 GIDs exist and routed RDMA traffic fails.",
+		Meaning: "The Ethernet port's GID table holds no RoCE v2 entry. RoCE v2 needs an IP address on the netdev (the v2 GID is derived from it); without it only link-local v1 GIDs exist and routed RDMA traffic fails. A pasted table (show_gids) whose only v2 GIDs are link-local (fe80::, derived from the MAC) is the same missing address seen on a newer kernel: a warning, since a flat layer-2 network still works with them.",
 		Causes:  []string{"no IPv4/IPv6 address configured on the netdev", "RoCE v2 disabled (cma_roce_mode, mlxconfig)", "netdev in another network namespace"},
 		Remedy:  []string{"ip addr show <netdev>; configure the address", "show_gids to check the table", "cma_roce_mode -d <dev> -p <port> -m 2"},
 	},

@@ -61,6 +61,52 @@ func burst(at []time.Duration) bool {
 	return false
 }
 
+// Stream: in a pasted log, this many correctable reports of one function
+// with no gap over streamGap between one and the next are a marginal link
+// erring steadily (one every ~10 s, as a root port whose Data Link Layer
+// keeps timing out), even under the whole-log threshold and slower than
+// a burst. A one-off corrected error, or a few at boot minutes apart
+// from the next, is no stream.
+const (
+	streamReports = 4
+	streamGap     = time.Minute
+)
+
+// stream returns the longest run of the times that follow one another
+// with no gap over streamGap (its length and span) when it holds at
+// least streamReports of them; n is 0 when none does.
+func stream(at []time.Duration) (n int, span time.Duration) {
+	at = slices.Clone(at)
+	slices.Sort(at)
+	start := 0
+	for i := 1; i <= len(at); i++ {
+		if i < len(at) && at[i]-at[i-1] <= streamGap {
+			continue
+		}
+		if k := i - start; k >= streamReports && k > n {
+			n, span = k, at[i-1]-at[start]
+		}
+		start = i
+	}
+	return n, span
+}
+
+// lowCountWhy says why correctable reports under the whole-log threshold
+// are reported: a burst or a steady stream; "" when neither.
+func lowCountWhy(x *aerTally) string {
+	if burst(x.corrAt) || burst(x.rcvAt) {
+		return fmt.Sprintf("%d or more within a second: a burst", burstReports)
+	}
+	n, span := stream(x.corrAt)
+	if m, sp := stream(x.rcvAt); m > n {
+		n, span = m, sp
+	}
+	if n > 0 {
+		return fmt.Sprintf("%d errors over %s, each within a minute of the one before: a steady stream from a marginal link", n, span.Round(100*time.Millisecond))
+	}
+	return ""
+}
+
 // checkAER reports AER errors on the links of HCAs and GPUs: the aer_dev_*
 // counters of the function and of every port above it (errors are often
 // logged at the link partner), and AER reports in the kernel log whose
@@ -82,11 +128,18 @@ func checkAER(in *Input) []finding.Finding {
 		x := t.by[a]
 		uncorr := x.nonfat + x.fat + uint64(x.logUncorr)
 		x.logCorr = max(x.logCorr, x.rcvCorr)
-		flood := in.standalone && (burst(x.corrAt) || burst(x.rcvAt))
-		if uncorr == 0 && x.corr < th.AERCorrectable && uint64(x.logCorr) < th.AERCorrectable && !flood {
+		low := uncorr == 0 && x.corr < th.AERCorrectable && uint64(x.logCorr) < th.AERCorrectable
+		why := ""
+		if low && in.standalone {
+			why = lowCountWhy(x)
+		}
+		if low && why == "" {
 			continue
 		}
 		f := aerFinding(in, x, bits[a])
+		if why != "" {
+			f.Summary += "; " + why
+		}
 		if uncorr > 0 {
 			f.Severity = finding.Critical
 		}

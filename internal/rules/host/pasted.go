@@ -45,6 +45,12 @@ func CheckPastedEthtool(stats ...*ethtool.Stats) []finding.Finding {
 	return fileSubjects(out, src)
 }
 
+// CheckPastedGIDs judges pasted GID tables (show_gids): a RoCE port
+// without a RoCE v2 GID, or whose only v2 GIDs are link-local.
+func CheckPastedGIDs(s *snapshot.Snapshot) []finding.Finding {
+	return checkGIDv2(&Input{Snap: s, standalone: true})
+}
+
 // AnalyzeNvidiaSMI judges an `nvidia-smi topo -m` matrix on its own: a GPU
 // whose nearest NIC is PHB or farther while another GPU has one at PIX or
 // PXB is topo.gpu_nic_far.

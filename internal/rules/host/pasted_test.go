@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
@@ -246,6 +248,12 @@ func TestPastedAERBurst(t *testing.T) {
 		// are three errors of the endpoint in the same second.
 		{"received from, Multiple", "[Fri Aug 29 20:09:52 2025] pcieport 0000:00:1d.3: AER: Correctable error message received from 0000:06:00.0\n" +
 			"[Fri Aug 29 20:09:52 2025] pcieport 0000:00:1d.3: AER: Multiple Correctable error message received from 0000:06:00.0\n", []string{"pcie.aer_errors/warning"}},
+		// A steady stream: a PCH root port's Data Link Layer timing out
+		// every ~10 s (archfan/coreboot#2), under the burst and count limits.
+		{"four reports ~10 s apart", detail("[   41.670148]") + detail("[   51.871356]") + detail("[   63.441547]") + detail("[   64.088716]"), []string{"pcie.aer_errors/warning"}},
+		{"three reports ~10 s apart", detail("[   41.670148]") + detail("[   51.871356]") + detail("[   63.441547]"), nil},
+		{"four reports, one a boot-time straggler", detail("[    3.100000]") + detail("[  300.000000]") + detail("[  330.000000]") + detail("[  360.000000]"), nil},
+		{"four reports two minutes apart", detail("[  100.000000]") + detail("[  220.000000]") + detail("[  340.000000]") + detail("[  460.000000]"), nil},
 		{"one uncorrectable", "[    5.000000] pcieport 0000:00:1d.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0\n", []string{"pcie.aer_errors/critical"}},
 	}
 	for _, tt := range tests {
@@ -292,4 +300,47 @@ func TestPastedXidCause(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPastedGIDs: a pasted GID table (show_gids) of a RoCE port with no
+// RoCE v2 GID is critical, one whose only v2 GIDs are link-local a
+// warning; a routable v2 GID, or an InfiniBand port (no netdev), is fine.
+func TestPastedGIDs(t *testing.T) {
+	ll := mustGID(t, "fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8")
+	v4 := mustGID(t, "0000:0000:0000:0000:0000:ffff:ac13:003c")
+	port := func(ll ib.LinkLayer, gs ...snapshot.GIDEntry) *snapshot.Snapshot {
+		return &snapshot.Snapshot{Devices: []snapshot.Device{{Name: "mlx5_0", Ports: []snapshot.Port{{Device: "mlx5_0", Number: 1, LinkLayer: ll, NetDev: "ens1f0", GIDs: gs}}}}}
+	}
+	v1 := func(i int, g ib.GID) snapshot.GIDEntry {
+		return snapshot.GIDEntry{Index: i, GID: g, Type: ib.GIDTypeIBRoCEv1}
+	}
+	v2 := func(i int, g ib.GID) snapshot.GIDEntry {
+		return snapshot.GIDEntry{Index: i, GID: g, Type: ib.GIDTypeRoCEv2}
+	}
+	tests := []struct {
+		name string
+		snap *snapshot.Snapshot
+		want []string
+	}{
+		{"link-local and IPv4, v1 and v2", port(ib.LinkLayerEthernet, v1(0, ll), v2(1, ll), v1(4, v4), v2(5, v4)), nil},
+		{"v2 only link-local", port(ib.LinkLayerEthernet, v1(0, ll), v2(1, ll)), []string{"roce.gid_missing_v2/warning"}},
+		{"v1 only", port(ib.LinkLayerEthernet, v1(0, ll), v1(4, v4)), []string{"roce.gid_missing_v2/critical"}},
+		{"InfiniBand port", port("", v1(0, ll)), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ids(CheckPastedGIDs(tt.snap)); !slices.Equal(got, tt.want) {
+				t.Errorf("findings %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func mustGID(t *testing.T, s string) ib.GID {
+	t.Helper()
+	g, err := ib.ParseGID(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

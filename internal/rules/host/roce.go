@@ -53,7 +53,13 @@ func checkGIDv2(in *Input) []finding.Finding {
 			}
 			v2 = v2 || g.Type == ib.GIDTypeRoCEv2
 		}
-		if typed == 0 || v2 {
+		if typed == 0 {
+			continue
+		}
+		if v2 {
+			if f, ok := linkLocalV2Only(in, p); ok {
+				out = append(out, f)
+			}
 			continue
 		}
 		out = append(out, catalog.New("roce.gid_missing_v2", portSubject(in.Snap, p),
@@ -61,6 +67,37 @@ func checkGIDv2(in *Input) []finding.Finding {
 			finding.Evidence{Source: gidPath(p), Value: strings.Join(types, " ")}))
 	}
 	return out
+}
+
+// linkLocalV2Only reports, in a pasted GID table, a RoCE port whose only
+// RoCE v2 GIDs are link-local (fe80::, derived from the MAC): its netdev
+// has no IP address, so nothing routes to the port over RoCE v2 and
+// RDMA-CM cannot resolve it by address; on a flat layer-2 network
+// link-local v2 still works, hence a warning. A live node's table is
+// judged through NCCL_IB_GID_INDEX (nccl.gid_index_wrong) instead.
+func linkLocalV2Only(in *Input, p *snapshot.Port) (finding.Finding, bool) {
+	if !in.standalone {
+		return finding.Finding{}, false
+	}
+	var v2 []string
+	for _, g := range p.GIDs {
+		if g.Type != ib.GIDTypeRoCEv2 {
+			continue
+		}
+		if !g.GID.IsLinkLocal() {
+			return finding.Finding{}, false
+		}
+		v2 = append(v2, fmt.Sprintf("%d=%s", g.Index, g.GID))
+	}
+	nd := p.NetDev
+	if nd == "" {
+		nd = "its netdev"
+	}
+	f := catalog.New("roce.gid_missing_v2", portSubject(in.Snap, p),
+		fmt.Sprintf("%s port %d (%s) has RoCE v2 GIDs only for link-local fe80:: addresses: %s has no IP address, so no routable RoCE v2 GID exists (routed RoCE and RDMA-CM by address fail; a flat layer-2 network still works)", p.Device, p.Number, nd, nd),
+		finding.Evidence{Source: gidPath(p), Value: "RoCE v2: " + strings.Join(v2, " ")})
+	f.Severity = finding.Warning
+	return f, true
 }
 
 // roceOverhead is the header room the kernel subtracts from the netdev MTU

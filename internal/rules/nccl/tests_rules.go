@@ -466,6 +466,15 @@ func (c *runCheck) checkBandwidth(large []nccltests.Row) {
 	if lowBW != nil {
 		c.fs = append(c.fs, *lowBW)
 	}
+	if smallSlow && !largeJudged && !c.transportKnown() {
+		// The floor of a small all_reduce depends on the transport: tens
+		// of µs over InfiniBand/RoCE, 100-200 µs over AWS EFA or TCP at
+		// two nodes. A paste that names neither the transport nor a
+		// bandwidth to expect cannot call 160 µs slow.
+		c.note("small messages take %.0f us for %s, above the %.0f us an InfiniBand/RoCE run stays under but normal for AWS EFA or TCP sockets: the output does not say which transport the run used (an NCCL_DEBUG=INFO log, or --line-rate/--expect-busbw, lets it be judged)",
+			sum.SmallTimeUS, FormatBytes(rows[0].Size), opts.SmallLatencyUS)
+		smallSlow = false
+	}
 	if smallSlow && (largeOK || !largeJudged) {
 		f := catalog.New("nccl.small_msg_latency", c.subj, "", smallEv)
 		if largeOK {
@@ -476,6 +485,21 @@ func (c *runCheck) checkBandwidth(large []nccltests.Row) {
 		}
 		c.fs = append(c.fs, f)
 	}
+}
+
+// transportKnown says whether the run's transport between GPUs is known:
+// all ranks on one host (NVLink/PCIe), or NCCL lines in the output that
+// name the network each host used.
+func (c *runCheck) transportKnown() bool {
+	if len(c.sum.Hosts) == 1 {
+		return true
+	}
+	for _, u := range c.opts.Net {
+		if u.Network != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // lowBusBW builds the nccl.busbw_low finding for a peak busbw at frac of

@@ -152,6 +152,18 @@ func TestTestsRules(t *testing.T) {
 			"        8192          2048     float     sum      -1    350.15    0.02    0.02       0    300.33    0.03    0.03       0\n" +
 			"    67108864      16777216     float     sum      -1    2796.0   24.00   24.00       0   2796.0   24.00   24.00       0\n",
 			TestsOptions{Collective: nccltests.AllReduce, LineRateGbps: 200}, []string{"nccl.small_msg_latency/warning"}},
+		// Two hosts, 160 us for 8 B, no expectation (aws-samples
+		// awsome-distributed-training's 2x p4de EFA reference run): normal
+		// for EFA or TCP, slow for IB; only a log naming IB decides.
+		{"small slow, two hosts, transport unknown", sparkHead +
+			"           8             2     float     sum      -1    164.3    0.00    0.00      0    163.3    0.00    0.00      0\n",
+			TestsOptions{Collective: nccltests.AllReduce}, nil},
+		{"small slow, two hosts over IB", sparkHead +
+			"           8             2     float     sum      -1    164.3    0.00    0.00      0    163.3    0.00    0.00      0\n",
+			TestsOptions{Collective: nccltests.AllReduce, Net: []NetUse{{Host: "spark-d708", Network: "IB"}, {Host: "spark-dbf4", Network: "IB"}}}, []string{"nccl.small_msg_latency/warning"}},
+		{"small slow, one host", strings.Replace(sparkHead, "spark-dbf4", "spark-d708", 1) +
+			"           8             2     float     sum      -1    164.3    0.00    0.00      0    163.3    0.00    0.00      0\n",
+			TestsOptions{Collective: nccltests.AllReduce}, []string{"nccl.small_msg_latency/warning"}},
 		{"healthy", sparkHead +
 			"        8192          2048     float     sum      -1    35.15    0.23    0.23       0    30.33    0.27    0.27       0\n" +
 			"    67108864      16777216     float     sum      -1    2796.0   24.00   24.00       0   2796.0   24.00   24.00       0\n",

@@ -44,6 +44,11 @@ type Input struct {
 	// purpose, and the poster asks about the ports shown, so a port that
 	// is not ACTIVE is at least a warning.
 	Pasted bool
+	// Fragments names the pasted devices of which only a port block was
+	// pasted, its header cut off: the poster cut the output down to that
+	// port to ask about it, and its sibling ports were cut, so they say
+	// nothing about whether it is meant to be cabled.
+	Fragments []string
 }
 
 // Rule is one entry of this rule set (the one Rule shape of every set).
@@ -70,9 +75,10 @@ func Check(s *snapshot.Snapshot, e *expect.Expectation) []finding.Finding {
 	return CheckInput(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds})
 }
 
-// Pasted runs every node rule on a snapshot read from pasted tool output.
-func CheckPasted(s *snapshot.Snapshot, e *expect.Expectation) []finding.Finding {
-	return CheckInput(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds, Pasted: true})
+// CheckPasted runs every node rule on a snapshot read from pasted tool
+// output; fragments are its devices pasted as a headless port block.
+func CheckPasted(s *snapshot.Snapshot, e *expect.Expectation, fragments ...string) []finding.Finding {
+	return CheckInput(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds, Pasted: true, Fragments: fragments})
 }
 
 // Run runs every node rule on in.
@@ -354,11 +360,53 @@ func wantPortUp(in *Input, d *snapshot.Device, p *snapshot.Port, pe *expect.Port
 		// cabled and in use, and has lost its link since (a
 		// Disabled port may have been turned off on purpose).
 		why = fmt.Sprintf("it has LID %d from a subnet manager, so it was cabled and in use", *p.LID)
+	} else if st != ib.StateActive && slices.Contains(in.Fragments, d.Name) {
+		why = "the paste is cut down to this port block (its HCA's header left out), so it is the port asked about"
+	} else if missing := leftOut(in, d); st != ib.StateActive && missing != "" {
+		why = fmt.Sprintf("the paste shows %s without %s: the node's other HCAs were left out (one device chosen with ibstat <dev>, or the output cut), so it is the port asked about", d.Name, missing)
 	} else if st != ib.StateActive && !hasActiveSibling(in.Snap, d, p) {
 		wantUp = false
 		why = "no other port of this HCA model is ACTIVE, so it may be uncabled on purpose; write a baseline to make it expected"
 	}
 	return wantUp, why, false
+}
+
+// leftOut names the devices a pasted snapshot lacks below d in its
+// driver's numbering when it lacks every one of them ("mlx5_0…mlx5_7" for
+// mlx5_8 shown alone): the kernel numbers a driver's devices from 0, so
+// a paste of mlx5_8 without them was cut down to it, and their absence
+// says nothing about whether d's port is meant to be up. "" when any of
+// them is there or d is not numbered so; always "" for a live node,
+// which lists every device.
+func leftOut(in *Input, d *snapshot.Device) string {
+	if !in.Pasted {
+		return ""
+	}
+	i := strings.LastIndexByte(d.Name, '_')
+	if i < 0 {
+		return ""
+	}
+	n, err := strconv.Atoi(d.Name[i+1:])
+	if err != nil || n <= 0 || n > 64 {
+		return ""
+	}
+	// Only when none of them is there: a gap between pasted devices may
+	// be devices merged into a bond (mlx5_bond_0) or moved, not cut.
+	prefix := d.Name[:i+1]
+	var gone []string
+	for k := range n {
+		if in.Snap.Device(prefix+strconv.Itoa(k)) != nil {
+			return ""
+		}
+		gone = append(gone, prefix+strconv.Itoa(k))
+	}
+	switch len(gone) {
+	case 1:
+		return gone[0]
+	case 2:
+		return gone[0] + " and " + gone[1]
+	}
+	return fmt.Sprintf("%s…%s", gone[0], gone[len(gone)-1])
 }
 
 // portStateFinding is the finding for a port that is not ACTIVE, named
@@ -475,6 +523,9 @@ func checkRate(in *Input) []finding.Finding {
 			}
 			want, src, ok := expectedRate(in, d, p)
 			if !ok {
+				if f, ok := floorRate(in, d, p); ok {
+					out = append(out, f)
+				}
 				continue
 			}
 			got := *p.Rate
@@ -485,6 +536,68 @@ func checkRate(in *Input) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// floorRateDeciGbps is the rate (tenths of Gb/s) below which an ACTIVE
+// ConnectX port is degraded whatever it is expected to run at: 2.5 and
+// 5 Gb/s are 1X SDR and 1X DDR, one lane at the two oldest InfiniBand
+// speeds, which no ConnectX-3 or later HCA trains to on a working link.
+// On Ethernet the kernel reports a port's speed as an IB width and lane
+// speed (mlx5: drivers/infiniband/hw/mlx5/main.c translate_eth_proto_oper):
+// 10 GbE as 1X QDR (10), 25 GbE as 1X EDR (25), 100 GbE as 4X EDR (100),
+// and 1000BASE-T/-KX/SGMII and 100BASE-TX as 1X SDR, so 2.5 on an
+// Ethernet port means the link negotiated 1 Gb/s or less.
+const floorRateDeciGbps = 100
+
+// floorRate is the finding of an ACTIVE ConnectX port below
+// floorRateDeciGbps when nothing else says what it should run at (no
+// baseline, no sibling ports of its model to compare with). Soft-RoCE
+// (rxe) and siw report their netdev's speed the same way (1 GbE is 2.5)
+// and are not ConnectX devices, so they are not judged.
+func floorRate(in *Input, d *snapshot.Device, p *snapshot.Port) (finding.Finding, bool) {
+	got := *p.Rate
+	if got.DeciGbps <= 0 || got.DeciGbps >= floorRateDeciGbps || !isConnectX(d) {
+		return finding.Finding{}, false
+	}
+	lanes := "1X SDR"
+	if got.DeciGbps > 25 {
+		lanes = "1X DDR"
+	}
+	if got.Width > 0 && got.Speed.Generation() > 0 {
+		lanes = fmt.Sprintf("%dX %s", got.Width, got.Speed)
+	}
+	hca := d.HCAType
+	if hca == "" {
+		hca = "ConnectX"
+	}
+	var why string
+	switch p.LinkLayer {
+	case ib.LinkLayerInfiniBand:
+		why = "an InfiniBand link that trained to one lane at the slowest speed: a cable, transceiver or peer port fault"
+	case ib.LinkLayerEthernet:
+		why = "an Ethernet port that negotiated 1 Gb/s or less (the kernel reports 1000BASE-T/-KX/SGMII as 1X SDR): a 1G module or cable, or a peer port forced to 1G"
+	default:
+		why = "on InfiniBand a link trained to one lane at the slowest speed; on Ethernet a port that negotiated 1 Gb/s or less (the kernel reports 1 GbE as 1X SDR): a cable, module or peer port fault"
+	}
+	f := catalog.New("port.rate_below_expected", portSubject(in.Snap, p),
+		fmt.Sprintf("%s port %d (%s) is ACTIVE at %s Gb/s (%s), far below any rate a ConnectX port is built for: %s; if it is meant to run at 1 GbE, write a baseline with its rate",
+			d.Name, p.Number, hca, fmtG(got), lanes, why),
+		finding.Evidence{Source: portPath(p, "rate"), Value: got.Sysfs()})
+	f.Severity = finding.Warning
+	return f, true
+}
+
+// isConnectX says whether d is a Mellanox/NVIDIA ConnectX HCA, by its
+// driver's device name (mlx4_N, mlx5_N) or its CA type (MT4099 …
+// MT4131: the PCI device IDs 0x1003 … 0x1023 in decimal, as ibstat
+// prints them).
+func isConnectX(d *snapshot.Device) bool {
+	if strings.HasPrefix(d.Name, "mlx4_") || strings.HasPrefix(d.Name, "mlx5_") {
+		return true
+	}
+	t, ok := strings.CutPrefix(d.HCAType, "MT")
+	n, err := strconv.Atoi(t)
+	return ok && err == nil && n >= 4099 && n <= 4131
 }
 
 // rateFinding is the one finding of a port below its expected rate. One

@@ -450,30 +450,32 @@ func TestPortStateAsPasted(t *testing.T) {
 		pasted  bool
 		want    string
 		summary string
+		frag    []string
 	}{
-		{"polling, never configured, live node", lone(func(*snapshot.Device, *snapshot.Port) {}), false, "port.polling/info", "uncabled on purpose"},
-		{"polling, never configured, pasted", lone(func(*snapshot.Device, *snapshot.Port) {}), true, "port.polling/critical", "no port in the paste is ACTIVE"},
+		{"polling, never configured, live node", lone(func(*snapshot.Device, *snapshot.Port) {}), false, "port.polling/info", "uncabled on purpose", nil},
+		{"polling, never configured, pasted", lone(func(*snapshot.Device, *snapshot.Port) {}), true, "port.polling/critical", "no port in the paste is ACTIVE", nil},
 		{"polling beside another model's ACTIVE port, pasted", func() *snapshot.Snapshot {
 			s := lone(func(*snapshot.Device, *snapshot.Port) {})
 			s.Devices = append(s.Devices, snapshot.Device{Name: "mlx5_1", HCAType: "MT4125", Ports: []snapshot.Port{
 				{Device: "mlx5_1", Number: 1, LinkLayer: ib.LinkLayerInfiniBand, State: p(ib.StateActive), PhysState: p(ib.PhysLinkUp)}}})
 			return s
-		}(), true, "port.polling/warning", "uncabled on purpose"},
-		{"polling with a LID from the SM", lone(func(_ *snapshot.Device, pt *snapshot.Port) { pt.LID = p(uint32(868)) }), false, "port.polling/critical", "LID 868"},
+		}(), true, "port.polling/warning", "uncabled on purpose", nil},
+		{"polling, a port block pasted without its header", lone(func(*snapshot.Device, *snapshot.Port) {}), true, "port.polling/critical", "the port asked about", []string{"mlx5_0"}},
+		{"polling with a LID from the SM", lone(func(_ *snapshot.Device, pt *snapshot.Port) { pt.LID = p(uint32(868)) }), false, "port.polling/critical", "LID 868", nil},
 		{"INIT without a physical state", lone(func(_ *snapshot.Device, pt *snapshot.Port) {
 			pt.State, pt.PhysState, pt.SMLID = p(ib.StateInit), nil, p(uint32(0))
-		}), true, "port.init_no_sm/critical", "SM lid 0"},
+		}), true, "port.init_no_sm/critical", "SM lid 0", nil},
 		{"ARMED without a physical state, SM known", lone(func(_ *snapshot.Device, pt *snapshot.Port) {
 			pt.State, pt.PhysState, pt.SMLID = p(ib.StateArmed), nil, p(uint32(5))
-		}), true, "port.init_no_sm/critical", "SM lid 5"},
+		}), true, "port.init_no_sm/critical", "SM lid 5", nil},
 		{"VF with a zero node GUID", lone(func(d *snapshot.Device, pt *snapshot.Port) {
 			d.NodeGUID = "0000:0000:0000:0000"
 			pt.PhysState, pt.LID = p(ib.PhysLinkUp), p(uint32(0xffff))
-		}), true, "port.down/critical", "assign the VF's node and port GUIDs"},
+		}), true, "port.down/critical", "assign the VF's node and port GUIDs", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := CheckInput(&Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: tt.pasted})
+			fs := CheckInput(&Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: tt.pasted, Fragments: tt.frag})
 			if len(fs) != 1 || fs[0].ID+"/"+string(fs[0].Severity) != tt.want {
 				t.Fatalf("findings %v, want [%s]", ids(fs), tt.want)
 			}
@@ -524,6 +526,103 @@ func TestTotals(t *testing.T) {
 				t.Fatalf("findings %v, want %v", got, tt.want)
 			}
 			if len(fs) > 0 && !strings.Contains(fs[0].Summary, tt.summary) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.summary)
+			}
+		})
+	}
+}
+
+// TestFloorRate: an ACTIVE ConnectX port at 2.5 or 5 Gb/s with nothing to
+// compare it against is degraded (a warning); soft-RoCE at its 1 GbE
+// netdev's 2.5, a ConnectX port at 10 GbE, and a port whose baseline
+// says 2.5 are not.
+func TestFloorRate(t *testing.T) {
+	one := func(name, hca string, ll ib.LinkLayer, r ib.Rate) *snapshot.Snapshot {
+		pt := snapshot.Port{Device: name, Number: 1, LinkLayer: ll, State: p(ib.StateActive), PhysState: p(ib.PhysLinkUp), Rate: &r}
+		return &snapshot.Snapshot{Devices: []snapshot.Device{{Name: name, HCAType: hca, Ports: []snapshot.Port{pt}}}}
+	}
+	rateOnly := func(deci int) ib.Rate { return ib.Rate{DeciGbps: deci} }
+	tests := []struct {
+		name    string
+		snap    *snapshot.Snapshot
+		want    string
+		summary string
+	}{
+		{"CX-6 Dx at 2.5, no link layer (ibstat of old)", one("mlx5_2", "MT4125", "", rateOnly(25)), "port.rate_below_expected/warning", "(1X SDR)"},
+		{"CX-6 Dx Ethernet at 2.5: 1 GbE", one("mlx5_2", "MT4125", ib.LinkLayerEthernet, rateOnly(25)), "port.rate_below_expected/warning", "negotiated 1 Gb/s or less"},
+		{"renamed CX-7 IB at 1X SDR", one("ibp12s0", "MT4129", ib.LinkLayerInfiniBand, ib.NewRate(1, ib.SpeedSDR)), "port.rate_below_expected/warning", "trained to one lane"},
+		{"mlx4 at 1X DDR", one("mlx4_0", "", ib.LinkLayerInfiniBand, ib.NewRate(1, ib.SpeedDDR)), "port.rate_below_expected/warning", "1X DDR"},
+		{"CX-5 at 10 GbE", one("mlx5_0", "MT4119", ib.LinkLayerEthernet, rateOnly(100)), "", ""},
+		{"soft-RoCE on 1 GbE", one("rxe0", "", ib.LinkLayerEthernet, rateOnly(25)), "", ""},
+		{"siw on 1 GbE", one("siw_eth0", "", ib.LinkLayerEthernet, rateOnly(25)), "", ""},
+		{"another vendor's 4-digit type", one("qedr0", "MT27520", ib.LinkLayerEthernet, rateOnly(25)), "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := CheckInput(&Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: true})
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if tt.want == "" {
+				if len(fs) != 0 {
+					t.Fatalf("findings %v, want none", got)
+				}
+				return
+			}
+			if len(fs) != 1 || got[0] != tt.want {
+				t.Fatalf("findings %v, want [%s]", got, tt.want)
+			}
+			if !strings.Contains(fs[0].Summary, tt.summary) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.summary)
+			}
+		})
+	}
+	// A baseline that says 2.5 is what the port should run at.
+	s := one("mlx5_2", "MT4125", ib.LinkLayerEthernet, rateOnly(25))
+	e := mustExpect(t, "version: 1\ndevices:\n  - name: mlx5_2\n    ports:\n      - port: 1\n        rate: 2.5 Gb/sec (1X SDR)\n")
+	if fs := CheckInput(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds, Pasted: true}); len(fs) != 0 {
+		t.Errorf("with a 2.5 baseline: %v", ids(fs))
+	}
+}
+
+// TestPastedDeviceLeftOut: a pasted HCA numbered past devices the paste
+// lacks (mlx5_8 without mlx5_0…mlx5_7, leptonai/gpud#99) was chosen from
+// many, so its port that is not ACTIVE is the one asked about
+// (critical); shown with its lower-numbered siblings, or as mlx5_0, the
+// siblings decide as before; a live node is never judged so.
+func TestPastedDeviceLeftOut(t *testing.T) {
+	dev := func(name string, st ib.PortState, ph ib.PhysState) snapshot.Device {
+		return snapshot.Device{Name: name, HCAType: "MT4125", Ports: []snapshot.Port{{Device: name, Number: 1, State: p(st), PhysState: p(ph)}}}
+	}
+	snap := func(ds ...snapshot.Device) *snapshot.Snapshot { return &snapshot.Snapshot{Devices: ds} }
+	tests := []struct {
+		name    string
+		snap    *snapshot.Snapshot
+		pasted  bool
+		want    []string
+		summary string
+	}{
+		{"mlx5_8 alone, Disabled", snap(dev("mlx5_8", ib.StateDown, ib.PhysDisabled)), true, []string{"port.disabled/critical"}, "without mlx5_0…mlx5_7"},
+		{"mlx5_1 alone, Polling", snap(dev("mlx5_1", ib.StateDown, ib.PhysPolling)), true, []string{"port.polling/critical"}, "without mlx5_0:"},
+		{"mlx5_0 alone, Disabled", snap(dev("mlx5_0", ib.StateDown, ib.PhysDisabled)), true, []string{"port.disabled/critical"}, "no port in the paste is ACTIVE"},
+		{"mlx5_4 beside mlx5_0 and mlx5_2 (the gaps may be bonded), Disabled", snap(dev("mlx5_0", ib.StateActive, ib.PhysLinkUp), dev("mlx5_2", ib.StateActive, ib.PhysLinkUp), snapshot.Device{Name: "mlx5_4", HCAType: "MT4117", Ports: []snapshot.Port{{Device: "mlx5_4", Number: 1, State: p(ib.StateDown), PhysState: p(ib.PhysDisabled)}}}), true,
+			[]string{"port.disabled/warning"}, "uncabled on purpose"},
+		{"mlx5_1 beside mlx5_0, both down", snap(dev("mlx5_0", ib.StateDown, ib.PhysDisabled), dev("mlx5_1", ib.StateDown, ib.PhysDisabled)), true,
+			[]string{"port.disabled/critical", "port.disabled/critical"}, "no port in the paste is ACTIVE"},
+		{"mlx5_8 alone on a live node", snap(dev("mlx5_8", ib.StateDown, ib.PhysDisabled)), false, []string{"port.disabled/info"}, "uncabled on purpose"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := CheckInput(&Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: tt.pasted})
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("findings %v, want %v", got, tt.want)
+			}
+			if !strings.Contains(fs[0].Summary, tt.summary) {
 				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.summary)
 			}
 		})

@@ -152,6 +152,13 @@ func TestRules(t *testing.T) {
 		{"server and client tables counted once", []string{" RDMA_Read BW Test\n" + collapseRows + "\n RDMA_Read BW Test\n" + collapseRows}, Options{LineRateGbps: 1}, []string{"perf.bw_low/critical"}},
 		{"two different runs both judged", []string{" RDMA_Read BW Test\n" + collapseRows + "\n RDMA_Read BW Test\n" + strings.Replace(collapseRows, "17.82", "17.00", 1)}, Options{LineRateGbps: 1}, []string{"perf.bw_low/critical", "perf.bw_low/critical"}},
 		{"hardware device latency", []string{strings.Replace(rxeLat, "rxe0", "mlx5_0", 1)}, Options{}, []string{"perf.lat_high/critical"}},
+		// A latency table without its banner (linux-rdma, "Re: Soft-RoCE
+		// performance", 2022-02-11): neither verb nor link type is known,
+		// so the slowest floor (read over Ethernet, 4 us) applies; 1.84 us
+		// is normal for a RoCE write, 31 us is high on any link.
+		{"no banner, 1.84 us", []string{bareLat}, Options{}, nil},
+		{"no banner, 31 us", []string{strings.Replace(bareLat, "1.84     ", "31.05    ", 1)}, Options{}, []string{"perf.lat_high/critical"}},
+		{"IB write at 1.84 us", []string{" RDMA_Write Latency Test\n Link type       : IB\n" + bareLat}, Options{}, []string{"perf.lat_high/warning"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,6 +187,11 @@ const collapseRows = ` #bytes     #iterations    BW peak[MB/sec]    BW average[M
 `
 
 var flatRows = strings.NewReplacer("24.19              24.10", "110.37             110.37", "18.70              18.65", "110.37             110.36", "18.09              17.82", "110.37             110.37").Replace(collapseRows)
+
+const bareLat = ` #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] 
+
+ 2       1000          1.57           9.65         1.84     	       2.04        	0.69   		5.02    		9.65   
+`
 
 const rxeLat = `                    Send Latency Test
  Device         : rxe0

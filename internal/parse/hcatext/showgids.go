@@ -1,0 +1,83 @@
+package hcatext
+
+import (
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+)
+
+// IsShowGIDsHeader matches the column header of MLNX_OFED's show_gids
+// script: "DEV PORT INDEX GID IPv4 VER DEV".
+func IsShowGIDsHeader(t string) bool {
+	f := strings.Fields(t)
+	return len(f) == 7 && f[0] == "DEV" && f[1] == "PORT" && f[2] == "INDEX" && f[3] == "GID" && f[4] == "IPv4" && f[5] == "VER" && f[6] == "DEV"
+}
+
+// ParseShowGIDs parses the output of MLNX_OFED's show_gids: one row per
+// populated GID table slot, "mlx5_0 1 3 fe80:…:c441 [172.19.0.60] v2
+// ens1f0" (the IPv4 column is empty for an address that is not IPv4),
+// under the "DEV PORT INDEX GID IPv4 VER DEV" header and its dashes, and
+// a closing "n_gids_found=N". The script reads
+// /sys/class/infiniband/<dev>/ports/<port>/gids/<index> with
+// gid_attrs/types/<index> (v1 "IB/RoCE v1", v2 "RoCE v2") and
+// gid_attrs/ndevs/<index>, so the rows become the ports' GID tables; a
+// port whose rows name a netdev is a RoCE (Ethernet) port. Port state
+// and rate are not in the output. ErrNoData when no row was read.
+func ParseShowGIDs(rd io.Reader, source string) (*Result, error) {
+	r := newResult(source)
+	err := r.scanLines(rd, func(n int, line string) {
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "", IsShowGIDsHeader(t), strings.Trim(t, "- \t") == "":
+			return
+		case strings.HasPrefix(t, "n_gids_found="):
+			return
+		}
+		if why, ok := isNoise(t); ok {
+			r.skip(n, line, "%s", why)
+			return
+		}
+		f := strings.Fields(t)
+		if len(f) < 5 || len(f) > 7 {
+			r.skip(n, line, "not a show_gids row (DEV PORT INDEX GID [IPv4] VER [DEV])")
+			return
+		}
+		port, err1 := strconv.Atoi(f[1])
+		idx, err2 := strconv.Atoi(f[2])
+		gid, err3 := ib.ParseGID(f[3])
+		if err1 != nil || err2 != nil || err3 != nil || port < 0 || port > 255 || idx < 0 || strings.ContainsAny(f[0], "/'") {
+			r.skip(n, line, "not a show_gids row (DEV PORT INDEX GID [IPv4] VER [DEV])")
+			return
+		}
+		rest := f[4:]
+		if len(rest) > 0 && strings.Count(rest[0], ".") == 3 {
+			rest = rest[1:] // the IPv4 column, derived from the GID
+		}
+		if len(rest) == 0 {
+			r.skip(n, line, "no VER column")
+			return
+		}
+		typ, err := ib.ParseGIDType(rest[0])
+		if err != nil {
+			r.skip(n, line, "unknown GID version %q", rest[0])
+			return
+		}
+		p := r.port(f[0], port)
+		e := snapshot.GIDEntry{Index: idx, GID: gid, Type: typ}
+		if len(rest) > 1 {
+			e.NetDev = rest[1]
+			if p.NetDev == "" {
+				p.NetDev = rest[1]
+			}
+			p.LinkLayer = ib.LinkLayerEthernet
+		}
+		p.GIDs = append(p.GIDs, e)
+		if path := portPath(f[0], port, "gid_attrs/types"); r.Lines[path].N == 0 {
+			r.note(path, n, line)
+		}
+	})
+	return r.finish(err)
+}

@@ -1,0 +1,159 @@
+package ucxlog
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
+)
+
+func parseFile(t *testing.T, name string) *Log {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lg, err := Parse(f, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lg
+}
+
+// TestRealCompletions: the completion errors of real UCX pastes, decoded
+// to their device, port, syndrome and ibv_wc_status, with the peer LID of
+// the WQE dump that follows.
+func TestRealCompletions(t *testing.T) {
+	tests := []struct {
+		file string
+		n    int
+		// want describes the first completion.
+		want string
+	}{
+		{"ucx5199-retry-dci.log", 4, "master:19546 mlx5_0/1 IB synd 0x15 vend 0x81 status 12 lid 703 \"Transport retry count exceeded\""},
+		{"ucx9590-retry-cut-bracket.log", 2, "lxbk1127:2330856 mlx5_0/1 IB synd 0x15 vend 0x81 status 12 lid 1037 \"Transport retry count exceeded\""},
+		{"ucx9515-local-protection-gdr.log", 1, "a670n1:162239 mlx5_0/1 IB synd 0x4 vend 0x51 status 4 lid 12 \"Local protection\""},
+		{"ucx5472-remote-qp-synd14.log", 1, "sh03-01n01:26318 mlx5_0/1 IB synd 0x14 vend 0x89 status 11 lid 99 \"Remote QP\""},
+		{"ucx2973-old-fatal-error-on.log", 1, "ast1815:6807 mlx5_3/1  synd 0x15 vend 0x81 status 12 lid 0 \"Transport retry count exceeded\""},
+		{"ucx857-verbs-send-completion.log", 2, "softiron-2:2132 /0  synd 0x0 vend 0x0 status 2 lid 0 \"local QP operation error\""},
+		{"ucx7774-verbs-vendor-err.log", 1, "swx-rdmz-ucx-gpu-02:1884 /0  synd 0x0 vend 0x51 status 4 lid 0 \"local protection error\""},
+		{"ucx8487-flush-endpoint-timeout.log", 0, ""},
+		{"ucx10451-devx-remote-io.log", 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			lg := parseFile(t, tt.file)
+			if len(lg.Completions) != tt.n {
+				t.Fatalf("%d completions, want %d", len(lg.Completions), tt.n)
+			}
+			if tt.n == 0 {
+				return
+			}
+			c := lg.Completions[0]
+			got := fmt.Sprintf("%s %s/%d %s synd %#x vend %#x status %d lid %d %q", c.Record.Proc(), c.Device, c.Port, c.LinkLayer, c.Syndrome, c.Vendor, int(c.Status), c.RemoteLID, c.What)
+			if got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRealRecords: every UCX line of the pastes is read with its level,
+// process and source location; backtraces and other programs' lines are
+// passed over.
+func TestRealRecords(t *testing.T) {
+	tests := []struct {
+		file    string
+		records int
+		levels  string // the levels of the records, in order
+		first   string // proc file:line of the first record
+	}{
+		{"ucx5199-retry-dci.log", 8, "FATAL FATAL FATAL FATAL FATAL FATAL FATAL FATAL", "master:19546 ib_mlx5_log.c:139"},
+		{"ucx9515-local-protection-gdr.log", 4, "INFO DIAG FATAL FATAL", "a670n1:162239 ucp_worker.c:1855"},
+		{"ucx5472-remote-qp-synd14.log", 2, "FATAL FATAL", "sh03-01n01:26318 ib_mlx5_log.c:139"},
+		{"ucx857-verbs-send-completion.log", 3, "ERROR ERROR WARN", "softiron-2:2132 rc_verbs_iface.c:47"},
+		{"ucx8487-flush-endpoint-timeout.log", 3, "ERROR ERROR ERROR", "vhost-node1:1499693 flush.c:26"},
+		{"ucx6253-ud-fatal-endpoint-timeout.log", 1, "FATAL", "compute-0-20:9358 ud_iface.c:737"},
+		{"ucx7785-ud-unhandled-timeout.log", 1, "FATAL", "mu01:17626 ud_ep.c:270"},
+		{"ucx10738-unreachable-perftest.log", 3, "ERROR ERROR ERROR", "TENCENT64:1392 select.c:649"},
+		{"ucx10451-devx-remote-io.log", 3, "ERROR ERROR ERROR", "cn0244:260472 ib_mlx5_dv.c:430"},
+		{"ucx3513-tcp-unreachable.log", 3, "ERROR ERROR ERROR", "jazz04:185061 spml_ucx.c:264"},
+		// Behind Open MPI's --timestamp-output --tag-output prefix.
+		// Quoted and cut to the source location (ai-dynamo/dynamo#1209).
+		{"dynamo1209-net-device-not-available.log", 1, "WARN", " ucp_context.c:1321"},
+		{"ucx1881-tag-timestamp-output.log", 3, "ERROR ERROR ERROR", "clx-hercules-012:26727 ucp_worker.c:373"},
+		{"ucx3087-ud-fatal-tag-output.log", 2, "FATAL FATAL", "hpc-polar-01-vm001:13210 ud_iface.c:732"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			lg := parseFile(t, tt.file)
+			var lv []string
+			for _, r := range lg.Records {
+				lv = append(lv, string(r.Level))
+			}
+			if len(lg.Records) != tt.records || strings.Join(lv, " ") != tt.levels {
+				t.Errorf("records %d %v, want %d %s", len(lg.Records), lv, tt.records, tt.levels)
+			}
+			r := lg.Records[0]
+			if got := fmt.Sprintf("%s %s:%d", r.Proc(), r.File, r.SrcLine); got != tt.first {
+				t.Errorf("first record %s, want %s", got, tt.first)
+			}
+		})
+	}
+	lg := parseFile(t, "ucx8487-flush-endpoint-timeout.log")
+	if r := lg.Records[0]; r.Time != 1661938336.553723 || !strings.HasPrefix(r.Msg, "req 0x7fc2d40b3c00: error during flush: Endpoint timeout") {
+		t.Errorf("time %f msg %q", r.Time, r.Msg)
+	}
+}
+
+// TestNotUCX: lines of other tools that look alike are not UCX's.
+func TestNotUCX(t *testing.T) {
+	for _, l := range []string{
+		"[   41.670135] pcieport 0000:00:1c.1: AER: Multiple Corrected error received: 0000:00:1c.1",
+		"gpu01:1234:1234 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB",
+		"[1,0]<stdout>:# OSU MPI Bandwidth Test",
+		"==== backtrace (tid:  26318) ====",
+		" 0  /share/software/user/open/ucx/1.8.1/lib/libucs.so.0(ucs_handle_error+0x1ac) [0x7f79af9b000c]",
+		"[LOG_CAT_COMMPATTERNS]   isend failed in  comm_allreduce_pml at iterations 1",
+		"[Fri Aug 29 20:09:52 2025] mlx5_core 0000:06:00.0: mlx5_cmd_check:795: failed",
+		"[root@gpu17 ~]# ucx_info -d",
+		"",
+	} {
+		if DetectLine(l) {
+			t.Errorf("%q read as a UCX line", l)
+		}
+	}
+	_, err := Parse(strings.NewReader("hello\nworld\n"), "x")
+	var pe *ParseError
+	if !errors.Is(err, ErrNoData) || !errors.As(err, &pe) || pe.Source != "x" {
+		t.Errorf("err %v", err)
+	}
+}
+
+// TestSyndromeStatus: the mlx5 syndromes decode as rdma-core's mlx5
+// provider does.
+func TestSyndromeStatus(t *testing.T) {
+	for synd, want := range map[uint64]nccllog.WCStatus{0x15: nccllog.WCRetryExcErr, 0x16: nccllog.WCRNRRetryErr, 0x4: nccllog.WCLocProtErr, 0x13: nccllog.WCRemAccessErr, 0x5: nccllog.WCWRFlushErr} {
+		if got, ok := SyndromeStatus(synd); !ok || got != want {
+			t.Errorf("synd %#x: %v %v, want %v", synd, got, ok, want)
+		}
+	}
+	if _, ok := SyndromeStatus(0x99); ok {
+		t.Error("unknown syndrome decoded")
+	}
+}
+
+// TestDetect: one error line is enough, one info line is not.
+func TestDetect(t *testing.T) {
+	if !Detect("[ast1815:6807 :0:6807] ib_mlx5_log.c:115  FATAL: Error on mlx5_3:1 QP 0xe6d7 wqe[7821]: Transport retry count exceeded (synd 0x15 vend 0x81) opcode SEND\n") {
+		t.Error("one fatal line not detected")
+	}
+	if Detect("[1701292112.829711] [a670n1:162239:0]      ucp_worker.c:1855 UCX  INFO    0x100b240 inter-node cfg#3 tag(rc_mlx5/mlx5_0:1 rc_mlx5/mlx5_0:1)\n") {
+		t.Error("one info line detected")
+	}
+}
