@@ -530,6 +530,8 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnoseIBDiagnet(&seg, file, text)
 	case KindSARecords:
 		err = diagnoseSARecords(&seg, file, text)
+	case KindMlxlink:
+		err = diagnoseMlxlink(&seg, file, ls, sp)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -1410,6 +1412,7 @@ var signatures = []struct {
 	{KindPerftest, []string{"#bytes", "BW average", "MsgRate", "Link type", "QPN"}},
 	{KindNetDiscover, []string{"switchguid=", "caguid=", "Switch\t", "lid "}},
 	{KindLinkInfo, []string{"==(", ")==>", "Switch: 0x", "CA: "}},
+	{KindMlxlink, []string{"Status Opcode", "Recommendation  ", "Effective Physical", "Raw Physical", "Loopback Mode  ", "Auto Negotiation  ", "Enabled Link Speed", "Supported Cable Speed", "Time Since Last Clear", "Link Down Counter  ", "Link Error Recovery Counter  "}},
 	{KindIBDiagnet, []string{"-I- ", "-W- ", "-E- ", "finished successfully", "finished with errors"}},
 }
 

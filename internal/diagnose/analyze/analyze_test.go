@@ -174,7 +174,7 @@ func TestMessyPastes(t *testing.T) {
 		{"a mail: prose, journal call trace, prose, ibstat, signature", read(t, "linux-rdma-2020-02-journal-ibstat-mail.txt"),
 			[]Kind{KindUnknown, KindKernel, KindIBStat}, []string{"port.polling", "port.disabled"}, ":95,96,97: not a \"Key: value\" line"},
 		{"markdown notes: fenced ibstat of two hosts, filtered ibv_devinfo -v, prose", read(t, "bluefield3-sm-disabled-notes.md"),
-			[]Kind{KindUnknown, KindIBStat, KindUnknown, KindIBStat, KindUnknown, KindDevinfo, KindUnknown}, []string{"port.down"}, "read as port 1"},
+			[]Kind{KindUnknown, KindIBStat, KindUnknown, KindIBStat, KindUnknown, KindDevinfo, KindUnknown, KindMlxlink, KindUnknown}, []string{"port.down"}, "read as port 1"},
 		{"tabs instead of spaces", strings.ReplaceAll(ibstat, "        ", "\t"), []Kind{KindIBStat}, []string{"port.disabled"}, ""},
 		{"truncated mid-line", ibstat[:len(ibstat)-10], []Kind{KindIBStat}, []string{"port.disabled"}, ""},
 		{"debug noise between outputs", ibstat + "ibwarn: [168988] umad_init: umad_init\n+ dmesg -T\n" + dmesg,

@@ -6,6 +6,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
 )
 
 // Kind names a tool output format analyze recognises.
@@ -33,6 +34,7 @@ const (
 	KindSMPorts       Kind = "saquery-sm"
 	KindIBDiagnet     Kind = "ibdiagnet"
 	KindSARecords     Kind = "saquery"
+	KindMlxlink       Kind = "mlxlink"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -61,6 +63,7 @@ var Kinds = []KindInfo{
 	{KindSMInfo, "sminfo"},
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
+	{KindMlxlink, "mlxlink / mstlink -d <dev> [-p N] [-m] [-c]: Operational, Supported, Troubleshooting, Module and Physical Counters and BER pages; runs of a loop; a grep of the counter lines"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 }
 
@@ -121,6 +124,16 @@ func header(ls []string, i int) (Kind, int) {
 		return KindDevinfo, 0
 	case strings.HasPrefix(t, "port:") && strings.HasPrefix(strings.TrimSpace(next(ls, i)), "state:") && strings.Contains(next(ls, i), "PORT_") && !inHCABlock(ls, i):
 		return KindDevinfo, 0 // a port block of ibv_devinfo pasted without its hca_id line
+	case mlxlink.Header(t, next(ls, i)):
+		// A loop's "===== mlx5_0 =====" banner above names the device.
+		for back := 1; back <= 2 && i-back >= 0; back++ {
+			if b := strings.TrimSpace(ls[i-back]); strings.HasPrefix(b, "===") && strings.HasSuffix(b, "===") {
+				return KindMlxlink, back
+			} else if b != "" {
+				break
+			}
+		}
+		return KindMlxlink, 0
 	case t == "NIC statistics:":
 		return KindEthtool, 0
 	case (isPrompt(l) || strings.HasPrefix(t, "ethtool -S ") || strings.HasPrefix(t, "ethtool --statistics ")) &&

@@ -1,0 +1,63 @@
+package analyze
+
+import (
+	"os"
+	"slices"
+	"testing"
+)
+
+func TestMlxlinkPastes(t *testing.T) {
+	real := func(name string) string {
+		b, err := os.ReadFile("../../parse/mlxlink/testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	polling := "root@gpu3:~# mlxlink -d mlx5_4 -p 1\n\nOperational Info\n----------------\n" +
+		"State                           : Polling\nPhysical state                  : N/A\nSpeed                           : N/A\n" +
+		"\nTroubleshooting Info\n--------------------\nStatus Opcode                   : 1024\nGroup Opcode                    : N/A\n" +
+		"Recommendation                  : Cable is unplugged\n"
+	ibstat := "CA 'mlx5_4'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: Polling\n\t\tRate: 10\n\t\tLink layer: InfiniBand\n"
+	for _, tc := range []struct {
+		name   string
+		text   string
+		kinds  []Kind
+		ids    []string
+		device string
+	}{
+		{"BlueField-3 mst status and mlxlink -m -c", real("bf3-100g-dac-healthy.txt"), []Kind{KindUnknown, KindMlxlink}, nil, ""},
+		{"loop over eight HDR100 ports", real("cx6-hdr-2x-ber-loop.txt"), []Kind{KindUnknown, KindMlxlink}, nil, ""},
+		{"polling, the device from the prompt", polling, []Kind{KindMlxlink}, []string{"port.polling"}, "mlx5_4"},
+		{"ibstat then mlxlink of the same port", ibstat + "\n" + polling, []Kind{KindIBStat, KindMlxlink}, []string{"port.polling", "port.polling"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fr := AnalyzeText("p.txt", tc.text, Options{})
+			var kinds []Kind
+			var ids []string
+			dev := ""
+			for _, s := range fr.Segments {
+				kinds = append(kinds, s.Kind)
+				for _, f := range s.Findings {
+					ids = append(ids, f.ID)
+					if s.Kind == KindMlxlink {
+						dev = f.Subject.Device
+					}
+				}
+			}
+			if !slices.Equal(kinds, tc.kinds) || !slices.Equal(ids, tc.ids) {
+				t.Errorf("kinds %v findings %v, want %v %v", kinds, ids, tc.kinds, tc.ids)
+			}
+			if tc.device != "" && dev != tc.device {
+				t.Errorf("device %q, want %q", dev, tc.device)
+			}
+		})
+	}
+	if k, ok := ParseKind("mlxlink"); !ok || k != KindMlxlink {
+		t.Error("--kind mlxlink not accepted")
+	}
+	// Without its titles (a cut paste), the lines still resemble mlxlink.
+	if g := Closest("Effective Physical Errors       : 0\nEffective Physical BER          : 15E-255\nRaw Physical BER                : 1E-8\nLink Down Counter               : 2\n"); g.Kind != KindMlxlink {
+		t.Errorf("closest %+v", g)
+	}
+}
