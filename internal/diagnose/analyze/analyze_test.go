@@ -775,6 +775,35 @@ func TestNCCLSegmentsJoined(t *testing.T) {
 	}
 }
 
+// TestWatchdogBesideNCCLLines: PyTorch's watchdog lines followed by the
+// NCCL INFO lines of the abort are one NCCL log, and its timeout is
+// judged (a pastebin paste of a two-rank job, line numbers taken off).
+func TestWatchdogBesideNCCLLines(t *testing.T) {
+	in := "[rank1]:[E925 12:18:45.826862671 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1237, OpType=_ALLGATHER_BASE, NumelIn=70795904, NumelOut=141591808, Timeout(ms)=3600000) ran for 3600008 milliseconds before timing out.\n" +
+		"[rank0]:[E925 12:18:45.008346520 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1191, OpType=ALLGATHER, NumelIn=1, NumelOut=2, Timeout(ms)=3600000) ran for 3600008 milliseconds before timing out.\n" +
+		"x2-h100:3217:4573 [0] NCCL INFO [Service thread] Connection closed by localRank 0\n" +
+		"x2-h100:3218:5134 [1] NCCL INFO comm 0x2f5704c0 rank 1 nranks 2 cudaDev 1 busId 200000 - Abort COMPLETE\n"
+	for _, text := range []string{in, numbered(in)} {
+		r := Run([]Input{{Name: "t.txt", Text: text}}, Options{})
+		var got []string
+		for _, f := range r.Findings {
+			got = append(got, f.ID+"/"+string(f.Severity))
+		}
+		if !slices.Contains(got, "nccl.timeout/critical") || r.ExitCode != 2 {
+			t.Errorf("exit %d, findings %v; want nccl.timeout critical\n%s", r.ExitCode, got, text)
+		}
+	}
+}
+
+// numbered puts a paste site's line numbers in front of every line.
+func numbered(s string) string {
+	var b strings.Builder
+	for i, l := range Lines(s) {
+		fmt.Fprintf(&b, "%3d. %s\n", i+1, l)
+	}
+	return b.String()
+}
+
 // TestNCCLTestsWithoutRows: a banner and device list with no result row
 // (github.com/xxrjun, an H100 pair) is not judged, never healthy.
 func TestNCCLTestsWithoutRows(t *testing.T) {

@@ -237,3 +237,20 @@ func TestParseKindIBDiagnet(t *testing.T) {
 		t.Errorf("ParseKind(ibdiagnet) = %q %v", k, ok)
 	}
 }
+
+// TestIBDiagnetLinkMessagesInProse: a manual's page quoting the errors
+// of a run with --ls (docs.nvidia.com, ibdiagnet "Fabric Links
+// Validation") is read: the links are named, and the summary says they
+// differ from what the run expected, not from what both ends support.
+func TestIBDiagnetLinkMessagesInProse(t *testing.T) {
+	in := "Specifies expected link speed\n\nibdiagnet --ls 50\n\nThe following error will be reported for non-HDR links:\n\n" +
+		"-E- Link: Sec0d9a0300246e30/Nec0d9a0300246e30/P19<-->switch-004/U1/P20 - Unexpected actual link speed 25\n" +
+		"-E- Link: Sec0d9a0300246e30/Nec0d9a0300246e30/P20<-->switch-004/U1/P16 - Unexpected actual link speed 25\n\nParameter\n"
+	r := Run([]Input{{Name: "t.txt", Text: in}}, Options{})
+	if len(r.Findings) != 1 || r.Findings[0].ID != "fabric.link_degraded" {
+		t.Fatalf("findings %+v, want one fabric.link_degraded", r.Findings)
+	}
+	if s := r.Findings[0].Summary; !strings.Contains(s, "another speed than the run expected") || !strings.Contains(s, "switch-004/U1/P20") {
+		t.Errorf("summary %q", s)
+	}
+}

@@ -13,7 +13,9 @@ import (
 // "[1,0]<stdout>:"), a log viewer numbers it ("[80746] "), a collector
 // stamps it ("2025-02-18 12:54:01 "), a markdown list or code block
 // indents it, a C comment or a unified diff wraps it. normalize takes
-// such wrappers off whole lines before any output is recognised. It
+// such wrappers off whole lines before any output is recognised. A paste
+// site or code viewer numbers every line ("  1. ", "12 | ", cat -n's
+// "    12\t"), a markdown list turns every line into an item ("- "). It
 // never adds or removes a line, so every line keeps its number in the
 // file and evidence names the line people see.
 
@@ -48,6 +50,8 @@ var (
 	reComment  = regexp.MustCompile(`^[ \t]+\*(?: |\t|$)`)
 	reStamp    = regexp.MustCompile(`^\s*\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?(?: \|)?(?: |\t|$)`)
 	reSyslogTo = regexp.MustCompile(`^[\w.-]+ (?:kernel|[\w./-]+\[\d+\]): `)
+	reBullet   = regexp.MustCompile(`^[-*+] (?:$|[^-*+ ])`)
+	reLineNo   = regexp.MustCompile(`^[ \t]{0,8}(\d{1,7})(?:\.(?:[ \t]|$)|:[ \t]?|[ \t]*\|[ \t]?|\t|$)`)
 )
 
 var prefixClasses = []prefixClass{
@@ -74,6 +78,17 @@ var prefixClasses = []prefixClass{
 			return -1
 		}
 		return len(m)
+	}},
+	{name: "markdown list bullets", min: 3, match: func(l string) int {
+		// "- " or "* " then text: a list item. "-E- " (ibdiagnet),
+		// "* * *" rules and "- - -" stay.
+		if !reBullet.MatchString(l) {
+			if l == "-" || l == "*" || l == "+" {
+				return 1
+			}
+			return -1
+		}
+		return 2
 	}},
 	{name: "C comment markers", min: 3, match: func(l string) int {
 		return len(reComment.FindString(l)) - boolInt(!reComment.MatchString(l))
@@ -115,6 +130,10 @@ func normalize(ls []string) ([]string, []Rewrite) {
 		for _, c := range prefixClasses {
 			r := stripRuns(out, c)
 			changed = changed || len(r) > 0
+			rw = append(rw, r...)
+		}
+		if r := unNumber(out); len(r) > 0 {
+			changed = true
 			rw = append(rw, r...)
 		}
 		if r := unIndent(out); len(r) > 0 {
@@ -188,6 +207,69 @@ func stripRuns(ls []string, c prefixClass) []Rewrite {
 		}
 	}
 	flush()
+	return rw
+}
+
+// minNumberedRun is how many consecutively numbered lines make a paste
+// site's or code viewer's line numbers: a numbered list of two steps is
+// prose.
+const minNumberedRun = 3
+
+// unNumber takes off the line numbers a paste site, a code viewer or
+// `cat -n`/`grep -n` put in front of every line: runs of at least
+// minNumberedRun lines numbered N, N+1, N+2… (a blank line numbered too,
+// "19. "). One unnumbered line inside a run (the viewer wrapped a long
+// line) stays as it is without ending it. Counting up by one is what
+// tells the numbers from data: srun labels repeat, nccl-tests sizes
+// double, perftest rows jump.
+func unNumber(ls []string) []Rewrite {
+	var rw []Rewrite
+	num := func(l string) (int, int) {
+		m := reLineNo.FindStringSubmatchIndex(l)
+		if m == nil {
+			return -1, 0
+		}
+		n := 0
+		for _, c := range l[m[2]:m[3]] {
+			n = n*10 + int(c-'0')
+		}
+		return n, m[1]
+	}
+	i := 0
+	for i < len(ls) {
+		n, _ := num(ls[i])
+		if n < 0 {
+			i++
+			continue
+		}
+		// Extend the run from i while the numbers count up by one.
+		next, last, count, gap := n+1, i, 1, 0
+		for j := i + 1; j < len(ls) && gap < 2; j++ {
+			m, _ := num(ls[j])
+			switch {
+			case m == next:
+				next, last, gap = next+1, j, 0
+				count++
+			case m < 0 && strings.TrimSpace(ls[j]) != "" || m >= 0:
+				gap++
+			default:
+				gap++ // an unnumbered blank line
+			}
+		}
+		if count < minNumberedRun {
+			i++
+			continue
+		}
+		want := n
+		for j := i; j <= last; j++ {
+			if m, end := num(ls[j]); m == want {
+				ls[j] = ls[j][end:]
+				want++
+			}
+		}
+		rw = append(rw, Rewrite{Start: i + 1, End: last + 1, What: "line numbers"})
+		i = last + 1
+	}
 	return rw
 }
 

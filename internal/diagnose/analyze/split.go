@@ -111,6 +111,9 @@ func header(ls []string, i int) (Kind, int) {
 		prev = strings.TrimSpace(ls[i-1])
 	}
 	if ok, back := ibdiagnet.Header(t, prev); ok {
+		if back == 0 && ibdiagnet.IsLinkMessage(t) {
+			back = ibdiagnet.MessagesAbove(ls, i)
+		}
 		return KindIBDiagnet, back
 	}
 	switch {
@@ -230,6 +233,13 @@ func member(l string) Kind {
 		return KindUnknown
 	}
 	if strings.Contains(l, "NCCL INFO") || strings.Contains(l, "NCCL WARN") {
+		return KindNCCLLog
+	}
+	// PyTorch's ProcessGroupNCCL watchdog ("[rank1]:[E925 12:18:45.8
+	// ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective
+	// operation timeout: WorkNCCL(SeqNum=…") belongs with the NCCL log
+	// it interleaves with.
+	if strings.Contains(l, "ProcessGroupNCCL") || strings.Contains(l, "WorkNCCL(SeqNum=") {
 		return KindNCCLLog
 	}
 	if strings.HasPrefix(l, "link ") {

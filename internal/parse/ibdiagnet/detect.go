@@ -9,7 +9,8 @@ import "strings"
 // ("-I- Stages Status Report:", "-I- Stage  Warnings  Errors" under
 // "Summary"), a 1.x section heading under its "-I-----" line, a line naming an ibdiagnet file ("ibdiagnet2.log",
 // "==> /var/tmp/ibdiagnet2/ibdiagnet2.db_csv <=="), a db_csv section start
-// (START_NODES) and a .lst link ("{ CA Ports:…").
+// (START_NODES), a .lst link ("{ CA Ports:…") and a link check's
+// "-E- Link: A<-->B - reason" message.
 func Header(t, prev string) (bool, int) {
 	switch {
 	case strings.HasPrefix(t, "Loading IBDIAGNET from:"):
@@ -37,8 +38,38 @@ func Header(t, prev string) (bool, int) {
 		return true, 0
 	case !strings.HasPrefix(t, "-") && namesFile(t) && len(strings.Fields(t)) <= 4:
 		return true, 0
+	case IsLinkMessage(t):
+		// A link check's message quoted alone ("-E- Link: S…/P19<-->
+		// switch-004/U1/P20 - Unexpected actual link speed 25"): no
+		// other tool prints it.
+		return true, 0
 	}
 	return false, 0
+}
+
+// IsLinkMessage says whether t (blanks trimmed) is a link check's
+// "-E- Link: A<-->B - reason" (or -W-) message.
+func IsLinkMessage(t string) bool {
+	return (strings.HasPrefix(t, "-E- Link: ") || strings.HasPrefix(t, "-W- Link: ")) && strings.Contains(t, "<-->") && strings.Contains(t, " - ")
+}
+
+// MessagesAbove counts the lines above ls[i] that belong to the same
+// excerpt of ibdiagnet output: "-I-"/"-W-"/"-E-" messages, "-----"
+// frames and blank lines between them, up to 30 lines; leading blank
+// lines are not counted. A quoted link message starts its output there.
+func MessagesAbove(ls []string, i int) int {
+	back := 0
+	for j := i - 1; j >= 0 && i-j <= 30; j-- {
+		t := strings.TrimSpace(ls[j])
+		if t == "" {
+			continue
+		}
+		if _, _, ok := splitMsg(t); !ok && !isDashes(t) {
+			break
+		}
+		back = i - j
+	}
+	return back
 }
 
 // namesFile says whether a short line names one of ibdiagnet's output

@@ -369,3 +369,30 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestLinkMessageStartsOutput: a link check's message quoted alone (a
+// manual's example, a ticket) starts ibdiagnet output, together with the
+// messages right above it; other dashed lines do not.
+func TestLinkMessageStartsOutput(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{"-E- Link: Sec0d9a0300246e30/Nec0d9a0300246e30/P19<-->switch-004/U1/P20 - Unexpected actual link speed 25", true},
+		{"-W- Link: a/P1<-->b/P2 - Unexpected width", true},
+		{"-I- Link: a/P1<-->b/P2 - fine", false},
+		{"-E- Links Speed Check finished with errors", false},
+		{"- Link: a<-->b - x", false},
+	} {
+		if ok, _ := Header(tc.line, ""); ok != tc.want {
+			t.Errorf("Header(%q) = %v, want %v", tc.line, ok, tc.want)
+		}
+	}
+	ls := []string{"Speed / Width checks", "-I- Link Speed Check (Compare to supported link speed)", "-E- Links Speed Check finished with errors", "", "-E- Link: a/P1<-->b/P2 - Unexpected actual link speed 25"}
+	if got := MessagesAbove(ls, 4); got != 3 {
+		t.Errorf("MessagesAbove = %d, want 3 (the two messages and the blank line between)", got)
+	}
+	if got := MessagesAbove([]string{"prose", "", "-E- Link: a<-->b - x"}, 2); got != 0 {
+		t.Errorf("MessagesAbove over prose = %d, want 0", got)
+	}
+}

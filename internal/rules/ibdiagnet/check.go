@@ -592,8 +592,16 @@ func (c *checker) finding(g *group) finding.Finding {
 			sum = "ports whose link runs below the rate of the fabric's IPoIB group"
 		} else if strings.Contains(g.check, "Width") {
 			sum = "links below the width both ends support"
+			if !slices.ContainsFunc(g.items, func(s string) bool { return strings.Contains(s, "should be") }) {
+				// "Unexpected width, actual link width is 4x" without
+				// "final width should be": the run's --lw named the width.
+				sum = "links at another width than the run expected (ibdiagnet --lw)"
+			}
 		} else if strings.Contains(g.check, "Speed") {
 			sum = "links below the speed both ends support"
+			if !slices.ContainsFunc(g.items, func(s string) bool { return strings.Contains(s, "should be") }) {
+				sum = "links at another speed than the run expected (ibdiagnet --ls)"
+			}
 		}
 	case "fabric.link_errors":
 		sum = "port error counters over ibdiagnet's thresholds"
