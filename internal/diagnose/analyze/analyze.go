@@ -532,6 +532,8 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnoseSARecords(&seg, file, text)
 	case KindMlxlink:
 		err = diagnoseMlxlink(&seg, file, ls, sp)
+	case KindPortInfo:
+		err = diagnosePortInfo(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -1413,6 +1415,7 @@ var signatures = []struct {
 	{KindNetDiscover, []string{"switchguid=", "caguid=", "Switch\t", "lid "}},
 	{KindLinkInfo, []string{"==(", ")==>", "Switch: 0x", "CA: "}},
 	{KindMlxlink, []string{"Status Opcode", "Recommendation  ", "Effective Physical", "Raw Physical", "Loopback Mode  ", "Auto Negotiation  ", "Enabled Link Speed", "Supported Cable Speed", "Time Since Last Clear", "Link Down Counter  ", "Link Error Recovery Counter  "}},
+	{KindPortInfo, []string{"LinkState:.", "PhysLinkState:.", "LinkWidthActive:.", "LinkSpeedActive:.", "LinkWidthEnabled:.", "LinkWidthSupported:.", "LinkSpeedSupported:.", "LinkSpeedEnabled:.", "NeighborMTU:.", "MtuCap:.", "SMLid:.", "CapMask:."}},
 	{KindIBDiagnet, []string{"-I- ", "-W- ", "-E- ", "finished successfully", "finished with errors"}},
 }
 

@@ -61,3 +61,44 @@ func TestMlxlinkPastes(t *testing.T) {
 		t.Errorf("closest %+v", g)
 	}
 }
+
+func TestPortInfoPastes(t *testing.T) {
+	real := func(name string) string {
+		b, err := os.ReadFile("../../parse/portinfo/testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	polling := "$ smpquery portinfo 12 1\n# Port info: Lid 12 port 1\nLinkState:.......................Down\nPhysLinkState:...................Polling\nLinkWidthActive:.................4X\n"
+	perf := "# Port counters: Lid 1 port 1 (CapMask: 0x1400)\nPortSelect:......................1\nSymbolErrorCounter:..............0\n"
+	for _, tc := range []struct {
+		name  string
+		text  string
+		kinds []Kind
+		ids   []string
+	}{
+		{"ibportstate query, FDR", real("ibportstate-fdr-query-heioy.txt"), []Kind{KindUnknown, KindPortInfo}, nil},
+		{"ibportstate before and after, FDR10 on an EDR port", real("ibportstate-qdr-on-edr-port-width-heioy.txt"), []Kind{KindUnknown, KindPortInfo}, []string{"port.speed_degraded"}},
+		{"smpquery portinfo polling", polling, []Kind{KindPortInfo}, []string{"port.polling"}},
+		{"perfquery stays perfquery", perf + "\n" + polling, []Kind{KindPerfQuery, KindPortInfo}, []string{"port.polling"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fr := AnalyzeText("p.txt", tc.text, Options{})
+			var kinds []Kind
+			var ids []string
+			for _, s := range fr.Segments {
+				kinds = append(kinds, s.Kind)
+				for _, f := range s.Findings {
+					ids = append(ids, f.ID)
+				}
+			}
+			if !slices.Equal(kinds, tc.kinds) || !slices.Equal(ids, tc.ids) {
+				t.Errorf("kinds %v findings %v, want %v %v", kinds, ids, tc.kinds, tc.ids)
+			}
+		})
+	}
+	if g := Closest("SMLid:...........................1\nLinkWidthActive:.................4X\nLinkState:.......................Active\nPhysLinkState:...................LinkUp\n"); g.Kind != KindPortInfo {
+		t.Errorf("closest %+v", g)
+	}
+}

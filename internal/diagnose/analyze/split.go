@@ -7,6 +7,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
+	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 )
 
 // Kind names a tool output format analyze recognises.
@@ -35,6 +36,7 @@ const (
 	KindIBDiagnet     Kind = "ibdiagnet"
 	KindSARecords     Kind = "saquery"
 	KindMlxlink       Kind = "mlxlink"
+	KindPortInfo      Kind = "smpquery"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -64,6 +66,7 @@ var Kinds = []KindInfo{
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
 	{KindMlxlink, "mlxlink / mstlink -d <dev> [-p N] [-m] [-c]: Operational, Supported, Troubleshooting, Module and Physical Counters and BER pages; runs of a loop; a grep of the counter lines"},
+	{KindPortInfo, "smpquery portinfo|nodeinfo|switchinfo and ibportstate: dotted \"Name:.....value\" dumps (PortInfo judged)"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 }
 
@@ -127,6 +130,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindDevinfo, 0
 	case strings.HasPrefix(t, "port:") && strings.HasPrefix(strings.TrimSpace(next(ls, i)), "state:") && strings.Contains(next(ls, i), "PORT_") && !inHCABlock(ls, i):
 		return KindDevinfo, 0 // a port block of ibv_devinfo pasted without its hca_id line
+	case portinfo.Header(t):
+		return KindPortInfo, 0
 	case mlxlink.Header(t, next(ls, i)):
 		// A loop's "===== mlx5_0 =====" banner above names the device.
 		for back := 1; back <= 2 && i-back >= 0; back++ {
