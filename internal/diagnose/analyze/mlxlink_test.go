@@ -102,3 +102,39 @@ func TestPortInfoPastes(t *testing.T) {
 		t.Errorf("closest %+v", g)
 	}
 }
+
+func TestEthtoolLinkPastes(t *testing.T) {
+	real := func(name string) string {
+		b, err := os.ReadFile("../../parse/ethlink/testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	down := "$ ethtool ens1f0np0\nSettings for ens1f0np0:\n\tSupported link modes:   100000baseCR4/Full\n\tSpeed: Unknown!\n\tLink detected: no\n"
+	for _, tc := range []struct {
+		name  string
+		text  string
+		kinds []Kind
+		ids   []string
+	}{
+		{"mail-quoted 100G up", real("hbl-100g-mail-quoted.txt"), []Kind{KindUnknown, KindEthtoolLink}, nil},
+		{"10G fibre without link", real("em1-10g-fibre-no-link.txt"), []Kind{KindEthtoolLink}, []string{"port.down"}},
+		{"100G down, then ethtool -S", down + "$ ethtool -S ens1f0np0\nNIC statistics:\n     rx_packets: 10\n", []Kind{KindEthtoolLink, KindEthtool}, []string{"port.down"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fr := AnalyzeText("p.txt", tc.text, Options{})
+			var kinds []Kind
+			var ids []string
+			for _, s := range fr.Segments {
+				kinds = append(kinds, s.Kind)
+				for _, f := range s.Findings {
+					ids = append(ids, f.ID)
+				}
+			}
+			if !slices.Equal(kinds, tc.kinds) || !slices.Equal(ids, tc.ids) {
+				t.Errorf("kinds %v findings %v, want %v %v", kinds, ids, tc.kinds, tc.ids)
+			}
+		})
+	}
+}

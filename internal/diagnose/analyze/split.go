@@ -3,6 +3,7 @@ package analyze
 import (
 	"strings"
 
+	"github.com/ibdoctor/ibdoctor/internal/parse/ethlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
@@ -37,6 +38,7 @@ const (
 	KindSARecords     Kind = "saquery"
 	KindMlxlink       Kind = "mlxlink"
 	KindPortInfo      Kind = "smpquery"
+	KindEthtoolLink   Kind = "ethtool-link"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -56,6 +58,7 @@ var Kinds = []KindInfo{
 	{KindEthtool, "ethtool -S <netdev>"},
 	{KindNCCLLog, "NCCL debug log (NCCL_DEBUG=INFO or WARN)"},
 	{KindNCCLTests, "nccl-tests output (all_reduce_perf …)"},
+	{KindEthtoolLink, "ethtool <netdev> (no option): Settings for …, Speed, link modes, Link detected"},
 	{KindPerftest, "perftest output (ib_write_bw, ib_send_lat …)"},
 	{KindNetDiscover, "ibnetdiscover"},
 	{KindLinkInfo, "iblinkinfo"},
@@ -132,6 +135,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindDevinfo, 0 // a port block of ibv_devinfo pasted without its hca_id line
 	case portinfo.Header(t):
 		return KindPortInfo, 0
+	case isEthtoolSettings(t):
+		return KindEthtoolLink, 0
 	case mlxlink.Header(t, next(ls, i)):
 		// A loop's "===== mlx5_0 =====" banner above names the device.
 		for back := 1; back <= 2 && i-back >= 0; back++ {
@@ -423,4 +428,10 @@ func next(ls []string, i int) string {
 		return ls[i+1]
 	}
 	return ""
+}
+
+// isEthtoolSettings matches ethtool's "Settings for eth0:" header.
+func isEthtoolSettings(t string) bool {
+	_, ok := ethlink.Header(t)
+	return ok
 }
