@@ -536,6 +536,8 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnosePortInfo(&seg, file, text)
 	case KindEthtoolLink:
 		err = diagnoseEthtoolLink(&seg, file, text)
+	case KindMst:
+		err = diagnoseMst(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}

@@ -26,7 +26,7 @@ func TestMlxlinkPastes(t *testing.T) {
 		ids    []string
 		device string
 	}{
-		{"BlueField-3 mst status and mlxlink -m -c", real("bf3-100g-dac-healthy.txt"), []Kind{KindUnknown, KindMlxlink}, nil, ""},
+		{"BlueField-3 mst status and mlxlink -m -c", real("bf3-100g-dac-healthy.txt"), []Kind{KindMst, KindMlxlink}, nil, ""},
 		{"loop over eight HDR100 ports", real("cx6-hdr-2x-ber-loop.txt"), []Kind{KindUnknown, KindMlxlink}, nil, ""},
 		{"polling, the device from the prompt", polling, []Kind{KindMlxlink}, []string{"port.polling"}, "mlx5_4"},
 		{"ibstat then mlxlink of the same port", ibstat + "\n" + polling, []Kind{KindIBStat, KindMlxlink}, []string{"port.polling", "port.polling"}, ""},
@@ -136,5 +136,45 @@ func TestEthtoolLinkPastes(t *testing.T) {
 				t.Errorf("kinds %v findings %v, want %v %v", kinds, ids, tc.kinds, tc.ids)
 			}
 		})
+	}
+}
+
+func TestMstPastes(t *testing.T) {
+	real := func(name string) string {
+		b, err := os.ReadFile("../../parse/mst/testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name, text string
+		kinds      []Kind
+		empty      bool
+	}{
+		{"one ConnectX-4", real("cx4-one-device-aorus.txt"), []Kind{KindMst}, false},
+		{"pciconf and pci_cr", real("cx3pro-hp544-pciconf-and-cr.txt"), []Kind{KindMst}, false},
+		{"-v table", real("bf3-status-v.txt"), []Kind{KindMst}, false},
+		{"modules not loaded, no device", "# mst status\nMST modules:\n------------\n    MST PCI module is not loaded\n    MST PCI configuration module is not loaded\n", []Kind{KindMst}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fr := AnalyzeText("p.txt", tc.text, Options{})
+			var kinds []Kind
+			empty := false
+			for _, s := range fr.Segments {
+				kinds = append(kinds, s.Kind)
+				empty = empty || s.Empty != ""
+				if len(s.Findings) > 0 {
+					t.Errorf("findings on mst status: %+v", s.Findings)
+				}
+			}
+			if !slices.Equal(kinds, tc.kinds) || empty != tc.empty {
+				t.Errorf("kinds %v empty %v, want %v %v", kinds, empty, tc.kinds, tc.empty)
+			}
+		})
+	}
+	r := Run([]Input{{Name: "a.txt", Text: "MST modules:\n------------\n    MST PCI module is not loaded\n    MST PCI configuration module is not loaded\n"}}, Options{})
+	if r.ExitCode != 3 {
+		t.Errorf("mst status without devices: exit %d, want 3 (not judged)", r.ExitCode)
 	}
 }

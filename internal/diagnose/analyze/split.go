@@ -8,6 +8,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
+	"github.com/ibdoctor/ibdoctor/internal/parse/mst"
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 )
 
@@ -39,6 +40,7 @@ const (
 	KindMlxlink       Kind = "mlxlink"
 	KindPortInfo      Kind = "smpquery"
 	KindEthtoolLink   Kind = "ethtool-link"
+	KindMst           Kind = "mst"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -69,6 +71,7 @@ var Kinds = []KindInfo{
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
 	{KindMlxlink, "mlxlink / mstlink -d <dev> [-p N] [-m] [-c]: Operational, Supported, Troubleshooting, Module and Physical Counters and BER pages; runs of a loop; a grep of the counter lines"},
+	{KindMst, "mst status and mst status -v (MFT): the MST modules and /dev/mst devices (read, no fault in it)"},
 	{KindPortInfo, "smpquery portinfo|nodeinfo|switchinfo and ibportstate: dotted \"Name:.....value\" dumps (PortInfo judged)"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 }
@@ -137,6 +140,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindPortInfo, 0
 	case isEthtoolSettings(t):
 		return KindEthtoolLink, 0
+	case mst.Header(t):
+		return KindMst, 0
 	case mlxlink.Header(t, next(ls, i)):
 		// A loop's "===== mlx5_0 =====" banner above names the device.
 		for back := 1; back <= 2 && i-back >= 0; back++ {
@@ -346,7 +351,7 @@ func isPrompt(l string) bool {
 }
 
 // promptCommands start the commands a root prompt "# …" is recognised by.
-var promptCommands = []string{"ib", "rdma", "dmesg", "journalctl", "nvidia-smi", "ethtool", "mpirun", "srun", "all_", "perfquery", "dump_fts", "sminfo", "saquery", "cat", "sudo", "./", "show_gids", "mlx"}
+var promptCommands = []string{"ib", "rdma", "dmesg", "journalctl", "nvidia-smi", "ethtool", "mpirun", "srun", "all_", "perfquery", "dump_fts", "sminfo", "saquery", "cat", "sudo", "./", "show_gids", "mlx", "mst", "smpquery"}
 
 // Split cuts a paste into spans, one per tool output, at the headers only
 // one tool prints and where runs of alike lines (kernel log, NCCL log)
