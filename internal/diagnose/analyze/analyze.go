@@ -538,6 +538,8 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnoseEthtoolLink(&seg, file, text)
 	case KindMst:
 		err = diagnoseMst(&seg, file, text)
+	case KindPingpong:
+		err = diagnosePingpong(&seg, file, withPrompts(ls, sp))
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -1421,6 +1423,7 @@ var signatures = []struct {
 	{KindMlxlink, []string{"Status Opcode", "Recommendation  ", "Effective Physical", "Raw Physical", "Loopback Mode  ", "Auto Negotiation  ", "Enabled Link Speed", "Supported Cable Speed", "Time Since Last Clear", "Link Down Counter  ", "Link Error Recovery Counter  "}},
 	{KindPortInfo, []string{"LinkState:.", "PhysLinkState:.", "LinkWidthActive:.", "LinkSpeedActive:.", "LinkWidthEnabled:.", "LinkWidthSupported:.", "LinkSpeedSupported:.", "LinkSpeedEnabled:.", "NeighborMTU:.", "MtuCap:.", "SMLid:.", "CapMask:."}},
 	{KindEthtoolLink, []string{"Supported link modes:", "Advertised link modes:", "Link detected:", "Supported ports:", "Supports auto-negotiation:", "Duplex:", "Auto-negotiation:"}},
+	{KindPingpong, []string{"local address:  LID", "remote address: LID", " Mbit/sec", " usec/iter", "for wr_id"}},
 	{KindIBDiagnet, []string{"-I- ", "-W- ", "-E- ", "finished successfully", "finished with errors"}},
 }
 

@@ -3,6 +3,7 @@ package analyze
 import (
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -176,5 +177,44 @@ func TestMstPastes(t *testing.T) {
 	r := Run([]Input{{Name: "a.txt", Text: "MST modules:\n------------\n    MST PCI module is not loaded\n    MST PCI configuration module is not loaded\n"}}, Options{})
 	if r.ExitCode != 3 {
 		t.Errorf("mst status without devices: exit %d, want 3 (not judged)", r.ExitCode)
+	}
+}
+
+func TestPingpongPastes(t *testing.T) {
+	real := func(name string) string {
+		b, err := os.ReadFile("../../parse/pingpong/testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	perftest := "---------------------------------------------------------------------------------------\n                    RDMA_Write BW Test\n" +
+		" local address: LID 0x0b QPN 0x0d0e PSN 0x4a4e0e RKey 0x1fcfcd VAddr 0x007f5e5e010000\n"
+	for _, tc := range []struct {
+		name, text string
+		kinds      []Kind
+		ids        []string
+		summary    string
+	}{
+		{"three failed RoCE runs", real("rc-roce-gid-retry-exceeded.txt"), []Kind{KindPingpong}, []string{"perf.test_invalid", "perf.test_invalid", "perf.test_invalid"}, "./rc_pingpong 10.22.116.221 -d rocep61s0f1 -g 0 -p 7777 failed on a work completion with status 12"},
+		{"a run that completes", real("rc-roce-gid3-ok.txt"), []Kind{KindPingpong}, nil, ""},
+		{"perftest's local address is perftest's", perftest, []Kind{KindPerftest}, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fr := AnalyzeText("p.txt", tc.text, Options{})
+			var kinds []Kind
+			var ids []string
+			sums := ""
+			for _, s := range fr.Segments {
+				kinds = append(kinds, s.Kind)
+				for _, f := range s.Findings {
+					ids = append(ids, f.ID)
+					sums += f.Summary + "\n"
+				}
+			}
+			if !slices.Equal(kinds, tc.kinds) || !slices.Equal(ids, tc.ids) || !strings.Contains(sums, tc.summary) {
+				t.Errorf("kinds %v findings %v (%s), want %v %v", kinds, ids, sums, tc.kinds, tc.ids)
+			}
+		})
 	}
 }

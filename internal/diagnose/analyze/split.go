@@ -9,6 +9,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mst"
+	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 )
 
@@ -41,6 +42,7 @@ const (
 	KindPortInfo      Kind = "smpquery"
 	KindEthtoolLink   Kind = "ethtool-link"
 	KindMst           Kind = "mst"
+	KindPingpong      Kind = "pingpong"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -61,6 +63,7 @@ var Kinds = []KindInfo{
 	{KindNCCLLog, "NCCL debug log (NCCL_DEBUG=INFO or WARN)"},
 	{KindNCCLTests, "nccl-tests output (all_reduce_perf …)"},
 	{KindEthtoolLink, "ethtool <netdev> (no option): Settings for …, Speed, link modes, Link detected"},
+	{KindPingpong, "ibv_rc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong … (rdma-core examples): results and error lines"},
 	{KindPerftest, "perftest output (ib_write_bw, ib_send_lat …)"},
 	{KindNetDiscover, "ibnetdiscover"},
 	{KindLinkInfo, "iblinkinfo"},
@@ -142,6 +145,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindEthtoolLink, 0
 	case mst.Header(t):
 		return KindMst, 0
+	case pingpong.Header(t):
+		return KindPingpong, 0
 	case mlxlink.Header(t, next(ls, i)):
 		// A loop's "===== mlx5_0 =====" banner above names the device.
 		for back := 1; back <= 2 && i-back >= 0; back++ {
