@@ -83,6 +83,7 @@ func TestPortInfoPastes(t *testing.T) {
 		{"ibportstate before and after, FDR10 on an EDR port", real("ibportstate-qdr-on-edr-port-width-heioy.txt"), []Kind{KindUnknown, KindPortInfo}, []string{"port.speed_degraded"}},
 		{"smpquery portinfo polling", polling, []Kind{KindPortInfo}, []string{"port.polling"}},
 		{"perfquery stays perfquery", perf + "\n" + polling, []Kind{KindPerfQuery, KindPortInfo}, []string{"port.polling"}},
+		{"nodeinfo alone is read, not judged", "# Node info: Lid 3\nBaseVers:........................1\nNodeType:........................Channel Adapter\nNumPorts:........................1\n", []Kind{KindPortInfo}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fr := AnalyzeText("p.txt", tc.text, Options{})
@@ -96,6 +97,9 @@ func TestPortInfoPastes(t *testing.T) {
 			}
 			if !slices.Equal(kinds, tc.kinds) || !slices.Equal(ids, tc.ids) {
 				t.Errorf("kinds %v findings %v, want %v %v", kinds, ids, tc.kinds, tc.ids)
+			}
+			if strings.HasPrefix(tc.name, "nodeinfo") && fr.Segments[0].Empty == "" {
+				t.Error("a NodeInfo dump alone was judged")
 			}
 		})
 	}

@@ -83,8 +83,9 @@ func label(t string) (string, bool) {
 	return "", false
 }
 
-// Header says whether t starts a dump: "# Port info: Lid 2 port 1" (any
-// "# X info:" header of smpquery) or an ibportstate label.
+// Header says whether t starts a dump: "# Port info: Lid 2 port 1" (or
+// smpquery's Node info, Switch info and MLNX ext Port info headers) or an
+// ibportstate label.
 func Header(t string) bool {
 	if _, ok := label(t); ok {
 		return true
@@ -100,10 +101,14 @@ func header(t string) (string, bool) {
 		return "", false
 	}
 	what, _, ok := strings.Cut(rest, ":")
-	if !ok || !strings.HasSuffix(strings.ToLower(what), " info") || len(what) > 40 {
+	if !ok {
 		return "", false
 	}
-	return what, true
+	switch what {
+	case "Port info", "MLNX ext Port info", "Node info", "Switch info":
+		return what, true
+	}
+	return "", false
 }
 
 // IsField says whether t is a "Name:.....value" line.

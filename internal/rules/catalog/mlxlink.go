@@ -19,7 +19,7 @@ var mlxlinkMetas = []finding.Meta{
 		ID: "port.link_troubleshooting", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
 		Title: "mlxlink's troubleshooting page names a link problem",
 		Meaning: "The firmware's link monitor (mlxlink Troubleshooting Info: Status Opcode, Recommendation) reports a problem other than \"No issue was observed\": " +
-			"an unplugged or unsupported cable, a speed or FEC mismatch with the peer, a negotiation failure, a high-temperature module. Its Recommendation line is the firmware's own advice.",
+			"the port closed by command (1), auto-negotiation or link-training failures (2-8), a speed or FEC mismatch with the peer (9-13), a remote fault (14), bad signal integrity, that is a low raw BER on an up link (15), a cable that does not match the port, an unplugged cable (opcodes as NVIDIA's MLNX-OS User Manual lists them, \"Link Diagnostic Per Port\"). Its Recommendation line is the firmware's own advice.",
 		Causes: []string{"cable unplugged, unsupported or faulty", "speed, FEC or auto-negotiation configured differently at the two ends", "module power or temperature limits"},
 		Remedy: []string{"follow the Recommendation line of mlxlink -d <pci>", "mlxlink -d <pci> -m to read the module", remedyReseat, "check the peer port's speed and FEC configuration"},
 	},
