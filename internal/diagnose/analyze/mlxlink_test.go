@@ -29,6 +29,7 @@ func TestMlxlinkPastes(t *testing.T) {
 	}{
 		{"BlueField-3 mst status and mlxlink -m -c", real("bf3-100g-dac-healthy.txt"), []Kind{KindMst, KindMlxlink}, nil, ""},
 		{"loop over eight HDR100 ports", real("cx6-hdr-2x-ber-loop.txt"), []Kind{KindUnknown, KindMlxlink}, nil, ""},
+		{"web article with headings and prose", real("cx6-200g-eth-web-article-partial.txt"), []Kind{KindUnknown, KindMlxlink}, nil, ""},
 		{"polling, the device from the prompt", polling, []Kind{KindMlxlink}, []string{"port.polling"}, "mlx5_4"},
 		{"ibstat then mlxlink of the same port", ibstat + "\n" + polling, []Kind{KindIBStat, KindMlxlink}, []string{"port.polling", "port.polling"}, ""},
 	} {

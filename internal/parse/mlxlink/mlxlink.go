@@ -91,10 +91,24 @@ func IsTitle(t string) bool {
 }
 
 // Header says whether line t, with next the line below it, starts an
-// mlxlink output: a page title above its line of dashes.
+// mlxlink output: a page title above its line of dashes, or above its
+// first "Key : value" line (a web page that made the title a heading,
+// "Operational Info #").
 func Header(t, next string) bool {
-	n := strings.TrimSpace(next)
-	return IsTitle(t) && len(n) >= 8 && strings.Trim(n, "-") == ""
+	n := strings.TrimSpace(stripANSI(next))
+	if !IsTitle(title(t)) {
+		return false
+	}
+	if len(n) >= 8 && strings.Trim(n, "-") == "" {
+		return true
+	}
+	_, _, ok := field(n)
+	return ok
+}
+
+// title drops a heading anchor a web page added to a page title.
+func title(t string) string {
+	return strings.TrimSpace(strings.TrimSuffix(t, " #"))
 }
 
 // Parse reads mlxlink text; source names it in errors. Lines that are not
@@ -119,7 +133,8 @@ func Parse(r io.Reader, source string) (*Result, error) {
 		switch {
 		case t == "" || strings.Trim(t, "-") == "":
 			continue
-		case IsTitle(t):
+		case IsTitle(title(t)):
+			t = title(t)
 			// A run starts at its first page; a page seen again in the
 			// same run is the next run's.
 			if cur == nil || pendingDev != "" || t == "Operational Info" && len(cur.Fields) > 0 || cur.hasSection(t) {

@@ -90,6 +90,8 @@ func TestCheckRealSamples(t *testing.T) {
 		{"bf3-100g-dac-healthy.txt", nil, 2},
 		// HDR at 2x (HDR100) with FEC: raw BER 4E-9..1E-7, nothing after FEC.
 		{"cx6-hdr-2x-ber-loop.txt", nil, 16},
+		// 200G Ethernet with 200G enabled and on the cable.
+		{"cx6-200g-eth-web-article-partial.txt", nil, 1},
 	} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "parse", "mlxlink", "testdata", tc.file))
 		if err != nil {
