@@ -261,8 +261,8 @@ func commandLine(t string) (string, int, bool) {
 		case strings.HasPrefix(f[i], "--device="):
 			dev = strings.TrimPrefix(f[i], "--device=")
 		case (f[i] == "-p" || f[i] == "--port") && i+1 < len(f):
-			if v, err := strconv.Atoi(f[i+1]); err == nil {
-				port = v
+			if v, err := strconv.ParseInt(f[i+1], 0, 32); err == nil {
+				port = int(v) // switch ports are often given in hex: -p 0x2
 			}
 			i++
 		case f[i] == "|" || f[i] == ";" || f[i] == "&&":

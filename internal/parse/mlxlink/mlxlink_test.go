@@ -108,6 +108,10 @@ func TestParseLines(t *testing.T) {
 	if p := res.Ports[0]; p.Device != "mlx5_3" || p.PortNum != 1 {
 		t.Errorf("device %q port %d, want mlx5_3 port 1", p.Device, p.PortNum)
 	}
+	res, _ = Parse(strings.NewReader("admin@sonic:~$ sudo mlxlink -d /dev/mst/mt52100_pci_cr0 -p 0x2\n \nOperational Info\n----------------\nState                           : Active\n"), "x")
+	if p := res.Ports[0]; p.Device != "/dev/mst/mt52100_pci_cr0" || p.PortNum != 2 {
+		t.Errorf("device %q port %d, want /dev/mst/mt52100_pci_cr0 port 2", p.Device, p.PortNum)
+	}
 }
 
 func FuzzParse(f *testing.F) {
