@@ -108,7 +108,8 @@ func TestShotName(t *testing.T) {
 // that one.
 func TestCrawl(t *testing.T) {
 	b := StartBrowser(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// Generous: under load each of the 15 crawls takes seconds.
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 
 	t.Run("good", func(t *testing.T) {

@@ -222,6 +222,18 @@ var triageMetas = []finding.Meta{
 		Remedy:  []string{"ethtool -S <netdev> | grep _phy", remedyMlxlinkC, remedyReseat},
 	},
 
+	{
+		ID: "host.nic_rx_drops", Severity: finding.Warning, Area: "host", Step: finding.StepPort,
+		Title:   "NIC drops received frames for lack of host buffers",
+		Meaning: "ethtool -S shows frames the NIC received but dropped because its receive ring had no free descriptor or buffer (mlx5 rx_discards_phy and rx_out_of_buffer, ixgbe/igb rx_missed_errors and rx_no_buffer_count, i40e port.rx_dropped, ice rx_dropped.nic, rx_fifo_errors): the link is fine, the host does not drain the ring fast enough. The counters are totals since the driver loaded; their share of the received frames says how much. On RoCE without PFC each drop is a go-back-N retransmission.",
+		Thresholds: []finding.Threshold{
+			{Name: "rx_drop_ratio", Default: limits.Pct(limits.HostRxDropRatio), Meaning: "dropped frames per received frame (the largest drop counter over rx_packets_phy, else rx_packets)"},
+			{Name: "rx_drop_min", Default: limits.Uint(limits.HostRxDropMin), Meaning: "drops below which the share is not judged"},
+		},
+		Causes: []string{"receive rings too small for bursts", "interrupts or the receiving cores overloaded (IRQ affinity, CPU frequency scaling)", "RoCE: PFC off on the receive priority, so bursts overrun the NIC's buffer"},
+		Remedy: []string{"ethtool -g <netdev> (ring sizes; raise them with ethtool -G <netdev> rx 4096)", "ethtool -S <netdev> | grep -E 'drop|discard|missed|no_buffer'", "RoCE: mlnx_qos -i <netdev> to check PFC on the RoCE priority"},
+	},
+
 	// Step 6: container device access.
 	{
 		ID: "container.uverbs_missing", Severity: finding.Critical, Area: "container", Step: finding.StepContainer,

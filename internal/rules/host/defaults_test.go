@@ -24,6 +24,8 @@ func TestDocumentedDefaultsInForce(t *testing.T) {
 		{"roce.pause_heavy", "pause_ratio", pct(d.PauseRatio)},
 		{"roce.pause_heavy", "pause_min", fmt.Sprint(d.PauseMin)},
 		{"roce.pause_heavy", "pause_time_share", pct(d.PauseTimeShare)},
+		{"host.nic_rx_drops", "rx_drop_ratio", strconv.FormatFloat(d.DiscardRatio*100, 'g', -1, 64) + "%"},
+		{"host.nic_rx_drops", "rx_drop_min", fmt.Sprint(d.DiscardMin)},
 	} {
 		doc, err := catalog.Documented(tt.id, tt.name)
 		if err != nil || doc != tt.inForce {

@@ -18,7 +18,7 @@ func CheckEthtoolOnNode(snap *snapshot.Snapshot, stats ...*ethtool.Stats) []find
 	}
 	in := &Input{Snap: snap, Ethtool: stats, standalone: true}
 	var out []finding.Finding
-	for _, check := range []func(*Input) []finding.Finding{checkPFCStorm, checkPauseHeavy, checkECN, checkPHY} {
+	for _, check := range []func(*Input) []finding.Finding{checkPFCStorm, checkPauseHeavy, checkECN, checkPHY, checkRxDrops} {
 		out = append(out, check(in)...)
 	}
 	src := ""

@@ -95,9 +95,10 @@ type Thresholds struct {
 	// paused (rx/tx_prio*_pause_duration) from which roce.pause_heavy
 	// fires regardless of the frame ratio.
 	PauseTimeShare float64
-	// DiscardRatio is rx_discards_phy per received packet for
-	// roce.phy_errors.
+	// DiscardRatio is receive drops for lack of host buffers per
+	// received packet for host.nic_rx_drops (at least DiscardMin drops).
 	DiscardRatio float64
+	DiscardMin   uint64
 }
 
 // DefaultThresholds are the documented defaults (`ibdoctor rules`).
@@ -109,7 +110,8 @@ var DefaultThresholds = Thresholds{
 	PauseRatio:      limits.HostPauseRatio,
 	PauseTimeShare:  limits.HostPauseTimeShare,
 	PauseMin:        limits.HostPauseMin,
-	DiscardRatio:    0.0001,
+	DiscardRatio:    limits.HostRxDropRatio,
+	DiscardMin:      limits.HostRxDropMin,
 }
 
 func (in *Input) th() Thresholds {
@@ -139,6 +141,9 @@ func (in *Input) th() Thresholds {
 	if t.DiscardRatio == 0 {
 		t.DiscardRatio = d.DiscardRatio
 	}
+	if t.DiscardMin == 0 {
+		t.DiscardMin = d.DiscardMin
+	}
 	return t
 }
 
@@ -162,6 +167,7 @@ var Rules = []Rule{
 	{Name: "PFC pause load", IDs: []string{"roce.pause_heavy"}, Check: checkPauseHeavy},
 	{Name: "ECN effectiveness", IDs: []string{"roce.ecn_not_effective"}, Check: checkECN},
 	{Name: "Ethernet PHY errors", IDs: []string{"roce.phy_errors"}, Check: checkPHY},
+	{Name: "NIC receive drops", IDs: []string{"host.nic_rx_drops"}, Check: checkRxDrops},
 	{Name: "locked-memory limit", IDs: []string{"host.memlock_limited"}, Check: checkMemlock},
 	{Name: "GPUDirect RDMA module", IDs: []string{"nccl.peermem_missing"}, Check: checkPeermem},
 	{Name: "NCCL_IB_DISABLE", IDs: []string{"nccl.ib_disabled"}, Check: checkIBDisabled},

@@ -31,11 +31,11 @@ func CheckPastedKernelLog(l *kmsg.Log, since time.Time, window time.Duration) []
 }
 
 // AnalyzeEthtool judges `ethtool -S` outputs on their own (PFC storms,
-// pause load, PHY errors; ECN needs the RDMA counters of a node).
+// pause load, PHY errors, receive drops; ECN needs the RDMA counters of a node).
 func CheckPastedEthtool(stats ...*ethtool.Stats) []finding.Finding {
 	in := &Input{Snap: &snapshot.Snapshot{}, Ethtool: stats, standalone: true}
 	var out []finding.Finding
-	for _, check := range []func(*Input) []finding.Finding{checkPFCStorm, checkPauseHeavy, checkPHY} {
+	for _, check := range []func(*Input) []finding.Finding{checkPFCStorm, checkPauseHeavy, checkPHY, checkRxDrops} {
 		out = append(out, check(in)...)
 	}
 	src := ""

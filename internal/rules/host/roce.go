@@ -3,6 +3,7 @@ package host
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -321,17 +322,13 @@ func checkECN(in *Input) []finding.Finding {
 // traffic loss). Receive discards for lack of host buffers
 // (rx_discards_phy, rx_out_of_buffer) are no PHY errors: the cable and
 // transceiver are fine, the host or the flow control is not; they are
-// named beside real PHY errors only.
+// host.nic_rx_drops (checkRxDrops).
 func checkPHY(in *Input) []finding.Finding {
-	th := in.th()
 	var out []finding.Finding
 	for _, st := range in.Ethtool {
 		crc, _ := st.Get("rx_crc_errors_phy")
 		sym, _ := st.Get("rx_symbol_err_phy")
 		pcs, _ := st.Get("rx_pcs_symbol_err_phy")
-		disc, _ := st.Get("rx_discards_phy")
-		rx, _ := st.Get("rx_packets_phy")
-		heavyDiscard := disc >= 1000 && (rx == 0 || float64(disc)/float64(rx) >= th.DiscardRatio)
 		if crc+sym+pcs == 0 {
 			continue
 		}
@@ -342,12 +339,9 @@ func checkPHY(in *Input) []finding.Finding {
 		if pcs > 0 {
 			parts = append(parts, fmt.Sprintf("%d uncorrected (post-FEC) symbol errors", pcs))
 		}
-		if heavyDiscard {
-			parts = append(parts, fmt.Sprintf("and, not a PHY fault, %d receive discards for lack of host buffers", disc))
-		}
 		f := catalog.New("roce.phy_errors", statsSubject(in, st),
 			fmt.Sprintf("%s: %s since driver load", st.NetDev, strings.Join(parts, ", ")),
-			statEv(st, "rx_crc_errors_phy", "rx_symbol_err_phy", "rx_pcs_symbol_err_phy", "rx_discards_phy", "link_down_events_phy")...)
+			statEv(st, "rx_crc_errors_phy", "rx_symbol_err_phy", "rx_pcs_symbol_err_phy", "link_down_events_phy")...)
 		if pcs > 0 {
 			f.Severity = finding.Critical
 		}
@@ -355,6 +349,67 @@ func checkPHY(in *Input) []finding.Finding {
 	}
 	slices.SortFunc(out, func(a, b finding.Finding) int { return finding.CompareSubject(a.Subject, b.Subject) })
 	return out
+}
+
+// rxDropCounters count frames the NIC received but dropped for lack of
+// a free receive descriptor or buffer: the host did not drain the ring
+// fast enough. Driver by driver (ethtool -S names):
+var rxDropCounters = []string{
+	"rx_discards_phy",    // mlx5: dropped by the adapter, no receive buffer
+	"rx_out_of_buffer",   // mlx5: no receive WQE posted on the ring
+	"rx_missed_errors",   // ixgbe, igb, e1000e: missed packets (MPC)
+	"rx_no_buffer_count", // igb, e1000e: no receive descriptor (RNBC)
+	"port.rx_dropped",    // i40e: port-level drops
+	"rx_dropped.nic",     // ice: port-level drops
+	"rx_fifo_errors",     // the netdev statistic most drivers fill from the above
+}
+
+// rxPacketCounters are the received packets the drops are weighed
+// against, the port-level count first.
+var rxPacketCounters = []string{"rx_packets_phy", "rx_pkts_nic", "rx_packets"}
+
+// checkRxDrops reports NICs that dropped a share of received frames for
+// lack of host buffers (ring full), on any driver: not a cable fault,
+// a host that cannot keep up (small rings, interrupt or CPU affinity,
+// flow control off). The largest drop counter is weighed, not their sum:
+// drivers count one drop in several of them.
+func checkRxDrops(in *Input) []finding.Finding {
+	th := in.th()
+	var out []finding.Finding
+	for _, st := range in.Ethtool {
+		var drops uint64
+		var names []string
+		for _, n := range rxDropCounters {
+			if v, ok := st.Get(n); ok && v > 0 {
+				names = append(names, n)
+				drops = max(drops, v)
+			}
+		}
+		var packets uint64
+		pname := ""
+		for _, n := range rxPacketCounters {
+			if v, ok := st.Get(n); ok && v > 0 {
+				packets, pname = v, n
+				break
+			}
+		}
+		// Without the received packets the drops cannot be weighed.
+		if drops < th.DiscardMin || packets == 0 || float64(drops)/float64(packets) < th.DiscardRatio {
+			continue
+		}
+		f := catalog.New("host.nic_rx_drops", statsSubject(in, st),
+			fmt.Sprintf("%s dropped %d received frames for lack of host buffers, %s of %d received (%s), since driver load", st.NetDev, drops, pctText(float64(drops)/float64(packets)), packets, pname),
+			statEv(st, append(names, pname)...)...)
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b finding.Finding) int { return finding.CompareSubject(a.Subject, b.Subject) })
+	return out
+}
+
+// pctText writes a share as a percentage with two significant digits
+// for small shares: 0.0049 → "0.49%", 0.00012 → "0.012%".
+func pctText(f float64) string {
+	return strconv.FormatFloat(100*f, 'g', 2, 64) + "%"
 }
 
 // pauseEvidence names the counters a class's pause load was read from.

@@ -280,13 +280,24 @@ func TestRules(t *testing.T) {
 		}, []string{"roce.phy_errors/critical"}, "48213 FCS and 0 symbol errors, 37 uncorrected (post-FEC) symbol errors"},
 		{"rx discards", func(in *Input) {
 			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"rx_discards_phy": 500000, "rx_packets_phy": 1e9})
-		}, nil, ""}, // receive discards for lack of host buffers are no PHY fault
+		}, []string{"host.nic_rx_drops/warning"}, "dropped 500000 received frames for lack of host buffers, 0.05% of 1000000000"}, // no PHY fault: the host's
+		{"ixgbe missed packets", func(in *Input) {
+			// A real ixgbe ethtool -S (pastebin): the NIC missed 0.49% of
+			// what it received; rx_fifo_errors counts some of the same.
+			in.Ethtool[0] = ethtool.New("eth4", "x", map[string]uint64{"rx_packets": 64205742385, "rx_missed_errors": 317522851, "rx_fifo_errors": 1000, "tx_flow_control_xoff": 1201936})
+		}, []string{"host.nic_rx_drops/warning"}, "eth4 dropped 317522851 received frames for lack of host buffers, 0.49% of 64205742385 received (rx_packets)"},
+		{"igb fifo errors a few per million", func(in *Input) {
+			in.Ethtool[0] = ethtool.New("eno2", "x", map[string]uint64{"rx_packets": 2600000000, "rx_fifo_errors": 6917})
+		}, nil, ""},
+		{"drops without received packets are not weighed", func(in *Input) {
+			in.Ethtool[0] = ethtool.New("eth4", "x", map[string]uint64{"rx_missed_errors": 317522851})
+		}, nil, ""},
 		{"few discards", func(in *Input) {
 			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"rx_discards_phy": 5000, "rx_packets_phy": 1e10})
 		}, nil, ""},
 		{"discards beside FCS errors", func(in *Input) {
 			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"rx_crc_errors_phy": 10, "rx_discards_phy": 500000, "rx_packets_phy": 1e9})
-		}, []string{"roce.phy_errors/warning"}, "not a PHY fault, 500000 receive discards"},
+		}, []string{"host.nic_rx_drops/warning", "roce.phy_errors/warning"}, "dropped 500000 received frames"}, // two causes, two findings
 		{"global pause heavy vs traffic", func(in *Input) {
 			in.Ethtool[0] = ethtool.New("ens1f0np0", "x", map[string]uint64{"tx_pause_ctrl_phy": 5e7, "rx_pause_ctrl_phy": 0, "rx_packets_phy": 1e9, "tx_packets_phy": 1e9})
 			in.Snap.Devices[1].Ports[0].HWCounters[1].Value = 1 // ECN works

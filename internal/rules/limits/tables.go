@@ -79,6 +79,10 @@ const (
 	HostPauseRatio     = 0.01
 	HostPauseMin       = 10000
 	HostPauseTimeShare = 0.10
+	// HostRxDropRatio is receive drops for lack of host buffers per
+	// received packet, HostRxDropMin the fewest drops that count.
+	HostRxDropRatio = 0.0001
+	HostRxDropMin   = 1000
 )
 
 // Pct formats a fraction as a percentage: 0.9 → "90%".
