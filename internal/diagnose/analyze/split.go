@@ -73,7 +73,7 @@ var Kinds = []KindInfo{
 	{KindSMInfo, "sminfo"},
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
-	{KindMlxlink, "mlxlink / mstlink -d <dev> [-p N] [-m] [-c]: Operational, Supported, Troubleshooting, Module and Physical Counters and BER pages; runs of a loop; a grep of the counter lines"},
+	{KindMlxlink, "mlxlink / mstlink -d <dev> [-p N] [-m] [-c] [--json]: Operational, Supported, Troubleshooting, Module and Physical Counters and BER pages; runs of a loop; a grep of the counter lines"},
 	{KindMst, "mst status and mst status -v (MFT): the MST modules and /dev/mst devices (read, no fault in it)"},
 	{KindPortInfo, "smpquery portinfo|nodeinfo|switchinfo and ibportstate: dotted \"Name:.....value\" dumps (PortInfo judged)"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},

@@ -95,6 +95,9 @@ func IsTitle(t string) bool {
 // first "Key : value" line (a web page that made the title a heading,
 // "Operational Info #").
 func Header(t, next string) bool {
+	if k, open, ok := jsonKey(t); ok && open == "{" && IsTitle(k) {
+		return true // mlxlink --json: "Operational Info" : {
+	}
 	n := strings.TrimSpace(stripANSI(next))
 	if !IsTitle(title(t)) {
 		return false
@@ -120,6 +123,10 @@ func Parse(r io.Reader, source string) (*Result, error) {
 	var cur *Port
 	section := ""
 	pendingDev, pendingPort := "", 0
+	// mlxlink --json: a key whose value is an object or a list
+	// ("Enabled Link Speed" : { "mask" : …, "values" : [ "EDR", … ] }).
+	composite, compositeLine, inValues := "", 0, false
+	var values []string
 	n := 0
 	start := func() {
 		cur = &Port{Device: pendingDev, PortNum: pendingPort, Line: n}
@@ -147,6 +154,43 @@ func Parse(r io.Reader, source string) (*Result, error) {
 				start()
 			}
 			cur.Messages = append(cur.Messages, Field{Section: section, Key: t[:3], Value: strings.TrimSpace(t[3:]), Line: n})
+			continue
+		}
+		if k, rest, ok := jsonKey(t); ok {
+			switch {
+			case rest == "{" && IsTitle(k):
+				if cur == nil || pendingDev != "" || k == "Operational Info" && len(cur.Fields) > 0 || cur.hasSection(k) {
+					start()
+				}
+				section, composite = k, ""
+			case rest == "{" || rest == "[":
+				composite, compositeLine, values = k, n, nil
+			case composite != "" && k == "values":
+				values = append(values, jsonStrings(rest)...)
+				inValues = !strings.Contains(rest, "]")
+			case composite != "" && k == "mask":
+			default:
+				if cur == nil || pendingDev != "" || cur.hasKey(section, k) {
+					start()
+				}
+				cur.Fields = append(cur.Fields, Field{Section: section, Key: k, Value: strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(rest), ","), "\""), Line: n})
+				cur.Fields[len(cur.Fields)-1].Value = strings.TrimPrefix(cur.Fields[len(cur.Fields)-1].Value, "\"")
+			}
+			continue
+		}
+		if inValues {
+			values = append(values, jsonStrings(t)...)
+			inValues = !strings.Contains(t, "]")
+			continue
+		}
+		if strings.Trim(t, "{}[], ") == "" {
+			if strings.HasPrefix(t, "}") && composite != "" {
+				if cur == nil {
+					start()
+				}
+				cur.Fields = append(cur.Fields, Field{Section: section, Key: composite, Value: "(" + strings.Join(values, ",") + ")", Line: compositeLine})
+				composite = ""
+			}
 			continue
 		}
 		if dev, port, ok := commandLine(t); ok {
@@ -244,6 +288,7 @@ func commandLine(t string) (string, int, bool) {
 	f := strings.Fields(t)
 	at := -1
 	for i, w := range f {
+		w = strings.TrimLeft(w, "#$>") // "#mlxlink -d …": a root prompt without its space
 		if w == "mlxlink" || w == "mstlink" || strings.HasSuffix(w, "/mlxlink") || strings.HasSuffix(w, "/mstlink") {
 			at = i
 			break
@@ -305,4 +350,40 @@ func stripANSI(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// jsonKey splits a line of mlxlink --json, `"State" : "Active",`, into its
+// key and the rest after the colon.
+func jsonKey(t string) (string, string, bool) {
+	if !strings.HasPrefix(t, "\"") {
+		return "", "", false
+	}
+	end := strings.IndexByte(t[1:], '"')
+	if end < 0 {
+		return "", "", false
+	}
+	k := t[1 : 1+end]
+	rest := strings.TrimSpace(t[2+end:])
+	r, ok := strings.CutPrefix(rest, ":")
+	if !ok || k == "" {
+		return "", "", false
+	}
+	return k, strings.TrimSpace(r), true
+}
+
+// jsonStrings returns the quoted strings of a line: `[ "EDR", "FDR",`.
+func jsonStrings(t string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(t, '"')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(t[i+1:], '"')
+		if j < 0 {
+			return out
+		}
+		out = append(out, t[i+1:i+1+j])
+		t = t[i+2+j:]
+	}
 }

@@ -29,6 +29,8 @@ func TestParseRealSamples(t *testing.T) {
 				0:  {"Speed": "IB-HDR", "Width": "2x", "Enabled Link Speed": "0x00000075 (HDR,EDR,FDR,QDR,SDR)"},
 				11: {"Raw Physical Errors Per Lane": "32379149,224947", "Raw Physical BER": "1E-7", "FEC": "RS-FEC - (544,514) + PLR"},
 			}, msgs: 8},
+		{file: "cx5-edr-json-lshca-partial.txt", ports: 1, devices: []string{"/dev/mst/mt4119_pciconf0"},
+			checks: map[int]map[string]string{0: {"State": "Active", "Speed": "IB-EDR", "Width": "4x", "FEC": "No FEC"}}},
 		{file: "cx6-200g-eth-web-article-partial.txt", ports: 1, devices: []string{"mlx5_0"},
 			checks: map[int]map[string]string{
 				0: {"State": "Active", "Physical state": "ETH_AN_FSM_ENABLE", "Speed": "200G", "Supported Cable Speed (Ext.)": "0x000017d0(200G,100G_2X,100G_4X,50G_1X,50G_2X,25G,10G)", "Status Opcode": "0"},

@@ -64,6 +64,34 @@ func TestCheck(t *testing.T) {
 		{"module too hot, one lane dark", op("Active", "LinkUp", "IB-HDR", "4x") +
 			page("Module Info", "Temperature [C]", "81 [-5..75]", "Voltage [mV]", "3280.0 [3135..3465]", "Rx Power Current [dBm]", "-1.2,-1.0,-25.3,-1.1 [-10..4]", "Tx Power Current [dBm]", "N/A"),
 			[]string{"port.module_alarm/warning", "port.module_alarm/warning"}},
+		{"--json, EDR on an HDR port and cable", `{
+   "result" : {
+      "output" : {
+         "Operational Info" : {
+            "Physical state" : "LinkUp",
+            "Speed" : "IB-EDR",
+            "State" : "Active",
+            "Width" : "4x"
+         },
+         "Supported Info" : {
+            "Enabled Link Speed" : {
+               "mask" : "0x00000075",
+               "values" : [ "HDR", "EDR",
+                            "FDR", "QDR", "SDR" ]
+            },
+            "Supported Cable Speed" : {
+               "mask" : "0x0000007f",
+               "values" : [ "HDR", "EDR", "FDR", "FDR10", "QDR", "DDR", "SDR" ]
+            }
+         },
+         "Physical Counters and BER Info" : {
+            "Link Down Counter" : "2",
+            "Raw Physical BER" : "1E-9"
+         }
+      }
+   }
+}
+`, []string{"port.speed_degraded/critical", "port.link_flapping/warning"}},
 		{"grep of the counters alone", "Effective Physical Errors       : 12\nEffective Physical BER          : 5E-10\n", []string{"port.symbol_errors/warning"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
