@@ -540,6 +540,8 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnoseMst(&seg, file, text)
 	case KindPingpong:
 		err = diagnosePingpong(&seg, file, withPrompts(ls, sp))
+	case KindShowGIDs:
+		err = diagnoseShowGIDs(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}

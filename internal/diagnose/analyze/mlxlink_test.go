@@ -223,3 +223,35 @@ func TestPingpongPastes(t *testing.T) {
 		})
 	}
 }
+
+func TestShowGIDsPastes(t *testing.T) {
+	b, err := os.ReadFile("../../parse/showgids/testdata/show_gids-spectrumscale4-cx6-roce.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1only := "$ show_gids mlx5_1\nDEV     PORT    INDEX   GID                                     IPv4            VER     DEV\n---     ----    -----   ---                                     ------------    ---     ---\n" +
+		"mlx5_1  1       0       fe80:0000:0000:0000:0e42:a1ff:fe5d:4db9                 v1      ens1f1\nn_gids_found=1\n"
+	for _, tc := range []struct {
+		name, text string
+		kinds      []Kind
+		ids        []string
+	}{
+		{"v1 and v2 GIDs", string(b), []Kind{KindShowGIDs}, nil},
+		{"v1 only", v1only, []Kind{KindShowGIDs}, []string{"roce.gid_missing_v2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fr := AnalyzeText("p.txt", tc.text, Options{})
+			var kinds []Kind
+			var ids []string
+			for _, s := range fr.Segments {
+				kinds = append(kinds, s.Kind)
+				for _, f := range s.Findings {
+					ids = append(ids, f.ID)
+				}
+			}
+			if !slices.Equal(kinds, tc.kinds) || !slices.Equal(ids, tc.ids) {
+				t.Errorf("kinds %v findings %v, want %v %v", kinds, ids, tc.kinds, tc.ids)
+			}
+		})
+	}
+}

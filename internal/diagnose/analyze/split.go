@@ -11,6 +11,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/mst"
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
+	"github.com/ibdoctor/ibdoctor/internal/parse/showgids"
 )
 
 // Kind names a tool output format analyze recognises.
@@ -43,6 +44,7 @@ const (
 	KindEthtoolLink   Kind = "ethtool-link"
 	KindMst           Kind = "mst"
 	KindPingpong      Kind = "pingpong"
+	KindShowGIDs      Kind = "show_gids"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -63,6 +65,7 @@ var Kinds = []KindInfo{
 	{KindNCCLLog, "NCCL debug log (NCCL_DEBUG=INFO or WARN)"},
 	{KindNCCLTests, "nccl-tests output (all_reduce_perf …)"},
 	{KindEthtoolLink, "ethtool <netdev> (no option): Settings for …, Speed, link modes, Link detected"},
+	{KindShowGIDs, "show_gids (MLNX_OFED): the RoCE GID table of each port"},
 	{KindPingpong, "ibv_rc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong … (rdma-core examples): results and error lines"},
 	{KindPerftest, "perftest output (ib_write_bw, ib_send_lat …)"},
 	{KindNetDiscover, "ibnetdiscover"},
@@ -147,6 +150,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindMst, 0
 	case pingpong.Header(t):
 		return KindPingpong, 0
+	case showgids.Header(t):
+		return KindShowGIDs, 0
 	case mlxlink.Header(t, next(ls, i)):
 		// A loop's "===== mlx5_0 =====" banner above names the device.
 		for back := 1; back <= 2 && i-back >= 0; back++ {
