@@ -588,6 +588,19 @@ func (b *Browser) Follow(ctx context.Context, start string, steps []Step) ([]str
 			wait = 15 * time.Second
 		}
 		sctx, cancel := context.WithTimeout(tb.ctx, wait)
+		// A link to another page: wait until the tab has left this one,
+		// or the wanted element is found on the page being left (under
+		// load the click's navigation takes a while).
+		if bu, err := url.Parse(before); err == nil && !strings.HasPrefix(href, "#") {
+			if hu, err := bu.Parse(href); err == nil && (hu.Path != bu.Path || hu.RawQuery != bu.RawQuery) {
+				for sctx.Err() == nil {
+					if l, err := chromedp.Run(sctx, chromedp.Location()); err == nil && l != before {
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+		}
 		err = chromedp.Do(sctx, chromedp.WaitReady(s.Want))
 		cancel()
 		loc, _ := chromedp.Run(tb.ctx, chromedp.Location())
@@ -605,6 +618,9 @@ func (b *Browser) Follow(ctx context.Context, start string, steps []Step) ([]str
 		tb.mu.Unlock()
 		reached = append(reached, loc)
 	}
+	// Late console messages and requests of the last page, as Visit
+	// waits for them.
+	time.Sleep(VisitOptions{}.withDefaults().Settle)
 	if ps := tb.problems(); len(ps) > 0 {
 		var lines []string
 		for _, p := range ps {

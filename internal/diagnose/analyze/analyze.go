@@ -20,6 +20,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
@@ -542,6 +543,8 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnosePingpong(&seg, file, withPrompts(ls, sp))
 	case KindShowGIDs:
 		err = diagnoseShowGIDs(&seg, file, text)
+	case KindLspci:
+		err = diagnoseLspci(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -906,6 +909,21 @@ func diagnoseTopo(seg *Segment, file string, ls []string, sp Span) error {
 		}
 	}
 	seg.Findings = append(seg.Findings, fs...)
+	return nil
+}
+
+// diagnoseLspci judges the ACS Control register of the PCIe switch ports
+// of an `lspci -vvv` (pcie.acs_redirect per redirecting port between a GPU
+// and a NIC).
+func diagnoseLspci(seg *Segment, file, text string) error {
+	l, err := lspci.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	v := host.CheckPastedLspci(l, file)
+	seg.Summary = v.Summary
+	seg.Empty = v.NotJudged
+	seg.Findings = append(seg.Findings, v.Findings...)
 	return nil
 }
 
@@ -1427,6 +1445,7 @@ var signatures = []struct {
 	{KindEthtoolLink, []string{"Supported link modes:", "Advertised link modes:", "Link detected:", "Supported ports:", "Supports auto-negotiation:", "Duplex:", "Auto-negotiation:"}},
 	{KindPingpong, []string{"local address:  LID", "remote address: LID", " Mbit/sec", " usec/iter", "for wr_id"}},
 	{KindIBDiagnet, []string{"-I- ", "-W- ", "-E- ", "finished successfully", "finished with errors"}},
+	{KindLspci, []string{"ACSCtl:", "ACSCap:", "LnkSta:", "LnkCap:", "Capabilities: [", "Kernel driver in use:"}},
 }
 
 // perfqueryNames maps perfquery's counter names to the sysfs names the

@@ -43,9 +43,9 @@ var pieces = []piece{
 	{"sminfo-master.txt", KindSMInfo, nil},
 	{"saquery-s.txt", KindSMPorts, nil},
 	{"ibstatus-roce-after-topo-nccl-1866.txt", KindIBStatus, nil},
-	{"ibv_devinfo-port-down-deepep-60.txt", KindDevinfo, []string{"port.down/warning"}}, // pasted: no baseline says it is unused
-	{"rdma-link-polling-rccl-1423.txt", KindRdma, []string{"port.polling/critical"}},    // LID 3403 from the SM: it was in use
-	{"dmesg-gpu-node.txt", KindKernel, nil},                                             // findings checked in TestPieces
+	{"ibv_devinfo-port-down-deepep-60.txt", KindDevinfo, []string{"port.down/critical"}}, // pasted, and no port of it works
+	{"rdma-link-polling-rccl-1423.txt", KindRdma, []string{"port.polling/critical"}},     // LID 3403 from the SM: it was in use
+	{"dmesg-gpu-node.txt", KindKernel, nil},                                              // findings checked in TestPieces
 }
 
 // paste concatenates the pieces and returns the text and each piece's
@@ -173,8 +173,8 @@ func TestMessyPastes(t *testing.T) {
 			[]Kind{KindUnknown, KindIBStat, KindKernel}, []string{"kmsg.link_flap"}, "ibpanic"},
 		{"a mail: prose, journal call trace, prose, ibstat, signature", read(t, "linux-rdma-2020-02-journal-ibstat-mail.txt"),
 			[]Kind{KindUnknown, KindKernel, KindIBStat}, []string{"port.polling", "port.disabled"}, ":95,96,97: not a \"Key: value\" line"},
-		{"markdown notes: fenced ibstat of two hosts, filtered ibv_devinfo -v, prose", read(t, "bluefield3-sm-disabled-notes.md"),
-			[]Kind{KindUnknown, KindIBStat, KindUnknown, KindIBStat, KindUnknown, KindDevinfo, KindUnknown, KindMlxlink, KindUnknown}, []string{"port.down"}, "read as port 1"},
+		{"markdown notes: a plain lspci, fenced ibstat of two hosts, filtered ibv_devinfo -v, prose", read(t, "bluefield3-sm-disabled-notes.md"),
+			[]Kind{KindUnknown, KindLspci, KindUnknown, KindIBStat, KindUnknown, KindIBStat, KindUnknown, KindDevinfo, KindUnknown, KindMlxlink, KindUnknown}, []string{"port.down"}, "read as port 1"},
 		{"tabs instead of spaces", strings.ReplaceAll(ibstat, "        ", "\t"), []Kind{KindIBStat}, []string{"port.disabled"}, ""},
 		{"truncated mid-line", ibstat[:len(ibstat)-10], []Kind{KindIBStat}, []string{"port.disabled"}, ""},
 		{"debug noise between outputs", ibstat + "ibwarn: [168988] umad_init: umad_init\n+ dmesg -T\n" + dmesg,
@@ -412,7 +412,7 @@ func TestStateWithoutPhysState(t *testing.T) {
 		text string
 		want []string
 	}{
-		{"alone", down, []string{"port.down/warning"}}, // pasted: a warning, not info
+		{"alone", down, []string{"port.down/critical"}}, // pasted, the only port: no RDMA link works
 		{"beside an ACTIVE port of the same model and link layer",
 			strings.Replace(down, "link_layer:             InfiniBand", "link_layer:             Ethernet", 1) + "\n" + read(t, "ibv_devinfo-roce-h100-deepep-38.txt"),
 			[]string{"port.down/critical", "port.fw_mismatch/warning"}}, // 28.39 beside 28.42
@@ -904,7 +904,7 @@ func TestDevinfoIBMTU(t *testing.T) {
 			[]string{"port.ib_mtu_mismatch/warning", "port.ib_mtu_mismatch/warning"}, "the node's active IB ports disagree (4096 on 1, 1024 on 1)"},
 		{"a reduced port is not also a mismatch", hca("mlx5_0", 4096, 4096, up) + hca("mlx5_1", 2048, 4096, up),
 			[]string{"port.ib_mtu_reduced/warning"}, ""},
-		{"not ACTIVE: the state finding only", hca("mlx5_0", 1024, 4096, "PORT_DOWN (1)"), []string{"port.down/warning"}, ""},
+		{"not ACTIVE: the state finding only", hca("mlx5_0", 1024, 4096, "PORT_DOWN (1)"), []string{"port.down/critical"}, ""},
 		{"RoCE port", strings.Replace(hca("mlx5_0", 1024, 4096, up), "link_layer:             InfiniBand", "link_layer:             Ethernet", 1), []string{}, ""},
 	}
 	for _, tt := range tests {

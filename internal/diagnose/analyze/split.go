@@ -7,6 +7,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mst"
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
@@ -45,6 +46,7 @@ const (
 	KindMst           Kind = "mst"
 	KindPingpong      Kind = "pingpong"
 	KindShowGIDs      Kind = "show_gids"
+	KindLspci         Kind = "lspci"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -79,6 +81,7 @@ var Kinds = []KindInfo{
 	{KindMlxlink, "mlxlink / mstlink -d <dev> [-p N] [-m] [-c] [--json]: Operational, Supported, Troubleshooting, Module and Physical Counters and BER pages; runs of a loop; a grep of the counter lines"},
 	{KindMst, "mst status and mst status -v (MFT): the MST modules and /dev/mst devices (read, no fault in it)"},
 	{KindPortInfo, "smpquery portinfo|nodeinfo|switchinfo and ibportstate: dotted \"Name:.....value\" dumps (PortInfo judged)"},
+	{KindLspci, "sudo lspci -vvv (PCIe ACS of the switch ports between GPUs and NICs)"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 }
 
@@ -210,6 +213,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindQueryErrors, 0
 	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x") || strings.HasPrefix(t, "Switch 0x") && strings.HasSuffix(t, ":"):
 		return KindLinkInfo, 0
+	case l == t && lspci.IsHeader(t):
+		return KindLspci, 0 // "17:00.0 PCI bridge: …" at the start of the line
 	}
 	return KindUnknown, 0
 }
@@ -361,7 +366,7 @@ func isPrompt(l string) bool {
 }
 
 // promptCommands start the commands a root prompt "# …" is recognised by.
-var promptCommands = []string{"ib", "rdma", "dmesg", "journalctl", "nvidia-smi", "ethtool", "mpirun", "srun", "all_", "perfquery", "dump_fts", "sminfo", "saquery", "cat", "sudo", "./", "show_gids", "mlx", "mst", "smpquery"}
+var promptCommands = []string{"ib", "rdma", "dmesg", "journalctl", "nvidia-smi", "ethtool", "mpirun", "srun", "all_", "perfquery", "dump_fts", "sminfo", "saquery", "cat", "sudo", "./", "show_gids", "mlx", "mst", "smpquery", "lspci", "setpci"}
 
 // Split cuts a paste into spans, one per tool output, at the headers only
 // one tool prints and where runs of alike lines (kernel log, NCCL log)

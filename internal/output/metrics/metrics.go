@@ -62,20 +62,25 @@ type Collector struct {
 	version string
 
 	mu    sync.Mutex
-	descs map[string]*prometheus.Desc
+	descs map[string]*family
+
+	// text is the state of AppendText, reused from one rendering to the
+	// next.
+	textMu sync.Mutex
+	text   textSink
 
 	buildInfo, scrapeDuration, finding, health, collectErrors, sourceUp,
 	sampleDuration, samples, lastSample, portState, portPhys, portRate,
 	portInfo, hw, devHW, ethtool, carrier, saturated, throughput,
-	kernelEvents, kernelLost *prometheus.Desc
+	kernelEvents, kernelLost *family
 }
 
 // New returns a collector that renders state() on every scrape; state may
 // return nil before the first sample.
 func New(version string, state func() *State) *Collector {
-	c := &Collector{state: state, version: version, descs: map[string]*prometheus.Desc{}}
-	d := func(name, help string, labels ...string) *prometheus.Desc {
-		return prometheus.NewDesc(Namespace+"_"+name, help, labels, nil)
+	c := &Collector{state: state, version: version, descs: map[string]*family{}}
+	d := func(name, help string, labels ...string) *family {
+		return newFamily(Namespace+"_"+name, help, labels)
 	}
 	c.buildInfo = d("build_info", "ibdoctor build; always 1.", "version", "goversion")
 	c.scrapeDuration = d("scrape_duration_seconds", "Time it took to render the metrics of the last sample. The agent renders them once per sample; scrapes serve that text and never re-read sysfs.")
@@ -105,22 +110,28 @@ func New(version string, state func() *State) *Collector {
 // names are discovered at run time.
 func (c *Collector) Describe(chan<- *prometheus.Desc) {}
 
-// Collect renders the latest state.
+// Collect renders the latest state. AppendText renders the same series
+// in the text exposition format without client_golang; Collect is what
+// it is checked against.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	c.collect(promSink{ch})
+}
+
+// collect sends every series of the latest state to m.
+func (c *Collector) collect(m metricSink) {
 	start := time.Now()
-	ch <- prometheus.MustNewConstMetric(c.buildInfo, prometheus.GaugeValue, 1, c.version, runtime.Version())
+	m.gauge(c.buildInfo, 1, c.version, runtime.Version())
 	st := c.state()
 	if st != nil {
-		c.collectState(ch, st)
+		c.collectState(m, st)
 	}
-	ch <- prometheus.MustNewConstMetric(c.scrapeDuration, prometheus.GaugeValue, time.Since(start).Seconds())
+	m.gauge(c.scrapeDuration, time.Since(start).Seconds())
 }
 
 // collectState sends the metrics of one agent state: sampling health,
 // findings, and per device and port the sysfs, throughput and ethtool
 // figures of its snapshot.
-func (c *Collector) collectState(ch chan<- prometheus.Metric, st *State) {
-	m := metricSink{ch}
+func (c *Collector) collectState(m metricSink, st *State) {
 	c.collectSampling(m, st)
 	c.collectFindings(m, st.Findings)
 	s := st.Snapshot
@@ -142,17 +153,23 @@ func (c *Collector) collectState(ch chan<- prometheus.Metric, st *State) {
 	}
 }
 
-// metricSink sends constant metrics to a collection channel.
-type metricSink struct{ ch chan<- prometheus.Metric }
-
-// gauge sends gauge d with value v and labels l.
-func (m metricSink) gauge(d *prometheus.Desc, v float64, l ...string) {
-	m.ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, l...)
+// metricSink receives the series of one rendering: gauge and counter send
+// the series of family f with value v and label values l (in the order
+// of the family's labels).
+type metricSink interface {
+	gauge(f *family, v float64, l ...string)
+	counter(f *family, v float64, l ...string)
 }
 
-// counter sends counter d with value v and labels l.
-func (m metricSink) counter(d *prometheus.Desc, v float64, l ...string) {
-	m.ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, l...)
+// promSink sends constant metrics to a collection channel.
+type promSink struct{ ch chan<- prometheus.Metric }
+
+func (m promSink) gauge(f *family, v float64, l ...string) {
+	m.ch <- prometheus.MustNewConstMetric(f.desc, prometheus.GaugeValue, v, l...)
+}
+
+func (m promSink) counter(f *family, v float64, l ...string) {
+	m.ch <- prometheus.MustNewConstMetric(f.desc, prometheus.CounterValue, v, l...)
 }
 
 // collectSampling sends how the sampling went: sources up, collection
@@ -233,7 +250,10 @@ func portThroughput(rates []trend.CounterRate) map[trend.PortKey]portDataRate {
 // rate, throughput, counters, carrier changes and ethtool statistics.
 func (c *Collector) collectPort(m metricSink, st *State, d *snapshot.Device, p *snapshot.Port, tp map[trend.PortKey]portDataRate) {
 	s := st.Snapshot
-	l := []string{d.Name, strconv.Itoa(p.Number), string(p.LinkLayer), p.NetDev}
+	// Room for the extra labels: the sinks copy what they keep, so
+	// append(l, x) may reuse the array from one series to the next.
+	l := make([]string, 4, 4+7)
+	l[0], l[1], l[2], l[3] = d.Name, strconv.Itoa(p.Number), string(p.LinkLayer), p.NetDev
 	rate := ""
 	if p.Rate != nil {
 		rate = p.Rate.Sysfs()
@@ -261,7 +281,7 @@ func (c *Collector) collectPort(m metricSink, st *State, d *snapshot.Device, p *
 		if mul := pc.Spec.BytesPerUnit(); mul > 0 {
 			v *= float64(mul)
 		}
-		m.counter(c.portCounterDesc(pc.Name, pc.Spec), v, l...)
+		m.counter(c.portCounterFamily(pc.Name, pc.Spec), v, l...)
 		if pc.Saturated() {
 			m.gauge(c.saturated, 1, append(l, pc.Name)...)
 		}
@@ -331,7 +351,14 @@ var invalid = regexp.MustCompile(`[^a-z0-9_]`)
 
 func sanitize(s string) string { return invalid.ReplaceAllString(s, "_") }
 
+// portCounterDesc is the descriptor of a counters/ file's family.
 func (c *Collector) portCounterDesc(file string, spec ib.CounterSpec) *prometheus.Desc {
+	return c.portCounterFamily(file, spec).desc
+}
+
+// portCounterFamily is the family of a counters/ file, made at its first
+// use: its help depends on the file's counter table.
+func (c *Collector) portCounterFamily(file string, spec ib.CounterSpec) *family {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if d, ok := c.descs[file]; ok {
@@ -362,7 +389,7 @@ func (c *Collector) portCounterDesc(file string, spec ib.CounterSpec) *prometheu
 	if spec.Saturating {
 		help += "; saturates at " + strconv.FormatUint(max, 10) + " (see ibdoctor_port_counter_saturated)"
 	}
-	d := prometheus.NewDesc(PortCounterName(file, spec), help, portLabels, nil)
+	d := newFamily(PortCounterName(file, spec), help, portLabels)
 	c.descs[file] = d
 	return d
 }
@@ -388,10 +415,10 @@ func ExportEthtool(name string) bool {
 func Families() []string {
 	c := New("", func() *State { return nil })
 	var out []string
-	for _, d := range []*prometheus.Desc{c.buildInfo, c.scrapeDuration, c.finding, c.health, c.collectErrors, c.sourceUp,
+	for _, f := range []*family{c.buildInfo, c.scrapeDuration, c.finding, c.health, c.collectErrors, c.sourceUp,
 		c.sampleDuration, c.samples, c.lastSample, c.portState, c.portPhys, c.portRate, c.portInfo, c.hw, c.devHW,
 		c.ethtool, c.carrier, c.saturated, c.throughput, c.kernelEvents, c.kernelLost} {
-		out = append(out, descName(d))
+		out = append(out, f.name)
 	}
 	for _, s := range ib.PortCounterSpecs {
 		out = append(out, PortCounterName(s.Name, s))

@@ -87,11 +87,7 @@ func (c *SelfCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect reads /proc/self/stat.
 func (c *SelfCollector) Collect(ch chan<- prometheus.Metric) {
-	data, err := os.ReadFile(c.path)
-	var st ProcStat
-	if err == nil {
-		st, err = ParseProcStat(data)
-	}
+	st, err := c.read()
 	if err != nil {
 		ch <- prometheus.MustNewConstMetric(c.errsD, prometheus.GaugeValue, 0)
 		return
@@ -100,4 +96,42 @@ func (c *SelfCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.cpu, prometheus.CounterValue, float64(st.UTime+st.STime)/userHZ)
 	ch <- prometheus.MustNewConstMetric(c.rss, prometheus.GaugeValue, float64(st.RSS)*float64(c.pageSize))
 	ch <- prometheus.MustNewConstMetric(c.vsz, prometheus.GaugeValue, float64(st.VSize))
+}
+
+func (c *SelfCollector) read() (ProcStat, error) {
+	data, err := os.ReadFile(c.path)
+	if err != nil {
+		return ProcStat{}, err
+	}
+	return ParseProcStat(data)
+}
+
+// selfText are the four families of the SelfCollector as the text format
+// writes them, in name order: HELP and TYPE lines, then the sample's
+// name.
+var selfText = [...]struct{ head, name string }{
+	{"# HELP ibdoctor_process_cpu_seconds_total User and system CPU time the agent spent, in seconds.\n# TYPE ibdoctor_process_cpu_seconds_total counter\n", "ibdoctor_process_cpu_seconds_total "},
+	{"# HELP ibdoctor_process_resident_memory_bytes Resident memory of the agent in bytes.\n# TYPE ibdoctor_process_resident_memory_bytes gauge\n", "ibdoctor_process_resident_memory_bytes "},
+	{"# HELP ibdoctor_process_stat_up 1 when /proc/self/stat could be read and parsed.\n# TYPE ibdoctor_process_stat_up gauge\n", "ibdoctor_process_stat_up "},
+	{"# HELP ibdoctor_process_virtual_memory_bytes Virtual memory of the agent in bytes.\n# TYPE ibdoctor_process_virtual_memory_bytes gauge\n", "ibdoctor_process_virtual_memory_bytes "},
+}
+
+// AppendText reads /proc/self/stat and appends what Collect sends in the
+// text exposition format, as client_golang's registry and expfmt write it.
+func (c *SelfCollector) AppendText(b []byte) []byte {
+	st, err := c.read()
+	var v [len(selfText)]float64
+	if err == nil {
+		v = [...]float64{float64(st.UTime+st.STime) / userHZ, float64(st.RSS) * float64(c.pageSize), 1, float64(st.VSize)}
+	}
+	for i, f := range selfText {
+		if err != nil && i != 2 {
+			continue // only ibdoctor_process_stat_up, 0
+		}
+		b = append(b, f.head...)
+		b = append(b, f.name...)
+		b = appendFloat(b, v[i])
+		b = append(b, '\n')
+	}
+	return b
 }

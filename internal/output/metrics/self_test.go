@@ -79,3 +79,19 @@ func FuzzParseProcStat(f *testing.F) {
 
 // prometheusOnly wraps one metric family of a collector for testutil.ToFloat64.
 func prometheusOnly(c *SelfCollector, name string) *filtered { return &filtered{c, name} }
+
+// TestSelfAppendText: the text AppendText writes is what the registry and
+// expfmt write of Collect, readable stat or not.
+func TestSelfAppendText(t *testing.T) {
+	for _, path := range []string{"testdata/proc-self-stat.txt", "testdata/proc-stat-paren.txt", "/nonexistent/stat"} {
+		c := NewSelfCollector()
+		c.path = path
+		want, err := clientGolangText(t, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.AppendText(nil); string(got) != string(want) {
+			t.Errorf("%s: AppendText differs from client_golang:\n%s", path, lineDiff(string(want), string(got)))
+		}
+	}
+}

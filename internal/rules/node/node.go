@@ -229,6 +229,18 @@ func hasActiveSibling(s *snapshot.Snapshot, d *snapshot.Device, p *snapshot.Port
 	return false
 }
 
+// anyActive says whether any port of the snapshot is ACTIVE.
+func anyActive(s *snapshot.Snapshot) bool {
+	for i := range s.Devices {
+		for j := range s.Devices[i].Ports {
+			if s.Devices[i].Ports[j].IsActive() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // checkState reports every port that is not ACTIVE (or is ACTIVE with a
 // physical state other than expected), saying why it should be up.
 func checkState(in *Input) []finding.Finding {
@@ -306,8 +318,14 @@ func checkPortState(in *Input, d *snapshot.Device, p *snapshot.Port) (f finding.
 	if !wantUp {
 		f.Severity = finding.Info
 		if in.Pasted {
-			// Nobody pastes a port to ask about it for nothing.
+			// Nobody pastes a port to ask about it for nothing; and
+			// where no port of the paste is ACTIVE at all, none of its
+			// RDMA links works: that is the fault asked about.
 			f.Severity = finding.Warning
+			if !anyActive(s) {
+				f.Severity = finding.Critical
+				why = "no port in the paste is ACTIVE, so no RDMA link of this host works"
+			}
 		}
 	}
 	f.Summary += "; " + why

@@ -452,7 +452,13 @@ func TestPortStateAsPasted(t *testing.T) {
 		summary string
 	}{
 		{"polling, never configured, live node", lone(func(*snapshot.Device, *snapshot.Port) {}), false, "port.polling/info", "uncabled on purpose"},
-		{"polling, never configured, pasted", lone(func(*snapshot.Device, *snapshot.Port) {}), true, "port.polling/warning", "uncabled on purpose"},
+		{"polling, never configured, pasted", lone(func(*snapshot.Device, *snapshot.Port) {}), true, "port.polling/critical", "no port in the paste is ACTIVE"},
+		{"polling beside another model's ACTIVE port, pasted", func() *snapshot.Snapshot {
+			s := lone(func(*snapshot.Device, *snapshot.Port) {})
+			s.Devices = append(s.Devices, snapshot.Device{Name: "mlx5_1", HCAType: "MT4125", Ports: []snapshot.Port{
+				{Device: "mlx5_1", Number: 1, LinkLayer: ib.LinkLayerInfiniBand, State: p(ib.StateActive), PhysState: p(ib.PhysLinkUp)}}})
+			return s
+		}(), true, "port.polling/warning", "uncabled on purpose"},
 		{"polling with a LID from the SM", lone(func(_ *snapshot.Device, pt *snapshot.Port) { pt.LID = p(uint32(868)) }), false, "port.polling/critical", "LID 868"},
 		{"INIT without a physical state", lone(func(_ *snapshot.Device, pt *snapshot.Port) {
 			pt.State, pt.PhysState, pt.SMLID = p(ib.StateInit), nil, p(uint32(0))

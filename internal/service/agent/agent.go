@@ -323,13 +323,7 @@ func (a *Agent) publish(v *View) {
 	if old := a.expo.Load(); old != nil {
 		hint = len(old.text)
 	}
-	e, err := render(a.metrics, hint)
-	if err != nil {
-		a.opts.Logf("rendering metrics: %v", err)
-	}
-	if e != nil {
-		a.expo.Store(e)
-	}
+	a.expo.Store(render(a.metrics, hint))
 }
 
 // publishFailure keeps the last good sample but updates source_up and the

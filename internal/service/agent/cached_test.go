@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,5 +113,75 @@ func TestCachedRootSource(t *testing.T) {
 			t.Errorf("%s: fw %s symbol_error %d rate %g veth9 %v mlx5_9 %v, want %s %d %g %v %v",
 				s.name, d.FWVersion, c.Value, gbps, veth, mlx59, s.fw, s.symbolEr, s.gbps, s.veth, s.mlx59)
 		}
+	}
+}
+
+// TestCachedRootSourceSeesStaticChanges: through the agent as the command
+// wires it (CachedRootSource at its defaults), a PCIe link that trains
+// down to x8 raises pcie.link_degraded within QuasiStaticEvery samples
+// without a full read, a port rate drop is in the very next sample, and a
+// firmware change is seen by the next full read (DefaultFullReadEvery).
+func TestCachedRootSourceSeesStaticChanges(t *testing.T) {
+	l := newLiveNode(t, "h100-ndr", "traffic")
+	a, err := New(Options{Read: CachedRootSource(l.root, l.now, DefaultFullReadEvery)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := 0
+	sample := func() *View {
+		t.Helper()
+		taken++
+		if err := a.Sample(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return a.View()
+	}
+	has := func(v *View, id, dev string) bool {
+		for _, f := range v.Findings {
+			if f.ID == id && (f.Subject.Device == dev || strings.Contains(f.Summary, dev)) {
+				return true
+			}
+		}
+		return false
+	}
+	apply := func(faults ...string) {
+		t.Helper()
+		for _, f := range simnode.MustParseFaults(faults...) {
+			if err := l.live.Node.Apply(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l.step(15 * time.Second)
+	}
+	sample() // the first sample is a full read
+	sample()
+	apply("pcie-width:mlx5_4=8", "speed:mlx5_1/1=HDR", "fw:mlx5_5=28.36.1010")
+	v := sample()
+	if r := v.Snapshot.Device("mlx5_1").Ports[0].Rate; r == nil || r.Gbps() != 200 {
+		t.Errorf("rate of mlx5_1 port 1 after the drop: %v, want 200 Gb/s in the next sample", r)
+	}
+	seen := 0
+	for n := 1; n <= QuasiStaticEvery; n++ {
+		if n > 1 {
+			v = sample()
+		}
+		if has(v, "pcie.link_degraded", "mlx5_4") {
+			seen = n
+			break
+		}
+	}
+	if seen == 0 {
+		t.Errorf("pcie.link_degraded of mlx5_4 not raised within %d samples", QuasiStaticEvery)
+	}
+	fw := func() string { return a.View().Snapshot.Device("mlx5_5").FWVersion }
+	if fw() != "28.39.2048" {
+		t.Errorf("fw_ver of mlx5_5 %s before the full read: the samples between read it", fw())
+	}
+	// The next full read is the one after DefaultFullReadEvery samples.
+	for fw() != "28.36.1010" && taken <= DefaultFullReadEvery {
+		sample()
+	}
+	if fw() != "28.36.1010" || taken != DefaultFullReadEvery+1 {
+		t.Errorf("fw_ver of mlx5_5 %s at sample %d, want the new one at sample %d (the full read)", fw(), taken, DefaultFullReadEvery+1)
 	}
 }

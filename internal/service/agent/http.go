@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/rates"
@@ -49,10 +47,8 @@ type HandlerOptions struct {
 //	/api/v1/perf/    pairwise tests (token required)
 //	/                this node's page (web.Handler: fleet of one, node, timeline)
 func (a *Agent) Handler(o HandlerOptions) http.Handler {
-	live := prometheus.NewRegistry()
-	live.MustRegister(metrics.NewSelfCollector())
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /metrics", a.serveMetrics(live))
+	mux.HandleFunc("GET /metrics", a.serveMetrics(metrics.NewSelfCollector()))
 	mux.HandleFunc("GET /api/v1/health", a.serveHealth)
 	mux.HandleFunc("GET /api/v1/ports", a.servePorts)
 	mux.HandleFunc("GET /healthz", a.serveHealthz)
@@ -232,7 +228,11 @@ type NamedRate struct {
 	Status    rates.Status `json:"status"`
 }
 
-func (a *Agent) servePorts(w http.ResponseWriter, _ *http.Request) {
+// servePorts serves /api/v1/ports; with ?readings=0 each port's raw
+// readings are left out (an empty list): about half the document, which
+// the hub polling every agent does not read.
+func (a *Agent) servePorts(w http.ResponseWriter, r *http.Request) {
+	noReadings := r.URL.Query().Get("readings") == "0"
 	v := a.view.Load()
 	if v == nil || v.Snapshot == nil {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "no sample yet"})
@@ -255,6 +255,9 @@ func (a *Agent) servePorts(w http.ResponseWriter, _ *http.Request) {
 			rs = []NamedRate{}
 		}
 		ps := PortSummary{Port: p, Rates: rs}
+		if noReadings {
+			ps.Readings = []trend.Reading{} // p is a copy: the sample keeps its own
+		}
 		ps.identify(v.Snapshot, v.Snapshot.Device(p.Device), v.Snapshot.Port(p.Device, p.Port))
 		out.Ports = append(out.Ports, ps)
 	}

@@ -77,3 +77,56 @@ func TestPortsIdentity(t *testing.T) {
 		})
 	}
 }
+
+// TestPortsWithoutReadings: ?readings=0 leaves the raw readings out of
+// every port and keeps the rest (identity, the rates list); without it, or with
+// another value, they are there; the sample keeps them either way.
+func TestPortsWithoutReadings(t *testing.T) {
+	n, err := simnode.Build(simnode.Options{Profile: "h100-ndr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := n.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	root, err := rootfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	a, err := New(Options{Read: RootSource(root, func() time.Time { return t0 }), Interval: 5 * time.Second, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Sample(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	get := func(path string) (Ports, int) {
+		rec := httptest.NewRecorder()
+		a.Handler(HandlerOptions{}).ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		var doc Ports
+		if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil || rec.Code != 200 || len(doc.Ports) != 10 {
+			t.Fatalf("%s: %d, %d ports: %v", path, rec.Code, len(doc.Ports), err)
+		}
+		return doc, rec.Body.Len()
+	}
+	for _, tc := range []struct {
+		path     string
+		readings bool
+	}{
+		{"/api/v1/ports", true},
+		{"/api/v1/ports?readings=1", true},
+		{"/api/v1/ports?readings=0", false},
+		{"/api/v1/ports?readings=0", false}, // twice: the sample kept its readings
+		{"/api/v1/ports", true},
+	} {
+		doc, size := get(tc.path)
+		for _, p := range doc.Ports {
+			if (len(p.Readings) > 0) != tc.readings || p.Readings == nil || p.NodeGUID == "" || p.Rates == nil {
+				t.Errorf("%s: %s/%d has %d readings (want some: %v), node GUID %q, %d rates (%d bytes)", tc.path, p.Device, p.Port.Port, len(p.Readings), tc.readings, p.NodeGUID, len(p.Rates), size)
+				break
+			}
+		}
+	}
+}

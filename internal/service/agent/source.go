@@ -28,17 +28,29 @@ func RootSource(r *rootfs.Root, now func() time.Time) SnapshotFunc {
 // the whole device tree when nothing was seen to change.
 const DefaultFullReadEvery = 20
 
+// QuasiStaticEvery is how often (in samples) CachedRootSource reads each
+// quasi-static attribute between full reads when no change signal fires
+// (sysfs.Options.QuasiStatic): a PCIe link that trains down, an MTU or a
+// LID is seen within this many samples (one minute at the default 15 s
+// interval).
+const QuasiStaticEvery = 4
+
 // CachedRootSource reads a root like RootSource, but only the first
 // sample, every Nth one after it (every ≤ 1: all of them) and any sample
 // where sysfs.Inventory changed (an RDMA device, a port or a net device
 // appeared or went) read the whole tree; the others refresh only what
 // changes from one interval to the next (port state and rate, counters,
-// hw_counters, net device state, PCIe link and AER counters) and keep
-// identities, GID tables, the PCI chain and the net device set from the
-// last full read (sysfs.Refresh). The counter files stay open (at most
-// 4,096, across full reads until the inventory changes) and are re-read
-// from offset 0, and the directories the inventory lists stay open and are
-// listed again from their start.
+// hw_counters, net device state and AER counters every sample; the LIDs,
+// net device MTU, type, address and speed, and the PCIe link speed and
+// width a quarter of them each sample, at once on a change signal:
+// sysfs.Options.QuasiStatic, QuasiStaticEvery) and keep identities, GID
+// tables, the PCI chain and the net device set from the last full read
+// (sysfs.Refresh). The files stay open (at most 4,096 that Refresh reads
+// and, where the process may open 16,384 files, 4,096 that only full reads
+// read: GID tables, P_Keys, identities; across full reads until the
+// inventory changes) and are re-read from offset 0 with one pread, and the
+// directories the inventory lists stay open and are listed again from
+// their start.
 func CachedRootSource(r *rootfs.Root, now func() time.Time, every int) SnapshotFunc {
 	var (
 		mu    sync.Mutex
@@ -70,8 +82,9 @@ func CachedRootSource(r *rootfs.Root, now func() time.Time, every int) SnapshotF
 			s, err = sysfs.Read(ctx, r.FS(), opts)
 			since = 0
 		} else {
-			s, err = sysfs.Refresh(ctx, r.FS(), prev, opts)
 			since++
+			opts.QuasiStatic, opts.Pass = QuasiStaticEvery, since
+			s, err = sysfs.Refresh(ctx, r.FS(), prev, opts)
 		}
 		if err != nil {
 			prev = nil // read everything again next time

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
-	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/output/web"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/trend"
@@ -207,7 +207,9 @@ type result struct {
 	t      time.Time
 	health *agent.Health
 	ports  *agent.Ports
-	err    error
+	// rates are the ports' data and error rates (portRates).
+	rates []hubstore.PortRate
+	err   error
 	// noSample: the agent answered but has not read its node yet.
 	noSample bool
 }
@@ -261,13 +263,35 @@ func (h *Hub) poll(ctx context.Context, n *node) result {
 		r.noSample, r.t = true, h.opts.Now()
 		return r
 	}
-	var doc portsDoc
-	if err := h.get(ctx, n.t.Base+"/api/v1/ports", &doc, http.StatusOK); err != nil {
+	buf := bodies.Get().(*bytes.Buffer)
+	defer putBody(buf)
+	// Without the raw readings, which the hub does not keep (an agent
+	// before readings=0 sends them, and they are skipped).
+	url := n.t.Base + "/api/v1/ports?readings=0"
+	err := h.read(ctx, url, buf, http.StatusOK)
+	if err == nil {
+		if r.ports, r.rates, err = decodePorts(buf.Bytes()); err != nil {
+			err = fmt.Errorf("GET %s: not the agent's API: %w", url, err)
+		}
+	}
+	if err != nil {
+		r.ports, r.rates = nil, nil
 		r.err, r.t = err, h.opts.Now()
 		return r
 	}
-	r.health, r.ports, r.t = &hl, doc.ports(), h.opts.Now()
+	r.health, r.t = &hl, h.opts.Now()
 	return r
+}
+
+// bodies are the buffers answers are read into.
+var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putBody returns buf to bodies unless an unusually large answer grew
+// it.
+func putBody(buf *bytes.Buffer) {
+	if buf.Cap() <= 4<<20 {
+		bodies.Put(buf)
+	}
 }
 
 // portsDoc is the part of the agent's /api/v1/ports document the hub
@@ -313,6 +337,21 @@ const maxAnswer = 32 << 20
 // get decodes the JSON answer of url into v; codes are the accepted
 // status codes.
 func (h *Hub) get(ctx context.Context, url string, v any, codes ...int) error {
+	buf := bodies.Get().(*bytes.Buffer)
+	defer putBody(buf)
+	if err := h.read(ctx, url, buf, codes...); err != nil {
+		return err
+	}
+	if err := json.NewDecoder(bytes.NewReader(buf.Bytes())).Decode(v); err != nil {
+		return fmt.Errorf("GET %s: not the agent's API: %w", url, err)
+	}
+	return nil
+}
+
+// read reads the answer of url into buf (reset first); codes are the
+// accepted status codes.
+func (h *Hub) read(ctx context.Context, url string, buf *bytes.Buffer, codes ...int) error {
+	buf.Reset()
 	ctx, cancel := context.WithTimeout(ctx, h.opts.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -333,10 +372,23 @@ func (h *Hub) get(ctx context.Context, url string, v any, codes ...int) error {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 		return fmt.Errorf("GET %s: HTTP %d: %s", url, resp.StatusCode, strings.TrimSpace(string(b)))
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswer)).Decode(v); err != nil {
-		return fmt.Errorf("GET %s: not the agent's API: %w", url, err)
+	if resp.ContentLength > maxAnswer {
+		return fmt.Errorf("GET %s: the answer is %d bytes, over %d MiB", url, resp.ContentLength, maxAnswer>>20)
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength))
+	}
+	n, err := buf.ReadFrom(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		var ue interface{ Timeout() bool }
+		if errors.As(err, &ue) && ue.Timeout() {
+			return fmt.Errorf("GET %s: the answer did not end within %s", url, h.opts.Timeout)
+		}
+		return fmt.Errorf("GET %s: reading the answer: %w", url, err)
+	}
+	if n > maxAnswer {
+		return fmt.Errorf("GET %s: the answer is over %d MiB", url, maxAnswer>>20)
+	}
 	return nil
 }
 
@@ -423,7 +475,11 @@ func (h *Hub) apply(b *hubstore.Batch, r result) {
 		fs[i] = e.Finding
 	}
 	h.sync(b, n, r.t, fs, false)
-	n.acc.add(h, b, n, r.t, nodeHealth(fs), countSeverities(fs), portRates(r.ports))
+	rates := r.rates
+	if rates == nil {
+		rates = portRates(r.ports)
+	}
+	n.acc.add(h, b, n, r.t, nodeHealth(fs), countSeverities(fs), rates)
 	// The counter rates are in the history now; the pages read only the
 	// ports' state.
 	for i := range r.ports.Ports {
@@ -534,7 +590,7 @@ func portRates(ps *agent.Ports) []hubstore.PortRate {
 			case promErrors:
 				pr.ErrPerS += *r.PerSecond
 			default:
-				if ib.PortCounterSpec(r.Name, false).Kind == ib.KindError && *r.PerSecond > 0 {
+				if sysfsErrorCounters[r.Name] && *r.PerSecond > 0 {
 					pr.ErrPerS += *r.PerSecond
 				}
 			}

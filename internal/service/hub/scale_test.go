@@ -46,6 +46,10 @@ func TestHubAtScale(t *testing.T) {
 	agentsFile := filepath.Join(dir, "agents.txt")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperAgentFarm$", "-test.timeout=0")
 	cmd.Env = append(os.Environ(), "IBDOCTOR_HUB_FARM="+strconv.Itoa(n), "IBDOCTOR_HUB_FARM_OUT="+agentsFile)
+	farm := "real agents"
+	if os.Getenv("IBDOCTOR_HUB_REPLAY") != "" {
+		farm = "replayed agents"
+	}
 	stdin, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
@@ -57,7 +61,7 @@ func TestHubAtScale(t *testing.T) {
 	sc := bufio.NewScanner(out)
 	for sc.Scan() && sc.Text() != "ready" {
 	}
-	t.Logf("%d agents sampled and serving in %s (child process)", n, time.Since(start).Round(time.Second))
+	t.Logf("%d %s serving in %s (child process)", n, farm, time.Since(start).Round(time.Second))
 	fh, err := os.Open(agentsFile)
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +91,10 @@ func TestHubAtScale(t *testing.T) {
 	t.Logf("warm-up cycle (connections opened): %s", poll().Round(time.Millisecond))
 	var cycleTimes, fleetTimes []time.Duration
 	var peakHeap uint64
+	db0, err := st.Bytes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cpu0, wall0 := cpuTime(), time.Now()
 	next := wall0
 	for range cycles {
@@ -109,6 +117,11 @@ func TestHubAtScale(t *testing.T) {
 	cpu, wall := cpuTime()-cpu0, time.Since(wall0)
 	fl, _ := h.Data().Fleet(ctx)
 	unreachable := fl.Counts["unreachable"]
+	db1, err := st.Bytes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
 	rss, hwm := procStatus("VmRSS"), procStatus("VmHWM")
 	fi, _ := os.Stat(filepath.Join(dir, "hub.db"))
 	wal, _ := os.Stat(filepath.Join(dir, "hub.db-wal"))
@@ -130,17 +143,29 @@ func TestHubAtScale(t *testing.T) {
 	t.Logf("  poll cycle: median %s, max %s", median(cycleTimes).Round(time.Millisecond), slices.Max(cycleTimes).Round(time.Millisecond))
 	t.Logf("  Fleet(): median %s, max %s (%d calls)", median(fleetTimes).Round(10*time.Microsecond), slices.Max(fleetTimes).Round(10*time.Microsecond), len(fleetTimes))
 	t.Logf("  memory: RSS %s MiB (peak %s MiB), Go heap in use peak %d MiB", rss, hwm, peakHeap>>20)
-	t.Logf("  history database: %d MiB; unreachable agents: %d", dbSize>>20, unreachable)
-	fmt.Printf("RESULT agents=%d interval=%s cycles=%d cpu_share=%.3f cpu_share_at_interval=%.3f cycle_median_ms=%d fleet_median_ms=%.2f rss_mib=%s rss_peak_mib=%s heap_peak_mib=%d db_mib=%d unreachable=%d\n",
-		n, interval, cycles, cpu.Seconds()/wall.Seconds(), perCycle.Seconds()/interval.Seconds(), median(cycleTimes).Milliseconds(), float64(median(fleetTimes).Microseconds())/1000,
-		rss, hwm, peakHeap>>20, dbSize>>20, unreachable)
+	t.Logf("  history database: %d MiB in files; unreachable agents: %d", dbSize>>20, unreachable)
+	// A cycle writes one history step per node when the step is the
+	// interval; at the default retention a node writes one step per
+	// DefaultRetention/720 (28 min), 51 a day.
+	perCycleDB := (db1 - db0) / int64(cycles)
+	perStep := float64(perCycleDB) / float64(n)
+	defaultSteps := float64(24*time.Hour) / float64(hubstore.DefaultRetention/720)
+	t.Logf("  history growth: %d KiB per cycle, %.0f bytes per node and step; at the default retention %.0f KiB per node-day, %.0f MiB for %d nodes over %s",
+		perCycleDB>>10, perStep, perStep*defaultSteps/1024, perStep*720*float64(n)/(1<<20), n, hubstore.DefaultRetention)
+	t.Logf("  load average at the end: %s", strings.TrimSpace(string(load)))
+	fmt.Printf("RESULT agents=%d farm=%q interval=%s cycles=%d cpu_share=%.3f cpu_per_cycle_s=%.2f cpu_share_at_interval=%.3f cycle_median_ms=%d fleet_median_ms=%.2f rss_mib=%s rss_peak_mib=%s heap_peak_mib=%d db_mib=%d db_growth_kib_per_cycle=%d db_bytes_per_node_step=%.0f unreachable=%d load=%q\n",
+		n, farm, interval, cycles, cpu.Seconds()/wall.Seconds(), perCycle.Seconds(), perCycle.Seconds()/interval.Seconds(), median(cycleTimes).Milliseconds(), float64(median(fleetTimes).Microseconds())/1000,
+		rss, hwm, peakHeap>>20, dbSize>>20, perCycleDB>>10, perStep, unreachable, strings.TrimSpace(string(load)))
 	if unreachable > 0 {
 		t.Errorf("%d agents unreachable during the benchmark", unreachable)
 	}
 }
 
 // TestHelperAgentFarm is the child of TestHubAtScale: it serves
-// IBDOCTOR_HUB_FARM real agents until its stdin closes.
+// IBDOCTOR_HUB_FARM real agents until its stdin closes, or with
+// IBDOCTOR_HUB_REPLAY set as many replayed agents (serveReplayFarm): the
+// captured answers of real agents with moving counter rates, at a small
+// fraction of the real agents' CPU, so that the hub has the machine.
 func TestHelperAgentFarm(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("IBDOCTOR_HUB_FARM"))
 	if n <= 0 {
@@ -149,6 +174,14 @@ func TestHelperAgentFarm(t *testing.T) {
 	raiseFDLimit()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	if os.Getenv("IBDOCTOR_HUB_REPLAY") != "" {
+		if err := os.WriteFile(os.Getenv("IBDOCTOR_HUB_FARM_OUT"), []byte(serveReplayFarm(ctx, t, n)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("ready")
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		return
+	}
 	var lines strings.Builder
 	for i := range n {
 		host := fmt.Sprintf("gpu%04d", i)

@@ -2,7 +2,6 @@ package rootfs
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -143,13 +142,33 @@ func (c *Cached) dirFD(name string) (*cachedDir, bool) {
 			return nil, false
 		}
 		d = &cachedDir{}
-		d.f, d.err = c.dir.openDir(name)
+		d.f, d.err = c.openDir(name)
 		if d.err == nil {
 			d.fd = int(d.f.Fd())
 		}
 		c.dirs[name] = d
 	}
 	return d, d.err == nil
+}
+
+// openDir opens directory name relative to its kept parent (one openat,
+// O_NOFOLLOW: it cannot leave the parent), the parent kept open too, and
+// through the root (which walks every component of the path) when that
+// cannot be done: the root, a symlink, anything unusual.
+func (c *Cached) openDir(name string) (*os.File, error) {
+	if name != "." {
+		dir, base := split(name)
+		if p, ok := c.dirFD(dir); ok {
+			fd, err := openDirAt(p.fd, base)
+			switch {
+			case err == nil:
+				return os.NewFile(uintptr(fd), name), nil
+			case errors.Is(err, fs.ErrNotExist):
+				return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
+			}
+		}
+	}
+	return c.dir.openDir(name)
 }
 
 func split(name string) (dir, base string) {
@@ -239,16 +258,43 @@ func (c *Cached) readDirKept(name string) ([]fs.DirEntry, bool) {
 	if !ok {
 		return nil, false
 	}
-	if _, err := d.f.Seek(0, io.SeekStart); err != nil {
-		return nil, false
-	}
-	ents, err := d.f.ReadDir(-1)
+	// The entries' types come from the listing (getdents): no lstat of
+	// every entry, which os.File.ReadDir does for a directory opened in an
+	// os.Root.
+	ents, err := readDirFD(d.fd, func(base string) (fs.FileInfo, error) {
+		return lstatAt(d.fd, base)
+	})
 	if err != nil {
 		return nil, false
 	}
-	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return ents, true
+	out := make([]fs.DirEntry, len(ents))
+	for i := range ents {
+		e := &ents[i]
+		e.c, e.path = c, name+"/"+e.name
+		if name == "." {
+			e.path = e.name
+		}
+		out[i] = e
+	}
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, true
 }
+
+// dirEntry is an entry of a kept directory's listing: its type from the
+// listing; Info looks at it through the Cached (relative to its kept
+// directory while that is open, else through the root).
+type dirEntry struct {
+	name string
+	typ  fs.FileMode
+	c    *Cached
+	path string
+}
+
+func (e *dirEntry) Name() string               { return e.name }
+func (e *dirEntry) IsDir() bool                { return e.typ.IsDir() }
+func (e *dirEntry) Type() fs.FileMode          { return e.typ }
+func (e *dirEntry) Info() (fs.FileInfo, error) { return e.c.Lstat(e.path) }
+func (e *dirEntry) String() string             { return fs.FormatDirEntry(e) }
 
 // Stat is the root's: it follows links, which only the root may.
 func (c *Cached) Stat(name string) (fs.FileInfo, error) { return fs.Stat(c.fsys, name) }

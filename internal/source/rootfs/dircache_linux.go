@@ -3,6 +3,7 @@
 package rootfs
 
 import (
+	"bytes"
 	"io/fs"
 	"syscall"
 	"time"
@@ -47,6 +48,79 @@ func readFD(fd int, buf []byte, short bool) (int, error) {
 }
 
 func closeFD(fd int) { _ = unix.Close(fd) }
+
+// openDirAt opens directory base, one path component, relative to
+// directory dirfd without following a symlink.
+func openDirAt(dirfd int, base string) (int, error) {
+	for {
+		fd, err := unix.Openat(dirfd, base, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_DIRECTORY, 0)
+		if err != syscall.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// readDirFD lists directory fd from its start (getdents64), without "."
+// and "..", with the types the listing gives; an entry whose type it does
+// not give is looked at with lstat.
+func readDirFD(fd int, lstat func(base string) (fs.FileInfo, error)) ([]dirEntry, error) {
+	if _, err := unix.Seek(fd, 0, 0); err != nil {
+		return nil, err
+	}
+	var out []dirEntry
+	buf := make([]byte, 16<<10)
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		for b := buf[:n]; len(b) >= 19; {
+			// struct linux_dirent64: d_ino u64, d_off s64, d_reclen u16,
+			// d_type u8, d_name NUL-terminated.
+			reclen := int(b[16]) | int(b[17])<<8
+			if reclen < 19 || reclen > len(b) {
+				return nil, syscall.EIO
+			}
+			typ, name := b[18], b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			b = b[reclen:]
+			if string(name) == "." || string(name) == ".." {
+				continue
+			}
+			e := dirEntry{name: string(name)}
+			switch typ {
+			case unix.DT_REG:
+			case unix.DT_DIR:
+				e.typ = fs.ModeDir
+			case unix.DT_LNK:
+				e.typ = fs.ModeSymlink
+			case unix.DT_FIFO:
+				e.typ = fs.ModeNamedPipe
+			case unix.DT_SOCK:
+				e.typ = fs.ModeSocket
+			case unix.DT_CHR:
+				e.typ = fs.ModeDevice | fs.ModeCharDevice
+			case unix.DT_BLK:
+				e.typ = fs.ModeDevice
+			default:
+				fi, err := lstat(e.name)
+				if err != nil {
+					continue // gone since the listing
+				}
+				e.typ = fi.Mode().Type()
+			}
+			out = append(out, e)
+		}
+	}
+}
 
 // lstatAt is lstat of base, one path component, relative to dirfd.
 func lstatAt(dirfd int, base string) (fs.FileInfo, error) {

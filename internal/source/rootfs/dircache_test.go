@@ -2,6 +2,7 @@ package rootfs
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -118,10 +119,17 @@ func TestCachedSameAsRoot(t *testing.T) {
 	}
 }
 
+// names lists the entries with their types and their Info's mode, which
+// a Cached listing must give as the root's does.
 func names(ents []fs.DirEntry) string {
 	var b strings.Builder
 	for _, e := range ents {
-		b.WriteString(e.Name() + " ")
+		fi, err := e.Info()
+		mode := "?"
+		if err == nil {
+			mode = fi.Mode().String()
+		}
+		fmt.Fprintf(&b, "%s:%v:%v:%s ", e.Name(), e.Type(), e.IsDir(), mode)
 	}
 	return b.String()
 }

@@ -21,9 +21,7 @@ const classIB = layout.ClassInfiniband
 
 // readDir lists a directory; a missing one gives nil and no gap.
 func (r *reader) readDir(dir string) []fs.DirEntry {
-	if r.touched != nil {
-		r.touched[dir] = true
-	}
+	r.touch(dir)
 	ents, err := fs.ReadDir(r.fsys, dir)
 	if err != nil {
 		r.fail(dir, err)
@@ -191,9 +189,7 @@ var extCounters = []string{"port_xmit_data", "port_rcv_data", "port_xmit_packets
 // widths otherwise. A noietf HCA whose counters are all still below 2^32 is
 // read as 32-bit, which only matters once a value sits at exactly 2^32-1.
 func (r *reader) readCounters(dir string) ([]snapshot.Counter, bool) {
-	if r.touched != nil {
-		r.touched[dir] = true
-	}
+	r.touch(dir)
 	ents, err := fs.ReadDir(r.fsys, dir)
 	if err != nil {
 		r.fail(dir, err)

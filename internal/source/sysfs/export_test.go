@@ -6,3 +6,24 @@ func (h *Handles) Opens() int {
 	defer h.mu.Unlock()
 	return h.opens
 }
+
+// Reads is how many read system calls h made on kept files.
+func (h *Handles) Reads() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.reads
+}
+
+// Kept is how many files h keeps open for Refresh (static: for full reads
+// only).
+func (h *Handles) Kept(static bool) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, k := range h.files {
+		if k.f != nil && k.static == static {
+			n++
+		}
+	}
+	return n
+}

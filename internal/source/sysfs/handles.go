@@ -7,14 +7,25 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
 
-// maxHandles bounds the files a Handles keeps open; reads past it open and
-// close the file as Read does.
+// maxHandles bounds the files a Handles keeps open for Refresh (counters,
+// state, links); reads past it open and close the file as Read does.
 const maxHandles = 4096
+
+// maxStatic bounds the other files a full Read keeps open through a
+// Handles (identities, GID tables, P_Keys), so that the next full read
+// reads each with one pread instead of an open, a read and a close. They
+// are kept only when the process may open at least minNoFile files, so
+// that they can never crowd out the files Refresh needs.
+const (
+	maxStatic = 4096
+	minNoFile = 16384
+)
 
 // racyWindow is how recent a directory's modification time may be for it
 // to be trusted: a rename in the same clock tick as the last look leaves
@@ -42,14 +53,24 @@ type Handles struct {
 	gen   uint64 // Refresh generation: a directory is looked at once per generation
 	buf   []byte
 	opens int // files opened, for tests
+	reads int // read system calls on kept files, for tests
+	pr    preader
+	// hot and static count the entries of files (kept or absent) that
+	// Refresh reads and that only a full Read reads; staticCap is the
+	// most static ones kept (0 where the file limit is low).
+	hot, static, staticCap int
 }
 
 // handle is one kept file (nil f: absent) and the epoch of its directory
-// it was opened in.
+// it was opened in; raw, when the file has a descriptor, reads it with
+// one pread (io.ReaderAt on an *os.File reads until the buffer is full or
+// EOF: two system calls for every attribute).
 type handle struct {
-	f     fs.File
-	dir   *dirWatch
-	epoch uint64
+	f      fs.File
+	static bool
+	raw    syscall.RawConn
+	dir    *dirWatch
+	epoch  uint64
 }
 
 // dirWatch is a directory whose files are kept open: the directory itself
@@ -65,7 +86,11 @@ type dirWatch struct {
 
 // NewHandles returns an empty cache of open files.
 func NewHandles() *Handles {
-	return &Handles{files: map[string]*handle{}, dirs: map[string]*dirWatch{}}
+	h := &Handles{files: map[string]*handle{}, dirs: map[string]*dirWatch{}}
+	if noFileLimit() >= minNoFile {
+		h.staticCap = maxStatic
+	}
+	return h
 }
 
 // Len is the number of files kept open or known absent.
@@ -91,6 +116,7 @@ func (h *Handles) Close() {
 	}
 	clear(h.files)
 	clear(h.dirs)
+	h.hot, h.static = 0, 0
 }
 
 // next starts a Refresh: every directory is looked at again.
@@ -159,11 +185,31 @@ func (d *dirWatch) look() (changed, gone bool) {
 	return changed, false
 }
 
+// room reports whether one more file of the class may be kept.
+func (h *Handles) room(static bool) bool {
+	if static {
+		return h.static < h.staticCap
+	}
+	return h.hot < maxHandles
+}
+
+// keep records a kept (or absent) file.
+func (h *Handles) keep(path string, k *handle) {
+	h.files[path] = k
+	if k.static {
+		h.static++
+	} else {
+		h.hot++
+	}
+}
+
 // read returns the content of path, from its kept file when it has one.
 // A kept file whose read fails is opened again once before the failure
 // counts: on a live sysfs a device that went and came back between two
 // reads leaves kept files that fail (ENODEV) while the path is fine.
-func (h *Handles) read(fsys fs.FS, path string) (string, error) {
+// static says that only a full Read reads the file (it is kept while
+// there is room for such files).
+func (h *Handles) read(fsys fs.FS, path string, static bool) (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	d := h.watch(fsys, path)
@@ -172,6 +218,12 @@ func (h *Handles) read(fsys fs.FS, path string) (string, error) {
 		// Its directory changed: the file may be another one now.
 		h.drop(path, k)
 		ok = false
+	}
+	if ok && k.static && !static && h.hot < maxHandles {
+		// Kept by a full read and read by Refresh too: one of Refresh's.
+		k.static = false
+		h.static--
+		h.hot++
 	}
 	if ok && k.f == nil {
 		// Absent at the last look, and its directory has not changed
@@ -189,18 +241,18 @@ func (h *Handles) read(fsys fs.FS, path string) (string, error) {
 	nf, err := fsys.Open(path)
 	h.opens++
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && len(h.files) < maxHandles {
-			h.files[path] = &handle{dir: d, epoch: epochOf(d)}
+		if errors.Is(err, fs.ErrNotExist) && h.room(static) {
+			h.keep(path, &handle{dir: d, epoch: epochOf(d), static: static})
 		}
 		return "", err
 	}
-	if _, isRA := nf.(io.ReaderAt); !isRA || len(h.files) >= maxHandles {
+	if _, isRA := nf.(io.ReaderAt); !isRA || !h.room(static) {
 		nf.Close()
 		b, err := rootfs.ReadAttr(fsys, path)
 		return string(b), err
 	}
-	k = &handle{f: nf, dir: d, epoch: epochOf(d)}
-	h.files[path] = k
+	k = &handle{f: nf, raw: rawConn(nf), dir: d, epoch: epochOf(d), static: static}
+	h.keep(path, k)
 	s, err := h.readKept(path, k)
 	if err != nil {
 		h.drop(path, k)
@@ -214,6 +266,11 @@ func (h *Handles) drop(path string, k *handle) {
 		k.f.Close()
 	}
 	delete(h.files, path)
+	if k.static {
+		h.static--
+	} else {
+		h.hot--
+	}
 }
 
 // readKept reads a kept file from offset 0.
@@ -221,7 +278,15 @@ func (h *Handles) readKept(path string, k *handle) (string, error) {
 	if h.buf == nil {
 		h.buf = make([]byte, rootfs.MaxAttrBytes+1)
 	}
-	n, err := k.f.(io.ReaderAt).ReadAt(h.buf, 0)
+	var n int
+	var err error
+	if k.raw != nil {
+		n, err = h.pr.pread(k.raw, h.buf)
+		h.reads++
+	} else {
+		n, err = k.f.(io.ReaderAt).ReadAt(h.buf, 0)
+		h.reads += 2
+	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		var pe *fs.PathError
 		if !errors.As(err, &pe) {
@@ -242,7 +307,7 @@ func (h *Handles) ForgetAbsent() {
 	defer h.mu.Unlock()
 	for p, k := range h.files {
 		if k.f == nil {
-			delete(h.files, p)
+			h.drop(p, k)
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 	"github.com/ibdoctor/ibdoctor/internal/source/sysfs"
@@ -129,5 +131,106 @@ func TestHandlesDirectoryRoot(t *testing.T) {
 		if reopened != s.reopen {
 			t.Errorf("%s: %d files opened, want reopen %v", s.name, h.Opens()-before, s.reopen)
 		}
+	}
+}
+
+// TestHandlesOneReadPerFile: a Refresh that opens nothing new reads every
+// kept file with one system call (a pread from offset 0), not the two of
+// io.ReaderAt, which reads again to find the end of the file.
+func TestHandlesOneReadPerFile(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("kept files are read with pread on Linux only")
+	}
+	dir := writeSim(t, simnode.Options{})
+	// Directories changed within the last second are looked at again:
+	// date them back.
+	old := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := rootfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	h := sysfs.NewHandles()
+	defer h.Close()
+	prev, err := sysfs.Read(ctx, r.FS(), sysfs.Options{Handles: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sysfs.Refresh(ctx, r.FS(), prev, sysfs.Options{Handles: h}); err != nil {
+		t.Fatal(err)
+	}
+	opens, reads := h.Opens(), h.Reads()
+	if _, err := sysfs.Refresh(ctx, r.FS(), prev, sysfs.Options{Handles: h}); err != nil {
+		t.Fatal(err)
+	}
+	if h.Opens() != opens {
+		t.Fatalf("an unchanged refresh opened %d files", h.Opens()-opens)
+	}
+	if got, kept := h.Reads()-reads, h.Kept(false); got != kept || kept < 500 {
+		t.Errorf("an unchanged refresh made %d reads of %d kept files, want one each", got, kept)
+	}
+}
+
+// TestHandlesFullRead: a full Read through a Handles keeps the files only
+// full reads read (GID tables, P_Keys, identities) open too, so the next
+// full read opens nothing and reads each kept file with one pread, and
+// gives the same snapshot as a Read without a Handles.
+func TestHandlesFullRead(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("kept files are read with pread on Linux only")
+	}
+	dir := writeSim(t, simnode.Options{})
+	old := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := rootfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	at := func() time.Time { return old }
+	want, err := sysfs.Read(ctx, r.FS(), sysfs.Options{Now: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sysfs.NewHandles()
+	defer h.Close()
+	if _, err := sysfs.Read(ctx, r.FS(), sysfs.Options{Now: at, Handles: h}); err != nil {
+		t.Fatal(err)
+	}
+	if h.Kept(true) < 1000 {
+		t.Fatalf("a full read kept %d of the files only full reads read open", h.Kept(true))
+	}
+	opens, reads := h.Opens(), h.Reads()
+	got, err := sysfs.Read(ctx, r.FS(), sysfs.Options{Now: at, Handles: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Opens() != opens {
+		t.Errorf("the second full read opened %d files", h.Opens()-opens)
+	}
+	if n, kept := h.Reads()-reads, h.Kept(true)+h.Kept(false); n != kept {
+		t.Errorf("the second full read made %d reads of %d kept files", n, kept)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("a full read through kept files differs (-without +with):\n%s", d)
 	}
 }

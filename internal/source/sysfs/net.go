@@ -78,21 +78,37 @@ func (r *reader) pciPathOf(a pcie.Address) string {
 	return ""
 }
 
-// readNetAttrs reads the interface attributes. carrier and speed fail with
-// EINVAL while an interface is down; that is no gap unless it is up.
+// readNetAttrs reads the interface attributes.
 func (r *reader) readNetAttrs(dir string, nd *snapshot.NetDev) {
+	r.readNetState(dir, nd)
+	r.readNetConfig(dir, nd)
+}
+
+// readNetState reads what changes when the link goes up or down:
+// operstate, carrier and carrier_changes. carrier fails with EINVAL while
+// an interface is down; that is no gap unless it is up.
+func (r *reader) readNetState(dir string, nd *snapshot.NetDev) {
 	nd.OperState = strings.TrimSpace(r.readString(dir + "/operstate"))
 	nd.CarrierChanges = parse(r, dir+"/carrier_changes", parseUint64)
+	if nd.OperState == "up" {
+		nd.Carrier = parse(r, dir+"/carrier", parseBool01)
+	} else {
+		nd.Carrier = parseQuiet(r, dir+"/carrier", parseBool01)
+	}
+}
+
+// readNetConfig reads what changes only when the interface is
+// reconfigured or its link renegotiated: MTU, type, address and speed
+// (which, like carrier, fails while the interface is down).
+func (r *reader) readNetConfig(dir string, nd *snapshot.NetDev) {
 	nd.MTU = parse(r, dir+"/mtu", parseInt)
 	nd.Type = parse(r, dir+"/type", parseInt)
 	nd.Address = strings.TrimSpace(r.readString(dir + "/address"))
 	if nd.OperState == "up" {
-		nd.Carrier = parse(r, dir+"/carrier", parseBool01)
 		nd.Speed = parse(r, dir+"/speed", parseInt)
-		return
+	} else {
+		nd.Speed = parseQuiet(r, dir+"/speed", parseInt)
 	}
-	nd.Carrier = parseQuiet(r, dir+"/carrier", parseBool01)
-	nd.Speed = parseQuiet(r, dir+"/speed", parseInt)
 }
 
 // parseQuiet is parse for attributes whose read errors are expected: any

@@ -27,8 +27,22 @@ type Options struct {
 	// Now gives Snapshot.Taken; nil means time.Now.
 	Now func() time.Time
 	// Handles, when set, keeps the files Refresh reads open between
-	// calls; Read reads counters/ and hw_counters/ through it too.
+	// calls; Read reads its attributes through it too (the files only a
+	// full read reads are kept while there is room for them: maxStatic).
 	Handles *Handles
+	// QuasiStatic, above 1, spreads Refresh's reads of the attributes
+	// that change only when a link retrains or is reconfigured — a port's
+	// LID, SM LID, SM SL and LMC; a net device's MTU, type, address and
+	// speed; a PCI function's current link speed and width — over that
+	// many calls: a call reads those of the ports, net devices and PCI
+	// functions whose position plus Pass is a multiple of QuasiStatic, so
+	// each is read at least once every QuasiStatic calls with consecutive
+	// Pass values. A cheap change signal reads them at once: a port whose
+	// state or physical state changed, a net device whose operstate,
+	// carrier or carrier_changes changed, a PCI function whose AER counts
+	// changed. 0 or 1: every call reads them all. Read always reads all.
+	QuasiStatic int
+	Pass        int
 	// ReadACS reads the PCIe ACS capability from the config space of the
 	// bridges between GPUs and NICs (PCIDevice.ACS), for the doctor. Off,
 	// no config file is read: without root each would be a gap, noise for
@@ -140,9 +154,11 @@ type reader struct {
 	listed   map[string]bool
 	// netInfo keeps what mapPortNetDevs needs and NetDev does not hold.
 	netInfo map[string]netExtra
-	// touched are the files and directories a Refresh read (nil in Read).
-	touched map[string]bool
-	handles *Handles
+	// touched are the files and directories a Refresh read that had a gap
+	// in its previous snapshot (prevGaps); nil in Read.
+	touched  map[string]bool
+	prevGaps map[string]bool
+	handles  *Handles
 	// counters is set while Read reads counters/ and hw_counters/,
 	// which go through handles (Refresh reads everything through them).
 	counters bool
@@ -180,11 +196,9 @@ func ErrText(err error) string {
 // read returns a file's content. A file that does not exist gives ok=false
 // and no gap; any other failure gives ok=false and a gap.
 func (r *reader) read(path string) (string, bool) {
-	if r.touched != nil {
-		r.touched[path] = true
-	}
-	if r.handles != nil && (r.touched != nil || r.counters) {
-		s, err := r.handles.read(r.fsys, path)
+	r.touch(path)
+	if r.handles != nil {
+		s, err := r.handles.read(r.fsys, path, r.touched == nil && !r.counters)
 		if err != nil {
 			r.fail(path, err)
 			return "", false
@@ -199,6 +213,14 @@ func (r *reader) read(path string) (string, bool) {
 	return string(b), true
 }
 
+// touch records that a Refresh read path again, when its previous
+// snapshot had a gap there (only those need to be told apart).
+func (r *reader) touch(path string) {
+	if r.touched != nil && r.prevGaps[path] {
+		r.touched[path] = true
+	}
+}
+
 // readString reads a one-line attribute without its trailing newline.
 func (r *reader) readString(path string) string {
 	s, _ := r.read(path)
@@ -208,16 +230,26 @@ func (r *reader) readString(path string) string {
 // parse reads and parses an attribute; missing gives nil, unreadable or
 // malformed gives nil and a gap.
 func parse[T any](r *reader, path string, p func(string) (T, error)) *T {
-	s, ok := r.read(path)
+	v, ok := parseValue(r, path, p)
 	if !ok {
 		return nil
+	}
+	return &v
+}
+
+// parseValue is parse without the allocation of a pointer: ok is false
+// where parse gives nil.
+func parseValue[T any](r *reader, path string, p func(string) (T, error)) (v T, ok bool) {
+	s, ok := r.read(path)
+	if !ok {
+		return v, false
 	}
 	v, err := p(s)
 	if err != nil {
 		r.gap(path, err)
-		return nil
+		return v, false
 	}
-	return &v
+	return v, true
 }
 
 // bundleMeta is the subset of a bundle's meta.json (written by

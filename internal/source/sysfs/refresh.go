@@ -47,15 +47,18 @@ func Inventory(fsys fs.FS) string {
 }
 
 // Refresh re-reads the parts of prev that change from one interval to the
-// next — port state, physical state, rate and the SM-assigned LID, SM LID,
-// SL and LMC, counters/ and hw_counters/
-// (port and device), the state, carrier, speed, MTU and carrier_changes of
-// the net devices, the PCIe link speed and width and the AER counters of
-// the PCI functions — and keeps the rest of prev (identities, GID tables,
-// the PCI chain, which net devices exist). prev is not modified. It is
-// only correct while Inventory is unchanged since prev was read; callers
-// re-read everything with Read when it changes, and now and then anyway.
-// Gaps of prev on files Refresh re-reads are replaced by what it finds.
+// next — port state, physical state and rate, counters/ and hw_counters/
+// (port and device), the operstate, carrier and carrier_changes of the net
+// devices and the AER counters of the PCI functions — and the
+// quasi-static attributes (the SM-assigned LID, SM LID, SL and LMC; the
+// MTU, type, address and speed of the net devices; the PCIe link speed and
+// width), all of them or a slice with change signals as
+// Options.QuasiStatic says, and keeps the rest of prev (identities, GID
+// tables, the PCI chain, which net devices exist). prev is not modified.
+// It is only correct while Inventory is unchanged since prev was read;
+// callers re-read everything with Read when it changes, and now and then
+// anyway. Gaps of prev on files Refresh re-reads are replaced by what it
+// finds.
 func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Options) (*snapshot.Snapshot, error) {
 	if prev == nil {
 		return nil, errors.New("refresh: no previous snapshot")
@@ -71,8 +74,15 @@ func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Opti
 	}
 	cached := rootfs.Cache(fsys)
 	defer cached.Close()
-	r := &reader{ctx: ctx, fsys: cached, snap: &s, gaps: map[string]bool{}, listed: map[string]bool{}, touched: map[string]bool{}, handles: opts.Handles}
+	r := &reader{ctx: ctx, fsys: cached, snap: &s, gaps: map[string]bool{}, listed: map[string]bool{}, touched: map[string]bool{},
+		prevGaps: make(map[string]bool, len(prev.Gaps)), handles: opts.Handles}
+	for _, g := range prev.Gaps {
+		r.prevGaps[g.Path] = true
+	}
 	s.Gaps = nil
+	every := max(opts.QuasiStatic, 1)
+	due := func(i int) bool { return (opts.Pass+i)%every == 0 }
+	nport := 0
 	s.Devices = slices.Clone(prev.Devices)
 	for i := range s.Devices {
 		if err := ctx.Err(); err != nil {
@@ -85,14 +95,19 @@ func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Opti
 		for j := range d.Ports {
 			p := &d.Ports[j]
 			pdir := fmt.Sprintf("%s/ports/%d", dir, p.Number)
+			state, phys := p.State, p.PhysState
 			p.State = parse(r, pdir+"/state", ib.ParsePortState)
 			p.PhysState = parse(r, pdir+"/phys_state", ib.ParsePhysState)
 			p.Rate = parse(r, pdir+"/rate", ib.ParseRate)
-			// The SM assigns these; a port that goes down loses its LID.
-			p.LID = parse(r, pdir+"/lid", ParseHex32)
-			p.SMLID = parse(r, pdir+"/sm_lid", ParseHex32)
-			p.SMSL = parse(r, pdir+"/sm_sl", parseUint8)
-			p.LMC = parse(r, pdir+"/lid_mask_count", parseUint8)
+			if due(nport) || !samePtr(state, p.State) || !samePtr(phys, p.PhysState) {
+				// The SM assigns these; a port that goes down loses
+				// its LID.
+				p.LID = parse(r, pdir+"/lid", ParseHex32)
+				p.SMLID = parse(r, pdir+"/sm_lid", ParseHex32)
+				p.SMSL = parse(r, pdir+"/sm_sl", parseUint8)
+				p.LMC = parse(r, pdir+"/lid_mask_count", parseUint8)
+			}
+			nport++
 			for attr, v := range map[string]bool{"state": p.State == nil, "phys_state": p.PhysState == nil, "rate": p.Rate == nil} {
 				if v {
 					r.missing(pdir+"/"+attr, "missing: the kernel creates it for every port")
@@ -106,7 +121,13 @@ func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Opti
 	}
 	s.NetDevs = slices.Clone(prev.NetDevs)
 	for i := range s.NetDevs {
-		r.readNetAttrs(classNet+"/"+s.NetDevs[i].Name, &s.NetDevs[i])
+		nd := &s.NetDevs[i]
+		was := *nd
+		dir := classNet + "/" + nd.Name
+		r.readNetState(dir, nd)
+		if due(i) || nd.OperState != was.OperState || !samePtr(nd.Carrier, was.Carrier) || !samePtr(nd.CarrierChanges, was.CarrierChanges) {
+			r.readNetConfig(dir, nd)
+		}
 	}
 	s.PCI = slices.Clone(prev.PCI)
 	for i := range s.PCI {
@@ -115,9 +136,12 @@ func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Opti
 		}
 		d := &s.PCI[i]
 		dir := layout.Devices + "/" + d.Path
-		d.CurrentLinkSpeed = r.readLinkSpeed(dir + "/current_link_speed")
-		d.CurrentLinkWidth = parse(r, dir+"/current_link_width", pcie.ParseWidth)
+		aer := d.AER
 		d.AER = r.readAER(dir)
+		if due(i) || !sameAER(aer, d.AER) {
+			d.CurrentLinkSpeed = r.readLinkSpeed(dir + "/current_link_speed")
+			d.CurrentLinkWidth = parse(r, dir+"/current_link_width", pcie.ParseWidth)
+		}
 	}
 	// Keep prev's gaps on files not re-read (static attributes); the
 	// re-read files have theirs from this read.
@@ -137,21 +161,21 @@ func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Opti
 // not change while the device stays), with their PMA table's widths found
 // as readCounters finds them. A file that fails is a gap and is left out.
 func (r *reader) rereadCounters(dir string, prev []snapshot.Counter) []snapshot.Counter {
-	r.touched[dir] = true
+	r.touch(dir)
 	out := make([]snapshot.Counter, 0, len(prev))
 	ext := false
 	for _, c := range prev {
 		if c.Name == "unicast_xmit_packets" {
 			ext = true
 		}
-		v := parse(r, dir+"/"+c.Name, ib.ParseCounter)
-		if v == nil {
+		v, ok := parseValue(r, dir+"/"+c.Name, ib.ParseCounter)
+		if !ok {
 			continue
 		}
-		if *v > math.MaxUint32 && slices.Contains(extCounters, c.Name) {
+		if v > math.MaxUint32 && slices.Contains(extCounters, c.Name) {
 			ext = true
 		}
-		out = append(out, snapshot.Counter{Name: c.Name, Value: *v})
+		out = append(out, snapshot.Counter{Name: c.Name, Value: v})
 	}
 	for i := range out {
 		out[i].Spec = ib.PortCounterSpec(out[i].Name, ext)
@@ -161,15 +185,31 @@ func (r *reader) rereadCounters(dir string, prev []snapshot.Counter) []snapshot.
 
 // rereadHW reads again the hw_counters/ files prev holds.
 func (r *reader) rereadHW(dir string, prev []snapshot.Counter) []snapshot.Counter {
-	r.touched[dir] = true
+	r.touch(dir)
 	var out []snapshot.Counter
 	if len(prev) > 0 {
 		out = make([]snapshot.Counter, 0, len(prev))
 	}
 	for _, c := range prev {
-		if v := parse(r, dir+"/"+c.Name, ib.ParseCounter); v != nil {
-			out = append(out, snapshot.Counter{Name: c.Name, Value: *v, Spec: c.Spec})
+		if v, ok := parseValue(r, dir+"/"+c.Name, ib.ParseCounter); ok {
+			out = append(out, snapshot.Counter{Name: c.Name, Value: v, Spec: c.Spec})
 		}
 	}
 	return out
+}
+
+// samePtr reports whether two optional values are both absent or equal.
+func samePtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// sameAER reports whether two AER readings have the same totals.
+func sameAER(a, b *snapshot.AER) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Correctable == b.Correctable && a.NonFatal == b.NonFatal && a.Fatal == b.Fatal
 }

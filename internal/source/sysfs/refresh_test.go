@@ -1,10 +1,15 @@
 package sysfs_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -129,4 +134,168 @@ func TestRefreshKeepsPrev(t *testing.T) {
 	if val(prev) != before || val(ref) != 77 {
 		t.Errorf("symbol_error: prev %d (was %d), refreshed %d (want 77)", val(prev), before, val(ref))
 	}
+}
+
+// TestRefreshQuasiStatic: with Options.QuasiStatic = 4, a PCIe link that
+// trains down, a net device MTU or a port's LID is seen within 4
+// consecutive refreshes — at the one whose Pass plus the function's,
+// device's or port's position is a multiple of 4, not before — and at the
+// first refresh when its change signal fires (AER counts, carrier_changes,
+// port state).
+func TestRefreshQuasiStatic(t *testing.T) {
+	const every = 4
+	pciOf := func(s *snapshot.Snapshot, dev string) (int, *snapshot.PCIDevice) {
+		for i := range s.PCI {
+			if s.PCI[i].Address == s.Device(dev).PCI {
+				return i, &s.PCI[i]
+			}
+		}
+		t.Fatalf("no PCI function for %s", dev)
+		return 0, nil
+	}
+	netOf := func(s *snapshot.Snapshot, name string) (int, *snapshot.NetDev) {
+		for i := range s.NetDevs {
+			if s.NetDevs[i].Name == name {
+				return i, &s.NetDevs[i]
+			}
+		}
+		t.Fatalf("no net device %s", name)
+		return 0, nil
+	}
+	portOf := func(s *snapshot.Snapshot, dev string) (int, *snapshot.Port) {
+		n := 0
+		for i := range s.Devices {
+			for j := range s.Devices[i].Ports {
+				if s.Devices[i].Name == dev {
+					return n, &s.Devices[i].Ports[j]
+				}
+				n++
+			}
+		}
+		t.Fatalf("no port on %s", dev)
+		return 0, nil
+	}
+	str := func(v any) string { return fmt.Sprint(v) }
+	for _, tc := range []struct {
+		name   string
+		faults []string
+		// attr is the attribute under test and the position that decides
+		// when it is due.
+		attr   func(s *snapshot.Snapshot) (int, string)
+		signal bool // seen at the first refresh
+	}{
+		{"PCIe width drop", []string{"pcie-width:mlx5_4=8"}, func(s *snapshot.Snapshot) (int, string) {
+			i, d := pciOf(s, "mlx5_4")
+			return i, str(*d.CurrentLinkWidth)
+		}, false},
+		{"PCIe speed drop", []string{"pcie-speed:mlx5_1=3"}, func(s *snapshot.Snapshot) (int, string) {
+			i, d := pciOf(s, "mlx5_1")
+			return i, str(*d.CurrentLinkSpeed)
+		}, false},
+		{"PCIe width drop with an AER error", []string{"pcie-width:mlx5_2=8", "aer:mlx5_2/correctable/RxErr=12"}, func(s *snapshot.Snapshot) (int, string) {
+			i, d := pciOf(s, "mlx5_2")
+			return i, str(*d.CurrentLinkWidth)
+		}, true},
+		{"MTU", []string{"mtu:ens1f1np1=1500"}, func(s *snapshot.Snapshot) (int, string) {
+			i, d := netOf(s, "ens1f1np1")
+			return i, str(*d.MTU)
+		}, false},
+		{"MTU with a flap", []string{"mtu:ens1f1np1=1500", "flap:mlx5_9/1=1"}, func(s *snapshot.Snapshot) (int, string) {
+			i, d := netOf(s, "ens1f1np1")
+			return i, str(*d.MTU)
+		}, true},
+		{"LID reassigned", []string{"lid:mlx5_4/1=0x99"}, func(s *snapshot.Snapshot) (int, string) {
+			i, p := portOf(s, "mlx5_4")
+			return i, str(*p.LID)
+		}, false},
+		{"LID of a port that went down and up", []string{"lid:mlx5_4/1=0x99", "down:mlx5_4/1"}, func(s *snapshot.Snapshot) (int, string) {
+			i, p := portOf(s, "mlx5_4")
+			return i, str(*p.LID)
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			n, err := simnode.Build(simnode.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The node before and after the change, rendered into memory
+			// as bundles: Refresh reads the second from the first's
+			// snapshot.
+			render := func() fs.FS {
+				var buf bytes.Buffer
+				if err := n.WriteTarGz(&buf); err != nil {
+					t.Fatal(err)
+				}
+				fsys, err := rootfs.ReadBundle(&buf, "node.tar.gz")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return fsys
+			}
+			prev, err := sysfs.Read(ctx, render(), sysfs.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pos, before := tc.attr(prev)
+			var over fstest.MapFS // the simulator has no fault for a LID
+			for _, f := range tc.faults {
+				if v, ok := strings.CutPrefix(f, "lid:mlx5_4/1="); ok {
+					over = fstest.MapFS{"sys/class/infiniband/mlx5_4/ports/1/lid": {Data: []byte(v + "\n")}}
+					continue
+				}
+				for _, f := range simnode.MustParseFaults(f) {
+					if err := n.Apply(f); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			after := render()
+			if over != nil {
+				after = overlay{after, over}
+			}
+			full, err := sysfs.Read(ctx, after, sysfs.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, want := tc.attr(full)
+			if want == before {
+				t.Fatalf("the fault did not change the attribute (%s)", want)
+			}
+			due := 1
+			for (due+pos)%every != 0 {
+				due++
+			}
+			if tc.signal {
+				due = 1
+			}
+			if !tc.signal && due == 1 {
+				t.Fatalf("position %d is due at the first refresh: the case shows no cadence", pos)
+			}
+			s := prev
+			for pass := 1; pass <= every; pass++ {
+				s, err = sysfs.Refresh(ctx, after, s, sysfs.Options{QuasiStatic: every, Pass: pass})
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, got := tc.attr(s)
+				if seen := got == want; seen != (pass >= due) {
+					t.Errorf("refresh %d: %s, want %s from refresh %d on (was %s)", pass, got, want, due, before)
+				}
+			}
+		})
+	}
+}
+
+// overlay is a file system with some files replaced.
+type overlay struct {
+	fs.FS
+	files fstest.MapFS
+}
+
+func (o overlay) Open(name string) (fs.File, error) {
+	if _, ok := o.files[name]; ok {
+		return o.files.Open(name)
+	}
+	return o.FS.Open(name)
 }
