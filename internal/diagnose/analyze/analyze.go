@@ -549,6 +549,16 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseIBDiagnet(&seg, file, text)
 	case KindSARecords:
 		err = diagnoseSARecords(&seg, file, text)
+	case KindMlxlink:
+		err = diagnoseMlxlink(&seg, file, d, sp)
+	case KindPortInfo:
+		err = diagnosePortInfo(&seg, file, text)
+	case KindEthtoolLink:
+		err = diagnoseEthtoolLink(&seg, file, text)
+	case KindMst:
+		err = diagnoseMst(&seg, file, text)
+	case KindPingpong:
+		err = diagnosePingpong(&seg, file, withPrompts(d, sp))
 	case KindLspci:
 		err = diagnoseLspci(&seg, file, text)
 	case KindUCXLog:
@@ -1450,6 +1460,10 @@ var signatures = []struct {
 	{KindPerftest, []string{"#bytes", "BW average", "MsgRate", "Link type", "QPN"}},
 	{KindNetDiscover, []string{"switchguid=", "caguid=", "Switch\t", "lid "}},
 	{KindLinkInfo, []string{"==(", ")==>", "Switch: 0x", "CA: "}},
+	{KindMlxlink, []string{"Status Opcode", "Recommendation  ", "Effective Physical", "Raw Physical", "Loopback Mode  ", "Auto Negotiation  ", "Enabled Link Speed", "Supported Cable Speed", "Time Since Last Clear", "Link Down Counter  ", "Link Error Recovery Counter  "}},
+	{KindPortInfo, []string{"LinkState:.", "PhysLinkState:.", "LinkWidthActive:.", "LinkSpeedActive:.", "LinkWidthEnabled:.", "LinkWidthSupported:.", "LinkSpeedSupported:.", "LinkSpeedEnabled:.", "NeighborMTU:.", "MtuCap:.", "SMLid:.", "CapMask:."}},
+	{KindEthtoolLink, []string{"Supported link modes:", "Advertised link modes:", "Link detected:", "Supported ports:", "Supports auto-negotiation:", "Duplex:", "Auto-negotiation:"}},
+	{KindPingpong, []string{"local address:  LID", "remote address: LID", " Mbit/sec", " usec/iter", "for wr_id"}},
 	{KindIBDiagnet, []string{"-I- ", "-W- ", "-E- ", "finished successfully", "finished with errors"}},
 	{KindLspci, []string{"ACSCtl:", "ACSCap:", "LnkSta:", "LnkCap:", "Capabilities: [", "Kernel driver in use:"}},
 	{KindShowGIDs, []string{"n_gids_found=", "fe80:0000:0000:0000:", "0000:0000:0000:0000:0000:ffff:"}},

@@ -174,7 +174,7 @@ func TestMessyPastes(t *testing.T) {
 		{"a mail: prose, journal call trace, prose, ibstat, signature", read(t, "linux-rdma-2020-02-journal-ibstat-mail.txt"),
 			[]Kind{KindUnknown, KindKernel, KindIBStat}, []string{"port.polling", "port.disabled"}, ":95,96,97: not a \"Key: value\" line"},
 		{"markdown notes: a plain lspci, fenced ibstat of two hosts, filtered ibv_devinfo -v, prose", read(t, "bluefield3-sm-disabled-notes.md"),
-			[]Kind{KindUnknown, KindLspci, KindUnknown, KindIBStat, KindUnknown, KindIBStat, KindUnknown, KindDevinfo, KindUnknown}, []string{"port.down"}, "read as port 1"},
+			[]Kind{KindUnknown, KindLspci, KindUnknown, KindIBStat, KindUnknown, KindIBStat, KindUnknown, KindDevinfo, KindUnknown, KindMlxlink, KindUnknown}, []string{"port.down"}, "read as port 1"},
 		{"tabs instead of spaces", strings.ReplaceAll(ibstat, "        ", "\t"), []Kind{KindIBStat}, []string{"port.disabled"}, ""},
 		{"truncated mid-line", ibstat[:len(ibstat)-10], []Kind{KindIBStat}, []string{"port.disabled"}, ""},
 		{"debug noise between outputs", ibstat + "ibwarn: [168988] umad_init: umad_init\n+ dmesg -T\n" + dmesg,
@@ -356,7 +356,7 @@ func FuzzSplit(f *testing.F) {
 			if i+1 < len(ls) {
 				next = ls[i+1]
 			}
-			if k, _ := header(l, prev, next, i%2 == 0, i%3 == 0); k != KindUnknown && !maybeHeader(l, maybePrompt(l)) {
+			if k, _ := header(l, prev, "", next, i%2 == 0, i%3 == 0); k != KindUnknown && !maybeHeader(l, maybePrompt(l)) {
 				t.Fatalf("line %d %q is a %s header, maybeHeader says no", i+1, l, k)
 			}
 		}

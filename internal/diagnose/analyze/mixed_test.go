@@ -35,7 +35,7 @@ func TestMaybeHeaderPassesHeaders(t *testing.T) {
 				next = ls[i+1]
 			}
 			for _, hca := range []bool{false, true} {
-				if k, _ := header(l, prev, next, hca, !hca); k != KindUnknown {
+				if k, _ := header(l, prev, "", next, hca, !hca); k != KindUnknown {
 					checked++
 					if !maybeHeader(l, maybePrompt(l)) {
 						t.Errorf("%s:%d: %q is a %s header, maybeHeader says no", p, i+1, l, k)

@@ -3,11 +3,16 @@ package analyze
 import (
 	"strings"
 
+	"github.com/ibdoctor/ibdoctor/internal/parse/ethlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
+	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
+	"github.com/ibdoctor/ibdoctor/internal/parse/mst"
+	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
+	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 )
 
@@ -36,6 +41,11 @@ const (
 	KindSMPorts       Kind = "saquery-sm"
 	KindIBDiagnet     Kind = "ibdiagnet"
 	KindSARecords     Kind = "saquery"
+	KindMlxlink       Kind = "mlxlink"
+	KindPortInfo      Kind = "smpquery"
+	KindEthtoolLink   Kind = "ethtool-link"
+	KindMst           Kind = "mst"
+	KindPingpong      Kind = "pingpong"
 	KindLspci         Kind = "lspci"
 	KindUCXLog        Kind = "ucx-log"
 	KindShowGIDs      Kind = "show_gids"
@@ -58,6 +68,8 @@ var Kinds = []KindInfo{
 	{KindEthtool, "ethtool -S <netdev>"},
 	{KindNCCLLog, "NCCL debug log (NCCL_DEBUG=INFO or WARN)"},
 	{KindNCCLTests, "nccl-tests output (all_reduce_perf …)"},
+	{KindEthtoolLink, "ethtool <netdev> (no option): Settings for …, Speed, link modes, Link detected"},
+	{KindPingpong, "ibv_rc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong … (rdma-core examples): results and error lines"},
 	{KindPerftest, "perftest output (ib_write_bw, ib_send_lat …)"},
 	{KindNetDiscover, "ibnetdiscover"},
 	{KindLinkInfo, "iblinkinfo"},
@@ -67,6 +79,9 @@ var Kinds = []KindInfo{
 	{KindSMInfo, "sminfo"},
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
+	{KindMlxlink, "mlxlink / mstlink -d <dev> [-p N] [-m] [-c] [--json]: Operational, Supported, Troubleshooting, Module and Physical Counters and BER pages; runs of a loop; a grep of the counter lines"},
+	{KindMst, "mst status and mst status -v (MFT): the MST modules and /dev/mst devices (read, no fault in it)"},
+	{KindPortInfo, "smpquery portinfo|nodeinfo|switchinfo and ibportstate: dotted \"Name:.....value\" dumps (PortInfo judged)"},
 	{KindLspci, "sudo lspci -vvv (PCIe ACS of the switch ports between GPUs and NICs)"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
@@ -111,8 +126,8 @@ func Lines(text string) []string {
 // dashes above a perftest title, the "#" above ibnetdiscover's); prev and
 // next are the lines around it ("" at the ends), inHCA says whether an
 // "hca_id:" line stands above it with no blank line between, inCA the
-// same of a "CA '…'" line.
-func header(l, prev, next string, inHCA, inCA bool) (Kind, int) {
+// same of a "CA '…'" line; prev2 is the line above prev.
+func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 	t := strings.TrimSpace(l)
 	prev = strings.TrimSpace(prev)
 	if ok, back := ibdiagnet.Header(t, prev); ok {
@@ -135,6 +150,24 @@ func header(l, prev, next string, inHCA, inCA bool) (Kind, int) {
 		return KindDevinfo, 0
 	case strings.HasPrefix(t, "port:") && strings.HasPrefix(strings.TrimSpace(next), "state:") && strings.Contains(next, "PORT_") && !inHCA:
 		return KindDevinfo, 0 // a port block of ibv_devinfo pasted without its hca_id line
+	case portinfo.Header(t):
+		return KindPortInfo, 0
+	case isEthtoolSettings(t):
+		return KindEthtoolLink, 0
+	case mst.Header(t):
+		return KindMst, 0
+	case pingpong.Header(t):
+		return KindPingpong, 0
+	case mlxlink.Header(t, next):
+		// A loop's "===== mlx5_0 =====" banner above names the device.
+		for back, b := range []string{prev, prev2} {
+			if b = strings.TrimSpace(b); strings.HasPrefix(b, "===") && strings.HasSuffix(b, "===") {
+				return KindMlxlink, back + 1
+			} else if b != "" {
+				break
+			}
+		}
+		return KindMlxlink, 0
 	case t == "NIC statistics:":
 		return KindEthtool, 0
 	case (strings.Contains(t, "ethtool -S ") || strings.Contains(t, "ethtool --statistics ")) &&
@@ -349,8 +382,12 @@ func pciAddrStart(l string) bool {
 // counters:", "# …", "* Waiting", "GPU0" (or the escape that underlines
 // it), "GUID 0x", "Unicast lids", "Errors for", "Error check", "Switch",
 // "Ca", "Hca", "Rt", "Router", "Loading IBDIAGNET", "Running version",
-// "-I-", "START_", "{ CA Ports", "State:", "DEV PORT INDEX" (show_gids).
-const headStarts = "CIhpNesP#*GUESHRL-{D\x1b"
+// "-I-", "START_", "{ CA Ports", "State:", "DEV PORT INDEX" (show_gids),
+// mlxlink's page titles ("Operational Info", "Troubleshooting Info",
+// "Module Info", "FEC Capability Info", "BER Monitor Info", "KR Info" …,
+// `"Operational Info" : {` of --json), ibportstate's "After PortInfo
+// set:", "MST modules:", pingpong's "local address:".
+const headStarts = "CIhpNesP#*GUESHRL-{D\x1bOTMFBKAl\""
 
 // ncclMark says whether l holds "NCCL INFO" or "NCCL WARN", in one scan.
 func ncclMark(l string) bool {
@@ -433,7 +470,7 @@ func isPrompt(l string) bool {
 }
 
 // promptCommands start the commands a root prompt "# …" is recognised by.
-var promptCommands = []string{"ib", "rdma", "dmesg", "journalctl", "nvidia-smi", "ethtool", "mpirun", "srun", "all_", "perfquery", "dump_fts", "sminfo", "saquery", "cat", "sudo", "./", "show_gids", "mlx", "lspci", "setpci"}
+var promptCommands = []string{"ib", "rdma", "dmesg", "journalctl", "nvidia-smi", "ethtool", "mpirun", "srun", "all_", "perfquery", "dump_fts", "sminfo", "saquery", "cat", "sudo", "./", "show_gids", "mlx", "mst", "smpquery", "lspci", "setpci"}
 
 // Split cuts a paste into spans, one per tool output, at the headers only
 // one tool prints and where runs of alike lines (kernel log, NCCL log)
@@ -520,11 +557,14 @@ func (s *splitter) read(l, next string) {
 		return
 	}
 	if maybeHeader(l, s.mp) {
-		prev := ""
+		prev, prev2 := "", ""
 		if n > 1 {
 			prev = s.back[(n-1)%splitBack]
 		}
-		if k, back := header(l, prev, next, s.hca, s.ca); k != KindUnknown {
+		if n > 2 {
+			prev2 = s.back[(n-2)%splitBack]
+		}
+		if k, back := header(l, prev, prev2, next, s.hca, s.ca); k != KindUnknown {
 			if k == KindIBDiagnet && s.cur.Kind == KindUnknown && ibdiagnet.IsLinkMessage(strings.TrimSpace(l)) {
 				// A quoted link-check message: the lines above it that
 				// no tool claimed (the stage's other messages, the
@@ -591,4 +631,10 @@ func (s *splitter) end() {
 // isHWCountersHeader matches show_counters' "Port 1 hw counters:".
 func isHWCountersHeader(t string) bool {
 	return strings.HasPrefix(t, "Port ") && strings.HasSuffix(t, " hw counters:") && len(strings.Fields(t)) == 4
+}
+
+// isEthtoolSettings matches ethtool's "Settings for eth0:" header.
+func isEthtoolSettings(t string) bool {
+	_, ok := ethlink.Header(t)
+	return ok
 }

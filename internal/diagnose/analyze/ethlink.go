@@ -1,0 +1,23 @@
+package analyze
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse/ethlink"
+	ethlinkrules "github.com/ibdoctor/ibdoctor/internal/rules/ethlink"
+)
+
+// diagnoseEthtoolLink reads `ethtool <netdev>` settings (text holds the
+// file's lines, those outside the segment blanked) and judges each
+// interface's link.
+func diagnoseEthtoolLink(seg *Segment, file, text string) error {
+	res, err := ethlink.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	r := ethlinkrules.Check(res, file)
+	seg.Summary = fmt.Sprintf("ethtool settings, %s (%d with a link)", plural(len(res.Settings), "interface", "interfaces"), r.Up)
+	seg.Findings = append(seg.Findings, r.Findings...)
+	return nil
+}

@@ -1,0 +1,140 @@
+// Package ethlink reads `ethtool <netdev>` (no option): the "Settings for
+// eth0:" block with its link modes, Speed, Duplex and "Link detected"
+// (ethtool.c, dump_link_usettings and the link-detected line). Several
+// interfaces pasted one after another are read as one block each.
+package ethlink
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse"
+)
+
+// ParseError is the shared parse error type.
+type ParseError = parse.Error
+
+// ErrNoSettings says the text holds no "Settings for X:" block.
+var ErrNoSettings = errors.New("no \"Settings for <netdev>:\" block")
+
+// Field is one "Name: value" line (continuation lines of a list joined).
+type Field struct {
+	Key, Value string
+	Line       int
+}
+
+// Settings is one interface's block.
+type Settings struct {
+	NetDev string
+	Line   int
+	Fields []Field
+}
+
+// Get returns the field named key.
+func (s *Settings) Get(key string) (Field, bool) {
+	for _, f := range s.Fields {
+		if f.Key == key {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+// Result is every block of a paste.
+type Result struct {
+	Settings []*Settings
+	Skipped  []int
+}
+
+// Header returns the netdev of a "Settings for eth0:" line.
+func Header(t string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(t), "Settings for ")
+	if !ok || !strings.HasSuffix(rest, ":") {
+		return "", false
+	}
+	dev := strings.TrimSuffix(rest, ":")
+	if dev == "" || strings.ContainsAny(dev, " \t") {
+		return "", false
+	}
+	return dev, true
+}
+
+// Parse reads the blocks of a paste; lines outside a block are skipped.
+func Parse(r io.Reader, source string) (*Result, error) {
+	res := &Result{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	var cur *Settings
+	n := 0
+	for sc.Scan() {
+		n++
+		raw := sc.Text()
+		t := strings.TrimSpace(raw)
+		if t == "" {
+			continue
+		}
+		if dev, ok := Header(t); ok {
+			cur = &Settings{NetDev: dev, Line: n}
+			res.Settings = append(res.Settings, cur)
+			continue
+		}
+		if cur == nil {
+			res.Skipped = append(res.Skipped, n)
+			continue
+		}
+		k, v, ok := strings.Cut(t, ":")
+		if ok && k != "" && !strings.ContainsAny(k, "/") && isIndented(raw) {
+			cur.Fields = append(cur.Fields, Field{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v), Line: n})
+			continue
+		}
+		// A continuation of a list ("  100000baseCR4/Full", "drv probe link").
+		if len(cur.Fields) > 0 && isIndented(raw) {
+			last := &cur.Fields[len(cur.Fields)-1]
+			last.Value = strings.TrimSpace(last.Value + " " + t)
+			continue
+		}
+		res.Skipped = append(res.Skipped, n)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &ParseError{Source: source, Line: n + 1, Err: err}
+	}
+	if len(res.Settings) == 0 {
+		return nil, &ParseError{Source: source, Err: ErrNoSettings}
+	}
+	return res, nil
+}
+
+func isIndented(raw string) bool {
+	return strings.HasPrefix(raw, " ") || strings.HasPrefix(raw, "\t")
+}
+
+// SpeedMbps reads "100000Mb/s"; ok false for "Unknown!".
+func SpeedMbps(v string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), "Mb/s"))
+	return n, err == nil && n > 0
+}
+
+// ModeMbps reads the speed of a link mode ("100000baseCR4/Full",
+// "25000baseSR/Full", "1000baseT/Full", "2500baseX").
+func ModeMbps(m string) (int, bool) {
+	i := strings.Index(m, "base")
+	if i <= 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[:i])
+	return n, err == nil && n > 0
+}
+
+// Modes lists the speeds of a link mode list, "Not reported" giving none.
+func Modes(v string) []int {
+	var out []int
+	for _, w := range strings.Fields(v) {
+		if s, ok := ModeMbps(w); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,82 @@
+package ethlink
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		netdevs  []string
+		key, val string
+		err      error
+	}{
+		{"10G fibre without link", readT(t, "em1-10g-fibre-no-link.txt"), []string{"em1"}, "Link detected", "no", nil},
+		{"list continuation joined", readT(t, "em1-10g-fibre-no-link.txt"), []string{"em1"}, "Supported link modes", "1000baseT/Full 10000baseT/Full", nil},
+		{"two interfaces", "Settings for a:\n\tSpeed: 1000Mb/s\nSettings for b:\n\tSpeed: 25000Mb/s\n", []string{"a", "b"}, "Speed", "1000Mb/s", nil},
+		{"ethtool -i is not settings", "driver: mlx5_core\nversion: 5.0\n", nil, "", "", ErrNoSettings},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Parse(strings.NewReader(tc.in), "x")
+			if tc.err != nil {
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("err %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var devs []string
+			for _, s := range res.Settings {
+				devs = append(devs, s.NetDev)
+			}
+			if !slices.Equal(devs, tc.netdevs) {
+				t.Fatalf("netdevs %v", devs)
+			}
+			if f, ok := res.Settings[0].Get(tc.key); !ok || f.Value != tc.val {
+				t.Errorf("%s = %q", tc.key, f.Value)
+			}
+		})
+	}
+	if s, ok := ModeMbps("100000baseLR4_ER4/Full"); !ok || s != 100000 {
+		t.Error("ModeMbps")
+	}
+	if _, ok := SpeedMbps("Unknown!"); ok {
+		t.Error("Unknown! read as a speed")
+	}
+}
+
+func readT(t *testing.T, name string) string {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func FuzzParse(f *testing.F) {
+	ents, _ := os.ReadDir("testdata")
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".txt") {
+			b, _ := os.ReadFile(filepath.Join("testdata", e.Name()))
+			f.Add(string(b))
+		}
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		res, err := Parse(strings.NewReader(in), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, s := range res.Settings {
+			if s.NetDev == "" || s.Line < 1 {
+				t.Fatalf("bad block %+v", s)
+			}
+		}
+	})
+}

@@ -1,0 +1,92 @@
+// Package ethlink judges pasted `ethtool <netdev>` settings (parsed by
+// internal/parse/ethlink): no link, and a speed below the fastest mode
+// both this end and the link partner advertise.
+package ethlink
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ethlink"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+// RDMAClassMbps is the slowest link that is taken for an RDMA (RoCE)
+// port: NICs of 25 Gb/s and more. A slower NIC that is down is a warning
+// (management and 10G ports are often unplugged on purpose).
+const RDMAClassMbps = 25000
+
+// Result is what the rules found.
+type Result struct {
+	Findings []finding.Finding
+	// Up counts the interfaces with a link.
+	Up int
+}
+
+// Check judges every interface of res; file names the paste.
+func Check(res *ethlink.Result, file string) Result {
+	var out Result
+	for _, s := range res.Settings {
+		subj := finding.Subject{NetDev: s.NetDev, File: file, LinkLayer: "Ethernet"}
+		ev := func(f ethlink.Field) finding.Evidence {
+			return finding.Evidence{Source: fmt.Sprintf("%s:%d", file, f.Line), Value: f.Key + ": " + f.Value}
+		}
+		sup, hasSup := s.Get("Supported link modes")
+		adv, hasAdv := s.Get("Advertised link modes")
+		maxSup := 0
+		if hasSup {
+			if m := ethlink.Modes(sup.Value); len(m) > 0 {
+				maxSup = slices.Max(m)
+			}
+		}
+		ld, hasLD := s.Get("Link detected")
+		sp, hasSp := s.Get("Speed")
+		speed, speedOK := ethlink.SpeedMbps(sp.Value)
+		if hasLD && ld.Value == "no" {
+			evs := []finding.Evidence{ev(ld)}
+			if hasSp {
+				evs = append(evs, ev(sp))
+			}
+			f := catalog.New("port.down", subj, fmt.Sprintf("%s: Link detected: no: the interface has no carrier (cable, transceiver or the switch port)", s.NetDev), evs...)
+			if maxSup > 0 && maxSup < RDMAClassMbps {
+				f.Severity = finding.Warning
+				f.Summary += fmt.Sprintf("; a NIC of at most %d Mb/s, not an RDMA-class port", maxSup)
+			}
+			out.Findings = append(out.Findings, f)
+			continue
+		}
+		if hasLD && ld.Value == "yes" || speedOK {
+			out.Up++
+		}
+		if !speedOK || !hasSup || !hasAdv {
+			continue
+		}
+		both := common(ethlink.Modes(sup.Value), ethlink.Modes(adv.Value))
+		evs := []finding.Evidence{ev(sp), ev(sup), ev(adv)}
+		if lp, ok := s.Get("Link partner advertised link modes"); ok {
+			if m := ethlink.Modes(lp.Value); len(m) > 0 {
+				both = common(both, m)
+				evs = append(evs, ev(lp))
+			}
+		}
+		if len(both) == 0 || speed >= slices.Max(both) {
+			continue
+		}
+		f := catalog.New("port.speed_degraded", subj, fmt.Sprintf("%s: Speed %d Mb/s while both ends can run %d Mb/s: auto-negotiation fell back or the speed is forced", s.NetDev, speed, slices.Max(both)), evs...)
+		f.Severity = finding.Warning // the partner's modes are often not reported
+		out.Findings = append(out.Findings, f)
+	}
+	catalog.Sort(out.Findings)
+	return out
+}
+
+func common(a, b []int) []int {
+	var out []int
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

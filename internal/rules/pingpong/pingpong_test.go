@@ -1,0 +1,49 @@
+package pingpong
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
+)
+
+func TestCheck(t *testing.T) {
+	real := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "..", "parse", "pingpong", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	addr := "  local address:  LID 0x0004, QPN 0x00004e, PSN 0x2b5d1c, GID ::\n  remote address: LID 0x0003, QPN 0x00004c, PSN 0x0c5c60, GID ::\n"
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+		ok       int
+	}{
+		{"real: three RoCE runs with the wrong GID index", real("rc-roce-gid-retry-exceeded.txt"), []string{"perf.test_invalid/critical", "perf.test_invalid/warning", "perf.test_invalid/warning"}, 0},
+		{"real: GID index 3 works", real("rc-roce-gid3-ok.txt"), nil, 1},
+		{"IB run ok", addr + "8192000 bytes in 0.01 seconds = 7530.18 Mbit/sec\n1000 iters in 0.01 seconds = 8.70 usec/iter\n", nil, 1},
+		{"RNR retry exceeded", addr + "Failed status RNR retry counter exceeded (13) for wr_id 2\nparse WC failed 1\n", []string{"perf.test_invalid/critical"}, 0},
+		{"local protection error is the test's setup", addr + "Failed status local protection error (4) for wr_id 1\n", []string{"perf.test_invalid/warning"}, 0},
+		{"QP not brought up", "  local address:  LID 0x0004, QPN 0x00004e, PSN 0x2b5d1c, GID ::\nFailed to modify QP to RTR\nCouldn't connect to remote QP\n", []string{"perf.test_invalid/warning"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := pingpong.Parse(strings.NewReader(tc.in), "p.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := Check(res, "p.txt")
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if !slices.Equal(got, tc.want) || r.OK != tc.ok {
+				t.Errorf("findings %v ok %d, want %v %d", got, r.OK, tc.want, tc.ok)
+			}
+		})
+	}
+}
