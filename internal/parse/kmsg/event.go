@@ -20,8 +20,9 @@ const (
 	KindFallenOffBus Kind = "fallen_off_bus"
 	// KindAER is a PCIe AER report (drivers/pci/pcie/aer.c).
 	KindAER Kind = "aer"
-	// KindLink is an mlx5 link change (netdev "Link up/down" or the IB
-	// port's "Port: 1 Link ACTIVE/DOWN").
+	// KindLink is a link change: an mlx5 netdev's "Link up/down", the IB
+	// port's "Port: 1 Link ACTIVE/DOWN", or any other netdev's "Link is
+	// Up/Down" (phylink, phy, Intel, Broadcom, Realtek drivers).
 	KindLink Kind = "link"
 	// KindModule is an mlx5 port module event or a high-temperature
 	// warning.
@@ -197,6 +198,18 @@ var Patterns = []Pattern{
 	// mlx5 IB port events: "mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE" (INIT and ARMED are neither up nor down).
 	{Name: "mlx5-ib-port-link", Kind: KindLink, Contains: []string{"mlx5_core"},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `) (?P<iface>\S+): Port: (?P<port>\d+) Link (?P<state>ACTIVE|DOWN)\b`)},
+	// Any other netdev's carrier change, as its driver prints it after the dev_printk
+	// prefix "<driver> <device> <netdev>: ": phylink and phy_print_status
+	// ("Link is Down", "Link is Up - 1Gbps/Full - flow control rx/tx"), ixgbe/i40e/ice/bnxt_en
+	// ("NIC Link is Up 10 Gbps, Flow Control: RX/TX"), igb ("igb: eth0 NIC Link is Down"),
+	// tg3 ("Link is up at 1000 Mbps"), mtk_soc_eth ("eth0: port 2 link down").
+	{Name: "netdev-link", Kind: KindLink, Contains: []string{"ink "},
+		Re: regexp.MustCompile(`^[\w.-]+ (?:(?P<pci>` + bdf + `)|\S+) (?P<iface>[\w.@-]+): (?:[\w-]+: [\w.@-]+ )?(?:NIC )?(?:port (?P<port>\d+) )?[Ll]ink (?:is )?(?P<state>[Uu]p|[Dd]own|UP|DOWN)\b`)},
+	// The same without a device: pr_info of older and out-of-tree drivers
+	// ("e1000e: eth0 NIC Link is Down", "r8125: eth2: link up") and mlx4_en's
+	// en_print ("mlx4_en: eth2: Link Up").
+	{Name: "netdev-link-driver", Kind: KindLink, Contains: []string{"ink "},
+		Re: regexp.MustCompile(`^[\w-]+: (?P<iface>[\w.@-]+)(?::| NIC) [Ll]ink (?:is )?(?P<state>[Uu]p|[Dd]own|UP|DOWN)\b`)},
 	// events.c port_module: "Port module event[error]: module %u, Cable error, %s".
 	{Name: "mlx5-module-error", Kind: KindModule, Error: true, Contains: []string{"mlx5_core"}, TrimDetail: "Cable error, ",
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?Port module event\[error\]: module (?P<module>\d+), \s*(?P<detail>.*)$`)},
@@ -289,7 +302,7 @@ func (p *Pattern) event(r Record, m []string) Event {
 		case "port":
 			e.Port, _ = strconv.Atoi(v)
 		case "state":
-			e.Up = v == "up" || v == "ACTIVE"
+			e.Up = strings.EqualFold(v, "up") || v == "ACTIVE"
 		case "module":
 			e.Module, _ = strconv.Atoi(v)
 		case "detail":

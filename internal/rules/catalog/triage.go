@@ -61,7 +61,7 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "kmsg.link_flap", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
 		Title:   "network link went down and up repeatedly",
-		Meaning: "The kernel log shows the HCA's link going down and up again within the window. Each flap stalls RDMA traffic; NCCL jobs time out. Two or more downs are a warning, five or more critical.",
+		Meaning: "The kernel log shows a link going down and up again within the window: an HCA's (mlx5 netdev or IB port) or any other netdev's ('Link is Down' of phylink, phy, ixgbe, igb, i40e, ice, bnxt_en, tg3, r8169 and DSA switch ports). Each flap stalls the traffic on it; RDMA and NCCL jobs over it time out. Two or more downs are a warning, five or more critical.",
 		Thresholds: []finding.Threshold{
 			{Name: "link_flap_warning", Default: limits.Uint(limits.HostKmsgFlapWarning), Meaning: "link-down events in the window for a warning"},
 			{Name: "link_flap_critical", Default: limits.Uint(limits.HostKmsgFlapCritical), Meaning: "link-down events in the window for a critical"},
