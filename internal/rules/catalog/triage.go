@@ -70,6 +70,13 @@ var triageMetas = []finding.Meta{
 		Remedy: []string{"RoCE: ethtool -S <netdev> | grep link_down_events_phy", "IB: perfquery -C <dev> -P <port> for LinkDownedCounter and LinkErrorRecoveryCounter", remedyReseat, "mlxlink -d <pci> -m -c to read module and error counters"},
 	},
 	{
+		ID: "kmsg.bond_degraded", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
+		Title:   "bond lost a slave link, or every slave",
+		Meaning: "The bonding driver logged a slave's link definitely down (the bond failed over and runs without redundancy: a warning), no LACP partner on any slave (a warning), or the bond running without any active interface: every slave is down and nothing passes over the bond, nor over a RoCE LAG device (mlx5_bond_0) built on it (critical, unless a later line says an active interface is up again).",
+		Causes:  []string{causeCable, "switch port or LAG (MLAG/port-channel) down or misconfigured on the peer side", "slave NIC reset or driver fault (see the NIC's own lines before the bond's)"},
+		Remedy:  []string{"cat /proc/net/bonding/<bond> to see each slave's MII status and link failure count", "ip -d link show <bond>", "ethtool <slave> for the slave's link and speed", "RoCE LAG: rdma link show to check the bond's RDMA device and port state"},
+	},
+	{
 		ID: "kmsg.module_event", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
 		Title:   "port module (cable/transceiver) event",
 		Meaning: "The mlx5 driver reported a port module event: cable unplugged, high temperature, power budget exceeded, bad or shorted cable, unsupported cable. Errors are critical; a plain unplug is a warning.",
