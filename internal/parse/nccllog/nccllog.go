@@ -191,9 +191,9 @@ var (
 	reAsync = regexp.MustCompile(`NET/IB ?: (?:([^\s:]+):(\d+) )?(?:Got (?:non-fatal )?async (?:error )?event ?: ?|async fatal event(?: on \w+ \([^)]*\)[^:]*)?: )(.+?)(?:\(\d+\)| event type: \d+.*)?[\s"'“”‘’.)\]]*$`)
 	// reGIDChanged is the GID table change NCCL words on its own.
 	reGIDChanged = regexp.MustCompile(`NET/IB ?: ([^\s:]+):(\d+) GID table changed`)
-	reLegacy   = regexp.MustCompile(`^(\S+) \[\d+\] (?:[\w./-]+\.(?:cu|cc|c|h):\d+ (WARN)|(INFO)) (.*)$`)
-	reWatchdog = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
-	reTimeout  = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
+	reLegacy     = regexp.MustCompile(`^(\S+) \[\d+\] (?:[\w./-]+\.(?:cu|cc|c|h):\d+ (WARN)|(INFO)) (.*)$`)
+	reWatchdog   = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
+	reTimeout    = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
 	// reAnyRank finds the rank of a PyTorch line that does not put it
 	// right before "Watchdog": "[PG ID 0 PG GUID 0(default_pg) Rank 1]",
 	// or the launcher's "[rank1]:" prefix.
