@@ -504,6 +504,16 @@ func TestIsPrompt(t *testing.T) {
 		"  admin@gpu1:~$ ibstat":           true,
 		"cost $5 # a comment + more":       false,
 		"[    2.5] eth0: link #1 + lane 2": false,
+		// Shell themes and tool consoles.
+		"➜  opensm git:(master) ✗ perfquery 5 1": true,
+		"❯ ibstat":   true,
+		"λ dmesg -T": true,
+		"sim> PerformanceSet \"S-0002c90200405150\"[1] PortCounters.PortXmitWait=123": true,
+		"• run ibstat on each node":     false,
+		"– ibstat shows the port Down":  false,
+		"→ the port is Down":            false,
+		"mlx5_3 port 1 ==> net1 (Down)": false,
+		"Sim> ok":                       false,
 	} {
 		if got := isPrompt(line); got != want {
 			t.Errorf("isPrompt(%q) = %v, want %v", line, got, want)
@@ -512,6 +522,41 @@ func TestIsPrompt(t *testing.T) {
 		if want && !maybePrompt(line) {
 			t.Errorf("maybePrompt(%q) = false for a prompt", line)
 		}
+	}
+}
+
+// A perfquery block pasted without its header line, after a shell theme's
+// prompt and a tool console's lines, is read: its port from PortSelect.
+func TestPerfQueryWithoutHeader(t *testing.T) {
+	block := "PortSelect:......................1\nCounterSelect:...................0x0000\nSymbolErrorCounter:..............0\n" +
+		"LinkErrorRecoveryCounter:........0\nLinkDownedCounter:...............%d\nPortXmitDiscards:................%d\n"
+	for _, tt := range []struct {
+		name, prompt string
+		downed, disc int
+		want         []string
+	}{
+		{"zsh theme, zero counters", "➜  opensm git:(master) ✗ perfquery 5 1\n", 0, 0, nil},
+		{"console prompt above, discards", "sim> PerformanceSet \"S-0002c90200405150\"[1] PortCounters.PortXmitDiscards=9\n\n$ perfquery 5 1\n", 0, 9, []string{"port.xmit_discards"}},
+		{"no prompt at all, link downed", "", 3, 0, []string{"port.link_flapping"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := "4. run perfquery\n\n" + tt.prompt + fmt.Sprintf(block, tt.downed, tt.disc)
+			r := Run([]Input{{Name: "p.txt", Text: in}}, Options{})
+			if r.ExitCode == 3 {
+				t.Fatalf("not judged: %s", jsonOf(t, r))
+			}
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.ID)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("findings %q, want %q", got, tt.want)
+			}
+			seg := r.Files[0].Segments[len(r.Files[0].Segments)-1]
+			if seg.Kind != KindPerfQuery {
+				t.Errorf("last segment %s", seg.Kind)
+			}
+		})
 	}
 }
 

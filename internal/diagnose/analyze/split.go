@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
@@ -165,6 +166,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindSARecords, 0
 	case strings.HasPrefix(t, "# Port counters: Lid ") || strings.HasPrefix(t, "# Port extended counters: Lid "):
 		return KindPerfQuery, 0
+	case strings.HasPrefix(t, "PortSelect:..") && !strings.HasPrefix(prev, "# Port") && !strings.HasPrefix(prev, "0x"):
+		return KindPerfQuery, 0 // a perfquery block pasted without its header line (perfquery prints PortSelect first)
 	case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked") || ibdiags.LegacyLine(t) || ibdiags.ErrorPortLine(t):
 		return KindQueryErrors, 0
 	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x") || strings.HasPrefix(t, "Switch 0x") && strings.HasSuffix(t, ":"):
@@ -306,6 +309,16 @@ func isPrompt(l string) bool {
 	// "user@host:~/dir$ cmd", "root@node2# cmd": the first word holds an
 	// @ and ends in the prompt character.
 	f := strings.Fields(t)
+	if len(f) >= 2 && glyphPrompt(f[0]) {
+		// zsh and fish themes: "➜  opensm git:(master) ✗ perfquery 5 1",
+		// "❯ ibstat", "λ dmesg".
+		return true
+	}
+	if len(f) >= 2 && consolePrompt(f[0]) {
+		// A tool's own console: "sim> PerformanceSet …" (ibsim),
+		// "ftp> get x".
+		return true
+	}
 	if len(f) < 2 || !strings.Contains(f[0], "@") || strings.HasPrefix(f[0], "@") {
 		return false
 	}
@@ -395,4 +408,38 @@ func next(ls []string, i int) string {
 		return ls[i+1]
 	}
 	return ""
+}
+
+// glyphPrompt says whether a line's first word is the prompt glyph of a
+// shell theme (oh-my-zsh robbyrussell's ➜, pure's and starship's ❯,
+// powerlevel's ▶, fish's λ …): only such glyphs, which no tool starts an
+// output line with, and no bullets of prose (•, ·, –).
+func glyphPrompt(w string) bool {
+	if w == "" || w[0] < utf8.RuneSelf {
+		return false
+	}
+	for _, r := range w {
+		if !strings.ContainsRune(promptGlyphs, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// promptGlyphs are the characters shell themes draw their prompts with.
+const promptGlyphs = "➜❯❮λ▶➤»❱⚡➔"
+
+// consolePrompt says whether a word is an interactive console's prompt:
+// a short lower-case name and '>' ("sim>", "ftp>").
+func consolePrompt(w string) bool {
+	name, ok := strings.CutSuffix(w, ">")
+	if !ok || len(name) == 0 || len(name) > 12 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; (c < 'a' || c > 'z') && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
 }

@@ -354,7 +354,8 @@ func (s *streamer) lastOther() *otherRun {
 // with '$', '+', '#' or '[' (after blanks) or holds an '@'.
 func maybePrompt(l string) bool {
 	if strings.IndexByte(l, '$') < 0 && strings.IndexByte(l, '#') < 0 && !strings.Contains(l, "+ ") {
-		return false
+		// A theme's glyph ("➜  dir cmd") or a console's "sim> cmd".
+		return len(l) > 0 && l[0] >= 0x80 || strings.Contains(l, "> ")
 	}
 	i := 0
 	for i < len(l) && (l[i] == ' ' || l[i] >= '\t' && l[i] <= '\r') {
