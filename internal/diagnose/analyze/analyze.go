@@ -17,6 +17,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdev2netdev"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
@@ -530,6 +531,8 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnoseIBDiagnet(&seg, file, text)
 	case KindSARecords:
 		err = diagnoseSARecords(&seg, file, text)
+	case KindIBDev2Netdev:
+		err = diagnoseIBDev2Netdev(&seg, file, ls, sp)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -1489,5 +1492,54 @@ func diagnoseSARecords(seg *Segment, file, text string) error {
 		}
 	}
 	seg.Skipped = append(seg.Skipped, "saquery records describe the subnet administrator's view (names, LIDs, GUIDs): read, not judged; port state and errors need ibstat, perfquery or ibdiagnet")
+	return nil
+}
+
+// diagnoseIBDev2Netdev reads ibdev2netdev lines (other lines of the
+// segment, a command's output pasted below it, are listed as skipped) and
+// judges them: internal/rules/node.CheckIBDev2Netdev says what a netdev's
+// Up/Down tells of its RDMA port.
+func diagnoseIBDev2Netdev(seg *Segment, file string, ls []string, sp Span) error {
+	m := &ibdev2netdev.Map{}
+	var other []int
+	for n := sp.Start; n <= sp.End; n++ {
+		l := ls[n-1]
+		if strings.TrimSpace(l) == "" || isPrompt(l) || isFence(l) {
+			continue
+		}
+		e, ok := ibdev2netdev.Line(l)
+		if !ok {
+			other = append(other, n)
+			continue
+		}
+		e.Line = n
+		m.Entries = append(m.Entries, e)
+	}
+	if len(m.Entries) == 0 {
+		return &parse.Error{Source: file, Line: sp.Start, Err: ibdev2netdev.ErrNoData}
+	}
+	if len(other) > 0 {
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("%s: not read as ibdev2netdev (%s, the first: %q)", lineList(file, other[:1]), plural(len(other), "line", "lines"), firstLine(ls[other[0]-1:other[0]])))
+	}
+	fs, notes := noderules.CheckIBDev2Netdev(m, file)
+	seg.Findings = append(seg.Findings, fs...)
+	seg.Skipped = append(seg.Skipped, notes...)
+	eth, ipoib := 0, 0
+	for _, e := range m.Entries {
+		if ibdev2netdev.IPoIB(e.NetDev) {
+			ipoib++
+		} else {
+			eth++
+		}
+	}
+	seg.Summary = plural(len(m.Entries), "RDMA port", "RDMA ports")
+	if ipoib > 0 {
+		seg.Summary += fmt.Sprintf(" (%d on IPoIB netdevs)", ipoib)
+		seg.Skipped = append(seg.Skipped, "an IPoIB netdev's Up/Down is the IPoIB interface's, not the IB port's: ibstat shows the port")
+	}
+	verbose := slices.ContainsFunc(m.Entries, func(e ibdev2netdev.Entry) bool { return e.PortState != "" })
+	if eth == 0 && !verbose {
+		seg.Empty = "ibdev2netdev shows IPoIB netdevs only, whose Up/Down says nothing of the IB ports (ibstat or ibdev2netdev -v shows them)"
+	}
 	return nil
 }

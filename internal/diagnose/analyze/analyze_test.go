@@ -560,6 +560,34 @@ func TestPerfQueryWithoutHeader(t *testing.T) {
 	}
 }
 
+// ibdev2netdev pastes: an Ethernet netdev down is its RoCE port down; an
+// IPoIB netdev's state says nothing of the IB port; a port down beside an
+// up port of its card is a note.
+func TestIBDev2NetdevPaste(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		exit     int
+		want     []string
+	}{
+		{"pod with its only RoCE netdev down", "[root@pod /]# ibdev2netdev\nmlx5_3 port 1 ==> net1 (Down)\n[root@pod /]# ifconfig\neth0: flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 1450\n",
+			1, []string{"port.down/warning"}},
+		{"IPoIB only: not judged", "$ ibdev2netdev\nmlx5_0 port 1 ==> ib0 (Down)\nmlx5_1 port 1 ==> ibp60s0 (Down)\n", 3, nil},
+		{"IPoIB down with -v ACTIVE: healthy", "0000:02:00.1 mlx5_1 (MT4115 - MT1523X04353) CX456A - ConnectX-4 QSFP fw 12.23.1020 port 1 (ACTIVE) ==> ib1 (Down)\n", 0, nil},
+		{"second port of a card: healthy", "mlx5_1 port 1 ==> enp27s0f0np0 (Up)\nmlx5_2 port 1 ==> enp27s0f1np1 (Down)\n", 0, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run([]Input{{Name: "i.txt", Text: tt.in}}, Options{})
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if r.ExitCode != tt.exit || !slices.Equal(got, tt.want) {
+				t.Errorf("exit %d findings %q, want %d %q\n%s", r.ExitCode, got, tt.exit, tt.want, jsonOf(t, r))
+			}
+		})
+	}
+}
+
 // ibstat run on several hosts and pasted together: each host's output is
 // its own segment, not one node with ports merged.
 func TestRepeatedDeviceStartsNewSegment(t *testing.T) {

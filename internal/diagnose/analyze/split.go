@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdev2netdev"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
@@ -34,6 +35,7 @@ const (
 	KindSMPorts       Kind = "saquery-sm"
 	KindIBDiagnet     Kind = "ibdiagnet"
 	KindSARecords     Kind = "saquery"
+	KindIBDev2Netdev  Kind = "ibdev2netdev"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -62,6 +64,7 @@ var Kinds = []KindInfo{
 	{KindSMInfo, "sminfo"},
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
+	{KindIBDev2Netdev, "ibdev2netdev and ibdev2netdev -v (RDMA port to netdev, Up/Down)"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 }
 
@@ -245,6 +248,11 @@ func member(l string) Kind {
 	}
 	if kmsg.DetectLine(l) {
 		return KindKernel
+	}
+	if strings.Contains(l, " ==> ") {
+		if _, ok := ibdev2netdev.Line(l); ok {
+			return KindIBDev2Netdev
+		}
 	}
 	return KindUnknown
 }
