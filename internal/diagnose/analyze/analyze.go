@@ -533,6 +533,8 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnoseSARecords(&seg, file, text)
 	case KindIBDev2Netdev:
 		err = diagnoseIBDev2Netdev(&seg, file, ls, sp)
+	case KindNvsmiQuery:
+		err = diagnoseNvsmiQuery(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -1541,5 +1543,18 @@ func diagnoseIBDev2Netdev(seg *Segment, file string, ls []string, sp Span) error
 	if eth == 0 && !verbose {
 		seg.Empty = "ibdev2netdev shows IPoIB netdevs only, whose Up/Down says nothing of the IB ports (ibstat or ibdev2netdev -v shows them)"
 	}
+	return nil
+}
+
+// diagnoseNvsmiQuery judges the GPU memory error sections of a pasted
+// nvidia-smi -q (row remapping, page retirement).
+func diagnoseNvsmiQuery(seg *Segment, file, text string) error {
+	q, err := nvsmi.ParseQuery(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	seg.Findings = append(seg.Findings, host.CheckPastedGPUMemory(q, file)...)
+	seg.Summary = plural(len(q.GPUs), "GPU", "GPUs") + ": memory error state (row remapping, page retirement)"
+	seg.Skipped = append(seg.Skipped, "of nvidia-smi -q only the Remapped Rows and Retired Pages sections are judged")
 	return nil
 }

@@ -588,6 +588,32 @@ func TestIBDev2NetdevPaste(t *testing.T) {
 	}
 }
 
+// nvidia-smi -q pasted whole, as -d ROW_REMAPPER, or as a fragment: its
+// memory error sections are judged, and only they.
+func TestNvsmiQueryPaste(t *testing.T) {
+	rows := "    Remapped Rows\n        Correctable Error                 : 0\n        Uncorrectable Error               : %d\n        Pending                           : %s\n        Remapping Failure Occurred        : %s\n"
+	for _, tt := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"fragment, pending", "the GPU needs a reset:\n\n```\n" + fmt.Sprintf(rows, 4, "Yes", "No") + "```\n", []string{"gpu.row_remap/warning"}},
+		{"banner and GPU block, failure", "==============NVSMI LOG==============\n\nAttached GPUs                             : 1\nGPU 00000000:07:00.0\n    Product Name                          : NVIDIA A100-SXM4-80GB\n    Ecc Mode\n        Current                           : Enabled\n        Pending                           : Enabled\n" + fmt.Sprintf(rows, 8, "No", "Yes"),
+			[]string{"gpu.row_remap/critical"}},
+		{"-d ROW_REMAPPER, healthy", "GPU 00000000:55:00.0\n" + fmt.Sprintf(rows, 0, "No", "No"), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run([]Input{{Name: "q.txt", Text: tt.in}}, Options{})
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if r.ExitCode == 3 || !slices.Equal(got, tt.want) {
+				t.Errorf("exit %d findings %q, want %q\n%s", r.ExitCode, got, tt.want, jsonOf(t, r))
+			}
+		})
+	}
+}
+
 // ibstat run on several hosts and pasted together: each host's output is
 // its own segment, not one node with ports merged.
 func TestRepeatedDeviceStartsNewSegment(t *testing.T) {

@@ -36,6 +36,7 @@ const (
 	KindIBDiagnet     Kind = "ibdiagnet"
 	KindSARecords     Kind = "saquery"
 	KindIBDev2Netdev  Kind = "ibdev2netdev"
+	KindNvsmiQuery    Kind = "nvidia-smi-q"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -64,6 +65,7 @@ var Kinds = []KindInfo{
 	{KindSMInfo, "sminfo"},
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
+	{KindNvsmiQuery, "nvidia-smi -q (its Remapped Rows and Retired Pages sections; a fragment or -d ROW_REMAPPER)"},
 	{KindIBDev2Netdev, "ibdev2netdev and ibdev2netdev -v (RDMA port to netdev, Up/Down)"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 }
@@ -149,6 +151,10 @@ func header(ls []string, i int) (Kind, int) {
 		return KindPerftest, 0
 	case isTopoHeader(t):
 		return KindTopo, 0
+	case t == "==============NVSMI LOG==============",
+		(t == "Remapped Rows" || t == "Retired Pages") && strings.Contains(next(ls, i), " : "),
+		strings.HasPrefix(t, "GPU 0000") && !strings.Contains(t, " : ") && strings.Contains(next(ls, i), " : ") && strings.HasPrefix(next(ls, i), " "):
+		return KindNvsmiQuery, 0 // nvidia-smi -q: its banner, a memory error section, or a GPU's block
 	case strings.HasPrefix(t, "# Topology file: generated"):
 		if prev == "#" {
 			return KindNetDiscover, 1
