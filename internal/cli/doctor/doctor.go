@@ -210,14 +210,12 @@ func writeText(w io.Writer, st report.Style, r *diagdoctor.Result, maxSteps int)
 			fmt.Fprintf(w, "suggested NCCL_IB_HCA=%s\n", r.Topology.SuggestedHCA)
 		}
 	}
-	if len(r.NotChecked) > 0 || len(r.Gaps) > 0 {
+	if gaps := r.UngroupedGaps(); len(r.NotChecked) > 0 || len(gaps) > 0 {
 		fmt.Fprintf(w, "\n%s\n", st.Bold("Not checked"))
 		for _, n := range r.NotChecked {
 			fmt.Fprintf(w, "  - %s\n", n)
 		}
-		if len(r.Gaps) > 0 {
-			report.Gaps(w, st, r.Gaps)
-		}
+		report.Gaps(w, st, gaps)
 	}
 	fmt.Fprintf(w, "\n%s\n", st.Bold("What to do next"))
 	next := nextSteps(r.Findings, maxSteps)

@@ -377,3 +377,23 @@ func TestPIDNotThere(t *testing.T) {
 		t.Errorf("without --pid: exit %d, %+v", code, r.Outcome)
 	}
 }
+
+// Without root the bridges' ACS is one line under "Not checked", not one
+// collection gap per bridge; the JSON keeps every gap.
+func TestACSUnreadGrouped(t *testing.T) {
+	root := simRoot(t, "h100-ndr", nil, "acs=header-only")
+	out, code := runDoctor(t, nil, "--root", root)
+	if code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	if n := strings.Count(out, "/config"); n != 0 || strings.Contains(out, "collection:") {
+		t.Errorf("%d config gap lines:\n%s", n, out)
+	}
+	if !strings.Contains(out, "  - PCIe ACS not checked on 20 of 20 bridges between GPUs and NICs (0000:16:00.0 ") || !strings.Contains(out, "sudo lspci -vvv") {
+		t.Errorf("no grouped ACS line:\n%s", out)
+	}
+	r, _ := doctorJSON(t, nil, "--root", root)
+	if len(r.Gaps) != 20 {
+		t.Errorf("JSON has %d gaps, want the 20 config files", len(r.Gaps))
+	}
+}

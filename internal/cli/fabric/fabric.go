@@ -39,6 +39,8 @@ type Source struct {
 	QoS bool
 	// PathSL also reads the SL of every CA-to-CA path (implies QoS).
 	PathSL bool
+	// MTU also reads the MTUs of every CA link's two ends.
+	MTU bool
 }
 
 func addSourceFlags(cmd *cobra.Command, s *Source) {
@@ -49,11 +51,12 @@ func addSourceFlags(cmd *cobra.Command, s *Source) {
 	cmd.Flags().IntVar(&s.Parallel, "parallel", 4, "tools run at once while collecting (1: one after another)")
 	cmd.Flags().BoolVar(&s.QoS, "qos", false, "also read every linked port's SL-to-VL mapping and VL arbitration tables (smpquery sl2vl/vlarb: two runs per port)")
 	cmd.Flags().BoolVar(&s.PathSL, "path-sl", false, "also ask the SA for the SL of every CA-to-CA path (saquery --src-to-dst, one run per pair, fabrics up to 64 CA ports; implies --qos) so the credit-loop check models virtual lanes")
+	cmd.Flags().BoolVar(&s.MTU, "mtu", false, "also read the MTUs of every linked CA port and of the switch port at its other end (smpquery portinfo: two runs per CA port) so the MTU check can name a host link below the fabric's MTU")
 	cmd.Flags().StringVar(&s.IBSim, "ibsim", "", "query a simulated fabric: the ibsim socket name (IBSIM_SOCKNAME; preloads libumad2sim.so)")
 }
 
 func (s *Source) collectOptions(f *cmdutil.Factory) (fabric.CollectOptions, error) {
-	o := fabric.CollectOptions{CA: s.CA, Port: s.Port, Timeout: s.Timeout, Now: f.Now, Parallel: s.Parallel, QoS: s.QoS || s.PathSL, PathSL: s.PathSL}
+	o := fabric.CollectOptions{CA: s.CA, Port: s.Port, Timeout: s.Timeout, Now: f.Now, Parallel: s.Parallel, QoS: s.QoS || s.PathSL, PathSL: s.PathSL, MTU: s.MTU}
 	if s.IBSim != "" {
 		env, err := fabric.IBSimEnv(s.IBSim)
 		if err != nil {

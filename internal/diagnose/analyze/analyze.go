@@ -21,6 +21,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
@@ -535,6 +536,8 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 		err = diagnoseIBDev2Netdev(&seg, file, ls, sp)
 	case KindNvsmiQuery:
 		err = diagnoseNvsmiQuery(&seg, file, text)
+	case KindLspci:
+		err = diagnoseLspci(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -899,6 +902,21 @@ func diagnoseTopo(seg *Segment, file string, ls []string, sp Span) error {
 		}
 	}
 	seg.Findings = append(seg.Findings, fs...)
+	return nil
+}
+
+// diagnoseLspci judges the ACS Control register of the PCIe switch ports
+// of an `lspci -vvv` (pcie.acs_redirect per redirecting port between a GPU
+// and a NIC).
+func diagnoseLspci(seg *Segment, file, text string) error {
+	l, err := lspci.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	v := host.CheckPastedLspci(l, file)
+	seg.Summary = v.Summary
+	seg.Empty = v.NotJudged
+	seg.Findings = append(seg.Findings, v.Findings...)
 	return nil
 }
 
@@ -1416,6 +1434,7 @@ var signatures = []struct {
 	{KindNetDiscover, []string{"switchguid=", "caguid=", "Switch\t", "lid "}},
 	{KindLinkInfo, []string{"==(", ")==>", "Switch: 0x", "CA: "}},
 	{KindIBDiagnet, []string{"-I- ", "-W- ", "-E- ", "finished successfully", "finished with errors"}},
+	{KindLspci, []string{"ACSCtl:", "ACSCap:", "LnkSta:", "LnkCap:", "Capabilities: [", "Kernel driver in use:"}},
 }
 
 // perfqueryNames maps perfquery's counter names to the sysfs names the

@@ -8,6 +8,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
 )
 
 // Kind names a tool output format analyze recognises.
@@ -37,6 +38,7 @@ const (
 	KindSARecords     Kind = "saquery"
 	KindIBDev2Netdev  Kind = "ibdev2netdev"
 	KindNvsmiQuery    Kind = "nvidia-smi-q"
+	KindLspci         Kind = "lspci"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -67,6 +69,7 @@ var Kinds = []KindInfo{
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
 	{KindNvsmiQuery, "nvidia-smi -q (its Remapped Rows and Retired Pages sections; a fragment or -d ROW_REMAPPER)"},
 	{KindIBDev2Netdev, "ibdev2netdev and ibdev2netdev -v (RDMA port to netdev, Up/Down)"},
+	{KindLspci, "sudo lspci -vvv (PCIe ACS of the switch ports between GPUs and NICs)"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 }
 
@@ -181,6 +184,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindQueryErrors, 0
 	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x") || strings.HasPrefix(t, "Switch 0x") && strings.HasSuffix(t, ":"):
 		return KindLinkInfo, 0
+	case l == t && lspci.IsHeader(t):
+		return KindLspci, 0 // "17:00.0 PCI bridge: …" at the start of the line
 	}
 	return KindUnknown, 0
 }
@@ -340,7 +345,7 @@ func isPrompt(l string) bool {
 }
 
 // promptCommands start the commands a root prompt "# …" is recognised by.
-var promptCommands = []string{"ib", "rdma", "dmesg", "journalctl", "nvidia-smi", "ethtool", "mpirun", "srun", "all_", "perfquery", "dump_fts", "sminfo", "saquery", "cat", "sudo", "./", "show_gids", "mlx"}
+var promptCommands = []string{"ib", "rdma", "dmesg", "journalctl", "nvidia-smi", "ethtool", "mpirun", "srun", "all_", "perfquery", "dump_fts", "sminfo", "saquery", "cat", "sudo", "./", "show_gids", "mlx", "lspci", "setpci"}
 
 // Split cuts a paste into spans, one per tool output, at the headers only
 // one tool prints and where runs of alike lines (kernel log, NCCL log)

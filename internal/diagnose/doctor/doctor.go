@@ -13,6 +13,7 @@ import (
 	iofs "io/fs"
 	"path"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
@@ -73,6 +74,21 @@ type Result struct {
 	Snap *snapshot.Snapshot `json:"-"`
 	// Skipped marks runbook steps with a source that could not be read.
 	Skipped map[int]bool `json:"-"`
+	// Grouped are the paths of Gaps a note of NotChecked names together
+	// (the config files of bridges whose ACS was not readable): the text
+	// report prints the note, not each gap. The JSON keeps every gap.
+	Grouped []string `json:"-"`
+}
+
+// UngroupedGaps returns the gaps no note names.
+func (r *Result) UngroupedGaps() []snapshot.Gap {
+	var out []snapshot.Gap
+	for _, g := range r.Gaps {
+		if !slices.Contains(r.Grouped, g.Path) {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // Topology is the GPU–NIC view of the text and JSON reports.
@@ -133,7 +149,7 @@ func Diagnose(ctx context.Context, o Options) (*Result, error) {
 	out, fs := finding.Judge(fs, missing)
 	res := &Result{
 		Host: snap.Host, Outcome: out, Findings: fs, Gaps: snap.Gaps,
-		NotChecked: g.Notes, Root: o.Root, Snap: snap, Skipped: g.Skipped,
+		NotChecked: g.Notes, Root: o.Root, Snap: snap, Skipped: g.Skipped, Grouped: g.Grouped,
 	}
 	if res.NotChecked == nil {
 		res.NotChecked = []string{}

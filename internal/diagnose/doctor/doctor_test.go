@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
 	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 )
@@ -127,6 +128,13 @@ func TestDiagnoseBundle(t *testing.T) {
 	}
 }
 
+func TestUngroupedGaps(t *testing.T) {
+	r := &Result{Gaps: []snapshot.Gap{{Path: "a/config"}, {Path: "b/rate"}, {Path: "c/config"}}, Grouped: []string{"a/config", "c/config"}}
+	if g := r.UngroupedGaps(); len(g) != 1 || g[0].Path != "b/rate" {
+		t.Errorf("ungrouped %+v", g)
+	}
+}
+
 // The doctor reads PCIe ACS from config space: redirecting bridges are a
 // warning, and config readable only in its header (no root) leaves step 2
 // not fully checked with a note, not a pass.
@@ -161,11 +169,22 @@ func TestDiagnoseACS(t *testing.T) {
 			for _, f := range r.Findings {
 				ids = append(ids, f.ID)
 			}
+			// One note names every unread bridge and how to read them;
+			// the text report prints it instead of one gap per bridge,
+			// the JSON keeps the gaps.
 			noted := slices.ContainsFunc(r.NotChecked, func(s string) bool {
-				return strings.HasPrefix(s, "PCIe ACS not checked on 20 of 20 bridges") && strings.Contains(s, "run as root")
+				return strings.HasPrefix(s, "PCIe ACS not checked on 20 of 20 bridges between GPUs and NICs (0000:16:00.0 0000:17:00.0 ") &&
+					strings.Contains(s, " 0000:b7:03.0)") && strings.Contains(s, "run the doctor as root") && strings.Contains(s, "sudo lspci -vvv")
 			})
 			if !slices.Equal(ids, tt.want) || r.Skipped[finding.StepPCIe] != tt.skipped || noted != tt.skipped {
 				t.Errorf("findings %v, step 2 skipped %v, notes %q; want %v, %v", ids, r.Skipped[finding.StepPCIe], r.NotChecked, tt.want, tt.skipped)
+			}
+			wantGrouped := 0
+			if tt.skipped {
+				wantGrouped = 20
+			}
+			if len(r.Grouped) != wantGrouped || len(r.Gaps) != wantGrouped || len(r.UngroupedGaps()) != 0 {
+				t.Errorf("%d gaps, %d grouped, %d ungrouped; want %d, %d, 0", len(r.Gaps), len(r.Grouped), len(r.UngroupedGaps()), wantGrouped, wantGrouped)
 			}
 		})
 	}

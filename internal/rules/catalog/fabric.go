@@ -137,6 +137,23 @@ var fabricMetas = []finding.Meta{
 			remedyFabricCheck,
 		},
 	},
+	{
+		ID: "fabric.mtu_below_fabric", Severity: finding.Warning, Area: "fabric", Step: finding.StepFabric,
+		Title:   "host link runs a smaller IB MTU than the rest of the fabric",
+		Meaning: "A CA port's link MTU (PortInfo NeighborMTU, which the host shows as ibv_devinfo active_mtu) is below the MTU most CA links of the fabric run. The subnet manager sets a link's MTU no larger than the smaller MtuCap of its two ends, and an RDMA connection (NCCL, UCX, MPI) runs the smaller active MTU of its two ports, so every connection to this host cuts messages into more packets (twice as many at 2048 as at 4096) and gets less bandwidth than its peers. The MtuCap of both ends says which end limits it: the HCA, the switch port, or neither (then the MTU was set lower than both support: reset the link so the subnet manager sets it again). Read with fabric check --mtu (smpquery portinfo of both ends of every CA link).",
+		Causes: []string{
+			"the switch port at the other end supports or is configured for a smaller MTU (an older switch or a gateway)",
+			"the HCA supports a smaller MTU (an older generation)",
+			"the link was set to a smaller MTU earlier and kept it",
+		},
+		Remedy: []string{
+			"smpquery portinfo <lid> <port> and smpquery portinfo <peer-lid> <peer-port>: compare NeighborMTU and MtuCap of both ends",
+			"ibv_devinfo | grep -E 'hca_id|port:|max_mtu|active_mtu' on the host to see what the HCA reports",
+			"move the cable to a switch port that supports the fabric's MTU, or raise the limiting port's MTU in the switch configuration",
+			remedyLinkReset + " so the subnet manager sets the MTU again",
+			"ibdoctor fabric check --mtu (after the fix) to confirm",
+		},
+	},
 	// The routing IDs (fabric.route_*, fabric.credit_loop,
 	// fabric.tree_asymmetric) live in routing.go with the routing analysis.
 }

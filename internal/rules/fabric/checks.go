@@ -60,6 +60,7 @@ func Check(f *Fabric, opts Options) []finding.Finding {
 	out = append(out, checkIdentity(f)...)
 	out = append(out, checkSM(f)...)
 	out = append(out, CheckQoS(f, opts.QoS)...)
+	out = append(out, checkMTU(f)...)
 	catalog.Sort(out)
 	return out
 }

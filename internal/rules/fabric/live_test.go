@@ -547,3 +547,38 @@ func TestLiveIbsimPathSLs(t *testing.T) {
 		})
 	}
 }
+
+// TestLiveIbsimMTU: collect --mtu reads smpquery portinfo of both ends of
+// every CA link from the real stack; ibsim runs every port at 2048 (and
+// cannot run one lower), so every link is read and none is judged below
+// the fabric's MTU. The mismatches themselves are TestCheckMTU's edits of
+// such a capture.
+func TestLiveIbsimMTU(t *testing.T) {
+	g, _ := generate(t, simfabric.Spec{Spines: 1, Leaves: 2, HostsPerLeaf: 2})
+	s := startIbsim(t, g)
+	s.startSM("minhop")
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir, MTU: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := raw.Get("smpquery-portinfo")
+	if o == nil || o.Err != "" {
+		t.Fatalf("smpquery-portinfo: %+v", o)
+	}
+	f := Build(raw)
+	if len(f.PortInfos) != 8 {
+		t.Fatalf("%d portinfo answers, want both ends of 4 CA links; gaps %+v", len(f.PortInfos), f.Gaps)
+	}
+	for _, p := range f.PortInfos {
+		if p.NeighborMTU != 2048 || p.MTUCap != 2048 || p.LinkState != "Active" {
+			t.Errorf("%+v", p)
+		}
+	}
+	for _, x := range Check(f, Options{}) {
+		if x.ID == "fabric.mtu_below_fabric" {
+			t.Errorf("%s", x.Summary)
+		}
+	}
+}

@@ -42,6 +42,9 @@ type Fabric struct {
 	// PathSLs are the service levels the SA gave CA-to-CA paths (saquery
 	// PathRecords; nil when not collected).
 	PathSLs []ibdiags.PathSL `json:"path_sl,omitempty"`
+	// PortInfos are the smpquery portinfo answers of both ends of every
+	// CA link (fabric check --mtu; nil when not collected).
+	PortInfos []ibdiags.PortInfo `json:"portinfo,omitempty"`
 
 	// peers indexes Links by end, byKey nodes by GUID/ID (built on first
 	// use).
@@ -195,6 +198,7 @@ func Build(raw *fabricmodel.Raw) *Fabric {
 	b.readSMInfo()
 	b.readSAViews()
 	b.f.addQoS(raw, b.gap)
+	b.f.addMTU(raw, b.gap)
 	// Build the indexes now, so the checks only read the model.
 	f := b.f
 	f.Peer(End{-1, -1})

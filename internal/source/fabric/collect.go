@@ -48,6 +48,10 @@ type CollectOptions struct {
 	// n·(n-1) runs, so only up to maxPathSLCAs CA ports (see
 	// collectPathSL).
 	PathSL bool
+	// MTU also reads the PortInfo (NeighborMTU, MtuCap) of every linked CA
+	// port and of the switch port at its other end: two smpquery runs
+	// per CA port (see collectMTU), so it is asked for.
+	MTU bool
 }
 
 // step is one tool run of a collection.
@@ -247,8 +251,85 @@ func Collect(ctx context.Context, o CollectOptions) (*fabricmodel.Raw, error) {
 			raw.Outputs = append(raw.Outputs, ps)
 		}
 	}
+	if li := raw.Get("iblinkinfo"); o.MTU && li != nil && li.Err == "" {
+		mtuStart := msSince(start)
+		if pi := collectMTU(ctx, o, li); pi != nil {
+			pi.StartMS = mtuStart
+			raw.Outputs = append(raw.Outputs, pi)
+		}
+	}
 	raw.WallMS = msSince(start)
 	return raw, nil
+}
+
+// maxMTURuns bounds the smpquery portinfo runs (~10 ms each).
+const maxMTURuns = 4096
+
+// collectMTU reads `smpquery portinfo LID PORT` of every linked CA port
+// and of the switch port at its other end, the LIDs and ports taken from
+// iblinkinfo: NeighborMTU is the link's MTU (what ibv_devinfo shows as
+// active_mtu on the host), MtuCap what each end supports. SA
+// PortInfoRecords would answer in one query, but OpenSM lists only some
+// ports to a requester without the SM key, and needs a running SM. Runs
+// beyond maxMTURuns are left out and said so in Err.
+func collectMTU(ctx context.Context, o CollectOptions, li *fabricmodel.Output) *fabricmodel.Output {
+	info, err := ibdiags.ParseLinkInfo(bytes.NewReader(li.Stdout), "iblinkinfo.txt")
+	if err != nil {
+		return nil
+	}
+	type key struct{ lid, port int }
+	var jobs []key
+	seen := map[key]bool{}
+	add := func(k key) {
+		if k.lid > 0 && !seen[k] {
+			seen[k] = true
+			jobs = append(jobs, k)
+		}
+	}
+	for _, p := range info.Ports {
+		if p.NodeType == ibdiags.Switch || p.LID <= 0 || p.Phys != 5 || p.RemoteLID <= 0 {
+			continue
+		}
+		add(key{p.LID, p.Port})
+		add(key{p.RemoteLID, p.RemotePort})
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	out := &fabricmodel.Output{Name: "smpquery-portinfo", Args: []string{"smpquery", "portinfo", "<lid> <port> for each linked CA port and the switch port at its other end"}}
+	sel := o.selector()
+	results := make([]*fabricmodel.Output, min(len(jobs), maxMTURuns))
+	sem := make(chan struct{}, o.Parallel)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			args := append(append([]string{}, sel...), "portinfo", strconv.Itoa(jobs[i].lid), strconv.Itoa(jobs[i].port))
+			results[i] = run(ctx, o, step{out.Name, "smpquery", args})
+		}()
+	}
+	wg.Wait()
+	failed := 0
+	for _, r := range results {
+		out.Stdout = append(out.Stdout, r.Stdout...)
+		out.Stderr = append(out.Stderr, r.Stderr...)
+		out.DurationMS += r.DurationMS
+		if r.Err != "" {
+			failed++
+		}
+	}
+	var errs []string
+	if failed > 0 {
+		errs = append(errs, fmt.Sprintf("%d of %d smpquery runs failed", failed, len(results)))
+	}
+	if len(jobs) > maxMTURuns {
+		errs = append(errs, fmt.Sprintf("%d runs beyond the first %d not made", len(jobs)-maxMTURuns, maxMTURuns))
+	}
+	out.Err = strings.Join(errs, "; ")
+	return out
 }
 
 // maxPathSLCAs bounds the CA ports whose path SLs are collected: n CA

@@ -31,7 +31,7 @@ const maxMeta = 1 << 20
 var outputNames = map[string]bool{
 	"ibnetdiscover": true, "iblinkinfo": true, "ibqueryerrors": true, "dump_fts": true, "sminfo": true,
 	"perfquery": true, "saquery-sm": true, "sminfo-sms": true,
-	"smpquery-sl2vl": true, "smpquery-vlarb": true, "saquery-path-sl": true,
+	"smpquery-sl2vl": true, "smpquery-vlarb": true, "saquery-path-sl": true, "smpquery-portinfo": true,
 }
 
 // outputFile reports whether a collection file name is NAME.txt or

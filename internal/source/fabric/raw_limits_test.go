@@ -82,7 +82,7 @@ func TestReadFromHostileMeta(t *testing.T) {
 		{"one output 400 times", []tarFile{{"meta.json", metaListing(many...)}, {"dump_fts.txt", big}}, "listed"},
 		{"duplicate", []tarFile{{"meta.json", metaListing("sminfo", "dump_fts", "sminfo")}, {"dump_fts.txt", big}}, `"sminfo" listed twice`},
 		{"unknown", []tarFile{{"meta.json", metaListing("ibnetdiscover", "passwd")}}, `unknown output name "passwd"`},
-		{"too many", []tarFile{{"meta.json", metaListing("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l")}}, "12 outputs listed"},
+		{"too many", []tarFile{{"meta.json", metaListing("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m")}}, "13 outputs listed"},
 		{"tar entry twice", []tarFile{{"sminfo.txt", []byte("x")}, {"sminfo.txt", []byte("y")}}, "appears twice"},
 		{"meta too large", []tarFile{{"meta.json", bytes.Repeat([]byte(" "), 2<<20)}}, "too large"},
 	}
@@ -142,7 +142,7 @@ func TestReadFromLargeOutput(t *testing.T) {
 // TestOutputNamesCoverCollect: every output collect saves is one ReadFrom
 // accepts.
 func TestOutputNamesCoverCollect(t *testing.T) {
-	names := []string{"perfquery", "saquery-sm", "sminfo-sms", "smpquery-sl2vl", "smpquery-vlarb", "saquery-path-sl"}
+	names := []string{"perfquery", "saquery-sm", "sminfo-sms", "smpquery-sl2vl", "smpquery-vlarb", "saquery-path-sl", "smpquery-portinfo"}
 	for _, s := range steps(CollectOptions{}, "") {
 		names = append(names, s.name)
 	}

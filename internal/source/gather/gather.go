@@ -90,6 +90,10 @@ type Result struct {
 	Notes []string
 	// Skipped marks runbook steps with a source that could not be read.
 	Skipped map[int]bool
+	// Grouped are the snapshot's gaps a note already names together (the
+	// config files of the bridges whose ACS was not readable): a text
+	// report lists the note instead of one gap line each.
+	Grouped []string
 }
 
 func (g *Result) Note(format string, a ...any) {
@@ -152,23 +156,28 @@ func Node(fsys fs.FS, snap *snapshot.Snapshot, o Options) *Result {
 	return g
 }
 
-// noteACS notes the bridges between GPUs and NICs whose ACS could not be
-// read (their config file a gap: 64 bytes without root), so step 2 does
-// not read as fully checked.
+// noteACS notes, in one line, the bridges between GPUs and NICs whose ACS
+// could not be read (their config file a gap: 64 bytes without root), so
+// step 2 does not read as fully checked: it names them and how to read
+// them, and records their gaps as grouped.
 func noteACS(g *Result, snap *snapshot.Snapshot) {
 	bridges := snap.P2PBridges()
-	unread := 0
+	var unread []string
 	for _, a := range bridges {
 		d := snap.PCIDevice(a)
 		if d == nil || d.ACS != nil {
 			continue
 		}
-		if len(snap.GapsUnder(layout.Devices+"/"+d.Path+"/config")) > 0 {
-			unread++
+		p := layout.Devices + "/" + d.Path + "/config"
+		if gs := snap.GapsUnder(p); len(gs) > 0 {
+			unread = append(unread, string(a))
+			for _, gp := range gs {
+				g.Grouped = append(g.Grouped, gp.Path)
+			}
 		}
 	}
-	if unread > 0 {
-		g.skip(finding.StepPCIe, "PCIe ACS not checked on %d of %d bridges between GPUs and NICs: config space beyond its 64-byte header is readable by root only (run as root)", unread, len(bridges))
+	if len(unread) > 0 {
+		g.skip(finding.StepPCIe, "PCIe ACS not checked on %d of %d bridges between GPUs and NICs (%s): their config space beyond the 64-byte header is readable by root only: run the doctor as root, or give the output of sudo lspci -vvv to ibdoctor analyze", len(unread), len(bridges), strings.Join(unread, " "))
 	}
 }
 
