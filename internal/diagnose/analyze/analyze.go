@@ -238,8 +238,11 @@ func AnalyzeText(name, text string, opts Options) File {
 		ctx.addNode(opts.Node)
 	}
 	for _, sp := range spans {
-		if sp.Kind == KindNCCLLog {
+		switch sp.Kind {
+		case KindNCCLLog:
 			ctx.ncclSpans = append(ctx.ncclSpans, sp)
+		case KindLspci:
+			ctx.lspciSpans = append(ctx.lspciSpans, sp)
 		}
 	}
 	segs := make([]*Segment, len(spans))
@@ -372,20 +375,29 @@ type context struct {
 	// with prose and fences ("on the client: … on the server: …"), and
 	// the rules must see every process to compare their transports.
 	ncclSpans []Span
+	// lspciSpans are the file's lspci segments: a LnkCap quoted in one
+	// code block and its LnkSta in the next are one device's.
+	lspciSpans []Span
 }
 
 // ncclText returns the text of every NCCL log segment of the file (other
 // lines blank), ok false for a later segment already read with the first.
 func (c *context) ncclText(ls []string, sp Span) (string, bool) {
-	if len(c.ncclSpans) < 2 {
+	return spansText(c.ncclSpans, ls, sp)
+}
+
+// spansText returns the text of every span of spans (other lines blank)
+// when sp is the first of them, ok false for a later one.
+func spansText(spans []Span, ls []string, sp Span) (string, bool) {
+	if len(spans) < 2 {
 		return segmentText(ls, sp), true
 	}
-	if sp != c.ncclSpans[0] {
+	if sp != spans[0] {
 		return "", false
 	}
 	var b strings.Builder
 	next := 1
-	for _, s := range c.ncclSpans {
+	for _, s := range spans {
 		for ; next < s.Start; next++ {
 			b.WriteByte('\n')
 		}
@@ -537,7 +549,12 @@ func diagnose(file string, ls []string, sp Span, opts Options, ctx *context) Seg
 	case KindNvsmiQuery:
 		err = diagnoseNvsmiQuery(&seg, file, text)
 	case KindLspci:
-		err = diagnoseLspci(&seg, file, text)
+		t, first := spansText(ctx.lspciSpans, ls, sp)
+		if !first {
+			seg.Summary = fmt.Sprintf("lspci output, judged with the lspci output at lines %d-%d", ctx.lspciSpans[0].Start, ctx.lspciSpans[0].End)
+			return seg
+		}
+		err = diagnoseLspci(&seg, file, t)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -917,6 +934,17 @@ func diagnoseLspci(seg *Segment, file, text string) error {
 	seg.Summary = v.Summary
 	seg.Empty = v.NotJudged
 	seg.Findings = append(seg.Findings, v.Findings...)
+	links, judged := host.CheckPastedLspciLinks(l, file)
+	seg.Findings = append(seg.Findings, links...)
+	if judged > 0 {
+		if seg.Empty != "" {
+			// The links were judged; the ACS part was not.
+			seg.Summary = strings.Replace(seg.Summary, "; "+seg.Empty, "", 1)
+			seg.Skipped = append(seg.Skipped, "ACS not judged: "+seg.Empty)
+			seg.Empty = ""
+		}
+		seg.Summary += fmt.Sprintf("; PCIe link (LnkSta against LnkCap) of %s judged", plural(judged, "function", "functions"))
+	}
 	return nil
 }
 

@@ -614,6 +614,32 @@ func TestNvsmiQueryPaste(t *testing.T) {
 	}
 }
 
+// lspci link lines quoted without their device, even split over two code
+// blocks with prose between, are one device's LnkCap and LnkSta.
+func TestLspciLinkPaste(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"LnkCap and LnkSta in two code blocks", "It shows:\n\n```\n  LnkCap:  Port #8, Speed 8GT/s, Width x4, ...\n```\n\nand:\n\n```\n  LnkSta:  Speed 5GT/s, Width x1, ...\n```\n\nThat is one lane.\n",
+			[]string{"pcie.link_degraded/critical"}},
+		{"speed-only drop of an unnamed device", "riser:\n\n    LnkCap: Port #0, Speed 16GT/s, Width x16, ASPM L1, Exit Latency L1 <16us\n    LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)\n",
+			[]string{"pcie.link_degraded/warning"}},
+		{"grep behind a prompt, at capability", "$ sudo lspci -s 3b:00.0 -vvv | grep Lnk\n\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x8, ASPM L0s\n\t\tLnkSta:\tSpeed 8GT/s (ok), Width x8 (ok)\n", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run([]Input{{Name: "l.txt", Text: tt.in}}, Options{})
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if r.ExitCode == 3 || !slices.Equal(got, tt.want) {
+				t.Errorf("exit %d findings %q, want %q\n%s", r.ExitCode, got, tt.want, jsonOf(t, r))
+			}
+		})
+	}
+}
+
 // ibstat run on several hosts and pasted together: each host's output is
 // its own segment, not one node with ports merged.
 func TestRepeatedDeviceStartsNewSegment(t *testing.T) {

@@ -184,6 +184,8 @@ func header(ls []string, i int) (Kind, int) {
 		return KindQueryErrors, 0
 	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x") || strings.HasPrefix(t, "Switch 0x") && strings.HasSuffix(t, ":"):
 		return KindLinkInfo, 0
+	case strings.HasPrefix(t, "LnkCap:") || strings.HasPrefix(t, "LnkSta:"):
+		return KindLspci, 0 // lspci's link lines quoted without their device (or `lspci -vvv | grep Lnk`)
 	case l == t && lspci.IsHeader(t):
 		return KindLspci, 0 // "17:00.0 PCI bridge: …" at the start of the line
 	}
