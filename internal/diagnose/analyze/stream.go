@@ -351,11 +351,14 @@ func (s *streamer) lastOther() *otherRun {
 
 // maybePrompt is false for lines isPrompt cannot match, cheaply: most
 // lines of a log. A prompt holds '$', '#' or "+ ", and either starts
-// with '$', '+', '#' or '[' (after blanks) or holds an '@'.
+// with '$', '+', '#' or '[' (after blanks) or holds an '@'; or it is a
+// shell theme's glyph or a tool console's "name>".
 func maybePrompt(l string) bool {
 	if strings.IndexByte(l, '$') < 0 && strings.IndexByte(l, '#') < 0 && !strings.Contains(l, "+ ") {
-		// A theme's glyph ("➜  dir cmd") or a console's "sim> cmd".
-		return len(l) > 0 && l[0] >= 0x80 || strings.Contains(l, "> ")
+		// A theme's glyph ("➜  dir cmd") or a console's "sim> cmd":
+		// its first word ends in '>' (found without scanning the line).
+		sp := strings.IndexByte(l, ' ')
+		return len(l) > 0 && l[0] >= 0x80 || sp > 0 && l[sp-1] == '>'
 	}
 	i := 0
 	for i < len(l) && (l[i] == ' ' || l[i] >= '\t' && l[i] <= '\r') {
