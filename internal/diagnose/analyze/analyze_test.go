@@ -514,6 +514,13 @@ func TestIsPrompt(t *testing.T) {
 		"→ the port is Down":            false,
 		"mlx5_3 port 1 ==> net1 (Down)": false,
 		"Sim> ok":                       false,
+		"bash-4.2# ibstat":              true,
+		"sh-5.1$ ibv_devinfo":           true,
+		"(base) user@gpu1:~$ ibstat":    true,
+		"user@gpu1 ~ % ibstat":          true,
+		"rate-4# of 8 ports":            false,
+		"(note) see below":              false,
+		"50 % of the ports @ 100G":      false,
 	} {
 		if got := isPrompt(line); got != want {
 			t.Errorf("isPrompt(%q) = %v, want %v", line, got, want)

@@ -340,10 +340,35 @@ func isPrompt(l string) bool {
 		// "ftp> get x".
 		return true
 	}
+	if len(f) >= 2 && shellPrompt(f[0]) {
+		// A container's shell without a host name: "bash-4.2# ibstat".
+		return true
+	}
+	if len(f) >= 3 && strings.HasPrefix(f[0], "(") && strings.HasSuffix(f[0], ")") {
+		f = f[1:] // a conda or venv name before the prompt: "(base) user@gpu1:~$ ibstat"
+	}
 	if len(f) < 2 || !strings.Contains(f[0], "@") || strings.HasPrefix(f[0], "@") {
 		return false
 	}
+	if len(f) >= 3 && (f[1] == "%" || len(f) >= 4 && f[2] == "%") {
+		return true // zsh's default "user@host ~ % cmd"
+	}
 	return strings.HasSuffix(f[0], "$") || strings.HasSuffix(f[0], "#")
+}
+
+// shellPrompt says whether a word is a shell's own prompt: "bash-4.2#",
+// "sh-5.1$", "bash$".
+func shellPrompt(w string) bool {
+	if len(w) < 2 || w[len(w)-1] != '#' && w[len(w)-1] != '$' {
+		return false
+	}
+	name, ver, _ := strings.Cut(w[:len(w)-1], "-")
+	switch name {
+	case "bash", "sh", "zsh", "ash", "dash", "ksh":
+	default:
+		return false
+	}
+	return strings.Trim(ver, "0123456789.") == ""
 }
 
 // promptCommands start the commands a root prompt "# …" is recognised by.

@@ -358,7 +358,8 @@ func maybePrompt(l string) bool {
 		// A theme's glyph ("➜  dir cmd") or a console's "sim> cmd":
 		// its first word ends in '>' (found without scanning the line).
 		sp := strings.IndexByte(l, ' ')
-		return len(l) > 0 && l[0] >= 0x80 || sp > 0 && l[sp-1] == '>'
+		return len(l) > 0 && l[0] >= 0x80 || sp > 0 && l[sp-1] == '>' ||
+			strings.IndexByte(l, '%') >= 0 && strings.IndexByte(l, '@') >= 0 // zsh's "user@host ~ % cmd"
 	}
 	i := 0
 	for i < len(l) && (l[i] == ' ' || l[i] >= '\t' && l[i] <= '\r') {
@@ -370,6 +371,9 @@ func maybePrompt(l string) bool {
 	switch l[i] {
 	case '$', '+', '#', '[':
 		return true
+	}
+	if sp := strings.IndexByte(l[i:], ' '); sp > 0 && (l[i+sp-1] == '#' || l[i+sp-1] == '$') {
+		return true // "bash-4.2# cmd"
 	}
 	return strings.IndexByte(l, '@') >= 0
 }
