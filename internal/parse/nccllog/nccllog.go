@@ -191,9 +191,12 @@ var (
 	reAsync = regexp.MustCompile(`NET/IB ?: (?:([^\s:]+):(\d+) )?(?:Got (?:non-fatal )?async (?:error )?event ?: ?|async fatal event(?: on \w+ \([^)]*\)[^:]*)?: )(.+?)(?:\(\d+\)| event type: \d+.*)?[\s"'“”‘’.)\]]*$`)
 	// reGIDChanged is the GID table change NCCL words on its own.
 	reGIDChanged = regexp.MustCompile(`NET/IB ?: ([^\s:]+):(\d+) GID table changed`)
-	reLegacy     = regexp.MustCompile(`^(\S+) \[\d+\] (?:[\w./-]+\.(?:cu|cc|c|h):\d+ (WARN)|(INFO)) (.*)$`)
-	reWatchdog   = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
-	reTimeout    = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
+	// reAsyncUnknown is an event NCCL's thread does not name: "NET/IB :
+	// mlx5_0:1 unknown event type (22)".
+	reAsyncUnknown = regexp.MustCompile(`NET/IB ?: ([^\s:]+):(\d+) unknown event type \((\d+)\)`)
+	reLegacy       = regexp.MustCompile(`^(\S+) \[\d+\] (?:[\w./-]+\.(?:cu|cc|c|h):\d+ (WARN)|(INFO)) (.*)$`)
+	reWatchdog     = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
+	reTimeout      = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
 	// reAnyRank finds the rank of a PyTorch line that does not put it
 	// right before "Watchdog": "[PG ID 0 PG GUID 0(default_pg) Rank 1]",
 	// or the launcher's "[rank1]:" prefix.
@@ -995,6 +998,9 @@ func (ps *Parser) warnClass(msg string) Event {
 		ev.Port, _ = strconv.Atoi(m[2])
 	} else if m := reGIDChanged.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.HCA, ev.Async = EventAsync, m[1], "GID table change"
+		ev.Port, _ = strconv.Atoi(m[2])
+	} else if m := reAsyncUnknown.FindStringSubmatch(msg); m != nil {
+		ev.Kind, ev.HCA, ev.Async = EventAsync, m[1], "event type "+m[3]
 		ev.Port, _ = strconv.Atoi(m[2])
 	} else if m := reCall.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Call, ev.Error = EventResource, m[1], m[2]

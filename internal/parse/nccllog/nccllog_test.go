@@ -277,6 +277,7 @@ func TestAsyncEventWordings(t *testing.T) {
 		{"n1:1:2 [3] NCCL WARN NET/IB : mlx5_3:1 GID table changed", "mlx5_3", 1, "GID table change"},
 		// Azure/msccl-executor-nccl's resilient plugin appends the type and device.
 		{"n1:1:2 [3] NCCL WARN NET/IB : Got async event : port error event type: 10 deviceid:0 device name:mlx5_0", "", 0, "port error"},
+		{"n1:1:2 [3] NCCL WARN NET/IB : mlx5_3:1 unknown event type (22)", "mlx5_3", 1, "event type 22"},
 		// Quoted by a maintainer in NVIDIA/nccl issue #905, without the prefix.
 		{"NCCL WARN NET/IB : Got async event : port error", "", 0, "port error"},
 	} {

@@ -153,6 +153,8 @@ func TestLogRules(t *testing.T) {
 		{"async catastrophic then the thread fails", base + "hostname1:25668:27396 [0] NCCL WARN NET/IB : mlx5_1:1 async fatal event: local catastrophic error\n" +
 			"hostname1:25668:27396 [0] misc/ibvwrap.cc:220 NCCL WARN Call to ibv_get_async_event failed\n",
 			LogOptions{}, []string{"nccl.ib_async_event/critical"}},
+		{"async event NCCL does not name is a warning", base + "hostname1:25668:27396 [0] NCCL WARN NET/IB : mlx5_0:1 unknown event type (22)\n",
+			LogOptions{}, []string{"nccl.ib_async_event/warning"}},
 		{"async sm change is informational", base + "hostname1:25668:27396 [0] NCCL WARN NET/IB : mlx5_0:1 Got non-fatal async event: SM change(13)\n",
 			LogOptions{}, []string{"nccl.ib_async_event/info"}},
 		{"nccl timeout warn", base + "hostname1:25668:27396 [0] NCCL WARN Timeout waiting for connection\n", LogOptions{}, []string{"nccl.timeout/critical"}},
