@@ -556,7 +556,7 @@ func TestLiveIbsimPathSLs(t *testing.T) {
 func TestLiveIbsimMTU(t *testing.T) {
 	g, _ := generate(t, simfabric.Spec{Spines: 1, Leaves: 2, HostsPerLeaf: 2})
 	s := startIbsim(t, g)
-	s.startSM("minhop")
+	s.StartSM("minhop")
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 	raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir, MTU: true})
