@@ -559,7 +559,7 @@ func TestLiveIbsimMTU(t *testing.T) {
 	s.StartSM("minhop")
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.env, Timeout: 20 * time.Second, Dir: s.dir, MTU: true})
+	raw, err := sourcefabric.Collect(ctx, sourcefabric.CollectOptions{Env: s.Env, Timeout: 20 * time.Second, Dir: s.Dir, MTU: true})
 	if err != nil {
 		t.Fatal(err)
 	}
