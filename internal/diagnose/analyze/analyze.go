@@ -18,6 +18,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdev2netdev"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
@@ -274,8 +275,11 @@ func judgeSpans(name string, d *doc, spans []Span, opts Options) ([]Segment, *co
 		ctx.addNode(opts.Node)
 	}
 	for _, sp := range spans {
-		if sp.Kind == KindNCCLLog {
+		switch sp.Kind {
+		case KindNCCLLog:
 			ctx.ncclSpans = append(ctx.ncclSpans, sp)
+		case KindLspci:
+			ctx.lspciSpans = append(ctx.lspciSpans, sp)
 		}
 	}
 	segs := make([]*Segment, len(spans))
@@ -385,20 +389,29 @@ type context struct {
 	// with prose and fences ("on the client: … on the server: …"), and
 	// the rules must see every process to compare their transports.
 	ncclSpans []Span
+	// lspciSpans are the file's lspci segments: a LnkCap quoted in one
+	// code block and its LnkSta in the next are one device's.
+	lspciSpans []Span
 }
 
 // ncclText returns the text of every NCCL log segment of the file (other
 // lines blank), ok false for a later segment already read with the first.
 func (c *context) ncclText(d *doc, sp Span) (string, bool) {
-	if len(c.ncclSpans) < 2 {
+	return spansText(c.ncclSpans, d, sp)
+}
+
+// spansText returns the text of every span of spans (other lines blank)
+// when sp is the first of them, ok false for a later one.
+func spansText(spans []Span, d *doc, sp Span) (string, bool) {
+	if len(spans) < 2 {
 		return segmentText(d, sp), true
 	}
-	if sp != c.ncclSpans[0] {
+	if sp != spans[0] {
 		return "", false
 	}
 	var b strings.Builder
 	next := 1
-	for _, s := range c.ncclSpans {
+	for _, s := range spans {
 		for ; next < s.Start; next++ {
 			b.WriteByte('\n')
 		}
@@ -559,8 +572,17 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseMst(&seg, file, text)
 	case KindPingpong:
 		err = diagnosePingpong(&seg, file, withPrompts(d, sp))
+	case KindIBDev2Netdev:
+		err = diagnoseIBDev2Netdev(&seg, file, d, sp)
+	case KindNvsmiQuery:
+		err = diagnoseNvsmiQuery(&seg, file, text)
 	case KindLspci:
-		err = diagnoseLspci(&seg, file, text)
+		t, first := spansText(ctx.lspciSpans, d, sp)
+		if !first {
+			seg.Summary = fmt.Sprintf("lspci output, judged with the lspci output at lines %d-%d", ctx.lspciSpans[0].Start, ctx.lspciSpans[0].End)
+			return seg
+		}
+		err = diagnoseLspci(&seg, file, t)
 	case KindUCXLog:
 		err = diagnoseUCX(&seg, file, text)
 	default:
@@ -942,6 +964,17 @@ func diagnoseLspci(seg *Segment, file, text string) error {
 	seg.Summary = v.Summary
 	seg.Empty = v.NotJudged
 	seg.Findings = append(seg.Findings, v.Findings...)
+	links, judged := host.CheckPastedLspciLinks(l, file)
+	seg.Findings = append(seg.Findings, links...)
+	if judged > 0 {
+		if seg.Empty != "" {
+			// The links were judged; the ACS part was not.
+			seg.Summary = strings.Replace(seg.Summary, "; "+seg.Empty, "", 1)
+			seg.Skipped = append(seg.Skipped, "ACS not judged: "+seg.Empty)
+			seg.Empty = ""
+		}
+		seg.Summary += fmt.Sprintf("; PCIe link (LnkSta against LnkCap) of %s judged", plural(judged, "function", "functions"))
+	}
 	return nil
 }
 
@@ -1606,5 +1639,67 @@ func diagnoseShowGIDs(seg *Segment, file string, d *doc, sp Span, ctx *context) 
 		}
 	}
 	seg.Findings = append(seg.Findings, fs...)
+	return nil
+}
+
+// diagnoseIBDev2Netdev reads ibdev2netdev lines (other lines of the
+// segment, a command's output pasted below it, are listed as skipped) and
+// judges them: internal/rules/node.CheckIBDev2Netdev says what a netdev's
+// Up/Down tells of its RDMA port.
+func diagnoseIBDev2Netdev(seg *Segment, file string, d *doc, sp Span) error {
+	m := &ibdev2netdev.Map{}
+	var other []int
+	for n := sp.Start; n <= sp.End; n++ {
+		l := d.line(n)
+		if strings.TrimSpace(l) == "" || isPrompt(l) || isFence(l) {
+			continue
+		}
+		e, ok := ibdev2netdev.Line(l)
+		if !ok {
+			other = append(other, n)
+			continue
+		}
+		e.Line = n
+		m.Entries = append(m.Entries, e)
+	}
+	if len(m.Entries) == 0 {
+		return &parse.Error{Source: file, Line: sp.Start, Err: ibdev2netdev.ErrNoData}
+	}
+	if len(other) > 0 {
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("%s: not read as ibdev2netdev (%s, the first: %q)", lineList(file, other[:1]), plural(len(other), "line", "lines"), firstLine([]string{d.line(other[0])})))
+	}
+	fs, notes := noderules.CheckIBDev2Netdev(m, file)
+	seg.Findings = append(seg.Findings, fs...)
+	seg.Skipped = append(seg.Skipped, notes...)
+	eth, ipoib := 0, 0
+	for _, e := range m.Entries {
+		if ibdev2netdev.IPoIB(e.NetDev) {
+			ipoib++
+		} else {
+			eth++
+		}
+	}
+	seg.Summary = plural(len(m.Entries), "RDMA port", "RDMA ports")
+	if ipoib > 0 {
+		seg.Summary += fmt.Sprintf(" (%d on IPoIB netdevs)", ipoib)
+		seg.Skipped = append(seg.Skipped, "an IPoIB netdev's Up/Down is the IPoIB interface's, not the IB port's: ibstat shows the port")
+	}
+	verbose := slices.ContainsFunc(m.Entries, func(e ibdev2netdev.Entry) bool { return e.PortState != "" })
+	if eth == 0 && !verbose {
+		seg.Empty = "ibdev2netdev shows IPoIB netdevs only, whose Up/Down says nothing of the IB ports (ibstat or ibdev2netdev -v shows them)"
+	}
+	return nil
+}
+
+// diagnoseNvsmiQuery judges the GPU memory error sections of a pasted
+// nvidia-smi -q (row remapping, page retirement).
+func diagnoseNvsmiQuery(seg *Segment, file, text string) error {
+	q, err := nvsmi.ParseQuery(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	seg.Findings = append(seg.Findings, host.CheckPastedGPUMemory(q, file)...)
+	seg.Summary = plural(len(q.GPUs), "GPU", "GPUs") + ": memory error state (row remapping, page retirement)"
+	seg.Skipped = append(seg.Skipped, "of nvidia-smi -q only the Remapped Rows and Retired Pages sections are judged")
 	return nil
 }

@@ -533,6 +533,23 @@ func TestIsPrompt(t *testing.T) {
 		"  admin@gpu1:~$ ibstat":           true,
 		"cost $5 # a comment + more":       false,
 		"[    2.5] eth0: link #1 + lane 2": false,
+		// Shell themes and tool consoles.
+		"➜  opensm git:(master) ✗ perfquery 5 1": true,
+		"❯ ibstat":   true,
+		"λ dmesg -T": true,
+		"sim> PerformanceSet \"S-0002c90200405150\"[1] PortCounters.PortXmitWait=123": true,
+		"• run ibstat on each node":     false,
+		"– ibstat shows the port Down":  false,
+		"→ the port is Down":            false,
+		"mlx5_3 port 1 ==> net1 (Down)": false,
+		"Sim> ok":                       false,
+		"bash-4.2# ibstat":              true,
+		"sh-5.1$ ibv_devinfo":           true,
+		"(base) user@gpu1:~$ ibstat":    true,
+		"user@gpu1 ~ % ibstat":          true,
+		"rate-4# of 8 ports":            false,
+		"(note) see below":              false,
+		"50 % of the ports @ 100G":      false,
 	} {
 		if got := isPrompt(line); got != want {
 			t.Errorf("isPrompt(%q) = %v, want %v", line, got, want)
@@ -541,6 +558,121 @@ func TestIsPrompt(t *testing.T) {
 		if want && !maybePrompt(line) {
 			t.Errorf("maybePrompt(%q) = false for a prompt", line)
 		}
+	}
+}
+
+// A perfquery block pasted without its header line, after a shell theme's
+// prompt and a tool console's lines, is read: its port from PortSelect.
+func TestPerfQueryWithoutHeader(t *testing.T) {
+	block := "PortSelect:......................1\nCounterSelect:...................0x0000\nSymbolErrorCounter:..............0\n" +
+		"LinkErrorRecoveryCounter:........0\nLinkDownedCounter:...............%d\nPortXmitDiscards:................%d\n"
+	for _, tt := range []struct {
+		name, prompt string
+		downed, disc int
+		want         []string
+	}{
+		{"zsh theme, zero counters", "➜  opensm git:(master) ✗ perfquery 5 1\n", 0, 0, nil},
+		{"console prompt above, discards", "sim> PerformanceSet \"S-0002c90200405150\"[1] PortCounters.PortXmitDiscards=9\n\n$ perfquery 5 1\n", 0, 9, []string{"port.xmit_discards"}},
+		{"no prompt at all, link downed", "", 3, 0, []string{"port.link_flapping"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := "4. run perfquery\n\n" + tt.prompt + fmt.Sprintf(block, tt.downed, tt.disc)
+			r := Run([]Input{{Name: "p.txt", Text: in}}, Options{})
+			if r.ExitCode == 3 {
+				t.Fatalf("not judged: %s", jsonOf(t, r))
+			}
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.ID)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("findings %q, want %q", got, tt.want)
+			}
+			seg := r.Files[0].Segments[len(r.Files[0].Segments)-1]
+			if seg.Kind != KindPerfQuery {
+				t.Errorf("last segment %s", seg.Kind)
+			}
+		})
+	}
+}
+
+// ibdev2netdev pastes: an Ethernet netdev down is its RoCE port down; an
+// IPoIB netdev's state says nothing of the IB port; a port down beside an
+// up port of its card is a note.
+func TestIBDev2NetdevPaste(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		exit     int
+		want     []string
+	}{
+		{"pod with its only RoCE netdev down", "[root@pod /]# ibdev2netdev\nmlx5_3 port 1 ==> net1 (Down)\n[root@pod /]# ifconfig\neth0: flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 1450\n",
+			1, []string{"port.down/warning"}},
+		{"IPoIB only: not judged", "$ ibdev2netdev\nmlx5_0 port 1 ==> ib0 (Down)\nmlx5_1 port 1 ==> ibp60s0 (Down)\n", 3, nil},
+		{"IPoIB down with -v ACTIVE: healthy", "0000:02:00.1 mlx5_1 (MT4115 - MT1523X04353) CX456A - ConnectX-4 QSFP fw 12.23.1020 port 1 (ACTIVE) ==> ib1 (Down)\n", 0, nil},
+		{"second port of a card: healthy", "mlx5_1 port 1 ==> enp27s0f0np0 (Up)\nmlx5_2 port 1 ==> enp27s0f1np1 (Down)\n", 0, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run([]Input{{Name: "i.txt", Text: tt.in}}, Options{})
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if r.ExitCode != tt.exit || !slices.Equal(got, tt.want) {
+				t.Errorf("exit %d findings %q, want %d %q\n%s", r.ExitCode, got, tt.exit, tt.want, jsonOf(t, r))
+			}
+		})
+	}
+}
+
+// nvidia-smi -q pasted whole, as -d ROW_REMAPPER, or as a fragment: its
+// memory error sections are judged, and only they.
+func TestNvsmiQueryPaste(t *testing.T) {
+	rows := "    Remapped Rows\n        Correctable Error                 : 0\n        Uncorrectable Error               : %d\n        Pending                           : %s\n        Remapping Failure Occurred        : %s\n"
+	for _, tt := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"fragment, pending", "the GPU needs a reset:\n\n```\n" + fmt.Sprintf(rows, 4, "Yes", "No") + "```\n", []string{"gpu.row_remap/warning"}},
+		{"banner and GPU block, failure", "==============NVSMI LOG==============\n\nAttached GPUs                             : 1\nGPU 00000000:07:00.0\n    Product Name                          : NVIDIA A100-SXM4-80GB\n    Ecc Mode\n        Current                           : Enabled\n        Pending                           : Enabled\n" + fmt.Sprintf(rows, 8, "No", "Yes"),
+			[]string{"gpu.row_remap/critical"}},
+		{"-d ROW_REMAPPER, healthy", "GPU 00000000:55:00.0\n" + fmt.Sprintf(rows, 0, "No", "No"), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run([]Input{{Name: "q.txt", Text: tt.in}}, Options{})
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if r.ExitCode == 3 || !slices.Equal(got, tt.want) {
+				t.Errorf("exit %d findings %q, want %q\n%s", r.ExitCode, got, tt.want, jsonOf(t, r))
+			}
+		})
+	}
+}
+
+// lspci link lines quoted without their device, even split over two code
+// blocks with prose between, are one device's LnkCap and LnkSta.
+func TestLspciLinkPaste(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"LnkCap and LnkSta in two code blocks", "It shows:\n\n```\n  LnkCap:  Port #8, Speed 8GT/s, Width x4, ...\n```\n\nand:\n\n```\n  LnkSta:  Speed 5GT/s, Width x1, ...\n```\n\nThat is one lane.\n",
+			[]string{"pcie.link_degraded/critical"}},
+		{"speed-only drop of an unnamed device", "riser:\n\n    LnkCap: Port #0, Speed 16GT/s, Width x16, ASPM L1, Exit Latency L1 <16us\n    LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)\n",
+			[]string{"pcie.link_degraded/warning"}},
+		{"grep behind a prompt, at capability", "$ sudo lspci -s 3b:00.0 -vvv | grep Lnk\n\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x8, ASPM L0s\n\t\tLnkSta:\tSpeed 8GT/s (ok), Width x8 (ok)\n", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run([]Input{{Name: "l.txt", Text: tt.in}}, Options{})
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if r.ExitCode == 3 || !slices.Equal(got, tt.want) {
+				t.Errorf("exit %d findings %q, want %q\n%s", r.ExitCode, got, tt.want, jsonOf(t, r))
+			}
+		})
 	}
 }
 

@@ -2,9 +2,11 @@ package analyze
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdev2netdev"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
@@ -46,6 +48,8 @@ const (
 	KindEthtoolLink   Kind = "ethtool-link"
 	KindMst           Kind = "mst"
 	KindPingpong      Kind = "pingpong"
+	KindIBDev2Netdev  Kind = "ibdev2netdev"
+	KindNvsmiQuery    Kind = "nvidia-smi-q"
 	KindLspci         Kind = "lspci"
 	KindUCXLog        Kind = "ucx-log"
 	KindShowGIDs      Kind = "show_gids"
@@ -79,6 +83,8 @@ var Kinds = []KindInfo{
 	{KindSMInfo, "sminfo"},
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
+	{KindNvsmiQuery, "nvidia-smi -q (its Remapped Rows and Retired Pages sections; a fragment or -d ROW_REMAPPER)"},
+	{KindIBDev2Netdev, "ibdev2netdev and ibdev2netdev -v (RDMA port to netdev, Up/Down)"},
 	{KindMlxlink, "mlxlink / mstlink -d <dev> [-p N] [-m] [-c] [--json]: Operational, Supported, Troubleshooting, Module and Physical Counters and BER pages; runs of a loop; a grep of the counter lines"},
 	{KindMst, "mst status and mst status -v (MFT): the MST modules and /dev/mst devices (read, no fault in it)"},
 	{KindPortInfo, "smpquery portinfo|nodeinfo|switchinfo and ibportstate: dotted \"Name:.....value\" dumps (PortInfo judged)"},
@@ -192,6 +198,10 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindPerftest, 0
 	case isTopoHeader(t):
 		return KindTopo, 0
+	case t == "==============NVSMI LOG==============",
+		(t == "Remapped Rows" || t == "Retired Pages") && strings.Contains(next, " : "),
+		strings.HasPrefix(t, "GPU 0000") && !strings.Contains(t, " : ") && strings.Contains(next, " : ") && strings.HasPrefix(next, " "):
+		return KindNvsmiQuery, 0 // nvidia-smi -q: its banner, a memory error section, or a GPU's block
 	case strings.HasPrefix(t, "# Topology file: generated"):
 		if prev == "#" {
 			return KindNetDiscover, 1
@@ -212,10 +222,14 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindSARecords, 0
 	case strings.HasPrefix(t, "# Port counters: Lid ") || strings.HasPrefix(t, "# Port extended counters: Lid "):
 		return KindPerfQuery, 0
+	case strings.HasPrefix(t, "PortSelect:..") && !strings.HasPrefix(prev, "# Port") && !strings.HasPrefix(prev, "0x"):
+		return KindPerfQuery, 0 // a perfquery block pasted without its header line (perfquery prints PortSelect first)
 	case strings.HasPrefix(t, "Errors for ") || strings.HasPrefix(t, "## Summary:") && strings.Contains(t, "nodes checked") || ibdiags.LegacyLine(t) || ibdiags.ErrorPortLine(t):
 		return KindQueryErrors, 0
 	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x") || strings.HasPrefix(t, "Switch 0x") && strings.HasSuffix(t, ":"):
 		return KindLinkInfo, 0
+	case strings.HasPrefix(t, "LnkCap:") || strings.HasPrefix(t, "LnkSta:"):
+		return KindLspci, 0 // lspci's link lines quoted without their device (or `lspci -vvv | grep Lnk`)
 	case l == t && lspci.IsHeader(t):
 		return KindLspci, 0 // "17:00.0 PCI bridge: …" at the start of the line
 	}
@@ -269,6 +283,11 @@ func member(l string) Kind {
 	}
 	if kmsg.DetectLine(l) {
 		return KindKernel
+	}
+	if strings.Contains(l, " ==> ") {
+		if _, ok := ibdev2netdev.Line(l); ok {
+			return KindIBDev2Netdev
+		}
 	}
 	return KindUnknown
 }
@@ -386,8 +405,10 @@ func pciAddrStart(l string) bool {
 // mlxlink's page titles ("Operational Info", "Troubleshooting Info",
 // "Module Info", "FEC Capability Info", "BER Monitor Info", "KR Info" …,
 // `"Operational Info" : {` of --json), ibportstate's "After PortInfo
-// set:", "MST modules:", pingpong's "local address:".
-const headStarts = "CIhpNesP#*GUESHRL-{D\x1bOTMFBKAl\""
+// set:", "MST modules:", pingpong's "local address:", nvidia-smi -q's
+// "==============NVSMI LOG==============", "Remapped Rows", perfquery's
+// "PortSelect:..", lspci's "LnkCap:".
+const headStarts = "CIhpNesP#*GUESHRL-{D\x1bOTMFBKAl\"="
 
 // ncclMark says whether l holds "NCCL INFO" or "NCCL WARN", in one scan.
 func ncclMark(l string) bool {
@@ -463,10 +484,79 @@ func isPrompt(l string) bool {
 	// "user@host:~/dir$ cmd", "root@node2# cmd": the first word holds an
 	// @ and ends in the prompt character.
 	f := strings.Fields(t)
+	if len(f) >= 2 && glyphPrompt(f[0]) {
+		// zsh and fish themes: "➜  opensm git:(master) ✗ perfquery 5 1",
+		// "❯ ibstat", "λ dmesg".
+		return true
+	}
+	if len(f) >= 2 && consolePrompt(f[0]) {
+		// A tool's own console: "sim> PerformanceSet …" (ibsim),
+		// "ftp> get x".
+		return true
+	}
+	if len(f) >= 2 && shellPrompt(f[0]) {
+		// A container's shell without a host name: "bash-4.2# ibstat".
+		return true
+	}
+	if len(f) >= 3 && strings.HasPrefix(f[0], "(") && strings.HasSuffix(f[0], ")") {
+		f = f[1:] // a conda or venv name before the prompt: "(base) user@gpu1:~$ ibstat"
+	}
 	if len(f) < 2 || !strings.Contains(f[0], "@") || strings.HasPrefix(f[0], "@") {
 		return false
 	}
+	if len(f) >= 3 && (f[1] == "%" || len(f) >= 4 && f[2] == "%") {
+		return true // zsh's default "user@host ~ % cmd"
+	}
 	return strings.HasSuffix(f[0], "$") || strings.HasSuffix(f[0], "#")
+}
+
+// shellPrompt says whether a word is a shell's own prompt: "bash-4.2#",
+// "sh-5.1$", "bash$".
+func shellPrompt(w string) bool {
+	if len(w) < 2 || w[len(w)-1] != '#' && w[len(w)-1] != '$' {
+		return false
+	}
+	name, ver, _ := strings.Cut(w[:len(w)-1], "-")
+	switch name {
+	case "bash", "sh", "zsh", "ash", "dash", "ksh":
+	default:
+		return false
+	}
+	return strings.Trim(ver, "0123456789.") == ""
+}
+
+// glyphPrompt says whether a line's first word is the prompt glyph of a
+// shell theme (oh-my-zsh robbyrussell's ➜, pure's and starship's ❯,
+// powerlevel's ▶, fish's λ …): only such glyphs, which no tool starts an
+// output line with, and no bullets of prose (•, ·, –).
+func glyphPrompt(w string) bool {
+	if w == "" || w[0] < utf8.RuneSelf {
+		return false
+	}
+	for _, r := range w {
+		if !strings.ContainsRune(promptGlyphs, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// promptGlyphs are the characters shell themes draw their prompts with.
+const promptGlyphs = "➜❯❮λ▶➤»❱⚡➔"
+
+// consolePrompt says whether a word is an interactive console's prompt:
+// a short lower-case name and '>' ("sim>", "ftp>").
+func consolePrompt(w string) bool {
+	name, ok := strings.CutSuffix(w, ">")
+	if !ok || len(name) == 0 || len(name) > 12 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; (c < 'a' || c > 'z') && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // promptCommands start the commands a root prompt "# …" is recognised by.

@@ -514,10 +514,15 @@ func (s *streamer) close(sp Span) {
 
 // maybePrompt is false for lines isPrompt cannot match, cheaply: most
 // lines of a log. A prompt holds '$', '#' or "+ ", and either starts
-// with '$', '+', '#' or '[' (after blanks) or holds an '@'.
+// with '$', '+', '#' or '[' (after blanks) or holds an '@'; or it is a
+// shell theme's glyph or a tool console's "name>".
 func maybePrompt(l string) bool {
 	if strings.IndexByte(l, '$') < 0 && strings.IndexByte(l, '#') < 0 && !strings.Contains(l, "+ ") {
-		return false
+		// A theme's glyph ("➜  dir cmd") or a console's "sim> cmd":
+		// its first word ends in '>' (found without scanning the line).
+		sp := strings.IndexByte(l, ' ')
+		return len(l) > 0 && l[0] >= 0x80 || sp > 0 && l[sp-1] == '>' ||
+			strings.IndexByte(l, '%') >= 0 && strings.IndexByte(l, '@') >= 0 // zsh's "user@host ~ % cmd"
 	}
 	i := 0
 	for i < len(l) && (l[i] == ' ' || l[i] >= '\t' && l[i] <= '\r') {
@@ -529,6 +534,9 @@ func maybePrompt(l string) bool {
 	switch l[i] {
 	case '$', '+', '#', '[':
 		return true
+	}
+	if sp := strings.IndexByte(l[i:], ' '); sp > 0 && (l[i+sp-1] == '#' || l[i+sp-1] == '$') {
+		return true // "bash-4.2# cmd"
 	}
 	return strings.IndexByte(l, '@') >= 0
 }

@@ -115,6 +115,12 @@ func kernelFloodLine(i int) string {
 		"mlx5_core 0000:5e:00.0: poll_health:800:(pid 0): device's health compromised - reached miss count",
 		"mlx5_core 0000:5e:00.0: wait_func:1171:(pid 12): ACCESS_REG(0x805) timeout. Will cause a leak of a command resource",
 		"mlx5_core 0000:86:00.0: 15.752 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x2 link at 0000:85:00.0 (capable of 31.504 Gb/s with 8.0 GT/s PCIe x4 link)",
+		"bond1: (slave ens3f0): link status definitely down, disabling slave",
+		"bond1: (slave ens3f1): link status definitely down, disabling slave",
+		"bond1: now running without any active interface!",
+		"bond1: (slave ens3f1): link status definitely up, 100000 Mbps full duplex",
+		"bond1: active interface up!",
+		"ixgbe 0000:03:00.0 eno49: NIC Link is Down",
 		"EXT4-fs (nvme0n1p2): mounted filesystem with ordered data mode. Quota mode: none.",
 		"systemd[1]: Started Session 4 of User root.",
 	}

@@ -127,18 +127,21 @@ func ParseAddress(in string) (Address, error) {
 	if strings.Count(t, ":") == 1 {
 		t = "0000:" + t
 	}
-	if len(t) != 12 || t[4] != ':' || t[7] != ':' || t[10] != '.' {
+	// The domain has four hex digits, or up to eight: Linux numbers the
+	// domains behind an Intel VMD controller from 10000 ("10003:00:00.0").
+	d := len(t) - 8
+	if d < 4 || d > 8 || t[d] != ':' || t[d+3] != ':' || t[d+6] != '.' {
 		return "", fmt.Errorf("%w: PCI address %q (want dddd:bb:dd.f)", ErrMalformed, in)
 	}
 	for i, c := range []byte(t) {
-		if i == 4 || i == 7 || i == 10 {
+		if i == d || i == d+3 || i == d+6 {
 			continue
 		}
 		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 			return "", fmt.Errorf("%w: PCI address %q", ErrMalformed, in)
 		}
 	}
-	if t[11] > '7' || t[8] > '1' {
+	if t[d+7] > '7' || t[d+4] > '1' {
 		return "", fmt.Errorf("%w: PCI address %q (device ≤ 1f, function ≤ 7)", ErrMalformed, in)
 	}
 	return Address(t), nil

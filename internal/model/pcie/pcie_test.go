@@ -57,12 +57,12 @@ func TestParseWidth(t *testing.T) {
 }
 
 func TestParseAddress(t *testing.T) {
-	for in, want := range map[string]Address{"0000:3b:00.0": "0000:3b:00.0", "3B:00.1\n": "0000:3b:00.1", "0001:c1:1f.7": "0001:c1:1f.7"} {
+	for in, want := range map[string]Address{"0000:3b:00.0": "0000:3b:00.0", "3B:00.1\n": "0000:3b:00.1", "0001:c1:1f.7": "0001:c1:1f.7", "10003:00:00.0": "10003:00:00.0" /* behind Intel VMD */} {
 		if got, err := ParseAddress(in); err != nil || got != want {
 			t.Errorf("ParseAddress(%q) = %q, %v", in, got, err)
 		}
 	}
-	for _, in := range []string{"", "0000:3b:00", "0000:3b:20.0", "0000:3b:00.8", "0000:3g:00.0", "pci0000:00"} {
+	for _, in := range []string{"", "0000:3b:00", "0000:3b:20.0", "0000:3b:00.8", "0000:3g:00.0", "pci0000:00", "000:3b:00.0", "123456789:00:00.0"} {
 		if _, err := ParseAddress(in); err == nil {
 			t.Errorf("ParseAddress(%q) accepted", in)
 		}

@@ -2,6 +2,7 @@ package ibdiags
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,49 @@ func TestParsePerfQuery(t *testing.T) {
 	// ibsim's extended answer has no error counters.
 	if _, ok := x.Blocks[0].Counters["SymbolErrorCounter"]; ok {
 		t.Error("extended block unexpectedly carries SymbolErrorCounter")
+	}
+}
+
+// TestParsePerfQueryPasted: blocks as people paste them: the header
+// wrapped by a mail client, or cut off (the block's port is its
+// PortSelect, its LID unknown).
+func TestParsePerfQueryPasted(t *testing.T) {
+	w, err := ParsePerfQuery(openTestdata(t, "perfquery-x-mail-wrapped.txt"), "wrapped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := w.Blocks[0]; len(w.Blocks) != 1 || !b.Extended || b.LID != 21 || b.Port != 1 || b.Counters["PortRcvData"] != 2341975277576 || b.NoHeader {
+		t.Errorf("wrapped block: %+v", w.Blocks)
+	}
+	body, _ := io.ReadAll(openTestdata(t, "perfquery-spineleaf.txt"))
+	_, rest, _ := strings.Cut(string(body), "\n")
+	for _, tt := range []struct {
+		name, in string
+		port     int
+		counters int
+		wantErr  bool
+	}{
+		{"header cut", rest, 5, 21, false},
+		{"header cut, blank lines above", "\n\n" + rest, 5, 21, false},
+		{"prose is no block", "PortSelect is one\n" + rest, 0, 0, true},
+		{"a header after a cut block starts a new one", rest + string(body), 5, 21, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pq, err := ParsePerfQuery(strings.NewReader(tt.in), "cut")
+			if tt.wantErr {
+				if err == nil {
+					t.Fatalf("no error: %+v", pq)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := pq.Blocks[0]
+			if !b.NoHeader || b.LID != 0 || b.Port != tt.port || len(b.Counters) != tt.counters || b.Line != strings.Count(tt.in[:strings.Index(tt.in, "PortSelect")], "\n")+1 {
+				t.Errorf("block %+v", b)
+			}
+		})
 	}
 }
 
@@ -277,7 +321,7 @@ func checkParseErr(t *testing.T, err error) {
 }
 
 func FuzzParsePerfQuery(f *testing.F) {
-	fuzzSeeds(f, "perfquery-spineleaf.txt", "perfquery-x-spineleaf.txt")
+	fuzzSeeds(f, "perfquery-spineleaf.txt", "perfquery-x-spineleaf.txt", "perfquery-x-mail-wrapped.txt")
 	f.Fuzz(func(t *testing.T, in string) {
 		pq, err := ParsePerfQuery(strings.NewReader(in), "fuzz")
 		checkParseErr(t, err)

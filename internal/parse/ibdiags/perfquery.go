@@ -23,6 +23,9 @@ type PerfBlock struct {
 	CapMask  uint64            `json:"cap_mask"`
 	Counters map[string]uint64 `json:"counters"`
 	Line     int               `json:"line"`
+	// NoHeader marks a block pasted without its "# Port counters:" line:
+	// LID unknown (0), Port read from its PortSelect counter.
+	NoHeader bool `json:"no_header,omitempty"`
 }
 
 // ParsePerfQuery parses perfquery output (PortCounters and/or
@@ -30,6 +33,7 @@ type PerfBlock struct {
 func ParsePerfQuery(r io.Reader, src string) (*PerfQuery, error) {
 	pq := &PerfQuery{}
 	var cur *PerfBlock
+	wrapped := false // the last line was a header with its "(" left open
 	err := scanLines(r, src, func(n int, raw string) error {
 		line := strings.TrimSpace(raw)
 		if line == "" {
@@ -70,12 +74,27 @@ func ParsePerfQuery(r io.Reader, src string) (*PerfQuery, error) {
 			}
 			pq.Blocks = append(pq.Blocks, b)
 			cur = &pq.Blocks[len(pq.Blocks)-1]
+			wrapped = strings.Count(h, "(") > strings.Count(h, ")")
 			return nil
 		}
 		if line[0] == '#' {
 			return nil
 		}
 		name, val, ok := strings.Cut(line, ":")
+		if !ok && wrapped && strings.HasSuffix(line, ")") {
+			// The end of a block header a mail client wrapped
+			// ("(CapMask: 0x1600 CapMask2:" / "0x0000000)").
+			wrapped = false
+			return nil
+		}
+		wrapped = false
+		if ok && cur == nil && strings.HasPrefix(val, "..") {
+			// A block pasted without its "# Port counters: Lid …"
+			// line (cut, or the command's own line above it): its
+			// port is PortSelect, its LID unknown (0).
+			pq.Blocks = append(pq.Blocks, PerfBlock{Counters: map[string]uint64{}, Line: n, NoHeader: true})
+			cur = &pq.Blocks[len(pq.Blocks)-1]
+		}
 		if !ok || cur == nil {
 			return perr(src, n, raw, `want "# Port counters:" or "Name:....value"`)
 		}
@@ -94,6 +113,9 @@ func ParsePerfQuery(r io.Reader, src string) (*PerfQuery, error) {
 			return perr(src, n, raw, "counter %s repeated in one block", name)
 		}
 		cur.Counters[name] = v
+		if name == "PortSelect" && cur.NoHeader && v <= 255 {
+			cur.Port = int(v)
+		}
 		return nil
 	})
 	if err != nil {

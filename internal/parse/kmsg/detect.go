@@ -38,7 +38,7 @@ func DetectLine(line string) bool {
 // 0000:01:00.1 eth1: …") and the NVRM and mlx5 driver prefixes: what a
 // kernel log pasted without timestamps (dmesg -t, grep output, a diff
 // of two boots) still shows on every line.
-var reDevLine = regexp.MustCompile(`^(?:[a-z][a-z0-9_.-]* [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7][: ]|NVRM: |mlx5_core(?:\.[a-z]+)?: |pci_bus [0-9a-fA-F]{4}:[0-9a-fA-F]{2}: )`)
+var reDevLine = regexp.MustCompile(`^(?:[a-z][a-z0-9_.-]* [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7][: ]|NVRM: |mlx5_core(?:\.[a-z]+)?: |pci_bus [0-9a-fA-F]{4}:[0-9a-fA-F]{2}: )`)
 
 // devLine reports whether an unstamped line is a kernel message by its
 // device prefix.

@@ -20,8 +20,9 @@ const (
 	KindFallenOffBus Kind = "fallen_off_bus"
 	// KindAER is a PCIe AER report (drivers/pci/pcie/aer.c).
 	KindAER Kind = "aer"
-	// KindLink is an mlx5 link change (netdev "Link up/down" or the IB
-	// port's "Port: 1 Link ACTIVE/DOWN").
+	// KindLink is a link change: an mlx5 netdev's "Link up/down", the IB
+	// port's "Port: 1 Link ACTIVE/DOWN", or any other netdev's "Link is
+	// Up/Down" (phylink, phy, Intel, Broadcom, Realtek drivers).
 	KindLink Kind = "link"
 	// KindModule is an mlx5 port module event or a high-temperature
 	// warning.
@@ -36,6 +37,26 @@ const (
 	// KindAERBit is one error bit of an AER report ("[ 0] RxErr",
 	// "[ 7] BadDLLP", "[12] Timeout"): what kind of errors a flood is.
 	KindAERBit Kind = "aer_bit"
+	// KindBond is a bonding driver message (drivers/net/bonding/bond_main.c,
+	// bond_3ad.c): a slave's link definitely up or down, a new active
+	// slave, the bond left without any active slave or given one back, no
+	// LACP partner. Interface is the bond, Detail the slave, Bond the event.
+	KindBond Kind = "bond"
+)
+
+// Bond events (Event.Bond).
+const (
+	// BondSlave: a slave's link is definitely up or down (Event.Up).
+	BondSlave = "slave"
+	// BondNewActive: a slave became the active one (a failover, or the
+	// first slave at enslave time).
+	BondNewActive = "new_active"
+	// BondNoneActive: "now running without any active interface!".
+	BondNoneActive = "none_active"
+	// BondActiveUp: "active interface up!", "first active interface up!".
+	BondActiveUp = "active_up"
+	// BondNoLACP: no 802.3ad partner answered on any slave.
+	BondNoLACP = "no_lacp"
 )
 
 // Health event classes (Event.HealthClass).
@@ -92,6 +113,8 @@ type Event struct {
 	IsError bool `json:"is_error,omitempty"`
 	// HealthClass is HealthFatal or HealthCommand for KindHealth.
 	HealthClass string `json:"health_class,omitempty"`
+	// Bond is the bonding event of KindBond (BondSlave …).
+	Bond string `json:"bond,omitempty"`
 	// Bandwidth of a KindPCIeBandwidth event: what the link gives, what
 	// the device is capable of (Gb/s), the link that limits it and the
 	// width and speed strings as printed ("8.0 GT/s PCIe x2").
@@ -117,7 +140,7 @@ func (e Event) Weight() int {
 	return 1
 }
 
-const bdf = `[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]`
+const bdf = `[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]`
 
 // aerSev is every spelling of an AER severity (old kernels say Corrected
 // and Uncorrected, new ones Correctable and Uncorrectable).
@@ -150,6 +173,7 @@ type Pattern struct {
 	//             state (up or ACTIVE is up, anything else down)
 	//   module    a module (cage) number
 	//   detail    Event.Detail (spaces trimmed, then TrimDetail)
+	//   slave     a bond's slave in the older wording (Event.Detail)
 	//   probeof   the device a failed probe names, when there is no pci
 	//   cmd, status, syndrome  a failed firmware command (Detail becomes
 	//             "CMD failed, status S, syndrome Y")
@@ -197,6 +221,34 @@ var Patterns = []Pattern{
 	// mlx5 IB port events: "mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE" (INIT and ARMED are neither up nor down).
 	{Name: "mlx5-ib-port-link", Kind: KindLink, Contains: []string{"mlx5_core"},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `) (?P<iface>\S+): Port: (?P<port>\d+) Link (?P<state>ACTIVE|DOWN)\b`)},
+	// Any other netdev's carrier change, as its driver prints it after the dev_printk
+	// prefix "<driver> <device> <netdev>: ": phylink and phy_print_status
+	// ("Link is Down", "Link is Up - 1Gbps/Full - flow control rx/tx"), ixgbe/i40e/ice/bnxt_en
+	// ("NIC Link is Up 10 Gbps, Flow Control: RX/TX"), igb ("igb: eth0 NIC Link is Down"),
+	// tg3 ("Link is up at 1000 Mbps"), mtk_soc_eth ("eth0: port 2 link down").
+	{Name: "netdev-link", Kind: KindLink, Contains: []string{"ink "},
+		Re: regexp.MustCompile(`^[\w.-]+ (?:(?P<pci>` + bdf + `)|\S+) (?P<iface>[\w.@-]+): (?:[\w-]+: [\w.@-]+ )?(?:NIC )?(?:port (?P<port>\d+) )?[Ll]ink (?:is )?(?P<state>[Uu]p|[Dd]own|UP|DOWN)\b`)},
+	// The same without a device: pr_info of older and out-of-tree drivers
+	// ("e1000e: eth0 NIC Link is Down", "r8125: eth2: link up") and mlx4_en's
+	// en_print ("mlx4_en: eth2: Link Up").
+	{Name: "netdev-link-driver", Kind: KindLink, Contains: []string{"ink "},
+		Re: regexp.MustCompile(`^[\w-]+: (?P<iface>[\w.@-]+)(?::| NIC) [Ll]ink (?:is )?(?P<state>[Uu]p|[Dd]own|UP|DOWN)\b`)},
+	// bond_main.c, slave_info/netdev_info on the bond: "bond0: (slave eno50): link status definitely down, disabling slave";
+	// before Linux 5.3 "bond0: link status definitely down for interface eno50, disabling it"; "… definitely up, 10000 Mbps full duplex".
+	{Name: "bond-slave-link", Kind: KindBond, Contains: []string{"link status definitely "}, Set: Event{Bond: BondSlave},
+		Re: regexp.MustCompile(`^(?:bonding: )?(?P<iface>[\w.@-]+): (?:\(slave (?P<detail>[\w.@-]+)\): )?link status definitely (?P<state>up|down)(?: for interface (?P<slave>[\w.@-]+))?`)},
+	// "bond0: (slave eno49): making interface the new active one", before 5.3 "bond0: making interface eno49 the new active one".
+	{Name: "bond-new-active", Kind: KindBond, Contains: []string{"the new active one"}, Set: Event{Bond: BondNewActive},
+		Re: regexp.MustCompile(`^(?:bonding: )?(?P<iface>[\w.@-]+): (?:\(slave (?P<detail>[\w.@-]+)\): )?making interface (?:(?P<slave>[\w.@-]+) )?the new active one`)},
+	// bond_select_active_slave: "bond1: now running without any active interface!".
+	{Name: "bond-none-active", Kind: KindBond, Contains: []string{"now running without any active interface"}, Set: Event{Bond: BondNoneActive},
+		Re: regexp.MustCompile(`^(?:bonding: )?(?P<iface>[\w.@-]+): now running without any active interface`)},
+	// "bond0: active interface up!", older "bond0: first active interface up!".
+	{Name: "bond-active-up", Kind: KindBond, Contains: []string{"active interface up!"}, Set: Event{Bond: BondActiveUp},
+		Re: regexp.MustCompile(`^(?:bonding: )?(?P<iface>[\w.@-]+): (?:first )?active interface up!`)},
+	// bond_3ad.c: "bond0: No 802.3ad response from the link partner for any adapters in the bond" (older: "Warning: No …").
+	{Name: "bond-no-lacp", Kind: KindBond, Contains: []string{"No 802.3ad response"}, Set: Event{Bond: BondNoLACP},
+		Re: regexp.MustCompile(`^(?:bonding: )?(?P<iface>[\w.@-]+): (?:Warning: )?No 802\.3ad response from the link partner`)},
 	// events.c port_module: "Port module event[error]: module %u, Cable error, %s".
 	{Name: "mlx5-module-error", Kind: KindModule, Error: true, Contains: []string{"mlx5_core"}, TrimDetail: "Cable error, ",
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?Port module event\[error\]: module (?P<module>\d+), \s*(?P<detail>.*)$`)},
@@ -289,11 +341,13 @@ func (p *Pattern) event(r Record, m []string) Event {
 		case "port":
 			e.Port, _ = strconv.Atoi(v)
 		case "state":
-			e.Up = v == "up" || v == "ACTIVE"
+			e.Up = strings.EqualFold(v, "up") || v == "ACTIVE"
 		case "module":
 			e.Module, _ = strconv.Atoi(v)
 		case "detail":
 			e.Detail = strings.TrimPrefix(strings.TrimSpace(v), p.TrimDetail)
+		case "slave":
+			e.Detail = v
 		case "probeof":
 			if e.PCI == "" {
 				e.PCI = addr(v)
@@ -314,7 +368,8 @@ func (p *Pattern) event(r Record, m []string) Event {
 		e.Detail = fmt.Sprintf("%s failed, status %s, syndrome %s", m[i], strings.TrimSpace(m[p.Re.SubexpIndex("status")]), m[p.Re.SubexpIndex("syndrome")])
 	}
 	if i := p.Re.SubexpIndex("srcid"); i >= 0 && e.PCI == "" && m[i] != "" && e.Reporter != "" {
-		e.PCI = idToAddress(string(e.Reporter[:4]), m[i])
+		dom, _, _ := strings.Cut(string(e.Reporter), ":")
+		e.PCI = idToAddress(dom, m[i])
 	}
 	return e
 }

@@ -148,6 +148,21 @@ func TestCorpus(t *testing.T) {
 			{KindLink, "0000:86:00.1", "ens2f1np1 down"},
 			{KindLink, "0000:86:00.1", "ens2f1np1 up"},
 		}},
+		// Other drivers' carrier lines (ixgbe, mtk_soc_eth's switch ports, phylink).
+		{"syslog-ixgbe-link.txt", 3, []brief{
+			{KindLink, "0000:08:00.0", "eth11 up"},
+			{KindLink, "0000:08:00.0", "eth11 down"},
+		}},
+		{"dmesg-mtk-port-link.txt", 4, []brief{
+			{KindLink, "", "eth0 down"},
+			{KindLink, "", "eth0 up"},
+			{KindLink, "", "eth0 down"},
+			{KindLink, "", "eth0 up"},
+		}},
+		{"logread-mt7530-link.txt", 2, []brief{
+			{KindLink, "", "lan down"},
+			{KindLink, "", "lan up"},
+		}},
 		{"kmsg-records.txt", 6, []brief{
 			{KindAER, "0000:3b:00.0", "correctable/from 0000:3a:00.0"},
 			{KindAER, "0000:3b:00.0", "correctable/detail"},
@@ -264,6 +279,10 @@ func TestParseTextFormats(t *testing.T) {
 		{name: "journal with printk time", in: "Mar 05 10:11:12 node7 kernel: [  618.6] msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc), wantMono: 618600 * time.Millisecond},
 		{name: "journal iso", in: "2024-03-05T10:11:12+0000 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, time.UTC)},
 		{name: "journal other program", in: "Mar 05 10:11:12 node7 systemd[1]: Started x.", skipped: true},
+		{name: "logread", in: "Sun Apr 27 05:48:33 2024 kern.info kernel: [10079.572058] mt7530-mdio mdio-bus:1f lan: Link is Down", wantText: "mt7530-mdio mdio-bus:1f lan: Link is Down", wantTime: time.Date(2024, 4, 27, 5, 48, 33, 0, loc), wantMono: 10079572058 * time.Microsecond},
+		{name: "logread other program", in: "Sat Apr 27 05:48:33 2024 daemon.notice netifd: Network device 'lan' link is down", skipped: true},
+		{name: "busybox syslogd", in: "Apr 27 05:48:33 OpenWrt kern.warn kernel: [   12.5] msg", wantText: "msg", wantTime: time.Date(2024, 4, 27, 5, 48, 33, 0, loc), wantMono: 12500 * time.Millisecond},
+		{name: "bad logread time", in: "Sat Apr 27 25:48:33 2024 kern.info kernel: msg", wantErr: true},
 		{name: "reltime delta", in: "[  +0.000844] msg", wantText: "msg"},
 		{name: "reltime minute", in: "[Feb23 16:24] msg", wantText: "msg", wantTime: time.Date(2024, 2, 23, 16, 24, 0, 0, loc)},
 		{name: "journal german", in: "Mär 05 10:11:12 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc)},
@@ -484,6 +503,9 @@ func TestNewEvents(t *testing.T) {
 		{"AER bits",
 			"pcieport 0000:00:1c.0: AER:   [ 6] BadTLP                 (First)\npcieport 0000:00:1c.0:    [12] Replay Timer Timeout",
 			[]brief{{KindAERBit, "0000:00:1c.0", "BadTLP"}, {KindAERBit, "0000:00:1c.0", "Replay Timer Timeout"}}},
+		{"AER bits behind Intel VMD (a five-digit domain)",
+			"pcieport 10003:00:00.0:    [ 6] Bad TLP\npcieport 10003:00:00.0:    [ 7] Bad DLLP",
+			[]brief{{KindAERBit, "10003:00:00.0", "Bad TLP"}, {KindAERBit, "10003:00:00.0", "Bad DLLP"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -444,10 +444,18 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 			}
 		}
 	}
-	// journalctl: "Mar 05 10:11:12 host kernel: text" or ISO stamps.
-	if t, rest, ok, err := journalPrefix(s, year, loc); ok {
+	// journalctl: "Mar 05 10:11:12 host kernel: text" or ISO stamps;
+	// OpenWrt logread: "Sun Apr 27 05:48:33 2025 kern.info kernel: text".
+	t, rest, ok, err := ctimePrefix(s, loc)
+	if !ok {
+		t, rest, ok, err = journalPrefix(s, year, loc)
+	}
+	if ok {
 		if err != nil {
 			return rec, kind, err
+		}
+		if p, r, isFac := facilityLevel(rest); isFac {
+			rec.Priority, rest = p, r
 		}
 		prog, text, found := strings.Cut(rest, ": ")
 		if !found || (prog != "kernel" && !strings.HasPrefix(prog, "kernel[")) {
@@ -503,6 +511,46 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 	}
 	rec.Text = s
 	return rec, kind, nil
+}
+
+// ctimePrefix recognises the ctime(3) stamp OpenWrt's logread (ubox
+// log/logread.c) prints before the facility: "Sun Apr 27 05:48:33 2025 ".
+func ctimePrefix(s string, loc *time.Location) (time.Time, string, bool, error) {
+	const layout = "Mon Jan _2 15:04:05 2006"
+	if len(s) <= len(layout) || s[3] != ' ' || s[7] != ' ' || s[len(layout)] != ' ' {
+		return time.Time{}, "", false, nil
+	}
+	if _, ok := months[s[4:7]]; !ok || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, "", false, nil
+	}
+	t, err := time.ParseInLocation(layout, s[:len(layout)], loc)
+	if err != nil {
+		return time.Time{}, "", true, fmt.Errorf("%w: logread timestamp %q", ErrMalformed, s[:len(layout)])
+	}
+	return t, s[len(layout)+1:], true, nil
+}
+
+// syslogLevels are the level names of syslog(3)'s prioritynames that
+// logread and busybox syslogd print after the facility ("kern.warn").
+var syslogLevels = map[string]int{"emerg": 0, "panic": 0, "alert": 1, "crit": 2, "err": 3, "error": 3,
+	"warn": 4, "warning": 4, "notice": 5, "info": 6, "debug": 7}
+
+// facilityLevel takes a leading "kern.info " (logread, busybox syslogd)
+// off a syslog line and returns its level.
+func facilityLevel(s string) (int, string, bool) {
+	tok, rest, ok := strings.Cut(s, " ")
+	if !ok {
+		return 0, s, false
+	}
+	fac, lvl, ok := strings.Cut(tok, ".")
+	if !ok || !facilities[fac] {
+		return 0, s, false
+	}
+	p, ok := syslogLevels[lvl]
+	if !ok {
+		return 0, s, false
+	}
+	return p, rest, true
 }
 
 // reltimeMinute reads the "Feb23 16:24" (or "Feb 23 16:24") stamp of

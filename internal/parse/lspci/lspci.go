@@ -69,7 +69,32 @@ type Device struct {
 	// without root, and the extended capabilities (ACS among them) are
 	// not shown.
 	Denied bool `json:"denied,omitempty"`
+	// LinkCap and LinkSta are the Express capability's LnkCap (what the
+	// port can train to) and LnkSta (what it trained to), nil when not in
+	// the paste.
+	LinkCap *Link `json:"link_cap,omitempty"`
+	LinkSta *Link `json:"link_sta,omitempty"`
 }
+
+// Link is a LnkCap or LnkSta line: "Port #8, Speed 8GT/s, Width x4, ASPM
+// L1, …", "Speed 2.5GT/s (downgraded), Width x16 (ok)".
+type Link struct {
+	// Speed is in GT/s (2.5, 5, 8, 16, 32, 64), 0 when not printed or
+	// "unknown"; Width the lane count, 0 when not printed.
+	Speed float64 `json:"speed_gts,omitempty"`
+	Width int     `json:"width,omitempty"`
+	// SpeedDowngraded and WidthDowngraded are lspci's own marks (since
+	// pciutils 3.6: LnkSta compared with LnkCap, "(downgraded)").
+	SpeedDowngraded bool   `json:"speed_downgraded,omitempty"`
+	WidthDowngraded bool   `json:"width_downgraded,omitempty"`
+	Line            int    `json:"line"`
+	Text            string `json:"text"`
+}
+
+// Anonymous says the device's header line is not in the paste: its
+// LnkCap/LnkSta lines were pasted alone (quoted, or `lspci -vvv | grep
+// Lnk`).
+func (d *Device) Anonymous() bool { return d.Address == "" }
 
 // IsBridge says whether the function is a PCI-to-PCI bridge (a root,
 // switch upstream or downstream port).
@@ -103,6 +128,31 @@ func Parse(r io.Reader, source string) (*Listing, error) {
 		if t == "" {
 			continue
 		}
+		key, val, _ := strings.Cut(t, ":")
+		val = strings.TrimSpace(val)
+		if key == "LnkCap" || key == "LnkSta" {
+			// Also pasted alone, unindented, without the device's
+			// header: each LnkCap (or a second LnkSta) starts an
+			// anonymous device.
+			lk, err := parseLink(val)
+			if err != nil {
+				return nil, fail(raw, err)
+			}
+			lk.Line, lk.Text = n, t
+			if cur == nil || cur.Anonymous() && (key == "LnkCap" && (cur.LinkCap != nil || cur.LinkSta != nil) || key == "LnkSta" && cur.LinkSta != nil) {
+				if len(l.Devices) == maxDevices {
+					return nil, fail(raw, fmt.Errorf("more than %d devices", maxDevices))
+				}
+				l.Devices = append(l.Devices, Device{Line: n})
+				cur = &l.Devices[len(l.Devices)-1]
+			}
+			if key == "LnkCap" {
+				cur.LinkCap = &lk
+			} else {
+				cur.LinkSta = &lk
+			}
+			continue
+		}
 		if raw[0] != ' ' && raw[0] != '\t' {
 			d, ok, err := header(t)
 			if err != nil {
@@ -125,8 +175,6 @@ func Parse(r io.Reader, source string) (*Listing, error) {
 		if cur == nil {
 			continue
 		}
-		key, val, _ := strings.Cut(t, ":")
-		val = strings.TrimSpace(val)
 		switch key {
 		case "Bus":
 			b, err := parseBus(val)
@@ -195,6 +243,11 @@ func header(t string) (Device, bool, error) {
 	a, err := pcie.ParseAddress(addr)
 	if err != nil {
 		return Device{}, false, err
+	}
+	if strings.TrimSpace(rest) == "" {
+		// The address alone, as scripts print it above the lines they
+		// grep from lspci -vv -s <address>.
+		return Device{Address: a}, true, nil
 	}
 	class, name, ok := strings.Cut(rest, ": ")
 	if !ok || strings.TrimSpace(class) == "" {
@@ -344,4 +397,37 @@ func parseACSBits(v string) (uint16, error) {
 		return 0, errors.New("no ACS flag (want \"SrcValid+ TransBlk- ReqRedir+ …\")")
 	}
 	return bits, nil
+}
+
+// parseLink reads the fields of a LnkCap or LnkSta line; fields it does
+// not know (Port, ASPM, latencies, TrErr- …), a cut "..." and what a
+// poster wrote after the line are skipped.
+func parseLink(v string) (Link, error) {
+	var lk Link
+	for _, f := range strings.Split(v, ",") {
+		w := strings.Fields(f)
+		if len(w) < 2 {
+			continue
+		}
+		mark := strings.Contains(f, "(downgraded)")
+		switch w[0] {
+		case "Speed":
+			if w[1] == "unknown" {
+				continue
+			}
+			x, err := strconv.ParseFloat(strings.TrimSuffix(w[1], "GT/s"), 64)
+			if err != nil || !strings.HasSuffix(w[1], "GT/s") || x <= 0 || x > 256 {
+				return Link{}, fmt.Errorf("link speed %q (want N GT/s)", w[1])
+			}
+			lk.Speed, lk.SpeedDowngraded = x, mark
+		case "Width":
+			n, ok := strings.CutPrefix(w[1], "x")
+			x, err := strconv.Atoi(n)
+			if !ok || err != nil || x < 0 || x > 32 {
+				return Link{}, fmt.Errorf("link width %q (want xN)", w[1])
+			}
+			lk.Width, lk.WidthDowngraded = x, mark
+		}
+	}
+	return lk, nil
 }

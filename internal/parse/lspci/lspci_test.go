@@ -151,7 +151,7 @@ func TestIsHeader(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"h100-pex890xx-acs-off-gpud.txt", "h100-nvswitch-pmc-acs-redirect-gpud.txt"} {
+	for _, name := range []string{"h100-pex890xx-acs-off-gpud.txt", "h100-nvswitch-pmc-acs-redirect-gpud.txt", "lnk-grep-mi50-gen1-x8.txt", "lnk-grep-cxl-x8-prompt.txt"} {
 		b, err := os.ReadFile("testdata/" + name)
 		if err != nil {
 			f.Fatal(err)
@@ -174,4 +174,81 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseLinks: LnkCap and LnkSta in a full listing, and pasted without
+// their device's header (a script's bare address line, grep output behind
+// prompts, notes after the line): each LnkCap or repeated LnkSta of a
+// headerless paste is a device of its own.
+func TestParseLinks(t *testing.T) {
+	type link struct {
+		addr               pcie.Address
+		capSpeed, staSpeed float64
+		capWidth, staWidth int
+		staSpeedDown       bool
+		staWidthDown       bool
+	}
+	for _, tt := range []struct {
+		file string
+		want []link
+	}{
+		{"lnk-grep-mi50-gen1-x8.txt", []link{
+			{"0000:31:00.0", 16, 2.5, 16, 8, true, true},
+			{"0000:34:00.0", 16, 2.5, 16, 8, true, true},
+			{"0000:4b:00.0", 16, 2.5, 16, 8, true, true},
+		}},
+		{"lnk-grep-cxl-x8-prompt.txt", []link{
+			{"", 32, 32, 16, 8, false, true},
+			{"", 32, 32, 16, 8, false, true},
+			{"", 32, 32, 8, 8, false, false},
+		}},
+		{"lnk-script-rtx2060-x8.txt", []link{{"", 8, 8, 16, 8, false, true}}},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			f, err := os.Open("testdata/" + tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			l, err := Parse(f, tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []link
+			for _, d := range l.Devices {
+				if d.LinkCap == nil || d.LinkSta == nil {
+					t.Fatalf("device %+v lacks a link line", d)
+				}
+				got = append(got, link{d.Address, d.LinkCap.Speed, d.LinkSta.Speed, d.LinkCap.Width, d.LinkSta.Width, d.LinkSta.SpeedDowngraded, d.LinkSta.WidthDowngraded})
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("device %d: got %+v, want %+v", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+	// A full listing: the NVSwitch sample's links are read per function.
+	f, err := os.Open("testdata/h100-nvswitch-pmc-acs-redirect-gpud.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l, err := Parse(f, "nvswitch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range l.Devices {
+		if d.Address == "0000:81:00.1" && (d.LinkCap == nil || d.LinkCap.Width != 16 || d.LinkSta == nil || d.LinkSta.Width != 2 || !d.LinkSta.WidthDowngraded || d.LinkSta.Line != 208) {
+			t.Errorf("81:00.1 links: %+v %+v", d.LinkCap, d.LinkSta)
+		}
+	}
+	for _, bad := range []string{"LnkSta: Speed fastGT/s, Width x4\n", "LnkCap: Port #0, Speed 8GT/s, Width xx\n"} {
+		if _, err := Parse(strings.NewReader(bad), "b.txt"); !errors.Is(err, ErrMalformed) || !strings.HasPrefix(err.Error(), "b.txt line 1: ") {
+			t.Errorf("%q: err = %v", bad, err)
+		}
+	}
 }

@@ -107,6 +107,13 @@ const (
 	EventResource   EventKind = "resource"   // a verbs call failed
 	EventTimeout    EventKind = "timeout"    // watchdog or NCCL timeout
 	EventWarn       EventKind = "warn"       // any other NCCL WARN
+	// EventAsync is an ibv async event NCCL's async thread printed
+	// (net_ib: "NET/IB : [mlx5_0:1 ]Got async event : port error",
+	// "… Got non-fatal async event: port error(10)", "… async fatal
+	// event[ on QP (…) …]: local catastrophic error", "… GID table
+	// changed"): Async is libibverbs' ibv_event_type_str text, HCA and
+	// Port the device when printed.
+	EventAsync EventKind = "async"
 )
 
 // Event is one warning line that rules judge.
@@ -126,6 +133,11 @@ type Event struct {
 	VendorErr int      `json:"vendor_err,omitempty"`
 	HCA       string   `json:"hca,omitempty"`
 	Req       string   `json:"req,omitempty"`
+
+	// Async events: the event's text ("port error"), and the port of
+	// HCA (0 when not printed).
+	Async string `json:"async,omitempty"`
+	Port  int    `json:"port,omitempty"`
 
 	// Resource errors: "Call to ibv_reg_mr failed with error E".
 	Call  string `json:"call,omitempty"`
@@ -174,9 +186,17 @@ var (
 	// the level: "host:pid:tid [dev] INFO msg", "host:pid:tid [dev]
 	// misc/ibvwrap.cu:269 WARN msg" (the host field as pasted: "machine
 	// [0] …" where the poster hid it).
-	reLegacy   = regexp.MustCompile(`^(\S+) \[\d+\] (?:[\w./-]+\.(?:cu|cc|c|h):\d+ (WARN)|(INFO)) (.*)$`)
-	reWatchdog = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
-	reTimeout  = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
+	// reAsync is a line of NCCL's ibv async event thread (transport/net_ib
+	// ncclIbAsyncThreadMain, every wording since 2.0).
+	reAsync = regexp.MustCompile(`NET/IB ?: (?:([^\s:]+):(\d+) )?(?:Got (?:non-fatal )?async (?:error )?event ?: ?|async fatal event(?: on \w+ \([^)]*\)[^:]*)?: )(.+?)(?:\(\d+\)| event type: \d+.*)?[\s"'“”‘’.)\]]*$`)
+	// reGIDChanged is the GID table change NCCL words on its own.
+	reGIDChanged = regexp.MustCompile(`NET/IB ?: ([^\s:]+):(\d+) GID table changed`)
+	// reAsyncUnknown is an event NCCL's thread does not name: "NET/IB :
+	// mlx5_0:1 unknown event type (22)".
+	reAsyncUnknown = regexp.MustCompile(`NET/IB ?: ([^\s:]+):(\d+) unknown event type \((\d+)\)`)
+	reLegacy       = regexp.MustCompile(`^(\S+) \[\d+\] (?:[\w./-]+\.(?:cu|cc|c|h):\d+ (WARN)|(INFO)) (.*)$`)
+	reWatchdog     = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
+	reTimeout      = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
 	// reAnyRank finds the rank of a PyTorch line that does not put it
 	// right before "Watchdog": "[PG ID 0 PG GUID 0(default_pg) Rank 1]",
 	// or the launcher's "[rank1]:" prefix.
@@ -525,6 +545,8 @@ func (p *Parser) event(ev Event) {
 		k = foldKey{kind: ev.Kind, seq: -1}
 	case ev.Kind == EventResource:
 		k = foldKey{kind: ev.Kind, call: ev.Call} // first and count per call
+	case ev.Kind == EventAsync:
+		k = foldKey{kind: ev.Kind, host: ev.Host, hca: ev.HCA, errText: ev.Async} // per host, device and event
 	}
 	if p.count[k] < keepPerKey {
 		p.count[k]++
@@ -971,6 +993,15 @@ func (ps *Parser) warnClass(msg string) Event {
 		if mm := reHCA.FindStringSubmatch(msg); mm != nil {
 			ev.HCA = mm[1]
 		}
+	} else if m := reAsync.FindStringSubmatch(msg); m != nil {
+		ev.Kind, ev.HCA, ev.Async = EventAsync, m[1], strings.TrimSpace(m[3])
+		ev.Port, _ = strconv.Atoi(m[2])
+	} else if m := reGIDChanged.FindStringSubmatch(msg); m != nil {
+		ev.Kind, ev.HCA, ev.Async = EventAsync, m[1], "GID table change"
+		ev.Port, _ = strconv.Atoi(m[2])
+	} else if m := reAsyncUnknown.FindStringSubmatch(msg); m != nil {
+		ev.Kind, ev.HCA, ev.Async = EventAsync, m[1], "event type "+m[3]
+		ev.Port, _ = strconv.Atoi(m[2])
 	} else if m := reCall.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Call, ev.Error = EventResource, m[1], m[2]
 	} else {

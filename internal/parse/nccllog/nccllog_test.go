@@ -256,3 +256,41 @@ func TestCompletionWordings(t *testing.T) {
 		t.Errorf("events %q, want %q", got, want)
 	}
 }
+
+// TestAsyncEventWordings: every wording NCCL's ibv async event thread has
+// printed (transport/net_ib.cc[u] of 2.0-2.18, net_ib/common.cc since),
+// with and without the device, is one async event with its event text.
+func TestAsyncEventWordings(t *testing.T) {
+	for _, tt := range []struct {
+		line, hca string
+		port      int
+		async     string
+	}{
+		{"gpu48:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error", "", 0, "port error"},
+		{"node201:127799:127863 [0] transport/net_ib.cc:101 NCCL WARN NET/IB : mlx5_0:1 Got async event : local access violation work queue error", "mlx5_0", 1, "local access violation work queue error"},
+		{"n1:1:2 [3] NCCL WARN NET/IB : mlx5_3:1 Got async error event: local catastrophic error", "mlx5_3", 1, "local catastrophic error"},
+		{"n1:1:2 [3] NCCL WARN NET/IB : mlx5_3:1 Got non-fatal async event: port error(10)", "mlx5_3", 1, "port error"},
+		{"n1:1:2 [3] NCCL WARN NET/IB : mlx5_3:1 Got non-fatal async event: SM change(13)", "mlx5_3", 1, "SM change"},
+		{"n1:1:2 [3] NCCL WARN NET/IB : mlx5_3:1 async fatal event: local catastrophic error", "mlx5_3", 1, "local catastrophic error"},
+		{"n1:1:2 [3] NCCL WARN NET/IB : mlx5_3:1 async fatal event on QP (0x55d0c5a0) qpn=4711 handle=3 send_cq=1 recv_cq=1 state=6 sq_psn=77 rq_psn=78: local work queue catastrophic error", "mlx5_3", 1, "local work queue catastrophic error"},
+		{"n1:1:2 [3] NCCL WARN NET/IB : mlx5_3:1 async fatal event on CQ (0x55d0c5a0) handle=1 cqe=4096: CQ error", "mlx5_3", 1, "CQ error"},
+		{"n1:1:2 [3] NCCL WARN NET/IB : mlx5_3:1 GID table changed", "mlx5_3", 1, "GID table change"},
+		// Azure/msccl-executor-nccl's resilient plugin appends the type and device.
+		{"n1:1:2 [3] NCCL WARN NET/IB : Got async event : port error event type: 10 deviceid:0 device name:mlx5_0", "", 0, "port error"},
+		{"n1:1:2 [3] NCCL WARN NET/IB : mlx5_3:1 unknown event type (22)", "mlx5_3", 1, "event type 22"},
+		// Quoted by a maintainer in NVIDIA/nccl issue #905, without the prefix.
+		{"NCCL WARN NET/IB : Got async event : port error", "", 0, "port error"},
+	} {
+		lg, err := Parse(strings.NewReader(tt.line+"\n"), "a.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lg.Events) != 1 {
+			t.Fatalf("%q: %d events", tt.line, len(lg.Events))
+		}
+		e := lg.Events[0]
+		if e.Kind != EventAsync || e.HCA != tt.hca || e.Port != tt.port || e.Async != tt.async {
+			t.Errorf("%q: kind %s hca %q port %d async %q, want async %q %d %q", tt.line, e.Kind, e.HCA, e.Port, e.Async, tt.hca, tt.port, tt.async)
+		}
+	}
+}

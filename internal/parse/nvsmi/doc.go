@@ -1,4 +1,6 @@
-// Package nvsmi parses the GPU×NIC part of `nvidia-smi topo -m`: tab- or
+// Package nvsmi parses nvidia-smi output. ParseQuery reads the GPU memory
+// error sections of `nvidia-smi -q` (Remapped Rows, Retired Pages). Parse
+// reads the GPU×NIC part of `nvidia-smi topo -m`: tab- or
 // space-separated matrices (pasted copies turn tabs into spaces), with or
 // without the terminal's underline escapes, with the "NIC Legend" of newer
 // drivers or the device-named columns and SOC level of old ones. Levels are

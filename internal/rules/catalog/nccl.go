@@ -63,6 +63,21 @@ var ncclMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "nccl.ib_async_event", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
+		Title:   "NCCL got an InfiniBand async event",
+		Meaning: "NCCL's verbs async thread printed an ibv async event (ibv_get_async_event(3)). 'port error' means the port left ACTIVE under the job (its link went down), 'local catastrophic error' that the HCA failed (device fatal), CQ and work-queue errors that a QP went to the error state: those are critical and the job's connections over that device fail. A failed path migration or SRQ error is a warning. 'port active', 'LID change', 'SM change', 'P_Key change', 'client reregistration', 'GID table change' are the fabric reconfiguring (a subnet manager sweep, a link coming back): informational, unless they repeat.",
+		Causes: []string{
+			"port error: cable, transceiver or switch port fault; the peer switch port reset; the SM took the port down",
+			"local catastrophic error: HCA firmware fault, PCIe error or the device was reset",
+			"work-queue errors: a QP error caused by a bad memory registration or a peer that went away",
+		},
+		Remedy: []string{
+			"ibstat and dmesg on the named host for the port's state and the mlx5 lines at that time (ibdoctor doctor there)",
+			"IB: perfquery -C <dev> -P <port> for LinkDownedCounter and the error counters",
+			"local catastrophic error: mlxfwmanager --query and the kernel log's mlx5 health lines; drain the node",
+		},
+	},
+	{
 		ID: "nccl.timeout", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "collective operation timed out",
 		Meaning: "A collective did not complete within the watchdog timeout (PyTorch ProcessGroupNCCL 'Watchdog caught collective operation timeout', or an NCCL timeout warning). A rank whose sequence number lags the others is the straggler to look at first. With links that look fine, follow the triage order: dmesg for GPU/PCIe errors, memory registration, perftest on the single link, only then NCCL itself.",

@@ -59,15 +59,29 @@ var triageMetas = []finding.Meta{
 		Remedy:  []string{"drain the node; check AER lines just before the event", "reboot; if it repeats, reseat or RMA the GPU / baseboard", "check GPU temperatures and PSU logs (ipmitool sel list)"},
 	},
 	{
+		ID: "gpu.row_remap", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
+		Title:   "GPU memory rows wait for a reset to be remapped, or remapping failed",
+		Meaning: "nvidia-smi -q shows the GPU's memory error recovery state (NVIDIA's GPU memory error management: row remapping from Ampere on, dynamic page retirement before). A remap pending (Remapped Rows: Pending Yes) or pages pending retirement take effect only at the next GPU reset: the GPU keeps running, but should be drained and reset (a warning). Remapping Failure Occurred: Yes means a bank had no spare row left: the memory can no longer be repaired, and NVIDIA's RMA policy treats it as grounds for replacing the GPU (critical). Rows already remapped are reported as info.",
+		Causes:  []string{"HBM/GDDR cells failing (uncorrectable or repeated correctable ECC errors)", "an aging or defective GPU memory stack", "heat stress on the memory"},
+		Remedy:  []string{remedyNvsmiQuery, remedyGPUReset, "remapping failure: open an RMA with the GPU vendor (NVIDIA's RMA policy thresholds for row remapping)"},
+	},
+	{
 		ID: "kmsg.link_flap", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
 		Title:   "network link went down and up repeatedly",
-		Meaning: "The kernel log shows the HCA's link going down and up again within the window. Each flap stalls RDMA traffic; NCCL jobs time out. Two or more downs are a warning, five or more critical.",
+		Meaning: "The kernel log shows a link going down and up again within the window: an HCA's (mlx5 netdev or IB port) or any other netdev's ('Link is Down' of phylink, phy, ixgbe, igb, i40e, ice, bnxt_en, tg3, r8169 and DSA switch ports). Each flap stalls the traffic on it; RDMA and NCCL jobs over it time out. Two or more downs are a warning, five or more critical.",
 		Thresholds: []finding.Threshold{
 			{Name: "link_flap_warning", Default: limits.Uint(limits.HostKmsgFlapWarning), Meaning: "link-down events in the window for a warning"},
 			{Name: "link_flap_critical", Default: limits.Uint(limits.HostKmsgFlapCritical), Meaning: "link-down events in the window for a critical"},
 		},
 		Causes: []string{causeCable, "peer switch port resetting", "transceiver overheating", "auto-negotiation instability"},
 		Remedy: []string{"RoCE: ethtool -S <netdev> | grep link_down_events_phy", "IB: perfquery -C <dev> -P <port> for LinkDownedCounter and LinkErrorRecoveryCounter", remedyReseat, "mlxlink -d <pci> -m -c to read module and error counters"},
+	},
+	{
+		ID: "kmsg.bond_degraded", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
+		Title:   "bond lost a slave link, or every slave",
+		Meaning: "The bonding driver logged a slave's link definitely down (the bond failed over and runs without redundancy: a warning), no LACP partner on any slave (a warning), or the bond running without any active interface: every slave is down and nothing passes over the bond, nor over a RoCE LAG device (mlx5_bond_0) built on it (critical, unless a later line says an active interface is up again).",
+		Causes:  []string{causeCable, "switch port or LAG (MLAG/port-channel) down or misconfigured on the peer side", "slave NIC reset or driver fault (see the NIC's own lines before the bond's)"},
+		Remedy:  []string{"cat /proc/net/bonding/<bond> to see each slave's MII status and link failure count", "ip -d link show <bond>", "ethtool <slave> for the slave's link and speed", "RoCE LAG: rdma link show to check the bond's RDMA device and port state"},
 	},
 	{
 		ID: "kmsg.module_event", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,

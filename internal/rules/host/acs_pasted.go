@@ -195,10 +195,18 @@ func isPastedNIC(d *lspci.Device) bool {
 	return false
 }
 
-func domain(a pcie.Address) string { return string(a)[:4] }
+func domain(a pcie.Address) string {
+	if len(a) < 4 {
+		return "" // a device whose header is not in the paste
+	}
+	return string(a)[:4]
+}
 
 func busOf(a pcie.Address) int {
 	s := string(a)
+	if len(s) < 7 {
+		return -1
+	}
 	return int(hexVal(s[5])<<4 | hexVal(s[6]))
 }
 

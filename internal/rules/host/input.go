@@ -159,6 +159,7 @@ var Rules = []Rule{
 	{Name: "nvidia-smi topology", IDs: []string{"topo.nvidia_smi_disagrees"}, Check: checkSMI},
 	{Name: "NVIDIA Xid", IDs: []string{"gpu.xid", "gpu.fallen_off_bus"}, Check: checkXid},
 	{Name: "link flaps in the kernel log", IDs: []string{"kmsg.link_flap"}, Check: checkFlaps},
+	{Name: "bonding in the kernel log", IDs: []string{"kmsg.bond_degraded"}, Check: checkBonds},
 	{Name: "port module events", IDs: []string{"kmsg.module_event"}, Check: checkModules},
 	{Name: "mlx5 health", IDs: []string{"kmsg.mlx5_health"}, Check: checkHealth},
 	{Name: "RoCE GIDs", IDs: []string{"roce.gid_missing_v2"}, Check: checkGIDv2},

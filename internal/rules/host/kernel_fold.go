@@ -45,6 +45,8 @@ type groupState struct {
 	// A link's state and its evidence-worthy events (downs, and ups
 	// after ups), as checkFlaps counts them.
 	up bool
+	// last is the index in kept of the group's latest kept event.
+	last int
 }
 
 // NewKernelFolder returns an empty folder.
@@ -85,6 +87,9 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 			return
 		}
 		g = foldGroup{rule: "module", pci: e.PCI, name: e.Detail}
+	case e.Kind == kmsg.KindBond:
+		f.bond(e)
+		return
 	case e.Kind == kmsg.KindHealth:
 		g = foldGroup{rule: "health", pci: e.PCI}
 		k.detail, k.class = e.Detail, e.HealthClass
@@ -163,8 +168,30 @@ func (f *KernelFolder) Events() []kmsg.Event {
 func CheckPastedKernelEvents(source string, evs []kmsg.Event) []finding.Finding {
 	in := &Input{Snap: &snapshot.Snapshot{}, Kernel: &kmsg.Log{Source: source}, standalone: true, evs: evs, evsDone: true}
 	var out []finding.Finding
-	for _, check := range []func(*Input) []finding.Finding{checkAER, checkXid, checkFlaps, checkModules, checkHealth, checkPCIeBandwidth} {
+	for _, check := range pastedKernelChecks {
 		out = append(out, check(in)...)
 	}
 	return fileSubjects(out, source)
+}
+
+// bond keeps a bond's events while they can be evidence; past that, a
+// slave's downs are counted, and of the state lines (no active slave, an
+// active slave again, a slave up) only the latest of each is kept, in
+// place of the one before: checkBonds orders them by line.
+func (f *KernelFolder) bond(e kmsg.Event) {
+	g := foldGroup{rule: "bond", name: e.Interface}
+	kind := e.Bond
+	st := f.group(foldGroup{rule: "bond/" + kind, name: e.Interface, extra: e.Up})
+	// One more than the evidence: the event replaced is never evidence.
+	if st.kept < maxEvidence+1 {
+		st.kept++
+		st.last = len(f.kept)
+		f.kept = append(f.kept, e)
+		return
+	}
+	if kind == kmsg.BondSlave && !e.Up {
+		f.fold(foldKey{g: g, detail: e.Detail}, e, 1, 0)
+		return
+	}
+	f.kept[st.last] = e
 }

@@ -24,11 +24,14 @@ import (
 func CheckPastedKernelLog(l *kmsg.Log, since time.Time, window time.Duration) []finding.Finding {
 	in := &Input{Snap: &snapshot.Snapshot{}, Kernel: l, Since: since, Window: window, standalone: true}
 	var out []finding.Finding
-	for _, check := range []func(*Input) []finding.Finding{checkAER, checkXid, checkFlaps, checkModules, checkHealth, checkPCIeBandwidth} {
+	for _, check := range pastedKernelChecks {
 		out = append(out, check(in)...)
 	}
 	return fileSubjects(out, l.Source)
 }
+
+// pastedKernelChecks are the rules that judge a kernel log on its own.
+var pastedKernelChecks = []func(*Input) []finding.Finding{checkAER, checkXid, checkFlaps, checkBonds, checkModules, checkHealth, checkPCIeBandwidth}
 
 // AnalyzeEthtool judges `ethtool -S` outputs on their own (PFC storms,
 // pause load, PHY errors, receive drops; ECN needs the RDMA counters of a node).

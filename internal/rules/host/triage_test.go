@@ -198,6 +198,30 @@ func TestRules(t *testing.T) {
 		{"one link down is no flap", func(in *Input) {
 			in.Kernel = logOf("[1.0] mlx5_core 0000:84:00.0 ens1f0np0: Link down", "[2.0] mlx5_core 0000:84:00.0 ens1f0np0: Link up")
 		}, nil, ""},
+		{"bond failover is a warning", func(in *Input) {
+			in.Kernel = logOf("[1202.718785] bond0: link status definitely down for interface eno50, disabling it",
+				"[1202.740897] bond0: making interface eno49 the new active one")
+		}, []string{"kmsg.bond_degraded/warning"}, "bond0: slave link definitely down 1 time (eno50); eno49 took over"},
+		{"bond without any active slave is critical", func(in *Input) {
+			in.Kernel = logOf("[1.0] bond1: (slave ens3f1): link status definitely down, disabling slave",
+				"[1.1] bond1: (slave ens3f0): link status definitely down, disabling slave",
+				"[1.2] bond1: now running without any active interface!")
+		}, []string{"kmsg.bond_degraded/critical"}, "bond1: running without any active interface: every slave is down"},
+		{"bond given an active slave back is a warning", func(in *Input) {
+			in.Kernel = logOf("[1.0] bond1: (slave ens3f0): link status definitely down, disabling slave",
+				"[1.2] bond1: now running without any active interface!",
+				"[9.0] bond1: (slave ens3f0): link status definitely up, 100000 Mbps full duplex",
+				"[9.1] bond1: active interface up!")
+		}, []string{"kmsg.bond_degraded/warning"}, "bond1: slave link definitely down 1 time (ens3f0)"},
+		{"bond coming up at boot is no finding", func(in *Input) {
+			in.Kernel = logOf("[5.0] bond0: now running without any active interface!",
+				"[6.0] bond0: (slave eth0): link status definitely up, 25000 Mbps full duplex",
+				"[6.0] bond0: (slave eth0): making interface the new active one",
+				"[6.0] bond0: first active interface up!")
+		}, nil, ""},
+		{"bond without LACP partner", func(in *Input) {
+			in.Kernel = logOf("[30.0] bond0: Warning: No 802.3ad response from the link partner for any adapters in the bond")
+		}, []string{"kmsg.bond_degraded/warning"}, "no 802.3ad (LACP) partner"},
 		{"module error", func(in *Input) {
 			in.Kernel = logOf("[1.0] mlx5_core 0000:84:00.0: mlx5_port_module_event:1101:(pid 0): Port module event[error]: module 0, Cable error, High Temperature")
 		}, []string{"kmsg.module_event/critical"}, "port module of mlx5_1: High Temperature"},

@@ -73,6 +73,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	c.checkGDR()
 	a := c.a
 	a.Findings = append(a.Findings, completionFindings(lg, c.subj, evidenceAt)...)
+	a.Findings = append(a.Findings, asyncFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, resourceFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, timeoutFindings(lg, c.subj, evidenceAt)...)
 	a.Notes = append(a.Notes, logNotes(lg)...)
@@ -380,11 +381,15 @@ func forStatus(lines []string, st nccllog.WCStatus) []string {
 }
 
 func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	hasAsync := slices.ContainsFunc(lg.Events, func(e nccllog.Event) bool {
+		sev, _ := asyncSeverity(e.Async)
+		return e.Kind == nccllog.EventAsync && sev != finding.Info
+	})
 	byCall := map[string][]nccllog.Event{}
 	var order []string
 	for _, e := range lg.Events {
-		if e.Kind != nccllog.EventResource {
-			continue
+		if e.Kind != nccllog.EventResource || e.Call == "ibv_get_async_event" && hasAsync {
+			continue // the async thread ending after an async event: told there
 		}
 		if _, ok := byCall[e.Call]; !ok {
 			order = append(order, e.Call)

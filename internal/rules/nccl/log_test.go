@@ -147,6 +147,16 @@ func TestLogRules(t *testing.T) {
 			LogOptions{}, []string{"nccl.socket_fallback/critical"}},
 		{"flush only", base + "hostname1:25668:27396 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=5 opcode=0 len=0 vendor err 249 (Recv)\n",
 			LogOptions{}, []string{"nccl.ibv_error/critical"}},
+		{"async port error on two ranks", base + "hostname1:25668:27396 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error\n" +
+			"hostname1:25669:27397 [1] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error\n",
+			LogOptions{}, []string{"nccl.ib_async_event/critical"}},
+		{"async catastrophic then the thread fails", base + "hostname1:25668:27396 [0] NCCL WARN NET/IB : mlx5_1:1 async fatal event: local catastrophic error\n" +
+			"hostname1:25668:27396 [0] misc/ibvwrap.cc:220 NCCL WARN Call to ibv_get_async_event failed\n",
+			LogOptions{}, []string{"nccl.ib_async_event/critical"}},
+		{"async event NCCL does not name is a warning", base + "hostname1:25668:27396 [0] NCCL WARN NET/IB : mlx5_0:1 unknown event type (22)\n",
+			LogOptions{}, []string{"nccl.ib_async_event/warning"}},
+		{"async sm change is informational", base + "hostname1:25668:27396 [0] NCCL WARN NET/IB : mlx5_0:1 Got non-fatal async event: SM change(13)\n",
+			LogOptions{}, []string{"nccl.ib_async_event/info"}},
 		{"nccl timeout warn", base + "hostname1:25668:27396 [0] NCCL WARN Timeout waiting for connection\n", LogOptions{}, []string{"nccl.timeout/critical"}},
 		{"newest completion format", base + "hostname1:25668:27396 [0] net_ib.cc:1 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<1> with status=local protection error(4) opcode=RDMA_WRITE(1) vendor_err=81 hca mlx5_0\n",
 			LogOptions{}, []string{"nccl.ibv_error/critical"}},
@@ -160,6 +170,16 @@ func TestLogRules(t *testing.T) {
 			a := CheckLog(lg, tt.opts)
 			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%+v", diff, a.Findings)
+			}
+			if tt.name == "async port error on two ranks" {
+				if sum := a.Findings[0].Summary; !strings.Contains(sum, `"port error" 2 times on hostname1 (2 processes: pid 25668, 25669)`) || !strings.Contains(sum, "link went down") {
+					t.Errorf("summary %q", sum)
+				}
+			}
+			if tt.name == "async catastrophic then the thread fails" {
+				if f := a.Findings[0]; f.Subject.Device != "mlx5_1" || len(f.Evidence) != 2 || !strings.Contains(f.Summary, "device fatal") {
+					t.Errorf("finding %+v", f)
+				}
 			}
 			if tt.name == "flush only" {
 				if c := strings.Join(a.Findings[0].Causes, " "); !strings.Contains(c, "status 5: the QP had already entered the error state") || strings.Contains(c, "status 12") {

@@ -1,0 +1,63 @@
+package host
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
+)
+
+func TestCheckPastedGPUMemory(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"pending remap", "    Remapped Rows\n        Correctable Error : 0\n        Uncorrectable Error : 4\n        Pending : Yes\n", []string{"gpu.row_remap/warning pending"}},
+		{"remapping failure", "GPU 00000000:07:00.0\n    Remapped Rows\n        Uncorrectable Error : 8\n        Pending : Yes\n        Remapping Failure Occurred : Yes\n", []string{"gpu.row_remap/critical failed"}},
+		{"applied remaps", "    Remapped Rows\n        Uncorrectable Error : 2\n        Pending : No\n        Remapping Failure Occurred : No\n", []string{"gpu.row_remap/info remapped"}},
+		{"healthy", "    Remapped Rows\n        Correctable Error : 0\n        Uncorrectable Error : 0\n        Pending : No\n        Remapping Failure Occurred : No\n", nil},
+		{"pages pending retirement", "    Retired Pages\n        Single Bit ECC : 0\n        Double Bit ECC : 1\n        Pending Page Blacklist : Yes\n", []string{"gpu.row_remap/warning pending retirement"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := nvsmi.ParseQuery(strings.NewReader(tt.in), "q.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range CheckPastedGPUMemory(q, "q.txt") {
+				got = append(got, fmt.Sprintf("%s/%s", f.ID, f.Severity))
+				if len(f.Evidence) != 1 || !strings.HasPrefix(f.Evidence[0].Source, "q.txt:") {
+					t.Errorf("evidence %+v", f.Evidence)
+				}
+				if !strings.Contains(f.Summary, strings.SplitN(tt.want[len(got)-1], " ", 2)[1]) {
+					t.Errorf("summary %q", f.Summary)
+				}
+			}
+			var ids []string
+			for _, w := range tt.want {
+				ids = append(ids, strings.SplitN(w, " ", 2)[0])
+			}
+			if !slices.Equal(got, ids) {
+				t.Errorf("got %q, want %q", got, ids)
+			}
+		})
+	}
+	// The real samples: one pending remap each.
+	for _, file := range []string{"q-a100-pending-mlengineering.txt", "q-row-remapper-pending-dbe.txt"} {
+		f, err := os.Open("../../parse/nvsmi/testdata/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := nvsmi.ParseQuery(f, file)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fs := CheckPastedGPUMemory(q, file); len(fs) != 1 || fs[0].Severity != "warning" || fs[0].Subject.GPU == "" {
+			t.Errorf("%s: %+v", file, fs)
+		}
+	}
+}
