@@ -60,6 +60,24 @@ func (s *Stats) Sum(names ...string) (sum uint64, n int) {
 	return sum, n
 }
 
+// QueueSum adds the statistic name over the device and its queues: the
+// value of name itself and of every per-queue "rxq0: name", "[3]: name"
+// (be2net, ena and others prefix the queue); n counts the statistics
+// added.
+func (s *Stats) QueueSum(name string) (sum uint64, n int) {
+	if s == nil {
+		return 0, 0
+	}
+	suffix := ": " + name
+	for _, st := range s.Stats {
+		if st.Name == name || strings.HasSuffix(st.Name, suffix) {
+			sum += st.Value
+			n++
+		}
+	}
+	return sum, n
+}
+
 // New builds Stats from name/value pairs, trimming names (some kernels
 // emitted "tx_pause_storm_warning_events " with a trailing space) and
 // sorting them. A duplicate name keeps the last value.

@@ -156,3 +156,17 @@ func TestPastedBodies(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueSum adds a statistic over the per-queue names drivers print.
+func TestQueueSum(t *testing.T) {
+	s, err := Parse(strings.NewReader("NIC statistics:\n     rx_pkts: 5\n     rxq0: rx_pkts: 10\n     rxq1: rx_pkts: 20\n     [2]: rx_pkts: 1\n     rxq0: rx_pkts_x: 99\n"), "eth0", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, n := s.QueueSum("rx_pkts"); sum != 36 || n != 4 {
+		t.Errorf("QueueSum = %d over %d, want 36 over 4", sum, n)
+	}
+	if sum, n := s.QueueSum("rx_drops"); sum != 0 || n != 0 {
+		t.Errorf("QueueSum of a missing name = %d over %d", sum, n)
+	}
+}

@@ -398,12 +398,15 @@ var rxDropCounters = []string{
 	"rx_no_buffer_count", // igb, e1000e: no receive descriptor (RNBC)
 	"port.rx_dropped",    // i40e: port-level drops
 	"rx_dropped.nic",     // ice: port-level drops
-	"rx_fifo_errors",     // the netdev statistic most drivers fill from the above
+	"rx_drops_no_frags",  // be2net, per queue ("rxq0: …"): no receive buffer posted
+	"rx_drops_no_pbuf",   // be2net: no adapter buffer
+	"rx_drops_no_erx_descr",
+	"rx_fifo_errors", // the netdev statistic most drivers fill from the above
 }
 
 // rxPacketCounters are the received packets the drops are weighed
 // against, the port-level count first.
-var rxPacketCounters = []string{"rx_packets_phy", "rx_pkts_nic", "rx_packets"}
+var rxPacketCounters = []string{"rx_packets_phy", "rx_pkts_nic", "rx_packets", "rx_pkts"}
 
 // checkRxDrops reports NICs that dropped a share of received frames for
 // lack of host buffers (ring full), on any driver: not a cable fault,
@@ -416,8 +419,10 @@ func checkRxDrops(in *Input) []finding.Finding {
 	for _, st := range in.Ethtool {
 		var drops uint64
 		var names []string
+		// Per-queue counters ("rxq0: rx_drops_no_frags") are summed over
+		// the queues, and weighed against the queues' packets.
 		for _, n := range rxDropCounters {
-			if v, ok := st.Get(n); ok && v > 0 {
+			if v, k := st.QueueSum(n); k > 0 && v > 0 {
 				names = append(names, n)
 				drops = max(drops, v)
 			}
@@ -425,7 +430,7 @@ func checkRxDrops(in *Input) []finding.Finding {
 		var packets uint64
 		pname := ""
 		for _, n := range rxPacketCounters {
-			if v, ok := st.Get(n); ok && v > 0 {
+			if v, k := st.QueueSum(n); k > 0 && v > 0 {
 				packets, pname = v, n
 				break
 			}
@@ -436,11 +441,28 @@ func checkRxDrops(in *Input) []finding.Finding {
 		}
 		f := catalog.New("host.nic_rx_drops", statsSubject(in, st),
 			fmt.Sprintf("%s dropped %d received frames for lack of host buffers, %s of %d received (%s), since driver load", st.NetDev, drops, pctText(float64(drops)/float64(packets)), packets, pname),
-			statEv(st, append(names, pname)...)...)
+			queueEv(st, append(names, pname)...)...)
 		out = append(out, f)
 	}
 	slices.SortFunc(out, func(a, b finding.Finding) int { return finding.CompareSubject(a.Subject, b.Subject) })
 	return out
+}
+
+// queueEv is statEv for statistics that may be per queue: the sum, and
+// over how many queues.
+func queueEv(st *ethtool.Stats, names ...string) []finding.Evidence {
+	var ev []finding.Evidence
+	for _, n := range names {
+		v, k := st.QueueSum(n)
+		switch {
+		case v == 0:
+		case k == 1:
+			ev = append(ev, finding.Evidence{Source: st.Source, Value: fmt.Sprintf("%s: %d", n, v)})
+		default:
+			ev = append(ev, finding.Evidence{Source: st.Source, Value: fmt.Sprintf("%s: %d (summed over %d queues)", n, v, k)})
+		}
+	}
+	return ev
 }
 
 // pctText writes a share as a percentage with two significant digits

@@ -310,6 +310,11 @@ func TestRules(t *testing.T) {
 			// what it received; rx_fifo_errors counts some of the same.
 			in.Ethtool[0] = ethtool.New("eth4", "x", map[string]uint64{"rx_packets": 64205742385, "rx_missed_errors": 317522851, "rx_fifo_errors": 1000, "tx_flow_control_xoff": 1201936})
 		}, []string{"host.nic_rx_drops/warning"}, "eth4 dropped 317522851 received frames for lack of host buffers, 0.49% of 64205742385 received (rx_packets)"},
+		{"be2net drops per queue", func(in *Input) {
+			// A real be2net ethtool -S (netutils-linux issue 208): one
+			// queue dropped 1% of its frames for want of posted buffers.
+			in.Ethtool[0] = ethtool.New("eth0", "x", map[string]uint64{"rxq0: rx_pkts": 388868940376, "rxq0: rx_drops_no_frags": 3885606854, "rxq1: rx_pkts": 1000, "rxq1: rx_drops_no_frags": 0})
+		}, []string{"host.nic_rx_drops/warning"}, "eth0 dropped 3885606854 received frames for lack of host buffers, 1% of 388868941376 received (rx_pkts)"},
 		{"igb fifo errors a few per million", func(in *Input) {
 			in.Ethtool[0] = ethtool.New("eno2", "x", map[string]uint64{"rx_packets": 2600000000, "rx_fifo_errors": 6917})
 		}, nil, ""},
