@@ -773,7 +773,8 @@ func plural(n int, one, many string) string {
 func segmentOnly(d *doc, sp Span) string {
 	var b strings.Builder
 	for _, l := range d.lines(sp) {
-		if !isPrompt(l) {
+		// A "cat /sys/…" prompt names the file whose value follows.
+		if !isPrompt(l) || strings.Contains(l, "cat /sys/class/infiniband/") {
 			b.WriteString(l)
 		}
 		b.WriteByte('\n')

@@ -322,8 +322,10 @@ func memberBesides(l string) Kind {
 			return KindRdma
 		}
 	}
-	if strings.IndexByte(l, '/') >= 0 && strings.Contains(l, "sys/class/infiniband/") && (strings.Contains(l, "/hw_counters/") || strings.Contains(l, "/counters/")) && strings.Contains(l, ":") {
-		return KindRdma // grep . /sys/class/infiniband/*/ports/*/hw_counters/*
+	if strings.IndexByte(l, '/') >= 0 && strings.Contains(l, "sys/class/infiniband/") && strings.Contains(l, "/ports/") {
+		// grep . /sys/class/infiniband/*/ports/*/hw_counters/*, a grep
+		// or cat of the port attributes (state, rate, phys_state …).
+		return KindRdma
 	}
 	return KindUnknown
 }

@@ -366,3 +366,35 @@ func TestShowGIDs(t *testing.T) {
 		t.Errorf("empty table: %v", err)
 	}
 }
+
+// TestRdmaSysfsAttributes: a grep of the port attribute files
+// (`grep "" /sys/class/infiniband/*/ports/*/{state,rate,phys_state}`,
+// stackhpc/ansible-slurm-appliance#988) and a manual's cat of them, with
+// the path wrapped after "ports/", are read as the ports' state, rate and
+// link layer.
+func TestRdmaSysfsAttributes(t *testing.T) {
+	grep := "/sys/class/infiniband/mlx5_0/ports/1/state:4: ACTIVE\n/sys/class/infiniband/mlx5_0/ports/1/rate:100 Gb/sec (4X EDR)\n/sys/class/infiniband/mlx5_0/ports/1/phys_state:5: LinkUp\n/sys/class/infiniband/mlx5_0/ports/1/link_layer:InfiniBand\n"
+	r, err := ParseRdma(strings.NewReader(grep), "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Snap.Port("mlx5_0", 1)
+	if p == nil || !p.IsActive() || p.PhysState == nil || *p.PhysState != ib.PhysLinkUp || p.Rate == nil || p.Rate.Gbps() != 100 || p.LinkLayer != ib.LinkLayerInfiniBand || len(r.Skipped) != 0 {
+		t.Errorf("grep: port %+v, skipped %+v", p, r.Skipped)
+	}
+	cat := "# cat /sys/class/infiniband/mlx4_0/ports/\n1/state 2: INIT\n# cat /sys/class/infiniband/mlx4_0/ports/2/state\n4: ACTIVE\n#\n# cat /sys/class/infiniband/mlx4_0/ports/2/link_layer\nEthernet\n"
+	r, err = ParseRdma(strings.NewReader(cat), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, p2 := r.Snap.Port("mlx4_0", 1), r.Snap.Port("mlx4_0", 2)
+	if p1 == nil || p1.State == nil || *p1.State != ib.StateInit || p2 == nil || !p2.IsActive() || p2.LinkLayer != ib.LinkLayerEthernet {
+		t.Errorf("cat: ports %+v %+v, skipped %+v", p1, p2, r.Skipped)
+	}
+	// A rate not in the kernel's format is skipped with its line, not
+	// guessed.
+	r, _ = ParseRdma(strings.NewReader("/sys/class/infiniband/mlx5_0/ports/1/state:4: ACTIVE\n/sys/class/infiniband/mlx5_0/ports/1/rate:fast\n"), "bad")
+	if r == nil || len(r.Skipped) != 1 || r.Skipped[0].Line != 2 || r.Snap.Port("mlx5_0", 1).Rate != nil {
+		t.Errorf("bad rate: %+v", r)
+	}
+}

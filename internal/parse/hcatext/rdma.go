@@ -34,6 +34,7 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 		}
 	}
 	showDev := ""   // the device of a "show_counters mlx5_1" line
+	catPath := ""   // the sysfs file a "cat …" line prints next
 	hwMode := false // inside a "Port 1 hw counters:" list
 	err := r.scanLines(rd, func(n int, line string) {
 		t := strings.TrimSpace(line)
@@ -56,6 +57,29 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 				dev = "hca" // show_counters' own line was not pasted
 			}
 			r.port(dev, port)
+			return
+		}
+		// "# cat /sys/class/infiniband/mlx4_0/ports/1/state" with the
+		// value on the next line; a manual may wrap the path after
+		// "ports/" ("…/ports/" then "1/state 2: INIT").
+		if catPath != "" {
+			path := catPath
+			v := t
+			if strings.HasSuffix(path, "/") {
+				head, rest, _ := strings.Cut(t, " ")
+				path, v = path+head, strings.TrimSpace(rest)
+			}
+			catPath = ""
+			if d, pn, k, _, ok := sysfsCounterLine(path + ":"); ok && v != "" && !isPromptLike(t) {
+				flush()
+				if err := r.rdmaField(r.port(d, pn), k, v, n, line); err != nil {
+					r.skip(n, line, "%v", err)
+				}
+				return
+			}
+		}
+		if p, ok := catSysfs(t); ok {
+			catPath = p
 			return
 		}
 		if d, pn, k, v, ok := sysfsCounterLine(t); ok {
@@ -134,9 +158,33 @@ func hwCountersHeader(t string) (int, bool) {
 	return p, true
 }
 
+// catSysfs reads a "cat /sys/class/infiniband/…" command (a prompt
+// before it or not) and returns the path it prints.
+func catSysfs(t string) (string, bool) {
+	i := strings.Index(t, "cat /sys/class/infiniband/")
+	if i < 0 || strings.ContainsAny(t[i+4:], " *{") {
+		return "", false
+	}
+	return t[i+4:], true
+}
+
+// isPromptLike says whether a line starts with a shell prompt character
+// ("# ", "$ "): the next command, not a value.
+func isPromptLike(t string) bool {
+	return strings.HasPrefix(t, "# ") || strings.HasPrefix(t, "$ ") || t == "#" || t == "$"
+}
+
+// sysfsPortAttrs are the port attribute files a grep or cat of sysfs
+// shows, by the rdma field each becomes.
+var sysfsPortAttrs = map[string]string{"state": "state", "phys_state": "physical_state", "rate": "rate",
+	"link_layer": "link_layer", "lid": "lid", "sm_lid": "sm_lid", "lid_mask_count": "lmc"}
+
 // sysfsCounterLine reads a "grep . …/hw_counters/*" line:
 // "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer:0".
-// Port counters (counters/…) keep their sysfs names.
+// Port counters (counters/…) keep their sysfs names. A port attribute
+// ("…/ports/1/state:4: ACTIVE", `grep "" …/{state,rate,phys_state}`)
+// becomes its rdma field (state, physical_state, rate, link_layer, lid,
+// sm_lid).
 func sysfsCounterLine(t string) (dev string, port int, name, val string, ok bool) {
 	i := strings.Index(t, "sys/class/infiniband/")
 	if i < 0 {
@@ -144,6 +192,13 @@ func sysfsCounterLine(t string) (dev string, port int, name, val string, ok bool
 	}
 	path, v, found := strings.Cut(t[i+len("sys/class/infiniband/"):], ":")
 	parts := strings.Split(path, "/")
+	if found && len(parts) == 4 && parts[1] == "ports" && sysfsPortAttrs[parts[3]] != "" {
+		p, err := strconv.Atoi(parts[2])
+		if err != nil || p < 0 || p > 255 || parts[0] == "" {
+			return "", 0, "", "", false
+		}
+		return parts[0], p, sysfsPortAttrs[parts[3]], strings.TrimSpace(v), true
+	}
 	if !found || len(parts) != 5 || parts[1] != "ports" || (parts[3] != "hw_counters" && parts[3] != "counters") {
 		return "", 0, "", "", false
 	}
@@ -212,6 +267,19 @@ func (r *Result) rdmaField(p *snapshot.Port, k, v string, n int, line string) er
 		r.note(portPath(p.Device, p.Number, "phys_state"), n, line)
 	case "netdev":
 		p.NetDev = v
+	case "rate":
+		rt, err := ib.ParseRate(v)
+		if err != nil {
+			return err
+		}
+		p.Rate = &rt
+		r.note(portPath(p.Device, p.Number, "rate"), n, line)
+	case "link_layer":
+		ll, err := ib.ParseLinkLayer(v)
+		if err != nil {
+			return err
+		}
+		p.LinkLayer = ll
 	case "netdev_index", "subnet_prefix":
 	case "lid":
 		x, err := parseUint(v, 16)
