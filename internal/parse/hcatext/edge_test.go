@@ -160,7 +160,19 @@ func fuzzParser(f *testing.F, p parser) {
 func FuzzParseIBStat(f *testing.F)   { fuzzParser(f, ParseIBStat) }
 func FuzzParseIBStatus(f *testing.F) { fuzzParser(f, ParseIBStatus) }
 func FuzzParseDevinfo(f *testing.F)  { fuzzParser(f, ParseDevinfo) }
-func FuzzParseRdma(f *testing.F)     { fuzzParser(f, ParseRdma) }
+func FuzzParseRdma(f *testing.F) {
+	// sysfs attribute pastes: a grep of the files, a cat with the path
+	// wrapped.
+	f.Add("/sys/class/infiniband/mlx5_0/ports/1/state:4: ACTIVE\n/sys/class/infiniband/mlx5_0/ports/1/rate:100 Gb/sec (4X EDR)\n")
+	f.Add("# cat /sys/class/infiniband/mlx4_0/ports/\n1/state 2: INIT\n# cat /sys/class/infiniband/mlx4_0/ports/2/link_layer\nEthernet\n")
+	fuzzParser(f, ParseRdma)
+}
+
+func FuzzParseShowGIDs(f *testing.F) {
+	f.Add("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---\n" +
+		"mlx5_0\t1\t0\tfe80:0000:0000:0000:0e42:a1ff:fe5d:4db8\t\t\tv1\tens1f0\nmlx5_0\t1\t3\t0000:0000:0000:0000:0000:ffff:ac13:003c\t172.19.0.60  \tv2\tens1f0\nn_gids_found=2\n")
+	fuzzParser(f, ParseShowGIDs)
+}
 
 func TestRdmaRepeatedPortKeepsLaterValue(t *testing.T) {
 	r, err := ParseRdma(strings.NewReader("link mlx5_0/1 out_of_buffer 7\nlink mlx5_0/1 out_of_buffer 9\n"), "twice")

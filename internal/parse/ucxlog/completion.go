@@ -114,7 +114,9 @@ func completion(r Record) (Completion, bool) {
 	}
 	// The verbs transports: "Send completion with error: transport retry
 	// counter exceeded [qpn 0x… wrid 0x…vendor_err 0x51]".
-	low := strings.ToLower(m)
+	// ASCII case folding keeps every byte where it is (strings.ToLower
+	// would widen an invalid byte into U+FFFD and shift the indexes).
+	low := asciiLower(m)
 	for _, p := range []string{"send completion with error: ", "receive completion with error: ", "recv completion with error: ", "completion with error: "} {
 		i := strings.Index(low, p)
 		if i < 0 {
@@ -176,4 +178,16 @@ func remoteLID(q string) int {
 		}
 	}
 	return 0
+}
+
+// asciiLower lower-cases the ASCII letters of s and leaves every other
+// byte as it is, so indexes into the result are indexes into s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
