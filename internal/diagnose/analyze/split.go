@@ -301,14 +301,10 @@ func memberBesides(l string) Kind {
 	if ncclMark(l) {
 		return KindNCCLLog
 	}
-	// PyTorch's ProcessGroupNCCL watchdog ("[rank1]:[E925 12:18:45.8
-	// ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective
-	// operation timeout: WorkNCCL(SeqNum=…") belongs with the NCCL log
-	// it interleaves with.
-	if strings.Contains(l, "ProcessGroupNCCL") || strings.Contains(l, "WorkNCCL(SeqNum=") {
-		return KindNCCLLog
-	}
-	if ucxlog.DetectLine(l) {
+	// UCX lines start "[1590482937.540412] [host:pid:tid]" as a kernel
+	// line may: tested first, behind a cheap look for what every UCX line
+	// holds ("UCX", or its source file: "ib_mlx5_log.c:139").
+	if ucxHint(l) && ucxlog.DetectLine(l) {
 		return KindUCXLog
 	}
 	if strings.HasPrefix(l, "link ") {
@@ -413,16 +409,22 @@ func pciAddrStart(l string) bool {
 const headStarts = "CIhpNesP#*GUESHRL-{D\x1bOTMFBKAl\"="
 
 // ncclMark says whether l holds "NCCL INFO" or "NCCL WARN", in one scan.
+// It also finds PyTorch's ProcessGroupNCCL watchdog lines ("[rank1]:[E925
+// 12:18:45.8 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective
+// operation timeout: WorkNCCL(SeqNum=…"), which belong with the NCCL log
+// they interleave with, in the same scan.
 func ncclMark(l string) bool {
 	for {
-		i := strings.Index(l, "NCCL ")
+		i := strings.Index(l, "NCCL")
 		if i < 0 {
 			return false
 		}
-		l = l[i+5:]
-		if strings.HasPrefix(l, "INFO") || strings.HasPrefix(l, "WARN") {
+		before, rest := l[:i], l[i+4:]
+		if strings.HasPrefix(rest, " INFO") || strings.HasPrefix(rest, " WARN") ||
+			strings.HasSuffix(before, "ProcessGroup") || strings.HasSuffix(before, "Work") && strings.HasPrefix(rest, "(SeqNum=") {
 			return true
 		}
+		l = rest
 	}
 }
 
@@ -729,4 +731,21 @@ func isHWCountersHeader(t string) bool {
 func isEthtoolSettings(t string) bool {
 	_, ok := ethlink.Header(t)
 	return ok
+}
+
+// ucxHint says whether l may be a UCX log line, cheaply: it names UCX,
+// or starts with the fatal handler's "[host:pid:…]" (a name, a colon and
+// a digit inside the bracket, which no kernel stamp has).
+func ucxHint(l string) bool {
+	if strings.Contains(l, "UCX") {
+		return true
+	}
+	if len(l) < 4 || l[0] != '[' {
+		return false
+	}
+	i := 1
+	for i < len(l) && (l[i] >= 'a' && l[i] <= 'z' || l[i] >= 'A' && l[i] <= 'Z' || l[i] >= '0' && l[i] <= '9' || l[i] == '-' || l[i] == '_' || l[i] == '.') {
+		i++
+	}
+	return i > 1 && i+1 < len(l) && l[i] == ':' && l[i+1] >= '0' && l[i+1] <= '9'
 }
