@@ -650,6 +650,9 @@ func (s *splitter) read(l, next string) {
 		}
 		return
 	}
+	if s.cur.Kind == KindKernel && dmesgStamped(l) {
+		return // a dmesg line goes on with the kernel run: nothing else starts "[  12.345678] "
+	}
 	if maybeHeader(l, s.mp) {
 		prev, prev2 := "", ""
 		if n > 1 {
@@ -748,4 +751,34 @@ func ucxHint(l string) bool {
 		i++
 	}
 	return i > 1 && i+1 < len(l) && l[i] == ':' && l[i+1] >= '0' && l[i+1] <= '9'
+}
+
+// dmesgStamped says whether l starts with dmesg's own stamp, "[   12.345678] "
+// or "[  +0.000844] " (seconds since boot, under 10^9: UCX's
+// "[1590482937.540412] [host:pid]" epoch stamp is not one), followed by
+// text that is not another bracket.
+func dmesgStamped(l string) bool {
+	if len(l) < 5 || l[0] != '[' {
+		return false
+	}
+	i := 1
+	for i < len(l) && l[i] == ' ' {
+		i++
+	}
+	if i < len(l) && l[i] == '+' {
+		i++
+	}
+	d := i
+	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
+		i++
+	}
+	if i == d || i-d > 9 || i >= len(l) || l[i] != '.' {
+		return false
+	}
+	i++
+	f := i
+	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
+		i++
+	}
+	return i > f && i+1 < len(l) && l[i] == ']' && l[i+1] == ' ' && (i+2 >= len(l) || l[i+2] != '[')
 }

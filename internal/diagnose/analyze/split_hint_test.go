@@ -18,3 +18,21 @@ func TestUCXHint(t *testing.T) {
 		}
 	}
 }
+
+// TestDmesgStamped: the kernel run's fast path takes dmesg's stamps only.
+func TestDmesgStamped(t *testing.T) {
+	for l, want := range map[string]bool{
+		"[   12.345678] mlx5_core 0000:17:00.0: Port module event":      true,
+		"[  +0.000844] pcieport 0000:00:1c.0: AER: Corrected error":     true,
+		"[1234567.000001] NVRM: Xid (PCI:0000:3b:00): 79, pid=1":        true,
+		"[1590482937.540412] [gpu4:2417:0] ib_mlx5_log.c:139 UCX ERROR": false,
+		"[Sun Feb 23 16:24:18 2025] mlx5_core 0000:17:00.0: x":          false,
+		"[12.5] [x] y":             false,
+		"[12.]":                    false,
+		"gpu1:1:1 [0] NCCL INFO x": false,
+	} {
+		if got := dmesgStamped(l); got != want {
+			t.Errorf("dmesgStamped(%q) = %v, want %v", l, got, want)
+		}
+	}
+}
