@@ -7,14 +7,31 @@ import (
 	"testing"
 )
 
-func TestMlxlinkPastes(t *testing.T) {
-	real := func(name string) string {
-		b, err := os.ReadFile("../../parse/mlxlink/testdata/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+// parseTestdata reads a sample of a parser package's corpus of real
+// outputs (internal/parse/PKG/testdata).
+func parseTestdata(t *testing.T, pkg, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../parse/" + pkg + "/testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return string(b)
+}
+
+// kindsAndIDs lists the kinds of a file's segments and the IDs of their
+// findings, in order.
+func kindsAndIDs(fr File) (kinds []Kind, ids []string) {
+	for _, s := range fr.Segments {
+		kinds = append(kinds, s.Kind)
+		for _, f := range s.Findings {
+			ids = append(ids, f.ID)
+		}
+	}
+	return kinds, ids
+}
+
+func TestMlxlinkPastes(t *testing.T) {
+	real := func(name string) string { return parseTestdata(t, "mlxlink", name) }
 	polling := "root@gpu3:~# mlxlink -d mlx5_4 -p 1\n\nOperational Info\n----------------\n" +
 		"State                           : Polling\nPhysical state                  : N/A\nSpeed                           : N/A\n" +
 		"\nTroubleshooting Info\n--------------------\nStatus Opcode                   : 1024\nGroup Opcode                    : N/A\n" +
@@ -65,13 +82,7 @@ func TestMlxlinkPastes(t *testing.T) {
 }
 
 func TestPortInfoPastes(t *testing.T) {
-	real := func(name string) string {
-		b, err := os.ReadFile("../../parse/portinfo/testdata/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	real := func(name string) string { return parseTestdata(t, "portinfo", name) }
 	polling := "$ smpquery portinfo 12 1\n# Port info: Lid 12 port 1\nLinkState:.......................Down\nPhysLinkState:...................Polling\nLinkWidthActive:.................4X\n"
 	perf := "# Port counters: Lid 1 port 1 (CapMask: 0x1400)\nPortSelect:......................1\nSymbolErrorCounter:..............0\n"
 	for _, tc := range []struct {
@@ -88,14 +99,7 @@ func TestPortInfoPastes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fr := AnalyzeText("p.txt", tc.text, Options{})
-			var kinds []Kind
-			var ids []string
-			for _, s := range fr.Segments {
-				kinds = append(kinds, s.Kind)
-				for _, f := range s.Findings {
-					ids = append(ids, f.ID)
-				}
-			}
+			kinds, ids := kindsAndIDs(fr)
 			if !slices.Equal(kinds, tc.kinds) || !slices.Equal(ids, tc.ids) {
 				t.Errorf("kinds %v findings %v, want %v %v", kinds, ids, tc.kinds, tc.ids)
 			}
@@ -110,13 +114,7 @@ func TestPortInfoPastes(t *testing.T) {
 }
 
 func TestEthtoolLinkPastes(t *testing.T) {
-	real := func(name string) string {
-		b, err := os.ReadFile("../../parse/ethlink/testdata/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	real := func(name string) string { return parseTestdata(t, "ethlink", name) }
 	down := "$ ethtool ens1f0np0\nSettings for ens1f0np0:\n\tSupported link modes:   100000baseCR4/Full\n\tSpeed: Unknown!\n\tLink detected: no\n"
 	for _, tc := range []struct {
 		name  string
@@ -130,14 +128,7 @@ func TestEthtoolLinkPastes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fr := AnalyzeText("p.txt", tc.text, Options{})
-			var kinds []Kind
-			var ids []string
-			for _, s := range fr.Segments {
-				kinds = append(kinds, s.Kind)
-				for _, f := range s.Findings {
-					ids = append(ids, f.ID)
-				}
-			}
+			kinds, ids := kindsAndIDs(fr)
 			if !slices.Equal(kinds, tc.kinds) || !slices.Equal(ids, tc.ids) {
 				t.Errorf("kinds %v findings %v, want %v %v", kinds, ids, tc.kinds, tc.ids)
 			}
@@ -146,13 +137,7 @@ func TestEthtoolLinkPastes(t *testing.T) {
 }
 
 func TestMstPastes(t *testing.T) {
-	real := func(name string) string {
-		b, err := os.ReadFile("../../parse/mst/testdata/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	real := func(name string) string { return parseTestdata(t, "mst", name) }
 	for _, tc := range []struct {
 		name, text string
 		kinds      []Kind
@@ -186,13 +171,7 @@ func TestMstPastes(t *testing.T) {
 }
 
 func TestPingpongPastes(t *testing.T) {
-	real := func(name string) string {
-		b, err := os.ReadFile("../../parse/pingpong/testdata/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	real := func(name string) string { return parseTestdata(t, "pingpong", name) }
 	perftest := "---------------------------------------------------------------------------------------\n                    RDMA_Write BW Test\n" +
 		" local address: LID 0x0b QPN 0x0d0e PSN 0x4a4e0e RKey 0x1fcfcd VAddr 0x007f5e5e010000\n"
 	for _, tc := range []struct {
@@ -241,14 +220,7 @@ func TestShowGIDsPastes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fr := AnalyzeText("p.txt", tc.text, Options{})
-			var kinds []Kind
-			var ids []string
-			for _, s := range fr.Segments {
-				kinds = append(kinds, s.Kind)
-				for _, f := range s.Findings {
-					ids = append(ids, f.ID)
-				}
-			}
+			kinds, ids := kindsAndIDs(fr)
 			if !slices.Equal(kinds, tc.kinds) || !slices.Equal(ids, tc.ids) {
 				t.Errorf("kinds %v findings %v, want %v %v", kinds, ids, tc.kinds, tc.ids)
 			}
