@@ -298,20 +298,11 @@ func collectMTU(ctx context.Context, o CollectOptions, li *fabricmodel.Output) *
 	}
 	out := &fabricmodel.Output{Name: "smpquery-portinfo", Args: []string{"smpquery", "portinfo", "<lid> <port> for each linked CA port and the switch port at its other end"}}
 	sel := o.selector()
-	results := make([]*fabricmodel.Output, min(len(jobs), maxMTURuns))
-	sem := make(chan struct{}, o.Parallel)
-	var wg sync.WaitGroup
-	for i := range results {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			args := append(append([]string{}, sel...), "portinfo", strconv.Itoa(jobs[i].lid), strconv.Itoa(jobs[i].port))
-			results[i] = run(ctx, o, step{out.Name, "smpquery", args})
-		}()
+	runs := make([]step, min(len(jobs), maxMTURuns))
+	for i := range runs {
+		runs[i] = step{out.Name, "smpquery", append(append([]string{}, sel...), "portinfo", strconv.Itoa(jobs[i].lid), strconv.Itoa(jobs[i].port))}
 	}
-	wg.Wait()
+	results := runAll(ctx, o, runs)
 	failed := 0
 	for _, r := range results {
 		out.Stdout = append(out.Stdout, r.Stdout...)
@@ -374,19 +365,11 @@ func collectPathSL(ctx context.Context, o CollectOptions, li *fabricmodel.Output
 			}
 		}
 	}
-	results := make([]*fabricmodel.Output, len(jobs))
-	sem := make(chan struct{}, o.Parallel)
-	var wg sync.WaitGroup
-	for i := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			results[i] = run(ctx, o, step{out.Name, "saquery", jobs[i]})
-		}()
+	runs := make([]step, len(jobs))
+	for i, args := range jobs {
+		runs[i] = step{out.Name, "saquery", args}
 	}
-	wg.Wait()
+	results := runAll(ctx, o, runs)
 	failed := 0
 	for _, r := range results {
 		out.Stdout = append(out.Stdout, r.Stdout...)
@@ -452,22 +435,11 @@ func collectQoS(ctx context.Context, o CollectOptions, li *fabricmodel.Output) [
 	failed := map[*fabricmodel.Output]int{}
 	total := map[*fabricmodel.Output]int{}
 	skipped := map[*fabricmodel.Output]int{}
-	// The runs go o.Parallel at a time; their outputs are kept in job
-	// order.
-	results := make([]*fabricmodel.Output, min(len(jobs), maxQoSRuns))
-	sem := make(chan struct{}, o.Parallel)
-	var wg sync.WaitGroup
-	for i := range results {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			j := jobs[i]
-			results[i] = run(ctx, o, step{j.out.Name, "smpquery", append(append([]string{}, sel...), j.args...)})
-		}()
+	runs := make([]step, min(len(jobs), maxQoSRuns))
+	for i := range runs {
+		runs[i] = step{jobs[i].out.Name, "smpquery", append(append([]string{}, sel...), jobs[i].args...)}
 	}
-	wg.Wait()
+	results := runAll(ctx, o, runs)
 	for i, j := range jobs {
 		if i >= maxQoSRuns {
 			skipped[j.out]++
@@ -603,6 +575,25 @@ func collectSMs(ctx context.Context, o CollectOptions, start time.Time) []*fabri
 		out = append(out, all)
 	}
 	return out
+}
+
+// runAll runs the steps o.Parallel at a time and returns their outputs
+// in step order.
+func runAll(ctx context.Context, o CollectOptions, runs []step) []*fabricmodel.Output {
+	results := make([]*fabricmodel.Output, len(runs))
+	sem := make(chan struct{}, o.Parallel)
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = run(ctx, o, runs[i])
+		}()
+	}
+	wg.Wait()
+	return results
 }
 
 func run(ctx context.Context, o CollectOptions, s step) *fabricmodel.Output {
