@@ -148,8 +148,8 @@ type Device struct {
 	NodeDesc     string
 	Ports        []*Port
 	// HWCounters, when set, are the device-level hw_counters (without
-	// lifespan); nil renders the sum over the ports, which is what mlx5
-	// shows for its single-port functions.
+	// lifespan), which mlx5 shows only in switchdev mode; nil renders no
+	// device-level hw_counters directory, as mlx5 does outside it.
 	HWCounters map[string]uint64
 	// NoCounters drops every ports/<n>/counters/ directory, as drivers
 	// without process_mad show.

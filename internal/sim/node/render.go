@@ -292,18 +292,14 @@ func (n *Node) renderDevice(r *renderer, d *Device) {
 		desc = desc[:64]
 	}
 	r.file(dir+"/node_desc", desc+"\n")
-	r.file(dir+"/hw_counters/lifespan", fmt.Sprintf("%d\n", d.Lifespan))
-	devHW := d.HWCounters
-	if devHW == nil {
-		devHW = map[string]uint64{}
-		for _, p := range d.Ports {
-			for k, v := range p.HWCounters {
-				devHW[k] += v
-			}
+	// mlx5 registers device-level hw_counters only in switchdev mode, and
+	// port-level ones otherwise (drivers/infiniband/hw/mlx5/counters.c,
+	// mlx5_ib_counters_init: hw_stats_ops has no alloc_hw_device_stats).
+	if d.HWCounters != nil {
+		r.file(dir+"/hw_counters/lifespan", fmt.Sprintf("%d\n", d.Lifespan))
+		for k, v := range d.HWCounters {
+			r.file(dir+"/hw_counters/"+k, strconv.FormatUint(v, 10)+"\n")
 		}
-	}
-	for k, v := range devHW {
-		r.file(dir+"/hw_counters/"+k, strconv.FormatUint(v, 10)+"\n")
 	}
 	for _, p := range d.Ports {
 		n.renderPort(r, d, p)
