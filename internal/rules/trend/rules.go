@@ -100,17 +100,20 @@ func ErrorRates(in Input, th Thresholds) []finding.Finding {
 	for i := range in.last().Ports {
 		p := &in.last().Ports[i]
 		for _, r := range errorRules {
-			var cur, prev agg
-			var found bool
-			for _, c := range r.counters {
-				if _, ok := p.Reading(r.src, c); ok {
-					found = true
-				}
-				cur.add(sumWindow(in.History, p.Device, p.Port, r.src, c, now.Add(-w), now))
-				prev.add(sumWindow(in.History, p.Device, p.Port, r.src, c, now.Add(-2*w), now.Add(-w)))
-			}
-			if !found || !cur.known() || cur.inc == 0 {
+			// Judged only where the latest sample has one of the
+			// counters; the preceding window only where this one rose.
+			if !slices.ContainsFunc(r.counters, func(c string) bool { _, ok := p.Reading(r.src, c); return ok }) {
 				continue
+			}
+			var cur, prev agg
+			for _, c := range r.counters {
+				cur.add(sumWindow(in.History, p.Device, p.Port, r.src, c, now.Add(-w), now))
+			}
+			if !cur.known() || cur.inc == 0 {
+				continue
+			}
+			for _, c := range r.counters {
+				prev.add(sumWindow(in.History, p.Device, p.Port, r.src, c, now.Add(-2*w), now.Add(-w)))
 			}
 			var reasons []string
 			rate := cur.perMin()

@@ -93,6 +93,26 @@ func (p *Port) readingIndex(src Source, name string) int {
 	return i
 }
 
+// readingFrom finds a reading by source and name, trying first at hint:
+// the index where another sample's port had it, or would have had it.
+// Samples mostly hold the same readings in the same places, so a reading
+// that is there, and one that is absent, is usually settled by one or two
+// comparisons instead of a binary search. It returns the index (where the
+// reading is or would be, the next hint) and whether it is there.
+func (p *Port) readingFrom(hint int, src Source, name string) (int, bool) {
+	rs := p.Readings
+	if hint >= 0 && hint <= len(rs) {
+		after := hint == len(rs) || compareReading(rs[hint], src, name) >= 0
+		before := hint == 0 || compareReading(rs[hint-1], src, name) < 0
+		if after && before {
+			return hint, hint < len(rs) && compareReading(rs[hint], src, name) == 0
+		}
+	}
+	return slices.BinarySearchFunc(rs, Reading{Source: src, Name: name}, func(a, b Reading) int {
+		return compareReading(a, b.Source, b.Name)
+	})
+}
+
 // Port returns a port of the sample, or nil.
 func (s *Sample) Port(dev string, n int) *Port {
 	i := s.portIndex(dev, n)

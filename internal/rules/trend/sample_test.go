@@ -67,3 +67,37 @@ func TestRates(t *testing.T) {
 		t.Errorf("Rates (-want +got):\n%s", diff)
 	}
 }
+
+// TestReadingFrom: a hint that is right, wrong or out of range finds the
+// same answer as a binary search, present and absent alike.
+func TestReadingFrom(t *testing.T) {
+	p := Port{Readings: []Reading{
+		{Source: SrcCounters, Name: "link_downed"},
+		{Source: SrcCounters, Name: "symbol_error"},
+		{Source: SrcHW, Name: "out_of_buffer"},
+		{Source: SrcHW, Name: "rp_cnp_ignored"},
+	}}
+	names := []struct {
+		src  Source
+		name string
+		at   int
+		ok   bool
+	}{
+		{SrcCounters, "link_downed", 0, true},
+		{SrcCounters, "a_first", 0, false},
+		{SrcCounters, "port_xmit_wait", 1, false},
+		{SrcCounters, "symbol_error", 1, true},
+		{SrcHW, "out_of_buffer", 2, true},
+		{SrcHW, "packet_seq_err", 3, false},
+		{SrcHW, "rp_cnp_ignored", 3, true},
+		{SrcHW, "zz_last", 4, false},
+	}
+	for _, c := range names {
+		for hint := -2; hint <= len(p.Readings)+2; hint++ {
+			at, ok := p.readingFrom(hint, c.src, c.name)
+			if at != c.at || ok != c.ok {
+				t.Errorf("readingFrom(%d, %s, %s) = %d, %v; want %d, %v", hint, c.src, c.name, at, ok, c.at, c.ok)
+			}
+		}
+	}
+}

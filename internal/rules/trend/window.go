@@ -63,17 +63,12 @@ func sumWindow(h []Sample, dev string, port int, src Source, name string, from, 
 			havePrev = false
 			continue
 		}
-		var r Reading
-		ok := false
-		if ri >= 0 && ri < len(p.Readings) && p.Readings[ri].Source == src && p.Readings[ri].Name == name {
-			r, ok = p.Readings[ri], true
-		} else if ri = p.readingIndex(src, name); ri >= 0 {
-			r, ok = p.Readings[ri], true
-		}
-		if !ok {
+		var ok bool
+		if ri, ok = p.readingFrom(ri, src, name); !ok {
 			havePrev = false
 			continue
 		}
+		r := p.Readings[ri]
 		if havePrev {
 			a.pairs++
 			inc, st := rates.Increase(r.Spec(), prev, r.Value)
