@@ -32,7 +32,7 @@ type piece struct {
 }
 
 var pieces = []piece{
-	{"ibstat-cx6-ib-down-nccl-tests-128.txt", KindIBStat, []string{"port.disabled/critical"}},
+	{"ibstat-cx6-ib-down-nccl-tests-128.txt", KindIBStat, []string{"port.disabled/warning"}}, // Disabled, no LID: maybe switched off on purpose
 	{"dmesg-T-flaps.txt", KindKernel, []string{"kmsg.link_flap/warning"}},
 	{"mlx5-roce-pfc-storm.txt", KindEthtool, []string{"roce.pause_heavy/warning", "roce.pfc_storm/critical"}},
 	{"h100-4gpu-8nic-vm.txt", KindTopo, nil},
@@ -288,10 +288,10 @@ func TestRunExitCodes(t *testing.T) {
 	}{
 		{"healthy", []Input{{Name: "a", Text: healthy}}, Options{}, finding.ExitHealthy},
 		{"warning", []Input{{Name: "a", Text: read(t, "dmesg-T-flaps.txt")}}, Options{}, finding.ExitWarning},
-		{"critical over warning", []Input{{Name: "a", Text: read(t, "dmesg-T-flaps.txt")}, {Name: "b", Text: read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")}}, Options{}, finding.ExitCritical},
+		{"critical over warning", []Input{{Name: "a", Text: read(t, "dmesg-T-flaps.txt")}, {Name: "b", Text: read(t, "ibstat-mlx4-polling-archwiki.txt")}}, Options{}, finding.ExitCritical},
 		{"unreadable file", []Input{{Name: "a", Text: healthy}, {Name: "b", Err: errors.New("permission denied")}}, Options{}, finding.ExitCannot},
 		{"forced kind that does not parse", []Input{{Name: "a", Text: healthy}}, Options{Kind: KindIBStat}, finding.ExitCannot},
-		{"forced kind that fits", []Input{{Name: "a", Text: read(t, "ibstat-cx6-ib-down-nccl-tests-128.txt")}}, Options{Kind: KindIBStat}, finding.ExitCritical},
+		{"forced kind that fits", []Input{{Name: "a", Text: read(t, "ibstat-mlx4-polling-archwiki.txt")}}, Options{Kind: KindIBStat}, finding.ExitCritical},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -444,7 +444,7 @@ func TestStateWithoutPhysState(t *testing.T) {
 		{"alone", down, []string{"port.down/critical"}}, // pasted, the only port: no RDMA link works
 		{"beside an ACTIVE port of the same model and link layer",
 			strings.Replace(down, "link_layer:             InfiniBand", "link_layer:             Ethernet", 1) + "\n" + read(t, "ibv_devinfo-roce-h100-deepep-38.txt"),
-			[]string{"port.down/critical", "port.fw_mismatch/warning"}}, // 28.39 beside 28.42
+			[]string{"port.down/warning", "port.fw_mismatch/warning"}}, // 28.39 beside 28.42; LID 65535 is no SM's: maybe unused
 		{"ACTIVE only", read(t, "ibv_devinfo-roce-h100-deepep-38.txt"), []string{}},
 	}
 	for _, tt := range tests {
@@ -750,7 +750,8 @@ func TestRdmaLinkPaste(t *testing.T) {
 		t.Fatalf("segments %+v", fr.Segments)
 	}
 	seg := fr.Segments[0]
-	want := []string{"port.disabled/critical", "port.disabled/critical", "port.disabled/critical", "port.disabled/critical", "port.down/critical"}
+	// Disabled second ports without a LID beside ACTIVE ones: maybe unused.
+	want := []string{"port.disabled/warning", "port.disabled/warning", "port.disabled/warning", "port.disabled/warning", "port.down/warning"}
 	if got := ids(seg.Findings); !slices.Equal(got, want) {
 		t.Errorf("findings %v, want %v", got, want)
 	}
@@ -1088,6 +1089,37 @@ func TestDevinfoIBMTU(t *testing.T) {
 			}
 			if tt.sum != "" && !strings.Contains(strings.Join(sums, "\n"), tt.sum) {
 				t.Errorf("summaries %q lack %q", sums, tt.sum)
+			}
+		})
+	}
+}
+
+// TestRepeatedPortBlockSameSegment: a port block after a blank line names
+// no device, so the same port number under the next HCA is not a second
+// host's output (ibv_devinfo of two dual-port mlx4 HCAs, each "port: 2"
+// after a blank line; ibstat with blank lines between its port blocks).
+func TestRepeatedPortBlockSameSegment(t *testing.T) {
+	devinfo := func(dev string, lid int) string {
+		return "hca_id:\t" + dev + "\n\ttransport:\t\t\tInfiniBand (0)\n\tphys_port_cnt:\t\t\t2\n\tDevice ports:\n" +
+			"\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\t\tsm_lid:\t\t\t1\n\t\t\tport_lid:\t\t" + fmt.Sprint(lid) + "\n\t\t\tlink_layer:\t\tInfiniBand\n\n" +
+			"\t\tport:\t2\n\t\t\tstate:\t\t\tPORT_DOWN (1)\n\t\t\tsm_lid:\t\t\t0\n\t\t\tport_lid:\t\t0\n\t\t\tlink_layer:\t\tInfiniBand\n\n"
+	}
+	ibstat := func(dev string) string {
+		return "CA '" + dev + "'\n\tCA type: MT4099\n\tNumber of ports: 2\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 56\n\t\tBase lid: 3\n\t\tSM lid: 1\n\t\tLink layer: InfiniBand\n\n" +
+			"\tPort 2:\n\t\tState: Down\n\t\tPhysical state: Disabled\n\t\tRate: 10\n\t\tBase lid: 0\n\t\tSM lid: 0\n\t\tLink layer: InfiniBand\n\n"
+	}
+	for _, tt := range []struct {
+		name, text string
+		kind       Kind
+		ports      string
+	}{
+		{"ibv_devinfo", devinfo("mlx4_1", 22) + devinfo("mlx4_0", 32), KindDevinfo, "4 ports"},
+		{"ibstat", ibstat("mlx4_0") + ibstat("mlx4_1"), KindIBStat, "4 ports"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fr := AnalyzeText("paste.txt", tt.text, Options{})
+			if len(fr.Segments) != 1 || fr.Segments[0].Kind != tt.kind || !strings.Contains(fr.Segments[0].Summary, tt.ports) {
+				t.Errorf("segments %+v, want one %s segment of %s", fr.Segments, tt.kind, tt.ports)
 			}
 		})
 	}

@@ -434,6 +434,11 @@ func deviceName(k Kind, l string) string {
 	t := strings.TrimSpace(l)
 	switch k {
 	case KindIBStat:
+		// A headless "Port 2:" block names no device: the same port
+		// number under the next CA is not the next host's output.
+		if !strings.HasPrefix(t, "CA '") {
+			return ""
+		}
 		return strings.TrimSuffix(strings.TrimPrefix(t, "CA '"), "'")
 	case KindIBStatus:
 		f := strings.Fields(t)
@@ -441,6 +446,10 @@ func deviceName(k Kind, l string) string {
 			return f[2] + "/" + f[4]
 		}
 	case KindDevinfo:
+		// Likewise a "port: 2" block after a blank line.
+		if !strings.HasPrefix(t, "hca_id:") {
+			return ""
+		}
 		return strings.TrimSpace(strings.TrimPrefix(t, "hca_id:"))
 	case KindIBDiagnet:
 		// A second banner is the next ibdiagnet run.

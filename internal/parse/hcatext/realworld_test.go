@@ -27,10 +27,12 @@ func TestRealWorldHCA(t *testing.T) {
 		// from an SM: the Polling port was in use.
 		{"ibstat-gpud-482.txt", map[string]string{"mlx5_10/1": "DOWN Polling"}, nil, []string{"port.polling/critical mlx5_10/1"}},
 		{"ibstat-gpud-testdata-h100-polling.txt", map[string]string{"mlx5_11/1": "DOWN Polling", "mlx5_5/1": "DOWN Disabled", "mlx5_0/1": "ACTIVE LinkUp"}, nil,
-			[]string{"port.disabled/critical mlx5_5/1", "port.polling/critical mlx5_11/1"}},
-		// CA names renamed to netdev style.
+			[]string{"port.polling/critical mlx5_11/1", "port.disabled/warning mlx5_5/1"}},
+		// CA names renamed to netdev style. A port Disabled without a
+		// LID beside ACTIVE ones of its model may be off on purpose: a
+		// warning; the one DOWN with its link up is cabled: critical.
 		{"ibstat-linux-rdma-zarzycki-socketdirect.txt", map[string]string{"ibp2s0f0/1": "ACTIVE LinkUp", "ibp3s0f0/1": "DOWN LinkUp"}, nil,
-			[]string{"port.disabled/critical ibp2s0f1/1", "port.disabled/critical ibp3s0f1/1", "port.down/critical ibp3s0f0/1"}},
+			[]string{"port.down/critical ibp3s0f0/1", "port.disabled/warning ibp2s0f1/1", "port.disabled/warning ibp3s0f1/1"}},
 		// Notes glued after "CA 'mlx4_0'" and a Port GUID, a stray quote.
 		{"ibstat-magnate3-annotated-mlx4.txt", map[string]string{"mlx4_0/1": "ACTIVE LinkUp", "mlx4_0/2": "DOWN Polling", "mlx4_1/2": "DOWN Polling"}, []int{1},
 			[]string{"port.polling/critical mlx4_0/2", "port.polling/critical mlx4_1/2"}},
@@ -48,7 +50,7 @@ func TestRealWorldHCA(t *testing.T) {
 		{"rdma-statistic-linux-rdma-optional-counters.txt", map[string]string{"rocep8s0f0/1": "- -"}, []int{2}, nil},
 		// show_counters' "Port 1 hw counters:" list.
 		{"hw_counters-magnate3-uc-drop.txt", map[string]string{"mlx5_1/1": "- -"}, nil, nil},
-		{"rdma-link-magnate3-irdma.txt", map[string]string{"irdma0/1": "DOWN Disabled", "irdma1/1": "ACTIVE LinkUp"}, []int{1}, []string{"port.disabled/critical irdma0/1"}},
+		{"rdma-link-magnate3-irdma.txt", map[string]string{"irdma0/1": "DOWN Disabled", "irdma1/1": "ACTIVE LinkUp"}, []int{1}, []string{"port.disabled/warning irdma0/1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

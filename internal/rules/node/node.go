@@ -310,6 +310,13 @@ func checkPortState(in *Input, d *snapshot.Device, p *snapshot.Port) (f finding.
 	if skip {
 		return f, false
 	}
+	// In a paste, ACTIVE ports of the same HCA model are weak evidence
+	// that this one should be up: the second port of a dual-port HCA and
+	// the Ethernet ports of front-end NICs are often left unused or
+	// switched off on purpose. Without a LID, a physical link, Polling (a
+	// port looking for a peer) or an expectation, the paste cannot tell
+	// an unused port from a fault: a warning that says how to tell.
+	weak := in.Pasted && wantUp && pe == nil && why == whySiblingActive && (!v.physKnown || v.ph != ib.PhysPolling)
 	if v.physKnown && pe != nil && pe.PhysState != nil && v.ph != *pe.PhysState && v.st == ib.StateActive {
 		// ACTIVE but not LinkUp: the logical state is stale.
 		f = catalog.New("port.down", portSubject(s, p),
@@ -321,6 +328,15 @@ func checkPortState(in *Input, d *snapshot.Device, p *snapshot.Port) (f finding.
 		return f, false
 	}
 	f = portStateFinding(s, d, p, v)
+	if weak {
+		f.Severity = finding.Warning
+		none := "no LID from a subnet manager, no physical link"
+		if p.LinkLayer == ib.LinkLayerEthernet {
+			none = "no carrier"
+		}
+		f.Summary += fmt.Sprintf("; %s, but nothing in the paste says this one carried traffic (%s): if it should be cabled, check the cable and the peer port, otherwise it is an unused port", why, none)
+		return f, true
+	}
 	if !wantUp {
 		f.Severity = finding.Info
 		if in.Pasted {
@@ -338,12 +354,16 @@ func checkPortState(in *Input, d *snapshot.Device, p *snapshot.Port) (f finding.
 	return f, true
 }
 
+// whySiblingActive is wantPortUp's reason when only the ACTIVE ports of
+// the same HCA model say a port should be up.
+const whySiblingActive = "other ports of this HCA model are ACTIVE"
+
 // wantPortUp says whether port p is expected to be up and why; skip is
 // true when the expectation wants it in exactly the state it is in.
 func wantPortUp(in *Input, d *snapshot.Device, p *snapshot.Port, pe *expect.Port, v portStateView) (wantUp bool, why string, skip bool) {
 	st, ph := v.st, v.ph
 	wantUp = true
-	why = "other ports of this HCA model are ACTIVE"
+	why = whySiblingActive
 	if pe != nil && pe.State != nil {
 		wantUp = *pe.State == ib.StateActive
 		why = fmt.Sprintf("expected %s (%s:%d)", pe.State, in.Expect.Source, pe.Line)

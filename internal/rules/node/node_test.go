@@ -628,3 +628,89 @@ func TestPastedDeviceLeftOut(t *testing.T) {
 		})
 	}
 }
+
+// TestPastedUnusedPort: in a paste, a port that is DOWN or Disabled with
+// no LID and no physical link beside ACTIVE ports of its HCA model may be
+// an unused second port or a front-end NIC switched off: a warning; with
+// evidence it carried traffic (a LID, Polling for a peer) or an
+// expectation it stays critical, and a live node is judged as before.
+// Shapes from ibv_devinfo of two dual-port mlx4 HCAs (port 2 PORT_DOWN,
+// port_lid 0, ibv_devinfo without -v so no physical state) and ibstat of an
+// H100 node whose CX-6 Dx Ethernet ports read "State: Down", "Physical
+// state: Disabled" beside an Active one.
+func TestPastedUnusedPort(t *testing.T) {
+	dual := func(mod func(pt *snapshot.Port)) *snapshot.Snapshot {
+		s := &snapshot.Snapshot{}
+		for i := range 2 {
+			d := snapshot.Device{Name: fmt.Sprintf("mlx4_%d", i), HCAType: "MT4099"}
+			d.Ports = []snapshot.Port{
+				{Device: d.Name, Number: 1, LinkLayer: ib.LinkLayerInfiniBand, State: p(ib.StateActive), LID: p(uint32(22 + i)), SMLID: p(uint32(1))},
+				{Device: d.Name, Number: 2, LinkLayer: ib.LinkLayerInfiniBand, State: p(ib.StateDown), LID: p(uint32(0)), SMLID: p(uint32(0))},
+			}
+			if i == 1 {
+				mod(&d.Ports[1])
+			}
+			s.Devices = append(s.Devices, d)
+		}
+		return s
+	}
+	eth := func(mod func(pt *snapshot.Port)) *snapshot.Snapshot {
+		s := &snapshot.Snapshot{}
+		for i, st := range []ib.PortState{ib.StateActive, ib.StateDown} {
+			d := snapshot.Device{Name: fmt.Sprintf("mlx5_%d", i+1), HCAType: "MT4125"}
+			pt := snapshot.Port{Device: d.Name, Number: 1, LinkLayer: ib.LinkLayerEthernet, State: p(st), PhysState: p(ib.PhysLinkUp)}
+			if st == ib.StateDown {
+				pt.PhysState = p(ib.PhysDisabled)
+				mod(&pt)
+			}
+			d.Ports = []snapshot.Port{pt}
+			s.Devices = append(s.Devices, d)
+		}
+		return s
+	}
+	none := func(*snapshot.Port) {}
+	tests := []struct {
+		name   string
+		snap   *snapshot.Snapshot
+		pasted bool
+		exp    string
+		want   []string
+		says   string
+	}{
+		{"second ports DOWN, no physical state, pasted", dual(none), true, "",
+			[]string{"port.down/warning mlx4_0/2", "port.down/warning mlx4_1/2"}, "if it should be cabled"},
+		{"second ports DOWN, live node", dual(none), false, "",
+			[]string{"port.down/critical mlx4_0/2", "port.down/critical mlx4_1/2"}, "other ports of this HCA model are ACTIVE"},
+		{"second port Polling, pasted", dual(func(pt *snapshot.Port) { pt.PhysState = p(ib.PhysPolling) }), true, "",
+			[]string{"port.down/warning mlx4_0/2", "port.polling/critical mlx4_1/2"}, ""},
+		{"second port DOWN with a LID, pasted", dual(func(pt *snapshot.Port) { pt.LID = p(uint32(40)) }), true, "",
+			[]string{"port.down/critical mlx4_1/2", "port.down/warning mlx4_0/2"}, ""},
+		{"second port expected ACTIVE, pasted", dual(none), true, "version: 1\ndevices:\n  - name: mlx4_1\n    ports:\n      - port: 2\n        state: ACTIVE\n",
+			[]string{"port.down/critical mlx4_1/2", "port.down/warning mlx4_0/2"}, ""},
+		{"Ethernet port Disabled beside an ACTIVE one, pasted", eth(none), true, "",
+			[]string{"port.disabled/warning mlx5_2/1"}, "(no carrier)"},
+		{"Ethernet port Disabled beside an ACTIVE one, live node", eth(none), false, "",
+			[]string{"port.disabled/critical mlx5_2/1"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := &Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: tt.pasted}
+			if tt.exp != "" {
+				in.Expect = mustExpect(t, tt.exp)
+			}
+			var got []string
+			for _, f := range CheckInput(in) {
+				if strings.HasPrefix(f.ID, "port.") && f.ID != "port.ib_mtu_reduced" {
+					got = append(got, fmt.Sprintf("%s/%s %s/%d", f.ID, f.Severity, f.Subject.Device, f.Subject.Port))
+					if tt.says != "" && !strings.Contains(f.Summary, tt.says) {
+						t.Errorf("%s: summary %q, want it to say %q", f.Subject.Device, f.Summary, tt.says)
+					}
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("findings %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
