@@ -193,6 +193,16 @@ func (r *Result) ibstatField(dev string, port int, k, v string, n int, line stri
 		}
 		p.LinkLayer = ll
 		r.note(portPath(dev, port, "link_layer"), n, line)
+	case "Transport":
+		// WinOF's ibstat (Windows) ends each port with "Transport: IB"
+		// after "Link layer: IB": the link layer again, where it was
+		// printed.
+		if p.LinkLayer == "" {
+			if ll, err := ib.ParseLinkLayer(v); err == nil {
+				p.LinkLayer = ll
+				r.note(portPath(dev, port, "link_layer"), n, line)
+			}
+		}
 	default:
 		return fmt.Errorf("unknown port field %q", k)
 	}

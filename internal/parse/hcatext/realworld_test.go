@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 )
 
@@ -204,6 +205,41 @@ func TestCounterLists(t *testing.T) {
 				if !ok || c.Value != want {
 					t.Errorf("%s = %v (%v), want %d", k, c.Value, ok, want)
 				}
+			}
+		})
+	}
+}
+
+// TestWinOFIBStat: the ibstat of Mellanox WinOF (Windows) names the device
+// ibv_device0, leaves CA type empty, prints "Link layer: IB" and ends each
+// port with "Transport: IB" (gist necr0n/fbf808f33b3c5547b818bd8f360d542f,
+// its indentation lost); a port Initializing with its link up is read as
+// INIT, nothing skipped.
+func TestWinOFIBStat(t *testing.T) {
+	const paste = "CA 'ibv_device0'\nCA type:\nNumber of ports: 1\nFirmware version: 2.42.5000\nHardware version: 0x0\n" +
+		"Node GUID: 0x0002c903000232da\nSystem image GUID: 0x0002c903000232dd\nPort 1:\nState: Initializing\nPhysical state: LinkUp\n" +
+		"Rate: 56\nBase lid: 1\nLMC: 0\nSM lid: 1\nCapability mask: 0x90580000\nPort GUID: 0x0002c903000232db\nLink layer: IB\nTransport: IB\n"
+	for _, tt := range []struct {
+		name, text string
+		ll         ib.LinkLayer
+	}{
+		{"as printed", paste, ib.LinkLayerInfiniBand},
+		{"Transport only", strings.Replace(paste, "Link layer: IB\n", "", 1), ib.LinkLayerInfiniBand},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := ParseIBStat(strings.NewReader(tt.text), "winof.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Skipped) != 0 {
+				t.Errorf("skipped %+v", r.Skipped)
+			}
+			p := r.Snap.Port("ibv_device0", 1)
+			if p == nil || p.State == nil || *p.State != ib.StateInit || p.PhysState == nil || *p.PhysState != ib.PhysLinkUp || p.LinkLayer != tt.ll {
+				t.Fatalf("port %+v", p)
+			}
+			if p.LID == nil || *p.LID != 1 || p.SMLID == nil || *p.SMLID != 1 {
+				t.Errorf("LID %v SM lid %v", p.LID, p.SMLID)
 			}
 		})
 	}

@@ -483,6 +483,9 @@ func initNoSMFinding(s *snapshot.Snapshot, d *snapshot.Device, p *snapshot.Port,
 	case p.SMLID == nil:
 	case *p.SMLID == 0:
 		sum += "; SM lid 0: no subnet manager has ever answered on this port"
+	case p.LID != nil && *p.LID == *p.SMLID:
+		// An SM names itself master with its own port's LID.
+		sum += fmt.Sprintf("; SM lid %d is this port's own LID: the subnet manager it points at is the one on this host, which has not brought it to ACTIVE (check that it is still running: systemctl status opensm, or the OpenSM service of WinOF on Windows)", *p.SMLID)
 	default:
 		sum += fmt.Sprintf("; SM lid %d: that subnet manager has not brought the port to ACTIVE (check its log, and that this port's GUID is not excluded or duplicated)", *p.SMLID)
 	}

@@ -468,6 +468,9 @@ func TestPortStateAsPasted(t *testing.T) {
 		{"ARMED without a physical state, SM known", lone(func(_ *snapshot.Device, pt *snapshot.Port) {
 			pt.State, pt.PhysState, pt.SMLID = p(ib.StateArmed), nil, p(uint32(5))
 		}), true, "port.init_no_sm/critical", "SM lid 5", nil},
+		{"INIT with the SM lid its own LID (WinOF ibstat: Base lid 1, SM lid 1)", lone(func(_ *snapshot.Device, pt *snapshot.Port) {
+			pt.State, pt.PhysState, pt.LID, pt.SMLID = p(ib.StateInit), p(ib.PhysLinkUp), p(uint32(1)), p(uint32(1))
+		}), true, "port.init_no_sm/critical", "the one on this host", nil},
 		{"VF with a zero node GUID", lone(func(d *snapshot.Device, pt *snapshot.Port) {
 			d.NodeGUID = "0000:0000:0000:0000"
 			pt.PhysState, pt.LID = p(ib.PhysLinkUp), p(uint32(0xffff))
