@@ -1124,3 +1124,35 @@ func TestRepeatedPortBlockSameSegment(t *testing.T) {
 		})
 	}
 }
+
+// TestOldRdmaLinkDetected: the older `rdma link` outputs start each record
+// "1/1: mlx5_0/1:" (no "link" word): the first one (netdev 2017, wrapped
+// by a mail archive) and that of iproute2 4.16.
+func TestOldRdmaLinkDetected(t *testing.T) {
+	for _, tt := range []struct {
+		name, text, summary string
+	}{
+		{"first format, wrapped", "Print all links for all devices:\n # rdma link\n" +
+			"1/1: mlx5_0/1: ifname ib0 cap_mask 0x2651e848 lid 0x13 lid_mask_count 0 \nlink_layer InfiniBand\n" +
+			"        phys_state 5: LinkUp rate 100 Gb/sec (4X EDR) sm_lid 0x2 sm_sl 0 state \n4: ACTIVE\n" +
+			"3/2: mlx5_2/2: ifname ib3 cap_mask 0x26516848 lid 0xffff lid_mask_count 0 \nlink_layer InfiniBand\n" +
+			"        phys_state 3: Disabled rate 10 Gb/sec (4X) sm_lid 0x0 sm_sl 0 state 1: \nDOWN\n",
+			"2 HCAs, 2 ports (1 ACTIVE)"},
+		{"iproute2 4.16", "1/1: mlx5_0/1: subnet_prefix fe80:0000:0000:0000 lid 13399 sm_lid 49 lmc 0 state ACTIVE physical_state LINK_UP\n" +
+			"2/1: mlx5_1/1: subnet_prefix fe80:0000:0000:0000 lid 13400 sm_lid 49 lmc 0 state ACTIVE physical_state LINK_UP\n",
+			"2 HCAs, 2 ports (2 ACTIVE)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fr := AnalyzeText("mail.txt", tt.text, Options{})
+			var rdma []Segment
+			for _, s := range fr.Segments {
+				if s.Kind != KindUnknown {
+					rdma = append(rdma, s)
+				}
+			}
+			if len(rdma) != 1 || rdma[0].Kind != KindRdma || rdma[0].Summary != tt.summary || len(rdma[0].Skipped) != 0 {
+				t.Errorf("segments %+v, want one rdma segment of %s", fr.Segments, tt.summary)
+			}
+		})
+	}
+}

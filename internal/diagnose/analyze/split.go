@@ -318,6 +318,9 @@ func memberBesides(l string) Kind {
 			return KindRdma
 		}
 	}
+	if l[0] >= '1' && l[0] <= '9' && hcatext.IsOldRdmaLink(strings.Fields(l)) {
+		return KindRdma // older rdma link: "1/1: mlx5_0/1: …"
+	}
 	if strings.IndexByte(l, '/') >= 0 && strings.Contains(l, "sys/class/infiniband/") && strings.Contains(l, "/ports/") {
 		// grep . /sys/class/infiniband/*/ports/*/hw_counters/*, a grep
 		// or cat of the port attributes (state, rate, phys_state …).

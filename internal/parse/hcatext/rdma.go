@@ -36,10 +36,25 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 	showDev := ""   // the device of a "show_counters mlx5_1" line
 	catPath := ""   // the sysfs file a "cat …" line prints next
 	hwMode := false // inside a "Port 1 hw counters:" list
+	var early earlyLink
 	err := r.scanLines(rd, func(n int, line string) {
 		t := strings.TrimSpace(line)
 		if t == "" {
+			if early.dev != "" {
+				early.finish(r)
+				dev = ""
+			}
 			return
+		}
+		if f := strings.Fields(t); early.wants(f) {
+			early.add(f, n, line)
+			return
+		}
+		if early.dev != "" {
+			// What follows an early record is not a statistic
+			// line's wrapped tail.
+			early.finish(r)
+			dev = ""
 		}
 		// show_counters (MLNX_OFED) prints "Port 1 hw counters:" and
 		// "name: value" lines; grep prints sysfs "path:value" lines.
@@ -101,6 +116,13 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 		f := strings.Fields(t)
 		// Old form: "1/1: mlx5_0/1: state …".
 		if len(f) > 1 && strings.HasSuffix(f[0], ":") && strings.Contains(f[0], "/") && strings.HasSuffix(f[1], ":") {
+			if d, p, ok := rdmaName(strings.TrimSuffix(f[1], ":")); ok && isEarlyRecord(f[2:]) {
+				flush()
+				dev, port = d, p
+				early = earlyLink{dev: d, port: p}
+				early.add(f[2:], n, line)
+				return
+			}
 			f = append([]string{"link", strings.TrimSuffix(f[1], ":")}, f[2:]...)
 		}
 		if len(f) >= 2 && f[0] == "link" {
@@ -136,6 +158,7 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 		// A wrapped continuation of the previous statistic line.
 		pending, pendingLine, pendingN = r.rdmaPairs(dev, port, f, n, line), line, n
 	})
+	early.finish(r)
 	flush()
 	return r.finish(err)
 }

@@ -244,3 +244,62 @@ func TestWinOFIBStat(t *testing.T) {
 		})
 	}
 }
+
+// TestEarlyRdmaLink: the first `rdma link` output (Leon Romanovsky's
+// iproute2 patch on netdev, 2017, mail-archive msg167180), each record
+// wrapped by the archive onto four lines with trailing blanks, values
+// holding blanks ("5: LinkUp", "100 Gb/sec (4X EDR)", "state 1:" then
+// "DOWN" on the next line).
+func TestEarlyRdmaLink(t *testing.T) {
+	const paste = " # rdma link\n" +
+		"1/1: mlx5_0/1: ifname ib0 cap_mask 0x2651e848 lid 0x13 lid_mask_count 0 \n" +
+		"link_layer InfiniBand\n" +
+		"        phys_state 5: LinkUp rate 100 Gb/sec (4X EDR) sm_lid 0x2 sm_sl 0 state \n" +
+		"4: ACTIVE\n" +
+		"2/1: mlx5_1/1: ifname ib1 cap_mask 0x2651e848 lid 0xffff lid_mask_count 0 \n" +
+		"link_layer InfiniBand\n" +
+		"        phys_state 3: Disabled rate 10 Gb/sec (4X) sm_lid 0x0 sm_sl 0 state 1: \n" +
+		"DOWN\n" +
+		"3/1: mlx5_2/1: ifname ib2 cap_mask 0x26516848 lid 0x1a lid_mask_count 0 \n" +
+		"link_layer InfiniBand\n" +
+		"        phys_state 5: LinkUp rate 56 Gb/sec (4X FDR) sm_lid 0x2 sm_sl 0 state \n" +
+		"4: ACTIVE\n" +
+		"\n" +
+		"Print all links for specific device:\n"
+	r, err := ParseRdma(strings.NewReader(paste), "mail.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type port struct {
+		state, phys, netdev, rate string
+		lid, smlid                uint32
+	}
+	want := map[string]port{
+		"mlx5_0/1": {"ACTIVE", "LinkUp", "ib0", "100 Gb/s 4X EDR", 0x13, 2},
+		"mlx5_1/1": {"DOWN", "Disabled", "ib1", "10 Gb/s 4X SDR", 0xffff, 0},
+		"mlx5_2/1": {"ACTIVE", "LinkUp", "ib2", "56 Gb/s 4X FDR", 0x1a, 2},
+	}
+	for name, w := range want {
+		dev, n, _ := rdmaName(name)
+		p := r.Snap.Port(dev, n)
+		if p == nil || p.State == nil || p.PhysState == nil || p.Rate == nil || p.LID == nil || p.SMLID == nil {
+			t.Errorf("%s: %+v", name, p)
+			continue
+		}
+		got := port{p.State.String(), p.PhysState.String(), p.NetDev, p.Rate.String(), *p.LID, *p.SMLID}
+		if got != w || p.LinkLayer != ib.LinkLayerInfiniBand {
+			t.Errorf("%s = %+v %s, want %+v", name, got, p.LinkLayer, w)
+		}
+	}
+	// The state's evidence is the line its value ends on.
+	if ev := r.Lines[portPath("mlx5_1", 1, "state")]; ev.N != 9 || ev.Text != "DOWN" {
+		t.Errorf("state evidence %+v, want line 9", ev)
+	}
+	var lines []int
+	for _, s := range r.Skipped {
+		lines = append(lines, s.Line)
+	}
+	if !slices.Equal(lines, []int{1, 15}) {
+		t.Errorf("skipped %+v, want the prompt and the prose after the records", r.Skipped)
+	}
+}
