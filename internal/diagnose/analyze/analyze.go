@@ -1517,6 +1517,9 @@ func perfqueryTotals(file string, text *doc, pq *ibdiags.PerfQuery) []finding.Fi
 	snap := &snapshot.Snapshot{}
 	lineOf := map[string]int{}
 	for _, b := range pq.Blocks {
+		if b.Set != "" {
+			continue // a detail attribute: below
+		}
 		dev := fmt.Sprintf("lid%d", b.LID)
 		d := snap.Device(dev)
 		if d == nil {
@@ -1539,8 +1542,12 @@ func perfqueryTotals(file string, text *doc, pq *ibdiags.PerfQuery) []finding.Fi
 	}
 	snap.Sort()
 	fs := noderules.Totals(snap)
+	fs = perfqueryDetails(fs, file, text, pq)
 	for i := range fs {
+		// "lid134" is no CA name: remedies name the LID's CA as a
+		// placeholder, not as "-C lid134".
 		fs[i].Subject.Device = ""
+		catalog.Fill(&fs[i])
 		fs[i].Subject.File = file
 		for j := range fs[i].Evidence {
 			ev := &fs[i].Evidence[j]
@@ -1549,6 +1556,47 @@ func perfqueryTotals(file string, text *doc, pq *ibdiags.PerfQuery) []finding.Fi
 			}
 		}
 		fs[i].Summary = strings.Replace(fs[i].Summary, "lid", "LID ", 1)
+	}
+	return fs
+}
+
+// perfqueryDetails adds what perfquery's detail blocks (-E
+// PortRcvErrorDetails, -D PortXmitDiscardDetails) say to the findings of
+// the totals: the causes of a port's receive errors or discards, one
+// finding per port and counter (merged into the total's finding where its
+// PortCounters block was pasted too), evidence on each counter's line.
+func perfqueryDetails(fs []finding.Finding, file string, text *doc, pq *ibdiags.PerfQuery) []finding.Finding {
+	for _, b := range pq.Blocks {
+		if b.Set == "" {
+			continue
+		}
+		var ds []noderules.Detail
+		for n := b.Line + 1; n <= text.end() && n <= b.Line+80; n++ {
+			t := strings.TrimSpace(text.line(n))
+			if strings.HasPrefix(t, "#") {
+				break // the next block
+			}
+			name, _, ok := strings.Cut(t, ":")
+			if v, isCounter := b.Counters[name]; ok && isCounter {
+				ds = append(ds, noderules.Detail{Name: name, Value: v, Evidence: finding.Evidence{Source: fmt.Sprintf("%s:%d", file, n), Value: t}})
+			}
+		}
+		dev := fmt.Sprintf("lid%d", b.LID)
+		f, ok := noderules.ErrorDetails(finding.Subject{Device: dev, Port: b.Port}, fmt.Sprintf("LID %d port %d", b.LID, b.Port), b.Set, ds)
+		if !ok {
+			continue
+		}
+		if i := slices.IndexFunc(fs, func(o finding.Finding) bool {
+			return o.ID == f.ID && o.Subject.Device == dev && o.Subject.Port == b.Port
+		}); i >= 0 {
+			// The total's finding, with its causes.
+			_, causes, _ := strings.Cut(f.Summary, " by cause ")
+			causes, _, _ = strings.Cut(causes, "; these are totals")
+			fs[i].Summary = strings.Replace(fs[i].Summary, "; these are totals", "; by cause "+causes+"; these are totals", 1)
+			fs[i].Evidence = append(fs[i].Evidence, f.Evidence...)
+			continue
+		}
+		fs = append(fs, f)
 	}
 	return fs
 }

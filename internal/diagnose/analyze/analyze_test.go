@@ -1156,3 +1156,44 @@ func TestOldRdmaLinkDetected(t *testing.T) {
 		})
 	}
 }
+
+// TestPerfQueryErrorDetails: perfquery -E alone, all zero, is judged
+// healthy (the treydock/infiniband_exporter fixture); non-zero details say
+// why, merged into the PortRcvErrors finding when that block is pasted too.
+func TestPerfQueryErrorDetails(t *testing.T) {
+	details := "# PortRcvErrorDetails counters: Lid 134 port 1\nPortSelect:......................1\nCounterSelect:...................0x0000\n" +
+		"PortLocalPhysicalErrors:.........%d\nPortMalformedPktErrors:..........0\nPortBufferOverrunErrors:.........0\n" +
+		"PortDLIDMappingErrors:...........0\nPortVLMappingErrors:.............0\nPortLoopingErrors:...............0\n"
+	counters := "# Port counters: Lid 134 port 1 (CapMask: 0x1600)\nPortSelect:......................1\nCounterSelect:...................0x0000\n" +
+		"SymbolErrorCounter:..............0\nPortRcvErrors:...................%d\nPortXmitDiscards:................0\n"
+	for _, tt := range []struct {
+		name, text string
+		exit       int
+		want       []string
+		evidence   []string
+	}{
+		{"details all zero", fmt.Sprintf(details, 0), finding.ExitHealthy, nil, nil},
+		{"details alone", fmt.Sprintf(details, 412), finding.ExitWarning, []string{"port.rcv_errors"}, []string{"p.txt:4"}},
+		{"counters and details", fmt.Sprintf(counters, 415) + fmt.Sprintf(details, 412), finding.ExitWarning, []string{"port.rcv_errors"}, []string{"p.txt:5", "p.txt:10"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run([]Input{{Name: "p.txt", Text: tt.text}}, Options{})
+			if r.ExitCode != tt.exit {
+				t.Fatalf("exit %d, want %d: %s", r.ExitCode, tt.exit, jsonOf(t, r))
+			}
+			var got, ev []string
+			for _, f := range r.Findings {
+				got = append(got, f.ID)
+				for _, e := range f.Evidence {
+					ev = append(ev, e.Source)
+				}
+				if !strings.Contains(f.Summary, "PortLocalPhysicalErrors 412") || strings.Contains(strings.Join(f.Remedy, " "), "lid134") {
+					t.Errorf("finding %+v", f)
+				}
+			}
+			if !slices.Equal(got, tt.want) || !slices.Equal(ev, tt.evidence) {
+				t.Errorf("findings %q evidence %q, want %q %q", got, ev, tt.want, tt.evidence)
+			}
+		})
+	}
+}

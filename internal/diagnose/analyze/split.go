@@ -220,7 +220,7 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 			return KindSARecords, 1 // the command line above
 		}
 		return KindSARecords, 0
-	case strings.HasPrefix(t, "# Port counters: Lid ") || strings.HasPrefix(t, "# Port extended counters: Lid "):
+	case ibdiags.PerfQueryHeader(t): // "# Port counters: Lid …", "# PortRcvErrorDetails counters: Lid …"
 		return KindPerfQuery, 0
 	case strings.HasPrefix(t, "PortSelect:..") && !strings.HasPrefix(prev, "# Port") && !strings.HasPrefix(prev, "0x"):
 		return KindPerfQuery, 0 // a perfquery block pasted without its header line (perfquery prints PortSelect first)

@@ -487,3 +487,41 @@ func FuzzParseNetDiscoverPorts(f *testing.F) {
 		}
 	})
 }
+
+// TestParsePerfQueryDetails: perfquery's other attributes print "#
+// <Attribute> counters: Lid N port P" (the treydock/infiniband_exporter
+// fixture perfquery-rcv-error/0x7cfe9003003b4bde-1.out of perfquery -E);
+// the block's Set names the attribute.
+func TestParsePerfQueryDetails(t *testing.T) {
+	const rcvErr = "# PortRcvErrorDetails counters: Lid 134 port 1\nPortSelect:......................1\nCounterSelect:...................0x0000\n" +
+		"PortLocalPhysicalErrors:.........0\nPortMalformedPktErrors:..........0\nPortBufferOverrunErrors:.........0\n" +
+		"PortDLIDMappingErrors:...........0\nPortVLMappingErrors:.............0\nPortLoopingErrors:...............0\n"
+	for _, tt := range []struct {
+		name, in, set string
+		lid, port, n  int
+		header        bool
+	}{
+		{"PortRcvErrorDetails (-E)", rcvErr, "PortRcvErrorDetails", 134, 1, 8, true},
+		{"PortXmitDiscardDetails (-D)", "# PortXmitDiscardDetails counters: Lid 7 port 3\nPortSelect:......................3\nCounterSelect:...................0x0000\n" +
+			"PortInactiveDiscards:............2\nPortNeighborMTUDiscards:.........0\n", "PortXmitDiscardDetails", 7, 3, 4, true},
+		{"PortCounters", "# Port counters: Lid 2 port 1 (CapMask: 0x1600)\nPortSelect:......................1\n", "", 2, 1, 1, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pq, err := ParsePerfQuery(strings.NewReader(tt.in), "p.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := pq.Blocks[0]; len(pq.Blocks) != 1 || b.Set != tt.set || b.LID != tt.lid || b.Port != tt.port || len(b.Counters) != tt.n || b.Extended {
+				t.Errorf("blocks %+v", pq.Blocks)
+			}
+			if h, _, _ := strings.Cut(tt.in, "\n"); PerfQueryHeader(h) != tt.header {
+				t.Errorf("PerfQueryHeader(%q) = %v", h, !tt.header)
+			}
+		})
+	}
+	for _, l := range []string{"# Port", "# Portable counters: Lid", "# Port-1 counters: Lid 2 port 1", "# PortRcvErrorDetails counters:"} {
+		if PerfQueryHeader(l) {
+			t.Errorf("PerfQueryHeader(%q) = true", l)
+		}
+	}
+}

@@ -17,7 +17,12 @@ type PerfQuery struct {
 // 4-octet words (perfquery does not convert them).
 type PerfBlock struct {
 	Extended bool `json:"extended"`
-	LID      int  `json:"lid"`
+	// Set names an attribute other than PortCounters and
+	// PortCountersExtended ("# PortRcvErrorDetails counters: Lid 134
+	// port 1" of perfquery -E, PortXmitDiscardDetails of -D …); "" for
+	// those two.
+	Set string `json:"set,omitempty"`
+	LID int    `json:"lid"`
 	// Port is the port number; 255 for perfquery -a ("port ALL").
 	Port     int               `json:"port"`
 	CapMask  uint64            `json:"cap_mask"`
@@ -47,6 +52,12 @@ func ParsePerfQuery(r io.Reader, src string) (*PerfQuery, error) {
 			case strings.HasPrefix(h, " extended counters:"):
 				b.Extended = true
 				h = strings.TrimPrefix(h, " extended counters:")
+			case perfSetName("Port" + strings.SplitN(h, " ", 2)[0]):
+				// perfquery's other attributes print "# <Attribute>
+				// counters: Lid N port P" (infiniband-diags
+				// perfquery.c dump_perfcounters / dump_one_mad).
+				set, rest, _ := strings.Cut(h, " counters:")
+				b.Set, h = "Port"+set, rest
 			default:
 				return perr(src, n, raw, "unknown perfquery block")
 			}
@@ -125,4 +136,34 @@ func ParsePerfQuery(r io.Reader, src string) (*PerfQuery, error) {
 		return nil, noData(src, "perfquery block")
 	}
 	return pq, nil
+}
+
+// perfSetName says whether s is a perfquery attribute name other than
+// PortCounters ("PortRcvErrorDetails", "PortXmitDiscardDetails",
+// "PortVLXmitWaitCounters" …): one word of letters.
+func perfSetName(s string) bool {
+	if len(s) <= len("Port") || s == "Port" {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// PerfQueryHeader matches the line perfquery prints above each block:
+// "# Port counters: Lid 2 port 1 …", "# Port extended counters: …", and
+// its other attributes' "# PortRcvErrorDetails counters: Lid 134 port 1".
+func PerfQueryHeader(t string) bool {
+	h, ok := strings.CutPrefix(t, "# Port")
+	if !ok {
+		return false
+	}
+	if strings.HasPrefix(h, " counters: Lid ") || strings.HasPrefix(h, " extended counters: Lid ") {
+		return true
+	}
+	set, rest, ok := strings.Cut(h, " counters: Lid ")
+	return ok && rest != "" && perfSetName("Port"+set)
 }

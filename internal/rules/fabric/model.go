@@ -670,8 +670,8 @@ func (f *Fabric) addQueryErrors(q *ibdiags.QueryErrors, gap func(string, string,
 
 func (f *Fabric) addPerfQuery(pq *ibdiags.PerfQuery, gap func(string, string, ...any)) {
 	for _, b := range pq.Blocks {
-		if b.Extended || b.Port == 255 {
-			continue
+		if b.Extended || b.Port == 255 || b.Set != "" {
+			continue // (detail attributes name other counters)
 		}
 		found := false
 		for i := range f.Nodes {

@@ -91,3 +91,47 @@ func TestDocumentedDefaultsInForce(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorDetails: perfquery -E and -D break PortRcvErrors and
+// PortXmitDiscards down by cause; all zero is nothing to report (the
+// treydock/infiniband_exporter fixture perfquery-rcv-error/…-1.out:
+// "# PortRcvErrorDetails counters: Lid 134 port 1", every counter 0).
+func TestErrorDetails(t *testing.T) {
+	d := func(name string, v uint64) Detail {
+		return Detail{Name: name, Value: v, Evidence: finding.Evidence{Source: "p.txt:4", Value: fmt.Sprintf("%s:.........%d", name, v)}}
+	}
+	zero := []Detail{d("PortSelect", 1), d("CounterSelect", 0), d("PortLocalPhysicalErrors", 0), d("PortMalformedPktErrors", 0),
+		d("PortBufferOverrunErrors", 0), d("PortDLIDMappingErrors", 0), d("PortVLMappingErrors", 0), d("PortLoopingErrors", 0)}
+	tests := []struct {
+		name, set string
+		ds        []Detail
+		id        string
+		says      []string
+		evidence  int
+	}{
+		{"receive details all zero", "PortRcvErrorDetails", zero, "", nil, 0},
+		{"local physical errors", "PortRcvErrorDetails", append(slices.Clone(zero), d("PortLocalPhysicalErrors", 412)), "port.rcv_errors",
+			[]string{"PortLocalPhysicalErrors 412", "the cable"}, 1},
+		{"DLID mapping and looping", "PortRcvErrorDetails", []Detail{d("PortSelect", 1), d("PortDLIDMappingErrors", 7), d("PortLoopingErrors", 2)}, "port.rcv_errors",
+			[]string{"forwarding table", "routing loop"}, 2},
+		{"neighbour MTU discards", "PortXmitDiscardDetails", []Detail{d("PortInactiveDiscards", 0), d("PortNeighborMTUDiscards", 96)}, "port.xmit_discards",
+			[]string{"PortNeighborMTUDiscards 96", "MTUs of the two ends differ"}, 1},
+		{"another attribute", "PortVLXmitWaitCounters", []Detail{d("PortVLXmitWait0", 5)}, "", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, ok := ErrorDetails(finding.Subject{LID: 134, Port: 1}, "LID 134 port 1", tt.set, tt.ds)
+			if ok != (tt.id != "") || ok && f.ID != tt.id {
+				t.Fatalf("finding %v %+v, want %q", ok, f, tt.id)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(f.Summary, s) {
+					t.Errorf("summary %q lacks %q", f.Summary, s)
+				}
+			}
+			if len(f.Evidence) != tt.evidence {
+				t.Errorf("evidence %+v, want %d", f.Evidence, tt.evidence)
+			}
+		})
+	}
+}
