@@ -37,6 +37,7 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 	catPath := ""   // the sysfs file a "cat …" line prints next
 	hwMode := false // inside a "Port 1 hw counters:" list
 	var early earlyLink
+	counterDir := "" // the port counters directory a prompt or cd named
 	err := r.scanLines(rd, func(n int, line string) {
 		t := strings.TrimSpace(line)
 		if t == "" {
@@ -95,6 +96,24 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 		}
 		if p, ok := catSysfs(t); ok {
 			catPath = p
+			return
+		}
+		// A shell loop over a counters directory prints each file
+		// under a banner: `echo "=== $file ==="; cat "$file"` gives
+		// "=== ./link_downed ===" then the value; a relative name is
+		// in the directory the prompt or a cd named.
+		if name, ok := banner(t); ok {
+			switch {
+			case strings.Contains(name, "sys/class/infiniband/"):
+				catPath = name[strings.Index(name, "sys/class/infiniband/"):]
+				return
+			case counterDir != "" && !strings.Contains(name, " ") && !strings.Contains(strings.TrimPrefix(name, "./"), "/"):
+				catPath = counterDir + "/" + strings.TrimPrefix(name, "./")
+				return
+			}
+		}
+		if d, ok := sysfsCounterDir(t); ok {
+			counterDir = d
 			return
 		}
 		if d, pn, k, v, ok := sysfsCounterLine(t); ok {
@@ -189,6 +208,35 @@ func catSysfs(t string) (string, bool) {
 		return "", false
 	}
 	return t[i+4:], true
+}
+
+// banner reads a loop's "=== name ===" line.
+func banner(t string) (string, bool) {
+	in, ok := strings.CutPrefix(t, "===")
+	in, ok2 := strings.CutSuffix(in, "===")
+	in = strings.TrimSpace(in)
+	return in, ok && ok2 && in != "" && !strings.Contains(in, "=")
+}
+
+// sysfsCounterDir reads a port's counters directory off a prompt or a cd
+// ("/sys/class/infiniband/mlx5_1/ports/1/counters$ for file in …",
+// "cd /sys/class/infiniband/mlx5_1/ports/1/hw_counters"): the
+// "sys/class/infiniband/…" path the names below it are relative to.
+func sysfsCounterDir(t string) (string, bool) {
+	i := strings.Index(t, "sys/class/infiniband/")
+	if i < 0 {
+		return "", false
+	}
+	path := t[i:]
+	if j := strings.IndexAny(path, " \t$#:;>"); j >= 0 {
+		path = path[:j]
+	}
+	path = strings.TrimSuffix(path, "/")
+	parts := strings.Split(strings.TrimPrefix(path, "sys/class/infiniband/"), "/")
+	if len(parts) != 4 || parts[0] == "" || parts[1] != "ports" || !isNumber(parts[2]) || parts[3] != "counters" && parts[3] != "hw_counters" {
+		return "", false
+	}
+	return path, true
 }
 
 // isPromptLike says whether a line starts with a shell prompt character

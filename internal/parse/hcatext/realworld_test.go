@@ -2,6 +2,7 @@ package hcatext
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -301,5 +302,53 @@ func TestEarlyRdmaLink(t *testing.T) {
 	}
 	if !slices.Equal(lines, []int{1, 15}) {
 		t.Errorf("skipped %+v, want the prompt and the prose after the records", r.Skipped)
+	}
+}
+
+// TestCounterLoopBanners: port counters printed by a shell loop, each file
+// under an "=== name ===" banner and its value on the next line
+// (leptonai/gpud#943: `for file in $(find . -type f); do echo "=== $file
+// ==="; cat "$file"; echo; done` run in a port's counters directory,
+// which the prompt names).
+func TestCounterLoopBanners(t *testing.T) {
+	const loop = "/sys/class/infiniband/mlx5_1/ports/1/counters$ for file in $(find . -type f); do\n" +
+		"    echo \"=== $file ===\"\n    cat \"$file\"\n    echo\ndone\n" +
+		"=== ./port_xmit_wait ===\n4294967295\n\n=== ./excessive_buffer_overrun_errors ===\n15\n\n" +
+		"=== ./link_downed ===\n255\n\n=== ./port_xmit_discards ===\n65535\n\n=== ./symbol_error ===\n0\n"
+	for _, tt := range []struct {
+		name, text string
+		dev        string
+		want       map[string]uint64
+		wantLine   int
+	}{
+		{"relative names under a prompt's directory", loop, "mlx5_1",
+			map[string]uint64{"link_downed": 255, "port_xmit_discards": 65535, "excessive_buffer_overrun_errors": 15, "symbol_error": 0, "port_xmit_wait": 4294967295}, 13},
+		{"after a cd", "# cd /sys/class/infiniband/mlx5_3/ports/1/counters/\n=== link_downed ===\n4\n", "mlx5_3", map[string]uint64{"link_downed": 4}, 3},
+		{"absolute names", "=== /sys/class/infiniband/mlx5_0/ports/1/counters/link_downed ===\n7\n", "mlx5_0", map[string]uint64{"link_downed": 7}, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := ParseRdma(strings.NewReader(tt.text), "loop.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := r.Snap.Port(tt.dev, 1)
+			if p == nil || !p.HasCounters {
+				t.Fatalf("port %s/1 not read: %+v", tt.dev, r.Snap.Devices)
+			}
+			got := map[string]uint64{}
+			for _, c := range p.Counters {
+				got[c.Name] = c.Value
+			}
+			if !maps.Equal(got, tt.want) {
+				t.Errorf("counters %v, want %v", got, tt.want)
+			}
+			if l := r.Lines[portPath(tt.dev, 1, "counters/link_downed")]; l.N != tt.wantLine {
+				t.Errorf("link_downed evidence %+v, want line %d", l, tt.wantLine)
+			}
+		})
+	}
+	// Relative names with no directory named: nothing to place them on.
+	if _, err := ParseRdma(strings.NewReader("=== ./link_downed ===\n255\n"), "loop.txt"); err == nil {
+		t.Error("relative banners without a directory read as a port")
 	}
 }

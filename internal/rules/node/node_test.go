@@ -498,7 +498,7 @@ func TestTotals(t *testing.T) {
 			pt.HWCounters = append(pt.HWCounters, snapshot.Counter{Name: k, Value: v})
 		}
 		for k, v := range pc {
-			pt.Counters = append(pt.Counters, snapshot.Counter{Name: k, Value: v})
+			pt.Counters = append(pt.Counters, snapshot.Counter{Name: k, Value: v, Spec: ib.PortCounterSpec(k, true)})
 		}
 		s := &snapshot.Snapshot{Devices: []snapshot.Device{{Name: "mlx5_1", Ports: []snapshot.Port{pt}}}}
 		s.Sort() // counters in name order, as every source leaves them
@@ -516,6 +516,9 @@ func TestTotals(t *testing.T) {
 			[]string{"rdma.retransmits/warning"}, "consequences, not separate faults"},
 		{"discards with a link down", port(nil, map[string]uint64{"port_xmit_discards": 20046, "link_downed": 1}), []string{"port.xmit_discards/warning"}, "went down 1 time"},
 		{"link down alone, once", port(nil, map[string]uint64{"link_downed": 1}), []string{"port.link_flapping/warning"}, "went down 1 time"},
+		// leptonai/gpud#943: link_downed 255 (8 bits), port_xmit_discards 65535 (16 bits).
+		{"discards and link downs at their maximum", port(nil, map[string]uint64{"port_xmit_discards": 65535, "link_downed": 255}), []string{"port.xmit_discards/warning"},
+			"at least 65535 (the counter is stuck at its 16-bit maximum) packets discarded on send; the link went down at least 255 (the counter is stuck at its 8-bit maximum)"},
 		{"cnp ignored", port(map[string]uint64{"rp_cnp_ignored": 3}, nil), []string{"rdma.cnp_ignored/warning"}, "did not slow down"},
 	}
 	for _, tt := range tests {

@@ -59,6 +59,16 @@ func portTotals(s *snapshot.Snapshot, p *snapshot.Port) []finding.Finding {
 		}
 		return 0, finding.Evidence{}, false
 	}
+	// num writes a port counter's value, "at least" where the counter
+	// is stuck at its maximum (port.counter_saturated says so too).
+	num := func(n string, v uint64) string {
+		for _, c := range p.Counters {
+			if c.Name == n && c.Saturated() {
+				return fmt.Sprintf("at least %d (the counter is stuck at its %d-bit maximum)", v, c.Spec.Bits)
+			}
+		}
+		return fmt.Sprint(v)
+	}
 	name := fmt.Sprintf("%s port %d", p.Device, p.Number)
 	subj := portSubject(s, p)
 	var out []finding.Finding
@@ -92,15 +102,15 @@ func portTotals(s *snapshot.Snapshot, p *snapshot.Port) []finding.Finding {
 	// them). PortXmitWait alone is not a finding: every switch port that
 	// ever carried traffic has some.
 	if v, ev, ok := port("port_xmit_discards"); ok {
-		sum := fmt.Sprintf("%s: %d packets discarded on send", name, v)
+		sum := fmt.Sprintf("%s: %s packets discarded on send", name, num("port_xmit_discards", v))
 		evs := []finding.Evidence{ev}
 		if dn, dev, ok := port("link_downed"); ok {
-			sum += fmt.Sprintf("; the link went down %d time(s), and a port discards what it holds while its link is down", dn)
+			sum += fmt.Sprintf("; the link went down %s time(s), and a port discards what it holds while its link is down", num("link_downed", dn))
 			evs = append(evs, dev)
 		}
 		out = append(out, catalog.New("port.xmit_discards", subj, sum+"; "+totalsNote, evs...))
 	} else if dn, dev, ok := port("link_downed"); ok {
-		f := catalog.New("port.link_flapping", subj, fmt.Sprintf("%s: the link went down %d time(s); %s", name, dn, totalsNote), dev)
+		f := catalog.New("port.link_flapping", subj, fmt.Sprintf("%s: the link went down %s time(s); %s", name, num("link_downed", dn), totalsNote), dev)
 		if dn < 3 {
 			f.Severity = finding.Warning // a reboot of the peer also counts
 		}
@@ -112,7 +122,7 @@ func portTotals(s *snapshot.Snapshot, p *snapshot.Port) []finding.Finding {
 		{"link_error_recovery", "port.link_recovery", "link error recoveries"},
 	} {
 		if v, ev, ok := port(r.counter); ok {
-			out = append(out, catalog.New(r.id, subj, fmt.Sprintf("%s: %d %s; %s", name, v, r.what, totalsNote), ev))
+			out = append(out, catalog.New(r.id, subj, fmt.Sprintf("%s: %s %s; %s", name, num(r.counter, v), r.what, totalsNote), ev))
 		}
 	}
 	return out
