@@ -489,7 +489,7 @@ func (c *context) lineRate() (float64, int, string) {
 }
 
 func isHCA(k Kind) bool {
-	return k == KindIBStat || k == KindIBStatus || k == KindDevinfo || k == KindRdma
+	return k == KindIBStat || k == KindIBStatus || k == KindDevinfo || k == KindRdma || k == KindLshca
 }
 
 // whole detects formats recognised only as a whole file.
@@ -526,7 +526,7 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 	// numbers (in notes too) are the file's.
 	var err error
 	switch sp.Kind {
-	case KindIBStat, KindIBStatus, KindDevinfo, KindRdma:
+	case KindIBStat, KindIBStatus, KindDevinfo, KindRdma, KindLshca:
 		err = diagnoseHCA(&seg, file, d, sp, opts, ctx)
 	case KindKernel:
 		err = diagnoseKernel(&seg, file, d, sp, opts)
@@ -760,6 +760,7 @@ var hcaParsers = map[Kind]func(io.Reader, string) (*hcatext.Result, error){
 	KindIBStatus: hcatext.ParseIBStatus,
 	KindDevinfo:  hcatext.ParseDevinfo,
 	KindRdma:     hcatext.ParseRdma,
+	KindLshca:    hcatext.ParseLshca,
 }
 
 func plural(n int, one, many string) string {
@@ -1501,6 +1502,7 @@ var signatures = []struct {
 	{KindIBDiagnet, []string{"-I- ", "-W- ", "-E- ", "finished successfully", "finished with errors"}},
 	{KindLspci, []string{"ACSCtl:", "ACSCap:", "LnkSta:", "LnkCap:", "Capabilities: [", "Kernel driver in use:"}},
 	{KindShowGIDs, []string{"n_gids_found=", "fe80:0000:0000:0000:", "0000:0000:0000:0000:0000:ffff:"}},
+	{KindLshca, []string{"LnkStat", "LnkCapWidth", "LnkStaWidth", "HCA_Type", "PCI_addr", "IpStat"}},
 	{KindUCXLog, []string{"UCX  ERROR", "UCX  WARN", "UCX  INFO", "UCX  DIAG", "ib_mlx5_log.c", "UCX Fatal"}},
 }
 

@@ -1197,3 +1197,37 @@ func TestPerfQueryErrorDetails(t *testing.T) {
 		})
 	}
 }
+
+// TestLshcaPaste: an lshca table in an issue (openucx/ucx#5970): recognised
+// by its header row with the rule and "Nodes:" line above it, its ports
+// and PCIe links judged.
+func TestLshcaPaste(t *testing.T) {
+	const paste = "Configuration\n```\nNodes: swx-rdmz-ucx-arm-hwi-01\n" +
+		"-----------------------------------------------------------------------------------------------------------\n" +
+		"  PCI_addr   |  RDMA  | Net | Numa | LnkStat | IpStat | Link | Rate | LnkCapWidth | LnkStaWidth | HCA_Type\n" +
+		"-----------------------------------------------------------------------------------------------------------\n" +
+		"000a:11:00.0 | mlx5_0 | ib0 |  2   |  down   |  down  |  IB  | 10*  |   x16 G3    |   x8 >!<    |  MT4119\n" +
+		"000a:11:00.1 | mlx5_1 | ib1 |  2   |  init   |  down  |  IB  | 100  |   x16 G3    |   x8 >!<    |  MT4119\n" +
+		"-----------------------------------------------------------------------------------------------------------\n```\n"
+	fr := AnalyzeText("l.txt", paste, Options{})
+	var segs []Segment
+	for _, s := range fr.Segments {
+		if s.Kind != KindUnknown {
+			segs = append(segs, s)
+		}
+	}
+	if len(segs) != 1 || segs[0].Kind != KindLshca || segs[0].Start != 3 {
+		t.Fatalf("segments %+v", fr.Segments)
+	}
+	got := ids(segs[0].Findings)
+	want := []string{"pcie.link_degraded/critical", "port.down/critical", "port.init_no_sm/critical"}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("findings %v, want %v", got, want)
+	}
+	for _, f := range segs[0].Findings {
+		if f.ID == "pcie.link_degraded" && (f.Evidence[0].Source != "l.txt:7" || !strings.Contains(f.Summary, "x8 instead of x16")) {
+			t.Errorf("PCIe finding %+v", f)
+		}
+	}
+}

@@ -53,6 +53,7 @@ const (
 	KindLspci         Kind = "lspci"
 	KindUCXLog        Kind = "ucx-log"
 	KindShowGIDs      Kind = "show_gids"
+	KindLshca         Kind = "lshca"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -91,6 +92,7 @@ var Kinds = []KindInfo{
 	{KindLspci, "sudo lspci -vvv (PCIe ACS of the switch ports between GPUs and NICs)"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
+	{KindLshca, "lshca (Mellanox support tool): its per-HCA tables (RDMA, LnkStat, Link, Rate, LnkCapWidth, LnkStaWidth …)"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 }
 
@@ -152,6 +154,17 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindIBStatus, 0
 	case hcatext.IsShowGIDsHeader(t):
 		return KindShowGIDs, 0
+	case strings.IndexByte(t, '|') >= 0 && hcatext.IsLshcaHeader(t):
+		// lshca's table header, with the rule of dashes and the
+		// "Nodes: host" line above it.
+		if isDashes(prev) && strings.HasPrefix(strings.TrimSpace(prev2), "Nodes:") {
+			return KindLshca, 2
+		} else if isDashes(prev) {
+			return KindLshca, 1
+		}
+		return KindLshca, 0
+	case strings.HasPrefix(t, "Dev #") && strings.HasPrefix(strings.TrimSpace(next), "Desc:"):
+		return KindLshca, 0 // lshca's per-HCA block: "Dev #1", " Desc: …", " FW: …"
 	case strings.HasPrefix(t, "hca_id:"):
 		return KindDevinfo, 0
 	case strings.HasPrefix(t, "port:") && strings.HasPrefix(strings.TrimSpace(next), "state:") && strings.Contains(next, "PORT_") && !inHCA:
