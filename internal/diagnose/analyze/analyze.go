@@ -1661,7 +1661,17 @@ func diagnoseUCX(seg *Segment, file, text string) error {
 // diagnoseShowGIDs judges show_gids output: the GID table of each port,
 // a RoCE port without a (routable) RoCE v2 GID.
 func diagnoseShowGIDs(seg *Segment, file string, d *doc, sp Span, ctx *context) error {
-	res, err := hcatext.ParseShowGIDs(strings.NewReader(segmentOnly(d, sp)), file)
+	text := segmentOnly(d, sp)
+	res, err := hcatext.ParseShowGIDs(strings.NewReader(text), file)
+	if n, at, l, ok := hcatext.ShowGIDsFound(text); errors.Is(err, hcatext.ErrNoData) && ok && n == 0 {
+		// The table is empty: no GID at all where it ran.
+		ctx.rdma = true
+		seg.Summary = "no GID (n_gids_found=0)"
+		f := host.NoGIDs(finding.Evidence{Source: fmt.Sprintf("%s:%d", file, sp.Start-1+at), Value: l})
+		f.Subject.File = file
+		seg.Findings = append(seg.Findings, f)
+		return nil
+	}
 	if err != nil {
 		return shiftErr(err, sp.Start-1)
 	}
@@ -1680,6 +1690,7 @@ func diagnoseShowGIDs(seg *Segment, file string, d *doc, sp Span, ctx *context) 
 	}
 	seg.Summary = fmt.Sprintf("%s of %s (%d RoCE v2)", plural(gids, "GID", "GIDs"), plural(res.Ports(), "port", "ports"), v2)
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
+	seg.Skipped = append(seg.Skipped, host.NotRDMAPorts(res.Snap)...)
 	fs := host.CheckPastedGIDs(res.Snap)
 	for i := range fs {
 		for j := range fs[i].Evidence {

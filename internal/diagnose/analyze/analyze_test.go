@@ -1231,3 +1231,26 @@ func TestLshcaPaste(t *testing.T) {
 		}
 	}
 }
+
+// TestShowGIDsEmpty: show_gids run in a Kubernetes pod whose interface is
+// a veth (k8snetworkplumbingwg/sriov-network-device-plugin#30): the header
+// and "n_gids_found=0", no row. No RDMA connection can be set up there:
+// judged, not skipped as unparsable.
+func TestShowGIDsEmpty(t *testing.T) {
+	const paste = "[root@rdma-test-wv8kj tmp]# show_gids \n" +
+		"DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n" +
+		"---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---\n" +
+		"n_gids_found=0\n"
+	r := Run([]Input{{Name: "g.txt", Text: paste}}, Options{})
+	if r.ExitCode != finding.ExitCritical || len(r.Findings) != 1 {
+		t.Fatalf("exit %d: %s", r.ExitCode, jsonOf(t, r))
+	}
+	if f := r.Findings[0]; f.ID != "roce.gid_missing_v2" || f.Evidence[0].Source != "g.txt:4" || f.Evidence[0].Value != "n_gids_found=0" {
+		t.Errorf("finding %+v", f)
+	}
+	// A table with rows is judged by its rows, as before.
+	r = Run([]Input{{Name: "g.txt", Text: strings.Replace(paste, "n_gids_found=0", "mlx5_0\t1\t3\t0000:0000:0000:0000:0000:ffff:ac13:003c\t172.19.0.60  \tv2\tens1f0\nn_gids_found=1", 1)}}, Options{})
+	if r.ExitCode != finding.ExitHealthy {
+		t.Errorf("table with a v2 GID: exit %d: %s", r.ExitCode, jsonOf(t, r))
+	}
+}

@@ -81,3 +81,19 @@ func ParseShowGIDs(rd io.Reader, source string) (*Result, error) {
 	})
 	return r.finish(err)
 }
+
+// ShowGIDsFound reads the "n_gids_found=N" line show_gids ends with: N,
+// the line's number (1-based) and text; ok is false when there is none.
+// "n_gids_found=0" under the header is a table with no GID at all, which
+// ParseShowGIDs reports as ErrNoData.
+func ShowGIDsFound(text string) (n, line int, l string, ok bool) {
+	for i, raw := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(raw)
+		if v, found := strings.CutPrefix(t, "n_gids_found="); found {
+			if x, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && x >= 0 {
+				n, line, l, ok = x, i+1, t, true
+			}
+		}
+	}
+	return n, line, l, ok
+}

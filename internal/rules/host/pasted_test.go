@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
@@ -333,6 +334,68 @@ func TestPastedGIDs(t *testing.T) {
 				t.Errorf("findings %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPastedGIDsBesideOthers: a RoCE v2 GID of a unique-local IPv6
+// address (fd93::) is routable; a port with only link-local v2 GIDs beside
+// ports of another kind that have routable ones is noted as one not used
+// for RDMA, beside one of its own kind it has lost its address
+// (kvcache-ai/Mooncake#1617: four rocepNs0 ports with fd93:… v2 GIDs and
+// rocep193s0f0 with link-local v1 and v2 only).
+func TestPastedGIDsBesideOthers(t *testing.T) {
+	gid := func(s string) ib.GID { return mustGID(t, s) }
+	type row struct {
+		dev, netdev string
+		gids        []string // "v1:GID" or "v2:GID"
+	}
+	snap := func(rows ...row) *snapshot.Snapshot {
+		s := &snapshot.Snapshot{}
+		for _, r := range rows {
+			p := snapshot.Port{Device: r.dev, Number: 1, LinkLayer: ib.LinkLayerEthernet, NetDev: r.netdev}
+			for i, g := range r.gids {
+				typ := ib.GIDTypeRoCEv2
+				if strings.HasPrefix(g, "v1:") {
+					typ = ib.GIDTypeIBRoCEv1
+				}
+				p.GIDs = append(p.GIDs, snapshot.GIDEntry{Index: i, GID: gid(g[3:]), Type: typ, NetDev: r.netdev})
+			}
+			s.Devices = append(s.Devices, snapshot.Device{Name: r.dev, Ports: []snapshot.Port{p}})
+		}
+		s.Sort()
+		return s
+	}
+	ula := row{"rocep105s0", "enp105s0", []string{"v2:fe80:0000:0000:0000:0690:81ff:fe39:e3e8", "v2:fd93:16d3:59b6:010d:0690:81ff:fe39:e3e8"}}
+	ula2 := row{"rocep121s0", "enp121s0", []string{"v2:fe80:0000:0000:0000:0690:81ff:fe39:01c8", "v2:fd93:16d3:59b6:010e:0690:81ff:fe39:01c8"}}
+	mgmt := row{"rocep193s0f0", "enp193s0f0np0", []string{"v1:fe80:0000:0000:0000:7ec2:55ff:feba:ff88", "v2:fe80:0000:0000:0000:7ec2:55ff:feba:ff88"}}
+	lost := row{"rocep137s0", "enp137s0", []string{"v2:fe80:0000:0000:0000:0690:81ff:fe39:f420"}}
+	tests := []struct {
+		name  string
+		snap  *snapshot.Snapshot
+		want  []string
+		notes int
+	}{
+		{"ULA v2 GIDs only", snap(ula, ula2), nil, 0},
+		{"link-local only beside another kind", snap(ula, ula2, mgmt), nil, 1},
+		{"link-local only beside its own kind", snap(ula, ula2, lost), []string{"roce.gid_missing_v2/warning"}, 0},
+		{"link-local only everywhere", snap(mgmt), []string{"roce.gid_missing_v2/warning"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := CheckPastedGIDs(tt.snap)
+			if got := ids(fs); !slices.Equal(got, tt.want) {
+				t.Errorf("findings %v, want %v", got, tt.want)
+			}
+			if notes := NotRDMAPorts(tt.snap); len(notes) != tt.notes {
+				t.Errorf("notes %q, want %d", notes, tt.notes)
+			}
+			if tt.name == "link-local only beside its own kind" && !strings.Contains(fs[0].Summary, "rocep105s0 port 1, a port of the same kind, has a routable one") {
+				t.Errorf("summary %q", fs[0].Summary)
+			}
+		})
+	}
+	if f := NoGIDs(finding.Evidence{Source: "p.txt:4", Value: "n_gids_found=0"}); f.ID != "roce.gid_missing_v2" || f.Severity != finding.Critical || !strings.Contains(f.Summary, "no GID at all") {
+		t.Errorf("NoGIDs: %+v", f)
 	}
 }
 

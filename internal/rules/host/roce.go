@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -97,7 +98,83 @@ func linkLocalV2Only(in *Input, p *snapshot.Port) (finding.Finding, bool) {
 		fmt.Sprintf("%s port %d (%s) has RoCE v2 GIDs only for link-local fe80:: addresses: %s has no IP address, so no routable RoCE v2 GID exists (routed RoCE and RDMA-CM by address fail; a flat layer-2 network still works)", p.Device, p.Number, nd, nd),
 		finding.Evidence{Source: gidPath(p), Value: "RoCE v2: " + strings.Join(v2, " ")})
 	f.Severity = finding.Warning
+	switch like, other := portWithRoutableV2(in.Snap, p); {
+	case like != "":
+		f.Summary += fmt.Sprintf("; %s, a port of the same kind, has a routable one: this port's address is missing", like)
+	case other != "":
+		// Only ports of another kind have an address (the data NICs
+		// beside a management or unused one): the table cannot say
+		// this one should carry RDMA; NotRDMAPorts notes it.
+		return finding.Finding{}, false
+	}
 	return f, true
+}
+
+// NotRDMAPorts notes the RoCE ports of a pasted GID table left out of
+// the RDMA network: only link-local v2 GIDs (their netdev has no address)
+// while ports of another kind have routable ones. Nothing says they
+// should carry RDMA, so they are noted, not reported.
+func NotRDMAPorts(s *snapshot.Snapshot) []string {
+	var out []string
+	for _, p := range rocePorts(s) {
+		ll, v2 := true, false
+		for _, g := range p.GIDs {
+			if g.Type == ib.GIDTypeRoCEv2 {
+				v2 = true
+				ll = ll && g.GID.IsLinkLocal()
+			}
+		}
+		if !v2 || !ll {
+			continue
+		}
+		if like, other := portWithRoutableV2(s, p); like == "" && other != "" {
+			nd := cmp.Or(p.NetDev, "its netdev")
+			out = append(out, fmt.Sprintf("%s port %d (%s) has only link-local RoCE v2 GIDs (%s has no address) while %s, of another kind, has a routable one: taken as a port not used for RDMA (management or unused); if it should carry RDMA, give %s an address", p.Device, p.Number, nd, nd, other, nd))
+		}
+	}
+	return out
+}
+
+// portWithRoutableV2 names a port of s other than p with a RoCE v2 GID
+// that is not link-local (IPv4-mapped, or a global or unique-local IPv6
+// address: fd93:…): like is one whose netdev is named as p's is but for
+// its numbers (enp105s0 and enp121s0: the same kind of NIC), other one of
+// another kind; "" when there is none.
+func portWithRoutableV2(s *snapshot.Snapshot, p *snapshot.Port) (like, other string) {
+	shape := func(q *snapshot.Port) string {
+		return strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return -1
+			}
+			return r
+		}, cmp.Or(q.NetDev, q.Device))
+	}
+	for _, q := range rocePorts(s) {
+		if q == p {
+			continue
+		}
+		if _, ok := routableV2(q); !ok {
+			continue
+		}
+		name := fmt.Sprintf("%s port %d", q.Device, q.Number)
+		if shape(q) == shape(p) {
+			if like == "" {
+				like = name
+			}
+		} else if other == "" {
+			other = name
+		}
+	}
+	return like, other
+}
+
+// NoGIDs is the finding for a pasted show_gids that found no GID at all
+// ("n_gids_found=0"): no RDMA port visible where it ran has a GID, so no
+// RDMA connection can be set up from there. ev is its line.
+func NoGIDs(ev finding.Evidence) finding.Finding {
+	return catalog.New("roce.gid_missing_v2", finding.Subject{},
+		"show_gids found no GID at all (n_gids_found=0): no RDMA port visible here has a GID, so no RDMA connection can be set up from here. A RoCE GID exists for each address of an RDMA device's netdev: in a container, the pod's interface (a veth) is not an RDMA device's netdev, so give the pod one (an SR-IOV VF or a macvlan on the RDMA NIC) and check the RDMA namespace mode (rdma system show); on a host, check that the RDMA devices' netdevs are up with an address",
+		ev)
 }
 
 // roceOverhead is the header room the kernel subtracts from the netdev MTU
