@@ -806,6 +806,11 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		}
 	}
 	seg.Summary = fmt.Sprintf("%s, %s (%d ACTIVE)", plural(len(snap.Devices), "HCA", "HCAs"), plural(res.Ports(), "port", "ports"), active)
+	if res.Ports() == 0 && len(snap.PCI) == 0 {
+		// Device headers alone: nothing of a port was read (its lines
+		// did not parse, or the paste was cut after the header).
+		seg.Empty = "no port read: only device header lines"
+	}
 	if counters > 0 {
 		seg.Summary += fmt.Sprintf(", %d hw counters", counters)
 		seg.Skipped = append(seg.Skipped, "hw counters are totals since the driver loaded: non-zero error totals are reported; their rates (is it still happening?) need two samples, as 'ibdoctor agent' takes; the DCQCN counters judge ECN with an ethtool -S of the port's netdev in the same paste")

@@ -1254,3 +1254,18 @@ func TestShowGIDsEmpty(t *testing.T) {
 		t.Errorf("table with a v2 GID: exit %d: %s", r.ExitCode, jsonOf(t, r))
 	}
 }
+
+// TestHCAHeadersOnlyNotJudged: an HCA output of which no port was read
+// (here each line ends in a table's " |" cells, so its values do not
+// parse) is not judged, never HEALTHY.
+func TestHCAHeadersOnlyNotJudged(t *testing.T) {
+	for _, text := range []string{
+		"CA 'ibv_device0' |\nCA type: |\nNumber of ports: 1 |\nPort 1: |\nState: Initializing |\nPhysical state: LinkUp |\n",
+		"hca_id:\tmlx5_1\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t20.28.1002\n",
+	} {
+		r := Run([]Input{{Name: "h.txt", Text: text}}, Options{})
+		if r.ExitCode != finding.ExitCannot {
+			t.Errorf("exit %d, want %d: %s", r.ExitCode, finding.ExitCannot, jsonOf(t, r))
+		}
+	}
+}
