@@ -314,9 +314,10 @@ func checkPortState(in *Input, d *snapshot.Device, p *snapshot.Port) (f finding.
 	// that this one should be up: the second port of a dual-port HCA and
 	// the Ethernet ports of front-end NICs are often left unused or
 	// switched off on purpose. Without a LID, a physical link, Polling (a
-	// port looking for a peer) or an expectation, the paste cannot tell
-	// an unused port from a fault: a warning that says how to tell.
-	weak := in.Pasted && wantUp && pe == nil && why == whySiblingActive && (!v.physKnown || v.ph != ib.PhysPolling)
+	// port looking for a peer), link training (a peer is there) or an
+	// expectation, the paste cannot tell an unused port from a fault: a
+	// warning that says how to tell.
+	weak := in.Pasted && wantUp && pe == nil && why == whySiblingActive && (!v.physKnown || v.ph == ib.PhysDisabled || v.ph == ib.PhysSleep)
 	if v.physKnown && pe != nil && pe.PhysState != nil && v.ph != *pe.PhysState && v.st == ib.StateActive {
 		// ACTIVE but not LinkUp: the logical state is stale.
 		f = catalog.New("port.down", portSubject(s, p),

@@ -689,6 +689,8 @@ func TestPastedUnusedPort(t *testing.T) {
 			[]string{"port.down/critical mlx4_0/2", "port.down/critical mlx4_1/2"}, "other ports of this HCA model are ACTIVE"},
 		{"second port Polling, pasted", dual(func(pt *snapshot.Port) { pt.PhysState = p(ib.PhysPolling) }), true, "",
 			[]string{"port.down/warning mlx4_0/2", "port.polling/critical mlx4_1/2"}, ""},
+		{"second port in link training, pasted", dual(func(pt *snapshot.Port) { pt.PhysState = p(ib.PhysTraining) }), true, "",
+			[]string{"port.down/critical mlx4_1/2", "port.down/warning mlx4_0/2"}, ""},
 		{"second port DOWN with a LID, pasted", dual(func(pt *snapshot.Port) { pt.LID = p(uint32(40)) }), true, "",
 			[]string{"port.down/critical mlx4_1/2", "port.down/warning mlx4_0/2"}, ""},
 		{"second port expected ACTIVE, pasted", dual(none), true, "version: 1\ndevices:\n  - name: mlx4_1\n    ports:\n      - port: 2\n        state: ACTIVE\n",
