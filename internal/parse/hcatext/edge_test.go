@@ -150,7 +150,7 @@ func fuzzParser(f *testing.F, p parser) {
 			}
 		}
 		for path, l := range r.Lines {
-			if l.N < 1 || l.N > lines || !strings.HasPrefix(path, "sys/class/infiniband/") {
+			if l.N < 1 || l.N > lines || !strings.HasPrefix(path, "sys/class/infiniband/") && !strings.HasPrefix(path, "sys/bus/pci/devices/") {
 				t.Fatalf("value %s from line %d of %d", path, l.N, lines)
 			}
 		}
@@ -165,7 +165,18 @@ func FuzzParseRdma(f *testing.F) {
 	// wrapped.
 	f.Add("/sys/class/infiniband/mlx5_0/ports/1/state:4: ACTIVE\n/sys/class/infiniband/mlx5_0/ports/1/rate:100 Gb/sec (4X EDR)\n")
 	f.Add("# cat /sys/class/infiniband/mlx4_0/ports/\n1/state 2: INIT\n# cat /sys/class/infiniband/mlx4_0/ports/2/link_layer\nEthernet\n")
+	// The first rdma link output, wrapped; a loop's banners.
+	f.Add("1/1: mlx5_0/1: ifname ib0 cap_mask 0x2651e848 lid 0x13 lid_mask_count 0 \nlink_layer InfiniBand\n        phys_state 5: LinkUp rate 100 Gb/sec (4X EDR) sm_lid 0x2 sm_sl 0 state \n4: ACTIVE\n")
+	f.Add("/sys/class/infiniband/mlx5_1/ports/1/counters$ for f in *; do\n=== ./link_downed ===\n255\n\n=== ./port_xmit_discards ===\n65535\n")
 	fuzzParser(f, ParseRdma)
+}
+
+func FuzzParseLshca(f *testing.F) {
+	f.Add("Nodes: n1\n----------\n  PCI_addr   |  RDMA  | Net | Numa | LnkStat | IpStat | Link | Rate | LnkCapWidth | LnkStaWidth | HCA_Type\n" +
+		"000a:11:00.0 | mlx5_0 | ib0 |  2   |  down   |  down  |  IB  | 10*  |   x16 G3    |   x8 >!<    |  MT4119\n" +
+		"000a:11:00.1 | mlx5_1 | ib1 |  2   |  init   |  down  |  IB  | 100  |   x16 G3    |   x8 >!<    |  MT4119\n")
+	f.Add("Dev #1\n Desc: ConnectX-6\n FW: 20.26.0282\n------\n RDMA  | Net | Numa | IpStat  | VrtHCA | PLid | Port\nmlx5_0 | ib0 |  0   | up_ip4  |  Phys  |  22  | 1\n")
+	fuzzParser(f, ParseLshca)
 }
 
 func FuzzParseShowGIDs(f *testing.F) {

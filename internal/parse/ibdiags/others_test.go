@@ -322,6 +322,7 @@ func checkParseErr(t *testing.T, err error) {
 
 func FuzzParsePerfQuery(f *testing.F) {
 	fuzzSeeds(f, "perfquery-spineleaf.txt", "perfquery-x-spineleaf.txt", "perfquery-x-mail-wrapped.txt")
+	f.Add("# PortRcvErrorDetails counters: Lid 134 port 1\nPortSelect:......................1\nPortLocalPhysicalErrors:.........0\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		pq, err := ParsePerfQuery(strings.NewReader(in), "fuzz")
 		checkParseErr(t, err)
