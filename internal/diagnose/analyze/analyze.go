@@ -815,7 +815,9 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		seg.Summary += fmt.Sprintf(", %d hw counters", counters)
 		seg.Skipped = append(seg.Skipped, "hw counters are totals since the driver loaded: non-zero error totals are reported; their rates (is it still happening?) need two samples, as 'ibdoctor agent' takes; the DCQCN counters judge ECN with an ethtool -S of the port's netdev in the same paste")
 	}
-	if len(noPhys) > 0 {
+	if len(noPhys) > 0 && seg.Kind == KindLshca {
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: lshca's LnkStat is the logical state only (ibstat shows the physical state)", strings.Join(noPhys, ", ")))
+	} else if len(noPhys) > 0 {
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)

@@ -1219,6 +1219,9 @@ func TestLshcaPaste(t *testing.T) {
 	if len(segs) != 1 || segs[0].Kind != KindLshca || segs[0].Start != 3 {
 		t.Fatalf("segments %+v", fr.Segments)
 	}
+	if notes := strings.Join(segs[0].Skipped, "\n"); !strings.Contains(notes, "LnkStat is the logical state only") || strings.Contains(notes, "rate and width") {
+		t.Errorf("notes %q", notes)
+	}
 	got := ids(segs[0].Findings)
 	want := []string{"pcie.link_degraded/critical", "port.down/critical", "port.init_no_sm/critical"}
 	slices.Sort(got)
