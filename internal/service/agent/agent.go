@@ -56,6 +56,9 @@ type Options struct {
 	Kernel       KernelReader
 	Boot         func(now time.Time) time.Time
 	KernelWindow time.Duration
+	// KernelNews, when set, hears after each kernel log read whether it
+	// was read and whether it reported a PCIe AER error (CachedSource.Kernel).
+	KernelNews func(read, aer bool)
 }
 
 // Agent samples a node and judges it over time.
@@ -217,8 +220,11 @@ func (a *Agent) Sample(ctx context.Context) error {
 	fs := noderules.CheckInput(&noderules.Input{Snap: snap, Expect: a.opts.Expect, Thresholds: noderules.DefaultThresholds, NoCounterTotals: true})
 	fs = append(fs, trend.Check(trend.Input{Host: snap.Host, History: a.history, Flaps: a.flaps, Expected: a.best, Windows: a.windows}, a.th)...)
 	if a.opts.Kernel != nil {
-		kfs, ok := a.sampleKernel(ctx, snap)
+		kfs, ok, aer := a.sampleKernel(ctx, snap)
 		up["kmsg"] = ok
+		if a.opts.KernelNews != nil {
+			a.opts.KernelNews(ok, aer)
+		}
 		fs = append(fs, kfs...)
 	}
 	fs = dedupe(fs)

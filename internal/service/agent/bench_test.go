@@ -147,7 +147,8 @@ func BenchmarkInterval(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			t := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 			clock := func() time.Time { t = t.Add(15 * time.Second); return t }
-			opts := Options{Read: CachedRootSource(r, clock, bc.every), Ethtool: EthtoolFor(r), Boot: RootBoot(r), Interval: 15 * time.Second}
+			src := NewCachedSource(r, clock, bc.every)
+			opts := Options{Read: src.Read, KernelNews: src.Kernel, Ethtool: EthtoolFor(r), Boot: RootBoot(r), Interval: 15 * time.Second}
 			if name, ok := RootKernelLog(r); ok {
 				opts.Kernel = FileKernel(r, name)
 			}
