@@ -358,12 +358,17 @@ func ignorable(ls []string) bool {
 
 // segmentText returns the file's text with every line outside sp (and
 // every shell prompt) blanked, so parsers number lines as the file does.
-func segmentText(d *doc, sp Span) string {
+func segmentText(d *doc, sp Span) string { return spanText(d, sp, false) }
+
+// spanText is segmentText, keeping the prompt lines when prompts is set:
+// the nccl-tests parser reads the environment a pasted launch command
+// sets ("root@h:/# mpirun -x NCCL_IB_DISABLE=1 ./all_reduce_perf").
+func spanText(d *doc, sp Span, prompts bool) string {
 	var b strings.Builder
 	b.Grow(sp.Start + 64*(sp.End-sp.Start+1))
 	b.WriteString(strings.Repeat("\n", sp.Start-1))
 	for _, l := range d.lines(sp) {
-		if !isPrompt(l) {
+		if prompts || !isPrompt(l) {
 			b.WriteString(l)
 		}
 		b.WriteByte('\n')
@@ -550,7 +555,7 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		}
 		err = diagnoseNCCLLog(&seg, file, t, opts, ctx)
 	case KindNCCLTests:
-		err = diagnoseNCCLTests(&seg, file, text, opts, ctx)
+		err = diagnoseNCCLTests(&seg, file, spanText(d, sp, true), opts, ctx)
 		if errors.Is(err, errNoRows) {
 			seg = finish(seg, file, err)
 			seg.Summary = "not judged: no result row"
@@ -1156,7 +1161,7 @@ func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *conte
 	if err != nil {
 		return err
 	}
-	to := ncclrules.TestsOptions{ExpectBusBW: opts.ExpectBusBW, LineRateGbps: lineRate(seg, opts, ctx)}
+	to := ncclrules.TestsOptions{ExpectBusBW: opts.ExpectBusBW, LineRateGbps: lineRate(seg, opts, ctx), ExpectIB: opts.ExpectIB || ctx.rdma}
 	if rate, n, from := ctx.lineRate(); rate > 0 && n > 0 {
 		// The paste's HCA outputs (or --root) show the node's NICs.
 		to.NICsPerNode, to.NICsFrom = n, fmt.Sprintf("NICs per node from %s: %s", from, plural(n, "ACTIVE port", "ACTIVE ports"))
