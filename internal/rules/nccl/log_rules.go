@@ -57,7 +57,7 @@ type logCheck struct {
 	disabled    []*nccllog.Proc // NCCL_IB_DISABLE=1
 	// noIB are processes whose IB transport found no device and that
 	// never say which network they then used, nor show a net plugin.
-	noIB []*nccllog.Proc
+	noIB        []*nccllog.Proc
 	gdrOff      []finding.Evidence
 	gdrOffProcs []string
 }
