@@ -738,19 +738,26 @@ func isEthtoolSettings(t string) bool {
 
 // ucxHint says whether l may be a UCX log line, cheaply: it names UCX,
 // or starts with the fatal handler's "[host:pid:…]" (a name, a colon and
-// a digit inside the bracket, which no kernel stamp has).
+// a digit inside the bracket, which no kernel stamp has), its "[" perhaps
+// cut off by the paste ("b5244:224582:0:224582] ib_mlx5_log.c:139 …").
 func ucxHint(l string) bool {
 	if strings.Contains(l, "UCX") {
 		return true
 	}
-	if len(l) < 4 || l[0] != '[' {
+	if len(l) < 4 {
 		return false
 	}
-	i := 1
+	start := 0
+	if l[0] == '[' {
+		start = 1
+	} else if sp := strings.IndexByte(l, ' '); sp < 2 || l[sp-1] != ']' {
+		return false // the cut prefix is the first word: "host:pid:…]"
+	}
+	i := start
 	for i < len(l) && (l[i] >= 'a' && l[i] <= 'z' || l[i] >= 'A' && l[i] <= 'Z' || l[i] >= '0' && l[i] <= '9' || l[i] == '-' || l[i] == '_' || l[i] == '.') {
 		i++
 	}
-	return i > 1 && i+1 < len(l) && l[i] == ':' && l[i+1] >= '0' && l[i+1] <= '9'
+	return i > start && i+1 < len(l) && l[i] == ':' && l[i+1] >= '0' && l[i+1] <= '9'
 }
 
 // dmesgStamped says whether l starts with dmesg's own stamp, "[   12.345678] "
