@@ -26,11 +26,13 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
 	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
+	mpirules "github.com/ibdoctor/ibdoctor/internal/rules/mpi"
 	ncclrules "github.com/ibdoctor/ibdoctor/internal/rules/nccl"
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 	perftestrules "github.com/ibdoctor/ibdoctor/internal/rules/perftest"
@@ -508,6 +510,8 @@ func whole(text string) Kind {
 		return KindNCCLLog
 	case ucxlog.Detect(text):
 		return KindUCXLog
+	case ompihelp.Detect(text):
+		return KindOpenMPI
 	case kmsg.Detect(text):
 		return KindKernel
 	case nvsmi.Detect(text):
@@ -590,6 +594,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseLspci(&seg, file, t)
 	case KindUCXLog:
 		err = diagnoseUCX(&seg, file, text)
+	case KindOpenMPI:
+		err = diagnoseOpenMPI(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -1507,6 +1513,7 @@ var signatures = []struct {
 	{KindLspci, []string{"ACSCtl:", "ACSCap:", "LnkSta:", "LnkCap:", "Capabilities: [", "Kernel driver in use:"}},
 	{KindShowGIDs, []string{"n_gids_found=", "fe80:0000:0000:0000:", "0000:0000:0000:0000:0000:ffff:"}},
 	{KindUCXLog, []string{"UCX  ERROR", "UCX  WARN", "UCX  INFO", "UCX  DIAG", "ib_mlx5_log.c", "UCX Fatal"}},
+	{KindOpenMPI, []string{"OpenFabrics", "Local host:", "Local device:", "sent help message", "btl_openib"}},
 }
 
 // perfqueryNames maps perfquery's counter names to the sysfs names the
@@ -1610,6 +1617,20 @@ func diagnoseUCX(seg *Segment, file, text string) error {
 		seg.Summary += ", " + plural(len(lg.Completions), "completion error", "completion errors")
 	}
 	seg.Findings = append(seg.Findings, ucxrules.Check(lg)...)
+	return nil
+}
+
+// diagnoseOpenMPI judges Open MPI's help messages about the network.
+func diagnoseOpenMPI(seg *Segment, file, text string) error {
+	lg, err := ompihelp.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	seg.Summary = fmt.Sprintf("Open MPI: %s", plural(len(lg.Messages), "help message", "help messages"))
+	if len(lg.Aggregates) > 0 {
+		seg.Summary += ", " + plural(len(lg.Aggregates), "aggregate line", "aggregate lines")
+	}
+	seg.Findings = append(seg.Findings, mpirules.Check(lg)...)
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mst"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
@@ -53,6 +54,7 @@ const (
 	KindLspci         Kind = "lspci"
 	KindUCXLog        Kind = "ucx-log"
 	KindShowGIDs      Kind = "show_gids"
+	KindOpenMPI       Kind = "openmpi"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -92,6 +94,7 @@ var Kinds = []KindInfo{
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
+	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
 // ParseKind checks a --kind value.
@@ -306,6 +309,12 @@ func memberBesides(l string) Kind {
 	// holds ("UCX", or its source file: "ib_mlx5_log.c:139").
 	if ucxHint(l) && ucxlog.DetectLine(l) {
 		return KindUCXLog
+	}
+	// Open MPI's help messages start with a sentence of their help file
+	// ("WARNING: There is at least non-excluded one OpenFabrics device
+	// found,"), behind a cheap look for the words they all hold.
+	if ompihelp.Hint(l) && ompihelp.StartLine(l) {
+		return KindOpenMPI
 	}
 	if strings.HasPrefix(l, "link ") {
 		f := strings.Fields(l)
