@@ -306,6 +306,15 @@ func Parse(r io.Reader, source string) (*Output, error) {
 		}
 	}
 	if len(out.Runs) == 0 {
+		if k := out.Skipped; len(k) > 0 {
+			// Lines shaped like rows that fit no layout (a hand-made
+			// table with a column of its own): say which, not "none".
+			more := ""
+			if len(k) > 1 {
+				more = fmt.Sprintf(" (and %d more)", len(k)-1)
+			}
+			return nil, &ParseError{Source: source, Line: k[0].Line, Err: fmt.Errorf("%w: no nccl-tests header, and no line that looks like a result row fits nccl-tests' columns: %s%s", ErrNoData, k[0].Reason, more)}
+		}
 		return nil, &ParseError{Source: source, Err: fmt.Errorf("%w: no nccl-tests header or result row", ErrNoData)}
 	}
 	return out, nil

@@ -337,3 +337,17 @@ func TestOldRankLines(t *testing.T) {
 		t.Errorf("run = %d ranks, %d rows, program %q, launch %+v", run.NRanks(), len(run.Rows), run.Program, run.Launch)
 	}
 }
+
+// TestHandMadeTable: a summary table with a column of its own in front
+// (NVIDIA/nccl#527: a node-count column "p4dn", one row per run) is not
+// read as rows of one run; the error names the first line refused.
+func TestHandMadeTable(t *testing.T) {
+	in := " p4dn        size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n" +
+		"   1   1073741824     268435456     float     sum   8142.6  131.87  230.77  2e-07   8141.2  131.89  230.81  2e-07\n" +
+		"   2   1073741824     268435456     float     sum    35215   30.49   57.17  4e-07    35198   30.51   57.20  4e-07\n"
+	_, err := Parse(strings.NewReader(in), "t.txt")
+	var pe *ParseError
+	if !errors.Is(err, ErrNoData) || !errors.As(err, &pe) || pe.Line != 2 || !strings.Contains(err.Error(), `type "268435456"`) || !strings.Contains(err.Error(), "(and 1 more)") {
+		t.Errorf("err = %v", err)
+	}
+}
