@@ -66,6 +66,7 @@ type Agent struct {
 
 	mu        sync.Mutex // serialises Sample
 	history   []trend.Sample
+	windows   *trend.Windows // window sums along history, kept between samples
 	flaps     []trend.Flap
 	best      map[trend.PortKey]float64
 	firstSeen map[string]time.Time
@@ -113,7 +114,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.Thresholds != nil {
 		th = *opts.Thresholds
 	}
-	a := &Agent{opts: opts, th: th, keep: KeepFor(opts.Interval, th), best: map[trend.PortKey]float64{},
+	a := &Agent{opts: opts, th: th, windows: trend.NewWindows(), keep: KeepFor(opts.Interval, th), best: map[trend.PortKey]float64{},
 		firstSeen: map[string]time.Time{}, errs: map[string]uint64{}, kern: kernelState{counts: map[metrics.KernelEvent]uint64{}}}
 	a.metrics = metrics.New(opts.Version, func() *metrics.State {
 		if v := a.view.Load(); v != nil {
@@ -214,7 +215,7 @@ func (a *Agent) Sample(ctx context.Context) error {
 	// Counter totals since the last clear are left to status and check:
 	// the agent judges their rates (trend.Check).
 	fs := noderules.CheckInput(&noderules.Input{Snap: snap, Expect: a.opts.Expect, Thresholds: noderules.DefaultThresholds, NoCounterTotals: true})
-	fs = append(fs, trend.Check(trend.Input{Host: snap.Host, History: a.history, Flaps: a.flaps, Expected: a.best}, a.th)...)
+	fs = append(fs, trend.Check(trend.Input{Host: snap.Host, History: a.history, Flaps: a.flaps, Expected: a.best, Windows: a.windows}, a.th)...)
 	if a.opts.Kernel != nil {
 		kfs, ok := a.sampleKernel(ctx, snap)
 		up["kmsg"] = ok
