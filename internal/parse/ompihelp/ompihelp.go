@@ -271,12 +271,13 @@ func isDashes(t string) bool {
 	return len(t) >= 20 && strings.Trim(t, "-") == ""
 }
 
-// Hint says, cheaply, whether l may be a line StartLine takes: it names
-// OpenFabrics, Open MPI, MPI processes, the InfiniBand retry count or a
-// help message. Callers test it before StartLine on every line of a log.
+// Hint says, cheaply, whether l may be a line StartLine takes: every one
+// names "Open" (OpenFabrics, Open MPI), "MPI", "help message" or the
+// "InfiniBand retry count". Callers test it before StartLine on every
+// line of a log.
 func Hint(l string) bool {
-	return strings.Contains(l, "OpenFabrics") || strings.Contains(l, "Open MPI") || strings.Contains(l, "MPI processes") ||
-		strings.Contains(l, "help message") || strings.Contains(l, "InfiniBand retry count")
+	return strings.Contains(l, "Open") || strings.Contains(l, "MPI") || strings.Contains(l, "help message") ||
+		strings.Contains(l, "InfiniBand retry")
 }
 
 // StartLine says whether a line is the first line of a help message this

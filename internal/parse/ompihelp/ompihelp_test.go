@@ -127,3 +127,18 @@ func TestAggregateLines(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// TestHint: every first line and aggregate line passes the cheap look.
+func TestHint(t *testing.T) {
+	for _, s := range starts {
+		if !Hint(s.first) && !Hint(s.second) {
+			t.Errorf("Hint misses %q", s.first)
+		}
+	}
+	if !Hint("[login:1088026] 39 more processes have sent help message help-mpi-btl-openib.txt / ib port not selected") {
+		t.Error("Hint misses the aggregate line")
+	}
+	if Hint("[   12.345678] mlx5_core 0000:17:00.0: Port module event: module 0, Cable unplugged") {
+		t.Error("Hint takes a kernel line")
+	}
+}
