@@ -82,3 +82,27 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// FuzzCheck: the rules take whatever the parser accepts without panicking,
+// and every finding quotes a line.
+func FuzzCheck(f *testing.F) {
+	for _, name := range []string{"ompi7796-no-active-ports.txt", "ompi10693-ib-port-not-selected.txt"} {
+		b, err := os.ReadFile("../../parse/ompihelp/testdata/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add("The OpenFabrics (openib) BTL failed to initialize while trying to\nallocate some locked memory.\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		lg, err := ompihelp.Parse(strings.NewReader(in), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, fd := range Check(lg) {
+			if len(fd.Evidence) == 0 {
+				t.Fatalf("%s without evidence", fd.ID)
+			}
+		}
+	})
+}
