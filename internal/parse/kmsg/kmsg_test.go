@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -566,6 +567,51 @@ func TestRealWorldKernelLogs(t *testing.T) {
 				if got[k] != n {
 					t.Errorf("%s events = %d, want %d (all: %v)", k, got[k], n, got)
 				}
+			}
+		})
+	}
+}
+
+// TestCollapsedRecords: a paste whose line breaks were lost holds several
+// stamped records on one line; each is its own record. The syslog line is
+// pastebin.com/raw/gn6mYmM4 (testdata/realworld-fresh8), shortened to two.
+func TestCollapsedRecords(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		texts []string
+	}{
+		{"syslog records run together",
+			"May 6 00:38:27 alex kernel: [ 4909.922970] NVRM: Xid (0000:01:00): 13, 0005 00000000 0000502d 00000104 00000000 00000100 May 6 00:40:41 alex kernel: [ 5044.302290] NVRM: Xid (0000:01:00): 13, 0005 00000000",
+			[]string{"NVRM: Xid (0000:01:00): 13, 0005 00000000 0000502d 00000104 00000000 00000100", "NVRM: Xid (0000:01:00): 13, 0005 00000000"}},
+		{"padded day, another program in between dropped",
+			"May  6 00:38:27 alex kernel: first message here May  6 00:38:28 alex systemd[1]: Started x. May 16 00:38:29 alex kernel: third",
+			[]string{"first message here", "third"}},
+		{"dmesg stamps run together",
+			"[ 4909.922970] NVRM: Xid (PCI:0000:01:00): 13, 0005 [ 5044.302290] NVRM: Xid (PCI:0000:01:00): 31, Ch 00000009",
+			[]string{"NVRM: Xid (PCI:0000:01:00): 13, 0005", "NVRM: Xid (PCI:0000:01:00): 31, Ch 00000009"}},
+		{"a clock inside a message is no record",
+			"May 6 00:38:27 alex kernel: rtc: set to 00:40:41 May 6 by ntp, host alex",
+			[]string{"rtc: set to 00:40:41 May 6 by ntp, host alex"}},
+		{"a bracket in a message is no record",
+			"[ 4909.922970] usb 1-1: [ 12.5] not a stamp of six decimals, [drm] neither",
+			[]string{"usb 1-1: [ 12.5] not a stamp of six decimals, [drm] neither"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseText(strings.NewReader(tt.in), "x.txt", TextOptions{Year: 2024})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range l.Records {
+				got = append(got, r.Text)
+				if r.Line != 1 {
+					t.Errorf("record %q on line %d, want 1", r.Text, r.Line)
+				}
+			}
+			if !slices.Equal(got, tt.texts) {
+				t.Errorf("records = %q, want %q", got, tt.texts)
 			}
 		})
 	}

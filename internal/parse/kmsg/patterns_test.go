@@ -17,6 +17,9 @@ var patternSamples = []struct {
 		Event{Kind: KindXid, PCI: "0000:2b:00.0", Xid: 79, GPUInstance: -1, Detail: "GPU has fallen off the bus."}},
 	{"nvidia-xid", "NVRM: Xid (PCI:0000:9b:00 GPU-I:01 GPU-CI:00): 31, pid=3303, name=pt_main_thread, Ch 00000008, intr 00000000. MMU Fault",
 		Event{Kind: KindXid, PCI: "0000:9b:00.0", Xid: 31, GPUInstance: 1, XidPID: "3303", XidProcess: "pt_main_thread", Detail: "Ch 00000008, intr 00000000. MMU Fault"}},
+	// Older drivers leave "PCI:" out: pastebin.com/raw/gn6mYmM4 (testdata/realworld-fresh8).
+	{"nvidia-xid", "NVRM: Xid (0000:01:00): 13, 0005 00000000 0000502d 00000104 00000000 00000100",
+		Event{Kind: KindXid, PCI: "0000:01:00.0", Xid: 13, GPUInstance: -1, Detail: "0005 00000000 0000502d 00000104 00000000 00000100"}},
 	{"nvidia-fallen-off-bus", "NVRM: GPU at 0000:01:00.0 has fallen off the bus.",
 		Event{Kind: KindFallenOffBus, PCI: "0000:01:00.0", Detail: "GPU has fallen off the bus"}},
 	{"nvidia-fallen-off-bus", "NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus.",
