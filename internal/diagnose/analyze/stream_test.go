@@ -170,6 +170,19 @@ func TestStreamFoldsAsInMemory(t *testing.T) {
 	}{
 		{"kernel flood", gen(3000, kernelFloodLine)},
 		{"nccl flood", gen(3000, ncclFloodLine)},
+		// Carrier losses logged in runs, then their gains (a daemon's
+		// lines, as systemd-networkd's in azurehpc-health-checks
+		// test/data/1dev_6flap_syslog): the gains answer the losses.
+		{"carrier runs", gen(3000, func(i int) string {
+			if i%2 == 0 {
+				return kernelFloodLine(i / 2)
+			}
+			st := "lost"
+			if i/2%20 >= 10 {
+				st = "Gained"
+			}
+			return fmt.Sprintf("Aug 17 06:18:06 vm0 systemd-networkd[5398]: ib6: %s carrier\n", st)
+		})},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			want := AnalyzeText("f", tt.text, Options{Year: 2026})

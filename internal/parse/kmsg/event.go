@@ -170,7 +170,8 @@ type Pattern struct {
 	//   aersev    the AER severity, any spelling (Event.AERSeverity)
 	//   aertype   the AER layer ("Physical Layer")
 	//   iface, port, state  a link event's interface, IB port and new
-	//             state (up or ACTIVE is up, anything else down)
+	//             state (up, ACTIVE, gained or connected is up, anything
+	//             else down)
 	//   module    a module (cage) number
 	//   detail    Event.Detail (spaces trimmed, then TrimDetail)
 	//   slave     a bond's slave in the older wording (Event.Detail)
@@ -234,6 +235,15 @@ var Patterns = []Pattern{
 	// en_print ("mlx4_en: eth2: Link Up").
 	{Name: "netdev-link-driver", Kind: KindLink, Contains: []string{"ink "},
 		Re: regexp.MustCompile(`^[\w-]+: (?P<iface>[\w.@-]+)(?::| NIC) [Ll]ink (?:is )?(?P<state>[Uu]p|[Dd]own|UP|DOWN)\b`)},
+	// A network daemon's record of the kernel's carrier change, as ParseText
+	// keeps it ("<daemon>: <line>"): systemd-networkd's link_update
+	// ("systemd-networkd: ib6: Lost carrier", "… Gained carrier") and
+	// NetworkManager's ("NetworkManager: <info>  [1692.1] device (ib0):
+	// carrier: link connected", "… link disconnected (deferring action for 6 seconds)").
+	{Name: "networkd-carrier", Kind: KindLink, Contains: []string{"systemd-networkd: ", "arrier"},
+		Re: regexp.MustCompile(`^systemd-networkd: (?P<iface>[\w.@-]+): (?P<state>[Ll]ost|[Gg]ained) carrier\s*$`)},
+	{Name: "networkmanager-carrier", Kind: KindLink, Contains: []string{"NetworkManager: ", "carrier: link "},
+		Re: regexp.MustCompile(`^NetworkManager: (?:<\w+> +)?(?:\[[\d.]+\] )?device \((?P<iface>[\w.@-]+)\): carrier: link (?P<state>connected|disconnected)\b`)},
 	// bond_main.c, slave_info/netdev_info on the bond: "bond0: (slave eno50): link status definitely down, disabling slave";
 	// before Linux 5.3 "bond0: link status definitely down for interface eno50, disabling it"; "… definitely up, 10000 Mbps full duplex".
 	{Name: "bond-slave-link", Kind: KindBond, Contains: []string{"link status definitely "}, Set: Event{Bond: BondSlave},
@@ -342,7 +352,7 @@ func (p *Pattern) event(r Record, m []string) Event {
 		case "port":
 			e.Port, _ = strconv.Atoi(v)
 		case "state":
-			e.Up = strings.EqualFold(v, "up") || v == "ACTIVE"
+			e.Up = strings.EqualFold(v, "up") || v == "ACTIVE" || strings.EqualFold(v, "gained") || v == "connected"
 		case "module":
 			e.Module, _ = strconv.Atoi(v)
 		case "detail":

@@ -66,6 +66,15 @@ var patternSamples = []struct {
 		Event{Kind: KindLink, Interface: "eth0"}},
 	{"netdev-link-driver", "mlx4_en: eth2: Link Up",
 		Event{Kind: KindLink, Interface: "eth2", Up: true}},
+	// systemd-networkd on an Azure HPC VM (azurehpc-health-checks test/data/1dev_6flap_syslog, testdata/realworld-fresh8).
+	{"networkd-carrier", "systemd-networkd: ib6: lost carrier",
+		Event{Kind: KindLink, Interface: "ib6"}},
+	{"networkd-carrier", "systemd-networkd: ib6: Gained carrier",
+		Event{Kind: KindLink, Interface: "ib6", Up: true}},
+	{"networkmanager-carrier", "NetworkManager: <info>  [1692345678.1234] device (ib0): carrier: link connected",
+		Event{Kind: KindLink, Interface: "ib0", Up: true}},
+	{"networkmanager-carrier", "NetworkManager: <info>  [1692345678.1234] device (eth1): carrier: link disconnected (deferring action for 6 seconds)",
+		Event{Kind: KindLink, Interface: "eth1"}},
 	// Bonding, both wordings; the older ones from coreos/bugs issue #2515.
 	{"bond-slave-link", "bond0: link status definitely down for interface eno50, disabling it",
 		Event{Kind: KindBond, Interface: "bond0", Detail: "eno50", Bond: BondSlave}},

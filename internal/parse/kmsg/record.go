@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/ibdoctor/ibdoctor/internal/parse"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -566,6 +567,12 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 		}
 		prog, text, found := strings.Cut(rest, ": ")
 		if !found || (prog != "kernel" && !strings.HasPrefix(prog, "kernel[")) {
+			if d := carrierDaemon(prog, text); found && d != "" {
+				// The carrier changes a network daemon logs are the
+				// kernel's netdev carrier: kept, with the daemon named.
+				rec.Time, rec.Text = t, d+": "+text
+				return rec, lineStamped, nil
+			}
 			return rec, lineForeign, nil
 		}
 		rec.Time = t
@@ -618,6 +625,25 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 	}
 	rec.Text = s
 	return rec, kind, nil
+}
+
+// carrierDaemons are the journal programs whose carrier lines are kept:
+// systemd-networkd's link_update ("ib6: Lost carrier", "ib6: Gained
+// carrier"; older releases lower-case "lost") and NetworkManager's
+// ("<info>  [1692.1] device (ib0): carrier: link connected").
+var carrierDaemons = []string{"systemd-networkd", "NetworkManager"}
+
+// carrierDaemon returns the daemon's name when prog ("systemd-networkd[5398]")
+// is one of carrierDaemons and text a carrier line of it, else "".
+func carrierDaemon(prog, text string) string {
+	if !strings.Contains(text, "arrier") {
+		return ""
+	}
+	name, _, _ := strings.Cut(prog, "[")
+	if slices.Contains(carrierDaemons, name) {
+		return name
+	}
+	return ""
 }
 
 // ctimePrefix recognises the ctime(3) stamp OpenWrt's logread (ubox

@@ -45,6 +45,9 @@ type groupState struct {
 	// A link's state and its evidence-worthy events (downs, and ups
 	// after ups), as checkFlaps counts them.
 	up bool
+	// ups and downs logged so far: an up after an up counts as a down
+	// only while the ups do not yet answer the downs.
+	ups, downs int
 	// last is the index in kept of the group's latest kept event.
 	last int
 }
@@ -135,8 +138,13 @@ func (f *KernelFolder) link(e kmsg.Event) {
 	// is formatted per event.
 	g := foldGroup{rule: "link", name: e.Interface, code: e.Port}
 	st := f.group(g)
-	counts := !e.Up || st.up
-	inferred := e.Up && st.up
+	inferred := e.Up && st.up && st.ups >= st.downs
+	counts := !e.Up || inferred
+	if e.Up {
+		st.ups++
+	} else {
+		st.downs++
+	}
 	st.up = e.Up
 	if st.kept < maxEvidence {
 		if counts {
