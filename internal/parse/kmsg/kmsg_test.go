@@ -138,10 +138,12 @@ func TestCorpus(t *testing.T) {
 			{KindXid, "0000:2b:00.0", "79,"},
 			{KindFallenOffBus, "0000:2b:00.0", "GPU has fallen off the bus"},
 		}},
-		// Firmware-first: the severity comes from the CPER record.
+		// Firmware-first: the severity comes from the CPER record, the
+		// error from its PCIe section's device_id line (the aer_layer line
+		// after it is the same error).
 		{"dmesg-aer-firmware-first.txt", 16, []brief{
-			{KindAERBit, "0000:3b:00.0", "CmpltTO"},
 			{KindAER, "0000:3b:00.0", "nonfatal/detail"},
+			{KindAERBit, "0000:3b:00.0", "CmpltTO"},
 		}},
 		{"dmesg-T-flaps.txt", 5, []brief{
 			{KindLink, "0000:86:00.1", "ens2f1np1 down"},
@@ -615,6 +617,59 @@ func TestCollapsedRecords(t *testing.T) {
 			}
 			if !slices.Equal(got, tt.texts) {
 				t.Errorf("records = %q, want %q", got, tt.texts)
+			}
+		})
+	}
+}
+
+// TestFirmwareFirstPCIe: a CPER PCIe section names its device; the
+// error counts once whether or not an aer_layer line follows. The first
+// record is the firmware-first error of
+// testdata/realworld-fresh9/dmesg-lwa117-edac-ue-apei-pcie-nvme.txt.
+func TestFirmwareFirstPCIe(t *testing.T) {
+	section := func(sev string) []string {
+		return []string{
+			"[11219.196524] {1}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 1",
+			"[11219.196558] {1}[Hardware Error]: event severity: " + sev,
+			"[11219.196576] {1}[Hardware Error]:  Error 0, type: " + sev,
+			"[11219.196591] {1}[Hardware Error]:   section_type: PCIe error",
+			"[11219.196606] {1}[Hardware Error]:   port_type: 0, PCIe end point",
+			"[11219.196636] {1}[Hardware Error]:   command: 0x0546, status: 0xc110",
+			"[11219.196653] {1}[Hardware Error]:   device_id: 0000:5e:00.0",
+			"[11219.196668] {1}[Hardware Error]:   slot: 9",
+			"[11219.196673] mce: [Hardware Error]: Machine check events logged",
+			"[11219.196684] {1}[Hardware Error]:   vendor_id: 0x144d, device_id: 0xa808",
+		}
+	}
+	tests := []struct {
+		name string
+		log  []string
+		want []string // PCI/severity of each AER event
+	}{
+		{"section alone", section("recoverable"), []string{"0000:5e:00.0/nonfatal"}},
+		{"corrected section", section("corrected"), []string{"0000:5e:00.0/correctable"}},
+		{"section and its aer_layer line", append(section("recoverable"),
+			"[11219.196700] nvme 0000:5e:00.0: AER: aer_layer=Transaction Layer, aer_agent=Requester ID"), []string{"0000:5e:00.0/nonfatal"}},
+		{"aer_layer line of another device", append(section("recoverable"),
+			"[11219.196700] nvme 0000:5f:00.0: AER: aer_layer=Transaction Layer, aer_agent=Requester ID"), []string{"0000:5e:00.0/nonfatal", "0000:5f:00.0/nonfatal"}},
+		{"two sections", append(section("recoverable"), section("recoverable")...), []string{"0000:5e:00.0/nonfatal", "0000:5e:00.0/nonfatal"}},
+		{"device_id of a later section of another type", append(section("recoverable")[:4], "[1.0] {1}[Hardware Error]:   section_type: memory error", "[1.0] {1}[Hardware Error]:   device_id: 0000:5e:00.0"), nil},
+		{"device_id outside a PCIe section", []string{"[1.0] {1}[Hardware Error]:   section_type: memory error", "[1.0] {1}[Hardware Error]:   node: 0", "[1.0] {1}[Hardware Error]:   device_id: 0000:5e:00.0"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseText(strings.NewReader(strings.Join(tt.log, "\n")), "x.txt", TextOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range Events(l.Records) {
+				if e.Kind == KindAER {
+					got = append(got, string(e.PCI)+"/"+e.AERSeverity)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("AER events %q, want %q", got, tt.want)
 			}
 		})
 	}

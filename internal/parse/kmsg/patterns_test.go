@@ -75,6 +75,20 @@ var patternSamples = []struct {
 		Event{Kind: KindLink, Interface: "ib0", Up: true}},
 	{"networkmanager-carrier", "NetworkManager: <info>  [1692345678.1234] device (eth1): carrier: link disconnected (deferring action for 6 seconds)",
 		Event{Kind: KindLink, Interface: "eth1"}},
+	// gpud's testdata dmesg.decode.iso.log (testdata/realworld-fresh8), and the 6.1+ wording.
+	{"segfault", "pt_main_thread[2536443]: segfault at 7f797fe00000 ip 00007f7c7ac69996 sp 00007f7c12fd7c30 error 4 in libnccl.so.2[7f7c7ac00000+d3d3000]",
+		Event{Kind: KindCrash, Task: "pt_main_thread", TaskPID: "2536443", Detail: "libnccl.so.2"}},
+	{"segfault", "python3[4123]: segfault at 0 ip 00007f0c3a2b1c40 sp 00007ffd5a1e2f10 error 4 in libmlx5.so.1.24.44.0[7f0c3a2a0000+3f000] likely on CPU 3 (core 3, socket 0)",
+		Event{Kind: KindCrash, Task: "python3", TaskPID: "4123", Detail: "libmlx5.so.1.24.44.0"}},
+	{"segfault", "a.out[77]: segfault at 10 ip 0000000000401136 sp 00007ffc1b2d4e60 error 6",
+		Event{Kind: KindCrash, Task: "a.out", TaskPID: "77"}},
+	{"general-protection", "traps: python[1234] general protection fault ip:7f0c3a2b1c40 sp:7ffd5a1e2f10 error:0 in libibverbs.so.1.14.47.0[7f0c3a290000+16000]",
+		Event{Kind: KindCrash, Task: "python", TaskPID: "1234", Detail: "libibverbs.so.1.14.47.0"}},
+	// A Skylake-SP host's EDAC line (testdata/realworld-fresh9/dmesg-lwa117-edac-ue-apei-pcie-nvme.txt), and ghes_edac's.
+	{"edac-memory", "EDAC MC3: 1 UE memory read error on CPU_SrcID#1_MC#1_Chan#2_DIMM#0 (channel:2 slot:0 page:0xb757589 offset:0x140 grain:32 -  OVERFLOW err_code:0101:0092 socket:1 imc:1 rank:0 bg:3 ba:0 row:1a1e8 col:180)",
+		Event{Kind: KindMemory, IsError: true, MemErrors: 1, Detail: "CPU_SrcID#1_MC#1_Chan#2_DIMM#0"}},
+	{"edac-memory", "EDAC MC0: 3 CE Unknown on unknown memory ( page:0x0 offset:0x0 grain:1 syndrome:0x0 - APEI location: node:0 card:0 module:0)",
+		Event{Kind: KindMemory, MemErrors: 3, Detail: "unknown memory"}},
 	// Bonding, both wordings; the older ones from coreos/bugs issue #2515.
 	{"bond-slave-link", "bond0: link status definitely down for interface eno50, disabling it",
 		Event{Kind: KindBond, Interface: "bond0", Detail: "eno50", Bond: BondSlave}},

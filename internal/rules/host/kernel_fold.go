@@ -96,6 +96,15 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 	case e.Kind == kmsg.KindHealth:
 		g = foldGroup{rule: "health", pci: e.PCI}
 		k.detail, k.class = e.Detail, e.HealthClass
+	case e.Kind == kmsg.KindCrash:
+		g = foldGroup{rule: "crash", name: e.Task + "\x00" + e.Detail}
+	case e.Kind == kmsg.KindMemory:
+		// checkMemory counts a line's errors, a folded event's Count.
+		g = foldGroup{rule: "memory", name: e.Detail, extra: e.IsError}
+		if st := f.group(g); st.kept >= maxEvidence {
+			f.fold(foldKey{g: g}, e, max(e.MemErrors, 1), 0)
+			return
+		}
 	default:
 		return // no rule reads it
 	}
