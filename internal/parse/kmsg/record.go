@@ -342,8 +342,8 @@ func (p *TextParser) Flush() {
 }
 
 // collapsedAt returns where a second record starts inside line, -1 when
-// none does: a journal stamp ("May 6 00:40:41 host prog: ") after a line
-// that starts with one, or a dmesg stamp of six decimals ("[ 5044.302290] ")
+// none does: a journal stamp ("May 6 00:40:41 host prog: ", English month
+// names) after a line that starts with one, or a dmesg stamp of six decimals ("[ 5044.302290] ")
 // after a line that starts with one. Both are looked for only after a
 // space, so a stamp quoted inside a message is not mistaken for a record
 // unless it looks exactly like one.
@@ -351,57 +351,63 @@ func collapsedAt(line string) int {
 	if len(line) < 40 {
 		return -1
 	}
-	if _, _, ok, err := journalPrefix(line, 2000, time.UTC); ok && err == nil {
-		// The clock "hh:mm:ss " of an English "Mon d" stamp.
-		for off := 16; off < len(line)-9; {
-			j := strings.IndexByte(line[off:], ':')
+	if line[0] == '[' {
+		// The cheap test first: most lines hold no " [".
+		for off := 1; ; {
+			j := strings.Index(line[off:], " [")
 			if j < 0 {
-				break
+				return -1
 			}
-			k := off + j - 2 // the clock's start
-			off += j + 1
-			if k < 7 || !clockAt(line, k) || line[k-1] != ' ' {
-				continue
-			}
-			// Back over the day ("6", " 6", "06") to the month.
-			day := k - 1
-			for day > 0 && line[day-1] >= '0' && line[day-1] <= '9' && k-1-day < 2 {
-				day--
-			}
-			sp := day
-			for sp > 0 && line[sp-1] == ' ' && day-sp < 2 {
-				sp--
-			}
-			m := sp - 3
-			if day == k-1 || sp == day || m < 1 || line[m-1] != ' ' {
-				continue
-			}
-			if _, ok := months[line[m:m+3]]; !ok {
-				continue
-			}
-			if _, _, ok, err := journalPrefix(line[m:], 2000, time.UTC); ok && err == nil {
-				return m
+			k := off + j + 1
+			off = k
+			if end := strings.IndexByte(line[k:], ']'); end > 0 && sixDecimals(line[k+1:k+end]) {
+				if first := strings.IndexByte(line, ']'); first > 0 && sixDecimals(line[1:first]) {
+					return k
+				}
+				return -1
 			}
 		}
+	}
+	// The clock "hh:mm:ss " of an English "Mon d" stamp, after the first
+	// one; the line's own stamp is parsed only when one is found.
+	if _, ok := months[line[:3]]; !ok {
 		return -1
 	}
-	if line[0] != '[' {
-		return -1
-	}
-	if end := strings.IndexByte(line, ']'); end < 0 || !sixDecimals(line[1:end]) {
-		return -1
-	}
-	for off := 1; ; {
-		j := strings.Index(line[off:], " [")
+	for off := 16; off < len(line)-9; {
+		j := strings.IndexByte(line[off:], ':')
 		if j < 0 {
-			return -1
+			break
 		}
-		k := off + j + 1
-		off = k
-		if end := strings.IndexByte(line[k:], ']'); end > 0 && sixDecimals(line[k+1:k+end]) {
-			return k
+		k := off + j - 2 // the clock's start
+		off += j + 1
+		if k < 7 || !clockAt(line, k) || line[k-1] != ' ' {
+			continue
 		}
+		// Back over the day ("6", " 6", "06") to the month.
+		day := k - 1
+		for day > 0 && line[day-1] >= '0' && line[day-1] <= '9' && k-1-day < 2 {
+			day--
+		}
+		sp := day
+		for sp > 0 && line[sp-1] == ' ' && day-sp < 2 {
+			sp--
+		}
+		m := sp - 3
+		if day == k-1 || sp == day || m < 1 || line[m-1] != ' ' {
+			continue
+		}
+		if _, ok := months[line[m:m+3]]; !ok {
+			continue
+		}
+		if _, _, ok, err := journalPrefix(line[m:], 2000, time.UTC); !ok || err != nil {
+			continue
+		}
+		if _, _, ok, err := journalPrefix(line, 2000, time.UTC); ok && err == nil {
+			return m
+		}
+		return -1
 	}
+	return -1
 }
 
 // clockAt reports whether line holds "hh:mm:ss " at k.
