@@ -225,7 +225,8 @@ type TextOptions struct {
 // `journalctl -k` ("Mar 05 10:11:12 host kernel: msg", and the -o
 // short-iso/short-iso-precise forms). Indented lines without their own
 // timestamp continue the previous message. Lines from journal programs
-// other than the kernel are skipped. A line with a broken timestamp is
+// other than the kernel are skipped, but for the carrier lines of
+// systemd-networkd and NetworkManager (carrierDaemons). A line with a broken timestamp is
 // listed in Log.Errors and skipped; ErrNoData when nothing parsed.
 func ParseText(r io.Reader, source string, opt TextOptions) (*Log, error) {
 	l := &Log{Source: source}
