@@ -191,10 +191,12 @@ func Run(ctx context.Context, o *Options) error {
 			log.Logf("state store: %s", st.Note)
 		}
 	}
+	src := agent.NewCachedSource(root, o.F.Now, o.FullReadEvery)
 	a, err := agent.New(agent.Options{
-		Read: agent.CachedRootSource(root, o.F.Now, o.FullReadEvery), Ethtool: agent.EthtoolFor(root), Interval: o.Interval,
+		Read: src.Read, Ethtool: agent.EthtoolFor(root), Interval: o.Interval,
 		Expect: exp, Thresholds: &th, Store: st, Version: o.F.Version, Logf: log.Logf, Log: events,
 		Kernel: kernelReader(root, o.KernelLog), Boot: agent.RootBoot(root), KernelWindow: o.KernelWindow,
+		KernelNews: src.Kernel,
 	})
 	if err != nil {
 		return cmdutil.CannotRun(err)

@@ -80,6 +80,8 @@ func TestPerfCommand(t *testing.T) {
 		{"one file missing", []string{"perf", testsData + "spark-2node-allreduce.txt", "nope.txt"}, 1, []string{"not analysed:", "nope.txt"}},
 		{"all files bad", []string{"perf", "nope.txt"}, 3, []string{"nope.txt"}},
 		{"not nccl-tests", []string{"perf", logData + "nccl902-old-error12.log"}, 3, []string{"no nccl-tests header or result row"}},
+		{"IB disabled on two hosts", []string{"perf", testsData + "gistcswinter-2node-ib-disabled.txt"}, 1, []string{"WARNING  nccl.ib_disabled", "NCCL_IB_DISABLE=1"}},
+		{"IB disabled, expect ib", []string{"perf", "--expect-ib", testsData + "gistcswinter-2node-ib-disabled.txt"}, 2, []string{"CRITICAL nccl.ib_disabled"}},
 		{"bad collective", []string{"perf", "--collective", "allfoo", "x"}, 3, nil},
 		{"bad efficiency", []string{"perf", "--efficiency", "2", "x"}, 3, nil},
 	}

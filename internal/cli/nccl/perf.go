@@ -37,6 +37,9 @@ type PerfOptions struct {
 	// Root, when set, supplies the line rate (the slowest active port of
 	// the compute fabric) and the NICs per node (its ports).
 	Root string
+	// ExpectIB says the job should use InfiniBand/RoCE (also set by RDMA
+	// ports under Root): a run launched with NCCL_IB_DISABLE=1 is critical.
+	ExpectIB bool
 }
 
 // NewCmdPerf builds `nccl perf`; runF replaces the run function in tests.
@@ -103,6 +106,7 @@ Exit code: 0 healthy, 1 warnings (or a file not analysed), 2 critical,
 	cmd.Flags().IntVar(&opts.NICsPerNode, "nics-per-node", 0, "NICs each node has on the inter-node network (default: from --root, the NCCL log in the output, or one per GPU)")
 	cmd.Flags().Float64Var(&opts.Efficiency, "efficiency", ncclrules.DefaultEfficiency, "fraction of the line rate busbw should reach")
 	cmd.Flags().Float64Var(&opts.SmallLatency, "small-latency", ncclrules.DefaultSmallLatencyUS, "time in us above which the smallest message counts as slow")
+	cmd.Flags().BoolVar(&opts.ExpectIB, "expect-ib", false, "the job should use InfiniBand/RoCE: a multi-node run launched with NCCL_IB_DISABLE=1 is critical")
 	cmd.Flags().StringVar(&opts.Root, "root", "", "node root (directory or bundle) whose compute-fabric ports give the NICs per node and, the slowest active one, the line rate")
 	return cmd
 }
@@ -122,7 +126,7 @@ type perfDoc struct {
 }
 
 func runPerf(ctx context.Context, o *PerfOptions) error {
-	to := ncclrules.TestsOptions{ExpectBusBW: o.ExpectBusBW, LineRateGbps: o.LineRate, Efficiency: o.Efficiency, SmallLatencyUS: o.SmallLatency, NICsPerNode: o.NICsPerNode}
+	to := ncclrules.TestsOptions{ExpectBusBW: o.ExpectBusBW, LineRateGbps: o.LineRate, Efficiency: o.Efficiency, SmallLatencyUS: o.SmallLatency, NICsPerNode: o.NICsPerNode, ExpectIB: o.ExpectIB}
 	if o.NICsPerNode > 0 {
 		to.NICsFrom = "--nics-per-node"
 	}
@@ -135,6 +139,7 @@ func runPerf(ctx context.Context, o *PerfOptions) error {
 		if err != nil {
 			return cmdutil.CannotRun(fmt.Errorf("--root %s: %w", o.Root, err))
 		}
+		to.ExpectIB = to.ExpectIB || nf.Present
 		if o.LineRate == 0 {
 			if nf.Slowest > 0 {
 				to.LineRateGbps = nf.Slowest

@@ -26,11 +26,13 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
 	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
+	mpirules "github.com/ibdoctor/ibdoctor/internal/rules/mpi"
 	ncclrules "github.com/ibdoctor/ibdoctor/internal/rules/nccl"
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 	perftestrules "github.com/ibdoctor/ibdoctor/internal/rules/perftest"
@@ -358,12 +360,17 @@ func ignorable(ls []string) bool {
 
 // segmentText returns the file's text with every line outside sp (and
 // every shell prompt) blanked, so parsers number lines as the file does.
-func segmentText(d *doc, sp Span) string {
+func segmentText(d *doc, sp Span) string { return spanText(d, sp, false) }
+
+// spanText is segmentText, keeping the prompt lines when prompts is set:
+// the nccl-tests parser reads the environment a pasted launch command
+// sets ("root@h:/# mpirun -x NCCL_IB_DISABLE=1 ./all_reduce_perf").
+func spanText(d *doc, sp Span, prompts bool) string {
 	var b strings.Builder
 	b.Grow(sp.Start + 64*(sp.End-sp.Start+1))
 	b.WriteString(strings.Repeat("\n", sp.Start-1))
 	for _, l := range d.lines(sp) {
-		if !isPrompt(l) {
+		if prompts || !isPrompt(l) {
 			b.WriteString(l)
 		}
 		b.WriteByte('\n')
@@ -503,6 +510,8 @@ func whole(text string) Kind {
 		return KindNCCLLog
 	case ucxlog.Detect(text):
 		return KindUCXLog
+	case ompihelp.Detect(text):
+		return KindOpenMPI
 	case kmsg.Detect(text):
 		return KindKernel
 	case nvsmi.Detect(text):
@@ -550,7 +559,7 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		}
 		err = diagnoseNCCLLog(&seg, file, t, opts, ctx)
 	case KindNCCLTests:
-		err = diagnoseNCCLTests(&seg, file, text, opts, ctx)
+		err = diagnoseNCCLTests(&seg, file, spanText(d, sp, true), opts, ctx)
 		if errors.Is(err, errNoRows) {
 			seg = finish(seg, file, err)
 			seg.Summary = "not judged: no result row"
@@ -585,6 +594,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseLspci(&seg, file, t)
 	case KindUCXLog:
 		err = diagnoseUCX(&seg, file, text)
+	case KindOpenMPI:
+		err = diagnoseOpenMPI(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -1156,7 +1167,7 @@ func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *conte
 	if err != nil {
 		return err
 	}
-	to := ncclrules.TestsOptions{ExpectBusBW: opts.ExpectBusBW, LineRateGbps: lineRate(seg, opts, ctx)}
+	to := ncclrules.TestsOptions{ExpectBusBW: opts.ExpectBusBW, LineRateGbps: lineRate(seg, opts, ctx), ExpectIB: opts.ExpectIB || ctx.rdma}
 	if rate, n, from := ctx.lineRate(); rate > 0 && n > 0 {
 		// The paste's HCA outputs (or --root) show the node's NICs.
 		to.NICsPerNode, to.NICsFrom = n, fmt.Sprintf("NICs per node from %s: %s", from, plural(n, "ACTIVE port", "ACTIVE ports"))
@@ -1502,6 +1513,7 @@ var signatures = []struct {
 	{KindLspci, []string{"ACSCtl:", "ACSCap:", "LnkSta:", "LnkCap:", "Capabilities: [", "Kernel driver in use:"}},
 	{KindShowGIDs, []string{"n_gids_found=", "fe80:0000:0000:0000:", "0000:0000:0000:0000:0000:ffff:"}},
 	{KindUCXLog, []string{"UCX  ERROR", "UCX  WARN", "UCX  INFO", "UCX  DIAG", "ib_mlx5_log.c", "UCX Fatal"}},
+	{KindOpenMPI, []string{"OpenFabrics", "Local host:", "Local device:", "sent help message", "btl_openib"}},
 }
 
 // perfqueryNames maps perfquery's counter names to the sysfs names the
@@ -1605,6 +1617,20 @@ func diagnoseUCX(seg *Segment, file, text string) error {
 		seg.Summary += ", " + plural(len(lg.Completions), "completion error", "completion errors")
 	}
 	seg.Findings = append(seg.Findings, ucxrules.Check(lg)...)
+	return nil
+}
+
+// diagnoseOpenMPI judges Open MPI's help messages about the network.
+func diagnoseOpenMPI(seg *Segment, file, text string) error {
+	lg, err := ompihelp.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	seg.Summary = fmt.Sprintf("Open MPI: %s", plural(len(lg.Messages), "help message", "help messages"))
+	if len(lg.Aggregates) > 0 {
+		seg.Summary += ", " + plural(len(lg.Aggregates), "aggregate line", "aggregate lines")
+	}
+	seg.Findings = append(seg.Findings, mpirules.Check(lg)...)
 	return nil
 }
 

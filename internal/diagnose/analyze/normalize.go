@@ -123,6 +123,7 @@ func normalize(ls []string) ([]string, []Rewrite) {
 	copy(out, ls)
 	var rw []Rewrite
 	rw = append(rw, unDiff(out)...)
+	rw = append(rw, unCellEnds(out)...)
 	// Wrappers nest (a quoted mail of a tagged mpirun output): peel
 	// until nothing changes.
 	for round := 0; round < 4; round++ {
@@ -269,6 +270,40 @@ func unNumber(ls []string) []Rewrite {
 		}
 		rw = append(rw, Rewrite{Start: i + 1, End: last + 1, What: "line numbers"})
 		i = last + 1
+	}
+	return rw
+}
+
+// reCellEnds is the end a documentation index gives every line of a page
+// it stores as a two-column table: " | |" (the line's cell and an empty
+// one), which a tool's own output never ends with.
+var reCellEnds = regexp.MustCompile(`[ \t]+\|[ \t]+\|[ \t]*$`)
+
+// unCellEnds takes the table cell ends (" | |") off the lines that carry
+// them, where at least minPrefixRun lines do: a row of nccl-tests or
+// perftest read with two more columns fits no layout.
+func unCellEnds(ls []string) []Rewrite {
+	n := 0
+	for _, l := range ls {
+		if reCellEnds.MatchString(l) {
+			n++
+		}
+	}
+	if n < minPrefixRun {
+		return nil
+	}
+	var rw []Rewrite
+	for i, l := range ls {
+		loc := reCellEnds.FindStringIndex(l)
+		if loc == nil {
+			continue
+		}
+		ls[i] = l[:loc[0]]
+		if k := len(rw) - 1; k >= 0 && rw[k].End == i {
+			rw[k].End = i + 1
+			continue
+		}
+		rw = append(rw, Rewrite{Start: i + 1, End: i + 1, What: "table cell ends"})
 	}
 	return rw
 }

@@ -59,6 +59,13 @@ func TestNormalize(t *testing.T) {
 			"hca_id: mthca0\ntransport: InfiniBand (0)\nport: 1\nstate: PORT_INIT (2)", "markdown list bullets"},
 		{"ibdiagnet markers are not bullets", "-E- Link: a - Unexpected actual link speed 25\n-E- Link: b - x\n-I- done",
 			"-E- Link: a - Unexpected actual link speed 25\n-E- Link: b - x\n-I- done", ""},
+		// realworld-fresh8 nccl-tests-gistcswinter-v100-2node-sockets-ib-disabled.txt
+		// (gist.github.com/cswinter/3bc2cbcc7c947e4a2736188dd6e74240 as a docs index stores it).
+		{"docs index cell ends", "# bytes N type op time algbw busbw res time algbw busbw res | |\n1048576 262144 float sum 2.059 0.51 0.51 N/A 3.314 0.32 0.32 N/A | |",
+			"# bytes N type op time algbw busbw res time algbw busbw res\n1048576 262144 float sum 2.059 0.51 0.51 N/A 3.314 0.32 0.32 N/A", "table cell ends"},
+		{"one cell end is text", "| a | b | |\nCA 'mlx5_0'", "| a | b | |\nCA 'mlx5_0'", ""},
+		{"nvidia-smi rows keep their bars", "| N/A   34C    P0    43W / 300W |      0MiB / 32510MiB |      0%      Default |\n| N/A   35C    P0    44W / 300W |      0MiB / 32510MiB |      0%      Default |",
+			"| N/A   34C    P0    43W / 300W |      0MiB / 32510MiB |      0%      Default |\n| N/A   35C    P0    44W / 300W |      0MiB / 32510MiB |      0%      Default |", ""},
 		{"a one-line paste quoted whole", "> link mlx5_7/1 state DOWN physical_state POLLING", "link mlx5_7/1 state DOWN physical_state POLLING", "mail or markdown quoting"},
 	}
 	for _, tc := range tests {

@@ -13,6 +13,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mst"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
@@ -53,6 +54,7 @@ const (
 	KindLspci         Kind = "lspci"
 	KindUCXLog        Kind = "ucx-log"
 	KindShowGIDs      Kind = "show_gids"
+	KindOpenMPI       Kind = "openmpi"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -92,6 +94,7 @@ var Kinds = []KindInfo{
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
+	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
 // ParseKind checks a --kind value.
@@ -306,6 +309,12 @@ func memberBesides(l string) Kind {
 	// holds ("UCX", or its source file: "ib_mlx5_log.c:139").
 	if ucxHint(l) && ucxlog.DetectLine(l) {
 		return KindUCXLog
+	}
+	// Open MPI's help messages start with a sentence of their help file
+	// ("WARNING: There is at least non-excluded one OpenFabrics device
+	// found,"), behind a cheap look for the words they all hold.
+	if ompihelp.Hint(l) && ompihelp.StartLine(l) {
+		return KindOpenMPI
 	}
 	if strings.HasPrefix(l, "link ") {
 		f := strings.Fields(l)
@@ -738,19 +747,26 @@ func isEthtoolSettings(t string) bool {
 
 // ucxHint says whether l may be a UCX log line, cheaply: it names UCX,
 // or starts with the fatal handler's "[host:pid:…]" (a name, a colon and
-// a digit inside the bracket, which no kernel stamp has).
+// a digit inside the bracket, which no kernel stamp has), its "[" perhaps
+// cut off by the paste ("b5244:224582:0:224582] ib_mlx5_log.c:139 …").
 func ucxHint(l string) bool {
 	if strings.Contains(l, "UCX") {
 		return true
 	}
-	if len(l) < 4 || l[0] != '[' {
+	if len(l) < 4 {
 		return false
 	}
-	i := 1
+	start := 0
+	if l[0] == '[' {
+		start = 1
+	} else if sp := strings.IndexByte(l, ' '); sp < 2 || l[sp-1] != ']' {
+		return false // the cut prefix is the first word: "host:pid:…]"
+	}
+	i := start
 	for i < len(l) && (l[i] >= 'a' && l[i] <= 'z' || l[i] >= 'A' && l[i] <= 'Z' || l[i] >= '0' && l[i] <= '9' || l[i] == '-' || l[i] == '_' || l[i] == '.') {
 		i++
 	}
-	return i > 1 && i+1 < len(l) && l[i] == ':' && l[i+1] >= '0' && l[i+1] <= '9'
+	return i > start && i+1 < len(l) && l[i] == ':' && l[i+1] >= '0' && l[i+1] <= '9'
 }
 
 // dmesgStamped says whether l starts with dmesg's own stamp, "[   12.345678] "

@@ -12,6 +12,10 @@ func TestUCXHint(t *testing.T) {
 		"[  12.345678] mlx5_core 0000:17:00.0: Port module event: module 0, Cable unplugged":      false,
 		"[Sun Feb 23 16:24:18 2025] mlx5_core 0000:17:00.0 ens1f0: Link down":                     false,
 		"[+0.000844] pcieport 0000:00:1c.0: AER: Corrected error received":                        false,
+		// openucx/ucx#7586: the paste cut the line's opening "[".
+		"b5244:224582:0:224582] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)": true,
+		"0000:17:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]":                   false,
+		"gpu1:1:1 [0] NCCL INFO NET/IB : No device found.":                                                                          false,
 	} {
 		if got := ucxHint(l); got != want {
 			t.Errorf("ucxHint(%q) = %v, want %v", l, got, want)

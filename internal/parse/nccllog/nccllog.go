@@ -55,6 +55,13 @@ type Proc struct {
 	// IBNoDeviceText is that message.
 	IBNoDevice     int    `json:"ib_no_device,omitempty"`
 	IBNoDeviceText string `json:"ib_no_device_text,omitempty"`
+	// NetPlugin is the external net plugin the process shows: "Loaded net
+	// plugin NAME" of NET/Plugin, or the first line of a plugin's own
+	// "NET/<name>" prefix (NET/OFI, NET/IBext, NET/AWS…); NetPluginLine
+	// is that line. "" when the log shows none: NCCL's own IB and Socket
+	// transports, or a log cut before the plugin spoke.
+	NetPlugin     string `json:"net_plugin,omitempty"`
+	NetPluginLine int    `json:"net_plugin_line,omitempty"`
 	// NoVerbs is the line of "Failed to open libibverbs.so[.1]": the image
 	// lacks rdma-core, so NCCL cannot use IB at all; 0 when absent.
 	NoVerbs int `json:"no_verbs,omitempty"`
@@ -666,6 +673,11 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 			}
 		}
 	case strings.HasPrefix(msg, "NET/"):
+		if p.NetPlugin == "" {
+			if name := netPlugin(msg); name != "" {
+				p.NetPlugin, p.NetPluginLine = name, n
+			}
+		}
 		ps.parseNet(p, n, msg)
 	case strings.HasPrefix(msg, "Net/IB") && strings.Contains(msg, "returned 0 devices"):
 		// NCCL 2.3: "Net/IB: call to devices() returned 0 devices."
@@ -688,6 +700,36 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 			}
 			p.Env[m[1]] = m[2]
 		}
+	}
+}
+
+// netPlugin returns the net plugin a "NET/…" line shows, "" when it
+// shows none: "NET/Plugin: Loaded net plugin AWS Libfabric (v5)" → "AWS
+// Libfabric"; "NET/OFI Selected Provider is efa" → "OFI". NET/Plugin's
+// other lines ("No plugin found", "Plugin load returned 2 …") and the
+// built-in NET/IB and NET/Socket name none.
+func netPlugin(msg string) string {
+	rest := msg[len("NET/"):]
+	end := strings.IndexAny(rest, " :")
+	if end <= 0 {
+		return ""
+	}
+	switch prefix := rest[:end]; prefix {
+	case "IB", "Socket", "IB/GDRDMA":
+		return ""
+	case "Plugin":
+		_, name, ok := strings.Cut(rest, "Loaded net plugin ")
+		if !ok {
+			// NCCL 2.4-2.11: "NET/Plugin : Loaded net plugin NAME"
+			// too; other NET/Plugin lines say no plugin loaded.
+			return ""
+		}
+		if i := strings.Index(name, " (v"); i > 0 {
+			name = name[:i]
+		}
+		return strings.TrimSpace(name)
+	default:
+		return prefix
 	}
 }
 

@@ -294,3 +294,25 @@ func TestAsyncEventWordings(t *testing.T) {
 		}
 	}
 }
+
+// TestNetPlugin: the plugin a NET/ line shows, from NCCL's "Loaded net
+// plugin" line (src/plugin/net.cc) or a plugin's own prefix; NCCL's
+// built-in transports and NET/Plugin's failures show none.
+func TestNetPlugin(t *testing.T) {
+	for _, tc := range []struct{ msg, want string }{
+		{"NET/Plugin: Loaded net plugin AWS Libfabric (v5)", "AWS Libfabric"},
+		{"NET/Plugin: Loaded net plugin gIB (v11)", "gIB"},
+		{"NET/Plugin : Plugin load returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory : when loading libnccl-net.so", ""},
+		{"NET/Plugin: No plugin found (libnccl-net.so)", ""},
+		{"NET/Plugin: Failed to find ncclCollNetPlugin_v8 symbol.", ""},
+		{"NET/OFI Selected Provider is efa", "OFI"},
+		{"NET/IBext : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>", "IBext"},
+		{"NET/IB : No device found.", ""},
+		{"NET/IB: No device found.", ""},
+		{"NET/Socket : Using [0]eth0:10.0.0.1<0>", ""},
+	} {
+		if got := netPlugin(tc.msg); got != tc.want {
+			t.Errorf("netPlugin(%q) = %q, want %q", tc.msg, got, tc.want)
+		}
+	}
+}

@@ -127,6 +127,25 @@ type Run struct {
 	Footers      int      `json:"footers"`
 	// Errors are "# error: …" lines of newer nccl-tests.
 	Errors []string `json:"errors,omitempty"`
+	// Launch is the command line the paste shows before the run
+	// (mpirun, srun or the test binary itself); nil when none.
+	Launch *Launch `json:"launch,omitempty"`
+}
+
+// Launch is a command line that started a run, as pasted above its output
+// ("root@h:/# mpirun -np 2 -x NCCL_IB_DISABLE=1 ./build/all_reduce_perf
+// -b 8 -e 1G"), a line ending in "\" continued on the next.
+type Launch struct {
+	Line int `json:"line"`
+	// Program is the nccl-tests binary it names ("all_reduce_perf"), ""
+	// when none.
+	Program string `json:"program,omitempty"`
+	// Env are the NCCL_* variables it sets: Open MPI's "-x NAME=VALUE",
+	// MPICH's and Intel MPI's "-genv NAME VALUE", srun's
+	// "--export=ALL,NAME=VALUE" and "NAME=VALUE" words in front of a
+	// command. "-x NAME" alone exports the caller's value, which the
+	// line does not show: it is left out.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // RankInfo is one "#  Rank  0 Group  0 Pid 1234 on host device  0
@@ -226,7 +245,9 @@ func (r *Run) Hosts() []string {
 }
 
 var (
-	reRank = regexp.MustCompile(`^Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$`)
+	// reRank reads a rank line; the first nccl-tests releases print no
+	// Pid ("#   Rank %2d on %10s device %2d [0x%02x] %s", src/common.cu).
+	reRank = regexp.MustCompile(`^Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s*(.*)$`)
 	// reLogPrefix finds an NCCL debug line prefix "host:pid:tid [dev] NCCL".
 	reLogPrefix = regexp.MustCompile(`\S+:\d+:\d+ \[\d+\] (?:\S+ )?NCCL (?:INFO|WARN|TRACE|ABORT)`)
 	reTag       = regexp.MustCompile(`^\s*\[\d+,\d+\]<std(?:out|err)>:`)
@@ -285,6 +306,15 @@ func Parse(r io.Reader, source string) (*Output, error) {
 		}
 	}
 	if len(out.Runs) == 0 {
+		if k := out.Skipped; len(k) > 0 {
+			// Lines shaped like rows that fit no layout (a hand-made
+			// table with a column of its own): say which, not "none".
+			more := ""
+			if len(k) > 1 {
+				more = fmt.Sprintf(" (and %d more)", len(k)-1)
+			}
+			return nil, &ParseError{Source: source, Line: k[0].Line, Err: fmt.Errorf("%w: no nccl-tests header, and no line that looks like a result row fits nccl-tests' columns: %s%s", ErrNoData, k[0].Reason, more)}
+		}
 		return nil, &ParseError{Source: source, Err: fmt.Errorf("%w: no nccl-tests header or result row", ErrNoData)}
 	}
 	return out, nil
@@ -298,13 +328,19 @@ type textParser struct {
 	pendingVersion string
 	pendingProgram string
 	pendingLib     int
-	n              int // current line number
+	pendingLaunch  *Launch
+	// continued is set while a launch line ends in "\".
+	continued bool
+	n         int // current line number
 }
 
 // newRun starts a run at line, taking the pending version and program.
 func (p *textParser) newRun(line int) *Run {
-	run := &Run{Line: line, Version: p.pendingVersion, Program: p.pendingProgram, NCCLLibrary: p.pendingLib}
-	p.pendingVersion, p.pendingProgram, p.pendingLib = "", "", 0
+	run := &Run{Line: line, Version: p.pendingVersion, Program: p.pendingProgram, NCCLLibrary: p.pendingLib, Launch: p.pendingLaunch}
+	if run.Program == "" && run.Launch != nil {
+		run.Program = run.Launch.Program
+	}
+	p.pendingVersion, p.pendingProgram, p.pendingLib, p.pendingLaunch = "", "", 0, nil
 	p.out.Runs = append(p.out.Runs, run)
 	return run
 }
@@ -338,6 +374,9 @@ func (p *textParser) line(line string) {
 		// Rows hold no brackets: a tag inside one was spliced in.
 		t = strings.Join(strings.Fields(reSplice.ReplaceAllString(t, " ")), " ")
 	}
+	if p.launch(t) {
+		return
+	}
 	if isDigit(t[0]) {
 		p.row(t)
 		return
@@ -349,6 +388,89 @@ func (p *textParser) line(line string) {
 		return
 	}
 	p.comment(strings.TrimSpace(strings.TrimLeft(t, "#")))
+}
+
+// launchers are the commands a launch line starts with (after a shell
+// prompt and "NAME=VALUE" words).
+var launchers = map[string]bool{"mpirun": true, "mpiexec": true, "srun": true, "env": true, "orterun": true, "prterun": true, "mpiexec.hydra": true, "sudo": true, "time": true}
+
+// reEnvWord is a "NAME=VALUE" word of a command line.
+var reEnvWord = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
+
+// launch reads t as a command line that starts an nccl-tests run, or as
+// the continuation of one; it reports whether it did. A launch line names
+// a launcher or a *_perf binary as a command word; the NCCL_* variables
+// it sets wait for the run it starts.
+func (p *textParser) launch(t string) bool {
+	f := strings.Fields(t)
+	if !p.continued {
+		// Skip a shell prompt ("root@h:/#", "$") to the command.
+		for i, w := range f {
+			if strings.HasSuffix(w, "#") || w == "$" || strings.HasSuffix(w, "$") && strings.Contains(w, "@") {
+				f = f[i+1:]
+				break
+			}
+		}
+		k := 0
+		for k < len(f) && reEnvWord.MatchString(f[k]) {
+			k++
+		}
+		if k == len(f) || !launchers[path.Base(f[k])] && perfProgram(f[k]) == "" {
+			return false
+		}
+	}
+	l := p.pendingLaunch
+	if l == nil || !p.continued {
+		l = &Launch{Line: p.n}
+		p.pendingLaunch = l
+	}
+	p.continued = len(f) > 0 && f[len(f)-1] == "\\"
+	set := func(kv string) {
+		if m := reEnvWord.FindStringSubmatch(kv); m != nil && strings.HasPrefix(m[1], "NCCL_") {
+			if l.Env == nil {
+				l.Env = map[string]string{}
+			}
+			l.Env[m[1]] = strings.Trim(m[2], `"'`)
+		}
+	}
+	for i := 0; i < len(f); i++ {
+		w := f[i]
+		switch {
+		case (w == "-x" || w == "--env") && i+1 < len(f):
+			i++
+			set(f[i])
+		case (w == "-genv" || w == "-env") && i+1 < len(f):
+			i++
+			if strings.Contains(f[i], "=") {
+				set(f[i])
+			} else if i+1 < len(f) {
+				set(f[i] + "=" + f[i+1])
+				i++
+			}
+		case strings.HasPrefix(w, "--export="):
+			for _, kv := range strings.Split(strings.TrimPrefix(w, "--export="), ",") {
+				set(kv)
+			}
+		case reEnvWord.MatchString(w):
+			set(w)
+		case l.Program == "" && perfProgram(w) != "":
+			l.Program = perfProgram(w)
+		}
+	}
+	return true
+}
+
+// perfProgram returns the nccl-tests binary w names ("all_reduce_perf"
+// for "/nccl-tests/build/all_reduce_perf"), "" when it names none.
+func perfProgram(w string) string {
+	b := path.Base(w)
+	if !strings.HasSuffix(b, "_perf") && !strings.HasSuffix(b, "_perf_mpi") {
+		return ""
+	}
+	if _, err := ParseCollective(b); err != nil {
+		return ""
+	}
+	return b
 }
 
 // row reads a result row into the current run, starting one if needed.
@@ -381,7 +503,7 @@ func (p *textParser) comment(body string) {
 		p.pendingProgram = strings.TrimSpace(strings.TrimPrefix(body, "Collective test starting:"))
 	case strings.HasPrefix(body, "nThread "):
 		p.header(body)
-	case strings.HasPrefix(body, "Rank ") && strings.Contains(body, " Pid "):
+	case strings.HasPrefix(body, "Rank ") && (strings.Contains(body, " Pid ") || strings.Contains(body, " device ")):
 		p.rank(body)
 	case strings.Contains(body, "i_min") && strings.Contains(body, "size"):
 		if p.cur != nil {

@@ -287,3 +287,67 @@ func TestRankListWithHoles(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunch reads the NCCL_* variables and the program of the command
+// line pasted above a run, in each launcher's spelling; the first case is
+// the launch line of gist.github.com/cswinter/3bc2cbcc7c947e4a2736188dd6e74240.
+func TestLaunch(t *testing.T) {
+	const head = "# nThread 1 nGpus 1 minBytes 8 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+	for _, tc := range []struct {
+		name, in string
+		want     *Launch
+	}{
+		{"Open MPI -x after a root prompt", "root@managed-worker-3jq5:/# mpirun --allow-run-as-root -H 10.73.0.209:1,10.73.0.244:1 -np 2 -mca btl_tcp_if_include ens12 -x NCCL_IB_DISABLE=1 -x LD_LIBRARY_PATH -x NCCL_SOCKET_IFNAME=ens12 -x NCCL_DEBUG=VERSION /nccl-tests/build/all_reduce_perf -b 1M -e 1G -f 2 -g 1 -c 0\n",
+			&Launch{Line: 1, Program: "all_reduce_perf", Env: map[string]string{"NCCL_IB_DISABLE": "1", "NCCL_SOCKET_IFNAME": "ens12", "NCCL_DEBUG": "VERSION"}}},
+		{"MPICH -genv", "$ mpiexec -n 16 -genv NCCL_IB_HCA mlx5_0,mlx5_1 -genv NCCL_DEBUG=INFO ./all_gather_perf_mpi -b 8\n",
+			&Launch{Line: 1, Program: "all_gather_perf_mpi", Env: map[string]string{"NCCL_IB_HCA": "mlx5_0,mlx5_1", "NCCL_DEBUG": "INFO"}}},
+		{"srun --export", "srun -N 2 --export=ALL,NCCL_IB_DISABLE=1,NCCL_NET_GDR_LEVEL=5 all_reduce_perf -b 8\n",
+			&Launch{Line: 1, Program: "all_reduce_perf", Env: map[string]string{"NCCL_IB_DISABLE": "1", "NCCL_NET_GDR_LEVEL": "5"}}},
+		{"words before the binary", "NCCL_ALGO=Tree NCCL_PROTO=\"Simple\" ./build/broadcast_perf -g 8\n",
+			&Launch{Line: 1, Program: "broadcast_perf", Env: map[string]string{"NCCL_ALGO": "Tree", "NCCL_PROTO": "Simple"}}},
+		{"continued lines", "$ mpirun -np 2 \\\n    -x NCCL_IB_DISABLE=1 \\\n    ./build/all_reduce_perf -b 8\n",
+			&Launch{Line: 1, Program: "all_reduce_perf", Env: map[string]string{"NCCL_IB_DISABLE": "1"}}},
+		{"prose is no launch", "I ran it with NCCL_IB_DISABLE=1 and all_reduce_perf\n", nil},
+		{"an env listing is no launch", "NCCL_IB_DISABLE=1\nNCCL_DEBUG=INFO\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := Parse(strings.NewReader(tc.in+head+"        1024           256     float     sum      -1    27.76    0.04    0.04       0    27.49    0.04    0.04       0\n"), "t.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, out.Runs[0].Launch); diff != "" {
+				t.Errorf("launch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestOldRankLines: the first nccl-tests releases print "#   Rank %2d on
+// %10s device %2d [0x%02x] %s" without a Pid (src/common.cu of 2018–19).
+func TestOldRankLines(t *testing.T) {
+	run := parseFile(t, "gistcswinter-2node-ib-disabled.txt").Runs[0]
+	want := []RankInfo{
+		{Rank: 0, Host: "managed-worker-3jq5", BusID: "0x00", GPU: "Tesla V100-SXM2-16GB", Line: 6},
+		{Rank: 1, Host: "managed-worker-0khr", BusID: "0x00", GPU: "Tesla V100-SXM2-16GB", Line: 9},
+	}
+	if diff := cmp.Diff(want, run.Ranks); diff != "" {
+		t.Errorf("ranks (-want +got):\n%s", diff)
+	}
+	if run.NRanks() != 2 || len(run.Rows) != 5 || run.Program != "all_reduce_perf" || run.Launch.Env["NCCL_IB_DISABLE"] != "1" {
+		t.Errorf("run = %d ranks, %d rows, program %q, launch %+v", run.NRanks(), len(run.Rows), run.Program, run.Launch)
+	}
+}
+
+// TestHandMadeTable: a summary table with a column of its own in front
+// (NVIDIA/nccl#527: a node-count column "p4dn", one row per run) is not
+// read as rows of one run; the error names the first line refused.
+func TestHandMadeTable(t *testing.T) {
+	in := " p4dn        size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n" +
+		"   1   1073741824     268435456     float     sum   8142.6  131.87  230.77  2e-07   8141.2  131.89  230.81  2e-07\n" +
+		"   2   1073741824     268435456     float     sum    35215   30.49   57.17  4e-07    35198   30.51   57.20  4e-07\n"
+	_, err := Parse(strings.NewReader(in), "t.txt")
+	var pe *ParseError
+	if !errors.Is(err, ErrNoData) || !errors.As(err, &pe) || pe.Line != 2 || !strings.Contains(err.Error(), `type "268435456"`) || !strings.Contains(err.Error(), "(and 1 more)") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -92,6 +92,8 @@ type Endpoint struct {
 	// GID as perftest prints it: 16 decimal bytes joined by ':'
 	// ("254:128:00:…" is fe80::…), "" when not printed.
 	GID string `json:"gid,omitempty"`
+	// GIDLine is the line of the GID, 0 when not printed.
+	GIDLine int `json:"gid_line,omitempty"`
 }
 
 // Startup is a test that could not start: perftest's own messages, the
@@ -358,9 +360,9 @@ func (p *textParser) gid(t string) bool {
 	}
 	switch {
 	case p.cur.Remote != nil:
-		p.cur.Remote.GID = m[1]
+		p.cur.Remote.GID, p.cur.Remote.GIDLine = m[1], p.n
 	case p.cur.Local != nil:
-		p.cur.Local.GID = m[1]
+		p.cur.Local.GID, p.cur.Local.GIDLine = m[1], p.n
 	}
 	return true
 }
@@ -600,4 +602,21 @@ func Detect(text string) bool {
 func GIDLinkLocal(gid string) bool {
 	p := strings.Split(gid, ":")
 	return len(p) == 16 && p[0] == "254" && p[1] == "128"
+}
+
+// GIDZero says whether a GID as perftest prints it is all zeros: the
+// port's GID table has nothing at the index the test used (RoCE fills
+// an entry per IP address of the netdev, so a netdev without one, as in
+// a pod whose RDMA interface got no address, leaves it empty).
+func GIDZero(gid string) bool {
+	p := strings.Split(gid, ":")
+	if len(p) != 16 {
+		return false
+	}
+	for _, b := range p {
+		if strings.Trim(b, "0") != "" {
+			return false
+		}
+	}
+	return true
 }

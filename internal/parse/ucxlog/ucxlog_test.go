@@ -157,3 +157,24 @@ func TestDetect(t *testing.T) {
 		t.Error("one info line detected")
 	}
 }
+
+// TestCutBracket: a fatal-handler line whose opening "[" the paste cut
+// (openucx/ucx#7586) is still the process's completion error, decoded.
+func TestCutBracket(t *testing.T) {
+	in := "b5244:224582:0:224582] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)\n" +
+		"[b5244:224582:0:224582] ib_mlx5_log.c:139  DCI QP 0x7fba wqe[266]: SEND s-e [rqpn 0xfec4 rlid 485] [va 0x0 len 586 lkey 0x2911]\n"
+	if !DetectLine(strings.SplitN(in, "\n", 2)[0]) {
+		t.Error("the cut line is not detected")
+	}
+	lg, err := Parse(strings.NewReader(in), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lg.Completions) != 1 {
+		t.Fatalf("completions %+v", lg.Completions)
+	}
+	c := lg.Completions[0]
+	if got := fmt.Sprintf("%s %s:%d %d lid %d", c.Record.Proc(), c.Device, c.Port, int(c.Status), c.RemoteLID); got != "b5244:224582 mlx5_0:1 12 lid 485" {
+		t.Errorf("completion %s", got)
+	}
+}

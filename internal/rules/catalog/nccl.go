@@ -17,7 +17,7 @@ var ncclMetas = []finding.Meta{
 	{
 		ID: "nccl.socket_fallback", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "NCCL runs over sockets instead of IB/RoCE",
-		Meaning: "The NCCL log shows a rank using the Socket transport (NET/Socket, 'Using network Socket') for inter-node traffic. Training still works but at a fraction of the speed with high CPU load: GPUs look busy at a third of their normal utilisation. Critical when RDMA devices exist or IB was expected, or when the NCCL lines sit in the output of a multi-node nccl-tests run (the busbw shortfall is then its evidence); otherwise a warning.",
+		Meaning: "The NCCL log shows a rank using the Socket transport (NET/Socket, 'Using network Socket') for inter-node traffic, or its IB transport finding no device ('NET/IB : No device found.') with no net plugin in sight, which leaves NCCL only sockets. Training still works but at a fraction of the speed with high CPU load: GPUs look busy at a third of their normal utilisation. Critical when RDMA devices exist or IB was expected (--expect-ib, or the job's environment asks for IB: NCCL_IB_DISABLE=0 or NCCL_IB_HCA set), or when the NCCL lines sit in the output of a multi-node nccl-tests run (the busbw shortfall is then its evidence); otherwise a warning.",
 		Causes: []string{
 			"NCCL_IB_DISABLE=1 in the environment (see nccl.ib_disabled)",
 			"the container lacks /dev/infiniband/uverbs* and rdma_cm, so NCCL finds no IB device",

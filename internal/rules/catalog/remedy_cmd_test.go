@@ -29,6 +29,7 @@ import (
 //   - iproute2 ip(8) and rdma(8), ethtool(8), nvidia-smi(1), mlnx_qos and
 //     cma_roce_mode (MLNX_OFED) usage, pciutils lspci(8) and setpci(8), util-linux dmesg(1);
 //   - ucx_info: UCX src/tools/info/ucx_info.c, its getopt string;
+//   - mpirun and ompi_info: Open MPI's mpirun(1) and ompi_info(1);
 //   - edac-util (edac-utils) and ras-mc-ctl (rasdaemon): their man pages.
 //
 // Tools whose options are not checked (grep, kill, ...) still end the
@@ -70,6 +71,9 @@ var toolOptions = map[string]string{
 	"ibv_devinfo":     "-d --ib-dev -i --ib-port -l --list -v --verbose -h --help",
 	"ibdev2netdev":    "-v",
 	"ulimit":          "-H -S -a -c -d -e -f -i -l -m -n -p -q -r -s -t -u -v -x",
+	// Open MPI mpirun(1) (4.x orterun, 5.x prterun): the options remedies use.
+	"mpirun":    "--mca -mca -np -n -H --host -x --hostfile -hostfile --tag-output --bind-to --map-by",
+	"ompi_info": "-a --all -c --config -h --help --parsable --param -v --version",
 	// UCX src/tools/info/ucx_info.c getopt string.
 	"ucx_info":   "-f -a -h -v -c -6 -y -d -b -s -w -p -e -C -F -t -n -u -D -P -m -N -A -T -M",
 	"journalctl": "-u --unit -b --boot -k --dmesg -f --follow -n --lines -S --since -U --until -p --priority -o --output",

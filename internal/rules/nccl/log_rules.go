@@ -55,6 +55,9 @@ type logCheck struct {
 	socketProcs []*nccllog.Proc
 	ibProcs     []*nccllog.Proc
 	disabled    []*nccllog.Proc // NCCL_IB_DISABLE=1
+	// noIB are processes whose IB transport found no device and that
+	// never say which network they then used, nor show a net plugin.
+	noIB        []*nccllog.Proc
 	gdrOff      []finding.Evidence
 	gdrOffProcs []string
 }
@@ -128,6 +131,8 @@ func (c *logCheck) addProc(p *nccllog.Proc) {
 		c.socketProcs = append(c.socketProcs, p)
 	case net != "":
 		c.ibProcs = append(c.ibProcs, p)
+	case p.IBNoDevice > 0 && p.NetPlugin == "" && len(p.Via) == 0:
+		c.noIB = append(c.noIB, p)
 	}
 	if p.IBDisable == 1 {
 		c.disabled = append(c.disabled, p)
@@ -194,11 +199,65 @@ func (c *logCheck) socketWhy() string {
 	return ""
 }
 
+// envWantsIB returns the line of a process's log where its environment
+// asks for NCCL's IB transport (NCCL_IB_DISABLE set to 0, or NCCL_IB_HCA
+// set): whoever set it means the job to run over IB/RoCE. "" when none.
+func envWantsIB(procs []*nccllog.Proc) string {
+	for _, p := range procs {
+		if p.IBDisable == 0 && p.IBDisableLine > 0 {
+			return "NCCL_IB_DISABLE set by environment to 0"
+		}
+		if v, ok := p.Env["NCCL_IB_HCA"]; ok {
+			return "NCCL_IB_HCA set by environment to " + v
+		}
+	}
+	return ""
+}
+
+// checkNoIBDevice reports processes whose IB transport found no device
+// ("NET/IB : No device found.") in a log that stops before saying which
+// network NCCL took and shows no net plugin. NCCL tries its transports in
+// order (a net plugin, then IB, then Socket, src/net.cc) and uses the
+// first with a device: without a plugin that is Socket.
+func (c *logCheck) checkNoIBDevice() {
+	procs := c.noIB
+	if len(procs) == 0 || len(c.socketProcs) > 0 {
+		return
+	}
+	var evs []finding.Evidence
+	for _, p := range procs[:min(3, len(procs))] {
+		evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.IBNoDevice), Value: cmp.Or(p.IBNoDeviceText, "NET/IB : No device found.")})
+	}
+	f := catalog.New("nccl.socket_fallback", c.subj,
+		fmt.Sprintf("NCCL found no IB device on %d process(es) (%s) and the log shows no net plugin: without a plugin NCCL carries inter-node traffic over TCP sockets (the log does not show the network it then used)", len(procs), procNames(procs)), evs...)
+	want := envWantsIB(procs)
+	switch {
+	case !slices.ContainsFunc(procs, func(p *nccllog.Proc) bool { return p.NNodes != 1 }):
+		f.Severity = finding.Info
+		f.Summary += "; the job runs on one node (nNodes 1): no traffic crosses the network, so this costs nothing here"
+	case c.opts.ExpectIB || c.opts.RDMAPresent:
+		f.Summary += "; IB/RoCE was expected"
+	case want != "":
+		f.Summary += "; the environment asks for IB (" + want + ")"
+		for _, p := range procs {
+			if p.IBDisableLine > 0 && p.IBDisable == 0 {
+				f.Evidence = append(f.Evidence, finding.Evidence{Source: evidenceAt(p.Source, p.IBDisableLine), Value: want})
+				break
+			}
+		}
+	default:
+		f.Severity = finding.Warning
+		f.Summary += "; fine only for a cluster without RDMA (give --expect-ib or --root to judge)"
+	}
+	c.a.Findings = append(c.a.Findings, f)
+}
+
 // checkSocketFallback reports processes that use sockets, graded by
 // whether the job spans nodes and whether RDMA was expected.
 func (c *logCheck) checkSocketFallback() {
 	socketProcs, ibProcs := c.socketProcs, c.ibProcs
 	if len(socketProcs) == 0 {
+		c.checkNoIBDevice()
 		return
 	}
 	f := catalog.New("nccl.socket_fallback", c.subj, "", socketEvidence(socketProcs)...)
@@ -221,6 +280,8 @@ func (c *logCheck) checkSocketFallback() {
 		f.Summary = fmt.Sprintf("%d process(es) (%s) use sockets while %d use IB/RoCE: the job runs at the speed of its socket ranks%s", len(socketProcs), procNames(socketProcs), len(ibProcs), why)
 	case c.opts.ExpectIB || c.opts.RDMAPresent:
 		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) although IB/RoCE was expected%s", len(socketProcs), procNames(socketProcs), why)
+	case envWantsIB(socketProcs) != "":
+		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) although the environment asks for IB (%s)%s", len(socketProcs), procNames(socketProcs), envWantsIB(socketProcs), why)
 	default:
 		f.Severity = finding.Warning
 		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s); fine only for a cluster without RDMA (give --expect-ib or --root to judge)%s", len(socketProcs), procNames(socketProcs), why)

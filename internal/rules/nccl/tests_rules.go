@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
@@ -51,6 +52,9 @@ type TestsOptions struct {
 	// Net is what NCCL_DEBUG=INFO lines inside the output say about each
 	// host's inter-node transport (NetUseOf); nil when there are none.
 	Net []NetUse
+	// ExpectIB says the nodes have (or should use) RDMA ports: --expect-ib,
+	// or HCA outputs or a root showing them.
+	ExpectIB bool
 	// Efficiency of the line rate NCCL should reach (DefaultEfficiency).
 	Efficiency float64
 	// SmallLatencyUS is the time of the smallest message above which small
@@ -285,6 +289,7 @@ func analyzeRun(source, label string, run *nccltests.Run, opts TestsOptions) (Ru
 
 	// Corruption first: it invalidates everything else.
 	c.checkCorruption()
+	c.checkIBDisabled()
 	if !c.judgeable() {
 		return c.sum, c.fs, c.notes
 	}
@@ -330,6 +335,46 @@ func (c *runCheck) checkCorruption() {
 	for _, e := range run.Errors {
 		c.note("nccl-tests reported an error: %s", e)
 	}
+}
+
+// checkIBDisabled reports a multi-node run whose command line sets
+// NCCL_IB_DISABLE to a non-zero number (NCCL reads it as an integer and
+// turns its IB transport off for any value but 0): NCCL then carries the
+// inter-node traffic over TCP sockets, unless the NCCL log in the output
+// shows every host on IB anyway.
+func (c *runCheck) checkIBDisabled() {
+	l := c.run.Launch
+	if l == nil || len(c.sum.Hosts) < 2 {
+		return
+	}
+	v, ok := l.Env["NCCL_IB_DISABLE"]
+	if n, err := strconv.ParseInt(v, 10, 64); !ok || err != nil || n == 0 {
+		return
+	}
+	if len(c.opts.Net) > 0 && !slices.ContainsFunc(c.opts.Net, func(u NetUse) bool { return u.Network == "Socket" }) {
+		return
+	}
+	f := catalog.New("nccl.ib_disabled", c.subj,
+		fmt.Sprintf("%smulti-node run over %d hosts (%s) launched with NCCL_IB_DISABLE=%s: NCCL sends the inter-node traffic over TCP sockets, not IB/RoCE", c.label, len(c.sum.Hosts), strings.Join(c.sum.Hosts, ", "), v),
+		ev(c.source, l.Line, "NCCL_IB_DISABLE="+v))
+	best, line := 0.0, 0
+	for _, r := range c.rows {
+		for _, m := range []*nccltests.Measure{r.OutOfPlace, r.InPlace} {
+			if m != nil && m.BusBW > best {
+				best, line = m.BusBW, r.Line
+			}
+		}
+	}
+	if line > 0 {
+		f.Summary += fmt.Sprintf("; the best busbw measured is %.2f GB/s", best)
+		f.Evidence = append(f.Evidence, ev(c.source, line, fmt.Sprintf("busbw %.2f GB/s", best)))
+	}
+	if !c.opts.ExpectIB {
+		// The output alone cannot say that RDMA ports exist.
+		f.Severity = finding.Warning
+		f.Summary += " (critical where the nodes have RDMA ports: give --expect-ib or --root)"
+	}
+	c.fs = append(c.fs, f)
 }
 
 // judgeable reports whether the bandwidth rules apply: the processes formed

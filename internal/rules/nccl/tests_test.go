@@ -85,6 +85,10 @@ func TestTestsCorpus(t *testing.T) {
 		{file: "mooncake-8gpu-rows.txt", opts: TestsOptions{Collective: nccltests.AllReduce, ExpectBusBW: 250}, runs: 1, rows: 11, ranks: 8,
 			want: []string{"nccl.no_plateau/info"}},
 		{file: "meowth-oob-failed-socket.txt", runs: 1, rows: 0, ranks: 2},
+		{file: "gistcswinter-2node-ib-disabled.txt", runs: 1, rows: 5, ranks: 2,
+			want: []string{"nccl.ib_disabled/warning"}, wantNotes: []string{"without the footer"}},
+		{file: "gistcswinter-2node-ib-disabled.txt", opts: TestsOptions{ExpectIB: true}, runs: 1, rows: 5, ranks: 2,
+			want: []string{"nccl.ib_disabled/critical"}},
 		{file: "util-cu-writer-2rank.json", opts: TestsOptions{Collective: nccltests.AllReduce}, runs: 1, rows: 2, ranks: 2,
 			want: []string{"nccl.wrong_results/critical"}},
 	}
@@ -164,6 +168,22 @@ func TestTestsRules(t *testing.T) {
 		{"small slow, one host", strings.Replace(sparkHead, "spark-dbf4", "spark-d708", 1) +
 			"           8             2     float     sum      -1    164.3    0.00    0.00      0    163.3    0.00    0.00      0\n",
 			TestsOptions{Collective: nccltests.AllReduce}, []string{"nccl.small_msg_latency/warning"}},
+		// A launch line that turns NCCL's IB transport off (the
+		// gistcswinter sample's mpirun line, shortened).
+		{"IB disabled on two hosts", "root@h:/# mpirun -np 2 -x NCCL_IB_DISABLE=1 ./build/all_reduce_perf -b 8 -e 64M\n" + sparkHead +
+			"    67108864      16777216     float     sum      -1    6710.0   10.00   10.00       0   6710.0   10.00   10.00       0\n",
+			TestsOptions{}, []string{"nccl.ib_disabled/warning"}},
+		{"IB disabled, no rows yet", "root@h:/# mpirun -np 2 -x NCCL_IB_DISABLE=1 ./build/all_reduce_perf\n" + sparkHead,
+			TestsOptions{ExpectIB: true}, []string{"nccl.ib_disabled/critical"}},
+		{"IB disabled set to 0", "$ NCCL_IB_DISABLE=0 mpirun -np 2 ./build/all_reduce_perf\n" + sparkHead +
+			"    67108864      16777216     float     sum      -1    2796.0   24.00   24.00       0   2796.0   24.00   24.00       0\n",
+			TestsOptions{}, nil},
+		{"IB disabled on one host", "$ mpirun -np 2 -x NCCL_IB_DISABLE=1 ./build/all_reduce_perf\n" + strings.Replace(sparkHead, "spark-dbf4", "spark-d708", 1) +
+			"    67108864      16777216     float     sum      -1    2796.0   24.00   24.00       0   2796.0   24.00   24.00       0\n",
+			TestsOptions{}, nil},
+		{"IB disabled but the log shows IB", "$ mpirun -np 2 -x NCCL_IB_DISABLE=1 ./build/all_reduce_perf\n" + sparkHead +
+			"    67108864      16777216     float     sum      -1    2796.0   24.00   24.00       0   2796.0   24.00   24.00       0\n",
+			TestsOptions{Net: []NetUse{{Host: "spark-d708", Network: "IB"}, {Host: "spark-dbf4", Network: "IB"}}}, nil},
 		{"healthy", sparkHead +
 			"        8192          2048     float     sum      -1    35.15    0.23    0.23       0    30.33    0.27    0.27       0\n" +
 			"    67108864      16777216     float     sum      -1    2796.0   24.00   24.00       0   2796.0   24.00   24.00       0\n",

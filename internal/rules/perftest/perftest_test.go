@@ -71,6 +71,7 @@ func TestCorpus(t *testing.T) {
 		{file: "rxe-send-lat.txt", opts: Options{MaxLatencyUS: 2}, tests: []string{"Send Latency Test"}, want: []string{"perf.lat_high/warning"}},
 		{file: "ngc108-bidir-cut.txt", tests: []string{"RDMA_Write Bidirectional BW Test"}, notes: []string{"has no result row"}},
 		{file: "pib4-atomic-old.txt", tests: []string{"Atomic CMP_AND_SWAP BW Test"}, want: []string{"perf.test_invalid/info"}},
+		{file: "k8srdmashared112-roce-gid-zero-rtr.txt", tests: []string{"RDMA_Write BW Test"}, want: []string{"perf.test_invalid/critical"}},
 		{file: "k8s-e2e-write-bw.json", opts: Options{LineRateGbps: 25}, tests: []string{"RDMA Write BW Test"}, want: []string{"perf.bw_low/critical"}},
 	}
 	for _, tt := range tests {
@@ -134,6 +135,14 @@ func TestRules(t *testing.T) {
 		{"peer not reached", []string{" Couldn't connect to 10.0.0.2:18515\n"}, Options{}, []string{"perf.test_invalid/warning"}},
 		{"roce link-local gid", []string{strings.Replace(string(hdr), "Link type       : IB", "Link type       : Ethernet", 1)}, Options{},
 			[]string{"perf.test_invalid/warning"}},
+		// An all-zero RoCE GID (Mellanox/k8s-rdma-shared-dev-plugin#112):
+		// the test cannot connect; with rows it still ran (a warning); on
+		// IB a GID is not needed.
+		{"roce zero gid, rtr failed", []string{gidZero}, Options{}, []string{"perf.test_invalid/critical"}},
+		{"roce zero gid, rows measured", []string{strings.Replace(gidZero, "Failed to modify QP 218 to RTR\n Unable to Connect the HCA's through the link\n", "", 1) + collapseRows}, Options{}, []string{"perf.bw_low/warning", "perf.test_invalid/warning"}},
+		{"ib zero gid is not roce", []string{strings.Replace(gidZero, "Link type       : Ethernet", "Link type       : IB", 1)}, Options{}, []string{"perf.test_invalid/warning"}},
+		{"roce real gids, rtr failed", []string{strings.ReplaceAll(gidZero, "GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00", "GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:56:217:72")}, Options{}, []string{"perf.test_invalid/warning"}},
+		{"roce remote gid zero", []string{strings.Replace(gidZero, "GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00", "GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:56:217:72", 1)}, Options{}, []string{"perf.test_invalid/critical"}},
 		// Runs that died (linux-rdma/perftest#173, zrlio/softiwarp#27).
 		{"status 4: local protection", []string{"Completion with error at client\n  Failed status 4: wr_id 0 syndrom 0x51\nscnt=828, ccnt=700\n"}, Options{},
 			[]string{"perf.test_invalid/warning"}},
@@ -177,6 +186,18 @@ func TestRules(t *testing.T) {
 		})
 	}
 }
+
+const gidZero = `                    RDMA_Write BW Test
+ Device         : mlx5_0
+ Link type       : Ethernet
+ GID index       : 0
+ local address: LID 0000 QPN 0x00da PSN 0x416f84 RKey 0x1804c1 VAddr 0x007f8de93fe000
+ GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00
+ remote address: LID 0000 QPN 0x0132 PSN 0xbaf42b RKey 0x181ddc VAddr 0x007fb24d4d1000
+ GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00
+Failed to modify QP 218 to RTR
+ Unable to Connect the HCA's through the link
+`
 
 const collapseRows = ` #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
  65536      1000             110.33             110.33 		   0.001765

@@ -171,7 +171,13 @@ func analyzeOne(r *perftest.Result, opts Options) (Summary, []finding.Finding, [
 			finding.Evidence{Source: at(r, r.Line), Value: "GID: " + r.Local.GID}))
 	}
 	c.fs = append(c.fs, failureFindings(r, c.subj)...)
-	c.fs = append(c.fs, startupFindings(r, c.subj)...)
+	startup := startupFindings(r, c.subj)
+	if f, ok := zeroGID(r, c.subj, startup); ok {
+		// A start that failed on an empty GID is its consequence.
+		c.fs = append(c.fs, f)
+		startup = slices.DeleteFunc(startup, func(x finding.Finding) bool { return x.Severity != finding.Critical })
+	}
+	c.fs = append(c.fs, startup...)
 	switch r.Kind {
 	case perftest.KindBW:
 		c.checkBW()
@@ -377,6 +383,65 @@ func failureFindings(r *perftest.Result, subj finding.Subject) []finding.Finding
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// zeroGID reports a RoCE test whose local GID is all zeros: the port has
+// no GID at the index the test used, so RoCE cannot address the peer and
+// the connection (modify QP to RTR) fails. Critical when the test measured
+// nothing; startup is what the test printed when it could not start, its
+// lines become evidence.
+func zeroGID(r *perftest.Result, subj finding.Subject, startup []finding.Finding) (finding.Finding, bool) {
+	if r.LinkType != "Ethernet" {
+		return finding.Finding{}, false
+	}
+	local := r.Local != nil && perftest.GIDZero(r.Local.GID)
+	remote := r.Remote != nil && perftest.GIDZero(r.Remote.GID)
+	if !local && !remote {
+		return finding.Finding{}, false
+	}
+	idx := "?"
+	if r.GIDIndex != nil {
+		idx = fmt.Sprint(*r.GIDIndex)
+	}
+	var ends, who string
+	var ev finding.Evidence
+	switch {
+	case local && remote:
+		ends, who = "the local and the remote GID", "neither end has a"
+	case local:
+		ends, who = "the local GID", cmpOr(r.Device, "the local device")+" has no"
+	default:
+		ends, who = "the remote GID", "the peer has no"
+	}
+	if local {
+		ev = finding.Evidence{Source: at(r, r.Local.GIDLine), Value: "GID: " + r.Local.GID}
+	} else {
+		ev = finding.Evidence{Source: at(r, r.Remote.GIDLine), Value: "GID: " + r.Remote.GID}
+	}
+	f := catalog.New("perf.test_invalid", subj,
+		fmt.Sprintf("%s: RoCE test on GID index %s with %s all zeros: %s RoCE GID at that index (the netdev behind it is not in this network namespace or has no address, as in a pod whose RDMA interface was not set up, or -x names an empty index); RoCE cannot address the peer (show_gids lists the GIDs and their indexes)", name(r), idx, ends, who),
+		ev)
+	for _, x := range startup {
+		if x.Severity != finding.Critical {
+			f.Evidence = append(f.Evidence, x.Evidence...)
+		}
+	}
+	if len(r.BW) > 0 || len(r.Lat) > 0 {
+		f.Severity = finding.Warning
+		return f, true
+	}
+	f.Severity = finding.Critical
+	if len(startup) > 0 {
+		f.Summary += "; the test could not connect and measured nothing"
+	}
+	return f, true
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // startupFindings reports a test that could not start. A local port that

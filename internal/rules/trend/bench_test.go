@@ -8,7 +8,30 @@ import (
 // BenchmarkEvaluate: 10 ports (8 IB + 2 RoCE) × 41 samples (10 minutes at
 // 15 s), the agent's per-interval rule work.
 func BenchmarkEvaluate(b *testing.B) {
-	h := series(41, func(i int) []Port {
+	in := Input{History: benchHistory(41)}
+	b.ReportAllocs()
+	for b.Loop() {
+		Check(in, Defaults())
+	}
+}
+
+// BenchmarkEvaluateWindows is BenchmarkEvaluate as the agent runs it: the
+// window sums cached between intervals, one sample added per interval.
+func BenchmarkEvaluateWindows(b *testing.B) {
+	h := benchHistory(41 + 1000)
+	w := NewWindows()
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		Check(Input{History: h[i%1000 : i%1000+41], Windows: w}, Defaults())
+		i++
+	}
+}
+
+// benchHistory is n samples of 10 ports: 8 IB with error counters rising
+// and 2 RoCE with pause and ECN counters.
+func benchHistory(n int) []Sample {
+	return series(n, func(i int) []Port {
 		u := uint64(i)
 		var ps []Port
 		for d := 0; d < 8; d++ {
@@ -23,9 +46,4 @@ func BenchmarkEvaluate(b *testing.B) {
 		}
 		return ps
 	})
-	in := Input{History: h}
-	b.ReportAllocs()
-	for b.Loop() {
-		Check(in, Defaults())
-	}
 }

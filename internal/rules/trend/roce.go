@@ -35,7 +35,7 @@ func RoCE(in Input, th Thresholds) []finding.Finding {
 			continue
 		}
 		sum := func(src Source, name string) agg {
-			return sumWindow(in.History, p.Device, p.Port, src, name, from, now)
+			return in.sum(p.Device, p.Port, src, name, from, now)
 		}
 		storm := sum(SrcEthtool, "tx_pause_storm_error_events")
 		warn := sum(SrcEthtool, "tx_pause_storm_warning_events")

@@ -30,6 +30,9 @@ type Input struct {
 	// Expected is the expected active rate of a port in Gb/s: from the
 	// expectation file, else the best rate the agent has seen on it.
 	Expected map[PortKey]float64
+	// Windows, when set, caches the window sums along History between
+	// calls (the agent keeps one); nil walks History for every sum.
+	Windows *Windows
 }
 
 // Evaluate runs every rule over time and returns the findings sorted.
@@ -51,6 +54,15 @@ func Check(in Input, th Thresholds) []finding.Finding {
 func (in Input) now() time.Time { return in.History[len(in.History)-1].T }
 
 func (in Input) last() *Sample { return &in.History[len(in.History)-1] }
+
+// sum is the window sum of one counter of one port, through the cache
+// when there is one.
+func (in Input) sum(dev string, port int, src Source, name string, from, to time.Time) agg {
+	if in.Windows != nil {
+		return in.Windows.sum(in.History, dev, port, src, name, from, to)
+	}
+	return sumWindow(in.History, dev, port, src, name, from, to)
+}
 
 func subject(host string, p *Port) finding.Subject {
 	return finding.Subject{Host: host, Device: p.Device, Port: p.Port, NetDev: p.NetDev, LinkLayer: p.LinkLayer}
@@ -107,13 +119,13 @@ func ErrorRates(in Input, th Thresholds) []finding.Finding {
 			}
 			var cur, prev agg
 			for _, c := range r.counters {
-				cur.add(sumWindow(in.History, p.Device, p.Port, r.src, c, now.Add(-w), now))
+				cur.add(in.sum(p.Device, p.Port, r.src, c, now.Add(-w), now))
 			}
 			if !cur.known() || cur.inc == 0 {
 				continue
 			}
 			for _, c := range r.counters {
-				prev.add(sumWindow(in.History, p.Device, p.Port, r.src, c, now.Add(-2*w), now.Add(-w)))
+				prev.add(in.sum(p.Device, p.Port, r.src, c, now.Add(-2*w), now.Add(-w)))
 			}
 			var reasons []string
 			rate := cur.perMin()
@@ -181,7 +193,7 @@ func Congestion(in Input, th Thresholds) []finding.Finding {
 	var out []finding.Finding
 	for i := range in.last().Ports {
 		p := &in.last().Ports[i]
-		a := sumWindow(in.History, p.Device, p.Port, SrcCounters, "port_xmit_wait", now.Add(-w), now)
+		a := in.sum(p.Device, p.Port, SrcCounters, "port_xmit_wait", now.Add(-w), now)
 		if !a.known() || a.inc == 0 {
 			continue
 		}

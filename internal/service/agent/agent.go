@@ -56,6 +56,9 @@ type Options struct {
 	Kernel       KernelReader
 	Boot         func(now time.Time) time.Time
 	KernelWindow time.Duration
+	// KernelNews, when set, hears after each kernel log read whether it
+	// was read and whether it reported a PCIe AER error (CachedSource.Kernel).
+	KernelNews func(read, aer bool)
 }
 
 // Agent samples a node and judges it over time.
@@ -66,6 +69,7 @@ type Agent struct {
 
 	mu        sync.Mutex // serialises Sample
 	history   []trend.Sample
+	windows   *trend.Windows // window sums along history, kept between samples
 	flaps     []trend.Flap
 	best      map[trend.PortKey]float64
 	firstSeen map[string]time.Time
@@ -113,7 +117,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.Thresholds != nil {
 		th = *opts.Thresholds
 	}
-	a := &Agent{opts: opts, th: th, keep: KeepFor(opts.Interval, th), best: map[trend.PortKey]float64{},
+	a := &Agent{opts: opts, th: th, windows: trend.NewWindows(), keep: KeepFor(opts.Interval, th), best: map[trend.PortKey]float64{},
 		firstSeen: map[string]time.Time{}, errs: map[string]uint64{}, kern: kernelState{counts: map[metrics.KernelEvent]uint64{}}}
 	a.metrics = metrics.New(opts.Version, func() *metrics.State {
 		if v := a.view.Load(); v != nil {
@@ -214,10 +218,13 @@ func (a *Agent) Sample(ctx context.Context) error {
 	// Counter totals since the last clear are left to status and check:
 	// the agent judges their rates (trend.Check).
 	fs := noderules.CheckInput(&noderules.Input{Snap: snap, Expect: a.opts.Expect, Thresholds: noderules.DefaultThresholds, NoCounterTotals: true})
-	fs = append(fs, trend.Check(trend.Input{Host: snap.Host, History: a.history, Flaps: a.flaps, Expected: a.best}, a.th)...)
+	fs = append(fs, trend.Check(trend.Input{Host: snap.Host, History: a.history, Flaps: a.flaps, Expected: a.best, Windows: a.windows}, a.th)...)
 	if a.opts.Kernel != nil {
-		kfs, ok := a.sampleKernel(ctx, snap)
+		kfs, ok, aer := a.sampleKernel(ctx, snap)
 		up["kmsg"] = ok
+		if a.opts.KernelNews != nil {
+			a.opts.KernelNews(ok, aer)
+		}
 		fs = append(fs, kfs...)
 	}
 	fs = dedupe(fs)

@@ -185,3 +185,124 @@ func TestCachedRootSourceSeesStaticChanges(t *testing.T) {
 		t.Errorf("fw_ver of mlx5_5 %s at sample %d, want the new one at sample %d (the full read)", fw(), taken, DefaultFullReadEvery+1)
 	}
 }
+
+// TestCachedSourceAER: once the agent follows the kernel log, a PCI
+// function's AER counts are read a quarter of the samples (here: not at the
+// first refresh), at once after a kernel log that reported an AER error,
+// and every sample again when the kernel log cannot be read.
+func TestCachedSourceAER(t *testing.T) {
+	n, err := simnode.Build(simnode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := n.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rootfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name      string
+		read, aer bool // the kernel news before each refresh
+		seenFirst bool // the new count is seen at the first refresh
+	}{
+		{"no kernel log", false, false, true},
+		{"kernel log, no AER", true, false, false},
+		{"kernel log reported AER", true, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := NewCachedSource(r, func() time.Time { return t0 }, 1<<20)
+			s, err := src.Read(ctx) // full
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A function whose position is not due at the first refresh.
+			pos := -1
+			for i := range s.PCI {
+				if s.PCI[i].AER != nil && (1+i)%QuasiStaticEvery != 0 {
+					pos = i
+					break
+				}
+			}
+			if pos < 0 {
+				t.Fatal("no PCI function with AER counters")
+			}
+			file := filepath.Join(dir, "sys/devices", s.PCI[pos].Path, "aer_dev_correctable")
+			old, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.WriteFile(file, old, 0o644)
+			body := strings.Replace(strings.Replace(string(old), "RxErr 0", "RxErr 7", 1), "TOTAL_ERR_COR 0", "TOTAL_ERR_COR 7", 1)
+			if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for pass := 1; pass <= QuasiStaticEvery; pass++ {
+				src.Kernel(tc.read, tc.aer && pass == 1)
+				if s, err = src.Read(ctx); err != nil {
+					t.Fatal(err)
+				}
+				seen := s.PCI[pos].AER.Correctable == 7
+				due := (pass+pos)%QuasiStaticEvery == 0
+				if want := tc.seenFirst || !tc.read || due || (pass > 1 && seenBefore(pass, pos)); seen != want {
+					t.Errorf("refresh %d: correctable = %d, seen %v, want %v", pass, s.PCI[pos].AER.Correctable, seen, want)
+				}
+			}
+		})
+	}
+}
+
+// seenBefore reports whether position pos was due at a refresh before pass.
+func seenBefore(pass, pos int) bool {
+	for p := 1; p < pass; p++ {
+		if (p+pos)%QuasiStaticEvery == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestKernelNews: the agent tells its source after each sample whether
+// the kernel log was read and whether it reported a PCIe AER error.
+func TestKernelNews(t *testing.T) {
+	for _, tc := range []struct {
+		faults []string
+		aer    bool
+	}{{nil, false}, {[]string{"aer:mlx5_2/correctable/RxErr=12"}, true}} {
+		t.Run(strings.Join(tc.faults, ","), func(t *testing.T) {
+			n, err := simnode.Build(simnode.Options{Faults: simnode.MustParseFaults(tc.faults...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			if err := n.Write(dir); err != nil {
+				t.Fatal(err)
+			}
+			r, err := rootfs.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			name, ok := RootKernelLog(r)
+			if !ok {
+				t.Fatal("the simulated node has no kernel log")
+			}
+			var news [][2]bool
+			a, err := New(Options{Read: CachedRootSource(r, nil, DefaultFullReadEvery), Kernel: FileKernel(r, name), Boot: RootBoot(r),
+				KernelNews: func(read, aer bool) { news = append(news, [2]bool{read, aer}) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Sample(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if len(news) != 1 || news[0] != [2]bool{true, tc.aer} {
+				t.Errorf("news = %v, want [[true %v]]", news, tc.aer)
+			}
+		})
+	}
+}

@@ -203,15 +203,16 @@ func eventDevice(s *snapshot.Snapshot, e kmsg.Event) string {
 
 // sampleKernel reads what the kernel logged since the last sample, counts
 // its events, keeps the records the rules judge within the window and
-// judges them. It returns the findings, and whether the read worked.
-func (a *Agent) sampleKernel(ctx context.Context, snap *snapshot.Snapshot) ([]finding.Finding, bool) {
+// judges them. It returns the findings, whether the read worked and
+// whether it reported a PCIe AER error.
+func (a *Agent) sampleKernel(ctx context.Context, snap *snapshot.Snapshot) (fs []finding.Finding, ok, aer bool) {
 	k := &a.kern
 	now := snap.Taken
 	if k.boot.IsZero() && a.opts.Boot != nil {
 		k.boot = a.opts.Boot(now)
 	}
 	rd, err := a.opts.Kernel.Read(ctx)
-	ok := err == nil
+	ok = err == nil
 	if err != nil {
 		a.errs[a.opts.Kernel.Name()]++
 		a.opts.Logf("kernel log: %v", err)
@@ -236,6 +237,7 @@ func (a *Agent) sampleKernel(ctx context.Context, snap *snapshot.Snapshot) ([]fi
 		r.Time = t
 	}
 	for _, e := range kmsg.Events(rd.Records) {
+		aer = aer || e.Kind == kmsg.KindAER || e.Kind == kmsg.KindAERBit
 		key := metrics.KernelEvent{Kind: string(e.Kind), Device: eventDevice(snap, e)}
 		if _, seen := k.counts[key]; !seen && len(k.counts) >= maxKernelKeys {
 			key.Device = "other"
@@ -259,12 +261,12 @@ func (a *Agent) sampleKernel(ctx context.Context, snap *snapshot.Snapshot) ([]fi
 	}
 	k.recs = keep
 	if len(k.recs) == 0 {
-		return nil, ok
+		return nil, ok, aer
 	}
 	return host.CheckKernelLog(&host.Input{
 		Snap: snap, Kernel: &kmsg.Log{Source: a.opts.Kernel.Name(), Records: k.recs},
 		Since: since, Window: a.kernelWindow(),
-	}), ok
+	}), ok, aer
 }
 
 func (a *Agent) kernelWindow() time.Duration {

@@ -40,7 +40,8 @@ const QuasiStaticEvery = 4
 // where sysfs.Inventory changed (an RDMA device, a port or a net device
 // appeared or went) read the whole tree; the others refresh only what
 // changes from one interval to the next (port state and rate, counters,
-// hw_counters, net device state and AER counters every sample; the LIDs,
+// hw_counters, net device state every sample, and the AER counters every
+// sample or, with the kernel log's news, as CachedSource says; the LIDs,
 // net device MTU, type, address and speed, and the PCIe link speed and
 // width a quarter of them each sample, at once on a change signal:
 // sysfs.Options.QuasiStatic, QuasiStaticEvery) and keep identities, GID
@@ -52,48 +53,82 @@ const QuasiStaticEvery = 4
 // directories the inventory lists stay open and are listed again from
 // their start.
 func CachedRootSource(r *rootfs.Root, now func() time.Time, every int) SnapshotFunc {
-	var (
-		mu    sync.Mutex
-		prev  *snapshot.Snapshot
-		inv   string
-		since int
-		h     = sysfs.NewHandles()
-		dirs  = rootfs.Cache(r.FS())
-	)
-	return func(ctx context.Context) (*snapshot.Snapshot, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		opts := sysfs.Options{Root: r.Name(), Now: now, Handles: h}
-		cur := sysfs.Inventory(dirs)
-		if prev != nil && cur != inv {
-			// A directory kept open may have gone and come back:
-			// list what the paths name now.
-			dirs.Close()
-			cur = sysfs.Inventory(dirs)
-		}
-		var s *snapshot.Snapshot
-		var err error
-		if prev == nil || cur != inv || since+1 >= every {
-			if cur != inv {
-				h.Close() // devices or ports came or went
-			} else {
-				h.ForgetAbsent() // a full read looks again
-			}
-			s, err = sysfs.Read(ctx, r.FS(), opts)
-			since = 0
-		} else {
-			since++
-			opts.QuasiStatic, opts.Pass = QuasiStaticEvery, since
-			s, err = sysfs.Refresh(ctx, r.FS(), prev, opts)
-		}
-		if err != nil {
-			prev = nil // read everything again next time
-			dirs.Close()
-			return nil, err
-		}
-		prev, inv = s, cur
-		return s, nil
+	return NewCachedSource(r, now, every).Read
+}
+
+// CachedSource is CachedRootSource with the kernel log's news: once the
+// agent tells it (Kernel) that it follows the kernel log, the AER counters
+// of the PCI functions are read a quarter at a time (QuasiStaticEvery,
+// sysfs.Options.AEREvery) instead of all every sample, and all at once
+// after a kernel log that reported an AER error. Without news, or after a
+// kernel log that could not be read, they are read every sample.
+type CachedSource struct {
+	r     *rootfs.Root
+	now   func() time.Time
+	every int
+
+	mu     sync.Mutex
+	prev   *snapshot.Snapshot
+	inv    string
+	since  int
+	h      *sysfs.Handles
+	dirs   *rootfs.Cached
+	kernel bool // the last kernel log read worked
+	aer    bool // and reported an AER error not yet read
+}
+
+// NewCachedSource returns the source CachedRootSource reads through.
+func NewCachedSource(r *rootfs.Root, now func() time.Time, every int) *CachedSource {
+	return &CachedSource{r: r, now: now, every: every, h: sysfs.NewHandles(), dirs: rootfs.Cache(r.FS())}
+}
+
+// Kernel is the news of one kernel log read: whether it was read, and
+// whether it reported a PCIe AER error (Options.KernelNews).
+func (c *CachedSource) Kernel(read, aer bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.kernel = read
+	c.aer = c.aer || (read && aer)
+}
+
+// Read takes one snapshot (a SnapshotFunc).
+func (c *CachedSource) Read(ctx context.Context) (*snapshot.Snapshot, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	opts := sysfs.Options{Root: c.r.Name(), Now: c.now, Handles: c.h}
+	cur := sysfs.Inventory(c.dirs)
+	if c.prev != nil && cur != c.inv {
+		// A directory kept open may have gone and come back:
+		// list what the paths name now.
+		c.dirs.Close()
+		cur = sysfs.Inventory(c.dirs)
 	}
+	var s *snapshot.Snapshot
+	var err error
+	if c.prev == nil || cur != c.inv || c.since+1 >= c.every {
+		if cur != c.inv {
+			c.h.Close() // devices or ports came or went
+		} else {
+			c.h.ForgetAbsent() // a full read looks again
+		}
+		s, err = sysfs.Read(ctx, c.r.FS(), opts)
+		c.since = 0
+	} else {
+		c.since++
+		opts.QuasiStatic, opts.Pass = QuasiStaticEvery, c.since
+		if c.kernel {
+			opts.AEREvery, opts.AERNow = QuasiStaticEvery, c.aer
+		}
+		s, err = sysfs.Refresh(ctx, c.r.FS(), c.prev, opts)
+	}
+	if err != nil {
+		c.prev = nil // read everything again next time
+		c.dirs.Close()
+		return nil, err
+	}
+	c.aer = false
+	c.prev, c.inv = s, cur
+	return s, nil
 }
 
 // SavedEthtool reads `ethtool -S <netdev>` output saved under the root at

@@ -352,7 +352,8 @@ func (c *Cluster) startAgent(ctx context.Context, n *node, i int) error {
 	if name, ok := agent.RootKernelLog(root); ok {
 		kern = agent.FileKernel(root, name)
 	}
-	a, err := agent.New(agent.Options{Read: agent.CachedRootSource(root, nil, agent.DefaultFullReadEvery),
+	src := agent.NewCachedSource(root, nil, agent.DefaultFullReadEvery)
+	a, err := agent.New(agent.Options{Read: src.Read, KernelNews: src.Kernel,
 		Ethtool: agent.EthtoolFor(root), Interval: c.o.Interval, Kernel: kern, Boot: agent.RootBoot(root), Version: "demo"})
 	if err != nil {
 		return err

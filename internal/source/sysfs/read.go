@@ -43,6 +43,16 @@ type Options struct {
 	// changed. 0 or 1: every call reads them all. Read always reads all.
 	QuasiStatic int
 	Pass        int
+	// AEREvery, above 1, makes Refresh read a PCI function's AER counters
+	// only in the calls where its position plus Pass is a multiple of
+	// AEREvery, and AERNow in every call where it is set. It is for
+	// callers that follow the kernel log: the kernel logs AER errors as it
+	// counts them (drivers/pci/pcie/aer.c aer_print_error, cper_print_aer
+	// for firmware-first reports; rate-limited to bursts, so the first of
+	// a burst at least), and such a caller sets AERNow after a log that
+	// reported one. 0 or 1: every call reads them all.
+	AEREvery int
+	AERNow   bool
 	// ReadACS reads the PCIe ACS capability from the config space of the
 	// bridges between GPUs and NICs (PCIDevice.ACS), for the doctor. Off,
 	// no config file is read: without root each would be a gap, noise for

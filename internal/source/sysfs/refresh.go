@@ -49,7 +49,8 @@ func Inventory(fsys fs.FS) string {
 // Refresh re-reads the parts of prev that change from one interval to the
 // next — port state, physical state and rate, counters/ and hw_counters/
 // (port and device), the operstate, carrier and carrier_changes of the net
-// devices and the AER counters of the PCI functions — and the
+// devices and the AER counters of the PCI functions (all of them, or a
+// slice as Options.AEREvery says) — and the
 // quasi-static attributes (the SM-assigned LID, SM LID, SL and LMC; the
 // MTU, type, address and speed of the net devices; the PCIe link speed and
 // width), all of them or a slice with change signals as
@@ -130,6 +131,7 @@ func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Opti
 		}
 	}
 	s.PCI = slices.Clone(prev.PCI)
+	aerEvery := max(opts.AEREvery, 1)
 	for i := range s.PCI {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -137,7 +139,9 @@ func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Opti
 		d := &s.PCI[i]
 		dir := layout.Devices + "/" + d.Path
 		aer := d.AER
-		d.AER = r.readAER(dir)
+		if opts.AERNow || (opts.Pass+i)%aerEvery == 0 {
+			d.AER = r.readAER(dir)
+		}
 		if due(i) || !sameAER(aer, d.AER) {
 			d.CurrentLinkSpeed = r.readLinkSpeed(dir + "/current_link_speed")
 			d.CurrentLinkWidth = parse(r, dir+"/current_link_width", pcie.ParseWidth)

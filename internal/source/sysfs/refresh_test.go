@@ -299,3 +299,74 @@ func (o overlay) Open(name string) (fs.File, error) {
 	}
 	return o.FS.Open(name)
 }
+
+// TestRefreshAEREvery: with Options.AEREvery = 4 a PCI function's new AER
+// counts are seen at the refresh whose Pass plus its position is a
+// multiple of 4, not before; with AERNow, or without AEREvery, at the first.
+func TestRefreshAEREvery(t *testing.T) {
+	ctx := context.Background()
+	n, err := simnode.Build(simnode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func() fs.FS {
+		var buf bytes.Buffer
+		if err := n.WriteTarGz(&buf); err != nil {
+			t.Fatal(err)
+		}
+		fsys, err := rootfs.ReadBundle(&buf, "node.tar.gz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fsys
+	}
+	prev, err := sysfs.Read(ctx, render(), sysfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := -1
+	for i := range prev.PCI {
+		if prev.PCI[i].Address == prev.Device("mlx5_2").PCI {
+			pos = i
+		}
+	}
+	if pos < 0 || prev.PCI[pos].AER == nil || prev.PCI[pos].AER.Correctable != 0 {
+		t.Fatalf("mlx5_2's PCI function: position %d, AER %+v", pos, prev.PCI)
+	}
+	for _, f := range simnode.MustParseFaults("aer:mlx5_2/correctable/RxErr=12") {
+		if err := n.Apply(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := render()
+	const every = 4
+	due := 1
+	for (due+pos)%every != 0 {
+		due++
+	}
+	if due == 1 {
+		t.Fatalf("position %d is due at the first refresh: the case shows no cadence", pos)
+	}
+	for _, tc := range []struct {
+		name string
+		opts func(pass int) sysfs.Options
+		due  int
+	}{
+		{"spread", func(pass int) sysfs.Options { return sysfs.Options{AEREvery: every, Pass: pass} }, due},
+		{"kernel log reported AER", func(pass int) sysfs.Options { return sysfs.Options{AEREvery: every, Pass: pass, AERNow: pass == 1} }, 1},
+		{"every call", func(pass int) sysfs.Options { return sysfs.Options{Pass: pass} }, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := prev
+			for pass := 1; pass <= every; pass++ {
+				if s, err = sysfs.Refresh(ctx, after, s, tc.opts(pass)); err != nil {
+					t.Fatal(err)
+				}
+				got := s.PCI[pos].AER.Correctable
+				if seen := got == 12; seen != (pass >= tc.due) {
+					t.Errorf("refresh %d: %d correctable errors, want 12 from refresh %d on", pass, got, tc.due)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,52 @@
+package catalog
+
+import "github.com/ibdoctor/ibdoctor/internal/model/finding"
+
+// mpiMetas are the findings read from Open MPI's help messages about the
+// network (the openib, btl base and bml r2 help files of open-mpi/ompi).
+var mpiMetas = []finding.Meta{
+	{
+		ID: "mpi.rdma_not_used", Severity: finding.Warning, Area: "mpi", Step: finding.StepNCCL,
+		Title:   "Open MPI cannot use the RDMA device",
+		Meaning: "Open MPI says one of its transports gave up on the host's RDMA device: the openib BTL found an OpenFabrics device but no ACTIVE port ('no active ports found'), no connection scheme that works on a port ('no cpcs for port'), no device of the requested type, an error initialising the device, or a BTL found no network interface at all ('btl:no-nics'). Messages between nodes then go over another transport (TCP, slower), or the job cannot connect; on one node shared memory carries them and nothing is lost. Open MPI 4's stock notice that openib leaves InfiniBand ports to UCX ('ib port not selected', with the 'error initializing an OpenFabrics device' that follows it) is an info: UCX is meant to carry the traffic.",
+		Causes: []string{
+			"the HCA port is not ACTIVE: cable, switch port or subnet manager (ibstat shows State and Physical state)",
+			"RoCE port without an IP address or GID for rdmacm, or a port type the connection schemes do not support",
+			"Open MPI 4 or later with openib: InfiniBand ports are left to UCX by design (btl_openib_allow_ib=false)",
+			"an Open MPI build without UCX on an InfiniBand cluster: then nothing carries the traffic over RDMA",
+		},
+		Remedy: []string{
+			"ibstat on the named host: every port the job uses must be State: Active, Physical state: LinkUp; sminfo must answer",
+			"ompi_info | grep -i ucx: the ucx pml must be built in; mpirun --mca pml ucx uses it, mpirun --mca btl ^openib silences the openib notices",
+			"ibdoctor doctor on the named host",
+		},
+	},
+	{
+		ID: "mpi.unreachable", Severity: finding.Critical, Area: "mpi", Step: finding.StepNCCL,
+		Title:   "Open MPI processes cannot reach each other",
+		Meaning: "No transport Open MPI tried can connect two of its processes ('unreachable proc' of the bml r2 component): the job aborts. The BTLs attempted say which transports were left; without an RDMA or TCP one between the hosts, the network path the job needs is missing.",
+		Causes: []string{
+			"the RDMA transport was disabled or failed on one host (port down, openib or UCX not usable) and TCP was excluded",
+			"the two hosts share no network the allowed BTLs can use (btl_tcp_if_include names an interface one host lacks)",
+			"a BTL list without 'self' or 'vader'/'sm' for processes on the same host",
+		},
+		Remedy: []string{
+			"read the host pair named; ibstat and ibdoctor doctor on both",
+			"rerun with mpirun --mca btl_base_verbose 100 (or mpirun --mca pml ucx with UCX_LOG_LEVEL=info) to see why each transport was not usable",
+		},
+	},
+	{
+		ID: "mpi.transport_error", Severity: finding.Critical, Area: "mpi", Step: finding.StepNCCL,
+		Title:   "Open MPI's InfiniBand transport hit a network error",
+		Meaning: "The openib BTL reports that the InfiniBand retry count (or the receiver-not-ready retry count) between two processes was exceeded, or that the OpenFabrics stack raised a network error event: the peer did not acknowledge over this path. Retry exhaustion kills the job; an error event may.",
+		Causes: []string{
+			"bit errors, a link flap or congestion drops on the path between the two hosts",
+			"the peer process or node died or hung",
+			"a port that went down during the job (the error event names it)",
+		},
+		Remedy: []string{
+			"check the port error counters and link flaps of both hosts and the switch ports between them (ibqueryerrors, ibdoctor doctor on both)",
+			remedyPerftest,
+		},
+	},
+}

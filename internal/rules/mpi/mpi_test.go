@@ -1,0 +1,108 @@
+package mpi
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
+)
+
+func ids(fs []finding.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.ID+"/"+string(f.Severity))
+	}
+	return out
+}
+
+func read(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../parse/ompihelp/testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestCheck: the real pastes of the ompihelp corpus and messages as the
+// help files word them (open-mpi/ompi), each with its verdict and the
+// words the summary must carry.
+func TestCheck(t *testing.T) {
+	stock := read(t, "ompi10693-ib-port-not-selected.txt")
+	initErr := stock[strings.Index(stock, "WARNING: There was an error"):strings.Index(stock, "[lxbk1039")]
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+		has      []string
+	}{
+		{"no active ports (open-mpi/ompi#7796)", read(t, "ompi7796-no-active-ports.txt"),
+			[]string{"mpi.rdma_not_used/warning"}, []string{"no ACTIVE port", "gpu7", "ibstat on gpu7"}},
+		{"Open MPI 4 stock notices (open-mpi/ompi#10693)", stock,
+			[]string{"mpi.rdma_not_used/info"}, []string{"leaves the InfiniBand ports of mlx5_0 port 1 on lxbk1039 to UCX", "12 processes", "is the same notice"}},
+		{"device init error alone", initErr,
+			[]string{"mpi.rdma_not_used/warning"}, []string{"could not initialise mlx5_0 on lxbk1039"}},
+		{"only the aggregate line of the stock notice", "[login:1088026] 39 more processes have sent help message help-mpi-btl-openib.txt / ib port not selected\n",
+			[]string{"mpi.rdma_not_used/info"}, []string{"39 processes"}},
+		{"unreachable", "At least one pair of MPI processes are unable to reach each other for\nMPI communications.\n\n  Process 1 is on host: node01\n  Process 2 is on host: node02\n  BTLs attempted:       self sm\n\nYour MPI job is now going to abort; sorry.\n",
+			[]string{"mpi.unreachable/critical"}, []string{"node01 and node02", "self sm"}},
+		{"retry exceeded", "The InfiniBand retry count between two MPI processes has been\nexceeded.\n\n  Local host:   c1n01\n  Local device: mlx4_0\n  Peer host:    c1n07\n",
+			[]string{"mpi.transport_error/critical"}, []string{"between c1n01 (mlx4_0) and c1n07"}},
+		{"error event", "The OpenFabrics stack has reported a network error event.  Open MPI\nwill try to continue, but your job may end up failing.\n\n  Local host:        n1\n  MPI process PID:   4242\n  Error number:      10 (IBV_EVENT_PORT_ERR)\n",
+			[]string{"mpi.transport_error/warning"}, []string{"IBV_EVENT_PORT_ERR"}},
+		{"locked memory", "The OpenFabrics (openib) BTL failed to initialize while trying to\nallocate some locked memory.\n\n  Local host:    node3\n  Device:        mlx4_0\n  Memlock limit: 65536\n",
+			[]string{"host.memlock_limited/warning"}, []string{"memlock limit 65536"}},
+		{"no cpcs", "No OpenFabrics connection schemes reported that they were able to be\nused on a specific port.\n\n  Local host:           node01\n  Local device:         mlx5_0\n  Local port:           1\n  CPCs attempted:       rdmacm, udcm\n",
+			[]string{"mpi.rdma_not_used/warning"}, []string{"mlx5_0 port 1 on node01", "rdmacm, udcm"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lg, err := ompihelp.Parse(strings.NewReader(tc.in), "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := Check(lg)
+			if diff := cmp.Diff(tc.want, ids(fs)); diff != "" {
+				t.Fatalf("findings (-want +got):\n%s\n%+v", diff, fs)
+			}
+			var all []string
+			for _, f := range fs {
+				all = append(all, f.Summary)
+				if len(f.Evidence) == 0 {
+					t.Errorf("%s: no evidence", f.ID)
+				}
+			}
+			for _, h := range tc.has {
+				if !strings.Contains(strings.Join(all, "\n"), h) {
+					t.Errorf("no summary says %q:\n%s", h, strings.Join(all, "\n"))
+				}
+			}
+		})
+	}
+}
+
+// FuzzCheck: the rules take whatever the parser accepts without panicking,
+// and every finding quotes a line.
+func FuzzCheck(f *testing.F) {
+	for _, name := range []string{"ompi7796-no-active-ports.txt", "ompi10693-ib-port-not-selected.txt"} {
+		b, err := os.ReadFile("../../parse/ompihelp/testdata/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add("The OpenFabrics (openib) BTL failed to initialize while trying to\nallocate some locked memory.\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		lg, err := ompihelp.Parse(strings.NewReader(in), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, fd := range Check(lg) {
+			if len(fd.Evidence) == 0 {
+				t.Fatalf("%s without evidence", fd.ID)
+			}
+		}
+	})
+}
