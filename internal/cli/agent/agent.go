@@ -127,7 +127,7 @@ SIGTERM or SIGINT shut it down gracefully.`,
 	cmd.Flags().Float64Var(&opts.PerfRateLimit, "perf-rate-limit", 0, "throttle this agent's tcp tests to this many bytes/s (0: none; for testing the culprit inference)")
 	cmd.Flags().StringVar(&opts.Config, "config", "", "YAML file of thresholds for the rules over time (see 'ibdoctor rules')")
 	cmd.Flags().StringVar(&opts.KernelLog, "kernel-log", "auto", "kernel log to follow: auto (the root's cmd/dmesg.txt, journalctl-k.txt or kmsg.txt when it has a cmd/ directory, else /dev/kmsg), none, or the path of a /dev/kmsg-style file")
-	cmd.Flags().IntVar(&opts.FullReadEvery, "full-read-every", agent.DefaultFullReadEvery, "read the whole device tree (identities, GID tables, PCI chain, net devices) every this many samples; the samples between read only counters and state, and an RDMA device, port or net device that appears or goes triggers a full read at once (1: every sample)")
+	cmd.Flags().IntVar(&opts.FullReadEvery, "full-read-every", agent.DefaultFullReadEvery, "read again identities, GID and P_Key tables every this many samples, and the whole device tree (the PCI chain too) every 4 times that; the samples between read only counters and state, and an RDMA device, port or net device that appears or goes triggers a full read at once (1: every sample)")
 	cmd.Flags().DurationVar(&opts.KernelWindow, "kernel-window", agent.DefaultKernelWindow, "how long a finding raised by a kernel-log event (Xid, AER, link flap, module, mlx5 health) stays active after the event")
 	return cmd
 }

@@ -70,7 +70,7 @@ var Kinds = []KindInfo{
 	{KindIBStatus, "ibstatus (port state and rate with width and lane speed)"},
 	{KindDevinfo, "ibv_devinfo and ibv_devinfo -v"},
 	{KindRdma, "rdma link show / rdma statistic show (iproute2)"},
-	{KindKernel, "kernel log: dmesg, dmesg -T, journalctl -k, /dev/kmsg records"},
+	{KindKernel, "kernel log: dmesg, dmesg -T, dmesg -x, journalctl -k, syslog (with systemd-networkd and NetworkManager carrier lines), /dev/kmsg records"},
 	{KindTopo, "nvidia-smi topo -m"},
 	{KindEthtool, "ethtool -S <netdev>"},
 	{KindNCCLLog, "NCCL debug log (NCCL_DEBUG=INFO or WARN)"},

@@ -170,6 +170,29 @@ func TestStreamFoldsAsInMemory(t *testing.T) {
 	}{
 		{"kernel flood", gen(3000, kernelFloodLine)},
 		{"nccl flood", gen(3000, ncclFloodLine)},
+		// Carrier losses logged in runs, then their gains (a daemon's
+		// lines, as systemd-networkd's in azurehpc-health-checks
+		// test/data/1dev_6flap_syslog): the gains answer the losses.
+		{"carrier runs", gen(3000, func(i int) string {
+			if i%2 == 0 {
+				return kernelFloodLine(i / 2)
+			}
+			st := "lost"
+			if i/2%20 >= 10 {
+				st = "Gained"
+			}
+			return fmt.Sprintf("Aug 17 06:18:06 vm0 systemd-networkd[5398]: ib6: %s carrier\n", st)
+		})},
+		// Crashes and EDAC errors past their evidence: folded into counts.
+		{"crash and memory floods", gen(3000, func(i int) string {
+			switch i % 4 {
+			case 1:
+				return fmt.Sprintf("[%6d.%06d] pt_main_thread[%d]: segfault at 7f797fe00000 ip 00007f7c7ac69996 sp 00007f7c12fd7c30 error 4 in libnccl.so.2[7f7c7ac00000+d3d3000]\n", 100+i/1000, i%1000, 2536443+i%3)
+			case 3:
+				return fmt.Sprintf("[%6d.%06d] EDAC MC3: %d %s memory read error on CPU_SrcID#1_MC#1_Chan#2_DIMM#%d (channel:2 slot:0 page:0xb757589)\n", 100+i/1000, i%1000, 1+i%2, []string{"UE", "CE"}[i/4%2], i/8%2)
+			}
+			return kernelFloodLine(i / 2)
+		})},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			want := AnalyzeText("f", tt.text, Options{Year: 2026})

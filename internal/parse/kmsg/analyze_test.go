@@ -8,8 +8,14 @@ func TestDetectLine(t *testing.T) {
 		"[Tue Mar  5 10:11:12 2024] NVRM: Xid (PCI:0000:18:00): 79, pid=0, GPU has fallen off the bus.":                            true,
 		"Mar 05 10:11:12 gpu017 kernel: mlx5_core 0000:17:00.0 ens1f0np0: Link down":                                               true,
 		"6,1234,5678901,-;mlx5_core 0000:17:00.0: Port module event":                                                               true,
-		"CA 'mlx5_0'":       false,
-		"        Rate: 200": false,
+		// dmesg --decode --time-format iso (gpud's testdata dmesg.decode.iso.log), and -x without a stamp.
+		"kern  :warn  : 2025-01-21T04:41:44,285060+00:00 pt_main_thread[2536443]: segfault at 7f797fe00000 ip 00007f7c7ac69996 sp 00007f7c12fd7c30 error 4 in libnccl.so.2[7f7c7ac00000+d3d3000]": true,
+		"kern  :err   : mlx5_core 0000:17:00.0: poll_health": true,
+		"user  :info  : hello":                               true,
+		"kernel: not a facility":                             false,
+		"kern: no level":                                     false,
+		"CA 'mlx5_0'":                                        false,
+		"        Rate: 200":                                  false,
 		"gpu1:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>": false,
 		"": false,
 	} {

@@ -2,6 +2,7 @@ package kmsg
 
 import (
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -26,6 +27,8 @@ func DetectLine(line string) bool {
 		// Also journal stamps of other locales ("фев 12", " 3月 27").
 	case devLine(line):
 		return true // an unstamped kernel line: "pci 0000:00:01.1: …"
+	case decodedPrefix(line):
+		return true // dmesg -x: "kern  :warn  : …", stamped or not
 	default:
 		return false
 	}
@@ -44,4 +47,16 @@ var reDevLine = regexp.MustCompile(`^(?:[a-z][a-z0-9_.-]* [0-9a-fA-F]{4,8}:[0-9a
 // device prefix.
 func devLine(line string) bool {
 	return reDevLine.MatchString(line)
+}
+
+// decodedPrefix reports whether line starts with the facility and level
+// names `dmesg -x` (--decode) prints: "kern  :warn  : ".
+func decodedPrefix(line string) bool {
+	fac, rest, ok := strings.Cut(line, ":")
+	if !ok || !facilities[strings.TrimSpace(fac)] {
+		return false
+	}
+	lvl, _, ok := strings.Cut(rest, ":")
+	_, known := levels[strings.TrimSpace(lvl)]
+	return ok && known
 }

@@ -1,7 +1,8 @@
 // Package kmsg reads the kernel log and recognises the messages that matter
 // for GPU/RDMA triage: NVIDIA Xid events and "fallen off the bus", PCIe AER
-// reports, mlx5 link changes, port module (cable/transceiver) events and
-// mlx5 firmware health errors.
+// reports (and firmware-first CPER PCIe errors), mlx5 and other netdevs'
+// link changes, port module (cable/transceiver) events, mlx5 firmware
+// health errors, processes killed by a segfault, and EDAC memory errors.
 //
 // Sources are parsed without interpretation into Records: /dev/kmsg records
 // (ParseRecord, ParseKmsg; ReadLive on Linux), and the text of dmesg

@@ -42,6 +42,17 @@ const (
 	// slave, the bond left without any active slave or given one back, no
 	// LACP partner. Interface is the bond, Detail the slave, Bond the event.
 	KindBond Kind = "bond"
+	// KindCrash is a user process killed by a fault the kernel logs
+	// (arch/x86/mm/fault.c show_signal_msg "segfault at …", traps.c
+	// "general protection fault"): Task and TaskPID name the process,
+	// Detail the file the faulting instruction is in ("libnccl.so.2"),
+	// "" when the line names none.
+	KindCrash Kind = "crash"
+	// KindMemory is an EDAC memory error (drivers/edac/edac_mc.c
+	// edac_raw_mc_handle_error): Detail is the DIMM as the driver labels
+	// it, MemErrors the errors the line reports, IsError an uncorrected
+	// (UE) one.
+	KindMemory Kind = "memory"
 )
 
 // Bond events (Event.Bond).
@@ -115,6 +126,11 @@ type Event struct {
 	HealthClass string `json:"health_class,omitempty"`
 	// Bond is the bonding event of KindBond (BondSlave …).
 	Bond string `json:"bond,omitempty"`
+	// Task and TaskPID are the process of a KindCrash event.
+	Task    string `json:"task,omitempty"`
+	TaskPID string `json:"task_pid,omitempty"`
+	// MemErrors is how many errors a KindMemory line reports.
+	MemErrors int `json:"mem_errors,omitempty"`
 	// Bandwidth of a KindPCIeBandwidth event: what the link gives, what
 	// the device is capable of (Gb/s), the link that limits it and the
 	// width and speed strings as printed ("8.0 GT/s PCIe x2").
@@ -170,7 +186,8 @@ type Pattern struct {
 	//   aersev    the AER severity, any spelling (Event.AERSeverity)
 	//   aertype   the AER layer ("Physical Layer")
 	//   iface, port, state  a link event's interface, IB port and new
-	//             state (up or ACTIVE is up, anything else down)
+	//             state (up, ACTIVE, gained or connected is up, anything
+	//             else down)
 	//   module    a module (cage) number
 	//   detail    Event.Detail (spaces trimmed, then TrimDetail)
 	//   slave     a bond's slave in the older wording (Event.Detail)
@@ -179,6 +196,8 @@ type Pattern struct {
 	//             "CMD failed, status S, syndrome Y")
 	//   avail, capable, limitedby, limitedat, capableof  the PCIe
 	//             bandwidth line's figures
+	//   task, taskpid  the process of a crash
+	//   memcount, memsev  an EDAC line's error count and UE or CE
 	Re *regexp.Regexp
 	// Set are fields every event of the row carries (a fixed Detail, an
 	// AER severity where the message has none, Module -1 for a sensor).
@@ -196,9 +215,10 @@ var reGPUAddr = regexp.MustCompile(`NVRM: (?:The NVIDIA )?GPU (?:at )?(?P<pci>` 
 // order; the first that matches a record gives its event. Adding a driver
 // message is adding a row here and a sample line in the test.
 var Patterns = []Pattern{
-	// NVIDIA/open-gpu-kernel-modules kernel_rc.c: "NVRM: Xid (PCI:%04x:%02x:%02x[ GPU-I:%02u[ GPU-CI:%02u]]): %d, pid=%s, name=%s, %s".
+	// NVIDIA/open-gpu-kernel-modules kernel_rc.c: "NVRM: Xid (PCI:%04x:%02x:%02x[ GPU-I:%02u[ GPU-CI:%02u]]): %d, pid=%s, name=%s, %s";
+	// older drivers print the address without "PCI:" ("NVRM: Xid (0000:01:00): 13, 0005 …").
 	{Name: "nvidia-xid", Kind: KindXid, Contains: []string{"NVRM:"}, Set: Event{GPUInstance: -1},
-		Re: regexp.MustCompile(`NVRM: Xid \(PCI:(?P<gpu>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?: GPU-I:(?P<gi>\d+))?(?: GPU-CI:\d+)?\): (?P<xid>\d+), (?:pid=(?P<pid>[^,]*), name=(?P<process>[^,]*), )?(?P<detail>.*)`)},
+		Re: regexp.MustCompile(`NVRM: Xid \((?:PCI:)?(?P<gpu>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?: GPU-I:(?P<gi>\d+))?(?: GPU-CI:\d+)?\): (?P<xid>\d+), (?:pid=(?P<pid>[^,]*), name=(?P<process>[^,]*), )?(?P<detail>.*)`)},
 	// "NVRM: GPU at 0000:01:00.0 has fallen off the bus." (one record; Events joins the multi-line form).
 	{Name: "nvidia-fallen-off-bus", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "fallen off the bus"}, Set: Event{Detail: "GPU has fallen off the bus"},
 		Re: reGPUAddr},
@@ -233,6 +253,15 @@ var Patterns = []Pattern{
 	// en_print ("mlx4_en: eth2: Link Up").
 	{Name: "netdev-link-driver", Kind: KindLink, Contains: []string{"ink "},
 		Re: regexp.MustCompile(`^[\w-]+: (?P<iface>[\w.@-]+)(?::| NIC) [Ll]ink (?:is )?(?P<state>[Uu]p|[Dd]own|UP|DOWN)\b`)},
+	// A network daemon's record of the kernel's carrier change, as ParseText
+	// keeps it ("<daemon>: <line>"): systemd-networkd's link_update
+	// ("systemd-networkd: ib6: Lost carrier", "… Gained carrier") and
+	// NetworkManager's ("NetworkManager: <info>  [1692.1] device (ib0):
+	// carrier: link connected", "… link disconnected (deferring action for 6 seconds)").
+	{Name: "networkd-carrier", Kind: KindLink, Contains: []string{"systemd-networkd: ", "arrier"},
+		Re: regexp.MustCompile(`^systemd-networkd: (?P<iface>[\w.@-]+): (?P<state>[Ll]ost|[Gg]ained) carrier\s*$`)},
+	{Name: "networkmanager-carrier", Kind: KindLink, Contains: []string{"NetworkManager: ", "carrier: link "},
+		Re: regexp.MustCompile(`^NetworkManager: (?:<\w+> +)?(?:\[[\d.]+\] )?device \((?P<iface>[\w.@-]+)\): carrier: link (?P<state>connected|disconnected)\b`)},
 	// bond_main.c, slave_info/netdev_info on the bond: "bond0: (slave eno50): link status definitely down, disabling slave";
 	// before Linux 5.3 "bond0: link status definitely down for interface eno50, disabling it"; "… definitely up, 10000 Mbps full duplex".
 	{Name: "bond-slave-link", Kind: KindBond, Contains: []string{"link status definitely "}, Set: Event{Bond: BondSlave},
@@ -273,6 +302,17 @@ var Patterns = []Pattern{
 	// cmd.c mlx5_cmd_out_err: "CREATE_TIS(0x912) op_mod(0x0) failed, status bad parameter(0x3), syndrome (0x595b5d), err(-22)".
 	{Name: "mlx5-command-failed", Kind: KindHealth, Error: true, Contains: []string{"op_mod(", "syndrome"}, Set: Event{HealthClass: HealthCommand},
 		Re: regexp.MustCompile(`(?:(?P<pci>` + bdf + `)\D.*?)?(?P<cmd>\w+)\(0x[0-9a-fA-F]+\) op_mod\(0x[0-9a-fA-F]+\) failed, status (?P<status>[^,]+), syndrome \((?P<syndrome>0x[0-9a-fA-F]+)\)`)},
+	// arch/x86/mm/fault.c show_signal_msg: "pt_main_thread[2536443]: segfault at 7f797fe00000 ip … sp … error 4 in libnccl.so.2[7f7c7ac00000+d3d3000]"
+	// (print_vma_addr names the file; since 6.1 " likely on CPU 3 (core 3, socket 0)" may follow).
+	{Name: "segfault", Kind: KindCrash, Contains: []string{"]: segfault at "},
+		Re: regexp.MustCompile(`^(?P<task>[^\[\]]{1,64})\[(?P<taskpid>\d+)\]: segfault at [0-9a-fA-F]+\b(?:.*? in (?P<detail>[^\[\s]+)\[[0-9a-fA-F]+\+[0-9a-fA-F]+\])?`)},
+	// arch/x86/kernel/traps.c: "traps: python[1234] general protection fault ip:7f0c… sp:7ffd… error:0 in libibverbs.so.1.14.47.0[7f0c…+…]" (a SIGSEGV too).
+	{Name: "general-protection", Kind: KindCrash, Contains: []string{"] general protection fault ip:"},
+		Re: regexp.MustCompile(`^(?:traps: )?(?P<task>[^\[\]]{1,64})\[(?P<taskpid>\d+)\] general protection fault ip:[0-9a-fA-F]+\b(?:.*? in (?P<detail>[^\[\s]+)\[[0-9a-fA-F]+\+[0-9a-fA-F]+\])?`)},
+	// edac_mc.c edac_raw_mc_handle_error via edac_mc_printk: "EDAC MC3: 1 UE memory read error on CPU_SrcID#1_MC#1_Chan#2_DIMM#0 (channel:2 slot:0 …)",
+	// "EDAC MC0: 1 CE Unknown on unknown memory ( page:0x0 …)" (ghes_edac); a driver may name itself ("EDAC skx MC3: …").
+	{Name: "edac-memory", Kind: KindMemory, Contains: []string{"EDAC ", " on "},
+		Re: regexp.MustCompile(`^EDAC (?:\w+ )?MC\d+: (?P<memcount>\d+) (?P<memsev>UE|CE) .*?\bon (?P<detail>\S.*?) \(`)},
 	// aer.c __aer_print_error: "<drv> <bdf>: [AER: ]  [ 0] RxErr  (First)": the bits of a report, what kind of errors a flood is.
 	{Name: "aer-bit", Kind: KindAERBit, Contains: []string{"] "},
 		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER:)? *\[ ?\d+\] (?P<detail>[A-Za-z][\w/]*(?: [A-Za-z][\w/]*)*)`)},
@@ -286,6 +326,12 @@ var reMlx5Addr = regexp.MustCompile(`mlx5_core (` + bdf + `)[: ]`)
 // event severity: corrected|recoverable|fatal", "Error 0, type:
 // corrected").
 var reCPERSev = regexp.MustCompile(`\[Hardware Error\]: +(?:event severity|Error \d+, type): (corrected|recoverable|fatal)`)
+
+// reCPERDevice is the device of a CPER PCIe error section
+// (drivers/firmware/efi/cper.c cper_print_pcie: "{1}[Hardware Error]:
+// device_id: 0000:5e:00.0", after "section_type: PCIe error"); the
+// "vendor_id: 0x144d, device_id: 0xa808" line after it is not an address.
+var reCPERDevice = regexp.MustCompile(`\[Hardware Error\]: +device_id: (` + bdf + `)\s*$`)
 
 // match returns the first row of Patterns that matches text, with its
 // submatches.
@@ -341,7 +387,7 @@ func (p *Pattern) event(r Record, m []string) Event {
 		case "port":
 			e.Port, _ = strconv.Atoi(v)
 		case "state":
-			e.Up = strings.EqualFold(v, "up") || v == "ACTIVE"
+			e.Up = strings.EqualFold(v, "up") || v == "ACTIVE" || strings.EqualFold(v, "gained") || v == "connected"
 		case "module":
 			e.Module, _ = strconv.Atoi(v)
 		case "detail":
@@ -362,6 +408,14 @@ func (p *Pattern) event(r Record, m []string) Event {
 			e.LimitedAt = addr(v)
 		case "capableof":
 			e.CapableOf = strings.TrimSpace(v)
+		case "task":
+			e.Task = v
+		case "taskpid":
+			e.TaskPID = v
+		case "memcount":
+			e.MemErrors, _ = strconv.Atoi(v)
+		case "memsev":
+			e.IsError = v == "UE"
 		}
 	}
 	if i := p.Re.SubexpIndex("cmd"); i >= 0 && m[i] != "" {
@@ -433,18 +487,29 @@ type Classifier struct {
 	pendingLeft int
 	cperSev     string
 	cperLeft    int
-	lastMlx5    pcie.Address
-	seen        map[string]*textClass
-	out         [1]Event // what Add returns, reused
+	// cperPCIeLeft counts down the records of a CPER PCIe section
+	// ("section_type: PCIe error"); ffDev is the device a firmware-first
+	// error was reported for from its section, whose aer_layer line
+	// (printed when the firmware passed the AER registers) is the same
+	// error, within ffLeft records.
+	cperPCIeLeft int
+	ffDev        pcie.Address
+	ffLeft       int
+	lastMlx5     pcie.Address
+	seen         map[string]*textClass
+	out          [1]Event // what Add returns, reused
 }
 
 // textClass is what the patterns say about one message text.
 type textClass struct {
-	p       *Pattern
-	ev      Event  // the pattern's event without its record
-	cper    string // the CPER severity the text sets, "" when none
-	mlx5    pcie.Address
-	nvrmGPU pcie.Address // the GPU of an NVRM line that is not an event
+	p         *Pattern
+	ev        Event        // the pattern's event without its record
+	cper      string       // the CPER severity the text sets, "" when none
+	cperPCIe  bool         // a CPER "section_type: PCIe error" line
+	cperOther bool         // a CPER section of another type
+	cperDev   pcie.Address // a CPER PCIe section's "device_id: <bdf>"
+	mlx5      pcie.Address
+	nvrmGPU   pcie.Address // the GPU of an NVRM line that is not an event
 }
 
 // maxSeen bounds the texts a Classifier remembers; maxSeenText the
@@ -471,6 +536,12 @@ func (c *Classifier) class(text string) *textClass {
 	if strings.Contains(text, "[Hardware Error]") {
 		if m := reCPERSev.FindStringSubmatch(text); m != nil {
 			tc.cper = map[string]string{"corrected": AERCorrectable, "recoverable": AERNonFatal, "fatal": AERFatal}[m[1]]
+		}
+		if _, sec, ok := strings.Cut(text, "section_type: "); ok {
+			tc.cperPCIe, tc.cperOther = strings.HasPrefix(sec, "PCIe error"), !strings.HasPrefix(sec, "PCIe error")
+		}
+		if m := reCPERDevice.FindStringSubmatch(text); m != nil {
+			tc.cperDev = addr(m[1])
 		}
 	}
 	if strings.Contains(text, "mlx5_core ") {
@@ -508,6 +579,29 @@ func (c *Classifier) Add(r Record) []Event {
 		c.out[0].Record = r
 		evs = c.out[:1]
 	}
+	if tc.cperPCIe {
+		c.cperPCIeLeft = 12
+	} else if tc.cperOther {
+		c.cperPCIeLeft = 0
+	} else if c.cperPCIeLeft > 0 {
+		c.cperPCIeLeft--
+	}
+	if c.ffLeft > 0 {
+		c.ffLeft--
+	}
+	if tc.cperDev != "" && c.cperPCIeLeft > 0 && len(evs) == 0 {
+		// A firmware-first PCIe error, reported by the CPER section alone
+		// (the firmware may pass no AER registers, so no aer_layer line).
+		sev := AERNonFatal
+		if c.cperLeft > 0 {
+			sev = c.cperSev
+		}
+		c.out[0] = Event{Kind: KindAER, Record: r, PCI: tc.cperDev, AERSeverity: sev, AERDetail: true, Detail: "firmware-first"}
+		evs = c.out[:1]
+		c.cperPCIeLeft = 0
+		c.ffDev, c.ffLeft = tc.cperDev, 20
+		return evs
+	}
 	if tc.mlx5 != "" {
 		c.lastMlx5 = tc.mlx5
 	}
@@ -517,6 +611,11 @@ func (c *Classifier) Add(r Record) []Event {
 		}
 		if evs[i].Kind == KindAER && evs[i].Detail == "firmware-first" && c.cperLeft > 0 {
 			evs[i].AERSeverity = c.cperSev
+		}
+		if evs[i].Kind == KindAER && evs[i].Detail == "firmware-first" && c.ffLeft > 0 && evs[i].PCI == c.ffDev {
+			// The aer_layer line of the error its section reported.
+			c.ffLeft = 0
+			return nil
 		}
 	}
 	if len(evs) == 0 && strings.Contains(r.Text, "NVRM:") {

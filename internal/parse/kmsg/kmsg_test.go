@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,10 +138,12 @@ func TestCorpus(t *testing.T) {
 			{KindXid, "0000:2b:00.0", "79,"},
 			{KindFallenOffBus, "0000:2b:00.0", "GPU has fallen off the bus"},
 		}},
-		// Firmware-first: the severity comes from the CPER record.
+		// Firmware-first: the severity comes from the CPER record, the
+		// error from its PCIe section's device_id line (the aer_layer line
+		// after it is the same error).
 		{"dmesg-aer-firmware-first.txt", 16, []brief{
-			{KindAERBit, "0000:3b:00.0", "CmpltTO"},
 			{KindAER, "0000:3b:00.0", "nonfatal/detail"},
+			{KindAERBit, "0000:3b:00.0", "CmpltTO"},
 		}},
 		{"dmesg-T-flaps.txt", 5, []brief{
 			{KindLink, "0000:86:00.1", "ens2f1np1 down"},
@@ -279,6 +282,9 @@ func TestParseTextFormats(t *testing.T) {
 		{name: "journal with printk time", in: "Mar 05 10:11:12 node7 kernel: [  618.6] msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc), wantMono: 618600 * time.Millisecond},
 		{name: "journal iso", in: "2024-03-05T10:11:12+0000 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, time.UTC)},
 		{name: "journal other program", in: "Mar 05 10:11:12 node7 systemd[1]: Started x.", skipped: true},
+		{name: "journal networkd carrier", in: "Aug 17 06:18:01 jplc7eb7-vm-0 systemd-networkd[5398]: ib6: lost carrier", wantText: "systemd-networkd: ib6: lost carrier", wantTime: time.Date(2024, 8, 17, 6, 18, 1, 0, loc)},
+		{name: "journal networkd other line", in: "Aug 17 06:18:01 node7 systemd-networkd[5398]: ib6: Link UP", skipped: true},
+		{name: "journal carrier of another program", in: "Aug 17 06:18:01 node7 myapp[1]: ib6: lost carrier", skipped: true},
 		{name: "logread", in: "Sun Apr 27 05:48:33 2024 kern.info kernel: [10079.572058] mt7530-mdio mdio-bus:1f lan: Link is Down", wantText: "mt7530-mdio mdio-bus:1f lan: Link is Down", wantTime: time.Date(2024, 4, 27, 5, 48, 33, 0, loc), wantMono: 10079572058 * time.Microsecond},
 		{name: "logread other program", in: "Sat Apr 27 05:48:33 2024 daemon.notice netifd: Network device 'lan' link is down", skipped: true},
 		{name: "busybox syslogd", in: "Apr 27 05:48:33 OpenWrt kern.warn kernel: [   12.5] msg", wantText: "msg", wantTime: time.Date(2024, 4, 27, 5, 48, 33, 0, loc), wantMono: 12500 * time.Millisecond},
@@ -566,6 +572,104 @@ func TestRealWorldKernelLogs(t *testing.T) {
 				if got[k] != n {
 					t.Errorf("%s events = %d, want %d (all: %v)", k, got[k], n, got)
 				}
+			}
+		})
+	}
+}
+
+// TestCollapsedRecords: a paste whose line breaks were lost holds several
+// stamped records on one line; each is its own record. The syslog line is
+// pastebin.com/raw/gn6mYmM4 (testdata/realworld-fresh8), shortened to two.
+func TestCollapsedRecords(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		texts []string
+	}{
+		{"syslog records run together",
+			"May 6 00:38:27 alex kernel: [ 4909.922970] NVRM: Xid (0000:01:00): 13, 0005 00000000 0000502d 00000104 00000000 00000100 May 6 00:40:41 alex kernel: [ 5044.302290] NVRM: Xid (0000:01:00): 13, 0005 00000000",
+			[]string{"NVRM: Xid (0000:01:00): 13, 0005 00000000 0000502d 00000104 00000000 00000100", "NVRM: Xid (0000:01:00): 13, 0005 00000000"}},
+		{"padded day, another program in between dropped",
+			"May  6 00:38:27 alex kernel: first message here May  6 00:38:28 alex systemd[1]: Started x. May 16 00:38:29 alex kernel: third",
+			[]string{"first message here", "third"}},
+		{"dmesg stamps run together",
+			"[ 4909.922970] NVRM: Xid (PCI:0000:01:00): 13, 0005 [ 5044.302290] NVRM: Xid (PCI:0000:01:00): 31, Ch 00000009",
+			[]string{"NVRM: Xid (PCI:0000:01:00): 13, 0005", "NVRM: Xid (PCI:0000:01:00): 31, Ch 00000009"}},
+		{"a clock inside a message is no record",
+			"May 6 00:38:27 alex kernel: rtc: set to 00:40:41 May 6 by ntp, host alex",
+			[]string{"rtc: set to 00:40:41 May 6 by ntp, host alex"}},
+		{"a bracket in a message is no record",
+			"[ 4909.922970] usb 1-1: [ 12.5] not a stamp of six decimals, [drm] neither",
+			[]string{"usb 1-1: [ 12.5] not a stamp of six decimals, [drm] neither"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseText(strings.NewReader(tt.in), "x.txt", TextOptions{Year: 2024})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range l.Records {
+				got = append(got, r.Text)
+				if r.Line != 1 {
+					t.Errorf("record %q on line %d, want 1", r.Text, r.Line)
+				}
+			}
+			if !slices.Equal(got, tt.texts) {
+				t.Errorf("records = %q, want %q", got, tt.texts)
+			}
+		})
+	}
+}
+
+// TestFirmwareFirstPCIe: a CPER PCIe section names its device; the
+// error counts once whether or not an aer_layer line follows. The first
+// record is the firmware-first error of
+// testdata/realworld-fresh9/dmesg-lwa117-edac-ue-apei-pcie-nvme.txt.
+func TestFirmwareFirstPCIe(t *testing.T) {
+	section := func(sev string) []string {
+		return []string{
+			"[11219.196524] {1}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 1",
+			"[11219.196558] {1}[Hardware Error]: event severity: " + sev,
+			"[11219.196576] {1}[Hardware Error]:  Error 0, type: " + sev,
+			"[11219.196591] {1}[Hardware Error]:   section_type: PCIe error",
+			"[11219.196606] {1}[Hardware Error]:   port_type: 0, PCIe end point",
+			"[11219.196636] {1}[Hardware Error]:   command: 0x0546, status: 0xc110",
+			"[11219.196653] {1}[Hardware Error]:   device_id: 0000:5e:00.0",
+			"[11219.196668] {1}[Hardware Error]:   slot: 9",
+			"[11219.196673] mce: [Hardware Error]: Machine check events logged",
+			"[11219.196684] {1}[Hardware Error]:   vendor_id: 0x144d, device_id: 0xa808",
+		}
+	}
+	tests := []struct {
+		name string
+		log  []string
+		want []string // PCI/severity of each AER event
+	}{
+		{"section alone", section("recoverable"), []string{"0000:5e:00.0/nonfatal"}},
+		{"corrected section", section("corrected"), []string{"0000:5e:00.0/correctable"}},
+		{"section and its aer_layer line", append(section("recoverable"),
+			"[11219.196700] nvme 0000:5e:00.0: AER: aer_layer=Transaction Layer, aer_agent=Requester ID"), []string{"0000:5e:00.0/nonfatal"}},
+		{"aer_layer line of another device", append(section("recoverable"),
+			"[11219.196700] nvme 0000:5f:00.0: AER: aer_layer=Transaction Layer, aer_agent=Requester ID"), []string{"0000:5e:00.0/nonfatal", "0000:5f:00.0/nonfatal"}},
+		{"two sections", append(section("recoverable"), section("recoverable")...), []string{"0000:5e:00.0/nonfatal", "0000:5e:00.0/nonfatal"}},
+		{"device_id of a later section of another type", append(section("recoverable")[:4], "[1.0] {1}[Hardware Error]:   section_type: memory error", "[1.0] {1}[Hardware Error]:   device_id: 0000:5e:00.0"), nil},
+		{"device_id outside a PCIe section", []string{"[1.0] {1}[Hardware Error]:   section_type: memory error", "[1.0] {1}[Hardware Error]:   node: 0", "[1.0] {1}[Hardware Error]:   device_id: 0000:5e:00.0"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseText(strings.NewReader(strings.Join(tt.log, "\n")), "x.txt", TextOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range Events(l.Records) {
+				if e.Kind == KindAER {
+					got = append(got, string(e.PCI)+"/"+e.AERSeverity)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("AER events %q, want %q", got, tt.want)
 			}
 		})
 	}

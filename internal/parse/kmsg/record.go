@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/ibdoctor/ibdoctor/internal/parse"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -224,7 +225,8 @@ type TextOptions struct {
 // `journalctl -k` ("Mar 05 10:11:12 host kernel: msg", and the -o
 // short-iso/short-iso-precise forms). Indented lines without their own
 // timestamp continue the previous message. Lines from journal programs
-// other than the kernel are skipped. A line with a broken timestamp is
+// other than the kernel are skipped, but for the carrier lines of
+// systemd-networkd and NetworkManager (carrierDaemons). A line with a broken timestamp is
 // listed in Log.Errors and skipped; ErrNoData when nothing parsed.
 func ParseText(r io.Reader, source string, opt TextOptions) (*Log, error) {
 	l := &Log{Source: source}
@@ -277,9 +279,24 @@ func NewTextParser(source string, opt TextOptions, emit func(Record)) *TextParse
 	return &TextParser{source: source, year: opt.Year, loc: loc, emit: emit}
 }
 
-// Line reads line n (its "\r" may be left on).
+// Line reads line n (its "\r" may be left on). A line that holds several
+// stamped records run together (a paste whose line breaks were lost:
+// "May 6 00:38:27 alex kernel: … May 6 00:40:41 alex kernel: …") gives
+// one record each, all on line n.
 func (p *TextParser) Line(n int, line string) {
 	line = strings.TrimRight(line, "\r")
+	for {
+		i := collapsedAt(line)
+		if i < 0 {
+			p.line(n, line)
+			return
+		}
+		p.line(n, strings.TrimRight(line[:i], " "))
+		line = line[i:]
+	}
+}
+
+func (p *TextParser) line(n int, line string) {
 	if strings.TrimSpace(line) == "" {
 		return
 	}
@@ -323,6 +340,104 @@ func (p *TextParser) Flush() {
 		p.emit(p.cur)
 		p.have = false
 	}
+}
+
+// collapsedAt returns where a second record starts inside line, -1 when
+// none does: a journal stamp ("May 6 00:40:41 host prog: ", English month
+// names) after a line that starts with one, or a dmesg stamp of six decimals ("[ 5044.302290] ")
+// after a line that starts with one. Both are looked for only after a
+// space, so a stamp quoted inside a message is not mistaken for a record
+// unless it looks exactly like one.
+func collapsedAt(line string) int {
+	if len(line) < 40 {
+		return -1
+	}
+	if line[0] == '[' {
+		// The cheap test first: most lines hold no " [".
+		for off := 1; ; {
+			j := strings.Index(line[off:], " [")
+			if j < 0 {
+				return -1
+			}
+			k := off + j + 1
+			off = k
+			if end := strings.IndexByte(line[k:], ']'); end > 0 && sixDecimals(line[k+1:k+end]) {
+				if first := strings.IndexByte(line, ']'); first > 0 && sixDecimals(line[1:first]) {
+					return k
+				}
+				return -1
+			}
+		}
+	}
+	// The clock "hh:mm:ss " of an English "Mon d" stamp, after the first
+	// one; the line's own stamp is parsed only when one is found.
+	if _, ok := months[line[:3]]; !ok {
+		return -1
+	}
+	for off := 16; off < len(line)-9; {
+		j := strings.IndexByte(line[off:], ':')
+		if j < 0 {
+			break
+		}
+		k := off + j - 2 // the clock's start
+		off += j + 1
+		if k < 7 || !clockAt(line, k) || line[k-1] != ' ' {
+			continue
+		}
+		// Back over the day ("6", " 6", "06") to the month.
+		day := k - 1
+		for day > 0 && line[day-1] >= '0' && line[day-1] <= '9' && k-1-day < 2 {
+			day--
+		}
+		sp := day
+		for sp > 0 && line[sp-1] == ' ' && day-sp < 2 {
+			sp--
+		}
+		m := sp - 3
+		if day == k-1 || sp == day || m < 1 || line[m-1] != ' ' {
+			continue
+		}
+		if _, ok := months[line[m:m+3]]; !ok {
+			continue
+		}
+		if _, _, ok, err := journalPrefix(line[m:], 2000, time.UTC); !ok || err != nil {
+			continue
+		}
+		if _, _, ok, err := journalPrefix(line, 2000, time.UTC); ok && err == nil {
+			return m
+		}
+		return -1
+	}
+	return -1
+}
+
+// clockAt reports whether line holds "hh:mm:ss " at k.
+func clockAt(line string, k int) bool {
+	if k+9 > len(line) || line[k+2] != ':' || line[k+5] != ':' || line[k+8] != ' ' {
+		return false
+	}
+	for _, i := range []int{0, 1, 3, 4, 6, 7} {
+		if c := line[k+i]; c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// sixDecimals reports whether stamp is dmesg's seconds since boot, padded
+// and with microseconds: "   12.345678".
+func sixDecimals(stamp string) bool {
+	stamp = strings.TrimLeft(stamp, " ")
+	secs, frac, ok := strings.Cut(stamp, ".")
+	if !ok || secs == "" || len(frac) != 6 {
+		return false
+	}
+	for _, c := range []byte(secs + frac) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 type lineKind int
@@ -459,6 +574,12 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 		}
 		prog, text, found := strings.Cut(rest, ": ")
 		if !found || (prog != "kernel" && !strings.HasPrefix(prog, "kernel[")) {
+			if d := carrierDaemon(prog, text); found && d != "" {
+				// The carrier changes a network daemon logs are the
+				// kernel's netdev carrier: kept, with the daemon named.
+				rec.Time, rec.Text = t, d+": "+text
+				return rec, lineStamped, nil
+			}
 			return rec, lineForeign, nil
 		}
 		rec.Time = t
@@ -511,6 +632,25 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 	}
 	rec.Text = s
 	return rec, kind, nil
+}
+
+// carrierDaemons are the journal programs whose carrier lines are kept:
+// systemd-networkd's link_update ("ib6: Lost carrier", "ib6: Gained
+// carrier"; older releases lower-case "lost") and NetworkManager's
+// ("<info>  [1692.1] device (ib0): carrier: link connected").
+var carrierDaemons = []string{"systemd-networkd", "NetworkManager"}
+
+// carrierDaemon returns the daemon's name when prog ("systemd-networkd[5398]")
+// is one of carrierDaemons and text a carrier line of it, else "".
+func carrierDaemon(prog, text string) string {
+	if !strings.Contains(text, "arrier") {
+		return ""
+	}
+	name, _, _ := strings.Cut(prog, "[")
+	if slices.Contains(carrierDaemons, name) {
+		return name
+	}
+	return ""
 }
 
 // ctimePrefix recognises the ctime(3) stamp OpenWrt's logread (ubox

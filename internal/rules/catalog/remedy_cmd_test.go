@@ -29,7 +29,8 @@ import (
 //   - iproute2 ip(8) and rdma(8), ethtool(8), nvidia-smi(1), mlnx_qos and
 //     cma_roce_mode (MLNX_OFED) usage, pciutils lspci(8) and setpci(8), util-linux dmesg(1);
 //   - ucx_info: UCX src/tools/info/ucx_info.c, its getopt string;
-//   - mpirun and ompi_info: Open MPI's mpirun(1) and ompi_info(1).
+//   - mpirun and ompi_info: Open MPI's mpirun(1) and ompi_info(1);
+//   - edac-util (edac-utils) and ras-mc-ctl (rasdaemon): their man pages.
 //
 // Tools whose options are not checked (grep, kill, ...) still end the
 // previous command, so their flags are never taken for that command's.
@@ -81,6 +82,10 @@ var toolOptions = map[string]string{
 	"ls":         "-l -la -d -a -1",
 	// Unchecked: their flags are theirs, and they end the previous command.
 	"grep": "*", "kill": "*", "modinfo": "*", "ofed_info": "*", "systemctl": "*", "modprobe": "*", "cat": "*", "ibdoctor": "*",
+
+	// edac-utils edac-util(8); rasdaemon ras-mc-ctl(8).
+	"edac-util":  "-h --help -q --quiet -v --verbose -s --status -r --report",
+	"ras-mc-ctl": "--quiet --mainboard --status --print-labels --guess-labels --register-labels --delay --errors --error-count --summary --layout --help",
 }
 
 const perftestOptions = "-p --port -d --ib-dev -i --ib-port -m --mtu -s --size -n --iters -t --tx-depth -u --qp-timeout -S --sl -x --gid-index -a --all -F --CPU-freq -c --connection -q --qp -e --events -X --vector -I --inline_size -o --outs -g --mcg -z --comm_rdma_cm -R --rdma_cm -T --tos -L --hop_limit -h --help -M --MGID -r --rx-depth -b --bidirectional -Q --cq-mod -N --noPeak -V --version -C --report-cycles -H --report-histogrm -U --report-unsorted -A --atomic_type -O --dualport -l --post_list -D --duration -f --margin -w --limit_bw -y --limit_msgrate --report_gbits --use_cuda --use_cuda_bus_id --use_cuda_dmabuf --use_rocm --tclass --flow_label --pkey_index --output --cpu_util --out_json --out_json_file --run_infinitely --use-srq --odp --use_hugepages --perform_warm_up"

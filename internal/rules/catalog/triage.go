@@ -47,7 +47,7 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "gpu.xid", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "NVIDIA Xid error in the kernel log",
-		Meaning: "The NVIDIA driver logged an Xid event for a GPU. Severity follows the Xid: uncorrectable ECC (48), retirement failure (64), NVLink (74), off the bus (79), uncontained errors (95), GSP timeouts (119/120) are critical; application faults (13, 31, 43, 45) and handled ECC events (63, 92) are info.",
+		Meaning: "The NVIDIA driver logged an Xid event for a GPU. Severity follows the Xid, as NVIDIA's Xid catalog sets the action: events that need a GPU reset or a node drain (uncorrectable ECC 48, retirement failure 64, NVLink 74, off the bus 79, uncontained errors 95, GSP timeouts 119/120) are critical; an application fault that stopped its process (13, 31, 43) is a warning, since a job died; cleanup after a killed process (45) and handled ECC events (63, 92) are info.",
 		Causes:  []string{"GPU memory (HBM) errors", "NVLink or PCIe link errors", "GSP firmware/driver fault", "application bug (illegal address, killed process)"},
 		Remedy:  []string{"look the Xid up in the NVIDIA Xid catalog (docs.nvidia.com/deploy/xid-errors)", remedyNvsmiQuery, remedyGPUReset},
 	},
@@ -96,6 +96,20 @@ var triageMetas = []finding.Meta{
 		Meaning: "The mlx5 driver reported a health-compromised device, a fatal firmware error, or firmware command timeouts. The HCA may be reset or go away; RDMA traffic on it stops.",
 		Causes:  []string{"firmware bug or firmware/driver mismatch", "hardware fault on the HCA", "PCIe errors making the device unreachable"},
 		Remedy:  []string{"mlxfwmanager --query; align firmware with the driver (MLNX_OFED release notes)", "collect mstdump / `devlink health show` output for the vendor", "reboot; replace the HCA if it repeats"},
+	},
+	{
+		ID: "kmsg.segfault", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
+		Title:   "a process crashed inside a communication library",
+		Meaning: "The kernel logged a process killed by a segmentation or general protection fault (arch/x86/mm/fault.c \"segfault at … in libnccl.so.2[…]\", traps.c \"general protection fault\") with the faulting instruction in NCCL/RCCL, the verbs stack (libibverbs, its providers libmlx5/libmlx4/libefa…, librdmacm), UCX, libfabric, HCOLL or SHARP: the job on this node died inside the network path, and its peers will time out. A warning, naming the library and the process; a crash in any other file is info.",
+		Causes:  []string{"a bug in the library, or a version that does not match the driver, firmware or the rest of the stack (NCCL vs its net plugin, libibverbs vs its provider)", "memory corruption by the application handed to the library (freed or unregistered buffers)", "a device that went away under the library (HCA reset, GPU fallen off the bus: see the lines before)"},
+		Remedy:  []string{"read the job's own log for the error before the crash; rerun with NCCL_DEBUG=INFO (or UCX_LOG_LEVEL=info) to see what the library was doing", "coredumpctl list, then coredumpctl info with the crashed process's PID, for its stack (where systemd-coredump keeps cores)", "ldd on the job's binary or library to see which copy of the library it loaded, and compare its version with the driver's and the plugin's"},
+	},
+	{
+		ID: "host.memory_error", Severity: finding.Critical, Area: "host", Step: finding.StepKernelLog,
+		Title:   "host memory error reported by EDAC",
+		Meaning: "The EDAC driver of the memory controller logged memory errors (drivers/edac/edac_mc.c: \"EDAC MC3: 1 UE memory read error on CPU_SrcID#1_MC#1_Chan#2_DIMM#0 (…)\"). An uncorrected error (UE) lost data: the process that read it was killed or the host may crash, and the DIMM needs service (critical). Corrected errors (CE) are info: a few are normal, a steady stream announces a failing DIMM.",
+		Causes:  []string{"a failing DIMM (cells or its connection)", "a DIMM not seated well, or a damaged slot", "memory running out of its specification (overclocking, temperature)"},
+		Remedy:  []string{"drain the node and have the DIMM the line names replaced (the label maps to a slot in the board's manual, or ipmitool sel list / the BMC event log names it)", "edac-util -v (edac-utils) or the counters under /sys/devices/system/edac/mc/ to see the errors per DIMM", "ras-mc-ctl --errors (rasdaemon) for the history, where rasdaemon runs"},
 	},
 
 	{

@@ -29,6 +29,13 @@ func TestFlapLinkLayer(t *testing.T) {
 		return l
 	}
 	ipoib := 32
+	networkd := func(ifname string, states ...string) []string {
+		var l []string
+		for _, st := range states {
+			l = append(l, "Aug 17 06:18:06 vm0 systemd-networkd[5398]: "+ifname+": "+st+" carrier")
+		}
+		return l
+	}
 	for _, tt := range []struct {
 		name   string
 		snap   func() *snapshot.Snapshot
@@ -49,6 +56,8 @@ func TestFlapLinkLayer(t *testing.T) {
 		// printed for IB and RoCE ports alike.
 		{"pasted netdev line", func() *snapshot.Snapshot { return &snapshot.Snapshot{} }, netdevLine("0000:84:00.0", "ens1f0np0"), "Ethernet", "ethtool -S ens1f0np0"},
 		{"pasted IB port line", func() *snapshot.Snapshot { return &snapshot.Snapshot{} }, ibLine("0000:04:00.0", "mlx5_0"), "", "IB: perfquery"},
+		// systemd-networkd's carrier lines of an IPoIB netdev (azurehpc-health-checks test/data/1dev_6flap_syslog).
+		{"pasted networkd carrier of an IPoIB netdev", func() *snapshot.Snapshot { return &snapshot.Snapshot{} }, networkd("ib6", "lost", "Gained", "lost", "Gained"), "InfiniBand", "perfquery"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := checkFlaps(&Input{Snap: tt.snap(), Kernel: logOf(tt.log...)})
@@ -72,6 +81,55 @@ func TestFlapLinkLayer(t *testing.T) {
 				if strings.Contains(rem, "ethtool") {
 					t.Errorf("RoCE remedy on an InfiniBand link: %q", f.Remedy)
 				}
+			}
+		})
+	}
+}
+
+// A link-down count: each "down" logged, plus each "up" logged again
+// without a "down" between that answers no earlier "down" (the down line
+// was filtered out of the paste).
+func TestFlapCount(t *testing.T) {
+	networkd := func(states ...string) []string {
+		var l []string
+		for _, st := range states {
+			l = append(l, "Aug 17 06:18:06 vm0 systemd-networkd[5398]: ib6: "+st+" carrier")
+		}
+		return l
+	}
+	rep := func(n int, s string) []string {
+		var l []string
+		for range n {
+			l = append(l, s)
+		}
+		return l
+	}
+	for _, tt := range []struct {
+		name     string
+		log      []string
+		downs    string // in the summary; "" for no finding
+		inferred bool
+	}{
+		// azurehpc-health-checks test/data/1dev_6flap_syslog: six losses logged, then six gains.
+		{"six losses then six gains", networkd(append(rep(6, "lost"), rep(6, "Gained")...)...), "went down 6 times", false},
+		{"alternating", networkd("lost", "Gained", "lost", "Gained"), "went down 2 times", false},
+		{"ups only (grep kept the ups)", rep(3, "[1.0] mlx5_core 0000:84:00.0 ens1f0np0: Link up"), "went down 2 times", true},
+		{"one down, then three ups", append([]string{"[0.5] mlx5_core 0000:84:00.0 ens1f0np0: Link down"}, rep(3, "[1.0] mlx5_core 0000:84:00.0 ens1f0np0: Link up")...), "went down 3 times", true},
+		{"one loss and its gain", networkd("lost", "Gained"), "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkFlaps(&Input{Snap: &snapshot.Snapshot{}, Kernel: logOf(tt.log...)})
+			if tt.downs == "" {
+				if len(got) != 0 {
+					t.Fatalf("got %+v, want no finding", got)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("got %+v", got)
+			}
+			if !strings.Contains(got[0].Summary, tt.downs) || strings.Contains(got[0].Summary, "printed again") != tt.inferred {
+				t.Errorf("summary %q, want %q (inferred %v)", got[0].Summary, tt.downs, tt.inferred)
 			}
 		})
 	}

@@ -475,9 +475,12 @@ func checkFlaps(in *Input) []finding.Finding {
 		port  int
 		downs int
 		// inferred counts the downs read from a repeated "Link up";
-		// up is the last state seen.
+		// up is the last state seen; ups and seen count the ups and the
+		// downs logged.
 		inferred int
 		up       bool
+		ups      int
+		seen     int
 		ev       []finding.Evidence
 	}
 	ts := map[string]*tally{}
@@ -505,18 +508,25 @@ func checkFlaps(in *Input) []finding.Finding {
 		switch {
 		case !e.Up:
 			t.downs++
+			t.seen++
 			if len(t.ev) < maxEvidence {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
-		case t.up:
+		case t.up && t.ups >= t.seen:
 			// "Link up" again without a "Link down" between: the link
 			// went down (the line was filtered out of the paste, by
-			// `grep`, or never printed), so it counts as a flap.
+			// `grep`, or never printed), so it counts as a flap. Not
+			// when it answers a "down" logged earlier: a daemon that
+			// logs six losses, then six gains, has lost the link six
+			// times, not eleven.
 			t.downs++
 			t.inferred++
 			if len(t.ev) < maxEvidence {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
+		}
+		if e.Up {
+			t.ups++
 		}
 		t.up = e.Up
 	}
@@ -588,11 +598,22 @@ func flapLinkLayer(s *snapshot.Snapshot, subj finding.Subject, port int) string 
 			}
 		}
 	}
+	if subj.NetDev != "" && reIPoIBName.MatchString(subj.NetDev) {
+		return string(ib.LinkLayerInfiniBand)
+	}
 	if port == 0 && subj.NetDev != "" {
 		return string(ib.LinkLayerEthernet)
 	}
 	return ""
 }
+
+// reIPoIBName matches the names of IPoIB netdevs: the kernel's "ib%d"
+// (drivers/infiniband/ulp/ipoib/ipoib_main.c ipoib_add_port), its child
+// interfaces "ib0.8001", and the "ib" prefix udev's net_id gives
+// ARPHRD_INFINIBAND devices ("ibp12s0", "ibs3"). Their carrier lines come
+// from network daemons (systemd-networkd "ib6: Lost carrier"): mlx5's own
+// "Link up/down" is printed by the Ethernet profile only.
+var reIPoIBName = regexp.MustCompile(`^ib(?:\d+(?:\.\w+)?|[ps]\d\w*)$`)
 
 // ARPHRD types of sys/class/net/<if>/type (include/uapi/linux/if_arp.h).
 const (

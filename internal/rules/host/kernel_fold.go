@@ -45,6 +45,9 @@ type groupState struct {
 	// A link's state and its evidence-worthy events (downs, and ups
 	// after ups), as checkFlaps counts them.
 	up bool
+	// ups and downs logged so far: an up after an up counts as a down
+	// only while the ups do not yet answer the downs.
+	ups, downs int
 	// last is the index in kept of the group's latest kept event.
 	last int
 }
@@ -93,6 +96,15 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 	case e.Kind == kmsg.KindHealth:
 		g = foldGroup{rule: "health", pci: e.PCI}
 		k.detail, k.class = e.Detail, e.HealthClass
+	case e.Kind == kmsg.KindCrash:
+		g = foldGroup{rule: "crash", name: e.Task + "\x00" + e.Detail}
+	case e.Kind == kmsg.KindMemory:
+		// checkMemory counts a line's errors, a folded event's Count.
+		g = foldGroup{rule: "memory", name: e.Detail, extra: e.IsError}
+		if st := f.group(g); st.kept >= maxEvidence {
+			f.fold(foldKey{g: g}, e, max(e.MemErrors, 1), 0)
+			return
+		}
 	default:
 		return // no rule reads it
 	}
@@ -135,8 +147,13 @@ func (f *KernelFolder) link(e kmsg.Event) {
 	// is formatted per event.
 	g := foldGroup{rule: "link", name: e.Interface, code: e.Port}
 	st := f.group(g)
-	counts := !e.Up || st.up
-	inferred := e.Up && st.up
+	inferred := e.Up && st.up && st.ups >= st.downs
+	counts := !e.Up || inferred
+	if e.Up {
+		st.ups++
+	} else {
+		st.downs++
+	}
 	st.up = e.Up
 	if st.kept < maxEvidence {
 		if counts {

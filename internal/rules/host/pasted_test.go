@@ -43,10 +43,10 @@ func TestAnalyzeCorpora(t *testing.T) {
 			"kmsg.mlx5_health/critical",
 			"kmsg.module_event/critical", // High Temperature
 			"kmsg.module_event/critical", // Power budget exceeded
+			"gpu.xid/warning",            // Xid 31 MMU fault (MIG): the process was killed
 			"kmsg.link_flap/warning",     // 3 downs
 			"kmsg.module_event/warning",  // Cable unplugged
 			"gpu.xid/info",               // Xid 63 row remap
-			"gpu.xid/info",               // Xid 31 MMU fault (MIG)
 		}},
 		{"../../parse/kmsg/testdata/dmesg-T-flaps.txt", []string{"kmsg.link_flap/warning"}},
 		{"../../parse/kmsg/testdata/dmesg-aer-firmware-first.txt", []string{"pcie.aer_errors/critical"}},

@@ -15,13 +15,17 @@ type XidInfo struct {
 
 // xids is the meaning/severity table (NVIDIA Xid catalog,
 // docs.nvidia.com/deploy/xid-errors, and open-gpu-kernel-modules
-// nverror.h). Application faults and handled events are info; events that
-// need a GPU reset or node drain are critical.
+// nverror.h), the one place an Xid's severity is decided. Events that need
+// a GPU reset or node drain are critical. An application fault after which
+// the driver stopped the process's channel (13, 31, 43: the catalog's
+// immediate action is RESTART_APP) is a warning: a job died, even when the
+// GPU itself stays usable. Cleanup after a killed process (45) and handled
+// memory events (63, 92) are info.
 var xids = []XidInfo{
-	{13, "ROBUST_CHANNEL_GR_EXCEPTION", "graphics engine exception, usually an application fault", finding.Info, false},
-	{31, "ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT", "GPU memory page fault (illegal address), usually an application fault", finding.Info, false},
+	{13, "ROBUST_CHANNEL_GR_EXCEPTION", "graphics engine exception: the process on the GPU was stopped, usually by its own fault (the GPU stays usable); check the job, and the GPU if it repeats under other jobs", finding.Warning, false},
+	{31, "ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT", "GPU memory page fault (illegal address): the process on the GPU was killed, usually by its own bug (the GPU stays usable); check the job, and the GPU if it repeats under other jobs", finding.Warning, false},
 	{32, "ROBUST_CHANNEL_PBDMA_ERROR", "invalid or corrupted push buffer, often PCIe signal quality", finding.Warning, false},
-	{43, "ROBUST_CHANNEL_RESETCHANNEL_VERIF_ERROR", "GPU stopped processing on an application fault; the GPU is healthy", finding.Info, false},
+	{43, "ROBUST_CHANNEL_RESETCHANNEL_VERIF_ERROR", "GPU stopped the process on an application fault and it had to end; the GPU is healthy", finding.Warning, false},
 	{45, "ROBUST_CHANNEL_PREEMPTIVE_REMOVAL", "preemptive cleanup after a killed process or another error", finding.Info, false},
 	{46, "ROBUST_CHANNEL_GPU_TIMEOUT_ERROR", "GPU stopped processing; reset the GPU", finding.Critical, false},
 	{48, "ROBUST_CHANNEL_GPU_ECC_DBE", "uncorrectable (double-bit) ECC error; reset or reboot, check retirement thresholds", finding.Critical, false},

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	simnode "github.com/ibdoctor/ibdoctor/internal/sim/node"
 	"github.com/ibdoctor/ibdoctor/internal/source/rootfs"
 )
@@ -304,5 +305,67 @@ func TestKernelNews(t *testing.T) {
 				t.Errorf("news = %v, want [[true %v]]", news, tc.aer)
 			}
 		})
+	}
+}
+
+// TestCachedSourceChain: with a full-read period of 1, every sample reads
+// again the identities (a new fw_ver is seen at once), and the PCI chain
+// (a PCI function's numa_node) only every ChainEvery samples.
+func TestCachedSourceChain(t *testing.T) {
+	n, err := simnode.Build(simnode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := n.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rootfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	src := NewCachedSource(r, func() time.Time { return t0 }, 1)
+	s, err := src.Read(ctx) // full
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := s.Device("mlx5_0").PCI
+	var path string
+	for _, d := range s.PCI {
+		if d.Address == addr {
+			path = d.Path
+		}
+	}
+	numa := func(s *snapshot.Snapshot) int {
+		for _, d := range s.PCI {
+			if d.Address == addr && d.NUMANode != nil {
+				return *d.NUMANode
+			}
+		}
+		return -2
+	}
+	if numa(s) != 0 {
+		t.Fatalf("numa_node of %s = %d, want 0", addr, numa(s))
+	}
+	write := func(rel, v string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("sys/devices/"+path+"/numa_node", "1")
+	write("sys/class/infiniband/mlx5_0/fw_ver", "28.40.1000")
+	for i := 1; i <= ChainEvery; i++ {
+		if s, err = src.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if fw := s.Device("mlx5_0").FWVersion; fw != "28.40.1000" {
+			t.Errorf("sample %d: fw_ver %s, want the new one at once", i, fw)
+		}
+		if got, want := numa(s), map[bool]int{false: 0, true: 1}[i == ChainEvery]; got != want {
+			t.Errorf("sample %d: numa_node %d, want %d (the PCI chain is read every %d samples)", i, got, want, ChainEvery)
+		}
 	}
 }

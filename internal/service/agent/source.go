@@ -25,8 +25,15 @@ func RootSource(r *rootfs.Root, now func() time.Time) SnapshotFunc {
 }
 
 // DefaultFullReadEvery is how often (in samples) CachedRootSource reads
-// the whole device tree when nothing was seen to change.
+// again everything that can change while no device, port or net device
+// comes or goes (identities, GID and P_Key tables: sysfs.Options.Config).
 const DefaultFullReadEvery = 20
+
+// ChainEvery is how many of those re-reads make one read of the whole
+// tree, the PCI chain included (every 80 samples, 20 minutes at the
+// default 15 s interval): a PCI function changes without an RDMA device
+// or net device coming or going only when a GPU or switch is hot-plugged.
+const ChainEvery = 4
 
 // QuasiStaticEvery is how often (in samples) CachedRootSource reads each
 // quasi-static attribute between full reads when no change signal fires
@@ -36,16 +43,18 @@ const DefaultFullReadEvery = 20
 const QuasiStaticEvery = 4
 
 // CachedRootSource reads a root like RootSource, but only the first
-// sample, every Nth one after it (every ≤ 1: all of them) and any sample
-// where sysfs.Inventory changed (an RDMA device, a port or a net device
-// appeared or went) read the whole tree; the others refresh only what
+// sample, every ChainEvery×Nth one after it and any sample where
+// sysfs.Inventory changed (an RDMA device, a port or a net device appeared
+// or went) read the whole tree; every Nth sample between them (every ≤ 1:
+// all of them) reads again everything but the PCI chain and the lists
+// (sysfs.Options.Config); the others refresh only what
 // changes from one interval to the next (port state and rate, counters,
 // hw_counters, net device state every sample, and the AER counters every
 // sample or, with the kernel log's news, as CachedSource says; the LIDs,
 // net device MTU, type, address and speed, and the PCIe link speed and
 // width a quarter of them each sample, at once on a change signal:
 // sysfs.Options.QuasiStatic, QuasiStaticEvery) and keep identities, GID
-// tables, the PCI chain and the net device set from the last full read
+// tables, the PCI chain and the net device set from the last read of them
 // (sysfs.Refresh). The files stay open (at most 4,096 that Refresh reads
 // and, where the process may open 16,384 files, 4,096 that only full reads
 // read: GID tables, P_Keys, identities; across full reads until the
@@ -67,14 +76,15 @@ type CachedSource struct {
 	now   func() time.Time
 	every int
 
-	mu     sync.Mutex
-	prev   *snapshot.Snapshot
-	inv    string
-	since  int
-	h      *sysfs.Handles
-	dirs   *rootfs.Cached
-	kernel bool // the last kernel log read worked
-	aer    bool // and reported an AER error not yet read
+	mu       sync.Mutex
+	prev     *snapshot.Snapshot
+	inv      string
+	since    int
+	periodic int // Config refreshes since the last full read
+	h        *sysfs.Handles
+	dirs     *rootfs.Cached
+	kernel   bool // the last kernel log read worked
+	aer      bool // and reported an AER error not yet read
 }
 
 // NewCachedSource returns the source CachedRootSource reads through.
@@ -105,15 +115,25 @@ func (c *CachedSource) Read(ctx context.Context) (*snapshot.Snapshot, error) {
 	}
 	var s *snapshot.Snapshot
 	var err error
-	if c.prev == nil || cur != c.inv || c.since+1 >= c.every {
+	due := c.since+1 >= c.every
+	switch {
+	case c.prev == nil || cur != c.inv || (due && c.periodic+1 >= ChainEvery):
 		if cur != c.inv {
 			c.h.Close() // devices or ports came or went
 		} else {
 			c.h.ForgetAbsent() // a full read looks again
 		}
 		s, err = sysfs.Read(ctx, c.r.FS(), opts)
+		c.since, c.periodic = 0, 0
+	case due:
+		// Everything that changes while the inventory stays, all at
+		// once; the PCI chain every ChainEvery of these.
+		c.h.ForgetAbsent()
+		opts.Config = true
+		s, err = sysfs.Refresh(ctx, c.r.FS(), c.prev, opts)
 		c.since = 0
-	} else {
+		c.periodic++
+	default:
 		c.since++
 		opts.QuasiStatic, opts.Pass = QuasiStaticEvery, c.since
 		if c.kernel {

@@ -145,13 +145,19 @@ func (r *reader) readPort(dev string, n int) snapshot.Port {
 	p.HWCounters = r.readHWCounters(dir + "/hw_counters")
 	p.GIDs = r.readGIDs(dir)
 	p.PKeys, p.HasPKeys = r.readPKeys(dir)
-	for _, g := range p.GIDs {
+	p.NetDev = portNetDev(p.GIDs)
+	return p
+}
+
+// portNetDev is the net device the first GID with one names: a RoCE
+// port's netdev.
+func portNetDev(gids []snapshot.GIDEntry) string {
+	for _, g := range gids {
 		if g.NetDev != "" {
-			p.NetDev = g.NetDev
-			break
+			return g.NetDev
 		}
 	}
-	return p
+	return ""
 }
 
 // ParseHex32 parses "0x%x" attributes (lid, sm_lid, cap_mask).

@@ -53,6 +53,14 @@ type Options struct {
 	// reported one. 0 or 1: every call reads them all.
 	AEREvery int
 	AERNow   bool
+	// Config makes Refresh also read again what changes without a device,
+	// port or net device coming or going: each device's identity
+	// attributes (fw_ver, hca_type, board_id, hw_rev, node_desc, the GUIDs)
+	// and each port's capability mask, GID table (RoCE GIDs follow the net
+	// device's addresses) and P_Key table (the subnet manager programs
+	// it). Only the PCI chain, the port list and the net device list stay
+	// as prev has them.
+	Config bool
 	// ReadACS reads the PCIe ACS capability from the config space of the
 	// bridges between GPUs and NICs (PCIDevice.ACS), for the doctor. Off,
 	// no config file is read: without root each would be a gap, noise for
@@ -172,6 +180,10 @@ type reader struct {
 	// counters is set while Read reads counters/ and hw_counters/,
 	// which go through handles (Refresh reads everything through them).
 	counters bool
+	// config is set while Refresh reads what only a full Read reads
+	// otherwise (Options.Config): those files are kept as a full read
+	// keeps them.
+	config bool
 	// aerNames is scratch space for scanAER.
 	aerNames []string
 }
@@ -208,7 +220,7 @@ func ErrText(err error) string {
 func (r *reader) read(path string) (string, bool) {
 	r.touch(path)
 	if r.handles != nil {
-		s, err := r.handles.read(r.fsys, path, r.touched == nil && !r.counters)
+		s, err := r.handles.read(r.fsys, path, (r.touched == nil || r.config) && !r.counters)
 		if err != nil {
 			r.fail(path, err)
 			return "", false

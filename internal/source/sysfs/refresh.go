@@ -92,6 +92,9 @@ func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Opti
 		d := &s.Devices[i]
 		dir := path.Join(classIB, d.Name)
 		d.HWCounters = r.rereadHW(dir+"/hw_counters", d.HWCounters)
+		if opts.Config {
+			r.rereadIdentity(dir, d)
+		}
 		d.Ports = slices.Clone(d.Ports)
 		for j := range d.Ports {
 			p := &d.Ports[j]
@@ -118,6 +121,9 @@ func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Opti
 				p.Counters = r.rereadCounters(pdir+"/counters", p.Counters)
 			}
 			p.HWCounters = r.rereadHW(pdir+"/hw_counters", p.HWCounters)
+			if opts.Config {
+				r.rereadPortConfig(pdir, p)
+			}
 		}
 	}
 	s.NetDevs = slices.Clone(prev.NetDevs)
@@ -159,6 +165,36 @@ func Refresh(ctx context.Context, fsys fs.FS, prev *snapshot.Snapshot, opts Opti
 	}
 	slices.SortFunc(s.Gaps, func(a, b snapshot.Gap) int { return strings.Compare(a.Path, b.Path) })
 	return &s, nil
+}
+
+// rereadIdentity reads again a device's identity attributes, as
+// readDevice does.
+func (r *reader) rereadIdentity(dir string, d *snapshot.Device) {
+	r.config = true
+	defer func() { r.config = false }()
+	d.FWVersion = strings.TrimSpace(r.readString(dir + "/fw_ver"))
+	d.HCAType = strings.TrimSpace(r.readString(dir + "/hca_type"))
+	d.BoardID = strings.TrimSpace(r.readString(dir + "/board_id"))
+	d.HWRev = strings.TrimSpace(r.readString(dir + "/hw_rev"))
+	d.NodeDesc = r.readString(dir + "/node_desc")
+	d.NodeGUID = r.readGUID(dir + "/node_guid")
+	d.SysImageGUID = r.readGUID(dir + "/sys_image_guid")
+}
+
+// rereadPortConfig reads again a port's capability mask, GID table (and
+// the net device its GIDs name) and P_Key table, as readPort does.
+func (r *reader) rereadPortConfig(dir string, p *snapshot.Port) {
+	r.config = true
+	defer func() { r.config = false }()
+	r.touch(dir + "/gids")
+	r.touch(dir + "/pkeys")
+	p.CapMask = parse(r, dir+"/cap_mask", ParseHex32)
+	p.GIDs = r.readGIDs(dir)
+	p.PKeys, p.HasPKeys = r.readPKeys(dir)
+	// Other ports' net devices (IPoIB) were mapped by the full read.
+	if nd := portNetDev(p.GIDs); nd != "" {
+		p.NetDev = nd
+	}
 }
 
 // rereadCounters reads again the counters/ files prev holds (the names do

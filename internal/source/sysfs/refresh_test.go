@@ -31,12 +31,16 @@ func TestRefresh(t *testing.T) {
 		faults    []string
 		same      bool // Refresh equals Read
 		inventory bool // Inventory changes
+		config    bool // Refresh with Options.Config
 	}{
 		{name: "nothing", same: true},
 		{name: "dynamic", faults: []string{"down:mlx5_3/1", "width:mlx5_2/1=2", "counter:mlx5_1/1/symbol_error=1234",
 			"hw-counter:mlx5_0/1/out_of_buffer=5000", "pcie-width:mlx5_4=8", "aer:mlx5_2/correctable/RxErr=12", "flap:mlx5_8/1=3",
 			"unreadable:mlx5_0/1/counters/port_rcv_data"}, same: true},
 		{name: "static", faults: []string{"fw:mlx5_5=28.36.1010"}},
+		// With Options.Config the identities, GID and P_Key tables are
+		// read again too: only the PCI chain and the lists stay.
+		{name: "config", faults: []string{"fw:mlx5_4=28.36.1010", "no-gid-v2:mlx5_8/1", "pkeys:mlx5_3/1=0x7fff,0x8001"}, same: true, config: true},
 		{name: "device gone", faults: []string{"missing:mlx5_7"}, inventory: true},
 	}
 	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
@@ -85,9 +89,17 @@ func TestRefresh(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref, err := sysfs.Refresh(ctx, r.FS(), prev, hopts)
+		ropts := hopts
+		ropts.Config = tt.config
+		ref, err := sysfs.Refresh(ctx, r.FS(), prev, ropts)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if tt.config {
+			// Without Config the same changes are not seen.
+			if plain, err := sysfs.Refresh(ctx, r.FS(), prev, hopts); err != nil || cmp.Diff(full, plain) == "" {
+				t.Errorf("%s: Refresh without Config saw the changes too (%v)", tt.name, err)
+			}
 		}
 		if h.Len() == 0 {
 			t.Errorf("%s: no file kept open", tt.name)
