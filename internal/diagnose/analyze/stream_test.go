@@ -193,6 +193,18 @@ func TestStreamFoldsAsInMemory(t *testing.T) {
 			}
 			return kernelFloodLine(i / 2)
 		})},
+		// mlx5 command failures past their evidence, each after the
+		// kernel's rate-limit note (openucx/ucx#6264): the suppressed
+		// counts of the folded ones add up as in memory.
+		{"command failures with rate-limit notes", gen(3000, func(i int) string {
+			switch i % 4 {
+			case 1:
+				return fmt.Sprintf("[%6d.%06d] mlx5_cmd_out_err: %d callbacks suppressed\n", 100+i/1000, i%1000, 1000+i)
+			case 2:
+				return fmt.Sprintf("[%6d.%06d] mlx5_core 0000:41:00.0: mlx5_cmd_out_err:800:(pid %d): CREATE_MKEY(0x200) op_mod(0x0) failed, status limits exceeded(0x8), syndrome (0x18af6), err(-12)\n", 100+i/1000, i%1000, 233522+i)
+			}
+			return kernelFloodLine(i / 2)
+		})},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			want := AnalyzeText("f", tt.text, Options{Year: 2026})

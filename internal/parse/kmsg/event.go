@@ -124,6 +124,14 @@ type Event struct {
 	IsError bool `json:"is_error,omitempty"`
 	// HealthClass is HealthFatal or HealthCommand for KindHealth.
 	HealthClass string `json:"health_class,omitempty"`
+	// CmdStatus is the status a failed firmware command returned (the
+	// "limits exceeded(0x8)" of a HealthCommand event: 0x8). Suppressed
+	// is how many messages of the same call site the kernel's rate limit
+	// dropped before this one ("mlx5_cmd_out_err: 353031 callbacks
+	// suppressed", lib/ratelimit.c): failures that happened but were not
+	// printed.
+	CmdStatus  int `json:"cmd_status,omitempty"`
+	Suppressed int `json:"suppressed,omitempty"`
 	// Bond is the bonding event of KindBond (BondSlave …).
 	Bond string `json:"bond,omitempty"`
 	// Task and TaskPID are the process of a KindCrash event.
@@ -318,6 +326,17 @@ var Patterns = []Pattern{
 		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER:)? *\[ ?\d+\] (?P<detail>[A-Za-z][\w/]*(?: [A-Za-z][\w/]*)*)`)},
 }
 
+// reCmdStatus is the code of a command status as cmd.c prints it after
+// its name ("limits exceeded(0x8)").
+var reCmdStatus = regexp.MustCompile(`\(0x([0-9a-fA-F]{1,2})\)$`)
+
+// reCmdSuppressed is the kernel's rate-limit note for the mlx5 command
+// error message (lib/ratelimit.c ___ratelimit: "%s: %d callbacks
+// suppressed", the function of the rate-limited print: mlx5_cmd_out_err,
+// mlx5_cmd_check before Linux 5.19). It comes right before the next
+// message of that print that passes.
+var reCmdSuppressed = regexp.MustCompile(`^(?:mlx5_cmd_out_err|mlx5_cmd_check): (\d+) callbacks suppressed`)
+
 // reMlx5Addr is the function an mlx5_core message is about.
 var reMlx5Addr = regexp.MustCompile(`mlx5_core (` + bdf + `)[: ]`)
 
@@ -419,7 +438,12 @@ func (p *Pattern) event(r Record, m []string) Event {
 		}
 	}
 	if i := p.Re.SubexpIndex("cmd"); i >= 0 && m[i] != "" {
-		e.Detail = fmt.Sprintf("%s failed, status %s, syndrome %s", m[i], strings.TrimSpace(m[p.Re.SubexpIndex("status")]), m[p.Re.SubexpIndex("syndrome")])
+		st := strings.TrimSpace(m[p.Re.SubexpIndex("status")])
+		e.Detail = fmt.Sprintf("%s failed, status %s, syndrome %s", m[i], st, m[p.Re.SubexpIndex("syndrome")])
+		if sm := reCmdStatus.FindStringSubmatch(st); sm != nil {
+			v, _ := strconv.ParseUint(sm[1], 16, 8)
+			e.CmdStatus = int(v)
+		}
 	}
 	if i := p.Re.SubexpIndex("srcid"); i >= 0 && e.PCI == "" && m[i] != "" && e.Reporter != "" {
 		dom, _, _ := strings.Cut(string(e.Reporter), ":")
@@ -496,8 +520,13 @@ type Classifier struct {
 	ffDev        pcie.Address
 	ffLeft       int
 	lastMlx5     pcie.Address
-	seen         map[string]*textClass
-	out          [1]Event // what Add returns, reused
+	// suppressed is the count of the last rate-limit note for the mlx5
+	// command error message, for the next such message within
+	// suppressedLeft records.
+	suppressed     int
+	suppressedLeft int
+	seen           map[string]*textClass
+	out            [1]Event // what Add returns, reused
 }
 
 // textClass is what the patterns say about one message text.
@@ -510,6 +539,7 @@ type textClass struct {
 	cperDev   pcie.Address // a CPER PCIe section's "device_id: <bdf>"
 	mlx5      pcie.Address
 	nvrmGPU   pcie.Address // the GPU of an NVRM line that is not an event
+	cmdSupp   int          // the count of an mlx5 command error rate-limit note
 }
 
 // maxSeen bounds the texts a Classifier remembers; maxSeenText the
@@ -547,6 +577,11 @@ func (c *Classifier) class(text string) *textClass {
 	if strings.Contains(text, "mlx5_core ") {
 		if m := reMlx5Addr.FindStringSubmatch(text); m != nil {
 			tc.mlx5 = addr(m[1])
+		}
+	}
+	if tc.p == nil && strings.Contains(text, "callbacks suppressed") {
+		if m := reCmdSuppressed.FindStringSubmatch(text); m != nil {
+			tc.cmdSupp, _ = strconv.Atoi(m[1])
 		}
 	}
 	if tc.p == nil && strings.Contains(text, "NVRM:") {
@@ -605,7 +640,16 @@ func (c *Classifier) Add(r Record) []Event {
 	if tc.mlx5 != "" {
 		c.lastMlx5 = tc.mlx5
 	}
+	if tc.cmdSupp > 0 {
+		c.suppressed, c.suppressedLeft = tc.cmdSupp, 4
+	} else if c.suppressedLeft > 0 {
+		c.suppressedLeft--
+	}
 	for i := range evs {
+		if evs[i].Kind == KindHealth && evs[i].HealthClass == HealthCommand && c.suppressedLeft > 0 {
+			evs[i].Suppressed = c.suppressed
+			c.suppressedLeft = 0
+		}
 		if evs[i].Kind == KindHealth && evs[i].PCI == "" {
 			evs[i].PCI = c.lastMlx5 // "mlx5_core.eth: probe of mlx5_core.eth.2 failed": the function probed last
 		}

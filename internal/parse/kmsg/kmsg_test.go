@@ -674,3 +674,36 @@ func TestFirmwareFirstPCIe(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandSuppressed: the kernel's rate-limit note for the mlx5
+// command error message counts the failures it did not print, and goes
+// to the next command failure (lines of openucx/ucx#6264,
+// realworld-fresh10).
+func TestCommandSuppressed(t *testing.T) {
+	const fail = "[33059.091472] mlx5_core 0000:41:00.0: mlx5_cmd_out_err:800:(pid 233522): CREATE_MKEY(0x200) op_mod(0x0) failed, status limits exceeded(0x8), syndrome (0x18af6), err(-12)\n"
+	tests := []struct {
+		name, in string
+		want     []int // Suppressed of each event
+	}{
+		{"note then failures", "[33059.091463] mlx5_cmd_out_err: 353031 callbacks suppressed\n" + fail + fail, []int{353031, 0}},
+		{"older kernels name mlx5_cmd_check", "[1.0] mlx5_cmd_check: 12 callbacks suppressed\n" + fail, []int{12}},
+		{"no note", fail, []int{0}},
+		{"another print's note", "[1.0] net_ratelimit: 40 callbacks suppressed\n" + fail, []int{0}},
+		{"note too far before", "[1.0] mlx5_cmd_out_err: 7 callbacks suppressed\n" + strings.Repeat("[1.1] eth0: something else\n", 5) + fail, []int{0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseText(strings.NewReader(tt.in), "t", TextOptions{Year: 2024})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, e := range Events(l.Records) {
+				got = append(got, e.Suppressed)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("suppressed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -132,7 +132,13 @@ var patternSamples = []struct {
 	{"mlx5-probe-failed", "mlx5_core.eth: probe of mlx5_core.eth.2 failed with error -22",
 		Event{Kind: KindHealth, Detail: "probe of mlx5_core.eth.2 failed with error -22", IsError: true, HealthClass: HealthFatal}},
 	{"mlx5-command-failed", "mlx5_core 0000:6f:08.2: mlx5_cmd_out_err:808:(pid 650): CREATE_TIS(0x912) op_mod(0x0) failed, status bad parameter(0x3), syndrome (0x595b5d), err(-22)",
-		Event{Kind: KindHealth, PCI: "0000:6f:08.2", Detail: "CREATE_TIS failed, status bad parameter(0x3), syndrome 0x595b5d", IsError: true, HealthClass: HealthCommand}},
+		Event{Kind: KindHealth, PCI: "0000:6f:08.2", Detail: "CREATE_TIS failed, status bad parameter(0x3), syndrome 0x595b5d", IsError: true, HealthClass: HealthCommand, CmdStatus: 0x3}},
+	// openucx/ucx#6264 (realworld-fresh10): the HCA's memory keys ran out.
+	{"mlx5-command-failed", "mlx5_core 0000:41:00.0: mlx5_cmd_out_err:800:(pid 233522): CREATE_MKEY(0x200) op_mod(0x0) failed, status limits exceeded(0x8), syndrome (0x18af6), err(-12)",
+		Event{Kind: KindHealth, PCI: "0000:41:00.0", Detail: "CREATE_MKEY failed, status limits exceeded(0x8), syndrome 0x18af6", IsError: true, HealthClass: HealthCommand, CmdStatus: 0x8}},
+	// Before Linux 5.19 mlx5_cmd_check printed it, without err().
+	{"mlx5-command-failed", "mlx5_core 0000:01:00.2: mlx5_cmd_check:782:(pid 4328): 2RST_QP(0x50a) op_mod(0x0) failed, status bad resource state(0x9), syndrome (0x7ea02d)",
+		Event{Kind: KindHealth, PCI: "0000:01:00.2", Detail: "2RST_QP failed, status bad resource state(0x9), syndrome 0x7ea02d", IsError: true, HealthClass: HealthCommand, CmdStatus: 0x9}},
 	{"aer-bit", "pcieport 0000:00:1c.5:    [ 0] Receiver Error        ",
 		Event{Kind: KindAERBit, PCI: "0000:00:1c.5", Detail: "Receiver Error"}},
 	{"aer-bit", "mlx5_core 0000:3b:00.0: AER:    [14] CmpltTO                (First)",

@@ -98,6 +98,22 @@ var triageMetas = []finding.Meta{
 		Remedy:  []string{"mlxfwmanager --query; align firmware with the driver (MLNX_OFED release notes)", "collect mstdump / `devlink health show` output for the vendor", "reboot; replace the HCA if it repeats"},
 	},
 	{
+		ID: "kmsg.mlx5_cmd_failed", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
+		Title:   "mlx5 firmware rejected driver commands",
+		Meaning: "The mlx5 driver logged firmware commands that returned an error status (drivers/net/ethernet/mellanox/mlx5/core/cmd.c mlx5_cmd_out_err, mlx5_cmd_check before Linux 5.19: \"CREATE_MKEY(0x200) op_mod(0x0) failed, status limits exceeded(0x8), syndrome (0x18af6), err(-12)\"), and no fatal error or probe failure of the function follows. The firmware answered: the device is alive, but the request that needed the command failed, and the status says why. limits exceeded (0x8) and no resources (0xf) mean the HCA has no room for another object of that kind (CREATE_MKEY: memory keys, that is memory registrations; CREATE_QP, CREATE_CQ: queues): applications, or the kernel's own MR cache, hold as many as the device allows, and their registrations fail with ENOMEM. bad parameter, bad operation, bad resource (state), bad index mean the firmware refused what the driver asked: a driver and firmware that do not match, a feature the firmware lacks, or a driver bug. internal error and bad system state come from the firmware itself. The kernel rate-limits this message: its 'mlx5_cmd_out_err: N callbacks suppressed' note counts the failures it did not print. A warning: command failures followed by a probe failure or a fatal error on the function are kmsg.mlx5_health.",
+		Causes: []string{
+			"limits exceeded, no resources: more memory registrations (mkeys), QPs or CQs than the HCA holds: many processes per node, or a library (UCX, MPI, NCCL) registering buffers without bound",
+			"bad parameter, bad operation, bad resource (state), bad index: driver and firmware versions that do not match, a feature the firmware does not support, or a driver bug",
+			"internal error, bad system state: a firmware fault, or the device in the middle of a reset",
+		},
+		Remedy: []string{
+			"limits exceeded, no resources: rdma resource show (per device counts of mr, qp, cq) and rdma resource show mr, to find the processes that hold the registrations",
+			"limits exceeded, no resources: bound the job's registrations (fewer ranks per HCA; UCX: set UCX_IB_RCACHE_MAX_REGIONS, unbounded by default), or spread the ranks over more HCAs",
+			"other statuses: mlxfwmanager --query, and align the firmware with the driver (the MLNX_OFED or kernel release notes name the firmware they support)",
+			"other statuses: report the command, status and syndrome to the vendor when they repeat",
+		},
+	},
+	{
 		ID: "kmsg.segfault", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
 		Title:   "a process crashed inside a communication library",
 		Meaning: "The kernel logged a process killed by a segmentation or general protection fault (arch/x86/mm/fault.c \"segfault at … in libnccl.so.2[…]\", traps.c \"general protection fault\") with the faulting instruction in NCCL/RCCL, the verbs stack (libibverbs, its providers libmlx5/libmlx4/libefa…, librdmacm), UCX, libfabric, HCOLL or SHARP: the job on this node died inside the network path, and its peers will time out. A warning, naming the library and the process; a crash in any other file is info.",

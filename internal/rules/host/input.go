@@ -161,7 +161,7 @@ var Rules = []Rule{
 	{Name: "link flaps in the kernel log", IDs: []string{"kmsg.link_flap"}, Check: checkFlaps},
 	{Name: "bonding in the kernel log", IDs: []string{"kmsg.bond_degraded"}, Check: checkBonds},
 	{Name: "port module events", IDs: []string{"kmsg.module_event"}, Check: checkModules},
-	{Name: "mlx5 health", IDs: []string{"kmsg.mlx5_health"}, Check: checkHealth},
+	{Name: "mlx5 health", IDs: []string{"kmsg.mlx5_health", "kmsg.mlx5_cmd_failed"}, Check: checkHealth},
 	{Name: "process crashes in the kernel log", IDs: []string{"kmsg.segfault"}, Check: checkCrashes},
 	{Name: "EDAC memory errors", IDs: []string{"host.memory_error"}, Check: checkMemory},
 	{Name: "RoCE GIDs", IDs: []string{"roce.gid_missing_v2"}, Check: checkGIDv2},

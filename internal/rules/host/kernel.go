@@ -667,15 +667,19 @@ func checkModules(in *Input) []finding.Finding {
 	return out
 }
 
-// checkHealth reports mlx5 firmware health errors and command timeouts, one
-// finding per function.
+// checkHealth reports mlx5 firmware health errors and command timeouts,
+// one finding per function (kmsg.mlx5_health). Firmware commands that
+// failed with a status, on a function that has no fatal event, are
+// kmsg.mlx5_cmd_failed: the firmware answered, the request was refused.
 func checkHealth(in *Input) []finding.Finding {
 	s := in.Snap
 	type tally struct {
-		n       int
-		fatal   bool
-		details []string
-		ev      []finding.Evidence
+		n, suppressed int
+		fatal         bool
+		statuses      []int
+		cmds          []string
+		details       []string
+		ev            []finding.Evidence
 	}
 	ts := map[pcie.Address]*tally{}
 	var keys []pcie.Address
@@ -690,7 +694,16 @@ func checkHealth(in *Input) []finding.Finding {
 			keys = append(keys, e.PCI)
 		}
 		t.n += e.Weight()
+		t.suppressed += e.Suppressed
 		t.fatal = t.fatal || e.HealthClass != kmsg.HealthCommand
+		if e.HealthClass == kmsg.HealthCommand {
+			if !slices.Contains(t.statuses, e.CmdStatus) {
+				t.statuses = append(t.statuses, e.CmdStatus)
+			}
+			if cmd, _, _ := strings.Cut(e.Detail, " failed"); !slices.Contains(t.cmds, cmd) {
+				t.cmds = append(t.cmds, cmd)
+			}
+		}
 		d := e.Detail
 		if strings.Contains(d, "timeout. Will cause a leak") {
 			d = "firmware command timeout"
@@ -707,16 +720,100 @@ func checkHealth(in *Input) []finding.Finding {
 		t := ts[k]
 		tg := pciTarget(s, k)
 		label := tg.label()
-		f := catalog.New("kmsg.mlx5_health", tg.subject(s.Host),
-			fmt.Sprintf("%s firmware health: %s (%s %s)", label, strings.Join(t.details, "; "), plural(t.n, "message", "messages"), in.window()), t.ev...)
-		if !t.fatal {
-			// Firmware commands failed with a syndrome but the function
-			// did not fail: the syndrome is for the vendor (mlxconfig,
-			// the firmware release notes); the device may work.
-			f.Severity = finding.Warning
-			f.Summary += "; no probe failure or fatal error follows: report the syndrome to the vendor"
+		count := fmt.Sprintf("%s %s", plural(t.n, "message", "messages"), in.window())
+		if t.suppressed > 0 {
+			count += fmt.Sprintf(", and %d more the kernel's rate limit did not print", t.suppressed)
 		}
+		if t.fatal {
+			out = append(out, catalog.New("kmsg.mlx5_health", tg.subject(s.Host),
+				fmt.Sprintf("%s firmware health: %s (%s)", label, strings.Join(t.details, "; "), count), t.ev...))
+			continue
+		}
+		f := catalog.New("kmsg.mlx5_cmd_failed", tg.subject(s.Host),
+			fmt.Sprintf("%s: the firmware refused driver commands: %s (%s); %s", label, strings.Join(t.details, "; "), count, cmdMeaning(t.statuses, t.cmds)), t.ev...)
+		f.Causes = forCmdStatus(f.Causes, t.statuses)
+		f.Remedy = forCmdStatus(f.Remedy, t.statuses)
 		out = append(out, f)
+	}
+	return out
+}
+
+// Command statuses of the mlx5 firmware (include/linux/mlx5/device.h
+// MLX5_CMD_STAT_*), by what they tell the operator.
+const (
+	cmdStatInternal = 0x1 // internal error
+	cmdStatSysState = 0x4 // bad system state
+	cmdStatLimits   = 0x8 // limits exceeded (-ENOMEM)
+	cmdStatNoRes    = 0xf // no resources
+)
+
+// cmdStatusGroup is what a command status says: "resource" (the HCA is
+// full), "firmware" (the firmware itself failed) or "request" (the
+// firmware refused what the driver asked).
+func cmdStatusGroup(st int) string {
+	switch st {
+	case cmdStatLimits, cmdStatNoRes:
+		return "resource"
+	case cmdStatInternal, cmdStatSysState:
+		return "firmware"
+	}
+	return "request"
+}
+
+// cmdObjects names what a CREATE command that ran out allocates.
+var cmdObjects = map[string]string{
+	"CREATE_MKEY": "memory keys (memory registrations)",
+	"CREATE_QP":   "queue pairs", "CREATE_DCT": "queue pairs",
+	"CREATE_CQ":  "completion queues",
+	"CREATE_SRQ": "shared receive queues", "CREATE_XRC_SRQ": "shared receive queues", "CREATE_RMP": "shared receive queues",
+}
+
+// cmdMeaning says in a few words what the statuses of a function's
+// failed commands mean.
+func cmdMeaning(statuses []int, cmds []string) string {
+	var parts []string
+	has := func(g string) bool {
+		return slices.ContainsFunc(statuses, func(st int) bool { return cmdStatusGroup(st) == g })
+	}
+	if has("resource") {
+		what := "objects of that kind"
+		for _, c := range cmds {
+			if o, ok := cmdObjects[c]; ok {
+				what = o
+				break
+			}
+		}
+		parts = append(parts, "the HCA holds as many "+what+" as it can, so new ones fail with ENOMEM: a limit the applications hit, not a device fault; find who holds them (rdma resource show)")
+	}
+	if has("request") {
+		parts = append(parts, "the firmware refused what the driver asked: driver and firmware that do not match, or a driver bug; compare firmware and driver versions")
+	}
+	if has("firmware") {
+		parts = append(parts, "the firmware reports an internal error or a bad system state; watch for a fatal error or reset of the function")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// forCmdStatus keeps, of a catalog list, the entries for the status
+// groups present and those for every status (no group prefix).
+func forCmdStatus(list []string, statuses []int) []string {
+	prefixes := map[string][]string{
+		"limits exceeded, no resources:": {"resource"},
+		"bad parameter,":                 {"request"},
+		"internal error,":                {"firmware"},
+		"other statuses:":                {"request", "firmware"},
+	}
+	var out []string
+	for _, s := range list {
+		keep := true
+		for p, groups := range prefixes {
+			if strings.HasPrefix(s, p) {
+				keep = slices.ContainsFunc(statuses, func(st int) bool { return slices.Contains(groups, cmdStatusGroup(st)) })
+			}
+		}
+		if keep {
+			out = append(out, s)
+		}
 	}
 	return out
 }

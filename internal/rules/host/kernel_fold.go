@@ -138,6 +138,9 @@ func (f *KernelFolder) fold(k foldKey, e kmsg.Event, n, inferred int) {
 	}
 	f.folds[i].Count += n
 	f.folds[i].Inferred += inferred
+	if ok {
+		f.folds[i].Suppressed += e.Suppressed
+	}
 }
 
 // link keeps a link's events while they can still be evidence, as

@@ -106,7 +106,7 @@ func TestAnalyzeRealWorldKernelLogs(t *testing.T) {
 		{name: "one corrected", file: rw + "journalctl-balena-intel-304.txt"},
 		{name: "xid 119", file: rw + "dmesg-gpud-testdata-xid119.txt", want: []string{"gpu.xid/critical"}},
 		{name: "command failure alone", text: "[ 1.0] mlx5_core 0000:6f:08.2: mlx5_cmd_out_err:808:(pid 650): CREATE_TIS(0x912) op_mod(0x0) failed, status bad parameter(0x3), syndrome (0x595b5d), err(-22)\n",
-			want: []string{"kmsg.mlx5_health/warning"}},
+			want: []string{"kmsg.mlx5_cmd_failed/warning"}},
 		{name: "bandwidth line", text: "[ 1.0] mlx5_core 0000:3b:00.0: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:3a:00.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)\n",
 			want: []string{"pcie.link_degraded/critical"}},
 		{name: "reltime flaps", text: "[Feb23 16:24] mlx5_core 0000:3b:00.0 ens1f0np0: Link down\n[  +0.5] mlx5_core 0000:3b:00.0 ens1f0np0: Link up\n[  +2.0] mlx5_core 0000:3b:00.0 ens1f0np0: Link down\n[  +0.5] mlx5_core 0000:3b:00.0 ens1f0np0: Link up\n",

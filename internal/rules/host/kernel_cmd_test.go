@@ -1,0 +1,73 @@
+package host
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+)
+
+// TestCommandFailures: mlx5 firmware commands that failed with a status
+// are kmsg.mlx5_cmd_failed (the firmware answered; the status says why),
+// unless the same function also failed fatally or its probe failed.
+func TestCommandFailures(t *testing.T) {
+	// openucx/ucx#6264 (realworld-fresh10): the MR cache and the
+	// applications ran the HCA out of memory keys.
+	const mkey = `[33058.244455] infiniband mlx5_0: create_mkey_warn:158:(pid 0): async reg mr failed. status -121
+[33059.091463] mlx5_cmd_out_err: 353031 callbacks suppressed
+[33059.091472] mlx5_core 0000:41:00.0: mlx5_cmd_out_err:800:(pid 233522): CREATE_MKEY(0x200) op_mod(0x0) failed, status limits exceeded(0x8), syndrome (0x18af6), err(-12)
+[33059.091476] mlx5_core 0000:41:00.0: mlx5_cmd_out_err:800:(pid 233532): CREATE_MKEY(0x200) op_mod(0x0) failed, status limits exceeded(0x8), syndrome (0x18af6), err(-12)
+`
+	// linux-rdma, "mlx5: Regression VFs fail to probe on v6.8-rc1"
+	// (realworld dmesg-linux-rdma-schnelle-vf-probe.txt).
+	const tis = "[  110.734351] mlx5_core 0000:6f:08.2: mlx5_cmd_out_err:808:(pid 650): CREATE_TIS(0x912) op_mod(0x0) failed, status bad parameter(0x3), syndrome (0x595b5d), err(-22)\n"
+	const probe = "[  110.749146] mlx5_core.eth: probe of mlx5_core.eth.2 failed with error -22\n"
+	// linux-pci, "PCI: Reset IOV state on FLR to PF" (realworld
+	// dmesg-linux-pci-yang-cx5-flr.txt): a VF's commands, the PF's fatal error.
+	const rst = "[  446.080370] mlx5_core 0000:01:00.2: mlx5_cmd_check:782:(pid 4328): 2RST_QP(0x50a) op_mod(0x0) failed, status bad resource state(0x9), syndrome (0x7ea02d)\n"
+	const fatal = "[  448.455025] mlx5_core 0000:01:00.0: poll_health:795:(pid 0): Fatal error 1 detected\n"
+	const fatalVF = "[  448.455025] mlx5_core 0000:01:00.2: poll_health:795:(pid 0): Fatal error 1 detected\n"
+	tests := []struct {
+		name, text string
+		want       []string
+		summary    []string // substrings of the first finding's summary
+		causes     int      // causes kept on the first finding
+	}{
+		{name: "limits exceeded", text: mkey, want: []string{"kmsg.mlx5_cmd_failed/warning"},
+			summary: []string{"CREATE_MKEY failed, status limits exceeded(0x8)", "2 messages", "353031 more", "memory keys", "not a device fault"}, causes: 1},
+		{name: "bad parameter alone", text: tis, want: []string{"kmsg.mlx5_cmd_failed/warning"},
+			summary: []string{"CREATE_TIS failed, status bad parameter(0x3)", "refused what the driver asked"}, causes: 1},
+		{name: "both kinds on one function", text: mkey + strings.ReplaceAll(tis, "6f:08.2", "41:00.0"), want: []string{"kmsg.mlx5_cmd_failed/warning"},
+			summary: []string{"memory keys", "refused what the driver asked"}, causes: 2},
+		{name: "probe failure after the command", text: tis + probe, want: []string{"kmsg.mlx5_health/critical"},
+			summary: []string{"CREATE_TIS failed", "probe of mlx5_core.eth.2 failed"}},
+		{name: "fatal on the same function", text: rst + fatalVF, want: []string{"kmsg.mlx5_health/critical"},
+			summary: []string{"2RST_QP failed", "Fatal error 1 detected"}},
+		{name: "fatal on another function", text: rst + fatal, want: []string{"kmsg.mlx5_health/critical", "kmsg.mlx5_cmd_failed/warning"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := kmsg.ParseText(strings.NewReader(tt.text), tt.name, kmsg.TextOptions{Year: 2025})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := CheckPastedKernelLog(l, time.Time{}, 0)
+			if got := ids(fs); !slices.Equal(got, tt.want) {
+				for _, f := range fs {
+					t.Logf("%s %s: %s", f.ID, f.Severity, f.Summary)
+				}
+				t.Fatalf("findings = %v, want %v", got, tt.want)
+			}
+			for _, s := range tt.summary {
+				if !strings.Contains(fs[0].Summary, s) {
+					t.Errorf("summary %q lacks %q", fs[0].Summary, s)
+				}
+			}
+			if tt.causes > 0 && len(fs[0].Causes) != tt.causes {
+				t.Errorf("causes = %q, want %d", fs[0].Causes, tt.causes)
+			}
+		})
+	}
+}
