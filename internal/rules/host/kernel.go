@@ -309,7 +309,7 @@ func aerFinding(in *Input, x *aerTally, bits []string) finding.Finding {
 		parts = append(parts, fmt.Sprintf("AER counters: %d correctable, %d non-fatal, %d fatal", x.corr, x.nonfat, x.fat))
 	}
 	if x.logCorr+x.logUncorr > 0 {
-		p := fmt.Sprintf("%d correctable and %d uncorrectable reports %s", x.logCorr, x.logUncorr, in.window())
+		p := aerReports(x.logCorr, x.logUncorr) + " " + in.window()
 		if len(bits) > 0 {
 			p += " (" + strings.Join(bits, ", ") + ")"
 		}
@@ -329,6 +329,19 @@ func aerFinding(in *Input, x *aerTally, bits []string) finding.Finding {
 		subj.PCI = string(a)
 	}
 	return catalog.New("pcie.aer_errors", subj, fmt.Sprintf("PCIe errors on the link of %s: %s", where, strings.Join(parts, "; ")), x.ev...)
+}
+
+// aerReports counts the log's AER reports of a function, naming only the
+// severities it saw: "1 uncorrectable report", "3 correctable and 1
+// uncorrectable reports".
+func aerReports(corr, uncorr int) string {
+	switch {
+	case uncorr == 0:
+		return plural(corr, "correctable report", "correctable reports")
+	case corr == 0:
+		return plural(uncorr, "uncorrectable report", "uncorrectable reports")
+	}
+	return fmt.Sprintf("%d correctable and %d uncorrectable reports", corr, uncorr)
 }
 
 // upstreamAddrs lists the ports above a function, nearest first.

@@ -71,3 +71,23 @@ func TestCommandFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestAERReports: the log's AER reports are counted by the severities
+// seen, without a "0 correctable" and with the singular for one.
+func TestAERReports(t *testing.T) {
+	tests := []struct {
+		corr, uncorr int
+		want         string
+	}{
+		{0, 1, "1 uncorrectable report"},
+		{0, 4, "4 uncorrectable reports"},
+		{1, 0, "1 correctable report"},
+		{12, 0, "12 correctable reports"},
+		{3, 1, "3 correctable and 1 uncorrectable reports"},
+	}
+	for _, tt := range tests {
+		if got := aerReports(tt.corr, tt.uncorr); got != tt.want {
+			t.Errorf("aerReports(%d, %d) = %q, want %q", tt.corr, tt.uncorr, got, tt.want)
+		}
+	}
+}
