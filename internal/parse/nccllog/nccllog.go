@@ -586,7 +586,7 @@ func (p *Parser) gdrLine(pr *Proc, g GDRState) {
 // line ends: "> > [0] NCCL INFO NET/IB : No device found. [0] NCCL INFO
 // Using network Socket") is read record by record, all at line n.
 func (p *Parser) Line(n int, raw string) {
-	if strings.Count(raw, "NCCL ") < 2 {
+	if i := strings.Index(raw, "NCCL "); i < 0 || !strings.Contains(raw[i+len("NCCL "):], "NCCL ") {
 		p.line(n, raw)
 		return
 	}
