@@ -1724,7 +1724,14 @@ func diagnoseShowGIDs(seg *Segment, file string, d *doc, sp Span, ctx *context) 
 	seg.Summary = fmt.Sprintf("%s of %s (%d RoCE v2)", plural(gids, "GID", "GIDs"), plural(res.Ports(), "port", "ports"), v2)
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
 	seg.Skipped = append(seg.Skipped, host.NotRDMAPorts(res.Snap)...)
-	fs := host.CheckPastedGIDs(res.Snap)
+	var cut *snapshot.Port
+	if u := res.Unclosed; u != nil {
+		cut = res.Snap.Port(u.Device, u.Port)
+		if note, ok := host.CutGIDPort(cut); ok {
+			seg.Skipped = append(seg.Skipped, note)
+		}
+	}
+	fs := host.CheckPastedGIDs(res.Snap, cut)
 	for i := range fs {
 		for j := range fs[i].Evidence {
 			ev := &fs[i].Evidence[j]

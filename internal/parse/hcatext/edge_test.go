@@ -385,6 +385,16 @@ func TestShowGIDs(t *testing.T) {
 	if len(r.Skipped) != 1 || r.Skipped[0].Line != 7 {
 		t.Errorf("skipped %+v", r.Skipped)
 	}
+	if r.Unclosed != nil {
+		t.Errorf("a closed table names %+v unclosed", r.Unclosed)
+	}
+	// Without its closing line (NVIDIA/nccl#1573, cut in mlx5_2) the
+	// table names the port of its last row.
+	cut := "mlx5_1\t1\t7\t0000:0000:0000:0000:0000:ffff:0a98:040c\t10.152.4.12  \tv2\tnet2\n" +
+		"mlx5_2\t1\t4\tfe80:0000:0000:0000:90ea:b5ff:fec5:3f24\t\t\tv1\tnet3\n"
+	if r, err := ParseShowGIDs(strings.NewReader(cut), "c"); err != nil || r.Unclosed == nil || *r.Unclosed != (PortName{"mlx5_2", 1}) {
+		t.Errorf("cut table: %v, unclosed %+v", err, r)
+	}
 	if _, err := ParseShowGIDs(strings.NewReader("DEV PORT INDEX GID IPv4 VER DEV\nn_gids_found=0\n"), "g"); !errors.Is(err, ErrNoData) {
 		t.Errorf("empty table: %v", err)
 	}

@@ -31,6 +31,12 @@ type Skip struct {
 	Reason string `json:"reason"`
 }
 
+// PortName names a port of a device.
+type PortName struct {
+	Device string
+	Port   int
+}
+
 // Result is one parsed output.
 type Result struct {
 	// Snap holds the devices and ports read; Host and Root are empty.
@@ -48,6 +54,10 @@ type Result struct {
 	// "hca_id:"): the poster cut the output down to that port, and the
 	// device's other ports, if any, were cut with it.
 	Fragments []string
+	// Unclosed names the port whose row is the last of a show_gids table
+	// without the script's closing "n_gids_found=N" line (nil when the
+	// line is there): the paste may end inside that port's rows.
+	Unclosed *PortName
 
 	lines int // lines read
 }
