@@ -832,6 +832,14 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
+	if len(res.Absent) > 0 && len(snap.Devices) == 0 {
+		// Only the tool's error: CheckAbsent says it (the node rules
+		// would add a node without devices again).
+		seg.Summary = "no RDMA device (the tool's own error)"
+		seg.Empty = ""
+		seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res))...)
+		return nil
+	}
 	fs := noderules.CheckPasted(snap, opts.Expect, res.Fragments...)
 	fs = append(fs, noderules.Totals(snap)...) // error counters pasted once
 	for i := range fs {
@@ -843,7 +851,18 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		}
 	}
 	seg.Findings = append(seg.Findings, fs...)
+	seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res))...)
 	return nil
+}
+
+// absentOf turns the devices an HCA tool said do not exist into the
+// node rules' terms.
+func absentOf(res *hcatext.Result) []noderules.Absent {
+	var out []noderules.Absent
+	for _, a := range res.Absent {
+		out = append(out, noderules.Absent{Device: a.Device, Line: a.Line.N, Text: a.Line.Text})
+	}
+	return out
 }
 
 // summariseSkips lists skipped lines grouped by reason: each reason once,

@@ -67,7 +67,7 @@ type KindInfo struct {
 // Kinds lists every kind analyze can diagnose.
 var Kinds = []KindInfo{
 	{KindIBStat, "ibstat (port state, rate, firmware per HCA)"},
-	{KindIBStatus, "ibstatus (port state and rate with width and lane speed)"},
+	{KindIBStatus, "ibstatus (port state and rate with width and lane speed; its 'Fatal error: … sys files not found' when a device is absent)"},
 	{KindDevinfo, "ibv_devinfo and ibv_devinfo -v"},
 	{KindRdma, "rdma link show / rdma statistic show (iproute2)"},
 	{KindKernel, "kernel log: dmesg, dmesg -T, dmesg -x, journalctl -k, syslog (with systemd-networkd and NetworkManager carrier lines), /dev/kmsg records"},
@@ -155,6 +155,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindIBStat, 0 // ibstat's port fields alone ("ibstat | grep -i state")
 	case strings.HasPrefix(t, "Infiniband device '") && strings.HasSuffix(t, "status:"):
 		return KindIBStatus, 0
+	case t[0] == 'F' && isIBStatusFatal(t):
+		return KindIBStatus, 0 // ibstatus' "Fatal error:  device '*': sys files not found …"
 	case hcatext.IsShowGIDsHeader(t):
 		return KindShowGIDs, 0
 	case strings.IndexByte(t, '|') >= 0 && hcatext.IsLshcaHeader(t):
@@ -250,6 +252,11 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindLspci, 0 // "17:00.0 PCI bridge: …" at the start of the line
 	}
 	return KindUnknown, 0
+}
+
+func isIBStatusFatal(t string) bool {
+	_, ok := hcatext.IBStatusFatal(t)
+	return ok
 }
 
 // ibstatPortHeader matches ibstat's "Port 1:".

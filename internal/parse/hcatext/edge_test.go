@@ -431,3 +431,45 @@ func TestRdmaSysfsAttributes(t *testing.T) {
 		t.Errorf("bad rate: %+v", r)
 	}
 }
+
+// TestIBStatusFatal: the ibstatus script's fatal errors about devices
+// are read as devices it says do not exist (clustervision/trinity#219:
+// "Fatal error:  device '*': sys files not found
+// (/sys/class/infiniband/*/ports)" on a node with no RDMA device; the
+// Open MPI users list of 2012 quotes it with the path wrapped onto the
+// next line); other "Fatal error:" lines are not.
+func TestIBStatusFatal(t *testing.T) {
+	tests := []struct {
+		name, in string
+		absent   []string // device names, "" for none at all
+		ports    int
+		err      bool
+	}{
+		{"no device at all", "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)\n", []string{""}, 0, false},
+		{"path wrapped", "Fatal error:  device '*': sys files not found\n(/sys/class/infiniband/*/ports)\n", []string{""}, 0, false},
+		{"no class directory", "Fatal error:  No devices\n", []string{""}, 0, false},
+		{"a named device", "Infiniband device 'mlx5_0' port 1 status:\n\tstate:\t\t 4: ACTIVE\n\nFatal error:  device 'mlx5_4': sys files not found (/sys/class/infiniband/mlx5_4/ports)\n", []string{"mlx5_4"}, 1, false},
+		{"another fatal error", "Fatal error:  cannot open file\n", nil, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := ParseIBStatus(strings.NewReader(tt.in), "f")
+			if (err != nil) != tt.err {
+				t.Fatalf("err %v", err)
+			}
+			if err != nil {
+				return
+			}
+			var got []string
+			for _, a := range r.Absent {
+				got = append(got, a.Device)
+				if !strings.HasPrefix(a.Line.Text, "Fatal error:") {
+					t.Errorf("line %+v", a.Line)
+				}
+			}
+			if !slices.Equal(got, tt.absent) || r.Ports() != tt.ports || len(r.Skipped) != 0 {
+				t.Errorf("absent %q ports %d skipped %+v, want %q %d", got, r.Ports(), r.Skipped, tt.absent, tt.ports)
+			}
+		})
+	}
+}

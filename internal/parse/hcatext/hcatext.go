@@ -37,6 +37,13 @@ type PortName struct {
 	Port   int
 }
 
+// Absent is a tool's own line saying an RDMA device does not exist:
+// Device is the name asked for, "" when the tool found none at all.
+type Absent struct {
+	Device string
+	Line   Line
+}
+
 // Result is one parsed output.
 type Result struct {
 	// Snap holds the devices and ports read; Host and Root are empty.
@@ -58,6 +65,9 @@ type Result struct {
 	// without the script's closing "n_gids_found=N" line (nil when the
 	// line is there): the paste may end inside that port's rows.
 	Unclosed *PortName
+	// Absent lists the tool's own words that a device does not exist
+	// (ibstatus' "Fatal error:  device '*': sys files not found …").
+	Absent []Absent
 
 	lines int // lines read
 }
@@ -121,7 +131,7 @@ func (r *Result) finish(err error) (*Result, error) {
 	if err != nil {
 		return nil, &ParseError{Source: r.Source, Line: r.lines + 1, Err: err}
 	}
-	if len(r.Snap.Devices) == 0 {
+	if len(r.Snap.Devices) == 0 && len(r.Absent) == 0 {
 		return nil, fmt.Errorf("%s: %w", r.Source, ErrNoData)
 	}
 	r.Snap.Sort()
@@ -204,5 +214,8 @@ func (r *Result) Shift(n int) {
 	}
 	for i := range r.Skipped {
 		r.Skipped[i].Line += n
+	}
+	for i := range r.Absent {
+		r.Absent[i].Line.N += n
 	}
 }
