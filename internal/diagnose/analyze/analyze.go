@@ -596,6 +596,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseUCX(&seg, file, text)
 	case KindOpenMPI:
 		err = diagnoseOpenMPI(&seg, file, text)
+	case KindUlimit:
+		err = diagnoseUlimit(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
+	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 )
 
@@ -56,6 +57,7 @@ const (
 	KindShowGIDs      Kind = "show_gids"
 	KindLshca         Kind = "lshca"
 	KindOpenMPI       Kind = "openmpi"
+	KindUlimit        Kind = "ulimit"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -96,6 +98,7 @@ var Kinds = []KindInfo{
 	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
 	{KindLshca, "lshca (Mellanox support tool): its per-HCA tables (RDMA, LnkStat, Link, Rate, LnkCapWidth, LnkStaWidth …)"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
+	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
@@ -155,6 +158,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindIBStat, 0 // ibstat's port fields alone ("ibstat | grep -i state")
 	case strings.HasPrefix(t, "Infiniband device '") && strings.HasSuffix(t, "status:"):
 		return KindIBStatus, 0
+	case t[0] == 'L' && proc.IsLimitsHeader(t):
+		return KindUlimit, 0 // /proc/<pid>/limits
 	case t[0] == 'F' && isIBStatusFatal(t):
 		return KindIBStatus, 0 // ibstatus' "Fatal error:  device '*': sys files not found …"
 	case hcatext.IsShowGIDsHeader(t):
@@ -335,6 +340,9 @@ func memberBesides(l string) Kind {
 	// found,"), behind a cheap look for the words they all hold.
 	if ompihelp.Hint(l) && ompihelp.StartLine(l) {
 		return KindOpenMPI
+	}
+	if proc.UlimitLine(l) {
+		return KindUlimit // `ulimit -a` rows: "max locked memory (kbytes, -l) 64"
 	}
 	if strings.HasPrefix(l, "link ") {
 		f := strings.Fields(l)

@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	hostmodel "github.com/ibdoctor/ibdoctor/internal/model/host"
 	"os"
 	"path/filepath"
 	"slices"
@@ -443,6 +444,36 @@ func TestPastedGIDsCut(t *testing.T) {
 			}
 			if note, ok := CutGIDPort(cut); ok != tt.note || ok && !strings.Contains(note, "mlx5_2 port 1") {
 				t.Errorf("note %q %v, want %v", note, ok, tt.note)
+			}
+		})
+	}
+}
+
+// TestCheckPastedMemlock: a pasted locked-memory limit (openucx/ucx#8229's
+// `ulimit -a`: "max locked memory       (kbytes, -l) 64") is judged with
+// no node around it: below 64 MiB critical, above a warning, unlimited
+// fine; ulimit -a's soft-only value says so, the row is the evidence.
+func TestCheckPastedMemlock(t *testing.T) {
+	ev := finding.Evidence{Source: "u.txt:8", Value: "max locked memory       (kbytes, -l) 64"}
+	tests := []struct {
+		name string
+		l    hostmodel.Limit
+		want []string
+		says string
+	}{
+		{"ulimit -a 64 KiB", hostmodel.Limit{Soft: 64 << 10, HardUnknown: true}, []string{"host.memlock_limited/critical"}, "64 KiB (the soft limit"},
+		{"ulimit -a 128 MiB", hostmodel.Limit{Soft: 128 << 20, HardUnknown: true}, []string{"host.memlock_limited/warning"}, "128 MiB"},
+		{"limits file", hostmodel.Limit{Soft: 64 << 10, Hard: 64 << 10}, []string{"host.memlock_limited/critical"}, "(hard 64 KiB)"},
+		{"unlimited", hostmodel.Limit{SoftUnlimited: true, HardUnknown: true}, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := CheckPastedMemlock(&tt.l, ev)
+			if got := ids(fs); !slices.Equal(got, tt.want) {
+				t.Fatalf("findings %v, want %v", got, tt.want)
+			}
+			if len(fs) == 1 && (!strings.Contains(fs[0].Summary, tt.says) || len(fs[0].Evidence) != 1 || fs[0].Evidence[0] != ev) {
+				t.Errorf("finding %+v", fs[0])
 			}
 		})
 	}
