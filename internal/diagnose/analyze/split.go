@@ -358,9 +358,10 @@ func memberBesides(l string) Kind {
 	if l[0] >= '1' && l[0] <= '9' && hcatext.IsOldRdmaLink(strings.Fields(l)) {
 		return KindRdma // older rdma link: "1/1: mlx5_0/1: …"
 	}
-	if strings.IndexByte(l, '/') >= 0 && strings.Contains(l, "sys/class/infiniband/") && strings.Contains(l, "/ports/") {
+	if strings.IndexByte(l, '/') >= 0 && strings.Contains(l, "sys/class/infiniband/") && strings.Contains(l, "/ports/") && !strings.Contains(l, "/infiniband/$") {
 		// grep . /sys/class/infiniband/*/ports/*/hw_counters/*, a grep
-		// or cat of the port attributes (state, rate, phys_state …).
+		// or cat of the port attributes (state, rate, phys_state …); not
+		// prose naming the path with shell variables ("$device").
 		return KindRdma
 	}
 	return KindUnknown
