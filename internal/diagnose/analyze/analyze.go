@@ -1217,8 +1217,11 @@ func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *conte
 			rows++
 		}
 	}
+	// netSaid: the NCCL log inside says which network a process used,
+	// which is judged even when no result row follows.
+	netSaid := false
 	defer func() {
-		if rows == 0 && len(seg.Findings) == 0 {
+		if rows == 0 && len(seg.Findings) == 0 && !netSaid {
 			err = fmt.Errorf("%w: the nccl-tests banner and device list were printed but no result row (the run stopped before measuring, or the paste was cut): nothing to judge", errNoRows)
 		}
 	}()
@@ -1229,12 +1232,34 @@ func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *conte
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)
 	if lg != nil {
-		la := ncclrules.CheckLog(lg, ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
+		la := ncclrules.CheckLog(lg, ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB, OneHost: oneHost(out.Runs)})
 		seg.Summary += fmt.Sprintf(" with the NCCL log of %s", plural(len(la.Procs), "process", "processes"))
+		netSaid = slices.ContainsFunc(la.Procs, func(p ncclrules.ProcSummary) bool { return p.Network != "" })
+		if netSaid {
+			seg.Empty = ""
+		}
 		seg.Findings = append(seg.Findings, dropDuplicates(la.Findings, a.Findings)...)
 		notes(seg, la.Notes)
 	}
 	return nil
+}
+
+// oneHost returns the host that the rank lists of runs put every rank
+// on, "" when they name several, none, or may be incomplete (cut lists,
+// copies of a test that each ran alone).
+func oneHost(runs []*nccltests.Run) string {
+	host := ""
+	for _, r := range runs {
+		if len(r.Ranks) == 0 {
+			continue
+		}
+		hs := r.Hosts()
+		if len(hs) != 1 || r.RanksTruncated || r.Independent() || host != "" && hs[0] != host {
+			return ""
+		}
+		host = hs[0]
+	}
+	return host
 }
 
 // dropDuplicates leaves out of fs the findings whose ID already stands in
