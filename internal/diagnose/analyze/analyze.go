@@ -839,7 +839,7 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		// would add a node without devices again).
 		seg.Summary = "no RDMA device (the tool's own error)"
 		seg.Empty = ""
-		seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res))...)
+		seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res, seg.Kind))...)
 		return nil
 	}
 	fs := noderules.CheckPasted(snap, opts.Expect, res.Fragments...)
@@ -853,16 +853,16 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		}
 	}
 	seg.Findings = append(seg.Findings, fs...)
-	seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res))...)
+	seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res, seg.Kind))...)
 	return nil
 }
 
 // absentOf turns the devices an HCA tool said do not exist into the
 // node rules' terms.
-func absentOf(res *hcatext.Result) []noderules.Absent {
+func absentOf(res *hcatext.Result, k Kind) []noderules.Absent {
 	var out []noderules.Absent
 	for _, a := range res.Absent {
-		out = append(out, noderules.Absent{Device: a.Device, Line: a.Line.N, Text: a.Line.Text})
+		out = append(out, noderules.Absent{Device: a.Device, Line: a.Line.N, Text: a.Line.Text, Verbs: k == KindDevinfo})
 	}
 	return out
 }

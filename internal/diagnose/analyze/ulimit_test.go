@@ -21,6 +21,8 @@ func TestNoDeviceAndLimitPastes(t *testing.T) {
 	}{
 		{"ibstatus no device", "```\n[root@node045 ~]# ibstatus\nFatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)\n```\n\nReboot did not work\n",
 			[]Kind{KindIBStatus}, []string{"port.missing/critical"}},
+		{"ibv_devinfo no device", "```\n$ ibv_devinfo\nNo IB devices found\n```\n", []Kind{KindDevinfo}, []string{"port.missing/critical"}},
+		{"ibv_devinfo device not found", "root@h:~# ibv_devinfo -d mlx5_4\nIB device 'mlx5_4' wasn't found\n", []Kind{KindDevinfo}, []string{"port.missing/critical"}},
 		{"ulimit bash", "```\nulimit -a\ncore file size          (blocks, -c) 0\ndata seg size           (kbytes, -d) unlimited\nmax locked memory       (kbytes, -l) 64\nopen files                      (-n) 1024\n```\n",
 			[]Kind{KindUlimit}, []string{"host.memlock_limited/critical"}},
 		{"ulimit zsh", "$ ulimit -a\n-t: cpu time (seconds)              unlimited\n-l: locked-in-memory size (kbytes)  64\n-n: file descriptors                1024\n",

@@ -473,3 +473,33 @@ func TestIBStatusFatal(t *testing.T) {
 		})
 	}
 }
+
+// TestDevinfoAbsent: ibv_devinfo's "No IB devices found" and "IB device
+// 'mlx5_4' wasn't found" (libibverbs/examples/devinfo.c) are read as
+// devices it says do not exist.
+func TestDevinfoAbsent(t *testing.T) {
+	tests := []struct {
+		in     string
+		absent []string
+	}{
+		{"No IB devices found\n", []string{""}},
+		{"IB device 'mlx5_4' wasn't found\n", []string{"mlx5_4"}},
+		{"hca_id:\tmlx5_0\n\tport:\t1\n\t\tstate:\t\t\tPORT_ACTIVE (4)\n", nil},
+	}
+	for _, tt := range tests {
+		r, err := ParseDevinfo(strings.NewReader(tt.in), "f")
+		if err != nil {
+			t.Fatalf("%q: %v", tt.in, err)
+		}
+		var got []string
+		for _, a := range r.Absent {
+			got = append(got, a.Device)
+		}
+		if !slices.Equal(got, tt.absent) {
+			t.Errorf("%q: absent %q, want %q", tt.in, got, tt.absent)
+		}
+	}
+	if _, ok := DevinfoAbsent("IB device 'a b' wasn't found"); ok {
+		t.Error("a name with a blank")
+	}
+}

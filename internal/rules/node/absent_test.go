@@ -19,6 +19,7 @@ func TestCheckAbsent(t *testing.T) {
 		says   string
 	}{
 		{"none at all", Absent{Line: 3, Text: "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)"}, "", "no RDMA device at all"},
+		{"none through verbs", Absent{Line: 3, Text: "No IB devices found", Verbs: true}, "", "verbs provider"},
 		{"named", Absent{Device: "mlx5_4", Line: 6, Text: "Fatal error:  device 'mlx5_4': sys files not found (/sys/class/infiniband/mlx5_4/ports)"}, "mlx5_4", "no RDMA device mlx5_4"},
 	}
 	for _, tt := range tests {
