@@ -596,6 +596,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseUCX(&seg, file, text)
 	case KindOpenMPI:
 		err = diagnoseOpenMPI(&seg, file, text)
+	case KindUlimit:
+		err = diagnoseUlimit(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -832,6 +834,14 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
+	if len(res.Absent) > 0 && len(snap.Devices) == 0 {
+		// Only the tool's error: CheckAbsent says it (the node rules
+		// would add a node without devices again).
+		seg.Summary = "no RDMA device (the tool's own error)"
+		seg.Empty = ""
+		seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res, seg.Kind))...)
+		return nil
+	}
 	fs := noderules.CheckPasted(snap, opts.Expect, res.Fragments...)
 	fs = append(fs, noderules.Totals(snap)...) // error counters pasted once
 	for i := range fs {
@@ -843,7 +853,18 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		}
 	}
 	seg.Findings = append(seg.Findings, fs...)
+	seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res, seg.Kind))...)
 	return nil
+}
+
+// absentOf turns the devices an HCA tool said do not exist into the
+// node rules' terms.
+func absentOf(res *hcatext.Result, k Kind) []noderules.Absent {
+	var out []noderules.Absent
+	for _, a := range res.Absent {
+		out = append(out, noderules.Absent{Device: a.Device, Line: a.Line.N, Text: a.Line.Text, Verbs: k == KindDevinfo})
+	}
+	return out
 }
 
 // summariseSkips lists skipped lines grouped by reason: each reason once,
@@ -1749,7 +1770,14 @@ func diagnoseShowGIDs(seg *Segment, file string, d *doc, sp Span, ctx *context) 
 	seg.Summary = fmt.Sprintf("%s of %s (%d RoCE v2)", plural(gids, "GID", "GIDs"), plural(res.Ports(), "port", "ports"), v2)
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
 	seg.Skipped = append(seg.Skipped, host.NotRDMAPorts(res.Snap)...)
-	fs := host.CheckPastedGIDs(res.Snap)
+	var cut *snapshot.Port
+	if u := res.Unclosed; u != nil {
+		cut = res.Snap.Port(u.Device, u.Port)
+		if note, ok := host.CutGIDPort(cut); ok {
+			seg.Skipped = append(seg.Skipped, note)
+		}
+	}
+	fs := host.CheckPastedGIDs(res.Snap, cut)
 	for i := range fs {
 		for j := range fs[i].Evidence {
 			ev := &fs[i].Evidence[j]
