@@ -3,21 +3,20 @@
 # (infiniband collector only) on the same simulated root: the default
 # h100-ndr node, 8 NDR InfiniBand HCAs + 2 RoCE ports (`ibdoctor sim node`).
 #
-# Both exporters are scraped alternately N times over loopback. Reported per
-# exporter: median scrape latency (curl time_total), CPU time per scrape
-# (utime+stime from /proc/<pid>/stat over the whole run, divided by N: the
-# agent's own sampling during the run is included, not hidden), series
-# exported and RSS. Then the agent alone: CPU per sample (run at a 1 s
-# interval) and the CPU share it needs at a 15 s interval with one scrape
-# per interval.
+# Both exporters are scraped alternately N times over loopback, back to
+# back. Reported per exporter: median scrape latency (curl time_total), CPU
+# time per scrape (utime+stime from /proc/<pid>/stat over the whole run,
+# divided by N: the agent's own sampling during the run is included, not
+# hidden), series exported and RSS.
 #
-# Last measured (2026-12-01 17:00, 2-core VM shared with other builds, load
-# average 17-20): agent 14.3 ms CPU per interval (one sample + one scrape,
-# whole tree every 20 samples; 38.1 ms reading it every sample) vs
-# node_exporter 9.1 ms per scrape: ratio 1.57, the goal of at most 1 not
-# met (2.21 at 15:51, load 11-14, before the one-pread reads, the direct
-# text exposition, the quasi-static cadence and the kept full-read files:
-# 23.0 vs 10.4 ms); RSS 29 MiB; 854 series vs 250.
+# Then the like-for-like cost, paced as Prometheus scrapes: the agent
+# samples once a second (--interval 1s) while each exporter is scraped once
+# a second for SECS seconds; the agent's CPU per interval (one sample + one
+# scrape) against node_exporter's CPU per scrape in the same window. Both
+# then read sysfs as seldom, and with caches as cold, as the other (back to
+# back, node_exporter's reads find them warm). Once as shipped (the whole
+# tree re-read every FULL_EVERY samples) and once re-reading it every
+# sample (--full-read-every 1).
 #
 # Usage: bench/agent-vs-node-exporter.sh [N]      (default N=300)
 #        SECS=40 FULL_EVERY=20 bench/agent-vs-node-exporter.sh
@@ -95,14 +94,15 @@ ne_series=$(series "$ne_url" '^node_infiniband_')
 ib_rss=$(rss_kib "$ib_pid")
 ne_rss=$(rss_kib "$ne_pid")
 
-# The agent alone at a 1 s interval: CPU per sample (sysfs + ethtool + rules
-# + kernel log, no store), as shipped (the whole device tree every
-# FULL_EVERY samples, counters and state in between) and reading the whole
-# tree every sample (--full-read-every 1, the behaviour before). SECS
-# seconds each (default: two full-read periods, so the full reads are
-# counted at their share).
+# The agent at a 1 s interval, scraped once a second with node_exporter:
+# CPU per interval (sysfs + ethtool + rules + kernel log + one scrape, no
+# store), as shipped (identities, GID and P_Key tables every FULL_EVERY
+# samples, the whole tree every 4 × FULL_EVERY, counters and state in
+# between) and re-reading every sample (--full-read-every 1). SECS seconds
+# each (default: one whole-tree period, 4 × FULL_EVERY, so every kind of
+# read is counted at its share).
 FULL_EVERY=${FULL_EVERY:-20}
-SECS=${SECS:-$((2 * FULL_EVERY))}
+SECS=${SECS:-$((4 * FULL_EVERY))}
 sample_cost() { # full-read-every; sets cost_ms and cost_rss
 	kill "$ib_pid"
 	wait "$ib_pid" 2>/dev/null || true
@@ -110,24 +110,35 @@ sample_cost() { # full-read-every; sets cost_ms and cost_rss
 	ib_pid=$!
 	pids+=("$ib_pid")
 	wait_up "$ib_url" '^ibdoctor_port_state'
-	local s0 c0 s1 c1
+	local s0 c0 s1 c1 n0 n1 t0 i
 	s0=$(curl -s "$ib_url" | awk '/^ibdoctor_samples_total/ {print $2}')
 	c0=$(cpu_ticks "$ib_pid")
-	sleep "$SECS"
+	n0=$(cpu_ticks "$ne_pid")
+	# Paced as Prometheus would scrape: each exporter once a second, as
+	# the agent samples once a second, so both read sysfs as seldom and
+	# as cold as the other (the back-to-back loop above keeps caches warm).
+	t0=$(date +%s.%N)
+	for ((i = 1; i <= SECS; i++)); do
+		curl -s -o /dev/null "$ib_url"
+		curl -s -o /dev/null "$ne_url"
+		sleep "$(awk -v t0="$t0" -v i="$i" -v now="$(date +%s.%N)" 'BEGIN {d=t0+i-now; if (d<0) d=0; printf "%.3f", d}')"
+	done
 	s1=$(curl -s "$ib_url" | awk '/^ibdoctor_samples_total/ {print $2}')
 	c1=$(cpu_ticks "$ib_pid")
-	# The two scrapes for samples_total are in the CPU too: at most 2×
-	# the scrape cost over SECS samples.
+	n1=$(cpu_ticks "$ne_pid")
+	# Per sample: the sample and (about) one scrape; the two scrapes for
+	# samples_total are in it too.
 	cost_ms=$(awk -v d=$((c1 - c0)) -v s="$s0" -v e="$s1" -v hz="$hz" 'BEGIN {n=e-s; if (n<1) n=1; printf "%.2f", d*1000/hz/n}')
+	paced_ne_ms=$(awk -v d=$((n1 - n0)) -v n="$SECS" -v hz="$hz" 'BEGIN {printf "%.2f", d*1000/hz/n}')
 	cost_rss=$(rss_kib "$ib_pid")
 }
 sample_cost "$FULL_EVERY"
-sample_ms=$cost_ms sample_rss=$cost_rss
+paced_ms=$cost_ms paced_ne=$paced_ne_ms sample_rss=$cost_rss
+# The scrapes are in cost_ms: one per sample, at the paced scrape's cost.
+sample_ms=$(awk -v s="$cost_ms" -v c="$ib_cpu" 'BEGIN {printf "%.2f", s-c}')
 sample_cost 1
-full_ms=$cost_ms full_rss=$cost_rss
-share=$(awk -v s="$sample_ms" -v c="$ib_cpu" 'BEGIN {printf "%.3f", (s+c)/15000*100}')
-interval_ms=$(awk -v s="$sample_ms" -v c="$ib_cpu" 'BEGIN {printf "%.2f", s+c}')
-full_interval_ms=$(awk -v s="$full_ms" -v c="$ib_cpu" 'BEGIN {printf "%.2f", s+c}')
+full_paced_ms=$cost_ms full_rss=$cost_rss
+share=$(awk -v s="$paced_ms" 'BEGIN {printf "%.3f", s/15000*100}')
 
 cat <<REPORT
 machine: $(nproc) CPUs, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(uname -sr)
@@ -139,11 +150,11 @@ ibdoctor agent                ${ib_med} ms        ${ib_cpu} ms     ${ib_series} 
 node-exporter (infiniband)    ${ne_med} ms        ${ne_cpu} ms     ${ne_series}      $((ne_rss / 1024)) MiB
 
 ratio (node-exporter / ibdoctor): latency $(awk -v a="$ne_med" -v b="$ib_med" 'BEGIN {printf "%.1f", a/b}')x, CPU per scrape $(awk -v a="$ne_cpu" -v b="$ib_cpu" 'BEGIN {if (b>0) printf "%.1f", a/b; else print "inf"}')x
-agent: CPU per sample ${sample_ms} ms; CPU share at a 15 s interval with one scrape per interval: ${share}%
+agent: CPU per sample ${sample_ms} ms (about); CPU share at a 15 s interval with one scrape per interval: ${share}%
 
-per interval (one sample + one scrape) vs node-exporter per scrape, same root:
-  agent, full tree every ${FULL_EVERY} samples   ${interval_ms} ms CPU   RSS $((sample_rss / 1024)) MiB
-  agent, full tree every sample      ${full_interval_ms} ms CPU   RSS $((full_rss / 1024)) MiB
-  node-exporter (infiniband)         ${ne_cpu} ms CPU
-  ratio agent/node-exporter: $(awk -v a="$interval_ms" -v b="$ne_cpu" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}') (every sample: $(awk -v a="$full_interval_ms" -v b="$ne_cpu" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}')); series ratio $(awk -v a="$ib_series" -v b="$ne_series" 'BEGIN {if (b>0) printf "%.1f", a/b; else print "inf"}')x
+paced like-for-like: each exporter scraped once a second for ${SECS} s, the agent sampling once a second:
+  agent, per interval (one sample + one scrape), full re-read every ${FULL_EVERY}   ${paced_ms} ms CPU   RSS $((sample_rss / 1024)) MiB
+  agent, per interval, full re-read every sample          ${full_paced_ms} ms CPU   RSS $((full_rss / 1024)) MiB
+  node-exporter (infiniband), per scrape                  ${paced_ne} ms CPU
+  ratio agent/node-exporter: $(awk -v a="$paced_ms" -v b="$paced_ne" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}') (every sample: $(awk -v a="$full_paced_ms" -v b="$paced_ne" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}')); back-to-back node-exporter scrape: ${ne_cpu} ms (ratio $(awk -v a="$paced_ms" -v b="$ne_cpu" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}')); series ratio $(awk -v a="$ib_series" -v b="$ne_series" 'BEGIN {if (b>0) printf "%.1f", a/b; else print "inf"}')x
 REPORT

@@ -596,6 +596,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseUCX(&seg, file, text)
 	case KindOpenMPI:
 		err = diagnoseOpenMPI(&seg, file, text)
+	case KindUlimit:
+		err = diagnoseUlimit(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -832,6 +834,14 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
+	if len(res.Absent) > 0 && len(snap.Devices) == 0 {
+		// Only the tool's error: CheckAbsent says it (the node rules
+		// would add a node without devices again).
+		seg.Summary = "no RDMA device (the tool's own error)"
+		seg.Empty = ""
+		seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res, seg.Kind))...)
+		return nil
+	}
 	fs := noderules.CheckPasted(snap, opts.Expect, res.Fragments...)
 	fs = append(fs, noderules.Totals(snap)...) // error counters pasted once
 	for i := range fs {
@@ -843,7 +853,18 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		}
 	}
 	seg.Findings = append(seg.Findings, fs...)
+	seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res, seg.Kind))...)
 	return nil
+}
+
+// absentOf turns the devices an HCA tool said do not exist into the
+// node rules' terms.
+func absentOf(res *hcatext.Result, k Kind) []noderules.Absent {
+	var out []noderules.Absent
+	for _, a := range res.Absent {
+		out = append(out, noderules.Absent{Device: a.Device, Line: a.Line.N, Text: a.Line.Text, Verbs: k == KindDevinfo})
+	}
+	return out
 }
 
 // summariseSkips lists skipped lines grouped by reason: each reason once,
@@ -1196,8 +1217,11 @@ func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *conte
 			rows++
 		}
 	}
+	// netSaid: the NCCL log inside says which network a process used,
+	// which is judged even when no result row follows.
+	netSaid := false
 	defer func() {
-		if rows == 0 && len(seg.Findings) == 0 {
+		if rows == 0 && len(seg.Findings) == 0 && !netSaid {
 			err = fmt.Errorf("%w: the nccl-tests banner and device list were printed but no result row (the run stopped before measuring, or the paste was cut): nothing to judge", errNoRows)
 		}
 	}()
@@ -1208,12 +1232,34 @@ func diagnoseNCCLTests(seg *Segment, file, text string, opts Options, ctx *conte
 	seg.Findings = append(seg.Findings, a.Findings...)
 	notes(seg, a.Notes)
 	if lg != nil {
-		la := ncclrules.CheckLog(lg, ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
+		la := ncclrules.CheckLog(lg, ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB, OneHost: oneHost(out.Runs)})
 		seg.Summary += fmt.Sprintf(" with the NCCL log of %s", plural(len(la.Procs), "process", "processes"))
+		netSaid = slices.ContainsFunc(la.Procs, func(p ncclrules.ProcSummary) bool { return p.Network != "" })
+		if netSaid {
+			seg.Empty = ""
+		}
 		seg.Findings = append(seg.Findings, dropDuplicates(la.Findings, a.Findings)...)
 		notes(seg, la.Notes)
 	}
 	return nil
+}
+
+// oneHost returns the host that the rank lists of runs put every rank
+// on, "" when they name several, none, or may be incomplete (cut lists,
+// copies of a test that each ran alone).
+func oneHost(runs []*nccltests.Run) string {
+	host := ""
+	for _, r := range runs {
+		if len(r.Ranks) == 0 {
+			continue
+		}
+		hs := r.Hosts()
+		if len(hs) != 1 || r.RanksTruncated || r.Independent() || host != "" && hs[0] != host {
+			return ""
+		}
+		host = hs[0]
+	}
+	return host
 }
 
 // dropDuplicates leaves out of fs the findings whose ID already stands in
@@ -1724,7 +1770,14 @@ func diagnoseShowGIDs(seg *Segment, file string, d *doc, sp Span, ctx *context) 
 	seg.Summary = fmt.Sprintf("%s of %s (%d RoCE v2)", plural(gids, "GID", "GIDs"), plural(res.Ports(), "port", "ports"), v2)
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
 	seg.Skipped = append(seg.Skipped, host.NotRDMAPorts(res.Snap)...)
-	fs := host.CheckPastedGIDs(res.Snap)
+	var cut *snapshot.Port
+	if u := res.Unclosed; u != nil {
+		cut = res.Snap.Port(u.Device, u.Port)
+		if note, ok := host.CutGIDPort(cut); ok {
+			seg.Skipped = append(seg.Skipped, note)
+		}
+	}
+	fs := host.CheckPastedGIDs(res.Snap, cut)
 	for i := range fs {
 		for j := range fs[i].Evidence {
 			ev := &fs[i].Evidence[j]

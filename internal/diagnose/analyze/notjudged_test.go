@@ -72,3 +72,48 @@ func TestNCCLLogsOfOneFileAreOneJob(t *testing.T) {
 		t.Errorf("%d NCCL log segments, want 2 (judged together)", logs)
 	}
 }
+
+// An nccl-tests rank list that puts every rank on one host makes the NCCL
+// log inside a single-node job: its socket transport carries nothing, and
+// the log's network choice is judged even when the paste stops before the
+// first result row (NVIDIA/nccl#428, all_reduce_perf -g 2 on two T4s).
+func TestNCCLTestsRankListOneHost(t *testing.T) {
+	head := "# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1 \n#\n# Using devices\n"
+	rank := func(r int, host string) string {
+		return "#   Rank  " + string(rune('0'+r)) + " Pid  93569 on " + host + " device  " + string(rune('0'+r)) + " [0x86] Tesla T4\n"
+	}
+	log := func(host string) string {
+		return host + ":93569:93569 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
+			host + ":93569:93569 [0] NCCL INFO NET/Socket : Using [0]em1:10.193.84.3<0> [1]tunl0:10.227.47.12<0>\n" +
+			host + ":93569:93569 [0] NCCL INFO Using network Socket\n"
+	}
+	const h = "ai-vtraining-prd-10-193-84-3"
+	tests := []struct {
+		name, text string
+		verdict    string
+		ids        []string
+		note       string
+	}{
+		{"both ranks on one host", head + rank(0, h) + rank(1, h) + log(h), "healthy", nil, "one node (all ranks on " + h + ")"},
+		{"ranks on two hosts", head + rank(0, h) + rank(1, "other") + log(h), "warning", []string{"nccl.socket_fallback"}, ""},
+		{"rank list on another host than the log", head + rank(0, "other") + rank(1, "other") + log(h), "warning", []string{"nccl.socket_fallback"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Run([]Input{{Name: "p", Text: tc.text}}, Options{})
+			var ids []string
+			for _, f := range r.Findings {
+				ids = append(ids, f.ID)
+			}
+			if r.Verdict != tc.verdict || strings.Join(ids, ",") != strings.Join(tc.ids, ",") {
+				t.Fatalf("verdict %q findings %v (not judged: %q), want %q %v", r.Verdict, ids, r.NotJudged, tc.verdict, tc.ids)
+			}
+			if tc.note != "" {
+				b, _ := json.Marshal(r)
+				if !strings.Contains(string(b), tc.note) {
+					t.Errorf("no note %q in %s", tc.note, b)
+				}
+			}
+		})
+	}
+}

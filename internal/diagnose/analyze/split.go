@@ -16,6 +16,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
+	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 )
 
@@ -56,6 +57,7 @@ const (
 	KindShowGIDs      Kind = "show_gids"
 	KindLshca         Kind = "lshca"
 	KindOpenMPI       Kind = "openmpi"
+	KindUlimit        Kind = "ulimit"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -67,7 +69,7 @@ type KindInfo struct {
 // Kinds lists every kind analyze can diagnose.
 var Kinds = []KindInfo{
 	{KindIBStat, "ibstat (port state, rate, firmware per HCA)"},
-	{KindIBStatus, "ibstatus (port state and rate with width and lane speed)"},
+	{KindIBStatus, "ibstatus (port state and rate with width and lane speed; its 'Fatal error: … sys files not found' when a device is absent)"},
 	{KindDevinfo, "ibv_devinfo and ibv_devinfo -v"},
 	{KindRdma, "rdma link show / rdma statistic show (iproute2)"},
 	{KindKernel, "kernel log: dmesg, dmesg -T, dmesg -x, journalctl -k, syslog (with systemd-networkd and NetworkManager carrier lines), /dev/kmsg records"},
@@ -96,6 +98,7 @@ var Kinds = []KindInfo{
 	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
 	{KindLshca, "lshca (Mellanox support tool): its per-HCA tables (RDMA, LnkStat, Link, Rate, LnkCapWidth, LnkStaWidth …)"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
+	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
@@ -155,6 +158,12 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindIBStat, 0 // ibstat's port fields alone ("ibstat | grep -i state")
 	case strings.HasPrefix(t, "Infiniband device '") && strings.HasSuffix(t, "status:"):
 		return KindIBStatus, 0
+	case t[0] == 'L' && proc.IsLimitsHeader(t):
+		return KindUlimit, 0 // /proc/<pid>/limits
+	case (t[0] == 'N' || t[0] == 'I') && strings.Contains(prev, "ibv_devinfo") && isDevinfoAbsent(t):
+		return KindDevinfo, 0 // "$ ibv_devinfo" then "No IB devices found" (perftest prints it too: the command decides)
+	case t[0] == 'F' && isIBStatusFatal(t):
+		return KindIBStatus, 0 // ibstatus' "Fatal error:  device '*': sys files not found …"
 	case hcatext.IsShowGIDsHeader(t):
 		return KindShowGIDs, 0
 	case strings.IndexByte(t, '|') >= 0 && hcatext.IsLshcaHeader(t):
@@ -252,6 +261,16 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 	return KindUnknown, 0
 }
 
+func isDevinfoAbsent(t string) bool {
+	_, ok := hcatext.DevinfoAbsent(t)
+	return ok
+}
+
+func isIBStatusFatal(t string) bool {
+	_, ok := hcatext.IBStatusFatal(t)
+	return ok
+}
+
 // ibstatPortHeader matches ibstat's "Port 1:".
 func ibstatPortHeader(t string) bool {
 	n, ok := strings.CutPrefix(t, "Port ")
@@ -329,6 +348,9 @@ func memberBesides(l string) Kind {
 	if ompihelp.Hint(l) && ompihelp.StartLine(l) {
 		return KindOpenMPI
 	}
+	if proc.UlimitLine(l) {
+		return KindUlimit // `ulimit -a` rows: "max locked memory (kbytes, -l) 64"
+	}
 	if strings.HasPrefix(l, "link ") {
 		f := strings.Fields(l)
 		if len(f) >= 3 && strings.Contains(f[1], "/") {
@@ -343,9 +365,10 @@ func memberBesides(l string) Kind {
 	if l[0] >= '1' && l[0] <= '9' && hcatext.IsOldRdmaLink(strings.Fields(l)) {
 		return KindRdma // older rdma link: "1/1: mlx5_0/1: …"
 	}
-	if strings.IndexByte(l, '/') >= 0 && strings.Contains(l, "sys/class/infiniband/") && strings.Contains(l, "/ports/") {
+	if strings.IndexByte(l, '/') >= 0 && strings.Contains(l, "sys/class/infiniband/") && strings.Contains(l, "/ports/") && !strings.Contains(l, "/infiniband/$") {
 		// grep . /sys/class/infiniband/*/ports/*/hw_counters/*, a grep
-		// or cat of the port attributes (state, rate, phys_state …).
+		// or cat of the port attributes (state, rate, phys_state …); not
+		// prose naming the path with shell variables ("$device").
 		return KindRdma
 	}
 	return KindUnknown

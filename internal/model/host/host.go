@@ -29,6 +29,9 @@ type Limit struct {
 	// Soft and Hard in bytes; Unlimited* mark "unlimited".
 	Soft, Hard                   uint64
 	SoftUnlimited, HardUnlimited bool
+	// HardUnknown says the source shows the soft limit only (`ulimit
+	// -a`); Hard is then not read.
+	HardUnknown bool `json:",omitempty"`
 }
 
 // DevEntry is one /dev/infiniband entry and whether it could be opened.

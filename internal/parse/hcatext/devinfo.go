@@ -11,6 +11,25 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 )
 
+// DevinfoAbsent reads ibv_devinfo's errors about devices
+// (libibverbs/examples/devinfo.c): "No IB devices found" when the verbs
+// library lists none (dev ""), "IB device 'mlx5_4' wasn't found" for a
+// device asked for with -d.
+func DevinfoAbsent(t string) (dev string, ok bool) {
+	if t == "No IB devices found" {
+		return "", true
+	}
+	rest, ok := strings.CutPrefix(t, "IB device '")
+	if !ok {
+		return "", false
+	}
+	dev, ok = strings.CutSuffix(rest, "' wasn't found")
+	if !ok || dev == "" || strings.ContainsAny(dev, " /'") {
+		return "", false
+	}
+	return dev, true
+}
+
 // ParseDevinfo parses `ibv_devinfo` and `ibv_devinfo -v` output: "hca_id:"
 // blocks with "port:" sub-blocks. States are keyed on the number in
 // parentheses ("PORT_ACTIVE (4)"); with -v the rate comes from
@@ -36,6 +55,10 @@ func ParseDevinfo(rd io.Reader, source string) (*Result, error) {
 			}
 			dev, port, vendor = v, 0, ""
 			r.device(dev)
+			return
+		}
+		if d, ok := DevinfoAbsent(t); ok {
+			r.Absent = append(r.Absent, Absent{Device: d, Line: Line{N: n, Text: t}})
 			return
 		}
 		if why, ok := isNoise(t); ok {

@@ -385,6 +385,16 @@ func TestShowGIDs(t *testing.T) {
 	if len(r.Skipped) != 1 || r.Skipped[0].Line != 7 {
 		t.Errorf("skipped %+v", r.Skipped)
 	}
+	if r.Unclosed != nil {
+		t.Errorf("a closed table names %+v unclosed", r.Unclosed)
+	}
+	// Without its closing line (NVIDIA/nccl#1573, cut in mlx5_2) the
+	// table names the port of its last row.
+	cut := "mlx5_1\t1\t7\t0000:0000:0000:0000:0000:ffff:0a98:040c\t10.152.4.12  \tv2\tnet2\n" +
+		"mlx5_2\t1\t4\tfe80:0000:0000:0000:90ea:b5ff:fec5:3f24\t\t\tv1\tnet3\n"
+	if r, err := ParseShowGIDs(strings.NewReader(cut), "c"); err != nil || r.Unclosed == nil || *r.Unclosed != (PortName{"mlx5_2", 1}) {
+		t.Errorf("cut table: %v, unclosed %+v", err, r)
+	}
 	if _, err := ParseShowGIDs(strings.NewReader("DEV PORT INDEX GID IPv4 VER DEV\nn_gids_found=0\n"), "g"); !errors.Is(err, ErrNoData) {
 		t.Errorf("empty table: %v", err)
 	}
@@ -419,5 +429,77 @@ func TestRdmaSysfsAttributes(t *testing.T) {
 	r, _ = ParseRdma(strings.NewReader("/sys/class/infiniband/mlx5_0/ports/1/state:4: ACTIVE\n/sys/class/infiniband/mlx5_0/ports/1/rate:fast\n"), "bad")
 	if r == nil || len(r.Skipped) != 1 || r.Skipped[0].Line != 2 || r.Snap.Port("mlx5_0", 1).Rate != nil {
 		t.Errorf("bad rate: %+v", r)
+	}
+}
+
+// TestIBStatusFatal: the ibstatus script's fatal errors about devices
+// are read as devices it says do not exist (clustervision/trinity#219:
+// "Fatal error:  device '*': sys files not found
+// (/sys/class/infiniband/*/ports)" on a node with no RDMA device; the
+// Open MPI users list of 2012 quotes it with the path wrapped onto the
+// next line); other "Fatal error:" lines are not.
+func TestIBStatusFatal(t *testing.T) {
+	tests := []struct {
+		name, in string
+		absent   []string // device names, "" for none at all
+		ports    int
+		err      bool
+	}{
+		{"no device at all", "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)\n", []string{""}, 0, false},
+		{"path wrapped", "Fatal error:  device '*': sys files not found\n(/sys/class/infiniband/*/ports)\n", []string{""}, 0, false},
+		{"no class directory", "Fatal error:  No devices\n", []string{""}, 0, false},
+		{"a named device", "Infiniband device 'mlx5_0' port 1 status:\n\tstate:\t\t 4: ACTIVE\n\nFatal error:  device 'mlx5_4': sys files not found (/sys/class/infiniband/mlx5_4/ports)\n", []string{"mlx5_4"}, 1, false},
+		{"another fatal error", "Fatal error:  cannot open file\n", nil, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := ParseIBStatus(strings.NewReader(tt.in), "f")
+			if (err != nil) != tt.err {
+				t.Fatalf("err %v", err)
+			}
+			if err != nil {
+				return
+			}
+			var got []string
+			for _, a := range r.Absent {
+				got = append(got, a.Device)
+				if !strings.HasPrefix(a.Line.Text, "Fatal error:") {
+					t.Errorf("line %+v", a.Line)
+				}
+			}
+			if !slices.Equal(got, tt.absent) || r.Ports() != tt.ports || len(r.Skipped) != 0 {
+				t.Errorf("absent %q ports %d skipped %+v, want %q %d", got, r.Ports(), r.Skipped, tt.absent, tt.ports)
+			}
+		})
+	}
+}
+
+// TestDevinfoAbsent: ibv_devinfo's "No IB devices found" and "IB device
+// 'mlx5_4' wasn't found" (libibverbs/examples/devinfo.c) are read as
+// devices it says do not exist.
+func TestDevinfoAbsent(t *testing.T) {
+	tests := []struct {
+		in     string
+		absent []string
+	}{
+		{"No IB devices found\n", []string{""}},
+		{"IB device 'mlx5_4' wasn't found\n", []string{"mlx5_4"}},
+		{"hca_id:\tmlx5_0\n\tport:\t1\n\t\tstate:\t\t\tPORT_ACTIVE (4)\n", nil},
+	}
+	for _, tt := range tests {
+		r, err := ParseDevinfo(strings.NewReader(tt.in), "f")
+		if err != nil {
+			t.Fatalf("%q: %v", tt.in, err)
+		}
+		var got []string
+		for _, a := range r.Absent {
+			got = append(got, a.Device)
+		}
+		if !slices.Equal(got, tt.absent) {
+			t.Errorf("%q: absent %q, want %q", tt.in, got, tt.absent)
+		}
+	}
+	if _, ok := DevinfoAbsent("IB device 'a b' wasn't found"); ok {
+		t.Error("a name with a blank")
 	}
 }

@@ -31,6 +31,19 @@ type Skip struct {
 	Reason string `json:"reason"`
 }
 
+// PortName names a port of a device.
+type PortName struct {
+	Device string
+	Port   int
+}
+
+// Absent is a tool's own line saying an RDMA device does not exist:
+// Device is the name asked for, "" when the tool found none at all.
+type Absent struct {
+	Device string
+	Line   Line
+}
+
 // Result is one parsed output.
 type Result struct {
 	// Snap holds the devices and ports read; Host and Root are empty.
@@ -48,6 +61,13 @@ type Result struct {
 	// "hca_id:"): the poster cut the output down to that port, and the
 	// device's other ports, if any, were cut with it.
 	Fragments []string
+	// Unclosed names the port whose row is the last of a show_gids table
+	// without the script's closing "n_gids_found=N" line (nil when the
+	// line is there): the paste may end inside that port's rows.
+	Unclosed *PortName
+	// Absent lists the tool's own words that a device does not exist
+	// (ibstatus' "Fatal error:  device '*': sys files not found …").
+	Absent []Absent
 
 	lines int // lines read
 }
@@ -111,7 +131,7 @@ func (r *Result) finish(err error) (*Result, error) {
 	if err != nil {
 		return nil, &ParseError{Source: r.Source, Line: r.lines + 1, Err: err}
 	}
-	if len(r.Snap.Devices) == 0 {
+	if len(r.Snap.Devices) == 0 && len(r.Absent) == 0 {
 		return nil, fmt.Errorf("%s: %w", r.Source, ErrNoData)
 	}
 	r.Snap.Sort()
@@ -194,5 +214,8 @@ func (r *Result) Shift(n int) {
 	}
 	for i := range r.Skipped {
 		r.Skipped[i].Line += n
+	}
+	for i := range r.Absent {
+		r.Absent[i].Line.N += n
 	}
 }

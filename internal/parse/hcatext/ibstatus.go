@@ -27,9 +27,16 @@ func ParseIBStatus(rd io.Reader, source string) (*Result, error) {
 			r.port(dev, port)
 			return
 		}
+		if d, ok := IBStatusFatal(t); ok {
+			r.Absent = append(r.Absent, Absent{Device: d, Line: Line{N: n, Text: t}})
+			return
+		}
 		if why, ok := isNoise(t); ok {
 			r.skip(n, line, "%s", why)
 			return
+		}
+		if dev == "" && strings.HasPrefix(t, "(/sys/class/infiniband/") {
+			return // the path of a fatal error, wrapped onto its own line
 		}
 		if dev == "" {
 			r.skip(n, line, "outside any \"Infiniband device\" block")
@@ -45,6 +52,36 @@ func ParseIBStatus(rd io.Reader, source string) (*Result, error) {
 		}
 	})
 	return r.finish(err)
+}
+
+// IBStatusFatal reads the ibstatus script's fatal errors about devices
+// (infiniband-diags/scripts/ibstatus: fatal() echoes "Fatal error: " and
+// its words): "Fatal error:  device 'mlx5_0': sys files not found
+// (/sys/class/infiniband/mlx5_0/ports)" for a device without a ports
+// directory, "device '*'" when /sys/class/infiniband is empty (the
+// shell's glob matched nothing), "Fatal error:  No devices" when it does
+// not exist. dev is the device named, "" for none at all.
+func IBStatusFatal(t string) (dev string, ok bool) {
+	rest, ok := strings.CutPrefix(t, "Fatal error:")
+	if !ok {
+		return "", false
+	}
+	rest = strings.TrimSpace(rest)
+	if rest == "No devices" {
+		return "", true
+	}
+	rest, ok = strings.CutPrefix(rest, "device '")
+	if !ok {
+		return "", false
+	}
+	dev, rest, ok = strings.Cut(rest, "': sys files not found")
+	if !ok || strings.ContainsAny(dev, " /") {
+		return "", false
+	}
+	if dev == "*" {
+		dev = ""
+	}
+	return dev, true
 }
 
 // ibstatusHeader reads "Infiniband device 'mlx5_0' port 1 status:".

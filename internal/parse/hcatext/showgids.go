@@ -25,15 +25,20 @@ func IsShowGIDsHeader(t string) bool {
 // gid_attrs/types/<index> (v1 "IB/RoCE v1", v2 "RoCE v2") and
 // gid_attrs/ndevs/<index>, so the rows become the ports' GID tables; a
 // port whose rows name a netdev is a RoCE (Ethernet) port. Port state
-// and rate are not in the output. ErrNoData when no row was read.
+// and rate are not in the output. A table that ends without the closing
+// line names the port of its last row in Unclosed. ErrNoData when no row
+// was read.
 func ParseShowGIDs(rd io.Reader, source string) (*Result, error) {
 	r := newResult(source)
+	var last PortName
+	closed := false
 	err := r.scanLines(rd, func(n int, line string) {
 		t := strings.TrimSpace(line)
 		switch {
 		case t == "", IsShowGIDsHeader(t), strings.Trim(t, "- \t") == "":
 			return
 		case strings.HasPrefix(t, "n_gids_found="):
+			closed = true
 			return
 		}
 		if why, ok := isNoise(t); ok {
@@ -75,10 +80,14 @@ func ParseShowGIDs(rd io.Reader, source string) (*Result, error) {
 			p.LinkLayer = ib.LinkLayerEthernet
 		}
 		p.GIDs = append(p.GIDs, e)
+		last, closed = PortName{f[0], port}, false
 		if path := portPath(f[0], port, "gid_attrs/types"); r.Lines[path].N == 0 {
 			r.note(path, n, line)
 		}
 	})
+	if !closed && last.Device != "" {
+		r.Unclosed = &last
+	}
 	return r.finish(err)
 }
 

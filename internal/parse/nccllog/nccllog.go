@@ -581,8 +581,86 @@ func (p *Parser) gdrLine(pr *Proc, g GDRState) {
 	pr.GDR = append(pr.GDR, g)
 }
 
-// Line reads line n of the log (its line end may be left on).
+// Line reads line n of the log (its line end may be left on). A line
+// that holds several NCCL records run together (a paste that lost its
+// line ends: "> > [0] NCCL INFO NET/IB : No device found. [0] NCCL INFO
+// Using network Socket") is read record by record, all at line n.
 func (p *Parser) Line(n int, raw string) {
+	if i := strings.Index(raw, "NCCL "); i < 0 || !strings.Contains(raw[i+len("NCCL "):], "NCCL ") {
+		p.line(n, raw)
+		return
+	}
+	for _, rec := range splitRecords(raw) {
+		p.line(n, rec)
+	}
+}
+
+// splitRecords cuts a line before every NCCL record that starts after its
+// first: a "NCCL INFO" or "NCCL WARN" preceded by its device field "[N]"
+// (and that by "host:pid:tid" when the log has one, a "file.cc:NN" source
+// position between them for a WARN). A "NCCL INFO" inside a message
+// without that prefix stays where it is. The whole line when none.
+func splitRecords(line string) []string {
+	var cuts []int
+	off := 0
+	for {
+		i := strings.Index(line[off:], "NCCL ")
+		if i < 0 {
+			break
+		}
+		at := off + i
+		off = at + len("NCCL ")
+		after := line[off:]
+		if !strings.HasPrefix(after, "INFO ") && !strings.HasPrefix(after, "WARN ") {
+			continue
+		}
+		if start, ok := recordStart(line, at); ok && strings.TrimSpace(line[:start]) != "" && strings.Contains(line[:start], "NCCL ") {
+			cuts = append(cuts, start)
+		}
+	}
+	if len(cuts) == 0 {
+		return []string{line}
+	}
+	out := make([]string, 0, len(cuts)+1)
+	prev := 0
+	for _, c := range cuts {
+		out = append(out, line[prev:c])
+		prev = c
+	}
+	return append(out, line[prev:])
+}
+
+// recordStart walks back from the "NCCL" at of line over a record's
+// prefix: an optional "file.cc:NN", the "[N]" device field, an optional
+// "host:pid:tid". ok is false when no "[N]" comes right before.
+func recordStart(line string, at int) (int, bool) {
+	tok := func(end int) (int, string) {
+		for end > 0 && line[end-1] == ' ' {
+			end--
+		}
+		start := strings.LastIndexByte(line[:end], ' ') + 1
+		return start, line[start:end]
+	}
+	start, t := tok(at)
+	if strings.Contains(t, ".c") && strings.Contains(t, ":") {
+		start, t = tok(start)
+	}
+	if len(t) < 3 || t[0] != '[' || t[len(t)-1] != ']' {
+		return 0, false
+	}
+	if _, err := strconv.Atoi(t[1 : len(t)-1]); err != nil {
+		return 0, false
+	}
+	if s, h := tok(start); h != "" {
+		if host, _ := splitHostPid(h); host != "" {
+			start = s
+		}
+	}
+	return start, true
+}
+
+// line reads one NCCL record (or line) found at line n.
+func (p *Parser) line(n int, raw string) {
 	lg, source := p.lg, p.source
 	if !strings.Contains(raw, "NCCL") {
 		// Neither an NCCL 2.4+ line nor a ProcessGroupNCCL watchdog;
@@ -688,6 +766,13 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 		}
 	case strings.HasPrefix(msg, "Failed to open libibverbs"):
 		p.NoVerbs = n
+	case strings.HasPrefix(msg, "NCCL_IB_HCA set to "):
+		// The IB transport's own line (transport/net_ib.cc): "NCCL_IB_HCA
+		// set to mlx5_0:1,mlx5_1:1".
+		if p.Env == nil {
+			p.Env = map[string]string{}
+		}
+		p.Env["NCCL_IB_HCA"] = strings.TrimSuffix(strings.TrimSpace(msg[len("NCCL_IB_HCA set to "):]), ".")
 	case strings.HasPrefix(msg, "NCCL_") && strings.Contains(msg, " set by environment to "):
 		if !strings.Contains(msg, "NCCL_IB_DISABLE set by environment to ") {
 		} else if m := reIBDisable.FindStringSubmatch(msg); m != nil {

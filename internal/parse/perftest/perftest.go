@@ -81,6 +81,11 @@ type Result struct {
 	Startup  []Startup `json:"startup,omitempty"`
 	Warnings []string  `json:"warnings,omitempty"`
 	Skipped  []Note    `json:"skipped,omitempty"`
+	// Untitled is set for bandwidth rows pasted without their column
+	// titles ("#bytes #iterations BW peak[MB/sec] …"): the unit is
+	// read from the MsgRate column, the verb and device from the
+	// command line above when the paste shows one.
+	Untitled bool `json:"untitled,omitempty"`
 }
 
 // Endpoint is a "local address:" or "remote address:" line and the GID
@@ -165,6 +170,10 @@ var (
 	reAddress = regexp.MustCompile(`^(local|remote) address:\s*LID (\S+) QPN (\S+) PSN (\S+)`)
 	reGIDLine = regexp.MustCompile(`^GID:\s*(\S+)`)
 	reUnit    = regexp.MustCompile(`BW average\[([^\]]+)\]`)
+	// reBWCommand is a bandwidth test's command line, its arguments
+	// after it; reDevFlag the device they name.
+	reBWCommand = regexp.MustCompile(`\bib_(write|read|send|atomic)_bw\b(.*)$`)
+	reDevFlag   = regexp.MustCompile(`(?:^|\s)(?:-d|--ib-dev)[ =](\S+)`)
 	// perftest's completion errors: "Completion with error at client",
 	// "Failed status 12: wr_id 0 syndrom 0x81" (status is the
 	// ibv_wc_status code); pastes flatten both onto one line.
@@ -229,6 +238,9 @@ type textParser struct {
 	sec         section
 	pendingPeak bool // "BW peak won't be measured" seen before its test
 	n           int  // current line number
+	// cmd is the last bandwidth test command line seen ("ib_send_bw -d
+	// mlx5_0 …"), for rows pasted without a banner or column titles.
+	cmd []string
 }
 
 // newResult starts a test at the current line from its banner title
@@ -295,6 +307,24 @@ func (p *textParser) line(t string) {
 			return
 		}
 	}
+	if m := reBWCommand.FindStringSubmatch(t); m != nil {
+		p.cmd = m
+	}
+	if p.cur != nil && p.cur.Untitled && p.sec == secResults {
+		if unit, ok := UntitledBWRow(t); ok && unit == p.cur.Unit {
+			p.row(t)
+			return
+		}
+		// Anything else ends the untitled rows ("Node C output:").
+		p.cur, p.sec = nil, secNone
+	}
+	if p.cur == nil || p.sec == secBanner && len(p.cur.BW) == 0 {
+		if unit, ok := UntitledBWRow(t); ok {
+			p.untitled(unit)
+			p.row(t)
+			return
+		}
+	}
 	if p.cur == nil {
 		// A results header without a banner (pasted tables).
 		if !strings.HasPrefix(t, "#bytes") {
@@ -318,6 +348,72 @@ func (p *textParser) line(t string) {
 	case strings.Contains(t, "WARNING") || strings.Contains(t, "Conflicting CPU frequency"):
 		p.cur.Warnings = append(p.cur.Warnings, t)
 	}
+}
+
+// untitled starts bandwidth results whose column titles the paste left
+// out, in unit, under the banner being read or, without one, as a test of
+// its own named by the last command line.
+func (p *textParser) untitled(unit string) {
+	if p.cur == nil || p.sec != secBanner {
+		title := ""
+		if m := p.cmd; m != nil {
+			title = map[string]string{"write": "RDMA_Write BW Test", "read": "RDMA_Read BW Test", "send": "Send BW Test", "atomic": "Atomic BW Test"}[m[1]]
+		}
+		p.newResult(title)
+		if m := p.cmd; m != nil {
+			if d := reDevFlag.FindStringSubmatch(m[2]); d != nil {
+				p.cur.Device = d[1]
+			}
+		}
+	}
+	p.cur.Kind, p.cur.Unit, p.cur.Untitled = KindBW, unit, true
+	p.sec = secResults
+}
+
+// UntitledBWRow says whether t is a bandwidth result row of five numbers
+// (#bytes, #iterations, BW peak, BW average, MsgRate) and in which unit:
+// perftest prints MsgRate[Mpps] = BW average × unit ÷ #bytes ÷ 10^6, with
+// the unit 0x100000 bytes/s for MB/sec and 125000000 for Gb/sec
+// (--report_gbits), so the row itself says which it is. ok is false for
+// any other line, and for a row whose numbers fit neither unit or both.
+func UntitledBWRow(t string) (unit string, ok bool) {
+	if t == "" || t[0] < '0' || t[0] > '9' {
+		return "", false
+	}
+	f := strings.Fields(t)
+	if len(f) != 5 {
+		return "", false
+	}
+	bytes, err1 := strconv.ParseInt(f[0], 10, 64)
+	_, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil || bytes <= 0 {
+		return "", false
+	}
+	var v [3]float64
+	for i := range v {
+		x, err := strconv.ParseFloat(f[2+i], 64)
+		if err != nil || x < 0 || !strings.Contains(f[2+i], ".") {
+			return "", false
+		}
+		v[i] = x
+	}
+	avg, rate := v[1], v[2]
+	if avg <= 0 {
+		return "", false
+	}
+	fits := func(perUnit float64) bool {
+		want := avg * perUnit / float64(bytes) / 1e6
+		// The printed rounding: MsgRate to 6 decimals, the average to 2.
+		return math.Abs(rate-want) <= 0.5e-6+want*(0.01+0.005/avg)
+	}
+	mb, gb := fits(0x100000), fits(125e6)
+	switch {
+	case mb && !gb:
+		return "MB/sec", true
+	case gb && !mb:
+		return "Gb/sec", true
+	}
+	return "", false
 }
 
 // resultsHeader reads a "#bytes ..." header: it opens the results and
@@ -592,9 +688,23 @@ func Detect(text string) bool {
 	if strings.Contains(text, "Couldn't get context for the device") || strings.Contains(text, "Couldn't set the link layer") {
 		return true // a run that could not start (these two are perftest's alone)
 	}
+	if untitledRows(text) >= 2 {
+		return true // bandwidth rows without their column titles
+	}
 	return strings.Contains(text, "#bytes") && (strings.Contains(text, "BW average[") || strings.Contains(text, "t_min[usec]") || strings.Contains(text, "t_avg[usec]")) ||
 		strings.Contains(text, " BW Test") && strings.Contains(text, "Link type") ||
 		strings.Contains(text, " Latency Test") && strings.Contains(text, "Link type")
+}
+
+// untitledRows counts the lines of text that UntitledBWRow accepts.
+func untitledRows(text string) int {
+	n := 0
+	for line := range strings.Lines(text) {
+		if _, ok := UntitledBWRow(strings.TrimSpace(line)); ok {
+			n++
+		}
+	}
+	return n
 }
 
 // GIDLinkLocal says whether a GID as perftest prints it ("254:128:…") is

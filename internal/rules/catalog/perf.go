@@ -11,7 +11,7 @@ var perfMetas = []finding.Meta{
 	{
 		ID: "perf.bw_low", Severity: finding.Critical, Area: "perf", Step: finding.StepPerf,
 		Title:   "RDMA bandwidth below the link's line rate",
-		Meaning: "perftest bandwidth at large messages falls short of the link's line rate. A healthy HDR (200 Gb/s) link reaches about 190 Gb/s with ib_write_bw; more than 20% short is critical, more than 10% a warning.",
+		Meaning: "perftest bandwidth at large messages falls short of the link's line rate. A healthy HDR (200 Gb/s) link reaches about 190 Gb/s with ib_write_bw; more than 20% short is critical, more than 10% a warning. Without a line rate, bandwidth that falls under half its plateau at the largest messages, or intervals of one message size of which one is under half the best, is a warning: a link holds a steady rate under a steady load.",
 		Thresholds: []finding.Threshold{
 			{Name: "bw_warning", Default: limits.Pct(limits.PerfBWWarn), Meaning: "below this fraction of the line rate: warning"},
 			{Name: "bw_critical", Default: limits.Pct(limits.PerfBWCrit), Meaning: "below this fraction of the line rate: critical"},

@@ -33,20 +33,54 @@ func mib(v uint64) string {
 	return fmt.Sprintf("%d bytes", v)
 }
 
+// LimitText writes a locked-memory limit: "64 KiB", "unlimited", with
+// the hard limit when the source shows it.
+func LimitText(l *hostmodel.Limit) string {
+	soft := "unlimited"
+	if !l.SoftUnlimited {
+		soft = mib(l.Soft)
+	}
+	switch {
+	case l.HardUnknown:
+		return soft
+	case l.HardUnlimited:
+		return soft + " (hard unlimited)"
+	}
+	return fmt.Sprintf("%s (hard %s)", soft, mib(l.Hard))
+}
+
+// CheckPastedMemlock judges a pasted locked-memory limit (`ulimit -a`,
+// /proc/<pid>/limits) as checkMemlock does on a node with RDMA devices:
+// the paste was taken where RDMA is used. ev is its line, the evidence.
+func CheckPastedMemlock(l *hostmodel.Limit, ev finding.Evidence) []finding.Finding {
+	fs := checkMemlock(&Input{Snap: &snapshot.Snapshot{}, Memlock: l, standalone: true})
+	for i := range fs {
+		fs[i].Evidence = []finding.Evidence{ev}
+	}
+	return fs
+}
+
 // checkMemlock reports a finite RLIMIT_MEMLOCK on a node with RDMA
 // devices: warning, critical below MemlockCritical.
 func checkMemlock(in *Input) []finding.Finding {
 	l := in.Memlock
-	if l == nil || l.SoftUnlimited || !hasRDMA(in.Snap) {
+	if l == nil || l.SoftUnlimited || !in.standalone && !hasRDMA(in.Snap) {
 		return nil
 	}
 	hard := "unlimited"
 	if !l.HardUnlimited {
 		hard = mib(l.Hard)
 	}
-	f := catalog.New("host.memlock_limited", finding.Subject{Host: in.Snap.Host},
-		fmt.Sprintf("max locked memory is %s (hard %s): RDMA registration of NCCL buffers may fail", mib(l.Soft), hard),
-		finding.Evidence{Source: l.Source, Value: fmt.Sprintf("Max locked memory: soft %s, hard %s", mib(l.Soft), hard)})
+	sum := fmt.Sprintf("max locked memory is %s (hard %s): RDMA registration of NCCL buffers may fail", mib(l.Soft), hard)
+	val := fmt.Sprintf("Max locked memory: soft %s, hard %s", mib(l.Soft), hard)
+	if l.HardUnknown {
+		// ulimit -a prints the soft limit; a process may raise it up to
+		// the hard one (ulimit -H -l shows it) without privileges.
+		sum = fmt.Sprintf("max locked memory is %s (the soft limit: ulimit -H -l shows the hard one): RDMA memory registration pins pages under it, so creating completion queues and registering buffers fails (ibv_create_cq, ibv_reg_mr: Cannot allocate memory)", mib(l.Soft))
+		val = fmt.Sprintf("max locked memory: %s", mib(l.Soft))
+	}
+	f := catalog.New("host.memlock_limited", finding.Subject{Host: in.Snap.Host}, sum,
+		finding.Evidence{Source: l.Source, Value: val})
 	if l.Soft < in.th().MemlockCritical {
 		f.Severity = finding.Critical
 	}

@@ -67,6 +67,9 @@ type Input struct {
 	// standalone is set by the Analyze functions: there is no node, so
 	// events are reported against the PCI address in the text.
 	standalone bool
+	// gidsCut is the port of a pasted GID table cut inside its rows
+	// (CheckPastedGIDs): checkGIDv2 does not judge it.
+	gidsCut *snapshot.Port
 	// logOnly is set by CheckKernelLog: AER is judged from the log alone.
 	logOnly bool
 

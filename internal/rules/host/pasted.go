@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
@@ -49,9 +50,30 @@ func CheckPastedEthtool(stats ...*ethtool.Stats) []finding.Finding {
 }
 
 // CheckPastedGIDs judges pasted GID tables (show_gids): a RoCE port
-// without a RoCE v2 GID, or whose only v2 GIDs are link-local.
-func CheckPastedGIDs(s *snapshot.Snapshot) []finding.Finding {
-	return checkGIDv2(&Input{Snap: s, standalone: true})
+// without a RoCE v2 GID, or whose only v2 GIDs are link-local. cut is the
+// port whose rows end a table pasted without show_gids' closing
+// "n_gids_found=N" line (nil when the table is whole): if the paste shows
+// it a single RoCE v1 GID, its v2 twin may have been cut (CutGIDPort), so
+// it is not judged.
+func CheckPastedGIDs(s *snapshot.Snapshot, cut *snapshot.Port) []finding.Finding {
+	if _, ok := CutGIDPort(cut); !ok {
+		cut = nil
+	}
+	return checkGIDv2(&Input{Snap: s, standalone: true, gidsCut: cut})
+}
+
+// CutGIDPort says whether p, the port whose rows end a GID table pasted
+// without its closing line, shows a single GID, of type RoCE v1: the
+// kernel adds a RoCE port's GIDs per address in pairs, the v1 entry and
+// then the v2 one (at the next free index) when the device supports RoCE v2
+// (drivers/infiniband/core/roce_gid_mgmt.c: one entry per GID type of
+// the port's mask), so a table cut after that row hides whether the v2
+// twin exists. The note says so.
+func CutGIDPort(p *snapshot.Port) (string, bool) {
+	if p == nil || len(p.GIDs) != 1 || p.GIDs[0].Type != ib.GIDTypeIBRoCEv1 {
+		return "", false
+	}
+	return fmt.Sprintf("%s port %d: the table ends at its first row (GID index %d, RoCE v1) without show_gids' closing n_gids_found line, so the paste was cut before the RoCE v2 GID that follows a v1 one: the port is not judged", p.Device, p.Number, p.GIDs[0].Index), true
 }
 
 // AnalyzeNvidiaSMI judges an `nvidia-smi topo -m` matrix on its own: a GPU

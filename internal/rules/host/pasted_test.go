@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	hostmodel "github.com/ibdoctor/ibdoctor/internal/model/host"
 	"os"
 	"path/filepath"
 	"slices"
@@ -330,7 +331,7 @@ func TestPastedGIDs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ids(CheckPastedGIDs(tt.snap)); !slices.Equal(got, tt.want) {
+			if got := ids(CheckPastedGIDs(tt.snap, nil)); !slices.Equal(got, tt.want) {
 				t.Errorf("findings %v, want %v", got, tt.want)
 			}
 		})
@@ -382,7 +383,7 @@ func TestPastedGIDsBesideOthers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := CheckPastedGIDs(tt.snap)
+			fs := CheckPastedGIDs(tt.snap, nil)
 			if got := ids(fs); !slices.Equal(got, tt.want) {
 				t.Errorf("findings %v, want %v", got, tt.want)
 			}
@@ -406,4 +407,74 @@ func mustGID(t *testing.T, s string) ib.GID {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// TestPastedGIDsCut: a show_gids paste cut inside its last port's rows
+// (NVIDIA/nccl#1573: "mlx5_2	1	4	fe80:0000:0000:0000:90ea:b5ff:fec5:3f24			v1	net3"
+// is the paste's last line, no n_gids_found line) shows that port one
+// RoCE v1 GID: its v2 twin may have been cut, so it is not judged; two
+// v1 GIDs without a v2, or a table whose closing line is there, still are.
+func TestPastedGIDsCut(t *testing.T) {
+	ll := mustGID(t, "fe80:0000:0000:0000:90ea:b5ff:fec5:3f24")
+	v4 := mustGID(t, "0000:0000:0000:0000:0000:ffff:0a98:080c")
+	row := func(i int, g ib.GID, typ ib.GIDType) snapshot.GIDEntry {
+		return snapshot.GIDEntry{Index: i, GID: g, Type: typ, NetDev: "net3"}
+	}
+	tests := []struct {
+		name string
+		gids []snapshot.GIDEntry
+		cut  bool // the table ends at this port without its closing line
+		want []string
+		note bool
+	}{
+		{"one v1 row, table cut", []snapshot.GIDEntry{row(4, ll, ib.GIDTypeIBRoCEv1)}, true, nil, true},
+		{"one v1 row, table closed", []snapshot.GIDEntry{row(4, ll, ib.GIDTypeIBRoCEv1)}, false, []string{"roce.gid_missing_v2/critical"}, false},
+		{"two v1 rows, table cut", []snapshot.GIDEntry{row(4, ll, ib.GIDTypeIBRoCEv1), row(5, v4, ib.GIDTypeIBRoCEv1)}, true, []string{"roce.gid_missing_v2/critical"}, false},
+		{"one v2 row, table cut", []snapshot.GIDEntry{row(5, v4, ib.GIDTypeRoCEv2)}, true, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &snapshot.Snapshot{Devices: []snapshot.Device{{Name: "mlx5_2", Ports: []snapshot.Port{{Device: "mlx5_2", Number: 1, LinkLayer: ib.LinkLayerEthernet, NetDev: "net3", GIDs: tt.gids}}}}}
+			var cut *snapshot.Port
+			if tt.cut {
+				cut = s.Port("mlx5_2", 1)
+			}
+			if got := ids(CheckPastedGIDs(s, cut)); !slices.Equal(got, tt.want) {
+				t.Errorf("findings %v, want %v", got, tt.want)
+			}
+			if note, ok := CutGIDPort(cut); ok != tt.note || ok && !strings.Contains(note, "mlx5_2 port 1") {
+				t.Errorf("note %q %v, want %v", note, ok, tt.note)
+			}
+		})
+	}
+}
+
+// TestCheckPastedMemlock: a pasted locked-memory limit (openucx/ucx#8229's
+// `ulimit -a`: "max locked memory       (kbytes, -l) 64") is judged with
+// no node around it: below 64 MiB critical, above a warning, unlimited
+// fine; ulimit -a's soft-only value says so, the row is the evidence.
+func TestCheckPastedMemlock(t *testing.T) {
+	ev := finding.Evidence{Source: "u.txt:8", Value: "max locked memory       (kbytes, -l) 64"}
+	tests := []struct {
+		name string
+		l    hostmodel.Limit
+		want []string
+		says string
+	}{
+		{"ulimit -a 64 KiB", hostmodel.Limit{Soft: 64 << 10, HardUnknown: true}, []string{"host.memlock_limited/critical"}, "64 KiB (the soft limit"},
+		{"ulimit -a 128 MiB", hostmodel.Limit{Soft: 128 << 20, HardUnknown: true}, []string{"host.memlock_limited/warning"}, "128 MiB"},
+		{"limits file", hostmodel.Limit{Soft: 64 << 10, Hard: 64 << 10}, []string{"host.memlock_limited/critical"}, "(hard 64 KiB)"},
+		{"unlimited", hostmodel.Limit{SoftUnlimited: true, HardUnknown: true}, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := CheckPastedMemlock(&tt.l, ev)
+			if got := ids(fs); !slices.Equal(got, tt.want) {
+				t.Fatalf("findings %v, want %v", got, tt.want)
+			}
+			if len(fs) == 1 && (!strings.Contains(fs[0].Summary, tt.says) || len(fs[0].Evidence) != 1 || fs[0].Evidence[0] != ev) {
+				t.Errorf("finding %+v", fs[0])
+			}
+		})
+	}
 }

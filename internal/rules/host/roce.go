@@ -45,6 +45,9 @@ func gidPath(p *snapshot.Port) string {
 func checkGIDv2(in *Input) []finding.Finding {
 	var out []finding.Finding
 	for _, p := range rocePorts(in.Snap) {
+		if p == in.gidsCut {
+			continue
+		}
 		typed, v2 := 0, false
 		var types []string
 		for _, g := range p.GIDs {

@@ -20,6 +20,10 @@ type LogOptions struct {
 	// RDMAPresent says the node has RDMA devices (read from --root by the
 	// caller): a socket fallback there is critical.
 	RDMAPresent bool
+	// OneHost is the host every rank of the job runs on, when another
+	// output of the paste lists them all (the nccl-tests device list): a
+	// socket transport there carries nothing. "" when unknown.
+	OneHost string
 }
 
 // ProcSummary is one process as reports show it.
@@ -52,6 +56,7 @@ type logCheck struct {
 	a           *LogAnalysis
 	opts        LogOptions
 	subj        finding.Subject
+	all         []*nccllog.Proc
 	socketProcs []*nccllog.Proc
 	ibProcs     []*nccllog.Proc
 	disabled    []*nccllog.Proc // NCCL_IB_DISABLE=1
@@ -126,6 +131,7 @@ func (c *logCheck) addProc(p *nccllog.Proc) {
 		c.gdrOffProcs = append(c.gdrOffProcs, p.Name())
 	}
 	c.a.Procs = append(c.a.Procs, s)
+	c.all = append(c.all, p)
 	switch {
 	case net == "Socket":
 		c.socketProcs = append(c.socketProcs, p)
@@ -168,7 +174,7 @@ func socketEvidence(socketProcs []*nccllog.Proc) []finding.Evidence {
 		v := "Using network Socket"
 		if line == 0 {
 			line, v = p.FirstLine, "connections via NET/Socket"
-		} else if line == p.SocketLine {
+		} else if p.Network == "" && line == p.SocketLine {
 			v = fmt.Sprintf("NET/Socket : Using %s", strings.Join(p.SocketIfs, ", "))
 		}
 		if line != p.NoVerbs || p.NoVerbs == 0 {
@@ -232,9 +238,9 @@ func (c *logCheck) checkNoIBDevice() {
 		fmt.Sprintf("NCCL found no IB device on %d process(es) (%s) and the log shows no net plugin: without a plugin NCCL carries inter-node traffic over TCP sockets (the log does not show the network it then used)", len(procs), procNames(procs)), evs...)
 	want := envWantsIB(procs)
 	switch {
-	case !slices.ContainsFunc(procs, func(p *nccllog.Proc) bool { return p.NNodes != 1 }):
-		f.Severity = finding.Info
-		f.Summary += "; the job runs on one node (nNodes 1): no traffic crosses the network, so this costs nothing here"
+	case c.oneNode(procs) != "":
+		c.a.Notes = append(c.a.Notes, fmt.Sprintf("%s:%d: NCCL found no IB device on %d process(es) (%s), but the job runs on one node (%s): ranks talk over NVLink, PCIe or shared memory and no traffic crosses the network; a multi-node run would use TCP sockets", procs[0].Source, procs[0].IBNoDevice, len(procs), procNames(procs), c.oneNode(procs)))
+		return
 	case c.opts.ExpectIB || c.opts.RDMAPresent:
 		f.Summary += "; IB/RoCE was expected"
 	case want != "":
@@ -252,6 +258,20 @@ func (c *logCheck) checkNoIBDevice() {
 	c.a.Findings = append(c.a.Findings, f)
 }
 
+// oneNode says how the log (or the options) show that the job of procs
+// runs on one node: "nNodes 1" when every process logged it, "all ranks
+// on HOST" when another output listed them there and the log names no
+// other host; "" when nothing shows it.
+func (c *logCheck) oneNode(procs []*nccllog.Proc) string {
+	if !slices.ContainsFunc(procs, func(p *nccllog.Proc) bool { return p.NNodes != 1 }) {
+		return "nNodes 1"
+	}
+	if h := c.opts.OneHost; h != "" && !slices.ContainsFunc(c.all, func(p *nccllog.Proc) bool { return p.Host != "" && p.Host != h }) {
+		return "all ranks on " + h
+	}
+	return ""
+}
+
 // checkSocketFallback reports processes that use sockets, graded by
 // whether the job spans nodes and whether RDMA was expected.
 func (c *logCheck) checkSocketFallback() {
@@ -262,15 +282,15 @@ func (c *logCheck) checkSocketFallback() {
 	}
 	f := catalog.New("nccl.socket_fallback", c.subj, "", socketEvidence(socketProcs)...)
 	why := c.socketWhy()
-	single := len(ibProcs) == 0 && !slices.ContainsFunc(socketProcs, func(p *nccllog.Proc) bool { return p.NNodes != 1 })
 	switch {
-	case single:
+	case len(ibProcs) == 0 && c.oneNode(socketProcs) != "":
 		// One node: ranks talk over NVLink, PCIe or shared memory; the
-		// network transport carries nothing.
-		f.Severity = finding.Info
-		f.Summary = fmt.Sprintf("NCCL picked sockets on %d process(es) (%s), but the job runs on one node (nNodes 1): no traffic crosses the network, so this costs nothing here; a multi-node run would fall back to sockets%s", len(socketProcs), procNames(socketProcs), why)
+		// network transport carries nothing, so there is no fault to
+		// report, only what a multi-node run would meet.
 		p := socketProcs[0]
-		f.Evidence = append(f.Evidence, finding.Evidence{Source: evidenceAt(p.Source, p.NNodesLine), Value: fmt.Sprintf("nNodes %d", p.NNodes)})
+		_, line := p.EffectiveNetwork()
+		c.a.Notes = append(c.a.Notes, fmt.Sprintf("%s:%d: NCCL picked sockets on %d process(es) (%s), but the job runs on one node (%s): no traffic crosses the network, so this costs nothing here; a multi-node run would use TCP sockets%s", p.Source, cmp.Or(line, p.FirstLine), len(socketProcs), procNames(socketProcs), c.oneNode(socketProcs), why))
+		return
 	case len(ibProcs) > 0:
 		for _, p := range ibProcs[:min(2, len(ibProcs))] {
 			if net, line := p.EffectiveNetwork(); line > 0 {

@@ -243,65 +243,89 @@ func TestMergeLogs(t *testing.T) {
 }
 
 // TestSocketFallbackVariants: the wordings of a socket transport in real
-// pastes (NVIDIA/nccl#690, #1653, horovod/horovod#685) and how much each
-// matters.
+// pastes (NVIDIA/nccl#690, #1653, #428, horovod/horovod#685,
+// hiyouga/LlamaFactory#6111) and how much each matters. A job on one node
+// gets a note, not a finding: its network transport carries nothing.
 func TestSocketFallbackVariants(t *testing.T) {
+	// NVIDIA/nccl#428 (comment by woodlgz, 2020-12-04): all_reduce_perf
+	// -g 2 in one process, whose rank list puts both ranks on this host.
+	const nccl428 = "ai-vtraining-prd-10-193-84-3:93569:93569 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
+		"ai-vtraining-prd-10-193-84-3:93569:93569 [0] NCCL INFO NET/Socket : Using [0]em1:10.193.84.3<0> [1]tunl0:10.227.47.12<0>\n" +
+		"ai-vtraining-prd-10-193-84-3:93569:93569 [0] NCCL INFO Using network Socket\n"
 	for _, tc := range []struct {
 		name, in string
+		opts     LogOptions
 		want     []string
 		has      []string
 	}{
+		{"one host by the rank list, libibverbs missing", nccl428, LogOptions{OneHost: "ai-vtraining-prd-10-193-84-3"},
+			nil, []string{"one node (all ranks on ai-vtraining-prd-10-193-84-3)", "libibverbs could not be loaded", ":3:"}},
+		{"rank list on one host, the log on another", nccl428 + "other:1:1 [0] NCCL INFO Using network Socket\n", LogOptions{OneHost: "ai-vtraining-prd-10-193-84-3"},
+			[]string{"nccl.socket_fallback/warning"}, nil},
+		{"no rank list", nccl428, LogOptions{},
+			[]string{"nccl.socket_fallback/warning"}, []string{"fine only for a cluster without RDMA"}},
+		{"one host by the rank list, no IB device", "h:1:2 [0] NCCL INFO NET/IB : No device found.\n", LogOptions{OneHost: "h"},
+			nil, []string{"one node (all ranks on h)", "log:1:"}},
+		// hiyouga/LlamaFactory#6111: the IB transport's own wording of
+		// NCCL_IB_HCA.
+		{"sockets with NCCL_IB_HCA set (net_ib wording)",
+			"[0] NCCL INFO NCCL_IB_HCA set to mlx5_0:1,mlx5_1:1\n[0] NCCL INFO NET/IB : No device found.\n[0] NCCL INFO Using network Socket\n", LogOptions{},
+			[]string{"nccl.socket_fallback/critical"}, []string{"the environment asks for IB (NCCL_IB_HCA set by environment to mlx5_0:1,mlx5_1:1)"}},
 		{"one side IB, the other Socket (WARN libibverbs)",
 			"x1:870114:870114 [1] NCCL INFO Using network IB\nx0:26431:26431 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\nx0:26431:26431 [0] NCCL INFO Using network Socket\n",
-			[]string{"nccl.socket_fallback/critical"}, []string{"while 1 use IB/RoCE", "libibverbs could not be loaded", "x1:870114: network IB"}},
+			LogOptions{}, []string{"nccl.socket_fallback/critical"}, []string{"while 1 use IB/RoCE", "libibverbs could not be loaded", "x1:870114: network IB"}},
 		{"single node (nNodes 1) on sockets",
 			"D:1689:2800 [0] NCCL INFO Failed to open libibverbs.so[.1]\nD:1689:2800 [0] NCCL INFO NET/Socket : Using [0]eth0:172.21.131.59<0>\nD:1689:2800 [0] NCCL INFO Using network Socket\nD:1689:2800 [0] NCCL INFO comm 0x562f744f9960 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n",
-			[]string{"nccl.socket_fallback/info"}, []string{"one node (nNodes 1)", "nNodes 1"}},
+			LogOptions{}, nil, []string{"one node (nNodes 1)", "libibverbs could not be loaded"}},
 		{"two nodes on sockets",
 			"x:1:2 [0] NCCL INFO NET/IB : No device found.\nx:1:2 [0] NCCL INFO Using network Socket\nx:1:2 [0] NCCL INFO comm 0x555e7b78acb0 rank 6 nRanks 8 nNodes 2 localRanks 4 localRank 2 MNNVL 0\n",
-			[]string{"nccl.socket_fallback/warning"}, []string{"NCCL found no IB device", "NET/IB : No device found."}},
+			LogOptions{}, []string{"nccl.socket_fallback/warning"}, []string{"NCCL found no IB device", "NET/IB : No device found."}},
 		{"NCCL 2.3 wording",
 			"ml3:32632:32662 [0] NCCL INFO NET : Using interface enp0s31f6:10.92.42.96<0>\nml3:32632:32662 [0] NCCL INFO Net/IB: call to devices() returned 0 devices.\nml3:32632:32662 [0] NCCL INFO Using network Socket\n",
-			[]string{"nccl.socket_fallback/warning"}, []string{"Net/IB: call to devices() returned 0 devices."}},
+			LogOptions{}, []string{"nccl.socket_fallback/warning"}, []string{"Net/IB: call to devices() returned 0 devices."}},
 		// pytorch/pytorch#111424: the log stops after these two lines;
 		// no plugin, no "Using network": NCCL went on over sockets, and
 		// NCCL_IB_DISABLE=0 says IB was meant.
 		{"no IB device, IB asked for",
 			"node013:37715:38896 [0] NCCL INFO NET/IB : No device found.\nnode013:37715:38896 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n",
-			[]string{"nccl.socket_fallback/critical"}, []string{"NCCL found no IB device", "NCCL_IB_DISABLE set by environment to 0"}},
+			LogOptions{}, []string{"nccl.socket_fallback/critical"}, []string{"NCCL found no IB device", "NCCL_IB_DISABLE set by environment to 0"}},
 		{"no IB device alone",
 			"node013:37715:38896 [0] NCCL INFO NET/IB : No device found.\n",
-			[]string{"nccl.socket_fallback/warning"}, []string{"shows no net plugin", "NET/IB : No device found."}},
+			LogOptions{}, []string{"nccl.socket_fallback/warning"}, []string{"shows no net plugin", "NET/IB : No device found."}},
 		{"no IB device, NCCL_IB_HCA set",
 			"h:1:2 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\nh:1:2 [0] NCCL INFO NET/IB : No device found.\n",
-			[]string{"nccl.socket_fallback/critical"}, []string{"NCCL_IB_HCA set by environment to mlx5_0"}},
+			LogOptions{}, []string{"nccl.socket_fallback/critical"}, []string{"NCCL_IB_HCA set by environment to mlx5_0"}},
 		{"no IB device on one node",
 			"h:1:2 [0] NCCL INFO NET/IB : No device found.\nh:1:2 [0] NCCL INFO comm 0x555e7b78acb0 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n",
-			[]string{"nccl.socket_fallback/info"}, []string{"one node"}},
+			LogOptions{}, nil, []string{"one node (nNodes 1)"}},
 		{"no IB device, plugin loaded",
 			"h:1:2 [0] NCCL INFO NET/Plugin: Loaded net plugin AWS Libfabric (v5)\nh:1:2 [0] NCCL INFO NET/IB : No device found.\nh:1:2 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n",
-			nil, nil},
+			LogOptions{}, nil, nil},
 		{"sockets with NCCL_IB_HCA set",
 			"x:1:2 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\nx:1:2 [0] NCCL INFO NET/IB : No device found.\nx:1:2 [0] NCCL INFO Using network Socket\n",
-			[]string{"nccl.socket_fallback/critical"}, []string{"the environment asks for IB (NCCL_IB_HCA set by environment to mlx5_0)"}},
+			LogOptions{}, []string{"nccl.socket_fallback/critical"}, []string{"the environment asks for IB (NCCL_IB_HCA set by environment to mlx5_0)"}},
 		{"net plugin is not a socket fallback",
 			"h:1:2 [0] NCCL INFO NET/IB : No device found.\nh:1:2 [0] NCCL INFO NET/OFI Selected Provider is efa\nh:1:2 [0] NCCL INFO Using network AWS Libfabric\n",
-			nil, nil},
+			LogOptions{}, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lg, err := nccllog.Parse(strings.NewReader(tc.in), "log")
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := CheckLog(lg, LogOptions{})
+			a := CheckLog(lg, tc.opts)
 			if diff := cmp.Diff(tc.want, ids(a.Findings)); diff != "" {
 				t.Fatalf("findings (-want +got):\n%s", diff)
 			}
 			for _, h := range tc.has {
-				f := a.Findings[0]
-				text := f.Summary
-				for _, e := range f.Evidence {
-					text += "\n" + e.Value
+				// Without a finding, the note says it.
+				text := strings.Join(a.Notes, "\n")
+				if len(a.Findings) > 0 {
+					f := a.Findings[0]
+					text = f.Summary
+					for _, e := range f.Evidence {
+						text += "\n" + e.Value
+					}
 				}
 				if !strings.Contains(text, h) {
 					t.Errorf("finding lacks %q:\n%s", h, text)

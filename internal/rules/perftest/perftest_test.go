@@ -160,6 +160,13 @@ func TestRules(t *testing.T) {
 		// Server and client blocks of one run pasted one after the other.
 		{"server and client tables counted once", []string{" RDMA_Read BW Test\n" + collapseRows + "\n RDMA_Read BW Test\n" + collapseRows}, Options{LineRateGbps: 1}, []string{"perf.bw_low/critical"}},
 		{"two different runs both judged", []string{" RDMA_Read BW Test\n" + collapseRows + "\n RDMA_Read BW Test\n" + strings.Replace(collapseRows, "17.82", "17.00", 1)}, Options{LineRateGbps: 1}, []string{"perf.bw_low/critical", "perf.bw_low/critical"}},
+		// linux-rdma/perftest#130: --run_infinitely intervals of one
+		// ib_send_bw client, pasted without column titles, swing from
+		// 1539 to 519 MB/s (two clients into one ConnectX-5 RoCE port).
+		{"intervals swing, no line rate", []string{swingRows}, Options{}, []string{"perf.bw_low/warning"}},
+		{"intervals swing under the line rate", []string{swingRows}, Options{LineRateGbps: 25}, []string{"perf.bw_low/critical"}},
+		{"steady intervals", []string{strings.Replace(swingRows, "519.20 \t\t   0.000130", "1519.20\t\t   0.000380", 1)}, Options{}, nil},
+		{"a sweep has one row per size", []string{flatRows}, Options{}, nil},
 		{"hardware device latency", []string{strings.Replace(rxeLat, "rxe0", "mlx5_0", 1)}, Options{}, []string{"perf.lat_high/critical"}},
 		// A latency table without its banner (linux-rdma, "Re: Soft-RoCE
 		// performance", 2022-02-11): neither verb nor link type is known,
@@ -208,6 +215,11 @@ const collapseRows = ` #bytes     #iterations    BW peak[MB/sec]    BW average[M
 `
 
 var flatRows = strings.NewReplacer("24.19              24.10", "110.37             110.37", "18.70              18.65", "110.37             110.36", "18.09              17.82", "110.37             110.37").Replace(collapseRows)
+
+const swingRows = "# taskset -c 1 ib_send_bw -d mlx5_0 -s 4194304 -D 20 --run_infinitely -p 5001 10.254.28.96\n" +
+	" 4194304    4826             0.00               965.20 \t\t   0.000241\n" +
+	" 4194304    7695             0.00               1539.00\t\t   0.000385\n" +
+	" 4194304    2596             0.00               519.20 \t\t   0.000130\n"
 
 const bareLat = ` #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] 
 

@@ -228,8 +228,15 @@ func (c *oneCheck) checkBW() {
 	if rate <= 0 && opts.DeviceRateGbps[r.Device] > 0 {
 		rate, from = opts.DeviceRateGbps[r.Device], fmt.Sprintf(", the rate of %s port 1", r.Device)
 	}
+	swung := false
 	if f, ok := collapse(r, best, rate, c.subj); ok {
 		c.fs = append(c.fs, f)
+	} else if f, ok := swing(r, rate, c.subj); ok {
+		c.fs = append(c.fs, f)
+		swung = true
+	}
+	if r.Untitled {
+		c.notes = append(c.notes, fmt.Sprintf("%s: %s rows pasted without their column titles: read as #bytes, #iterations, BW peak, BW average, MsgRate in %s (the unit the MsgRate column fits)", at(r, r.Line), name(r), r.Unit))
 	}
 	if rate <= 0 {
 		c.notes = append(c.notes, fmt.Sprintf("%s: bandwidth not judged: give --line-rate (e.g. 200 for HDR, 400 for NDR) or --root of the node", name(r)))
@@ -242,7 +249,9 @@ func (c *oneCheck) checkBW() {
 		dir = " (both directions)"
 	}
 	s.Fraction = best.AvgGbps / expect
-	if s.Fraction >= bwWarn {
+	if s.Fraction >= bwWarn || swung {
+		// A swing judged its slowest interval against the line rate:
+		// one finding for one run.
 		return
 	}
 	f := catalog.New("perf.bw_low", c.subj,
@@ -343,6 +352,61 @@ func collapse(r *perftest.Result, best *perftest.BWRow, rate float64, subj findi
 	if rate > 0 && last.AvgGbps < bwCrit*rate {
 		f.Severity = finding.Critical
 		f.Summary += fmt.Sprintf("; %.0f%% of the %g Gb/s line rate", 100*last.AvgGbps/rate, rate)
+	}
+	return f, true
+}
+
+// swing reports a run whose rows of one message size (the intervals of a
+// --run_infinitely or repeated run) differ by more than collapseFraction:
+// a link under a steady load holds a steady rate, so an interval at under
+// half of another is drops or pauses on the path, whatever the line rate.
+// With a line rate the slowest interval is also judged against it.
+func swing(r *perftest.Result, rate float64, subj finding.Subject) (finding.Finding, bool) {
+	type span struct {
+		lo, hi *perftest.BWRow
+		n      int
+	}
+	bySize := map[int64]*span{}
+	var sizes []int64
+	for i := range r.BW {
+		row := &r.BW[i]
+		if row.Bytes < MinBWBytes {
+			continue
+		}
+		sp := bySize[row.Bytes]
+		if sp == nil {
+			sp = &span{lo: row, hi: row}
+			bySize[row.Bytes] = sp
+			sizes = append(sizes, row.Bytes)
+		}
+		sp.n++
+		if row.AvgGbps < sp.lo.AvgGbps {
+			sp.lo = row
+		}
+		if row.AvgGbps > sp.hi.AvgGbps {
+			sp.hi = row
+		}
+	}
+	var worst *span
+	for _, b := range sizes {
+		sp := bySize[b]
+		if sp.n >= 2 && sp.hi.AvgGbps > 0 && sp.lo.AvgGbps < collapseFraction*sp.hi.AvgGbps &&
+			(worst == nil || sp.lo.AvgGbps/sp.hi.AvgGbps < worst.lo.AvgGbps/worst.hi.AvgGbps) {
+			worst = sp
+		}
+	}
+	if worst == nil {
+		return finding.Finding{}, false
+	}
+	lo, hi := worst.lo, worst.hi
+	f := catalog.New("perf.bw_low", subj,
+		fmt.Sprintf("%s: bandwidth swings between the %d results of %d B messages: %.3g Gb/s (line %d) to %.3g Gb/s (line %d), %.0f%% of its best; a link under a steady load holds a steady rate, so this is drops or pauses on the path (congestion, several senders into one port, RoCE without working PFC/ECN)", name(r), worst.n, lo.Bytes, lo.AvgGbps, lo.Line, hi.AvgGbps, hi.Line, 100*lo.AvgGbps/hi.AvgGbps),
+		finding.Evidence{Source: at(r, hi.Line), Value: fmt.Sprintf("%d B: average %.3g Gb/s", hi.Bytes, hi.AvgGbps)},
+		finding.Evidence{Source: at(r, lo.Line), Value: fmt.Sprintf("%d B: average %.3g Gb/s", lo.Bytes, lo.AvgGbps)})
+	f.Severity = finding.Warning
+	if rate > 0 && lo.AvgGbps < bwCrit*rate {
+		f.Severity = finding.Critical
+		f.Summary += fmt.Sprintf("; %.0f%% of the %g Gb/s line rate", 100*lo.AvgGbps/rate, rate)
 	}
 	return f, true
 }

@@ -16,15 +16,31 @@ import (
 // samples at the default 15 s interval and 10-minute window).
 //
 // A Windows is only a cache: a sum is the same with or without it
-// (TestWindowsMatchScan). It follows the history it is given: samples
-// appended at the end are added, samples dropped at the front are dropped,
-// and any other change (a history that went back in time, another agent's
-// history) starts it afresh. A counter is remembered from the first time a
+// (TestWindowsMatchScan). It follows the history it is given, knowing a
+// sample by its time and where its ports lie: samples appended at the end
+// are added, samples dropped at the front are dropped, and any other
+// change (a history that went back in time, other samples) starts it
+// afresh. A counter is remembered from the first time a
 // rule asks for it, its totals built by one walk over the history then. A
 // Windows is not safe for concurrent use; the agent serialises its samples.
 type Windows struct {
 	t      []time.Time
+	id     []*Port // each sample's first port: which sample it was, not only when
 	series map[seriesKey]*totals
+}
+
+// sampleID tells samples taken at the same time apart: the history's
+// samples keep their ports where they were read.
+func sampleID(s *Sample) *Port {
+	if len(s.Ports) == 0 {
+		return nil
+	}
+	return &s.Ports[0]
+}
+
+// same reports whether cached sample i is h's sample j.
+func (w *Windows) same(i int, h []Sample, j int) bool {
+	return w.t[i].Equal(h[j].T) && w.id[i] == sampleID(&h[j])
 }
 
 type seriesKey struct {
@@ -101,7 +117,7 @@ func (w *Windows) follow(h []Sample) bool {
 	if len(h) == 0 {
 		return false
 	}
-	if n := len(w.t); n == len(h) && w.t[0].Equal(h[0].T) && w.t[n-1].Equal(h[n-1].T) {
+	if n := len(w.t); n == len(h) && w.same(0, h, 0) && w.same(n-1, h, n-1) {
 		return true
 	}
 	for i := 1; i < len(h); i++ {
@@ -112,17 +128,18 @@ func (w *Windows) follow(h []Sample) bool {
 	}
 	// Drop what h dropped at the front.
 	drop := sort.Search(len(w.t), func(i int) bool { return !w.t[i].Before(h[0].T) })
-	if drop == len(w.t) || !w.t[drop].Equal(h[0].T) {
+	if drop == len(w.t) || !w.same(drop, h, 0) {
 		drop = len(w.t)
 	}
 	w.trim(drop)
 	kept := len(w.t)
-	if kept > len(h) || (kept > 0 && !w.t[kept-1].Equal(h[kept-1].T)) {
+	if kept > len(h) || (kept > 0 && !w.same(kept-1, h, kept-1)) {
 		w.reset()
 		kept = 0
 	}
 	for i := kept; i < len(h); i++ {
 		w.t = append(w.t, h[i].T)
+		w.id = append(w.id, sampleID(&h[i]))
 		for k, s := range w.series {
 			w.step(s, &h[i], i, k)
 		}
@@ -176,6 +193,7 @@ func (w *Windows) trim(n int) {
 	// Reslice rather than shift: append moves what is left only when it
 	// outgrows the array, so a trim costs nothing per sample kept.
 	w.t = w.t[n:]
+	w.id = w.id[n:]
 	for k, s := range w.series {
 		s.last -= n
 		if s.off >= n {
@@ -195,5 +213,6 @@ func (w *Windows) trim(n int) {
 
 func (w *Windows) reset() {
 	w.t = w.t[:0]
+	w.id = w.id[:0]
 	clear(w.series)
 }

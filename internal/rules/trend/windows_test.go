@@ -101,3 +101,22 @@ func TestCheckWithWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowsOtherHistory: a cache handed another history with the same
+// times (other samples) starts afresh instead of answering for the first.
+func TestWindowsOtherHistory(t *testing.T) {
+	mk := func(step uint64) []Sample {
+		return series(5, func(i int) []Port {
+			return []Port{port("mlx5_0", 1, 400, ctr("symbol_error", uint64(i)*step))}
+		})
+	}
+	w := NewWindows()
+	a, b := mk(1), mk(100)
+	from, to := a[0].T, a[4].T
+	if got := w.sum(a, "mlx5_0", 1, SrcCounters, "symbol_error", from, to); got.inc != 4 {
+		t.Fatalf("first history: %+v, want +4", got)
+	}
+	if got := w.sum(b, "mlx5_0", 1, SrcCounters, "symbol_error", from, to); got.inc != 400 {
+		t.Errorf("second history with the same times: %+v, want +400", got)
+	}
+}

@@ -27,3 +27,18 @@ func (h *Handles) Kept(static bool) int {
 	}
 	return n
 }
+
+// NewHandlesLooking is NewHandles without inotify: every kept directory
+// is looked at with fstat once per Refresh.
+func NewHandlesLooking() *Handles {
+	h := NewHandles()
+	h.noNotify = true
+	return h
+}
+
+// Looks is how many times h looked at a directory with fstat.
+func (h *Handles) Looks() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.looks
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -54,7 +55,14 @@ type Handles struct {
 	buf   []byte
 	opens int // files opened, for tests
 	reads int // read system calls on kept files, for tests
+	looks int // directories looked at with fstat, for tests
 	pr    preader
+	// notify, on Linux, reports the directories whose entries changed
+	// (inotify) so that they need no look; started at the first watch,
+	// never when noNotify (tests of the looks).
+	notify      *notifier
+	notifyTried bool
+	noNotify    bool
 	// hot and static count the entries of files (kept or absent) that
 	// Refresh reads and that only a full Read reads; staticCap is the
 	// most static ones kept (0 where the file limit is low).
@@ -82,6 +90,12 @@ type dirWatch struct {
 	racy  bool
 	gen   uint64
 	epoch uint64
+	// wd is its inotify watch (-1: looked at with fstat instead);
+	// notified says an event came for it since its last look, gone that
+	// the directory itself went.
+	wd             int
+	notified, gone bool
+	fi             fs.FileInfo // at the last look
 }
 
 // NewHandles returns an empty cache of open files.
@@ -114,6 +128,10 @@ func (h *Handles) Close() {
 			d.f.Close()
 		}
 	}
+	if h.notify != nil {
+		h.notify.close()
+		h.notify, h.notifyTried = nil, false
+	}
 	clear(h.files)
 	clear(h.dirs)
 	h.hot, h.static = 0, 0
@@ -123,6 +141,9 @@ func (h *Handles) Close() {
 func (h *Handles) next() {
 	h.mu.Lock()
 	h.gen++
+	if h.notify != nil {
+		h.notify.drain()
+	}
 	h.mu.Unlock()
 }
 
@@ -138,16 +159,44 @@ func (h *Handles) watch(fsys fs.FS, path string) *dirWatch {
 	}
 	d := h.dirs[dir]
 	if d == nil {
-		d = &dirWatch{gen: h.gen}
+		d = &dirWatch{gen: h.gen, wd: -1}
 		h.dirs[dir] = d
 		d.f, _ = fsys.Open(dir)
-		d.look()
+		if !h.watchNotified(d) {
+			h.looks++
+			d.look()
+		}
+		return d
+	}
+	if d.gen != h.gen && d.wd >= 0 {
+		// Watched: changed only if an event said so.
+		d.gen = h.gen
+		if d.notified {
+			d.notified = false
+			d.epoch++
+			if d.gone {
+				d.gone = false
+				h.notify.remove(d)
+				if d.f != nil {
+					d.f.Close()
+				}
+				d.f, _ = fsys.Open(dir)
+				if !h.watchNotified(d) {
+					h.looks++
+					d.look()
+				}
+			}
+		}
 		return d
 	}
 	if d.gen != h.gen {
 		d.gen = h.gen
+		h.looks++
 		wasRacy := d.racy
 		changed, gone := d.look()
+		if !gone && !d.isAt(fsys, dir) {
+			gone = true // renamed away, another directory in its place
+		}
 		if gone {
 			// Removed (or renamed away) and perhaps made again: watch
 			// what the path names now.
@@ -164,6 +213,25 @@ func (h *Handles) watch(fsys fs.FS, path string) *dirWatch {
 	return d
 }
 
+// watchNotified has the notifier watch d, starting it at the first
+// directory; false when d is to be looked at instead. A watch added now
+// reports what changes from now on, which is what a first look does too.
+func (h *Handles) watchNotified(d *dirWatch) bool {
+	if d.f == nil || h.noNotify {
+		return false
+	}
+	if h.notify == nil {
+		if h.notifyTried {
+			return false // tried, and inotify is not there
+		}
+		h.notifyTried = true
+		if h.notify = newNotifier(); h.notify == nil {
+			return false
+		}
+	}
+	return h.notify.add(d)
+}
+
 // look reads the directory's modification time: changed reports whether
 // it differs from the last look, gone whether the directory kept open was
 // removed or cannot be looked at.
@@ -178,11 +246,23 @@ func (d *dirWatch) look() (changed, gone bool) {
 		d.racy = true
 		return true, true
 	}
+	d.fi = fi
 	m := fi.ModTime()
 	changed = !m.Equal(d.mtime)
 	d.mtime = m
 	d.racy = !m.Before(now.Add(-racyWindow))
 	return changed, false
+}
+
+// isAt reports whether the directory kept open is still the one at its
+// path: a directory renamed away keeps its links and its time, and only
+// its path tells (inotify reports the rename itself).
+func (d *dirWatch) isAt(fsys fs.FS, dir string) bool {
+	if d.fi == nil {
+		return true
+	}
+	fi, err := fs.Stat(fsys, dir)
+	return err == nil && os.SameFile(d.fi, fi)
 }
 
 // room reports whether one more file of the class may be kept.
