@@ -353,16 +353,24 @@ func collapsedAt(line string) int {
 		return -1
 	}
 	if line[0] == '[' {
-		// The cheap test first: most lines hold no " [".
-		for off := 1; ; {
-			j := strings.Index(line[off:], " [")
+		first := strings.IndexByte(line, ']')
+		if first <= 0 {
+			return -1
+		}
+		// '[' is rare in a message, and IndexByte finds it fast; a
+		// space before it is checked after, the line's own stamp last.
+		for off := first + 1; ; {
+			j := strings.IndexByte(line[off:], '[')
 			if j < 0 {
 				return -1
 			}
-			k := off + j + 1
-			off = k
+			k := off + j
+			off = k + 1
+			if line[k-1] != ' ' {
+				continue
+			}
 			if end := strings.IndexByte(line[k:], ']'); end > 0 && sixDecimals(line[k+1:k+end]) {
-				if first := strings.IndexByte(line, ']'); first > 0 && sixDecimals(line[1:first]) {
+				if sixDecimals(line[1:first]) {
 					return k
 				}
 				return -1
@@ -432,8 +440,12 @@ func sixDecimals(stamp string) bool {
 	if !ok || secs == "" || len(frac) != 6 {
 		return false
 	}
-	for _, c := range []byte(secs + frac) {
-		if c < '0' || c > '9' {
+	return allDigits(secs) && allDigits(frac)
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
 			return false
 		}
 	}

@@ -586,6 +586,13 @@ func (p *Parser) gdrLine(pr *Proc, g GDRState) {
 // line ends: "> > [0] NCCL INFO NET/IB : No device found. [0] NCCL INFO
 // Using network Socket") is read record by record, all at line n.
 func (p *Parser) Line(n int, raw string) {
+	// Every record has its device field "[N]": a line with fewer than
+	// two ']' holds one record at most (most lines: two IndexByte scans
+	// cost less than looking for "NCCL " twice).
+	if j := strings.IndexByte(raw, ']'); j < 0 || strings.IndexByte(raw[j+1:], ']') < 0 {
+		p.line(n, raw)
+		return
+	}
 	if i := strings.Index(raw, "NCCL "); i < 0 || !strings.Contains(raw[i+len("NCCL "):], "NCCL ") {
 		p.line(n, raw)
 		return
