@@ -19,19 +19,7 @@ import (
 // device appears or goes — the sample right after the change, not N
 // samples later.
 func TestCachedRootSource(t *testing.T) {
-	n, err := simnode.Build(simnode.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := n.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	r, err := rootfs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	dir, r := simRoot(t, simnode.Options{})
 	read := CachedRootSource(r, func() time.Time { return t0 }, 3)
 	dev := filepath.Join(dir, "sys/class/infiniband/mlx5_0")
 	write := func(rel, v string) {
@@ -192,19 +180,7 @@ func TestCachedRootSourceSeesStaticChanges(t *testing.T) {
 // first refresh), at once after a kernel log that reported an AER error,
 // and every sample again when the kernel log cannot be read.
 func TestCachedSourceAER(t *testing.T) {
-	n, err := simnode.Build(simnode.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := n.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	r, err := rootfs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	dir, r := simRoot(t, simnode.Options{})
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name      string
@@ -275,19 +251,7 @@ func TestKernelNews(t *testing.T) {
 		aer    bool
 	}{{nil, false}, {[]string{"aer:mlx5_2/correctable/RxErr=12"}, true}} {
 		t.Run(strings.Join(tc.faults, ","), func(t *testing.T) {
-			n, err := simnode.Build(simnode.Options{Faults: simnode.MustParseFaults(tc.faults...)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			if err := n.Write(dir); err != nil {
-				t.Fatal(err)
-			}
-			r, err := rootfs.Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
+			_, r := simRoot(t, simnode.Options{Faults: simnode.MustParseFaults(tc.faults...)})
 			name, ok := RootKernelLog(r)
 			if !ok {
 				t.Fatal("the simulated node has no kernel log")
@@ -312,19 +276,7 @@ func TestKernelNews(t *testing.T) {
 // again the identities (a new fw_ver is seen at once), and the PCI chain
 // (a PCI function's numa_node) only every ChainEvery samples.
 func TestCachedSourceChain(t *testing.T) {
-	n, err := simnode.Build(simnode.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := n.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	r, err := rootfs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	dir, r := simRoot(t, simnode.Options{})
 	ctx := context.Background()
 	src := NewCachedSource(r, func() time.Time { return t0 }, 1)
 	s, err := src.Read(ctx) // full
@@ -368,4 +320,24 @@ func TestCachedSourceChain(t *testing.T) {
 			t.Errorf("sample %d: numa_node %d, want %d (the PCI chain is read every %d samples)", i, got, want, ChainEvery)
 		}
 	}
+}
+
+// simRoot writes a simulated node into a temporary directory and opens it
+// as a root, closed when the test ends.
+func simRoot(t *testing.T, o simnode.Options) (string, *rootfs.Root) {
+	t.Helper()
+	n, err := simnode.Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := n.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rootfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return dir, r
 }

@@ -234,17 +234,7 @@ func TestRefreshQuasiStatic(t *testing.T) {
 			// The node before and after the change, rendered into memory
 			// as bundles: Refresh reads the second from the first's
 			// snapshot.
-			render := func() fs.FS {
-				var buf bytes.Buffer
-				if err := n.WriteTarGz(&buf); err != nil {
-					t.Fatal(err)
-				}
-				fsys, err := rootfs.ReadBundle(&buf, "node.tar.gz")
-				if err != nil {
-					t.Fatal(err)
-				}
-				return fsys
-			}
+			render := func() fs.FS { return renderBundle(t, n) }
 			prev, err := sysfs.Read(ctx, render(), sysfs.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -321,17 +311,7 @@ func TestRefreshAEREvery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	render := func() fs.FS {
-		var buf bytes.Buffer
-		if err := n.WriteTarGz(&buf); err != nil {
-			t.Fatal(err)
-		}
-		fsys, err := rootfs.ReadBundle(&buf, "node.tar.gz")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fsys
-	}
+	render := func() fs.FS { return renderBundle(t, n) }
 	prev, err := sysfs.Read(ctx, render(), sysfs.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -381,4 +361,18 @@ func TestRefreshAEREvery(t *testing.T) {
 			}
 		})
 	}
+}
+
+// renderBundle renders the node as a bundle read into memory.
+func renderBundle(t *testing.T, n *simnode.Node) fs.FS {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := n.WriteTarGz(&buf); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := rootfs.ReadBundle(&buf, "node.tar.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys
 }
