@@ -233,9 +233,10 @@ var Patterns = []Pattern{
 	// Firmware-first (GHES/CPER) AER, aer.c cper_print_aer: "<drv> <bdf>: [AER: ]aer_layer=<layer>, aer_agent=<agent>"; Events takes the severity from the CPER lines before it.
 	{Name: "aer-firmware-first", Kind: KindAER, Contains: []string{"aer_layer="}, Set: Event{AERSeverity: AERCorrectable, AERDetail: true, Detail: "firmware-first"},
 		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER: )?aer_layer=(?P<aertype>[^,]+), aer_agent=`)},
-	// aer.c aer_print_error: "<drv> <bdf>: [AER: ]PCIe Bus Error: severity=<sev>, type=<layer>, [id=XXXX](<agent> ID)".
+	// aer.c aer_print_error: "<drv> <bdf>: [AER: ]PCIe Bus Error: severity=<sev>, type=<layer>, [id=XXXX](<agent> ID)";
+	// a mail client may wrap it after the severity ("severity=Uncorrected (Non-Fatal),", then "type=…" on a line of its own).
 	{Name: "aer-detail", Kind: KindAER, Contains: []string{"PCIe Bus Error"}, Set: Event{AERDetail: true},
-		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER: )?PCIe Bus Error: severity=(?P<aersev>` + aerSev + `), type=(?P<aertype>[^,]+)`)},
+		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER: )?PCIe Bus Error: severity=(?P<aersev>` + aerSev + `)(?:, type=(?P<aertype>[^,]+)|,?\s*$)`)},
 	// aer.c aer_isr_one_error/aer_print_port_info: "AER: [Multiple ]<sev> error received: <bdf>|id=XXXX";
 	// since Linux 6.x aer_print_source: "AER: [Multiple ]Correctable error message received from <bdf>".
 	{Name: "aer-received", Kind: KindAER, Contains: []string{" error ", "received"},

@@ -30,6 +30,9 @@ var patternSamples = []struct {
 		Event{Kind: KindAER, PCI: "0000:3b:00.0", AERSeverity: AERNonFatal, AERType: "Transaction Layer", AERDetail: true}},
 	{"aer-detail", "pcieport 0000:00:1c.5: PCIe Bus Error: severity=Corrected, type=Physical Layer, id=00e5(Receiver ID)",
 		Event{Kind: KindAER, PCI: "0000:00:1c.5", AERSeverity: AERCorrectable, AERType: "Physical Layer", AERDetail: true}},
+	// Wrapped by the mail client after the severity: linux-pci, kernel bugzilla 216373 (testdata/realworld-fresh12).
+	{"aer-detail", "amdgpu 0000:03:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal),",
+		Event{Kind: KindAER, PCI: "0000:03:00.0", AERSeverity: AERNonFatal, AERDetail: true}},
 	{"aer-received", "pcieport 0000:3a:00.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0",
 		Event{Kind: KindAER, PCI: "0000:3b:00.0", Reporter: "0000:3a:00.0", AERSeverity: AERFatal, Detail: "Uncorrected (Fatal)"}},
 	{"aer-received", "pcieport 0000:00:1c.5: AER: Multiple Corrected error received: id=00e5",
@@ -195,6 +198,7 @@ func TestNotClassified(t *testing.T) {
 		"mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link INIT",
 		"mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE_DEFER",
 		"pcieport 0000:00:1c.5: AER: enabled with IRQ 122",
+		"amdgpu 0000:03:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), then the text goes on",
 		"NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15",
 		"mlx5_core 0000:3b:00.0: firmware version: 28.39.2048",
 		"ata1: SATA link down (SStatus 0 SControl 300)",
