@@ -53,6 +53,14 @@ const (
 	// it, MemErrors the errors the line reports, IsError an uncorrected
 	// (UE) one.
 	KindMemory Kind = "memory"
+	// KindOops is a kernel crash report (an oops: a page fault, general
+	// protection fault or BUG() in the kernel) or a WARN_ON splat, read
+	// over its records (oops.go): Record is its first line, Detail what
+	// happened ("page fault", "WARNING"), IsError a crash, Func the
+	// function it faulted in, Driver the first module its call trace
+	// names and DriverFunc that module's function, Task and TaskPID the
+	// task that ran it, PCI the device a driver workqueue names.
+	KindOops Kind = "oops"
 )
 
 // Bond events (Event.Bond).
@@ -139,6 +147,10 @@ type Event struct {
 	TaskPID string `json:"task_pid,omitempty"`
 	// MemErrors is how many errors a KindMemory line reports.
 	MemErrors int `json:"mem_errors,omitempty"`
+	// Func, Driver and DriverFunc of a KindOops event.
+	Func       string `json:"func,omitempty"`
+	Driver     string `json:"driver,omitempty"`
+	DriverFunc string `json:"driver_func,omitempty"`
 	// Bandwidth of a KindPCIeBandwidth event: what the link gives, what
 	// the device is capable of (Gb/s), the link that limits it and the
 	// width and speed strings as printed ("8.0 GT/s PCIe x2").
@@ -501,7 +513,7 @@ func Events(recs []Record) []Event {
 	for _, r := range recs {
 		out = append(out, c.Add(r)...)
 	}
-	return out
+	return append(out, c.Flush()...)
 }
 
 // Classifier classifies the records of one log in order, as Events does,
@@ -527,7 +539,9 @@ type Classifier struct {
 	suppressed     int
 	suppressedLeft int
 	seen           map[string]*textClass
-	out            [1]Event // what Add returns, reused
+	// oops is the kernel crash report being read (oops.go).
+	oops oopsState
+	out  [2]Event // what Add returns, reused
 }
 
 // textClass is what the patterns say about one message text.
@@ -601,8 +615,25 @@ func (c *Classifier) class(text string) *textClass {
 
 // Add returns the events of the next record of the log (most give none).
 // The slice is valid until the next call: it is reused, so that a log of
-// millions of events allocates none for them.
+// millions of events allocates none for them. A kernel crash report is
+// given when it ends, so call Flush at the end of the log.
 func (c *Classifier) Add(r Record) []Event {
+	oops, ended := c.oopsLine(r)
+	evs := c.add(r)
+	if !ended {
+		return evs
+	}
+	if len(evs) == 0 {
+		c.out[0] = oops
+		return c.out[:1]
+	}
+	// evs is c.out[:1]: the report began on an earlier record.
+	c.out[1] = c.out[0]
+	c.out[0] = oops
+	return c.out[:2]
+}
+
+func (c *Classifier) add(r Record) []Event {
 	tc := c.class(r.Text)
 	if tc.cper != "" {
 		c.cperSev, c.cperLeft = tc.cper, 20

@@ -127,6 +127,21 @@ var triageMetas = []finding.Meta{
 		Causes:  []string{"a failing DIMM (cells or its connection)", "a DIMM not seated well, or a damaged slot", "memory running out of its specification (overclocking, temperature)"},
 		Remedy:  []string{"drain the node and have the DIMM the line names replaced (the label maps to a slot in the board's manual, or ipmitool sel list / the BMC event log names it)", "edac-util -v (edac-utils) or the counters under /sys/devices/system/edac/mc/ to see the errors per DIMM", "ras-mc-ctl --errors (rasdaemon) for the history, where rasdaemon runs"},
 	},
+	{
+		ID: "kmsg.kernel_oops", Severity: finding.Critical, Area: "kmsg", Step: finding.StepKernelLog,
+		Title:   "the kernel crashed (oops) or warned inside a driver",
+		Meaning: "The kernel logged a crash report, an oops: a page fault (\"BUG: unable to handle page fault for address\", \"BUG: kernel NULL pointer dereference\"), a general protection fault or a failed BUG() assertion (\"kernel BUG at\") while running kernel code, with the faulting function (\"RIP: 0010:func+0x10/0x26\", arm64 \"pc : func+…\") and the call trace, whose frames name their module in brackets (\"mlx5_irq_alloc+0x99/0x319 [mlx5_core]\"). The task that crashed is killed with the locks it held, so the driver's device stops working and the host often hangs (at boot, at shutdown, or at the next use of the device) until it is rebooted. Critical when the faulting function or the first module of the trace is a driver of an RDMA or GPU device (mlx5_core, mlx5_ib, mlx4, ib_core and the RDMA upper layers, irdma, bnxt_re, efa, nvidia, nvidia_peermem, amdgpu…); a warning when it crashed elsewhere (the host is unstable all the same). A WARN_ON splat (\"WARNING: CPU: 3 PID: 7 at drivers/…/cq.c:345 ib_free_cq+0x16c/0x174\") is a driver check that failed without a crash: a warning when its trace is in an RDMA or GPU driver, not reported otherwise.",
+		Causes: []string{
+			"a driver bug, often a regression of a new kernel or driver release (a use after free at shutdown or reset, an error path during probe)",
+			"a driver that does not match its firmware, or an out-of-tree driver (MLNX_OFED, NVIDIA) built for another kernel",
+			"a device that misbehaved or went away under the driver (see the PCIe AER, health or Xid lines before the crash)",
+		},
+		Remedy: []string{
+			"drain the node and reboot it; keep the whole log of the crashed boot (journalctl -k -b -1) with the lines before the report",
+			"note the kernel and driver versions (modinfo mlx5_core, or the module the report names) and look up the faulting function in the driver's changelog and its mailing list or bug tracker (linux-rdma for the RDMA drivers)",
+			"if it started with a kernel or driver upgrade, boot the previous version until a fixed one is out; report the crash with its call trace to the driver's maintainers",
+		},
+	},
 
 	{
 		ID: "host.iommu_translated", Severity: finding.Warning, Area: "host", Step: finding.StepPCIe,
