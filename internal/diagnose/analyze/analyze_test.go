@@ -1273,3 +1273,45 @@ func TestHCAHeadersOnlyNotJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestGIDIndexBesideShowGIDs: NCCL_IB_GID_INDEX set on a line of the paste
+// is judged against the show_gids table beside it (NVIDIA/nccl#1510: both
+// nodes export NCCL_IB_GID_INDEX=4, the IPv4 RoCE v1 GID of mlx5_0).
+func TestGIDIndexBesideShowGIDs(t *testing.T) {
+	const table = "show_gids\n" +
+		"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV\n" +
+		"---     ----    -----   ---                                     ------------    ---     ---\n" +
+		"mlx5_0  1       4       0000:0000:0000:0000:0000:ffff:0a0c:0015 10.12.0.21      v1      net1\n" +
+		"mlx5_0  1       5       0000:0000:0000:0000:0000:ffff:0a0c:0015 10.12.0.21      v2      net1\n" +
+		"mlx5_0  1       6       fe80:0000:0000:0000:9cbb:b7ff:feb3:937a                 v1      net1\n" +
+		"mlx5_0  1       7       fe80:0000:0000:0000:9cbb:b7ff:feb3:937a                 v2      net1\n"
+	const node1 = "Node 1:\nexport NCCL_IB_GID_INDEX=4\nexport NCCL_IB_HCA=mlx5\nexport NCCL_DEBUG=INFO\n\n"
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+		evidence string
+	}{
+		{"exported index is RoCE v1", node1 + "Node 2:\nexport NCCL_IB_GID_INDEX=4\n\n" + table, []string{"nccl.gid_index_wrong/critical"}, "g.txt:2"},
+		{"exported index is RoCE v2", strings.Replace(node1, "=4", "=5", 1) + table, nil, ""},
+		{"two nodes set different values", node1 + "Node 2:\nexport NCCL_IB_GID_INDEX=5\n\n" + table, nil, ""},
+		{"commented out", strings.Replace(node1, "export NCCL_IB_GID_INDEX", "# export NCCL_IB_GID_INDEX", 1) + table, nil, ""},
+		{"NCCL_IB_HCA names another device", strings.Replace(node1, "NCCL_IB_HCA=mlx5", "NCCL_IB_HCA=mlx5_1", 1) + table, nil, ""},
+		{"no setting", table, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := AnalyzeText("g.txt", tc.in, Options{})
+			var got []string
+			var fs []finding.Finding
+			for _, s := range r.Segments {
+				got = append(got, ids(s.Findings)...)
+				fs = append(fs, s.Findings...)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("findings %v, want %v", got, tc.want)
+			}
+			if tc.evidence != "" && (len(fs[0].Evidence) == 0 || fs[0].Evidence[0].Source != tc.evidence) {
+				t.Errorf("evidence %+v, want it at %s", fs[0].Evidence, tc.evidence)
+			}
+		})
+	}
+}
