@@ -835,6 +835,18 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
+	if vs := verbsOf(res); len(vs) > 0 {
+		if fs := noderules.CheckVerbsProviders(file, vs, len(snap.Devices)); len(fs) > 0 {
+			seg.Findings = append(seg.Findings, fs...)
+			if len(snap.Devices) == 0 {
+				// "No IB devices found" is what a missing provider
+				// leads to: said by the finding above.
+				seg.Summary = "no RDMA device usable (libibverbs has no provider)"
+				seg.Empty = ""
+				return nil
+			}
+		}
+	}
 	if len(res.Absent) > 0 && len(snap.Devices) == 0 {
 		// Only the tool's error: CheckAbsent says it (the node rules
 		// would add a node without devices again).
@@ -856,6 +868,16 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 	seg.Findings = append(seg.Findings, fs...)
 	seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res, seg.Kind))...)
 	return nil
+}
+
+// verbsOf turns libibverbs' warnings of an HCA tool's output into the
+// node rules' terms.
+func verbsOf(res *hcatext.Result) []noderules.VerbsWarn {
+	var out []noderules.VerbsWarn
+	for _, w := range res.Verbs {
+		out = append(out, noderules.VerbsWarn{Kind: string(w.Kind), Name: w.Name, Line: w.Line.N, Text: w.Line.Text})
+	}
+	return out
 }
 
 // absentOf turns the devices an HCA tool said do not exist into the

@@ -1315,3 +1315,34 @@ func TestGIDIndexBesideShowGIDs(t *testing.T) {
 		})
 	}
 }
+
+// TestVerbsProviderMissing: libibverbs' warnings under the ibv_devinfo
+// command start its output (NVIDIA/caffe#590: a container given
+// /dev/infiniband/uverbs1 lists "0 HCAs found:" after five warnings);
+// with a device still listed the missing provider is a warning.
+func TestVerbsProviderMissing(t *testing.T) {
+	warn := func(n int) string {
+		return fmt.Sprintf("libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs%d\n", n)
+	}
+	const active = "hca_id:\tmlx5_0\n\ttransport:\t\t\tInfiniBand (0)\n\tport:\t1\n\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\tlink_layer:\t\tInfiniBand\n"
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"no HCA listed", "Container started and work well, but ibv_devinfo -l gives:\n\n```shell\nibv_devinfo -l\n" + warn(4) + warn(3) + warn(0) + "0 HCAs found:\n\n```\n",
+			[]string{"host.verbs_provider_missing/critical"}},
+		{"one device listed beside", "$ ibv_devinfo\n" + warn(1) + active, []string{"host.verbs_provider_missing/warning"}},
+		{"no IB devices found", "$ ibv_devinfo\n" + warn(0) + "No IB devices found\n", []string{"host.verbs_provider_missing/critical"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := AnalyzeText("v.txt", tc.in, Options{})
+			var got []string
+			for _, s := range r.Segments {
+				got = append(got, ids(s.Findings)...)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("findings %v, want %v; segments %+v", got, tc.want, r.Segments)
+			}
+		})
+	}
+}
