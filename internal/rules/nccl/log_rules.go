@@ -280,12 +280,14 @@ func (c *logCheck) oneNode(procs []*nccllog.Proc) string {
 // allRanksOnOneHost returns the host and the size of the largest
 // communicator the log shows when every process names that one host and
 // together they hold each of its ranks 0..N-1; "" otherwise (a process
-// without a host, another host, or a rank missing: the rest may run on a
-// node whose log is not pasted).
+// without a host or named localhost, another host, or a rank missing: the
+// rest may run on a node whose log is not pasted).
 func allRanksOnOneHost(procs []*nccllog.Proc) (string, int) {
 	host, n := "", 0
 	for _, p := range procs {
-		if p.Host == "" || host != "" && p.Host != host {
+		// Containers of several nodes may all call themselves
+		// localhost: that name places no rank.
+		if p.Host == "" || p.Host == "localhost" || strings.HasPrefix(p.Host, "localhost.") || host != "" && p.Host != host {
 			return "", 0
 		}
 		host, n = p.Host, max(n, p.MaxNRanks)

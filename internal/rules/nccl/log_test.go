@@ -305,6 +305,8 @@ func TestSocketFallbackVariants(t *testing.T) {
 			[]string{"nccl.socket_fallback/warning"}, nil},
 		{"NCCL 2.3.7, a rank on another host", strings.Replace(byteps97, "ai-2080ti-18:5584:5584 [5] NCCL INFO comm", "ai-2080ti-19:5584:5584 [5] NCCL INFO comm", 1), LogOptions{},
 			[]string{"nccl.socket_fallback/warning"}, nil},
+		{"every rank on hosts all named localhost", strings.ReplaceAll(byteps97, "ai-2080ti-18:", "localhost:"), LogOptions{},
+			[]string{"nccl.socket_fallback/warning"}, nil},
 		{"six ranks of a twelve-rank world on one host", byteps97 + "ai-2080ti-18:5571:5571 [0] NCCL INFO comm 0x2a7cf280 rank 0 nranks 12\n", LogOptions{},
 			[]string{"nccl.socket_fallback/warning"}, nil},
 		{"NCCL 2.3 wording",

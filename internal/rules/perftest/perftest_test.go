@@ -138,6 +138,8 @@ func TestRules(t *testing.T) {
 		// client: the run died (critical); the same exchange failing
 		// before the addresses is a test that did not start (warning).
 		{"exchange failed mid-run", []string{midrunServer}, Options{}, []string{"perf.test_invalid/critical"}},
+		{"exchange failed after a completion error", []string{strings.Replace(midrunServer, "ethernet_read_keys:", "Completion with error at server\nFailed status 12: wr_id 0 syndrom 0x81\nethernet_read_keys:", 1)}, Options{},
+			[]string{"perf.test_invalid/critical"}},
 		{"exchange failed before the addresses", []string{" RDMA_Write BW Test\n Device         : mlx5_0\n Unable to write to socket/rdma_cm\n Failed to exchange data between server and clients\n"}, Options{},
 			[]string{"perf.test_invalid/warning"}},
 		{"roce link-local gid", []string{strings.Replace(string(hdr), "Link type       : IB", "Link type       : Ethernet", 1)}, Options{},

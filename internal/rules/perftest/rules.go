@@ -515,6 +515,9 @@ func cmpOr(a, b string) string {
 func startupFindings(r *perftest.Result, subj finding.Subject) []finding.Finding {
 	var fs []finding.Finding
 	for _, st := range r.Startup {
+		if st.Midrun && len(r.Failures) > 0 {
+			continue // the completion error that ended the run is said
+		}
 		sum := fmt.Sprintf("%s could not start: %s; no bandwidth or latency was measured", name(r), st.Text)
 		sev := finding.Warning
 		if st.Port > 0 && !strings.EqualFold(st.PortState, "Active") {
