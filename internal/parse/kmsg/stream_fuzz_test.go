@@ -18,6 +18,8 @@ func FuzzTextParserClassifier(f *testing.F) {
 	for _, b := range corpus(f) {
 		f.Add(b)
 	}
+	// Crash reports (oops_test.go): read over their lines, given when they end.
+	f.Add([]byte(strings.Join(append(append(cx5BootOops, mlx5IBWarn...), mlx5ShutdownGPF...), "\n")))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		whole, err := ParseText(bytes.NewReader(b), "fuzz", TextOptions{Year: 2024})
 		if err != nil && strings.Contains(err.Error(), "too long") {
@@ -29,7 +31,7 @@ func FuzzTextParserClassifier(f *testing.F) {
 		p := NewTextParser("fuzz", TextOptions{Year: 2024}, func(r Record) {
 			recs = append(recs, r)
 			for _, e := range c.Add(r) {
-				if e.Kind == KindFallenOffBus || e.Kind == KindAER && strings.Contains(r.Text, "[Hardware Error]") {
+				if e.Kind == KindFallenOffBus || e.Kind == KindOops || e.Kind == KindAER && strings.Contains(r.Text, "[Hardware Error]") {
 					// Read from the records before it too.
 					evs = append(evs, e)
 					continue
@@ -53,6 +55,7 @@ func FuzzTextParserClassifier(f *testing.F) {
 			p.Line(i+1, l)
 		}
 		p.Flush()
+		evs = append(evs, c.Flush()...)
 		if p.Records != len(recs) || p.BadLines != len(p.Errors) {
 			t.Fatalf("counted %d records, %d bad lines; emitted %d, listed %d", p.Records, p.BadLines, len(recs), len(p.Errors))
 		}
