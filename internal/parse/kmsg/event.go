@@ -54,12 +54,13 @@ const (
 	// (UE) one.
 	KindMemory Kind = "memory"
 	// KindOops is a kernel crash report (an oops: a page fault, general
-	// protection fault or BUG() in the kernel) or a WARN_ON splat, read
-	// over its records (oops.go): Record is its first line, Detail what
-	// happened ("page fault", "WARNING"), IsError a crash, Func the
-	// function it faulted in, Driver the first module its call trace
-	// names and DriverFunc that module's function, Task and TaskPID the
-	// task that ran it, PCI the device a driver workqueue names.
+	// protection fault or BUG() in the kernel), a WARN_ON splat, a hung
+	// task or a soft lockup, read over its records (oops.go): Record is
+	// its first line, Detail what happened ("page fault", "WARNING",
+	// "hung task", "soft lockup"), IsError a crash, Func the function it
+	// faulted in, Driver the first module its call trace names and
+	// DriverFunc that module's function, Task and TaskPID the task that
+	// ran it, PCI the device a driver workqueue names.
 	KindOops Kind = "oops"
 )
 

@@ -13,9 +13,10 @@ import (
 // KindOops event when the report ends: at its end marker, at the second
 // record after the call trace that is no stack frame (the first is often
 // the module list or a register), at the next report, or when the log
-// ends (Flush). A WARN_ON splat ("WARNING: CPU: 3 PID: 7
-// at file.c:12 func+0x1/0x2 [mod]", kernel/panic.c __warn) is read the
-// same way: a driver bug caught by a check, not a crash (IsError false).
+// ends (Flush). A WARN_ON splat ("WARNING: CPU: 3 PID: 7 at file.c:12
+// func+0x1/0x2 [mod]", kernel/panic.c __warn), a hung task and a soft
+// lockup are read the same way: a driver bug caught by a check, a task
+// stuck in the kernel, not a crash (IsError false).
 
 // reOopsHeader is the first line of a crash report: x86 page faults
 // (arch/x86/mm/fault.c show_fault_oops, before and since Linux 5.0),
@@ -30,6 +31,13 @@ var reOopsHeader = regexp.MustCompile(`^(?:Oops: )?(?P<what>BUG: unable to handl
 // reWarnHeader is a WARN_ON splat's first line (kernel/panic.c __warn):
 // the function and module are on it.
 var reWarnHeader = regexp.MustCompile(`^WARNING: CPU: \d+ PID: (?P<pid>\d+) at \S+ (?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?`)
+
+// reStallHeader is the first line of a report of a task stuck in the
+// kernel (no crash): a hung task (kernel/hung_task.c "INFO: task
+// kworker/u98:2:12345 blocked for more than 120 seconds.") or a soft
+// lockup (kernel/watchdog.c "watchdog: BUG: soft lockup - CPU#12 stuck
+// for 23s! [kworker/12:1:456]", "NMI watchdog:" on older kernels).
+var reStallHeader = regexp.MustCompile(`^(?:INFO: task (?P<comm>.+):(?P<pid>\d+) blocked for more than \d+ seconds|(?:(?:NMI )?watchdog: )?BUG: soft lockup - CPU#\d+ stuck for \d+s! \[(?P<lcomm>.+):(?P<lpid>\d+)\])`)
 
 // reOopsTask is the faulting task ("CPU: 0 PID: 117 Comm: kworker/0:6
 // Not tainted 6.3.0 #1", lib/dump_stack.c dump_stack_print_info).
@@ -97,6 +105,15 @@ func (c *Classifier) oopsLine(r Record) (Event, bool) {
 			}
 			continue
 		}
+		if m := reStallHeader.FindStringSubmatch(t); m != nil {
+			finish()
+			ev := Event{Kind: KindOops, Record: r, Detail: "hung task", Task: m[1], TaskPID: m[2]}
+			if m[1] == "" {
+				ev.Detail, ev.Task, ev.TaskPID = "soft lockup", m[3], m[4]
+			}
+			*o = oopsState{open: true, left: oopsSpan, ev: ev}
+			continue
+		}
 		if m := reOopsHeader.FindStringSubmatch(t); m != nil && (i == 0 || !o.open) {
 			if o.open && !o.inTrace && o.ev.IsError {
 				// "Oops: 0000 [#1]" after "BUG: unable to handle …",
@@ -150,13 +167,14 @@ func (c *Classifier) oopsLine(r Record) (Event, bool) {
 	return done, ended
 }
 
-// oopsStarts are the first words of the headers reOopsHeader and
-// reWarnHeader read: most records start with none of them.
-var oopsStarts = []string{"BUG: ", "kernel BUG at ", "general protection fault", "Unable to handle kernel ", "Internal error: ", "invalid opcode", "Oops", "WARNING: CPU: "}
+// oopsStarts are the first words of the headers reOopsHeader,
+// reWarnHeader and reStallHeader read: most records start with none.
+var oopsStarts = []string{"BUG: ", "kernel BUG at ", "general protection fault", "Unable to handle kernel ", "Internal error: ", "invalid opcode", "Oops", "WARNING: CPU: ",
+	"INFO: task ", "watchdog: BUG: soft lockup", "NMI watchdog: BUG: soft lockup"}
 
 func maybeOopsHeader(t string) bool {
 	switch t[0] {
-	case 'B', 'k', 'g', 'U', 'I', 'i', 'O', 'W':
+	case 'B', 'k', 'g', 'U', 'I', 'i', 'O', 'W', 'w', 'N':
 	default:
 		return false
 	}
@@ -230,7 +248,7 @@ func OopsPart(text string) bool {
 	}
 	switch {
 	case maybeOopsHeader(t):
-		return reOopsHeader.MatchString(t) || reWarnHeader.MatchString(t)
+		return reOopsHeader.MatchString(t) || reWarnHeader.MatchString(t) || reStallHeader.MatchString(t)
 	case strings.HasPrefix(t, "Call Trace:"), strings.HasPrefix(t, "Call trace:"), strings.HasPrefix(t, "---[ end trace"):
 		return true
 	case strings.HasPrefix(t, "CPU: "):

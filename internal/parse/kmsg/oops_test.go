@@ -137,6 +137,26 @@ func TestOopsEvents(t *testing.T) {
 			"[ 9.0]  ? ib_uverbs_close+0x20/0x90 [ib_uverbs]",
 			"[ 9.0]  __fput+0x96/0x250",
 		}), []string{"line 1 general protection fault crash=true func=kfree driver=ib_uverbs/ib_uverbs_close task=/ pci="}},
+		// netdev, "[PATCH] net: called rtnl_unlock() before runpm resumes devices" (2021): a hung task in igb.
+		{"hung task: the task of its header, the module of its trace", join([]string{
+			"[  967.723577] INFO: task ip:6024 blocked for more than 120 seconds.",
+			"[  967.723588]       Not tainted 5.12.0-rc3+ #1",
+			"[  967.723592] \"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this message.",
+			"[  967.723594] task:ip              state:D stack:    0 pid: 6024 ppid:  5957 flags:0x00004000",
+			"[  967.723603] Call Trace:",
+			"[  967.723610]  __schedule+0x2de/0x890",
+			"[  967.723657]  rtnl_lock+0x15/0x20",
+			"[  967.723665]  igb_resume+0xee/0x1d0 [igb]",
+			"[  967.723687]  ? pci_pm_default_resume+0x30/0x30",
+		}), []string{"line 1 hung task crash=false func= driver=igb/igb_resume task=ip/6024 pci="}},
+		{"soft lockup", join([]string{
+			"[ 2000.1] watchdog: BUG: soft lockup - CPU#12 stuck for 23s! [kworker/12:1:456]",
+			"[ 2000.1] CPU: 12 PID: 456 Comm: kworker/12:1 Tainted: G           OE     5.15.0-91-generic #101-Ubuntu",
+			"[ 2000.1] RIP: 0010:mlx5_cmd_exec_cb+0x40/0x90 [mlx5_core]",
+			"[ 2000.1] Call Trace:",
+			"[ 2000.1]  <IRQ>",
+			"[ 2000.1]  mlx5_eq_comp_int+0x9f/0x1c0 [mlx5_core]",
+		}), []string{"line 1 soft lockup crash=false func=mlx5_cmd_exec_cb driver=mlx5_core/mlx5_cmd_exec_cb task=kworker/12:1/456 pci="}},
 		{"user-space general protection fault: KindCrash, not an oops", join([]string{
 			"[ 10.0] traps: ucx_perftest[99] general protection fault ip:7f0c3a2b1c40 sp:7ffd5a1e2f10 error:0 in libuct_ib.so.0.0.0[7f0c3a290000+16000]",
 		}), nil},

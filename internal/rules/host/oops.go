@@ -37,7 +37,8 @@ func deviceModule(mod string) string {
 // checkOops reports the kernel's crash reports (oops) and, in RDMA and
 // GPU drivers, its WARN_ON splats: one finding per kind, faulting function
 // and driver. A crash in a driver of an RDMA or GPU device is critical,
-// one elsewhere a warning; a WARN_ON in such a driver a warning.
+// one elsewhere a warning; a WARN_ON, hung task or soft lockup in such a
+// driver a warning (elsewhere none).
 func checkOops(in *Input) []finding.Finding {
 	type key struct {
 		crash              bool
@@ -58,7 +59,7 @@ func checkOops(in *Input) []finding.Finding {
 		}
 		k := key{e.IsError, e.Detail, e.Func, e.Driver, e.DriverFunc}
 		if !e.IsError {
-			k = key{drv: e.Driver} // the warnings of a driver: one finding
+			k = key{what: e.Detail, drv: e.Driver} // the warnings (hung tasks …) of a driver: one finding
 		}
 		t, ok := ts[k]
 		if !ok {
@@ -91,7 +92,7 @@ func checkOops(in *Input) []finding.Finding {
 		if k.crash {
 			fmt.Fprintf(&b, "kernel oops (%s)%s", k.what, oopsWhere(k.fn, k.drv, k.dfn))
 		} else {
-			fmt.Fprintf(&b, "%s (WARN_ON) in %s", plural(t.n, "kernel warning", "kernel warnings"), strings.Join(t.wheres, "; "))
+			fmt.Fprintf(&b, "%s in %s", plural(t.n, stallNames[k.what][0], stallNames[k.what][1]), strings.Join(t.wheres, "; "))
 		}
 		if len(t.tasks) > 0 {
 			fmt.Fprintf(&b, ", task %s", strings.Join(t.tasks, ", "))
@@ -111,7 +112,7 @@ func checkOops(in *Input) []finding.Finding {
 			b.WriteString(": the kernel crashed outside the RDMA and GPU drivers; the host is unstable until it is rebooted")
 			sev = finding.Warning
 		default:
-			fmt.Fprintf(&b, ": a check in the %s driver %s failed; it went on, but the device may be left in a bad state", kind, k.drv)
+			fmt.Fprintf(&b, ": "+stallNames[k.what][2], kind, k.drv)
 			sev = finding.Warning
 		}
 		f := catalog.New("kmsg.kernel_oops", finding.Subject{Host: in.Snap.Host, PCI: t.pci}, b.String(), t.ev...)
@@ -119,6 +120,15 @@ func checkOops(in *Input) []finding.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// stallNames are, for the reports that are no crash (kmsg.Event.Detail),
+// their name, plural, and what they mean for the driver (a format of the
+// kind of device and the module).
+var stallNames = map[string][3]string{
+	"WARNING":     {"kernel warning (WARN_ON)", "kernel warnings (WARN_ON)", "a check in the %s driver %s failed; it went on, but the device may be left in a bad state"},
+	"hung task":   {"hung task (blocked for minutes)", "hung tasks (blocked for minutes)", "a task waited in the %s driver %s and did not come back (a firmware command or the device not answering); the device is likely stuck until the driver is reloaded or the host rebooted"},
+	"soft lockup": {"soft lockup (a CPU stuck in the kernel)", "soft lockups (a CPU stuck in the kernel)", "a CPU spun in the %s driver %s for seconds without yielding, usually polling a device that does not answer"},
 }
 
 // oopsWhere names where a report faulted: " in __bitmap_or, called from

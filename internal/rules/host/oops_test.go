@@ -86,6 +86,23 @@ func TestCheckOops(t *testing.T) {
 		{"WARN_ONs of one RDMA driver: one warning", cat(warn("drivers/infiniband/core/cq.c:345", "ib_free_cq+0x16c/0x174"),
 			warn("include/rdma/ib_verbs.h:3688", "mlx5_ib_dev_res_cleanup+0xc4/0x150 [mlx5_ib]")),
 			[]string{"warning: 2 kernel warnings (WARN_ON) in ib_free_cq, called from mlx5_ib's mlx5_ib_destroy_gsi; mlx5_ib's mlx5_ib_dev_res_cleanup, task bash (pid 4328) in the kernel log: a check in the RDMA driver mlx5_ib failed; it went on, but the device may be left in a bad state"}},
+		// The hung task of a netdev patch mail (2021) in igb: not an RDMA or GPU driver.
+		{"a hung task elsewhere: not reported", []string{
+			"[  967.723577] INFO: task ip:6024 blocked for more than 120 seconds.",
+			"[  967.723594] task:ip              state:D stack:    0 pid: 6024 ppid:  5957 flags:0x00004000",
+			"[  967.723603] Call Trace:",
+			"[  967.723657]  rtnl_lock+0x15/0x20",
+			"[  967.723665]  igb_resume+0xee/0x1d0 [igb]",
+		}, nil},
+		// The same report, as a task waiting on an mlx5 firmware command would print it.
+		{"a hung task in mlx5_core: warning", []string{
+			"[  967.723577] INFO: task kworker/u98:2:6024 blocked for more than 120 seconds.",
+			"[  967.723594] task:kworker/u98:2   state:D stack:    0 pid: 6024 ppid:     2 flags:0x00004000",
+			"[  967.723603] Call Trace:",
+			"[  967.723610]  __schedule+0x2de/0x890",
+			"[  967.723665]  mlx5_cmd_invoke+0x1a3/0x4a0 [mlx5_core]",
+			"[  967.723700]  mlx5_cmd_exec+0x1a/0x40 [mlx5_core]",
+		}, []string{"warning: 1 hung task (blocked for minutes) in mlx5_core's mlx5_cmd_invoke, task kworker/u98:2 (pid 6024) in the kernel log: a task waited in the RDMA driver mlx5_core and did not come back (a firmware command or the device not answering); the device is likely stuck until the driver is reloaded or the host rebooted"}},
 		{"a WARN_ON elsewhere: not reported", []string{
 			"[ 5.0] WARNING: CPU: 1 PID: 1 at fs/sysfs/dir.c:31 sysfs_warn_dup+0x5f/0x70",
 			"[ 5.0] Call Trace:",
