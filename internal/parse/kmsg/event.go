@@ -152,6 +152,10 @@ type Event struct {
 	Func       string `json:"func,omitempty"`
 	Driver     string `json:"driver,omitempty"`
 	DriverFunc string `json:"driver_func,omitempty"`
+	// Phase is what the system was doing when a KindOops report came:
+	// "probe" or "removal" of a device (its call trace says), "shutdown"
+	// (the log said the host was going down before it); "" when unknown.
+	Phase string `json:"phase,omitempty"`
 	// Bandwidth of a KindPCIeBandwidth event: what the link gives, what
 	// the device is capable of (Gb/s), the link that limits it and the
 	// width and speed strings as printed ("8.0 GT/s PCIe x2").
@@ -540,9 +544,11 @@ type Classifier struct {
 	suppressed     int
 	suppressedLeft int
 	seen           map[string]*textClass
-	// oops is the kernel crash report being read (oops.go).
-	oops oopsState
-	out  [2]Event // what Add returns, reused
+	// oops is the kernel crash report being read (oops.go); goingDown
+	// says the log said the host was shutting down or rebooting.
+	oops      oopsState
+	goingDown bool
+	out       [2]Event // what Add returns, reused
 }
 
 // textClass is what the patterns say about one message text.

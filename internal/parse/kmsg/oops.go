@@ -89,6 +89,7 @@ func (c *Classifier) oopsLine(r Record) (Event, bool) {
 		}
 		*o = oopsState{}
 	}
+	c.shutdownLine(r.Text)
 	rest := r.Text
 	for i := 0; rest != ""; i++ {
 		var line string
@@ -99,7 +100,7 @@ func (c *Classifier) oopsLine(r Record) (Event, bool) {
 		}
 		if m := reWarnHeader.FindStringSubmatch(t); m != nil {
 			finish()
-			*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, Detail: "WARNING", TaskPID: m[1], Func: m[2], Driver: m[3]}}
+			*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, Detail: "WARNING", TaskPID: m[1], Func: m[2], Driver: m[3], Phase: c.phase()}}
 			if m[3] != "" {
 				o.ev.DriverFunc, o.sureMod = m[2], true
 			}
@@ -107,7 +108,7 @@ func (c *Classifier) oopsLine(r Record) (Event, bool) {
 		}
 		if m := reStallHeader.FindStringSubmatch(t); m != nil {
 			finish()
-			ev := Event{Kind: KindOops, Record: r, Detail: "hung task", Task: m[1], TaskPID: m[2]}
+			ev := Event{Kind: KindOops, Record: r, Detail: "hung task", Task: m[1], TaskPID: m[2], Phase: c.phase()}
 			if m[1] == "" {
 				ev.Detail, ev.Task, ev.TaskPID = "soft lockup", m[3], m[4]
 			}
@@ -121,7 +122,7 @@ func (c *Classifier) oopsLine(r Record) (Event, bool) {
 				continue
 			}
 			finish()
-			*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, IsError: true, Detail: oopsWhat(m[1])}}
+			*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, IsError: true, Detail: oopsWhat(m[1]), Phase: c.phase()}}
 			continue
 		}
 		if !o.open {
@@ -137,6 +138,9 @@ func (c *Classifier) oopsLine(r Record) (Event, bool) {
 		}
 		if m := reOopsFrame.FindStringSubmatch(t); m != nil && o.inTrace && !o.traceDone {
 			o.frame(m[2], m[3], m[1] != "")
+			if p := framePhase(m[2]); p != "" && m[1] == "" && o.ev.Phase == "" {
+				o.ev.Phase = p
+			}
 			continue
 		}
 		if o.inTrace && isStackMarker(t) {
@@ -199,6 +203,44 @@ func (o *oopsState) frame(fn, mod string, unsure bool) {
 	}
 }
 
+// framePhase says what a frame of a call trace was doing: probing a
+// device ("probe_one", "local_pci_probe"), removing it ("remove_one",
+// "mlx5r_remove", "pci_device_remove"), shutting it down
+// ("pci_device_shutdown"); "" for any other function.
+func framePhase(fn string) string {
+	switch {
+	case strings.Contains(fn, "probe"):
+		return "probe"
+	case strings.Contains(fn, "remove"):
+		return "removal"
+	case strings.Contains(fn, "shutdown"):
+		return "shutdown"
+	}
+	return ""
+}
+
+// shutdownLine notes the lines that say the host is going down
+// (systemd-shutdown's "Rebooting." and "Powering off.", kernel/reboot.c
+// "reboot: Restarting system", mlx5's "Shutdown was called"), and a new
+// boot ("Linux version …") that ends it.
+func (c *Classifier) shutdownLine(t string) {
+	switch {
+	case strings.HasPrefix(t, "Linux version "):
+		c.goingDown = false
+	case strings.HasPrefix(t, "systemd-shutdown") && (strings.Contains(t, "Rebooting") || strings.Contains(t, "Powering off")),
+		strings.HasPrefix(t, "reboot: "), strings.Contains(t, ": Shutdown was called"):
+		c.goingDown = true
+	}
+}
+
+// phase is the Phase of a report that starts now, before its trace is read.
+func (c *Classifier) phase() string {
+	if c.goingDown {
+		return "shutdown"
+	}
+	return ""
+}
+
 // isStackMarker reports the lines between the frames of a trace: the
 // context markers ("<TASK>", "</IRQ>") and the registers of an exception
 // frame inside it.
@@ -239,7 +281,8 @@ func (c *Classifier) Flush() []Event {
 
 // OopsPart reports whether a record may be a line of a crash report the
 // Classifier reads (its header, task, faulting instruction, workqueue,
-// "Call Trace:", a frame that names a module, the end marker): a reader
+// "Call Trace:", a frame that names a module, the end marker, the lines
+// that say the host is going down or booting): a reader
 // that keeps only the records the rules need keeps these too.
 func OopsPart(text string) bool {
 	t := strings.TrimSpace(text)
@@ -255,6 +298,8 @@ func OopsPart(text string) bool {
 		return reOopsTask.MatchString(t)
 	case strings.HasPrefix(t, "Workqueue: "):
 		return reOopsWorkqueue.MatchString(t)
+	case strings.HasPrefix(t, "systemd-shutdown"), strings.HasPrefix(t, "reboot: "), strings.HasPrefix(t, "Linux version "), strings.Contains(t, ": Shutdown was called"):
+		return true // when a report came (Classifier.shutdownLine)
 	case !strings.Contains(t, "+0x"):
 		return false
 	case reOopsPC.MatchString(t):

@@ -30,6 +30,8 @@ var (
 		"[   10.593987]  mlx5_irq_alloc+0x99/0x319 [mlx5_core]",
 		"[   10.598881]  ? xa_load+0x5e/0x68",
 		"[   10.627549]  mlx5_load+0xb1/0x33e [mlx5_core]",
+		"[   10.636824]  probe_one+0x2fa/0x3f6 [mlx5_core]",
+		"[   10.641330]  local_pci_probe+0x47/0x8b",
 		"[   10.675824]  </TASK>",
 		"[   10.678007] Modules linked in: mlx5_core(+) ast drm_kms_helper crct10dif_pclmul",
 		"[   10.697447] CR2: ffffffff8ff0ade0",
@@ -69,8 +71,12 @@ var (
 
 // oopsSummary is what a test compares of a KindOops event.
 func oopsSummary(e Event) string {
-	return fmt.Sprintf("line %d %s crash=%v func=%s driver=%s/%s task=%s/%s pci=%s",
+	s := fmt.Sprintf("line %d %s crash=%v func=%s driver=%s/%s task=%s/%s pci=%s",
 		e.Record.Line, e.Detail, e.IsError, e.Func, e.Driver, e.DriverFunc, e.Task, e.TaskPID, e.PCI)
+	if e.Phase != "" {
+		s += " phase=" + e.Phase
+	}
+	return s
 }
 
 // TestOopsEvents: a crash report gives one KindOops event naming the
@@ -92,14 +98,14 @@ func TestOopsEvents(t *testing.T) {
 		want []string
 	}{
 		{"ConnectX-5 page fault at boot: the module of the first sure frame", join(cx5BootOops),
-			[]string{"line 2 page fault crash=true func=__bitmap_or driver=mlx5_core/mlx5_irq_alloc task=kworker/0:6/117 pci="}},
+			[]string{"line 2 page fault crash=true func=__bitmap_or driver=mlx5_core/mlx5_irq_alloc task=kworker/0:6/117 pci= phase=probe"}},
 		{"GPF in mlx5_core at shutdown, wrapped by the mail, log ends in the trace", join(mlx5ShutdownGPF),
-			[]string{"line 2 general protection fault crash=true func=mlx5_cmd_comp_handler driver=mlx5_core/mlx5_cmd_comp_handler task=kworker/u256:6/5670 pci=0000:4b:00.0"}},
+			[]string{"line 2 general protection fault crash=true func=mlx5_cmd_comp_handler driver=mlx5_core/mlx5_cmd_comp_handler task=kworker/u256:6/5670 pci=0000:4b:00.0 phase=shutdown"}},
 		{"WARN_ON of ib_core called from mlx5_ib (arm64)", join(mlx5IBWarn),
 			[]string{"line 3 WARNING crash=false func=ib_free_cq driver=mlx5_ib/mlx5_ib_destroy_gsi task=bash/4328 pci="}},
 		{"two reports: the second ends the first", join(mlx5IBWarn[2:9], cx5BootOops[1:]),
 			[]string{"line 1 WARNING crash=false func=ib_free_cq driver=mlx5_ib/mlx5_ib_destroy_gsi task=bash/4328 pci=",
-				"line 8 page fault crash=true func=__bitmap_or driver=mlx5_core/mlx5_irq_alloc task=kworker/0:6/117 pci="}},
+				"line 8 page fault crash=true func=__bitmap_or driver=mlx5_core/mlx5_irq_alloc task=kworker/0:6/117 pci= phase=probe"}},
 		{"a trace ends at the second line after it that is no frame", join(mlx5ShutdownGPF[1:], []string{
 			"[ 1247.0] mlx5_core 0000:4b:00.1: Shutdown was called", "[ 1247.1] reboot: Restarting system",
 			"[ 1247.2]  mlx4_foo+0x1/0x2 [mlx4_core]"}),
@@ -122,7 +128,7 @@ func TestOopsEvents(t *testing.T) {
 			"[  447.5] Call trace:",
 			"[  447.523888]  mlx5_ib_dev_res_cleanup+0xc4/0x150 [mlx5_ib]",
 			"[  447.529270]  mlx5r_remove+0x54/0x80 [mlx5_ib]",
-		}), []string{"line 1 WARNING crash=false func=mlx5_ib_dev_res_cleanup driver=mlx5_ib/mlx5_ib_dev_res_cleanup task=/4328 pci="}},
+		}), []string{"line 1 WARNING crash=false func=mlx5_ib_dev_res_cleanup driver=mlx5_ib/mlx5_ib_dev_res_cleanup task=/4328 pci= phase=removal"}},
 		{"a crash in built-in code: no driver", join([]string{
 			"[ 9.0] BUG: kernel NULL pointer dereference, address: 0000000000000008",
 			"[ 9.0] RIP: 0010:ext4_find_extent+0x21/0x3a0",
@@ -205,5 +211,41 @@ func TestOopsWithOtherEvents(t *testing.T) {
 	}
 	if got, want := strings.Join(kinds, " "), "oops@1 link@15"; got != want {
 		t.Errorf("events %s, want %s", got, want)
+	}
+}
+
+// TestOopsPartKeepsReports: a reader that keeps only the records OopsPart
+// names (the agent) reads the same reports as one that keeps them all;
+// the register dump, hex and plain driver lines are not kept.
+func TestOopsPartKeepsReports(t *testing.T) {
+	log := strings.Join(append(append(append([]string{}, cx5BootOops...), mlx5IBWarn...), append([]string{"<30>[ 1246.308327] systemd-shutdown[1]: Rebooting."}, mlx5ShutdownGPF...)...), "\n")
+	l, err := ParseText(strings.NewReader(log), "dmesg", TextOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []Record
+	for _, r := range l.Records {
+		if OopsPart(r.Text) {
+			kept = append(kept, r)
+		}
+	}
+	var all, some []string
+	for _, e := range Events(l.Records) {
+		if e.Kind == KindOops {
+			all = append(all, oopsSummary(e))
+		}
+	}
+	for _, e := range Events(kept) {
+		if e.Kind == KindOops {
+			some = append(some, oopsSummary(e))
+		}
+	}
+	if len(all) != 3 || strings.Join(all, "\n") != strings.Join(some, "\n") {
+		t.Errorf("all records\n%s\nthose OopsPart keeps\n%s", strings.Join(all, "\n"), strings.Join(some, "\n"))
+	}
+	for _, text := range []string{"RAX: 0000000000000000 RBX: ffffffff8ff0adc0 RCX: 0000000000000004", "mlx5_core 0000:02:00.0: firmware version: 16.35.2000", " ? xa_load+0x5e/0x68", "#PF: supervisor read access in kernel mode"} {
+		if OopsPart(text) {
+			t.Errorf("OopsPart(%q)", text)
+		}
 	}
 }

@@ -106,7 +106,7 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 			return
 		}
 	case e.Kind == kmsg.KindOops:
-		g = foldGroup{rule: "oops", name: e.Detail + "\x00" + e.Func + "\x00" + e.Driver + "\x00" + e.DriverFunc, extra: e.IsError}
+		g = foldGroup{rule: "oops", name: e.Detail + "\x00" + e.Func + "\x00" + e.Driver + "\x00" + e.DriverFunc + "\x00" + e.Phase, extra: e.IsError}
 	default:
 		return // no rule reads it
 	}

@@ -41,8 +41,8 @@ func deviceModule(mod string) string {
 // driver a warning (elsewhere none).
 func checkOops(in *Input) []finding.Finding {
 	type key struct {
-		crash              bool
-		what, fn, drv, dfn string
+		crash                     bool
+		what, fn, drv, dfn, phase string
 	}
 	type tally struct {
 		n      int
@@ -57,7 +57,7 @@ func checkOops(in *Input) []finding.Finding {
 		if e.Kind != kmsg.KindOops || !e.IsError && deviceModule(e.Driver) == "" {
 			continue
 		}
-		k := key{e.IsError, e.Detail, e.Func, e.Driver, e.DriverFunc}
+		k := key{e.IsError, e.Detail, e.Func, e.Driver, e.DriverFunc, e.Phase}
 		if !e.IsError {
 			k = key{what: e.Detail, drv: e.Driver} // the warnings (hung tasks …) of a driver: one finding
 		}
@@ -90,7 +90,7 @@ func checkOops(in *Input) []finding.Finding {
 		kind := deviceModule(k.drv)
 		var b strings.Builder
 		if k.crash {
-			fmt.Fprintf(&b, "kernel oops (%s)%s", k.what, oopsWhere(k.fn, k.drv, k.dfn))
+			fmt.Fprintf(&b, "kernel oops (%s)%s%s", k.what, oopsWhere(k.fn, k.drv, k.dfn), phaseNames[k.phase])
 		} else {
 			fmt.Fprintf(&b, "%s in %s", plural(t.n, stallNames[k.what][0], stallNames[k.what][1]), strings.Join(t.wheres, "; "))
 		}
@@ -129,6 +129,13 @@ var stallNames = map[string][3]string{
 	"WARNING":     {"kernel warning (WARN_ON)", "kernel warnings (WARN_ON)", "a check in the %s driver %s failed; it went on, but the device may be left in a bad state"},
 	"hung task":   {"hung task (blocked for minutes)", "hung tasks (blocked for minutes)", "a task waited in the %s driver %s and did not come back (a firmware command or the device not answering); the device is likely stuck until the driver is reloaded or the host rebooted"},
 	"soft lockup": {"soft lockup (a CPU stuck in the kernel)", "soft lockups (a CPU stuck in the kernel)", "a CPU spun in the %s driver %s for seconds without yielding, usually polling a device that does not answer"},
+}
+
+// phaseNames say when a crash came (kmsg.Event.Phase).
+var phaseNames = map[string]string{
+	"probe":    " while the driver was probing its device",
+	"removal":  " while the driver was removing its device",
+	"shutdown": " while the host was shutting down",
 }
 
 // oopsWhere names where a report faulted: " in __bitmap_or, called from

@@ -25,9 +25,11 @@ func TestCheckOops(t *testing.T) {
 		"[   10.502046] Call Trace:",
 		"[   10.593987]  mlx5_irq_alloc+0x99/0x319 [mlx5_core]",
 		"[   10.636824]  probe_one+0x2fa/0x3f6 [mlx5_core]",
+		"[   10.641330]  local_pci_probe+0x47/0x8b",
 		"[   10.700758] ---[ end trace 0000000000000000 ]---",
 	}
 	gpf := []string{
+		"<30>[ 1246.308327] systemd-shutdown[1]: Rebooting.",
 		"<4>[ 1246.608811] general protection fault, probably for non-canonical",
 		"address 0xb028ffa964bb3e4b: 0000 [#1] SMP",
 		"<4>[ 1246.615211] CPU: 95 PID: 5670 Comm: kworker/u256:6 Tainted: G",
@@ -74,11 +76,11 @@ func TestCheckOops(t *testing.T) {
 		want []string // severity: summary
 	}{
 		{"page fault under mlx5_core's probe", cx5Boot,
-			[]string{"critical: kernel oops (page fault) in __bitmap_or, called from mlx5_core's mlx5_irq_alloc, task kworker/0:6 (pid 117) in the kernel log: the RDMA driver mlx5_core crashed; its devices are unusable and the host may hang until it is rebooted"}},
+			[]string{"critical: kernel oops (page fault) in __bitmap_or, called from mlx5_core's mlx5_irq_alloc while the driver was probing its device, task kworker/0:6 (pid 117) in the kernel log: the RDMA driver mlx5_core crashed; its devices are unusable and the host may hang until it is rebooted"}},
 		{"GPF in mlx5_core, device from its command workqueue", gpf,
-			[]string{"critical: kernel oops (general protection fault) in mlx5_core's mlx5_cmd_comp_handler, task kworker/u256:6 (pid 5670), device 0000:4b:00.0 in the kernel log: the RDMA driver mlx5_core crashed; its devices are unusable and the host may hang until it is rebooted"}},
+			[]string{"critical: kernel oops (general protection fault) in mlx5_core's mlx5_cmd_comp_handler while the host was shutting down, task kworker/u256:6 (pid 5670), device 0000:4b:00.0 in the kernel log: the RDMA driver mlx5_core crashed; its devices are unusable and the host may hang until it is rebooted"}},
 		{"the same crash twice: counted", cat(cx5Boot, cx5Boot),
-			[]string{"critical: kernel oops (page fault) in __bitmap_or, called from mlx5_core's mlx5_irq_alloc, task kworker/0:6 (pid 117), 2 times in the kernel log: the RDMA driver mlx5_core crashed; its devices are unusable and the host may hang until it is rebooted"}},
+			[]string{"critical: kernel oops (page fault) in __bitmap_or, called from mlx5_core's mlx5_irq_alloc while the driver was probing its device, task kworker/0:6 (pid 117), 2 times in the kernel log: the RDMA driver mlx5_core crashed; its devices are unusable and the host may hang until it is rebooted"}},
 		{"NVIDIA driver", nvidia,
 			[]string{"critical: kernel oops (NULL pointer dereference) in nvidia's _nv012454rm, task python (pid 4242) in the kernel log: the GPU driver nvidia crashed; its devices are unusable and the host may hang until it is rebooted"}},
 		{"a crash outside the RDMA and GPU drivers: warning", ext4,
