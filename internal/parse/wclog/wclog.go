@@ -260,14 +260,14 @@ func libfabricLine(l string) ([]string, bool) {
 var statusTexts = func() []statusText {
 	var out []statusText
 	for _, c := range []nccllog.WCStatus{1, 2, 4, 5, 7, 8, 9, 10, 11, 12, 13, 20} {
-		out = append(out, statusText{strings.ToLower(c.Info().Text), c})
+		out = append(out, statusText{strings.ToLower(c.Info().Text), c.Info().Text, c})
 	}
 	return out
 }()
 
 type statusText struct {
-	text string
-	st   nccllog.WCStatus
+	text, exact string // lower-cased, and as printed
+	st          nccllog.WCStatus
 }
 
 // statusOf is the status whose text is what (any case).
@@ -313,13 +313,16 @@ func lineError(l string) (Error, bool) {
 		nics(&e, l)
 		return e, e.What != ""
 	}
-	low := asciiLower(l)
+	if strings.IndexByte(l, ':') < 0 && strings.IndexByte(l, '=') < 0 {
+		return e, false // reportShape needs one before the status
+	}
 	for _, t := range statusTexts {
-		i := strings.Index(low, t.text)
-		if i < 0 || !reportShape(l[:i], l[i+len(t.text):]) {
+		// As ibv_wc_status_str spells it: applications print that text.
+		i := strings.Index(l, t.exact)
+		if i < 0 || !reportShape(l[:i], l[i+len(t.exact):]) {
 			continue
 		}
-		e.Source, e.Status, e.What = SourceApp, t.st, l[i:i+len(t.text)]
+		e.Source, e.Status, e.What = SourceApp, t.st, t.exact
 		nics(&e, l)
 		return e, true
 	}
@@ -387,16 +390,4 @@ func contains(s []string, v string) bool {
 		}
 	}
 	return false
-}
-
-// asciiLower lower-cases the ASCII letters of s and leaves every other
-// byte as it is, so indexes into the result are indexes into s.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
