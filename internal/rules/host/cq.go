@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -62,16 +63,19 @@ func checkCQ(in *Input) []finding.Finding {
 				*list = append(*list, v)
 			}
 		}
+		// The queues named are those of the lines quoted: a streamed
+		// log folds the others into counts.
+		if len(t.ev) < maxEvidence && !e.Folded {
+			add(&t.cqns, e.CQN)
+		}
 		switch e.CQ {
 		case kmsg.CQEvent:
 			t.events += e.Weight()
-			add(&t.cqns, e.CQN)
 			if !slices.Contains(t.evSyn, e.Syndrome) {
 				t.evSyn = append(t.evSyn, e.Syndrome)
 			}
 		case kmsg.CQErrorCQE:
 			t.cqes += e.Weight()
-			add(&t.cqns, e.CQN)
 			add(&t.sides, e.Detail)
 		case kmsg.CQSyndrome:
 			t.synLines += e.Weight()
@@ -98,6 +102,11 @@ func checkCQ(in *Input) []finding.Finding {
 	var out []finding.Finding
 	for _, k := range keys {
 		t := ts[k]
+		// In a fixed order, the same whatever order a streamed log's
+		// folded events come in.
+		slices.Sort(t.evSyn)
+		slices.Sort(t.vendors)
+		slices.Sort(t.sides)
 		var parts []string
 		subj := finding.Subject{Host: s.Host, Device: t.device}
 		label := t.device
@@ -112,8 +121,8 @@ func checkCQ(in *Input) []finding.Finding {
 				}
 				why = append(why, fmt.Sprintf("syndrome %#x: %s", sy, w))
 			}
-			parts = append(parts, fmt.Sprintf("%s %s on %s (%s); %s. The CQ and the queue pairs that complete into it go to the error state: its process's RDMA connections fail or hang; the link and the firmware are not at fault",
-				plural(t.events, "CQ error event", "CQ error events"), in.window(), plural(len(t.cqns), "completion queue", "completion queues"), cqnList(t.cqns), strings.Join(why, "; ")))
+			parts = append(parts, fmt.Sprintf("%s %s (%s); %s. The CQ and the queue pairs that complete into it go to the error state: its process's RDMA connections fail or hang; the link and the firmware are not at fault",
+				plural(t.events, "CQ error event", "CQ error events"), in.window(), cqnList(t.cqns), strings.Join(why, "; ")))
 		}
 		sev := finding.Warning
 		if n := max(t.cqes, t.synLines, t.wcLines); n > 0 {
@@ -126,8 +135,8 @@ func checkCQ(in *Input) []finding.Finding {
 			}
 			p += " polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB)"
 			// The failures first, then the flushes that follow them.
-			slices.SortStableFunc(t.statuses, func(a, b nccllog.WCStatus) int {
-				return boolInt(a >= 0 && a.Info().Fallout) - boolInt(b >= 0 && b.Info().Fallout)
+			slices.SortFunc(t.statuses, func(a, b nccllog.WCStatus) int {
+				return cmp.Or(boolInt(a >= 0 && a.Info().Fallout)-boolInt(b >= 0 && b.Info().Fallout), cmp.Compare(a, b))
 			})
 			var sts []string
 			flushOnly := len(t.statuses) > 0
@@ -149,7 +158,11 @@ func checkCQ(in *Input) []finding.Finding {
 			}
 			if len(t.vendors) > 0 {
 				var vs []string
-				for _, v := range t.vendors {
+				for i, v := range t.vendors {
+					if i == maxEvidence {
+						vs = append(vs, fmt.Sprintf("%d more", len(t.vendors)-i))
+						break
+					}
 					vs = append(vs, fmt.Sprintf("%#x", v))
 				}
 				p += ", vendor syndrome " + strings.Join(vs, ", ")
@@ -182,14 +195,11 @@ func checkCQ(in *Input) []finding.Finding {
 }
 
 // cqnList renders CQ numbers as the log prints them and as `rdma
-// resource show cq` lists them (decimal): "0x40a (1034), 0x406 (1030)".
+// resource show cq` lists them (decimal): "CQN 0x40a (1034), CQN 0x406
+// (1030)".
 func cqnList(cqns []string) string {
 	var out []string
-	for i, c := range cqns {
-		if i == maxEvidence {
-			out = append(out, fmt.Sprintf("%d more", len(cqns)-i))
-			break
-		}
+	for _, c := range cqns {
 		if v, err := strconv.ParseUint(strings.TrimPrefix(c, "0x"), 16, 32); err == nil {
 			c = fmt.Sprintf("CQN %s (%d)", c, v)
 		}
