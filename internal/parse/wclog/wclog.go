@@ -239,10 +239,11 @@ func decodeCQE(e *Error, w []uint32) {
 	}
 }
 
-// reLibfabric is libfabric's log prefix (src/log.c): "libfabric:" then,
-// since 1.10, the pid and the time ("libfabric:12345:1612345678::"), the
-// provider, the subsystem, "func():line" and "<level>".
-var reLibfabric = regexp.MustCompile(`^libfabric:(?:\d+:\d+::)?([\w.;-]+):(\w+):[\w.]+\(\):\d+<(\w+)> ?(.*)$`)
+// reLibfabric is libfabric's log prefix (src/log.c): "libfabric:", the
+// pid in later releases ("libfabric:1428:efa:cq:…") and the time after it
+// in the latest ("libfabric:12345:1612345678::verbs:…"), the provider,
+// the subsystem, "func():line" and "<level>".
+var reLibfabric = regexp.MustCompile(`^libfabric:(?:\d+:(?:\d+::)?)?([\w.;-]+):(\w+):[\w.]+\(\):\d+<(\w+)> ?(.*)$`)
 
 // libfabricLine reads a libfabric log line: provider, level, message.
 func libfabricLine(l string) ([]string, bool) {

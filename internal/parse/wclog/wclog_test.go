@@ -23,6 +23,11 @@ func TestRealErrors(t *testing.T) {
 		{"mooncake955-retry-exceeded.log", []string{
 			`1 application status=12 "transport retry counter exceeded" nics=[mlx5_9 mlx5_7] local=mlx5_9 peer=192.168.1.161:16360@mlx5_7`,
 		}},
+		// The pid after "libfabric:"; EFA's provider errors are no ibv_wc_status.
+		{"cdisdk-efa-pingpong-warn.log", []string{
+			`5 libfabric provider=efa status=-1 "unknown error" nics=[] local= peer=@`,
+			`6 libfabric provider=efa status=-1 "Unknown error -13" nics=[] local= peer=@`,
+		}},
 		// The dump lost its last row: read, not decoded.
 		{"ucx1569-dump-cut.log", []string{
 			`3 libmlx5 host=vegas06 status=-1 "" nics=[] local= peer=@`,
