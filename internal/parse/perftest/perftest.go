@@ -109,6 +109,10 @@ type Startup struct {
 	// Port and PortState: "Port number 1 state is Down" (0, "" otherwise).
 	Port      int    `json:"port,omitempty"`
 	PortState string `json:"port_state,omitempty"`
+	// Midrun is set when the message is a failed exchange over the
+	// test's TCP socket after both ends had printed their addresses and
+	// the results header: the peer went away while the test ran.
+	Midrun bool `json:"midrun,omitempty"`
 }
 
 // Failure is a work completion with an error status that ended a run.
@@ -184,6 +188,12 @@ var (
 	// ACTIVE ("Port number 1 state is Down"), the device cannot be
 	// opened, the peer cannot be reached, the QP cannot be brought up.
 	reStartup = regexp.MustCompile(`^(?:Port number (\d+) state is (\w+)|Couldn't (?:get context for the device|set the link layer|connect to \S+|allocate MR|create QP\S*|init the resources)|Unable to open file descriptor for socket connection|Failed to modify QP \S* ?to (?:INIT|RTR|RTS)|IB device \S+ not found|No IB devices found)`)
+	// reExchange are the messages of a failed exchange over the test's
+	// TCP socket (perftest_communication.c, the tests' main): "ethernet_
+	// read_keys: Couldn't read remote address", "Unable to read to
+	// socket/rdam_cm" (sic in old releases), "Failed to exchange data
+	// between server and clients".
+	reExchange = regexp.MustCompile(`^(?:\w+: )?(?:Couldn't (?:read|write|send|read/write) (?:remote|local) address|Unable to (?:read|write) (?:to|from) socket/\w+|Failed to exchange data between server and clients?)\b`)
 )
 
 type section int
@@ -285,7 +295,11 @@ func (p *textParser) line(t string) {
 		addFailure(p.cur, p.n, t, c, f)
 		return
 	}
-	if m := reStartup.FindStringSubmatch(t); m != nil {
+	m := reStartup.FindStringSubmatch(t)
+	if m == nil && reExchange.MatchString(t) {
+		m = []string{t, "", ""}
+	}
+	if m != nil {
 		if p.cur == nil {
 			p.newResult("")
 			p.sec = secNone
@@ -295,6 +309,10 @@ func (p *textParser) line(t string) {
 		if len(p.cur.Startup) == 0 {
 			st := Startup{Line: p.n, Text: t, PortState: m[2]}
 			st.Port, _ = strconv.Atoi(m[1])
+			// After both addresses and the results header the test
+			// was running: an exchange that fails then lost the peer.
+			st.Midrun = p.sec == secResults && p.cur.Local != nil && p.cur.Remote != nil &&
+				len(p.cur.BW) == 0 && len(p.cur.Lat) == 0 && reExchange.MatchString(t)
 			p.cur.Startup = append(p.cur.Startup, st)
 		} else {
 			p.cur.Startup[0].Text += " / " + t
