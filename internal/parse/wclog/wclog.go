@@ -327,6 +327,9 @@ func lineError(l string) (Error, bool) {
 		nics(&e, l)
 		return e, true
 	}
+	if !strings.Contains(l, "IBV_WC_") {
+		return e, false
+	}
 	for _, loc := range reWCName.FindAllStringIndex(l, -1) {
 		st, ok := statusNames[l[loc[0]:loc[1]]]
 		if !ok || !reportShape(l[:loc[0]], l[loc[1]:]) {

@@ -28,6 +28,10 @@ func TestRealErrors(t *testing.T) {
 			`5 libfabric provider=efa status=-1 "unknown error" nics=[] local= peer=@`,
 			`6 libfabric provider=efa status=-1 "Unknown error -13" nics=[] local= peer=@`,
 		}},
+		// An IBV_WC_ name after a colon; "failed with error 12" is no status line.
+		{"nbs2690-recv-retry-exc-err.log", []string{
+			`3 application status=12 "IBV_WC_RETRY_EXC_ERR" nics=[] local= peer=@`,
+		}},
 		// The dump lost its last row: read, not decoded.
 		{"ucx1569-dump-cut.log", []string{
 			`3 libmlx5 host=vegas06 status=-1 "" nics=[] local= peer=@`,
