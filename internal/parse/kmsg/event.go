@@ -79,6 +79,12 @@ const (
 	// CQWCError: "WC error: 10, Message: remote access error": WCStatus
 	// is set (enum ib_wc_status), Detail is the message.
 	CQWCError = "wc"
+	// CQULP: a kernel RDMA consumer's own report of a failed completion
+	// (drivers/nvme/host/rdma.c nvme_rdma_wr_error "RECV for CQE 0x… failed
+	// with status local protection error (4)", nvmet's "SEND for CQE …"):
+	// WCStatus and Detail as for CQWCError, Interface the consumer
+	// ("nvme15").
+	CQULP = "ulp"
 )
 
 // Bond events (Event.Bond).
@@ -348,6 +354,10 @@ var Patterns = []Pattern{
 	// hw/mlx5/cq.c mlx5_handle_error_cqe, mlx5_ib_warn (every status but a flush): "infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 10, Message: remote access error".
 	{Name: "mlx5-ib-wc-error", Kind: KindCQ, Contains: []string{"WC error: "}, Set: Event{CQ: CQWCError},
 		Re: regexp.MustCompile(`^(?:infiniband )?(?P<iface>[\w.-]+): ?(?:\w+:\d+:\(pid \d+\): )?WC error: (?P<wc>\d+), [Mm]essage: (?P<detail>.+)$`)},
+	// A kernel consumer's failed completion, printed with ib_wc_status_msg: nvme_rdma_wr_error "nvme nvme15: RECV for CQE 0x00000000ce392ed9 failed with status local protection error (4)",
+	// nvmet_rdma "nvmet_rdma: SEND for CQE 0x… failed with status … (12)." (drivers/nvme/host/rdma.c, drivers/nvme/target/rdma.c).
+	{Name: "rdma-ulp-wc-error", Kind: KindCQ, Contains: []string{" for CQE ", " failed with status "}, Set: Event{CQ: CQULP},
+		Re: regexp.MustCompile(`^(?:nvme (?P<iface>nvme\d+): |(?P<iface2>nvmet_rdma): )?(?:[A-Z_]+(?: [A-Z_]+)?) for CQE (?:0x[0-9a-fA-F]+ )?failed with status (?P<detail>[^()]+?) \((?P<wc>\d+)\)`)},
 	// health.c and cmd.c: a health miss, a fatal syndrome, a command timeout, recovery given up.
 	{Name: "mlx5-health", Kind: KindHealth, Error: true, Contains: []string{"mlx5_core"}, Set: Event{HealthClass: HealthFatal},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>device's health compromised[^\n]*|Fatal error \d+ detected|synd 0x[0-9a-fA-F]+: [^\n]*|\S+\(0x[0-9a-fA-F]+\) timeout\. Will cause a leak of a command resource|health recovery flow aborted[^\n]*|FW is unable to respond[^\n]*)`)},
@@ -451,7 +461,7 @@ func (p *Pattern) event(r Record, m []string) Event {
 			e.AERSeverity = severityName(v)
 		case "aertype":
 			e.AERType = strings.TrimSpace(v)
-		case "iface":
+		case "iface", "iface2":
 			e.Interface = v
 		case "port":
 			e.Port, _ = strconv.Atoi(v)

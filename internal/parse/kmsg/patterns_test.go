@@ -21,6 +21,8 @@ var patternSamples = []struct {
 		Event{Kind: KindCQ, Interface: "rocep33s0f0", CQ: CQErrorCQE, CQN: "0x406", Detail: "Responder"}},
 	{"mlx5-ib-error-cqe-syndrome", "infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9",
 		Event{Kind: KindCQ, Interface: "rocep33s0f0", CQ: CQSyndrome, Syndrome: 5, VendorSyndrome: 0xf9}},
+	{"rdma-ulp-wc-error", "nvme nvme15: RECV for CQE 0x00000000ce392ed9 failed with status local protection error (4)",
+		Event{Kind: KindCQ, Interface: "nvme15", CQ: CQULP, WCStatus: 4, Detail: "local protection error"}},
 	{"mlx5-ib-wc-error", "infiniband mlx5_4: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, Message: local protection error",
 		Event{Kind: KindCQ, Interface: "mlx5_4", CQ: CQWCError, WCStatus: 4, Detail: "local protection error"}},
 	{"nvidia-xid", "NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.",

@@ -36,11 +36,14 @@ func checkCQ(in *Input) []finding.Finding {
 		// ("error cqe on cqn" lines, else their syndrome lines, else
 		// the WC error lines: one completion may print all three).
 		events, cqes, synLines, wcLines int
-		cqns, sides                     []string
-		evSyn                           []int
-		statuses                        []nccllog.WCStatus
-		vendors                         []int
-		ev                              []finding.Evidence
+		// ulp: the device is a kernel consumer that reported its own
+		// failed completions ("nvme15"), not an RDMA device.
+		ulp         bool
+		cqns, sides []string
+		evSyn       []int
+		statuses    []nccllog.WCStatus
+		vendors     []int
+		ev          []finding.Evidence
 	}
 	ts := map[string]*tally{}
 	var keys []string
@@ -89,8 +92,9 @@ func checkCQ(in *Input) []finding.Finding {
 			if !slices.Contains(t.vendors, e.VendorSyndrome) {
 				t.vendors = append(t.vendors, e.VendorSyndrome)
 			}
-		case kmsg.CQWCError:
+		case kmsg.CQWCError, kmsg.CQULP:
 			t.wcLines += e.Weight()
+			t.ulp = t.ulp || e.CQ == kmsg.CQULP
 			if st := nccllog.WCStatus(e.WCStatus); !slices.Contains(t.statuses, st) {
 				t.statuses = append(t.statuses, st)
 			}
@@ -110,6 +114,9 @@ func checkCQ(in *Input) []finding.Finding {
 		var parts []string
 		subj := finding.Subject{Host: s.Host, Device: t.device}
 		label := t.device
+		if t.ulp {
+			subj.Device = ""
+		}
 		if t.events > 0 {
 			tg := pciTarget(s, t.pci)
 			subj, label = tg.subject(s.Host), tg.label()

@@ -41,6 +41,9 @@ func TestCheckCQ(t *testing.T) {
 			[]string{"critical: rocep33s0f0: 2 error completions in the kernel log (Responder) on CQN 0x406 (1030) polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB): transport retry counter exceeded (12, IBV_WC_RETRY_EXC_ERR), Work Request Flushed Error (5, IBV_WC_WR_FLUSH_ERR), vendor syndrome 0x81, 0xf9. The work request failed"}, ""},
 		{"WC error line", []string{"[ 4879.122028] infiniband mlx5_4: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, Message: local protection error"},
 			[]string{"critical: mlx5_4: 1 error completion in the kernel log polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB): local protection error (4, IBV_WC_LOC_PROT_ERR). The work request failed"}, "remote access, remote operation, local protection errors:"},
+		// NVMe over RDMA's own line for the same completion (the linux-rdma thread above).
+		{"a consumer's failed completion", []string{"[  408.380230] nvme nvme15: RECV for CQE 0x00000000ce392ed9 failed with status local protection error (4)"},
+			[]string{"critical: nvme15: 1 error completion in the kernel log polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB): local protection error (4, IBV_WC_LOC_PROT_ERR). The work request failed"}, "remote access, remote operation, local protection errors:"},
 		{"an error cqe cut before its syndrome", flush[:1], []string{"warning: rocep33s0f0: 1 error completion in the kernel log (Responder) on CQN 0x406 (1030) polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB). The status is not in the paste"}, ""},
 		{"other mlx5 debug lines: nothing", []string{"[564689.021492] infiniband mlx5_0: mlx5_ib_create_cq:962:(pid 202927): cqn 0xc1"}, nil, ""},
 	} {
