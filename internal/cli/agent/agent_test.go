@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,11 @@ func TestFlags(t *testing.T) {
 		{"perf backend default is tcp", nil, nil, func(o *Options) bool { return len(o.PerfBackends) == 1 && o.PerfBackends[0] == "tcp" }, ""},
 		{"unknown perf backend", []string{"--perf-backends", "ssh"}, nil, nil, `unknown backend "ssh"`},
 		{"negative rate limit", []string{"--perf-rate-limit", "-1"}, nil, nil, "--perf-rate-limit"},
+		{"one thread by default, as node_exporter", nil, nil, func(o *Options) bool { return o.GoMaxProcs == 1 }, ""},
+		{"GOMAXPROCS sets the default", nil, map[string]string{"GOMAXPROCS": "4"}, func(o *Options) bool { return o.GoMaxProcs == 4 }, ""},
+		{"the flag wins over GOMAXPROCS", []string{"--gomaxprocs", "0"}, map[string]string{"GOMAXPROCS": "4"}, func(o *Options) bool { return o.GoMaxProcs == 0 }, ""},
+		{"bad GOMAXPROCS", nil, map[string]string{"GOMAXPROCS": "many"}, nil, `GOMAXPROCS="many"`},
+		{"negative gomaxprocs", []string{"--gomaxprocs", "-2"}, nil, nil, "--gomaxprocs -2"},
 		{"interval too short", []string{"--interval", "100ms"}, nil, nil, "below 1s"},
 		{"bad interval", []string{"--interval", "soon"}, nil, nil, "invalid"},
 	}
@@ -116,7 +122,8 @@ func TestRunServesAndStops(t *testing.T) {
 	addr := make(chan string, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	o := &Options{F: f, Root: root, Listen: "127.0.0.1:0", Interval: time.Second, StateDir: t.TempDir(), Ready: func(a string) { addr <- a }}
+	o := &Options{F: f, Root: root, Listen: "127.0.0.1:0", Interval: time.Second, StateDir: t.TempDir(), GoMaxProcs: 1, Ready: func(a string) { addr <- a }}
+	procs := runtime.GOMAXPROCS(0)
 	go func() { done <- Run(ctx, o) }()
 	var base string
 	select {
@@ -149,6 +156,9 @@ func TestRunServesAndStops(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("perf without a token configured: %d, want 403", resp.StatusCode)
 	}
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("while the agent runs: GOMAXPROCS %d, want 1", got)
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -157,6 +167,9 @@ func TestRunServesAndStops(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("agent did not stop")
+	}
+	if got := runtime.GOMAXPROCS(0); got != procs {
+		t.Errorf("after the agent stopped: GOMAXPROCS %d, want %d back", got, procs)
 	}
 	if !strings.Contains(errOut.String(), "stopped") {
 		t.Errorf("log: %s", errOut)

@@ -394,18 +394,55 @@ func (c *Collector) portCounterFamily(file string, spec ib.CounterSpec) *family 
 	return d
 }
 
-// perRing matches the per-queue ethtool statistics (rx3_packets,
-// tx12_bytes, ch0_events) that inflate `ethtool -S` into thousands of lines.
-var perRing = regexp.MustCompile(`^(rx|tx|ch|xdp|ptp)[0-9]+_`)
-
-// exported are the ethtool statistics relevant to RDMA health (mlx5 counters.rst).
-var exported = regexp.MustCompile(`(pause|_prio[0-7]_|_phy$|discard|ecn|cnp|out_of_buffer|link_down_events|module_|pci_|storm)`)
-
 // ExportEthtool reports whether an ethtool statistic is exported: PFC,
 // pause, per-priority, PHY, discard, ECN/CNP, buffer, module and PCIe
-// statistics; never per-ring ones.
+// statistics (mlx5 counters.rst); never the per-queue ones (rx3_packets,
+// tx12_bytes, ch0_events) that inflate `ethtool -S` into thousands of
+// lines. It runs for every statistic of every sample, so it matches by
+// hand what the expressions in its test say.
 func ExportEthtool(name string) bool {
-	return !perRing.MatchString(name) && exported.MatchString(name)
+	return !perRingStat(name) && relevantStat(name)
+}
+
+// perRingStat: ^(rx|tx|ch|xdp|ptp)[0-9]+_
+func perRingStat(name string) bool {
+	for _, p := range [...]string{"rx", "tx", "ch", "xdp", "ptp"} {
+		rest, ok := strings.CutPrefix(name, p)
+		if !ok {
+			continue
+		}
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i > 0 && i < len(rest) && rest[i] == '_' {
+			return true
+		}
+	}
+	return false
+}
+
+// relevantStat: pause|_prio[0-7]_|_phy$|discard|ecn|cnp|out_of_buffer|
+// link_down_events|module_|pci_|storm
+func relevantStat(name string) bool {
+	for _, s := range [...]string{"pause", "discard", "ecn", "cnp", "out_of_buffer", "link_down_events", "module_", "pci_", "storm"} {
+		if strings.Contains(name, s) {
+			return true
+		}
+	}
+	if strings.HasSuffix(name, "_phy") {
+		return true
+	}
+	for rest := name; ; {
+		i := strings.Index(rest, "_prio")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len("_prio"):]
+		if len(rest) >= 2 && rest[0] >= '0' && rest[0] <= '7' && rest[1] == '_' {
+			return true
+		}
+	}
 }
 
 // Families returns the name of every metric family the agent can export:

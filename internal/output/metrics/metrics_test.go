@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -244,11 +245,33 @@ func TestExportEthtool(t *testing.T) {
 		"tx_pause_storm_warning_events": true, "link_down_events_phy": true, "rx_pcs_symbol_err_phy": true,
 		"rx_prio3_packets": true, "rx3_packets": false, "tx12_bytes": false, "ch0_events": false, "rx_bytes": false,
 		"rx_out_of_buffer": true, "module_unplug": true, "rx_pci_signal_integrity": true,
+		"rx_prio8_packets": false, "rx_prio3": false, "tx_prio_x_prio7_bytes": true, "rx_ecn_mark": true,
+		"np_cnp_sent": true, "xdp7_": false, "xdp_redirect": false, "ptp0_cq0_err": false, "rx": false,
+		"rx3packets": false, "ch_events_phy": true, "rx0_discard": false, "ptp": false, "": false,
 	} {
 		if got := ExportEthtool(name); got != want {
 			t.Errorf("ExportEthtool(%s) = %v, want %v", name, got, want)
 		}
 	}
+}
+
+// The expressions ExportEthtool matches by hand.
+var (
+	perRingRE  = regexp.MustCompile(`^(rx|tx|ch|xdp|ptp)[0-9]+_`)
+	relevantRE = regexp.MustCompile(`(pause|_prio[0-7]_|_phy$|discard|ecn|cnp|out_of_buffer|link_down_events|module_|pci_|storm)`)
+)
+
+// FuzzExportEthtool holds the hand-written matcher to its expressions.
+func FuzzExportEthtool(f *testing.F) {
+	for _, s := range []string{"rx_prio3_pause", "rx3_packets", "tx_prio9_x", "_prio_prio7_", "xdp12_drop", "link_down_events_phy"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		want := !perRingRE.MatchString(name) && relevantRE.MatchString(name)
+		if got := ExportEthtool(name); got != want {
+			t.Errorf("ExportEthtool(%q) = %v, the expressions say %v", name, got, want)
+		}
+	})
 }
 
 func TestFamilies(t *testing.T) {

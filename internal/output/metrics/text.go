@@ -197,10 +197,15 @@ func (t *textSink) appendGroup(b []byte, g *textGroup) []byte {
 // appendEscaped appends s escaped as the text format wants it: backslash
 // and newline always, the double quote in label values.
 func appendEscaped(b []byte, s string, quote bool) []byte {
-	if !strings.ContainsAny(s, "\\\n\"") {
-		return append(b, s...)
+	// Label values seldom need escaping: copy them whole unless one of
+	// the three bytes is there (a plain loop: ContainsAny builds a set
+	// each call, and this runs for every label of every series).
+	i := 0
+	for i < len(s) && s[i] != '\\' && s[i] != '\n' && s[i] != '"' {
+		i++
 	}
-	for i := 0; i < len(s); i++ {
+	b = append(b, s[:i]...)
+	for ; i < len(s); i++ {
 		switch ch := s[i]; {
 		case ch == '\\':
 			b = append(b, `\\`...)

@@ -44,8 +44,8 @@ const QuasiStaticEvery = 4
 
 // CachedRootSource reads a root like RootSource, but only the first
 // sample, every ChainEvery×Nth one after it and any sample where
-// sysfs.Inventory changed (an RDMA device, a port or a net device appeared
-// or went) read the whole tree; every Nth sample between them (every ≤ 1:
+// sysfs.Inventory changed (an RDMA device or a net device appeared or
+// went) read the whole tree; every Nth sample between them (every ≤ 1:
 // all of them) reads again everything but the PCI chain and the lists
 // (sysfs.Options.Config); the others refresh only what
 // changes from one interval to the next (port state and rate, counters,
@@ -119,7 +119,7 @@ func (c *CachedSource) Read(ctx context.Context) (*snapshot.Snapshot, error) {
 	switch {
 	case c.prev == nil || cur != c.inv || (due && c.periodic+1 >= ChainEvery):
 		if cur != c.inv {
-			c.h.Close() // devices or ports came or went
+			c.h.Close() // devices came or went
 		} else {
 			c.h.ForgetAbsent() // a full read looks again
 		}

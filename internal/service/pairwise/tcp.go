@@ -46,6 +46,8 @@ func tcpServe(ctx context.Context, ln net.Listener, key []byte, t Test, lim *lim
 	want := t.Streams
 	if t.Kind == KindLat {
 		want = 1
+	} else {
+		defer widen()()
 	}
 	lim.reset()
 	if tl, ok := ln.(*net.TCPListener); ok {
@@ -197,6 +199,7 @@ func dial(ctx context.Context, addr string, key []byte, kind string) (net.Conn, 
 }
 
 func tcpBandwidth(ctx context.Context, addr string, key []byte, t Test, lim *limiter) (Result, error) {
+	defer widen()()
 	conns := make([]net.Conn, 0, t.Streams)
 	defer func() {
 		for _, c := range conns {
