@@ -455,6 +455,9 @@ type Parser struct {
 	// net remembers what parseNet's regexps made of a message: every
 	// rank repeats the same NET/IB lines, often once per connection.
 	net map[string]netParse
+	// spliced is set while Line reads a record that splitRecords cut
+	// from inside a line (see proc).
+	spliced bool
 	// wrap is a watchdog report whose line ended before its "ran for M
 	// milliseconds" (see Line).
 	wrap wrappedWatchdog
@@ -550,6 +553,17 @@ func (p *Parser) proc(host string, pid, line int) *Proc {
 			return pr
 		}
 	}
+	// Ranks that write one file without line buffering splice their
+	// records mid-line ("… cudaDev 0ljm:803564:803604 [1] NCCL INFO …"):
+	// the host field then carries the end of another record before it.
+	// A record cut from inside a line whose host ends with the host of a
+	// process of the same pid is that process.
+	for _, pr := range p.procs[pid] {
+		if p.spliced && pr.Host != "" && strings.HasSuffix(host, pr.Host) {
+			p.last = pr
+			return pr
+		}
+	}
 	pr := &Proc{Source: p.source, Host: host, Pid: pid, IBDisable: -1, FirstLine: line}
 	p.procs[pid] = append(p.procs[pid], pr)
 	p.lg.Procs = append(p.lg.Procs, pr)
@@ -631,9 +645,11 @@ func (p *Parser) Line(n int, raw string) {
 		p.line(n, raw)
 		return
 	}
-	for _, rec := range splitRecords(raw) {
+	for i, rec := range splitRecords(raw) {
+		p.spliced = i > 0
 		p.line(n, rec)
 	}
+	p.spliced = false
 }
 
 // continueWrap joins raw to the wrapped watchdog report; false when raw
