@@ -1096,13 +1096,26 @@ func checkPCIe(in *Input) []finding.Finding {
 
 // HealthyRate is the rate the node rules hold a port to when no
 // expectation file is given: the rate most ACTIVE ports of its HCA model
-// and link layer run at; false when there are too few to compare with.
+// and link layer on its subnet run at, at the width most of them on other
+// subnets train to when that is wider; false when there are too few to
+// compare with.
 func HealthyRate(s *snapshot.Snapshot, dev string, port int) (ib.Rate, bool) {
 	d, p := s.Device(dev), s.Port(dev, port)
 	if d == nil || p == nil {
 		return ib.Rate{}, false
 	}
-	r, _, ok := expectedRate(&Input{Snap: s}, d, p)
+	in := &Input{Snap: s}
+	r, _, ok := expectedRate(in, d, p)
+	if w, _, wider := widerElsewhere(in, d, p); wider && (!ok || r.Width < w) {
+		sp := p.Rate.Speed
+		if ok && r.Speed.Generation() > sp.Generation() {
+			sp = r.Speed
+		}
+		r, ok = ib.NewRate(w, sp), true
+		if sp.Generation() == 0 {
+			r = ib.Rate{DeciGbps: p.Rate.DeciGbps * w / p.Rate.Width, Width: w}
+		}
+	}
 	return r, ok
 }
 

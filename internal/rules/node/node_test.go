@@ -784,4 +784,19 @@ func TestRateAcrossSubnets(t *testing.T) {
 			}
 		})
 	}
+	// The rate a baseline records for a port is the one the rules hold it
+	// to: its subnet's, at the width of the model's ports elsewhere.
+	cori := tests[0].snap
+	for _, c := range []struct {
+		dev  string
+		want int // tenths of Gb/s; 0 when there is nothing to compare with
+	}{{"mlx5_0", 1000}, {"mlx5_1", 560}, {"mlx5_5", 0}} {
+		r, ok := HealthyRate(cori, c.dev, 1)
+		if ok != (c.want > 0) || r.DeciGbps != c.want {
+			t.Errorf("HealthyRate(%s) = %d tenths of Gb/s (%v), want %d", c.dev, r.DeciGbps, ok, c.want)
+		}
+	}
+	if r, ok := HealthyRate(tests[3].snap, "mlx5_1", 1); !ok || r != ib.NewRate(4, ib.SpeedFDR) {
+		t.Errorf("HealthyRate of the 2X FDR port = %v %v, want 4X FDR", r, ok)
+	}
 }
