@@ -20,6 +20,8 @@
 #
 # Usage: bench/agent-vs-node-exporter.sh [N]      (default N=300)
 #        SECS=40 FULL_EVERY=20 bench/agent-vs-node-exporter.sh
+#        RUNS=3 bench/agent-vs-node-exporter.sh 50   (the paced run as shipped
+#        three times: each run's ratio and their median)
 # Needs: go, curl, prometheus-node-exporter (scripts/install-deps.sh).
 set -euo pipefail
 N=${1:-300}
@@ -132,10 +134,17 @@ sample_cost() { # full-read-every; sets cost_ms and cost_rss
 	paced_ne_ms=$(awk -v d=$((n1 - n0)) -v n="$SECS" -v hz="$hz" 'BEGIN {printf "%.2f", d*1000/hz/n}')
 	cost_rss=$(rss_kib "$ib_pid")
 }
-sample_cost "$FULL_EVERY"
-paced_ms=$cost_ms paced_ne=$paced_ne_ms sample_rss=$cost_rss
+RUNS=${RUNS:-1}
+ratios=() agent_runs=() ne_runs=()
+for ((run = 1; run <= RUNS; run++)); do
+	sample_cost "$FULL_EVERY"
+	agent_runs+=("$cost_ms") ne_runs+=("$paced_ne_ms")
+	ratios+=("$(awk -v a="$cost_ms" -v b="$paced_ne_ms" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}')")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.2f", m}'; }
+paced_ms=$(median "${agent_runs[@]}") paced_ne=$(median "${ne_runs[@]}") sample_rss=$cost_rss
 # The scrapes are in cost_ms: one per sample, at the paced scrape's cost.
-sample_ms=$(awk -v s="$cost_ms" -v c="$ib_cpu" 'BEGIN {printf "%.2f", s-c}')
+sample_ms=$(awk -v s="$paced_ms" -v c="$ib_cpu" 'BEGIN {printf "%.2f", s-c}')
 sample_cost 1
 full_paced_ms=$cost_ms full_rss=$cost_rss
 share=$(awk -v s="$paced_ms" 'BEGIN {printf "%.3f", s/15000*100}')
@@ -153,8 +162,9 @@ ratio (node-exporter / ibdoctor): latency $(awk -v a="$ne_med" -v b="$ib_med" 'B
 agent: CPU per sample ${sample_ms} ms (about); CPU share at a 15 s interval with one scrape per interval: ${share}%
 
 paced like-for-like: each exporter scraped once a second for ${SECS} s, the agent sampling once a second:
-  agent, per interval (one sample + one scrape), full re-read every ${FULL_EVERY}   ${paced_ms} ms CPU   RSS $((sample_rss / 1024)) MiB
+  agent, per interval (one sample + one scrape), full re-read every ${FULL_EVERY}, median of ${RUNS}   ${paced_ms} ms CPU   RSS $((sample_rss / 1024)) MiB
   agent, per interval, full re-read every sample          ${full_paced_ms} ms CPU   RSS $((full_rss / 1024)) MiB
-  node-exporter (infiniband), per scrape                  ${paced_ne} ms CPU
-  ratio agent/node-exporter: $(awk -v a="$paced_ms" -v b="$paced_ne" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}') (every sample: $(awk -v a="$full_paced_ms" -v b="$paced_ne" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}')); back-to-back node-exporter scrape: ${ne_cpu} ms (ratio $(awk -v a="$paced_ms" -v b="$ne_cpu" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}')); series ratio $(awk -v a="$ib_series" -v b="$ne_series" 'BEGIN {if (b>0) printf "%.1f", a/b; else print "inf"}')x
+  node-exporter (infiniband), per scrape, median of ${RUNS}                  ${paced_ne} ms CPU
+  runs (agent ms / node-exporter ms = ratio): $(for ((i = 0; i < RUNS; i++)); do printf '%s/%s=%s  ' "${agent_runs[i]}" "${ne_runs[i]}" "${ratios[i]}"; done)
+  ratio agent/node-exporter: median of runs $(median "${ratios[@]}"); of the median figures $(awk -v a="$paced_ms" -v b="$paced_ne" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}') (every sample: $(awk -v a="$full_paced_ms" -v b="$paced_ne" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}')); back-to-back node-exporter scrape: ${ne_cpu} ms (ratio $(awk -v a="$paced_ms" -v b="$ne_cpu" 'BEGIN {if (b>0) printf "%.2f", a/b; else print "inf"}')); series ratio $(awk -v a="$ib_series" -v b="$ne_series" 'BEGIN {if (b>0) printf "%.1f", a/b; else print "inf"}')x
 REPORT

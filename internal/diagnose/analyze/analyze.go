@@ -23,6 +23,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
@@ -834,6 +835,18 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
+	if vs := verbsOf(res); len(vs) > 0 {
+		if fs := noderules.CheckVerbsProviders(file, vs, len(snap.Devices)); len(fs) > 0 {
+			seg.Findings = append(seg.Findings, fs...)
+			if len(snap.Devices) == 0 {
+				// "No IB devices found" is what a missing provider
+				// leads to: said by the finding above.
+				seg.Summary = "no RDMA device usable (libibverbs has no provider)"
+				seg.Empty = ""
+				return nil
+			}
+		}
+	}
 	if len(res.Absent) > 0 && len(snap.Devices) == 0 {
 		// Only the tool's error: CheckAbsent says it (the node rules
 		// would add a node without devices again).
@@ -855,6 +868,16 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 	seg.Findings = append(seg.Findings, fs...)
 	seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res, seg.Kind))...)
 	return nil
+}
+
+// verbsOf turns libibverbs' warnings of an HCA tool's output into the
+// node rules' terms.
+func verbsOf(res *hcatext.Result) []noderules.VerbsWarn {
+	var out []noderules.VerbsWarn
+	for _, w := range res.Verbs {
+		out = append(out, noderules.VerbsWarn{Kind: string(w.Kind), Name: w.Name, Line: w.Line.N, Text: w.Line.Text})
+	}
+	return out
 }
 
 // absentOf turns the devices an HCA tool said do not exist into the
@@ -1778,6 +1801,7 @@ func diagnoseShowGIDs(seg *Segment, file string, d *doc, sp Span, ctx *context) 
 		}
 	}
 	fs := host.CheckPastedGIDs(res.Snap, cut)
+	fs = append(fs, pastedGIDIndex(file, d, res)...)
 	for i := range fs {
 		for j := range fs[i].Evidence {
 			ev := &fs[i].Evidence[j]
@@ -1788,6 +1812,64 @@ func diagnoseShowGIDs(seg *Segment, file string, d *doc, sp Span, ctx *context) 
 	}
 	seg.Findings = append(seg.Findings, fs...)
 	return nil
+}
+
+// pasteEnv names the environment read from a paste's own lines, until
+// its evidence is pointed at them.
+const pasteEnv = "(the paste's environment lines)"
+
+// pastedGIDIndex judges NCCL_IB_GID_INDEX set on lines of the paste (an
+// export above the table, a launcher's -x, NCCL's "set by environment")
+// against the pasted GID table res; NCCL_IB_HCA set there restricts the
+// ports as NCCL would. A paste that sets the index to different values
+// (two nodes, or prose comparing them) is not judged.
+func pastedGIDIndex(file string, d *doc, res *hcatext.Result) []finding.Finding {
+	type setting struct {
+		n int
+		v string
+	}
+	find := func(name string) (setting, []finding.Evidence, bool) {
+		var first setting
+		var ev []finding.Evidence
+		for n := 1; n <= d.end(); n++ {
+			l := d.line(n)
+			v, ok := ncclenv.InlineSetting(l, name)
+			if !ok {
+				continue
+			}
+			if first.n == 0 {
+				first = setting{n, v}
+			} else if v != first.v {
+				return setting{}, nil, false
+			}
+			if len(ev) < 2 {
+				ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, n), Value: strings.TrimSpace(l)})
+			}
+		}
+		return first, ev, first.n > 0
+	}
+	gid, gidEv, ok := find("NCCL_IB_GID_INDEX")
+	if !ok {
+		return nil
+	}
+	kv := []string{"NCCL_IB_GID_INDEX=" + gid.v}
+	if hca, _, ok := find("NCCL_IB_HCA"); ok {
+		kv = append(kv, "NCCL_IB_HCA="+hca.v)
+	}
+	fs := host.CheckPastedGIDIndex(res.Snap, ncclenv.FromList(pasteEnv, kv), res.Unclosed != nil)
+	for i := range fs {
+		fs[i].Subject.File = file
+		var ev []finding.Evidence
+		for _, e := range fs[i].Evidence {
+			if e.Source == pasteEnv {
+				ev = append(ev, gidEv...)
+				continue
+			}
+			ev = append(ev, e)
+		}
+		fs[i].Evidence = ev
+	}
+	return fs
 }
 
 // diagnoseIBDev2Netdev reads ibdev2netdev lines (other lines of the

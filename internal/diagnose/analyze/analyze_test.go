@@ -395,10 +395,11 @@ func BenchmarkAnalyzeLargePaste(b *testing.B) {
 // cannot be judged, with ibnetdiscover it can.
 func TestFabricOutputsJudgedTogether(t *testing.T) {
 	// ibqueryerrors alone is judged port by port (by GUID and description);
-	// spine1 shows only its "port ALL" aggregate (relay errors: info).
+	// spine1 shows only its "port ALL" aggregate (relay errors: info);
+	// h1's PortXmitWait 12345 is congestion, as with the topology.
 	alone := AnalyzeText("q.txt", read(t, "ibqueryerrors-spineleaf.txt"), Options{})
 	if len(alone.Segments) != 1 || alone.Segments[0].Kind != KindQueryErrors ||
-		!slices.Equal(ids(alone.Segments[0].Findings), []string{"fabric.link_errors/info", "fabric.link_errors/warning", "fabric.link_errors/warning"}) ||
+		!slices.Equal(ids(alone.Segments[0].Findings), []string{"fabric.congestion/warning", "fabric.link_errors/info", "fabric.link_errors/warning", "fabric.link_errors/warning"}) ||
 		strings.Contains(strings.Join(alone.Segments[0].Skipped, "\n"), "not judged") {
 		t.Errorf("ibqueryerrors alone: %+v", alone.Segments)
 	}
@@ -1270,5 +1271,78 @@ func TestHCAHeadersOnlyNotJudged(t *testing.T) {
 		if r.ExitCode != finding.ExitCannot {
 			t.Errorf("exit %d, want %d: %s", r.ExitCode, finding.ExitCannot, jsonOf(t, r))
 		}
+	}
+}
+
+// TestGIDIndexBesideShowGIDs: NCCL_IB_GID_INDEX set on a line of the paste
+// is judged against the show_gids table beside it (NVIDIA/nccl#1510: both
+// nodes export NCCL_IB_GID_INDEX=4, the IPv4 RoCE v1 GID of mlx5_0).
+func TestGIDIndexBesideShowGIDs(t *testing.T) {
+	const table = "show_gids\n" +
+		"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV\n" +
+		"---     ----    -----   ---                                     ------------    ---     ---\n" +
+		"mlx5_0  1       4       0000:0000:0000:0000:0000:ffff:0a0c:0015 10.12.0.21      v1      net1\n" +
+		"mlx5_0  1       5       0000:0000:0000:0000:0000:ffff:0a0c:0015 10.12.0.21      v2      net1\n" +
+		"mlx5_0  1       6       fe80:0000:0000:0000:9cbb:b7ff:feb3:937a                 v1      net1\n" +
+		"mlx5_0  1       7       fe80:0000:0000:0000:9cbb:b7ff:feb3:937a                 v2      net1\n"
+	const node1 = "Node 1:\nexport NCCL_IB_GID_INDEX=4\nexport NCCL_IB_HCA=mlx5\nexport NCCL_DEBUG=INFO\n\n"
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+		evidence string
+	}{
+		{"exported index is RoCE v1", node1 + "Node 2:\nexport NCCL_IB_GID_INDEX=4\n\n" + table, []string{"nccl.gid_index_wrong/critical"}, "g.txt:2"},
+		{"exported index is RoCE v2", strings.Replace(node1, "=4", "=5", 1) + table, nil, ""},
+		{"two nodes set different values", node1 + "Node 2:\nexport NCCL_IB_GID_INDEX=5\n\n" + table, nil, ""},
+		{"commented out", strings.Replace(node1, "export NCCL_IB_GID_INDEX", "# export NCCL_IB_GID_INDEX", 1) + table, nil, ""},
+		{"NCCL_IB_HCA names another device", strings.Replace(node1, "NCCL_IB_HCA=mlx5", "NCCL_IB_HCA=mlx5_1", 1) + table, nil, ""},
+		{"no setting", table, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := AnalyzeText("g.txt", tc.in, Options{})
+			var got []string
+			var fs []finding.Finding
+			for _, s := range r.Segments {
+				got = append(got, ids(s.Findings)...)
+				fs = append(fs, s.Findings...)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("findings %v, want %v", got, tc.want)
+			}
+			if tc.evidence != "" && (len(fs[0].Evidence) == 0 || fs[0].Evidence[0].Source != tc.evidence) {
+				t.Errorf("evidence %+v, want it at %s", fs[0].Evidence, tc.evidence)
+			}
+		})
+	}
+}
+
+// TestVerbsProviderMissing: libibverbs' warnings under the ibv_devinfo
+// command start its output (NVIDIA/caffe#590: a container given
+// /dev/infiniband/uverbs1 lists "0 HCAs found:" after five warnings);
+// with a device still listed the missing provider is a warning.
+func TestVerbsProviderMissing(t *testing.T) {
+	warn := func(n int) string {
+		return fmt.Sprintf("libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs%d\n", n)
+	}
+	const active = "hca_id:\tmlx5_0\n\ttransport:\t\t\tInfiniBand (0)\n\tport:\t1\n\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\tlink_layer:\t\tInfiniBand\n"
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"no HCA listed", "Container started and work well, but ibv_devinfo -l gives:\n\n```shell\nibv_devinfo -l\n" + warn(4) + warn(3) + warn(0) + "0 HCAs found:\n\n```\n",
+			[]string{"host.verbs_provider_missing/critical"}},
+		{"one device listed beside", "$ ibv_devinfo\n" + warn(1) + active, []string{"host.verbs_provider_missing/warning"}},
+		{"no IB devices found", "$ ibv_devinfo\n" + warn(0) + "No IB devices found\n", []string{"host.verbs_provider_missing/critical"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := AnalyzeText("v.txt", tc.in, Options{})
+			var got []string
+			for _, s := range r.Segments {
+				got = append(got, ids(s.Findings)...)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("findings %v, want %v; segments %+v", got, tc.want, r.Segments)
+			}
+		})
 	}
 }

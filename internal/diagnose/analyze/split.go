@@ -162,6 +162,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindUlimit, 0 // /proc/<pid>/limits
 	case (t[0] == 'N' || t[0] == 'I') && strings.Contains(prev, "ibv_devinfo") && isDevinfoAbsent(t):
 		return KindDevinfo, 0 // "$ ibv_devinfo" then "No IB devices found" (perftest prints it too: the command decides)
+	case t[0] == 'l' && strings.Contains(prev, "ibv_devinfo") && isVerbsWarning(t):
+		return KindDevinfo, 0 // libibverbs' "no userspace device-specific driver found for …/uverbs0", printed before ibv_devinfo's own output
 	case t[0] == 'F' && isIBStatusFatal(t):
 		return KindIBStatus, 0 // ibstatus' "Fatal error:  device '*': sys files not found …"
 	case hcatext.IsShowGIDsHeader(t):
@@ -259,6 +261,11 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindLspci, 0 // "17:00.0 PCI bridge: …" at the start of the line
 	}
 	return KindUnknown, 0
+}
+
+func isVerbsWarning(t string) bool {
+	_, ok := hcatext.VerbsWarning(t)
+	return ok
 }
 
 func isDevinfoAbsent(t string) bool {

@@ -16,8 +16,8 @@ import (
 // library lists none (dev ""), "IB device 'mlx5_4' wasn't found" for a
 // device asked for with -d.
 func DevinfoAbsent(t string) (dev string, ok bool) {
-	if t == "No IB devices found" {
-		return "", true
+	if t == "No IB devices found" || t == "0 HCAs found:" {
+		return "", true // "0 HCAs found:" is ibv_devinfo -l's way to say it
 	}
 	rest, ok := strings.CutPrefix(t, "IB device '")
 	if !ok {
@@ -28,6 +28,47 @@ func DevinfoAbsent(t string) (dev string, ok bool) {
 		return "", false
 	}
 	return dev, true
+}
+
+// VerbsWarning reads a warning libibverbs prints when it cannot use a
+// device (rdma-core libibverbs/init.c and dynamic_driver.c): "no userspace
+// device-specific driver found for /sys/class/infiniband_verbs/uverbs0"
+// (the kernel has the device, no installed provider library claims it:
+// Kind VerbsNoProvider, Name "uverbs0"), "couldn't load driver
+// 'libmlx5-rdmav34.so': …" (a provider named in /etc/libibverbs.d did not
+// load: VerbsLoadFailed, Name the driver), "couldn't open config directory
+// '/etc/libibverbs.d'." (VerbsNoConfig, Name the directory). Every line
+// starts "libibverbs: Warning: ".
+func VerbsWarning(t string) (VerbsWarn, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(t), "libibverbs: Warning: ")
+	if !ok {
+		return VerbsWarn{}, false
+	}
+	quoted := func(s string) string {
+		s = strings.TrimPrefix(s, "'")
+		if i := strings.IndexByte(s, '\''); i > 0 {
+			return s[:i]
+		}
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(rest, "no userspace device-specific driver found for "):
+		path := strings.TrimSpace(strings.TrimPrefix(rest, "no userspace device-specific driver found for "))
+		name := path[strings.LastIndexByte(path, '/')+1:]
+		if name == "" || strings.ContainsAny(name, " '") {
+			return VerbsWarn{}, false
+		}
+		return VerbsWarn{Kind: VerbsNoProvider, Name: name}, true
+	case strings.HasPrefix(rest, "couldn't load driver '"):
+		if name := quoted(strings.TrimPrefix(rest, "couldn't load driver ")); name != "" {
+			return VerbsWarn{Kind: VerbsLoadFailed, Name: name}, true
+		}
+	case strings.HasPrefix(rest, "couldn't open config directory '"):
+		if name := quoted(strings.TrimPrefix(rest, "couldn't open config directory ")); name != "" {
+			return VerbsWarn{Kind: VerbsNoConfig, Name: name}, true
+		}
+	}
+	return VerbsWarn{}, false
 }
 
 // ParseDevinfo parses `ibv_devinfo` and `ibv_devinfo -v` output: "hca_id:"
@@ -59,6 +100,11 @@ func ParseDevinfo(rd io.Reader, source string) (*Result, error) {
 		}
 		if d, ok := DevinfoAbsent(t); ok {
 			r.Absent = append(r.Absent, Absent{Device: d, Line: Line{N: n, Text: t}})
+			return
+		}
+		if w, ok := VerbsWarning(t); ok {
+			w.Line = Line{N: n, Text: t}
+			r.Verbs = append(r.Verbs, w)
 			return
 		}
 		if why, ok := isNoise(t); ok {

@@ -483,6 +483,7 @@ func TestDevinfoAbsent(t *testing.T) {
 		absent []string
 	}{
 		{"No IB devices found\n", []string{""}},
+		{"0 HCAs found:\n", []string{""}}, // ibv_devinfo -l
 		{"IB device 'mlx5_4' wasn't found\n", []string{"mlx5_4"}},
 		{"hca_id:\tmlx5_0\n\tport:\t1\n\t\tstate:\t\t\tPORT_ACTIVE (4)\n", nil},
 	}
@@ -501,5 +502,45 @@ func TestDevinfoAbsent(t *testing.T) {
 	}
 	if _, ok := DevinfoAbsent("IB device 'a b' wasn't found"); ok {
 		t.Error("a name with a blank")
+	}
+}
+
+// TestVerbsWarnings: libibverbs' warnings about devices it cannot use,
+// printed before ibv_devinfo's output (NVIDIA/caffe#590: five uverbs
+// devices without a provider, then "0 HCAs found:" of ibv_devinfo -l).
+func TestVerbsWarnings(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []VerbsWarn
+		devices int
+		absent  int
+	}{
+		{"libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs4\n" +
+			"libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0\n0 HCAs found:\n",
+			[]VerbsWarn{{VerbsNoProvider, "uverbs4", Line{1, "libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs4"}},
+				{VerbsNoProvider, "uverbs0", Line{2, "libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0"}}}, 0, 1},
+		{"libibverbs: Warning: couldn't load driver 'libvmw_pvrdma-rdmav34.so': libvmw_pvrdma-rdmav34.so: cannot open shared object file: No such file or directory\n" +
+			"hca_id:\tmlx5_0\n\tport:\t1\n\t\tstate:\t\t\tPORT_ACTIVE (4)\n",
+			[]VerbsWarn{{VerbsLoadFailed, "libvmw_pvrdma-rdmav34.so", Line{1, "libibverbs: Warning: couldn't load driver 'libvmw_pvrdma-rdmav34.so': libvmw_pvrdma-rdmav34.so: cannot open shared object file: No such file or directory"}}}, 1, 0},
+		{"libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.\nNo IB devices found\n",
+			[]VerbsWarn{{VerbsNoConfig, "/etc/libibverbs.d", Line{1, "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'."}}}, 0, 1},
+	}
+	for _, tt := range tests {
+		r, err := ParseDevinfo(strings.NewReader(tt.in), "f")
+		if err != nil {
+			t.Fatalf("%q: %v", tt.in, err)
+		}
+		if !slices.Equal(r.Verbs, tt.want) || len(r.Snap.Devices) != tt.devices || len(r.Absent) != tt.absent || len(r.Skipped) != 0 {
+			t.Errorf("%q: verbs %+v devices %d absent %d skipped %+v", tt.in, r.Verbs, len(r.Snap.Devices), len(r.Absent), r.Skipped)
+		}
+	}
+	// Warnings alone are still an output: the devices the kernel has.
+	if r, err := ParseDevinfo(strings.NewReader("libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs1\n"), "f"); err != nil || len(r.Verbs) != 1 {
+		t.Errorf("warning alone: %+v %v", r, err)
+	}
+	for _, l := range []string{"libibverbs: Warning: fork()-safety requested but init failed", "Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0"} {
+		if w, ok := VerbsWarning(l); ok {
+			t.Errorf("VerbsWarning(%q) = %+v", l, w)
+		}
 	}
 }

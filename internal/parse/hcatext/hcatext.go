@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/ibdoctor/ibdoctor/internal/parse"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
@@ -68,8 +69,29 @@ type Result struct {
 	// Absent lists the tool's own words that a device does not exist
 	// (ibstatus' "Fatal error:  device '*': sys files not found …").
 	Absent []Absent
+	// Verbs lists libibverbs' warnings about devices it cannot use
+	// (ibv_devinfo prints them first): a device without a provider.
+	Verbs []VerbsWarn
 
 	lines int // lines read
+}
+
+// VerbsWarnKind says what a libibverbs warning is about.
+type VerbsWarnKind string
+
+// The libibverbs warnings VerbsWarning reads.
+const (
+	VerbsNoProvider VerbsWarnKind = "no provider"   // a uverbs device no provider claims
+	VerbsLoadFailed VerbsWarnKind = "load failed"   // a provider library did not load
+	VerbsNoConfig   VerbsWarnKind = "no config dir" // /etc/libibverbs.d missing
+)
+
+// VerbsWarn is one libibverbs warning: its kind, the uverbs device,
+// driver or directory it names, and its line.
+type VerbsWarn struct {
+	Kind VerbsWarnKind
+	Name string
+	Line Line
 }
 
 // Ports counts the ports read.
@@ -131,7 +153,7 @@ func (r *Result) finish(err error) (*Result, error) {
 	if err != nil {
 		return nil, &ParseError{Source: r.Source, Line: r.lines + 1, Err: err}
 	}
-	if len(r.Snap.Devices) == 0 && len(r.Absent) == 0 {
+	if len(r.Snap.Devices) == 0 && len(r.Absent) == 0 && !slices.ContainsFunc(r.Verbs, func(w VerbsWarn) bool { return w.Kind == VerbsNoProvider }) {
 		return nil, fmt.Errorf("%s: %w", r.Source, ErrNoData)
 	}
 	r.Snap.Sort()
@@ -217,5 +239,8 @@ func (r *Result) Shift(n int) {
 	}
 	for i := range r.Absent {
 		r.Absent[i].Line.N += n
+	}
+	for i := range r.Verbs {
+		r.Verbs[i].Line.N += n
 	}
 }

@@ -84,6 +84,7 @@ func ParseShowGIDs(rd io.Reader, source string) (*Result, error) {
 		if path := portPath(f[0], port, "gid_attrs/types"); r.Lines[path].N == 0 {
 			r.note(path, n, line)
 		}
+		r.note(portPath(f[0], port, "gids/"+strconv.Itoa(idx)), n, line)
 	})
 	if !closed && last.Device != "" {
 		r.Unclosed = &last

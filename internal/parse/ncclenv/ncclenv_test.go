@@ -164,3 +164,30 @@ func FuzzParseEnv(f *testing.F) {
 		Read(e)
 	})
 }
+
+// TestInlineSetting: settings of a variable on the lines of a paste
+// (NVIDIA/nccl#1510: "export NCCL_IB_GID_INDEX=4" on both nodes), and
+// lines that set nothing.
+func TestInlineSetting(t *testing.T) {
+	for _, tc := range []struct {
+		line, want string
+		ok         bool
+	}{
+		{"export NCCL_IB_GID_INDEX=4", "4", true},
+		{"NCCL_IB_GID_INDEX=3 NCCL_DEBUG=INFO torchrun --nnodes 2 train.py", "3", true},
+		{"mpirun -np 16 -x NCCL_IB_GID_INDEX=3 -x NCCL_DEBUG=INFO ./all_reduce_perf", "3", true},
+		{`docker run -e NCCL_IB_GID_INDEX="5" image`, "5", true},
+		{"export NCCL_IB_GID_INDEX=4;", "4", true},
+		{"node013:37715:38896 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 3.", "3", true},
+		{"# export NCCL_IB_GID_INDEX=3", "", false},
+		{"export MY_NCCL_IB_GID_INDEX=3", "", false},
+		{"I tried NCCL_IB_GID_INDEX=3 and NCCL_IB_GID_INDEX=5, both hang", "", false},
+		{"export NCCL_IB_GID_INDEX=", "", false},
+		{"export NCCL_IB_HCA=mlx5", "", false},
+	} {
+		got, ok := InlineSetting(tc.line, "NCCL_IB_GID_INDEX")
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("InlineSetting(%q) = %q, %v; want %q, %v", tc.line, got, ok, tc.want, tc.ok)
+		}
+	}
+}

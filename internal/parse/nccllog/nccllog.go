@@ -38,6 +38,12 @@ type Proc struct {
 	// nranks N … Init COMPLETE"); one process may drive several GPUs.
 	Ranks  []int `json:"ranks,omitempty"`
 	NRanks int   `json:"nranks,omitempty"`
+	// MaxNRanks is the size of the largest communicator the process
+	// logged, MaxRanks its ranks in communicators of that size: a job
+	// that also builds smaller ones (tensor-parallel groups) keeps its
+	// world ranks apart from theirs.
+	MaxNRanks int   `json:"max_nranks,omitempty"`
+	MaxRanks  []int `json:"max_ranks,omitempty"`
 	// NNodes is the node count of the communicator ("comm 0x… rank 0
 	// nRanks 2 nNodes 1 …", NCCL 2.12 and later), 0 when not logged;
 	// NNodesLine is where.
@@ -864,6 +870,12 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 			}
 			if !slices.Contains(p.Ranks, r) {
 				p.Ranks = append(p.Ranks, r)
+			}
+			switch {
+			case p.NRanks > p.MaxNRanks:
+				p.MaxNRanks, p.MaxRanks = p.NRanks, []int{r}
+			case p.NRanks == p.MaxNRanks && !slices.Contains(p.MaxRanks, r):
+				p.MaxRanks = append(p.MaxRanks, r)
 			}
 		}
 	case strings.HasPrefix(msg, "NET/"):

@@ -54,6 +54,33 @@ func TestParseFacts(t *testing.T) {
 	}
 }
 
+// TestMaxRanks: the ranks of a process in its largest communicator are
+// kept apart from those of smaller ones (bytedance/byteps#97's NCCL 2.3.7
+// line; a world of 16 then a tensor-parallel group of 8 in the 2.12 form).
+func TestMaxRanks(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		n        int
+		ranks    []int
+	}{
+		{"NCCL 2.3.7", "ai-2080ti-18:5584:5584 [5] NCCL INFO comm 0x19b0d460 rank 5 nranks 6\n", 6, []int{5}},
+		{"world then a smaller group", "h:1:1 [3] NCCL INFO comm 0x1 rank 11 nRanks 16 nNodes 2 localRanks 8 localRank 3 MNNVL 0\n" +
+			"h:1:1 [3] NCCL INFO comm 0x2 rank 3 nRanks 8 nNodes 1 localRanks 8 localRank 3 MNNVL 0\n", 16, []int{11}},
+		{"smaller group first", "h:1:1 [3] NCCL INFO comm 0x2 rank 3 nRanks 8 nNodes 1 localRanks 8 localRank 3 MNNVL 0\n" +
+			"h:1:1 [3] NCCL INFO comm 0x1 rank 11 nRanks 16 nNodes 2 localRanks 8 localRank 3 MNNVL 0\n", 16, []int{11}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lg, err := Parse(strings.NewReader(tc.in), "log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := lg.Procs[0]; p.MaxNRanks != tc.n || !slices.Equal(p.MaxRanks, tc.ranks) {
+				t.Errorf("max nranks %d ranks %v, want %d %v", p.MaxNRanks, p.MaxRanks, tc.n, tc.ranks)
+			}
+		})
+	}
+}
+
 // TestEffectiveNetworkNoVerbs: a log at NCCL_DEBUG=WARN that only says
 // libibverbs could not be opened (NVIDIA/nccl-tests#82) ran over sockets;
 // "No device found" alone does not say so (a net plugin may carry it).

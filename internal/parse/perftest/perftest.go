@@ -114,6 +114,10 @@ type Startup struct {
 	// (ibv_query_device), a queue pair, the test's IB resources as a
 	// whole.
 	Device bool `json:"device,omitempty"`
+	// Midrun is set when the message is a failed exchange over the
+	// test's TCP socket after both ends had printed their addresses and
+	// the results header: the peer went away while the test ran.
+	Midrun bool `json:"midrun,omitempty"`
 }
 
 // Failure is a work completion with an error status that ended a run.
@@ -196,6 +200,12 @@ var (
 	// releases' "Couldn't get device attributes", today's "Failed to
 	// query device attributes").
 	deviceFailures = `Couldn't get device attributes|Failed to query device attributes|Unable to create QP|Failed to create QP|Couldn't create IB resources`
+	// reExchange are the messages of a failed exchange over the test's
+	// TCP socket (perftest_communication.c, the tests' main): "ethernet_
+	// read_keys: Couldn't read remote address", "Unable to read to
+	// socket/rdam_cm" (sic in old releases), "Failed to exchange data
+	// between server and clients".
+	reExchange = regexp.MustCompile(`^(?:\w+: )?(?:Couldn't (?:read|write|send|read/write) (?:remote|local) address|Unable to (?:read|write) (?:to|from) socket/\w+|Failed to exchange data between server and clients?)\b`)
 )
 
 type section int
@@ -297,7 +307,11 @@ func (p *textParser) line(t string) {
 		addFailure(p.cur, p.n, t, c, f)
 		return
 	}
-	if m := reStartup.FindStringSubmatch(t); m != nil {
+	m := reStartup.FindStringSubmatch(t)
+	if m == nil && reExchange.MatchString(t) {
+		m = []string{t, "", "", ""}
+	}
+	if m != nil {
 		if p.cur == nil {
 			p.newResult("")
 			p.sec = secNone
@@ -307,6 +321,10 @@ func (p *textParser) line(t string) {
 		if len(p.cur.Startup) == 0 {
 			st := Startup{Line: p.n, Text: t, PortState: m[2], Device: m[3] != ""}
 			st.Port, _ = strconv.Atoi(m[1])
+			// After both addresses and the results header the test
+			// was running: an exchange that fails then lost the peer.
+			st.Midrun = p.sec == secResults && p.cur.Local != nil && p.cur.Remote != nil &&
+				len(p.cur.BW) == 0 && len(p.cur.Lat) == 0 && reExchange.MatchString(t)
 			p.cur.Startup = append(p.cur.Startup, st)
 		} else {
 			p.cur.Startup[0].Text += " / " + t

@@ -218,6 +218,21 @@ func TestParseStartup(t *testing.T) {
 		{"the test's resources alone", " Couldn't create IB resources\n", false, []Startup{{Line: 1, Text: "Couldn't create IB resources", Device: true}}},
 		{"memory registration first is not the device", "Couldn't allocate MR\n Couldn't create IB resources\n", false,
 			[]Startup{{Line: 1, Text: "Couldn't allocate MR / Couldn't create IB resources"}}},
+		// Mellanox/SparkRDMA#31, the ib_read_bw server: the addresses
+		// were exchanged and the results header printed, then the
+		// closing exchange failed: the client went away mid-run.
+		{"exchange failed mid-run", " RDMA_Read BW Test\n Dual-port       : OFF          Device         : mlx4_0\n Link type       : IB\n Data ex. method : Ethernet\n" +
+			"---------------------------------------------------------------------------------------\n" +
+			" local address: LID 0x01 QPN 0x0294 PSN 0xd50c26 OUT 0x80 RKey 0x74a0c00 VAddr 0x007f9174aac000\n" +
+			" remote address: LID 0x0e QPN 0x025b PSN 0x7122ee OUT 0x80 RKey 0x740e600 VAddr 0x007f0475c4b000\n" +
+			"---------------------------------------------------------------------------------------\n" +
+			" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n" +
+			"ethernet_read_keys: Couldn't read remote address\n Unable to read to socket/rdam_cm\n Failed to exchange data between server and clients\n", true,
+			[]Startup{{Line: 10, Text: "ethernet_read_keys: Couldn't read remote address / Unable to read to socket/rdam_cm / Failed to exchange data between server and clients", Midrun: true}}},
+		// The same messages before any address was printed: the two
+		// ends never agreed on the test (not mid-run).
+		{"exchange failed before the addresses", " RDMA_Write BW Test\n Device         : mlx5_0\n Link type       : Ethernet\n Unable to write to socket/rdma_cm\n Failed to exchange data between server and clients\n", true,
+			[]Startup{{Line: 4, Text: "Unable to write to socket/rdma_cm / Failed to exchange data between server and clients"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if Detect(tc.in) != tc.detect {

@@ -287,6 +287,13 @@ var triageMetas = []finding.Meta{
 		Remedy:  []string{"docker run --device=/dev/infiniband ... or the Kubernetes RDMA shared device plugin", "modprobe ib_uverbs", "ls -l /dev/infiniband inside the container"},
 	},
 	{
+		ID: "host.verbs_provider_missing", Severity: finding.Critical, Area: "host", Step: finding.StepContainer,
+		Title:   "libibverbs has no provider for the RDMA devices",
+		Meaning: "libibverbs found the kernel's user-verbs devices (/sys/class/infiniband_verbs/uverbsN) but no user-space provider library that drives them (\"libibverbs: Warning: no userspace device-specific driver found for …/uverbs0\", rdma-core libibverbs/init.c): no process on this host or in this container can open the HCA, so ibv_devinfo lists none, NCCL falls back to TCP sockets and MPI/UCX leave RDMA out. Critical when no device is usable; a warning when others are.",
+		Causes:  []string{"the image or host has libibverbs without its providers (Debian/Ubuntu ibverbs-providers, RHEL rdma-core's libmlx5, or MLNX_OFED's libmlx5)", "the provider does not match libibverbs (an inbox libibverbs with MLNX_OFED providers, or a provider of another ABI version: libmlx5-rdmav2.so vs rdmav34)", "/etc/libibverbs.d (the driver list of older libibverbs) missing or without the device's entry"},
+		Remedy:  []string{"ls /etc/libibverbs.d /usr/lib/x86_64-linux-gnu/libibverbs /usr/lib64/libibverbs to see which providers are installed", "install the provider in the image: apt-get install ibverbs-providers (Debian/Ubuntu), dnf install rdma-core libibverbs (RHEL), or the same MLNX_OFED user space as the host", "ibv_devinfo -l to confirm the HCAs are listed"},
+	},
+	{
 		ID: "container.rdma_cm_missing", Severity: finding.Warning, Area: "container", Step: finding.StepContainer,
 		Title:   "/dev/infiniband/rdma_cm missing or not openable",
 		Meaning: "The RDMA connection manager device is absent or not openable. Applications that use librdmacm (MPI, UCX, some NCCL plugins, perftest -R) cannot connect.",

@@ -564,6 +564,15 @@ func TestCheckQueryErrors(t *testing.T) {
 		{"switch relay errors alone", "#warn: counter RcvSwRelayErrors = 179   (threshold 100)\nError check on lid 2 (MT47396 Infiniscale-III Mellanox Technologies) port\n7:  FAILED\n",
 			[]string{"fabric.link_errors/info"}, "not a cable fault"},
 		{"below thresholds", "Errors for \"n\"\n   GUID 0x1 port 1: [SymbolErrorCounter == 3]\n", nil, ""},
+		// guilbaults/infiniband-exporter#20: a grep of ibqueryerrors,
+		// symbol errors under the threshold and a long credit wait:
+		// congestion, judged as it is with the topology.
+		{"xmit wait beside few symbol errors", "GUID 0xc42a10300dd0bea port 1: [SymbolErrorCounter == 4] [PortXmitWait == 224462059]\n",
+			[]string{"fabric.congestion/warning"}, "0x0c42a10300dd0bea port 1 waited 224462059 ticks for credits"},
+		{"xmit wait under the threshold", "GUID 0x1 port 1: [PortXmitWait == 2]\n", nil, ""},
+		// linux-rdma (ceph, OpenSM): a saturated 32-bit PortXmitWait.
+		{"xmit wait saturated", "Errors for \"server mlx4_0\"\n   GUID 0x2c9030042dff1 port 1: [PortXmitWait == 4294967295]\n",
+			[]string{"fabric.congestion/warning"}, "PortXmitWait 4294967295 is saturated"},
 		// A "port ALL" aggregate pasted without its header or its
 		// node's port lines (openucx/ucx#9590) is all there is to judge.
 		{"aggregate alone", " GUID 0x1070fd0300370ea2 port ALL: [LinkDownedCounter == 25 (25.000)] [PortRcvErrors == 26 (26.000)] [PortXmitDiscards == 2846 (2.779K)]\n",

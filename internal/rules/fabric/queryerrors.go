@@ -25,6 +25,7 @@ var counterWidth = map[string]uint{
 	"LocalLinkIntegrityErrors":     4,
 	"ExcessiveBufferOverrunErrors": 4,
 	"VL15Dropped":                  16,
+	"PortXmitWait":                 32,
 }
 
 // Saturated says whether a PortCounters value sits at its maximum.
@@ -41,7 +42,10 @@ func Saturated(name string, v uint64) bool {
 // only counter is PortRcvSwitchRelayErrors is an info: a switch counts
 // there the packets it could not route (to a LID missing from its
 // forwarding table, often multicast or a node that went away), which says
-// nothing about the cable. src names the file, line the line of a port.
+// nothing about the cable. PortXmitWait at or above th.XmitWait is
+// fabric.congestion, as it is when the topology is given: the port waited
+// that many ticks for flow-control credits. src names the file, line the
+// line of a port.
 func CheckQueryErrors(q *ibdiags.QueryErrors, src string, th Thresholds) []finding.Finding {
 	if th == (Thresholds{}) {
 		th = DefaultThresholds()
@@ -74,6 +78,14 @@ func CheckQueryErrors(q *ibdiags.QueryErrors, src string, th Thresholds) []findi
 			subj.NodeGUID = guidText(p.NodeGUID)
 		} else if p.GUID != 0 {
 			subj.NodeGUID = guidText(p.GUID)
+		}
+		if v, ok := p.Counters["PortXmitWait"]; ok && th.XmitWait > 0 && v >= th.XmitWait {
+			sum := fmt.Sprintf("%s waited %d ticks for credits to send since the counters were last cleared (congestion back-pressure from downstream; give a second sample to see whether it still grows)", name, v)
+			if Saturated("PortXmitWait", v) {
+				sum = fmt.Sprintf("%s: PortXmitWait %d is saturated (the 32-bit counter stopped: the port waited for credits more than that since the counters were last cleared; clear it with perfquery -R and sample again to see the current rate)", name, v)
+			}
+			out = append(out, catalog.New("fabric.congestion", subj, sum,
+				finding.Evidence{Source: lineOf(src, p, "PortXmitWait"), Value: fmt.Sprintf("PortXmitWait == %d", v)}))
 		}
 		var parts []string
 		var ev []finding.Evidence

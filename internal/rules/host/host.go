@@ -300,7 +300,10 @@ func checkGIDIndex(in *Input) []finding.Finding {
 	idx := int(*c.GIDIndex)
 	var out []finding.Finding
 	for _, p := range rocePorts(in.Snap) {
-		if !p.IsActive() || (c.IBHCA != nil && !c.IBHCA.Selects(p.Device, p.Number)) {
+		// A pasted GID table does not show the port's state: its
+		// ports are judged unless another output said they are down.
+		live := p.IsActive() || in.standalone && p.State == nil
+		if !live || (c.IBHCA != nil && !c.IBHCA.Selects(p.Device, p.Number)) {
 			continue
 		}
 		var g *snapshot.GIDEntry
@@ -308,6 +311,9 @@ func checkGIDIndex(in *Input) []finding.Finding {
 			if p.GIDs[i].Index == idx {
 				g = &p.GIDs[i]
 			}
+		}
+		if g == nil && in.gidsOpen {
+			continue // the index may be among the rows left out
 		}
 		var why, val string
 		sev := finding.Critical

@@ -70,6 +70,10 @@ type Input struct {
 	// gidsCut is the port of a pasted GID table cut inside its rows
 	// (CheckPastedGIDs): checkGIDv2 does not judge it.
 	gidsCut *snapshot.Port
+	// gidsOpen says a pasted GID table has no closing n_gids_found line
+	// (cut, or filtered by grep): an index it does not list may still
+	// be populated.
+	gidsOpen bool
 	// logOnly is set by CheckKernelLog: AER is judged from the log alone.
 	logOnly bool
 

@@ -10,6 +10,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
@@ -60,6 +61,17 @@ func CheckPastedGIDs(s *snapshot.Snapshot, cut *snapshot.Port) []finding.Finding
 		cut = nil
 	}
 	return checkGIDv2(&Input{Snap: s, standalone: true, gidsCut: cut})
+}
+
+// CheckPastedGIDIndex judges NCCL_IB_GID_INDEX, as env sets it (lines
+// of the same paste: an export, a launcher flag, NCCL's "set by
+// environment"), against a pasted GID table (show_gids): an index that
+// names a RoCE v1 GID or an empty slot is nccl.gid_index_wrong, as on a
+// live node, naming the routable RoCE v2 GID to use. open says the table
+// lacks show_gids' closing n_gids_found line (cut, or filtered by grep):
+// an index it does not list is then not judged.
+func CheckPastedGIDIndex(s *snapshot.Snapshot, env *ncclenv.Env, open bool) []finding.Finding {
+	return checkGIDIndex(&Input{Snap: s, Env: env, standalone: true, gidsOpen: open})
 }
 
 // CutGIDPort says whether p, the port whose rows end a GID table pasted

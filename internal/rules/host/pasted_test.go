@@ -15,6 +15,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/rules/topo"
 )
@@ -444,6 +445,49 @@ func TestPastedGIDsCut(t *testing.T) {
 			}
 			if note, ok := CutGIDPort(cut); ok != tt.note || ok && !strings.Contains(note, "mlx5_2 port 1") {
 				t.Errorf("note %q %v, want %v", note, ok, tt.note)
+			}
+		})
+	}
+}
+
+// TestPastedGIDIndex: NCCL_IB_GID_INDEX exported in a paste judged
+// against the show_gids table beside it (NVIDIA/nccl#1510: index 4 is the
+// IPv4 RoCE v1 GID of mlx5_0, its v2 twin is index 5). An index the table
+// does not list is empty when the table is whole, not judged when it
+// lacks its closing line; a port another output showed down is skipped.
+func TestPastedGIDIndex(t *testing.T) {
+	ll := mustGID(t, "fe80:0000:0000:0000:9cbb:b7ff:feb3:937a")
+	v4 := mustGID(t, "0000:0000:0000:0000:0000:ffff:0a0c:0015")
+	row := func(i int, g ib.GID, typ ib.GIDType) snapshot.GIDEntry {
+		return snapshot.GIDEntry{Index: i, GID: g, Type: typ, NetDev: "net1"}
+	}
+	table := []snapshot.GIDEntry{row(4, v4, ib.GIDTypeIBRoCEv1), row(5, v4, ib.GIDTypeRoCEv2), row(6, ll, ib.GIDTypeIBRoCEv1), row(7, ll, ib.GIDTypeRoCEv2)}
+	down := ib.StateDown
+	tests := []struct {
+		name  string
+		env   []string
+		open  bool
+		state *ib.PortState
+		want  []string
+		has   string
+	}{
+		{"index 4 is RoCE v1", []string{"NCCL_IB_GID_INDEX=4"}, true, nil, []string{"nccl.gid_index_wrong/critical"}, "is a RoCE v1 GID (not routable, no ECN); use the routable RoCE v2 GID 0000:0000:0000:0000:0000:ffff:0a0c:0015 at index 5"},
+		{"index 5 is RoCE v2", []string{"NCCL_IB_GID_INDEX=5"}, true, nil, nil, ""},
+		{"index 7 is link-local v2", []string{"NCCL_IB_GID_INDEX=7"}, true, nil, []string{"nccl.gid_index_wrong/warning"}, "link-local"},
+		{"index 3 not listed, table whole", []string{"NCCL_IB_GID_INDEX=3"}, false, nil, []string{"nccl.gid_index_wrong/critical"}, "is empty"},
+		{"index 3 not listed, table open", []string{"NCCL_IB_GID_INDEX=3"}, true, nil, nil, ""},
+		{"another HCA selected", []string{"NCCL_IB_GID_INDEX=4", "NCCL_IB_HCA=mlx5_1"}, true, nil, nil, ""},
+		{"port shown down", []string{"NCCL_IB_GID_INDEX=4"}, true, &down, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &snapshot.Snapshot{Devices: []snapshot.Device{{Name: "mlx5_0", Ports: []snapshot.Port{{Device: "mlx5_0", Number: 1, LinkLayer: ib.LinkLayerEthernet, NetDev: "net1", GIDs: table, State: tt.state}}}}}
+			fs := CheckPastedGIDIndex(s, ncclenv.FromList("paste.txt", tt.env), tt.open)
+			if got := ids(fs); !slices.Equal(got, tt.want) {
+				t.Fatalf("findings %v, want %v", got, tt.want)
+			}
+			if tt.has != "" && !strings.Contains(fs[0].Summary, tt.has) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.has)
 			}
 		})
 	}

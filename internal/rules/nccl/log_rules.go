@@ -261,7 +261,9 @@ func (c *logCheck) checkNoIBDevice() {
 // oneNode says how the log (or the options) show that the job of procs
 // runs on one node: "nNodes 1" when every process logged it, "all ranks
 // on HOST" when another output listed them there and the log names no
-// other host; "" when nothing shows it.
+// other host, or when the log itself shows every rank of its largest
+// communicator on processes of HOST (NCCL before 2.12 logs no nNodes:
+// "comm 0x… rank 5 nranks 6"); "" when nothing shows it.
 func (c *logCheck) oneNode(procs []*nccllog.Proc) string {
 	if !slices.ContainsFunc(procs, func(p *nccllog.Proc) bool { return p.NNodes != 1 }) {
 		return "nNodes 1"
@@ -269,7 +271,45 @@ func (c *logCheck) oneNode(procs []*nccllog.Proc) string {
 	if h := c.opts.OneHost; h != "" && !slices.ContainsFunc(c.all, func(p *nccllog.Proc) bool { return p.Host != "" && p.Host != h }) {
 		return "all ranks on " + h
 	}
+	if h, n := allRanksOnOneHost(c.all); h != "" {
+		return fmt.Sprintf("all %d ranks on %s", n, h)
+	}
 	return ""
+}
+
+// allRanksOnOneHost returns the host and the size of the largest
+// communicator the log shows when every process names that one host and
+// together they hold each of its ranks 0..N-1; "" otherwise (a process
+// without a host or named localhost, another host, or a rank missing: the
+// rest may run on a node whose log is not pasted).
+func allRanksOnOneHost(procs []*nccllog.Proc) (string, int) {
+	host, n := "", 0
+	for _, p := range procs {
+		// Containers of several nodes may all call themselves
+		// localhost: that name places no rank.
+		if p.Host == "" || p.Host == "localhost" || strings.HasPrefix(p.Host, "localhost.") || host != "" && p.Host != host {
+			return "", 0
+		}
+		host, n = p.Host, max(n, p.MaxNRanks)
+	}
+	if n == 0 {
+		return "", 0
+	}
+	seen := make([]bool, n)
+	for _, p := range procs {
+		if p.MaxNRanks != n {
+			continue
+		}
+		for _, r := range p.MaxRanks {
+			if r >= 0 && r < n {
+				seen[r] = true
+			}
+		}
+	}
+	if slices.Contains(seen, false) {
+		return "", 0
+	}
+	return host, n
 }
 
 // checkSocketFallback reports processes that use sockets, graded by

@@ -247,6 +247,22 @@ func TestMergeLogs(t *testing.T) {
 // hiyouga/LlamaFactory#6111) and how much each matters. A job on one node
 // gets a note, not a finding: its network transport carries nothing.
 func TestSocketFallbackVariants(t *testing.T) {
+	// bytedance/byteps#97: NCCL 2.3.7, six processes of one host, one
+	// rank each, without libibverbs.
+	const byteps97 = "ai-2080ti-18:5571:5571 [0] misc/ibvwrap.cu:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
+		"ai-2080ti-18:5571:5571 [0] NCCL INFO Using internal Network Socket\n" +
+		"NCCL version 2.3.7+cuda9.0\n" +
+		"ai-2080ti-18:5571:5571 [0] NCCL INFO rank 0 nranks 6\n" +
+		"ai-2080ti-18:5574:5574 [1] misc/ibvwrap.cu:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
+		"ai-2080ti-18:5574:5574 [1] NCCL INFO Using internal Network Socket\n" +
+		"ai-2080ti-18:5574:5574 [1] NCCL INFO rank 1 nranks 6\n" +
+		"ai-2080ti-18:5584:5584 [5] NCCL INFO comm 0x19b0d460 rank 5 nranks 6\n" +
+		"ai-2080ti-18:5580:5580 [3] NCCL INFO comm 0x196ed780 rank 3 nranks 6\n" +
+		"ai-2080ti-18:5580:5580 [3] NCCL INFO NET : Using interface ib0:fe80::ee0d:9a03:9c:e0b2%ib0<0>\n" +
+		"ai-2080ti-18:5579:5579 [2] NCCL INFO comm 0x1ab12940 rank 2 nranks 6\n" +
+		"ai-2080ti-18:5583:5583 [4] NCCL INFO comm 0x1921dc90 rank 4 nranks 6\n" +
+		"ai-2080ti-18:5571:5571 [0] NCCL INFO comm 0x1a7cf280 rank 0 nranks 6\n" +
+		"ai-2080ti-18:5574:5574 [1] NCCL INFO comm 0x195e9fb0 rank 1 nranks 6\n"
 	// NVIDIA/nccl#428 (comment by woodlgz, 2020-12-04): all_reduce_perf
 	// -g 2 in one process, whose rank list puts both ranks on this host.
 	const nccl428 = "ai-vtraining-prd-10-193-84-3:93569:93569 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
@@ -280,6 +296,19 @@ func TestSocketFallbackVariants(t *testing.T) {
 		{"two nodes on sockets",
 			"x:1:2 [0] NCCL INFO NET/IB : No device found.\nx:1:2 [0] NCCL INFO Using network Socket\nx:1:2 [0] NCCL INFO comm 0x555e7b78acb0 rank 6 nRanks 8 nNodes 2 localRanks 4 localRank 2 MNNVL 0\n",
 			LogOptions{}, []string{"nccl.socket_fallback/warning"}, []string{"NCCL found no IB device", "NET/IB : No device found."}},
+		// bytedance/byteps#97: NCCL 2.3.7 logs no nNodes, but its six
+		// ranks are all on one host; without rank 5 (or with a second
+		// host, or a larger communicator) the job may span nodes.
+		{"NCCL 2.3.7, every rank on one host", byteps97, LogOptions{},
+			nil, []string{"one node (all 6 ranks on ai-2080ti-18)", "libibverbs could not be loaded"}},
+		{"NCCL 2.3.7, a rank missing", strings.Replace(byteps97, "comm 0x19b0d460 rank 5 nranks 6", "comm 0x19b0d460 rank 4 nranks 6", 1), LogOptions{},
+			[]string{"nccl.socket_fallback/warning"}, nil},
+		{"NCCL 2.3.7, a rank on another host", strings.Replace(byteps97, "ai-2080ti-18:5584:5584 [5] NCCL INFO comm", "ai-2080ti-19:5584:5584 [5] NCCL INFO comm", 1), LogOptions{},
+			[]string{"nccl.socket_fallback/warning"}, nil},
+		{"every rank on hosts all named localhost", strings.ReplaceAll(byteps97, "ai-2080ti-18:", "localhost:"), LogOptions{},
+			[]string{"nccl.socket_fallback/warning"}, nil},
+		{"six ranks of a twelve-rank world on one host", byteps97 + "ai-2080ti-18:5571:5571 [0] NCCL INFO comm 0x2a7cf280 rank 0 nranks 12\n", LogOptions{},
+			[]string{"nccl.socket_fallback/warning"}, nil},
 		{"NCCL 2.3 wording",
 			"ml3:32632:32662 [0] NCCL INFO NET : Using interface enp0s31f6:10.92.42.96<0>\nml3:32632:32662 [0] NCCL INFO Net/IB: call to devices() returned 0 devices.\nml3:32632:32662 [0] NCCL INFO Using network Socket\n",
 			LogOptions{}, []string{"nccl.socket_fallback/warning"}, []string{"Net/IB: call to devices() returned 0 devices."}},

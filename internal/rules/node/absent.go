@@ -2,6 +2,8 @@ package node
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
@@ -42,4 +44,65 @@ func CheckAbsent(file string, as []Absent) []finding.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// VerbsWarn is a libibverbs warning of a pasted tool's output: Kind is
+// "no provider" (Name a uverbs device no provider claims), "load failed"
+// (Name a provider library that did not load) or "no config dir" (Name
+// the directory); Line and Text where it stands in the file.
+type VerbsWarn struct {
+	Kind string
+	Name string
+	Line int
+	Text string
+}
+
+// CheckVerbsProviders reports the uverbs devices libibverbs found no
+// provider for ("libibverbs: Warning: no userspace device-specific driver
+// found for /sys/class/infiniband_verbs/uverbs0"): the kernel has them,
+// but nothing in user space can open them. listed is how many devices the
+// tool still listed: with none, RDMA is unusable where it ran (critical;
+// the tool's own "No IB devices found" or "0 HCAs found:" is this
+// consequence and is not reported apart); with some, the others are
+// lost (a warning). "couldn't load driver" lines alone are common on
+// hosts whose driver list names hardware they lack, so they are only
+// evidence here.
+func CheckVerbsProviders(file string, ws []VerbsWarn, listed int) []finding.Finding {
+	var devs []string
+	var ev, loads []finding.Evidence
+	for _, w := range ws {
+		e := finding.Evidence{Source: fmt.Sprintf("%s:%d", file, w.Line), Value: w.Text}
+		switch w.Kind {
+		case "no provider":
+			devs = append(devs, w.Name)
+			if len(ev) < 3 {
+				ev = append(ev, e)
+			}
+		default:
+			loads = append(loads, e)
+		}
+	}
+	if len(devs) == 0 {
+		return nil
+	}
+	slices.Sort(devs)
+	devs = slices.Compact(devs)
+	what, it := "these RDMA devices", "them"
+	if len(devs) == 1 {
+		what, it = "this RDMA device", "it"
+	}
+	sum := fmt.Sprintf("libibverbs found no user-space provider (libmlx5 or the like) for %s: the kernel has %s, but no process here can open %s", strings.Join(devs, ", "), what, it)
+	sev := finding.Critical
+	if listed == 0 {
+		sum += ", and the tool lists no HCA: RDMA is unusable where it ran (NCCL falls back to TCP sockets, MPI and UCX leave RDMA out); install the provider that matches this libibverbs (ibverbs-providers, rdma-core, or the host's MLNX_OFED user space)"
+	} else {
+		sev = finding.Warning
+		sum += fmt.Sprintf("; %d other device(s) still listed", listed)
+	}
+	if len(loads) > 0 {
+		sum += "; libibverbs also reports a provider it could not load"
+	}
+	f := catalog.New("host.verbs_provider_missing", finding.Subject{File: file}, sum, append(ev, loads[:min(len(loads), 2)]...)...)
+	f.Severity = sev
+	return []finding.Finding{f}
 }

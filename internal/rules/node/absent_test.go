@@ -41,3 +41,42 @@ func TestCheckAbsent(t *testing.T) {
 		t.Errorf("no absent device: %+v", fs)
 	}
 }
+
+// TestCheckVerbsProviders: uverbs devices libibverbs has no provider for
+// (NVIDIA/caffe#590, a container with five of them and "0 HCAs found:")
+// are host.verbs_provider_missing: critical when no device is listed, a
+// warning when others are; a provider that did not load is only evidence.
+func TestCheckVerbsProviders(t *testing.T) {
+	noProv := func(n int, dev string) VerbsWarn {
+		return VerbsWarn{Kind: "no provider", Name: dev, Line: n, Text: "libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/" + dev}
+	}
+	load := VerbsWarn{Kind: "load failed", Name: "libmlx5-rdmav2.so", Line: 1, Text: "libibverbs: Warning: couldn't load driver 'libmlx5-rdmav2.so': libmlx5-rdmav2.so: cannot open shared object file: No such file or directory"}
+	tests := []struct {
+		name   string
+		ws     []VerbsWarn
+		listed int
+		want   []string
+		says   string
+	}{
+		{"five devices, none listed", []VerbsWarn{noProv(7, "uverbs4"), noProv(8, "uverbs3"), noProv(9, "uverbs2"), noProv(10, "uverbs1"), noProv(11, "uverbs0")}, 0,
+			[]string{"host.verbs_provider_missing/critical"}, "uverbs0, uverbs1, uverbs2, uverbs3, uverbs4"},
+		{"one device without, one listed", []VerbsWarn{noProv(1, "uverbs1")}, 1, []string{"host.verbs_provider_missing/warning"}, "1 other device(s) still listed"},
+		{"a driver that did not load, with the device", []VerbsWarn{load, noProv(2, "uverbs0")}, 0, []string{"host.verbs_provider_missing/critical"}, "could not load"},
+		{"a driver that did not load alone", []VerbsWarn{load}, 0, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := CheckVerbsProviders("p.txt", tt.ws, tt.listed)
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Fatalf("findings %v, want %v", got, tt.want)
+			}
+			if tt.says != "" && !strings.Contains(fs[0].Summary, tt.says) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.says)
+			}
+		})
+	}
+}

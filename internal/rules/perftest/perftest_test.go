@@ -138,6 +138,15 @@ func TestRules(t *testing.T) {
 		{"local device cannot create a QP", []string{"Couldn't get device attributes\nUnable to create QP.\nFailed to create QP.\nCouldn't create IB resources\n"}, Options{},
 			[]string{"perf.test_invalid/critical"}},
 		{"memory registration failed first", []string{"Couldn't allocate MR\n Couldn't create IB resources\n"}, Options{}, []string{"perf.test_invalid/warning"}},
+		// Mellanox/SparkRDMA#31: the ib_read_bw server exchanged the
+		// addresses and printed the results header, then lost the
+		// client: the run died (critical); the same exchange failing
+		// before the addresses is a test that did not start (warning).
+		{"exchange failed mid-run", []string{midrunServer}, Options{}, []string{"perf.test_invalid/critical"}},
+		{"exchange failed after a completion error", []string{strings.Replace(midrunServer, "ethernet_read_keys:", "Completion with error at server\nFailed status 12: wr_id 0 syndrom 0x81\nethernet_read_keys:", 1)}, Options{},
+			[]string{"perf.test_invalid/critical"}},
+		{"exchange failed before the addresses", []string{" RDMA_Write BW Test\n Device         : mlx5_0\n Unable to write to socket/rdma_cm\n Failed to exchange data between server and clients\n"}, Options{},
+			[]string{"perf.test_invalid/warning"}},
 		{"roce link-local gid", []string{strings.Replace(string(hdr), "Link type       : IB", "Link type       : Ethernet", 1)}, Options{},
 			[]string{"perf.test_invalid/warning"}},
 		// An all-zero RoCE GID (Mellanox/k8s-rdma-shared-dev-plugin#112):
@@ -198,6 +207,20 @@ func TestRules(t *testing.T) {
 		})
 	}
 }
+
+const midrunServer = `                    RDMA_Read BW Test
+ Dual-port       : OFF          Device         : mlx4_0
+ Link type       : IB
+ Data ex. method : Ethernet
+---------------------------------------------------------------------------------------
+ local address: LID 0x01 QPN 0x0294 PSN 0xd50c26 OUT 0x80 RKey 0x74a0c00 VAddr 0x007f9174aac000
+ remote address: LID 0x0e QPN 0x025b PSN 0x7122ee OUT 0x80 RKey 0x740e600 VAddr 0x007f0475c4b000
+---------------------------------------------------------------------------------------
+ #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+ethernet_read_keys: Couldn't read remote address
+ Unable to read to socket/rdam_cm
+ Failed to exchange data between server and clients
+`
 
 const gidZero = `                    RDMA_Write BW Test
  Device         : mlx5_0

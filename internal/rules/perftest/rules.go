@@ -517,6 +517,9 @@ func cmpOr(a, b string) string {
 func startupFindings(r *perftest.Result, subj finding.Subject) []finding.Finding {
 	var fs []finding.Finding
 	for _, st := range r.Startup {
+		if st.Midrun && len(r.Failures) > 0 {
+			continue // the completion error that ended the run is said
+		}
 		sum := fmt.Sprintf("%s could not start: %s; no bandwidth or latency was measured", name(r), st.Text)
 		sev := finding.Warning
 		var causes, remedy []string
@@ -534,6 +537,14 @@ func startupFindings(r *perftest.Result, subj finding.Subject) []finding.Finding
 				"dmesg | grep -i mlx5 for driver errors",
 				"ulimit -l (unlimited for RDMA jobs)",
 				"run the kernel's matching rdma-core (or MLNX_OFED built for this kernel)"}
+		}
+		if st.Midrun {
+			// Both ends had exchanged their addresses and the test
+			// was running: the peer closed its socket before the
+			// closing exchange, so its run ended in an error (a work
+			// completion error, a crash) or it was killed.
+			sum = fmt.Sprintf("%s died mid-run: the two ends had exchanged their addresses and the test had started, then the exchange with the peer failed (%s): the peer's run ended before it finished, so no bandwidth or latency was measured; the peer's own output names its error (run both ends again and keep both outputs)", name(r), st.Text)
+			sev = finding.Critical
 		}
 		f := catalog.New("perf.test_invalid", subj, sum, finding.Evidence{Source: at(r, st.Line), Value: st.Text})
 		if causes != nil {
