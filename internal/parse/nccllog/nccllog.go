@@ -333,16 +333,23 @@ func anyRank(line, r string) int {
 // watchdog matches reWatchdog as FindStringSubmatch does, by hand: the
 // regexp's lazy ".*?" made it a sixth of a streamed log's CPU.
 func watchdog(line string) []string {
-	const head = "Watchdog caught collective operation timeout: WorkNCCL(SeqNum="
+	m, _ := findWatchdog(line)
+	return m
+}
+
+// findWatchdog is watchdog, and whether line holds a report's head at
+// all (a report cut short by a wrap has only that), in one scan.
+func findWatchdog(line string) (m []string, head bool) {
 	for off := 0; ; {
-		i := strings.Index(line[off:], head)
+		i := strings.Index(line[off:], watchdogHead)
 		if i < 0 {
-			return nil
+			return nil, head
 		}
+		head = true
 		start := off + i
 		off = start + 1
-		if m := watchdogAt(line, start, start+len(head)); m != nil {
-			return m
+		if m := watchdogAt(line, start, start+len(watchdogHead)); m != nil {
+			return m, true
 		}
 	}
 }
@@ -798,11 +805,12 @@ func (p *Parser) line(n int, raw string) {
 		return
 	}
 	line := strings.TrimSpace(raw)
-	if m := watchdog(line); m != nil {
+	m, head := findWatchdog(line)
+	if m != nil {
 		p.timeout(n, line, m)
 		return
 	}
-	if i := strings.Index(line, watchdogHead); i >= 0 && !strings.Contains(line[i:], " milliseconds") {
+	if head && !strings.Contains(line, " milliseconds") {
 		p.wrap = wrappedWatchdog{n: n, head: line, text: line}
 		return
 	}
