@@ -30,6 +30,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
 	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
+	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
@@ -39,6 +40,7 @@ import (
 	perftestrules "github.com/ibdoctor/ibdoctor/internal/rules/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 	ucxrules "github.com/ibdoctor/ibdoctor/internal/rules/ucx"
+	verbsrules "github.com/ibdoctor/ibdoctor/internal/rules/verbs"
 )
 
 // Options tune the rules for pasted output.
@@ -599,6 +601,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseOpenMPI(&seg, file, text)
 	case KindUlimit:
 		err = diagnoseUlimit(&seg, file, text)
+	case KindVerbsLog:
+		err = diagnoseVerbsLog(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -1592,6 +1596,7 @@ var signatures = []struct {
 	{KindLshca, []string{"LnkStat", "LnkCapWidth", "LnkStaWidth", "HCA_Type", "PCI_addr", "IpStat"}},
 	{KindUCXLog, []string{"UCX  ERROR", "UCX  WARN", "UCX  INFO", "UCX  DIAG", "ib_mlx5_log.c", "UCX Fatal"}},
 	{KindOpenMPI, []string{"OpenFabrics", "Local host:", "Local device:", "sent help message", "btl_openib"}},
+	{KindVerbsLog, []string{"got completion with error", "prov_err:", "retry counter exceeded"}},
 }
 
 // perfqueryNames maps perfquery's counter names to the sysfs names the
@@ -1743,6 +1748,17 @@ func diagnoseUCX(seg *Segment, file, text string) error {
 		seg.Summary += ", " + plural(len(lg.Completions), "completion error", "completion errors")
 	}
 	seg.Findings = append(seg.Findings, ucxrules.Check(lg)...)
+	return nil
+}
+
+// diagnoseVerbsLog judges the work-completion errors of application logs.
+func diagnoseVerbsLog(seg *Segment, file, text string) error {
+	lg, err := wclog.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	seg.Summary = plural(len(lg.Errors), "work-completion error line", "work-completion error lines")
+	seg.Findings = append(seg.Findings, verbsrules.Check(lg)...)
 	return nil
 }
 
