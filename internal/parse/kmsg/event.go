@@ -369,6 +369,10 @@ var Patterns = []Pattern{
 	// The line mlx5_poll_one prints after it: "… mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9".
 	{Name: "mlx5-ib-error-cqe-syndrome", Kind: KindCQ, Contains: []string{"syndrome 0x", ", vendor syndrome 0x"}, Set: Event{CQ: CQSyndrome},
 		Re: regexp.MustCompile(`^(?:infiniband )?(?P<iface>[\w.-]+): ?(?:\w+:\d+:\(pid \d+\): )?syndrome (?P<synd>0x[0-9a-fA-F]+), vendor syndrome (?P<vend>0x[0-9a-fA-F]+)\s*$`)},
+	// hw/mlx5/cq.c dump_cqe, mlx5_ib_warn (every status but a flush): "infiniband mlx5_0: dump_cqe:272:(pid 709): dump error cqe", then
+	// the CQE in hex (mlx5_dump_err_cqe); the Classifier reads the syndromes from the dump's last line (cqedump.go).
+	{Name: "mlx5-ib-dump-error-cqe", Kind: KindCQ, Contains: []string{"dump error cqe"}, Set: Event{CQ: CQErrorCQE},
+		Re: regexp.MustCompile(`^(?:infiniband )?(?P<iface>[\w.-]+): ?(?:\w+:\d+:\(pid \d+\): )?dump error cqe\s*$`)},
 	// hw/mlx5/cq.c mlx5_handle_error_cqe, mlx5_ib_warn (every status but a flush): "infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 10, Message: remote access error".
 	{Name: "mlx5-ib-wc-error", Kind: KindCQ, Contains: []string{"WC error: "}, Set: Event{CQ: CQWCError},
 		Re: regexp.MustCompile(`^(?:infiniband )?(?P<iface>[\w.-]+): ?(?:\w+:\d+:\(pid \d+\): )?WC error: (?P<wc>\d+), [Mm]essage: (?P<detail>.+)$`)},
@@ -614,6 +618,10 @@ type Classifier struct {
 	suppressed     int
 	suppressedLeft int
 	seen           map[string]*textClass
+	// dumpDev is the RDMA device of an error CQE being dumped, for its
+	// hex lines within dumpLeft records (cqedump.go).
+	dumpDev  string
+	dumpLeft int
 	// oops is the kernel crash report being read (oops.go); goingDown
 	// says the log said the host was shutting down or rebooting.
 	oops      oopsState
@@ -784,6 +792,10 @@ func (c *Classifier) add(r Record) []Event {
 	}
 	if c.pendingLeft > 0 {
 		c.pendingLeft--
+	}
+	if ev, ok := c.cqeDump(r, tc); ok && len(evs) == 0 {
+		c.out[0] = ev
+		evs = c.out[:1]
 	}
 	return evs
 }

@@ -21,6 +21,9 @@ var patternSamples = []struct {
 		Event{Kind: KindCQ, Interface: "rocep33s0f0", CQ: CQErrorCQE, CQN: "0x406", Detail: "Responder"}},
 	{"mlx5-ib-error-cqe-syndrome", "infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9",
 		Event{Kind: KindCQ, Interface: "rocep33s0f0", CQ: CQSyndrome, Syndrome: 5, VendorSyndrome: 0xf9}},
+	// linux-rdma, NFS over RDMA on kernel 5.10 (analyze testdata/realworld-fresh12); the syndromes are in the hex lines after it (cqedump.go).
+	{"mlx5-ib-dump-error-cqe", "infiniband mlx5_0: dump_cqe:272:(pid 709): dump error cqe",
+		Event{Kind: KindCQ, Interface: "mlx5_0", CQ: CQErrorCQE}},
 	{"rdma-ulp-wc-error", "nvme nvme15: RECV for CQE 0x00000000ce392ed9 failed with status local protection error (4)",
 		Event{Kind: KindCQ, Interface: "nvme15", CQ: CQULP, WCStatus: 4, Detail: "local protection error"}},
 	{"mlx5-ib-wc-error", "infiniband mlx5_4: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, Message: local protection error",
