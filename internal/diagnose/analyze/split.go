@@ -260,6 +260,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindLinkInfo, 0
 	case strings.HasPrefix(t, "LnkCap:") || strings.HasPrefix(t, "LnkSta:"):
 		return KindLspci, 0 // lspci's link lines quoted without their device (or `lspci -vvv | grep Lnk`)
+	case l != t && strings.HasPrefix(t, "Capabilities: [") && strings.Contains(t, "] Express (v") && strings.Contains(t, " Port"):
+		return KindLspci, 0 // an `lspci -s ADDR -vvv` excerpt from a port's Express capability
 	case l == t && lspci.IsHeader(t):
 		return KindLspci, 0 // "17:00.0 PCI bridge: …" at the start of the line
 	}

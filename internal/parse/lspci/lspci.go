@@ -172,6 +172,19 @@ func Parse(r io.Reader, source string) (*Listing, error) {
 			acsAt = 0
 			continue
 		}
+		if key == "Capabilities" && (cur == nil || cur.Anonymous() && cur.LinkSta != nil) {
+			// "......" excerpts of `lspci -s ADDR -vvv` that start at
+			// the Express capability: the port type names the function
+			// its LnkCap/LnkSta lines belong to.
+			if pt := portType(val); pt != "" {
+				if len(l.Devices) == maxDevices {
+					return nil, fail(raw, fmt.Errorf("more than %d devices", maxDevices))
+				}
+				l.Devices = append(l.Devices, Device{Line: n, PortType: pt})
+				cur = &l.Devices[len(l.Devices)-1]
+				continue
+			}
+		}
 		if cur == nil {
 			continue
 		}

@@ -16,16 +16,31 @@ import (
 // for fewer lanes, a riser): critical. A slower link alone is critical
 // for a NIC; a GPU lowers its link speed at idle for power saving, so on
 // a GPU, or a device the paste does not name, a speed-only drop is a
-// warning that a reading under load settles. PCIe switch and root ports
-// are not judged: their link is as wide as the device below them wires;
-// nor is a function other than 0 of a device whose function 0 is in the
-// paste (the functions share one link: function 0's LnkSta is the link's).
-// judged is how many functions had a LnkSta to judge.
+// warning that a reading under load settles. A PCIe switch or root
+// port's link is as wide as the device below it wires: when that device
+// is in the paste its own LnkSta is judged and the port is not; when it
+// is not, a port that trained narrower than its LnkCap is a warning (a
+// x2 device in a x4 slot is by design, a x4 device at x2 is a fault:
+// the device's own LnkCap and LnkSta settle it), and its speed is not
+// judged (an idle GPU below it lowers the link's speed too). A function
+// other than 0 of a device whose function 0 is in the paste is not
+// judged (the functions share one link: function 0's LnkSta is the
+// link's). judged is how many functions had a LnkSta to judge.
 func CheckPastedLspciLinks(l *lspci.Listing, source string) (out []finding.Finding, judged int) {
 	for i := range l.Devices {
 		d := &l.Devices[i]
 		sta, lc := d.LinkSta, d.LinkCap
-		if sta == nil || d.IsBridge() || sharesLink(l, d) {
+		if sta == nil || sharesLink(l, d) {
+			continue
+		}
+		if d.IsBridge() {
+			if feedsPasted(l, d) {
+				continue
+			}
+			judged++
+			if f, ok := bridgeNarrow(d, source); ok {
+				out = append(out, f)
+			}
 			continue
 		}
 		judged++
@@ -95,4 +110,57 @@ func sharesLink(l *lspci.Listing, d *lspci.Device) bool {
 		}
 	}
 	return false
+}
+
+// feedsPasted says whether the paste lists a function on the bridge's
+// secondary bus range (the device its downstream link feeds).
+func feedsPasted(l *lspci.Listing, b *lspci.Device) bool {
+	if b.Bus == nil || b.Anonymous() {
+		return false
+	}
+	for i := range l.Devices {
+		d := &l.Devices[i]
+		if d == b || d.Anonymous() || domain(d.Address) != domain(b.Address) {
+			continue
+		}
+		if bus := busOf(d.Address); bus >= b.Bus.Secondary && bus <= b.Bus.Subordinate {
+			return true
+		}
+	}
+	return false
+}
+
+// bridgeNarrow judges a switch or root port whose device below is not in
+// the paste: a warning where its link trained narrower than its LnkCap.
+// A port with no link (width 0, an empty slot) is not judged.
+func bridgeNarrow(d *lspci.Device, source string) (finding.Finding, bool) {
+	sta, lc := d.LinkSta, d.LinkCap
+	var prob string
+	switch {
+	case sta.Width == 0:
+		return finding.Finding{}, false
+	case lc != nil && lc.Width > 0 && sta.Width < lc.Width:
+		prob = fmt.Sprintf("x%d instead of x%d", sta.Width, lc.Width)
+	case (lc == nil || lc.Width == 0) && sta.WidthDowngraded:
+		prob = fmt.Sprintf("x%d (downgraded)", sta.Width)
+	default:
+		return finding.Finding{}, false
+	}
+	port := "PCIe port"
+	if d.PortType != "" {
+		port = "PCIe " + strings.ToLower(d.PortType)
+	}
+	name := "the " + port
+	if !d.Anonymous() {
+		name = port + " " + string(d.Address)
+	}
+	var ev []finding.Evidence
+	if lc != nil {
+		ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", source, lc.Line), Value: lc.Text})
+	}
+	ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", source, sta.Line), Value: sta.Text})
+	f := catalog.New("pcie.link_degraded", finding.Subject{PCI: string(d.Address), File: source},
+		fmt.Sprintf("PCIe link of %s trained at %s (lspci LnkSta against LnkCap); the paste does not show the device it feeds: a device wired for fewer lanes trains the port narrower by design, a device trained below its own LnkCap is the fault (compare the device's LnkCap and LnkSta)", name, prob), ev...)
+	f.Severity = finding.Warning
+	return f, true
 }

@@ -29,7 +29,15 @@ func TestCheckPastedLspciLinks(t *testing.T) {
 		{"unnamed device, width and speed: critical", link("8GT/s", "x4, ...", "5GT/s", "x1, ..."), []string{"critical x1 instead of x4 and 5GT/s instead of 8GT/s"}, 1},
 		{"only lspci's marks, LnkCap cut", "\t\tLnkSta:\tSpeed 8GT/s (ok), Width x4 (downgraded)\n", []string{"critical x4 (downgraded)"}, 1},
 		{"trained at capability", nic + link("8GT/s", "x8", "8GT/s (ok)", "x8 (ok)"), nil, 1},
-		{"root port narrower than its cap is not judged", bridge + link("16GT/s", "x16", "16GT/s (ok)", "x4 (downgraded)"), nil, 0},
+		{"root port narrower than its cap, device below in the paste at its own width: the device is judged", bridge + link("16GT/s", "x16", "16GT/s (ok)", "x4 (downgraded)") +
+			"01:00.0 Ethernet controller: Intel Corporation Ethernet Controller X710 [8086:1572]\n\tCapabilities: [a0] Express (v2) Endpoint, MSI 00\n" + link("8GT/s", "x4", "8GT/s (ok)", "x4 (ok)"), nil, 1},
+		{"root port narrower than its cap, device below not in the paste: a warning", bridge + link("16GT/s", "x16", "16GT/s (ok)", "x4 (downgraded)"), []string{"warning root port 0000:00:01.0 trained at x4 instead of x16"}, 1},
+		{"root port slower than its cap alone is not a finding (an idle GPU below)", bridge + link("16GT/s", "x16", "2.5GT/s (downgraded)", "x16 (ok)"), nil, 1},
+		{"empty slot (no link) is not a finding", bridge + link("16GT/s", "x16", "2.5GT/s (downgraded)", "x0 (downgraded)"), nil, 1},
+		// github.com/dyulu (realworld-fresh14): `lspci -s 0000:66:04.0 -vvv` cut to its Express capability.
+		{"downstream port excerpt without its header: a warning", "$ lspci -s 0000:66:04.0 -vvv\n......\n\tCapabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00\n......\n" +
+			"\t\tLnkCap:\tPort #4, Speed 8GT/s, Width x4, ASPM not supported\n\t\t\tClockPM- Surprise+ LLActRep+ BwNot+ ASPMOptComp+\n" +
+			"\t\tLnkSta:\tSpeed 8GT/s (ok), Width x2 (downgraded)\n\t\t\tTrErr- Train- SlotClk- DLActive+ BWMgmt- ABWMgmt-\n", []string{"warning the PCIe downstream port trained at x2 instead of x4"}, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l, err := lspci.Parse(strings.NewReader(tt.in), "l.txt")
