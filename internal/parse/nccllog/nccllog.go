@@ -127,6 +127,12 @@ const (
 	// changed"): Async is libibverbs' ibv_event_type_str text, HCA and
 	// Port the device when printed.
 	EventAsync EventKind = "async"
+	// EventConnect is a TCP connection to a peer that failed (bootstrap
+	// or NET/Socket, include/socket.h and misc/socket.cc: "Connect to
+	// 192.168.80.157<34630> failed : No route to host",
+	// "socketStartConnect: Connect to … failed : Connection refused"):
+	// Peer is the address without its port, Error the errno text.
+	EventConnect EventKind = "connect"
 )
 
 // Event is one warning line that rules judge.
@@ -209,6 +215,7 @@ var (
 	reAsyncUnknown = regexp.MustCompile(`NET/IB ?: ([^\s:]+):(\d+) unknown event type \((\d+)\)`)
 	reLegacy       = regexp.MustCompile(`^(\S+) \[\d+\] (?:[\w./-]+\.(?:cu|cc|c|h):\d+ (WARN)|(INFO)) (.*)$`)
 	reWatchdog     = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
+	reConnect      = regexp.MustCompile(`\bConnect to (\S+?)(?:<\d+>)? failed ?: ?(.+?)\s*$`)
 	reTimeout      = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
 	// reAnyRank finds the rank of a PyTorch line that does not put it
 	// right before "Watchdog": "[PG ID 0 PG GUID 0(default_pg) Rank 1]",
@@ -1267,6 +1274,8 @@ func (ps *Parser) warnClass(msg string) Event {
 		ev.Port, _ = strconv.Atoi(m[2])
 	} else if m := reCall.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Call, ev.Error = EventResource, m[1], m[2]
+	} else if m := reConnect.FindStringSubmatch(msg); m != nil {
+		ev.Kind, ev.Peer, ev.Error = EventConnect, m[1], m[2]
 	} else {
 		ev.Kind = EventWarn
 		if reTimeout.MatchString(msg) {

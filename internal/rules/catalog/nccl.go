@@ -94,6 +94,21 @@ var ncclMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "nccl.connect_failed", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
+		Title:   "NCCL could not open a TCP connection to a peer rank",
+		Meaning: "NCCL's bootstrap (the ranks exchange their addresses over TCP before any collective) and its socket transport connect to the other ranks over the interface NCCL_SOCKET_IFNAME picks; 'Connect to ADDR failed : ERR' means that connection failed and NCCL returned ncclSystemError (the 'bootstrap.cc:N -> 2' lines after it): the communicator is not created and the job does not start. 'No route to host' is no IP route, or a firewall that rejects; 'Connection refused' a peer that is not listening (it exited, or has not started); 'Connection timed out' packets dropped on the way.",
+		Causes: []string{
+			"a firewall (firewalld, iptables, a security group) rejects the ports NCCL listens on between the nodes",
+			"NCCL_SOCKET_IFNAME (or NCCL's default choice) picks an interface or address the peer cannot reach: docker0, a NAT or a host-only network",
+			"the peer rank died or never started, so nothing listens at its address",
+		},
+		Remedy: []string{
+			"ping the peer's address from the failing rank's host, over the interface NCCL named in its 'Bootstrap : Using' line",
+			"allow TCP between the nodes on the job's network in their firewalls (firewalld, iptables, the cloud security group)",
+			"set NCCL_SOCKET_IFNAME to an interface both nodes reach each other on",
+		},
+	},
+	{
 		ID: "nccl.gdr_disabled", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "GPUDirect RDMA is disabled",
 		Meaning: "NCCL reports GPU Direct RDMA disabled for an HCA: network traffic is staged through host memory, costing bandwidth and CPU. A job shown to run on one node (nNodes 1, or every rank on one host) gets a note instead: NCCL uses its network transport only between nodes.",

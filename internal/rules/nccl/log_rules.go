@@ -83,6 +83,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	a.Findings = append(a.Findings, completionFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, asyncFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, resourceFindings(lg, c.subj, evidenceAt)...)
+	a.Findings = append(a.Findings, connectFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, timeoutFindings(lg, c.subj, evidenceAt)...)
 	a.Notes = append(a.Notes, logNotes(lg)...)
 	// A finding is about the file its first evidence comes from (merged
@@ -544,6 +545,57 @@ func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// connectFindings reports TCP connections to peers that failed
+// (bootstrap or NET/Socket): one finding per error text, naming the
+// peers and how many times.
+func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	byErr := map[string][]nccllog.Event{}
+	var order []string
+	for _, e := range lg.Events {
+		if e.Kind != nccllog.EventConnect {
+			continue
+		}
+		if _, ok := byErr[e.Error]; !ok {
+			order = append(order, e.Error)
+		}
+		byErr[e.Error] = append(byErr[e.Error], e)
+	}
+	var fs []finding.Finding
+	for _, errText := range order {
+		evs := byErr[errText]
+		var peers []string
+		for _, e := range evs {
+			if !slices.Contains(peers, e.Peer) {
+				peers = append(peers, e.Peer)
+			}
+		}
+		first := evs[0]
+		summary := fmt.Sprintf("NCCL could not connect to %s (%s) %d time(s)", strings.Join(firstN(peers, 4), ", "), errText, weight(evs))
+		if first.Host != "" {
+			summary += " from " + first.Host
+		}
+		summary += ": the ranks cannot exchange their addresses (bootstrap) or open their socket connections, so the job does not start; " + connectHint(errText)
+		f := catalog.New("nccl.connect_failed", subj, summary, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
+		f.Subject.Host = first.Host
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// connectHint reads the errno text of a failed connect.
+func connectHint(errText string) string {
+	e := strings.ToLower(errText)
+	switch {
+	case strings.Contains(e, "no route to host"), strings.Contains(e, "network is unreachable"):
+		return "no IP route to the peer, or a firewall rejects the connection: check the routes and firewall between the nodes, and that NCCL_SOCKET_IFNAME picks an interface the peer can reach"
+	case strings.Contains(e, "refused"):
+		return "nothing listens at the peer's address: the peer rank exited or has not started, or a firewall rejects the port"
+	case strings.Contains(e, "timed out"):
+		return "the connection attempt got no answer: a firewall drops the packets, or the address is on a network the peer does not reach (NCCL_SOCKET_IFNAME)"
+	}
+	return "check that the nodes reach each other over the interface NCCL_SOCKET_IFNAME picks"
 }
 
 // resourceHint reads the errno text of a failed verbs call.

@@ -158,6 +158,17 @@ func TestLogRules(t *testing.T) {
 		{"async sm change is informational", base + "hostname1:25668:27396 [0] NCCL WARN NET/IB : mlx5_0:1 Got non-fatal async event: SM change(13)\n",
 			LogOptions{}, []string{"nccl.ib_async_event/info"}},
 		{"nccl timeout warn", base + "hostname1:25668:27396 [0] NCCL WARN Timeout waiting for connection\n", LogOptions{}, []string{"nccl.timeout/critical"}},
+		// felixfu's notes (realworld-fresh14): NCCL 2.4.8 bootstrap over NET/Socket.
+		{"bootstrap connect: no route to host", "localhost:3401:3401 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n" +
+			"localhost:3401:3401 [0] NCCL INFO NET/Socket : Using [0]enp2s0:192.168.80.156<0>\n" +
+			"localhost:3401:3443 [0] include/socket.h:390 NCCL WARN Connect to 192.168.80.157<34630> failed : No route to host\n" +
+			"localhost:3401:3443 [0] NCCL INFO bootstrap.cc:100 -> 2\n" +
+			"localhost:3401:3444 [0] include/socket.h:390 NCCL WARN Connect to 192.168.80.157<56617> failed : No route to host\n",
+			LogOptions{}, []string{"nccl.connect_failed/critical", "nccl.ib_disabled/warning", "nccl.socket_fallback/warning"}},
+		{"newer socket wording, connection refused", base + "hostname1:25668:27396 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.2<43211> failed : Connection refused\n",
+			LogOptions{}, []string{"nccl.connect_failed/critical"}},
+		{"connect timed out is not a collective timeout", base + "hostname1:25668:27396 [0] misc/socket.cc:484 NCCL WARN Connect to 10.0.0.2<43211> failed : Connection timed out\n",
+			LogOptions{}, []string{"nccl.connect_failed/critical"}},
 		{"newest completion format", base + "hostname1:25668:27396 [0] net_ib.cc:1 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<1> with status=local protection error(4) opcode=RDMA_WRITE(1) vendor_err=81 hca mlx5_0\n",
 			LogOptions{}, []string{"nccl.ibv_error/critical"}},
 	}
@@ -179,6 +190,16 @@ func TestLogRules(t *testing.T) {
 			if tt.name == "async catastrophic then the thread fails" {
 				if f := a.Findings[0]; f.Subject.Device != "mlx5_1" || len(f.Evidence) != 2 || !strings.Contains(f.Summary, "device fatal") {
 					t.Errorf("finding %+v", f)
+				}
+			}
+			if tt.name == "bootstrap connect: no route to host" {
+				if sum := a.Findings[0].Summary; !strings.Contains(sum, "192.168.80.157 (No route to host) 2 time(s)") || !strings.Contains(sum, "firewall") {
+					t.Errorf("summary %q", sum)
+				}
+			}
+			if tt.name == "newer socket wording, connection refused" {
+				if sum := a.Findings[0].Summary; !strings.Contains(sum, "10.0.0.2 (Connection refused)") || !strings.Contains(sum, "nothing listens") {
+					t.Errorf("summary %q", sum)
 				}
 			}
 			if tt.name == "flush only" {
