@@ -751,7 +751,7 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 	switch {
 	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "), strings.HasPrefix(msg, "Trees "):
 		parseChannel(p, msg)
-	case strings.Contains(msg, "comm 0x"):
+	case strings.Contains(msg, "comm 0x") || strings.HasPrefix(msg, "rank "):
 		if m := commLine(msg); m != nil {
 			r, _ := strconv.Atoi(m[1])
 			p.NRanks, _ = strconv.Atoi(m[2])
@@ -922,6 +922,18 @@ func (ps *Parser) netRead(msg string, using bool) netParse {
 // nNodes (\d+))?` as FindStringSubmatch does, by hand: it runs on every
 // communicator line of big logs.
 func commLine(msg string) []string {
+	if rest, ok := strings.CutPrefix(msg, "rank "); ok {
+		// NCCL 2.3 also logs "rank 0 nranks 4" alone, the whole
+		// message, before its "comm 0x… rank 0 nranks 4" line (which a
+		// cut log lacks: horovod/horovod#969).
+		rank, rest := digits(rest)
+		if rest, ok = strings.CutPrefix(rest, " nranks "); ok && rank != "" {
+			if nranks, rest := digits(rest); nranks != "" && strings.TrimSpace(rest) == "" {
+				return []string{"", rank, nranks, ""}
+			}
+		}
+		return nil
+	}
 	for off := 0; ; {
 		i := strings.Index(msg[off:], "comm 0x")
 		if i < 0 {

@@ -64,6 +64,9 @@ func TestMaxRanks(t *testing.T) {
 		ranks    []int
 	}{
 		{"NCCL 2.3.7", "ai-2080ti-18:5584:5584 [5] NCCL INFO comm 0x19b0d460 rank 5 nranks 6\n", 6, []int{5}},
+		// horovod/horovod#969: NCCL 2.3.7's bare "rank R nranks N".
+		{"NCCL 2.3.7 bare rank line", "ptv-gpu01:11009:11097 [2] NCCL INFO rank 2 nranks 4\n", 4, []int{2}},
+		{"bare rank line with more words is not it", "h:1:1 [2] NCCL INFO rank 2 nranks 4 is late\n", 0, nil},
 		{"world then a smaller group", "h:1:1 [3] NCCL INFO comm 0x1 rank 11 nRanks 16 nNodes 2 localRanks 8 localRank 3 MNNVL 0\n" +
 			"h:1:1 [3] NCCL INFO comm 0x2 rank 3 nRanks 8 nNodes 1 localRanks 8 localRank 3 MNNVL 0\n", 16, []int{11}},
 		{"smaller group first", "h:1:1 [3] NCCL INFO comm 0x2 rank 3 nRanks 8 nNodes 1 localRanks 8 localRank 3 MNNVL 0\n" +

@@ -271,29 +271,37 @@ func (c *logCheck) oneNode(procs []*nccllog.Proc) string {
 	if h := c.opts.OneHost; h != "" && !slices.ContainsFunc(c.all, func(p *nccllog.Proc) bool { return p.Host != "" && p.Host != h }) {
 		return "all ranks on " + h
 	}
-	if h, n := allRanksOnOneHost(c.all); h != "" {
+	switch h, n, shown := allRanksOnOneHost(c.all); {
+	case h != "" && shown == n:
 		return fmt.Sprintf("all %d ranks on %s", n, h)
+	case h != "":
+		return fmt.Sprintf("%d of %d ranks shown, the first and the last among them, all on %s: block and round-robin placement put the rest there too", shown, n, h)
 	}
 	return ""
 }
 
-// allRanksOnOneHost returns the host and the size of the largest
-// communicator the log shows when every process names that one host and
-// together they hold each of its ranks 0..N-1; "" otherwise (a process
-// without a host or named localhost, another host, or a rank missing: the
-// rest may run on a node whose log is not pasted).
-func allRanksOnOneHost(procs []*nccllog.Proc) (string, int) {
+// allRanksOnOneHost returns the host and the size N of the largest
+// communicator the log shows, and how many of its ranks the log shows,
+// when every process names that one host and together they hold each of
+// its ranks 0..N-1, or (a log cut short: horovod/horovod#969 shows ranks
+// 0, 2 and 3 of 4) rank 0, rank N-1 and more than half of the others:
+// MPI and torchrun place ranks on nodes in blocks (by slot: the block
+// holding 0 and N-1 is all of them) or round-robin (by node: one of h >= 2
+// nodes holds at most ceil(N/h) ranks). "" otherwise (a process without
+// a host or named localhost, another host, or too few ranks: the rest may
+// run on a node whose log is not pasted).
+func allRanksOnOneHost(procs []*nccllog.Proc) (string, int, int) {
 	host, n := "", 0
 	for _, p := range procs {
 		// Containers of several nodes may all call themselves
 		// localhost: that name places no rank.
 		if p.Host == "" || p.Host == "localhost" || strings.HasPrefix(p.Host, "localhost.") || host != "" && p.Host != host {
-			return "", 0
+			return "", 0, 0
 		}
 		host, n = p.Host, max(n, p.MaxNRanks)
 	}
 	if n == 0 {
-		return "", 0
+		return "", 0, 0
 	}
 	seen := make([]bool, n)
 	for _, p := range procs {
@@ -306,10 +314,16 @@ func allRanksOnOneHost(procs []*nccllog.Proc) (string, int) {
 			}
 		}
 	}
-	if slices.Contains(seen, false) {
-		return "", 0
+	shown := 0
+	for _, ok := range seen {
+		if ok {
+			shown++
+		}
 	}
-	return host, n
+	if shown < n && (!seen[0] || !seen[n-1] || shown <= (n+1)/2) {
+		return "", 0, 0
+	}
+	return host, n, shown
 }
 
 // checkSocketFallback reports processes that use sockets, graded by

@@ -263,6 +263,20 @@ func TestSocketFallbackVariants(t *testing.T) {
 		"ai-2080ti-18:5583:5583 [4] NCCL INFO comm 0x1921dc90 rank 4 nranks 6\n" +
 		"ai-2080ti-18:5571:5571 [0] NCCL INFO comm 0x1a7cf280 rank 0 nranks 6\n" +
 		"ai-2080ti-18:5574:5574 [1] NCCL INFO comm 0x195e9fb0 rank 1 nranks 6\n"
+	// horovod/horovod#969: NCCL 2.3.7 under mpirun, ranks 0, 2 and 3 of
+	// 4 on ptv-gpu01 (the paste is cut before rank 1's lines).
+	const horovod969 = "ptv-gpu01:11007:11098 [0] misc/ibvwrap.cu:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
+		"ptv-gpu01:11007:11098 [0] NCCL INFO Using internal Network Socket\n" +
+		"ptv-gpu01:11007:11098 [0] NCCL INFO NET : Using interface enp14s0:10.128.5.150<0>\n" +
+		"ptv-gpu01:11007:11098 [0] NCCL INFO NET/Socket : 3 interfaces found\n" +
+		"NCCL version 2.3.7+cuda9.0\n" +
+		"ptv-gpu01:11007:11098 [0] NCCL INFO rank 0 nranks 4\n" +
+		"ptv-gpu01:11009:11097 [2] misc/ibvwrap.cu:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
+		"ptv-gpu01:11009:11097 [2] NCCL INFO Using internal Network Socket\n" +
+		"ptv-gpu01:11009:11097 [2] NCCL INFO rank 2 nranks 4\n" +
+		"ptv-gpu01:11010:11095 [3] misc/ibvwrap.cu:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
+		"ptv-gpu01:11010:11095 [3] NCCL INFO Using internal Network Socket\n" +
+		"ptv-gpu01:11010:11095 [3] NCCL INFO rank 3 nranks 4\n"
 	// NVIDIA/nccl#428 (comment by woodlgz, 2020-12-04): all_reduce_perf
 	// -g 2 in one process, whose rank list puts both ranks on this host.
 	const nccl428 = "ai-vtraining-prd-10-193-84-3:93569:93569 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
@@ -304,6 +318,16 @@ func TestSocketFallbackVariants(t *testing.T) {
 		{"NCCL 2.3.7, a rank missing", strings.Replace(byteps97, "comm 0x19b0d460 rank 5 nranks 6", "comm 0x19b0d460 rank 4 nranks 6", 1), LogOptions{},
 			[]string{"nccl.socket_fallback/warning"}, nil},
 		{"NCCL 2.3.7, a rank on another host", strings.Replace(byteps97, "ai-2080ti-18:5584:5584 [5] NCCL INFO comm", "ai-2080ti-19:5584:5584 [5] NCCL INFO comm", 1), LogOptions{},
+			[]string{"nccl.socket_fallback/warning"}, nil},
+		// horovod/horovod#969: the paste stops before rank 1; ranks 0, 2
+		// and 3 of 4 on one host leave rank 1 nowhere else under block
+		// or round-robin placement. Ranks 0 and 2 of 3 do not (round-robin
+		// over two nodes puts rank 1 on the other).
+		{"NCCL 2.3.7, ranks 0, 2, 3 of 4 on one host", horovod969, LogOptions{},
+			nil, []string{"one node (3 of 4 ranks shown, the first and the last among them, all on ptv-gpu01", "libibverbs could not be loaded"}},
+		{"ranks 0 and 2 of 3 on one host", strings.ReplaceAll(horovod969, "nranks 4", "nranks 3"), LogOptions{},
+			[]string{"nccl.socket_fallback/warning"}, nil},
+		{"ranks 0, 2 of 4 on one host (the last missing)", strings.Replace(horovod969, "rank 3 nranks 4", "rank 2 nranks 4", 1), LogOptions{},
 			[]string{"nccl.socket_fallback/warning"}, nil},
 		{"every rank on hosts all named localhost", strings.ReplaceAll(byteps97, "ai-2080ti-18:", "localhost:"), LogOptions{},
 			[]string{"nccl.socket_fallback/warning"}, nil},
