@@ -599,6 +599,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseOpenMPI(&seg, file, text)
 	case KindUlimit:
 		err = diagnoseUlimit(&seg, file, text)
+	case KindMADError:
+		err = diagnoseMADErrors(&seg, file, d, sp)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -1743,6 +1745,30 @@ func diagnoseUCX(seg *Segment, file, text string) error {
 		seg.Summary += ", " + plural(len(lg.Completions), "completion error", "completion errors")
 	}
 	seg.Findings = append(seg.Findings, ucxrules.Check(lg)...)
+	return nil
+}
+
+// diagnoseMADErrors judges infiniband-diags messages that the SM/SA or
+// the MAD agent could not be reached; the three lines above the segment
+// are read too, for the command (lshca's "CMD: saquery SMIR -C mlx5_0 -P
+// 1 0") that names the first message's port.
+func diagnoseMADErrors(seg *Segment, file string, d *doc, sp Span) error {
+	from := max(1, sp.Start-3)
+	var b strings.Builder
+	for n := from; n <= sp.End; n++ {
+		b.WriteString(d.line(n))
+		b.WriteByte('\n')
+	}
+	errs, err := ibdiags.ParseMADErrors(strings.NewReader(b.String()), file, from)
+	if err != nil {
+		return err
+	}
+	seg.Summary = plural(len(errs), "infiniband-diags error message", "infiniband-diags error messages")
+	fs, note := fabric.CheckMADErrors(errs, file)
+	if note != "" {
+		seg.Empty = note
+	}
+	seg.Findings = append(seg.Findings, fs...)
 	return nil
 }
 

@@ -58,6 +58,7 @@ const (
 	KindLshca         Kind = "lshca"
 	KindOpenMPI       Kind = "openmpi"
 	KindUlimit        Kind = "ulimit"
+	KindMADError      Kind = "ibdiags-error"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -99,6 +100,7 @@ var Kinds = []KindInfo{
 	{KindLshca, "lshca (Mellanox support tool): its per-HCA tables (RDMA, LnkStat, Link, Rate, LnkCapWidth, LnkStaWidth …)"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
+	{KindMADError, "infiniband-diags messages that the SM/SA or the port's MAD agent cannot be reached (ibwarn: sa_get_handle: No SM/SA found on port, ibpanic: Failed to bind to the SA, mad_rpc_open_port: client_register failed), alone or in lshca's error report"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
@@ -357,6 +359,11 @@ func memberBesides(l string) Kind {
 	}
 	if proc.UlimitLine(l) {
 		return KindUlimit // `ulimit -a` rows: "max locked memory (kbytes, -l) 64"
+	}
+	if strings.Contains(l, "ib") {
+		if _, ok := ibdiags.MADErrorLine(l); ok {
+			return KindMADError // "ibwarn: [1685604] sa_get_handle: No SM/SA found on port :1"
+		}
 	}
 	if strings.HasPrefix(l, "link ") {
 		f := strings.Fields(l)
