@@ -345,6 +345,9 @@ func memberBesides(l string) Kind {
 	if ncclMark(l) {
 		return KindNCCLLog
 	}
+	if strings.Contains(l, ": Test ") && (strings.Contains(l, ": Test NCCL failure ") || strings.Contains(l, ": Test CUDA failure ")) {
+		return KindNCCLLog // nccl-tests' "gpu5: Test NCCL failure common.cu:343 'unhandled cuda error'"
+	}
 	// UCX lines start "[1590482937.540412] [host:pid:tid]" as a kernel
 	// line may: tested first, behind a cheap look for what every UCX line
 	// holds ("UCX", or its source file: "ib_mlx5_log.c:139").

@@ -57,7 +57,7 @@ func TestNoDeviceAndLimitPastes(t *testing.T) {
 }
 
 // TestMADErrorPastes: infiniband-diags messages that no SM/SA answers or
-// that the MAD agent could not register (Mellanox/lshca#68's report of
+// that the MAD agent could not register (MrBr-github/lshca#68's report of
 // failed commands) are an ibdiags-error segment: the SA message is
 // fabric.sm_missing as a warning; the agent failure alone is not judged.
 func TestMADErrorPastes(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestParseMADErrors: Mellanox/lshca#68 reports smpquery and saquery
+// TestParseMADErrors: MrBr-github/lshca#68 reports smpquery and saquery
 // failing on mlx5_0 and mlx5_1, each message under the command it came
 // from; a bare message takes its port from "on port :1".
 func TestParseMADErrors(t *testing.T) {

@@ -346,3 +346,37 @@ func TestNetPlugin(t *testing.T) {
 		}
 	}
 }
+
+// TestTestFailure: nccl-tests' report of a failed NCCL or CUDA call
+// (NVIDIA/nccl-tests#36, an Azure NC24rs_v3 pair; NVIDIA/nccl-tests#24's
+// "gpu5:" line) is an EventFailed naming the host and the error; a line
+// without the quoted error is not.
+func TestTestFailure(t *testing.T) {
+	tests := []struct {
+		in               string
+		ok               bool
+		host, call, text string
+	}{
+		{"pkb-aa8dbd1b-1: Test NCCL failure common.cu:345 'unhandled system error'", true, "pkb-aa8dbd1b-1", "NCCL", "unhandled system error"},
+		{"gpu5: Test NCCL failure common.cu:343 'unhandled cuda error'", true, "gpu5", "NCCL", "unhandled cuda error"},
+		{"node1: Test CUDA failure common.cu:892 'out of memory'", true, "node1", "CUDA", "out of memory"},
+		{" .. pkb-aa8dbd1b-1: Test failure common.cu:393", false, "", "", ""},
+		{"gpu5: Test NCCL failure common.cu:343 (no error string)", false, "", "", ""},
+	}
+	for _, tt := range tests {
+		lg, err := Parse(strings.NewReader(tt.in+"\n"), "p.txt")
+		if !tt.ok {
+			if err == nil && len(lg.Events) > 0 {
+				t.Errorf("%q: events %+v", tt.in, lg.Events)
+			}
+			continue
+		}
+		if err != nil || len(lg.Events) != 1 {
+			t.Fatalf("%q: %v %+v", tt.in, err, lg)
+		}
+		e := lg.Events[0]
+		if e.Kind != EventFailed || e.Host != tt.host || e.Call != tt.call || e.Error != tt.text || e.Line != 1 {
+			t.Errorf("%q: %+v", tt.in, e)
+		}
+	}
+}

@@ -8,7 +8,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 )
 
-// TestCheckMADErrors: saquery's "No SM/SA found on port" (Mellanox/lshca#68)
+// TestCheckMADErrors: saquery's "No SM/SA found on port" (MrBr-github/lshca#68)
 // is fabric.sm_missing as a warning, naming the ports and the RoCE
 // alternative; smpquery's client_register failure alone judges nothing.
 func TestCheckMADErrors(t *testing.T) {

@@ -84,6 +84,10 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	a.Findings = append(a.Findings, asyncFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, resourceFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, timeoutFindings(lg, c.subj, evidenceAt)...)
+	if !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical }) {
+		// A failed call with nothing above that explains it.
+		a.Findings = append(a.Findings, failedFindings(lg, c.subj, evidenceAt)...)
+	}
 	a.Notes = append(a.Notes, logNotes(lg)...)
 	// A finding is about the file its first evidence comes from (merged
 	// logs span several).
@@ -567,6 +571,78 @@ func resourceHint(call, errText string) string {
 		return "the buffer could not be registered: GPU memory without GPUDirect support (nvidia-peermem / dma-buf)"
 	}
 	return "NCCL could not set up its verbs resources"
+}
+
+// failedFindings reports a program that stopped on a failed NCCL or
+// CUDA call (nccl-tests' "HOST: Test NCCL failure common.cu:345
+// 'unhandled system error'"): nccl.call_failed, naming the error, its
+// meaning and the hosts that printed it.
+func failedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	var fails []nccllog.Event
+	var hosts []string
+	for _, e := range lg.Events {
+		if e.Kind != nccllog.EventFailed {
+			continue
+		}
+		fails = append(fails, e)
+		if e.Host != "" && !slices.Contains(hosts, e.Host) {
+			hosts = append(hosts, e.Host)
+		}
+	}
+	if len(fails) == 0 {
+		return nil
+	}
+	first := fails[0]
+	article := "an"
+	if first.Call == "CUDA" {
+		article = "a"
+	}
+	sum := fmt.Sprintf("the program stopped: %s %s call failed with '%s'", article, first.Call, first.Error)
+	if len(hosts) > 0 {
+		sum += fmt.Sprintf(" on %s", strings.Join(firstN(hosts, 4), ", "))
+	}
+	if m := ncclErrorMeaning(first.Call, first.Error); m != "" {
+		sum += ": " + m
+	}
+	evs := []finding.Evidence{{Source: at(first.Source, first.Line), Value: first.Text}}
+	if i := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool { return e.Kind == nccllog.EventWarn }); i >= 0 {
+		w := lg.Events[i]
+		sum += fmt.Sprintf("; NCCL warned first (line %d): %s", w.Line, w.Text)
+		evs = append(evs, finding.Evidence{Source: at(w.Source, w.Line), Value: w.Text})
+	} else {
+		sum += "; the log shows no NCCL warning that names the failed call: rerun with NCCL_DEBUG=WARN (or INFO) to see it"
+	}
+	for _, e := range fails[1:] {
+		if len(evs) >= 4 {
+			break
+		}
+		if e.Host != first.Host {
+			evs = append(evs, finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
+		}
+	}
+	return []finding.Finding{catalog.New("nccl.call_failed", subj, sum, evs...)}
+}
+
+// ncclErrorMeaning says what ncclGetErrorString's text (or a CUDA
+// error's) usually comes from.
+func ncclErrorMeaning(call, e string) string {
+	if call == "CUDA" {
+		return "a CUDA call failed on a GPU (an Xid error, out of memory, or a broken driver install)"
+	}
+	e = strings.ToLower(e)
+	switch {
+	case strings.HasPrefix(e, "unhandled system error"):
+		return "ncclSystemError, a failed system or library call: a socket connection to a peer (a firewall, the wrong NCCL_SOCKET_IFNAME), shared memory under /dev/shm (too small in a container), or a verbs call"
+	case strings.HasPrefix(e, "unhandled cuda error"):
+		return "ncclUnhandledCudaError, a CUDA call inside NCCL failed (an Xid error on a GPU, out of memory, or a broken driver install)"
+	case strings.HasPrefix(e, "internal error"):
+		return "ncclInternalError, a failure inside NCCL or its net plugin"
+	case strings.HasPrefix(e, "invalid argument"), strings.HasPrefix(e, "invalid usage"):
+		return "the program or an NCCL_* setting asked NCCL for something invalid"
+	case strings.HasPrefix(e, "remote process exited"):
+		return "ncclRemoteError: a peer process died, or the network between the nodes broke"
+	}
+	return ""
 }
 
 func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {

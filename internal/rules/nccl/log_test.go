@@ -418,3 +418,44 @@ func TestWatchdogWordings(t *testing.T) {
 		}
 	}
 }
+
+// TestCallFailed: nccl-tests stopping on a failed NCCL call with nothing
+// above it (NVIDIA/nccl-tests#36) is nccl.call_failed, naming the error,
+// the hosts and the NCCL WARN that came first when there is one; after a
+// completion error (NVIDIA/nccl-tests#24) the failure is that error's
+// consequence and only nccl.ibv_error is reported.
+func TestCallFailed(t *testing.T) {
+	const fail36 = "pkb-aa8dbd1b-1: Test NCCL failure common.cu:345 'unhandled system error'\n" +
+		" .. pkb-aa8dbd1b-1: Test failure common.cu:393\n" +
+		"pkb-aa8dbd1b-0: Test NCCL failure common.cu:345 'unhandled system error'\n"
+	tests := []struct {
+		name, in string
+		want     []string
+		says     []string
+	}{
+		{"failure alone", fail36, []string{"nccl.call_failed/critical"},
+			[]string{"an NCCL call failed with 'unhandled system error' on pkb-aa8dbd1b-1, pkb-aa8dbd1b-0", "ncclSystemError", "rerun with NCCL_DEBUG=WARN"}},
+		{"after a CUDA warning", "gpu5:35917:35917 [1] init.cu:194 NCCL WARN Cuda failure 'an illegal memory access was encountered'\ngpu5: Test NCCL failure common.cu:343 'unhandled cuda error'\n",
+			[]string{"nccl.call_failed/critical"}, []string{"'unhandled cuda error' on gpu5", "NCCL warned first (line 1): Cuda failure 'an illegal memory access was encountered'"}},
+		{"CUDA check", "node1: Test CUDA failure common.cu:892 'out of memory'\n", []string{"nccl.call_failed/critical"}, []string{"a CUDA call failed with 'out of memory' on node1"}},
+		{"after a completion error", "gpu5:35917:35994 [0] transport/net_ib.cu:788 NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129\ngpu5: Test NCCL failure common.cu:343 'unhandled system error'\n",
+			[]string{"nccl.ibv_error/critical"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := nccllog.Parse(strings.NewReader(tt.in), "p.log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := CheckLog(lg, LogOptions{})
+			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(a.Findings[0].Summary, s) {
+					t.Errorf("summary lacks %q: %s", s, a.Findings[0].Summary)
+				}
+			}
+		})
+	}
+}
