@@ -178,7 +178,7 @@ func socketEvidence(socketProcs []*nccllog.Proc) []finding.Evidence {
 		v := "Using network Socket"
 		if line == 0 {
 			line, v = p.FirstLine, "connections via NET/Socket"
-		} else if p.Network == "" && line == p.SocketLine {
+		} else if line == p.SocketLine {
 			v = fmt.Sprintf("NET/Socket : Using %s", strings.Join(p.SocketIfs, ", "))
 		}
 		if line != p.NoVerbs || p.NoVerbs == 0 {
