@@ -569,6 +569,9 @@ func resourceHint(call, errText string) string {
 		return "the HCA ran out of resources (too many QPs/CQs for this many processes) or memlock is too low"
 	case strings.Contains(e, "bad address") && strings.HasPrefix(call, "ibv_reg"):
 		return "the buffer could not be registered: GPU memory without GPUDirect support (nvidia-peermem / dma-buf)"
+	case strings.Contains(e, "invalid argument") && call == "ibv_modify_qp":
+		// NVIDIA/nccl#622: Intel E810 (irdma) RoCE.
+		return "the HCA's driver refused the QP's attributes: a GID index that is empty or not RoCE v2 (NCCL_IB_GID_INDEX against show_gids), a path MTU or traffic class the port does not take, or a non-Mellanox RDMA driver that lacks what NCCL asks"
 	}
 	return "NCCL could not set up its verbs resources"
 }

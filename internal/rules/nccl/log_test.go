@@ -459,3 +459,23 @@ func TestCallFailed(t *testing.T) {
 		})
 	}
 }
+
+// TestResourceHintModifyQPInvalid: NVIDIA/nccl#622 (Intel E810 RoCE):
+// "misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error
+// Invalid argument" says the driver refused the QP's attributes, not that
+// resources ran out.
+func TestResourceHintModifyQPInvalid(t *testing.T) {
+	lg, err := nccllog.Parse(strings.NewReader("machine1:196207:196244 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument\nmachine1:196207:196244 [0] NCCL INFO transport/net_ib.cc:415 -> 2\n"), "p.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := CheckLog(lg, LogOptions{})
+	if diff := cmp.Diff([]string{"nccl.resource_error/critical"}, ids(a.Findings)); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	for _, h := range []string{"ibv_modify_qp", "refused the QP's attributes", "NCCL_IB_GID_INDEX"} {
+		if !strings.Contains(a.Findings[0].Summary, h) {
+			t.Errorf("summary lacks %q: %s", h, a.Findings[0].Summary)
+		}
+	}
+}
