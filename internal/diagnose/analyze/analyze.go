@@ -30,6 +30,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
 	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
+	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
@@ -39,6 +40,7 @@ import (
 	perftestrules "github.com/ibdoctor/ibdoctor/internal/rules/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 	ucxrules "github.com/ibdoctor/ibdoctor/internal/rules/ucx"
+	verbsrules "github.com/ibdoctor/ibdoctor/internal/rules/verbs"
 )
 
 // Options tune the rules for pasted output.
@@ -681,6 +683,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseUlimit(&seg, file, text)
 	case KindMADError:
 		err = diagnoseMADErrors(&seg, file, d, sp)
+	case KindVerbsLog:
+		err = diagnoseVerbsLog(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -1684,6 +1688,7 @@ var signatures = []struct {
 	{KindLshca, []string{"LnkStat", "LnkCapWidth", "LnkStaWidth", "HCA_Type", "PCI_addr", "IpStat"}},
 	{KindUCXLog, []string{"UCX  ERROR", "UCX  WARN", "UCX  INFO", "UCX  DIAG", "ib_mlx5_log.c", "UCX Fatal"}},
 	{KindOpenMPI, []string{"OpenFabrics", "Local host:", "Local device:", "sent help message", "btl_openib"}},
+	{KindVerbsLog, []string{"got completion with error", "prov_err:", "retry counter exceeded"}},
 }
 
 // perfqueryNames maps perfquery's counter names to the sysfs names the
@@ -1859,6 +1864,17 @@ func diagnoseMADErrors(seg *Segment, file string, d *doc, sp Span) error {
 		seg.Empty = note
 	}
 	seg.Findings = append(seg.Findings, fs...)
+	return nil
+}
+
+// diagnoseVerbsLog judges the work-completion errors of application logs.
+func diagnoseVerbsLog(seg *Segment, file, text string) error {
+	lg, err := wclog.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	seg.Summary = plural(len(lg.Errors), "work-completion error line", "work-completion error lines")
+	seg.Findings = append(seg.Findings, verbsrules.Check(lg)...)
 	return nil
 }
 

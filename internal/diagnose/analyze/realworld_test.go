@@ -209,6 +209,15 @@ func TestRealWorldFresh9(t *testing.T) { scoreRealWorld(t, "testdata/realworld-f
 // command failures, a show_gids paste cut before a v2 GID).
 func TestRealWorldFresh10(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh10", 0.95) }
 
+// TestRealWorldFresh11 keeps the eleventh held-out collection (issue
+// threads of repositories not mined before) honest: 16 of 26 fresh, 26 of
+// 26 after the fixes it prompted (mlx5 CQ errors and error CQEs of kernel
+// RDMA users, libmlx5 CQE dumps, libfabric and other ibv_wc_status lines,
+// perftest key exchange failures, ibqueryerrors congestion without a
+// topology, old NCCL single-node runs, NCCL_IB_GID_INDEX beside show_gids,
+// a missing verbs provider).
+func TestRealWorldFresh11(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh11", 0.96) }
+
 // scoreRealWorld judges every sample of dir against its expect.tsv and
 // fails below minScore, on an unlisted file, on a new miss, or on a known
 // miss that is now right.

@@ -18,6 +18,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
+	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
 )
 
 // Kind names a tool output format analyze recognises.
@@ -59,6 +60,7 @@ const (
 	KindOpenMPI       Kind = "openmpi"
 	KindUlimit        Kind = "ulimit"
 	KindMADError      Kind = "ibdiags-error"
+	KindVerbsLog      Kind = "verbs-log"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -99,6 +101,7 @@ var Kinds = []KindInfo{
 	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
 	{KindLshca, "lshca (Mellanox support tool): its per-HCA tables (RDMA, LnkStat, Link, Rate, LnkCapWidth, LnkStaWidth …)"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
+	{KindVerbsLog, "work-completion errors in application logs: libmlx5's \"got completion with error\" CQE dump (decoded), libfabric log lines (fi_cq_readerr prov_err), any log line ending in an ibv_wc_status text or IBV_WC_ name after a colon (\"…: transport retry counter exceeded\", with the local_nic/peer_nic it names)"},
 	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
 	{KindMADError, "infiniband-diags messages that the SM/SA or the port's MAD agent cannot be reached (ibwarn: sa_get_handle: No SM/SA found on port, ibpanic: Failed to bind to the SA, mad_rpc_open_port: client_register failed), alone or in lshca's error report"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
@@ -333,6 +336,9 @@ func member(l string) Kind {
 			return KindIBDev2Netdev
 		}
 	}
+	if wclog.Hint(l) && wclog.DetectLine(l) {
+		return KindVerbsLog // after the kernel: a kernel line that names a status is the kernel's
+	}
 	return KindUnknown
 }
 
@@ -533,7 +539,15 @@ func isFence(l string) bool {
 // compatible says whether a line of kind m may sit inside a segment of kind
 // k without starting a new one.
 func compatible(k, m Kind) bool {
-	return k == m || k == KindNCCLTests && m == KindNCCLLog || k == KindPerftest && m == KindNCCLLog
+	return k == m || k == KindNCCLTests && m == KindNCCLLog || k == KindPerftest && m == KindNCCLLog ||
+		m == KindVerbsLog && verbsJudged(k)
+}
+
+// verbsJudged says whether a kind's parser reads the completion errors
+// of its own output (libmlx5's dump or a status line inside a UCX, NCCL,
+// perftest or pingpong output is that tool's error).
+func verbsJudged(k Kind) bool {
+	return k == KindUCXLog || k == KindNCCLLog || k == KindPerftest || k == KindPingpong || k == KindOpenMPI || k == KindNCCLTests
 }
 
 // isPrompt says whether a line is a shell prompt with a command ("$ ibstat",

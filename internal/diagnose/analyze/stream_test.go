@@ -205,6 +205,21 @@ func TestStreamFoldsAsInMemory(t *testing.T) {
 			}
 			return kernelFloodLine(i / 2)
 		})},
+		// mlx5 CQ errors past their evidence (ofiwg/libfabric#4525,
+		// linux-nvme/nvme-cli#3268), with queue numbers and vendor
+		// syndromes that vary: the queues named, the syndromes and
+		// their order are the same streamed.
+		{"CQ errors", gen(3000, func(i int) string {
+			switch i % 6 {
+			case 1:
+				return fmt.Sprintf("[%6d.%06d] mlx5_core 0000:02:00.0: mlx5_eq_int:556:(pid 0): CQ error on CQN 0x%x, syndrom 0x1\n", 100+i/1000, i%1000, 0x400+i%50)
+			case 2:
+				return fmt.Sprintf("[%6d.%06d] infiniband rocep33s0f0: mlx5_poll_one:527:(pid 0): Responder error cqe on cqn 0x%x:\n", 100+i/1000, i%1000, 0x406+i%7)
+			case 3:
+				return fmt.Sprintf("[%6d.%06d] infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x%x, vendor syndrome 0x%x\n", 100+i/1000, i%1000, []int{5, 5, 0x15}[i/6%3], 0xf0+i/6%11)
+			}
+			return kernelFloodLine(i / 2)
+		})},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			want := AnalyzeText("f", tt.text, Options{Year: 2026})

@@ -53,6 +53,38 @@ const (
 	// it, MemErrors the errors the line reports, IsError an uncorrected
 	// (UE) one.
 	KindMemory Kind = "memory"
+	// KindCQ is an mlx5 completion queue error (Event.CQ says which):
+	// the asynchronous error event of a whole CQ (core/eq.c "CQ error on
+	// CQN 0x40a, syndrom 0x1", "syndrome" since Linux 5.0), or an error
+	// completion the kernel's mlx5_ib driver polled for a kernel RDMA
+	// consumer (hw/mlx5/cq.c mlx5_poll_one "Responder error cqe on cqn
+	// 0x406:" and its "syndrome 0x5, vendor syndrome 0xf9" line, both
+	// debug messages; mlx5_handle_error_cqe "WC error: 10, Message:
+	// remote access error"). Interface is the RDMA device of the cq.c
+	// lines, PCI the function of the eq.c one.
+	KindCQ Kind = "cq"
+)
+
+// Completion queue error lines (Event.CQ).
+const (
+	// CQEvent: the CQ error event (eq.c); CQN and Syndrome are set
+	// (MLX5_CQ_ERROR_SYNDROME_*: 0x1 overrun, 0x2 access violation).
+	CQEvent = "event"
+	// CQErrorCQE: "Requestor|Responder error cqe on cqn 0x406:"; CQN
+	// is set, Detail is Requestor or Responder.
+	CQErrorCQE = "cqe"
+	// CQSyndrome: the "syndrome 0x5, vendor syndrome 0xf9" line after
+	// it: Syndrome (MLX5_CQE_SYNDROME_*) and VendorSyndrome are set.
+	CQSyndrome = "syndrome"
+	// CQWCError: "WC error: 10, Message: remote access error": WCStatus
+	// is set (enum ib_wc_status), Detail is the message.
+	CQWCError = "wc"
+	// CQULP: a kernel RDMA consumer's own report of a failed completion
+	// (drivers/nvme/host/rdma.c nvme_rdma_wr_error "RECV for CQE 0x… failed
+	// with status local protection error (4)", nvmet's "SEND for CQE …"):
+	// WCStatus and Detail as for CQWCError, Interface the consumer
+	// ("nvme15").
+	CQULP = "ulp"
 )
 
 // Bond events (Event.Bond).
@@ -151,9 +183,17 @@ type Event struct {
 	// kind and subject a streaming reader counted but did not keep (Record
 	// is the first of them); Inferred is how many of a link's were a "Link
 	// up" after a "Link up", counted as downs.
-	Folded   bool `json:"folded,omitempty"`
-	Count    int  `json:"count,omitempty"`
-	Inferred int  `json:"inferred,omitempty"`
+	// CQ is the line of a KindCQ event (CQEvent …); CQN the queue it
+	// names ("0x406"); Syndrome and VendorSyndrome the syndromes it
+	// prints; WCStatus the work-completion status of a CQWCError line.
+	CQ             string `json:"cq,omitempty"`
+	CQN            string `json:"cqn,omitempty"`
+	Syndrome       int    `json:"syndrome,omitempty"`
+	VendorSyndrome int    `json:"vendor_syndrome,omitempty"`
+	WCStatus       int    `json:"wc_status,omitempty"`
+	Folded         bool   `json:"folded,omitempty"`
+	Count          int    `json:"count,omitempty"`
+	Inferred       int    `json:"inferred,omitempty"`
 }
 
 // Weight is how many events e stands for.
@@ -206,6 +246,9 @@ type Pattern struct {
 	//             bandwidth line's figures
 	//   task, taskpid  the process of a crash
 	//   memcount, memsev  an EDAC line's error count and UE or CE
+	//   cqn, synd, vend, wc  a completion queue error's CQ number,
+	//             syndrome and vendor syndrome (hex) and work-completion
+	//             status (decimal)
 	Re *regexp.Regexp
 	// Set are fields every event of the row carries (a fixed Detail, an
 	// AER severity where the message has none, Module -1 for a sensor).
@@ -298,6 +341,23 @@ var Patterns = []Pattern{
 	// events.c temp_warn: "High temperature on sensors with bit set %llx %llx".
 	{Name: "mlx5-high-temperature", Kind: KindModule, Error: true, Contains: []string{"mlx5_core"}, Set: Event{Module: -1},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>High temperature on sensors.*)$`)},
+	// eq.c: "mlx5_core 0000:02:00.0: mlx5_eq_int:556:(pid 0): CQ error on CQN 0x40a, syndrom 0x1" (cq_err_event_notifier and "syndrome" since Linux 5.0).
+	{Name: "mlx5-cq-error-event", Kind: KindCQ, Contains: []string{"CQ error on CQN "}, Set: Event{CQ: CQEvent},
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?CQ error on CQN (?P<cqn>0x[0-9a-fA-F]+), syndrome? (?P<synd>0x[0-9a-fA-F]+)`)},
+	// hw/mlx5/cq.c mlx5_poll_one, mlx5_ib_dbg: "infiniband rocep33s0f0: mlx5_poll_one:527:(pid 0): Responder error cqe on cqn 0x406:"
+	// (before Linux 4.12 mlx5_ib_dbg printed "mlx5_0:mlx5_poll_one:…" through pr_debug).
+	{Name: "mlx5-ib-error-cqe", Kind: KindCQ, Contains: []string{" error cqe on cqn "}, Set: Event{CQ: CQErrorCQE},
+		Re: regexp.MustCompile(`^(?:infiniband )?(?P<iface>[\w.-]+): ?(?:\w+:\d+:\(pid \d+\): )?(?P<detail>Requestor|Responder) error cqe on cqn (?P<cqn>0x[0-9a-fA-F]+)`)},
+	// The line mlx5_poll_one prints after it: "… mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9".
+	{Name: "mlx5-ib-error-cqe-syndrome", Kind: KindCQ, Contains: []string{"syndrome 0x", ", vendor syndrome 0x"}, Set: Event{CQ: CQSyndrome},
+		Re: regexp.MustCompile(`^(?:infiniband )?(?P<iface>[\w.-]+): ?(?:\w+:\d+:\(pid \d+\): )?syndrome (?P<synd>0x[0-9a-fA-F]+), vendor syndrome (?P<vend>0x[0-9a-fA-F]+)\s*$`)},
+	// hw/mlx5/cq.c mlx5_handle_error_cqe, mlx5_ib_warn (every status but a flush): "infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 10, Message: remote access error".
+	{Name: "mlx5-ib-wc-error", Kind: KindCQ, Contains: []string{"WC error: "}, Set: Event{CQ: CQWCError},
+		Re: regexp.MustCompile(`^(?:infiniband )?(?P<iface>[\w.-]+): ?(?:\w+:\d+:\(pid \d+\): )?WC error: (?P<wc>\d+), [Mm]essage: (?P<detail>.+)$`)},
+	// A kernel consumer's failed completion, printed with ib_wc_status_msg: nvme_rdma_wr_error "nvme nvme15: RECV for CQE 0x00000000ce392ed9 failed with status local protection error (4)",
+	// nvmet_rdma "nvmet_rdma: SEND for CQE 0x… failed with status … (12)." (drivers/nvme/host/rdma.c, drivers/nvme/target/rdma.c).
+	{Name: "rdma-ulp-wc-error", Kind: KindCQ, Contains: []string{" for CQE ", " failed with status "}, Set: Event{CQ: CQULP},
+		Re: regexp.MustCompile(`^(?:nvme (?P<iface>nvme\d+): |(?P<iface2>nvmet_rdma): )?(?:[A-Z_]+(?: [A-Z_]+)?) for CQE (?:0x[0-9a-fA-F]+ )?failed with status (?P<detail>[^()]+?) \((?P<wc>\d+)\)`)},
 	// health.c and cmd.c: a health miss, a fatal syndrome, a command timeout, recovery given up.
 	{Name: "mlx5-health", Kind: KindHealth, Error: true, Contains: []string{"mlx5_core"}, Set: Event{HealthClass: HealthFatal},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>device's health compromised[^\n]*|Fatal error \d+ detected|synd 0x[0-9a-fA-F]+: [^\n]*|\S+\(0x[0-9a-fA-F]+\) timeout\. Will cause a leak of a command resource|health recovery flow aborted[^\n]*|FW is unable to respond[^\n]*)`)},
@@ -401,7 +461,7 @@ func (p *Pattern) event(r Record, m []string) Event {
 			e.AERSeverity = severityName(v)
 		case "aertype":
 			e.AERType = strings.TrimSpace(v)
-		case "iface":
+		case "iface", "iface2":
 			e.Interface = v
 		case "port":
 			e.Port, _ = strconv.Atoi(v)
@@ -435,6 +495,16 @@ func (p *Pattern) event(r Record, m []string) Event {
 			e.MemErrors, _ = strconv.Atoi(v)
 		case "memsev":
 			e.IsError = v == "UE"
+		case "cqn":
+			e.CQN = strings.ToLower(v)
+		case "synd":
+			x, _ := strconv.ParseUint(v[2:], 16, 32)
+			e.Syndrome = int(x)
+		case "vend":
+			x, _ := strconv.ParseUint(v[2:], 16, 32)
+			e.VendorSyndrome = int(x)
+		case "wc":
+			e.WCStatus, _ = strconv.Atoi(v)
 		}
 	}
 	if i := p.Re.SubexpIndex("cmd"); i >= 0 && m[i] != "" {

@@ -13,6 +13,18 @@ var patternSamples = []struct {
 	text string
 	want Event
 }{
+	// CQ errors: ofiwg/libfabric#4525 and linux-nvme/nvme-cli#3268 (analyze testdata/realworld-fresh11),
+	// the WC error line of an NVMe over RDMA host on linux-rdma (kernel 5.18-rc6, "nvme nvme0: starting error recovery").
+	{"mlx5-cq-error-event", "mlx5_core 0000:02:00.0: mlx5_eq_int:556:(pid 0): CQ error on CQN 0x40a, syndrom 0x1",
+		Event{Kind: KindCQ, PCI: "0000:02:00.0", CQ: CQEvent, CQN: "0x40a", Syndrome: 1}},
+	{"mlx5-ib-error-cqe", "infiniband rocep33s0f0: mlx5_poll_one:527:(pid 0): Responder error cqe on cqn 0x406:",
+		Event{Kind: KindCQ, Interface: "rocep33s0f0", CQ: CQErrorCQE, CQN: "0x406", Detail: "Responder"}},
+	{"mlx5-ib-error-cqe-syndrome", "infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9",
+		Event{Kind: KindCQ, Interface: "rocep33s0f0", CQ: CQSyndrome, Syndrome: 5, VendorSyndrome: 0xf9}},
+	{"rdma-ulp-wc-error", "nvme nvme15: RECV for CQE 0x00000000ce392ed9 failed with status local protection error (4)",
+		Event{Kind: KindCQ, Interface: "nvme15", CQ: CQULP, WCStatus: 4, Detail: "local protection error"}},
+	{"mlx5-ib-wc-error", "infiniband mlx5_4: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, Message: local protection error",
+		Event{Kind: KindCQ, Interface: "mlx5_4", CQ: CQWCError, WCStatus: 4, Detail: "local protection error"}},
 	{"nvidia-xid", "NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.",
 		Event{Kind: KindXid, PCI: "0000:2b:00.0", Xid: 79, GPUInstance: -1, Detail: "GPU has fallen off the bus."}},
 	{"nvidia-xid", "NVRM: Xid (PCI:0000:9b:00 GPU-I:01 GPU-CI:00): 31, pid=3303, name=pt_main_thread, Ch 00000008, intr 00000000. MMU Fault",

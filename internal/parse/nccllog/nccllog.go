@@ -364,16 +364,23 @@ func anyRank(line, r string) int {
 // watchdog matches reWatchdog as FindStringSubmatch does, by hand: the
 // regexp's lazy ".*?" made it a sixth of a streamed log's CPU.
 func watchdog(line string) []string {
-	const head = "Watchdog caught collective operation timeout: WorkNCCL(SeqNum="
+	m, _ := findWatchdog(line)
+	return m
+}
+
+// findWatchdog is watchdog, and whether line holds a report's head at
+// all (a report cut short by a wrap has only that), in one scan.
+func findWatchdog(line string) (m []string, head bool) {
 	for off := 0; ; {
-		i := strings.Index(line[off:], head)
+		i := strings.Index(line[off:], watchdogHead)
 		if i < 0 {
-			return nil
+			return nil, head
 		}
+		head = true
 		start := off + i
 		off = start + 1
-		if m := watchdogAt(line, start, start+len(head)); m != nil {
-			return m
+		if m := watchdogAt(line, start, start+len(watchdogHead)); m != nil {
+			return m, true
 		}
 	}
 }
@@ -492,7 +499,29 @@ type Parser struct {
 	// net remembers what parseNet's regexps made of a message: every
 	// rank repeats the same NET/IB lines, often once per connection.
 	net map[string]netParse
+	// spliced is set while Line reads a record that splitRecords cut
+	// from inside a line (see proc).
+	spliced bool
+	// wrap is a watchdog report whose line ended before its "ran for M
+	// milliseconds" (see Line).
+	wrap wrappedWatchdog
 }
+
+// wrappedWatchdog is a watchdog report cut by a wrap: the line it starts
+// at, its text so far and the raw lines joined to it since.
+type wrappedWatchdog struct {
+	n          int
+	head, text string
+	lines      []string
+}
+
+// maxWatchdogWrap is how many lines after its head a wrapped watchdog
+// report may take: a mail or markdown wrap at 72-80 columns cuts the
+// report (about 190 characters with its prefix) in two or three.
+const maxWatchdogWrap = 2
+
+// watchdogHead is the text a watchdog report starts with.
+const watchdogHead = "Watchdog caught collective operation timeout: WorkNCCL(SeqNum="
 
 // netParse is what parseNet read from one message.
 type netParse struct {
@@ -549,6 +578,7 @@ func NewParser(source string, fold bool) *Parser {
 // Log returns what was read; ErrNoData when no line was an NCCL line or
 // a watchdog report.
 func (p *Parser) Log() (*Log, error) {
+	p.flushWrap()
 	if p.lg.NCCLLines == 0 {
 		return nil, &ParseError{Source: p.source, Err: fmt.Errorf("%w: no NCCL log line", ErrNoData)}
 	}
@@ -563,6 +593,17 @@ func (p *Parser) proc(host string, pid, line int) *Proc {
 	// few hosts share a pid.
 	for _, pr := range p.procs[pid] {
 		if pr.Host == host {
+			p.last = pr
+			return pr
+		}
+	}
+	// Ranks that write one file without line buffering splice their
+	// records mid-line ("… cudaDev 0ljm:803564:803604 [1] NCCL INFO …"):
+	// the host field then carries the end of another record before it.
+	// A record cut from inside a line whose host ends with the host of a
+	// process of the same pid is that process.
+	for _, pr := range p.procs[pid] {
+		if p.spliced && pr.Host != "" && strings.HasSuffix(host, pr.Host) {
 			p.last = pr
 			return pr
 		}
@@ -622,7 +663,21 @@ func (p *Parser) gdrLine(pr *Proc, g GDRState) {
 // that holds several NCCL records run together (a paste that lost its
 // line ends: "> > [0] NCCL INFO NET/IB : No device found. [0] NCCL INFO
 // Using network Socket") is read record by record, all at line n.
+//
+// A watchdog report wrapped over several lines ("[Rank 1] Watchdog caught
+// collective operation timeout: WorkNCCL(SeqNum=668, OpType=ALLREDUCE," /
+// "NumelIn=52, NumelOut=52, Timeout(ms)=600000) ran for 600097
+// milliseconds before timing out.") is read whole at its first line:
+// the lines after its head are joined to it until it is complete, up to
+// maxWatchdogWrap lines that hold no NCCL record. One that never
+// completes is still a timeout, with the sequence number and collective
+// its head names.
 func (p *Parser) Line(n int, raw string) {
+	if p.wrap.text != "" {
+		if p.continueWrap(n, raw) {
+			return
+		}
+	}
 	// Every record has its device field "[N]": a line with fewer than
 	// two ']' holds one record at most (most lines: two IndexByte scans
 	// cost less than looking for "NCCL " twice).
@@ -634,8 +689,60 @@ func (p *Parser) Line(n int, raw string) {
 		p.line(n, raw)
 		return
 	}
-	for _, rec := range splitRecords(raw) {
+	for i, rec := range splitRecords(raw) {
+		p.spliced = i > 0
 		p.line(n, rec)
+	}
+	p.spliced = false
+}
+
+// continueWrap joins raw to the wrapped watchdog report; false when raw
+// is not part of it (then the report so far is kept as it is and raw is
+// read as any line).
+func (p *Parser) continueWrap(n int, raw string) bool {
+	t := strings.TrimSpace(raw)
+	if t == "" || strings.Contains(t, "NCCL") || len(p.wrap.lines) >= maxWatchdogWrap {
+		p.flushWrap()
+		return false
+	}
+	joined := p.wrap.text + " " + t
+	if m := watchdog(joined); m != nil {
+		p.timeout(p.wrap.n, joined, m)
+		p.wrap = wrappedWatchdog{}
+		return true
+	}
+	p.wrap.text = joined
+	p.wrap.lines = append(p.wrap.lines, raw)
+	return true
+}
+
+// flushWrap ends a wrapped watchdog report that did not complete: a
+// timeout event from its head, then the lines joined to it read as any
+// line.
+func (p *Parser) flushWrap() {
+	w := p.wrap
+	if w.text == "" {
+		return
+	}
+	p.wrap = wrappedWatchdog{}
+	head := w.head
+	ev := Event{Kind: EventTimeout, Source: p.source, Line: w.n, Text: head, Rank: anyRank(head, "")}
+	if i := strings.Index(head, watchdogHead); i >= 0 {
+		rest := head[i+len(watchdogHead):]
+		seq, after := digits(rest)
+		ev.SeqNum, _ = strconv.ParseInt(seq, 10, 64)
+		if op, ok := strings.CutPrefix(after, ", OpType="); ok {
+			j := 0
+			for j < len(op) && isWord(op[j]) {
+				j++
+			}
+			ev.OpType = op[:j]
+		}
+	}
+	p.event(ev)
+	p.lg.NCCLLines++
+	for i, l := range w.lines {
+		p.Line(w.n+1+i, l)
 	}
 }
 
@@ -735,13 +842,13 @@ func (p *Parser) line(n int, raw string) {
 		return
 	}
 	line := strings.TrimSpace(raw)
-	if m := watchdog(line); m != nil {
-		ev := Event{Kind: EventTimeout, Source: source, Line: n, Text: line, Rank: anyRank(line, m[1]), OpType: m[3]}
-		ev.SeqNum, _ = strconv.ParseInt(m[2], 10, 64)
-		ev.TimeoutMS, _ = strconv.ParseInt(m[4], 10, 64)
-		ev.RanForMS, _ = strconv.ParseInt(m[5], 10, 64)
-		p.event(ev)
-		lg.NCCLLines++
+	m, head := findWatchdog(line)
+	if m != nil {
+		p.timeout(n, line, m)
+		return
+	}
+	if head && !strings.Contains(line, " milliseconds") {
+		p.wrap = wrappedWatchdog{n: n, head: line, text: line}
 		return
 	}
 	if strings.Contains(line, "ProcessGroupNCCL") && strings.Contains(line, "detected by watchdog at work: ") {
@@ -788,6 +895,16 @@ func (p *Parser) line(n int, raw string) {
 	default:
 		p.parseInfo(pr, n, msg)
 	}
+}
+
+// timeout adds the watchdog report m (watchdog's submatches) of line n.
+func (p *Parser) timeout(n int, line string, m []string) {
+	ev := Event{Kind: EventTimeout, Source: p.source, Line: n, Text: line, Rank: anyRank(line, m[1]), OpType: m[3]}
+	ev.SeqNum, _ = strconv.ParseInt(m[2], 10, 64)
+	ev.TimeoutMS, _ = strconv.ParseInt(m[4], 10, 64)
+	ev.RanForMS, _ = strconv.ParseInt(m[5], 10, 64)
+	p.event(ev)
+	p.lg.NCCLLines++
 }
 
 func (ps *Parser) parseInfo(p *Proc, n int, msg string) {

@@ -1,6 +1,7 @@
 package nccllog
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -61,5 +62,46 @@ func TestSplitRecords(t *testing.T) {
 	}
 	if !slices.Equal(p.SocketIfs, []string{"eth0"}) {
 		t.Errorf("socket interfaces %q, want eth0", p.SocketIfs)
+	}
+}
+
+// TestSplicedRanks: two ranks writing one file without line buffering
+// splice records mid-line, gluing the end of one record to the next
+// record's host field. From github.com/1602615899/RADDet, nccl_debug.log
+// (host ljm, pids 803563 and 803564); the glued host names the process of
+// its pid whose host it ends with, and only a record cut from inside a
+// line is read so.
+func TestSplicedRanks(t *testing.T) {
+	const (
+		l1  = "ljm:803564:803564 [1] NCCL INFO cudaDriverVersion 12020"
+		l8  = "ljm:803564:803604 [1] NCCL INFO comm 0x9497920 rank 1 nranks ljm:803563:803603 [0] NCCL INFO comm 0x8fe0500 rank 0 nranks 2 cudaDev 0ljm:803564:803604 [1] NCCL INFO Setting affinity for GPU 1 toljm:803563:80ljm:803564:803604 [1] NCCL INFO Trees [0] -1/-1/-1->1->0 [1] -1/-1/-1->1->0"
+		l16 = "ljm:803564:803604 [1] NCCL INFO 2 coll channels, 0 nvls channels, 2 p2p channels, 2 p2p channels ljm:80356ljm:803564:803604 [1] NCCL INFO comm 0x9497920 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 3000 commId 0x245d75cdaf12704b - Init COMPLETE"
+	)
+	tests := []struct {
+		name string
+		in   string
+		want []string // host:pid ranks
+	}{
+		{"RADDet: two processes", l1 + "\n" + l8 + "\n" + l16 + "\n", []string{"ljm:803564 [1]", "ljm:803563 [0]"}},
+		{"line 8 alone: the glued hosts are the line's two processes", l8 + "\n", []string{"ljm:803564 []", "ljm:803563 [0]"}},
+		{"a glued host before its process's own line is its own (nothing to match yet)",
+			"ljm:803563:803603 [0] NCCL INFO comm 0x8fe0500 rank 0 nranks 2 cudaDev 0ljm:803564:803604 [1] NCCL INFO Setting affinity for GPU 1 to\n" + l1 + "\n",
+			[]string{"ljm:803563 [0]", "0ljm:803564 []", "ljm:803564 []"}},
+		{"a host at the start of a line is its own, whatever it ends with", l1 + "\ngpuljm:803564:803564 [0] NCCL INFO cudaDriverVersion 12020\n", []string{"ljm:803564 []", "gpuljm:803564 []"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := Parse(strings.NewReader(tt.in), "nccl_debug.log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range lg.Procs {
+				got = append(got, fmt.Sprintf("%s:%d %v", p.Host, p.Pid, p.Ranks))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("processes %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -49,3 +49,56 @@ func TestWatchdogAsRegexp(t *testing.T) {
 		check(strings.Repeat(l, 2))
 	}
 }
+
+// TestWrappedWatchdog: a watchdog report wrapped over lines is read whole
+// at its first line. The two-line one is from a markdown write-up
+// (github.com/MarioPasc/MU-Diff, NCCL_TIMEOUT_FIX.md); one that never
+// completes is still a timeout, and the lines after it are read as usual.
+func TestWrappedWatchdog(t *testing.T) {
+	const (
+		head = "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=668, OpType=ALLREDUCE,"
+		tail = "NumelIn=52, NumelOut=52, Timeout(ms)=600000) ran for 600097 milliseconds before timing out."
+		info = "node1:123:456 [0] NCCL INFO Using network IB"
+	)
+	type ev struct {
+		line, rank      int
+		seq             int64
+		op              string
+		timeout, ranFor int64
+	}
+	tests := []struct {
+		name  string
+		in    string
+		want  []ev
+		lines int // NCCL lines read
+	}{
+		{"two lines in a markdown fence", "```\n" + head + "\n" + tail + "\n```\n", []ev{{2, 1, 668, "ALLREDUCE", 600000, 600097}}, 1},
+		{"three lines, indented", head + "\n  NumelIn=52, NumelOut=52, Timeout(ms)=600000) ran for\n  600097 milliseconds before timing out.\n",
+			[]ev{{1, 1, 668, "ALLREDUCE", 600000, 600097}}, 1},
+		{"cut after the head, an NCCL line next", head + "\n" + info + "\n", []ev{{1, 1, 668, "ALLREDUCE", 0, 0}}, 2},
+		{"cut after the head, a blank line next", head + "\n\n" + tail + "\n", []ev{{1, 1, 668, "ALLREDUCE", 0, 0}}, 1},
+		{"cut at the end of the paste", "x\n" + head, []ev{{2, 1, 668, "ALLREDUCE", 0, 0}}, 1},
+		{"more prose than a wrap, then NCCL", head + "\nfoo\nbar\nbaz\n" + info + "\n", []ev{{1, 1, 668, "ALLREDUCE", 0, 0}}, 2},
+		{"whole on one line", head + " " + tail + "\n" + info, []ev{{1, 1, 668, "ALLREDUCE", 600000, 600097}}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := Parse(strings.NewReader(tt.in), "paste")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []ev
+			for _, e := range lg.Events {
+				if e.Kind == EventTimeout {
+					got = append(got, ev{e.Line, e.Rank, e.SeqNum, e.OpType, e.TimeoutMS, e.RanForMS})
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("timeouts %+v, want %+v", got, tt.want)
+			}
+			if lg.NCCLLines != tt.lines {
+				t.Errorf("NCCL lines %d, want %d", lg.NCCLLines, tt.lines)
+			}
+		})
+	}
+}

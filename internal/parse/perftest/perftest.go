@@ -109,6 +109,11 @@ type Startup struct {
 	// Port and PortState: "Port number 1 state is Down" (0, "" otherwise).
 	Port      int    `json:"port,omitempty"`
 	PortState string `json:"port_state,omitempty"`
+	// Device is set when the first message (the cause) says the local
+	// device could not give the test a verbs resource: its attributes
+	// (ibv_query_device), a queue pair, the test's IB resources as a
+	// whole.
+	Device bool `json:"device,omitempty"`
 	// Midrun is set when the message is a failed exchange over the
 	// test's TCP socket after both ends had printed their addresses and
 	// the results header: the peer went away while the test ran.
@@ -187,7 +192,14 @@ var (
 	// (perftest_resources.c, perftest_parameters.c): the port is not
 	// ACTIVE ("Port number 1 state is Down"), the device cannot be
 	// opened, the peer cannot be reached, the QP cannot be brought up.
-	reStartup = regexp.MustCompile(`^(?:Port number (\d+) state is (\w+)|Couldn't (?:get context for the device|set the link layer|connect to \S+|allocate MR|create QP\S*|init the resources)|Unable to open file descriptor for socket connection|Failed to modify QP \S* ?to (?:INIT|RTR|RTS)|IB device \S+ not found|No IB devices found)`)
+	reStartup = regexp.MustCompile(`^(?:Port number (\d+) state is (\w+)|Couldn't (?:get context for the device|set the link layer|connect to \S+|allocate MR|create QP\S*|init the resources)|Unable to open file descriptor for socket connection|Failed to modify QP \S* ?to (?:INIT|RTR|RTS)|IB device \S+ not found|No IB devices found|(` + deviceFailures + `))`)
+	// deviceFailures are perftest's messages when the local device cannot
+	// give the test a verbs resource (perftest_resources.c
+	// create_reg_qp_main "Unable to create QP.", ctx_init "Failed to
+	// create QP.", the tests' main "Couldn't create IB resources"; older
+	// releases' "Couldn't get device attributes", today's "Failed to
+	// query device attributes").
+	deviceFailures = `Couldn't get device attributes|Failed to query device attributes|Unable to create QP|Failed to create QP|Couldn't create IB resources`
 	// reExchange are the messages of a failed exchange over the test's
 	// TCP socket (perftest_communication.c, the tests' main): "ethernet_
 	// read_keys: Couldn't read remote address", "Unable to read to
@@ -297,7 +309,7 @@ func (p *textParser) line(t string) {
 	}
 	m := reStartup.FindStringSubmatch(t)
 	if m == nil && reExchange.MatchString(t) {
-		m = []string{t, "", ""}
+		m = []string{t, "", "", ""}
 	}
 	if m != nil {
 		if p.cur == nil {
@@ -307,7 +319,7 @@ func (p *textParser) line(t string) {
 		// The first message is the cause; the ones after it ("Couldn't
 		// set the link layer", "Couldn't get context") its consequences.
 		if len(p.cur.Startup) == 0 {
-			st := Startup{Line: p.n, Text: t, PortState: m[2]}
+			st := Startup{Line: p.n, Text: t, PortState: m[2], Device: m[3] != ""}
 			st.Port, _ = strconv.Atoi(m[1])
 			// After both addresses and the results header the test
 			// was running: an exchange that fails then lost the peer.
@@ -316,6 +328,11 @@ func (p *textParser) line(t string) {
 			p.cur.Startup = append(p.cur.Startup, st)
 		} else {
 			p.cur.Startup[0].Text += " / " + t
+		}
+		if p.cur.Device == "" && p.cmd != nil {
+			if d := reDevFlag.FindStringSubmatch(p.cmd[2]); d != nil {
+				p.cur.Device = d[1]
+			}
 		}
 		return
 	}

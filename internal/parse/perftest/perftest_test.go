@@ -210,6 +210,14 @@ func TestParseStartup(t *testing.T) {
 			[]Startup{{Line: 1, Text: "Port number 1 state is Down / Couldn't set the link layer / Couldn't get context for the device", Port: 1, PortState: "Down"}}},
 		{"after a banner", "                    RDMA_Write BW Test\n Device         : mlx5_0\n Link type       : IB\n Couldn't connect to 10.0.0.2:18515\n", true,
 			[]Startup{{Line: 4, Text: "Couldn't connect to 10.0.0.2:18515"}}},
+		// linux-rdma, "RE: RDMA does not work with kernel 4.20 or 5.1"
+		// (2019-07-29): ib_write_bw -d mlx5_0 on kernel 5.1.
+		{"the device cannot create a QP", "ib_write_bw -d mlx5_0\n************************************\n* Waiting for client to connect... *\n************************************\n" +
+			"Couldn't get device attributes\nUnable to create QP.\nFailed to create QP.\nCouldn't create IB resources\n", false,
+			[]Startup{{Line: 5, Text: "Couldn't get device attributes / Unable to create QP. / Failed to create QP. / Couldn't create IB resources", Device: true}}},
+		{"the test's resources alone", " Couldn't create IB resources\n", false, []Startup{{Line: 1, Text: "Couldn't create IB resources", Device: true}}},
+		{"memory registration first is not the device", "Couldn't allocate MR\n Couldn't create IB resources\n", false,
+			[]Startup{{Line: 1, Text: "Couldn't allocate MR / Couldn't create IB resources"}}},
 		// Mellanox/SparkRDMA#31, the ib_read_bw server: the addresses
 		// were exchanged and the results header printed, then the
 		// closing exchange failed: the client went away mid-run.
@@ -241,5 +249,10 @@ func TestParseStartup(t *testing.T) {
 	}
 	if Detect("Couldn't connect to the database\n") {
 		t.Error("Detect(another program's message) = true")
+	}
+	// The command line before a test that could not start names its device.
+	rs, err := ParseAll(strings.NewReader("ib_write_bw -d mlx5_0\nUnable to create QP.\n"), "f.txt")
+	if err != nil || len(rs) != 1 || rs[0].Device != "mlx5_0" {
+		t.Errorf("results %+v (%v), want one on mlx5_0", rs, err)
 	}
 }

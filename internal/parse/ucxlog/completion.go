@@ -117,6 +117,30 @@ func completion(r Record) (Completion, bool) {
 	// ASCII case folding keeps every byte where it is (strings.ToLower
 	// would widen an invalid byte into U+FFFD and shift the indexes).
 	low := asciiLower(m)
+	// dc_verbs.c before UCX 1.3: "Send completion with error on qp
+	// 0x6214: remote access error syndrome 0x88", the number being the
+	// work completion's vendor_err (the mlx5 vendor syndrome), not a
+	// CQE syndrome.
+	for _, p := range []string{"send completion with error on qp ", "receive completion with error on qp ", "completion with error on qp "} {
+		i := strings.Index(low, p)
+		if i < 0 {
+			continue
+		}
+		qp, text, ok := strings.Cut(m[i+len(p):], ": ")
+		if !ok || !strings.HasPrefix(qp, "0x") {
+			return c, false
+		}
+		c.QP = "qp " + qp
+		if j := strings.LastIndex(asciiLower(text), " syndrome 0x"); j >= 0 {
+			if x, err := strconv.ParseUint(strings.TrimSpace(text[j+len(" syndrome 0x"):]), 16, 32); err == nil {
+				c.Vendor = x
+			}
+			text = text[:j]
+		}
+		c.What = strings.TrimSpace(text)
+		c.Status = wcStatusOf(c.What)
+		return c, c.What != ""
+	}
 	for _, p := range []string{"send completion with error: ", "receive completion with error: ", "recv completion with error: ", "completion with error: "} {
 		i := strings.Index(low, p)
 		if i < 0 {
@@ -134,14 +158,21 @@ func completion(r Record) (Completion, bool) {
 			text = text[:j]
 		}
 		c.What = strings.TrimSpace(text)
-		for code, info := range nccllog.WCStatuses() {
-			if strings.EqualFold(info.Text, c.What) {
-				c.Status = nccllog.WCStatus(code)
-			}
-		}
+		c.Status = wcStatusOf(c.What)
 		return c, c.What != ""
 	}
 	return c, false
+}
+
+// wcStatusOf is the ibv_wc_status whose ibv_wc_status_str text is what,
+// -1 when none is.
+func wcStatusOf(what string) nccllog.WCStatus {
+	for code, info := range nccllog.WCStatuses() {
+		if strings.EqualFold(info.Text, what) {
+			return nccllog.WCStatus(code)
+		}
+	}
+	return -1
 }
 
 // devPort splits "mlx5_0:1".

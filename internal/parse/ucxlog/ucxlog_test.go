@@ -42,6 +42,7 @@ func TestRealCompletions(t *testing.T) {
 		{"ucx2973-old-fatal-error-on.log", 1, "ast1815:6807 mlx5_3/1  synd 0x15 vend 0x81 status 12 lid 0 \"Transport retry count exceeded\""},
 		{"ucx857-verbs-send-completion.log", 2, "softiron-2:2132 /0  synd 0x0 vend 0x0 status 2 lid 0 \"local QP operation error\""},
 		{"ucx7774-verbs-vendor-err.log", 1, "swx-rdmz-ucx-gpu-02:1884 /0  synd 0x0 vend 0x51 status 4 lid 0 \"local protection error\""},
+		{"ucx1569-dc-verbs-on-qp.log", 1, "vegas06:14879 /0  synd 0x0 vend 0x88 status 10 lid 0 \"remote access error\""},
 		{"ucx8487-flush-endpoint-timeout.log", 0, ""},
 		{"ucx10451-devx-remote-io.log", 0, ""},
 	}

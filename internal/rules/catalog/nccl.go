@@ -111,7 +111,7 @@ var ncclMetas = []finding.Meta{
 	{
 		ID: "nccl.gdr_disabled", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "GPUDirect RDMA is disabled",
-		Meaning: "NCCL reports GPU Direct RDMA disabled for an HCA: network traffic is staged through host memory, costing bandwidth and CPU.",
+		Meaning: "NCCL reports GPU Direct RDMA disabled for an HCA: network traffic is staged through host memory, costing bandwidth and CPU. A job shown to run on one node (nNodes 1, or every rank on one host) gets a note instead: NCCL uses its network transport only between nodes.",
 		Causes:  []string{"nvidia-peermem (or nv_peer_mem) not loaded", "GPU and NIC too far apart in PCIe (NCCL_NET_GDR_LEVEL)", "dma-buf not supported by kernel or driver"},
 		Remedy:  []string{"modprobe nvidia-peermem", "nvidia-smi topo -m to check GPU-NIC distance"},
 	},

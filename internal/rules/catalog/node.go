@@ -57,7 +57,7 @@ var nodeMetas = []finding.Meta{
 	{
 		ID: "port.rate_below_expected", Severity: finding.Critical, Area: "node", Step: finding.StepPort,
 		Title:   "port rate below the expected rate",
-		Meaning: "The active rate is below the expectation (the baseline, or the rate of the other ports of the same HCA model) and neither a narrower width nor a slower lane speed explains it; when one does, that is the one finding (port.width_degraded, port.speed_degraded) and the shortfall its evidence. More than 20% below is critical; any shortfall is a warning. With nothing to compare against, a ConnectX port ACTIVE below 10 Gb/s (2.5 = 1X SDR, 5 = 1X DDR) is a warning: no ConnectX link trains there when healthy, and an Ethernet port reads 2.5 when it negotiated 1 Gb/s or less.",
+		Meaning: "The active rate is below the expectation (the baseline, or the rate of the other ports of the same HCA model on the same subnet: InfiniBand ports answering to another SM LID are cabled to another fabric, whose switches set the lane speed, so only their width is compared) and neither a narrower width nor a slower lane speed explains it; when one does, that is the one finding (port.width_degraded, port.speed_degraded) and the shortfall its evidence. More than 20% below is critical; any shortfall is a warning. With nothing to compare against, a ConnectX port ACTIVE below 10 Gb/s (2.5 = 1X SDR, 5 = 1X DDR) is a warning: no ConnectX link trains there when healthy, and an Ethernet port reads 2.5 when it negotiated 1 Gb/s or less.",
 		Thresholds: []finding.Threshold{
 			{Name: "rate_shortfall_critical", Default: limits.Pct(limits.NodeRateShortfallCritical), Meaning: "shortfall above which this finding, or the width or speed finding that explains the shortfall, is critical"},
 		},

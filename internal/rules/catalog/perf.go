@@ -32,7 +32,7 @@ var perfMetas = []finding.Meta{
 	{
 		ID: "perf.test_invalid", Severity: finding.Warning, Area: "perf", Step: finding.StepPerf,
 		Title:   "the test itself cannot show line rate",
-		Meaning: "The perftest banner or results show a test that misleads: the two ends disagree on MTU, a RoCE test uses a link-local GID or an all-zero one (no GID at that index: critical when the test then could not connect), or messages are too small to judge bandwidth. Fix the test before trusting or distrusting the network. A run that died on a completion error (\"Failed status N\") measured nothing: its ibv_wc_status says where to look, 12 (retry exceeded) at the path or the peer (critical), 4 (local protection) at memory registration or GPUDirect.",
+		Meaning: "The perftest banner or results show a test that misleads: the two ends disagree on MTU, a RoCE test uses a link-local GID or an all-zero one (no GID at that index: critical when the test then could not connect), or messages are too small to judge bandwidth. Fix the test before trusting or distrusting the network. A run that died on a completion error (\"Failed status N\") measured nothing: its ibv_wc_status says where to look, 12 (retry exceeded) at the path or the peer (critical), 4 (local protection) at memory registration or GPUDirect. A test that could not start is critical when its local port is not ACTIVE or its device cannot create the test's verbs resources (device attributes, a queue pair), a warning otherwise (peer not reached, QP not brought up).",
 		Thresholds: []finding.Threshold{
 			{Name: "min_bw_bytes", Default: limits.Uint(limits.PerfMinBWBytes), Meaning: "largest message below which a bandwidth test cannot show line rate"},
 		},

@@ -114,6 +114,22 @@ var triageMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "kmsg.cq_error", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
+		Title:   "RDMA completion queue errors in the kernel log",
+		Meaning: "The mlx5 driver logged completion queue errors. A CQ error event (drivers/net/ethernet/mellanox/mlx5/core/eq.c: \"CQ error on CQN 0x40a, syndrom 0x1\") is the HCA reporting a whole CQ broken: syndrome 0x1 is an overrun (more completions arrived than the CQ holds: its owner posted more work than it sized the CQ for, or stopped polling it), 0x2 an access violation (the CQ's memory was not accessible). The CQ and the queue pairs that complete into it go to the error state, so that process's connections fail or hang; the link and the firmware are not at fault (a warning). Error completions (drivers/infiniband/hw/mlx5/cq.c: \"Responder error cqe on cqn 0x406\" with its \"syndrome 0x5, vendor syndrome 0xf9\" line, or \"WC error: 12, Message: transport retry counter exceeded\") are work requests of a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB) that failed; the CQE syndrome decodes to the work-completion status as the driver maps it. A flushed work request (syndrome 0x5) is fallout: the queue pair had already gone to the error state (a connection torn down or lost) and its queued work was returned (a warning); any other status is the failure itself, and the connection it ran on is lost until the consumer reconnects (critical).",
+		Causes: []string{
+			"CQ overrun: an application or library that posts more work than its completion queue holds, or stops polling it (a hung or overloaded process)",
+			"flushed work requests: the connection was torn down (the peer or the consumer disconnected, a port went down, an earlier error on the queue pair)",
+			"transport retry counter exceeded: the peer stopped acknowledging: a lossy or broken path, a link flap, or a peer that died",
+			"remote access, remote operation, local protection errors: a memory registration that went away or does not cover the buffer, or a peer that failed (see the status)",
+		},
+		Remedy: []string{
+			"rdma resource show cq lists each CQ (cqn in decimal) with the pid and command of its owner; rdma resource show qp shows the queue pairs and their state",
+			"read the consumer's own lines around the errors (nvme, iser, srp, rpcrdma, ib_ipoib, or the application's log) and the port's link events; run ibdoctor doctor on both ends",
+			"CQ overrun: report it to the application's or library's maintainers with its version: it must size its CQ for the work it posts and keep polling it",
+		},
+	},
+	{
 		ID: "kmsg.segfault", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
 		Title:   "a process crashed inside a communication library",
 		Meaning: "The kernel logged a process killed by a segmentation or general protection fault (arch/x86/mm/fault.c \"segfault at … in libnccl.so.2[…]\", traps.c \"general protection fault\") with the faulting instruction in NCCL/RCCL, the verbs stack (libibverbs, its providers libmlx5/libmlx4/libefa…, librdmacm), UCX, libfabric, HCOLL or SHARP: the job on this node died inside the network path, and its peers will time out. A warning, naming the library and the process; a crash in any other file is info.",

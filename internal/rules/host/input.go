@@ -169,6 +169,7 @@ var Rules = []Rule{
 	{Name: "bonding in the kernel log", IDs: []string{"kmsg.bond_degraded"}, Check: checkBonds},
 	{Name: "port module events", IDs: []string{"kmsg.module_event"}, Check: checkModules},
 	{Name: "mlx5 health", IDs: []string{"kmsg.mlx5_health", "kmsg.mlx5_cmd_failed"}, Check: checkHealth},
+	{Name: "completion queue errors in the kernel log", IDs: []string{"kmsg.cq_error"}, Check: checkCQ},
 	{Name: "process crashes in the kernel log", IDs: []string{"kmsg.segfault"}, Check: checkCrashes},
 	{Name: "EDAC memory errors", IDs: []string{"host.memory_error"}, Check: checkMemory},
 	{Name: "RoCE GIDs", IDs: []string{"roce.gid_missing_v2"}, Check: checkGIDv2},
@@ -200,7 +201,7 @@ func Check(in *Input) []finding.Finding {
 }
 
 // KernelLogRules are the rules over kernel-log events.
-var KernelLogRules = []string{"PCIe AER errors", "NVIDIA Xid", "link flaps in the kernel log", "port module events", "mlx5 health", "process crashes in the kernel log", "EDAC memory errors"}
+var KernelLogRules = []string{"PCIe AER errors", "NVIDIA Xid", "link flaps in the kernel log", "port module events", "mlx5 health", "completion queue errors in the kernel log", "process crashes in the kernel log", "EDAC memory errors"}
 
 // CheckKernelLog runs only the rules over kernel-log events (AER reports,
 // Xid and fallen-off-bus, link flaps, module events, mlx5 health) with the

@@ -1,6 +1,8 @@
 package host
 
 import (
+	"strconv"
+
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
@@ -96,6 +98,12 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 	case e.Kind == kmsg.KindHealth:
 		g = foldGroup{rule: "health", pci: e.PCI}
 		k.detail, k.class = e.Detail, e.HealthClass
+	case e.Kind == kmsg.KindCQ:
+		// checkCQ tallies per device; the syndromes, statuses and sides
+		// it names are told apart (the queue numbers past the evidence
+		// are not).
+		g = foldGroup{rule: "cq", pci: e.PCI, name: e.Interface + "\x00" + e.CQ, code: e.Syndrome}
+		k.detail, k.class = e.Detail, strconv.Itoa(e.VendorSyndrome)+"/"+strconv.Itoa(e.WCStatus)
 	case e.Kind == kmsg.KindCrash:
 		g = foldGroup{rule: "crash", name: e.Task + "\x00" + e.Detail}
 	case e.Kind == kmsg.KindMemory:

@@ -367,9 +367,18 @@ func (c *logCheck) checkSocketFallback() {
 	c.a.Findings = append(c.a.Findings, f)
 }
 
-// checkGDR reports network processes with GPU Direct RDMA disabled.
+// checkGDR reports network processes with GPU Direct RDMA disabled. On
+// one node it is a note: NCCL uses its network transport only between
+// nodes (ranks of one node talk over NVLink, PCIe P2P or shared memory),
+// so GPU Direct RDMA, which lets the NIC read and write GPU memory, has
+// nothing to carry.
 func (c *logCheck) checkGDR() {
 	if len(c.gdrOffProcs) > 0 {
+		if one := c.oneNode(c.all); one != "" {
+			c.a.Notes = append(c.a.Notes, fmt.Sprintf("%s: NCCL reports GPU Direct RDMA disabled on %d process(es) (%s), but the job runs on one node (%s): no traffic crosses the network, so this costs nothing here; a multi-node run would stage NIC traffic through host memory (modprobe nvidia-peermem)",
+				c.gdrOff[0].Source, len(c.gdrOffProcs), strings.Join(firstN(c.gdrOffProcs, 4), ", "), one))
+			return
+		}
 		c.a.Findings = append(c.a.Findings, catalog.New("nccl.gdr_disabled", c.subj,
 			fmt.Sprintf("GPU Direct RDMA is disabled for some HCAs on %d process(es) (%s): traffic is staged through host memory", len(c.gdrOffProcs), strings.Join(firstN(c.gdrOffProcs, 4), ", ")), c.gdrOff...))
 	}

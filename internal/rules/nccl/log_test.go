@@ -419,6 +419,51 @@ func TestWatchdogWordings(t *testing.T) {
 	}
 }
 
+// TestGDROneNode: GPU Direct RDMA disabled matters only where NCCL's
+// network transport carries traffic, between nodes. The one-node lines
+// are from an all_reduce_perf log of two A100 PCIe on one host
+// (github.com/Timez-zx/nccl-tests, nccl.log, NCCL 2.27.7).
+func TestGDROneNode(t *testing.T) {
+	const (
+		ib   = "mew0:64904:64920 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB eno8303:192.168.0.3<0>\nmew0:64904:64920 [0] NCCL INFO Using network IB\n"
+		off  = "mew0:64904:64920 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\nmew0:64904:64920 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 1 'mlx5_1'\n"
+		one  = "mew0:64904:64920 [0] NCCL INFO comm 0x55b6aa64a990 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n"
+		two  = "mew0:64904:64920 [0] NCCL INFO comm 0x55b6aa64a990 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"
+		note = "the job runs on one node (nNodes 1)"
+	)
+	tests := []struct {
+		name  string
+		input string
+		opts  LogOptions
+		want  []string
+		note  bool
+	}{
+		{"one node (nNodes 1): a note", ib + off + one, LogOptions{}, nil, true},
+		{"two nodes: a warning", ib + off + two, LogOptions{}, []string{"nccl.gdr_disabled/warning"}, false},
+		{"nodes not logged: a warning", ib + off, LogOptions{}, []string{"nccl.gdr_disabled/warning"}, false},
+		{"one node named by another output: a note", ib + off, LogOptions{OneHost: "mew0"}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := nccllog.Parse(strings.NewReader(tt.input), "nccl.log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := CheckLog(lg, tt.opts)
+			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+			gdrNote := slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, "GPU Direct RDMA disabled") })
+			if gdrNote != (tt.want == nil) {
+				t.Errorf("GPU Direct RDMA note %v, want %v: %q", gdrNote, tt.want == nil, a.Notes)
+			}
+			if tt.note && !slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, note) && strings.Contains(n, "nccl.log:3:") }) {
+				t.Errorf("notes %q lack %q at nccl.log:3 (the first GPU Direct RDMA line)", a.Notes, note)
+			}
+		})
+	}
+}
+
 // TestCallFailed: nccl-tests stopping on a failed NCCL call with nothing
 // above it (NVIDIA/nccl-tests#36) is nccl.call_failed, naming the error,
 // the hosts and the NCCL WARN that came first when there is one; after a

@@ -499,7 +499,8 @@ func initNoSMFinding(s *snapshot.Snapshot, d *snapshot.Device, p *snapshot.Port,
 
 // expectedRate returns the rate a port should run at and where that comes
 // from: the expectation, else the most common rate among ACTIVE ports of
-// the same HCA model and link layer (ties: the fastest).
+// the same HCA model and link layer on the same subnet (ties: the
+// fastest).
 func expectedRate(in *Input, d *snapshot.Device, p *snapshot.Port) (ib.Rate, string, bool) {
 	if pe := portExpect(in, d.Name, p.Number); pe != nil && pe.Rate != nil {
 		return *pe.Rate, fmt.Sprintf("%s:%d", in.Expect.Source, pe.Line), true
@@ -514,7 +515,7 @@ func expectedRate(in *Input, d *snapshot.Device, p *snapshot.Port) (ib.Rate, str
 		}
 		for j := range od.Ports {
 			op := &od.Ports[j]
-			if op.LinkLayer == p.LinkLayer && op.IsActive() && op.Rate != nil {
+			if op.LinkLayer == p.LinkLayer && op.IsActive() && op.Rate != nil && !otherSubnet(p, op) {
 				counts[*op.Rate]++
 			}
 		}
@@ -532,6 +533,53 @@ func expectedRate(in *Input, d *snapshot.Device, p *snapshot.Port) (ib.Rate, str
 	return best, fmt.Sprintf("majority of %d ACTIVE %s %s ports on this node", n, model, p.LinkLayer.Short()), true
 }
 
+// otherSubnet says whether two InfiniBand ports answer to different
+// subnet managers (both SM LIDs known, non-zero and unequal): they are
+// cabled to different fabrics, whose switches set the lane speed (a
+// ConnectX-5 trains to FDR on an FDR switch), so the one's rate says
+// nothing about what the other should run at. A port's width is its own:
+// widerElsewhere compares it across subnets.
+func otherSubnet(a, b *snapshot.Port) bool {
+	if a.LinkLayer != ib.LinkLayerInfiniBand || b.LinkLayer != ib.LinkLayerInfiniBand || a.SMLID == nil || b.SMLID == nil {
+		return false
+	}
+	return *a.SMLID != 0 && *b.SMLID != 0 && *a.SMLID != *b.SMLID
+}
+
+// widerElsewhere returns the width most ACTIVE ports of p's HCA model and
+// link layer on other subnets train to, when it is wider than p's: a
+// 4X-capable port at 2X lost lanes whatever fabric it is cabled to.
+func widerElsewhere(in *Input, d *snapshot.Device, p *snapshot.Port) (int, int, bool) {
+	if p.Rate == nil || p.Rate.Width == 0 {
+		return 0, 0, false
+	}
+	s := in.Snap
+	model := d.Model(s)
+	counts := map[int]int{}
+	for i := range s.Devices {
+		od := &s.Devices[i]
+		if od.Model(s) != model {
+			continue
+		}
+		for j := range od.Ports {
+			op := &od.Ports[j]
+			if op.LinkLayer == p.LinkLayer && op.IsActive() && op.Rate != nil && op.Rate.Width > 0 && otherSubnet(p, op) {
+				counts[op.Rate.Width]++
+			}
+		}
+	}
+	best, n := 0, 0
+	for w, c := range counts {
+		if c > n || c == n && w > best {
+			best, n = w, c
+		}
+	}
+	if n < 2 || best <= p.Rate.Width {
+		return 0, 0, false
+	}
+	return best, n, true
+}
+
 func checkRate(in *Input) []finding.Finding {
 	s := in.Snap
 	var out []finding.Finding
@@ -545,18 +593,28 @@ func checkRate(in *Input) []finding.Finding {
 			if pe := portExpect(in, d.Name, p.Number); pe != nil && pe.Ignore {
 				continue
 			}
+			got := *p.Rate
 			want, src, ok := expectedRate(in, d, p)
+			if ok {
+				met := got.DeciGbps >= want.DeciGbps && (got.Width == 0 || got.Width >= want.Width) && (got.Speed.Generation() == 0 || got.Speed.Generation() >= want.Speed.Generation())
+				if !met {
+					out = append(out, rateFinding(in, d, p, got, want, src))
+				}
+				if pe := portExpect(in, d.Name, p.Number); !met || pe != nil && pe.Rate != nil {
+					continue
+				}
+			}
+			if w, n, wider := widerElsewhere(in, d, p); wider {
+				want := ib.Rate{DeciGbps: got.DeciGbps * w / got.Width, Width: w, Speed: got.Speed}
+				out = append(out, rateFinding(in, d, p, got, want,
+					fmt.Sprintf("width of %d ACTIVE %s %s ports on other subnets of this node", n, d.Model(s), p.LinkLayer.Short())))
+				continue
+			}
 			if !ok {
 				if f, ok := floorRate(in, d, p); ok {
 					out = append(out, f)
 				}
-				continue
 			}
-			got := *p.Rate
-			if got.DeciGbps >= want.DeciGbps && (got.Width == 0 || got.Width >= want.Width) && (got.Speed.Generation() == 0 || got.Speed.Generation() >= want.Speed.Generation()) {
-				continue
-			}
-			out = append(out, rateFinding(in, d, p, got, want, src))
 		}
 	}
 	return out
@@ -1038,13 +1096,26 @@ func checkPCIe(in *Input) []finding.Finding {
 
 // HealthyRate is the rate the node rules hold a port to when no
 // expectation file is given: the rate most ACTIVE ports of its HCA model
-// and link layer run at; false when there are too few to compare with.
+// and link layer on its subnet run at, at the width most of them on other
+// subnets train to when that is wider; false when there are too few to
+// compare with.
 func HealthyRate(s *snapshot.Snapshot, dev string, port int) (ib.Rate, bool) {
 	d, p := s.Device(dev), s.Port(dev, port)
 	if d == nil || p == nil {
 		return ib.Rate{}, false
 	}
-	r, _, ok := expectedRate(&Input{Snap: s}, d, p)
+	in := &Input{Snap: s}
+	r, _, ok := expectedRate(in, d, p)
+	if w, _, wider := widerElsewhere(in, d, p); wider && (!ok || r.Width < w) {
+		sp := p.Rate.Speed
+		if ok && r.Speed.Generation() > sp.Generation() {
+			sp = r.Speed
+		}
+		r, ok = ib.NewRate(w, sp), true
+		if sp.Generation() == 0 {
+			r = ib.Rate{DeciGbps: p.Rate.DeciGbps * w / p.Rate.Width, Width: w}
+		}
+	}
 	return r, ok
 }
 

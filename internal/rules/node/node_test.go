@@ -722,3 +722,81 @@ func TestPastedUnusedPort(t *testing.T) {
 		})
 	}
 }
+
+// TestRateAcrossSubnets: ports of one HCA model answering to different
+// subnet managers are cabled to different fabrics, whose switches set the
+// lane speed. The ibstat of a NERSC Cori-GPU node (github.com/
+// sparticlesteve/pytorch-cuda-mpi-error, ibstat.txt) shows eight MT4119
+// ports, "Rate: 100" with "SM lid: 10" on mlx5_0/2/4/6 and "Rate: 56"
+// with "SM lid: 43" (mlx5_1, mlx5_7) or "SM lid: 344" (mlx5_5): an EDR
+// and an FDR fabric, no degraded link. On one subnet the slower port is
+// still degraded, and a port that lost lanes is degraded on any subnet.
+func TestRateAcrossSubnets(t *testing.T) {
+	type port struct {
+		name  string
+		rate  ib.Rate
+		smlid uint32
+	}
+	rateOnly := func(deci int) ib.Rate { return ib.Rate{DeciGbps: deci} }
+	build := func(ps ...port) *snapshot.Snapshot {
+		s := &snapshot.Snapshot{}
+		for _, x := range ps {
+			r := x.rate
+			s.Devices = append(s.Devices, snapshot.Device{Name: x.name, HCAType: "MT4119", Ports: []snapshot.Port{{Device: x.name, Number: 1,
+				LinkLayer: ib.LinkLayerInfiniBand, State: p(ib.StateActive), PhysState: p(ib.PhysLinkUp), Rate: &r, SMLID: p(x.smlid)}}})
+		}
+		s.Sort()
+		return s
+	}
+	tests := []struct {
+		name    string
+		snap    *snapshot.Snapshot
+		want    []string
+		summary string
+	}{
+		{"Cori-GPU: EDR on SM lid 10, FDR on SM lid 43 and 344", build(
+			port{"mlx5_0", rateOnly(1000), 10}, port{"mlx5_1", rateOnly(560), 43}, port{"mlx5_2", rateOnly(1000), 10}, port{"mlx5_4", rateOnly(1000), 10},
+			port{"mlx5_5", rateOnly(560), 344}, port{"mlx5_6", rateOnly(1000), 10}, port{"mlx5_7", rateOnly(560), 43}), nil, ""},
+		{"the same node with every port on SM lid 10: the FDR ones are slow", build(
+			port{"mlx5_0", rateOnly(1000), 10}, port{"mlx5_1", rateOnly(560), 10}, port{"mlx5_2", rateOnly(1000), 10}, port{"mlx5_4", rateOnly(1000), 10}),
+			[]string{"port.rate_below_expected/critical mlx5_1"}, "majority of 3 ACTIVE"},
+		{"sysfs rates, other subnet at FDR lane speed: not degraded", build(
+			port{"mlx5_0", ib.NewRate(4, ib.SpeedEDR), 10}, port{"mlx5_1", ib.NewRate(4, ib.SpeedFDR), 43}, port{"mlx5_2", ib.NewRate(4, ib.SpeedEDR), 10}), nil, ""},
+		{"other subnet at 2X: lost lanes", build(
+			port{"mlx5_0", ib.NewRate(4, ib.SpeedEDR), 10}, port{"mlx5_1", ib.NewRate(2, ib.SpeedFDR), 43}, port{"mlx5_2", ib.NewRate(4, ib.SpeedEDR), 10}),
+			[]string{"port.width_degraded/critical mlx5_1"}, "2X instead of 4X (28 Gb/s, 50% below the expected 56 Gb/s)"},
+		{"SM lid 0 (no SM known) compares with everyone", build(
+			port{"mlx5_0", ib.NewRate(4, ib.SpeedEDR), 10}, port{"mlx5_1", ib.NewRate(4, ib.SpeedFDR), 0}, port{"mlx5_2", ib.NewRate(4, ib.SpeedEDR), 10}),
+			[]string{"port.speed_degraded/critical mlx5_1"}, "FDR instead of EDR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := CheckInput(&Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: true})
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.ID+"/"+string(f.Severity)+" "+f.Subject.Device)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("findings %v, want %v", ids(fs), tt.want)
+			}
+			if len(fs) > 0 && !strings.Contains(fs[0].Summary+" "+fs[0].Evidence[1].Source, tt.summary) {
+				t.Errorf("summary %q (evidence %q) lacks %q", fs[0].Summary, fs[0].Evidence[1].Source, tt.summary)
+			}
+		})
+	}
+	// The rate a baseline records for a port is the one the rules hold it
+	// to: its subnet's, at the width of the model's ports elsewhere.
+	cori := tests[0].snap
+	for _, c := range []struct {
+		dev  string
+		want int // tenths of Gb/s; 0 when there is nothing to compare with
+	}{{"mlx5_0", 1000}, {"mlx5_1", 560}, {"mlx5_5", 0}} {
+		r, ok := HealthyRate(cori, c.dev, 1)
+		if ok != (c.want > 0) || r.DeciGbps != c.want {
+			t.Errorf("HealthyRate(%s) = %d tenths of Gb/s (%v), want %d", c.dev, r.DeciGbps, ok, c.want)
+		}
+	}
+	if r, ok := HealthyRate(tests[3].snap, "mlx5_1", 1); !ok || r != ib.NewRate(4, ib.SpeedFDR) {
+		t.Errorf("HealthyRate of the 2X FDR port = %v %v, want 4X FDR", r, ok)
+	}
+}

@@ -133,6 +133,11 @@ func TestRules(t *testing.T) {
 		{"local port down", []string{" Port number 1 state is Down\n     Couldn't set the link layer\n     Couldn't get context for the device\n"}, Options{},
 			[]string{"perf.test_invalid/critical"}},
 		{"peer not reached", []string{" Couldn't connect to 10.0.0.2:18515\n"}, Options{}, []string{"perf.test_invalid/warning"}},
+		// linux-rdma, "RE: RDMA does not work with kernel 4.20 or 5.1"
+		// (2019-07-29): the device cannot create a QP, whatever the peer.
+		{"local device cannot create a QP", []string{"Couldn't get device attributes\nUnable to create QP.\nFailed to create QP.\nCouldn't create IB resources\n"}, Options{},
+			[]string{"perf.test_invalid/critical"}},
+		{"memory registration failed first", []string{"Couldn't allocate MR\n Couldn't create IB resources\n"}, Options{}, []string{"perf.test_invalid/warning"}},
 		// Mellanox/SparkRDMA#31: the ib_read_bw server exchanged the
 		// addresses and printed the results header, then lost the
 		// client: the run died (critical); the same exchange failing

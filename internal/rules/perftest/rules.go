@@ -509,9 +509,11 @@ func cmpOr(a, b string) string {
 }
 
 // startupFindings reports a test that could not start. A local port that
-// is not ACTIVE is critical: nothing can run over it; the other causes
-// (device not opened, peer not reached, QP not brought up) are warnings
-// that name perftest's message.
+// is not ACTIVE is critical: nothing can run over it; so is a local device
+// that cannot give the test its verbs resources (its attributes, a queue
+// pair): no RDMA program can run on it either. The other causes (device
+// not opened, peer not reached, QP not brought up) are warnings that name
+// perftest's message.
 func startupFindings(r *perftest.Result, subj finding.Subject) []finding.Finding {
 	var fs []finding.Finding
 	for _, st := range r.Startup {
@@ -520,9 +522,21 @@ func startupFindings(r *perftest.Result, subj finding.Subject) []finding.Finding
 		}
 		sum := fmt.Sprintf("%s could not start: %s; no bandwidth or latency was measured", name(r), st.Text)
 		sev := finding.Warning
-		if st.Port > 0 && !strings.EqualFold(st.PortState, "Active") {
+		var causes, remedy []string
+		switch {
+		case st.Port > 0 && !strings.EqualFold(st.PortState, "Active"):
 			sum = fmt.Sprintf("%s could not start: local port %d is %s (perftest runs only over an ACTIVE port)", name(r), st.Port, st.PortState)
 			sev = finding.Critical
+		case st.Device:
+			sum = fmt.Sprintf("%s could not start: the local device could not create the test's verbs resources (%s); RDMA is unusable on this device for this process, whatever the peer", name(r), st.Text)
+			sev = finding.Critical
+			causes = []string{"kernel driver (mlx5_ib) and rdma-core/libibverbs out of step, often after a kernel upgrade",
+				"the process's locked-memory limit too low for the queue pair's buffers (ulimit -l)",
+				"the device in a bad state (firmware or driver error in dmesg)"}
+			remedy = []string{"ibv_devinfo -v to see whether the device answers a query",
+				"dmesg | grep -i mlx5 for driver errors",
+				"ulimit -l (unlimited for RDMA jobs)",
+				"run the kernel's matching rdma-core (or MLNX_OFED built for this kernel)"}
 		}
 		if st.Midrun {
 			// Both ends had exchanged their addresses and the test
@@ -533,6 +547,9 @@ func startupFindings(r *perftest.Result, subj finding.Subject) []finding.Finding
 			sev = finding.Critical
 		}
 		f := catalog.New("perf.test_invalid", subj, sum, finding.Evidence{Source: at(r, st.Line), Value: st.Text})
+		if causes != nil {
+			f.Causes, f.Remedy = causes, remedy
+		}
 		f.Severity = sev
 		fs = append(fs, f)
 	}

@@ -1,0 +1,50 @@
+package analyze
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestVerbsLogSpans: work-completion error lines of an application open a
+// verbs-log output after prose or benchmark rows, and stay in the output
+// of a tool that reads its own completion errors (libmlx5's dump under a
+// UCX error). Lines from ofiwg/libfabric#4283, kvcache-ai/Mooncake#955 and
+// openucx/ucx#1569 (testdata/realworld-fresh11).
+func TestVerbsLogSpans(t *testing.T) {
+	dump := "mlx5: cn10: got completion with error:\n00000000 00000000 00000000 00000000\n00000000 00000000 00000000 00000000\n00000002 00000000 00000000 00000000\n00000000 00008813 10012abe 0dd0c1d3\n"
+	for _, tt := range []struct {
+		name  string
+		text  string
+		kinds []Kind
+		ids   []string
+		exit  int
+	}{
+		{"OSU rows, libmlx5 dump, libfabric", "524288               2695.39           2672.63           2712.05         100\n" + dump +
+			"libfabric:ofi_rxm:cq:rxm_cq_read_write_error():819<warn> fi_cq_readerr: err: 5, prov_err: remote access error (10)\n",
+			[]Kind{KindVerbsLog}, []string{"verbs.completion_error"}, 2},
+		{"glog line behind prose", "PS: with NCCL_IB_HCA=mlx5_3 it works\n\nE1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, local_nic: mlx5_9, peer_nic: 192.168.1.161:16360@mlx5_7, retry_cnt: 0): transport retry counter exceeded\n",
+			[]Kind{KindVerbsLog}, []string{"verbs.completion_error"}, 2},
+		{"the dump under a UCX error is UCX's", "[1496344648.548260] [vegas06:14879:0]       dc_verbs.c:614  UCX  ERROR Send completion with error on qp 0x6214: remote access error syndrome 0x88\n" + dump,
+			[]Kind{KindUCXLog}, []string{"ucx.completion_error"}, 2},
+		{"prose naming a status", "In addition to the .status 9 (IBV_WC_REM_INV_REQ_ERR), there is a .vendor_err field with value 138 (or 0x8a)\n",
+			nil, nil, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run([]Input{{Name: "p.txt", Text: tt.text}}, Options{})
+			var kinds []Kind
+			for _, s := range r.Files[0].Segments {
+				if s.Kind != KindUnknown {
+					kinds = append(kinds, s.Kind)
+				}
+			}
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.ID)
+			}
+			if !slices.Equal(kinds, tt.kinds) || !slices.Equal(got, tt.ids) || r.ExitCode != tt.exit {
+				t.Errorf("kinds %v findings %v exit %d; want %v %v %d (%s)", kinds, got, r.ExitCode, tt.kinds, tt.ids, tt.exit, strings.Join(skips(r), "; "))
+			}
+		})
+	}
+}

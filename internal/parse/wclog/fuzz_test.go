@@ -1,0 +1,33 @@
+package wclog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzParse: any input parses or fails with an error, never panics, and
+// every error points at a line of the input.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.log"))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err == nil {
+			f.Add(string(b))
+		}
+	}
+	f.Add("mlx5: h: got completion with error:\n00000000 00000000 00000000 00000000\nffffffff")
+	f.Add("libfabric:x:y:z():1<warn> prov_err: (")
+	f.Fuzz(func(t *testing.T, s string) {
+		lg, err := Parse(strings.NewReader(s), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, e := range lg.Errors {
+			if e.Line < 1 || e.Line > lg.Lines {
+				t.Fatalf("error line %d of %d", e.Line, lg.Lines)
+			}
+		}
+	})
+}

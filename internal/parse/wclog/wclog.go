@@ -1,0 +1,397 @@
+// Package wclog reads the work-completion errors that RDMA applications
+// and their libraries print outside the tool outputs ibdoctor reads by
+// kind:
+//
+//   - libmlx5's dump of an error CQE (rdma-core providers/mlx5/cq.c: the
+//     line "mlx5: <host>: got completion with error:", then the 64-byte
+//     CQE as four rows of four big-endian words), printed for every
+//     error completion but a flush or a transport retry exhaustion;
+//   - libfabric log lines that carry a provider error
+//     ("libfabric:ofi_rxm:cq:rxm_cq_read_write_error():819<warn>
+//     fi_cq_readerr: err: 5, prov_err: remote access error (10)");
+//   - any other log line that ends in the ibv_wc_status_str text of a
+//     failed work completion, or names its IBV_WC_ constant, after a
+//     colon or an equals sign ("… local_nic: mlx5_9, peer_nic:
+//     192.168.1.161:16360@mlx5_7, …): transport retry counter exceeded").
+//
+// The error CQE is decoded (struct mlx5_err_cqe of providers/mlx5/mlx5dv.h:
+// vendor_err_synd and syndrome in byte 54 and 55, s_wqe_opcode_qpn in
+// 56..59, op_own in 63), its syndrome to the ibv_wc_status the provider
+// reports. The RDMA devices a line names are kept. Judging is
+// internal/rules/verbs's job.
+package wclog
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
+)
+
+// ErrNoData is returned when no line is a work-completion error line.
+var ErrNoData = errors.New("no work-completion error line")
+
+// Source is what printed an error.
+type Source string
+
+// The sources.
+const (
+	SourceMlx5      Source = "libmlx5"
+	SourceLibfabric Source = "libfabric"
+	SourceApp       Source = "application"
+)
+
+// Error is one work-completion error.
+type Error struct {
+	// Line is 1-based in the input; Text the line as read (the dump's
+	// first line).
+	Line   int
+	Text   string
+	Source Source
+	// Status is the ibv_wc_status, -1 when unknown; What the words the
+	// line printed for it ("remote access error").
+	Status nccllog.WCStatus
+	What   string
+	// CQE: the dump was read whole and decoded into Syndrome, Vendor,
+	// Requester (the send queue's error, not the receive queue's), QPN
+	// and, for a requester error, Opcode ("RDMA_READ").
+	CQE              bool
+	Syndrome, Vendor uint64
+	Requester        bool
+	QPN              uint32
+	Opcode           string
+	// Host is the host libmlx5 names; Provider the libfabric provider
+	// ("ofi_rxm").
+	Host     string
+	Provider string
+	// LocalNIC and PeerNIC are the RDMA devices a line names as its own
+	// and its peer's ("local_nic: mlx5_9", "peer_nic: …@mlx5_7"), Peer
+	// the peer's address; NICs every RDMA device name on the line.
+	LocalNIC, PeerNIC, Peer string
+	NICs                    []string
+}
+
+// Log is the errors of a text.
+type Log struct {
+	Source string
+	Errors []Error
+	// Lines is how many lines were read.
+	Lines int
+}
+
+// maxLine bounds one line.
+const maxLine = 1 << 20
+
+// Parse reads the work-completion errors of a text; ErrNoData (as a
+// parse.Error) when it holds none.
+func Parse(rd io.Reader, source string) (*Log, error) {
+	lg := &Log{Source: source}
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 64*1024), maxLine)
+	n := 0
+	var dump *Error
+	var rows []uint32
+	flush := func() {
+		if dump == nil {
+			return
+		}
+		if len(rows) == 16 {
+			decodeCQE(dump, rows)
+		}
+		lg.Errors = append(lg.Errors, *dump)
+		dump, rows = nil, nil
+	}
+	for sc.Scan() {
+		n++
+		l := strings.TrimRight(sc.Text(), " \t\r")
+		if dump != nil && len(rows) < 16 {
+			if w, ok := cqeRow(l); ok {
+				rows = append(rows, w...)
+				continue
+			}
+		}
+		flush()
+		if h, ok := dumpHeader(l); ok {
+			dump = &Error{Line: n, Text: l, Source: SourceMlx5, Status: -1, Host: h}
+			continue
+		}
+		if e, ok := lineError(l); ok {
+			e.Line = n
+			lg.Errors = append(lg.Errors, e)
+		}
+	}
+	flush()
+	lg.Lines = n
+	if err := sc.Err(); err != nil {
+		return nil, &parse.Error{Source: source, Line: n + 1, Err: err}
+	}
+	if len(lg.Errors) == 0 {
+		return nil, &parse.Error{Source: source, Err: ErrNoData}
+	}
+	return lg, nil
+}
+
+// Detect says whether a text holds a work-completion error line.
+func Detect(text string) bool {
+	for l := range strings.Lines(text) {
+		if DetectLine(strings.TrimRight(l, "\r\n")) {
+			return true
+		}
+	}
+	return false
+}
+
+// DetectLine says whether a line is one this package reads: libmlx5's
+// dump header, a libfabric log line, or a log line that reports a
+// failed work completion.
+func DetectLine(l string) bool {
+	if !Hint(l) {
+		return false
+	}
+	if _, ok := dumpHeader(l); ok {
+		return true
+	}
+	if _, ok := libfabricLine(l); ok {
+		return true
+	}
+	_, ok := lineError(l)
+	return ok
+}
+
+// Hint says cheaply whether a line may be one DetectLine accepts: every
+// such line holds one of these words.
+func Hint(l string) bool {
+	return strings.Contains(l, "rror") || strings.Contains(l, "exceeded") || strings.Contains(l, "IBV_WC_") || strings.HasPrefix(l, "libfabric:")
+}
+
+// dumpHeader matches libmlx5's "mlx5: cn10: got completion with error:"
+// and returns the host.
+func dumpHeader(l string) (string, bool) {
+	t := strings.TrimSpace(l)
+	rest, ok := strings.CutPrefix(t, "mlx5: ")
+	if !ok {
+		return "", false
+	}
+	host, ok := strings.CutSuffix(rest, ": got completion with error:")
+	if !ok || host == "" || strings.ContainsAny(host, " \t") {
+		return "", false
+	}
+	return host, true
+}
+
+// cqeRow reads a row of the dump: four words of eight hex digits.
+func cqeRow(l string) ([]uint32, bool) {
+	f := strings.Fields(l)
+	if len(f) != 4 {
+		return nil, false
+	}
+	w := make([]uint32, 4)
+	for i, s := range f {
+		if len(s) != 8 {
+			return nil, false
+		}
+		v, err := strconv.ParseUint(s, 16, 32)
+		if err != nil {
+			return nil, false
+		}
+		w[i] = uint32(v)
+	}
+	return w, true
+}
+
+// CQE opcodes (op_own >> 4) of an error CQE (mlx5dv.h MLX5_CQE_REQ_ERR,
+// MLX5_CQE_RESP_ERR).
+const (
+	cqeReqErr  = 0xd
+	cqeRespErr = 0xe
+)
+
+// wqeOpcodes names the send opcodes of a requester error's WQE (mlx5dv.h
+// MLX5_OPCODE_*).
+var wqeOpcodes = map[uint32]string{
+	0x00: "NOP", 0x08: "RDMA_WRITE", 0x09: "RDMA_WRITE_IMM", 0x0a: "SEND", 0x0b: "SEND_IMM",
+	0x0c: "LSO", 0x0e: "TSO", 0x0f: "LOCAL_INVALIDATE", 0x10: "RDMA_READ", 0x11: "ATOMIC_CS",
+	0x12: "ATOMIC_FA", 0x14: "ATOMIC_MASKED_CS", 0x15: "ATOMIC_MASKED_FA", 0x25: "UMR",
+}
+
+// decodeCQE reads the words of a whole dump into e.
+func decodeCQE(e *Error, w []uint32) {
+	e.CQE = true
+	e.Syndrome = uint64(w[13] & 0xff)
+	e.Vendor = uint64(w[13] >> 8 & 0xff)
+	e.QPN = w[14] & 0xffffff
+	op := w[15] & 0xff >> 4
+	e.Requester = op == cqeReqErr
+	if e.Requester {
+		if name, ok := wqeOpcodes[w[14]>>24]; ok {
+			e.Opcode = name
+		}
+	}
+	if st, ok := ucxlog.SyndromeStatus(e.Syndrome); ok && (op == cqeReqErr || op == cqeRespErr) {
+		e.Status = st
+		e.What = st.Info().Text
+	}
+}
+
+// reLibfabric is libfabric's log prefix (src/log.c): "libfabric:", the
+// pid in later releases ("libfabric:1428:efa:cq:…") and the time after it
+// in the latest ("libfabric:12345:1612345678::verbs:…"), the provider,
+// the subsystem, "func():line" and "<level>".
+var reLibfabric = regexp.MustCompile(`^libfabric:(?:\d+:(?:\d+::)?)?([\w.;-]+):(\w+):[\w.]+\(\):\d+<(\w+)> ?(.*)$`)
+
+// libfabricLine reads a libfabric log line: provider, level, message.
+func libfabricLine(l string) ([]string, bool) {
+	if !strings.HasPrefix(l, "libfabric:") {
+		return nil, false
+	}
+	m := reLibfabric.FindStringSubmatch(l)
+	return m, m != nil
+}
+
+// statusTexts are the ibv_wc_status_str texts read in application
+// lines: the statuses of failed work requests whose words say so
+// unmistakably ("fatal error" and "general error" are read only by
+// their IBV_WC_ names).
+var statusTexts = func() []statusText {
+	var out []statusText
+	for _, c := range []nccllog.WCStatus{1, 2, 4, 5, 7, 8, 9, 10, 11, 12, 13, 20} {
+		out = append(out, statusText{strings.ToLower(c.Info().Text), c.Info().Text, c})
+	}
+	return out
+}()
+
+type statusText struct {
+	text, exact string // lower-cased, and as printed
+	st          nccllog.WCStatus
+}
+
+// statusOf is the status whose text is what (any case).
+func statusOf(what string) (nccllog.WCStatus, bool) {
+	what = strings.ToLower(what)
+	for _, t := range statusTexts {
+		if t.text == what {
+			return t.st, true
+		}
+	}
+	return -1, false
+}
+
+// statusNames are the IBV_WC_ names of the failed statuses.
+var statusNames = func() map[string]nccllog.WCStatus {
+	m := map[string]nccllog.WCStatus{}
+	for c, info := range nccllog.WCStatuses() {
+		if c > 0 {
+			m[info.Name] = nccllog.WCStatus(c)
+		}
+	}
+	return m
+}()
+
+var reWCName = regexp.MustCompile(`IBV_WC_[A-Z_]+`)
+
+// lineError reads a libfabric error line or an application line that
+// reports a failed work completion.
+func lineError(l string) (Error, bool) {
+	e := Error{Text: l, Status: -1}
+	if m, ok := libfabricLine(l); ok {
+		_, after, found := strings.Cut(m[4], "prov_err: ")
+		if !found {
+			return e, false
+		}
+		e.Source, e.Provider = SourceLibfabric, m[1]
+		what := strings.TrimSpace(after)
+		if i := strings.LastIndex(what, " ("); i > 0 && strings.HasSuffix(what, ")") {
+			what = what[:i]
+		}
+		e.What = what
+		e.Status, _ = statusOf(what)
+		nics(&e, l)
+		return e, e.What != ""
+	}
+	if strings.IndexByte(l, ':') < 0 && strings.IndexByte(l, '=') < 0 {
+		return e, false // reportShape needs one before the status
+	}
+	for _, t := range statusTexts {
+		// As ibv_wc_status_str spells it: applications print that text.
+		i := strings.Index(l, t.exact)
+		if i < 0 || !reportShape(l[:i], l[i+len(t.exact):]) {
+			continue
+		}
+		e.Source, e.Status, e.What = SourceApp, t.st, t.exact
+		nics(&e, l)
+		return e, true
+	}
+	if !strings.Contains(l, "IBV_WC_") {
+		return e, false
+	}
+	for _, loc := range reWCName.FindAllStringIndex(l, -1) {
+		st, ok := statusNames[l[loc[0]:loc[1]]]
+		if !ok || !reportShape(l[:loc[0]], l[loc[1]:]) {
+			continue
+		}
+		e.Source, e.Status, e.What = SourceApp, st, l[loc[0]:loc[1]]
+		nics(&e, l)
+		return e, true
+	}
+	return e, false
+}
+
+// reportShape says whether a status found between before and after is
+// what a log line reports, not words of prose: it follows a colon or an
+// equals sign (or the word "status"), and ends the line or is followed
+// by a number in parentheses, a comma, a bracket or a period.
+func reportShape(before, after string) bool {
+	b := strings.TrimRight(before, " \t")
+	if !(strings.HasSuffix(b, ":") || strings.HasSuffix(b, "=") || strings.HasSuffix(strings.ToLower(b), "status")) {
+		return false
+	}
+	a := strings.TrimSpace(after)
+	return a == "" || a[0] == '(' || a[0] == ',' || a[0] == '[' || a[0] == '.' || a[0] == ';'
+}
+
+// reNIC matches RDMA device names as drivers name them: mlx4_0,
+// mlx5_bond_0, bnxt_re0, irdma0, efa_0, hns_0, erdma_0, rxe0, and the
+// names udev gives them (rocep33s0f0, ibp12s0).
+var reNIC = regexp.MustCompile(`\b(?:mlx[45]_(?:bond_)?\d+|bnxt_re\d+|irdma\d+|efa_\d+|hns_\d+|erdma_\d+|rxe\d+|rocep\w+|ibp\w+)\b`)
+
+// reLocalNIC and rePeerNIC find a line's own and peer devices: Mooncake's
+// "local_nic: mlx5_9, peer_nic: 192.168.1.161:16360@mlx5_7".
+var (
+	reLocalNIC = regexp.MustCompile(`\blocal[_ ](?:nic|device|dev)[:=] *([\w.-]+)`)
+	rePeerNIC  = regexp.MustCompile(`\b(?:peer|remote)[_ ](?:nic|device|dev)[:=] *([^\s,)]+)`)
+)
+
+// nics fills the devices a line names.
+func nics(e *Error, l string) {
+	for _, n := range reNIC.FindAllString(l, -1) {
+		if !contains(e.NICs, n) {
+			e.NICs = append(e.NICs, n)
+		}
+	}
+	if m := reLocalNIC.FindStringSubmatch(l); m != nil {
+		e.LocalNIC = m[1]
+	}
+	if m := rePeerNIC.FindStringSubmatch(l); m != nil {
+		peer, dev, ok := strings.Cut(m[1], "@")
+		if ok {
+			e.Peer, e.PeerNIC = peer, dev
+		} else {
+			e.PeerNIC = peer
+		}
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

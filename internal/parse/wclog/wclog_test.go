@@ -1,0 +1,105 @@
+package wclog
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRealErrors: the work-completion errors of real pastes (testdata/README.md),
+// each rendered with its source, status, decoded CQE and devices.
+func TestRealErrors(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"lf4283-mlx5-dump-rxm-remote-access.log", []string{
+			`1 libmlx5 host=cn10 status=10 "remote access error" cqe synd=0x13 vend=0x88 requester qpn=0x12abe RDMA_READ nics=[] local= peer=@`,
+			`6 libfabric provider=ofi_rxm status=10 "remote access error" nics=[] local= peer=@`,
+		}},
+		{"mooncake955-retry-exceeded.log", []string{
+			`1 application status=12 "transport retry counter exceeded" nics=[mlx5_9 mlx5_7] local=mlx5_9 peer=192.168.1.161:16360@mlx5_7`,
+		}},
+		// The pid after "libfabric:"; EFA's provider errors are no ibv_wc_status.
+		{"cdisdk-efa-pingpong-warn.log", []string{
+			`5 libfabric provider=efa status=-1 "unknown error" nics=[] local= peer=@`,
+			`6 libfabric provider=efa status=-1 "Unknown error -13" nics=[] local= peer=@`,
+		}},
+		// An IBV_WC_ name after a colon; "failed with error 12" is no status line.
+		{"nbs2690-recv-retry-exc-err.log", []string{
+			`3 application status=12 "IBV_WC_RETRY_EXC_ERR" nics=[] local= peer=@`,
+		}},
+		// The dump lost its last row: read, not decoded.
+		{"ucx1569-dump-cut.log", []string{
+			`3 libmlx5 host=vegas06 status=-1 "" nics=[] local= peer=@`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			lg, err := Parse(f, tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range lg.Errors {
+				s := fmt.Sprintf("%d %s", e.Line, e.Source)
+				if e.Host != "" {
+					s += " host=" + e.Host
+				}
+				if e.Provider != "" {
+					s += " provider=" + e.Provider
+				}
+				s += fmt.Sprintf(" status=%d %q", int(e.Status), e.What)
+				if e.CQE {
+					dir := "responder"
+					if e.Requester {
+						dir = "requester"
+					}
+					s += fmt.Sprintf(" cqe synd=%#x vend=%#x %s qpn=%#x %s", e.Syndrome, e.Vendor, dir, e.QPN, e.Opcode)
+				}
+				s += fmt.Sprintf(" nics=%v local=%s peer=%s@%s", e.NICs, e.LocalNIC, e.Peer, e.PeerNIC)
+				got = append(got, s)
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestNotErrors: prose that names a status, and lines that only look
+// alike, are not read.
+func TestNotErrors(t *testing.T) {
+	prose, err := os.ReadFile(filepath.Join("testdata", "charm2532-prose.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{
+		strings.TrimSpace(string(prose)),
+		"I keep getting transport retry counter exceeded errors when the job scales past 64 nodes",
+		"mlx5: got completion with error:",
+		"libfabric:ofi_rxm:core:ofi_check_info():1008<info> Supported: FI_MSG",
+	} {
+		if _, ok := lineError(l); ok {
+			t.Errorf("read as an error: %q", l)
+		}
+		if _, ok := dumpHeader(l); ok {
+			t.Errorf("read as a dump: %q", l)
+		}
+	}
+	if _, err := Parse(strings.NewReader(string(prose)), "prose"); !errors.Is(err, ErrNoData) {
+		t.Errorf("prose: err %v, want ErrNoData", err)
+	}
+	// A libfabric line that is not an error is still that library's log.
+	if !DetectLine("libfabric:ofi_rxm:core:ofi_check_info():1008<info> Supported: FI_MSG") {
+		t.Error("libfabric info line not detected")
+	}
+}

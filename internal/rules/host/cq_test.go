@@ -1,0 +1,68 @@
+package host
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+)
+
+// kmsg.cq_error: CQ error events (an overrun) are a warning naming the
+// queues; kernel error completions are a warning when every one is a
+// flush, critical with any other status. The lines are from
+// ofiwg/libfabric#4525 and linux-nvme/nvme-cli#3268
+// (analyze testdata/realworld-fresh11) and an NVMe over RDMA host posted
+// to linux-rdma (kernel 5.18-rc6).
+func TestCheckCQ(t *testing.T) {
+	overrun := []string{
+		"[359142.397077] mlx5_core 0000:02:00.0: mlx5_eq_int:556:(pid 0): CQ error on CQN 0x40a, syndrom 0x1",
+		"[359142.398833] mlx5_core 0000:02:00.0: mlx5_eq_int:556:(pid 0): CQ error on CQN 0x406, syndrom 0x1",
+	}
+	flush := []string{
+		"[15601.662156] infiniband rocep33s0f0: mlx5_poll_one:527:(pid 0): Responder error cqe on cqn 0x406:",
+		"[15601.662158] infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9",
+		"[15601.662159] infiniband rocep33s0f0: mlx5_poll_one:527:(pid 0): Responder error cqe on cqn 0x406:",
+		"[15601.662161] infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9",
+		"[15601.662163] infiniband rocep33s0f0: mlx5_poll_one:527:(pid 0): Responder error cqe on cqn 0x406:",
+	}
+	for _, tt := range []struct {
+		name string
+		log  []string
+		want []string // severity: summary fragment, one per finding
+		// cause is the one cause kept (the catalog's list cut to the case).
+		cause string
+	}{
+		{"CQ overrun", overrun, []string{"warning: 0000:02:00.0: 2 CQ error events in the kernel log (CQN 0x40a (1034), CQN 0x406 (1030)); syndrome 0x1: CQ overrun"}, "CQ overrun:"},
+		{"flushes only", flush, []string{"warning: rocep33s0f0: 3 error completions in the kernel log (Responder) on CQN 0x406 (1030) polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB): Work Request Flushed Error (5, IBV_WC_WR_FLUSH_ERR), vendor syndrome 0xf9. Flushed work requests are fallout"}, "flushed work requests:"},
+		// The syndrome line again with the retry-exceeded syndromes of
+		// openucx/ucx#1920 (synd 0x15 vend 0x81): the failure is named
+		// before the flushes; two syndrome lines are two completions.
+		{"a retry exceeded among flushes", append(flush[:2:2], "[15601.7] infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x15, vendor syndrome 0x81"),
+			[]string{"critical: rocep33s0f0: 2 error completions in the kernel log (Responder) on CQN 0x406 (1030) polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB): transport retry counter exceeded (12, IBV_WC_RETRY_EXC_ERR), Work Request Flushed Error (5, IBV_WC_WR_FLUSH_ERR), vendor syndrome 0x81, 0xf9. The work request failed"}, ""},
+		{"WC error line", []string{"[ 4879.122028] infiniband mlx5_4: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, Message: local protection error"},
+			[]string{"critical: mlx5_4: 1 error completion in the kernel log polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB): local protection error (4, IBV_WC_LOC_PROT_ERR). The work request failed"}, "remote access, remote operation, local protection errors:"},
+		// NVMe over RDMA's own line for the same completion (the linux-rdma thread above).
+		{"a consumer's failed completion", []string{"[  408.380230] nvme nvme15: RECV for CQE 0x00000000ce392ed9 failed with status local protection error (4)"},
+			[]string{"critical: nvme15: 1 error completion in the kernel log polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB): local protection error (4, IBV_WC_LOC_PROT_ERR). The work request failed"}, "remote access, remote operation, local protection errors:"},
+		{"an error cqe cut before its syndrome", flush[:1], []string{"warning: rocep33s0f0: 1 error completion in the kernel log (Responder) on CQN 0x406 (1030) polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB). The status is not in the paste"}, ""},
+		{"other mlx5 debug lines: nothing", []string{"[564689.021492] infiniband mlx5_0: mlx5_ib_create_cq:962:(pid 202927): cqn 0xc1"}, nil, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := checkCQ(&Input{Snap: &snapshot.Snapshot{}, Kernel: logOf(tt.log...)})
+			if len(fs) != len(tt.want) {
+				t.Fatalf("%d findings, want %d: %v", len(fs), len(tt.want), fs)
+			}
+			for i, f := range fs {
+				if f.ID != "kmsg.cq_error" {
+					t.Errorf("ID %s", f.ID)
+				}
+				if got := string(f.Severity) + ": " + f.Summary; !strings.HasPrefix(got, tt.want[i]) {
+					t.Errorf("got  %s\nwant %s…", got, tt.want[i])
+				}
+				if tt.cause != "" && (len(f.Causes) != 1 || !strings.HasPrefix(f.Causes[0], tt.cause)) {
+					t.Errorf("causes %q, want the one starting %q", f.Causes, tt.cause)
+				}
+			}
+		})
+	}
+}

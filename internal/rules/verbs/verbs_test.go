@@ -1,0 +1,77 @@
+package verbs
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
+)
+
+// verbs.completion_error on the real lines of ofiwg/libfabric#4283,
+// kvcache-ai/Mooncake#955 and openucx/ucx#1569 (internal/parse/wclog/testdata):
+// a failure is critical and names the NICs of the path; a flush alone, or
+// a provider error that is no ibv_wc_status, is a warning; a cut libmlx5
+// dump is still a failure.
+func TestCheck(t *testing.T) {
+	dump := "mlx5: cn10: got completion with error:\n00000000 00000000 00000000 00000000\n00000000 00000000 00000000 00000000\n00000002 00000000 00000000 00000000\n00000000 00008813 10012abe 0dd0c1d3\n"
+	rxm := "libfabric:ofi_rxm:cq:rxm_cq_read_write_error():819<warn> fi_cq_readerr: err: 5, prov_err: remote access error (10)\n"
+	mooncake := "E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, source_addr: 0x7f8b6f185000, length: 4096, dest_addr: 0x7ebb87185000, local_nic: mlx5_9, peer_nic: 192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport retry counter exceeded\n"
+	for _, tt := range []struct {
+		name, text string
+		sev        []finding.Severity
+		sum        string // a fragment of the first finding's summary
+		device     string
+		peer       string
+		cause      string // the first cause kept
+	}{
+		{"dump and libfabric: one failure", dump + rxm, []finding.Severity{finding.Critical},
+			"RDMA work completion failed (2 lines, by libmlx5 and libfabric ofi_rxm): remote access error (status 10, IBV_WC_REM_ACCESS_ERR)", "", "", "remote access error:"},
+		{"the CQE decoded", dump, []finding.Severity{finding.Critical},
+			"CQE syndrome 0x13, vendor syndrome 0x88, requester (send queue) RDMA_READ on QP 0x12abe; on cn10", "", "", "remote access error:"},
+		{"retry exceeded between two NICs", mooncake, []finding.Severity{finding.Critical},
+			"transport retry counter exceeded (status 12, IBV_WC_RETRY_EXC_ERR): the peer never acknowledged", "mlx5_9", "mlx5_7", "transport retry counter exceeded:"},
+		{"a cut dump", "mlx5: vegas06: got completion with error:\n00000000 00000000 00000000 00000000\n", []finding.Severity{finding.Critical},
+			"status not in the paste", "", "", "transport retry counter exceeded:"},
+		{"a flush: fallout", "E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (local_nic: mlx5_9): Work Request Flushed Error\n", []finding.Severity{finding.Warning},
+			"Work Request Flushed Error (status 5", "mlx5_9", "", "flushed work requests:"},
+		{"a provider error of another provider", "libfabric:ofi_rxm:cq:rxm_cq_read_write_error():819<warn> fi_cq_readerr: err: 5, prov_err: Unresponsive receiver (12)\n", []finding.Severity{finding.Warning},
+			`provider error "Unresponsive receiver"`, "", "", "transport retry counter exceeded:"},
+		{"the failure before the flushes", strings.Replace(mooncake, "transport retry counter exceeded", "Work Request Flushed Error", 1) + mooncake, []finding.Severity{finding.Critical, finding.Warning},
+			"transport retry counter exceeded", "mlx5_9", "mlx5_7", "transport retry counter exceeded:"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := wclog.Parse(strings.NewReader(tt.text), "paste")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := Check(lg)
+			if len(fs) != len(tt.sev) {
+				t.Fatalf("%d findings, want %d: %v", len(fs), len(tt.sev), fs)
+			}
+			for i, f := range fs {
+				if f.ID != "verbs.completion_error" || f.Severity != tt.sev[i] {
+					t.Errorf("finding %d: %s %s, want %s", i, f.ID, f.Severity, tt.sev[i])
+				}
+			}
+			f := fs[0]
+			if !strings.Contains(f.Summary, tt.sum) {
+				t.Errorf("summary %q\nwant it to hold %q", f.Summary, tt.sum)
+			}
+			if f.Subject.Device != tt.device {
+				t.Errorf("device %q, want %q", f.Subject.Device, tt.device)
+			}
+			if got := ""; f.Subject.Peer != nil {
+				got = f.Subject.Peer.Device
+				if got != tt.peer {
+					t.Errorf("peer %q, want %q", got, tt.peer)
+				}
+			} else if tt.peer != "" {
+				t.Errorf("no peer, want %q", tt.peer)
+			}
+			if len(f.Causes) == 0 || !strings.HasPrefix(f.Causes[0], tt.cause) {
+				t.Errorf("causes %q, want the first to start %q", f.Causes, tt.cause)
+			}
+		})
+	}
+}
