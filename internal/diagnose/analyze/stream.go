@@ -545,6 +545,9 @@ func maybePrompt(l string) bool {
 func (s *streamer) file() File {
 	s.flush()
 	s.kern.Flush()
+	for _, e := range s.cls.Flush() {
+		s.fold.Add(e) // a crash report the log ends in
+	}
 	fr := File{File: s.name, Segments: []Segment{}}
 	d := &doc{parts: s.parts, above: s.above}
 	var ctx *context

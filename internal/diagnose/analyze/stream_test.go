@@ -498,3 +498,27 @@ func TestStreamLinesAcrossBlocks(t *testing.T) {
 		}
 	}
 }
+
+// A kernel log that ends inside a crash report (the mail of
+// testdata/realworld-fresh12 dmesg-linuxrdma-mlx5-cmd-comp-handler-gpf-shutdown.txt
+// stops at the end of the call trace) gives kmsg.kernel_oops streamed as
+// read whole: the report is flushed at the end of the input.
+func TestStreamOopsAtEnd(t *testing.T) {
+	b, err := os.ReadFile("testdata/realworld-fresh12/dmesg-linuxrdma-mlx5-cmd-comp-handler-gpf-shutdown.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The kernel lines only: the mail's prose before and after them is no log.
+	var log []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "<") {
+			log = append(log, l)
+		}
+	}
+	text := strings.Join(log, "\n") + "\n"
+	opts := Options{Year: 2024}
+	want, got := findingsOf(AnalyzeText("gpf.txt", text, opts)), findingsOf(streamed(t, "gpf.txt", text, opts))
+	if w, g := jsonOf(t, want), jsonOf(t, got); w != g || !strings.Contains(w, "kmsg.kernel_oops") {
+		t.Errorf("streamed report differs or lacks the oops:\n--- in memory\n%s\n--- streamed\n%s", w, g)
+	}
+}

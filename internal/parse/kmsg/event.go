@@ -53,6 +53,15 @@ const (
 	// it, MemErrors the errors the line reports, IsError an uncorrected
 	// (UE) one.
 	KindMemory Kind = "memory"
+	// KindOops is a kernel crash report (an oops: a page fault, general
+	// protection fault or BUG() in the kernel), a WARN_ON splat, a hung
+	// task or a soft lockup, read over its records (oops.go): Record is
+	// its first line, Detail what happened ("page fault", "WARNING",
+	// "hung task", "soft lockup"), IsError a crash, Func the function it
+	// faulted in, Driver the first module its call trace names and
+	// DriverFunc that module's function, Task and TaskPID the task that
+	// ran it, PCI the device a driver workqueue names.
+	KindOops Kind = "oops"
 	// KindCQ is an mlx5 completion queue error (Event.CQ says which):
 	// the asynchronous error event of a whole CQ (core/eq.c "CQ error on
 	// CQN 0x40a, syndrom 0x1", "syndrome" since Linux 5.0), or an error
@@ -171,6 +180,14 @@ type Event struct {
 	TaskPID string `json:"task_pid,omitempty"`
 	// MemErrors is how many errors a KindMemory line reports.
 	MemErrors int `json:"mem_errors,omitempty"`
+	// Func, Driver and DriverFunc of a KindOops event.
+	Func       string `json:"func,omitempty"`
+	Driver     string `json:"driver,omitempty"`
+	DriverFunc string `json:"driver_func,omitempty"`
+	// Phase is what the system was doing when a KindOops report came:
+	// "probe" or "removal" of a device (its call trace says), "shutdown"
+	// (the log said the host was going down before it); "" when unknown.
+	Phase string `json:"phase,omitempty"`
 	// Bandwidth of a KindPCIeBandwidth event: what the link gives, what
 	// the device is capable of (Gb/s), the link that limits it and the
 	// width and speed strings as printed ("8.0 GT/s PCIe x2").
@@ -276,9 +293,10 @@ var Patterns = []Pattern{
 	// Firmware-first (GHES/CPER) AER, aer.c cper_print_aer: "<drv> <bdf>: [AER: ]aer_layer=<layer>, aer_agent=<agent>"; Events takes the severity from the CPER lines before it.
 	{Name: "aer-firmware-first", Kind: KindAER, Contains: []string{"aer_layer="}, Set: Event{AERSeverity: AERCorrectable, AERDetail: true, Detail: "firmware-first"},
 		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER: )?aer_layer=(?P<aertype>[^,]+), aer_agent=`)},
-	// aer.c aer_print_error: "<drv> <bdf>: [AER: ]PCIe Bus Error: severity=<sev>, type=<layer>, [id=XXXX](<agent> ID)".
+	// aer.c aer_print_error: "<drv> <bdf>: [AER: ]PCIe Bus Error: severity=<sev>, type=<layer>, [id=XXXX](<agent> ID)";
+	// a mail client may wrap it after the severity ("severity=Uncorrected (Non-Fatal),", then "type=…" on a line of its own).
 	{Name: "aer-detail", Kind: KindAER, Contains: []string{"PCIe Bus Error"}, Set: Event{AERDetail: true},
-		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER: )?PCIe Bus Error: severity=(?P<aersev>` + aerSev + `), type=(?P<aertype>[^,]+)`)},
+		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER: )?PCIe Bus Error: severity=(?P<aersev>` + aerSev + `)(?:, type=(?P<aertype>[^,]+)|,?\s*$)`)},
 	// aer.c aer_isr_one_error/aer_print_port_info: "AER: [Multiple ]<sev> error received: <bdf>|id=XXXX";
 	// since Linux 6.x aer_print_source: "AER: [Multiple ]Correctable error message received from <bdf>".
 	{Name: "aer-received", Kind: KindAER, Contains: []string{" error ", "received"},
@@ -351,6 +369,10 @@ var Patterns = []Pattern{
 	// The line mlx5_poll_one prints after it: "… mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9".
 	{Name: "mlx5-ib-error-cqe-syndrome", Kind: KindCQ, Contains: []string{"syndrome 0x", ", vendor syndrome 0x"}, Set: Event{CQ: CQSyndrome},
 		Re: regexp.MustCompile(`^(?:infiniband )?(?P<iface>[\w.-]+): ?(?:\w+:\d+:\(pid \d+\): )?syndrome (?P<synd>0x[0-9a-fA-F]+), vendor syndrome (?P<vend>0x[0-9a-fA-F]+)\s*$`)},
+	// hw/mlx5/cq.c dump_cqe, mlx5_ib_warn (every status but a flush): "infiniband mlx5_0: dump_cqe:272:(pid 709): dump error cqe", then
+	// the CQE in hex (mlx5_dump_err_cqe); the Classifier reads the syndromes from the dump's last line (cqedump.go).
+	{Name: "mlx5-ib-dump-error-cqe", Kind: KindCQ, Contains: []string{"dump error cqe"}, Set: Event{CQ: CQErrorCQE},
+		Re: regexp.MustCompile(`^(?:infiniband )?(?P<iface>[\w.-]+): ?(?:\w+:\d+:\(pid \d+\): )?dump error cqe\s*$`)},
 	// hw/mlx5/cq.c mlx5_handle_error_cqe, mlx5_ib_warn (every status but a flush): "infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 10, Message: remote access error".
 	{Name: "mlx5-ib-wc-error", Kind: KindCQ, Contains: []string{"WC error: "}, Set: Event{CQ: CQWCError},
 		Re: regexp.MustCompile(`^(?:infiniband )?(?P<iface>[\w.-]+): ?(?:\w+:\d+:\(pid \d+\): )?WC error: (?P<wc>\d+), [Mm]essage: (?P<detail>.+)$`)},
@@ -570,7 +592,7 @@ func Events(recs []Record) []Event {
 	for _, r := range recs {
 		out = append(out, c.Add(r)...)
 	}
-	return out
+	return append(out, c.Flush()...)
 }
 
 // Classifier classifies the records of one log in order, as Events does,
@@ -596,7 +618,15 @@ type Classifier struct {
 	suppressed     int
 	suppressedLeft int
 	seen           map[string]*textClass
-	out            [1]Event // what Add returns, reused
+	// dumpDev is the RDMA device of an error CQE being dumped, for its
+	// hex lines within dumpLeft records (cqedump.go).
+	dumpDev  string
+	dumpLeft int
+	// oops is the kernel crash report being read (oops.go); goingDown
+	// says the log said the host was shutting down or rebooting.
+	oops      oopsState
+	goingDown bool
+	out       [2]Event // what Add returns, reused
 }
 
 // textClass is what the patterns say about one message text.
@@ -670,8 +700,25 @@ func (c *Classifier) class(text string) *textClass {
 
 // Add returns the events of the next record of the log (most give none).
 // The slice is valid until the next call: it is reused, so that a log of
-// millions of events allocates none for them.
+// millions of events allocates none for them. A kernel crash report is
+// given when it ends, so call Flush at the end of the log.
 func (c *Classifier) Add(r Record) []Event {
+	oops, ended := c.oopsLine(r)
+	evs := c.add(r)
+	if !ended {
+		return evs
+	}
+	if len(evs) == 0 {
+		c.out[0] = oops
+		return c.out[:1]
+	}
+	// evs is c.out[:1]: the report began on an earlier record.
+	c.out[1] = c.out[0]
+	c.out[0] = oops
+	return c.out[:2]
+}
+
+func (c *Classifier) add(r Record) []Event {
 	tc := c.class(r.Text)
 	if tc.cper != "" {
 		c.cperSev, c.cperLeft = tc.cper, 20
@@ -745,6 +792,10 @@ func (c *Classifier) Add(r Record) []Event {
 	}
 	if c.pendingLeft > 0 {
 		c.pendingLeft--
+	}
+	if ev, ok := c.cqeDump(r, tc); ok && len(evs) == 0 {
+		c.out[0] = ev
+		evs = c.out[:1]
 	}
 	return evs
 }

@@ -707,3 +707,44 @@ func TestCommandSuppressed(t *testing.T) {
 		})
 	}
 }
+
+// TestAERWrappedByMail: AER lines a mail client wrapped (linux-pci, kernel
+// bugzilla 216373, testdata/realworld-fresh12 of the analyze package) are
+// joined again: the source after "error received:", the layer after the
+// severity; a bare address or "type=" after any other line is a record of
+// its own.
+func TestAERWrappedByMail(t *testing.T) {
+	for _, tt := range []struct {
+		name, log string
+		want      []string // text of each record
+	}{
+		{"received, then the source",
+			"pcieport 0000:00:01.0: AER: Multiple Uncorrected (Non-Fatal) error received:\n0000:03:00.0\n",
+			[]string{"pcieport 0000:00:01.0: AER: Multiple Uncorrected (Non-Fatal) error received: 0000:03:00.0"}},
+		{"severity, then the layer",
+			"amdgpu 0000:03:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal),\ntype=Transaction Layer, (Requester ID)\namdgpu 0000:03:00.0:    [20] UnsupReq               (First)\n",
+			[]string{"amdgpu 0000:03:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, (Requester ID)",
+				"amdgpu 0000:03:00.0:    [20] UnsupReq               (First)"}},
+		{"an address after another line",
+			"pci 0000:00:01.0: bridge window [io  0x1000-0x1fff]\n0000:03:00.0\ntype=Transaction Layer\n",
+			[]string{"pci 0000:00:01.0: bridge window [io  0x1000-0x1fff]", "0000:03:00.0", "type=Transaction Layer"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseText(strings.NewReader(tt.log), "dmesg", TextOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range l.Records {
+				got = append(got, r.Text)
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("records\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+	l, _ := ParseText(strings.NewReader("pcieport 0000:00:01.0: AER: Multiple Uncorrected (Non-Fatal) error received:\n0000:03:00.0\n"), "dmesg", TextOptions{})
+	if evs := Events(l.Records); len(evs) != 1 || evs[0].PCI != "0000:03:00.0" || evs[0].Reporter != "0000:00:01.0" || evs[0].AERSeverity != AERNonFatal {
+		t.Errorf("events %+v", evs)
+	}
+}

@@ -21,6 +21,9 @@ var patternSamples = []struct {
 		Event{Kind: KindCQ, Interface: "rocep33s0f0", CQ: CQErrorCQE, CQN: "0x406", Detail: "Responder"}},
 	{"mlx5-ib-error-cqe-syndrome", "infiniband rocep33s0f0: mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9",
 		Event{Kind: KindCQ, Interface: "rocep33s0f0", CQ: CQSyndrome, Syndrome: 5, VendorSyndrome: 0xf9}},
+	// linux-rdma, NFS over RDMA on kernel 5.10 (analyze testdata/realworld-fresh12); the syndromes are in the hex lines after it (cqedump.go).
+	{"mlx5-ib-dump-error-cqe", "infiniband mlx5_0: dump_cqe:272:(pid 709): dump error cqe",
+		Event{Kind: KindCQ, Interface: "mlx5_0", CQ: CQErrorCQE}},
 	{"rdma-ulp-wc-error", "nvme nvme15: RECV for CQE 0x00000000ce392ed9 failed with status local protection error (4)",
 		Event{Kind: KindCQ, Interface: "nvme15", CQ: CQULP, WCStatus: 4, Detail: "local protection error"}},
 	{"mlx5-ib-wc-error", "infiniband mlx5_4: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, Message: local protection error",
@@ -42,6 +45,9 @@ var patternSamples = []struct {
 		Event{Kind: KindAER, PCI: "0000:3b:00.0", AERSeverity: AERNonFatal, AERType: "Transaction Layer", AERDetail: true}},
 	{"aer-detail", "pcieport 0000:00:1c.5: PCIe Bus Error: severity=Corrected, type=Physical Layer, id=00e5(Receiver ID)",
 		Event{Kind: KindAER, PCI: "0000:00:1c.5", AERSeverity: AERCorrectable, AERType: "Physical Layer", AERDetail: true}},
+	// Wrapped by the mail client after the severity: linux-pci, kernel bugzilla 216373 (testdata/realworld-fresh12).
+	{"aer-detail", "amdgpu 0000:03:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal),",
+		Event{Kind: KindAER, PCI: "0000:03:00.0", AERSeverity: AERNonFatal, AERDetail: true}},
 	{"aer-received", "pcieport 0000:3a:00.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0",
 		Event{Kind: KindAER, PCI: "0000:3b:00.0", Reporter: "0000:3a:00.0", AERSeverity: AERFatal, Detail: "Uncorrected (Fatal)"}},
 	{"aer-received", "pcieport 0000:00:1c.5: AER: Multiple Corrected error received: id=00e5",
@@ -207,6 +213,7 @@ func TestNotClassified(t *testing.T) {
 		"mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link INIT",
 		"mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE_DEFER",
 		"pcieport 0000:00:1c.5: AER: enabled with IRQ 122",
+		"amdgpu 0000:03:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), then the text goes on",
 		"NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15",
 		"mlx5_core 0000:3b:00.0: firmware version: 28.39.2048",
 		"ata1: SATA link down (SStatus 0 SControl 300)",

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/ibdoctor/ibdoctor/internal/parse"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -324,6 +325,10 @@ func (p *TextParser) line(n int, line string) {
 			p.cur.Text += "\n" + strings.TrimSpace(line)
 			return
 		}
+		if p.have && aerWrapped(p.cur.Text, line) {
+			p.cur.Text += " " + strings.TrimSpace(line)
+			return
+		}
 		p.lastStamped = false
 	default:
 		p.lastStamped = true
@@ -331,6 +336,23 @@ func (p *TextParser) line(n int, line string) {
 	p.Flush()
 	rec.Line = n
 	p.cur, p.have = rec, true
+}
+
+// reBDFOnly is a line that holds only a PCI address.
+var reBDFOnly = regexp.MustCompile(`^\s*` + bdf + `\s*$`)
+
+// aerWrapped reports whether line is the rest of an AER line that a mail
+// client wrapped: the source after "error received:" (aer.c
+// aer_print_port_info) or the "type=…" after the severity of "PCIe Bus
+// Error: severity=…," (aer_print_error).
+func aerWrapped(prev, line string) bool {
+	switch {
+	case strings.HasSuffix(prev, " error received:"):
+		return reBDFOnly.MatchString(line)
+	case strings.HasSuffix(prev, ",") && strings.Contains(prev, "PCIe Bus Error: severity="):
+		return strings.HasPrefix(strings.TrimSpace(line), "type=")
+	}
+	return false
 }
 
 // Flush emits the record being read; call it at the end of the input.

@@ -18,6 +18,11 @@ func FuzzTextParserClassifier(f *testing.F) {
 	for _, b := range corpus(f) {
 		f.Add(b)
 	}
+	// Crash reports (oops_test.go): read over their lines, given when they end.
+	f.Add([]byte(strings.Join(append(append(cx5BootOops, mlx5IBWarn...), mlx5ShutdownGPF...), "\n")))
+	// An error CQE dumped in hex (cqedump.go), then a dump cut short.
+	f.Add([]byte("[1.0] infiniband mlx5_0: dump_cqe:272:(pid 709): dump error cqe\n[1.1] 00000000: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n" +
+		"[1.2] 00000030: 00 00 00 00 00 00 88 13 08 00 01 13 07 47 67 d2\n[2.0] infiniband mlx5_0: dump_cqe:272:(pid 1): dump error cqe\n[2.1] 00000030: 00 88\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		whole, err := ParseText(bytes.NewReader(b), "fuzz", TextOptions{Year: 2024})
 		if err != nil && strings.Contains(err.Error(), "too long") {
@@ -29,7 +34,8 @@ func FuzzTextParserClassifier(f *testing.F) {
 		p := NewTextParser("fuzz", TextOptions{Year: 2024}, func(r Record) {
 			recs = append(recs, r)
 			for _, e := range c.Add(r) {
-				if e.Kind == KindFallenOffBus || e.Kind == KindAER && strings.Contains(r.Text, "[Hardware Error]") {
+				if e.Kind == KindFallenOffBus || e.Kind == KindOops || e.Kind == KindAER && strings.Contains(r.Text, "[Hardware Error]") ||
+					e.Kind == KindCQ && strings.HasPrefix(strings.TrimSpace(r.Text), "00000030: ") {
 					// Read from the records before it too.
 					evs = append(evs, e)
 					continue
@@ -53,6 +59,7 @@ func FuzzTextParserClassifier(f *testing.F) {
 			p.Line(i+1, l)
 		}
 		p.Flush()
+		evs = append(evs, c.Flush()...)
 		if p.Records != len(recs) || p.BadLines != len(p.Errors) {
 			t.Fatalf("counted %d records, %d bad lines; emitted %d, listed %d", p.Records, p.BadLines, len(recs), len(p.Errors))
 		}

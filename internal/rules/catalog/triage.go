@@ -47,14 +47,14 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "gpu.xid", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "NVIDIA Xid error in the kernel log",
-		Meaning: "The NVIDIA driver logged an Xid event for a GPU. Severity follows the Xid, as NVIDIA's Xid catalog sets the action: events that need a GPU reset or a node drain (uncorrectable ECC 48, retirement failure 64, NVLink 74, off the bus 79, uncontained errors 95, GSP timeouts 119/120) are critical; an application fault that stopped its process (13, 31, 43) is a warning, since a job died; cleanup after a killed process (45) and handled ECC events (63, 92) are info.",
+		Meaning: "The NVIDIA driver logged an Xid event for a GPU. Severity follows the Xid, as NVIDIA's Xid catalog sets the action: events that need a GPU reset or a node drain (uncorrectable ECC 48, retirement failure 64, NVLink 74, uncontained errors 95, GSP timeouts 119/120) are critical; an application fault that stopped its process (13, 31, 43) is a warning, since a job died; cleanup after a killed process (45) and handled ECC events (63, 92) are info. Xid 79, the GPU lost on PCIe, is reported once, as gpu.fallen_off_bus, not as an Xid finding too.",
 		Causes:  []string{"GPU memory (HBM) errors", "NVLink or PCIe link errors", "GSP firmware/driver fault", "application bug (illegal address, killed process)"},
 		Remedy:  []string{"look the Xid up in the NVIDIA Xid catalog (docs.nvidia.com/deploy/xid-errors)", remedyNvsmiQuery, remedyGPUReset},
 	},
 	{
 		ID: "gpu.fallen_off_bus", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "GPU has fallen off the bus",
-		Meaning: "The driver lost the GPU on PCIe (Xid 79 / \"GPU has fallen off the bus\"). Every job on it died; NCCL peers time out.",
+		Meaning: "The driver lost the GPU on PCIe (Xid 79 / \"GPU has fallen off the bus\"). Every job on it died; NCCL peers time out. This is the one finding for an Xid 79: its summary names the Xid.",
 		Causes:  []string{"PCIe link failure (riser, retimer, slot, switch)", "GPU hardware fault or overheating", "power delivery problem"},
 		Remedy:  []string{"drain the node; check AER lines just before the event", "reboot; if it repeats, reseat or RMA the GPU / baseboard", "check GPU temperatures and PSU logs (ipmitool sel list)"},
 	},
@@ -142,6 +142,21 @@ var triageMetas = []finding.Meta{
 		Meaning: "The EDAC driver of the memory controller logged memory errors (drivers/edac/edac_mc.c: \"EDAC MC3: 1 UE memory read error on CPU_SrcID#1_MC#1_Chan#2_DIMM#0 (…)\"). An uncorrected error (UE) lost data: the process that read it was killed or the host may crash, and the DIMM needs service (critical). Corrected errors (CE) are info: a few are normal, a steady stream announces a failing DIMM.",
 		Causes:  []string{"a failing DIMM (cells or its connection)", "a DIMM not seated well, or a damaged slot", "memory running out of its specification (overclocking, temperature)"},
 		Remedy:  []string{"drain the node and have the DIMM the line names replaced (the label maps to a slot in the board's manual, or ipmitool sel list / the BMC event log names it)", "edac-util -v (edac-utils) or the counters under /sys/devices/system/edac/mc/ to see the errors per DIMM", "ras-mc-ctl --errors (rasdaemon) for the history, where rasdaemon runs"},
+	},
+	{
+		ID: "kmsg.kernel_oops", Severity: finding.Critical, Area: "kmsg", Step: finding.StepKernelLog,
+		Title:   "the kernel crashed (oops), warned or hung inside a driver",
+		Meaning: "The kernel logged a crash report, an oops: a page fault (\"BUG: unable to handle page fault for address\", \"BUG: kernel NULL pointer dereference\"), a general protection fault or a failed BUG() assertion (\"kernel BUG at\") while running kernel code, with the faulting function (\"RIP: 0010:func+0x10/0x26\", arm64 \"pc : func+…\") and the call trace, whose frames name their module in brackets (\"mlx5_irq_alloc+0x99/0x319 [mlx5_core]\"). The task that crashed is killed with the locks it held, so the driver's device stops working and the host often hangs (at boot, at shutdown, or at the next use of the device) until it is rebooted. Critical when the faulting function or the first module of the trace is a driver of an RDMA or GPU device (mlx5_core, mlx5_ib, mlx4, ib_core and the RDMA upper layers, irdma, bnxt_re, efa, nvidia, nvidia_peermem, amdgpu…); a warning when it crashed elsewhere (the host is unstable all the same). A WARN_ON splat (\"WARNING: CPU: 3 PID: 7 at drivers/…/cq.c:345 ib_free_cq+0x16c/0x174\") is a driver check that failed without a crash; a hung task (kernel/hung_task.c \"INFO: task kworker/u98:2:6024 blocked for more than 120 seconds.\") is a task that waited in the kernel for minutes, a soft lockup (kernel/watchdog.c \"watchdog: BUG: soft lockup - CPU#12 stuck for 23s!\") a CPU that spun there: each a warning when its trace is in an RDMA or GPU driver (the device or its firmware stopped answering), not reported otherwise.",
+		Causes: []string{
+			"a driver bug, often a regression of a new kernel or driver release (a use after free at shutdown or reset, an error path during probe)",
+			"a driver that does not match its firmware, or an out-of-tree driver (MLNX_OFED, NVIDIA) built for another kernel",
+			"a device that misbehaved or went away under the driver (see the PCIe AER, health or Xid lines before the crash)",
+		},
+		Remedy: []string{
+			"drain the node and reboot it; keep the whole log of the crashed boot (journalctl -k -b -1) with the lines before the report",
+			"note the kernel and driver versions (modinfo mlx5_core, or the module the report names) and look up the faulting function in the driver's changelog and its mailing list or bug tracker (linux-rdma for the RDMA drivers)",
+			"if it started with a kernel or driver upgrade, boot the previous version until a fixed one is out; report the crash with its call trace to the driver's maintainers",
+		},
 	},
 
 	{

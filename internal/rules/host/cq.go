@@ -82,6 +82,7 @@ func checkCQ(in *Input) []finding.Finding {
 			add(&t.sides, e.Detail)
 		case kmsg.CQSyndrome:
 			t.synLines += e.Weight()
+			add(&t.sides, e.Detail) // a dumped CQE's side (its op_own)
 			st, ok := ucxlog.SyndromeStatus(uint64(e.Syndrome))
 			if !ok {
 				st = -1

@@ -45,6 +45,25 @@ func TestCheckCQ(t *testing.T) {
 		{"a consumer's failed completion", []string{"[  408.380230] nvme nvme15: RECV for CQE 0x00000000ce392ed9 failed with status local protection error (4)"},
 			[]string{"critical: nvme15: 1 error completion in the kernel log polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB): local protection error (4, IBV_WC_LOC_PROT_ERR). The work request failed"}, "remote access, remote operation, local protection errors:"},
 		{"an error cqe cut before its syndrome", flush[:1], []string{"warning: rocep33s0f0: 1 error completion in the kernel log (Responder) on CQN 0x406 (1030) polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB). The status is not in the paste"}, ""},
+		// linux-rdma, "Spurious instability with NFSoRDMA under moderate load" (2021, analyze
+		// testdata/realworld-fresh12): an NFS server's error CQEs dumped in hex, syndrome 0x13.
+		{"dumped error CQEs", []string{
+			"[561889.198889] infiniband mlx5_0: dump_cqe:272:(pid 709): dump error cqe",
+			"[561889.198945] 00000000: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+			"[561889.198984] 00000010: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+			"[561889.199023] 00000020: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+			"[561889.199061] 00000030: 00 00 00 00 00 00 88 13 08 00 01 13 07 47 67 d2",
+			"[985074.602880] infiniband mlx5_0: dump_cqe:272:(pid 599): dump error cqe",
+			"[985074.602921] 00000000: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+			"[985074.602946] 00000010: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+			"[985074.602970] 00000020: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+			"[985074.602994] 00000030: 00 00 00 00 00 00 88 13 08 00 01 46 f2 93 0b d3",
+		}, []string{"critical: mlx5_0: 2 error completions in the kernel log (Requestor) polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB): remote access error (10, IBV_WC_REM_ACCESS_ERR), vendor syndrome 0x88. The work request failed"}, "remote access, remote operation, local protection errors:"},
+		{"a dump cut before its last line: the status is not known", []string{
+			"[561889.198889] infiniband mlx5_0: dump_cqe:272:(pid 709): dump error cqe",
+			"[561889.198945] 00000000: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+		}, []string{"warning: mlx5_0: 1 error completion in the kernel log polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB). The status is not in the paste"}, ""},
+		{"a hex line without a dump before it: nothing", []string{"[561889.199061] 00000030: 00 00 00 00 00 00 88 13 08 00 01 13 07 47 67 d2"}, nil, ""},
 		{"other mlx5 debug lines: nothing", []string{"[564689.021492] infiniband mlx5_0: mlx5_ib_create_cq:962:(pid 202927): cqn 0xc1"}, nil, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -172,6 +172,7 @@ var Rules = []Rule{
 	{Name: "completion queue errors in the kernel log", IDs: []string{"kmsg.cq_error"}, Check: checkCQ},
 	{Name: "process crashes in the kernel log", IDs: []string{"kmsg.segfault"}, Check: checkCrashes},
 	{Name: "EDAC memory errors", IDs: []string{"host.memory_error"}, Check: checkMemory},
+	{Name: "kernel crashes", IDs: []string{"kmsg.kernel_oops"}, Check: checkOops},
 	{Name: "RoCE GIDs", IDs: []string{"roce.gid_missing_v2"}, Check: checkGIDv2},
 	{Name: "RoCE MTU", IDs: []string{"roce.mtu_mismatch"}, Check: checkMTU},
 	{Name: "PFC pause storms", IDs: []string{"roce.pfc_storm"}, Check: checkPFCStorm},
@@ -201,7 +202,7 @@ func Check(in *Input) []finding.Finding {
 }
 
 // KernelLogRules are the rules over kernel-log events.
-var KernelLogRules = []string{"PCIe AER errors", "NVIDIA Xid", "link flaps in the kernel log", "port module events", "mlx5 health", "completion queue errors in the kernel log", "process crashes in the kernel log", "EDAC memory errors"}
+var KernelLogRules = []string{"PCIe AER errors", "NVIDIA Xid", "link flaps in the kernel log", "port module events", "mlx5 health", "completion queue errors in the kernel log", "process crashes in the kernel log", "EDAC memory errors", "kernel crashes"}
 
 // CheckKernelLog runs only the rules over kernel-log events (AER reports,
 // Xid and fallen-off-bus, link flaps, module events, mlx5 health) with the

@@ -409,6 +409,7 @@ func checkXid(in *Input) []finding.Finding {
 				offKeys = append(offKeys, e.PCI)
 			}
 			t.n += e.Weight()
+			t.named += boolInt(e.Kind == kmsg.KindXid) // the Xid 79 lines
 			if len(t.ev) < maxEvidence && !e.Folded {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
@@ -444,8 +445,12 @@ func checkXid(in *Input) []finding.Finding {
 	var out []finding.Finding
 	for _, a := range offKeys {
 		subj, label := gpu(a)
+		xid := ""
+		if off[a].named > 0 {
+			xid = "Xid 79, " // named, for those who search the report for the Xid
+		}
 		out = append(out, catalog.New("gpu.fallen_off_bus", subj,
-			fmt.Sprintf("%s has fallen off the PCIe bus (%s %s)", label, plural(off[a].n, "message", "messages"), in.window()), off[a].ev...))
+			fmt.Sprintf("%s has fallen off the PCIe bus (%s%s %s)", label, xid, plural(off[a].n, "message", "messages"), in.window()), off[a].ev...))
 	}
 	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.pci, b.pci), cmp.Compare(a.code, b.code)) })
 	for _, k := range keys {

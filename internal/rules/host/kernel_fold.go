@@ -113,6 +113,8 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 			f.fold(foldKey{g: g}, e, max(e.MemErrors, 1), 0)
 			return
 		}
+	case e.Kind == kmsg.KindOops:
+		g = foldGroup{rule: "oops", name: e.Detail + "\x00" + e.Func + "\x00" + e.Driver + "\x00" + e.DriverFunc + "\x00" + e.Phase, extra: e.IsError}
 	default:
 		return // no rule reads it
 	}

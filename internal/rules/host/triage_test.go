@@ -153,7 +153,10 @@ func TestRules(t *testing.T) {
 		}, []string{"gpu.xid/info"}, "on GPU1"},
 		{"xid 79 is fallen off the bus once", func(in *Input) {
 			in.Kernel = logOf("[12000.000000] NVRM: Xid (PCI:0000:83:00): 79, GPU has fallen off the bus.", "[12000.000010] NVRM: GPU 0000:83:00.0: GPU has fallen off the bus.")
-		}, []string{"gpu.fallen_off_bus/critical"}, "GPU1 (0000:83:00.0) has fallen off the PCIe bus (2 messages"},
+		}, []string{"gpu.fallen_off_bus/critical"}, "GPU1 (0000:83:00.0) has fallen off the PCIe bus (Xid 79, 2 messages"},
+		{"fallen off the bus without an Xid", func(in *Input) {
+			in.Kernel = logOf("[12000.000010] NVRM: GPU at 0000:83:00.0 has fallen off the bus.")
+		}, []string{"gpu.fallen_off_bus/critical"}, "GPU1 (0000:83:00.0) has fallen off the PCIe bus (1 message in"},
 		{"xid outside the window", func(in *Input) {
 			in.Kernel = logOf("[Sat Nov 28 09:00:00 2026] NVRM: Xid (PCI:0000:03:00): 48, pid=1, name=x, DBE")
 			in.Since = in.Snap.Taken.Add(-2 * time.Hour)

@@ -180,9 +180,12 @@ type kernelState struct {
 }
 
 // relevant says whether the rules need a record: it is an event, or an
-// NVRM or CPER line an event on a later line is read with.
+// NVRM or CPER line an event on a later line is read with, a line of a
+// kernel crash report, or the hex line of a dumped error CQE that holds
+// its syndromes.
 func relevant(r kmsg.Record) bool {
-	return len(kmsg.Classify(r)) > 0 || strings.Contains(r.Text, "NVRM:") || strings.Contains(r.Text, "[Hardware Error]")
+	return len(kmsg.Classify(r)) > 0 || strings.Contains(r.Text, "NVRM:") || strings.Contains(r.Text, "[Hardware Error]") || kmsg.OopsPart(r.Text) ||
+		strings.HasPrefix(r.Text, "00000030: ")
 }
 
 // eventDevice names the device of an event for the metric: the RDMA

@@ -212,3 +212,53 @@ func scrape(t *testing.T, a *Agent) string {
 	}
 	return rec.Body.String()
 }
+
+// TestKernelLogOops: the agent keeps only the records the rules need, and
+// those include the lines of a kernel crash report, so an oops in mlx5_core
+// (linux-rdma, "system hang on start-up (mlx5?)", 2023) is the doctor's
+// critical kmsg.kernel_oops naming the driver and the faulting function.
+func TestKernelLogOops(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kmsg")
+	boot := t0.Add(-time.Hour)
+	var b strings.Builder
+	for i, text := range []string{
+		"mlx5_core 0000:02:00.0: firmware version: 16.35.2000",
+		"BUG: unable to handle page fault for address: ffffffff8ff0ade0",
+		"#PF: supervisor read access in kernel mode",
+		"Oops: 0000 [#1] PREEMPT SMP PTI",
+		"CPU: 0 PID: 117 Comm: kworker/0:6 Not tainted 6.3.0-13028-g7222f123c983 #1",
+		"RIP: 0010:__bitmap_or+0x10/0x26",
+		"RAX: 0000000000000000 RBX: ffffffff8ff0adc0 RCX: 0000000000000004",
+		"Call Trace:",
+		" <TASK>",
+		" irq_matrix_reserve_managed+0x56/0x10c",
+		" mlx5_irq_alloc+0x99/0x319 [mlx5_core]",
+		" mlx5_load+0xb1/0x33e [mlx5_core]",
+		" </TASK>",
+		"Modules linked in: mlx5_core(+) ast drm_kms_helper",
+		"CR2: ffffffff8ff0ade0",
+		"---[ end trace 0000000000000000 ]---",
+		"note: kworker/0:6[117] exited with irqs disabled",
+	} {
+		fmt.Fprintf(&b, "4,%d,%d,-;%s\n", i+1, (59*time.Minute + time.Duration(i)*time.Millisecond).Microseconds(), text)
+	}
+	appendTo(t, path, b.String())
+	read := func(context.Context) (*snapshot.Snapshot, error) {
+		return &snapshot.Snapshot{Host: "gpu001", Taken: t0}, nil
+	}
+	a, err := New(Options{Read: read, Kernel: LiveKernel(path), Boot: func(time.Time) time.Time { return boot }, KernelWindow: 2 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Sample(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	v := a.View()
+	got := summaries(v, "kmsg.kernel_oops")
+	if len(got) != 1 || !strings.Contains(got[0], "in __bitmap_or, called from mlx5_core's mlx5_irq_alloc") {
+		t.Errorf("kmsg.kernel_oops: %q", got)
+	}
+	if n := v.KernelEvents[metrics.KernelEvent{Kind: "oops"}]; n != 1 {
+		t.Errorf("oops events %d, want 1: %v", n, v.KernelEvents)
+	}
+}

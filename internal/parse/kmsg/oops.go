@@ -1,0 +1,310 @@
+package kmsg
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A kernel crash report (an oops) spans many records: a header line, the
+// faulting task, the registers with the faulting instruction (x86 "RIP:",
+// arm64 "pc :", powerpc "NIP"), the call trace, the module list and an
+// end marker (arch/x86/kernel/dumpstack.c, arch/arm64/kernel/traps.c,
+// kernel/panic.c). The Classifier reads it as it goes and gives one
+// KindOops event when the report ends: at its end marker, at the second
+// record after the call trace that is no stack frame (the first is often
+// the module list or a register), at the next report, or when the log
+// ends (Flush). A WARN_ON splat ("WARNING: CPU: 3 PID: 7 at file.c:12
+// func+0x1/0x2 [mod]", kernel/panic.c __warn), a hung task and a soft
+// lockup are read the same way: a driver bug caught by a check, a task
+// stuck in the kernel, not a crash (IsError false).
+
+// reOopsHeader is the first line of a crash report: x86 page faults
+// (arch/x86/mm/fault.c show_fault_oops, before and since Linux 5.0),
+// "kernel BUG at" (lib/bug.c), a general protection fault of the kernel
+// (arch/x86/kernel/traps.c; the user-space one, "traps: prog[pid] general
+// protection fault ip:…", is KindCrash), arm64 faults and die()
+// ("Internal error: Oops: 96000004 [#1] SMP"), and the "Oops: …" line
+// itself when the header before it was cut off (since Linux 6.10 it
+// carries the header text: "Oops: general protection fault, …").
+var reOopsHeader = regexp.MustCompile(`^(?:Oops: )?(?P<what>BUG: unable to handle (?:page fault|kernel paging request|kernel NULL pointer dereference)|BUG: kernel NULL pointer dereference|kernel BUG at [^\s!]+|general protection fault|Unable to handle kernel (?:paging request|NULL pointer dereference|access to user memory|execute from non-executable memory|write to read-only memory)|Internal error: [^:]+|invalid opcode|Oops)\b`)
+
+// reWarnHeader is a WARN_ON splat's first line (kernel/panic.c __warn):
+// the function and module are on it.
+var reWarnHeader = regexp.MustCompile(`^WARNING: CPU: \d+ PID: (?P<pid>\d+) at \S+ (?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?`)
+
+// reStallHeader is the first line of a report of a task stuck in the
+// kernel (no crash): a hung task (kernel/hung_task.c "INFO: task
+// kworker/u98:2:12345 blocked for more than 120 seconds.") or a soft
+// lockup (kernel/watchdog.c "watchdog: BUG: soft lockup - CPU#12 stuck
+// for 23s! [kworker/12:1:456]", "NMI watchdog:" on older kernels).
+var reStallHeader = regexp.MustCompile(`^(?:INFO: task (?P<comm>.+):(?P<pid>\d+) blocked for more than \d+ seconds|(?:(?:NMI )?watchdog: )?BUG: soft lockup - CPU#\d+ stuck for \d+s! \[(?P<lcomm>.+):(?P<lpid>\d+)\])`)
+
+// reOopsTask is the faulting task ("CPU: 0 PID: 117 Comm: kworker/0:6
+// Not tainted 6.3.0 #1", lib/dump_stack.c dump_stack_print_info).
+var reOopsTask = regexp.MustCompile(`^CPU: \d+ (?:UID: \d+ )?PID: (?P<pid>\d+) Comm: (?P<comm>\S+)`)
+
+// reOopsPC is the faulting instruction: x86 "RIP: 0010:__bitmap_or+0x10/0x26"
+// (older kernels "RIP: 0010:[<ffffffffa0123456>]  [<ffffffffa0123456>]
+// func+0x1/0x2 [mod]"), arm64 "pc : ib_free_cq+0x16c/0x174", powerpc
+// "NIP [c000000000abcdef] func+0x1/0x2 [mod]", i386 "EIP: func+0x1/0x2".
+var reOopsPC = regexp.MustCompile(`^(?:RIP: [0-9a-fA-F]{4}:(?:\[<[0-9a-fA-F]+>\]\s+\[<[0-9a-fA-F]+>\]\s+)?|pc : |NIP \[[0-9a-fA-F]+\] |EIP: (?:[0-9a-fA-F]{4}:\[<[0-9a-fA-F]+>\] )?)(?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?`)
+
+// reOopsFrame is one frame of a call trace: " mlx5_irq_alloc+0x99/0x319
+// [mlx5_core]", " ? xa_load+0x5e/0x68" (a "?" frame is a return address
+// found on the stack, not proven part of the trace), older x86 "
+// [<ffffffffa0123456>] func+0x1/0x2 [mod]", arm64 and powerpc frames
+// ("[c000000000abcdef] [c000000000123456] func+0x1/0x2 [mod]").
+var reOopsFrame = regexp.MustCompile(`^\s*(?:\[<?[0-9a-fA-F]+>?\]\s*){0,2}(?P<unsure>\? )?(?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?\s*$`)
+
+// reOopsWorkqueue names the workqueue of a kworker that crashed
+// ("Workqueue: mlx5_cmd_0000:4b:00.0 cmd_work_handler [mlx5_core]"): the
+// mlx5 command workqueue carries its PCI function in its name.
+var reOopsWorkqueue = regexp.MustCompile(`^Workqueue: \S*?(?P<pci>` + bdf + `)`)
+
+// oopsState is the report being read.
+type oopsState struct {
+	open bool
+	ev   Event
+	// inTrace: the call trace has started; traceDone: a record after it
+	// was no frame (the report ends at the next one that is no marker).
+	inTrace, traceDone bool
+	// sureMod is set once a frame that is not "?" named a module.
+	sureMod bool
+	// left bounds the records a report without a call trace may span.
+	left int
+}
+
+// oopsSpan is the most records read as one report before its call trace.
+const oopsSpan = 80
+
+// oopsLine reads one record for the crash report; it returns the event
+// of a report that ended before or at this record.
+func (c *Classifier) oopsLine(r Record) (Event, bool) {
+	o := &c.oops
+	var done Event
+	ended := false
+	finish := func() {
+		if o.open {
+			done, ended = o.ev, true
+		}
+		*o = oopsState{}
+	}
+	c.shutdownLine(r.Text)
+	rest := r.Text
+	for i := 0; rest != ""; i++ {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		t := strings.TrimSpace(line)
+		if t == "" || !o.open && !maybeOopsHeader(t) {
+			continue
+		}
+		if m := reWarnHeader.FindStringSubmatch(t); m != nil {
+			finish()
+			*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, Detail: "WARNING", TaskPID: m[1], Func: m[2], Driver: m[3], Phase: c.phase()}}
+			if m[3] != "" {
+				o.ev.DriverFunc, o.sureMod = m[2], true
+			}
+			continue
+		}
+		if m := reStallHeader.FindStringSubmatch(t); m != nil {
+			finish()
+			ev := Event{Kind: KindOops, Record: r, Detail: "hung task", Task: m[1], TaskPID: m[2], Phase: c.phase()}
+			if m[1] == "" {
+				ev.Detail, ev.Task, ev.TaskPID = "soft lockup", m[3], m[4]
+			}
+			*o = oopsState{open: true, left: oopsSpan, ev: ev}
+			continue
+		}
+		if m := reOopsHeader.FindStringSubmatch(t); m != nil && (i == 0 || !o.open) {
+			if o.open && !o.inTrace && o.ev.IsError {
+				// "Oops: 0000 [#1]" after "BUG: unable to handle …",
+				// "invalid opcode" after "kernel BUG at": the same report.
+				continue
+			}
+			finish()
+			*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, IsError: true, Detail: oopsWhat(m[1]), Phase: c.phase()}}
+			continue
+		}
+		if !o.open {
+			continue
+		}
+		if strings.HasPrefix(t, "---[ end trace") || strings.HasPrefix(t, "---[ end Kernel panic") {
+			finish()
+			continue
+		}
+		if strings.HasPrefix(t, "Call Trace:") || strings.HasPrefix(t, "Call trace:") {
+			o.inTrace = true
+			continue
+		}
+		if m := reOopsFrame.FindStringSubmatch(t); m != nil && o.inTrace && !o.traceDone {
+			o.frame(m[2], m[3], m[1] != "")
+			if p := framePhase(m[2]); p != "" && m[1] == "" && o.ev.Phase == "" {
+				o.ev.Phase = p
+			}
+			continue
+		}
+		if o.inTrace && isStackMarker(t) {
+			continue
+		}
+		if o.traceDone {
+			finish()
+			continue
+		}
+		if o.inTrace {
+			o.traceDone = true
+			continue
+		}
+		if m := reOopsTask.FindStringSubmatch(t); m != nil {
+			o.ev.TaskPID, o.ev.Task = m[1], m[2]
+		} else if m := reOopsPC.FindStringSubmatch(t); m != nil && o.ev.Func == "" {
+			o.ev.Func = m[1]
+			if m[2] != "" {
+				o.ev.Driver, o.ev.DriverFunc, o.sureMod = m[2], m[1], true
+			}
+		} else if m := reOopsWorkqueue.FindStringSubmatch(t); m != nil && o.ev.PCI == "" {
+			o.ev.PCI = addr(m[1])
+		}
+		if o.left--; o.left <= 0 {
+			finish()
+		}
+	}
+	return done, ended
+}
+
+// oopsStarts are the first words of the headers reOopsHeader,
+// reWarnHeader and reStallHeader read: most records start with none.
+var oopsStarts = []string{"BUG: ", "kernel BUG at ", "general protection fault", "Unable to handle kernel ", "Internal error: ", "invalid opcode", "Oops", "WARNING: CPU: ",
+	"INFO: task ", "watchdog: BUG: soft lockup", "NMI watchdog: BUG: soft lockup"}
+
+func maybeOopsHeader(t string) bool {
+	switch t[0] {
+	case 'B', 'k', 'g', 'U', 'I', 'i', 'O', 'W', 'w', 'N':
+	default:
+		return false
+	}
+	for _, p := range oopsStarts {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// frame reads one frame of the call trace: the first module a sure frame
+// names is the driver the report is about (a "?" frame only until one is).
+func (o *oopsState) frame(fn, mod string, unsure bool) {
+	if mod == "" || o.sureMod {
+		return
+	}
+	if !unsure {
+		o.ev.Driver, o.ev.DriverFunc, o.sureMod = mod, fn, true
+	} else if o.ev.Driver == "" {
+		o.ev.Driver, o.ev.DriverFunc = mod, fn
+	}
+}
+
+// framePhase says what a frame of a call trace was doing: probing a
+// device ("probe_one", "local_pci_probe"), removing it ("remove_one",
+// "mlx5r_remove", "pci_device_remove"), shutting it down
+// ("pci_device_shutdown"); "" for any other function.
+func framePhase(fn string) string {
+	switch {
+	case strings.Contains(fn, "probe"):
+		return "probe"
+	case strings.Contains(fn, "remove"):
+		return "removal"
+	case strings.Contains(fn, "shutdown"):
+		return "shutdown"
+	}
+	return ""
+}
+
+// shutdownLine notes the lines that say the host is going down
+// (systemd-shutdown's "Rebooting." and "Powering off.", kernel/reboot.c
+// "reboot: Restarting system", mlx5's "Shutdown was called"), and a new
+// boot ("Linux version …") that ends it.
+func (c *Classifier) shutdownLine(t string) {
+	switch {
+	case strings.HasPrefix(t, "Linux version "):
+		c.goingDown = false
+	case strings.HasPrefix(t, "systemd-shutdown") && (strings.Contains(t, "Rebooting") || strings.Contains(t, "Powering off")),
+		strings.HasPrefix(t, "reboot: "), strings.Contains(t, ": Shutdown was called"):
+		c.goingDown = true
+	}
+}
+
+// phase is the Phase of a report that starts now, before its trace is read.
+func (c *Classifier) phase() string {
+	if c.goingDown {
+		return "shutdown"
+	}
+	return ""
+}
+
+// isStackMarker reports the lines between the frames of a trace: the
+// context markers ("<TASK>", "</IRQ>") and the registers of an exception
+// frame inside it.
+func isStackMarker(t string) bool {
+	if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") && len(t) <= 8 {
+		return true
+	}
+	return reOopsPC.MatchString(t) || strings.HasPrefix(t, "Code: ") || strings.HasPrefix(t, "RSP: ") ||
+		strings.HasPrefix(t, "R") && strings.Contains(t, ": 0") && strings.Count(t, ": ") >= 2
+}
+
+// oopsWhat names a crash from its header.
+func oopsWhat(h string) string {
+	switch {
+	case strings.Contains(h, "NULL pointer"):
+		return "NULL pointer dereference"
+	case strings.HasPrefix(h, "BUG: unable to handle"), strings.HasPrefix(h, "Unable to handle kernel"):
+		return "page fault"
+	case strings.HasPrefix(h, "kernel BUG at"):
+		return h
+	case h == "general protection fault":
+		return "general protection fault"
+	case h == "invalid opcode":
+		return "invalid opcode (a BUG() assertion)"
+	}
+	return "oops"
+}
+
+// Flush returns the event of a crash report the log ended in.
+func (c *Classifier) Flush() []Event {
+	if !c.oops.open {
+		return nil
+	}
+	c.out[0] = c.oops.ev
+	c.oops = oopsState{}
+	return c.out[:1]
+}
+
+// OopsPart reports whether a record may be a line of a crash report the
+// Classifier reads (its header, task, faulting instruction, workqueue,
+// "Call Trace:", a frame that names a module, the end marker, the lines
+// that say the host is going down or booting): a reader
+// that keeps only the records the rules need keeps these too.
+func OopsPart(text string) bool {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return false
+	}
+	switch {
+	case maybeOopsHeader(t):
+		return reOopsHeader.MatchString(t) || reWarnHeader.MatchString(t) || reStallHeader.MatchString(t)
+	case strings.HasPrefix(t, "Call Trace:"), strings.HasPrefix(t, "Call trace:"), strings.HasPrefix(t, "---[ end trace"):
+		return true
+	case strings.HasPrefix(t, "CPU: "):
+		return reOopsTask.MatchString(t)
+	case strings.HasPrefix(t, "Workqueue: "):
+		return reOopsWorkqueue.MatchString(t)
+	case strings.HasPrefix(t, "systemd-shutdown"), strings.HasPrefix(t, "reboot: "), strings.HasPrefix(t, "Linux version "), strings.Contains(t, ": Shutdown was called"):
+		return true // when a report came (Classifier.shutdownLine)
+	case !strings.Contains(t, "+0x"):
+		return false
+	case reOopsPC.MatchString(t):
+		return true
+	}
+	m := reOopsFrame.FindStringSubmatch(t)
+	return m != nil && m[3] != ""
+}

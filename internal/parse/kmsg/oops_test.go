@@ -1,0 +1,251 @@
+package kmsg
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Lines of real crash reports (testdata/realworld-fresh12 of the analyze
+// package): a ConnectX-5 page fault at boot (linux-rdma, "Re: system hang
+// on start-up (mlx5?)", 2023-05-04) and an mlx5 general protection fault
+// at shutdown (linux-rdma, "[BUG] mlx5_core general protection fault in
+// mlx5_cmd_comp_handler", 2022-10-12); a WARN_ON of mlx5_ib on arm64
+// (linux-pci, testdata/realworld dmesg-linux-pci-yang-cx5-flr.txt).
+var (
+	cx5BootOops = []string{
+		"[   10.344324] mlx5_core 0000:02:00.0: mlx5_pcie_event:301:(pid 88): PCIe slot advertised sufficient power (27W).",
+		"[   10.354339] BUG: unable to handle page fault for address: ffffffff8ff0ade0",
+		"[   10.361206] #PF: supervisor read access in kernel mode",
+		"[   10.379544] Oops: 0000 [#1] PREEMPT SMP PTI",
+		"[   10.383721] CPU: 0 PID: 117 Comm: kworker/0:6 Not tainted 6.3.0-13028-g7222f123c983 #1",
+		"[   10.398750] Workqueue: events work_for_cpu_fn",
+		"[   10.403108] RIP: 0010:__bitmap_or+0x10/0x26",
+		"[   10.426024] RSP: 0000:ffffb45a0078f7b0 EFLAGS: 00010097",
+		"[   10.502046] Call Trace:",
+		"[   10.504493]  <TASK>",
+		"[   10.506589]  ? matrix_alloc_area.constprop.0+0x43/0x9a",
+		"[   10.515914]  irq_matrix_reserve_managed+0x56/0x10c",
+		"[   10.589711]  pci_msix_alloc_irq_at+0x47/0x5c",
+		"[   10.593987]  mlx5_irq_alloc+0x99/0x319 [mlx5_core]",
+		"[   10.598881]  ? xa_load+0x5e/0x68",
+		"[   10.627549]  mlx5_load+0xb1/0x33e [mlx5_core]",
+		"[   10.636824]  probe_one+0x2fa/0x3f6 [mlx5_core]",
+		"[   10.641330]  local_pci_probe+0x47/0x8b",
+		"[   10.675824]  </TASK>",
+		"[   10.678007] Modules linked in: mlx5_core(+) ast drm_kms_helper crct10dif_pclmul",
+		"[   10.697447] CR2: ffffffff8ff0ade0",
+		"[   10.700758] ---[ end trace 0000000000000000 ]---",
+		"[   10.712838] RIP: 0010:__bitmap_or+0x10/0x26",
+		"[   10.811775] note: kworker/0:6[117] exited with irqs disabled",
+	}
+	mlx5ShutdownGPF = []string{
+		"<6>[ 1246.608371] mlx5_core 0000:4b:00.0: Shutdown was called",
+		"<4>[ 1246.608811] general protection fault, probably for non-canonical",
+		"address 0xb028ffa964bb3e4b: 0000 [#1] SMP",
+		"<4>[ 1246.615211] CPU: 95 PID: 5670 Comm: kworker/u256:6 Tainted: G",
+		"<4>[ 1246.635401] Workqueue: mlx5_cmd_0000:4b:00.0 cmd_work_handler [mlx5_core]",
+		"<4>[ 1246.642459] RIP: 0010:mlx5_cmd_comp_handler+0xda/0x490 [mlx5_core]",
+		"<4>[ 1246.672167] RAX: ff25be460afc4580 RBX: ff25be460d196180 RCX:",
+		"<4>[ 1246.758289] Call Trace:",
+		"<4>[ 1246.765755]  <TASK>",
+		"<4>[ 1246.772997]  ? dump_command+0x159/0x3d0 [mlx5_core]",
+		"<4>[ 1246.780267]  cmd_work_handler+0x270/0x5d0 [mlx5_core]",
+		"<4>[ 1246.787576]  process_one_work+0x1d6/0x370",
+		"<4>[ 1246.823051]  ret_from_fork+0x1f/0x30",
+		"<4>[ 1246.830076]  </TASK>",
+	}
+	mlx5IBWarn = []string{
+		"[  446.132028] ------------[ cut here ]------------",
+		"[  446.136629] Destroy of kernel CQ shouldn't fail",
+		"[  446.136648] WARNING: CPU: 37 PID: 4328 at drivers/infiniband/core/cq.c:345 ib_free_cq+0x16c/0x174",
+		"[  446.189868] CPU: 37 PID: 4328 Comm: bash Kdump: loaded Not tainted 5.16.0-pcie-iov+ #14",
+		"[  446.213591] pc : ib_free_cq+0x16c/0x174",
+		"[  446.295554] Call trace:",
+		"[  446.297989]  ib_free_cq+0x16c/0x174",
+		"[  446.301463]  mlx5_ib_destroy_gsi+0xac/0x110 [mlx5_ib]",
+		"[  446.306507]  mlx5_ib_destroy_qp+0x64/0x70 [mlx5_ib]",
+		"[  446.480000] ---[ end trace 29dab24e2e8b1b6a ]---",
+	}
+)
+
+// oopsSummary is what a test compares of a KindOops event.
+func oopsSummary(e Event) string {
+	s := fmt.Sprintf("line %d %s crash=%v func=%s driver=%s/%s task=%s/%s pci=%s",
+		e.Record.Line, e.Detail, e.IsError, e.Func, e.Driver, e.DriverFunc, e.Task, e.TaskPID, e.PCI)
+	if e.Phase != "" {
+		s += " phase=" + e.Phase
+	}
+	return s
+}
+
+// TestOopsEvents: a crash report gives one KindOops event naming the
+// faulting function, the first module of its trace and the task, when
+// it ends (end marker, next report, the first line after the trace, the
+// end of the log); user-space faults, stack dumps without a crash header
+// and a lone "RIP:" line give none.
+func TestOopsEvents(t *testing.T) {
+	join := func(parts ...[]string) string {
+		var all []string
+		for _, p := range parts {
+			all = append(all, p...)
+		}
+		return strings.Join(all, "\n") + "\n"
+	}
+	for _, tt := range []struct {
+		name string
+		log  string
+		want []string
+	}{
+		{"ConnectX-5 page fault at boot: the module of the first sure frame", join(cx5BootOops),
+			[]string{"line 2 page fault crash=true func=__bitmap_or driver=mlx5_core/mlx5_irq_alloc task=kworker/0:6/117 pci= phase=probe"}},
+		{"GPF in mlx5_core at shutdown, wrapped by the mail, log ends in the trace", join(mlx5ShutdownGPF),
+			[]string{"line 2 general protection fault crash=true func=mlx5_cmd_comp_handler driver=mlx5_core/mlx5_cmd_comp_handler task=kworker/u256:6/5670 pci=0000:4b:00.0 phase=shutdown"}},
+		{"WARN_ON of ib_core called from mlx5_ib (arm64)", join(mlx5IBWarn),
+			[]string{"line 3 WARNING crash=false func=ib_free_cq driver=mlx5_ib/mlx5_ib_destroy_gsi task=bash/4328 pci="}},
+		{"two reports: the second ends the first", join(mlx5IBWarn[2:9], cx5BootOops[1:]),
+			[]string{"line 1 WARNING crash=false func=ib_free_cq driver=mlx5_ib/mlx5_ib_destroy_gsi task=bash/4328 pci=",
+				"line 8 page fault crash=true func=__bitmap_or driver=mlx5_core/mlx5_irq_alloc task=kworker/0:6/117 pci= phase=probe"}},
+		{"a trace ends at the second line after it that is no frame", join(mlx5ShutdownGPF[1:], []string{
+			"[ 1247.0] mlx5_core 0000:4b:00.1: Shutdown was called", "[ 1247.1] reboot: Restarting system",
+			"[ 1247.2]  mlx4_foo+0x1/0x2 [mlx4_core]"}),
+			[]string{"line 1 general protection fault crash=true func=mlx5_cmd_comp_handler driver=mlx5_core/mlx5_cmd_comp_handler task=kworker/u256:6/5670 pci=0000:4b:00.0"}},
+		// Older x86 kernels: "[<addr>]" before each frame, the RIP line with two addresses, "kernel BUG at" then "invalid opcode".
+		{"kernel BUG at, old x86 format", join([]string{
+			"[ 5.1] kernel BUG at drivers/infiniband/core/cma.c:1234!",
+			"[ 5.1] invalid opcode: 0000 [#1] SMP",
+			"[ 5.1] CPU: 3 PID: 812 Comm: kworker/3:1 Tainted: G           OE   4.4.0-101-generic #124",
+			"[ 5.1] RIP: 0010:[<ffffffffc04a1234>]  [<ffffffffc04a1234>] cma_comp_exch+0x64/0x70 [rdma_cm]",
+			"[ 5.1] Call Trace:",
+			"[ 5.1]  [<ffffffffc04a5678>] cma_work_handler+0x3a/0xb0 [rdma_cm]",
+			"[ 5.1]  [<ffffffff8109a0e5>] process_one_work+0x165/0x480",
+			"[ 5.1] Code: 48 8b 43 08 <0f> 0b",
+			"[ 5.1] RIP  [<ffffffffc04a1234>] cma_comp_exch+0x64/0x70 [rdma_cm]",
+			"[ 5.1] ---[ end trace 5a1b2c3d4e5f6a7b ]---",
+		}), []string{"line 1 kernel BUG at drivers/infiniband/core/cma.c:1234 crash=true func=cma_comp_exch driver=rdma_cm/cma_comp_exch task=kworker/3:1/812 pci="}},
+		{"WARN_ON in a module: its own function, not a frame's", join([]string{
+			"[  447.355712] WARNING: CPU: 37 PID: 4328 at include/rdma/ib_verbs.h:3688 mlx5_ib_dev_res_cleanup+0xc4/0x150 [mlx5_ib]",
+			"[  447.5] Call trace:",
+			"[  447.523888]  mlx5_ib_dev_res_cleanup+0xc4/0x150 [mlx5_ib]",
+			"[  447.529270]  mlx5r_remove+0x54/0x80 [mlx5_ib]",
+		}), []string{"line 1 WARNING crash=false func=mlx5_ib_dev_res_cleanup driver=mlx5_ib/mlx5_ib_dev_res_cleanup task=/4328 pci= phase=removal"}},
+		{"a crash in built-in code: no driver", join([]string{
+			"[ 9.0] BUG: kernel NULL pointer dereference, address: 0000000000000008",
+			"[ 9.0] RIP: 0010:ext4_find_extent+0x21/0x3a0",
+			"[ 9.0] Call Trace:",
+			"[ 9.0]  ext4_ext_map_blocks+0x6f/0x1000",
+			"[ 9.0] ---[ end trace 0000000000000000 ]---",
+		}), []string{"line 1 NULL pointer dereference crash=true func=ext4_find_extent driver=/ task=/ pci="}},
+		{"only '?' frames name a module: taken until a sure one does", join([]string{
+			"[ 9.0] general protection fault: 0000 [#1] SMP NOPTI",
+			"[ 9.0] RIP: 0010:kfree+0x5c/0x170",
+			"[ 9.0] Call Trace:",
+			"[ 9.0]  ? ib_uverbs_close+0x20/0x90 [ib_uverbs]",
+			"[ 9.0]  __fput+0x96/0x250",
+		}), []string{"line 1 general protection fault crash=true func=kfree driver=ib_uverbs/ib_uverbs_close task=/ pci="}},
+		// netdev, "[PATCH] net: called rtnl_unlock() before runpm resumes devices" (2021): a hung task in igb.
+		{"hung task: the task of its header, the module of its trace", join([]string{
+			"[  967.723577] INFO: task ip:6024 blocked for more than 120 seconds.",
+			"[  967.723588]       Not tainted 5.12.0-rc3+ #1",
+			"[  967.723592] \"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\" disables this message.",
+			"[  967.723594] task:ip              state:D stack:    0 pid: 6024 ppid:  5957 flags:0x00004000",
+			"[  967.723603] Call Trace:",
+			"[  967.723610]  __schedule+0x2de/0x890",
+			"[  967.723657]  rtnl_lock+0x15/0x20",
+			"[  967.723665]  igb_resume+0xee/0x1d0 [igb]",
+			"[  967.723687]  ? pci_pm_default_resume+0x30/0x30",
+		}), []string{"line 1 hung task crash=false func= driver=igb/igb_resume task=ip/6024 pci="}},
+		{"soft lockup", join([]string{
+			"[ 2000.1] watchdog: BUG: soft lockup - CPU#12 stuck for 23s! [kworker/12:1:456]",
+			"[ 2000.1] CPU: 12 PID: 456 Comm: kworker/12:1 Tainted: G           OE     5.15.0-91-generic #101-Ubuntu",
+			"[ 2000.1] RIP: 0010:mlx5_cmd_exec_cb+0x40/0x90 [mlx5_core]",
+			"[ 2000.1] Call Trace:",
+			"[ 2000.1]  <IRQ>",
+			"[ 2000.1]  mlx5_eq_comp_int+0x9f/0x1c0 [mlx5_core]",
+		}), []string{"line 1 soft lockup crash=false func=mlx5_cmd_exec_cb driver=mlx5_core/mlx5_cmd_exec_cb task=kworker/12:1/456 pci="}},
+		{"user-space general protection fault: KindCrash, not an oops", join([]string{
+			"[ 10.0] traps: ucx_perftest[99] general protection fault ip:7f0c3a2b1c40 sp:7ffd5a1e2f10 error:0 in libuct_ib.so.0.0.0[7f0c3a290000+16000]",
+		}), nil},
+		// gpud testdata (testdata/realworld dmesg-gpud-testdata-xid119.txt): the NVIDIA driver dumps its stack on purpose.
+		{"a stack dump without a crash header", join([]string{
+			"[Sun Feb 23 16:24:18 2025] CPU: 17 PID: 2024380 Comm: nvidia-smi Tainted: P           OE     5.15.0-112-generic #122-Ubuntu",
+			"[Sun Feb 23 16:24:18 2025] Call Trace:",
+			"[Sun Feb 23 16:24:18 2025]  <TASK>",
+			"[Sun Feb 23 16:24:18 2025]  os_dump_stack+0xe/0x14 [nvidia]",
+			"[Sun Feb 23 16:24:18 2025]  </TASK>",
+		}), nil},
+		{"a lone RIP line, a BUG that is no crash", join([]string{
+			"[ 10.712838] RIP: 0010:__bitmap_or+0x10/0x26",
+			"[ 87.412596] BUG: Bad rss-counter state mm:(____ptrval____) idx:0 val:-1",
+		}), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseText(strings.NewReader(tt.log), "dmesg", TextOptions{Year: 2024})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range Events(l.Records) {
+				if e.Kind == KindOops {
+					got = append(got, oopsSummary(e))
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestOopsWithOtherEvents: the record that ends a report (the second after
+// its trace that is no frame) keeps its own event, after the report's.
+func TestOopsWithOtherEvents(t *testing.T) {
+	log := strings.Join(append(mlx5ShutdownGPF[1:], "<4>[ 1246.9] Modules linked in: mlx5_ib mlx5_core", "<4>[ 1247.0] mlx5_core 0000:4b:00.0 ens1f0np0: Link down"), "\n")
+	l, err := ParseText(strings.NewReader(log), "dmesg", TextOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range Events(l.Records) {
+		kinds = append(kinds, fmt.Sprintf("%s@%d", e.Kind, e.Record.Line))
+	}
+	if got, want := strings.Join(kinds, " "), "oops@1 link@15"; got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+}
+
+// TestOopsPartKeepsReports: a reader that keeps only the records OopsPart
+// names (the agent) reads the same reports as one that keeps them all;
+// the register dump, hex and plain driver lines are not kept.
+func TestOopsPartKeepsReports(t *testing.T) {
+	log := strings.Join(append(append(append([]string{}, cx5BootOops...), mlx5IBWarn...), append([]string{"<30>[ 1246.308327] systemd-shutdown[1]: Rebooting."}, mlx5ShutdownGPF...)...), "\n")
+	l, err := ParseText(strings.NewReader(log), "dmesg", TextOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []Record
+	for _, r := range l.Records {
+		if OopsPart(r.Text) {
+			kept = append(kept, r)
+		}
+	}
+	var all, some []string
+	for _, e := range Events(l.Records) {
+		if e.Kind == KindOops {
+			all = append(all, oopsSummary(e))
+		}
+	}
+	for _, e := range Events(kept) {
+		if e.Kind == KindOops {
+			some = append(some, oopsSummary(e))
+		}
+	}
+	if len(all) != 3 || strings.Join(all, "\n") != strings.Join(some, "\n") {
+		t.Errorf("all records\n%s\nthose OopsPart keeps\n%s", strings.Join(all, "\n"), strings.Join(some, "\n"))
+	}
+	for _, text := range []string{"RAX: 0000000000000000 RBX: ffffffff8ff0adc0 RCX: 0000000000000004", "mlx5_core 0000:02:00.0: firmware version: 16.35.2000", " ? xa_load+0x5e/0x68", "#PF: supervisor read access in kernel mode"} {
+		if OopsPart(text) {
+			t.Errorf("OopsPart(%q)", text)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package host
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+// deviceModules are the kernel modules that drive RDMA and GPU devices,
+// with the kind of device: the HCA and RDMA NIC drivers, the RDMA core and
+// its upper layers (a crash there takes the RDMA stack down with it), the
+// GPU drivers and the modules that join the two.
+var deviceModules = []struct {
+	re   *regexp.Regexp
+	kind string
+}{
+	{regexp.MustCompile(`^(?:mlx4_\w+|mlx5_\w+|mlxfw|mlx_compat|mlxdevm|ib_\w+|rdma_\w+|iw_\w+|rpcrdma|svcrdma|nvme_rdma|nvmet_rdma|bnxt_re|irdma|i40iw|efa|hfi1|qib|hns_roce\w*|qedr|mana_ib|erdma|vmw_pvrdma|ocrdma|siw|rdma_rxe|rxe)$`), "RDMA"},
+	{regexp.MustCompile(`^(?:nvidia(?:_\w+)?|nv_peer_mem|gdrdrv|amdgpu|amdkfd)$`), "GPU"},
+}
+
+// deviceModule says which kind of device a module drives, "" when none of
+// deviceModules.
+func deviceModule(mod string) string {
+	for _, m := range deviceModules {
+		if m.re.MatchString(mod) {
+			return m.kind
+		}
+	}
+	return ""
+}
+
+// checkOops reports the kernel's crash reports (oops) and, in RDMA and
+// GPU drivers, its WARN_ON splats: one finding per kind, faulting function
+// and driver. A crash in a driver of an RDMA or GPU device is critical,
+// one elsewhere a warning; a WARN_ON, hung task or soft lockup in such a
+// driver a warning (elsewhere none).
+func checkOops(in *Input) []finding.Finding {
+	type key struct {
+		crash                     bool
+		what, fn, drv, dfn, phase string
+	}
+	type tally struct {
+		n      int
+		wheres []string // of the warnings
+		tasks  []string
+		pci    string
+		ev     []finding.Evidence
+	}
+	ts := map[key]*tally{}
+	var keys []key
+	for _, e := range in.events() {
+		if e.Kind != kmsg.KindOops || !e.IsError && deviceModule(e.Driver) == "" {
+			continue
+		}
+		k := key{e.IsError, e.Detail, e.Func, e.Driver, e.DriverFunc, e.Phase}
+		if !e.IsError {
+			k = key{what: e.Detail, drv: e.Driver} // the warnings (hung tasks …) of a driver: one finding
+		}
+		t, ok := ts[k]
+		if !ok {
+			t = &tally{}
+			ts[k] = t
+			keys = append(keys, k)
+		}
+		t.n += e.Weight()
+		if e.Folded {
+			continue
+		}
+		if w := strings.TrimPrefix(oopsWhere(e.Func, e.Driver, e.DriverFunc), " in "); !e.IsError && len(t.wheres) < maxEvidence && !slices.Contains(t.wheres, w) {
+			t.wheres = append(t.wheres, w)
+		}
+		if task := e.Task + " (pid " + e.TaskPID + ")"; e.Task != "" && len(t.tasks) < maxEvidence && !slices.Contains(t.tasks, task) {
+			t.tasks = append(t.tasks, task)
+		}
+		if t.pci == "" {
+			t.pci = string(e.PCI)
+		}
+		if len(t.ev) < maxEvidence {
+			t.ev = append(t.ev, in.logEvidence(e.Record))
+		}
+	}
+	var out []finding.Finding
+	for _, k := range keys {
+		t := ts[k]
+		kind := deviceModule(k.drv)
+		var b strings.Builder
+		if k.crash {
+			fmt.Fprintf(&b, "kernel oops (%s)%s%s", k.what, oopsWhere(k.fn, k.drv, k.dfn), phaseNames[k.phase])
+		} else {
+			fmt.Fprintf(&b, "%s in %s", plural(t.n, stallNames[k.what][0], stallNames[k.what][1]), strings.Join(t.wheres, "; "))
+		}
+		if len(t.tasks) > 0 {
+			fmt.Fprintf(&b, ", task %s", strings.Join(t.tasks, ", "))
+		}
+		if t.pci != "" {
+			fmt.Fprintf(&b, ", device %s", t.pci)
+		}
+		if t.n > 1 && k.crash {
+			fmt.Fprintf(&b, ", %d times", t.n)
+		}
+		fmt.Fprintf(&b, " %s", in.window())
+		sev := finding.Critical
+		switch {
+		case k.crash && kind != "":
+			fmt.Fprintf(&b, ": the %s driver %s crashed; its devices are unusable and the host may hang until it is rebooted", kind, k.drv)
+		case k.crash:
+			b.WriteString(": the kernel crashed outside the RDMA and GPU drivers; the host is unstable until it is rebooted")
+			sev = finding.Warning
+		default:
+			fmt.Fprintf(&b, ": "+stallNames[k.what][2], kind, k.drv)
+			sev = finding.Warning
+		}
+		f := catalog.New("kmsg.kernel_oops", finding.Subject{Host: in.Snap.Host, PCI: t.pci}, b.String(), t.ev...)
+		f.Severity = sev
+		out = append(out, f)
+	}
+	return out
+}
+
+// stallNames are, for the reports that are no crash (kmsg.Event.Detail),
+// their name, plural, and what they mean for the driver (a format of the
+// kind of device and the module).
+var stallNames = map[string][3]string{
+	"WARNING":     {"kernel warning (WARN_ON)", "kernel warnings (WARN_ON)", "a check in the %s driver %s failed; it went on, but the device may be left in a bad state"},
+	"hung task":   {"hung task (blocked for minutes)", "hung tasks (blocked for minutes)", "a task waited in the %s driver %s and did not come back (a firmware command or the device not answering); the device is likely stuck until the driver is reloaded or the host rebooted"},
+	"soft lockup": {"soft lockup (a CPU stuck in the kernel)", "soft lockups (a CPU stuck in the kernel)", "a CPU spun in the %s driver %s for seconds without yielding, usually polling a device that does not answer"},
+}
+
+// phaseNames say when a crash came (kmsg.Event.Phase).
+var phaseNames = map[string]string{
+	"probe":    " while the driver was probing its device",
+	"removal":  " while the driver was removing its device",
+	"shutdown": " while the host was shutting down",
+}
+
+// oopsWhere names where a report faulted: " in __bitmap_or, called from
+// mlx5_core's mlx5_irq_alloc", " in mlx5_core's mlx5_cmd_comp_handler".
+func oopsWhere(fn, drv, dfn string) string {
+	switch {
+	case fn == "" && drv == "":
+		return ""
+	case drv == "":
+		return " in " + fn
+	case fn == "" || fn == dfn:
+		return fmt.Sprintf(" in %s's %s", drv, dfn)
+	}
+	return fmt.Sprintf(" in %s, called from %s's %s", fn, drv, dfn)
+}

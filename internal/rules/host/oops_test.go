@@ -1,0 +1,143 @@
+package host
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+)
+
+// kmsg.kernel_oops: a kernel crash whose faulting function or first
+// module is a driver of an RDMA or GPU device is critical, one elsewhere a
+// warning; WARN_ON splats are a warning in such a driver and not reported
+// elsewhere. The mlx5 lines are from linux-rdma threads
+// (testdata/realworld-fresh12 of the analyze package: "system hang on
+// start-up (mlx5?)", "[BUG] mlx5_core general protection fault in
+// mlx5_cmd_comp_handler") and linux-pci (testdata/realworld
+// dmesg-linux-pci-yang-cx5-flr.txt).
+func TestCheckOops(t *testing.T) {
+	cx5Boot := []string{
+		"[   10.354339] BUG: unable to handle page fault for address: ffffffff8ff0ade0",
+		"[   10.379544] Oops: 0000 [#1] PREEMPT SMP PTI",
+		"[   10.383721] CPU: 0 PID: 117 Comm: kworker/0:6 Not tainted 6.3.0-13028-g7222f123c983 #1",
+		"[   10.403108] RIP: 0010:__bitmap_or+0x10/0x26",
+		"[   10.502046] Call Trace:",
+		"[   10.593987]  mlx5_irq_alloc+0x99/0x319 [mlx5_core]",
+		"[   10.636824]  probe_one+0x2fa/0x3f6 [mlx5_core]",
+		"[   10.641330]  local_pci_probe+0x47/0x8b",
+		"[   10.700758] ---[ end trace 0000000000000000 ]---",
+	}
+	gpf := []string{
+		"<30>[ 1246.308327] systemd-shutdown[1]: Rebooting.",
+		"<4>[ 1246.608811] general protection fault, probably for non-canonical",
+		"address 0xb028ffa964bb3e4b: 0000 [#1] SMP",
+		"<4>[ 1246.615211] CPU: 95 PID: 5670 Comm: kworker/u256:6 Tainted: G",
+		"<4>[ 1246.635401] Workqueue: mlx5_cmd_0000:4b:00.0 cmd_work_handler [mlx5_core]",
+		"<4>[ 1246.642459] RIP: 0010:mlx5_cmd_comp_handler+0xda/0x490 [mlx5_core]",
+		"<4>[ 1246.758289] Call Trace:",
+		"<4>[ 1246.780267]  cmd_work_handler+0x270/0x5d0 [mlx5_core]",
+	}
+	warn := func(at, fn string) []string {
+		return []string{
+			"[  446.136648] WARNING: CPU: 37 PID: 4328 at " + at + " " + fn,
+			"[  446.189868] CPU: 37 PID: 4328 Comm: bash Kdump: loaded Not tainted 5.16.0-pcie-iov+ #14",
+			"[  446.295554] Call trace:",
+			"[  446.297989]  ib_free_cq+0x16c/0x174",
+			"[  446.301463]  mlx5_ib_destroy_gsi+0xac/0x110 [mlx5_ib]",
+			"[  446.480000] ---[ end trace 29dab24e2e8b1b6a ]---",
+		}
+	}
+	nvidia := []string{
+		"[ 77.0] BUG: kernel NULL pointer dereference, address: 0000000000000010",
+		"[ 77.0] CPU: 5 PID: 4242 Comm: python Tainted: P           OE     5.15.0-112-generic #122-Ubuntu",
+		"[ 77.0] RIP: 0010:_nv012454rm+0x437/0x4b0 [nvidia]",
+		"[ 77.0] Call Trace:",
+		"[ 77.0]  rm_ioctl+0x63/0xb0 [nvidia]",
+		"[ 77.0] ---[ end trace 0000000000000000 ]---",
+	}
+	ext4 := []string{
+		"[ 9.0] BUG: kernel NULL pointer dereference, address: 0000000000000008",
+		"[ 9.0] RIP: 0010:ext4_find_extent+0x21/0x3a0",
+		"[ 9.0] Call Trace:",
+		"[ 9.0]  ext4_ext_map_blocks+0x6f/0x1000",
+		"[ 9.0] ---[ end trace 0000000000000000 ]---",
+	}
+	cat := func(parts ...[]string) []string {
+		var out []string
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		log  []string
+		want []string // severity: summary
+	}{
+		{"page fault under mlx5_core's probe", cx5Boot,
+			[]string{"critical: kernel oops (page fault) in __bitmap_or, called from mlx5_core's mlx5_irq_alloc while the driver was probing its device, task kworker/0:6 (pid 117) in the kernel log: the RDMA driver mlx5_core crashed; its devices are unusable and the host may hang until it is rebooted"}},
+		{"GPF in mlx5_core, device from its command workqueue", gpf,
+			[]string{"critical: kernel oops (general protection fault) in mlx5_core's mlx5_cmd_comp_handler while the host was shutting down, task kworker/u256:6 (pid 5670), device 0000:4b:00.0 in the kernel log: the RDMA driver mlx5_core crashed; its devices are unusable and the host may hang until it is rebooted"}},
+		{"the same crash twice: counted", cat(cx5Boot, cx5Boot),
+			[]string{"critical: kernel oops (page fault) in __bitmap_or, called from mlx5_core's mlx5_irq_alloc while the driver was probing its device, task kworker/0:6 (pid 117), 2 times in the kernel log: the RDMA driver mlx5_core crashed; its devices are unusable and the host may hang until it is rebooted"}},
+		{"NVIDIA driver", nvidia,
+			[]string{"critical: kernel oops (NULL pointer dereference) in nvidia's _nv012454rm, task python (pid 4242) in the kernel log: the GPU driver nvidia crashed; its devices are unusable and the host may hang until it is rebooted"}},
+		{"a crash outside the RDMA and GPU drivers: warning", ext4,
+			[]string{"warning: kernel oops (NULL pointer dereference) in ext4_find_extent in the kernel log: the kernel crashed outside the RDMA and GPU drivers; the host is unstable until it is rebooted"}},
+		{"WARN_ONs of one RDMA driver: one warning", cat(warn("drivers/infiniband/core/cq.c:345", "ib_free_cq+0x16c/0x174"),
+			warn("include/rdma/ib_verbs.h:3688", "mlx5_ib_dev_res_cleanup+0xc4/0x150 [mlx5_ib]")),
+			[]string{"warning: 2 kernel warnings (WARN_ON) in ib_free_cq, called from mlx5_ib's mlx5_ib_destroy_gsi; mlx5_ib's mlx5_ib_dev_res_cleanup, task bash (pid 4328) in the kernel log: a check in the RDMA driver mlx5_ib failed; it went on, but the device may be left in a bad state"}},
+		// The hung task of a netdev patch mail (2021) in igb: not an RDMA or GPU driver.
+		{"a hung task elsewhere: not reported", []string{
+			"[  967.723577] INFO: task ip:6024 blocked for more than 120 seconds.",
+			"[  967.723594] task:ip              state:D stack:    0 pid: 6024 ppid:  5957 flags:0x00004000",
+			"[  967.723603] Call Trace:",
+			"[  967.723657]  rtnl_lock+0x15/0x20",
+			"[  967.723665]  igb_resume+0xee/0x1d0 [igb]",
+		}, nil},
+		// The same report, as a task waiting on an mlx5 firmware command would print it.
+		{"a hung task in mlx5_core: warning", []string{
+			"[  967.723577] INFO: task kworker/u98:2:6024 blocked for more than 120 seconds.",
+			"[  967.723594] task:kworker/u98:2   state:D stack:    0 pid: 6024 ppid:     2 flags:0x00004000",
+			"[  967.723603] Call Trace:",
+			"[  967.723610]  __schedule+0x2de/0x890",
+			"[  967.723665]  mlx5_cmd_invoke+0x1a3/0x4a0 [mlx5_core]",
+			"[  967.723700]  mlx5_cmd_exec+0x1a/0x40 [mlx5_core]",
+		}, []string{"warning: 1 hung task (blocked for minutes) in mlx5_core's mlx5_cmd_invoke, task kworker/u98:2 (pid 6024) in the kernel log: a task waited in the RDMA driver mlx5_core and did not come back (a firmware command or the device not answering); the device is likely stuck until the driver is reloaded or the host rebooted"}},
+		{"a WARN_ON elsewhere: not reported", []string{
+			"[ 5.0] WARNING: CPU: 1 PID: 1 at fs/sysfs/dir.c:31 sysfs_warn_dup+0x5f/0x70",
+			"[ 5.0] Call Trace:",
+			"[ 5.0]  sysfs_create_dir_ns+0xb3/0xc0",
+			"[ 5.0] ---[ end trace 0000000000000000 ]---",
+		}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, f := range checkOops(&Input{Snap: &snapshot.Snapshot{}, Kernel: logOf(tt.log...)}) {
+				if f.ID != "kmsg.kernel_oops" {
+					t.Errorf("ID %s", f.ID)
+				}
+				got = append(got, string(f.Severity)+": "+f.Summary)
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestFoldedOopsCount: a streamed log folds the crash reports past the
+// evidence into one event that still counts them.
+func TestFoldedOopsCount(t *testing.T) {
+	f := NewKernelFolder()
+	e := kmsg.Event{Kind: kmsg.KindOops, IsError: true, Detail: "page fault", Func: "__bitmap_or", Driver: "mlx5_core", DriverFunc: "mlx5_irq_alloc"}
+	for i := range 10 {
+		e.Record = kmsg.Record{Line: i + 1, Text: "BUG: unable to handle page fault for address: ffffffff8ff0ade0"}
+		f.Add(e)
+	}
+	fs := CheckPastedKernelEvents("dmesg.txt", f.Events())
+	if len(fs) != 1 || !strings.Contains(fs[0].Summary, "10 times") || len(fs[0].Evidence) != maxEvidence {
+		t.Fatalf("%+v", fs)
+	}
+}
