@@ -279,7 +279,20 @@ func judgeSpans(name string, d *doc, spans []Span, opts Options) ([]Segment, *co
 		ctx.addRates(opts.Node, opts.NodeSource)
 		ctx.addNode(opts.Node)
 	}
-	for _, sp := range spans {
+	segs := make([]*Segment, len(spans))
+	judged := spans // the spans judged as the system's output
+	for i, sp := range spans {
+		if sp.Kind == KindNCCLLog {
+			if why, ok := quotedExpected(d, sp); ok {
+				seg := expectedSegment(name, d, sp, why, ctx)
+				segs[i] = &seg
+				if len(judged) > 0 && &judged[0] == &spans[0] {
+					judged = slices.Clone(spans)
+				}
+				judged[i].Kind = KindUnknown
+				continue
+			}
+		}
 		switch sp.Kind {
 		case KindNCCLLog:
 			ctx.ncclSpans = append(ctx.ncclSpans, sp)
@@ -287,17 +300,16 @@ func judgeSpans(name string, d *doc, spans []Span, opts Options) ([]Segment, *co
 			ctx.lspciSpans = append(ctx.lspciSpans, sp)
 		}
 	}
-	segs := make([]*Segment, len(spans))
 	for pass := 0; pass < 2; pass++ {
-		for i, sp := range spans {
-			if isHCA(sp.Kind) != (pass == 0) || sp.Kind == KindUnknown && ignorable(d.lines(sp)) {
+		for i, sp := range judged {
+			if segs[i] != nil || isHCA(sp.Kind) != (pass == 0) || sp.Kind == KindUnknown && ignorable(d.lines(sp)) {
 				continue
 			}
 			seg := diagnoseTolerant(name, d, sp, opts, ctx)
 			segs[i] = &seg
 		}
 	}
-	joinNCCLLogs(name, d, spans, segs, opts, ctx)
+	joinNCCLLogs(name, d, judged, segs, opts, ctx)
 	var fabricSegs []int
 	for i, sp := range spans {
 		if segs[i] == nil {
@@ -316,6 +328,70 @@ func judgeSpans(name string, d *doc, spans []Span, opts Options) ([]Segment, *co
 		diagnoseFabric(name, d, out, fabricSegs)
 	}
 	return out, ctx
+}
+
+// quotedExpected says whether sp is quoted as the output the poster
+// expected rather than the one they got: the prose line right above it
+// (above its code fence) starts with "Expected" ("Expected:", "###
+// Expected behavior") or ends in "expected:", "should be:", "should look
+// like:" (areal-project/AReaL#639 quotes "NCCL INFO NET/IB : Using
+// [0]mlx5_bond:1/RoCE ..." under "Expected:" after the NET/Socket line it
+// got). why is that line.
+func quotedExpected(d *doc, sp Span) (why string, ok bool) {
+	n := sp.Start
+	if isFence(d.line(n)) {
+		n++ // the span starts at its fence
+	}
+	fence := false
+	for n--; n >= 1 && n >= sp.Start-4; n-- {
+		l := d.line(n)
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "":
+			continue
+		case isFence(l) && !fence:
+			fence = true
+			continue
+		}
+		low := strings.ToLower(strings.TrimSpace(strings.Trim(t, "#*_> ")))
+		if strings.HasPrefix(low, "expected") || strings.HasSuffix(low, "expected:") || strings.HasSuffix(low, "should be:") || strings.HasSuffix(low, "should look like:") {
+			return t, true
+		}
+		return "", false
+	}
+	return "", false
+}
+
+// expectedSegment is the segment of an NCCL log quoted as the expected
+// output: not judged, but one that shows NET/IB says the job was meant
+// to use IB/RoCE (ctx.expectedIB), which grades a socket fallback in the
+// log the poster got.
+func expectedSegment(file string, d *doc, sp Span, why string, ctx *context) Segment {
+	seg := Segment{Kind: sp.Kind, Start: sp.Start, End: sp.End, Lines: fmt.Sprintf("%d-%d", sp.Start, sp.End), Findings: []finding.Finding{}, Skipped: []string{}}
+	seg.Summary = "NCCL log quoted as the expected output: not judged"
+	seg.Skipped = append(seg.Skipped, fmt.Sprintf("lines %d-%d follow %q: the output the poster expected, not the one they got", sp.Start, sp.End, why))
+	if lg, err := nccllog.Parse(strings.NewReader(segmentText(d, sp)), file); err == nil {
+		for _, p := range lg.Procs {
+			if len(p.IBDevices) > 0 || p.Network == "IB" {
+				ctx.expectedIB = fmt.Sprintf("the expected output at lines %d-%d shows NET/IB", sp.Start, sp.End)
+				break
+			}
+		}
+	}
+	return seg
+}
+
+// socketInPlaceOfIB reads, in a paste that quotes an NCCL log on IB/RoCE
+// as the output it expected, a process that logged "NET/Socket : Using
+// …" and no NET/IB line as one on sockets: the poster shows that line
+// where the NET/IB one should be. (Alone the line does not say it: NCCL
+// 2.4's bootstrap printed it before "NET/IB : Using" too.)
+func socketInPlaceOfIB(lg *nccllog.Log) {
+	for _, p := range lg.Procs {
+		if n, _ := p.EffectiveNetwork(); n == "" && len(p.SocketIfs) > 0 && len(p.IBDevices) == 0 && p.IBNoDevice == 0 && p.NetPlugin == "" {
+			p.Network, p.NetworkLine = "Socket", p.SocketLine
+		}
+	}
 }
 
 // unrecognised says what a segment of no known kind holds.
@@ -402,6 +478,10 @@ type context struct {
 	// lspciSpans are the file's lspci segments: a LnkCap quoted in one
 	// code block and its LnkSta in the next are one device's.
 	lspciSpans []Span
+	// expectedIB says where the paste quotes an NCCL log on IB/RoCE as
+	// the output it expected ("" when it does not): the job was meant to
+	// use RDMA.
+	expectedIB string
 }
 
 // ncclText returns the text of every NCCL log segment of the file (other
@@ -601,6 +681,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseOpenMPI(&seg, file, text)
 	case KindUlimit:
 		err = diagnoseUlimit(&seg, file, text)
+	case KindMADError:
+		err = diagnoseMADErrors(&seg, file, d, sp)
 	case KindVerbsLog:
 		err = diagnoseVerbsLog(&seg, file, text)
 	default:
@@ -1154,8 +1236,14 @@ func diagnoseNCCLLog(seg *Segment, file, text string, opts Options, ctx *context
 	if err != nil {
 		return err
 	}
-	a := ncclrules.CheckLog(lg, ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
+	if ctx.expectedIB != "" {
+		socketInPlaceOfIB(lg)
+	}
+	a := ncclrules.CheckLog(lg, ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB || ctx.expectedIB != ""})
 	seg.Summary = fmt.Sprintf("NCCL log of %s", plural(len(a.Procs), "process", "processes"))
+	if ctx.expectedIB != "" && !opts.ExpectIB {
+		seg.Skipped = append(seg.Skipped, "IB/RoCE expected: "+ctx.expectedIB)
+	}
 	if a.Version != "" {
 		seg.Summary += ", NCCL " + a.Version
 	}
@@ -1186,7 +1274,11 @@ func joinNCCLLogs(file string, d *doc, spans []Span, segs []*Segment, opts Optio
 	if len(logs) < 2 {
 		return
 	}
-	a := ncclrules.CheckLog(nccllog.Merge(logs...), ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB})
+	merged := nccllog.Merge(logs...)
+	if ctx.expectedIB != "" {
+		socketInPlaceOfIB(merged)
+	}
+	a := ncclrules.CheckLog(merged, ncclrules.LogOptions{RDMAPresent: ctx.rdma, ExpectIB: opts.ExpectIB || ctx.expectedIB != ""})
 	var parts []string
 	for _, i := range idx {
 		parts = append(parts, segs[i].Lines)
@@ -1748,6 +1840,30 @@ func diagnoseUCX(seg *Segment, file, text string) error {
 		seg.Summary += ", " + plural(len(lg.Completions), "completion error", "completion errors")
 	}
 	seg.Findings = append(seg.Findings, ucxrules.Check(lg)...)
+	return nil
+}
+
+// diagnoseMADErrors judges infiniband-diags messages that the SM/SA or
+// the MAD agent could not be reached; the three lines above the segment
+// are read too, for the command (lshca's "CMD: saquery SMIR -C mlx5_0 -P
+// 1 0") that names the first message's port.
+func diagnoseMADErrors(seg *Segment, file string, d *doc, sp Span) error {
+	from := max(1, sp.Start-3)
+	var b strings.Builder
+	for n := from; n <= sp.End; n++ {
+		b.WriteString(d.line(n))
+		b.WriteByte('\n')
+	}
+	errs, err := ibdiags.ParseMADErrors(strings.NewReader(b.String()), file, from)
+	if err != nil {
+		return err
+	}
+	seg.Summary = plural(len(errs), "infiniband-diags error message", "infiniband-diags error messages")
+	fs, note := fabric.CheckMADErrors(errs, file)
+	if note != "" {
+		seg.Empty = note
+	}
+	seg.Findings = append(seg.Findings, fs...)
 	return nil
 }
 

@@ -44,7 +44,7 @@ type prefixClass struct {
 
 var (
 	reQuote    = regexp.MustCompile(`^ {0,3}>(?: ?>)* ?`)
-	reMPITag   = regexp.MustCompile(`^\s*\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:`)
+	reMPITag   = regexp.MustCompile(`^\s*\[?\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:`) // (a stray "[" pasted before the first: horovod/horovod#969)
 	reSrun     = regexp.MustCompile(`^ {0,4}\d{1,5}: `)
 	reBracket  = regexp.MustCompile(`^\s*\[(?:\d{1,9}|rank\s?\d{1,7})\](?:: ?| |$)`)
 	reComment  = regexp.MustCompile(`^[ \t]+\*(?: |\t|$)`)

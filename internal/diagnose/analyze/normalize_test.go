@@ -19,6 +19,8 @@ func TestNormalize(t *testing.T) {
 		{"one quoted line is text", "> this is prose\nCA 'mlx5_0'", "> this is prose\nCA 'mlx5_0'", ""},
 		{"mpirun tags", "[1,0]<stdout>:# nThread 1\n[1,1]<stderr>:host:1:1 [0] NCCL INFO x\n[1,0]<stdout>:#  Rank  0",
 			"# nThread 1\nhost:1:1 [0] NCCL INFO x\n#  Rank  0", "mpirun --tag-output labels"},
+		{"mpirun tags, the first with a stray bracket (horovod/horovod#969)", "[[1,0]<stdout>:ptv-gpu01:11007:11098 [0] NCCL INFO rank 0 nranks 4\n[1,2]<stdout>:ptv-gpu01:11009:11097 [2] NCCL INFO rank 2 nranks 4",
+			"ptv-gpu01:11007:11098 [0] NCCL INFO rank 0 nranks 4\nptv-gpu01:11009:11097 [2] NCCL INFO rank 2 nranks 4", "mpirun --tag-output labels"},
 		{"mpirun tags under a list indent", "   [1,0]<stdout>:#  size\n   ...\n   [1,0]<stdout>:     8   2",
 			"#  size\n   ...\n     8   2", "mpirun --tag-output labels"},
 		{"srun labels", "0: CA 'mlx5_0'\n0: \tCA type: MT4123\n1: CA 'mlx5_0'\n1: \tCA type: MT4123",

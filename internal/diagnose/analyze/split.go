@@ -59,6 +59,7 @@ const (
 	KindLshca         Kind = "lshca"
 	KindOpenMPI       Kind = "openmpi"
 	KindUlimit        Kind = "ulimit"
+	KindMADError      Kind = "ibdiags-error"
 	KindVerbsLog      Kind = "verbs-log"
 )
 
@@ -102,6 +103,7 @@ var Kinds = []KindInfo{
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 	{KindVerbsLog, "work-completion errors in application logs: libmlx5's \"got completion with error\" CQE dump (decoded), libfabric log lines (fi_cq_readerr prov_err), any log line ending in an ibv_wc_status text or IBV_WC_ name after a colon (\"…: transport retry counter exceeded\", with the local_nic/peer_nic it names)"},
 	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
+	{KindMADError, "infiniband-diags messages that the SM/SA or the port's MAD agent cannot be reached (ibwarn: sa_get_handle: No SM/SA found on port, ibpanic: Failed to bind to the SA, mad_rpc_open_port: client_register failed), alone or in lshca's error report"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
@@ -351,6 +353,9 @@ func memberBesides(l string) Kind {
 	if ncclMark(l) {
 		return KindNCCLLog
 	}
+	if strings.Contains(l, ": Test ") && (strings.Contains(l, ": Test NCCL failure ") || strings.Contains(l, ": Test CUDA failure ")) {
+		return KindNCCLLog // nccl-tests' "gpu5: Test NCCL failure common.cu:343 'unhandled cuda error'"
+	}
 	// UCX lines start "[1590482937.540412] [host:pid:tid]" as a kernel
 	// line may: tested first, behind a cheap look for what every UCX line
 	// holds ("UCX", or its source file: "ib_mlx5_log.c:139").
@@ -365,6 +370,11 @@ func memberBesides(l string) Kind {
 	}
 	if proc.UlimitLine(l) {
 		return KindUlimit // `ulimit -a` rows: "max locked memory (kbytes, -l) 64"
+	}
+	if strings.Contains(l, "ib") {
+		if _, ok := ibdiags.MADErrorLine(l); ok {
+			return KindMADError // "ibwarn: [1685604] sa_get_handle: No SM/SA found on port :1"
+		}
 	}
 	if strings.HasPrefix(l, "link ") {
 		f := strings.Fields(l)

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
@@ -52,5 +53,35 @@ func TestNoDeviceAndLimitPastes(t *testing.T) {
 				t.Errorf("findings %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestMADErrorPastes: infiniband-diags messages that no SM/SA answers or
+// that the MAD agent could not register (MrBr-github/lshca#68's report of
+// failed commands) are an ibdiags-error segment: the SA message is
+// fabric.sm_missing as a warning; the agent failure alone is not judged.
+func TestMADErrorPastes(t *testing.T) {
+	const lshca = "```\n#lshca.py -w ib -ow Dev=#1\nERROR - Following cmd returned and error message.\n" +
+		"        CMD: smpquery -C mlx5_0 -P 1 NI -D  0,1\n" +
+		"        Msg: ibwarn: [1685596] mad_rpc_open_port: client_register for mgmt 1 failed\n" +
+		"ERROR - Following cmd returned and error message.\n" +
+		"        CMD: saquery SMIR -C mlx5_0 -P 1 0\n" +
+		"        Msg: ibwarn: [1685604] sa_get_handle: No SM/SA found on port :1\n" +
+		"ibpanic: [1685604] main: Failed to bind to the SA: Success\n```\n"
+	fr := AnalyzeText("p.txt", lshca, Options{})
+	var fs []finding.Finding
+	var kinds []Kind
+	for _, s := range fr.Segments {
+		if s.Kind != KindUnknown {
+			kinds = append(kinds, s.Kind)
+		}
+		fs = append(fs, s.Findings...)
+	}
+	if !slices.Equal(kinds, []Kind{KindMADError}) || !slices.Equal(ids(fs), []string{"fabric.sm_missing/warning"}) || fs[0].Subject.Device != "mlx5_0" || fs[0].Evidence[0].Source != "p.txt:8" {
+		t.Errorf("kinds %v findings %+v", kinds, fs)
+	}
+	fr = AnalyzeText("p.txt", "ibwarn: [1685596] mad_rpc_open_port: client_register for mgmt 1 failed\nsmpquery: iberror: failed: Failed to open 'mlx5_0' port '1'\n", Options{})
+	if len(fr.Segments) != 1 || fr.Segments[0].Kind != KindMADError || len(fr.Segments[0].Findings) != 0 || !strings.Contains(fr.Segments[0].Empty, "could not register its MAD agent") {
+		t.Errorf("segments %+v", fr.Segments)
 	}
 }

@@ -133,6 +133,12 @@ const (
 	// "socketStartConnect: Connect to … failed : Connection refused"):
 	// Peer is the address without its port, Error the errno text.
 	EventConnect EventKind = "connect"
+	// EventFailed is a program's report that an NCCL or CUDA call
+	// returned an error and it stops (nccl-tests' NCCLCHECK and
+	// CUDACHECK: "gpu5: Test NCCL failure common.cu:343 'unhandled cuda
+	// error'"): Call is "NCCL" or "CUDA", Error the error string, Host
+	// the host it names.
+	EventFailed EventKind = "failed"
 )
 
 // Event is one warning line that rules judge.
@@ -225,6 +231,31 @@ var (
 	// error or timeout) detected by watchdog at work: 808".
 	reDetected = regexp.MustCompile(`detected by watchdog at work: (\d+)`)
 )
+
+// testFailure reads nccl-tests' report of a failed NCCL or CUDA call:
+// "HOST: Test NCCL failure FILE:LINE 'error string'" (newer releases add
+// " / last error" inside the quotes), "HOST: Test CUDA failure …".
+func testFailure(line string) (Event, bool) {
+	i := strings.Index(line, ": Test NCCL failure ")
+	call := "NCCL"
+	if i < 0 {
+		i, call = strings.Index(line, ": Test CUDA failure "), "CUDA"
+	}
+	if i < 0 {
+		return Event{}, false
+	}
+	rest := line[i+len(": Test NCCL failure "):]
+	q := strings.IndexByte(rest, '\'')
+	if q < 0 || !strings.HasSuffix(strings.TrimSpace(rest), "'") {
+		return Event{}, false
+	}
+	host := firstField(line[:i])
+	if strings.ContainsAny(host, "[]<>") {
+		host = "" // a tag or prefix, not the host nccl-tests printed
+	}
+	msg := strings.TrimSuffix(strings.TrimSpace(rest[q+1:]), "'")
+	return Event{Kind: EventFailed, Rank: -1, Host: host, Call: call, Error: msg, Text: strings.TrimSpace(line)}, true
+}
 
 // splitNCCLLine splits "host:pid:tid [dev] [file.cc:line] NCCL LEVEL msg".
 // Pasted logs drop the host ("[0] NCCL INFO …") or everything before
@@ -799,6 +830,12 @@ func (p *Parser) line(n int, raw string) {
 			p.parseWarn(p.proc("", 0, n), n, msg)
 			return
 		}
+		if ev, ok := testFailure(raw); ok { // "Test CUDA failure"
+			ev.Source, ev.Line = source, n
+			p.event(ev)
+			lg.NCCLLines++
+			return
+		}
 		if m := legacyLine(strings.TrimSpace(raw)); m != nil {
 			lg.NCCLLines++
 			host, pid := splitHostPid(m[1])
@@ -836,6 +873,12 @@ func (p *Parser) line(n int, raw string) {
 		if m := reVersion.FindStringSubmatch(line); m != nil {
 			lg.Version = m[1]
 		}
+	}
+	if ev, ok := testFailure(line); ok {
+		ev.Source, ev.Line = source, n
+		p.event(ev)
+		lg.NCCLLines++
+		return
 	}
 	// Pasted logs often indent lines or drop the host; find the
 	// NCCL prefix wherever the line starts.
@@ -875,7 +918,7 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 	switch {
 	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "), strings.HasPrefix(msg, "Trees "):
 		parseChannel(p, msg)
-	case strings.Contains(msg, "comm 0x"):
+	case strings.Contains(msg, "comm 0x") || strings.HasPrefix(msg, "rank "):
 		if m := commLine(msg); m != nil {
 			r, _ := strconv.Atoi(m[1])
 			p.NRanks, _ = strconv.Atoi(m[2])
@@ -1046,6 +1089,18 @@ func (ps *Parser) netRead(msg string, using bool) netParse {
 // nNodes (\d+))?` as FindStringSubmatch does, by hand: it runs on every
 // communicator line of big logs.
 func commLine(msg string) []string {
+	if rest, ok := strings.CutPrefix(msg, "rank "); ok {
+		// NCCL 2.3 also logs "rank 0 nranks 4" alone, the whole
+		// message, before its "comm 0x… rank 0 nranks 4" line (which a
+		// cut log lacks: horovod/horovod#969).
+		rank, rest := digits(rest)
+		if rest, ok = strings.CutPrefix(rest, " nranks "); ok && rank != "" {
+			if nranks, rest := digits(rest); nranks != "" && strings.TrimSpace(rest) == "" {
+				return []string{"", rank, nranks, ""}
+			}
+		}
+		return nil
+	}
 	for off := 0; ; {
 		i := strings.Index(msg[off:], "comm 0x")
 		if i < 0 {

@@ -64,6 +64,9 @@ func TestMaxRanks(t *testing.T) {
 		ranks    []int
 	}{
 		{"NCCL 2.3.7", "ai-2080ti-18:5584:5584 [5] NCCL INFO comm 0x19b0d460 rank 5 nranks 6\n", 6, []int{5}},
+		// horovod/horovod#969: NCCL 2.3.7's bare "rank R nranks N".
+		{"NCCL 2.3.7 bare rank line", "ptv-gpu01:11009:11097 [2] NCCL INFO rank 2 nranks 4\n", 4, []int{2}},
+		{"bare rank line with more words is not it", "h:1:1 [2] NCCL INFO rank 2 nranks 4 is late\n", 0, nil},
 		{"world then a smaller group", "h:1:1 [3] NCCL INFO comm 0x1 rank 11 nRanks 16 nNodes 2 localRanks 8 localRank 3 MNNVL 0\n" +
 			"h:1:1 [3] NCCL INFO comm 0x2 rank 3 nRanks 8 nNodes 1 localRanks 8 localRank 3 MNNVL 0\n", 16, []int{11}},
 		{"smaller group first", "h:1:1 [3] NCCL INFO comm 0x2 rank 3 nRanks 8 nNodes 1 localRanks 8 localRank 3 MNNVL 0\n" +
@@ -340,6 +343,40 @@ func TestNetPlugin(t *testing.T) {
 	} {
 		if got := netPlugin(tc.msg); got != tc.want {
 			t.Errorf("netPlugin(%q) = %q, want %q", tc.msg, got, tc.want)
+		}
+	}
+}
+
+// TestTestFailure: nccl-tests' report of a failed NCCL or CUDA call
+// (NVIDIA/nccl-tests#36, an Azure NC24rs_v3 pair; NVIDIA/nccl-tests#24's
+// "gpu5:" line) is an EventFailed naming the host and the error; a line
+// without the quoted error is not.
+func TestTestFailure(t *testing.T) {
+	tests := []struct {
+		in               string
+		ok               bool
+		host, call, text string
+	}{
+		{"pkb-aa8dbd1b-1: Test NCCL failure common.cu:345 'unhandled system error'", true, "pkb-aa8dbd1b-1", "NCCL", "unhandled system error"},
+		{"gpu5: Test NCCL failure common.cu:343 'unhandled cuda error'", true, "gpu5", "NCCL", "unhandled cuda error"},
+		{"node1: Test CUDA failure common.cu:892 'out of memory'", true, "node1", "CUDA", "out of memory"},
+		{" .. pkb-aa8dbd1b-1: Test failure common.cu:393", false, "", "", ""},
+		{"gpu5: Test NCCL failure common.cu:343 (no error string)", false, "", "", ""},
+	}
+	for _, tt := range tests {
+		lg, err := Parse(strings.NewReader(tt.in+"\n"), "p.txt")
+		if !tt.ok {
+			if err == nil && len(lg.Events) > 0 {
+				t.Errorf("%q: events %+v", tt.in, lg.Events)
+			}
+			continue
+		}
+		if err != nil || len(lg.Events) != 1 {
+			t.Fatalf("%q: %v %+v", tt.in, err, lg)
+		}
+		e := lg.Events[0]
+		if e.Kind != EventFailed || e.Host != tt.host || e.Call != tt.call || e.Error != tt.text || e.Line != 1 {
+			t.Errorf("%q: %+v", tt.in, e)
 		}
 	}
 }

@@ -109,6 +109,21 @@ var ncclMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "nccl.call_failed", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
+		Title:   "an NCCL call failed and the program stopped",
+		Meaning: "The program (nccl-tests: 'HOST: Test NCCL failure common.cu:345 'unhandled system error'') got an error back from NCCL and aborted, and the paste shows nothing that explains it (no completion error, verbs failure or timeout). The text is ncclGetErrorString of the result: 'unhandled system error' (ncclSystemError) is a failed system or library call (a socket connect or accept, shared memory under /dev/shm, a verbs call), 'unhandled cuda error' a failed CUDA call, 'internal error' a failure inside NCCL or its net plugin, 'invalid argument' / 'invalid usage' a wrong call or setting, 'remote process exited or there was a network error' a peer that died or a broken connection. The NCCL WARN line printed before it names the call.",
+		Causes: []string{
+			"unhandled system error: a socket to a peer failed (firewall, wrong NCCL_SOCKET_IFNAME), /dev/shm too small in a container, or a verbs call failed",
+			"unhandled cuda error: a CUDA error on a GPU (Xid, out of memory, a bad driver install)",
+			"remote process exited or there was a network error: a peer died, or the network between the nodes dropped",
+		},
+		Remedy: []string{
+			remedyNCCLDebug,
+			"docker run --shm-size=1g (or --ipc=host) when the ranks run in containers",
+			"dmesg on every node of the job for Xid and AER errors",
+		},
+	},
+	{
 		ID: "nccl.gdr_disabled", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "GPUDirect RDMA is disabled",
 		Meaning: "NCCL reports GPU Direct RDMA disabled for an HCA: network traffic is staged through host memory, costing bandwidth and CPU. A job shown to run on one node (nNodes 1, or every rank on one host) gets a note instead: NCCL uses its network transport only between nodes.",

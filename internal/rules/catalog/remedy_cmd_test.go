@@ -77,7 +77,7 @@ var toolOptions = map[string]string{
 	// UCX src/tools/info/ucx_info.c getopt string.
 	"ucx_info":   "-f -a -h -v -c -6 -y -d -b -s -w -p -e -C -F -t -n -u -D -P -m -N -A -T -M",
 	"journalctl": "-u --unit -b --boot -k --dmesg -f --follow -n --lines -S --since -U --until -p --priority -o --output",
-	"docker":     "--device --ulimit --cap-add --privileged --network --ipc --rm -it -i -t",
+	"docker":     "--device --ulimit --cap-add --privileged --network --ipc --shm-size --rm -it -i -t",
 	"curl":       "-H --header -s --silent -f --fail -k --insecure -X --request -d --data -o --output",
 	"ls":         "-l -la -d -a -1",
 	// Unchecked: their flags are theirs, and they end the previous command.

@@ -47,7 +47,7 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "gpu.xid", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "NVIDIA Xid error in the kernel log",
-		Meaning: "The NVIDIA driver logged an Xid event for a GPU. Severity follows the Xid, as NVIDIA's Xid catalog sets the action: events that need a GPU reset or a node drain (uncorrectable ECC 48, retirement failure 64, NVLink 74, uncontained errors 95, GSP timeouts 119/120) are critical; an application fault that stopped its process (13, 31, 43) is a warning, since a job died; cleanup after a killed process (45) and handled ECC events (63, 92) are info. Xid 79, the GPU lost on PCIe, is reported once, as gpu.fallen_off_bus, not as an Xid finding too.",
+		Meaning: "The NVIDIA driver logged an Xid event for a GPU. Severity follows the Xid, as NVIDIA's Xid catalog sets the action: events that need a GPU reset or a node drain (uncorrectable ECC 48, retirement failure 64, NVLink 74, uncontained errors 95, GSP timeouts 119/120) are critical; an application fault that stopped its process (13, 31, 43) is a warning, since a job died; cleanup after a killed process (45) and handled ECC events (63, 92) are info; Xid 79, the GPU lost on PCIe and critical, is reported once, as gpu.fallen_off_bus, not as an Xid finding too.",
 		Causes:  []string{"GPU memory (HBM) errors", "NVLink or PCIe link errors", "GSP firmware/driver fault", "application bug (illegal address, killed process)"},
 		Remedy:  []string{"look the Xid up in the NVIDIA Xid catalog (docs.nvidia.com/deploy/xid-errors)", remedyNvsmiQuery, remedyGPUReset},
 	},

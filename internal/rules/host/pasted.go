@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,17 +76,36 @@ func CheckPastedGIDIndex(s *snapshot.Snapshot, env *ncclenv.Env, open bool) []fi
 }
 
 // CutGIDPort says whether p, the port whose rows end a GID table pasted
-// without its closing line, shows a single GID, of type RoCE v1: the
-// kernel adds a RoCE port's GIDs per address in pairs, the v1 entry and
-// then the v2 one (at the next free index) when the device supports RoCE v2
+// without its closing line, ends at a RoCE v1 row whose v2 twin is not
+// there while every earlier v1 GID of the port has its twin: the kernel
+// adds a RoCE port's GIDs per address in pairs, the v1 entry and then the
+// v2 one (at the next free index) when the device supports RoCE v2
 // (drivers/infiniband/core/roce_gid_mgmt.c: one entry per GID type of
 // the port's mask), so a table cut after that row hides whether the v2
-// twin exists. The note says so.
+// twin exists (NVIDIA/nccl#1573 ends at a port's first row, v1;
+// NVIDIA/nccl#1538 at the v1 row of its IPv4 address, after the
+// link-local pair). The note says so.
 func CutGIDPort(p *snapshot.Port) (string, bool) {
-	if p == nil || len(p.GIDs) != 1 || p.GIDs[0].Type != ib.GIDTypeIBRoCEv1 {
+	if p == nil || len(p.GIDs) == 0 {
 		return "", false
 	}
-	return fmt.Sprintf("%s port %d: the table ends at its first row (GID index %d, RoCE v1) without show_gids' closing n_gids_found line, so the paste was cut before the RoCE v2 GID that follows a v1 one: the port is not judged", p.Device, p.Number, p.GIDs[0].Index), true
+	last := p.GIDs[len(p.GIDs)-1]
+	if last.Type != ib.GIDTypeIBRoCEv1 {
+		return "", false
+	}
+	for _, g := range p.GIDs[:len(p.GIDs)-1] {
+		twin := func(h snapshot.GIDEntry) bool { return h.Type == ib.GIDTypeRoCEv2 && h.GID == g.GID }
+		if g.Type == ib.GIDTypeIBRoCEv1 && !slices.ContainsFunc(p.GIDs, twin) {
+			return "", false // a v1 GID without its twin: the device makes none
+		}
+		if g.Type == ib.GIDTypeRoCEv2 && g.GID == last.GID {
+			return "", false // the last row's twin is there (listed out of order)
+		}
+	}
+	if len(p.GIDs) == 1 {
+		return fmt.Sprintf("%s port %d: the table ends at its first row (GID index %d, RoCE v1) without show_gids' closing n_gids_found line, so the paste was cut before the RoCE v2 GID that follows a v1 one: the port is not judged", p.Device, p.Number, last.Index), true
+	}
+	return fmt.Sprintf("%s port %d: the table ends at a RoCE v1 row (GID index %d) without show_gids' closing n_gids_found line, while each earlier v1 GID of the port has its v2 twin, so the paste was cut before the RoCE v2 GID that follows it: the port is not judged", p.Device, p.Number, last.Index), true
 }
 
 // AnalyzeNvidiaSMI judges an `nvidia-smi topo -m` matrix on its own: a GPU

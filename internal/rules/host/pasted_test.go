@@ -432,6 +432,11 @@ func TestPastedGIDsCut(t *testing.T) {
 		{"one v1 row, table closed", []snapshot.GIDEntry{row(4, ll, ib.GIDTypeIBRoCEv1)}, false, []string{"roce.gid_missing_v2/critical"}, false},
 		{"two v1 rows, table cut", []snapshot.GIDEntry{row(4, ll, ib.GIDTypeIBRoCEv1), row(5, v4, ib.GIDTypeIBRoCEv1)}, true, []string{"roce.gid_missing_v2/critical"}, false},
 		{"one v2 row, table cut", []snapshot.GIDEntry{row(5, v4, ib.GIDTypeRoCEv2)}, true, nil, false},
+		// NVIDIA/nccl#1538: the paste stops at "mlx5_3	1	6	0000:0000:0000:0000:0000:ffff:0a9c:8d84	10.156.141.132  	v1	net4",
+		// after the port's link-local v1/v2 pair: the IPv4 v2 twin at
+		// index 7 was cut, as the three ports above show it.
+		{"link-local pair then an IPv4 v1 row, table cut", []snapshot.GIDEntry{row(4, ll, ib.GIDTypeIBRoCEv1), row(5, ll, ib.GIDTypeRoCEv2), row(6, v4, ib.GIDTypeIBRoCEv1)}, true, nil, true},
+		{"link-local pair then an IPv4 v1 row, table closed", []snapshot.GIDEntry{row(4, ll, ib.GIDTypeIBRoCEv1), row(5, ll, ib.GIDTypeRoCEv2), row(6, v4, ib.GIDTypeIBRoCEv1)}, false, []string{"roce.gid_missing_v2/warning"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

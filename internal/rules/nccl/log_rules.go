@@ -85,6 +85,10 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	a.Findings = append(a.Findings, resourceFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, connectFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, timeoutFindings(lg, c.subj, evidenceAt)...)
+	if !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical }) {
+		// A failed call with nothing above that explains it.
+		a.Findings = append(a.Findings, failedFindings(lg, c.subj, evidenceAt)...)
+	}
 	a.Notes = append(a.Notes, logNotes(lg)...)
 	// A finding is about the file its first evidence comes from (merged
 	// logs span several).
@@ -175,7 +179,7 @@ func socketEvidence(socketProcs []*nccllog.Proc) []finding.Evidence {
 		v := "Using network Socket"
 		if line == 0 {
 			line, v = p.FirstLine, "connections via NET/Socket"
-		} else if p.Network == "" && line == p.SocketLine {
+		} else if line == p.SocketLine {
 			v = fmt.Sprintf("NET/Socket : Using %s", strings.Join(p.SocketIfs, ", "))
 		}
 		if line != p.NoVerbs || p.NoVerbs == 0 {
@@ -272,29 +276,37 @@ func (c *logCheck) oneNode(procs []*nccllog.Proc) string {
 	if h := c.opts.OneHost; h != "" && !slices.ContainsFunc(c.all, func(p *nccllog.Proc) bool { return p.Host != "" && p.Host != h }) {
 		return "all ranks on " + h
 	}
-	if h, n := allRanksOnOneHost(c.all); h != "" {
+	switch h, n, shown := allRanksOnOneHost(c.all); {
+	case h != "" && shown == n:
 		return fmt.Sprintf("all %d ranks on %s", n, h)
+	case h != "":
+		return fmt.Sprintf("%d of %d ranks shown, the first and the last among them, all on %s: block and round-robin placement put the rest there too", shown, n, h)
 	}
 	return ""
 }
 
-// allRanksOnOneHost returns the host and the size of the largest
-// communicator the log shows when every process names that one host and
-// together they hold each of its ranks 0..N-1; "" otherwise (a process
-// without a host or named localhost, another host, or a rank missing: the
-// rest may run on a node whose log is not pasted).
-func allRanksOnOneHost(procs []*nccllog.Proc) (string, int) {
+// allRanksOnOneHost returns the host and the size N of the largest
+// communicator the log shows, and how many of its ranks the log shows,
+// when every process names that one host and together they hold each of
+// its ranks 0..N-1, or (a log cut short: horovod/horovod#969 shows ranks
+// 0, 2 and 3 of 4) rank 0, rank N-1 and more than half of the others:
+// MPI and torchrun place ranks on nodes in blocks (by slot: the block
+// holding 0 and N-1 is all of them) or round-robin (by node: one of h >= 2
+// nodes holds at most ceil(N/h) ranks). "" otherwise (a process without
+// a host or named localhost, another host, or too few ranks: the rest may
+// run on a node whose log is not pasted).
+func allRanksOnOneHost(procs []*nccllog.Proc) (string, int, int) {
 	host, n := "", 0
 	for _, p := range procs {
 		// Containers of several nodes may all call themselves
 		// localhost: that name places no rank.
 		if p.Host == "" || p.Host == "localhost" || strings.HasPrefix(p.Host, "localhost.") || host != "" && p.Host != host {
-			return "", 0
+			return "", 0, 0
 		}
 		host, n = p.Host, max(n, p.MaxNRanks)
 	}
 	if n == 0 {
-		return "", 0
+		return "", 0, 0
 	}
 	seen := make([]bool, n)
 	for _, p := range procs {
@@ -307,10 +319,16 @@ func allRanksOnOneHost(procs []*nccllog.Proc) (string, int) {
 			}
 		}
 	}
-	if slices.Contains(seen, false) {
-		return "", 0
+	shown := 0
+	for _, ok := range seen {
+		if ok {
+			shown++
+		}
 	}
-	return host, n
+	if shown < n && (!seen[0] || !seen[n-1] || shown <= (n+1)/2) {
+		return "", 0, 0
+	}
+	return host, n, shown
 }
 
 // checkSocketFallback reports processes that use sockets, graded by
@@ -612,8 +630,83 @@ func resourceHint(call, errText string) string {
 		return "the HCA ran out of resources (too many QPs/CQs for this many processes) or memlock is too low"
 	case strings.Contains(e, "bad address") && strings.HasPrefix(call, "ibv_reg"):
 		return "the buffer could not be registered: GPU memory without GPUDirect support (nvidia-peermem / dma-buf)"
+	case strings.Contains(e, "invalid argument") && call == "ibv_modify_qp":
+		// NVIDIA/nccl#622: Intel E810 (irdma) RoCE.
+		return "the HCA's driver refused the QP's attributes: a GID index that is empty or not RoCE v2 (NCCL_IB_GID_INDEX against show_gids), a path MTU or traffic class the port does not take, or a non-Mellanox RDMA driver that lacks what NCCL asks"
 	}
 	return "NCCL could not set up its verbs resources"
+}
+
+// failedFindings reports a program that stopped on a failed NCCL or
+// CUDA call (nccl-tests' "HOST: Test NCCL failure common.cu:345
+// 'unhandled system error'"): nccl.call_failed, naming the error, its
+// meaning and the hosts that printed it.
+func failedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	var fails []nccllog.Event
+	var hosts []string
+	for _, e := range lg.Events {
+		if e.Kind != nccllog.EventFailed {
+			continue
+		}
+		fails = append(fails, e)
+		if e.Host != "" && !slices.Contains(hosts, e.Host) {
+			hosts = append(hosts, e.Host)
+		}
+	}
+	if len(fails) == 0 {
+		return nil
+	}
+	first := fails[0]
+	article := "an"
+	if first.Call == "CUDA" {
+		article = "a"
+	}
+	sum := fmt.Sprintf("the program stopped: %s %s call failed with '%s'", article, first.Call, first.Error)
+	if len(hosts) > 0 {
+		sum += fmt.Sprintf(" on %s", strings.Join(firstN(hosts, 4), ", "))
+	}
+	if m := ncclErrorMeaning(first.Call, first.Error); m != "" {
+		sum += ": " + m
+	}
+	evs := []finding.Evidence{{Source: at(first.Source, first.Line), Value: first.Text}}
+	if i := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool { return e.Kind == nccllog.EventWarn }); i >= 0 {
+		w := lg.Events[i]
+		sum += fmt.Sprintf("; NCCL warned first (line %d): %s", w.Line, w.Text)
+		evs = append(evs, finding.Evidence{Source: at(w.Source, w.Line), Value: w.Text})
+	} else {
+		sum += "; the log shows no NCCL warning that names the failed call: rerun with NCCL_DEBUG=WARN (or INFO) to see it"
+	}
+	for _, e := range fails[1:] {
+		if len(evs) >= 4 {
+			break
+		}
+		if e.Host != first.Host {
+			evs = append(evs, finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
+		}
+	}
+	return []finding.Finding{catalog.New("nccl.call_failed", subj, sum, evs...)}
+}
+
+// ncclErrorMeaning says what ncclGetErrorString's text (or a CUDA
+// error's) usually comes from.
+func ncclErrorMeaning(call, e string) string {
+	if call == "CUDA" {
+		return "a CUDA call failed on a GPU (an Xid error, out of memory, or a broken driver install)"
+	}
+	e = strings.ToLower(e)
+	switch {
+	case strings.HasPrefix(e, "unhandled system error"):
+		return "ncclSystemError, a failed system or library call: a socket connection to a peer (a firewall, the wrong NCCL_SOCKET_IFNAME), shared memory under /dev/shm (too small in a container), or a verbs call"
+	case strings.HasPrefix(e, "unhandled cuda error"):
+		return "ncclUnhandledCudaError, a CUDA call inside NCCL failed (an Xid error on a GPU, out of memory, or a broken driver install)"
+	case strings.HasPrefix(e, "internal error"):
+		return "ncclInternalError, a failure inside NCCL or its net plugin"
+	case strings.HasPrefix(e, "invalid argument"), strings.HasPrefix(e, "invalid usage"):
+		return "the program or an NCCL_* setting asked NCCL for something invalid"
+	case strings.HasPrefix(e, "remote process exited"):
+		return "ncclRemoteError: a peer process died, or the network between the nodes broke"
+	}
+	return ""
 }
 
 func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {

@@ -167,6 +167,9 @@ func TestLogRules(t *testing.T) {
 			LogOptions{}, []string{"nccl.connect_failed/critical", "nccl.ib_disabled/warning", "nccl.socket_fallback/warning"}},
 		{"newer socket wording, connection refused", base + "hostname1:25668:27396 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.2<43211> failed : Connection refused\n",
 			LogOptions{}, []string{"nccl.connect_failed/critical"}},
+		{"a connect failure explains nccl-tests' system error", base + "hostname1:25668:27396 [0] misc/socket.cc:484 NCCL WARN Connect to 10.0.0.2<43211> failed : No route to host\n" +
+			"hostname1: Test NCCL failure common.cu:345 'unhandled system error'\n",
+			LogOptions{}, []string{"nccl.connect_failed/critical"}},
 		{"connect timed out is not a collective timeout", base + "hostname1:25668:27396 [0] misc/socket.cc:484 NCCL WARN Connect to 10.0.0.2<43211> failed : Connection timed out\n",
 			LogOptions{}, []string{"nccl.connect_failed/critical"}},
 		{"newest completion format", base + "hostname1:25668:27396 [0] net_ib.cc:1 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<1> with status=local protection error(4) opcode=RDMA_WRITE(1) vendor_err=81 hca mlx5_0\n",
@@ -284,6 +287,20 @@ func TestSocketFallbackVariants(t *testing.T) {
 		"ai-2080ti-18:5583:5583 [4] NCCL INFO comm 0x1921dc90 rank 4 nranks 6\n" +
 		"ai-2080ti-18:5571:5571 [0] NCCL INFO comm 0x1a7cf280 rank 0 nranks 6\n" +
 		"ai-2080ti-18:5574:5574 [1] NCCL INFO comm 0x195e9fb0 rank 1 nranks 6\n"
+	// horovod/horovod#969: NCCL 2.3.7 under mpirun, ranks 0, 2 and 3 of
+	// 4 on ptv-gpu01 (the paste is cut before rank 1's lines).
+	const horovod969 = "ptv-gpu01:11007:11098 [0] misc/ibvwrap.cu:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
+		"ptv-gpu01:11007:11098 [0] NCCL INFO Using internal Network Socket\n" +
+		"ptv-gpu01:11007:11098 [0] NCCL INFO NET : Using interface enp14s0:10.128.5.150<0>\n" +
+		"ptv-gpu01:11007:11098 [0] NCCL INFO NET/Socket : 3 interfaces found\n" +
+		"NCCL version 2.3.7+cuda9.0\n" +
+		"ptv-gpu01:11007:11098 [0] NCCL INFO rank 0 nranks 4\n" +
+		"ptv-gpu01:11009:11097 [2] misc/ibvwrap.cu:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
+		"ptv-gpu01:11009:11097 [2] NCCL INFO Using internal Network Socket\n" +
+		"ptv-gpu01:11009:11097 [2] NCCL INFO rank 2 nranks 4\n" +
+		"ptv-gpu01:11010:11095 [3] misc/ibvwrap.cu:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
+		"ptv-gpu01:11010:11095 [3] NCCL INFO Using internal Network Socket\n" +
+		"ptv-gpu01:11010:11095 [3] NCCL INFO rank 3 nranks 4\n"
 	// NVIDIA/nccl#428 (comment by woodlgz, 2020-12-04): all_reduce_perf
 	// -g 2 in one process, whose rank list puts both ranks on this host.
 	const nccl428 = "ai-vtraining-prd-10-193-84-3:93569:93569 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
@@ -325,6 +342,16 @@ func TestSocketFallbackVariants(t *testing.T) {
 		{"NCCL 2.3.7, a rank missing", strings.Replace(byteps97, "comm 0x19b0d460 rank 5 nranks 6", "comm 0x19b0d460 rank 4 nranks 6", 1), LogOptions{},
 			[]string{"nccl.socket_fallback/warning"}, nil},
 		{"NCCL 2.3.7, a rank on another host", strings.Replace(byteps97, "ai-2080ti-18:5584:5584 [5] NCCL INFO comm", "ai-2080ti-19:5584:5584 [5] NCCL INFO comm", 1), LogOptions{},
+			[]string{"nccl.socket_fallback/warning"}, nil},
+		// horovod/horovod#969: the paste stops before rank 1; ranks 0, 2
+		// and 3 of 4 on one host leave rank 1 nowhere else under block
+		// or round-robin placement. Ranks 0 and 2 of 3 do not (round-robin
+		// over two nodes puts rank 1 on the other).
+		{"NCCL 2.3.7, ranks 0, 2, 3 of 4 on one host", horovod969, LogOptions{},
+			nil, []string{"one node (3 of 4 ranks shown, the first and the last among them, all on ptv-gpu01", "libibverbs could not be loaded"}},
+		{"ranks 0 and 2 of 3 on one host", strings.ReplaceAll(horovod969, "nranks 4", "nranks 3"), LogOptions{},
+			[]string{"nccl.socket_fallback/warning"}, nil},
+		{"ranks 0, 2 of 4 on one host (the last missing)", strings.Replace(horovod969, "rank 3 nranks 4", "rank 2 nranks 4", 1), LogOptions{},
 			[]string{"nccl.socket_fallback/warning"}, nil},
 		{"every rank on hosts all named localhost", strings.ReplaceAll(byteps97, "ai-2080ti-18:", "localhost:"), LogOptions{},
 			[]string{"nccl.socket_fallback/warning"}, nil},
@@ -458,5 +485,66 @@ func TestGDROneNode(t *testing.T) {
 				t.Errorf("notes %q lack %q at nccl.log:3 (the first GPU Direct RDMA line)", a.Notes, note)
 			}
 		})
+	}
+}
+
+// TestCallFailed: nccl-tests stopping on a failed NCCL call with nothing
+// above it (NVIDIA/nccl-tests#36) is nccl.call_failed, naming the error,
+// the hosts and the NCCL WARN that came first when there is one; after a
+// completion error (NVIDIA/nccl-tests#24) the failure is that error's
+// consequence and only nccl.ibv_error is reported.
+func TestCallFailed(t *testing.T) {
+	const fail36 = "pkb-aa8dbd1b-1: Test NCCL failure common.cu:345 'unhandled system error'\n" +
+		" .. pkb-aa8dbd1b-1: Test failure common.cu:393\n" +
+		"pkb-aa8dbd1b-0: Test NCCL failure common.cu:345 'unhandled system error'\n"
+	tests := []struct {
+		name, in string
+		want     []string
+		says     []string
+	}{
+		{"failure alone", fail36, []string{"nccl.call_failed/critical"},
+			[]string{"an NCCL call failed with 'unhandled system error' on pkb-aa8dbd1b-1, pkb-aa8dbd1b-0", "ncclSystemError", "rerun with NCCL_DEBUG=WARN"}},
+		{"after a CUDA warning", "gpu5:35917:35917 [1] init.cu:194 NCCL WARN Cuda failure 'an illegal memory access was encountered'\ngpu5: Test NCCL failure common.cu:343 'unhandled cuda error'\n",
+			[]string{"nccl.call_failed/critical"}, []string{"'unhandled cuda error' on gpu5", "NCCL warned first (line 1): Cuda failure 'an illegal memory access was encountered'"}},
+		{"CUDA check", "node1: Test CUDA failure common.cu:892 'out of memory'\n", []string{"nccl.call_failed/critical"}, []string{"a CUDA call failed with 'out of memory' on node1"}},
+		{"after a completion error", "gpu5:35917:35994 [0] transport/net_ib.cu:788 NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129\ngpu5: Test NCCL failure common.cu:343 'unhandled system error'\n",
+			[]string{"nccl.ibv_error/critical"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := nccllog.Parse(strings.NewReader(tt.in), "p.log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := CheckLog(lg, LogOptions{})
+			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(a.Findings[0].Summary, s) {
+					t.Errorf("summary lacks %q: %s", s, a.Findings[0].Summary)
+				}
+			}
+		})
+	}
+}
+
+// TestResourceHintModifyQPInvalid: NVIDIA/nccl#622 (Intel E810 RoCE):
+// "misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error
+// Invalid argument" says the driver refused the QP's attributes, not that
+// resources ran out.
+func TestResourceHintModifyQPInvalid(t *testing.T) {
+	lg, err := nccllog.Parse(strings.NewReader("machine1:196207:196244 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument\nmachine1:196207:196244 [0] NCCL INFO transport/net_ib.cc:415 -> 2\n"), "p.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := CheckLog(lg, LogOptions{})
+	if diff := cmp.Diff([]string{"nccl.resource_error/critical"}, ids(a.Findings)); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	for _, h := range []string{"ibv_modify_qp", "refused the QP's attributes", "NCCL_IB_GID_INDEX"} {
+		if !strings.Contains(a.Findings[0].Summary, h) {
+			t.Errorf("summary lacks %q: %s", h, a.Findings[0].Summary)
+		}
 	}
 }

@@ -6,7 +6,9 @@ package ucx
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
@@ -14,6 +16,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
 )
 
 // maxEvidence bounds the log lines quoted per finding.
@@ -25,6 +28,9 @@ const maxEvidence = 4
 // completion error are its consequences and are counted in it.
 func Check(lg *ucxlog.Log) []finding.Finding {
 	if f, ok := completionFinding(lg); ok {
+		return []finding.Finding{f}
+	}
+	if f, ok := memlockFinding(lg); ok {
 		return []finding.Finding{f}
 	}
 	if f, ok := errorFinding(lg); ok {
@@ -68,6 +74,66 @@ func unavailableFinding(lg *ucxlog.Log) (finding.Finding, bool) {
 		return f, true
 	}
 	return finding.Finding{}, false
+}
+
+// reMemlock is the hint UCX appends to a verbs call that failed with
+// ENOMEM while RLIMIT_MEMLOCK is finite (src/uct/ib/base/ib_log.c and,
+// in older releases, ib_md.c): "ibv_create_cq() failed: Cannot allocate
+// memory. Please set max locked memory (ulimit -l) to 'unlimited'
+// (current: 64 kbytes)", " : Please set …" in newer ones.
+var reMemlock = regexp.MustCompile(`max locked memory \(ulimit -l\) to 'unlimited' \(current: (\d+) kbytes\)`)
+
+// memlockFinding reports the failed verbs call UCX blames on the
+// locked-memory limit (openucx/ucx#8746) as host.memlock_limited: the
+// limit is the cause, and raising it the fix. Critical below the limit
+// NCCL-sized registrations need, as on a node.
+func memlockFinding(lg *ucxlog.Log) (finding.Finding, bool) {
+	var hit []ucxlog.Record
+	kb := int64(-1)
+	for _, r := range lg.Records {
+		if !r.Serious() || !strings.Contains(r.Msg, "(ulimit -l)") {
+			continue
+		}
+		m := reMemlock.FindStringSubmatch(r.Msg)
+		if m == nil {
+			continue
+		}
+		if kb < 0 {
+			kb, _ = strconv.ParseInt(m[1], 10, 64)
+		}
+		hit = append(hit, r)
+	}
+	if len(hit) == 0 {
+		return finding.Finding{}, false
+	}
+	cause := hit[0]
+	msg := strings.TrimSpace(cause.Msg)
+	device := ""
+	if d, _, ok := strings.Cut(msg, ": "); ok && !strings.ContainsAny(d, " (") {
+		device = d // "mlx5_0: ibv_create_cq() failed: …"
+	}
+	call, _, _ := strings.Cut(msg, " : Please set")
+	call, _, _ = strings.Cut(call, ". Please set")
+	where := "UCX"
+	if cause.Host != "" {
+		where = "UCX on " + cause.Proc()
+	}
+	var procs []string
+	for _, r := range hit {
+		if p := r.Proc(); p != "" && !slices.Contains(procs, p) {
+			procs = append(procs, p)
+		}
+	}
+	sum := fmt.Sprintf("%s: %s, under a locked-memory limit (ulimit -l) of %d KiB: the process cannot pin the memory the HCA's queues and registrations need, so UCX cannot use the RDMA device (it falls back to another transport, or the job fails)", where, call, kb)
+	if len(procs) > 1 {
+		sum += fmt.Sprintf("; %d processes report it", len(procs))
+	}
+	evs := []finding.Evidence{{Source: at(lg.Source, cause.Line), Value: strings.TrimSpace(cause.Text)}}
+	f := catalog.New("host.memlock_limited", finding.Subject{Host: cause.Host, Device: device}, sum, evs...)
+	if kb<<10 < limits.HostMemlockCritical {
+		f.Severity = finding.Critical
+	}
+	return f, true
 }
 
 func at(src string, line int) string { return fmt.Sprintf("%s:%d", src, line) }

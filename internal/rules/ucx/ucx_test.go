@@ -45,6 +45,14 @@ func TestCheck(t *testing.T) {
 			"ucx.error", finding.Critical, "", []string{"network device 'mlx5_bond_0:1' is not available", "sees no RDMA device", "runs over TCP"}},
 		{"requested device misnamed, RDMA devices offered (openucx/ucx#11220)", "[1590482937.540412] [node1:1234:0]     ucp_context.c:1508 UCX  WARN  network devices 'nonexistent_dev1','nonexistent_dev2' are not available, please use one or more of: 'ens10f0np0'(tcp), 'mlx5_0:1'(ib), 'mlx5_2:1'(ib)\n",
 			"ucx.error", finding.Warning, "", []string{"on node1:1234", "the device name is wrong"}},
+		// openucx/ucx#8746: osu_bcast over sm,self still runs, but UCX
+		// could not create a CQ on mlx5_0 under a 64 KiB limit.
+		{"create CQ fails under a 64 KiB memlock limit", "[1668693503.473099] [ampere:1188443:0]          ib_log.c:246  UCX  ERROR mlx5_0: ibv_create_cq() failed: Cannot allocate memory. Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)\n" +
+			"[1668693503.473424] [ampere:1188442:0]          ib_log.c:246  UCX  ERROR mlx5_0: ibv_create_cq() failed: Cannot allocate memory. Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)\n",
+			"host.memlock_limited", finding.Critical, "mlx5_0", []string{"UCX on ampere:1188443: mlx5_0: ibv_create_cq() failed: Cannot allocate memory, under a locked-memory limit (ulimit -l) of 64 KiB", "2 processes report it"}},
+		// A cluster FAQ quoting UCX's ib_md.c line, the " : Please set" wording.
+		{"reg_mr fails under a 512 MiB limit (newer wording)", "[1765653660.705652] [magi175:640743:0] ib_md.c:287 UCX ERROR ibv_reg_mr(address=0x15213b956010, length=65536, access=0xf) failed: Cannot allocate memory : Please set max locked memory (ulimit -l) to 'unlimited' (current: 524288 kbytes)\n",
+			"host.memlock_limited", finding.Warning, "", []string{"ibv_reg_mr(address=0x15213b956010, length=65536, access=0xf) failed: Cannot allocate memory, under a locked-memory limit (ulimit -l) of 524288 KiB"}},
 		{"info and diagnostics only", "[1701292112.829711] [a670n1:162239:0]      ucp_worker.c:1855 UCX  INFO    0x100b240 inter-node cfg#3 tag(rc_mlx5/mlx5_0:1 rc_mlx5/mlx5_0:1)\n" +
 			"[1467152048.498544] [softiron-3:3087 :1]      ib_device.c:132  UCX  WARN  IB Async event on mlx5_0: SRQ-attached QP 0xa18 was flushed\n",
 			"", "", "", nil},
