@@ -649,7 +649,9 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 			return seg
 		}
 	case KindPerftest:
-		err = diagnosePerftest(&seg, file, text, opts, ctx)
+		// With its prompts: a command line says what a bare result is
+		// (--output=latency prints one number).
+		err = diagnosePerftest(&seg, file, spanText(d, sp, true), opts, ctx)
 	case KindIBDiagnet:
 		err = diagnoseIBDiagnet(&seg, file, text)
 	case KindSARecords:

@@ -183,6 +183,13 @@ var (
 	// after it; reDevFlag the device they name.
 	reBWCommand = regexp.MustCompile(`\bib_(write|read|send|atomic)_bw\b(.*)$`)
 	reDevFlag   = regexp.MustCompile(`(?:^|\s)(?:-d|--ib-dev)[ =](\S+)`)
+	// reLatOnly is a latency test run with --output=latency, which
+	// prints its result as one number in usec and nothing else
+	// (perftest_resources.c print_report_lat: the median, t_typical;
+	// print_report_lat_duration, with -D/--duration: the average).
+	reLatOnly  = regexp.MustCompile(`\bib_(write|read|send|atomic)_lat\b(.*\s--output[ =]latency\b.*)$`)
+	reSizeFlag = regexp.MustCompile(`(?:^|\s)(?:-s|--size)[ =](\d+)\b`)
+	reDurFlag  = regexp.MustCompile(`(?:^|\s)(?:-D|--duration)[ =]\d+\b`)
 	// perftest's completion errors: "Completion with error at client",
 	// "Failed status 12: wr_id 0 syndrom 0x81" (status is the
 	// ibv_wc_status code); pastes flatten both onto one line.
@@ -263,6 +270,40 @@ type textParser struct {
 	// cmd is the last bandwidth test command line seen ("ib_send_bw -d
 	// mlx5_0 …"), for rows pasted without a banner or column titles.
 	cmd []string
+	// latOnly is a latency test command line with --output=latency
+	// whose number has not come yet.
+	latOnly []string
+}
+
+// latOnlyValue reads the one number a --output=latency run prints
+// ("1.846569"): ok is false for any other line.
+func latOnlyValue(t string) (float64, bool) {
+	if t == "" || t[0] < '0' || t[0] > '9' || strings.ContainsAny(t, " \t") {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	return v, err == nil && v > 0 && !math.IsInf(v, 0)
+}
+
+// latOnlyResult makes the test of a --output=latency run from its
+// command line and the number it printed.
+func (p *textParser) latOnlyResult(m []string, v float64) {
+	p.newResult(map[string]string{"write": "RDMA_Write Latency Test", "read": "RDMA_Read Latency Test", "send": "Send Latency Test", "atomic": "Atomic Latency Test"}[m[1]])
+	r := p.cur
+	if d := reDevFlag.FindStringSubmatch(m[2]); d != nil {
+		r.Device = d[1]
+	}
+	row := LatRow{Line: p.n, Bytes: 2} // perftest's default size for latency tests
+	if sz := reSizeFlag.FindStringSubmatch(m[2]); sz != nil {
+		row.Bytes, _ = strconv.ParseInt(sz[1], 10, 64)
+	}
+	if reDurFlag.MatchString(m[2]) {
+		row.Avg = &v
+	} else {
+		row.Typical = &v
+	}
+	r.Lat = append(r.Lat, row)
+	p.cur, p.sec = nil, secNone
 }
 
 // newResult starts a test at the current line from its banner title
@@ -291,6 +332,20 @@ func (p *textParser) newResult(title string) {
 
 // line reads one trimmed, non-empty line.
 func (p *textParser) line(t string) {
+	if m := reLatOnly.FindStringSubmatch(t); m != nil {
+		p.latOnly = m
+		return
+	}
+	if m := p.latOnly; m != nil {
+		if v, ok := latOnlyValue(t); ok {
+			p.latOnly = nil
+			p.latOnlyResult(m, v)
+			return
+		}
+		if !strings.HasPrefix(t, "#") {
+			p.latOnly = nil // the number did not follow
+		}
+	}
 	if strings.Contains(t, "BW peak won't be measured") {
 		if p.cur != nil && len(p.cur.BW) == 0 && p.sec != secNone {
 			p.cur.PeakNotMeasured = true
@@ -723,12 +778,35 @@ func Detect(text string) bool {
 	if strings.Contains(text, "Couldn't get context for the device") || strings.Contains(text, "Couldn't set the link layer") {
 		return true // a run that could not start (these two are perftest's alone)
 	}
+	if latOnlyRuns(text) > 0 {
+		return true // latency tests run with --output=latency: one number each
+	}
 	if untitledRows(text) >= 2 {
 		return true // bandwidth rows without their column titles
 	}
 	return strings.Contains(text, "#bytes") && (strings.Contains(text, "BW average[") || strings.Contains(text, "t_min[usec]") || strings.Contains(text, "t_avg[usec]")) ||
 		strings.Contains(text, " BW Test") && strings.Contains(text, "Link type") ||
 		strings.Contains(text, " Latency Test") && strings.Contains(text, "Link type")
+}
+
+// latOnlyRuns counts the --output=latency command lines of text that the
+// number they print follows (blank and "#" comment lines between).
+func latOnlyRuns(text string) int {
+	n, cmd := 0, false
+	for line := range strings.Lines(text) {
+		t := strings.TrimSpace(line)
+		switch {
+		case reLatOnly.MatchString(t):
+			cmd = true
+		case !cmd, t == "", strings.HasPrefix(t, "#"):
+		default:
+			if _, ok := latOnlyValue(t); ok {
+				n++
+			}
+			cmd = false
+		}
+	}
+	return n
 }
 
 // untitledRows counts the lines of text that UntitledBWRow accepts.

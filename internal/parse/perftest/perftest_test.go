@@ -256,3 +256,53 @@ func TestParseStartup(t *testing.T) {
 		t.Errorf("results %+v (%v), want one on mlx5_0", rs, err)
 	}
 }
+
+// TestLatencyOnlyOutput: `--output=latency` makes a latency test print one
+// number, t_typical (t_avg with --duration); the command line above it
+// says which test it is. The first case is QingCloud's EHPC guide
+// (realworld-fresh14): ib_write_lat between two VMs.
+func TestLatencyOnlyOutput(t *testing.T) {
+	for _, tt := range []struct {
+		name, in        string
+		test, device    string
+		bytes           int64
+		typical, avg    float64
+		results, detect int
+	}{
+		{"duration mode, comment between", "[root@node002 ~]# taskset -c 3 ib_write_lat -d mlx5_0 --size=2 --duration=30 --connection=RC --CPU-freq\n \n# client\n" +
+			"[root@node001 ~]# taskset -c 3 ib_write_lat --size=2 --duration=30 --connection=RC --CPU-freq --output=latency  10.103.131.116\n1.846569\n \n# result (us)\n1.846569\n",
+			"RDMA_Write Latency Test", "", 2, 0, 1.846569, 1, 1},
+		{"iterations: the median", "$ ib_send_lat -d mlx5_1 -s 64 --output latency host2\n\n2.31\n", "Send Latency Test", "mlx5_1", 64, 2.31, 0, 1, 1},
+		{"a number that does not follow the command is not a result", "$ ib_read_lat --output=latency host2\nCouldn't connect to host2:18515\n2.31\n", "", "", 0, 0, 0, 1, 0},
+		{"a bandwidth test's number is not a latency", "$ ib_write_bw --output=bandwidth host2\n93.5\n", "", "", 0, 0, 0, 0, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := latOnlyRuns(tt.in); got != tt.detect {
+				t.Errorf("latOnlyRuns = %d, want %d", got, tt.detect)
+			}
+			rs, err := ParseAll(strings.NewReader(tt.in), "l.txt")
+			var lat []*Result
+			for _, r := range rs {
+				if len(r.Lat) > 0 {
+					lat = append(lat, r)
+				}
+			}
+			if tt.test == "" {
+				if len(lat) != 0 {
+					t.Errorf("latency results %+v, want none (err %v)", lat, err)
+				}
+				return
+			}
+			if err != nil || len(lat) != tt.results {
+				t.Fatalf("%d latency results, err %v", len(lat), err)
+			}
+			r, row := lat[0], lat[0].Lat[0]
+			if r.Test != tt.test || r.Kind != KindLat || r.Device != tt.device || row.Bytes != tt.bytes {
+				t.Errorf("result %+v row %+v", r, row)
+			}
+			if tt.avg > 0 && (row.Avg == nil || *row.Avg != tt.avg || row.Typical != nil) || tt.typical > 0 && (row.Typical == nil || *row.Typical != tt.typical || row.Avg != nil) {
+				t.Errorf("row %+v, want typical %g avg %g", row, tt.typical, tt.avg)
+			}
+		})
+	}
+}
