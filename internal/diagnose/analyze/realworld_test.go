@@ -226,6 +226,15 @@ func TestRealWorldFresh11(t *testing.T) { scoreRealWorld(t, "testdata/realworld-
 // perftest QP creation failures). The one miss left is Xid 79's ID.
 func TestRealWorldFresh12(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh12", 0.95) }
 
+// TestRealWorldFresh13 keeps the thirteenth held-out collection (issue
+// threads of repositories not mined before) honest: 13 of 20 fresh, 19 of
+// 20 after the fixes it prompted (NCCL 2.3 single-host runs, a cut
+// show_gids table, UCX's locked-memory hint, infiniband-diags without an
+// SM, nccl-tests' unhandled system error, an NCCL log quoted as the
+// expected one). The one miss left is an ID the catalog gives another
+// meaning.
+func TestRealWorldFresh13(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh13", 0.95) }
+
 // scoreRealWorld judges every sample of dir against its expect.tsv and
 // fails below minScore, on an unlisted file, on a new miss, or on a known
 // miss that is now right.

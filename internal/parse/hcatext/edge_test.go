@@ -400,6 +400,61 @@ func TestShowGIDs(t *testing.T) {
 	}
 }
 
+// TestShowGIDsWrappedRow: a row wrapped before its VER column (a mail
+// client or a narrow terminal, rows of NVIDIA/nccl#1538) is one row with
+// the line that holds only VER [DEV]; a row whose next line is something
+// else is skipped for its missing VER, as before.
+func TestShowGIDsWrappedRow(t *testing.T) {
+	rows := "mlx5_0\t1\t6\t0000:0000:0000:0000:0000:ffff:0a9c:8184\t10.156.129.132  \tv1\tnet1\n" +
+		"mlx5_0\t1\t7\t0000:0000:0000:0000:0000:ffff:0a9c:8184\t10.156.129.132\n" +
+		"\tv2\tnet1\n"
+	tests := []struct {
+		name   string
+		in     string
+		gids   int    // of mlx5_0 port 1
+		last   string // type of its last GID
+		skip   []int  // lines skipped
+		netdev string
+	}{
+		{"wrapped after the IPv4 column", rows, 2, "RoCE v2", nil, "net1"},
+		{"wrapped after the GID", "mlx5_0\t1\t7\t0000:0000:0000:0000:0000:ffff:0a9c:8184\n  v2 net1\n", 1, "RoCE v2", nil, "net1"},
+		{"no VER and the next row", "mlx5_0\t1\t6\t0000:0000:0000:0000:0000:ffff:0a9c:8184\t10.156.129.132\n" +
+			"mlx5_0\t1\t7\t0000:0000:0000:0000:0000:ffff:0a9c:8184\t10.156.129.132\tv2\tnet1\n", 1, "RoCE v2", []int{1}, "net1"},
+		{"no VER at the end", "mlx5_0\t1\t4\tfe80:0000:0000:0000:c025:a1ff:fe31:2e81\tv1\tnet1\nmlx5_0\t1\t5\tfe80:0000:0000:0000:c025:a1ff:fe31:2e81\n", 1, "IB/RoCE v1", []int{2}, "net1"},
+		{"a VER line alone", "\tv2\tnet1\n", 0, "", []int{1}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := ParseShowGIDs(strings.NewReader(tt.in), "w")
+			if tt.gids == 0 {
+				if !errors.Is(err, ErrNoData) {
+					t.Fatalf("err %v, want ErrNoData", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := r.Snap.Port("mlx5_0", 1)
+			if p == nil || len(p.GIDs) != tt.gids || string(p.GIDs[len(p.GIDs)-1].Type) != tt.last || p.NetDev != tt.netdev {
+				t.Fatalf("port %+v", p)
+			}
+			var skipped []int
+			for _, s := range r.Skipped {
+				skipped = append(skipped, s.Line)
+			}
+			if !slices.Equal(skipped, tt.skip) {
+				t.Errorf("skipped lines %v, want %v", skipped, tt.skip)
+			}
+		})
+	}
+	// The joined row's evidence is its first line.
+	r, _ := ParseShowGIDs(strings.NewReader(rows), "w")
+	if l, ok := r.Locate("sys/class/infiniband/mlx5_0/ports/1/gids/7"); !ok || l.N != 2 {
+		t.Errorf("evidence of the wrapped row: %+v %v", l, ok)
+	}
+}
+
 // TestRdmaSysfsAttributes: a grep of the port attribute files
 // (`grep "" /sys/class/infiniband/*/ports/*/{state,rate,phys_state}`,
 // stackhpc/ansible-slurm-appliance#988) and a manual's cat of them, with

@@ -32,8 +32,28 @@ func ParseShowGIDs(rd io.Reader, source string) (*Result, error) {
 	r := newResult(source)
 	var last PortName
 	closed := false
-	err := r.scanLines(rd, func(n int, line string) {
+	// A row a mail client or a narrow terminal wrapped before its VER
+	// column waits for the next line: when that holds only VER [DEV], the
+	// two are one row (read at the first line's number).
+	var held struct {
+		n    int
+		line string
+	}
+	row := func(n int, line string) {
 		t := strings.TrimSpace(line)
+		if held.line != "" {
+			h := held
+			held.line = ""
+			if f := strings.Fields(t); len(f) >= 1 && len(f) <= 2 {
+				if _, err := ib.ParseGIDType(f[0]); err == nil {
+					n, line, t = h.n, h.line+" "+t, strings.TrimSpace(h.line)+" "+t
+				} else {
+					r.skip(h.n, h.line, "no VER column")
+				}
+			} else {
+				r.skip(h.n, h.line, "no VER column")
+			}
+		}
 		switch {
 		case t == "", IsShowGIDsHeader(t), strings.Trim(t, "- \t") == "":
 			return
@@ -46,7 +66,7 @@ func ParseShowGIDs(rd io.Reader, source string) (*Result, error) {
 			return
 		}
 		f := strings.Fields(t)
-		if len(f) < 5 || len(f) > 7 {
+		if len(f) < 4 || len(f) > 7 {
 			r.skip(n, line, "not a show_gids row (DEV PORT INDEX GID [IPv4] VER [DEV])")
 			return
 		}
@@ -62,7 +82,7 @@ func ParseShowGIDs(rd io.Reader, source string) (*Result, error) {
 			rest = rest[1:] // the IPv4 column, derived from the GID
 		}
 		if len(rest) == 0 {
-			r.skip(n, line, "no VER column")
+			held.n, held.line = n, line
 			return
 		}
 		typ, err := ib.ParseGIDType(rest[0])
@@ -85,7 +105,11 @@ func ParseShowGIDs(rd io.Reader, source string) (*Result, error) {
 			r.note(path, n, line)
 		}
 		r.note(portPath(f[0], port, "gids/"+strconv.Itoa(idx)), n, line)
-	})
+	}
+	err := r.scanLines(rd, row)
+	if held.line != "" {
+		r.skip(held.n, held.line, "no VER column")
+	}
 	if !closed && last.Device != "" {
 		r.Unclosed = &last
 	}
