@@ -162,5 +162,13 @@ func bridgeNarrow(d *lspci.Device, source string) (finding.Finding, bool) {
 	f := catalog.New("pcie.link_degraded", finding.Subject{PCI: string(d.Address), File: source},
 		fmt.Sprintf("PCIe link of %s trained at %s (lspci LnkSta against LnkCap); the paste does not show the device it feeds: a device wired for fewer lanes trains the port narrower by design, a device trained below its own LnkCap is the fault (compare the device's LnkCap and LnkSta)", name, prob), ev...)
 	f.Severity = finding.Warning
+	f.Causes = []string{
+		"the device below is wired for fewer lanes than the port (by design: nothing to fix)",
+		"the device below trained narrower than its own LnkCap: not fully seated, a riser or retimer fault, signal integrity",
+	}
+	f.Remedy = []string{
+		"lspci -t -v to find the device below the port, then lspci -vv -s PCI | grep -E 'LnkCap|LnkSta' on it — PCI: that device's address",
+		"reseat the device below when it trained narrower than its own LnkCap",
+	}
 	return f, true
 }
