@@ -235,6 +235,14 @@ func TestRealWorldFresh12(t *testing.T) { scoreRealWorld(t, "testdata/realworld-
 // meaning.
 func TestRealWorldFresh13(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh13", 0.95) }
 
+// TestRealWorldFresh14 keeps the fourteenth held-out collection (outputs
+// captured in repositories and list mirrors) honest: 15 of 21 fresh, 18
+// of 21 after the fixes it prompted (a switch port's narrower link, NCCL
+// connect failures, perftest's --output=latency). The three misses left
+// are Xid 79's ID, a topology the main corpus judges the other way, and a
+// slow run whose paste gives no line rate.
+func TestRealWorldFresh14(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh14", 0.85) }
+
 // scoreRealWorld judges every sample of dir against its expect.tsv and
 // fails below minScore, on an unlisted file, on a new miss, or on a known
 // miss that is now right.

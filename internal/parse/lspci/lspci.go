@@ -53,6 +53,11 @@ type Device struct {
 	// PortType is the PCI Express port type ("Downstream Port"; see the
 	// constants), "" when the paste has no Express capability line.
 	PortType string `json:"port_type,omitempty"`
+	// PortTypeLine and PortTypeText are the Express capability line that
+	// gave PortType ("Capabilities: [68] Express (v2) Downstream Port
+	// (Slot+), MSI 00"), 0 and "" without one.
+	PortTypeLine int    `json:"port_type_line,omitempty"`
+	PortTypeText string `json:"port_type_text,omitempty"`
 	// Bus is the bridge's bus range, nil for a function that is no bridge
 	// or whose Bus line is not in the paste.
 	Bus *Bus `json:"bus,omitempty"`
@@ -180,7 +185,7 @@ func Parse(r io.Reader, source string) (*Listing, error) {
 				if len(l.Devices) == maxDevices {
 					return nil, fail(raw, fmt.Errorf("more than %d devices", maxDevices))
 				}
-				l.Devices = append(l.Devices, Device{Line: n, PortType: pt})
+				l.Devices = append(l.Devices, Device{Line: n, PortType: pt, PortTypeLine: n, PortTypeText: strings.TrimSpace(raw)})
 				cur = &l.Devices[len(l.Devices)-1]
 				continue
 			}
@@ -203,7 +208,7 @@ func Parse(r io.Reader, source string) (*Listing, error) {
 				acsAt = capOffset(val)
 			default:
 				if pt := portType(val); pt != "" {
-					cur.PortType = pt
+					cur.PortType, cur.PortTypeLine, cur.PortTypeText = pt, n, strings.TrimSpace(raw)
 				}
 			}
 		case "ACSCap", "ACSCtl":

@@ -155,6 +155,10 @@ func bridgeNarrow(d *lspci.Device, source string) (finding.Finding, bool) {
 		name = port + " " + string(d.Address)
 	}
 	var ev []finding.Evidence
+	if d.PortTypeLine > 0 {
+		// The line that makes it a port decides the severity.
+		ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", source, d.PortTypeLine), Value: d.PortTypeText})
+	}
 	if lc != nil {
 		ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", source, lc.Line), Value: lc.Text})
 	}

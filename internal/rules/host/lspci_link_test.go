@@ -61,6 +61,21 @@ func TestCheckPastedLspciLinks(t *testing.T) {
 			}
 		})
 	}
+	// A port's finding cites the capability line that makes it a port:
+	// that line decides the severity.
+	dyulu := "$ lspci -s 0000:66:04.0 -vvv\n......\n\tCapabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00\n......\n" +
+		"\t\tLnkCap:\tPort #4, Speed 8GT/s, Width x4, ASPM not supported\n\t\tLnkSta:\tSpeed 8GT/s (ok), Width x2 (downgraded)\n"
+	for _, in := range []string{dyulu, bridge + link("16GT/s", "x16", "16GT/s (ok)", "x4 (downgraded)")} {
+		l, err := lspci.Parse(strings.NewReader(in), "l.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, _ := CheckPastedLspciLinks(l, "l.txt")
+		// Both have the capability line third.
+		if len(fs) != 1 || len(fs[0].Evidence) != 3 || !strings.Contains(fs[0].Evidence[0].Value, "Port (Slot+)") || fs[0].Evidence[0].Source != "l.txt:3" {
+			t.Errorf("port evidence: %+v", fs)
+		}
+	}
 	// Real pastes: the gpud NVSwitch board's x2 management links belong to
 	// a switch port and its second function (no finding); MI50s at x8,
 	// CXL modules at x8, an RTX 2060 at x8 are each critical.
