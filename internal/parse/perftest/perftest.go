@@ -781,12 +781,43 @@ func Detect(text string) bool {
 	if latOnlyRuns(text) > 0 {
 		return true // latency tests run with --output=latency: one number each
 	}
+	if failedStart(text) {
+		return true // a test's command line, then its message that it could not start
+	}
 	if untitledRows(text) >= 2 {
 		return true // bandwidth rows without their column titles
 	}
 	return strings.Contains(text, "#bytes") && (strings.Contains(text, "BW average[") || strings.Contains(text, "t_min[usec]") || strings.Contains(text, "t_avg[usec]")) ||
 		strings.Contains(text, " BW Test") && strings.Contains(text, "Link type") ||
 		strings.Contains(text, " Latency Test") && strings.Contains(text, "Link type")
+}
+
+// reTestCommand is a perftest test's command line.
+var reTestCommand = regexp.MustCompile(`\bib_(write|read|send|atomic)_(bw|lat)\b`)
+
+// failedStart says whether text holds a perftest command line followed,
+// within three lines, by perftest's own message that the test could not
+// start or exchange its keys ("Couldn't connect to 192.168.125.211:18515"
+// after "# ib_write_bw -d rocep133s0f0 192.168.125.211"): alone, "Couldn't
+// connect to" is any program's.
+func failedStart(text string) bool {
+	left := 0
+	for line := range strings.Lines(text) {
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "":
+			continue
+		case reTestCommand.MatchString(t):
+			left = 3
+			continue
+		case left > 0 && (reStartup.MatchString(t) || reExchange.MatchString(t)):
+			return true
+		}
+		if left > 0 {
+			left--
+		}
+	}
+	return false
 }
 
 // latOnlyRuns counts the --output=latency command lines of text that the

@@ -87,6 +87,22 @@ func TestDetect(t *testing.T) {
 	if Detect("# nThread 1 nGpus 8 minBytes 8") {
 		t.Error("Detect(nccl-tests) = true")
 	}
+	// A test that could not start: its command line, then perftest's own
+	// message (linux-rdma/perftest#228, "Couldn't connect to …:18515").
+	for _, tt := range []struct {
+		name, in string
+		want     bool
+	}{
+		{"client cannot reach the server", "```\n# ib_write_bw -d rocep133s0f0 192.168.125.211\nCouldn't connect to 192.168.125.211:18515\nUnable to open file descriptor for socket connection Unable to init the socket connection\n```\n", true},
+		{"key exchange failed", "$ ib_read_bw -d mlx4_0 -i 1 10.0.0.2\n\nethernet_read_keys: Couldn't read remote address\n", true},
+		{"the message alone is any program's", "Couldn't connect to 10.0.0.2:22\n", false},
+		{"too far below the command", "$ ib_write_bw 10.0.0.2\na\nb\nc\nd\nCouldn't connect to 10.0.0.2:18515\n", false},
+		{"another program's command", "$ ssh 10.0.0.2\nCouldn't connect to 10.0.0.2:22\n", false},
+	} {
+		if got := Detect(tt.in); got != tt.want {
+			t.Errorf("%s: Detect = %v, want %v", tt.name, got, tt.want)
+		}
+	}
 }
 
 func FuzzParseAll(f *testing.F) {

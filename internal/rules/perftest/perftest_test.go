@@ -208,6 +208,29 @@ func TestRules(t *testing.T) {
 	}
 }
 
+// TestPeerNotReached: a client that cannot open the key exchange's TCP
+// connection (linux-rdma/perftest#228, "Couldn't connect to
+// 192.168.125.211:18515") is told about the server side and the port,
+// not about MTUs and GID indexes: nothing RDMA was tried.
+func TestPeerNotReached(t *testing.T) {
+	in := "# ib_write_bw -d rocep133s0f0 192.168.125.211\nCouldn't connect to 192.168.125.211:18515\nUnable to open file descriptor for socket connection Unable to init the socket connection\n"
+	rs, err := perftest.ParseAll(strings.NewReader(in), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Check(rs, Options{}).Findings
+	if len(fs) != 1 || fs[0].ID != "perf.test_invalid" || fs[0].Severity != "warning" {
+		t.Fatalf("findings %+v", fs)
+	}
+	f := fs[0]
+	if !strings.Contains(f.Summary, "TCP connection") || !strings.Contains(f.Summary, "192.168.125.211:18515") {
+		t.Errorf("summary %q", f.Summary)
+	}
+	if r := strings.Join(f.Remedy, " | "); !strings.Contains(r, "server side") || !strings.Contains(r, "-p PORT") || strings.Contains(r, "GID") {
+		t.Errorf("remedy %q", r)
+	}
+}
+
 const midrunServer = `                    RDMA_Read BW Test
  Dual-port       : OFF          Device         : mlx4_0
  Link type       : IB

@@ -537,6 +537,17 @@ func startupFindings(r *perftest.Result, subj finding.Subject) []finding.Finding
 				"dmesg | grep -i mlx5 for driver errors",
 				"ulimit -l (unlimited for RDMA jobs)",
 				"run the kernel's matching rdma-core (or MLNX_OFED built for this kernel)"}
+		case strings.HasPrefix(st.Text, "Couldn't connect to ") || strings.HasPrefix(st.Text, "Unable to open file descriptor for socket connection"):
+			// The client's TCP connection for the key exchange
+			// (perftest_communication.c ethernet_client_connect)
+			// was refused or timed out: nothing RDMA was tried.
+			sum = fmt.Sprintf("%s could not start: the client could not open the TCP connection perftest exchanges its keys over (%s); nothing RDMA was tried yet", name(r), st.Text)
+			causes = []string{"no server side running on the peer (started after the client, or already gone)",
+				"a firewall between the hosts blocking the test's TCP port (18515 unless -p sets another)",
+				"the wrong address, or one the management network does not reach"}
+			remedy = []string{"start the server side on the peer first, with the same test and options and no address, then the client with the peer's address",
+				"pick a port the firewall allows with -p PORT on both ends",
+				"check the address answers from this host (ping it)"}
 		}
 		if st.Midrun {
 			// Both ends had exchanged their addresses and the test
