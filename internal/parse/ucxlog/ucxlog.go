@@ -279,10 +279,13 @@ func parseAt(l, t string) (Record, bool) {
 	return r, true
 }
 
-// bare reads "file.c:line COMP LEVEL message" without the prefix.
+// bare reads "file.c:line COMP LEVEL message" without the prefix, and
+// "file.c:line message" when the file is one of UCX's own transports
+// ("ib_mlx5_log.c:132  Transport retry count exceeded on mlx5_0:1/IB …",
+// openucx/ucx#5634, pasted without the prefix or the level).
 func bare(l, t string) (Record, bool) {
 	f := strings.Fields(t)
-	if len(f) < 3 || !isComponent(f[1]) || !levels[f[2]] {
+	if len(f) < 2 {
 		return Record{}, false
 	}
 	file, line, ok := strings.Cut(f[0], ":")
@@ -290,8 +293,26 @@ func bare(l, t string) (Record, bool) {
 	if !ok || err != nil || n <= 0 || !sourceFile(file) {
 		return Record{}, false
 	}
-	_, rest, _ := strings.Cut(t, " "+f[2])
-	return Record{Text: l, File: file, SrcLine: n, Level: Level(f[2]), Msg: strings.TrimSpace(rest)}, true
+	if len(f) >= 3 && isComponent(f[1]) && levels[f[2]] {
+		_, rest, _ := strings.Cut(t, " "+f[2])
+		return Record{Text: l, File: file, SrcLine: n, Level: Level(f[2]), Msg: strings.TrimSpace(rest)}, true
+	}
+	if !ucxFile(file) {
+		return Record{}, false
+	}
+	return Record{Text: l, File: file, SrcLine: n, Msg: strings.TrimSpace(strings.TrimPrefix(t, f[0]))}, true
+}
+
+// ucxFile says whether a source file's name is UCX's alone (its uct/ib
+// transports and the ucp, uct and ucs layers), so a line that starts
+// with it is UCX's even without the prefix and the level.
+func ucxFile(file string) bool {
+	for _, p := range []string{"ib_mlx5", "rc_mlx5", "dc_mlx5", "ud_mlx5", "rc_verbs", "ud_verbs", "ucp_", "uct_", "ucs_"} {
+		if strings.HasPrefix(file, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // sourceFile says whether s names a C or C++ source file ("ucp_ep.c",

@@ -179,3 +179,26 @@ func TestCutBracket(t *testing.T) {
 		t.Errorf("completion %s", got)
 	}
 }
+
+// TestNoPrefix: UCX's transport lines pasted without the [host:pid]
+// prefix and without the level (openucx/ucx#5634) are read by their
+// source file, UCX's own; another program's "file.c:line message" is not.
+func TestNoPrefix(t *testing.T) {
+	in := "ib_mlx5_log.c:132  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)\n" +
+		"ib_mlx5_log.c:132  RC QP 0x3340 wqe[687]: RDMA_READ s-- [rva 0x7fca6ecf2600 rkey 0x46c894] [va 0x7f51a90a5000 len 68992 lkey 0x640d6d]\n"
+	if !Detect(in) {
+		t.Fatal("not detected")
+	}
+	lg, err := Parse(strings.NewReader(in), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lg.Completions) != 1 || lg.Completions[0].Device != "mlx5_0" || lg.Completions[0].Port != 1 || lg.Completions[0].QP == "" {
+		t.Fatalf("completions %+v", lg.Completions)
+	}
+	for _, l := range []string{"main.c:12  Transport retry count exceeded", "ib_mlx5_log.c:132", "ib_mlx5_log.c:x  message"} {
+		if DetectLine(l) {
+			t.Errorf("%q read as a UCX line", l)
+		}
+	}
+}

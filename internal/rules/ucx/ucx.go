@@ -198,8 +198,12 @@ func completionFinding(lg *ucxlog.Log) (finding.Finding, bool) {
 			lids[c.RemoteLID]++
 		}
 	}
-	if len(cs) > 1 {
+	switch {
+	case len(cs) > 1 && len(procs) > 0:
 		sum += fmt.Sprintf("; %d completion errors from %d processes on %s", len(cs), len(procs), strings.Join(firstN(hosts, 4), ", "))
+	case len(cs) > 1:
+		// Lines pasted without UCX's [host:pid] prefix.
+		sum += fmt.Sprintf("; %d completion errors (the lines do not say which process or host)", len(cs))
 	}
 	if len(lids) == 1 && cause.RemoteLID > 0 {
 		if lids[cause.RemoteLID] > 1 {

@@ -28,6 +28,9 @@ func TestCheck(t *testing.T) {
 		{"retry exceeded, then endpoint timeouts that follow from it", retry +
 			"[1661938336.553723] [master:19546:6]           flush.c:26   UCX  ERROR req 0x7fc2d40b3c00: error during flush: Endpoint timeout, flush comp 0x7fc2d40b3c90 count reduced to 2\n",
 			"ucx.completion_error", finding.Critical, "mlx5_0", []string{"1 later UCX error line(s) follow from it"}},
+		// openucx/ucx#5634: the lines pasted without UCX's prefix.
+		{"retry exceeded without the prefix", strings.NewReplacer("[master:19546:0:19546] ", "", "[master:19545:0:19545] ", "").Replace(retry), "ucx.completion_error", finding.Critical, "mlx5_0",
+			[]string{"2 completion errors (the lines do not say which process or host)"}},
 		{"local protection with GPU buffers", "[a670n1:162239:0:162239] ib_mlx5_log.c:177  Local protection on mlx5_0:1/IB (synd 0x4 vend 0x51 hw_synd 0/2)\n" +
 			"[a670n1:162239:0:162239] ib_mlx5_log.c:177  RC QP 0x169 wqe[3]: SEND s-- [inl len 10] [va 0x7f1c3c800000 len 1 lkey 0xb5d2] [rqpn 0x169 dlid=12 sl=0 port=1 src_path_bits=0]\n",
 			"ucx.completion_error", finding.Critical, "mlx5_0", []string{"status 4 IBV_WC_LOC_PROT_ERR", "GPUDirect RDMA", "the peer is remote LID 12"}},
