@@ -2,6 +2,7 @@ package nccllog
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"regexp"
@@ -222,7 +223,12 @@ var (
 	reLegacy       = regexp.MustCompile(`^(\S+) \[\d+\] (?:[\w./-]+\.(?:cu|cc|c|h):\d+ (WARN)|(INFO)) (.*)$`)
 	reWatchdog     = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
 	reConnect      = regexp.MustCompile(`\bConnect to (\S+?)(?:<\d+>)? failed ?: ?(.+?)\s*$`)
-	reTimeout      = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
+	// reBadFamily is misc/socket.cc's refusal to connect to a peer
+	// address that is no IP address ("Net : connecting to address  with
+	// family 33621 is neither AF_INET(2) nor AF_INET6(10)"): the address
+	// came from a unique ID or bootstrap message that is not NCCL's.
+	reBadFamily = regexp.MustCompile(`\bconnecting to address\s*(\S*)\s+with family (\d+) is neither AF_INET`)
+	reTimeout   = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b`)
 	// reAnyRank finds the rank of a PyTorch line that does not put it
 	// right before "Watchdog": "[PG ID 0 PG GUID 0(default_pg) Rank 1]",
 	// or the launcher's "[rank1]:" prefix.
@@ -1331,6 +1337,8 @@ func (ps *Parser) warnClass(msg string) Event {
 		ev.Kind, ev.Call, ev.Error = EventResource, m[1], m[2]
 	} else if m := reConnect.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Peer, ev.Error = EventConnect, m[1], m[2]
+	} else if m := reBadFamily.FindStringSubmatch(msg); m != nil {
+		ev.Kind, ev.Peer, ev.Error = EventConnect, cmp.Or(m[1], "a peer"), "address family "+m[2]+" is neither AF_INET nor AF_INET6"
 	} else {
 		ev.Kind = EventWarn
 		if reTimeout.MatchString(msg) {

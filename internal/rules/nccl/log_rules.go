@@ -597,6 +597,13 @@ func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 		summary += ": the ranks cannot exchange their addresses (bootstrap) or open their socket connections, so the job does not start; " + connectHint(errText)
 		f := catalog.New("nccl.connect_failed", subj, summary, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
 		f.Subject.Host = first.Host
+		if strings.Contains(strings.ToLower(errText), "neither af_inet") {
+			// No network fault: the address itself is not one.
+			f.Causes = []string{"nccl-tests (MPI=1) built against one MPI and started by another's mpirun: every process believes it is rank 0 of its own job",
+				"ranks running different NCCL versions, whose bootstrap messages do not match"}
+			f.Remedy = []string{"rebuild nccl-tests with MPI=1 MPI_HOME pointing at the MPI whose mpirun starts it, or start it with that MPI's mpirun",
+				"check that every node loads the same libnccl (NCCL_DEBUG=INFO prints its version on each rank)"}
+		}
 		fs = append(fs, f)
 	}
 	return fs
@@ -610,6 +617,9 @@ func connectHint(errText string) string {
 		return "no IP route to the peer, or a firewall rejects the connection: check the routes and firewall between the nodes, and that NCCL_SOCKET_IFNAME picks an interface the peer can reach"
 	case strings.Contains(e, "refused"):
 		return "nothing listens at the peer's address: the peer rank exited or has not started, or a firewall rejects the port"
+	case strings.Contains(e, "neither af_inet"):
+		// NVIDIA/nccl-tests#294: every rank of an nccl-tests run.
+		return "the peer address NCCL was handed is no IP address, so the ranks did not share one NCCL unique ID: an nccl-tests binary built against another MPI than the mpirun that started it (each process then starts its own job), or ranks running different NCCL versions"
 	case strings.Contains(e, "timed out"):
 		return "the connection attempt got no answer: a firewall drops the packets, or the address is on a network the peer does not reach (NCCL_SOCKET_IFNAME)"
 	}

@@ -125,6 +125,24 @@ func TestLogSummaries(t *testing.T) {
 	}
 }
 
+// TestBadFamilyCauses: a peer address that is no IP address
+// (NVIDIA/nccl-tests#294) is told about the unique ID and the MPI the
+// test was built with, not about firewalls.
+func TestBadFamilyCauses(t *testing.T) {
+	lg, err := nccllog.Parse(strings.NewReader("h100-4:739787:739914 [1] misc/socket.cc:397 NCCL WARN Net : connecting to address  with family 33621 is neither AF_INET(2) nor AF_INET6(10)\nh100-4:739787:739914 [1] NCCL INFO bootstrap.cc:256 -> 3\n"), "t.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := CheckLog(lg, LogOptions{}).Findings
+	if len(fs) != 1 || fs[0].ID != "nccl.connect_failed" {
+		t.Fatalf("findings %+v", fs)
+	}
+	f := fs[0]
+	if !strings.Contains(f.Summary, "did not share one NCCL unique ID") || !strings.Contains(strings.Join(f.Causes, " "), "MPI") || strings.Contains(strings.Join(f.Remedy, " "), "firewall") {
+		t.Errorf("summary %q, causes %q, remedy %q", f.Summary, f.Causes, f.Remedy)
+	}
+}
+
 // Log inputs built here change one line of a real log (nccl1537) to reach
 // a rule the corpus lacks.
 func TestLogRules(t *testing.T) {
@@ -169,6 +187,9 @@ func TestLogRules(t *testing.T) {
 			LogOptions{}, []string{"nccl.connect_failed/critical"}},
 		{"a connect failure explains nccl-tests' system error", base + "hostname1:25668:27396 [0] misc/socket.cc:484 NCCL WARN Connect to 10.0.0.2<43211> failed : No route to host\n" +
 			"hostname1: Test NCCL failure common.cu:345 'unhandled system error'\n",
+			LogOptions{}, []string{"nccl.connect_failed/critical"}},
+		// NVIDIA/nccl-tests#294: the peer address is not one.
+		{"a peer address that is no IP address", base + "h100-4:739787:739914 [1] misc/socket.cc:397 NCCL WARN Net : connecting to address  with family 33621 is neither AF_INET(2) nor AF_INET6(10)\n",
 			LogOptions{}, []string{"nccl.connect_failed/critical"}},
 		{"connect timed out is not a collective timeout", base + "hostname1:25668:27396 [0] misc/socket.cc:484 NCCL WARN Connect to 10.0.0.2<43211> failed : Connection timed out\n",
 			LogOptions{}, []string{"nccl.connect_failed/critical"}},
