@@ -714,7 +714,9 @@ func (p *Parser) Line(n int, raw string) {
 // read as any line).
 func (p *Parser) continueWrap(n int, raw string) bool {
 	t := strings.TrimSpace(raw)
-	if t == "" || strings.Contains(t, "NCCL") || len(p.wrap.lines) >= maxWatchdogWrap {
+	// A line with an NCCL record of its own ends the report; the report's
+	// own "WorkNCCL(" does not.
+	if t == "" || strings.Contains(t, "NCCL") && !strings.HasPrefix(t, "WorkNCCL(") || len(p.wrap.lines) >= maxWatchdogWrap {
 		p.flushWrap()
 		return false
 	}
@@ -860,6 +862,10 @@ func (p *Parser) line(n int, raw string) {
 		p.timeout(n, line, m)
 		return
 	}
+	// A report wrapped right after its colon (mila-iqia/milabench#269:
+	// "… Watchdog caught collective operation timeout: " / "WorkNCCL(
+	// SeqNum=2070, …"): the next line completes it.
+	head = head || strings.HasSuffix(line, watchdogHead[:strings.IndexByte(watchdogHead, ':')+1])
 	if head && !strings.Contains(line, " milliseconds") {
 		p.wrap = wrappedWatchdog{n: n, head: line, text: line}
 		return

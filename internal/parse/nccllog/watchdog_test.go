@@ -80,6 +80,12 @@ func TestWrappedWatchdog(t *testing.T) {
 		{"cut at the end of the paste", "x\n" + head, []ev{{2, 1, 668, "ALLREDUCE", 0, 0}}, 1},
 		{"more prose than a wrap, then NCCL", head + "\nfoo\nbar\nbaz\n" + info + "\n", []ev{{1, 1, 668, "ALLREDUCE", 0, 0}}, 2},
 		{"whole on one line", head + " " + tail + "\n" + info, []ev{{1, 1, 668, "ALLREDUCE", 600000, 600097}}, 2},
+		// mila-iqia/milabench#269: wrapped right after the colon, under a
+		// cluster log's "<job>.<node> [stderr] " prefix; the second line
+		// starts with the report's own "WorkNCCL(".
+		{"wrapped after the colon", "dinov2-giant-nodes.cn-d004 [stderr] [rank14]:[E909 09:55:29.307629539 ProcessGroupNCCL.cpp:607] [Rank 14] Watchdog caught collective operation timeout: \n" +
+			"WorkNCCL(SeqNum=2070, OpType=REDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600034 milliseconds before timing out.\n",
+			[]ev{{1, 14, 2070, "REDUCE", 600000, 600034}}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
