@@ -238,6 +238,83 @@ var (
 	reDetected = regexp.MustCompile(`detected by watchdog at work: (\d+)`)
 )
 
+// pyNCCLErrors are ncclResult_t's names as PyTorch, CuPy and Ray raise
+// them ("ncclInternalError: Internal check failed."), with the text
+// ncclGetErrorString gives each (src/misc/utils.cc).
+var pyNCCLErrors = map[string]string{
+	"ncclUnhandledCudaError": "unhandled cuda error",
+	"ncclSystemError":        "unhandled system error",
+	"ncclInternalError":      "internal error",
+	"ncclInvalidArgument":    "invalid argument",
+	"ncclInvalidUsage":       "invalid usage",
+	"ncclRemoteError":        "remote process exited or there was a network error",
+}
+
+// pythonNCCLError reads "ncclInternalError: Internal check failed." (a
+// launcher's prefix before it, such as Ray's "(LLMEngine pid=…, ip=…)",
+// which names the host).
+func pythonNCCLError(line string) (Event, bool) {
+	i := strings.Index(line, "nccl")
+	if i < 0 {
+		return Event{}, false
+	}
+	name, msg, ok := strings.Cut(line[i:], ": ")
+	text, known := pyNCCLErrors[name]
+	if !ok || !known || i > 0 && isWord(line[i-1]) {
+		return Event{}, false
+	}
+	return Event{Kind: EventFailed, Rank: -1, Host: launcherIP(line[:i]), Call: "NCCL", Error: text + " (" + strings.TrimSpace(msg) + ")", Text: line}, true
+}
+
+// pyErrDetail takes the "Last error:" line after a Python NCCL error
+// (true: read) and adds the line after it, the detail NCCL gives ("Proxy
+// Call to rank 7 failed (Connect)"), to the error; that line is still read
+// as any line (false), since it may be an NCCL record of its own (a
+// completion error). Any other line ends the error as it is.
+func (p *Parser) pyErrDetail(line string) bool {
+	t := strings.TrimSpace(stripLauncher(line))
+	switch {
+	case t == "Last error:" && !p.lastErr:
+		p.lastErr = true
+		return true
+	case p.lastErr && t != "":
+		p.pyErr.Error += "; last error: " + t
+	}
+	p.flushPyErr()
+	return false
+}
+
+// flushPyErr records the Python NCCL error held.
+func (p *Parser) flushPyErr() {
+	if p.pyErr != nil {
+		p.event(*p.pyErr)
+		p.pyErr, p.lastErr = nil, false
+	}
+}
+
+// stripLauncher cuts a launcher's "(name pid=N, ip=A) " prefix (Ray).
+func stripLauncher(line string) string {
+	t := strings.TrimSpace(line)
+	if strings.HasPrefix(t, "(") {
+		if j := strings.Index(t, ") "); j > 0 && strings.Contains(t[:j], "pid=") {
+			return t[j+2:]
+		}
+	}
+	return t
+}
+
+// launcherIP is the ip= a launcher's prefix names ("" when none).
+func launcherIP(prefix string) string {
+	_, ip, ok := strings.Cut(prefix, "ip=")
+	if !ok {
+		return ""
+	}
+	if j := strings.IndexAny(ip, ",) "); j >= 0 {
+		ip = ip[:j]
+	}
+	return ip
+}
+
 // testFailure reads nccl-tests' report of a failed NCCL or CUDA call:
 // "HOST: Test NCCL failure FILE:LINE 'error string'" (newer releases add
 // " / last error" inside the quotes), "HOST: Test CUDA failure …".
@@ -518,6 +595,11 @@ type Parser struct {
 	// wrap is a watchdog report whose line ended before its "ran for M
 	// milliseconds" (see Line).
 	wrap wrappedWatchdog
+	// pyErr is an NCCL error a Python program raised, held for the
+	// "Last error:" detail NCCL adds on the lines after it; lastErr says
+	// that line came and the detail is next.
+	pyErr   *Event
+	lastErr bool
 }
 
 // wrappedWatchdog is a watchdog report cut by a wrap: the line it starts
@@ -592,6 +674,7 @@ func NewParser(source string, fold bool) *Parser {
 // a watchdog report.
 func (p *Parser) Log() (*Log, error) {
 	p.flushWrap()
+	p.flushPyErr()
 	if p.lg.NCCLLines == 0 {
 		return nil, &ParseError{Source: p.source, Err: fmt.Errorf("%w: no NCCL log line", ErrNoData)}
 	}
@@ -828,7 +911,17 @@ func recordStart(line string, at int) (int, bool) {
 // line reads one NCCL record (or line) found at line n.
 func (p *Parser) line(n int, raw string) {
 	lg, source := p.lg, p.source
+	if p.pyErr != nil && p.pyErrDetail(raw) {
+		return
+	}
 	if !strings.Contains(raw, "NCCL") {
+		if ev, ok := pythonNCCLError(strings.TrimSpace(raw)); ok {
+			held := ev // only a match is kept on the heap, not every line's
+			held.Source, held.Line = source, n
+			p.pyErr = &held
+			lg.NCCLLines++
+			return
+		}
 		// Neither an NCCL 2.4+ line nor a ProcessGroupNCCL watchdog;
 		// perhaps an NCCL 2.0-2.3 one, or a net plugin's completion
 		// error quoted without its prefix ("… NET/IBP:Got completion
@@ -1432,9 +1525,12 @@ func Detect(text string) bool {
 		return true
 	}
 	// A completion error of the IB transport or a net plugin, quoted
-	// without the NCCL line prefix.
+	// without the NCCL line prefix; an NCCL error a Python program raised.
 	for line := range strings.Lines(text) {
 		if _, ok := quotedCompletion(line); ok {
+			return true
+		}
+		if _, ok := pythonNCCLError(strings.TrimSpace(line)); ok {
 			return true
 		}
 	}

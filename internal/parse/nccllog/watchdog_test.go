@@ -108,3 +108,52 @@ func TestWrappedWatchdog(t *testing.T) {
 		})
 	}
 }
+
+// TestPythonNCCLError: an NCCL error a Python program raised (PyTorch,
+// CuPy, Ray: "ncclInternalError: Internal check failed.") is a failed NCCL
+// call, with the "Last error:" detail NCCL adds after it and the host a
+// launcher's prefix names (vllm-project/vllm#798 under Ray); the same
+// words inside another name are not.
+func TestPythonNCCLError(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string // Host|Error of each failed call
+	}{
+		{"ray prefix and the last error", "(LLMEngine pid=2347640, ip=10.58.226.15) ncclInternalError: Internal check failed.\n" +
+			"(LLMEngine pid=2347640, ip=10.58.226.15) Last error:\n" +
+			"(LLMEngine pid=2347640, ip=10.58.226.15) Proxy Call to rank 7 failed (Connect)\n" +
+			"(LLMEngine pid=2347640, ip=10.58.226.15)   File \"/x/vllm/worker/worker.py\", line 62, in init_model\n",
+			[]string{"10.58.226.15|internal error (Internal check failed.); last error: Proxy Call to rank 7 failed (Connect)"}},
+		{"bare, no detail, the paste ends", "RuntimeError: something\nncclUnhandledCudaError: Call to CUDA function failed.\n",
+			[]string{"|unhandled cuda error (Call to CUDA function failed.)"}},
+		{"the detail line missing: the error as it is", "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\nTraceback (most recent call last):\n",
+			[]string{"|unhandled system error (System call (e.g. socket, malloc) or external library call failed or device error.)"}},
+		{"not an NCCL result name", "myncclInternalError: no\nncclSomething: no\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Detect(tt.in); got != (tt.want != nil) {
+				t.Errorf("Detect = %v", got)
+			}
+			lg, err := Parse(strings.NewReader(tt.in), "paste")
+			if tt.want == nil {
+				if err == nil {
+					t.Errorf("parsed %+v", lg.Events)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range lg.Events {
+				if e.Kind == EventFailed {
+					got = append(got, e.Host+"|"+e.Error)
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("failed calls %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
