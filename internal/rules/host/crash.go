@@ -15,10 +15,7 @@ import (
 // through, by file name (the one print_vma_addr logs, "libnccl.so.2",
 // "libmlx5.so.1.24.44.0", "libmlx5-rdmav34.so", "libuct_ib.so.0"), with
 // the name people know them by.
-var commLibs = []struct {
-	re   *regexp.Regexp
-	name string
-}{
+var commLibs = nameTable{
 	{regexp.MustCompile(`^libnccl`), "NCCL"},
 	{regexp.MustCompile(`^librccl`), "RCCL"},
 	{regexp.MustCompile(`^lib(?:ibverbs|mlx4|mlx5|efa|bnxt_re|irdma|hns|qedr|vmw_pvrdma|rxe|siw)[-_.]`), "the verbs stack"},
@@ -30,10 +27,20 @@ var commLibs = []struct {
 
 // commLib names the communication library a file belongs to, "" when it
 // is none.
-func commLib(file string) string {
-	for _, l := range commLibs {
-		if l.re.MatchString(file) {
-			return l.name
+func commLib(file string) string { return commLibs.name(file) }
+
+// nameTable names what a string is by the first of its expressions that
+// matches it.
+type nameTable []struct {
+	re   *regexp.Regexp
+	name string
+}
+
+// name is the name of the first expression that matches s, "" when none.
+func (t nameTable) name(s string) string {
+	for _, e := range t {
+		if e.re.MatchString(s) {
+			return e.name
 		}
 	}
 	return ""

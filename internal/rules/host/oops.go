@@ -15,24 +15,14 @@ import (
 // with the kind of device: the HCA and RDMA NIC drivers, the RDMA core and
 // its upper layers (a crash there takes the RDMA stack down with it), the
 // GPU drivers and the modules that join the two.
-var deviceModules = []struct {
-	re   *regexp.Regexp
-	kind string
-}{
+var deviceModules = nameTable{
 	{regexp.MustCompile(`^(?:mlx4_\w+|mlx5_\w+|mlxfw|mlx_compat|mlxdevm|ib_\w+|rdma_\w+|iw_\w+|rpcrdma|svcrdma|nvme_rdma|nvmet_rdma|bnxt_re|irdma|i40iw|efa|hfi1|qib|hns_roce\w*|qedr|mana_ib|erdma|vmw_pvrdma|ocrdma|siw|rdma_rxe|rxe)$`), "RDMA"},
 	{regexp.MustCompile(`^(?:nvidia(?:_\w+)?|nv_peer_mem|gdrdrv|amdgpu|amdkfd)$`), "GPU"},
 }
 
 // deviceModule says which kind of device a module drives, "" when none of
 // deviceModules.
-func deviceModule(mod string) string {
-	for _, m := range deviceModules {
-		if m.re.MatchString(mod) {
-			return m.kind
-		}
-	}
-	return ""
-}
+func deviceModule(mod string) string { return deviceModules.name(mod) }
 
 // checkOops reports the kernel's crash reports (oops) and, in RDMA and
 // GPU drivers, its WARN_ON splats: one finding per kind, faulting function

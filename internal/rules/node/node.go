@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"github.com/ibdoctor/ibdoctor/internal/rules"
+	"iter"
 	"path"
 	"slices"
 	"strconv"
@@ -219,20 +220,32 @@ func checkMissingDefault(s *snapshot.Snapshot) []finding.Finding {
 // hasActiveSibling reports whether another port of the same HCA model and
 // link layer is ACTIVE: then this port is expected to be up too.
 func hasActiveSibling(s *snapshot.Snapshot, d *snapshot.Device, p *snapshot.Port) bool {
-	model := d.Model(s)
-	for i := range s.Devices {
-		od := &s.Devices[i]
-		if od.Model(s) != model {
-			continue
-		}
-		for j := range od.Ports {
-			op := &od.Ports[j]
-			if op != p && op.LinkLayer == p.LinkLayer && op.IsActive() {
-				return true
-			}
+	for op := range activeOfModel(s, d, p.LinkLayer) {
+		if op != p {
+			return true
 		}
 	}
 	return false
+}
+
+// activeOfModel yields the ACTIVE ports of d's HCA model with link layer
+// ll, on every device of the snapshot (d's own included): the ports a
+// port of d is compared with.
+func activeOfModel(s *snapshot.Snapshot, d *snapshot.Device, ll ib.LinkLayer) iter.Seq[*snapshot.Port] {
+	model := d.Model(s)
+	return func(yield func(*snapshot.Port) bool) {
+		for i := range s.Devices {
+			od := &s.Devices[i]
+			if od.Model(s) != model {
+				continue
+			}
+			for j := range od.Ports {
+				if op := &od.Ports[j]; op.LinkLayer == ll && op.IsActive() && !yield(op) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // anyActive says whether any port of the snapshot is ACTIVE.
@@ -508,16 +521,9 @@ func expectedRate(in *Input, d *snapshot.Device, p *snapshot.Port) (ib.Rate, str
 	s := in.Snap
 	model := d.Model(s)
 	counts := map[ib.Rate]int{}
-	for i := range s.Devices {
-		od := &s.Devices[i]
-		if od.Model(s) != model {
-			continue
-		}
-		for j := range od.Ports {
-			op := &od.Ports[j]
-			if op.LinkLayer == p.LinkLayer && op.IsActive() && op.Rate != nil && !otherSubnet(p, op) {
-				counts[*op.Rate]++
-			}
+	for op := range activeOfModel(s, d, p.LinkLayer) {
+		if op.Rate != nil && !otherSubnet(p, op) {
+			counts[*op.Rate]++
 		}
 	}
 	var best ib.Rate
@@ -553,19 +559,10 @@ func widerElsewhere(in *Input, d *snapshot.Device, p *snapshot.Port) (int, int, 
 	if p.Rate == nil || p.Rate.Width == 0 {
 		return 0, 0, false
 	}
-	s := in.Snap
-	model := d.Model(s)
 	counts := map[int]int{}
-	for i := range s.Devices {
-		od := &s.Devices[i]
-		if od.Model(s) != model {
-			continue
-		}
-		for j := range od.Ports {
-			op := &od.Ports[j]
-			if op.LinkLayer == p.LinkLayer && op.IsActive() && op.Rate != nil && op.Rate.Width > 0 && otherSubnet(p, op) {
-				counts[op.Rate.Width]++
-			}
+	for op := range activeOfModel(in.Snap, d, p.LinkLayer) {
+		if op.Rate != nil && op.Rate.Width > 0 && otherSubnet(p, op) {
+			counts[op.Rate.Width]++
 		}
 	}
 	best, n := 0, 0
