@@ -49,7 +49,8 @@ var reOopsTask = regexp.MustCompile(`^CPU: \d+ (?:UID: \d+ )?PID: (?P<pid>\d+) C
 // "NIP [c000000000abcdef] func+0x1/0x2 [mod]", i386 "EIP: func+0x1/0x2".
 var reOopsPC = regexp.MustCompile(`^(?:RIP: [0-9a-fA-F]{4}:(?:\[<[0-9a-fA-F]+>\]\s+\[<[0-9a-fA-F]+>\]\s+)?|pc : |NIP \[[0-9a-fA-F]+\] |EIP: (?:[0-9a-fA-F]{4}:\[<[0-9a-fA-F]+>\] )?)(?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?`)
 
-// reOopsFrame is one frame of a call trace: " mlx5_irq_alloc+0x99/0x319
+// reOopsFrame is one frame of a call trace (read by hand, parseFrame; the
+// expression is the reference its fuzz test holds it to): " mlx5_irq_alloc+0x99/0x319
 // [mlx5_core]", " ? xa_load+0x5e/0x68" (a "?" frame is a return address
 // found on the stack, not proven part of the trace), older x86 "
 // [<ffffffffa0123456>] func+0x1/0x2 [mod]", arm64 and powerpc frames
@@ -95,35 +96,43 @@ func (c *Classifier) oopsLine(r Record) (Event, bool) {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")
 		t := strings.TrimSpace(line)
-		if t == "" || !o.open && !maybeOopsHeader(t) {
+		if t == "" {
 			continue
 		}
-		if m := reWarnHeader.FindStringSubmatch(t); m != nil {
-			finish()
-			*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, Detail: "WARNING", TaskPID: m[1], Func: m[2], Driver: m[3], Phase: c.phase()}}
-			if m[3] != "" {
-				o.ev.DriverFunc, o.sureMod = m[2], true
-			}
+		// The header expressions run only on lines that start like a
+		// header: inside a report most lines are frames and registers.
+		hdr := maybeOopsHeader(t)
+		if !o.open && !hdr {
 			continue
 		}
-		if m := reStallHeader.FindStringSubmatch(t); m != nil {
-			finish()
-			ev := Event{Kind: KindOops, Record: r, Detail: "hung task", Task: m[1], TaskPID: m[2], Phase: c.phase()}
-			if m[1] == "" {
-				ev.Detail, ev.Task, ev.TaskPID = "soft lockup", m[3], m[4]
-			}
-			*o = oopsState{open: true, left: oopsSpan, ev: ev}
-			continue
-		}
-		if m := reOopsHeader.FindStringSubmatch(t); m != nil && (i == 0 || !o.open) {
-			if o.open && !o.inTrace && o.ev.IsError {
-				// "Oops: 0000 [#1]" after "BUG: unable to handle …",
-				// "invalid opcode" after "kernel BUG at": the same report.
+		if hdr {
+			if m := reWarnHeader.FindStringSubmatch(t); m != nil {
+				finish()
+				*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, Detail: "WARNING", TaskPID: m[1], Func: m[2], Driver: m[3], Phase: c.phase()}}
+				if m[3] != "" {
+					o.ev.DriverFunc, o.sureMod = m[2], true
+				}
 				continue
 			}
-			finish()
-			*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, IsError: true, Detail: oopsWhat(m[1]), Phase: c.phase()}}
-			continue
+			if m := reStallHeader.FindStringSubmatch(t); m != nil {
+				finish()
+				ev := Event{Kind: KindOops, Record: r, Detail: "hung task", Task: m[1], TaskPID: m[2], Phase: c.phase()}
+				if m[1] == "" {
+					ev.Detail, ev.Task, ev.TaskPID = "soft lockup", m[3], m[4]
+				}
+				*o = oopsState{open: true, left: oopsSpan, ev: ev}
+				continue
+			}
+			if m := reOopsHeader.FindStringSubmatch(t); m != nil && (i == 0 || !o.open) {
+				if o.open && !o.inTrace && o.ev.IsError {
+					// "Oops: 0000 [#1]" after "BUG: unable to handle …",
+					// "invalid opcode" after "kernel BUG at": the same report.
+					continue
+				}
+				finish()
+				*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, IsError: true, Detail: oopsWhat(m[1]), Phase: c.phase()}}
+				continue
+			}
 		}
 		if !o.open {
 			continue
@@ -136,12 +145,14 @@ func (c *Classifier) oopsLine(r Record) (Event, bool) {
 			o.inTrace = true
 			continue
 		}
-		if m := reOopsFrame.FindStringSubmatch(t); m != nil && o.inTrace && !o.traceDone {
-			o.frame(m[2], m[3], m[1] != "")
-			if p := framePhase(m[2]); p != "" && m[1] == "" && o.ev.Phase == "" {
-				o.ev.Phase = p
+		if o.inTrace && !o.traceDone && strings.Contains(t, "+0x") {
+			if fr, ok := parseFrame(t); ok {
+				o.frame(fr.fn, fr.mod, fr.unsure)
+				if p := framePhase(fr.fn); p != "" && !fr.unsure && o.ev.Phase == "" {
+					o.ev.Phase = p
+				}
+				continue
 			}
-			continue
 		}
 		if o.inTrace && isStackMarker(t) {
 			continue
@@ -154,14 +165,14 @@ func (c *Classifier) oopsLine(r Record) (Event, bool) {
 			o.traceDone = true
 			continue
 		}
-		if m := reOopsTask.FindStringSubmatch(t); m != nil {
+		if m := matchPrefixed(reOopsTask, t, "CPU: "); m != nil {
 			o.ev.TaskPID, o.ev.Task = m[1], m[2]
-		} else if m := reOopsPC.FindStringSubmatch(t); m != nil && o.ev.Func == "" {
+		} else if m := matchPC(t); m != nil && o.ev.Func == "" {
 			o.ev.Func = m[1]
 			if m[2] != "" {
 				o.ev.Driver, o.ev.DriverFunc, o.sureMod = m[2], m[1], true
 			}
-		} else if m := reOopsWorkqueue.FindStringSubmatch(t); m != nil && o.ev.PCI == "" {
+		} else if m := matchPrefixed(reOopsWorkqueue, t, "Workqueue: "); m != nil && o.ev.PCI == "" {
 			o.ev.PCI = addr(m[1])
 		}
 		if o.left--; o.left <= 0 {
@@ -248,9 +259,31 @@ func isStackMarker(t string) bool {
 	if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") && len(t) <= 8 {
 		return true
 	}
-	return reOopsPC.MatchString(t) || strings.HasPrefix(t, "Code: ") || strings.HasPrefix(t, "RSP: ") ||
+	return matchPC(t) != nil || strings.HasPrefix(t, "Code: ") || strings.HasPrefix(t, "RSP: ") ||
 		strings.HasPrefix(t, "R") && strings.Contains(t, ": 0") && strings.Count(t, ": ") >= 2
 }
+
+// matchPrefixed runs re on t only when t starts with prefix, the literal
+// start of every line re matches: most lines of a log do not.
+func matchPrefixed(re *regexp.Regexp, t, prefix string) []string {
+	if !strings.HasPrefix(t, prefix) {
+		return nil
+	}
+	return re.FindStringSubmatch(t)
+}
+
+// matchPC runs reOopsPC on lines that start like one of its registers.
+func matchPC(t string) []string {
+	for _, p := range pcStarts {
+		if strings.HasPrefix(t, p) {
+			return reOopsPC.FindStringSubmatch(t)
+		}
+	}
+	return nil
+}
+
+// pcStarts are the literal starts of the lines reOopsPC reads.
+var pcStarts = []string{"RIP: ", "pc : ", "NIP [", "EIP: "}
 
 // oopsWhat names a crash from its header.
 func oopsWhat(h string) string {
@@ -305,6 +338,6 @@ func OopsPart(text string) bool {
 	case reOopsPC.MatchString(t):
 		return true
 	}
-	m := reOopsFrame.FindStringSubmatch(t)
-	return m != nil && m[3] != ""
+	fr, ok := parseFrame(t)
+	return ok && fr.mod != ""
 }

@@ -249,3 +249,33 @@ func TestOopsPartKeepsReports(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseFrame holds the hand-written frame reader to reOopsFrame.
+func FuzzParseFrame(f *testing.F) {
+	for _, s := range []string{
+		" mlx5_irq_alloc+0x99/0x319 [mlx5_core]",
+		" ? xa_load+0x5e/0x68",
+		"[<ffffffffa0123456>] func+0x1/0x2 [mod]",
+		"[c000000000abcdef] [c000000000123456] func+0x1/0x2 [mod]",
+		"  ib_free_cq+0x16c/0x174 \r",
+		"func+0x1/0x2 [mod] x",
+		"func+0x/0x2",
+		"[<>] f+0x1/0x1",
+		"[abc>]\tf.cold$1+0xA/0xb [m_1]  ",
+		"? ? f+0x1/0x1",
+		"f+0x1/0x1 [m",
+		"\vf+0x1/0x1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m := reOopsFrame.FindStringSubmatch(s)
+		fr, ok := parseFrame(s)
+		if ok != (m != nil) {
+			t.Fatalf("parseFrame(%q) ok=%v, expression matched=%v", s, ok, m != nil)
+		}
+		if ok && (fr.unsure != (m[1] != "") || fr.fn != m[2] || fr.mod != m[3]) {
+			t.Fatalf("parseFrame(%q) = %+v, expression %q", s, fr, m[1:])
+		}
+	})
+}

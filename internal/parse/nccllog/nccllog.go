@@ -319,13 +319,24 @@ func launcherIP(prefix string) string {
 // "HOST: Test NCCL failure FILE:LINE 'error string'" (newer releases add
 // " / last error" inside the quotes), "HOST: Test CUDA failure …".
 func testFailure(line string) (Event, bool) {
-	i := strings.Index(line, ": Test NCCL failure ")
-	call := "NCCL"
-	if i < 0 {
-		i, call = strings.Index(line, ": Test CUDA failure "), "CUDA"
-	}
-	if i < 0 {
-		return Event{}, false
+	// One scan for ": Test " (most lines have none), then the call.
+	i, call := -1, ""
+	for off := 0; ; {
+		j := strings.Index(line[off:], ": Test ")
+		if j < 0 {
+			return Event{}, false
+		}
+		at := off + j
+		rest := line[at+len(": Test "):]
+		if strings.HasPrefix(rest, "NCCL failure ") {
+			i, call = at, "NCCL"
+		} else if strings.HasPrefix(rest, "CUDA failure ") {
+			i, call = at, "CUDA"
+		}
+		if i >= 0 {
+			break
+		}
+		off = at + 1
 	}
 	rest := line[i+len(": Test NCCL failure "):]
 	q := strings.IndexByte(rest, '\'')
