@@ -676,7 +676,7 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 			seg.Summary = fmt.Sprintf("lspci output, judged with the lspci output at lines %d-%d", ctx.lspciSpans[0].Start, ctx.lspciSpans[0].End)
 			return seg
 		}
-		err = diagnoseLspci(&seg, file, t)
+		err = diagnoseLspci(&seg, file, t, lspciProse(d, ctx.lspciSpans, sp))
 	case KindUCXLog:
 		err = diagnoseUCX(&seg, file, text)
 	case KindOpenMPI:
@@ -1107,7 +1107,7 @@ func diagnoseTopo(seg *Segment, file string, d *doc, sp Span) error {
 // diagnoseLspci judges the ACS Control register of the PCIe switch ports
 // of an `lspci -vvv` (pcie.acs_redirect per redirecting port between a GPU
 // and a NIC).
-func diagnoseLspci(seg *Segment, file, text string) error {
+func diagnoseLspci(seg *Segment, file, text string, prose host.Prose) error {
 	l, err := lspci.Parse(strings.NewReader(text), file)
 	if err != nil {
 		return err
@@ -1116,7 +1116,7 @@ func diagnoseLspci(seg *Segment, file, text string) error {
 	seg.Summary = v.Summary
 	seg.Empty = v.NotJudged
 	seg.Findings = append(seg.Findings, v.Findings...)
-	links, judged := host.CheckPastedLspciLinks(l, file)
+	links, judged := host.CheckPastedLspciLinks(l, file, prose)
 	seg.Findings = append(seg.Findings, links...)
 	if judged > 0 {
 		if seg.Empty != "" {
@@ -1128,6 +1128,31 @@ func diagnoseLspci(seg *Segment, file, text string) error {
 		seg.Summary += fmt.Sprintf("; PCIe link (LnkSta against LnkCap) of %s judged", plural(judged, "function", "functions"))
 	}
 	return nil
+}
+
+// lspciProse is the file's text around its lspci segments (up to 200
+// lines before the first, the lines between them, 50 after the last):
+// what it says an lspci excerpt without its device header is
+// (host.ProseCarrier).
+func lspciProse(d *doc, spans []Span, sp Span) host.Prose {
+	if len(spans) == 0 {
+		spans = []Span{sp}
+	}
+	var b strings.Builder
+	from := max(1, spans[0].Start-200)
+	for _, s := range spans {
+		for n := from; n < s.Start; n++ {
+			b.WriteString(d.line(n))
+			b.WriteByte('\n')
+		}
+		from = s.End + 1
+	}
+	var a strings.Builder
+	for n := from; n <= min(d.end(), from+50); n++ {
+		a.WriteString(d.line(n))
+		a.WriteByte('\n')
+	}
+	return host.Prose{Before: b.String(), After: a.String()}
 }
 
 // diagnoseEthtool keeps the "name: value" lines of an `ethtool -S` paste
