@@ -923,8 +923,15 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
+	noneListed := false // ibv_devinfo pasted under rdma link: "No IB devices found"
 	if vs := verbsOf(res); len(vs) > 0 {
-		if fs := noderules.CheckVerbsProviders(file, vs, len(snap.Devices)); len(fs) > 0 {
+		listed := len(snap.Devices)
+		if seg.Kind != KindDevinfo && slices.ContainsFunc(res.Absent, func(a hcatext.Absent) bool { return a.Device == "" }) {
+			// rdma link lists the kernel's devices; the verbs tool
+			// after it listed none of them.
+			listed, noneListed = 0, true
+		}
+		if fs := noderules.CheckVerbsProviders(file, vs, listed); len(fs) > 0 {
 			seg.Findings = append(seg.Findings, fs...)
 			if len(snap.Devices) == 0 {
 				// "No IB devices found" is what a missing provider
@@ -954,7 +961,12 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		}
 	}
 	seg.Findings = append(seg.Findings, fs...)
-	seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res, seg.Kind))...)
+	as := absentOf(res, seg.Kind)
+	if noneListed {
+		// Said by the provider finding.
+		as = slices.DeleteFunc(as, func(a noderules.Absent) bool { return a.Device == "" })
+	}
+	seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, as)...)
 	return nil
 }
 
