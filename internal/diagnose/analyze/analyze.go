@@ -2101,6 +2101,18 @@ func diagnoseNvsmiQuery(seg *Segment, file, text string) error {
 	}
 	seg.Findings = append(seg.Findings, host.CheckPastedGPUMemory(q, file)...)
 	seg.Summary = plural(len(q.GPUs), "GPU", "GPUs") + ": memory error state (row remapping, page retirement)"
+	var none []string
+	for _, g := range q.GPUs {
+		if g.Rows == nil && g.Pages == nil {
+			none = append(none, fmt.Sprintf("%s (%s)", g.PCI, g.Name))
+		}
+	}
+	if len(none) == len(q.GPUs) {
+		seg.Summary = plural(len(q.GPUs), "GPU", "GPUs") + " read, no memory error section (row remapping, page retirement) printed: nothing read shows a fault"
+	}
+	if len(none) > 0 {
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no Remapped Rows or Retired Pages section (or only N/A) for %s: an older driver or a consumer GPU prints none", strings.Join(none, ", ")))
+	}
 	seg.Skipped = append(seg.Skipped, "of nvidia-smi -q only the Remapped Rows and Retired Pages sections are judged")
 	return nil
 }
