@@ -161,6 +161,7 @@ var Placeholders = map[string]string{
 	"prio":      "the RoCE priority that pauses (ethtool -S on the netdev: the rx_prioN_pause counters that rise)",
 	"agent":     "the agent's host:port",
 	"bridges":   "the PCIe switch ports between the GPU and its NIC (lspci -t -v shows the tree)",
+	"nid":       "the LNet NID of the peer (lnetctl peer show lists them)",
 }
 
 // FillPlaceholders returns the remedies for a subject: entries of the other

@@ -72,6 +72,40 @@ const (
 	// remote access error"). Interface is the RDMA device of the cq.c
 	// lines, PCI the function of the eq.c one.
 	KindCQ Kind = "cq"
+	// KindTxTimeout is a netdev whose transmit queue stalled: the
+	// kernel's watchdog (net/sched/sch_generic.c dev_watchdog "NETDEV
+	// WATCHDOG: eth0 (mlx5_core): transmit queue 3 timed out 5376 ms",
+	// since Linux 6.9 netdev_crit "NETDEV WATCHDOG: CPU: 12: transmit
+	// queue 3 timed out 5376 ms"), the driver's own report (mlx5e
+	// en/reporter_tx.c "TX timeout on queue: 40, SQ: 0x13106, …, usecs
+	// since last trans: 28559000", en_main.c "TX timeout detected"),
+	// IPoIB's (drivers/infiniband/ulp/ipoib/ipoib_main.c ipoib_timeout
+	// "ib0: transmit timeout: latency 9956 msecs"). Interface is the
+	// netdev, PCI its function when named, Queue the queue, StallMs how
+	// long it had not sent; IsError marks the driver's failed recovery
+	// ("mlx5e_safe_reopen_channels failed recovering from a tx_timeout").
+	KindTxTimeout Kind = "tx_timeout"
+	// KindRDMAPeer is a kernel RDMA transport that lost a peer: Lustre
+	// LNet's o2ib driver (lnet/klnds/o2iblnd/o2iblnd_cb.c:
+	// kiblnd_check_conns "Timed out tx for 172.31.126.87@o2ib: 403055
+	// seconds", "Timed out RDMA with 10.0.0.2@o2ib (52): c: 0, oc: 0, rc:
+	// 8", kiblnd_rejected "10.0.0.2@o2ib rejected: consumer defined fatal
+	// error", kiblnd_cm_callback "10.0.0.2@o2ib: ADDR ERROR -110").
+	// Interface is the peer (its NID), Detail what failed, StallMs how
+	// long the peer had been silent when the line says.
+	KindRDMAPeer Kind = "rdma_peer"
+	// KindPCIeLinkReport is a driver's own PCIe link report at probe
+	// (Corundum mqnic_main.c "Link capability: gen 3 x16" then "Link
+	// status: gen 3 x4"): the Classifier pairs the two lines of a device
+	// and gives one event, with CapableOf and LimitedBy the capability
+	// and status as printed, only when the status is below the
+	// capability. Driver is the driver that printed it.
+	KindPCIeLinkReport Kind = "pcie_link_report"
+	// KindSlotPower is mlx5's report that the PCIe slot does not give
+	// the card the power it needs (drivers/net/ethernet/mellanox/mlx5/
+	// core/events.c mlx5_pcie_event "Detected insufficient power on the
+	// PCIe slot (27W)."): Detail is the power the slot advertises.
+	KindSlotPower Kind = "slot_power"
 )
 
 // Completion queue error lines (Event.CQ).
@@ -208,9 +242,12 @@ type Event struct {
 	Syndrome       int    `json:"syndrome,omitempty"`
 	VendorSyndrome int    `json:"vendor_syndrome,omitempty"`
 	WCStatus       int    `json:"wc_status,omitempty"`
-	Folded         bool   `json:"folded,omitempty"`
-	Count          int    `json:"count,omitempty"`
-	Inferred       int    `json:"inferred,omitempty"`
+	// Queue and StallMs of a KindTxTimeout or KindRDMAPeer event.
+	Queue    string `json:"queue,omitempty"`
+	StallMs  int64  `json:"stall_ms,omitempty"`
+	Folded   bool   `json:"folded,omitempty"`
+	Count    int    `json:"count,omitempty"`
+	Inferred int    `json:"inferred,omitempty"`
 }
 
 // Weight is how many events e stands for.
@@ -380,9 +417,43 @@ var Patterns = []Pattern{
 	// nvmet_rdma "nvmet_rdma: SEND for CQE 0x… failed with status … (12)." (drivers/nvme/host/rdma.c, drivers/nvme/target/rdma.c).
 	{Name: "rdma-ulp-wc-error", Kind: KindCQ, Contains: []string{" for CQE ", " failed with status "}, Set: Event{CQ: CQULP},
 		Re: regexp.MustCompile(`^(?:nvme (?P<iface>nvme\d+): |(?P<iface2>nvmet_rdma): )?(?:[A-Z_]+(?: [A-Z_]+)?) for CQE (?:0x[0-9a-fA-F]+ )?failed with status (?P<detail>[^()]+?) \((?P<wc>\d+)\)`)},
-	// health.c and cmd.c: a health miss, a fatal syndrome, a command timeout, recovery given up.
+	// A stalled transmit queue. The driver's report: mlx5e en/reporter_tx.c mlx5e_tx_reporter_timeout "mlx5_core 0000:af:00.0 enp175s0f0: TX timeout on queue: 40,
+	// SQ: 0x13106, CQ: 0x5b5, SQ Cons: 0x1 SQ Prod: 0x1, usecs since last trans: 28559000", en_main.c mlx5e_tx_timeout "TX timeout detected" (bnxt_en: "TX timeout detected, starting reset task!").
+	{Name: "netdev-tx-timeout", Kind: KindTxTimeout, Contains: []string{"TX timeout "},
+		Re: regexp.MustCompile(`^\s*[\w.-]+ (?:(?P<pci>` + bdf + `)|\S+) (?P<iface>[\w.@-]+): TX timeout (?:on queue: (?P<queue>\d+)(?:.*?usecs since last trans: (?P<usecs>\d+))?|detected)`)},
+	// net/sched/sch_generic.c dev_watchdog: WARN_ONCE "NETDEV WATCHDOG: eth0 (mlx5_core): transmit queue 3 timed out[ 5376 ms]" (" ms" since Linux 6.4),
+	// since Linux 6.9 netdev_crit "mlx5_core 0000:af:00.0 eth0: NETDEV WATCHDOG: CPU: 12: transmit queue 3 timed out 5376 ms"; before 2.6.27 "NETDEV WATCHDOG: eth0: transmit timed out".
+	{Name: "netdev-watchdog", Kind: KindTxTimeout, Contains: []string{"NETDEV WATCHDOG: "}, Set: Event{Detail: "watchdog"},
+		Re: regexp.MustCompile(`(?:^\s*(?P<driver>[\w.-]+) (?:(?P<pci>` + bdf + `)|\S+) (?P<iface2>[\w.@-]+): )?NETDEV WATCHDOG: (?:(?P<iface>[\w.@-]+)(?: \((?P<driver2>[^)]*)\))?|CPU: \d+): transmit (?:queue (?P<queue>\d+) )?timed out(?: (?P<msecs>\d+) ms)?`)},
+	// drivers/infiniband/ulp/ipoib/ipoib_main.c ipoib_timeout, ipoib_warn: "ib0: transmit timeout: latency 9956 msecs".
+	{Name: "ipoib-tx-timeout", Kind: KindTxTimeout, Contains: []string{": transmit timeout: latency "},
+		Re: regexp.MustCompile(`(?:^|\s)(?P<iface>[\w.@-]+): transmit timeout: latency (?P<msecs>\d+) msecs`)},
+	// The driver gave up recovering the queue: mlx5e en/reporter_tx.c mlx5e_tx_reporter_timeout_recover "mlx5e_safe_reopen_channels failed recovering from a tx_timeout, err(-110).",
+	// older en_main.c "mlx5e_open_locked failed recovering from a tx_timeout, err(-12).", ipoib/ipoib.c "mlx5i_open failed recovering from a tx_timeout, err(%d).".
+	{Name: "netdev-tx-timeout-recovery-failed", Kind: KindTxTimeout, Error: true, Contains: []string{" failed recovering from a tx_timeout"},
+		Re: regexp.MustCompile(`^\s*[\w.-]+ (?:(?P<pci>` + bdf + `)|\S+) (?P<iface>[\w.@-]+): (?:\w+:\d+:\(pid \d+\): )?(?P<detail>\w+ failed recovering from a tx_timeout, err\(-?\d+\))`)},
+	// Lustre LNet o2ib (lnet/klnds/o2iblnd/o2iblnd_cb.c): kiblnd_check_txs_locked "Timed out tx for 172.31.126.87@o2ib: 403055 seconds",
+	// kiblnd_check_conns "Timed out RDMA with 10.0.0.2@o2ib (52): c: 0, oc: 0, rc: 8" (older "Timed out RDMA with 10.0.0.2@o2ib").
+	{Name: "lnet-o2ib-timeout", Kind: KindRDMAPeer, Contains: []string{"Timed out ", "@o2ib"},
+		Re: regexp.MustCompile(`(?P<detail>Timed out (?:tx for|RDMA with)) (?P<iface>[\w.:-]+@o2ib\d*)(?:: (?P<secs>\d+) seconds| \((?P<secs2>\d+)\))?`)},
+	// kiblnd_rejected: "LNetError: …(o2iblnd_cb.c:2781:kiblnd_rejected()) 10.0.0.2@o2ib rejected: consumer defined fatal error";
+	// kiblnd_cm_callback: "…kiblnd_cm_callback()) 10.0.0.2@o2ib: ADDR ERROR -110" (the peer's address did not resolve), "ROUTE ERROR -110".
+	{Name: "lnet-o2ib-rejected", Kind: KindRDMAPeer, Contains: []string{"@o2ib", "rejected"},
+		Re: regexp.MustCompile(`kiblnd_\w+\(\)\) (?P<iface>[\w.:-]+@o2ib\d*) (?P<detail>rejected)\b`)},
+	{Name: "lnet-o2ib-cm-error", Kind: KindRDMAPeer, Contains: []string{"@o2ib", " ERROR -"},
+		Re: regexp.MustCompile(`(?P<iface>[\w.:-]+@o2ib\d*): (?P<detail>(?:ADDR|ROUTE) ERROR -\d+)`)},
+	// A driver's own link report at probe, Corundum mqnic_main.c (and its DPDK port): dev_info " Link capability: gen %d x%d", then " Link status: gen %d x%d"
+	// ("mqnic 0000:01:00.0:  Link status: gen 3 x4"); the Classifier pairs them. Markdown emphasis around the text ("**_Link status: gen 3 x4_**") is read through.
+	{Name: "driver-pcie-link-report", Kind: KindPCIeLinkReport, Contains: []string{"Link ", ": gen "},
+		Re: regexp.MustCompile(`^\s*(?P<driver>[\w.-]+) (?P<pci>` + bdf + `):[\s*_]*Link (?P<detail>capability|status): (?P<link>gen \d+ x\d+)`)},
+	// events.c mlx5_pcie_event (mlx5_core_warn_rl): "mlx5_core 0000:5c:00.0: mlx5_pcie_event:299:(pid 268269): Detected insufficient power on the PCIe slot (27W).".
+	{Name: "mlx5-slot-power", Kind: KindSlotPower, Contains: []string{"insufficient power on the PCIe slot"},
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?Detected insufficient power on the PCIe slot \((?P<detail>\d+W)\)`)},
+	// health.c and cmd.c: a health miss, a fatal syndrome, a command timeout, recovery given up. A command timeout is
+	// cmd.c wait_func_handle_exec_timeout "cmd[0]: ACCESS_REG(0x805) No done completion", wait_func "ACCESS_REG(0x805) timeout. Will cause a leak of a
+	// command resource", and mlx5_cmd_comp_handler "Command completion arrived after timeout (entry idx = 0)." when the answer comes late.
 	{Name: "mlx5-health", Kind: KindHealth, Error: true, Contains: []string{"mlx5_core"}, Set: Event{HealthClass: HealthFatal},
-		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>device's health compromised[^\n]*|Fatal error \d+ detected|synd 0x[0-9a-fA-F]+: [^\n]*|\S+\(0x[0-9a-fA-F]+\) timeout\. Will cause a leak of a command resource|health recovery flow aborted[^\n]*|FW is unable to respond[^\n]*)`)},
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>device's health compromised[^\n]*|Fatal error \d+ detected|synd 0x[0-9a-fA-F]+: [^\n]*|\S+\(0x[0-9a-fA-F]+\) timeout\. Will cause a leak of a command resource|\S+\(0x[0-9a-fA-F]+\) No done completion|Command completion arrived after timeout|health recovery flow aborted[^\n]*|FW is unable to respond[^\n]*)`)},
 	// main.c: the function could not be brought up ("mlx5_load_one failed with error code -22", "handle_hca_cap failed", "failed to allocate command entry").
 	{Name: "mlx5-init-failed", Kind: KindHealth, Error: true, Contains: []string{"mlx5_core"}, Set: Event{HealthClass: HealthFatal},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>(?:mlx5_load_one|mlx5_init_one|mlx5_function_setup|mlx5_init_once|handle_hca_cap|set_hca_cap|mlx5_cmd_init) failed[^\n]*|failed to allocate command entry|init one failed[^\n]*)`)},
@@ -527,6 +598,20 @@ func (p *Pattern) event(r Record, m []string) Event {
 			e.VendorSyndrome = int(x)
 		case "wc":
 			e.WCStatus, _ = strconv.Atoi(v)
+		case "queue":
+			e.Queue = v
+		case "driver", "driver2":
+			e.Driver = v
+		case "link":
+			e.LimitedBy = v
+		case "usecs":
+			n, _ := strconv.ParseInt(v, 10, 64)
+			e.StallMs = n / 1000
+		case "msecs":
+			e.StallMs, _ = strconv.ParseInt(v, 10, 64)
+		case "secs", "secs2":
+			n, _ := strconv.ParseInt(v, 10, 64)
+			e.StallMs = n * 1000
 		}
 	}
 	if i := p.Re.SubexpIndex("cmd"); i >= 0 && m[i] != "" {
@@ -542,6 +627,19 @@ func (p *Pattern) event(r Record, m []string) Event {
 		e.PCI = idToAddress(dom, m[i])
 	}
 	return e
+}
+
+// linkBelow says whether a driver's link status "gen 3 x4" is below its
+// capability "gen 3 x16": a lower generation or fewer lanes.
+func linkBelow(status, capability string) bool {
+	var sg, sw, cg, cw int
+	if _, err := fmt.Sscanf(status, "gen %d x%d", &sg, &sw); err != nil {
+		return false
+	}
+	if _, err := fmt.Sscanf(capability, "gen %d x%d", &cg, &cw); err != nil {
+		return false
+	}
+	return sg < cg || sw < cw
 }
 
 // severityName normalises "Corrected"/"Correctable", "Uncorrected
@@ -622,6 +720,10 @@ type Classifier struct {
 	// hex lines within dumpLeft records (cqedump.go).
 	dumpDev  string
 	dumpLeft int
+	// linkCapDev and linkCap are the device and text of the last
+	// driver link capability line, for the status line after it.
+	linkCapDev pcie.Address
+	linkCap    string
 	// oops is the kernel crash report being read (oops.go); goingDown
 	// says the log said the host was shutting down or rebooting.
 	oops      oopsState
@@ -764,6 +866,18 @@ func (c *Classifier) add(r Record) []Event {
 		c.suppressed, c.suppressedLeft = tc.cmdSupp, 4
 	} else if c.suppressedLeft > 0 {
 		c.suppressedLeft--
+	}
+	if len(evs) == 1 && evs[0].Kind == KindPCIeLinkReport {
+		if evs[0].Detail == "capability" {
+			c.linkCapDev, c.linkCap = evs[0].PCI, evs[0].LimitedBy
+			return nil
+		}
+		capOf := c.linkCap
+		if c.linkCapDev != evs[0].PCI || !linkBelow(evs[0].LimitedBy, capOf) {
+			return nil
+		}
+		c.linkCapDev = ""
+		evs[0].CapableOf = capOf
 	}
 	for i := range evs {
 		if evs[i].Kind == KindHealth && evs[i].HealthClass == HealthCommand && c.suppressedLeft > 0 {

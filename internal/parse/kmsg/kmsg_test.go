@@ -748,3 +748,43 @@ func TestAERWrappedByMail(t *testing.T) {
 		t.Errorf("events %+v", evs)
 	}
 }
+
+// TestFlowedWrapJoined: a mail client that wraps long lines (format=flowed)
+// ends each broken line with a space; the bare lines after a stamped
+// record that ends so are its rest. The lines are a ConnectX-7 firmware
+// command timeout quoted on netdev (analyze testdata/realworld-fresh20,
+// dmesg-netdevlist-cx7-multihost-access-reg-cmd-timeout-quoted.txt, with
+// its "> " quoting off). A bare line after a record without the trailing
+// space, or after a bare line, stays a record of its own.
+func TestFlowedWrapJoined(t *testing.T) {
+	for _, tt := range []struct {
+		name, log string
+		want      []string // text of each record
+	}{
+		{"three pieces",
+			"[  257.111349] mlx5_core 0000:56:00.0: \nwait_func_handle_exec_timeout:1159:(pid 72061): cmd[0]: \nACCESS_REG(0x805) No done completion\n" +
+				"[  270.871521] mlx5_core 0000:56:00.0: mlx5_cmd_comp_handler:1709:(pid \n0): Command completion arrived after timeout (entry idx = 0).\n",
+			[]string{"mlx5_core 0000:56:00.0: wait_func_handle_exec_timeout:1159:(pid 72061): cmd[0]: ACCESS_REG(0x805) No done completion",
+				"mlx5_core 0000:56:00.0: mlx5_cmd_comp_handler:1709:(pid 0): Command completion arrived after timeout (entry idx = 0)."}},
+		{"no trailing space: two records",
+			"[  257.111349] mlx5_core 0000:56:00.0: Link up\nsubsequent attempts hang:\n",
+			[]string{"mlx5_core 0000:56:00.0: Link up", "subsequent attempts hang:"}},
+		{"prose after prose is not joined",
+			"I can toggle the parameter ok using the mstconfig binary built from \nthe mstflint github repo.\n",
+			[]string{"I can toggle the parameter ok using the mstconfig binary built from ", "the mstflint github repo."}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseText(strings.NewReader(tt.log), "dmesg", TextOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range l.Records {
+				got = append(got, r.Text)
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("records\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}

@@ -325,6 +325,15 @@ func (p *TextParser) line(n int, line string) {
 			p.cur.Text += "\n" + strings.TrimSpace(line)
 			return
 		}
+		// A mail client that wraps long lines (format=flowed, RFC 3676)
+		// leaves a space at the end of each line it broke: the bare line
+		// after a stamped record that ends in one is that record's rest
+		// ("[  257.1] mlx5_core 0000:56:00.0: " then "wait_func:1189:(pid
+		// 72061): " then "ACCESS_REG(0x805) timeout. …").
+		if p.lastStamped && p.have && strings.HasSuffix(p.cur.Text, " ") && strings.TrimSpace(p.cur.Text) != "" {
+			p.cur.Text += strings.TrimLeft(line, " \t")
+			return
+		}
 		if p.have && aerWrapped(p.cur.Text, line) {
 			p.cur.Text += " " + strings.TrimSpace(line)
 			return

@@ -23,6 +23,10 @@ func FuzzTextParserClassifier(f *testing.F) {
 	// An error CQE dumped in hex (cqedump.go), then a dump cut short.
 	f.Add([]byte("[1.0] infiniband mlx5_0: dump_cqe:272:(pid 709): dump error cqe\n[1.1] 00000000: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n" +
 		"[1.2] 00000030: 00 00 00 00 00 00 88 13 08 00 01 13 07 47 67 d2\n[2.0] infiniband mlx5_0: dump_cqe:272:(pid 1): dump error cqe\n[2.1] 00000030: 00 88\n"))
+	// A driver's link report (capability, then status), and a record a mail client wrapped (format=flowed).
+	f.Add([]byte("[1.0] mqnic 0000:01:00.0:  Link capability: gen 3 x16\n[1.1] mqnic 0000:01:00.0:  **_Link status: gen 3 x4_**\n" +
+		"[2.0] mlx5_core 0000:56:00.0: \nwait_func:1189:(pid 72061): \nACCESS_REG(0x805) timeout. Will cause a leak of a command resource\n" +
+		"\tmlx5_core 0000:af:00.0 enp175s0f0: TX timeout on queue: 40, SQ: 0x13106, CQ: 0x5b5, SQ Cons: 0x1 SQ Prod: 0x1, usecs since last trans: 28559000\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		whole, err := ParseText(bytes.NewReader(b), "fuzz", TextOptions{Year: 2024})
 		if err != nil && strings.Contains(err.Error(), "too long") {
@@ -35,7 +39,7 @@ func FuzzTextParserClassifier(f *testing.F) {
 			recs = append(recs, r)
 			for _, e := range c.Add(r) {
 				if e.Kind == KindFallenOffBus || e.Kind == KindOops || e.Kind == KindAER && strings.Contains(r.Text, "[Hardware Error]") ||
-					e.Kind == KindCQ && strings.HasPrefix(strings.TrimSpace(r.Text), "00000030: ") {
+					e.Kind == KindCQ && strings.HasPrefix(strings.TrimSpace(r.Text), "00000030: ") || e.Kind == KindPCIeLinkReport {
 					// Read from the records before it too.
 					evs = append(evs, e)
 					continue

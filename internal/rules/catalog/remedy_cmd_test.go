@@ -30,7 +30,8 @@ import (
 //     cma_roce_mode (MLNX_OFED) usage, pciutils lspci(8) and setpci(8), util-linux dmesg(1);
 //   - ucx_info: UCX src/tools/info/ucx_info.c, its getopt string;
 //   - mpirun and ompi_info: Open MPI's mpirun(1) and ompi_info(1);
-//   - edac-util (edac-utils) and ras-mc-ctl (rasdaemon): their man pages.
+//   - edac-util (edac-utils) and ras-mc-ctl (rasdaemon): their man pages;
+//   - lnetctl: Lustre lnet/utils/lnetctl.c, its option tables.
 //
 // Tools whose options are not checked (grep, kill, ...) still end the
 // previous command, so their flags are never taken for that command's.
@@ -75,7 +76,9 @@ var toolOptions = map[string]string{
 	"mpirun":    "--mca -mca -np -n -H --host -x --hostfile -hostfile --tag-output --bind-to --map-by",
 	"ompi_info": "-a --all -c --config -h --help --parsable --param -v --version",
 	// UCX src/tools/info/ucx_info.c getopt string.
-	"ucx_info":   "-f -a -h -v -c -6 -y -d -b -s -w -p -e -C -F -t -n -u -D -P -m -N -A -T -M",
+	"ucx_info": "-f -a -h -v -c -6 -y -d -b -s -w -p -e -C -F -t -n -u -D -P -m -N -A -T -M",
+	// Lustre lnet/utils/lnetctl.c: the long options of "peer show" and "net show".
+	"lnetctl":    "--nid --verbose --net",
 	"journalctl": "-u --unit -b --boot -k --dmesg -f --follow -n --lines -S --since -U --until -p --priority -o --output",
 	"docker":     "--device --ulimit --cap-add --privileged --network --ipc --shm-size --rm -it -i -t",
 	"curl":       "-H --header -s --silent -f --fail -k --insecure -X --request -d --data -o --output",

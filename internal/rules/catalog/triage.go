@@ -114,6 +114,41 @@ var triageMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "kmsg.tx_timeout", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
+		Title:   "network interface transmit queues stalled",
+		Meaning: "A network interface stopped sending: a transmit queue held packets and completed none within the watchdog timeout (net/sched/sch_generic.c dev_watchdog: \"NETDEV WATCHDOG: eth0 (mlx5_core): transmit queue 3 timed out 5376 ms\"), and the driver's timeout handler ran (mlx5e en/reporter_tx.c: \"TX timeout on queue: 40, SQ: 0x13106, CQ: 0x5b5, SQ Cons: 0x1 SQ Prod: 0x1, usecs since last trans: 28559000\"; IPoIB ipoib_main.c: \"ib0: transmit timeout: latency 9956 msecs\"). The NIC stopped completing sends: its firmware hung or lost completions, or the link partner paused it (a PFC pause storm holds a RoCE priority's queues). Traffic on those queues stalls while it lasts, and the driver resets the queue or the channels to recover. One stall the driver recovers from is a warning; the same queue stalling again, or a recovery that fails (\"mlx5e_safe_reopen_channels failed recovering from a tx_timeout\"), is critical: the interface does not carry traffic.",
+		Causes:  []string{"the link partner pauses the port (a PFC pause storm from a switch or a stuck receiver)", "NIC firmware hang or lost completions (a firmware bug; mlx5 health errors may follow)", "PCIe errors between the host and the NIC", "a driver bug in the queue's recovery"},
+		Remedy: []string{
+			"ethtool -S <netdev> | grep -Ei 'timeout|pause|discard': rising rx pause counters mean the peer holds the queue (check PFC on the switch port)",
+			"mlx5: devlink health show pci/<pci> reporter tx and devlink health diagnose pci/<pci> reporter tx show the stalled send queues and their recoveries",
+			"read the kernel log around the stalls for firmware health errors (mlx5 health, command timeouts) and AER errors on the NIC",
+			"mlxfwmanager --query, and align the firmware with the driver; if the stalls repeat, ip link set <netdev> down && ip link set <netdev> up, then reset the NIC or replace it",
+		},
+	},
+	{
+		ID: "kmsg.rdma_peer_unreachable", Severity: finding.Critical, Area: "kmsg", Step: finding.StepKernelLog,
+		Title:   "a kernel RDMA transport lost its peer",
+		Meaning: "A kernel RDMA transport could not reach a peer over the fabric. Lustre's LNet o2ib driver (lnet/klnds/o2iblnd/o2iblnd_cb.c) timed out the messages it queued to the peer (\"Timed out tx for 172.31.126.87@o2ib: 403055 seconds\": the seconds since the peer last answered), the RDMA of an open connection (\"Timed out RDMA with 10.0.0.2@o2ib (52)\"), was refused a connection (\"10.0.0.2@o2ib rejected\"), or could not resolve the peer's address or route (\"ADDR ERROR -110\"). The Lustre clients or servers behind that peer are unreachable over RDMA: their file system I/O hangs, and Lustre's own requests fail \"due to network error\".",
+		Causes:  []string{"the peer (a Lustre server or router) is down or its HCA port is down", "a fabric fault between the two: a link down, a switch failure, a partition (P_Key) the peer is not in", "the IPoIB address of the peer's NID not reachable (ARP over IPoIB: the subnet manager, the IPoIB interface down)", "LNet configured for a network the peer is not on"},
+		Remedy: []string{
+			"lctl ping <nid> (and lnetctl ping <nid>) from this node: an answer means LNet reaches the peer again",
+			"lnetctl peer show --nid <nid> --verbose and lnetctl net show --verbose: the peer's state and this node's LNet interfaces",
+			"ibstat, and ibdoctor doctor on this node and on the peer: the port state of both ends; ping the peer's IPoIB address",
+			"ask the storage administrators whether the peer (a Lustre server or LNet router) is up",
+		},
+	},
+	{
+		ID: "pcie.slot_power", Severity: finding.Warning, Area: "pcie", Step: finding.StepPCIe,
+		Title:   "PCIe slot gives the NIC too little power",
+		Meaning: "The mlx5 firmware compared the power its PCIe slot advertises (the slot power limit of the device's capabilities) with what the card needs, and found it short (drivers/net/ethernet/mellanox/mlx5/core/events.c mlx5_pcie_event: \"Detected insufficient power on the PCIe slot (27W).\"). A card short of power may throttle its bandwidth, or fail under load. Some platforms advertise a slot power limit the slot does in fact exceed (a limit of 0 W, or one the BIOS never set): there the message is a misreport, and a bandwidth test at line rate settles it.",
+		Causes:  []string{"the card sits in a slot (or behind a riser) rated for less power than it draws", "the BIOS or the platform advertises a wrong slot power limit"},
+		Remedy: []string{
+			"lspci -vvv -s <pci> | grep -i 'power limit': the slot power limit the device was given",
+			"run a bandwidth test at line rate (ib_write_bw) to see whether the card throttles",
+			"move the card to a slot rated for its power, or ask the platform vendor for a BIOS that advertises the slot's real limit",
+		},
+	},
+	{
 		ID: "kmsg.cq_error", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
 		Title:   "RDMA completion queue errors in the kernel log",
 		Meaning: "The mlx5 driver logged completion queue errors. A CQ error event (drivers/net/ethernet/mellanox/mlx5/core/eq.c: \"CQ error on CQN 0x40a, syndrom 0x1\") is the HCA reporting a whole CQ broken: syndrome 0x1 is an overrun (more completions arrived than the CQ holds: its owner posted more work than it sized the CQ for, or stopped polling it), 0x2 an access violation (the CQ's memory was not accessible). The CQ and the queue pairs that complete into it go to the error state, so that process's connections fail or hang; the link and the firmware are not at fault (a warning). Error completions (drivers/infiniband/hw/mlx5/cq.c: \"Responder error cqe on cqn 0x406\" with its \"syndrome 0x5, vendor syndrome 0xf9\" line, or \"WC error: 12, Message: transport retry counter exceeded\") are work requests of a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB) that failed; the CQE syndrome decodes to the work-completion status as the driver maps it. A flushed work request (syndrome 0x5) is fallout: the queue pair had already gone to the error state (a connection torn down or lost) and its queued work was returned (a warning); any other status is the failure itself, and the connection it ran on is lost until the consumer reconnects (critical).",

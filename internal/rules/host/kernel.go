@@ -737,7 +737,7 @@ func checkHealth(in *Input) []finding.Finding {
 			}
 		}
 		d := e.Detail
-		if strings.Contains(d, "timeout. Will cause a leak") {
+		if strings.Contains(d, "timeout. Will cause a leak") || strings.HasSuffix(d, ") No done completion") || d == "Command completion arrived after timeout" {
 			d = "firmware command timeout"
 		}
 		if !slices.Contains(t.details, d) {
@@ -858,13 +858,17 @@ func checkPCIeBandwidth(in *Input) []finding.Finding {
 	seen := map[pcie.Address]bool{}
 	var out []finding.Finding
 	for _, e := range in.events() {
-		if e.Kind != kmsg.KindPCIeBandwidth || seen[e.PCI] {
+		if e.Kind != kmsg.KindPCIeBandwidth && e.Kind != kmsg.KindPCIeLinkReport || seen[e.PCI] {
 			continue
 		}
 		seen[e.PCI] = true
 		tg := pciTarget(s, e.PCI)
 		subj := tg.subject(s.Host)
 		subj.PCI = string(e.PCI)
+		if e.Kind == kmsg.KindPCIeLinkReport {
+			out = append(out, driverLinkFinding(in, e, tg, subj))
+			continue
+		}
 		where := ""
 		if e.LimitedAt != "" && e.LimitedAt != e.PCI {
 			where = " at " + string(e.LimitedAt)
@@ -875,4 +879,31 @@ func checkPCIeBandwidth(in *Input) []finding.Finding {
 			in.logEvidence(e.Record)))
 	}
 	return out
+}
+
+// nicDrivers are network drivers that print their own PCIe link report
+// at probe: the device is a network adapter (PCIeCarrier).
+var nicDrivers = map[string]bool{"mqnic": true}
+
+// driverLinkFinding reports a driver's own link report whose status is
+// below its capability (Corundum mqnic "Link capability: gen 3 x16",
+// "Link status: gen 3 x4"): critical on a network adapter, as a degraded
+// link is in lspci's LnkSta, a warning on a device the driver does not
+// say is one.
+func driverLinkFinding(in *Input, e kmsg.Event, tg target, subj finding.Subject) finding.Finding {
+	f := catalog.New("pcie.link_degraded", subj,
+		fmt.Sprintf("%s: PCIe link trained at %s, the device is capable of %s (the %s driver's own link report at probe)",
+			tg.label(), e.LimitedBy, e.CapableOf, e.Driver),
+		in.logEvidence(e.Record))
+	class := ""
+	if nicDrivers[e.Driver] {
+		class = "Ethernet controller"
+	}
+	if what := PCIeCarrier(class, ""); what != "" {
+		f.Summary += "; the device is " + what + " (" + e.Driver + "): it carries a training job's traffic, and the job gets that much less PCIe bandwidth"
+	} else {
+		f.Severity = finding.Warning
+		f.Summary += "; the " + e.Driver + " driver is not known to drive a network adapter or a data-center GPU: critical if the device carries a training job's traffic"
+	}
+	return f
 }

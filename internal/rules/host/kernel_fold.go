@@ -73,7 +73,7 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 		if k.sev != kmsg.AERCorrectable {
 			k.sev = "uncorrectable"
 		}
-	case e.Kind == kmsg.KindAERBit, e.Kind == kmsg.KindPCIeBandwidth:
+	case e.Kind == kmsg.KindAERBit, e.Kind == kmsg.KindPCIeBandwidth, e.Kind == kmsg.KindPCIeLinkReport, e.Kind == kmsg.KindSlotPower:
 		// The rules name each bit (bandwidth line) once.
 		g = foldGroup{rule: string(e.Kind), pci: e.PCI, name: e.Detail}
 		if st := f.group(g); st.kept > 0 {
@@ -104,6 +104,14 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 		// are not).
 		g = foldGroup{rule: "cq", pci: e.PCI, name: e.Interface + "\x00" + e.CQ, code: e.Syndrome}
 		k.detail, k.class = e.Detail, strconv.Itoa(e.VendorSyndrome)+"/"+strconv.Itoa(e.WCStatus)
+	case e.Kind == kmsg.KindTxTimeout:
+		// checkTxTimeout names each queue and counts each source's lines
+		// per queue (a queue seen twice timed out again); the longest
+		// stall is kept in the fold.
+		g = foldGroup{rule: "tx", name: e.Interface + "\x00" + e.Detail + "\x00" + e.Queue, pci: e.PCI, extra: e.IsError}
+	case e.Kind == kmsg.KindRDMAPeer:
+		g = foldGroup{rule: "rdmapeer", name: e.Interface}
+		k.detail = e.Detail
 	case e.Kind == kmsg.KindCrash:
 		g = foldGroup{rule: "crash", name: e.Task + "\x00" + e.Detail}
 	case e.Kind == kmsg.KindMemory:
@@ -147,6 +155,7 @@ func (f *KernelFolder) fold(k foldKey, e kmsg.Event, n, inferred int) {
 		f.folds = append(f.folds, e)
 	}
 	f.folds[i].Count += n
+	f.folds[i].StallMs = max(f.folds[i].StallMs, e.StallMs)
 	f.folds[i].Inferred += inferred
 	if ok {
 		f.folds[i].Suppressed += e.Suppressed

@@ -1,0 +1,234 @@
+package host
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+// checkTxTimeout reports the netdevs whose transmit queues stalled
+// (kmsg.tx_timeout), one finding per interface with the queues named: the
+// kernel's watchdog, the driver's own report, IPoIB's. A stall the driver
+// recovers from once is a warning; the same queue stalling again, the
+// watchdog firing again, or a recovery that failed is critical: the
+// interface does not carry traffic.
+func checkTxTimeout(in *Input) []finding.Finding {
+	s := in.Snap
+	type tally struct {
+		iface, driver string
+		pci           pcie.Address
+		n             int
+		// seen counts the lines of each source ("" the driver's
+		// per-queue report, "watchdog", "detected") per queue.
+		seen     map[string]int
+		queues   []string
+		again    []string
+		stallMs  int64
+		failed   []string
+		ev       []finding.Evidence
+		repeated bool
+	}
+	ts := map[string]*tally{}
+	var keys []string
+	for _, e := range in.events() {
+		if e.Kind != kmsg.KindTxTimeout {
+			continue
+		}
+		k := e.Interface
+		if k == "" {
+			k = string(e.PCI)
+		}
+		t, ok := ts[k]
+		if !ok {
+			t = &tally{iface: e.Interface, seen: map[string]int{}}
+			ts[k] = t
+			keys = append(keys, k)
+		}
+		if t.pci == "" {
+			t.pci = e.PCI
+		}
+		if t.driver == "" {
+			t.driver = e.Driver
+		}
+		t.stallMs = max(t.stallMs, e.StallMs)
+		switch {
+		case e.IsError:
+			if !slices.Contains(t.failed, e.Detail) {
+				t.failed = append(t.failed, e.Detail)
+			}
+		default:
+			t.n += e.Weight()
+			src := e.Detail + "\x00" + e.Queue
+			t.seen[src] += e.Weight()
+			if e.Queue != "" && !slices.Contains(t.queues, e.Queue) {
+				t.queues = append(t.queues, e.Queue)
+			}
+			if t.seen[src] > 1 {
+				t.repeated = true
+				if e.Queue != "" && !slices.Contains(t.again, e.Queue) {
+					t.again = append(t.again, e.Queue)
+				}
+			}
+		}
+		if len(t.ev) < maxEvidence && !e.Folded {
+			t.ev = append(t.ev, in.logEvidence(e.Record))
+		}
+	}
+	var out []finding.Finding
+	for _, k := range keys {
+		t := ts[k]
+		tg := pciTarget(s, t.pci)
+		subj := tg.subject(s.Host)
+		subj.NetDev = t.iface
+		if p := portOfNetDev(s, t.iface); p != nil && subj.Device == "" {
+			subj.Device = p.Device
+		}
+		who := t.iface
+		var at []string
+		if t.pci != "" {
+			at = append(at, string(t.pci))
+		}
+		if t.driver != "" {
+			at = append(at, t.driver)
+		}
+		switch {
+		case who == "" && len(at) == 0:
+			who = "an interface the log does not name"
+		case who == "":
+			who = strings.Join(at, ", ")
+		case len(at) > 0:
+			who += " (" + strings.Join(at, ", ") + ")"
+		}
+		what := "its transmit queue stalled"
+		switch len(t.queues) {
+		case 0:
+		case 1:
+			what = "transmit queue " + t.queues[0] + " stalled"
+		default:
+			what = "transmit queues " + strings.Join(t.queues, ", ") + " stalled"
+		}
+		msg := fmt.Sprintf("%s: %s: %s", who, what, plural(t.n, "TX timeout message", "TX timeout messages")+" "+in.window())
+		if t.stallMs > 0 {
+			msg += fmt.Sprintf(", up to %s since the queue last sent", stallText(t.stallMs))
+		}
+		f := catalog.New("kmsg.tx_timeout", subj, msg, t.ev...)
+		switch {
+		case len(t.failed) > 0:
+			f.Severity = finding.Critical
+			f.Summary += "; the driver failed to recover it (" + strings.Join(t.failed, "; ") + "): the interface carries no traffic until it is reset"
+		case t.repeated:
+			f.Severity = finding.Critical
+			again := "the watchdog fired again"
+			if len(t.again) > 0 {
+				again = plural(len(t.again), "queue", "queues") + " (" + strings.Join(t.again, ", ") + ") timed out again"
+			}
+			f.Summary += "; " + again + ": the recovery does not hold, and the traffic on them stalls each time"
+		default:
+			f.Summary += "; the driver recovers the queue (its traffic stalled meanwhile): watch for it to repeat"
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// stallText writes a stall in the unit that reads best: "28.6 s", "4.7
+// days".
+func stallText(ms int64) string {
+	switch {
+	case ms < 1000:
+		return strconv.FormatInt(ms, 10) + " ms"
+	case ms < 2*86400*1000:
+		return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + " s"
+	}
+	return fmt.Sprintf("%d s (%.1f days)", ms/1000, float64(ms)/86400e3)
+}
+
+// checkRDMAPeer reports the peers a kernel RDMA transport lost
+// (kmsg.rdma_peer_unreachable), one finding per peer: LNet's o2ib driver
+// timed out its transmits or RDMA to the peer, or the peer refused or
+// could not be reached to connect.
+func checkRDMAPeer(in *Input) []finding.Finding {
+	s := in.Snap
+	type tally struct {
+		n       int
+		what    []string
+		stallMs int64
+		ev      []finding.Evidence
+	}
+	ts := map[string]*tally{}
+	var keys []string
+	for _, e := range in.events() {
+		if e.Kind != kmsg.KindRDMAPeer {
+			continue
+		}
+		t, ok := ts[e.Interface]
+		if !ok {
+			t = &tally{}
+			ts[e.Interface] = t
+			keys = append(keys, e.Interface)
+		}
+		t.n += e.Weight()
+		t.stallMs = max(t.stallMs, e.StallMs)
+		w := rdmaPeerWhat(e.Detail)
+		if !slices.Contains(t.what, w) {
+			t.what = append(t.what, w)
+		}
+		if len(t.ev) < maxEvidence && !e.Folded {
+			t.ev = append(t.ev, in.logEvidence(e.Record))
+		}
+	}
+	var out []finding.Finding
+	for _, nid := range keys {
+		t := ts[nid]
+		msg := fmt.Sprintf("LNet (Lustre) over RDMA lost peer %s: %s (%s %s)", nid, strings.Join(t.what, "; "), plural(t.n, "message", "messages"), in.window())
+		if t.stallMs > 0 {
+			msg += fmt.Sprintf("; the peer has not answered for %s", stallText(t.stallMs))
+		}
+		msg += ": the Lustre servers or clients behind it are unreachable over the fabric, and I/O to them hangs"
+		f := catalog.New("kmsg.rdma_peer_unreachable", finding.Subject{Host: s.Host}, msg, t.ev...)
+		catalog.Fill(&f, "nid", nid)
+		out = append(out, f)
+	}
+	return out
+}
+
+// rdmaPeerWhat says what an LNet o2ib line reports.
+func rdmaPeerWhat(detail string) string {
+	switch {
+	case detail == "Timed out tx for":
+		return "transmits to it timed out"
+	case detail == "Timed out RDMA with":
+		return "RDMA with it timed out"
+	case detail == "rejected":
+		return "it rejected the connection"
+	case strings.HasPrefix(detail, "ADDR ERROR"), strings.HasPrefix(detail, "ROUTE ERROR"):
+		return "its address or route did not resolve to connect (" + detail + ")"
+	}
+	return detail
+}
+
+// checkSlotPower reports mlx5 functions whose PCIe slot advertises less
+// power than the card needs (pcie.slot_power), once per function.
+func checkSlotPower(in *Input) []finding.Finding {
+	s := in.Snap
+	seen := map[pcie.Address]bool{}
+	var out []finding.Finding
+	for _, e := range in.events() {
+		if e.Kind != kmsg.KindSlotPower || seen[e.PCI] {
+			continue
+		}
+		seen[e.PCI] = true
+		tg := pciTarget(s, e.PCI)
+		out = append(out, catalog.New("pcie.slot_power", tg.subject(s.Host),
+			fmt.Sprintf("%s: the mlx5 firmware detected insufficient power on the PCIe slot (the slot advertises %s): the card may throttle its bandwidth or fail under load",
+				tg.longLabel(), e.Detail),
+			in.logEvidence(e.Record)))
+	}
+	return out
+}

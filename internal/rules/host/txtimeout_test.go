@@ -1,0 +1,136 @@
+package host
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+)
+
+// judge runs one kernel-log rule over log lines and returns each
+// finding as "ID severity: summary".
+func judge(check func(*Input) []finding.Finding, log ...string) []string {
+	var out []string
+	for _, f := range check(&Input{Snap: &snapshot.Snapshot{}, Kernel: logOf(log...)}) {
+		out = append(out, f.ID+" "+string(f.Severity)+": "+f.Summary)
+	}
+	return out
+}
+
+// checkFindings compares findings with the prefixes wanted, one each.
+func checkFindings(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d findings, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range got {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("got  %s\nwant %s…", got[i], want[i])
+		}
+	}
+}
+
+// kmsg.tx_timeout: one finding per interface with its queues; a warning
+// for one stall, critical when a queue stalls again or the recovery
+// fails. The mlx5e lines are from a net/sched patch description on LKML
+// (analyze testdata/realworld-fresh20,
+// dmesg-lkml-sched-mlx5-tx-timeout-queues-tab-indented.txt); the
+// watchdog, IPoIB and recovery lines as net/sched/sch_generic.c,
+// ipoib_main.c and mlx5e en/reporter_tx.c print them.
+func TestCheckTxTimeout(t *testing.T) {
+	q40 := "mlx5_core 0000:af:00.0 enp175s0f0: TX timeout on queue: 40, SQ: 0x13106, CQ: 0x5b5, SQ Cons: 0x1 SQ Prod: 0x1, usecs since last trans: 28559000"
+	q42 := "mlx5_core 0000:af:00.0 enp175s0f0: TX timeout on queue: 42, SQ: 0x12688, CQ: 0x5b5, SQ Cons: 0x1 SQ Prod: 0x1, usecs since last trans: 15919000"
+	q42b := "mlx5_core 0000:af:00.0 enp175s0f0: TX timeout on queue: 42, SQ: 0x122d6, CQ: 0x4af, SQ Cons: 0x4 SQ Prod: 0x4, usecs since last trans: 15137000"
+	wd := "NETDEV WATCHDOG: enp175s0f0 (mlx5_core): transmit queue 40 timed out 28559 ms"
+	for _, tt := range []struct {
+		name string
+		log  []string
+		want []string
+	}{
+		{"one stall of two queues: a warning", []string{q40, q42},
+			[]string{"kmsg.tx_timeout warning: enp175s0f0 (0000:af:00.0): transmit queues 40, 42 stalled: 2 TX timeout messages in the kernel log, up to 28.559 s since the queue last sent; the driver recovers"}},
+		// The watchdog's line and the driver's for the same stall are one stall of queue 40.
+		{"the watchdog and the driver name the same stall", []string{wd, q40},
+			[]string{"kmsg.tx_timeout warning: enp175s0f0 (0000:af:00.0, mlx5_core): transmit queue 40 stalled: 2 TX timeout messages"}},
+		{"a queue that stalls again: critical", []string{q40, q42, q42b},
+			[]string{"kmsg.tx_timeout critical: enp175s0f0 (0000:af:00.0): transmit queues 40, 42 stalled: 3 TX timeout messages in the kernel log, up to 28.559 s since the queue last sent; 1 queue (42) timed out again"}},
+		{"a failed recovery: critical", []string{q40, "mlx5_core 0000:af:00.0 enp175s0f0: mlx5e_safe_reopen_channels failed recovering from a tx_timeout, err(-110)."},
+			[]string{"kmsg.tx_timeout critical: enp175s0f0 (0000:af:00.0): transmit queue 40 stalled: 1 TX timeout message in the kernel log, up to 28.559 s since the queue last sent; the driver failed to recover it (mlx5e_safe_reopen_channels failed recovering from a tx_timeout, err(-110))"}},
+		{"IPoIB and another netdev: one finding each", []string{"ib0: transmit timeout: latency 9956 msecs", "NETDEV WATCHDOG: CPU: 3: transmit queue 0 timed out 5120 ms"},
+			[]string{"kmsg.tx_timeout warning: ib0: its transmit queue stalled: 1 TX timeout message in the kernel log, up to 9.956 s", "kmsg.tx_timeout warning: an interface the log does not name: transmit queue 0 stalled"}},
+		{"the watchdog's new form names the device", []string{"mlx5_core 0000:af:00.0 enp175s0f0: NETDEV WATCHDOG: CPU: 12: transmit queue 3 timed out 5376 ms"},
+			[]string{"kmsg.tx_timeout warning: enp175s0f0 (0000:af:00.0, mlx5_core): transmit queue 3 stalled"}},
+		{"other mlx5e lines: nothing", []string{"mlx5_core 0000:af:00.0 enp175s0f0: Link up", "mlx5_core 0000:af:00.0: E-Switch: Total vports 2, per vport: max uc(128) max mc(2048)"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) { checkFindings(t, judge(checkTxTimeout, tt.log...), tt.want) })
+	}
+}
+
+// kmsg.rdma_peer_unreachable: LNet o2ib lines name the peer lost, one
+// finding per peer, critical. The "Timed out tx" lines are from a Lustre
+// client's dmesg -T (analyze testdata/realworld-fresh19,
+// dmesg-jadehpc14-lustre-lnet-o2ib-timed-out-tx-403055s.txt); the others
+// as lnet/klnds/o2iblnd/o2iblnd_cb.c prints them.
+func TestCheckRDMAPeer(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		log  []string
+		want []string
+	}{
+		{"transmits timed out", []string{
+			"LNet: 2431:0:(o2iblnd_cb.c:3174:kiblnd_check_conns()) Timed out tx for 172.31.126.87@o2ib: 403055 seconds",
+			"LNet: 2431:0:(o2iblnd_cb.c:3174:kiblnd_check_conns()) Skipped 24 previous similar messages",
+			"LNet: 2431:0:(o2iblnd_cb.c:3174:kiblnd_check_conns()) Timed out tx for 172.31.126.87@o2ib: 403661 seconds",
+		}, []string{"kmsg.rdma_peer_unreachable critical: LNet (Lustre) over RDMA lost peer 172.31.126.87@o2ib: transmits to it timed out (2 messages in the kernel log); the peer has not answered for 403661 s (4.7 days)"}},
+		{"two peers, an RDMA timeout and a rejection", []string{
+			"LNetError: 2431:0:(o2iblnd_cb.c:3251:kiblnd_check_conns()) Timed out RDMA with 10.0.0.2@o2ib1 (52): c: 0, oc: 0, rc: 8",
+			"LNetError: 3317:0:(o2iblnd_cb.c:2781:kiblnd_rejected()) 10.0.0.3@o2ib1 rejected: consumer defined fatal error",
+		}, []string{
+			"kmsg.rdma_peer_unreachable critical: LNet (Lustre) over RDMA lost peer 10.0.0.2@o2ib1: RDMA with it timed out (1 message in the kernel log); the peer has not answered for 52 s",
+			"kmsg.rdma_peer_unreachable critical: LNet (Lustre) over RDMA lost peer 10.0.0.3@o2ib1: it rejected the connection",
+		}},
+		{"Lustre's own lines alone: nothing", []string{
+			"Lustre: 2449:0:(client.c:2141:ptlrpc_expire_one_request()) Skipped 24 previous similar messages",
+			"LNet: HW NUMA nodes: 2, HW CPU cores: 32, npartitions: 2",
+		}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) { checkFindings(t, judge(checkRDMAPeer, tt.log...), tt.want) })
+	}
+}
+
+// pcie.slot_power: mlx5's insufficient slot power line (events.c
+// mlx5_pcie_event, as leptonai/gpud's matcher quotes it), once per
+// function; the sufficient and not-advertised lines give nothing.
+func TestCheckSlotPower(t *testing.T) {
+	low := "mlx5_core 0000:5c:00.0: mlx5_pcie_event:299:(pid 268269): Detected insufficient power on the PCIe slot (27W)."
+	checkFindings(t, judge(checkSlotPower, low, low),
+		[]string{"pcie.slot_power warning: 0000:5c:00.0: the mlx5 firmware detected insufficient power on the PCIe slot (the slot advertises 27W)"})
+	checkFindings(t, judge(checkSlotPower,
+		"mlx5_core 0000:5c:00.0: mlx5_pcie_event:303:(pid 10): PCIe slot advertised sufficient power (75W).",
+		"mlx5_core 0000:5c:00.0: mlx5_pcie_event:296:(pid 10): PCIe slot power capability was not advertised."), nil)
+}
+
+// pcie.link_degraded from a driver's own link report (Corundum mqnic,
+// corundum/corundum#172, analyze testdata/realworld-fresh19): a status
+// below the capability on a network adapter is critical; a status that
+// matches it, or a status without its capability line, is nothing.
+func TestDriverLinkReport(t *testing.T) {
+	capab := "mqnic 0000:01:00.0:  **_Link capability: gen 3 x16_**"
+	for _, tt := range []struct {
+		name string
+		log  []string
+		want []string
+	}{
+		{"x4 of x16", []string{capab, "mqnic 0000:01:00.0:  **_Link status: gen 3 x4_**"},
+			[]string{"pcie.link_degraded critical: 0000:01:00.0: PCIe link trained at gen 3 x4, the device is capable of gen 3 x16 (the mqnic driver's own link report at probe); the device is a network adapter"}},
+		{"gen 1 of gen 3", []string{"mqnic 0000:01:00.0:  Link capability: gen 3 x8", "mqnic 0000:01:00.0:  Link status: gen 1 x8"},
+			[]string{"pcie.link_degraded critical: 0000:01:00.0: PCIe link trained at gen 1 x8, the device is capable of gen 3 x8"}},
+		{"an unknown driver: a warning", []string{"fpgadrv 0000:02:00.0:  Link capability: gen 4 x8", "fpgadrv 0000:02:00.0:  Link status: gen 4 x4"},
+			[]string{"pcie.link_degraded warning: 0000:02:00.0: PCIe link trained at gen 4 x4, the device is capable of gen 4 x8"}},
+		{"at its capability", []string{"mqnic 0000:01:00.0:  Link capability: gen 3 x16", "mqnic 0000:01:00.0:  Link status: gen 3 x16"}, nil},
+		{"another device's capability", []string{capab, "mqnic 0000:02:00.0:  Link status: gen 3 x4"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) { checkFindings(t, judge(checkPCIeBandwidth, tt.log...), tt.want) })
+	}
+}
