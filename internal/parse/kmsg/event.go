@@ -183,6 +183,9 @@ type Event struct {
 	TaskPID string `json:"task_pid,omitempty"`
 	// MemErrors is how many errors a KindMemory line reports.
 	MemErrors int `json:"mem_errors,omitempty"`
+	// Source is the file and line a WARN_ON splat names
+	// ("net/core/devlink.c:8047").
+	Source string `json:"source,omitempty"`
 	// Func, Driver and DriverFunc of a KindOops event.
 	Func       string `json:"func,omitempty"`
 	Driver     string `json:"driver,omitempty"`
