@@ -281,6 +281,7 @@ func TestParseTextFormats(t *testing.T) {
 		{name: "journal", in: "Mar 05 10:11:12 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc)},
 		{name: "journal with printk time", in: "Mar 05 10:11:12 node7 kernel: [  618.6] msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc), wantMono: 618600 * time.Millisecond},
 		{name: "journal iso", in: "2024-03-05T10:11:12+0000 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, time.UTC)},
+		{name: "syslog tag without date and host", in: "kernel: [ 13.231617] pcieport 0000:00:1c.0: AER: Corrected error received: id=00e0", wantText: "pcieport 0000:00:1c.0: AER: Corrected error received: id=00e0", wantMono: 13231617 * time.Microsecond},
 		{name: "journal other program", in: "Mar 05 10:11:12 node7 systemd[1]: Started x.", skipped: true},
 		{name: "journal networkd carrier", in: "Aug 17 06:18:01 jplc7eb7-vm-0 systemd-networkd[5398]: ib6: lost carrier", wantText: "systemd-networkd: ib6: lost carrier", wantTime: time.Date(2024, 8, 17, 6, 18, 1, 0, loc)},
 		{name: "journal networkd other line", in: "Aug 17 06:18:01 node7 systemd-networkd[5398]: ib6: Link UP", skipped: true},

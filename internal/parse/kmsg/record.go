@@ -593,6 +593,11 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 			}
 		}
 	}
+	// A syslog line cut before its program tag: "kernel: [ 13.231617] …"
+	// (a paste that kept the tag, not the date and host).
+	if r, ok := strings.CutPrefix(s, syslogKernelTag); ok {
+		s = r
+	}
 	if r, ok := xidDaemonLine(s, year, loc); ok {
 		return r, lineStamped, nil
 	}
@@ -993,3 +998,6 @@ func xidDaemonLine(s string, year int, loc *time.Location) (Record, bool) {
 	}
 	return rec, err == nil
 }
+
+// syslogKernelTag is the program tag of the kernel's syslog lines.
+const syslogKernelTag = "kernel: "
