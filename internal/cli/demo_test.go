@@ -27,7 +27,7 @@ func TestDemo(t *testing.T) {
 		"CRITICAL pcie.link_degraded  mlx5_4",
 		"WARNING  port.counter_saturated  mlx5_1 port 1",
 		"WARNING  port.fw_mismatch  mlx5_6",
-		"CRITICAL gpu.fallen_off_bus",
+		"CRITICAL gpu.xid",
 		"WARNING  nccl.peermem_missing",
 		"CRITICAL nccl.ib_hca_unknown",
 		"WARNING  nccl.socket_ifname_missing",

@@ -124,6 +124,7 @@ func normalize(ls []string) ([]string, []Rewrite) {
 	var rw []Rewrite
 	rw = append(rw, unDiff(out)...)
 	rw = append(rw, unCellEnds(out)...)
+	rw = append(rw, unLazyQuote(out)...)
 	// Wrappers nest (a quoted mail of a tagged mpirun output): peel
 	// until nothing changes.
 	for round := 0; round < 4; round++ {
@@ -421,3 +422,34 @@ func unIndent(ls []string) []Rewrite {
 	flush(len(ls))
 	return rw
 }
+
+// unLazyQuote takes the markdown list and quote markers (and an opening
+// "_" or "*" of emphasis) off a kernel line that carries them alone,
+// where the kernel line right under it carries none: markdown's lazy
+// continuation, a quoted log whose first line only was marked
+// ("    - > _Mar 21 20:18:56 pc kernel: [   65.315783] NVRM: Xid …" then
+// "  Mar 21 20:18:56 pc kernel: [   65.315792] NVRM: GPU …"). The line
+// takes the next line's indentation, so both read as one log.
+func unLazyQuote(ls []string) []Rewrite {
+	var rw []Rewrite
+	for i := 0; i+1 < len(ls); i++ {
+		t := strings.TrimLeft(ls[i], " \t")
+		if t == "" || !isMarkdownMarker(t[0]) {
+			continue
+		}
+		for t != "" && isMarkdownMarker(t[0]) {
+			t = strings.TrimLeft(t[1:], " ")
+		}
+		t = strings.TrimLeft(t, "_*")
+		next := ls[i+1]
+		nt := strings.TrimLeft(next, " \t")
+		if nt == "" || isMarkdownMarker(nt[0]) || !kmsg.DetectLine(t) || !kmsg.DetectLine(nt) {
+			continue
+		}
+		ls[i] = next[:len(next)-len(nt)] + t
+		rw = append(rw, Rewrite{Start: i + 1, End: i + 1, What: "markdown list and quote markers on a quoted log's first line"})
+	}
+	return rw
+}
+
+func isMarkdownMarker(c byte) bool { return c == '-' || c == '*' || c == '+' || c == '>' }

@@ -13,6 +13,12 @@ func TestNormalize(t *testing.T) {
 		want string // the lines after normalize, joined by "\n"
 		what string // a rewrite that must be noted ("" for none)
 	}{
+		// The lines of a ThinkPad T450s bug report pasted to a GitHub
+		// issue: a list item quoting a journal, only its first line marked.
+		{"lazy quote of a kernel log", "    - > _Mar 21 20:18:56 pc kernel: [   65.315783] NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n  Mar 21 20:18:56 pc kernel: [   65.315792] NVRM: GPU 0000:01:00.0: GPU has fallen off the bus._",
+			"Mar 21 20:18:56 pc kernel: [   65.315783] NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\nMar 21 20:18:56 pc kernel: [   65.315792] NVRM: GPU 0000:01:00.0: GPU has fallen off the bus._", "markdown list and quote markers on a quoted log's first line"},
+		{"a marked kernel line over prose stays", "- > [   65.315783] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.\nthe GPU is gone",
+			"- > [   65.315783] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.\nthe GPU is gone", ""},
 		{"mail quoting", "> > > hca_id:\tmlx5_0\n> > >\ttransport:\tInfiniBand (0)\n> > >\n> > > hca_id:\tmlx5_1",
 			"hca_id:\tmlx5_0\n\ttransport:\tInfiniBand (0)\n\nhca_id:\tmlx5_1", "mail or markdown quoting"},
 		{"mixed quote depths", ">> CA 'mlx5_0'\n> \tCA type: MT4123\n>>\tPort 1:", "CA 'mlx5_0'\n\tCA type: MT4123\n\tPort 1:", "mail or markdown quoting"},

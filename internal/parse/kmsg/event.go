@@ -627,6 +627,9 @@ type Classifier struct {
 	oops      oopsState
 	goingDown bool
 	out       [2]Event // what Add returns, reused
+	// oopsDone and cqeEv are where oopsLine and cqeDump leave an event:
+	// an Event is 600 bytes, too big to return by value on every record.
+	oopsDone, cqeEv Event
 }
 
 // textClass is what the patterns say about one message text.
@@ -703,18 +706,18 @@ func (c *Classifier) class(text string) *textClass {
 // millions of events allocates none for them. A kernel crash report is
 // given when it ends, so call Flush at the end of the log.
 func (c *Classifier) Add(r Record) []Event {
-	oops, ended := c.oopsLine(r)
+	ended := c.oopsLine(r)
 	evs := c.add(r)
 	if !ended {
 		return evs
 	}
 	if len(evs) == 0 {
-		c.out[0] = oops
+		c.out[0] = c.oopsDone
 		return c.out[:1]
 	}
 	// evs is c.out[:1]: the report began on an earlier record.
 	c.out[1] = c.out[0]
-	c.out[0] = oops
+	c.out[0] = c.oopsDone
 	return c.out[:2]
 }
 
@@ -793,8 +796,8 @@ func (c *Classifier) add(r Record) []Event {
 	if c.pendingLeft > 0 {
 		c.pendingLeft--
 	}
-	if ev, ok := c.cqeDump(r, tc); ok && len(evs) == 0 {
-		c.out[0] = ev
+	if c.cqeDump(r, tc, &c.cqeEv) && len(evs) == 0 {
+		c.out[0] = c.cqeEv
 		evs = c.out[:1]
 	}
 	return evs

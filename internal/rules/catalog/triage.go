@@ -47,14 +47,14 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "gpu.xid", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "NVIDIA Xid error in the kernel log",
-		Meaning: "The NVIDIA driver logged an Xid event for a GPU. Severity follows the Xid, as NVIDIA's Xid catalog sets the action: events that need a GPU reset or a node drain (uncorrectable ECC 48, retirement failure 64, NVLink 74, uncontained errors 95, GSP timeouts 119/120) are critical; an application fault that stopped its process (13, 31, 43) is a warning, since a job died; cleanup after a killed process (45) and handled ECC events (63, 92) are info; Xid 79, the GPU lost on PCIe and critical, is reported once, as gpu.fallen_off_bus, not as an Xid finding too.",
+		Meaning: "The NVIDIA driver logged an Xid event for a GPU. Severity follows the Xid, as NVIDIA's Xid catalog sets the action: events that need a GPU reset or a node drain (uncorrectable ECC 48, retirement failure 64, NVLink 74, uncontained errors 95, GSP timeouts 119/120) are critical; an application fault that stopped its process (13, 31, 43) is a warning, since a job died; cleanup after a killed process (45) and handled ECC events (63, 92) are info; Xid 79 (ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS) is critical: the GPU fell off the PCIe bus, every job on it died, and the node needs a reboot or power cycle; it is one gpu.xid finding per GPU, whose evidence also holds that GPU's \"GPU has fallen off the bus\" lines (no gpu.fallen_off_bus beside it).",
 		Causes:  []string{"GPU memory (HBM) errors", "NVLink or PCIe link errors", "GSP firmware/driver fault", "application bug (illegal address, killed process)"},
 		Remedy:  []string{"look the Xid up in the NVIDIA Xid catalog (docs.nvidia.com/deploy/xid-errors)", remedyNvsmiQuery, remedyGPUReset},
 	},
 	{
 		ID: "gpu.fallen_off_bus", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "GPU has fallen off the bus",
-		Meaning: "The driver lost the GPU on PCIe (Xid 79 / \"GPU has fallen off the bus\"). Every job on it died; NCCL peers time out. This is the one finding for an Xid 79: its summary names the Xid.",
+		Meaning: "The driver lost the GPU on PCIe: the NVRM message \"GPU at PCI:… has fallen off the bus\" (older drivers log it without an Xid) and no Xid 79 line for that GPU. Every job on it died; NCCL peers time out. Where the driver also logged an Xid 79 for the GPU, the loss is reported once, as gpu.xid, not here.",
 		Causes:  []string{"PCIe link failure (riser, retimer, slot, switch)", "GPU hardware fault or overheating", "power delivery problem"},
 		Remedy:  []string{"drain the node; check AER lines just before the event", "reboot; if it repeats, reseat or RMA the GPU / baseboard", "check GPU temperatures and PSU logs (ipmitool sel list)"},
 	},

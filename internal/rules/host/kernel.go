@@ -367,8 +367,10 @@ func bitList(bits map[string]uint64) string {
 	return " (" + strings.Join(names, ", ") + ")"
 }
 
-// checkXid reports NVIDIA Xid events per GPU and code, and GPUs that fell
-// off the bus (Xid 79 or the NVRM message) once per GPU.
+// checkXid reports NVIDIA Xid events per GPU and code. A GPU that fell off
+// the bus is reported once: as gpu.xid when the driver logged an Xid 79 for
+// it (its "fallen off the bus" lines join that finding's evidence), as
+// gpu.fallen_off_bus when only the NVRM "fallen off the bus" message names it.
 func checkXid(in *Input) []finding.Finding {
 	s := in.Snap
 	type key struct {
@@ -445,12 +447,24 @@ func checkXid(in *Input) []finding.Finding {
 	var out []finding.Finding
 	for _, a := range offKeys {
 		subj, label := gpu(a)
-		xid := ""
-		if off[a].named > 0 {
-			xid = "Xid 79, " // named, for those who search the report for the Xid
+		t := off[a]
+		if t.named == 0 {
+			out = append(out, catalog.New("gpu.fallen_off_bus", subj,
+				fmt.Sprintf("%s has fallen off the PCIe bus (%s %s)", label, plural(t.n, "message", "messages"), in.window()), t.ev...))
+			continue
 		}
-		out = append(out, catalog.New("gpu.fallen_off_bus", subj,
-			fmt.Sprintf("%s has fallen off the PCIe bus (%s%s %s)", label, xid, plural(off[a].n, "message", "messages"), in.window()), off[a].ev...))
+		// An Xid 79 is the driver's own name for the loss: one gpu.xid
+		// finding, its summary saying the GPU fell off the bus, the
+		// "fallen off the bus" lines of the same GPU in its evidence.
+		info := LookupXid(79)
+		f := catalog.New("gpu.xid", subj,
+			fmt.Sprintf("Xid 79 on %s: the GPU has fallen off the PCIe bus (%s %s); every job on it died", label, plural(t.n, "message", "messages"), in.window()), t.ev...)
+		f.Severity = info.Severity
+		// A lost GPU is not reset in place: the causes and remedies are
+		// those of a GPU that fell off the bus (drain, reboot, reseat).
+		lost := catalog.New("gpu.fallen_off_bus", subj, "")
+		f.Causes, f.Remedy = lost.Causes, lost.Remedy
+		out = append(out, f)
 	}
 	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.pci, b.pci), cmp.Compare(a.code, b.code)) })
 	for _, k := range keys {

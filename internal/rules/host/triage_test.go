@@ -151,9 +151,20 @@ func TestRules(t *testing.T) {
 		{"xid 63 info", func(in *Input) {
 			in.Kernel = logOf("[  812.004113] NVRM: Xid (PCI:0000:83:00): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu to activate.")
 		}, []string{"gpu.xid/info"}, "on GPU1"},
-		{"xid 79 is fallen off the bus once", func(in *Input) {
-			in.Kernel = logOf("[12000.000000] NVRM: Xid (PCI:0000:83:00): 79, GPU has fallen off the bus.", "[12000.000010] NVRM: GPU 0000:83:00.0: GPU has fallen off the bus.")
-		}, []string{"gpu.fallen_off_bus/critical"}, "GPU1 (0000:83:00.0) has fallen off the PCIe bus (Xid 79, 2 messages"},
+		// An Xid 79 and the same GPU's "fallen off the bus" line are one
+		// gpu.xid (the lines of a ThinkPad T450s journal pasted to a
+		// GitHub issue: Xid 79 then "NVRM: GPU 0000:01:00.0: GPU has
+		// fallen off the bus.").
+		{"xid 79 is one gpu.xid with the fallen line", func(in *Input) {
+			in.Kernel = logOf("[12000.000000] NVRM: Xid (PCI:0000:83:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.", "[12000.000010] NVRM: GPU 0000:83:00.0: GPU has fallen off the bus.")
+		}, []string{"gpu.xid/critical"}, "Xid 79 on GPU1 (0000:83:00.0): the GPU has fallen off the PCIe bus (2 messages"},
+		{"xid 79 alone is gpu.xid", func(in *Input) {
+			in.Kernel = logOf("[12000.000000] NVRM: Xid (PCI:0000:83:00): 79, GPU has fallen off the bus.")
+		}, []string{"gpu.xid/critical"}, "the GPU has fallen off the PCIe bus (1 message"},
+		// One GPU with an Xid 79, another lost without one: one finding each.
+		{"xid 79 on one GPU, fallen line alone on another", func(in *Input) {
+			in.Kernel = logOf("[12000.000000] NVRM: Xid (PCI:0000:83:00): 79, GPU has fallen off the bus.", "[12000.000010] NVRM: GPU at 0000:03:00.0 has fallen off the bus.")
+		}, []string{"gpu.fallen_off_bus/critical", "gpu.xid/critical"}, "GPU0 (0000:03:00.0) has fallen off the PCIe bus (1 message"},
 		{"fallen off the bus without an Xid", func(in *Input) {
 			in.Kernel = logOf("[12000.000010] NVRM: GPU at 0000:83:00.0 has fallen off the bus.")
 		}, []string{"gpu.fallen_off_bus/critical"}, "GPU1 (0000:83:00.0) has fallen off the PCIe bus (1 message in"},

@@ -720,12 +720,14 @@ func ncclErrorMeaning(call, e string) string {
 }
 
 func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
-	var wd, other, detected []nccllog.Event
+	var wd, other, detected, hb []nccllog.Event
 	for _, e := range lg.Events {
 		if e.Kind != nccllog.EventTimeout {
 			continue
 		}
 		switch {
+		case e.Heartbeat:
+			hb = append(hb, e)
 		case e.OpType != "":
 			wd = append(wd, e)
 		case e.SeqNum > 0:
@@ -799,6 +801,9 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 		}
 		fs = append(fs, f)
 	}
+	if len(hb) > 0 {
+		fs = append(fs, heartbeatFinding(hb, subj, at))
+	}
 	if len(other) > 0 {
 		e := other[0]
 		f := catalog.New("nccl.timeout", subj,
@@ -808,6 +813,34 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// heartbeatFinding is PyTorch's heartbeat monitor reports: the
+// ProcessGroupNCCL watchdog thread of each rank named made no progress
+// for the seconds given, because an NCCL or CUDA call it waits on never
+// returned (a collective hung on a peer or on the network, or a GPU
+// fault); PyTorch then dumps debug info and terminates the process.
+func heartbeatFinding(hb []nccllog.Event, subj finding.Subject, at func(string, int) string) finding.Finding {
+	var ranks []int
+	var secs int64
+	for _, e := range hb {
+		if !slices.Contains(ranks, e.Rank) {
+			ranks = append(ranks, e.Rank)
+		}
+		secs = max(secs, e.StuckS)
+	}
+	slices.Sort(ranks)
+	stuck := "stopped making progress"
+	if secs > 0 {
+		stuck = fmt.Sprintf("got stuck for %d s", secs)
+	}
+	e := hb[0]
+	f := catalog.New("nccl.timeout", subj,
+		fmt.Sprintf("rank(s) %s: PyTorch's heartbeat monitor found the ProcessGroupNCCL watchdog %s: an NCCL or CUDA call never returned (a collective hung on a peer, the network or a GPU), and PyTorch terminates the process", joinInts(ranks, 8), stuck),
+		finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
+	f.Subject.Rank = joinInts(ranks, 8)
+	f.Subject.Host = e.Host
+	return f
 }
 
 // weight counts events with the repeats a folding parser counted in them.

@@ -464,6 +464,40 @@ func TestWatchdogWordings(t *testing.T) {
 	}
 }
 
+// TestHeartbeatTimeout: PyTorch's heartbeat monitor report (the
+// ProcessGroupNCCL watchdog got stuck; the lines of om-ai-lab/VLM-R1#257,
+// hard-wrapped mid-word as pasted) is a critical timeout of the rank it
+// names, with the seconds; ranks that reported it are listed together.
+func TestHeartbeatTimeout(t *testing.T) {
+	tests := []struct {
+		name, in  string
+		rank, has string
+	}{
+		{"wrapped, one rank", "[rank6]:[E429 13:55:49.384372190 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 6] ProcessGroupNCCL'\n" +
+			"s watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives. This typically indi\n",
+			"6", "rank(s) 6: PyTorch's heartbeat monitor found the ProcessGroupNCCL watchdog got stuck for 480 s"},
+		{"two ranks, old wording", "[rank1]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 1] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1\n" +
+			"[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1\n",
+			"0,1", "rank(s) 0,1: PyTorch's heartbeat monitor found the ProcessGroupNCCL watchdog stopped making progress"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := nccllog.Parse(strings.NewReader(tt.in), "w.log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := CheckLog(lg, LogOptions{})
+			if diff := cmp.Diff([]string{"nccl.timeout/critical"}, ids(a.Findings)); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+			f := a.Findings[0]
+			if f.Subject.Rank != tt.rank || !strings.Contains(f.Summary, tt.has) {
+				t.Errorf("rank %q summary %q, want rank %q and %q", f.Subject.Rank, f.Summary, tt.rank, tt.has)
+			}
+		})
+	}
+}
+
 // TestGDROneNode: GPU Direct RDMA disabled matters only where NCCL's
 // network transport carries traffic, between nodes. The one-node lines
 // are from an all_reduce_perf log of two A100 PCIe on one host
