@@ -335,6 +335,10 @@ var Patterns = []Pattern{
 	// en_print ("mlx4_en: eth2: Link Up").
 	{Name: "netdev-link-driver", Kind: KindLink, Contains: []string{"ink "},
 		Re: regexp.MustCompile(`^[\w-]+: (?P<iface>[\w.@-]+)(?::| NIC) [Ll]ink (?:is )?(?P<state>[Uu]p|[Dd]own|UP|DOWN)\b`)},
+	// FreeBSD's kernel (sys/net/if.c do_link_state_change, if_printf: "<ifname>: link state changed to UP|DOWN"),
+	// as a FreeBSD/OPNsense/pfSense syslog keeps it ("Jul 20 21:12:13 kernel: igb1: link state changed to DOWN").
+	{Name: "freebsd-link-state", Kind: KindLink, Contains: []string{": link state changed to "},
+		Re: regexp.MustCompile(`^(?P<iface>[A-Za-z][\w.]*\d[\w.]*): link state changed to (?P<state>UP|DOWN)\s*$`)},
 	// A network daemon's record of the kernel's carrier change, as ParseText
 	// keeps it ("<daemon>: <line>"): systemd-networkd's link_update
 	// ("systemd-networkd: ib6: Lost carrier", "… Gained carrier") and
