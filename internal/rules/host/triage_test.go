@@ -257,6 +257,13 @@ func TestRules(t *testing.T) {
 			in.Kernel = logOf("[1.0] mlx5_core 0000:04:00.0: poll_health:800:(pid 0): device's health compromised - reached miss count",
 				"[1.1] mlx5_core 0000:04:00.0: wait_func:1171:(pid 12): ACCESS_REG(0x805) timeout. Will cause a leak of a command resource")
 		}, []string{"kmsg.mlx5_health/critical"}, "mlx5_0 firmware health: device's health compromised - reached miss count; firmware command timeout"},
+		// cmd.c's other timeout wordings (a ConnectX-7 quoted on netdev, analyze testdata/realworld-fresh20,
+		// dmesg-netdevlist-cx7-multihost-access-reg-cmd-timeout-quoted.txt) are the one command timeout.
+		{"mlx5 command timeout in cmd.c's three wordings", func(in *Input) {
+			in.Kernel = logOf("[257.1] mlx5_core 0000:04:00.0: wait_func_handle_exec_timeout:1159:(pid 72061): cmd[0]: ACCESS_REG(0x805) No done completion",
+				"[257.2] mlx5_core 0000:04:00.0: wait_func:1189:(pid 72061): ACCESS_REG(0x805) timeout. Will cause a leak of a command resource",
+				"[270.8] mlx5_core 0000:04:00.0: mlx5_cmd_comp_handler:1709:(pid 0): Command completion arrived after timeout (entry idx = 0).")
+		}, []string{"kmsg.mlx5_health/critical"}, "mlx5_0 firmware health: firmware command timeout (3 messages"},
 
 		// Topology.
 		{"GPU far from every active NIC while others are PIX", func(in *Input) {
