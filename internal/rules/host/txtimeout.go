@@ -213,20 +213,25 @@ func rdmaPeerWhat(detail string) string {
 	return detail
 }
 
-// checkSlotPower reports mlx5 functions whose PCIe slot advertises less
-// power than the card needs (pcie.slot_power), once per function.
+// checkSlotPower reports mlx5 cards whose PCIe slot gives less power
+// than the card needs (pcie.slot_power), once per card: the functions of
+// one card (0000:5c:00.0 and .1) share the slot.
 func checkSlotPower(in *Input) []finding.Finding {
 	s := in.Snap
-	seen := map[pcie.Address]bool{}
+	seen := map[string]bool{}
 	var out []finding.Finding
 	for _, e := range in.events() {
-		if e.Kind != kmsg.KindSlotPower || seen[e.PCI] {
+		if e.Kind != kmsg.KindSlotPower {
 			continue
 		}
-		seen[e.PCI] = true
+		card, _, _ := strings.Cut(string(e.PCI), ".")
+		if seen[card] {
+			continue
+		}
+		seen[card] = true
 		tg := pciTarget(s, e.PCI)
 		out = append(out, catalog.New("pcie.slot_power", tg.subject(s.Host),
-			fmt.Sprintf("%s: the mlx5 firmware detected insufficient power on the PCIe slot (the slot advertises %s): the card may throttle its bandwidth or fail under load",
+			fmt.Sprintf("%s: the mlx5 firmware detected insufficient power on the PCIe slot (%s in its report): the card may throttle its bandwidth or fail under load",
 				tg.longLabel(), e.Detail),
 			in.logEvidence(e.Record)))
 	}

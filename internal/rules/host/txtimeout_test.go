@@ -100,12 +100,17 @@ func TestCheckRDMAPeer(t *testing.T) {
 }
 
 // pcie.slot_power: mlx5's insufficient slot power line (events.c
-// mlx5_pcie_event, as leptonai/gpud's matcher quotes it), once per
-// function; the sufficient and not-advertised lines give nothing.
+// mlx5_pcie_event, as leptonai/gpud's matcher quotes it), once per card
+// (its functions share the slot); the sufficient and not-advertised lines
+// give nothing.
 func TestCheckSlotPower(t *testing.T) {
 	low := "mlx5_core 0000:5c:00.0: mlx5_pcie_event:299:(pid 268269): Detected insufficient power on the PCIe slot (27W)."
-	checkFindings(t, judge(checkSlotPower, low, low),
-		[]string{"pcie.slot_power warning: 0000:5c:00.0: the mlx5 firmware detected insufficient power on the PCIe slot (the slot advertises 27W)"})
+	low1 := "mlx5_core 0000:5c:00.1: mlx5_pcie_event:299:(pid 268269): Detected insufficient power on the PCIe slot (27W)."
+	other := "mlx5_core 0000:9a:00.0: mlx5_pcie_event:299:(pid 268269): Detected insufficient power on the PCIe slot (27W)."
+	checkFindings(t, judge(checkSlotPower, low, low1, low, other), []string{
+		"pcie.slot_power warning: 0000:5c:00.0: the mlx5 firmware detected insufficient power on the PCIe slot (27W in its report)",
+		"pcie.slot_power warning: 0000:9a:00.0: the mlx5 firmware detected insufficient power on the PCIe slot (27W in its report)",
+	})
 	checkFindings(t, judge(checkSlotPower,
 		"mlx5_core 0000:5c:00.0: mlx5_pcie_event:303:(pid 10): PCIe slot advertised sufficient power (75W).",
 		"mlx5_core 0000:5c:00.0: mlx5_pcie_event:296:(pid 10): PCIe slot power capability was not advertised."), nil)
