@@ -453,12 +453,13 @@ var Patterns = []Pattern{
 	// kiblnd_check_conns "Timed out RDMA with 10.0.0.2@o2ib (52): c: 0, oc: 0, rc: 8" (older "Timed out RDMA with 10.0.0.2@o2ib").
 	{Name: "lnet-o2ib-timeout", Kind: KindRDMAPeer, Contains: []string{"Timed out ", "@o2ib"},
 		Re: regexp.MustCompile(`(?P<detail>Timed out (?:tx for|RDMA with)) (?P<iface>[\w.:-]+@o2ib\d*)(?:: (?P<secs>\d+) seconds| \((?P<secs2>\d+)\))?`)},
-	// kiblnd_rejected: "LNetError: …(o2iblnd_cb.c:2781:kiblnd_rejected()) 10.0.0.2@o2ib rejected: consumer defined fatal error";
-	// kiblnd_cm_callback: "…kiblnd_cm_callback()) 10.0.0.2@o2ib: ADDR ERROR -110" (the peer's address did not resolve), "ROUTE ERROR -110".
+	// kiblnd_rejected: "LNetError: …(o2iblnd_cb.c:2781:kiblnd_rejected()) 10.0.0.2@o2ib rejected: consumer defined fatal error" (or "no listener at 987",
+	// "o2iblnd no resources"); kiblnd_cm_callback: "…kiblnd_cm_callback()) 10.0.0.2@o2ib: ADDR ERROR -110" (the peer's address did not resolve),
+	// "ROUTE ERROR -110", "UNREACHABLE -110", "CONNECT ERROR -110".
 	{Name: "lnet-o2ib-rejected", Kind: KindRDMAPeer, Contains: []string{"@o2ib", "rejected"},
 		Re: regexp.MustCompile(`kiblnd_\w+\(\)\) (?P<iface>[\w.:-]+@o2ib\d*) (?P<detail>rejected)\b`)},
-	{Name: "lnet-o2ib-cm-error", Kind: KindRDMAPeer, Contains: []string{"@o2ib", " ERROR -"},
-		Re: regexp.MustCompile(`(?P<iface>[\w.:-]+@o2ib\d*): (?P<detail>(?:ADDR|ROUTE) ERROR -\d+)`)},
+	{Name: "lnet-o2ib-cm-error", Kind: KindRDMAPeer, Contains: []string{"@o2ib: "},
+		Re: regexp.MustCompile(`(?P<iface>[\w.:-]+@o2ib\d*): (?P<detail>(?:(?:ADDR|ROUTE|CONNECT) ERROR|UNREACHABLE) -?\d+)`)},
 	// A driver's own link report at probe, Corundum mqnic_main.c (and its DPDK port): dev_info " Link capability: gen %d x%d", then " Link status: gen %d x%d"
 	// ("mqnic 0000:01:00.0:  Link status: gen 3 x4"); the Classifier pairs them. Markdown emphasis around the text ("**_Link status: gen 3 x4_**") is read through.
 	{Name: "driver-pcie-link-report", Kind: KindPCIeLinkReport, Contains: []string{"Link ", ": gen "},

@@ -54,6 +54,8 @@ var patternSamples = []struct {
 		Event{Kind: KindRDMAPeer, Interface: "10.0.0.2@o2ib", Detail: "rejected"}},
 	{"lnet-o2ib-cm-error", "LNetError: 3317:0:(o2iblnd_cb.c:3040:kiblnd_cm_callback()) 10.0.0.2@o2ib: ADDR ERROR -110",
 		Event{Kind: KindRDMAPeer, Interface: "10.0.0.2@o2ib", Detail: "ADDR ERROR -110"}},
+	{"lnet-o2ib-cm-error", "LNetError: 3317:0:(o2iblnd_cb.c:3087:kiblnd_cm_callback()) 10.0.0.2@o2ib: UNREACHABLE -110",
+		Event{Kind: KindRDMAPeer, Interface: "10.0.0.2@o2ib", Detail: "UNREACHABLE -110"}},
 	// corundum/corundum#172 (analyze testdata/realworld-fresh19), markdown emphasis as posted; the Classifier pairs the two lines.
 	{"driver-pcie-link-report", "mqnic 0000:01:00.0:  **_Link status: gen 3 x4_**",
 		Event{Kind: KindPCIeLinkReport, PCI: "0000:01:00.0", Driver: "mqnic", Detail: "status", LimitedBy: "gen 3 x4"}},

@@ -209,6 +209,8 @@ func rdmaPeerWhat(detail string) string {
 		return "it rejected the connection"
 	case strings.HasPrefix(detail, "ADDR ERROR"), strings.HasPrefix(detail, "ROUTE ERROR"):
 		return "its address or route did not resolve to connect (" + detail + ")"
+	case strings.HasPrefix(detail, "UNREACHABLE"), strings.HasPrefix(detail, "CONNECT ERROR"):
+		return "connecting to it failed (" + detail + ")"
 	}
 	return detail
 }

@@ -90,6 +90,10 @@ func TestCheckRDMAPeer(t *testing.T) {
 			"kmsg.rdma_peer_unreachable critical: LNet (Lustre) over RDMA lost peer 10.0.0.2@o2ib1: RDMA with it timed out (1 message in the kernel log); the peer has not answered for 52 s",
 			"kmsg.rdma_peer_unreachable critical: LNet (Lustre) over RDMA lost peer 10.0.0.3@o2ib1: it rejected the connection",
 		}},
+		{"a peer that cannot be reached to connect", []string{
+			"LNetError: 3317:0:(o2iblnd_cb.c:3087:kiblnd_cm_callback()) 10.0.0.2@o2ib: ADDR ERROR -110",
+			"LNetError: 3317:0:(o2iblnd_cb.c:3087:kiblnd_cm_callback()) 10.0.0.2@o2ib: UNREACHABLE -110",
+		}, []string{"kmsg.rdma_peer_unreachable critical: LNet (Lustre) over RDMA lost peer 10.0.0.2@o2ib: its address or route did not resolve to connect (ADDR ERROR -110); connecting to it failed (UNREACHABLE -110) (2 messages in the kernel log)"}},
 		{"Lustre's own lines alone: nothing", []string{
 			"Lustre: 2449:0:(client.c:2141:ptlrpc_expire_one_request()) Skipped 24 previous similar messages",
 			"LNet: HW NUMA nodes: 2, HW CPU cores: 32, npartitions: 2",
