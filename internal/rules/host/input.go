@@ -205,7 +205,7 @@ func Check(in *Input) []finding.Finding {
 }
 
 // KernelLogRules are the rules over kernel-log events.
-var KernelLogRules = []string{"PCIe AER errors", "NVIDIA Xid", "link flaps in the kernel log", "port module events", "mlx5 health", "completion queue errors in the kernel log", "process crashes in the kernel log", "EDAC memory errors", "kernel crashes"}
+var KernelLogRules = []string{"PCIe AER errors", "NVIDIA Xid", "link flaps in the kernel log", "port module events", "mlx5 health", "completion queue errors in the kernel log", "transmit timeouts in the kernel log", "kernel RDMA transport peers", "PCIe slot power", "process crashes in the kernel log", "EDAC memory errors", "kernel crashes"}
 
 // CheckKernelLog runs only the rules over kernel-log events (AER reports,
 // Xid and fallen-off-bus, link flaps, module events, mlx5 health) with the

@@ -34,6 +34,12 @@ func TestCheckKernelLog(t *testing.T) {
 			in.Kernel = logOf("[5.0] mlx5_core 0000:04:00.0: mlx5_health_check:1234:(pid 0): Fatal error 1 detected",
 				"[6.0] mlx5_core 0000:04:00.0: Port module event[error]: module 0, Cable error, Bus stuck (I2C or data shorted)")
 		}, []string{"kmsg.mlx5_health/critical", "kmsg.module_event/critical"}},
+		// The agent judges stalled queues, lost LNet peers and slot power too (lines as in txtimeout_test.go).
+		{"transmit timeouts, a lost LNet peer, slot power", func(in *Input) {
+			in.Kernel = logOf("[7.0] mlx5_core 0000:04:00.0 enp4s0f0: TX timeout on queue: 3, SQ: 0x1a, CQ: 0x2b, SQ Cons: 0x1 SQ Prod: 0x1, usecs since last trans: 15137000",
+				"[8.0] LNet: 2431:0:(o2iblnd_cb.c:3174:kiblnd_check_conns()) Timed out tx for 172.31.126.87@o2ib: 403055 seconds",
+				"[9.0] mlx5_core 0000:04:00.0: mlx5_pcie_event:299:(pid 1): Detected insufficient power on the PCIe slot (27W).")
+		}, []string{"kmsg.rdma_peer_unreachable/critical", "kmsg.tx_timeout/warning", "pcie.slot_power/warning"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
