@@ -836,6 +836,12 @@ func cmdMeaning(statuses []int, cmds []string) string {
 		}
 		parts = append(parts, "the HCA holds as many "+what+" as it can, so new ones fail with ENOMEM: a limit the applications hit, not a device fault; find who holds them (rdma resource show)")
 	}
+	if slices.Contains(cmds, "SET_ROCE_ADDRESS") {
+		// include/linux/mlx5/mlx5_ifc.h: the command writes an entry of
+		// the port's GID table (drivers/infiniband/hw/mlx5/gsi.c and
+		// main.c set_roce_addr, called from add_roce_gid).
+		parts = append(parts, "SET_ROCE_ADDRESS writes the port's RoCE GID table: the GID was not added (the kernel then logs \"GID add failed\"), so RDMA-CM and NCCL connections over that GID fail (check show_gids or rdma link, and the netdev address it came from)")
+	}
 	if has("request") {
 		parts = append(parts, "the firmware refused what the driver asked: driver and firmware that do not match, or a driver bug; compare firmware and driver versions")
 	}

@@ -29,6 +29,12 @@ func TestCommandFailures(t *testing.T) {
 	const rst = "[  446.080370] mlx5_core 0000:01:00.2: mlx5_cmd_check:782:(pid 4328): 2RST_QP(0x50a) op_mod(0x0) failed, status bad resource state(0x9), syndrome (0x7ea02d)\n"
 	const fatal = "[  448.455025] mlx5_core 0000:01:00.0: poll_health:795:(pid 0): Fatal error 1 detected\n"
 	const fatalVF = "[  448.455025] mlx5_core 0000:01:00.2: poll_health:795:(pid 0): Fatal error 1 detected\n"
+	// linux-rdma, ConnectX-6 in Ethernet mode (realworld-fresh18): the
+	// command error wrapped by the mailer, then the GID the kernel could
+	// not add.
+	const roceGID = "[    9.863871] mlx5_core 0000:01:00.0: mlx5_cmd_out_err:803:(pid\n1440): SET_ROCE_ADDRESS(0x761) op_mod(0x0) failed, status bad\nparameter(0x3), syndrome (0x63c66), err(-22)\n" +
+		"[    9.881250] infiniband mlx5_2: add_roce_gid GID add failed port=1 index=0\n" +
+		"[    9.889095] __ib_cache_gid_add: unable to add gid\nfe80:0000:0000:0000:ad3e:e3ff:fe92:b31b error=-22\n"
 	tests := []struct {
 		name, text string
 		want       []string
@@ -45,6 +51,8 @@ func TestCommandFailures(t *testing.T) {
 			summary: []string{"CREATE_TIS failed", "probe of mlx5_core.eth.2 failed"}},
 		{name: "fatal on the same function", text: rst + fatalVF, want: []string{"kmsg.mlx5_health/critical"},
 			summary: []string{"2RST_QP failed", "Fatal error 1 detected"}},
+		{name: "SET_ROCE_ADDRESS refused, wrapped by the mailer", text: roceGID, want: []string{"kmsg.mlx5_cmd_failed/warning"},
+			summary: []string{"SET_ROCE_ADDRESS failed, status bad parameter(0x3)", "RoCE GID table", "RDMA-CM and NCCL connections over that GID fail"}, causes: 1},
 		{name: "fatal on another function", text: rst + fatal, want: []string{"kmsg.mlx5_health/critical", "kmsg.mlx5_cmd_failed/warning"}},
 	}
 	for _, tt := range tests {
