@@ -676,7 +676,7 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 			seg.Summary = fmt.Sprintf("lspci output, judged with the lspci output at lines %d-%d", ctx.lspciSpans[0].Start, ctx.lspciSpans[0].End)
 			return seg
 		}
-		err = diagnoseLspci(&seg, file, t)
+		err = diagnoseLspci(&seg, file, t, lspciProse(d, ctx.lspciSpans, sp))
 	case KindUCXLog:
 		err = diagnoseUCX(&seg, file, text)
 	case KindOpenMPI:
@@ -923,8 +923,15 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no physical state printed for %s: rate and width are not shown either (use ibv_devinfo -v or ibstat)", strings.Join(noPhys, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, summariseSkips(file, res.Skipped)...)
+	noneListed := false // ibv_devinfo pasted under rdma link: "No IB devices found"
 	if vs := verbsOf(res); len(vs) > 0 {
-		if fs := noderules.CheckVerbsProviders(file, vs, len(snap.Devices)); len(fs) > 0 {
+		listed := len(snap.Devices)
+		if seg.Kind != KindDevinfo && slices.ContainsFunc(res.Absent, func(a hcatext.Absent) bool { return a.Device == "" }) {
+			// rdma link lists the kernel's devices; the verbs tool
+			// after it listed none of them.
+			listed, noneListed = 0, true
+		}
+		if fs := noderules.CheckVerbsProviders(file, vs, listed); len(fs) > 0 {
 			seg.Findings = append(seg.Findings, fs...)
 			if len(snap.Devices) == 0 {
 				// "No IB devices found" is what a missing provider
@@ -954,7 +961,12 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		}
 	}
 	seg.Findings = append(seg.Findings, fs...)
-	seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res, seg.Kind))...)
+	as := absentOf(res, seg.Kind)
+	if noneListed {
+		// Said by the provider finding.
+		as = slices.DeleteFunc(as, func(a noderules.Absent) bool { return a.Device == "" })
+	}
+	seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, as)...)
 	return nil
 }
 
@@ -1107,7 +1119,7 @@ func diagnoseTopo(seg *Segment, file string, d *doc, sp Span) error {
 // diagnoseLspci judges the ACS Control register of the PCIe switch ports
 // of an `lspci -vvv` (pcie.acs_redirect per redirecting port between a GPU
 // and a NIC).
-func diagnoseLspci(seg *Segment, file, text string) error {
+func diagnoseLspci(seg *Segment, file, text string, prose host.Prose) error {
 	l, err := lspci.Parse(strings.NewReader(text), file)
 	if err != nil {
 		return err
@@ -1116,7 +1128,7 @@ func diagnoseLspci(seg *Segment, file, text string) error {
 	seg.Summary = v.Summary
 	seg.Empty = v.NotJudged
 	seg.Findings = append(seg.Findings, v.Findings...)
-	links, judged := host.CheckPastedLspciLinks(l, file)
+	links, judged := host.CheckPastedLspciLinks(l, file, prose)
 	seg.Findings = append(seg.Findings, links...)
 	if judged > 0 {
 		if seg.Empty != "" {
@@ -1128,6 +1140,31 @@ func diagnoseLspci(seg *Segment, file, text string) error {
 		seg.Summary += fmt.Sprintf("; PCIe link (LnkSta against LnkCap) of %s judged", plural(judged, "function", "functions"))
 	}
 	return nil
+}
+
+// lspciProse is the file's text around its lspci segments (up to 200
+// lines before the first, the lines between them, 50 after the last):
+// what it says an lspci excerpt without its device header is
+// (host.ProseCarrier).
+func lspciProse(d *doc, spans []Span, sp Span) host.Prose {
+	if len(spans) == 0 {
+		spans = []Span{sp}
+	}
+	var b strings.Builder
+	from := max(1, spans[0].Start-200)
+	for _, s := range spans {
+		for n := from; n < s.Start; n++ {
+			b.WriteString(d.line(n))
+			b.WriteByte('\n')
+		}
+		from = s.End + 1
+	}
+	var a strings.Builder
+	for n := from; n <= min(d.end(), from+50); n++ {
+		a.WriteString(d.line(n))
+		a.WriteByte('\n')
+	}
+	return host.Prose{Before: b.String(), After: a.String()}
 }
 
 // diagnoseEthtool keeps the "name: value" lines of an `ethtool -S` paste
@@ -1142,6 +1179,8 @@ func diagnoseEthtool(seg *Segment, file string, d *doc, sp Span, ctx *context) e
 	ls := d.lines(sp)
 	at := map[string]int{} // counter name -> its line
 	var flat []string      // counters of lines that hold many (a collapsed output)
+	var rates []host.EthtoolRate
+	rateAt := map[string]int{}
 	for k, l := range ls {
 		i := sp.Start - 1 + k // the line's index in the file
 		t := strings.TrimSpace(l)
@@ -1164,15 +1203,35 @@ func diagnoseEthtool(seg *Segment, file string, d *doc, sp Span, ctx *context) e
 				continue
 			}
 		}
+		if name, r, ok := ethtool.RateLine(t); ok {
+			// A rate view (watch, a script): each counter's latest
+			// rate (one screen; the queues' sum is that screen's).
+			if j, seen := rateAt[name]; seen {
+				rates[j] = host.EthtoolRate{Name: name, PerSec: r, Line: i + 1, Text: t}
+			} else {
+				rateAt[name] = len(rates)
+				rates = append(rates, host.EthtoolRate{Name: name, PerSec: r, Line: i + 1, Text: t})
+			}
+			continue
+		}
 		if nd := ethtoolNetdev(l); nd != "" && netdev == "" {
 			netdev = nd
 		}
-		if !isPrompt(l) {
+		if !isPrompt(l) && !hostPrompt(t) {
 			bad = append(bad, i+1)
 		}
 	}
 	if netdev == "" {
 		netdev = "<netdev>" // not in the paste: the remedies show a placeholder
+	}
+	if len(rates) > 0 && len(flat) == 0 && !slices.ContainsFunc(keep, func(l string) bool { return l != "" }) {
+		// Only per-second values: judged by rate, not as totals.
+		if len(bad) > 0 {
+			seg.Skipped = append(seg.Skipped, lineList(file, bad)+": not a \"name: rate\" line")
+		}
+		seg.Summary = fmt.Sprintf("rate view (per second) of %s of %s", plural(len(rates), "counter", "counters"), netdev)
+		seg.Findings = append(seg.Findings, host.CheckEthtoolRates(netdev, file, rates)...)
+		return nil
 	}
 	st, err := ethtool.Parse(strings.NewReader(strings.Join(append(keep, flat...), "\n")), netdev, file)
 	if err != nil {
@@ -2064,6 +2123,18 @@ func diagnoseNvsmiQuery(seg *Segment, file, text string) error {
 	}
 	seg.Findings = append(seg.Findings, host.CheckPastedGPUMemory(q, file)...)
 	seg.Summary = plural(len(q.GPUs), "GPU", "GPUs") + ": memory error state (row remapping, page retirement)"
+	var none []string
+	for _, g := range q.GPUs {
+		if g.Rows == nil && g.Pages == nil {
+			none = append(none, fmt.Sprintf("%s (%s)", g.PCI, g.Name))
+		}
+	}
+	if len(none) == len(q.GPUs) {
+		seg.Summary = plural(len(q.GPUs), "GPU", "GPUs") + " read, no memory error section (row remapping, page retirement) printed: nothing read shows a fault"
+	}
+	if len(none) > 0 {
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no Remapped Rows or Retired Pages section (or only N/A) for %s: an older driver or a consumer GPU prints none", strings.Join(none, ", ")))
+	}
 	seg.Skipped = append(seg.Skipped, "of nvidia-smi -q only the Remapped Rows and Retired Pages sections are judged")
 	return nil
 }

@@ -658,7 +658,7 @@ func TestLspciLinkPaste(t *testing.T) {
 		name, in string
 		want     []string
 	}{
-		{"LnkCap and LnkSta in two code blocks", "It shows:\n\n```\n  LnkCap:  Port #8, Speed 8GT/s, Width x4, ...\n```\n\nand:\n\n```\n  LnkSta:  Speed 5GT/s, Width x1, ...\n```\n\nThat is one lane.\n",
+		{"LnkCap and LnkSta in two code blocks, the text names a Mellanox card", "The Mellanox card shows:\n\n```\n  LnkCap:  Port #8, Speed 8GT/s, Width x4, ...\n```\n\nand:\n\n```\n  LnkSta:  Speed 5GT/s, Width x1, ...\n```\n\nThat is one lane.\n",
 			[]string{"pcie.link_degraded/critical"}},
 		{"speed-only drop of an unnamed device", "riser:\n\n    LnkCap: Port #0, Speed 16GT/s, Width x16, ASPM L1, Exit Latency L1 <16us\n    LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)\n",
 			[]string{"pcie.link_degraded/warning"}},

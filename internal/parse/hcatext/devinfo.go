@@ -37,8 +37,12 @@ func DevinfoAbsent(t string) (dev string, ok bool) {
 // Kind VerbsNoProvider, Name "uverbs0"), "couldn't load driver
 // 'libmlx5-rdmav34.so': …" (a provider named in /etc/libibverbs.d did not
 // load: VerbsLoadFailed, Name the driver), "couldn't open config directory
-// '/etc/libibverbs.d'." (VerbsNoConfig, Name the directory). Every line
-// starts "libibverbs: Warning: ".
+// '/etc/libibverbs.d'." (VerbsNoConfig, Name the directory), "Driver
+// bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for
+// device /sys/class/infiniband/bnxt_re2" (the provider's ABI range does
+// not hold the kernel driver's: VerbsABIMismatch, Name the device, or the
+// driver when no device is named). Every line starts
+// "libibverbs: Warning: ".
 func VerbsWarning(t string) (VerbsWarn, bool) {
 	rest, ok := strings.CutPrefix(strings.TrimSpace(t), "libibverbs: Warning: ")
 	if !ok {
@@ -59,6 +63,18 @@ func VerbsWarning(t string) (VerbsWarn, bool) {
 			return VerbsWarn{}, false
 		}
 		return VerbsWarn{Kind: VerbsNoProvider, Name: name}, true
+	case strings.HasPrefix(rest, "Driver ") && strings.Contains(rest, " does not support the kernel ABI of "):
+		drv, tail, _ := strings.Cut(strings.TrimPrefix(rest, "Driver "), " ")
+		if !strings.HasPrefix(tail, "does not support the kernel ABI of ") || drv == "" {
+			return VerbsWarn{}, false
+		}
+		name := drv
+		if _, path, ok := strings.Cut(tail, " for device "); ok {
+			if d := strings.TrimSpace(path[strings.LastIndexByte(path, '/')+1:]); d != "" && !strings.ContainsAny(d, " '") {
+				name = d
+			}
+		}
+		return VerbsWarn{Kind: VerbsABIMismatch, Name: name}, true
 	case strings.HasPrefix(rest, "couldn't load driver '"):
 		if name := quoted(strings.TrimPrefix(rest, "couldn't load driver ")); name != "" {
 			return VerbsWarn{Kind: VerbsLoadFailed, Name: name}, true

@@ -579,6 +579,12 @@ func TestVerbsWarnings(t *testing.T) {
 			[]VerbsWarn{{VerbsLoadFailed, "libvmw_pvrdma-rdmav34.so", Line{1, "libibverbs: Warning: couldn't load driver 'libvmw_pvrdma-rdmav34.so': libvmw_pvrdma-rdmav34.so: cannot open shared object file: No such file or directory"}}}, 1, 0},
 		{"libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.\nNo IB devices found\n",
 			[]VerbsWarn{{VerbsNoConfig, "/etc/libibverbs.d", Line{1, "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'."}}}, 0, 1},
+		// k8snetworkplumbingwg/sriov-cni#348: a pod's bnxt_re provider
+		// against the host driver's uverbs ABI.
+		{"libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re2\nNo IB devices found\n",
+			[]VerbsWarn{{VerbsABIMismatch, "bnxt_re2", Line{1, "libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re2"}}}, 0, 1},
+		{"libibverbs: Warning: Driver mlx4 does not support the kernel ABI of 3 (supports 4 to 4)\nNo IB devices found\n",
+			[]VerbsWarn{{VerbsABIMismatch, "mlx4", Line{1, "libibverbs: Warning: Driver mlx4 does not support the kernel ABI of 3 (supports 4 to 4)"}}}, 0, 1},
 	}
 	for _, tt := range tests {
 		r, err := ParseDevinfo(strings.NewReader(tt.in), "f")
@@ -593,7 +599,14 @@ func TestVerbsWarnings(t *testing.T) {
 	if r, err := ParseDevinfo(strings.NewReader("libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs1\n"), "f"); err != nil || len(r.Verbs) != 1 {
 		t.Errorf("warning alone: %+v %v", r, err)
 	}
-	for _, l := range []string{"libibverbs: Warning: fork()-safety requested but init failed", "Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0"} {
+	// The same session pasted as rdma link, then ibv_devinfo: the
+	// warnings and "No IB devices found" are read, not skipped.
+	in := "link bnxt_re0/1 state ACTIVE physical_state LINK_UP\nlink bnxt_re2/1 state ACTIVE physical_state LINK_UP\n\n" +
+		"libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re2\nNo IB devices found\n"
+	if r, err := ParseRdma(strings.NewReader(in), "f"); err != nil || len(r.Verbs) != 1 || r.Verbs[0].Kind != VerbsABIMismatch || len(r.Absent) != 1 || len(r.Snap.Devices) != 2 || len(r.Skipped) != 0 {
+		t.Errorf("rdma link then ibv_devinfo: %+v %v", r, err)
+	}
+	for _, l := range []string{"libibverbs: Warning: fork()-safety requested but init failed", "Libibverbs: Warning: Driver mlx4 does not support", "Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0"} {
 		if w, ok := VerbsWarning(l); ok {
 			t.Errorf("VerbsWarning(%q) = %+v", l, w)
 		}

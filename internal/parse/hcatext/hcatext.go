@@ -84,6 +84,10 @@ const (
 	VerbsNoProvider VerbsWarnKind = "no provider"   // a uverbs device no provider claims
 	VerbsLoadFailed VerbsWarnKind = "load failed"   // a provider library did not load
 	VerbsNoConfig   VerbsWarnKind = "no config dir" // /etc/libibverbs.d missing
+	// VerbsABIMismatch: the provider claims the device but does not speak
+	// the kernel driver's uverbs ABI (an image's rdma-core older or newer
+	// than the host's kernel driver).
+	VerbsABIMismatch VerbsWarnKind = "abi mismatch"
 )
 
 // VerbsWarn is one libibverbs warning: its kind, the uverbs device,

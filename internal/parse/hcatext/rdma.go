@@ -157,6 +157,24 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 			pending, pendingLine, pendingN = r.rdmaPairs(dev, port, f[2:], n, line), line, n
 			return
 		}
+		if t[0] == 'l' || t[0] == 'N' || t[0] == '0' {
+			// ibv_devinfo pasted under rdma link (one shell session):
+			// libibverbs' warnings and its "No IB devices found" say
+			// what user space can open of the devices rdma link lists.
+			if w, ok := VerbsWarning(t); ok {
+				flush()
+				w.Line = Line{N: n, Text: t}
+				r.Verbs = append(r.Verbs, w)
+				dev = ""
+				return
+			}
+			if d, ok := DevinfoAbsent(t); ok {
+				flush()
+				r.Absent = append(r.Absent, Absent{Device: d, Line: Line{N: n, Text: t}})
+				dev = ""
+				return
+			}
+		}
 		if why, ok := isNoise(t); ok {
 			r.skip(n, line, "%s", why)
 			flush()

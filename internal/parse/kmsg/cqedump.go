@@ -24,39 +24,40 @@ import (
 const cqeDumpLines = 4
 
 // cqeDump reads a record for an error CQE dump: the dump's first line
-// starts one, its line at offset 0x30 gives the syndromes.
-func (c *Classifier) cqeDump(r Record, tc *textClass) (Event, bool) {
+// starts one, its line at offset 0x30 gives the syndromes (into dst: true
+// then).
+func (c *Classifier) cqeDump(r Record, tc *textClass, dst *Event) bool {
 	if tc.p != nil && tc.p.Name == "mlx5-ib-dump-error-cqe" {
 		c.dumpDev, c.dumpLeft = tc.ev.Interface, cqeDumpLines
-		return Event{}, false
+		return false
 	}
 	if c.dumpLeft == 0 {
-		return Event{}, false
+		return false
 	}
 	c.dumpLeft--
 	rest, ok := strings.CutPrefix(strings.TrimSpace(r.Text), "00000030: ")
 	if !ok {
-		return Event{}, false
+		return false
 	}
 	b := strings.Fields(rest)
 	if len(b) != 16 {
-		return Event{}, false
+		return false
 	}
 	var v [16]int
 	for i, f := range b {
 		x, err := strconv.ParseUint(f, 16, 8)
 		if err != nil || len(f) != 2 {
-			return Event{}, false
+			return false
 		}
 		v[i] = int(x)
 	}
 	c.dumpLeft = 0
-	ev := Event{Kind: KindCQ, Record: r, CQ: CQSyndrome, Interface: c.dumpDev, VendorSyndrome: v[6], Syndrome: v[7]}
+	*dst = Event{Kind: KindCQ, Record: r, CQ: CQSyndrome, Interface: c.dumpDev, VendorSyndrome: v[6], Syndrome: v[7]}
 	switch v[15] >> 4 {
 	case 0xd:
-		ev.Detail = "Requestor"
+		dst.Detail = "Requestor"
 	case 0xe:
-		ev.Detail = "Responder"
+		dst.Detail = "Responder"
 	}
-	return ev, true
+	return true
 }

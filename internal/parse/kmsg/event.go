@@ -335,6 +335,10 @@ var Patterns = []Pattern{
 	// en_print ("mlx4_en: eth2: Link Up").
 	{Name: "netdev-link-driver", Kind: KindLink, Contains: []string{"ink "},
 		Re: regexp.MustCompile(`^[\w-]+: (?P<iface>[\w.@-]+)(?::| NIC) [Ll]ink (?:is )?(?P<state>[Uu]p|[Dd]own|UP|DOWN)\b`)},
+	// FreeBSD's kernel (sys/net/if.c do_link_state_change, if_printf: "<ifname>: link state changed to UP|DOWN"),
+	// as a FreeBSD/OPNsense/pfSense syslog keeps it ("Jul 20 21:12:13 kernel: igb1: link state changed to DOWN").
+	{Name: "freebsd-link-state", Kind: KindLink, Contains: []string{": link state changed to "},
+		Re: regexp.MustCompile(`^(?P<iface>[A-Za-z][\w.]*\d[\w.]*): link state changed to (?P<state>UP|DOWN)\s*$`)},
 	// A network daemon's record of the kernel's carrier change, as ParseText
 	// keeps it ("<daemon>: <line>"): systemd-networkd's link_update
 	// ("systemd-networkd: ib6: Lost carrier", "… Gained carrier") and
@@ -642,6 +646,9 @@ type Classifier struct {
 	oops      oopsState
 	goingDown bool
 	out       [2]Event // what Add returns, reused
+	// oopsDone and cqeEv are where oopsLine and cqeDump leave an event:
+	// an Event is 600 bytes, too big to return by value on every record.
+	oopsDone, cqeEv Event
 }
 
 // textClass is what the patterns say about one message text.
@@ -718,18 +725,18 @@ func (c *Classifier) class(text string) *textClass {
 // millions of events allocates none for them. A kernel crash report is
 // given when it ends, so call Flush at the end of the log.
 func (c *Classifier) Add(r Record) []Event {
-	oops, ended := c.oopsLine(r)
+	ended := c.oopsLine(r)
 	evs := c.add(r)
 	if !ended {
 		return evs
 	}
 	if len(evs) == 0 {
-		c.out[0] = oops
+		c.out[0] = c.oopsDone
 		return c.out[:1]
 	}
 	// evs is c.out[:1]: the report began on an earlier record.
 	c.out[1] = c.out[0]
-	c.out[0] = oops
+	c.out[0] = c.oopsDone
 	return c.out[:2]
 }
 
@@ -808,8 +815,8 @@ func (c *Classifier) add(r Record) []Event {
 	if c.pendingLeft > 0 {
 		c.pendingLeft--
 	}
-	if ev, ok := c.cqeDump(r, tc); ok && len(evs) == 0 {
-		c.out[0] = ev
+	if c.cqeDump(r, tc, &c.cqeEv) && len(evs) == 0 {
+		c.out[0] = c.cqeEv
 		evs = c.out[:1]
 	}
 	return evs

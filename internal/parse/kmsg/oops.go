@@ -80,13 +80,12 @@ const oopsSpan = 80
 
 // oopsLine reads one record for the crash report; it returns the event
 // of a report that ended before or at this record.
-func (c *Classifier) oopsLine(r Record) (Event, bool) {
+func (c *Classifier) oopsLine(r Record) bool {
 	o := &c.oops
-	var done Event
 	ended := false
 	finish := func() {
 		if o.open {
-			done, ended = o.ev, true
+			c.oopsDone, ended = o.ev, true
 		}
 		*o = oopsState{}
 	}
@@ -179,7 +178,7 @@ func (c *Classifier) oopsLine(r Record) (Event, bool) {
 			finish()
 		}
 	}
-	return done, ended
+	return ended
 }
 
 // oopsStarts are the first words of the headers reOopsHeader,

@@ -83,6 +83,11 @@ var patternSamples = []struct {
 		Event{Kind: KindLink, PCI: "0000:02:00.0", Interface: "eth0"}},
 	{"netdev-link", "mtk_soc_eth 1e100000.ethernet eth0: port 2 link down",
 		Event{Kind: KindLink, Interface: "eth0", Port: 2}},
+	// FreeBSD if.c do_link_state_change: opnsense/core#4214 (analyze testdata/realworld-fresh19).
+	{"freebsd-link-state", "igb1: link state changed to DOWN",
+		Event{Kind: KindLink, Interface: "igb1"}},
+	{"freebsd-link-state", "igb2: link state changed to UP",
+		Event{Kind: KindLink, Interface: "igb2", Up: true}},
 	{"netdev-link-driver", "r8125: eth2: link up",
 		Event{Kind: KindLink, Interface: "eth2", Up: true}},
 	{"netdev-link-driver", "e1000e: eth0 NIC Link is Down",
@@ -225,6 +230,8 @@ func TestNotClassified(t *testing.T) {
 		"IPv6: ADDRCONF(NETDEV_CHANGE): eth0: link becomes ready",
 		"internet: link status down for interface eno4, disabling it in 200 ms",
 		"br-lan: port 2(eth2) entered disabled state",
+		"igb1: link state changed to UNKNOWN",
+		"carp: 1@igb0: link state changed to DOWN",
 		"usb 1-6: new high-speed USB device number 3 using xhci_hcd",
 	} {
 		if evs := Classify(Record{Text: text}); len(evs) != 0 {

@@ -89,6 +89,23 @@ type Proc struct {
 	// Via counts network connections by transport: "NET/IB", "NET/IB/GDRDMA",
 	// "NET/Socket", or a plugin name.
 	Via map[string]int `json:"via,omitempty"`
+	// ViaNoGDRLine and ViaNoGDRText are the first connection line over
+	// NCCL's IB transport without "/GDRDMA" ("Channel 00/0 : 1[0] -> 0[0]
+	// [receive] via NET/IB/1"): that connection stages its data through
+	// host memory. 0 and "" when none.
+	ViaNoGDRLine int    `json:"via_no_gdr_line,omitempty"`
+	ViaNoGDRText string `json:"via_no_gdr_text,omitempty"`
+	// RingGDR is the GDR flag of "Connected all rings, use ring PXN 0 GDR
+	// 0" (NCCL 2.19+): whether the communicator uses GPU Direct RDMA.
+	// RingGDRLine is its line (0 when not logged), RingGDRText the message.
+	RingGDR     bool   `json:"ring_gdr,omitempty"`
+	RingGDRLine int    `json:"ring_gdr_line,omitempty"`
+	RingGDRText string `json:"ring_gdr_text,omitempty"`
+	// DMABuf is the line of "DMA-BUF is available on GPU device N" (0
+	// when absent), DMABufText its message: the GPU can export its
+	// memory to the NIC without nvidia-peermem.
+	DMABuf     int    `json:"dmabuf,omitempty"`
+	DMABufText string `json:"dmabuf_text,omitempty"`
 	// Env holds "NCCL_X set by environment to V" (NCCL_ALGO, NCCL_PROTO,
 	// NCCL_IB_HCA, …): the overrides that explain many performance
 	// complaints.
@@ -177,6 +194,15 @@ type Event struct {
 	OpType    string `json:"op_type,omitempty"`
 	TimeoutMS int64  `json:"timeout_ms,omitempty"`
 	RanForMS  int64  `json:"ran_for_ms,omitempty"`
+
+	// Heartbeat is PyTorch's heartbeat monitor report that the
+	// ProcessGroupNCCL watchdog thread itself stopped ("ProcessGroupNCCL's
+	// watchdog got stuck for 480 seconds without making progress in
+	// monitoring enqueued collectives", PyTorch 2.3+; "Heartbeat monitor
+	// timed out!" before): an NCCL or CUDA call it waits on never
+	// returned. StuckS is the seconds it names (0 when it names none).
+	Heartbeat bool  `json:"heartbeat,omitempty"`
+	StuckS    int64 `json:"stuck_s,omitempty"`
 
 	// Repeats counts later events of the same kind and subject that a
 	// folding Parser did not keep (their lines and texts are not kept):
@@ -606,6 +632,9 @@ type Parser struct {
 	// wrap is a watchdog report whose line ended before its "ran for M
 	// milliseconds" (see Line).
 	wrap wrappedWatchdog
+	// hb is a heartbeat monitor report whose line ended before its
+	// "got stuck for N seconds" (see heartbeatLine).
+	hb wrappedWatchdog
 	// pyErr is an NCCL error a Python program raised, held for the
 	// "Last error:" detail NCCL adds on the lines after it; lastErr says
 	// that line came and the detail is next.
@@ -685,6 +714,7 @@ func NewParser(source string, fold bool) *Parser {
 // a watchdog report.
 func (p *Parser) Log() (*Log, error) {
 	p.flushWrap()
+	p.flushHeartbeat()
 	p.flushPyErr()
 	if p.lg.NCCLLines == 0 {
 		return nil, &ParseError{Source: p.source, Err: fmt.Errorf("%w: no NCCL log line", ErrNoData)}
@@ -732,6 +762,8 @@ func (p *Parser) event(ev Event) {
 	k := foldKey{kind: ev.Kind, host: ev.Host, pid: ev.Pid, rank: ev.Rank, peer: ev.Peer, hca: ev.HCA, call: ev.Call,
 		status: ev.Status, errText: ev.Error, op: ev.OpType, seq: ev.SeqNum, timeout: ev.TimeoutMS}
 	switch {
+	case ev.Kind == EventTimeout && ev.Heartbeat:
+		k = foldKey{kind: ev.Kind, rank: ev.Rank, seq: -2} // first and count per rank
 	case ev.Kind == EventWarn, ev.Kind == EventTimeout && ev.OpType == "" && ev.SeqNum == 0:
 		// The rules count these and quote the first.
 		k = foldKey{kind: ev.Kind, seq: -1}
@@ -782,6 +814,11 @@ func (p *Parser) gdrLine(pr *Proc, g GDRState) {
 func (p *Parser) Line(n int, raw string) {
 	if p.wrap.text != "" {
 		if p.continueWrap(n, raw) {
+			return
+		}
+	}
+	if p.hb.text != "" {
+		if p.continueHeartbeat(n, raw) {
 			return
 		}
 	}
@@ -983,6 +1020,9 @@ func (p *Parser) line(n int, raw string) {
 			return
 		}
 	}
+	if strings.Contains(line, "ProcessGroupNCCL") && p.heartbeatLine(n, line) {
+		return
+	}
 	// "version" first: its 'v' is rarer in a log than the 'N' of "NCCL"
 	// (the version line may never come).
 	if lg.Version == "" && strings.Contains(line, "version") && strings.Contains(line, "NCCL version") {
@@ -1033,7 +1073,7 @@ func (p *Parser) timeout(n int, line string, m []string) {
 func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 	switch {
 	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "), strings.HasPrefix(msg, "Trees "):
-		parseChannel(p, msg)
+		parseChannel(p, n, msg)
 	case strings.Contains(msg, "comm 0x") || strings.HasPrefix(msg, "rank "):
 		if m := commLine(msg); m != nil {
 			r, _ := strconv.Atoi(m[1])
@@ -1068,6 +1108,14 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 		}
 	case strings.HasPrefix(msg, "Failed to open libibverbs"):
 		p.NoVerbs = n
+	case strings.HasPrefix(msg, "Connected all rings"):
+		if on, ok := ringGDR(msg); ok && p.RingGDRLine == 0 {
+			p.RingGDR, p.RingGDRLine, p.RingGDRText = on, n, msg
+		}
+	case strings.HasPrefix(msg, "DMA-BUF is available"):
+		if p.DMABuf == 0 {
+			p.DMABuf, p.DMABufText = n, msg
+		}
 	case strings.HasPrefix(msg, "NCCL_IB_HCA set to "):
 		// The IB transport's own line (transport/net_ib.cc): "NCCL_IB_HCA
 		// set to mlx5_0:1,mlx5_1:1".
@@ -1319,7 +1367,7 @@ func channelCount(msg string) (int, bool) {
 
 // parseChannel reads "Channel 00/08 : …", "Trees [0] …" and the
 // connection lines "… via NET/IB/0/GDRDMA".
-func parseChannel(p *Proc, msg string) {
+func parseChannel(p *Proc, n int, msg string) {
 	if c, ok := channelCount(msg); ok && c > p.Channels {
 		p.Channels = c
 	}
@@ -1334,7 +1382,24 @@ func parseChannel(p *Proc, msg string) {
 			p.Via = map[string]int{}
 		}
 		p.Via["NET/"+name+gdr]++
+		if name == "IB" && gdr == "" && p.ViaNoGDRLine == 0 {
+			p.ViaNoGDRLine, p.ViaNoGDRText = n, msg
+		}
 	}
+}
+
+// ringGDR reads "Connected all rings, use ring PXN 0 GDR 0" (init.cc):
+// the GDR flag, and whether the message has one.
+func ringGDR(msg string) (on, ok bool) {
+	i := strings.LastIndex(msg, " GDR ")
+	if i < 0 {
+		return false, false
+	}
+	d, rest := digits(msg[i+len(" GDR "):])
+	if d == "" || strings.TrimSpace(rest) != "" {
+		return false, false
+	}
+	return d != "0", true
 }
 
 // via matches reVia as FindStringSubmatch does, by hand: it runs on most
@@ -1553,4 +1618,154 @@ func Detect(text string) bool {
 		}
 	}
 	return false
+}
+
+// The heartbeat monitor's reports (torch/csrc/distributed/c10d/
+// ProcessGroupNCCL.cpp, HeartbeatMonitor), without their spaces: a
+// terminal or a paste that hard-wraps at a fixed column cuts them
+// anywhere, mid-word included ("ProcessGroupNCCL'" / "s watchdog got
+// stuck for 480 seconds …"), and a mail wrap drops the space at the cut.
+const (
+	hbStuck   = "ProcessGroupNCCL'swatchdoggotstuckfor"
+	hbSeconds = "seconds"
+	hbOld     = "Heartbeatmonitortimedout!"
+)
+
+// maxHeartbeatWrap is how many lines after its head a wrapped heartbeat
+// report may take before its "got stuck for N seconds" is complete.
+const maxHeartbeatWrap = 3
+
+// compactSpace is s without its spaces and tabs.
+func compactSpace(s string) string {
+	if !strings.ContainsAny(s, " \t") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != ' ' && c != '\t' {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// heartbeatText reads compact (a report's text without spaces, from the
+// start of its message): done when it holds a whole report (secs the
+// seconds it names, 0 for the old wording), partial when it is a report
+// cut short (a prefix of one).
+func heartbeatText(compact string) (secs int64, done, partial bool) {
+	if i := strings.Index(compact, hbOld); i >= 0 {
+		return 0, true, false
+	}
+	if strings.HasPrefix(hbOld, compact) {
+		return 0, false, true
+	}
+	i := strings.Index(compact, hbStuck)
+	if i < 0 {
+		return 0, false, strings.HasPrefix(hbStuck, compact)
+	}
+	d, rest := digits(compact[i+len(hbStuck):])
+	switch {
+	case d != "" && strings.HasPrefix(rest, hbSeconds):
+		secs, _ = strconv.ParseInt(d, 10, 64)
+		return secs, true, false
+	case i == 0 && strings.HasPrefix(hbSeconds, rest):
+		return 0, false, true // "… stuck for 48" / "0 seconds"
+	}
+	return 0, false, false
+}
+
+// heartbeatMessage is the message of a PyTorch log line: the text after
+// its last "] " (the glog prefix and "[PG ID 0 … Rank 6]" end there),
+// or the line from its report when that comes first.
+func heartbeatMessage(line string) string {
+	msg := line
+	if i := strings.LastIndex(line, "] "); i >= 0 {
+		msg = line[i+2:]
+	}
+	for _, w := range []string{"ProcessGroupNCCL's", "Heartbeat monitor"} {
+		if i := strings.Index(line, w); i >= 0 && len(line)-i > len(msg) {
+			msg = line[i:]
+		}
+	}
+	return msg
+}
+
+// heartbeatLine reads a heartbeat monitor report at line n (one that
+// names ProcessGroupNCCL): a timeout of the rank it names when whole,
+// held for the lines after it when a wrap cut it. false when line is no
+// such report.
+func (p *Parser) heartbeatLine(n int, line string) bool {
+	secs, done, partial := heartbeatText(compactSpace(heartbeatMessage(line)))
+	switch {
+	case done:
+		p.heartbeat(n, line, secs)
+	case partial:
+		p.hb = wrappedWatchdog{n: n, head: line, text: line}
+	default:
+		return false
+	}
+	return true
+}
+
+// heartbeat adds the heartbeat report of line n.
+func (p *Parser) heartbeat(n int, text string, secs int64) {
+	p.event(Event{Kind: EventTimeout, Source: p.source, Line: n, Text: text, Rank: anyRank(text, ""), Heartbeat: true, StuckS: secs})
+	p.lg.NCCLLines++
+}
+
+// continueHeartbeat joins raw to the wrapped heartbeat report; false when
+// raw is not part of it (then the head is dropped: it held only the
+// start of a report that did not follow, and raw is read as any line).
+func (p *Parser) continueHeartbeat(n int, raw string) bool {
+	w := &p.hb
+	t := strings.TrimRight(raw, " \t\r\n")
+	if strings.TrimSpace(t) == "" || len(w.lines) >= maxHeartbeatWrap {
+		p.flushHeartbeat()
+		return false
+	}
+	// A wrap at a fixed column cuts mid-word and keeps the spaces; a
+	// word wrap drops the space at the cut.
+	last := w.head
+	if len(w.lines) > 0 {
+		last = w.lines[len(w.lines)-1]
+	}
+	last = strings.TrimRight(last, "\r\n")
+	var joined string
+	switch {
+	case strings.HasSuffix(last, " ") || strings.HasPrefix(t, " "):
+		joined = strings.TrimRight(w.text, " \t\r") + " " + strings.TrimLeft(t, " \t")
+	case len(last) >= 72:
+		joined = w.text + t
+	default:
+		joined = w.text + " " + t
+	}
+	secs, done, partial := heartbeatText(compactSpace(heartbeatMessage(joined)))
+	switch {
+	case done:
+		at := w.n
+		p.hb = wrappedWatchdog{}
+		p.heartbeat(at, joined, secs)
+	case partial:
+		w.text = joined
+		w.lines = append(w.lines, raw)
+	default:
+		p.flushHeartbeat()
+		return false
+	}
+	return true
+}
+
+// flushHeartbeat ends a wrapped heartbeat report that did not complete:
+// the lines joined to it are read as any line.
+func (p *Parser) flushHeartbeat() {
+	w := p.hb
+	if w.text == "" {
+		return
+	}
+	p.hb = wrappedWatchdog{}
+	for i, l := range w.lines {
+		p.Line(w.n+1+i, l)
+	}
 }

@@ -157,3 +157,95 @@ func TestPythonNCCLError(t *testing.T) {
 		})
 	}
 }
+
+// TestHeartbeatReport: PyTorch's heartbeat monitor report that the
+// ProcessGroupNCCL watchdog got stuck is a timeout of the rank it names,
+// on one line or hard-wrapped at a fixed column mid-word (the lines of
+// om-ai-lab/VLM-R1#257, wrapped at 116 columns with the trailing spaces
+// kept), or word-wrapped with the space at the cut dropped. The old
+// wording ("Heartbeat monitor timed out!") too; the "preparing to dump
+// debug info" line after it is none.
+func TestHeartbeatReport(t *testing.T) {
+	const (
+		l1   = "[rank6]:[E429 13:55:49.384372190 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 6] ProcessGroupNCCL'"
+		l2   = "s watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives. This typically indi"
+		l3   = "cates a NCCL/CUDA API (e.g., CudaEventDestroy) hang blocking the watchdog, and could be triggered by another thread "
+		l4   = "[rank6]:[E429 13:55:49.384620373 ProcessGroupNCCL.cpp:1533] [PG ID 0 PG GUID 0(default_pg) Rank 6] ProcessGroupNCCL "
+		l5   = "preparing to dump debug info. Include stack trace: 1                                                                "
+		one  = "[rank6]:[E429 13:55:49.384372190 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 6] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives."
+		old  = "[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] Heartbeat monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=0"
+		info = "node1:123:456 [0] NCCL INFO Using network IB"
+	)
+	type ev struct {
+		line, rank int
+		secs       int64
+	}
+	tests := []struct {
+		name  string
+		in    string
+		want  []ev
+		lines int
+	}{
+		{"wrapped mid-word at 116 columns", l1 + "\n" + l2 + "\n" + l3 + "\n" + l4 + "\n" + l5 + "\n", []ev{{1, 6, 480}}, 1},
+		{"on one line", one + "\n" + info + "\n", []ev{{1, 6, 480}}, 2},
+		{"word-wrapped, space dropped", "[PG 0 Rank 3] ProcessGroupNCCL's watchdog got\nstuck for 600 seconds without making progress\n", []ev{{1, 3, 600}}, 1},
+		{"cut inside the number", "[PG 0 Rank 2] ProcessGroupNCCL's watchdog got stuck for 4" + strings.Repeat(" ", 60) + "\n80 seconds without\n", []ev{{1, 2, 480}}, 1},
+		{"old wording", old + "\n", []ev{{1, 0, 0}}, 1},
+		{"head never completed, an NCCL line next", l1 + "\n" + info + "\n", nil, 1},
+		{"only the dump line", l4 + "\n" + l5 + "\n" + info + "\n", nil, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := Parse(strings.NewReader(tt.in), "paste")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []ev
+			for _, e := range lg.Events {
+				if e.Kind == EventTimeout && e.Heartbeat {
+					got = append(got, ev{e.Line, e.Rank, e.StuckS})
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("heartbeat reports %+v, want %+v", got, tt.want)
+			}
+			if lg.NCCLLines != tt.lines {
+				t.Errorf("NCCL lines %d, want %d", lg.NCCLLines, tt.lines)
+			}
+		})
+	}
+}
+
+// TestGDRConnectionLines: the first NET/IB connection without "/GDRDMA",
+// the GDR flag of "Connected all rings, use ring PXN 0 GDR 0" and the
+// "DMA-BUF is available" line are kept with their lines (NCCL 2.26.2
+// lines of a 2-node H100 all_reduce_perf, tssala23/moc-training-scripts).
+func TestGDRConnectionLines(t *testing.T) {
+	const pre = "MOC-R4PCC04U37:574691:574714 [0] NCCL INFO "
+	tests := []struct {
+		name, in       string
+		via, ring, dma int
+		ringOn         bool
+		viaText        string
+	}{
+		{"no GDR", pre + "DMA-BUF is available on GPU device 0\n" + pre + "Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/1/GDRDMA\n" +
+			pre + "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/1\n" + pre + "Connected all rings, use ring PXN 0 GDR 0\n",
+			3, 4, 1, false, "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/1"},
+		{"GDR 1, sockets", pre + "Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n" + pre + "Connected all rings, use ring PXN 0 GDR 1\n",
+			0, 2, 0, true, ""},
+		{"older line without GDR", pre + "Connected all rings\n" + pre + "Connected all rings, use ring PXN 0 GDR x\n", 0, 0, 0, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := Parse(strings.NewReader(tt.in), "paste")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := lg.Procs[0]
+			if p.ViaNoGDRLine != tt.via || p.ViaNoGDRText != tt.viaText || p.RingGDRLine != tt.ring || p.RingGDR != tt.ringOn || p.DMABuf != tt.dma {
+				t.Errorf("via %d %q ring %d %v dmabuf %d, want via %d %q ring %d %v dmabuf %d",
+					p.ViaNoGDRLine, p.ViaNoGDRText, p.RingGDRLine, p.RingGDR, p.DMABuf, tt.via, tt.viaText, tt.ring, tt.ringOn, tt.dma)
+			}
+		})
+	}
+}

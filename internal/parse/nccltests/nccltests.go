@@ -183,6 +183,14 @@ type Measure struct {
 	BusBW   float64 `json:"busbw"`
 	Wrong   int64   `json:"wrong"`
 	WrongNA bool    `json:"wrong_na,omitempty"`
+	// Old nccl-tests (before the #wrong count) printed an "error"
+	// column instead: the largest deviation from the expected result,
+	// "%5.0le" ("2e-07"), with a "*" after it in the releases that
+	// flagged one over the type's tolerance. Delta says the column is
+	// that one, MaxDelta its value, DeltaOver the "*".
+	Delta     bool    `json:"delta,omitempty"`
+	MaxDelta  float64 `json:"max_delta,omitempty"`
+	DeltaOver bool    `json:"delta_over,omitempty"`
 }
 
 // NRanks is the number of ranks in the communicator: the rank lines of the
@@ -717,6 +725,14 @@ func parseMeasure(f []string) (*Measure, error) {
 	if f[3] == "N/A" {
 		m.WrongNA = true
 		return &m, nil
+	}
+	if v, over := strings.CutSuffix(f[3], "*"); strings.ContainsAny(v, "eE") {
+		// %6g writes a count with an exponent only from 1e+06 up: a
+		// smaller value with one is the old "error" column's %5.0le.
+		if d, err := strconv.ParseFloat(v, 64); err == nil && math.Abs(d) < 1e6 {
+			m.Delta, m.MaxDelta, m.DeltaOver = true, d, over
+			return &m, nil
+		}
 	}
 	w, err := strconv.ParseFloat(f[3], 64) // printed with %g: 1e+06 is possible
 	if err != nil || w < 0 || w != math.Trunc(w) || w > math.MaxInt64/2 {

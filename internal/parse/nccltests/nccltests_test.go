@@ -351,3 +351,36 @@ func TestHandMadeTable(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestOldErrorColumn: nccl-tests before the #wrong count printed an
+// "error" column, the largest deviation from the expected result as
+// "%5.0le", with "*" after it in the releases that flagged one over
+// tolerance. The rows of an 8-node p3dn all_reduce_perf gist
+// (gist.github.com/jacobkahn, "NCCL Tests on 8 node p3dn.24xlarge + EFA")
+// are read; a count printed with %g from 1e+06 up is still a count.
+func TestOldErrorColumn(t *testing.T) {
+	tests := []struct {
+		name, row string
+		want      [2]Measure // out-of-place, in-place
+	}{
+		{"gist row", "8 2 float sum 631.3 0.00 0.00 2e-07 632.3 0.00 0.00 0e+00",
+			[2]Measure{{TimeUS: 631.3, Delta: true, MaxDelta: 2e-07}, {TimeUS: 632.3, Delta: true}}},
+		{"busbw row", "32768 8192 float sum 663.2 0.05 0.10 2e-06 660.3 0.05 0.10 2e-06",
+			[2]Measure{{TimeUS: 663.2, AlgBW: 0.05, BusBW: 0.10, Delta: true, MaxDelta: 2e-06}, {TimeUS: 660.3, AlgBW: 0.05, BusBW: 0.10, Delta: true, MaxDelta: 2e-06}}},
+		{"over tolerance", "1024 256 float sum 634.2 0.00 0.00 3e-01* 632.8 0.00 0.00 1e-06",
+			[2]Measure{{TimeUS: 634.2, Delta: true, MaxDelta: 0.3, DeltaOver: true}, {TimeUS: 632.8, Delta: true, MaxDelta: 1e-06}}},
+		{"a count of a million", "1024 256 float sum -1 634.2 0.00 0.00 1e+06 632.8 0.00 0.00 0",
+			[2]Measure{{TimeUS: 634.2, Wrong: 1000000}, {TimeUS: 632.8}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			row, err := parseRow(tt.row, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, [2]Measure{*row.OutOfPlace, *row.InPlace}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

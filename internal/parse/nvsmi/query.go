@@ -62,8 +62,11 @@ type RetiredPages struct {
 // Sections are known by their indentation: a line without " : " opens a
 // section, the deeper lines below are its keys (so "Pending" of ECC Mode
 // is not taken for the row remapper's). Lines of other sections, "[...]"
-// elisions and prose are skipped. ErrNoMemorySection when neither
-// section is there.
+// elisions and prose are skipped. A GPU whose block header ("GPU
+// 0000:01:00.0") and Product Name were read is kept without either
+// section (an old driver or a consumer board prints neither, or "N/A":
+// nvidia-smi -q of driver 319 on a GeForce): its Rows and Pages are nil.
+// ErrNoMemorySection when no GPU block and neither section is there.
 func ParseQuery(r io.Reader, source string) (*Query, error) {
 	q := &Query{}
 	var cur *QueryGPU
@@ -172,7 +175,7 @@ func ParseQuery(r io.Reader, source string) (*Query, error) {
 		if g.Rows != nil && g.Rows.Correctable < 0 && g.Rows.Uncorrectable < 0 && g.Rows.Pending < 0 && g.Rows.Failure < 0 {
 			g.Rows = nil
 		}
-		if g.Rows != nil || g.Pages != nil {
+		if g.Rows != nil || g.Pages != nil || g.PCI != "" && g.Name != "" {
 			out = append(out, g)
 		}
 	}

@@ -118,6 +118,28 @@ type Startup struct {
 	// test's TCP socket after both ends had printed their addresses and
 	// the results header: the peer went away while the test ran.
 	Midrun bool `json:"midrun,omitempty"`
+	// CMEvent is the rdma_cm event a client connecting with -R got
+	// instead of RDMA_CM_EVENT_ESTABLISHED ("Unexpected CM event bl blka
+	// 8": RDMA_CM_EVENT_REJECTED), "" when none; CMEventNum its number.
+	CMEvent    string `json:"cm_event,omitempty"`
+	CMEventNum int    `json:"cm_event_num,omitempty"`
+}
+
+// cmEvents are enum rdma_cm_event_type's names by number (rdma-core,
+// librdmacm/rdma_cma.h).
+var cmEvents = []string{
+	"RDMA_CM_EVENT_ADDR_RESOLVED", "RDMA_CM_EVENT_ADDR_ERROR", "RDMA_CM_EVENT_ROUTE_RESOLVED", "RDMA_CM_EVENT_ROUTE_ERROR",
+	"RDMA_CM_EVENT_CONNECT_REQUEST", "RDMA_CM_EVENT_CONNECT_RESPONSE", "RDMA_CM_EVENT_CONNECT_ERROR", "RDMA_CM_EVENT_UNREACHABLE",
+	"RDMA_CM_EVENT_REJECTED", "RDMA_CM_EVENT_ESTABLISHED", "RDMA_CM_EVENT_DISCONNECTED", "RDMA_CM_EVENT_DEVICE_REMOVAL",
+	"RDMA_CM_EVENT_MULTICAST_JOIN", "RDMA_CM_EVENT_MULTICAST_ERROR", "RDMA_CM_EVENT_ADDR_CHANGE", "RDMA_CM_EVENT_TIMEWAIT_EXIT",
+}
+
+// CMEventName is the name of rdma_cm event n ("" when out of range).
+func CMEventName(n int) string {
+	if n < 0 || n >= len(cmEvents) {
+		return ""
+	}
+	return cmEvents[n]
 }
 
 // Failure is a work completion with an error status that ended a run.
@@ -199,7 +221,13 @@ var (
 	// (perftest_resources.c, perftest_parameters.c): the port is not
 	// ACTIVE ("Port number 1 state is Down"), the device cannot be
 	// opened, the peer cannot be reached, the QP cannot be brought up.
-	reStartup = regexp.MustCompile(`^(?:Port number (\d+) state is (\w+)|Couldn't (?:get context for the device|set the link layer|connect to \S+|allocate MR|create QP\S*|init the resources)|Unable to open file descriptor for socket connection|Failed to modify QP \S* ?to (?:INIT|RTR|RTS)|IB device \S+ not found|No IB devices found|(` + deviceFailures + `))`)
+	//
+	// With rdma_cm (-R) the client connects through the RDMA connection
+	// manager instead (perftest_communication.c rdma_client_connect):
+	// "Unexpected CM event bl blka 8" names the rdma_cm event it got
+	// instead of ESTABLISHED (its number, in librdmacm's enum), and the
+	// tests' main adds "Unable to perform rdma_client function".
+	reStartup = regexp.MustCompile(`^(?:Port number (\d+) state is (\w+)|Couldn't (?:get context for the device|set the link layer|connect to \S+|allocate MR|create QP\S*|init the resources)|Unable to open file descriptor for socket connection|Failed to modify QP \S* ?to (?:INIT|RTR|RTS)|IB device \S+ not found|No IB devices found|(` + deviceFailures + `)|[Uu]nexpected CM event(?: bl blka)? (\d+)|Unable to perform rdma_(?:client|server) function)`)
 	// deviceFailures are perftest's messages when the local device cannot
 	// give the test a verbs resource (perftest_resources.c
 	// create_reg_qp_main "Unable to create QP.", ctx_init "Failed to
@@ -364,7 +392,7 @@ func (p *textParser) line(t string) {
 	}
 	m := reStartup.FindStringSubmatch(t)
 	if m == nil && reExchange.MatchString(t) {
-		m = []string{t, "", "", ""}
+		m = []string{t, "", "", "", ""}
 	}
 	if m != nil {
 		if p.cur == nil {
@@ -376,6 +404,12 @@ func (p *textParser) line(t string) {
 		if len(p.cur.Startup) == 0 {
 			st := Startup{Line: p.n, Text: t, PortState: m[2], Device: m[3] != ""}
 			st.Port, _ = strconv.Atoi(m[1])
+			if len(m) > 4 && m[4] != "" {
+				st.CMEventNum, _ = strconv.Atoi(m[4])
+				if st.CMEvent = CMEventName(st.CMEventNum); st.CMEvent == "" {
+					st.CMEvent = "event " + m[4]
+				}
+			}
 			// After both addresses and the results header the test
 			// was running: an exchange that fails then lost the peer.
 			st.Midrun = p.sec == secResults && p.cur.Local != nil && p.cur.Remote != nil &&
@@ -780,6 +814,9 @@ func Detect(text string) bool {
 	}
 	if latOnlyRuns(text) > 0 {
 		return true // latency tests run with --output=latency: one number each
+	}
+	if strings.Contains(text, "Unexpected CM event bl blka ") || strings.Contains(text, "Unable to perform rdma_client function") {
+		return true // an rdma_cm (-R) client that could not connect (these are perftest's alone)
 	}
 	if failedStart(text) {
 		return true // a test's command line, then its message that it could not start

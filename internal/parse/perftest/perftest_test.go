@@ -98,6 +98,9 @@ func TestDetect(t *testing.T) {
 		{"the message alone is any program's", "Couldn't connect to 10.0.0.2:22\n", false},
 		{"too far below the command", "$ ib_write_bw 10.0.0.2\na\nb\nc\nd\nCouldn't connect to 10.0.0.2:18515\n", false},
 		{"another program's command", "$ ssh 10.0.0.2\nCouldn't connect to 10.0.0.2:22\n", false},
+		// An rdma_cm (-R) client's log, whole, with no command line
+		// (tssala23/moc-training-scripts, perftest_gpu_clt_ib_write_bw_…log).
+		{"rdma_cm client rejected", "Unexpected CM event bl blka 8\n Unable to perform rdma_client function\n Unable to init the socket connection\nPerftest doesn't supports CUDA tests with inline messages: inline size set to 0\n", true},
 	} {
 		if got := Detect(tt.in); got != tt.want {
 			t.Errorf("%s: Detect = %v, want %v", tt.name, got, tt.want)
@@ -318,6 +321,39 @@ func TestLatencyOnlyOutput(t *testing.T) {
 			}
 			if tt.avg > 0 && (row.Avg == nil || *row.Avg != tt.avg || row.Typical != nil) || tt.typical > 0 && (row.Typical == nil || *row.Typical != tt.typical || row.Avg != nil) {
 				t.Errorf("row %+v, want typical %g avg %g", row, tt.typical, tt.avg)
+			}
+		})
+	}
+}
+
+// TestCMEvent: an rdma_cm (-R) client that got another event than
+// ESTABLISHED ("Unexpected CM event bl blka 8", perftest_communication.c
+// rdma_client_connect; the lines of tssala23/moc-training-scripts'
+// perftest_gpu_clt_ib_write_bw log) is a test that could not start, with
+// the event decoded from librdmacm's enum rdma_cm_event_type.
+func TestCMEvent(t *testing.T) {
+	for _, tt := range []struct {
+		name, in, event string
+		num             int
+		text            string
+	}{
+		{"rejected", "Unexpected CM event bl blka 8\n Unable to perform rdma_client function\n Unable to init the socket connection\n",
+			"RDMA_CM_EVENT_REJECTED", 8, "Unexpected CM event bl blka 8 / Unable to perform rdma_client function"},
+		{"unreachable", "Unexpected CM event bl blka 7\n", "RDMA_CM_EVENT_UNREACHABLE", 7, "Unexpected CM event bl blka 7"},
+		{"address stage, old wording", "unexpected CM event 1\n Unable to perform rdma_client function\n", "RDMA_CM_EVENT_ADDR_ERROR", 1, "unexpected CM event 1 / Unable to perform rdma_client function"},
+		{"out of the enum", "Unexpected CM event bl blka 42\n", "event 42", 42, "Unexpected CM event bl blka 42"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rs, err := ParseAll(strings.NewReader(tt.in), "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) != 1 || len(rs[0].Startup) != 1 {
+				t.Fatalf("results %+v", rs)
+			}
+			st := rs[0].Startup[0]
+			if st.CMEvent != tt.event || st.CMEventNum != tt.num || st.Text != tt.text || st.Line != 1 {
+				t.Errorf("startup %+v, want %s (%d) %q", st, tt.event, tt.num, tt.text)
 			}
 		})
 	}

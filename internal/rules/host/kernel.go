@@ -504,6 +504,9 @@ func checkXid(in *Input) []finding.Finding {
 		if t.fatal && info.FatalCritical {
 			f.Severity = finding.Critical
 		}
+		if k.code == 45 && f.Severity == finding.Info {
+			escalateXid45(in, &f, k.pci)
+		}
 		out = append(out, f)
 	}
 	return out

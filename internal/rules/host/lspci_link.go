@@ -12,11 +12,16 @@ import (
 // CheckPastedLspciLinks compares each pasted function's LnkSta with its
 // LnkCap (or reads lspci's own "(downgraded)" marks when LnkCap is not in
 // the paste): pcie.link_degraded where the link trained narrower or
-// slower. A narrower link is the fault (a card not seated, a slot wired
-// for fewer lanes, a riser): critical. A slower link alone is critical
-// for a NIC; a GPU lowers its link speed at idle for power saving, so on
-// a GPU, or a device the paste does not name, a speed-only drop is a
-// warning that a reading under load settles. A PCIe switch or root
+// slower. The link costs a training job bandwidth only on a device that
+// carries the job's traffic (PCIeCarrier: a network adapter, a
+// data-center GPU): there a narrower link (a card not seated, a slot
+// wired for fewer lanes, a riser) is critical, and so is a slower one on
+// a network adapter. A data-center GPU lowers its link speed at idle for
+// power saving, so its speed-only drop is a warning that a reading under
+// load settles. On any other device (a consumer GPU, a storage or other
+// card) or a device the paste does not name, a degraded link is a
+// warning; prose is the paste's text around the listing, read
+// (ProseCarrier) for what it says a device without its header line is. A PCIe switch or root
 // port's link is as wide as the device below it wires: when that device
 // is in the paste its own LnkSta is judged and the port is not; when it
 // is not, a port that trained narrower than its LnkCap is a warning (a
@@ -26,7 +31,7 @@ import (
 // other than 0 of a device whose function 0 is in the paste is not
 // judged (the functions share one link: function 0's LnkSta is the
 // link's). judged is how many functions had a LnkSta to judge.
-func CheckPastedLspciLinks(l *lspci.Listing, source string) (out []finding.Finding, judged int) {
+func CheckPastedLspciLinks(l *lspci.Listing, source string, prose Prose) (out []finding.Finding, judged int) {
 	for i := range l.Devices {
 		d := &l.Devices[i]
 		sta, lc := d.LinkSta, d.LinkCap
@@ -76,20 +81,35 @@ func CheckPastedLspciLinks(l *lspci.Listing, source string) (out []finding.Findi
 		}
 		ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", source, sta.Line), Value: sta.Text})
 		subj := finding.Subject{PCI: string(d.Address), File: source}
-		gpu, nic := isPastedGPU(d), isPastedNIC(d) || d.Class == "Infiniband controller"
+		gpu := isPastedGPU(d)
 		if gpu {
 			subj.GPU = string(d.Address)
 		}
+		what := PCIeCarrier(d.Class, d.Name)
+		why := ""
+		if d.Class == "" && d.Name == "" {
+			if w, word := ProseCarrier(prose); w != "" {
+				what = w
+				why = fmt.Sprintf(" (the paste's text around it says %q)", word)
+			}
+		}
 		f := catalog.New("pcie.link_degraded", subj, fmt.Sprintf("PCIe link of %s trained at %s (lspci LnkSta against LnkCap)", name, strings.Join(probs, " and ")), ev...)
 		switch {
-		case narrow, nic:
+		case what == "a network adapter" || what == "a data-center GPU" && narrow:
 			// The catalogue's critical.
-		case gpu:
+			f.Summary += "; the device is " + what + why + ": it carries a training job's traffic, and the job gets that much less PCIe bandwidth"
+		case what == "a data-center GPU":
 			f.Severity = finding.Warning
 			f.Summary += "; a GPU lowers its link speed at idle for power saving: read LnkSta (or nvidia-smi -q's PCIe Generation Current) under load"
+		case d.Class == "" && d.Name == "":
+			f.Severity = finding.Warning
+			f.Summary += "; the paste does not name the device: critical on a network adapter or a data-center GPU (they carry a training job's traffic), and a GPU lowers its link speed at idle (read it under load)"
 		default:
 			f.Severity = finding.Warning
-			f.Summary += "; the paste does not name the device: a GPU lowers its link speed at idle for power saving (read it under load), a NIC's slower link is a fault"
+			f.Summary += "; the device is no network adapter or data-center GPU, so no training job's traffic crosses this link: worth fixing for the device's own throughput"
+			if gpu || strings.Contains(strings.ToLower(d.Class), "vga") {
+				f.Summary += " (a GPU also lowers its link speed at idle: read it under load)"
+			}
 		}
 		out = append(out, f)
 	}

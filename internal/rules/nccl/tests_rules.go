@@ -312,10 +312,14 @@ func (c *runCheck) checkCorruption() {
 			name string
 			m    *nccltests.Measure
 		}{{"out-of-place", r.OutOfPlace}, {"in-place", r.InPlace}} {
-			if m.m != nil && m.m.Wrong > 0 {
+			if m.m != nil && (m.m.Wrong > 0 || m.m.DeltaOver) {
 				wrongRows++
 				if len(wrongEv) < 5 {
-					wrongEv = append(wrongEv, ev(source, r.Line, fmt.Sprintf("%s %s: #wrong %d", FormatBytes(r.Size), m.name, m.m.Wrong)))
+					what := fmt.Sprintf("#wrong %d", m.m.Wrong)
+					if m.m.DeltaOver {
+						what = fmt.Sprintf("error %.0e*: over the type's tolerance", m.m.MaxDelta)
+					}
+					wrongEv = append(wrongEv, ev(source, r.Line, fmt.Sprintf("%s %s: %s", FormatBytes(r.Size), m.name, what)))
 				}
 			}
 		}

@@ -141,6 +141,12 @@ func TestTestsRules(t *testing.T) {
 	}{
 		{"wrong elements", sparkHead + "     1048576        262144     float     sum      -1    27.76   37.78   37.78      12    27.49   38.15   38.15       0\n# Out of bounds values : 12 FAILED\n",
 			TestsOptions{Collective: nccltests.AllReduce}, []string{"nccl.wrong_results/critical"}},
+		// Old nccl-tests' "error" column: the largest deviation, with
+		// "*" when over the type's tolerance (a small one is rounding).
+		{"old error column over tolerance", sparkHead + "     1048576        262144     float     sum      -1    27.76   37.78   37.78  3e-01*    27.49   38.15   38.15  2e-07\n",
+			TestsOptions{Collective: nccltests.AllReduce}, []string{"nccl.wrong_results/critical"}},
+		{"old error column rounding", sparkHead + "     1048576        262144     float     sum      -1    27.76   37.78   37.78  2e-07    27.49   38.15   38.15  0e+00\n",
+			TestsOptions{Collective: nccltests.AllReduce}, nil},
 		{"out-of-bounds footer only", sparkHead + "# Out of bounds values : 248 FAILED\n", TestsOptions{}, []string{"nccl.wrong_results/critical"}},
 		{"busbw factor wrong", sparkHead + "    33554432       8388608     float     sum      -1    195.40  171.72  300.51       0   195.40  171.73  300.52       0\n",
 			TestsOptions{Collective: nccltests.AllReduce}, []string{"nccl.busbw_inconsistent/warning"}},

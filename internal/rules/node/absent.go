@@ -47,7 +47,9 @@ func CheckAbsent(file string, as []Absent) []finding.Finding {
 }
 
 // VerbsWarn is a libibverbs warning of a pasted tool's output: Kind is
-// "no provider" (Name a uverbs device no provider claims), "load failed"
+// "no provider" (Name a uverbs device no provider claims), "abi mismatch"
+// (Name a device whose provider does not speak its kernel driver's uverbs
+// ABI), "load failed"
 // (Name a provider library that did not load) or "no config dir" (Name
 // the directory); Line and Text where it stands in the file.
 type VerbsWarn struct {
@@ -60,7 +62,12 @@ type VerbsWarn struct {
 // CheckVerbsProviders reports the uverbs devices libibverbs found no
 // provider for ("libibverbs: Warning: no userspace device-specific driver
 // found for /sys/class/infiniband_verbs/uverbs0"): the kernel has them,
-// but nothing in user space can open them. listed is how many devices the
+// but nothing in user space can open them; and the devices whose provider
+// does not support the kernel driver's uverbs ABI ("libibverbs: Warning:
+// Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1)
+// for device /sys/class/infiniband/bnxt_re2", rdma-core
+// libibverbs/init.c): the provider in this image is older or newer than
+// the host's kernel driver. listed is how many devices the
 // tool still listed: with none, RDMA is unusable where it ran (critical;
 // the tool's own "No IB devices found" or "0 HCAs found:" is this
 // consequence and is not reported apart); with some, the others are
@@ -68,33 +75,50 @@ type VerbsWarn struct {
 // hosts whose driver list names hardware they lack, so they are only
 // evidence here.
 func CheckVerbsProviders(file string, ws []VerbsWarn, listed int) []finding.Finding {
-	var devs []string
+	var devs, abi []string
 	var ev, loads []finding.Evidence
 	for _, w := range ws {
 		e := finding.Evidence{Source: fmt.Sprintf("%s:%d", file, w.Line), Value: w.Text}
 		switch w.Kind {
-		case "no provider":
-			devs = append(devs, w.Name)
-			if len(ev) < 3 {
+		case "no provider", "abi mismatch":
+			if w.Kind == "abi mismatch" {
+				abi = append(abi, w.Name)
+			} else {
+				devs = append(devs, w.Name)
+			}
+			if len(ev) < 3 && !slices.ContainsFunc(ev, func(x finding.Evidence) bool { return x.Value == e.Value }) {
 				ev = append(ev, e)
 			}
 		default:
 			loads = append(loads, e)
 		}
 	}
-	if len(devs) == 0 {
+	if len(devs)+len(abi) == 0 {
 		return nil
 	}
 	slices.Sort(devs)
 	devs = slices.Compact(devs)
+	slices.Sort(abi)
+	abi = slices.Compact(abi)
 	what, it := "these RDMA devices", "them"
-	if len(devs) == 1 {
+	if len(devs)+len(abi) == 1 {
 		what, it = "this RDMA device", "it"
 	}
-	sum := fmt.Sprintf("libibverbs found no user-space provider (libmlx5 or the like) for %s: the kernel has %s, but no process here can open %s", strings.Join(devs, ", "), what, it)
+	var sum, fix string
+	switch {
+	case len(devs) > 0:
+		sum = fmt.Sprintf("libibverbs found no user-space provider (libmlx5 or the like) for %s: the kernel has %s, but no process here can open %s", strings.Join(devs, ", "), what, it)
+		if len(abi) > 0 {
+			sum += fmt.Sprintf("; the provider of %s does not support the kernel driver's uverbs ABI", strings.Join(abi, ", "))
+		}
+		fix = "install the provider that matches this libibverbs (ibverbs-providers, rdma-core, or the host's MLNX_OFED user space)"
+	default:
+		sum = fmt.Sprintf("the user-space verbs provider does not support the kernel driver's uverbs ABI for %s (libibverbs: \"does not support the kernel ABI\"): the kernel has %s, but the provider library here (an image's rdma-core) is older or newer than the host's kernel driver, so no process here can open %s", strings.Join(abi, ", "), what, it)
+		fix = "install in the image (or on the host) the rdma-core and provider (libbnxt_re, libmlx5…) that match the host's kernel driver: the distribution release of the host kernel, or the vendor's user-space package of the same release as its driver"
+	}
 	sev := finding.Critical
 	if listed == 0 {
-		sum += ", and the tool lists no HCA: RDMA is unusable where it ran (NCCL falls back to TCP sockets, MPI and UCX leave RDMA out); install the provider that matches this libibverbs (ibverbs-providers, rdma-core, or the host's MLNX_OFED user space)"
+		sum += ", and the tool lists no HCA: RDMA is unusable where it ran (NCCL falls back to TCP sockets, MPI and UCX leave RDMA out); " + fix
 	} else {
 		sev = finding.Warning
 		sum += fmt.Sprintf("; %d other device(s) still listed", listed)

@@ -51,6 +51,7 @@ func TestCheckVerbsProviders(t *testing.T) {
 		return VerbsWarn{Kind: "no provider", Name: dev, Line: n, Text: "libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/" + dev}
 	}
 	load := VerbsWarn{Kind: "load failed", Name: "libmlx5-rdmav2.so", Line: 1, Text: "libibverbs: Warning: couldn't load driver 'libmlx5-rdmav2.so': libmlx5-rdmav2.so: cannot open shared object file: No such file or directory"}
+	abi := VerbsWarn{Kind: "abi mismatch", Name: "bnxt_re2", Line: 12, Text: "libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re2"}
 	tests := []struct {
 		name   string
 		ws     []VerbsWarn
@@ -63,6 +64,11 @@ func TestCheckVerbsProviders(t *testing.T) {
 		{"one device without, one listed", []VerbsWarn{noProv(1, "uverbs1")}, 1, []string{"host.verbs_provider_missing/warning"}, "1 other device(s) still listed"},
 		{"a driver that did not load, with the device", []VerbsWarn{load, noProv(2, "uverbs0")}, 0, []string{"host.verbs_provider_missing/critical"}, "could not load"},
 		{"a driver that did not load alone", []VerbsWarn{load}, 0, nil, ""},
+		// k8snetworkplumbingwg/sriov-cni#348 (realworld-fresh16): in a pod,
+		// the image's bnxt_re provider against the host driver's ABI 6, the
+		// same line twice, then "No IB devices found".
+		{"provider of another uverbs ABI, none listed", []VerbsWarn{abi, abi}, 0, []string{"host.verbs_provider_missing/critical"}, "rdma-core and provider (libbnxt_re"},
+		{"provider of another uverbs ABI, one other listed", []VerbsWarn{abi}, 1, []string{"host.verbs_provider_missing/warning"}, "kernel driver's uverbs ABI for bnxt_re2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,6 +79,9 @@ func TestCheckVerbsProviders(t *testing.T) {
 			}
 			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
 				t.Fatalf("findings %v, want %v", got, tt.want)
+			}
+			if len(fs) == 1 && len(fs[0].Evidence) != 1 && tt.ws[0].Kind == "abi mismatch" {
+				t.Errorf("the same warning twice is one evidence: %+v", fs[0].Evidence)
 			}
 			if tt.says != "" && !strings.Contains(fs[0].Summary, tt.says) {
 				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.says)

@@ -231,6 +231,35 @@ func TestPeerNotReached(t *testing.T) {
 	}
 }
 
+// TestCMEventFindings: an rdma_cm client whose connection the peer
+// rejected (event 8; tssala23/moc-training-scripts' ib_write_bw client
+// log) is told to start the server side: the request and the reject
+// crossed the fabric. An unreachable peer (event 7) or a connect error
+// is the RDMA path failing: critical.
+func TestCMEventFindings(t *testing.T) {
+	for _, tt := range []struct {
+		name, in, sev, has string
+	}{
+		{"rejected", "Unexpected CM event bl blka 8\n Unable to perform rdma_client function\n Unable to init the socket connection\n", "warning", "event 8, RDMA_CM_EVENT_REJECTED"},
+		{"unreachable", "Unexpected CM event bl blka 7\n Unable to perform rdma_client function\n", "critical", "event 7, RDMA_CM_EVENT_UNREACHABLE"},
+		{"connect error", "Unexpected CM event bl blka 6\n", "critical", "event 6, RDMA_CM_EVENT_CONNECT_ERROR"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rs, err := perftest.ParseAll(strings.NewReader(tt.in), "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := Check(rs, Options{}).Findings
+			if len(fs) != 1 || fs[0].ID != "perf.test_invalid" || string(fs[0].Severity) != tt.sev {
+				t.Fatalf("findings %+v", fs)
+			}
+			if !strings.Contains(fs[0].Summary, tt.has) || len(fs[0].Remedy) == 0 {
+				t.Errorf("summary %q remedy %q", fs[0].Summary, fs[0].Remedy)
+			}
+		})
+	}
+}
+
 const midrunServer = `                    RDMA_Read BW Test
  Dual-port       : OFF          Device         : mlx4_0
  Link type       : IB

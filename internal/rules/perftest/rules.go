@@ -537,6 +537,8 @@ func startupFindings(r *perftest.Result, subj finding.Subject) []finding.Finding
 				"dmesg | grep -i mlx5 for driver errors",
 				"ulimit -l (unlimited for RDMA jobs)",
 				"run the kernel's matching rdma-core (or MLNX_OFED built for this kernel)"}
+		case st.CMEvent != "":
+			sum, sev, causes, remedy = cmEventFinding(r, st)
 		case strings.HasPrefix(st.Text, "Couldn't connect to ") || strings.HasPrefix(st.Text, "Unable to open file descriptor for socket connection"):
 			// The client's TCP connection for the key exchange
 			// (perftest_communication.c ethernet_client_connect)
@@ -565,6 +567,39 @@ func startupFindings(r *perftest.Result, subj finding.Subject) []finding.Finding
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// cmEventFinding says what the rdma_cm event a -R client got instead of
+// ESTABLISHED means (librdmacm's rdma_cm_event_type, rdma_connect(3)).
+// REJECTED: the address and route resolved and the peer's connection
+// manager answered, refusing the connection; with perftest that is
+// almost always no server listening on the port (not started yet, gone,
+// started without -R or on another -p): the fabric carried the request
+// and the reply, so it is a warning. UNREACHABLE, CONNECT_ERROR and the
+// address and route errors are the RDMA path to the peer failing: no
+// RDMA program can connect that way, so they are critical.
+func cmEventFinding(r *perftest.Result, st perftest.Startup) (sum string, sev finding.Severity, causes, remedy []string) {
+	switch st.CMEvent {
+	case "RDMA_CM_EVENT_REJECTED":
+		return fmt.Sprintf("%s could not start: the rdma_cm connection was rejected by the peer (event %d, %s: %s): address and route resolved and the peer's connection manager answered, but nothing accepted the connection; nothing was measured", name(r), st.CMEventNum, st.CMEvent, st.Text),
+			finding.Warning,
+			[]string{"no server side listening on the peer's port (started after the client, already gone, or on another -p)",
+				"the server started without -R (rdma_cm) while the client used it, or the other way round",
+				"the server refused the connection parameters (different test, connection type or options on the two ends)"},
+			[]string{"start the server side on the peer first with the same test and options (-R on both ends, the same -p), then the client",
+				"rping -s on the peer and rping -c -a PEER_IP -v -C 3 here to test rdma_cm on its own"}
+	case "RDMA_CM_EVENT_UNREACHABLE", "RDMA_CM_EVENT_CONNECT_ERROR", "RDMA_CM_EVENT_ADDR_ERROR", "RDMA_CM_EVENT_ROUTE_ERROR":
+		return fmt.Sprintf("%s could not start: the rdma_cm connection to the peer failed (event %d, %s: %s): the RDMA path to the peer does not work, so no RDMA connection can be made that way; nothing was measured", name(r), st.CMEventNum, st.CMEvent, st.Text),
+			finding.Critical,
+			[]string{"the RDMA port down or the link flapping on either end",
+				"RoCE: no route or ARP/neighbour entry to the peer's address on the RDMA netdev, a wrong GID index, or a VLAN/MTU mismatch",
+				"InfiniBand: no subnet manager, or the peer's port not in the same partition"},
+			[]string{"ibv_devinfo -v on both ends (port state ACTIVE, link layer)",
+				"ip route get PEER_IP and ip neigh on the RDMA netdev (RoCE)",
+				"rping -s on the peer and rping -c -a PEER_IP -v -C 3 here"}
+	}
+	return fmt.Sprintf("%s could not start: the rdma_cm connection got %s instead of ESTABLISHED (%s); nothing was measured", name(r), st.CMEvent, st.Text),
+		finding.Warning, nil, nil
 }
 
 func orDash(s string) string {
