@@ -99,3 +99,32 @@ func TestAERReports(t *testing.T) {
 		}
 	}
 }
+
+// TestPCIeBandwidthSeverity: the kernel's bandwidth line is critical only
+// on a device that carries a training job's traffic: one the line's RDMA
+// driver names, the host's HCA, or the host's 3D-controller GPU (NVIDIA's
+// data-center class); the enumeration line of a desktop GTX 980
+// (pastebin.com/DMWXv9r9, analyze testdata/realworld-fresh17: "pci
+// 0000:0b:00.0: …") names nothing and is a warning.
+func TestPCIeBandwidthSeverity(t *testing.T) {
+	tests := []struct {
+		name, line, want, summary string
+	}{
+		{"bandwidth line of an unnamed device", "Jun 08 22:43:06 host kernel: pci 0000:0b:00.0: 31.504 Gb/s available PCIe bandwidth, limited by 8 GT/s x4 link at 0000:00:03.2 (capable of 126.016 Gb/s with 8 GT/s x16 link)", "pcie.link_degraded/warning", "neither the line nor the host names the device"},
+		{"bandwidth line of the host's HCA", "[ 1.0] pci 0000:04:00.0: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:02:01.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)", "pcie.link_degraded/critical", "the device is a network adapter"},
+		{"bandwidth line named by an RDMA driver", "[ 1.0] mlx5_core 0000:3b:00.0: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:3a:00.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)", "pcie.link_degraded/critical", "the device is a network adapter"},
+		{"bandwidth line of the host's 3D-controller GPU", "[ 1.0] pci 0000:03:00.0: 126.024 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x8 link at 0000:02:00.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)", "pcie.link_degraded/critical", "the device is a data-center GPU"},
+		{"bandwidth line of a GPU the nvidia driver names, model unknown", "[ 1.0] nvidia 0000:0b:00.0: 31.504 Gb/s available PCIe bandwidth, limited by 8 GT/s x4 link at 0000:00:03.2 (capable of 126.016 Gb/s with 8 GT/s x16 link)", "pcie.link_degraded/warning", "worth fixing for the device's own throughput"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := checkPCIeBandwidth(&Input{Snap: testNode(), Kernel: logOf(tt.line)})
+			if got := ids(fs); len(got) != 1 || got[0] != tt.want {
+				t.Fatalf("findings = %v, want [%s]", got, tt.want)
+			}
+			if !strings.Contains(fs[0].Summary, tt.summary) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.summary)
+			}
+		})
+	}
+}
