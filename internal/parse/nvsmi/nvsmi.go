@@ -108,7 +108,8 @@ func (p *topoParser) line(line string) error {
 				if c == "CPU" {
 					break
 				}
-				p.cols = append(p.cols, c)
+				// Columns glued like the cells ("NIC8NIC9"): split.
+				p.cols = append(p.cols, splitGluedColumns(c)...)
 			}
 			p.inRows = true
 		}
@@ -205,6 +206,39 @@ func splitGlued(c string) []string {
 		}
 		out = append(out, w)
 		rest = rest[len(w):]
+	}
+	return out
+}
+
+// splitGluedColumns splits a header word that holds several device
+// columns run together ("NIC8NIC9", "GPU3GPU4", "mlx5_4mlx5_5") at each
+// repeat of its first column's name stem; any other word comes back as
+// it is.
+func splitGluedColumns(c string) []string {
+	stem := ""
+	switch {
+	case strings.HasPrefix(c, "NIC"), strings.HasPrefix(c, "GPU"):
+		stem = c[:3]
+	case strings.HasPrefix(c, "mlx") && len(c) > 5 && c[4] == '_':
+		stem = c[:5]
+	default:
+		return []string{c}
+	}
+	var out []string
+	rest := c
+	for rest != "" {
+		j := strings.Index(rest[len(stem):], stem)
+		if j < 0 {
+			out = append(out, rest)
+			break
+		}
+		out = append(out, rest[:len(stem)+j])
+		rest = rest[len(stem)+j:]
+	}
+	for _, w := range out {
+		if len(w) == len(stem) || strings.Trim(w[len(stem):], "0123456789") != "" {
+			return []string{c} // not a run of numbered columns
+		}
 	}
 	return out
 }

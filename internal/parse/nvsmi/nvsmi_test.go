@@ -174,6 +174,22 @@ func TestGluedCells(t *testing.T) {
 	if d := cmp.Diff([][]pcie.Level{{PXB, pcie.LevelUnknown, NODE, NODE}}, m.Dist); d != "" || !slices.Equal(m.Unread, []string{`GPU0/mlx5_1: "P?B"`}) {
 		t.Errorf("dist (-want +got):\n%s unread %v", d, m.Unread)
 	}
+	// vllm-project/vllm#13855 (realworld-fresh9): the header glued too
+	// ("NIC8NIC9"), the rows' cells under it ("NODEPXB").
+	vllm := "\tGPU0\tNIC7\tNIC8NIC9\tNIC10\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n" +
+		"GPU0\t X \tNODE\tNODEPXB\tNODE\t56-111,168-223\t1\t\tN/A\n"
+	m, err = Parse(strings.NewReader(vllm), "glued.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([][]pcie.Level{{NODE, NODE, PXB, NODE}}, m.Dist); d != "" || !slices.Equal(m.NICs, []string{"NIC7", "NIC8", "NIC9", "NIC10"}) {
+		t.Errorf("dist (-want +got):\n%s nics %v", d, m.NICs)
+	}
+	for c, want := range map[string][]string{"NIC8NIC9": {"NIC8", "NIC9"}, "mlx5_4mlx5_5": {"mlx5_4", "mlx5_5"}, "GPU7": {"GPU7"}, "NICX": {"NICX"}, "NIC8NIC": {"NIC8NIC"}} {
+		if got := splitGluedColumns(c); !slices.Equal(got, want) {
+			t.Errorf("splitGluedColumns(%q) = %q, want %q", c, got, want)
+		}
+	}
 	for c, want := range map[string][]string{"NODENODE": {"NODE", "NODE"}, "NV12SYS": {"NV12", "SYS"}, "SYSSOC": {"SYS", "SOC"}, "NODEX": {"NODE", "X"}, "NV": {"NV"}, "NODEFOO": {"NODEFOO"}} {
 		if got := splitGlued(c); !slices.Equal(got, want) {
 			t.Errorf("splitGlued(%q) = %q, want %q", c, got, want)
