@@ -35,6 +35,11 @@ var patternSamples = []struct {
 	// Older drivers leave "PCI:" out: pastebin.com/raw/gn6mYmM4 (testdata/realworld-fresh8).
 	{"nvidia-xid", "NVRM: Xid (0000:01:00): 13, 0005 00000000 0000502d 00000104 00000000 00000100",
 		Event{Kind: KindXid, PCI: "0000:01:00.0", Xid: 13, GPUInstance: -1, Detail: "0005 00000000 0000502d 00000104 00000000 00000100"}},
+	// NVIDIA/k8s-device-plugin#189 (analyze testdata/realworld-fresh16) and the klog wording of internal/rm/health.go.
+	{"device-plugin-xid", "nvidia-device-plugin: XidCriticalError: Xid=69 on Device=GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8, the device will go unhealthy.",
+		Event{Kind: KindXid, GPUUUID: "GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8", Xid: 69, GPUInstance: -1, Detail: "the device will go unhealthy."}},
+	{"device-plugin-xid", "nvidia-device-plugin: XidCriticalError: Xid=48 on Device=MIG-4ae8f0c2-1b6d-5c8e-9f0a-2d7e3c1b9a55; marking device as unhealthy.",
+		Event{Kind: KindXid, GPUUUID: "MIG-4ae8f0c2-1b6d-5c8e-9f0a-2d7e3c1b9a55", Xid: 48, GPUInstance: -1, Detail: "marking device as unhealthy."}},
 	{"nvidia-fallen-off-bus", "NVRM: GPU at 0000:01:00.0 has fallen off the bus.",
 		Event{Kind: KindFallenOffBus, PCI: "0000:01:00.0", Detail: "GPU has fallen off the bus"}},
 	{"nvidia-fallen-off-bus", "NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus.",
