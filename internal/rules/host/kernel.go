@@ -283,6 +283,8 @@ func recordTime(r kmsg.Record) (time.Duration, bool) {
 		return r.Mono, true
 	case !r.Time.IsZero():
 		return time.Duration(r.Time.UnixNano()), true
+	case r.HasRel:
+		return r.Rel, true // dmesg -H with its minute stamp cut: the time since the paste's first record
 	}
 	return 0, false
 }
