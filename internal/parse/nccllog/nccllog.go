@@ -982,10 +982,10 @@ func (p *Parser) line(n int, raw string) {
 	if p.cuda != nil {
 		p.pendingCUDAError(raw)
 	}
-	if strings.Contains(raw, "CUDA error: ") {
-		p.cudaErrorLine(n, raw)
-	}
 	if !strings.Contains(raw, "NCCL") {
+		if strings.Contains(raw, "CUDA error: ") {
+			p.cudaErrorLine(n, raw)
+		}
 		if ev, ok := pythonNCCLError(strings.TrimSpace(raw)); ok {
 			held := ev // only a match is kept on the heap, not every line's
 			held.Source, held.Line = source, n
@@ -1065,22 +1065,26 @@ func (p *Parser) line(n int, raw string) {
 		lg.NCCLLines++
 		return
 	}
-	if ev, ok := exampleFailure(line); ok { // "Failed, NCCL error"
-		ev.Source, ev.Line = source, n
-		p.event(ev)
-		lg.NCCLLines++
-		return
-	}
-	if ev, ok := torchNCCLError(line); ok {
-		ev.Source, ev.Line = source, n
-		p.event(ev)
-		lg.NCCLLines++
-		return
-	}
 	// Pasted logs often indent lines or drop the host; find the
 	// NCCL prefix wherever the line starts.
 	host, pid, level, msg, ok := splitNCCLLine(line)
 	if !ok {
+		// Not an NCCL record: a program's report of a failed call.
+		if ev, ok := exampleFailure(line); ok { // "Failed, NCCL error"
+			ev.Source, ev.Line = source, n
+			p.event(ev)
+			lg.NCCLLines++
+			return
+		}
+		if ev, ok := torchNCCLError(line); ok {
+			ev.Source, ev.Line = source, n
+			p.event(ev)
+			lg.NCCLLines++
+			return
+		}
+		if strings.Contains(line, "CUDA error: ") {
+			p.cudaErrorLine(n, line) // "[E ProcessGroupNCCL.cpp:1414] … exception: CUDA error: …"
+		}
 		if msg, ok := quotedCompletion(line); ok {
 			lg.NCCLLines++
 			p.parseWarn(p.proc("", 0, n), n, msg)
