@@ -1179,6 +1179,8 @@ func diagnoseEthtool(seg *Segment, file string, d *doc, sp Span, ctx *context) e
 	ls := d.lines(sp)
 	at := map[string]int{} // counter name -> its line
 	var flat []string      // counters of lines that hold many (a collapsed output)
+	var rates []host.EthtoolRate
+	rateAt := map[string]int{}
 	for k, l := range ls {
 		i := sp.Start - 1 + k // the line's index in the file
 		t := strings.TrimSpace(l)
@@ -1201,15 +1203,35 @@ func diagnoseEthtool(seg *Segment, file string, d *doc, sp Span, ctx *context) e
 				continue
 			}
 		}
+		if name, r, ok := ethtool.RateLine(t); ok {
+			// A rate view (watch, a script): each counter's latest
+			// rate (one screen; the queues' sum is that screen's).
+			if j, seen := rateAt[name]; seen {
+				rates[j] = host.EthtoolRate{Name: name, PerSec: r, Line: i + 1, Text: t}
+			} else {
+				rateAt[name] = len(rates)
+				rates = append(rates, host.EthtoolRate{Name: name, PerSec: r, Line: i + 1, Text: t})
+			}
+			continue
+		}
 		if nd := ethtoolNetdev(l); nd != "" && netdev == "" {
 			netdev = nd
 		}
-		if !isPrompt(l) {
+		if !isPrompt(l) && !hostPrompt(t) {
 			bad = append(bad, i+1)
 		}
 	}
 	if netdev == "" {
 		netdev = "<netdev>" // not in the paste: the remedies show a placeholder
+	}
+	if len(rates) > 0 && len(flat) == 0 && !slices.ContainsFunc(keep, func(l string) bool { return l != "" }) {
+		// Only per-second values: judged by rate, not as totals.
+		if len(bad) > 0 {
+			seg.Skipped = append(seg.Skipped, lineList(file, bad)+": not a \"name: rate\" line")
+		}
+		seg.Summary = fmt.Sprintf("rate view (per second) of %s of %s", plural(len(rates), "counter", "counters"), netdev)
+		seg.Findings = append(seg.Findings, host.CheckEthtoolRates(netdev, file, rates)...)
+		return nil
 	}
 	st, err := ethtool.Parse(strings.NewReader(strings.Join(append(keep, flat...), "\n")), netdev, file)
 	if err != nil {

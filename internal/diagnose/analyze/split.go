@@ -78,7 +78,7 @@ var Kinds = []KindInfo{
 	{KindRdma, "rdma link show / rdma statistic show (iproute2)"},
 	{KindKernel, "kernel log: dmesg, dmesg -T, dmesg -x, journalctl -k, syslog (with systemd-networkd and NetworkManager carrier lines), /dev/kmsg records"},
 	{KindTopo, "nvidia-smi topo -m"},
-	{KindEthtool, "ethtool -S <netdev>"},
+	{KindEthtool, "ethtool -S <netdev> (totals, or a watch/script rate view: name: 451.3k/s)"},
 	{KindNCCLLog, "NCCL debug log (NCCL_DEBUG=INFO or WARN)"},
 	{KindNCCLTests, "nccl-tests output (all_reduce_perf …)"},
 	{KindEthtoolLink, "ethtool <netdev> (no option): Settings for …, Speed, link modes, Link detected"},
@@ -210,7 +210,7 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 	case t == "NIC statistics:":
 		return KindEthtool, 0
 	case (strings.Contains(t, "ethtool -S ") || strings.Contains(t, "ethtool --statistics ")) &&
-		(isPrompt(l) || strings.HasPrefix(t, "ethtool -S ") || strings.HasPrefix(t, "ethtool --statistics ")) && !strings.HasPrefix(strings.TrimSpace(next), "NIC statistics:"):
+		(isPrompt(l) || hostPrompt(t) || strings.HasPrefix(t, "ethtool -S ") || strings.HasPrefix(t, "ethtool --statistics ")) && !strings.HasPrefix(strings.TrimSpace(next), "NIC statistics:"):
 		return KindEthtool, 0 // the command (with or without a prompt) names the body that follows without its header
 	case strings.HasPrefix(t, "show_counters ") || isHWCountersHeader(t) && !strings.HasPrefix(prev, "show_counters"):
 		return KindRdma, 0 // MLNX_OFED show_counters: "Port 1 hw counters:"
@@ -612,6 +612,16 @@ func isPrompt(l string) bool {
 		return true // zsh's default "user@host ~ % cmd"
 	}
 	return strings.HasSuffix(f[0], "$") || strings.HasSuffix(f[0], "#")
+}
+
+// hostPrompt says whether t starts with a bare host name prompt, the word
+// ending in $ or # ("receiver$ watch 'sudo ethtool -S eth2'").
+func hostPrompt(t string) bool {
+	w, rest, ok := strings.Cut(t, " ")
+	if !ok || len(w) < 2 || w[len(w)-1] != '$' && w[len(w)-1] != '#' || strings.TrimSpace(rest) == "" {
+		return false
+	}
+	return strings.Trim(w[:len(w)-1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~:/") == ""
 }
 
 // shellPrompt says whether a word is a shell's own prompt: "bash-4.2#",

@@ -63,35 +63,49 @@ func Header(t string) (string, bool) {
 }
 
 // Parse reads the blocks of a paste; lines outside a block are skipped.
+// A block whose lines lost their indentation (a paste site's list
+// rendering "- Speed: 10Mb/s", or indentation stripped) is flat: its
+// "Key: value" lines are its fields, and a line of link modes alone
+// ("- 100baseT/Half 100baseT/Full") continues the list above it.
 func Parse(r io.Reader, source string) (*Result, error) {
 	res := &Result{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	var cur *Settings
+	flat := false // the block's lines are not indented
 	n := 0
 	for sc.Scan() {
 		n++
 		raw := sc.Text()
 		t := strings.TrimSpace(raw)
+		if m, ok := strings.CutPrefix(t, "- "); ok {
+			// pastebin's list rendering puts "- " before every line.
+			t = strings.TrimSpace(m)
+			raw = t
+		}
 		if t == "" {
 			continue
 		}
 		if dev, ok := Header(t); ok {
 			cur = &Settings{NetDev: dev, Line: n}
 			res.Settings = append(res.Settings, cur)
+			flat = false
 			continue
 		}
 		if cur == nil {
 			res.Skipped = append(res.Skipped, n)
 			continue
 		}
+		if len(cur.Fields) == 0 && !isIndented(raw) {
+			flat = true
+		}
 		k, v, ok := strings.Cut(t, ":")
-		if ok && k != "" && !strings.ContainsAny(k, "/") && isIndented(raw) {
+		if ok && k != "" && !strings.ContainsAny(k, "/") && (isIndented(raw) || flat && isKey(k)) {
 			cur.Fields = append(cur.Fields, Field{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v), Line: n})
 			continue
 		}
 		// A continuation of a list ("  100000baseCR4/Full", "drv probe link").
-		if len(cur.Fields) > 0 && isIndented(raw) {
+		if len(cur.Fields) > 0 && (isIndented(raw) || flat && len(Modes(t)) == len(strings.Fields(t))) {
 			last := &cur.Fields[len(cur.Fields)-1]
 			last.Value = strings.TrimSpace(last.Value + " " + t)
 			continue
@@ -105,6 +119,19 @@ func Parse(r io.Reader, source string) (*Result, error) {
 		return nil, &ParseError{Source: source, Err: ErrNoSettings}
 	}
 	return res, nil
+}
+
+// isKey says whether k reads as an ethtool field name ("Speed",
+// "Supported link modes", "Link partner advertised FEC modes"): letters,
+// digits, spaces and hyphens.
+func isKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ' ' || c == '-') {
+			return false
+		}
+	}
+	return k[0] >= 'A' && k[0] <= 'Z'
 }
 
 func isIndented(raw string) bool {

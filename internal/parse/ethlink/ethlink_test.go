@@ -19,6 +19,8 @@ func TestParse(t *testing.T) {
 		{"10G fibre without link", readT(t, "em1-10g-fibre-no-link.txt"), []string{"em1"}, "Link detected", "no", nil},
 		{"list continuation joined", readT(t, "em1-10g-fibre-no-link.txt"), []string{"em1"}, "Supported link modes", "1000baseT/Full 10000baseT/Full", nil},
 		{"two interfaces", "Settings for a:\n\tSpeed: 1000Mb/s\nSettings for b:\n\tSpeed: 25000Mb/s\n", []string{"a", "b"}, "Speed", "1000Mb/s", nil},
+		{"flat \"- \" list lines (pastebin), modes continued", "- ethtool eth0\n- Settings for eth0:\n- Supported link modes: 10baseT/Half 10baseT/Full\n- 1000baseT/Half 1000baseT/Full\n- Speed: 10Mb/s\n", []string{"eth0"}, "Supported link modes", "10baseT/Half 10baseT/Full 1000baseT/Half 1000baseT/Full", nil},
+		{"flat: prose after the block is not a mode list", "Settings for eth0:\nSpeed: 10Mb/s\nLink detected: yes\nthat is odd\n", []string{"eth0"}, "Link detected", "yes", nil},
 		{"ethtool -i is not settings", "driver: mlx5_core\nversion: 5.0\n", nil, "", "", ErrNoSettings},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

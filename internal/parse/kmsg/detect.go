@@ -29,6 +29,8 @@ func DetectLine(line string) bool {
 		return true // an unstamped kernel line: "pci 0000:00:01.1: …"
 	case decodedPrefix(line):
 		return true // dmesg -x: "kern  :warn  : …", stamped or not
+	case strings.HasPrefix(line, syslogKernelTag):
+		// A syslog line whose date and host were cut: "kernel: [ 13.2] …".
 	default:
 		return false
 	}

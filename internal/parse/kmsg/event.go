@@ -145,6 +145,9 @@ type Event struct {
 	XidPID      string `json:"xid_pid,omitempty"`
 	XidProcess  string `json:"xid_process,omitempty"`
 	GPUInstance int    `json:"gpu_instance,omitempty"`
+	// GPUUUID is the GPU (or MIG device) a daemon names an Xid by, where
+	// it gives no PCI address ("GPU-7540a9b3-…").
+	GPUUUID string `json:"gpu_uuid,omitempty"`
 	// AERSeverity is correctable, nonfatal or fatal; AERType the layer
 	// ("Physical Layer"); AERDetail marks the "PCIe Bus Error" detail line
 	// (one per error) as opposed to the "error received" line of the port.
@@ -180,6 +183,9 @@ type Event struct {
 	TaskPID string `json:"task_pid,omitempty"`
 	// MemErrors is how many errors a KindMemory line reports.
 	MemErrors int `json:"mem_errors,omitempty"`
+	// Source is the file and line a WARN_ON splat names
+	// ("net/core/devlink.c:8047").
+	Source string `json:"source,omitempty"`
 	// Func, Driver and DriverFunc of a KindOops event.
 	Func       string `json:"func,omitempty"`
 	Driver     string `json:"driver,omitempty"`
@@ -247,6 +253,7 @@ type Pattern struct {
 	//   srcid     an AER source as a requester ID (bus<<8|dev<<3|fn), when
 	//             there is no pci; in the reporter's PCI domain
 	//   xid, gi   the Xid code and the MIG GPU instance
+	//   uuid      the GPU UUID a daemon names an Xid by (Event.GPUUUID)
 	//   pid, process  the process an Xid names
 	//   aersev    the AER severity, any spelling (Event.AERSeverity)
 	//   aertype   the AER layer ("Physical Layer")
@@ -287,6 +294,12 @@ var Patterns = []Pattern{
 	// older drivers print the address without "PCI:" ("NVRM: Xid (0000:01:00): 13, 0005 …").
 	{Name: "nvidia-xid", Kind: KindXid, Contains: []string{"NVRM:"}, Set: Event{GPUInstance: -1},
 		Re: regexp.MustCompile(`NVRM: Xid \((?:PCI:)?(?P<gpu>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?: GPU-I:(?P<gi>\d+))?(?: GPU-CI:\d+)?\): (?P<xid>\d+), (?:pid=(?P<pid>[^,]*), name=(?P<process>[^,]*), )?(?P<detail>.*)`)},
+	// NVIDIA k8s-device-plugin's health check (internal/rm/health.go, older
+	// nvidia.go): "XidCriticalError: Xid=%d on Device=%s, the device will go
+	// unhealthy." or "…; marking device as unhealthy." (kept as
+	// "nvidia-device-plugin: …" by the record reader); the GPU by UUID.
+	{Name: "device-plugin-xid", Kind: KindXid, Contains: []string{"XidCriticalError: Xid="}, Set: Event{GPUInstance: -1},
+		Re: regexp.MustCompile(`XidCriticalError: Xid=(?P<xid>\d+) on Device=(?P<uuid>(?:GPU|MIG)-[0-9A-Za-z/-]+)[,;]? ?(?:uuid=\S+, )?(?P<detail>.*)`)},
 	// "NVRM: GPU at 0000:01:00.0 has fallen off the bus." (one record; Events joins the multi-line form).
 	{Name: "nvidia-fallen-off-bus", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "fallen off the bus"}, Set: Event{Detail: "GPU has fallen off the bus"},
 		Re: reGPUAddr},
@@ -322,6 +335,10 @@ var Patterns = []Pattern{
 	// en_print ("mlx4_en: eth2: Link Up").
 	{Name: "netdev-link-driver", Kind: KindLink, Contains: []string{"ink "},
 		Re: regexp.MustCompile(`^[\w-]+: (?P<iface>[\w.@-]+)(?::| NIC) [Ll]ink (?:is )?(?P<state>[Uu]p|[Dd]own|UP|DOWN)\b`)},
+	// FreeBSD's kernel (sys/net/if.c do_link_state_change, if_printf: "<ifname>: link state changed to UP|DOWN"),
+	// as a FreeBSD/OPNsense/pfSense syslog keeps it ("Jul 20 21:12:13 kernel: igb1: link state changed to DOWN").
+	{Name: "freebsd-link-state", Kind: KindLink, Contains: []string{": link state changed to "},
+		Re: regexp.MustCompile(`^(?P<iface>[A-Za-z][\w.]*\d[\w.]*): link state changed to (?P<state>UP|DOWN)\s*$`)},
 	// A network daemon's record of the kernel's carrier change, as ParseText
 	// keeps it ("<daemon>: <line>"): systemd-networkd's link_update
 	// ("systemd-networkd: ib6: Lost carrier", "… Gained carrier") and
@@ -475,6 +492,8 @@ func (p *Pattern) event(r Record, m []string) Event {
 			e.Xid, _ = strconv.Atoi(v)
 		case "gi":
 			e.GPUInstance, _ = strconv.Atoi(v)
+		case "uuid":
+			e.GPUUUID = v
 		case "pid":
 			e.XidPID = v
 		case "process":

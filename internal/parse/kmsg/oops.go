@@ -29,8 +29,8 @@ import (
 var reOopsHeader = regexp.MustCompile(`^(?:Oops: )?(?P<what>BUG: unable to handle (?:page fault|kernel paging request|kernel NULL pointer dereference)|BUG: kernel NULL pointer dereference|kernel BUG at [^\s!]+|general protection fault|Unable to handle kernel (?:paging request|NULL pointer dereference|access to user memory|execute from non-executable memory|write to read-only memory)|Internal error: [^:]+|invalid opcode|Oops)\b`)
 
 // reWarnHeader is a WARN_ON splat's first line (kernel/panic.c __warn):
-// the function and module are on it.
-var reWarnHeader = regexp.MustCompile(`^WARNING: CPU: \d+ PID: (?P<pid>\d+) at \S+ (?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?`)
+// the source file and line, the function and module are on it.
+var reWarnHeader = regexp.MustCompile(`^WARNING: CPU: \d+ PID: (?P<pid>\d+) at (?P<src>\S+) (?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?`)
 
 // reStallHeader is the first line of a report of a task stuck in the
 // kernel (no crash): a hung task (kernel/hung_task.c "INFO: task
@@ -107,9 +107,9 @@ func (c *Classifier) oopsLine(r Record) bool {
 		if hdr {
 			if m := reWarnHeader.FindStringSubmatch(t); m != nil {
 				finish()
-				*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, Detail: "WARNING", TaskPID: m[1], Func: m[2], Driver: m[3], Phase: c.phase()}}
-				if m[3] != "" {
-					o.ev.DriverFunc, o.sureMod = m[2], true
+				*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, Detail: "WARNING", TaskPID: m[1], Source: m[2], Func: m[3], Driver: m[4], Phase: c.phase()}}
+				if m[4] != "" {
+					o.ev.DriverFunc, o.sureMod = m[3], true
 				}
 				continue
 			}

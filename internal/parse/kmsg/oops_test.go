@@ -76,6 +76,9 @@ func oopsSummary(e Event) string {
 	if e.Phase != "" {
 		s += " phase=" + e.Phase
 	}
+	if e.Source != "" {
+		s += " src=" + e.Source
+	}
 	return s
 }
 
@@ -102,9 +105,9 @@ func TestOopsEvents(t *testing.T) {
 		{"GPF in mlx5_core at shutdown, wrapped by the mail, log ends in the trace", join(mlx5ShutdownGPF),
 			[]string{"line 2 general protection fault crash=true func=mlx5_cmd_comp_handler driver=mlx5_core/mlx5_cmd_comp_handler task=kworker/u256:6/5670 pci=0000:4b:00.0 phase=shutdown"}},
 		{"WARN_ON of ib_core called from mlx5_ib (arm64)", join(mlx5IBWarn),
-			[]string{"line 3 WARNING crash=false func=ib_free_cq driver=mlx5_ib/mlx5_ib_destroy_gsi task=bash/4328 pci="}},
+			[]string{"line 3 WARNING crash=false func=ib_free_cq driver=mlx5_ib/mlx5_ib_destroy_gsi task=bash/4328 pci= src=drivers/infiniband/core/cq.c:345"}},
 		{"two reports: the second ends the first", join(mlx5IBWarn[2:9], cx5BootOops[1:]),
-			[]string{"line 1 WARNING crash=false func=ib_free_cq driver=mlx5_ib/mlx5_ib_destroy_gsi task=bash/4328 pci=",
+			[]string{"line 1 WARNING crash=false func=ib_free_cq driver=mlx5_ib/mlx5_ib_destroy_gsi task=bash/4328 pci= src=drivers/infiniband/core/cq.c:345",
 				"line 8 page fault crash=true func=__bitmap_or driver=mlx5_core/mlx5_irq_alloc task=kworker/0:6/117 pci= phase=probe"}},
 		{"a trace ends at the second line after it that is no frame", join(mlx5ShutdownGPF[1:], []string{
 			"[ 1247.0] mlx5_core 0000:4b:00.1: Shutdown was called", "[ 1247.1] reboot: Restarting system",
@@ -128,7 +131,14 @@ func TestOopsEvents(t *testing.T) {
 			"[  447.5] Call trace:",
 			"[  447.523888]  mlx5_ib_dev_res_cleanup+0xc4/0x150 [mlx5_ib]",
 			"[  447.529270]  mlx5r_remove+0x54/0x80 [mlx5_ib]",
-		}), []string{"line 1 WARNING crash=false func=mlx5_ib_dev_res_cleanup driver=mlx5_ib/mlx5_ib_dev_res_cleanup task=/4328 pci= phase=removal"}},
+		}), []string{"line 1 WARNING crash=false func=mlx5_ib_dev_res_cleanup driver=mlx5_ib/mlx5_ib_dev_res_cleanup task=/4328 pci= phase=removal src=include/rdma/ib_verbs.h:3688"}},
+		// A paste cut right after the splat's header (Oracle Linux 8.5 on
+		// Azure with MLNX_OFED, realworld-fresh16): the source file is all
+		// that places it.
+		{"WARN_ON header alone, cut", join([]string{
+			"[53902.557426] ------------[ cut here ]------------",
+			"[53902.558411] WARNING: CPU: 0 PID: 14451 at net/core/devlink.c:8047 devlink_alloc+0x37/0x1cc",
+		}), []string{"line 2 WARNING crash=false func=devlink_alloc driver=/ task=/14451 pci= src=net/core/devlink.c:8047"}},
 		{"a crash in built-in code: no driver", join([]string{
 			"[ 9.0] BUG: kernel NULL pointer dereference, address: 0000000000000008",
 			"[ 9.0] RIP: 0010:ext4_find_extent+0x21/0x3a0",

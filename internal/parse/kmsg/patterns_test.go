@@ -35,6 +35,11 @@ var patternSamples = []struct {
 	// Older drivers leave "PCI:" out: pastebin.com/raw/gn6mYmM4 (testdata/realworld-fresh8).
 	{"nvidia-xid", "NVRM: Xid (0000:01:00): 13, 0005 00000000 0000502d 00000104 00000000 00000100",
 		Event{Kind: KindXid, PCI: "0000:01:00.0", Xid: 13, GPUInstance: -1, Detail: "0005 00000000 0000502d 00000104 00000000 00000100"}},
+	// NVIDIA/k8s-device-plugin#189 (analyze testdata/realworld-fresh16) and the klog wording of internal/rm/health.go.
+	{"device-plugin-xid", "nvidia-device-plugin: XidCriticalError: Xid=69 on Device=GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8, the device will go unhealthy.",
+		Event{Kind: KindXid, GPUUUID: "GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8", Xid: 69, GPUInstance: -1, Detail: "the device will go unhealthy."}},
+	{"device-plugin-xid", "nvidia-device-plugin: XidCriticalError: Xid=48 on Device=MIG-4ae8f0c2-1b6d-5c8e-9f0a-2d7e3c1b9a55; marking device as unhealthy.",
+		Event{Kind: KindXid, GPUUUID: "MIG-4ae8f0c2-1b6d-5c8e-9f0a-2d7e3c1b9a55", Xid: 48, GPUInstance: -1, Detail: "marking device as unhealthy."}},
 	{"nvidia-fallen-off-bus", "NVRM: GPU at 0000:01:00.0 has fallen off the bus.",
 		Event{Kind: KindFallenOffBus, PCI: "0000:01:00.0", Detail: "GPU has fallen off the bus"}},
 	{"nvidia-fallen-off-bus", "NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus.",
@@ -78,6 +83,11 @@ var patternSamples = []struct {
 		Event{Kind: KindLink, PCI: "0000:02:00.0", Interface: "eth0"}},
 	{"netdev-link", "mtk_soc_eth 1e100000.ethernet eth0: port 2 link down",
 		Event{Kind: KindLink, Interface: "eth0", Port: 2}},
+	// FreeBSD if.c do_link_state_change: opnsense/core#4214 (analyze testdata/realworld-fresh19).
+	{"freebsd-link-state", "igb1: link state changed to DOWN",
+		Event{Kind: KindLink, Interface: "igb1"}},
+	{"freebsd-link-state", "igb2: link state changed to UP",
+		Event{Kind: KindLink, Interface: "igb2", Up: true}},
 	{"netdev-link-driver", "r8125: eth2: link up",
 		Event{Kind: KindLink, Interface: "eth2", Up: true}},
 	{"netdev-link-driver", "e1000e: eth0 NIC Link is Down",
@@ -220,6 +230,8 @@ func TestNotClassified(t *testing.T) {
 		"IPv6: ADDRCONF(NETDEV_CHANGE): eth0: link becomes ready",
 		"internet: link status down for interface eno4, disabling it in 200 ms",
 		"br-lan: port 2(eth2) entered disabled state",
+		"igb1: link state changed to UNKNOWN",
+		"carp: 1@igb0: link state changed to DOWN",
 		"usb 1-6: new high-speed USB device number 3 using xhci_hcd",
 	} {
 		if evs := Classify(Record{Text: text}); len(evs) != 0 {

@@ -593,6 +593,14 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 			}
 		}
 	}
+	// A syslog line cut before its program tag: "kernel: [ 13.231617] …"
+	// (a paste that kept the tag, not the date and host).
+	if r, ok := strings.CutPrefix(s, syslogKernelTag); ok {
+		s = r
+	}
+	if r, ok := xidDaemonLine(s, year, loc); ok {
+		return r, lineStamped, nil
+	}
 	// journalctl: "Mar 05 10:11:12 host kernel: text" or ISO stamps;
 	// OpenWrt logread: "Sun Apr 27 05:48:33 2025 kern.info kernel: text".
 	t, rest, ok, err := ctimePrefix(s, loc)
@@ -608,7 +616,12 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 		}
 		prog, text, found := strings.Cut(rest, ": ")
 		if !found || (prog != "kernel" && !strings.HasPrefix(prog, "kernel[")) {
-			if d := carrierDaemon(prog, text); found && d != "" {
+			if d := carrierDaemon(prog, text); found && d == "" && strings.Contains(text, xidDaemonMark) {
+				// The device plugin's Xid line, as the journal keeps it.
+				name, _, _ := strings.Cut(prog, "[")
+				rec.Time, rec.Text = t, name+": "+text
+				return rec, lineStamped, nil
+			} else if found && d != "" {
 				// The carrier changes a network daemon logs are the
 				// kernel's netdev carrier: kept, with the daemon named.
 				rec.Time, rec.Text = t, d+": "+text
@@ -950,3 +963,41 @@ func Detect(text string) bool {
 	}
 	return seen > 0 && hits*2 > seen
 }
+
+// xidDaemonMark starts the Xid line of NVIDIA's k8s-device-plugin health
+// check ("XidCriticalError: Xid=69 on Device=GPU-…, the device will go
+// unhealthy."): the GPU operator's view of an Xid the kernel log also
+// holds, often the only one a Kubernetes user has.
+const xidDaemonMark = "XidCriticalError: Xid="
+
+// reXidDaemon is the device plugin's log prefix: Go's log package
+// ("2020/08/10 19:09:42 ", microseconds optional) or klog
+// ("I0810 19:09:42.123456       1 health.go:159] ").
+var reXidDaemon = regexp.MustCompile(`^(?:(?P<go>\d{4}/\d\d/\d\d \d\d:\d\d:\d\d)(?:\.\d{1,6})?|[IWEF](?P<klog>\d{4} \d\d:\d\d:\d\d)(?:\.\d{1,9})?\s+\d+ [\w.-]+:\d+\]) `)
+
+// xidDaemonLine reads a device plugin Xid line as a stamped record whose
+// text names the daemon ("nvidia-device-plugin: XidCriticalError: …").
+func xidDaemonLine(s string, year int, loc *time.Location) (Record, bool) {
+	if len(s) < 20 || !(s[0] >= '0' && s[0] <= '9' || strings.IndexByte("IWEF", s[0]) >= 0) {
+		return Record{}, false
+	}
+	i := strings.Index(s, xidDaemonMark)
+	if i < 0 {
+		return Record{}, false
+	}
+	m := reXidDaemon.FindStringSubmatch(s[:i])
+	if m == nil {
+		return Record{}, false
+	}
+	rec := Record{Priority: -1, Text: "nvidia-device-plugin: " + s[len(m[0]):]}
+	var err error
+	if m[1] != "" {
+		rec.Time, err = time.ParseInLocation("2006/01/02 15:04:05", m[1], loc)
+	} else {
+		rec.Time, err = time.ParseInLocation("2006 0102 15:04:05", fmt.Sprintf("%04d %s", year, m[2]), loc)
+	}
+	return rec, err == nil
+}
+
+// syslogKernelTag is the program tag of the kernel's syslog lines.
+const syslogKernelTag = "kernel: "

@@ -89,6 +89,23 @@ type Proc struct {
 	// Via counts network connections by transport: "NET/IB", "NET/IB/GDRDMA",
 	// "NET/Socket", or a plugin name.
 	Via map[string]int `json:"via,omitempty"`
+	// ViaNoGDRLine and ViaNoGDRText are the first connection line over
+	// NCCL's IB transport without "/GDRDMA" ("Channel 00/0 : 1[0] -> 0[0]
+	// [receive] via NET/IB/1"): that connection stages its data through
+	// host memory. 0 and "" when none.
+	ViaNoGDRLine int    `json:"via_no_gdr_line,omitempty"`
+	ViaNoGDRText string `json:"via_no_gdr_text,omitempty"`
+	// RingGDR is the GDR flag of "Connected all rings, use ring PXN 0 GDR
+	// 0" (NCCL 2.19+): whether the communicator uses GPU Direct RDMA.
+	// RingGDRLine is its line (0 when not logged), RingGDRText the message.
+	RingGDR     bool   `json:"ring_gdr,omitempty"`
+	RingGDRLine int    `json:"ring_gdr_line,omitempty"`
+	RingGDRText string `json:"ring_gdr_text,omitempty"`
+	// DMABuf is the line of "DMA-BUF is available on GPU device N" (0
+	// when absent), DMABufText its message: the GPU can export its
+	// memory to the NIC without nvidia-peermem.
+	DMABuf     int    `json:"dmabuf,omitempty"`
+	DMABufText string `json:"dmabuf_text,omitempty"`
 	// Env holds "NCCL_X set by environment to V" (NCCL_ALGO, NCCL_PROTO,
 	// NCCL_IB_HCA, …): the overrides that explain many performance
 	// complaints.
@@ -1118,7 +1135,7 @@ func (p *Parser) timeout(n int, line string, m []string) {
 func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 	switch {
 	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "), strings.HasPrefix(msg, "Trees "):
-		parseChannel(p, msg)
+		parseChannel(p, n, msg)
 	case strings.Contains(msg, "comm 0x") || strings.HasPrefix(msg, "rank "):
 		if m := commLine(msg); m != nil {
 			r, _ := strconv.Atoi(m[1])
@@ -1153,6 +1170,14 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 		}
 	case strings.HasPrefix(msg, "Failed to open libibverbs"):
 		p.NoVerbs = n
+	case strings.HasPrefix(msg, "Connected all rings"):
+		if on, ok := ringGDR(msg); ok && p.RingGDRLine == 0 {
+			p.RingGDR, p.RingGDRLine, p.RingGDRText = on, n, msg
+		}
+	case strings.HasPrefix(msg, "DMA-BUF is available"):
+		if p.DMABuf == 0 {
+			p.DMABuf, p.DMABufText = n, msg
+		}
 	case strings.HasPrefix(msg, "NCCL_IB_HCA set to "):
 		// The IB transport's own line (transport/net_ib.cc): "NCCL_IB_HCA
 		// set to mlx5_0:1,mlx5_1:1".
@@ -1404,7 +1429,7 @@ func channelCount(msg string) (int, bool) {
 
 // parseChannel reads "Channel 00/08 : …", "Trees [0] …" and the
 // connection lines "… via NET/IB/0/GDRDMA".
-func parseChannel(p *Proc, msg string) {
+func parseChannel(p *Proc, n int, msg string) {
 	if c, ok := channelCount(msg); ok && c > p.Channels {
 		p.Channels = c
 	}
@@ -1419,7 +1444,24 @@ func parseChannel(p *Proc, msg string) {
 			p.Via = map[string]int{}
 		}
 		p.Via["NET/"+name+gdr]++
+		if name == "IB" && gdr == "" && p.ViaNoGDRLine == 0 {
+			p.ViaNoGDRLine, p.ViaNoGDRText = n, msg
+		}
 	}
+}
+
+// ringGDR reads "Connected all rings, use ring PXN 0 GDR 0" (init.cc):
+// the GDR flag, and whether the message has one.
+func ringGDR(msg string) (on, ok bool) {
+	i := strings.LastIndex(msg, " GDR ")
+	if i < 0 {
+		return false, false
+	}
+	d, rest := digits(msg[i+len(" GDR "):])
+	if d == "" || strings.TrimSpace(rest) != "" {
+		return false, false
+	}
+	return d != "0", true
 }
 
 // via matches reVia as FindStringSubmatch does, by hand: it runs on most

@@ -215,3 +215,37 @@ func TestHeartbeatReport(t *testing.T) {
 		})
 	}
 }
+
+// TestGDRConnectionLines: the first NET/IB connection without "/GDRDMA",
+// the GDR flag of "Connected all rings, use ring PXN 0 GDR 0" and the
+// "DMA-BUF is available" line are kept with their lines (NCCL 2.26.2
+// lines of a 2-node H100 all_reduce_perf, tssala23/moc-training-scripts).
+func TestGDRConnectionLines(t *testing.T) {
+	const pre = "MOC-R4PCC04U37:574691:574714 [0] NCCL INFO "
+	tests := []struct {
+		name, in       string
+		via, ring, dma int
+		ringOn         bool
+		viaText        string
+	}{
+		{"no GDR", pre + "DMA-BUF is available on GPU device 0\n" + pre + "Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/1/GDRDMA\n" +
+			pre + "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/1\n" + pre + "Connected all rings, use ring PXN 0 GDR 0\n",
+			3, 4, 1, false, "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/1"},
+		{"GDR 1, sockets", pre + "Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n" + pre + "Connected all rings, use ring PXN 0 GDR 1\n",
+			0, 2, 0, true, ""},
+		{"older line without GDR", pre + "Connected all rings\n" + pre + "Connected all rings, use ring PXN 0 GDR x\n", 0, 0, 0, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := Parse(strings.NewReader(tt.in), "paste")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := lg.Procs[0]
+			if p.ViaNoGDRLine != tt.via || p.ViaNoGDRText != tt.viaText || p.RingGDRLine != tt.ring || p.RingGDR != tt.ringOn || p.DMABuf != tt.dma {
+				t.Errorf("via %d %q ring %d %v dmabuf %d, want via %d %q ring %d %v dmabuf %d",
+					p.ViaNoGDRLine, p.ViaNoGDRText, p.RingGDRLine, p.RingGDR, p.DMABuf, tt.via, tt.viaText, tt.ring, tt.ringOn, tt.dma)
+			}
+		})
+	}
+}

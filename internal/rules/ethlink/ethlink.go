@@ -6,6 +6,7 @@ package ethlink
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethlink"
@@ -64,16 +65,26 @@ func Check(res *ethlink.Result, file string) Result {
 		}
 		both := common(ethlink.Modes(sup.Value), ethlink.Modes(adv.Value))
 		evs := []finding.Evidence{ev(sp), ev(sup), ev(adv)}
+		partner := false
 		if lp, ok := s.Get("Link partner advertised link modes"); ok {
 			if m := ethlink.Modes(lp.Value); len(m) > 0 {
 				both = common(both, m)
 				evs = append(evs, ev(lp))
+				partner = true
 			}
 		}
 		if len(both) == 0 || speed >= slices.Max(both) {
 			continue
 		}
-		f := catalog.New("port.speed_degraded", subj, fmt.Sprintf("%s: Speed %d Mb/s while both ends can run %d Mb/s: auto-negotiation fell back or the speed is forced", s.NetDev, speed, slices.Max(both)), evs...)
+		sum := fmt.Sprintf("%s: Speed %d Mb/s while both ends can run %d Mb/s: auto-negotiation fell back or the speed is forced", s.NetDev, speed, slices.Max(both))
+		if !partner {
+			sum = fmt.Sprintf("%s: Speed %d Mb/s while this end supports and advertises %d Mb/s (the link partner's modes are not shown): auto-negotiation fell back (a cable pair or the partner port at fault) or the partner is forced to the lower speed", s.NetDev, speed, slices.Max(both))
+		}
+		if dx, ok := s.Get("Duplex"); ok && dx.Value == "Half" && strings.Contains(adv.Value, "/Full") {
+			sum += "; Half duplex although Full is advertised: collisions and retransmits on top of the lower speed"
+			evs = append(evs, ev(dx))
+		}
+		f := catalog.New("port.speed_degraded", subj, sum, evs...)
 		f.Severity = finding.Warning // the partner's modes are often not reported
 		out.Findings = append(out.Findings, f)
 	}

@@ -27,6 +27,17 @@ func TestCheck(t *testing.T) {
 		{"real: 10G fibre down is a warning", real("em1-10g-fibre-no-link.txt"), []string{"port.down/warning"}},
 		{"100G NIC down", "Settings for ens1f0np0:\n" + modes + "\tSpeed: Unknown!\n\tLink detected: no\n", []string{"port.down/critical"}},
 		{"100G NIC at 25G", "Settings for ens1f0np0:\n" + modes + "\tSpeed: 25000Mb/s\n\tLink detected: yes\n", []string{"port.speed_degraded/warning"}},
+		// pastebin.com/SB9ii7fn (realworld-fresh17): a gigabit port up at
+		// 10 Mb/s half duplex, every line rendered as a "- " list item.
+		{"real: GbE at 10Mb/s Half, flat \"- \" lines", "- Settings for eth0:\n- Supported ports: [ TP ]\n- Supported link modes: 10baseT/Half 10baseT/Full\n- 100baseT/Half 100baseT/Full\n- 1000baseT/Half 1000baseT/Full\n" +
+			"- Supports auto-negotiation: Yes\n- Advertised link modes: 10baseT/Half 10baseT/Full\n- 100baseT/Half 100baseT/Full\n- 1000baseT/Half 1000baseT/Full\n- Advertised auto-negotiation: Yes\n" +
+			"- Speed: 10Mb/s\n- Duplex: Half\n- Port: Twisted Pair\n- Auto-negotiation: on\n- Link detected: yes\n", []string{"port.speed_degraded/warning"}},
+		// pastebin.com/KVtePgXq: two onboard GbE ports, one at 100 Mb/s, one
+		// without a link.
+		{"real: GbE at 100Mb/s and one unplugged, flat", "- Settings for eth0:\n- Supported link modes: 10baseT/Half 10baseT/Full\n- 100baseT/Half 100baseT/Full\n- 1000baseT/Full\n" +
+			"- Advertised link modes: 10baseT/Half 10baseT/Full\n- 100baseT/Half 100baseT/Full\n- 1000baseT/Full\n- Speed: 100Mb/s\n- Duplex: Full\n- Link detected: yes\n" +
+			"- Settings for eth1:\n- Supported link modes: 10baseT/Half 10baseT/Full\n- 100baseT/Half 100baseT/Full\n- 1000baseT/Full\n- Speed: Unknown!\n- Duplex: Unknown! (255)\n- Link detected: no\n",
+			[]string{"port.down/warning", "port.speed_degraded/warning"}},
 		{"partner caps at 25G", "Settings for ens1f0np0:\n" + modes + "\tLink partner advertised link modes:  25000baseCR/Full\n\tSpeed: 25000Mb/s\n\tLink detected: yes\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -37,6 +48,9 @@ func TestCheck(t *testing.T) {
 			var got []string
 			for _, f := range Check(res, "p.txt").Findings {
 				got = append(got, f.ID+"/"+string(f.Severity))
+				if strings.Contains(tc.name, "10Mb/s Half") && (!strings.Contains(f.Summary, "Half duplex") || !strings.Contains(f.Summary, "partner's modes are not shown")) {
+					t.Errorf("summary %q", f.Summary)
+				}
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("findings %v, want %v", got, tc.want)

@@ -373,8 +373,13 @@ func bitList(bits map[string]uint64) string {
 // gpu.fallen_off_bus when only the NVRM "fallen off the bus" message names it.
 func checkXid(in *Input) []finding.Finding {
 	s := in.Snap
-	type key struct {
+	// A GPU is its PCI address, or the UUID a daemon names it by.
+	type gpuKey struct {
 		pci  pcie.Address
+		uuid string
+	}
+	type key struct {
+		gpuKey
 		code int
 	}
 	type tally struct {
@@ -387,6 +392,9 @@ func checkXid(in *Input) []finding.Finding {
 		// itself (cut from the paste, or before the window).
 		fatal bool
 		named int
+		// unhealthy: NVIDIA's device plugin said it marks the GPU
+		// unhealthy for it.
+		unhealthy bool
 	}
 	xs := map[key]*tally{}
 	var keys []key
@@ -399,16 +407,17 @@ func checkXid(in *Input) []finding.Finding {
 		}
 		return t
 	}
-	off := map[pcie.Address]*tally{}
-	var offKeys []pcie.Address
+	off := map[gpuKey]*tally{}
+	var offKeys []gpuKey
 	for _, e := range in.events() {
+		g := gpuKey{e.PCI, e.GPUUUID}
 		switch {
 		case e.Kind == kmsg.KindFallenOffBus || (e.Kind == kmsg.KindXid && e.Xid == 79):
-			t, ok := off[e.PCI]
+			t, ok := off[g]
 			if !ok {
 				t = &tally{}
-				off[e.PCI] = t
-				offKeys = append(offKeys, e.PCI)
+				off[g] = t
+				offKeys = append(offKeys, g)
 			}
 			t.n += e.Weight()
 			t.named += boolInt(e.Kind == kmsg.KindXid) // the Xid 79 lines
@@ -416,12 +425,13 @@ func checkXid(in *Input) []finding.Finding {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
 		case e.Kind == kmsg.KindXid:
-			t := get(key{e.PCI, e.Xid})
+			t := get(key{g, e.Xid})
+			t.unhealthy = t.unhealthy || strings.Contains(e.Detail, "unhealthy")
 			t.n += e.Weight()
 			t.fatal = t.fatal || reXidFatal.MatchString(e.Detail)
 			if m := reXidCause.FindStringSubmatch(e.Detail); m != nil {
 				if c, err := strconv.Atoi(m[1]); err == nil && c != e.Xid {
-					ct := get(key{e.PCI, c})
+					ct := get(key{g, c})
 					ct.named += e.Weight()
 					if len(ct.ev) < maxEvidence && !e.Folded {
 						ct.ev = append(ct.ev, in.logEvidence(e.Record))
@@ -436,7 +446,11 @@ func checkXid(in *Input) []finding.Finding {
 			}
 		}
 	}
-	gpu := func(a pcie.Address) (finding.Subject, string) {
+	gpu := func(g gpuKey) (finding.Subject, string) {
+		a := g.pci
+		if a == "" && g.uuid != "" {
+			return finding.Subject{Host: s.Host, GPU: g.uuid}, g.uuid
+		}
 		name, ok := gpuName(s, a)
 		label := "GPU " + string(a)
 		if ok {
@@ -466,11 +480,13 @@ func checkXid(in *Input) []finding.Finding {
 		f.Causes, f.Remedy = lost.Causes, lost.Remedy
 		out = append(out, f)
 	}
-	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.pci, b.pci), cmp.Compare(a.code, b.code)) })
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.pci, b.pci), cmp.Compare(a.uuid, b.uuid), cmp.Compare(a.code, b.code))
+	})
 	for _, k := range keys {
 		t := xs[k]
 		info := LookupXid(k.code)
-		subj, label := gpu(k.pci)
+		subj, label := gpu(k.gpuKey)
 		var sum string
 		if t.n == 0 {
 			sum = fmt.Sprintf("Xid %d (%s) on %s, named %s as the cause of a later Xid %s: %s", k.code, info.Name, label, plural(t.named, "time", "times"), in.window(), info.Meaning)
@@ -480,10 +496,16 @@ func checkXid(in *Input) []finding.Finding {
 		if len(t.procs) > 0 {
 			sum += "; process " + strings.Join(t.procs, ", ")
 		}
+		if t.unhealthy {
+			sum += "; the NVIDIA device plugin marked the GPU unhealthy: Kubernetes places no pod on it until the plugin restarts"
+		}
 		f := catalog.New("gpu.xid", subj, sum, t.ev...)
 		f.Severity = info.Severity
 		if t.fatal && info.FatalCritical {
 			f.Severity = finding.Critical
+		}
+		if k.code == 45 && f.Severity == finding.Info {
+			escalateXid45(in, &f, k.pci)
 		}
 		out = append(out, f)
 	}

@@ -18,11 +18,33 @@ import (
 var deviceModules = nameTable{
 	{regexp.MustCompile(`^(?:mlx4_\w+|mlx5_\w+|mlxfw|mlx_compat|mlxdevm|ib_\w+|rdma_\w+|iw_\w+|rpcrdma|svcrdma|nvme_rdma|nvmet_rdma|bnxt_re|irdma|i40iw|efa|hfi1|qib|hns_roce\w*|qedr|mana_ib|erdma|vmw_pvrdma|ocrdma|siw|rdma_rxe|rxe)$`), "RDMA"},
 	{regexp.MustCompile(`^(?:nvidia(?:_\w+)?|nv_peer_mem|gdrdrv|amdgpu|amdkfd)$`), "GPU"},
+	{regexp.MustCompile(`^devlink$`), "RDMA NIC"},
 }
 
 // deviceModule says which kind of device a module drives, "" when none of
 // deviceModules.
 func deviceModule(mod string) string { return deviceModules.name(mod) }
+
+// sourceModules name the driver of a WARN_ON by the source file it names,
+// for a splat whose header and trace name no module (built-in code, or a
+// paste cut after the header): the RDMA core and HCA drivers, and devlink
+// (net/core/devlink.c, net/devlink/ since Linux 6.3), the device
+// management core the mlx5 driver registers every HCA with.
+var sourceModules = nameTable{
+	{regexp.MustCompile(`^net/(?:core/devlink\.c|devlink/)`), "devlink"},
+	{regexp.MustCompile(`^drivers/infiniband/core/`), "ib_core"},
+	{regexp.MustCompile(`^drivers/infiniband/hw/mlx5/`), "mlx5_ib"},
+	{regexp.MustCompile(`^drivers/net/ethernet/mellanox/mlx5/`), "mlx5_core"},
+}
+
+// oopsDriver is the driver a report is about: the module it names, else
+// the one its WARN_ON's source file belongs to.
+func oopsDriver(e kmsg.Event) string {
+	if e.Driver != "" || e.Source == "" {
+		return e.Driver
+	}
+	return sourceModules.name(e.Source)
+}
 
 // checkOops reports the kernel's crash reports (oops) and, in RDMA and
 // GPU drivers, its WARN_ON splats: one finding per kind, faulting function
@@ -44,12 +66,16 @@ func checkOops(in *Input) []finding.Finding {
 	ts := map[key]*tally{}
 	var keys []key
 	for _, e := range in.events() {
-		if e.Kind != kmsg.KindOops || !e.IsError && deviceModule(e.Driver) == "" {
+		if e.Kind != kmsg.KindOops {
 			continue
 		}
-		k := key{e.IsError, e.Detail, e.Func, e.Driver, e.DriverFunc, e.Phase}
+		drv := oopsDriver(e)
+		if !e.IsError && deviceModule(drv) == "" {
+			continue
+		}
+		k := key{e.IsError, e.Detail, e.Func, drv, e.DriverFunc, e.Phase}
 		if !e.IsError {
-			k = key{what: e.Detail, drv: e.Driver} // the warnings (hung tasks …) of a driver: one finding
+			k = key{what: e.Detail, drv: drv} // the warnings (hung tasks …) of a driver: one finding
 		}
 		t, ok := ts[k]
 		if !ok {
@@ -61,7 +87,11 @@ func checkOops(in *Input) []finding.Finding {
 		if e.Folded {
 			continue
 		}
-		if w := strings.TrimPrefix(oopsWhere(e.Func, e.Driver, e.DriverFunc), " in "); !e.IsError && len(t.wheres) < maxEvidence && !slices.Contains(t.wheres, w) {
+		w := strings.TrimPrefix(oopsWhere(e.Func, e.Driver, e.DriverFunc), " in ")
+		if e.Driver == "" && drv != "" {
+			w += " (" + e.Source + ")" // where the driver was read from
+		}
+		if !e.IsError && len(t.wheres) < maxEvidence && !slices.Contains(t.wheres, w) {
 			t.wheres = append(t.wheres, w)
 		}
 		if task := e.Task + " (pid " + e.TaskPID + ")"; e.Task != "" && len(t.tasks) < maxEvidence && !slices.Contains(t.tasks, task) {

@@ -105,6 +105,16 @@ func TestCheckOops(t *testing.T) {
 			"[  967.723665]  mlx5_cmd_invoke+0x1a3/0x4a0 [mlx5_core]",
 			"[  967.723700]  mlx5_cmd_exec+0x1a/0x40 [mlx5_core]",
 		}, []string{"warning: 1 hung task (blocked for minutes) in mlx5_core's mlx5_cmd_invoke, task kworker/u98:2 (pid 6024) in the kernel log: a task waited in the RDMA driver mlx5_core and did not come back (a firmware command or the device not answering); the device is likely stuck until the driver is reloaded or the host rebooted"}},
+		// Oracle Linux on Azure loading MLNX_OFED's mlx5_core, the paste
+		// cut after the header (analyze testdata/realworld-fresh16): the
+		// source file places it in devlink, which every mlx5 HCA registers with.
+		{"a WARN_ON in devlink, cut after its header: warning", []string{
+			"[53902.557426] ------------[ cut here ]------------",
+			"[53902.558411] WARNING: CPU: 0 PID: 14451 at net/core/devlink.c:8047 devlink_alloc+0x37/0x1cc",
+		}, []string{"warning: 1 kernel warning (WARN_ON) in devlink_alloc (net/core/devlink.c:8047) in the kernel log: a check in the RDMA NIC driver devlink failed; it went on, but the device may be left in a bad state"}},
+		{"a WARN_ON in built-in mlx5 code, no module named: warning", []string{
+			"[ 5.0] WARNING: CPU: 1 PID: 1 at drivers/net/ethernet/mellanox/mlx5/core/eswitch.c:1012 esw_vport_setup+0x5f/0x70",
+		}, []string{"warning: 1 kernel warning (WARN_ON) in esw_vport_setup (drivers/net/ethernet/mellanox/mlx5/core/eswitch.c:1012) in the kernel log: a check in the RDMA driver mlx5_core failed; it went on, but the device may be left in a bad state"}},
 		{"a WARN_ON elsewhere: not reported", []string{
 			"[ 5.0] WARNING: CPU: 1 PID: 1 at fs/sysfs/dir.c:31 sysfs_warn_dup+0x5f/0x70",
 			"[ 5.0] Call Trace:",

@@ -481,7 +481,9 @@ var rxDropCounters = []string{
 	"rx_drops_no_frags",  // be2net, per queue ("rxq0: …"): no receive buffer posted
 	"rx_drops_no_pbuf",   // be2net: no adapter buffer
 	"rx_drops_no_erx_descr",
-	"rx_fifo_errors", // the netdev statistic most drivers fill from the above
+	"rx_nodesc_drop_cnt", // sfc: dropped for lack of a receive descriptor
+	"rx_nodesc_drops",    // sfc ef10: the same
+	"rx_fifo_errors",     // the netdev statistic most drivers fill from the above
 }
 
 // rxPacketCounters are the received packets the drops are weighed

@@ -165,6 +165,14 @@ func TestRules(t *testing.T) {
 		{"xid 79 on one GPU, fallen line alone on another", func(in *Input) {
 			in.Kernel = logOf("[12000.000000] NVRM: Xid (PCI:0000:83:00): 79, GPU has fallen off the bus.", "[12000.000010] NVRM: GPU at 0000:03:00.0 has fallen off the bus.")
 		}, []string{"gpu.fallen_off_bus/critical", "gpu.xid/critical"}, "GPU0 (0000:03:00.0) has fallen off the PCIe bus (1 message"},
+		// NVIDIA/k8s-device-plugin#189: the plugin's own Xid line names
+		// the GPU by UUID.
+		{"device plugin xid by uuid", func(in *Input) {
+			in.Kernel = logOf("[12000.000000] nvidia-device-plugin: XidCriticalError: Xid=48 on Device=GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8, the device will go unhealthy.")
+		}, []string{"gpu.xid/critical"}, "Xid 48 (ROBUST_CHANNEL_GPU_ECC_DBE) on GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8, 1 time"},
+		{"device plugin marks the gpu unhealthy", func(in *Input) {
+			in.Kernel = logOf("[12000.000000] nvidia-device-plugin: XidCriticalError: Xid=69 on Device=GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8, the device will go unhealthy.")
+		}, []string{"gpu.xid/warning"}, "the NVIDIA device plugin marked the GPU unhealthy"},
 		{"fallen off the bus without an Xid", func(in *Input) {
 			in.Kernel = logOf("[12000.000010] NVRM: GPU at 0000:83:00.0 has fallen off the bus.")
 		}, []string{"gpu.fallen_off_bus/critical"}, "GPU1 (0000:83:00.0) has fallen off the PCIe bus (1 message in"},

@@ -33,6 +33,7 @@ var xids = []XidInfo{
 	{62, "PMU_HALT_ERROR", "internal micro-controller halt; reset the GPU", finding.Critical, false},
 	{63, "INFOROM_DRAM_RETIREMENT_EVENT", "row remap / page retirement recorded; reset the GPU to activate it", finding.Info, false},
 	{64, "INFOROM_DRAM_RETIREMENT_FAILURE", "row remap / page retirement failed; reset the GPU", finding.Critical, false},
+	{69, "ROBUST_CHANNEL_GR_CLASS_ERROR", "graphics engine class error (a driver or hardware fault); reset the GPU if it repeats", finding.Warning, false},
 	{74, "NVLINK_ERROR", "NVLink error; reset or reboot, check nvidia-smi nvlink", finding.Critical, false},
 	{79, "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS", "GPU inaccessible over PCIe", finding.Critical, false},
 	{92, "EXCESSIVE_SBE_INTERRUPTS", "high single-bit ECC error rate; monitor", finding.Info, false},

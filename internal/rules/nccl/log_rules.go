@@ -383,7 +383,61 @@ func (c *logCheck) checkGDR() {
 		}
 		c.a.Findings = append(c.a.Findings, catalog.New("nccl.gdr_disabled", c.subj,
 			fmt.Sprintf("GPU Direct RDMA is disabled for some HCAs on %d process(es) (%s): traffic is staged through host memory", len(c.gdrOffProcs), strings.Join(firstN(c.gdrOffProcs, 4), ", ")), c.gdrOff...))
+		return
 	}
+	c.checkGDRUnused()
+}
+
+// checkGDRUnused reports processes whose log prints no "GPU Direct RDMA
+// Enabled/Disabled" line (NCCL logs it under NET only) but shows that no
+// connection uses it: every connection over the IB transport lacks
+// "/GDRDMA" ("… [receive] via NET/IB/1"; net.cc adds it where the
+// connection reads or writes GPU memory directly), with "Connected all
+// rings, use ring PXN 0 GDR 0" (NCCL 2.19+) quoted when logged. NCCL
+// then copies every transfer between GPU and host memory for the NIC.
+func (c *logCheck) checkGDRUnused() {
+	var procs []*nccllog.Proc
+	for _, p := range c.ibProcs {
+		if len(p.GDR) > 0 || p.Via["NET/IB/GDRDMA"] > 0 || p.RingGDRLine > 0 && p.RingGDR {
+			continue
+		}
+		// A connection over the network without /GDRDMA: "GDR 0"
+		// alone may be a communicator whose traffic stays on NVLink.
+		if p.ViaNoGDRLine > 0 {
+			procs = append(procs, p)
+		}
+	}
+	if len(procs) == 0 {
+		return
+	}
+	var names []string
+	for _, p := range procs {
+		names = append(names, p.Name())
+	}
+	p := procs[0]
+	var evs []finding.Evidence
+	var said []string
+	if p.RingGDRLine > 0 {
+		evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.RingGDRLine), Value: p.RingGDRText})
+		said = append(said, "the communicator says GDR 0")
+	}
+	if p.ViaNoGDRLine > 0 {
+		evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.ViaNoGDRLine), Value: p.ViaNoGDRText})
+		said = append(said, "no connection over NET/IB carries /GDRDMA")
+	}
+	if one := c.oneNode(c.all); one != "" {
+		c.a.Notes = append(c.a.Notes, fmt.Sprintf("%s: NCCL uses no GPU Direct RDMA on %d process(es) (%s: %s), but the job runs on one node (%s): no traffic crosses the network, so this costs nothing here",
+			evs[0].Source, len(procs), strings.Join(firstN(names, 4), ", "), strings.Join(said, ", "), one))
+		return
+	}
+	why := "nvidia-peermem not loaded and no DMA-BUF, or the GPU and the NIC too far apart in PCIe (beyond NCCL_NET_GDR_LEVEL)"
+	if p.DMABuf > 0 {
+		evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.DMABuf), Value: p.DMABufText})
+		why = "DMA-BUF is available on the GPU, so the likely reason is the GPU and the NIC too far apart in PCIe (through the CPU, beyond NCCL_NET_GDR_LEVEL) or a NIC driver without DMA-BUF support, not a missing nvidia-peermem"
+	}
+	c.a.Findings = append(c.a.Findings, catalog.New("nccl.gdr_disabled", c.subj,
+		fmt.Sprintf("NCCL does not use GPU Direct RDMA between nodes on %d process(es) (%s): %s, so every transfer is staged through host memory (lower bandwidth, CPU load); %s",
+			len(procs), strings.Join(firstN(names, 4), ", "), strings.Join(said, " and "), why), evs...))
 }
 
 // logNotes returns the notes on a log: the other WARN lines, and each file

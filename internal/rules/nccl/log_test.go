@@ -56,7 +56,10 @@ func TestLogCorpus(t *testing.T) {
 			summaryHas: []string{"ibv_reg_mr_iova2", "ulimit -l"}},
 		{file: logData + "nccl1537-roce-gdr-disabled.log", want: []string{"nccl.gdr_disabled/warning"}, network: "IB"},
 		{file: logData + "nv_peer_memory56-ib-bootstrap-socket.log", network: "IB"},
-		{file: logData + "nccl392-roce-no-host-prefix.log", network: "IB"},
+		// Its "[receive] via NET/IB/0" connections carry no "/GDRDMA":
+		// the traffic is staged through host memory.
+		{file: logData + "nccl392-roce-no-host-prefix.log", want: []string{"nccl.gdr_disabled/warning"}, network: "IB",
+			summaryHas: []string{"no connection over NET/IB carries /GDRDMA"}},
 		{file: logData + "nccl952-socket-channels.log", want: []string{"nccl.socket_fallback/warning"}, network: "",
 			summaryHas: []string{"<cluster_name>:926"}},
 		{file: logData + "nccl952-socket-channels.log", opts: LogOptions{RDMAPresent: true}, want: []string{"nccl.socket_fallback/critical"},
@@ -538,6 +541,62 @@ func TestGDROneNode(t *testing.T) {
 			}
 			if tt.note && !slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, note) && strings.Contains(n, "nccl.log:3:") }) {
 				t.Errorf("notes %q lack %q at nccl.log:3 (the first GPU Direct RDMA line)", a.Notes, note)
+			}
+		})
+	}
+}
+
+// TestGDRUnused: a log without "GPU Direct RDMA Enabled/Disabled" lines
+// whose network connections all lack "/GDRDMA" stages every transfer
+// through host memory. The lines are from a 2-node x 1 H100 all_reduce_perf
+// over one RoCE HCA (github.com/tssala23/moc-training-scripts, NCCL
+// 2.26.2): "via NET/IB/1", "Connected all rings, use ring PXN 0 GDR 0",
+// DMA-BUF available. One connection with /GDRDMA, one node, or P2P
+// connections only are no finding.
+func TestGDRUnused(t *testing.T) {
+	const (
+		pre  = "MOC-R4PCC04U37:574691:574714 [0] NCCL INFO "
+		ib   = pre + "NET/IB : Using [0]mlx5_5:1/RoCE [RO]; OOB eno7np0:169.254.103.56<0>\n" + pre + "Using network IB\n"
+		dma  = pre + "DMA-BUF is available on GPU device 0\n"
+		two  = pre + "comm 0x387d330 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n"
+		one  = pre + "comm 0x387d330 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n"
+		recv = pre + "Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/1\n"
+		send = pre + "Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/1\n"
+		gdr  = pre + "Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/1/GDRDMA\n"
+		p2p  = pre + "Channel 00/0 : 0[0] -> 1[0] via P2P/IPC\n"
+		ring = pre + "Connected all rings, use ring PXN 0 GDR 0\n"
+	)
+	tests := []struct {
+		name, input string
+		want        []string
+		has         []string // in the summary
+		note        bool
+	}{
+		{"two nodes, GDR 0, DMA-BUF", ib + dma + two + recv + send + ring, []string{"nccl.gdr_disabled/warning"},
+			[]string{"the communicator says GDR 0 and no connection over NET/IB carries /GDRDMA", "DMA-BUF is available", "too far apart in PCIe"}, false},
+		{"two nodes, no ring line, no DMA-BUF", ib + two + recv + send, []string{"nccl.gdr_disabled/warning"},
+			[]string{"no connection over NET/IB carries /GDRDMA", "nvidia-peermem not loaded"}, false},
+		{"receive side with GDRDMA", ib + two + gdr + send + ring, nil, nil, false},
+		{"one node", ib + one + recv + send + ring, nil, nil, true},
+		{"GDR 0 over P2P only", ib + two + p2p + ring, nil, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := nccllog.Parse(strings.NewReader(tt.input), "nccl.log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := CheckLog(lg, LogOptions{})
+			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
+				t.Fatalf("findings (-want +got):\n%s", diff)
+			}
+			for _, h := range tt.has {
+				if !strings.Contains(a.Findings[0].Summary, h) {
+					t.Errorf("summary lacks %q: %s", h, a.Findings[0].Summary)
+				}
+			}
+			if n := slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, "NCCL uses no GPU Direct RDMA") }); n != tt.note {
+				t.Errorf("one-node note %v, want %v: %q", n, tt.note, a.Notes)
 			}
 		})
 	}
