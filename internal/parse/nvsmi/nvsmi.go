@@ -42,7 +42,8 @@ type Matrix struct {
 	// Missing are GPU columns without a row: a paste cut before them.
 	Missing []string `json:"missing,omitempty"`
 	// Unread are the cells that read as no link word even split at the
-	// known words ("GPU0/mlx5_4: \"NOD\""): their distance is unknown.
+	// known words ("line 7 GPU0/mlx5_4: \"NOD\""): their distance is
+	// unknown.
 	// Cells glued by a paste ("NODENODE") are split and read.
 	Unread []string `json:"unread,omitempty"`
 }
@@ -166,7 +167,7 @@ func (p *topoParser) row(f []string) error {
 				// columns hold link words) is not read by position.
 				return p.perr("row %s column %s: %v", label, cols[i], err)
 			}
-			p.m.Unread = append(p.m.Unread, fmt.Sprintf("%s/%s: %q", label, cols[i], c))
+			p.m.Unread = append(p.m.Unread, fmt.Sprintf("line %d %s/%s: %q", p.n, label, cols[i], c))
 		}
 	}
 	if reGPUCol.MatchString(label) {

@@ -171,7 +171,7 @@ func TestGluedCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff([][]pcie.Level{{PXB, pcie.LevelUnknown, NODE, NODE}}, m.Dist); d != "" || !slices.Equal(m.Unread, []string{`GPU0/mlx5_1: "P?B"`}) {
+	if d := cmp.Diff([][]pcie.Level{{PXB, pcie.LevelUnknown, NODE, NODE}}, m.Dist); d != "" || !slices.Equal(m.Unread, []string{`line 2 GPU0/mlx5_1: "P?B"`}) {
 		t.Errorf("dist (-want +got):\n%s unread %v", d, m.Unread)
 	}
 	// vllm-project/vllm#13855 (realworld-fresh9): the header glued too
