@@ -1092,6 +1092,9 @@ func diagnoseTopo(seg *Segment, file string, d *doc, sp Span) error {
 		return err
 	}
 	seg.Summary = fmt.Sprintf("%s × %s", plural(len(m.GPUs), "GPU", "GPUs"), plural(len(m.NICs), "NIC", "NICs"))
+	if len(m.Unread) > 0 {
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("cells not read as a link word (their distance unknown, not judged): %s", strings.Join(m.Unread, ", ")))
+	}
 	if len(m.Missing) > 0 {
 		seg.Summary += fmt.Sprintf(" (no row for %s: the paste ends before them)", strings.Join(m.Missing, ", "))
 	}

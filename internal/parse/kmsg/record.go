@@ -341,7 +341,7 @@ func (p *TextParser) line(n int, line string) {
 			p.cur.Text += "\n" + strings.TrimSpace(line)
 			return
 		}
-		if p.have && aerWrapped(p.cur.Text, line) {
+		if p.have && (aerWrapped(p.cur.Text, line) || cmdWrapped(p.cur.Text)) {
 			p.cur.Text += " " + strings.TrimSpace(line)
 			return
 		}
@@ -369,6 +369,17 @@ func aerWrapped(prev, line string) bool {
 		return strings.HasPrefix(strings.TrimSpace(line), "type=")
 	}
 	return false
+}
+
+// cmdWrapped reports whether the record so far is an mlx5 firmware
+// command error a mail client wrapped before its end (cmd.c
+// mlx5_cmd_out_err: "mlx5_cmd_out_err:803:(pid" / "1440):
+// SET_ROCE_ADDRESS(0x761) op_mod(0x0) failed, status bad" /
+// "parameter(0x3), syndrome (0x63c66), err(-22)"): the message ends with
+// its "err(" code, so a bare line before it is its rest.
+func cmdWrapped(prev string) bool {
+	return len(prev) < 400 && (strings.Contains(prev, "mlx5_cmd_out_err:") || strings.Contains(prev, "mlx5_cmd_check:")) &&
+		!strings.Contains(prev, "err(") && !strings.Contains(prev, "\n")
 }
 
 // Flush emits the record being read; call it at the end of the input.
