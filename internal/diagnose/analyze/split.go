@@ -13,6 +13,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mst"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
@@ -358,6 +359,15 @@ func memberBesides(l string) Kind {
 	}
 	if strings.Contains(l, ": Test ") && (strings.Contains(l, ": Test NCCL failure ") || strings.Contains(l, ": Test CUDA failure ")) {
 		return KindNCCLLog // nccl-tests' "gpu5: Test NCCL failure common.cu:343 'unhandled cuda error'"
+	}
+	if strings.Contains(l, " WARN ") && nccllog.LegacyWarn(l) {
+		return KindNCCLLog // NCCL 2.0-2.3: "machine [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed"
+	}
+	if nccllog.ErrorLine(l) {
+		// The NCCL examples' "Failed, NCCL error file.cu:17 'invalid
+		// usage'", PyTorch's "NCCL error in: …" and a CUDA error it
+		// raised ("what():  CUDA error: unknown error").
+		return KindNCCLLog
 	}
 	// UCX lines start "[1590482937.540412] [host:pid:tid]" as a kernel
 	// line may: tested first, behind a cheap look for what every UCX line
