@@ -47,14 +47,14 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "gpu.xid", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "NVIDIA Xid error in the kernel log",
-		Meaning: "The NVIDIA driver logged an Xid event for a GPU. Severity follows the Xid, as NVIDIA's Xid catalog sets the action: events that need a GPU reset or a node drain (uncorrectable ECC 48, retirement failure 64, NVLink 74, uncontained errors 95, GSP timeouts 119/120) are critical; an application fault that stopped its process (13, 31, 43) is a warning, since a job died; cleanup after a killed process (45) and handled ECC events (63, 92) are info; Xid 79 (ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS) is critical: the GPU fell off the PCIe bus, every job on it died, and the node needs a reboot or power cycle; it is one gpu.xid finding per GPU, whose evidence also holds that GPU's \"GPU has fallen off the bus\" lines (no gpu.fallen_off_bus beside it).",
+		Meaning: "The NVIDIA driver logged an Xid event for a GPU. Severity follows the Xid, as NVIDIA's Xid catalog sets the action: events that need a GPU reset or a node drain (uncorrectable ECC 48, retirement failure 64, NVLink 74, uncontained errors 95, GSP timeouts 119/120) are critical; an application fault that stopped its process (13, 31, 43) is a warning, since a job died; cleanup after a killed process (45) and handled ECC events (63, 92) are info; a hung task or soft lockup logged after that cleanup makes it a warning (the cleanup never finished: the GPU is stuck); Xid 79 (ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS) is critical: the GPU fell off the PCIe bus, every job on it died, and the node needs a reboot or power cycle; it is one gpu.xid finding per GPU, whose evidence also holds that GPU's \"GPU has fallen off the bus\" lines (no gpu.fallen_off_bus beside it).",
 		Causes:  []string{"GPU memory (HBM) errors", "NVLink or PCIe link errors", "GSP firmware/driver fault", "application bug (illegal address, killed process)"},
 		Remedy:  []string{"look the Xid up in the NVIDIA Xid catalog (docs.nvidia.com/deploy/xid-errors)", remedyNvsmiQuery, remedyGPUReset},
 	},
 	{
 		ID: "gpu.fallen_off_bus", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "GPU has fallen off the bus",
-		Meaning: "The driver lost the GPU on PCIe: the NVRM message \"GPU at PCI:… has fallen off the bus\" (older drivers log it without an Xid) and no Xid 79 line for that GPU. Every job on it died; NCCL peers time out. Where the driver also logged an Xid 79 for the GPU, the loss is reported once, as gpu.xid, not here.",
+		Meaning: "The driver lost the GPU on PCIe: the NVRM message \"GPU at PCI:… has fallen off the bus\" (older drivers log it without an Xid) and no Xid 79 line for that GPU. Every job on it died; NCCL peers time out. Where the driver also logged an Xid 79 for the GPU, the loss is reported once, as gpu.xid, not here. nvidia-smi's \"Unable to determine the device handle for GPU0000:03:00.0: Unknown Error\" (or \"GPU is lost\", \"Timeout\") is the same loss seen from NVML: the driver enumerated the GPU but can no longer reach it.",
 		Causes:  []string{"PCIe link failure (riser, retimer, slot, switch)", "GPU hardware fault or overheating", "power delivery problem"},
 		Remedy:  []string{"drain the node; check AER lines just before the event", "reboot; if it repeats, reseat or RMA the GPU / baseboard", "check GPU temperatures and PSU logs (ipmitool sel list)"},
 	},
@@ -142,6 +142,20 @@ var triageMetas = []finding.Meta{
 		Meaning: "The EDAC driver of the memory controller logged memory errors (drivers/edac/edac_mc.c: \"EDAC MC3: 1 UE memory read error on CPU_SrcID#1_MC#1_Chan#2_DIMM#0 (…)\"). An uncorrected error (UE) lost data: the process that read it was killed or the host may crash, and the DIMM needs service (critical). Corrected errors (CE) are info: a few are normal, a steady stream announces a failing DIMM.",
 		Causes:  []string{"a failing DIMM (cells or its connection)", "a DIMM not seated well, or a damaged slot", "memory running out of its specification (overclocking, temperature)"},
 		Remedy:  []string{"drain the node and have the DIMM the line names replaced (the label maps to a slot in the board's manual, or ipmitool sel list / the BMC event log names it)", "edac-util -v (edac-utils) or the counters under /sys/devices/system/edac/mc/ to see the errors per DIMM", "ras-mc-ctl --errors (rasdaemon) for the history, where rasdaemon runs"},
+	},
+	{
+		ID: "host.machine_check", Severity: finding.Critical, Area: "host", Step: finding.StepKernelLog,
+		Title:   "the CPU reported a machine check (hardware error)",
+		Meaning: "The x86 machine check architecture reported a hardware error (arch/x86/kernel/cpu/mce/core.c): print_mce's \"mce: [Hardware Error]: CPU 3: Machine Check Exception: 5 Bank 7: be00000000800400\" names the CPU, the bank (which unit: a core's cache, the memory controller, the interconnect) and MCi_STATUS, whose bit 61 (UC) marks an error the hardware did not correct. An uncorrected error, or one raised as an exception, is critical: data was lost and the kernel usually kills the process or panics. \"Machine check events logged\" (mce_notify_irq) says errors were logged, most often corrected ones, without saying which: a warning, worth reading in mcelog or rasdaemon, since corrected errors that keep coming announce a failing DIMM or CPU.",
+		Causes:  []string{"a failing DIMM (the memory controller banks)", "a failing CPU, its cache or interconnect (QPI/UPI)", "power, cooling or firmware (BIOS microcode) problems"},
+		Remedy:  []string{"ras-mc-ctl --errors (where rasdaemon runs; else the log of mcelog) to decode the bank and address; ipmitool sel list for the BMC's record", "drain the node after an uncorrected error; have the DIMM or CPU the decode names replaced", "update the BIOS and CPU microcode"},
+	},
+	{
+		ID: "host.oom_kill", Severity: finding.Warning, Area: "host", Step: finding.StepKernelLog,
+		Title:   "the kernel's OOM killer killed a process",
+		Meaning: "The host (or a memory cgroup: a container, a Slurm job) ran out of memory and the kernel killed a process to free it (mm/oom_kill.c: \"Out of memory: Killed process 2345 (pt_main_thread) total-vm:…\", \"Memory cgroup out of memory: Killed process …\"). A training or inference process killed this way is a job that died; its peers then time out in their collectives. A warning, naming the processes.",
+		Causes:  []string{"the job needs more host memory than the node (or its cgroup limit) has: data loader workers, pinned buffers, a model loaded on the CPU per rank", "a memory leak in the job", "other processes on the node using the memory"},
+		Remedy:  []string{"dmesg -T | grep -B30 'Killed process' for the memory table the kernel printed before the kill (which processes held the memory)", "lower the job's host memory use (fewer data loader workers, smaller prefetch) or raise its cgroup limit (the Slurm job's memory request, the container's memory limit)", "cat /proc/meminfo while the job runs to watch the headroom"},
 	},
 	{
 		ID: "kmsg.kernel_oops", Severity: finding.Critical, Area: "kmsg", Step: finding.StepKernelLog,
