@@ -670,6 +670,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseIBDev2Netdev(&seg, file, d, sp)
 	case KindNvsmiQuery:
 		err = diagnoseNvsmiQuery(&seg, file, text)
+	case KindNvsmiError:
+		err = diagnoseNvsmiErrors(&seg, file, text)
 	case KindLspci:
 		t, first := spansText(ctx.lspciSpans, d, sp)
 		if !first {
@@ -1090,6 +1092,9 @@ func diagnoseTopo(seg *Segment, file string, d *doc, sp Span) error {
 		return err
 	}
 	seg.Summary = fmt.Sprintf("%s × %s", plural(len(m.GPUs), "GPU", "GPUs"), plural(len(m.NICs), "NIC", "NICs"))
+	if len(m.Unread) > 0 {
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("cells not read as a link word (their distance unknown, not judged): %s", strings.Join(m.Unread, ", ")))
+	}
 	if len(m.Missing) > 0 {
 		seg.Summary += fmt.Sprintf(" (no row for %s: the paste ends before them)", strings.Join(m.Missing, ", "))
 	}
@@ -2111,6 +2116,20 @@ func diagnoseIBDev2Netdev(seg *Segment, file string, d *doc, sp Span) error {
 	if eth == 0 && !verbose {
 		seg.Empty = "ibdev2netdev shows IPoIB netdevs only, whose Up/Down says nothing of the IB ports (ibstat or ibdev2netdev -v shows them)"
 	}
+	return nil
+}
+
+// diagnoseNvsmiErrors judges nvidia-smi's "Unable to determine the
+// device handle" lines: a GPU NVML can no longer open.
+func diagnoseNvsmiErrors(seg *Segment, file, text string) error {
+	errs, err := nvsmi.ParseHandleErrors(strings.NewReader(text), file, 1) // text keeps the file's line numbers
+	if err != nil {
+		return err
+	}
+	seg.Summary = plural(len(errs), "nvidia-smi device handle error", "nvidia-smi device handle errors")
+	fs, notes := host.CheckPastedHandleErrors(errs, file)
+	seg.Findings = append(seg.Findings, fs...)
+	seg.Skipped = append(seg.Skipped, notes...)
 	return nil
 }
 

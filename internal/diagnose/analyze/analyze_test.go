@@ -724,8 +724,8 @@ func TestTopoEvidenceLine(t *testing.T) {
 	}
 }
 
-// A parse error names the line of the file, not of the segment; the rows
-// that parse are still judged.
+// An unreadable topo cell is named, not a parse error; the rows around it
+// are still judged.
 func TestParseErrorNamesFileLine(t *testing.T) {
 	ls := strings.Split(read(t, "h100-4gpu-8nic-vm.txt"), "\n")
 	ls[2] = strings.Replace(ls[2], "PHB", "QQQ", 1)
@@ -733,9 +733,11 @@ func TestParseErrorNamesFileLine(t *testing.T) {
 	if len(fr.Segments) != 2 || fr.Segments[0].Summary != "1 kernel message" {
 		t.Fatalf("segments %+v", fr.Segments)
 	}
+	// A GPU row's cell that is no link word is named, its distance
+	// unknown; the other rows and cells are read.
 	topo := fr.Segments[1]
-	if topo.Failed || len(topo.Skipped) != 1 || !strings.Contains(topo.Skipped[0], "t.txt:5:") || !strings.Contains(topo.Skipped[0], `"QQQ"`) ||
-		!strings.Contains(topo.Summary, "1 GPU") {
+	if topo.Failed || len(topo.Skipped) != 1 || !strings.Contains(topo.Skipped[0], `GPU1/NIC0: "QQQ"`) ||
+		!strings.Contains(topo.Summary, "4 GPUs") {
 		t.Errorf("topo segment %+v", topo)
 	}
 	if fr.Unparsed || fr.NotRecognised {

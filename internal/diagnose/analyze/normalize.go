@@ -124,11 +124,15 @@ func normalize(ls []string) ([]string, []Rewrite) {
 	var rw []Rewrite
 	rw = append(rw, unDiff(out)...)
 	rw = append(rw, unCellEnds(out)...)
-	rw = append(rw, unLazyQuote(out)...)
 	// Wrappers nest (a quoted mail of a tagged mpirun output): peel
-	// until nothing changes.
+	// until nothing changes. A lazy markdown quote shows only once the
+	// wrappers around it are off.
 	for round := 0; round < 4; round++ {
 		changed := false
+		if r := unLazyQuote(out); len(r) > 0 {
+			changed = true
+			rw = append(rw, r...)
+		}
 		for _, c := range prefixClasses {
 			r := stripRuns(out, c)
 			changed = changed || len(r) > 0

@@ -17,6 +17,10 @@ func TestNormalize(t *testing.T) {
 		// issue: a list item quoting a journal, only its first line marked.
 		{"lazy quote of a kernel log", "    - > _Mar 21 20:18:56 pc kernel: [   65.315783] NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n  Mar 21 20:18:56 pc kernel: [   65.315792] NVRM: GPU 0000:01:00.0: GPU has fallen off the bus._",
 			"Mar 21 20:18:56 pc kernel: [   65.315783] NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\nMar 21 20:18:56 pc kernel: [   65.315792] NVRM: GPU 0000:01:00.0: GPU has fallen off the bus._", "markdown list and quote markers on a quoted log's first line"},
+		// The same lines quoted once more by a mail reply: the lazy
+		// quote shows once the reply's "> " is off.
+		{"lazy quote of a kernel log, mail-quoted", ">     - > _Mar 21 20:18:56 pc kernel: [   65.315783] NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n>   Mar 21 20:18:56 pc kernel: [   65.315792] NVRM: GPU 0000:01:00.0: GPU has fallen off the bus._",
+			"Mar 21 20:18:56 pc kernel: [   65.315783] NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\nMar 21 20:18:56 pc kernel: [   65.315792] NVRM: GPU 0000:01:00.0: GPU has fallen off the bus._", "markdown list and quote markers on a quoted log's first line"},
 		{"a marked kernel line over prose stays", "- > [   65.315783] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.\nthe GPU is gone",
 			"- > [   65.315783] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.\nthe GPU is gone", ""},
 		{"mail quoting", "> > > hca_id:\tmlx5_0\n> > >\ttransport:\tInfiniBand (0)\n> > >\n> > > hca_id:\tmlx5_1",

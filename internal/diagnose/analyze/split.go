@@ -13,6 +13,8 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mst"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
@@ -61,6 +63,7 @@ const (
 	KindUlimit        Kind = "ulimit"
 	KindMADError      Kind = "ibdiags-error"
 	KindVerbsLog      Kind = "verbs-log"
+	KindNvsmiError    Kind = "nvidia-smi-error"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -92,6 +95,7 @@ var Kinds = []KindInfo{
 	{KindSMPorts, "saquery -s (the ports that run a subnet manager)"},
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
 	{KindNvsmiQuery, "nvidia-smi -q (its Remapped Rows and Retired Pages sections; a fragment or -d ROW_REMAPPER)"},
+	{KindNvsmiError, "nvidia-smi's \"Unable to determine the device handle for GPU…: Unknown Error\" (a GPU NVML can no longer open: GPU is lost, Unknown Error, Timeout)"},
 	{KindIBDev2Netdev, "ibdev2netdev and ibdev2netdev -v (RDMA port to netdev, Up/Down)"},
 	{KindMlxlink, "mlxlink / mstlink -d <dev> [-p N] [-m] [-c] [--json]: Operational, Supported, Troubleshooting, Module and Physical Counters and BER pages; runs of a loop; a grep of the counter lines"},
 	{KindMst, "mst status and mst status -v (MFT): the MST modules and /dev/mst devices (read, no fault in it)"},
@@ -356,6 +360,15 @@ func memberBesides(l string) Kind {
 	if strings.Contains(l, ": Test ") && (strings.Contains(l, ": Test NCCL failure ") || strings.Contains(l, ": Test CUDA failure ")) {
 		return KindNCCLLog // nccl-tests' "gpu5: Test NCCL failure common.cu:343 'unhandled cuda error'"
 	}
+	if strings.Contains(l, " WARN ") && nccllog.LegacyWarn(l) {
+		return KindNCCLLog // NCCL 2.0-2.3: "machine [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed"
+	}
+	if nccllog.ErrorLine(l) {
+		// The NCCL examples' "Failed, NCCL error file.cu:17 'invalid
+		// usage'", PyTorch's "NCCL error in: …" and a CUDA error it
+		// raised ("what():  CUDA error: unknown error").
+		return KindNCCLLog
+	}
 	// UCX lines start "[1590482937.540412] [host:pid:tid]" as a kernel
 	// line may: tested first, behind a cheap look for what every UCX line
 	// holds ("UCX", or its source file: "ib_mlx5_log.c:139").
@@ -370,6 +383,11 @@ func memberBesides(l string) Kind {
 	}
 	if proc.UlimitLine(l) {
 		return KindUlimit // `ulimit -a` rows: "max locked memory (kbytes, -l) 64"
+	}
+	if strings.Contains(l, "Unable to determine the device handle") {
+		if _, ok := nvsmi.HandleErrorLine(l); ok {
+			return KindNvsmiError // "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error"
+		}
 	}
 	if strings.Contains(l, "ib") {
 		if _, ok := ibdiags.MADErrorLine(l); ok {

@@ -40,3 +40,25 @@ func TestDmesgStamped(t *testing.T) {
 		}
 	}
 }
+
+// TestNCCLFailureMembers: a program's report of a failed NCCL or CUDA call
+// and an NCCL 2.0-2.3 WARN line are NCCL log lines, so that a paste of
+// them alone, or between prose, is read as an NCCL log (realworld-fresh20
+// magnate3 and bigscience pastes; realworld horovod98); a "CUDA error" in
+// prose and an ordinary log line are not.
+func TestNCCLFailureMembers(t *testing.T) {
+	for l, want := range map[string]Kind{
+		"Failed, NCCL error one_device_per_thread.cu:17 'invalid usage (run with NCCL_DEBUG=WARN for details)'":                                              KindNCCLLog,
+		"Failed: Cuda error allreduce.cu:41 'out of memory'":                                                                                                 KindNCCLLog,
+		"[default3]:  what():  CUDA error: unknown error":                                                                                                    KindNCCLLog,
+		"RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch/work/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8": KindNCCLLog,
+		"machine [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed":                                                                                  KindNCCLLog,
+		"we saw a CUDA error: unknown error on the node":                                                                                                     KindUnknown,
+		"Failed to start the job, see the error below":                                                                                                       KindUnknown,
+		"WARN: the disk is full": KindUnknown,
+	} {
+		if got := memberBesides(l); got != want {
+			t.Errorf("memberBesides(%q) = %q, want %q", l, got, want)
+		}
+	}
+}

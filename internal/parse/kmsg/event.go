@@ -106,6 +106,28 @@ const (
 	// core/events.c mlx5_pcie_event "Detected insufficient power on the
 	// PCIe slot (27W)."): Detail is the power the slot advertises.
 	KindSlotPower Kind = "slot_power"
+	// KindPanic is the kernel giving up (kernel/panic.c panic(): "Kernel
+	// panic - not syncing: Fatal exception", "…: Hard LOCKUP",
+	// "…: hung_task: blocked tasks"): the host stopped or rebooted.
+	// Detail is the reason.
+	KindPanic Kind = "panic"
+	// KindMCE is an x86 machine check (arch/x86/kernel/cpu/mce/core.c):
+	// print_mce's "mce: [Hardware Error]: CPU 3: Machine Check Exception:
+	// 5 Bank 7: be00000000800400" (Detail "CPU 3, bank 7", IsError when an
+	// exception was in progress or the status has its UC bit, 61: an
+	// uncorrected error), or mce_notify_irq's "mce: [Hardware Error]:
+	// Machine check events logged" (Detail "events logged": errors the
+	// kernel logged, most often corrected ones; mcelog or rasdaemon has
+	// them).
+	KindMCE Kind = "mce"
+	// KindOOM is the OOM killer killing a process (mm/oom_kill.c
+	// __oom_kill_process "Out of memory: Killed process 1234 (python)
+	// total-vm:…", "Memory cgroup out of memory: Killed process …";
+	// before Linux 4.19 "Out of memory: Kill process 1234 (python) score
+	// 900 or sacrifice child" then "Killed process 1234 (python) …"):
+	// Task and TaskPID, Detail "Out of memory" or "Memory cgroup out of
+	// memory" ("" on the older second line).
+	KindOOM Kind = "oom"
 )
 
 // Completion queue error lines (Event.CQ).
@@ -492,6 +514,19 @@ var Patterns = []Pattern{
 	// "EDAC MC0: 1 CE Unknown on unknown memory ( page:0x0 …)" (ghes_edac); a driver may name itself ("EDAC skx MC3: …").
 	{Name: "edac-memory", Kind: KindMemory, Contains: []string{"EDAC ", " on "},
 		Re: regexp.MustCompile(`^EDAC (?:\w+ )?MC\d+: (?P<memcount>\d+) (?P<memsev>UE|CE) .*?\bon (?P<detail>\S.*?) \(`)},
+	// kernel/panic.c panic(): pr_emerg("Kernel panic - not syncing: %s\n", buf); its end marker "---[ end Kernel panic - not syncing: … ]---" is no second panic.
+	{Name: "kernel-panic", Kind: KindPanic, Error: true, Contains: []string{"Kernel panic - not syncing: "},
+		Re: regexp.MustCompile(`^Kernel panic - not syncing: (?P<detail>.*?)\s*$`)},
+	// arch/x86/kernel/cpu/mce/core.c print_mce: pr_emerg(HW_ERR "CPU %d: Machine Check%s: %Lx Bank %d: %016Lx\n") (" Exception" while MCIP is set), with pr_fmt "mce: ".
+	{Name: "mce-print", Kind: KindMCE, Contains: []string{"[Hardware Error]: CPU ", ": Machine Check"},
+		Re: regexp.MustCompile(`^(?:mce: )?\[Hardware Error\]: CPU (?P<mcecpu>\d+): Machine Check(?P<mceexc> Exception)?: [0-9a-fA-F]+ Bank (?P<mcebank>\d+): (?P<mcestatus>[0-9a-fA-F]{1,16})\b`)},
+	// mce_notify_irq: pr_info(HW_ERR "Machine check events logged\n").
+	{Name: "mce-logged", Kind: KindMCE, Contains: []string{"Machine check events logged"}, Set: Event{Detail: "events logged"},
+		Re: regexp.MustCompile(`^(?:mce: )?\[Hardware Error\]: Machine check events logged\s*$`)},
+	// mm/oom_kill.c __oom_kill_process: pr_err("%s: Killed process %d (%s) total-vm:…", message, …), message "Out of memory" or
+	// "Memory cgroup out of memory"; before 4.19 oom_kill_process's "%s: Kill process %d (%s) score %u or sacrifice child", then "Killed process %d (%s) total-vm:…".
+	{Name: "oom-kill", Kind: KindOOM, Contains: []string{"Kill", " process "},
+		Re: regexp.MustCompile(`^(?:(?P<detail>Out of memory|Memory cgroup out of memory)(?: \([\w ]+\))?: Kill(?:ed)? process|Killed process) (?P<taskpid>\d+) \((?P<task>[^()]{1,64})\)`)},
 	// aer.c __aer_print_error: "<drv> <bdf>: [AER: ]  [ 0] RxErr  (First)": the bits of a report, what kind of errors a flood is.
 	{Name: "aer-bit", Kind: KindAERBit, Contains: []string{"] "},
 		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER:)? *\[ ?\d+\] (?P<detail>[A-Za-z][\w/]*(?: [A-Za-z][\w/]*)*)`)},
@@ -632,6 +667,15 @@ func (p *Pattern) event(r Record, m []string) Event {
 		case "secs", "secs2":
 			n, _ := strconv.ParseInt(v, 10, 64)
 			e.StallMs = n * 1000
+		case "mcecpu":
+			e.Detail = "CPU " + v + ", bank " + m[p.Re.SubexpIndex("mcebank")]
+		case "mceexc":
+			e.IsError = true
+		case "mcestatus":
+			// MCi_STATUS bit 61 (UC): the error was not corrected.
+			x, _ := strconv.ParseUint(v, 16, 64)
+			e.IsError = e.IsError || x&(1<<61) != 0
+			e.Detail += ", status 0x" + strings.ToLower(v)
 		}
 	}
 	if i := p.Re.SubexpIndex("cmd"); i >= 0 && m[i] != "" {

@@ -479,6 +479,44 @@ func TestReltimeAccumulates(t *testing.T) {
 	}
 }
 
+// TestReltimeWithoutMinute: a dmesg -H paste cut after its minute line
+// (rwth-i6/returnn#1486, analyze testdata/realworld-fresh19
+// dmesg-returnn1486-nvsmi-gpu-unknown-error-aer-dll-timeout.txt) dates
+// nothing, but its deltas still space the records from the first one
+// (Record.Rel); with a minute line they give the wall clock instead.
+func TestReltimeWithoutMinute(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []time.Duration // Rel of each record; -1: no Rel
+	}{
+		{"deltas only", "...\n[  +0.000316] pcieport 0000:00:03.0: AER: Corrected error received: 0000:00:03.0\n" +
+			"[  +0.000005] pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Transmitter ID)\n" +
+			"[  +0.001161] pcieport 0000:00:03.0: AER: Corrected error received: 0000:00:03.0\n",
+			[]time.Duration{-1, 0, 5 * time.Microsecond, 1166 * time.Microsecond}},
+		{"minute first", "[Feb23 16:24] a\n[  +1.500000] b\n", []time.Duration{-1, -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseText(strings.NewReader(tt.in), "t", TextOptions{Year: 2025})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Records) != len(tt.want) {
+				t.Fatalf("%d records, want %d", len(l.Records), len(tt.want))
+			}
+			for i, r := range l.Records {
+				got := r.Rel
+				if !r.HasRel {
+					got = -1
+				}
+				if got != tt.want[i] {
+					t.Errorf("record %d %q: rel %v, want %v", i, r.Text, got, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
 // TestNewEvents: probe and command failures, the PCIe bandwidth line and
 // AER bits, each line as the kernel prints it.
 func TestNewEvents(t *testing.T) {

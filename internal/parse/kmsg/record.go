@@ -39,6 +39,12 @@ type Record struct {
 	// Time is the wall-clock time where the source prints one (dmesg -T,
 	// --time-format iso, journalctl); zero otherwise.
 	Time time.Time `json:"time,omitzero"`
+	// Rel is the time since the first record of a dmesg -H / --reltime
+	// paste whose first minute stamp ("[Feb23 16:24]") was cut, valid
+	// when HasRel: its "[  +0.000316]" stamps give only the time since
+	// the message before, which still orders and spaces the records.
+	Rel    time.Duration `json:"rel,omitempty"`
+	HasRel bool          `json:"has_rel,omitempty"`
 	// Text is the message with escapes undone; continuation lines of a
 	// multi-line message are joined with "\n".
 	Text string `json:"text"`
@@ -262,6 +268,10 @@ type TextParser struct {
 	have        bool
 	lastStamped bool
 	lastTime    time.Time // of the previous message, for reltime stamps
+	// relAt is the time since the first reltime-stamped record where no
+	// minute stamp came before (Record.Rel); relSeen says one came.
+	relAt   time.Duration
+	relSeen bool
 	// Errors are the lines whose timestamp could not be read, the first
 	// MaxErrors of them when MaxErrors > 0; BadLines counts them all.
 	Errors    []*ParseError
@@ -304,6 +314,12 @@ func (p *TextParser) line(n int, line string) {
 	rec, kind, rel, err := parseTextLineRel(line, p.year, p.loc)
 	if rel.ok && !p.lastTime.IsZero() {
 		rec.Time = p.lastTime.Add(rel.d)
+	} else if rel.ok {
+		if p.relSeen {
+			p.relAt += rel.d
+		}
+		p.relSeen = true
+		rec.Rel, rec.HasRel = p.relAt, true
 	}
 	if !rec.Time.IsZero() {
 		p.lastTime = rec.Time
@@ -334,7 +350,7 @@ func (p *TextParser) line(n int, line string) {
 			p.cur.Text += strings.TrimLeft(line, " \t")
 			return
 		}
-		if p.have && aerWrapped(p.cur.Text, line) {
+		if p.have && (aerWrapped(p.cur.Text, line) || cmdWrapped(p.cur.Text)) {
 			p.cur.Text += " " + strings.TrimSpace(line)
 			return
 		}
@@ -362,6 +378,17 @@ func aerWrapped(prev, line string) bool {
 		return strings.HasPrefix(strings.TrimSpace(line), "type=")
 	}
 	return false
+}
+
+// cmdWrapped reports whether the record so far is an mlx5 firmware
+// command error a mail client wrapped before its end (cmd.c
+// mlx5_cmd_out_err: "mlx5_cmd_out_err:803:(pid" / "1440):
+// SET_ROCE_ADDRESS(0x761) op_mod(0x0) failed, status bad" /
+// "parameter(0x3), syndrome (0x63c66), err(-22)"): the message ends with
+// its "err(" code, so a bare line before it is its rest.
+func cmdWrapped(prev string) bool {
+	return len(prev) < 400 && (strings.Contains(prev, "mlx5_cmd_out_err:") || strings.Contains(prev, "mlx5_cmd_check:")) &&
+		!strings.Contains(prev, "err(") && !strings.Contains(prev, "\n")
 }
 
 // Flush emits the record being read; call it at the end of the input.

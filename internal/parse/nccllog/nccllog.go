@@ -157,6 +157,12 @@ const (
 	// error'"): Call is "NCCL" or "CUDA", Error the error string, Host
 	// the host it names.
 	EventFailed EventKind = "failed"
+	// EventDuplicateGPU is init.cc's refusal of a communicator two of
+	// whose ranks sit on one GPU ("Duplicate GPU detected : rank 0 and
+	// rank 1 both on CUDA device 1000"): ncclCommInitRank returns
+	// ncclInvalidUsage and the job cannot start. Rank is the rank that
+	// printed it, Peer the other rank, BusID the GPU's PCI address.
+	EventDuplicateGPU EventKind = "duplicate_gpu"
 )
 
 // Event is one warning line that rules judge.
@@ -203,6 +209,23 @@ type Event struct {
 	// returned. StuckS is the seconds it names (0 when it names none).
 	Heartbeat bool  `json:"heartbeat,omitempty"`
 	StuckS    int64 `json:"stuck_s,omitempty"`
+
+	// BusID is the PCI address ("0000:01:00.0") of the GPU a duplicate
+	// GPU event names.
+	BusID string `json:"bus_id,omitempty"`
+
+	// Watchdog is set on a CUDA error (Call "CUDA") that PyTorch's
+	// ProcessGroupNCCL raised while it watched the GPU work of NCCL
+	// ("terminate called after throwing an instance of 'c10::CUDAError'
+	// / what(): CUDA error: unknown error" above the frames of
+	// ProcessGroupNCCL::WorkNCCL::finishedGPUExecutionInternal and
+	// workCleanupLoop, or "Process group watchdog thread terminated with
+	// exception: CUDA error: …"): the process died on a fault of its GPU.
+	Watchdog bool `json:"watchdog,omitempty"`
+	// Tag is the launcher's tag of the process that printed the event,
+	// torchrun's "[default3]:" (role and local rank) as "default3"; ""
+	// when the line has none.
+	Tag string `json:"tag,omitempty"`
 
 	// Repeats counts later events of the same kind and subject that a
 	// folding Parser did not keep (their lines and texts are not kept):
@@ -640,6 +663,11 @@ type Parser struct {
 	// that line came and the detail is next.
 	pyErr   *Event
 	lastErr bool
+	// cuda is a CUDA error held until a frame of ProcessGroupNCCL shows
+	// that NCCL's watchdog raised it, for cudaLeft more lines (see
+	// cudaErrorLine).
+	cuda     *Event
+	cudaLeft int
 }
 
 // wrappedWatchdog is a watchdog report cut by a wrap: the line it starts
@@ -716,6 +744,7 @@ func (p *Parser) Log() (*Log, error) {
 	p.flushWrap()
 	p.flushHeartbeat()
 	p.flushPyErr()
+	p.cuda = nil // no frame of ProcessGroupNCCL came after it
 	if p.lg.NCCLLines == 0 {
 		return nil, &ParseError{Source: p.source, Err: fmt.Errorf("%w: no NCCL log line", ErrNoData)}
 	}
@@ -812,6 +841,11 @@ func (p *Parser) gdrLine(pr *Proc, g GDRState) {
 // completes is still a timeout, with the sequence number and collective
 // its head names.
 func (p *Parser) Line(n int, raw string) {
+	// A CRLF file read by a reader that keeps the CR reads as its LF
+	// twin: every record and event text is the same.
+	if k := len(raw); k > 0 && (raw[k-1] == '\r' || raw[k-1] == '\n') {
+		raw = strings.TrimRight(raw, "\r\n")
+	}
 	if p.wrap.text != "" {
 		if p.continueWrap(n, raw) {
 			return
@@ -962,7 +996,13 @@ func (p *Parser) line(n int, raw string) {
 	if p.pyErr != nil && p.pyErrDetail(raw) {
 		return
 	}
+	if p.cuda != nil {
+		p.pendingCUDAError(raw)
+	}
 	if !strings.Contains(raw, "NCCL") {
+		if strings.Contains(raw, "CUDA error: ") {
+			p.cudaErrorLine(n, raw)
+		}
 		if ev, ok := pythonNCCLError(strings.TrimSpace(raw)); ok {
 			held := ev // only a match is kept on the heap, not every line's
 			held.Source, held.Line = source, n
@@ -980,6 +1020,12 @@ func (p *Parser) line(n int, raw string) {
 			return
 		}
 		if ev, ok := testFailure(raw); ok { // "Test CUDA failure"
+			ev.Source, ev.Line = source, n
+			p.event(ev)
+			lg.NCCLLines++
+			return
+		}
+		if ev, ok := exampleFailure(raw); ok { // "Failed: Cuda error"
 			ev.Source, ev.Line = source, n
 			p.event(ev)
 			lg.NCCLLines++
@@ -1040,6 +1086,22 @@ func (p *Parser) line(n int, raw string) {
 	// NCCL prefix wherever the line starts.
 	host, pid, level, msg, ok := splitNCCLLine(line)
 	if !ok {
+		// Not an NCCL record: a program's report of a failed call.
+		if ev, ok := exampleFailure(line); ok { // "Failed, NCCL error"
+			ev.Source, ev.Line = source, n
+			p.event(ev)
+			lg.NCCLLines++
+			return
+		}
+		if ev, ok := torchNCCLError(line); ok {
+			ev.Source, ev.Line = source, n
+			p.event(ev)
+			lg.NCCLLines++
+			return
+		}
+		if strings.Contains(line, "CUDA error: ") {
+			p.cudaErrorLine(n, line) // "[E ProcessGroupNCCL.cpp:1414] … exception: CUDA error: …"
+		}
 		if msg, ok := quotedCompletion(line); ok {
 			lg.NCCLLines++
 			p.parseWarn(p.proc("", 0, n), n, msg)
@@ -1482,7 +1544,9 @@ func (ps *Parser) warnClass(msg string) Event {
 		return ev
 	}
 	ev := Event{Rank: -1}
-	if m := reCompl.FindStringSubmatch(msg); m != nil {
+	if d, ok := duplicateGPU(msg); ok {
+		ev = d
+	} else if m := reCompl.FindStringSubmatch(msg); m != nil {
 		ev.Kind = EventCompletion
 		ev.Peer = m[1]
 		st, _ := strconv.Atoi(m[2])

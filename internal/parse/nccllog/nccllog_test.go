@@ -240,6 +240,9 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(string(b))
 	}
+	// The failed-call shapes of failures.go, CRLF included.
+	f.Add(strings.ReplaceAll(dupWarn0+"\n"+dupWarn1+"\n"+exFailed+"\n", "\n", "\r\n"))
+	f.Add(bloomCUDA)
 	f.Fuzz(func(t *testing.T, in string) {
 		lg, err := Parse(strings.NewReader(in), "fuzz")
 		if err != nil {

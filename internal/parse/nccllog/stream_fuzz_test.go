@@ -19,6 +19,7 @@ func FuzzParserFold(f *testing.F) {
 		}
 		f.Add(string(b))
 	}
+	f.Add(dupWarn0 + "\n" + exFailed + "\n" + bloomCUDA)
 	f.Fuzz(func(t *testing.T, in string) {
 		whole, werr := Parse(strings.NewReader(in), "fuzz")
 		p := NewParser("fuzz", true)

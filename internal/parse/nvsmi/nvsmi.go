@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,11 @@ type Matrix struct {
 	Unnamed []string `json:"unnamed,omitempty"`
 	// Missing are GPU columns without a row: a paste cut before them.
 	Missing []string `json:"missing,omitempty"`
+	// Unread are the cells that read as no link word even split at the
+	// known words ("line 7 GPU0/mlx5_4: \"NOD\""): their distance is
+	// unknown.
+	// Cells glued by a paste ("NODENODE") are split and read.
+	Unread []string `json:"unread,omitempty"`
 }
 
 var (
@@ -103,7 +109,8 @@ func (p *topoParser) line(line string) error {
 				if c == "CPU" {
 					break
 				}
-				p.cols = append(p.cols, c)
+				// Columns glued like the cells ("NIC8NIC9"): split.
+				p.cols = append(p.cols, splitGluedColumns(c)...)
 			}
 			p.inRows = true
 		}
@@ -124,9 +131,22 @@ func (p *topoParser) line(line string) error {
 }
 
 // row checks a matrix row's cells against the header and keeps GPU rows.
+// Cells a paste glued together ("NODENODE", "SYSSYS", "NV12PXB": the
+// column separator lost) are split at the link words first. A GPU row
+// with a cell that is still no link word keeps it as unknown (listed in
+// Unread) when the row has exactly the header's cells.
 func (p *topoParser) row(f []string) error {
 	cols := p.cols
 	label := f[0]
+	for i := 1; i < len(f); i++ {
+		if c := f[i]; len(c) < 4 || c[0] < 'A' || c[0] > 'Z' {
+			continue // one word at most, or an affinity cell
+		}
+		if g := splitGlued(f[i]); len(g) > 1 {
+			f = slices.Concat(f[:i:i], g, f[i+1:])
+			i += len(g) - 1
+		}
+	}
 	if len(f)-1 < len(cols) {
 		return p.perr("row %s has %d cells, want %d", label, len(f)-1, len(cols))
 	}
@@ -142,13 +162,96 @@ func (p *topoParser) row(f []string) error {
 			continue
 		}
 		if _, err := pcie.ParseLevel(c); err != nil {
-			return p.perr("row %s column %s: %v", label, cols[i], err)
+			if !reGPUCol.MatchString(label) || !isAffinity(f[1+len(cols):]) {
+				// A row shifted by a cell not split (its affinity
+				// columns hold link words) is not read by position.
+				return p.perr("row %s column %s: %v", label, cols[i], err)
+			}
+			p.m.Unread = append(p.m.Unread, fmt.Sprintf("line %d %s/%s: %q", p.n, label, cols[i], c))
 		}
 	}
 	if reGPUCol.MatchString(label) {
 		p.gpuRows[label] = f[1:]
 	}
 	return nil
+}
+
+// linkWords are the words of a topo -m cell, longest first.
+var linkWords = []string{"NODE", "PIX", "PXB", "PHB", "SYS", "SOC", "X"}
+
+// splitGlued splits a cell that holds several link words run together
+// ("NODENODE" → NODE NODE, "NV12SYS" → NV12 SYS); a cell that is not
+// made of link words alone comes back as it is.
+func splitGlued(c string) []string {
+	var out []string
+	rest := c
+	for rest != "" {
+		w := ""
+		for _, k := range linkWords {
+			if strings.HasPrefix(rest, k) {
+				w = k
+				break
+			}
+		}
+		if w == "" && strings.HasPrefix(rest, "NV") {
+			j := 2
+			for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+				j++
+			}
+			if j > 2 {
+				w = rest[:j]
+			}
+		}
+		if w == "" {
+			return []string{c}
+		}
+		out = append(out, w)
+		rest = rest[len(w):]
+	}
+	return out
+}
+
+// splitGluedColumns splits a header word that holds several device
+// columns run together ("NIC8NIC9", "GPU3GPU4", "mlx5_4mlx5_5") at each
+// repeat of its first column's name stem; any other word comes back as
+// it is.
+func splitGluedColumns(c string) []string {
+	stem := ""
+	switch {
+	case strings.HasPrefix(c, "NIC"), strings.HasPrefix(c, "GPU"):
+		stem = c[:3]
+	case strings.HasPrefix(c, "mlx") && len(c) > 5 && c[4] == '_':
+		stem = c[:5]
+	default:
+		return []string{c}
+	}
+	var out []string
+	rest := c
+	for rest != "" {
+		j := strings.Index(rest[len(stem):], stem)
+		if j < 0 {
+			out = append(out, rest)
+			break
+		}
+		out = append(out, rest[:len(stem)+j])
+		rest = rest[len(stem)+j:]
+	}
+	for _, w := range out {
+		if len(w) == len(stem) || strings.Trim(w[len(stem):], "0123456789") != "" {
+			return []string{c} // not a run of numbered columns
+		}
+	}
+	return out
+}
+
+// isAffinity says whether the cells after the device columns are the
+// CPU and NUMA affinity ("0-31,64-95" "0"), or "N/A".
+func isAffinity(extra []string) bool {
+	if len(extra) == 0 {
+		return true
+	}
+	c := extra[0]
+	return c == "N/A" || strings.Trim(c, "0123456789,-") == ""
 }
 
 // columns returns the indexes of the GPU and NIC columns, naming the NICs

@@ -102,7 +102,8 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"empty", "", ErrNoMatrix, 0},
 		{"prose", "hello\nworld\n", ErrNoMatrix, 0},
-		{"bad cell", hdr + "GPU0\t X \tFOO\t0-3\t0\n", ErrMalformed, 2},
+		{"bad cell in a NIC row", hdr + "GPU0\t X \tPIX\t0-3\t0\nNIC0\tFOO\t X \n", ErrMalformed, 3},
+		{"row shifted by a cell not split", "\tGPU0\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\n" + "GPU0\t X \tPIXFOO\tSYS\tSYS\t0-3\t0\n", ErrMalformed, 2},
 		{"short row", hdr + "GPU0\t X\n", ErrMalformed, 2},
 		{"misplaced self", hdr + "GPU0\tPIX\t X \n", ErrMalformed, 2},
 		{"header only", hdr, ErrMalformed, 0},
@@ -144,12 +145,56 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("row of %d for %d NICs", len(row), len(m.NICs))
 			}
 			for _, l := range row {
-				if l < PIX || l > SYS {
+				if (l < PIX || l > SYS) && (l != pcie.LevelUnknown || len(m.Unread) == 0) {
 					t.Fatalf("level %v out of range", l)
 				}
 			}
 		}
 	})
+}
+
+// TestGluedCells: NVIDIA/nccl#820 (realworld-fresh16): a paste glued two
+// columns ("NODENODE"); the cells are split at the link words, and a cell
+// that is no link word at all is read as unknown and named.
+func TestGluedCells(t *testing.T) {
+	hdr := "        GPU0    GPU1    mlx5_0  mlx5_1  mlx5_4       mlx5_5  CPU Affinity    NUMA Affinity\n"
+	in := hdr + "GPU0     X      NV12    PXB     PXB     NODENODE     0-31,64-95      0\n" +
+		"GPU1    NV12     X      SYS     SYS     SYS SYS      32-63,96-127    1\n"
+	m, err := Parse(strings.NewReader(in), "glued.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([][]pcie.Level{{PXB, PXB, NODE, NODE}, {SYS, SYS, SYS, SYS}}, m.Dist); d != "" || len(m.Unread) != 0 {
+		t.Errorf("dist (-want +got):\n%s unread %v", d, m.Unread)
+	}
+	m, err = Parse(strings.NewReader(hdr+"GPU0     X      NV12    PXB     P?B     NODE NODE     0-31,64-95      0\n"), "glued.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([][]pcie.Level{{PXB, pcie.LevelUnknown, NODE, NODE}}, m.Dist); d != "" || !slices.Equal(m.Unread, []string{`line 2 GPU0/mlx5_1: "P?B"`}) {
+		t.Errorf("dist (-want +got):\n%s unread %v", d, m.Unread)
+	}
+	// vllm-project/vllm#13855 (realworld-fresh9): the header glued too
+	// ("NIC8NIC9"), the rows' cells under it ("NODEPXB").
+	vllm := "\tGPU0\tNIC7\tNIC8NIC9\tNIC10\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n" +
+		"GPU0\t X \tNODE\tNODEPXB\tNODE\t56-111,168-223\t1\t\tN/A\n"
+	m, err = Parse(strings.NewReader(vllm), "glued.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([][]pcie.Level{{NODE, NODE, PXB, NODE}}, m.Dist); d != "" || !slices.Equal(m.NICs, []string{"NIC7", "NIC8", "NIC9", "NIC10"}) {
+		t.Errorf("dist (-want +got):\n%s nics %v", d, m.NICs)
+	}
+	for c, want := range map[string][]string{"NIC8NIC9": {"NIC8", "NIC9"}, "mlx5_4mlx5_5": {"mlx5_4", "mlx5_5"}, "GPU7": {"GPU7"}, "NICX": {"NICX"}, "NIC8NIC": {"NIC8NIC"}} {
+		if got := splitGluedColumns(c); !slices.Equal(got, want) {
+			t.Errorf("splitGluedColumns(%q) = %q, want %q", c, got, want)
+		}
+	}
+	for c, want := range map[string][]string{"NODENODE": {"NODE", "NODE"}, "NV12SYS": {"NV12", "SYS"}, "SYSSOC": {"SYS", "SOC"}, "NODEX": {"NODE", "X"}, "NV": {"NV"}, "NODEFOO": {"NODEFOO"}} {
+		if got := splitGlued(c); !slices.Equal(got, want) {
+			t.Errorf("splitGlued(%q) = %q, want %q", c, got, want)
+		}
+	}
 }
 
 // TestCutBeforeLegend: a matrix pasted without its NIC Legend is judged

@@ -283,6 +283,8 @@ func recordTime(r kmsg.Record) (time.Duration, bool) {
 		return r.Mono, true
 	case !r.Time.IsZero():
 		return time.Duration(r.Time.UnixNano()), true
+	case r.HasRel:
+		return r.Rel, true // dmesg -H with its minute stamp cut: the time since the paste's first record
 	}
 	return 0, false
 }
@@ -839,6 +841,12 @@ func cmdMeaning(statuses []int, cmds []string) string {
 		}
 		parts = append(parts, "the HCA holds as many "+what+" as it can, so new ones fail with ENOMEM: a limit the applications hit, not a device fault; find who holds them (rdma resource show)")
 	}
+	if slices.Contains(cmds, "SET_ROCE_ADDRESS") {
+		// include/linux/mlx5/mlx5_ifc.h: the command writes an entry of
+		// the port's GID table (drivers/infiniband/hw/mlx5/gsi.c and
+		// main.c set_roce_addr, called from add_roce_gid).
+		parts = append(parts, "SET_ROCE_ADDRESS writes the port's RoCE GID table: the GID was not added (the kernel then logs \"GID add failed\"), so RDMA-CM and NCCL connections over that GID fail (check show_gids or rdma link, and the netdev address it came from)")
+	}
 	if has("request") {
 		parts = append(parts, "the firmware refused what the driver asked: driver and firmware that do not match, or a driver bug; compare firmware and driver versions")
 	}
@@ -895,10 +903,17 @@ func checkPCIeBandwidth(in *Input) []finding.Finding {
 		if e.LimitedAt != "" && e.LimitedAt != e.PCI {
 			where = " at " + string(e.LimitedAt)
 		}
-		out = append(out, catalog.New("pcie.link_degraded", subj,
+		f := catalog.New("pcie.link_degraded", subj,
 			fmt.Sprintf("%s: PCIe link gives %g Gb/s, limited by %s%s; the device is capable of %g Gb/s with %s (the kernel's own bandwidth line)",
 				tg.label(), e.AvailGbps, e.LimitedBy, where, e.CapableGbps, e.CapableOf),
-			in.logEvidence(e.Record)))
+			in.logEvidence(e.Record))
+		if what := bandwidthCarrier(s, tg, e.Record.Text); what != "" {
+			f.Summary += "; the device is " + what + ": it carries a training job's traffic, and the job gets that much less PCIe bandwidth"
+		} else {
+			f.Severity = finding.Warning
+			f.Summary += "; neither the line nor the host names the device as a network adapter or a data-center GPU (they carry a training job's traffic, where this is critical): worth fixing for the device's own throughput"
+		}
+		out = append(out, f)
 	}
 	return out
 }
@@ -918,7 +933,7 @@ func driverLinkFinding(in *Input, e kmsg.Event, tg target, subj finding.Subject)
 			tg.label(), e.LimitedBy, e.CapableOf, e.Driver),
 		in.logEvidence(e.Record))
 	class := ""
-	if nicDrivers[e.Driver] {
+	if nicDrivers[e.Driver] || tg.Device != "" || deviceModule(e.Driver) == "RDMA" {
 		class = "Ethernet controller"
 	}
 	if what := PCIeCarrier(class, ""); what != "" {
@@ -928,4 +943,26 @@ func driverLinkFinding(in *Input, e kmsg.Event, tg target, subj finding.Subject)
 		f.Summary += "; the " + e.Driver + " driver is not known to drive a network adapter or a data-center GPU: critical if the device carries a training job's traffic"
 	}
 	return f
+}
+
+// bandwidthCarrier says what the device of a kernel bandwidth line is
+// when it carries a training job's traffic (PCIeCarrier's policy), ""
+// when neither the line nor the snapshot says so: the line names the
+// device by its driver ("mlx5_core 0000:3b:00.0: …"; "pci 0000:0b:00.0:"
+// at enumeration names nothing), the snapshot by its RDMA device or a GPU
+// of the 3D controller class (PCI class 0x0302: NVIDIA's data-center
+// GPUs; desktop GeForce cards are VGA controllers, 0x0300).
+func bandwidthCarrier(s *snapshot.Snapshot, tg target, text string) string {
+	drv, _, _ := strings.Cut(text, " ")
+	switch {
+	case tg.Device != "" || deviceModule(drv) == "RDMA":
+		return "a network adapter"
+	case tg.GPU != "":
+		for _, g := range s.GPUs() {
+			if g.Address == tg.PCI && g.Class != nil && *g.Class>>8 == pcie.Class3D>>8 {
+				return "a data-center GPU"
+			}
+		}
+	}
+	return ""
 }

@@ -29,6 +29,12 @@ func TestCommandFailures(t *testing.T) {
 	const rst = "[  446.080370] mlx5_core 0000:01:00.2: mlx5_cmd_check:782:(pid 4328): 2RST_QP(0x50a) op_mod(0x0) failed, status bad resource state(0x9), syndrome (0x7ea02d)\n"
 	const fatal = "[  448.455025] mlx5_core 0000:01:00.0: poll_health:795:(pid 0): Fatal error 1 detected\n"
 	const fatalVF = "[  448.455025] mlx5_core 0000:01:00.2: poll_health:795:(pid 0): Fatal error 1 detected\n"
+	// linux-rdma, ConnectX-6 in Ethernet mode (realworld-fresh18): the
+	// command error wrapped by the mailer, then the GID the kernel could
+	// not add.
+	const roceGID = "[    9.863871] mlx5_core 0000:01:00.0: mlx5_cmd_out_err:803:(pid\n1440): SET_ROCE_ADDRESS(0x761) op_mod(0x0) failed, status bad\nparameter(0x3), syndrome (0x63c66), err(-22)\n" +
+		"[    9.881250] infiniband mlx5_2: add_roce_gid GID add failed port=1 index=0\n" +
+		"[    9.889095] __ib_cache_gid_add: unable to add gid\nfe80:0000:0000:0000:ad3e:e3ff:fe92:b31b error=-22\n"
 	tests := []struct {
 		name, text string
 		want       []string
@@ -45,6 +51,8 @@ func TestCommandFailures(t *testing.T) {
 			summary: []string{"CREATE_TIS failed", "probe of mlx5_core.eth.2 failed"}},
 		{name: "fatal on the same function", text: rst + fatalVF, want: []string{"kmsg.mlx5_health/critical"},
 			summary: []string{"2RST_QP failed", "Fatal error 1 detected"}},
+		{name: "SET_ROCE_ADDRESS refused, wrapped by the mailer", text: roceGID, want: []string{"kmsg.mlx5_cmd_failed/warning"},
+			summary: []string{"SET_ROCE_ADDRESS failed, status bad parameter(0x3)", "RoCE GID table", "RDMA-CM and NCCL connections over that GID fail"}, causes: 1},
 		{name: "fatal on another function", text: rst + fatal, want: []string{"kmsg.mlx5_health/critical", "kmsg.mlx5_cmd_failed/warning"}},
 	}
 	for _, tt := range tests {
@@ -89,5 +97,34 @@ func TestAERReports(t *testing.T) {
 		if got := aerReports(tt.corr, tt.uncorr); got != tt.want {
 			t.Errorf("aerReports(%d, %d) = %q, want %q", tt.corr, tt.uncorr, got, tt.want)
 		}
+	}
+}
+
+// TestPCIeBandwidthSeverity: the kernel's bandwidth line is critical only
+// on a device that carries a training job's traffic: one the line's RDMA
+// driver names, the host's HCA, or the host's 3D-controller GPU (NVIDIA's
+// data-center class); the enumeration line of a desktop GTX 980
+// (pastebin.com/DMWXv9r9, analyze testdata/realworld-fresh17: "pci
+// 0000:0b:00.0: …") names nothing and is a warning.
+func TestPCIeBandwidthSeverity(t *testing.T) {
+	tests := []struct {
+		name, line, want, summary string
+	}{
+		{"bandwidth line of an unnamed device", "Jun 08 22:43:06 host kernel: pci 0000:0b:00.0: 31.504 Gb/s available PCIe bandwidth, limited by 8 GT/s x4 link at 0000:00:03.2 (capable of 126.016 Gb/s with 8 GT/s x16 link)", "pcie.link_degraded/warning", "neither the line nor the host names the device"},
+		{"bandwidth line of the host's HCA", "[ 1.0] pci 0000:04:00.0: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:02:01.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)", "pcie.link_degraded/critical", "the device is a network adapter"},
+		{"bandwidth line named by an RDMA driver", "[ 1.0] mlx5_core 0000:3b:00.0: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:3a:00.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)", "pcie.link_degraded/critical", "the device is a network adapter"},
+		{"bandwidth line of the host's 3D-controller GPU", "[ 1.0] pci 0000:03:00.0: 126.024 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x8 link at 0000:02:00.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)", "pcie.link_degraded/critical", "the device is a data-center GPU"},
+		{"bandwidth line of a GPU the nvidia driver names, model unknown", "[ 1.0] nvidia 0000:0b:00.0: 31.504 Gb/s available PCIe bandwidth, limited by 8 GT/s x4 link at 0000:00:03.2 (capable of 126.016 Gb/s with 8 GT/s x16 link)", "pcie.link_degraded/warning", "worth fixing for the device's own throughput"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := checkPCIeBandwidth(&Input{Snap: testNode(), Kernel: logOf(tt.line)})
+			if got := ids(fs); len(got) != 1 || got[0] != tt.want {
+				t.Fatalf("findings = %v, want [%s]", got, tt.want)
+			}
+			if !strings.Contains(fs[0].Summary, tt.summary) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.summary)
+			}
+		})
 	}
 }

@@ -121,6 +121,12 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 			f.fold(foldKey{g: g}, e, max(e.MemErrors, 1), 0)
 			return
 		}
+	case e.Kind == kmsg.KindPanic:
+		g = foldGroup{rule: "panic", name: e.Detail}
+	case e.Kind == kmsg.KindMCE:
+		g = foldGroup{rule: "mce", name: e.Detail, extra: e.IsError}
+	case e.Kind == kmsg.KindOOM:
+		g = foldGroup{rule: "oom", name: e.Task + "\x00" + e.TaskPID}
 	case e.Kind == kmsg.KindOops:
 		g = foldGroup{rule: "oops", name: e.Detail + "\x00" + e.Func + "\x00" + e.Driver + "\x00" + e.DriverFunc + "\x00" + e.Phase, extra: e.IsError}
 	default:

@@ -258,6 +258,10 @@ func TestPastedAERBurst(t *testing.T) {
 		{"four reports, one a boot-time straggler", detail("[    3.100000]") + detail("[  300.000000]") + detail("[  330.000000]") + detail("[  360.000000]"), nil},
 		{"four reports two minutes apart", detail("[  100.000000]") + detail("[  220.000000]") + detail("[  340.000000]") + detail("[  460.000000]"), nil},
 		{"one uncorrectable", "[    5.000000] pcieport 0000:00:1d.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0\n", []string{"pcie.aer_errors/critical"}},
+		// dmesg -H cut after its minute line: only the deltas since the
+		// message before (rwth-i6/returnn#1486, realworld-fresh19).
+		{"dmesg -H deltas, three in a millisecond", detail("[  +0.000005]") + detail("[  +0.000213]") + detail("[  +0.001161]"), []string{"pcie.aer_errors/warning"}},
+		{"dmesg -H deltas, a minute apart", detail("[  +0.000005]") + detail("[ +60.000213]") + detail("[ +60.001161]"), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -85,6 +85,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	a.Findings = append(a.Findings, resourceFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, connectFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, timeoutFindings(lg, c.subj, evidenceAt)...)
+	a.Findings = append(a.Findings, duplicateGPUFindings(lg, c.subj, evidenceAt)...)
 	if !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical }) {
 		// A failed call with nothing above that explains it.
 		a.Findings = append(a.Findings, failedFindings(lg, c.subj, evidenceAt)...)
@@ -721,6 +722,9 @@ func failedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) 
 		return nil
 	}
 	first := fails[0]
+	if i := slices.IndexFunc(fails, func(e nccllog.Event) bool { return e.Watchdog }); i >= 0 {
+		return []finding.Finding{watchdogCUDAFinding(fails[i], fails, subj, at)}
+	}
 	article := "an"
 	if first.Call == "CUDA" {
 		article = "a"

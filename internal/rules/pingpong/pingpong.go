@@ -64,6 +64,12 @@ func Check(res *pingpong.Result, file string) Result {
 			out.Findings = append(out.Findings, f)
 			break // the first error is the cause; the rest follow from it
 		}
+		// The programs print the GID on every address line (rc_pingpong.c
+		// main: "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID
+		// %s"); address lines without one are an old perftest's.
+		if len(r.Errors) == 0 && r.ResultLine == 0 && r.Local != nil && r.Remote != nil && r.Local.GID != "" && r.Remote.GID != "" {
+			out.Findings = append(out.Findings, unfinished(r, name, file, subj))
+		}
 	}
 	catalog.Sort(out.Findings)
 	return out
@@ -86,4 +92,41 @@ func orDash(s string) string {
 		return "::"
 	}
 	return s
+}
+
+// unfinished reports a run that exchanged its addresses with the peer and
+// never printed a result nor an error: the programs print "N bytes in S
+// seconds" once every iteration completed (libibverbs/examples
+// rc_pingpong.c main), so it hung waiting for completions, or was
+// stopped. When both ends named link-local (fe80::) GIDs on RoCE (LID 0:
+// no InfiniBand LID) and the GIDs differ (two hosts), the GID index is
+// the likely cause: RoCE v2 routes by the GID's IP address, and a
+// link-local one is not routable; the IPv4-mapped GID of the interface's
+// address is.
+func unfinished(r *pingpong.Run, name, file string, subj finding.Subject) finding.Finding {
+	sum := fmt.Sprintf("%s exchanged addresses with its peer (lines %d and %d) but printed no result and no error: it did not complete (it hung waiting for its first completions, or was stopped); nothing was measured", name, r.Local.Line, r.Remote.Line)
+	ev := []finding.Evidence{
+		{Source: fmt.Sprintf("%s:%d", file, r.Local.Line), Value: "local LID " + r.Local.LID + ", GID " + orDash(r.Local.GID)},
+		{Source: fmt.Sprintf("%s:%d", file, r.Remote.Line), Value: "remote LID " + r.Remote.LID + ", GID " + orDash(r.Remote.GID)},
+	}
+	f := catalog.New("perf.test_invalid", subj, sum, ev...)
+	if roce(r.Local) && roce(r.Remote) && linkLocal(r.Local.GID) && linkLocal(r.Remote.GID) && !strings.EqualFold(r.Local.GID, r.Remote.GID) {
+		f.Summary += "; both ends use link-local GIDs (fe80::, the GID made from the MAC) on RoCE between two hosts: RoCE v2 routes by the GID's IP address and a link-local one is not routable, so use the GID index of the interface's IPv4 address (::ffff:a.b.c.d, RoCE v2) with -g on both ends"
+		f.Remedy = append([]string{"list the GIDs with show_gids (or cat /sys/class/infiniband/<dev>/ports/1/gids/<N> and gid_attrs/types/<N>) and rerun with -g <index of the RoCE v2 ::ffff:IPv4 GID> on both hosts, e.g. ibv_rc_pingpong -d <dev> -g 1 <peer>"}, f.Remedy...)
+	} else {
+		f.Remedy = append([]string{"rerun both ends and wait for the result line; a run that still hangs after the address exchange: check that the two ports reach each other (ibv_devinfo port state, ping over the RDMA interface for RoCE) and that the GID index (-g) is the same kind on both ends"}, f.Remedy...)
+	}
+	return f
+}
+
+// roce says whether an address line is RoCE's: no LID (0x0000), a GID.
+func roce(a *pingpong.Addr) bool {
+	return a.GID != "" && strings.Trim(strings.TrimPrefix(strings.ToLower(a.LID), "0x"), "0") == ""
+}
+
+// linkLocal says whether a GID as the programs print it (inet_ntop:
+// "fe80::5054:ff:fe6c:16f1") is an IPv6 link-local address (fe80::/10).
+func linkLocal(gid string) bool {
+	first, _, ok := strings.Cut(strings.ToLower(gid), ":")
+	return ok && len(first) == 4 && strings.HasPrefix(first, "fe") && strings.IndexByte("89ab", first[2]) >= 0
 }

@@ -29,6 +29,13 @@ func TestCheck(t *testing.T) {
 		{"IB run ok", addr + "8192000 bytes in 0.01 seconds = 7530.18 Mbit/sec\n1000 iters in 0.01 seconds = 8.70 usec/iter\n", nil, 1},
 		{"RNR retry exceeded", addr + "Failed status RNR retry counter exceeded (13) for wr_id 2\nparse WC failed 1\n", []string{"perf.test_invalid/critical"}, 0},
 		{"local protection error is the test's setup", addr + "Failed status local protection error (4) for wr_id 1\n", []string{"perf.test_invalid/warning"}, 0},
+		// realworld-fresh19, github.com/SoftRoCE/rxe-dev/issues/47: rxe0
+		// in two VMs, -g 0, then "**--Hang--**".
+		{"hang after link-local RoCE addresses", "[root@test]# ibv_rc_pingpong -d rxe0 -g 0 <Peer IP>\n  local address:  LID 0x0000, QPN 0x000011, PSN 0x017d96, GID fe80::5054:ff:fe6c:16f1\n  remote address: LID 0x0000, QPN 0x000011, PSN 0xd7af63, GID fe80::5054:ff:fead:b03\n**--Hang--**\n",
+			[]string{"perf.test_invalid/warning"}, 0},
+		{"hang on IB, addresses only", addr, []string{"perf.test_invalid/warning"}, 0},
+		{"only the local address: the server still waits", "  local address:  LID 0x0004, QPN 0x00004e, PSN 0x2b5d1c, GID ::\n", nil, 0},
+		{"an old perftest's address lines carry no GID", "  local address:  LID 0x02, QPN 0x70004b, PSN 0xc14da8\n  remote address: LID 0x0b, QPN 0x28004c, PSN 0xfaa100\n", nil, 0},
 		{"QP not brought up", "  local address:  LID 0x0004, QPN 0x00004e, PSN 0x2b5d1c, GID ::\nFailed to modify QP to RTR\nCouldn't connect to remote QP\n", []string{"perf.test_invalid/warning"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,6 +50,14 @@ func TestCheck(t *testing.T) {
 			}
 			if !slices.Equal(got, tc.want) || r.OK != tc.ok {
 				t.Errorf("findings %v ok %d, want %v %d", got, r.OK, tc.want, tc.ok)
+			}
+			if strings.Contains(tc.name, "link-local") {
+				s := r.Findings[0].Summary
+				if !strings.Contains(s, "did not complete") || !strings.Contains(s, "link-local") || !strings.Contains(s, "::ffff:") {
+					t.Errorf("summary: %s", s)
+				}
+			} else if strings.HasPrefix(tc.name, "hang") && strings.Contains(r.Findings[0].Summary, "link-local") {
+				t.Errorf("IB GIDs called link-local RoCE: %s", r.Findings[0].Summary)
 			}
 		})
 	}

@@ -313,6 +313,10 @@ func readSMI(g *Result, fsys fs.FS, snap *snapshot.Snapshot, o Options) {
 			g.skip(finding.StepPCIe, "nvidia-smi topology: %v", err)
 			return
 		}
+		if len(m.Unread) > 0 {
+			// Those GPU–NIC pairs are not compared with the PCI tree.
+			g.skip(finding.StepPCIe, "nvidia-smi topology: cells not read as a link word, not compared: %s %s", p, strings.Join(m.Unread, ", "))
+		}
 		g.SMI = m
 		return
 	}

@@ -1,0 +1,214 @@
+package nccllog
+
+import (
+	"fmt"
+	"strings"
+)
+
+// exampleFailure reads the report of the NCCLCHECK and CUDACHECK macros of
+// the NCCL user guide's examples (docs.nvidia.com/deeplearning/nccl,
+// "Examples"), which many programs copy: printf("Failed, NCCL error
+// %s:%d '%s'\n", __FILE__, __LINE__, ncclGetErrorString(r)) and
+// printf("Failed: Cuda error %s:%d '%s'\n", …, cudaGetErrorString(e)),
+// then exit(EXIT_FAILURE). "Failed, NCCL error one_device_per_thread.cu:17
+// 'invalid usage (run with NCCL_DEBUG=WARN for details)'".
+func exampleFailure(line string) (Event, bool) {
+	for off := 0; ; {
+		i := strings.Index(line[off:], "Failed")
+		if i < 0 {
+			return Event{}, false
+		}
+		at := off + i + len("Failed")
+		off = at
+		rest, call := line[at:], ""
+		switch {
+		case strings.HasPrefix(rest, ", NCCL error "):
+			call, rest = "NCCL", rest[len(", NCCL error "):]
+		case strings.HasPrefix(rest, ": Cuda error "):
+			call, rest = "CUDA", rest[len(": Cuda error "):]
+		default:
+			continue
+		}
+		pos, msg, ok := strings.Cut(rest, " '")
+		msg = strings.TrimSpace(msg)
+		if !ok || !strings.Contains(pos, ":") || strings.ContainsAny(pos, " \t") || len(msg) < 2 || !strings.HasSuffix(msg, "'") {
+			continue
+		}
+		return Event{Kind: EventFailed, Rank: -1, Call: call, Error: strings.TrimSuffix(msg, "'"), Text: strings.TrimSpace(line)}, true
+	}
+}
+
+// torchNCCLErrIn is what PyTorch's C10D_NCCL_CHECK macros
+// (torch/csrc/distributed/c10d/NCCLUtils.hpp) start the message of the
+// exception they throw with: "NCCL error in: FILE:LINE, " then
+// ncclGetErrorWithVersion ("unhandled system error, NCCL version 2.7.8").
+const torchNCCLErrIn = "NCCL error in: "
+
+// torchNCCLError reads PyTorch's exception for a failed NCCL call:
+// "RuntimeError: NCCL error in: …/ProcessGroupNCCL.cpp:825, unhandled
+// system error, NCCL version 2.7.8" (torch.distributed.DistBackendError
+// in PyTorch 2.x). Error is the error string without the version.
+func torchNCCLError(line string) (Event, bool) {
+	i := strings.Index(line, torchNCCLErrIn)
+	if i < 0 {
+		return Event{}, false
+	}
+	pos, msg, ok := strings.Cut(line[i+len(torchNCCLErrIn):], ", ")
+	if !ok || !strings.Contains(pos, ":") {
+		return Event{}, false
+	}
+	if k := strings.Index(msg, ", NCCL version"); k >= 0 {
+		msg = msg[:k]
+	}
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return Event{}, false
+	}
+	t := strings.TrimSpace(line)
+	return Event{Kind: EventFailed, Rank: anyRank(t, ""), Call: "NCCL", Error: msg, Text: t, Tag: launcherTag(t)}, true
+}
+
+// CUDAError finds a CUDA error raised as an exception on a line and
+// returns its message: c10::CUDAError's "what():  CUDA error: unknown
+// error" (c10/cuda/CUDAException.h, C10_CUDA_CHECK), Python's
+// "RuntimeError: CUDA error: …", and PyTorch's "Process group watchdog
+// thread terminated with exception: CUDA error: …"
+// (ProcessGroupNCCL.cpp). A "CUDA error:" in other words (prose) is
+// not one.
+func CUDAError(line string) (string, bool) {
+	i := strings.Index(line, "CUDA error: ")
+	if i < 0 {
+		return "", false
+	}
+	before := strings.TrimRight(line[:i], " \t")
+	if !strings.HasSuffix(before, "what():") && !strings.HasSuffix(before, "Error:") && !strings.HasSuffix(before, "exception:") {
+		return "", false
+	}
+	msg := strings.TrimSpace(line[i+len("CUDA error: "):])
+	return msg, msg != ""
+}
+
+// maxCUDAErrorFrames is how many lines after a CUDA error its stack may
+// take before a frame of ProcessGroupNCCL shows where it was raised: the
+// "Exception raised from …" line and a few frames of c10 and ATen.
+const maxCUDAErrorFrames = 12
+
+// cudaErrorLine holds or records a CUDA error of line n (see CUDAError):
+// at once when the line itself says that ProcessGroupNCCL raised it (its
+// watchdog's "terminated with exception"), else until a frame of
+// ProcessGroupNCCL follows within maxCUDAErrorFrames lines
+// (pendingCUDAError). A CUDA error that no ProcessGroupNCCL frame follows
+// is not NCCL's and is dropped.
+func (p *Parser) cudaErrorLine(n int, line string) {
+	msg, ok := CUDAError(line)
+	if !ok {
+		return
+	}
+	t := strings.TrimSpace(line)
+	ev := Event{Kind: EventFailed, Source: p.source, Line: n, Rank: anyRank(t, ""), Call: "CUDA", Error: msg, Text: t, Tag: launcherTag(t)}
+	if strings.Contains(t, "ProcessGroupNCCL") || strings.Contains(t, "watchdog thread terminated with exception") {
+		p.cuda = nil
+		p.confirmCUDAError(ev)
+		return
+	}
+	p.cuda, p.cudaLeft = &ev, maxCUDAErrorFrames
+}
+
+// pendingCUDAError reads a line after a held CUDA error: a line naming
+// ProcessGroupNCCL (a frame "c10d::ProcessGroupNCCL::WorkNCCL::
+// finishedGPUExecutionInternal()", "Exception raised from … at
+// …/ProcessGroupNCCL.cpp:N") records it; a code fence or too many lines
+// drop it. The line is still read as any line.
+func (p *Parser) pendingCUDAError(raw string) {
+	if strings.Contains(raw, "ProcessGroupNCCL") {
+		ev := *p.cuda
+		p.cuda = nil
+		p.confirmCUDAError(ev)
+		return
+	}
+	if p.cudaLeft--; p.cudaLeft <= 0 || strings.HasPrefix(strings.TrimSpace(raw), "```") {
+		p.cuda = nil
+	}
+}
+
+func (p *Parser) confirmCUDAError(ev Event) {
+	ev.Watchdog = true
+	p.event(ev)
+	p.lg.NCCLLines++
+}
+
+// launcherTag is the tag torchrun (torch.distributed.elastic, --tee or
+// --log-dir) puts before each line of a worker: "[default3]:" is role
+// "default", local rank 3; "default3" then, "" when the line has none.
+// The "[rank3]:" tag of PyTorch 2.x is read as the rank instead.
+func launcherTag(line string) string {
+	if !strings.HasPrefix(line, "[") {
+		return ""
+	}
+	end := strings.Index(line, "]:")
+	if end < 2 {
+		return ""
+	}
+	tag := line[1:end]
+	if strings.HasPrefix(tag, "rank") {
+		return ""
+	}
+	d := len(tag)
+	for d > 0 && tag[d-1] >= '0' && tag[d-1] <= '9' {
+		d--
+	}
+	if d == len(tag) || d == 0 {
+		return ""
+	}
+	for i := 0; i < d; i++ {
+		if !isWord(tag[i]) {
+			return ""
+		}
+	}
+	return tag
+}
+
+// duplicateGPU reads init.cc's "Duplicate GPU detected : rank 0 and rank
+// 1 both on CUDA device 1000" (WARN in initTransportsRank; the device is
+// the GPU's busId as an int64, printed %lx since NCCL 2.4, %x before).
+func duplicateGPU(msg string) (Event, bool) {
+	var rank, other int
+	var bus int64
+	if _, err := fmt.Sscanf(msg, "Duplicate GPU detected : rank %d and rank %d both on CUDA device %x", &rank, &other, &bus); err != nil {
+		return Event{}, false
+	}
+	return Event{Kind: EventDuplicateGPU, Rank: rank, Peer: fmt.Sprint(other), BusID: busIDString(bus), Error: "invalid usage"}, true
+}
+
+// busIDString turns NCCL's int64 busId back into the PCI address it came
+// from (misc/utils.cc int64ToBusId: "%04lx:%02lx:%02lx.%01lx" of domain,
+// bus, device, function).
+func busIDString(id int64) string {
+	return fmt.Sprintf("%04x:%02x:%02x.%x", id>>20, (id&0xff000)>>12, (id&0xff0)>>4, id&0xf)
+}
+
+// ErrorLine says whether line reports a failed NCCL or CUDA call as the
+// reader reads it (exampleFailure, torchNCCLError, CUDAError): a line
+// that belongs to an NCCL log when it stands among other output. Lines
+// without "error" are answered with one scan.
+func ErrorLine(line string) bool {
+	if !strings.Contains(line, "error") {
+		return false
+	}
+	if _, ok := exampleFailure(line); ok {
+		return true
+	}
+	if _, ok := torchNCCLError(line); ok {
+		return true
+	}
+	_, ok := CUDAError(line)
+	return ok
+}
+
+// LegacyWarn says whether line is a WARN line of NCCL 2.0-2.3, which
+// printed no "NCCL" before the level but the source file of the warning
+// ("machine [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed").
+func LegacyWarn(line string) bool {
+	m := legacyLine(strings.TrimSpace(line))
+	return m != nil && m[2] == "WARN"
+}
