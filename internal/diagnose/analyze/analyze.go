@@ -151,6 +151,7 @@ func Run(in []Input, opts Options) *Report {
 		if fr.NotRecognised || fr.Unparsed {
 			cannot = true
 		}
+		foldLostGPUs(&fr)
 		for _, s := range fr.Segments {
 			r.Findings = append(r.Findings, s.Findings...)
 		}
@@ -164,6 +165,48 @@ func Run(in []Input, opts Options) *Report {
 	}
 	r.Outcome, r.Findings = finding.Judge(r.Findings, missing(r, cannot))
 	return r
+}
+
+// foldLostGPUs keeps one finding per lost GPU in a file: nvidia-smi's
+// "Unable to determine the device handle" for a GPU whose loss the
+// paste's kernel log shows (its Xid 79, its "fallen off the bus" lines)
+// is the same cause, so its evidence joins the kernel's finding.
+func foldLostGPUs(fr *File) {
+	type at struct{ seg, i int }
+	lost := map[string]at{}
+	for si := range fr.Segments {
+		s := &fr.Segments[si]
+		if s.Kind == KindNvsmiError {
+			continue
+		}
+		for i := range s.Findings {
+			if k := host.GPUKey(s.Findings[i].Subject); k != "" && host.IsGPULoss(&s.Findings[i]) {
+				if _, ok := lost[k]; !ok {
+					lost[k] = at{si, i}
+				}
+			}
+		}
+	}
+	if len(lost) == 0 {
+		return
+	}
+	for si := range fr.Segments {
+		s := &fr.Segments[si]
+		if s.Kind != KindNvsmiError {
+			continue
+		}
+		kept := s.Findings[:0]
+		for _, f := range s.Findings {
+			if a, ok := lost[host.GPUKey(f.Subject)]; ok && host.IsGPULoss(&f) {
+				t := &fr.Segments[a.seg].Findings[a.i]
+				t.Evidence = append(t.Evidence, f.Evidence...)
+				s.Skipped = append(s.Skipped, fmt.Sprintf("%s of GPU %s: the loss the kernel log at lines %s shows (%s), reported there", f.ID, host.GPUKey(f.Subject), fr.Segments[a.seg].Lines, t.ID))
+				continue
+			}
+			kept = append(kept, f)
+		}
+		s.Findings = kept
+	}
 }
 
 // missing says why nothing was judged, "" when something was: a file

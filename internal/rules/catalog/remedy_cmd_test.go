@@ -73,7 +73,10 @@ var toolOptions = map[string]string{
 	"ibdev2netdev":    "-v",
 	"ulimit":          "-H -S -a -c -d -e -f -i -l -m -n -p -q -r -s -t -u -v -x",
 	// Open MPI mpirun(1) (4.x orterun, 5.x prterun): the options remedies use.
-	"mpirun":    "--mca -mca -np -n -H --host -x --hostfile -hostfile --tag-output --bind-to --map-by",
+	"mpirun": "--mca -mca -np -n -H --host -x --hostfile -hostfile --tag-output --bind-to --map-by",
+	// PyTorch torch/distributed/run.py; Slurm srun(1).
+	"torchrun":  "--nproc_per_node --nproc-per-node --nnodes --node_rank --node-rank --master_addr --master-addr --master_port --master-port --rdzv_backend --rdzv-backend --rdzv_endpoint --rdzv-endpoint --rdzv_id --rdzv-id --standalone",
+	"srun":      "-N --nodes -n --ntasks --ntasks-per-node --gpus --gpus-per-task --gpus-per-node --gpu-bind --gres --mpi --cpu-bind -w --nodelist",
 	"ompi_info": "-a --all -c --config -h --help --parsable --param -v --version",
 	// UCX src/tools/info/ucx_info.c getopt string.
 	"ucx_info": "-f -a -h -v -c -6 -y -d -b -s -w -p -e -C -F -t -n -u -D -P -m -N -A -T -M",

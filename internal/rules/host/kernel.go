@@ -474,7 +474,7 @@ func checkXid(in *Input) []finding.Finding {
 		// "fallen off the bus" lines of the same GPU in its evidence.
 		info := LookupXid(79)
 		f := catalog.New("gpu.xid", subj,
-			fmt.Sprintf("Xid 79 on %s: the GPU has fallen off the PCIe bus (%s %s); every job on it died", label, plural(t.n, "message", "messages"), in.window()), t.ev...)
+			fmt.Sprintf(xid79Lead+"%s: the GPU has fallen off the PCIe bus (%s %s); every job on it died", label, plural(t.n, "message", "messages"), in.window()), t.ev...)
 		f.Severity = info.Severity
 		// A lost GPU is not reset in place: the causes and remedies are
 		// those of a GPU that fell off the bus (drain, reboot, reseat).

@@ -62,3 +62,37 @@ func TestCheckPastedHandleErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestGPUKey(t *testing.T) {
+	for _, c := range []struct {
+		s    finding.Subject
+		want string
+	}{
+		{finding.Subject{PCI: "0000:01:00.0"}, "0000:01:00"},
+		{finding.Subject{GPU: "00000000:3B:00.0"}, "0000:3b:00"},
+		{finding.Subject{PCI: "PCI:0000:01:00"}, "0000:01:00"},
+		{finding.Subject{GPU: "01:00.0"}, "0000:01:00"},
+		{finding.Subject{Device: "mlx5_0"}, ""},
+		{finding.Subject{GPU: "GPU-7540a9b3"}, ""},
+	} {
+		if got := GPUKey(c.s); got != c.want {
+			t.Errorf("GPUKey(%+v) = %q, want %q", c.s, got, c.want)
+		}
+	}
+}
+
+func TestIsGPULoss(t *testing.T) {
+	for _, c := range []struct {
+		f    finding.Finding
+		want bool
+	}{
+		{finding.Finding{ID: "gpu.fallen_off_bus"}, true},
+		{finding.Finding{ID: "gpu.xid", Summary: "Xid 79 on GPU 0000:01:00.0: the GPU has fallen off the PCIe bus"}, true},
+		{finding.Finding{ID: "gpu.xid", Summary: "Xid 48 on GPU 0000:01:00.0"}, false},
+		{finding.Finding{ID: "pcie.aer_errors"}, false},
+	} {
+		if got := IsGPULoss(&c.f); got != c.want {
+			t.Errorf("IsGPULoss(%s %q) = %v, want %v", c.f.ID, c.f.Summary, got, c.want)
+		}
+	}
+}

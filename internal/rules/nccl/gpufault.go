@@ -40,7 +40,7 @@ func duplicateGPUFindings(lg *nccllog.Log, subj finding.Subject, at func(string,
 		"every rank calls cudaSetDevice(0) or sees the same single GPU (CUDA_VISIBLE_DEVICES set to one device for all ranks)",
 	}
 	f.Remedy = []string{
-		"start no more ranks per node than GPUs: nvidia-smi -L counts them; torchrun --nproc_per_node=<GPUs>, mpirun -npernode <GPUs>",
+		"start no more ranks per node than GPUs: nvidia-smi -L counts them; torchrun --nproc_per_node=<GPUs>, mpirun --map-by ppr:<GPUs>:node",
 		"select the GPU by local rank before NCCL init: torch.cuda.set_device(int(os.environ['LOCAL_RANK'])), or cudaSetDevice(local_rank) in C++",
 		"Slurm: srun --gpus-per-task=1 (or --gpu-bind=single:1) so each task sees its own GPU; otherwise set CUDA_VISIBLE_DEVICES per rank",
 	}

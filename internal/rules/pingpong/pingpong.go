@@ -114,7 +114,7 @@ func unfinished(r *pingpong.Run, name, file string, subj finding.Subject) findin
 		f.Summary += "; both ends use link-local GIDs (fe80::, the GID made from the MAC) on RoCE between two hosts: RoCE v2 routes by the GID's IP address and a link-local one is not routable, so use the GID index of the interface's IPv4 address (::ffff:a.b.c.d, RoCE v2) with -g on both ends"
 		f.Remedy = append([]string{"list the GIDs with show_gids (or cat /sys/class/infiniband/<dev>/ports/1/gids/<N> and gid_attrs/types/<N>) and rerun with -g <index of the RoCE v2 ::ffff:IPv4 GID> on both hosts, e.g. ibv_rc_pingpong -d <dev> -g 1 <peer>"}, f.Remedy...)
 	} else {
-		f.Remedy = append([]string{"rerun both ends and wait for the result line; a run that still hangs after the address exchange: check that the two ports reach each other (ibv_devinfo port state, ping over the RDMA interface for RoCE) and that the GID index (-g) is the same kind on both ends"}, f.Remedy...)
+		f.Remedy = append([]string{"rerun both ends and wait for the result line; a run that still hangs after the address exchange: check that the two ports reach each other (their state in ibv_devinfo; for RoCE, ping over the RDMA interface), and give both ends a GID index of the same kind"}, f.Remedy...)
 	}
 	return f
 }
