@@ -135,6 +135,9 @@ func TestDriverLinkReport(t *testing.T) {
 			[]string{"pcie.link_degraded critical: 0000:01:00.0: PCIe link trained at gen 3 x4, the device is capable of gen 3 x16 (the mqnic driver's own link report at probe); the device is a network adapter"}},
 		{"gen 1 of gen 3", []string{"mqnic 0000:01:00.0:  Link capability: gen 3 x8", "mqnic 0000:01:00.0:  Link status: gen 1 x8"},
 			[]string{"pcie.link_degraded critical: 0000:01:00.0: PCIe link trained at gen 1 x8, the device is capable of gen 3 x8"}},
+		// The same report from a driver of RDMA devices (one that would print it) is a network adapter's.
+		{"an RDMA driver", []string{"mlx5_core 0000:03:00.0:  Link capability: gen 4 x16", "mlx5_core 0000:03:00.0:  Link status: gen 4 x8"},
+			[]string{"pcie.link_degraded critical: 0000:03:00.0: PCIe link trained at gen 4 x8, the device is capable of gen 4 x16"}},
 		{"an unknown driver: a warning", []string{"fpgadrv 0000:02:00.0:  Link capability: gen 4 x8", "fpgadrv 0000:02:00.0:  Link status: gen 4 x4"},
 			[]string{"pcie.link_degraded warning: 0000:02:00.0: PCIe link trained at gen 4 x4, the device is capable of gen 4 x8"}},
 		{"at its capability", []string{"mqnic 0000:01:00.0:  Link capability: gen 3 x16", "mqnic 0000:01:00.0:  Link status: gen 3 x16"}, nil},
