@@ -199,6 +199,10 @@ func TestFlapSeverity(t *testing.T) {
 			if string(got[0].Severity) != tt.want {
 				t.Errorf("severity %s, want %s: %s", got[0].Severity, tt.want, got[0].Summary)
 			}
+			mgmt := strings.Contains(got[0].Summary, "no RDMA function")
+			if mlx := strings.Contains(strings.Join(got[0].Remedy, "\n"), "mlxlink"); mgmt == mlx {
+				t.Errorf("management port %v, mlxlink step %v: %q", mgmt, mlx, got[0].Remedy)
+			}
 		})
 	}
 }

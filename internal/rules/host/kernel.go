@@ -636,6 +636,10 @@ func checkFlaps(in *Input) []finding.Finding {
 			}
 		}
 		f := catalog.New("kmsg.link_flap", subj, sum, t.ev...)
+		if mgmt {
+			// mlxlink reads Mellanox/NVIDIA ports only.
+			f.Remedy = slices.DeleteFunc(f.Remedy, func(r string) bool { return strings.HasPrefix(r, "mlxlink ") })
+		}
 		if t.downs >= th.FlapCritical && (!mgmt || storm) {
 			f.Severity = finding.Critical
 		}
