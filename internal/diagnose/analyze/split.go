@@ -200,6 +200,9 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindMst, 0
 	case pingpong.Header(t):
 		return KindPingpong, 0
+	case qperfFailedTest(t, prev, next):
+		return KindPerftest, 1 // the qperf command line above
+
 	case mlxlink.Header(t, next):
 		// A loop's "===== mlx5_0 =====" banner above names the device.
 		for back, b := range []string{prev, prev2} {
@@ -442,6 +445,7 @@ func maybeHeader(l string, mp bool) bool {
 	}
 	t := l[:e]
 	return strings.HasSuffix(t, "Test") || strings.HasSuffix(t, "dump:") || t[len(t)-1] >= 0x80 ||
+		strings.HasSuffix(t, "_bw:") || strings.HasSuffix(t, "_lat:") || // a qperf test's banner
 		mp || strings.Contains(t, "bdiagnet") && fewFields(t[i:], 4) // ("b" is rarer than "i")
 }
 
@@ -906,4 +910,20 @@ func dmesgStamped(l string) bool {
 		i++
 	}
 	return i > f && i+1 < len(l) && l[i] == ']' && l[i+1] == ' ' && (i+2 >= len(l) || l[i+2] != '[')
+}
+
+// qperfFailedTest tells a qperf verbs test's banner ("rc_bw:", printed by
+// qperf before it runs the test) below the qperf command line, followed by
+// qperf's error that the test could not start ("failed to modify QP to
+// RTR: Invalid argument", linux-rdma/qperf src/rdma.c): a failed start that
+// the perftest reader judges. A banner followed by results is not read.
+func qperfFailedTest(t, prev, next string) bool {
+	if !strings.HasSuffix(t, ":") || !strings.Contains(prev, "qperf ") || !strings.HasPrefix(strings.TrimSpace(next), "failed to ") {
+		return false
+	}
+	name := t[:len(t)-1]
+	if !strings.HasPrefix(name, "rc_") && !strings.HasPrefix(name, "uc_") && !strings.HasPrefix(name, "ud_") && !strings.HasPrefix(name, "xrc_") {
+		return false
+	}
+	return strings.Contains(prev, " "+name)
 }

@@ -377,10 +377,10 @@ var Patterns = []Pattern{
 	{Name: "pcie-bandwidth", Kind: KindPCIeBandwidth, Contains: []string{"available PCIe bandwidth, limited by"},
 		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?P<avail>[0-9.]+) Gb/s available PCIe bandwidth, limited by (?P<limitedby>.+?) link at (?P<limitedat>` + bdf + `) \(capable of (?P<capable>[0-9.]+) Gb/s with (?P<capableof>.+?) link\)`)},
 	// en_main.c mlx5e_update_carrier via netdev_info: "mlx5_core <bdf> <netdev>: Link up|down".
-	{Name: "mlx5-netdev-link", Kind: KindLink, Contains: []string{"mlx5_core"},
+	{Name: "mlx5-netdev-link", Kind: KindLink, Contains: []string{"mlx5_core"}, Set: Event{Driver: "mlx5_core"},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `) (?P<iface>\S+): Link (?P<state>up|down)\s*$`)},
 	// mlx5 IB port events: "mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE" (INIT and ARMED are neither up nor down).
-	{Name: "mlx5-ib-port-link", Kind: KindLink, Contains: []string{"mlx5_core"},
+	{Name: "mlx5-ib-port-link", Kind: KindLink, Contains: []string{"mlx5_core"}, Set: Event{Driver: "mlx5_core"},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `) (?P<iface>\S+): Port: (?P<port>\d+) Link (?P<state>ACTIVE|DOWN)\b`)},
 	// Any other netdev's carrier change, as its driver prints it after the dev_printk
 	// prefix "<driver> <device> <netdev>: ": phylink and phy_print_status
@@ -388,16 +388,16 @@ var Patterns = []Pattern{
 	// ("NIC Link is Up 10 Gbps, Flow Control: RX/TX"), igb ("igb: eth0 NIC Link is Down"),
 	// tg3 ("Link is up at 1000 Mbps"), mtk_soc_eth ("eth0: port 2 link down").
 	{Name: "netdev-link", Kind: KindLink, Contains: []string{"ink "},
-		Re: regexp.MustCompile(`^[\w.-]+ (?:(?P<pci>` + bdf + `)|\S+) (?P<iface>[\w.@-]+): (?:[\w-]+: [\w.@-]+ )?(?:NIC )?(?:port (?P<port>\d+) )?[Ll]ink (?:is )?(?P<state>[Uu]p|[Dd]own|UP|DOWN)\b`)},
+		Re: regexp.MustCompile(`^(?P<driver>[\w.-]+) (?:(?P<pci>` + bdf + `)|\S+) (?P<iface>[\w.@-]+): (?:[\w-]+: [\w.@-]+ )?(?:NIC )?(?:port (?P<port>\d+) )?[Ll]ink (?:is )?(?P<state>[Uu]p|[Dd]own|UP|DOWN)\b`)},
 	// The same without a device: pr_info of older and out-of-tree drivers
 	// ("e1000e: eth0 NIC Link is Down", "r8125: eth2: link up") and mlx4_en's
 	// en_print ("mlx4_en: eth2: Link Up").
 	{Name: "netdev-link-driver", Kind: KindLink, Contains: []string{"ink "},
-		Re: regexp.MustCompile(`^[\w-]+: (?P<iface>[\w.@-]+)(?::| NIC) [Ll]ink (?:is )?(?P<state>[Uu]p|[Dd]own|UP|DOWN)\b`)},
+		Re: regexp.MustCompile(`^(?P<driver>[\w-]+): (?P<iface>[\w.@-]+)(?::| NIC) [Ll]ink (?:is )?(?P<state>[Uu]p|[Dd]own|UP|DOWN)\b`)},
 	// FreeBSD's kernel (sys/net/if.c do_link_state_change, if_printf: "<ifname>: link state changed to UP|DOWN"),
 	// as a FreeBSD/OPNsense/pfSense syslog keeps it ("Jul 20 21:12:13 kernel: igb1: link state changed to DOWN").
 	{Name: "freebsd-link-state", Kind: KindLink, Contains: []string{": link state changed to "},
-		Re: regexp.MustCompile(`^(?P<iface>[A-Za-z][\w.]*\d[\w.]*): link state changed to (?P<state>UP|DOWN)\s*$`)},
+		Re: regexp.MustCompile(`^(?P<iface>(?P<driver>[A-Za-z][A-Za-z_]*?)\d[\w.]*): link state changed to (?P<state>UP|DOWN)\s*$`)},
 	// A network daemon's record of the kernel's carrier change, as ParseText
 	// keeps it ("<daemon>: <line>"): systemd-networkd's link_update
 	// ("systemd-networkd: ib6: Lost carrier", "… Gained carrier") and

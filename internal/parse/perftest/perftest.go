@@ -227,7 +227,10 @@ var (
 	// "Unexpected CM event bl blka 8" names the rdma_cm event it got
 	// instead of ESTABLISHED (its number, in librdmacm's enum), and the
 	// tests' main adds "Unable to perform rdma_client function".
-	reStartup = regexp.MustCompile(`^(?:Port number (\d+) state is (\w+)|Couldn't (?:get context for the device|set the link layer|connect to \S+|allocate MR|create QP\S*|init the resources)|Unable to open file descriptor for socket connection|Failed to modify QP \S* ?to (?:INIT|RTR|RTS)|IB device \S+ not found|No IB devices found|(` + deviceFailures + `)|[Uu]nexpected CM event(?: bl blka)? (\d+)|Unable to perform rdma_(?:client|server) function)`)
+	reStartup = regexp.MustCompile(`^(?:Port number (\d+) state is (\w+)|Couldn't (?:get context for the device|set the link layer|connect to \S+|allocate MR|create QP\S*|init the resources)|Unable to open file descriptor for socket connection|[Ff]ailed to modify QP \S* ?to (?:INIT|RTR|RTS)|IB device \S+ not found|No IB devices found|(` + deviceFailures + `)|[Uu]nexpected CM event(?: bl blka)? (\d+)|Unable to perform rdma_(?:client|server) function)`)
+	// qperf (linux-rdma/qperf src/rdma.c) prints the same verbs failure
+	// lower-cased through its error(SYS, …): "failed to modify QP to RTR:
+	// Invalid argument" below the test's "rc_bw:" banner.
 	// deviceFailures are perftest's messages when the local device cannot
 	// give the test a verbs resource (perftest_resources.c
 	// create_reg_qp_main "Unable to create QP.", ctx_init "Failed to
@@ -380,6 +383,13 @@ func (p *textParser) line(t string) {
 		} else {
 			p.pendingPeak = true
 		}
+		return
+	}
+	if qperfBanner(t) {
+		// qperf prints the test's name before it runs it (linux-rdma/qperf
+		// src/qperf.c): "rc_bw:"; its error or results follow.
+		p.newResult("qperf " + strings.TrimSuffix(t, ":"))
+		p.sec = secNone
 		return
 	}
 	if c, f := reCompletion.FindStringSubmatch(t), reFailed.FindStringSubmatch(t); c != nil || f != nil {
@@ -829,8 +839,9 @@ func Detect(text string) bool {
 		strings.Contains(text, " Latency Test") && strings.Contains(text, "Link type")
 }
 
-// reTestCommand is a perftest test's command line.
-var reTestCommand = regexp.MustCompile(`\bib_(write|read|send|atomic)_(bw|lat)\b`)
+// reTestCommand is a perftest test's command line, or a qperf client's
+// running one of its verbs tests ("qperf 173.168.100.103 rc_bw").
+var reTestCommand = regexp.MustCompile(`\bib_(write|read|send|atomic)_(bw|lat)\b|\bqperf\b.* (?:rc|uc|ud|xrc)_[a-z_]+\b`)
 
 // failedStart says whether text holds a perftest command line followed,
 // within three lines, by perftest's own message that the test could not
@@ -906,6 +917,23 @@ func GIDZero(gid string) bool {
 	}
 	for _, b := range p {
 		if strings.Trim(b, "0") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// qperfBanner tells a qperf verbs test's banner ("rc_bw:", "ud_lat:",
+// "rc_rdma_read_bw:"): its name alone, with a colon.
+func qperfBanner(t string) bool {
+	if !strings.HasSuffix(t, "_bw:") && !strings.HasSuffix(t, "_lat:") {
+		return false
+	}
+	if !strings.HasPrefix(t, "rc_") && !strings.HasPrefix(t, "uc_") && !strings.HasPrefix(t, "ud_") && !strings.HasPrefix(t, "xrc_") {
+		return false
+	}
+	for i := 0; i < len(t)-1; i++ {
+		if c := t[i]; c != '_' && (c < 'a' || c > 'z') {
 			return false
 		}
 	}

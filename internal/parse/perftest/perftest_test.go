@@ -252,6 +252,11 @@ func TestParseStartup(t *testing.T) {
 		// ends never agreed on the test (not mid-run).
 		{"exchange failed before the addresses", " RDMA_Write BW Test\n Device         : mlx5_0\n Link type       : Ethernet\n Unable to write to socket/rdma_cm\n Failed to exchange data between server and clients\n", true,
 			[]Startup{{Line: 4, Text: "Unable to write to socket/rdma_cm / Failed to exchange data between server and clients"}}},
+		// linux-rdma, "qperf failure" (Changcheng Liu, 2019-10-28,
+		// analyze testdata/realworld-fresh22): qperf's banner, then its
+		// error(SYS, …) message (linux-rdma/qperf src/rdma.c).
+		{"qperf rc_bw could not bring its QP to RTR", "       [rdma@rdmarhel0 tmp]$ qperf 173.168.100.103 rc_bw\n       rc_bw:\n       failed to modify QP to RTR: Invalid argument\n", true,
+			[]Startup{{Line: 3, Text: "failed to modify QP to RTR: Invalid argument"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if Detect(tc.in) != tc.detect {
@@ -268,6 +273,12 @@ func TestParseStartup(t *testing.T) {
 	}
 	if Detect("Couldn't connect to the database\n") {
 		t.Error("Detect(another program's message) = true")
+	}
+	if rs, err := ParseAll(strings.NewReader("qperf host rc_bw\nrc_bw:\nfailed to modify QP to RTR: Invalid argument\n"), "f.txt"); err != nil || len(rs) != 1 || rs[0].Test != "qperf rc_bw" {
+		t.Errorf("results %+v (%v), want one named qperf rc_bw", rs, err)
+	}
+	if Detect("qperf host tcp_bw\ntcp_bw:\nfailed to connect\n") {
+		t.Error("Detect(qperf's TCP test) = true")
 	}
 	// The command line before a test that could not start names its device.
 	rs, err := ParseAll(strings.NewReader("ib_write_bw -d mlx5_0\nUnable to create QP.\n"), "f.txt")

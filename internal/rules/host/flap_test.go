@@ -1,8 +1,10 @@
 package host
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 )
@@ -130,6 +132,76 @@ func TestFlapCount(t *testing.T) {
 			}
 			if !strings.Contains(got[0].Summary, tt.downs) || strings.Contains(got[0].Summary, "printed again") != tt.inferred {
 				t.Errorf("summary %q, want %q (inferred %v)", got[0].Summary, tt.downs, tt.inferred)
+			}
+		})
+	}
+}
+
+// The severity of a link that went down the critical count of times: a
+// port that can carry RDMA or training traffic (mlx5, IPoIB, a 10 GbE+ or
+// unknown driver) is critical; a 1 GbE-class port of a driver with no RDMA
+// function (e1000e, igb, r8169, tg3...) is a warning unless five of its
+// downs fall within ten minutes (a flap storm).
+func TestFlapSeverity(t *testing.T) {
+	// cycle gives n down/up pairs of a line, the downs every gap seconds,
+	// with dmesg -T stamps as in ustclug/discussions#86 (analyze
+	// testdata/realworld-fresh21 dmesg-ustclug86-e1000e-link-flap-ctime.txt).
+	cycle := func(n, gap int, down, up string) []string {
+		var l []string
+		base := time.Date(2016, 12, 25, 20, 12, 49, 0, time.UTC)
+		for i := range n {
+			at := base.Add(time.Duration(i*gap) * time.Second)
+			stamp := "[" + at.Format("Mon Jan _2 15:04:05 2006") + "] "
+			l = append(l, stamp+down, stamp+up)
+		}
+		return l
+	}
+	const (
+		e1000eDown = "e1000e: eth1 NIC Link is Down"
+		e1000eUp   = "e1000e: eth1 NIC Link is Up 1000 Mbps Full Duplex, Flow Control: Rx/Tx"
+	)
+	for _, tt := range []struct {
+		name string
+		log  []string
+		want string
+	}{
+		{"e1000e down 7 times over 18 hours", cycle(7, 10000, e1000eDown, e1000eUp), "warning"},
+		{"e1000e down 2 times", cycle(2, 10000, e1000eDown, e1000eUp), "warning"},
+		{"e1000e down 6 times within 5 minutes: a storm", cycle(6, 60, e1000eDown, e1000eUp), "critical"},
+		// r8169 enp5s0 every ~2 s (pastebin gZNXujtn, realworld-fresh19).
+		{"r8169 down 8 times in 15 s", cycle(8, 2, "r8169 0000:05:00.0 enp5s0: Link is Down", "r8169 0000:05:00.0 enp5s0: Link is Up - 1Gbps/Full - flow control rx/tx"), "critical"},
+		{"tg3 down 6 times over hours", cycle(6, 3600, "tg3 0000:02:00.0 eth0: Link is down", "tg3 0000:02:00.0 eth0: Link is up at 100 Mbps, full duplex"), "warning"},
+		// opnsense/core#4214 (realworld-fresh19): a FreeBSD syslog.
+		{"FreeBSD igb down 6 times over hours", func() []string {
+			var l []string
+			for i := range 6 {
+				h := fmt.Sprintf("Jul 20 %02d:12:13", 10+i)
+				l = append(l, h+" kernel: igb1: link state changed to DOWN", h+" kernel: igb1: link state changed to UP")
+			}
+			return l
+		}(), "warning"},
+		{"ixgbe 10 GbE down 6 times over hours", cycle(6, 3600, "ixgbe 0000:04:00.1 eth3: NIC Link is Down", "ixgbe 0000:04:00.1 eth3: NIC Link is Up 10 Gbps, Flow Control: None"), "critical"},
+		{"mlx5 netdev down 6 times over hours", cycle(6, 3600, "mlx5_core 0000:84:00.0 ens1f0np0: Link down", "mlx5_core 0000:84:00.0 ens1f0np0: Link up"), "critical"},
+		// No stamps: the pace is unknown, a management port stays a warning.
+		{"e1000e down 6 times, no stamps", func() []string {
+			var l []string
+			for range 6 {
+				l = append(l, e1000eDown, e1000eUp)
+			}
+			return l
+		}(), "warning"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkFlaps(&Input{Snap: &snapshot.Snapshot{}, Kernel: logOf(tt.log...)})
+			if len(got) != 1 {
+				t.Fatalf("got %+v", got)
+			}
+			if string(got[0].Severity) != tt.want {
+				t.Errorf("severity %s, want %s: %s", got[0].Severity, tt.want, got[0].Summary)
+			}
+			mgmt := strings.Contains(got[0].Summary, "no RDMA function")
+			if mlx := strings.Contains(strings.Join(got[0].Remedy, "\n"), "mlxlink"); mgmt == mlx {
+				t.Errorf("management port %v, mlxlink step %v: %q", mgmt, mlx, got[0].Remedy)
 			}
 		})
 	}

@@ -538,6 +538,11 @@ func checkFlaps(in *Input) []finding.Finding {
 		ups      int
 		seen     int
 		ev       []finding.Evidence
+		// driver is the driver that printed the link lines; at the times
+		// of the downs logged, unknown when a record has none.
+		driver  string
+		at      []time.Duration
+		untimed bool
 	}
 	ts := map[string]*tally{}
 	var names []string
@@ -555,11 +560,23 @@ func checkFlaps(in *Input) []finding.Finding {
 			ts[k] = t
 			names = append(names, k)
 		}
+		if t.driver == "" {
+			t.driver = e.Driver
+		}
 		if e.Folded {
 			// Counted by the streaming reader, after the evidence.
 			t.downs += e.Count
 			t.inferred += e.Inferred
+			t.untimed = true
 			continue
+		}
+		down := !e.Up || t.up && t.ups >= t.seen
+		if down {
+			if at, ok := recordTime(e.Record); ok {
+				t.at = append(t.at, at)
+			} else {
+				t.untimed = true
+			}
 		}
 		switch {
 		case !e.Up:
@@ -610,13 +627,66 @@ func checkFlaps(in *Input) []finding.Finding {
 		if t.inferred > 0 {
 			sum += fmt.Sprintf(" (%d of them read from \"Link up\" printed again without a \"Link down\" between)", t.inferred)
 		}
+		mgmt := subj.Device == "" && managementNIC(t.driver)
+		storm := !t.untimed && flapStorm(t.at, th.FlapCritical)
+		if mgmt {
+			sum += fmt.Sprintf("; %s drives a 1 GbE-class port with no RDMA function (a management or host network link, not the training fabric)", t.driver)
+			if t.downs >= th.FlapCritical && !storm {
+				sum += fmt.Sprintf(", and no %d of its downs fall within %d minutes (no flap storm): a warning", th.FlapCritical, int(flapStormWindow/time.Minute))
+			}
+		}
 		f := catalog.New("kmsg.link_flap", subj, sum, t.ev...)
-		if t.downs >= th.FlapCritical {
+		if mgmt {
+			// mlxlink reads Mellanox/NVIDIA ports only.
+			f.Remedy = slices.DeleteFunc(f.Remedy, func(r string) bool { return strings.HasPrefix(r, "mlxlink ") })
+		}
+		if t.downs >= th.FlapCritical && (!mgmt || storm) {
 			f.Severity = finding.Critical
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// flapStormWindow: a port that goes down n (the critical count) times
+// within it, a pace of 30 or more an hour, flaps in a storm.
+const flapStormWindow = 10 * time.Minute
+
+// flapStorm tells whether n of the down times fall within flapStormWindow.
+func flapStorm(at []time.Duration, n int) bool {
+	if n < 1 || len(at) < n {
+		return false
+	}
+	at = slices.Clone(at)
+	slices.Sort(at)
+	for i := n - 1; i < len(at); i++ {
+		if at[i]-at[i-n+1] <= flapStormWindow {
+			return true
+		}
+	}
+	return false
+}
+
+// managementNICs are Ethernet drivers of 1 GbE-class (and slower) ports
+// with no RDMA function: on a GPU node they carry the management, BMC-side
+// or host network, not RDMA traffic, so a flap is a warning unless it
+// storms. Linux drivers as their pr_info/netdev_info prefix names them
+// (drivers/net/ethernet/intel/e1000e, igb, igc, realtek/r8169, broadcom/tg3,
+// bnx2, b44, marvell/sky2, skge, atheros/alx, atl1c, nvidia/forcedeth), and
+// FreeBSD's for its "<ifname>N: link state changed" lines (em(4), igb(4),
+// re(4), bge(4), bce(4), fxp(4), msk(4), alc(4)).
+var managementNICs = map[string]bool{
+	"e100": true, "e1000": true, "e1000e": true, "igb": true, "igc": true,
+	"r8169": true, "r8168": true, "r8125": true, "r8152": true, "tg3": true,
+	"bnx2": true, "b44": true, "sky2": true, "skge": true, "alx": true,
+	"atl1c": true, "atl1e": true, "forcedeth": true, "8139too": true,
+	"em": true, "lem": true, "re": true, "bge": true, "bce": true,
+	"fxp": true, "msk": true, "alc": true,
+}
+
+// managementNIC tells whether a link's driver is one of managementNICs.
+func managementNIC(driver string) bool {
+	return managementNICs[driver]
 }
 
 // flapLinkLayer is the link layer of a flapping link, so that its remedies

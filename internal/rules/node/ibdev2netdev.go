@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
@@ -22,16 +23,23 @@ import (
 //
 // A port that is down while another port or function of the same card
 // is up (the second port of a dual-port card, a VF of a working PF) is
-// most likely uncabled or unused on purpose: a note, no finding. Otherwise nothing in
-// the paste says it is unused, and it is a warning: ibdev2netdev cannot
-// tell a cable fault from a netdev set down by hand, ibstat or ip link can.
+// most likely uncabled or unused on purpose: a note, no finding; unless
+// it is a PF port whose position another card of the paste has up (host
+// A's ens261f1 down where host B's ens801f1 is up): that port is used
+// elsewhere, and a warning. Otherwise nothing in the paste says it is
+// unused, and it is a warning: ibdev2netdev cannot tell a cable fault
+// from a netdev set down by hand, ibstat or ip link can.
 // An IB port in INIT or ARMED (-v) has its link up and no subnet manager:
 // port.init_no_sm.
 func CheckIBDev2Netdev(m *ibdev2netdev.Map, source string) (out []finding.Finding, notes []string) {
 	upCards := map[string]bool{}
+	upAt := map[string]string{} // position -> a card with that port up
 	for _, e := range m.Entries {
 		if c := ibdev2netdev.Card(e); c != "" && portUp(e) {
 			upCards[c] = true
+			if pos := cardPosition(e, c); pos != "" && upAt[pos] == "" {
+				upAt[pos] = e.NetDev
+			}
 		}
 	}
 	for _, e := range m.Entries {
@@ -56,11 +64,17 @@ func CheckIBDev2Netdev(m *ibdev2netdev.Map, source string) (out []finding.Findin
 		} else {
 			what += ": a RoCE port is ACTIVE only while its Ethernet netdev has carrier"
 		}
-		if c := ibdev2netdev.Card(e); c != "" && upCards[c] {
-			notes = append(notes, fmt.Sprintf("%s:%d: %s port %d (%s) is down while another port or function of its card is up: likely uncabled or unused on purpose, not reported", source, e.Line, e.Device, e.Port, e.NetDev))
-			continue
+		c := ibdev2netdev.Card(e)
+		why := "; nothing in the paste says it is unused on purpose (ibstat or ip link tell a cable fault from a netdev set down)"
+		if c != "" && upCards[c] {
+			other := upAt[cardPosition(e, c)]
+			if other == "" || mlx5VFModels[e.Model] {
+				notes = append(notes, fmt.Sprintf("%s:%d: %s port %d (%s) is down while another port or function of its card is up: likely uncabled or unused on purpose, not reported", source, e.Line, e.Device, e.Port, e.NetDev))
+				continue
+			}
+			why = fmt.Sprintf("; another port of its card is up, and the same port of another card (%s) is up too, so this one is meant to be used: check the cable and the peer port (ibstat, ip link show %s)", other, e.NetDev)
 		}
-		f := catalog.New("port.down", subj, what+"; nothing in the paste says it is unused on purpose (ibstat or ip link tell a cable fault from a netdev set down)", ev)
+		f := catalog.New("port.down", subj, what+why, ev)
 		f.Severity = finding.Warning
 		out = append(out, f)
 	}
@@ -74,4 +88,33 @@ func portUp(e ibdev2netdev.Entry) bool {
 		return e.PortState == "ACTIVE"
 	}
 	return e.Up && !ibdev2netdev.IPoIB(e.NetDev)
+}
+
+// mlx5VFModels are the PCI device IDs, as ibdev2netdev -v prints them
+// ("MT4120"), of the mlx5 virtual functions: the entries that
+// mlx5_core_pci_table (drivers/net/ethernet/mellanox/mlx5/core/main.c)
+// marks MLX5_PCI_DEV_IS_VF, 0x1012 (Connect-IB VF) to 0x101e (ConnectX
+// family mlx5Gen VF).
+var mlx5VFModels = map[string]bool{
+	"MT4114": true, "MT4116": true, "MT4118": true, "MT4120": true,
+	"MT4122": true, "MT4124": true, "MT4126": true,
+}
+
+// cardPosition is where a port sits on its card c: the PCI function
+// (-v), else the netdev's name after the card's stem without the
+// "np<N>" port suffix ("f1" of ens261f1 and of enp27s0f1np1); "" when
+// unknown.
+func cardPosition(e ibdev2netdev.Entry, c string) string {
+	if e.PCI != "" {
+		s := string(e.PCI)
+		return s[len(s)-1:]
+	}
+	rest, ok := strings.CutPrefix(e.NetDev, c)
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(rest, "np"); i > 0 {
+		rest = rest[:i]
+	}
+	return rest
 }

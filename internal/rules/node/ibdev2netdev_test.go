@@ -19,6 +19,12 @@ func TestCheckIBDev2Netdev(t *testing.T) {
 		{"lone RoCE netdev down", "mlx5_3 port 1 ==> net1 (Down)\n", []string{"port.down/warning mlx5_3"}},
 		{"IPoIB netdevs down say nothing of the port", "mlx5_0 port 1 ==> ibp26s0 (Down)\nmlx5_1 port 1 ==> ib1 (Down)\n", nil},
 		{"second port of a dual-port card", "mlx5_1 port 1 ==> enp27s0f0np0 (Up)\nmlx5_2 port 1 ==> enp27s0f1np1 (Down)\n", nil},
+		// linux-rdma 2019-10-28 "qperf failure" (analyze testdata/realworld-fresh22): an
+		// ib2netdev alias that adds the IP, on host A then host B, whose second port is up.
+		{"second port down where another card has it up", "mlx5_0 port 1 ==> ens261f0 (Up) 173.168.100.103\nmlx5_1 port 1 ==> ens261f1 (Down) \n" +
+			"mlx5_0 port 1 ==> ens801f0 (Up) 173.168.100.101\nmlx5_1 port 1 ==> ens801f1 (Up) 192.168.100.101\n", []string{"port.down/warning mlx5_1"}},
+		{"second ports of two cards down", "mlx5_1 port 1 ==> enp27s0f0np0 (Up)\nmlx5_2 port 1 ==> enp27s0f1np1 (Down)\n" +
+			"mlx5_7 port 1 ==> enp157s0f0np0 (Up)\nmlx5_8 port 1 ==> enp157s0f1np1 (Down)\n", nil},
 		{"both ports of a card down", "mlx5_0 port 1 ==> ens4f0 (Down)\nmlx5_1 port 1 ==> ens4f1 (Down)\nmlx5_2 port 1 ==> ens6 (Up)\n",
 			[]string{"port.down/warning mlx5_0", "port.down/warning mlx5_1"}},
 		{"-v: IB port ACTIVE, IPoIB down", "0000:02:00.1 mlx5_1 (MT4115 - MT1523X04353) CX456A - ConnectX-4 QSFP fw 12.23.1020 port 1 (ACTIVE) ==> ib1 (Down)\n", nil},

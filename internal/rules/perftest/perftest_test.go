@@ -231,6 +231,41 @@ func TestPeerNotReached(t *testing.T) {
 	}
 }
 
+// TestModifyQPToRTR: a test whose queue pair could not reach RTR sent
+// nothing: a warning naming the causes ibv_modify_qp rejects (GID index,
+// port down, path MTU), for perftest's and qperf's wording alike
+// (linux-rdma "qperf failure", 2019-10-28, analyze testdata/realworld-fresh22).
+func TestModifyQPToRTR(t *testing.T) {
+	for _, tt := range []struct{ name, in, test string }{
+		{"qperf", "[rdma@rdmarhel0 tmp]$ qperf 173.168.100.103 rc_bw\nrc_bw:\nfailed to modify QP to RTR: Invalid argument\n", "qperf rc_bw"},
+		{"perftest", "ib_write_bw -d mlx5_1 -x 3 10.0.0.2\nFailed to modify QP 1234 to RTR\n", "perftest on mlx5_1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rs, err := perftest.ParseAll(strings.NewReader(tt.in), "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := Check(rs, Options{}).Findings
+			if len(fs) != 1 || fs[0].ID != "perf.test_invalid" || fs[0].Severity != "warning" {
+				t.Fatalf("findings %+v", fs)
+			}
+			f := fs[0]
+			if !strings.HasPrefix(f.Summary, tt.test+" could not start") || !strings.Contains(f.Summary, "RTR (Ready To Receive)") {
+				t.Errorf("summary %q", f.Summary)
+			}
+			c := strings.Join(f.Causes, " | ")
+			for _, w := range []string{"GID index", "down", "MTU"} {
+				if !strings.Contains(c, w) {
+					t.Errorf("causes %q lack %q", c, w)
+				}
+			}
+			if r := strings.Join(f.Remedy, " | "); !strings.Contains(r, "show_gids") || !strings.Contains(r, "ibdev2netdev") {
+				t.Errorf("remedy %q", r)
+			}
+		})
+	}
+}
+
 // TestCMEventFindings: an rdma_cm client whose connection the peer
 // rejected (event 8; tssala23/moc-training-scripts' ib_write_bw client
 // log) is told to start the server side: the request and the reject

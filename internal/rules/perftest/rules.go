@@ -539,6 +539,19 @@ func startupFindings(r *perftest.Result, subj finding.Subject) []finding.Finding
 				"run the kernel's matching rdma-core (or MLNX_OFED built for this kernel)"}
 		case st.CMEvent != "":
 			sum, sev, causes, remedy = cmEventFinding(r, st)
+		case strings.Contains(strings.ToLower(st.Text), "modify qp") && strings.Contains(st.Text, " to RTR"):
+			// ibv_modify_qp to Ready To Receive takes the path to the peer
+			// (its GID or LID, the path MTU) and the local port: it fails
+			// with EINVAL when the address vector names a GID index that
+			// does not exist or is not the port's RoCE GID, a path MTU
+			// above the port's active MTU, or a port that is not ACTIVE.
+			sum = fmt.Sprintf("%s could not start: bringing its queue pair to RTR (Ready To Receive) failed (%s), so no traffic was sent and nothing was measured", name(r), st.Text)
+			causes = []string{"a GID index that is empty or not the RoCE v2 GID of the address used (RoCE)",
+				"the local port or its netdev down (ibdev2netdev shows (Down)), or the test run on another device than the one carrying the address",
+				"a path MTU above the active MTU of one of the two ports"}
+			remedy = []string{"show_gids to find the RoCE v2 GID index of the address, then pass it (ib_write_bw -x N, ibv_rc_pingpong -g N)",
+				"ibv_devinfo -v on both hosts: the port used is PORT_ACTIVE, and active_mtu matches (else set the MTU: ib_write_bw -m 1024, qperf -M 1024)",
+				"ibdev2netdev to pick the device whose netdev is (Up) and holds the address (ib_write_bw -d DEV, qperf -i DEV:PORT)"}
 		case strings.HasPrefix(st.Text, "Couldn't connect to ") || strings.HasPrefix(st.Text, "Unable to open file descriptor for socket connection"):
 			// The client's TCP connection for the key exchange
 			// (perftest_communication.c ethernet_client_connect)

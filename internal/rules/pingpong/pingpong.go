@@ -60,6 +60,9 @@ func Check(res *pingpong.Result, file string) Result {
 				f.Evidence = append(f.Evidence, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, r.Local.Line), Value: "local GID " + orDash(r.Local.GID)},
 					finding.Evidence{Source: fmt.Sprintf("%s:%d", file, r.Remote.Line), Value: "remote GID " + orDash(r.Remote.GID)})
 			}
+			if strings.Contains(m.Text, "to modify QP to RTR") {
+				rtr(&f, r)
+			}
 			f.Severity = sev
 			out.Findings = append(out.Findings, f)
 			break // the first error is the cause; the rest follow from it
@@ -129,4 +132,26 @@ func roce(a *pingpong.Addr) bool {
 func linkLocal(gid string) bool {
 	first, _, ok := strings.Cut(strings.ToLower(gid), ":")
 	return ok && len(first) == 4 && strings.HasPrefix(first, "fe") && strings.IndexByte("89ab", first[2]) >= 0
+}
+
+// rtr gives a run that printed "Failed to modify QP to RTR" (rc_pingpong.c
+// pp_connect_ctx, when ibv_modify_qp to Ready To Receive fails) the causes
+// that call rejects: the address vector's GID index (-g), a port that is
+// not ACTIVE, a path MTU (-m) above the port's active MTU. Nothing was
+// sent yet: the peer is not at fault.
+func rtr(f *finding.Finding, r *pingpong.Run) {
+	why := ": bringing the queue pair to RTR (Ready To Receive) failed before any traffic"
+	if r.Local != nil && linkLocal(r.Local.GID) {
+		why += fmt.Sprintf(", with the link-local GID %s (the one made from the MAC, usually -g 0)", r.Local.GID)
+	}
+	f.Summary = strings.Replace(f.Summary, "; nothing was measured", why+"; nothing was measured", 1)
+	f.Causes = []string{
+		"a GID index (-g) that is empty, or not a RoCE v2 GID of the interface's IP address (RoCE)",
+		"the local port not ACTIVE, or its netdev down",
+		"a path MTU (-m) above the active MTU of one of the two ports",
+	}
+	f.Remedy = []string{
+		"list the GIDs with show_gids and rerun with -g <index of the RoCE v2 ::ffff:IPv4 GID> on both hosts, e.g. ibv_rc_pingpong -d <dev> -g 1 <peer>",
+		"ibv_devinfo -d <dev> -v on both hosts: the port is PORT_ACTIVE; pass -m no larger than its active_mtu (e.g. -m 1024)",
+	}
 }

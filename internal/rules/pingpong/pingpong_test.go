@@ -62,3 +62,39 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// A run that printed "Failed to modify QP to RTR" gets the causes
+// ibv_modify_qp to RTR rejects (GID index, port, MTU) and -g/-m steps, not
+// a completion error's; the link-local GID it used is named. From
+// linux-rdma "Re: rdma_rxe usage problem" (2022-01-19, analyze
+// testdata/realworld-fresh22): rxe0 on a Wi-Fi netdev, -g 0.
+func TestModifyQPToRTR(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"GID wrapped by the mail", ">> ibv_rc_pingpong -d rxe0 -g 0\n   local address:  LID 0x0000, QPN 0x000015, PSN 0x015dd8, GID\n fe80::4a51:c5ff:fef6:e159\n Failed to modify QP to RTR\n Couldn't connect to remote QP\n", "failed before any traffic; nothing"},
+		{"link-local GID on the line", "ibv_rc_pingpong -d rxe0 -g 0\n  local address:  LID 0x0000, QPN 0x000015, PSN 0x015dd8, GID fe80::4a51:c5ff:fef6:e159\nFailed to modify QP to RTR\nCouldn't connect to remote QP\n", "link-local GID fe80::4a51:c5ff:fef6:e159"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := pingpong.Parse(strings.NewReader(tc.in), "p.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := Check(res, "p.txt").Findings
+			if len(fs) != 1 || fs[0].ID != "perf.test_invalid" {
+				t.Fatalf("findings %+v", fs)
+			}
+			f := fs[0]
+			if !strings.Contains(f.Summary, "RTR (Ready To Receive)") || !strings.Contains(f.Summary, tc.want) {
+				t.Errorf("summary %q, want %q", f.Summary, tc.want)
+			}
+			c, r := strings.Join(f.Causes, " | "), strings.Join(f.Remedy, " | ")
+			if !strings.Contains(c, "GID index (-g)") || !strings.Contains(c, "MTU") || strings.Contains(c, "completion error") {
+				t.Errorf("causes %q", c)
+			}
+			if !strings.Contains(r, "show_gids") || !strings.Contains(r, "-g ") || strings.Contains(r, "ib_write") {
+				t.Errorf("remedy %q", r)
+			}
+		})
+	}
+}
