@@ -490,10 +490,11 @@ var Patterns = []Pattern{
 	{Name: "mlx5-slot-power", Kind: KindSlotPower, Contains: []string{"insufficient power on the PCIe slot"},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?Detected insufficient power on the PCIe slot \((?P<detail>\d+W)\)`)},
 	// health.c and cmd.c: a health miss, a fatal syndrome, a command timeout, recovery given up. A command timeout is
-	// cmd.c wait_func_handle_exec_timeout "cmd[0]: ACCESS_REG(0x805) No done completion", wait_func "ACCESS_REG(0x805) timeout. Will cause a leak of a
+	// cmd.c wait_func_handle_exec_timeout "cmd[0]: ACCESS_REG(0x805) No done completion" (or, when mlx5_cmd_eq_recover found the lost
+	// completion on the command EQ, "cmd[0]: CREATE_EQ(0x301) recovered after timeout"; "cmd0:" in Linux 5.8-5.10), wait_func "ACCESS_REG(0x805) timeout. Will cause a leak of a
 	// command resource", and mlx5_cmd_comp_handler "Command completion arrived after timeout (entry idx = 0)." when the answer comes late.
 	{Name: "mlx5-health", Kind: KindHealth, Error: true, Contains: []string{"mlx5_core"}, Set: Event{HealthClass: HealthFatal},
-		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>device's health compromised[^\n]*|Fatal error \d+ detected|synd 0x[0-9a-fA-F]+: [^\n]*|\S+\(0x[0-9a-fA-F]+\) timeout\. Will cause a leak of a command resource|\S+\(0x[0-9a-fA-F]+\) No done completion|Command completion arrived after timeout|health recovery flow aborted[^\n]*|FW is unable to respond[^\n]*)`)},
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>device's health compromised[^\n]*|Fatal error \d+ detected|synd 0x[0-9a-fA-F]+: [^\n]*|\S+\(0x[0-9a-fA-F]+\) timeout\. Will cause a leak of a command resource|\S+\(0x[0-9a-fA-F]+\) No done completion|[A-Z0-9_]+\([^()\s]*\) recovered after timeout|Command completion arrived after timeout|health recovery flow aborted[^\n]*|FW is unable to respond[^\n]*)`)},
 	// main.c: the function could not be brought up ("mlx5_load_one failed with error code -22", "handle_hca_cap failed", "failed to allocate command entry").
 	{Name: "mlx5-init-failed", Kind: KindHealth, Error: true, Contains: []string{"mlx5_core"}, Set: Event{HealthClass: HealthFatal},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>(?:mlx5_load_one|mlx5_init_one|mlx5_function_setup|mlx5_init_once|handle_hca_cap|set_hca_cap|mlx5_cmd_init) failed[^\n]*|failed to allocate command entry|init one failed[^\n]*)`)},

@@ -764,6 +764,13 @@ func checkHealth(in *Input) []finding.Finding {
 		if strings.Contains(d, "timeout. Will cause a leak") || strings.HasSuffix(d, ") No done completion") || d == "Command completion arrived after timeout" {
 			d = "firmware command timeout"
 		}
+		if cmd, ok := strings.CutSuffix(d, " recovered after timeout"); ok {
+			// cmd.c wait_func_handle_exec_timeout: the command's
+			// completion came only when the driver polled the command
+			// EQ after its timeout: its interrupt never arrived.
+			cmd, _, _ = strings.Cut(cmd, "(")
+			d = cmd + " answered only after the command timeout: its completion interrupt was lost (MSI-X or interrupt remapping)"
+		}
 		if !slices.Contains(t.details, d) {
 			t.details = append(t.details, d)
 		}
