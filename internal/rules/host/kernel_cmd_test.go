@@ -11,7 +11,9 @@ import (
 
 // TestCommandFailures: mlx5 firmware commands that failed with a status
 // are kmsg.mlx5_cmd_failed (the firmware answered; the status says why),
-// unless the same function also failed fatally or its probe failed.
+// and kmsg.mlx5_health when the same function also failed fatally or
+// its probe failed; a probe or load failure after a refused command is
+// both, the command finding critical.
 func TestCommandFailures(t *testing.T) {
 	// openucx/ucx#6264 (realworld-fresh10): the MR cache and the
 	// applications ran the HCA out of memory keys.
@@ -35,6 +37,13 @@ func TestCommandFailures(t *testing.T) {
 	const roceGID = "[    9.863871] mlx5_core 0000:01:00.0: mlx5_cmd_out_err:803:(pid\n1440): SET_ROCE_ADDRESS(0x761) op_mod(0x0) failed, status bad\nparameter(0x3), syndrome (0x63c66), err(-22)\n" +
 		"[    9.881250] infiniband mlx5_2: add_roce_gid GID add failed port=1 index=0\n" +
 		"[    9.889095] __ib_cache_gid_add: unable to add gid\nfe80:0000:0000:0000:ad3e:e3ff:fe92:b31b error=-22\n"
+	// linux-rdma, ConnectX-4 Lx that boots without networking after a
+	// driver commit (realworld-fresh22 README,
+	// dmesg-linuxrdma-cx4lx-create-eq-bad-param-probe-failed-lspci.txt):
+	// the pre-5.19 mlx5_cmd_check wording, without "err(", wrapped.
+	const createEQ = "[   92.471247] mlx5_core 0000:0b:00.0: mlx5_cmd_check:744:(pid 13):\nCREATE_EQ(0x301) op_mod(0x0) failed, status bad parameter(0x3), syndrome (0x8fef)\n" +
+		"[   92.630541] mlx5_core 0000:0b:00.0: mlx5_load:1053:(pid 13): Failed to create EQs\n" +
+		"[   94.879657] mlx5_core: probe of 0000:0b:00.0 failed with error -22\n"
 	tests := []struct {
 		name, text string
 		want       []string
@@ -47,8 +56,10 @@ func TestCommandFailures(t *testing.T) {
 			summary: []string{"CREATE_TIS failed, status bad parameter(0x3)", "refused what the driver asked"}, causes: 1},
 		{name: "both kinds on one function", text: mkey + strings.ReplaceAll(tis, "6f:08.2", "41:00.0"), want: []string{"kmsg.mlx5_cmd_failed/warning"},
 			summary: []string{"memory keys", "refused what the driver asked"}, causes: 2},
-		{name: "probe failure after the command", text: tis + probe, want: []string{"kmsg.mlx5_health/critical"},
-			summary: []string{"CREATE_TIS failed", "probe of mlx5_core.eth.2 failed"}},
+		{name: "probe failure after the command", text: tis + probe, want: []string{"kmsg.mlx5_cmd_failed/critical", "kmsg.mlx5_health/critical"},
+			summary: []string{"CREATE_TIS failed", "then the function failed", "probe of mlx5_core.eth.2 failed"}, causes: 1},
+		{name: "old mlx5_cmd_check, then the load failed", text: createEQ, want: []string{"kmsg.mlx5_cmd_failed/critical", "kmsg.mlx5_health/critical"},
+			summary: []string{"CREATE_EQ failed, status bad parameter(0x3), syndrome 0x8fef", "probe of 0000:0b:00.0 failed with error -22", "refused what the driver asked"}, causes: 1},
 		{name: "fatal on the same function", text: rst + fatalVF, want: []string{"kmsg.mlx5_health/critical"},
 			summary: []string{"2RST_QP failed", "Fatal error 1 detected"}},
 		{name: "SET_ROCE_ADDRESS refused, wrapped by the mailer", text: roceGID, want: []string{"kmsg.mlx5_cmd_failed/warning"},
