@@ -18,6 +18,9 @@ const (
 	KindXid Kind = "xid"
 	// KindFallenOffBus is the NVRM "GPU has fallen off the bus" message.
 	KindFallenOffBus Kind = "fallen_off_bus"
+	// KindGPUResetRequired is the NVIDIA driver's NV_ERR_RESET_REQUIRED:
+	// the GPU must be reset before it runs work again.
+	KindGPUResetRequired Kind = "gpu_reset_required"
 	// KindAER is a PCIe AER report (drivers/pci/pcie/aer.c).
 	KindAER Kind = "aer"
 	// KindLink is a link change: an mlx5 netdev's "Link up/down", the IB
@@ -359,6 +362,13 @@ var Patterns = []Pattern{
 	// "nvidia-device-plugin: …" by the record reader); the GPU by UUID.
 	{Name: "device-plugin-xid", Kind: KindXid, Contains: []string{"XidCriticalError: Xid="}, Set: Event{GPUInstance: -1},
 		Re: regexp.MustCompile(`XidCriticalError: Xid=(?P<xid>\d+) on Device=(?P<uuid>(?:GPU|MIG)-[0-9A-Za-z/-]+)[,;]? ?(?:uuid=\S+, )?(?P<detail>.*)`)},
+	// The driver's status NV_ERR_RESET_REQUIRED, 0x62 "Reset required" (open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h),
+	// from an assert "NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @
+	// kernel_channel.c:2874" or a refused GSP RPC "NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=…; status=0x00000062" (no Xid is printed).
+	{Name: "nvidia-reset-required", Kind: KindGPUResetRequired, Error: true, Contains: []string{"NVRM:", "NV_ERR_RESET_REQUIRED"}, Set: Event{Detail: "NV_ERR_RESET_REQUIRED"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?.*NV_ERR_RESET_REQUIRED`)},
+	{Name: "nvidia-gsp-rpc-reset-required", Kind: KindGPUResetRequired, Error: true, Contains: []string{"NVRM:", "GspRm", "status=0x00000062"}, Set: Event{Detail: "GSP RPC failed with NV_ERR_RESET_REQUIRED (0x62)"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?\w+: GspRm\w+ failed: .*\bstatus=0x00000062\b`)},
 	// "NVRM: GPU at 0000:01:00.0 has fallen off the bus." (one record; Events joins the multi-line form).
 	{Name: "nvidia-fallen-off-bus", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "fallen off the bus"}, Set: Event{Detail: "GPU has fallen off the bus"},
 		Re: reGPUAddr},

@@ -59,6 +59,13 @@ var triageMetas = []finding.Meta{
 		Remedy:  []string{"drain the node; check AER lines just before the event", "reboot; if it repeats, reseat or RMA the GPU / baseboard", "check GPU temperatures and PSU logs (ipmitool sel list)"},
 	},
 	{
+		ID: "gpu.reset_required", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
+		Title:   "the NVIDIA driver says the GPU needs a reset",
+		Meaning: "The NVIDIA driver returned NV_ERR_RESET_REQUIRED (status 0x62, \"Reset required\", open-gpu-kernel-modules nvstatuscodes.h): \"NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062)\", or a GSP RPC that failed with it (\"NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: …; status=0x00000062\"). No Xid number comes with it. The GPU, or its GSP firmware, is in a state it leaves only through a reset: new CUDA contexts fail (\"CUDA-capable device(s) is/are busy or unavailable\"), so every job placed on it, NCCL tests included, dies at start while the other GPUs of the node work.",
+		Causes:  []string{"an earlier unrecoverable GPU or GSP firmware error (look for Xid 119, 120, 154 or 79 before it)", "a GPU fault the driver contained but cannot clear without a reset"},
+		Remedy:  []string{"nvidia-smi -q -i <gpu> | grep -i -A1 'recovery action' (drivers from 550 name the action)", remedyGPUReset, "exclude the GPU from jobs until it is reset (CUDA_VISIBLE_DEVICES, or drain the node)"},
+	},
+	{
 		ID: "gpu.row_remap", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "GPU memory rows wait for a reset to be remapped, or remapping failed",
 		Meaning: "nvidia-smi -q shows the GPU's memory error recovery state (NVIDIA's GPU memory error management: row remapping from Ampere on, dynamic page retirement before). A remap pending (Remapped Rows: Pending Yes) or pages pending retirement take effect only at the next GPU reset: the GPU keeps running, but should be drained and reset (a warning). Remapping Failure Occurred: Yes means a bank had no spare row left: the memory can no longer be repaired, and NVIDIA's RMA policy treats it as grounds for replacing the GPU (critical). Rows already remapped are reported as info.",

@@ -1017,3 +1017,53 @@ func bandwidthCarrier(s *snapshot.Snapshot, tg target, text string) string {
 	}
 	return ""
 }
+
+// checkGPUResetRequired reports the NVIDIA driver's NV_ERR_RESET_REQUIRED
+// (gpu.reset_required, critical), one finding per GPU the lines name (or
+// one for the host when they name none, as the GSP assert does): the GPU
+// refuses new work until it is reset, CUDA answers "CUDA-capable
+// device(s) is/are busy or unavailable", and no Xid number is printed.
+func checkGPUResetRequired(in *Input) []finding.Finding {
+	s := in.Snap
+	type tally struct {
+		n       int
+		details []string
+		ev      []finding.Evidence
+	}
+	ts := map[pcie.Address]*tally{}
+	var keys []pcie.Address
+	for _, e := range in.events() {
+		if e.Kind != kmsg.KindGPUResetRequired {
+			continue
+		}
+		t, ok := ts[e.PCI]
+		if !ok {
+			t = &tally{}
+			ts[e.PCI] = t
+			keys = append(keys, e.PCI)
+		}
+		t.n += e.Weight()
+		if !slices.Contains(t.details, e.Detail) {
+			t.details = append(t.details, e.Detail)
+		}
+		if len(t.ev) < maxEvidence && !e.Folded {
+			t.ev = append(t.ev, in.logEvidence(e.Record))
+		}
+	}
+	var out []finding.Finding
+	for _, a := range keys {
+		t := ts[a]
+		subj := finding.Subject{Host: s.Host, PCI: string(a)}
+		label := "a GPU (the lines do not name which)"
+		if a != "" {
+			label = "GPU " + string(a)
+			if name, ok := gpuName(s, a); ok {
+				subj.GPU = strings.TrimPrefix(name, "GPU")
+				label = name + " (" + string(a) + ")"
+			}
+		}
+		out = append(out, catalog.New("gpu.reset_required", subj,
+			fmt.Sprintf("the NVIDIA driver says %s needs a reset: %s (%s %s); it refuses new work until reset, and CUDA reports \"CUDA-capable device(s) is/are busy or unavailable\"", label, strings.Join(t.details, "; "), plural(t.n, "message", "messages"), in.window()), t.ev...))
+	}
+	return out
+}

@@ -139,3 +139,39 @@ func TestPCIeBandwidthSeverity(t *testing.T) {
 		})
 	}
 }
+
+// TestGPUResetRequired: the NVIDIA driver's NV_ERR_RESET_REQUIRED, printed
+// with no Xid, is gpu.reset_required (critical), one finding for the GPU
+// the lines name, or for the host; another GSP RPC status is not.
+// Lines: analyze testdata/realworld-fresh21 README,
+// dmesg-sichek51-gsp-reset-required-nccltest.txt.
+func TestGPUResetRequired(t *testing.T) {
+	const rpc = "[Sun Jan 11 09:52:01 2026] NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=0xc1d1a616; hParent=0x5c000054; hObject=0x5c00005b; hClass=0x0000c86f; paramsSize=0x00000170; paramsStatus=0x00000062; status=0x00000062\n"
+	const assert = "[Sun Jan 11 09:52:01 2026] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2874\n"
+	tests := []struct {
+		name, text string
+		want       []string
+		summary    string
+	}{
+		{"both lines", rpc + assert, []string{"gpu.reset_required/critical"}, "(2 messages"},
+		{"the assert alone", assert, []string{"gpu.reset_required/critical"}, "needs a reset: NV_ERR_RESET_REQUIRED"},
+		// A constructed line: the status with the "NVRM: GPU <bdf>: " prefix the driver puts on per-GPU lines.
+		{"the GPU named", "[  12.1] NVRM: GPU 0000:1b:00.0: RmInitAdapter failed! (0x62:NV_ERR_RESET_REQUIRED:1234)\n", []string{"gpu.reset_required/critical"}, "GPU 0000:1b:00.0"},
+		{"another GSP status", strings.ReplaceAll(rpc, "0x00000062", "0x00000051"), nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := kmsg.ParseText(strings.NewReader(tt.text), tt.name, kmsg.TextOptions{Year: 2026})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := CheckPastedKernelLog(l, time.Time{}, 0)
+			if got := ids(fs); !slices.Equal(got, tt.want) {
+				t.Fatalf("findings = %v, want %v", got, tt.want)
+			}
+			if tt.summary != "" && !strings.Contains(fs[0].Summary, tt.summary) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.summary)
+			}
+		})
+	}
+}
