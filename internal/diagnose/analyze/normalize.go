@@ -122,6 +122,7 @@ func normalize(ls []string) ([]string, []Rewrite) {
 	out := make([]string, len(ls))
 	copy(out, ls)
 	var rw []Rewrite
+	rw = append(rw, unQuotedPrintable(out)...)
 	rw = append(rw, unDiff(out)...)
 	rw = append(rw, unCellEnds(out)...)
 	// Wrappers nest (a quoted mail of a tagged mpirun output): peel
@@ -457,3 +458,89 @@ func unLazyQuote(ls []string) []Rewrite {
 }
 
 func isMarkdownMarker(c byte) bool { return c == '-' || c == '*' || c == '+' || c == '>' }
+
+// qpLineLen is the longest encoded line of a quoted-printable body (RFC
+// 2045 section 6.7 rule 5): an encoder breaks longer lines with a soft
+// line break, "=" at the end, so the broken lines are exactly this long.
+const qpLineLen = 76
+
+// unQuotedPrintable undoes a quoted-printable mail body (RFC 2045 section
+// 6.7) that was pasted as it was sent: a line ending in a soft break "="
+// joins the next ("…mlx5_core 0000:42:00.2: wait_func_handle_exec_ti=" /
+// "meout:1051:…"), and "=3D", "=20" and the other "=XX" escapes become
+// their bytes. Only a paste with at least two soft-broken lines of the
+// encoder's full length is taken as encoded: an "export X=" line is not.
+// The joined text goes on the first line, the lines it took are left
+// blank, so every line keeps its number.
+func unQuotedPrintable(ls []string) []Rewrite {
+	full := 0
+	for _, l := range ls {
+		if len(l) == qpLineLen && qpSoftBreak(l) {
+			full++
+		}
+	}
+	if full < minPrefixRun {
+		return nil
+	}
+	var rw []Rewrite
+	for i := 0; i < len(ls); i++ {
+		j := i
+		var b strings.Builder
+		for ; j < len(ls); j++ {
+			l := strings.TrimRight(ls[j], "\r")
+			if !qpSoftBreak(l) || j+1 == len(ls) {
+				b.WriteString(qpUnescape(l))
+				break
+			}
+			b.WriteString(qpUnescape(l[:len(l)-1]))
+		}
+		if j == len(ls) {
+			j--
+		}
+		if j == i && !strings.Contains(ls[i], "=") {
+			continue
+		}
+		if d := b.String(); d != ls[i] || j > i {
+			ls[i] = d
+			for k := i + 1; k <= j; k++ {
+				ls[k] = ""
+			}
+			rw = append(rw, Rewrite{Start: i + 1, End: j + 1, What: "quoted-printable mail encoding"})
+		}
+		i = j
+	}
+	return rw
+}
+
+// qpSoftBreak reports whether l ends in a soft line break: one "=", not
+// a "==" rule or a base64 pad.
+func qpSoftBreak(l string) bool {
+	return strings.HasSuffix(l, "=") && !strings.HasSuffix(l, "==")
+}
+
+// qpUnescape turns the "=XX" escapes of l (upper-case hex, as RFC 2045
+// writes them) into their bytes; anything else stays.
+func qpUnescape(l string) string {
+	if !strings.Contains(l, "=") {
+		return l
+	}
+	var b strings.Builder
+	for i := 0; i < len(l); i++ {
+		if l[i] == '=' && i+2 < len(l) && upperHex(l[i+1]) && upperHex(l[i+2]) {
+			b.WriteByte(hexVal(l[i+1])<<4 | hexVal(l[i+2]))
+			i += 2
+			continue
+		}
+		b.WriteByte(l[i])
+	}
+	return b.String()
+}
+
+func upperHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'A' && c <= 'F' }
+
+func hexVal(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c - 'A' + 10
+}

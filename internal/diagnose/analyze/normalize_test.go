@@ -23,6 +23,15 @@ func TestNormalize(t *testing.T) {
 			"Mar 21 20:18:56 pc kernel: [   65.315783] NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\nMar 21 20:18:56 pc kernel: [   65.315792] NVRM: GPU 0000:01:00.0: GPU has fallen off the bus._", "markdown list and quote markers on a quoted log's first line"},
 		{"a marked kernel line over prose stays", "- > [   65.315783] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.\nthe GPU is gone",
 			"- > [   65.315783] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.\nthe GPU is gone", ""},
+		// Quoted-printable mail bodies (realworld-fresh22 README:
+		// dmesg-linuxpci-mlx5-vf-intr-remap-fault-create-eq-timeout-qp.txt,
+		// dmesg-linuxpci-mlx5-maxcpus8-create-eq-timeout-quoted-qp.txt):
+		// soft breaks join, escapes decode, the joined lines stay blank.
+		{"quoted-printable soft breaks", "[Thu Oct 22 08:55:54 2020] mlx5_core 0000:42:00.2: wait_func_handle_exec_ti=\nmeout:1051:(pid 3390): cmd0: CREATE_EQ(0=C3=83=C2=97301) recovered after ti=\nmeout\n[Thu Oct 22 08:55:54 2020] DMAR: DRHD: handling fault status reg 102",
+			"[Thu Oct 22 08:55:54 2020] mlx5_core 0000:42:00.2: wait_func_handle_exec_timeout:1051:(pid 3390): cmd0: CREATE_EQ(0\u00c3\u0097301) recovered after timeout\n\n\n[Thu Oct 22 08:55:54 2020] DMAR: DRHD: handling fault status reg 102", "quoted-printable mail encoding"},
+		{"quoted-printable escapes under a quote", "> [ 1537.020001] mlx5_core 0000:d8:00.0: mlx5_cmd_eq_recover:245:(pid 1416)=\n:\n> Subject: mlx5_core receives no interrupts with maxcpus=3D8\n> [ 1475.991398] mlx5_core 0000:d8:00.0: E-Switch: Total vports 2, per vpor=\nt:",
+			"[ 1537.020001] mlx5_core 0000:d8:00.0: mlx5_cmd_eq_recover:245:(pid 1416):\n\nSubject: mlx5_core receives no interrupts with maxcpus=8\n[ 1475.991398] mlx5_core 0000:d8:00.0: E-Switch: Total vports 2, per vport:\n", "quoted-printable mail encoding"},
+		{"lines ending in = are not quoted-printable when short", "export NCCL_IB_HCA=\nexport NCCL_DEBUG=\nA=3D", "export NCCL_IB_HCA=\nexport NCCL_DEBUG=\nA=3D", ""},
 		{"mail quoting", "> > > hca_id:\tmlx5_0\n> > >\ttransport:\tInfiniBand (0)\n> > >\n> > > hca_id:\tmlx5_1",
 			"hca_id:\tmlx5_0\n\ttransport:\tInfiniBand (0)\n\nhca_id:\tmlx5_1", "mail or markdown quoting"},
 		{"mixed quote depths", ">> CA 'mlx5_0'\n> \tCA type: MT4123\n>>\tPort 1:", "CA 'mlx5_0'\n\tCA type: MT4123\n\tPort 1:", "mail or markdown quoting"},

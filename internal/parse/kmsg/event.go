@@ -18,6 +18,9 @@ const (
 	KindXid Kind = "xid"
 	// KindFallenOffBus is the NVRM "GPU has fallen off the bus" message.
 	KindFallenOffBus Kind = "fallen_off_bus"
+	// KindGPUResetRequired is the NVIDIA driver's NV_ERR_RESET_REQUIRED:
+	// the GPU must be reset before it runs work again.
+	KindGPUResetRequired Kind = "gpu_reset_required"
 	// KindAER is a PCIe AER report (drivers/pci/pcie/aer.c).
 	KindAER Kind = "aer"
 	// KindLink is a link change: an mlx5 netdev's "Link up/down", the IB
@@ -359,6 +362,13 @@ var Patterns = []Pattern{
 	// "nvidia-device-plugin: …" by the record reader); the GPU by UUID.
 	{Name: "device-plugin-xid", Kind: KindXid, Contains: []string{"XidCriticalError: Xid="}, Set: Event{GPUInstance: -1},
 		Re: regexp.MustCompile(`XidCriticalError: Xid=(?P<xid>\d+) on Device=(?P<uuid>(?:GPU|MIG)-[0-9A-Za-z/-]+)[,;]? ?(?:uuid=\S+, )?(?P<detail>.*)`)},
+	// The driver's status NV_ERR_RESET_REQUIRED, 0x62 "Reset required" (open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h),
+	// from an assert "NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @
+	// kernel_channel.c:2874" or a refused GSP RPC "NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=…; status=0x00000062" (no Xid is printed).
+	{Name: "nvidia-reset-required", Kind: KindGPUResetRequired, Error: true, Contains: []string{"NVRM:", "NV_ERR_RESET_REQUIRED"}, Set: Event{Detail: "NV_ERR_RESET_REQUIRED"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?.*NV_ERR_RESET_REQUIRED`)},
+	{Name: "nvidia-gsp-rpc-reset-required", Kind: KindGPUResetRequired, Error: true, Contains: []string{"NVRM:", "GspRm", "status=0x00000062"}, Set: Event{Detail: "GSP RPC failed with NV_ERR_RESET_REQUIRED (0x62)"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?\w+: GspRm\w+ failed: .*\bstatus=0x00000062\b`)},
 	// "NVRM: GPU at 0000:01:00.0 has fallen off the bus." (one record; Events joins the multi-line form).
 	{Name: "nvidia-fallen-off-bus", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "fallen off the bus"}, Set: Event{Detail: "GPU has fallen off the bus"},
 		Re: reGPUAddr},
@@ -490,10 +500,11 @@ var Patterns = []Pattern{
 	{Name: "mlx5-slot-power", Kind: KindSlotPower, Contains: []string{"insufficient power on the PCIe slot"},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?Detected insufficient power on the PCIe slot \((?P<detail>\d+W)\)`)},
 	// health.c and cmd.c: a health miss, a fatal syndrome, a command timeout, recovery given up. A command timeout is
-	// cmd.c wait_func_handle_exec_timeout "cmd[0]: ACCESS_REG(0x805) No done completion", wait_func "ACCESS_REG(0x805) timeout. Will cause a leak of a
+	// cmd.c wait_func_handle_exec_timeout "cmd[0]: ACCESS_REG(0x805) No done completion" (or, when mlx5_cmd_eq_recover found the lost
+	// completion on the command EQ, "cmd[0]: CREATE_EQ(0x301) recovered after timeout"; "cmd0:" in Linux 5.8-5.10), wait_func "ACCESS_REG(0x805) timeout. Will cause a leak of a
 	// command resource", and mlx5_cmd_comp_handler "Command completion arrived after timeout (entry idx = 0)." when the answer comes late.
 	{Name: "mlx5-health", Kind: KindHealth, Error: true, Contains: []string{"mlx5_core"}, Set: Event{HealthClass: HealthFatal},
-		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>device's health compromised[^\n]*|Fatal error \d+ detected|synd 0x[0-9a-fA-F]+: [^\n]*|\S+\(0x[0-9a-fA-F]+\) timeout\. Will cause a leak of a command resource|\S+\(0x[0-9a-fA-F]+\) No done completion|Command completion arrived after timeout|health recovery flow aborted[^\n]*|FW is unable to respond[^\n]*)`)},
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>device's health compromised[^\n]*|Fatal error \d+ detected|synd 0x[0-9a-fA-F]+: [^\n]*|\S+\(0x[0-9a-fA-F]+\) timeout\. Will cause a leak of a command resource|\S+\(0x[0-9a-fA-F]+\) No done completion|[A-Z0-9_]+\([^()\s]*\) recovered after timeout|Command completion arrived after timeout|health recovery flow aborted[^\n]*|FW is unable to respond[^\n]*)`)},
 	// main.c: the function could not be brought up ("mlx5_load_one failed with error code -22", "handle_hca_cap failed", "failed to allocate command entry").
 	{Name: "mlx5-init-failed", Kind: KindHealth, Error: true, Contains: []string{"mlx5_core"}, Set: Event{HealthClass: HealthFatal},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>(?:mlx5_load_one|mlx5_init_one|mlx5_function_setup|mlx5_init_once|handle_hca_cap|set_hca_cap|mlx5_cmd_init) failed[^\n]*|failed to allocate command entry|init one failed[^\n]*)`)},

@@ -810,6 +810,15 @@ func TestFlowedWrapJoined(t *testing.T) {
 				"[  270.871521] mlx5_core 0000:56:00.0: mlx5_cmd_comp_handler:1709:(pid \n0): Command completion arrived after timeout (entry idx = 0).\n",
 			[]string{"mlx5_core 0000:56:00.0: wait_func_handle_exec_timeout:1159:(pid 72061): cmd[0]: ACCESS_REG(0x805) No done completion",
 				"mlx5_core 0000:56:00.0: mlx5_cmd_comp_handler:1709:(pid 0): Command completion arrived after timeout (entry idx = 0)."}},
+		// Wrapped with no trailing space (analyze testdata/realworld-fresh22,
+		// dmesg-linuxpci-mlx5-maxcpus8-create-eq-timeout-quoted-qp.txt): cut
+		// after the device prefix, then after the command's opcode.
+		{"cut after the device and the opcode",
+			"[ 1537.028969] mlx5_core 0000:d8:00.0:\nwait_func_handle_exec_timeout:1062:(pid 1416): cmd[0]: CREATE_EQ(0x301)\nrecovered after timeout\n",
+			[]string{"mlx5_core 0000:d8:00.0: wait_func_handle_exec_timeout:1062:(pid 1416): cmd[0]: CREATE_EQ(0x301) recovered after timeout"}},
+		{"a whole mlx5 message is not joined",
+			"[ 1537.028969] mlx5_core 0000:d8:00.0: E-Switch: cleanup\nrecovered after timeout\n",
+			[]string{"mlx5_core 0000:d8:00.0: E-Switch: cleanup", "recovered after timeout"}},
 		{"no trailing space: two records",
 			"[  257.111349] mlx5_core 0000:56:00.0: Link up\nsubsequent attempts hang:\n",
 			[]string{"mlx5_core 0000:56:00.0: Link up", "subsequent attempts hang:"}},

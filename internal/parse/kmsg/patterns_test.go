@@ -188,6 +188,18 @@ var patternSamples = []struct {
 	// dmesg-netdevlist-cx7-multihost-access-reg-cmd-timeout-quoted.txt), with the wrapped lines joined.
 	{"mlx5-health", "mlx5_core 0000:56:00.0: wait_func_handle_exec_timeout:1159:(pid 72061): cmd[0]: ACCESS_REG(0x805) No done completion",
 		Event{Kind: KindHealth, PCI: "0000:56:00.0", Detail: "ACCESS_REG(0x805) No done completion", IsError: true, HealthClass: HealthFatal}},
+	// NV_ERR_RESET_REQUIRED with no Xid (analyze testdata/realworld-fresh21 README, dmesg-sichek51-gsp-reset-required-nccltest.txt).
+	{"nvidia-gsp-rpc-reset-required", "NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=0xc1d1a616; hParent=0x5c000054; hObject=0x5c00005b; hClass=0x0000c86f; paramsSize=0x00000170; paramsStatus=0x00000062; status=0x00000062",
+		Event{Kind: KindGPUResetRequired, Detail: "GSP RPC failed with NV_ERR_RESET_REQUIRED (0x62)", IsError: true}},
+	{"nvidia-reset-required", "NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2874",
+		Event{Kind: KindGPUResetRequired, Detail: "NV_ERR_RESET_REQUIRED", IsError: true}},
+	// A command whose completion interrupt never came, found by polling the command EQ (analyze testdata/realworld-fresh22,
+	// dmesg-linuxpci-mlx5-maxcpus8-create-eq-timeout-quoted-qp.txt and, "cmd0:" with a mis-encoded opcode,
+	// dmesg-linuxpci-mlx5-vf-intr-remap-fault-create-eq-timeout-qp.txt).
+	{"mlx5-health", "mlx5_core 0000:d8:00.0: wait_func_handle_exec_timeout:1062:(pid 1416): cmd[0]: CREATE_EQ(0x301) recovered after timeout",
+		Event{Kind: KindHealth, PCI: "0000:d8:00.0", Detail: "CREATE_EQ(0x301) recovered after timeout", IsError: true, HealthClass: HealthFatal}},
+	{"mlx5-health", "mlx5_core 0000:42:00.2: wait_func_handle_exec_timeout:1051:(pid 3390): cmd0: CREATE_EQ(0\u00c3\u0097301) recovered after timeout",
+		Event{Kind: KindHealth, PCI: "0000:42:00.2", Detail: "CREATE_EQ(0\u00c3\u0097301) recovered after timeout", IsError: true, HealthClass: HealthFatal}},
 	{"mlx5-health", "mlx5_core 0000:56:00.0: mlx5_cmd_comp_handler:1709:(pid 0): Command completion arrived after timeout (entry idx = 0).",
 		Event{Kind: KindHealth, PCI: "0000:56:00.0", Detail: "Command completion arrived after timeout", IsError: true, HealthClass: HealthFatal}},
 	{"mlx5-health", "mlx5_core 0000:5e:00.0: mlx5_health_try_recover:340:(pid 9): health recovery flow aborted, PCI reads still not working",

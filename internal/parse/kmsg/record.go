@@ -350,7 +350,7 @@ func (p *TextParser) line(n int, line string) {
 			p.cur.Text += strings.TrimLeft(line, " \t")
 			return
 		}
-		if p.have && (aerWrapped(p.cur.Text, line) || cmdWrapped(p.cur.Text)) {
+		if p.have && (aerWrapped(p.cur.Text, line) || cmdWrapped(p.cur.Text) || mlx5Wrapped(p.cur.Text)) {
 			p.cur.Text += " " + strings.TrimSpace(line)
 			return
 		}
@@ -390,6 +390,29 @@ func cmdWrapped(prev string) bool {
 	return len(prev) < 400 && (strings.Contains(prev, "mlx5_cmd_out_err:") || strings.Contains(prev, "mlx5_cmd_check:")) &&
 		!strings.Contains(prev, "err(") && !strings.Contains(prev, "\n")
 }
+
+// mlx5Wrapped reports whether the record so far is an mlx5_core message a
+// mail client wrapped with no trailing space: it ends at the device
+// prefix ("mlx5_core 0000:d8:00.0:" / "wait_func_handle_exec_timeout:1062:
+// (pid 1416): cmd[0]: CREATE_EQ(0x301)" / "recovered after timeout", cmd.c
+// wait_func_handle_exec_timeout), or at a command's opcode, which cmd.c
+// never ends a message with.
+func mlx5Wrapped(prev string) bool {
+	if len(prev) > 300 || !strings.HasPrefix(prev, "mlx5_core ") || strings.Contains(prev, "\n") {
+		return false
+	}
+	if strings.HasSuffix(prev, ":") {
+		return reMlx5Prefix.MatchString(prev)
+	}
+	return strings.HasSuffix(prev, ")") && strings.Contains(prev, "cmd") && reOpcodeEnd.MatchString(prev)
+}
+
+var (
+	// reMlx5Prefix is an mlx5_core message cut after its device.
+	reMlx5Prefix = regexp.MustCompile(`^mlx5_core ` + bdf + `:$`)
+	// reOpcodeEnd is a message cut after "cmd[0]: CREATE_EQ(0x301)".
+	reOpcodeEnd = regexp.MustCompile(`cmd\[?\d+\]?: [A-Z0-9_]+\(0x[0-9a-fA-F]+\)$`)
+)
 
 // Flush emits the record being read; call it at the end of the input.
 func (p *TextParser) Flush() {

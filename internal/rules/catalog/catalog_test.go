@@ -18,7 +18,7 @@ var specIDs = []string{
 	"rdma.out_of_buffer", "rdma.retransmits", "rdma.cnp_ignored",
 	"roce.pfc_storm", "roce.pause_heavy", "roce.ecn_not_effective", "roce.gid_missing_v2",
 	"roce.mtu_mismatch", "roce.phy_errors",
-	"pcie.link_degraded", "pcie.aer_errors", "gpu.xid", "gpu.fallen_off_bus", "kmsg.link_flap",
+	"pcie.link_degraded", "pcie.aer_errors", "gpu.xid", "gpu.fallen_off_bus", "gpu.reset_required", "kmsg.link_flap",
 	"kmsg.module_event", "kmsg.mlx5_health", "host.memlock_limited", "topo.gpu_nic_far",
 	"container.uverbs_missing", "container.rdma_cm_missing",
 	"nccl.ib_disabled", "nccl.ib_hca_unknown", "nccl.ib_hca_prefix_ambiguous", "nccl.ib_hca_port_down",

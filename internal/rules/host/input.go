@@ -165,6 +165,7 @@ var Rules = []Rule{
 	{Name: "GPU–NIC topology", IDs: []string{"topo.gpu_nic_far"}, Check: checkTopology},
 	{Name: "nvidia-smi topology", IDs: []string{"topo.nvidia_smi_disagrees"}, Check: checkSMI},
 	{Name: "NVIDIA Xid", IDs: []string{"gpu.xid", "gpu.fallen_off_bus"}, Check: checkXid},
+	{Name: "NVIDIA GPU reset required", IDs: []string{"gpu.reset_required"}, Check: checkGPUResetRequired},
 	{Name: "link flaps in the kernel log", IDs: []string{"kmsg.link_flap"}, Check: checkFlaps},
 	{Name: "bonding in the kernel log", IDs: []string{"kmsg.bond_degraded"}, Check: checkBonds},
 	{Name: "port module events", IDs: []string{"kmsg.module_event"}, Check: checkModules},

@@ -802,10 +802,12 @@ func checkHealth(in *Input) []finding.Finding {
 	type tally struct {
 		n, suppressed int
 		fatal         bool
+		loadOnly      bool // every fatal event is a load or probe failure
 		statuses      []int
 		cmds          []string
 		details       []string
-		ev            []finding.Evidence
+		cmdDetails    []string
+		ev, cmdEv     []finding.Evidence
 	}
 	ts := map[pcie.Address]*tally{}
 	var keys []pcie.Address
@@ -815,13 +817,16 @@ func checkHealth(in *Input) []finding.Finding {
 		}
 		t, ok := ts[e.PCI]
 		if !ok {
-			t = &tally{}
+			t = &tally{loadOnly: true}
 			ts[e.PCI] = t
 			keys = append(keys, e.PCI)
 		}
 		t.n += e.Weight()
 		t.suppressed += e.Suppressed
-		t.fatal = t.fatal || e.HealthClass != kmsg.HealthCommand
+		if e.HealthClass != kmsg.HealthCommand {
+			t.fatal = true
+			t.loadOnly = t.loadOnly && loadFailure(e.Detail)
+		}
 		if e.HealthClass == kmsg.HealthCommand {
 			if !slices.Contains(t.statuses, e.CmdStatus) {
 				t.statuses = append(t.statuses, e.CmdStatus)
@@ -829,10 +834,23 @@ func checkHealth(in *Input) []finding.Finding {
 			if cmd, _, _ := strings.Cut(e.Detail, " failed"); !slices.Contains(t.cmds, cmd) {
 				t.cmds = append(t.cmds, cmd)
 			}
+			if !slices.Contains(t.cmdDetails, e.Detail) {
+				t.cmdDetails = append(t.cmdDetails, e.Detail)
+			}
+			if len(t.cmdEv) < maxEvidence && !e.Folded {
+				t.cmdEv = append(t.cmdEv, in.logEvidence(e.Record))
+			}
 		}
 		d := e.Detail
 		if strings.Contains(d, "timeout. Will cause a leak") || strings.HasSuffix(d, ") No done completion") || d == "Command completion arrived after timeout" {
 			d = "firmware command timeout"
+		}
+		if cmd, ok := strings.CutSuffix(d, " recovered after timeout"); ok {
+			// cmd.c wait_func_handle_exec_timeout: the command's
+			// completion came only when the driver polled the command
+			// EQ after its timeout: its interrupt never arrived.
+			cmd, _, _ = strings.Cut(cmd, "(")
+			d = cmd + " answered only after the command timeout: its completion interrupt was lost (MSI-X or interrupt remapping)"
 		}
 		if !slices.Contains(t.details, d) {
 			t.details = append(t.details, d)
@@ -853,6 +871,20 @@ func checkHealth(in *Input) []finding.Finding {
 		if t.fatal {
 			out = append(out, catalog.New("kmsg.mlx5_health", tg.subject(s.Host),
 				fmt.Sprintf("%s firmware health: %s (%s)", label, strings.Join(t.details, "; "), count), t.ev...))
+			if len(t.cmds) == 0 || !t.loadOnly {
+				continue
+			}
+			// The function failed after the firmware refused a
+			// command ("CREATE_EQ(0x301) op_mod(0x0) failed, status bad
+			// parameter(0x3)", then main.c mlx5_load "Failed to create
+			// EQs" and "probe of 0000:0b:00.0 failed with error -22"):
+			// the refused command is why, and what to act on.
+			f := catalog.New("kmsg.mlx5_cmd_failed", tg.subject(s.Host),
+				fmt.Sprintf("%s: the firmware refused driver commands: %s, and then the function failed (see kmsg.mlx5_health: %s); %s", label, strings.Join(t.cmdDetails, "; "), strings.Join(fatalOnly(t.details, t.cmdDetails), "; "), cmdMeaning(t.statuses, t.cmds)), t.cmdEv...)
+			f.Severity = finding.Critical
+			f.Causes = forCmdStatus(f.Causes, t.statuses)
+			f.Remedy = forCmdStatus(f.Remedy, t.statuses)
+			out = append(out, f)
 			continue
 		}
 		f := catalog.New("kmsg.mlx5_cmd_failed", tg.subject(s.Host),
@@ -860,6 +892,25 @@ func checkHealth(in *Input) []finding.Finding {
 		f.Causes = forCmdStatus(f.Causes, t.statuses)
 		f.Remedy = forCmdStatus(f.Remedy, t.statuses)
 		out = append(out, f)
+	}
+	return out
+}
+
+// loadFailure reports whether a fatal mlx5 detail is the function's load
+// or probe failing (main.c "mlx5_load_one failed with error code -22",
+// "handle_hca_cap failed", the driver core's "probe of 0000:0b:00.0
+// failed with error -22"), not the firmware's health failing.
+func loadFailure(d string) bool {
+	return strings.HasPrefix(d, "probe ") || strings.Contains(d, " failed") && !strings.HasPrefix(d, "synd ") && !strings.Contains(d, "health")
+}
+
+// fatalOnly is details without the command failures in cmds.
+func fatalOnly(details, cmds []string) []string {
+	var out []string
+	for _, d := range details {
+		if !slices.Contains(cmds, d) {
+			out = append(out, d)
+		}
 	}
 	return out
 }
@@ -1035,4 +1086,54 @@ func bandwidthCarrier(s *snapshot.Snapshot, tg target, text string) string {
 		}
 	}
 	return ""
+}
+
+// checkGPUResetRequired reports the NVIDIA driver's NV_ERR_RESET_REQUIRED
+// (gpu.reset_required, critical), one finding per GPU the lines name (or
+// one for the host when they name none, as the GSP assert does): the GPU
+// refuses new work until it is reset, CUDA answers "CUDA-capable
+// device(s) is/are busy or unavailable", and no Xid number is printed.
+func checkGPUResetRequired(in *Input) []finding.Finding {
+	s := in.Snap
+	type tally struct {
+		n       int
+		details []string
+		ev      []finding.Evidence
+	}
+	ts := map[pcie.Address]*tally{}
+	var keys []pcie.Address
+	for _, e := range in.events() {
+		if e.Kind != kmsg.KindGPUResetRequired {
+			continue
+		}
+		t, ok := ts[e.PCI]
+		if !ok {
+			t = &tally{}
+			ts[e.PCI] = t
+			keys = append(keys, e.PCI)
+		}
+		t.n += e.Weight()
+		if !slices.Contains(t.details, e.Detail) {
+			t.details = append(t.details, e.Detail)
+		}
+		if len(t.ev) < maxEvidence && !e.Folded {
+			t.ev = append(t.ev, in.logEvidence(e.Record))
+		}
+	}
+	var out []finding.Finding
+	for _, a := range keys {
+		t := ts[a]
+		subj := finding.Subject{Host: s.Host, PCI: string(a)}
+		label := "a GPU (the lines do not name which)"
+		if a != "" {
+			label = "GPU " + string(a)
+			if name, ok := gpuName(s, a); ok {
+				subj.GPU = strings.TrimPrefix(name, "GPU")
+				label = name + " (" + string(a) + ")"
+			}
+		}
+		out = append(out, catalog.New("gpu.reset_required", subj,
+			fmt.Sprintf("the NVIDIA driver says %s needs a reset: %s (%s %s); it refuses new work until reset, and CUDA reports \"CUDA-capable device(s) is/are busy or unavailable\"", label, strings.Join(t.details, "; "), plural(t.n, "message", "messages"), in.window()), t.ev...))
+	}
+	return out
 }

@@ -11,7 +11,9 @@ import (
 
 // TestCommandFailures: mlx5 firmware commands that failed with a status
 // are kmsg.mlx5_cmd_failed (the firmware answered; the status says why),
-// unless the same function also failed fatally or its probe failed.
+// and kmsg.mlx5_health when the same function also failed fatally or
+// its probe failed; a probe or load failure after a refused command is
+// both, the command finding critical.
 func TestCommandFailures(t *testing.T) {
 	// openucx/ucx#6264 (realworld-fresh10): the MR cache and the
 	// applications ran the HCA out of memory keys.
@@ -35,6 +37,13 @@ func TestCommandFailures(t *testing.T) {
 	const roceGID = "[    9.863871] mlx5_core 0000:01:00.0: mlx5_cmd_out_err:803:(pid\n1440): SET_ROCE_ADDRESS(0x761) op_mod(0x0) failed, status bad\nparameter(0x3), syndrome (0x63c66), err(-22)\n" +
 		"[    9.881250] infiniband mlx5_2: add_roce_gid GID add failed port=1 index=0\n" +
 		"[    9.889095] __ib_cache_gid_add: unable to add gid\nfe80:0000:0000:0000:ad3e:e3ff:fe92:b31b error=-22\n"
+	// linux-rdma, ConnectX-4 Lx that boots without networking after a
+	// driver commit (realworld-fresh22 README,
+	// dmesg-linuxrdma-cx4lx-create-eq-bad-param-probe-failed-lspci.txt):
+	// the pre-5.19 mlx5_cmd_check wording, without "err(", wrapped.
+	const createEQ = "[   92.471247] mlx5_core 0000:0b:00.0: mlx5_cmd_check:744:(pid 13):\nCREATE_EQ(0x301) op_mod(0x0) failed, status bad parameter(0x3), syndrome (0x8fef)\n" +
+		"[   92.630541] mlx5_core 0000:0b:00.0: mlx5_load:1053:(pid 13): Failed to create EQs\n" +
+		"[   94.879657] mlx5_core: probe of 0000:0b:00.0 failed with error -22\n"
 	tests := []struct {
 		name, text string
 		want       []string
@@ -47,8 +56,10 @@ func TestCommandFailures(t *testing.T) {
 			summary: []string{"CREATE_TIS failed, status bad parameter(0x3)", "refused what the driver asked"}, causes: 1},
 		{name: "both kinds on one function", text: mkey + strings.ReplaceAll(tis, "6f:08.2", "41:00.0"), want: []string{"kmsg.mlx5_cmd_failed/warning"},
 			summary: []string{"memory keys", "refused what the driver asked"}, causes: 2},
-		{name: "probe failure after the command", text: tis + probe, want: []string{"kmsg.mlx5_health/critical"},
-			summary: []string{"CREATE_TIS failed", "probe of mlx5_core.eth.2 failed"}},
+		{name: "probe failure after the command", text: tis + probe, want: []string{"kmsg.mlx5_cmd_failed/critical", "kmsg.mlx5_health/critical"},
+			summary: []string{"CREATE_TIS failed", "then the function failed", "probe of mlx5_core.eth.2 failed"}, causes: 1},
+		{name: "old mlx5_cmd_check, then the load failed", text: createEQ, want: []string{"kmsg.mlx5_cmd_failed/critical", "kmsg.mlx5_health/critical"},
+			summary: []string{"CREATE_EQ failed, status bad parameter(0x3), syndrome 0x8fef", "probe of 0000:0b:00.0 failed with error -22", "refused what the driver asked"}, causes: 1},
 		{name: "fatal on the same function", text: rst + fatalVF, want: []string{"kmsg.mlx5_health/critical"},
 			summary: []string{"2RST_QP failed", "Fatal error 1 detected"}},
 		{name: "SET_ROCE_ADDRESS refused, wrapped by the mailer", text: roceGID, want: []string{"kmsg.mlx5_cmd_failed/warning"},
@@ -123,6 +134,42 @@ func TestPCIeBandwidthSeverity(t *testing.T) {
 				t.Fatalf("findings = %v, want [%s]", got, tt.want)
 			}
 			if !strings.Contains(fs[0].Summary, tt.summary) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.summary)
+			}
+		})
+	}
+}
+
+// TestGPUResetRequired: the NVIDIA driver's NV_ERR_RESET_REQUIRED, printed
+// with no Xid, is gpu.reset_required (critical), one finding for the GPU
+// the lines name, or for the host; another GSP RPC status is not.
+// Lines: analyze testdata/realworld-fresh21 README,
+// dmesg-sichek51-gsp-reset-required-nccltest.txt.
+func TestGPUResetRequired(t *testing.T) {
+	const rpc = "[Sun Jan 11 09:52:01 2026] NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=0xc1d1a616; hParent=0x5c000054; hObject=0x5c00005b; hClass=0x0000c86f; paramsSize=0x00000170; paramsStatus=0x00000062; status=0x00000062\n"
+	const assert = "[Sun Jan 11 09:52:01 2026] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2874\n"
+	tests := []struct {
+		name, text string
+		want       []string
+		summary    string
+	}{
+		{"both lines", rpc + assert, []string{"gpu.reset_required/critical"}, "(2 messages"},
+		{"the assert alone", assert, []string{"gpu.reset_required/critical"}, "needs a reset: NV_ERR_RESET_REQUIRED"},
+		// A constructed line: the status with the "NVRM: GPU <bdf>: " prefix the driver puts on per-GPU lines.
+		{"the GPU named", "[  12.1] NVRM: GPU 0000:1b:00.0: RmInitAdapter failed! (0x62:NV_ERR_RESET_REQUIRED:1234)\n", []string{"gpu.reset_required/critical"}, "GPU 0000:1b:00.0"},
+		{"another GSP status", strings.ReplaceAll(rpc, "0x00000062", "0x00000051"), nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := kmsg.ParseText(strings.NewReader(tt.text), tt.name, kmsg.TextOptions{Year: 2026})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := CheckPastedKernelLog(l, time.Time{}, 0)
+			if got := ids(fs); !slices.Equal(got, tt.want) {
+				t.Fatalf("findings = %v, want %v", got, tt.want)
+			}
+			if tt.summary != "" && !strings.Contains(fs[0].Summary, tt.summary) {
 				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.summary)
 			}
 		})

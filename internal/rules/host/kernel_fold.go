@@ -81,6 +81,9 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 		}
 	case e.Kind == kmsg.KindFallenOffBus || e.Kind == kmsg.KindXid && e.Xid == 79:
 		g = foldGroup{rule: "off", pci: e.PCI}
+	case e.Kind == kmsg.KindGPUResetRequired:
+		g = foldGroup{rule: "reset", pci: e.PCI}
+		k.detail = e.Detail
 	case e.Kind == kmsg.KindXid:
 		g = foldGroup{rule: "xid", pci: e.PCI, code: e.Xid}
 		k.process = e.XidProcess

@@ -34,7 +34,7 @@ func CheckPastedKernelLog(l *kmsg.Log, since time.Time, window time.Duration) []
 }
 
 // pastedKernelChecks are the rules that judge a kernel log on its own.
-var pastedKernelChecks = []func(*Input) []finding.Finding{checkAER, checkXid, checkFlaps, checkBonds, checkModules, checkHealth, checkCQ, checkTxTimeout, checkRDMAPeer, checkPCIeBandwidth, checkSlotPower, checkCrashes, checkMemory, checkOopsAndPanics, checkMCE, checkOOM}
+var pastedKernelChecks = []func(*Input) []finding.Finding{checkAER, checkXid, checkGPUResetRequired, checkFlaps, checkBonds, checkModules, checkHealth, checkCQ, checkTxTimeout, checkRDMAPeer, checkPCIeBandwidth, checkSlotPower, checkCrashes, checkMemory, checkOopsAndPanics, checkMCE, checkOOM}
 
 // AnalyzeEthtool judges `ethtool -S` outputs on their own (PFC storms,
 // pause load, PHY errors, receive drops; ECN needs the RDMA counters of a node).
