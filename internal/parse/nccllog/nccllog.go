@@ -149,7 +149,11 @@ const (
 	// or NET/Socket, include/socket.h and misc/socket.cc: "Connect to
 	// 192.168.80.157<34630> failed : No route to host",
 	// "socketStartConnect: Connect to … failed : Connection refused"):
-	// Peer is the address without its port, Error the errno text.
+	// Peer is the address without its port, Error the errno text. A
+	// socket call that failed without naming a peer ("Call to recv
+	// failed : Connection reset by peer", "Net : Socket creation failed
+	// : Address family not supported by protocol") is one too: Call is
+	// the call ("recv", "socket"), Peer "" unless the line names one.
 	EventConnect EventKind = "connect"
 	// EventFailed is a program's report that an NCCL or CUDA call
 	// returned an error and it stops (nccl-tests' NCCLCHECK and
@@ -271,7 +275,20 @@ var (
 	reAsyncUnknown = regexp.MustCompile(`NET/IB ?: ([^\s:]+):(\d+) unknown event type \((\d+)\)`)
 	reLegacy       = regexp.MustCompile(`^(\S+) \[\d+\] (?:[\w./-]+\.(?:cu|cc|c|h):\d+ (WARN)|(INFO)) (.*)$`)
 	reWatchdog     = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
-	reConnect      = regexp.MustCompile(`\bConnect to (\S+?)(?:<\d+>)? failed ?: ?(.+?)\s*$`)
+	// reConnect is a failed connect to a peer: include/socket.h and
+	// misc/socket.cc "Connect to ADDR failed : ERR", and misc/socket.cc
+	// socketPollConnect (newer releases) "socketPollConnect: Connect to ADDR
+	// returned 113(No route to host) errno 115(Operation now in
+	// progress)", whose first errno is the connect's result (the second
+	// is what errno held, EINPROGRESS of the non-blocking connect).
+	reConnect = regexp.MustCompile(`\bConnect to (\S+?)(?:<\d+>)? (?:failed ?: ?(.+?)|returned -?\d+\(([^)]*)\).*?)\s*$`)
+	// reSockCall is a socket system call that failed: NCCL's SYSCHECK
+	// macros (include/socket.h, include/checks.h) print "Call to NAME
+	// failed : strerror(errno)" ("Call to recv failed : Connection
+	// reset by peer", NCCL 2.0-2.x socketProgress), newer releases "Net :
+	// Call to recv from ADDR failed : ERR"; createListenSocket and
+	// ncclSocketListen print "Net : Socket creation failed : ERR".
+	reSockCall = regexp.MustCompile(`\bCall to (recv|send|connect|accept|bind|listen|socket|setsockopt|getsockname|poll)(?: (?:from|to) (\S+?)(?:<\d+>)?)? failed ?: ?(.+?)\s*$|\bSocket creation failed ?: ?(.+?)\s*$`)
 	// reBadFamily is misc/socket.cc's refusal to connect to a peer
 	// address that is no IP address ("Net : connecting to address  with
 	// family 33621 is neither AF_INET(2) nor AF_INET6(10)"): the address
@@ -1575,7 +1592,10 @@ func (ps *Parser) warnClass(msg string) Event {
 	} else if m := reCall.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Call, ev.Error = EventResource, m[1], m[2]
 	} else if m := reConnect.FindStringSubmatch(msg); m != nil {
-		ev.Kind, ev.Peer, ev.Error = EventConnect, m[1], m[2]
+		ev.Kind, ev.Peer, ev.Error = EventConnect, m[1], cmp.Or(m[2], m[3])
+	} else if m := reSockCall.FindStringSubmatch(msg); m != nil {
+		// No peer named (Peer ""): Call says which socket call failed.
+		ev.Kind, ev.Call, ev.Peer, ev.Error = EventConnect, cmp.Or(m[1], "socket"), m[2], cmp.Or(m[3], m[4])
 	} else if m := reBadFamily.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Peer, ev.Error = EventConnect, cmp.Or(m[1], "a peer"), "address family "+m[2]+" is neither AF_INET nor AF_INET6"
 	} else {

@@ -140,6 +140,22 @@ func TestParseEvents(t *testing.T) {
 			Event{Kind: EventResource, Call: "ibv_create_qp", Rank: -1}},
 		{"dgx1:4242:4250 [3] misc/ibvwrap.cu:269 WARN Call to ibv_reg_mr failed",
 			Event{Kind: EventResource, Host: "dgx1", Pid: 4242, Call: "ibv_reg_mr", Rank: -1}},
+		// Failed sockets, as NCCL words them across releases. sglang
+		// issue 3820 (realworld-fresh21): misc/socket.cc socketPollConnect.
+		{"node5:240:240 [6] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to 10.0.0.4<56849> returned 113(No route to host) errno 115(Operation now in progress)",
+			Event{Kind: EventConnect, Host: "node5", Pid: 240, Peer: "10.0.0.4", Error: "No route to host", Rank: -1}},
+		// horovod/horovod#210: NCCL 2.1 socketProgress, no peer named.
+		{"ml-gpu-ser015:2123:2230 [3] include/socket.h:194 WARN Call to recv failed : Connection reset by peer",
+			Event{Kind: EventConnect, Host: "ml-gpu-ser015", Pid: 2123, Call: "recv", Error: "Connection reset by peer", Rank: -1}},
+		// NVIDIA/nccl#224 (without Open MPI's output tag): createListenSocket.
+		{"gpu7:4105:4372 [0] include/socket.h:318 NCCL WARN Net : Socket creation failed : Address family not supported by protocol",
+			Event{Kind: EventConnect, Host: "gpu7", Pid: 4105, Call: "socket", Error: "Address family not supported by protocol", Rank: -1}},
+		// Newer socketProgressOpt names the peer.
+		{"h:1:2 [0] misc/socket.cc:49 NCCL WARN Net : Call to recv from 10.1.1.2<4711> failed : Connection reset by peer",
+			Event{Kind: EventConnect, Host: "h", Pid: 1, Call: "recv", Peer: "10.1.1.2", Error: "Connection reset by peer", Rank: -1}},
+		// A failed call that is no socket call stays a plain warning.
+		{"h:1:2 [0] NCCL WARN Call to posix_fallocate failed : No space left on device",
+			Event{Kind: EventWarn, Host: "h", Pid: 1, Rank: -1}},
 		{"[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600060 milliseconds before timing out. NCCL",
 			Event{Kind: EventTimeout, Rank: 3, SeqNum: 7, OpType: "ALLREDUCE", TimeoutMS: 600000, RanForMS: 600060}},
 	}
@@ -243,6 +259,10 @@ func FuzzParse(f *testing.F) {
 	// The failed-call shapes of failures.go, CRLF included.
 	f.Add(strings.ReplaceAll(dupWarn0+"\n"+dupWarn1+"\n"+exFailed+"\n", "\n", "\r\n"))
 	f.Add(bloomCUDA)
+	// Failed sockets in three releases' wording.
+	f.Add("node5:240:240 [6] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to 10.0.0.4<56849> returned 113(No route to host) errno 115(Operation now in progress)\n" +
+		"h:1:2 [3] include/socket.h:194 WARN Call to recv failed : Connection reset by peer\n" +
+		"gpu7:4105:4372 [0] include/socket.h:318 NCCL WARN Net : Socket creation failed : Address family not supported by protocol\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		lg, err := Parse(strings.NewReader(in), "fuzz")
 		if err != nil {

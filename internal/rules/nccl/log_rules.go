@@ -645,9 +645,17 @@ func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 			}
 		}
 		first := evs[0]
-		summary := fmt.Sprintf("NCCL could not connect to %s (%s) %d time(s)", strings.Join(firstN(peers, 4), ", "), errText, weight(evs))
-		if first.Host != "" {
-			summary += " from " + first.Host
+		var summary string
+		if first.Call != "" && len(peers) == 1 && peers[0] == "" {
+			// A socket call that names no peer (old NCCL's "Call to recv
+			// failed : …", "Net : Socket creation failed : …").
+			summary = fmt.Sprintf("NCCL's socket call %s() failed (%s) %d time(s)", first.Call, errText, weight(evs))
+		} else {
+			peers = slices.DeleteFunc(peers, func(p string) bool { return p == "" })
+			summary = fmt.Sprintf("NCCL could not connect to %s (%s) %d time(s)", strings.Join(firstN(peers, 4), ", "), errText, weight(evs))
+		}
+		if hosts := connectHosts(evs); len(hosts) > 0 {
+			summary += " from " + strings.Join(firstN(hosts, 4), ", ")
 		}
 		summary += ": the ranks cannot exchange their addresses (bootstrap) or open their socket connections, so the job does not start; " + connectHint(errText)
 		f := catalog.New("nccl.connect_failed", subj, summary, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
@@ -659,9 +667,37 @@ func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 			f.Remedy = []string{"rebuild nccl-tests with MPI=1 MPI_HOME pointing at the MPI whose mpirun starts it, or start it with that MPI's mpirun",
 				"check that every node loads the same libnccl (NCCL_DEBUG=INFO prints its version on each rank)"}
 		}
+		if e := strings.ToLower(errText); strings.Contains(e, "reset by peer") || strings.Contains(e, "broken pipe") {
+			// The connection was open: the other end closed it.
+			f.Causes = []string{"the peer rank died or aborted first (its own log shows the first error)",
+				"a firewall, NAT or load balancer between the nodes reset the TCP connection",
+				"ranks running different NCCL versions, whose bootstrap messages do not match"}
+			f.Remedy = []string{"read the log of the peer ranks (the other hosts of the job) for their first NCCL WARN or error, with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET",
+				"check that every node loads the same libnccl (NCCL_DEBUG=INFO prints its version on each rank)",
+				"allow TCP between the nodes on the job's network in their firewalls (firewalld, iptables, the cloud security group)"}
+		}
+		if strings.Contains(strings.ToLower(errText), "address family not supported") {
+			// socket(AF_INET6) on a kernel without IPv6: EAFNOSUPPORT.
+			f.Causes = []string{"NCCL picked an IPv6 address of its interface (NCCL_SOCKET_IFNAME, or the first interface it found) on a host whose kernel or container has IPv6 disabled (ipv6.disable=1, net.ipv6.conf.all.disable_ipv6=1)",
+				"the peer's address came from a rank running another NCCL version, whose connection handle this one misreads"}
+			f.Remedy = []string{"NCCL_SOCKET_FAMILY=AF_INET so that NCCL uses the interface's IPv4 address",
+				"NCCL_SOCKET_IFNAME=<interface with an IPv4 address both nodes reach> (ip -4 addr show)",
+				"or enable IPv6 on the host: net.ipv6.conf.all.disable_ipv6 = 0 in /etc/sysctl.conf, and no ipv6.disable=1 on the kernel command line"}
+		}
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// connectHosts lists the hosts that printed evs, in order.
+func connectHosts(evs []nccllog.Event) []string {
+	var hosts []string
+	for _, e := range evs {
+		if e.Host != "" && !slices.Contains(hosts, e.Host) {
+			hosts = append(hosts, e.Host)
+		}
+	}
+	return hosts
 }
 
 // connectHint reads the errno text of a failed connect.
@@ -675,6 +711,10 @@ func connectHint(errText string) string {
 	case strings.Contains(e, "neither af_inet"):
 		// NVIDIA/nccl-tests#294: every rank of an nccl-tests run.
 		return "the peer address NCCL was handed is no IP address, so the ranks did not share one NCCL unique ID: an nccl-tests binary built against another MPI than the mpirun that started it (each process then starts its own job), or ranks running different NCCL versions"
+	case strings.Contains(e, "reset by peer"), strings.Contains(e, "broken pipe"):
+		return "the peer closed the connection: its rank died or aborted first (read its log for the first error), or a firewall or NAT reset the connection"
+	case strings.Contains(e, "address family not supported"):
+		return "the kernel refused a socket of the address family NCCL picked: an IPv6 address on a host or container with IPv6 disabled; set NCCL_SOCKET_FAMILY=AF_INET or an NCCL_SOCKET_IFNAME with an IPv4 address"
 	case strings.Contains(e, "timed out"):
 		return "the connection attempt got no answer: a firewall drops the packets, or the address is on a network the peer does not reach (NCCL_SOCKET_IFNAME)"
 	}

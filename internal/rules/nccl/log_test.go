@@ -196,6 +196,27 @@ func TestLogRules(t *testing.T) {
 			LogOptions{}, []string{"nccl.connect_failed/critical"}},
 		{"connect timed out is not a collective timeout", base + "hostname1:25668:27396 [0] misc/socket.cc:484 NCCL WARN Connect to 10.0.0.2<43211> failed : Connection timed out\n",
 			LogOptions{}, []string{"nccl.connect_failed/critical"}},
+		// sglang issue 3820 (realworld-fresh21): newer socketPollConnect
+		// wording, then the error return chain through bootstrap/init.
+		{"socketPollConnect returned no route to host", "node5:240:240 [6] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to 10.0.0.4<56849> returned 113(No route to host) errno 115(Operation now in progress)\n" +
+			"node5:240:240 [6] NCCL INFO misc/socket.cc:570 -> 2\n" +
+			"node5:240:240 [6] NCCL INFO bootstrap.cc:285 -> 2\n" +
+			"node5:240:240 [6] NCCL INFO init.cc:1534 -> 2\n",
+			LogOptions{}, []string{"nccl.connect_failed/critical"}},
+		// horovod/horovod#210: NCCL 2.1, a peer reset the bootstrap connection on two ranks.
+		{"old recv reset by peer", "ml-gpu-ser015:2123:2230 [3] include/socket.h:194 WARN Call to recv failed : Connection reset by peer\n" +
+			"ml-gpu-ser015:2123:2230 [3] INFO transport/net_ib.cu:555 -> 2\n" +
+			"ml-gpu-ser015:2123:2230 [3] INFO bootstrap.cu:169 -> 2\n" +
+			"ml-gpu-ser015:2123:2230 [3] INFO init.cu:422 -> 2\n" +
+			"ml-gpu-ser015:2121:2233 [1] include/socket.h:194 WARN Call to recv failed : Connection reset by peer\n" +
+			"ml-gpu-ser015:2121:2233 [1] INFO init.cu:422 -> 2\n",
+			LogOptions{}, []string{"nccl.connect_failed/critical"}},
+		// NVIDIA/nccl#224: socket() refused in net_ib's connection setup.
+		{"socket creation: address family not supported", "gpu7:4105:4372 [0] NCCL INFO Ring 00 : 1 -> 4 [receive] via NET/IB/1/GDRDMA\n" +
+			"gpu7:4105:4372 [0] include/socket.h:318 NCCL WARN Net : Socket creation failed : Address family not supported by protocol\n" +
+			"gpu7:4105:4372 [0] NCCL INFO transport/net_ib.cu:407 -> 2\n" +
+			"gpu7:4105:4372 [0] NCCL INFO init.cu:334 -> 2\n",
+			LogOptions{}, []string{"nccl.connect_failed/critical"}},
 		{"newest completion format", base + "hostname1:25668:27396 [0] net_ib.cc:1 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<1> with status=local protection error(4) opcode=RDMA_WRITE(1) vendor_err=81 hca mlx5_0\n",
 			LogOptions{}, []string{"nccl.ibv_error/critical"}},
 	}
@@ -222,6 +243,25 @@ func TestLogRules(t *testing.T) {
 			if tt.name == "bootstrap connect: no route to host" {
 				if sum := a.Findings[0].Summary; !strings.Contains(sum, "192.168.80.157 (No route to host) 2 time(s)") || !strings.Contains(sum, "firewall") {
 					t.Errorf("summary %q", sum)
+				}
+			}
+			if tt.name == "socketPollConnect returned no route to host" {
+				if sum := a.Findings[0].Summary; !strings.Contains(sum, "10.0.0.4 (No route to host) 1 time(s) from node5") || !strings.Contains(sum, "firewall") {
+					t.Errorf("summary %q", sum)
+				}
+			}
+			if tt.name == "old recv reset by peer" {
+				f := a.Findings[0]
+				if !strings.Contains(f.Summary, "recv() failed (Connection reset by peer) 2 time(s) from ml-gpu-ser015") || !strings.Contains(f.Summary, "peer closed the connection") ||
+					!strings.Contains(strings.Join(f.Causes, " "), "died or aborted first") {
+					t.Errorf("finding %+v", f)
+				}
+			}
+			if tt.name == "socket creation: address family not supported" {
+				f := a.Findings[0]
+				if !strings.Contains(f.Summary, "socket() failed (Address family not supported by protocol) 1 time(s) from gpu7") ||
+					!strings.Contains(strings.Join(f.Remedy, " "), "NCCL_SOCKET_FAMILY=AF_INET") {
+					t.Errorf("finding %+v", f)
 				}
 			}
 			if tt.name == "newer socket wording, connection refused" {
