@@ -62,6 +62,14 @@ type Proc struct {
 	// IBNoDeviceText is that message.
 	IBNoDevice     int    `json:"ib_no_device,omitempty"`
 	IBNoDeviceText string `json:"ib_no_device_text,omitempty"`
+	// InitFailed is the line of the first error return through
+	// communicator setup: NCCLCHECK (include/checks.h) logs "init.cc:1534
+	// -> 2" (init.cu, bootstrap.cc/.cu likewise) as a failed call's
+	// result climbs out of ncclCommInitRank; 0 when absent. InitCode is
+	// that ncclResult_t (2 ncclSystemError …), InitFailedText the message.
+	InitFailed     int    `json:"init_failed,omitempty"`
+	InitCode       int    `json:"init_code,omitempty"`
+	InitFailedText string `json:"init_failed_text,omitempty"`
 	// NetPlugin is the external net plugin the process shows: "Loaded net
 	// plugin NAME" of NET/Plugin, or the first line of a plugin's own
 	// "NET/<name>" prefix (NET/OFI, NET/IBext, NET/AWS…); NetPluginLine
@@ -1139,6 +1147,23 @@ func (p *Parser) line(n int, raw string) {
 	}
 }
 
+// errorReturn reads NCCLCHECK's trace of a failed call, "init.cc:1534
+// -> 2" (a " [Net]"-style suffix allowed): the ncclResult_t it returned.
+// ncclSuccess (0) and ncclInProgress (7, a non-blocking call still
+// running) are no failure.
+func errorReturn(msg string) (int, bool) {
+	i := strings.Index(msg, " -> ")
+	if i < 0 || strings.IndexByte(msg[:i], ' ') >= 0 || !strings.Contains(msg[:i], ":") {
+		return 0, false
+	}
+	num, _ := digits(msg[i+4:])
+	code, err := strconv.Atoi(num)
+	if err != nil || code <= 0 || code == 7 {
+		return 0, false
+	}
+	return code, true
+}
+
 // timeout adds the watchdog report m (watchdog's submatches) of line n.
 func (p *Parser) timeout(n int, line string, m []string) {
 	ev := Event{Kind: EventTimeout, Source: p.source, Line: n, Text: line, Rank: anyRank(line, m[1]), OpType: m[3]}
@@ -1151,6 +1176,10 @@ func (p *Parser) timeout(n int, line string, m []string) {
 
 func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 	switch {
+	case p.InitFailed == 0 && (strings.HasPrefix(msg, "init.c") || strings.HasPrefix(msg, "bootstrap.c")):
+		if code, ok := errorReturn(msg); ok {
+			p.InitFailed, p.InitCode, p.InitFailedText = n, code, msg
+		}
 	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "), strings.HasPrefix(msg, "Trees "):
 		parseChannel(p, n, msg)
 	case strings.Contains(msg, "comm 0x") || strings.HasPrefix(msg, "rank "):

@@ -403,3 +403,31 @@ func TestTestFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestInitFailed: NCCLCHECK's error return trace out of init.cc or
+// bootstrap.cc marks the process whose communicator setup failed (sglang
+// issue 3820's "init.cc:1534 -> 2", horovod/horovod#210's NCCL 2.1
+// "INFO bootstrap.cu:169 -> 2"); other files, ncclSuccess and
+// ncclInProgress do not.
+func TestInitFailed(t *testing.T) {
+	for _, tc := range []struct {
+		in         string
+		line, code int
+	}{
+		{"node5:240:240 [6] NCCL INFO misc/socket.cc:570 -> 2\nnode5:240:240 [6] NCCL INFO bootstrap.cc:285 -> 2\nnode5:240:240 [6] NCCL INFO init.cc:1534 -> 2\n", 2, 2},
+		{"ml-gpu-ser015:2123:2230 [3] INFO bootstrap.cu:169 -> 3\n", 1, 3},
+		{"h:1:2 [0] NCCL INFO init.cc:1534 -> 6 [Net]\n", 1, 6},
+		{"h:1:2 [0] NCCL INFO transport/net.cc:330 -> 2\n", 0, 0},
+		{"h:1:2 [0] NCCL INFO init.cc:1534 -> 7\n", 0, 0},
+		{"h:1:2 [0] NCCL INFO init.cc:1534 -> x\n", 0, 0},
+		{"h:1:2 [0] NCCL INFO init.cc: ranks -> 2 nodes\n", 0, 0},
+	} {
+		lg, err := Parse(strings.NewReader(tc.in), "t.log")
+		if err != nil {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		if p := lg.Procs[0]; p.InitFailed != tc.line || p.InitCode != tc.code {
+			t.Errorf("%q: init failed at line %d code %d, want %d, %d", tc.in, p.InitFailed, p.InitCode, tc.line, tc.code)
+		}
+	}
+}

@@ -90,6 +90,10 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 		// A failed call with nothing above that explains it.
 		a.Findings = append(a.Findings, failedFindings(lg, c.subj, evidenceAt)...)
 	}
+	if !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical }) {
+		// Communicator setup failed, and nothing above says why.
+		a.Findings = append(a.Findings, initFailedFindings(lg, c.subj, evidenceAt)...)
+	}
 	a.Notes = append(a.Notes, logNotes(lg)...)
 	// A finding is about the file its first evidence comes from (merged
 	// logs span several).
@@ -793,6 +797,67 @@ func failedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) 
 		}
 	}
 	return []finding.Finding{catalog.New("nccl.call_failed", subj, sum, evs...)}
+}
+
+// ncclResultText is ncclGetErrorString's text of an ncclResult_t
+// (src/misc/utils.cc, src/nccl.h.in).
+var ncclResultText = map[int]string{
+	1: "unhandled cuda error",
+	2: "unhandled system error",
+	3: "internal error",
+	4: "invalid argument",
+	5: "invalid usage",
+	6: "remote process exited or there was a network error",
+}
+
+// initFailedFindings reports processes whose communicator setup failed:
+// NCCL's error return chain climbs out of init.cc or bootstrap.cc
+// ("bootstrap.cc:285 -> 2", "init.cc:1534 -> 2"), so ncclCommInitRank
+// returned an error and the communicator was never built. It names the
+// error, the hosts and the NCCL WARN before it (whose text the other
+// rules did not read).
+func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	var failed []*nccllog.Proc
+	var hosts []string
+	for _, p := range lg.Procs {
+		if p.InitFailed == 0 {
+			continue
+		}
+		failed = append(failed, p)
+		if p.Host != "" && !slices.Contains(hosts, p.Host) {
+			hosts = append(hosts, p.Host)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	first := failed[0]
+	errText := cmp.Or(ncclResultText[first.InitCode], fmt.Sprintf("ncclResult_t %d", first.InitCode))
+	sum := fmt.Sprintf("NCCL could not build its communicator: the error return chain reaches %q ('%s') in %d process(es)", first.InitFailedText, errText, len(failed))
+	if len(hosts) > 0 {
+		sum += " on " + strings.Join(firstN(hosts, 4), ", ")
+	}
+	if m := ncclErrorMeaning("NCCL", errText); m != "" {
+		sum += ": " + m
+	}
+	evs := []finding.Evidence{{Source: at(first.Source, first.InitFailed), Value: first.InitFailedText}}
+	// The failing process's own warning, else the first of any.
+	i := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool {
+		return e.Kind == nccllog.EventWarn && e.Host == first.Host && e.Pid == first.Pid
+	})
+	if i < 0 {
+		i = slices.IndexFunc(lg.Events, func(e nccllog.Event) bool { return e.Kind == nccllog.EventWarn })
+	}
+	if i >= 0 {
+		w := lg.Events[i]
+		sum += fmt.Sprintf("; NCCL warned first (line %d): %s", w.Line, w.Text)
+		evs = append(evs, finding.Evidence{Source: at(w.Source, w.Line), Value: w.Text})
+	} else {
+		sum += "; the log shows no NCCL warning that names the failed call: rerun with NCCL_DEBUG=WARN (or INFO) to see it"
+	}
+	f := catalog.New("nccl.call_failed", subj, sum, evs...)
+	f.Subject.Host = first.Host
+	return []finding.Finding{f}
 }
 
 // ncclErrorMeaning says what ncclGetErrorString's text (or a CUDA

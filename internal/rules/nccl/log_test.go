@@ -217,6 +217,18 @@ func TestLogRules(t *testing.T) {
 			"gpu7:4105:4372 [0] NCCL INFO transport/net_ib.cu:407 -> 2\n" +
 			"gpu7:4105:4372 [0] NCCL INFO init.cu:334 -> 2\n",
 			LogOptions{}, []string{"nccl.connect_failed/critical"}},
+		// An error return chain out of init/bootstrap whose WARN no other
+		// rule reads: the communicator was never built.
+		{"init error chain after an unread warning", "h1:10:11 [0] misc/shmutils.cc:80 NCCL WARN Call to posix_fallocate failed : No space left on device\n" +
+			"h1:10:11 [0] NCCL INFO misc/shmutils.cc:121 -> 2\n" +
+			"h1:10:11 [0] NCCL INFO init.cc:1534 -> 2\n" +
+			"h1:10:11 [0] NCCL INFO init.cc:1799 -> 2\n",
+			LogOptions{}, []string{"nccl.call_failed/critical"}},
+		{"old init.cu chain, no warning", "h2:20:21 [1] INFO bootstrap.cu:169 -> 3\nh2:20:21 [1] INFO init.cu:422 -> 3\n",
+			LogOptions{}, []string{"nccl.call_failed/critical"}},
+		// A chain through other files only, or ncclInProgress, is no failed init.
+		{"chain outside init", "h3:30:31 [0] NCCL INFO transport/net.cc:330 -> 2\n", LogOptions{}, nil},
+		{"in progress is no failure", "h3:30:31 [0] NCCL INFO init.cc:1534 -> 7\n", LogOptions{}, nil},
 		{"newest completion format", base + "hostname1:25668:27396 [0] net_ib.cc:1 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<1> with status=local protection error(4) opcode=RDMA_WRITE(1) vendor_err=81 hca mlx5_0\n",
 			LogOptions{}, []string{"nccl.ibv_error/critical"}},
 	}
@@ -248,6 +260,13 @@ func TestLogRules(t *testing.T) {
 			if tt.name == "socketPollConnect returned no route to host" {
 				if sum := a.Findings[0].Summary; !strings.Contains(sum, "10.0.0.4 (No route to host) 1 time(s) from node5") || !strings.Contains(sum, "firewall") {
 					t.Errorf("summary %q", sum)
+				}
+			}
+			if tt.name == "init error chain after an unread warning" {
+				f := a.Findings[0]
+				if !strings.Contains(f.Summary, `"init.cc:1534 -> 2" ('unhandled system error') in 1 process(es) on h1`) || !strings.Contains(f.Summary, "posix_fallocate") ||
+					len(f.Evidence) != 2 || f.Evidence[0].Source != "t.log:3" {
+					t.Errorf("finding %+v", f)
 				}
 			}
 			if tt.name == "old recv reset by peer" {
