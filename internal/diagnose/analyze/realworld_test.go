@@ -273,6 +273,20 @@ func TestRealWorldFresh17(t *testing.T) { scoreRealWorld(t, "testdata/realworld-
 // rejected rdma_cm connection the tester called critical.
 func TestRealWorldFresh18(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh18", 0.94) }
 
+// TestRealWorldFresh19 keeps the nineteenth held-out collection (issue
+// threads; gathered while the fresh16-18 fixes were made) honest: 14 of 20
+// fresh, every miss a fault read as HEALTHY; 20 of 20 after the fixes it
+// prompted (FreeBSD link state lines, Xid 45 before a hung task, dmesg -H
+// deltas, LNet o2ib timeouts, a driver's own PCIe link report, a
+// SoftRoCE pingpong that never finished).
+func TestRealWorldFresh19(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh19", 0.95) }
+
+// TestRealWorldFresh20 keeps the twentieth held-out collection (captures in
+// repositories and kernel mails) honest: 13 of 17 fresh; 17 of 17 after the
+// fixes it prompted (stalled transmit queues, quoted mlx5 command
+// timeouts, NCCL's duplicate GPU, a CUDA error in PyTorch's watchdog).
+func TestRealWorldFresh20(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh20", 0.95) }
+
 // scoreRealWorld judges every sample of dir against its expect.tsv and
 // fails below minScore, on an unlisted file, on a new miss, or on a known
 // miss that is now right.
