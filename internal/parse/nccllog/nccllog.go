@@ -297,6 +297,11 @@ var (
 	// Call to recv from ADDR failed : ERR"; createListenSocket and
 	// ncclSocketListen print "Net : Socket creation failed : ERR".
 	reSockCall = regexp.MustCompile(`\bCall to (recv|send|connect|accept|bind|listen|socket|setsockopt|getsockname|poll)(?: (?:from|to) (\S+?)(?:<\d+>)?)? failed ?: ?(.+?)\s*$|\bSocket creation failed ?: ?(.+?)\s*$`)
+	// reClosed is socketProgress's read of 0 bytes where it expected data:
+	// "Net : Connection closed by remote peer" (include/socket.h),
+	// "socketProgress: Connection closed by remote peer HOST<PORT>"
+	// (misc/socket.cc).
+	reClosed = regexp.MustCompile(`\bConnection closed by remote peer(?: (\S+?)(?:<\d+>)?)?\s*$`)
 	// reBadFamily is misc/socket.cc's refusal to connect to a peer
 	// address that is no IP address ("Net : connecting to address  with
 	// family 33621 is neither AF_INET(2) nor AF_INET6(10)"): the address
@@ -1625,6 +1630,8 @@ func (ps *Parser) warnClass(msg string) Event {
 	} else if m := reSockCall.FindStringSubmatch(msg); m != nil {
 		// No peer named (Peer ""): Call says which socket call failed.
 		ev.Kind, ev.Call, ev.Peer, ev.Error = EventConnect, cmp.Or(m[1], "socket"), m[2], cmp.Or(m[3], m[4])
+	} else if m := reClosed.FindStringSubmatch(msg); m != nil {
+		ev.Kind, ev.Call, ev.Peer, ev.Error = EventConnect, "recv", m[1], "Connection closed by remote peer"
 	} else if m := reBadFamily.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Peer, ev.Error = EventConnect, cmp.Or(m[1], "a peer"), "address family "+m[2]+" is neither AF_INET nor AF_INET6"
 	} else {

@@ -153,6 +153,11 @@ func TestParseEvents(t *testing.T) {
 		// Newer socketProgressOpt names the peer.
 		{"h:1:2 [0] misc/socket.cc:49 NCCL WARN Net : Call to recv from 10.1.1.2<4711> failed : Connection reset by peer",
 			Event{Kind: EventConnect, Host: "h", Pid: 1, Call: "recv", Peer: "10.1.1.2", Error: "Connection reset by peer", Rank: -1}},
+		// NVIDIA/nccl-tests#185 (realworld-fresh10): socketProgress read 0 bytes.
+		{"dgxh100-3:225140:225289 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer dgxh100-3<41109>",
+			Event{Kind: EventConnect, Host: "dgxh100-3", Pid: 225140, Call: "recv", Peer: "dgxh100-3", Error: "Connection closed by remote peer", Rank: -1}},
+		{"h:1:2 [0] NCCL WARN Net : Connection closed by remote peer",
+			Event{Kind: EventConnect, Host: "h", Pid: 1, Call: "recv", Error: "Connection closed by remote peer", Rank: -1}},
 		// A failed call that is no socket call stays a plain warning.
 		{"h:1:2 [0] NCCL WARN Call to posix_fallocate failed : No space left on device",
 			Event{Kind: EventWarn, Host: "h", Pid: 1, Rank: -1}},

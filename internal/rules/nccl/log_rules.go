@@ -83,7 +83,10 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	a.Findings = append(a.Findings, completionFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, asyncFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, resourceFindings(lg, c.subj, evidenceAt)...)
-	a.Findings = append(a.Findings, connectFindings(lg, c.subj, evidenceAt)...)
+	// A peer that closed or reset its connection is a consequence when a
+	// verbs, completion or async error above already explains the job's end.
+	explained := slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical })
+	a.Findings = append(a.Findings, connectFindings(lg, c.subj, evidenceAt, explained)...)
 	a.Findings = append(a.Findings, timeoutFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, duplicateGPUFindings(lg, c.subj, evidenceAt)...)
 	if !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical }) {
@@ -627,11 +630,11 @@ func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int
 // connectFindings reports TCP connections to peers that failed
 // (bootstrap or NET/Socket): one finding per error text, naming the
 // peers and how many times.
-func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string, explained bool) []finding.Finding {
 	byErr := map[string][]nccllog.Event{}
 	var order []string
 	for _, e := range lg.Events {
-		if e.Kind != nccllog.EventConnect {
+		if e.Kind != nccllog.EventConnect || explained && peerClosed(e.Error) {
 			continue
 		}
 		if _, ok := byErr[e.Error]; !ok {
@@ -649,13 +652,17 @@ func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 			}
 		}
 		first := evs[0]
+		peers = slices.DeleteFunc(peers, func(p string) bool { return p == "" })
 		var summary string
-		if first.Call != "" && len(peers) == 1 && peers[0] == "" {
-			// A socket call that names no peer (old NCCL's "Call to recv
-			// failed : …", "Net : Socket creation failed : …").
+		if first.Call != "" {
+			// A socket call other than connect (old NCCL's "Call to recv
+			// failed : …", "Net : Socket creation failed : …"), with the
+			// peer when the line names one.
 			summary = fmt.Sprintf("NCCL's socket call %s() failed (%s) %d time(s)", first.Call, errText, weight(evs))
+			if len(peers) > 0 {
+				summary += " with peer " + strings.Join(firstN(peers, 4), ", ")
+			}
 		} else {
-			peers = slices.DeleteFunc(peers, func(p string) bool { return p == "" })
 			summary = fmt.Sprintf("NCCL could not connect to %s (%s) %d time(s)", strings.Join(firstN(peers, 4), ", "), errText, weight(evs))
 		}
 		if hosts := connectHosts(evs); len(hosts) > 0 {
@@ -671,7 +678,7 @@ func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 			f.Remedy = []string{"rebuild nccl-tests with MPI=1 MPI_HOME pointing at the MPI whose mpirun starts it, or start it with that MPI's mpirun",
 				"check that every node loads the same libnccl (NCCL_DEBUG=INFO prints its version on each rank)"}
 		}
-		if e := strings.ToLower(errText); strings.Contains(e, "reset by peer") || strings.Contains(e, "broken pipe") {
+		if peerClosed(errText) {
 			// The connection was open: the other end closed it.
 			f.Causes = []string{"the peer rank died or aborted first (its own log shows the first error)",
 				"a firewall, NAT or load balancer between the nodes reset the TCP connection",
@@ -691,6 +698,13 @@ func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// peerClosed reports the errno texts of a connection the other end
+// closed: the peer died or gave up, often on a fault reported elsewhere.
+func peerClosed(errText string) bool {
+	e := strings.ToLower(errText)
+	return strings.Contains(e, "reset by peer") || strings.Contains(e, "closed by remote peer") || strings.Contains(e, "broken pipe")
 }
 
 // connectHosts lists the hosts that printed evs, in order.
@@ -715,7 +729,7 @@ func connectHint(errText string) string {
 	case strings.Contains(e, "neither af_inet"):
 		// NVIDIA/nccl-tests#294: every rank of an nccl-tests run.
 		return "the peer address NCCL was handed is no IP address, so the ranks did not share one NCCL unique ID: an nccl-tests binary built against another MPI than the mpirun that started it (each process then starts its own job), or ranks running different NCCL versions"
-	case strings.Contains(e, "reset by peer"), strings.Contains(e, "broken pipe"):
+	case peerClosed(e):
 		return "the peer closed the connection: its rank died or aborted first (read its log for the first error), or a firewall or NAT reset the connection"
 	case strings.Contains(e, "address family not supported"):
 		return "the kernel refused a socket of the address family NCCL picked: an IPv6 address on a host or container with IPv6 disabled; set NCCL_SOCKET_FAMILY=AF_INET or an NCCL_SOCKET_IFNAME with an IPv4 address"

@@ -217,6 +217,13 @@ func TestLogRules(t *testing.T) {
 			"gpu7:4105:4372 [0] NCCL INFO transport/net_ib.cu:407 -> 2\n" +
 			"gpu7:4105:4372 [0] NCCL INFO init.cu:334 -> 2\n",
 			LogOptions{}, []string{"nccl.connect_failed/critical"}},
+		// A peer that closed its connection after a verbs failure is the
+		// failure's consequence (NVIDIA/nccl-tests#185); alone it is the fault.
+		{"closed by peer after modify_qp failure", "dgxh100-3:225140:225289 [0] NCCL WARN Call to ibv_modify_qp failed with 101 Network is unreachable\n" +
+			"dgxh100-3:225140:225289 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer dgxh100-3<41109>\n",
+			LogOptions{}, []string{"nccl.resource_error/critical"}},
+		{"closed by peer alone", "dgxh100-3:225140:225289 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer dgxh100-3<41109>\n",
+			LogOptions{}, []string{"nccl.connect_failed/critical"}},
 		// An error return chain out of init/bootstrap whose WARN no other
 		// rule reads: the communicator was never built.
 		{"init error chain after an unread warning", "h1:10:11 [0] misc/shmutils.cc:80 NCCL WARN Call to posix_fallocate failed : No space left on device\n" +
@@ -267,6 +274,11 @@ func TestLogRules(t *testing.T) {
 				if !strings.Contains(f.Summary, `"init.cc:1534 -> 2" ('unhandled system error') in 1 process(es) on h1`) || !strings.Contains(f.Summary, "posix_fallocate") ||
 					len(f.Evidence) != 2 || f.Evidence[0].Source != "t.log:3" {
 					t.Errorf("finding %+v", f)
+				}
+			}
+			if tt.name == "closed by peer alone" {
+				if sum := a.Findings[0].Summary; !strings.Contains(sum, "recv() failed (Connection closed by remote peer) 1 time(s) with peer dgxh100-3 from dgxh100-3") {
+					t.Errorf("summary %q", sum)
 				}
 			}
 			if tt.name == "old recv reset by peer" {
