@@ -62,6 +62,14 @@ type Proc struct {
 	// IBNoDeviceText is that message.
 	IBNoDevice     int    `json:"ib_no_device,omitempty"`
 	IBNoDeviceText string `json:"ib_no_device_text,omitempty"`
+	// InitFailed is the line of the first error return through
+	// communicator setup: NCCLCHECK (include/checks.h) logs "init.cc:1534
+	// -> 2" (init.cu, bootstrap.cc/.cu likewise) as a failed call's
+	// result climbs out of ncclCommInitRank; 0 when absent. InitCode is
+	// that ncclResult_t (2 ncclSystemError …), InitFailedText the message.
+	InitFailed     int    `json:"init_failed,omitempty"`
+	InitCode       int    `json:"init_code,omitempty"`
+	InitFailedText string `json:"init_failed_text,omitempty"`
 	// NetPlugin is the external net plugin the process shows: "Loaded net
 	// plugin NAME" of NET/Plugin, or the first line of a plugin's own
 	// "NET/<name>" prefix (NET/OFI, NET/IBext, NET/AWS…); NetPluginLine
@@ -149,7 +157,11 @@ const (
 	// or NET/Socket, include/socket.h and misc/socket.cc: "Connect to
 	// 192.168.80.157<34630> failed : No route to host",
 	// "socketStartConnect: Connect to … failed : Connection refused"):
-	// Peer is the address without its port, Error the errno text.
+	// Peer is the address without its port, Error the errno text. A
+	// socket call that failed without naming a peer ("Call to recv
+	// failed : Connection reset by peer", "Net : Socket creation failed
+	// : Address family not supported by protocol") is one too: Call is
+	// the call ("recv", "socket"), Peer "" unless the line names one.
 	EventConnect EventKind = "connect"
 	// EventFailed is a program's report that an NCCL or CUDA call
 	// returned an error and it stops (nccl-tests' NCCLCHECK and
@@ -271,7 +283,25 @@ var (
 	reAsyncUnknown = regexp.MustCompile(`NET/IB ?: ([^\s:]+):(\d+) unknown event type \((\d+)\)`)
 	reLegacy       = regexp.MustCompile(`^(\S+) \[\d+\] (?:[\w./-]+\.(?:cu|cc|c|h):\d+ (WARN)|(INFO)) (.*)$`)
 	reWatchdog     = regexp.MustCompile(`(?:\[Rank (\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+).*?Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds`)
-	reConnect      = regexp.MustCompile(`\bConnect to (\S+?)(?:<\d+>)? failed ?: ?(.+?)\s*$`)
+	// reConnect is a failed connect to a peer: include/socket.h and
+	// misc/socket.cc "Connect to ADDR failed : ERR", and misc/socket.cc
+	// socketPollConnect (newer releases) "socketPollConnect: Connect to ADDR
+	// returned 113(No route to host) errno 115(Operation now in
+	// progress)", whose first errno is the connect's result (the second
+	// is what errno held, EINPROGRESS of the non-blocking connect).
+	reConnect = regexp.MustCompile(`\bConnect to (\S+?)(?:<\d+>)? (?:failed ?: ?(.+?)|returned -?\d+\(([^)]*)\).*?)\s*$`)
+	// reSockCall is a socket system call that failed: NCCL's SYSCHECK
+	// macros (include/socket.h, include/checks.h) print "Call to NAME
+	// failed : strerror(errno)" ("Call to recv failed : Connection
+	// reset by peer", NCCL 2.0-2.x socketProgress), newer releases "Net :
+	// Call to recv from ADDR failed : ERR"; createListenSocket and
+	// ncclSocketListen print "Net : Socket creation failed : ERR".
+	reSockCall = regexp.MustCompile(`\bCall to (recv|send|connect|accept|bind|listen|socket|setsockopt|getsockname|poll)(?: (?:from|to) (\S+?)(?:<\d+>)?)? failed ?: ?(.+?)\s*$|\bSocket creation failed ?: ?(.+?)\s*$`)
+	// reClosed is socketProgress's read of 0 bytes where it expected data:
+	// "Net : Connection closed by remote peer" (include/socket.h),
+	// "socketProgress: Connection closed by remote peer HOST<PORT>"
+	// (misc/socket.cc).
+	reClosed = regexp.MustCompile(`\bConnection closed by remote peer(?: (\S+?)(?:<\d+>)?)?\s*$`)
 	// reBadFamily is misc/socket.cc's refusal to connect to a peer
 	// address that is no IP address ("Net : connecting to address  with
 	// family 33621 is neither AF_INET(2) nor AF_INET6(10)"): the address
@@ -1122,6 +1152,23 @@ func (p *Parser) line(n int, raw string) {
 	}
 }
 
+// errorReturn reads NCCLCHECK's trace of a failed call, "init.cc:1534
+// -> 2" (a " [Net]"-style suffix allowed): the ncclResult_t it returned.
+// ncclSuccess (0) and ncclInProgress (7, a non-blocking call still
+// running) are no failure.
+func errorReturn(msg string) (int, bool) {
+	i := strings.Index(msg, " -> ")
+	if i < 0 || strings.IndexByte(msg[:i], ' ') >= 0 || !strings.Contains(msg[:i], ":") {
+		return 0, false
+	}
+	num, _ := digits(msg[i+4:])
+	code, err := strconv.Atoi(num)
+	if err != nil || code <= 0 || code == 7 {
+		return 0, false
+	}
+	return code, true
+}
+
 // timeout adds the watchdog report m (watchdog's submatches) of line n.
 func (p *Parser) timeout(n int, line string, m []string) {
 	ev := Event{Kind: EventTimeout, Source: p.source, Line: n, Text: line, Rank: anyRank(line, m[1]), OpType: m[3]}
@@ -1134,6 +1181,10 @@ func (p *Parser) timeout(n int, line string, m []string) {
 
 func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 	switch {
+	case p.InitFailed == 0 && (strings.HasPrefix(msg, "init.c") || strings.HasPrefix(msg, "bootstrap.c")):
+		if code, ok := errorReturn(msg); ok {
+			p.InitFailed, p.InitCode, p.InitFailedText = n, code, msg
+		}
 	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "), strings.HasPrefix(msg, "Trees "):
 		parseChannel(p, n, msg)
 	case strings.Contains(msg, "comm 0x") || strings.HasPrefix(msg, "rank "):
@@ -1575,7 +1626,12 @@ func (ps *Parser) warnClass(msg string) Event {
 	} else if m := reCall.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Call, ev.Error = EventResource, m[1], m[2]
 	} else if m := reConnect.FindStringSubmatch(msg); m != nil {
-		ev.Kind, ev.Peer, ev.Error = EventConnect, m[1], m[2]
+		ev.Kind, ev.Peer, ev.Error = EventConnect, m[1], cmp.Or(m[2], m[3])
+	} else if m := reSockCall.FindStringSubmatch(msg); m != nil {
+		// No peer named (Peer ""): Call says which socket call failed.
+		ev.Kind, ev.Call, ev.Peer, ev.Error = EventConnect, cmp.Or(m[1], "socket"), m[2], cmp.Or(m[3], m[4])
+	} else if m := reClosed.FindStringSubmatch(msg); m != nil {
+		ev.Kind, ev.Call, ev.Peer, ev.Error = EventConnect, "recv", m[1], "Connection closed by remote peer"
 	} else if m := reBadFamily.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Peer, ev.Error = EventConnect, cmp.Or(m[1], "a peer"), "address family "+m[2]+" is neither AF_INET nor AF_INET6"
 	} else {

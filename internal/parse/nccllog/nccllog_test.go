@@ -140,6 +140,27 @@ func TestParseEvents(t *testing.T) {
 			Event{Kind: EventResource, Call: "ibv_create_qp", Rank: -1}},
 		{"dgx1:4242:4250 [3] misc/ibvwrap.cu:269 WARN Call to ibv_reg_mr failed",
 			Event{Kind: EventResource, Host: "dgx1", Pid: 4242, Call: "ibv_reg_mr", Rank: -1}},
+		// Failed sockets, as NCCL words them across releases. sglang
+		// issue 3820 (realworld-fresh21): misc/socket.cc socketPollConnect.
+		{"node5:240:240 [6] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to 10.0.0.4<56849> returned 113(No route to host) errno 115(Operation now in progress)",
+			Event{Kind: EventConnect, Host: "node5", Pid: 240, Peer: "10.0.0.4", Error: "No route to host", Rank: -1}},
+		// horovod/horovod#210: NCCL 2.1 socketProgress, no peer named.
+		{"ml-gpu-ser015:2123:2230 [3] include/socket.h:194 WARN Call to recv failed : Connection reset by peer",
+			Event{Kind: EventConnect, Host: "ml-gpu-ser015", Pid: 2123, Call: "recv", Error: "Connection reset by peer", Rank: -1}},
+		// NVIDIA/nccl#224 (without Open MPI's output tag): createListenSocket.
+		{"gpu7:4105:4372 [0] include/socket.h:318 NCCL WARN Net : Socket creation failed : Address family not supported by protocol",
+			Event{Kind: EventConnect, Host: "gpu7", Pid: 4105, Call: "socket", Error: "Address family not supported by protocol", Rank: -1}},
+		// Newer socketProgressOpt names the peer.
+		{"h:1:2 [0] misc/socket.cc:49 NCCL WARN Net : Call to recv from 10.1.1.2<4711> failed : Connection reset by peer",
+			Event{Kind: EventConnect, Host: "h", Pid: 1, Call: "recv", Peer: "10.1.1.2", Error: "Connection reset by peer", Rank: -1}},
+		// NVIDIA/nccl-tests#185 (realworld-fresh10): socketProgress read 0 bytes.
+		{"dgxh100-3:225140:225289 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer dgxh100-3<41109>",
+			Event{Kind: EventConnect, Host: "dgxh100-3", Pid: 225140, Call: "recv", Peer: "dgxh100-3", Error: "Connection closed by remote peer", Rank: -1}},
+		{"h:1:2 [0] NCCL WARN Net : Connection closed by remote peer",
+			Event{Kind: EventConnect, Host: "h", Pid: 1, Call: "recv", Error: "Connection closed by remote peer", Rank: -1}},
+		// A failed call that is no socket call stays a plain warning.
+		{"h:1:2 [0] NCCL WARN Call to posix_fallocate failed : No space left on device",
+			Event{Kind: EventWarn, Host: "h", Pid: 1, Rank: -1}},
 		{"[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600060 milliseconds before timing out. NCCL",
 			Event{Kind: EventTimeout, Rank: 3, SeqNum: 7, OpType: "ALLREDUCE", TimeoutMS: 600000, RanForMS: 600060}},
 	}
@@ -243,6 +264,10 @@ func FuzzParse(f *testing.F) {
 	// The failed-call shapes of failures.go, CRLF included.
 	f.Add(strings.ReplaceAll(dupWarn0+"\n"+dupWarn1+"\n"+exFailed+"\n", "\n", "\r\n"))
 	f.Add(bloomCUDA)
+	// Failed sockets in three releases' wording.
+	f.Add("node5:240:240 [6] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to 10.0.0.4<56849> returned 113(No route to host) errno 115(Operation now in progress)\n" +
+		"h:1:2 [3] include/socket.h:194 WARN Call to recv failed : Connection reset by peer\n" +
+		"gpu7:4105:4372 [0] include/socket.h:318 NCCL WARN Net : Socket creation failed : Address family not supported by protocol\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		lg, err := Parse(strings.NewReader(in), "fuzz")
 		if err != nil {
@@ -380,6 +405,34 @@ func TestTestFailure(t *testing.T) {
 		e := lg.Events[0]
 		if e.Kind != EventFailed || e.Host != tt.host || e.Call != tt.call || e.Error != tt.text || e.Line != 1 {
 			t.Errorf("%q: %+v", tt.in, e)
+		}
+	}
+}
+
+// TestInitFailed: NCCLCHECK's error return trace out of init.cc or
+// bootstrap.cc marks the process whose communicator setup failed (sglang
+// issue 3820's "init.cc:1534 -> 2", horovod/horovod#210's NCCL 2.1
+// "INFO bootstrap.cu:169 -> 2"); other files, ncclSuccess and
+// ncclInProgress do not.
+func TestInitFailed(t *testing.T) {
+	for _, tc := range []struct {
+		in         string
+		line, code int
+	}{
+		{"node5:240:240 [6] NCCL INFO misc/socket.cc:570 -> 2\nnode5:240:240 [6] NCCL INFO bootstrap.cc:285 -> 2\nnode5:240:240 [6] NCCL INFO init.cc:1534 -> 2\n", 2, 2},
+		{"ml-gpu-ser015:2123:2230 [3] INFO bootstrap.cu:169 -> 3\n", 1, 3},
+		{"h:1:2 [0] NCCL INFO init.cc:1534 -> 6 [Net]\n", 1, 6},
+		{"h:1:2 [0] NCCL INFO transport/net.cc:330 -> 2\n", 0, 0},
+		{"h:1:2 [0] NCCL INFO init.cc:1534 -> 7\n", 0, 0},
+		{"h:1:2 [0] NCCL INFO init.cc:1534 -> x\n", 0, 0},
+		{"h:1:2 [0] NCCL INFO init.cc: ranks -> 2 nodes\n", 0, 0},
+	} {
+		lg, err := Parse(strings.NewReader(tc.in), "t.log")
+		if err != nil {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		if p := lg.Procs[0]; p.InitFailed != tc.line || p.InitCode != tc.code {
+			t.Errorf("%q: init failed at line %d code %d, want %d, %d", tc.in, p.InitFailed, p.InitCode, tc.line, tc.code)
 		}
 	}
 }

@@ -83,12 +83,19 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	a.Findings = append(a.Findings, completionFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, asyncFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, resourceFindings(lg, c.subj, evidenceAt)...)
-	a.Findings = append(a.Findings, connectFindings(lg, c.subj, evidenceAt)...)
+	// A peer that closed or reset its connection is a consequence when a
+	// verbs, completion or async error above already explains the job's end.
+	explained := slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical })
+	a.Findings = append(a.Findings, connectFindings(lg, c.subj, evidenceAt, explained)...)
 	a.Findings = append(a.Findings, timeoutFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, duplicateGPUFindings(lg, c.subj, evidenceAt)...)
 	if !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical }) {
 		// A failed call with nothing above that explains it.
 		a.Findings = append(a.Findings, failedFindings(lg, c.subj, evidenceAt)...)
+	}
+	if !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical }) {
+		// Communicator setup failed, and nothing above says why.
+		a.Findings = append(a.Findings, initFailedFindings(lg, c.subj, evidenceAt)...)
 	}
 	a.Notes = append(a.Notes, logNotes(lg)...)
 	// A finding is about the file its first evidence comes from (merged
@@ -623,11 +630,11 @@ func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int
 // connectFindings reports TCP connections to peers that failed
 // (bootstrap or NET/Socket): one finding per error text, naming the
 // peers and how many times.
-func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string, explained bool) []finding.Finding {
 	byErr := map[string][]nccllog.Event{}
 	var order []string
 	for _, e := range lg.Events {
-		if e.Kind != nccllog.EventConnect {
+		if e.Kind != nccllog.EventConnect || explained && peerClosed(e.Error) {
 			continue
 		}
 		if _, ok := byErr[e.Error]; !ok {
@@ -645,9 +652,21 @@ func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 			}
 		}
 		first := evs[0]
-		summary := fmt.Sprintf("NCCL could not connect to %s (%s) %d time(s)", strings.Join(firstN(peers, 4), ", "), errText, weight(evs))
-		if first.Host != "" {
-			summary += " from " + first.Host
+		peers = slices.DeleteFunc(peers, func(p string) bool { return p == "" })
+		var summary string
+		if first.Call != "" {
+			// A socket call other than connect (old NCCL's "Call to recv
+			// failed : …", "Net : Socket creation failed : …"), with the
+			// peer when the line names one.
+			summary = fmt.Sprintf("NCCL's socket call %s() failed (%s) %d time(s)", first.Call, errText, weight(evs))
+			if len(peers) > 0 {
+				summary += " with peer " + strings.Join(firstN(peers, 4), ", ")
+			}
+		} else {
+			summary = fmt.Sprintf("NCCL could not connect to %s (%s) %d time(s)", strings.Join(firstN(peers, 4), ", "), errText, weight(evs))
+		}
+		if hosts := connectHosts(evs); len(hosts) > 0 {
+			summary += " from " + strings.Join(firstN(hosts, 4), ", ")
 		}
 		summary += ": the ranks cannot exchange their addresses (bootstrap) or open their socket connections, so the job does not start; " + connectHint(errText)
 		f := catalog.New("nccl.connect_failed", subj, summary, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
@@ -659,9 +678,44 @@ func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 			f.Remedy = []string{"rebuild nccl-tests with MPI=1 MPI_HOME pointing at the MPI whose mpirun starts it, or start it with that MPI's mpirun",
 				"check that every node loads the same libnccl (NCCL_DEBUG=INFO prints its version on each rank)"}
 		}
+		if peerClosed(errText) {
+			// The connection was open: the other end closed it.
+			f.Causes = []string{"the peer rank died or aborted first (its own log shows the first error)",
+				"a firewall, NAT or load balancer between the nodes reset the TCP connection",
+				"ranks running different NCCL versions, whose bootstrap messages do not match"}
+			f.Remedy = []string{"read the log of the peer ranks (the other hosts of the job) for their first NCCL WARN or error, with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET",
+				"check that every node loads the same libnccl (NCCL_DEBUG=INFO prints its version on each rank)",
+				"allow TCP between the nodes on the job's network in their firewalls (firewalld, iptables, the cloud security group)"}
+		}
+		if strings.Contains(strings.ToLower(errText), "address family not supported") {
+			// socket(AF_INET6) on a kernel without IPv6: EAFNOSUPPORT.
+			f.Causes = []string{"NCCL picked an IPv6 address of its interface (NCCL_SOCKET_IFNAME, or the first interface it found) on a host whose kernel or container has IPv6 disabled (ipv6.disable=1, net.ipv6.conf.all.disable_ipv6=1)",
+				"the peer's address came from a rank running another NCCL version, whose connection handle this one misreads"}
+			f.Remedy = []string{"NCCL_SOCKET_FAMILY=AF_INET so that NCCL uses the interface's IPv4 address",
+				"NCCL_SOCKET_IFNAME=<interface with an IPv4 address both nodes reach> (ip -4 addr show)",
+				"or enable IPv6 on the host: net.ipv6.conf.all.disable_ipv6 = 0 in /etc/sysctl.conf, and no ipv6.disable=1 on the kernel command line"}
+		}
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// peerClosed reports the errno texts of a connection the other end
+// closed: the peer died or gave up, often on a fault reported elsewhere.
+func peerClosed(errText string) bool {
+	e := strings.ToLower(errText)
+	return strings.Contains(e, "reset by peer") || strings.Contains(e, "closed by remote peer") || strings.Contains(e, "broken pipe")
+}
+
+// connectHosts lists the hosts that printed evs, in order.
+func connectHosts(evs []nccllog.Event) []string {
+	var hosts []string
+	for _, e := range evs {
+		if e.Host != "" && !slices.Contains(hosts, e.Host) {
+			hosts = append(hosts, e.Host)
+		}
+	}
+	return hosts
 }
 
 // connectHint reads the errno text of a failed connect.
@@ -675,6 +729,10 @@ func connectHint(errText string) string {
 	case strings.Contains(e, "neither af_inet"):
 		// NVIDIA/nccl-tests#294: every rank of an nccl-tests run.
 		return "the peer address NCCL was handed is no IP address, so the ranks did not share one NCCL unique ID: an nccl-tests binary built against another MPI than the mpirun that started it (each process then starts its own job), or ranks running different NCCL versions"
+	case peerClosed(e):
+		return "the peer closed the connection: its rank died or aborted first (read its log for the first error), or a firewall or NAT reset the connection"
+	case strings.Contains(e, "address family not supported"):
+		return "the kernel refused a socket of the address family NCCL picked: an IPv6 address on a host or container with IPv6 disabled; set NCCL_SOCKET_FAMILY=AF_INET or an NCCL_SOCKET_IFNAME with an IPv4 address"
 	case strings.Contains(e, "timed out"):
 		return "the connection attempt got no answer: a firewall drops the packets, or the address is on a network the peer does not reach (NCCL_SOCKET_IFNAME)"
 	}
@@ -753,6 +811,67 @@ func failedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) 
 		}
 	}
 	return []finding.Finding{catalog.New("nccl.call_failed", subj, sum, evs...)}
+}
+
+// ncclResultText is ncclGetErrorString's text of an ncclResult_t
+// (src/misc/utils.cc, src/nccl.h.in).
+var ncclResultText = map[int]string{
+	1: "unhandled cuda error",
+	2: "unhandled system error",
+	3: "internal error",
+	4: "invalid argument",
+	5: "invalid usage",
+	6: "remote process exited or there was a network error",
+}
+
+// initFailedFindings reports processes whose communicator setup failed:
+// NCCL's error return chain climbs out of init.cc or bootstrap.cc
+// ("bootstrap.cc:285 -> 2", "init.cc:1534 -> 2"), so ncclCommInitRank
+// returned an error and the communicator was never built. It names the
+// error, the hosts and the NCCL WARN before it (whose text the other
+// rules did not read).
+func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	var failed []*nccllog.Proc
+	var hosts []string
+	for _, p := range lg.Procs {
+		if p.InitFailed == 0 {
+			continue
+		}
+		failed = append(failed, p)
+		if p.Host != "" && !slices.Contains(hosts, p.Host) {
+			hosts = append(hosts, p.Host)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	first := failed[0]
+	errText := cmp.Or(ncclResultText[first.InitCode], fmt.Sprintf("ncclResult_t %d", first.InitCode))
+	sum := fmt.Sprintf("NCCL could not build its communicator: the error return chain reaches %q ('%s') in %d process(es)", first.InitFailedText, errText, len(failed))
+	if len(hosts) > 0 {
+		sum += " on " + strings.Join(firstN(hosts, 4), ", ")
+	}
+	if m := ncclErrorMeaning("NCCL", errText); m != "" {
+		sum += ": " + m
+	}
+	evs := []finding.Evidence{{Source: at(first.Source, first.InitFailed), Value: first.InitFailedText}}
+	// The failing process's own warning, else the first of any.
+	i := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool {
+		return e.Kind == nccllog.EventWarn && e.Host == first.Host && e.Pid == first.Pid
+	})
+	if i < 0 {
+		i = slices.IndexFunc(lg.Events, func(e nccllog.Event) bool { return e.Kind == nccllog.EventWarn })
+	}
+	if i >= 0 {
+		w := lg.Events[i]
+		sum += fmt.Sprintf("; NCCL warned first (line %d): %s", w.Line, w.Text)
+		evs = append(evs, finding.Evidence{Source: at(w.Source, w.Line), Value: w.Text})
+	} else {
+		sum += "; the log shows no NCCL warning that names the failed call: rerun with NCCL_DEBUG=WARN (or INFO) to see it"
+	}
+	f := catalog.New("nccl.call_failed", subj, sum, evs...)
+	f.Subject.Host = first.Host
+	return []finding.Finding{f}
 }
 
 // ncclErrorMeaning says what ncclGetErrorString's text (or a CUDA

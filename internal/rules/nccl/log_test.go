@@ -196,6 +196,46 @@ func TestLogRules(t *testing.T) {
 			LogOptions{}, []string{"nccl.connect_failed/critical"}},
 		{"connect timed out is not a collective timeout", base + "hostname1:25668:27396 [0] misc/socket.cc:484 NCCL WARN Connect to 10.0.0.2<43211> failed : Connection timed out\n",
 			LogOptions{}, []string{"nccl.connect_failed/critical"}},
+		// sglang issue 3820 (realworld-fresh21): newer socketPollConnect
+		// wording, then the error return chain through bootstrap/init.
+		{"socketPollConnect returned no route to host", "node5:240:240 [6] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to 10.0.0.4<56849> returned 113(No route to host) errno 115(Operation now in progress)\n" +
+			"node5:240:240 [6] NCCL INFO misc/socket.cc:570 -> 2\n" +
+			"node5:240:240 [6] NCCL INFO bootstrap.cc:285 -> 2\n" +
+			"node5:240:240 [6] NCCL INFO init.cc:1534 -> 2\n",
+			LogOptions{}, []string{"nccl.connect_failed/critical"}},
+		// horovod/horovod#210: NCCL 2.1, a peer reset the bootstrap connection on two ranks.
+		{"old recv reset by peer", "ml-gpu-ser015:2123:2230 [3] include/socket.h:194 WARN Call to recv failed : Connection reset by peer\n" +
+			"ml-gpu-ser015:2123:2230 [3] INFO transport/net_ib.cu:555 -> 2\n" +
+			"ml-gpu-ser015:2123:2230 [3] INFO bootstrap.cu:169 -> 2\n" +
+			"ml-gpu-ser015:2123:2230 [3] INFO init.cu:422 -> 2\n" +
+			"ml-gpu-ser015:2121:2233 [1] include/socket.h:194 WARN Call to recv failed : Connection reset by peer\n" +
+			"ml-gpu-ser015:2121:2233 [1] INFO init.cu:422 -> 2\n",
+			LogOptions{}, []string{"nccl.connect_failed/critical"}},
+		// NVIDIA/nccl#224: socket() refused in net_ib's connection setup.
+		{"socket creation: address family not supported", "gpu7:4105:4372 [0] NCCL INFO Ring 00 : 1 -> 4 [receive] via NET/IB/1/GDRDMA\n" +
+			"gpu7:4105:4372 [0] include/socket.h:318 NCCL WARN Net : Socket creation failed : Address family not supported by protocol\n" +
+			"gpu7:4105:4372 [0] NCCL INFO transport/net_ib.cu:407 -> 2\n" +
+			"gpu7:4105:4372 [0] NCCL INFO init.cu:334 -> 2\n",
+			LogOptions{}, []string{"nccl.connect_failed/critical"}},
+		// A peer that closed its connection after a verbs failure is the
+		// failure's consequence (NVIDIA/nccl-tests#185); alone it is the fault.
+		{"closed by peer after modify_qp failure", "dgxh100-3:225140:225289 [0] NCCL WARN Call to ibv_modify_qp failed with 101 Network is unreachable\n" +
+			"dgxh100-3:225140:225289 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer dgxh100-3<41109>\n",
+			LogOptions{}, []string{"nccl.resource_error/critical"}},
+		{"closed by peer alone", "dgxh100-3:225140:225289 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer dgxh100-3<41109>\n",
+			LogOptions{}, []string{"nccl.connect_failed/critical"}},
+		// An error return chain out of init/bootstrap whose WARN no other
+		// rule reads: the communicator was never built.
+		{"init error chain after an unread warning", "h1:10:11 [0] misc/shmutils.cc:80 NCCL WARN Call to posix_fallocate failed : No space left on device\n" +
+			"h1:10:11 [0] NCCL INFO misc/shmutils.cc:121 -> 2\n" +
+			"h1:10:11 [0] NCCL INFO init.cc:1534 -> 2\n" +
+			"h1:10:11 [0] NCCL INFO init.cc:1799 -> 2\n",
+			LogOptions{}, []string{"nccl.call_failed/critical"}},
+		{"old init.cu chain, no warning", "h2:20:21 [1] INFO bootstrap.cu:169 -> 3\nh2:20:21 [1] INFO init.cu:422 -> 3\n",
+			LogOptions{}, []string{"nccl.call_failed/critical"}},
+		// A chain through other files only, or ncclInProgress, is no failed init.
+		{"chain outside init", "h3:30:31 [0] NCCL INFO transport/net.cc:330 -> 2\n", LogOptions{}, nil},
+		{"in progress is no failure", "h3:30:31 [0] NCCL INFO init.cc:1534 -> 7\n", LogOptions{}, nil},
 		{"newest completion format", base + "hostname1:25668:27396 [0] net_ib.cc:1 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<1> with status=local protection error(4) opcode=RDMA_WRITE(1) vendor_err=81 hca mlx5_0\n",
 			LogOptions{}, []string{"nccl.ibv_error/critical"}},
 	}
@@ -222,6 +262,37 @@ func TestLogRules(t *testing.T) {
 			if tt.name == "bootstrap connect: no route to host" {
 				if sum := a.Findings[0].Summary; !strings.Contains(sum, "192.168.80.157 (No route to host) 2 time(s)") || !strings.Contains(sum, "firewall") {
 					t.Errorf("summary %q", sum)
+				}
+			}
+			if tt.name == "socketPollConnect returned no route to host" {
+				if sum := a.Findings[0].Summary; !strings.Contains(sum, "10.0.0.4 (No route to host) 1 time(s) from node5") || !strings.Contains(sum, "firewall") {
+					t.Errorf("summary %q", sum)
+				}
+			}
+			if tt.name == "init error chain after an unread warning" {
+				f := a.Findings[0]
+				if !strings.Contains(f.Summary, `"init.cc:1534 -> 2" ('unhandled system error') in 1 process(es) on h1`) || !strings.Contains(f.Summary, "posix_fallocate") ||
+					len(f.Evidence) != 2 || f.Evidence[0].Source != "t.log:3" {
+					t.Errorf("finding %+v", f)
+				}
+			}
+			if tt.name == "closed by peer alone" {
+				if sum := a.Findings[0].Summary; !strings.Contains(sum, "recv() failed (Connection closed by remote peer) 1 time(s) with peer dgxh100-3 from dgxh100-3") {
+					t.Errorf("summary %q", sum)
+				}
+			}
+			if tt.name == "old recv reset by peer" {
+				f := a.Findings[0]
+				if !strings.Contains(f.Summary, "recv() failed (Connection reset by peer) 2 time(s) from ml-gpu-ser015") || !strings.Contains(f.Summary, "peer closed the connection") ||
+					!strings.Contains(strings.Join(f.Causes, " "), "died or aborted first") {
+					t.Errorf("finding %+v", f)
+				}
+			}
+			if tt.name == "socket creation: address family not supported" {
+				f := a.Findings[0]
+				if !strings.Contains(f.Summary, "socket() failed (Address family not supported by protocol) 1 time(s) from gpu7") ||
+					!strings.Contains(strings.Join(f.Remedy, " "), "NCCL_SOCKET_FAMILY=AF_INET") {
+					t.Errorf("finding %+v", f)
 				}
 			}
 			if tt.name == "newer socket wording, connection refused" {
