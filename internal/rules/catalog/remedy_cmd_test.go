@@ -74,6 +74,11 @@ var toolOptions = map[string]string{
 	"ulimit":          "-H -S -a -c -d -e -f -i -l -m -n -p -q -r -s -t -u -v -x",
 	// Open MPI mpirun(1) (4.x orterun, 5.x prterun): the options remedies use.
 	"mpirun": "--mca -mca -np -n -H --host -x --hostfile -hostfile --tag-output --bind-to --map-by",
+	// rdma-core libibverbs/examples (rc_pingpong.c and its siblings).
+	"ibv_rc_pingpong":  pingpongOptions,
+	"ibv_uc_pingpong":  pingpongOptions,
+	"ibv_ud_pingpong":  pingpongOptions,
+	"ibv_srq_pingpong": pingpongOptions,
 	// PyTorch torch/distributed/run.py; Slurm srun(1).
 	"torchrun":  "--nproc_per_node --nproc-per-node --nnodes --node_rank --node-rank --master_addr --master-addr --master_port --master-port --rdzv_backend --rdzv-backend --rdzv_endpoint --rdzv-endpoint --rdzv_id --rdzv-id --standalone",
 	"srun":      "-N --nodes -n --ntasks --ntasks-per-node --gpus --gpus-per-task --gpus-per-node --gpu-bind --gres --mpi --cpu-bind -w --nodelist",
@@ -93,6 +98,8 @@ var toolOptions = map[string]string{
 	"edac-util":  "-h --help -q --quiet -v --verbose -s --status -r --report",
 	"ras-mc-ctl": "--quiet --mainboard --status --print-labels --guess-labels --register-labels --delay --errors --error-count --summary --layout --help",
 }
+
+const pingpongOptions = "-p --port -d --ib-dev -i --ib-port -s --size -m --mtu -r --rx-depth -n --iters -l --sl -e --events -g --gid-idx -o --odp -O --iodp -P --prefetch -t --ts -c --chk -j --dm -N --new_send -q --num-srq"
 
 const perftestOptions = "-p --port -d --ib-dev -i --ib-port -m --mtu -s --size -n --iters -t --tx-depth -u --qp-timeout -S --sl -x --gid-index -a --all -F --CPU-freq -c --connection -q --qp -e --events -X --vector -I --inline_size -o --outs -g --mcg -z --comm_rdma_cm -R --rdma_cm -T --tos -L --hop_limit -h --help -M --MGID -r --rx-depth -b --bidirectional -Q --cq-mod -N --noPeak -V --version -C --report-cycles -H --report-histogrm -U --report-unsorted -A --atomic_type -O --dualport -l --post_list -D --duration -f --margin -w --limit_bw -y --limit_msgrate --report_gbits --use_cuda --use_cuda_bus_id --use_cuda_dmabuf --use_rocm --tclass --flow_label --pkey_index --output --cpu_util --out_json --out_json_file --run_infinitely --use-srq --odp --use_hugepages --perform_warm_up"
 

@@ -807,7 +807,7 @@ func checkHealth(in *Input) []finding.Finding {
 		cmds          []string
 		details       []string
 		cmdDetails    []string
-		ev, cmdEv     []finding.Evidence
+		ev            []finding.Evidence
 	}
 	ts := map[pcie.Address]*tally{}
 	var keys []pcie.Address
@@ -837,9 +837,6 @@ func checkHealth(in *Input) []finding.Finding {
 			if !slices.Contains(t.cmdDetails, e.Detail) {
 				t.cmdDetails = append(t.cmdDetails, e.Detail)
 			}
-			if len(t.cmdEv) < maxEvidence && !e.Folded {
-				t.cmdEv = append(t.cmdEv, in.logEvidence(e.Record))
-			}
 		}
 		d := e.Detail
 		if strings.Contains(d, "timeout. Will cause a leak") || strings.HasSuffix(d, ") No done completion") || d == "Command completion arrived after timeout" {
@@ -868,19 +865,21 @@ func checkHealth(in *Input) []finding.Finding {
 		if t.suppressed > 0 {
 			count += fmt.Sprintf(", and %d more the kernel's rate limit did not print", t.suppressed)
 		}
-		if t.fatal {
+		if t.fatal && (len(t.cmds) == 0 || !t.loadOnly) {
 			out = append(out, catalog.New("kmsg.mlx5_health", tg.subject(s.Host),
 				fmt.Sprintf("%s firmware health: %s (%s)", label, strings.Join(t.details, "; "), count), t.ev...))
-			if len(t.cmds) == 0 || !t.loadOnly {
-				continue
-			}
+			continue
+		}
+		if t.fatal {
 			// The function failed after the firmware refused a
 			// command ("CREATE_EQ(0x301) op_mod(0x0) failed, status bad
 			// parameter(0x3)", then main.c mlx5_load "Failed to create
 			// EQs" and "probe of 0000:0b:00.0 failed with error -22"):
-			// the refused command is why, and what to act on.
+			// the refused command is why, and what to act on. One cause,
+			// one finding: the load failure is its consequence, in its
+			// summary and evidence.
 			f := catalog.New("kmsg.mlx5_cmd_failed", tg.subject(s.Host),
-				fmt.Sprintf("%s: the firmware refused driver commands: %s, and then the function failed (see kmsg.mlx5_health: %s); %s", label, strings.Join(t.cmdDetails, "; "), strings.Join(fatalOnly(t.details, t.cmdDetails), "; "), cmdMeaning(t.statuses, t.cmds)), t.cmdEv...)
+				fmt.Sprintf("%s: the firmware refused driver commands: %s, and then the function failed to load: %s (%s); %s", label, strings.Join(t.cmdDetails, "; "), strings.Join(fatalOnly(t.details, t.cmdDetails), "; "), count, cmdMeaning(t.statuses, t.cmds)), t.ev...)
 			f.Severity = finding.Critical
 			f.Causes = forCmdStatus(f.Causes, t.statuses)
 			f.Remedy = forCmdStatus(f.Remedy, t.statuses)

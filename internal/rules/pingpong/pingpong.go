@@ -151,7 +151,7 @@ func rtr(f *finding.Finding, r *pingpong.Run) {
 		"a path MTU (-m) above the active MTU of one of the two ports",
 	}
 	f.Remedy = []string{
-		"list the GIDs with show_gids and rerun with -g <index of the RoCE v2 ::ffff:IPv4 GID> on both hosts, e.g. ibv_rc_pingpong -d <dev> -g 1 <peer>",
-		"ibv_devinfo -d <dev> -v on both hosts: the port is PORT_ACTIVE; pass -m no larger than its active_mtu (e.g. -m 1024)",
+		"list the GIDs with show_gids, then on both hosts rerun with the index of the RoCE v2 ::ffff:IPv4 GID: ibv_rc_pingpong -d <dev> -g <index> (and <peer> on the client)",
+		"ibv_devinfo -d <dev> -v on both hosts shows the port PORT_ACTIVE and its active_mtu; then ibv_rc_pingpong -d <dev> -m <MTU no larger than active_mtu, e.g. 1024>",
 	}
 }
