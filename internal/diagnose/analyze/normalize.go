@@ -126,10 +126,15 @@ func normalize(ls []string) ([]string, []Rewrite) {
 	rw = append(rw, unDiff(out)...)
 	rw = append(rw, unCellEnds(out)...)
 	// Wrappers nest (a quoted mail of a tagged mpirun output): peel
-	// until nothing changes. A lazy markdown quote shows only once the
-	// wrappers around it are off.
+	// until nothing changes. A lazy markdown quote, and a quoted-printable
+	// body quoted again by a reply or tagged by a launcher, show only once
+	// the wrappers around them are off.
 	for round := 0; round < 4; round++ {
 		changed := false
+		if r := unQuotedPrintable(out); len(r) > 0 {
+			changed = true
+			rw = append(rw, r...)
+		}
 		if r := unLazyQuote(out); len(r) > 0 {
 			changed = true
 			rw = append(rw, r...)

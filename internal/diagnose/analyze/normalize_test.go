@@ -31,6 +31,10 @@ func TestNormalize(t *testing.T) {
 			"[Thu Oct 22 08:55:54 2020] mlx5_core 0000:42:00.2: wait_func_handle_exec_timeout:1051:(pid 3390): cmd0: CREATE_EQ(0\u00c3\u0097301) recovered after timeout\n\n\n[Thu Oct 22 08:55:54 2020] DMAR: DRHD: handling fault status reg 102", "quoted-printable mail encoding"},
 		{"quoted-printable escapes under a quote", "> [ 1537.020001] mlx5_core 0000:d8:00.0: mlx5_cmd_eq_recover:245:(pid 1416)=\n:\n> Subject: mlx5_core receives no interrupts with maxcpus=3D8\n> [ 1475.991398] mlx5_core 0000:d8:00.0: E-Switch: Total vports 2, per vpor=\nt:",
 			"[ 1537.020001] mlx5_core 0000:d8:00.0: mlx5_cmd_eq_recover:245:(pid 1416):\n\nSubject: mlx5_core receives no interrupts with maxcpus=8\n[ 1475.991398] mlx5_core 0000:d8:00.0: E-Switch: Total vports 2, per vport:\n", "quoted-printable mail encoding"},
+		// The linux-pci mail (realworld-fresh22) quoted again by a reply:
+		// the encoder's 76-column lines show once "> " is off.
+		{"quoted-printable body quoted by a reply", "> [Thu Oct 22 08:55:54 2020] mlx5_core 0000:42:00.2: wait_func_handle_exec_ti=\n> meout:1051:(pid 3390): cmd0: CREATE_EQ(0x301) recovered after timeout abcde=\n> fgh\n> [Thu Oct 22 08:55:54 2020] DMAR: DRHD: handling fault status reg 102",
+			"[Thu Oct 22 08:55:54 2020] mlx5_core 0000:42:00.2: wait_func_handle_exec_timeout:1051:(pid 3390): cmd0: CREATE_EQ(0x301) recovered after timeout abcdefgh\n\n\n[Thu Oct 22 08:55:54 2020] DMAR: DRHD: handling fault status reg 102", "quoted-printable mail encoding"},
 		{"lines ending in = are not quoted-printable when short", "export NCCL_IB_HCA=\nexport NCCL_DEBUG=\nA=3D", "export NCCL_IB_HCA=\nexport NCCL_DEBUG=\nA=3D", ""},
 		{"mail quoting", "> > > hca_id:\tmlx5_0\n> > >\ttransport:\tInfiniBand (0)\n> > >\n> > > hca_id:\tmlx5_1",
 			"hca_id:\tmlx5_0\n\ttransport:\tInfiniBand (0)\n\nhca_id:\tmlx5_1", "mail or markdown quoting"},
