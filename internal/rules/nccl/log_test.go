@@ -733,3 +733,50 @@ func TestResourceHintModifyQPInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestUnclassifiedWarn: WARN lines no rule reads are a warning when the
+// log holds nothing worse, and a note beside a finding that explains the
+// job's trouble. The lines are real: graph/search.cc from
+// NVIDIA/nccl-tests#131 (Meowth), proxy.cc from NVIDIA/nccl-tests#185.
+func TestUnclassifiedWarn(t *testing.T) {
+	const pattern = "Meowth:8756:8772 [1] graph/search.cc:890 NCCL WARN Could not find a path for pattern 4, falling back to simple order\n"
+	const proxy = "dgxh100-3:225140:225355 [0] proxy.cc:1519 NCCL WARN [Proxy Service 1] Failed to execute operation Connect from rank 1, retcode 2\n"
+	const ibvErr = "gpu5:35917:35994 [0] transport/net_ib.cu:788 NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129\n"
+	tests := []struct {
+		name, in string
+		want     []string
+		says     []string // in the first finding's summary
+		note     string   // in a note
+	}{
+		{"one unknown warning", pattern, []string{"nccl.warned/warning"},
+			[]string{"1 WARN line(s) (1 distinct)", "on Meowth", "line 1: Could not find a path for pattern 4"}, ""},
+		{"two hosts, repeated", pattern + proxy + pattern, []string{"nccl.warned/warning"},
+			[]string{"3 WARN line(s) (2 distinct)", "on Meowth, dgxh100-3"}, ""},
+		{"beside a completion error", ibvErr + proxy, []string{"nccl.ibv_error/critical"}, nil,
+			"1 other NCCL WARN line(s); the first, line 2: [Proxy Service 1] Failed to execute operation Connect"},
+		{"no warning at all", "Meowth:8756:8756 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n", nil, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := nccllog.Parse(strings.NewReader(tt.in), "p.log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := CheckLog(lg, LogOptions{})
+			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(a.Findings[0].Summary, s) {
+					t.Errorf("summary lacks %q: %s", s, a.Findings[0].Summary)
+				}
+			}
+			if tt.note != "" && !slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, tt.note) }) {
+				t.Errorf("notes lack %q: %q", tt.note, a.Notes)
+			}
+			if len(tt.want) > 0 && tt.want[0] == "nccl.warned/warning" && slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, "other NCCL WARN") }) {
+				t.Errorf("the warning lines are both a finding and a note: %q", a.Notes)
+			}
+		})
+	}
+}
