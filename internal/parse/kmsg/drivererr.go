@@ -36,8 +36,11 @@ func driverErrorClass(text string) (ev Event, ok bool) {
 	if c := text[0] | 0x20; c < 'a' || c > 'z' {
 		return ev, false
 	}
-	end := strings.IndexAny(text[:min(len(text), 24)], " :")
-	if end <= 0 {
+	end := 1
+	for end < len(text) && end < 24 && text[end] != ' ' && text[end] != ':' {
+		end++
+	}
+	if end == len(text) || end == 24 {
 		return ev, false
 	}
 	drv := text[:end]
@@ -139,17 +142,26 @@ func benignDriverLine(msg string) bool {
 var errorWords = []string{"error", "fail", "timeout", "timed out", "abort", "fatal", "unable to", "cannot", "can't",
 	"not responding", "bad ", "corrupt", "lost", "unrecoverable", "syndrome", "err -", "err(-", "err=-", "err: -"}
 
-// errorWording reports whether msg says something failed. "fail" that
-// begins "failover" or "failsafe" is no failure (mlx5 lag, bonding).
+// errorWording reports whether msg says something failed: one pass over
+// it, trying the words that start with the letter at each word start.
+// "fail" that begins "failover" or "failsafe" is no failure (mlx5 lag,
+// bonding).
 func errorWording(msg string) bool {
-	for _, w := range errorWords {
-		for s := msg; ; {
-			i := indexWordFold(s, w)
-			if i < 0 {
-				break
+	for i := 0; i < len(msg); i++ {
+		if i > 0 && isAlnum(msg[i-1]) {
+			continue
+		}
+		c := msg[i] | 0x20
+		switch c {
+		case 'a', 'b', 'c', 'e', 'f', 'l', 'n', 's', 't', 'u':
+		default:
+			continue
+		}
+		for _, w := range errorWords {
+			if w[0] != c || !hasPrefixFold(msg[i:], w) {
+				continue
 			}
-			s = s[i+len(w):]
-			if w == "fail" && (hasPrefixFold(s, "over") || hasPrefixFold(s, "safe")) {
+			if rest := msg[i+len(w):]; w == "fail" && (hasPrefixFold(rest, "over") || hasPrefixFold(rest, "safe")) {
 				continue
 			}
 			return true
@@ -161,31 +173,19 @@ func errorWording(msg string) bool {
 // hasPrefixFold reports whether s starts with p (lower case ASCII),
 // compared without case.
 func hasPrefixFold(s, p string) bool {
-	return len(s) >= len(p) && indexWordFold(s[:len(p)], p) == 0
-}
-
-// indexWordFold is the first index of w (lower case ASCII) in s, compared
-// without case, where it starts a word; -1 when none.
-func indexWordFold(s, w string) int {
-	for i := 0; i+len(w) <= len(s); i++ {
-		if s[i]|0x20 != w[0] || i > 0 && isAlnum(s[i-1]) {
-			continue
+	if len(s) < len(p) {
+		return false
+	}
+	for j := 0; j < len(p); j++ {
+		c := s[j]
+		if c >= 'A' && c <= 'Z' {
+			c |= 0x20
 		}
-		j := 1
-		for ; j < len(w); j++ {
-			c := s[i+j]
-			if c >= 'A' && c <= 'Z' {
-				c |= 0x20
-			}
-			if c != w[j] {
-				break
-			}
-		}
-		if j == len(w) {
-			return i
+		if c != p[j] {
+			return false
 		}
 	}
-	return -1
+	return true
 }
 
 // DriverErrorSubject is the device a KindDriverError event is about: the

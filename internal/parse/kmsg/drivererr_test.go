@@ -113,3 +113,19 @@ func TestDriverErrorAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDriverErrorClass measures the catch-all on a line of another
+// source, a driver line that reports no failure and one that does.
+func BenchmarkDriverErrorClass(b *testing.B) {
+	for _, bb := range []struct{ name, text string }{
+		{"other", "EXT4-fs (nvme0n1p2): mounted filesystem with ordered data mode. Quota mode: none."},
+		{"driver-ok", "mlx5_core 0000:3b:00.0: E-Switch: Total vports 10, per vport: max uc(128) max mc(2048)"},
+		{"driver-error", "mlx5_core 0000:01:00.2: up_rel_func:90:(pid 4328): failed to free uar index 17"},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			for b.Loop() {
+				driverErrorClass(bb.text)
+			}
+		})
+	}
+}
