@@ -140,7 +140,10 @@ func benignDriverLine(msg string) bool {
 // errorWords are the words of a failure, lower case; a match must start a
 // word ("terror" is none).
 var errorWords = []string{"error", "fail", "timeout", "timed out", "abort", "fatal", "unable to", "cannot", "can't",
-	"not responding", "bad ", "corrupt", "lost", "unrecoverable", "syndrome", "err -", "err(-", "err=-", "err: -"}
+	"not responding", "bad ", "corrupt", "lost", "unrecoverable", "syndrome", "err -", "err(-", "err=-", "err: -",
+	// NVIDIA's error reports: an Xid in a form the Xid row does not read,
+	// and the fall off the bus in another wording.
+	"xid", "fallen off"}
 
 // errorWording reports whether msg says something failed: one pass over
 // it, trying the words that start with the letter at each word start.
@@ -153,7 +156,7 @@ func errorWording(msg string) bool {
 		}
 		c := msg[i] | 0x20
 		switch c {
-		case 'a', 'b', 'c', 'e', 'f', 'l', 'n', 's', 't', 'u':
+		case 'a', 'b', 'c', 'e', 'f', 'l', 'n', 's', 't', 'u', 'x':
 		default:
 			continue
 		}

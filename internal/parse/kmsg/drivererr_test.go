@@ -39,6 +39,9 @@ func TestDriverErrorCatchAll(t *testing.T) {
 		{"nvidia-peermem peer_err (realworld/dmesg-gpud-xid-readme-ctime.txt)",
 			"nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid context, skipping further processing",
 			&Event{Driver: "nvidia-peermem", Detail: "ERROR detected invalid context, skipping further processing"}},
+		// An Xid the Xid row does not read (no code after the address: a constructed line).
+		{"Xid in another form", "NVRM: Xid (PCI:0000:9b:00) GPU reset requested",
+			&Event{Driver: "NVRM", Detail: "Xid (PCI:0000:9b:00) GPU reset requested"}},
 		// A netdev's line (netdev_err: "<driver> <bdf> <netdev>: "), and a negative errno as the only failure word.
 		{"netdev, errno",
 			"mlx5_core 0000:3b:00.0 ens1f0: mlx5e_open_locked: err -12",
