@@ -70,6 +70,14 @@ type Proc struct {
 	InitFailed     int    `json:"init_failed,omitempty"`
 	InitCode       int    `json:"init_code,omitempty"`
 	InitFailedText string `json:"init_failed_text,omitempty"`
+	// ErrReturn is the line of the first error return of any file
+	// ("include/net.h:25 -> 2", "transport/net.cc:515 -> 2", "proxy.cc:1519
+	// -> 6"): a call inside NCCL failed and its error climbed out of the
+	// function that logged it; 0 when absent. ErrCode and ErrReturnText
+	// are its ncclResult_t and message.
+	ErrReturn     int    `json:"err_return,omitempty"`
+	ErrCode       int    `json:"err_code,omitempty"`
+	ErrReturnText string `json:"err_return_text,omitempty"`
 	// NetPlugin is the external net plugin the process shows: "Loaded net
 	// plugin NAME" of NET/Plugin, or the first line of a plugin's own
 	// "NET/<name>" prefix (NET/OFI, NET/IBext, NET/AWS…); NetPluginLine
@@ -698,7 +706,29 @@ type Parser struct {
 	// cudaErrorLine).
 	cuda     *Event
 	cudaLeft int
+	// rawLen is the length of the line being read; warn is a WARN line
+	// of no known wording held for the next line, which may hold its
+	// tail (see heldWarn); joining is set while the joined text is read.
+	rawLen  int
+	warn    heldWarn
+	joining bool
 }
+
+// heldWarn is a WARN line of no known wording, long enough that a mail
+// client or a chat window may have wrapped it: "… misc/ibvwrap.cu:63
+// NCCL WARN Failed" then "to open libibverbs.so[.1]" on a line of its
+// own. The next line, when it reads as the tail of a sentence, is joined
+// to it before the warning is classified.
+type heldWarn struct {
+	proc *Proc
+	n    int
+	msg  string
+}
+
+// minWrappedWarn is the shortest line a wrap can have cut: mail clients
+// wrap at 72-78 columns, at the last space before it, and chat windows
+// wider.
+const minWrappedWarn = 60
 
 // wrappedWatchdog is a watchdog report cut by a wrap: the line it starts
 // at, its text so far and the raw lines joined to it since.
@@ -771,6 +801,12 @@ func NewParser(source string, fold bool) *Parser {
 // Log returns what was read; ErrNoData when no line was an NCCL line or
 // a watchdog report.
 func (p *Parser) Log() (*Log, error) {
+	if w := p.warn; w.msg != "" {
+		p.warn = heldWarn{}
+		p.joining = true
+		p.parseWarn(w.proc, w.n, w.msg)
+		p.joining = false
+	}
 	p.flushWrap()
 	p.flushHeartbeat()
 	p.flushPyErr()
@@ -876,6 +912,20 @@ func (p *Parser) Line(n int, raw string) {
 	if k := len(raw); k > 0 && (raw[k-1] == '\r' || raw[k-1] == '\n') {
 		raw = strings.TrimRight(raw, "\r\n")
 	}
+	if p.warn.msg != "" {
+		w := p.warn
+		p.warn = heldWarn{}
+		if warnTail(raw) {
+			p.joining = true
+			p.parseWarn(w.proc, w.n, w.msg+" "+strings.TrimSpace(raw))
+			p.joining = false
+			return
+		}
+		p.joining = true
+		p.parseWarn(w.proc, w.n, w.msg)
+		p.joining = false
+	}
+	p.rawLen = len(raw)
 	if p.wrap.text != "" {
 		if p.continueWrap(n, raw) {
 			return
@@ -1180,11 +1230,22 @@ func (p *Parser) timeout(n int, line string, m []string) {
 }
 
 func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
-	switch {
-	case p.InitFailed == 0 && (strings.HasPrefix(msg, "init.c") || strings.HasPrefix(msg, "bootstrap.c")):
-		if code, ok := errorReturn(msg); ok {
-			p.InitFailed, p.InitCode, p.InitFailedText = n, code, msg
+	if p.ErrReturn == 0 || p.InitFailed == 0 {
+		// The trace is short ("transport/net.cc:515 -> 2"): a long
+		// message is not one.
+		if len(msg) < 160 && strings.Contains(msg, " -> ") {
+			if code, ok := errorReturn(msg); ok {
+				if p.ErrReturn == 0 {
+					p.ErrReturn, p.ErrCode, p.ErrReturnText = n, code, msg
+				}
+				if p.InitFailed == 0 && (strings.HasPrefix(msg, "init.c") || strings.HasPrefix(msg, "bootstrap.c")) {
+					p.InitFailed, p.InitCode, p.InitFailedText = n, code, msg
+				}
+				return
+			}
 		}
+	}
+	switch {
 	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "), strings.HasPrefix(msg, "Trees "):
 		parseChannel(p, n, msg)
 	case strings.Contains(msg, "comm 0x") || strings.HasPrefix(msg, "rank "):
@@ -1580,8 +1641,39 @@ func (ps *Parser) parseWarn(p *Proc, n int, msg string) {
 		return
 	}
 	ev := ps.warnClass(msg)
+	if ev.Kind == EventWarn && !ps.joining && !ps.spliced && ps.rawLen >= minWrappedWarn {
+		ps.warn = heldWarn{proc: p, n: n, msg: msg}
+		return
+	}
 	ev.Source, ev.Line, ev.Host, ev.Pid, ev.Text = source, n, p.Host, p.Pid, msg
 	ps.event(ev)
+}
+
+// warnTail says whether raw reads as the tail of a wrapped sentence: text
+// with no log record, stamp, prompt, traceback or error report of its own
+// (which the line's own reading must see).
+func warnTail(raw string) bool {
+	t := strings.TrimSpace(raw)
+	if t == "" || len(t) > 80 || raw[0] == ' ' || raw[0] == '\t' {
+		return false
+	}
+	switch t[0] {
+	case '[', '$', '#', '>', '<', '{', '+', '-', '=', '|', '`':
+		return false
+	}
+	if t[0] >= '0' && t[0] <= '9' && strings.ContainsAny(t[:min(len(t), 12)], ":-/") {
+		return false // a stamp or a "host:pid:tid"
+	}
+	for _, s := range []string{"NCCL", "Error", "error:", "Exception", "Traceback", "File \"", "Rank ", "rank "} {
+		if strings.Contains(t, s) {
+			return false
+		}
+	}
+	// A host:pid:tid prefix ("gpu1:5021:5386 ").
+	if i := strings.IndexByte(t, ' '); i > 0 && strings.Count(t[:i], ":") >= 2 {
+		return false
+	}
+	return true
 }
 
 // maxWarnClasses bounds the warning texts a Parser remembers the class of.

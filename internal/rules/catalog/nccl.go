@@ -124,6 +124,20 @@ var ncclMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "nccl.warned", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
+		Title:   "NCCL printed warnings that no rule classifies",
+		Meaning: "The log holds NCCL WARN lines of a wording ibdoctor does not read, and nothing else in it is a warning or worse. NCCL prints WARN only where an operation failed or was refused (a call, a configuration value, a topology search that fell back), so the lines deserve a read before the log is called clean. Beside a finding that explains the job's trouble they are a note instead.",
+		Causes: []string{
+			"a failed call or refused setting in a wording this version of ibdoctor does not know",
+			"an NCCL_* environment value NCCL rejected or ignored",
+			"a topology search that fell back to a slower pattern",
+		},
+		Remedy: []string{
+			"read the quoted lines and the NCCL source file and line they name (src/<file>:<line> in github.com/NVIDIA/nccl at the logged version)",
+			remedyNCCLDebug,
+		},
+	},
+	{
 		ID: "nccl.gdr_disabled", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "GPUDirect RDMA is disabled",
 		Meaning: "NCCL reports GPU Direct RDMA disabled for an HCA: network traffic is staged through host memory, costing bandwidth and CPU. A job shown to run on one node (nNodes 1, or every rank on one host) gets a note instead: NCCL uses its network transport only between nodes.",

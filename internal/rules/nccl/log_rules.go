@@ -97,7 +97,9 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 		// Communicator setup failed, and nothing above says why.
 		a.Findings = append(a.Findings, initFailedFindings(lg, c.subj, evidenceAt)...)
 	}
-	a.Notes = append(a.Notes, logNotes(lg)...)
+	warned := warnFindings(lg, c.subj, evidenceAt, a.Findings)
+	a.Findings = append(a.Findings, warned...)
+	a.Notes = append(a.Notes, logNotes(lg, len(warned) > 0)...)
 	// A finding is about the file its first evidence comes from (merged
 	// logs span several).
 	for i := range a.Findings {
@@ -447,9 +449,60 @@ func (c *logCheck) checkGDRUnused() {
 			len(procs), strings.Join(firstN(names, 4), ", "), strings.Join(said, " and "), why), evs...))
 }
 
-// logNotes returns the notes on a log: the other WARN lines, and each file
-// whose processes never say which network they use.
-func logNotes(lg *nccllog.Log) []string {
+// warnFindings reports the NCCL WARN lines no other rule reads, when
+// nothing else in the log is a warning or worse. NCCL prints WARN only
+// where an operation failed or was refused (src/include/debug.h: WARN
+// is ncclDebugLog at NCCL_LOG_WARN, which the code calls on its error
+// paths), so a log whose only trouble is a WARN of an unknown wording
+// is worth a look, not HEALTHY. Beside a finding that explains the
+// job's trouble, the lines stay a note (logNotes).
+func warnFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string, found []finding.Finding) []finding.Finding {
+	if slices.ContainsFunc(found, func(f finding.Finding) bool { return f.Severity.Rank() >= finding.Warning.Rank() }) {
+		return nil
+	}
+	var warns []nccllog.Event
+	var hosts, texts []string
+	for _, e := range lg.Events {
+		if e.Kind != nccllog.EventWarn {
+			continue
+		}
+		warns = append(warns, e)
+		if e.Host != "" && !slices.Contains(hosts, e.Host) {
+			hosts = append(hosts, e.Host)
+		}
+		if !slices.Contains(texts, e.Text) {
+			texts = append(texts, e.Text)
+		}
+	}
+	if len(warns) == 0 {
+		return nil
+	}
+	first := warns[0]
+	sum := fmt.Sprintf("NCCL printed %d WARN line(s) (%d distinct) that ibdoctor does not classify", weight(warns), len(texts))
+	if len(hosts) > 0 {
+		sum += " on " + strings.Join(firstN(hosts, 4), ", ")
+	}
+	sum += fmt.Sprintf("; NCCL warns only where an operation failed or was refused. The first, line %d: %s", first.Line, first.Text)
+	evs := []finding.Evidence{{Source: at(first.Source, first.Line), Value: first.Text}}
+	for _, e := range warns[1:] {
+		if len(evs) >= 3 {
+			break
+		}
+		if !slices.ContainsFunc(evs, func(ev finding.Evidence) bool { return ev.Value == e.Text }) {
+			evs = append(evs, finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
+		}
+	}
+	f := catalog.New("nccl.warned", subj, sum, evs...)
+	if len(hosts) == 1 {
+		f.Subject.Host = hosts[0]
+	}
+	return []finding.Finding{f}
+}
+
+// logNotes returns the notes on a log: the other WARN lines (unless a
+// finding reports them: reported), and each file whose processes never
+// say which network they use.
+func logNotes(lg *nccllog.Log, reported bool) []string {
 	var notes []string
 	var warns []nccllog.Event
 	for _, e := range lg.Events {
@@ -457,7 +510,7 @@ func logNotes(lg *nccllog.Log) []string {
 			warns = append(warns, e)
 		}
 	}
-	if len(warns) > 0 {
+	if len(warns) > 0 && !reported {
 		notes = append(notes, fmt.Sprintf("%s: %d other NCCL WARN line(s); the first, line %d: %s", warns[0].Source, weight(warns), warns[0].Line, warns[0].Text))
 	}
 	said := map[string]bool{}
@@ -833,8 +886,11 @@ var ncclResultText = map[int]string{
 func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
 	var failed []*nccllog.Proc
 	var hosts []string
+	// Communicator setup first; else any error return (a transport's,
+	// the proxy's): a call inside NCCL failed and its error climbed out.
+	init := slices.ContainsFunc(lg.Procs, func(p *nccllog.Proc) bool { return p.InitFailed > 0 })
 	for _, p := range lg.Procs {
-		if p.InitFailed == 0 {
+		if init && p.InitFailed == 0 || p.ErrReturn == 0 {
 			continue
 		}
 		failed = append(failed, p)
@@ -846,15 +902,22 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 		return nil
 	}
 	first := failed[0]
-	errText := cmp.Or(ncclResultText[first.InitCode], fmt.Sprintf("ncclResult_t %d", first.InitCode))
-	sum := fmt.Sprintf("NCCL could not build its communicator: the error return chain reaches %q ('%s') in %d process(es)", first.InitFailedText, errText, len(failed))
+	line, code, text := first.InitFailed, first.InitCode, first.InitFailedText
+	if !init {
+		line, code, text = first.ErrReturn, first.ErrCode, first.ErrReturnText
+	}
+	errText := cmp.Or(ncclResultText[code], fmt.Sprintf("ncclResult_t %d", code))
+	sum := fmt.Sprintf("NCCL could not build its communicator: the error return chain reaches %q ('%s') in %d process(es)", text, errText, len(failed))
+	if !init {
+		sum = fmt.Sprintf("a call inside NCCL failed: its error return trace shows %q ('%s') in %d process(es)", text, errText, len(failed))
+	}
 	if len(hosts) > 0 {
 		sum += " on " + strings.Join(firstN(hosts, 4), ", ")
 	}
 	if m := ncclErrorMeaning("NCCL", errText); m != "" {
 		sum += ": " + m
 	}
-	evs := []finding.Evidence{{Source: at(first.Source, first.InitFailed), Value: first.InitFailedText}}
+	evs := []finding.Evidence{{Source: at(first.Source, line), Value: text}}
 	// The failing process's own warning, else the first of any.
 	i := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool {
 		return e.Kind == nccllog.EventWarn && e.Host == first.Host && e.Pid == first.Pid
