@@ -404,6 +404,11 @@ func memberBesides(l string) Kind {
 			return KindToolError
 		}
 	}
+	if (l[0] == ' ' || l[0] == 'D') && strings.HasPrefix(strings.TrimLeft(l, " "), "Did not detect devices") {
+		if _, ok := hcatext.ToolErrorLine(strings.TrimSpace(l)); ok {
+			return KindToolError // perftest: " Did not detect devices ", " If device exists, check if driver is up"
+		}
+	}
 	if l[0] == 'F' && strings.HasPrefix(l, "Failed to get IB devices list") {
 		if _, ok := hcatext.ToolErrorLine(strings.TrimSpace(l)); ok {
 			return KindToolError // ibv_devinfo, ibv_devices, perftest: "Failed to get IB devices list: Function not implemented"

@@ -30,6 +30,9 @@ func TestToolErrorPastes(t *testing.T) {
 			[]Kind{KindToolError}, []string{"container.umad_missing/warning"}, 1},
 		{"perftest bare line is not judged", "$ ib_write_bw\nFailed to get IB devices list\n",
 			[]Kind{KindToolError}, nil, 3},
+		// perftest src/perftest_resources.c ctx_find_dev, then write_bw.c.
+		{"perftest found no device", "$ ib_write_bw -d mlx5_0\n Did not detect devices \n If device exists, check if driver is up\n Unable to find the Infiniband/RoCE device\n",
+			[]Kind{KindToolError}, []string{"port.missing/critical"}, 2},
 		{"the error between other outputs", "$ ibv_devinfo\nFailed to get IB devices list: Function not implemented\n$ ulimit -a\nmax locked memory       (kbytes, -l) 64\nopen files                      (-n) 1024\n",
 			[]Kind{KindToolError, KindUlimit}, []string{"container.uverbs_missing/critical", "host.memlock_limited/critical"}, 2},
 		{"prose quoting it is not a tool error", "We saw Failed to get IB devices list: Function not implemented on two nodes.\nThen it went away.\n",

@@ -44,6 +44,12 @@ const (
 	// device can't be found: …" (infiniband-diags/ibstat.c main): the
 	// device named on its command line is not in /sys/class/infiniband.
 	ToolErrCANotFound ToolErrKind = "ca_not_found"
+	// ToolErrNoVerbsDevice: perftest's " Did not detect devices " (then
+	// " If device exists, check if driver is up" and " Unable to find the
+	// Infiniband/RoCE device"): ibv_get_device_list returned no device
+	// (perftest src/perftest_resources.c ctx_find_dev), what ibv_devinfo
+	// says as "No IB devices found".
+	ToolErrNoVerbsDevice ToolErrKind = "no_verbs_device"
 )
 
 // ToolErr is one such line: Device and Port where the line names them,
@@ -65,6 +71,9 @@ type ToolErr struct {
 func ToolErrorLine(t string) (ToolErr, bool) {
 	if t == "" {
 		return ToolErr{}, false
+	}
+	if t == "Did not detect devices" {
+		return ToolErr{Kind: ToolErrNoVerbsDevice}, true
 	}
 	if t[0] != 'F' && !strings.HasPrefix(t, "ibwarn: [") && !strings.HasPrefix(t, "ibpanic: [") {
 		// A tagged libibmad line, or "<tool>: iberror: failed: …"; the

@@ -40,6 +40,9 @@ func TestToolErrorLine(t *testing.T) {
 		{"iberror other", "ibnetdiscover: iberror: failed: discover failed", ToolErr{}, false},
 		{"sentence before ibwarn", "then it said ibwarn: [15] umad_init: can't read ABI version from /x (No such file or directory): is ib_umad module loaded?", ToolErr{}, false},
 		{"mad error is not ours", "ibwarn: [1685604] sa_get_handle: No SM/SA found on port :1", ToolErr{}, false},
+		// perftest src/perftest_resources.c ctx_find_dev, trimmed.
+		{"perftest no device", "Did not detect devices", ToolErr{Kind: ToolErrNoVerbsDevice}, true},
+		{"perftest no device in prose", "Did not detect devices on node 3 either", ToolErr{}, false},
 		{"empty", "", ToolErr{}, false},
 	}
 	for _, tt := range tests {

@@ -9,8 +9,8 @@ import (
 )
 
 // ToolError is the line of an RDMA tool that could not run: Kind is
-// "verbs_list_failed", "umad_unavailable", "ca_stat_failed" or
-// "ca_not_found" (the kinds of hcatext.ToolErrorLine, which the
+// "verbs_list_failed", "umad_unavailable", "ca_stat_failed",
+// "ca_not_found" or "no_verbs_device" (the kinds of hcatext.ToolErrorLine, which the
 // parse package names), Device the device it names, Errno the strerror
 // text it ends with, Line and Text where it stands in the file.
 type ToolError struct {
@@ -42,6 +42,8 @@ const enosys = "Function not implemented"
 //     its attributes could not be read (libibumad/umad.c get_ca,
 //     get_port); port.missing for X as a warning, since the paste does
 //     not show whether that function is an RDMA port jobs use.
+//   - perftest's "Did not detect devices": libibverbs listed none, as
+//     ibv_devinfo's "No IB devices found": port.missing, critical.
 //   - the umad errors: container.umad_missing, one finding for the paste.
 //
 // file names the paste; the errors' lines are the file's.
@@ -72,6 +74,8 @@ func CheckToolErrors(file string, es []ToolError) (out []finding.Finding, note s
 				ev)
 			f.Severity = finding.Critical
 			out = append(out, f)
+		case "no_verbs_device":
+			out = append(out, CheckAbsent(file, []Absent{{Line: e.Line, Text: e.Text, Verbs: true}})...)
 		case "ca_not_found":
 			out = append(out, CheckAbsent(file, []Absent{{Device: e.Device, Line: e.Line, Text: e.Text}})...)
 		case "ca_stat_failed":
