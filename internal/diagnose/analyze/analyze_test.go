@@ -608,7 +608,8 @@ func TestIBDev2NetdevPaste(t *testing.T) {
 	}{
 		{"pod with its only RoCE netdev down", "[root@pod /]# ibdev2netdev\nmlx5_3 port 1 ==> net1 (Down)\n[root@pod /]# ifconfig\neth0: flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 1450\n",
 			1, []string{"port.down/warning"}},
-		{"IPoIB only: not judged", "$ ibdev2netdev\nmlx5_0 port 1 ==> ib0 (Down)\nmlx5_1 port 1 ==> ibp60s0 (Down)\n", 3, nil},
+		{"IPoIB down: worth a look", "$ ibdev2netdev\nmlx5_0 port 1 ==> ib0 (Down)\nmlx5_1 port 1 ==> ibp60s0 (Down)\n", 1, []string{"port.down/warning", "port.down/warning"}},
+		{"IPoIB up: an ACTIVE port", "$ ibdev2netdev\nmlx5_0 port 1 ==> ib0 (Up)\n", 0, nil},
 		{"IPoIB down with -v ACTIVE: healthy", "0000:02:00.1 mlx5_1 (MT4115 - MT1523X04353) CX456A - ConnectX-4 QSFP fw 12.23.1020 port 1 (ACTIVE) ==> ib1 (Down)\n", 0, nil},
 		{"second port of a card: healthy", "mlx5_1 port 1 ==> enp27s0f0np0 (Up)\nmlx5_2 port 1 ==> enp27s0f1np1 (Down)\n", 0, nil},
 	} {

@@ -70,6 +70,14 @@ type Proc struct {
 	InitFailed     int    `json:"init_failed,omitempty"`
 	InitCode       int    `json:"init_code,omitempty"`
 	InitFailedText string `json:"init_failed_text,omitempty"`
+	// ErrReturn is the line of the first error return of any file
+	// ("include/net.h:25 -> 2", "transport/net.cc:515 -> 2", "proxy.cc:1519
+	// -> 6"): a call inside NCCL failed and its error climbed out of the
+	// function that logged it; 0 when absent. ErrCode and ErrReturnText
+	// are its ncclResult_t and message.
+	ErrReturn     int    `json:"err_return,omitempty"`
+	ErrCode       int    `json:"err_code,omitempty"`
+	ErrReturnText string `json:"err_return_text,omitempty"`
 	// NetPlugin is the external net plugin the process shows: "Loaded net
 	// plugin NAME" of NET/Plugin, or the first line of a plugin's own
 	// "NET/<name>" prefix (NET/OFI, NET/IBext, NET/AWS…); NetPluginLine
@@ -1222,11 +1230,22 @@ func (p *Parser) timeout(n int, line string, m []string) {
 }
 
 func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
-	switch {
-	case p.InitFailed == 0 && (strings.HasPrefix(msg, "init.c") || strings.HasPrefix(msg, "bootstrap.c")):
-		if code, ok := errorReturn(msg); ok {
-			p.InitFailed, p.InitCode, p.InitFailedText = n, code, msg
+	if p.ErrReturn == 0 || p.InitFailed == 0 {
+		// The trace is short ("transport/net.cc:515 -> 2"): a long
+		// message is not one.
+		if len(msg) < 160 && strings.Contains(msg, " -> ") {
+			if code, ok := errorReturn(msg); ok {
+				if p.ErrReturn == 0 {
+					p.ErrReturn, p.ErrCode, p.ErrReturnText = n, code, msg
+				}
+				if p.InitFailed == 0 && (strings.HasPrefix(msg, "init.c") || strings.HasPrefix(msg, "bootstrap.c")) {
+					p.InitFailed, p.InitCode, p.InitFailedText = n, code, msg
+				}
+				return
+			}
 		}
+	}
+	switch {
 	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "), strings.HasPrefix(msg, "Trees "):
 		parseChannel(p, n, msg)
 	case strings.Contains(msg, "comm 0x") || strings.HasPrefix(msg, "rank "):

@@ -886,8 +886,11 @@ var ncclResultText = map[int]string{
 func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
 	var failed []*nccllog.Proc
 	var hosts []string
+	// Communicator setup first; else any error return (a transport's,
+	// the proxy's): a call inside NCCL failed and its error climbed out.
+	init := slices.ContainsFunc(lg.Procs, func(p *nccllog.Proc) bool { return p.InitFailed > 0 })
 	for _, p := range lg.Procs {
-		if p.InitFailed == 0 {
+		if init && p.InitFailed == 0 || p.ErrReturn == 0 {
 			continue
 		}
 		failed = append(failed, p)
@@ -899,15 +902,22 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 		return nil
 	}
 	first := failed[0]
-	errText := cmp.Or(ncclResultText[first.InitCode], fmt.Sprintf("ncclResult_t %d", first.InitCode))
-	sum := fmt.Sprintf("NCCL could not build its communicator: the error return chain reaches %q ('%s') in %d process(es)", first.InitFailedText, errText, len(failed))
+	line, code, text := first.InitFailed, first.InitCode, first.InitFailedText
+	if !init {
+		line, code, text = first.ErrReturn, first.ErrCode, first.ErrReturnText
+	}
+	errText := cmp.Or(ncclResultText[code], fmt.Sprintf("ncclResult_t %d", code))
+	sum := fmt.Sprintf("NCCL could not build its communicator: the error return chain reaches %q ('%s') in %d process(es)", text, errText, len(failed))
+	if !init {
+		sum = fmt.Sprintf("a call inside NCCL failed: its error return trace shows %q ('%s') in %d process(es)", text, errText, len(failed))
+	}
 	if len(hosts) > 0 {
 		sum += " on " + strings.Join(firstN(hosts, 4), ", ")
 	}
 	if m := ncclErrorMeaning("NCCL", errText); m != "" {
 		sum += ": " + m
 	}
-	evs := []finding.Evidence{{Source: at(first.Source, first.InitFailed), Value: first.InitFailedText}}
+	evs := []finding.Evidence{{Source: at(first.Source, line), Value: text}}
 	// The failing process's own warning, else the first of any.
 	i := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool {
 		return e.Kind == nccllog.EventWarn && e.Host == first.Host && e.Pid == first.Pid

@@ -233,8 +233,11 @@ func TestLogRules(t *testing.T) {
 			LogOptions{}, []string{"nccl.call_failed/critical"}},
 		{"old init.cu chain, no warning", "h2:20:21 [1] INFO bootstrap.cu:169 -> 3\nh2:20:21 [1] INFO init.cu:422 -> 3\n",
 			LogOptions{}, []string{"nccl.call_failed/critical"}},
-		// A chain through other files only, or ncclInProgress, is no failed init.
-		{"chain outside init", "h3:30:31 [0] NCCL INFO transport/net.cc:330 -> 2\n", LogOptions{}, nil},
+		// A chain through other files only is a failed call, not a failed
+		// init (NVIDIA/nccl#697: NET/Socket channels, then "include/net.h:25
+		// -> 2", "transport/net.cc:515 -> 2"); ncclInProgress is no failure.
+		{"chain outside init", "h3:30:31 [0] NCCL INFO transport/net.cc:330 -> 2\n", LogOptions{}, []string{"nccl.call_failed/critical"}},
+		{"in progress outside init", "h3:30:31 [0] NCCL INFO transport/net.cc:330 -> 7\n", LogOptions{}, nil},
 		{"in progress is no failure", "h3:30:31 [0] NCCL INFO init.cc:1534 -> 7\n", LogOptions{}, nil},
 		{"newest completion format", base + "hostname1:25668:27396 [0] net_ib.cc:1 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<1> with status=local protection error(4) opcode=RDMA_WRITE(1) vendor_err=81 hca mlx5_0\n",
 			LogOptions{}, []string{"nccl.ibv_error/critical"}},
@@ -691,6 +694,8 @@ func TestCallFailed(t *testing.T) {
 			[]string{"an NCCL call failed with 'unhandled system error' on pkb-aa8dbd1b-1, pkb-aa8dbd1b-0", "ncclSystemError", "rerun with NCCL_DEBUG=WARN"}},
 		{"after a CUDA warning", "gpu5:35917:35917 [1] init.cu:194 NCCL WARN Cuda failure 'an illegal memory access was encountered'\ngpu5: Test NCCL failure common.cu:343 'unhandled cuda error'\n",
 			[]string{"nccl.call_failed/critical"}, []string{"'unhandled cuda error' on gpu5", "NCCL warned first (line 1): Cuda failure 'an illegal memory access was encountered'"}},
+		{"error return outside init", "dgxa100:1050:1316 [0] NCCL INFO include/net.h:25 -> 2\ndgxa100:1050:1316 [0] NCCL INFO transport/net.cc:515 -> 2\n",
+			[]string{"nccl.call_failed/critical"}, []string{`a call inside NCCL failed: its error return trace shows "include/net.h:25 -> 2" ('unhandled system error') in 1 process(es) on dgxa100`}},
 		{"CUDA check", "node1: Test CUDA failure common.cu:892 'out of memory'\n", []string{"nccl.call_failed/critical"}, []string{"a CUDA call failed with 'out of memory' on node1"}},
 		{"after a completion error", "gpu5:35917:35994 [0] transport/net_ib.cu:788 NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129\ngpu5: Test NCCL failure common.cu:343 'unhandled system error'\n",
 			[]string{"nccl.ibv_error/critical"}, nil},

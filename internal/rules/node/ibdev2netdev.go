@@ -55,7 +55,18 @@ func CheckIBDev2Netdev(m *ibdev2netdev.Map, source string) (out []finding.Findin
 			out = append(out, catalog.New("port.init_no_sm", subj,
 				fmt.Sprintf("%s port %d is %s: its link is up but no subnet manager has configured it", e.Device, e.Port, e.PortState), ev))
 			continue
-		case e.PortState == "ACTIVE", e.PortState == "" && (ipoib || e.Up):
+		case e.PortState == "ACTIVE", e.PortState == "" && e.Up:
+			continue
+		case ipoib && e.PortState == "":
+			// An IPoIB netdev has carrier only while its IB port is
+			// ACTIVE and the interface joined its broadcast group
+			// (drivers/infiniband/ulp/ipoib/ipoib_multicast.c turns
+			// the carrier on after the join), so Down is either the
+			// port or an interface nobody brought up: ibstat tells.
+			f := catalog.New("port.down", subj,
+				fmt.Sprintf("%s port %d: its IPoIB netdev %s is Down, so either the IB port is not ACTIVE (no cable or peer, no subnet manager) or the IPoIB interface was never brought up (no IP on it, harmless when nothing uses IPoIB); 'ibstat %s %d' shows the port's state", e.Device, e.Port, e.NetDev, e.Device, e.Port), ev)
+			f.Severity = finding.Warning
+			out = append(out, f)
 			continue
 		}
 		what := fmt.Sprintf("%s port %d (netdev %s) is down", e.Device, e.Port, e.NetDev)

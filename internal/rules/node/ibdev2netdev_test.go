@@ -17,7 +17,11 @@ func TestCheckIBDev2Netdev(t *testing.T) {
 		want     []string
 	}{
 		{"lone RoCE netdev down", "mlx5_3 port 1 ==> net1 (Down)\n", []string{"port.down/warning mlx5_3"}},
-		{"IPoIB netdevs down say nothing of the port", "mlx5_0 port 1 ==> ibp26s0 (Down)\nmlx5_1 port 1 ==> ib1 (Down)\n", nil},
+		// An IPoIB netdev Down is its port not ACTIVE or an interface
+		// never brought up: a warning that says so (StepMesh issue 15,
+		// analyze testdata/realworld-fresh23), and Up is an ACTIVE port.
+		{"IPoIB netdevs down are worth a look", "mlx5_0 port 1 ==> ibp26s0 (Down)\nmlx5_1 port 1 ==> ib1 (Down)\n", []string{"port.down/warning mlx5_0", "port.down/warning mlx5_1"}},
+		{"IPoIB netdev up", "mlx5_0 port 1 ==> ibs108 (Up)\n", nil},
 		{"second port of a dual-port card", "mlx5_1 port 1 ==> enp27s0f0np0 (Up)\nmlx5_2 port 1 ==> enp27s0f1np1 (Down)\n", nil},
 		// linux-rdma 2019-10-28 "qperf failure" (analyze testdata/realworld-fresh22): an
 		// ib2netdev alias that adds the IP, on host A then host B, whose second port is up.
