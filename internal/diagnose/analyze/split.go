@@ -175,6 +175,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindDevinfo, 0 // "$ ibv_devinfo" then "No IB devices found" (perftest prints it too: the command decides)
 	case t[0] == 'l' && strings.Contains(prev, "ibv_devinfo") && isVerbsWarning(t):
 		return KindDevinfo, 0 // libibverbs' "no userspace device-specific driver found for …/uverbs0", printed before ibv_devinfo's own output
+	case t == "Failed to open device" && strings.Contains(prev, "ibv_devinfo"):
+		return KindToolError, 0 // ibv_devinfo could not open a device it listed (libibverbs/examples/devinfo.c print_hca_cap)
 	case t[0] == 'F' && isIBStatusFatal(t):
 		return KindIBStatus, 0 // ibstatus' "Fatal error:  device '*': sys files not found …"
 	case hcatext.IsShowGIDsHeader(t):

@@ -33,6 +33,10 @@ func TestToolErrorPastes(t *testing.T) {
 		// perftest src/perftest_resources.c ctx_find_dev, then write_bw.c.
 		{"perftest found no device", "$ ib_write_bw -d mlx5_0\n Did not detect devices \n If device exists, check if driver is up\n Unable to find the Infiniband/RoCE device\n",
 			[]Kind{KindToolError}, []string{"port.missing/critical"}, 2},
+		// OSLL/ntb-cxl issue 90: ibv_devices lists the device, ibv_devinfo cannot open it.
+		{"ibv_devinfo cannot open", "root@qemux86-64:/sys/kernel/debug# ibv_devinfo \nFailed to open device\n",
+			[]Kind{KindToolError}, []string{"container.uverbs_missing/critical"}, 2},
+		{"the same words under another command", "$ ./gamepad\nFailed to open device\n", nil, nil, 3},
 		{"the error between other outputs", "$ ibv_devinfo\nFailed to get IB devices list: Function not implemented\n$ ulimit -a\nmax locked memory       (kbytes, -l) 64\nopen files                      (-n) 1024\n",
 			[]Kind{KindToolError, KindUlimit}, []string{"container.uverbs_missing/critical", "host.memlock_limited/critical"}, 2},
 		{"prose quoting it is not a tool error", "We saw Failed to get IB devices list: Function not implemented on two nodes.\nThen it went away.\n",

@@ -50,6 +50,13 @@ const (
 	// (perftest src/perftest_resources.c ctx_find_dev), what ibv_devinfo
 	// says as "No IB devices found".
 	ToolErrNoVerbsDevice ToolErrKind = "no_verbs_device"
+	// ToolErrOpenDevice: ibv_devinfo's "Failed to open device"
+	// (libibverbs/examples/devinfo.c print_hca_cap): libibverbs lists
+	// the device but ibv_open_device failed, which opens its
+	// /dev/infiniband/uverbsN (libibverbs/device.c verbs_open_device,
+	// util/open_cdev.c). The words are common: analyze reads them only
+	// under an ibv_devinfo command line.
+	ToolErrOpenDevice ToolErrKind = "open_device_failed"
 )
 
 // ToolErr is one such line: Device and Port where the line names them,
@@ -71,6 +78,9 @@ type ToolErr struct {
 func ToolErrorLine(t string) (ToolErr, bool) {
 	if t == "" {
 		return ToolErr{}, false
+	}
+	if t == "Failed to open device" {
+		return ToolErr{Kind: ToolErrOpenDevice}, true
 	}
 	if t == "Did not detect devices" {
 		return ToolErr{Kind: ToolErrNoVerbsDevice}, true

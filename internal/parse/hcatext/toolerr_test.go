@@ -43,6 +43,8 @@ func TestToolErrorLine(t *testing.T) {
 		// perftest src/perftest_resources.c ctx_find_dev, trimmed.
 		{"perftest no device", "Did not detect devices", ToolErr{Kind: ToolErrNoVerbsDevice}, true},
 		{"perftest no device in prose", "Did not detect devices on node 3 either", ToolErr{}, false},
+		// OSLL/ntb-cxl issue 90, under "# ibv_devinfo".
+		{"devinfo open", "Failed to open device", ToolErr{Kind: ToolErrOpenDevice}, true},
 		{"empty", "", ToolErr{}, false},
 	}
 	for _, tt := range tests {

@@ -10,7 +10,7 @@ import (
 
 // ToolError is the line of an RDMA tool that could not run: Kind is
 // "verbs_list_failed", "umad_unavailable", "ca_stat_failed",
-// "ca_not_found" or "no_verbs_device" (the kinds of hcatext.ToolErrorLine, which the
+// "ca_not_found", "no_verbs_device" or "open_device_failed" (the kinds of hcatext.ToolErrorLine, which the
 // parse package names), Device the device it names, Errno the strerror
 // text it ends with, Line and Text where it stands in the file.
 type ToolError struct {
@@ -42,6 +42,9 @@ const enosys = "Function not implemented"
 //     its attributes could not be read (libibumad/umad.c get_ca,
 //     get_port); port.missing for X as a warning, since the paste does
 //     not show whether that function is an RDMA port jobs use.
+//   - ibv_devinfo's "Failed to open device": the device is listed but
+//     its uverbs character device could not be opened:
+//     container.uverbs_missing, critical.
 //   - perftest's "Did not detect devices": libibverbs listed none, as
 //     ibv_devinfo's "No IB devices found": port.missing, critical.
 //   - the umad errors: container.umad_missing, one finding for the paste.
@@ -71,6 +74,12 @@ func CheckToolErrors(file string, es []ToolError) (out []finding.Finding, note s
 			}
 			f := catalog.New("container.uverbs_missing", finding.Subject{File: file},
 				"libibverbs could not list the RDMA devices (ibv_get_device_list: Function not implemented, ENOSYS): /sys/class/infiniband_verbs or its abi_version could not be read, so the ib_uverbs module is not loaded on the host (a container shares the host's kernel), or sysfs is not mounted where the tool ran; a libibverbs line \"Fatal: kernel ABI version … doesn't match\" above it would mean a uverbs ABI mismatch instead. No process there can use RDMA (NCCL falls back to TCP sockets). Confirm with lsmod | grep -E 'ib_|mlx' and ls /sys/class/infiniband_verbs /dev/infiniband; fix with modprobe ib_uverbs on the host (and docker run --device=/dev/infiniband … for a container)",
+				ev)
+			f.Severity = finding.Critical
+			out = append(out, f)
+		case "open_device_failed":
+			f := catalog.New("container.uverbs_missing", finding.Subject{File: file},
+				"ibv_devinfo lists an RDMA device but could not open it (ibv_open_device failed): its /dev/infiniband/uverbsN is missing or not openable where the tool ran (a container started without --device=/dev/infiniband, a device cgroup that denies it), or the provider could not set up its context. No process there can use that device. Confirm with ls -l /dev/infiniband (uverbsN for each device in /sys/class/infiniband_verbs); fix with docker run --device=/dev/infiniband … or the RDMA device plugin",
 				ev)
 			f.Severity = finding.Critical
 			out = append(out, f)

@@ -22,6 +22,8 @@ func TestCheckToolErrors(t *testing.T) {
 			nil, "", "Cannot allocate memory", 0},
 		{"no errno is not judged", []ToolError{{Kind: "verbs_list_failed", Line: 4}},
 			nil, "", "no reason printed", 0},
+		{"open failed", []ToolError{{Kind: "open_device_failed", Line: 2, Text: "Failed to open device"}},
+			[]string{"container.uverbs_missing/critical/"}, "docker run --device=/dev/infiniband", "", 1},
 		{"perftest found none", []ToolError{{Kind: "no_verbs_device", Line: 2, Text: "Did not detect devices"}},
 			[]string{"port.missing/critical/"}, "through libibverbs", "", 1},
 		{"named device absent", []ToolError{{Kind: "ca_not_found", Device: "mlx5_9", Line: 2}},
