@@ -2213,6 +2213,11 @@ func diagnoseNvsmiTable(seg *Segment, file, text string) error {
 	if err != nil {
 		return err
 	}
+	if len(t.GPUs) == 0 {
+		seg.Summary = "nvidia-smi failed: " + t.Failure
+		seg.Findings = append(seg.Findings, host.CheckPastedTable(t, file)...)
+		return nil
+	}
 	seg.Summary = "nvidia-smi, " + plural(len(t.GPUs), "GPU", "GPUs")
 	var ver []string
 	if t.Driver != "" {

@@ -256,6 +256,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 			return KindNvsmiTable, 1
 		}
 		return KindNvsmiTable, 0
+	case (t[0] == 'N' || t[0] == 'F') && nvsmi.ToolError(t):
+		return KindNvsmiTable, 0 // "No devices were found", "NVIDIA-SMI has failed because …", "Failed to initialize NVML: …"
 	case t[0] == '|' && nvsmi.TableColumns(t):
 		if strings.HasPrefix(prev, "+-") || strings.HasPrefix(prev, "|-") {
 			return KindNvsmiTable, 1 // the GPU box pasted without the banner

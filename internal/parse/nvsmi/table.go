@@ -28,6 +28,27 @@ type Table struct {
 	// set by its "No running processes found".
 	Processes   int  `json:"processes"`
 	NoProcesses bool `json:"no_processes,omitempty"`
+	// Failure is nvidia-smi's own error in place of the table (see
+	// ToolError), FailureLine its line; "" when none.
+	Failure     string `json:"failure,omitempty"`
+	FailureLine int    `json:"failure_line,omitempty"`
+}
+
+// ToolError says whether t (a trimmed line) is nvidia-smi's own failure
+// message, printed instead of the table: "No devices were found",
+// "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA
+// driver. …" and "Failed to initialize NVML: Driver/library version
+// mismatch" (or another NVML error after the colon).
+func ToolError(t string) bool {
+	switch {
+	case t == "No devices were found":
+		return true
+	case strings.HasPrefix(t, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"):
+		return true
+	case strings.HasPrefix(t, "Failed to initialize NVML: ") && len(t) > len("Failed to initialize NVML: "):
+		return true
+	}
+	return false
 }
 
 // TableGPU is one GPU of the table: its two rows (three from driver 525
@@ -88,8 +109,9 @@ const (
 // and the wide one of drivers 525 and later (a third row per GPU with
 // "MIG M."), "N/A" and "ERR!" in any cell, the MIG devices box and the
 // Processes box ("No running processes found"). Lines outside the boxes
-// (prose, the date nvidia-smi prints first) are skipped. ErrNoTable when
-// no GPU row is there.
+// (prose, the date nvidia-smi prints first) are skipped, but for
+// nvidia-smi's own failure message (ToolError), kept in Failure.
+// ErrNoTable when neither a GPU row nor that message is there.
 func ParseTable(r io.Reader, source string) (*Table, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -110,6 +132,9 @@ func ParseTable(r io.Reader, source string) (*Table, error) {
 			row = 0 // a rule between GPUs or under the box
 			continue
 		case l[0] != '|':
+			if t.Failure == "" && ToolError(l) {
+				t.Failure, t.FailureLine = l, n
+			}
 			continue
 		}
 		if strings.HasPrefix(l, "|=") {
@@ -175,7 +200,7 @@ func ParseTable(r io.Reader, source string) (*Table, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &parse.Error{Source: source, Err: err}
 	}
-	if len(t.GPUs) == 0 {
+	if len(t.GPUs) == 0 && t.Failure == "" {
 		return nil, &parse.Error{Source: source, Err: ErrNoTable}
 	}
 	return t, nil

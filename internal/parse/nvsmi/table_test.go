@@ -83,6 +83,29 @@ func TestParseTableRefuses(t *testing.T) {
 	}
 }
 
+// TestParseTableFailure: nvidia-smi's own error in place of the table is
+// read as the table's Failure, with its line; other prose is not.
+func TestParseTableFailure(t *testing.T) {
+	for in, want := range map[string]string{
+		"$ nvidia-smi\nNo devices were found\n": "No devices were found",
+		"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n": "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.",
+		"# nvidia-smi\n  Failed to initialize NVML: Driver/library version mismatch\n":                                                                      "Failed to initialize NVML: Driver/library version mismatch",
+	} {
+		tb, err := ParseTable(strings.NewReader(in), "x")
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if tb.Failure != want || tb.FailureLine != strings.Count(in, "\n") || len(tb.GPUs) != 0 {
+			t.Errorf("%q: failure %q at %d, %d GPUs", in, tb.Failure, tb.FailureLine, len(tb.GPUs))
+		}
+	}
+	for _, in := range []string{"no devices were found on the bus, says the user\n", "Failed to initialize NVML: \n"} {
+		if _, err := ParseTable(strings.NewReader(in), "x"); !errors.Is(err, ErrNoTable) {
+			t.Errorf("%q: %v, want ErrNoTable", in, err)
+		}
+	}
+}
+
 func TestTableDetect(t *testing.T) {
 	for _, c := range []struct {
 		l            string

@@ -73,9 +73,16 @@ var triageMetas = []finding.Meta{
 		Remedy:  []string{remedyNvsmiQuery, remedyGPUReset, "if the count comes back after the reset, or row remapping fails: open an RMA with the GPU vendor"},
 	},
 	{
+		ID: "gpu.smi_failed", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
+		Title:   "nvidia-smi fails: no GPU of the node can be used",
+		Meaning: "nvidia-smi printed its own error in place of the table: \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\" (the kernel module is not loaded or the GPUs it drove are gone), \"Failed to initialize NVML: Driver/library version mismatch\" (the loaded module and the user-space library differ) or \"No devices were found\" (the driver is loaded but sees no GPU). No CUDA program, NCCL job included, can use the node's GPUs.",
+		Causes:  []string{"the NVIDIA module not built for the running kernel (DKMS), or refused by Secure Boot", "a driver upgraded without a reboot or module reload", "GPUs fallen off the bus (Xid 79) or bound to vfio-pci/nouveau", "a container started without GPU access"},
+		Remedy:  []string{"dmesg | grep -iE 'nvidia|NVRM'", "cat /proc/driver/nvidia/version and compare with the version in the library's file name (ls -l /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.*)", "reload the module or reboot; reinstall the driver for the running kernel"},
+	},
+	{
 		ID: "gpu.nvml_error", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "nvidia-smi prints ERR! for a GPU's fields",
-		Meaning: "The plain nvidia-smi table shows \"ERR!\" where a value belongs: NVML asked the driver for it and got an error back. One sensor field (fan, power) is a warning: the GPU answers but that reading fails, often a broken fan or power sensor. Several fields, or the GPU's identity, memory or ECC fields, are critical: the GPU stopped answering the driver, which happens after an Xid (79: fallen off the bus, 48, 119 …) and leaves every job on it dead.",
+		Meaning: "The plain nvidia-smi table shows \"ERR!\" where a value belongs: NVML asked the driver for it and got an error back. Sensor fields alone (fan, temperature, power) are a warning: the GPU answers but that reading fails, often a broken fan or power sensor. Several fields, or the GPU's identity, memory or ECC fields, are critical: the GPU stopped answering the driver, which happens after an Xid (79: fallen off the bus, 48, 119 …) and leaves every job on it dead.",
 		Causes:  []string{"the GPU hit an unrecoverable error (look for Xid lines in the kernel log)", "a failed fan or power sensor on the board", "a PCIe link fault between the GPU and the host"},
 		Remedy:  []string{remedyDmesg, "nvidia-smi -q -i <gpu> to see which readings fail", remedyGPUReset},
 	},

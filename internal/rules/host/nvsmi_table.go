@@ -20,6 +20,9 @@ var sensorFields = map[string]bool{"Fan": true, "Pwr:Usage/Cap": true, "Temp": t
 // temperature, performance state, processes) is not a fault.
 func CheckPastedTable(t *nvsmi.Table, source string) []finding.Finding {
 	var out []finding.Finding
+	if t.Failure != "" {
+		out = append(out, smiFailed(t, source))
+	}
 	for _, g := range t.GPUs {
 		label := fmt.Sprintf("GPU%d", g.Index)
 		if g.Name != "" && g.Name != "ERR!" {
@@ -61,4 +64,22 @@ func pick(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// smiFailed judges nvidia-smi's own failure message: no GPU of the node
+// can be used (gpu.smi_failed, critical), with what each message means.
+func smiFailed(t *nvsmi.Table, source string) finding.Finding {
+	why := "nvidia-smi could not read the GPUs"
+	switch {
+	case t.Failure == "No devices were found":
+		why = "the NVIDIA driver is loaded but sees no GPU: the GPUs fell off the bus (look for Xid 79 in the kernel log), are bound to another driver (vfio-pci, nouveau), or the container was started without GPU access"
+	case strings.Contains(t.Failure, "couldn't communicate with the NVIDIA driver"):
+		why = "nvidia-smi cannot talk to the NVIDIA kernel driver: the module is not loaded or failed to load (a new kernel without the module rebuilt by DKMS, Secure Boot refusing an unsigned module; dmesg | grep -i nvidia tells), or the GPUs it drove are gone"
+	case strings.Contains(t.Failure, "version mismatch"):
+		why = "the NVIDIA kernel module loaded is not the version of the user-space library (a driver upgraded without a reboot or module reload): cat /proc/driver/nvidia/version against the library's version"
+	case strings.HasPrefix(t.Failure, "Failed to initialize NVML: "):
+		why = "NVML could not start (" + strings.TrimPrefix(t.Failure, "Failed to initialize NVML: ") + "): the driver or its device files are not usable here"
+	}
+	return catalog.New("gpu.smi_failed", finding.Subject{File: source}, why+"; no GPU job can run on this node until it is fixed",
+		finding.Evidence{Source: fmt.Sprintf("%s:%d", source, t.FailureLine), Value: t.Failure})
 }
