@@ -737,6 +737,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseUlimit(&seg, file, text)
 	case KindMADError:
 		err = diagnoseMADErrors(&seg, file, d, sp)
+	case KindToolError:
+		err = diagnoseToolErrors(&seg, file, d, sp)
 	case KindVerbsLog:
 		err = diagnoseVerbsLog(&seg, file, text)
 	default:

@@ -67,6 +67,7 @@ const (
 	KindNvsmiError    Kind = "nvidia-smi-error"
 	KindNvsmiTable    Kind = "nvidia-smi"
 	KindUCXPerf       Kind = "ucx_perftest"
+	KindToolError     Kind = "rdma-tool-error"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -113,6 +114,7 @@ var Kinds = []KindInfo{
 	{KindVerbsLog, "work-completion errors in application logs: libmlx5's \"got completion with error\" CQE dump (decoded), libfabric log lines (fi_cq_readerr prov_err), any log line ending in an ibv_wc_status text or IBV_WC_ name after a colon (\"…: transport retry counter exceeded\", with the local_nic/peer_nic it names)"},
 	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
 	{KindMADError, "infiniband-diags messages that the SM/SA or the port's MAD agent cannot be reached (ibwarn: sa_get_handle: No SM/SA found on port, ibpanic: Failed to bind to the SA, mad_rpc_open_port: client_register failed), alone or in lshca's error report"},
+	{KindToolError, "the errors of RDMA tools that could not run: \"Failed to get IB devices list: …\" (ibv_devinfo, ibv_devices, perftest), ibstat's \"stat of IB device 'X' failed\" and \"'X' IB device can't be found\", libibumad's \"is ib_umad module loaded?\", libibmad's \"can't open UMAD port\", infiniband-diags' \"Failed to open '…' port '…'\""},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
@@ -178,6 +180,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindDevinfo, 0 // "$ ibv_devinfo" then "No IB devices found" (perftest prints it too: the command decides)
 	case t[0] == 'l' && strings.Contains(prev, "ibv_devinfo") && isVerbsWarning(t):
 		return KindDevinfo, 0 // libibverbs' "no userspace device-specific driver found for …/uverbs0", printed before ibv_devinfo's own output
+	case t == "Failed to open device" && strings.Contains(prev, "ibv_devinfo"):
+		return KindToolError, 0 // ibv_devinfo could not open a device it listed (libibverbs/examples/devinfo.c print_hca_cap)
 	case t[0] == 'F' && isIBStatusFatal(t):
 		return KindIBStatus, 0 // ibstatus' "Fatal error:  device '*': sys files not found …"
 	case hcatext.IsShowGIDsHeader(t):
@@ -427,6 +431,21 @@ func memberBesides(l string) Kind {
 	if strings.Contains(l, "ib") {
 		if _, ok := ibdiags.MADErrorLine(l); ok {
 			return KindMADError // "ibwarn: [1685604] sa_get_handle: No SM/SA found on port :1"
+		}
+		if _, ok := hcatext.ToolErrorLine(strings.TrimSpace(l)); ok {
+			// "ibpanic: [12345] main: stat of IB device 'mlx5_0' failed: …",
+			// "ibnetdiscover: iberror: failed: Failed to open '(null)' port '0'"
+			return KindToolError
+		}
+	}
+	if (l[0] == ' ' || l[0] == 'D') && strings.HasPrefix(strings.TrimLeft(l, " "), "Did not detect devices") {
+		if _, ok := hcatext.ToolErrorLine(strings.TrimSpace(l)); ok {
+			return KindToolError // perftest: " Did not detect devices ", " If device exists, check if driver is up"
+		}
+	}
+	if l[0] == 'F' && strings.HasPrefix(l, "Failed to get IB devices list") {
+		if _, ok := hcatext.ToolErrorLine(strings.TrimSpace(l)); ok {
+			return KindToolError // ibv_devinfo, ibv_devices, perftest: "Failed to get IB devices list: Function not implemented"
 		}
 	}
 	if strings.HasPrefix(l, "link ") {
@@ -849,6 +868,12 @@ func (s *splitter) read(l, next string) {
 		m = memberBesides(l) // a kernel line continues the run: not tested
 	} else {
 		m = member(l)
+	}
+	if m == KindToolError && (s.cur.Kind == KindIBStat || s.cur.Kind == KindMADError) && n > 1 && !isPrompt(s.back[(n-1)%splitBack]) {
+		// ibstat's own ibpanic under its output (the ibstat reader notes
+		// where it crashed); the "Failed to open '…' port '…'" a diags
+		// tool exits with after the MAD error that caused it.
+		return
 	}
 	if m != KindUnknown && !compatible(s.cur.Kind, m) {
 		s.open(m, n)

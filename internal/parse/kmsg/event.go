@@ -748,9 +748,14 @@ func idToAddress(domain string, id string) pcie.Address {
 }
 
 // Classify recognises the events of one record; most records give none.
+// A driver's failure line no pattern knows is a KindDriverError event.
 func Classify(r Record) []Event {
 	p, m := match(r.Text)
 	if p == nil {
+		if e, ok := driverErrorClass(r.Text); ok {
+			e.Record = r
+			return []Event{e}
+		}
 		return nil
 	}
 	return []Event{p.event(r, m)}
@@ -820,6 +825,9 @@ type textClass struct {
 	mlx5      pcie.Address
 	nvrmGPU   pcie.Address // the GPU of an NVRM line that is not an event
 	cmdSupp   int          // the count of an mlx5 command error rate-limit note
+	// drvErr is the KindDriverError event of a text no pattern took
+	// (drivererr.go), nil for most texts.
+	drvErr *Event
 }
 
 // maxSeen bounds the texts a Classifier remembers; maxSeenText the
@@ -867,6 +875,11 @@ func (c *Classifier) class(text string) *textClass {
 	if tc.p == nil && strings.Contains(text, "NVRM:") {
 		if m := reGPUAddr.FindStringSubmatch(text); m != nil {
 			tc.nvrmGPU = addr(m[1])
+		}
+	}
+	if tc.p == nil {
+		if ev, ok := driverErrorClass(text); ok {
+			tc.drvErr = &ev
 		}
 	}
 	if len(text) <= maxSeenText {
@@ -974,7 +987,7 @@ func (c *Classifier) add(r Record) []Event {
 	if len(evs) == 0 && strings.Contains(r.Text, "NVRM:") {
 		if tc.nvrmGPU != "" {
 			c.pending, c.pendingLeft = tc.nvrmGPU, 3
-			return nil
+			return c.driverError(r, tc)
 		}
 		if c.pendingLeft > 0 && strings.Contains(r.Text, "fallen off the bus") {
 			c.out[0] = Event{Kind: KindFallenOffBus, Record: r, PCI: c.pending, Detail: "GPU has fallen off the bus"}
@@ -989,5 +1002,19 @@ func (c *Classifier) add(r Record) []Event {
 		c.out[0] = c.cqeEv
 		evs = c.out[:1]
 	}
+	if len(evs) == 0 {
+		return c.driverError(r, tc)
+	}
 	return evs
+}
+
+// driverError gives the catch-all event of a record nothing else took;
+// a line inside a crash report is the report's, not one of its own.
+func (c *Classifier) driverError(r Record, tc *textClass) []Event {
+	if tc.drvErr == nil || c.oops.open {
+		return nil
+	}
+	c.out[0] = *tc.drvErr
+	c.out[0].Record = r
+	return c.out[:1]
 }

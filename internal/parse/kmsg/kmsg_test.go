@@ -99,6 +99,8 @@ func TestCorpus(t *testing.T) {
 		}},
 		{"dmesg-fallen-off-multiline.txt", 3, []brief{
 			{KindFallenOffBus, "0000:b3:00.0", "GPU has fallen off the bus"},
+			// "NVRM: The NVIDIA probe routine failed for 1 device(s).": the catch-all's (the rules fold it into the GPU's finding).
+			{KindDriverError, "", ""},
 		}},
 		{"dmesg-old-fallen-off.txt", 6, []brief{
 			{KindFallenOffBus, "0000:01:00.0", "GPU has fallen off the bus"},

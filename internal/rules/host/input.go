@@ -179,6 +179,7 @@ var Rules = []Rule{
 	{Name: "kernel crashes", IDs: []string{"kmsg.kernel_oops"}, Check: checkOopsAndPanics},
 	{Name: "machine checks", IDs: []string{"host.machine_check"}, Check: checkMCE},
 	{Name: "OOM kills", IDs: []string{"host.oom_kill"}, Check: checkOOM},
+	{Name: "unclassified driver errors", IDs: []string{"kmsg.driver_error"}, Check: checkDriverErrors},
 	{Name: "RoCE GIDs", IDs: []string{"roce.gid_missing_v2"}, Check: checkGIDv2},
 	{Name: "RoCE MTU", IDs: []string{"roce.mtu_mismatch"}, Check: checkMTU},
 	{Name: "PFC pause storms", IDs: []string{"roce.pfc_storm"}, Check: checkPFCStorm},

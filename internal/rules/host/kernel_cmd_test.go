@@ -142,7 +142,8 @@ func TestPCIeBandwidthSeverity(t *testing.T) {
 
 // TestGPUResetRequired: the NVIDIA driver's NV_ERR_RESET_REQUIRED, printed
 // with no Xid, is gpu.reset_required (critical), one finding for the GPU
-// the lines name, or for the host; another GSP RPC status is not.
+// the lines name, or for the host; another GSP RPC status is not (the
+// catch-all kmsg.driver_error reports it).
 // Lines: analyze testdata/realworld-fresh21 README,
 // dmesg-sichek51-gsp-reset-required-nccltest.txt.
 func TestGPUResetRequired(t *testing.T) {
@@ -157,7 +158,8 @@ func TestGPUResetRequired(t *testing.T) {
 		{"the assert alone", assert, []string{"gpu.reset_required/critical"}, "needs a reset: NV_ERR_RESET_REQUIRED"},
 		// A constructed line: the status with the "NVRM: GPU <bdf>: " prefix the driver puts on per-GPU lines.
 		{"the GPU named", "[  12.1] NVRM: GPU 0000:1b:00.0: RmInitAdapter failed! (0x62:NV_ERR_RESET_REQUIRED:1234)\n", []string{"gpu.reset_required/critical"}, "GPU 0000:1b:00.0"},
-		{"another GSP status", strings.ReplaceAll(rpc, "0x00000062", "0x00000051"), nil, ""},
+		// Another status is no reset: a GSP call the driver says failed, in no wording a rule knows.
+		{"another GSP status", strings.ReplaceAll(rpc, "0x00000062", "0x00000051"), []string{"kmsg.driver_error/warning"}, "NVRM logged 1 error line"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

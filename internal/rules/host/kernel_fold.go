@@ -130,6 +130,22 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 		g = foldGroup{rule: "mce", name: e.Detail, extra: e.IsError}
 	case e.Kind == kmsg.KindOOM:
 		g = foldGroup{rule: "oom", name: e.Task + "\x00" + e.TaskPID}
+	case e.Kind == kmsg.KindDriverError:
+		// driverErrors counts a driver's lines per device and cites the
+		// first and the last: the first two are kept, and past them the
+		// latest in place of the one before.
+		g = foldGroup{rule: "drverr", name: e.Driver + "\x00" + kmsg.DriverErrorSubject(e)}
+		st := f.group(g)
+		if st.kept < 2 {
+			st.kept++
+			st.last = len(f.kept)
+			f.kept = append(f.kept, e)
+			return
+		}
+		last := f.kept[st.last]
+		f.kept[st.last] = e
+		f.fold(foldKey{g: g}, last, 1, 0)
+		return
 	case e.Kind == kmsg.KindOops:
 		g = foldGroup{rule: "oops", name: e.Detail + "\x00" + e.Func + "\x00" + e.Driver + "\x00" + e.DriverFunc + "\x00" + e.Phase, extra: e.IsError}
 	default:
@@ -216,9 +232,10 @@ func (f *KernelFolder) Events() []kmsg.Event {
 func CheckPastedKernelEvents(source string, evs []kmsg.Event) []finding.Finding {
 	in := &Input{Snap: &snapshot.Snapshot{}, Kernel: &kmsg.Log{Source: source}, standalone: true, evs: evs, evsDone: true}
 	var out []finding.Finding
-	for _, check := range pastedKernelChecks {
+	for _, check := range kernelFindingChecks {
 		out = append(out, check(in)...)
 	}
+	out = append(out, driverErrors(in, out)...)
 	return fileSubjects(out, source)
 }
 

@@ -27,14 +27,16 @@ import (
 func CheckPastedKernelLog(l *kmsg.Log, since time.Time, window time.Duration) []finding.Finding {
 	in := &Input{Snap: &snapshot.Snapshot{}, Kernel: l, Since: since, Window: window, standalone: true}
 	var out []finding.Finding
-	for _, check := range pastedKernelChecks {
+	for _, check := range kernelFindingChecks {
 		out = append(out, check(in)...)
 	}
+	out = append(out, driverErrors(in, out)...)
 	return fileSubjects(out, l.Source)
 }
 
-// pastedKernelChecks are the rules that judge a kernel log on its own.
-var pastedKernelChecks = []func(*Input) []finding.Finding{checkAER, checkXid, checkGPUResetRequired, checkFlaps, checkBonds, checkModules, checkHealth, checkCQ, checkTxTimeout, checkRDMAPeer, checkPCIeBandwidth, checkSlotPower, checkCrashes, checkMemory, checkOopsAndPanics, checkMCE, checkOOM}
+// kernelFindingChecks are the rules that judge a kernel log on its own;
+// driverErrors runs after them, on the lines none of them classified.
+var kernelFindingChecks = []func(*Input) []finding.Finding{checkAER, checkXid, checkGPUResetRequired, checkFlaps, checkBonds, checkModules, checkHealth, checkCQ, checkTxTimeout, checkRDMAPeer, checkPCIeBandwidth, checkSlotPower, checkCrashes, checkMemory, checkOopsAndPanics, checkMCE, checkOOM}
 
 // AnalyzeEthtool judges `ethtool -S` outputs on their own (PFC storms,
 // pause load, PHY errors, receive drops; ECN needs the RDMA counters of a node).

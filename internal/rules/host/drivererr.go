@@ -1,0 +1,169 @@
+package host
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+// driverErrGroup is the unclassified error lines of one driver and device.
+type driverErrGroup struct {
+	driver      string
+	pci         pcie.Address
+	iface       string
+	n           int
+	first, last kmsg.Event
+}
+
+// driverErrorGroups tallies the KindDriverError events of a log per driver
+// and device, in the order they first appear.
+func driverErrorGroups(evs []kmsg.Event) []*driverErrGroup {
+	type key struct {
+		driver, dev string
+	}
+	at := map[key]*driverErrGroup{}
+	var out []*driverErrGroup
+	for _, e := range evs {
+		if e.Kind != kmsg.KindDriverError {
+			continue
+		}
+		k := key{e.Driver, kmsg.DriverErrorSubject(e)}
+		g := at[k]
+		if g == nil {
+			g = &driverErrGroup{driver: e.Driver, pci: e.PCI, iface: e.Interface, first: e}
+			at[k] = g
+			out = append(out, g)
+		}
+		g.n += e.Weight()
+		if !e.Folded {
+			g.last = e
+		}
+	}
+	return out
+}
+
+// coveredBy reports whether f, a warning or critical finding of another
+// rule, is about the device of g: its PCI function, or, for lines that
+// name an RDMA device or netdev or no device (a paste does not say which
+// PCI function "mlx5_0" is), a finding whose evidence is a line of the
+// same driver family. The lines are then that fault's consequences, not
+// one of their own.
+func (g *driverErrGroup) coveredBy(f *finding.Finding) bool {
+	if f.ID == "kmsg.driver_error" || f.Severity != finding.Warning && f.Severity != finding.Critical {
+		return false
+	}
+	if g.pci != "" {
+		return f.Subject.PCI == string(g.pci)
+	}
+	if g.iface != "" && (f.Subject.Device == g.iface || f.Subject.NetDev == g.iface) {
+		return true
+	}
+	fam := driverFamily(g.driver, g.iface)
+	for _, ev := range f.Evidence {
+		drv, rest, _ := strings.Cut(ev.Value, " ")
+		drv = strings.TrimSuffix(drv, ":")
+		dev := ""
+		if drv == "infiniband" {
+			dev, _, _ = strings.Cut(rest, ":")
+		}
+		if driverFamily(drv, dev) == fam {
+			return true
+		}
+	}
+	return false
+}
+
+// driverFamily is the driver stack a line's driver belongs to: "mlx5"
+// for mlx5_core, mlx5_ib and their RDMA devices ("infiniband mlx5_0"),
+// "mlx4", "nvidia" for NVRM and NVIDIA's modules; else the driver, or the
+// RDMA device's name without its number ("infiniband irdma0": "irdma").
+func driverFamily(driver, ibdev string) string {
+	name := driver
+	if driver == "infiniband" {
+		name = strings.TrimRight(ibdev, "0123456789")
+	}
+	switch {
+	case strings.HasPrefix(name, "mlx5_"):
+		return "mlx5"
+	case strings.HasPrefix(name, "mlx4_"):
+		return "mlx4"
+	case name == "NVRM" || strings.HasPrefix(name, "nvidia") || name == "nv_peer_mem" || name == "gdrdrv":
+		return "nvidia"
+	}
+	return strings.TrimSuffix(name, "_")
+}
+
+// driverErrors judges the driver error lines of the log of in, given the
+// findings the other kernel rules made of it (others): a group of lines
+// about a device another finding reports becomes evidence of that finding
+// (others is changed); every other group is a kmsg.driver_error finding.
+func driverErrors(in *Input, others []finding.Finding) []finding.Finding {
+	var out []finding.Finding
+groups:
+	for _, g := range driverErrorGroups(in.events()) {
+		ev := []finding.Evidence{in.logEvidence(g.first.Record)}
+		if g.last.Record.Line != g.first.Record.Line {
+			ev = append(ev, in.logEvidence(g.last.Record))
+		}
+		for i := range others {
+			if g.coveredBy(&others[i]) {
+				others[i].Evidence = append(others[i].Evidence, ev...)
+				continue groups
+			}
+		}
+		var subj finding.Subject
+		label := g.driver
+		switch {
+		case g.pci != "":
+			tg := pciTarget(in.Snap, g.pci)
+			subj = tg.subject(in.Snap.Host)
+			label = g.driver + " " + tg.longLabel()
+		case g.iface != "":
+			subj = finding.Subject{Host: in.Snap.Host, Device: g.iface}
+			label = g.driver + " " + g.iface
+		default:
+			subj = finding.Subject{Host: in.Snap.Host}
+		}
+		f := catalog.New("kmsg.driver_error", subj,
+			fmt.Sprintf("%s logged %s ibdoctor does not classify %s; the first: %q", label, plural(g.n, "error line", "error lines"), in.window(), g.first.Detail), ev...)
+		f.Remedy = remediesFor(f.Remedy, driverFamily(g.driver, g.iface))
+		out = append(out, f)
+	}
+	return out
+}
+
+// checkDriverErrors is driverErrors as a rule of its own (doctor): the
+// other kernel rules are run to know which devices they already report.
+func checkDriverErrors(in *Input) []finding.Finding {
+	var others []finding.Finding
+	for _, check := range kernelFindingChecks {
+		others = append(others, check(in)...)
+	}
+	return driverErrors(in, others)
+}
+
+// familyRemedies are the remedy prefixes that name one driver family.
+var familyRemedies = map[string]string{"mlx5: ": "mlx5", "NVRM: ": "nvidia"}
+
+// remediesFor keeps the remedies for every driver and those of fam,
+// without the family's prefix.
+func remediesFor(list []string, fam string) []string {
+	var out []string
+next:
+	for _, r := range list {
+		for p, f := range familyRemedies {
+			if rest, ok := strings.CutPrefix(r, p); ok {
+				if f == fam {
+					out = append(out, rest)
+				}
+				continue next
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
