@@ -20,6 +20,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ucxperf"
 	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
 )
 
@@ -64,6 +65,8 @@ const (
 	KindMADError      Kind = "ibdiags-error"
 	KindVerbsLog      Kind = "verbs-log"
 	KindNvsmiError    Kind = "nvidia-smi-error"
+	KindNvsmiTable    Kind = "nvidia-smi"
+	KindUCXPerf       Kind = "ucx_perftest"
 	KindToolError     Kind = "rdma-tool-error"
 )
 
@@ -97,6 +100,7 @@ var Kinds = []KindInfo{
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
 	{KindNvsmiQuery, "nvidia-smi -q (its Remapped Rows and Retired Pages sections; a fragment or -d ROW_REMAPPER)"},
 	{KindNvsmiError, "nvidia-smi's \"Unable to determine the device handle for GPU…: Unknown Error\" (a GPU NVML can no longer open: GPU is lost, Unknown Error, Timeout)"},
+	{KindNvsmiTable, "nvidia-smi (the plain table, every driver generation: 384-470 and the wide 525+ layout with MIG M.; N/A and ERR! cells, the MIG devices and Processes boxes): ERR! cells and volatile uncorrectable ECC judged"},
 	{KindIBDev2Netdev, "ibdev2netdev and ibdev2netdev -v (RDMA port to netdev, Up/Down)"},
 	{KindMlxlink, "mlxlink / mstlink -d <dev> [-p N] [-m] [-c] [--json]: Operational, Supported, Troubleshooting, Module and Physical Counters and BER pages; runs of a loop; a grep of the counter lines"},
 	{KindMst, "mst status and mst status -v (MFT): the MST modules and /dev/mst devices (read, no fault in it)"},
@@ -105,6 +109,7 @@ var Kinds = []KindInfo{
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
 	{KindLshca, "lshca (Mellanox support tool): its per-HCA tables (RDMA, LnkStat, Link, Rate, LnkCapWidth, LnkStaWidth …)"},
+	{KindUCXPerf, "ucx_perftest result tables (tag_bw, put_bw, am_lat …; the Stage column of newer UCX or the older layout): the Final row, bandwidth judged against --line-rate"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 	{KindVerbsLog, "work-completion errors in application logs: libmlx5's \"got completion with error\" CQE dump (decoded), libfabric log lines (fi_cq_readerr prov_err), any log line ending in an ibv_wc_status text or IBV_WC_ name after a colon (\"…: transport retry counter exceeded\", with the local_nic/peer_nic it names)"},
 	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
@@ -245,6 +250,33 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		(t == "Remapped Rows" || t == "Retired Pages") && strings.Contains(next, " : "),
 		strings.HasPrefix(t, "GPU 0000") && !strings.Contains(t, " : ") && strings.Contains(next, " : ") && strings.HasPrefix(next, " "):
 		return KindNvsmiQuery, 0 // nvidia-smi -q: its banner, a memory error section, or a GPU's block
+	case t[0] == '|' && nvsmi.TableBanner(t):
+		// "| NVIDIA-SMI 384.111  Driver Version: …|": the rule above it,
+		// and the date nvidia-smi prints first.
+		if strings.HasPrefix(prev, "+-") {
+			if f := strings.Fields(strings.TrimSpace(prev2)); len(f) == 5 && len(f[4]) == 4 && strings.Count(f[3], ":") == 2 {
+				return KindNvsmiTable, 2
+			}
+			return KindNvsmiTable, 1
+		}
+		return KindNvsmiTable, 0
+	case (t[0] == 'N' || t[0] == 'F') && nvsmi.ToolError(t):
+		return KindNvsmiTable, 0 // "No devices were found", "NVIDIA-SMI has failed because …", "Failed to initialize NVML: …"
+	case t[0] == '|' && nvsmi.TableColumns(t):
+		if strings.HasPrefix(prev, "+-") || strings.HasPrefix(prev, "|-") {
+			return KindNvsmiTable, 1 // the GPU box pasted without the banner
+		}
+		return KindNvsmiTable, 0
+	case t[0] == '|' && ucxperf.Header(t):
+		// "| … | overhead (usec) | bandwidth (MB/s) | …": the rule above
+		// it and the "=== tag_bw ===" banner above that.
+		if strings.HasPrefix(prev, "+-") {
+			if ucxperf.Banner(strings.TrimSpace(prev2)) != "" {
+				return KindUCXPerf, 2
+			}
+			return KindUCXPerf, 1
+		}
+		return KindUCXPerf, 0
 	case strings.HasPrefix(t, "# Topology file: generated"):
 		if prev == "#" {
 			return KindNetDiscover, 1
@@ -454,6 +486,11 @@ func maybeHeader(l string, mp bool) bool {
 	}
 	if l[i] >= 0x80 || strings.IndexByte(headStarts, l[i]) >= 0 {
 		return true // (a Unicode blank first: header decides)
+	}
+	if l[i] == '|' {
+		// nvidia-smi's banner and GPU column header, ucx_perftest's
+		// units row.
+		return strings.Contains(l, "NVIDIA-SMI") || strings.Contains(l, "Persistence-M") || strings.Contains(l, "(MB/s)")
 	}
 	if i == 0 && pciAddrStart(l) {
 		return true // lspci's "17:00.0 PCI bridge: …"
