@@ -38,8 +38,11 @@ type Table struct {
 // message, printed instead of the table: "No devices were found",
 // "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA
 // driver. …" and "Failed to initialize NVML: Driver/library version
-// mismatch" (or another NVML error after the colon).
+// mismatch" (or another NVML error after the colon). Pastes that went
+// through a blog or a word processor carry a typographic apostrophe
+// ("couldn‘t", "couldn’t"); PlainQuotes folds it back before matching.
 func ToolError(t string) bool {
+	t = PlainQuotes(t)
 	switch {
 	case t == "No devices were found":
 		return true
@@ -50,6 +53,14 @@ func ToolError(t string) bool {
 	}
 	return false
 }
+
+// plainQuotes turns the typographic apostrophes an editor puts in place
+// of nvidia-smi's "'" back into it.
+var plainQuotes = strings.NewReplacer("\u2018", "'", "\u2019", "'")
+
+// PlainQuotes returns s with typographic apostrophes (U+2018, U+2019)
+// replaced by "'", as nvidia-smi printed them.
+func PlainQuotes(s string) string { return plainQuotes.Replace(s) }
 
 // TableGPU is one GPU of the table: its two rows (three from driver 525
 // on, the third holding "MIG M."). Fields are as printed ("N/A" kept);

@@ -35,9 +35,42 @@ func TestParseTable(t *testing.T) {
 			{2, "ERR!", "00000000:47:00.0", -1, "ERR!", "0MiB / 81920MiB", "Default", "ERR!",
 				[]string{"Name", "Volatile Uncorr. ECC", "Fan", "Temp", "Perf", "Pwr:Usage/Cap", "GPU-Util", "MIG M."}, 17},
 		}, 2, 0, true},
-		{"testdata/table-r470-2gpu-fan-err.txt", "470.82.01", "11.4", []gpu{
-			{0, "NVIDIA GeForce ...", "00000000:01:00.0", -1, "P2", "10984MiB / 24268MiB", "Default", "N/A", []string{"Fan", "Pwr:Usage/Cap"}, 8},
-			{1, "Tesla V100-SXM2...", "00000000:1A:00.0", 0, "P0", "0MiB / 32510MiB", "E. Process", "N/A", nil, 12},
+		// Real tables, one per layout generation (testdata/README.md
+		// names their sources).
+		{"testdata/table-r384-quadro-p1000-power-err.txt", "384.111", "", []gpu{
+			{0, "Quadro P1000", "00000000:65:00.0", -1, "P0", "620MiB / 4035MiB", "Default", "", []string{"Pwr:Usage/Cap"}, 7},
+			{1, "Quadro M4000", "00000000:B3:00.0", -1, "P8", "2MiB / 8121MiB", "Default", "", nil, 10},
+		}, 0, 1, false},
+		{"testdata/table-r460-gtx1080ti-fan-power-err.txt", "460.39", "11.2", []gpu{
+			{0, "GeForce GTX 108...", "00000000:01:00.0", -1, "P8", "1MiB / 11178MiB", "Default", "N/A", nil, 9},
+			{1, "GeForce GTX 108...", "00000000:06:00.0", -1, "P0", "1MiB / 11178MiB", "Default", "N/A", []string{"Fan", "Pwr:Usage/Cap"}, 13},
+		}, 0, 0, true},
+		{"testdata/table-r525-a40-8gpu-gpu4-err.txt", "525.60.13", "12.0", []gpu{
+			{0, "NVIDIA A40", "00000000:03:00.0", 0, "P8", "0MiB / 46068MiB", "Default", "N/A", nil, 9},
+			{1, "NVIDIA A40", "00000000:04:00.0", 0, "P8", "0MiB / 46068MiB", "Default", "N/A", nil, 13},
+			{2, "NVIDIA A40", "00000000:43:00.0", 0, "P0", "821MiB / 46068MiB", "Default", "N/A", nil, 17},
+			{3, "NVIDIA A40", "00000000:44:00.0", 0, "P8", "0MiB / 46068MiB", "Default", "N/A", nil, 21},
+			{4, "ERR!", "00000000:83:00.0", -1, "ERR!", "0MiB / 46068MiB", "Default", "ERR!",
+				[]string{"Name", "Volatile Uncorr. ECC", "Fan", "Temp", "Perf", "Pwr:Usage/Cap", "GPU-Util", "MIG M."}, 25},
+			{5, "NVIDIA A40", "00000000:84:00.0", 0, "P8", "3MiB / 46068MiB", "Default", "N/A", nil, 29},
+			{6, "NVIDIA A40", "00000000:C3:00.0", 0, "P8", "3MiB / 46068MiB", "Default", "N/A", nil, 33},
+			{7, "NVIDIA A40", "00000000:C4:00.0", 0, "P8", "3MiB / 46068MiB", "Default", "N/A", nil, 37},
+		}, 0, 1, false},
+		// MIG on: the GPU's ECC cell reads "On" (the counts are per MIG
+		// device); the `nvidia-smi mig -lcip` box pasted below the
+		// Processes box is not read as processes.
+		{"testdata/table-r535-a30-mig-3dev.txt", "535.183.01", "12.2", []gpu{
+			{0, "NVIDIA A30", "00000000:0B:00.0", -1, "P0", "50MiB / 24576MiB", "Default", "Enabled", nil, 10},
+		}, 3, 0, true},
+		{"testdata/table-r580-rtxpro6000-ecc2-cut.txt", "", "", []gpu{
+			{0, "NVIDIA RTX PRO 6000 Blac...", "00000000:54:00.0", 0, "P8", "0MiB / 97887MiB", "Default", "", nil, 6},
+			{1, "NVIDIA RTX PRO 6000 Blac...", "00000000:55:00.0", 2, "P8", "0MiB / 97887MiB", "Default", "", nil, 9},
+		}, 0, 0, false},
+		{"testdata/table-r595-a100-4gpu-fan-mig-err.txt", "595.71.05", "13.2", []gpu{
+			{0, "NVIDIA A100 80GB PCIe", "00000000:17:00.0", 0, "P0", "69617MiB / 81920MiB", "Default", "Disabled", nil, 9},
+			{1, "NVIDIA A100 80GB PCIe", "00000000:65:00.0", 0, "P0", "0MiB / 81920MiB", "Default", "Disabled", nil, 13},
+			{2, "NVIDIA A100 80GB PCIe", "00000000:CA:00.0", -1, "P0", "0MiB / 81920MiB", "Default", "ERR!", []string{"Fan", "MIG M."}, 17},
+			{3, "NVIDIA A100 80GB PCIe", "00000000:E3:00.0", -1, "P0", "0MiB / 81920MiB", "Default", "ERR!", []string{"Fan", "MIG M."}, 21},
 		}, 0, 1, false},
 	}
 	for _, tc := range tests {
@@ -103,6 +136,37 @@ func TestParseTableFailure(t *testing.T) {
 		if _, err := ParseTable(strings.NewReader(in), "x"); !errors.Is(err, ErrNoTable) {
 			t.Errorf("%q: %v, want ErrNoTable", in, err)
 		}
+	}
+}
+
+// TestParseTableRealFailures: nvidia-smi's failure messages as real
+// pastes show them (testdata/README.md names the sources), with the
+// line they are on; a curly apostrophe from a blog or an editor does not
+// hide the driver message.
+func TestParseTableRealFailures(t *testing.T) {
+	for _, c := range []struct {
+		file, failure string
+		line          int
+	}{
+		{"table-fail-no-devices-singuconda.txt", "No devices were found", 2},
+		{"table-fail-driver-shine-cluster.txt", "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.", 2},
+		{"table-fail-driver-curly-quote.txt", "NVIDIA-SMI has failed because it couldn\u2018t communicate with the NVIDIA driver.", 1},
+		{"table-fail-nvml-mismatch-llvm.txt", "Failed to initialize NVML: Driver/library version mismatch", 2},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			tb, err := ParseTable(f, c.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tb.Failure != c.failure || tb.FailureLine != c.line || len(tb.GPUs) != 0 {
+				t.Errorf("failure %q at %d, %d GPUs; want %q at %d", tb.Failure, tb.FailureLine, len(tb.GPUs), c.failure, c.line)
+			}
+		})
 	}
 }
 

@@ -73,7 +73,7 @@ func smiFailed(t *nvsmi.Table, source string) finding.Finding {
 	switch {
 	case t.Failure == "No devices were found":
 		why = "the NVIDIA driver is loaded but sees no GPU: the GPUs fell off the bus (look for Xid 79 in the kernel log), are bound to another driver (vfio-pci, nouveau), or the container was started without GPU access"
-	case strings.Contains(t.Failure, "couldn't communicate with the NVIDIA driver"):
+	case strings.Contains(nvsmi.PlainQuotes(t.Failure), "couldn't communicate with the NVIDIA driver"):
 		why = "nvidia-smi cannot talk to the NVIDIA kernel driver: the module is not loaded or failed to load (a new kernel without the module rebuilt by DKMS, Secure Boot refusing an unsigned module; dmesg | grep -i nvidia tells), or the GPUs it drove are gone"
 	case strings.Contains(t.Failure, "version mismatch"):
 		why = "the NVIDIA kernel module loaded is not the version of the user-space library (a driver upgraded without a reboot or module reload): cat /proc/driver/nvidia/version against the library's version"

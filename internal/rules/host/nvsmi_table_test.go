@@ -2,6 +2,8 @@ package host
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,6 +60,55 @@ func TestCheckPastedTable(t *testing.T) {
 			}
 			if len(fs) > 0 && (fs[0].Subject.File != "p.txt" || !strings.HasPrefix(fs[0].Evidence[0].Source, "p.txt:")) {
 				t.Errorf("subject %+v evidence %+v", fs[0].Subject, fs[0].Evidence)
+			}
+		})
+	}
+}
+
+// TestCheckPastedTableReal: the real tables and failure messages of the
+// table parser's testdata (its README.md names their sources) judged: a
+// fan or power sensor's ERR! is a warning, a GPU whose other cells read
+// ERR! is critical, a Volatile Uncorr. ECC of 2 is critical, a MIG GPU
+// whose ECC cell reads "On" is healthy, each failure message is
+// gpu.smi_failed with what it means.
+func TestCheckPastedTableReal(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string // ID/severity/GPU
+		in   string   // in the first finding's summary
+	}{
+		{"table-r384-quadro-p1000-power-err.txt", []string{"gpu.nvml_error/warning/0"}, "ERR! for Pwr:Usage/Cap of GPU0 (Quadro P1000) at 00000000:65:00.0"},
+		{"table-r460-gtx1080ti-fan-power-err.txt", []string{"gpu.nvml_error/warning/1"}, "ERR! for Fan, Pwr:Usage/Cap of GPU1"},
+		{"table-r525-a40-8gpu-gpu4-err.txt", []string{"gpu.nvml_error/critical/4"}, "GPU4 at 00000000:83:00.0"},
+		{"table-r535-a30-mig-3dev.txt", nil, ""},
+		{"table-r580-rtxpro6000-ecc2-cut.txt", []string{"gpu.ecc_uncorrectable/critical/1"}, "GPU1 (NVIDIA RTX PRO 6000 Blac...) at 00000000:55:00.0 counted 2 uncorrectable ECC errors"},
+		{"table-r595-a100-4gpu-fan-mig-err.txt", []string{"gpu.nvml_error/critical/2", "gpu.nvml_error/critical/3"}, "ERR! for Fan, MIG M. of GPU2"},
+		{"table-fail-no-devices-singuconda.txt", []string{"gpu.smi_failed/critical/"}, "sees no GPU"},
+		{"table-fail-driver-shine-cluster.txt", []string{"gpu.smi_failed/critical/"}, "cannot talk to the NVIDIA kernel driver"},
+		{"table-fail-driver-curly-quote.txt", []string{"gpu.smi_failed/critical/"}, "cannot talk to the NVIDIA kernel driver"},
+		{"table-fail-nvml-mismatch-llvm.txt", []string{"gpu.smi_failed/critical/"}, "not the version of the user-space library"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("..", "..", "parse", "nvsmi", "testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			tb, err := nvsmi.ParseTable(f, tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := CheckPastedTable(tb, tc.file)
+			var got []string
+			for _, f := range fs {
+				got = append(got, fmt.Sprintf("%s/%s/%s", f.ID, f.Severity, f.Subject.GPU))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("findings %v, want %v", got, tc.want)
+			}
+			if tc.in != "" && !strings.Contains(fs[0].Summary, tc.in) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tc.in)
 			}
 		})
 	}
