@@ -22,8 +22,10 @@ type Table struct {
 	Driver     string     `json:"driver,omitempty"`
 	CUDA       string     `json:"cuda,omitempty"`
 	GPUs       []TableGPU `json:"gpus"`
-	// MIGDevices counts the rows of the "MIG devices" box.
-	MIGDevices int `json:"mig_devices,omitempty"`
+	// MIGDevices counts the rows of the "MIG devices" box, MIGs holds
+	// them.
+	MIGDevices int        `json:"mig_devices,omitempty"`
+	MIGs       []TableMIG `json:"migs,omitempty"`
 	// Processes counts the rows of the Processes box; NoProcesses is
 	// set by its "No running processes found".
 	Processes   int  `json:"processes"`
@@ -87,6 +89,21 @@ type TableGPU struct {
 	// not read them), in the table's order.
 	Errs []string `json:"errors,omitempty"`
 	// Text is the GPU's rows as read, joined by newlines.
+	Text string `json:"text"`
+}
+
+// TableMIG is one MIG device of the "MIG devices" box: "|  0    2   0
+// 0  |  25MiB / 11968MiB  | 28      0 |  2   0    2    0    0 |" is GPU
+// 0, GPU instance 2, compute instance 0, MIG device 0 with 28 SMs and 0
+// volatile uncorrectable ECC errors. With MIG on, the GPU row's ECC cell
+// reads "On" or "N/A": these are the counts. ECC is -1 when not a number.
+type TableMIG struct {
+	Line int    `json:"line"`
+	GPU  int    `json:"gpu"`
+	GI   int    `json:"gi"`
+	CI   int    `json:"ci"`
+	Dev  int    `json:"dev"`
+	ECC  int    `json:"ecc"`
 	Text string `json:"text"`
 }
 
@@ -175,6 +192,7 @@ func ParseTable(r io.Reader, source string) (*Table, error) {
 		case boxMIG:
 			if f := strings.Fields(cells[0]); len(f) >= 4 && isInt(f[0]) {
 				t.MIGDevices++
+				t.MIGs = append(t.MIGs, migRow(n, l, f, cells))
 			}
 		case boxProcs:
 			switch f := strings.Fields(cells[0]); {
@@ -274,6 +292,24 @@ func gpuRow1(n int, l string, f, cells []string) TableGPU {
 		g.Errs = append(g.Errs, "Volatile Uncorr. ECC")
 	}
 	return g
+}
+
+// migRow reads "|  0    2   0   0  |  25MiB / 11968MiB  | 28      0 |
+// 2   0    2    0    0 |": the ids, then SMs and the ECC count.
+func migRow(n int, l string, f, cells []string) TableMIG {
+	m := TableMIG{Line: n, ECC: -1, Text: l}
+	m.GPU, _ = strconv.Atoi(f[0])
+	m.GI, _ = strconv.Atoi(f[1])
+	m.CI, _ = strconv.Atoi(f[2])
+	m.Dev, _ = strconv.Atoi(f[3])
+	if len(cells) >= 3 {
+		if u := strings.Fields(cells[2]); len(u) == 2 {
+			if v, err := strconv.Atoi(u[1]); err == nil && v >= 0 {
+				m.ECC = v
+			}
+		}
+	}
+	return m
 }
 
 // gpuRow2 reads "| 26%   39C    P8    42W / 180W |  489MiB / 16273MiB |

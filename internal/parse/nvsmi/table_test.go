@@ -139,6 +139,53 @@ func TestParseTableFailure(t *testing.T) {
 	}
 }
 
+// TestParseTableMIGs: the MIG devices box of the real 535 A30 table: ids
+// and the per-device volatile uncorrectable ECC count (the GPU's own ECC
+// cell reads "On"); the composed 535 table's two devices too.
+func TestParseTableMIGs(t *testing.T) {
+	for file, want := range map[string][]TableMIG{
+		"table-r535-a30-mig-3dev.txt": {
+			{Line: 22, GPU: 0, GI: 2, CI: 0, Dev: 0, ECC: 0},
+			{Line: 25, GPU: 0, GI: 3, CI: 0, Dev: 1, ECC: 0},
+			{Line: 28, GPU: 0, GI: 4, CI: 0, Dev: 2, ECC: 0},
+		},
+		"table-r535-a100-mig-err.txt": {
+			{Line: 29, GPU: 0, GI: 1, CI: 0, Dev: 0, ECC: 0},
+			{Line: 32, GPU: 0, GI: 2, CI: 0, Dev: 1, ECC: 0},
+		},
+	} {
+		b, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, err := ParseTable(strings.NewReader(string(b)), file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []TableMIG
+		for _, m := range tb.MIGs {
+			m.Text = ""
+			got = append(got, m)
+		}
+		if !reflect.DeepEqual(got, want) || tb.MIGDevices != len(want) {
+			t.Errorf("%s: MIGs %+v (%d), want %+v", file, got, tb.MIGDevices, want)
+		}
+	}
+	// A device's ECC count read from its third cell; "N/A" is -1.
+	in := "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n|===|\n" +
+		"|   0  A100-SXM4-40GB      On   | 00000000:36:00.0 Off |                   On |\n\n" +
+		"| MIG devices:  |\n|===|\n" +
+		"|  0    1   0   0  |     19MiB / 40192MiB | 42      3 |  3   0    2    0    0 |\n" +
+		"|  0    2   0   1  |     19MiB / 40192MiB | 42    N/A |  3   0    2    0    0 |\n"
+	tb, err := ParseTable(strings.NewReader(in), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tb.MIGs) != 2 || tb.MIGs[0].ECC != 3 || tb.MIGs[1].ECC != -1 || tb.MIGs[1].Dev != 1 || tb.MIGs[0].Line != 7 {
+		t.Errorf("MIGs %+v", tb.MIGs)
+	}
+}
+
 // TestParseTableRealFailures: nvidia-smi's failure messages as real
 // pastes show them (testdata/README.md names the sources), with the
 // line they are on; a curly apostrophe from a blog or an editor does not

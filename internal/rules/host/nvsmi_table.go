@@ -16,7 +16,8 @@ var sensorFields = map[string]bool{"Fan": true, "Pwr:Usage/Cap": true, "Temp": t
 // CheckPastedTable judges the plain nvidia-smi table: a GPU with "ERR!"
 // in its cells is gpu.nvml_error (critical when more than a sensor field
 // fails: the GPU no longer answers NVML), a non-zero "Volatile Uncorr.
-// ECC" is gpu.ecc_uncorrectable. Anything else the table shows (load,
+// ECC" (or, with MIG on, a MIG device's Unc ECC) is
+// gpu.ecc_uncorrectable. Anything else the table shows (load,
 // temperature, performance state, processes) is not a fault.
 func CheckPastedTable(t *nvsmi.Table, source string) []finding.Finding {
 	var out []finding.Finding
@@ -55,6 +56,26 @@ func CheckPastedTable(t *nvsmi.Table, source string) []finding.Finding {
 			out = append(out, catalog.New("gpu.ecc_uncorrectable", subj,
 				fmt.Sprintf("%s counted %d uncorrectable ECC %s since the driver loaded (Volatile Uncorr. ECC): the process that hit it was stopped; drain the GPU, check nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER and reset it", label, g.ECC, pick(g.ECC, "error", "errors")), ev))
 		}
+	}
+	// With MIG on, the GPU's ECC cell reads "On": the counts are the MIG
+	// devices' own, in the MIG devices box.
+	for _, m := range t.MIGs {
+		if m.ECC <= 0 {
+			continue
+		}
+		pci := ""
+		for _, g := range t.GPUs {
+			if g.Index == m.GPU && g.BusID != "ERR!" {
+				pci = g.BusID
+			}
+		}
+		label := fmt.Sprintf("MIG device %d (GPU instance %d, compute instance %d) of GPU%d", m.Dev, m.GI, m.CI, m.GPU)
+		if pci != "" {
+			label += " at " + pci
+		}
+		out = append(out, catalog.New("gpu.ecc_uncorrectable", finding.Subject{PCI: pci, GPU: fmt.Sprint(m.GPU), File: source},
+			fmt.Sprintf("%s counted %d uncorrectable ECC %s since the driver loaded (the MIG devices box's Unc ECC): the process that hit it was stopped; drain the GPU, check nvidia-smi -q -d ECC,ROW_REMAPPER and reset it", label, m.ECC, pick(m.ECC, "error", "errors")),
+			finding.Evidence{Source: fmt.Sprintf("%s:%d", source, m.Line), Value: m.Text}))
 	}
 	return out
 }

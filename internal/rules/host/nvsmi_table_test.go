@@ -37,6 +37,12 @@ func TestCheckPastedTable(t *testing.T) {
 		{"fan sensor", head + "|   0  GeForce RTX 3090    Off  | 00000000:01:00.0 Off |                  N/A |\n" +
 			"|ERR!   45C    P2   ERR! / 350W |  10984MiB / 24268MiB |     97%      Default |\n",
 			[]string{"gpu.nvml_error/warning"}, "ERR! for Fan, Pwr:Usage/Cap of GPU0 (GeForce RTX 3090)"},
+		{"MIG device ECC", head + "|   0  A100-SXM4-40GB      On   | 00000000:36:00.0 Off |                   On |\n" +
+			"| N/A   29C    P0    62W / 400W |     38MiB / 40537MiB |     N/A      Default |\n\n" +
+			"| MIG devices:                                                                |\n|===|\n" +
+			"|  0    1   0   0  |     19MiB / 20096MiB | 42      0 |  3   0    2    0    0 |\n" +
+			"|  0    2   0   1  |     19MiB / 20096MiB | 42      1 |  3   0    2    0    0 |\n",
+			[]string{"gpu.ecc_uncorrectable/critical"}, "MIG device 1 (GPU instance 2, compute instance 0) of GPU0 at 00000000:36:00.0 counted 1 uncorrectable ECC error"},
 		{"GPU gone", head + "|   2  ERR!                On   | 00000000:47:00.0 Off |                 ERR! |\n" +
 			"|ERR!  ERR!  ERR!    ERR! / ERR! |      0MiB / 81920MiB |    ERR!      Default |\n",
 			[]string{"gpu.nvml_error/critical"}, "no longer answers the driver"},
