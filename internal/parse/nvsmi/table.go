@@ -34,6 +34,10 @@ type Table struct {
 	// ToolError), FailureLine its line; "" when none.
 	Failure     string `json:"failure,omitempty"`
 	FailureLine int    `json:"failure_line,omitempty"`
+	// NVMLLibrary is the "NVML library version: 550.144" that newer
+	// drivers print under "Failed to initialize NVML: Driver/library
+	// version mismatch"; "" when absent.
+	NVMLLibrary string `json:"nvml_library,omitempty"`
 }
 
 // ToolError says whether t (a trimmed line) is nvidia-smi's own failure
@@ -162,6 +166,8 @@ func ParseTable(r io.Reader, source string) (*Table, error) {
 		case l[0] != '|':
 			if t.Failure == "" && ToolError(l) {
 				t.Failure, t.FailureLine = l, n
+			} else if v, ok := strings.CutPrefix(l, "NVML library version: "); ok && t.Failure != "" && t.NVMLLibrary == "" {
+				t.NVMLLibrary = strings.TrimSpace(v)
 			}
 			continue
 		}

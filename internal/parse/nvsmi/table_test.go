@@ -194,11 +194,12 @@ func TestParseTableRealFailures(t *testing.T) {
 	for _, c := range []struct {
 		file, failure string
 		line          int
+		library       string
 	}{
-		{"table-fail-no-devices-singuconda.txt", "No devices were found", 2},
-		{"table-fail-driver-shine-cluster.txt", "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.", 2},
-		{"table-fail-driver-curly-quote.txt", "NVIDIA-SMI has failed because it couldn\u2018t communicate with the NVIDIA driver.", 1},
-		{"table-fail-nvml-mismatch-llvm.txt", "Failed to initialize NVML: Driver/library version mismatch", 2},
+		{"table-fail-no-devices-singuconda.txt", "No devices were found", 2, ""},
+		{"table-fail-driver-shine-cluster.txt", "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.", 2, ""},
+		{"table-fail-driver-curly-quote.txt", "NVIDIA-SMI has failed because it couldn\u2018t communicate with the NVIDIA driver.", 1, ""},
+		{"table-fail-nvml-mismatch-llvm.txt", "Failed to initialize NVML: Driver/library version mismatch", 2, "550.144"},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			f, err := os.Open(filepath.Join("testdata", c.file))
@@ -210,8 +211,8 @@ func TestParseTableRealFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tb.Failure != c.failure || tb.FailureLine != c.line || len(tb.GPUs) != 0 {
-				t.Errorf("failure %q at %d, %d GPUs; want %q at %d", tb.Failure, tb.FailureLine, len(tb.GPUs), c.failure, c.line)
+			if tb.Failure != c.failure || tb.FailureLine != c.line || len(tb.GPUs) != 0 || tb.NVMLLibrary != c.library {
+				t.Errorf("failure %q at %d (library %q), %d GPUs; want %q at %d (%q)", tb.Failure, tb.FailureLine, tb.NVMLLibrary, len(tb.GPUs), c.failure, c.line, c.library)
 			}
 		})
 	}

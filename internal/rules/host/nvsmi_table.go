@@ -98,6 +98,9 @@ func smiFailed(t *nvsmi.Table, source string) finding.Finding {
 		why = "nvidia-smi cannot talk to the NVIDIA kernel driver: the module is not loaded or failed to load (a new kernel without the module rebuilt by DKMS, Secure Boot refusing an unsigned module; dmesg | grep -i nvidia tells), or the GPUs it drove are gone"
 	case strings.Contains(t.Failure, "version mismatch"):
 		why = "the NVIDIA kernel module loaded is not the version of the user-space library (a driver upgraded without a reboot or module reload): cat /proc/driver/nvidia/version against the library's version"
+		if t.NVMLLibrary != "" {
+			why += " (" + t.NVMLLibrary + ", as nvidia-smi says)"
+		}
 	case strings.HasPrefix(t.Failure, "Failed to initialize NVML: "):
 		why = "NVML could not start (" + strings.TrimPrefix(t.Failure, "Failed to initialize NVML: ") + "): the driver or its device files are not usable here"
 	}

@@ -92,7 +92,7 @@ func TestCheckPastedTableReal(t *testing.T) {
 		{"table-fail-no-devices-singuconda.txt", []string{"gpu.smi_failed/critical/"}, "sees no GPU"},
 		{"table-fail-driver-shine-cluster.txt", []string{"gpu.smi_failed/critical/"}, "cannot talk to the NVIDIA kernel driver"},
 		{"table-fail-driver-curly-quote.txt", []string{"gpu.smi_failed/critical/"}, "cannot talk to the NVIDIA kernel driver"},
-		{"table-fail-nvml-mismatch-llvm.txt", []string{"gpu.smi_failed/critical/"}, "not the version of the user-space library"},
+		{"table-fail-nvml-mismatch-llvm.txt", []string{"gpu.smi_failed/critical/"}, "against the library's version (550.144, as nvidia-smi says)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
