@@ -95,7 +95,12 @@ const (
 	// 8", kiblnd_rejected "10.0.0.2@o2ib rejected: consumer defined fatal
 	// error", kiblnd_cm_callback "10.0.0.2@o2ib: ADDR ERROR -110").
 	// Interface is the peer (its NID), Detail what failed, StallMs how
-	// long the peer had been silent when the line says.
+	// long the peer had been silent when the line says. The NVMe over RDMA
+	// host (drivers/nvme/host/rdma.c) is the other: Driver "nvme-rdma",
+	// Interface the controller (nvme0) whose connect the target refused
+	// or that did not reach it, Detail the line; Driver "nvme-fabrics"
+	// marks the controller's failed reconnects ("reconnect failed") and
+	// its removal ("removing").
 	KindRDMAPeer Kind = "rdma_peer"
 	// KindPCIeLinkReport is a driver's own PCIe link report at probe
 	// (Corundum mqnic_main.c "Link capability: gen 3 x16" then "Link
@@ -492,6 +497,22 @@ var Patterns = []Pattern{
 		Re: regexp.MustCompile(`kiblnd_\w+\(\)\) (?P<iface>[\w.:-]+@o2ib\d*) (?P<detail>rejected)\b`)},
 	{Name: "lnet-o2ib-cm-error", Kind: KindRDMAPeer, Contains: []string{"@o2ib: "},
 		Re: regexp.MustCompile(`(?P<iface>[\w.:-]+@o2ib\d*): (?P<detail>(?:(?:ADDR|ROUTE|CONNECT) ERROR|UNREACHABLE) -?\d+)`)},
+	// NVMe over RDMA host (drivers/nvme/host/rdma.c), Driver "nvme-rdma", Interface the controller: nvme_rdma_conn_rejected
+	// "nvme nvme0: Connect rejected: status 8 (invalid service ID)." (status is the RDMA CM reject reason, rdma_reject_msg; since 4.11,
+	// with " nvme status %d (%s)" when the target says why); nvme_rdma_alloc_queue "rdma connection establishment failed (-104)"
+	// (4.x: "rdma_resolve_addr wait failed (-104)."), "rdma_resolve_addr failed (%d)."; nvme_rdma_addr_resolved "rdma_resolve_route
+	// failed (%d)."; nvme_rdma_route_resolved "rdma_connect failed (%d)." (5.10+: "rdma_connect_locked failed (%d).").
+	{Name: "nvme-rdma-rejected", Kind: KindRDMAPeer, Contains: []string{"nvme", ": Connect rejected"}, Set: Event{Driver: "nvme-rdma"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): (?P<detail>Connect rejected[:,] status -?\d+(?: \([^)]*\))?(?: nvme status -?\d+ \([^)]*\))?)`)},
+	{Name: "nvme-rdma-cm-failed", Kind: KindRDMAPeer, Contains: []string{"nvme", " failed (-"}, Set: Event{Driver: "nvme-rdma"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): (?P<detail>(?:rdma connection establishment|rdma_resolve_addr wait|rdma_resolve_addr|rdma_resolve_route|rdma_connect(?:_locked)?) failed \(-\d+\))`)},
+	// The fabrics host's reconnect loop (rdma.c, tcp.c): nvme_*_reconnect_ctrl_work "Failed reconnect attempt, requeueing..." (4.x),
+	// "Failed reconnect attempt 3" (4.14+), "Failed reconnect attempt 3/600" (6.x); nvme_*_reconnect_or_remove "Removing controller..."
+	// when it gives up (ctrl_loss_tmo spent). Driver "nvme-fabrics": the rule counts them only for a controller with RDMA failures.
+	{Name: "nvme-fabrics-reconnect-failed", Kind: KindRDMAPeer, Contains: []string{"nvme", "Failed reconnect attempt"}, Set: Event{Driver: "nvme-fabrics", Detail: "reconnect failed"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): Failed reconnect attempt\b`)},
+	{Name: "nvme-fabrics-removing", Kind: KindRDMAPeer, Contains: []string{"nvme", ": Removing controller..."}, Set: Event{Driver: "nvme-fabrics", Detail: "removing"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): Removing controller\.\.\.`)},
 	// A driver's own link report at probe, Corundum mqnic_main.c (and its DPDK port): dev_info " Link capability: gen %d x%d", then " Link status: gen %d x%d"
 	// ("mqnic 0000:01:00.0:  Link status: gen 3 x4"); the Classifier pairs them. Markdown emphasis around the text ("**_Link status: gen 3 x4_**") is read through.
 	{Name: "driver-pcie-link-report", Kind: KindPCIeLinkReport, Contains: []string{"Link ", ": gen "},
