@@ -102,6 +102,12 @@ const (
 	// marks the controller's failed reconnects ("reconnect failed") and
 	// its removal ("removing").
 	KindRDMAPeer Kind = "rdma_peer"
+	// KindDeviceGone is a driver saying its PCIe device is gone from the
+	// bus: register reads return all ones, or the reset after a PCIe error
+	// did not bring it back. Driver is the driver, PCI the function (when
+	// the line names it), Interface the netdev or controller, Detail the
+	// message.
+	KindDeviceGone Kind = "device_gone"
 	// KindPCIeLinkReport is a driver's own PCIe link report at probe
 	// (Corundum mqnic_main.c "Link capability: gen 3 x16" then "Link
 	// status: gen 3 x4"): the Classifier pairs the two lines of a device
@@ -513,6 +519,18 @@ var Patterns = []Pattern{
 		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): Failed reconnect attempt\b`)},
 	{Name: "nvme-fabrics-removing", Kind: KindRDMAPeer, Contains: []string{"nvme", ": Removing controller..."}, Set: Event{Driver: "nvme-fabrics", Detail: "removing"},
 		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): Removing controller\.\.\.`)},
+	// A device gone from the bus, as its driver says it. Intel 10GbE ixgbe_main.c ixgbe_remove_adapter (called by ixgbe_check_remove when a
+	// register read returns all ones), and Wangxun ngbe/txgbe the same: e_dev_err "ixgbe 0000:05:00.0: Adapter removed".
+	{Name: "nic-adapter-removed", Kind: KindDeviceGone, Contains: []string{": Adapter removed"},
+		Re: regexp.MustCompile(`^\s*(?P<driver>ixgbe|ngbe|txgbe) (?P<pci>` + bdf + `)(?: [^:]*)?: (?P<detail>Adapter removed)`)},
+	// igb_main.c igb_rd32, igc_main.c igc_rd32, fm10k_common.c fm10k_read_reg: netdev_err "igb 0000:03:00.0 eno1: PCIe link lost" (newer igb
+	// and igc, fm10k: "PCIe link lost, device now detached"); before the netdev is registered "(unnamed net_device) (uninitialized)".
+	{Name: "nic-pcie-link-lost", Kind: KindDeviceGone, Contains: []string{": PCIe link lost"},
+		Re: regexp.MustCompile(`^\s*(?P<driver>igb|igc|fm10k) (?P<pci>` + bdf + `)(?: (?P<iface>[\w.@-]+)| \(unnamed net_device\) \(uninitialized\))?: (?P<detail>PCIe link lost)`)},
+	// NVMe over PCIe, drivers/nvme/host/pci.c nvme_reset_work: dev_warn "nvme nvme1: Disabling device after reset failure: -5" (the
+	// controller did not come back from a reset, often one after a PCIe error; the driver removes it, its namespaces go away).
+	{Name: "nvme-disabled-after-reset", Kind: KindDeviceGone, Contains: []string{"nvme", "Disabling device after reset failure"}, Set: Event{Driver: "nvme"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): (?P<detail>Disabling device after reset failure: -?\d+)`)},
 	// A driver's own link report at probe, Corundum mqnic_main.c (and its DPDK port): dev_info " Link capability: gen %d x%d", then " Link status: gen %d x%d"
 	// ("mqnic 0000:01:00.0:  Link status: gen 3 x4"); the Classifier pairs them. Markdown emphasis around the text ("**_Link status: gen 3 x4_**") is read through.
 	{Name: "driver-pcie-link-report", Kind: KindPCIeLinkReport, Contains: []string{"Link ", ": gen "},

@@ -74,6 +74,19 @@ var patternSamples = []struct {
 		Event{Kind: KindRDMAPeer, Driver: "nvme-fabrics", Interface: "nvme0", Detail: "reconnect failed"}},
 	{"nvme-fabrics-removing", "nvme nvme0: Removing controller...",
 		Event{Kind: KindRDMAPeer, Driver: "nvme-fabrics", Interface: "nvme0", Detail: "removing"}},
+	// Devices gone from the bus: the ixgbe line of a linux-pci mail (analyze testdata/realworld-fresh24,
+	// dmesg-linuxpci-ixgbe-advisory-nonfatal-adapter-removed.txt), the nvme one of a linux-pci mail quoted four levels deep
+	// (dmesg-linuxpci-edr-dpc-fatal-malftlp-nvme-quoted.txt); the igb/igc lines as igb_main.c and igc_main.c print them.
+	{"nic-adapter-removed", "ixgbe 0000:05:00.0: Adapter removed",
+		Event{Kind: KindDeviceGone, Driver: "ixgbe", PCI: "0000:05:00.0", Detail: "Adapter removed"}},
+	{"nic-pcie-link-lost", "igb 0000:03:00.0 eno1: PCIe link lost",
+		Event{Kind: KindDeviceGone, Driver: "igb", PCI: "0000:03:00.0", Interface: "eno1", Detail: "PCIe link lost"}},
+	{"nic-pcie-link-lost", "igc 0000:0b:00.0 enp11s0: PCIe link lost, device now detached",
+		Event{Kind: KindDeviceGone, Driver: "igc", PCI: "0000:0b:00.0", Interface: "enp11s0", Detail: "PCIe link lost"}},
+	{"nic-pcie-link-lost", "igb 0000:03:00.0 (unnamed net_device) (uninitialized): PCIe link lost",
+		Event{Kind: KindDeviceGone, Driver: "igb", PCI: "0000:03:00.0", Detail: "PCIe link lost"}},
+	{"nvme-disabled-after-reset", "nvme nvme1: Disabling device after reset failure: -5",
+		Event{Kind: KindDeviceGone, Driver: "nvme", Interface: "nvme1", Detail: "Disabling device after reset failure: -5"}},
 	// corundum/corundum#172 (analyze testdata/realworld-fresh19), markdown emphasis as posted; the Classifier pairs the two lines.
 	{"driver-pcie-link-report", "mqnic 0000:01:00.0:  **_Link status: gen 3 x4_**",
 		Event{Kind: KindPCIeLinkReport, PCI: "0000:01:00.0", Driver: "mqnic", Detail: "status", LimitedBy: "gen 3 x4"}},

@@ -160,6 +160,17 @@ var triageMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "pcie.device_lost", Severity: finding.Critical, Area: "pcie", Step: finding.StepPCIe,
+		Title:   "a device fell off the PCIe bus",
+		Meaning: "A driver says its device is gone from the PCIe bus: its register reads return all ones, which is what a read of a device that no longer answers gives (Intel ixgbe_main.c ixgbe_check_remove then ixgbe_remove_adapter \"ixgbe 0000:05:00.0: Adapter removed\", igb_main.c igb_rd32 and igc_main.c igc_rd32 \"PCIe link lost\"), or the device did not come back from a reset, often one after a PCIe error (drivers/nvme/host/pci.c nvme_reset_work \"nvme nvme1: Disabling device after reset failure: -5\"). The device is unusable until it is back on the bus: the NIC's links are gone, the NVMe namespaces removed. Critical for a network adapter, a warning for another device.",
+		Causes:  []string{"the PCIe link went down: a card not fully seated, a riser or retimer fault, a damaged slot, a link that does not retrain after a reset", "a PCIe error the platform contained (DPC, EDR) and recovery that did not bring the device back", "the device hung or lost power (a firmware crash, a failing card, insufficient slot power)"},
+		Remedy: []string{
+			"lspci -vvv -s <pci>: a device gone is missing or reads as all ones (Unknown header type 7f)",
+			"dmesg -T | grep -E 'AER|DPC|EDR' around the time: the PCIe error before the device left",
+			"rescan the bus (echo 1 > /sys/bus/pci/rescan) or reboot; if the device drops again, reseat it, move it to another slot, update the BIOS and the device firmware, then replace it",
+		},
+	},
+	{
 		ID: "pcie.slot_power", Severity: finding.Warning, Area: "pcie", Step: finding.StepPCIe,
 		Title:   "PCIe slot gives the NIC too little power",
 		Meaning: "The mlx5 firmware compared the power its PCIe slot advertises (the slot power limit of the device's capabilities) with what the card needs, and found it short (drivers/net/ethernet/mellanox/mlx5/core/events.c mlx5_pcie_event: \"Detected insufficient power on the PCIe slot (27W).\"). A card short of power may throttle its bandwidth, or fail under load. Some platforms advertise a slot power limit the slot does in fact exceed (a limit of 0 W, or one the BIOS never set): there the message is a misreport, and a bandwidth test at line rate settles it.",
