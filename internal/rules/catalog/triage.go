@@ -66,6 +66,27 @@ var triageMetas = []finding.Meta{
 		Remedy:  []string{"nvidia-smi -q -i <gpu> | grep -i -A1 'recovery action' (drivers from 550 name the action)", remedyGPUReset, "exclude the GPU from jobs until it is reset (CUDA_VISIBLE_DEVICES, or drain the node)"},
 	},
 	{
+		ID: "gpu.ecc_uncorrectable", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
+		Title:   "the GPU counted uncorrectable ECC errors since the driver loaded",
+		Meaning: "The plain nvidia-smi table's \"Volatile Uncorr. ECC\" cell is above 0: the GPU's memory (or an on-chip RAM) returned data ECC could not correct since the driver was last loaded (NVML's volatile uncorrected count, nvmlDeviceGetTotalEccErrors). The process that read it was stopped (Xid 48 in the kernel log); until the GPU is reset, the bad page or row stays in use or waits for retirement or remapping.",
+		Causes:  []string{"a failing GPU memory cell or stack (HBM/GDDR)", "an SRAM error inside the GPU", "heat stress on the memory"},
+		Remedy:  []string{remedyNvsmiQuery, remedyGPUReset, "if the count comes back after the reset, or row remapping fails: open an RMA with the GPU vendor"},
+	},
+	{
+		ID: "gpu.smi_failed", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
+		Title:   "nvidia-smi fails: no GPU of the node can be used",
+		Meaning: "nvidia-smi printed its own error in place of the table: \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\" (the kernel module is not loaded or the GPUs it drove are gone), \"Failed to initialize NVML: Driver/library version mismatch\" (the loaded module and the user-space library differ) or \"No devices were found\" (the driver is loaded but sees no GPU). No CUDA program, NCCL job included, can use the node's GPUs.",
+		Causes:  []string{"the NVIDIA module not built for the running kernel (DKMS), or refused by Secure Boot", "a driver upgraded without a reboot or module reload", "GPUs fallen off the bus (Xid 79) or bound to vfio-pci/nouveau", "a container started without GPU access"},
+		Remedy:  []string{"dmesg | grep -iE 'nvidia|NVRM'", "cat /proc/driver/nvidia/version and compare with the version in the library's file name (ls -l /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.*)", "reload the module or reboot; reinstall the driver for the running kernel"},
+	},
+	{
+		ID: "gpu.nvml_error", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
+		Title:   "nvidia-smi prints ERR! for a GPU's fields",
+		Meaning: "The plain nvidia-smi table shows \"ERR!\" where a value belongs: NVML asked the driver for it and got an error back. Sensor fields alone (fan, temperature, power) are a warning: the GPU answers but that reading fails, often a broken fan or power sensor. Several fields, or the GPU's identity, memory or ECC fields, are critical: the GPU stopped answering the driver, which happens after an Xid (79: fallen off the bus, 48, 119 …) and leaves every job on it dead.",
+		Causes:  []string{"the GPU hit an unrecoverable error (look for Xid lines in the kernel log)", "a failed fan or power sensor on the board", "a PCIe link fault between the GPU and the host"},
+		Remedy:  []string{remedyDmesg, "nvidia-smi -q -i <gpu> to see which readings fail", remedyGPUReset},
+	},
+	{
 		ID: "gpu.row_remap", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "GPU memory rows wait for a reset to be remapped, or remapping failed",
 		Meaning: "nvidia-smi -q shows the GPU's memory error recovery state (NVIDIA's GPU memory error management: row remapping from Ampere on, dynamic page retirement before). A remap pending (Remapped Rows: Pending Yes) or pages pending retirement take effect only at the next GPU reset: the GPU keeps running, but should be drained and reset (a warning). Remapping Failure Occurred: Yes means a bank had no spare row left: the memory can no longer be repaired, and NVIDIA's RMA policy treats it as grounds for replacing the GPU (critical). Rows already remapped are reported as info.",
