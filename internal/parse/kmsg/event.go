@@ -527,6 +527,10 @@ var Patterns = []Pattern{
 	// and igc, fm10k: "PCIe link lost, device now detached"); before the netdev is registered "(unnamed net_device) (uninitialized)".
 	{Name: "nic-pcie-link-lost", Kind: KindDeviceGone, Contains: []string{": PCIe link lost"},
 		Re: regexp.MustCompile(`^\s*(?P<driver>igb|igc|fm10k) (?P<pci>` + bdf + `)(?: (?P<iface>[\w.@-]+)| \(unnamed net_device\) \(uninitialized\))?: (?P<detail>PCIe link lost)`)},
+	// mlx5 health.c mlx5_error_sw_reset: mlx5_core_err "mlx5_core 0004:01:00.0: mlx5_error_sw_reset:252:(pid 1618): PCI channel offline, stop
+	// waiting for NIC IFC" (pci_channel_offline: the PCI core cut the device off after an error, or it is gone).
+	{Name: "mlx5-pci-channel-offline", Kind: KindDeviceGone, Contains: []string{"mlx5_core", "PCI channel offline, stop"}, Set: Event{Driver: "mlx5_core"},
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): (?:\w+:\d+:\(pid \d+\): )?(?P<detail>PCI channel offline)`)},
 	// NVMe over PCIe, drivers/nvme/host/pci.c nvme_reset_work: dev_warn "nvme nvme1: Disabling device after reset failure: -5" (the
 	// controller did not come back from a reset, often one after a PCIe error; the driver removes it, its namespaces go away).
 	{Name: "nvme-disabled-after-reset", Kind: KindDeviceGone, Contains: []string{"nvme", "Disabling device after reset failure"}, Set: Event{Driver: "nvme"},

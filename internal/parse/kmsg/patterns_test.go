@@ -85,6 +85,9 @@ var patternSamples = []struct {
 		Event{Kind: KindDeviceGone, Driver: "igc", PCI: "0000:0b:00.0", Interface: "enp11s0", Detail: "PCIe link lost"}},
 	{"nic-pcie-link-lost", "igb 0000:03:00.0 (unnamed net_device) (uninitialized): PCIe link lost",
 		Event{Kind: KindDeviceGone, Driver: "igb", PCI: "0000:03:00.0", Detail: "PCIe link lost"}},
+	// linux-rdma, an mlx5 health recovery on a POWER host (EEH) quoted in a patch review.
+	{"mlx5-pci-channel-offline", "mlx5_core 0004:01:00.0: mlx5_error_sw_reset:252:(pid 1618): PCI channel offline, stop waiting for NIC IFC",
+		Event{Kind: KindDeviceGone, Driver: "mlx5_core", PCI: "0004:01:00.0", Detail: "PCI channel offline"}},
 	{"nvme-disabled-after-reset", "nvme nvme1: Disabling device after reset failure: -5",
 		Event{Kind: KindDeviceGone, Driver: "nvme", Interface: "nvme1", Detail: "Disabling device after reset failure: -5"}},
 	// corundum/corundum#172 (analyze testdata/realworld-fresh19), markdown emphasis as posted; the Classifier pairs the two lines.

@@ -11,6 +11,7 @@ import (
 // checkDeviceGone reports the devices whose driver says they left the
 // PCIe bus (pcie.device_lost), once per device: a NIC whose register reads
 // return all ones (ixgbe "Adapter removed", igb/igc "PCIe link lost"), an
+// mlx5 NIC whose PCI channel is offline, an
 // NVMe controller disabled after a failed reset. Critical for a network
 // adapter (it carries a job's traffic, as PCIeCarrier splits them), a
 // warning for another device.
@@ -58,7 +59,11 @@ func checkDeviceGone(in *Input) []finding.Finding {
 			if what == "" {
 				what = "a device"
 			}
-			msg := fmt.Sprintf("%s %s fell off the PCIe bus: %s says %q (its register reads return all ones): %s, unusable until it is back on the bus", e.Driver, tg.longLabel(), e.Driver, e.Detail, what)
+			why := "its register reads return all ones"
+			if e.Driver == "mlx5_core" {
+				why = "the PCI core took the device offline after a PCIe error, or it left the bus"
+			}
+			msg := fmt.Sprintf("%s %s fell off the PCIe bus: %s says %q (%s): %s, unusable until it is back on the bus", e.Driver, tg.longLabel(), e.Driver, e.Detail, why, what)
 			f = catalog.New("pcie.device_lost", subj, msg, t.ev...)
 		}
 		if deviceGoneCarrier(e.Driver) == "" {
@@ -74,7 +79,7 @@ func checkDeviceGone(in *Input) []finding.Finding {
 // NVMe's storage ("").
 func deviceGoneCarrier(driver string) string {
 	switch driver {
-	case "ixgbe", "ngbe", "txgbe", "igb", "igc", "fm10k":
+	case "ixgbe", "ngbe", "txgbe", "igb", "igc", "fm10k", "mlx5_core":
 		return PCIeCarrier("ethernet controller", "")
 	}
 	return PCIeCarrier("", "")

@@ -22,6 +22,9 @@ func TestCheckDeviceGone(t *testing.T) {
 			"igc 0000:0b:00.0 enp11s0: PCIe link lost, device now detached",
 			"igc 0000:0b:00.0 enp11s0: PCIe link lost, device now detached",
 		}, []string{`pcie.device_lost critical: igc 0000:0b:00.0 fell off the PCIe bus: igc says "PCIe link lost"`}},
+		{"mlx5 PCI channel offline", []string{
+			"mlx5_core 0004:01:00.0: mlx5_error_sw_reset:252:(pid 1618): PCI channel offline, stop waiting for NIC IFC",
+		}, []string{`pcie.device_lost critical: mlx5_core 0004:01:00.0 fell off the PCIe bus: mlx5_core says "PCI channel offline" (the PCI core took the device offline`}},
 		{"nvme disabled after reset: a warning", []string{
 			"nvme nvme1: I/O 22 QID 0 timeout, disable controller",
 			"nvme nvme1: Disabling device after reset failure: -5",
