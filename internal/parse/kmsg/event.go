@@ -517,6 +517,10 @@ var Patterns = []Pattern{
 	// when it gives up (ctrl_loss_tmo spent). Driver "nvme-fabrics": the rule counts them only for a controller with RDMA failures.
 	{Name: "nvme-fabrics-reconnect-failed", Kind: KindRDMAPeer, Contains: []string{"nvme", "Failed reconnect attempt"}, Set: Event{Driver: "nvme-fabrics", Detail: "reconnect failed"},
 		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): Failed reconnect attempt\b`)},
+	// The target a fabrics controller connected to, rdma.c (and tcp.c) nvme_*_create_ctrl: "nvme nvme0: new ctrl: NQN \"nqn.2016-06.io.spdk:cnode1\",
+	// addr 192.168.1.130:4420" (6.x adds ", hostnqn: …"); Detail "addr 192.168.1.130:4420", for the rule to name the target.
+	{Name: "nvme-fabrics-new-ctrl", Kind: KindRDMAPeer, Contains: []string{"nvme", ": new ctrl: NQN "}, Set: Event{Driver: "nvme-fabrics"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): new ctrl: NQN "[^"]*", (?P<detail>addr [^\s,]+)`)},
 	{Name: "nvme-fabrics-removing", Kind: KindRDMAPeer, Contains: []string{"nvme", ": Removing controller..."}, Set: Event{Driver: "nvme-fabrics", Detail: "removing"},
 		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): Removing controller\.\.\.`)},
 	// A device gone from the bus, as its driver says it. Intel 10GbE ixgbe_main.c ixgbe_remove_adapter (called by ixgbe_check_remove when a

@@ -222,12 +222,16 @@ func checkRDMAPeer(in *Input) []finding.Finding {
 type nvmeTally struct {
 	n, reconnects int
 	removed       bool
+	addr          string // the target, from the controller's "new ctrl" line
 	what          []string
 	ev            []finding.Evidence
 }
 
 func (t *nvmeTally) add(in *Input, e kmsg.Event) {
 	switch {
+	case e.Driver == "nvme-fabrics" && strings.HasPrefix(e.Detail, "addr "):
+		t.addr = strings.TrimPrefix(e.Detail, "addr ")
+		return
 	case e.Driver == "nvme-fabrics" && e.Detail == "removing":
 		t.removed = true
 	case e.Driver == "nvme-fabrics":
@@ -251,7 +255,11 @@ func (t *nvmeTally) finding(in *Input, c string) (finding.Finding, bool) {
 	if t.n == 0 {
 		return finding.Finding{}, false
 	}
-	msg := fmt.Sprintf("NVMe over RDMA controller %s cannot connect to its target: %s (%s %s)", c, strings.Join(t.what, "; "), plural(t.n, "message", "messages"), in.window())
+	target := "its target"
+	if t.addr != "" {
+		target = "its target " + t.addr
+	}
+	msg := fmt.Sprintf("NVMe over RDMA controller %s cannot connect to %s: %s (%s %s)", c, target, strings.Join(t.what, "; "), plural(t.n, "message", "messages"), in.window())
 	switch {
 	case t.removed:
 		msg += ": the host gave up reconnecting and removed the controller, so its namespaces are gone"

@@ -117,13 +117,15 @@ func TestCheckRDMAPeer(t *testing.T) {
 			"rdma connection establishment failed (-104): ECONNRESET, the target refused the RDMA connection or its address, route or connect failed (2 messages in the kernel log): " +
 			"the connect failed, so the target's namespaces are not attached"}},
 		{"nvme-rdma controller given up", []string{
+			`nvme nvme2: new ctrl: NQN "nqn.2016-06.io.spdk:cnode1", addr 192.168.1.130:4420`,
 			"nvme nvme2: rdma connection establishment failed (-110)",
 			"nvme nvme2: Failed reconnect attempt 60/60",
 			"nvme nvme2: Removing controller...",
-		}, []string{"kmsg.rdma_peer_unreachable critical: NVMe over RDMA controller nvme2 cannot connect to its target: " +
+		}, []string{"kmsg.rdma_peer_unreachable critical: NVMe over RDMA controller nvme2 cannot connect to its target 192.168.1.130:4420: " +
 			"rdma connection establishment failed (-110): ETIMEDOUT, no answer in time: the target address does not resolve over RDMA or the target is down (1 message in the kernel log): " +
 			"the host gave up reconnecting and removed the controller, so its namespaces are gone"}},
 		{"fabrics reconnects without an RDMA failure (nvme-tcp too): nothing", []string{
+			`nvme nvme0: new ctrl: NQN "testnqn", addr 10.0.0.5:4420`,
 			"nvme nvme0: Failed reconnect attempt 3",
 			"nvme nvme0: Removing controller...",
 		}, nil},
