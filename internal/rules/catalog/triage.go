@@ -168,13 +168,27 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "kmsg.rdma_peer_unreachable", Severity: finding.Critical, Area: "kmsg", Step: finding.StepKernelLog,
 		Title:   "a kernel RDMA transport lost its peer",
-		Meaning: "A kernel RDMA transport could not reach a peer over the fabric. Lustre's LNet o2ib driver (lnet/klnds/o2iblnd/o2iblnd_cb.c) timed out the messages it queued to the peer (\"Timed out tx for 172.31.126.87@o2ib: 403055 seconds\": the seconds since the peer last answered), the RDMA of an open connection (\"Timed out RDMA with 10.0.0.2@o2ib (52)\"), was refused a connection (\"10.0.0.2@o2ib rejected\"), or could not resolve the peer's address or route (\"ADDR ERROR -110\"). The Lustre clients or servers behind that peer are unreachable over RDMA: their file system I/O hangs, and Lustre's own requests fail \"due to network error\".",
-		Causes:  []string{"the peer (a Lustre server or router) is down or its HCA port is down", "a fabric fault between the two: a link down, a switch failure, a partition (P_Key) the peer is not in", "the IPoIB address of the peer's NID not reachable (ARP over IPoIB: the subnet manager, the IPoIB interface down)", "LNet configured for a network the peer is not on"},
+		Meaning: "A kernel RDMA transport could not reach a peer over the fabric. Lustre's LNet o2ib driver (lnet/klnds/o2iblnd/o2iblnd_cb.c) timed out the messages it queued to the peer (\"Timed out tx for 172.31.126.87@o2ib: 403055 seconds\": the seconds since the peer last answered), the RDMA of an open connection (\"Timed out RDMA with 10.0.0.2@o2ib (52)\"), was refused a connection (\"10.0.0.2@o2ib rejected\"), or could not resolve the peer's address or route (\"ADDR ERROR -110\"). The Lustre clients or servers behind that peer are unreachable over RDMA: their file system I/O hangs, and Lustre's own requests fail \"due to network error\". The NVMe over RDMA host (drivers/nvme/host/rdma.c) could not connect a controller to its target: the target refused the connection (\"nvme nvme0: Connect rejected: status 8 (invalid service ID).\": the RDMA CM reject reason, here nothing listens on that port at the target address) or the address, route or connect did not complete (\"rdma connection establishment failed (-104)\", 4.x \"rdma_resolve_addr wait failed (-104).\"); a warning when one connect failed, critical when the host keeps reconnecting and failing (\"Failed reconnect attempt\") or removes the controller (\"Removing controller...\"): its namespaces are gone and I/O to them fails.",
+		Causes:  []string{"the peer (a Lustre server or router, an NVMe-oF target) is down or its HCA port is down", "a fabric fault between the two: a link down, a switch failure, a partition (P_Key) the peer is not in", "Lustre: the IPoIB address of the peer's NID not reachable (ARP over IPoIB: the subnet manager, the IPoIB interface down)", "Lustre: LNet configured for a network the peer is not on", "NVMe over RDMA: the target has no RDMA listener on that address and port (the subsystem's port not enabled, a wrong trsvcid), or the host connects from an interface without RDMA (the RoCE interface for the storage network not configured)"},
 		Remedy: []string{
-			"lctl ping <nid> (and lnetctl ping <nid>) from this node: an answer means LNet reaches the peer again",
-			"lnetctl peer show --nid <nid> --verbose and lnetctl net show --verbose: the peer's state and this node's LNet interfaces",
+			"Lustre: lctl ping <nid> (and lnetctl ping <nid>) from this node: an answer means LNet reaches the peer again",
+			"Lustre: lnetctl peer show --nid <nid> --verbose and lnetctl net show --verbose: the peer's state and this node's LNet interfaces",
 			"ibstat, and ibdoctor doctor on this node and on the peer: the port state of both ends; ping the peer's IPoIB address",
-			"ask the storage administrators whether the peer (a Lustre server or LNet router) is up",
+			"Lustre: ask the storage administrators whether the peer (a Lustre server or LNet router) is up",
+			"NVMe over RDMA: nvme list-subsys, and cat /sys/class/nvme/<dev>/address: the controller's target address (traddr) and port (trsvcid)",
+			"NVMe over RDMA: nvme discover -a TRADDR -s 4420 -t rdma from this host: the target answers with the subsystems and ports it listens on; on the target, nvmetcli ls (Linux nvmet) or scripts/rpc.py nvmf_get_subsystems (SPDK) lists its listeners",
+			"NVMe over RDMA: ip route get TRADDR: the interface the host connects from must be an RDMA port (rdma link show lists them); then nvme connect -a TRADDR -s TRSVCID -n SUBNQN -t rdma again",
+		},
+	},
+	{
+		ID: "pcie.device_lost", Severity: finding.Critical, Area: "pcie", Step: finding.StepPCIe,
+		Title:   "a device fell off the PCIe bus",
+		Meaning: "A driver says its device is gone from the PCIe bus: its register reads return all ones, which is what a read of a device that no longer answers gives (Intel ixgbe_main.c ixgbe_check_remove then ixgbe_remove_adapter \"ixgbe 0000:05:00.0: Adapter removed\", igb_main.c igb_rd32 and igc_main.c igc_rd32 \"PCIe link lost\"), the PCI core took it offline after an error (mlx5 health.c mlx5_error_sw_reset \"PCI channel offline, stop waiting for NIC IFC\"), or the device did not come back from a reset, often one after a PCIe error (drivers/nvme/host/pci.c nvme_reset_work \"nvme nvme1: Disabling device after reset failure: -5\"). The device is unusable until it is back on the bus: the NIC's links are gone, the NVMe namespaces removed. Critical for a network adapter, a warning for another device.",
+		Causes:  []string{"the PCIe link went down: a card not fully seated, a riser or retimer fault, a damaged slot, a link that does not retrain after a reset", "a PCIe error the platform contained (DPC, EDR) and recovery that did not bring the device back", "the device hung or lost power (a firmware crash, a failing card, insufficient slot power)"},
+		Remedy: []string{
+			"lspci -vvv -s <pci>: a device gone is missing or reads as all ones (Unknown header type 7f)",
+			"dmesg -T | grep -E 'AER|DPC|EDR' around the time: the PCIe error before the device left",
+			"rescan the bus (echo 1 > /sys/bus/pci/rescan) or reboot; if the device drops again, reseat it, move it to another slot, update the BIOS and the device firmware, then replace it",
 		},
 	},
 	{
