@@ -463,6 +463,9 @@ func splitNCCLLine(line string) (host string, pid int, level, msg string, ok boo
 		after := rest[i+len("NCCL "):]
 		for _, lv := range []string{"INFO", "WARN", "ABORT", "TRACE"} {
 			if strings.HasPrefix(after, lv) && (len(after) == len(lv) || after[len(lv)] == ' ') {
+				if prose(line[:off+i]) {
+					return "", 0, "", "", false
+				}
 				level, msg = lv, strings.TrimSpace(after[len(lv):])
 				if f := firstField(line[:off+i]); f != "" {
 					host, pid = splitHostPid(f)
@@ -473,6 +476,27 @@ func splitNCCLLine(line string) (host string, pid int, level, msg string, ok boo
 		off += i + len("NCCL ")
 		rest = after
 	}
+}
+
+// prose says whether the text before "NCCL LEVEL" is words of a sentence
+// ("Sure~ My NCCL INFO log is shown below." above a pasted log) rather
+// than a record's prefix: NCCL's own (debug.cc: "host:pid:tid [cudaDev]
+// [file.cc:line] "), what pastes keep of it ("[0] ", nothing) and what
+// launchers add ("[1,0]<stdout>:", "[default3]:", "0: ", "(Worker
+// pid=…)") all hold a colon, bracket, digit or other sign that words and
+// sentence punctuation lack.
+func prose(prefix string) bool {
+	letters := false
+	for i := 0; i < len(prefix); i++ {
+		switch c := prefix[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= 0x80:
+			letters = true
+		case c == ' ', c == '\t', c == ',', c == '.', c == ';', c == '!', c == '?', c == '~':
+		default:
+			return false
+		}
+	}
+	return letters
 }
 
 // firstField is strings.Fields(s)[0] without the slice ("" when none).
