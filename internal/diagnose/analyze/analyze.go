@@ -30,6 +30,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
 	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ucxperf"
 	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
@@ -715,6 +716,12 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseNvsmiQuery(&seg, file, text)
 	case KindNvsmiError:
 		err = diagnoseNvsmiErrors(&seg, file, text)
+	case KindNvsmiTable:
+		err = diagnoseNvsmiTable(&seg, file, text)
+	case KindUCXPerf:
+		// With its prompts: the command line's -t names a table
+		// printed without its banner.
+		err = diagnoseUCXPerf(&seg, file, spanText(d, sp, true), opts, ctx)
 	case KindLspci:
 		t, first := spansText(ctx.lspciSpans, d, sp)
 		if !first {
@@ -730,6 +737,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseUlimit(&seg, file, text)
 	case KindMADError:
 		err = diagnoseMADErrors(&seg, file, d, sp)
+	case KindToolError:
+		err = diagnoseToolErrors(&seg, file, d, sp)
 	case KindVerbsLog:
 		err = diagnoseVerbsLog(&seg, file, text)
 	default:
@@ -1795,6 +1804,8 @@ var signatures = []struct {
 	{KindLspci, []string{"ACSCtl:", "ACSCap:", "LnkSta:", "LnkCap:", "Capabilities: [", "Kernel driver in use:"}},
 	{KindShowGIDs, []string{"n_gids_found=", "fe80:0000:0000:0000:", "0000:0000:0000:0000:0000:ffff:"}},
 	{KindLshca, []string{"LnkStat", "LnkCapWidth", "LnkStaWidth", "HCA_Type", "PCI_addr", "IpStat"}},
+	{KindNvsmiTable, []string{"NVIDIA-SMI", "Persistence-M", "Volatile Uncorr. ECC", "Memory-Usage", "GPU-Util", "Compute M."}},
+	{KindUCXPerf, []string{"bandwidth (MB/s)", "message rate (msg/s)", "# iterations", "overhead (usec)", "latency (usec)", "Final:"}},
 	{KindUCXLog, []string{"UCX  ERROR", "UCX  WARN", "UCX  INFO", "UCX  DIAG", "ib_mlx5_log.c", "UCX Fatal"}},
 	{KindOpenMPI, []string{"OpenFabrics", "Local host:", "Local device:", "sent help message", "btl_openib"}},
 	{KindVerbsLog, []string{"got completion with error", "prov_err:", "retry counter exceeded"}},
@@ -2194,5 +2205,85 @@ func diagnoseNvsmiQuery(seg *Segment, file, text string) error {
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no Remapped Rows or Retired Pages section (or only N/A) for %s: an older driver or a consumer GPU prints none", strings.Join(none, ", ")))
 	}
 	seg.Skipped = append(seg.Skipped, "of nvidia-smi -q only the Remapped Rows and Retired Pages sections are judged")
+	return nil
+}
+
+// diagnoseNvsmiTable judges the plain nvidia-smi table: ERR! cells and
+// volatile uncorrectable ECC counts.
+func diagnoseNvsmiTable(seg *Segment, file, text string) error {
+	t, err := nvsmi.ParseTable(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	if len(t.GPUs) == 0 {
+		seg.Summary = "nvidia-smi failed: " + t.Failure
+		seg.Findings = append(seg.Findings, host.CheckPastedTable(t, file)...)
+		return nil
+	}
+	seg.Summary = "nvidia-smi, " + plural(len(t.GPUs), "GPU", "GPUs")
+	var ver []string
+	if t.Driver != "" {
+		ver = append(ver, "driver "+t.Driver)
+	}
+	if t.CUDA != "" {
+		ver = append(ver, "CUDA "+t.CUDA)
+	}
+	if len(ver) > 0 {
+		seg.Summary += " (" + strings.Join(ver, ", ") + ")"
+	}
+	var names []string
+	for _, g := range t.GPUs {
+		if g.Name != "" && !slices.Contains(names, g.Name) {
+			names = append(names, g.Name)
+		}
+	}
+	if len(names) > 0 {
+		seg.Summary += ": " + strings.Join(names, ", ")
+	}
+	if t.MIGDevices > 0 {
+		seg.Summary += ", " + plural(t.MIGDevices, "MIG device", "MIG devices")
+	}
+	switch {
+	case t.Processes > 0:
+		seg.Summary += ", " + plural(t.Processes, "process", "processes")
+	case t.NoProcesses:
+		seg.Summary += ", no running processes"
+	}
+	seg.Findings = append(seg.Findings, host.CheckPastedTable(t, file)...)
+	return nil
+}
+
+// diagnoseUCXPerf judges ucx_perftest result tables: the Final row of
+// each, bandwidth tests against the line rate.
+func diagnoseUCXPerf(seg *Segment, file, text string, opts Options, ctx *context) error {
+	tests, err := ucxperf.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	var parts []string
+	finals := 0
+	for _, t := range tests {
+		name := t.Name
+		if name == "" {
+			name = "test"
+		}
+		if t.Final == nil {
+			parts = append(parts, name+" without a Final row")
+			continue
+		}
+		finals++
+		if ucxrules.IsBandwidthTest(t.Name) {
+			parts = append(parts, fmt.Sprintf("%s %.2f MB/s overall (%.1f Gb/s), %d iterations", name, t.Final.BWOverall, t.Final.BWOverall*8/1000, t.Final.Iterations))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %.3f usec overall latency, %.2f MB/s, %d iterations", name, t.Final.LatOverall, t.Final.BWOverall, t.Final.Iterations))
+		}
+	}
+	seg.Summary = "ucx_perftest: " + strings.Join(parts, "; ")
+	if finals == 0 {
+		seg.Empty = "no Final row (the run was cut or failed before it ended)"
+	}
+	fs, ns := ucxrules.CheckPerf(tests, lineRate(seg, opts, ctx), file)
+	seg.Findings = append(seg.Findings, fs...)
+	notes(seg, ns)
 	return nil
 }

@@ -56,10 +56,16 @@ var (
 
 var prefixClasses = []prefixClass{
 	{name: "mail or markdown quoting", match: func(l string) int {
-		if m := reQuote.FindString(l); m != "" && !strings.HasPrefix(l, ">>>") || l == ">>>" {
-			return len(m)
+		m := reQuote.FindString(l)
+		if m == "" {
+			return -1
 		}
-		return -1
+		// ">>> " is also Python's prompt: three markers quote only a
+		// kernel log line; four or more are a mail quoted that deep.
+		if strings.HasPrefix(l, ">>>") && l != ">>>" && !strings.HasPrefix(l, ">>>>") && !kmsg.DetectLine(l[len(m):]) {
+			return -1
+		}
+		return len(m)
 	}},
 	{name: "mpirun --tag-output labels", match: func(l string) int {
 		return len(reMPITag.FindString(l)) - boolInt(!reMPITag.MatchString(l))

@@ -91,6 +91,16 @@ func TestNormalize(t *testing.T) {
 		{"one cell end is text", "| a | b | |\nCA 'mlx5_0'", "| a | b | |\nCA 'mlx5_0'", ""},
 		{"nvidia-smi rows keep their bars", "| N/A   34C    P0    43W / 300W |      0MiB / 32510MiB |      0%      Default |\n| N/A   35C    P0    44W / 300W |      0MiB / 32510MiB |      0%      Default |",
 			"| N/A   34C    P0    43W / 300W |      0MiB / 32510MiB |      0%      Default |\n| N/A   35C    P0    44W / 300W |      0MiB / 32510MiB |      0%      Default |", ""},
+		// A four-level mail quote of a kernel log (linux-pci, analyze
+		// testdata/realworld-fresh24, dmesg-linuxpci-edr-dpc-fatal-malftlp-nvme-quoted.txt);
+		// three levels before a kernel line are a quote too, before other
+		// text Python's prompt.
+		{"four-level mail quote", ">>>> [ 6265.268757] pcieport 0000:a5:01.0: EDR: EDR event received\n>>>> [ 6265.276034] pcieport 0000:a5:01.0: EDR: Reported EDR dev: 0000:a9:10.0\n>>>> [ 6326.995253] nvme nvme1: Disabling device after reset failure: -5",
+			"[ 6265.268757] pcieport 0000:a5:01.0: EDR: EDR event received\n[ 6265.276034] pcieport 0000:a5:01.0: EDR: Reported EDR dev: 0000:a9:10.0\n[ 6326.995253] nvme nvme1: Disabling device after reset failure: -5", "mail or markdown quoting"},
+		{"three-level quote of kernel lines", ">>> [ 6265.268757] pcieport 0000:a5:01.0: EDR: EDR event received\n>>> [ 6265.276034] pcieport 0000:a5:01.0: EDR: Reported EDR dev: 0000:a9:10.0",
+			"[ 6265.268757] pcieport 0000:a5:01.0: EDR: EDR event received\n[ 6265.276034] pcieport 0000:a5:01.0: EDR: Reported EDR dev: 0000:a9:10.0", "mail or markdown quoting"},
+		{"Python prompt stays", ">>> import ucp\n>>> options = {\"MEMTYPE_CACHE\": \"n\"}\n>>> ucp.init(options)",
+			">>> import ucp\n>>> options = {\"MEMTYPE_CACHE\": \"n\"}\n>>> ucp.init(options)", ""},
 		{"a one-line paste quoted whole", "> link mlx5_7/1 state DOWN physical_state POLLING", "link mlx5_7/1 state DOWN physical_state POLLING", "mail or markdown quoting"},
 	}
 	for _, tc := range tests {

@@ -20,6 +20,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ucxperf"
 	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
 )
 
@@ -64,6 +65,9 @@ const (
 	KindMADError      Kind = "ibdiags-error"
 	KindVerbsLog      Kind = "verbs-log"
 	KindNvsmiError    Kind = "nvidia-smi-error"
+	KindNvsmiTable    Kind = "nvidia-smi"
+	KindUCXPerf       Kind = "ucx_perftest"
+	KindToolError     Kind = "rdma-tool-error"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -96,6 +100,7 @@ var Kinds = []KindInfo{
 	{KindSARecords, "saquery record dumps (NodeRecord, PortInfoRecord …): read and summarised"},
 	{KindNvsmiQuery, "nvidia-smi -q (its Remapped Rows and Retired Pages sections; a fragment or -d ROW_REMAPPER)"},
 	{KindNvsmiError, "nvidia-smi's \"Unable to determine the device handle for GPU…: Unknown Error\" (a GPU NVML can no longer open: GPU is lost, Unknown Error, Timeout)"},
+	{KindNvsmiTable, "nvidia-smi (the plain table, every driver generation: 384-470 and the wide 525+ layout with MIG M.; N/A and ERR! cells, the MIG devices and Processes boxes): ERR! cells and volatile uncorrectable ECC judged"},
 	{KindIBDev2Netdev, "ibdev2netdev and ibdev2netdev -v (RDMA port to netdev, Up/Down)"},
 	{KindMlxlink, "mlxlink / mstlink -d <dev> [-p N] [-m] [-c] [--json]: Operational, Supported, Troubleshooting, Module and Physical Counters and BER pages; runs of a loop; a grep of the counter lines"},
 	{KindMst, "mst status and mst status -v (MFT): the MST modules and /dev/mst devices (read, no fault in it)"},
@@ -104,10 +109,12 @@ var Kinds = []KindInfo{
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
 	{KindLshca, "lshca (Mellanox support tool): its per-HCA tables (RDMA, LnkStat, Link, Rate, LnkCapWidth, LnkStaWidth …)"},
+	{KindUCXPerf, "ucx_perftest result tables (tag_bw, put_bw, am_lat …; the Stage column of newer UCX or the older layout): the Final row, bandwidth judged against --line-rate"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 	{KindVerbsLog, "work-completion errors in application logs: libmlx5's \"got completion with error\" CQE dump (decoded), libfabric log lines (fi_cq_readerr prov_err), any log line ending in an ibv_wc_status text or IBV_WC_ name after a colon (\"…: transport retry counter exceeded\", with the local_nic/peer_nic it names)"},
 	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
 	{KindMADError, "infiniband-diags messages that the SM/SA or the port's MAD agent cannot be reached (ibwarn: sa_get_handle: No SM/SA found on port, ibpanic: Failed to bind to the SA, mad_rpc_open_port: client_register failed), alone or in lshca's error report"},
+	{KindToolError, "the errors of RDMA tools that could not run: \"Failed to get IB devices list: …\" (ibv_devinfo, ibv_devices, perftest), ibstat's \"stat of IB device 'X' failed\" and \"'X' IB device can't be found\", libibumad's \"is ib_umad module loaded?\", libibmad's \"can't open UMAD port\", infiniband-diags' \"Failed to open '…' port '…'\""},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
@@ -173,6 +180,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindDevinfo, 0 // "$ ibv_devinfo" then "No IB devices found" (perftest prints it too: the command decides)
 	case t[0] == 'l' && strings.Contains(prev, "ibv_devinfo") && isVerbsWarning(t):
 		return KindDevinfo, 0 // libibverbs' "no userspace device-specific driver found for …/uverbs0", printed before ibv_devinfo's own output
+	case t == "Failed to open device" && strings.Contains(prev, "ibv_devinfo"):
+		return KindToolError, 0 // ibv_devinfo could not open a device it listed (libibverbs/examples/devinfo.c print_hca_cap)
 	case t[0] == 'F' && isIBStatusFatal(t):
 		return KindIBStatus, 0 // ibstatus' "Fatal error:  device '*': sys files not found …"
 	case hcatext.IsShowGIDsHeader(t):
@@ -241,6 +250,33 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		(t == "Remapped Rows" || t == "Retired Pages") && strings.Contains(next, " : "),
 		strings.HasPrefix(t, "GPU 0000") && !strings.Contains(t, " : ") && strings.Contains(next, " : ") && strings.HasPrefix(next, " "):
 		return KindNvsmiQuery, 0 // nvidia-smi -q: its banner, a memory error section, or a GPU's block
+	case t[0] == '|' && nvsmi.TableBanner(t):
+		// "| NVIDIA-SMI 384.111  Driver Version: …|": the rule above it,
+		// and the date nvidia-smi prints first.
+		if strings.HasPrefix(prev, "+-") {
+			if f := strings.Fields(strings.TrimSpace(prev2)); len(f) == 5 && len(f[4]) == 4 && strings.Count(f[3], ":") == 2 {
+				return KindNvsmiTable, 2
+			}
+			return KindNvsmiTable, 1
+		}
+		return KindNvsmiTable, 0
+	case (t[0] == 'N' || t[0] == 'F') && nvsmi.ToolError(t):
+		return KindNvsmiTable, 0 // "No devices were found", "NVIDIA-SMI has failed because …", "Failed to initialize NVML: …"
+	case t[0] == '|' && nvsmi.TableColumns(t):
+		if strings.HasPrefix(prev, "+-") || strings.HasPrefix(prev, "|-") {
+			return KindNvsmiTable, 1 // the GPU box pasted without the banner
+		}
+		return KindNvsmiTable, 0
+	case t[0] == '|' && ucxperf.Header(t):
+		// "| … | overhead (usec) | bandwidth (MB/s) | …": the rule above
+		// it and the "=== tag_bw ===" banner above that.
+		if strings.HasPrefix(prev, "+-") {
+			if ucxperf.Banner(strings.TrimSpace(prev2)) != "" {
+				return KindUCXPerf, 2
+			}
+			return KindUCXPerf, 1
+		}
+		return KindUCXPerf, 0
 	case strings.HasPrefix(t, "# Topology file: generated"):
 		if prev == "#" {
 			return KindNetDiscover, 1
@@ -396,6 +432,21 @@ func memberBesides(l string) Kind {
 		if _, ok := ibdiags.MADErrorLine(l); ok {
 			return KindMADError // "ibwarn: [1685604] sa_get_handle: No SM/SA found on port :1"
 		}
+		if _, ok := hcatext.ToolErrorLine(strings.TrimSpace(l)); ok {
+			// "ibpanic: [12345] main: stat of IB device 'mlx5_0' failed: …",
+			// "ibnetdiscover: iberror: failed: Failed to open '(null)' port '0'"
+			return KindToolError
+		}
+	}
+	if (l[0] == ' ' || l[0] == 'D') && strings.HasPrefix(strings.TrimLeft(l, " "), "Did not detect devices") {
+		if _, ok := hcatext.ToolErrorLine(strings.TrimSpace(l)); ok {
+			return KindToolError // perftest: " Did not detect devices ", " If device exists, check if driver is up"
+		}
+	}
+	if l[0] == 'F' && strings.HasPrefix(l, "Failed to get IB devices list") {
+		if _, ok := hcatext.ToolErrorLine(strings.TrimSpace(l)); ok {
+			return KindToolError // ibv_devinfo, ibv_devices, perftest: "Failed to get IB devices list: Function not implemented"
+		}
 	}
 	if strings.HasPrefix(l, "link ") {
 		f := strings.Fields(l)
@@ -435,6 +486,11 @@ func maybeHeader(l string, mp bool) bool {
 	}
 	if l[i] >= 0x80 || strings.IndexByte(headStarts, l[i]) >= 0 {
 		return true // (a Unicode blank first: header decides)
+	}
+	if l[i] == '|' {
+		// nvidia-smi's banner and GPU column header, ucx_perftest's
+		// units row.
+		return strings.Contains(l, "NVIDIA-SMI") || strings.Contains(l, "Persistence-M") || strings.Contains(l, "(MB/s)")
 	}
 	if i == 0 && pciAddrStart(l) {
 		return true // lspci's "17:00.0 PCI bridge: …"
@@ -812,6 +868,12 @@ func (s *splitter) read(l, next string) {
 		m = memberBesides(l) // a kernel line continues the run: not tested
 	} else {
 		m = member(l)
+	}
+	if m == KindToolError && (s.cur.Kind == KindIBStat || s.cur.Kind == KindMADError) && n > 1 && !isPrompt(s.back[(n-1)%splitBack]) {
+		// ibstat's own ibpanic under its output (the ibstat reader notes
+		// where it crashed); the "Failed to open '…' port '…'" a diags
+		// tool exits with after the MAD error that caused it.
+		return
 	}
 	if m != KindUnknown && !compatible(s.cur.Kind, m) {
 		s.open(m, n)

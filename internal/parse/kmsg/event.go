@@ -95,8 +95,19 @@ const (
 	// 8", kiblnd_rejected "10.0.0.2@o2ib rejected: consumer defined fatal
 	// error", kiblnd_cm_callback "10.0.0.2@o2ib: ADDR ERROR -110").
 	// Interface is the peer (its NID), Detail what failed, StallMs how
-	// long the peer had been silent when the line says.
+	// long the peer had been silent when the line says. The NVMe over RDMA
+	// host (drivers/nvme/host/rdma.c) is the other: Driver "nvme-rdma",
+	// Interface the controller (nvme0) whose connect the target refused
+	// or that did not reach it, Detail the line; Driver "nvme-fabrics"
+	// marks the controller's failed reconnects ("reconnect failed") and
+	// its removal ("removing").
 	KindRDMAPeer Kind = "rdma_peer"
+	// KindDeviceGone is a driver saying its PCIe device is gone from the
+	// bus: register reads return all ones, or the reset after a PCIe error
+	// did not bring it back. Driver is the driver, PCI the function (when
+	// the line names it), Interface the netdev or controller, Detail the
+	// message.
+	KindDeviceGone Kind = "device_gone"
 	// KindPCIeLinkReport is a driver's own PCIe link report at probe
 	// (Corundum mqnic_main.c "Link capability: gen 3 x16" then "Link
 	// status: gen 3 x4"): the Classifier pairs the two lines of a device
@@ -492,6 +503,42 @@ var Patterns = []Pattern{
 		Re: regexp.MustCompile(`kiblnd_\w+\(\)\) (?P<iface>[\w.:-]+@o2ib\d*) (?P<detail>rejected)\b`)},
 	{Name: "lnet-o2ib-cm-error", Kind: KindRDMAPeer, Contains: []string{"@o2ib: "},
 		Re: regexp.MustCompile(`(?P<iface>[\w.:-]+@o2ib\d*): (?P<detail>(?:(?:ADDR|ROUTE|CONNECT) ERROR|UNREACHABLE) -?\d+)`)},
+	// NVMe over RDMA host (drivers/nvme/host/rdma.c), Driver "nvme-rdma", Interface the controller: nvme_rdma_conn_rejected
+	// "nvme nvme0: Connect rejected: status 8 (invalid service ID)." (status is the RDMA CM reject reason, rdma_reject_msg; since 4.11,
+	// with " nvme status %d (%s)" when the target says why); nvme_rdma_alloc_queue "rdma connection establishment failed (-104)"
+	// (4.x: "rdma_resolve_addr wait failed (-104)."), "rdma_resolve_addr failed (%d)."; nvme_rdma_addr_resolved "rdma_resolve_route
+	// failed (%d)."; nvme_rdma_route_resolved "rdma_connect failed (%d)." (5.10+: "rdma_connect_locked failed (%d).").
+	{Name: "nvme-rdma-rejected", Kind: KindRDMAPeer, Contains: []string{"nvme", ": Connect rejected"}, Set: Event{Driver: "nvme-rdma"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): (?P<detail>Connect rejected[:,] status -?\d+(?: \([^)]*\))?(?: nvme status -?\d+ \([^)]*\))?)`)},
+	{Name: "nvme-rdma-cm-failed", Kind: KindRDMAPeer, Contains: []string{"nvme", " failed (-"}, Set: Event{Driver: "nvme-rdma"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): (?P<detail>(?:rdma connection establishment|rdma_resolve_addr wait|rdma_resolve_addr|rdma_resolve_route|rdma_connect(?:_locked)?) failed \(-\d+\))`)},
+	// The fabrics host's reconnect loop (rdma.c, tcp.c): nvme_*_reconnect_ctrl_work "Failed reconnect attempt, requeueing..." (4.x),
+	// "Failed reconnect attempt 3" (4.14+), "Failed reconnect attempt 3/600" (6.x); nvme_*_reconnect_or_remove "Removing controller..."
+	// when it gives up (ctrl_loss_tmo spent). Driver "nvme-fabrics": the rule counts them only for a controller with RDMA failures.
+	{Name: "nvme-fabrics-reconnect-failed", Kind: KindRDMAPeer, Contains: []string{"nvme", "Failed reconnect attempt"}, Set: Event{Driver: "nvme-fabrics", Detail: "reconnect failed"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): Failed reconnect attempt\b`)},
+	// The target a fabrics controller connected to, rdma.c (and tcp.c) nvme_*_create_ctrl: "nvme nvme0: new ctrl: NQN \"nqn.2016-06.io.spdk:cnode1\",
+	// addr 192.168.1.130:4420" (6.x adds ", hostnqn: …"); Detail "addr 192.168.1.130:4420", for the rule to name the target.
+	{Name: "nvme-fabrics-new-ctrl", Kind: KindRDMAPeer, Contains: []string{"nvme", ": new ctrl: NQN "}, Set: Event{Driver: "nvme-fabrics"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): new ctrl: NQN "[^"]*", (?P<detail>addr [^\s,]+)`)},
+	{Name: "nvme-fabrics-removing", Kind: KindRDMAPeer, Contains: []string{"nvme", ": Removing controller..."}, Set: Event{Driver: "nvme-fabrics", Detail: "removing"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): Removing controller\.\.\.`)},
+	// A device gone from the bus, as its driver says it. Intel 10GbE ixgbe_main.c ixgbe_remove_adapter (called by ixgbe_check_remove when a
+	// register read returns all ones), and Wangxun ngbe/txgbe the same: e_dev_err "ixgbe 0000:05:00.0: Adapter removed".
+	{Name: "nic-adapter-removed", Kind: KindDeviceGone, Contains: []string{": Adapter removed"},
+		Re: regexp.MustCompile(`^\s*(?P<driver>ixgbe|ngbe|txgbe) (?P<pci>` + bdf + `)(?: [^:]*)?: (?P<detail>Adapter removed)`)},
+	// igb_main.c igb_rd32, igc_main.c igc_rd32, fm10k_common.c fm10k_read_reg: netdev_err "igb 0000:03:00.0 eno1: PCIe link lost" (newer igb
+	// and igc, fm10k: "PCIe link lost, device now detached"); before the netdev is registered "(unnamed net_device) (uninitialized)".
+	{Name: "nic-pcie-link-lost", Kind: KindDeviceGone, Contains: []string{": PCIe link lost"},
+		Re: regexp.MustCompile(`^\s*(?P<driver>igb|igc|fm10k) (?P<pci>` + bdf + `)(?: (?P<iface>[\w.@-]+)| \(unnamed net_device\) \(uninitialized\))?: (?P<detail>PCIe link lost)`)},
+	// mlx5 health.c mlx5_error_sw_reset: mlx5_core_err "mlx5_core 0004:01:00.0: mlx5_error_sw_reset:252:(pid 1618): PCI channel offline, stop
+	// waiting for NIC IFC" (pci_channel_offline: the PCI core cut the device off after an error, or it is gone).
+	{Name: "mlx5-pci-channel-offline", Kind: KindDeviceGone, Contains: []string{"mlx5_core", "PCI channel offline, stop"}, Set: Event{Driver: "mlx5_core"},
+		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): (?:\w+:\d+:\(pid \d+\): )?(?P<detail>PCI channel offline)`)},
+	// NVMe over PCIe, drivers/nvme/host/pci.c nvme_reset_work: dev_warn "nvme nvme1: Disabling device after reset failure: -5" (the
+	// controller did not come back from a reset, often one after a PCIe error; the driver removes it, its namespaces go away).
+	{Name: "nvme-disabled-after-reset", Kind: KindDeviceGone, Contains: []string{"nvme", "Disabling device after reset failure"}, Set: Event{Driver: "nvme"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): (?P<detail>Disabling device after reset failure: -?\d+)`)},
 	// A driver's own link report at probe, Corundum mqnic_main.c (and its DPDK port): dev_info " Link capability: gen %d x%d", then " Link status: gen %d x%d"
 	// ("mqnic 0000:01:00.0:  Link status: gen 3 x4"); the Classifier pairs them. Markdown emphasis around the text ("**_Link status: gen 3 x4_**") is read through.
 	{Name: "driver-pcie-link-report", Kind: KindPCIeLinkReport, Contains: []string{"Link ", ": gen "},

@@ -1,4 +1,6 @@
-// Package nvsmi parses nvidia-smi output. ParseQuery reads the GPU memory
+// Package nvsmi parses nvidia-smi output. ParseTable reads the plain
+// table (every driver generation, ERR! and N/A cells, the MIG and
+// Processes boxes, the tool's own failure messages). ParseQuery reads the GPU memory
 // error sections of `nvidia-smi -q` (Remapped Rows, Retired Pages). Parse
 // reads the GPU×NIC part of `nvidia-smi topo -m`: tab- or
 // space-separated matrices (pasted copies turn tabs into spaces), with or

@@ -31,7 +31,8 @@ import (
 //   - ucx_info: UCX src/tools/info/ucx_info.c, its getopt string;
 //   - mpirun and ompi_info: Open MPI's mpirun(1) and ompi_info(1);
 //   - edac-util (edac-utils) and ras-mc-ctl (rasdaemon): their man pages;
-//   - lnetctl: Lustre lnet/utils/lnetctl.c, its option tables.
+//   - lnetctl: Lustre lnet/utils/lnetctl.c, its option tables;
+//   - nvme: nvme-cli's nvme-connect(1), nvme-discover(1), nvme-list-subsys(1).
 //
 // Tools whose options are not checked (grep, kill, ...) still end the
 // previous command, so their flags are never taken for that command's.
@@ -61,17 +62,19 @@ var toolOptions = map[string]string{
 	// nccl-tests (all_reduce_perf and its siblings share common.cu).
 	"all_reduce_perf": "-t --nthreads -g --ngpus -b --minbytes -e --maxbytes -i --stepbytes -f --stepfactor -n --iters -m --agg_iters -w --warmup_iters -N --run_cycles -p --parallel_init -c --check -o --op -d --datatype -r --root -z --blocking -y --stream_null -T --timeout -G --cudagraph -C --report_cputime -a --average -R --local_register -h --help",
 	"ip":              "-V -Version -h -human -b -batch -force -s -stats -statistics -d -details -l -loops -f -family -4 -6 -B -0 -M -o -oneline -r -resolve -n -netns -N -Numeric -a -all -c -color -t -timestamp -ts -tshort -rc -rcvbuf -iec -br -brief -j -json -p -pretty",
-	"rdma":            "-V -Version -d -details -dd -j -json -p -pretty -f -force -b -batch -n -no-nice-names -r -raw",
-	"ethtool":         "-a --show-pause -A --pause -c --show-coalesce -C --coalesce -g --show-ring -G --set-ring -k --show-features --show-offload -K --features --offload -i --driver -d --register-dump -e --eeprom-dump -E --change-eeprom -r --negotiate -p --identify -t --test -S --statistics --phy-statistics -n -u --show-nfc --show-ntuple -N -U --config-nfc --config-ntuple -T --show-time-stamping -x --show-rxfh-indir --show-rxfh -X --set-rxfh-indir --rxfh -f --flash -P --show-permaddr -w --get-dump -W --set-dump -l --show-channels -L --set-channels --show-priv-flags --set-priv-flags -m --dump-module-eeprom --module-info --show-eee --set-eee --show-fec --set-fec -Q --per-queue --show-module --set-module -I --include-statistics --all-groups --groups --json --debug -s --change -h --help --version",
-	"nvidia-smi":      "-h --help -L --list-gpus -B --list-excluded-gpus -q --query -u --unit -i --id -f --filename -x --xml-format --dtd -d --display -l --loop -lms --loop-ms --query-gpu --query-supported-clocks --query-compute-apps --format -pm --persistence-mode -e --ecc-config -p --reset-ecc-errors -c --compute-mode -r --gpu-reset -m",
-	"mlnx_qos":        "-h --help -v --version -f --pfc -p --prio_tc -s --tsa -t --tcbw -r --ratelimit -d --dcbx -i --interface --trust --dscp2prio --prio2buffer --buffer_size --cable_len -c --cable_len -a",
-	"cma_roce_mode":   "-h -d -p -m",
-	"setpci":          "-v -f -D -r -A -O -H1 -H2 -G -s -d --version --help --dumpregs",
-	"lspci":           "-m -mm -t -v -vv -vvv -k -x -xxx -xxxx -b -D -P -PP -n -nn -q -qq -Q -s -d -i -p -A -H -F -G -O",
-	"dmesg":           "-C --clear -c --read-clear -D --console-off -E --console-on -F --file -f --facility -H --human -J --json -k --kernel -L --color -l --level -n --console-level -P --nopager -p --force-prefix -r --raw -S --syslog -s --buffer-size -T --ctime -t --notime -u --userspace -w --follow -W --follow-new -x --decode -h --help -V --version",
-	"ibv_devinfo":     "-d --ib-dev -i --ib-port -l --list -v --verbose -h --help",
-	"ibdev2netdev":    "-v",
-	"ulimit":          "-H -S -a -c -d -e -f -i -l -m -n -p -q -r -s -t -u -v -x",
+	// nvme-cli 2.x nvme-connect(1), nvme-discover(1), nvme-list-subsys(1).
+	"nvme":          "-t --transport -a --traddr -s --trsvcid -n --nqn -w --host-traddr -q --hostnqn -I --hostid -o --output-format -v --verbose",
+	"rdma":          "-V -Version -d -details -dd -j -json -p -pretty -f -force -b -batch -n -no-nice-names -r -raw",
+	"ethtool":       "-a --show-pause -A --pause -c --show-coalesce -C --coalesce -g --show-ring -G --set-ring -k --show-features --show-offload -K --features --offload -i --driver -d --register-dump -e --eeprom-dump -E --change-eeprom -r --negotiate -p --identify -t --test -S --statistics --phy-statistics -n -u --show-nfc --show-ntuple -N -U --config-nfc --config-ntuple -T --show-time-stamping -x --show-rxfh-indir --show-rxfh -X --set-rxfh-indir --rxfh -f --flash -P --show-permaddr -w --get-dump -W --set-dump -l --show-channels -L --set-channels --show-priv-flags --set-priv-flags -m --dump-module-eeprom --module-info --show-eee --set-eee --show-fec --set-fec -Q --per-queue --show-module --set-module -I --include-statistics --all-groups --groups --json --debug -s --change -h --help --version",
+	"nvidia-smi":    "-h --help -L --list-gpus -B --list-excluded-gpus -q --query -u --unit -i --id -f --filename -x --xml-format --dtd -d --display -l --loop -lms --loop-ms --query-gpu --query-supported-clocks --query-compute-apps --format -pm --persistence-mode -e --ecc-config -p --reset-ecc-errors -c --compute-mode -r --gpu-reset -m",
+	"mlnx_qos":      "-h --help -v --version -f --pfc -p --prio_tc -s --tsa -t --tcbw -r --ratelimit -d --dcbx -i --interface --trust --dscp2prio --prio2buffer --buffer_size --cable_len -c --cable_len -a",
+	"cma_roce_mode": "-h -d -p -m",
+	"setpci":        "-v -f -D -r -A -O -H1 -H2 -G -s -d --version --help --dumpregs",
+	"lspci":         "-m -mm -t -v -vv -vvv -k -x -xxx -xxxx -b -D -P -PP -n -nn -q -qq -Q -s -d -i -p -A -H -F -G -O",
+	"dmesg":         "-C --clear -c --read-clear -D --console-off -E --console-on -F --file -f --facility -H --human -J --json -k --kernel -L --color -l --level -n --console-level -P --nopager -p --force-prefix -r --raw -S --syslog -s --buffer-size -T --ctime -t --notime -u --userspace -w --follow -W --follow-new -x --decode -h --help -V --version",
+	"ibv_devinfo":   "-d --ib-dev -i --ib-port -l --list -v --verbose -h --help",
+	"ibdev2netdev":  "-v",
+	"ulimit":        "-H -S -a -c -d -e -f -i -l -m -n -p -q -r -s -t -u -v -x",
 	// Open MPI mpirun(1) (4.x orterun, 5.x prterun): the options remedies use.
 	"mpirun": "--mca -mca -np -n -H --host -x --hostfile -hostfile --tag-output --bind-to --map-by",
 	// rdma-core libibverbs/examples (rc_pingpong.c and its siblings).

@@ -112,6 +112,8 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 		// per queue (a queue seen twice timed out again); the longest
 		// stall is kept in the fold.
 		g = foldGroup{rule: "tx", name: e.Interface + "\x00" + e.Detail + "\x00" + e.Queue, pci: e.PCI, extra: e.IsError}
+	case e.Kind == kmsg.KindDeviceGone:
+		g = foldGroup{rule: "gone", pci: e.PCI, name: e.Interface}
 	case e.Kind == kmsg.KindRDMAPeer:
 		g = foldGroup{rule: "rdmapeer", name: e.Interface}
 		k.detail = e.Detail

@@ -152,7 +152,8 @@ func stallText(ms int64) string {
 // checkRDMAPeer reports the peers a kernel RDMA transport lost
 // (kmsg.rdma_peer_unreachable), one finding per peer: LNet's o2ib driver
 // timed out its transmits or RDMA to the peer, or the peer refused or
-// could not be reached to connect.
+// could not be reached to connect; an NVMe over RDMA controller could not
+// connect to its target (one finding per controller).
 func checkRDMAPeer(in *Input) []finding.Finding {
 	s := in.Snap
 	type tally struct {
@@ -163,8 +164,20 @@ func checkRDMAPeer(in *Input) []finding.Finding {
 	}
 	ts := map[string]*tally{}
 	var keys []string
+	nvme := map[string]*nvmeTally{}
+	var nvmeKeys []string
 	for _, e := range in.events() {
 		if e.Kind != kmsg.KindRDMAPeer {
+			continue
+		}
+		if e.Driver == "nvme-rdma" || e.Driver == "nvme-fabrics" {
+			t, ok := nvme[e.Interface]
+			if !ok {
+				t = &nvmeTally{}
+				nvme[e.Interface] = t
+				nvmeKeys = append(nvmeKeys, e.Interface)
+			}
+			t.add(in, e)
 			continue
 		}
 		t, ok := ts[e.Interface]
@@ -193,7 +206,123 @@ func checkRDMAPeer(in *Input) []finding.Finding {
 		msg += ": the Lustre servers or clients behind it are unreachable over the fabric, and I/O to them hangs"
 		f := catalog.New("kmsg.rdma_peer_unreachable", finding.Subject{Host: s.Host}, msg, t.ev...)
 		catalog.Fill(&f, "nid", nid)
+		f.Remedy = transportRemedies(f.Remedy, "Lustre: ")
+		f.Causes = transportRemedies(f.Causes, "Lustre: ")
 		out = append(out, f)
+	}
+	for _, c := range nvmeKeys {
+		if f, ok := nvme[c].finding(in, c); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// nvmeTally is what the kernel log says of one NVMe over RDMA controller.
+type nvmeTally struct {
+	n, reconnects int
+	removed       bool
+	addr          string // the target, from the controller's "new ctrl" line
+	what          []string
+	ev            []finding.Evidence
+}
+
+func (t *nvmeTally) add(in *Input, e kmsg.Event) {
+	switch {
+	case e.Driver == "nvme-fabrics" && strings.HasPrefix(e.Detail, "addr "):
+		t.addr = strings.TrimPrefix(e.Detail, "addr ")
+		return
+	case e.Driver == "nvme-fabrics" && e.Detail == "removing":
+		t.removed = true
+	case e.Driver == "nvme-fabrics":
+		t.reconnects += e.Weight()
+	default:
+		t.n += e.Weight()
+		if w := nvmeRDMAWhat(e.Detail); !slices.Contains(t.what, w) {
+			t.what = append(t.what, w)
+		}
+	}
+	if len(t.ev) < maxEvidence && !e.Folded {
+		t.ev = append(t.ev, in.logEvidence(e.Record))
+	}
+}
+
+// finding reports controller c when its RDMA connection failed: a
+// warning for a connect that failed, critical when the host keeps
+// reconnecting and failing or gave the controller up. Reconnect lines
+// alone (nvme-tcp prints them too) report nothing.
+func (t *nvmeTally) finding(in *Input, c string) (finding.Finding, bool) {
+	if t.n == 0 {
+		return finding.Finding{}, false
+	}
+	target := "its target"
+	if t.addr != "" {
+		target = "its target " + t.addr
+	}
+	msg := fmt.Sprintf("NVMe over RDMA controller %s cannot connect to %s: %s (%s %s)", c, target, strings.Join(t.what, "; "), plural(t.n, "message", "messages"), in.window())
+	switch {
+	case t.removed:
+		msg += ": the host gave up reconnecting and removed the controller, so its namespaces are gone"
+	case t.reconnects > 0:
+		msg += fmt.Sprintf(": it keeps reconnecting and failing (%s), and its namespaces stay unreachable", plural(t.reconnects, "failed reconnect attempt", "failed reconnect attempts"))
+	default:
+		msg += ": the connect failed, so the target's namespaces are not attached"
+	}
+	f := catalog.New("kmsg.rdma_peer_unreachable", finding.Subject{Host: in.Snap.Host, Device: c}, msg, t.ev...)
+	f.Remedy = transportRemedies(f.Remedy, "NVMe over RDMA: ")
+	f.Causes = transportRemedies(f.Causes, "NVMe over RDMA: ")
+	if !t.removed && t.reconnects == 0 {
+		f.Severity = finding.Warning
+	}
+	return f, true
+}
+
+// nvmeRDMAWhat says what an nvme-rdma line reports: the RDMA CM reject
+// reason (rdma_reject_msg; for InfiniBand the IB CM REJ reason codes of
+// IBTA vol. 1 §12.6.7.2) or the errno of the step that failed.
+func nvmeRDMAWhat(detail string) string {
+	if strings.HasPrefix(detail, "Connect rejected") {
+		if strings.Contains(detail, "(invalid service ID)") {
+			return "the target refused the connection (" + detail + ": nothing listens on that port at the target address; the port is the trsvcid, 4420 by default)"
+		}
+		return "the target refused the connection (" + detail + ")"
+	}
+	i := strings.LastIndex(detail, "(-")
+	if i < 0 {
+		return detail
+	}
+	errno := strings.TrimSuffix(detail[i+2:], ")")
+	if why, ok := nvmeRDMAErrno[errno]; ok {
+		return detail + ": " + why
+	}
+	return detail
+}
+
+// nvmeRDMAErrno explains the errnos nvme_rdma_alloc_queue reports: a
+// rejected connect is -ECONNRESET (nvme_rdma_conn_rejected), an address,
+// route or connect the RDMA CM could not complete -ETIMEDOUT or
+// -ECONNRESET (nvme_rdma_cm_handler).
+var nvmeRDMAErrno = map[string]string{
+	"104": "ECONNRESET, the target refused the RDMA connection or its address, route or connect failed",
+	"110": "ETIMEDOUT, no answer in time: the target address does not resolve over RDMA or the target is down",
+	"111": "ECONNREFUSED, the target refused the connection",
+	"113": "EHOSTUNREACH, no route to the target",
+	"19":  "ENODEV, no RDMA device serves the address",
+	"12":  "ENOMEM, the host ran out of memory for the queue",
+}
+
+// transportRemedies keeps the remedies (or causes) without a transport
+// marker and those marked for one transport (the marker removed).
+func transportRemedies(remedy []string, mark string) []string {
+	out := remedy[:0:0]
+	for _, r := range remedy {
+		switch {
+		case strings.HasPrefix(r, mark):
+			out = append(out, strings.TrimPrefix(r, mark))
+		case strings.HasPrefix(r, "Lustre: "), strings.HasPrefix(r, "NVMe over RDMA: "):
+		default:
+			out = append(out, r)
+		}
 	}
 	return out
 }

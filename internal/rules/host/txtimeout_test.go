@@ -94,6 +94,41 @@ func TestCheckRDMAPeer(t *testing.T) {
 			"LNetError: 3317:0:(o2iblnd_cb.c:3087:kiblnd_cm_callback()) 10.0.0.2@o2ib: ADDR ERROR -110",
 			"LNetError: 3317:0:(o2iblnd_cb.c:3087:kiblnd_cm_callback()) 10.0.0.2@o2ib: UNREACHABLE -110",
 		}, []string{"kmsg.rdma_peer_unreachable critical: LNet (Lustre) over RDMA lost peer 10.0.0.2@o2ib: its address or route did not resolve to connect (ADDR ERROR -110); connecting to it failed (UNREACHABLE -110) (2 messages in the kernel log)"}},
+		// NVMe over RDMA: spdk/spdk#257 (analyze testdata/realworld-fresh25,
+		// dmesg-spdk257-nvme-rdma-connect-rejected-invalid-service-id.txt): the
+		// host reconnects every 10 s and is refused each time, critical.
+		{"nvme-rdma connect rejected, reconnecting", []string{
+			"nvme nvme1: Connect rejected: status 8 (invalid service ID).",
+			"nvme nvme1: rdma_resolve_addr wait failed (-104).",
+			"nvme nvme1: Failed reconnect attempt, requeueing...",
+			"nvme nvme1: Connect rejected: status 8 (invalid service ID).",
+			"nvme nvme1: rdma_resolve_addr wait failed (-104).",
+			"nvme nvme1: Failed reconnect attempt, requeueing...",
+		}, []string{"kmsg.rdma_peer_unreachable critical: NVMe over RDMA controller nvme1 cannot connect to its target: " +
+			"the target refused the connection (Connect rejected: status 8 (invalid service ID): nothing listens on that port at the target address; the port is the trsvcid, 4420 by default); " +
+			"rdma_resolve_addr wait failed (-104): ECONNRESET, the target refused the RDMA connection or its address, route or connect failed (4 messages in the kernel log): " +
+			"it keeps reconnecting and failing (2 failed reconnect attempts), and its namespaces stay unreachable"}},
+		// spdk/spdk#697 (dmesg-spdk697-nvme-rdma-connection-establishment-failed-104-ctime.txt):
+		// nvme connect failed, no reconnect loop: a warning.
+		{"nvme-rdma connect failed once", []string{
+			"nvme nvme0: rdma connection establishment failed (-104)",
+			"nvme nvme0: rdma connection establishment failed (-104)",
+		}, []string{"kmsg.rdma_peer_unreachable warning: NVMe over RDMA controller nvme0 cannot connect to its target: " +
+			"rdma connection establishment failed (-104): ECONNRESET, the target refused the RDMA connection or its address, route or connect failed (2 messages in the kernel log): " +
+			"the connect failed, so the target's namespaces are not attached"}},
+		{"nvme-rdma controller given up", []string{
+			`nvme nvme2: new ctrl: NQN "nqn.2016-06.io.spdk:cnode1", addr 192.168.1.130:4420`,
+			"nvme nvme2: rdma connection establishment failed (-110)",
+			"nvme nvme2: Failed reconnect attempt 60/60",
+			"nvme nvme2: Removing controller...",
+		}, []string{"kmsg.rdma_peer_unreachable critical: NVMe over RDMA controller nvme2 cannot connect to its target 192.168.1.130:4420: " +
+			"rdma connection establishment failed (-110): ETIMEDOUT, no answer in time: the target address does not resolve over RDMA or the target is down (1 message in the kernel log): " +
+			"the host gave up reconnecting and removed the controller, so its namespaces are gone"}},
+		{"fabrics reconnects without an RDMA failure (nvme-tcp too): nothing", []string{
+			`nvme nvme0: new ctrl: NQN "testnqn", addr 10.0.0.5:4420`,
+			"nvme nvme0: Failed reconnect attempt 3",
+			"nvme nvme0: Removing controller...",
+		}, nil},
 		{"Lustre's own lines alone: nothing", []string{
 			"Lustre: 2449:0:(client.c:2141:ptlrpc_expire_one_request()) Skipped 24 previous similar messages",
 			"LNet: HW NUMA nodes: 2, HW CPU cores: 32, npartitions: 2",
@@ -144,5 +179,26 @@ func TestDriverLinkReport(t *testing.T) {
 		{"another device's capability", []string{capab, "mqnic 0000:02:00.0:  Link status: gen 3 x4"}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) { checkFindings(t, judge(checkPCIeBandwidth, tt.log...), tt.want) })
+	}
+}
+
+// The transport's own causes and remedies: an NVMe over RDMA finding names
+// nvme commands and no lctl, an LNet one the reverse.
+func TestRDMAPeerTransportRemedies(t *testing.T) {
+	for _, tt := range []struct {
+		line      string
+		want, not string
+	}{
+		{"nvme nvme0: rdma connection establishment failed (-104)", "nvme list-subsys, and cat /sys/class/nvme/nvme0/address", "lctl"},
+		{"LNetError: 3317:0:(o2iblnd_cb.c:3087:kiblnd_cm_callback()) 10.0.0.2@o2ib: UNREACHABLE -110", "lctl ping 10.0.0.2@o2ib", "nvme"},
+	} {
+		fs := checkRDMAPeer(&Input{Snap: &snapshot.Snapshot{}, Kernel: logOf(tt.line)})
+		if len(fs) != 1 {
+			t.Fatalf("%q: %d findings", tt.line, len(fs))
+		}
+		all := strings.Join(append(fs[0].Remedy, fs[0].Causes...), "\n")
+		if !strings.Contains(all, tt.want) || strings.Contains(all, tt.not) || strings.Contains(all, "Lustre: ") || strings.Contains(all, "NVMe over RDMA: ") {
+			t.Errorf("%q: remedies and causes\n%s\nwant %q, not %q, no markers", tt.line, all, tt.want, tt.not)
+		}
 	}
 }

@@ -1,0 +1,226 @@
+package hcatext
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ToolErrKind classifies the error an RDMA tool prints when it cannot run
+// at all.
+type ToolErrKind string
+
+// Tool error kinds.
+const (
+	// ToolErrVerbsList: "Failed to get IB devices list: Function not
+	// implemented", the perror() of ibv_devinfo, ibv_devices and
+	// ibv_asyncwatch (rdma-core libibverbs/examples/devinfo.c main,
+	// device_list.c main) and of perftest when ibv_get_device_list
+	// returns NULL. Errno is the strerror text after the colon, "" when
+	// the tool printed none (perftest's dm_memory.c).
+	ToolErrVerbsList ToolErrKind = "verbs_list_failed"
+	// ToolErrUmad: the user-MAD interface is not there or cannot be
+	// opened: libibumad's "ibwarn: [pid] get_abi_version: can't read ABI
+	// version from /sys/class/infiniband_mad/abi_version (No such file or
+	// directory): is ib_umad module loaded?" (libibumad/umad.c
+	// get_abi_version; older libibumad printed it from umad_init),
+	// ibstat's "ibpanic: [pid] main: can't init UMAD library: …"
+	// (infiniband-diags/ibstat.c main, older releases), libibmad's
+	// "can't open UMAD port (mlx5_0:1)" (libibmad/rpc.c
+	// mad_rpc_open_port) and infiniband-diags' "<tool>: iberror: failed:
+	// Failed to open '(null)' port '0'" (ibdiag_common.c ibexit; '(null)'
+	// is no -C given, port '0' is the first active port). Errno says why
+	// when the line holds it ("Permission denied").
+	ToolErrUmad ToolErrKind = "umad_unavailable"
+	// ToolErrCAStat: ibstat's "stat of IB device 'mlx5_8' failed" (an
+	// ibwarn since rdma-core pull 1501, an ibpanic with ": <strerror>"
+	// before it; infiniband-diags/ibstat.c main): libibumad's
+	// umad_get_ca could not read the attributes of a device that
+	// /sys/class/infiniband lists (libibumad/umad.c get_ca, get_port).
+	ToolErrCAStat ToolErrKind = "ca_stat_failed"
+	// ToolErrCANotFound: ibstat's "ibpanic: [pid] main: 'mlx5_9' IB
+	// device can't be found: …" (infiniband-diags/ibstat.c main): the
+	// device named on its command line is not in /sys/class/infiniband.
+	ToolErrCANotFound ToolErrKind = "ca_not_found"
+	// ToolErrNoVerbsDevice: perftest's " Did not detect devices " (then
+	// " If device exists, check if driver is up" and " Unable to find the
+	// Infiniband/RoCE device"): ibv_get_device_list returned no device
+	// (perftest src/perftest_resources.c ctx_find_dev), what ibv_devinfo
+	// says as "No IB devices found".
+	ToolErrNoVerbsDevice ToolErrKind = "no_verbs_device"
+	// ToolErrOpenDevice: ibv_devinfo's "Failed to open device"
+	// (libibverbs/examples/devinfo.c print_hca_cap): libibverbs lists
+	// the device but ibv_open_device failed, which opens its
+	// /dev/infiniband/uverbsN (libibverbs/device.c verbs_open_device,
+	// util/open_cdev.c). The words are common: analyze reads them only
+	// under an ibv_devinfo command line.
+	ToolErrOpenDevice ToolErrKind = "open_device_failed"
+)
+
+// ToolErr is one such line: Device and Port where the line names them,
+// Errno the strerror text it ends with.
+type ToolErr struct {
+	Kind   ToolErrKind `json:"kind"`
+	Device string      `json:"device,omitempty"`
+	Port   int         `json:"port,omitempty"`
+	Errno  string      `json:"errno,omitempty"`
+	Line   int         `json:"line"`
+	Text   string      `json:"text"`
+}
+
+// ToolErrorLine reads the line t (already trimmed) when it is, whole, one
+// of the errors of ToolErrKind; a log prefix that ends in ": " may stand
+// before libibmad's "ibwarn: [" or "ibpanic: [" ("10.0.0.101: nvlsm:
+// ibwarn: [15] umad_init: …", a launcher's tag). A sentence that quotes
+// one of them is not read.
+func ToolErrorLine(t string) (ToolErr, bool) {
+	if t == "" {
+		return ToolErr{}, false
+	}
+	if t == "Failed to open device" {
+		return ToolErr{Kind: ToolErrOpenDevice}, true
+	}
+	if t == "Did not detect devices" {
+		return ToolErr{Kind: ToolErrNoVerbsDevice}, true
+	}
+	if t[0] != 'F' && !strings.HasPrefix(t, "ibwarn: [") && !strings.HasPrefix(t, "ibpanic: [") {
+		// A tagged libibmad line, or "<tool>: iberror: failed: …"; the
+		// tag is words without spaces, each ended by ": " (a host, a
+		// program), never a sentence.
+		i := strings.Index(t, ": ib")
+		if i < 0 || strings.Contains(strings.ReplaceAll(t[:i], ": ", ""), " ") {
+			return ToolErr{}, false
+		}
+		rest := t[i+2:]
+		switch {
+		case strings.HasPrefix(rest, "ibwarn: [") || strings.HasPrefix(rest, "ibpanic: ["):
+			t = rest
+		case !strings.HasPrefix(rest, "iberror: ") || strings.Contains(t[:i], " "):
+			return ToolErr{}, false
+		}
+	}
+	if rest, ok := strings.CutPrefix(t, "Failed to get IB devices list"); ok {
+		if rest == "" {
+			return ToolErr{Kind: ToolErrVerbsList}, true
+		}
+		e, ok := strings.CutPrefix(rest, ":")
+		e = strings.TrimSpace(e)
+		if !ok || e == "" || len(e) > 60 || strings.ContainsAny(e, ":'\"") {
+			return ToolErr{}, false
+		}
+		return ToolErr{Kind: ToolErrVerbsList, Errno: e}, true
+	}
+	var msg string
+	switch {
+	case strings.HasPrefix(t, "ibwarn: [") || strings.HasPrefix(t, "ibpanic: ["):
+		// "ibwarn: [pid] func: message", "ibpanic: [pid] func: message: %m"
+		// (libibmad/mad.h IBWARN, IBPANIC).
+		_, after, ok := strings.Cut(t, "] ")
+		if !ok {
+			return ToolErr{}, false
+		}
+		_, msg, ok = strings.Cut(after, ": ")
+		if !ok {
+			return ToolErr{}, false
+		}
+	default:
+		_, after, ok := strings.Cut(t, ": iberror: ")
+		if !ok {
+			return ToolErr{}, false
+		}
+		// "ibnetdiscover: iberror: failed: Failed to open '(null)' port
+		// '0'"; with -d, "[pid N] func: failed: …".
+		if i := strings.Index(after, "failed: "); i >= 0 {
+			msg = after[i+len("failed: "):]
+		}
+	}
+	switch {
+	case strings.HasPrefix(msg, "can't read ABI version from ") && strings.HasSuffix(msg, "is ib_umad module loaded?"):
+		e := ""
+		if i, j := strings.IndexByte(msg, '('), strings.LastIndexByte(msg, ')'); i > 0 && j > i {
+			e = msg[i+1 : j]
+		}
+		return ToolErr{Kind: ToolErrUmad, Errno: e}, true
+	case strings.HasPrefix(msg, "can't init UMAD library"):
+		return ToolErr{Kind: ToolErrUmad, Errno: afterColon(msg, "can't init UMAD library")}, true
+	case strings.HasPrefix(msg, "can't open UMAD port ("):
+		// "can't open UMAD port (mlx5_0:1)", "(null):0" when none named.
+		rest := strings.TrimPrefix(msg, "can't open UMAD port (")
+		j := strings.LastIndexByte(rest, ')')
+		if j < 0 {
+			return ToolErr{}, false
+		}
+		in, tail := rest[:j], rest[j+1:]
+		dev, port := devPort(in, ":")
+		return ToolErr{Kind: ToolErrUmad, Device: dev, Port: port, Errno: afterColon(tail, "")}, true
+	case strings.HasPrefix(msg, "Failed to open '"):
+		// "Failed to open 'mlx5_0' port '1'" (ibexit of the diags tools).
+		in, ok := strings.CutSuffix(strings.TrimPrefix(msg, "Failed to open '"), "'")
+		if !ok {
+			return ToolErr{}, false
+		}
+		dev, port := devPort(in, "' port '")
+		return ToolErr{Kind: ToolErrUmad, Device: dev, Port: port}, true
+	case strings.HasPrefix(msg, "stat of IB device '"):
+		dev, tail, ok := strings.Cut(strings.TrimPrefix(msg, "stat of IB device '"), "' failed")
+		if !ok || dev == "" || strings.ContainsAny(dev, " /'") {
+			return ToolErr{}, false
+		}
+		return ToolErr{Kind: ToolErrCAStat, Device: dev, Errno: afterColon(tail, "")}, true
+	case strings.HasPrefix(msg, "'") && strings.Contains(msg, "' IB device can't be found"):
+		dev, tail, _ := strings.Cut(msg[1:], "' IB device can't be found")
+		if dev == "" || strings.ContainsAny(dev, " /'") {
+			return ToolErr{}, false
+		}
+		return ToolErr{Kind: ToolErrCANotFound, Device: dev, Errno: afterColon(tail, "")}, true
+	}
+	return ToolErr{}, false
+}
+
+// afterColon returns the strerror text IBPANIC appends (": %m") to s
+// after prefix, "" when there is none.
+func afterColon(s, prefix string) string {
+	e, ok := strings.CutPrefix(strings.TrimPrefix(s, prefix), ":")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(e)
+}
+
+// devPort splits "mlx5_0:1" (sep ":") or "mlx5_0' port '1" into the
+// device and the port; "(null)" is no device.
+func devPort(s, sep string) (string, int) {
+	d, p, _ := strings.Cut(s, sep)
+	if d == "(null)" || strings.ContainsAny(d, " /'") {
+		d = ""
+	}
+	n, _ := strconv.Atoi(p)
+	return d, n
+}
+
+// ParseToolErrors reads the lines of ToolErrorLine from r, numbering
+// them from first (the number of r's first line). It fails with
+// ErrNoData when r holds none.
+func ParseToolErrors(r io.Reader, source string, first int) ([]ToolErr, error) {
+	var out []ToolErr
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := first; sc.Scan(); n++ {
+		t := strings.TrimSpace(sc.Text())
+		e, ok := ToolErrorLine(t)
+		if !ok {
+			continue
+		}
+		e.Line, e.Text = n, t
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &ParseError{Source: source, Err: err}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: %w", source, ErrNoData)
+	}
+	return out, nil
+}
