@@ -128,6 +128,9 @@ type Proc struct {
 	Env map[string]string `json:"env,omitempty"`
 	// FirstLine is the first line of this process.
 	FirstLine int `json:"first_line"`
+	// ConnRetry is the process's last run of connect retries (see
+	// ConnRetry); nil when it printed none.
+	ConnRetry *ConnRetry `json:"conn_retry,omitempty"`
 }
 
 // IBDevice is one entry of "NET/IB : Using": device, port, link layer.
@@ -246,6 +249,13 @@ type Event struct {
 	// torchrun's "[default3]:" (role and local rank) as "default3"; ""
 	// when the line has none.
 	Tag string `json:"tag,omitempty"`
+
+	// Retries and RetryLimit are, for a connect that failed after NCCL
+	// retried it (see ConnRetry), the retries the log shows (the last
+	// attempt number printed, or the retry lines) and the budget printed
+	// with them (0 when the wording prints none).
+	Retries    int `json:"retries,omitempty"`
+	RetryLimit int `json:"retry_limit,omitempty"`
 
 	// Repeats counts later events of the same kind and subject that a
 	// folding Parser did not keep (their lines and texts are not kept):
@@ -453,6 +463,9 @@ func splitNCCLLine(line string) (host string, pid int, level, msg string, ok boo
 		after := rest[i+len("NCCL "):]
 		for _, lv := range []string{"INFO", "WARN", "ABORT", "TRACE"} {
 			if strings.HasPrefix(after, lv) && (len(after) == len(lv) || after[len(lv)] == ' ') {
+				if prose(line[:off+i]) {
+					return "", 0, "", "", false
+				}
 				level, msg = lv, strings.TrimSpace(after[len(lv):])
 				if f := firstField(line[:off+i]); f != "" {
 					host, pid = splitHostPid(f)
@@ -463,6 +476,27 @@ func splitNCCLLine(line string) (host string, pid int, level, msg string, ok boo
 		off += i + len("NCCL ")
 		rest = after
 	}
+}
+
+// prose says whether the text before "NCCL LEVEL" is words of a sentence
+// ("Sure~ My NCCL INFO log is shown below." above a pasted log) rather
+// than a record's prefix: NCCL's own (debug.cc: "host:pid:tid [cudaDev]
+// [file.cc:line] "), what pastes keep of it ("[0] ", nothing) and what
+// launchers add ("[1,0]<stdout>:", "[default3]:", "0: ", "(Worker
+// pid=…)") all hold a colon, bracket, digit or other sign that words and
+// sentence punctuation lack.
+func prose(prefix string) bool {
+	letters := false
+	for i := 0; i < len(prefix); i++ {
+		switch c := prefix[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= 0x80:
+			letters = true
+		case c == ' ', c == '\t', c == ',', c == '.', c == ';', c == '!', c == '?', c == '~':
+		default:
+			return false
+		}
+	}
+	return letters
 }
 
 // firstField is strings.Fields(s)[0] without the slice ("" when none).
@@ -810,6 +844,7 @@ func (p *Parser) Log() (*Log, error) {
 	p.flushWrap()
 	p.flushHeartbeat()
 	p.flushPyErr()
+	p.flushRetries()
 	p.cuda = nil // no frame of ProcessGroupNCCL came after it
 	if p.lg.NCCLLines == 0 {
 		return nil, &ParseError{Source: p.source, Err: fmt.Errorf("%w: no NCCL log line", ErrNoData)}
@@ -1230,6 +1265,9 @@ func (p *Parser) timeout(n int, line string, m []string) {
 }
 
 func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
+	if (p.ConnRetry != nil || strings.Contains(msg, ", retrying")) && ps.connRetry(p, n, msg) {
+		return
+	}
 	if p.ErrReturn == 0 || p.InitFailed == 0 {
 		// The trace is short ("transport/net.cc:515 -> 2"): a long
 		// message is not one.
@@ -1646,6 +1684,13 @@ func (ps *Parser) parseWarn(p *Proc, n int, msg string) {
 		return
 	}
 	ev.Source, ev.Line, ev.Host, ev.Pid, ev.Text = source, n, p.Host, p.Pid, msg
+	if r := p.ConnRetry; ev.Kind == EventConnect && r != nil && r.After == 0 {
+		// The failure that ends a run of retries: one failed connect.
+		if r.Reported && r.Error == ev.Error {
+			return // the run was told when it spent its budget
+		}
+		r.Reported = true
+	}
 	ps.event(ev)
 }
 
@@ -1726,6 +1771,8 @@ func (ps *Parser) warnClass(msg string) Event {
 		ev.Kind, ev.Call, ev.Peer, ev.Error = EventConnect, "recv", m[1], "Connection closed by remote peer"
 	} else if m := reBadFamily.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Peer, ev.Error = EventConnect, cmp.Or(m[1], "a peer"), "address family "+m[2]+" is neither AF_INET nor AF_INET6"
+	} else if peer, errText, ok := retryExceeded(msg); ok {
+		ev.Kind, ev.Peer, ev.Error = EventConnect, peer, errText
 	} else {
 		ev.Kind = EventWarn
 		if reTimeout.MatchString(msg) {

@@ -20,6 +20,7 @@ func FuzzParserFold(f *testing.F) {
 		f.Add(string(b))
 	}
 	f.Add(dupWarn0 + "\n" + exFailed + "\n" + bloomCUDA)
+	f.Add(llamaRetries(32, 34) + newRetries(1, 3) + oldRetry + oldRetry + oldRetry)
 	f.Fuzz(func(t *testing.T, in string) {
 		whole, werr := Parse(strings.NewReader(in), "fuzz")
 		p := NewParser("fuzz", true)

@@ -715,12 +715,16 @@ func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 			if len(peers) > 0 {
 				summary += " with peer " + strings.Join(firstN(peers, 4), ", ")
 			}
+		} else if len(peers) == 0 {
+			// NCCL 2.24-2.26 retry lines name no address.
+			summary = fmt.Sprintf("NCCL could not connect to its peer (%s) %d time(s)", errText, weight(evs))
 		} else {
 			summary = fmt.Sprintf("NCCL could not connect to %s (%s) %d time(s)", strings.Join(firstN(peers, 4), ", "), errText, weight(evs))
 		}
 		if hosts := connectHosts(evs); len(hosts) > 0 {
 			summary += " from " + strings.Join(firstN(hosts, 4), ", ")
 		}
+		summary += retryText(first)
 		summary += ": the ranks cannot exchange their addresses (bootstrap) or open their socket connections, so the job does not start; " + connectHint(errText)
 		f := catalog.New("nccl.connect_failed", subj, summary, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
 		f.Subject.Host = first.Host
@@ -751,6 +755,20 @@ func connectFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// retryText tells how NCCL retried the connect of e before it failed
+// ("" for a connect that failed outright).
+func retryText(e nccllog.Event) string {
+	switch {
+	case e.Retries == 0:
+		return ""
+	case e.RetryLimit > 0 && e.Retries >= e.RetryLimit:
+		return fmt.Sprintf(", retrying %d/%d times, its whole retry budget (NCCL_SOCKET_RETRY_CNT): the next failure ends the connect", e.Retries, e.RetryLimit)
+	case e.RetryLimit > 0:
+		return fmt.Sprintf(", still retrying (%d/%d) where the log ends, with no sign that it connected", e.Retries, e.RetryLimit)
+	}
+	return fmt.Sprintf(", retrying (%d retry lines) with no sign that it connected", e.Retries)
 }
 
 // peerClosed reports the errno texts of a connection the other end

@@ -267,6 +267,8 @@ type runCheck struct {
 	rows          []nccltests.Row // sorted by size
 	fs            []finding.Finding
 	notes         []string
+	// floor is set when the expectation is dcFloor's (no flag gave one).
+	floor bool
 }
 
 // note adds a note prefixed with the run's label.
@@ -474,9 +476,59 @@ func (c *runCheck) expectation() (float64, string, nicCount) {
 		}
 	}
 	if expect == 0 && opts.LineRateGbps == 0 {
+		if gpu, ok := c.dataCenterAcrossNodes(); ok {
+			c.floor = true
+			expect = floorNICGbps / 8 * opts.Efficiency
+			basis = fmt.Sprintf("%.1f GB/s, the floor for data-center GPUs across nodes (%s on %d hosts: at least one %.0f Gb/s NIC per node, / 8 × %.2f; --line-rate and --nics-per-node judge it exactly)",
+				expect, gpu, len(c.sum.Hosts), floorNICGbps, opts.Efficiency)
+			return expect, basis, nics
+		}
 		c.note("bandwidth not judged: give --expect-busbw or --line-rate")
 	}
 	return expect, basis, nics
+}
+
+// floorNICGbps is the slowest inter-node NIC a cluster of data-center
+// GPUs carries per node: such nodes have one RDMA NIC of 100-400 Gb/s per
+// GPU, or at least one 100 Gb/s NIC.
+const floorNICGbps float64 = 100
+
+// dataCenterGPUs are the data-center GPU models, as nccl-tests prints
+// their names in its rank lines ("NVIDIA GH200 120GB", "NVIDIA
+// A100-SXM4-80GB", "AMD Instinct MI300X").
+var dataCenterGPUs = []string{"A100", "A800", "H100", "H800", "H200", "H20", "GH200", "B100", "B200", "B300", "GB200", "GB300", "MI250", "MI300", "MI325", "MI355"}
+
+// dataCenterGPU returns the model of a data-center GPU name, "" for any
+// other GPU (consumer, workstation, older or unknown).
+func dataCenterGPU(name string) string {
+	for _, tok := range strings.FieldsFunc(name, func(r rune) bool { return !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') }) {
+		for _, m := range dataCenterGPUs {
+			// A letter suffix names a variant: MI300X, MI250X.
+			if rest, ok := strings.CutPrefix(strings.ToUpper(tok), m); ok && strings.Trim(rest, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && len(rest) <= 1 {
+				return m
+			}
+		}
+	}
+	return ""
+}
+
+// dataCenterAcrossNodes says whether the run spans nodes and every rank
+// line names a data-center GPU, and which.
+func (c *runCheck) dataCenterAcrossNodes() (string, bool) {
+	if len(c.sum.Hosts) < 2 || len(c.run.Ranks) == 0 {
+		return "", false
+	}
+	var models []string
+	for _, ri := range c.run.Ranks {
+		m := dataCenterGPU(ri.GPU)
+		if m == "" {
+			return "", false
+		}
+		if !slices.Contains(models, m) {
+			models = append(models, m)
+		}
+	}
+	return strings.Join(models, "/"), true
 }
 
 // checkBandwidth judges large-message busbw against the expectation and
@@ -495,10 +547,15 @@ func (c *runCheck) checkBandwidth(large []nccltests.Row) {
 		sum.ExpectBasis = basis
 		sum.ExpectBusBW = expect
 		largeJudged = true
-		if frac := sum.PeakBusBW / expect; frac >= busbwWarn {
+		if frac := sum.PeakBusBW / expect; frac >= busbwWarn && !c.floor || c.floor && frac >= 1 {
 			largeOK = true
 		} else {
 			f := c.lowBusBW(large, peakLine, frac, basis, nics, smallSlow, smallEv)
+			if c.floor {
+				// The fabric's real rate is unknown: worth a look, not
+				// proof of a broken link.
+				f.Severity = finding.Warning
+			}
 			lowBW = &f
 		}
 	}
@@ -514,6 +571,11 @@ func (c *runCheck) checkBandwidth(large []nccltests.Row) {
 	}
 	if lowBW != nil {
 		c.fs = append(c.fs, *lowBW)
+	}
+	if c.floor {
+		// The floor judges large messages only: small ones are judged
+		// as in a run without an expectation.
+		largeJudged, largeOK = false, false
 	}
 	if smallSlow && !largeJudged && !c.transportKnown() {
 		// The floor of a small all_reduce depends on the transport: tens

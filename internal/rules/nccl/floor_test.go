@@ -1,0 +1,83 @@
+package nccl
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
+)
+
+// TestDataCenterFloor: a multi-node run of data-center GPUs with no
+// bandwidth expectation is judged against one 100 Gb/s NIC per node
+// (100/8 × 0.8 = 10 GB/s), a warning below it; one host, other GPUs and
+// runs with an expectation keep their judgement. The slow run's rank
+// lines are the CSCS Alps docs' two nodes of 4 GH200 (realworld-fresh24
+// nccl-tests-cscsdocs-alps-gh200-8rank-cxi-hook-off-slow.txt).
+func TestDataCenterFloor(t *testing.T) {
+	run := func(hosts []string, gpu string, busbw float64) string {
+		var b strings.Builder
+		b.WriteString("# nThread 1 nGpus 1 minBytes 33554432 maxBytes 134217728 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n")
+		n := 4 * len(hosts)
+		for r := 0; r < n; r++ {
+			fmt.Fprintf(&b, "#  Rank %2d Group  0 Pid %d on  %s device  %d [00%d9:01:00] %s\n", r, 202829+r, hosts[r/4], r%4, r%4, gpu)
+		}
+		b.WriteString("#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n")
+		factor := 2 * float64(n-1) / float64(n)
+		for _, size := range []int64{33554432, 67108864, 134217728} {
+			alg := busbw / factor
+			us := float64(size) / (alg * 1e3)
+			fmt.Fprintf(&b, "%12d %13d     float     sum      -1  %8.1f  %6.2f  %6.2f      0  %8.1f  %6.2f  %6.2f      0\n", size, size/4, us, alg, busbw, us, alg, busbw)
+		}
+		return b.String()
+	}
+	two := []string{"nid005471", "nid005487"}
+	tests := []struct {
+		name   string
+		input  string
+		opts   TestsOptions
+		want   []string
+		expect float64
+	}{
+		{"GH200 across nodes at 5.4 GB/s", run(two, "NVIDIA GH200 120GB", 5.4), TestsOptions{}, []string{"nccl.busbw_low/warning"}, 10},
+		{"GH200 across nodes at 22.9 GB/s", run(two, "NVIDIA GH200 120GB", 22.9), TestsOptions{}, nil, 10},
+		{"A100 across nodes at 9.5 GB/s", run(two, "NVIDIA A100-SXM4-80GB", 9.5), TestsOptions{}, []string{"nccl.busbw_low/warning"}, 10},
+		{"MI300X across nodes at 4 GB/s", run(two, "AMD Instinct MI300X", 4), TestsOptions{}, []string{"nccl.busbw_low/warning"}, 10},
+		// Small messages keep their judgement: slow at an unknown
+		// transport is a note (realworld-fresh8 a3megaztan, H100 2 nodes).
+		{"slow small messages above the floor", strings.Replace(run(two, "NVIDIA H100 80GB HBM3", 22.9), "#wrong\n",
+			"#wrong\n           8             2     float     sum      -1    160.0    0.00    0.00      0    160.0    0.00    0.00      0\n", 1), TestsOptions{}, nil, 10},
+		{"GH200 on one host", run([]string{"nid005471"}, "NVIDIA GH200 120GB", 5.4), TestsOptions{}, nil, 0},
+		{"consumer GPUs across nodes", run(two, "NVIDIA GeForce RTX 4090", 5.4), TestsOptions{}, nil, 0},
+		{"V100 across nodes: not judged", run(two, "Tesla V100-SXM2-32GB", 5.4), TestsOptions{}, nil, 0},
+		{"an explicit expectation wins", run(two, "NVIDIA GH200 120GB", 5.4), TestsOptions{ExpectBusBW: 6}, nil, 6},
+		{"a line rate wins, critical below it", run(two, "NVIDIA GH200 120GB", 5.4), TestsOptions{LineRateGbps: 200, NICsPerNode: 4}, []string{"nccl.busbw_low/critical"}, 80},
+	}
+	for _, tc := range tests {
+		out, err := nccltests.Parse(strings.NewReader(tc.input), "t.txt")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		a := CheckTests(out, tc.opts)
+		if got := ids(a.Findings); strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%s: findings %v, want %v (%+v; notes %q)", tc.name, got, tc.want, a.Findings, a.Notes)
+		}
+		if got := a.Runs[0].ExpectBusBW; got < tc.expect-0.05 || got > tc.expect+0.05 {
+			t.Errorf("%s: expected busbw %.1f, want %.1f", tc.name, got, tc.expect)
+		}
+		if tc.expect == 10 && !strings.Contains(a.Runs[0].ExpectBasis, "floor for data-center GPUs across nodes") {
+			t.Errorf("%s: basis %q", tc.name, a.Runs[0].ExpectBasis)
+		}
+		for _, f := range a.Findings {
+			if f.ID == "nccl.busbw_low" && tc.expect == 10 && !strings.Contains(f.Summary, "--line-rate and --nics-per-node judge it exactly") {
+				t.Errorf("%s: summary %q", tc.name, f.Summary)
+			}
+		}
+	}
+	for name, want := range map[string]string{"NVIDIA H100 80GB HBM3": "H100", "NVIDIA H20": "H20", "NVIDIA GB200": "GB200", "AMD Instinct MI250X": "MI250",
+		"NVIDIA A10": "", "NVIDIA H100 NVL": "H100", "NVIDIA RTX A6000": "", "Tesla T4": "", "NVIDIA A100-PCIE-40GB": "A100"} {
+		if got := dataCenterGPU(name); got != want {
+			t.Errorf("dataCenterGPU(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
