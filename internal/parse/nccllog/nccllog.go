@@ -88,6 +88,12 @@ type Proc struct {
 	// NoVerbs is the line of "Failed to open libibverbs.so[.1]": the image
 	// lacks rdma-core, so NCCL cannot use IB at all; 0 when absent.
 	NoVerbs int `json:"no_verbs,omitempty"`
+	// BootstrapLo is the line of "Bootstrap : Using [0]lo:127.0.0.1<0>"
+	// (NCCL 2.19+: "Bootstrap: Using lo:127.0.0.1<0>") when every address
+	// the process bootstraps on is a loopback one (127.0.0.0/8, ::1); 0
+	// otherwise. NCCL's bootstrapNetInit (src/bootstrap.cc) falls back to
+	// lo when it finds no other interface.
+	BootstrapLo int `json:"bootstrap_lo,omitempty"`
 	// SocketIfs are from "NET/Socket : Using [0]eth0:10.0.0.1<0> …".
 	SocketIfs  []string `json:"socket_ifs,omitempty"`
 	SocketLine int      `json:"socket_line,omitempty"`
@@ -1314,6 +1320,12 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 	case strings.HasPrefix(msg, "Net/IB") && strings.Contains(msg, "returned 0 devices"):
 		// NCCL 2.3: "Net/IB: call to devices() returned 0 devices."
 		p.IBNoDevice, p.IBNoDeviceText = n, msg
+	case strings.HasPrefix(msg, "Bootstrap"):
+		if bootstrapLoopback(msg) {
+			p.BootstrapLo = n
+		} else if strings.Contains(msg, "Using") {
+			p.BootstrapLo = 0
+		}
 	case strings.HasPrefix(msg, "Using network"):
 		if nw, ok := usingNetwork(msg); ok {
 			p.Network, p.NetworkLine = nw, n
@@ -1348,6 +1360,41 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 			p.Env[m[1]] = m[2]
 		}
 	}
+}
+
+// bootstrapLoopback says whether msg is bootstrapNetInit's interface line
+// (src/bootstrap.cc: "Bootstrap : Using [0]lo:127.0.0.1<0>" up to NCCL
+// 2.18, "Bootstrap: Using lo:127.0.0.1<0>" after) and every address it
+// lists is a loopback one: 127.0.0.0/8 or ::1.
+func bootstrapLoopback(msg string) bool {
+	rest := strings.TrimPrefix(msg, "Bootstrap")
+	rest = strings.TrimLeft(rest, " ")
+	rest, ok := strings.CutPrefix(rest, ": Using")
+	if !ok {
+		return false
+	}
+	n := 0
+	for _, f := range strings.Fields(rest) {
+		if f[0] == '[' {
+			i := strings.IndexByte(f, ']')
+			if i < 0 {
+				return false
+			}
+			f = f[i+1:]
+		}
+		_, addr, ok := strings.Cut(f, ":")
+		if !ok {
+			return false
+		}
+		if i := strings.IndexByte(addr, '<'); i >= 0 {
+			addr = addr[:i]
+		}
+		if !strings.HasPrefix(addr, "127.") && addr != "::1" && addr != "[::1]" {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // netPlugin returns the net plugin a "NET/…" line shows, "" when it

@@ -375,6 +375,43 @@ func TestNetPlugin(t *testing.T) {
 	}
 }
 
+// TestBootstrapLoopback: bootstrapNetInit's interface line (NCCL
+// src/bootstrap.cc) names a loopback address only when every interface it
+// lists has one; NVIDIA/nccl#300 (NCCL 2.5.6 in a container) shows the
+// first wording.
+func TestBootstrapLoopback(t *testing.T) {
+	for _, tc := range []struct {
+		msg  string
+		want bool
+	}{
+		{"Bootstrap : Using [0]lo:127.0.0.1<0>", true},
+		{"Bootstrap: Using lo:127.0.0.1<0>", true},
+		{"Bootstrap : Using [0]lo:::1<0>", true},
+		{"Bootstrap : Using [0]eth0:10.0.0.1<0>", false},
+		{"Bootstrap : Using [0]lo:127.0.0.1<0> [1]eth0:10.0.0.1<0>", false},
+		{"Bootstrap: Using eth0:172.17.0.2<0>", false},
+		{"Bootstrap : Using", false},
+		{"Bootstrap timings total 0.001 (create 0.000, send 0.000)", false},
+		{"Bootstrap : Using [0lo:127.0.0.1<0>", false},
+	} {
+		if got := bootstrapLoopback(tc.msg); got != tc.want {
+			t.Errorf("bootstrapLoopback(%q) = %v, want %v", tc.msg, got, tc.want)
+		}
+	}
+	// A later non-loopback line of the same process clears it.
+	lg, err := Parse(strings.NewReader("h:1:2 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\nh:1:2 [0] NCCL INFO Bootstrap : Using [0]eth0:10.0.0.1<0>\ng:1:2 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"), "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, p := range lg.Procs {
+		got[p.Host] = p.BootstrapLo
+	}
+	if got["h"] != 0 || got["g"] != 3 {
+		t.Errorf("BootstrapLo by host = %v, want h:0 g:3", got)
+	}
+}
+
 // TestTestFailure: nccl-tests' report of a failed NCCL or CUDA call
 // (NVIDIA/nccl-tests#36, an Azure NC24rs_v3 pair; NVIDIA/nccl-tests#24's
 // "gpu5:" line) is an EventFailed naming the host and the error; a line

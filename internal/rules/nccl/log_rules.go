@@ -276,7 +276,9 @@ func (c *logCheck) checkNoIBDevice() {
 // oneNode says how the log (or the options) show that the job of procs
 // runs on one node: "nNodes 1" when every process logged it, "all ranks
 // on HOST" when another output listed them there and the log names no
-// other host, or when the log itself shows every rank of its largest
+// other host, every process bootstrapping on a loopback address
+// ("Bootstrap : Using [0]lo:127.0.0.1<0>"), or when the log itself shows
+// every rank of its largest
 // communicator on processes of HOST (NCCL before 2.12 logs no nNodes:
 // "comm 0x… rank 5 nranks 6"); "" when nothing shows it.
 func (c *logCheck) oneNode(procs []*nccllog.Proc) string {
@@ -285,6 +287,11 @@ func (c *logCheck) oneNode(procs []*nccllog.Proc) string {
 	}
 	if h := c.opts.OneHost; h != "" && !slices.ContainsFunc(c.all, func(p *nccllog.Proc) bool { return p.Host != "" && p.Host != h }) {
 		return "all ranks on " + h
+	}
+	// A rank that bootstraps on a loopback address can be reached only
+	// from its own host: when every process does, the job is one host's.
+	if len(c.all) > 0 && !slices.ContainsFunc(c.all, func(p *nccllog.Proc) bool { return p.BootstrapLo == 0 }) {
+		return "every process bootstraps on the loopback interface, which no other host can reach"
 	}
 	switch h, n, shown := allRanksOnOneHost(c.all); {
 	case h != "" && shown == n:

@@ -404,12 +404,29 @@ func TestSocketFallbackVariants(t *testing.T) {
 	const nccl428 = "ai-vtraining-prd-10-193-84-3:93569:93569 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n" +
 		"ai-vtraining-prd-10-193-84-3:93569:93569 [0] NCCL INFO NET/Socket : Using [0]em1:10.193.84.3<0> [1]tunl0:10.227.47.12<0>\n" +
 		"ai-vtraining-prd-10-193-84-3:93569:93569 [0] NCCL INFO Using network Socket\n"
+	// NVIDIA/nccl#300 (description by cofiiwu): NCCL 2.5.6 under mpirun
+	// in one container, every rank bootstrapping on lo.
+	const nccl300 = "[1,0]<stdout>:5873af64cf59:10158:10560 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n" +
+		"[1,0]<stdout>:5873af64cf59:10158:10560 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation\n" +
+		"[1,0]<stdout>:5873af64cf59:10158:10560 [0] NCCL INFO NET/IB : No device found.\n" +
+		"[1,0]<stdout>:5873af64cf59:10158:10560 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n" +
+		"[1,3]<stdout>:5873af64cf59:10161:10551 [3] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n" +
+		"[1,3]<stdout>:5873af64cf59:10161:10551 [3] NCCL INFO NET/IB : No device found.\n" +
+		"[1,3]<stdout>:5873af64cf59:10161:10551 [3] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n"
 	for _, tc := range []struct {
 		name, in string
 		opts     LogOptions
 		want     []string
 		has      []string
 	}{
+		{"every process bootstraps on lo", nccl300, LogOptions{},
+			nil, []string{"one node (every process bootstraps on the loopback interface"}},
+		{"one process bootstraps on lo, another on eth0", nccl300 + "other:1:2 [1] NCCL INFO Bootstrap : Using [0]eth0:10.0.0.2<0>\nother:1:2 [1] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n", LogOptions{},
+			[]string{"nccl.socket_fallback/warning"}, nil},
+		{"one process without a bootstrap line", nccl300 + "other:1:2 [1] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n", LogOptions{},
+			[]string{"nccl.socket_fallback/warning"}, nil},
+		{"every process bootstraps on lo, no IB device only", "h:1:2 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\nh:1:2 [0] NCCL INFO NET/IB : No device found.\n", LogOptions{},
+			nil, []string{"one node (every process bootstraps on the loopback interface"}},
 		{"one host by the rank list, libibverbs missing", nccl428, LogOptions{OneHost: "ai-vtraining-prd-10-193-84-3"},
 			nil, []string{"one node (all ranks on ai-vtraining-prd-10-193-84-3)", "libibverbs could not be loaded", ":3:"}},
 		{"rank list on one host, the log on another", nccl428 + "other:1:1 [0] NCCL INFO Using network Socket\n", LogOptions{OneHost: "ai-vtraining-prd-10-193-84-3"},
