@@ -19,6 +19,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add("mlx5: h: got completion with error:\n00000000 00000000 00000000 00000000\nffffffff")
 	f.Add("libfabric:x:y:z():1<warn> prov_err: (")
+	f.Add("number 0 got bad completion with status: 0xc, vendor syndrome: 0x81")
+	f.Add("wc.status=0x vendor_err=0x")
 	f.Fuzz(func(t *testing.T, s string) {
 		lg, err := Parse(strings.NewReader(s), "fuzz")
 		if err != nil {

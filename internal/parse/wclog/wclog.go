@@ -167,7 +167,8 @@ func DetectLine(l string) bool {
 // Hint says cheaply whether a line may be one DetectLine accepts: every
 // such line holds one of these words.
 func Hint(l string) bool {
-	return strings.Contains(l, "rror") || strings.Contains(l, "exceeded") || strings.Contains(l, "IBV_WC_") || strings.HasPrefix(l, "libfabric:")
+	return strings.Contains(l, "rror") || strings.Contains(l, "exceeded") || strings.Contains(l, "IBV_WC_") || strings.HasPrefix(l, "libfabric:") ||
+		strings.Contains(l, "status") && completionWords(l)
 }
 
 // dumpHeader matches libmlx5's "mlx5: cn10: got completion with error:"
@@ -315,7 +316,9 @@ func lineError(l string) (Error, bool) {
 		return e, e.What != ""
 	}
 	if strings.IndexByte(l, ':') < 0 && strings.IndexByte(l, '=') < 0 {
-		return e, false // reportShape needs one before the status
+		// reportShape needs one before the status; a number after the
+		// word "status" needs neither ("status 12 (…)").
+		return numericError(e, l)
 	}
 	for _, t := range statusTexts {
 		// As ibv_wc_status_str spells it: applications print that text.
@@ -328,7 +331,7 @@ func lineError(l string) (Error, bool) {
 		return e, true
 	}
 	if !strings.Contains(l, "IBV_WC_") {
-		return e, false
+		return numericError(e, l)
 	}
 	for _, loc := range reWCName.FindAllStringIndex(l, -1) {
 		st, ok := statusNames[l[loc[0]:loc[1]]]
@@ -339,7 +342,128 @@ func lineError(l string) (Error, bool) {
 		nics(&e, l)
 		return e, true
 	}
-	return e, false
+	return numericError(e, l)
+}
+
+// numericError reads an application line that prints a failed work
+// completion's ibv_wc_status as a number next to completion wording:
+// "number 0 got bad completion with status: 0xc, vendor syndrome: 0x81"
+// (ruihong123/dLSM, printing wc.status and wc.vendor_err in hex),
+// "completion error: wc.status=12", "bad CQE status 12 (…)". The number
+// follows the word "status" after optional ':' or '=' and ends at a
+// boundary; status 0 (success) and numbers beyond the enum
+// (rdma-core libibverbs/verbs.h enum ibv_wc_status) are not read. A
+// "vendor syndrome"/"vendor_err"/"vendor err" number after it is kept as
+// Vendor (libmlx5 copies the CQE's vendor_err_synd into wc.vendor_err,
+// providers/mlx5/cq.c). No regexp runs: lines without "status" and
+// completion wording are refused by substring tests.
+func numericError(e Error, l string) (Error, bool) {
+	if !strings.Contains(l, "status") || !completionWords(l) {
+		return e, false
+	}
+	// Wordings with parsers of their own, which read them also inside
+	// prose: NCCL's IB transport ("Got completion from peer … with
+	// status=12 …", src/transport/net_ib.cc) and perftest ("Failed status
+	// 12: wr_id 0 syndrom 0x81", src/perftest_resources.c).
+	if strings.Contains(l, "Got completion ") || strings.Contains(l, "Failed status ") {
+		return e, false
+	}
+	for rest, off := l, 0; ; {
+		i := strings.Index(rest, "status")
+		if i < 0 {
+			return e, false
+		}
+		at := off + i
+		rest, off = rest[i+len("status"):], at+len("status")
+		if at > 0 && isWordByte(l[at-1]) {
+			continue // "wc_status" is fine ('_' is no word byte here), "xstatus" is not
+		}
+		if at > 0 && l[at-1] == '.' && !strings.HasSuffix(strings.ToLower(l[max(0, at-4):at-1]), "wc") {
+			continue // a field of the work completion ("wc.status"), not prose's ".status"
+		}
+		v, n, ok := numberAfter(rest)
+		if !ok || v <= 0 || v >= uint64(len(nccllog.WCStatuses())) {
+			continue
+		}
+		if !numberEnds(rest[n:]) {
+			continue
+		}
+		e.Source, e.Status = SourceApp, nccllog.WCStatus(v)
+		e.What = strings.TrimSpace(l[at : off+n])
+		if j := strings.Index(rest[n:], "vendor"); j >= 0 {
+			vr := rest[n+j+len("vendor"):]
+			k := 0
+			for k < len(vr) && (vr[k] == ' ' || vr[k] == '_' || vr[k] >= 'a' && vr[k] <= 'z') {
+				k++
+			}
+			switch strings.Trim(vr[:k], " _") {
+			case "err", "error", "syndrome", "synd":
+				if x, m, ok := numberAfter(vr[k:]); ok && numberEnds(vr[k+m:]) {
+					e.Vendor = x
+				}
+			}
+		}
+		nics(&e, l)
+		return e, true
+	}
+}
+
+// completionWords says whether a line speaks of a work completion.
+func completionWords(l string) bool {
+	return strings.Contains(l, "ompletion") || strings.Contains(l, "wc") || strings.Contains(l, "WC") ||
+		strings.Contains(l, "cqe") || strings.Contains(l, "CQE")
+}
+
+// isWordByte: letters and digits (a status glued to a longer word is not
+// the word "status").
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// numberAfter reads, after optional blanks and one ':' or '=', a hex
+// ("0xc") or decimal ("12") number: its value and how many bytes of s
+// it took.
+func numberAfter(s string) (uint64, int, bool) {
+	t := strings.TrimLeft(s, " \t")
+	if t != "" && (t[0] == ':' || t[0] == '=') {
+		t = strings.TrimLeft(t[1:], " \t")
+	}
+	skip := len(s) - len(t)
+	n := numLen(t)
+	if n == 0 {
+		return 0, 0, false
+	}
+	v, err := strconv.ParseUint(t[:n], 0, 32)
+	if err != nil {
+		return 0, 0, false
+	}
+	return v, skip + n, true
+}
+
+// numLen is the length of the hex or decimal number s starts with.
+func numLen(s string) int {
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		n := 2
+		for n < len(s) && (s[n] >= '0' && s[n] <= '9' || s[n] >= 'a' && s[n] <= 'f' || s[n] >= 'A' && s[n] <= 'F') {
+			n++
+		}
+		if n == 2 {
+			return 0
+		}
+		return n
+	}
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+// numberEnds says whether a number is followed by what ends it in a
+// log line: the line's end, a blank, or punctuation; not a letter or
+// digit ("12abc", "0x5g").
+func numberEnds(after string) bool {
+	return after == "" || !isWordByte(after[0]) && after[0] != '.' || after[0] == '.' && (len(after) == 1 || after[1] == ' ')
 }
 
 // reportShape says whether a status found between before and after is

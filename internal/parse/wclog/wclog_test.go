@@ -75,6 +75,50 @@ func TestRealErrors(t *testing.T) {
 	}
 }
 
+// TestNumericStatus: an application line that prints the ibv_wc_status
+// as a number next to completion wording (ruihong123/dLSM#7: "number 0
+// got bad completion with status: 0xc, vendor syndrome: 0x81"), decoded
+// with rdma-core's enum ibv_wc_status (libibverbs/verbs.h); success,
+// numbers past the enum, numbers glued to words, lines without completion
+// wording and the wordings NCCL and perftest parse themselves are not read.
+func TestNumericStatus(t *testing.T) {
+	for _, tc := range []struct {
+		line   string
+		status int // -1: not read
+		vendor uint64
+	}{
+		{"number 0 got bad completion with status: 0xc, vendor syndrome: 0x81", 12, 0x81},
+		{"number 1 got bad completion with status: 0x5, vendor syndrome: 0xf9", 5, 0xf9},
+		{"poll_cq: completion error, wc.status=12 vendor_err=0x81", 12, 0x81},
+		{"bad CQE status 13 (qp 0x1a2)", 13, 0},
+		{"work completion failed: status = 10, vendor err 136", 10, 136},
+		{"completion with status 12", 12, 0},
+		{"wc_status: 0x4 on qp 7", 4, 0},
+		{"number 0 got completion with status: 0x0", -1, 0},
+		{"completion with status: 99", -1, 0},
+		{"completion with status: 12abc", -1, 0},
+		{"completion with xstatus: 12", -1, 0},
+		{"HTTP status: 404 for /metrics", -1, 0},
+		{"job status 12 of 40 done", -1, 0},
+		{"NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)", -1, 0},
+		{" Completion with error at client Failed status 12: wr_id 0 syndrom 0x81", -1, 0},
+	} {
+		e, ok := lineError(tc.line)
+		if tc.status < 0 {
+			if ok {
+				t.Errorf("%q read as status %d", tc.line, int(e.Status))
+			}
+			continue
+		}
+		if !ok || int(e.Status) != tc.status || e.Vendor != tc.vendor || e.Source != SourceApp {
+			t.Errorf("%q: ok=%v status=%d vendor=%#x source=%s, want status %d vendor %#x", tc.line, ok, int(e.Status), e.Vendor, e.Source, tc.status, tc.vendor)
+		}
+		if !Hint(tc.line) || !DetectLine(tc.line) {
+			t.Errorf("%q: not detected", tc.line)
+		}
+	}
+}
+
 // TestNotErrors: prose that names a status, and lines that only look
 // alike, are not read.
 func TestNotErrors(t *testing.T) {

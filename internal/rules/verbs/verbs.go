@@ -97,6 +97,12 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 			add(&by, "libfabric "+e.Provider)
 		default:
 			add(&by, "the application's log")
+			if e.Vendor != 0 {
+				// wc.vendor_err: libmlx5 copies the CQE's vendor_err_synd
+				// (providers/mlx5/cq.c), a firmware code no public table
+				// decodes.
+				add(&details, fmt.Sprintf("vendor syndrome %#x (the NIC firmware's code: quote it to the NIC vendor)", e.Vendor))
+			}
 		}
 		add(&local, e.LocalNIC)
 		if e.PeerNIC != "" {

@@ -37,6 +37,11 @@ func TestCheck(t *testing.T) {
 			"Work Request Flushed Error (status 5", "mlx5_9", "", "flushed work requests:"},
 		{"a provider error of another provider", "libfabric:ofi_rxm:cq:rxm_cq_read_write_error():819<warn> fi_cq_readerr: err: 5, prov_err: Unresponsive receiver (12)\n", []finding.Severity{finding.Warning},
 			`provider error "Unresponsive receiver"`, "", "", "transport retry counter exceeded:"},
+		// ruihong123/dLSM#7: the status and wc.vendor_err printed in hex,
+		// the retry exhaustion first, then flushes.
+		{"numeric status, then flushes", "number 0 got bad completion with status: 0xc, vendor syndrome: 0x81\nnumber 1 got bad completion with status: 0x5, vendor syndrome: 0xf9\nnumber 2 got bad completion with status: 0x5, vendor syndrome: 0xf9\n",
+			[]finding.Severity{finding.Critical, finding.Warning},
+			"transport retry counter exceeded (status 12, IBV_WC_RETRY_EXC_ERR): the peer never acknowledged: a lossy or broken path (bit errors, link flap, RoCE drops or routing/GID mismatch) or a dead peer process or node; vendor syndrome 0x81", "", "", "transport retry counter exceeded:"},
 		{"the failure before the flushes", strings.Replace(mooncake, "transport retry counter exceeded", "Work Request Flushed Error", 1) + mooncake, []finding.Severity{finding.Critical, finding.Warning},
 			"transport retry counter exceeded", "mlx5_9", "mlx5_7", "transport retry counter exceeded:"},
 	} {
