@@ -51,7 +51,11 @@ var (
 	reStamp    = regexp.MustCompile(`^\s*\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?(?: \|)?(?: |\t|$)`)
 	reSyslogTo = regexp.MustCompile(`^[\w.-]+ (?:kernel|[\w./-]+\[\d+\]): `)
 	reBullet   = regexp.MustCompile(`^[-*+] (?:$|[^-*+ ])`)
-	reLineNo   = regexp.MustCompile(`^[ \t]{0,8}(\d{1,7})(?:\.(?:[ \t]|$)|:[ \t]?|[ \t]*\|[ \t]?|\t|$)`)
+	// reLineNo: a number, then ". ", ":", " | ", a tab or the end; or glued
+	// to a kernel log stamp, with at most one space ("1700[   22.316553]",
+	// "1701 [   22.325345]": an editor's line numbers on a dmesg grep), the
+	// "[" (group 2 ends before it) left to the line.
+	reLineNo = regexp.MustCompile(`^[ \t]{0,8}(\d{1,7})(?:\.(?:[ \t]|$)|:[ \t]?|[ \t]*\|[ \t]?|\t|$|( ?)\[[ \t]*\d+\.\d+\])`)
 )
 
 var prefixClasses = []prefixClass{
@@ -242,6 +246,9 @@ const minNumberedRun = 3
 func unNumber(ls []string) []Rewrite {
 	var rw []Rewrite
 	num := func(l string) (int, int) {
+		if l == "" || (l[0] > '9' && l[0] != ' ' && l[0] != '\t') {
+			return -1, 0 // cannot start with a number: no regexp
+		}
 		m := reLineNo.FindStringSubmatchIndex(l)
 		if m == nil {
 			return -1, 0
@@ -249,6 +256,9 @@ func unNumber(ls []string) []Rewrite {
 		n := 0
 		for _, c := range l[m[2]:m[3]] {
 			n = n*10 + int(c-'0')
+		}
+		if m[5] >= 0 {
+			return n, m[5] // glued to a stamp: the stamp stays
 		}
 		return n, m[1]
 	}

@@ -77,6 +77,28 @@ func TestNormalize(t *testing.T) {
 			"CA 'mlx5_0'\n\tCA type: MT4123\n\t\twrapped tail\n\tPort 1:", "line numbers"},
 		{"code viewer bars", "12 | [  5.1] mlx5_core 0000:17:00.0: x\n13 | [  5.2] mlx5_core 0000:17:00.0: y\n14 | [  5.3] mlx5_core 0000:17:00.0: z",
 			"[  5.1] mlx5_core 0000:17:00.0: x\n[  5.2] mlx5_core 0000:17:00.0: y\n[  5.3] mlx5_core 0000:17:00.0: z", "line numbers"},
+		// An editor's line numbers glued to dmesg stamps, with or without a
+		// space, a wrapped line among them (NVIDIA/gpu-operator#2511, analyze
+		// testdata/realworld-fresh26, dmesg-gpuoperator2511-numbered-mlx5-slot-power-not-advertised.txt).
+		{"line numbers glued to dmesg stamps",
+			"1700[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 11): PCIe slot power capability was not advertised.\n" +
+				"1701 [   22.325345] mlx5_core 0000:63:00.0: 504.112 Gb/s available PCIe bandwidth (32.0 GT/s PCIe x16 link)\n" +
+				"1702 [   22.648340] mlx5_core 0000:63:00.0: mlx5_pcie_event:297:(pid 2071): PCIe slot power capability was not advertised.\n" +
+				"1703 [   22.654391] mlx5_core 0000:75:00.0: 252.048 Gb/s available PCIe bandwidth (16.0 GT/s PCIe x16 link)\n" +
+				"1704 [   22.879706] input: AVOCENT  AVODSR XRIP SFIQ-VGA SMA as /devices/pci0000:70/0000:70:07.1/0000:71:00.4/usb4/4-1/4-1.\n" +
+				"     2/4-1.2.1/4-1.2.1:1.0/0003:0624:0307.0001/input/input2\n" +
+				"1705 [   22.960352] input: AVOCENT  AVODSR XRIP SFIQ-VGA SMA Mouse as /devices/pci0000:70/0000:70:07.1/0000:71:00.4/usb4/4-",
+			"[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 11): PCIe slot power capability was not advertised.\n" +
+				"[   22.325345] mlx5_core 0000:63:00.0: 504.112 Gb/s available PCIe bandwidth (32.0 GT/s PCIe x16 link)\n" +
+				"[   22.648340] mlx5_core 0000:63:00.0: mlx5_pcie_event:297:(pid 2071): PCIe slot power capability was not advertised.\n" +
+				"[   22.654391] mlx5_core 0000:75:00.0: 252.048 Gb/s available PCIe bandwidth (16.0 GT/s PCIe x16 link)\n" +
+				"[   22.879706] input: AVOCENT  AVODSR XRIP SFIQ-VGA SMA as /devices/pci0000:70/0000:70:07.1/0000:71:00.4/usb4/4-1/4-1.\n" +
+				"     2/4-1.2.1/4-1.2.1:1.0/0003:0624:0307.0001/input/input2\n" +
+				"[   22.960352] input: AVOCENT  AVODSR XRIP SFIQ-VGA SMA Mouse as /devices/pci0000:70/0000:70:07.1/0000:71:00.4/usb4/4-", "line numbers"},
+		{"numbered stamped lines counting up",
+			"1700[   22.316553] mlx5_core 0000:13:00.0: a\n1701 [   22.325345] mlx5_core 0000:63:00.0: b\n1702 [   22.648340] mlx5_core 0000:63:00.0: c",
+			"[   22.316553] mlx5_core 0000:13:00.0: a\n[   22.325345] mlx5_core 0000:63:00.0: b\n[   22.648340] mlx5_core 0000:63:00.0: c", "line numbers"},
+		{"numbers before a bracket that is no stamp stay", "1 [0] x\n2 [1] y\n3 [2] z", "1 [0] x\n2 [1] y\n3 [2] z", ""},
 		{"a two-step list stays", "1. install\n2. reboot", "1. install\n2. reboot", ""},
 		{"nccl-tests rows are not line numbers", "#       size         count      type\n           8             2     float     sum      -1    20.15    0.00    0.00      0\n          16             4     float     sum      -1    19.80    0.00    0.00      0\n          32             8     float     sum      -1    19.93    0.00    0.00      0",
 			"#       size         count      type\n           8             2     float     sum      -1    20.15    0.00    0.00      0\n          16             4     float     sum      -1    19.80    0.00    0.00      0\n          32             8     float     sum      -1    19.93    0.00    0.00      0", ""},

@@ -35,6 +35,10 @@ func FuzzAnalyzeReader(f *testing.F) {
 	f.Add("$ ibstat\n" + rw("ibstat-network-operator-249.txt") + "$ nvidia-smi topo -m\n" + rw("nvidia-smi-topo-nccl933-h100-9nic.txt") + gen(30, ncclFloodLine))
 	f.Add(gen(20, ncclOnlyLine) + rw("perftest-oci-oke-roce-write-bw-4qp.txt") + rw("ibstat-network-operator-249.txt") + rw("nccl-tests-superbench-allreduce-a100.txt") + gen(10, kernelFloodLine) + rw("ethtool-ethq-tests-mlx5.txt"))
 	f.Add(gen(20, kernelFloodLine) + rw("ibnetdiscover-ufm-sdk-small-topo.txt") + rw("iblinkinfo-archwiki-b2b-ddr.txt") + "```\nprose\n```\n" + "$ rdma link show\n" + rw("rdma-link-3fs-263.txt") + gen(5, ncclOnlyLine))
+	// An editor's line numbers glued to dmesg stamps, a wrapped line among them (realworld-fresh26).
+	f.Add("1700[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 11): PCIe slot power capability was not advertised.\n" +
+		"1701 [   22.325345] mlx5_core 0000:63:00.0: 504.112 Gb/s available PCIe bandwidth (32.0 GT/s PCIe x16 link)\n     2/4-1.2.1\n" +
+		"1702 [   22.648340] nvme nvme0: I/O 33 QID 10 timeout\n1703 [   22.7] nvme nvme0: starting error recovery\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		opts := Options{Year: 2024}
 		whole := AnalyzeText("f", in, opts)

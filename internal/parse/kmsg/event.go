@@ -99,8 +99,11 @@ const (
 	// host (drivers/nvme/host/rdma.c) is the other: Driver "nvme-rdma",
 	// Interface the controller (nvme0) whose connect the target refused
 	// or that did not reach it, Detail the line; Driver "nvme-fabrics"
-	// marks the controller's failed reconnects ("reconnect failed") and
-	// its removal ("removing").
+	// marks the controller's failed reconnects ("reconnect failed"), its
+	// removal ("removing"), its error recovery ("error recovery") and a
+	// reconnect that worked ("reconnected"); an I/O that timed out on an
+	// RDMA controller is Driver "nvme-rdma", Detail "I/O timeout", Queue
+	// the queue id.
 	KindRDMAPeer Kind = "rdma_peer"
 	// KindDeviceGone is a driver saying its PCIe device is gone from the
 	// bus: register reads return all ones, or the reset after a PCIe error
@@ -523,6 +526,21 @@ var Patterns = []Pattern{
 		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): new ctrl: NQN "[^"]*", (?P<detail>addr [^\s,]+)`)},
 	{Name: "nvme-fabrics-removing", Kind: KindRDMAPeer, Contains: []string{"nvme", ": Removing controller..."}, Set: Event{Driver: "nvme-fabrics", Detail: "removing"},
 		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): Removing controller\.\.\.`)},
+	// An I/O that timed out on an NVMe over RDMA controller, rdma.c nvme_rdma_timeout: "nvme nvme0: I/O 33 QID 10 timeout" (4.8 to 6.4),
+	// "nvme nvme0: I/O tag 33 (0021) opcode 0x1 (I/O Cmd) QID 10 timeout" (6.5+). The line ends at "timeout": that is rdma.c's own
+	// wording. NVMe over PCIe (pci.c nvme_timeout) always goes on (", aborting", ", reset controller", ", disable controller",
+	// ", completion polled"), nvme-tcp names the PDU type ("I/O tag 33 (0021) type 4 opcode …", older "queue 3: timeout request …").
+	// Driver "nvme-rdma", Detail "I/O timeout", Queue the queue id (0 the admin queue).
+	{Name: "nvme-rdma-io-timeout", Kind: KindRDMAPeer, Contains: []string{"nvme", " QID ", " timeout"}, Set: Event{Driver: "nvme-rdma", Detail: "I/O timeout"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): I/O (?:tag )?\d+ (?:\([0-9a-fA-F]+\) opcode 0x[0-9a-fA-F]+ \([^()]*\) )?QID (?P<queue>\d+) timeout\s*$`)},
+	// The fabrics host's error recovery (rdma.c nvme_rdma_error_recovery, tcp.c nvme_tcp_error_recovery): "nvme nvme0: starting error
+	// recovery" (it tears the queues down and reconnects them), and its end, nvme_*_reconnect_ctrl_work "nvme nvme0: Successfully
+	// reconnected (1 attempt)" ("(%d attempts)"; 4.x "Successfully reconnected"). Driver "nvme-fabrics": the rule counts them only for
+	// a controller with RDMA failures or timeouts.
+	{Name: "nvme-fabrics-error-recovery", Kind: KindRDMAPeer, Contains: []string{"nvme", ": starting error recovery"}, Set: Event{Driver: "nvme-fabrics", Detail: "error recovery"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): starting error recovery\s*$`)},
+	{Name: "nvme-fabrics-reconnected", Kind: KindRDMAPeer, Contains: []string{"nvme", ": Successfully reconnected"}, Set: Event{Driver: "nvme-fabrics", Detail: "reconnected"},
+		Re: regexp.MustCompile(`(?:^|\s)nvme (?P<iface>nvme\d+): Successfully reconnected\b`)},
 	// A device gone from the bus, as its driver says it. Intel 10GbE ixgbe_main.c ixgbe_remove_adapter (called by ixgbe_check_remove when a
 	// register read returns all ones), and Wangxun ngbe/txgbe the same: e_dev_err "ixgbe 0000:05:00.0: Adapter removed".
 	{Name: "nic-adapter-removed", Kind: KindDeviceGone, Contains: []string{": Adapter removed"},

@@ -78,6 +78,18 @@ var patternSamples = []struct {
 		Event{Kind: KindRDMAPeer, Driver: "nvme-fabrics", Interface: "nvme1", Detail: "addr [fe80::1%ib0]:4420"}},
 	{"nvme-fabrics-removing", "nvme nvme0: Removing controller...",
 		Event{Kind: KindRDMAPeer, Driver: "nvme-fabrics", Interface: "nvme0", Detail: "removing"}},
+	// NVMe over RDMA I/O timeouts: spdk/spdk#1596 (analyze testdata/realworld-fresh26, dmesg-spdk1596-nvme-rdma-io-timeout-error-recovery.txt,
+	// syslog lines of host init-7946); the 6.5+ wording as drivers/nvme/host/rdma.c nvme_rdma_timeout prints it.
+	{"nvme-rdma-io-timeout", "nvme nvme0: I/O 33 QID 10 timeout",
+		Event{Kind: KindRDMAPeer, Driver: "nvme-rdma", Interface: "nvme0", Detail: "I/O timeout", Queue: "10"}},
+	{"nvme-rdma-io-timeout", "Sep 17 12:56:14 init-7946 kernel: nvme nvme0: I/O 114 QID 7 timeout",
+		Event{Kind: KindRDMAPeer, Driver: "nvme-rdma", Interface: "nvme0", Detail: "I/O timeout", Queue: "7"}},
+	{"nvme-rdma-io-timeout", "nvme nvme1: I/O tag 12 (700c) opcode 0x2 (I/O Cmd) QID 3 timeout",
+		Event{Kind: KindRDMAPeer, Driver: "nvme-rdma", Interface: "nvme1", Detail: "I/O timeout", Queue: "3"}},
+	{"nvme-fabrics-error-recovery", "Sep 17 12:56:14 init-7946 kernel: nvme nvme0: starting error recovery",
+		Event{Kind: KindRDMAPeer, Driver: "nvme-fabrics", Interface: "nvme0", Detail: "error recovery"}},
+	{"nvme-fabrics-reconnected", "nvme nvme0: Successfully reconnected (1 attempt)",
+		Event{Kind: KindRDMAPeer, Driver: "nvme-fabrics", Interface: "nvme0", Detail: "reconnected"}},
 	// Devices gone from the bus: the ixgbe line of a linux-pci mail (analyze testdata/realworld-fresh24,
 	// dmesg-linuxpci-ixgbe-advisory-nonfatal-adapter-removed.txt), the nvme one of a linux-pci mail quoted four levels deep
 	// (dmesg-linuxpci-edr-dpc-fatal-malftlp-nvme-quoted.txt); the igb/igc lines as igb_main.c and igc_main.c print them.
@@ -350,6 +362,14 @@ func TestNotClassified(t *testing.T) {
 		"oom_reaper: reaped process 2345 (pt_main_thread), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB",
 		"carp: 1@igb0: link state changed to DOWN",
 		"usb 1-6: new high-speed USB device number 3 using xhci_hcd",
+		// NVMe over PCIe (drivers/nvme/host/pci.c nvme_timeout) and over TCP (tcp.c nvme_tcp_timeout) time out in other words:
+		// not an RDMA controller (the first from realworld-fresh24 dmesg-linuxpci-edr-dpc-fatal-malftlp-nvme-quoted.txt).
+		"nvme nvme1: I/O 22 QID 0 timeout, disable controller",
+		"nvme nvme0: I/O 1010 QID 3 timeout, aborting",
+		"nvme nvme0: I/O tag 28 (401c) opcode 0x1 (Write) QID 2 timeout, aborting req_op:WRITE(1) size:131072",
+		"nvme nvme0: I/O tag 5 (0005) QID 4 timeout, completion polled",
+		"nvme nvme2: I/O tag 17 (c011) type 4 opcode 0x2 (I/O Cmd) QID 6 timeout",
+		"nvme nvme2: queue 6: timeout cid 0x3011 type 4 opcode 0x2 (Read)",
 	} {
 		if evs := Classify(Record{Text: text}); len(evs) != 0 {
 			t.Errorf("%q: %+v", text, evs)

@@ -27,6 +27,9 @@ func FuzzTextParserClassifier(f *testing.F) {
 	f.Add([]byte("[1.0] mqnic 0000:01:00.0:  Link capability: gen 3 x16\n[1.1] mqnic 0000:01:00.0:  **_Link status: gen 3 x4_**\n" +
 		"[2.0] mlx5_core 0000:56:00.0: \nwait_func:1189:(pid 72061): \nACCESS_REG(0x805) timeout. Will cause a leak of a command resource\n" +
 		"\tmlx5_core 0000:af:00.0 enp175s0f0: TX timeout on queue: 40, SQ: 0x13106, CQ: 0x5b5, SQ Cons: 0x1 SQ Prod: 0x1, usecs since last trans: 28559000\n"))
+	// NVMe over RDMA I/O timeouts and error recovery (rdma.c nvme_rdma_timeout, nvme_rdma_error_recovery).
+	f.Add([]byte("Sep 17 12:56:14 init-7946 kernel: nvme nvme0: I/O 33 QID 10 timeout\nSep 17 12:56:14 init-7946 kernel: nvme nvme0: starting error recovery\n" +
+		"[3.0] nvme nvme1: I/O tag 12 (700c) opcode 0x2 (I/O Cmd) QID 3 timeout\n[4.0] nvme nvme1: Successfully reconnected (1 attempt)\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		whole, err := ParseText(bytes.NewReader(b), "fuzz", TextOptions{Year: 2024})
 		if err != nil && strings.Contains(err.Error(), "too long") {

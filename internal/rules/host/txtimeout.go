@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/model/pcie"
@@ -225,6 +226,13 @@ type nvmeTally struct {
 	addr          string // the target, from the controller's "new ctrl" line
 	what          []string
 	ev            []finding.Evidence
+	// I/O timeouts (rdma.c nvme_rdma_timeout): how many, on which queues,
+	// the first and last time logged; recoveries started and reconnects
+	// that worked.
+	timeouts, recoveries, reconnected int
+	qids                              []string
+	first, last                       time.Duration
+	timed                             bool
 }
 
 func (t *nvmeTally) add(in *Input, e kmsg.Event) {
@@ -234,8 +242,26 @@ func (t *nvmeTally) add(in *Input, e kmsg.Event) {
 		return
 	case e.Driver == "nvme-fabrics" && e.Detail == "removing":
 		t.removed = true
+	case e.Driver == "nvme-fabrics" && e.Detail == "error recovery":
+		t.recoveries += e.Weight()
+	case e.Driver == "nvme-fabrics" && e.Detail == "reconnected":
+		t.reconnected += e.Weight()
 	case e.Driver == "nvme-fabrics":
 		t.reconnects += e.Weight()
+	case e.Detail == "I/O timeout":
+		t.timeouts += e.Weight()
+		if !slices.Contains(t.qids, e.Queue) {
+			t.qids = append(t.qids, e.Queue)
+		}
+		if at, ok := recordTime(e.Record); ok {
+			if !t.timed || at < t.first {
+				t.first = at
+			}
+			if !t.timed || at > t.last {
+				t.last = at
+			}
+			t.timed = true
+		}
 	default:
 		t.n += e.Weight()
 		if w := nvmeRDMAWhat(e.Detail); !slices.Contains(t.what, w) {
@@ -252,21 +278,33 @@ func (t *nvmeTally) add(in *Input, e kmsg.Event) {
 // reconnecting and failing or gave the controller up. Reconnect lines
 // alone (nvme-tcp prints them too) report nothing.
 func (t *nvmeTally) finding(in *Input, c string) (finding.Finding, bool) {
-	if t.n == 0 {
+	if t.n == 0 && t.timeouts == 0 {
 		return finding.Finding{}, false
 	}
 	target := "its target"
 	if t.addr != "" {
 		target = "its target " + t.addr
 	}
-	msg := fmt.Sprintf("NVMe over RDMA controller %s cannot connect to %s: %s (%s %s)", c, target, strings.Join(t.what, "; "), plural(t.n, "message", "messages"), in.window())
+	var msg string
+	if t.n > 0 {
+		msg = fmt.Sprintf("NVMe over RDMA controller %s cannot connect to %s: %s (%s %s)", c, target, strings.Join(t.what, "; "), plural(t.n, "message", "messages"), in.window())
+		if t.timeouts > 0 {
+			msg += "; " + t.timeoutText()
+		}
+	} else {
+		msg = fmt.Sprintf("NVMe over RDMA controller %s: I/O to %s stalled, %s %s", c, target, t.timeoutText(), in.window())
+	}
 	switch {
 	case t.removed:
 		msg += ": the host gave up reconnecting and removed the controller, so its namespaces are gone"
 	case t.reconnects > 0:
 		msg += fmt.Sprintf(": it keeps reconnecting and failing (%s), and its namespaces stay unreachable", plural(t.reconnects, "failed reconnect attempt", "failed reconnect attempts"))
-	default:
+	case t.n > 0:
 		msg += ": the connect failed, so the target's namespaces are not attached"
+	case t.reconnected > 0:
+		msg += ": the host reconnected, but I/O hung until it did; the RDMA path to the target (its port, the fabric, or the target itself) stalls"
+	default:
+		msg += ": I/O on those queues hangs until the host reconnects; the RDMA path to the target (its port, the fabric, or the target itself) stalls"
 	}
 	f := catalog.New("kmsg.rdma_peer_unreachable", finding.Subject{Host: in.Snap.Host, Device: c}, msg, t.ev...)
 	f.Remedy = transportRemedies(f.Remedy, "NVMe over RDMA: ")
@@ -275,6 +313,27 @@ func (t *nvmeTally) finding(in *Input, c string) (finding.Finding, bool) {
 		f.Severity = finding.Warning
 	}
 	return f, true
+}
+
+// timeoutText says how many I/Os timed out, on which queues, over what
+// time, and whether the host started error recovery.
+func (t *nvmeTally) timeoutText() string {
+	q := "queue " + t.qids[0]
+	if len(t.qids) > 1 {
+		q = "queues " + strings.Join(t.qids, ", ")
+	}
+	s := plural(t.timeouts, "I/O", "I/Os") + " timed out on " + q
+	if t.timed {
+		if d := t.last - t.first; d > 0 {
+			s += " over " + d.Round(time.Millisecond).String()
+		} else if t.timeouts > 1 {
+			s += " at once"
+		}
+	}
+	if t.recoveries > 0 {
+		s += " and the host started error recovery (tore the queues down to reconnect them)"
+	}
+	return s
 }
 
 // nvmeRDMAWhat says what an nvme-rdma line reports: the RDMA CM reject

@@ -124,6 +124,45 @@ func TestCheckRDMAPeer(t *testing.T) {
 		}, []string{"kmsg.rdma_peer_unreachable critical: NVMe over RDMA controller nvme2 cannot connect to its target 192.168.1.130:4420: " +
 			"rdma connection establishment failed (-110): ETIMEDOUT, no answer in time: the target address does not resolve over RDMA or the target is down (1 message in the kernel log): " +
 			"the host gave up reconnecting and removed the controller, so its namespaces are gone"}},
+		// I/O timeouts on an NVMe over RDMA controller: spdk/spdk#1596 (analyze
+		// testdata/realworld-fresh26, dmesg-spdk1596-nvme-rdma-io-timeout-error-recovery.txt,
+		// host init-7946): rdma.c nvme_rdma_timeout's bare "I/O N QID M timeout"
+		// and nvme_rdma_error_recovery's "starting error recovery", a warning.
+		{"nvme-rdma I/O timeouts, error recovery", []string{
+			"Sep 17 12:56:14 init-7946 kernel: nvme nvme0: I/O 33 QID 10 timeout",
+			"Sep 17 12:56:14 init-7946 kernel: nvme nvme0: starting error recovery",
+			"Sep 17 12:56:14 init-7946 kernel: nvme nvme0: I/O 56 QID 10 timeout",
+			"Sep 17 12:56:14 init-7946 kernel: nvme nvme0: I/O 105 QID 7 timeout",
+		}, []string{"kmsg.rdma_peer_unreachable warning: NVMe over RDMA controller nvme0: I/O to its target stalled, " +
+			"3 I/Os timed out on queues 10, 7 at once and the host started error recovery (tore the queues down to reconnect them) in the kernel log: " +
+			"I/O on those queues hangs until the host reconnects"}},
+		{"nvme-rdma I/O timeouts (6.5+ wording), reconnected", []string{
+			`[  100.000000] nvme nvme1: new ctrl: NQN "nqn.2016-06.io.spdk:cnode1", addr 192.168.1.130:4420`,
+			"[  200.500000] nvme nvme1: I/O tag 12 (700c) opcode 0x2 (I/O Cmd) QID 3 timeout",
+			"[  200.500100] nvme nvme1: starting error recovery",
+			"[  231.250000] nvme nvme1: I/O tag 40 (102e) opcode 0x1 (I/O Cmd) QID 3 timeout",
+			"[  241.000000] nvme nvme1: Successfully reconnected (1 attempt)",
+		}, []string{"kmsg.rdma_peer_unreachable warning: NVMe over RDMA controller nvme1: I/O to its target 192.168.1.130:4420 stalled, " +
+			"2 I/Os timed out on queue 3 over 30.75s and the host started error recovery (tore the queues down to reconnect them) in the kernel log: " +
+			"the host reconnected, but I/O hung until it did"}},
+		{"nvme-rdma I/O timeouts, reconnects fail, removed: critical", []string{
+			"[  200.500000] nvme nvme1: I/O 12 QID 0 timeout",
+			"[  200.500100] nvme nvme1: starting error recovery",
+			"[  210.000000] nvme nvme1: Failed reconnect attempt 1/2",
+			"[  220.000000] nvme nvme1: Failed reconnect attempt 2/2",
+			"[  220.000100] nvme nvme1: Removing controller...",
+		}, []string{"kmsg.rdma_peer_unreachable critical: NVMe over RDMA controller nvme1: I/O to its target stalled, " +
+			"1 I/O timed out on queue 0 and the host started error recovery (tore the queues down to reconnect them) in the kernel log: " +
+			"the host gave up reconnecting and removed the controller"}},
+		// NVMe over PCIe times out in its own words (drivers/nvme/host/pci.c
+		// nvme_timeout), nvme-tcp too (tcp.c nvme_tcp_timeout): not RDMA.
+		{"PCIe and TCP NVMe timeouts: nothing", []string{
+			"nvme nvme1: I/O 22 QID 0 timeout, disable controller",
+			"nvme nvme0: I/O 1010 QID 3 timeout, aborting",
+			"nvme nvme0: I/O tag 28 (401c) opcode 0x1 (Write) QID 2 timeout, aborting req_op:WRITE(1) size:131072",
+			"nvme nvme2: I/O tag 17 (c011) type 4 opcode 0x2 (I/O Cmd) QID 6 timeout",
+			"nvme nvme2: starting error recovery",
+		}, nil},
 		{"fabrics reconnects without an RDMA failure (nvme-tcp too): nothing", []string{
 			`nvme nvme0: new ctrl: NQN "testnqn", addr 10.0.0.5:4420`,
 			"nvme nvme0: Failed reconnect attempt 3",
