@@ -408,10 +408,34 @@ func numericError(e Error, l string) (Error, bool) {
 	}
 }
 
-// completionWords says whether a line speaks of a work completion.
+// completionWords says whether a line speaks of a work completion: a
+// work completion or CQE named as such ("wc.status", "WC", "cqe"), or a
+// completion that went wrong ("got bad completion with status: 0xc,
+// vendor syndrome: 0x81"). A job's or a task's "completion status: 1"
+// alone is no verbs completion.
 func completionWords(l string) bool {
-	return strings.Contains(l, "ompletion") || strings.Contains(l, "wc") || strings.Contains(l, "WC") ||
-		strings.Contains(l, "cqe") || strings.Contains(l, "CQE")
+	if wordIn(l, "wc") || wordIn(l, "WC") || strings.Contains(l, "cqe") || strings.Contains(l, "CQE") {
+		return true
+	}
+	return strings.Contains(l, "ompletion") && (strings.Contains(l, "completion with status") || strings.Contains(l, "vendor") || strings.Contains(l, "yndrome") ||
+		strings.Contains(l, "bad ") || strings.Contains(l, "rror") || strings.Contains(l, "fail"))
+}
+
+// wordIn says whether w occurs in l with no letter or digit on either
+// side ("wc.status", "wc->status", "struct ibv_wc wc"; not "newcomer").
+func wordIn(l, w string) bool {
+	for off := 0; ; {
+		i := strings.Index(l[off:], w)
+		if i < 0 {
+			return false
+		}
+		at := off + i
+		end := at + len(w)
+		if (at == 0 || !isWordByte(l[at-1])) && (end == len(l) || !isWordByte(l[end])) {
+			return true
+		}
+		off = at + 1
+	}
 }
 
 // isWordByte: letters and digits (a status glued to a longer word is not

@@ -100,6 +100,10 @@ func TestNumericStatus(t *testing.T) {
 		{"completion with xstatus: 12", -1, 0},
 		{"HTTP status: 404 for /metrics", -1, 0},
 		{"job status 12 of 40 done", -1, 0},
+		// A job's or a task's completion is no work completion.
+		{"Job completion status: 1", -1, 0},
+		{"task completion status 2 (see log)", -1, 0},
+		{"newcomer status 3", -1, 0},
 		{"NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)", -1, 0},
 		{" Completion with error at client Failed status 12: wr_id 0 syndrom 0x81", -1, 0},
 	} {
