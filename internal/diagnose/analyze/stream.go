@@ -63,8 +63,12 @@ func AnalyzeReader(name string, r io.Reader, size int64, opts Options) File {
 			Error: "binary data, not a tool's text output (a bundle is read with --root by check, status and doctor)"}
 	}
 	cut := head[:min(len(head), decideOn)]
-	if i := bytes.LastIndexByte(cut, '\n'); i > 0 {
-		cut = cut[:i+1]
+	if err == nil || len(cut) < len(head) {
+		// More may follow: decide on whole lines. At the end of the
+		// input its last line counts, with or without its LF.
+		if i := bytes.LastIndexByte(cut, '\n'); i > 0 {
+			cut = cut[:i+1]
+		}
 	}
 	forced, ok, why := streamKind(string(cut), opts)
 	if !ok {
