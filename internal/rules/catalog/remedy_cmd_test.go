@@ -94,6 +94,8 @@ var toolOptions = map[string]string{
 	"docker":     "--device --ulimit --cap-add --privileged --network --ipc --shm-size --rm -it -i -t",
 	"curl":       "-H --header -s --silent -f --fail -k --insecure -X --request -d --data -o --output",
 	"ls":         "-l -la -d -a -1",
+	// GNU coreutils readlink(1): -f canonicalizes through every link.
+	"readlink": "-f -e -m -n",
 	// Unchecked: their flags are theirs, and they end the previous command.
 	"grep": "*", "kill": "*", "modinfo": "*", "ofed_info": "*", "systemctl": "*", "modprobe": "*", "cat": "*", "ibdoctor": "*",
 

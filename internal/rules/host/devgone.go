@@ -51,6 +51,9 @@ func checkDeviceGone(in *Input) []finding.Finding {
 		if e.Driver == "nvme" {
 			msg := fmt.Sprintf("NVMe controller %s is gone: %q (its driver disabled it when it did not come back from a reset, often one after a PCIe error): its namespaces are removed and I/O to them fails", e.Interface, e.Detail)
 			f = catalog.New("pcie.device_lost", finding.Subject{Host: s.Host, Device: e.Interface}, msg, t.ev...)
+			// The log names the controller, not its PCI function: the
+			// catalog's lspci line would ask for an address it lacks.
+			f.Remedy = append([]string{fmt.Sprintf("readlink -f /sys/class/nvme/%s/device: the controller's PCI address (gone from the bus: the link is dangling); lspci -vvv -s ADDRESS then shows it missing or reading as all ones (Unknown header type 7f)", e.Interface)}, f.Remedy[1:]...)
 		} else {
 			tg := pciTarget(s, e.PCI)
 			subj := tg.subject(s.Host)

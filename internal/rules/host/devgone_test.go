@@ -1,6 +1,11 @@
 package host
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+)
 
 // pcie.device_lost: a driver says its device left the bus, one finding per
 // device; critical for a NIC, a warning for an NVMe controller. The ixgbe
@@ -35,5 +40,20 @@ func TestCheckDeviceGone(t *testing.T) {
 		}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) { checkFindings(t, judge(checkDeviceGone, tt.log...), tt.want) })
+	}
+}
+
+// An NVMe controller's finding names how to find its PCI address: the
+// log names the controller only, and the catalog's lspci line asks for
+// an address.
+func TestDeviceGoneNVMeRemedy(t *testing.T) {
+	fs := checkDeviceGone(&Input{Snap: &snapshot.Snapshot{}, Kernel: logOf("nvme nvme1: Disabling device after reset failure: -5")})
+	if len(fs) != 1 || len(fs[0].Remedy) == 0 || !strings.HasPrefix(fs[0].Remedy[0], "readlink -f /sys/class/nvme/nvme1/device") {
+		t.Fatalf("remedies %q", fs[0].Remedy)
+	}
+	for _, r := range fs[0].Remedy {
+		if strings.Contains(r, "<pci>") {
+			t.Errorf("unfilled address in %q", r)
+		}
 	}
 }
