@@ -162,6 +162,7 @@ var Placeholders = map[string]string{
 	"agent":     "the agent's host:port",
 	"bridges":   "the PCIe switch ports between the GPU and its NIC (lspci -t -v shows the tree)",
 	"nid":       "the LNet NID of the peer (lnetctl peer show lists them)",
+	"ctrl":      "the NVMe controller (nvme list names them)",
 }
 
 // FillPlaceholders returns the remedies for a subject: entries of the other

@@ -3,11 +3,12 @@ package kmsg
 import "strings"
 
 // KindDriverError is the catch-all of the Classifier: a line of an RDMA,
-// RDMA NIC or NVIDIA GPU driver that reports a failure in a wording no
-// row of Patterns knows. It is given only for a record nothing else took
-// (no pattern, no crash report, no CQE dump). Driver is the driver as the
-// line names it ("mlx5_core", "NVRM"), PCI and Interface the device when
-// the line names one, Detail the message after the driver's prefix.
+// RDMA storage, network or NVIDIA GPU driver that reports a failure in a
+// wording no row of Patterns knows. It is given only for a record nothing
+// else took (no pattern, no crash report, no CQE dump). Driver is the
+// driver as the line names it ("mlx5_core", "NVRM"), PCI and Interface the
+// device when the line names one, Detail the message after the driver's
+// prefix.
 const KindDriverError Kind = "driver_error"
 
 // errorDrivers are the first words of the lines of the drivers the
@@ -15,15 +16,44 @@ const KindDriverError Kind = "driver_error"
 // …", include/linux/dev_printk.h), the pr_fmt module name ("mlx5_ib: …",
 // "ib_core: …") or the prefix the driver prints itself ("NVRM: …",
 // "nvidia-peermem: …"). "infiniband" is dev_printk of an RDMA device
-// (the class name, drivers/infiniband/core/device.c).
+// (the class name, drivers/infiniband/core/device.c), "nvme" that of an
+// NVMe controller ("nvme nvme0: …", drivers/nvme/host/core.c). They are:
+//   - the RDMA stack: its core modules, the HCA and RDMA NIC drivers, and
+//     the upper layers that run over RDMA (SRP, iSER, NFS over RDMA,
+//     NVMe over RDMA, SMC-R);
+//   - the Ethernet NIC drivers of GPU and storage nodes (the RoCE NICs'
+//     own netdev drivers, Intel, Broadcom, AWS, Google, Microsoft and
+//     others): a failing NIC on a cluster node is the operator's concern
+//     even when it carries no RDMA;
+//   - NVMe (local and over fabrics), the scratch and checkpoint disks of
+//     training nodes;
+//   - NVIDIA's GPU driver and its modules.
 var errorDrivers = map[string]bool{
+	// RDMA core, HCAs and RDMA NICs.
 	"mlx5_core": true, "mlx5_ib": true, "mlx4_core": true, "mlx4_en": true, "mlx4_ib": true,
 	"ib_core": true, "ib_ipoib": true, "ib_uverbs": true, "ib_umad": true, "ib_cm": true, "rdma_cm": true,
 	"rdma_ucm": true, "rdma_rxe": true, "infiniband": true, "bnxt_re": true, "bnxt_en": true, "irdma": true,
-	"hns_roce": true, "hns3": true, "efa": true, "qedr": true, "siw": true,
+	"hns_roce": true, "hns3": true, "efa": true, "qedr": true, "siw": true, "hfi1": true, "qib": true,
+	"mana_ib": true, "erdma": true, "vmw_pvrdma": true, "ocrdma": true, "iw_cxgb4": true, "i40iw": true,
+	"ionic_rdma": true, "usnic_verbs": true,
+	// Upper layers over RDMA.
+	"ib_srp": true, "ib_srpt": true, "ib_iser": true, "ib_isert": true, "rpcrdma": true, "svcrdma": true,
+	"nvme_rdma": true, "nvme-rdma": true, "nvmet_rdma": true, "nvmet-rdma": true, "rds_rdma": true, "smc": true,
+	// Ethernet NICs.
+	"ice": true, "i40e": true, "iavf": true, "ixgbe": true, "ixgbevf": true, "igb": true, "igc": true,
+	"e1000e": true, "ena": true, "gve": true, "mana": true, "tg3": true, "bnx2x": true, "qede": true, "qed": true,
+	"sfc": true, "nfp": true, "cxgb4": true, "be2net": true, "enic": true, "ionic": true, "hinic": true,
+	"atlantic": true, "r8169": true,
+	// NVMe.
+	"nvme": true, "nvme-fabrics": true, "nvme_fabrics": true, "nvmet": true,
+	// NVIDIA.
 	"NVRM": true, "nvidia": true, "nvidia-peermem": true, "nv_peer_mem": true, "nvidia-nvswitch": true,
 	"nvidia-uvm": true, "gdrdrv": true,
 }
+
+// classDeviceDrivers are the prefixes of dev_printk lines of a class
+// device, not a PCI function: "infiniband mlx5_0: …", "nvme nvme0: …".
+var classDeviceDrivers = map[string]bool{"infiniband": true, "nvme": true}
 
 // driverErrorClass reads a record text that no pattern took: the driver,
 // device and message of a driver's failure line, ok false for any other
@@ -52,7 +82,8 @@ func driverErrorClass(text string) (ev Event, ok bool) {
 	}
 	rest := text[end:]
 	ev = Event{Kind: KindDriverError, Driver: drv, IsError: true}
-	// "<driver> <bdf>[ <netdev|ibdev>]: ", "<driver>: ", "infiniband <ibdev>: ".
+	// "<driver> <bdf>[ <netdev|ibdev>]: ", "<driver>: ", "infiniband <ibdev>: ",
+	// "nvme <ctrl>: ".
 	if rest[0] == ' ' {
 		tok, after, _ := strings.Cut(rest[1:], " ")
 		if a := addr(strings.TrimSuffix(tok, ":")); a != "" {
@@ -65,7 +96,7 @@ func driverErrorClass(text string) (ev Event, ok bool) {
 				}
 				ev.Interface, after = name, msg
 			}
-		} else if name, ok := strings.CutSuffix(tok, ":"); ok && drv == "infiniband" {
+		} else if name, ok := strings.CutSuffix(tok, ":"); ok && classDeviceDrivers[drv] {
 			ev.Interface = name
 		} else if drv == "nvidia-peermem" && strings.Contains(tok, ":") && strings.HasPrefix(after, "ERROR ") {
 			// open-gpu-kernel-modules nvidia-peermem.c peer_err:
@@ -84,7 +115,7 @@ func driverErrorClass(text string) (ev Event, ok bool) {
 		}
 	}
 	msg := strings.TrimSpace(rest)
-	if !errorWording(msg) || benignDriverLine(msg) {
+	if !errorWording(msg, nvidiaDriver(drv)) || benignDriverLine(msg) {
 		return ev, false
 	}
 	ev.Detail = msg
@@ -112,6 +143,15 @@ var (
 		// error_detected callback)"; older kernels without "AER: "): the
 		// PCIe error rule reads those reports.
 		"AER:", "PCIe Bus Error", "device [",
+		// drivers/base/firmware_loader/main.c fw_log_firmware_info and
+		// _request_firmware: "firmware: failed to load rtl_nic/….fw (-2)"
+		// is the loader's line about a file it did not find; a driver that
+		// cannot run without it says so in its own line.
+		"firmware: failed to load ",
+		// drivers/nvme/host/core.c nvme_init_ctrl_finish: "Shutdown
+		// timeout set to 10 seconds" reports the controller's RTD3 entry
+		// latency, no timeout that happened.
+		"Shutdown timeout set to ",
 	}
 	benignDriverSubstrings = []string{
 		// A capability the device or firmware lacks: the driver says so
@@ -142,14 +182,31 @@ func benignDriverLine(msg string) bool {
 var errorWords = []string{"error", "fail", "timeout", "timed out", "abort", "fatal", "unable to", "cannot", "can't",
 	"not responding", "bad ", "corrupt", "lost", "unrecoverable", "syndrome", "err -", "err(-", "err=-", "err: -",
 	// NVIDIA's error reports: an Xid in a form the Xid row does not read,
-	// and the fall off the bus in another wording.
+	// and the fall off the bus in another wording. They count only in the
+	// lines of NVIDIA's drivers: r8169 prints its chip's "XID 64a" when a
+	// port comes up (drivers/net/ethernet/realtek/r8169_main.c).
 	"xid", "fallen off"}
+
+// nvidiaOnlyWords is how many words at the end of errorWords count only in
+// the lines of NVIDIA's drivers.
+const nvidiaOnlyWords = 2
+
+// nvidiaDriver reports whether drv is NVIDIA's GPU driver or one of its
+// modules.
+func nvidiaDriver(drv string) bool {
+	return drv == "NVRM" || strings.HasPrefix(drv, "nvidia") || drv == "nv_peer_mem" || drv == "gdrdrv"
+}
 
 // errorWording reports whether msg says something failed: one pass over
 // it, trying the words that start with the letter at each word start.
 // "fail" that begins "failover" or "failsafe" is no failure (mlx5 lag,
-// bonding).
-func errorWording(msg string) bool {
+// bonding). nvidia says whether the line is one of NVIDIA's drivers, whose
+// words alone the last nvidiaOnlyWords of errorWords are.
+func errorWording(msg string, nvidia bool) bool {
+	words := errorWords
+	if !nvidia {
+		words = words[:len(words)-nvidiaOnlyWords]
+	}
 	for i := 0; i < len(msg); i++ {
 		if i > 0 && isAlnum(msg[i-1]) {
 			continue
@@ -160,7 +217,7 @@ func errorWording(msg string) bool {
 		default:
 			continue
 		}
-		for _, w := range errorWords {
+		for _, w := range words {
 			if w[0] != c || !hasPrefixFold(msg[i:], w) {
 				continue
 			}

@@ -46,6 +46,15 @@ func TestDriverErrorCatchAll(t *testing.T) {
 		{"netdev, errno",
 			"mlx5_core 0000:3b:00.0 ens1f0: mlx5e_open_locked: err -12",
 			&Event{Driver: "mlx5_core", PCI: "0000:3b:00.0", Interface: "ens1f0", Detail: "mlx5e_open_locked: err -12"}},
+		// An Ethernet NIC of a cluster node (netdev_err of e1000e), an NVMe
+		// controller (dev_printk of the class device, drivers/nvme/host/core.c),
+		// an RDMA upper layer's pr_fmt prefix (drivers/infiniband/ulp/srp/ib_srp.c).
+		{"Ethernet NIC", "e1000e 0000:00:1f.6 eno1: failed to initialize",
+			&Event{Driver: "e1000e", PCI: "0000:00:1f.6", Interface: "eno1", Detail: "failed to initialize"}},
+		{"NVMe controller", "nvme nvme0: I/O 1010 QID 3 timeout, aborting",
+			&Event{Driver: "nvme", Interface: "nvme0", Detail: "I/O 1010 QID 3 timeout, aborting"}},
+		{"RDMA upper layer", "ib_srp: Connection 0/8 to fe80:0000:0000:0000:0002:c903:0010:7fb5 failed",
+			&Event{Driver: "ib_srp", Detail: "Connection 0/8 to fe80:0000:0000:0000:0002:c903:0010:7fb5 failed"}},
 
 		// Not caught: benign lines (drivererr.go benignDriverPrefixes and benignDriverSubstrings).
 		{"unsigned module (kernel/module/signing.c)", "nvidia: module verification failed: signature and/or required key missing - tainting kernel", nil},
@@ -57,7 +66,10 @@ func TestDriverErrorCatchAll(t *testing.T) {
 		{"EOPNOTSUPP", "bnxt_re: bnxt_re_query_hwrm_intf_version: failed to query (-95)", nil},
 		// Not caught: no failure word, another driver, a word inside another, prose naming a driver.
 		{"no failure word", "mlx5_core 0000:3b:00.0: firmware version: 28.39.1002", nil},
-		{"other driver", "e1000e 0000:00:1f.6 eno1: failed to initialize", nil},
+		{"other driver", "snd_hda_intel 0000:00:1f.3: azx_get_response timeout, switching to polling mode", nil},
+		{"optional firmware, the loader's line (drivers/base/firmware_loader/main.c)", "r8169 0000:03:00.0: firmware: failed to load rtl_nic/rtl8168h-2.fw (-2)", nil},
+		{"a chip's XID, not NVIDIA's (realworld/dmesg-linux-pci-bz220775-diff.txt)", "r8169 0000:0a:00.0 eth1: RTL8126A, 9c:6b:00:96:ce:15, XID 64a, IRQ 169", nil},
+		{"NVMe shutdown latency (drivers/nvme/host/core.c)", "nvme nvme0: Shutdown timeout set to 10 seconds", nil},
 		// lag/port_sel and bonding name a failover (a LAG moving traffic to the live port), not a failure.
 		{"failover", "mlx5_core 0000:3b:00.0: lag map active ports: 1, failover to port 2", nil},
 		{"inside a word", "mlx5_core 0000:3b:00.0: terrors", nil},

@@ -155,13 +155,14 @@ var triageMetas = []finding.Meta{
 	},
 	{
 		ID: "kmsg.driver_error", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
-		Title:   "an RDMA or GPU driver logged errors ibdoctor does not classify",
-		Meaning: "A driver of the RDMA or GPU stack (mlx5_core, mlx4, ib_core and the RDMA device drivers, bnxt_re, irdma, efa, NVIDIA's NVRM, nvidia-peermem) printed lines that say something failed (\"failed\", \"error\", \"timeout\", a negative errno), in a wording none of ibdoctor's kernel rules knows (\"mlx5_core 0000:01:00.2: up_rel_func:90:(pid 4328): failed to free uar index 17\", \"NVRM: GPU 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)\"). ibdoctor cannot say what they mean or how grave they are, only that the driver reported a failure on this device: read them. Lines the drivers print when nothing is wrong (an unsigned module, an optional firmware file, a capability the device lacks) and PCIe error reports (the AER rule reads those) are not counted; lines of a device another finding already reports are added to that finding as its evidence instead.",
+		Title:   "an RDMA, network, NVMe or GPU driver logged errors ibdoctor does not classify",
+		Meaning: "A driver of the RDMA, network, NVMe or GPU stack (mlx5_core, mlx4, ib_core and the RDMA device drivers, bnxt_re, irdma, efa; the upper layers over RDMA: ib_srp, ib_iser, rpcrdma, nvme-rdma; the Ethernet NIC drivers of cluster nodes: ice, i40e, ixgbe, igb, e1000e, ena, gve and others; NVMe controllers; NVIDIA's NVRM, nvidia-peermem) printed lines that say something failed (\"failed\", \"error\", \"timeout\", a negative errno), in a wording none of ibdoctor's kernel rules knows (\"mlx5_core 0000:01:00.2: up_rel_func:90:(pid 4328): failed to free uar index 17\", \"NVRM: GPU 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)\"). ibdoctor cannot say what they mean or how grave they are, only that the driver reported a failure on this device: read them. Lines the drivers print when nothing is wrong (an unsigned module, an optional firmware file, a capability the device lacks, NVMe's \"Shutdown timeout set to\" latency) and PCIe error reports (the AER rule reads those) are not counted; lines of a device another finding already reports are added to that finding as its evidence instead.",
 		Causes:  []string{"a fault of the device or its firmware that shows in a message ibdoctor does not know", "a driver and firmware (or NVIDIA driver and GPU) that do not match", "a resource the driver could not get: memory, interrupts, a firmware limit", "a driver bug"},
 		Remedy: []string{
 			"read the lines: dmesg -T | grep -i <pci> (or the driver's name), and journalctl -k -b -1 for the boot before",
 			"mlx5: mlxfwmanager --query and mlxconfig -d <pci> query: the firmware version and settings the driver runs against; align the firmware with the driver",
 			"NVRM: nvidia-bug-report.sh collects the driver's state and logs for NVIDIA support; nvidia-smi -q shows the GPU's state",
+			"NVMe: nvme smart-log /dev/<ctrl> and nvme error-log /dev/<ctrl> (nvme-cli) show the controller's health (critical warning, media errors) and its error log",
 			"search the driver's source or its vendor's release notes for the message text; if the device stays broken, reset it or reload the driver, then replace it if the errors return",
 		},
 	},

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -130,6 +131,17 @@ groups:
 		}
 		f := catalog.New("kmsg.driver_error", subj,
 			fmt.Sprintf("%s logged %s ibdoctor does not classify %s; the first: %q", label, plural(g.n, "error line", "error lines"), in.window(), g.first.Detail), ev...)
+		// The remedies grep the log for the device: its PCI address, else
+		// the name the lines give it, else the driver's name (never the
+		// HCA placeholder: the lines may be a disk's or a GPU's).
+		var kv []string
+		if g.pci == "" {
+			kv = append(kv, "pci", cmp.Or(g.iface, g.driver))
+		}
+		if g.driver == "nvme" && g.iface != "" {
+			kv = append(kv, "ctrl", g.iface)
+		}
+		catalog.Fill(&f, kv...)
 		f.Remedy = remediesFor(f.Remedy, driverFamily(g.driver, g.iface))
 		out = append(out, f)
 	}
@@ -147,7 +159,7 @@ func checkDriverErrors(in *Input) []finding.Finding {
 }
 
 // familyRemedies are the remedy prefixes that name one driver family.
-var familyRemedies = map[string]string{"mlx5: ": "mlx5", "NVRM: ": "nvidia"}
+var familyRemedies = map[string]string{"mlx5: ": "mlx5", "NVRM: ": "nvidia", "NVMe: ": "nvme"}
 
 // remediesFor keeps the remedies for every driver and those of fam,
 // without the family's prefix.

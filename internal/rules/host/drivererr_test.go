@@ -27,6 +27,9 @@ func TestDriverErrors(t *testing.T) {
 		cmd   = "[  2.1] mlx5_core 0000:41:00.0: mlx5_cmd_out_err:838:(pid 0): CREATE_MKEY(0x200) op_mod(0x0) failed, status limits exceeded(0x8), syndrome (0x18af6), err(-12)"
 		rpc   = "[  3.0] NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 78 sequence 7869!"
 		xid   = "[  3.1] NVRM: Xid (PCI:0000:01:00): 79, pid=1234, name=python, GPU has fallen off the bus."
+		// drivers/nvme/host/pci.c nvme_timeout (the line from
+		// realworld-fresh24 dmesg-linuxpci-edr-dpc-fatal-malftlp-nvme-quoted.txt, another controller).
+		nvme = "[  4.0] nvme nvme0: I/O 1010 QID 3 timeout, aborting"
 	)
 	tests := []struct {
 		name    string
@@ -45,6 +48,8 @@ func TestDriverErrors(t *testing.T) {
 		{"two functions", []string{uar1, other}, []string{"kmsg.driver_error/warning", "kmsg.driver_error/warning"}, "0000:01:00.2", nil, "", ""},
 		{"GPU driver without a device", []string{rpc}, []string{"kmsg.driver_error/warning"}, "NVRM logged 1 error line",
 			[]string{"cmd/dmesg.txt:1"}, "nvidia-bug-report.sh", "mlxfwmanager"},
+		{"NVMe controller", []string{nvme}, []string{"kmsg.driver_error/warning"}, "nvme nvme0 logged 1 error line",
+			[]string{"cmd/dmesg.txt:1"}, "nvme smart-log /dev/nvme0", "mlxfwmanager"},
 		// The refused command is the fault; the RDMA device's failed registrations are its consequence.
 		{"covered by the mlx5 command failure", []string{mkey, cmd}, []string{"kmsg.mlx5_cmd_failed/warning"}, "CREATE_MKEY failed",
 			[]string{"cmd/dmesg.txt:2", "cmd/dmesg.txt:1"}, "", ""},
