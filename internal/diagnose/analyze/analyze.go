@@ -87,6 +87,9 @@ type Segment struct {
 	Empty string `json:"not_judged,omitempty"`
 	// err is the parser's error when Failed.
 	err error
+	// failures is the paste.failure_lines finding of an output no reader
+	// knows, given only when no output of its file was recognised.
+	failures *finding.Finding
 }
 
 // Guess is the closest kind of a text that was not recognised.
@@ -290,7 +293,7 @@ func AnalyzeText(name, text string, opts Options) File {
 			// Nothing of it could be read as that tool's: it is not.
 			sp := Span{Start: s.Start, End: s.End}
 			*s = Segment{Kind: KindUnknown, Start: sp.Start, End: sp.End, Lines: s.Lines, Findings: []finding.Finding{}}
-			unrecognised(s, d, sp)
+			unrecognised(name, s, d, sp)
 		} else {
 			s.Skipped = append([]string{fmt.Sprintf("no %s header in the file; read as %s output because its lines resemble it (score %d/100): give --kind to read it as another", guessed.Kind, guessed.Kind, guessed.Score)}, s.Skipped...)
 		}
@@ -302,13 +305,31 @@ func AnalyzeText(name, text string, opts Options) File {
 			parsed = parsed || !s.Failed
 		}
 	}
-	if !recognised {
+	if !recognised && !judgeUnread(&fr) {
 		fr.NotRecognised = true
 		g := Closest(text)
 		fr.Closest = &g
 	}
 	fr.Unparsed = recognised && !parsed
 	return fr
+}
+
+// judgeUnread judges a file none of whose outputs was recognised by the
+// lines of them that say something failed: each unread output with such
+// lines gets its paste.failure_lines finding. It reports whether any did;
+// a file that holds none stays not recognised (not judged).
+func judgeUnread(fr *File) bool {
+	judged := false
+	for i := range fr.Segments {
+		s := &fr.Segments[i]
+		if s.failures == nil {
+			continue
+		}
+		s.Findings = append(s.Findings, *s.failures)
+		s.Summary = "not recognised; lines of it say something failed"
+		judged = true
+	}
+	return judged
 }
 
 // judgeSpans diagnoses the outputs spans of a file whose lines d holds,
@@ -361,7 +382,7 @@ func judgeSpans(name string, d *doc, spans []Span, opts Options) ([]Segment, *co
 		}
 		seg := *segs[i]
 		if sp.Kind == KindUnknown {
-			unrecognised(&seg, d, sp)
+			unrecognised(name, &seg, d, sp)
 		}
 		if isFabric(sp.Kind) {
 			fabricSegs = append(fabricSegs, len(out))
@@ -439,10 +460,11 @@ func socketInPlaceOfIB(lg *nccllog.Log) {
 }
 
 // unrecognised says what a segment of no known kind holds.
-func unrecognised(seg *Segment, d *doc, sp Span) {
+func unrecognised(file string, seg *Segment, d *doc, sp Span) {
 	ls := d.lines(sp)
 	g := Closest(strings.Join(ls, "\n"))
 	seg.Summary = "not recognised"
+	seg.failures = failureLines(file, ls, sp.Start)
 	seg.Skipped = []string{fmt.Sprintf("lines %d-%d (%d) not recognised as any tool's output%s, starting %q", sp.Start, sp.End, sp.End-sp.Start+1, g.phrase(), firstLine(ls))}
 }
 

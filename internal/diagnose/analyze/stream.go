@@ -558,7 +558,7 @@ func (s *streamer) file() File {
 	fr.Segments, ctx = judgeSpans(s.name, d, s.spans, s.opts)
 	for i, sp := range s.sampledSpans {
 		seg := Segment{Kind: KindUnknown, Start: sp.Start, End: sp.End, Lines: fmt.Sprintf("%d-%d", sp.Start, sp.End), Findings: []finding.Finding{}}
-		unrecognised(&seg, &doc{parts: s.sampled[i : i+1]}, sp)
+		unrecognised(s.name, &seg, &doc{parts: s.sampled[i : i+1]}, sp)
 		fr.Segments = append(fr.Segments, seg)
 	}
 	for _, k := range s.order {
@@ -598,7 +598,7 @@ func (s *streamer) file() File {
 			}
 		}
 	}
-	if !recognised {
+	if !recognised && !judgeUnread(&fr) {
 		fr.NotRecognised = true
 		if lead == nil && len(s.sampled) > 0 {
 			lead = s.sampled[0].ls

@@ -36,7 +36,8 @@ func TestToolErrorPastes(t *testing.T) {
 		// OSLL/ntb-cxl issue 90: ibv_devices lists the device, ibv_devinfo cannot open it.
 		{"ibv_devinfo cannot open", "root@qemux86-64:/sys/kernel/debug# ibv_devinfo \nFailed to open device\n",
 			[]Kind{KindToolError}, []string{"container.uverbs_missing/critical"}, 2},
-		{"the same words under another command", "$ ./gamepad\nFailed to open device\n", nil, nil, 3},
+		// Another program's failure: no tool error, but a line that says something failed.
+		{"the same words under another command", "$ ./gamepad\nFailed to open device\n", nil, []string{"paste.failure_lines/warning"}, 1},
 		{"the error between other outputs", "$ ibv_devinfo\nFailed to get IB devices list: Function not implemented\n$ ulimit -a\nmax locked memory       (kbytes, -l) 64\nopen files                      (-n) 1024\n",
 			[]Kind{KindToolError, KindUlimit}, []string{"container.uverbs_missing/critical", "host.memlock_limited/critical"}, 2},
 		{"prose quoting it is not a tool error", "We saw Failed to get IB devices list: Function not implemented on two nodes.\nThen it went away.\n",

@@ -1,0 +1,83 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFailureLine: lines of unread outputs that say something failed, and
+// lines that only name a failure (counters, settings, identifiers).
+func TestFailureLine(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		// Failures, in the wordings of programs ibdoctor does not read.
+		{"ERROR: connect to 10.0.0.2:18515 failed: Connection refused", true},
+		{"[2024-05-01 10:00:01] worker 3: RuntimeError: something went wrong", true},
+		{"torch.distributed.DistBackendError: NCCL communicator was aborted", true},
+		{"registered errorHandler for rank 0", false},
+		{"Segmentation fault (core dumped)", true},
+		{"rdma_connect: Connection timed out", true},
+		{"fatal: unable to allocate memory region", true},
+		{"libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.", false},
+		{"nvme connect: Failed to write to /dev/nvme-fabrics: Input/output error", true},
+		{"transport retry count exceeded on mlx5_0:1/IB", true},
+		{"ping: sendmsg: No route to host", true},
+		{"ERROR: you must run this as root", true},
+		{"t_avg 5.21 us, 2 errors after 1000 iterations", true},
+		// A person's sentences about a failure.
+		{"We saw Failed to get IB devices list: Function not implemented on two nodes.", false},
+		{"I think reporting any instance of the word \"pause\" as a potential error would be safe.", false},
+		{"When I run it, my job fails.", false},
+		// Names of a failure without one.
+		{"    errors: 0", false},
+		{"RX errors 0  dropped 0  overruns 0  frame 0", false},
+		{"0 errors, 0 warnings", false},
+		{"no errors found", false},
+		{"local_ack_timeout_err 0", false},
+		{"port_rcv_errors: 12", false},
+		{"Timeout: 14", false},
+		{"timeout=30s", false},
+		{"bond0: link failover to eth1", false},
+		{"terror and errorlog are no failures", false},
+		{"$ ib_write_bw --timeout 20 failed-host", false},
+		{"```", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := failureLine(tt.line); got != tt.want {
+			t.Errorf("failureLine(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}
+
+// TestUnreadFailures: a file no reader knows is not judged, unless lines
+// of it say something failed: then it is a warning (paste.failure_lines)
+// that cites the first and the last such line; beside an output that is
+// read, those lines give nothing. Read whole and streamed alike.
+func TestUnreadFailures(t *testing.T) {
+	const failing = "starting worker 3\nworker 3: connect to 10.0.0.2 failed: Connection refused\nretrying\nworker 3: giving up: Connection refused, unable to reach 10.0.0.2\n"
+	r := Run([]Input{{Name: "app.log", Text: failing}}, Options{})
+	if r.ExitCode != 1 || len(r.Findings) != 1 || r.Findings[0].ID != "paste.failure_lines" {
+		t.Fatalf("exit %d, findings %+v; want one paste.failure_lines warning", r.ExitCode, r.Findings)
+	}
+	f := r.Findings[0]
+	if len(f.Evidence) != 2 || f.Evidence[0].Source != "app.log:2" || f.Evidence[1].Source != "app.log:4" {
+		t.Errorf("evidence %+v, want app.log:2 and app.log:4", f.Evidence)
+	}
+	if !strings.HasPrefix(f.Summary, "2 lines of an output ibdoctor does not read say something failed") {
+		t.Errorf("summary %q", f.Summary)
+	}
+	if got := Run([]Input{{Name: "app.log", R: strings.NewReader(failing), Size: -1}}, Options{}); got.ExitCode != 1 || len(got.Findings) != 1 {
+		t.Errorf("streamed: exit %d, findings %+v", got.ExitCode, got.Findings)
+	}
+	if r := Run([]Input{{Name: "notes.txt", Text: "starting worker 3\nall done, 0 errors\n"}}, Options{}); r.ExitCode != 3 {
+		t.Errorf("no failure line: exit %d, want 3 (not judged)", r.ExitCode)
+	}
+	// Beside an ibstat that is read, the prose is left alone.
+	ibstat := "CA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tFirmware version: 20.31.1014\n\tHardware version: 0\n\tNode GUID: 0x0c42a10300a1b2c3\n\tSystem image GUID: 0x0c42a10300a1b2c3\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tBase lid: 5\n\t\tLMC: 0\n\t\tSM lid: 1\n\t\tCapability mask: 0x2651e848\n\t\tPort GUID: 0x0c42a10300a1b2c3\n\t\tLink layer: InfiniBand\n"
+	if r := Run([]Input{{Name: "t.txt", Text: "the job failed yesterday, now:\n\n$ ibstat\n" + ibstat}}, Options{}); r.ExitCode != 0 {
+		t.Errorf("ibstat beside prose: exit %d, findings %+v; want HEALTHY", r.ExitCode, r.Findings)
+	}
+}
