@@ -72,7 +72,9 @@ var prosePronouns = []string{"we", "we're", "we've", "my", "our", "me"}
 // isProse reports whether line t is a person's sentence: it holds one of
 // prosePronouns as a word of its own ("I" upper case only).
 func isProse(t string) bool {
-	for w := range strings.FieldsFuncSeq(t, func(r rune) bool { return r == ' ' || r == ',' || r == '.' || r == '!' || r == '?' || r == '"' || r == '(' || r == ')' }) {
+	for w := range strings.FieldsFuncSeq(t, func(r rune) bool {
+		return r == ' ' || r == ',' || r == '.' || r == '!' || r == '?' || r == '"' || r == '(' || r == ')'
+	}) {
 		if w == "i" || len(w) > 5 {
 			continue
 		}
