@@ -2016,6 +2016,9 @@ func diagnoseVerbsLog(seg *Segment, file, text string) error {
 		return err
 	}
 	seg.Summary = plural(len(lg.Errors), "work-completion error line", "work-completion error lines")
+	if len(lg.Async) > 0 {
+		seg.Summary += ", " + plural(len(lg.Async), "async event line", "async event lines")
+	}
 	seg.Findings = append(seg.Findings, verbsrules.Check(lg)...)
 	return nil
 }

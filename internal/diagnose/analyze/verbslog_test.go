@@ -27,6 +27,14 @@ func TestVerbsLogSpans(t *testing.T) {
 			[]Kind{KindVerbsLog}, []string{"verbs.completion_error"}, 2},
 		{"the dump under a UCX error is UCX's", "[1496344648.548260] [vegas06:14879:0]       dc_verbs.c:614  UCX  ERROR Send completion with error on qp 0x6214: remote access error syndrome 0x88\n" + dump,
 			[]Kind{KindUCXLog}, []string{"ucx.completion_error"}, 2},
+		// kvcache-ai/Mooncake#117 (testdata/realworld-fresh27): a slice
+		// failed with "general error" on erdma_0, then the QP-fatal async
+		// event on the same device.
+		{"general error, then an async event", "E0222 20:07:21.119704 2179433 worker_pool.cpp:291] Worker: Process failed for slice (opcode: 0, source_addr: 0x7f5cfc000000, length: 65536, dest_addr: 140123979120640, local_nic: erdma_0, peer_nic: 10.0.0.41:7712@erdma_0, dest_rkey: 39908608, retry_cnt: 0): general error\n" +
+			"W0222 20:07:21.119717 2179435 worker_pool.cpp:399] Worker: Received context async event local work queue catastrophic error for context erdma_0\n",
+			[]Kind{KindVerbsLog}, []string{"verbs.async_event", "verbs.completion_error"}, 2},
+		{"an informational async event alone", "I0222 20:07:21.119717 2179435 worker_pool.cpp:399] Worker: Received context async event port active for context mlx5_0\n",
+			[]Kind{KindVerbsLog}, []string{"verbs.async_event"}, 0},
 		{"prose naming a status", "In addition to the .status 9 (IBV_WC_REM_INV_REQ_ERR), there is a .vendor_err field with value 138 (or 0x8a)\n",
 			nil, nil, 3},
 	} {
