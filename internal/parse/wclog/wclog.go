@@ -15,7 +15,9 @@
 //     192.168.1.161:16360@mlx5_7, …): transport retry counter exceeded"),
 //     or, for the vaguest texts ("general error", "fatal error"), ends in
 //     it after "): " on a line that names an RDMA device;
-//   - application log lines that name an ibv async event (async.go).
+//   - application log lines that name an ibv async event (async.go);
+//   - libibverbs' warnings that it cannot use a device, printed into any
+//     program's output (provider.go).
 //
 // The error CQE is decoded (struct mlx5_err_cqe of providers/mlx5/mlx5dv.h:
 // vendor_err_synd and syndrome in byte 54 and 55, s_wqe_opcode_qpn in
@@ -37,8 +39,8 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 )
 
-// ErrNoData is returned when no line is a work-completion error line or
-// an async event's.
+// ErrNoData is returned when no line is a work-completion error line, an
+// async event's or a libibverbs provider warning.
 var ErrNoData = errors.New("no work-completion error line")
 
 // Source is what printed an error.
@@ -87,6 +89,8 @@ type Log struct {
 	Errors []Error
 	// Async are the ibv async events application lines name.
 	Async []Async
+	// Providers are libibverbs' warnings of devices it cannot use.
+	Providers []Provider
 	// Lines is how many lines were read.
 	Lines int
 }
@@ -133,6 +137,9 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		} else if a, ok := asyncLine(l); ok {
 			a.Line = n
 			lg.Async = append(lg.Async, a)
+		} else if p, ok := providerLine(l); ok {
+			p.Line = n
+			lg.Providers = append(lg.Providers, p)
 		}
 	}
 	flush()
@@ -140,7 +147,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &parse.Error{Source: source, Line: n + 1, Err: err}
 	}
-	if len(lg.Errors) == 0 && len(lg.Async) == 0 {
+	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 {
 		return nil, &parse.Error{Source: source, Err: ErrNoData}
 	}
 	return lg, nil
@@ -158,7 +165,8 @@ func Detect(text string) bool {
 
 // DetectLine says whether a line is one this package reads: libmlx5's
 // dump header, a libfabric log line, or a log line that reports a
-// failed work completion or names an ibv async event.
+// failed work completion or names an ibv async event, or libibverbs'
+// warning that it cannot use a device.
 func DetectLine(l string) bool {
 	if !Hint(l) {
 		return false
@@ -172,7 +180,10 @@ func DetectLine(l string) bool {
 	if _, ok := lineError(l); ok {
 		return true
 	}
-	_, ok := asyncLine(l)
+	if _, ok := asyncLine(l); ok {
+		return true
+	}
+	_, ok := providerLine(l)
 	return ok
 }
 
@@ -180,7 +191,8 @@ func DetectLine(l string) bool {
 // such line holds one of these words.
 func Hint(l string) bool {
 	return strings.Contains(l, "rror") || strings.Contains(l, "exceeded") || strings.Contains(l, "IBV_WC_") || strings.HasPrefix(l, "libfabric:") ||
-		strings.Contains(l, "status") && completionWords(l) || asyncHint(l)
+		strings.Contains(l, "status") && completionWords(l) || asyncHint(l) ||
+		strings.Contains(l, "libibverbs: W")
 }
 
 // dumpHeader matches libmlx5's "mlx5: cn10: got completion with error:"

@@ -237,3 +237,48 @@ func TestAsyncLine(t *testing.T) {
 		t.Fatalf("Parse of an async line alone: %+v, %v", lg, err)
 	}
 }
+
+// TestProviderLine: libibverbs' warnings that lose a device, as any
+// program prints them (spdk/spdk#272, realworld-fresh27's README row: an
+// SPDK nvmf_tgt log), and the program's lines that say it then found no
+// RDMA device; a driver that did not load alone, and a prefixed or other
+// warning, are not read.
+func TestProviderLine(t *testing.T) {
+	for _, tc := range []struct {
+		line, name string // name "": not read
+	}{
+		{"libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs1", "uverbs1"},
+		{"libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re2", "bnxt_re2"},
+		{"libibverbs: Warning: couldn't load driver 'libmlx5-rdmav2.so': libmlx5-rdmav2.so: cannot open shared object file: No such file or directory", ""},
+		{"libibverbs: Warning: couldn't stat '/sys/class/infiniband/mlx5_7'.", ""},
+		{"the log said no userspace device-specific driver found for uverbs1", ""},
+	} {
+		p, ok := providerLine(tc.line)
+		if tc.name == "" {
+			if ok {
+				t.Errorf("%q read as %+v", tc.line, p)
+			}
+			continue
+		}
+		if !ok || p.Name != tc.name || !Hint(tc.line) || !DetectLine(tc.line) {
+			t.Errorf("%q: ok=%v %+v, want %s", tc.line, ok, p, tc.name)
+		}
+	}
+	lg, err := Parse(strings.NewReader("rdma.c:1136:spdk_nvmf_rdma_create: *NOTICE*: *** RDMA Transport Init ***\nlibibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs1\nlibibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0\n"), "x")
+	if err != nil || len(lg.Providers) != 2 || lg.Providers[0].Line != 2 || lg.Providers[1].Name != "uverbs0" {
+		t.Fatalf("Parse: %+v, %v", lg, err)
+	}
+	for l, want := range map[string]bool{
+		"rdma.c:1144:spdk_nvmf_rdma_create: *ERROR*: rdma_create_event_channel() failed, No such device": true,
+		"No IB devices found":               true,
+		" Failed to get IB devices list":    true,
+		"nvme_rdma.c: 999: no RDMA devices": true,
+		"No RDMA device available":          true,
+		"nvmf.c: 255:spdk_nvmf_tgt_listen: *ERROR*: Transport initialization failed": false,
+		"found 2 RDMA devices": false,
+	} {
+		if NoDevice(l) != want {
+			t.Errorf("NoDevice(%q) = %v", l, !want)
+		}
+	}
+}
