@@ -799,6 +799,20 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
+	if err == nil && verbsJudged(sp.Kind) {
+		// libibverbs' provider warnings inside a NCCL, UCX, MPI or
+		// benchmark output, which its reader does not judge.
+		var ps []wclog.Provider
+		for i, l := range d.lines(sp) {
+			if p, ok := wclog.ProviderLine(l); ok {
+				p.Line = sp.Start + i
+				ps = append(ps, p)
+			}
+		}
+		if len(ps) > 0 {
+			seg.Findings = append(seg.Findings, logProviders(file, ps, d, sp)...)
+		}
+	}
 	return finish(seg, file, err)
 }
 

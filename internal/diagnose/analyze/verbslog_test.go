@@ -55,6 +55,14 @@ func TestVerbsLogSpans(t *testing.T) {
 			"libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re2\n" +
 			"No IB devices found\n",
 			[]Kind{KindDevinfo}, []string{"host.verbs_provider_missing"}, 2},
+		// The same warning inside a NCCL log, whose reader does not judge
+		// it, before NCCL's "NET/IB : No device found.".
+		{"a provider warning inside a NCCL log", "node1:123:123 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n" +
+			"libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0\n" +
+			"node1:123:123 [0] NCCL INFO NET/IB : No device found.\n" +
+			"node1:123:123 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n" +
+			"node1:123:123 [0] NCCL INFO Using network Socket\n",
+			[]Kind{KindNCCLLog}, []string{"host.verbs_provider_missing", "nccl.socket_fallback"}, 2},
 		{"prose naming a status", "In addition to the .status 9 (IBV_WC_REM_INV_REQ_ERR), there is a .vendor_err field with value 138 (or 0x8a)\n",
 			nil, nil, 3},
 	} {

@@ -23,10 +23,10 @@ type Provider struct {
 	Name string
 }
 
-// providerLine reads a libibverbs warning line. Only the warnings that
+// ProviderLine reads a libibverbs warning line (Line left 0). Only the warnings that
 // lose a device open an output here: "couldn't load driver" alone is
 // common on hosts whose driver list names hardware they lack.
-func providerLine(l string) (Provider, bool) {
+func ProviderLine(l string) (Provider, bool) {
 	if !strings.Contains(l, "libibverbs: W") {
 		return Provider{}, false
 	}
@@ -42,9 +42,12 @@ func providerLine(l string) (Provider, bool) {
 // returns ENODEV when ibv_get_device_list lists none, so SPDK prints
 // "rdma_create_event_channel() failed, No such device"), "No IB devices
 // found" (ibv_devinfo, perftest), perftest's "Failed to get IB devices
-// list", or "no RDMA device(s)" in any case.
+// list" and " Did not detect devices" (perftest, as ib_write_bw printed
+// it in k8snetworkplumbingwg/sriov-cni#348), NCCL's "NET/IB : No device
+// found." (src/transport/net_ib.cc), or "no RDMA device(s)" in any case.
 func NoDevice(l string) bool {
-	if strings.Contains(l, "No such device") || strings.Contains(l, "No IB devices found") || strings.Contains(l, "Failed to get IB devices list") {
+	if strings.Contains(l, "No such device") || strings.Contains(l, "No IB devices found") || strings.Contains(l, "Failed to get IB devices list") ||
+		strings.Contains(l, "Did not detect devices") || strings.Contains(l, "NET/IB : No device found") {
 		return true
 	}
 	i := strings.Index(l, "RDMA device")

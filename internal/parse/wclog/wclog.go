@@ -137,7 +137,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		} else if a, ok := asyncLine(l); ok {
 			a.Line = n
 			lg.Async = append(lg.Async, a)
-		} else if p, ok := providerLine(l); ok {
+		} else if p, ok := ProviderLine(l); ok {
 			p.Line = n
 			lg.Providers = append(lg.Providers, p)
 		}
@@ -183,7 +183,7 @@ func DetectLine(l string) bool {
 	if _, ok := asyncLine(l); ok {
 		return true
 	}
-	_, ok := providerLine(l)
+	_, ok := ProviderLine(l)
 	return ok
 }
 

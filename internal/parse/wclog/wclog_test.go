@@ -253,7 +253,7 @@ func TestProviderLine(t *testing.T) {
 		{"libibverbs: Warning: couldn't stat '/sys/class/infiniband/mlx5_7'.", ""},
 		{"the log said no userspace device-specific driver found for uverbs1", ""},
 	} {
-		p, ok := providerLine(tc.line)
+		p, ok := ProviderLine(tc.line)
 		if tc.name == "" {
 			if ok {
 				t.Errorf("%q read as %+v", tc.line, p)
@@ -275,7 +275,9 @@ func TestProviderLine(t *testing.T) {
 		"nvme_rdma.c: 999: no RDMA devices": true,
 		"No RDMA device available":          true,
 		"nvmf.c: 255:spdk_nvmf_tgt_listen: *ERROR*: Transport initialization failed": false,
-		"found 2 RDMA devices": false,
+		"found 2 RDMA devices":                                  false,
+		" Did not detect devices":                               true,
+		"node1:123:123 [0] NCCL INFO NET/IB : No device found.": true,
 	} {
 		if NoDevice(l) != want {
 			t.Errorf("NoDevice(%q) = %v", l, !want)
