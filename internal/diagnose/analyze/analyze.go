@@ -794,6 +794,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseMADErrors(&seg, file, d, sp)
 	case KindToolError:
 		err = diagnoseToolErrors(&seg, file, d, sp)
+	case KindVerbsDevices:
+		err = diagnoseVerbsDevices(&seg, file, d, sp, ctx)
 	case KindVerbsLog:
 		err = diagnoseVerbsLog(&seg, file, text, d, sp)
 	default:
@@ -1035,6 +1037,14 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		// Device headers alone: nothing of a port was read (its lines
 		// did not parse, or the paste was cut after the header).
 		seg.Empty = "no port read: only device header lines"
+		if seg.Kind == KindDevinfo && len(snap.Devices) > 0 && snap.Devices[0].FWVersion != "" {
+			// ibv_devinfo prints hca_id and fw_ver only after
+			// ibv_open_device and ibv_query_device succeeded
+			// (rdma-core libibverbs/examples/devinfo.c print_hca_cap):
+			// the device opens, but its ports were not shown.
+			seg.Empty = "no port section (cut after the device header): the device opens, its ports' state is not shown"
+			seg.Summary += ", ports not judged: no port section"
+		}
 	}
 	if counters > 0 {
 		seg.Summary += fmt.Sprintf(", %d hw counters", counters)

@@ -19,8 +19,8 @@ var toolErrMetas = []finding.Meta{
 		Causes:  []string{"a failure reported by a program or tool whose output ibdoctor does not parse", "a known tool's output in a layout ibdoctor does not recognise"},
 		Remedy: []string{
 			"read the quoted lines and the lines around them, and find the program that printed them",
-			"paste the output of the tools that show the state of what failed, which ibdoctor reads: ibstat, ibv_devinfo, rdma link, dmesg -T, the job's NCCL_DEBUG=INFO log, nvidia-smi -q",
-			"ibdoctor analyze --kind KIND reads a known tool's output whose header is missing (ibdoctor analyze --help lists the kinds)",
+			"paste the output of the tools that show the state of what failed: ibstat, ibv_devinfo, rdma link, dmesg -T, the job's NCCL_DEBUG=INFO log, nvidia-smi -q",
+			"a known tool's output whose header is missing: ibdoctor analyze --kind KIND FILE (ibdoctor analyze --kind list names the kinds)",
 		},
 	},
 }
