@@ -217,7 +217,9 @@ type Event struct {
 	Async string `json:"async,omitempty"`
 	Port  int    `json:"port,omitempty"`
 
-	// Resource errors: "Call to ibv_reg_mr failed with error E".
+	// Resource errors: "Call to ibv_reg_mr failed with error E". The IB
+	// transport's "NET/IB : Unable to open device D" is one too, Call
+	// "ibv_open_device" and HCA D.
 	Call  string `json:"call,omitempty"`
 	Error string `json:"error,omitempty"`
 
@@ -904,7 +906,7 @@ func (p *Parser) event(ev Event) {
 		// The rules count these and quote the first.
 		k = foldKey{kind: ev.Kind, seq: -1}
 	case ev.Kind == EventResource:
-		k = foldKey{kind: ev.Kind, call: ev.Call} // first and count per call
+		k = foldKey{kind: ev.Kind, call: ev.Call, hca: ev.HCA} // first and count per call (and device it names)
 	case ev.Kind == EventAsync:
 		k = foldKey{kind: ev.Kind, host: ev.Host, hca: ev.HCA, errText: ev.Async} // per host, device and event
 	}
@@ -1768,6 +1770,24 @@ func warnTail(raw string) bool {
 	return true
 }
 
+// openDeviceFailed starts the warning of NCCL's IB transport about a
+// device it could not open.
+const openDeviceFailed = "NET/IB : Unable to open device "
+
+// isDeviceName reports whether s reads as one RDMA device name (mlx5_0,
+// mlx5_bond_0, rocep1s0f0): no spaces, no punctuation beyond _ - .
+func isDeviceName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 // maxWarnClasses bounds the warning texts a Parser remembers the class of.
 const maxWarnClasses = 4096
 
@@ -1807,6 +1827,11 @@ func (ps *Parser) warnClass(msg string) Event {
 	} else if m := reAsyncUnknown.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.HCA, ev.Async = EventAsync, m[1], "event type "+m[3]
 		ev.Port, _ = strconv.Atoi(m[2])
+	} else if dev, ok := strings.CutPrefix(msg, openDeviceFailed); ok && isDeviceName(strings.TrimSpace(dev)) {
+		// ncclIbInit (src/transport/net_ib.cc) names the device whose
+		// wrap_ibv_open_device failed, then skips it: "NET/IB : Unable to
+		// open device mlx5_58". HCA is that device.
+		ev.Kind, ev.Call, ev.HCA = EventResource, "ibv_open_device", strings.TrimSpace(dev)
 	} else if m := reCall.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Call, ev.Error = EventResource, m[1], m[2]
 	} else if m := reConnect.FindStringSubmatch(msg); m != nil {

@@ -56,6 +56,7 @@ type logCheck struct {
 	a           *LogAnalysis
 	opts        LogOptions
 	subj        finding.Subject
+	lg          *nccllog.Log
 	all         []*nccllog.Proc
 	socketProcs []*nccllog.Proc
 	ibProcs     []*nccllog.Proc
@@ -72,7 +73,7 @@ func evidenceAt(src string, line int) string { return fmt.Sprintf("%s:%d", src, 
 
 // CheckLog applies the NCCL log rules. It is pure.
 func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
-	c := &logCheck{a: &LogAnalysis{Source: lg.Source, Version: lg.Version}, opts: opts, subj: finding.Subject{File: lg.Source}}
+	c := &logCheck{a: &LogAnalysis{Source: lg.Source, Version: lg.Version}, lg: lg, opts: opts, subj: finding.Subject{File: lg.Source}}
 	for _, p := range lg.Procs {
 		c.addProc(p)
 	}
@@ -83,6 +84,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	a.Findings = append(a.Findings, completionFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, asyncFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, resourceFindings(lg, c.subj, evidenceAt)...)
+	c.openDeviceSkipped(a.Findings)
 	// A peer that closed or reset its connection is a consequence when a
 	// verbs, completion or async error above already explains the job's end.
 	explained := slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical })
@@ -672,7 +674,13 @@ func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int
 		evs := byCall[call]
 		first := evs[0]
 		hint := resourceHint(call, first.Error)
-		summary := fmt.Sprintf("%s failed %d time(s)", call, weight(evs))
+		// "Call to ibv_open_device failed" and the IB transport's "Unable
+		// to open device D" after it are one failure: count the calls.
+		n := weight(slices.DeleteFunc(slices.Clone(evs), func(e nccllog.Event) bool { return e.HCA != "" && call == "ibv_open_device" }))
+		if n == 0 {
+			n = weight(evs)
+		}
+		summary := fmt.Sprintf("%s failed %d time(s)", call, n)
 		if first.Error != "" {
 			summary += fmt.Sprintf(" (%s)", first.Error)
 		}
@@ -685,6 +693,87 @@ func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// openDeviceSkipped turns the nccl.resource_error of ibv_open_device
+// into a warning when NCCL's IB transport went on without the devices
+// it could not open: ncclIbInit (src/transport/net_ib.cc) warns "NET/IB :
+// Unable to open device D" and skips D, then lists the devices it uses
+// ("NET/IB : Using [0]mlx5_1:1/RoCE …"). When every named device is
+// absent from the lists of its host's processes, each of those processes
+// lists some and none fell back to sockets, the job runs over RDMA; the
+// skipped devices are often SR-IOV VFs or devices of other containers
+// that the host's verbs list still shows. It stays critical when no
+// device is named, when a process on that host lists no device or uses
+// sockets, or when a named device is among those used.
+func (c *logCheck) openDeviceSkipped(fs []finding.Finding) {
+	i := slices.IndexFunc(fs, func(f finding.Finding) bool {
+		return f.ID == "nccl.resource_error" && strings.HasPrefix(f.Summary, "ibv_open_device ")
+	})
+	if i < 0 || len(c.socketProcs) > 0 || len(c.noIB) > 0 {
+		return
+	}
+	var skipped, hosts []string
+	var named *nccllog.Event
+	for i, e := range c.lg.Events {
+		if e.Kind != nccllog.EventResource || e.Call != "ibv_open_device" {
+			continue
+		}
+		if !slices.Contains(hosts, e.Host) {
+			hosts = append(hosts, e.Host)
+		}
+		if e.HCA != "" && !slices.Contains(skipped, e.HCA) {
+			skipped = append(skipped, e.HCA)
+			if named == nil {
+				named = &c.lg.Events[i]
+			}
+		}
+	}
+	if len(skipped) == 0 {
+		return
+	}
+	var used []string
+	var usedBy *nccllog.Proc
+	for _, h := range hosts {
+		n := 0
+		for _, p := range c.all {
+			if p.Host != h {
+				continue
+			}
+			if net, _ := p.EffectiveNetwork(); len(p.IBDevices) == 0 || net != "IB" {
+				return // this process did not show RDMA in use
+			}
+			n++
+			if usedBy == nil {
+				usedBy = p
+			}
+			for _, d := range p.IBDevices {
+				if slices.Contains(skipped, d.Name) {
+					return
+				}
+				if s := fmt.Sprintf("%s:%d/%s", d.Name, d.Port, d.LinkLayer); !slices.Contains(used, s) {
+					used = append(used, s)
+				}
+			}
+		}
+		if n == 0 {
+			return // no process of that host says what it used
+		}
+	}
+	f := &fs[i]
+	f.Severity = finding.Warning
+	f.Evidence = append(f.Evidence, finding.Evidence{Source: evidenceAt(named.Source, named.Line), Value: named.Text},
+		finding.Evidence{Source: evidenceAt(usedBy.Source, usedBy.IBLine), Value: "NET/IB : Using " + strings.Join(firstN(used, 8), " ")})
+	f.Summary = fmt.Sprintf("NCCL could not open %s (ibv_open_device failed) and skipped it (them), but its IB transport uses %s and the job runs over RDMA: the skipped devices are usually SR-IOV VFs or devices of another container that the verbs device list still shows",
+		strings.Join(firstN(skipped, 8), ", "), strings.Join(firstN(used, 8), " "))
+	f.Causes = []string{
+		"the host's verbs device list (/sys/class/infiniband) shows devices whose /dev/infiniband/uverbsN the container was not given (Kubernetes RDMA device plugins hand each pod a few)",
+		"SR-IOV VFs bound to another driver or assigned to VMs",
+	}
+	f.Remedy = []string{
+		"nothing to do when the devices NCCL uses are the ones meant for this job; NCCL opens every device it lists before NCCL_IB_HCA filters them, so the warning stays",
+		"if a skipped device should carry traffic: ls -l /dev/infiniband in the container and pass its uverbsN (docker run --device=/dev/infiniband/uverbsN, or the device plugin's resource)",
+	}
 }
 
 // connectFindings reports TCP connections to peers that failed

@@ -1,0 +1,37 @@
+package nccllog
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUnableToOpenDevice: ncclIbInit (src/transport/net_ib.cc) warns
+// "NET/IB : Unable to open device D" after wrap_ibv_open_device failed
+// (misc/ibvwrap.cc "Call to ibv_open_device failed"). Lines from
+// zai-org/ImageReward#65 (realworld-fresh27) and NVIDIA/nccl#451.
+func TestUnableToOpenDevice(t *testing.T) {
+	tests := []struct {
+		line, call, hca string
+		kind            EventKind
+	}{
+		{"65826-86bd789679-2dxbs:80746:80746 [3] transport/net_ib.cc:149 NCCL WARN NET/IB : Unable to open device mlx5_59", "ibv_open_device", "mlx5_59", EventResource},
+		{"transport/net_ib.cc:148 NCCL WARN NET/IB : Unable to open device mlx5_bond_0", "ibv_open_device", "mlx5_bond_0", EventResource},
+		{"65826-86bd789679-2dxbs:80744:80744 [1] misc/ibvwrap.cc:212 NCCL WARN Call to ibv_open_device failed", "ibv_open_device", "", EventResource},
+		// Not one device name: an ordinary warning.
+		{"h:1:1 [0] NCCL WARN NET/IB : Unable to open device mlx5_0 because of reasons", "", "", EventWarn},
+		{"h:1:1 [0] NCCL WARN NET/IB : Unable to open device ", "", "", EventWarn},
+	}
+	for _, tt := range tests {
+		lg, err := Parse(strings.NewReader(tt.line+"\n"), "t.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lg.Events) != 1 {
+			t.Fatalf("%q: %d events", tt.line, len(lg.Events))
+		}
+		e := lg.Events[0]
+		if e.Kind != tt.kind || e.Call != tt.call || e.HCA != tt.hca {
+			t.Errorf("%q: kind %q call %q hca %q, want %q %q %q", tt.line, e.Kind, e.Call, e.HCA, tt.kind, tt.call, tt.hca)
+		}
+	}
+}
