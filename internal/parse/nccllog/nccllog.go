@@ -111,6 +111,9 @@ type Proc struct {
 	// Via counts network connections by transport: "NET/IB", "NET/IB/GDRDMA",
 	// "NET/Socket", or a plugin name.
 	Via map[string]int `json:"via,omitempty"`
+	// ViaIBDevs has bit N set when a connection went over NET/IB device N
+	// ("via NET/IB/N", N the index in the "NET/IB : Using" list; 0..63).
+	ViaIBDevs uint64 `json:"via_ib_devs,omitempty"`
 	// ViaNoGDRLine and ViaNoGDRText are the first connection line over
 	// NCCL's IB transport without "/GDRDMA" ("Channel 00/0 : 1[0] -> 0[0]
 	// [receive] via NET/IB/1"): that connection stages its data through
@@ -1643,6 +1646,16 @@ func parseChannel(p *Proc, n int, msg string) {
 			p.Via = map[string]int{}
 		}
 		p.Via["NET/"+name+gdr]++
+		if name == "IB" {
+			// "via NET/IB/1/GDRDMA": 1 indexes the "NET/IB : Using" list.
+			if i := strings.Index(msg, "via NET/IB/"); i >= 0 {
+				if d, _ := digits(msg[i+len("via NET/IB/"):]); d != "" {
+					if k, err := strconv.Atoi(d); err == nil && k < 64 {
+						p.ViaIBDevs |= 1 << k
+					}
+				}
+			}
+		}
 		if name == "IB" && gdr == "" && p.ViaNoGDRLine == 0 {
 			p.ViaNoGDRLine, p.ViaNoGDRText = n, msg
 		}

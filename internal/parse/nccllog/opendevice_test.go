@@ -35,3 +35,19 @@ func TestUnableToOpenDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestViaIBDevs: "via NET/IB/N" names device N of the "NET/IB : Using"
+// list (odissei-benchmarks/nccl-tests all_reduce_mpi.log,
+// realworld-fresh20).
+func TestViaIBDevs(t *testing.T) {
+	in := "gcn154:1794001:1794038 [3] NCCL INFO Channel 00/0 : 7[3] -> 0[0] [send] via NET/IB/4/GDRDMA\n" +
+		"gcn154:1794001:1794038 [3] NCCL INFO Channel 01/0 : 3[3] -> 7[3] [receive] via NET/IB/1(5)/GDRDMA\n" +
+		"gcn154:1794001:1794038 [3] NCCL INFO Channel 02/0 : 3[3] -> 7[3] [receive] via NET/Socket/0\n"
+	lg, err := Parse(strings.NewReader(in), "t.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lg.Procs) != 1 || lg.Procs[0].ViaIBDevs != 1<<4|1<<1 {
+		t.Fatalf("procs %+v", lg.Procs)
+	}
+}

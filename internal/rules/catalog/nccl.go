@@ -171,6 +171,19 @@ var ncclMetas = []finding.Meta{
 		Remedy:  []string{"ibdoctor doctor on the host (ports, container access, NCCL_IB_HCA)", remedyNCCLDebug},
 	},
 	{
+		ID: "nccl.mixed_link_layers", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
+		Title:   "NCCL's IB transport mixes InfiniBand and Ethernet (RoCE) ports",
+		Meaning: "The devices NCCL's IB transport uses ('NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE …') include ports of both link layers. NCCL spreads its channels over every device in that list, so some rings run over the Ethernet port, often the host's front-end NIC (on Azure ND H100 v5 mlx5_1 is the Ethernet NIC among eight InfiniBand HCAs): those rings run at its speed, and when its peers' device of the same index is an InfiniBand port they cannot connect at all. Set NCCL_IB_HCA to the ports meant for the job.",
+		Causes: []string{
+			"NCCL_IB_HCA unset on a host whose front-end Ethernet NIC is a ConnectX (mlx5) device with RDMA",
+			"an NCCL_IB_HCA prefix that also matches the Ethernet device (mlx5_1 matches mlx5_1, mlx5_10 …)",
+		},
+		Remedy: []string{
+			"NCCL_IB_HCA==<the InfiniBand ports, comma-separated> ('=' matches names exactly), or NCCL_IB_HCA=^=<the Ethernet device> to exclude it",
+			"ibdev2netdev and ibstat on the host: which mlx5 device is the Ethernet port",
+		},
+	},
+	{
 		ID: "nccl.small_msg_latency", Severity: finding.Warning, Area: "nccl", Step: finding.StepPerf,
 		Title:   "small messages slow while large messages are fine",
 		Meaning: "The smallest messages take far longer than the latency floor while the large-message bandwidth is healthy. Small slow and large fine points to the NCCL algorithm/protocol choice or the PCIe path, not the links.",

@@ -80,6 +80,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	c.checkIBDisabled()
 	c.checkSocketFallback()
 	c.checkGDR()
+	c.checkMixedLinkLayers()
 	a := c.a
 	a.Findings = append(a.Findings, completionFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, asyncFindings(lg, c.subj, evidenceAt)...)
@@ -160,6 +161,92 @@ func (c *logCheck) addProc(p *nccllog.Proc) {
 	if p.IBDisable == 1 {
 		c.disabled = append(c.disabled, p)
 	}
+}
+
+// checkMixedLinkLayers reports a process whose IB transport lists
+// InfiniBand and Ethernet (RoCE) ports together ("NET/IB : Using
+// [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE …", ncclIbInit in
+// src/transport/net_ib.cc prints each port's link layer): NCCL spreads
+// its channels over all of them. The minority link layer (Ethernet on a
+// tie) is the one to leave out with NCCL_IB_HCA.
+func (c *logCheck) checkMixedLinkLayers() {
+	var first *nccllog.Proc
+	var procs []string
+	conns := slices.ContainsFunc(c.all, func(p *nccllog.Proc) bool { return p.ViaIBDevs != 0 })
+	for _, p := range c.all {
+		ib, roce := 0, 0
+		for _, d := range p.IBDevices {
+			switch strings.ToLower(d.LinkLayer) {
+			case "ib":
+				ib++
+			case "roce":
+				roce++
+			}
+		}
+		if ib == 0 || roce == 0 {
+			continue
+		}
+		if conns && !usesMinority(p) {
+			// Its connections show which devices carry traffic: NCCL
+			// gives each GPU its nearest NIC, and none went over the
+			// ports of the other link layer.
+			continue
+		}
+		if first == nil {
+			first = p
+		}
+		procs = append(procs, p.Name())
+	}
+	if first == nil {
+		return
+	}
+	var ib, eth []string
+	for _, d := range first.IBDevices {
+		port := fmt.Sprintf("%s:%d", d.Name, d.Port)
+		if strings.EqualFold(d.LinkLayer, "RoCE") {
+			eth = append(eth, port)
+		} else {
+			ib = append(ib, port)
+		}
+	}
+	keep, drop, dropWhat := ib, eth, "Ethernet (RoCE)"
+	if len(eth) > len(ib) {
+		keep, drop, dropWhat = eth, ib, "InfiniBand"
+	}
+	var dropDev []string
+	for _, d := range drop {
+		dropDev = append(dropDev, strings.Split(d, ":")[0])
+	}
+	sum := fmt.Sprintf("NCCL's IB transport uses InfiniBand port(s) %s and Ethernet (RoCE) port(s) %s together on %d process(es) (%s): NCCL spreads its channels over every listed device, so rings over the %s port(s) %s run at their speed, or cannot connect where a peer's device of the same index has the other link layer. Leave them out: NCCL_IB_HCA==%s (or NCCL_IB_HCA=^=%s)",
+		strings.Join(firstN(ib, 8), ", "), strings.Join(firstN(eth, 8), ", "), len(procs), strings.Join(firstN(procs, 4), ", "),
+		dropWhat, strings.Join(drop, ", "), strings.Join(keep, ","), strings.Join(dropDev, ","))
+	text := "NET/IB : Using"
+	for i, d := range first.IBDevices {
+		text += fmt.Sprintf(" [%d]%s:%d/%s", i, d.Name, d.Port, d.LinkLayer)
+	}
+	f := catalog.New("nccl.mixed_link_layers", c.subj, sum, finding.Evidence{Source: evidenceAt(first.Source, first.IBLine), Value: text})
+	f.Subject.Host = first.Host
+	c.a.Findings = append(c.a.Findings, f)
+}
+
+// usesMinority reports whether a process's connections ("via NET/IB/N")
+// went over a port of its list's minority link layer (Ethernet on a
+// tie), the ports checkMixedLinkLayers would leave out.
+func usesMinority(p *nccllog.Proc) bool {
+	ib, roce := 0, 0
+	for _, d := range p.IBDevices {
+		if strings.EqualFold(d.LinkLayer, "RoCE") {
+			roce++
+		} else {
+			ib++
+		}
+	}
+	for i, d := range p.IBDevices {
+		if i < 64 && p.ViaIBDevs&(1<<i) != 0 && strings.EqualFold(d.LinkLayer, "RoCE") == (roce <= ib) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkIBDisabled reports processes that ran with NCCL_IB_DISABLE=1.
