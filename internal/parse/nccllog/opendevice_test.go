@@ -51,3 +51,35 @@ func TestViaIBDevs(t *testing.T) {
 		t.Fatalf("procs %+v", lg.Procs)
 	}
 }
+
+// TestResultCode: the Azure NHC line (AlizeeChen11/azurehpc-health-checks
+// customTests/debugging-test-failure.md, realworld-fresh28).
+func TestResultCode(t *testing.T) {
+	tests := []struct {
+		line string
+		code int
+		ok   bool
+	}{
+		{"ERROR:  nhc:  Health check failed:  collect_nccl_allreduce_data: nccl_allreduce returned error code 3. FaultCode: NHCNA", 3, true},
+		{"ncclCommInitRank returned error code 2", 2, true},
+		{"ib_write_bw returned error code 3", 0, false},
+		{"nccl_allreduce returned error code 0", 0, false},
+		{"nccl_allreduce returned error code x", 0, false},
+	}
+	for _, tt := range tests {
+		code, ok := ResultCode(tt.line)
+		if code != tt.code || ok != tt.ok {
+			t.Errorf("%q: %d %v, want %d %v", tt.line, code, ok, tt.code, tt.ok)
+		}
+	}
+}
+
+func FuzzResultCode(f *testing.F) {
+	f.Add("nccl_allreduce returned error code 3.")
+	f.Add(" returned error code ")
+	f.Fuzz(func(t *testing.T, s string) {
+		if code, ok := ResultCode(s); ok && code <= 0 {
+			t.Fatalf("code %d", code)
+		}
+	})
+}
