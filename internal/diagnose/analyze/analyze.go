@@ -88,7 +88,8 @@ type Segment struct {
 	// err is the parser's error when Failed.
 	err error
 	// failures is the paste.failure_lines finding of an output no reader
-	// knows, given only when no output of its file was recognised.
+	// knows or one read with nothing to judge, given only when no output
+	// of its file was judged.
 	failures *finding.Finding
 }
 
@@ -305,7 +306,10 @@ func AnalyzeText(name, text string, opts Options) File {
 			parsed = parsed || !s.Failed
 		}
 	}
-	if !recognised && !judgeUnread(&fr) {
+	if !judgedAny(fr.Segments) && judgeUnread(&fr) {
+		return fr
+	}
+	if !recognised {
 		fr.NotRecognised = true
 		g := Closest(text)
 		fr.Closest = &g
@@ -314,10 +318,27 @@ func AnalyzeText(name, text string, opts Options) File {
 	return fr
 }
 
-// judgeUnread judges a file none of whose outputs was recognised by the
-// lines of them that say something failed: each unread output with such
+// benchmarkKinds are the test programs whose output, cut before its
+// result, holds nothing to judge.
+var benchmarkKinds = map[Kind]bool{KindPerftest: true, KindNCCLTests: true, KindPingpong: true, KindUCXPerf: true}
+
+// judgedAny reports whether any of segs is an output that was read and
+// judged: recognised, parsed and not empty of what its rules need.
+func judgedAny(segs []Segment) bool {
+	for _, s := range segs {
+		if s.Kind != KindUnknown && !s.Failed && s.Empty == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeUnread judges a file none of whose outputs could be judged (none
+// recognised, or those recognised unparsed or without what their rules
+// need: a perftest banner without a result row) by the lines of its
+// unread outputs that say something failed: each unread output with such
 // lines gets its paste.failure_lines finding. It reports whether any did;
-// a file that holds none stays not recognised (not judged).
+// a file that holds none stays not judged.
 func judgeUnread(fr *File) bool {
 	judged := false
 	for i := range fr.Segments {
@@ -326,7 +347,11 @@ func judgeUnread(fr *File) bool {
 			continue
 		}
 		s.Findings = append(s.Findings, *s.failures)
-		s.Summary = "not recognised; lines of it say something failed"
+		if s.Kind == KindUnknown {
+			s.Summary = "not recognised; lines of it say something failed"
+		} else {
+			s.Summary += "; lines of it say something failed"
+		}
 		judged = true
 	}
 	return judged
@@ -382,8 +407,16 @@ func judgeSpans(name string, d *doc, spans []Span, opts Options) ([]Segment, *co
 			continue
 		}
 		seg := *segs[i]
-		if sp.Kind == KindUnknown {
+		switch {
+		case sp.Kind == KindUnknown:
 			unrecognised(name, &seg, d, sp)
+		case seg.Empty != "" && len(seg.Findings) == 0 && benchmarkKinds[sp.Kind]:
+			// A benchmark read with nothing to judge (a perftest banner
+			// without a result row) may hold the failure that stopped
+			// it, in lines its parser skipped. An error message a reader
+			// explains (an infiniband-diags MAD error: nothing to judge)
+			// is not such a line.
+			seg.failures = failureLines(name, d.lines(sp), sp.Start)
 		}
 		if isFabric(sp.Kind) {
 			fabricSegs = append(fabricSegs, len(out))
@@ -762,6 +795,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseMADErrors(&seg, file, d, sp)
 	case KindToolError:
 		err = diagnoseToolErrors(&seg, file, d, sp)
+	case KindVerbsDevices:
+		err = diagnoseVerbsDevices(&seg, file, d, sp, ctx)
 	case KindVerbsLog:
 		err = diagnoseVerbsLog(&seg, file, text)
 	default:
@@ -989,6 +1024,14 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		// Device headers alone: nothing of a port was read (its lines
 		// did not parse, or the paste was cut after the header).
 		seg.Empty = "no port read: only device header lines"
+		if seg.Kind == KindDevinfo && len(snap.Devices) > 0 && snap.Devices[0].FWVersion != "" {
+			// ibv_devinfo prints hca_id and fw_ver only after
+			// ibv_open_device and ibv_query_device succeeded
+			// (rdma-core libibverbs/examples/devinfo.c print_hca_cap):
+			// the device opens, but its ports were not shown.
+			seg.Empty = "no port section (cut after the device header): the device opens, its ports' state is not shown"
+			seg.Summary += ", ports not judged: no port section"
+		}
 	}
 	if counters > 0 {
 		seg.Summary += fmt.Sprintf(", %d hw counters", counters)

@@ -70,8 +70,14 @@ func failureLine(l string) bool {
 var prosePronouns = []string{"we", "we're", "we've", "my", "our", "me"}
 
 // isProse reports whether line t is a person's sentence: it holds one of
-// prosePronouns as a word of its own ("I" upper case only).
+// prosePronouns as a word of its own ("I" upper case only), or it is eight
+// words or more without a digit or any of the punctuation programs put in
+// their messages (":", "=", brackets, paths): "With latest perftest while
+// running ib_write_bw the below errors are seen on client side".
 func isProse(t string) bool {
+	if strings.Count(t, " ") >= 7 && !strings.ContainsAny(t, "0123456789:=[]{}<>/\\|") {
+		return true
+	}
 	for w := range strings.FieldsFuncSeq(t, func(r rune) bool {
 		return r == ' ' || r == ',' || r == '.' || r == '!' || r == '?' || r == '"' || r == '(' || r == ')'
 	}) {
@@ -174,7 +180,7 @@ func failureLines(file string, ls []string, start int) *finding.Finding {
 		ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, start+last), Value: strings.TrimSpace(ls[last])})
 	}
 	f := catalog.New("paste.failure_lines", finding.Subject{},
-		fmt.Sprintf("%s of an output ibdoctor does not read %s something failed; the first: %q",
+		fmt.Sprintf("%s ibdoctor does not read %s something failed; the first: %q",
 			plural(n, "line", "lines"), map[bool]string{true: "says", false: "say"}[n == 1], cut(strings.TrimSpace(ls[first]), 200)), ev...)
 	return &f
 }

@@ -26,10 +26,11 @@ func TestFailureLine(t *testing.T) {
 		{"ping: sendmsg: No route to host", true},
 		{"ERROR: you must run this as root", true},
 		{"t_avg 5.21 us, 2 errors after 1000 iterations", true},
-		// A person's sentences about a failure.
+		// A person's sentences about a failure (realworld-fresh27 perftest-perftest121-…).
 		{"We saw Failed to get IB devices list: Function not implemented on two nodes.", false},
 		{"I think reporting any instance of the word \"pause\" as a potential error would be safe.", false},
 		{"When I run it, my job fails.", false},
+		{"With latest perftest while running ib_write_bw the below errors are seen on client side", false},
 		// Names of a failure without one.
 		{"    errors: 0", false},
 		{"RX errors 0  dropped 0  overruns 0  frame 0", false},
@@ -66,7 +67,7 @@ func TestUnreadFailures(t *testing.T) {
 	if len(f.Evidence) != 2 || f.Evidence[0].Source != "app.log:2" || f.Evidence[1].Source != "app.log:4" {
 		t.Errorf("evidence %+v, want app.log:2 and app.log:4", f.Evidence)
 	}
-	if !strings.HasPrefix(f.Summary, "2 lines of an output ibdoctor does not read say something failed") {
+	if !strings.HasPrefix(f.Summary, "2 lines ibdoctor does not read say something failed") {
 		t.Errorf("summary %q", f.Summary)
 	}
 	if got := Run([]Input{{Name: "app.log", R: strings.NewReader(failing), Size: -1}}, Options{}); got.ExitCode != 1 || len(got.Findings) != 1 {
@@ -74,6 +75,23 @@ func TestUnreadFailures(t *testing.T) {
 	}
 	if r := Run([]Input{{Name: "notes.txt", Text: "starting worker 3\nall done, 0 errors\n"}}, Options{}); r.ExitCode != 3 {
 		t.Errorf("no failure line: exit %d, want 3 (not judged)", r.ExitCode)
+	}
+	// A perftest banner without a result row holds nothing to judge: the
+	// failure printed above it is the verdict (realworld-fresh27
+	// perftest-perftest121-iwarp-cxgb4-rdmacm-server-disconnect-reset.txt, cut).
+	banner := "Failed to disconnect RDMA CM connection.\nERRNO: Connection reset by peer.\n\n" +
+		"---------------------------------------------------------------------------------------\n" +
+		"                    RDMA_Write BW Test\n" +
+		" Dual-port       : OFF          Device         : cxgb4_0\n" +
+		" Number of qps   : 1            Transport type : IW\n" +
+		" Connection type : RC           Using SRQ      : OFF\n" +
+		"---------------------------------------------------------------------------------------\n"
+	r = Run([]Input{{Name: "pt.txt", Text: banner}}, Options{})
+	if r.ExitCode != 1 || len(r.Findings) != 1 || r.Findings[0].ID != "paste.failure_lines" || r.Findings[0].Evidence[0].Source != "pt.txt:1" {
+		t.Errorf("perftest banner after a failure: exit %d, findings %+v; want paste.failure_lines from pt.txt:1", r.ExitCode, r.Findings)
+	}
+	if r := Run([]Input{{Name: "pt.txt", Text: banner[strings.Index(banner, "\n\n")+2:]}}, Options{}); r.ExitCode != 3 {
+		t.Errorf("the banner alone: exit %d, want 3 (not judged)", r.ExitCode)
 	}
 	// Beside an ibstat that is read, the prose is left alone.
 	ibstat := "CA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tFirmware version: 20.31.1014\n\tHardware version: 0\n\tNode GUID: 0x0c42a10300a1b2c3\n\tSystem image GUID: 0x0c42a10300a1b2c3\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tBase lid: 5\n\t\tLMC: 0\n\t\tSM lid: 1\n\t\tCapability mask: 0x2651e848\n\t\tPort GUID: 0x0c42a10300a1b2c3\n\t\tLink layer: InfiniBand\n"

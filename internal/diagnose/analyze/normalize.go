@@ -398,8 +398,9 @@ func unBacktick(ls []string) []Rewrite {
 // block's): a region is a run of indented lines, blank lines included,
 // that starts the file or follows a blank line; indented lines right
 // under a line that is not (a kernel message's continuation, ibstat's
-// port block) are that line's structure and stay. Indentation within the
-// region stays.
+// port block) are that line's structure and stay, except dmesg-stamped
+// records under a line that is not one. Indentation within the region
+// stays.
 func unIndent(ls []string) []Rewrite {
 	var rw []Rewrite
 	start, common, n := -1, "", 0
@@ -419,20 +420,26 @@ func unIndent(ls []string) []Rewrite {
 		start, common, n = -1, "", 0
 	}
 	blankAbove := true
+	prev := "" // the line above, when it is not blank
 	for i, l := range ls {
 		if strings.TrimSpace(l) == "" || isFence(l) {
 			blankAbove = true
+			prev = ""
 			continue
 		}
 		ind := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
-		above := blankAbove
-		blankAbove = false
+		above, over := blankAbove, prev
+		blankAbove, prev = false, l
 		if ind == "" {
 			flush(i)
 			continue
 		}
 		if start < 0 {
-			if !above {
+			// A kernel record with its stamp is no continuation of the
+			// line above unless that is a stamped record too: tab-indented
+			// dmesg lines under the command that printed them
+			// ("dmesg | more | grep 04:00", realworld-fresh27).
+			if !above && !(dmesgStamped(l[len(ind):]) && !dmesgStamped(over)) {
 				continue
 			}
 			start, common = i, ind

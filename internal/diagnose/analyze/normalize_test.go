@@ -68,6 +68,10 @@ func TestNormalize(t *testing.T) {
 			"The port:\n\nCA 'mlx5_0'\n\tCA type: MT4123\n\n\tPort 1:\nthanks", "a uniform indentation of 4 characters"},
 		{"continuation lines keep their indent", "[ 1.0] NVRM: GPU at PCI:0000:17:00: GPU has fallen off the bus.\n        NVRM: GPU is on Board\n        NVRM: A GPU crash dump",
 			"[ 1.0] NVRM: GPU at PCI:0000:17:00: GPU has fallen off the bus.\n        NVRM: GPU is on Board\n        NVRM: A GPU crash dump", ""},
+		// Tab-indented dmesg records right under the command that printed
+		// them (realworld-fresh27 dmesg-mstflint448-cx4lx-unraid-sriov-bar7-no-space-tabbed.txt).
+		{"stamped records under their command", "dmesg | more | grep 04:00\n\t[    0.681114] pci 0000:04:00.0: [15b3:1015] type 00 class 0x020000\n\t[    0.710033] pci 0000:04:00.0: BAR 7: failed to assign [mem size 0x01000000 64bit pref]",
+			"dmesg | more | grep 04:00\n[    0.681114] pci 0000:04:00.0: [15b3:1015] type 00 class 0x020000\n[    0.710033] pci 0000:04:00.0: BAR 7: failed to assign [mem size 0x01000000 64bit pref]", "a uniform indentation of 1 characters"},
 		{"stray backtick", "`host:1:2 [0] NCCL WARN NET/IB : Got completion", "host:1:2 [0] NCCL WARN NET/IB : Got completion", "stray backticks"},
 		{"fences stay", "```\nCA 'mlx5_0'\n```", "```\nCA 'mlx5_0'\n```", ""},
 		{"quoted fences stay fences", "> ```\n> x0:1:1 [0] NCCL INFO Using network Socket\n> ```", "```\nx0:1:1 [0] NCCL INFO Using network Socket\n```", "mail or markdown quoting"},

@@ -68,6 +68,7 @@ const (
 	KindNvsmiTable    Kind = "nvidia-smi"
 	KindUCXPerf       Kind = "ucx_perftest"
 	KindToolError     Kind = "rdma-tool-error"
+	KindVerbsDevices  Kind = "ibv_devices"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -81,6 +82,7 @@ var Kinds = []KindInfo{
 	{KindIBStat, "ibstat (port state, rate, firmware per HCA)"},
 	{KindIBStatus, "ibstatus (port state and rate with width and lane speed; its 'Fatal error: … sys files not found' when a device is absent)"},
 	{KindDevinfo, "ibv_devinfo and ibv_devinfo -v"},
+	{KindVerbsDevices, "ibv_devices (rdma-core): the RDMA devices user space sees and their node GUIDs; an empty table is no device usable"},
 	{KindRdma, "rdma link show / rdma statistic show (iproute2)"},
 	{KindKernel, "kernel log: dmesg, dmesg -T, dmesg -x, journalctl -k, syslog (with systemd-networkd and NetworkManager carrier lines), /dev/kmsg records"},
 	{KindTopo, "nvidia-smi topo -m"},
@@ -199,6 +201,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindLshca, 0 // lshca's per-HCA block: "Dev #1", " Desc: …", " FW: …"
 	case strings.HasPrefix(t, "hca_id:"):
 		return KindDevinfo, 0
+	case t[0] == 'd' && hcatext.IsDevicesHeader(t):
+		return KindVerbsDevices, 0 // ibv_devices' "device  node GUID", whatever the command line above says
 	case strings.HasPrefix(t, "port:") && strings.HasPrefix(strings.TrimSpace(next), "state:") && strings.Contains(next, "PORT_") && !inHCA:
 		return KindDevinfo, 0 // a port block of ibv_devinfo pasted without its hca_id line
 	case portinfo.Header(t):
@@ -494,6 +498,9 @@ func maybeHeader(l string, mp bool) bool {
 	}
 	if i == 0 && pciAddrStart(l) {
 		return true // lspci's "17:00.0 PCI bridge: …"
+	}
+	if l[i] == 'd' && strings.HasPrefix(l[i:], "device") && strings.Contains(l, "GUID") {
+		return true // ibv_devices' "    device                 node GUID"
 	}
 	e := len(l)
 	for e > i && (l[e-1] == ' ' || l[e-1] >= '\t' && l[e-1] <= '\r') {

@@ -598,7 +598,10 @@ func (s *streamer) file() File {
 			}
 		}
 	}
-	if !recognised && !judgeUnread(&fr) {
+	if !judgedAny(fr.Segments) && judgeUnread(&fr) {
+		return fr
+	}
+	if !recognised {
 		fr.NotRecognised = true
 		if lead == nil && len(s.sampled) > 0 {
 			lead = s.sampled[0].ls

@@ -168,6 +168,7 @@ func FuzzParseRdma(f *testing.F) {
 	// The first rdma link output, wrapped; a loop's banners.
 	f.Add("1/1: mlx5_0/1: ifname ib0 cap_mask 0x2651e848 lid 0x13 lid_mask_count 0 \nlink_layer InfiniBand\n        phys_state 5: LinkUp rate 100 Gb/sec (4X EDR) sm_lid 0x2 sm_sl 0 state \n4: ACTIVE\n")
 	f.Add("/sys/class/infiniband/mlx5_1/ports/1/counters$ for f in *; do\n=== ./link_downed ===\n255\n\n=== ./port_xmit_discards ===\n65535\n")
+	f.Add("cd /sys/class/infiniband/hfi1_0/ports/1/hw_counters\nfor i in *; do printf \"%-20.20s  %s\\n\" \"$i\" \"$(<$i)\"; done\nPktDrop               134\nRcAcks                19918731\n")
 	fuzzParser(f, ParseRdma)
 }
 

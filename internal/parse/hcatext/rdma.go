@@ -123,6 +123,21 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 			}
 			return
 		}
+		// A loop printing each file of the directory a cd or prompt
+		// named beside its value, `for i in *; do printf "%-20.20s  %s\n"
+		// "$i" "$(<$i)"; done`: "PktDrop               134" (names as
+		// the driver gives them, cut at the printf's width).
+		if counterDir != "" {
+			if f := strings.Fields(t); len(f) == 2 && isNumber(f[1]) && isCounterName(f[0]) {
+				if d, pn, k, v, ok := sysfsCounterLine(counterDir + "/" + f[0] + ":" + f[1]); ok {
+					flush()
+					if err := r.rdmaField(r.port(d, pn), k, v, n, line); err != nil {
+						r.skip(n, line, "%v", err)
+					}
+					return
+				}
+			}
+		}
 		if hwMode {
 			if k, v, ok := strings.Cut(t, ":"); ok && dev != "" && !strings.Contains(k, " ") && isNumber(strings.TrimSpace(v)) {
 				if err := r.rdmaField(r.port(dev, port), k, strings.TrimSpace(v), n, line); err != nil {
@@ -255,6 +270,22 @@ func sysfsCounterDir(t string) (string, bool) {
 		return "", false
 	}
 	return path, true
+}
+
+// isCounterName says whether s can be a counter file's name: letters,
+// digits, '_' and '-', a letter first (mlx5's "out_of_buffer", hfi1's
+// "RcvHdrOvr10").
+func isCounterName(s string) bool {
+	if s == "" || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // isPromptLike says whether a line starts with a shell prompt character

@@ -448,14 +448,16 @@ var Patterns = []Pattern{
 	{Name: "bond-no-lacp", Kind: KindBond, Contains: []string{"No 802.3ad response"}, Set: Event{Bond: BondNoLACP},
 		Re: regexp.MustCompile(`^(?:bonding: )?(?P<iface>[\w.@-]+): (?:Warning: )?No 802\.3ad response from the link partner`)},
 	// events.c port_module: "Port module event[error]: module %u, Cable error, %s".
+	// The PCI address may be cut from a quoted line ("mlx5_core: Port module
+	// event[error]: …", realworld-fresh30 dmesg-gx10glm-aoc-module-high-temp-link-down.txt).
 	{Name: "mlx5-module-error", Kind: KindModule, Error: true, Contains: []string{"mlx5_core"}, TrimDetail: "Cable error, ",
-		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?Port module event\[error\]: module (?P<module>\d+), \s*(?P<detail>.*)$`)},
+		Re: regexp.MustCompile(`mlx5_core(?: (?P<pci>` + bdf + `))?: .*?Port module event\[error\]: module (?P<module>\d+), \s*(?P<detail>.*)$`)},
 	// Older kernels: "Port module event: module %u, Cable error, %s".
 	{Name: "mlx5-module-cable-error", Kind: KindModule, Error: true, Contains: []string{"mlx5_core"}, TrimDetail: "Cable error, ",
-		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?Port module event: module (?P<module>\d+), \s*(?P<detail>Cable error.*)$`)},
+		Re: regexp.MustCompile(`mlx5_core(?: (?P<pci>` + bdf + `))?: .*?Port module event: module (?P<module>\d+), \s*(?P<detail>Cable error.*)$`)},
 	// events.c port_module: "Port module event: module %u, %s" (plugged, unplugged).
 	{Name: "mlx5-module", Kind: KindModule, Contains: []string{"mlx5_core"},
-		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?Port module event: module (?P<module>\d+), (?P<detail>.*)$`)},
+		Re: regexp.MustCompile(`mlx5_core(?: (?P<pci>` + bdf + `))?: .*?Port module event: module (?P<module>\d+), (?P<detail>.*)$`)},
 	// events.c temp_warn: "High temperature on sensors with bit set %llx %llx".
 	{Name: "mlx5-high-temperature", Kind: KindModule, Error: true, Contains: []string{"mlx5_core"}, Set: Event{Module: -1},
 		Re: regexp.MustCompile(`mlx5_core (?P<pci>` + bdf + `): .*?(?P<detail>High temperature on sensors.*)$`)},

@@ -14,13 +14,13 @@ var toolErrMetas = []finding.Meta{
 	},
 	{
 		ID: "paste.failure_lines", Severity: finding.Warning, Area: "paste", Step: finding.StepKernelLog,
-		Title:   "an output ibdoctor does not read says something failed",
-		Meaning: "No output in the file is of a kind ibdoctor reads (an application's or launcher's own log, a tool it does not know, a format it does not parse), but lines of it say something failed: \"failed\", \"error\", \"fatal\", \"timed out\", \"cannot\", \"unable to\", \"refused\", \"unreachable\", \"exceeded\", \"core dumped\" and the like. ibdoctor cannot say what failed or how grave it is, only that the paste reports a failure, so it is not called clean: read the quoted lines. Lines that name a failure without one (a counter or setting: \"errors: 0\", \"0 errors\", \"Timeout: 14\"; a word inside an identifier such as local_ack_timeout_err; \"failover\") do not count, and beside any output ibdoctor reads the lines are left to the findings of that output. Of a streamed input, the first 200 lines of each unread output are read.",
+		Title:   "lines ibdoctor does not read say something failed",
+		Meaning: "No output in the file could be judged: none is of a kind ibdoctor reads (an application's or launcher's own log, a tool it does not know, a format it does not parse), or those it reads hold nothing to judge (a perftest banner without a result row), but lines it does not read say something failed: \"failed\", \"error\", \"fatal\", \"timed out\", \"cannot\", \"unable to\", \"refused\", \"unreachable\", \"exceeded\", \"core dumped\" and the like. ibdoctor cannot say what failed or how grave it is, only that the paste reports a failure, so it is not called clean: read the quoted lines. Lines that name a failure without one (a counter or setting: \"errors: 0\", \"0 errors\", \"Timeout: 14\"; a word inside an identifier such as local_ack_timeout_err; \"failover\") do not count, and beside any output ibdoctor judges the lines are left to the findings of that output. Of each unread output the first 200 lines are read (a streamed input keeps no more); kernel and NCCL logs are read by their own rules.",
 		Causes:  []string{"a failure reported by a program or tool whose output ibdoctor does not parse", "a known tool's output in a layout ibdoctor does not recognise"},
 		Remedy: []string{
 			"read the quoted lines and the lines around them, and find the program that printed them",
-			"paste the output of the tools that show the state of what failed, which ibdoctor reads: ibstat, ibv_devinfo, rdma link, dmesg -T, the job's NCCL_DEBUG=INFO log, nvidia-smi -q",
-			"ibdoctor analyze --kind KIND reads a known tool's output whose header is missing (ibdoctor analyze --help lists the kinds)",
+			"paste the output of the tools that show the state of what failed: ibstat, ibv_devinfo, rdma link, dmesg -T, the job's NCCL_DEBUG=INFO log, nvidia-smi -q",
+			"a known tool's output whose header is missing: ibdoctor analyze --kind KIND FILE (ibdoctor analyze --kind list names the kinds)",
 		},
 	},
 }

@@ -783,6 +783,9 @@ func checkModules(in *Input) []finding.Finding {
 		t := ts[k]
 		tg := pciTarget(s, k.pci)
 		label := tg.label()
+		if k.pci == "" {
+			label = "an mlx5 port (the line names no PCI address)"
+		}
 		f := catalog.New("kmsg.module_event", tg.subject(s.Host),
 			fmt.Sprintf("port module of %s: %s (%s %s)", label, k.detail, plural(t.n, "event", "events"), in.window()), t.ev...)
 		if t.isErr {

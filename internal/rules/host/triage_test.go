@@ -247,6 +247,11 @@ func TestRules(t *testing.T) {
 		{"module error", func(in *Input) {
 			in.Kernel = logOf("[1.0] mlx5_core 0000:84:00.0: mlx5_port_module_event:1101:(pid 0): Port module event[error]: module 0, Cable error, High Temperature")
 		}, []string{"kmsg.module_event/critical"}, "port module of mlx5_1: High Temperature"},
+		// A quoted line without its PCI address (realworld-fresh30
+		// dmesg-gx10glm-aoc-module-high-temp-link-down.txt).
+		{"module error, no address", func(in *Input) {
+			in.Kernel = logOf("mlx5_core: Port module event[error]: module 0, Cable error, High Temperature")
+		}, []string{"kmsg.module_event/critical"}, "port module of an mlx5 port (the line names no PCI address): High Temperature"},
 		{"cable unplugged", func(in *Input) {
 			in.Kernel = logOf("[1.0] mlx5_core 0000:84:00.0: Port module event: module 0, Cable unplugged")
 		}, []string{"kmsg.module_event/warning"}, "Cable unplugged"},

@@ -159,6 +159,11 @@ func TestRules(t *testing.T) {
 		{"roce remote gid zero", []string{strings.Replace(gidZero, "GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00", "GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:56:217:72", 1)}, Options{}, []string{"perf.test_invalid/critical"}},
 		// Runs that died (linux-rdma/perftest#173, zrlio/softiwarp#27).
 		{"status 4: local protection", []string{"Completion with error at client\n  Failed status 4: wr_id 0 syndrom 0x51\nscnt=828, ccnt=700\n"}, Options{},
+			[]string{"perf.test_invalid/critical"}},
+		// ib_read_lat -a on mlx4 FDR (realworld-fresh30 perftest-stored4813606115-mlx4-fdr-read-lat-status10-cut.txt).
+		{"status 10: remote access", []string{"Completion with error at client\nFailed status 10: wr_id 0 syndrom 0x88\n"}, Options{},
+			[]string{"perf.test_invalid/critical"}},
+		{"status 5 alone: a flush", []string{"Completion with error at client\nFailed status 5: wr_id 0 syndrom 0xf9\n"}, Options{},
 			[]string{"perf.test_invalid/warning"}},
 		{"status 12 flattened: retry exceeded", []string{" Completion with error at client Failed status 12: wr_id 0 syndrom 0x81 scnt=128, ccnt=0\n"}, Options{},
 			[]string{"perf.test_invalid/critical"}},

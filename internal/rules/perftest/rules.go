@@ -412,10 +412,15 @@ func swing(r *perftest.Result, rate float64, subj finding.Subject) (finding.Find
 }
 
 // failureFindings turns the completion errors that ended a run into
-// findings with the status decoded: 12 (retry exceeded) and 13 (RNR retry
+// findings with the status decoded, critical as the same error in a job's
+// log is (verbs.completion_error): 12 (retry exceeded) and 13 (RNR retry
 // exceeded) mean the peer never answered over this path, a fault of the
-// link, the route or the peer; the others (4, local protection: memory
-// registration, GPUDirect) are the test's setup.
+// link, the route or the peer; 4 (local protection) and 10 (remote
+// access) a registration the HCA refused (GPUDirect without its peer
+// memory module, a key the peer no longer holds), which a job doing the
+// same transfers between these hosts meets too. A flush (5) is the
+// consequence of an error before it, and a run that printed no status
+// says too little: warnings.
 func failureFindings(r *perftest.Result, subj finding.Subject) []finding.Finding {
 	var fs []finding.Finding
 	for _, fl := range r.Failures {
@@ -435,8 +440,7 @@ func failureFindings(r *perftest.Result, subj finding.Subject) []finding.Finding
 			if info.Meaning != "" {
 				what += ": " + info.Meaning
 			}
-			switch st {
-			case nccllog.WCRetryExcErr, nccllog.WCRNRRetryErr, 19:
+			if st != nccllog.WCSuccess && st != nccllog.WCWRFlushErr {
 				sev = finding.Critical
 			}
 		}

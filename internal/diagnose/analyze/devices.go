@@ -1,0 +1,50 @@
+package analyze
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
+	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
+)
+
+// diagnoseVerbsDevices judges an ibv_devices table: devices listed with
+// their node GUIDs are what libibverbs finds and user space can open
+// (the provider library and /dev/infiniband/uverbsN are there); the
+// header with no row under it is no RDMA device usable where it ran.
+// The table says nothing of the ports: their state needs ibv_devinfo or
+// ibstat.
+func diagnoseVerbsDevices(seg *Segment, file string, d *doc, sp Span, ctx *context) error {
+	res, err := hcatext.ParseDevices(strings.NewReader(segmentOnly(d, sp)), file)
+	if err != nil {
+		return shiftErr(err, sp.Start-1)
+	}
+	at := func(n int) int { return sp.Start - 1 + n }
+	if len(res.After) > 0 {
+		ns := make([]int, len(res.After))
+		for i, n := range res.After {
+			ns[i] = at(n)
+		}
+		seg.Skipped = append(seg.Skipped, fmt.Sprintf("%s: below the ibv_devices table, not its output", lineList(file, ns)))
+	}
+	if len(res.Devices) == 0 {
+		if !res.Complete {
+			seg.Summary = "ibv_devices header only"
+			seg.Empty = "the ibv_devices table is cut after its header (no rule of dashes, no row)"
+			return nil
+		}
+		seg.Summary = "ibv_devices: no RDMA device listed"
+		seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, []noderules.Absent{{
+			Line: at(res.Header.N), Text: res.Header.Text + " (and no device under it)", Verbs: true,
+		}})...)
+		return nil
+	}
+	ctx.rdma = true
+	names := make([]string, len(res.Devices))
+	for i, dv := range res.Devices {
+		names[i] = dv.Name
+	}
+	seg.Summary = fmt.Sprintf("ibv_devices: user space sees %s (%s)", plural(len(names), "RDMA device", "RDMA devices"), strings.Join(names, ", "))
+	seg.Skipped = append(seg.Skipped, "ibv_devices lists devices, not ports: their state and rate are in ibv_devinfo or ibstat")
+	return nil
+}
