@@ -1267,6 +1267,22 @@ func diagnoseLspci(seg *Segment, file, text string, prose host.Prose) error {
 	seg.Findings = append(seg.Findings, v.Findings...)
 	links, judged := host.CheckPastedLspciLinks(l, file, prose)
 	seg.Findings = append(seg.Findings, links...)
+	lost, plain := host.CheckPastedLspciLost(l, file)
+	seg.Findings = append(seg.Findings, lost...)
+	if (plain || len(lost) > 0) && seg.Empty != "" {
+		// A plain listing has no ACS registers to read: what it shows is
+		// whether each device still answers on the bus.
+		seg.Summary = strings.Replace(seg.Summary, "; "+seg.Empty, "", 1)
+		if !plain {
+			seg.Skipped = append(seg.Skipped, "ACS not judged: "+seg.Empty)
+		}
+		seg.Empty = ""
+		if len(lost) == 0 {
+			seg.Summary += "; every device answers on the bus (no \"(rev ff)\")"
+		} else {
+			seg.Summary += fmt.Sprintf("; %s no longer answering on the bus (rev ff)", plural(len(lost), "device", "devices"))
+		}
+	}
 	if judged > 0 {
 		if seg.Empty != "" {
 			// The links were judged; the ACS part was not.

@@ -50,6 +50,12 @@ type Device struct {
 	// "Infiniband controller"); Name the rest of the header line.
 	Class string `json:"class"`
 	Name  string `json:"name"`
+	// Rev is the revision lspci prints after the name ("a1" of "(rev
+	// a1)"), "" without one. pciutils lspci.c show_terse prints the
+	// Revision ID byte read from config space (nothing when it is 0): a
+	// function that no longer answers on the bus reads all ones, "(rev
+	// ff)", while the kernel's cached class and IDs still name it.
+	Rev string `json:"rev,omitempty"`
 	// PortType is the PCI Express port type ("Downstream Port"; see the
 	// constants), "" when the paste has no Express capability line.
 	PortType string `json:"port_type,omitempty"`
@@ -275,7 +281,38 @@ func header(t string) (Device, bool, error) {
 	if i := strings.LastIndex(class, " ["); i > 0 && strings.HasSuffix(class, "]") {
 		class = class[:i]
 	}
-	return Device{Address: a, Class: strings.TrimSpace(class), Name: strings.TrimSpace(name)}, true, nil
+	name = strings.TrimSpace(name)
+	return Device{Address: a, Class: strings.TrimSpace(class), Name: name, Rev: revision(name)}, true, nil
+}
+
+// revision reads the "(rev a1)" of a device line's name, "" without one.
+func revision(name string) string {
+	_, after, ok := strings.Cut(name, " (rev ")
+	if !ok {
+		return ""
+	}
+	rev, _, ok := strings.Cut(after, ")")
+	if !ok || len(rev) != 2 || !isHex(rev[0]) || !isHex(rev[1]) {
+		return ""
+	}
+	return strings.ToLower(rev)
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// Model is the device's name without lspci's "(rev a1)" and "(prog-if
+// …)" tails.
+func (d *Device) Model() string {
+	name := d.Name
+	if i := strings.Index(name, " (rev "); i >= 0 {
+		name = name[:i]
+	}
+	if i := strings.Index(name, " (prog-if "); i >= 0 {
+		name = name[:i]
+	}
+	return strings.TrimSpace(name)
 }
 
 // looksLikeAddress matches "bb:dd.f" and "dddd:bb:dd.f" by shape.

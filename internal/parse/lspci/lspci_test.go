@@ -150,6 +150,30 @@ func TestIsHeader(t *testing.T) {
 	}
 }
 
+// TestParseRev reads the revision and model of plain `lspci` lines. The
+// "(rev ff)" rows are from https://github.com/lyulyul/shine-cluster/issues/171
+// (`lspci | grep -i nvidia`, a Quadro RTX GPU that left the bus).
+func TestParseRev(t *testing.T) {
+	for _, tt := range []struct {
+		line, rev, model string
+	}{
+		{"1c:00.0 VGA compatible controller: NVIDIA Corporation TU102GL [Quadro RTX 6000/8000] (rev ff)", "ff", "NVIDIA Corporation TU102GL [Quadro RTX 6000/8000]"},
+		{"1a:00.3 Serial bus controller [0c80]: NVIDIA Corporation TU102 USB Type-C UCSI Controller (rev a1)", "a1", "NVIDIA Corporation TU102 USB Type-C UCSI Controller"},
+		{"17:00.0 PCI bridge: Broadcom / LSI PEX890xx PCIe Gen 5 Switch (rev b0) (prog-if 00 [Normal decode])", "b0", "Broadcom / LSI PEX890xx PCIe Gen 5 Switch"},
+		{"0000:1a:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]", "", "Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]"},
+		{"1c:00.0 VGA compatible controller: Weird (rev x)", "", "Weird"},
+	} {
+		l, err := Parse(strings.NewReader(tt.line+"\n"), "t")
+		if err != nil {
+			t.Fatalf("%q: %v", tt.line, err)
+		}
+		d := l.Devices[0]
+		if d.Rev != tt.rev || d.Model() != tt.model {
+			t.Errorf("%q: rev %q model %q, want %q %q", tt.line, d.Rev, d.Model(), tt.rev, tt.model)
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"h100-pex890xx-acs-off-gpud.txt", "h100-nvswitch-pmc-acs-redirect-gpud.txt", "lnk-grep-mi50-gen1-x8.txt", "lnk-grep-cxl-x8-prompt.txt"} {
 		b, err := os.ReadFile("testdata/" + name)
