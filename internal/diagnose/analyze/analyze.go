@@ -1227,8 +1227,14 @@ func diagnoseTopo(seg *Segment, file string, d *doc, sp Span) error {
 	if len(m.Unread) > 0 {
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("cells not read as a link word (their distance unknown, not judged): %s", strings.Join(m.Unread, ", ")))
 	}
-	if len(m.Missing) > 0 {
+	switch {
+	case len(m.Missing) > 0 && m.NoHeader:
+		seg.Summary += fmt.Sprintf(" (no row for %s: not in the paste)", strings.Join(m.Missing, ", "))
+	case len(m.Missing) > 0:
 		seg.Summary += fmt.Sprintf(" (no row for %s: the paste ends before them)", strings.Join(m.Missing, ", "))
+	}
+	if m.NoHeader {
+		seg.Summary += fmt.Sprintf("; the header line is missing: %s read from the rows' X (self) and NVLink cells, the other columns as NICs by position (NIC0…)", plural(len(m.GPUs)+len(m.Missing), "GPU column", "GPU columns"))
 	}
 	// Evidence names a GPU's row ("GPU1: mlx5_0=SYS …"): point at its line.
 	row := map[string]int{}

@@ -250,6 +250,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindPerftest, 0
 	case isTopoHeader(t):
 		return KindTopo, 0
+	case t[0] == 'G' && nvsmi.HeaderlessRow(t) && nvsmi.HeaderlessRow(strings.TrimSpace(next)) && !nvsmi.HeaderlessRow(prev) && !isTopoHeader(prev):
+		return KindTopo, 0 // GPU rows of nvidia-smi topo -m pasted without the header
 	case t == "==============NVSMI LOG==============",
 		(t == "Remapped Rows" || t == "Retired Pages") && strings.Contains(next, " : "),
 		strings.HasPrefix(t, "GPU 0000") && !strings.Contains(t, " : ") && strings.Contains(next, " : ") && strings.HasPrefix(next, " "):

@@ -41,6 +41,11 @@ type Matrix struct {
 	Unnamed []string `json:"unnamed,omitempty"`
 	// Missing are GPU columns without a row: a paste cut before them.
 	Missing []string `json:"missing,omitempty"`
+	// NoHeader says the paste holds GPU rows without the header line
+	// above them: the GPU columns are as many as the rows' X (self)
+	// cells and NVLink cells show, the other device columns are NICs
+	// named by position ("NIC0", also in Unnamed).
+	NoHeader bool `json:"no_header,omitempty"`
 	// Unread are the cells that read as no link word even split at the
 	// known words ("line 7 GPU0/mlx5_4: \"NOD\""): their distance is
 	// unknown.
@@ -73,10 +78,94 @@ func Parse(r io.Reader, source string) (*Matrix, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s line %d: %w", source, p.n+1, err)
 	}
+	if p.m == nil && len(p.bare) > 0 {
+		if err := p.headerless(); err != nil {
+			return nil, err
+		}
+	}
 	if p.m == nil {
 		return nil, fmt.Errorf("%s: %w", source, ErrNoMatrix)
 	}
 	return p.matrix()
+}
+
+// bareRow is a GPU row read before any header: its line and cells.
+type bareRow struct {
+	n int
+	f []string
+}
+
+// HeaderlessRow reports whether t (trimmed) is a GPU row of
+// `nvidia-smi topo -m` that may stand without the header: "GPU1  NV18  X
+// NV18 …  PXB …", GPUk with its X (self) in device column k and link
+// cells before it. nvidia-smi prints the device columns GPUs first, in
+// order, so row k's X is in column k.
+func HeaderlessRow(t string) bool {
+	if !strings.HasPrefix(t, "GPU") || strings.IndexByte(t, 'X') < 0 {
+		return false
+	}
+	f := strings.Fields(t)
+	k, err := strconv.Atoi(strings.TrimPrefix(f[0], "GPU"))
+	if err != nil || k < 0 || k > 255 || len(f) < k+3 || f[k+1] != "X" {
+		return false
+	}
+	for _, c := range f[1 : k+1] {
+		if !isLinkCell(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// isLinkCell says whether c is a topo -m cell: X, NV#, or a PCIe level.
+func isLinkCell(c string) bool {
+	if c == "X" || reNVLink.MatchString(c) {
+		return true
+	}
+	_, err := pcie.ParseLevel(c)
+	return err == nil
+}
+
+// headerless builds the columns of GPU rows pasted without the header:
+// GPU columns up to the last row's X (self) cell or the last NVLink cell
+// of any row (NVLink joins GPUs only), then NIC columns up to the
+// affinity cells. A GPU column without NVLink after the last row's X is
+// read as a NIC column: a GPU is then nearer to a "NIC" than it may be,
+// never farther.
+func (p *topoParser) headerless() error {
+	gpus, devs := 0, 0
+	for i, r := range p.bare {
+		f := glueSplit(r.f)
+		p.bare[i].f = f
+		k, _ := strconv.Atoi(strings.TrimPrefix(f[0], "GPU"))
+		gpus = max(gpus, k+1)
+		d := 0
+		for _, c := range f[1:] {
+			if !isLinkCell(c) {
+				break
+			}
+			d++
+			if c == "X" || reNVLink.MatchString(c) {
+				gpus = max(gpus, d)
+			}
+		}
+		devs = max(devs, d)
+	}
+	p.m = &Matrix{NoHeader: true}
+	for i := range devs {
+		if i < gpus {
+			p.cols = append(p.cols, fmt.Sprintf("GPU%d", i))
+		} else {
+			p.cols = append(p.cols, fmt.Sprintf("NIC%d", i-gpus))
+		}
+	}
+	for _, r := range p.bare {
+		p.n = r.n
+		if err := p.row(r.f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // topoParser is the state of Parse: the header's device columns, the GPU
@@ -89,6 +178,7 @@ type topoParser struct {
 	legend  map[string]string // "NIC0" → RDMA device name
 	n       int               // current line number
 	inRows  bool              // between the header and the legend
+	bare    []bareRow         // GPU rows before any header
 }
 
 // perr returns a malformed-input error at the current line.
@@ -100,6 +190,16 @@ func (p *topoParser) perr(format string, a ...any) error {
 // a NIC legend line.
 func (p *topoParser) line(line string) error {
 	f := strings.Fields(line)
+	if p.m == nil && len(f) > 0 && HeaderlessRow(strings.TrimSpace(line)) {
+		p.bare = append(p.bare, bareRow{p.n, f})
+		return nil
+	}
+	if p.m == nil && len(p.bare) > 0 {
+		if m2 := reLegendNIC.FindStringSubmatch(line); m2 != nil {
+			p.legend[m2[1]] = m2[2]
+			return nil
+		}
+	}
 	if p.m == nil {
 		// The header starts with the GPU0 column; the GPU0 row
 		// has X (self) next.
@@ -138,15 +238,7 @@ func (p *topoParser) line(line string) error {
 func (p *topoParser) row(f []string) error {
 	cols := p.cols
 	label := f[0]
-	for i := 1; i < len(f); i++ {
-		if c := f[i]; len(c) < 4 || c[0] < 'A' || c[0] > 'Z' {
-			continue // one word at most, or an affinity cell
-		}
-		if g := splitGlued(f[i]); len(g) > 1 {
-			f = slices.Concat(f[:i:i], g, f[i+1:])
-			i += len(g) - 1
-		}
-	}
+	f = glueSplit(f)
 	if len(f)-1 < len(cols) {
 		return p.perr("row %s has %d cells, want %d", label, len(f)-1, len(cols))
 	}
@@ -174,6 +266,20 @@ func (p *topoParser) row(f []string) error {
 		p.gpuRows[label] = f[1:]
 	}
 	return nil
+}
+
+// glueSplit splits the cells of a row a paste glued together.
+func glueSplit(f []string) []string {
+	for i := 1; i < len(f); i++ {
+		if c := f[i]; len(c) < 4 || c[0] < 'A' || c[0] > 'Z' {
+			continue // one word at most, or an affinity cell
+		}
+		if g := splitGlued(f[i]); len(g) > 1 {
+			f = slices.Concat(f[:i:i], g, f[i+1:])
+			i += len(g) - 1
+		}
+	}
+	return f
 }
 
 // linkWords are the words of a topo -m cell, longest first.
@@ -313,9 +419,20 @@ func (p *topoParser) matrix() (*Matrix, error) {
 
 // Detect reports whether text holds an `nvidia-smi topo -m`
 // matrix: a header line starting with the GPU0 column and ending in the
-// affinity columns, or the matrix legend.
+// affinity columns, the matrix legend, or two GPU rows without the
+// header (HeaderlessRow).
 func Detect(text string) bool {
+	bare := false
 	for _, line := range strings.Split(reANSI.ReplaceAllString(text, ""), "\n") {
+		// Two GPU rows in a row without the header above them.
+		if line != "" && line[0] == 'G' && HeaderlessRow(strings.TrimSpace(line)) {
+			if bare {
+				return true
+			}
+			bare = true
+		} else {
+			bare = false
+		}
 		f := strings.Fields(line)
 		if len(f) > 1 && f[0] == "GPU0" && f[1] != "X" && strings.Contains(line, "CPU Affinity") {
 			return true

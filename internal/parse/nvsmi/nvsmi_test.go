@@ -132,6 +132,7 @@ func FuzzParse(f *testing.F) {
 			f.Add(string(read(f, e.Name())))
 		}
 	}
+	f.Add(sglang9812)
 	f.Fuzz(func(t *testing.T, in string) {
 		m, err := Parse(strings.NewReader(in), "fuzz")
 		if err != nil {
@@ -223,5 +224,56 @@ func TestCutAfterSomeRows(t *testing.T) {
 	}
 	if !slices.Equal(m.GPUs, []string{"GPU0", "GPU1"}) || !slices.Equal(m.Missing, []string{"GPU2"}) || m.Dist[1][1] != pcie.PIX || m.NUMA[1] != "1" {
 		t.Errorf("matrix %+v", m)
+	}
+}
+
+// sglang9812 is `nvidia-smi topo -m` rows GPU1-GPU6 of an 8x H100 (NV18)
+// pasted without the header, the GPU0 row and the legend (GPU7 cut), from
+// https://github.com/sgl-project/sglang/pull/9812.
+const sglang9812 = "```\n" +
+	"GPU1    NV18     X      NV18    NV18    NV18    NV18    NV18    NV18    NODE    NODE    NODE    PXB     NODE NODE     SYS     SYS     SYS     SYS     SYS     SYS     0-55,112-167    0               N/A\n" +
+	"GPU2    NV18    NV18     X      NV18    NV18    NV18    NV18    NV18    NODE    NODE    NODE    NODE    PXB  NODE     SYS     SYS     SYS     SYS     SYS     SYS     0-55,112-167    0               N/A\n" +
+	"GPU4    NV18    NV18    NV18    NV18     X      NV18    NV18    NV18    SYS     SYS     SYS     SYS     SYS  SYS      PXB     NODE    NODE    NODE    NODE    NODE    56-111,168-223  1               N/A\n"
+
+func TestHeaderless(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		gpus     string // rows read
+		nics     int
+		missing  string
+		dist     string // first row's levels
+	}{
+		{"NVLink rows, header and GPU0 missing", sglang9812, "GPU1 GPU2 GPU4", 12, "GPU0 GPU3 GPU5 GPU6 GPU7",
+			"NODE NODE NODE PXB NODE NODE SYS SYS SYS SYS SYS SYS"},
+		{"PCIe-only rows: GPU columns up to the last X",
+			"GPU0     X      PIX     SYS     PXB     SYS     0-11    0\nGPU1    PIX      X      SYS     PXB     SYS     0-11    0\n",
+			"GPU0 GPU1", 3, "", "SYS PXB SYS"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Parse(strings.NewReader(tt.in), "t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d []string
+			for _, l := range m.Dist[0] {
+				d = append(d, l.String())
+			}
+			if !m.NoHeader || strings.Join(m.GPUs, " ") != tt.gpus || len(m.NICs) != tt.nics ||
+				strings.Join(m.Missing, " ") != tt.missing || strings.Join(d, " ") != tt.dist {
+				t.Errorf("got noheader %v gpus %v nics %d missing %v dist %v", m.NoHeader, m.GPUs, len(m.NICs), m.Missing, d)
+			}
+		})
+	}
+	if !Detect(sglang9812) {
+		t.Error("Detect: headerless rows not recognised")
+	}
+	for _, in := range []string{
+		"GPU1    NV18     X      NV18\n",                 // one row
+		"GPU1 X NV18 NODE 0-1 0\nGPU2 NV18 X NODE 0-1 0", // X not in the row's own column
+		"GPU1 is hot, X marks it\nGPU2 too X\n",
+	} {
+		if Detect(in) {
+			t.Errorf("Detect(%q) = true", in)
+		}
 	}
 }
