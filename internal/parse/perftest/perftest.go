@@ -91,6 +91,7 @@ type Result struct {
 // Endpoint is a "local address:" or "remote address:" line and the GID
 // line after it (RoCE, or IB with -x).
 type Endpoint struct {
+	// QPN and PSN are "" when the paste masked them.
 	LID string `json:"lid"`
 	QPN string `json:"qpn"`
 	PSN string `json:"psn"`
@@ -198,7 +199,10 @@ const mibToGbps = 1048576 * 8 / 1e9
 
 var (
 	reTitle   = regexp.MustCompile(`^(\S.*\b(?:BW|Latency) Test)\s*$`)
-	reAddress = regexp.MustCompile(`^(local|remote) address:\s*LID (\S+) QPN (\S+) PSN (\S+)`)
+	// perftest prints "local address: LID %#04x QPN %#06x PSN %#06x"
+	// (BASIC_ADDR_FMT, src/perftest_communication.h); pastes mask the
+	// QPN and PSN ("LID 0000 xxx"): the endpoint is read without them.
+	reAddress = regexp.MustCompile(`^(local|remote) address:\s*LID (\S+)(?:\s+QPN (\S+) PSN (\S+))?`)
 	reGIDLine = regexp.MustCompile(`^GID:\s*(\S+)`)
 	reUnit    = regexp.MustCompile(`BW average\[([^\]]+)\]`)
 	// reBWCommand is a bandwidth test's command line, its arguments

@@ -369,3 +369,35 @@ func TestCMEvent(t *testing.T) {
 		})
 	}
 }
+
+// TestMaskedAddress: the address lines of
+// https://github.com/Mellanox/k8s-rdma-sriov-dev-plugin/issues/32 mask
+// the QPN and PSN ("LID 0000 xxx"); the endpoints and their GIDs are still
+// read, masked QPNs left empty.
+func TestMaskedAddress(t *testing.T) {
+	const banner = "                    RDMA_Write BW Test\n" +
+		" Link type       : Ethernet\n GID index       : 0\n" +
+		"---------------------------------------------------------------------------------------\n"
+	const zero = "00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00"
+	for _, tt := range []struct {
+		name, in                      string
+		localQPN, localGID, remoteGID string
+	}{
+		{"masked", banner + " local address: LID 0000 xxx\n GID: " + zero + "\n remote address: LID 0000 xxx\n GID: " + zero + "\n", "", zero, zero},
+		{"whole", banner + " local address: LID 0000 QPN 0x0108 PSN 0x4e1a2b RKey 0x000508 VAddr 0x007f2c\n GID: " + zero + "\n remote address: LID 0000 QPN 0x0109 PSN 0x1b2c3d RKey 0x000608 VAddr 0x007f3d\n GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:0:0:2\n", "0x0108", zero, "00:00:00:00:00:00:00:00:00:00:255:255:10:0:0:2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rs, err := ParseAll(strings.NewReader(tt.in), "t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rs[0]
+			if r.Local == nil || r.Remote == nil {
+				t.Fatalf("endpoints not read: local %v remote %v", r.Local, r.Remote)
+			}
+			if r.Local.QPN != tt.localQPN || r.Local.GID != tt.localGID || r.Remote.GID != tt.remoteGID || r.LinkType != "Ethernet" {
+				t.Errorf("local %+v remote %+v link %q", *r.Local, *r.Remote, r.LinkType)
+			}
+		})
+	}
+}

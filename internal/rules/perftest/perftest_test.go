@@ -394,3 +394,27 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// TestMaskedQPNsDoNotPair: pastes that mask the QPN ("local address: LID
+// 0000 xxx", k8s-rdma-sriov-dev-plugin#32) are not the two ends of one
+// run: two of them with different MTUs are no disagreement, nor one
+// measurement.
+func TestMaskedQPNsDoNotPair(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		qpn   [2]string // local QPN of the first and second result
+		pairs bool
+	}{
+		{"masked", [2]string{"", ""}, false},
+		{"crossed", [2]string{"0x01", "0x02"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &perftest.Result{Test: "RDMA_Write BW Test", MTU: 1024, Local: &perftest.Endpoint{QPN: tt.qpn[0]}, Remote: &perftest.Endpoint{QPN: tt.qpn[1]}}
+			b := &perftest.Result{Test: "RDMA_Write BW Test", MTU: 4096, Local: &perftest.Endpoint{QPN: tt.qpn[1]}, Remote: &perftest.Endpoint{QPN: tt.qpn[0]}}
+			got := len(pairFindings([]*perftest.Result{a, b})) > 0
+			if same := sameMeasurement([]*perftest.Result{a}, b) >= 0; got != tt.pairs || same != tt.pairs {
+				t.Errorf("paired %v, same %v, want %v", got, same, tt.pairs)
+			}
+		})
+	}
+}

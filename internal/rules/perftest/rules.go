@@ -108,7 +108,7 @@ func sameMeasurement(earlier []*perftest.Result, r *perftest.Result) int {
 		if o.Kind != r.Kind {
 			continue
 		}
-		if o.Local != nil && o.Remote != nil && r.Local != nil && r.Remote != nil &&
+		if o.Local != nil && o.Remote != nil && r.Local != nil && r.Remote != nil && r.Local.QPN != "" && r.Remote.QPN != "" &&
 			strings.EqualFold(o.Local.QPN, r.Remote.QPN) && strings.EqualFold(o.Remote.QPN, r.Local.QPN) {
 			return j
 		}
@@ -632,8 +632,8 @@ func pairFindings(results []*perftest.Result) []finding.Finding {
 	var fs []finding.Finding
 	for i, a := range results {
 		for _, b := range results[i+1:] {
-			if a.Local == nil || a.Remote == nil || b.Local == nil || b.Remote == nil {
-				continue
+			if a.Local == nil || a.Remote == nil || b.Local == nil || b.Remote == nil || a.Local.QPN == "" || a.Remote.QPN == "" {
+				continue // QPNs masked in the paste do not pair
 			}
 			if !strings.EqualFold(a.Local.QPN, b.Remote.QPN) || !strings.EqualFold(a.Remote.QPN, b.Local.QPN) {
 				continue
