@@ -198,7 +198,7 @@ func (r LatRow) Median() (float64, bool) {
 const mibToGbps = 1048576 * 8 / 1e9
 
 var (
-	reTitle   = regexp.MustCompile(`^(\S.*\b(?:BW|Latency) Test)\s*$`)
+	reTitle = regexp.MustCompile(`^(\S.*\b(?:BW|Latency) Test)\s*$`)
 	// perftest prints "local address: LID %#04x QPN %#06x PSN %#06x"
 	// (BASIC_ADDR_FMT, src/perftest_communication.h); pastes mask the
 	// QPN and PSN ("LID 0000 xxx"): the endpoint is read without them.
