@@ -19,6 +19,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
+	"github.com/ibdoctor/ibdoctor/internal/parse/sysfspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxperf"
 	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
@@ -69,6 +70,7 @@ const (
 	KindUCXPerf       Kind = "ucx_perftest"
 	KindToolError     Kind = "rdma-tool-error"
 	KindVerbsDevices  Kind = "ibv_devices"
+	KindSysfsPCI      Kind = "sysfs-pcie"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -108,6 +110,7 @@ var Kinds = []KindInfo{
 	{KindMst, "mst status and mst status -v (MFT): the MST modules and /dev/mst devices (read, no fault in it)"},
 	{KindPortInfo, "smpquery portinfo|nodeinfo|switchinfo and ibportstate: dotted \"Name:.....value\" dumps (PortInfo judged)"},
 	{KindLspci, "sudo lspci -vvv (PCIe ACS of the switch ports between GPUs and NICs)"},
+	{KindSysfsPCI, "sysfs PCIe link files (current_link_speed/width, max_link_speed/width) as tail -v or head -v (==> FILE <==), grep (FILE:VALUE) or cat print them: the link judged against its maximum"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
 	{KindLshca, "lshca (Mellanox support tool): its per-HCA tables (RDMA, LnkStat, Link, Rate, LnkCapWidth, LnkStaWidth …)"},
@@ -471,6 +474,9 @@ func memberBesides(l string) Kind {
 		// or cat of the port attributes (state, rate, phys_state …); not
 		// prose naming the path with shell variables ("$device").
 		return KindRdma
+	}
+	if sysfspci.IsLine(l) { // (a cheap test for "_link_" first)
+		return KindSysfsPCI // `tail -v /sys/bus/pci/devices/ADDR/*_link_*`, a grep or cat of those files
 	}
 	return KindUnknown
 }
