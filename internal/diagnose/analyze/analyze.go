@@ -401,6 +401,7 @@ func judgeSpans(name string, d *doc, spans []Span, opts Options) ([]Segment, *co
 		}
 	}
 	joinNCCLLogs(name, d, judged, segs, opts, ctx)
+	jobExit(name, d, judged, segs)
 	var fabricSegs []int
 	for i, sp := range spans {
 		if segs[i] == nil {
