@@ -1,11 +1,14 @@
 package host
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
+	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 )
 
 // kmsg.module_load_failed: a module built for another kernel or RDMA
@@ -80,5 +83,32 @@ func TestModuleLoadRemedies(t *testing.T) {
 				t.Errorf("%q: unfilled or marked %q", tt.line, r)
 			}
 		}
+	}
+}
+
+// Read as a stream, a module's lines give the same finding: every
+// symbol a module names is kept (one event per symbol), the repeats are
+// counted.
+func TestModuleLoadStreamed(t *testing.T) {
+	var lines []string
+	for round := 0; round < 20; round++ {
+		for i := 0; i < 5; i++ {
+			lines = append(lines, fmt.Sprintf("nv_peer_mem: disagrees about version of symbol sym%d", i),
+				fmt.Sprintf("nv_peer_mem: Unknown symbol sym%d (err -22)", i))
+		}
+	}
+	lines = append(lines, "LNetError: 172781:0:(api-ni.c:2533:lnet_startup_lndnet()) Can't load LND o2ib, module ko2iblnd, rc=256")
+	l := logOf(lines...)
+	whole := CheckPastedKernelLog(l, time.Time{}, 0)
+	fold := NewKernelFolder()
+	for _, e := range kmsg.Events(l.Records) {
+		fold.Add(e)
+	}
+	streamed := CheckPastedKernelEvents(l.Source, fold.Events())
+	if !slices.EqualFunc(streamed, whole, sameFinding) {
+		t.Fatalf("streamed findings %+v, want %+v", streamed, whole)
+	}
+	if len(whole) != 2 || !strings.Contains(whole[0].Summary, "version of 5 symbols (sym0, sym1, sym2, …)") {
+		t.Errorf("findings %+v", whole)
 	}
 }
