@@ -111,6 +111,9 @@ type Proc struct {
 	// Via counts network connections by transport: "NET/IB", "NET/IB/GDRDMA",
 	// "NET/Socket", or a plugin name.
 	Via map[string]int `json:"via,omitempty"`
+	// ViaIBDevs has bit N set when a connection went over NET/IB device N
+	// ("via NET/IB/N", N the index in the "NET/IB : Using" list; 0..63).
+	ViaIBDevs uint64 `json:"via_ib_devs,omitempty"`
 	// ViaNoGDRLine and ViaNoGDRText are the first connection line over
 	// NCCL's IB transport without "/GDRDMA" ("Channel 00/0 : 1[0] -> 0[0]
 	// [receive] via NET/IB/1"): that connection stages its data through
@@ -217,7 +220,9 @@ type Event struct {
 	Async string `json:"async,omitempty"`
 	Port  int    `json:"port,omitempty"`
 
-	// Resource errors: "Call to ibv_reg_mr failed with error E".
+	// Resource errors: "Call to ibv_reg_mr failed with error E". The IB
+	// transport's "NET/IB : Unable to open device D" is one too, Call
+	// "ibv_open_device" and HCA D.
 	Call  string `json:"call,omitempty"`
 	Error string `json:"error,omitempty"`
 
@@ -904,7 +909,7 @@ func (p *Parser) event(ev Event) {
 		// The rules count these and quote the first.
 		k = foldKey{kind: ev.Kind, seq: -1}
 	case ev.Kind == EventResource:
-		k = foldKey{kind: ev.Kind, call: ev.Call} // first and count per call
+		k = foldKey{kind: ev.Kind, call: ev.Call, hca: ev.HCA} // first and count per call (and device it names)
 	case ev.Kind == EventAsync:
 		k = foldKey{kind: ev.Kind, host: ev.Host, hca: ev.HCA, errText: ev.Async} // per host, device and event
 	}
@@ -1641,6 +1646,16 @@ func parseChannel(p *Proc, n int, msg string) {
 			p.Via = map[string]int{}
 		}
 		p.Via["NET/"+name+gdr]++
+		if name == "IB" {
+			// "via NET/IB/1/GDRDMA": 1 indexes the "NET/IB : Using" list.
+			if i := strings.Index(msg, "via NET/IB/"); i >= 0 {
+				if d, _ := digits(msg[i+len("via NET/IB/"):]); d != "" {
+					if k, err := strconv.Atoi(d); err == nil && k < 64 {
+						p.ViaIBDevs |= 1 << k
+					}
+				}
+			}
+		}
 		if name == "IB" && gdr == "" && p.ViaNoGDRLine == 0 {
 			p.ViaNoGDRLine, p.ViaNoGDRText = n, msg
 		}
@@ -1768,6 +1783,24 @@ func warnTail(raw string) bool {
 	return true
 }
 
+// openDeviceFailed starts the warning of NCCL's IB transport about a
+// device it could not open.
+const openDeviceFailed = "NET/IB : Unable to open device "
+
+// isDeviceName reports whether s reads as one RDMA device name (mlx5_0,
+// mlx5_bond_0, rocep1s0f0): no spaces, no punctuation beyond _ - .
+func isDeviceName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 // maxWarnClasses bounds the warning texts a Parser remembers the class of.
 const maxWarnClasses = 4096
 
@@ -1807,6 +1840,11 @@ func (ps *Parser) warnClass(msg string) Event {
 	} else if m := reAsyncUnknown.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.HCA, ev.Async = EventAsync, m[1], "event type "+m[3]
 		ev.Port, _ = strconv.Atoi(m[2])
+	} else if dev, ok := strings.CutPrefix(msg, openDeviceFailed); ok && isDeviceName(strings.TrimSpace(dev)) {
+		// ncclIbInit (src/transport/net_ib.cc) names the device whose
+		// wrap_ibv_open_device failed, then skips it: "NET/IB : Unable to
+		// open device mlx5_58". HCA is that device.
+		ev.Kind, ev.Call, ev.HCA = EventResource, "ibv_open_device", strings.TrimSpace(dev)
 	} else if m := reCall.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Call, ev.Error = EventResource, m[1], m[2]
 	} else if m := reConnect.FindStringSubmatch(msg); m != nil {

@@ -111,7 +111,7 @@ var ncclMetas = []finding.Meta{
 	{
 		ID: "nccl.call_failed", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "an NCCL call failed and the program stopped",
-		Meaning: "The program (nccl-tests: 'HOST: Test NCCL failure common.cu:345 'unhandled system error'') got an error back from NCCL and aborted, and the paste shows nothing that explains it (no completion error, verbs failure or timeout). The text is ncclGetErrorString of the result: 'unhandled system error' (ncclSystemError) is a failed system or library call (a socket connect or accept, shared memory under /dev/shm, a verbs call), 'unhandled cuda error' a failed CUDA call, 'internal error' a failure inside NCCL or its net plugin, 'invalid argument' / 'invalid usage' a wrong call or setting, 'remote process exited or there was a network error' a peer that died or a broken connection. The NCCL WARN line printed before it names the call. NCCL's own error return trace out of communicator setup ('init.cc:1534 -> 2', 'bootstrap.cc:285 -> 2': the result code climbing out of ncclCommInitRank) is the same failure seen from inside NCCL: the communicator was never built.",
+		Meaning: "The program (nccl-tests: 'HOST: Test NCCL failure common.cu:345 'unhandled system error'') got an error back from NCCL and aborted, and the paste shows nothing that explains it (no completion error, verbs failure or timeout). The text is ncclGetErrorString of the result: 'unhandled system error' (ncclSystemError) is a failed system or library call (a socket connect or accept, shared memory under /dev/shm, a verbs call), 'unhandled cuda error' a failed CUDA call, 'internal error' a failure inside NCCL or its net plugin, 'invalid argument' / 'invalid usage' a wrong call or setting, 'remote process exited or there was a network error' a peer that died or a broken connection. The NCCL WARN line printed before it names the call. NCCL's own error return trace out of communicator setup ('init.cc:1534 -> 2', 'bootstrap.cc:285 -> 2': the result code climbing out of ncclCommInitRank) is the same failure seen from inside NCCL: the communicator was never built. mpirun's report that a process exited with a non-zero status ('mpirun detected that one or more processes exited with non-zero status … Exit code: 3') or on a signal, beside an NCCL log with nothing critical in it, is a job that died too.",
 		Causes: []string{
 			"unhandled system error: a socket to a peer failed (firewall, wrong NCCL_SOCKET_IFNAME), /dev/shm too small in a container, or a verbs call failed",
 			"unhandled cuda error: a CUDA error on a GPU (Xid, out of memory, a bad driver install)",
@@ -169,6 +169,19 @@ var ncclMetas = []finding.Meta{
 		Meaning: "A multi-node run's bus bandwidth is bounded by each node's aggregate NIC bandwidth, and each GPU drives the NIC nearest to it. The NCCL log inside the output ('NET/IB : Using [0]mlx5_0:1/IB …') lists fewer NICs on a host than it has (--nics-per-node, --root) or than it has GPUs: the run is stuck on a fraction of the bandwidth. Critical when the node's NIC count is known; a warning when only the rank layout (one NIC per GPU) suggests more.",
 		Causes:  []string{"NCCL_IB_HCA names only some of the HCAs", "ports down or not ACTIVE on the host, so NCCL leaves them out", "the container sees only some /dev/infiniband/uverbs devices"},
 		Remedy:  []string{"ibdoctor doctor on the host (ports, container access, NCCL_IB_HCA)", remedyNCCLDebug},
+	},
+	{
+		ID: "nccl.mixed_link_layers", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
+		Title:   "NCCL's IB transport mixes InfiniBand and Ethernet (RoCE) ports",
+		Meaning: "The devices NCCL's IB transport uses ('NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE …') include ports of both link layers. NCCL spreads its channels over every device in that list, so some rings run over the Ethernet port, often the host's front-end NIC (on Azure ND H100 v5 mlx5_1 is the Ethernet NIC among eight InfiniBand HCAs): those rings run at its speed, and when its peers' device of the same index is an InfiniBand port they cannot connect at all. Set NCCL_IB_HCA to the ports meant for the job.",
+		Causes: []string{
+			"NCCL_IB_HCA unset on a host whose front-end Ethernet NIC is a ConnectX (mlx5) device with RDMA",
+			"an NCCL_IB_HCA prefix that also matches the Ethernet device (mlx5_1 matches mlx5_1, mlx5_10 …)",
+		},
+		Remedy: []string{
+			"NCCL_IB_HCA==<the InfiniBand ports, comma-separated> ('=' matches names exactly), or NCCL_IB_HCA=^=<the Ethernet device> to exclude it",
+			"ibdev2netdev and ibstat on the host: which mlx5 device is the Ethernet port",
+		},
 	},
 	{
 		ID: "nccl.small_msg_latency", Severity: finding.Warning, Area: "nccl", Step: finding.StepPerf,

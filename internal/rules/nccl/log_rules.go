@@ -56,6 +56,7 @@ type logCheck struct {
 	a           *LogAnalysis
 	opts        LogOptions
 	subj        finding.Subject
+	lg          *nccllog.Log
 	all         []*nccllog.Proc
 	socketProcs []*nccllog.Proc
 	ibProcs     []*nccllog.Proc
@@ -72,17 +73,19 @@ func evidenceAt(src string, line int) string { return fmt.Sprintf("%s:%d", src, 
 
 // CheckLog applies the NCCL log rules. It is pure.
 func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
-	c := &logCheck{a: &LogAnalysis{Source: lg.Source, Version: lg.Version}, opts: opts, subj: finding.Subject{File: lg.Source}}
+	c := &logCheck{a: &LogAnalysis{Source: lg.Source, Version: lg.Version}, lg: lg, opts: opts, subj: finding.Subject{File: lg.Source}}
 	for _, p := range lg.Procs {
 		c.addProc(p)
 	}
 	c.checkIBDisabled()
 	c.checkSocketFallback()
 	c.checkGDR()
+	c.checkMixedLinkLayers()
 	a := c.a
 	a.Findings = append(a.Findings, completionFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, asyncFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, resourceFindings(lg, c.subj, evidenceAt)...)
+	c.openDeviceSkipped(a.Findings)
 	// A peer that closed or reset its connection is a consequence when a
 	// verbs, completion or async error above already explains the job's end.
 	explained := slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical })
@@ -158,6 +161,92 @@ func (c *logCheck) addProc(p *nccllog.Proc) {
 	if p.IBDisable == 1 {
 		c.disabled = append(c.disabled, p)
 	}
+}
+
+// checkMixedLinkLayers reports a process whose IB transport lists
+// InfiniBand and Ethernet (RoCE) ports together ("NET/IB : Using
+// [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE …", ncclIbInit in
+// src/transport/net_ib.cc prints each port's link layer): NCCL spreads
+// its channels over all of them. The minority link layer (Ethernet on a
+// tie) is the one to leave out with NCCL_IB_HCA.
+func (c *logCheck) checkMixedLinkLayers() {
+	var first *nccllog.Proc
+	var procs []string
+	conns := slices.ContainsFunc(c.all, func(p *nccllog.Proc) bool { return p.ViaIBDevs != 0 })
+	for _, p := range c.all {
+		ib, roce := 0, 0
+		for _, d := range p.IBDevices {
+			switch strings.ToLower(d.LinkLayer) {
+			case "ib":
+				ib++
+			case "roce":
+				roce++
+			}
+		}
+		if ib == 0 || roce == 0 {
+			continue
+		}
+		if conns && !usesMinority(p) {
+			// Its connections show which devices carry traffic: NCCL
+			// gives each GPU its nearest NIC, and none went over the
+			// ports of the other link layer.
+			continue
+		}
+		if first == nil {
+			first = p
+		}
+		procs = append(procs, p.Name())
+	}
+	if first == nil {
+		return
+	}
+	var ib, eth []string
+	for _, d := range first.IBDevices {
+		port := fmt.Sprintf("%s:%d", d.Name, d.Port)
+		if strings.EqualFold(d.LinkLayer, "RoCE") {
+			eth = append(eth, port)
+		} else {
+			ib = append(ib, port)
+		}
+	}
+	keep, drop, dropWhat := ib, eth, "Ethernet (RoCE)"
+	if len(eth) > len(ib) {
+		keep, drop, dropWhat = eth, ib, "InfiniBand"
+	}
+	var dropDev []string
+	for _, d := range drop {
+		dropDev = append(dropDev, strings.Split(d, ":")[0])
+	}
+	sum := fmt.Sprintf("NCCL's IB transport uses InfiniBand port(s) %s and Ethernet (RoCE) port(s) %s together on %d process(es) (%s): NCCL spreads its channels over every listed device, so rings over the %s port(s) %s run at their speed, or cannot connect where a peer's device of the same index has the other link layer. Leave them out: NCCL_IB_HCA==%s (or NCCL_IB_HCA=^=%s)",
+		strings.Join(firstN(ib, 8), ", "), strings.Join(firstN(eth, 8), ", "), len(procs), strings.Join(firstN(procs, 4), ", "),
+		dropWhat, strings.Join(drop, ", "), strings.Join(keep, ","), strings.Join(dropDev, ","))
+	text := "NET/IB : Using"
+	for i, d := range first.IBDevices {
+		text += fmt.Sprintf(" [%d]%s:%d/%s", i, d.Name, d.Port, d.LinkLayer)
+	}
+	f := catalog.New("nccl.mixed_link_layers", c.subj, sum, finding.Evidence{Source: evidenceAt(first.Source, first.IBLine), Value: text})
+	f.Subject.Host = first.Host
+	c.a.Findings = append(c.a.Findings, f)
+}
+
+// usesMinority reports whether a process's connections ("via NET/IB/N")
+// went over a port of its list's minority link layer (Ethernet on a
+// tie), the ports checkMixedLinkLayers would leave out.
+func usesMinority(p *nccllog.Proc) bool {
+	ib, roce := 0, 0
+	for _, d := range p.IBDevices {
+		if strings.EqualFold(d.LinkLayer, "RoCE") {
+			roce++
+		} else {
+			ib++
+		}
+	}
+	for i, d := range p.IBDevices {
+		if i < 64 && p.ViaIBDevs&(1<<i) != 0 && strings.EqualFold(d.LinkLayer, "RoCE") == (roce <= ib) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkIBDisabled reports processes that ran with NCCL_IB_DISABLE=1.
@@ -672,7 +761,13 @@ func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int
 		evs := byCall[call]
 		first := evs[0]
 		hint := resourceHint(call, first.Error)
-		summary := fmt.Sprintf("%s failed %d time(s)", call, weight(evs))
+		// "Call to ibv_open_device failed" and the IB transport's "Unable
+		// to open device D" after it are one failure: count the calls.
+		n := weight(slices.DeleteFunc(slices.Clone(evs), func(e nccllog.Event) bool { return e.HCA != "" && call == "ibv_open_device" }))
+		if n == 0 {
+			n = weight(evs)
+		}
+		summary := fmt.Sprintf("%s failed %d time(s)", call, n)
 		if first.Error != "" {
 			summary += fmt.Sprintf(" (%s)", first.Error)
 		}
@@ -685,6 +780,87 @@ func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// openDeviceSkipped turns the nccl.resource_error of ibv_open_device
+// into a warning when NCCL's IB transport went on without the devices
+// it could not open: ncclIbInit (src/transport/net_ib.cc) warns "NET/IB :
+// Unable to open device D" and skips D, then lists the devices it uses
+// ("NET/IB : Using [0]mlx5_1:1/RoCE …"). When every named device is
+// absent from the lists of its host's processes, each of those processes
+// lists some and none fell back to sockets, the job runs over RDMA; the
+// skipped devices are often SR-IOV VFs or devices of other containers
+// that the host's verbs list still shows. It stays critical when no
+// device is named, when a process on that host lists no device or uses
+// sockets, or when a named device is among those used.
+func (c *logCheck) openDeviceSkipped(fs []finding.Finding) {
+	i := slices.IndexFunc(fs, func(f finding.Finding) bool {
+		return f.ID == "nccl.resource_error" && strings.HasPrefix(f.Summary, "ibv_open_device ")
+	})
+	if i < 0 || len(c.socketProcs) > 0 || len(c.noIB) > 0 {
+		return
+	}
+	var skipped, hosts []string
+	var named *nccllog.Event
+	for i, e := range c.lg.Events {
+		if e.Kind != nccllog.EventResource || e.Call != "ibv_open_device" {
+			continue
+		}
+		if !slices.Contains(hosts, e.Host) {
+			hosts = append(hosts, e.Host)
+		}
+		if e.HCA != "" && !slices.Contains(skipped, e.HCA) {
+			skipped = append(skipped, e.HCA)
+			if named == nil {
+				named = &c.lg.Events[i]
+			}
+		}
+	}
+	if len(skipped) == 0 {
+		return
+	}
+	var used []string
+	var usedBy *nccllog.Proc
+	for _, h := range hosts {
+		n := 0
+		for _, p := range c.all {
+			if p.Host != h {
+				continue
+			}
+			if net, _ := p.EffectiveNetwork(); len(p.IBDevices) == 0 || net != "IB" {
+				return // this process did not show RDMA in use
+			}
+			n++
+			if usedBy == nil {
+				usedBy = p
+			}
+			for _, d := range p.IBDevices {
+				if slices.Contains(skipped, d.Name) {
+					return
+				}
+				if s := fmt.Sprintf("%s:%d/%s", d.Name, d.Port, d.LinkLayer); !slices.Contains(used, s) {
+					used = append(used, s)
+				}
+			}
+		}
+		if n == 0 {
+			return // no process of that host says what it used
+		}
+	}
+	f := &fs[i]
+	f.Severity = finding.Warning
+	f.Evidence = append(f.Evidence, finding.Evidence{Source: evidenceAt(named.Source, named.Line), Value: named.Text},
+		finding.Evidence{Source: evidenceAt(usedBy.Source, usedBy.IBLine), Value: "NET/IB : Using " + strings.Join(firstN(used, 8), " ")})
+	f.Summary = fmt.Sprintf("NCCL could not open %s (ibv_open_device failed) and skipped it (them), but its IB transport uses %s and the job runs over RDMA: the skipped devices are usually SR-IOV VFs or devices of another container that the verbs device list still shows",
+		strings.Join(firstN(skipped, 8), ", "), strings.Join(firstN(used, 8), " "))
+	f.Causes = []string{
+		"the host's verbs device list (/sys/class/infiniband) shows devices whose /dev/infiniband/uverbsN the container was not given (Kubernetes RDMA device plugins hand each pod a few)",
+		"SR-IOV VFs bound to another driver or assigned to VMs",
+	}
+	f.Remedy = []string{
+		"nothing to do when the devices NCCL uses are the ones meant for this job; NCCL opens every device it lists before NCCL_IB_HCA filters them, so the warning stays",
+		"if a skipped device should carry traffic: ls -l /dev/infiniband in the container and pass its uverbsN (docker run --device=/dev/infiniband/uverbsN, or the device plugin's resource)",
+	}
 }
 
 // connectFindings reports TCP connections to peers that failed
