@@ -30,8 +30,9 @@ func checkModuleLoad(in *Input) []finding.Finding {
 		symbols           []string
 		mismatch, unknown int
 		vermagic, lnd, rc string
-		ev, lndEv         []finding.Evidence
-		nLines            int
+		ev                []finding.Evidence
+		nLines, cited     int
+		lndCited          bool
 	}
 	at := map[string]*tally{}
 	var keys []string
@@ -52,8 +53,9 @@ func checkModuleLoad(in *Input) []finding.Finding {
 			if _, rc, ok := strings.Cut(e.Detail, "(rc="); ok {
 				t.rc = strings.TrimSuffix(rc, ")")
 			}
-			if len(t.lndEv) == 0 && !e.Folded {
-				t.lndEv = append(t.lndEv, in.logEvidence(e.Record))
+			if !t.lndCited && !e.Folded {
+				t.lndCited = true
+				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
 			continue
 		}
@@ -69,7 +71,8 @@ func checkModuleLoad(in *Input) []finding.Finding {
 		if e.Symbol != "" && !slices.Contains(t.symbols, e.Symbol) {
 			t.symbols = append(t.symbols, e.Symbol)
 		}
-		if len(t.ev) < maxEvidence && !e.Folded {
+		if t.cited < maxEvidence && !e.Folded {
+			t.cited++
 			t.ev = append(t.ev, in.logEvidence(e.Record))
 		}
 	}
@@ -106,7 +109,7 @@ func checkModuleLoad(in *Input) []finding.Finding {
 				msg += ", and what needs it does not work"
 			}
 		}
-		f := catalog.New("kmsg.module_load_failed", finding.Subject{Host: in.Snap.Host}, msg, append(t.ev, t.lndEv...)...)
+		f := catalog.New("kmsg.module_load_failed", finding.Subject{Host: in.Snap.Host}, msg, t.ev...)
 		catalog.Fill(&f, "module", mod)
 		if !kmsg.StackModule(mod) && t.lnd == "" {
 			f.Severity = finding.Warning
