@@ -801,9 +801,23 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 	case KindVerbsDevices:
 		err = diagnoseVerbsDevices(&seg, file, d, sp, ctx)
 	case KindVerbsLog:
-		err = diagnoseVerbsLog(&seg, file, text)
+		err = diagnoseVerbsLog(&seg, file, text, d, sp)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
+	}
+	if err == nil && verbsJudged(sp.Kind) {
+		// libibverbs' provider warnings inside a NCCL, UCX, MPI or
+		// benchmark output, which its reader does not judge.
+		var ps []wclog.Provider
+		for i, l := range d.lines(sp) {
+			if p, ok := wclog.ProviderLine(l); ok {
+				p.Line = sp.Start + i
+				ps = append(ps, p)
+			}
+		}
+		if len(ps) > 0 {
+			seg.Findings = append(seg.Findings, logProviders(file, ps, d, sp)...)
+		}
 	}
 	return finish(seg, file, err)
 }
@@ -2076,14 +2090,48 @@ func diagnoseMADErrors(seg *Segment, file string, d *doc, sp Span) error {
 }
 
 // diagnoseVerbsLog judges the work-completion errors of application logs.
-func diagnoseVerbsLog(seg *Segment, file, text string) error {
+func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 	lg, err := wclog.Parse(strings.NewReader(text), file)
 	if err != nil {
 		return err
 	}
-	seg.Summary = plural(len(lg.Errors), "work-completion error line", "work-completion error lines")
+	var parts []string
+	if len(lg.Errors) > 0 {
+		parts = append(parts, plural(len(lg.Errors), "work-completion error line", "work-completion error lines"))
+	}
+	if len(lg.Async) > 0 {
+		parts = append(parts, plural(len(lg.Async), "async event line", "async event lines"))
+	}
 	seg.Findings = append(seg.Findings, verbsrules.Check(lg)...)
+	if len(lg.Providers) > 0 {
+		parts = append(parts, plural(len(lg.Providers), "libibverbs provider warning", "libibverbs provider warnings"))
+		seg.Findings = append(seg.Findings, logProviders(file, lg.Providers, d, sp)...)
+	}
+	seg.Summary = strings.Join(parts, ", ")
 	return nil
+}
+
+// noDeviceWithin bounds how far after libibverbs' warnings a program's
+// line that it found no RDMA device is looked for.
+const noDeviceWithin = 40
+
+// logProviders judges libibverbs' provider warnings in a program's own
+// log: critical when a line after them says the program then found no
+// RDMA device (SPDK's "rdma_create_event_channel() failed, No such
+// device"), a warning otherwise.
+func logProviders(file string, ps []wclog.Provider, d *doc, sp Span) []finding.Finding {
+	var ws []noderules.VerbsWarn
+	for _, p := range ps {
+		ws = append(ws, noderules.VerbsWarn{Kind: string(p.Kind), Name: p.Name, Line: p.Line, Text: p.Text})
+	}
+	var noDev *noderules.VerbsWarn
+	for n := ps[0].Line + 1; n <= min(d.end(), sp.End+noDeviceWithin); n++ {
+		if l := d.line(n); wclog.NoDevice(l) {
+			noDev = &noderules.VerbsWarn{Line: n, Text: strings.TrimRight(l, " \t\r")}
+			break
+		}
+	}
+	return noderules.CheckLogVerbsProviders(file, ws, noDev)
 }
 
 // diagnoseOpenMPI judges Open MPI's help messages about the network.

@@ -27,6 +27,42 @@ func TestVerbsLogSpans(t *testing.T) {
 			[]Kind{KindVerbsLog}, []string{"verbs.completion_error"}, 2},
 		{"the dump under a UCX error is UCX's", "[1496344648.548260] [vegas06:14879:0]       dc_verbs.c:614  UCX  ERROR Send completion with error on qp 0x6214: remote access error syndrome 0x88\n" + dump,
 			[]Kind{KindUCXLog}, []string{"ucx.completion_error"}, 2},
+		// kvcache-ai/Mooncake#117 (testdata/realworld-fresh27): a slice
+		// failed with "general error" on erdma_0, then the QP-fatal async
+		// event on the same device.
+		{"general error, then an async event", "E0222 20:07:21.119704 2179433 worker_pool.cpp:291] Worker: Process failed for slice (opcode: 0, source_addr: 0x7f5cfc000000, length: 65536, dest_addr: 140123979120640, local_nic: erdma_0, peer_nic: 10.0.0.41:7712@erdma_0, dest_rkey: 39908608, retry_cnt: 0): general error\n" +
+			"W0222 20:07:21.119717 2179435 worker_pool.cpp:399] Worker: Received context async event local work queue catastrophic error for context erdma_0\n",
+			[]Kind{KindVerbsLog}, []string{"verbs.async_event", "verbs.completion_error"}, 2},
+		{"an informational async event alone", "I0222 20:07:21.119717 2179435 worker_pool.cpp:399] Worker: Received context async event port active for context mlx5_0\n",
+			[]Kind{KindVerbsLog}, []string{"verbs.async_event"}, 0},
+		// spdk/spdk#272 (testdata/realworld-fresh27): libibverbs' warnings
+		// inside an SPDK nvmf_tgt log, then "No such device": no device is
+		// usable; the same warnings without such a line are a warning.
+		{"provider warnings in an SPDK log", "rdma.c:1136:spdk_nvmf_rdma_create: *NOTICE*: *** RDMA Transport Init ***\n" +
+			"libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs1\n" +
+			"libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0\n" +
+			"rdma.c:1144:spdk_nvmf_rdma_create: *ERROR*: rdma_create_event_channel() failed, No such device\n" +
+			"nvmf.c: 255:spdk_nvmf_tgt_listen: *ERROR*: Transport initialization failed\n",
+			[]Kind{KindVerbsLog}, []string{"host.verbs_provider_missing"}, 2},
+		{"provider warnings, nothing after", "rdma.c:1136:spdk_nvmf_rdma_create: *NOTICE*: *** RDMA Transport Init ***\n" +
+			"libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs1\n",
+			[]Kind{KindVerbsLog}, []string{"host.verbs_provider_missing"}, 1},
+		// k8snetworkplumbingwg/sriov-cni#348 (testdata/realworld-fresh16):
+		// the same warnings in ibv_devinfo's output stay its own, read
+		// with the devices it listed (none).
+		{"provider warnings in ibv_devinfo's output", "root@testpod1:/# ibv_devinfo\n" +
+			"libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re2\n" +
+			"libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re2\n" +
+			"No IB devices found\n",
+			[]Kind{KindDevinfo}, []string{"host.verbs_provider_missing"}, 2},
+		// The same warning inside a NCCL log, whose reader does not judge
+		// it, before NCCL's "NET/IB : No device found.".
+		{"a provider warning inside a NCCL log", "node1:123:123 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n" +
+			"libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0\n" +
+			"node1:123:123 [0] NCCL INFO NET/IB : No device found.\n" +
+			"node1:123:123 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n" +
+			"node1:123:123 [0] NCCL INFO Using network Socket\n",
+			[]Kind{KindNCCLLog}, []string{"host.verbs_provider_missing", "nccl.socket_fallback"}, 2},
 		{"prose naming a status", "In addition to the .status 9 (IBV_WC_REM_INV_REQ_ERR), there is a .vendor_err field with value 138 (or 0x8a)\n",
 			nil, nil, 3},
 	} {

@@ -21,6 +21,9 @@ func FuzzParse(f *testing.F) {
 	f.Add("libfabric:x:y:z():1<warn> prov_err: (")
 	f.Add("number 0 got bad completion with status: 0xc, vendor syndrome: 0x81")
 	f.Add("wc.status=0x vendor_err=0x")
+	f.Add("W0222 20:07:21.119717 2179435 worker_pool.cpp:399] Worker: Received context async event local work queue catastrophic error for context erdma_0")
+	f.Add("x (local_nic: erdma_0): general error")
+	f.Add("libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs1\nrdma_create_event_channel() failed, No such device")
 	f.Fuzz(func(t *testing.T, s string) {
 		lg, err := Parse(strings.NewReader(s), "fuzz")
 		if err != nil {
@@ -29,6 +32,16 @@ func FuzzParse(f *testing.F) {
 		for _, e := range lg.Errors {
 			if e.Line < 1 || e.Line > lg.Lines {
 				t.Fatalf("error line %d of %d", e.Line, lg.Lines)
+			}
+		}
+		for _, p := range lg.Providers {
+			if p.Line < 1 || p.Line > lg.Lines || p.Name == "" {
+				t.Fatalf("provider warning %+v of %d lines", p, lg.Lines)
+			}
+		}
+		for _, a := range lg.Async {
+			if a.Line < 1 || a.Line > lg.Lines || a.Event == "" || a.Name == "" {
+				t.Fatalf("async event %+v of %d lines", a, lg.Lines)
 			}
 		}
 	})

@@ -12,7 +12,12 @@
 //   - any other log line that ends in the ibv_wc_status_str text of a
 //     failed work completion, or names its IBV_WC_ constant, after a
 //     colon or an equals sign ("… local_nic: mlx5_9, peer_nic:
-//     192.168.1.161:16360@mlx5_7, …): transport retry counter exceeded").
+//     192.168.1.161:16360@mlx5_7, …): transport retry counter exceeded"),
+//     or, for the vaguest texts ("general error", "fatal error"), ends in
+//     it after "): " on a line that names an RDMA device;
+//   - application log lines that name an ibv async event (async.go);
+//   - libibverbs' warnings that it cannot use a device, printed into any
+//     program's output (provider.go).
 //
 // The error CQE is decoded (struct mlx5_err_cqe of providers/mlx5/mlx5dv.h:
 // vendor_err_synd and syndrome in byte 54 and 55, s_wqe_opcode_qpn in
@@ -34,7 +39,8 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 )
 
-// ErrNoData is returned when no line is a work-completion error line.
+// ErrNoData is returned when no line is a work-completion error line, an
+// async event's or a libibverbs provider warning.
 var ErrNoData = errors.New("no work-completion error line")
 
 // Source is what printed an error.
@@ -81,6 +87,10 @@ type Error struct {
 type Log struct {
 	Source string
 	Errors []Error
+	// Async are the ibv async events application lines name.
+	Async []Async
+	// Providers are libibverbs' warnings of devices it cannot use.
+	Providers []Provider
 	// Lines is how many lines were read.
 	Lines int
 }
@@ -124,6 +134,12 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		if e, ok := lineError(l); ok {
 			e.Line = n
 			lg.Errors = append(lg.Errors, e)
+		} else if a, ok := asyncLine(l); ok {
+			a.Line = n
+			lg.Async = append(lg.Async, a)
+		} else if p, ok := ProviderLine(l); ok {
+			p.Line = n
+			lg.Providers = append(lg.Providers, p)
 		}
 	}
 	flush()
@@ -131,7 +147,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &parse.Error{Source: source, Line: n + 1, Err: err}
 	}
-	if len(lg.Errors) == 0 {
+	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 {
 		return nil, &parse.Error{Source: source, Err: ErrNoData}
 	}
 	return lg, nil
@@ -149,7 +165,8 @@ func Detect(text string) bool {
 
 // DetectLine says whether a line is one this package reads: libmlx5's
 // dump header, a libfabric log line, or a log line that reports a
-// failed work completion.
+// failed work completion or names an ibv async event, or libibverbs'
+// warning that it cannot use a device.
 func DetectLine(l string) bool {
 	if !Hint(l) {
 		return false
@@ -160,7 +177,13 @@ func DetectLine(l string) bool {
 	if _, ok := libfabricLine(l); ok {
 		return true
 	}
-	_, ok := lineError(l)
+	if _, ok := lineError(l); ok {
+		return true
+	}
+	if _, ok := asyncLine(l); ok {
+		return true
+	}
+	_, ok := ProviderLine(l)
 	return ok
 }
 
@@ -168,7 +191,8 @@ func DetectLine(l string) bool {
 // such line holds one of these words.
 func Hint(l string) bool {
 	return strings.Contains(l, "rror") || strings.Contains(l, "exceeded") || strings.Contains(l, "IBV_WC_") || strings.HasPrefix(l, "libfabric:") ||
-		strings.Contains(l, "status") && completionWords(l)
+		strings.Contains(l, "status") && completionWords(l) || asyncHint(l) ||
+		strings.Contains(l, "libibverbs: W")
 }
 
 // dumpHeader matches libmlx5's "mlx5: cn10: got completion with error:"
@@ -330,6 +354,9 @@ func lineError(l string) (Error, bool) {
 		nics(&e, l)
 		return e, true
 	}
+	if e, ok := vagueEnd(e, l); ok {
+		return e, true
+	}
 	if !strings.Contains(l, "IBV_WC_") {
 		return numericError(e, l)
 	}
@@ -343,6 +370,39 @@ func lineError(l string) (Error, bool) {
 		return e, true
 	}
 	return numericError(e, l)
+}
+
+// vagueStatuses are the ibv_wc_status_str texts too vague to be read
+// after any colon ("fatal error" and "general error", IBV_WC_FATAL_ERR and
+// IBV_WC_GENERAL_ERR): vagueEnd reads them in one shape only.
+var vagueStatuses = []nccllog.WCStatus{19, 21}
+
+// vagueEnd reads a line that ends in a vague status text right after
+// "): ", the parenthesised details of a failed transfer before it, on a
+// line that names an RDMA device: Mooncake's transfer engine prints
+// ibv_wc_status_str(wc.status) so ("Worker: Process failed for slice
+// (opcode: 0, …, local_nic: erdma_0, peer_nic: 10.0.0.41:7712@erdma_0,
+// dest_rkey: 39908608, retry_cnt: 0): general error",
+// src/transfer_engine/worker_pool.cpp). Only lines ending in "error" are
+// looked at further.
+func vagueEnd(e Error, l string) (Error, bool) {
+	if !strings.HasSuffix(l, " error") {
+		return e, false
+	}
+	for _, st := range vagueStatuses {
+		text := st.Info().Text
+		head, ok := strings.CutSuffix(l, "): "+text)
+		if !ok || head == "" {
+			continue
+		}
+		nics(&e, l)
+		if len(e.NICs) == 0 && e.LocalNIC == "" {
+			return Error{Text: l, Status: -1}, false
+		}
+		e.Source, e.Status, e.What = SourceApp, st, text
+		return e, true
+	}
+	return e, false
 }
 
 // numericError reads an application line that prints a failed work

@@ -32,6 +32,11 @@ func TestRealErrors(t *testing.T) {
 		{"nbs2690-recv-retry-exc-err.log", []string{
 			`3 application status=12 "IBV_WC_RETRY_EXC_ERR" nics=[] local= peer=@`,
 		}},
+		// "general error" is read only ending the line after "): " on a
+		// line that names a device; the async event is no completion.
+		{"mooncake117-erdma-general-error-async.log", []string{
+			`1 application status=21 "general error" nics=[erdma_0] local=erdma_0 peer=10.0.0.41:7712@erdma_0`,
+		}},
 		// The dump lost its last row: read, not decoded.
 		{"ucx1569-dump-cut.log", []string{
 			`3 libmlx5 host=vegas06 status=-1 "" nics=[] local= peer=@`,
@@ -149,5 +154,133 @@ func TestNotErrors(t *testing.T) {
 	// A libfabric line that is not an error is still that library's log.
 	if !DetectLine("libfabric:ofi_rxm:core:ofi_check_info():1008<info> Supported: FI_MSG") {
 		t.Error("libfabric info line not detected")
+	}
+}
+
+// TestVagueEnd: "general error" and "fatal error" (ibv_wc_status_str of
+// IBV_WC_GENERAL_ERR and IBV_WC_FATAL_ERR) are read only ending a line
+// after "): " on a line that names an RDMA device, as Mooncake's transfer
+// engine prints a failed slice (kvcache-ai/Mooncake#117, the sample's
+// README row); anywhere else they are words of any program.
+func TestVagueEnd(t *testing.T) {
+	for _, tc := range []struct {
+		line   string
+		status int // -1: not read
+		local  string
+	}{
+		{"E0222 20:07:21.119704 2179433 worker_pool.cpp:291] Worker: Process failed for slice (opcode: 0, source_addr: 0x7f5cfc000000, length: 65536, dest_addr: 140123979120640, local_nic: erdma_0, peer_nic: 10.0.0.41:7712@erdma_0, dest_rkey: 39908608, retry_cnt: 0): general error", 21, "erdma_0"},
+		{"Worker: Process failed for slice (opcode: 1, local_nic: mlx5_2, peer_nic: 10.1.0.2:1234@mlx5_3): fatal error", 19, "mlx5_2"},
+		{"transfer to mlx5_0 failed (qp 12): general error", 21, ""},
+		// No device: a program's own vague error.
+		{"E0222 12:00:00.000000 1 main.cc:9] open(config.yaml): general error", -1, ""},
+		{"upload (part 3): fatal error", -1, ""},
+		// Not after "): ", or not ending the line.
+		{"local_nic: mlx5_0: general error", -1, ""},
+		{"Process failed (local_nic: mlx5_0): general error, retrying", -1, ""},
+		{"Process failed (local_nic: mlx5_0): a general error", -1, ""},
+	} {
+		e, ok := lineError(tc.line)
+		if tc.status < 0 {
+			if ok {
+				t.Errorf("%q read as status %d", tc.line, int(e.Status))
+			}
+			continue
+		}
+		if !ok || int(e.Status) != tc.status || e.LocalNIC != tc.local || e.Source != SourceApp {
+			t.Errorf("%q: ok=%v status=%d local=%q, want status %d local %q", tc.line, ok, int(e.Status), e.LocalNIC, tc.status, tc.local)
+		}
+		if !DetectLine(tc.line) {
+			t.Errorf("%q: not detected", tc.line)
+		}
+	}
+}
+
+// TestAsyncLine: an application line that names an ibv async event by
+// its ibv_event_type_str text (rdma-core libibverbs/enum_strs.c), after
+// "async" and "event", with the device it names; the line of
+// kvcache-ai/Mooncake#117 (the sample's README row) first.
+func TestAsyncLine(t *testing.T) {
+	for _, tc := range []struct {
+		line, event, name, device string // event "": not read
+	}{
+		{"W0222 20:07:21.119717 2179435 worker_pool.cpp:399] Worker: Received context async event local work queue catastrophic error for context erdma_0",
+			"local work queue catastrophic error", "IBV_EVENT_QP_FATAL", "erdma_0"},
+		{"[2025-01-02 10:00:00] rdma: async event on mlx5_1: port error (1)", "port error", "IBV_EVENT_PORT_ERR", "mlx5_1"},
+		{"ERROR async event: local catastrophic error for device foo3", "local catastrophic error", "IBV_EVENT_DEVICE_FATAL", "foo3"},
+		{"Async event GID table change on rocep1s0f0", "GID table change", "IBV_EVENT_GID_CHANGE", "rocep1s0f0"},
+		{"got ASYNC EVENT: SRQ catastrophic error", "SRQ catastrophic error", "IBV_EVENT_SRQ_ERR", ""},
+		// No async, no event, the text inside a word, before "async".
+		{"port error on mlx5_0", "", "", ""},
+		{"async: port error", "", "", ""},
+		{"async event handler started for mlx5_0", "", "", ""},
+		{"async event: transport error", "", "", ""},
+		{"port error, then the async event thread exited", "", "", ""},
+		{"async event: report errors", "", "", ""},
+		{"async event: CQ errors_total=3", "", "", ""},
+	} {
+		a, ok := asyncLine(tc.line)
+		if tc.event == "" {
+			if ok {
+				t.Errorf("%q read as async event %q", tc.line, a.Event)
+			}
+			continue
+		}
+		if !ok || a.Event != tc.event || a.Name != tc.name || a.Device != tc.device {
+			t.Errorf("%q: ok=%v %q %s device %q, want %q %s %q", tc.line, ok, a.Event, a.Name, a.Device, tc.event, tc.name, tc.device)
+		}
+		if !Hint(tc.line) || !DetectLine(tc.line) {
+			t.Errorf("%q: not detected", tc.line)
+		}
+	}
+	lg, err := Parse(strings.NewReader("W0222 20:07:21.119717 2179435 worker_pool.cpp:399] Worker: Received context async event local work queue catastrophic error for context erdma_0\n"), "x")
+	if err != nil || len(lg.Async) != 1 || lg.Async[0].Line != 1 || len(lg.Errors) != 0 {
+		t.Fatalf("Parse of an async line alone: %+v, %v", lg, err)
+	}
+}
+
+// TestProviderLine: libibverbs' warnings that lose a device, as any
+// program prints them (spdk/spdk#272, realworld-fresh27's README row: an
+// SPDK nvmf_tgt log), and the program's lines that say it then found no
+// RDMA device; a driver that did not load alone, and a prefixed or other
+// warning, are not read.
+func TestProviderLine(t *testing.T) {
+	for _, tc := range []struct {
+		line, name string // name "": not read
+	}{
+		{"libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs1", "uverbs1"},
+		{"libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re2", "bnxt_re2"},
+		{"libibverbs: Warning: couldn't load driver 'libmlx5-rdmav2.so': libmlx5-rdmav2.so: cannot open shared object file: No such file or directory", ""},
+		{"libibverbs: Warning: couldn't stat '/sys/class/infiniband/mlx5_7'.", ""},
+		{"the log said no userspace device-specific driver found for uverbs1", ""},
+	} {
+		p, ok := ProviderLine(tc.line)
+		if tc.name == "" {
+			if ok {
+				t.Errorf("%q read as %+v", tc.line, p)
+			}
+			continue
+		}
+		if !ok || p.Name != tc.name || !Hint(tc.line) || !DetectLine(tc.line) {
+			t.Errorf("%q: ok=%v %+v, want %s", tc.line, ok, p, tc.name)
+		}
+	}
+	lg, err := Parse(strings.NewReader("rdma.c:1136:spdk_nvmf_rdma_create: *NOTICE*: *** RDMA Transport Init ***\nlibibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs1\nlibibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0\n"), "x")
+	if err != nil || len(lg.Providers) != 2 || lg.Providers[0].Line != 2 || lg.Providers[1].Name != "uverbs0" {
+		t.Fatalf("Parse: %+v, %v", lg, err)
+	}
+	for l, want := range map[string]bool{
+		"rdma.c:1144:spdk_nvmf_rdma_create: *ERROR*: rdma_create_event_channel() failed, No such device": true,
+		"No IB devices found":               true,
+		" Failed to get IB devices list":    true,
+		"nvme_rdma.c: 999: no RDMA devices": true,
+		"No RDMA device available":          true,
+		"nvmf.c: 255:spdk_nvmf_tgt_listen: *ERROR*: Transport initialization failed": false,
+		"found 2 RDMA devices":                                  false,
+		" Did not detect devices":                               true,
+		"node1:123:123 [0] NCCL INFO NET/IB : No device found.": true,
+	} {
+		if NoDevice(l) != want {
+			t.Errorf("NoDevice(%q) = %v", l, !want)
+		}
 	}
 }

@@ -26,4 +26,21 @@ var verbsMetas = []finding.Meta{
 			"local protection error: lsmod | grep peermem; disable ACS on the PCIe switches or set iommu=pt",
 		},
 	},
+	{
+		ID: "verbs.async_event", Severity: finding.Critical, Area: "verbs", Step: finding.StepNCCL,
+		Title:   "an RDMA application got an async event",
+		Meaning: "An application's log names an ibv async event, libibverbs' ibv_event_type_str text of what ibv_get_async_event(3) returned ('Received context async event local work queue catastrophic error for context erdma_0'). 'port error' means the port left ACTIVE under the application (its link went down), 'local catastrophic error' that the HCA failed (device fatal), CQ and work-queue errors ('local work queue catastrophic error', IBV_EVENT_QP_FATAL) that a queue pair or completion queue went to the error state: those are critical, the transfers over it fail. A failed path migration or SRQ error is a warning. 'port active', 'LID change', 'SM change', 'P_Key change', 'client reregistration', 'GID table change', 'communication established', 'last WQE reached' are the fabric reconfiguring or a queue's normal life: informational.",
+		Causes: []string{
+			"port error: cable, transceiver or switch port fault; the peer switch port reset; the SM took the port down",
+			"local catastrophic error: HCA firmware fault, PCIe error or the device was reset",
+			"work-queue errors: a work request the queue pair could not execute (a bad memory registration or key, a peer that went away, a transport error) or a driver or firmware fault of the device",
+			"other events: a failed path migration or SRQ error the application must handle, or the fabric reconfiguring (a subnet manager sweep, a port coming back)",
+		},
+		Remedy: []string{
+			"ibstat (or ibv_devinfo) and dmesg -T on the host at that time: the port's state and the driver's lines for the named device (ibdoctor doctor there)",
+			"port error: IB: perfquery -C <dev> -P <port> for LinkDownedCounter and the error counters; RoCE: ethtool -S <netdev> | grep -E 'error|discard'",
+			"local catastrophic error: mlxfwmanager --query and the kernel log's health lines for the device; drain the node",
+			"work-queue errors: read the application's lines just before the event (the failed work completion and its status) and the kernel log of both hosts",
+		},
+	},
 }

@@ -9,30 +9,27 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/verbs"
 )
 
-// asyncSeverity classes an ibv async event by libibverbs'
-// ibv_event_type_str text (libibverbs/enum_strs.c): the port leaving
-// ACTIVE, a device fatal error and CQ/QP/WQ errors break the job's
-// connections; path migration and SRQ errors may; the rest is the fabric
-// reconfiguring (a subnet manager sweep, a port coming back).
+// asyncSeverity classes an ibv async event as every program's async
+// events are (verbs.ClassifyAsync, libibverbs' ibv_event_type_str texts)
+// and says what it means for NCCL.
 func asyncSeverity(ev string) (finding.Severity, string) {
-	switch strings.ToLower(ev) {
-	case "port error":
-		return finding.Critical, "the port left ACTIVE under the job: its link went down"
-	case "local catastrophic error":
-		return finding.Critical, "the HCA failed (device fatal): every connection over it is gone"
-	case "cq error", "local work queue catastrophic error", "invalid request local work queue error",
-		"local access violation work queue error", "wq fatal":
-		return finding.Critical, "a queue of NCCL's connections went to the error state"
-	case "path migration request error", "srq catastrophic error":
-		return finding.Warning, "an error NCCL does not act on by itself"
-	case "port active", "lid change", "p_key change", "pkey change", "sm change", "client reregistration",
-		"gid table change", "communication established", "send queue drained", "path migrated",
-		"srq limit reached", "last wqe reached", "device speed change":
-		return finding.Info, "the fabric reconfiguring (a subnet manager sweep or a port coming back)"
+	sev, class := verbs.ClassifyAsync(ev)
+	switch class {
+	case verbs.AsyncPortDown:
+		return sev, "the port left ACTIVE under the job: its link went down"
+	case verbs.AsyncDeviceFatal:
+		return sev, "the HCA failed (device fatal): every connection over it is gone"
+	case verbs.AsyncQueueError:
+		return sev, "a queue of NCCL's connections went to the error state"
+	case verbs.AsyncOtherError:
+		return sev, "an error NCCL does not act on by itself"
+	case verbs.AsyncFabric:
+		return sev, "the fabric reconfiguring (a subnet manager sweep or a port coming back)"
 	}
-	return finding.Warning, "an event NCCL's async thread does not name"
+	return sev, "an event NCCL's async thread does not name"
 }
 
 // asyncFindings reports NCCL's ibv async events, one finding per event
@@ -103,8 +100,8 @@ func asyncFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) s
 		}
 		f := catalog.New("nccl.ib_async_event", subj, summary, ev...)
 		f.Severity = sev
-		f.Causes = forAsync(f.Causes, text)
-		f.Remedy = forAsync(f.Remedy, text)
+		f.Causes = verbs.ForAsync(f.Causes, text)
+		f.Remedy = verbs.ForAsync(f.Remedy, text)
 		if len(hosts) == 1 && hosts[0] != "a host" {
 			f.Subject.Host = hosts[0]
 		}
@@ -130,28 +127,4 @@ func times(n int) string {
 		return "once"
 	}
 	return fmt.Sprintf("%d times", n)
-}
-
-// asyncKeys start the catalogue's lines written for one class of event.
-var asyncKeys = []string{"port error: ", "local catastrophic error: ", "work-queue errors: "}
-
-// forAsync drops the lines written for another class of event than ev.
-func forAsync(lines []string, ev string) []string {
-	key := "" // the fabric reconfiguring: none of them
-	switch e := strings.ToLower(ev); {
-	case e == "port error":
-		key = "port error: "
-	case e == "local catastrophic error":
-		key = "local catastrophic error: "
-	case e == "cq error", strings.Contains(e, "work queue"), e == "wq fatal":
-		key = "work-queue errors: "
-	}
-	var out []string
-	for _, l := range lines {
-		if slices.ContainsFunc(asyncKeys, func(k string) bool { return strings.HasPrefix(l, k) }) && (key == "" || !strings.HasPrefix(l, key)) {
-			continue
-		}
-		out = append(out, l)
-	}
-	return out
 }

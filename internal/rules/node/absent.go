@@ -75,6 +75,55 @@ type VerbsWarn struct {
 // hosts whose driver list names hardware they lack, so they are only
 // evidence here.
 func CheckVerbsProviders(file string, ws []VerbsWarn, listed int) []finding.Finding {
+	sum, fix, note, ev, ok := verbsProviders(file, ws)
+	if !ok {
+		return nil
+	}
+	sev := finding.Critical
+	if listed == 0 {
+		sum += ", and the tool lists no HCA: RDMA is unusable where it ran (NCCL falls back to TCP sockets, MPI and UCX leave RDMA out); " + fix
+	} else {
+		sev = finding.Warning
+		sum += fmt.Sprintf("; %d other device(s) still listed", listed)
+	}
+	sum += note
+	return providerFinding(file, sum, sev, ev)
+}
+
+// CheckLogVerbsProviders is CheckVerbsProviders for the warnings in a
+// program's own log (an SPDK nvmf_tgt, an MPI rank), which lists no
+// devices: noDev is the program's line saying it then found no RDMA
+// device ("rdma_create_event_channel() failed, No such device"), nil when
+// the log has none. With it RDMA is unusable where the program ran
+// (critical); without it the log does not show whether another device
+// served (a warning).
+func CheckLogVerbsProviders(file string, ws []VerbsWarn, noDev *VerbsWarn) []finding.Finding {
+	sum, fix, note, ev, ok := verbsProviders(file, ws)
+	if !ok {
+		return nil
+	}
+	sev := finding.Warning
+	if noDev != nil {
+		sev = finding.Critical
+		sum += fmt.Sprintf(", and the program then found no RDMA device (line %d): RDMA is unusable where it ran; %s", noDev.Line, fix)
+		ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, noDev.Line), Value: noDev.Text})
+	} else {
+		sum += "; the log does not show whether the program found another device; " + fix
+	}
+	sum += note
+	return providerFinding(file, sum, sev, ev)
+}
+
+func providerFinding(file, sum string, sev finding.Severity, ev []finding.Evidence) []finding.Finding {
+	f := catalog.New("host.verbs_provider_missing", finding.Subject{File: file}, sum, ev...)
+	f.Severity = sev
+	return []finding.Finding{f}
+}
+
+// verbsProviders is the summary, remedy and evidence of the provider
+// warnings, and a note of providers that did not load; false when none
+// loses a device.
+func verbsProviders(file string, ws []VerbsWarn) (string, string, string, []finding.Evidence, bool) {
 	var devs, abi []string
 	var ev, loads []finding.Evidence
 	for _, w := range ws {
@@ -94,7 +143,7 @@ func CheckVerbsProviders(file string, ws []VerbsWarn, listed int) []finding.Find
 		}
 	}
 	if len(devs)+len(abi) == 0 {
-		return nil
+		return "", "", "", nil, false
 	}
 	slices.Sort(devs)
 	devs = slices.Compact(devs)
@@ -116,17 +165,9 @@ func CheckVerbsProviders(file string, ws []VerbsWarn, listed int) []finding.Find
 		sum = fmt.Sprintf("the user-space verbs provider does not support the kernel driver's uverbs ABI for %s (libibverbs: \"does not support the kernel ABI\"): the kernel has %s, but the provider library here (an image's rdma-core) is older or newer than the host's kernel driver, so no process here can open %s", strings.Join(abi, ", "), what, it)
 		fix = "install in the image (or on the host) the rdma-core and provider (libbnxt_re, libmlx5…) that match the host's kernel driver: the distribution release of the host kernel, or the vendor's user-space package of the same release as its driver"
 	}
-	sev := finding.Critical
-	if listed == 0 {
-		sum += ", and the tool lists no HCA: RDMA is unusable where it ran (NCCL falls back to TCP sockets, MPI and UCX leave RDMA out); " + fix
-	} else {
-		sev = finding.Warning
-		sum += fmt.Sprintf("; %d other device(s) still listed", listed)
-	}
+	note := ""
 	if len(loads) > 0 {
-		sum += "; libibverbs also reports a provider it could not load"
+		note = "; libibverbs also reports a provider it could not load"
 	}
-	f := catalog.New("host.verbs_provider_missing", finding.Subject{File: file}, sum, append(ev, loads[:min(len(loads), 2)]...)...)
-	f.Severity = sev
-	return []finding.Finding{f}
+	return sum, fix, note, append(ev, loads[:min(len(loads), 2)]...), true
 }

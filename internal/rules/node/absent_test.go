@@ -89,3 +89,51 @@ func TestCheckVerbsProviders(t *testing.T) {
 		})
 	}
 }
+
+// CheckLogVerbsProviders on the lines of spdk/spdk#272 (realworld-fresh27,
+// its README row): an SPDK nvmf_tgt log with libibverbs' "no userspace
+// device-specific driver found" for uverbs1 and uverbs0, then
+// "rdma_create_event_channel() failed, No such device": no device usable
+// (critical); without such a line the log does not show whether another
+// device served (a warning); a driver that did not load alone is nothing.
+func TestCheckLogVerbsProviders(t *testing.T) {
+	w := func(n int, dev string) VerbsWarn {
+		return VerbsWarn{Kind: "no provider", Name: dev, Line: n, Text: "libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/" + dev}
+	}
+	noDev := &VerbsWarn{Line: 9, Text: "rdma.c:1144:spdk_nvmf_rdma_create: *ERROR*: rdma_create_event_channel() failed, No such device"}
+	load := VerbsWarn{Kind: "load failed", Name: "libmlx5-rdmav2.so", Line: 1, Text: "libibverbs: Warning: couldn't load driver 'libmlx5-rdmav2.so': libmlx5-rdmav2.so: cannot open shared object file: No such file or directory"}
+	for _, tt := range []struct {
+		name  string
+		ws    []VerbsWarn
+		noDev *VerbsWarn
+		want  string
+		says  string
+		ev    int
+	}{
+		{"SPDK#272: no provider, then No such device", []VerbsWarn{w(7, "uverbs1"), w(8, "uverbs0")}, noDev,
+			"host.verbs_provider_missing/critical", "for uverbs0, uverbs1: the kernel has these RDMA devices, but no process here can open them, and the program then found no RDMA device (line 9)", 3},
+		{"no provider, nothing after", []VerbsWarn{w(7, "uverbs1")}, nil,
+			"host.verbs_provider_missing/warning", "the log does not show whether the program found another device", 1},
+		{"a driver that did not load alone", []VerbsWarn{load}, noDev, "", "", 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := CheckLogVerbsProviders("p.txt", tt.ws, tt.noDev)
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.ID+"/"+string(f.Severity))
+			}
+			if strings.Join(got, ",") != tt.want {
+				t.Fatalf("findings %v, want %v", got, tt.want)
+			}
+			if len(fs) == 0 {
+				return
+			}
+			if !strings.Contains(fs[0].Summary, tt.says) {
+				t.Errorf("summary %q lacks %q", fs[0].Summary, tt.says)
+			}
+			if len(fs[0].Evidence) != tt.ev {
+				t.Errorf("%d evidence lines, want %d: %+v", len(fs[0].Evidence), tt.ev, fs[0].Evidence)
+			}
+		})
+	}
+}

@@ -1,6 +1,8 @@
 // Package verbs judges the work-completion errors applications and their
 // libraries print (internal/parse/wclog): libmlx5's error CQE dump,
-// libfabric's provider errors, and log lines that name an ibv_wc_status.
+// libfabric's provider errors, and log lines that name an ibv_wc_status;
+// and the ibv async events application lines name, classed as every
+// program's async events are (ClassifyAsync, NCCL's too).
 package verbs
 
 import (
@@ -21,7 +23,8 @@ const maxEvidence = 4
 // status (an unknown status apart), the statuses that are failures first.
 // A failure is critical; flushes, and errors whose status the paste does
 // not show, are a warning; a libmlx5 dump is always a failure (libmlx5
-// prints none for a flush).
+// prints none for a flush). Async events are one verbs.async_event per
+// event text.
 func Check(lg *wclog.Log) []finding.Finding {
 	type group struct {
 		st   nccllog.WCStatus
@@ -40,6 +43,7 @@ func Check(lg *wclog.Log) []finding.Finding {
 	for _, g := range gs {
 		out = append(out, groupFinding(lg.Source, g.st, g.errs))
 	}
+	out = append(out, asyncFindings(lg.Source, lg.Async)...)
 	catalog.Sort(out)
 	return out
 }

@@ -80,3 +80,113 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// verbs.async_event on the lines of kvcache-ai/Mooncake#117 (the
+// realworld-fresh27 sample's README row: "Received context async event
+// local work queue catastrophic error for context erdma_0") and on each
+// class of ibv_event_type_str text: queue, port and device errors are
+// critical, path migration and SRQ errors a warning, the fabric
+// reconfiguring info; the general error before the event is its own
+// verbs.completion_error.
+func TestAsyncEvents(t *testing.T) {
+	general := "E0222 20:07:21.119704 2179433 worker_pool.cpp:291] Worker: Process failed for slice (opcode: 0, source_addr: 0x7f5cfc000000, length: 65536, dest_addr: 140123979120640, local_nic: erdma_0, peer_nic: 10.0.0.41:7712@erdma_0, dest_rkey: 39908608, retry_cnt: 0): general error\n"
+	qpFatal := "W0222 20:07:21.119717 2179435 worker_pool.cpp:399] Worker: Received context async event local work queue catastrophic error for context erdma_0\n"
+	for _, tt := range []struct {
+		name, text string
+		ids        []string
+		sev        []finding.Severity
+		sum        string // a fragment of the async finding's summary
+		device     string
+		cause      string // the start of the async finding's one cause kept for its class
+	}{
+		{"Mooncake#117: general error then QP fatal", general + qpFatal,
+			[]string{"verbs.async_event", "verbs.completion_error"}, []finding.Severity{finding.Critical, finding.Critical},
+			`RDMA async event "local work queue catastrophic error" (IBV_EVENT_QP_FATAL) in the application's log, 1 line, device erdma_0: a queue of the application's connections went to the error state`, "erdma_0", "work-queue errors:"},
+		{"port error", "app: async event on mlx5_1: port error\n",
+			[]string{"verbs.async_event"}, []finding.Severity{finding.Critical}, `"port error" (IBV_EVENT_PORT_ERR)`, "mlx5_1", "port error:"},
+		{"device fatal", "app: async event on mlx5_1: local catastrophic error\n",
+			[]string{"verbs.async_event"}, []finding.Severity{finding.Critical}, "device fatal", "mlx5_1", "local catastrophic error:"},
+		{"SRQ error", "app: async event: SRQ catastrophic error\n",
+			[]string{"verbs.async_event"}, []finding.Severity{finding.Warning}, "IBV_EVENT_SRQ_ERR", "", "other events:"},
+		{"the fabric reconfiguring", "app: async event on mlx5_1: port active\napp: async event on mlx5_1: port active\n",
+			[]string{"verbs.async_event"}, []finding.Severity{finding.Info}, "2 lines, device mlx5_1", "mlx5_1", "other events:"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := wclog.Parse(strings.NewReader(tt.text), "paste")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := Check(lg)
+			if len(fs) != len(tt.ids) {
+				t.Fatalf("%d findings, want %d: %v", len(fs), len(tt.ids), fs)
+			}
+			var f finding.Finding
+			for i, g := range fs {
+				if g.ID != tt.ids[i] || g.Severity != tt.sev[i] {
+					t.Errorf("finding %d: %s %s, want %s %s", i, g.ID, g.Severity, tt.ids[i], tt.sev[i])
+				}
+				if g.ID == "verbs.async_event" {
+					f = g
+				}
+			}
+			if !strings.Contains(f.Summary, tt.sum) {
+				t.Errorf("summary %q\nwant it to hold %q", f.Summary, tt.sum)
+			}
+			if f.Subject.Device != tt.device {
+				t.Errorf("device %q, want %q", f.Subject.Device, tt.device)
+			}
+			last := ""
+			for _, c := range f.Causes {
+				for _, k := range []string{"port error:", "local catastrophic error:", "work-queue errors:", "other events:"} {
+					if strings.HasPrefix(c, k) {
+						last = c
+					}
+				}
+			}
+			if tt.cause == "" && last != "" || tt.cause != "" && !strings.HasPrefix(last, tt.cause) {
+				t.Errorf("causes %q, want the class's %q", f.Causes, tt.cause)
+			}
+		})
+	}
+}
+
+// ClassifyAsync is the one classification of ibv_event_type_str texts
+// (rdma-core libibverbs/enum_strs.c), NCCL's included: every text of
+// libibverbs is classed, none as unknown.
+func TestClassifyAsync(t *testing.T) {
+	for _, tc := range []struct {
+		ev    string
+		sev   finding.Severity
+		class AsyncClass
+	}{
+		{"CQ error", finding.Critical, AsyncQueueError},
+		{"local work queue catastrophic error", finding.Critical, AsyncQueueError},
+		{"invalid request local work queue error", finding.Critical, AsyncQueueError},
+		{"local access violation work queue error", finding.Critical, AsyncQueueError},
+		{"WQ fatal", finding.Critical, AsyncQueueError},
+		{"port error", finding.Critical, AsyncPortDown},
+		{"local catastrophic error", finding.Critical, AsyncDeviceFatal},
+		{"path migration request error", finding.Warning, AsyncOtherError},
+		{"SRQ catastrophic error", finding.Warning, AsyncOtherError},
+		{"communication established", finding.Info, AsyncFabric},
+		{"send queue drained", finding.Info, AsyncFabric},
+		{"path migrated", finding.Info, AsyncFabric},
+		{"port active", finding.Info, AsyncFabric},
+		{"LID change", finding.Info, AsyncFabric},
+		{"P_Key change", finding.Info, AsyncFabric},
+		{"SM change", finding.Info, AsyncFabric},
+		{"SRQ limit reached", finding.Info, AsyncFabric},
+		{"last WQE reached", finding.Info, AsyncFabric},
+		{"client reregistration", finding.Info, AsyncFabric},
+		{"GID table change", finding.Info, AsyncFabric},
+		{"event type 99", finding.Warning, AsyncUnknown},
+	} {
+		sev, class := ClassifyAsync(tc.ev)
+		if sev != tc.sev || class != tc.class {
+			t.Errorf("%q: %s class %d, want %s class %d", tc.ev, sev, class, tc.sev, tc.class)
+		}
+		if tc.class != AsyncUnknown && wclog.AsyncName(tc.ev) == "" {
+			t.Errorf("%q: no IBV_EVENT_ name", tc.ev)
+		}
+	}
+}
