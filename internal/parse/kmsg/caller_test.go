@@ -47,9 +47,9 @@ func TestPrintkCallerID(t *testing.T) {
 	}
 	for l, want := range map[string]bool{
 		"[  T292] igb 0000:09:00.0: Non-correctable non-fatal error reported.": true,
-		"[  200.105524][  T292] igb 0000:09:00.0: x":                          true,
-		"[T292] igb 0000:09:00.0: x":                                          false,
-		"[  T292 igb":                                                         false,
+		"[  200.105524][  T292] igb 0000:09:00.0: x":                           true,
+		"[T292] igb 0000:09:00.0: x":                                           false,
+		"[  T292 igb":                                                          false,
 	} {
 		if got := DetectLine(l); got != want {
 			t.Errorf("DetectLine(%q) = %v, want %v", l, got, want)
