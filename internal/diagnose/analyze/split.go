@@ -966,10 +966,16 @@ func ucxHint(l string) bool {
 // dmesgStamped says whether l starts with dmesg's own stamp, "[   12.345678] "
 // or "[  +0.000844] " (seconds since boot, under 10^9: UCX's
 // "[1590482937.540412] [host:pid]" epoch stamp is not one), followed by
-// text that is not another bracket.
+// text that is not another bracket, or by the printk caller id of a kernel
+// built with CONFIG_PRINTK_CALLER ("[  200.105524][  T292] igb …"); the
+// caller id alone is the prefix of such a kernel with printk.time off
+// ("[  T292] igb …", kernel/printk/printk.c info_print_prefix).
 func dmesgStamped(l string) bool {
 	if len(l) < 5 || l[0] != '[' {
 		return false
+	}
+	if _, ok := kmsg.CutCallerID(l); ok {
+		return true
 	}
 	i := 1
 	for i < len(l) && l[i] == ' ' {
@@ -990,7 +996,14 @@ func dmesgStamped(l string) bool {
 	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
 		i++
 	}
-	return i > f && i+1 < len(l) && l[i] == ']' && l[i+1] == ' ' && (i+2 >= len(l) || l[i+2] != '[')
+	if i == f || i >= len(l) || l[i] != ']' {
+		return false
+	}
+	rest := l[i+1:]
+	if _, ok := kmsg.CutCallerID(strings.TrimPrefix(rest, " ")); ok {
+		return true
+	}
+	return len(rest) > 0 && rest[0] == ' ' && (len(rest) == 1 || rest[1] != '[')
 }
 
 // qperfFailedTest tells a qperf verbs test's banner ("rc_bw:", printed by
