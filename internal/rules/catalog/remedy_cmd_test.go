@@ -98,6 +98,8 @@ var toolOptions = map[string]string{
 	"readlink": "-f -e -m -n",
 	// Lustre's configure (lnet/autoconf/lustre-lnet.m4 LN_CONFIG_O2IB): --with-o2ib names the OFED kernel headers.
 	"./configure": "--with-o2ib",
+	// ROCm SMI (rocm_smi.py): --showtopo prints the GPUs' links, weights and hops.
+	"rocm-smi": "--showtopo",
 	// Unchecked: their flags are theirs, and they end the previous command.
 	"grep": "*", "kill": "*", "modinfo": "*", "ofed_info": "*", "systemctl": "*", "modprobe": "*", "cat": "*", "ibdoctor": "*",
 
