@@ -442,6 +442,9 @@ func numericError(e Error, l string) (Error, bool) {
 			continue // a field of the work completion ("wc.status"), not prose's ".status"
 		}
 		v, n, ok := numberAfter(rest)
+		if !ok {
+			v, n, ok = parenNumberAfter(rest)
+		}
 		if !ok || v <= 0 || v >= uint64(len(nccllog.WCStatuses())) {
 			continue
 		}
@@ -471,10 +474,15 @@ func numericError(e Error, l string) (Error, bool) {
 // completionWords says whether a line speaks of a work completion: a
 // work completion or CQE named as such ("wc.status", "WC", "cqe"), or a
 // completion that went wrong ("got bad completion with status: 0xc,
-// vendor syndrome: 0x81"). A job's or a task's "completion status: 1"
+// vendor syndrome: 0x81"), or an error on a CQ. A job's or a task's "completion status: 1"
 // alone is no verbs completion.
 func completionWords(l string) bool {
 	if wordIn(l, "wc") || wordIn(l, "WC") || strings.Contains(l, "cqe") || strings.Contains(l, "CQE") {
+		return true
+	}
+	// An error on a completion queue ("Error on CQ 0x20155a0, …",
+	// SPDK's lib/nvmf/rdma.c nvmf_rdma_log_wc_status).
+	if strings.Contains(l, "rror") && wordIn(l, "CQ") {
 		return true
 	}
 	return strings.Contains(l, "ompletion") && (strings.Contains(l, "completion with status") || strings.Contains(l, "vendor") || strings.Contains(l, "yndrome") ||
@@ -502,6 +510,33 @@ func wordIn(l, w string) bool {
 // the word "status").
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// parenNumberAfter reads a number in parentheses after optional blanks
+// and one ':' or '=': SPDK's NVMe-oF RDMA target prints a failed
+// completion as "Error on CQ 0x20155a0, (qp state 1 ibv_state 6) request
+// 0x…, type DATA, status: (12): transport retry counter exceeded"
+// (lib/nvmf/rdma.c, nvmf_rdma_log_wc_status: wc.status in parentheses,
+// then ibv_wc_status_str). It returns the value and how many bytes of s
+// it took, the closing parenthesis included.
+func parenNumberAfter(s string) (uint64, int, bool) {
+	t := strings.TrimLeft(s, " \t")
+	if t != "" && (t[0] == ':' || t[0] == '=') {
+		t = strings.TrimLeft(t[1:], " \t")
+	}
+	if t == "" || t[0] != '(' {
+		return 0, 0, false
+	}
+	skip := len(s) - len(t) + 1
+	n := numLen(t[1:])
+	if n == 0 || 1+n >= len(t) || t[1+n] != ')' {
+		return 0, 0, false
+	}
+	v, err := strconv.ParseUint(t[1:1+n], 0, 32)
+	if err != nil {
+		return 0, 0, false
+	}
+	return v, skip + n + 1, true
 }
 
 // numberAfter reads, after optional blanks and one ':' or '=', a hex

@@ -99,6 +99,15 @@ func TestNumericStatus(t *testing.T) {
 		{"work completion failed: status = 10, vendor err 136", 10, 136},
 		{"completion with status 12", 12, 0},
 		{"wc_status: 0x4 on qp 7", 4, 0},
+		// SPDK's NVMe-oF RDMA target, nvmf_rdma_log_wc_status in
+		// lib/nvmf/rdma.c: the status in parentheses, its text cut by
+		// the paste (spdk/spdk#2328, realworld-fresh31's README row).
+		{"[2022-01-17 16:03:57.637929] rdma.c:3769:nvmf_rdma_log_wc_status: *ERROR*: Error on CQ 0x20155a0, (qp state 1 ibv_state 6) request 0x139974757082280, type DATA, status: (12): transport retry counter e", 12, 0},
+		{"rdma.c:3769:nvmf_rdma_log_wc_status: *ERROR*: Error on CQ 0x7f4e64011b20, (qp state 1 ibv_state 6) request 0x139974729471144, type DATA, status: (5): Work Request Flushed Error", 5, 0},
+		{"Error on CQ 0x1, status: (12", -1, 0},
+		{"Error on CQ 0x1, status: (0): success", -1, 0},
+		{"CQ resize done, status: (12)", -1, 0},
+		{"Error on CQL statement, status: (12)", -1, 0},
 		{"number 0 got completion with status: 0x0", -1, 0},
 		{"completion with status: 99", -1, 0},
 		{"completion with status: 12abc", -1, 0},
