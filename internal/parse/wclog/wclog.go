@@ -15,6 +15,8 @@
 //     192.168.1.161:16360@mlx5_7, …): transport retry counter exceeded"),
 //     or, for the vaguest texts ("general error", "fatal error"), ends in
 //     it after "): " on a line that names an RDMA device;
+//   - HCCL's error CQE on an Ascend NPU's RoCE NIC, as PyTorch's
+//     watchdog re-raises it (hccl.go);
 //   - application log lines that name an ibv async event (async.go);
 //   - libibverbs' warnings that it cannot use a device, printed into any
 //     program's output (provider.go).
@@ -81,6 +83,13 @@ type Error struct {
 	// the peer's address; NICs every RDMA device name on the line.
 	LocalNIC, PeerNIC, Peer string
 	NICs                    []string
+	// HCCL's reports (hccl.go): LocalIP the local NPU's RoCE address,
+	// PeerHost the peer's server; Rank PyTorch's global rank
+	// ("[rank11]:") and GroupRank the rank in the process group
+	// ("[Rank 1]"), -1 when the line names none (0 for other sources:
+	// read them only for SourceHCCL).
+	LocalIP, PeerHost string
+	Rank, GroupRank   int
 }
 
 // Log is the errors of a text.
@@ -338,6 +347,9 @@ func lineError(l string) (Error, bool) {
 		e.Status, _ = statusOf(what)
 		nics(&e, l)
 		return e, e.What != ""
+	}
+	if e, ok := hcclLine(l); ok {
+		return e, true
 	}
 	if strings.IndexByte(l, ':') < 0 && strings.IndexByte(l, '=') < 0 {
 		// reportShape needs one before the status; a number after the

@@ -293,3 +293,34 @@ func TestProviderLine(t *testing.T) {
 		}
 	}
 }
+
+// TestHCCLLine: HCCL's error CQE on an Ascend NPU's RoCE NIC as PyTorch's
+// watchdog re-raises it (vllm-project/vllm-ascend#7384, realworld-fresh31's
+// README row), with and without PyTorch's "[rankN]:" tag; the other HCCL
+// errors and prose that names a CQE are not read.
+func TestHCCLLine(t *testing.T) {
+	const line = "[E313 06:55:06.502248200 compiler_depend.ts:1693] [Rank 1] HCCL watchdog thread terminated with exception: [PID: 335] 2026-03-13-06:55:06.896.485 Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during operator execution. Local information: server xx.xx.xx.199, device ID 3, device IP 10.20.13.9. Peer information: server xx.xx.xx.195, device ID 3, device IP 10.20.13.5."
+	for _, tc := range []struct {
+		line string
+		want string // "" when not read
+	}{
+		{line, `HCCL rank=-1/1 "Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during operator execution" local=NPU 3@10.20.13.9 on xx.xx.xx.199 peer=NPU 3@10.20.13.5 on xx.xx.xx.195`},
+		{"[rank11]:" + line, `HCCL rank=11/1 "Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during operator execution" local=NPU 3@10.20.13.9 on xx.xx.xx.199 peer=NPU 3@10.20.13.5 on xx.xx.xx.195`},
+		{"Execution_Error_ROCE_CQE(EI0013)", `HCCL rank=-1/-1 "Execution_Error_ROCE_CQE(EI0013)" local=@ on  peer=@ on `},
+		{"An error CQE occurred during operator execution.", ""},
+		{"see ROCE_CQE(EI0013) in the docs", ""},
+		{"Execution_Error_ROCE_CQE(EI0013 cut", ""},
+	} {
+		e, ok := hcclLine(tc.line)
+		got := ""
+		if ok {
+			got = fmt.Sprintf("%s rank=%d/%d %q local=%s@%s on %s peer=%s@%s on %s", e.Source, e.Rank, e.GroupRank, e.What, e.LocalNIC, e.LocalIP, e.Host, e.PeerNIC, e.Peer, e.PeerHost)
+		}
+		if got != tc.want {
+			t.Errorf("%q:\ngot  %s\nwant %s", tc.line, got, tc.want)
+		}
+		if ok && !DetectLine(tc.line) {
+			t.Errorf("%q not detected", tc.line)
+		}
+	}
+}

@@ -13,6 +13,9 @@ import (
 // a failure is critical and names the NICs of the path; a flush alone, or
 // a provider error that is no ibv_wc_status, is a warning; a cut libmlx5
 // dump is still a failure.
+// hcclCQE is the watchdog's line of vllm-project/vllm-ascend#7384.
+const hcclCQE = "[rank11]:[E313 06:55:06.502248200 compiler_depend.ts:1693] [Rank 1] HCCL watchdog thread terminated with exception: [PID: 335] 2026-03-13-06:55:06.896.485 Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during operator execution. Local information: server xx.xx.xx.199, device ID 3, device IP 10.20.13.9. Peer information: server xx.xx.xx.195, device ID 3, device IP 10.20.13.5.\n"
+
 func TestCheck(t *testing.T) {
 	dump := "mlx5: cn10: got completion with error:\n00000000 00000000 00000000 00000000\n00000000 00000000 00000000 00000000\n00000002 00000000 00000000 00000000\n00000000 00008813 10012abe 0dd0c1d3\n"
 	rxm := "libfabric:ofi_rxm:cq:rxm_cq_read_write_error():819<warn> fi_cq_readerr: err: 5, prov_err: remote access error (10)\n"
@@ -44,6 +47,14 @@ func TestCheck(t *testing.T) {
 			"transport retry counter exceeded (status 12, IBV_WC_RETRY_EXC_ERR): the peer never acknowledged: a lossy or broken path (bit errors, link flap, RoCE drops or routing/GID mismatch) or a dead peer process or node; vendor syndrome 0x81", "", "", "transport retry counter exceeded:"},
 		{"the failure before the flushes", strings.Replace(mooncake, "transport retry counter exceeded", "Work Request Flushed Error", 1) + mooncake, []finding.Severity{finding.Critical, finding.Warning},
 			"transport retry counter exceeded", "mlx5_9", "mlx5_7", "transport retry counter exceeded:"},
+		// vllm-project/vllm-ascend#7384 (realworld-fresh31's README row):
+		// HCCL's error CQE on an Ascend NPU's RoCE NIC, re-raised by
+		// PyTorch's watchdog. No ibv_wc_status, yet a failure: critical,
+		// with the rank, both NPUs and the retry exhaustion's causes.
+		{"HCCL error CQE in the watchdog", hcclCQE, []finding.Severity{finding.Critical},
+			"HCCL (Huawei's collective library on Ascend NPUs) got an error CQE on the NPU's RoCE NIC (Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during operator execution)", "NPU 3 (device IP 10.20.13.9)", "NPU 3", "transport retry counter exceeded:"},
+		{"HCCL: the ranks named", hcclCQE, []finding.Severity{finding.Critical},
+			"; rank 11 (rank 1 of its process group); path: local NIC NPU 3 (device IP 10.20.13.9) on xx.xx.xx.199 to peer NIC NPU 3 at 10.20.13.5 on xx.xx.xx.195", "NPU 3 (device IP 10.20.13.9)", "NPU 3", "transport retry counter exceeded:"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			lg, err := wclog.Parse(strings.NewReader(tt.text), "paste")
@@ -73,6 +84,11 @@ func TestCheck(t *testing.T) {
 				}
 			} else if tt.peer != "" {
 				t.Errorf("no peer, want %q", tt.peer)
+			}
+			if strings.Contains(tt.name, "HCCL") {
+				if len(f.Causes) != 1 || !strings.Contains(f.Remedy[len(f.Remedy)-1], "hccn_tool -i 3 -ping -g address 10.20.13.5") {
+					t.Errorf("HCCL: causes %q remedies %q, want the retry exhaustion's cause and hccn_tool on NPU 3", f.Causes, f.Remedy)
+				}
 			}
 			if len(f.Causes) == 0 || !strings.HasPrefix(f.Causes[0], tt.cause) {
 				t.Errorf("causes %q, want the first to start %q", f.Causes, tt.cause)
