@@ -29,6 +29,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
 	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
+	"github.com/ibdoctor/ibdoctor/internal/parse/sysfspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxperf"
 	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
@@ -785,6 +786,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 			return seg
 		}
 		err = diagnoseLspci(&seg, file, t, lspciProse(d, ctx.lspciSpans, sp))
+	case KindSysfsPCI:
+		err = diagnoseSysfsPCI(&seg, file, text, lspciProse(d, nil, sp))
 	case KindUCXLog:
 		err = diagnoseUCX(&seg, file, text)
 	case KindOpenMPI:
@@ -1276,6 +1279,25 @@ func diagnoseLspci(seg *Segment, file, text string, prose host.Prose) error {
 		}
 		seg.Summary += fmt.Sprintf("; PCIe link (LnkSta against LnkCap) of %s judged", plural(judged, "function", "functions"))
 	}
+	return nil
+}
+
+// diagnoseSysfsPCI judges pasted sysfs PCIe link files: each function's
+// current link width and speed against its maximum.
+func diagnoseSysfsPCI(seg *Segment, file, text string, prose host.Prose) error {
+	r, err := sysfspci.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	seg.Skipped = append(seg.Skipped, r.Skipped...)
+	fs, judged := host.CheckPastedSysfsLinks(r, file, prose)
+	seg.Findings = append(seg.Findings, fs...)
+	if judged == 0 {
+		seg.Summary = fmt.Sprintf("sysfs PCIe link files of %s", plural(len(r.Links), "function", "functions"))
+		seg.Empty = "no function shows both its current and its maximum link width or speed"
+		return nil
+	}
+	seg.Summary = fmt.Sprintf("sysfs PCIe link (current against max) of %s judged", plural(judged, "function", "functions"))
 	return nil
 }
 

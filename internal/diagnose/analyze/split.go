@@ -19,6 +19,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
+	"github.com/ibdoctor/ibdoctor/internal/parse/sysfspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxperf"
 	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
@@ -69,6 +70,7 @@ const (
 	KindUCXPerf       Kind = "ucx_perftest"
 	KindToolError     Kind = "rdma-tool-error"
 	KindVerbsDevices  Kind = "ibv_devices"
+	KindSysfsPCI      Kind = "sysfs-pcie"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -108,6 +110,7 @@ var Kinds = []KindInfo{
 	{KindMst, "mst status and mst status -v (MFT): the MST modules and /dev/mst devices (read, no fault in it)"},
 	{KindPortInfo, "smpquery portinfo|nodeinfo|switchinfo and ibportstate: dotted \"Name:.....value\" dumps (PortInfo judged)"},
 	{KindLspci, "sudo lspci -vvv (PCIe ACS of the switch ports between GPUs and NICs)"},
+	{KindSysfsPCI, "sysfs PCIe link files (current_link_speed/width, max_link_speed/width) as tail -v or head -v (==> FILE <==), grep (FILE:VALUE) or cat print them: the link judged against its maximum"},
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
 	{KindLshca, "lshca (Mellanox support tool): its per-HCA tables (RDMA, LnkStat, Link, Rate, LnkCapWidth, LnkStaWidth …)"},
@@ -471,6 +474,9 @@ func memberBesides(l string) Kind {
 		// or cat of the port attributes (state, rate, phys_state …); not
 		// prose naming the path with shell variables ("$device").
 		return KindRdma
+	}
+	if sysfspci.IsLine(l) { // (a cheap test for "_link_" first)
+		return KindSysfsPCI // `tail -v /sys/bus/pci/devices/ADDR/*_link_*`, a grep or cat of those files
 	}
 	return KindUnknown
 }
@@ -960,10 +966,16 @@ func ucxHint(l string) bool {
 // dmesgStamped says whether l starts with dmesg's own stamp, "[   12.345678] "
 // or "[  +0.000844] " (seconds since boot, under 10^9: UCX's
 // "[1590482937.540412] [host:pid]" epoch stamp is not one), followed by
-// text that is not another bracket.
+// text that is not another bracket, or by the printk caller id of a kernel
+// built with CONFIG_PRINTK_CALLER ("[  200.105524][  T292] igb …"); the
+// caller id alone is the prefix of such a kernel with printk.time off
+// ("[  T292] igb …", kernel/printk/printk.c info_print_prefix).
 func dmesgStamped(l string) bool {
 	if len(l) < 5 || l[0] != '[' {
 		return false
+	}
+	if _, ok := kmsg.CutCallerID(l); ok {
+		return true
 	}
 	i := 1
 	for i < len(l) && l[i] == ' ' {
@@ -984,7 +996,14 @@ func dmesgStamped(l string) bool {
 	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
 		i++
 	}
-	return i > f && i+1 < len(l) && l[i] == ']' && l[i+1] == ' ' && (i+2 >= len(l) || l[i+2] != '[')
+	if i == f || i >= len(l) || l[i] != ']' {
+		return false
+	}
+	rest := l[i+1:]
+	if _, ok := kmsg.CutCallerID(strings.TrimPrefix(rest, " ")); ok {
+		return true
+	}
+	return len(rest) > 0 && rest[0] == ' ' && (len(rest) == 1 || rest[1] != '[')
 }
 
 // qperfFailedTest tells a qperf verbs test's banner ("rc_bw:", printed by

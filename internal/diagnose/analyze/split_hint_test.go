@@ -31,9 +31,15 @@ func TestDmesgStamped(t *testing.T) {
 		"[1234567.000001] NVRM: Xid (PCI:0000:3b:00): 79, pid=1":        true,
 		"[1590482937.540412] [gpu4:2417:0] ib_mlx5_log.c:139 UCX ERROR": false,
 		"[Sun Feb 23 16:24:18 2025] mlx5_core 0000:17:00.0: x":          false,
-		"[12.5] [x] y":             false,
-		"[12.]":                    false,
-		"gpu1:1:1 [0] NCCL INFO x": false,
+		// A CONFIG_PRINTK_CALLER kernel's caller id, alone or after the
+		// stamp (realworld-fresh32 lore netdev igb AER sample).
+		"[  T292] pcieport 0000:00:1c.5: AER: broadcast resume message": true,
+		"[  200.105524][  T292] igb 0000:09:00.0: AER:   TLP Header":    true,
+		"[  200.105524] [    C3] igb 0000:09:00.0: x":                   true,
+		"[T292] igb 0000:09:00.0: x":                                    false,
+		"[12.5] [x] y":                                                  false,
+		"[12.]":                                                         false,
+		"gpu1:1:1 [0] NCCL INFO x":                                      false,
 	} {
 		if got := dmesgStamped(l); got != want {
 			t.Errorf("dmesgStamped(%q) = %v, want %v", l, got, want)

@@ -39,6 +39,12 @@ func FuzzAnalyzeReader(f *testing.F) {
 	f.Add("1700[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 11): PCIe slot power capability was not advertised.\n" +
 		"1701 [   22.325345] mlx5_core 0000:63:00.0: 504.112 Gb/s available PCIe bandwidth (32.0 GT/s PCIe x16 link)\n     2/4-1.2.1\n" +
 		"1702 [   22.648340] nvme nvme0: I/O 33 QID 10 timeout\n1703 [   22.7] nvme nvme0: starting error recovery\n")
+	// A CONFIG_PRINTK_CALLER kernel's caller ids, alone and after a stamp,
+	// two records glued on one line (realworld-fresh32 lore netdev igb).
+	f.Add("[ T3256] igb 0000:09:00.0 haeth0: igb: haeth0 NIC Link is Down\n" +
+		"[  T292] pcieport 0000:00:1c.5: AER: Uncorrected (Non-Fatal) error received: 0000:09:00.0\n" +
+		"[  T292] igb 0000:09:00.0:    [14] CmpltTO [  200.105524,009][  T292] igb 0000:09:00.0: AER:   TLP Header: 00000000 00000000 00000000 00000000\n" +
+		"[  200.105524][  T292] kernel BUG at net/core/dev.c:6539!\n[  200.105525] [    C3]  ? die+0x33/0x90\n" + gen(5, ncclOnlyLine))
 	f.Fuzz(func(t *testing.T, in string) {
 		opts := Options{Year: 2024}
 		whole := AnalyzeText("f", in, opts)

@@ -102,6 +102,12 @@ func ParseRdma(rd io.Reader, source string) (*Result, error) {
 		// under a banner: `echo "=== $file ==="; cat "$file"` gives
 		// "=== ./link_downed ===" then the value; a relative name is
 		// in the directory the prompt or a cd named.
+		// tail -v and head -v print each file under "==> FILE <=="
+		// (coreutils tail.c write_header), the value on the next line.
+		if path, ok := tailHeader(t); ok && strings.Contains(path, "sys/class/infiniband/") {
+			catPath = path[strings.Index(path, "sys/class/infiniband/"):]
+			return
+		}
 		if name, ok := banner(t); ok {
 			switch {
 			case strings.Contains(name, "sys/class/infiniband/"):
@@ -249,6 +255,13 @@ func banner(t string) (string, bool) {
 	in, ok2 := strings.CutSuffix(in, "===")
 	in = strings.TrimSpace(in)
 	return in, ok && ok2 && in != "" && !strings.Contains(in, "=")
+}
+
+// tailHeader reads tail -v's (and head -v's) "==> FILE <==" line.
+func tailHeader(t string) (string, bool) {
+	in, ok := strings.CutPrefix(t, "==> ")
+	in, ok2 := strings.CutSuffix(in, " <==")
+	return in, ok && ok2 && in != ""
 }
 
 // sysfsCounterDir reads a port's counters directory off a prompt or a cd

@@ -256,3 +256,37 @@ func DriverErrorSubject(e Event) string {
 	}
 	return e.Interface
 }
+
+// stackModulePrefixes and stackModules name the kernel modules of the
+// RDMA and GPU stack beyond errorDrivers, as the module loader names
+// them (underscores for dashes): the RDMA core and its upper layers
+// (ib_*, rdma_*, iw_*), every Mellanox/NVIDIA NIC module and MLNX_OFED's
+// own (mlx*: mlx5_core, mlx_compat, mlxfw, mlxdevm), NVIDIA's GPU driver
+// and its modules, NVMe (MLNX_OFED rebuilds nvme_core and nvme_rdma),
+// Lustre's LNet and its network drivers, GPUDirect (nv_peer_mem,
+// gdrdrv), the shared-memory modules MPI uses (knem, xpmem), and
+// MLNX_OFED's memtrack and auxiliary bus.
+var (
+	stackModulePrefixes = []string{"ib_", "rdma_", "iw_", "mlx", "nvidia", "nvme"}
+	stackModules        = map[string]bool{
+		"ko2iblnd": true, "kkfilnd": true, "ksocklnd": true, "lnet": true, "libcfs": true,
+		"gdrdrv": true, "knem": true, "xpmem": true, "memtrack": true, "auxiliary": true,
+	}
+)
+
+// StackModule reports whether the kernel module name (as the module
+// loader prints it, or with dashes) is one of the RDMA, GPU, NIC or NVMe
+// stack of a cluster node: the drivers the catch-all reads and the
+// modules of stackModules.
+func StackModule(name string) bool {
+	name = strings.ReplaceAll(name, "-", "_")
+	if stackModules[name] || errorDrivers[name] || errorDrivers[strings.ReplaceAll(name, "_", "-")] {
+		return true
+	}
+	for _, p := range stackModulePrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -145,6 +145,24 @@ const (
 	// Task and TaskPID, Detail "Out of memory" or "Memory cgroup out of
 	// memory" ("" on the older second line).
 	KindOOM Kind = "oom"
+	// KindModuleLoad is a kernel module that failed to load because it
+	// was built for another kernel or another build of the modules it
+	// uses (the kernel's own RDMA stack against MLNX_OFED's): the module
+	// loader's kernel/module/version.c check_version (kernel/module.c
+	// before Linux 5.17) "ko2iblnd: disagrees about version of symbol
+	// ib_fmr_pool_unmap", kernel/module/main.c simplify_symbols
+	// "ko2iblnd: Unknown symbol __ib_alloc_pd (err -22)" (before Linux
+	// 3.x without " (err %d)"), check_modinfo "nvidia: version magic
+	// '5.4.0-42-generic SMP mod_unload ' should be '5.4.0-48-generic SMP
+	// mod_unload '". Driver is the module as the loader names it
+	// (underscores for dashes: "nvidia_peermem"), Symbol the symbol,
+	// Detail the wording ("disagrees about version of symbol", "Unknown
+	// symbol (err -22)", the version magic clause). Lustre's LNet saying
+	// it could not load a network driver is one too (lnet/lnet/api-ni.c
+	// lnet_startup_lndnet "Can't load LND o2ib, module ko2iblnd,
+	// rc=256"): Driver the module, Interface the LNet network type,
+	// Detail "Can't load LND (rc=256)".
+	KindModuleLoad Kind = "module_load"
 )
 
 // Completion queue error lines (Event.CQ).
@@ -288,7 +306,9 @@ type Event struct {
 	VendorSyndrome int    `json:"vendor_syndrome,omitempty"`
 	WCStatus       int    `json:"wc_status,omitempty"`
 	// Queue and StallMs of a KindTxTimeout or KindRDMAPeer event.
-	Queue    string `json:"queue,omitempty"`
+	Queue string `json:"queue,omitempty"`
+	// Symbol is the kernel symbol a KindModuleLoad line names.
+	Symbol   string `json:"symbol,omitempty"`
 	StallMs  int64  `json:"stall_ms,omitempty"`
 	Folded   bool   `json:"folded,omitempty"`
 	Count    int    `json:"count,omitempty"`
@@ -605,6 +625,23 @@ var Patterns = []Pattern{
 	// "Memory cgroup out of memory"; before 4.19 oom_kill_process's "%s: Kill process %d (%s) score %u or sacrifice child", then "Killed process %d (%s) total-vm:…".
 	{Name: "oom-kill", Kind: KindOOM, Contains: []string{"Kill", " process "},
 		Re: regexp.MustCompile(`^(?:(?P<detail>Out of memory|Memory cgroup out of memory)(?: \([\w ]+\))?: Kill(?:ed)? process|Killed process) (?P<taskpid>\d+) \((?P<task>[^()]{1,64})\)`)},
+	// A module built for another kernel or RDMA stack (KindModuleLoad). The module loader, pr_warn with the module's name:
+	// kernel/module/version.c check_version (kernel/module.c before 5.17) "%s: disagrees about version of symbol %s", the
+	// symbol's CRC in the module differs from the running kernel's (or the loaded module's that exports it);
+	// kernel/module/main.c simplify_symbols "%s: Unknown symbol %s (err %d)" (2.6 kernels: no " (err %d)"), the symbol
+	// could not be resolved (-22 after a version mismatch, -2 or 0 when nothing exports it); check_modinfo pr_err
+	// "%s: version magic '%s' should be '%s'". Its "no symbol version for %s" is a warning the loader goes on after.
+	{Name: "module-symbol-version", Kind: KindModuleLoad, Error: true, Contains: []string{"disagrees about version of symbol "}, Set: Event{Detail: "disagrees about version of symbol"},
+		Re: regexp.MustCompile(`^\s*(?P<driver>[\w-]{1,64}): disagrees about version of symbol (?P<symbol>\S+)\s*$`)},
+	{Name: "module-unknown-symbol", Kind: KindModuleLoad, Error: true, Contains: []string{"Unknown symbol "}, Set: Event{Detail: "Unknown symbol"},
+		Re: regexp.MustCompile(`^\s*(?P<driver>[\w-]{1,64}): Unknown symbol (?P<symbol>[^\s()]+)(?: \(err (?P<moderr>-?\d+)\))?\s*$`)},
+	{Name: "module-version-magic", Kind: KindModuleLoad, Error: true, Contains: []string{": version magic '"},
+		Re: regexp.MustCompile(`^\s*(?P<driver>[\w-]{1,64}): (?P<detail>version magic '[^']*' should be '[^']*')`)},
+	// Lustre lnet/lnet/api-ni.c lnet_startup_lndnet, CERROR after request_module found no driver for the network:
+	// "LNetError: 172781:0:(api-ni.c:2533:lnet_startup_lndnet()) Can't load LND o2ib, module ko2iblnd, rc=256" (rc is
+	// modprobe's wait status: 256 is exit status 1).
+	{Name: "lnet-lnd-load", Kind: KindModuleLoad, Error: true, Contains: []string{"Can't load LND "}, Set: Event{Detail: "Can't load LND"},
+		Re: regexp.MustCompile(`Can't load LND (?P<iface>\w+), module (?P<driver>[\w-]+), rc=(?P<moderr>-?\d+)`)},
 	// aer.c __aer_print_error: "<drv> <bdf>: [AER: ]  [ 0] RxErr  (First)": the bits of a report, what kind of errors a flood is.
 	{Name: "aer-bit", Kind: KindAERBit, Contains: []string{"] "},
 		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER:)? *\[ ?\d+\] (?P<detail>[A-Za-z][\w/]*(?: [A-Za-z][\w/]*)*)`)},
@@ -735,6 +772,14 @@ func (p *Pattern) event(r Record, m []string) Event {
 			e.Queue = v
 		case "driver", "driver2":
 			e.Driver = v
+		case "symbol":
+			e.Symbol = v
+		case "moderr":
+			if e.Detail == "Unknown symbol" {
+				e.Detail += " (err " + v + ")"
+			} else {
+				e.Detail += " (rc=" + v + ")"
+			}
 		case "link":
 			e.LimitedBy = v
 		case "usecs":

@@ -44,6 +44,23 @@ var patternSamples = []struct {
 		Event{Kind: KindTxTimeout, Interface: "ib0", StallMs: 9956}},
 	{"netdev-tx-timeout-recovery-failed", "mlx5_core 0000:af:00.0 enp175s0f0: mlx5e_safe_reopen_channels failed recovering from a tx_timeout, err(-110).",
 		Event{Kind: KindTxTimeout, PCI: "0000:af:00.0", Interface: "enp175s0f0", IsError: true, Detail: "mlx5e_safe_reopen_channels failed recovering from a tx_timeout, err(-110)"}},
+	// Modules built for another kernel or RDMA stack: Seagate/cortx-motr#17 (analyze testdata/realworld-fresh29,
+	// syslog-cortxmotr17-ko2iblnd-symbol-mismatch-lnet-o2ib-fails.txt), Mellanox/nv_peer_memory#8 and #84 (dmesg quoted
+	// in the issues); the version magic line as kernel/module/main.c check_modinfo prints it.
+	{"module-symbol-version", "ko2iblnd: disagrees about version of symbol ib_fmr_pool_unmap",
+		Event{Kind: KindModuleLoad, IsError: true, Driver: "ko2iblnd", Symbol: "ib_fmr_pool_unmap", Detail: "disagrees about version of symbol"}},
+	{"module-symbol-version", "nv_peer_mem: disagrees about version of symbol nvidia_p2p_get_pages",
+		Event{Kind: KindModuleLoad, IsError: true, Driver: "nv_peer_mem", Symbol: "nvidia_p2p_get_pages", Detail: "disagrees about version of symbol"}},
+	{"module-unknown-symbol", "ko2iblnd: Unknown symbol __ib_alloc_pd (err -22)",
+		Event{Kind: KindModuleLoad, IsError: true, Driver: "ko2iblnd", Symbol: "__ib_alloc_pd", Detail: "Unknown symbol (err -22)"}},
+	{"module-unknown-symbol", "nv_peer_mem: Unknown symbol ib_register_peer_memory_client (err 0)",
+		Event{Kind: KindModuleLoad, IsError: true, Driver: "nv_peer_mem", Symbol: "ib_register_peer_memory_client", Detail: "Unknown symbol (err 0)"}},
+	{"module-unknown-symbol", "knem: Unknown symbol mmu_notifier_register",
+		Event{Kind: KindModuleLoad, IsError: true, Driver: "knem", Symbol: "mmu_notifier_register", Detail: "Unknown symbol"}},
+	{"module-version-magic", "nvidia: version magic '5.4.0-42-generic SMP mod_unload ' should be '5.4.0-48-generic SMP mod_unload '",
+		Event{Kind: KindModuleLoad, IsError: true, Driver: "nvidia", Detail: "version magic '5.4.0-42-generic SMP mod_unload ' should be '5.4.0-48-generic SMP mod_unload '"}},
+	{"lnet-lnd-load", "LNetError: 172781:0:(api-ni.c:2533:lnet_startup_lndnet()) Can't load LND o2ib, module ko2iblnd, rc=256",
+		Event{Kind: KindModuleLoad, IsError: true, Driver: "ko2iblnd", Interface: "o2ib", Detail: "Can't load LND (rc=256)"}},
 	// Lustre LNet o2ib: a Lustre client's dmesg -T (analyze testdata/realworld-fresh19, dmesg-jadehpc14-lustre-lnet-o2ib-timed-out-tx-403055s.txt);
 	// the others as lnet/klnds/o2iblnd/o2iblnd_cb.c prints them.
 	{"lnet-o2ib-timeout", "LNet: 2431:0:(o2iblnd_cb.c:3174:kiblnd_check_conns()) Timed out tx for 172.31.126.87@o2ib: 403055 seconds",
@@ -362,6 +379,10 @@ func TestNotClassified(t *testing.T) {
 		"oom_reaper: reaped process 2345 (pt_main_thread), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB",
 		"carp: 1@igb0: link state changed to DOWN",
 		"usb 1-6: new high-speed USB device number 3 using xhci_hcd",
+		// kernel/module/version.c check_version: a module without CRCs,
+		// loaded all the same; modprobe's own message, not the kernel's.
+		"nvidia: no symbol version for module_layout",
+		"modprobe: ERROR: could not insert 'nv_peer_mem': Unknown symbol in module, or unknown parameter (see dmesg)",
 	} {
 		if evs := Classify(Record{Text: text}); len(evs) != 0 {
 			t.Errorf("%q: %+v", text, evs)

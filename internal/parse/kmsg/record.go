@@ -698,6 +698,12 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 		}
 		rec.Time, s, kind = t, rest, lineStamped
 	}
+	if r, ok := CutCallerID(s); ok {
+		// A kernel with printk.time off prints the caller id alone:
+		// "[  T292] igb 0000:09:00.0: …".
+		rec.Text = r
+		return rec, lineStamped, nil
+	}
 	if strings.HasPrefix(s, "[") {
 		end := strings.IndexByte(s, ']')
 		if end < 0 {
@@ -712,14 +718,14 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 				return rec, kind, fmt.Errorf("%w: relative timestamp [%s]", ErrMalformed, stamp)
 			}
 			rel.d, rel.ok = d, true
-			rec.Text = strings.TrimPrefix(s[end+1:], " ")
+			rec.Text = cutCaller(strings.TrimPrefix(s[end+1:], " "))
 			return rec, lineStamped, nil
 		}
 		if t, ok := reltimeMinute(stamp, year, loc); ok {
 			// dmesg --reltime / -H prints the minute at its first message:
 			// "[Feb23 16:24]".
 			rec.Time = t
-			rec.Text = strings.TrimPrefix(s[end+1:], " ")
+			rec.Text = cutCaller(strings.TrimPrefix(s[end+1:], " "))
 			return rec, lineStamped, nil
 		}
 		if d, ok, err := parseSeconds(stamp); ok {
@@ -736,8 +742,49 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 		}
 		// Anything else in brackets is message text ("[drm] …").
 	}
+	if kind == lineStamped {
+		s = cutCaller(s)
+	}
 	rec.Text = s
 	return rec, kind, nil
+}
+
+// CutCallerID cuts the printk caller id that a kernel built with
+// CONFIG_PRINTK_CALLER puts before each message: "[  T292] " (the task's
+// pid) or "[    C3] " (the CPU, outside task context), padded to six
+// characters (kernel/printk/printk.c print_caller, "[%6s]"). The kernel
+// prints it right after its time stamp ("[  200.105524][  T292] igb …",
+// info_print_prefix), or alone when printk.time is off; util-linux dmesg
+// prints it after its own stamp and a space, padded to the width of the
+// largest pid ("[  200.105524] [    T292] "). It returns the text after
+// the id and its one space, and false when s does not start with one.
+func CutCallerID(s string) (string, bool) {
+	if len(s) < 8 || s[0] != '[' {
+		return s, false
+	}
+	i := 1
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	if i >= len(s) || s[i] != 'T' && s[i] != 'C' {
+		return s, false
+	}
+	i++
+	d := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	// At most ten digits (a u32); the padded field is six wide or more.
+	if i == d || i-d > 10 || i < 7 || i >= len(s) || s[i] != ']' {
+		return s, false
+	}
+	return strings.TrimPrefix(s[i+1:], " "), true
+}
+
+// cutCaller is s without its leading caller id, if it has one.
+func cutCaller(s string) string {
+	r, _ := CutCallerID(s)
+	return r
 }
 
 // carrierDaemons are the journal programs whose carrier lines are kept:

@@ -30,6 +30,13 @@ func FuzzTextParserClassifier(f *testing.F) {
 	// NVMe over RDMA I/O timeouts and error recovery (rdma.c nvme_rdma_timeout, nvme_rdma_error_recovery).
 	f.Add([]byte("Sep 17 12:56:14 init-7946 kernel: nvme nvme0: I/O 33 QID 10 timeout\nSep 17 12:56:14 init-7946 kernel: nvme nvme0: starting error recovery\n" +
 		"[3.0] nvme nvme1: I/O tag 12 (700c) opcode 0x2 (I/O Cmd) QID 3 timeout\n[4.0] nvme nvme1: Successfully reconnected (1 attempt)\n"))
+	// A module built for another RDMA stack, and LNet that could not load it (Seagate/cortx-motr#17).
+	f.Add([]byte("Sep  2 13:26:27 h kernel: LNetError: 172781:0:(api-ni.c:2533:lnet_startup_lndnet()) Can't load LND o2ib, module ko2iblnd, rc=256\n" +
+		"Sep  2 13:26:29 h kernel: ko2iblnd: disagrees about version of symbol ib_fmr_pool_unmap\nSep  2 13:26:29 h kernel: ko2iblnd: Unknown symbol ib_fmr_pool_unmap (err -22)\n"))
+	// Printk caller ids, alone and after a stamp, and two records glued on one line (caller_test.go).
+	f.Add([]byte("[  T292] pcieport 0000:00:1c.5: AER: Uncorrected (Non-Fatal) error received: 0000:09:00.0\n" +
+		"[  T292] igb 0000:09:00.0:    [14] CmpltTO [  200.105524,009][  T292] igb 0000:09:00.0: AER:   TLP Header: 00000000\n" +
+		"[  200.1][  T292] kernel BUG at net/core/dev.c:6539!\n[  200.2] [    C3] RIP: 0010:napi_enable+0x37/0x40\n[  T292]  ? die+0x33/0x90\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		whole, err := ParseText(bytes.NewReader(b), "fuzz", TextOptions{Year: 2024})
 		if err != nil && strings.Contains(err.Error(), "too long") {

@@ -96,6 +96,8 @@ var toolOptions = map[string]string{
 	"ls":         "-l -la -d -a -1",
 	// GNU coreutils readlink(1): -f canonicalizes through every link.
 	"readlink": "-f -e -m -n",
+	// Lustre's configure (lnet/autoconf/lustre-lnet.m4 LN_CONFIG_O2IB): --with-o2ib names the OFED kernel headers.
+	"./configure": "--with-o2ib",
 	// Unchecked: their flags are theirs, and they end the previous command.
 	"grep": "*", "kill": "*", "modinfo": "*", "ofed_info": "*", "systemctl": "*", "modprobe": "*", "cat": "*", "ibdoctor": "*",
 

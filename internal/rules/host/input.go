@@ -175,6 +175,7 @@ var Rules = []Rule{
 	{Name: "kernel RDMA transport peers", IDs: []string{"kmsg.rdma_peer_unreachable"}, Check: checkRDMAPeer},
 	{Name: "PCIe slot power", IDs: []string{"pcie.slot_power"}, Check: checkSlotPower},
 	{Name: "devices gone from the PCIe bus", IDs: []string{"pcie.device_lost"}, Check: checkDeviceGone},
+	{Name: "kernel modules that failed to load", IDs: []string{"kmsg.module_load_failed"}, Check: checkModuleLoad},
 	{Name: "process crashes in the kernel log", IDs: []string{"kmsg.segfault"}, Check: checkCrashes},
 	{Name: "EDAC memory errors", IDs: []string{"host.memory_error"}, Check: checkMemory},
 	{Name: "kernel crashes", IDs: []string{"kmsg.kernel_oops"}, Check: checkOopsAndPanics},

@@ -117,6 +117,11 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 	case e.Kind == kmsg.KindRDMAPeer:
 		g = foldGroup{rule: "rdmapeer", name: e.Interface}
 		k.detail = e.Detail
+	case e.Kind == kmsg.KindModuleLoad:
+		// checkModuleLoad names each module's symbols and cites its
+		// first lines.
+		g = foldGroup{rule: "modload", name: e.Driver + "\x00" + e.Symbol + "\x00" + e.Interface}
+		k.detail = e.Detail
 	case e.Kind == kmsg.KindCrash:
 		g = foldGroup{rule: "crash", name: e.Task + "\x00" + e.Detail}
 	case e.Kind == kmsg.KindMemory:

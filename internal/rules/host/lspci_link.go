@@ -94,26 +94,37 @@ func CheckPastedLspciLinks(l *lspci.Listing, source string, prose Prose) (out []
 			}
 		}
 		f := catalog.New("pcie.link_degraded", subj, fmt.Sprintf("PCIe link of %s trained at %s (lspci LnkSta against LnkCap)", name, strings.Join(probs, " and ")), ev...)
-		switch {
-		case what == "a network adapter" || what == "a data-center GPU" && narrow:
-			// The catalogue's critical.
-			f.Summary += "; the device is " + what + why + ": it carries a training job's traffic, and the job gets that much less PCIe bandwidth"
-		case what == "a data-center GPU":
-			f.Severity = finding.Warning
-			f.Summary += "; a GPU lowers its link speed at idle for power saving: read LnkSta (or nvidia-smi -q's PCIe Generation Current) under load"
-		case d.Class == "" && d.Name == "":
-			f.Severity = finding.Warning
-			f.Summary += "; the paste does not name the device: critical on a network adapter or a data-center GPU (they carry a training job's traffic), and a GPU lowers its link speed at idle (read it under load)"
-		default:
-			f.Severity = finding.Warning
-			f.Summary += "; the device is no network adapter or data-center GPU, so no training job's traffic crosses this link: worth fixing for the device's own throughput"
-			if gpu || strings.Contains(strings.ToLower(d.Class), "vga") {
-				f.Summary += " (a GPU also lowers its link speed at idle: read it under load)"
-			}
-		}
+		linkPolicy(&f, what, why, narrow, d.Class == "" && d.Name == "", gpu || strings.Contains(strings.ToLower(d.Class), "vga"), "LnkSta")
 		out = append(out, f)
 	}
 	return out, judged
+}
+
+// linkPolicy sets the severity of a pasted pcie.link_degraded finding by
+// what the device is (what: PCIeCarrier's answer; why: where the paste
+// said so): critical on a network adapter, and on a data-center GPU whose
+// link is narrower; a warning on a data-center GPU's speed-only drop (it
+// lowers its link speed at idle), on a device the paste does not name
+// (unnamed) and on any other device (gpu: it is a GPU all the same).
+// reading names what to read again under load ("LnkSta").
+func linkPolicy(f *finding.Finding, what, why string, narrow, unnamed, gpu bool, reading string) {
+	switch {
+	case what == "a network adapter" || what == "a data-center GPU" && narrow:
+		// The catalogue's critical.
+		f.Summary += "; the device is " + what + why + ": it carries a training job's traffic, and the job gets that much less PCIe bandwidth"
+	case what == "a data-center GPU":
+		f.Severity = finding.Warning
+		f.Summary += "; a GPU lowers its link speed at idle for power saving: read " + reading + " (or nvidia-smi -q's PCIe Generation Current) under load"
+	case unnamed:
+		f.Severity = finding.Warning
+		f.Summary += "; the paste does not name the device: critical on a network adapter or a data-center GPU (they carry a training job's traffic), and a GPU lowers its link speed at idle (read it under load)"
+	default:
+		f.Severity = finding.Warning
+		f.Summary += "; the device is no network adapter or data-center GPU, so no training job's traffic crosses this link: worth fixing for the device's own throughput"
+		if gpu {
+			f.Summary += " (a GPU also lowers its link speed at idle: read it under load)"
+		}
+	}
 }
 
 // sharesLink says whether d is a function other than 0 of a device whose

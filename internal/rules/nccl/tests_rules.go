@@ -269,6 +269,8 @@ type runCheck struct {
 	notes         []string
 	// floor is set when the expectation is dcFloor's (no flag gave one).
 	floor bool
+	// oneHost is set when the floor is oneHostFloorGBps's.
+	oneHost bool
 }
 
 // note adds a note prefixed with the run's label.
@@ -475,6 +477,12 @@ func (c *runCheck) expectation() (float64, string, nicCount) {
 			}
 		}
 	}
+	if expect == 0 && len(c.sum.Hosts) == 1 && c.sum.Ranks >= 2 && c.sum.MaxSize >= oneHostMinSize {
+		c.floor, c.oneHost = true, true
+		basis = fmt.Sprintf("%.0f GB/s, the floor for GPUs in one host (%d ranks on %s at messages up to %s: NVLink, or PCIe peer-to-peer or through host memory, and PCIe Gen2 x4 alone gives about 1.6 GB/s)",
+			oneHostFloorGBps, c.sum.Ranks, c.sum.Hosts[0], FormatBytes(c.sum.MaxSize))
+		return oneHostFloorGBps, basis, nics
+	}
 	if expect == 0 && opts.LineRateGbps == 0 {
 		if gpu, ok := c.dataCenterAcrossNodes(); ok {
 			c.floor = true
@@ -487,6 +495,19 @@ func (c *runCheck) expectation() (float64, string, nicCount) {
 	}
 	return expect, basis, nics
 }
+
+// oneHostFloorGBps is the busbw any two GPUs of one host reach at large
+// messages: their data crosses NVLink, or PCIe peer-to-peer, or PCIe to
+// and from host memory (NCCL's SHM transport), and even a PCIe Gen2 x4
+// link carries about 1.6 GB/s (5 GT/s × 4 lanes with 8b/10b coding is
+// 2 GB/s, less protocol overhead). A run that stays under it at
+// oneHostMinSize and above has peer-to-peer off or broken, a GPU on a x1
+// riser, or a link that trained down; smaller messages are latency bound
+// and are not held to it.
+const (
+	oneHostFloorGBps float64 = 1
+	oneHostMinSize   int64   = 32 << 20
+)
 
 // floorNICGbps is the slowest inter-node NIC a cluster of data-center
 // GPUs carries per node: such nodes have one RDMA NIC of 100-400 Gb/s per
@@ -618,6 +639,22 @@ func (c *runCheck) transportKnown() bool {
 func (c *runCheck) lowBusBW(large []nccltests.Row, peakLine int, frac float64, basis string, nics nicCount, smallSlow bool, smallEv finding.Evidence) finding.Finding {
 	sum := &c.sum
 	f := catalog.New("nccl.busbw_low", c.subj, "", ev(c.source, peakLine, fmt.Sprintf("peak busbw %.2f GB/s at sizes ≥ %s", sum.PeakBusBW, FormatBytes(large[0].Size))))
+	if c.oneHost {
+		f.Summary = fmt.Sprintf("%slarge-message busbw %.2f GB/s stays under %s; between GPUs of one host that points to peer-to-peer disabled (NCCL_P2P_DISABLE) or broken, a GPU on a x1 riser, or a PCIe link trained down",
+			c.label, sum.PeakBusBW, basis)
+		f.Causes = []string{
+			"peer-to-peer between the GPUs disabled (NCCL_P2P_DISABLE=1, or PCIe ACS/IOMMU settings that block it) or broken, and the fallback through host memory slow",
+			"a GPU on a x1 riser (mining frames) or in a slot wired for fewer lanes",
+			"a GPU's PCIe link trained below its capability (narrower or slower)",
+		}
+		f.Remedy = []string{
+			"nvidia-smi topo -m (AMD GPUs: rocm-smi --showtopo) to see how the GPUs connect (NV#, PIX, PXB, PHB, SYS)",
+			"nvidia-smi -q -d PCIE under load: each GPU's current against its maximum link generation and width",
+			"lspci -vv -s PCI | grep -E 'LnkCap|LnkSta' — PCI: each GPU's address (nvidia-smi --query-gpu=pci.bus_id --format=csv)",
+			"unset NCCL_P2P_DISABLE and rerun with NCCL_DEBUG=INFO to see the transport NCCL picks between the GPUs (P2P, SHM)",
+		}
+		return f
+	}
 	f.Summary = fmt.Sprintf("%slarge-message busbw %.1f GB/s is %.0f%% of the expected %s", c.label, sum.PeakBusBW, frac*100, basis)
 	if frac >= busbwCrit {
 		f.Severity = finding.Warning
