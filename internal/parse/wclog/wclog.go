@@ -19,7 +19,9 @@
 //     watchdog re-raises it (hccl.go);
 //   - application log lines that name an ibv async event (async.go);
 //   - libibverbs' warnings that it cannot use a device, printed into any
-//     program's output (provider.go).
+//     program's output (provider.go);
+//   - a program's lines saying its RDMA transport could not start, no
+//     RDMA device being usable (transport.go).
 //
 // The error CQE is decoded (struct mlx5_err_cqe of providers/mlx5/mlx5dv.h:
 // vendor_err_synd and syndrome in byte 54 and 55, s_wqe_opcode_qpn in
@@ -100,6 +102,8 @@ type Log struct {
 	Async []Async
 	// Providers are libibverbs' warnings of devices it cannot use.
 	Providers []Provider
+	// Transports are lines saying an RDMA transport could not start.
+	Transports []Transport
 	// Lines is how many lines were read.
 	Lines int
 }
@@ -149,6 +153,9 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		} else if p, ok := ProviderLine(l); ok {
 			p.Line = n
 			lg.Providers = append(lg.Providers, p)
+		} else if t, ok := TransportLine(l); ok {
+			t.Line = n
+			lg.Transports = append(lg.Transports, t)
 		}
 	}
 	flush()
@@ -156,7 +163,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &parse.Error{Source: source, Line: n + 1, Err: err}
 	}
-	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 {
+	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 {
 		return nil, &parse.Error{Source: source, Err: ErrNoData}
 	}
 	return lg, nil
@@ -174,8 +181,9 @@ func Detect(text string) bool {
 
 // DetectLine says whether a line is one this package reads: libmlx5's
 // dump header, a libfabric log line, or a log line that reports a
-// failed work completion or names an ibv async event, or libibverbs'
-// warning that it cannot use a device.
+// failed work completion or names an ibv async event, libibverbs'
+// warning that it cannot use a device, or a program's line that its RDMA
+// transport could not start.
 func DetectLine(l string) bool {
 	if !Hint(l) {
 		return false
@@ -192,7 +200,10 @@ func DetectLine(l string) bool {
 	if _, ok := asyncLine(l); ok {
 		return true
 	}
-	_, ok := ProviderLine(l)
+	if _, ok := ProviderLine(l); ok {
+		return true
+	}
+	_, ok := TransportLine(l)
 	return ok
 }
 
@@ -201,7 +212,7 @@ func DetectLine(l string) bool {
 func Hint(l string) bool {
 	return strings.Contains(l, "rror") || strings.Contains(l, "exceeded") || strings.Contains(l, "IBV_WC_") || strings.HasPrefix(l, "libfabric:") ||
 		strings.Contains(l, "status") && completionWords(l) || asyncHint(l) ||
-		strings.Contains(l, "libibverbs: W")
+		strings.Contains(l, "libibverbs: W") || transportHint(l)
 }
 
 // dumpHeader matches libmlx5's "mlx5: cn10: got completion with error:"

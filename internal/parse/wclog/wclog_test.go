@@ -324,3 +324,51 @@ func TestHCCLLine(t *testing.T) {
 		}
 	}
 }
+
+// TestTransportLine: an application's lines that its RDMA transport
+// could not start. Mooncake's transfer engine (kvcache-ai/Mooncake#1384,
+// realworld-fresh31's README row: rdma_context.cpp and
+// rdma_transport.cpp) and SPDK's NVMe-oF target (spdk/spdk#272,
+// realworld-fresh27's README row: lib/nvmf/transport.c and nvmf.c); lines
+// that name no RDMA context, and SPDK's "Transport initialization
+// failed" alone (no transport named), are not read.
+func TestTransportLine(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want string // "" when not read
+	}{
+		{"W0115 05:20:19.944772   309 rdma_context.cpp:588] User-specified GID index 0 on mlx5_8/ has no associated network device, may not be optimal for RDMA operations", "dev=mlx5_8 gid=0 nonetdev"},
+		{"E0115 05:20:19.945159   309 rdma_context.cpp:81] Failed to open device mlx5_8 on port  with GID 0", "dev=mlx5_8 gid=0"},
+		{"W0115 05:20:19.945183   309 rdma_transport.cpp:656] Disable device mlx5_8", "dev=mlx5_8 gid="},
+		{"E0115 05:20:19.945191   309 rdma_transport.cpp:662] RdmaTransport: No available RNIC", "fatal dev= gid="},
+		{"E0115 05:20:19.945197   309 rdma_transport.cpp:106] RdmaTransport: cannot initialize RDMA resources", "fatal dev= gid="},
+		{"transport.c:  76:spdk_nvmf_transport_create: *ERROR*: Unable to create new transport of type RDMA", "fatal dev= gid="},
+		{"conf.c: 284:spdk_nvmf_parse_subsystem: *ERROR*: Failed to listen on transport RDMA address 10.0.0.12:4420", "fatal dev= gid="},
+		{"nvmf.c: 255:spdk_nvmf_tgt_listen: *ERROR*: Transport initialization failed", ""},
+		{"Failed to open device /dev/sda", ""},
+		{"systemd: Disable device sda1", ""},
+		{"I0115 05:20:19.917309   309 transfer_engine_impl.cpp:232] Topology discovery complete. Found 1 HCAs.", ""},
+		{"NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>", ""},
+	} {
+		tr, ok := TransportLine(tc.line)
+		got := ""
+		if ok {
+			got = fmt.Sprintf("dev=%s gid=%s", tr.Device, tr.GID)
+			if tr.Fatal {
+				got = "fatal " + got
+			}
+			if tr.NoNetdev {
+				got += " nonetdev"
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.line, got, tc.want)
+		}
+		if ok != DetectLine(tc.line) && ok {
+			t.Errorf("%q: read but not detected", tc.line)
+		}
+		if ok && !Hint(tc.line) {
+			t.Errorf("%q: read but Hint refuses it", tc.line)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package verbs
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -204,5 +205,64 @@ func TestClassifyAsync(t *testing.T) {
 		if tc.class != AsyncUnknown && wclog.AsyncName(tc.ev) == "" {
 			t.Errorf("%q: no IBV_EVENT_ name", tc.ev)
 		}
+	}
+}
+
+// rdma.transport_unavailable on the lines of kvcache-ai/Mooncake#1384
+// (realworld-fresh31's README row) and spdk/spdk#272 (realworld-fresh27's):
+// a transport that did not start is critical, with the device and GID
+// index in the summary and in a pasteable ibv_devinfo; a device refused
+// alone is a warning.
+func TestCheckTransports(t *testing.T) {
+	mooncake := "W0115 05:20:19.944772   309 rdma_context.cpp:588] User-specified GID index 0 on mlx5_8/ has no associated network device, may not be optimal for RDMA operations\n" +
+		"E0115 05:20:19.945159   309 rdma_context.cpp:81] Failed to open device mlx5_8 on port  with GID 0\n" +
+		"W0115 05:20:19.945183   309 rdma_transport.cpp:656] Disable device mlx5_8\n" +
+		"E0115 05:20:19.945191   309 rdma_transport.cpp:662] RdmaTransport: No available RNIC\n" +
+		"E0115 05:20:19.945197   309 rdma_transport.cpp:106] RdmaTransport: cannot initialize RDMA resources\n"
+	spdk := "transport.c:  76:spdk_nvmf_transport_create: *ERROR*: Unable to create new transport of type RDMA\n" +
+		"nvmf.c: 255:spdk_nvmf_tgt_listen: *ERROR*: Transport initialization failed\n" +
+		"conf.c: 284:spdk_nvmf_parse_subsystem: *ERROR*: Failed to listen on transport RDMA address 10.0.0.12:4420\n"
+	for _, tt := range []struct {
+		name, text string
+		sev        finding.Severity
+		sum        string
+		device     string
+		remedy     string // a fragment of the first remedy
+		evidence   int    // the line of the last evidence
+	}{
+		{"mooncake: no RNIC left", mooncake, finding.Critical,
+			`RDMA device mlx5_8 could not be opened: GID index 0 on mlx5_8 has no network device (a RoCE GID entry without an address) ("RdmaTransport: cannot initialize RDMA resources")`,
+			"mlx5_8", "ibv_devinfo -v -d mlx5_8 in the same container or pod", 5},
+		{"spdk: no RDMA transport", spdk, finding.Critical,
+			`no RDMA device was usable ("Failed to listen on transport RDMA address 10.0.0.12:4420")`, "", "ibv_devinfo -v in the same container", 3},
+		{"one device refused", "E0115 05:20:19.945159   309 rdma_context.cpp:81] Failed to open device mlx5_8 on port  with GID 3\n", finding.Warning,
+			"could not open RDMA device mlx5_8 and left it out of its transport with GID index 3", "mlx5_8", "ibv_devinfo -v -d mlx5_8", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := wclog.Parse(strings.NewReader(tt.text), "paste")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := CheckTransports("paste", lg.Transports)
+			if len(fs) != 1 || fs[0].ID != "rdma.transport_unavailable" || fs[0].Severity != tt.sev {
+				t.Fatalf("findings %v, want one rdma.transport_unavailable %s", fs, tt.sev)
+			}
+			f := fs[0]
+			if !strings.Contains(f.Summary, tt.sum) {
+				t.Errorf("summary %q\nwant it to hold %q", f.Summary, tt.sum)
+			}
+			if f.Subject.Device != tt.device {
+				t.Errorf("device %q, want %q", f.Subject.Device, tt.device)
+			}
+			if !strings.Contains(f.Remedy[0], tt.remedy) {
+				t.Errorf("remedy %q, want %q", f.Remedy[0], tt.remedy)
+			}
+			if last := f.Evidence[len(f.Evidence)-1].Source; last != fmt.Sprintf("paste:%d", tt.evidence) {
+				t.Errorf("last evidence %s, want line %d", last, tt.evidence)
+			}
+		})
+	}
+	if fs := CheckTransports("paste", nil); fs != nil {
+		t.Errorf("no lines: %v", fs)
 	}
 }
