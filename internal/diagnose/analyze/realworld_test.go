@@ -349,6 +349,27 @@ func TestRealWorldFresh27(t *testing.T) { scoreRealWorld(t, "testdata/realworld-
 // non-zero exit beside an NCCL log were read.
 func TestRealWorldFresh28(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh28", 1) }
 
+// TestRealWorldFresh29 keeps the twenty-ninth held-out collection (issue
+// threads) honest: 16 of 18 fresh; 18 of 18 after the fixes it prompted
+// (RDMA kernel modules that fail to load on symbol mismatches, sysfs PCIe
+// link files printed by tail -v).
+func TestRealWorldFresh29(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh29", 1) }
+
+// TestRealWorldFresh30 keeps the thirtieth held-out collection (mailing
+// lists, documentation, blogs) honest: 16 of 20 fresh; 19 of 20 after the
+// fixes it prompted (an mlx5 module event quoted without its address, a
+// perftest that died on any real completion status, a one-host
+// nccl-tests run under 1 GB/s). The miss left is a NIC's PCIe link at half
+// its capability, kept critical (see its known-miss note).
+func TestRealWorldFresh30(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh30", 0.95) }
+
+// TestRealWorldFresh32 keeps the thirty-second held-out collection
+// (mailing lists, forum archives, blogs, notes) honest: 18 of 20 fresh,
+// after the fresh27/28 fixes; 20 of 20 after the fixes it prompted
+// (printk caller ids in front of kernel lines, NCCL's modify_qp failure on
+// an empty GID index).
+func TestRealWorldFresh32(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh32", 1) }
+
 // scoreRealWorld judges every sample of dir against its expect.tsv and
 // fails below minScore, on an unlisted file, on a new miss, or on a known
 // miss that is now right.

@@ -225,6 +225,18 @@ type Event struct {
 	// "ibv_open_device" and HCA D.
 	Call  string `json:"call,omitempty"`
 	Error string `json:"error,omitempty"`
+	// A failed ibv_modify_qp of NCCL 2.24 and later names the QP and
+	// its address (misc/ibvwrap.cc, ibvModifyQpLog): "… failed with 61
+	// No data available, on dev roceP2p1s0f0:1, curr state INIT, next
+	// state RTR, local GID index 3, local GID ::, remote GID …". HCA and
+	// Port are the device and port, CurrState and NextState the
+	// transition, GIDIndex the source GID index and LocalGID the GID
+	// NCCL read at it (inet_ntop's text, "N/A" when it could not read
+	// it; "" when the line does not print it, and GIDIndex is then 0).
+	CurrState string `json:"curr_state,omitempty"`
+	NextState string `json:"next_state,omitempty"`
+	GIDIndex  int    `json:"gid_index,omitempty"`
+	LocalGID  string `json:"local_gid,omitempty"`
 
 	// Timeouts: PyTorch "[Rank R] Watchdog caught collective operation
 	// timeout: WorkNCCL(SeqNum=S, OpType=O, …, Timeout(ms)=T) ran for M
@@ -298,6 +310,11 @@ var (
 	// it: "failed with 110 Connection timed out, on dev mlx5_1:1, curr
 	// state INIT, next state RTR, …".
 	reCall = regexp.MustCompile(`Call to (ibv_\w+) failed(?: with (?:error )?(?:\d+ )?(.+?))?(?:, on dev .*)?[\s"'“”‘’.)\]]*$`)
+	// reQPLog is ibvModifyQpLog's text after a failed ibv_modify_qp
+	// (misc/ibvwrap.cc, NCCL 2.24 and later): "on dev %s:%d, curr state
+	// %s, next state %s, local GID index %d, local GID %s, remote GID %s".
+	// A paste may end it early; it is read as far as it goes.
+	reQPLog = regexp.MustCompile(`, on dev (\S+?):(-?\d+)(?:, curr state (\w+), next state (\w+)(?:, local GID index (-?\d+)(?:, local GID ([^,\s]+))?)?)?`)
 	// reLegacy is a line of NCCL 2.0-2.3, which printed no "NCCL" before
 	// the level: "host:pid:tid [dev] INFO msg", "host:pid:tid [dev]
 	// misc/ibvwrap.cu:269 WARN msg" (the host field as pasted: "machine
@@ -768,6 +785,11 @@ type heldWarn struct {
 	proc *Proc
 	n    int
 	msg  string
+	// errno is set on a failed verbs call cut right after its errno
+	// number ("… NCCL WARN Call to ibv_modify_qp failed with 61" then
+	// "No data available, on dev roceP2p1s0f0:1, curr state INIT, …"):
+	// its tail is strerror's text (see errnoTail).
+	errno bool
 }
 
 // minWrappedWarn is the shortest line a wrap can have cut: mail clients
@@ -961,7 +983,7 @@ func (p *Parser) Line(n int, raw string) {
 	if p.warn.msg != "" {
 		w := p.warn
 		p.warn = heldWarn{}
-		if warnTail(raw) {
+		if w.errno && errnoTail(raw) || !w.errno && warnTail(raw) {
 			p.joining = true
 			p.parseWarn(w.proc, w.n, w.msg+" "+strings.TrimSpace(raw))
 			p.joining = false
@@ -1741,9 +1763,17 @@ func (ps *Parser) parseWarn(p *Proc, n int, msg string) {
 		return
 	}
 	ev := ps.warnClass(msg)
-	if ev.Kind == EventWarn && !ps.joining && !ps.spliced && ps.rawLen >= minWrappedWarn {
-		ps.warn = heldWarn{proc: p, n: n, msg: msg}
-		return
+	if !ps.joining && !ps.spliced && ps.rawLen >= minWrappedWarn {
+		if ev.Kind == EventWarn {
+			ps.warn = heldWarn{proc: p, n: n, msg: msg}
+			return
+		}
+		if ev.Kind == EventResource && allDigits(ev.Error) {
+			// NCCL prints "failed with %d %s, %s" (misc/ibvwrap.cc,
+			// wrap_ibv_modify_qp): a line that ends at the number was cut.
+			ps.warn = heldWarn{proc: p, n: n, msg: msg, errno: true}
+			return
+		}
 	}
 	ev.Source, ev.Line, ev.Host, ev.Pid, ev.Text = source, n, p.Host, p.Pid, msg
 	if r := p.ConnRetry; ev.Kind == EventConnect && r != nil && r.After == 0 {
@@ -1781,6 +1811,39 @@ func warnTail(raw string) bool {
 		return false
 	}
 	return true
+}
+
+// errnoTail says whether raw reads as the rest of a verbs call's failure
+// cut after its errno number: strerror's text ("No data available"),
+// alone or followed by ibvModifyQpLog's ", on dev D:P, curr state …"
+// (misc/ibvwrap.cc), which makes the line longer than warnTail allows.
+func errnoTail(raw string) bool {
+	text := raw
+	if i := strings.Index(raw, ", on dev "); i >= 0 {
+		text = raw[:i]
+	} else {
+		text = strings.TrimRight(raw, " \t")
+	}
+	if text == "" || len(text) > 60 || text[0] < 'A' || text[0] > 'Z' {
+		return false
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == ' ' || c == '-' || c == '\'') {
+			return false
+		}
+	}
+	return true
+}
+
+// allDigits reports whether s is a non-empty run of ASCII digits.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // openDeviceFailed starts the warning of NCCL's IB transport about a
@@ -1847,6 +1910,15 @@ func (ps *Parser) warnClass(msg string) Event {
 		ev.Kind, ev.Call, ev.HCA = EventResource, "ibv_open_device", strings.TrimSpace(dev)
 	} else if m := reCall.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Call, ev.Error = EventResource, m[1], m[2]
+		if strings.Contains(msg, ", on dev ") {
+			if q := reQPLog.FindStringSubmatch(msg); q != nil {
+				ev.HCA, ev.CurrState, ev.NextState, ev.LocalGID = q[1], q[3], q[4], q[6]
+				ev.Port, _ = strconv.Atoi(q[2])
+				if q[6] != "" {
+					ev.GIDIndex, _ = strconv.Atoi(q[5])
+				}
+			}
+		}
 	} else if m := reConnect.FindStringSubmatch(msg); m != nil {
 		ev.Kind, ev.Peer, ev.Error = EventConnect, m[1], cmp.Or(m[2], m[3])
 	} else if m := reSockCall.FindStringSubmatch(msg); m != nil {

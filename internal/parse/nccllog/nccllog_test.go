@@ -124,7 +124,7 @@ func TestParseEvents(t *testing.T) {
 		// the error text; "timed out" there is the verbs call's errno,
 		// not a collective timeout (NVIDIA/nccl#2013).
 		{"h:1:2 [5] ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_1:1, curr state INIT, next state RTR, local GID index 3",
-			Event{Kind: EventResource, Host: "h", Pid: 1, Call: "ibv_modify_qp", Error: "Connection timed out", Rank: -1}},
+			Event{Kind: EventResource, Host: "h", Pid: 1, Call: "ibv_modify_qp", Error: "Connection timed out", HCA: "mlx5_1", Port: 1, CurrState: "INIT", NextState: "RTR", Rank: -1}},
 		{"h:1:2 [0] NCCL WARN Call to ibv_modify_qp failed with error Network is unreachable",
 			Event{Kind: EventResource, Host: "h", Pid: 1, Call: "ibv_modify_qp", Error: "Network is unreachable", Rank: -1}},
 		// A WARN quoted in a sentence of an issue (NVIDIA/nccl#1129).
@@ -268,6 +268,9 @@ func FuzzParse(f *testing.F) {
 	f.Add("node5:240:240 [6] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to 10.0.0.4<56849> returned 113(No route to host) errno 115(Operation now in progress)\n" +
 		"h:1:2 [3] include/socket.h:194 WARN Call to recv failed : Connection reset by peer\n" +
 		"gpu7:4105:4372 [0] include/socket.h:318 NCCL WARN Net : Socket creation failed : Address family not supported by protocol\n")
+	// A failed ibv_modify_qp wrapped after its errno (realworld-fresh32).
+	f.Add("misc/ibvwrap.cc:380 (wrap_ibv_modify_qp) NCCL WARN Call to ibv_modify_qp failed with 61\n" +
+		"No data available, on dev roceP2p1s0f0:1, curr state INIT, next state RTR, local GID index 3, local GID ::\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		lg, err := Parse(strings.NewReader(in), "fuzz")
 		if err != nil {

@@ -357,7 +357,7 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "nccl.gid_index_wrong", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "NCCL_IB_GID_INDEX points at an empty, RoCE v1 or link-local GID",
-		Meaning: "On RoCE ports NCCL uses the GID at NCCL_IB_GID_INDEX. An empty slot makes QP creation fail (critical); a RoCE v1 GID is not routable and does not work with ECN-based congestion control (critical). A RoCE v2 GID made from the fe80:: link-local address puts link-local IPv6 addresses in the packets, which no router forwards: on a routed (L3) RoCE fabric NCCL reaches no other node (a warning, since the node cannot see whether its fabric is routed). The summary names the routable RoCE v2 GID to use and its index (the IPv4-mapped one first).",
+		Meaning: "On RoCE ports NCCL uses the GID at NCCL_IB_GID_INDEX. An empty slot makes QP creation fail (critical); a RoCE v1 GID is not routable and does not work with ECN-based congestion control (critical). A RoCE v2 GID made from the fe80:: link-local address puts link-local IPv6 addresses in the packets, which no router forwards: on a routed (L3) RoCE fabric NCCL reaches no other node (a warning, since the node cannot see whether its fabric is routed). The summary names the routable RoCE v2 GID to use and its index (the IPv4-mapped one first). NCCL's own report of a failed ibv_modify_qp shows an empty slot too: the local GID it read at the index it used is :: (all zeros).",
 		Causes:  []string{"index taken from another node or driver version (GID tables differ)", "IP address not configured on the netdev, so the v2 GID does not exist"},
 		Remedy:  []string{"show_gids to list the table; pick the RoCE v2 IPv4 entry", "unset NCCL_IB_GID_INDEX (recent NCCL picks a v2 GID itself)"},
 	},

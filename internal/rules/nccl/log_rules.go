@@ -84,6 +84,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	a := c.a
 	a.Findings = append(a.Findings, completionFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, asyncFindings(lg, c.subj, evidenceAt)...)
+	a.Findings = append(a.Findings, gidIndexFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, resourceFindings(lg, c.subj, evidenceAt)...)
 	c.openDeviceSkipped(a.Findings)
 	// A peer that closed or reset its connection is a consequence when a
@@ -750,6 +751,9 @@ func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int
 	for _, e := range lg.Events {
 		if e.Kind != nccllog.EventResource || e.Call == "ibv_get_async_event" && hasAsync {
 			continue // the async thread ending after an async event: told there
+		}
+		if emptyGIDIndex(e) {
+			continue // an empty GID slot: nccl.gid_index_wrong says it
 		}
 		if _, ok := byCall[e.Call]; !ok {
 			order = append(order, e.Call)
