@@ -2129,6 +2129,14 @@ func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 		parts = append(parts, plural(len(lg.Providers), "libibverbs provider warning", "libibverbs provider warnings"))
 		seg.Findings = append(seg.Findings, logProviders(file, lg.Providers, d, sp)...)
 	}
+	if len(lg.Transports) > 0 {
+		parts = append(parts, plural(len(lg.Transports), "RDMA transport line", "RDMA transport lines"))
+		// libibverbs' own warning, when the log has one, is the cause the
+		// transport's failure follows from: it alone is reported.
+		if len(lg.Providers) == 0 {
+			seg.Findings = append(seg.Findings, verbsrules.CheckTransports(file, lg.Transports)...)
+		}
+	}
 	seg.Summary = strings.Join(parts, ", ")
 	return nil
 }

@@ -47,6 +47,23 @@ func TestVerbsLogSpans(t *testing.T) {
 		{"provider warnings, nothing after", "rdma.c:1136:spdk_nvmf_rdma_create: *NOTICE*: *** RDMA Transport Init ***\n" +
 			"libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs1\n",
 			[]Kind{KindVerbsLog}, []string{"host.verbs_provider_missing"}, 1},
+		// The whole of spdk/spdk#272's failure: libibverbs' warning is the
+		// cause, reported alone; without it the transport lines are
+		// rdma.transport_unavailable.
+		{"provider warnings, then the RDMA transport failed", "libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0\n" +
+			"rdma.c:1144:spdk_nvmf_rdma_create: *ERROR*: rdma_create_event_channel() failed, No such device\n" +
+			"transport.c:  76:spdk_nvmf_transport_create: *ERROR*: Unable to create new transport of type RDMA\n",
+			[]Kind{KindVerbsLog}, []string{"host.verbs_provider_missing"}, 2},
+		{"SPDK's RDMA transport failed", "transport.c:  76:spdk_nvmf_transport_create: *ERROR*: Unable to create new transport of type RDMA\n" +
+			"nvmf.c: 255:spdk_nvmf_tgt_listen: *ERROR*: Transport initialization failed\n" +
+			"conf.c: 284:spdk_nvmf_parse_subsystem: *ERROR*: Failed to listen on transport RDMA address 10.0.0.12:4420\n",
+			[]Kind{KindVerbsLog}, []string{"rdma.transport_unavailable"}, 2},
+		// kvcache-ai/Mooncake#1384 (testdata/realworld-fresh31): the
+		// transfer engine's glog lines behind prose.
+		{"Mooncake: no RNIC", "When initialize Mooncake transfer engine, it failed\n\n" +
+			"E0115 05:20:19.945159   309 rdma_context.cpp:81] Failed to open device mlx5_8 on port  with GID 0\n" +
+			"E0115 05:20:19.945191   309 rdma_transport.cpp:662] RdmaTransport: No available RNIC\n",
+			[]Kind{KindVerbsLog}, []string{"rdma.transport_unavailable"}, 2},
 		// k8snetworkplumbingwg/sriov-cni#348 (testdata/realworld-fresh16):
 		// the same warnings in ibv_devinfo's output stay its own, read
 		// with the devices it listed (none).

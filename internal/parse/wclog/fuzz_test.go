@@ -24,6 +24,9 @@ func FuzzParse(f *testing.F) {
 	f.Add("W0222 20:07:21.119717 2179435 worker_pool.cpp:399] Worker: Received context async event local work queue catastrophic error for context erdma_0")
 	f.Add("x (local_nic: erdma_0): general error")
 	f.Add("libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs1\nrdma_create_event_channel() failed, No such device")
+	f.Add("Error on CQ 0x1, (qp state 1 ibv_state 6) request 0x2, type DATA, status: (12): transport retry counter e")
+	f.Add("[Rank 1] x: Execution_Error_ROCE_CQE(EI0013): An error CQE. Local information: server a, device ID 3, device IP 1.2.3.4. Peer information: device IP , device ID")
+	f.Add("W0 x.cpp:1] User-specified GID index 0 on mlx5_8/ has no associated network device\nE0 x.cpp:2] Failed to open device mlx5_8 on port  with GID \nW0 rdma_transport.cpp:3] Disable device \nRdmaTransport: No available RNIC")
 	f.Fuzz(func(t *testing.T, s string) {
 		lg, err := Parse(strings.NewReader(s), "fuzz")
 		if err != nil {

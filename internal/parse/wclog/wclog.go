@@ -15,9 +15,13 @@
 //     192.168.1.161:16360@mlx5_7, …): transport retry counter exceeded"),
 //     or, for the vaguest texts ("general error", "fatal error"), ends in
 //     it after "): " on a line that names an RDMA device;
+//   - HCCL's error CQE on an Ascend NPU's RoCE NIC, as PyTorch's
+//     watchdog re-raises it (hccl.go);
 //   - application log lines that name an ibv async event (async.go);
 //   - libibverbs' warnings that it cannot use a device, printed into any
-//     program's output (provider.go).
+//     program's output (provider.go);
+//   - a program's lines saying its RDMA transport could not start, no
+//     RDMA device being usable (transport.go).
 //
 // The error CQE is decoded (struct mlx5_err_cqe of providers/mlx5/mlx5dv.h:
 // vendor_err_synd and syndrome in byte 54 and 55, s_wqe_opcode_qpn in
@@ -81,6 +85,13 @@ type Error struct {
 	// the peer's address; NICs every RDMA device name on the line.
 	LocalNIC, PeerNIC, Peer string
 	NICs                    []string
+	// HCCL's reports (hccl.go): LocalIP the local NPU's RoCE address,
+	// PeerHost the peer's server; Rank PyTorch's global rank
+	// ("[rank11]:") and GroupRank the rank in the process group
+	// ("[Rank 1]"), -1 when the line names none (0 for other sources:
+	// read them only for SourceHCCL).
+	LocalIP, PeerHost string
+	Rank, GroupRank   int
 }
 
 // Log is the errors of a text.
@@ -91,6 +102,8 @@ type Log struct {
 	Async []Async
 	// Providers are libibverbs' warnings of devices it cannot use.
 	Providers []Provider
+	// Transports are lines saying an RDMA transport could not start.
+	Transports []Transport
 	// Lines is how many lines were read.
 	Lines int
 }
@@ -140,6 +153,9 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		} else if p, ok := ProviderLine(l); ok {
 			p.Line = n
 			lg.Providers = append(lg.Providers, p)
+		} else if t, ok := TransportLine(l); ok {
+			t.Line = n
+			lg.Transports = append(lg.Transports, t)
 		}
 	}
 	flush()
@@ -147,7 +163,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &parse.Error{Source: source, Line: n + 1, Err: err}
 	}
-	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 {
+	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 {
 		return nil, &parse.Error{Source: source, Err: ErrNoData}
 	}
 	return lg, nil
@@ -165,8 +181,9 @@ func Detect(text string) bool {
 
 // DetectLine says whether a line is one this package reads: libmlx5's
 // dump header, a libfabric log line, or a log line that reports a
-// failed work completion or names an ibv async event, or libibverbs'
-// warning that it cannot use a device.
+// failed work completion or names an ibv async event, libibverbs'
+// warning that it cannot use a device, or a program's line that its RDMA
+// transport could not start.
 func DetectLine(l string) bool {
 	if !Hint(l) {
 		return false
@@ -183,7 +200,10 @@ func DetectLine(l string) bool {
 	if _, ok := asyncLine(l); ok {
 		return true
 	}
-	_, ok := ProviderLine(l)
+	if _, ok := ProviderLine(l); ok {
+		return true
+	}
+	_, ok := TransportLine(l)
 	return ok
 }
 
@@ -192,7 +212,7 @@ func DetectLine(l string) bool {
 func Hint(l string) bool {
 	return strings.Contains(l, "rror") || strings.Contains(l, "exceeded") || strings.Contains(l, "IBV_WC_") || strings.HasPrefix(l, "libfabric:") ||
 		strings.Contains(l, "status") && completionWords(l) || asyncHint(l) ||
-		strings.Contains(l, "libibverbs: W")
+		strings.Contains(l, "libibverbs: W") || transportHint(l)
 }
 
 // dumpHeader matches libmlx5's "mlx5: cn10: got completion with error:"
@@ -339,6 +359,9 @@ func lineError(l string) (Error, bool) {
 		nics(&e, l)
 		return e, e.What != ""
 	}
+	if e, ok := hcclLine(l); ok {
+		return e, true
+	}
 	if strings.IndexByte(l, ':') < 0 && strings.IndexByte(l, '=') < 0 {
 		// reportShape needs one before the status; a number after the
 		// word "status" needs neither ("status 12 (…)").
@@ -442,6 +465,9 @@ func numericError(e Error, l string) (Error, bool) {
 			continue // a field of the work completion ("wc.status"), not prose's ".status"
 		}
 		v, n, ok := numberAfter(rest)
+		if !ok {
+			v, n, ok = parenNumberAfter(rest)
+		}
 		if !ok || v <= 0 || v >= uint64(len(nccllog.WCStatuses())) {
 			continue
 		}
@@ -471,10 +497,15 @@ func numericError(e Error, l string) (Error, bool) {
 // completionWords says whether a line speaks of a work completion: a
 // work completion or CQE named as such ("wc.status", "WC", "cqe"), or a
 // completion that went wrong ("got bad completion with status: 0xc,
-// vendor syndrome: 0x81"). A job's or a task's "completion status: 1"
+// vendor syndrome: 0x81"), or an error on a CQ. A job's or a task's "completion status: 1"
 // alone is no verbs completion.
 func completionWords(l string) bool {
 	if wordIn(l, "wc") || wordIn(l, "WC") || strings.Contains(l, "cqe") || strings.Contains(l, "CQE") {
+		return true
+	}
+	// An error on a completion queue ("Error on CQ 0x20155a0, …",
+	// SPDK's lib/nvmf/rdma.c nvmf_rdma_log_wc_status).
+	if strings.Contains(l, "rror") && wordIn(l, "CQ") {
 		return true
 	}
 	return strings.Contains(l, "ompletion") && (strings.Contains(l, "completion with status") || strings.Contains(l, "vendor") || strings.Contains(l, "yndrome") ||
@@ -502,6 +533,33 @@ func wordIn(l, w string) bool {
 // the word "status").
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// parenNumberAfter reads a number in parentheses after optional blanks
+// and one ':' or '=': SPDK's NVMe-oF RDMA target prints a failed
+// completion as "Error on CQ 0x20155a0, (qp state 1 ibv_state 6) request
+// 0x…, type DATA, status: (12): transport retry counter exceeded"
+// (lib/nvmf/rdma.c, nvmf_rdma_log_wc_status: wc.status in parentheses,
+// then ibv_wc_status_str). It returns the value and how many bytes of s
+// it took, the closing parenthesis included.
+func parenNumberAfter(s string) (uint64, int, bool) {
+	t := strings.TrimLeft(s, " \t")
+	if t != "" && (t[0] == ':' || t[0] == '=') {
+		t = strings.TrimLeft(t[1:], " \t")
+	}
+	if t == "" || t[0] != '(' {
+		return 0, 0, false
+	}
+	skip := len(s) - len(t) + 1
+	n := numLen(t[1:])
+	if n == 0 || 1+n >= len(t) || t[1+n] != ')' {
+		return 0, 0, false
+	}
+	v, err := strconv.ParseUint(t[1:1+n], 0, 32)
+	if err != nil {
+		return 0, 0, false
+	}
+	return v, skip + n + 1, true
 }
 
 // numberAfter reads, after optional blanks and one ':' or '=', a hex

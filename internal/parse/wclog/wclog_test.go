@@ -99,6 +99,15 @@ func TestNumericStatus(t *testing.T) {
 		{"work completion failed: status = 10, vendor err 136", 10, 136},
 		{"completion with status 12", 12, 0},
 		{"wc_status: 0x4 on qp 7", 4, 0},
+		// SPDK's NVMe-oF RDMA target, nvmf_rdma_log_wc_status in
+		// lib/nvmf/rdma.c: the status in parentheses, its text cut by
+		// the paste (spdk/spdk#2328, realworld-fresh31's README row).
+		{"[2022-01-17 16:03:57.637929] rdma.c:3769:nvmf_rdma_log_wc_status: *ERROR*: Error on CQ 0x20155a0, (qp state 1 ibv_state 6) request 0x139974757082280, type DATA, status: (12): transport retry counter e", 12, 0},
+		{"rdma.c:3769:nvmf_rdma_log_wc_status: *ERROR*: Error on CQ 0x7f4e64011b20, (qp state 1 ibv_state 6) request 0x139974729471144, type DATA, status: (5): Work Request Flushed Error", 5, 0},
+		{"Error on CQ 0x1, status: (12", -1, 0},
+		{"Error on CQ 0x1, status: (0): success", -1, 0},
+		{"CQ resize done, status: (12)", -1, 0},
+		{"Error on CQL statement, status: (12)", -1, 0},
 		{"number 0 got completion with status: 0x0", -1, 0},
 		{"completion with status: 99", -1, 0},
 		{"completion with status: 12abc", -1, 0},
@@ -281,6 +290,85 @@ func TestProviderLine(t *testing.T) {
 	} {
 		if NoDevice(l) != want {
 			t.Errorf("NoDevice(%q) = %v", l, !want)
+		}
+	}
+}
+
+// TestHCCLLine: HCCL's error CQE on an Ascend NPU's RoCE NIC as PyTorch's
+// watchdog re-raises it (vllm-project/vllm-ascend#7384, realworld-fresh31's
+// README row), with and without PyTorch's "[rankN]:" tag; the other HCCL
+// errors and prose that names a CQE are not read.
+func TestHCCLLine(t *testing.T) {
+	const line = "[E313 06:55:06.502248200 compiler_depend.ts:1693] [Rank 1] HCCL watchdog thread terminated with exception: [PID: 335] 2026-03-13-06:55:06.896.485 Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during operator execution. Local information: server xx.xx.xx.199, device ID 3, device IP 10.20.13.9. Peer information: server xx.xx.xx.195, device ID 3, device IP 10.20.13.5."
+	for _, tc := range []struct {
+		line string
+		want string // "" when not read
+	}{
+		{line, `HCCL rank=-1/1 "Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during operator execution" local=NPU 3@10.20.13.9 on xx.xx.xx.199 peer=NPU 3@10.20.13.5 on xx.xx.xx.195`},
+		{"[rank11]:" + line, `HCCL rank=11/1 "Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during operator execution" local=NPU 3@10.20.13.9 on xx.xx.xx.199 peer=NPU 3@10.20.13.5 on xx.xx.xx.195`},
+		{"Execution_Error_ROCE_CQE(EI0013)", `HCCL rank=-1/-1 "Execution_Error_ROCE_CQE(EI0013)" local=@ on  peer=@ on `},
+		{"An error CQE occurred during operator execution.", ""},
+		{"see ROCE_CQE(EI0013) in the docs", ""},
+		{"Execution_Error_ROCE_CQE(EI0013 cut", ""},
+	} {
+		e, ok := hcclLine(tc.line)
+		got := ""
+		if ok {
+			got = fmt.Sprintf("%s rank=%d/%d %q local=%s@%s on %s peer=%s@%s on %s", e.Source, e.Rank, e.GroupRank, e.What, e.LocalNIC, e.LocalIP, e.Host, e.PeerNIC, e.Peer, e.PeerHost)
+		}
+		if got != tc.want {
+			t.Errorf("%q:\ngot  %s\nwant %s", tc.line, got, tc.want)
+		}
+		if ok && !DetectLine(tc.line) {
+			t.Errorf("%q not detected", tc.line)
+		}
+	}
+}
+
+// TestTransportLine: an application's lines that its RDMA transport
+// could not start. Mooncake's transfer engine (kvcache-ai/Mooncake#1384,
+// realworld-fresh31's README row: rdma_context.cpp and
+// rdma_transport.cpp) and SPDK's NVMe-oF target (spdk/spdk#272,
+// realworld-fresh27's README row: lib/nvmf/transport.c and nvmf.c); lines
+// that name no RDMA context, and SPDK's "Transport initialization
+// failed" alone (no transport named), are not read.
+func TestTransportLine(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want string // "" when not read
+	}{
+		{"W0115 05:20:19.944772   309 rdma_context.cpp:588] User-specified GID index 0 on mlx5_8/ has no associated network device, may not be optimal for RDMA operations", "dev=mlx5_8 gid=0 nonetdev"},
+		{"E0115 05:20:19.945159   309 rdma_context.cpp:81] Failed to open device mlx5_8 on port  with GID 0", "dev=mlx5_8 gid=0"},
+		{"W0115 05:20:19.945183   309 rdma_transport.cpp:656] Disable device mlx5_8", "dev=mlx5_8 gid="},
+		{"E0115 05:20:19.945191   309 rdma_transport.cpp:662] RdmaTransport: No available RNIC", "fatal dev= gid="},
+		{"E0115 05:20:19.945197   309 rdma_transport.cpp:106] RdmaTransport: cannot initialize RDMA resources", "fatal dev= gid="},
+		{"transport.c:  76:spdk_nvmf_transport_create: *ERROR*: Unable to create new transport of type RDMA", "fatal dev= gid="},
+		{"conf.c: 284:spdk_nvmf_parse_subsystem: *ERROR*: Failed to listen on transport RDMA address 10.0.0.12:4420", "fatal dev= gid="},
+		{"nvmf.c: 255:spdk_nvmf_tgt_listen: *ERROR*: Transport initialization failed", ""},
+		{"Failed to open device /dev/sda", ""},
+		{"systemd: Disable device sda1", ""},
+		{"I0115 05:20:19.917309   309 transfer_engine_impl.cpp:232] Topology discovery complete. Found 1 HCAs.", ""},
+		{"NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>", ""},
+	} {
+		tr, ok := TransportLine(tc.line)
+		got := ""
+		if ok {
+			got = fmt.Sprintf("dev=%s gid=%s", tr.Device, tr.GID)
+			if tr.Fatal {
+				got = "fatal " + got
+			}
+			if tr.NoNetdev {
+				got += " nonetdev"
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.line, got, tc.want)
+		}
+		if ok != DetectLine(tc.line) && ok {
+			t.Errorf("%q: read but not detected", tc.line)
+		}
+		if ok && !Hint(tc.line) {
+			t.Errorf("%q: read but Hint refuses it", tc.line)
 		}
 	}
 }

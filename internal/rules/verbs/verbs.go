@@ -28,13 +28,15 @@ const maxEvidence = 4
 func Check(lg *wclog.Log) []finding.Finding {
 	type group struct {
 		st   nccllog.WCStatus
+		hccl bool
 		errs []wclog.Error
 	}
 	var gs []*group
 	for _, e := range lg.Errors {
-		i := slices.IndexFunc(gs, func(g *group) bool { return g.st == e.Status })
+		hccl := e.Source == wclog.SourceHCCL
+		i := slices.IndexFunc(gs, func(g *group) bool { return g.st == e.Status && g.hccl == hccl })
 		if i < 0 {
-			gs = append(gs, &group{st: e.Status})
+			gs = append(gs, &group{st: e.Status, hccl: hccl})
 			i = len(gs) - 1
 		}
 		gs[i].errs = append(gs[i].errs, e)
@@ -54,7 +56,13 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 	sev := finding.Critical
 	info := st.Info()
 	dump := slices.ContainsFunc(errs, func(e wclog.Error) bool { return e.Source == wclog.SourceMlx5 })
+	hccl := errs[0].Source == wclog.SourceHCCL
 	switch {
+	case st < 0 && hccl:
+		// HCCL's Execution_Error_ROCE_CQE: an error CQE on the NPU's
+		// RoCE NIC failed a collective, and PyTorch's watchdog takes the
+		// process down. HCCL does not print the ibv_wc_status.
+		what = fmt.Sprintf("HCCL (Huawei's collective library on Ascend NPUs) got an error CQE on the NPU's RoCE NIC (%s); the collective failed and PyTorch's watchdog took the process down. HCCL does not print the completion status: a link that went down or flapped between the two NPUs, or a peer process that exited first", errs[0].What)
 	case st >= 0:
 		what = fmt.Sprintf("%s (status %d, %s)", info.Text, int(st), info.Name)
 		if info.Meaning != "" {
@@ -75,7 +83,7 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 		what = fmt.Sprintf("provider error %q, which is no ibv_wc_status: read it in the provider's documentation", strings.Join(ws, "; "))
 		sev = finding.Warning
 	}
-	var by, local, peers, hosts []string
+	var by, local, peers, hosts, ranks []string
 	add := func(list *[]string, v string) {
 		if v != "" && !slices.Contains(*list, v) {
 			*list = append(*list, v)
@@ -99,6 +107,10 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 			}
 		case wclog.SourceLibfabric:
 			add(&by, "libfabric "+e.Provider)
+		case wclog.SourceHCCL:
+			add(&by, "HCCL in PyTorch's watchdog")
+			add(&ranks, hcclRank(e))
+			add(&hosts, e.Host)
 		default:
 			add(&by, "the application's log")
 			if e.Vendor != 0 {
@@ -108,11 +120,18 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 				add(&details, fmt.Sprintf("vendor syndrome %#x (the NIC firmware's code: quote it to the NIC vendor)", e.Vendor))
 			}
 		}
-		add(&local, e.LocalNIC)
+		if e.Source == wclog.SourceHCCL && e.LocalNIC != "" && e.LocalIP != "" {
+			add(&local, e.LocalNIC+" (device IP "+e.LocalIP+")")
+		} else {
+			add(&local, e.LocalNIC)
+		}
 		if e.PeerNIC != "" {
 			p := e.PeerNIC
 			if e.Peer != "" {
 				p += " at " + e.Peer
+			}
+			if e.PeerHost != "" {
+				p += " on " + e.PeerHost
 			}
 			add(&peers, p)
 		}
@@ -123,6 +142,9 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 		}
 	}
 	sum := fmt.Sprintf("RDMA work completion failed (%s, by %s): %s", plural(len(errs), "line", "lines"), strings.Join(by, " and "), what)
+	if len(ranks) > 0 {
+		sum += "; " + strings.Join(ranks, ", ")
+	}
 	if len(details) > 0 {
 		sum += "; " + strings.Join(details, "; ")
 	}
@@ -147,6 +169,7 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 	}
 	if len(peers) > 0 {
 		dev, host, _ := strings.Cut(peers[0], " at ")
+		host, _, _ = strings.Cut(host, " on ")
 		subj.Peer = &finding.Subject{Device: dev, Host: host}
 	}
 	var ev []finding.Evidence
@@ -164,7 +187,44 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 	f.Severity = sev
 	f.Causes = forStatus(f.Causes, st)
 	f.Remedy = forStatus(f.Remedy, st)
+	if hccl {
+		// HCCL names the two causes of its EI0013: the network between
+		// the NPUs (a port intermittently down) or a peer that exited;
+		// those are a retry exhaustion's causes, and GPU buffer
+		// registration is no NPU's.
+		f.Causes = forStatus(f.Causes, 12)
+		f.Remedy = append(forStatus(f.Remedy, 12), hcclRemedy(errs[0]))
+	}
 	return f
+}
+
+// hcclRank names the rank of an HCCL report: PyTorch's global rank and
+// the rank in the process group.
+func hcclRank(e wclog.Error) string {
+	switch {
+	case e.Rank >= 0 && e.GroupRank >= 0:
+		return fmt.Sprintf("rank %d (rank %d of its process group)", e.Rank, e.GroupRank)
+	case e.Rank >= 0:
+		return fmt.Sprintf("rank %d", e.Rank)
+	case e.GroupRank >= 0:
+		return fmt.Sprintf("rank %d of its process group", e.GroupRank)
+	}
+	return ""
+}
+
+// hcclRemedy checks the NPU's RoCE port with Huawei's hccn_tool (the
+// Ascend NPU's network tool: -link -g the port's link state, -net_health
+// -g its health check, -ping -g address A a ping from the NPU's port).
+func hcclRemedy(e wclog.Error) string {
+	dev := "DEVICE_ID"
+	if id, ok := strings.CutPrefix(e.LocalNIC, "NPU "); ok && id != "" {
+		dev = id
+	}
+	peer := "PEER_DEVICE_IP"
+	if e.Peer != "" {
+		peer = e.Peer
+	}
+	return fmt.Sprintf("on the Ascend servers of both ends: hccn_tool -i %s -link -g and hccn_tool -i %s -net_health -g (the NPU's RoCE port must be UP and healthy), hccn_tool -i %s -ping -g address %s; and read the peer rank's log: if it exited first, its own error is the cause", dev, dev, dev, peer)
 }
 
 // statusPrefixes are the catalog entries that belong to one status.

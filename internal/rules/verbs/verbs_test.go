@@ -1,6 +1,7 @@
 package verbs
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -13,6 +14,9 @@ import (
 // a failure is critical and names the NICs of the path; a flush alone, or
 // a provider error that is no ibv_wc_status, is a warning; a cut libmlx5
 // dump is still a failure.
+// hcclCQE is the watchdog's line of vllm-project/vllm-ascend#7384.
+const hcclCQE = "[rank11]:[E313 06:55:06.502248200 compiler_depend.ts:1693] [Rank 1] HCCL watchdog thread terminated with exception: [PID: 335] 2026-03-13-06:55:06.896.485 Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during operator execution. Local information: server xx.xx.xx.199, device ID 3, device IP 10.20.13.9. Peer information: server xx.xx.xx.195, device ID 3, device IP 10.20.13.5.\n"
+
 func TestCheck(t *testing.T) {
 	dump := "mlx5: cn10: got completion with error:\n00000000 00000000 00000000 00000000\n00000000 00000000 00000000 00000000\n00000002 00000000 00000000 00000000\n00000000 00008813 10012abe 0dd0c1d3\n"
 	rxm := "libfabric:ofi_rxm:cq:rxm_cq_read_write_error():819<warn> fi_cq_readerr: err: 5, prov_err: remote access error (10)\n"
@@ -44,6 +48,14 @@ func TestCheck(t *testing.T) {
 			"transport retry counter exceeded (status 12, IBV_WC_RETRY_EXC_ERR): the peer never acknowledged: a lossy or broken path (bit errors, link flap, RoCE drops or routing/GID mismatch) or a dead peer process or node; vendor syndrome 0x81", "", "", "transport retry counter exceeded:"},
 		{"the failure before the flushes", strings.Replace(mooncake, "transport retry counter exceeded", "Work Request Flushed Error", 1) + mooncake, []finding.Severity{finding.Critical, finding.Warning},
 			"transport retry counter exceeded", "mlx5_9", "mlx5_7", "transport retry counter exceeded:"},
+		// vllm-project/vllm-ascend#7384 (realworld-fresh31's README row):
+		// HCCL's error CQE on an Ascend NPU's RoCE NIC, re-raised by
+		// PyTorch's watchdog. No ibv_wc_status, yet a failure: critical,
+		// with the rank, both NPUs and the retry exhaustion's causes.
+		{"HCCL error CQE in the watchdog", hcclCQE, []finding.Severity{finding.Critical},
+			"HCCL (Huawei's collective library on Ascend NPUs) got an error CQE on the NPU's RoCE NIC (Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during operator execution)", "NPU 3 (device IP 10.20.13.9)", "NPU 3", "transport retry counter exceeded:"},
+		{"HCCL: the ranks named", hcclCQE, []finding.Severity{finding.Critical},
+			"; rank 11 (rank 1 of its process group); path: local NIC NPU 3 (device IP 10.20.13.9) on xx.xx.xx.199 to peer NIC NPU 3 at 10.20.13.5 on xx.xx.xx.195", "NPU 3 (device IP 10.20.13.9)", "NPU 3", "transport retry counter exceeded:"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			lg, err := wclog.Parse(strings.NewReader(tt.text), "paste")
@@ -73,6 +85,11 @@ func TestCheck(t *testing.T) {
 				}
 			} else if tt.peer != "" {
 				t.Errorf("no peer, want %q", tt.peer)
+			}
+			if strings.Contains(tt.name, "HCCL") {
+				if len(f.Causes) != 1 || !strings.Contains(f.Remedy[len(f.Remedy)-1], "hccn_tool -i 3 -ping -g address 10.20.13.5") {
+					t.Errorf("HCCL: causes %q remedies %q, want the retry exhaustion's cause and hccn_tool on NPU 3", f.Causes, f.Remedy)
+				}
 			}
 			if len(f.Causes) == 0 || !strings.HasPrefix(f.Causes[0], tt.cause) {
 				t.Errorf("causes %q, want the first to start %q", f.Causes, tt.cause)
@@ -188,5 +205,64 @@ func TestClassifyAsync(t *testing.T) {
 		if tc.class != AsyncUnknown && wclog.AsyncName(tc.ev) == "" {
 			t.Errorf("%q: no IBV_EVENT_ name", tc.ev)
 		}
+	}
+}
+
+// rdma.transport_unavailable on the lines of kvcache-ai/Mooncake#1384
+// (realworld-fresh31's README row) and spdk/spdk#272 (realworld-fresh27's):
+// a transport that did not start is critical, with the device and GID
+// index in the summary and in a pasteable ibv_devinfo; a device refused
+// alone is a warning.
+func TestCheckTransports(t *testing.T) {
+	mooncake := "W0115 05:20:19.944772   309 rdma_context.cpp:588] User-specified GID index 0 on mlx5_8/ has no associated network device, may not be optimal for RDMA operations\n" +
+		"E0115 05:20:19.945159   309 rdma_context.cpp:81] Failed to open device mlx5_8 on port  with GID 0\n" +
+		"W0115 05:20:19.945183   309 rdma_transport.cpp:656] Disable device mlx5_8\n" +
+		"E0115 05:20:19.945191   309 rdma_transport.cpp:662] RdmaTransport: No available RNIC\n" +
+		"E0115 05:20:19.945197   309 rdma_transport.cpp:106] RdmaTransport: cannot initialize RDMA resources\n"
+	spdk := "transport.c:  76:spdk_nvmf_transport_create: *ERROR*: Unable to create new transport of type RDMA\n" +
+		"nvmf.c: 255:spdk_nvmf_tgt_listen: *ERROR*: Transport initialization failed\n" +
+		"conf.c: 284:spdk_nvmf_parse_subsystem: *ERROR*: Failed to listen on transport RDMA address 10.0.0.12:4420\n"
+	for _, tt := range []struct {
+		name, text string
+		sev        finding.Severity
+		sum        string
+		device     string
+		remedy     string // a fragment of the first remedy
+		evidence   int    // the line of the last evidence
+	}{
+		{"mooncake: no RNIC left", mooncake, finding.Critical,
+			`RDMA device mlx5_8 could not be opened: GID index 0 on mlx5_8 has no network device (a RoCE GID entry without an address) ("RdmaTransport: cannot initialize RDMA resources")`,
+			"mlx5_8", "ibv_devinfo -v -d mlx5_8 in the same container or pod", 5},
+		{"spdk: no RDMA transport", spdk, finding.Critical,
+			`no RDMA device was usable ("Failed to listen on transport RDMA address 10.0.0.12:4420")`, "", "ibv_devinfo -v in the same container", 3},
+		{"one device refused", "E0115 05:20:19.945159   309 rdma_context.cpp:81] Failed to open device mlx5_8 on port  with GID 3\n", finding.Warning,
+			"could not open RDMA device mlx5_8 and left it out of its transport with GID index 3", "mlx5_8", "ibv_devinfo -v -d mlx5_8", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := wclog.Parse(strings.NewReader(tt.text), "paste")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := CheckTransports("paste", lg.Transports)
+			if len(fs) != 1 || fs[0].ID != "rdma.transport_unavailable" || fs[0].Severity != tt.sev {
+				t.Fatalf("findings %v, want one rdma.transport_unavailable %s", fs, tt.sev)
+			}
+			f := fs[0]
+			if !strings.Contains(f.Summary, tt.sum) {
+				t.Errorf("summary %q\nwant it to hold %q", f.Summary, tt.sum)
+			}
+			if f.Subject.Device != tt.device {
+				t.Errorf("device %q, want %q", f.Subject.Device, tt.device)
+			}
+			if !strings.Contains(f.Remedy[0], tt.remedy) {
+				t.Errorf("remedy %q, want %q", f.Remedy[0], tt.remedy)
+			}
+			if last := f.Evidence[len(f.Evidence)-1].Source; last != fmt.Sprintf("paste:%d", tt.evidence) {
+				t.Errorf("last evidence %s, want line %d", last, tt.evidence)
+			}
+		})
+	}
+	if fs := CheckTransports("paste", nil); fs != nil {
+		t.Errorf("no lines: %v", fs)
 	}
 }
