@@ -100,6 +100,9 @@ var toolOptions = map[string]string{
 	"./configure": "--with-o2ib",
 	// ROCm SMI (rocm_smi.py): --showtopo prints the GPUs' links, weights and hops.
 	"rocm-smi": "--showtopo",
+	// Huawei Ascend hccn_tool (the NPU network tool's documented forms
+	// "hccn_tool -i 0 -link -g", "-net_health -g", "-ping -g address IP").
+	"hccn_tool": "-i -link -net_health -ping -g -s -ip -tls",
 	// Unchecked: their flags are theirs, and they end the previous command.
 	"grep": "*", "kill": "*", "modinfo": "*", "ofed_info": "*", "systemctl": "*", "modprobe": "*", "cat": "*", "ibdoctor": "*",
 
