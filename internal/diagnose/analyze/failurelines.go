@@ -45,7 +45,7 @@ func failureLine(l string) bool {
 			continue
 		}
 		for _, w := range failureWords {
-			if w[0] != c || !hasPrefixFold(t[i:], w) {
+			if w[0] != c || !(len(t)-i >= len(w) && strings.EqualFold(t[i:i+len(w)], w)) {
 				continue
 			}
 			end := i + len(w)
@@ -135,24 +135,6 @@ func benignFailureContext(before, w, after string) bool {
 // isIdentByte reports whether c continues an identifier or a word.
 func isIdentByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// hasPrefixFold reports whether s starts with p (lower case ASCII),
-// compared without case.
-func hasPrefixFold(s, p string) bool {
-	if len(s) < len(p) {
-		return false
-	}
-	for j := 0; j < len(p); j++ {
-		c := s[j]
-		if c >= 'A' && c <= 'Z' {
-			c |= 0x20
-		}
-		if c != p[j] {
-			return false
-		}
-	}
-	return true
 }
 
 // failureLines returns the paste.failure_lines finding of the lines ls of

@@ -136,15 +136,8 @@ func asyncFindings(source string, evs []wclog.Async) []finding.Finding {
 			subj.Device = devs[0]
 		}
 		var ev []finding.Evidence
-		for _, a := range as {
-			if len(ev) == maxEvidence {
-				break
-			}
-			t := a.Text
-			if len(t) > 300 {
-				t = t[:300] + "…"
-			}
-			ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", source, a.Line), Value: t})
+		for _, a := range as[:min(len(as), maxEvidence)] {
+			ev = append(ev, lineEvidence(source, a.Line, a.Text))
 		}
 		f := catalog.New("verbs.async_event", subj, sum, ev...)
 		f.Severity = sev

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
@@ -173,15 +174,8 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 		subj.Peer = &finding.Subject{Device: dev, Host: host}
 	}
 	var ev []finding.Evidence
-	for _, e := range errs {
-		if len(ev) == maxEvidence {
-			break
-		}
-		t := e.Text
-		if len(t) > 300 {
-			t = t[:300] + "…"
-		}
-		ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", source, e.Line), Value: t})
+	for _, e := range errs[:min(len(errs), maxEvidence)] {
+		ev = append(ev, lineEvidence(source, e.Line, e.Text))
 	}
 	f := catalog.New("verbs.completion_error", subj, sum, ev...)
 	f.Severity = sev
@@ -260,4 +254,17 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// lineEvidence cites one log line, cut to 300 bytes at a character
+// boundary.
+func lineEvidence(source string, line int, text string) finding.Evidence {
+	if len(text) > 300 {
+		n := 300
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		text = text[:n] + "…"
+	}
+	return finding.Evidence{Source: fmt.Sprintf("%s:%d", source, line), Value: text}
 }
