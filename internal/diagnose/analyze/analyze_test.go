@@ -280,6 +280,9 @@ func TestNotRecognised(t *testing.T) {
 
 func TestRunExitCodes(t *testing.T) {
 	healthy := read(t, "sminfo-master.txt")
+	// The ArchWiki ibstat with port 1 unplugged too: no port of the
+	// host is ACTIVE (its spare port 2 Polling alone is a warning).
+	down := strings.Replace(read(t, "ibstat-mlx4-polling-archwiki.txt"), "State: Active\n                Physical state: LinkUp", "State: Down\n                Physical state: Polling", 1)
 	tests := []struct {
 		name string
 		in   []Input
@@ -288,10 +291,11 @@ func TestRunExitCodes(t *testing.T) {
 	}{
 		{"healthy", []Input{{Name: "a", Text: healthy}}, Options{}, finding.ExitHealthy},
 		{"warning", []Input{{Name: "a", Text: read(t, "dmesg-T-flaps.txt")}}, Options{}, finding.ExitWarning},
-		{"critical over warning", []Input{{Name: "a", Text: read(t, "dmesg-T-flaps.txt")}, {Name: "b", Text: read(t, "ibstat-mlx4-polling-archwiki.txt")}}, Options{}, finding.ExitCritical},
+		{"critical over warning", []Input{{Name: "a", Text: read(t, "dmesg-T-flaps.txt")}, {Name: "b", Text: down}}, Options{}, finding.ExitCritical},
 		{"unreadable file", []Input{{Name: "a", Text: healthy}, {Name: "b", Err: errors.New("permission denied")}}, Options{}, finding.ExitCannot},
 		{"forced kind that does not parse", []Input{{Name: "a", Text: healthy}}, Options{Kind: KindIBStat}, finding.ExitCannot},
-		{"forced kind that fits", []Input{{Name: "a", Text: read(t, "ibstat-mlx4-polling-archwiki.txt")}}, Options{Kind: KindIBStat}, finding.ExitCritical},
+		{"forced kind that fits", []Input{{Name: "a", Text: down}}, Options{Kind: KindIBStat}, finding.ExitCritical},
+		{"spare port Polling beside an ACTIVE port 1", []Input{{Name: "a", Text: read(t, "ibstat-mlx4-polling-archwiki.txt")}}, Options{}, finding.ExitWarning},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -228,6 +228,21 @@ func hasActiveSibling(s *snapshot.Snapshot, d *snapshot.Device, p *snapshot.Port
 	return false
 }
 
+// spareOfActive says whether p is a later port of a multi-port HCA whose
+// port 1 is ACTIVE: the second port of a dual-port card, which many
+// hosts leave uncabled.
+func spareOfActive(d *snapshot.Device, p *snapshot.Port) bool {
+	if p.Number <= 1 {
+		return false
+	}
+	for i := range d.Ports {
+		if op := &d.Ports[i]; op.Number == 1 && op.LinkLayer == p.LinkLayer && op.IsActive() {
+			return true
+		}
+	}
+	return false
+}
+
 // activeOfModel yields the ACTIVE ports of d's HCA model with link layer
 // ll, on every device of the snapshot (d's own included): the ports a
 // port of d is compared with.
@@ -330,7 +345,15 @@ func checkPortState(in *Input, d *snapshot.Device, p *snapshot.Port) (f finding.
 	// port looking for a peer), link training (a peer is there) or an
 	// expectation, the paste cannot tell an unused port from a fault: a
 	// warning that says how to tell.
-	weak := in.Pasted && wantUp && pe == nil && why == whySiblingActive && (!v.physKnown || v.ph == ib.PhysDisabled || v.ph == ib.PhysSleep)
+	//
+	// Polling says only that the port is enabled and finds no peer: it is
+	// the state an uncabled port of a dual-port HCA sits in for ever. When
+	// the ACTIVE sibling is port 1 of the same HCA, the Polling port is
+	// that card's spare and the paste cannot tell it from a pulled cable;
+	// a Polling port of its own HCA beside ACTIVE ones of other HCAs (one
+	// rail of eight) stays critical.
+	weak := in.Pasted && wantUp && pe == nil && why == whySiblingActive &&
+		(!v.physKnown || v.ph == ib.PhysDisabled || v.ph == ib.PhysSleep || (v.ph == ib.PhysPolling && spareOfActive(d, p)))
 	if v.physKnown && pe != nil && pe.PhysState != nil && v.ph != *pe.PhysState && v.st == ib.StateActive {
 		// ACTIVE but not LinkUp: the logical state is stale.
 		f = catalog.New("port.down", portSubject(s, p),

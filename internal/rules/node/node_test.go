@@ -675,6 +675,16 @@ func TestPastedUnusedPort(t *testing.T) {
 		return s
 	}
 	none := func(*snapshot.Port) {}
+	// swapped has mlx4_1's port 1 Polling and its port 2 ACTIVE: a cable
+	// pulled from the port a host uses first, not a spare.
+	swapped := func() *snapshot.Snapshot {
+		s := dual(func(pt *snapshot.Port) {
+			pt.State, pt.PhysState, pt.LID = p(ib.StateActive), p(ib.PhysLinkUp), p(uint32(41))
+		})
+		pt := &s.Devices[1].Ports[0]
+		pt.State, pt.PhysState, pt.LID = p(ib.StateDown), p(ib.PhysPolling), p(uint32(0))
+		return s
+	}
 	tests := []struct {
 		name   string
 		snap   *snapshot.Snapshot
@@ -688,7 +698,11 @@ func TestPastedUnusedPort(t *testing.T) {
 		{"second ports DOWN, live node", dual(none), false, "",
 			[]string{"port.down/critical mlx4_0/2", "port.down/critical mlx4_1/2"}, "other ports of this HCA model are ACTIVE"},
 		{"second port Polling, pasted", dual(func(pt *snapshot.Port) { pt.PhysState = p(ib.PhysPolling) }), true, "",
-			[]string{"port.down/warning mlx4_0/2", "port.polling/critical mlx4_1/2"}, ""},
+			[]string{"port.down/warning mlx4_0/2", "port.polling/warning mlx4_1/2"}, "if it should be cabled"},
+		{"second port Polling, live node", dual(func(pt *snapshot.Port) { pt.PhysState = p(ib.PhysPolling) }), false, "",
+			[]string{"port.down/critical mlx4_0/2", "port.polling/critical mlx4_1/2"}, ""},
+		{"first port Polling beside an ACTIVE second port, pasted", swapped(), true, "",
+			[]string{"port.down/warning mlx4_0/2", "port.polling/critical mlx4_1/1"}, "no link partner"},
 		{"second port in link training, pasted", dual(func(pt *snapshot.Port) { pt.PhysState = p(ib.PhysTraining) }), true, "",
 			[]string{"port.down/critical mlx4_1/2", "port.down/warning mlx4_0/2"}, ""},
 		{"second port DOWN with a LID, pasted", dual(func(pt *snapshot.Port) { pt.LID = p(uint32(40)) }), true, "",
