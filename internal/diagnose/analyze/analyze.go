@@ -2137,6 +2137,10 @@ func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 			seg.Findings = append(seg.Findings, verbsrules.CheckTransports(file, lg.Transports)...)
 		}
 	}
+	if len(lg.QPSetups) > 0 {
+		parts = append(parts, plural(len(lg.QPSetups), "queue pair setup line", "queue pair setup lines"))
+		seg.Findings = append(seg.Findings, verbsrules.CheckQPSetups(file, lg.QPSetups)...)
+	}
 	seg.Summary = strings.Join(parts, ", ")
 	return nil
 }

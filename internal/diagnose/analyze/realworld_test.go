@@ -379,6 +379,18 @@ func TestRealWorldFresh31(t *testing.T) { scoreRealWorld(t, "testdata/realworld-
 // an empty GID index).
 func TestRealWorldFresh32(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh32", 1) }
 
+// TestRealWorldFresh33 keeps the thirty-third held-out collection (issue
+// threads: Horovod, PyTorch, Ray, DeepSpeed, UCX, Mooncake, UCCL) honest:
+// 9 of 11 fresh; 11 of 11 after the fix it prompted (a program's lines
+// that a queue pair could not be moved to RTR, with the error number).
+func TestRealWorldFresh33(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh33", 1) }
+
+// TestRealWorldFresh34 keeps the thirty-fourth held-out collection
+// (repositories, blogs, mailing lists) honest: 9 of 10 fresh; 10 of 10
+// after the fix it prompted (a Polling second port beside its own ACTIVE
+// port 1 is a dual-port card's spare, a warning).
+func TestRealWorldFresh34(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh34", 1) }
+
 // scoreRealWorld judges every sample of dir against its expect.tsv and
 // fails below minScore, on an unlisted file, on a new miss, or on a known
 // miss that is now right.

@@ -36,8 +36,10 @@ func TestRealWorldHCA(t *testing.T) {
 		{"ibstat-linux-rdma-zarzycki-socketdirect.txt", map[string]string{"ibp2s0f0/1": "ACTIVE LinkUp", "ibp3s0f0/1": "DOWN LinkUp"}, nil,
 			[]string{"port.down/critical ibp3s0f0/1", "port.disabled/warning ibp2s0f1/1", "port.disabled/warning ibp3s0f1/1"}},
 		// Notes glued after "CA 'mlx4_0'" and a Port GUID, a stray quote.
+		// Port 2 of both dual-port cards Polling beside their ACTIVE
+		// port 1: the cards' spare ports, so warnings.
 		{"ibstat-magnate3-annotated-mlx4.txt", map[string]string{"mlx4_0/1": "ACTIVE LinkUp", "mlx4_0/2": "DOWN Polling", "mlx4_1/2": "DOWN Polling"}, []int{1},
-			[]string{"port.polling/critical mlx4_0/2", "port.polling/critical mlx4_1/2"}},
+			[]string{"port.polling/warning mlx4_0/2", "port.polling/warning mlx4_1/2"}},
 		{"ibstat-network-operator-249.txt", map[string]string{"mlx5_7/1": "DOWN LinkUp"}, []int{1}, []string{"port.down/critical mlx5_7/1"}},
 		{"ibstatus-gpud-testdata-a100.txt", map[string]string{"mlx5_8/1": "ACTIVE LinkUp"}, []int{74}, nil},
 		// Blanks that a web archive turned into no-break spaces.

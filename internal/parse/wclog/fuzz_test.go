@@ -27,6 +27,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("Error on CQ 0x1, (qp state 1 ibv_state 6) request 0x2, type DATA, status: (12): transport retry counter e")
 	f.Add("[Rank 1] x: Execution_Error_ROCE_CQE(EI0013): An error CQE. Local information: server a, device ID 3, device IP 1.2.3.4. Peer information: device IP , device ID")
 	f.Add("W0 x.cpp:1] User-specified GID index 0 on mlx5_8/ has no associated network device\nE0 x.cpp:2] Failed to open device mlx5_8 on port  with GID \nW0 rdma_transport.cpp:3] Disable device \nRdmaTransport: No available RNIC")
+	f.Add("Failed to modify QP to RTR: Connection timed out\nerrno: 110\nE0 x.cpp:3] [Handshake] Failed to modify QP to RTS: [22]")
 	f.Fuzz(func(t *testing.T, s string) {
 		lg, err := Parse(strings.NewReader(s), "fuzz")
 		if err != nil {
@@ -40,6 +41,11 @@ func FuzzParse(f *testing.F) {
 		for _, p := range lg.Providers {
 			if p.Line < 1 || p.Line > lg.Lines || p.Name == "" {
 				t.Fatalf("provider warning %+v of %d lines", p, lg.Lines)
+			}
+		}
+		for _, q := range lg.QPSetups {
+			if q.Line < 1 || q.Line > lg.Lines || q.Errno < 0 || (q.Err != "" && q.Errno == 0 && errnoText(q.Errno) != "") {
+				t.Fatalf("QP setup line %+v of %d lines", q, lg.Lines)
 			}
 		}
 		for _, a := range lg.Async {

@@ -21,7 +21,9 @@
 //   - libibverbs' warnings that it cannot use a device, printed into any
 //     program's output (provider.go);
 //   - a program's lines saying its RDMA transport could not start, no
-//     RDMA device being usable (transport.go).
+//     RDMA device being usable (transport.go);
+//   - a program's lines saying a queue pair could not be moved to INIT,
+//     RTR or RTS (qpsetup.go).
 //
 // The error CQE is decoded (struct mlx5_err_cqe of providers/mlx5/mlx5dv.h:
 // vendor_err_synd and syndrome in byte 54 and 55, s_wqe_opcode_qpn in
@@ -104,6 +106,9 @@ type Log struct {
 	Providers []Provider
 	// Transports are lines saying an RDMA transport could not start.
 	Transports []Transport
+	// QPSetups are lines saying a queue pair could not be moved to
+	// INIT, RTR or RTS.
+	QPSetups []QPSetup
 	// Lines is how many lines were read.
 	Lines int
 }
@@ -156,6 +161,22 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		} else if t, ok := TransportLine(l); ok {
 			t.Line = n
 			lg.Transports = append(lg.Transports, t)
+		} else if q, ok := QPSetupLine(l); ok {
+			q.Line = n
+			lg.QPSetups = append(lg.QPSetups, q)
+		} else if e := ErrnoLine(l); e > 0 {
+			// perror's number on a line of its own ("errno: 110"),
+			// for the latest QP line without one: threads that
+			// print together put it a few lines after.
+			for i := len(lg.QPSetups) - 1; i >= 0 && n-lg.QPSetups[i].Line <= errnoWithin; i-- {
+				if q := &lg.QPSetups[i]; q.Errno == 0 {
+					q.Errno = e
+					if q.Err == "" {
+						q.Err = errnoText(e)
+					}
+					break
+				}
+			}
 		}
 	}
 	flush()
@@ -163,7 +184,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &parse.Error{Source: source, Line: n + 1, Err: err}
 	}
-	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 {
+	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 && len(lg.QPSetups) == 0 {
 		return nil, &parse.Error{Source: source, Err: ErrNoData}
 	}
 	return lg, nil
@@ -203,7 +224,10 @@ func DetectLine(l string) bool {
 	if _, ok := ProviderLine(l); ok {
 		return true
 	}
-	_, ok := TransportLine(l)
+	if _, ok := TransportLine(l); ok {
+		return true
+	}
+	_, ok := QPSetupLine(l)
 	return ok
 }
 
@@ -212,8 +236,12 @@ func DetectLine(l string) bool {
 func Hint(l string) bool {
 	return strings.Contains(l, "rror") || strings.Contains(l, "exceeded") || strings.Contains(l, "IBV_WC_") || strings.HasPrefix(l, "libfabric:") ||
 		strings.Contains(l, "status") && completionWords(l) || asyncHint(l) ||
-		strings.Contains(l, "libibverbs: W") || transportHint(l)
+		strings.Contains(l, "libibverbs: W") || transportHint(l) || qpHint(l)
 }
+
+// errnoWithin bounds how many lines after a QP line its "errno: N" line
+// is looked for.
+const errnoWithin = 8
 
 // dumpHeader matches libmlx5's "mlx5: cn10: got completion with error:"
 // and returns the host.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -370,5 +371,61 @@ func TestTransportLine(t *testing.T) {
 		if ok && !Hint(tc.line) {
 			t.Errorf("%q: read but Hint refuses it", tc.line)
 		}
+	}
+}
+
+// TestQPSetupLine: lines that a queue pair could not be moved to INIT,
+// RTR or RTS, from real programs: rdma-core's rc_pingpong, Mooncake's
+// transfer engine (GitHub kvcache-ai/Mooncake issue 204), UCCL on AMD
+// ionic NICs (uccl-project/uccl issue 641); and lines that look like
+// them but are not.
+func TestQPSetupLine(t *testing.T) {
+	tests := []struct {
+		line  string
+		ok    bool
+		state string
+		errno int
+		dev   string
+	}{
+		{"Failed to modify QP to RTR", true, "RTR", 0, ""},
+		{"Failed to modify QP to RTR: Connection timed out", true, "RTR", 110, ""},
+		{"E0331 12:03:04.222625 56060 rdma_endpoint.cpp:385] [Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: Connection timed out [110]", true, "RTR", 110, ""},
+		{"ibv_modify_qp failed with 22 (to RTS) on mlx5_3", true, "RTS", 22, "mlx5_3"},
+		{"modify_qp to INIT error: Invalid argument", true, "INIT", 22, ""},
+		{"Failed to modify QP[3] to RTR", true, "RTR", 0, ""}, // a queue pair's index, not an errno
+		{"unable to modify the QP: ret=-113", true, "", 113, ""},
+		{"Modify QP to RTR done", false, "", 0, ""},
+		{"NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out", false, "", 0, ""}, // NCCL's parser reads it
+		{"QP modified to RTS", false, "", 0, ""},
+		{">>> But launching any example I always get an error by call of: ibv_modify_qp", false, "", 0, ""}, // prose of a linux-rdma mail
+	}
+	for _, tt := range tests {
+		q, ok := QPSetupLine(tt.line)
+		if ok != tt.ok || q.State != tt.state || q.Errno != tt.errno || q.Device != tt.dev {
+			t.Errorf("QPSetupLine(%q) = %+v, %v; want state %q errno %d device %q, %v", tt.line, q, ok, tt.state, tt.errno, tt.dev, tt.ok)
+		}
+		if ok && !DetectLine(tt.line) {
+			t.Errorf("DetectLine(%q) = false", tt.line)
+		}
+	}
+}
+
+// TestQPSetupErrnoLine: UCCL prints perror's number on a line of its own,
+// threads interleaving their lines; the number goes to the latest QP line
+// without one, within a few lines.
+func TestQPSetupErrnoLine(t *testing.T) {
+	text := "Failed to modify QP to RTR\nFailed to modify QP to RTS\nerrno: 110\nerrno: 22\n" +
+		strings.Repeat("x\n", errnoWithin+1) + "Failed to modify QP to INIT\n" + strings.Repeat("x\n", errnoWithin+1) + "errno: 12\n"
+	lg, err := Parse(strings.NewReader(text), "uccl.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, q := range lg.QPSetups {
+		got = append(got, fmt.Sprintf("%d:%s:%d:%s", q.Line, q.State, q.Errno, q.Err))
+	}
+	want := []string{"1:RTR:22:Invalid argument", "2:RTS:110:Connection timed out", fmt.Sprintf("%d:INIT:0:", 5+errnoWithin+1)}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

@@ -26,7 +26,7 @@ import (
 //   - mlxconfig: mstflint mlxconfig/mlxcfg_parser.cpp; mstflint: flint/cmd_line_parser.cpp;
 //   - perftest: src/perftest_parameters.c long_options and getopt string;
 //   - nccl-tests: src/common.cu longopts;
-//   - iproute2 ip(8) and rdma(8), ethtool(8), nvidia-smi(1), mlnx_qos and
+//   - iproute2 ip(8) and rdma(8), iputils ping(8), ethtool(8), nvidia-smi(1), mlnx_qos and
 //     cma_roce_mode (MLNX_OFED) usage, pciutils lspci(8) and setpci(8), util-linux dmesg(1);
 //   - ucx_info: UCX src/tools/info/ucx_info.c, its getopt string;
 //   - mpirun and ompi_info: Open MPI's mpirun(1) and ompi_info(1);
@@ -63,7 +63,9 @@ var toolOptions = map[string]string{
 	"all_reduce_perf": "-t --nthreads -g --ngpus -b --minbytes -e --maxbytes -i --stepbytes -f --stepfactor -n --iters -m --agg_iters -w --warmup_iters -N --run_cycles -p --parallel_init -c --check -o --op -d --datatype -r --root -z --blocking -y --stream_null -T --timeout -G --cudagraph -C --report_cputime -a --average -R --local_register -h --help",
 	"ip":              "-V -Version -h -human -b -batch -force -s -stats -statistics -d -details -l -loops -f -family -4 -6 -B -0 -M -o -oneline -r -resolve -n -netns -N -Numeric -a -all -c -color -t -timestamp -ts -tshort -rc -rcvbuf -iec -br -brief -j -json -p -pretty",
 	// nvme-cli 2.x nvme-connect(1), nvme-discover(1), nvme-list-subsys(1).
-	"nvme":          "-t --transport -a --traddr -s --trsvcid -n --nqn -w --host-traddr -q --hostnqn -I --hostid -o --output-format -v --verbose",
+	"nvme": "-t --transport -a --traddr -s --trsvcid -n --nqn -w --host-traddr -q --hostnqn -I --hostid -o --output-format -v --verbose",
+	// iputils ping(8): -I names the interface to send from.
+	"ping":          "-I -c -W -w -M -s -4 -6",
 	"rdma":          "-V -Version -d -details -dd -j -json -p -pretty -f -force -b -batch -n -no-nice-names -r -raw",
 	"ethtool":       "-a --show-pause -A --pause -c --show-coalesce -C --coalesce -g --show-ring -G --set-ring -k --show-features --show-offload -K --features --offload -i --driver -d --register-dump -e --eeprom-dump -E --change-eeprom -r --negotiate -p --identify -t --test -S --statistics --phy-statistics -n -u --show-nfc --show-ntuple -N -U --config-nfc --config-ntuple -T --show-time-stamping -x --show-rxfh-indir --show-rxfh -X --set-rxfh-indir --rxfh -f --flash -P --show-permaddr -w --get-dump -W --set-dump -l --show-channels -L --set-channels --show-priv-flags --set-priv-flags -m --dump-module-eeprom --module-info --show-eee --set-eee --show-fec --set-fec -Q --per-queue --show-module --set-module -I --include-statistics --all-groups --groups --json --debug -s --change -h --help --version",
 	"nvidia-smi":    "-h --help -L --list-gpus -B --list-excluded-gpus -q --query -u --unit -i --id -f --filename -x --xml-format --dtd -d --display -l --loop -lms --loop-ms --query-gpu --query-supported-clocks --query-compute-apps --format -pm --persistence-mode -e --ecc-config -p --reset-ecc-errors -c --compute-mode -r --gpu-reset -m",

@@ -44,6 +44,24 @@ var verbsMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "verbs.qp_setup_failed", Severity: finding.Critical, Area: "verbs", Step: finding.StepNCCL,
+		Title:   "an RDMA application could not connect a queue pair",
+		Meaning: "An application's log says ibv_modify_qp(3) could not move a queue pair to INIT, RTR (Ready To Receive, where the path to the peer is set) or RTS (Ready To Send): 'Failed to modify QP to RTR: Connection timed out' (rdma-core's rc_pingpong.c and the programs built like it: Mooncake's transfer engine, UCCL, DeepEP). Every RC connection goes through those states before it carries a byte, so that connection never came up: critical. The error number says which part failed. ETIMEDOUT (110) happens on RoCE only: moving to RTR resolves the peer's GID, an IP address, to the MAC the packets go to (the kernel's ib_resolve_eth_dmac, drivers/infiniband/core/verbs.c, through ARP or IPv6 neighbour discovery with a one-second timeout in core/addr.c), and nobody answered from the network device of the GID index used. EINVAL (22) is an attribute the port rejects: a GID index with no entry, a path MTU above the port's active MTU, a port that is not ACTIVE, a destination LID of 0 on InfiniBand. ENETUNREACH (101) and EHOSTUNREACH (113): the host has no route to the peer's address from that network device.",
+		Causes: []string{
+			"ETIMEDOUT (110): the peer's address in its GID is not reachable from the network device of the local GID index: a link-local (fe80::) or RoCE v1 GID used between subnets, two NICs in one IP subnet answering ARP for each other (ARP flux), a VLAN or switch port misconfigured, or the peer's port or netdev down",
+			"ETIMEDOUT (110): the two ends use GID indexes of different kinds (RoCE v1 on one, v2 on the other, or IPv4 against IPv6 entries)",
+			"EINVAL (22): a GID index with no entry on the port, a path MTU above the active MTU of one of the ports, the local port not ACTIVE, or a destination LID of 0 on InfiniBand (the peer's LID not exchanged)",
+			"ENETUNREACH (101), EHOSTUNREACH (113): no route from the GID's network device to the peer's IP address",
+			"other error numbers: the device, its driver or the program's attributes (read the program's message and the kernel log)",
+		},
+		Remedy: []string{
+			"show_gids on both hosts (or rdma link show and ibv_devinfo -v): give both ends the index of the RoCE v2 GID that holds the IPv4 address of the port's netdev (not the fe80:: link-local entry)",
+			"ETIMEDOUT (110): from the netdev of that GID, reach the peer's address: ping -I <netdev> <peer IP>, then ip neigh show dev <netdev>; with several NICs in one subnet set net.ipv4.conf.all.arp_ignore=1 and arp_announce=2, or give each NIC its own subnet or routing table",
+			"EINVAL (22): ibv_devinfo -v on both hosts: the port used is PORT_ACTIVE, the GID index exists, and the path MTU the program sets is no larger than active_mtu",
+			remedyPerftest,
+		},
+	},
+	{
 		ID: "rdma.transport_unavailable", Severity: finding.Critical, Area: "rdma", Step: finding.StepContainer,
 		Title:   "an application's RDMA transport could not start",
 		Meaning: "An application says its RDMA transport did not start because no RDMA device was usable: Mooncake's transfer engine could not open its device with the GID index it was given ('Failed to open device mlx5_8 on port  with GID 0', 'Disable device mlx5_8') and then had none left ('RdmaTransport: No available RNIC', 'RdmaTransport: cannot initialize RDMA resources'); SPDK's NVMe-oF target could not create its RDMA transport ('Unable to create new transport of type RDMA', 'Failed to listen on transport RDMA address …'). The application then runs without RDMA or not at all: critical. One device refused while the transport still started on others is a warning.",

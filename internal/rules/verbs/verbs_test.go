@@ -2,6 +2,7 @@ package verbs
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -263,6 +264,76 @@ func TestCheckTransports(t *testing.T) {
 		})
 	}
 	if fs := CheckTransports("paste", nil); fs != nil {
+		t.Errorf("no lines: %v", fs)
+	}
+}
+
+// TestCheckQPSetups: a queue pair that could not reach RTR is one
+// critical verbs.qp_setup_failed whose causes and remedies are those of
+// the error number seen (Mooncake issue 204's ETIMEDOUT is RoCE's address
+// resolution; an EINVAL is an attribute the port rejects), all of them
+// when the log gives none.
+func TestCheckQPSetups(t *testing.T) {
+	for _, tt := range []struct {
+		name, text string
+		sum        string
+		causes     []string // prefixes the causes must hold, in order
+		notCause   string   // a prefix no cause may have
+		device     string
+	}{
+		{"mooncake ETIMEDOUT",
+			"E0331 12:03:04.222625 56060 rdma_endpoint.cpp:385] [Handshake] Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: Connection timed out [110]\n",
+			"could not bring a queue pair to RTR (Ready To Receive), failing with ETIMEDOUT (110, Connection timed out): those RDMA connections never came up; ETIMEDOUT there is RoCE's address resolution",
+			[]string{"ETIMEDOUT (110): ", "ETIMEDOUT (110): "}, "EINVAL", ""},
+		{"EINVAL on a named device, twice",
+			"ibv_modify_qp failed with 22 (to RTS) on mlx5_3\nibv_modify_qp failed with 22 (to RTS) on mlx5_3\n",
+			"2 lines of the application's log say it could not bring its queue pairs to RTS (Ready To Send) on mlx5_3, failing with EINVAL (22, Invalid argument)",
+			[]string{"EINVAL (22): "}, "ETIMEDOUT", "mlx5_3"},
+		{"no number",
+			"Failed to modify QP to INIT\n",
+			"could not bring a queue pair to INIT: those RDMA connections never came up",
+			[]string{"ETIMEDOUT (110): ", "ETIMEDOUT (110): ", "EINVAL (22): ", "ENETUNREACH (101), EHOSTUNREACH (113): ", "other error numbers: "}, "", ""},
+		{"another number",
+			"Failed to modify QP to RTR: Cannot allocate memory\n",
+			"failing with ENOMEM (12, Cannot allocate memory)",
+			[]string{"other error numbers: "}, "ETIMEDOUT", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := wclog.Parse(strings.NewReader(tt.text), "paste")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := CheckQPSetups("paste", lg.QPSetups)
+			if len(fs) != 1 || fs[0].ID != "verbs.qp_setup_failed" || fs[0].Severity != finding.Critical {
+				t.Fatalf("findings %v, want one critical verbs.qp_setup_failed", fs)
+			}
+			f := fs[0]
+			if !strings.Contains(f.Summary, tt.sum) {
+				t.Errorf("summary %q\nwant it to hold %q", f.Summary, tt.sum)
+			}
+			if f.Subject.Device != tt.device {
+				t.Errorf("device %q, want %q", f.Subject.Device, tt.device)
+			}
+			var keyed []string
+			for _, c := range f.Causes {
+				for _, k := range []string{"ETIMEDOUT (110): ", "EINVAL (22): ", "ENETUNREACH (101), EHOSTUNREACH (113): ", "other error numbers: "} {
+					if strings.HasPrefix(c, k) {
+						keyed = append(keyed, k)
+					}
+				}
+				if tt.notCause != "" && strings.HasPrefix(c, tt.notCause) {
+					t.Errorf("cause %q should not be there", c)
+				}
+			}
+			if !slices.Equal(keyed, tt.causes) {
+				t.Errorf("causes keyed %q, want %q", keyed, tt.causes)
+			}
+			if len(f.Evidence) != strings.Count(tt.text, "\n") {
+				t.Errorf("evidence %v", f.Evidence)
+			}
+		})
+	}
+	if fs := CheckQPSetups("paste", nil); fs != nil {
 		t.Errorf("no lines: %v", fs)
 	}
 }
