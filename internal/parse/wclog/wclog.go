@@ -45,8 +45,10 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 )
 
-// ErrNoData is returned when no line is a work-completion error line, an
-// async event's or a libibverbs provider warning.
+// ErrNoData is returned when no line is one this package reads: a
+// work-completion error, an async event, a libibverbs provider warning,
+// a transport that could not start or a queue pair that could not be
+// connected.
 var ErrNoData = errors.New("no work-completion error line")
 
 // Source is what printed an error.
