@@ -405,6 +405,11 @@ func memberBesides(l string) Kind {
 	if ncclMark(l) {
 		return KindNCCLLog
 	}
+	if strings.Contains(l, ": CQE ") && wclog.HermonLine(l) {
+		// The Solaris hermon (mcxnex) driver's error completions, in
+		// syslog as kernel lines: read for their completion status.
+		return KindVerbsLog
+	}
 	if strings.Contains(l, ": Test ") && (strings.Contains(l, ": Test NCCL failure ") || strings.Contains(l, ": Test CUDA failure ")) {
 		return KindNCCLLog // nccl-tests' "gpu5: Test NCCL failure common.cu:343 'unhandled cuda error'"
 	}

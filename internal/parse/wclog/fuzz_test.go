@@ -20,6 +20,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("mlx5: h: got completion with error:\n00000000 00000000 00000000 00000000\nffffffff")
 	f.Add("libfabric:x:y:z():1<warn> prov_err: (")
 	f.Add("number 0 got bad completion with status: 0xc, vendor syndrome: 0x81")
+	f.Add("Mar 30 21:04:53 h genunix: [ID 937861 kern.info] mcxnex0: CQE ERR: IB Client 'srpt'\nMar 30 21:04:53 h genunix: [ID 204426 kern.warning] WARNING: mcxnex0: CQE ERR: cqe ff QPN 0x40064 indx 0x1d81 status 0x13 vendor syndrome 0x88\nhermon1: CQE remote access error")
 	f.Add("wc.status=0x vendor_err=0x")
 	f.Add("W0222 20:07:21.119717 2179435 worker_pool.cpp:399] Worker: Received context async event local work queue catastrophic error for context erdma_0")
 	f.Add("x (local_nic: erdma_0): general error")

@@ -96,6 +96,9 @@ type Error struct {
 	// read them only for SourceHCCL).
 	LocalIP, PeerHost string
 	Rank, GroupRank   int
+	// Client is the kernel client whose queue pair failed, as the
+	// Solaris hermon driver names it ("srpt", solaris.go).
+	Client string
 }
 
 // Log is the errors of a text.
@@ -127,6 +130,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	n := 0
 	var dump *Error
 	var rows []uint32
+	var client hermonClient
 	flush := func() {
 		if dump == nil {
 			return
@@ -151,7 +155,9 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 			dump = &Error{Line: n, Text: l, Source: SourceMlx5, Status: -1, Host: h}
 			continue
 		}
-		if e, ok := lineError(l); ok {
+		if e, c, ok := hermonLine(l); ok || c != "" {
+			lg.addHermon(n, e, c, ok, &client)
+		} else if e, ok := lineError(l); ok {
 			e.Line = n
 			lg.Errors = append(lg.Errors, e)
 		} else if a, ok := asyncLine(l); ok {
@@ -217,6 +223,9 @@ func DetectLine(l string) bool {
 	if _, ok := libfabricLine(l); ok {
 		return true
 	}
+	if _, c, ok := hermonLine(l); ok || c != "" {
+		return true
+	}
 	if _, ok := lineError(l); ok {
 		return true
 	}
@@ -238,7 +247,7 @@ func DetectLine(l string) bool {
 func Hint(l string) bool {
 	return strings.Contains(l, "rror") || strings.Contains(l, "exceeded") || strings.Contains(l, "IBV_WC_") || strings.HasPrefix(l, "libfabric:") ||
 		strings.Contains(l, "status") && completionWords(l) || asyncHint(l) ||
-		strings.Contains(l, "libibverbs: W") || transportHint(l) || qpHint(l)
+		strings.Contains(l, "libibverbs: W") || transportHint(l) || qpHint(l) || strings.Contains(l, ": CQE ")
 }
 
 // errnoWithin bounds how many lines after a QP line its "errno: N" line
