@@ -2139,7 +2139,11 @@ func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 	}
 	if len(lg.QPSetups) > 0 {
 		parts = append(parts, plural(len(lg.QPSetups), "queue pair setup line", "queue pair setup lines"))
-		seg.Findings = append(seg.Findings, verbsrules.CheckQPSetups(file, lg.QPSetups)...)
+		seg.Findings = append(seg.Findings, verbsrules.CheckQPSetupsGIDs(file, lg.QPSetups, lg.GIDs)...)
+	}
+	if len(lg.GIDs) > 0 {
+		parts = append(parts, plural(len(lg.GIDs), "RDMA device GID line", "RDMA device GID lines"))
+		seg.Findings = append(seg.Findings, verbsrules.CheckGIDs(file, lg.GIDs, len(lg.QPSetups) > 0)...)
 	}
 	seg.Summary = strings.Join(parts, ", ")
 	return nil
