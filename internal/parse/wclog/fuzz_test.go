@@ -29,6 +29,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("[Rank 1] x: Execution_Error_ROCE_CQE(EI0013): An error CQE. Local information: server a, device ID 3, device IP 1.2.3.4. Peer information: device IP , device ID")
 	f.Add("W0 x.cpp:1] User-specified GID index 0 on mlx5_8/ has no associated network device\nE0 x.cpp:2] Failed to open device mlx5_8 on port  with GID \nW0 rdma_transport.cpp:3] Disable device \nRdmaTransport: No available RNIC")
 	f.Add("Failed to modify QP to RTR: Connection timed out\nerrno: 110\nE0 x.cpp:3] [Handshake] Failed to modify QP to RTS: [22]")
+	f.Add("I0 rdma_context.cpp:594] Using user-specified GID index: 3 on mlx5_3/ (with network device)\nI0 rdma_context.cpp:140] RDMA device: mlx5_3, LID: 0, GID: (GID_Index 3) 00:00:00:00:00:00:00:00:00:00:ff:ff:21:06:1e:14\nW0 x] GID is NULL, please check your GID index")
 	f.Fuzz(func(t *testing.T, s string) {
 		lg, err := Parse(strings.NewReader(s), "fuzz")
 		if err != nil {
@@ -47,6 +48,11 @@ func FuzzParse(f *testing.F) {
 		for _, q := range lg.QPSetups {
 			if q.Line < 1 || q.Line > lg.Lines || q.Errno < 0 || (q.Err != "" && q.Errno == 0 && errnoText(q.Errno) != "") {
 				t.Fatalf("QP setup line %+v of %d lines", q, lg.Lines)
+			}
+		}
+		for _, g := range lg.GIDs {
+			if g.Line < 1 || g.Line > lg.Lines || g.Kind == "" || (g.Kind != GIDNull && (g.Device == "" || g.Index < 0)) {
+				t.Fatalf("GID line %+v of %d lines", g, lg.Lines)
 			}
 		}
 		for _, a := range lg.Async {

@@ -23,7 +23,9 @@
 //   - a program's lines saying its RDMA transport could not start, no
 //     RDMA device being usable (transport.go);
 //   - a program's lines saying a queue pair could not be moved to INIT,
-//     RTR or RTS (qpsetup.go).
+//     RTR or RTS (qpsetup.go);
+//   - Mooncake's lines naming the RDMA device, LID and GID index (and
+//     GID) its transfer engine uses (gid.go).
 //
 // The error CQE is decoded (struct mlx5_err_cqe of providers/mlx5/mlx5dv.h:
 // vendor_err_synd and syndrome in byte 54 and 55, s_wqe_opcode_qpn in
@@ -114,6 +116,8 @@ type Log struct {
 	// QPSetups are lines saying a queue pair could not be moved to
 	// INIT, RTR or RTS.
 	QPSetups []QPSetup
+	// GIDs are lines naming the GID index and GID a device uses.
+	GIDs []GIDUse
 	// Lines is how many lines were read.
 	Lines int
 }
@@ -172,6 +176,9 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		} else if q, ok := QPSetupLine(l); ok {
 			q.Line = n
 			lg.QPSetups = append(lg.QPSetups, q)
+		} else if g, ok := GIDLine(l); ok {
+			g.Line = n
+			lg.GIDs = append(lg.GIDs, g)
 		} else if e := ErrnoLine(l); e > 0 {
 			// perror's number on a line of its own ("errno: 110"),
 			// for the latest QP line without one: threads that
@@ -192,7 +199,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &parse.Error{Source: source, Line: n + 1, Err: err}
 	}
-	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 && len(lg.QPSetups) == 0 {
+	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 && len(lg.QPSetups) == 0 && len(lg.GIDs) == 0 {
 		return nil, &parse.Error{Source: source, Err: ErrNoData}
 	}
 	return lg, nil
@@ -211,8 +218,8 @@ func Detect(text string) bool {
 // DetectLine says whether a line is one this package reads: libmlx5's
 // dump header, a libfabric log line, or a log line that reports a
 // failed work completion or names an ibv async event, libibverbs'
-// warning that it cannot use a device, or a program's line that its RDMA
-// transport could not start.
+// warning that it cannot use a device, a program's line that its RDMA
+// transport could not start, or a line naming the GID a device uses.
 func DetectLine(l string) bool {
 	if !Hint(l) {
 		return false
@@ -238,7 +245,10 @@ func DetectLine(l string) bool {
 	if _, ok := TransportLine(l); ok {
 		return true
 	}
-	_, ok := QPSetupLine(l)
+	if _, ok := QPSetupLine(l); ok {
+		return true
+	}
+	_, ok := GIDLine(l)
 	return ok
 }
 
@@ -247,7 +257,7 @@ func DetectLine(l string) bool {
 func Hint(l string) bool {
 	return strings.Contains(l, "rror") || strings.Contains(l, "exceeded") || strings.Contains(l, "IBV_WC_") || strings.HasPrefix(l, "libfabric:") ||
 		strings.Contains(l, "status") && completionWords(l) || asyncHint(l) ||
-		strings.Contains(l, "libibverbs: W") || transportHint(l) || qpHint(l) || strings.Contains(l, ": CQE ")
+		strings.Contains(l, "libibverbs: W") || transportHint(l) || qpHint(l) || strings.Contains(l, ": CQE ") || gidHint(l)
 }
 
 // errnoWithin bounds how many lines after a QP line its "errno: N" line
