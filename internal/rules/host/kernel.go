@@ -133,11 +133,19 @@ func checkAER(in *Input) []finding.Finding {
 		if low && in.standalone {
 			why = lowCountWhy(x)
 		}
-		if low && why == "" {
+		if low && why == "" && !in.standalone {
 			continue
 		}
 		f := aerFinding(in, x, bits[a])
-		if why != "" {
+		switch {
+		case low && why == "":
+			// A pasted log that shows a few corrected errors, no
+			// burst and no stream: said, so the paste is answered,
+			// but nothing to act on (the hardware corrected them, and
+			// a healthy link logs one now and then).
+			f.Severity = finding.Info
+			f.Summary += fmt.Sprintf("; below %d corrected errors, with no burst or steady stream in the paste: the link corrected them, nothing to act on unless they recur (a count that keeps rising, many a second, is a marginal link)", th.AERCorrectable)
+		case why != "":
 			f.Summary += "; " + why
 		}
 		if uncorr > 0 {

@@ -31,7 +31,7 @@ func TestAnalyzeCorpora(t *testing.T) {
 		// Two detail lines and five received lines (two "Multiple"):
 		// seven correctable errors of one root port within 3 ms, a flood.
 		{"../../parse/kmsg/testdata/dmesg-aer-old.txt", []string{"pcie.aer_errors/warning"}},
-		{"../../parse/kmsg/testdata/journal-aer-localized.txt", nil},
+		{"../../parse/kmsg/testdata/journal-aer-localized.txt", []string{"pcie.aer_errors/info"}}, // two corrected reports: said, nothing to act on
 		{"../../parse/kmsg/testdata/dmesg-fallen-off-multiline.txt", []string{"gpu.fallen_off_bus/critical"}},
 		{"../../parse/kmsg/testdata/dmesg-old-fallen-off.txt", []string{"gpu.fallen_off_bus/critical"}},
 		// INIT then ACTIVE: no flap.
@@ -52,7 +52,7 @@ func TestAnalyzeCorpora(t *testing.T) {
 		}},
 		{"../../parse/kmsg/testdata/dmesg-T-flaps.txt", []string{"kmsg.link_flap/warning"}},
 		{"../../parse/kmsg/testdata/dmesg-aer-firmware-first.txt", []string{"pcie.aer_errors/critical"}},
-		{"../../parse/kmsg/testdata/kmsg-records.txt", []string{"gpu.xid/critical"}}, // Xid 79
+		{"../../parse/kmsg/testdata/kmsg-records.txt", []string{"gpu.xid/critical", "pcie.aer_errors/info"}}, // Xid 79; one corrected report, said
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
@@ -104,8 +104,9 @@ func TestAnalyzeRealWorldKernelLogs(t *testing.T) {
 		{name: "grep Link up", file: rw + "journalctl-cubecos-733.txt", want: []string{"kmsg.link_flap/warning"}},
 		// One module inserted, each port up once.
 		{name: "cable plugged", file: rw + "dmesg-jishuzhan-module-plugged.txt"},
-		// One corrected replay-timer timeout on a chipset port.
-		{name: "one corrected", file: rw + "journalctl-balena-intel-304.txt"},
+		// One corrected replay-timer timeout on a chipset port: said,
+		// nothing to act on.
+		{name: "one corrected", file: rw + "journalctl-balena-intel-304.txt", want: []string{"pcie.aer_errors/info"}},
 		{name: "xid 119", file: rw + "dmesg-gpud-testdata-xid119.txt", want: []string{"gpu.xid/critical"}},
 		{name: "command failure alone", text: "[ 1.0] mlx5_core 0000:6f:08.2: mlx5_cmd_out_err:808:(pid 650): CREATE_TIS(0x912) op_mod(0x0) failed, status bad parameter(0x3), syndrome (0x595b5d), err(-22)\n",
 			want: []string{"kmsg.mlx5_cmd_failed/warning"}},
@@ -233,8 +234,9 @@ func TestAnalyzeNvidiaSMI(t *testing.T) {
 
 // TestPastedAERBurst: in a pasted excerpt, a few correctable AER reports of
 // one function within a second are a flood (warning) although far below the
-// count that warns over a whole log; spread out, or from a full node log,
-// they are not. Lines from the real pastes in
+// count that warns over a whole log; spread out they are said (info: the
+// paste asked about them) but are nothing to act on, and from a full node
+// log they are not reported. Lines from the real pastes in
 // internal/diagnose/analyze/testdata/realworld (rpipcie64, coreboot815).
 func TestPastedAERBurst(t *testing.T) {
 	detail := func(ts string) string {
@@ -245,8 +247,8 @@ func TestPastedAERBurst(t *testing.T) {
 		want      []string
 	}{
 		{"three reports in a millisecond", detail("[    3.499123]") + detail("[    3.499183]") + detail("[    3.499241]"), []string{"pcie.aer_errors/warning"}},
-		{"two reports", detail("[    3.499123]") + detail("[    3.499183]"), nil},
-		{"three reports minutes apart", detail("[    3.499123]") + detail("[  183.499183]") + detail("[  363.499241]"), nil},
+		{"two reports", detail("[    3.499123]") + detail("[    3.499183]"), []string{"pcie.aer_errors/info"}},
+		{"three reports minutes apart", detail("[    3.499123]") + detail("[  183.499183]") + detail("[  363.499241]"), []string{"pcie.aer_errors/info"}},
 		// Linux 6.x wording: one received line and one "Multiple" line
 		// are three errors of the endpoint in the same second.
 		{"received from, Multiple", "[Fri Aug 29 20:09:52 2025] pcieport 0000:00:1d.3: AER: Correctable error message received from 0000:06:00.0\n" +
@@ -254,14 +256,14 @@ func TestPastedAERBurst(t *testing.T) {
 		// A steady stream: a PCH root port's Data Link Layer timing out
 		// every ~10 s (archfan/coreboot#2), under the burst and count limits.
 		{"four reports ~10 s apart", detail("[   41.670148]") + detail("[   51.871356]") + detail("[   63.441547]") + detail("[   64.088716]"), []string{"pcie.aer_errors/warning"}},
-		{"three reports ~10 s apart", detail("[   41.670148]") + detail("[   51.871356]") + detail("[   63.441547]"), nil},
-		{"four reports, one a boot-time straggler", detail("[    3.100000]") + detail("[  300.000000]") + detail("[  330.000000]") + detail("[  360.000000]"), nil},
-		{"four reports two minutes apart", detail("[  100.000000]") + detail("[  220.000000]") + detail("[  340.000000]") + detail("[  460.000000]"), nil},
+		{"three reports ~10 s apart", detail("[   41.670148]") + detail("[   51.871356]") + detail("[   63.441547]"), []string{"pcie.aer_errors/info"}},
+		{"four reports, one a boot-time straggler", detail("[    3.100000]") + detail("[  300.000000]") + detail("[  330.000000]") + detail("[  360.000000]"), []string{"pcie.aer_errors/info"}},
+		{"four reports two minutes apart", detail("[  100.000000]") + detail("[  220.000000]") + detail("[  340.000000]") + detail("[  460.000000]"), []string{"pcie.aer_errors/info"}},
 		{"one uncorrectable", "[    5.000000] pcieport 0000:00:1d.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0\n", []string{"pcie.aer_errors/critical"}},
 		// dmesg -H cut after its minute line: only the deltas since the
 		// message before (rwth-i6/returnn#1486, realworld-fresh19).
 		{"dmesg -H deltas, three in a millisecond", detail("[  +0.000005]") + detail("[  +0.000213]") + detail("[  +0.001161]"), []string{"pcie.aer_errors/warning"}},
-		{"dmesg -H deltas, a minute apart", detail("[  +0.000005]") + detail("[ +60.000213]") + detail("[ +60.001161]"), nil},
+		{"dmesg -H deltas, a minute apart", detail("[  +0.000005]") + detail("[ +60.000213]") + detail("[ +60.001161]"), []string{"pcie.aer_errors/info"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
