@@ -411,6 +411,9 @@ func memberBesides(l string) Kind {
 	if strings.Contains(l, " WARN ") && nccllog.LegacyWarn(l) {
 		return KindNCCLLog // NCCL 2.0-2.3: "machine [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed"
 	}
+	if strings.Contains(l, ": Function: ") && nccllog.OFITestLine(l) {
+		return KindNCCLLog // aws-ofi-nccl's tests: "WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI …"
+	}
 	if nccllog.ErrorLine(l) {
 		// The NCCL examples' "Failed, NCCL error file.cu:17 'invalid
 		// usage'", PyTorch's "NCCL error in: …" and a CUDA error it
