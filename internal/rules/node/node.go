@@ -228,15 +228,12 @@ func hasActiveSibling(s *snapshot.Snapshot, d *snapshot.Device, p *snapshot.Port
 	return false
 }
 
-// spareOfActive says whether p is a later port of a multi-port HCA whose
-// port 1 is ACTIVE: the second port of a dual-port card, which many
-// hosts leave uncabled.
+// spareOfActive says whether another port of p's own HCA, of its link
+// layer, is ACTIVE: p is then the other port of a dual-port card, which
+// many hosts leave uncabled.
 func spareOfActive(d *snapshot.Device, p *snapshot.Port) bool {
-	if p.Number <= 1 {
-		return false
-	}
 	for i := range d.Ports {
-		if op := &d.Ports[i]; op.Number == 1 && op.LinkLayer == p.LinkLayer && op.IsActive() {
+		if op := &d.Ports[i]; op.Number != p.Number && op.LinkLayer == p.LinkLayer && op.IsActive() {
 			return true
 		}
 	}
@@ -261,6 +258,46 @@ func activeOfModel(s *snapshot.Snapshot, d *snapshot.Device, ll ib.LinkLayer) it
 			}
 		}
 	}
+}
+
+// cutShort says how a pasted snapshot shows less than the whole host: a
+// port whose state the paste cut off, or devices missing below a pasted
+// one in its driver's numbering (mlx5_10 shown, mlx5_2…mlx5_9 not: the
+// kernel numbers a driver's devices from 0). "" when neither.
+func cutShort(s *snapshot.Snapshot) string {
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		for j := range d.Ports {
+			if d.Ports[j].State == nil {
+				return fmt.Sprintf("%s port %d has no state", d.Name, d.Ports[j].Number)
+			}
+		}
+	}
+	for i := range s.Devices {
+		name := s.Devices[i].Name
+		k := strings.LastIndexByte(name, '_')
+		if k < 0 {
+			continue
+		}
+		n, err := strconv.Atoi(name[k+1:])
+		if err != nil || n <= 0 || n > 64 {
+			continue
+		}
+		var gone []string
+		for m := range n {
+			if s.Device(name[:k+1]+strconv.Itoa(m)) == nil {
+				gone = append(gone, name[:k+1]+strconv.Itoa(m))
+			}
+		}
+		switch len(gone) {
+		case 0:
+		case 1:
+			return fmt.Sprintf("%s is not shown below %s", gone[0], name)
+		default:
+			return fmt.Sprintf("%d devices below %s are not shown (%s…%s)", len(gone), name, gone[0], gone[len(gone)-1])
+		}
+	}
+	return ""
 }
 
 // anyActive says whether any port of the snapshot is ACTIVE.
@@ -348,9 +385,9 @@ func checkPortState(in *Input, d *snapshot.Device, p *snapshot.Port) (f finding.
 	//
 	// Polling says only that the port is enabled and finds no peer: it is
 	// the state an uncabled port of a dual-port HCA sits in for ever. When
-	// the ACTIVE sibling is port 1 of the same HCA, the Polling port is
-	// that card's spare and the paste cannot tell it from a pulled cable;
-	// a Polling port of its own HCA beside ACTIVE ones of other HCAs (one
+	// another port of the same HCA is ACTIVE, the Polling port is that
+	// card's spare and the paste cannot tell it from a pulled cable; a
+	// Polling port of its own HCA beside ACTIVE ones of other HCAs (one
 	// rail of eight) stays critical.
 	weak := in.Pasted && wantUp && pe == nil && why == whySiblingActive &&
 		(!v.physKnown || v.ph == ib.PhysDisabled || v.ph == ib.PhysSleep || (v.ph == ib.PhysPolling && spareOfActive(d, p)))
@@ -381,9 +418,11 @@ func checkPortState(in *Input, d *snapshot.Device, p *snapshot.Port) (f finding.
 			// where no port of the paste is ACTIVE at all, none of its
 			// RDMA links works: that is the fault asked about.
 			f.Severity = finding.Warning
-			if !anyActive(s) {
+			if cut := cutShort(s); !anyActive(s) && cut == "" {
 				f.Severity = finding.Critical
 				why = "no port in the paste is ACTIVE, so no RDMA link of this host works"
+			} else if !anyActive(s) {
+				why = fmt.Sprintf("no port in the paste is ACTIVE, but the paste is cut short (%s), so whether the host's other RDMA links work is not known", cut)
 			}
 		}
 	}

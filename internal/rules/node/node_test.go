@@ -617,6 +617,14 @@ func TestPastedDeviceLeftOut(t *testing.T) {
 		{"mlx5_1 beside mlx5_0, both down", snap(dev("mlx5_0", ib.StateDown, ib.PhysDisabled), dev("mlx5_1", ib.StateDown, ib.PhysDisabled)), true,
 			[]string{"port.disabled/critical", "port.disabled/critical"}, "no port in the paste is ACTIVE"},
 		{"mlx5_8 alone on a live node", snap(dev("mlx5_8", ib.StateDown, ib.PhysDisabled)), false, []string{"port.disabled/info"}, "uncabled on purpose"},
+		// sgl-project/sglang#6823: two CX-6 Dx ports Disabled, then
+		// mlx5_10 cut before its port's state: the paste does not show
+		// that no link of the host works.
+		{"mlx5_0 and mlx5_1 down, mlx5_10 cut before its state", snap(dev("mlx5_0", ib.StateDown, ib.PhysDisabled), dev("mlx5_1", ib.StateDown, ib.PhysDisabled),
+			snapshot.Device{Name: "mlx5_10", HCAType: "MT4129", Ports: []snapshot.Port{{Device: "mlx5_10", Number: 1}}}), true,
+			[]string{"port.disabled/warning", "port.disabled/warning"}, "the paste is cut short (mlx5_10 port 1 has no state)"},
+		{"mlx5_0 and mlx5_1 down beside mlx5_4, the devices between not shown", snap(dev("mlx5_0", ib.StateDown, ib.PhysDisabled), dev("mlx5_1", ib.StateDown, ib.PhysDisabled), dev("mlx5_4", ib.StateDown, ib.PhysDisabled)), true,
+			[]string{"port.disabled/warning", "port.disabled/warning", "port.disabled/warning"}, "2 devices below mlx5_4 are not shown (mlx5_2…mlx5_3)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -675,8 +683,23 @@ func TestPastedUnusedPort(t *testing.T) {
 		return s
 	}
 	none := func(*snapshot.Port) {}
-	// swapped has mlx4_1's port 1 Polling and its port 2 ACTIVE: a cable
-	// pulled from the port a host uses first, not a spare.
+	// rails has three single-port HCAs of one model, mlx5_2 Polling beside
+	// two ACTIVE: one rail of a GPU node lost its cable.
+	rails := func() *snapshot.Snapshot {
+		s := &snapshot.Snapshot{}
+		for i := range 3 {
+			d := snapshot.Device{Name: fmt.Sprintf("mlx5_%d", i), HCAType: "MT4129"}
+			pt := snapshot.Port{Device: d.Name, Number: 1, LinkLayer: ib.LinkLayerInfiniBand, State: p(ib.StateActive), PhysState: p(ib.PhysLinkUp), LID: p(uint32(10 + i))}
+			if i == 2 {
+				pt.State, pt.PhysState, pt.LID = p(ib.StateDown), p(ib.PhysPolling), p(uint32(0))
+			}
+			d.Ports = []snapshot.Port{pt}
+			s.Devices = append(s.Devices, d)
+		}
+		return s
+	}
+	// swapped has mlx4_1's port 1 Polling and its port 2 ACTIVE: the
+	// card's other port is the one cabled, so port 1 is its spare.
 	swapped := func() *snapshot.Snapshot {
 		s := dual(func(pt *snapshot.Port) {
 			pt.State, pt.PhysState, pt.LID = p(ib.StateActive), p(ib.PhysLinkUp), p(uint32(41))
@@ -702,7 +725,9 @@ func TestPastedUnusedPort(t *testing.T) {
 		{"second port Polling, live node", dual(func(pt *snapshot.Port) { pt.PhysState = p(ib.PhysPolling) }), false, "",
 			[]string{"port.down/critical mlx4_0/2", "port.polling/critical mlx4_1/2"}, ""},
 		{"first port Polling beside an ACTIVE second port, pasted", swapped(), true, "",
-			[]string{"port.down/warning mlx4_0/2", "port.polling/critical mlx4_1/1"}, "no link partner"},
+			[]string{"port.down/warning mlx4_0/2", "port.polling/warning mlx4_1/1"}, "otherwise it is an unused port"},
+		{"Polling HCA beside ACTIVE HCAs of its model, pasted", rails(), true, "",
+			[]string{"port.polling/critical mlx5_2/1"}, "no link partner"},
 		{"second port in link training, pasted", dual(func(pt *snapshot.Port) { pt.PhysState = p(ib.PhysTraining) }), true, "",
 			[]string{"port.down/critical mlx4_1/2", "port.down/warning mlx4_0/2"}, ""},
 		{"second port DOWN with a LID, pasted", dual(func(pt *snapshot.Port) { pt.LID = p(uint32(40)) }), true, "",
