@@ -73,3 +73,43 @@ func boolStr(b bool) string {
 	}
 	return "false"
 }
+
+// TestDPDKCQEText: the mlx5 PMD's own line for an error CQE, the format
+// strings of DPDK 17.11 check_cqe (drivers/net/mlx5/mlx5_rxtx.h, logged
+// through RTE_LOG as "PMD: net_mlx5: …") and of DPDK 19.02+ mlx5_tx.c /
+// mlx5_rx.c (the debug dump file's head) filled in.
+func TestDPDKCQEText(t *testing.T) {
+	tests := []struct {
+		line      string
+		ok        bool
+		status    int
+		synd      uint64
+		requester bool
+		qpn       uint32
+	}{
+		{"PMD: net_mlx5: unexpected CQE error 13 (0x0d) syndrome 0x04", true, 4, 4, true, 0},
+		{"PMD: net_mlx5: unexpected CQE error 14 (0x0e) syndrome 0x05", true, 5, 5, false, 0},
+		{"Unexpected CQE error syndrome 0x04 CQN = 512 SQN = 4418 wqe_counter = 25 wq_ci = 30 cq_ci = 12", true, 4, 4, true, 4418},
+		{"Unexpected CQE error syndrome 0x15 CQN = 256 RQN = 77 wqe_counter = 3 rq_ci = 4 cq_ci = 5", true, 12, 0x15, false, 77},
+		// Not a CQE opcode, no syndrome, or other words.
+		{"PMD: net_mlx5: unexpected CQE error 2 (0x02) syndrome 0x04", false, 0, 0, false, 0},
+		{"Unexpected CQE error syndrome CQN = 1", false, 0, 0, false, 0},
+		{"an unexpected CQE error happened", false, 0, 0, false, 0},
+	}
+	for _, tt := range tests {
+		e, ok := dpdkCQEText(tt.line)
+		if ok != tt.ok {
+			t.Errorf("%q: ok %v, want %v", tt.line, ok, tt.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if int(e.Status) != tt.status || e.Syndrome != tt.synd || e.Requester != tt.requester || e.QPN != tt.qpn || e.Source != SourceDPDK {
+			t.Errorf("%q: status %d synd %#x requester %v qpn %d source %q, want %d %#x %v %d", tt.line, e.Status, e.Syndrome, e.Requester, e.QPN, e.Source, tt.status, tt.synd, tt.requester, tt.qpn)
+		}
+		if !DetectLine(tt.line) {
+			t.Errorf("DetectLine(%q) = false", tt.line)
+		}
+	}
+}

@@ -162,7 +162,10 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 			dump = &Error{Line: n, Text: strings.TrimSpace(l), Source: SourceDPDK, Status: -1}
 			continue
 		}
-		if e, ok := lineError(l); ok {
+		if e, ok := dpdkCQEText(l); ok {
+			e.Line = n
+			lg.Errors = append(lg.Errors, e)
+		} else if e, ok := lineError(l); ok {
 			e.Line = n
 			lg.Errors = append(lg.Errors, e)
 		} else if a, ok := asyncLine(l); ok {
@@ -226,6 +229,9 @@ func DetectLine(l string) bool {
 		return true
 	}
 	if dpdkDumpHeader(l) {
+		return true
+	}
+	if _, ok := dpdkCQEText(l); ok {
 		return true
 	}
 	if _, ok := libfabricLine(l); ok {
