@@ -39,6 +39,9 @@ func ofiCompletionFindings(lg *nccllog.Log, subj finding.Subject, at func(string
 		where = " on " + first.Host
 	}
 	what := fmt.Sprintf("RC %d", first.RC)
+	if first.RC == 0 {
+		what = "an error completion" // "Fatal: rx buffer recv completed with error" prints no code
+	}
 	if first.Error != "" {
 		what += " (" + first.Error + ")"
 	}

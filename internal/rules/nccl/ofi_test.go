@@ -45,6 +45,8 @@ func TestOFIFindings(t *testing.T) {
 		{"completion error", cqErr, []string{"nccl.ibv_error/critical"}, []string{"RC 20 (unknown error) on a SEND request", "security group"}},
 		{"completion error 113", "h:1:2 [0] NCCL WARN NET/OFI Request 0x55d0 (send) completed with error: err: 113, flags: 0, prov_errno: 4106, strerror: Unreachable remote, len: 0\n",
 			[]string{"nccl.ibv_error/critical"}, []string{"RC 113 (Unreachable remote)", "error 113 (host unreachable)"}},
+		{"completion error without a code", "h:1:2 [0] NCCL WARN NET/OFI Fatal: rx buffer recv completed with error\n",
+			[]string{"nccl.ibv_error/critical"}, []string{"got a completion error on h: an error completion, 1 time(s)"}},
 		{"AV open refused on both ranks", av + av, []string{"nccl.resource_error/critical"}, []string{"fi_av_open failed 2 time(s) (Invalid argument)"}},
 	}
 	for _, tt := range tests {
