@@ -193,7 +193,7 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 		// A DPDK application's own queues: its packet buffers, not GPU
 		// memory, are what the NIC could not reach.
 		f.Causes = append([]string{"DPDK: a packet buffer the application handed the mlx5 PMD lies outside the memory the PMD registered with the NIC (an mbuf of external or attached memory, or a mempool the PMD could not register), or the queue was set up with a bad descriptor; the PMD drops the packets of that queue"}, f.Causes...)
-		f.Remedy = append([]string{"DPDK: build the mbufs the application sends from mempools of DPDK memory (rte_pktmbuf_pool_create after rte_eal_init), register external memory (rte_extmem_register, rte_dev_dma_map), and rerun with the PMD's debug log (DPDK 18.05+: --log-level=pmd.net.mlx5:debug)"}, f.Remedy...)
+		f.Remedy = append([]string{"DPDK: build the mbufs the application sends from mempools of DPDK memory (rte_pktmbuf_pool_create after rte_eal_init), register external memory (rte_extmem_register, rte_dev_dma_map), and rerun with the PMD's debug log (DPDK 18.05+: the EAL's log-level option set to pmd.net.mlx5:debug)"}, f.Remedy...)
 	}
 	if hccl {
 		// HCCL names the two causes of its EI0013: the network between
