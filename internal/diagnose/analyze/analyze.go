@@ -658,13 +658,46 @@ func (c *context) addRates(snap *snapshot.Snapshot, where string) {
 			if !p.IsActive() || p.Rate == nil || p.Rate.DeciGbps == 0 {
 				continue
 			}
-			r := p.Rate.DeciGbps
+			r, signal := dataDeciGbps(&p)
 			if c.rates[r] == 0 {
 				c.from[r] = fmt.Sprintf("%s port %d in %s", d.Name, p.Number, where)
+				if signal {
+					c.from[r] += fmt.Sprintf(", whose %g Gb/s is the signalling rate: 8b/10b encoding leaves %g Gb/s of data", float64(p.Rate.DeciGbps)/10, float64(r)/10)
+				}
 			}
 			c.rates[r]++
 		}
 	}
+}
+
+// tenBitRates are the rates (0.1 Gb/s) of InfiniBand's 8b/10b-encoded
+// speeds, SDR (2.5), DDR (5) and QDR (10 Gb/s a lane), at widths 1x, 2x,
+// 4x and 12x: what ibstat prints as "Rate: 40" (4X QDR) with no speed.
+var tenBitRates = map[int]bool{25: true, 50: true, 100: true, 200: true, 300: true, 400: true, 600: true, 1200: true}
+
+// dataDeciGbps is the data rate of an InfiniBand port (0.1 Gb/s) and
+// whether it is below the rate printed: the SDR, DDR and QDR lanes signal
+// at 2.5, 5 and 10 Gb/s but carry 8 data bits in 10 (IBTA Vol 2, 8b/10b
+// encoding), so 4X QDR's "40" moves 32 Gb/s, which ib_write_bw reaches at
+// line rate. FDR and later (64b/66b) lose 3%, which is left as printed.
+// A rate printed without its speed (ibstat) is taken as 8b/10b when it is
+// one of those speeds' rates: FDR10 4X prints 40 too, and a bandwidth
+// judged against the lower figure is never called low when it is not.
+func dataDeciGbps(p *snapshot.Port) (int, bool) {
+	r := p.Rate.DeciGbps
+	if p.LinkLayer != ib.LinkLayerInfiniBand {
+		return r, false
+	}
+	switch p.Rate.Speed {
+	case ib.SpeedSDR, ib.SpeedDDR, ib.SpeedQDR:
+	case 0:
+		if !tenBitRates[r] {
+			return r, false
+		}
+	default:
+		return r, false
+	}
+	return r * 8 / 10, true
 }
 
 // lineRate is the rate most ACTIVE ports run at (ties: the slower), so a
@@ -2139,7 +2172,11 @@ func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 	}
 	if len(lg.QPSetups) > 0 {
 		parts = append(parts, plural(len(lg.QPSetups), "queue pair setup line", "queue pair setup lines"))
-		seg.Findings = append(seg.Findings, verbsrules.CheckQPSetups(file, lg.QPSetups)...)
+		seg.Findings = append(seg.Findings, verbsrules.CheckQPSetupsGIDs(file, lg.QPSetups, lg.GIDs)...)
+	}
+	if len(lg.GIDs) > 0 {
+		parts = append(parts, plural(len(lg.GIDs), "RDMA device GID line", "RDMA device GID lines"))
+		seg.Findings = append(seg.Findings, verbsrules.CheckGIDs(file, lg.GIDs, len(lg.QPSetups) > 0)...)
 	}
 	seg.Summary = strings.Join(parts, ", ")
 	return nil

@@ -148,6 +148,10 @@ func normalize(ls []string) ([]string, []Rewrite) {
 			changed = true
 			rw = append(rw, r...)
 		}
+		if r := unPaneBorders(out); len(r) > 0 {
+			changed = true
+			rw = append(rw, r...)
+		}
 		for _, c := range prefixClasses {
 			r := stripRuns(out, c)
 			changed = changed || len(r) > 0
@@ -570,4 +574,67 @@ func hexVal(c byte) byte {
 		return c - '0'
 	}
 	return c - 'A' + 10
+}
+
+// paneBorders are the vertical lines a terminal multiplexer draws between
+// panes: tmux's pane-border-lines "single" (│, U+2502), "heavy" (┃,
+// U+2503) and "double" (║, U+2551) (tmux(1), pane-border-lines), and
+// screen's split line (│ with a UTF-8 locale).
+var paneBorders = []string{"│", "┃", "║"}
+
+// paneBorder is the length of the pane border l starts with, 0 when none
+// (a cheap byte test first: all three start with 0xe2).
+func paneBorder(l string) int {
+	if l == "" || l[0] != 0xe2 {
+		return 0
+	}
+	for _, b := range paneBorders {
+		if strings.HasPrefix(l, b) {
+			return len(b)
+		}
+	}
+	return 0
+}
+
+// paneClass is the pane border at the start of lines, as stripRuns
+// takes it off: a terminal's copy of a pane to the right of a split
+// carries the border column in front of every line, padded with blanks
+// to the pane's width.
+var paneClass = prefixClass{name: "terminal pane borders", min: 3, match: func(l string) int {
+	if n := paneBorder(l); n > 0 {
+		return n
+	}
+	return -1
+}}
+
+// unPaneBorders takes a tmux or screen pane border off the lines it runs
+// down (at least three, as stripRuns counts them), and the border at the
+// end of those lines where the pane has one on its right too, with the
+// blanks that pad the line to it.
+func unPaneBorders(ls []string) []Rewrite {
+	var carried map[int]string
+	for i, l := range ls {
+		if n := paneBorder(l); n > 0 {
+			if carried == nil {
+				carried = map[int]string{}
+			}
+			carried[i] = l[:n]
+		}
+	}
+	if len(carried) < paneClass.min {
+		return nil
+	}
+	rw := stripRuns(ls, paneClass)
+	for _, r := range rw {
+		for i := r.Start - 1; i < r.End; i++ {
+			b, ok := carried[i]
+			if !ok {
+				continue
+			}
+			if t := strings.TrimRight(ls[i], " "); strings.HasSuffix(t, b) {
+				ls[i] = strings.TrimRight(strings.TrimSuffix(t, b), " ")
+			}
+		}
+	}
+	return rw
 }

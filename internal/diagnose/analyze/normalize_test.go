@@ -128,6 +128,14 @@ func TestNormalize(t *testing.T) {
 		{"Python prompt stays", ">>> import ucp\n>>> options = {\"MEMTYPE_CACHE\": \"n\"}\n>>> ucp.init(options)",
 			">>> import ucp\n>>> options = {\"MEMTYPE_CACHE\": \"n\"}\n>>> ucp.init(options)", ""},
 		{"a one-line paste quoted whole", "> link mlx5_7/1 state DOWN physical_state POLLING", "link mlx5_7/1 state DOWN physical_state POLLING", "mail or markdown quoting"},
+		// ibstat copied out of a tmux pane (realworld-fresh38 README:
+		// perftest-dockerib-mlx4-qdr-ibstat-devinfo-write-bw-mbs.txt): the
+		// pane border "│" starts every line, blanks pad it to the pane.
+		{"tmux pane border on the left", "│root@4129f2daa9bf:/# ibstat                   \n│CA 'mlx4_0'                                   \n│        CA type: MT4099                       \n│        Port 1:                               \n│                State: Active                 ",
+			"root@4129f2daa9bf:/# ibstat                   \nCA 'mlx4_0'                                   \n        CA type: MT4099                       \n        Port 1:                               \n                State: Active                 ", "terminal pane borders"},
+		{"pane borders on both sides, heavy and double", "┃CA 'mlx4_0'        ┃\n┃        Port 1:    ┃\n\n┃        State: Active┃\n║x ║\n║y ║\n║z║",
+			"CA 'mlx4_0'\n        Port 1:\n\n        State: Active\nx\ny\nz", "terminal pane borders"},
+		{"two lines with a box character stay", "│ a table cell │\n│ another │\nCA 'mlx4_0'", "│ a table cell │\n│ another │\nCA 'mlx4_0'", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -39,6 +39,23 @@ var reWarnHeader = regexp.MustCompile(`^WARNING: CPU: \d+ PID: (?P<pid>\d+) at (
 // for 23s! [kworker/12:1:456]", "NMI watchdog:" on older kernels).
 var reStallHeader = regexp.MustCompile(`^(?:INFO: task (?P<comm>.+):(?P<pid>\d+) blocked for more than \d+ seconds|(?:(?:NMI )?watchdog: )?BUG: soft lockup - CPU#\d+ stuck for \d+s! \[(?P<lcomm>.+):(?P<lpid>\d+)\])`)
 
+// reSanitizerHeader is the first line of a memory-safety report of the
+// kernel's sanitizers, which catch a bad access as it happens and go on:
+// KASAN (mm/kasan/report.c print_error_description: "BUG: KASAN:
+// use-after-free in mlx5_cmd_set_fte+0x200d/0x24c0 [mlx5_core]", also
+// slab-out-of-bounds, double-free, invalid-free, null-ptr-deref …, older
+// kernels with " at addr …" after the function) and KFENCE
+// (mm/kfence/report.c kfence_report_error: "BUG: KFENCE: use-after-free
+// read in func+0x1/0x2 [mod]", "invalid free in", "memory corruption in").
+var reSanitizerHeader = regexp.MustCompile(`^BUG: (?P<tool>KASAN|KFENCE): (?P<what>[\w -]+?) in (?P<fn>[\w.$]+)(?:\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+)?(?: \[(?P<mod>\w+)\])?(?:\s|$)`)
+
+// reUBSANHeader is the first line of an undefined-behaviour report
+// (lib/ubsan.c ubsan_prologue: "UBSAN: array-index-out-of-bounds in
+// drivers/net/ethernet/mellanox/mlx5/core/en_main.c:1234:5"; "UBSAN:
+// Undefined behaviour in …" before Linux 5.11): the source file, not the
+// function, is on it.
+var reUBSANHeader = regexp.MustCompile(`^UBSAN: (?P<what>[\w -]+?) in (?P<src>[\w./+-]+\.[chS](?::\d+){0,2})\b`)
+
 // reOopsTask is the faulting task ("CPU: 0 PID: 117 Comm: kworker/0:6
 // Not tainted 6.3.0 #1", lib/dump_stack.c dump_stack_print_info).
 var reOopsTask = regexp.MustCompile(`^CPU: \d+ (?:UID: \d+ )?PID: (?P<pid>\d+) Comm: (?P<comm>\S+)`)
@@ -122,6 +139,24 @@ func (c *Classifier) oopsLine(r Record) bool {
 				*o = oopsState{open: true, left: oopsSpan, ev: ev}
 				continue
 			}
+			if m := reSanitizerHeader.FindStringSubmatch(t); m != nil {
+				// A bad access caught as it happened: a crash in all but
+				// name, the memory it touched belongs to someone else.
+				finish()
+				*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, IsError: true, Detail: m[1] + " " + m[2], Func: m[3], Driver: m[4], Phase: c.phase()}}
+				if m[4] != "" {
+					o.ev.DriverFunc, o.sureMod = m[3], true
+				}
+				continue
+			}
+			if m := reUBSANHeader.FindStringSubmatch(t); m != nil {
+				// Undefined behaviour the kernel went on after; often
+				// harmless (an index past a one-element array used as a
+				// flexible array): read like a WARN_ON.
+				finish()
+				*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, Detail: "UBSAN " + m[1], Source: m[2], Phase: c.phase()}}
+				continue
+			}
 			if m := reOopsHeader.FindStringSubmatch(t); m != nil && (i == 0 || !o.open) {
 				if o.open && !o.inTrace && o.ev.IsError {
 					// "Oops: 0000 [#1]" after "BUG: unable to handle …",
@@ -182,9 +217,10 @@ func (c *Classifier) oopsLine(r Record) bool {
 }
 
 // oopsStarts are the first words of the headers reOopsHeader,
-// reWarnHeader and reStallHeader read: most records start with none.
+// reWarnHeader, reStallHeader, reSanitizerHeader ("BUG: ") and
+// reUBSANHeader read: most records start with none.
 var oopsStarts = []string{"BUG: ", "kernel BUG at ", "general protection fault", "Unable to handle kernel ", "Internal error: ", "invalid opcode", "Oops", "WARNING: CPU: ",
-	"INFO: task ", "watchdog: BUG: soft lockup", "NMI watchdog: BUG: soft lockup"}
+	"INFO: task ", "watchdog: BUG: soft lockup", "NMI watchdog: BUG: soft lockup", "UBSAN: "}
 
 func maybeOopsHeader(t string) bool {
 	switch t[0] {
@@ -323,7 +359,8 @@ func OopsPart(text string) bool {
 	}
 	switch {
 	case maybeOopsHeader(t):
-		return reOopsHeader.MatchString(t) || reWarnHeader.MatchString(t) || reStallHeader.MatchString(t)
+		return reOopsHeader.MatchString(t) || reWarnHeader.MatchString(t) || reStallHeader.MatchString(t) ||
+			reSanitizerHeader.MatchString(t) || reUBSANHeader.MatchString(t)
 	case strings.HasPrefix(t, "Call Trace:"), strings.HasPrefix(t, "Call trace:"), strings.HasPrefix(t, "---[ end trace"):
 		return true
 	case strings.HasPrefix(t, "CPU: "):

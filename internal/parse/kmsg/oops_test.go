@@ -173,6 +173,56 @@ func TestOopsEvents(t *testing.T) {
 			"[ 2000.1]  <IRQ>",
 			"[ 2000.1]  mlx5_eq_comp_int+0x9f/0x1c0 [mlx5_core]",
 		}), []string{"line 1 soft lockup crash=false func=mlx5_cmd_exec_cb driver=mlx5_core/mlx5_cmd_exec_cb task=kworker/12:1/456 pci="}},
+		// netdev, "[net 01/10] net/mlx5e: Don't clone flow post action
+		// attributes second time" (2023, analyze testdata/realworld-fresh37
+		// dmesg-netdev-mlx5e-kasan-uaf-post-act.txt): a KASAN report, the
+		// function and module on its header, ended by the allocation stack.
+		{"KASAN use-after-free in mlx5_core", join([]string{
+			"Feb 21 09:02:00 c-237-177-40-045 kernel: BUG: KASAN: use-after-free in mlx5_cmd_set_fte+0x200d/0x24c0 [mlx5_core]",
+			"Feb 21 09:02:00 c-237-177-40-045 kernel: page dumped because: kasan: bad access detected",
+			"Feb 21 09:02:00 c-237-177-40-045 kernel: Call Trace:",
+			"Feb 21 09:02:00 c-237-177-40-045 kernel:  <TASK>",
+			"Feb 21 09:02:00 c-237-177-40-045 kernel:  dump_stack_lvl+0x57/0x7d",
+			"Feb 21 09:02:00 c-237-177-40-045 kernel:  kasan_report+0xbb/0x1a0",
+			"Feb 21 09:02:00 c-237-177-40-045 kernel:  mlx5_cmd_set_fte+0x200d/0x24c0 [mlx5_core]",
+			"Feb 21 09:02:00 c-237-177-40-045 kernel:  mlx5_cmd_create_fte+0x80/0xb0 [mlx5_core]",
+			"Feb 21 09:02:00 c-237-177-40-045 kernel: Allocated by task 13476:",
+			"Feb 21 09:02:00 c-237-177-40-045 kernel:  kasan_save_stack+0x1e/0x40",
+			"Feb 21 09:02:00 c-237-177-40-045 kernel:  mlx5_packet_reformat_alloc+0x7b/0x230 [mlx5_core]",
+		}), []string{"line 1 KASAN use-after-free crash=true func=mlx5_cmd_set_fte driver=mlx5_core/mlx5_cmd_set_fte task=/ pci="}},
+		// Older KASAN header (before Linux 4.12: " at addr" on it) in
+		// built-in code: the module of the first sure frame.
+		{"KASAN slab-out-of-bounds, old header, module from the trace", join([]string{
+			"[ 30.1] BUG: KASAN: slab-out-of-bounds in memcpy+0x1d/0x40 at addr ffff880069437950",
+			"[ 30.1] Read of size 8 by task kworker/3:1/812",
+			"[ 30.1] Call Trace:",
+			"[ 30.1]  kasan_report+0x5b/0x70",
+			"[ 30.1]  ib_umem_get+0x1b2/0x400 [ib_core]",
+			"[ 30.1] ---[ end trace 0000000000000000 ]---",
+		}), []string{"line 1 KASAN slab-out-of-bounds crash=true func=memcpy driver=ib_core/ib_umem_get task=/ pci="}},
+		// Documentation/dev-tools/kfence.rst, its use-after-free example.
+		{"KFENCE use-after-free read", join([]string{
+			"[ 8.0] BUG: KFENCE: use-after-free read in test_use_after_free_read+0xb3/0x143",
+			"[ 8.0] Use-after-free read at 0xffffffffb673dfe0 (in kfence-#24):",
+			"[ 8.0]  test_use_after_free_read+0xb3/0x143",
+		}), []string{"line 1 KFENCE use-after-free read crash=true func=test_use_after_free_read driver=/ task=/ pci="}},
+		// lib/ubsan.c ubsan_prologue's header and out-of-bounds line, in mlx5_core's source.
+		{"UBSAN array index out of bounds: a warning, the module from the trace", join([]string{
+			"[ 12.0] UBSAN: array-index-out-of-bounds in drivers/net/ethernet/mellanox/mlx5/core/en_main.c:2345:17",
+			"[ 12.0] index 1 is out of range for type 'struct mlx5_wqe_data_seg [1]'",
+			"[ 12.0] CPU: 2 PID: 900 Comm: kworker/2:1 Not tainted 6.5.0 #1",
+			"[ 12.0] Call Trace:",
+			"[ 12.0]  <TASK>",
+			"[ 12.0]  __ubsan_handle_out_of_bounds+0xc6/0x110",
+			"[ 12.0]  mlx5e_build_rq_param+0x2f1/0x340 [mlx5_core]",
+			"[ 12.0]  </TASK>",
+			"[ 12.0] ================================================================================",
+		}), []string{"line 1 UBSAN array-index-out-of-bounds crash=false func= driver=mlx5_core/mlx5e_build_rq_param task=kworker/2:1/900 pci= src=drivers/net/ethernet/mellanox/mlx5/core/en_main.c:2345:17"}},
+		{"KASAN and UBSAN words that are no report header", join([]string{
+			"[ 1.0] BUG: KASAN: in progress",
+			"[ 1.0] kasan: KernelAddressSanitizer initialized",
+			"[ 1.0] UBSAN: reports are on",
+		}), nil},
 		{"user-space general protection fault: KindCrash, not an oops", join([]string{
 			"[ 10.0] traps: ucx_perftest[99] general protection fault ip:7f0c3a2b1c40 sp:7ffd5a1e2f10 error:0 in libuct_ib.so.0.0.0[7f0c3a290000+16000]",
 		}), nil},
@@ -288,4 +338,26 @@ func FuzzParseFrame(f *testing.F) {
 			t.Fatalf("parseFrame(%q) = %+v, expression %q", s, fr, m[1:])
 		}
 	})
+}
+
+// TestOopsPartSanitizers: a reader that keeps only OopsPart records keeps
+// the headers of KASAN, KFENCE and UBSAN reports (mm/kasan/report.c,
+// mm/kfence/report.c, lib/ubsan.c), not the lines around them.
+func TestOopsPartSanitizers(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"BUG: KASAN: use-after-free in mlx5_cmd_set_fte+0x200d/0x24c0 [mlx5_core]", true},
+		{"BUG: KASAN: double-free in ib_dealloc_pd_user+0x40/0x90 [ib_core]", true},
+		{"BUG: KFENCE: out-of-bounds read in test_out_of_bounds_read+0xa6/0x234", true},
+		{"UBSAN: shift-out-of-bounds in drivers/infiniband/hw/mlx5/qp.c:4123:20", true},
+		{"page dumped because: kasan: bad access detected", false},
+		{"kasan: KernelAddressSanitizer initialized", false},
+		{"UBSAN: reports are on", false},
+	} {
+		if got := OopsPart(tt.text); got != tt.want {
+			t.Errorf("OopsPart(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
 }

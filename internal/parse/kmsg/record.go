@@ -674,7 +674,13 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 			rec.Priority, rest = p, r
 		}
 		prog, text, found := strings.Cut(rest, ": ")
-		if !found || (prog != "kernel" && !strings.HasPrefix(prog, "kernel[")) {
+		if p, r, ok := solarisKernel(text); found && ok {
+			// Solaris syslog: the kernel's lines carry the module that
+			// logged them ("genunix", "unix", "scsi") and the message id
+			// and facility ("[ID 204426 kern.warning] WARNING: …").
+			rec.Time, rec.Priority = t, p
+			s, kind = r, lineStamped
+		} else if !found || (prog != "kernel" && !strings.HasPrefix(prog, "kernel[")) {
 			if d := carrierDaemon(prog, text); found && d == "" && strings.Contains(text, xidDaemonMark) {
 				// The device plugin's Xid line, as the journal keeps it.
 				name, _, _ := strings.Cut(prog, "[")
@@ -687,10 +693,11 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 				return rec, lineStamped, nil
 			}
 			return rec, lineForeign, nil
+		} else {
+			rec.Time = t
+			s = text
+			kind = lineStamped
 		}
-		rec.Time = t
-		s = text
-		kind = lineStamped
 	} else if t, rest, ok, err := isoPrefix(s); ok {
 		// dmesg --time-format iso: "2024-03-05T10:11:12,123456+01:00 text".
 		if err != nil {
@@ -1107,3 +1114,28 @@ func xidDaemonLine(s string, year int, loc *time.Location) (Record, bool) {
 
 // syslogKernelTag is the program tag of the kernel's syslog lines.
 const syslogKernelTag = "kernel: "
+
+// solarisKernel reads the tag Solaris syslogd puts before a kernel line
+// (the msgid and the facility.level of the message, "[ID 204426
+// kern.warning] "): the level as a printk priority, and the text after
+// the tag. Other facilities' lines are no kernel lines.
+func solarisKernel(text string) (int, string, bool) {
+	rest, ok := strings.CutPrefix(text, "[ID ")
+	if !ok {
+		return 0, "", false
+	}
+	tag, after, ok := strings.Cut(rest, "] ")
+	id, fl, ok2 := strings.Cut(tag, " ")
+	if !ok || !ok2 || id == "" || strings.Trim(id, "0123456789") != "" {
+		return 0, "", false
+	}
+	lvl, isKern := strings.CutPrefix(fl, "kern.")
+	p, known := solarisLevels[lvl]
+	if !isKern || !known {
+		return 0, "", false
+	}
+	return p, after, true
+}
+
+// solarisLevels are syslog's level names (syslog.conf(5)) as priorities.
+var solarisLevels = map[string]int{"emerg": 0, "alert": 1, "crit": 2, "err": 3, "warning": 4, "notice": 5, "info": 6, "debug": 7}

@@ -20,6 +20,9 @@ func FuzzTextParserClassifier(f *testing.F) {
 	}
 	// Crash reports (oops_test.go): read over their lines, given when they end.
 	f.Add([]byte(strings.Join(append(append(cx5BootOops, mlx5IBWarn...), mlx5ShutdownGPF...), "\n")))
+	// Memory checker reports (KASAN, KFENCE, UBSAN), one cut after its header.
+	f.Add([]byte("[1.0] BUG: KASAN: use-after-free in mlx5_cmd_set_fte+0x200d/0x24c0 [mlx5_core]\n[1.1] Call Trace:\n[1.2]  kasan_report+0xbb/0x1a0\n" +
+		"[2.0] BUG: KFENCE: invalid free in kfree+0x1/0x2\n[3.0] UBSAN: array-index-out-of-bounds in drivers/infiniband/hw/mlx5/qp.c:4123:20\n"))
 	// An error CQE dumped in hex (cqedump.go), then a dump cut short.
 	f.Add([]byte("[1.0] infiniband mlx5_0: dump_cqe:272:(pid 709): dump error cqe\n[1.1] 00000000: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n" +
 		"[1.2] 00000030: 00 00 00 00 00 00 88 13 08 00 01 13 07 47 67 d2\n[2.0] infiniband mlx5_0: dump_cqe:272:(pid 1): dump error cqe\n[2.1] 00000030: 00 88\n"))

@@ -22,6 +22,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("PMD: net_mlx5: unexpected CQE error 13 (0x0d) syndrome 0x04\nUnexpected CQE error syndrome 0x04 CQN = 512 SQN = 4418 wqe_counter = 25")
 	f.Add("warp17> MLX5 Error CQE: at [0x7f6a7d20c000], len=64\n00000000: 00 73 65 65 6E 00 00 00 00 00 00 00 00 00 00 00 | .seen...........\n00000030: 00 00 00 00 9D 00 53 04 0A 00 15 42 00 19 B0 D2 | ......S....B....")
 	f.Add("number 0 got bad completion with status: 0xc, vendor syndrome: 0x81")
+	f.Add("Mar 30 21:04:53 h genunix: [ID 937861 kern.info] mcxnex0: CQE ERR: IB Client 'srpt'\nMar 30 21:04:53 h genunix: [ID 204426 kern.warning] WARNING: mcxnex0: CQE ERR: cqe ff QPN 0x40064 indx 0x1d81 status 0x13 vendor syndrome 0x88\nhermon1: CQE remote access error")
 	f.Add("wc.status=0x vendor_err=0x")
 	f.Add("W0222 20:07:21.119717 2179435 worker_pool.cpp:399] Worker: Received context async event local work queue catastrophic error for context erdma_0")
 	f.Add("x (local_nic: erdma_0): general error")
@@ -30,6 +31,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("[Rank 1] x: Execution_Error_ROCE_CQE(EI0013): An error CQE. Local information: server a, device ID 3, device IP 1.2.3.4. Peer information: device IP , device ID")
 	f.Add("W0 x.cpp:1] User-specified GID index 0 on mlx5_8/ has no associated network device\nE0 x.cpp:2] Failed to open device mlx5_8 on port  with GID \nW0 rdma_transport.cpp:3] Disable device \nRdmaTransport: No available RNIC")
 	f.Add("Failed to modify QP to RTR: Connection timed out\nerrno: 110\nE0 x.cpp:3] [Handshake] Failed to modify QP to RTS: [22]")
+	f.Add("I0 rdma_context.cpp:594] Using user-specified GID index: 3 on mlx5_3/ (with network device)\nI0 rdma_context.cpp:140] RDMA device: mlx5_3, LID: 0, GID: (GID_Index 3) 00:00:00:00:00:00:00:00:00:00:ff:ff:21:06:1e:14\nW0 x] GID is NULL, please check your GID index")
 	f.Fuzz(func(t *testing.T, s string) {
 		lg, err := Parse(strings.NewReader(s), "fuzz")
 		if err != nil {
@@ -48,6 +50,11 @@ func FuzzParse(f *testing.F) {
 		for _, q := range lg.QPSetups {
 			if q.Line < 1 || q.Line > lg.Lines || q.Errno < 0 || (q.Err != "" && q.Errno == 0 && errnoText(q.Errno) != "") {
 				t.Fatalf("QP setup line %+v of %d lines", q, lg.Lines)
+			}
+		}
+		for _, g := range lg.GIDs {
+			if g.Line < 1 || g.Line > lg.Lines || g.Kind == "" || (g.Kind != GIDNull && (g.Device == "" || g.Index < 0)) {
+				t.Fatalf("GID line %+v of %d lines", g, lg.Lines)
 			}
 		}
 		for _, a := range lg.Async {

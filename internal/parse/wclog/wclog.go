@@ -23,7 +23,9 @@
 //   - a program's lines saying its RDMA transport could not start, no
 //     RDMA device being usable (transport.go);
 //   - a program's lines saying a queue pair could not be moved to INIT,
-//     RTR or RTS (qpsetup.go).
+//     RTR or RTS (qpsetup.go);
+//   - Mooncake's lines naming the RDMA device, LID and GID index (and
+//     GID) its transfer engine uses (gid.go).
 //
 // The error CQE is decoded (struct mlx5_err_cqe of providers/mlx5/mlx5dv.h:
 // vendor_err_synd and syndrome in byte 54 and 55, s_wqe_opcode_qpn in
@@ -98,6 +100,9 @@ type Error struct {
 	// read them only for SourceHCCL).
 	LocalIP, PeerHost string
 	Rank, GroupRank   int
+	// Client is the kernel client whose queue pair failed, as the
+	// Solaris hermon driver names it ("srpt", solaris.go).
+	Client string
 }
 
 // Log is the errors of a text.
@@ -113,6 +118,8 @@ type Log struct {
 	// QPSetups are lines saying a queue pair could not be moved to
 	// INIT, RTR or RTS.
 	QPSetups []QPSetup
+	// GIDs are lines naming the GID index and GID a device uses.
+	GIDs []GIDUse
 	// Lines is how many lines were read.
 	Lines int
 }
@@ -129,6 +136,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	n := 0
 	var dump *Error
 	var rows []uint32
+	var client hermonClient
 	flush := func() {
 		if dump == nil {
 			return
@@ -165,6 +173,8 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		if e, ok := dpdkCQEText(l); ok {
 			e.Line = n
 			lg.Errors = append(lg.Errors, e)
+		} else if e, c, ok := hermonLine(l); ok || c != "" {
+			lg.addHermon(n, e, c, ok, &client)
 		} else if e, ok := lineError(l); ok {
 			e.Line = n
 			lg.Errors = append(lg.Errors, e)
@@ -180,6 +190,9 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		} else if q, ok := QPSetupLine(l); ok {
 			q.Line = n
 			lg.QPSetups = append(lg.QPSetups, q)
+		} else if g, ok := GIDLine(l); ok {
+			g.Line = n
+			lg.GIDs = append(lg.GIDs, g)
 		} else if e := ErrnoLine(l); e > 0 {
 			// perror's number on a line of its own ("errno: 110"),
 			// for the latest QP line without one: threads that
@@ -200,7 +213,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &parse.Error{Source: source, Line: n + 1, Err: err}
 	}
-	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 && len(lg.QPSetups) == 0 {
+	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 && len(lg.QPSetups) == 0 && len(lg.GIDs) == 0 {
 		return nil, &parse.Error{Source: source, Err: ErrNoData}
 	}
 	return lg, nil
@@ -219,8 +232,8 @@ func Detect(text string) bool {
 // DetectLine says whether a line is one this package reads: libmlx5's
 // dump header, a libfabric log line, or a log line that reports a
 // failed work completion or names an ibv async event, libibverbs'
-// warning that it cannot use a device, or a program's line that its RDMA
-// transport could not start.
+// warning that it cannot use a device, a program's line that its RDMA
+// transport could not start, or a line naming the GID a device uses.
 func DetectLine(l string) bool {
 	if !Hint(l) {
 		return false
@@ -237,6 +250,9 @@ func DetectLine(l string) bool {
 	if _, ok := libfabricLine(l); ok {
 		return true
 	}
+	if _, c, ok := hermonLine(l); ok || c != "" {
+		return true
+	}
 	if _, ok := lineError(l); ok {
 		return true
 	}
@@ -249,7 +265,10 @@ func DetectLine(l string) bool {
 	if _, ok := TransportLine(l); ok {
 		return true
 	}
-	_, ok := QPSetupLine(l)
+	if _, ok := QPSetupLine(l); ok {
+		return true
+	}
+	_, ok := GIDLine(l)
 	return ok
 }
 
@@ -258,7 +277,7 @@ func DetectLine(l string) bool {
 func Hint(l string) bool {
 	return strings.Contains(l, "rror") || strings.Contains(l, "exceeded") || strings.Contains(l, "IBV_WC_") || strings.HasPrefix(l, "libfabric:") ||
 		strings.Contains(l, "status") && completionWords(l) || asyncHint(l) ||
-		strings.Contains(l, "libibverbs: W") || transportHint(l) || qpHint(l)
+		strings.Contains(l, "libibverbs: W") || transportHint(l) || qpHint(l) || strings.Contains(l, ": CQE ") || gidHint(l)
 }
 
 // errnoWithin bounds how many lines after a QP line its "errno: N" line

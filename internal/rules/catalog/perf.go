@@ -11,7 +11,7 @@ var perfMetas = []finding.Meta{
 	{
 		ID: "perf.bw_low", Severity: finding.Critical, Area: "perf", Step: finding.StepPerf,
 		Title:   "RDMA bandwidth below the link's line rate",
-		Meaning: "perftest bandwidth at large messages falls short of the link's line rate. A healthy HDR (200 Gb/s) link reaches about 190 Gb/s with ib_write_bw; more than 20% short is critical, more than 10% a warning. Without a line rate, bandwidth that falls under half its plateau at the largest messages, or intervals of one message size of which one is under half the best, is a warning: a link holds a steady rate under a steady load.",
+		Meaning: "perftest bandwidth at large messages falls short of the link's line rate. A healthy HDR (200 Gb/s) link reaches about 190 Gb/s with ib_write_bw; more than 20% short is critical, more than 10% a warning. Without a line rate, bandwidth that falls under half its plateau at the largest messages, or intervals of one message size of which one is under half the best, is a warning: a link holds a steady rate under a steady load. Without a line rate, a best average under 0.1 Gb/s (about 12 MB/sec) at 64 KiB or more is a warning too: no working RDMA link is that slow (Soft-RoCE or soft-iWARP over 1 GbE moves about 110 MB/sec).",
 		Thresholds: []finding.Threshold{
 			{Name: "bw_warning", Default: limits.Pct(limits.PerfBWWarn), Meaning: "below this fraction of the line rate: warning"},
 			{Name: "bw_critical", Default: limits.Pct(limits.PerfBWCrit), Meaning: "below this fraction of the line rate: critical"},
@@ -22,7 +22,7 @@ var perfMetas = []finding.Meta{
 	{
 		ID: "perf.lat_high", Severity: finding.Warning, Area: "perf", Step: finding.StepPerf,
 		Title:   "RDMA latency above the expected floor",
-		Meaning: "perftest latency at small messages is above the floor of the link type: about 1 us for IB write/send, twice that for reads (a round trip) and for RoCE. Counted from t_typical (the median), so one outlier does not trip it.",
+		Meaning: "perftest latency at small messages is above the floor of the link type: about 1 us for IB write/send, twice that for reads (a round trip) and for RoCE. Counted from t_typical (the median), so one outlier does not trip it. A software device (rxe, siw) runs in the kernel's network stack and is not held to the hardware floor, but over 100 us at 4 KiB or less is a warning: Soft-RoCE answers in tens of microseconds.",
 		Thresholds: []finding.Threshold{
 			{Name: "lat_factor", Default: limits.Float(limits.PerfLatFactor), Meaning: "multiple of the floor above which latency is high"},
 		},

@@ -15,8 +15,11 @@ import (
 // (link down, powered off, fallen off) reads all ones, so its line ends
 // "(rev ff)" while the class and name, cached by the kernel, still name
 // it. One finding per device (bus:device, all its functions): a GPU is
-// gpu.fallen_off_bus, any other device pcie.device_lost (critical for a
-// network adapter, a warning for another device).
+// gpu.fallen_off_bus, any other device pcie.device_lost: critical for a
+// network adapter and for another vendor's GPU or compute accelerator
+// (isLostGPUClass: its jobs died with it), a warning for another device.
+// The device's other functions (a GPU's HDMI audio, USB-C controller)
+// are evidence of the one finding, which names the GPU's function.
 //
 // plain says the paste is a plain listing (`lspci`, `lspci | grep`:
 // device lines only, no -vvv detail), where the revisions are all there
@@ -89,9 +92,18 @@ func CheckPastedLspciLost(l *lspci.Listing, source string) (out []finding.Findin
 			continue
 		}
 		d := s.lost[0]
+		for _, x := range s.lost {
+			if isLostGPUClass(x) {
+				d = x
+				break
+			}
+		}
 		msg := fmt.Sprintf("%s %s (%s) no longer answers on the PCIe bus: lspci prints \"(rev ff)\", %s all ones from config space (the kernel still lists the device, but it is gone: link down, powered off or fallen off the bus)", d.Class, short(d.Address), d.Model(), fns)
+		if isLostGPUClass(d) {
+			msg += fmt.Sprintf("; this is a GPU or compute accelerator gone from the bus, as an NVIDIA GPU's Xid 79: every job on it died. Its driver's kernel lines (dmesg -T | grep -iE '%s|amdgpu|vfio|AER') show when and why it left", short(d.Address))
+		}
 		f := catalog.New("pcie.device_lost", finding.Subject{PCI: string(d.Address), File: source}, msg, ev...)
-		if !isNetClass(d.Class) {
+		if !isNetClass(d.Class) && !isLostGPUClass(d) {
 			f.Severity = finding.Warning
 		}
 		out = append(out, f)
@@ -104,6 +116,26 @@ func isNetClass(class string) bool {
 	switch class {
 	case "Infiniband controller", "Ethernet controller", "Network controller":
 		return true
+	}
+	return false
+}
+
+// isLostGPUClass says whether a function is a GPU or a compute
+// accelerator whose loss kills the jobs on it: PCI class 03xx ("VGA
+// compatible controller", "3D controller", "Display controller") or 12xx
+// ("Processing accelerators", pci.ids class 12: AMD Instinct, Habana
+// Gaudi) from a vendor that makes compute GPUs. A server's BMC graphics
+// (ASPEED, Matrox) is a VGA controller too, but only drives the console.
+func isLostGPUClass(d *lspci.Device) bool {
+	switch d.Class {
+	case "VGA compatible controller", "3D controller", "Display controller", "Processing accelerators":
+	default:
+		return false
+	}
+	for _, v := range []string{"NVIDIA", "Advanced Micro Devices", "AMD/ATI", "ATI Technologies", "Intel Corporation", "Habana", "[10de:", "[1002:", "[1022:", "[8086:", "[1da3:"} {
+		if strings.Contains(d.Name, v) {
+			return true
+		}
 	}
 	return false
 }

@@ -36,6 +36,22 @@ func TestCheckPastedLspciLost(t *testing.T) {
 			[]string{"pcie.device_lost critical 3b:00.0"}, "1 of its 2 functions read"},
 		{"other device gone is a warning", "5e:00.0 Non-Volatile memory controller: Samsung Electronics Co Ltd NVMe SSD Controller PM9A1/PM9A3/980PRO (rev ff)\n", true,
 			[]string{"pcie.device_lost warning 5e:00.0"}, "its function reads"},
+		// realworld-fresh38 lspci-vfioforum-amdgpu-rev-ff-after-crash.txt
+		// (forum thread "GPU passthrough quality of life improvements",
+		// 2016-12-10): an AMD GPU passed through with vfio-pci, after a
+		// crash. Its audio function is evidence of the one finding.
+		{"AMD GPU gone is critical, its audio function with it", "02:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Device 67ef (rev ff) (prog-if ff)\n\t!!! Unknown header type 7f\n\tKernel driver in use: vfio-pci\n\n02:00.1 Audio device: Advanced Micro Devices, Inc. [AMD/ATI] Device aae0 (rev ff) (prog-if ff)\n\t!!! Unknown header type 7f\n\tKernel driver in use: vfio-pci\n\tKernel modules: snd_hda_intel\n", true,
+			[]string{"pcie.device_lost critical 02:00.0"}, "all 2 of its functions read all ones"},
+		{"audio listed first still names the GPU", "02:00.1 Audio device: Advanced Micro Devices, Inc. [AMD/ATI] Device aae0 (rev ff)\n02:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Device 67ef (rev ff)\n", true,
+			[]string{"pcie.device_lost critical 02:00.0"}, "VGA compatible controller 02:00.0"},
+		{"only the GPU's audio function gone is a warning", "02:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Device 67ef (rev c7)\n02:00.1 Audio device: Advanced Micro Devices, Inc. [AMD/ATI] Device aae0 (rev ff)\n", true,
+			[]string{"pcie.device_lost warning 02:00.1"}, "Audio device 02:00.1"},
+		{"compute accelerator gone is critical", "c1:00.0 Processing accelerators [1200]: Advanced Micro Devices, Inc. [AMD/ATI] Aldebaran/MI200 [Instinct MI250X/MI250] [1002:740c] (rev ff)\n", true,
+			[]string{"pcie.device_lost critical c1:00.0"}, "compute accelerator gone from the bus"},
+		{"BMC graphics gone is a warning", "03:00.0 VGA compatible controller: ASPEED Technology, Inc. ASPEED Graphics Family (rev ff)\n", true,
+			[]string{"pcie.device_lost warning 03:00.0"}, "its function reads"},
+		{"USB controller gone is a warning", "00:14.0 USB controller: Intel Corporation Cannon Lake PCH USB 3.1 xHCI Host Controller (rev ff)\n", true,
+			[]string{"pcie.device_lost warning 00:14.0"}, ""},
 		{"-vvv block is not plain", "17:00.0 PCI bridge: Broadcom / LSI PEX890xx PCIe Gen 5 Switch (rev b0)\n\tBus: primary=16, secondary=17, subordinate=1f, sec-latency=0\n", false, nil, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -88,7 +88,9 @@ func checkOops(in *Input) []finding.Finding {
 			continue
 		}
 		w := strings.TrimPrefix(oopsWhere(e.Func, e.Driver, e.DriverFunc), " in ")
-		if e.Driver == "" && drv != "" {
+		if e.Driver == "" && drv != "" && w == "" {
+			w = e.Source // an UBSAN header names only its source file
+		} else if e.Driver == "" && drv != "" {
 			w += " (" + e.Source + ")" // where the driver was read from
 		}
 		if !e.IsError && len(t.wheres) < maxEvidence && !slices.Contains(t.wheres, w) {
@@ -109,10 +111,14 @@ func checkOops(in *Input) []finding.Finding {
 		t := ts[k]
 		kind := deviceModule(k.drv)
 		var b strings.Builder
-		if k.crash {
+		names, memErr := stallNamesOf(k.what), memorySafety(k.what)
+		switch {
+		case memErr:
+			fmt.Fprintf(&b, "kernel memory-safety report (%s)%s%s", k.what, oopsWhere(k.fn, k.drv, k.dfn), phaseNames[k.phase])
+		case k.crash:
 			fmt.Fprintf(&b, "kernel oops (%s)%s%s", k.what, oopsWhere(k.fn, k.drv, k.dfn), phaseNames[k.phase])
-		} else {
-			fmt.Fprintf(&b, "%s in %s", plural(t.n, stallNames[k.what][0], stallNames[k.what][1]), strings.Join(t.wheres, "; "))
+		default:
+			fmt.Fprintf(&b, "%s in %s", plural(t.n, names[0], names[1]), strings.Join(t.wheres, "; "))
 		}
 		if len(t.tasks) > 0 {
 			fmt.Fprintf(&b, ", task %s", strings.Join(t.tasks, ", "))
@@ -126,13 +132,18 @@ func checkOops(in *Input) []finding.Finding {
 		fmt.Fprintf(&b, " %s", in.window())
 		sev := finding.Critical
 		switch {
+		case memErr && kind != "":
+			fmt.Fprintf(&b, ": the kernel's memory checker caught the %s driver %s touching memory it does not own (a driver bug); kernel memory may be corrupted, so its devices and the host are unreliable until it is rebooted", kind, k.drv)
+		case memErr:
+			b.WriteString(": the kernel's memory checker caught a bad access outside the RDMA and GPU drivers (a kernel bug); kernel memory may be corrupted, the host is unstable until it is rebooted")
+			sev = finding.Warning
 		case k.crash && kind != "":
 			fmt.Fprintf(&b, ": the %s driver %s crashed; its devices are unusable and the host may hang until it is rebooted", kind, k.drv)
 		case k.crash:
 			b.WriteString(": the kernel crashed outside the RDMA and GPU drivers; the host is unstable until it is rebooted")
 			sev = finding.Warning
 		default:
-			fmt.Fprintf(&b, ": "+stallNames[k.what][2], kind, k.drv)
+			fmt.Fprintf(&b, ": "+names[2], kind, k.drv)
 			sev = finding.Warning
 		}
 		f := catalog.New("kmsg.kernel_oops", finding.Subject{Host: in.Snap.Host, PCI: t.pci}, b.String(), t.ev...)
@@ -149,6 +160,23 @@ var stallNames = map[string][3]string{
 	"WARNING":     {"kernel warning (WARN_ON)", "kernel warnings (WARN_ON)", "a check in the %s driver %s failed; it went on, but the device may be left in a bad state"},
 	"hung task":   {"hung task (blocked for minutes)", "hung tasks (blocked for minutes)", "a task waited in the %s driver %s and did not come back (a firmware command or the device not answering); the device is likely stuck until the driver is reloaded or the host rebooted"},
 	"soft lockup": {"soft lockup (a CPU stuck in the kernel)", "soft lockups (a CPU stuck in the kernel)", "a CPU spun in the %s driver %s for seconds without yielding, usually polling a device that does not answer"},
+}
+
+// memorySafety reports a crash report's kind (kmsg.Event.Detail) that a
+// memory checker of the kernel gave: KASAN (mm/kasan/report.c) or KFENCE
+// (mm/kfence/report.c), a bad access caught as it happened.
+func memorySafety(what string) bool {
+	return strings.HasPrefix(what, "KASAN ") || strings.HasPrefix(what, "KFENCE ")
+}
+
+// stallNamesOf are stallNames of a report that is no crash; an UBSAN
+// report ("UBSAN array-index-out-of-bounds", lib/ubsan.c) names its kind.
+func stallNamesOf(what string) [3]string {
+	if kind, ok := strings.CutPrefix(what, "UBSAN "); ok {
+		return [3]string{"undefined-behaviour report (UBSAN " + kind + ")", "undefined-behaviour reports (UBSAN " + kind + ")",
+			"the kernel's undefined-behaviour checker flagged code of the %s driver %s; it went on, often harmlessly (an index past a one-element array used as a flexible array), but an index or shift out of range can corrupt memory: report it to the driver's maintainers"}
+	}
+	return stallNames[what]
 }
 
 // phaseNames say when a crash came (kmsg.Event.Phase).

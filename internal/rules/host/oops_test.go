@@ -115,6 +115,28 @@ func TestCheckOops(t *testing.T) {
 		{"a WARN_ON in built-in mlx5 code, no module named: warning", []string{
 			"[ 5.0] WARNING: CPU: 1 PID: 1 at drivers/net/ethernet/mellanox/mlx5/core/eswitch.c:1012 esw_vport_setup+0x5f/0x70",
 		}, []string{"warning: 1 kernel warning (WARN_ON) in esw_vport_setup (drivers/net/ethernet/mellanox/mlx5/core/eswitch.c:1012) in the kernel log: a check in the RDMA driver mlx5_core failed; it went on, but the device may be left in a bad state"}},
+		// netdev, "[net 01/10] net/mlx5e: Don't clone flow post action
+		// attributes second time" (analyze testdata/realworld-fresh37).
+		{"KASAN use-after-free in mlx5_core: critical", []string{
+			"Feb 21 09:02:00 c-237-177-40-045 kernel: BUG: KASAN: use-after-free in mlx5_cmd_set_fte+0x200d/0x24c0 [mlx5_core]",
+			"Feb 21 09:02:00 c-237-177-40-045 kernel:  kasan_report+0xbb/0x1a0",
+			"Feb 21 09:02:00 c-237-177-40-045 kernel: page dumped because: kasan: bad access detected",
+		}, []string{"critical: kernel memory-safety report (KASAN use-after-free) in mlx5_core's mlx5_cmd_set_fte in the kernel log: the kernel's memory checker caught the RDMA driver mlx5_core touching memory it does not own (a driver bug); kernel memory may be corrupted, so its devices and the host are unreliable until it is rebooted"}},
+		{"KFENCE elsewhere: warning", []string{
+			"[ 8.0] BUG: KFENCE: use-after-free read in ext4_find_extent+0xb3/0x143",
+			"[ 8.0] Call Trace:",
+			"[ 8.0]  ext4_ext_map_blocks+0x6f/0x1000",
+			"[ 8.0] ---[ end trace 0000000000000000 ]---",
+		}, []string{"warning: kernel memory-safety report (KFENCE use-after-free read) in ext4_find_extent in the kernel log: the kernel's memory checker caught a bad access outside the RDMA and GPU drivers (a kernel bug); kernel memory may be corrupted, the host is unstable until it is rebooted"}},
+		{"UBSAN in mlx5_ib's source: warning", []string{
+			"[ 12.0] UBSAN: array-index-out-of-bounds in drivers/infiniband/hw/mlx5/qp.c:4123:20",
+			"[ 12.0] index 1 is out of range for type 'u32 [1]'",
+		}, []string{"warning: 1 undefined-behaviour report (UBSAN array-index-out-of-bounds) in drivers/infiniband/hw/mlx5/qp.c:4123:20 in the kernel log: the kernel's undefined-behaviour checker flagged code of the RDMA driver mlx5_ib; it went on, often harmlessly (an index past a one-element array used as a flexible array), but an index or shift out of range can corrupt memory: report it to the driver's maintainers"}},
+		{"UBSAN elsewhere: not reported", []string{
+			"[ 12.0] UBSAN: shift-out-of-bounds in fs/ext4/super.c:4100:25",
+			"[ 12.0] Call Trace:",
+			"[ 12.0]  ext4_fill_super+0x6f/0x1000",
+		}, nil},
 		{"a WARN_ON elsewhere: not reported", []string{
 			"[ 5.0] WARNING: CPU: 1 PID: 1 at fs/sysfs/dir.c:31 sysfs_warn_dup+0x5f/0x70",
 			"[ 5.0] Call Trace:",

@@ -65,9 +65,11 @@ func checkOopsAndPanics(in *Input) []finding.Finding {
 // 620917)", "kernel oops (page fault) in mlx5_core's mlx5_cmd_comp_handler".
 func reportName(e kmsg.Event) string {
 	var b strings.Builder
-	if e.IsError {
+	if memorySafety(e.Detail) {
+		fmt.Fprintf(&b, "kernel memory-safety report (%s)%s", e.Detail, oopsWhere(e.Func, e.Driver, e.DriverFunc))
+	} else if e.IsError {
 		fmt.Fprintf(&b, "kernel oops (%s)%s", e.Detail, oopsWhere(e.Func, e.Driver, e.DriverFunc))
-	} else if n, ok := stallNames[e.Detail]; ok {
+	} else if n := stallNamesOf(e.Detail); n[0] != "" {
 		b.WriteString(n[0] + oopsWhere(e.Func, e.Driver, e.DriverFunc))
 	} else {
 		b.WriteString(e.Detail)

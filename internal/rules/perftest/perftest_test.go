@@ -176,6 +176,25 @@ func TestRules(t *testing.T) {
 		{"collapse without a line rate", []string{collapseRows}, Options{}, []string{"perf.bw_low/warning"}},
 		{"flat plateau (after the fix)", []string{flatRows}, Options{LineRateGbps: 1}, nil},
 		{"soft device latency is the CPU's", []string{rxeLat}, Options{}, nil},
+		// Soft-RoCE between two VirtualBox nodes (realworld-fresh38
+		// perftest-limenlab-rxe-send-bw-3mbs-lat-700us.txt, a student lab
+		// report "R5 Measure the Fabric"): 3.06 MB/sec at 64 KiB and
+		// 692/724 us for 2 B, where rxe over 1 GbE moves 110 MB/sec and
+		// answers in tens of us. No line rate is needed to call it broken.
+		{"rxe 3 MB/sec at 64 KiB, no line rate", []string{limenBW}, Options{}, []string{"perf.bw_low/warning"}},
+		{"rxe 3 MB/sec at 64 KiB, line rate given", []string{limenBW}, Options{LineRateGbps: 1}, []string{"perf.bw_low/critical"}},
+		{"13 MB/sec is above the floor", []string{strings.Replace(limenBW, "3.06  ", "13.06 ", 1)}, Options{}, nil},
+		{"Gb/sec rows under the floor", []string{strings.NewReplacer("[MB/sec]", "[Gb/sec]", "0.00               3.06", "0.00               0.03").Replace(limenBW)}, Options{}, []string{"perf.bw_low/warning"}},
+		{"Gb/sec rows above the floor", []string{strings.NewReplacer("[MB/sec]", "[Gb/sec]", "0.00               3.06", "0.00               0.93").Replace(limenBW)}, Options{}, nil},
+		{"slow small messages only are not judged", []string{strings.Replace(limenBW, " 65536  ", " 4096   ", 1)}, Options{}, []string{"perf.test_invalid/info"}},
+		{"rxe 724 us for 2 B", []string{limenLatClient}, Options{}, []string{"perf.lat_high/warning"}},
+		{"rxe 95 us for 2 B is not judged", []string{strings.Replace(limenLatClient, "724.36 ", "95.36  ", 1)}, Options{}, nil},
+		{"rxe 724 us for 64 KiB is not small", []string{strings.Replace(limenLatClient, "\n 2       1000", "\n 65536   1000", 1)}, Options{}, nil},
+		{"--max-latency wins over the ceiling", []string{limenLatClient}, Options{MaxLatencyUS: 1000}, nil},
+		// The server's row came through glued ("2465.901216.65", 8
+		// columns) and was skipped: the client's row is judged, not
+		// dropped as the other end of a run that judged nothing.
+		{"server row malformed, client judged", []string{limenLatServer + limenLatClient}, Options{}, []string{"perf.lat_high/warning"}},
 		// Server and client blocks of one run pasted one after the other.
 		{"server and client tables counted once", []string{" RDMA_Read BW Test\n" + collapseRows + "\n RDMA_Read BW Test\n" + collapseRows}, Options{LineRateGbps: 1}, []string{"perf.bw_low/critical"}},
 		{"two different runs both judged", []string{" RDMA_Read BW Test\n" + collapseRows + "\n RDMA_Read BW Test\n" + strings.Replace(collapseRows, "17.82", "17.00", 1)}, Options{LineRateGbps: 1}, []string{"perf.bw_low/critical", "perf.bw_low/critical"}},
@@ -418,3 +437,34 @@ func TestMaskedQPNsDoNotPair(t *testing.T) {
 		})
 	}
 }
+
+// limenBW, limenLatServer and limenLatClient are lines of
+// realworld-fresh38 perftest-limenlab-rxe-send-bw-3mbs-lat-700us.txt
+// (Soft-RoCE rxe0 between two VirtualBox nodes).
+const limenBW = `                    Send BW Test
+ Dual-port       : OFF          Device         : rxe0
+ Number of qps   : 1            Transport type : IB
+ Connection type : RC           Using SRQ      : OFF
+ Mtu             : 1024[B]
+ Link type       : Ethernet
+ #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+ 65536      1000             0.00               3.06                      0.000049
+`
+
+const limenLatServer = `                    Send Latency Test
+ Dual-port       : OFF          Device: rxe0
+ Link type       : Ethernet
+ local address: LID 0000 QPN 0x0014 PSN 0xa73d24
+ remote address: LID 0000 QPN 0x001c PSN 0x91cabc
+ #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] 
+ 2       1000          453.06         37330.73     692.41            928.05           2465.901216.65                 37330.73
+`
+
+const limenLatClient = `                    Send Latency Test
+ Dual-port       : OFF          Device         : rxe0
+ Link type       : Ethernet
+ local address: LID 0000 QPN 0x001c PSN 0x91cabc
+ remote address: LID 0000 QPN 0x0014 PSN 0xa73d24
+ #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] 
+ 2       1000          461.98         37858.01      724.36           927.05           2486.36         1084.09               37858.01
+`

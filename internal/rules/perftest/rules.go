@@ -23,6 +23,25 @@ const (
 	latFactor = limits.PerfLatFactor
 	// latCritFactor is the multiple of the floor above which it is critical.
 	latCritFactor = 5
+	// AbsFloorGbps is the bandwidth no working RDMA link falls below at
+	// messages of MinBWBytes and more, judged without a line rate. The
+	// slowest real RDMA links are Soft-RoCE (rxe) or soft-iWARP (siw) over
+	// 1 GbE, which move about 110 MB/s (0.9 Gb/s) at 64 KiB; 0.1 Gb/s
+	// (about 12 MB/sec as perftest counts) is under a ninth of that, so a run below it is not a
+	// slow link but a broken path: a netdev that negotiated 10/100 Mb/s,
+	// drops and retransmission, rxe over Wi-Fi or a shaped link, a CPU
+	// that cannot keep up.
+	AbsFloorGbps = 0.1
+	// AbsCeilingUS is the small-message latency (messages of
+	// AbsLatMaxBytes or less) above which no RDMA link is working,
+	// judged without --max-latency: hardware RDMA takes 1-5 us, Soft-RoCE
+	// and soft-iWARP, which run in the kernel's network stack, tens of
+	// microseconds; 100 us is beyond both.
+	AbsCeilingUS = 100
+	// AbsLatMaxBytes is the largest message AbsCeilingUS applies to.
+	AbsLatMaxBytes = 4096
+	// mibGbps is perftest's MB/sec (0x100000 bytes per second) in Gb/s.
+	mibGbps = 1048576 * 8 / 1e9
 )
 
 // Options are the expectations perftest output is judged against.
@@ -85,7 +104,9 @@ func Check(results []*perftest.Result, opts Options) *Analysis {
 	a := &Analysis{}
 	for i, r := range results {
 		s, fs, notes := analyzeOne(r, opts)
-		if j := sameMeasurement(results[:i], r); j >= 0 {
+		// An end whose table did not come through (its row malformed,
+		// skipped) judged nothing: the other end's table is judged.
+		if j := sameMeasurement(results[:i], r); j >= 0 && len(results[j].BW)+len(results[j].Lat) > 0 {
 			// The server and the client of one run both print its table:
 			// one measurement, judged once.
 			fs = slices.DeleteFunc(fs, func(f finding.Finding) bool { return f.ID == "perf.bw_low" || f.ID == "perf.lat_high" })
@@ -228,9 +249,10 @@ func (c *oneCheck) checkBW() {
 	if rate <= 0 && opts.DeviceRateGbps[r.Device] > 0 {
 		rate, from = opts.DeviceRateGbps[r.Device], fmt.Sprintf(", the rate of %s port 1", r.Device)
 	}
-	swung := false
+	swung, collapsed := false, false
 	if f, ok := collapse(r, best, rate, c.subj); ok {
 		c.fs = append(c.fs, f)
+		collapsed = true
 	} else if f, ok := swing(r, rate, c.subj); ok {
 		c.fs = append(c.fs, f)
 		swung = true
@@ -239,6 +261,14 @@ func (c *oneCheck) checkBW() {
 		c.notes = append(c.notes, fmt.Sprintf("%s: %s rows pasted without their column titles: read as #bytes, #iterations, BW peak, BW average, MsgRate in %s (the unit the MsgRate column fits)", at(r, r.Line), name(r), r.Unit))
 	}
 	if rate <= 0 {
+		if best.AvgGbps < AbsFloorGbps && !swung && !collapsed {
+			f := catalog.New("perf.bw_low", c.subj,
+				fmt.Sprintf("%s reached %.3g Gb/s (%.3g MB/sec) at %d B, below the %.1f Gb/s no working RDMA link falls under (Soft-RoCE or iWARP over 1 GbE moves about 0.9 Gb/s): the path is broken, not slow. Check the netdev under %s (rdma link show names it): ethtool NETDEV (Speed), ethtool -S NETDEV and ip -s link show NETDEV (errors, drops), its MTU against the RDMA MTU; a software device (rxe, siw) over Wi-Fi, a shaped or virtual link, or a saturated CPU (top) does this too", name(r), best.AvgGbps, best.AvgGbps/mibGbps, best.Bytes, AbsFloorGbps, orDash(r.Device)),
+				finding.Evidence{Source: at(r, best.Line), Value: fmt.Sprintf("%d B × %d: average %.4g Gb/s", best.Bytes, best.Iterations, best.AvgGbps)})
+			f.Severity = finding.Warning
+			c.fs = append(c.fs, f)
+			return
+		}
 		c.notes = append(c.notes, fmt.Sprintf("%s: bandwidth not judged: give --line-rate (e.g. 200 for HDR, 400 for NDR) or --root of the node", name(r)))
 		return
 	}
@@ -288,6 +318,15 @@ func (c *oneCheck) checkLat() {
 		return
 	}
 	if SoftDevice(r.Device) && opts.MaxLatencyUS == 0 {
+		if v > AbsCeilingUS && row.Bytes <= AbsLatMaxBytes {
+			s.LatencyUS, s.LatencyBytes, s.ThresholdUS = v, row.Bytes, AbsCeilingUS
+			f := catalog.New("perf.lat_high", c.subj,
+				fmt.Sprintf("%s: %.4g us for %d B messages, above the %d us no working RDMA link reaches (hardware RDMA takes 1-5 us, a software device such as %s tens of us): the path drops and retransmits or the CPU cannot keep up. Check the netdev under %s (rdma link show names it): ethtool -S NETDEV and ip -s link show NETDEV (errors, drops), its MTU against the RDMA MTU, and the CPU load (top); rxe over Wi-Fi or a virtual NIC does this too", name(r), v, row.Bytes, AbsCeilingUS, r.Device, r.Device),
+				finding.Evidence{Source: at(r, row.Line), Value: fmt.Sprintf("%d B: typical/avg %.2f us", row.Bytes, v)})
+			f.Severity = finding.Warning
+			c.fs = append(c.fs, f)
+			return
+		}
 		c.notes = append(c.notes, fmt.Sprintf("%s: latency not judged against the hardware floor: %s is a software RDMA device (rxe/siw run in the kernel's network stack), its latency is the CPU's, not the link's; give --max-latency to judge it", at(r, r.Line), r.Device))
 		return
 	}

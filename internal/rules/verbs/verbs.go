@@ -114,6 +114,19 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 				}
 				add(&details, fmt.Sprintf("CQE syndrome %#x, vendor syndrome %#x, %s on QP %#x", e.Syndrome, e.Vendor, side, e.QPN))
 			}
+		case wclog.SourceHermon:
+			// The Solaris driver of ConnectX HCAs logs its kernel
+			// clients' error completions (hermon_cq.c): the syndrome
+			// is the CQE's, the vendor syndrome the firmware's.
+			add(&by, "the Solaris "+strings.TrimRight(e.LocalNIC, "0123456789")+" driver")
+			add(&hosts, e.Host)
+			if e.CQE {
+				d := fmt.Sprintf("CQE syndrome %#x, vendor syndrome %#x on QP %#x", e.Syndrome, e.Vendor, e.QPN)
+				if e.Client != "" {
+					d += " of IB client " + e.Client
+				}
+				add(&details, d)
+			}
 		case wclog.SourceLibfabric:
 			add(&by, "libfabric "+e.Provider)
 		case wclog.SourceHCCL:

@@ -66,6 +66,13 @@ func TestCheck(t *testing.T) {
 		// HCCL's error CQE on an Ascend NPU's RoCE NIC, re-raised by
 		// PyTorch's watchdog. No ibv_wc_status, yet a failure: critical,
 		// with the rank, both NPUs and the retry exhaustion's causes.
+		// NVIDIA forum thread 207715 (realworld-fresh37's README row):
+		// Oracle Solaris 11.3's mcxnex driver logs an SRP target's error
+		// completion; the host, device, QP and IB client named.
+		{"Solaris mcxnex error CQE", "Mar 30 21:04:53 zfstgt-1 genunix: [ID 937861 kern.info] mcxnex0: CQE ERR: IB Client 'srpt'\n" +
+			"Mar 30 21:04:53 zfstgt-1 genunix: [ID 204426 kern.warning] WARNING: mcxnex0: CQE ERR: cqe ffffa100fbff5fa0 QPN 0x40064 indx 0x1d81 status 0x13 vendor syndrome 0x88\n" +
+			"Mar 30 21:04:53 zfstgt-1 genunix: [ID 158346 kern.info] mcxnex0: CQE remote access error\n", []finding.Severity{finding.Critical},
+			"RDMA work completion failed (1 line, by the Solaris mcxnex driver): remote access error (status 10, IBV_WC_REM_ACCESS_ERR): the peer's memory key or access rights did not allow the operation: its registration went away (the peer process died or deregistered) or GPUDirect failed on the peer; CQE syndrome 0x13, vendor syndrome 0x88 on QP 0x40064 of IB client srpt; NIC mcxnex0 on zfstgt-1", "mcxnex0", "", "remote access error:"},
 		{"HCCL error CQE in the watchdog", hcclCQE, []finding.Severity{finding.Critical},
 			"HCCL (Huawei's collective library on Ascend NPUs) got an error CQE on the NPU's RoCE NIC (Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during operator execution)", "NPU 3 (device IP 10.20.13.9)", "NPU 3", "transport retry counter exceeded:"},
 		{"HCCL: the ranks named", hcclCQE, []finding.Severity{finding.Critical},
