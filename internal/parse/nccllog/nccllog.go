@@ -215,6 +215,14 @@ type Event struct {
 	HCA       string   `json:"hca,omitempty"`
 	Req       string   `json:"req,omitempty"`
 
+	// Net is "OFI" for the events of the aws-ofi-nccl net plugin (see
+	// ofiWarn): its completion errors carry RC, the libfabric error
+	// number (fi_cq_err_entry.err, an errno), not an ibv_wc_status, and
+	// Req the request's direction (SEND, RECV) when printed; its
+	// resource errors name a libfabric call (fi_getinfo, fi_av_open …).
+	Net string `json:"net,omitempty"`
+	RC  int    `json:"rc,omitempty"`
+
 	// Async events: the event's text ("port error"), and the port of
 	// HCA (0 when not printed).
 	Async string `json:"async,omitempty"`
@@ -1179,6 +1187,18 @@ func (p *Parser) line(n int, raw string) {
 			lg.NCCLLines++
 			return
 		}
+		if lv, msg, ok := ofiTestLine(raw); ok {
+			// aws-ofi-nccl's test programs: "WARN: Function: F Line:
+			// N: NET/OFI …", no host or pid.
+			lg.NCCLLines++
+			pr := p.proc("", 0, n)
+			if lv == "WARN" {
+				p.parseWarn(pr, n, msg)
+			} else {
+				p.parseInfo(pr, n, msg)
+			}
+			return
+		}
 		if m := legacyLine(strings.TrimSpace(raw)); m != nil {
 			lg.NCCLLines++
 			host, pid := splitHostPid(m[1])
@@ -1234,6 +1254,18 @@ func (p *Parser) line(n int, raw string) {
 	// NCCL prefix wherever the line starts.
 	host, pid, level, msg, ok := splitNCCLLine(line)
 	if !ok {
+		if lv, msg, ok := ofiTestLine(line); ok {
+			// aws-ofi-nccl's test programs ("INFO: Function: main Line:
+			// 49: NET/OFI … NCCLNet device used on …").
+			lg.NCCLLines++
+			pr := p.proc("", 0, n)
+			if lv == "WARN" {
+				p.parseWarn(pr, n, msg)
+			} else {
+				p.parseInfo(pr, n, msg)
+			}
+			return
+		}
 		// Not an NCCL record: a program's report of a failed call.
 		if ev, ok := exampleFailure(line); ok { // "Failed, NCCL error"
 			ev.Source, ev.Line = source, n
@@ -1877,6 +1909,8 @@ func (ps *Parser) warnClass(msg string) Event {
 	ev := Event{Rank: -1}
 	if d, ok := duplicateGPU(msg); ok {
 		ev = d
+	} else if o, ok := ofiWarn(msg); ok {
+		ev = o
 	} else if m := reCompl.FindStringSubmatch(msg); m != nil {
 		ev.Kind = EventCompletion
 		ev.Peer = m[1]
@@ -2028,8 +2062,13 @@ func Detect(text string) bool {
 	}
 	// NCCL 2.0-2.3 WARN lines name the source file of the warning; its
 	// INFO lines alone are too plain to tell from other programs'.
+	// aws-ofi-nccl's test programs print "WARN: Function: F Line: N:
+	// NET/OFI …".
 	for line := range strings.Lines(text) {
 		if m := legacyLine(strings.TrimSpace(line)); m != nil && m[2] == "WARN" {
+			return true
+		}
+		if lv, _, ok := ofiTestLine(line); ok && lv == "WARN" {
 			return true
 		}
 	}

@@ -21,6 +21,9 @@ func FuzzParserFold(f *testing.F) {
 	}
 	f.Add(dupWarn0 + "\n" + exFailed + "\n" + bloomCUDA)
 	f.Add(llamaRetries(32, 34) + newRetries(1, 3) + oldRetry + oldRetry + oldRetry)
+	// aws-ofi-nccl (aws/aws-ofi-nccl#22, #156).
+	f.Add("INFO: Function: ofi_init Line: 686: NET/OFI Selected Provider is efa\nWARN: Function: create_nccl_ofi_component Line: 459: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n" +
+		"h:35:89 [5] ofi_process_cq:1039 NCCL WARN NET/OFI Request 0x7fbb944701b8 completed with error. RC: 20. Error: unknown error. Completed length: 0\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		whole, werr := Parse(strings.NewReader(in), "fuzz")
 		p := NewParser("fuzz", true)

@@ -19,6 +19,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add("mlx5: h: got completion with error:\n00000000 00000000 00000000 00000000\nffffffff")
 	f.Add("libfabric:x:y:z():1<warn> prov_err: (")
+	f.Add("PMD: net_mlx5: unexpected CQE error 13 (0x0d) syndrome 0x04\nUnexpected CQE error syndrome 0x04 CQN = 512 SQN = 4418 wqe_counter = 25")
+	f.Add("warp17> MLX5 Error CQE: at [0x7f6a7d20c000], len=64\n00000000: 00 73 65 65 6E 00 00 00 00 00 00 00 00 00 00 00 | .seen...........\n00000030: 00 00 00 00 9D 00 53 04 0A 00 15 42 00 19 B0 D2 | ......S....B....")
 	f.Add("number 0 got bad completion with status: 0xc, vendor syndrome: 0x81")
 	f.Add("Mar 30 21:04:53 h genunix: [ID 937861 kern.info] mcxnex0: CQE ERR: IB Client 'srpt'\nMar 30 21:04:53 h genunix: [ID 204426 kern.warning] WARNING: mcxnex0: CQE ERR: cqe ff QPN 0x40064 indx 0x1d81 status 0x13 vendor syndrome 0x88\nhermon1: CQE remote access error")
 	f.Add("wc.status=0x vendor_err=0x")

@@ -61,6 +61,8 @@ const (
 	SourceMlx5      Source = "libmlx5"
 	SourceLibfabric Source = "libfabric"
 	SourceApp       Source = "application"
+	// SourceDPDK is DPDK's mlx5 poll-mode driver (dpdk.go).
+	SourceDPDK Source = "DPDK mlx5"
 )
 
 // Error is one work-completion error.
@@ -149,7 +151,12 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		n++
 		l := strings.TrimRight(sc.Text(), " \t\r")
 		if dump != nil && len(rows) < 16 {
-			if w, ok := cqeRow(l); ok {
+			row, ok := cqeRow, true
+			if dump.Source == SourceDPDK {
+				row = hexdumpRow
+			}
+			var w []uint32
+			if w, ok = row(l); ok {
 				rows = append(rows, w...)
 				continue
 			}
@@ -159,7 +166,14 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 			dump = &Error{Line: n, Text: l, Source: SourceMlx5, Status: -1, Host: h}
 			continue
 		}
-		if e, c, ok := hermonLine(l); ok || c != "" {
+		if dpdkDumpHeader(l) {
+			dump = &Error{Line: n, Text: strings.TrimSpace(l), Source: SourceDPDK, Status: -1}
+			continue
+		}
+		if e, ok := dpdkCQEText(l); ok {
+			e.Line = n
+			lg.Errors = append(lg.Errors, e)
+		} else if e, c, ok := hermonLine(l); ok || c != "" {
 			lg.addHermon(n, e, c, ok, &client)
 		} else if e, ok := lineError(l); ok {
 			e.Line = n
@@ -225,6 +239,12 @@ func DetectLine(l string) bool {
 		return false
 	}
 	if _, ok := dumpHeader(l); ok {
+		return true
+	}
+	if dpdkDumpHeader(l) {
+		return true
+	}
+	if _, ok := dpdkCQEText(l); ok {
 		return true
 	}
 	if _, ok := libfabricLine(l); ok {

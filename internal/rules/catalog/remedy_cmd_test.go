@@ -108,6 +108,10 @@ var toolOptions = map[string]string{
 	// Unchecked: their flags are theirs, and they end the previous command.
 	"grep": "*", "kill": "*", "modinfo": "*", "ofed_info": "*", "systemctl": "*", "modprobe": "*", "cat": "*", "ibdoctor": "*",
 
+	// libfabric fi_info(1); fabtests fi_pingpong(1).
+	"fi_info":     "-n --node -P --port -c --caps -m --mode -t --ep_type -a --addr_format -p --provider -d --domain -f --fabric -e --env -l --list -v --verbose --version -h --help",
+	"fi_pingpong": "-B -P -d -e -p -I -S -c -v -h -6",
+
 	// edac-utils edac-util(8); rasdaemon ras-mc-ctl(8).
 	"edac-util":  "-h --help -q --quiet -v --verbose -s --status -r --report",
 	"ras-mc-ctl": "--quiet --mainboard --status --print-labels --guess-labels --register-labels --delay --errors --error-count --summary --layout --help",

@@ -3,6 +3,7 @@ package host
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
@@ -18,6 +19,10 @@ type driverErrGroup struct {
 	iface       string
 	n           int
 	first, last kmsg.Event
+	// noRes is the first line of the group that reports the efa device
+	// refusing to allocate a protection domain or a user access region
+	// (see efaNoResources), nil when none does.
+	noRes *kmsg.Event
 }
 
 // driverErrorGroups tallies the KindDriverError events of a log per driver
@@ -40,6 +45,10 @@ func driverErrorGroups(evs []kmsg.Event) []*driverErrGroup {
 			out = append(out, g)
 		}
 		g.n += e.Weight()
+		if g.noRes == nil && e.Driver == "infiniband" && strings.HasPrefix(e.Interface, "efa") && efaNoResources(e.Detail) {
+			ev := e
+			g.noRes = &ev
+		}
 		if !e.Folded {
 			g.last = e
 		}
@@ -143,6 +152,9 @@ groups:
 		}
 		catalog.Fill(&f, kv...)
 		f.Remedy = remediesFor(f.Remedy, driverFamily(g.driver, g.iface))
+		if g.noRes != nil {
+			efaNoResourcesFinding(&f, g, in.logEvidence(g.noRes.Record))
+		}
 		out = append(out, f)
 	}
 	return out
@@ -178,4 +190,47 @@ next:
 		out = append(out, r)
 	}
 	return out
+}
+
+// efaNoResources reads the efa driver's report that the device refused,
+// for lack of resources, a command every new user of the device needs: a
+// protection domain (ibv_alloc_pd) or a user access region (opening the
+// device, ibv_open_device). drivers/infiniband/hw/efa/efa_com.c
+// efa_com_cmd_exec prints "Failed to process command ALLOC_PD (opcode 14)
+// comp_status 1 err -12" ("… (opcode 14) err -12" since Linux 6.14):
+// comp_status 1 is EFA_ADMIN_RESOURCE_ALLOCATION_FAILURE, which
+// efa_com_comp_status_to_errno makes -ENOMEM; efa_verbs.c efa_alloc_pd
+// then says "Failed to allocate pd[-12]".
+func efaNoResources(detail string) bool {
+	if rest, ok := strings.CutPrefix(detail, "Failed to allocate pd["); ok {
+		return strings.HasPrefix(rest, "-12]")
+	}
+	rest, ok := strings.CutPrefix(detail, "Failed to process command ")
+	if !ok || !strings.HasPrefix(rest, "ALLOC_PD ") && !strings.HasPrefix(rest, "ALLOC_UAR ") {
+		return false
+	}
+	return strings.HasSuffix(strings.TrimSpace(rest), " err -12")
+}
+
+// efaNoResourcesFinding makes the kmsg.driver_error of an efa device that
+// ran out of protection domains or user access regions critical: every
+// process that opens the device from now on fails (libfabric's efa
+// provider cannot open its domain, aws-ofi-nccl its AV or endpoint), until
+// the processes holding them exit.
+func efaNoResourcesFinding(f *finding.Finding, g *driverErrGroup, ev finding.Evidence) {
+	f.Severity = finding.Critical
+	f.Summary = fmt.Sprintf("%s %s ran out of resources: the device refused to allocate a protection domain or user access region (ENOMEM, %q), so every new process that opens it fails (libfabric's efa provider, NCCL's OFI plugin, MPI) until the processes that hold them exit; %s in all",
+		g.driver, g.iface, g.noRes.Detail, plural(g.n, "error line", "error lines"))
+	if !slices.Contains(f.Evidence, ev) {
+		f.Evidence = append(f.Evidence, ev)
+	}
+	f.Causes = []string{
+		"too many processes have the device open at once (ranks per device, leftover processes of an earlier job holding their contexts)",
+		"a process that leaks protection domains or device contexts (opens the device again and again without closing it)",
+	}
+	f.Remedy = []string{
+		"rdma resource show pd (and rdma resource show) to see which processes hold the device's protection domains; end the stale ones",
+		"fewer processes per EFA device, or spread the ranks over all the node's EFA devices",
+		"if it persists with no process holding the device: rmmod efa; modprobe efa (or reboot the instance)",
+	}
 }

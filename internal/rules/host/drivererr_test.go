@@ -30,6 +30,15 @@ func TestDriverErrors(t *testing.T) {
 		// drivers/nvme/host/pci.c nvme_timeout (the line from
 		// realworld-fresh24 dmesg-linuxpci-edr-dpc-fatal-malftlp-nvme-quoted.txt, another controller).
 		nvme = "[  4.0] nvme nvme0: I/O 1010 QID 3 timeout, aborting"
+		// drivers/infiniband/hw/efa/efa_com.c efa_com_cmd_exec and
+		// efa_verbs.c efa_alloc_pd (aws/aws-ofi-nccl#22,
+		// realworld-fresh35 nccl-log-awsofinccl22-efa-couldnt-open-av-alloc-pd-dmesg.txt);
+		// Linux 6.14 and later drop comp_status.
+		efaPD    = "[ 1632.420956] infiniband efa_0: Failed to process command ALLOC_PD (opcode 14) comp_status 1 err -12"
+		efaPD2   = "[ 1632.420957] infiniband efa_0: Failed to allocate pd[-12]"
+		efaPDNew = "[ 1632.420956] infiniband efa_1: Failed to process command ALLOC_PD (opcode 14) err -12"
+		efaQP    = "[ 1632.420956] infiniband efa_0: Failed to process command CREATE_QP (opcode 1) comp_status 1 err -12"
+		efaPDInv = "[ 1632.420956] infiniband efa_0: Failed to process command ALLOC_PD (opcode 14) comp_status 5 err -22"
 	)
 	tests := []struct {
 		name    string
@@ -50,6 +59,13 @@ func TestDriverErrors(t *testing.T) {
 			[]string{"cmd/dmesg.txt:1"}, "nvidia-bug-report.sh", "mlxfwmanager"},
 		{"NVMe controller", []string{nvme}, []string{"kmsg.driver_error/warning"}, "nvme nvme0 logged 1 error line",
 			[]string{"cmd/dmesg.txt:1"}, "nvme smart-log /dev/nvme0", "mlxfwmanager"},
+		// An efa device out of protection domains: every new user fails.
+		{"efa out of protection domains", []string{efaPD, efaPD2}, []string{"kmsg.driver_error/critical"}, "infiniband efa_0 ran out of resources",
+			[]string{"cmd/dmesg.txt:1", "cmd/dmesg.txt:2"}, "rdma resource show pd", "mlxfwmanager"},
+		{"efa out of protection domains, newer wording", []string{efaPDNew}, []string{"kmsg.driver_error/critical"}, "efa_1 ran out of resources", nil, "", ""},
+		{"efa allocation message alone", []string{efaPD2}, []string{"kmsg.driver_error/critical"}, "ran out of resources", nil, "", ""},
+		{"efa other command out of resources", []string{efaQP}, []string{"kmsg.driver_error/warning"}, "does not classify", nil, "", ""},
+		{"efa ALLOC_PD refused otherwise", []string{efaPDInv}, []string{"kmsg.driver_error/warning"}, "does not classify", nil, "", ""},
 		// The refused command is the fault; the RDMA device's failed registrations are its consequence.
 		{"covered by the mlx5 command failure", []string{mkey, cmd}, []string{"kmsg.mlx5_cmd_failed/warning"}, "CREATE_MKEY failed",
 			[]string{"cmd/dmesg.txt:2", "cmd/dmesg.txt:1"}, "", ""},

@@ -83,10 +83,12 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	c.checkMixedLinkLayers()
 	a := c.a
 	a.Findings = append(a.Findings, completionFindings(lg, c.subj, evidenceAt)...)
+	a.Findings = append(a.Findings, ofiCompletionFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, asyncFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, gidIndexFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, resourceFindings(lg, c.subj, evidenceAt)...)
 	c.openDeviceSkipped(a.Findings)
+	c.ofiInitSkipped(a.Findings)
 	// A peer that closed or reset its connection is a consequence when a
 	// verbs, completion or async error above already explains the job's end.
 	explained := slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical })
@@ -641,7 +643,7 @@ func fileOf(src string) string {
 func completionFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
 	var errs []nccllog.Event
 	for _, e := range lg.Events {
-		if e.Kind == nccllog.EventCompletion {
+		if e.Kind == nccllog.EventCompletion && e.Net == "" { // OFI: ofiCompletionFindings
 			errs = append(errs, e)
 		}
 	}
@@ -765,6 +767,9 @@ func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int
 		evs := byCall[call]
 		first := evs[0]
 		hint := resourceHint(call, first.Error)
+		if first.Net == "OFI" {
+			hint = ofiHint(call, first.Error)
+		}
 		// "Call to ibv_open_device failed" and the IB transport's "Unable
 		// to open device D" after it are one failure: count the calls.
 		n := weight(slices.DeleteFunc(slices.Clone(evs), func(e nccllog.Event) bool { return e.HCA != "" && call == "ibv_open_device" }))
@@ -781,6 +786,9 @@ func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int
 		summary += ": " + hint
 		f := catalog.New("nccl.resource_error", subj, summary, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
 		f.Subject.Host = first.Host
+		if first.Net == "OFI" {
+			ofiResource(&f)
+		}
 		fs = append(fs, f)
 	}
 	return fs

@@ -72,6 +72,10 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 		if info.Fallout {
 			sev = finding.Warning
 		}
+	case errs[0].Source == wclog.SourceDPDK:
+		// DPDK 17.11-18.11 check_cqe dumps flushes too.
+		what = "status not in the paste (DPDK's hexdump of the error CQE was cut before the row with the syndrome)"
+		sev = finding.Warning
 	case dump:
 		what = "status not in the paste (libmlx5's CQE dump was cut before the row with the syndrome; libmlx5 prints the dump for every error but a flush or a retry exhaustion, so the operation failed)"
 	default:
@@ -93,8 +97,12 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 	var details []string
 	for _, e := range errs {
 		switch e.Source {
-		case wclog.SourceMlx5:
-			add(&by, "libmlx5")
+		case wclog.SourceMlx5, wclog.SourceDPDK:
+			if e.Source == wclog.SourceDPDK {
+				add(&by, "DPDK's mlx5 poll-mode driver")
+			} else {
+				add(&by, "libmlx5")
+			}
 			add(&hosts, e.Host)
 			if e.CQE {
 				side := "responder (receive queue)"
@@ -194,6 +202,12 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 	f.Severity = sev
 	f.Causes = forStatus(f.Causes, st)
 	f.Remedy = forStatus(f.Remedy, st)
+	if errs[0].Source == wclog.SourceDPDK {
+		// A DPDK application's own queues: its packet buffers, not GPU
+		// memory, are what the NIC could not reach.
+		f.Causes = append([]string{"DPDK: a packet buffer the application handed the mlx5 PMD lies outside the memory the PMD registered with the NIC (an mbuf of external or attached memory, or a mempool the PMD could not register), or the queue was set up with a bad descriptor; the PMD drops the packets of that queue"}, f.Causes...)
+		f.Remedy = append([]string{"DPDK: build the mbufs the application sends from mempools of DPDK memory (rte_pktmbuf_pool_create after rte_eal_init), register external memory (rte_extmem_register, rte_dev_dma_map), and rerun with the PMD's debug log (DPDK 18.05+: the EAL's log-level option set to pmd.net.mlx5:debug)"}, f.Remedy...)
+	}
 	if hccl {
 		// HCCL names the two causes of its EI0013: the network between
 		// the NPUs (a port intermittently down) or a peer that exited;

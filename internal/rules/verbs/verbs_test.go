@@ -22,6 +22,13 @@ func TestCheck(t *testing.T) {
 	dump := "mlx5: cn10: got completion with error:\n00000000 00000000 00000000 00000000\n00000000 00000000 00000000 00000000\n00000002 00000000 00000000 00000000\n00000000 00008813 10012abe 0dd0c1d3\n"
 	rxm := "libfabric:ofi_rxm:cq:rxm_cq_read_write_error():819<warn> fi_cq_readerr: err: 5, prov_err: remote access error (10)\n"
 	mooncake := "E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, source_addr: 0x7f8b6f185000, length: 4096, dest_addr: 0x7ebb87185000, local_nic: mlx5_9, peer_nic: 192.168.1.161:16360@mlx5_7, dest_rkey: 1894181, retry_cnt: 0): transport retry counter exceeded\n"
+	// Juniper/warp17#81 (realworld-fresh35): DPDK 17.11's mlx5 PMD dumps
+	// an error CQE with rte_hexdump after WARP17's prompt.
+	dpdk := "warp17> MLX5 Error CQE: at [0x7f6a7d20c000], len=64\n" +
+		"00000000: 00 73 65 65 6E 00 00 00 00 00 00 00 00 00 00 00 | .seen...........\n" +
+		"00000010: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 | ................\n" +
+		"00000020: 00 00 00 13 00 00 00 00 00 00 00 00 00 00 00 00 | ................\n" +
+		"00000030: 00 00 00 00 9D 00 53 04 0A 00 15 42 00 19 B0 D2 | ......S....B....\n"
 	for _, tt := range []struct {
 		name, text string
 		sev        []finding.Severity
@@ -34,6 +41,12 @@ func TestCheck(t *testing.T) {
 			"RDMA work completion failed (2 lines, by libmlx5 and libfabric ofi_rxm): remote access error (status 10, IBV_WC_REM_ACCESS_ERR)", "", "", "remote access error:"},
 		{"the CQE decoded", dump, []finding.Severity{finding.Critical},
 			"CQE syndrome 0x13, vendor syndrome 0x88, requester (send queue) RDMA_READ on QP 0x12abe; on cn10", "", "", "remote access error:"},
+		{"DPDK's hexdump of an error CQE", dpdk, []finding.Severity{finding.Critical},
+			"RDMA work completion failed (1 line, by DPDK's mlx5 poll-mode driver): local protection error (status 4, IBV_WC_LOC_PROT_ERR)", "", "", "DPDK: a packet buffer"},
+		{"DPDK's CQE decoded", dpdk, []finding.Severity{finding.Critical},
+			"CQE syndrome 0x4, vendor syndrome 0x53, requester (send queue) SEND on QP 0x1542", "", "", "DPDK: a packet buffer"},
+		{"DPDK's dump cut", "MLX5 Error CQE: at [0x7f5b64e01080], len=64\n00000000: 00 73 65 65 6E 00 00 00 00 00 00 00 00 00 00 00 | .seen...........\n", []finding.Severity{finding.Warning},
+			"status not in the paste (DPDK's hexdump", "", "", "DPDK: a packet buffer"},
 		{"retry exceeded between two NICs", mooncake, []finding.Severity{finding.Critical},
 			"transport retry counter exceeded (status 12, IBV_WC_RETRY_EXC_ERR): the peer never acknowledged", "mlx5_9", "mlx5_7", "transport retry counter exceeded:"},
 		{"a cut dump", "mlx5: vegas06: got completion with error:\n00000000 00000000 00000000 00000000\n", []finding.Severity{finding.Critical},

@@ -1,0 +1,138 @@
+package nccl
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+// ofiHostUnreach is FI_EHOSTUNREACH (EHOSTUNREACH): aws-ofi-nccl's AWS
+// platform (src/platform-aws.cpp, PlatformAWS::log_cq_error) says the
+// EFA provider returns it only when a security group dropped the packets.
+const ofiHostUnreach = 113
+
+// efaSetupDoc is AWS's guide whose security-group step EFA needs.
+const efaSetupDoc = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start-nccl.html"
+
+// ofiCompletionFindings reports the completion errors of the aws-ofi-nccl
+// net plugin (Event.Net "OFI"): a transfer over libfabric (EFA, CXI …)
+// failed, the OFI analogue of an IB work-completion error, so
+// nccl.ibv_error. The code is a libfabric error number, not an
+// ibv_wc_status.
+func ofiCompletionFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	var errs []nccllog.Event
+	for _, e := range lg.Events {
+		if e.Kind == nccllog.EventCompletion && e.Net == "OFI" {
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	first := errs[0]
+	where := ""
+	if first.Host != "" {
+		where = " on " + first.Host
+	}
+	what := fmt.Sprintf("RC %d", first.RC)
+	if first.RC == 0 {
+		what = "an error completion" // "Fatal: rx buffer recv completed with error" prints no code
+	}
+	if first.Error != "" {
+		what += " (" + first.Error + ")"
+	}
+	if first.Req != "" {
+		what += " on a " + first.Req + " request"
+	}
+	summary := fmt.Sprintf("NCCL's OFI net plugin (aws-ofi-nccl over libfabric) got a completion error%s: %s, %d time(s): a transfer to or from the peer failed and the collective cannot complete", where, what, weight(errs))
+	if first.RC == ofiHostUnreach {
+		summary += "; error 113 (host unreachable) is how EFA reports packets a security group dropped"
+	} else {
+		summary += "; on EFA the usual cause is a security group that does not pass the EFA traffic between the instances, else a peer that died"
+	}
+	f := catalog.New("nccl.ibv_error", subj, summary, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
+	f.Subject.Host = first.Host
+	f.Causes = []string{
+		"EFA: the security group of this instance or of its peer does not allow all inbound and outbound traffic to and from the security group itself",
+		"the peer process died or closed its endpoint (its own log shows the first error)",
+		"a fault of the network device (dmesg on both nodes for the efa driver's errors)",
+	}
+	f.Remedy = []string{
+		"allow all inbound and outbound traffic to and from the security group itself on every instance of the job (" + efaSetupDoc + ")",
+		"fi_pingpong -p efa -e rdm on one node, then fi_pingpong -p efa -e rdm <its IP> on the other: EFA between the two without NCCL",
+		"dmesg | grep -i efa on both nodes; rerun with FI_LOG_LEVEL=warn NCCL_DEBUG=INFO for libfabric's own reason",
+	}
+	return []finding.Finding{f}
+}
+
+// ofiResource fills the causes and remedies of a nccl.resource_error for
+// a libfabric call of the aws-ofi-nccl plugin (Event.Net "OFI"): the
+// catalogue's are written for verbs.
+func ofiResource(f *finding.Finding) {
+	f.Causes = []string{
+		"the EFA devices are not visible where the job runs: a container without /dev/infiniband/uverbs*, a pod that does not request vpc.amazonaws.com/efa, or the efa kernel module not loaded",
+		"the libfabric in the image (EFA installer) does not match the plugin or the efa kernel driver",
+		"the device ran out of resources (protection domains, address vectors, queues): too many processes or communicators per EFA device; dmesg shows the efa driver's failed command",
+	}
+	f.Remedy = []string{
+		"fi_info -p efa -t FI_EP_RDM on the node and inside the container: it must list the EFA devices",
+		"pass the EFA devices into the container (docker run --device=/dev/infiniband/uverbs0 … for each, or request vpc.amazonaws.com/efa in the pod's resources)",
+		"dmesg | grep -i efa; cat /opt/amazon/efa_installed_packages for the EFA software versions",
+		"rerun with FI_LOG_LEVEL=warn NCCL_DEBUG=INFO for libfabric's own reason",
+	}
+}
+
+// ofiHint reads a failed libfabric call of the aws-ofi-nccl plugin.
+func ofiHint(call, errText string) string {
+	if call == "fi_getinfo" {
+		return "libfabric found no provider that offers what aws-ofi-nccl asks for (No data available is FI_ENODATA): the EFA devices are not visible where the job runs (a container or pod without them, the efa module not loaded) or the libfabric in the image is too old for them; the plugin does not start, so NCCL has no EFA network and falls back to sockets or aborts"
+	}
+	e := strings.ToLower(errText)
+	if strings.Contains(e, "cannot allocate memory") || strings.Contains(e, "no space") {
+		return "the device or host ran out of resources for the plugin's " + call + ": too many processes or communicators per device, or memlock too low"
+	}
+	return "libfabric refused the plugin's " + call + ": the plugin cannot open its endpoints, so the job hangs or aborts; a device out of resources (dmesg shows the efa driver's failed command) or a libfabric that does not match the plugin or the kernel driver"
+}
+
+// ofiInitSkipped turns the nccl.resource_error of fi_getinfo into a
+// warning when every host that printed it shows NCCL using its own IB
+// transport: the OFI plugin, shipped in many containers, found no
+// libfabric provider (no EFA on an InfiniBand cluster) and NCCL went on
+// without it. It stays critical when a process of such a host says
+// nothing of its network or uses sockets.
+func (c *logCheck) ofiInitSkipped(fs []finding.Finding) {
+	i := slices.IndexFunc(fs, func(f finding.Finding) bool {
+		return f.ID == "nccl.resource_error" && strings.HasPrefix(f.Summary, "fi_getinfo ")
+	})
+	if i < 0 || len(c.socketProcs) > 0 {
+		return
+	}
+	var hosts []string
+	for _, e := range c.lg.Events {
+		if e.Kind == nccllog.EventResource && e.Call == "fi_getinfo" && !slices.Contains(hosts, e.Host) {
+			hosts = append(hosts, e.Host)
+		}
+	}
+	for _, h := range hosts {
+		n := 0
+		for _, p := range c.all {
+			if p.Host != h {
+				continue
+			}
+			if net, _ := p.EffectiveNetwork(); net != "IB" || len(p.IBDevices) == 0 {
+				return
+			}
+			n++
+		}
+		if n == 0 {
+			return
+		}
+	}
+	f := &fs[i]
+	f.Severity = finding.Warning
+	f.Summary = "aws-ofi-nccl's fi_getinfo found no libfabric provider, but NCCL uses its IB transport instead: the OFI plugin (shipped in many containers) has no EFA device to drive here; nothing to do unless the job was meant to run over EFA"
+}
