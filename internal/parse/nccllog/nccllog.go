@@ -821,6 +821,20 @@ const maxWatchdogWrap = 2
 // watchdogHead is the text a watchdog report starts with.
 const watchdogHead = "Watchdog caught collective operation timeout: WorkNCCL(SeqNum="
 
+// watchdogColon is the head of a watchdog report up to its colon.
+const watchdogColon = "Watchdog caught collective operation timeout:"
+
+// WatchdogHeadWrapped says whether l is the first line of a watchdog
+// report wrapped right after its colon ("[Rank 3] Watchdog caught
+// collective operation timeout:", its "WorkNCCL(SeqNum=5, …" on the next
+// line): PyTorch's ProcessGroupNCCL.cpp (ProcessGroupNCCL::WorkNCCL::
+// checkTimeout) prints the report on one line; a paste wrapped at 80
+// columns, without the log prefix that names ProcessGroupNCCL, leaves
+// nothing else on the line to know it by. It tests only the end of l.
+func WatchdogHeadWrapped(l string) bool {
+	return strings.HasSuffix(strings.TrimRight(l, " \t\r\n"), watchdogColon)
+}
+
 // netParse is what parseNet read from one message.
 type netParse struct {
 	ib      []IBDevice // an NET/IB "Using" line's devices (ibOK)
@@ -1156,6 +1170,13 @@ func (p *Parser) line(n int, raw string) {
 		p.pendingCUDAError(raw)
 	}
 	if !strings.Contains(raw, "NCCL") {
+		if WatchdogHeadWrapped(raw) {
+			// "[Rank 3] Watchdog caught collective operation timeout:"
+			// alone, its "WorkNCCL(" on the next line: joined as below.
+			line := strings.TrimSpace(raw)
+			p.wrap = wrappedWatchdog{n: n, head: line, text: line}
+			return
+		}
 		if strings.Contains(raw, "CUDA error: ") {
 			p.cudaErrorLine(n, raw)
 		}
@@ -1220,7 +1241,7 @@ func (p *Parser) line(n int, raw string) {
 	// A report wrapped right after its colon (mila-iqia/milabench#269:
 	// "… Watchdog caught collective operation timeout: " / "WorkNCCL(
 	// SeqNum=2070, …"): the next line completes it.
-	head = head || strings.HasSuffix(line, watchdogHead[:strings.IndexByte(watchdogHead, ':')+1])
+	head = head || WatchdogHeadWrapped(line)
 	if head && !strings.Contains(line, " milliseconds") {
 		p.wrap = wrappedWatchdog{n: n, head: line, text: line}
 		return
