@@ -105,6 +105,17 @@ func TestNumericStatus(t *testing.T) {
 		// the paste (spdk/spdk#2328, realworld-fresh31's README row).
 		{"[2022-01-17 16:03:57.637929] rdma.c:3769:nvmf_rdma_log_wc_status: *ERROR*: Error on CQ 0x20155a0, (qp state 1 ibv_state 6) request 0x139974757082280, type DATA, status: (12): transport retry counter e", 12, 0},
 		{"rdma.c:3769:nvmf_rdma_log_wc_status: *ERROR*: Error on CQ 0x7f4e64011b20, (qp state 1 ibv_state 6) request 0x139974729471144, type DATA, status: (5): Work Request Flushed Error", 5, 0},
+		// libiscsi's iSER initiator prints a failed completion's
+		// fields by name, the vendor error with %x and no 0x (lib/iser.c
+		// iser_rcv_completion: "wr id %lx status %d vend_err %x";
+		// sahlberg/libiscsi#376, realworld-fresh39's README row), and
+		// programs like it print wr_id and vendor_err.
+		{"libiscsi:3 wr id 5559208da690 status 1 vend_err d7", 1, 0xd7},
+		{"wr id 7f12a0 status 12 vend_err 81", 12, 0x81},
+		{"wr_id=0x1 status=5 vendor_err=0xf9", 5, 0xf9},
+		{"libiscsi:3 wr id 5559208da690 status 0 vend_err 0", -1, 0},
+		{"libiscsi:3 wr id 5559208da690 status 1", -1, 0}, // no completion field but the id: a request's status
+		{"vend_err d7 status 1", -1, 0},
 		{"Error on CQ 0x1, status: (12", -1, 0},
 		{"Error on CQ 0x1, status: (0): success", -1, 0},
 		{"CQ resize done, status: (12)", -1, 0},

@@ -18,6 +18,7 @@ var verbsMetas = []finding.Meta{
 			"RNR retry counter exceeded: the peer had no receive posted for too long: it stalled or is gone",
 			"remote operation, remote invalid request errors: the peer's queue pair failed, or the two ends disagree on the transport (MTU, operation, message size)",
 			"flushed work requests: the queue pair was already in the error state: an earlier error (the first failure above the flushes) or a connection torn down",
+			"local length error: a message came in larger than the receive buffer the local side posted (or a send was longer than the port allows): the two ends disagree on message sizes, as an iSER initiator and target that negotiated different data segment lengths or header sizes, or run versions that do",
 		},
 		Remedy: []string{
 			"ibstat (or ibv_devinfo) on both hosts: the ports of the named NICs must be Active/LinkUp; ibdoctor doctor on both",

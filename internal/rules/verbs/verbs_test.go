@@ -60,6 +60,11 @@ func TestCheck(t *testing.T) {
 		{"numeric status, then flushes", "number 0 got bad completion with status: 0xc, vendor syndrome: 0x81\nnumber 1 got bad completion with status: 0x5, vendor syndrome: 0xf9\nnumber 2 got bad completion with status: 0x5, vendor syndrome: 0xf9\n",
 			[]finding.Severity{finding.Critical, finding.Warning},
 			"transport retry counter exceeded (status 12, IBV_WC_RETRY_EXC_ERR): the peer never acknowledged: a lossy or broken path (bit errors, link flap, RoCE drops or routing/GID mismatch) or a dead peer process or node; vendor syndrome 0x81", "", "", "transport retry counter exceeded:"},
+		// sahlberg/libiscsi#376 (realworld-fresh39's README row): the iSER
+		// initiator's completion printed field by field, status 1 and
+		// the vendor error in hex without 0x (lib/iser.c).
+		{"libiscsi's failed completion", "libiscsi:3 wr id 5559208da690 status 1 vend_err d7\n", []finding.Severity{finding.Critical},
+			"RDMA work completion failed (1 line, by the application's log): local length error (status 1, IBV_WC_LOC_LEN_ERR): a receive buffer was too small for the incoming message: mismatched peers or an application bug; vendor syndrome 0xd7", "", "", "local length error:"},
 		{"the failure before the flushes", strings.Replace(mooncake, "transport retry counter exceeded", "Work Request Flushed Error", 1) + mooncake, []finding.Severity{finding.Critical, finding.Warning},
 			"transport retry counter exceeded", "mlx5_9", "mlx5_7", "transport retry counter exceeded:"},
 		// vllm-project/vllm-ascend#7384 (realworld-fresh31's README row):
