@@ -158,6 +158,7 @@ func Run(in []Input, opts Options) *Report {
 			cannot = true
 		}
 		foldLostGPUs(&fr)
+		foldSamePorts(&fr)
 		for _, s := range fr.Segments {
 			r.Findings = append(r.Findings, s.Findings...)
 		}
@@ -210,6 +211,70 @@ func foldLostGPUs(fr *File) {
 				continue
 			}
 			kept = append(kept, f)
+		}
+		s.Findings = kept
+	}
+}
+
+// portStateRank orders the port-state findings by how much they say: a
+// port DOWN whose physical state the tool did not print (ibv_devinfo
+// without -v) says least.
+var portStateRank = map[string]int{"port.down": 1, "port.disabled": 2, "port.polling": 2, "port.init_no_sm": 2}
+
+// foldSamePorts keeps one port-state finding per port in a file: ibstat
+// and ibv_devinfo (or ibstatus, rdma link) pasted together for one host
+// show the same port twice, and its state is one cause. Outputs of two
+// kinds are taken for one host where their node GUIDs agree (or one does
+// not print it); two outputs of one kind are two hosts' and stay apart.
+// The finding that says more (the physical state) is kept, with the
+// other's evidence.
+func foldSamePorts(fr *File) {
+	type at struct {
+		seg, i int
+	}
+	key := func(f *finding.Finding) string {
+		return fmt.Sprintf("%s/%d", f.Subject.Device, f.Subject.Port)
+	}
+	first := map[string]at{}
+	drop := map[at]bool{}
+	for si := range fr.Segments {
+		s := &fr.Segments[si]
+		for i := range s.Findings {
+			f := &s.Findings[i]
+			if portStateRank[f.ID] == 0 || f.Subject.Device == "" || f.Subject.Port == 0 {
+				continue
+			}
+			k := key(f)
+			a, ok := first[k]
+			if !ok {
+				first[k] = at{si, i}
+				continue
+			}
+			o := &fr.Segments[a.seg].Findings[a.i]
+			if fr.Segments[a.seg].Kind == s.Kind || o.Subject.NodeGUID != "" && f.Subject.NodeGUID != "" && o.Subject.NodeGUID != f.Subject.NodeGUID || o.Subject.Host != f.Subject.Host {
+				continue
+			}
+			keep, gone, goneAt := o, f, at{si, i}
+			if portStateRank[f.ID] > portStateRank[o.ID] {
+				keep, gone, goneAt = f, o, a
+				first[k] = at{si, i}
+			}
+			keep.Evidence = append(keep.Evidence, gone.Evidence...)
+			drop[goneAt] = true
+			fr.Segments[goneAt.seg].Skipped = append(fr.Segments[goneAt.seg].Skipped, fmt.Sprintf("%s of %s port %d: the same port as %s at lines %s shows, reported there (%s)",
+				gone.ID, gone.Subject.Device, gone.Subject.Port, string(fr.Segments[first[k].seg].Kind), fr.Segments[first[k].seg].Lines, keep.ID))
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	for si := range fr.Segments {
+		s := &fr.Segments[si]
+		kept := s.Findings[:0]
+		for i, f := range s.Findings {
+			if !drop[at{si, i}] {
+				kept = append(kept, f)
+			}
 		}
 		s.Findings = kept
 	}

@@ -1353,3 +1353,31 @@ func TestVerbsProviderMissing(t *testing.T) {
 		})
 	}
 }
+
+// TestFoldSamePorts: ibstat and ibv_devinfo pasted together for one host
+// (a ConnectX-3 in a container, realworld-fresh38's dockerib sample) show
+// its unused Ethernet port 2 twice: one finding, the one that knows the
+// physical state, with both outputs' evidence. Two ibstat outputs are two
+// hosts' and keep a finding each.
+func TestFoldSamePorts(t *testing.T) {
+	b, err := os.ReadFile("testdata/realworld-fresh38/perftest-dockerib-mlx4-qdr-ibstat-devinfo-write-bw-mbs.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Run([]Input{{Name: "p.txt", Text: string(b)}}, Options{})
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, fmt.Sprintf("%s/%s %s/%d %d", f.ID, f.Severity, f.Subject.Device, f.Subject.Port, len(f.Evidence)))
+	}
+	if want := []string{"port.disabled/warning mlx4_0/2 3"}; !slices.Equal(got, want) {
+		t.Errorf("findings %v, want %v", got, want)
+	}
+	if !strings.Contains(r.Findings[0].Summary, "its HCA's InfiniBand port is ACTIVE") {
+		t.Errorf("summary %q", r.Findings[0].Summary)
+	}
+	ibstat := "CA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: Polling\n\t\tRate: 10\n\t\tBase lid: 65535\n\t\tSM lid: 0\n\t\tLink layer: InfiniBand\n"
+	r = Run([]Input{{Name: "two.txt", Text: "$ ibstat\n" + ibstat + "\n$ ibstat\n" + ibstat}}, Options{})
+	if n := len(r.Findings); n != 2 {
+		t.Errorf("two hosts' ibstat: %d findings, want 2: %+v", n, r.Findings)
+	}
+}

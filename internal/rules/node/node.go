@@ -240,6 +240,18 @@ func spareOfActive(d *snapshot.Device, p *snapshot.Port) bool {
 	return false
 }
 
+// activeOtherLayer names the link layer of an ACTIVE port of d whose link
+// layer is not p's ("InfiniBand" beside an Ethernet port of a VPI card),
+// "" when there is none.
+func activeOtherLayer(d *snapshot.Device, p *snapshot.Port) string {
+	for i := range d.Ports {
+		if op := &d.Ports[i]; op.Number != p.Number && op.LinkLayer != p.LinkLayer && op.IsActive() {
+			return string(op.LinkLayer)
+		}
+	}
+	return ""
+}
+
 // activeOfModel yields the ACTIVE ports of d's HCA model with link layer
 // ll, on every device of the snapshot (d's own included): the ports a
 // port of d is compared with.
@@ -463,6 +475,9 @@ func wantPortUp(in *Input, d *snapshot.Device, p *snapshot.Port, pe *expect.Port
 	} else if st != ib.StateActive && !hasActiveSibling(in.Snap, d, p) {
 		wantUp = false
 		why = "no other port of this HCA model is ACTIVE, so it may be uncabled on purpose; write a baseline to make it expected"
+		if other := activeOtherLayer(d, p); other != "" {
+			why = fmt.Sprintf("its HCA's %s port is ACTIVE but no %s port of this HCA model is, so this one (a VPI card's second port) may be unused on purpose; write a baseline to make it expected", other, p.LinkLayer)
+		}
 	}
 	return wantUp, why, false
 }

@@ -839,3 +839,21 @@ func TestRateAcrossSubnets(t *testing.T) {
 		t.Errorf("HealthyRate of the 2X FDR port = %v %v, want 4X FDR", r, ok)
 	}
 }
+
+// TestPastedVPISecondPort: a ConnectX-3 VPI card with port 1 ACTIVE on
+// InfiniBand and port 2 an Ethernet port Down/Disabled (the dockerib
+// paste of realworld-fresh38): a warning that says the card's InfiniBand
+// port is ACTIVE, not that no port of the model is.
+func TestPastedVPISecondPort(t *testing.T) {
+	d := snapshot.Device{Name: "mlx4_0", HCAType: "MT4099", Ports: []snapshot.Port{
+		{Device: "mlx4_0", Number: 1, LinkLayer: ib.LinkLayerInfiniBand, State: p(ib.StateActive), PhysState: p(ib.PhysLinkUp), LID: p(uint32(10))},
+		{Device: "mlx4_0", Number: 2, LinkLayer: ib.LinkLayerEthernet, State: p(ib.StateDown), PhysState: p(ib.PhysDisabled)},
+	}}
+	fs := CheckInput(&Input{Snap: &snapshot.Snapshot{Devices: []snapshot.Device{d}}, Thresholds: DefaultThresholds, Pasted: true})
+	if len(fs) != 1 || fs[0].ID != "port.disabled" || fs[0].Severity != finding.Warning {
+		t.Fatalf("findings %v", ids(fs))
+	}
+	if want := "its HCA's InfiniBand port is ACTIVE but no Ethernet port of this HCA model is"; !strings.Contains(fs[0].Summary, want) {
+		t.Errorf("summary %q lacks %q", fs[0].Summary, want)
+	}
+}
