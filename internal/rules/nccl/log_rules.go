@@ -278,7 +278,7 @@ func socketEvidence(socketProcs []*nccllog.Proc) []finding.Evidence {
 	var evs []finding.Evidence
 	for _, p := range socketProcs[:min(3, len(socketProcs))] {
 		_, line := p.EffectiveNetwork()
-		v := "Using network Socket"
+		v := cmp.Or(p.NetworkText, "Using network Socket")
 		if line == 0 {
 			line, v = p.FirstLine, "connections via NET/Socket"
 		} else if line == p.SocketLine {
@@ -298,6 +298,63 @@ func socketEvidence(socketProcs []*nccllog.Proc) []finding.Evidence {
 	return evs
 }
 
+// ipoibInterface returns the first IPoIB interface the processes name
+// for their sockets (the NET/Socket list, NCCL 2.3's "NET : Using
+// interface") or for the IB transport's sideband (NCCL 2.3's "NET/IB :
+// Using interface ib0 for sideband communication"), with its line as
+// evidence. An IPoIB interface exists only on an InfiniBand HCA (the
+// ib_ipoib driver, drivers/infiniband/ulp/ipoib), so a job that talks
+// TCP over it had RDMA hardware at hand.
+func ipoibInterface(procs []*nccllog.Proc) (string, finding.Evidence, bool) {
+	for _, p := range procs {
+		for _, name := range p.SocketIfs {
+			if isIPoIBName(name) {
+				return name, finding.Evidence{Source: evidenceAt(p.Source, p.SocketLine), Value: "NET/Socket : Using " + strings.Join(p.SocketIfs, ", ")}, true
+			}
+		}
+		for _, f := range p.NetIfs {
+			if isIPoIBName(f.Name) {
+				return f.Name, finding.Evidence{Source: evidenceAt(p.Source, f.Line), Value: "NET : Using interface " + f.Name + ":" + f.Addr}, true
+			}
+		}
+		if isIPoIBName(p.Sideband) {
+			return p.Sideband, finding.Evidence{Source: evidenceAt(p.Source, p.SidebandLine), Value: "NET/IB : Using interface " + p.Sideband + " for sideband communication"}, true
+		}
+	}
+	return "", finding.Evidence{}, false
+}
+
+// sameHosts returns procs, then the other processes of all that run on
+// one of their hosts (a host's interfaces are every process's there:
+// NCCL 2.3 prints them only where a thread first looks them up).
+func sameHosts(procs, all []*nccllog.Proc) []*nccllog.Proc {
+	out := slices.Clone(procs)
+	for _, p := range all {
+		// Containers of several nodes may all call themselves
+		// localhost: that name places no two processes together.
+		if p.Host != "" && p.Host != "localhost" && !slices.Contains(procs, p) && slices.ContainsFunc(procs, func(q *nccllog.Proc) bool { return q.Host == p.Host }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// isIPoIBName says whether an interface name is one the kernel or udev
+// gives IPoIB interfaces: ib0 (and its P_Key children ib0.8001) from
+// ipoib_add_port's "ib%d", and systemd's predictable names for them,
+// ibp<bus>s<slot>, ibs<slot>, ibP<domain>p<bus>s<slot>
+// (systemd udev-builtin-net_id.c: the "ib" prefix for ARPHRD_INFINIBAND).
+func isIPoIBName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "ib")
+	if !ok || rest == "" {
+		return false
+	}
+	if rest[0] == 'p' || rest[0] == 's' || rest[0] == 'P' {
+		rest = rest[1:]
+	}
+	return rest != "" && rest[0] >= '0' && rest[0] <= '9'
+}
+
 // socketWhy returns the reason the log gives for the socket fallback, as
 // a "; ..." suffix, or "" when it gives none.
 func (c *logCheck) socketWhy() string {
@@ -308,6 +365,11 @@ func (c *logCheck) socketWhy() string {
 		return "; libibverbs could not be loaded: rdma-core (libibverbs) is missing from the image or the library path"
 	case slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.IBNoDevice > 0 }):
 		return "; NCCL found no IB device (container without /dev/infiniband, missing libibverbs, or NCCL_IB_HCA matching nothing)"
+	case slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.SidebandLine > 0 }):
+		// NCCL 2.3's IB transport names its sideband interface, then
+		// lists each ACTIVE IB/RoCE port NCCL_IB_HCA allows ("NET/IB:
+		// [0] mlx5_0:1/IB"); with none it leaves the job to sockets.
+		return "; NCCL's IB transport loaded libibverbs but found no ACTIVE IB/RoCE port it may use (ports down, or NCCL_IB_HCA matching nothing: check ibstat)"
 	}
 	return ""
 }
@@ -450,6 +512,7 @@ func (c *logCheck) checkSocketFallback() {
 	}
 	f := catalog.New("nccl.socket_fallback", c.subj, "", socketEvidence(socketProcs)...)
 	why := c.socketWhy()
+	ipoibName, ipoibEv, ipoibFound := ipoibInterface(sameHosts(socketProcs, c.all))
 	switch {
 	case len(ibProcs) == 0 && c.oneNode(socketProcs) != "":
 		// One node: ranks talk over NVLink, PCIe or shared memory; the
@@ -470,6 +533,9 @@ func (c *logCheck) checkSocketFallback() {
 		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) although IB/RoCE was expected%s", len(socketProcs), procNames(socketProcs), why)
 	case envWantsIB(socketProcs) != "":
 		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) although the environment asks for IB (%s)%s", len(socketProcs), procNames(socketProcs), envWantsIB(socketProcs), why)
+	case ipoibFound:
+		f.Evidence = append(f.Evidence, ipoibEv)
+		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) over the IPoIB interface %s: the host has an InfiniBand HCA and fabric (an IPoIB interface runs on one), yet NCCL carries its traffic as TCP over IPoIB instead of over verbs (RDMA), at a fraction of the link's bandwidth%s", len(socketProcs), procNames(socketProcs), ipoibName, why)
 	default:
 		f.Severity = finding.Warning
 		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s); fine only for a cluster without RDMA (give --expect-ib or --root to judge)%s", len(socketProcs), procNames(socketProcs), why)
@@ -1107,7 +1173,9 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 			continue
 		}
 		failed = append(failed, p)
-		if p.Host != "" && !slices.Contains(hosts, p.Host) {
+		// Containers of several nodes may all call themselves
+		// localhost: that name places no two processes together.
+		if p.Host != "" && p.Host != "localhost" && !slices.Contains(hosts, p.Host) {
 			hosts = append(hosts, p.Host)
 		}
 	}
