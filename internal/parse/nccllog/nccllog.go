@@ -961,8 +961,9 @@ func (p *Parser) event(ev Event) {
 	case ev.Kind == EventTimeout && ev.Heartbeat:
 		k = foldKey{kind: ev.Kind, rank: ev.Rank, seq: -2} // first and count per rank
 	case ev.Kind == EventWarn, ev.Kind == EventTimeout && ev.OpType == "" && ev.SeqNum == 0:
-		// The rules count these and quote the first.
-		k = foldKey{kind: ev.Kind, seq: -1}
+		// The rules count these and quote the first (a timeout of the
+		// c10d store apart from NCCL's).
+		k = foldKey{kind: ev.Kind, call: ev.Call, seq: -1}
 	case ev.Kind == EventResource:
 		k = foldKey{kind: ev.Kind, call: ev.Call, hca: ev.HCA} // first and count per call (and device it names)
 	case ev.Kind == EventAsync:
@@ -1191,6 +1192,14 @@ func (p *Parser) line(n int, raw string) {
 			lg.NCCLLines++
 			return
 		}
+		if strings.Contains(raw, "Error: Socket Timeout") {
+			if ev, ok := torchStoreTimeout(raw); ok {
+				ev.Source, ev.Line = source, n
+				p.event(ev)
+				lg.NCCLLines++
+				return
+			}
+		}
 		// Neither an NCCL 2.4+ line nor a ProcessGroupNCCL watchdog;
 		// perhaps an NCCL 2.0-2.3 one, or a net plugin's completion
 		// error quoted without its prefix ("… NET/IBP:Got completion
@@ -1303,6 +1312,14 @@ func (p *Parser) line(n int, raw string) {
 			p.event(ev)
 			lg.NCCLLines++
 			return
+		}
+		if strings.Contains(line, "Error: Socket Timeout") {
+			if ev, ok := torchStoreTimeout(line); ok {
+				ev.Source, ev.Line = source, n
+				p.event(ev)
+				lg.NCCLLines++
+				return
+			}
 		}
 		if strings.Contains(line, "CUDA error: ") {
 			p.cudaErrorLine(n, line) // "[E ProcessGroupNCCL.cpp:1414] … exception: CUDA error: …"

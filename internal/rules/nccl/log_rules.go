@@ -1241,7 +1241,7 @@ func ncclErrorMeaning(call, e string) string {
 }
 
 func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
-	var wd, other, detected, hb []nccllog.Event
+	var wd, other, detected, hb, store []nccllog.Event
 	for _, e := range lg.Events {
 		if e.Kind != nccllog.EventTimeout {
 			continue
@@ -1249,6 +1249,8 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 		switch {
 		case e.Heartbeat:
 			hb = append(hb, e)
+		case e.Call == nccllog.StoreCall:
+			store = append(store, e)
 		case e.OpType != "":
 			wd = append(wd, e)
 		case e.SeqNum > 0:
@@ -1324,6 +1326,16 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 	}
 	if len(hb) > 0 {
 		fs = append(fs, heartbeatFinding(hb, subj, at))
+	}
+	if len(store) > 0 {
+		// A socket of PyTorch's c10d store (TCPStore) timed out: the
+		// barrier or rendezvous waited on a rank that never came, and
+		// the exception ends the job.
+		e := store[0]
+		f := catalog.New("nccl.timeout", subj,
+			fmt.Sprintf("PyTorch's c10d store timed out on a socket (%s, %d time(s)): the TCP store that torch.distributed and torch elastic's rendezvous and exit barrier coordinate ranks through (MASTER_ADDR:MASTER_PORT) waited for a rank that never answered, and the job failed; that rank hung or died, or its host cannot reach the store's (firewall, NCCL_SOCKET_IFNAME/GLOO_SOCKET_IFNAME on an interface the other nodes cannot reach)", e.Text, weight(store)),
+			finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
+		fs = append(fs, f)
 	}
 	if len(other) > 0 {
 		e := other[0]
