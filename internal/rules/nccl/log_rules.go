@@ -431,7 +431,9 @@ func (c *logCheck) checkNoIBDevice() {
 // runs on one node: "nNodes 1" when every process logged it, "all ranks
 // on HOST" when another output listed them there and the log names no
 // other host, every process bootstrapping on a loopback address
-// ("Bootstrap : Using [0]lo:127.0.0.1<0>"), or when the log itself shows
+// ("Bootstrap : Using [0]lo:127.0.0.1<0>"), every process listing only
+// loopback addresses for its socket transport, or when the
+// log itself shows
 // every rank of its largest
 // communicator on processes of HOST (NCCL before 2.12 logs no nNodes:
 // "comm 0x… rank 5 nranks 6"); "" when nothing shows it.
@@ -447,6 +449,16 @@ func (c *logCheck) oneNode(procs []*nccllog.Proc) string {
 	if len(c.all) > 0 && !slices.ContainsFunc(c.all, func(p *nccllog.Proc) bool { return p.BootstrapLo == 0 }) {
 		return "every process bootstraps on the loopback interface, which no other host can reach"
 	}
+	// NCCL's socket transport hands its peers the address it listens on
+	// (src/transport/net_socket.cc, ncclNetSocketListen): on a loopback
+	// address only ranks of its own host can connect, so a job whose
+	// every process lists only loopback addresses for it
+	// ("NET/Socket : Using [0]lo:127.0.0.1<0>", NCCL_SOCKET_IFNAME=lo)
+	// cannot span hosts. Without that line, NCCL_SOCKET_IFNAME=lo says
+	// the same.
+	if len(c.all) > 0 && !slices.ContainsFunc(c.all, func(p *nccllog.Proc) bool { return !socketOnLoopback(p) }) {
+		return "every process's socket transport is on the loopback interface, which no other host can reach"
+	}
 	switch h, n, shown := allRanksOnOneHost(c.all); {
 	case h != "" && shown == n:
 		return fmt.Sprintf("all %d ranks on %s", n, h)
@@ -454,6 +466,18 @@ func (c *logCheck) oneNode(procs []*nccllog.Proc) string {
 		return fmt.Sprintf("%d of %d ranks shown, the first and the last among them, all on %s: block and round-robin placement put the rest there too", shown, n, h)
 	}
 	return ""
+}
+
+// socketOnLoopback says whether p's socket transport listens on loopback
+// addresses only: its "NET/Socket : Using" line lists no other, or, when
+// the log lacks that line, NCCL_SOCKET_IFNAME selects only lo ("lo",
+// "=lo": a prefix list, or exact names after "=").
+func socketOnLoopback(p *nccllog.Proc) bool {
+	if p.SocketLine > 0 {
+		return p.SocketLo
+	}
+	v := p.Env["NCCL_SOCKET_IFNAME"]
+	return v == "lo" || v == "=lo"
 }
 
 // allRanksOnOneHost returns the host and the size N of the largest
