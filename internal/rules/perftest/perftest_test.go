@@ -154,8 +154,8 @@ func TestRules(t *testing.T) {
 		// IB a GID is not needed.
 		{"roce zero gid, rtr failed", []string{gidZero}, Options{}, []string{"perf.test_invalid/critical"}},
 		{"roce zero gid, rows measured", []string{strings.Replace(gidZero, "Failed to modify QP 218 to RTR\n Unable to Connect the HCA's through the link\n", "", 1) + collapseRows}, Options{}, []string{"perf.bw_low/warning", "perf.test_invalid/warning"}},
-		{"ib zero gid is not roce", []string{strings.Replace(gidZero, "Link type       : Ethernet", "Link type       : IB", 1)}, Options{}, []string{"perf.test_invalid/warning"}},
-		{"roce real gids, rtr failed", []string{strings.ReplaceAll(gidZero, "GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00", "GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:56:217:72")}, Options{}, []string{"perf.test_invalid/warning"}},
+		{"ib zero gid is not roce", []string{strings.Replace(gidZero, "Link type       : Ethernet", "Link type       : IB", 1)}, Options{}, []string{"perf.test_invalid/critical"}}, // the RTR failure alone
+		{"roce real gids, rtr failed", []string{strings.ReplaceAll(gidZero, "GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00", "GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:56:217:72")}, Options{}, []string{"perf.test_invalid/critical"}},
 		{"roce remote gid zero", []string{strings.Replace(gidZero, "GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00", "GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:56:217:72", 1)}, Options{}, []string{"perf.test_invalid/critical"}},
 		// Runs that died (linux-rdma/perftest#173, zrlio/softiwarp#27).
 		{"status 4: local protection", []string{"Completion with error at client\n  Failed status 4: wr_id 0 syndrom 0x51\nscnt=828, ccnt=700\n"}, Options{},
@@ -256,9 +256,11 @@ func TestPeerNotReached(t *testing.T) {
 }
 
 // TestModifyQPToRTR: a test whose queue pair could not reach RTR sent
-// nothing: a warning naming the causes ibv_modify_qp rejects (GID index,
-// port down, path MTU), for perftest's and qperf's wording alike
-// (linux-rdma "qperf failure", 2019-10-28, analyze testdata/realworld-fresh22).
+// nothing and shows the two ports cannot connect with these settings: a
+// critical naming the causes ibv_modify_qp rejects (GID index, port down,
+// path MTU), for perftest's and qperf's wording alike (linux-rdma "qperf
+// failure", 2019-10-28, analyze testdata/realworld-fresh22; Mooncake
+// issue 166's ib_send_bw, realworld-fresh40).
 func TestModifyQPToRTR(t *testing.T) {
 	for _, tt := range []struct{ name, in, test string }{
 		{"qperf", "[rdma@rdmarhel0 tmp]$ qperf 173.168.100.103 rc_bw\nrc_bw:\nfailed to modify QP to RTR: Invalid argument\n", "qperf rc_bw"},
@@ -270,7 +272,7 @@ func TestModifyQPToRTR(t *testing.T) {
 				t.Fatal(err)
 			}
 			fs := Check(rs, Options{}).Findings
-			if len(fs) != 1 || fs[0].ID != "perf.test_invalid" || fs[0].Severity != "warning" {
+			if len(fs) != 1 || fs[0].ID != "perf.test_invalid" || fs[0].Severity != "critical" {
 				t.Fatalf("findings %+v", fs)
 			}
 			f := fs[0]
