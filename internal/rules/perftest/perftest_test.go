@@ -470,3 +470,33 @@ const limenLatClient = `                    Send Latency Test
  #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] 
  2       1000          461.98         37858.01      724.36           927.05           2486.36         1084.09               37858.01
 `
+
+// TestUDSendLatency: ib_send_lat -c UD on a ConnectX-5 EDR port at 1.67 us
+// (realworld-fresh46, a Chinese setup note) is a healthy UD send, whose
+// floor is above RC's; three times that is still high.
+func TestUDSendLatency(t *testing.T) {
+	run := " Connection type : UD\t\tUsing SRQ      : OFF\n Link type       : IB\n" +
+		"---------------------------------------------------------------------------------------\n" +
+		" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]  99.9% percentile[usec] \n" +
+		" 2       1000          1.65           6.28         TYP     \t       1.70        \t0.28   \t\t3.52    \t\t6.28   \n"
+	for _, tt := range []struct {
+		typ  string
+		want []string
+	}{
+		{"1.67", nil},
+		{"5.02", []string{"perf.lat_high/warning"}},
+	} {
+		in := "                    Send Latency Test\n Dual-port       : OFF\t\tDevice         : mlx5_0\n" + strings.Replace(run, "TYP", tt.typ, 1)
+		rs, err := perftest.ParseAll(strings.NewReader(in), "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range Check(rs, Options{}).Findings {
+			got = append(got, f.ID+"/"+string(f.Severity))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("UD send at %s us: %v, want %v", tt.typ, got, tt.want)
+		}
+	}
+}
