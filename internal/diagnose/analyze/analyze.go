@@ -887,7 +887,7 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 	case KindSysfsPCI:
 		err = diagnoseSysfsPCI(&seg, file, text, lspciProse(d, nil, sp))
 	case KindUCXLog:
-		err = diagnoseUCX(&seg, file, text)
+		err = diagnoseUCX(&seg, file, text, d)
 	case KindOpenMPI:
 		err = diagnoseOpenMPI(&seg, file, text)
 	case KindUlimit:
@@ -2160,12 +2160,30 @@ func diagnoseSARecords(seg *Segment, file, text string) error {
 	return nil
 }
 
+// ucxNetDevices is the first UCX_NET_DEVICES a line of the paste sets,
+// "" when none does.
+func ucxNetDevices(d *doc) string {
+	for _, p := range d.parts {
+		for _, l := range p.ls {
+			if v := ucxlog.NetDevices(l); v != "" {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
 // diagnoseUCX judges a UCX log: its completion errors (the mlx5 syndrome
 // decoded) or, without one, its first error.
-func diagnoseUCX(seg *Segment, file, text string) error {
+func diagnoseUCX(seg *Segment, file, text string, d *doc) error {
 	lg, err := ucxlog.Parse(strings.NewReader(text), file)
 	if err != nil {
 		return err
+	}
+	if lg.NetDevices == "" {
+		// The paste's command line, above the log: the device UCX was
+		// told to use.
+		lg.NetDevices = ucxNetDevices(d)
 	}
 	var procs []string
 	errs := 0
