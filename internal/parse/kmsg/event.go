@@ -406,6 +406,19 @@ var Patterns = []Pattern{
 	// "NVRM: GPU at 0000:01:00.0 has fallen off the bus." (one record; Events joins the multi-line form).
 	{Name: "nvidia-fallen-off-bus", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "fallen off the bus"}, Set: Event{Detail: "GPU has fallen off the bus"},
 		Re: reGPUAddr},
+	// The driver's status NV_ERR_GPU_IS_LOST, 0x0F "GPU lost from the bus" (open-gpu-kernel-modules
+	// src/common/sdk/nvidia/inc/nvstatuscodes.h): the GPU no longer answers on PCIe, with no "fallen off
+	// the bus" line. An assert prints its name (utils/nvassert.c nvAssertOkFailed: "NVRM: nvAssertOkFailedNoLog:
+	// Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @
+	// kernel_ce_gv100.c:106"), an RPC to the GSP its code (kernel/vgpu/rpc.c _issueRpcAndWait: "NVRM:
+	// _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!"), and a GPU the driver has
+	// marked lost skips its work (kernel-open/nvidia/nv.c: "NVRM: GPU is lost, skipping nvidia_ioctl").
+	{Name: "nvidia-gpu-is-lost", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "NV_ERR_GPU_IS_LOST"}, Set: Event{Detail: "GPU lost from the bus (NV_ERR_GPU_IS_LOST)"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?.*NV_ERR_GPU_IS_LOST`)},
+	{Name: "nvidia-rpc-gpu-is-lost", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "rpcSendMessage failed with status 0x0000000f"}, Set: Event{Detail: "GSP RPC failed with NV_ERR_GPU_IS_LOST (0x0F): GPU lost from the bus"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?\w+: rpcSendMessage failed with status 0x0000000f\b`)},
+	{Name: "nvidia-gpu-lost-skipping", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "GPU is lost, skipping"}, Set: Event{Detail: "GPU lost from the bus (the driver skips its work)"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?GPU is lost, skipping`)},
 	// Firmware-first (GHES/CPER) AER, aer.c cper_print_aer: "<drv> <bdf>: [AER: ]aer_layer=<layer>, aer_agent=<agent>"; Events takes the severity from the CPER lines before it.
 	{Name: "aer-firmware-first", Kind: KindAER, Contains: []string{"aer_layer="}, Set: Event{AERSeverity: AERCorrectable, AERDetail: true, Detail: "firmware-first"},
 		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER: )?aer_layer=(?P<aertype>[^,]+), aer_agent=`)},

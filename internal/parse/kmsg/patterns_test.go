@@ -147,6 +147,16 @@ var patternSamples = []struct {
 		Event{Kind: KindFallenOffBus, PCI: "0000:01:00.0", Detail: "GPU has fallen off the bus"}},
 	{"nvidia-fallen-off-bus", "NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus.",
 		Event{Kind: KindFallenOffBus, PCI: "0000:2b:00.0", Detail: "GPU has fallen off the bus"}},
+	// NV_ERR_GPU_IS_LOST without "fallen off the bus": a DGX Station A100's journal, NVIDIA/open-gpu-kernel-modules#688
+	// (analyze testdata/realworld-fresh40, journalctl-ogkm688-dgx-station-a100-gpu-lost-rpc.txt); the nv.c wording with a GPU.
+	{"nvidia-gpu-is-lost", "NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @ kernel_ce_gv100.c:106",
+		Event{Kind: KindFallenOffBus, Detail: "GPU lost from the bus (NV_ERR_GPU_IS_LOST)"}},
+	{"nvidia-rpc-gpu-is-lost", "NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!",
+		Event{Kind: KindFallenOffBus, Detail: "GSP RPC failed with NV_ERR_GPU_IS_LOST (0x0F): GPU lost from the bus"}},
+	{"nvidia-rpc-gpu-is-lost", "NVRM: GPU 0000:41:00.0: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76 sequence 12!",
+		Event{Kind: KindFallenOffBus, PCI: "0000:41:00.0", Detail: "GSP RPC failed with NV_ERR_GPU_IS_LOST (0x0F): GPU lost from the bus"}},
+	{"nvidia-gpu-lost-skipping", "NVRM: GPU 0000:41:00.0: GPU is lost, skipping nvidia_poll",
+		Event{Kind: KindFallenOffBus, PCI: "0000:41:00.0", Detail: "GPU lost from the bus (the driver skips its work)"}},
 	{"aer-firmware-first", "mlx5_core 0000:3b:00.0: AER: aer_layer=Transaction Layer, aer_agent=Requester ID",
 		Event{Kind: KindAER, PCI: "0000:3b:00.0", AERSeverity: AERCorrectable, AERType: "Transaction Layer", AERDetail: true, Detail: "firmware-first"}},
 	{"aer-detail", "mlx5_core 0000:3b:00.0: AER: PCIe Bus Error: severity=Uncorrectable (Non-Fatal), type=Transaction Layer, (Requester ID)",
