@@ -185,6 +185,14 @@ const (
 	// WCStatus and Detail as for CQWCError, Interface the consumer
 	// ("nvme15").
 	CQULP = "ulp"
+	// CQQPError: mlx5_ib's report of a queue pair the HCA moved to the
+	// error state (hw/mlx5/qp.c mlx5_ib_qp_err_syndrome, on a QP fatal,
+	// requester or access error event of any QP, a user's or a kernel
+	// consumer's: "mlx5_bond_0/1: QP 51291 error: local length error
+	// (0x8e 0x0 0x0)"): Interface and Port the device and port, Queue
+	// the QP number, Detail the status as ib_wc_status_msg printed the
+	// CQE syndrome, VendorSyndrome the vendor syndrome.
+	CQQPError = "qp"
 )
 
 // Bond events (Event.Bond).
@@ -515,6 +523,10 @@ var Patterns = []Pattern{
 	// nvmet_rdma "nvmet_rdma: SEND for CQE 0x… failed with status … (12)." (drivers/nvme/host/rdma.c, drivers/nvme/target/rdma.c).
 	{Name: "rdma-ulp-wc-error", Kind: KindCQ, Contains: []string{" for CQE ", " failed with status "}, Set: Event{CQ: CQULP},
 		Re: regexp.MustCompile(`^(?:nvme (?P<iface>nvme\d+): |(?P<iface2>nvmet_rdma): )?(?:[A-Z_]+(?: [A-Z_]+)?) for CQE (?:0x[0-9a-fA-F]+ )?failed with status (?P<detail>[^()]+?) \((?P<wc>\d+)\)`)},
+	// hw/mlx5/qp.c mlx5_ib_qp_err_syndrome, pr_err: "%s/%d: QP %d error: %s (0x%x 0x%x 0x%x)" (device/port, QP number, the error
+	// syndrome through ib_wc_status_msg, vendor syndrome, hardware syndrome type and syndrome): "mlx5_bond_0/1: QP 51291 error: local length error (0x8e 0x0 0x0)".
+	{Name: "mlx5-ib-qp-error-syndrome", Kind: KindCQ, Contains: []string{": QP ", " error: ", " (0x"}, Set: Event{CQ: CQQPError},
+		Re: regexp.MustCompile(`^(?:infiniband )?(?P<iface>[\w.-]+)/(?P<port>\d+): QP (?P<queue>\d+) error: (?P<detail>[^()]+?) \((?P<vend>0x[0-9a-fA-F]+) 0x[0-9a-fA-F]+ 0x[0-9a-fA-F]+\)\s*$`)},
 	// A stalled transmit queue. The driver's report: mlx5e en/reporter_tx.c mlx5e_tx_reporter_timeout "mlx5_core 0000:af:00.0 enp175s0f0: TX timeout on queue: 40,
 	// SQ: 0x13106, CQ: 0x5b5, SQ Cons: 0x1 SQ Prod: 0x1, usecs since last trans: 28559000", en_main.c mlx5e_tx_timeout "TX timeout detected" (bnxt_en: "TX timeout detected, starting reset task!").
 	{Name: "netdev-tx-timeout", Kind: KindTxTimeout, Contains: []string{"TX timeout "},

@@ -157,6 +157,9 @@ var patternSamples = []struct {
 		Event{Kind: KindFallenOffBus, PCI: "0000:41:00.0", Detail: "GSP RPC failed with NV_ERR_GPU_IS_LOST (0x0F): GPU lost from the bus"}},
 	{"nvidia-gpu-lost-skipping", "NVRM: GPU 0000:41:00.0: GPU is lost, skipping nvidia_poll",
 		Event{Kind: KindFallenOffBus, PCI: "0000:41:00.0", Detail: "GPU lost from the bus (the driver skips its work)"}},
+	// kvcache-ai/Mooncake#3299 (analyze testdata/realworld-fresh40, dmesg-mooncake3299-mlx5-bond-qp-local-length-error.txt).
+	{"mlx5-ib-qp-error-syndrome", "mlx5_bond_0/1: QP 51291 error: local length error (0x8e 0x0 0x0)",
+		Event{Kind: KindCQ, CQ: CQQPError, Interface: "mlx5_bond_0", Port: 1, Queue: "51291", Detail: "local length error", VendorSyndrome: 0x8e}},
 	{"aer-firmware-first", "mlx5_core 0000:3b:00.0: AER: aer_layer=Transaction Layer, aer_agent=Requester ID",
 		Event{Kind: KindAER, PCI: "0000:3b:00.0", AERSeverity: AERCorrectable, AERType: "Transaction Layer", AERDetail: true, Detail: "firmware-first"}},
 	{"aer-detail", "mlx5_core 0000:3b:00.0: AER: PCIe Bus Error: severity=Uncorrectable (Non-Fatal), type=Transaction Layer, (Requester ID)",
