@@ -87,6 +87,22 @@ var triageMetas = []finding.Meta{
 		Remedy:  []string{remedyDmesg, "nvidia-smi -q -i <gpu> to see which readings fail", remedyGPUReset},
 	},
 	{
+		ID: "gpu.page_fault", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
+		Title:   "GPU page fault (the GPU process's context was killed)",
+		Meaning: "The amdgpu driver logged a GPU virtual-memory page fault (drivers/gpu/drm/amd/amdgpu gmc_v9_0.c gmc_v9_0_process_interrupt: \"amdgpu 0000:63:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:56 vmid:8 pasid:32794)\", then the process, the faulting address and the hub's protection fault status with its \"Faulty UTCL2 client ID\"): a GPU kernel of the named process touched memory its GPU page table does not map, or maps without that permission. ROCm's KFD stops the process's GPU queues and the process dies (or hangs in a collective, its peers then time out): every job sharing the process is lost. The GPU itself usually keeps working for other processes; repeated faults of different programs point at the driver or the hardware.",
+		Causes: []string{
+			"a bug in the GPU program or a library it uses (an out-of-bounds access, a buffer used after it was freed)",
+			"GPU memory freed or unmapped while an RDMA transfer or a kernel still used it (a peer-memory or DMA-BUF registration that went away)",
+			"a ROCm user space (HIP, RCCL, the framework) that does not match the amdgpu driver",
+			"failing GPU memory or a driver bug, when unrelated programs fault",
+		},
+		Remedy: []string{
+			"find the process: the lines after the fault name it (Process NAME pid N); rerun it with AMD_LOG_LEVEL=4 or HIP_LAUNCH_BLOCKING=1 to see the kernel that faulted",
+			"check the ROCm and amdgpu versions match (amd-smi version, modinfo amdgpu | grep ^version) and read the lines before the fault (GPU resets, RDMA errors)",
+			"if different programs fault on the same GPU: read its ECC counters (amd-smi metric), then drain the node and run the GPU vendor's diagnostics (rocm-validation-suite, rvs)",
+		},
+	},
+	{
 		ID: "gpu.row_remap", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "GPU memory rows wait for a reset to be remapped, or remapping failed",
 		Meaning: "nvidia-smi -q shows the GPU's memory error recovery state (NVIDIA's GPU memory error management: row remapping from Ampere on, dynamic page retirement before). A remap pending (Remapped Rows: Pending Yes) or pages pending retirement take effect only at the next GPU reset: the GPU keeps running, but should be drained and reset (a warning). Remapping Failure Occurred: Yes means a bank had no spare row left: the memory can no longer be repaired, and NVIDIA's RMA policy treats it as grounds for replacing the GPU (critical). Rows already remapped are reported as info.",
@@ -313,7 +329,7 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "nccl.peermem_missing", Severity: finding.Warning, Area: "nccl", Step: finding.StepHost,
 		Title:   "nvidia_peermem not loaded (no GPUDirect RDMA)",
-		Meaning: "The node has NVIDIA GPUs and RDMA NICs but the nvidia_peermem (or legacy nv_peer_mem) module is not loaded, so NCCL cannot register GPU memory with the HCA and stages every transfer through host memory (unless DMA-BUF is used).",
+		Meaning: "The node has NVIDIA GPUs and RDMA NICs but the nvidia_peermem (or legacy nv_peer_mem) module is not loaded, so NCCL cannot register GPU memory with the HCA and stages every transfer through host memory (unless DMA-BUF is used). The same holds for an AMD GPU whose driver's peer-memory client could not hook into ib_core: the kernel log's \"failing symbol_get of non-GPLONLY symbol ib_register_peer_memory_client.\" (kernel/module/main.c __symbol_get, Linux 6.6 and later, with an OFED ib_core that exports the API without GPL-only).",
 		Causes:  []string{"module not loaded at boot", "module not built for the running kernel/driver", "MLNX_OFED installed after the NVIDIA driver"},
 		Remedy:  []string{"modprobe nvidia_peermem; add it to /etc/modules-load.d", "reinstall the NVIDIA driver after MLNX_OFED so nvidia_peermem is built", "NCCL_DEBUG=INFO should then show 'GPU Direct RDMA Enabled'"},
 	},
