@@ -103,6 +103,21 @@ var triageMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "gpu.nvlink_fabric", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
+		Title:   "GPU not in the NVLink fabric",
+		Meaning: "On NVSwitch systems (HGX H100/H200/B200 with the fabric manager, GB200 NVL with NVLink domains) each GPU registers with the NVLink fabric before CUDA may use it; nvidia-smi -q prints the result per GPU in its Fabric section (nvmlDeviceGetGpuFabricInfo): State Not Started, In Progress or Completed, and the Status of a completed registration, Success or an error such as \"Insufficient Resources\", with the CliqueId and ClusterUUID of the NVLink domain. A registration that completed with an error, or never started, leaves the GPU outside the fabric: CUDA initialisation fails (cudaErrorSystemNotReady) or the GPU has no NVLink peers, and multi-GPU jobs fail or run slow (critical). A registration still in progress is a warning: check again after the fabric manager finished. \"N/A\" everywhere is a system without an NVLink fabric.",
+		Causes: []string{
+			"the fabric manager (nvidia-fabricmanager, or NVLink Subnet Manager and IMEX on GB200) not running, or of another version than the driver",
+			"an NVSwitch, NVLink trunk or tray fault that leaves too few links or switch resources for the GPU (\"Insufficient Resources\")",
+			"a GPU or NVSwitch in a degraded state after an Xid, needing a reset",
+		},
+		Remedy: []string{
+			"systemctl status nvidia-fabricmanager; journalctl -u nvidia-fabricmanager and /var/log/fabricmanager.log for the GPU's registration error",
+			"nvidia-smi -q | grep -A 4 Fabric for every GPU's State and Status, and nvidia-smi topo -m for the GPUs' NVLink connections",
+			"drain the node; restart the fabric manager, then reset the GPUs or reboot; if the status persists, run DCGM's diagnostics (its long run level) and open a hardware case",
+		},
+	},
+	{
 		ID: "gpu.row_remap", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "GPU memory rows wait for a reset to be remapped, or remapping failed",
 		Meaning: "nvidia-smi -q shows the GPU's memory error recovery state (NVIDIA's GPU memory error management: row remapping from Ampere on, dynamic page retirement before). A remap pending (Remapped Rows: Pending Yes) or pages pending retirement take effect only at the next GPU reset: the GPU keeps running, but should be drained and reset (a warning). Remapping Failure Occurred: Yes means a bank had no spare row left: the memory can no longer be repaired, and NVIDIA's RMA policy treats it as grounds for replacing the GPU (critical). Rows already remapped are reported as info.",
