@@ -965,6 +965,32 @@ func TestWatchdogBesideNCCLLines(t *testing.T) {
 	}
 }
 
+// TestWrappedWatchdogAfterProse: a bare watchdog report wrapped after its
+// colon, between lines of prose (testdata/realworld-fresh41
+// torch-watchdog-stored60302518743, a write-up of an 8x H100 run), is one
+// NCCL log with its head: its timeout is judged, not left to the prose.
+func TestWrappedWatchdogAfterProse(t *testing.T) {
+	in := "The arm later failed in distributed\ninitialization with an NCCL watchdog timeout:\n\n```text\n" +
+		"[Rank 3] Watchdog caught collective operation timeout:\n" +
+		"WorkNCCL(SeqNum=5, OpType=BROADCAST, NumelIn=2, NumelOut=2,\n" +
+		"Timeout(ms)=600000) ran for 600017 milliseconds before timing out.\n```\n\nTorchrun subsequently terminated\nthe sibling ranks.\n"
+	r := Run([]Input{{Name: "t.txt", Text: in}}, Options{})
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, f.ID+"/"+string(f.Severity))
+	}
+	if !slices.Equal(got, []string{"nccl.timeout/critical"}) || r.ExitCode != 2 {
+		t.Errorf("exit %d, findings %v; want one nccl.timeout critical", r.ExitCode, got)
+	}
+	for _, fr := range r.Files {
+		for _, s := range fr.Segments {
+			if s.Kind == KindNCCLLog && (s.Start != 5 || s.End != 7) {
+				t.Errorf("NCCL segment lines %d-%d, want 5-7 (the head with it)", s.Start, s.End)
+			}
+		}
+	}
+}
+
 // numbered puts a paste site's line numbers in front of every line.
 func numbered(s string) string {
 	var b strings.Builder

@@ -403,8 +403,8 @@ func memberBesides(l string) Kind {
 	if l == "" {
 		return KindUnknown
 	}
-	if ncclMark(l) {
-		return KindNCCLLog
+	if ncclMark(l) || nccllog.WatchdogHeadWrapped(l) {
+		return KindNCCLLog // the second: a watchdog report's head wrapped after its colon
 	}
 	if strings.Contains(l, ": CQE ") && wclog.HermonLine(l) {
 		// The Solaris hermon (mcxnex) driver's error completions, in

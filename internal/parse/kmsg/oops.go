@@ -63,8 +63,13 @@ var reOopsTask = regexp.MustCompile(`^CPU: \d+ (?:UID: \d+ )?PID: (?P<pid>\d+) C
 // reOopsPC is the faulting instruction: x86 "RIP: 0010:__bitmap_or+0x10/0x26"
 // (older kernels "RIP: 0010:[<ffffffffa0123456>]  [<ffffffffa0123456>]
 // func+0x1/0x2 [mod]"), arm64 "pc : ib_free_cq+0x16c/0x174", powerpc
-// "NIP [c000000000abcdef] func+0x1/0x2 [mod]", i386 "EIP: func+0x1/0x2".
-var reOopsPC = regexp.MustCompile(`^(?:RIP: [0-9a-fA-F]{4}:(?:\[<[0-9a-fA-F]+>\]\s+\[<[0-9a-fA-F]+>\]\s+)?|pc : |NIP \[[0-9a-fA-F]+\] |EIP: (?:[0-9a-fA-F]{4}:\[<[0-9a-fA-F]+>\] )?)(?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?`)
+// "NIP [c000000000abcdef] func+0x1/0x2 [mod]", i386 "EIP: func+0x1/0x2",
+// and the "IP:" line older x86 kernels print under a page fault's header
+// (arch/x86/mm/fault.c show_fault_oops: printk(KERN_ALERT "IP:") then
+// printk_address(regs->ip), "IP: [<ffffffffa06869ba>]
+// iser_cq_tasklet_fn+0x6a/0x230 [ib_iser]"): a report cut before its
+// register dump and call trace names its function and module only there.
+var reOopsPC = regexp.MustCompile(`^(?:RIP: [0-9a-fA-F]{4}:(?:\[<[0-9a-fA-F]+>\]\s+\[<[0-9a-fA-F]+>\]\s+)?|pc : |NIP \[[0-9a-fA-F]+\] |EIP: (?:[0-9a-fA-F]{4}:\[<[0-9a-fA-F]+>\] )?|IP: \[<[0-9a-fA-F]+>\] )(?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?`)
 
 // reOopsFrame is one frame of a call trace (read by hand, parseFrame; the
 // expression is the reference its fuzz test holds it to): " mlx5_irq_alloc+0x99/0x319
@@ -318,7 +323,7 @@ func matchPC(t string) []string {
 }
 
 // pcStarts are the literal starts of the lines reOopsPC reads.
-var pcStarts = []string{"RIP: ", "pc : ", "NIP [", "EIP: "}
+var pcStarts = []string{"RIP: ", "pc : ", "NIP [", "EIP: ", "IP: [<"}
 
 // oopsWhat names a crash from its header.
 func oopsWhat(h string) string {

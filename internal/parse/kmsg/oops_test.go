@@ -126,6 +126,23 @@ func TestOopsEvents(t *testing.T) {
 			"[ 5.1] RIP  [<ffffffffc04a1234>] cma_comp_exch+0x64/0x70 [rdma_cm]",
 			"[ 5.1] ---[ end trace 5a1b2c3d4e5f6a7b ]---",
 		}), []string{"line 1 kernel BUG at drivers/infiniband/core/cma.c:1234 crash=true func=cma_comp_exch driver=rdma_cm/cma_comp_exch task=kworker/3:1/812 pci="}},
+		// testdata/realworld-fresh39 dmesg-rxedev33-iser-logout-null-deref-ib-rxe.txt (linux-rdma
+		// rxe-dev issue 33): a 4.0 kernel names the faulting function and module on the
+		// "IP:" line under the header, and the paste ends before any register or trace.
+		{"old x86 IP: line under the header, report cut before its trace", join([]string{
+			"[14904.748106] iser: iser_conn_terminate: conn ffff8807c021a000 failed to post beacon",
+			"[14904.750248] BUG: unable to handle kernel NULL pointer dereference at 0000000000000070",
+			"[14904.751136] IP: [<ffffffffa06869ba>] iser_cq_tasklet_fn+0x6a/0x230 [ib_iser]",
+			"[14904.751136] PGD 0 ",
+			"[14904.751136] Oops: 0000 [#1] SMP DEBUG_PAGEALLOC ",
+			"[14904.751136] Modules linked in: sd_mod ib_iser libiscsi scsi_transport_iscsi ib_rxe rdma_ucm rdma_cm ib_core",
+			"[14904.751136] CPU: 2 PID: 17142 Comm: iscsid Not tainted 4.0.0-rc4+ #13",
+		}), []string{"line 2 NULL pointer dereference crash=true func=iser_cq_tasklet_fn driver=ib_iser/iser_cq_tasklet_fn task=iscsid/17142 pci="}},
+		{"an IP: line that is no faulting instruction", join([]string{
+			"[ 1.0] BUG: unable to handle kernel NULL pointer dereference at 0000000000000070",
+			"[ 1.0] IP: 10.0.0.1 netmask 255.255.255.0",
+			"[ 1.0] CPU: 2 PID: 17142 Comm: iscsid Not tainted 4.0.0-rc4+ #13",
+		}), []string{"line 1 NULL pointer dereference crash=true func= driver=/ task=iscsid/17142 pci="}},
 		{"WARN_ON in a module: its own function, not a frame's", join([]string{
 			"[  447.355712] WARNING: CPU: 37 PID: 4328 at include/rdma/ib_verbs.h:3688 mlx5_ib_dev_res_cleanup+0xc4/0x150 [mlx5_ib]",
 			"[  447.5] Call trace:",
@@ -307,6 +324,10 @@ func TestOopsPartKeepsReports(t *testing.T) {
 		if OopsPart(text) {
 			t.Errorf("OopsPart(%q)", text)
 		}
+	}
+	// The faulting instruction of older x86 page faults (arch/x86/mm/fault.c show_fault_oops).
+	if text := "IP: [<ffffffffa06869ba>] iser_cq_tasklet_fn+0x6a/0x230 [ib_iser]"; !OopsPart(text) {
+		t.Errorf("OopsPart(%q) false", text)
 	}
 }
 

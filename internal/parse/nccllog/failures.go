@@ -68,6 +68,34 @@ func torchNCCLError(line string) (Event, bool) {
 	return Event{Kind: EventFailed, Rank: anyRank(t, ""), Call: "NCCL", Error: msg, Text: t, Tag: launcherTag(t)}, true
 }
 
+// StoreCall is the Call of a timeout event of PyTorch's c10d store.
+const StoreCall = "c10d store"
+
+// torchStoreTimeout reads the exception of a socket of PyTorch's c10d
+// store (TCPStore, which torch.distributed and torch elastic's
+// rendezvous and exit barrier use to coordinate ranks) whose recv or
+// send timed out: the SYSCHECK macro of
+// torch/csrc/distributed/c10d/Utils.hpp turns EAGAIN/EWOULDBLOCK into
+// TORCH_CHECK(false, "Socket Timeout"), "RuntimeError: Socket Timeout"
+// in Python (DistStoreError or DistNetworkError in later releases),
+// possibly with a Markdown backtick around it.
+func torchStoreTimeout(line string) (Event, bool) {
+	i := strings.Index(line, "Error: Socket Timeout")
+	if i < 0 {
+		return Event{}, false
+	}
+	switch before := line[:i]; {
+	case strings.HasSuffix(before, "Runtime"), strings.HasSuffix(before, "DistStore"), strings.HasSuffix(before, "DistNetwork"):
+	default:
+		return Event{}, false
+	}
+	if rest := strings.Trim(line[i+len("Error: Socket Timeout"):], " \t`.\r"); rest != "" {
+		return Event{}, false
+	}
+	t := strings.Trim(strings.TrimSpace(line), "`")
+	return Event{Kind: EventTimeout, Rank: anyRank(t, ""), Call: StoreCall, Error: "Socket Timeout", Text: t, Tag: launcherTag(t)}, true
+}
+
 // CUDAError finds a CUDA error raised as an exception on a line and
 // returns its message: c10::CUDAError's "what():  CUDA error: unknown
 // error" (c10/cuda/CUDAException.h, C10_CUDA_CHECK), Python's
@@ -188,10 +216,18 @@ func busIDString(id int64) string {
 }
 
 // ErrorLine says whether line reports a failed NCCL or CUDA call as the
-// reader reads it (exampleFailure, torchNCCLError, CUDAError): a line
+// reader reads it (exampleFailure, torchNCCLError, CUDAError), or a
+// timed-out socket of PyTorch's c10d store (torchStoreTimeout): a line
 // that belongs to an NCCL log when it stands among other output. Lines
-// without "error" are answered with one scan.
+// without "rror" are answered with one scan.
 func ErrorLine(line string) bool {
+	if !strings.Contains(line, "rror") {
+		return false
+	}
+	if strings.Contains(line, "Error: Socket Timeout") {
+		_, ok := torchStoreTimeout(line)
+		return ok
+	}
 	if !strings.Contains(line, "error") {
 		return false
 	}

@@ -54,6 +54,9 @@ type Proc struct {
 	// name; "" when the line is absent (older NCCL).
 	Network     string `json:"network,omitempty"`
 	NetworkLine int    `json:"network_line,omitempty"`
+	// NetworkText is that line's message ("Using network Socket",
+	// NCCL 2.3's "Using internal Network Socket").
+	NetworkText string `json:"network_text,omitempty"`
 	// IBDevices are from "NET/IB : Using [0]mlx5_0:1/IB [1]…".
 	IBDevices []IBDevice `json:"ib_devices,omitempty"`
 	IBLine    int        `json:"ib_line,omitempty"`
@@ -97,6 +100,21 @@ type Proc struct {
 	// SocketIfs are from "NET/Socket : Using [0]eth0:10.0.0.1<0> …".
 	SocketIfs  []string `json:"socket_ifs,omitempty"`
 	SocketLine int      `json:"socket_line,omitempty"`
+	// SocketLo is set when every address of the last "NET/Socket : Using"
+	// line is a loopback one ("NET/Socket : Using [0]lo:127.0.0.1<0>",
+	// NCCL_SOCKET_IFNAME=lo): no other host can reach that transport.
+	SocketLo bool `json:"socket_lo,omitempty"`
+	// NetIfs are the interfaces of NCCL 2.3's findInterfaces
+	// (src/include/socket.h: "NET : Using interface ib0:12.12.12.102<0>"),
+	// which chose the addresses of the bootstrap and of the socket
+	// transport; each once, at its first line.
+	NetIfs []NetIf `json:"net_ifs,omitempty"`
+	// Sideband is the interface NCCL 2.3's IB transport named for its
+	// out-of-band connection setup (src/transport/net_ib.cu initDevices:
+	// "NET/IB : Using interface ib0 for sideband communication"), printed
+	// before it looks for devices; SidebandLine is where.
+	Sideband     string `json:"sideband,omitempty"`
+	SidebandLine int    `json:"sideband_line,omitempty"`
 	// IBDisable is the value of "NCCL_IB_DISABLE set by environment to N."
 	// (-1 when not logged) and its line.
 	IBDisable     int `json:"ib_disable"`
@@ -140,6 +158,13 @@ type Proc struct {
 	// ConnRetry is the process's last run of connect retries (see
 	// ConnRetry); nil when it printed none.
 	ConnRetry *ConnRetry `json:"conn_retry,omitempty"`
+}
+
+// NetIf is one "NET : Using interface NAME:ADDR" of NCCL 2.3.
+type NetIf struct {
+	Name string `json:"name"`
+	Addr string `json:"addr"`
+	Line int    `json:"line"`
 }
 
 // IBDevice is one entry of "NET/IB : Using": device, port, link layer.
@@ -821,6 +846,20 @@ const maxWatchdogWrap = 2
 // watchdogHead is the text a watchdog report starts with.
 const watchdogHead = "Watchdog caught collective operation timeout: WorkNCCL(SeqNum="
 
+// watchdogColon is the head of a watchdog report up to its colon.
+const watchdogColon = "Watchdog caught collective operation timeout:"
+
+// WatchdogHeadWrapped says whether l is the first line of a watchdog
+// report wrapped right after its colon ("[Rank 3] Watchdog caught
+// collective operation timeout:", its "WorkNCCL(SeqNum=5, …" on the next
+// line): PyTorch's ProcessGroupNCCL.cpp (ProcessGroupNCCL::WorkNCCL::
+// checkTimeout) prints the report on one line; a paste wrapped at 80
+// columns, without the log prefix that names ProcessGroupNCCL, leaves
+// nothing else on the line to know it by. It tests only the end of l.
+func WatchdogHeadWrapped(l string) bool {
+	return strings.HasSuffix(strings.TrimRight(l, " \t\r\n"), watchdogColon)
+}
+
 // netParse is what parseNet read from one message.
 type netParse struct {
 	ib      []IBDevice // an NET/IB "Using" line's devices (ibOK)
@@ -936,8 +975,9 @@ func (p *Parser) event(ev Event) {
 	case ev.Kind == EventTimeout && ev.Heartbeat:
 		k = foldKey{kind: ev.Kind, rank: ev.Rank, seq: -2} // first and count per rank
 	case ev.Kind == EventWarn, ev.Kind == EventTimeout && ev.OpType == "" && ev.SeqNum == 0:
-		// The rules count these and quote the first.
-		k = foldKey{kind: ev.Kind, seq: -1}
+		// The rules count these and quote the first (a timeout of the
+		// c10d store apart from NCCL's).
+		k = foldKey{kind: ev.Kind, call: ev.Call, seq: -1}
 	case ev.Kind == EventResource:
 		k = foldKey{kind: ev.Kind, call: ev.Call, hca: ev.HCA} // first and count per call (and device it names)
 	case ev.Kind == EventAsync:
@@ -1156,6 +1196,13 @@ func (p *Parser) line(n int, raw string) {
 		p.pendingCUDAError(raw)
 	}
 	if !strings.Contains(raw, "NCCL") {
+		if WatchdogHeadWrapped(raw) {
+			// "[Rank 3] Watchdog caught collective operation timeout:"
+			// alone, its "WorkNCCL(" on the next line: joined as below.
+			line := strings.TrimSpace(raw)
+			p.wrap = wrappedWatchdog{n: n, head: line, text: line}
+			return
+		}
 		if strings.Contains(raw, "CUDA error: ") {
 			p.cudaErrorLine(n, raw)
 		}
@@ -1165,6 +1212,14 @@ func (p *Parser) line(n int, raw string) {
 			p.pyErr = &held
 			lg.NCCLLines++
 			return
+		}
+		if strings.Contains(raw, "Error: Socket Timeout") {
+			if ev, ok := torchStoreTimeout(raw); ok {
+				ev.Source, ev.Line = source, n
+				p.event(ev)
+				lg.NCCLLines++
+				return
+			}
 		}
 		// Neither an NCCL 2.4+ line nor a ProcessGroupNCCL watchdog;
 		// perhaps an NCCL 2.0-2.3 one, or a net plugin's completion
@@ -1220,7 +1275,7 @@ func (p *Parser) line(n int, raw string) {
 	// A report wrapped right after its colon (mila-iqia/milabench#269:
 	// "… Watchdog caught collective operation timeout: " / "WorkNCCL(
 	// SeqNum=2070, …"): the next line completes it.
-	head = head || strings.HasSuffix(line, watchdogHead[:strings.IndexByte(watchdogHead, ':')+1])
+	head = head || WatchdogHeadWrapped(line)
 	if head && !strings.Contains(line, " milliseconds") {
 		p.wrap = wrappedWatchdog{n: n, head: line, text: line}
 		return
@@ -1278,6 +1333,14 @@ func (p *Parser) line(n int, raw string) {
 			p.event(ev)
 			lg.NCCLLines++
 			return
+		}
+		if strings.Contains(line, "Error: Socket Timeout") {
+			if ev, ok := torchStoreTimeout(line); ok {
+				ev.Source, ev.Line = source, n
+				p.event(ev)
+				lg.NCCLLines++
+				return
+			}
 		}
 		if strings.Contains(line, "CUDA error: ") {
 			p.cudaErrorLine(n, line) // "[E ProcessGroupNCCL.cpp:1414] … exception: CUDA error: …"
@@ -1387,7 +1450,25 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 		}
 	case strings.HasPrefix(msg, "Using network"):
 		if nw, ok := usingNetwork(msg); ok {
-			p.Network, p.NetworkLine = nw, n
+			p.Network, p.NetworkLine, p.NetworkText = nw, n, msg
+		}
+	case strings.HasPrefix(msg, "Using internal Network ") || strings.HasPrefix(msg, "Using external Network "):
+		// NCCL 2.3 (src/init.cu initNet): "Using internal Network
+		// Socket" or "… IB" (its own transports: IB when ncclIbSupport
+		// found a device), "Using external Network NAME" (a net plugin).
+		// NCCL 2.4 prints neither; 2.5 and later print "Using network".
+		if nw := strings.TrimSpace(msg[len("Using internal Network "):]); nw != "" {
+			p.Network, p.NetworkLine, p.NetworkText = nw, n, msg
+			if msg[len("Using ")] == 'e' && p.NetPlugin == "" {
+				p.NetPlugin, p.NetPluginLine = nw, n
+			}
+		}
+	case strings.HasPrefix(msg, "NET : Using interface "):
+		// NCCL 2.3 findInterfaces (src/include/socket.h): "NET : Using
+		// interface %s:%s", the name and socketToString's "addr<port>".
+		name, addr, ok := strings.Cut(strings.TrimSpace(msg[len("NET : Using interface "):]), ":")
+		if ok && name != "" && !slices.ContainsFunc(p.NetIfs, func(f NetIf) bool { return f.Name == name }) {
+			p.NetIfs = append(p.NetIfs, NetIf{Name: name, Addr: addr, Line: n})
 		}
 	case strings.HasPrefix(msg, "Failed to open libibverbs"):
 		p.NoVerbs = n
@@ -1432,6 +1513,13 @@ func bootstrapLoopback(msg string) bool {
 	if !ok {
 		return false
 	}
+	return loopbackList(rest)
+}
+
+// loopbackList says whether every address of an interface list as NCCL
+// prints it (" [0]lo:127.0.0.1<0> [1]…" or " lo:127.0.0.1<0>") is a
+// loopback one, and there is at least one.
+func loopbackList(rest string) bool {
 	n := 0
 	for _, f := range strings.Fields(rest) {
 		if f[0] == '[' {
@@ -1493,6 +1581,14 @@ func (ps *Parser) parseNet(p *Proc, n int, msg string) {
 	if !using && !strings.Contains(msg, "No device found") && !strings.Contains(msg, "GPU Direct RDMA") {
 		return
 	}
+	if rest, ok := strings.CutPrefix(msg, "NET/IB : Using interface "); ok {
+		// NCCL 2.3 (src/transport/net_ib.cu initDevices): "NET/IB :
+		// Using interface ib0 for sideband communication".
+		if name, ok := strings.CutSuffix(strings.TrimSpace(rest), " for sideband communication"); ok && name != "" {
+			p.Sideband, p.SidebandLine = name, n
+		}
+		return
+	}
 	if strings.HasPrefix(msg, "NET/IB : No device found") || strings.HasPrefix(msg, "NET/IB: No device found") {
 		if using {
 			if r := ps.netRead(msg, using); r.ibOK || r.sockOK {
@@ -1515,6 +1611,7 @@ func (ps *Parser) netApply(p *Proc, n int, msg string, r netParse) {
 	case r.sockOK:
 		p.SocketIfs = append(p.SocketIfs[:0], r.socks...)
 		p.SocketLine = n
+		p.SocketLo = loopbackList(msg[strings.Index(msg, ": Using")+len(": Using"):])
 	case r.gdrOK:
 		ps.gdrLine(p, GDRState{HCA: r.hca, Enabled: r.enabled, Line: n, Text: msg})
 	}

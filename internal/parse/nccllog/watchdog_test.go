@@ -86,6 +86,15 @@ func TestWrappedWatchdog(t *testing.T) {
 		{"wrapped after the colon", "dinov2-giant-nodes.cn-d004 [stderr] [rank14]:[E909 09:55:29.307629539 ProcessGroupNCCL.cpp:607] [Rank 14] Watchdog caught collective operation timeout: \n" +
 			"WorkNCCL(SeqNum=2070, OpType=REDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600034 milliseconds before timing out.\n",
 			[]ev{{1, 14, 2070, "REDUCE", 600000, 600034}}, 1},
+		// analyze testdata/realworld-fresh41 torch-watchdog-stored60302518743 (a write-up
+		// of a quantization run on 8x H100): the bare report, no log prefix, wrapped
+		// after the colon and again inside WorkNCCL(…), in a markdown fence.
+		{"bare, wrapped after the colon and once more", "```text\n[Rank 3] Watchdog caught collective operation timeout:\n" +
+			"WorkNCCL(SeqNum=5, OpType=BROADCAST, NumelIn=2, NumelOut=2,\n" +
+			"Timeout(ms)=600000) ran for 600017 milliseconds before timing out.\n```\n",
+			[]ev{{2, 3, 5, "BROADCAST", 600000, 600017}}, 1},
+		{"bare head after the colon, the paste ends", "[Rank 3] Watchdog caught collective operation timeout: \n",
+			[]ev{{1, 3, 0, "", 0, 0}}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,6 +115,23 @@ func TestWrappedWatchdog(t *testing.T) {
 				t.Errorf("NCCL lines %d, want %d", lg.NCCLLines, tt.lines)
 			}
 		})
+	}
+}
+
+// TestWatchdogHeadWrapped: only a line that ends where a watchdog report
+// wrapped after its colon starts a wrapped report (what the paste splitter
+// also reads it by).
+func TestWatchdogHeadWrapped(t *testing.T) {
+	for l, want := range map[string]bool{
+		"[Rank 3] Watchdog caught collective operation timeout:":                                      true,
+		"[Rank 14] Watchdog caught collective operation timeout: \r\n":                                true,
+		"initialization with an NCCL watchdog timeout:":                                               false,
+		"Watchdog caught collective operation timeout: see below":                                     false,
+		"[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=BROADCAST,": false,
+	} {
+		if got := WatchdogHeadWrapped(l); got != want {
+			t.Errorf("WatchdogHeadWrapped(%q) = %v", l, got)
+		}
 	}
 }
 

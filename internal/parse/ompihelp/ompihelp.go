@@ -2,9 +2,11 @@
 // network: the blocks its show_help framework frames in dashes, worded as
 // in the help files of open-mpi/ompi (opal/mca/btl/openib/
 // help-mpi-btl-openib.txt and connect/help-mpi-btl-openib-cpc-base.txt,
-// opal/mca/btl/base/help-mpi-btl-base.txt, ompi/mca/bml/r2/
-// help-mca-bml-r2.txt), and the lines mpirun prints when it folds the
-// same message from many processes into one:
+// opal/mca/btl/base/help-mpi-btl-base.txt, opal/mca/btl/tcp/
+// help-mpi-btl-tcp.txt, ompi/mca/bml/r2/help-mca-bml-r2.txt), the TCP
+// BTL's "received unexpected process identifier" error line, and the
+// lines mpirun prints when it folds the same message from many processes
+// into one:
 //
 //	--------------------------------------------------------------------------
 //	WARNING: There was an error initializing an OpenFabrics device.
@@ -57,6 +59,15 @@ var (
 	NoCPCForPort     = Topic{"help-mpi-btl-openib-cpc-base.txt", "no cpcs for port"}
 	NoNICs           = Topic{"help-mpi-btl-base.txt", "btl:no-nics"}
 	UnreachableProc  = Topic{"help-mca-bml-r2.txt", "unreachable proc"}
+	TCPConnectFail   = Topic{"help-mpi-btl-tcp.txt", "client connect fail"}
+	// TCPWrongPeer is no help message but the TCP BTL's BTL_ERROR line
+	// (opal/mca/btl/tcp/btl_tcp_endpoint.c
+	// mca_btl_tcp_endpoint_recv_connect_ack, the prefix from
+	// opal/mca/btl/base/btl_base_error.h): "[cu25][[13139,1],1]
+	// [btl_tcp_endpoint.c:626:mca_btl_tcp_endpoint_recv_connect_ack]
+	// received unexpected process identifier [[13139,1],4]": a connection
+	// reached another process than the one dialled, and was closed.
+	TCPWrongPeer = Topic{"btl_tcp_endpoint.c", "received unexpected process identifier"}
 )
 
 // starts are the first lines of the messages read, as the help files
@@ -79,6 +90,9 @@ var starts = []struct {
 	{topic: NoCPCForPort, first: "No OpenFabrics connection schemes reported that they were able to be"},
 	{topic: NoNICs, first: ": A high-performance Open MPI point-to-point messaging module", anywhere: true},
 	{topic: UnreachableProc, first: "At least one pair of MPI processes are unable to reach each other for"},
+	// Both wordings of the topic ("… peer MPI process. This should not
+	// happen.", "… peer MPI process via TCP.") start so.
+	{topic: TCPConnectFail, first: "WARNING: Open MPI failed to TCP connect to a peer MPI process"},
 }
 
 // Message is one help message.
@@ -139,6 +153,9 @@ func (lg *Log) Has(t Topic) bool { return lg.Count(t) > 0 }
 
 var (
 	reAggregate = regexp.MustCompile(`^\[([^\]:\s]+):(\d+)\] (\d+) more process(?:es)? ha(?:s|ve) sent help message (\S+) / (.+?)\s*$`)
+	// reWrongPeer is the TCPWrongPeer line: BTL_ERROR's "[node][name]
+	// [file:line:func] " prefix, then the message and the peer's name.
+	reWrongPeer = regexp.MustCompile(`^\[([^\]\s]+)\](\[\[\d+,\d+\],\d+\])\[[\w.]+:\d+:\w+\] received unexpected process identifier (\S+)`)
 	reField     = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_]*(?: [A-Za-z0-9_]+){0,5}):\s+(\S.*?)\s*$`)
 )
 
@@ -165,6 +182,12 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 			a.Line = n
 			lg.Aggregates = append(lg.Aggregates, a)
 			cur = nil
+			continue
+		}
+		if m, ok := wrongPeerLine(t); ok {
+			m.Line = n
+			lg.Messages = append(lg.Messages, m)
+			cur, prevFirst = nil, ""
 			continue
 		}
 		if m, ok := startLine(t, prevFirst); ok {
@@ -250,6 +273,21 @@ func startLine(t, prev string) (Message, bool) {
 	return Message{}, false
 }
 
+// wrongPeerLine reads the TCP BTL's "received unexpected process
+// identifier" line: the host and process that logged it (Host, Fields
+// "Process") and the process that answered ("Peer process").
+func wrongPeerLine(t string) (Message, bool) {
+	if !strings.Contains(t, "unexpected process identifier") {
+		return Message{}, false
+	}
+	m := reWrongPeer.FindStringSubmatch(t)
+	if m == nil {
+		return Message{}, false
+	}
+	return Message{Topic: TCPWrongPeer, Text: t, Host: m[1],
+		Fields: map[string]string{"Process": m[2], "Peer process": m[3]}, Keys: []string{"Process", "Peer process"}}, true
+}
+
 // aggregateLine reads mpirun's folded "N more processes have sent help
 // message" line.
 func aggregateLine(t string) (Aggregate, bool) {
@@ -272,12 +310,12 @@ func isDashes(t string) bool {
 }
 
 // Hint says, cheaply, whether l may be a line StartLine takes: every one
-// names "Open" (OpenFabrics, Open MPI), "MPI", "help message" or the
-// "InfiniBand retry count". Callers test it before StartLine on every
-// line of a log.
+// names "Open" (OpenFabrics, Open MPI), "MPI", "help message", the
+// "InfiniBand retry count" or an "unexpected process identifier".
+// Callers test it before StartLine on every line of a log.
 func Hint(l string) bool {
 	return strings.Contains(l, "Open") || strings.Contains(l, "MPI") || strings.Contains(l, "help message") ||
-		strings.Contains(l, "InfiniBand retry")
+		strings.Contains(l, "InfiniBand retry") || strings.Contains(l, "unexpected process identifier")
 }
 
 // StartLine says whether a line is the first line of a help message this
@@ -286,6 +324,9 @@ func Hint(l string) bool {
 func StartLine(l string) bool {
 	t := collapse(l)
 	if _, ok := aggregateLine(t); ok {
+		return true
+	}
+	if _, ok := wrongPeerLine(t); ok {
 		return true
 	}
 	for _, s := range starts {

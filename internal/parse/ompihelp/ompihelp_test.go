@@ -75,6 +75,19 @@ func TestMessages(t *testing.T) {
 		{"create queue is not locked memory", "The OpenFabrics (openib) BTL failed to initialize while trying to\ncreate an internal queue.\n\n  Local host:  node3\n", Topic{}, "", "", 0, [2]string{}},
 		{"no nics behind the module name", "[[4411,1],0]: A high-performance Open MPI point-to-point messaging module\nwas unable to find any relevant network interfaces:\n\nModule: OpenFabrics (openib)\n  Host: gpu1\n\nAnother transport will be used instead, although this may result in\nlower performance.\n",
 			NoNICs, "gpu1", "", 0, [2]string{"Module", "OpenFabrics (openib)"}},
+		// help-mpi-btl-tcp.txt [client connect fail], as Open MPI 4 prints it
+		// (analyze testdata/realworld-fresh39, open-mpi/ompi issue 12779), and
+		// the second wording of the same topic, with its fields.
+		{"tcp client connect fail, cut after its first line", "--------------------------------------------------------------------------\nWARNING: Open MPI failed to TCP connect to a peer MPI process.  This\n",
+			TCPConnectFail, "", "", 0, [2]string{}},
+		{"tcp client connect fail via TCP", "WARNING: Open MPI failed to TCP connect to a peer MPI process via\nTCP.  This should not happen.\n\nYour Open MPI job may now fail.\n\n  Local host: node07\n  PID:        4242\n  Message:    connect() to 10.0.0.8:1024 failed\n  Error:      No route to host (113)\n",
+			TCPConnectFail, "node07", "", 0, [2]string{"Error", "No route to host (113)"}},
+		// The TCP BTL's error line (analyze testdata/realworld-fresh39, open-mpi/ompi issue 12779).
+		{"tcp received unexpected process identifier", "[cu25][[13139,1],1][btl_tcp_endpoint.c:626:mca_btl_tcp_endpoint_recv_connect_ack] received unexpected process identifier [[13139,1],4]\n",
+			TCPWrongPeer, "cu25", "", 0, [2]string{"Peer process", "[[13139,1],4]"}},
+		// The runtime's own TCP channel words it otherwise (orte/mca/oob/tcp): not the BTL's line.
+		{"the oob's unexpected identifier is not read", "[node1:01234] [[1234,0],1] tcp_peer_recv_connect_ack: received unexpected process identifier [[1234,0],2] from [[1234,0],3]\n",
+			Topic{}, "", "", 0, [2]string{}},
 		{"fields stop at the dashes", "WARNING: There was an error initializing an OpenFabrics device.\n\n  Local host:   a\n  Local device: mlx5_0\n----------------------------------------\nProcess 1: rank: 3\n",
 			DeviceInitError, "a", "mlx5_0", 0, [2]string{"Local device", "mlx5_0"}},
 	} {
@@ -134,6 +147,9 @@ func TestHint(t *testing.T) {
 		if !Hint(s.first) && !Hint(s.second) {
 			t.Errorf("Hint misses %q", s.first)
 		}
+	}
+	if !Hint("[cu25][[13139,1],1][btl_tcp_endpoint.c:626:mca_btl_tcp_endpoint_recv_connect_ack] received unexpected process identifier [[13139,1],4]") {
+		t.Error("Hint misses the TCP BTL's unexpected process identifier")
 	}
 	if !Hint("[login:1088026] 39 more processes have sent help message help-mpi-btl-openib.txt / ib port not selected") {
 		t.Error("Hint misses the aggregate line")

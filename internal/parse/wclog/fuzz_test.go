@@ -32,6 +32,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("W0 x.cpp:1] User-specified GID index 0 on mlx5_8/ has no associated network device\nE0 x.cpp:2] Failed to open device mlx5_8 on port  with GID \nW0 rdma_transport.cpp:3] Disable device \nRdmaTransport: No available RNIC")
 	f.Add("Failed to modify QP to RTR: Connection timed out\nerrno: 110\nE0 x.cpp:3] [Handshake] Failed to modify QP to RTS: [22]")
 	f.Add("I0 rdma_context.cpp:594] Using user-specified GID index: 3 on mlx5_3/ (with network device)\nI0 rdma_context.cpp:140] RDMA device: mlx5_3, LID: 0, GID: (GID_Index 3) 00:00:00:00:00:00:00:00:00:00:ff:ff:21:06:1e:14\nW0 x] GID is NULL, please check your GID index")
+	f.Add("[t IBSocket.cc:738 CRITICAL] IBSocket RDMA://h/mlx5_0:1/953 accept timeout, port {mlx5_1:1, ifaddrs [], zones [UNKNOWN], ETHERNET, ACTIVE}\nIBSocket RDMA://h/ still in ACCEPTED state after wait 15s\nIBSocket RDMA:// accept timeout, port {")
+	f.Add("libiscsi:3 wr id 5559208da690 status 1 vend_err d7\nwr_id 1 status 12 vend_err \nwr id 2 status 4 vend_err 0xffffffffff")
 	f.Fuzz(func(t *testing.T, s string) {
 		lg, err := Parse(strings.NewReader(s), "fuzz")
 		if err != nil {

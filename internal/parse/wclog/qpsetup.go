@@ -25,6 +25,17 @@ type QPSetup struct {
 	Err   string
 	// Device is the RDMA device the line names, "" when none.
 	Device string
+	// Stalled: the queue pair reached the state but the connection
+	// still never came up, the peer's first message not arriving (3FS's
+	// accept timeout, ibsocket.go). Peer and PeerDevice are the peer's
+	// host and device:port as the line names them; Port the local port
+	// as printed ("mlx5_1:1, ifaddrs [], zones [UNKNOWN], ETHERNET,
+	// ACTIVE"), LinkLayer its link layer ("ETHERNET" is RoCE) and NoAddr
+	// that its network device has no IP address.
+	Stalled                bool
+	Peer, PeerDevice, Port string
+	LinkLayer              string
+	NoAddr                 bool
 }
 
 // qpErrnos are the strerror(3) texts (glibc) of the error numbers
@@ -57,7 +68,7 @@ var reErrnoLine = regexp.MustCompile(`^\s*errno\s*[:=]?\s*(\d{1,3})\s*$`)
 // qpHint is QPSetupLine's cheap gate.
 func qpHint(l string) bool {
 	return (strings.Contains(l, "QP") || strings.Contains(l, "qp") || strings.Contains(l, "Qp")) &&
-		(strings.Contains(l, "odify") || strings.Contains(l, "ODIFY"))
+		(strings.Contains(l, "odify") || strings.Contains(l, "ODIFY")) || strings.Contains(l, "IBSocket ")
 }
 
 // QPSetupLine reads a program's line that a queue pair could not be moved
@@ -69,10 +80,14 @@ func qpHint(l string) bool {
 // (rdma_endpoint.cpp: "[Handshake] Failed to modify QP to RTR, check mtu,
 // gid, peer lid, peer qp num: Connection timed out [110]"), UCCL,
 // DeepEP's and others' verbs code. NCCL's own lines ("NCCL WARN Call to
-// ibv_modify_qp failed") are NCCL's parser's.
+// ibv_modify_qp failed") are NCCL's parser's. 3FS's lines that an
+// accepted RDMA connection never came up are read too (ibsocket.go).
 func QPSetupLine(l string) (QPSetup, bool) {
 	if !qpHint(l) || strings.Contains(l, "NCCL WARN") || strings.Contains(l, "NCCL INFO") {
 		return QPSetup{}, false
+	}
+	if q, ok := ibSocketLine(l); ok {
+		return q, true
 	}
 	low := strings.ToLower(l)
 	at := strings.Index(low, "modify qp")

@@ -545,7 +545,14 @@ func numericError(e Error, l string) (Error, bool) {
 		}
 		e.Source, e.Status = SourceApp, nccllog.WCStatus(v)
 		e.What = strings.TrimSpace(l[at : off+n])
-		if j := strings.Index(rest[n:], "vendor"); j >= 0 {
+		if j := strings.Index(rest[n:], "vend_err"); j >= 0 {
+			// libiscsi prints wc->vendor_err with %x and no 0x
+			// (lib/iser.c, iser_rcv_completion: "wr id %lx status
+			// %d vend_err %x").
+			if x, m, ok := hexAfter(rest[n+j+len("vend_err"):]); ok && numberEnds(rest[n+j+len("vend_err")+m:]) {
+				e.Vendor = x
+			}
+		} else if j := strings.Index(rest[n:], "vendor"); j >= 0 {
 			vr := rest[n+j+len("vendor"):]
 			k := 0
 			for k < len(vr) && (vr[k] == ' ' || vr[k] == '_' || vr[k] >= 'a' && vr[k] <= 'z') {
@@ -566,10 +573,16 @@ func numericError(e Error, l string) (Error, bool) {
 // completionWords says whether a line speaks of a work completion: a
 // work completion or CQE named as such ("wc.status", "WC", "cqe"), or a
 // completion that went wrong ("got bad completion with status: 0xc,
-// vendor syndrome: 0x81"), or an error on a CQ. A job's or a task's "completion status: 1"
+// vendor syndrome: 0x81"), or an error on a CQ, or the fields of a
+// struct ibv_wc printed by name: its work request id and vendor error
+// ("wr id 5559208da690 status 1 vend_err d7", libiscsi's lib/iser.c
+// iser_rcv_completion). A job's or a task's "completion status: 1"
 // alone is no verbs completion.
 func completionWords(l string) bool {
 	if wordIn(l, "wc") || wordIn(l, "WC") || strings.Contains(l, "cqe") || strings.Contains(l, "CQE") {
+		return true
+	}
+	if (strings.Contains(l, "wr id ") || strings.Contains(l, "wr_id")) && (strings.Contains(l, "vend_err") || strings.Contains(l, "vendor_err")) {
 		return true
 	}
 	// An error on a completion queue ("Error on CQ 0x20155a0, …",
@@ -645,6 +658,31 @@ func numberAfter(s string) (uint64, int, bool) {
 		return 0, 0, false
 	}
 	v, err := strconv.ParseUint(t[:n], 0, 32)
+	if err != nil {
+		return 0, 0, false
+	}
+	return v, skip + n, true
+}
+
+// hexAfter reads, after optional blanks and one ':' or '=', a hex
+// number with or without "0x" ("d7", "0xd7"): its value and how many
+// bytes of s it took.
+func hexAfter(s string) (uint64, int, bool) {
+	t := strings.TrimLeft(s, " \t")
+	if t != "" && (t[0] == ':' || t[0] == '=') {
+		t = strings.TrimLeft(t[1:], " \t")
+	}
+	skip := len(s) - len(t)
+	digits := strings.TrimPrefix(strings.TrimPrefix(t, "0x"), "0X")
+	skip += len(t) - len(digits)
+	n := 0
+	for n < len(digits) && n < 8 && (digits[n] >= '0' && digits[n] <= '9' || digits[n] >= 'a' && digits[n] <= 'f' || digits[n] >= 'A' && digits[n] <= 'F') {
+		n++
+	}
+	if n == 0 {
+		return 0, 0, false
+	}
+	v, err := strconv.ParseUint(digits[:n], 16, 32)
 	if err != nil {
 		return 0, 0, false
 	}

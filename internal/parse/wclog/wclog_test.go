@@ -105,6 +105,17 @@ func TestNumericStatus(t *testing.T) {
 		// the paste (spdk/spdk#2328, realworld-fresh31's README row).
 		{"[2022-01-17 16:03:57.637929] rdma.c:3769:nvmf_rdma_log_wc_status: *ERROR*: Error on CQ 0x20155a0, (qp state 1 ibv_state 6) request 0x139974757082280, type DATA, status: (12): transport retry counter e", 12, 0},
 		{"rdma.c:3769:nvmf_rdma_log_wc_status: *ERROR*: Error on CQ 0x7f4e64011b20, (qp state 1 ibv_state 6) request 0x139974729471144, type DATA, status: (5): Work Request Flushed Error", 5, 0},
+		// libiscsi's iSER initiator prints a failed completion's
+		// fields by name, the vendor error with %x and no 0x (lib/iser.c
+		// iser_rcv_completion: "wr id %lx status %d vend_err %x";
+		// sahlberg/libiscsi#376, realworld-fresh39's README row), and
+		// programs like it print wr_id and vendor_err.
+		{"libiscsi:3 wr id 5559208da690 status 1 vend_err d7", 1, 0xd7},
+		{"wr id 7f12a0 status 12 vend_err 81", 12, 0x81},
+		{"wr_id=0x1 status=5 vendor_err=0xf9", 5, 0xf9},
+		{"libiscsi:3 wr id 5559208da690 status 0 vend_err 0", -1, 0},
+		{"libiscsi:3 wr id 5559208da690 status 1", -1, 0}, // no completion field but the id: a request's status
+		{"vend_err d7 status 1", -1, 0},
 		{"Error on CQ 0x1, status: (12", -1, 0},
 		{"Error on CQ 0x1, status: (0): success", -1, 0},
 		{"CQ resize done, status: (12)", -1, 0},
@@ -398,6 +409,14 @@ func TestQPSetupLine(t *testing.T) {
 		{"NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out", false, "", 0, ""}, // NCCL's parser reads it
 		{"QP modified to RTS", false, "", 0, ""},
 		{">>> But launching any example I always get an error by call of: ibv_modify_qp", false, "", 0, ""}, // prose of a linux-rdma mail
+		// DeepSeek 3FS (deepseek-ai/3FS issue 175, mgmtd_main-err.log):
+		// IBSocket.cc's accept timeout names the local port, Listener.cc's
+		// line only the peer's device.
+		{"[2025-03-15T10:06:53.201396617+00:00 SvrConn0:  228 IBSocket.cc:738 CRITICAL] IBSocket RDMA://localhost.localdomain/mlx5_0:1/953 accept timeout, port {mlx5_1:1, ifaddrs [], zones [UNKNOWN], ETHERNET, ACTIVE}", true, "RTR", 0, "mlx5_1"},
+		{"[2025-03-15T10:06:53.201434547+00:00 SvrConn0:  228 Listener.cc:218 ERROR] IBSocket RDMA://localhost.localdomain/mlx5_0:1/953 still in ACCEPTED state after wait 15s", true, "RTR", 0, ""},
+		{"[x IBSocket.cc:509 INFO] IBSocket RDMA://h/mlx5_0:1/953 turn to READY from ACCEPTED.", false, "", 0, ""},
+		{"[x IBSocket.cc:492 INFO] IBSocket RDMA://h/mlx5_0:1/953 closed.", false, "", 0, ""},
+		{"IBSocket [accept RDMA://10.0.0.1] accept timeout", false, "", 0, ""}, // no peer described: not 3FS's layout
 	}
 	for _, tt := range tests {
 		q, ok := QPSetupLine(tt.line)
@@ -406,6 +425,29 @@ func TestQPSetupLine(t *testing.T) {
 		}
 		if ok && !DetectLine(tt.line) {
 			t.Errorf("DetectLine(%q) = false", tt.line)
+		}
+	}
+}
+
+// TestIBSocketLine: 3FS's accept timeout is a connection stalled at RTR;
+// the port in braces gives the device, its link layer and whether its
+// network device has an address (deepseek-ai/3FS issue 175).
+func TestIBSocketLine(t *testing.T) {
+	for _, tt := range []struct {
+		line                   string
+		dev, peer, peerDev, ll string
+		noAddr                 bool
+	}{
+		{"[2025-03-15T10:06:53.201396617+00:00 SvrConn0:  228 IBSocket.cc:738 CRITICAL] IBSocket RDMA://localhost.localdomain/mlx5_0:1/953 accept timeout, port {mlx5_1:1, ifaddrs [], zones [UNKNOWN], ETHERNET, ACTIVE}",
+			"mlx5_1", "localhost.localdomain", "mlx5_0:1", "ETHERNET", true},
+		{"[t SvrConn0: 1 IBSocket.cc:758 CRITICAL] IBSocket RDMA://stor1/mlx5_2:1/77 accept timeout, port {mlx5_3:1, ifaddrs [192.168.3.25], zones [A], ETHERNET, ACTIVE}",
+			"mlx5_3", "stor1", "mlx5_2:1", "ETHERNET", false},
+		{"[t SvrConn0: 1 IBSocket.cc:758 CRITICAL] IBSocket RDMA://stor1/mlx5_2:1/77 accept timeout, port {mlx5_3:1, ifaddrs [], zones [UNKNOWN], INFINIBAND, ACTIVE}",
+			"mlx5_3", "stor1", "mlx5_2:1", "INFINIBAND", true},
+	} {
+		q, ok := QPSetupLine(tt.line)
+		if !ok || !q.Stalled || q.Device != tt.dev || q.Peer != tt.peer || q.PeerDevice != tt.peerDev || q.LinkLayer != tt.ll || q.NoAddr != tt.noAddr {
+			t.Errorf("QPSetupLine(%q) = %+v, %v", tt.line, q, ok)
 		}
 	}
 }

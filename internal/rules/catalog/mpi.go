@@ -14,6 +14,7 @@ var mpiMetas = []finding.Meta{
 			"RoCE port without an IP address or GID for rdmacm, or a port type the connection schemes do not support",
 			"Open MPI 4 or later with openib: InfiniBand ports are left to UCX by design (btl_openib_allow_ib=false)",
 			"an Open MPI build without UCX on an InfiniBand cluster: then nothing carries the traffic over RDMA",
+			"an Omni-Path (hfi1) or TrueScale (qib) adapter with the ob1 pml: Open MPI drives these through PSM2 (the cm pml with the psm2 or ofi mtl); openib and UCX leave them unused and TCP carries the traffic",
 		},
 		Remedy: []string{
 			"ibstat on the named host: every port the job uses must be State: Active, Physical state: LinkUp; sminfo must answer",
@@ -24,15 +25,17 @@ var mpiMetas = []finding.Meta{
 	{
 		ID: "mpi.unreachable", Severity: finding.Critical, Area: "mpi", Step: finding.StepNCCL,
 		Title:   "Open MPI processes cannot reach each other",
-		Meaning: "No transport Open MPI tried can connect two of its processes ('unreachable proc' of the bml r2 component): the job aborts. The BTLs attempted say which transports were left; without an RDMA or TCP one between the hosts, the network path the job needs is missing.",
+		Meaning: "No transport Open MPI tried can connect two of its processes ('unreachable proc' of the bml r2 component): the job aborts. The BTLs attempted say which transports were left; without an RDMA or TCP one between the hosts, the network path the job needs is missing. The TCP transport's own failures read the same way: 'Open MPI failed to TCP connect to a peer MPI process' (the job may hang or fail) and 'received unexpected process identifier' (a connection reached another process than the one dialled and was closed).",
 		Causes: []string{
 			"the RDMA transport was disabled or failed on one host (port down, openib or UCX not usable) and TCP was excluded",
 			"the two hosts share no network the allowed BTLs can use (btl_tcp_if_include names an interface one host lacks)",
 			"a BTL list without 'self' or 'vader'/'sm' for processes on the same host",
+			"an interface address several hosts share (docker0's 172.17.0.1, virbr0, a NAT or link-local address): the TCP transport connects to another host's process ('received unexpected process identifier')",
 		},
 		Remedy: []string{
 			"read the host pair named; ibstat and ibdoctor doctor on both",
 			"rerun with mpirun --mca btl_base_verbose 100 (or mpirun --mca pml ucx with UCX_LOG_LEVEL=info) to see why each transport was not usable",
+			"for TCP errors name the cluster network's interface: mpirun --mca btl_tcp_if_include <interface> (or --mca btl_tcp_if_exclude lo,docker0,virbr0)",
 		},
 	},
 	{

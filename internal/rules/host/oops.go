@@ -13,10 +13,12 @@ import (
 
 // deviceModules are the kernel modules that drive RDMA and GPU devices,
 // with the kind of device: the HCA and RDMA NIC drivers, the RDMA core and
-// its upper layers (a crash there takes the RDMA stack down with it), the
-// GPU drivers and the modules that join the two.
+// its upper layers (a crash there takes the RDMA stack down with it: iSER
+// ib_iser/ib_isert, SRP, NFS over RDMA, NVMe over RDMA, RDS rds_rdma,
+// Lustre's LNet o2ib driver ko2iblnd), the GPU drivers and the modules
+// that join the two.
 var deviceModules = nameTable{
-	{regexp.MustCompile(`^(?:mlx4_\w+|mlx5_\w+|mlxfw|mlx_compat|mlxdevm|ib_\w+|rdma_\w+|iw_\w+|rpcrdma|svcrdma|nvme_rdma|nvmet_rdma|bnxt_re|irdma|i40iw|efa|hfi1|qib|hns_roce\w*|qedr|mana_ib|erdma|vmw_pvrdma|ocrdma|siw|rdma_rxe|rxe)$`), "RDMA"},
+	{regexp.MustCompile(`^(?:mlx4_\w+|mlx5_\w+|mlxfw|mlx_compat|mlxdevm|ib_\w+|rdma_\w+|iw_\w+|rpcrdma|svcrdma|xprtrdma|nvme_rdma|nvmet_rdma|rds_rdma|ko2iblnd|bnxt_re|irdma|i40iw|efa|hfi1|qib|hns_roce\w*|qedr|mana_ib|erdma|vmw_pvrdma|ocrdma|siw|rdma_rxe|rxe)$`), "RDMA"},
 	{regexp.MustCompile(`^(?:nvidia(?:_\w+)?|nv_peer_mem|gdrdrv|amdgpu|amdkfd)$`), "GPU"},
 	{regexp.MustCompile(`^devlink$`), "RDMA NIC"},
 }

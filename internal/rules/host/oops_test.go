@@ -83,6 +83,24 @@ func TestCheckOops(t *testing.T) {
 			[]string{"critical: kernel oops (page fault) in __bitmap_or, called from mlx5_core's mlx5_irq_alloc while the driver was probing its device, task kworker/0:6 (pid 117), 2 times in the kernel log: the RDMA driver mlx5_core crashed; its devices are unusable and the host may hang until it is rebooted"}},
 		{"NVIDIA driver", nvidia,
 			[]string{"critical: kernel oops (NULL pointer dereference) in nvidia's _nv012454rm, task python (pid 4242) in the kernel log: the GPU driver nvidia crashed; its devices are unusable and the host may hang until it is rebooted"}},
+		// analyze testdata/realworld-fresh39 dmesg-rxedev33-iser-logout-null-deref-ib-rxe.txt
+		// (linux-rdma rxe-dev issue 33): the iSER initiator over Soft-RoCE at logout, the
+		// faulting function on the old x86 "IP:" line, no trace in the paste.
+		{"NULL dereference in the iSER initiator ib_iser: critical", []string{
+			"[14904.750248] BUG: unable to handle kernel NULL pointer dereference at 0000000000000070",
+			"[14904.751136] IP: [<ffffffffa06869ba>] iser_cq_tasklet_fn+0x6a/0x230 [ib_iser]",
+			"[14904.751136] PGD 0 ",
+			"[14904.751136] Oops: 0000 [#1] SMP DEBUG_PAGEALLOC ",
+			"[14904.751136] CPU: 2 PID: 17142 Comm: iscsid Not tainted 4.0.0-rc4+ #13",
+		}, []string{"critical: kernel oops (NULL pointer dereference) in ib_iser's iser_cq_tasklet_fn, task iscsid (pid 17142) in the kernel log: the RDMA driver ib_iser crashed; its devices are unusable and the host may hang until it is rebooted"}},
+		// The frame layout of a Lustre client's LNet o2ib driver (lnet/klnds/o2iblnd).
+		{"a crash under Lustre's ko2iblnd: critical", []string{
+			"[ 50.0] BUG: kernel NULL pointer dereference, address: 0000000000000008",
+			"[ 50.0] RIP: 0010:kiblnd_cq_completion+0x1c/0x90 [ko2iblnd]",
+			"[ 50.0] Call Trace:",
+			"[ 50.0]  __ib_process_cq+0x5d/0x150 [ib_core]",
+			"[ 50.0] ---[ end trace 0000000000000000 ]---",
+		}, []string{"critical: kernel oops (NULL pointer dereference) in ko2iblnd's kiblnd_cq_completion in the kernel log: the RDMA driver ko2iblnd crashed; its devices are unusable and the host may hang until it is rebooted"}},
 		{"a crash outside the RDMA and GPU drivers: warning", ext4,
 			[]string{"warning: kernel oops (NULL pointer dereference) in ext4_find_extent in the kernel log: the kernel crashed outside the RDMA and GPU drivers; the host is unstable until it is rebooted"}},
 		{"WARN_ONs of one RDMA driver: one warning", cat(warn("drivers/infiniband/core/cq.c:345", "ib_free_cq+0x16c/0x174"),

@@ -23,6 +23,8 @@ func Check(lg *ompihelp.Log) []finding.Finding {
 	// Open MPI 4's stock notice: openib leaves InfiniBand ports to UCX,
 	// and then reports the device it opened for nothing as an error.
 	stock := lg.Has(ompihelp.PortNotSelected)
+	// The TCP transport's connection errors: the processes talk over TCP.
+	overTCP := lg.Has(ompihelp.TCPConnectFail) || lg.Has(ompihelp.TCPWrongPeer)
 	for _, t := range topicsOf(lg) {
 		ms := messages(lg, t)
 		var f finding.Finding
@@ -47,9 +49,25 @@ func Check(lg *ompihelp.Log) []finding.Finding {
 			f = catalog.New("host.memlock_limited", subject(ms),
 				fmt.Sprintf("Open MPI's openib transport could not allocate locked memory on %s (device %s, memlock limit %s): it is off for this job, traffic goes over another transport", hosts(ms), or(m.Device, "not shown"), or(m.Fields["Memlock limit"], "not shown")))
 		case ompihelp.PortNotSelected:
+			if overTCP {
+				// The TCP transport's errors show who carried the traffic.
+				f = catalog.New("mpi.rdma_not_used", subject(ms),
+					fmt.Sprintf("Open MPI's openib transport left the ports of %s unused (Open MPI 4's notice, %s) and the TCP transport's connection errors in the same output show the processes talk over TCP: this job does not use the RDMA device. %s", devices(ms), processes(lg, t), rdmaPath(ms)))
+				break
+			}
 			f = catalog.New("mpi.rdma_not_used", subject(ms),
 				fmt.Sprintf("Open MPI 4's stock notice (%s): the openib transport leaves the InfiniBand ports of %s to UCX, by design; not a fault. The job uses RDMA only through UCX: ompi_info | grep -i ucx must list the ucx pml (without it the traffic goes over TCP); mpirun --mca btl ^openib silences these notices", processes(lg, t), devices(ms)))
 			f.Severity = finding.Info
+		case ompihelp.TCPConnectFail:
+			f = catalog.New("mpi.unreachable", subject(ms),
+				fmt.Sprintf("Open MPI's TCP transport failed to connect to a peer process%s (%s%s): the job may hang or fail. %s", onHost(ms), processes(lg, t), fieldNote(ms, "Error"), wrongPeerNote(lg)))
+		case ompihelp.TCPWrongPeer:
+			if lg.Has(ompihelp.TCPConnectFail) {
+				continue // quoted in the connect failure's finding
+			}
+			f = catalog.New("mpi.unreachable", subject(ms),
+				fmt.Sprintf("Open MPI's TCP transport reached the wrong process %s: the connection was closed, the job may hang. %s", wrongPeers(ms), tcpIfRemedy))
+			f.Severity = finding.Warning
 		case ompihelp.DeviceInitError:
 			if stock {
 				continue // part of the stock notice, quoted in its finding
@@ -73,6 +91,9 @@ func Check(lg *ompihelp.Log) []finding.Finding {
 			continue
 		}
 		f.Evidence = evidence(lg, t, ms)
+		if t == ompihelp.TCPConnectFail && lg.Has(ompihelp.TCPWrongPeer) {
+			f.Evidence = append(f.Evidence, evidence(lg, ompihelp.TCPWrongPeer, messages(lg, ompihelp.TCPWrongPeer))...)
+		}
 		if t == ompihelp.PortNotSelected && lg.Has(ompihelp.DeviceInitError) {
 			f.Summary += fmt.Sprintf(". The 'There was an error initializing an OpenFabrics device' that follows it (%s) is the same notice: openib opened the device and found no port it may use", processes(lg, ompihelp.DeviceInitError))
 			f.Evidence = append(f.Evidence, evidence(lg, ompihelp.DeviceInitError, messages(lg, ompihelp.DeviceInitError))...)
@@ -81,6 +102,57 @@ func Check(lg *ompihelp.Log) []finding.Finding {
 	}
 	catalog.Sort(fs)
 	return fs
+}
+
+// tcpIfRemedy is what to do when TCP connections reach the wrong process.
+const tcpIfRemedy = "An address several hosts share (docker0's 172.17.0.1, virbr0's 192.168.122.1) sends a connection to another host's process: name the interface of the cluster network, mpirun --mca btl_tcp_if_include <interface> (or --mca btl_tcp_if_exclude lo,docker0,virbr0)"
+
+// wrongPeerNote is what the "received unexpected process identifier"
+// lines add to a TCP connect failure ("" when there are none).
+func wrongPeerNote(lg *ompihelp.Log) string {
+	ms := messages(lg, ompihelp.TCPWrongPeer)
+	if len(ms) == 0 {
+		return "Check that every host reaches the others' addresses (ip addr, ping), and name the interface of the cluster network: mpirun --mca btl_tcp_if_include <interface>"
+	}
+	return fmt.Sprintf("Before it, the transport reached the wrong process %s. %s", wrongPeers(ms), tcpIfRemedy)
+}
+
+// wrongPeers names the processes of the "received unexpected process
+// identifier" lines ("on cu25 ([[13139,1],1] got [[13139,1],4]), 2 times").
+func wrongPeers(ms []ompihelp.Message) string {
+	var ps []string
+	for _, m := range ms {
+		p := fmt.Sprintf("%s got %s", or(m.Fields["Process"], "a process"), or(m.Fields["Peer process"], "another"))
+		if len(ps) < maxEvidence && !slices.Contains(ps, p) {
+			ps = append(ps, p)
+		}
+	}
+	s := fmt.Sprintf("on %s (%s)", hosts(ms), strings.Join(ps, "; "))
+	if len(ms) > 1 {
+		s += fmt.Sprintf(", %d times", len(ms))
+	}
+	return s
+}
+
+// fieldNote is ", KEY: value" of the first message that has the field.
+func fieldNote(ms []ompihelp.Message, key string) string {
+	for _, m := range ms {
+		if v := m.Fields[key]; v != "" {
+			return ", " + strings.ToLower(key) + ": " + v
+		}
+	}
+	return ""
+}
+
+// rdmaPath says how Open MPI is made to use the device: PSM2 for an
+// Omni-Path (hfi1) or TrueScale (qib) adapter, UCX for the others.
+func rdmaPath(ms []ompihelp.Message) string {
+	for _, m := range ms {
+		if strings.HasPrefix(m.Device, "hfi1") || strings.HasPrefix(m.Device, "qib") {
+			return fmt.Sprintf("%s is an Omni-Path adapter, which Open MPI drives through PSM2 (or libfabric's psm2 provider), not openib or UCX: ompi_info | grep -i -e psm2 -e ofi must list the mtl, and mpirun --mca pml cm --mca mtl psm2 uses it", m.Device)
+		}
+	}
+	return "ompi_info | grep -i ucx must list the ucx pml, and mpirun --mca pml ucx uses it"
 }
 
 // topicsOf lists the topics of the log in first-seen order, messages

@@ -55,6 +55,17 @@ func TestCheck(t *testing.T) {
 			[]string{"mpi.transport_error/warning"}, []string{"IBV_EVENT_PORT_ERR"}},
 		{"locked memory", "The OpenFabrics (openib) BTL failed to initialize while trying to\nallocate some locked memory.\n\n  Local host:    node3\n  Device:        mlx4_0\n  Memlock limit: 65536\n",
 			[]string{"host.memlock_limited/warning"}, []string{"memlock limit 65536"}},
+		// open-mpi/ompi#12779 (analyze testdata/realworld-fresh39): Open MPI 4 on
+		// Omni-Path, the stock notice, then the TCP transport's errors.
+		{"stock notice on hfi1 then TCP errors (open-mpi/ompi#12779)", read(t, "ompi12779-hfi1-notice-tcp-unexpected-identifier.txt"),
+			[]string{"mpi.unreachable/critical", "mpi.rdma_not_used/warning"},
+			[]string{"failed to connect to a peer process", "wrong process on cu25 ([[13139,1],1] got [[13139,1],4]; [[13139,1],3] got [[13139,1],13]), 2 times",
+				"btl_tcp_if_include", "does not use the RDMA device", "hfi1_0 is an Omni-Path adapter", "--mca pml cm --mca mtl psm2"}},
+		{"stock notice on mlx5 then a TCP connect failure", stock + "WARNING: Open MPI failed to TCP connect to a peer MPI process via\nTCP.  This should not happen.\n\n  Local host: lxbk1039\n  PID:        4242\n  Error:      No route to host (113)\n",
+			[]string{"mpi.unreachable/critical", "mpi.rdma_not_used/warning"},
+			[]string{"on lxbk1039 (1 process, error: No route to host (113))", "ompi_info | grep -i ucx must list the ucx pml"}},
+		{"only the unexpected process identifier", "[cu25][[13139,1],1][btl_tcp_endpoint.c:626:mca_btl_tcp_endpoint_recv_connect_ack] received unexpected process identifier [[13139,1],4]\n",
+			[]string{"mpi.unreachable/warning"}, []string{"wrong process on cu25 ([[13139,1],1] got [[13139,1],4])", "btl_tcp_if_exclude lo,docker0,virbr0"}},
 		{"no cpcs", "No OpenFabrics connection schemes reported that they were able to be\nused on a specific port.\n\n  Local host:           node01\n  Local device:         mlx5_0\n  Local port:           1\n  CPCs attempted:       rdmacm, udcm\n",
 			[]string{"mpi.rdma_not_used/warning"}, []string{"mlx5_0 port 1 on node01", "rdmacm, udcm"}},
 	} {

@@ -278,7 +278,7 @@ func socketEvidence(socketProcs []*nccllog.Proc) []finding.Evidence {
 	var evs []finding.Evidence
 	for _, p := range socketProcs[:min(3, len(socketProcs))] {
 		_, line := p.EffectiveNetwork()
-		v := "Using network Socket"
+		v := cmp.Or(p.NetworkText, "Using network Socket")
 		if line == 0 {
 			line, v = p.FirstLine, "connections via NET/Socket"
 		} else if line == p.SocketLine {
@@ -298,6 +298,63 @@ func socketEvidence(socketProcs []*nccllog.Proc) []finding.Evidence {
 	return evs
 }
 
+// ipoibInterface returns the first IPoIB interface the processes name
+// for their sockets (the NET/Socket list, NCCL 2.3's "NET : Using
+// interface") or for the IB transport's sideband (NCCL 2.3's "NET/IB :
+// Using interface ib0 for sideband communication"), with its line as
+// evidence. An IPoIB interface exists only on an InfiniBand HCA (the
+// ib_ipoib driver, drivers/infiniband/ulp/ipoib), so a job that talks
+// TCP over it had RDMA hardware at hand.
+func ipoibInterface(procs []*nccllog.Proc) (string, finding.Evidence, bool) {
+	for _, p := range procs {
+		for _, name := range p.SocketIfs {
+			if isIPoIBName(name) {
+				return name, finding.Evidence{Source: evidenceAt(p.Source, p.SocketLine), Value: "NET/Socket : Using " + strings.Join(p.SocketIfs, ", ")}, true
+			}
+		}
+		for _, f := range p.NetIfs {
+			if isIPoIBName(f.Name) {
+				return f.Name, finding.Evidence{Source: evidenceAt(p.Source, f.Line), Value: "NET : Using interface " + f.Name + ":" + f.Addr}, true
+			}
+		}
+		if isIPoIBName(p.Sideband) {
+			return p.Sideband, finding.Evidence{Source: evidenceAt(p.Source, p.SidebandLine), Value: "NET/IB : Using interface " + p.Sideband + " for sideband communication"}, true
+		}
+	}
+	return "", finding.Evidence{}, false
+}
+
+// sameHosts returns procs, then the other processes of all that run on
+// one of their hosts (a host's interfaces are every process's there:
+// NCCL 2.3 prints them only where a thread first looks them up).
+func sameHosts(procs, all []*nccllog.Proc) []*nccllog.Proc {
+	out := slices.Clone(procs)
+	for _, p := range all {
+		// Containers of several nodes may all call themselves
+		// localhost: that name places no two processes together.
+		if p.Host != "" && p.Host != "localhost" && !slices.Contains(procs, p) && slices.ContainsFunc(procs, func(q *nccllog.Proc) bool { return q.Host == p.Host }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// isIPoIBName says whether an interface name is one the kernel or udev
+// gives IPoIB interfaces: ib0 (and its P_Key children ib0.8001) from
+// ipoib_add_port's "ib%d", and systemd's predictable names for them,
+// ibp<bus>s<slot>, ibs<slot>, ibP<domain>p<bus>s<slot>
+// (systemd udev-builtin-net_id.c: the "ib" prefix for ARPHRD_INFINIBAND).
+func isIPoIBName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "ib")
+	if !ok || rest == "" {
+		return false
+	}
+	if rest[0] == 'p' || rest[0] == 's' || rest[0] == 'P' {
+		rest = rest[1:]
+	}
+	return rest != "" && rest[0] >= '0' && rest[0] <= '9'
+}
+
 // socketWhy returns the reason the log gives for the socket fallback, as
 // a "; ..." suffix, or "" when it gives none.
 func (c *logCheck) socketWhy() string {
@@ -308,6 +365,11 @@ func (c *logCheck) socketWhy() string {
 		return "; libibverbs could not be loaded: rdma-core (libibverbs) is missing from the image or the library path"
 	case slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.IBNoDevice > 0 }):
 		return "; NCCL found no IB device (container without /dev/infiniband, missing libibverbs, or NCCL_IB_HCA matching nothing)"
+	case slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.SidebandLine > 0 }):
+		// NCCL 2.3's IB transport names its sideband interface, then
+		// lists each ACTIVE IB/RoCE port NCCL_IB_HCA allows ("NET/IB:
+		// [0] mlx5_0:1/IB"); with none it leaves the job to sockets.
+		return "; NCCL's IB transport loaded libibverbs but found no ACTIVE IB/RoCE port it may use (ports down, or NCCL_IB_HCA matching nothing: check ibstat)"
 	}
 	return ""
 }
@@ -369,7 +431,9 @@ func (c *logCheck) checkNoIBDevice() {
 // runs on one node: "nNodes 1" when every process logged it, "all ranks
 // on HOST" when another output listed them there and the log names no
 // other host, every process bootstrapping on a loopback address
-// ("Bootstrap : Using [0]lo:127.0.0.1<0>"), or when the log itself shows
+// ("Bootstrap : Using [0]lo:127.0.0.1<0>"), every process listing only
+// loopback addresses for its socket transport, or when the
+// log itself shows
 // every rank of its largest
 // communicator on processes of HOST (NCCL before 2.12 logs no nNodes:
 // "comm 0x… rank 5 nranks 6"); "" when nothing shows it.
@@ -385,6 +449,16 @@ func (c *logCheck) oneNode(procs []*nccllog.Proc) string {
 	if len(c.all) > 0 && !slices.ContainsFunc(c.all, func(p *nccllog.Proc) bool { return p.BootstrapLo == 0 }) {
 		return "every process bootstraps on the loopback interface, which no other host can reach"
 	}
+	// NCCL's socket transport hands its peers the address it listens on
+	// (src/transport/net_socket.cc, ncclNetSocketListen): on a loopback
+	// address only ranks of its own host can connect, so a job whose
+	// every process lists only loopback addresses for it
+	// ("NET/Socket : Using [0]lo:127.0.0.1<0>", NCCL_SOCKET_IFNAME=lo)
+	// cannot span hosts. Without that line, NCCL_SOCKET_IFNAME=lo says
+	// the same.
+	if len(c.all) > 0 && !slices.ContainsFunc(c.all, func(p *nccllog.Proc) bool { return !socketOnLoopback(p) }) {
+		return "every process's socket transport is on the loopback interface, which no other host can reach"
+	}
 	switch h, n, shown := allRanksOnOneHost(c.all); {
 	case h != "" && shown == n:
 		return fmt.Sprintf("all %d ranks on %s", n, h)
@@ -392,6 +466,18 @@ func (c *logCheck) oneNode(procs []*nccllog.Proc) string {
 		return fmt.Sprintf("%d of %d ranks shown, the first and the last among them, all on %s: block and round-robin placement put the rest there too", shown, n, h)
 	}
 	return ""
+}
+
+// socketOnLoopback says whether p's socket transport listens on loopback
+// addresses only: its "NET/Socket : Using" line lists no other, or, when
+// the log lacks that line, NCCL_SOCKET_IFNAME selects only lo ("lo",
+// "=lo": a prefix list, or exact names after "=").
+func socketOnLoopback(p *nccllog.Proc) bool {
+	if p.SocketLine > 0 {
+		return p.SocketLo
+	}
+	v := p.Env["NCCL_SOCKET_IFNAME"]
+	return v == "lo" || v == "=lo"
 }
 
 // allRanksOnOneHost returns the host and the size N of the largest
@@ -450,6 +536,7 @@ func (c *logCheck) checkSocketFallback() {
 	}
 	f := catalog.New("nccl.socket_fallback", c.subj, "", socketEvidence(socketProcs)...)
 	why := c.socketWhy()
+	ipoibName, ipoibEv, ipoibFound := ipoibInterface(sameHosts(socketProcs, c.all))
 	switch {
 	case len(ibProcs) == 0 && c.oneNode(socketProcs) != "":
 		// One node: ranks talk over NVLink, PCIe or shared memory; the
@@ -470,6 +557,9 @@ func (c *logCheck) checkSocketFallback() {
 		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) although IB/RoCE was expected%s", len(socketProcs), procNames(socketProcs), why)
 	case envWantsIB(socketProcs) != "":
 		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) although the environment asks for IB (%s)%s", len(socketProcs), procNames(socketProcs), envWantsIB(socketProcs), why)
+	case ipoibFound:
+		f.Evidence = append(f.Evidence, ipoibEv)
+		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) over the IPoIB interface %s: the host has an InfiniBand HCA and fabric (an IPoIB interface runs on one), yet NCCL carries its traffic as TCP over IPoIB instead of over verbs (RDMA), at a fraction of the link's bandwidth%s", len(socketProcs), procNames(socketProcs), ipoibName, why)
 	default:
 		f.Severity = finding.Warning
 		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s); fine only for a cluster without RDMA (give --expect-ib or --root to judge)%s", len(socketProcs), procNames(socketProcs), why)
@@ -1107,7 +1197,9 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 			continue
 		}
 		failed = append(failed, p)
-		if p.Host != "" && !slices.Contains(hosts, p.Host) {
+		// Containers of several nodes may all call themselves
+		// localhost: that name places no two processes together.
+		if p.Host != "" && p.Host != "localhost" && !slices.Contains(hosts, p.Host) {
 			hosts = append(hosts, p.Host)
 		}
 	}
@@ -1173,7 +1265,7 @@ func ncclErrorMeaning(call, e string) string {
 }
 
 func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
-	var wd, other, detected, hb []nccllog.Event
+	var wd, other, detected, hb, store []nccllog.Event
 	for _, e := range lg.Events {
 		if e.Kind != nccllog.EventTimeout {
 			continue
@@ -1181,6 +1273,8 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 		switch {
 		case e.Heartbeat:
 			hb = append(hb, e)
+		case e.Call == nccllog.StoreCall:
+			store = append(store, e)
 		case e.OpType != "":
 			wd = append(wd, e)
 		case e.SeqNum > 0:
@@ -1256,6 +1350,16 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 	}
 	if len(hb) > 0 {
 		fs = append(fs, heartbeatFinding(hb, subj, at))
+	}
+	if len(store) > 0 {
+		// A socket of PyTorch's c10d store (TCPStore) timed out: the
+		// barrier or rendezvous waited on a rank that never came, and
+		// the exception ends the job.
+		e := store[0]
+		f := catalog.New("nccl.timeout", subj,
+			fmt.Sprintf("PyTorch's c10d store timed out on a socket (%s, %d time(s)): the TCP store that torch.distributed and torch elastic's rendezvous and exit barrier coordinate ranks through (MASTER_ADDR:MASTER_PORT) waited for a rank that never answered, and the job failed; that rank hung or died, or its host cannot reach the store's (firewall, NCCL_SOCKET_IFNAME/GLOO_SOCKET_IFNAME on an interface the other nodes cannot reach)", e.Text, weight(store)),
+			finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
+		fs = append(fs, f)
 	}
 	if len(other) > 0 {
 		e := other[0]

@@ -451,13 +451,15 @@ func TestSocketFallbackVariants(t *testing.T) {
 			LogOptions{}, []string{"nccl.socket_fallback/warning"}, []string{"NCCL found no IB device", "NET/IB : No device found."}},
 		// bytedance/byteps#97: NCCL 2.3.7 logs no nNodes, but its six
 		// ranks are all on one host; without rank 5 (or with a second
-		// host, or a larger communicator) the job may span nodes.
+		// host, or a larger communicator) the job may span nodes, and
+		// rank 3's "NET : Using interface ib0:…" shows the host has an
+		// InfiniBand HCA it does not use: critical.
 		{"NCCL 2.3.7, every rank on one host", byteps97, LogOptions{},
 			nil, []string{"one node (all 6 ranks on ai-2080ti-18)", "libibverbs could not be loaded"}},
 		{"NCCL 2.3.7, a rank missing", strings.Replace(byteps97, "comm 0x19b0d460 rank 5 nranks 6", "comm 0x19b0d460 rank 4 nranks 6", 1), LogOptions{},
-			[]string{"nccl.socket_fallback/warning"}, nil},
+			[]string{"nccl.socket_fallback/critical"}, []string{"over the IPoIB interface ib0"}},
 		{"NCCL 2.3.7, a rank on another host", strings.Replace(byteps97, "ai-2080ti-18:5584:5584 [5] NCCL INFO comm", "ai-2080ti-19:5584:5584 [5] NCCL INFO comm", 1), LogOptions{},
-			[]string{"nccl.socket_fallback/warning"}, nil},
+			[]string{"nccl.socket_fallback/critical"}, []string{"over the IPoIB interface ib0"}},
 		// horovod/horovod#969: the paste stops before rank 1; ranks 0, 2
 		// and 3 of 4 on one host leave rank 1 nowhere else under block
 		// or round-robin placement. Ranks 0 and 2 of 3 do not (round-robin
@@ -471,7 +473,7 @@ func TestSocketFallbackVariants(t *testing.T) {
 		{"every rank on hosts all named localhost", strings.ReplaceAll(byteps97, "ai-2080ti-18:", "localhost:"), LogOptions{},
 			[]string{"nccl.socket_fallback/warning"}, nil},
 		{"six ranks of a twelve-rank world on one host", byteps97 + "ai-2080ti-18:5571:5571 [0] NCCL INFO comm 0x2a7cf280 rank 0 nranks 12\n", LogOptions{},
-			[]string{"nccl.socket_fallback/warning"}, nil},
+			[]string{"nccl.socket_fallback/critical"}, []string{"over the IPoIB interface ib0"}},
 		{"NCCL 2.3 wording",
 			"ml3:32632:32662 [0] NCCL INFO NET : Using interface enp0s31f6:10.92.42.96<0>\nml3:32632:32662 [0] NCCL INFO Net/IB: call to devices() returned 0 devices.\nml3:32632:32662 [0] NCCL INFO Using network Socket\n",
 			LogOptions{}, []string{"nccl.socket_fallback/warning"}, []string{"Net/IB: call to devices() returned 0 devices."}},

@@ -154,8 +154,8 @@ func TestRules(t *testing.T) {
 		// IB a GID is not needed.
 		{"roce zero gid, rtr failed", []string{gidZero}, Options{}, []string{"perf.test_invalid/critical"}},
 		{"roce zero gid, rows measured", []string{strings.Replace(gidZero, "Failed to modify QP 218 to RTR\n Unable to Connect the HCA's through the link\n", "", 1) + collapseRows}, Options{}, []string{"perf.bw_low/warning", "perf.test_invalid/warning"}},
-		{"ib zero gid is not roce", []string{strings.Replace(gidZero, "Link type       : Ethernet", "Link type       : IB", 1)}, Options{}, []string{"perf.test_invalid/warning"}},
-		{"roce real gids, rtr failed", []string{strings.ReplaceAll(gidZero, "GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00", "GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:56:217:72")}, Options{}, []string{"perf.test_invalid/warning"}},
+		{"ib zero gid is not roce", []string{strings.Replace(gidZero, "Link type       : Ethernet", "Link type       : IB", 1)}, Options{}, []string{"perf.test_invalid/critical"}}, // the RTR failure alone
+		{"roce real gids, rtr failed", []string{strings.ReplaceAll(gidZero, "GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00", "GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:56:217:72")}, Options{}, []string{"perf.test_invalid/critical"}},
 		{"roce remote gid zero", []string{strings.Replace(gidZero, "GID: 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00", "GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:56:217:72", 1)}, Options{}, []string{"perf.test_invalid/critical"}},
 		// Runs that died (linux-rdma/perftest#173, zrlio/softiwarp#27).
 		{"status 4: local protection", []string{"Completion with error at client\n  Failed status 4: wr_id 0 syndrom 0x51\nscnt=828, ccnt=700\n"}, Options{},
@@ -256,9 +256,11 @@ func TestPeerNotReached(t *testing.T) {
 }
 
 // TestModifyQPToRTR: a test whose queue pair could not reach RTR sent
-// nothing: a warning naming the causes ibv_modify_qp rejects (GID index,
-// port down, path MTU), for perftest's and qperf's wording alike
-// (linux-rdma "qperf failure", 2019-10-28, analyze testdata/realworld-fresh22).
+// nothing and shows the two ports cannot connect with these settings: a
+// critical naming the causes ibv_modify_qp rejects (GID index, port down,
+// path MTU), for perftest's and qperf's wording alike (linux-rdma "qperf
+// failure", 2019-10-28, analyze testdata/realworld-fresh22; Mooncake
+// issue 166's ib_send_bw, realworld-fresh40).
 func TestModifyQPToRTR(t *testing.T) {
 	for _, tt := range []struct{ name, in, test string }{
 		{"qperf", "[rdma@rdmarhel0 tmp]$ qperf 173.168.100.103 rc_bw\nrc_bw:\nfailed to modify QP to RTR: Invalid argument\n", "qperf rc_bw"},
@@ -270,7 +272,7 @@ func TestModifyQPToRTR(t *testing.T) {
 				t.Fatal(err)
 			}
 			fs := Check(rs, Options{}).Findings
-			if len(fs) != 1 || fs[0].ID != "perf.test_invalid" || fs[0].Severity != "warning" {
+			if len(fs) != 1 || fs[0].ID != "perf.test_invalid" || fs[0].Severity != "critical" {
 				t.Fatalf("findings %+v", fs)
 			}
 			f := fs[0]
@@ -468,3 +470,33 @@ const limenLatClient = `                    Send Latency Test
  #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] 
  2       1000          461.98         37858.01      724.36           927.05           2486.36         1084.09               37858.01
 `
+
+// TestUDSendLatency: ib_send_lat -c UD on a ConnectX-5 EDR port at 1.67 us
+// (realworld-fresh46, a Chinese setup note) is a healthy UD send, whose
+// floor is above RC's; three times that is still high.
+func TestUDSendLatency(t *testing.T) {
+	run := " Connection type : UD\t\tUsing SRQ      : OFF\n Link type       : IB\n" +
+		"---------------------------------------------------------------------------------------\n" +
+		" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]  99.9% percentile[usec] \n" +
+		" 2       1000          1.65           6.28         TYP     \t       1.70        \t0.28   \t\t3.52    \t\t6.28   \n"
+	for _, tt := range []struct {
+		typ  string
+		want []string
+	}{
+		{"1.67", nil},
+		{"5.02", []string{"perf.lat_high/warning"}},
+	} {
+		in := "                    Send Latency Test\n Dual-port       : OFF\t\tDevice         : mlx5_0\n" + strings.Replace(run, "TYP", tt.typ, 1)
+		rs, err := perftest.ParseAll(strings.NewReader(in), "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range Check(rs, Options{}).Findings {
+			got = append(got, f.ID+"/"+string(f.Severity))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("UD send at %s us: %v, want %v", tt.typ, got, tt.want)
+		}
+	}
+}

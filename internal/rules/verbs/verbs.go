@@ -252,7 +252,7 @@ func hcclRemedy(e wclog.Error) string {
 var statusPrefixes = map[string]nccllog.WCStatus{
 	"transport retry counter exceeded:": 12, "remote access error:": 10, "local protection error:": 4,
 	"RNR retry counter exceeded:": 13, "remote operation, remote invalid request errors:": 11,
-	"flushed work requests:": 5,
+	"flushed work requests:": 5, "local length error:": 1,
 }
 
 // forStatus keeps, of a catalog list, the entries for st (all of them

@@ -60,6 +60,11 @@ func TestCheck(t *testing.T) {
 		{"numeric status, then flushes", "number 0 got bad completion with status: 0xc, vendor syndrome: 0x81\nnumber 1 got bad completion with status: 0x5, vendor syndrome: 0xf9\nnumber 2 got bad completion with status: 0x5, vendor syndrome: 0xf9\n",
 			[]finding.Severity{finding.Critical, finding.Warning},
 			"transport retry counter exceeded (status 12, IBV_WC_RETRY_EXC_ERR): the peer never acknowledged: a lossy or broken path (bit errors, link flap, RoCE drops or routing/GID mismatch) or a dead peer process or node; vendor syndrome 0x81", "", "", "transport retry counter exceeded:"},
+		// sahlberg/libiscsi#376 (realworld-fresh39's README row): the iSER
+		// initiator's completion printed field by field, status 1 and
+		// the vendor error in hex without 0x (lib/iser.c).
+		{"libiscsi's failed completion", "libiscsi:3 wr id 5559208da690 status 1 vend_err d7\n", []finding.Severity{finding.Critical},
+			"RDMA work completion failed (1 line, by the application's log): local length error (status 1, IBV_WC_LOC_LEN_ERR): a receive buffer was too small for the incoming message: mismatched peers or an application bug; vendor syndrome 0xd7", "", "", "local length error:"},
 		{"the failure before the flushes", strings.Replace(mooncake, "transport retry counter exceeded", "Work Request Flushed Error", 1) + mooncake, []finding.Severity{finding.Critical, finding.Warning},
 			"transport retry counter exceeded", "mlx5_9", "mlx5_7", "transport retry counter exceeded:"},
 		// vllm-project/vllm-ascend#7384 (realworld-fresh31's README row):
@@ -353,6 +358,42 @@ func TestCheckQPSetups(t *testing.T) {
 			}
 		})
 	}
+	// DeepSeek 3FS (deepseek-ai/3FS issue 175): a RoCE port with no IP
+	// address accepted a connection whose peer never sent its first
+	// message; no ibv_modify_qp failed, so no error number's lines.
+	t.Run("3fs accept timeout", func(t *testing.T) {
+		for _, tt := range []struct {
+			name, port string
+			noAddr     bool
+		}{
+			{"no address", "mlx5_1:1, ifaddrs [], zones [UNKNOWN], ETHERNET, ACTIVE", true},
+			{"with address", "mlx5_1:1, ifaddrs [192.168.3.25], zones [A], ETHERNET, ACTIVE", false},
+			{"infiniband", "mlx5_1:1, ifaddrs [], zones [UNKNOWN], INFINIBAND, ACTIVE", false},
+		} {
+			text := "[2025-03-15T10:06:53.201396617+00:00 SvrConn0:  228 IBSocket.cc:738 CRITICAL] IBSocket RDMA://localhost.localdomain/mlx5_0:1/953 accept timeout, port {" + tt.port + "}\n" +
+				"[2025-03-15T10:06:53.201434547+00:00 SvrConn0:  228 Listener.cc:218 ERROR] IBSocket RDMA://localhost.localdomain/mlx5_0:1/953 still in ACCEPTED state after wait 15s\n"
+			lg, err := wclog.Parse(strings.NewReader(text), "paste")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := CheckQPSetups("paste", lg.QPSetups)
+			if len(fs) != 1 || fs[0].ID != "verbs.qp_setup_failed" || fs[0].Severity != finding.Critical || fs[0].Subject.Device != "mlx5_1" {
+				t.Fatalf("%s: findings %v, want one critical verbs.qp_setup_failed on mlx5_1", tt.name, fs)
+			}
+			f := fs[0]
+			if !strings.Contains(f.Summary, "accepted RDMA connections on mlx5_1 from localhost.localdomain mlx5_0:1 whose peer never sent its first message") {
+				t.Errorf("%s: summary %q", tt.name, f.Summary)
+			}
+			if got := strings.Contains(f.Summary, "port mlx5_1:1 is RoCE") && strings.Contains(f.Remedy[0], "show_gids mlx5_1"); got != tt.noAddr {
+				t.Errorf("%s: no-address words %v, want %v: %q / %q", tt.name, got, tt.noAddr, f.Summary, f.Remedy[0])
+			}
+			for _, c := range append(f.Causes, f.Remedy...) {
+				if strings.HasPrefix(c, "ETIMEDOUT") || strings.HasPrefix(c, "EINVAL") || strings.HasPrefix(c, "other error numbers") {
+					t.Errorf("%s: error-number line %q with no error number", tt.name, c)
+				}
+			}
+		}
+	})
 	if fs := CheckQPSetups("paste", nil); fs != nil {
 		t.Errorf("no lines: %v", fs)
 	}
