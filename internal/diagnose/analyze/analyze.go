@@ -876,7 +876,7 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 	case KindUCXPerf:
 		// With its prompts: the command line's -t names a table
 		// printed without its banner.
-		err = diagnoseUCXPerf(&seg, file, spanText(d, sp, true), opts, ctx)
+		err = diagnoseUCXPerf(&seg, file, spanText(d, sp, true), opts, ctx, d)
 	case KindLspci:
 		t, first := spansText(ctx.lspciSpans, d, sp)
 		if !first {
@@ -2163,14 +2163,20 @@ func diagnoseSARecords(seg *Segment, file, text string) error {
 // ucxNetDevices is the first UCX_NET_DEVICES a line of the paste sets,
 // "" when none does.
 func ucxNetDevices(d *doc) string {
+	v, _ := ucxNetDevicesAt(d)
+	return v
+}
+
+// ucxNetDevicesAt is ucxNetDevices with the number of its line.
+func ucxNetDevicesAt(d *doc) (string, int) {
 	for _, p := range d.parts {
-		for _, l := range p.ls {
+		for i, l := range p.ls {
 			if v := ucxlog.NetDevices(l); v != "" {
-				return v
+				return v, p.start + i
 			}
 		}
 	}
-	return ""
+	return "", 0
 }
 
 // diagnoseUCX judges a UCX log: its completion errors (the mlx5 syndrome
@@ -2552,10 +2558,15 @@ func diagnoseNvsmiTable(seg *Segment, file, text string) error {
 
 // diagnoseUCXPerf judges ucx_perftest result tables: the Final row of
 // each, bandwidth tests against the line rate.
-func diagnoseUCXPerf(seg *Segment, file, text string, opts Options, ctx *context) error {
+func diagnoseUCXPerf(seg *Segment, file, text string, opts Options, ctx *context, d *doc) error {
 	tests, err := ucxperf.Parse(strings.NewReader(text), file)
 	if err != nil {
 		return err
+	}
+	// The device the paste's command line tells UCX to use: an IPoIB
+	// interface alone leaves UCX only its TCP transport.
+	if v, line := ucxNetDevicesAt(d); v != "" {
+		seg.Findings = append(seg.Findings, ucxrules.CheckNetDevices(v, line, tests, file)...)
 	}
 	var parts []string
 	finals := 0
