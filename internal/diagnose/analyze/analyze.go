@@ -454,6 +454,8 @@ func judgeSpans(name string, d *doc, spans []Span, opts Options) ([]Segment, *co
 			ctx.ncclSpans = append(ctx.ncclSpans, sp)
 		case KindLspci:
 			ctx.lspciSpans = append(ctx.lspciSpans, sp)
+		case KindUCXLog:
+			ctx.ucxSpans = append(ctx.ucxSpans, sp)
 		}
 	}
 	for pass := 0; pass < 2; pass++ {
@@ -644,6 +646,9 @@ type context struct {
 	// lspciSpans are the file's lspci segments: a LnkCap quoted in one
 	// code block and its LnkSta in the next are one device's.
 	lspciSpans []Span
+	// ucxSpans are the file's UCX log segments: a paste that quotes the
+	// same job's errors twice (in the report and in its steps) is one job.
+	ucxSpans []Span
 	// expectedIB says where the paste quotes an NCCL log on IB/RoCE as
 	// the output it expected ("" when it does not): the job was meant to
 	// use RDMA.
@@ -887,7 +892,12 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 	case KindSysfsPCI:
 		err = diagnoseSysfsPCI(&seg, file, text, lspciProse(d, nil, sp))
 	case KindUCXLog:
-		err = diagnoseUCX(&seg, file, text, d)
+		t, first := spansText(ctx.ucxSpans, d, sp)
+		if !first {
+			seg.Summary = fmt.Sprintf("UCX log, judged with the UCX log at lines %d-%d", ctx.ucxSpans[0].Start, ctx.ucxSpans[0].End)
+			return seg
+		}
+		err = diagnoseUCX(&seg, file, t, d)
 	case KindOpenMPI:
 		err = diagnoseOpenMPI(&seg, file, text)
 	case KindUlimit:
