@@ -7,7 +7,7 @@ import "github.com/ibdoctor/ibdoctor/internal/model/finding"
 var mpiMetas = []finding.Meta{
 	{
 		ID: "mpi.rdma_not_used", Severity: finding.Warning, Area: "mpi", Step: finding.StepNCCL,
-		Title:   "Open MPI cannot use the RDMA device",
+		Title:   "MPI (Open MPI, UCX) cannot use the RDMA device",
 		Meaning: "Open MPI says one of its transports gave up on the host's RDMA device: the openib BTL found an OpenFabrics device but no ACTIVE port ('no active ports found'), no connection scheme that works on a port ('no cpcs for port'), no device of the requested type, an error initialising the device, or a BTL found no network interface at all ('btl:no-nics'). Messages between nodes then go over another transport (TCP, slower), or the job cannot connect; on one node shared memory carries them and nothing is lost. Open MPI 4's stock notice that openib leaves InfiniBand ports to UCX ('ib port not selected', with the 'error initializing an OpenFabrics device' that follows it) is an info: UCX is meant to carry the traffic. UCX told to use only an IPoIB interface (UCX_NET_DEVICES=ib0, as a ucx_perftest command line sets it) is the same loss: UCX names its RDMA devices by HCA port (mlx5_0:1), so with an interface alone it runs its tcp transport over IPoIB (a warning).",
 		Causes: []string{
 			"the HCA port is not ACTIVE: cable, switch port or subnet manager (ibstat shows State and Physical state)",
