@@ -1334,6 +1334,12 @@ func (p *Parser) line(n int, raw string) {
 			lg.NCCLLines++
 			return
 		}
+		if ev, ok := xlaNCCLError(line); ok { // "NCCL operation … failed: …"
+			ev.Source, ev.Line = source, n
+			p.event(ev)
+			lg.NCCLLines++
+			return
+		}
 		if strings.Contains(line, "Error: Socket Timeout") {
 			if ev, ok := torchStoreTimeout(line); ok {
 				ev.Source, ev.Line = source, n
