@@ -26,6 +26,9 @@ type Log struct {
 	Events []Event `json:"events,omitempty"`
 	// NCCLLines counts lines that carried an NCCL prefix.
 	NCCLLines int `json:"nccl_lines"`
+	// ProgramBW are the bus bandwidths the program printed in its own
+	// words beside the log (programbw.go).
+	ProgramBW []ProgramBW `json:"program_bw,omitempty"`
 }
 
 // Proc is what one process logged about its setup.
@@ -807,6 +810,10 @@ type Parser struct {
 	rawLen  int
 	warn    heldWarn
 	joining bool
+	// msgSize is the last "Message Size:" a program printed, at line
+	// msgSizeLine (see programLine).
+	msgSize     int64
+	msgSizeLine int
 }
 
 // heldWarn is a WARN line of no known wording, long enough that a mail
@@ -1205,6 +1212,9 @@ func (p *Parser) line(n int, raw string) {
 		}
 		if strings.Contains(raw, "CUDA error: ") {
 			p.cudaErrorLine(n, raw)
+		}
+		if p.programLine(n, raw) { // "Bus Bandwidth: 0.01 GB/s"
+			return
 		}
 		if ev, ok := pythonNCCLError(strings.TrimSpace(raw)); ok {
 			held := ev // only a match is kept on the heap, not every line's
@@ -2100,6 +2110,7 @@ func Merge(logs ...*Log) *Log {
 		m.Procs = append(m.Procs, lg.Procs...)
 		m.Events = append(m.Events, lg.Events...)
 		m.NCCLLines += lg.NCCLLines
+		m.ProgramBW = append(m.ProgramBW, lg.ProgramBW...)
 	}
 	m.Source = strings.Join(names, ", ")
 	return m
