@@ -408,6 +408,9 @@ func (c *logCheck) checkNoIBDevice() {
 		fmt.Sprintf("NCCL found no IB device on %d process(es) (%s) and the log shows no net plugin: without a plugin NCCL carries inter-node traffic over TCP sockets (the log does not show the network it then used)", len(procs), procNames(procs)), evs...)
 	want := envWantsIB(procs)
 	switch {
+	case c.oneNode(procs) != "" && want != "":
+		c.oneNodeWantsIB(procs, want, c.oneNode(procs))
+		return
 	case c.oneNode(procs) != "":
 		c.a.Notes = append(c.a.Notes, fmt.Sprintf("%s:%d: NCCL found no IB device on %d process(es) (%s), but the job runs on one node (%s): ranks talk over NVLink, PCIe or shared memory and no traffic crosses the network; a multi-node run would use TCP sockets", procs[0].Source, procs[0].IBNoDevice, len(procs), procNames(procs), c.oneNode(procs)))
 		return
@@ -425,6 +428,43 @@ func (c *logCheck) checkNoIBDevice() {
 		f.Severity = finding.Warning
 		f.Summary += "; fine only for a cluster without RDMA (give --expect-ib or --root to judge)"
 	}
+	c.a.Findings = append(c.a.Findings, f)
+}
+
+// oneNodeWantsIB reports a one-node job whose environment asks for IB
+// ("NCCL_IB_DISABLE set by environment to 0", NCCL_IB_HCA) while NCCL
+// found no IB device ("NET/IB : No device found."): the job itself
+// sends nothing over the network, but whoever set the variable means
+// the host to use IB/RoCE and the host (or its container) shows NCCL
+// none, so a run across nodes would use TCP sockets. A warning naming
+// both lines (realworld-fresh44's lightning2771 README row: four Horovod
+// ranks on one host, NCCL 2.4.8).
+func (c *logCheck) oneNodeWantsIB(procs []*nccllog.Proc, want, why string) {
+	var evs []finding.Evidence
+	for _, p := range procs {
+		if p.IBNoDevice > 0 {
+			evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.IBNoDevice), Value: cmp.Or(p.IBNoDeviceText, "NET/IB : No device found.")})
+			break
+		}
+	}
+	for _, p := range procs {
+		if p.IBDisableLine > 0 && p.IBDisable == 0 {
+			evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.IBDisableLine), Value: want})
+			break
+		}
+	}
+	f := catalog.New("nccl.socket_fallback", c.subj,
+		fmt.Sprintf("the environment asks for IB (%s) but NCCL found no IB device on %d process(es) (%s); this job runs on one node (%s), so nothing crosses the network now, but the host or its container shows NCCL no usable RDMA device and a run across nodes would use TCP sockets", want, len(procs), procNames(procs), why), evs...)
+	f.Severity = finding.Warning
+	f.Causes = []string{
+		"the host has no RDMA device, or its driver (mlx5_ib, …) is not loaded",
+		"the container lacks /dev/infiniband/uverbs* and rdma_cm, so NCCL finds no IB device",
+		"libibverbs / rdma-core (with the provider library) missing in the image",
+		"NCCL_IB_HCA names devices that do not exist or whose ports are down",
+	}
+	f.Remedy = append([]string{
+		"ibv_devices and ibv_devinfo on the host (and inside the container): an RDMA device with a port in PORT_ACTIVE must be listed",
+	}, f.Remedy...)
 	c.a.Findings = append(c.a.Findings, f)
 }
 
@@ -539,6 +579,9 @@ func (c *logCheck) checkSocketFallback() {
 	why := c.socketWhy()
 	ipoibName, ipoibEv, ipoibFound := ipoibInterface(sameHosts(socketProcs, c.all))
 	switch {
+	case len(ibProcs) == 0 && c.oneNode(socketProcs) != "" && envWantsIB(socketProcs) != "" && slices.ContainsFunc(socketProcs, func(p *nccllog.Proc) bool { return p.IBNoDevice > 0 }):
+		c.oneNodeWantsIB(socketProcs, envWantsIB(socketProcs), c.oneNode(socketProcs))
+		return
 	case len(ibProcs) == 0 && c.oneNode(socketProcs) != "":
 		// One node: ranks talk over NVLink, PCIe or shared memory; the
 		// network transport carries nothing, so there is no fault to
