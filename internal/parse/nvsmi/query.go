@@ -51,6 +51,8 @@ type Fabric struct {
 	CliqueID    string `json:"clique_id,omitempty"`
 	ClusterUUID string `json:"cluster_uuid,omitempty"`
 	Line        int    `json:"line"`
+	// StatusLine is the line of Status, 0 when not printed.
+	StatusLine int `json:"status_line,omitempty"`
 }
 
 // RemappedRows is nvmlDeviceGetRemappedRows as nvidia-smi prints it. A
@@ -181,7 +183,7 @@ func ParseQuery(r io.Reader, source string) (*Query, error) {
 			case "State":
 				g.Fabric.State = val
 			case "Status":
-				g.Fabric.Status = val
+				g.Fabric.Status, g.Fabric.StatusLine = val, n
 			case "CliqueId":
 				g.Fabric.CliqueID = val
 			case "ClusterUUID":

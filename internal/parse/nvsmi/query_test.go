@@ -83,7 +83,7 @@ func TestParseQueryForms(t *testing.T) {
 	// Azure/azhpc-images#506 (analyze testdata/realworld-fresh40): a Fabric
 	// block pasted alone; Health's own Status is not the fabric's.
 	fab := "Fabric\n    State                             : Completed\n    Status                            : Insufficient Resources\n    CliqueId                          : 0\n    ClusterUUID                       : 00000000-0000-0000-0000-000000000000\n    Health\n        Bandwidth                     : Full\n        Status                        : Healthy\n"
-	want := &Fabric{State: "Completed", Status: "Insufficient Resources", CliqueID: "0", ClusterUUID: "00000000-0000-0000-0000-000000000000", Line: 2}
+	want := &Fabric{State: "Completed", Status: "Insufficient Resources", CliqueID: "0", ClusterUUID: "00000000-0000-0000-0000-000000000000", Line: 2, StatusLine: 3}
 	if q, err := ParseQuery(strings.NewReader(fab), "q.txt"); err != nil || len(q.GPUs) != 1 || cmp.Diff(want, q.GPUs[0].Fabric) != "" {
 		t.Errorf("Fabric block: %+v %v", q, err)
 	}

@@ -91,7 +91,11 @@ func fabricFinding(g nvsmi.QueryGPU, name string, subj finding.Subject, source s
 	if fb == nil {
 		return finding.Finding{}, false
 	}
-	ev := finding.Evidence{Source: fmt.Sprintf("%s:%d", source, fb.Line),
+	line := fb.Line
+	if fb.StatusLine > 0 {
+		line = fb.StatusLine // the status is what is judged
+	}
+	ev := finding.Evidence{Source: fmt.Sprintf("%s:%d", source, line),
 		Value: fmt.Sprintf("Fabric: State %s, Status %s, CliqueId %s, ClusterUUID %s", orNA(fb.State), orNA(fb.Status), orNA(fb.CliqueID), orNA(fb.ClusterUUID))}
 	ids := ""
 	if fb.CliqueID == "0" && strings.Trim(fb.ClusterUUID, "0-") == "" {
@@ -99,7 +103,10 @@ func fabricFinding(g nvsmi.QueryGPU, name string, subj finding.Subject, source s
 	}
 	var f finding.Finding
 	switch {
-	case strings.EqualFold(fb.State, "Completed") && fb.Status != "" && !strings.EqualFold(fb.Status, "Success"):
+	case (strings.EqualFold(fb.State, "Completed") || fb.State == "") && fb.Status != "" && !strings.EqualFold(fb.Status, "Success"):
+		// A status other than Success is the registration's end
+		// (nvmlGpuFabricInfo's status is set once the state is
+		// Completed), also where the paste lost the State line.
 		f = catalog.New("gpu.nvlink_fabric", subj, fmt.Sprintf("%s is not in the NVLink fabric: the fabric manager finished its registration with status %q%s; CUDA work on it fails or runs without NVLink, so keep the node out of multi-GPU jobs", name, fb.Status, ids), ev)
 	case strings.EqualFold(fb.State, "Not Started"):
 		f = catalog.New("gpu.nvlink_fabric", subj, fmt.Sprintf("%s is not in the NVLink fabric: its registration has not started (fabric manager not running or not reaching the NVSwitches)%s; CUDA reports the system not ready", name, ids), ev)

@@ -23,6 +23,10 @@ func TestCheckPastedGPUMemory(t *testing.T) {
 		// nvsmi-q-azhpcimages506-fabric-insufficient-resources.txt).
 		{"fabric registration failed", "Fabric\n    State                             : Completed\n    Status                            : Insufficient Resources\n    CliqueId                          : 0\n    ClusterUUID                       : 00000000-0000-0000-0000-000000000000\n",
 			[]string{"gpu.nvlink_fabric/critical status \"Insufficient Resources\" (CliqueId 0 and a zero ClusterUUID"}},
+		// The same block with its State line lost: the status alone says
+		// the registration ended without the GPU.
+		{"fabric status without its state", "Fabric\n    Status                            : Insufficient Resources\n    CliqueId                          : 0\n",
+			[]string{"gpu.nvlink_fabric/critical status \"Insufficient Resources\""}},
 		{"fabric registered", "GPU 00000000:18:00.0\n    Fabric\n        State                             : Completed\n        Status                            : Success\n        CliqueId                          : 32766\n        ClusterUUID                       : 9a5f1e2c-0d4b-4c8e-a1f0-3b2d6e7c8f90\n", nil},
 		{"fabric in progress", "GPU 00000000:18:00.0\n    Fabric\n        State                             : In Progress\n        Status                            : N/A\n", []string{"gpu.nvlink_fabric/warning still registering"}},
 		{"fabric not started", "GPU 00000000:18:00.0\n    Fabric\n        State                             : Not Started\n        Status                            : N/A\n", []string{"gpu.nvlink_fabric/critical has not started"}},
