@@ -604,6 +604,15 @@ func (c *logCheck) checkSocketFallback() {
 	case ipoibFound:
 		f.Evidence = append(f.Evidence, ipoibEv)
 		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) over the IPoIB interface %s: the host has an InfiniBand HCA and fabric (an IPoIB interface runs on one), yet NCCL carries its traffic as TCP over IPoIB instead of over verbs (RDMA), at a fraction of the link's bandwidth%s", len(socketProcs), procNames(socketProcs), ipoibName, why)
+	case shmFailure(c.lg) != nil:
+		// The job died creating a shared-memory segment, which NCCL's
+		// SHM transport uses between ranks of one host: that is the
+		// fault (nccl.call_failed), and a guess that the cluster may
+		// have RDMA is no finding beside it.
+		p := socketProcs[0]
+		_, line := p.EffectiveNetwork()
+		c.a.Notes = append(c.a.Notes, fmt.Sprintf("%s:%d: NCCL picked sockets on %d process(es) (%s); not judged: the job failed creating shared memory under /dev/shm first (a multi-node run on a cluster with RDMA would want IB/RoCE)%s", p.Source, cmp.Or(line, p.FirstLine), len(socketProcs), procNames(socketProcs), why))
+		return
 	default:
 		f.Severity = finding.Warning
 		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s); fine only for a cluster without RDMA (give --expect-ib or --root to judge)%s", len(socketProcs), procNames(socketProcs), why)
@@ -1263,10 +1272,28 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 	if len(hosts) > 0 {
 		sum += " on " + strings.Join(firstN(hosts, 4), ", ")
 	}
-	if m := ncclErrorMeaning("NCCL", errText); m != "" {
+	shm := shmFailure(lg)
+	if m := ncclErrorMeaning("NCCL", errText); m != "" && shm == nil {
 		sum += ": " + m
 	}
 	evs := []finding.Evidence{{Source: at(first.Source, line), Value: text}}
+	if shm != nil {
+		sum += fmt.Sprintf(", because NCCL could not create a shared-memory segment under /dev/shm (line %d: %s): /dev/shm is too small for NCCL's buffers between the ranks of one host (docker gives a container 64 MiB unless told otherwise), so the communicator cannot be built", shm.Line, shm.Text)
+		f := catalog.New("nccl.call_failed", subj, sum, append(evs, finding.Evidence{Source: at(shm.Source, shm.Line), Value: shm.Text})...)
+		f.Subject.Host = first.Host
+		f.Causes = []string{
+			"a container's /dev/shm at docker's default 64 MiB (docker run without --shm-size or --ipc=host)",
+			"a Kubernetes pod without a memory-backed /dev/shm volume",
+			"/dev/shm filled by segments of earlier jobs that were killed",
+		}
+		f.Remedy = []string{
+			"df -h /dev/shm in the container",
+			"docker run --shm-size=1g (or --ipc=host)",
+			"Kubernetes: mount an emptyDir with medium: Memory at /dev/shm",
+			"ls -la /dev/shm | grep nccl-shm: remove segments left by dead jobs",
+		}
+		return []finding.Finding{f}
+	}
 	// The failing process's own warning, else the first of any.
 	i := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool {
 		return e.Kind == nccllog.EventWarn && e.Host == first.Host && e.Pid == first.Pid
@@ -1284,6 +1311,25 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 	f := catalog.New("nccl.call_failed", subj, sum, evs...)
 	f.Subject.Host = first.Host
 	return []finding.Finding{f}
+}
+
+// shmFailure is the first NCCL warning that creating a shared-memory
+// segment failed: "Call to posix_fallocate failed : No space left on
+// device" and "Error while creating shared memory segment
+// nccl-shm-recv-… (size 9637888)" (src/include/shm.h, shmOpen in NCCL
+// 2.8; src/misc/shmutils.cc later: NCCL's SHM transport backs its buffers
+// between ranks of one host with files under /dev/shm); nil when none.
+func shmFailure(lg *nccllog.Log) *nccllog.Event {
+	for i := range lg.Events {
+		e := &lg.Events[i]
+		if e.Kind != nccllog.EventWarn {
+			continue
+		}
+		if strings.Contains(e.Text, "posix_fallocate") || strings.Contains(e.Text, "shared memory segment") {
+			return e
+		}
+	}
+	return nil
 }
 
 // ncclErrorMeaning says what ncclGetErrorString's text (or a CUDA
