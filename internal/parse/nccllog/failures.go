@@ -2,6 +2,7 @@ package nccllog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -280,6 +281,32 @@ func ErrorLine(line string) bool {
 	}
 	_, ok := CUDAError(line)
 	return ok
+}
+
+// legacyInfoWords start the INFO messages of NCCL 2.0-2.3 that no other
+// program prints (src/init.cu, src/transport/net_ib.cu, net_socket.cu,
+// of those releases): "NET/IB: [0] mlx4_0:1/IB", "Using internal Network
+// IB", "Using NCCL Low-latency algorithm for sizes below 16384". Plainer
+// ones ("NET : Using interface eth0:…", "CUDA Dev 0, …") are read in an
+// NCCL log but do not tell one apart.
+var legacyInfoWords = []string{"NET/IB: [", "NET/IB : ", "NET/Socket : ", "NET/Plugin : ", "Using internal Network ", "Using external Network ", "Using NCCL Low-latency"}
+
+// LegacyInfo says whether line is an INFO line of NCCL 2.0-2.3 (no
+// "NCCL" before the level: "nmyjs-202-75:24500:24664 [1] INFO NET/IB: [0]
+// mlx4_0:1/IB") whose message is one of NCCL's own wordings
+// (legacyInfoWords): plain INFO lines are any program's. The regexp runs
+// only on lines whose text after " INFO " starts with such a word.
+func LegacyInfo(line string) bool {
+	i := strings.Index(line, " INFO ")
+	if i < 0 {
+		return false
+	}
+	msg := line[i+len(" INFO "):]
+	if !slices.ContainsFunc(legacyInfoWords, func(w string) bool { return strings.HasPrefix(msg, w) }) {
+		return false
+	}
+	m := legacyLine(strings.TrimSpace(line))
+	return m != nil && m[3] == "INFO"
 }
 
 // LegacyWarn says whether line is a WARN line of NCCL 2.0-2.3, which

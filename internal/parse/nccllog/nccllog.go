@@ -1592,6 +1592,20 @@ func netPlugin(msg string) string {
 
 // parseNet reads the "NET/…" lines: devices in use, no device, GPUDirect.
 func (ps *Parser) parseNet(p *Proc, n int, msg string) {
+	if rest, ok := strings.CutPrefix(msg, "NET/IB: ["); ok {
+		// NCCL 2.0-2.2 (src/transport/net_ib.cu initDevices) list the
+		// devices without "Using", a blank after each index: "NET/IB:
+		// [0] mlx4_0:1/IB".
+		var devs []IBDevice
+		for _, d := range reIBDev.FindAllStringSubmatch(strings.ReplaceAll("["+rest, "] ", "]"), -1) {
+			port, _ := strconv.Atoi(d[3])
+			devs = append(devs, IBDevice{Name: d[2], Port: port, LinkLayer: d[4]})
+		}
+		if len(devs) > 0 {
+			p.IBDevices, p.IBLine = devs, n
+		}
+		return
+	}
 	// The regexps run only on lines that can match them.
 	using := strings.Contains(msg, ": Using ")
 	if !using && !strings.Contains(msg, "No device found") && !strings.Contains(msg, "GPU Direct RDMA") {
@@ -2175,11 +2189,15 @@ func Detect(text string) bool {
 		}
 	}
 	// NCCL 2.0-2.3 WARN lines name the source file of the warning; its
-	// INFO lines alone are too plain to tell from other programs'.
+	// INFO lines alone are too plain to tell from other programs' but
+	// for NCCL's own wordings (LegacyInfo).
 	// aws-ofi-nccl's test programs print "WARN: Function: F Line: N:
 	// NET/OFI …".
 	for line := range strings.Lines(text) {
 		if m := legacyLine(strings.TrimSpace(line)); m != nil && m[2] == "WARN" {
+			return true
+		}
+		if LegacyInfo(line) {
 			return true
 		}
 		if lv, _, ok := ofiTestLine(line); ok && lv == "WARN" {
