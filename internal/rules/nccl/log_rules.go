@@ -1287,7 +1287,7 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 			"/dev/shm filled by segments of earlier jobs that were killed",
 		}
 		f.Remedy = []string{
-			"df -h /dev/shm in the container",
+			"df /dev/shm in the container: its size and use",
 			"docker run --shm-size=1g (or --ipc=host)",
 			"Kubernetes: mount an emptyDir with medium: Memory at /dev/shm",
 			"ls -la /dev/shm | grep nccl-shm: remove segments left by dead jobs",
