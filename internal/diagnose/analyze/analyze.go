@@ -454,6 +454,8 @@ func judgeSpans(name string, d *doc, spans []Span, opts Options) ([]Segment, *co
 			ctx.ncclSpans = append(ctx.ncclSpans, sp)
 		case KindLspci:
 			ctx.lspciSpans = append(ctx.lspciSpans, sp)
+		case KindUCXLog:
+			ctx.ucxSpans = append(ctx.ucxSpans, sp)
 		}
 	}
 	for pass := 0; pass < 2; pass++ {
@@ -644,6 +646,9 @@ type context struct {
 	// lspciSpans are the file's lspci segments: a LnkCap quoted in one
 	// code block and its LnkSta in the next are one device's.
 	lspciSpans []Span
+	// ucxSpans are the file's UCX log segments: a paste that quotes the
+	// same job's errors twice (in the report and in its steps) is one job.
+	ucxSpans []Span
 	// expectedIB says where the paste quotes an NCCL log on IB/RoCE as
 	// the output it expected ("" when it does not): the job was meant to
 	// use RDMA.
@@ -876,7 +881,7 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 	case KindUCXPerf:
 		// With its prompts: the command line's -t names a table
 		// printed without its banner.
-		err = diagnoseUCXPerf(&seg, file, spanText(d, sp, true), opts, ctx)
+		err = diagnoseUCXPerf(&seg, file, spanText(d, sp, true), opts, ctx, d)
 	case KindLspci:
 		t, first := spansText(ctx.lspciSpans, d, sp)
 		if !first {
@@ -887,7 +892,12 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 	case KindSysfsPCI:
 		err = diagnoseSysfsPCI(&seg, file, text, lspciProse(d, nil, sp))
 	case KindUCXLog:
-		err = diagnoseUCX(&seg, file, text)
+		t, first := spansText(ctx.ucxSpans, d, sp)
+		if !first {
+			seg.Summary = fmt.Sprintf("UCX log, judged with the UCX log at lines %d-%d", ctx.ucxSpans[0].Start, ctx.ucxSpans[0].End)
+			return seg
+		}
+		err = diagnoseUCX(&seg, file, t, d)
 	case KindOpenMPI:
 		err = diagnoseOpenMPI(&seg, file, text)
 	case KindUlimit:
@@ -2160,12 +2170,36 @@ func diagnoseSARecords(seg *Segment, file, text string) error {
 	return nil
 }
 
+// ucxNetDevices is the first UCX_NET_DEVICES a line of the paste sets,
+// "" when none does.
+func ucxNetDevices(d *doc) string {
+	v, _ := ucxNetDevicesAt(d)
+	return v
+}
+
+// ucxNetDevicesAt is ucxNetDevices with the number of its line.
+func ucxNetDevicesAt(d *doc) (string, int) {
+	for _, p := range d.parts {
+		for i, l := range p.ls {
+			if v := ucxlog.NetDevices(l); v != "" {
+				return v, p.start + i
+			}
+		}
+	}
+	return "", 0
+}
+
 // diagnoseUCX judges a UCX log: its completion errors (the mlx5 syndrome
 // decoded) or, without one, its first error.
-func diagnoseUCX(seg *Segment, file, text string) error {
+func diagnoseUCX(seg *Segment, file, text string, d *doc) error {
 	lg, err := ucxlog.Parse(strings.NewReader(text), file)
 	if err != nil {
 		return err
+	}
+	if lg.NetDevices == "" {
+		// The paste's command line, above the log: the device UCX was
+		// told to use.
+		lg.NetDevices = ucxNetDevices(d)
 	}
 	var procs []string
 	errs := 0
@@ -2534,10 +2568,15 @@ func diagnoseNvsmiTable(seg *Segment, file, text string) error {
 
 // diagnoseUCXPerf judges ucx_perftest result tables: the Final row of
 // each, bandwidth tests against the line rate.
-func diagnoseUCXPerf(seg *Segment, file, text string, opts Options, ctx *context) error {
+func diagnoseUCXPerf(seg *Segment, file, text string, opts Options, ctx *context, d *doc) error {
 	tests, err := ucxperf.Parse(strings.NewReader(text), file)
 	if err != nil {
 		return err
+	}
+	// The device the paste's command line tells UCX to use: an IPoIB
+	// interface alone leaves UCX only its TCP transport.
+	if v, line := ucxNetDevicesAt(d); v != "" {
+		seg.Findings = append(seg.Findings, ucxrules.CheckNetDevices(v, line, tests, file)...)
 	}
 	var parts []string
 	finals := 0

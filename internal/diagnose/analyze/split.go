@@ -953,12 +953,12 @@ func isEthtoolSettings(t string) bool {
 	return ok
 }
 
-// ucxHint says whether l may be a UCX log line, cheaply: it names UCX,
-// or starts with the fatal handler's "[host:pid:…]" (a name, a colon and
+// ucxHint says whether l may be a UCX log line, cheaply: it names UCX
+// (or is the endpoint error handler's line of a UCP program), or starts with the fatal handler's "[host:pid:…]" (a name, a colon and
 // a digit inside the bracket, which no kernel stamp has), its "[" perhaps
 // cut off by the paste ("b5244:224582:0:224582] ib_mlx5_log.c:139 …").
 func ucxHint(l string) bool {
-	if strings.Contains(l, "UCX") {
+	if strings.Contains(l, "UCX") || strings.Contains(l, "error handling callback") {
 		return true
 	}
 	if len(l) < 4 {

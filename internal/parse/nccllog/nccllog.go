@@ -91,6 +91,12 @@ type Proc struct {
 	// transports, or a log cut before the plugin spoke.
 	NetPlugin     string `json:"net_plugin,omitempty"`
 	NetPluginLine int    `json:"net_plugin_line,omitempty"`
+	// OFIProvider is the libfabric provider aws-ofi-nccl selected
+	// ("NET/OFI Selected Provider is tcp;ofi_rxm", newer "Selected
+	// provider is efa, fabric is efa-direct (found 4 nics)"): "efa",
+	// "tcp;ofi_rxm"; OFIProviderLine is that line, 0 when absent.
+	OFIProvider     string `json:"ofi_provider,omitempty"`
+	OFIProviderLine int    `json:"ofi_provider_line,omitempty"`
 	// NoVerbs is the line of "Failed to open libibverbs.so[.1]": the image
 	// lacks rdma-core, so NCCL cannot use IB at all; 0 when absent.
 	NoVerbs int `json:"no_verbs,omitempty"`
@@ -1452,6 +1458,11 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 		if p.NetPlugin == "" {
 			if name := netPlugin(msg); name != "" {
 				p.NetPlugin, p.NetPluginLine = name, n
+			}
+		}
+		if p.OFIProvider == "" {
+			if prov := ofiProvider(msg); prov != "" {
+				p.OFIProvider, p.OFIProviderLine = prov, n
 			}
 		}
 		ps.parseNet(p, n, msg)

@@ -159,3 +159,32 @@ func OFITestLine(line string) bool {
 	lv, _, ok := ofiTestLine(line)
 	return ok && lv != "TRACE"
 }
+
+// ofiProvider returns the libfabric provider of aws-ofi-nccl's "NET/OFI
+// Selected Provider is %s" (v1.x src/nccl_ofi_net.c, the provider's
+// fabric_attr->prov_name; later releases "Selected provider is %s,
+// fabric is %s (found %d nics)"), "" for another line.
+func ofiProvider(msg string) string {
+	rest, ok := strings.CutPrefix(msg, ofiPrefix)
+	if !ok || len(rest) < len("Selected provider is ") || !strings.EqualFold(rest[:len("Selected provider is ")], "Selected provider is ") {
+		return ""
+	}
+	prov := rest[len("Selected provider is "):]
+	if i := strings.IndexAny(prov, ", ("); i >= 0 {
+		prov = prov[:i]
+	}
+	return prov
+}
+
+// SocketProvider says whether a libfabric provider (as aws-ofi-nccl
+// names it) carries its messages over the host's IP stack rather than a
+// fabric NIC: the tcp, sockets and udp core providers, alone or under
+// the ofi_rxm/ofi_rxd utility providers ("tcp;ofi_rxm").
+func SocketProvider(prov string) bool {
+	core, _, _ := strings.Cut(prov, ";")
+	switch strings.ToLower(core) {
+	case "tcp", "sockets", "udp", "net":
+		return true
+	}
+	return false
+}

@@ -86,3 +86,32 @@ func TestOFITestLine(t *testing.T) {
 		t.Error("Detect takes an INFO line alone")
 	}
 }
+
+// TestOFIProvider: the provider of aws-ofi-nccl's "Selected Provider is"
+// line (aws/aws-ofi-nccl#229, realworld-fresh43; the later "Selected
+// provider is %s, fabric is %s (found %d nics)"), and which providers run
+// over the IP stack.
+func TestOFIProvider(t *testing.T) {
+	for _, tt := range []struct {
+		line, prov string
+		socket     bool
+	}{
+		{"ip-192-168-16-255:25604:25604 [0] NCCL INFO NET/OFI Selected Provider is tcp;ofi_rxm", "tcp;ofi_rxm", true},
+		{"a:1:1 [0] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)", "efa", false},
+		{"a:1:1 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa-direct (found 4 nics)", "efa", false},
+		{"a:1:1 [0] NCCL INFO NET/OFI Selected Provider is sockets", "sockets", true},
+		{"a:1:1 [0] NCCL INFO NET/OFI Using Libfabric version 1.8", "", false},
+	} {
+		lg, err := Parse(strings.NewReader(tt.line+"\n"), "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := lg.Procs[0]
+		if p.OFIProvider != tt.prov || (p.OFIProviderLine == 1) != (tt.prov != "") {
+			t.Errorf("%q: provider %q at %d, want %q", tt.line, p.OFIProvider, p.OFIProviderLine, tt.prov)
+		}
+		if SocketProvider(p.OFIProvider) != tt.socket {
+			t.Errorf("%q: SocketProvider %v", tt.line, !tt.socket)
+		}
+	}
+}

@@ -118,6 +118,9 @@ type Log struct {
 	Completions []Completion
 	// Lines is how many lines were read.
 	Lines int
+	// NetDevices is the UCX_NET_DEVICES a line of the paste sets
+	// ("mlx5_bond_0:1"), "" when none does.
+	NetDevices string
 }
 
 // ParseError is the shared parse error type.
@@ -137,6 +140,9 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		n++
 		r, ok := ParseLine(sc.Text())
 		if !ok {
+			if v := NetDevices(sc.Text()); v != "" && lg.NetDevices == "" {
+				lg.NetDevices = v
+			}
 			continue
 		}
 		r.Line = n
@@ -155,6 +161,9 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 
 // DetectLine says whether a line is a UCX log line.
 func DetectLine(l string) bool {
+	if _, ok := endpointError(l); ok {
+		return true
+	}
 	if strings.IndexByte(l, ']') < 0 && !strings.Contains(l, " UCX ") || !strings.Contains(l, ".c") && !strings.Contains(l, ".h:") && !strings.Contains(l, ".inl:") {
 		return false
 	}
@@ -181,6 +190,9 @@ func Detect(text string) bool {
 // UCX prefix may follow what a launcher put before it (Open MPI's
 // --timestamp-output --tag-output "Sun Oct  1 17:18:44 2017[1,7]<stdout>:").
 func ParseLine(l string) (Record, bool) {
+	if r, ok := endpointError(l); ok {
+		return r, true
+	}
 	if r, ok := parseAt(l, l); ok {
 		return r, true
 	}
@@ -341,4 +353,56 @@ func isComponent(s string) bool {
 
 func hasPrefixFold(s, p string) bool {
 	return len(s) >= len(p) && strings.EqualFold(s[:len(p)], p)
+}
+
+// The lines a UCP program prints when an endpoint fails, with UCX's own
+// status text (ucs_status_string): the endpoint's error handler of UCX's
+// examples/ucp_client_server.c (err_cb: "error handling callback was
+// invoked with status %d (%s)") and its request_finalize ("unable to %s
+// UCX message (%s)", send or receive). Programs built on the example
+// print the same words.
+const (
+	epErrHandler = "error handling callback was invoked with status "
+	epErrRequest = "unable to "
+)
+
+// endpointError reads one of those lines as an error record: its Msg is
+// the line, File empty.
+func endpointError(l string) (Record, bool) {
+	t := strings.TrimSpace(l)
+	if i := strings.Index(t, epErrHandler); i >= 0 {
+		rest := t[i+len(epErrHandler):]
+		num, text, ok := strings.Cut(rest, " (")
+		if _, err := strconv.Atoi(num); !ok || err != nil || !strings.HasSuffix(text, ")") {
+			return Record{}, false
+		}
+		return Record{Text: l, Level: LevelError, Msg: t[i:]}, true
+	}
+	if strings.HasPrefix(t, epErrRequest) {
+		verb, rest, ok := strings.Cut(t[len(epErrRequest):], " UCX message (")
+		if !ok || verb != "send" && verb != "receive" || !strings.HasSuffix(rest, ")") {
+			return Record{}, false
+		}
+		return Record{Text: l, Level: LevelError, Msg: t}, true
+	}
+	return Record{}, false
+}
+
+// NetDevices returns the value a line sets UCX_NET_DEVICES to (a shell
+// "export UCX_NET_DEVICES=mlx5_bond_0:1;", mpirun's "-x
+// UCX_NET_DEVICES=ib0"), "" when it sets none or "all".
+func NetDevices(l string) string {
+	const key = "UCX_NET_DEVICES="
+	i := strings.Index(l, key)
+	if i < 0 {
+		return ""
+	}
+	v := l[i+len(key):]
+	if end := strings.IndexAny(v, " \t;'\"&|`"); end >= 0 {
+		v = v[:end]
+	}
+	if v == "all" {
+		return ""
+	}
+	return v
 }

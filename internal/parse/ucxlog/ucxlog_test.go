@@ -202,3 +202,44 @@ func TestNoPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointError: the endpoint error lines of a UCP program built on
+// UCX's examples/ucp_client_server.c are error records, and the
+// UCX_NET_DEVICES its command line sets is kept. Lines from
+// openucx/ucx#7991 (analyze testdata/realworld-fresh43,
+// ucx-log-ucx7991-roce-bond-client-server-destination-unreachable.txt).
+func TestEndpointError(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		ok   bool
+	}{
+		{"error handling callback was invoked with status -6 (Destination is unreachable)", true},
+		{"unable to send UCX message (Destination is unreachable)", true},
+		{"unable to receive UCX message (Endpoint timeout)", true},
+		{"error handling callback was invoked with status x (y)", false},
+		{"unable to open UCX message (x)", false},
+		{"unable to send the file", false},
+	} {
+		r, ok := ParseLine(tt.line)
+		if ok != tt.ok || ok && (r.Level != LevelError || r.Msg != tt.line) {
+			t.Errorf("%q: %+v %v, want ok %v", tt.line, r, ok, tt.ok)
+		}
+		if DetectLine(tt.line) != tt.ok {
+			t.Errorf("%q: DetectLine %v", tt.line, !tt.ok)
+		}
+	}
+	lg, err := Parse(strings.NewReader("export UCX_LOG_FILE=./ucx_client.log;export UCX_TLS=rc; export UCX_NET_DEVICES=mlx5_bond_0:1; ./ucp_client_server -c am -s 102400 -a 108.80.25.56\n"+
+		"error handling callback was invoked with status -6 (Destination is unreachable)\n"), "x")
+	if err != nil || len(lg.Records) != 1 || lg.NetDevices != "mlx5_bond_0:1" {
+		t.Fatalf("%+v %v", lg, err)
+	}
+	for l, want := range map[string]string{
+		"mpirun -x UCX_NET_DEVICES=ib0 -x UCX_TLS=tcp ./a.out": "ib0",
+		"UCX_NET_DEVICES=all ucx_perftest":                     "",
+		"no setting here":                                      "",
+	} {
+		if got := NetDevices(l); got != want {
+			t.Errorf("NetDevices(%q) = %q, want %q", l, got, want)
+		}
+	}
+}

@@ -19,6 +19,9 @@ const maxNamedSymbols = 3
 // symbols' versions disagree with the running kernel's ("disagrees about
 // version of symbol"), it needs symbols nothing loaded exports ("Unknown
 // symbol … (err -22)"), or its version magic names another kernel.
+// A module whose missing or mismatched symbols are the RDMA core's
+// (ib_*, rdma_*: BeeGFS's client, rpcrdma, a storage driver built out of
+// tree) is an RDMA consumer built against another RDMA stack: critical.
 // Lustre's "Can't load LND o2ib, module ko2iblnd" is evidence of the
 // module's finding, or a finding of its own when the module's lines are
 // not in the log. Critical for a module of the RDMA, GPU, NIC or NVMe
@@ -33,6 +36,7 @@ func checkModuleLoad(in *Input) []finding.Finding {
 		ev                []finding.Evidence
 		nLines, cited     int
 		lndCited          bool
+		rdma              bool
 	}
 	at := map[string]*tally{}
 	var keys []string
@@ -67,6 +71,9 @@ func checkModuleLoad(in *Input) []finding.Finding {
 			t.unknown += e.Weight()
 		case strings.HasPrefix(e.Detail, "version magic"):
 			t.vermagic = e.Detail
+		}
+		if rdmaCoreSymbol(e.Symbol) {
+			t.rdma = true
 		}
 		if e.Symbol != "" && !slices.Contains(t.symbols, e.Symbol) {
 			t.symbols = append(t.symbols, e.Symbol)
@@ -105,13 +112,17 @@ func checkModuleLoad(in *Input) []finding.Finding {
 			msg += ": it was built for another kernel or another RDMA stack (MLNX_OFED against the kernel's own, or another version) than the one running"
 			if t.lnd != "" {
 				msg += fmt.Sprintf("; Lustre's LNet could not start its %s network on it, so this node cannot reach Lustre over RDMA", t.lnd)
+			} else if what, ok := rdmaConsumers[mod]; ok && t.rdma {
+				msg += "; " + what + " cannot work without it"
 			} else if kmsg.StackModule(mod) {
 				msg += ", and what needs it does not work"
+			} else if t.rdma {
+				msg += "; it uses the kernel's RDMA core (ib_core, rdma_cm), so what it carries over RDMA does not work"
 			}
 		}
 		f := catalog.New("kmsg.module_load_failed", finding.Subject{Host: in.Snap.Host}, msg, t.ev...)
 		catalog.Fill(&f, "module", mod)
-		if !kmsg.StackModule(mod) && t.lnd == "" {
+		if !kmsg.StackModule(mod) && t.lnd == "" && !t.rdma {
 			f.Severity = finding.Warning
 		}
 		if t.lnd != "" || lustreModules[mod] {
@@ -135,3 +146,21 @@ func countSymbols(lines int, names []string) int {
 // lustreModules are Lustre's LNet modules: their findings keep the
 // catalogue's Lustre remedies.
 var lustreModules = map[string]bool{"ko2iblnd": true, "kkfilnd": true, "ksocklnd": true, "lnet": true, "libcfs": true}
+
+// rdmaCoreSymbol reports whether a kernel symbol is exported by the RDMA
+// core (ib_core, rdma_cm, iw_cm: drivers/infiniband/core exports
+// ib_*, __ib_*, rdma_*, __rdma_*, iw_*), so a module that needs it is an
+// RDMA consumer.
+func rdmaCoreSymbol(sym string) bool {
+	sym = strings.TrimLeft(sym, "_")
+	return strings.HasPrefix(sym, "ib_") || strings.HasPrefix(sym, "rdma_") || strings.HasPrefix(sym, "iw_")
+}
+
+// rdmaConsumers says what each known RDMA consumer module provides.
+var rdmaConsumers = map[string]string{
+	"beegfs":   "the BeeGFS client's file system (its mounts and their RDMA connections to the BeeGFS servers)",
+	"rpcrdma":  "NFS over RDMA",
+	"svcrdma":  "the NFS server's RDMA transport",
+	"xprtrdma": "NFS over RDMA",
+	"rds_rdma": "RDS over RDMA",
+}

@@ -47,6 +47,22 @@ func TestCheckModuleLoad(t *testing.T) {
 			`kmsg.module_load_failed critical: kernel module nvidia failed to load: its version magic '5.4.0-42-generic SMP mod_unload ' should be '5.4.0-48-generic SMP mod_unload '`,
 			`kmsg.module_load_failed warning: kernel module vboxdrv failed to load: it disagrees with the running kernel about the version of 1 symbol (module_layout)`,
 		}},
+		// BeeGFS client 7.4.6 built against the inbox RDMA stack under
+		// DOCA-OFED (analyze testdata/realworld-fresh43,
+		// journalctl-beegfs64-client-module-unknown-symbol-ib-doca-ofed.txt):
+		// an RDMA consumer, critical.
+		{"beegfs client against another RDMA stack: critical", []string{
+			"beegfs: disagrees about version of symbol __ib_alloc_pd",
+			"beegfs: Unknown symbol __ib_alloc_pd (err -22)",
+			"beegfs: disagrees about version of symbol rdma_resolve_addr",
+			"beegfs: Unknown symbol rdma_resolve_addr (err -22)",
+		}, []string{`kmsg.module_load_failed critical: kernel module beegfs failed to load: it disagrees with the running kernel about the version of 2 symbols (__ib_alloc_pd, rdma_resolve_addr): it was built for another kernel or another RDMA stack (MLNX_OFED against the kernel's own, or another version) than the one running; the BeeGFS client's file system`}},
+		{"an unknown module that needs RDMA core symbols: critical", []string{
+			"mystor: Unknown symbol ib_register_client (err -22)",
+		}, []string{`kmsg.module_load_failed critical: kernel module mystor failed to load: it needs 1 symbol nothing loaded exports (ib_register_client): it was built for another kernel or another RDMA stack (MLNX_OFED against the kernel's own, or another version) than the one running; it uses the kernel's RDMA core`}},
+		{"an out-of-tree module without RDMA symbols stays a warning", []string{
+			"zfs: disagrees about version of symbol kmem_cache_alloc",
+		}, []string{`kmsg.module_load_failed warning: kernel module zfs failed to load`}},
 		{"no symbol version: loaded all the same", []string{
 			"nvidia: no symbol version for module_layout",
 			"nvidia: module verification failed: signature and/or required key missing - tainting kernel",

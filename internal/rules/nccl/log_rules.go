@@ -79,6 +79,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	}
 	c.checkIBDisabled()
 	c.checkSocketFallback()
+	c.checkOFISocketProvider()
 	c.checkGDR()
 	c.checkMixedLinkLayers()
 	a := c.a
@@ -565,6 +566,51 @@ func allRanksOnOneHost(procs []*nccllog.Proc) (string, int, int) {
 		return "", 0, 0
 	}
 	return host, n, shown
+}
+
+// checkOFISocketProvider reports processes whose aws-ofi-nccl net plugin
+// selected a libfabric provider that runs over the host's IP stack
+// ("NET/OFI Selected Provider is tcp;ofi_rxm", nccllog.SocketProvider)
+// instead of a fabric NIC (efa, cxi, verbs): NCCL's network is the
+// plugin, so its inter-node traffic goes over TCP, the OFI analogue of
+// NET/Socket (nccl.socket_fallback). Critical when the job spans
+// hosts, a note on one node; skipped when NET/Socket already fired.
+func (c *logCheck) checkOFISocketProvider() {
+	if len(c.socketProcs) > 0 {
+		return
+	}
+	var procs []*nccllog.Proc
+	for _, p := range c.all {
+		if p.OFIProviderLine > 0 && nccllog.SocketProvider(p.OFIProvider) {
+			procs = append(procs, p)
+		}
+	}
+	if len(procs) == 0 {
+		return
+	}
+	p := procs[0]
+	if one := c.oneNode(procs); one != "" {
+		c.a.Notes = append(c.a.Notes, fmt.Sprintf("%s:%d: aws-ofi-nccl selected libfabric provider %s (TCP, not a fabric NIC) on %d process(es) (%s), but the job runs on one node (%s): no traffic crosses the network; a multi-node run would go over TCP", p.Source, p.OFIProviderLine, p.OFIProvider, len(procs), procNames(procs), one))
+		return
+	}
+	var evs []finding.Evidence
+	for _, q := range procs[:min(3, len(procs))] {
+		evs = append(evs, finding.Evidence{Source: evidenceAt(q.Source, q.OFIProviderLine), Value: q.Name() + ": NET/OFI Selected Provider is " + q.OFIProvider})
+	}
+	f := catalog.New("nccl.socket_fallback", c.subj,
+		fmt.Sprintf("aws-ofi-nccl selected libfabric provider %s on %d process(es) (%s), not efa: NCCL's inter-node traffic goes through libfabric over TCP sockets, at a fraction of the fabric's bandwidth (fi_info -p efa shows whether libfabric sees an EFA device; FI_PROVIDER=efa makes the plugin fail rather than fall back)", p.OFIProvider, len(procs), procNames(procs)), evs...)
+	f.Severity = finding.Critical
+	f.Causes = []string{
+		"the process sees no EFA device: the efa kernel module not loaded, an instance or network interface without EFA, or a container started without the EFA devices (/dev/infiniband/uverbs*)",
+		"a libfabric without the efa provider (a distribution's or the container's) found before the EFA installer's in /opt/amazon/efa",
+		"FI_PROVIDER set to tcp, or left unset while the efa provider failed to initialise",
+	}
+	f.Remedy = []string{
+		"fi_info -p efa -t FI_EP_RDM on each node: it must list the EFA device (lsmod | grep efa; ls /dev/infiniband)",
+		"export FI_PROVIDER=efa and put /opt/amazon/efa/lib64 first in LD_LIBRARY_PATH: the plugin then uses EFA or fails, and never falls back to TCP",
+		"pass the EFA devices into the container (docker run --device=/dev/infiniband/uverbs0, the aws-efa-k8s-device-plugin on Kubernetes)",
+	}
+	c.a.Findings = append(c.a.Findings, f)
 }
 
 // checkSocketFallback reports processes that use sockets, graded by

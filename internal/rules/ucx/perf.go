@@ -2,8 +2,10 @@ package ucx
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibdev2netdev"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxperf"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/limits"
@@ -53,4 +55,45 @@ func CheckPerf(tests []*ucxperf.Test, lineRateGbps float64, source string) (out 
 // (tag_bw, put_bw, ucp_am_bw, stream_bw …); "" (unnamed) does not count.
 func IsBandwidthTest(name string) bool {
 	return len(name) > 3 && name[len(name)-3:] == "_bw"
+}
+
+// CheckNetDevices judges the UCX_NET_DEVICES a ucx_perftest run was given
+// (set at line of source): UCX names its RDMA devices by device and port
+// ("mlx5_0:1", what ucx_info -d lists for the rc, ud and dc transports)
+// and its TCP transport's by network interface, so a list of IPoIB
+// interfaces alone ("ib0") leaves UCX only TCP over IPoIB on an
+// InfiniBand host: mpi.rdma_not_used, a warning (the run works, at a
+// fraction of the port's bandwidth), with the bandwidth the run reached.
+func CheckNetDevices(netDevices string, line int, tests []*ucxperf.Test, source string) []finding.Finding {
+	devs := strings.Split(netDevices, ",")
+	for _, d := range devs {
+		if strings.Contains(d, ":") || !ibdev2netdev.IPoIB(d) {
+			return nil
+		}
+	}
+	sum := fmt.Sprintf("UCX_NET_DEVICES=%s names only IPoIB interfaces: UCX's InfiniBand transports (rc, ud, dc) take an HCA port (mlx5_0:1), so UCX runs its tcp transport over IPoIB and RDMA is not used", netDevices)
+	for _, t := range tests {
+		row := t.Final
+		if row == nil && len(t.Rows) > 0 {
+			row = &t.Rows[len(t.Rows)-1]
+		}
+		if row == nil || !IsBandwidthTest(t.Name) && t.Name != "" {
+			continue
+		}
+		name := t.Name
+		if name != "" {
+			name = " " + name
+		}
+		sum += fmt.Sprintf("; ucx_perftest%s reached %.0f MB/s (%.1f Gb/s), a small fraction of an InfiniBand port", name, row.BWOverall, row.BWOverall*8/1000)
+		break
+	}
+	f := catalog.New("mpi.rdma_not_used", finding.Subject{File: source, NetDev: devs[0]}, sum,
+		finding.Evidence{Source: fmt.Sprintf("%s:%d", source, line), Value: "UCX_NET_DEVICES=" + netDevices})
+	f.Causes = []string{"UCX_NET_DEVICES set to the IPoIB interface (ib0) instead of the HCA port behind it (mlx5_0:1): UCX matches its RDMA transports by device:port and its tcp transport by interface"}
+	f.Remedy = []string{
+		"ucx_info -d | grep -E 'Transport|Device': the HCA ports (mlx5_0:1) UCX's rc, ud and dc transports can use",
+		"ibdev2netdev (or rdma link show): the HCA port behind " + devs[0] + "; set UCX_NET_DEVICES to that port (UCX_NET_DEVICES=mlx5_0:1) or leave it unset, and UCX_TLS=rc,sm,self to require RDMA",
+		"rerun ucx_perftest with the same flags: tag_bw over RDMA should reach most of the port's line rate",
+	}
+	return []finding.Finding{f}
 }

@@ -46,3 +46,36 @@ func TestCheckPerf(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckNetDevices: UCX_NET_DEVICES naming only IPoIB interfaces
+// leaves UCX its tcp transport (mpi.rdma_not_used, a warning); an HCA
+// port or an Ethernet interface is not judged. The ib0 run is
+// openucx/ucx#5252 (analyze testdata/realworld-fresh43,
+// ucx-perftest-ucx5252-tag-bw-tcp-over-ipoib-ib0-600mbs.txt): tag_bw
+// progress rows at ~550 MB/s, no Final row.
+func TestCheckNetDevices(t *testing.T) {
+	cut := []*ucxperf.Test{{Line: 7, Rows: []ucxperf.Row{
+		{Line: 12, Iterations: 9996, BWOverall: 622.80},
+		{Line: 15, Iterations: 35281, BWOverall: 549.48},
+	}}}
+	for _, tc := range []struct {
+		devs  string
+		tests []*ucxperf.Test
+		want  string // "" for no finding
+	}{
+		{"ib0", cut, "UCX_NET_DEVICES=ib0 names only IPoIB interfaces: UCX's InfiniBand transports (rc, ud, dc) take an HCA port (mlx5_0:1), so UCX runs its tcp transport over IPoIB and RDMA is not used; ucx_perftest reached 549 MB/s (4.4 Gb/s)"},
+		{"ib0,ib1", nil, "UCX_NET_DEVICES=ib0,ib1 names only IPoIB interfaces"},
+		{"ibp12s0", []*ucxperf.Test{{Name: "tag_bw", Final: &ucxperf.Row{BWOverall: 1200}}}, "ucx_perftest tag_bw reached 1200 MB/s"},
+		{"mlx5_0:1", cut, ""},
+		{"ib0,mlx5_0:1", cut, ""},
+		{"eth0", cut, ""},
+	} {
+		fs := CheckNetDevices(tc.devs, 4, tc.tests, "u.txt")
+		switch {
+		case tc.want == "" && len(fs) != 0:
+			t.Errorf("%s: %+v, want none", tc.devs, fs)
+		case tc.want != "" && (len(fs) != 1 || fs[0].ID != "mpi.rdma_not_used" || fs[0].Severity != "warning" || !strings.Contains(fs[0].Summary, tc.want) || fs[0].Evidence[0].Source != "u.txt:4"):
+			t.Errorf("%s: %+v, want one mpi.rdma_not_used warning saying %q", tc.devs, fs, tc.want)
+		}
+	}
+}

@@ -323,9 +323,26 @@ func errorFinding(lg *ucxlog.Log) (finding.Finding, bool) {
 	if cause.Host != "" {
 		where = " on " + cause.Proc()
 	}
-	sum := fmt.Sprintf("UCX %s%s (%s:%d): %s", strings.ToLower(string(cause.Level)), where, cause.File, cause.SrcLine, msg)
+	loc := ""
+	if cause.File != "" {
+		loc = fmt.Sprintf(" (%s:%d)", cause.File, cause.SrcLine)
+	}
+	sum := fmt.Sprintf("UCX %s%s%s: %s", strings.ToLower(string(cause.Level)), where, loc, msg)
 	if c := errorClass(cause.Msg); c != "" {
 		sum += " — " + c
+	}
+	// The device the paste told UCX to use is where to look.
+	var subj finding.Subject
+	subj.Host = cause.Host
+	if lg.NetDevices != "" {
+		sum += "; UCX_NET_DEVICES=" + lg.NetDevices
+		if dev, port, ok := strings.Cut(lg.NetDevices, ":"); ok && !strings.Contains(lg.NetDevices, ",") {
+			if n, err := strconv.Atoi(port); err == nil {
+				subj.Device, subj.Port = dev, n
+			}
+		} else if !strings.Contains(lg.NetDevices, ",") {
+			subj.NetDev = lg.NetDevices
+		}
 	}
 	var procs []string
 	for _, r := range errs {
@@ -352,7 +369,7 @@ func errorFinding(lg *ucxlog.Log) (finding.Finding, bool) {
 			evs = append(evs, finding.Evidence{Source: at(lg.Source, r.Line), Value: strings.TrimSpace(r.Text)})
 		}
 	}
-	return catalog.New("ucx.error", finding.Subject{Host: cause.Host}, sum, evs...), true
+	return catalog.New("ucx.error", subj, sum, evs...), true
 }
 
 // forStatus drops lines written for another status ("status 4: …").

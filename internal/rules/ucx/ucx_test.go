@@ -56,6 +56,12 @@ func TestCheck(t *testing.T) {
 		// A cluster FAQ quoting UCX's ib_md.c line, the " : Please set" wording.
 		{"reg_mr fails under a 512 MiB limit (newer wording)", "[1765653660.705652] [magi175:640743:0] ib_md.c:287 UCX ERROR ibv_reg_mr(address=0x15213b956010, length=65536, access=0xf) failed: Cannot allocate memory : Please set max locked memory (ulimit -l) to 'unlimited' (current: 524288 kbytes)\n",
 			"host.memlock_limited", finding.Warning, "", []string{"ibv_reg_mr(address=0x15213b956010, length=65536, access=0xf) failed: Cannot allocate memory, under a locked-memory limit (ulimit -l) of 524288 KiB"}},
+		// openucx/ucx#7991: ucp_client_server's endpoint error on a RoCE
+		// bond, the device from its command line.
+		{"client-server destination unreachable on a RoCE bond", "export UCX_TLS=rc; export UCX_NET_DEVICES=mlx5_bond_0:1; ./ucp_client_server -c am -s 102400 -a 108.80.25.56\n" +
+			"error handling callback was invoked with status -6 (Destination is unreachable)\n" +
+			"unable to send UCX message (Destination is unreachable)\n",
+			"ucx.error", finding.Critical, "mlx5_bond_0", []string{"UCX error: error handling callback was invoked with status -6 (Destination is unreachable) — no transport reaches the peer", "UCX_NET_DEVICES=mlx5_bond_0:1"}},
 		{"info and diagnostics only", "[1701292112.829711] [a670n1:162239:0]      ucp_worker.c:1855 UCX  INFO    0x100b240 inter-node cfg#3 tag(rc_mlx5/mlx5_0:1 rc_mlx5/mlx5_0:1)\n" +
 			"[1467152048.498544] [softiron-3:3087 :1]      ib_device.c:132  UCX  WARN  IB Async event on mlx5_0: SRQ-attached QP 0xa18 was flushed\n",
 			"", "", "", nil},
