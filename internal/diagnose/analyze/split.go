@@ -417,6 +417,9 @@ func memberBesides(l string) Kind {
 	if strings.Contains(l, " WARN ") && nccllog.LegacyWarn(l) {
 		return KindNCCLLog // NCCL 2.0-2.3: "machine [0] misc/ibvwrap.cu:269 WARN Call to ibv_create_qp failed"
 	}
+	if strings.Contains(l, " INFO ") && nccllog.LegacyInfo(l) {
+		return KindNCCLLog // NCCL 2.0-2.3: "host:24500:24664 [1] INFO NET/IB: [0] mlx4_0:1/IB"
+	}
 	if strings.Contains(l, ": Function: ") && nccllog.OFITestLine(l) {
 		return KindNCCLLog // aws-ofi-nccl's tests: "WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI …"
 	}

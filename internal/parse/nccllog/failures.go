@@ -2,6 +2,7 @@ package nccllog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -66,6 +67,44 @@ func torchNCCLError(line string) (Event, bool) {
 	}
 	t := strings.TrimSpace(line)
 	return Event{Kind: EventFailed, Rank: anyRank(t, ""), Call: "NCCL", Error: msg, Text: t, Tag: launcherTag(t)}, true
+}
+
+// xlaNCCLError reads XLA's (JAX's, TensorFlow's) reports of a failed
+// NCCL call (xla/service/gpu/nccl_utils.cc and its successors):
+// ToStatus's "FILE:LINE: NCCL operation EXPR failed: TEXT" (newer
+// releases add ". Last NCCL warning(error) log entry (may be unrelated)
+// '…'." and drop FILE:LINE), logged or raised as "INTERNAL: …", and the
+// async-error check's "Aborting communicator: 0x7f3e427e55b0 due to
+// async NCCL error: TEXT" (CheckComm / CheckNcclAsyncError: LOG(ERROR)
+// of ncclGetErrorString, or of the status above in later releases),
+// after which the communicator is aborted. Error is TEXT, the
+// ncclGetErrorString of the result.
+func xlaNCCLError(line string) (Event, bool) {
+	var msg string
+	if i := strings.Index(line, "NCCL operation "); i >= 0 {
+		expr, after, ok := strings.Cut(line[i+len("NCCL operation "):], " failed: ")
+		// EXPR is the C expression the macro was given: a name
+		// ("async_err") or a call whose blanks are all inside its
+		// parentheses ("ncclCommInitRank(&comm, nranks, id, rank)").
+		// Code, not a word of prose: it holds '(' or '_' or starts "nccl".
+		if sp := strings.IndexByte(expr, ' '); !ok || !strings.ContainsAny(expr, "(_") && !strings.HasPrefix(expr, "nccl") || sp >= 0 && !strings.Contains(expr[:sp], "(") {
+			return Event{}, false
+		}
+		msg = after
+	} else if i := strings.Index(line, " due to async NCCL error: "); i >= 0 && strings.Contains(line[:i], "Aborting communicator") {
+		msg = line[i+len(" due to async NCCL error: "):]
+	} else {
+		return Event{}, false
+	}
+	if k := strings.Index(msg, ". Last NCCL warning"); k >= 0 {
+		msg = msg[:k]
+	}
+	msg = strings.TrimRight(strings.TrimSpace(msg), ".")
+	if msg == "" {
+		return Event{}, false
+	}
+	t := strings.TrimSpace(line)
+	return Event{Kind: EventFailed, Rank: -1, Call: "NCCL", Error: msg, Text: t}, true
 }
 
 // StoreCall is the Call of a timeout event of PyTorch's c10d store.
@@ -237,8 +276,37 @@ func ErrorLine(line string) bool {
 	if _, ok := torchNCCLError(line); ok {
 		return true
 	}
+	if _, ok := xlaNCCLError(line); ok {
+		return true
+	}
 	_, ok := CUDAError(line)
 	return ok
+}
+
+// legacyInfoWords start the INFO messages of NCCL 2.0-2.3 that no other
+// program prints (src/init.cu, src/transport/net_ib.cu, net_socket.cu,
+// of those releases): "NET/IB: [0] mlx4_0:1/IB", "Using internal Network
+// IB", "Using NCCL Low-latency algorithm for sizes below 16384". Plainer
+// ones ("NET : Using interface eth0:…", "CUDA Dev 0, …") are read in an
+// NCCL log but do not tell one apart.
+var legacyInfoWords = []string{"NET/IB: [", "NET/IB : ", "NET/Socket : ", "NET/Plugin : ", "Using internal Network ", "Using external Network ", "Using NCCL Low-latency"}
+
+// LegacyInfo says whether line is an INFO line of NCCL 2.0-2.3 (no
+// "NCCL" before the level: "nmyjs-202-75:24500:24664 [1] INFO NET/IB: [0]
+// mlx4_0:1/IB") whose message is one of NCCL's own wordings
+// (legacyInfoWords): plain INFO lines are any program's. The regexp runs
+// only on lines whose text after " INFO " starts with such a word.
+func LegacyInfo(line string) bool {
+	i := strings.Index(line, " INFO ")
+	if i < 0 {
+		return false
+	}
+	msg := line[i+len(" INFO "):]
+	if !slices.ContainsFunc(legacyInfoWords, func(w string) bool { return strings.HasPrefix(msg, w) }) {
+		return false
+	}
+	m := legacyLine(strings.TrimSpace(line))
+	return m != nil && m[3] == "INFO"
 }
 
 // LegacyWarn says whether line is a WARN line of NCCL 2.0-2.3, which

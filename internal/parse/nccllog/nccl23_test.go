@@ -41,7 +41,7 @@ func TestNCCL23NetworkLines(t *testing.T) {
 				"VS004:18172:18962 [0] NCCL INFO NET/IB: [0] mlx5_0:1/IB\n" +
 				"VS004:18172:18962 [0] NCCL INFO Using internal Network IB\n",
 			network: "IB", netLine: 4, ifs: []NetIf{{Name: "ib0", Addr: "192.168.0.4<0>", Line: 1}}, sideband: "ib0", sideLine: 2,
-			networkTextHas: "Using internal Network IB"},
+			ibLine: 3, networkTextHas: "Using internal Network IB"},
 		{name: "external network",
 			in:      "h:1:1 [0] NCCL INFO Using external Network AWS Libfabric\n",
 			network: "AWS Libfabric", netLine: 1, plugin: "AWS Libfabric", networkTextHas: "external"},

@@ -26,6 +26,9 @@ type Log struct {
 	Events []Event `json:"events,omitempty"`
 	// NCCLLines counts lines that carried an NCCL prefix.
 	NCCLLines int `json:"nccl_lines"`
+	// ProgramBW are the bus bandwidths the program printed in its own
+	// words beside the log (programbw.go).
+	ProgramBW []ProgramBW `json:"program_bw,omitempty"`
 }
 
 // Proc is what one process logged about its setup.
@@ -813,6 +816,10 @@ type Parser struct {
 	rawLen  int
 	warn    heldWarn
 	joining bool
+	// msgSize is the last "Message Size:" a program printed, at line
+	// msgSizeLine (see programLine).
+	msgSize     int64
+	msgSizeLine int
 }
 
 // heldWarn is a WARN line of no known wording, long enough that a mail
@@ -1212,6 +1219,9 @@ func (p *Parser) line(n int, raw string) {
 		if strings.Contains(raw, "CUDA error: ") {
 			p.cudaErrorLine(n, raw)
 		}
+		if p.programLine(n, raw) { // "Bus Bandwidth: 0.01 GB/s"
+			return
+		}
 		if ev, ok := pythonNCCLError(strings.TrimSpace(raw)); ok {
 			held := ev // only a match is kept on the heap, not every line's
 			held.Source, held.Line = source, n
@@ -1335,6 +1345,12 @@ func (p *Parser) line(n int, raw string) {
 			return
 		}
 		if ev, ok := torchNCCLError(line); ok {
+			ev.Source, ev.Line = source, n
+			p.event(ev)
+			lg.NCCLLines++
+			return
+		}
+		if ev, ok := xlaNCCLError(line); ok { // "NCCL operation … failed: …"
 			ev.Source, ev.Line = source, n
 			p.event(ev)
 			lg.NCCLLines++
@@ -1587,6 +1603,20 @@ func netPlugin(msg string) string {
 
 // parseNet reads the "NET/…" lines: devices in use, no device, GPUDirect.
 func (ps *Parser) parseNet(p *Proc, n int, msg string) {
+	if rest, ok := strings.CutPrefix(msg, "NET/IB: ["); ok {
+		// NCCL 2.0-2.2 (src/transport/net_ib.cu initDevices) list the
+		// devices without "Using", a blank after each index: "NET/IB:
+		// [0] mlx4_0:1/IB".
+		var devs []IBDevice
+		for _, d := range reIBDev.FindAllStringSubmatch(strings.ReplaceAll("["+rest, "] ", "]"), -1) {
+			port, _ := strconv.Atoi(d[3])
+			devs = append(devs, IBDevice{Name: d[2], Port: port, LinkLayer: d[4]})
+		}
+		if len(devs) > 0 {
+			p.IBDevices, p.IBLine = devs, n
+		}
+		return
+	}
 	// The regexps run only on lines that can match them.
 	using := strings.Contains(msg, ": Using ")
 	if !using && !strings.Contains(msg, "No device found") && !strings.Contains(msg, "GPU Direct RDMA") {
@@ -2105,6 +2135,7 @@ func Merge(logs ...*Log) *Log {
 		m.Procs = append(m.Procs, lg.Procs...)
 		m.Events = append(m.Events, lg.Events...)
 		m.NCCLLines += lg.NCCLLines
+		m.ProgramBW = append(m.ProgramBW, lg.ProgramBW...)
 	}
 	m.Source = strings.Join(names, ", ")
 	return m
@@ -2169,11 +2200,15 @@ func Detect(text string) bool {
 		}
 	}
 	// NCCL 2.0-2.3 WARN lines name the source file of the warning; its
-	// INFO lines alone are too plain to tell from other programs'.
+	// INFO lines alone are too plain to tell from other programs' but
+	// for NCCL's own wordings (LegacyInfo).
 	// aws-ofi-nccl's test programs print "WARN: Function: F Line: N:
 	// NET/OFI …".
 	for line := range strings.Lines(text) {
 		if m := legacyLine(strings.TrimSpace(line)); m != nil && m[2] == "WARN" {
+			return true
+		}
+		if LegacyInfo(line) {
 			return true
 		}
 		if lv, _, ok := ofiTestLine(line); ok && lv == "WARN" {

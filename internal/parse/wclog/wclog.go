@@ -520,9 +520,13 @@ func numericError(e Error, l string) (Error, bool) {
 	if strings.Contains(l, "Got completion ") || strings.Contains(l, "Failed status ") {
 		return e, false
 	}
+	check := -1 // where a failed assertion's message starts, after "status == IBV_WC_SUCCESS"
 	for rest, off := l, 0; ; {
 		i := strings.Index(rest, "status")
 		if i < 0 {
+			if check >= 0 {
+				return checkFailedStatus(e, l, check)
+			}
 			return e, false
 		}
 		at := off + i
@@ -532,6 +536,10 @@ func numericError(e Error, l string) (Error, bool) {
 		}
 		if at > 0 && l[at-1] == '.' && !strings.HasSuffix(strings.ToLower(l[max(0, at-4):at-1]), "wc") {
 			continue // a field of the work completion ("wc.status"), not prose's ".status"
+		}
+		if t, ok := strings.CutPrefix(strings.TrimLeft(rest, " "), "== IBV_WC_SUCCESS"); ok && check < 0 && strings.Contains(l[:at], "Check failed: ") {
+			check = len(l) - len(t)
+			continue
 		}
 		v, n, ok := numberAfter(rest)
 		if !ok {
@@ -568,6 +576,48 @@ func numericError(e Error, l string) (Error, bool) {
 		nics(&e, l)
 		return e, true
 	}
+}
+
+// checkFailedStatus reads the status of a failed glog assertion on a
+// work completion, the message from msg on: CHECK_EQ prints both values
+// after the condition ("Check failed: wc.status == IBV_WC_SUCCESS (12 vs.
+// 0)", glog's CHECK_OP), and a CHECK with a streamed message prints the
+// status where the message puts it, after a colon: UCCL's
+// "F20250821 13:22:09.976752 3186121 rdma_io.cc:811] Check failed:
+// wc->status == IBV_WC_SUCCESS RC send CQ state error: 12, 0"
+// (uccl-project/uccl, SharedIOContext::_rc_poll_send_cq_normal:
+// DCHECK(wc->status == IBV_WC_SUCCESS) << "RC send CQ state error: " <<
+// wc->status << ", " << wc->byte_len). The first number after a colon is
+// read; 0 and numbers beyond the enum are not.
+func checkFailedStatus(e Error, l string, msg int) (Error, bool) {
+	tail := l[msg:]
+	read := func(v uint64, text string) (Error, bool) {
+		if v == 0 || v >= uint64(len(nccllog.WCStatuses())) {
+			return e, false
+		}
+		e.Source, e.Status, e.What = SourceApp, nccllog.WCStatus(v), text
+		nics(&e, l)
+		return e, true
+	}
+	if t, ok := strings.CutPrefix(strings.TrimLeft(tail, " "), "("); ok {
+		n := numLen(t)
+		if n > 0 && strings.HasPrefix(t[n:], " vs. ") {
+			v, err := strconv.ParseUint(t[:n], 0, 32)
+			if err != nil {
+				return e, false
+			}
+			return read(v, "wc.status "+t[:n])
+		}
+	}
+	i := strings.IndexByte(tail, ':')
+	if i < 0 {
+		return e, false
+	}
+	v, n, ok := numberAfter(tail[i:])
+	if !ok || !numberEnds(tail[i+n:]) {
+		return e, false
+	}
+	return read(v, strings.TrimSpace(tail[:i+n]))
 }
 
 // completionWords says whether a line speaks of a work completion: a

@@ -130,6 +130,15 @@ func TestNumericStatus(t *testing.T) {
 		{"Job completion status: 1", -1, 0},
 		{"task completion status 2 (see log)", -1, 0},
 		{"newcomer status 3", -1, 0},
+		// A failed glog assertion on the completion's status: UCCL's
+		// DCHECK with the status streamed after "error: "
+		// (uccl-project/uccl#293, realworld-fresh44's README row), and
+		// CHECK_EQ's "(12 vs. 0)".
+		{"F20250821 13:22:09.976752 3186121 rdma_io.cc:811] Check failed: wc->status == IBV_WC_SUCCESS RC send CQ state error: 12, 0", 12, 0},
+		{"F0101 00:00:00.000000 1 poll.cc:42] Check failed: wc.status == IBV_WC_SUCCESS (5 vs. 0) ", 5, 0},
+		{"F0101 00:00:00.000000 1 poll.cc:42] Check failed: wc->status == IBV_WC_SUCCESS RC recv CQ state error: 0, 0", -1, 0},
+		{"F0101 00:00:00.000000 1 poll.cc:42] Check failed: wc->status == IBV_WC_SUCCESS RC send CQ state error", -1, 0},
+		{"if (wc->status == IBV_WC_SUCCESS) count: 12", -1, 0},
 		{"NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)", -1, 0},
 		{" Completion with error at client Failed status 12: wr_id 0 syndrom 0x81", -1, 0},
 	} {

@@ -96,6 +96,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	a.Findings = append(a.Findings, connectFindings(lg, c.subj, evidenceAt, explained)...)
 	a.Findings = append(a.Findings, timeoutFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, duplicateGPUFindings(lg, c.subj, evidenceAt)...)
+	a.Findings = append(a.Findings, programBWFindings(lg, c.subj, evidenceAt)...)
 	if !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical }) {
 		// A failed call with nothing above that explains it.
 		a.Findings = append(a.Findings, failedFindings(lg, c.subj, evidenceAt)...)
@@ -408,6 +409,9 @@ func (c *logCheck) checkNoIBDevice() {
 		fmt.Sprintf("NCCL found no IB device on %d process(es) (%s) and the log shows no net plugin: without a plugin NCCL carries inter-node traffic over TCP sockets (the log does not show the network it then used)", len(procs), procNames(procs)), evs...)
 	want := envWantsIB(procs)
 	switch {
+	case c.oneNode(procs) != "" && want != "":
+		c.oneNodeWantsIB(procs, want, c.oneNode(procs))
+		return
 	case c.oneNode(procs) != "":
 		c.a.Notes = append(c.a.Notes, fmt.Sprintf("%s:%d: NCCL found no IB device on %d process(es) (%s), but the job runs on one node (%s): ranks talk over NVLink, PCIe or shared memory and no traffic crosses the network; a multi-node run would use TCP sockets", procs[0].Source, procs[0].IBNoDevice, len(procs), procNames(procs), c.oneNode(procs)))
 		return
@@ -425,6 +429,43 @@ func (c *logCheck) checkNoIBDevice() {
 		f.Severity = finding.Warning
 		f.Summary += "; fine only for a cluster without RDMA (give --expect-ib or --root to judge)"
 	}
+	c.a.Findings = append(c.a.Findings, f)
+}
+
+// oneNodeWantsIB reports a one-node job whose environment asks for IB
+// ("NCCL_IB_DISABLE set by environment to 0", NCCL_IB_HCA) while NCCL
+// found no IB device ("NET/IB : No device found."): the job itself
+// sends nothing over the network, but whoever set the variable means
+// the host to use IB/RoCE and the host (or its container) shows NCCL
+// none, so a run across nodes would use TCP sockets. A warning naming
+// both lines (realworld-fresh44's lightning2771 README row: four Horovod
+// ranks on one host, NCCL 2.4.8).
+func (c *logCheck) oneNodeWantsIB(procs []*nccllog.Proc, want, why string) {
+	var evs []finding.Evidence
+	for _, p := range procs {
+		if p.IBNoDevice > 0 {
+			evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.IBNoDevice), Value: cmp.Or(p.IBNoDeviceText, "NET/IB : No device found.")})
+			break
+		}
+	}
+	for _, p := range procs {
+		if p.IBDisableLine > 0 && p.IBDisable == 0 {
+			evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.IBDisableLine), Value: want})
+			break
+		}
+	}
+	f := catalog.New("nccl.socket_fallback", c.subj,
+		fmt.Sprintf("the environment asks for IB (%s) but NCCL found no IB device on %d process(es) (%s); this job runs on one node (%s), so nothing crosses the network now, but the host or its container shows NCCL no usable RDMA device and a run across nodes would use TCP sockets", want, len(procs), procNames(procs), why), evs...)
+	f.Severity = finding.Warning
+	f.Causes = []string{
+		"the host has no RDMA device, or its driver (mlx5_ib, …) is not loaded",
+		"the container lacks /dev/infiniband/uverbs* and rdma_cm, so NCCL finds no IB device",
+		"libibverbs / rdma-core (with the provider library) missing in the image",
+		"NCCL_IB_HCA names devices that do not exist or whose ports are down",
+	}
+	f.Remedy = append([]string{
+		"ibv_devices and ibv_devinfo on the host (and inside the container): an RDMA device with a port in PORT_ACTIVE must be listed",
+	}, f.Remedy...)
 	c.a.Findings = append(c.a.Findings, f)
 }
 
@@ -584,6 +625,9 @@ func (c *logCheck) checkSocketFallback() {
 	why := c.socketWhy()
 	ipoibName, ipoibEv, ipoibFound := ipoibInterface(sameHosts(socketProcs, c.all))
 	switch {
+	case len(ibProcs) == 0 && c.oneNode(socketProcs) != "" && envWantsIB(socketProcs) != "" && slices.ContainsFunc(socketProcs, func(p *nccllog.Proc) bool { return p.IBNoDevice > 0 }):
+		c.oneNodeWantsIB(socketProcs, envWantsIB(socketProcs), c.oneNode(socketProcs))
+		return
 	case len(ibProcs) == 0 && c.oneNode(socketProcs) != "":
 		// One node: ranks talk over NVLink, PCIe or shared memory; the
 		// network transport carries nothing, so there is no fault to
@@ -606,6 +650,15 @@ func (c *logCheck) checkSocketFallback() {
 	case ipoibFound:
 		f.Evidence = append(f.Evidence, ipoibEv)
 		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) over the IPoIB interface %s: the host has an InfiniBand HCA and fabric (an IPoIB interface runs on one), yet NCCL carries its traffic as TCP over IPoIB instead of over verbs (RDMA), at a fraction of the link's bandwidth%s", len(socketProcs), procNames(socketProcs), ipoibName, why)
+	case shmFailure(c.lg) != nil:
+		// The job died creating a shared-memory segment, which NCCL's
+		// SHM transport uses between ranks of one host: that is the
+		// fault (nccl.call_failed), and a guess that the cluster may
+		// have RDMA is no finding beside it.
+		p := socketProcs[0]
+		_, line := p.EffectiveNetwork()
+		c.a.Notes = append(c.a.Notes, fmt.Sprintf("%s:%d: NCCL picked sockets on %d process(es) (%s); not judged: the job failed creating shared memory under /dev/shm first (a multi-node run on a cluster with RDMA would want IB/RoCE)%s", p.Source, cmp.Or(line, p.FirstLine), len(socketProcs), procNames(socketProcs), why))
+		return
 	default:
 		f.Severity = finding.Warning
 		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s); fine only for a cluster without RDMA (give --expect-ib or --root to judge)%s", len(socketProcs), procNames(socketProcs), why)
@@ -1265,10 +1318,28 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 	if len(hosts) > 0 {
 		sum += " on " + strings.Join(firstN(hosts, 4), ", ")
 	}
-	if m := ncclErrorMeaning("NCCL", errText); m != "" {
+	shm := shmFailure(lg)
+	if m := ncclErrorMeaning("NCCL", errText); m != "" && shm == nil {
 		sum += ": " + m
 	}
 	evs := []finding.Evidence{{Source: at(first.Source, line), Value: text}}
+	if shm != nil {
+		sum += fmt.Sprintf(", because NCCL could not create a shared-memory segment under /dev/shm (line %d: %s): /dev/shm is too small for NCCL's buffers between the ranks of one host (docker gives a container 64 MiB unless told otherwise), so the communicator cannot be built", shm.Line, shm.Text)
+		f := catalog.New("nccl.call_failed", subj, sum, append(evs, finding.Evidence{Source: at(shm.Source, shm.Line), Value: shm.Text})...)
+		f.Subject.Host = first.Host
+		f.Causes = []string{
+			"a container's /dev/shm at docker's default 64 MiB (docker run without --shm-size or --ipc=host)",
+			"a Kubernetes pod without a memory-backed /dev/shm volume",
+			"/dev/shm filled by segments of earlier jobs that were killed",
+		}
+		f.Remedy = []string{
+			"df /dev/shm in the container: its size and use",
+			"docker run --shm-size=1g (or --ipc=host)",
+			"Kubernetes: mount an emptyDir with medium: Memory at /dev/shm",
+			"ls -la /dev/shm | grep nccl-shm: remove segments left by dead jobs",
+		}
+		return []finding.Finding{f}
+	}
 	// The failing process's own warning, else the first of any.
 	i := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool {
 		return e.Kind == nccllog.EventWarn && e.Host == first.Host && e.Pid == first.Pid
@@ -1286,6 +1357,25 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 	f := catalog.New("nccl.call_failed", subj, sum, evs...)
 	f.Subject.Host = first.Host
 	return []finding.Finding{f}
+}
+
+// shmFailure is the first NCCL warning that creating a shared-memory
+// segment failed: "Call to posix_fallocate failed : No space left on
+// device" and "Error while creating shared memory segment
+// nccl-shm-recv-… (size 9637888)" (src/include/shm.h, shmOpen in NCCL
+// 2.8; src/misc/shmutils.cc later: NCCL's SHM transport backs its buffers
+// between ranks of one host with files under /dev/shm); nil when none.
+func shmFailure(lg *nccllog.Log) *nccllog.Event {
+	for i := range lg.Events {
+		e := &lg.Events[i]
+		if e.Kind != nccllog.EventWarn {
+			continue
+		}
+		if strings.Contains(e.Text, "posix_fallocate") || strings.Contains(e.Text, "shared memory segment") {
+			return e
+		}
+	}
+	return nil
 }
 
 // ncclErrorMeaning says what ncclGetErrorString's text (or a CUDA

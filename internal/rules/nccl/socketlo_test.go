@@ -51,3 +51,42 @@ func TestSocketOnLoopbackIsOneHost(t *testing.T) {
 		})
 	}
 }
+
+// TestOneHostWantsIB: a one-host job whose environment asks for IB
+// (NCCL_IB_DISABLE set to 0) while NCCL found no IB device is a warning,
+// not a note: the job sends nothing over the network, but the host shows
+// NCCL no RDMA device although IB was meant (realworld-fresh44's
+// lightning2771 README row: four Horovod ranks on translation-1,
+// bootstrap and sockets on lo, NCCL 2.4.8). Without the variable (the
+// HAMi pod above) it stays a note.
+func TestOneHostWantsIB(t *testing.T) {
+	const lightning = "[1,0]<stdout>:translation-1:1746:1951 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n" +
+		"[1,0]<stdout>:translation-1:1746:1951 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).\n" +
+		"[1,0]<stdout>:translation-1:1746:1951 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n" +
+		"[1,0]<stdout>:translation-1:1746:1951 [0] NCCL INFO NET/IB : No device found.\n" +
+		"[1,0]<stdout>:translation-1:1746:1951 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n" +
+		"[1,0]<stdout>:NCCL version 2.4.8+cuda10.1\n" +
+		"[1,2]<stdout>:translation-1:1748:1959 [2] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n" +
+		"[1,3]<stdout>:translation-1:1749:1957 [3] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n" +
+		"[1,1]<stdout>:translation-1:1747:1958 [1] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"IB asked for, none found, one host", lightning, []string{"nccl.socket_fallback/warning"}},
+		{"IB asked for, none found, cut before the socket line", strings.Replace(lightning, "[1,0]<stdout>:translation-1:1746:1951 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n", "", 1), []string{"nccl.socket_fallback/warning"}},
+		{"no variable", strings.Replace(lightning, "[1,0]<stdout>:translation-1:1746:1951 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n", "", 1), nil},
+		{"IB found", strings.Replace(strings.Replace(lightning, "NET/IB : No device found.", "NET/IB : Using [0]mlx5_0:1/IB ; OOB lo:127.0.0.1<0>", 1), "[1,0]<stdout>:translation-1:1746:1951 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n", "", 1), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lg, err := nccllog.Parse(strings.NewReader(tc.in), "log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := CheckLog(lg, LogOptions{})
+			if diff := cmp.Diff(tc.want, ids(a.Findings)); diff != "" {
+				t.Fatalf("findings (-want +got):\n%s\nnotes %q", diff, a.Notes)
+			}
+		})
+	}
+}
