@@ -2468,8 +2468,12 @@ func diagnoseNvsmiQuery(seg *Segment, file, text string) error {
 	seg.Findings = append(seg.Findings, host.CheckPastedGPUMemory(q, file)...)
 	seg.Summary = plural(len(q.GPUs), "GPU", "GPUs") + ": memory error state (row remapping, page retirement)"
 	var none []string
+	fabric := 0
 	for _, g := range q.GPUs {
-		if g.Rows == nil && g.Pages == nil {
+		if g.Fabric != nil {
+			fabric++
+		}
+		if g.Rows == nil && g.Pages == nil && g.Fabric == nil {
 			none = append(none, fmt.Sprintf("%s (%s)", g.PCI, g.Name))
 		}
 	}
@@ -2479,7 +2483,10 @@ func diagnoseNvsmiQuery(seg *Segment, file, text string) error {
 	if len(none) > 0 {
 		seg.Skipped = append(seg.Skipped, fmt.Sprintf("no Remapped Rows or Retired Pages section (or only N/A) for %s: an older driver or a consumer GPU prints none", strings.Join(none, ", ")))
 	}
-	seg.Skipped = append(seg.Skipped, "of nvidia-smi -q only the Remapped Rows and Retired Pages sections are judged")
+	if fabric > 0 {
+		seg.Summary = plural(len(q.GPUs), "GPU", "GPUs") + ": memory error state and NVLink fabric registration"
+	}
+	seg.Skipped = append(seg.Skipped, "of nvidia-smi -q only the Remapped Rows, Retired Pages and Fabric sections are judged")
 	return nil
 }
 

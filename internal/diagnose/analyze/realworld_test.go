@@ -391,6 +391,50 @@ func TestRealWorldFresh33(t *testing.T) { scoreRealWorld(t, "testdata/realworld-
 // port 1 is a dual-port card's spare, a warning).
 func TestRealWorldFresh34(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh34", 1) }
 
+// TestRealWorldFresh35 keeps the thirty-fifth held-out collection (issue
+// threads: SPDK, aws-ofi-nccl, libfabric, UCX, DPDK) honest: 9 of 13
+// fresh; 13 of 13 after the fixes it prompted (aws-ofi-nccl's NET/OFI
+// failures, EFA's ALLOC_PD refusals, DPDK's mlx5 error CQE dumps).
+func TestRealWorldFresh35(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh35", 1) }
+
+// TestRealWorldFresh36 keeps the thirty-sixth (AI-framework and cluster
+// software threads) honest: 13 of 15 fresh; 15 of 15 after its fixes
+// (a paste cut short is no proof that no port works; Mooncake's GID lines).
+func TestRealWorldFresh36(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh36", 1) }
+
+// TestRealWorldFresh37 keeps the thirty-seventh (mailing lists, forums)
+// honest: 12 of 14 fresh; 14 of 14 after its fixes (KASAN reports,
+// Solaris Hermon error completions).
+func TestRealWorldFresh37(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh37", 1) }
+
+// TestRealWorldFresh38 keeps the thirty-eighth (docs and repositories)
+// honest: 9 of 13 fresh; 12 of 13 after its fixes (a spare Polling port,
+// a GPU that reads rev ff, no RDMA link that slow, tmux pane borders),
+// one known miss (an unused VPI Ethernet port's warning by policy).
+func TestRealWorldFresh38(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh38", 0.9) }
+
+// TestRealWorldFresh39 keeps the thirty-ninth (storage and MPI issue
+// threads) honest: 14 of 18 fresh; 18 of 18 after its fixes (3FS accept
+// timeouts, libiscsi's iSER completions, old kernels' oops IP line, Open
+// MPI's TCP errors, a wrapped PyTorch watchdog line).
+func TestRealWorldFresh39(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh39", 1) }
+
+// TestRealWorldFresh40 keeps the fortieth (AI-framework issue threads)
+// honest: 11 of 19 fresh; 19 of 19 after its fixes (NCCL 2.3 on IPoIB,
+// c10d socket timeouts, loopback-only runs, GPU lost from the bus, mlx5
+// QP errors, amdgpu page faults, the NVLink fabric state, perftest RTR).
+func TestRealWorldFresh40(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh40", 1) }
+
+// TestRealWorldFresh41 keeps the forty-first (repositories' notes and
+// docs) honest: 12 of 16 fresh; 14 of 16 after its fixes (a few pasted
+// corrected AER reports said as info, a watchdog line wrapped after
+// "timeout:"), two known misses.
+func TestRealWorldFresh41(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh41", 0.85) }
+
+// TestRealWorldFresh42 keeps the forty-second (repositories) honest: 14
+// of 14 fresh, scored after the fixes fresh35-41 prompted.
+func TestRealWorldFresh42(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh42", 1) }
+
 // scoreRealWorld judges every sample of dir against its expect.tsv and
 // fails below minScore, on an unlisted file, on a new miss, or on a known
 // miss that is now right.

@@ -265,6 +265,7 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindTopo, 0 // GPU rows of nvidia-smi topo -m pasted without the header
 	case t == "==============NVSMI LOG==============",
 		(t == "Remapped Rows" || t == "Retired Pages") && strings.Contains(next, " : "),
+		t == "Fabric" && strings.Contains(next, " : ") && (strings.HasPrefix(strings.TrimSpace(next), "State ") || strings.HasPrefix(strings.TrimSpace(next), "Status ")),
 		strings.HasPrefix(t, "GPU 0000") && !strings.Contains(t, " : ") && strings.Contains(next, " : ") && strings.HasPrefix(next, " "):
 		return KindNvsmiQuery, 0 // nvidia-smi -q: its banner, a memory error section, or a GPU's block
 	case t[0] == '|' && nvsmi.TableBanner(t):

@@ -163,6 +163,23 @@ const (
 	// rc=256"): Driver the module, Interface the LNet network type,
 	// Detail "Can't load LND (rc=256)".
 	KindModuleLoad Kind = "module_load"
+	// KindGPUFault is an amdgpu GPU page fault (drivers/gpu/drm/amd/amdgpu
+	// gmc_v9_0.c gmc_v9_0_process_interrupt, gmc_v10_0.c …: "amdgpu
+	// 0000:63:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:56 vmid:8
+	// pasid:32794)"): PCI the GPU, Detail the hub; the process it names
+	// (amdgpu_vm.c amdgpu_vm_print_task_info " Process ray::RayWorkerW pid
+	// 1138406 thread …", or older kernels' ", for process python pid 12
+	// thread …" on the same line) is Task and TaskPID, an event of its own
+	// with Detail "process" where printed on a line of its own.
+	KindGPUFault Kind = "gpu_fault"
+	// KindPeerMemSymbol is the module loader refusing a module's
+	// symbol_get of the RDMA peer-memory API (kernel/module/main.c
+	// __symbol_get since Linux 6.6: "failing symbol_get of non-GPLONLY
+	// symbol ib_register_peer_memory_client."): Symbol the symbol. A GPU
+	// driver that hooks its memory into ib_core this way (amdgpu's
+	// peer-memory client, MLNX_OFED's PeerDirect API) gets no GPUDirect
+	// RDMA.
+	KindPeerMemSymbol Kind = "peer_mem_symbol"
 )
 
 // Completion queue error lines (Event.CQ).
@@ -185,6 +202,14 @@ const (
 	// WCStatus and Detail as for CQWCError, Interface the consumer
 	// ("nvme15").
 	CQULP = "ulp"
+	// CQQPError: mlx5_ib's report of a queue pair the HCA moved to the
+	// error state (hw/mlx5/qp.c mlx5_ib_qp_err_syndrome, on a QP fatal,
+	// requester or access error event of any QP, a user's or a kernel
+	// consumer's: "mlx5_bond_0/1: QP 51291 error: local length error
+	// (0x8e 0x0 0x0)"): Interface and Port the device and port, Queue
+	// the QP number, Detail the status as ib_wc_status_msg printed the
+	// CQE syndrome, VendorSyndrome the vendor syndrome.
+	CQQPError = "qp"
 )
 
 // Bond events (Event.Bond).
@@ -406,6 +431,19 @@ var Patterns = []Pattern{
 	// "NVRM: GPU at 0000:01:00.0 has fallen off the bus." (one record; Events joins the multi-line form).
 	{Name: "nvidia-fallen-off-bus", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "fallen off the bus"}, Set: Event{Detail: "GPU has fallen off the bus"},
 		Re: reGPUAddr},
+	// The driver's status NV_ERR_GPU_IS_LOST, 0x0F "GPU lost from the bus" (open-gpu-kernel-modules
+	// src/common/sdk/nvidia/inc/nvstatuscodes.h): the GPU no longer answers on PCIe, with no "fallen off
+	// the bus" line. An assert prints its name (utils/nvassert.c nvAssertOkFailed: "NVRM: nvAssertOkFailedNoLog:
+	// Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @
+	// kernel_ce_gv100.c:106"), an RPC to the GSP its code (kernel/vgpu/rpc.c _issueRpcAndWait: "NVRM:
+	// _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!"), and a GPU the driver has
+	// marked lost skips its work (kernel-open/nvidia/nv.c: "NVRM: GPU is lost, skipping nvidia_ioctl").
+	{Name: "nvidia-gpu-is-lost", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "NV_ERR_GPU_IS_LOST"}, Set: Event{Detail: "GPU lost from the bus (NV_ERR_GPU_IS_LOST)"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?.*NV_ERR_GPU_IS_LOST`)},
+	{Name: "nvidia-rpc-gpu-is-lost", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "rpcSendMessage failed with status 0x0000000f"}, Set: Event{Detail: "GSP RPC failed with NV_ERR_GPU_IS_LOST (0x0F): GPU lost from the bus"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?\w+: rpcSendMessage failed with status 0x0000000f\b`)},
+	{Name: "nvidia-gpu-lost-skipping", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "GPU is lost, skipping"}, Set: Event{Detail: "GPU lost from the bus (the driver skips its work)"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?GPU is lost, skipping`)},
 	// Firmware-first (GHES/CPER) AER, aer.c cper_print_aer: "<drv> <bdf>: [AER: ]aer_layer=<layer>, aer_agent=<agent>"; Events takes the severity from the CPER lines before it.
 	{Name: "aer-firmware-first", Kind: KindAER, Contains: []string{"aer_layer="}, Set: Event{AERSeverity: AERCorrectable, AERDetail: true, Detail: "firmware-first"},
 		Re: regexp.MustCompile(`\S+ (?P<pci>` + bdf + `): (?:AER: )?aer_layer=(?P<aertype>[^,]+), aer_agent=`)},
@@ -502,6 +540,20 @@ var Patterns = []Pattern{
 	// nvmet_rdma "nvmet_rdma: SEND for CQE 0x… failed with status … (12)." (drivers/nvme/host/rdma.c, drivers/nvme/target/rdma.c).
 	{Name: "rdma-ulp-wc-error", Kind: KindCQ, Contains: []string{" for CQE ", " failed with status "}, Set: Event{CQ: CQULP},
 		Re: regexp.MustCompile(`^(?:nvme (?P<iface>nvme\d+): |(?P<iface2>nvmet_rdma): )?(?:[A-Z_]+(?: [A-Z_]+)?) for CQE (?:0x[0-9a-fA-F]+ )?failed with status (?P<detail>[^()]+?) \((?P<wc>\d+)\)`)},
+	// hw/mlx5/qp.c mlx5_ib_qp_err_syndrome, pr_err: "%s/%d: QP %d error: %s (0x%x 0x%x 0x%x)" (device/port, QP number, the error
+	// syndrome through ib_wc_status_msg, vendor syndrome, hardware syndrome type and syndrome): "mlx5_bond_0/1: QP 51291 error: local length error (0x8e 0x0 0x0)".
+	{Name: "mlx5-ib-qp-error-syndrome", Kind: KindCQ, Contains: []string{": QP ", " error: ", " (0x"}, Set: Event{CQ: CQQPError},
+		Re: regexp.MustCompile(`^(?:infiniband )?(?P<iface>[\w.-]+)/(?P<port>\d+): QP (?P<queue>\d+) error: (?P<detail>[^()]+?) \((?P<vend>0x[0-9a-fA-F]+) 0x[0-9a-fA-F]+ 0x[0-9a-fA-F]+\)\s*$`)},
+	// amdgpu GPU page faults (gmc_v9_0.c gmc_v9_0_process_interrupt dev_err "[%s] %s page fault (src_id:%u ring:%u vmid:%u pasid:%u",
+	// with ", for process %s pid %d thread %s pid %d)" on older kernels; "retry"/"no-retry" before "page fault" on some).
+	{Name: "amdgpu-page-fault", Kind: KindGPUFault, Error: true, Contains: []string{"amdgpu", "page fault (src_id:"},
+		Re: regexp.MustCompile(`^amdgpu (?P<pci>` + bdf + `): (?:amdgpu: )?\[(?P<detail>\w+)\] (?:(?:no-)?retry )?page fault \(src_id:\d+ ring:\d+ vmid:\d+ pasid:\d+(?:, for process (?P<task>\S+) pid (?P<taskpid>\d+))?`)},
+	// amdgpu_vm.c amdgpu_vm_print_task_info: " Process ray::RayWorkerW pid 1138406 thread ray::RayWorkerW pid 1138406".
+	{Name: "amdgpu-page-fault-process", Kind: KindGPUFault, Contains: []string{"amdgpu", " Process ", " thread "}, Set: Event{Detail: "process"},
+		Re: regexp.MustCompile(`^amdgpu (?P<pci>` + bdf + `): (?:amdgpu: )?\s*Process (?P<task>\S+) pid (?P<taskpid>\d+) thread `)},
+	// kernel/module/main.c __symbol_get (Linux 6.6+): "failing symbol_get of non-GPLONLY symbol %s." for the peer-memory API.
+	{Name: "peer-mem-symbol-get", Kind: KindPeerMemSymbol, Error: true, Contains: []string{"failing symbol_get of non-GPLONLY symbol ", "peer_memory"},
+		Re: regexp.MustCompile(`failing symbol_get of non-GPLONLY symbol (?P<symbol>\w*peer_mem\w*)`)},
 	// A stalled transmit queue. The driver's report: mlx5e en/reporter_tx.c mlx5e_tx_reporter_timeout "mlx5_core 0000:af:00.0 enp175s0f0: TX timeout on queue: 40,
 	// SQ: 0x13106, CQ: 0x5b5, SQ Cons: 0x1 SQ Prod: 0x1, usecs since last trans: 28559000", en_main.c mlx5e_tx_timeout "TX timeout detected" (bnxt_en: "TX timeout detected, starting reset task!").
 	{Name: "netdev-tx-timeout", Kind: KindTxTimeout, Contains: []string{"TX timeout "},

@@ -147,6 +147,28 @@ var patternSamples = []struct {
 		Event{Kind: KindFallenOffBus, PCI: "0000:01:00.0", Detail: "GPU has fallen off the bus"}},
 	{"nvidia-fallen-off-bus", "NVRM: GPU 0000:2b:00.0: GPU has fallen off the bus.",
 		Event{Kind: KindFallenOffBus, PCI: "0000:2b:00.0", Detail: "GPU has fallen off the bus"}},
+	// NV_ERR_GPU_IS_LOST without "fallen off the bus": a DGX Station A100's journal, NVIDIA/open-gpu-kernel-modules#688
+	// (analyze testdata/realworld-fresh40, journalctl-ogkm688-dgx-station-a100-gpu-lost-rpc.txt); the nv.c wording with a GPU.
+	{"nvidia-gpu-is-lost", "NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @ kernel_ce_gv100.c:106",
+		Event{Kind: KindFallenOffBus, Detail: "GPU lost from the bus (NV_ERR_GPU_IS_LOST)"}},
+	{"nvidia-rpc-gpu-is-lost", "NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!",
+		Event{Kind: KindFallenOffBus, Detail: "GSP RPC failed with NV_ERR_GPU_IS_LOST (0x0F): GPU lost from the bus"}},
+	{"nvidia-rpc-gpu-is-lost", "NVRM: GPU 0000:41:00.0: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76 sequence 12!",
+		Event{Kind: KindFallenOffBus, PCI: "0000:41:00.0", Detail: "GSP RPC failed with NV_ERR_GPU_IS_LOST (0x0F): GPU lost from the bus"}},
+	{"nvidia-gpu-lost-skipping", "NVRM: GPU 0000:41:00.0: GPU is lost, skipping nvidia_poll",
+		Event{Kind: KindFallenOffBus, PCI: "0000:41:00.0", Detail: "GPU lost from the bus (the driver skips its work)"}},
+	// kvcache-ai/Mooncake#3299 (analyze testdata/realworld-fresh40, dmesg-mooncake3299-mlx5-bond-qp-local-length-error.txt).
+	{"mlx5-ib-qp-error-syndrome", "mlx5_bond_0/1: QP 51291 error: local length error (0x8e 0x0 0x0)",
+		Event{Kind: KindCQ, CQ: CQQPError, Interface: "mlx5_bond_0", Port: 1, Queue: "51291", Detail: "local length error", VendorSyndrome: 0x8e}},
+	// vllm-project/vllm#29076 (analyze testdata/realworld-fresh40, dmesg-vllm29076-amdgpu-page-fault-peermem-symbol.txt).
+	{"amdgpu-page-fault", "amdgpu 0000:63:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:56 vmid:8 pasid:32794)",
+		Event{Kind: KindGPUFault, PCI: "0000:63:00.0", Detail: "gfxhub", IsError: true}},
+	{"amdgpu-page-fault", "amdgpu 0000:03:00.0: amdgpu: [gfxhub0] retry page fault (src_id:0 ring:0 vmid:8 pasid:32772, for process python3 pid 4242 thread python3 pid 4242)",
+		Event{Kind: KindGPUFault, PCI: "0000:03:00.0", Detail: "gfxhub0", Task: "python3", TaskPID: "4242", IsError: true}},
+	{"amdgpu-page-fault-process", "amdgpu 0000:63:00.0: amdgpu:  Process ray::RayWorkerW pid 1138406 thread ray::RayWorkerW pid 1138406",
+		Event{Kind: KindGPUFault, PCI: "0000:63:00.0", Detail: "process", Task: "ray::RayWorkerW", TaskPID: "1138406"}},
+	{"peer-mem-symbol-get", "failing symbol_get of non-GPLONLY symbol ib_register_peer_memory_client.",
+		Event{Kind: KindPeerMemSymbol, Symbol: "ib_register_peer_memory_client", IsError: true}},
 	{"aer-firmware-first", "mlx5_core 0000:3b:00.0: AER: aer_layer=Transaction Layer, aer_agent=Requester ID",
 		Event{Kind: KindAER, PCI: "0000:3b:00.0", AERSeverity: AERCorrectable, AERType: "Transaction Layer", AERDetail: true, Detail: "firmware-first"}},
 	{"aer-detail", "mlx5_core 0000:3b:00.0: AER: PCIe Bus Error: severity=Uncorrectable (Non-Fatal), type=Transaction Layer, (Requester ID)",

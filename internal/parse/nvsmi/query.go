@@ -11,8 +11,8 @@ import (
 )
 
 // ErrNoMemorySection is returned when an `nvidia-smi -q` text holds no
-// Remapped Rows or Retired Pages section.
-var ErrNoMemorySection = errors.New("no Remapped Rows or Retired Pages section of nvidia-smi -q")
+// Remapped Rows, Retired Pages or Fabric section.
+var ErrNoMemorySection = errors.New("no Remapped Rows, Retired Pages or Fabric section of nvidia-smi -q")
 
 // Query is what ParseQuery reads of `nvidia-smi -q`: the GPU memory
 // error state of each GPU (the full output, a `-d ROW_REMAPPER` or
@@ -34,6 +34,25 @@ type QueryGPU struct {
 	// Pages is the Retired Pages section (dynamic page retirement,
 	// before Ampere), nil when absent or all "N/A".
 	Pages *RetiredPages `json:"retired_pages,omitempty"`
+	// Fabric is the NVLink fabric section of NVSwitch and multi-node
+	// NVLink systems, nil when absent or all "N/A".
+	Fabric *Fabric `json:"fabric,omitempty"`
+}
+
+// Fabric is nvmlDeviceGetGpuFabricInfo as nvidia-smi -q prints it
+// ("Fabric" with State, Status, CliqueId, ClusterUUID): the GPU's
+// registration with the fabric manager. State is "Not Started", "In
+// Progress" or "Completed" (NVML_GPU_FABRIC_STATE_*), Status the result
+// of a completed registration ("Success", "Insufficient Resources" …),
+// "" where not printed.
+type Fabric struct {
+	State       string `json:"state,omitempty"`
+	Status      string `json:"status,omitempty"`
+	CliqueID    string `json:"clique_id,omitempty"`
+	ClusterUUID string `json:"cluster_uuid,omitempty"`
+	Line        int    `json:"line"`
+	// StatusLine is the line of Status, 0 when not printed.
+	StatusLine int `json:"status_line,omitempty"`
 }
 
 // RemappedRows is nvmlDeviceGetRemappedRows as nvidia-smi prints it. A
@@ -152,6 +171,24 @@ func ParseQuery(r io.Reader, source string) (*Query, error) {
 			case "Remapping Failure Occurred":
 				g.Rows.Failure = yes(val)
 			}
+		case section == "Fabric":
+			g := gpu(n)
+			if g.Fabric == nil {
+				g.Fabric = &Fabric{Line: n}
+			}
+			if val == "N/A" {
+				val = ""
+			}
+			switch key {
+			case "State":
+				g.Fabric.State = val
+			case "Status":
+				g.Fabric.Status, g.Fabric.StatusLine = val, n
+			case "CliqueId":
+				g.Fabric.CliqueID = val
+			case "ClusterUUID":
+				g.Fabric.ClusterUUID = val
+			}
 		case section == "Retired Pages":
 			g := gpu(n)
 			if g.Pages == nil {
@@ -175,7 +212,10 @@ func ParseQuery(r io.Reader, source string) (*Query, error) {
 		if g.Rows != nil && g.Rows.Correctable < 0 && g.Rows.Uncorrectable < 0 && g.Rows.Pending < 0 && g.Rows.Failure < 0 {
 			g.Rows = nil
 		}
-		if g.Rows != nil || g.Pages != nil || g.PCI != "" && g.Name != "" {
+		if f := g.Fabric; f != nil && f.State == "" && f.Status == "" {
+			g.Fabric = nil // all N/A: no NVLink fabric on this system
+		}
+		if g.Rows != nil || g.Pages != nil || g.Fabric != nil || g.PCI != "" && g.Name != "" {
 			out = append(out, g)
 		}
 	}

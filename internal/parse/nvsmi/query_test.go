@@ -80,7 +80,14 @@ func TestParseQueryForms(t *testing.T) {
 	if q, err := ParseQuery(strings.NewReader(old), "q.txt"); err != nil || len(q.GPUs) != 1 || q.GPUs[0].Name != "GeForce GTX 560 Ti" || q.GPUs[0].PCI != "0000:01:00.0" || q.GPUs[0].Rows != nil || q.GPUs[0].Pages != nil {
 		t.Errorf("GPU block without a memory section: %+v %v", q, err)
 	}
-	for _, in := range []string{"", "GPU 0000:01:00.0\nFan Speed : 40 %\n", "    Ecc Mode\n        Pending : Enabled\n", "    Remapped Rows                     : N/A\n", "    Retired Pages\n        Single Bit ECC : N/A\n"} {
+	// Azure/azhpc-images#506 (analyze testdata/realworld-fresh40): a Fabric
+	// block pasted alone; Health's own Status is not the fabric's.
+	fab := "Fabric\n    State                             : Completed\n    Status                            : Insufficient Resources\n    CliqueId                          : 0\n    ClusterUUID                       : 00000000-0000-0000-0000-000000000000\n    Health\n        Bandwidth                     : Full\n        Status                        : Healthy\n"
+	want := &Fabric{State: "Completed", Status: "Insufficient Resources", CliqueID: "0", ClusterUUID: "00000000-0000-0000-0000-000000000000", Line: 2, StatusLine: 3}
+	if q, err := ParseQuery(strings.NewReader(fab), "q.txt"); err != nil || len(q.GPUs) != 1 || cmp.Diff(want, q.GPUs[0].Fabric) != "" {
+		t.Errorf("Fabric block: %+v %v", q, err)
+	}
+	for _, in := range []string{"", "GPU 0000:01:00.0\nFan Speed : 40 %\n", "    Fabric\n        State : N/A\n        Status : N/A\n", "    Ecc Mode\n        Pending : Enabled\n", "    Remapped Rows                     : N/A\n", "    Retired Pages\n        Single Bit ECC : N/A\n"} {
 		if _, err := ParseQuery(strings.NewReader(in), "q.txt"); !errors.Is(err, ErrNoMemorySection) || !strings.HasPrefix(err.Error(), "q.txt: ") {
 			t.Errorf("%q: err = %v", in, err)
 		}

@@ -54,7 +54,7 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "gpu.fallen_off_bus", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "GPU has fallen off the bus",
-		Meaning: "The driver lost the GPU on PCIe: the NVRM message \"GPU at PCI:… has fallen off the bus\" (older drivers log it without an Xid) and no Xid 79 line for that GPU. Every job on it died; NCCL peers time out. Where the driver also logged an Xid 79 for the GPU, the loss is reported once, as gpu.xid, not here. nvidia-smi's \"Unable to determine the device handle for GPU0000:03:00.0: Unknown Error\" (or \"GPU is lost\", \"Timeout\") is the same loss seen from NVML: the driver enumerated the GPU but can no longer reach it. A plain lspci line of the GPU that ends \"(rev ff)\" (its config space reads all ones, pciutils lspci.c show_terse) is the same loss seen from the bus.",
+		Meaning: "The driver lost the GPU on PCIe: the NVRM message \"GPU at PCI:… has fallen off the bus\" (older drivers log it without an Xid) and no Xid 79 line for that GPU. Every job on it died; NCCL peers time out. Where the driver also logged an Xid 79 for the GPU, the loss is reported once, as gpu.xid, not here. nvidia-smi's \"Unable to determine the device handle for GPU0000:03:00.0: Unknown Error\" (or \"GPU is lost\", \"Timeout\") is the same loss seen from NVML: the driver enumerated the GPU but can no longer reach it. A plain lspci line of the GPU that ends \"(rev ff)\" (its config space reads all ones, pciutils lspci.c show_terse) is the same loss seen from the bus. The driver's status NV_ERR_GPU_IS_LOST (0x0F, \"GPU lost from the bus\") in an NVRM line is the same loss where the driver printed no \"fallen off\" line: an assert naming it, a GSP RPC that failed with status 0x0000000f, \"GPU is lost, skipping …\"; those lines often name no GPU, and the finding then says so (nvidia-smi -L and lspci -d 10de: show which GPU is missing).",
 		Causes:  []string{"PCIe link failure (riser, retimer, slot, switch)", "GPU hardware fault or overheating", "power delivery problem"},
 		Remedy:  []string{"drain the node; check AER lines just before the event", "reboot; if it repeats, reseat or RMA the GPU / baseboard", "check GPU temperatures and PSU logs (ipmitool sel list)"},
 	},
@@ -85,6 +85,37 @@ var triageMetas = []finding.Meta{
 		Meaning: "The plain nvidia-smi table shows \"ERR!\" where a value belongs: NVML asked the driver for it and got an error back. Sensor fields alone (fan, temperature, power) are a warning: the GPU answers but that reading fails, often a broken fan or power sensor. Several fields, or the GPU's identity, memory or ECC fields, are critical: the GPU stopped answering the driver, which happens after an Xid (79: fallen off the bus, 48, 119 …) and leaves every job on it dead.",
 		Causes:  []string{"the GPU hit an unrecoverable error (look for Xid lines in the kernel log)", "a failed fan or power sensor on the board", "a PCIe link fault between the GPU and the host"},
 		Remedy:  []string{remedyDmesg, "nvidia-smi -q -i <gpu> to see which readings fail", remedyGPUReset},
+	},
+	{
+		ID: "gpu.page_fault", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
+		Title:   "GPU page fault (the GPU process's context was killed)",
+		Meaning: "The amdgpu driver logged a GPU virtual-memory page fault (drivers/gpu/drm/amd/amdgpu gmc_v9_0.c gmc_v9_0_process_interrupt: \"amdgpu 0000:63:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:56 vmid:8 pasid:32794)\", then the process, the faulting address and the hub's protection fault status with its \"Faulty UTCL2 client ID\"): a GPU kernel of the named process touched memory its GPU page table does not map, or maps without that permission. ROCm's KFD stops the process's GPU queues and the process dies (or hangs in a collective, its peers then time out): every job sharing the process is lost. The GPU itself usually keeps working for other processes; repeated faults of different programs point at the driver or the hardware.",
+		Causes: []string{
+			"a bug in the GPU program or a library it uses (an out-of-bounds access, a buffer used after it was freed)",
+			"GPU memory freed or unmapped while an RDMA transfer or a kernel still used it (a peer-memory or DMA-BUF registration that went away)",
+			"a ROCm user space (HIP, RCCL, the framework) that does not match the amdgpu driver",
+			"failing GPU memory or a driver bug, when unrelated programs fault",
+		},
+		Remedy: []string{
+			"find the process: the lines after the fault name it (Process NAME pid N); rerun it with AMD_LOG_LEVEL=4 or HIP_LAUNCH_BLOCKING=1 to see the kernel that faulted",
+			"check the ROCm and amdgpu versions match (amd-smi version, modinfo amdgpu | grep ^version) and read the lines before the fault (GPU resets, RDMA errors)",
+			"if different programs fault on the same GPU: read its ECC counters (amd-smi metric), then drain the node and run the GPU vendor's diagnostics (rocm-validation-suite, rvs)",
+		},
+	},
+	{
+		ID: "gpu.nvlink_fabric", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
+		Title:   "GPU not in the NVLink fabric",
+		Meaning: "On NVSwitch systems (HGX H100/H200/B200 with the fabric manager, GB200 NVL with NVLink domains) each GPU registers with the NVLink fabric before CUDA may use it; nvidia-smi -q prints the result per GPU in its Fabric section (nvmlDeviceGetGpuFabricInfo): State Not Started, In Progress or Completed, and the Status of a completed registration, Success or an error such as \"Insufficient Resources\", with the CliqueId and ClusterUUID of the NVLink domain. A registration that completed with an error, or never started, leaves the GPU outside the fabric: CUDA initialisation fails (cudaErrorSystemNotReady) or the GPU has no NVLink peers, and multi-GPU jobs fail or run slow (critical). A registration still in progress is a warning: check again after the fabric manager finished. \"N/A\" everywhere is a system without an NVLink fabric.",
+		Causes: []string{
+			"the fabric manager (nvidia-fabricmanager, or NVLink Subnet Manager and IMEX on GB200) not running, or of another version than the driver",
+			"an NVSwitch, NVLink trunk or tray fault that leaves too few links or switch resources for the GPU (\"Insufficient Resources\")",
+			"a GPU or NVSwitch in a degraded state after an Xid, needing a reset",
+		},
+		Remedy: []string{
+			"systemctl status nvidia-fabricmanager; journalctl -u nvidia-fabricmanager and /var/log/fabricmanager.log for the GPU's registration error",
+			"nvidia-smi -q | grep -A 4 Fabric for every GPU's State and Status, and nvidia-smi topo -m for the GPUs' NVLink connections",
+			"drain the node; restart the fabric manager, then reset the GPUs or reboot; if the status persists, run DCGM's diagnostics (its long run level) and open a hardware case",
+		},
 	},
 	{
 		ID: "gpu.row_remap", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
@@ -219,7 +250,7 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "kmsg.cq_error", Severity: finding.Warning, Area: "kmsg", Step: finding.StepKernelLog,
 		Title:   "RDMA completion queue errors in the kernel log",
-		Meaning: "The mlx5 driver logged completion queue errors. A CQ error event (drivers/net/ethernet/mellanox/mlx5/core/eq.c: \"CQ error on CQN 0x40a, syndrom 0x1\") is the HCA reporting a whole CQ broken: syndrome 0x1 is an overrun (more completions arrived than the CQ holds: its owner posted more work than it sized the CQ for, or stopped polling it), 0x2 an access violation (the CQ's memory was not accessible). The CQ and the queue pairs that complete into it go to the error state, so that process's connections fail or hang; the link and the firmware are not at fault (a warning). Error completions (drivers/infiniband/hw/mlx5/cq.c: \"Responder error cqe on cqn 0x406\" with its \"syndrome 0x5, vendor syndrome 0xf9\" line, or \"WC error: 12, Message: transport retry counter exceeded\") are work requests of a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB) that failed; the CQE syndrome decodes to the work-completion status as the driver maps it. A flushed work request (syndrome 0x5) is fallout: the queue pair had already gone to the error state (a connection torn down or lost) and its queued work was returned (a warning); any other status is the failure itself, and the connection it ran on is lost until the consumer reconnects (critical).",
+		Meaning: "The mlx5 driver logged completion queue errors. A CQ error event (drivers/net/ethernet/mellanox/mlx5/core/eq.c: \"CQ error on CQN 0x40a, syndrom 0x1\") is the HCA reporting a whole CQ broken: syndrome 0x1 is an overrun (more completions arrived than the CQ holds: its owner posted more work than it sized the CQ for, or stopped polling it), 0x2 an access violation (the CQ's memory was not accessible). The CQ and the queue pairs that complete into it go to the error state, so that process's connections fail or hang; the link and the firmware are not at fault (a warning). Error completions (drivers/infiniband/hw/mlx5/cq.c: \"Responder error cqe on cqn 0x406\" with its \"syndrome 0x5, vendor syndrome 0xf9\" line, or \"WC error: 12, Message: transport retry counter exceeded\") are work requests of a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB) that failed; the CQE syndrome decodes to the work-completion status as the driver maps it. A flushed work request (syndrome 0x5) is fallout: the queue pair had already gone to the error state (a connection torn down or lost) and its queued work was returned (a warning); any other status is the failure itself, and the connection it ran on is lost until the consumer reconnects (critical). mlx5_ib's queue pair error lines (drivers/infiniband/hw/mlx5/qp.c mlx5_ib_qp_err_syndrome: \"mlx5_bond_0/1: QP 51291 error: local length error (0x8e 0x0 0x0)\") report a fatal, requester or access error event of any queue pair, an application's or a kernel consumer's: the HCA moved it to the error state; the text is ib_wc_status_msg of the CQE syndrome, read back as that syndrome's status (critical unless a flush).",
 		Causes: []string{
 			"CQ overrun: an application or library that posts more work than its completion queue holds, or stops polling it (a hung or overloaded process)",
 			"flushed work requests: the connection was torn down (the peer or the consumer disconnected, a port went down, an earlier error on the queue pair)",
@@ -313,7 +344,7 @@ var triageMetas = []finding.Meta{
 	{
 		ID: "nccl.peermem_missing", Severity: finding.Warning, Area: "nccl", Step: finding.StepHost,
 		Title:   "nvidia_peermem not loaded (no GPUDirect RDMA)",
-		Meaning: "The node has NVIDIA GPUs and RDMA NICs but the nvidia_peermem (or legacy nv_peer_mem) module is not loaded, so NCCL cannot register GPU memory with the HCA and stages every transfer through host memory (unless DMA-BUF is used).",
+		Meaning: "The node has NVIDIA GPUs and RDMA NICs but the nvidia_peermem (or legacy nv_peer_mem) module is not loaded, so NCCL cannot register GPU memory with the HCA and stages every transfer through host memory (unless DMA-BUF is used). The same holds for an AMD GPU whose driver's peer-memory client could not hook into ib_core: the kernel log's \"failing symbol_get of non-GPLONLY symbol ib_register_peer_memory_client.\" (kernel/module/main.c __symbol_get, Linux 6.6 and later, with an OFED ib_core that exports the API without GPL-only).",
 		Causes:  []string{"module not loaded at boot", "module not built for the running kernel/driver", "MLNX_OFED installed after the NVIDIA driver"},
 		Remedy:  []string{"modprobe nvidia_peermem; add it to /etc/modules-load.d", "reinstall the NVIDIA driver after MLNX_OFED so nvidia_peermem is built", "NCCL_DEBUG=INFO should then show 'GPU Direct RDMA Enabled'"},
 	},

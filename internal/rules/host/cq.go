@@ -22,6 +22,37 @@ var cqEventSyndromes = map[int]string{
 	0x2: "CQ access violation: the HCA could not write the CQ's memory",
 }
 
+// kernelWCStatusMsg are the texts of ib_wc_status_msg
+// (drivers/infiniband/core/verbs.c wc_statuses, enum ib_wc_status order;
+// older kernels' wordings of 6 and 9 too). mlx5_ib_qp_err_syndrome
+// passes the CQE syndrome (MLX5_CQE_SYNDROME_*) to it, so a text's index
+// is that syndrome, not the status: 0x12 prints "invalid EE context
+// state" for a remote invalid request error.
+var kernelWCStatusMsg = map[string]uint64{
+	"success": 0, "local length error": 1, "local QP operation error": 2,
+	"local EE context operation error": 3, "local protection error": 4,
+	"WR flushed": 5, "memory bind operation error": 6,
+	"memory management operation error": 6, "bad response error": 7,
+	"local access error": 8, "remote invalid request error": 9,
+	"invalid request error": 9, "remote access error": 10,
+	"remote operation error": 11, "transport retry counter exceeded": 12,
+	"RNR retry counter exceeded": 13, "local RDD violation error": 14,
+	"remote invalid RD request": 15, "operation aborted": 16,
+	"invalid EE context number": 17, "invalid EE context state": 18,
+	"fatal error": 19, "response timeout error": 20, "general error": 21,
+}
+
+// qpErrorStatus is the work-completion status of a QP error line: its
+// text's index is the CQE syndrome, mapped as the HCA means it.
+func qpErrorStatus(text string) nccllog.WCStatus {
+	if synd, ok := kernelWCStatusMsg[text]; ok {
+		if st, ok := ucxlog.SyndromeStatus(synd); ok {
+			return st
+		}
+	}
+	return -1
+}
+
 // checkCQ reports the mlx5 completion queue errors of the kernel log
 // (kmsg.cq_error), one finding per device: the CQ error events of a
 // function, and the error completions the kernel's mlx5_ib polled on an
@@ -36,6 +67,10 @@ func checkCQ(in *Input) []finding.Finding {
 		// ("error cqe on cqn" lines, else their syndrome lines, else
 		// the WC error lines: one completion may print all three).
 		events, cqes, synLines, wcLines int
+		// qpErrs counts the QP error lines (CQQPError), qpns their QPs.
+		qpErrs int
+		qpns   []string
+		port   int
 		// ulp: the device is a kernel consumer that reported its own
 		// failed completions ("nvme15"), not an RDMA device.
 		ulp         bool
@@ -93,6 +128,18 @@ func checkCQ(in *Input) []finding.Finding {
 			if !slices.Contains(t.vendors, e.VendorSyndrome) {
 				t.vendors = append(t.vendors, e.VendorSyndrome)
 			}
+		case kmsg.CQQPError:
+			t.qpErrs += e.Weight()
+			t.port = e.Port
+			if len(t.ev) < maxEvidence && !e.Folded {
+				add(&t.qpns, e.Queue)
+			}
+			if st := qpErrorStatus(e.Detail); !slices.Contains(t.statuses, st) {
+				t.statuses = append(t.statuses, st)
+			}
+			if !slices.Contains(t.vendors, e.VendorSyndrome) {
+				t.vendors = append(t.vendors, e.VendorSyndrome)
+			}
 		case kmsg.CQWCError, kmsg.CQULP:
 			t.wcLines += e.Weight()
 			t.ulp = t.ulp || e.CQ == kmsg.CQULP
@@ -133,15 +180,22 @@ func checkCQ(in *Input) []finding.Finding {
 				plural(t.events, "CQ error event", "CQ error events"), in.window(), cqnList(t.cqns), strings.Join(why, "; ")))
 		}
 		sev := finding.Warning
-		if n := max(t.cqes, t.synLines, t.wcLines); n > 0 {
+		if n := max(t.cqes, t.synLines, t.wcLines, t.qpErrs); n > 0 {
 			p := plural(n, "error completion", "error completions") + " " + in.window()
+			if t.qpErrs > 0 && max(t.cqes, t.synLines, t.wcLines) == 0 {
+				// An error event of the QP itself, of any owner.
+				p = plural(n, "queue pair error", "queue pair errors") + " " + in.window() + " on " + qpnList(t.qpns)
+			}
+			qpOnly := t.qpErrs > 0 && max(t.cqes, t.synLines, t.wcLines) == 0
 			if len(t.sides) > 0 {
 				p += " (" + strings.Join(t.sides, ", ") + ")"
 			}
 			if len(t.cqns) > 0 && t.events == 0 {
 				p += " on " + cqnList(t.cqns)
 			}
-			p += " polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB)"
+			if !qpOnly {
+				p += " polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB)"
+			}
 			// The failures first, then the flushes that follow them.
 			slices.SortFunc(t.statuses, func(a, b nccllog.WCStatus) int {
 				return cmp.Or(boolInt(a >= 0 && a.Info().Fallout)-boolInt(b >= 0 && b.Info().Fallout), cmp.Compare(a, b))
@@ -178,6 +232,11 @@ func checkCQ(in *Input) []finding.Finding {
 			switch {
 			case flushOnly:
 				p += ". Flushed work requests are fallout: the queue pair had already gone to the error state (its connection was torn down or lost) and its queued work was returned; the cause is what came before (the first non-flush error, a port or link event, the peer's disconnect)"
+			case qpOnly:
+				// The event itself says the QP is in error, whatever
+				// its syndrome.
+				sev = finding.Critical
+				p += fmt.Sprintf(". The HCA moved the queue pair to the error state: its owner (an application's RDMA connection, or a kernel consumer's) fails its work and has to reconnect; rdma resource show qp link %s/%d lqpn %s names the process", t.device, t.port, t.qpns[0])
 			case sev == finding.Critical:
 				p += ". The work request failed and its queue pair went to the error state: the connection is lost until the consumer reconnects"
 			default:
@@ -212,6 +271,16 @@ func cqnList(cqns []string) string {
 			c = fmt.Sprintf("CQN %s (%d)", c, v)
 		}
 		out = append(out, c)
+	}
+	return strings.Join(out, ", ")
+}
+
+// qpnList renders QP numbers as the log prints them (decimal): "QP
+// 51291, QP 114233".
+func qpnList(qpns []string) string {
+	out := make([]string, len(qpns))
+	for i, q := range qpns {
+		out[i] = "QP " + q
 	}
 	return strings.Join(out, ", ")
 }

@@ -63,6 +63,27 @@ func TestCheckCQ(t *testing.T) {
 			"[561889.198889] infiniband mlx5_0: dump_cqe:272:(pid 709): dump error cqe",
 			"[561889.198945] 00000000: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
 		}, []string{"warning: mlx5_0: 1 error completion in the kernel log polled by the kernel for a kernel RDMA consumer (NVMe over RDMA, iSER, SRP, NFS over RDMA, SMB Direct, IPoIB). The status is not in the paste"}, ""},
+		// kvcache-ai/Mooncake#3299 (analyze testdata/realworld-fresh40,
+		// dmesg-mooncake3299-mlx5-bond-qp-local-length-error.txt): mlx5_ib's
+		// QP error syndrome lines of user QPs on two bonds, one finding each.
+		{"QP error lines", []string{
+			"[Wed Jul 29 14:40:27 2026] mlx5_bond_0/1: QP 51291 error: local length error (0x8e 0x0 0x0)",
+			"[Wed Jul 29 14:40:27 2026] mlx5_bond_1/1: QP 114233 error: local length error (0x8e 0x0 0x0)",
+			"[Wed Jul 29 14:40:27 2026] mlx5_bond_1/1: QP 114235 error: local length error (0x8e 0x0 0x0)",
+		}, []string{
+			"critical: mlx5_bond_0: 1 queue pair error in the kernel log on QP 51291: local length error (1, IBV_WC_LOC_LEN_ERR), vendor syndrome 0x8e. The HCA moved the queue pair to the error state",
+			"critical: mlx5_bond_1: 2 queue pair errors in the kernel log on QP 114233, QP 114235: local length error (1, IBV_WC_LOC_LEN_ERR), vendor syndrome 0x8e. The HCA moved the queue pair to the error state: its owner (an application's RDMA connection, or a kernel consumer's) fails its work and has to reconnect; rdma resource show qp link mlx5_bond_1/1 lqpn 114233 names the process",
+		}, ""},
+		// The text is ib_wc_status_msg of the CQE syndrome: 0x12 (remote
+		// invalid request) prints as "invalid EE context state" (a
+		// linux-rdma report shows "unrecognized status (0x41 …)" for
+		// syndromes past the table).
+		{"QP error text is the CQE syndrome", []string{"[  1.0] rocep2s0/1: QP 137 error: invalid EE context state (0x0 0x0 0x0)"},
+			[]string{"critical: rocep2s0: 1 queue pair error in the kernel log on QP 137: remote invalid request error (9, IBV_WC_REM_INV_REQ_ERR)"}, ""},
+		{"QP error with an unknown syndrome", []string{"[  1.0] rocep2s0/1: QP 137 error: unrecognized status (0x41 0x0 0x0)"},
+			[]string{"critical: rocep2s0: 1 queue pair error in the kernel log on QP 137: a syndrome the driver does not map, vendor syndrome 0x41"}, ""},
+		{"QP error of a flush is fallout", []string{"[  1.0] rocep2s0/1: QP 137 error: WR flushed (0x0 0x0 0x0)"},
+			[]string{"warning: rocep2s0: 1 queue pair error in the kernel log on QP 137: Work Request Flushed Error (5, IBV_WC_WR_FLUSH_ERR)"}, "flushed work requests:"},
 		{"a hex line without a dump before it: nothing", []string{"[561889.199061] 00000030: 00 00 00 00 00 00 88 13 08 00 01 13 07 47 67 d2"}, nil, ""},
 		{"other mlx5 debug lines: nothing", []string{"[564689.021492] infiniband mlx5_0: mlx5_ib_create_cq:962:(pid 202927): cqn 0xc1"}, nil, ""},
 	} {

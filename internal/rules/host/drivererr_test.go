@@ -25,8 +25,11 @@ func TestDriverErrors(t *testing.T) {
 		other = "[  1.3] mlx5_core 0000:01:00.3: up_rel_func:90:(pid 4328): failed to free uar index 20"
 		mkey  = "[  2.0] infiniband mlx5_0: create_mkey_warn:158:(pid 0): async reg mr failed. status -121"
 		cmd   = "[  2.1] mlx5_core 0000:41:00.0: mlx5_cmd_out_err:838:(pid 0): CREATE_MKEY(0x200) op_mod(0x0) failed, status limits exceeded(0x8), syndrome (0x18af6), err(-12)"
-		rpc   = "[  3.0] NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 78 sequence 7869!"
-		xid   = "[  3.1] NVRM: Xid (PCI:0000:01:00): 79, pid=1234, name=python, GPU has fallen off the bus."
+		// Status 0x65 is NV_ERR_TIMEOUT; 0x0f (NV_ERR_GPU_IS_LOST) is
+		// the GPU lost from the bus (rpcLost).
+		rpc     = "[  3.0] NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x00000065 for fn 78 sequence 7869!"
+		rpcLost = "[  3.0] NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 78 sequence 7869!"
+		xid     = "[  3.1] NVRM: Xid (PCI:0000:01:00): 79, pid=1234, name=python, GPU has fallen off the bus."
 		// drivers/nvme/host/pci.c nvme_timeout (the line from
 		// realworld-fresh24 dmesg-linuxpci-edr-dpc-fatal-malftlp-nvme-quoted.txt, another controller).
 		nvme = "[  4.0] nvme nvme0: I/O 1010 QID 3 timeout, aborting"
@@ -70,6 +73,9 @@ func TestDriverErrors(t *testing.T) {
 		{"covered by the mlx5 command failure", []string{mkey, cmd}, []string{"kmsg.mlx5_cmd_failed/warning"}, "CREATE_MKEY failed",
 			[]string{"cmd/dmesg.txt:2", "cmd/dmesg.txt:1"}, "", ""},
 		{"covered by the Xid", []string{rpc, xid}, []string{"gpu.xid/critical"}, "0000:01:00.0",
+			[]string{"cmd/dmesg.txt:2", "cmd/dmesg.txt:1"}, "", ""},
+		// A lost GPU's RPC names no GPU: the Xid 79's GPU is the one lost.
+		{"lost-GPU RPC joins the Xid 79", []string{rpcLost, xid}, []string{"gpu.xid/critical"}, "0000:01:00.0",
 			[]string{"cmd/dmesg.txt:2", "cmd/dmesg.txt:1"}, "", ""},
 	}
 	for _, tt := range tests {

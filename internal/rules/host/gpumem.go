@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
@@ -16,7 +17,7 @@ import (
 func CheckPastedGPUMemory(q *nvsmi.Query, source string) []finding.Finding {
 	var out []finding.Finding
 	for _, g := range q.GPUs {
-		name := "the GPU"
+		name := "The GPU"
 		if g.PCI != "" {
 			name = "GPU " + string(g.PCI)
 		}
@@ -24,6 +25,9 @@ func CheckPastedGPUMemory(q *nvsmi.Query, source string) []finding.Finding {
 			name += " (" + g.Name + ")"
 		}
 		subj := finding.Subject{PCI: string(g.PCI), GPU: string(g.PCI), File: source}
+		if f, ok := fabricFinding(g, name, subj, source); ok {
+			out = append(out, f)
+		}
 		if r := g.Rows; r != nil {
 			ev := finding.Evidence{Source: fmt.Sprintf("%s:%d", source, r.Line),
 				Value: fmt.Sprintf("Remapped Rows: correctable %s, uncorrectable %s, pending %s, remapping failure %s", num(r.Correctable), num(r.Uncorrectable), yesNo(r.Pending), yesNo(r.Failure))}
@@ -73,4 +77,51 @@ func yesNo(v int) string {
 		return "No"
 	}
 	return "N/A"
+}
+
+// fabricFinding judges a GPU's NVLink fabric registration (nvidia-smi
+// -q "Fabric": nvmlDeviceGetGpuFabricInfo). A registration that
+// completed with a status other than Success, or one that never started,
+// leaves the GPU out of the NVLink fabric: CUDA refuses work on it
+// (cudaErrorSystemNotReady) or multi-GPU jobs cannot use NVLink
+// (gpu.nvlink_fabric, critical); one still in progress is a warning (the
+// fabric manager has not placed the GPU yet).
+func fabricFinding(g nvsmi.QueryGPU, name string, subj finding.Subject, source string) (finding.Finding, bool) {
+	fb := g.Fabric
+	if fb == nil {
+		return finding.Finding{}, false
+	}
+	line := fb.Line
+	if fb.StatusLine > 0 {
+		line = fb.StatusLine // the status is what is judged
+	}
+	ev := finding.Evidence{Source: fmt.Sprintf("%s:%d", source, line),
+		Value: fmt.Sprintf("Fabric: State %s, Status %s, CliqueId %s, ClusterUUID %s", orNA(fb.State), orNA(fb.Status), orNA(fb.CliqueID), orNA(fb.ClusterUUID))}
+	ids := ""
+	if fb.CliqueID == "0" && strings.Trim(fb.ClusterUUID, "0-") == "" {
+		ids = " (CliqueId 0 and a zero ClusterUUID: no NVLink domain assigned)"
+	}
+	var f finding.Finding
+	switch {
+	case (strings.EqualFold(fb.State, "Completed") || fb.State == "") && fb.Status != "" && !strings.EqualFold(fb.Status, "Success"):
+		// A status other than Success is the registration's end
+		// (nvmlGpuFabricInfo's status is set once the state is
+		// Completed), also where the paste lost the State line.
+		f = catalog.New("gpu.nvlink_fabric", subj, fmt.Sprintf("%s is not in the NVLink fabric: the fabric manager finished its registration with status %q%s; CUDA work on it fails or runs without NVLink, so keep the node out of multi-GPU jobs", name, fb.Status, ids), ev)
+	case strings.EqualFold(fb.State, "Not Started"):
+		f = catalog.New("gpu.nvlink_fabric", subj, fmt.Sprintf("%s is not in the NVLink fabric: its registration has not started (fabric manager not running or not reaching the NVSwitches)%s; CUDA reports the system not ready", name, ids), ev)
+	case strings.EqualFold(fb.State, "In Progress"):
+		f = catalog.New("gpu.nvlink_fabric", subj, fmt.Sprintf("%s is still registering with the NVLink fabric (State In Progress): CUDA work waits or fails until it completes; check again, and if it stays, the fabric manager", name), ev)
+		f.Severity = finding.Warning
+	default:
+		return finding.Finding{}, false
+	}
+	return f, true
+}
+
+func orNA(v string) string {
+	if v == "" {
+		return "N/A"
+	}
+	return v
 }

@@ -19,6 +19,18 @@ func TestCheckPastedGPUMemory(t *testing.T) {
 		{"remapping failure", "GPU 00000000:07:00.0\n    Remapped Rows\n        Uncorrectable Error : 8\n        Pending : Yes\n        Remapping Failure Occurred : Yes\n", []string{"gpu.row_remap/critical failed"}},
 		{"applied remaps", "    Remapped Rows\n        Uncorrectable Error : 2\n        Pending : No\n        Remapping Failure Occurred : No\n", []string{"gpu.row_remap/info remapped"}},
 		{"healthy", "    Remapped Rows\n        Correctable Error : 0\n        Uncorrectable Error : 0\n        Pending : No\n        Remapping Failure Occurred : No\n", nil},
+		// Azure/azhpc-images#506 (analyze testdata/realworld-fresh40,
+		// nvsmi-q-azhpcimages506-fabric-insufficient-resources.txt).
+		{"fabric registration failed", "Fabric\n    State                             : Completed\n    Status                            : Insufficient Resources\n    CliqueId                          : 0\n    ClusterUUID                       : 00000000-0000-0000-0000-000000000000\n",
+			[]string{"gpu.nvlink_fabric/critical status \"Insufficient Resources\" (CliqueId 0 and a zero ClusterUUID"}},
+		// The same block with its State line lost: the status alone says
+		// the registration ended without the GPU.
+		{"fabric status without its state", "Fabric\n    Status                            : Insufficient Resources\n    CliqueId                          : 0\n",
+			[]string{"gpu.nvlink_fabric/critical status \"Insufficient Resources\""}},
+		{"fabric registered", "GPU 00000000:18:00.0\n    Fabric\n        State                             : Completed\n        Status                            : Success\n        CliqueId                          : 32766\n        ClusterUUID                       : 9a5f1e2c-0d4b-4c8e-a1f0-3b2d6e7c8f90\n", nil},
+		{"fabric in progress", "GPU 00000000:18:00.0\n    Fabric\n        State                             : In Progress\n        Status                            : N/A\n", []string{"gpu.nvlink_fabric/warning still registering"}},
+		{"fabric not started", "GPU 00000000:18:00.0\n    Fabric\n        State                             : Not Started\n        Status                            : N/A\n", []string{"gpu.nvlink_fabric/critical has not started"}},
+		{"no fabric on this system", "GPU 00000000:18:00.0\n    Product Name : NVIDIA L40S\n    Fabric\n        State                             : N/A\n        Status                            : N/A\n", nil},
 		{"pages pending retirement", "    Retired Pages\n        Single Bit ECC : 0\n        Double Bit ECC : 1\n        Pending Page Blacklist : Yes\n", []string{"gpu.row_remap/warning pending retirement"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -166,6 +166,8 @@ var Rules = []Rule{
 	{Name: "nvidia-smi topology", IDs: []string{"topo.nvidia_smi_disagrees"}, Check: checkSMI},
 	{Name: "NVIDIA Xid", IDs: []string{"gpu.xid", "gpu.fallen_off_bus"}, Check: checkXid},
 	{Name: "NVIDIA GPU reset required", IDs: []string{"gpu.reset_required"}, Check: checkGPUResetRequired},
+	{Name: "GPU page faults", IDs: []string{"gpu.page_fault"}, Check: checkGPUFault},
+	{Name: "GPU peer-memory hooks", IDs: []string{"nccl.peermem_missing"}, Check: checkPeerMemSymbol},
 	{Name: "link flaps in the kernel log", IDs: []string{"kmsg.link_flap"}, Check: checkFlaps},
 	{Name: "bonding in the kernel log", IDs: []string{"kmsg.bond_degraded"}, Check: checkBonds},
 	{Name: "port module events", IDs: []string{"kmsg.module_event"}, Check: checkModules},

@@ -405,6 +405,10 @@ func checkXid(in *Input) []finding.Finding {
 		// unhealthy: NVIDIA's device plugin said it marks the GPU
 		// unhealthy for it.
 		unhealthy bool
+		// lost: how the driver said it lost the GPU, where it did
+		// not say "fallen off the bus" ("GPU lost from the bus
+		// (NV_ERR_GPU_IS_LOST)").
+		lost []string
 	}
 	xs := map[key]*tally{}
 	var keys []key
@@ -431,6 +435,9 @@ func checkXid(in *Input) []finding.Finding {
 			}
 			t.n += e.Weight()
 			t.named += boolInt(e.Kind == kmsg.KindXid) // the Xid 79 lines
+			if e.Kind == kmsg.KindFallenOffBus && e.Detail != "GPU has fallen off the bus" && !slices.Contains(t.lost, e.Detail) {
+				t.lost = append(t.lost, e.Detail)
+			}
 			if len(t.ev) < maxEvidence && !e.Folded {
 				t.ev = append(t.ev, in.logEvidence(e.Record))
 			}
@@ -461,6 +468,12 @@ func checkXid(in *Input) []finding.Finding {
 		if a == "" && g.uuid != "" {
 			return finding.Subject{Host: s.Host, GPU: g.uuid}, g.uuid
 		}
+		if a == "" {
+			// The driver's own lines of a lost GPU need not name it
+			// ("NVRM: _issueRpcAndWait: rpcSendMessage failed with
+			// status 0x0000000f"): say how to find which one it is.
+			return finding.Subject{Host: s.Host}, "an NVIDIA GPU (the lines name no PCI address: nvidia-smi -L and lspci -d 10de: show which one is missing)"
+		}
 		name, ok := gpuName(s, a)
 		label := "GPU " + string(a)
 		if ok {
@@ -468,13 +481,37 @@ func checkXid(in *Input) []finding.Finding {
 		}
 		return finding.Subject{Host: s.Host, GPU: strings.TrimPrefix(name, "GPU"), PCI: string(a)}, label
 	}
+	if u, ok := off[gpuKey{}]; ok && len(offKeys) > 1 {
+		// Lines that name no GPU ("rpcSendMessage failed with status
+		// 0x0000000f") beside a GPU the driver named as lost are that
+		// loss, not another GPU's: they join its finding when one GPU
+		// was named, and are left to the named findings otherwise.
+		named := slices.DeleteFunc(offKeys, func(k gpuKey) bool { return k == gpuKey{} })
+		if len(named) == 1 {
+			t := off[named[0]]
+			t.n += u.n
+			for _, ev := range u.ev {
+				if len(t.ev) < maxEvidence {
+					t.ev = append(t.ev, ev)
+				}
+			}
+		}
+		offKeys = named
+	}
 	var out []finding.Finding
 	for _, a := range offKeys {
 		subj, label := gpu(a)
 		t := off[a]
 		if t.named == 0 {
+			how := ""
+			if len(t.lost) > 0 {
+				how = ": " + strings.Join(t.lost, "; ")
+			}
+			if a.pci == "" && a.uuid == "" {
+				label = "A" + strings.TrimPrefix(label, "a")
+			}
 			out = append(out, catalog.New("gpu.fallen_off_bus", subj,
-				fmt.Sprintf("%s has fallen off the PCIe bus (%s %s)", label, plural(t.n, "message", "messages"), in.window()), t.ev...))
+				fmt.Sprintf("%s has fallen off the PCIe bus (%s %s%s); every job on it died", label, plural(t.n, "message", "messages"), in.window(), how), t.ev...))
 			continue
 		}
 		// An Xid 79 is the driver's own name for the loss: one gpu.xid

@@ -84,6 +84,11 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 	case e.Kind == kmsg.KindGPUResetRequired:
 		g = foldGroup{rule: "reset", pci: e.PCI}
 		k.detail = e.Detail
+	case e.Kind == kmsg.KindGPUFault:
+		// checkGPUFault names each hub and process.
+		g = foldGroup{rule: "gpufault", pci: e.PCI, name: e.Detail + "\x00" + e.Task + "\x00" + e.TaskPID}
+	case e.Kind == kmsg.KindPeerMemSymbol:
+		g = foldGroup{rule: "peermem", name: e.Symbol}
 	case e.Kind == kmsg.KindXid:
 		g = foldGroup{rule: "xid", pci: e.PCI, code: e.Xid}
 		k.process = e.XidProcess

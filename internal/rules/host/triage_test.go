@@ -176,6 +176,17 @@ func TestRules(t *testing.T) {
 		{"fallen off the bus without an Xid", func(in *Input) {
 			in.Kernel = logOf("[12000.000010] NVRM: GPU at 0000:83:00.0 has fallen off the bus.")
 		}, []string{"gpu.fallen_off_bus/critical"}, "GPU1 (0000:83:00.0) has fallen off the PCIe bus (1 message in"},
+		// NV_ERR_GPU_IS_LOST with no "fallen off the bus" line: the GSP
+		// RPCs and an assert of a DGX Station A100's journal
+		// (NVIDIA/open-gpu-kernel-modules#688, analyze
+		// testdata/realworld-fresh40); they name no GPU.
+		{"gpu lost from the bus without an address", func(in *Input) {
+			in.Kernel = logOf("[12000.000000] NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!",
+				"[12000.000010] NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @ kernel_ce_gv100.c:106")
+		}, []string{"gpu.fallen_off_bus/critical"}, "An NVIDIA GPU (the lines name no PCI address: nvidia-smi -L and lspci -d 10de: show which one is missing) has fallen off the PCIe bus (2 messages in the kernel log: GSP RPC failed with NV_ERR_GPU_IS_LOST (0x0F): GPU lost from the bus; GPU lost from the bus (NV_ERR_GPU_IS_LOST))"},
+		{"gpu lost from the bus with its address", func(in *Input) {
+			in.Kernel = logOf("[12000.000000] NVRM: GPU 0000:83:00.0: GPU is lost, skipping nvidia_poll")
+		}, []string{"gpu.fallen_off_bus/critical"}, "GPU1 (0000:83:00.0) has fallen off the PCIe bus (1 message"},
 		{"xid outside the window", func(in *Input) {
 			in.Kernel = logOf("[Sat Nov 28 09:00:00 2026] NVRM: Xid (PCI:0000:03:00): 48, pid=1, name=x, DBE")
 			in.Since = in.Snap.Taken.Add(-2 * time.Hour)

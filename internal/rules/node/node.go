@@ -672,7 +672,16 @@ func checkRate(in *Input) []finding.Finding {
 			if ok {
 				met := got.DeciGbps >= want.DeciGbps && (got.Width == 0 || got.Width >= want.Width) && (got.Speed.Generation() == 0 || got.Speed.Generation() >= want.Speed.Generation())
 				if !met {
-					out = append(out, rateFinding(in, d, p, got, want, src))
+					f := rateFinding(in, d, p, got, want, src)
+					if in.Pasted && portExpect(in, d.Name, p.Number) == nil && d.Model(s) == "unknown" {
+						// ibstatus and rdma link name no HCA model: the
+						// ports compared may be different cards (a
+						// front-end NIC beside the back-end ones), each
+						// at the rate it is built for.
+						f.Severity = finding.Warning
+						f.Summary += "; the paste names no HCA model, so the ports compared may be different cards (a front-end NIC at its own rate): ibstat or ibv_devinfo shows each one's CA type"
+					}
+					out = append(out, f)
 				}
 				if pe := portExpect(in, d.Name, p.Number); !met || pe != nil && pe.Rate != nil {
 					continue

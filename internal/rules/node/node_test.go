@@ -857,3 +857,39 @@ func TestPastedVPISecondPort(t *testing.T) {
 		t.Errorf("summary %q lacks %q", fs[0].Summary, want)
 	}
 }
+
+// TestPastedRateUnknownModel: ibstatus of an H20 node (deepseek-ai/DeepEP
+// issue 17, realworld-fresh44) names no HCA model: mlx5_0 ACTIVE at 200
+// Gb/s (HDR) beside three at 400 (NDR) may be a front-end NIC, so the
+// shortfall is a warning that says so; with the CA types known (one
+// model) it stays critical.
+func TestPastedRateUnknownModel(t *testing.T) {
+	mk := func(hca string) *snapshot.Snapshot {
+		s := &snapshot.Snapshot{}
+		for i := range 4 {
+			r := ib.Rate{DeciGbps: 4000, Width: 4, Speed: ib.SpeedNDR}
+			if i == 0 {
+				r = ib.Rate{DeciGbps: 2000, Width: 4, Speed: ib.SpeedHDR}
+			}
+			d := snapshot.Device{Name: fmt.Sprintf("mlx5_%d", i), HCAType: hca, Ports: []snapshot.Port{{Device: fmt.Sprintf("mlx5_%d", i), Number: 1,
+				LinkLayer: ib.LinkLayerEthernet, State: p(ib.StateActive), PhysState: p(ib.PhysLinkUp), Rate: p(r)}}}
+			s.Devices = append(s.Devices, d)
+		}
+		return s
+	}
+	for _, tt := range []struct {
+		hca, want, says string
+	}{
+		{"", "port.speed_degraded/warning", "the paste names no HCA model"},
+		{"MT41692", "port.speed_degraded/critical", "instead of NDR"},
+	} {
+		fs := CheckInput(&Input{Snap: mk(tt.hca), Thresholds: DefaultThresholds, Pasted: true})
+		if len(fs) != 1 || fs[0].ID+"/"+string(fs[0].Severity) != tt.want {
+			t.Errorf("CA type %q: findings %v, want %s", tt.hca, ids(fs), tt.want)
+			continue
+		}
+		if !strings.Contains(fs[0].Summary, tt.says) {
+			t.Errorf("CA type %q: summary %q lacks %q", tt.hca, fs[0].Summary, tt.says)
+		}
+	}
+}
