@@ -271,6 +271,8 @@ type runCheck struct {
 	floor bool
 	// oneHost is set when the floor is oneHostFloorGBps's.
 	oneHost bool
+	// multiNode is set when the floor is multiNodeFloorGBps's.
+	multiNode bool
 }
 
 // note adds a note prefixed with the run's label.
@@ -491,10 +493,23 @@ func (c *runCheck) expectation() (float64, string, nicCount) {
 				expect, gpu, len(c.sum.Hosts), floorNICGbps, opts.Efficiency)
 			return expect, basis, nics
 		}
+		if len(c.sum.Hosts) >= 2 && c.sum.Ranks >= 2 && c.sum.MaxSize >= oneHostMinSize {
+			c.floor, c.multiNode = true, true
+			basis = fmt.Sprintf("%.0f GB/s, the floor for GPUs across nodes (%d ranks on %d hosts at messages up to %s: even one 10 GbE link carries about 1.1 GB/s over TCP, 25 GbE about 2.8 GB/s)",
+				multiNodeFloorGBps, c.sum.Ranks, len(c.sum.Hosts), FormatBytes(c.sum.MaxSize))
+			return multiNodeFloorGBps, basis, nics
+		}
 		c.note("bandwidth not judged: give --expect-busbw or --line-rate")
 	}
 	return expect, basis, nics
 }
+
+// multiNodeFloorGBps is the busbw below which a run across nodes has, at
+// best, one 10 GbE path over TCP sockets between them: 10 Gb/s is 1.25
+// GB/s on the wire and NCCL's socket transport carries about 1.1 GB/s of
+// it. Any RDMA NIC, or 25 GbE, is well above; a run under it at
+// oneHostMinSize and above did not use the network it was meant to.
+const multiNodeFloorGBps float64 = 1
 
 // oneHostFloorGBps is the busbw any two GPUs of one host reach at large
 // messages: their data crosses NVLink, or PCIe peer-to-peer, or PCIe to
@@ -652,6 +667,21 @@ func (c *runCheck) lowBusBW(large []nccltests.Row, peakLine int, frac float64, b
 			"nvidia-smi -q -d PCIE under load: each GPU's current against its maximum link generation and width",
 			"lspci -vv -s PCI | grep -E 'LnkCap|LnkSta' — PCI: each GPU's address (nvidia-smi --query-gpu=pci.bus_id --format=csv)",
 			"unset NCCL_P2P_DISABLE and rerun with NCCL_DEBUG=INFO to see the transport NCCL picks between the GPUs (P2P, SHM)",
+		}
+		return f
+	}
+	if c.multiNode {
+		f.Summary = fmt.Sprintf("%slarge-message busbw %.2f GB/s stays under %s: the ranks talk over, at best, a 10 GbE TCP path, not an RDMA network (NCCL's socket transport, or a slow interface chosen)",
+			c.label, sum.PeakBusBW, basis)
+		f.Causes = []string{
+			"NCCL fell back to its socket transport (no RDMA NIC found or usable: NCCL_IB_DISABLE=1, missing rdma-core or nvidia-peermem, the IB plugin not loaded)",
+			"NCCL_SOCKET_IFNAME (or mpirun's btl_tcp_if_include) points at a slow management interface",
+			"the nodes have only 10 GbE or slower between them",
+		}
+		f.Remedy = []string{
+			"rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read the log with 'ibdoctor nccl log': 'NET/IB' or 'NET/Socket' says which transport it used",
+			"ibv_devinfo on each node: an RDMA device in PORT_ACTIVE state for NCCL to use",
+			"ethtool <netdev> | grep Speed on the interface NCCL_SOCKET_IFNAME names",
 		}
 		return f
 	}
