@@ -913,6 +913,14 @@ func (s *splitter) read(l, next string) {
 		// devices the tool listed.
 		return
 	}
+	if m == KindOpenMPI && s.cur.Kind == KindNCCLTests {
+		if a, ok := ompihelp.AggregateLine(l); ok && !a.Topic.Known() {
+			// mpirun's folded line for a help message that is not about
+			// the network ("help-mca-var.txt /
+			// mutually-exclusive-vars"), printed among the result rows.
+			return
+		}
+	}
 	if m != KindUnknown && !compatible(s.cur.Kind, m) {
 		s.open(m, n)
 	}

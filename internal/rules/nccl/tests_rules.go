@@ -304,6 +304,7 @@ func analyzeRun(source, label string, run *nccltests.Run, opts TestsOptions) (Ru
 	c.checkBandwidth(large)
 	c.checkInPlace(large)
 	c.checkPlateau()
+	c.checkCollapse()
 	return c.sum, c.fs, c.notes
 }
 
@@ -737,6 +738,61 @@ func (c *runCheck) checkPlateau() {
 		}
 	}
 }
+
+// checkCollapse reports a run whose busbw, at messages of collapseMinSize
+// and more, falls under half the best busbw of the smaller sizes at
+// collapseMinRows sizes or more: bandwidth grows with the message size up
+// to a plateau, so a fall to a fraction of it is the fabric or the
+// transport failing at those sizes (congestion, pause storms, a protocol
+// or buffer switch), as perftest's half-plateau rule reads a bw curve.
+func (c *runCheck) checkCollapse() {
+	best, bestSize, bestLine := 0.0, int64(0), 0
+	var evs []finding.Evidence
+	lo, hi, low := int64(0), int64(0), math.Inf(1)
+	prevSize := int64(-1)
+	for _, r := range c.rows {
+		if r.Size <= prevSize {
+			return // not one ascending sweep: several runs or an edited table
+		}
+		prevSize = r.Size
+		b := bestBusBW(r)
+		if r.Size >= collapseMinSize && best >= collapseMinGBps && b < best/2 {
+			if len(evs) == 0 {
+				lo = r.Size
+			}
+			hi, low = r.Size, min(low, b)
+			if len(evs) < 4 {
+				evs = append(evs, ev(c.source, r.Line, fmt.Sprintf("%s busbw %.2f GB/s", FormatBytes(r.Size), b)))
+			}
+			continue
+		}
+		if len(evs) == 0 && b > best {
+			best, bestSize, bestLine = b, r.Size, r.Line
+		}
+	}
+	n := 0
+	for _, r := range c.rows {
+		if r.Size >= lo && r.Size <= hi && bestBusBW(r) < best/2 {
+			n++
+		}
+	}
+	if len(evs) == 0 || n < collapseMinRows {
+		return
+	}
+	evs = append([]finding.Evidence{ev(c.source, bestLine, fmt.Sprintf("%s busbw %.2f GB/s (the best below)", FormatBytes(bestSize), best))}, evs...)
+	c.fs = append(c.fs, catalog.New("nccl.busbw_collapse", c.subj,
+		fmt.Sprintf("%sbusbw collapses from %.2f GB/s at %s to as low as %.2f GB/s at %d sizes from %s to %s (under half the best of the smaller sizes): the transfers stall at those sizes",
+			c.label, best, FormatBytes(bestSize), low, n, FormatBytes(lo), FormatBytes(hi)), evs...))
+}
+
+// The collapse rule's limits: sizes of 1 MiB and more (smaller ones are
+// latency bound and swing), a best of at least 1 GB/s before them, and at
+// least two sizes under half of it (one slow size can be a hiccup).
+const (
+	collapseMinSize int64   = 1 << 20
+	collapseMinGBps float64 = 1
+	collapseMinRows         = 2
+)
 
 // nicCount is how many NICs per node a run's busbw may use, and why.
 type nicCount struct {
