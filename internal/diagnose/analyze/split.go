@@ -414,6 +414,9 @@ func memberBesides(l string) Kind {
 	if ncclMark(l) || nccllog.WatchdogHeadWrapped(l) {
 		return KindNCCLLog // the second: a watchdog report's head wrapped after its colon
 	}
+	if (l[0] == 'N' || l[0] == 'C' || l[0] == ' ') && bareNCCL(l) {
+		return KindNCCLLog // an INFO line quoted without its prefix: "NET/IB : Using [0]…"
+	}
 	if strings.Contains(l, ": CQE ") && wclog.HermonLine(l) {
 		// The Solaris hermon (mcxnex) driver's error completions, in
 		// syslog as kernel lines: read for their completion status.
@@ -609,6 +612,12 @@ func ncclMark(l string) bool {
 		}
 		l = rest
 	}
+}
+
+// bareNCCL says whether l is an NCCL INFO line quoted without its prefix.
+func bareNCCL(l string) bool {
+	_, ok := nccllog.BareInfo(l)
+	return ok
 }
 
 // deviceName returns the device (and port) an HCA output's header names:
