@@ -87,9 +87,9 @@ var triageMetas = []finding.Meta{
 		Remedy:  []string{remedyDmesg, "nvidia-smi -q -i <gpu> to see which readings fail", remedyGPUReset},
 	},
 	{
-		ID: "gpu.page_fault", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
+		ID: "gpu.page_fault", Severity: finding.Warning, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "GPU page fault (the GPU process's context was killed)",
-		Meaning: "The amdgpu driver logged a GPU virtual-memory page fault (drivers/gpu/drm/amd/amdgpu gmc_v9_0.c gmc_v9_0_process_interrupt: \"amdgpu 0000:63:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:56 vmid:8 pasid:32794)\", then the process, the faulting address and the hub's protection fault status with its \"Faulty UTCL2 client ID\"): a GPU kernel of the named process touched memory its GPU page table does not map, or maps without that permission. ROCm's KFD stops the process's GPU queues and the process dies (or hangs in a collective, its peers then time out): every job sharing the process is lost. The GPU itself usually keeps working for other processes; repeated faults of different programs point at the driver or the hardware.",
+		Meaning: "The amdgpu driver logged a GPU virtual-memory page fault (drivers/gpu/drm/amd/amdgpu gmc_v9_0.c gmc_v9_0_process_interrupt: \"amdgpu 0000:63:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:56 vmid:8 pasid:32794)\", then the process, the faulting address and the hub's protection fault status with its \"Faulty UTCL2 client ID\"): a GPU kernel of the named process touched memory its GPU page table does not map, or maps without that permission. ROCm's KFD stops the process's GPU queues and the process dies (or hangs in a collective, its peers then time out): every job sharing the process is lost. The GPU itself usually keeps working for other processes, so, like NVIDIA's Xid 31 (an MMU fault), it is a warning about the job; repeated faults of different programs point at the driver or the hardware.",
 		Causes: []string{
 			"a bug in the GPU program or a library it uses (an out-of-bounds access, a buffer used after it was freed)",
 			"GPU memory freed or unmapped while an RDMA transfer or a kernel still used it (a peer-memory or DMA-BUF registration that went away)",

@@ -12,7 +12,8 @@ import (
 )
 
 // checkGPUFault reports the amdgpu GPU page faults of the kernel log
-// (gpu.page_fault, critical), one finding per GPU, naming the hubs and
+// (gpu.page_fault, a warning as NVIDIA's Xid 31 is: the process died,
+// the GPU stays usable), one finding per GPU, naming the hubs and
 // the processes whose GPU context faulted.
 func checkGPUFault(in *Input) []finding.Finding {
 	type tally struct {

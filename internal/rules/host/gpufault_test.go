@@ -29,11 +29,11 @@ func TestGPUFaultAndPeerMemSymbol(t *testing.T) {
 		want    []string
 		summary []string // a fragment of each finding's summary
 	}{
-		{"fault and its process", fault, []string{"gpu.page_fault/critical"},
+		{"fault and its process", fault, []string{"gpu.page_fault/warning"},
 			[]string{"GPU 0000:63:00.0 (amdgpu): 1 GPU page fault in the kernel log (gfxhub): a GPU kernel of ray::RayWorkerW pid 1138406 accessed memory"}},
 		{"older one-line fault", []string{"[  9.0] amdgpu 0000:03:00.0: amdgpu: [gfxhub0] retry page fault (src_id:0 ring:0 vmid:8 pasid:32772, for process python3 pid 4242 thread python3 pid 4242)"},
-			[]string{"gpu.page_fault/critical"}, []string{"(gfxhub0): a GPU kernel of python3 pid 4242"}},
-		{"peer-memory hooks refused beside an amdgpu fault", append(slices.Clone(peer), fault...), []string{"gpu.page_fault/critical", "nccl.peermem_missing/warning"},
+			[]string{"gpu.page_fault/warning"}, []string{"(gfxhub0): a GPU kernel of python3 pid 4242"}},
+		{"peer-memory hooks refused beside an amdgpu fault", append(slices.Clone(peer), fault...), []string{"gpu.page_fault/warning", "nccl.peermem_missing/warning"},
 			[]string{"1 GPU page fault", "The kernel refused amdgpu's peer-memory client, the ROCm analogue of nvidia-peermem, (2 lines in the kernel log: failing symbol_get of ib_register_peer_memory_client, ib_unregister_peer_memory_client)"}},
 		{"peer-memory hooks refused alone", peer, []string{"nccl.peermem_missing/warning"}, []string{"a GPU driver's peer-memory client, one that looks the API up at run time,"}},
 		{"symbol_get of another symbol", []string{"[  1.0] failing symbol_get of non-GPLONLY symbol some_other_symbol."}, nil, nil},
