@@ -866,6 +866,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnosePortInfo(&seg, file, text)
 	case KindEthtoolLink:
 		err = diagnoseEthtoolLink(&seg, file, text)
+	case KindEthModule:
+		err = diagnoseEthModule(&seg, file, withPrompts(d, sp))
 	case KindMst:
 		err = diagnoseMst(&seg, file, text)
 	case KindPingpong:
@@ -2030,6 +2032,7 @@ var signatures = []struct {
 	{KindLinkInfo, []string{"==(", ")==>", "Switch: 0x", "CA: "}},
 	{KindMlxlink, []string{"Status Opcode", "Recommendation  ", "Effective Physical", "Raw Physical", "Loopback Mode  ", "Auto Negotiation  ", "Enabled Link Speed", "Supported Cable Speed", "Time Since Last Clear", "Link Down Counter  ", "Link Error Recovery Counter  "}},
 	{KindPortInfo, []string{"LinkState:.", "PhysLinkState:.", "LinkWidthActive:.", "LinkSpeedActive:.", "LinkWidthEnabled:.", "LinkWidthSupported:.", "LinkSpeedSupported:.", "LinkSpeedEnabled:.", "NeighborMTU:.", "MtuCap:.", "SMLid:.", "CapMask:."}},
+	{KindEthModule, []string{"Laser rx power", "Receiver signal average optical power", "Laser bias current", "Transceiver type", "Vendor PN"}},
 	{KindEthtoolLink, []string{"Supported link modes:", "Advertised link modes:", "Link detected:", "Supported ports:", "Supports auto-negotiation:", "Duplex:", "Auto-negotiation:"}},
 	{KindPingpong, []string{"local address:  LID", "remote address: LID", " Mbit/sec", " usec/iter", "for wr_id"}},
 	{KindIBDiagnet, []string{"-I- ", "-W- ", "-E- ", "finished successfully", "finished with errors"}},

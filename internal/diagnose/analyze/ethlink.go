@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethlink"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ethmodule"
 	ethlinkrules "github.com/ibdoctor/ibdoctor/internal/rules/ethlink"
 )
 
@@ -19,5 +20,18 @@ func diagnoseEthtoolLink(seg *Segment, file, text string) error {
 	r := ethlinkrules.Check(res, file)
 	seg.Summary = fmt.Sprintf("ethtool settings, %s (%d with a link)", plural(len(res.Settings), "interface", "interfaces"), r.Up)
 	seg.Findings = append(seg.Findings, r.Findings...)
+	return nil
+}
+
+// diagnoseEthModule reads `ethtool -m <netdev>` transceiver blocks (text
+// keeps the prompts: the command line names the interface) and
+// judges their alarm and warning flags.
+func diagnoseEthModule(seg *Segment, file, text string) error {
+	res, err := ethmodule.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	seg.Findings = append(seg.Findings, ethlinkrules.CheckModules(res, file)...)
+	seg.Summary = fmt.Sprintf("ethtool -m, %s", plural(len(res.Modules), "transceiver", "transceivers"))
 	return nil
 }

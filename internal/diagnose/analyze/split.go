@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethlink"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ethmodule"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdev2netdev"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
@@ -53,6 +54,7 @@ const (
 	KindMlxlink       Kind = "mlxlink"
 	KindPortInfo      Kind = "smpquery"
 	KindEthtoolLink   Kind = "ethtool-link"
+	KindEthModule     Kind = "ethtool-module"
 	KindMst           Kind = "mst"
 	KindPingpong      Kind = "pingpong"
 	KindIBDev2Netdev  Kind = "ibdev2netdev"
@@ -92,6 +94,7 @@ var Kinds = []KindInfo{
 	{KindNCCLLog, "NCCL debug log (NCCL_DEBUG=INFO or WARN)"},
 	{KindNCCLTests, "nccl-tests output (all_reduce_perf …)"},
 	{KindEthtoolLink, "ethtool <netdev> (no option): Settings for …, Speed, link modes, Link detected"},
+	{KindEthModule, "ethtool -m <netdev> (--module-info): transceiver identity, optical readings, alarm and warning flags"},
 	{KindPingpong, "ibv_rc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong … (rdma-core examples): results and error lines"},
 	{KindPerftest, "perftest output (ib_write_bw, ib_send_lat …)"},
 	{KindNetDiscover, "ibnetdiscover"},
@@ -212,6 +215,11 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindPortInfo, 0
 	case isEthtoolSettings(t):
 		return KindEthtoolLink, 0
+	case t[0] == 'I' && ethmodule.Header(t):
+		if _, ok := ethmodule.CommandNetDev(prev); ok {
+			return KindEthModule, 1 // the command line above names the interface
+		}
+		return KindEthModule, 0
 	case mst.Header(t):
 		return KindMst, 0
 	case pingpong.Header(t):
@@ -405,6 +413,9 @@ func memberBesides(l string) Kind {
 	}
 	if ncclMark(l) || nccllog.WatchdogHeadWrapped(l) {
 		return KindNCCLLog // the second: a watchdog report's head wrapped after its colon
+	}
+	if (l[0] == 'N' || l[0] == 'C' || l[0] == ' ') && bareNCCL(l) {
+		return KindNCCLLog // an INFO line quoted without its prefix: "NET/IB : Using [0]…"
 	}
 	if strings.Contains(l, ": CQE ") && wclog.HermonLine(l) {
 		// The Solaris hermon (mcxnex) driver's error completions, in
@@ -604,6 +615,12 @@ func ncclMark(l string) bool {
 		}
 		l = rest
 	}
+}
+
+// bareNCCL says whether l is an NCCL INFO line quoted without its prefix.
+func bareNCCL(l string) bool {
+	_, ok := nccllog.BareInfo(l)
+	return ok
 }
 
 // deviceName returns the device (and port) an HCA output's header names:
@@ -907,6 +924,14 @@ func (s *splitter) read(l, next string) {
 		// one pasted under rdma link: those readers judge them with the
 		// devices the tool listed.
 		return
+	}
+	if m == KindOpenMPI && s.cur.Kind == KindNCCLTests {
+		if a, ok := ompihelp.AggregateLine(l); ok && !a.Topic.Known() {
+			// mpirun's folded line for a help message that is not about
+			// the network ("help-mca-var.txt /
+			// mutually-exclusive-vars"), printed among the result rows.
+			return
+		}
 	}
 	if m != KindUnknown && !compatible(s.cur.Kind, m) {
 		s.open(m, n)

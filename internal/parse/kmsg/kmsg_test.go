@@ -818,6 +818,14 @@ func TestFlowedWrapJoined(t *testing.T) {
 		{"cut after the device and the opcode",
 			"[ 1537.028969] mlx5_core 0000:d8:00.0:\nwait_func_handle_exec_timeout:1062:(pid 1416): cmd[0]: CREATE_EQ(0x301)\nrecovered after timeout\n",
 			[]string{"mlx5_core 0000:d8:00.0: wait_func_handle_exec_timeout:1062:(pid 1416): cmd[0]: CREATE_EQ(0x301) recovered after timeout"}},
+		// Cut after the "func:line:(pid n):" prefix, the rest indented, in a
+		// bare paste (analyze testdata/realworld-fresh45,
+		// dmesg-stored54268972876-gx10-cx7-slot-power-27w-13gbps.txt: blog
+		// post "ASUS Ascent GX10 ConnectX-7 Interconnect: Why You're Getting
+		// 13 Gbps").
+		{"cut after the function prefix, no stamp",
+			"mlx5_core 0002:01:00.0: mlx5_pcie_event:326:(pid 3202):\n  Detected insufficient power on the PCIe slot (27W).\n",
+			[]string{"mlx5_core 0002:01:00.0: mlx5_pcie_event:326:(pid 3202): Detected insufficient power on the PCIe slot (27W)."}},
 		{"a whole mlx5 message is not joined",
 			"[ 1537.028969] mlx5_core 0000:d8:00.0: E-Switch: cleanup\nrecovered after timeout\n",
 			[]string{"mlx5_core 0000:d8:00.0: E-Switch: cleanup", "recovered after timeout"}},

@@ -395,14 +395,18 @@ func cmdWrapped(prev string) bool {
 // mail client wrapped with no trailing space: it ends at the device
 // prefix ("mlx5_core 0000:d8:00.0:" / "wait_func_handle_exec_timeout:1062:
 // (pid 1416): cmd[0]: CREATE_EQ(0x301)" / "recovered after timeout", cmd.c
-// wait_func_handle_exec_timeout), or at a command's opcode, which cmd.c
-// never ends a message with.
+// wait_func_handle_exec_timeout), at the "func:line:(pid n):" prefix
+// that mlx5_core_warn/mlx5_core_err put before every message
+// (drivers/net/ethernet/mellanox/mlx5/core/mlx5_core.h; "mlx5_core
+// 0002:01:00.0: mlx5_pcie_event:326:(pid 3202):" / "Detected insufficient
+// power on the PCIe slot (27W).", events.c mlx5_pcie_event), or at a
+// command's opcode, which cmd.c never ends a message with.
 func mlx5Wrapped(prev string) bool {
 	if len(prev) > 300 || !strings.HasPrefix(prev, "mlx5_core ") || strings.Contains(prev, "\n") {
 		return false
 	}
 	if strings.HasSuffix(prev, ":") {
-		return reMlx5Prefix.MatchString(prev)
+		return reMlx5Prefix.MatchString(prev) || (strings.HasSuffix(prev, "):") && reMlx5FuncPrefix.MatchString(prev))
 	}
 	return strings.HasSuffix(prev, ")") && strings.Contains(prev, "cmd") && reOpcodeEnd.MatchString(prev)
 }
@@ -410,6 +414,8 @@ func mlx5Wrapped(prev string) bool {
 var (
 	// reMlx5Prefix is an mlx5_core message cut after its device.
 	reMlx5Prefix = regexp.MustCompile(`^mlx5_core ` + bdf + `:$`)
+	// reMlx5FuncPrefix is one cut after "func:line:(pid n):".
+	reMlx5FuncPrefix = regexp.MustCompile(`^mlx5_core ` + bdf + `: [A-Za-z0-9_]+:\d+:\(pid \d+\):$`)
 	// reOpcodeEnd is a message cut after "cmd[0]: CREATE_EQ(0x301)".
 	reOpcodeEnd = regexp.MustCompile(`cmd\[?\d+\]?: [A-Z0-9_]+\(0x[0-9a-fA-F]+\)$`)
 )

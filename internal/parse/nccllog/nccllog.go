@@ -1208,6 +1208,12 @@ func (p *Parser) line(n int, raw string) {
 	if p.cuda != nil {
 		p.pendingCUDAError(raw)
 	}
+	if msg, ok := BareInfo(raw); ok && !isQuotedCompletion(raw) {
+		// (a completion error quoted so is a WARN: read below)
+		lg.NCCLLines++
+		p.parseInfo(p.proc("", 0, n), n, msg)
+		return
+	}
 	if !strings.Contains(raw, "NCCL") {
 		if WatchdogHeadWrapped(raw) {
 			// "[Rank 3] Watchdog caught collective operation timeout:"
@@ -2366,4 +2372,46 @@ func (p *Parser) flushHeartbeat() {
 	for i, l := range w.lines {
 		p.Line(w.n+1+i, l)
 	}
+}
+
+// BareInfo returns the message of an NCCL INFO line quoted without its
+// "host:pid:tid NCCL INFO " prefix, as people trim them in reports: a
+// network transport's line, "NET/IB : Using [0]rocep1s0f0:1/RoCE [RO];
+// OOB enp1s0f0np0:192.168.100.12<0>" or "NET/NCCL RDMA Plugin v10 : GPU
+// Direct RDMA Disabled for HCA 0 'rocep1s0f0'" (the transport's name, up
+// to 40 characters and one word unless a plugin's "… Plugin vN", then
+// " : "; src/transport/net_ib.cc and the net plugins print them so), or a channel's connection, "Channel 00/0 :
+// 1[0] -> 0[0] [receive] via NET/IB/0" (src/transport.cc).
+func BareInfo(raw string) (string, bool) {
+	t := strings.TrimSpace(raw)
+	switch {
+	case strings.HasPrefix(t, "NET/"):
+		i := strings.Index(t, " : ")
+		if i < len("NET/x") || i > 44 || i+3 >= len(t) {
+			return "", false
+		}
+		name := t[len("NET/"):i]
+		if strings.IndexByte(name, ' ') >= 0 && !strings.Contains(name, " Plugin ") {
+			return "", false // a sentence, not a transport ("NET/IB is what we use : …")
+		}
+		for _, r := range name {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == ' ' || r == '.' || r == '_' || r == '-' || r == '/') {
+				return "", false
+			}
+		}
+		return t, true
+	case strings.HasPrefix(t, "Channel ") && strings.Contains(t, " via "):
+		if reBareChannel.MatchString(t) {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// reBareChannel is a channel's connection line without its prefix.
+var reBareChannel = regexp.MustCompile(`^Channel \d+/\d+ : \d+\[\d+\] -> \d+\[\d+\] .*via `)
+
+func isQuotedCompletion(raw string) bool {
+	_, ok := quotedCompletion(raw)
+	return ok
 }

@@ -288,6 +288,25 @@ func wrongPeerLine(t string) (Message, bool) {
 		Fields: map[string]string{"Process": m[2], "Peer process": m[3]}, Keys: []string{"Process", "Peer process"}}, true
 }
 
+// AggregateLine reads l as mpirun's folded "[host:pid] N more processes
+// have sent help message FILE / TOPIC" line.
+func AggregateLine(l string) (Aggregate, bool) { return aggregateLine(collapse(l)) }
+
+// Known says whether t is a topic this package reads (a message about the
+// network); mpirun folds every other help message the same way
+// ("help-mca-var.txt / mutually-exclusive-vars").
+func (t Topic) Known() bool {
+	if t == TCPWrongPeer {
+		return true
+	}
+	for _, s := range starts {
+		if s.topic == t {
+			return true
+		}
+	}
+	return false
+}
+
 // aggregateLine reads mpirun's folded "N more processes have sent help
 // message" line.
 func aggregateLine(t string) (Aggregate, bool) {

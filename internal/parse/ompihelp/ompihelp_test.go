@@ -158,3 +158,22 @@ func TestHint(t *testing.T) {
 		t.Error("Hint takes a kernel line")
 	}
 }
+
+// TestAggregateKnown: an aggregate line of a topic the package reads is
+// known; mpirun folds others the same way. The unknown one is from an
+// alltoall_perf run's output (analyze testdata/realworld-fresh46,
+// nccl-tests-stored52913594292-rtx6000d-alltoall-16m-512m-collapse.txt).
+func TestAggregateKnown(t *testing.T) {
+	for l, want := range map[string]bool{
+		"[R6KD-CX8aaS-GPU-11:02943] 15 more processes have sent help message help-mca-var.txt / mutually-exclusive-vars": false,
+		"[login:1088026] 39 more processes have sent help message help-mpi-btl-openib.txt / ib port not selected":        true,
+	} {
+		a, ok := AggregateLine(l)
+		if !ok || a.Topic.Known() != want {
+			t.Errorf("%q: ok %v known %v, want %v", l, ok, a.Topic.Known(), want)
+		}
+	}
+	if _, ok := AggregateLine("Set MCA parameter \"orte_base_help_aggregate\" to 0 to see all help / error messages"); ok {
+		t.Error("the hint line is not an aggregate")
+	}
+}

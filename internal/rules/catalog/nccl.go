@@ -211,6 +211,13 @@ var ncclMetas = []finding.Meta{
 		Remedy: []string{"rerun all_reduce_perf (nccl-tests) with more iterations (-n 100) on an idle fabric", "check port.congestion on the nodes"},
 	},
 	{
+		ID: "nccl.busbw_collapse", Severity: finding.Warning, Area: "nccl", Step: finding.StepPerf,
+		Title:   "bus bandwidth collapses at some message sizes",
+		Meaning: "Bus bandwidth grows with the message size up to a plateau. A run whose busbw, at messages of 1 MiB and more, falls under half the best of the smaller sizes at two sizes or more stalls at those sizes: the fabric congests (an all-to-all's incast, pause storms on RoCE, adaptive routing off), or NCCL switches protocol, algorithm or buffer there and that path is slow.",
+		Causes:  []string{"fabric congestion at those sizes: incast of an all-to-all, PFC pause storms (RoCE), adaptive routing off", "NCCL's protocol, algorithm or buffer choice at those sizes (NCCL_BUFFSIZE, NCCL_ALGO, NCCL_PROTO)", "another job sharing the links during the run"},
+		Remedy:  []string{"rerun the nccl-tests binary (alltoall_perf, all_reduce_perf) on an idle fabric with more iterations (-n 100) to see whether the dip repeats", "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING to see the algorithm and protocol chosen at those sizes", "check port.congestion and the pause and ECN counters of the ports (ethtool -S <netdev> | grep -Ei 'pause|ecn|discard')"},
+	},
+	{
 		ID: "nccl.no_plateau", Severity: finding.Info, Area: "nccl", Step: finding.StepPerf,
 		Title:   "bus bandwidth still rising at the largest size",
 		Meaning: "The busbw curve was still climbing at the largest message size, so the run ended before the bandwidth plateau: its peak understates what the fabric can do.",

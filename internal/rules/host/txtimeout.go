@@ -34,9 +34,16 @@ func checkTxTimeout(in *Input) []finding.Finding {
 		failed   []string
 		ev       []finding.Evidence
 		repeated bool
+		lockup   *kmsg.Event
 	}
 	ts := map[string]*tally{}
 	var keys []string
+	var lockups []kmsg.Event
+	for _, e := range in.events() {
+		if e.Kind == kmsg.KindOops && e.Detail == "soft lockup" && len(lockups) < 64 {
+			lockups = append(lockups, e)
+		}
+	}
 	for _, e := range in.events() {
 		if e.Kind != kmsg.KindTxTimeout {
 			continue
@@ -58,6 +65,9 @@ func checkTxTimeout(in *Input) []finding.Finding {
 			t.driver = e.Driver
 		}
 		t.stallMs = max(t.stallMs, e.StallMs)
+		if t.lockup == nil {
+			t.lockup = softLockupNear(lockups, e.Record)
+		}
 		switch {
 		case e.IsError:
 			if !slices.Contains(t.failed, e.Detail) {
@@ -119,6 +129,7 @@ func checkTxTimeout(in *Input) []finding.Finding {
 			msg += fmt.Sprintf(", up to %s since the queue last sent", stallText(t.stallMs))
 		}
 		f := catalog.New("kmsg.tx_timeout", subj, msg, t.ev...)
+		lockup := t.lockup
 		switch {
 		case len(t.failed) > 0:
 			f.Severity = finding.Critical
@@ -130,12 +141,47 @@ func checkTxTimeout(in *Input) []finding.Finding {
 				again = plural(len(t.again), "queue", "queues") + " (" + strings.Join(t.again, ", ") + ") timed out again"
 			}
 			f.Summary += "; " + again + ": the recovery does not hold, and the traffic on them stalls each time"
+		case lockup != nil:
+			f.Severity = finding.Critical
+			f.Summary += fmt.Sprintf("; a soft lockup at the same time (line %d: %q): a CPU was wedged in the kernel and the interface stopped sending with it: the host is hanging, and the jobs on it stall", lockup.Record.Line, firstLine(lockup.Record.Text))
+			f.Evidence = append(f.Evidence, in.logEvidence(lockup.Record))
+			f.Remedy = append([]string{"drain the node; read the soft lockup's call trace (its first frames name the code that spun), fix or update that driver, and reboot the host"}, f.Remedy...)
 		default:
 			f.Summary += "; the driver recovers the queue (its traffic stalled meanwhile): watch for it to repeat"
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// softLockupNear returns the first of the soft lockups (kernel/watchdog.c
+// watchdog_timer_fn: "watchdog: BUG: soft lockup - CPU#38 stuck for 23s!
+// [irq/27-pciehp:416]") logged within lockupWindow of r, or the first of
+// them when either has no time. A transmit timeout beside one is the host
+// wedged, not one queue: a CPU spun in the kernel for tens of seconds
+// while the queue waited (an IPoIB "ib0: transmit timeout: latency 20428
+// msecs" during a lockup in pciehp).
+func softLockupNear(lockups []kmsg.Event, r kmsg.Record) *kmsg.Event {
+	tr, okR := recordTime(r)
+	for i := range lockups {
+		tl, okL := recordTime(lockups[i].Record)
+		if !okL || !okR || (tr-tl).Abs() <= lockupWindow {
+			return &lockups[i]
+		}
+	}
+	return nil
+}
+
+// lockupWindow is how far apart a soft lockup and a transmit timeout may be
+// logged to be one stall: the watchdog reports a lockup after 20 s
+// (twice watchdog_thresh), the netdev watchdog a queue after its 5 s or
+// more, so both land within a minute of the stall's start.
+const lockupWindow = 2 * time.Minute
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }
 
 // stallText writes a stall in the unit that reads best: "28.6 s", "4.7

@@ -61,6 +61,15 @@ func TestCheckTxTimeout(t *testing.T) {
 			[]string{"kmsg.tx_timeout warning: ib0: its transmit queue stalled: 1 TX timeout message in the kernel log, up to 9.956 s", "kmsg.tx_timeout warning: an interface the log does not name: transmit queue 0 stalled"}},
 		{"the watchdog's new form names the device", []string{"mlx5_core 0000:af:00.0 enp175s0f0: NETDEV WATCHDOG: CPU: 12: transmit queue 3 timed out 5376 ms"},
 			[]string{"kmsg.tx_timeout warning: enp175s0f0 (0000:af:00.0, mlx5_core): transmit queue 3 stalled"}},
+		// A soft lockup beside the timeout is the host wedged: critical. The
+		// lines are a mail-quoted syslog of an NVMe hot remove (analyze
+		// testdata/realworld-fresh46,
+		// syslog-lfdrext4-hcd56-nvme-hotremove-soft-lockup-ib0-tx-timeout.txt),
+		// quoting and syslog prefix off.
+		{"IPoIB timeout during a soft lockup: critical", []string{"[88463.800033] watchdog: BUG: soft lockup - CPU#38 stuck for 23s! [irq/27-pciehp:416]", "[88463.804076] ib0: transmit timeout: latency 20428 msecs", "[88463.807609] ib0: queue stopped 1, tx_head 7638106, tx_tail 7637978"},
+			[]string{`kmsg.tx_timeout critical: ib0: its transmit queue stalled: 1 TX timeout message in the kernel log, up to 20.428 s since the queue last sent; a soft lockup at the same time (line 1: "watchdog: BUG: soft lockup - CPU#38 stuck for 23s! [irq/27-pciehp:416]")`}},
+		{"a soft lockup an hour before: a warning", []string{"[84863.800033] watchdog: BUG: soft lockup - CPU#38 stuck for 23s! [irq/27-pciehp:416]", "[88463.804076] ib0: transmit timeout: latency 20428 msecs"},
+			[]string{"kmsg.tx_timeout warning: ib0: its transmit queue stalled"}},
 		{"other mlx5e lines: nothing", []string{"mlx5_core 0000:af:00.0 enp175s0f0: Link up", "mlx5_core 0000:af:00.0: E-Switch: Total vports 2, per vport: max uc(128) max mc(2048)"}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) { checkFindings(t, judge(checkTxTimeout, tt.log...), tt.want) })

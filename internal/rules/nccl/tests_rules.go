@@ -271,6 +271,8 @@ type runCheck struct {
 	floor bool
 	// oneHost is set when the floor is oneHostFloorGBps's.
 	oneHost bool
+	// multiNode is set when the floor is multiNodeFloorGBps's.
+	multiNode bool
 }
 
 // note adds a note prefixed with the run's label.
@@ -302,6 +304,7 @@ func analyzeRun(source, label string, run *nccltests.Run, opts TestsOptions) (Ru
 	c.checkBandwidth(large)
 	c.checkInPlace(large)
 	c.checkPlateau()
+	c.checkCollapse()
 	return c.sum, c.fs, c.notes
 }
 
@@ -491,10 +494,23 @@ func (c *runCheck) expectation() (float64, string, nicCount) {
 				expect, gpu, len(c.sum.Hosts), floorNICGbps, opts.Efficiency)
 			return expect, basis, nics
 		}
+		if len(c.sum.Hosts) >= 2 && c.sum.Ranks >= 2 && c.sum.MaxSize >= oneHostMinSize {
+			c.floor, c.multiNode = true, true
+			basis = fmt.Sprintf("%.0f GB/s, the floor for GPUs across nodes (%d ranks on %d hosts at messages up to %s: even one 10 GbE link carries about 1.1 GB/s over TCP, 25 GbE about 2.8 GB/s)",
+				multiNodeFloorGBps, c.sum.Ranks, len(c.sum.Hosts), FormatBytes(c.sum.MaxSize))
+			return multiNodeFloorGBps, basis, nics
+		}
 		c.note("bandwidth not judged: give --expect-busbw or --line-rate")
 	}
 	return expect, basis, nics
 }
+
+// multiNodeFloorGBps is the busbw below which a run across nodes has, at
+// best, one 10 GbE path over TCP sockets between them: 10 Gb/s is 1.25
+// GB/s on the wire and NCCL's socket transport carries about 1.1 GB/s of
+// it. Any RDMA NIC, or 25 GbE, is well above; a run under it at
+// oneHostMinSize and above did not use the network it was meant to.
+const multiNodeFloorGBps float64 = 1
 
 // oneHostFloorGBps is the busbw any two GPUs of one host reach at large
 // messages: their data crosses NVLink, or PCIe peer-to-peer, or PCIe to
@@ -655,6 +671,21 @@ func (c *runCheck) lowBusBW(large []nccltests.Row, peakLine int, frac float64, b
 		}
 		return f
 	}
+	if c.multiNode {
+		f.Summary = fmt.Sprintf("%slarge-message busbw %.2f GB/s stays under %s: the ranks talk over, at best, a 10 GbE TCP path, not an RDMA network (NCCL's socket transport, or a slow interface chosen)",
+			c.label, sum.PeakBusBW, basis)
+		f.Causes = []string{
+			"NCCL fell back to its socket transport (no RDMA NIC found or usable: NCCL_IB_DISABLE=1, missing rdma-core or nvidia-peermem, the IB plugin not loaded)",
+			"NCCL_SOCKET_IFNAME (or mpirun's btl_tcp_if_include) points at a slow management interface",
+			"the nodes have only 10 GbE or slower between them",
+		}
+		f.Remedy = []string{
+			"rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read the log with 'ibdoctor nccl log': 'NET/IB' or 'NET/Socket' says which transport it used",
+			"ibv_devinfo on each node: an RDMA device in PORT_ACTIVE state for NCCL to use",
+			"ethtool <netdev> | grep Speed on the interface NCCL_SOCKET_IFNAME names",
+		}
+		return f
+	}
 	f.Summary = fmt.Sprintf("%slarge-message busbw %.1f GB/s is %.0f%% of the expected %s", c.label, sum.PeakBusBW, frac*100, basis)
 	if frac >= busbwCrit {
 		f.Severity = finding.Warning
@@ -707,6 +738,61 @@ func (c *runCheck) checkPlateau() {
 		}
 	}
 }
+
+// checkCollapse reports a run whose busbw, at messages of collapseMinSize
+// and more, falls under half the best busbw of the smaller sizes at
+// collapseMinRows sizes or more: bandwidth grows with the message size up
+// to a plateau, so a fall to a fraction of it is the fabric or the
+// transport failing at those sizes (congestion, pause storms, a protocol
+// or buffer switch), as perftest's half-plateau rule reads a bw curve.
+func (c *runCheck) checkCollapse() {
+	best, bestSize, bestLine := 0.0, int64(0), 0
+	var evs []finding.Evidence
+	lo, hi, low := int64(0), int64(0), math.Inf(1)
+	prevSize := int64(-1)
+	for _, r := range c.rows {
+		if r.Size <= prevSize {
+			return // not one ascending sweep: several runs or an edited table
+		}
+		prevSize = r.Size
+		b := bestBusBW(r)
+		if r.Size >= collapseMinSize && best >= collapseMinGBps && b < best/2 {
+			if len(evs) == 0 {
+				lo = r.Size
+			}
+			hi, low = r.Size, min(low, b)
+			if len(evs) < 4 {
+				evs = append(evs, ev(c.source, r.Line, fmt.Sprintf("%s busbw %.2f GB/s", FormatBytes(r.Size), b)))
+			}
+			continue
+		}
+		if len(evs) == 0 && b > best {
+			best, bestSize, bestLine = b, r.Size, r.Line
+		}
+	}
+	n := 0
+	for _, r := range c.rows {
+		if r.Size >= lo && r.Size <= hi && bestBusBW(r) < best/2 {
+			n++
+		}
+	}
+	if len(evs) == 0 || n < collapseMinRows {
+		return
+	}
+	evs = append([]finding.Evidence{ev(c.source, bestLine, fmt.Sprintf("%s busbw %.2f GB/s (the best below)", FormatBytes(bestSize), best))}, evs...)
+	c.fs = append(c.fs, catalog.New("nccl.busbw_collapse", c.subj,
+		fmt.Sprintf("%sbusbw collapses from %.2f GB/s at %s to as low as %.2f GB/s at %d sizes from %s to %s (under half the best of the smaller sizes): the transfers stall at those sizes",
+			c.label, best, FormatBytes(bestSize), low, n, FormatBytes(lo), FormatBytes(hi)), evs...))
+}
+
+// The collapse rule's limits: sizes of 1 MiB and more (smaller ones are
+// latency bound and swing), a best of at least 1 GB/s before them, and at
+// least two sizes under half of it (one slow size can be a hiccup).
+const (
+	collapseMinSize int64   = 1 << 20
+	collapseMinGBps float64 = 1
+	collapseMinRows         = 2
+)
 
 // nicCount is how many NICs per node a run's busbw may use, and why.
 type nicCount struct {
