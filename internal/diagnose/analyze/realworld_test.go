@@ -437,6 +437,30 @@ func TestRealWorldFresh41(t *testing.T) { scoreRealWorld(t, "testdata/realworld-
 // of 14 fresh, scored after the fixes fresh35-41 prompted.
 func TestRealWorldFresh42(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh42", 1) }
 
+// TestRealWorldFresh43 keeps the forty-third (UCX, MPI, storage issue
+// threads) honest: 7 of 11 fresh; 11 of 11 after its fixes (RDMA consumer
+// modules that cannot load, UCX client/server errors, aws-ofi-nccl on a
+// TCP provider, UCX over IPoIB only).
+func TestRealWorldFresh43(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh43", 1) }
+
+// TestRealWorldFresh44 keeps the forty-fourth (AI-framework issue threads)
+// honest: 15 of 22 fresh; 22 of 22 after its fixes (a rate below its
+// siblings' in a paste with no HCA model, UCCL's failed status checks,
+// XLA's NCCL aborts, a program's own bus bandwidth, one-node jobs that
+// asked for IB, /dev/shm too small, NCCL 2.0-2.2 lines).
+func TestRealWorldFresh44(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh44", 1) }
+
+// TestRealWorldFresh45 keeps the forty-fifth (notes, docs, blogs) honest:
+// 9 of 13 fresh; 13 of 13 after its fixes (wrapped mlx5 slot-power lines,
+// ethtool -m alarms, a multi-node busbw floor, NCCL lines without their
+// prefix).
+func TestRealWorldFresh45(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh45", 1) }
+
+// TestRealWorldFresh46 keeps the forty-sixth (repositories' notes) honest:
+// 10 of 13 fresh; 13 of 13 after its fixes (UD latency floor, a busbw
+// collapse at large sizes, a transmit timeout beside a soft lockup).
+func TestRealWorldFresh46(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh46", 1) }
+
 // scoreRealWorld judges every sample of dir against its expect.tsv and
 // fails below minScore, on an unlisted file, on a new miss, or on a known
 // miss that is now right.
