@@ -1200,6 +1200,25 @@ func recordStart(line string, at int) (int, bool) {
 }
 
 // line reads one NCCL record (or line) found at line n.
+// ofiTest reads a line of aws-ofi-nccl's test programs ("WARN: Function:
+// F Line: N: NET/OFI …", "INFO: Function: main Line: 49: NET/OFI …
+// NCCLNet device used on …"), which name no host or pid, as its
+// process's INFO or WARN; false when l is none.
+func (p *Parser) ofiTest(n int, l string) bool {
+	lv, msg, ok := ofiTestLine(l)
+	if !ok {
+		return false
+	}
+	p.lg.NCCLLines++
+	pr := p.proc("", 0, n)
+	if lv == "WARN" {
+		p.parseWarn(pr, n, msg)
+	} else {
+		p.parseInfo(pr, n, msg)
+	}
+	return true
+}
+
 func (p *Parser) line(n int, raw string) {
 	lg, source := p.lg, p.source
 	if p.pyErr != nil && p.pyErrDetail(raw) {
@@ -1264,16 +1283,7 @@ func (p *Parser) line(n int, raw string) {
 			lg.NCCLLines++
 			return
 		}
-		if lv, msg, ok := ofiTestLine(raw); ok {
-			// aws-ofi-nccl's test programs: "WARN: Function: F Line:
-			// N: NET/OFI …", no host or pid.
-			lg.NCCLLines++
-			pr := p.proc("", 0, n)
-			if lv == "WARN" {
-				p.parseWarn(pr, n, msg)
-			} else {
-				p.parseInfo(pr, n, msg)
-			}
+		if p.ofiTest(n, raw) { // no "NCCL" in it: "WARN: Function: F Line: N: NET/OFI …"
 			return
 		}
 		if m := legacyLine(strings.TrimSpace(raw)); m != nil {
@@ -1331,16 +1341,7 @@ func (p *Parser) line(n int, raw string) {
 	// NCCL prefix wherever the line starts.
 	host, pid, level, msg, ok := splitNCCLLine(line)
 	if !ok {
-		if lv, msg, ok := ofiTestLine(line); ok {
-			// aws-ofi-nccl's test programs ("INFO: Function: main Line:
-			// 49: NET/OFI … NCCLNet device used on …").
-			lg.NCCLLines++
-			pr := p.proc("", 0, n)
-			if lv == "WARN" {
-				p.parseWarn(pr, n, msg)
-			} else {
-				p.parseInfo(pr, n, msg)
-			}
+		if p.ofiTest(n, line) {
 			return
 		}
 		// Not an NCCL record: a program's report of a failed call.

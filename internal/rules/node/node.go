@@ -287,21 +287,7 @@ func cutShort(s *snapshot.Snapshot) string {
 	}
 	for i := range s.Devices {
 		name := s.Devices[i].Name
-		k := strings.LastIndexByte(name, '_')
-		if k < 0 {
-			continue
-		}
-		n, err := strconv.Atoi(name[k+1:])
-		if err != nil || n <= 0 || n > 64 {
-			continue
-		}
-		var gone []string
-		for m := range n {
-			if s.Device(name[:k+1]+strconv.Itoa(m)) == nil {
-				gone = append(gone, name[:k+1]+strconv.Itoa(m))
-			}
-		}
-		switch len(gone) {
+		switch gone, _ := missingBelow(s, name); len(gone) {
 		case 0:
 		case 1:
 			return fmt.Sprintf("%s is not shown below %s", gone[0], name)
@@ -493,24 +479,38 @@ func leftOut(in *Input, d *snapshot.Device) string {
 	if !in.Pasted {
 		return ""
 	}
-	i := strings.LastIndexByte(d.Name, '_')
-	if i < 0 {
-		return ""
-	}
-	n, err := strconv.Atoi(d.Name[i+1:])
-	if err != nil || n <= 0 || n > 64 {
-		return ""
-	}
 	// Only when none of them is there: a gap between pasted devices may
 	// be devices merged into a bond (mlx5_bond_0) or moved, not cut.
-	prefix := d.Name[:i+1]
-	var gone []string
-	for k := range n {
-		if in.Snap.Device(prefix+strconv.Itoa(k)) != nil {
-			return ""
-		}
-		gone = append(gone, prefix+strconv.Itoa(k))
+	gone, below := missingBelow(in.Snap, d.Name)
+	if len(gone) == 0 || len(gone) < below {
+		return ""
 	}
+	return namedRange(gone)
+}
+
+// missingBelow lists the devices numbered below name in its driver's
+// numbering (mlx5_0…mlx5_7 below mlx5_8) that the snapshot lacks, and
+// how many there are below it; nil, 0 when name is not numbered so.
+func missingBelow(s *snapshot.Snapshot, name string) (gone []string, below int) {
+	i := strings.LastIndexByte(name, '_')
+	if i < 0 {
+		return nil, 0
+	}
+	n, err := strconv.Atoi(name[i+1:])
+	if err != nil || n <= 0 || n > 64 {
+		return nil, 0
+	}
+	for k := range n {
+		if s.Device(name[:i+1]+strconv.Itoa(k)) == nil {
+			gone = append(gone, name[:i+1]+strconv.Itoa(k))
+		}
+	}
+	return gone, n
+}
+
+// namedRange names devices for a summary: "mlx5_0", "mlx5_0 and
+// mlx5_1", "mlx5_0…mlx5_7".
+func namedRange(gone []string) string {
 	switch len(gone) {
 	case 1:
 		return gone[0]

@@ -2,7 +2,6 @@ package verbs
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -27,6 +26,9 @@ var errnoKeys = map[int]string{
 
 const otherKey = "other error numbers: "
 
+// causeKeys are every key a catalog line may start with.
+var causeKeys = []string{"ETIMEDOUT (110): ", "EINVAL (22): ", "ENETUNREACH (101), EHOSTUNREACH (113): ", otherKey}
+
 // forErrnos keeps, of a catalog list, the lines for every error and
 // those written for the error numbers seen, dropping the others; with no
 // number seen it keeps them all.
@@ -45,7 +47,7 @@ func forErrnos(lines []string, errnos []int) []string {
 	var out []string
 	for _, l := range lines {
 		keyed, keep := false, false
-		for _, k := range append(slices.Collect(maps.Values(errnoKeys)), otherKey) {
+		for _, k := range causeKeys {
 			if strings.HasPrefix(l, k) {
 				keyed = true
 				keep = keep || want[k]
