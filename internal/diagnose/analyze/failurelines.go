@@ -143,6 +143,7 @@ func isIdentByte(c byte) bool {
 // input keeps only those of an unread output).
 func failureLines(file string, ls []string, start int) *finding.Finding {
 	var first, last int
+	stop := -1
 	n := 0
 	for i, l := range ls[:min(len(ls), sampleLines)] {
 		if !failureLine(l) {
@@ -151,6 +152,9 @@ func failureLines(file string, ls []string, start int) *finding.Finding {
 		if n == 0 {
 			first = i
 		}
+		if stop < 0 && stopLine(l) {
+			stop = i
+		}
 		last = i
 		n++
 	}
@@ -158,13 +162,70 @@ func failureLines(file string, ls []string, start int) *finding.Finding {
 		return nil
 	}
 	ev := []finding.Evidence{{Source: fmt.Sprintf("%s:%d", file, start+first), Value: strings.TrimSpace(ls[first])}}
+	if stop > first && stop != last {
+		ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, start+stop), Value: strings.TrimSpace(ls[stop])})
+	}
 	if last != first {
 		ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, start+last), Value: strings.TrimSpace(ls[last])})
 	}
-	f := catalog.New("paste.failure_lines", finding.Subject{},
-		fmt.Sprintf("%s ibdoctor does not read %s something failed; the first: %q",
-			plural(n, "line", "lines"), map[bool]string{true: "says", false: "say"}[n == 1], cut(strings.TrimSpace(ls[first]), 200)), ev...)
+	msg := fmt.Sprintf("%s ibdoctor does not read %s something failed; the first: %q",
+		plural(n, "line", "lines"), map[bool]string{true: "says", false: "say"}[n == 1], cut(strings.TrimSpace(ls[first]), 200))
+	if stop >= 0 {
+		msg += fmt.Sprintf("; line %d says the program, connection or device stopped: %q", start+stop, cut(strings.TrimSpace(ls[stop]), 200))
+	}
+	f := catalog.New("paste.failure_lines", finding.Subject{}, msg, ev...)
+	if stop >= 0 {
+		f.Severity = finding.Critical
+	}
 	return &f
+}
+
+// stopWords are the words and phrases, lower case, of a failure line that
+// say the failure ended something rather than being reported and survived:
+// the program died or gave up ("core dumped", "aborted", "exiting",
+// "terminate called"), a launcher stopped the job ("CANCELLED", "exited on
+// signal"), a connection cannot be used any more ("retry exceeded", the
+// RDMA transport's IBV_WC_RETRY_EXC_ERR in its many spellings), or a
+// device or controller was given up ("in failed state", "unrecoverable").
+var stopWords = []string{
+	"core dumped", "segmentation fault", "abort", "aborted", "aborting", "exiting", "terminate called",
+	"terminated", "terminating", "killed", "cancelled", "canceled", "exited on signal", "exit code", "exit status",
+	"in failed state", "in error state", "unrecoverable", "retry exceeded", "retry counter exceeded",
+	"retry count exceeded", "retries exceeded", "retry exc", "fatal",
+}
+
+// stopLine reports whether the failure line l holds one of stopWords as
+// words of their own, not taken back by a "non-"/"no"/"0" before it
+// ("non-fatal", "no abort") or a zero exit ("exit code 0", "exit status 0").
+func stopLine(l string) bool {
+	t := strings.ToLower(l)
+	for _, w := range stopWords {
+		for i := 0; ; {
+			j := strings.Index(t[i:], w)
+			if j < 0 {
+				break
+			}
+			j += i
+			end := j + len(w)
+			i = end
+			if j > 0 && isIdentByte(t[j-1]) || end < len(t) && isIdentByte(t[end]) && w != "retry exc" {
+				continue
+			}
+			b := strings.TrimRight(t[:j], " -")
+			if strings.HasSuffix(b, "non") || strings.HasSuffix(b, "no") || strings.HasSuffix(b, "not") {
+				continue
+			}
+			if strings.HasPrefix(w, "exit ") {
+				a := strings.TrimLeft(t[end:], " :=")
+				a = strings.TrimPrefix(a, "-")
+				if a == "" || a[0] < '1' || a[0] > '9' {
+					continue // "exit code 0", "exit status: 0", a name
+				}
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // cut shortens s to at most n bytes, at a character boundary, with "…".
