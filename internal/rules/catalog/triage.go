@@ -66,6 +66,20 @@ var triageMetas = []finding.Meta{
 		Remedy:  []string{"nvidia-smi -q -i <gpu> | grep -i -A1 'recovery action' (drivers from 550 name the action)", remedyGPUReset, "exclude the GPU from jobs until it is reset (CUDA_VISIBLE_DEVICES, or drain the node)"},
 	},
 	{
+		ID: "gpu.init_failed", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
+		Title:   "the NVIDIA driver could not initialise a GPU",
+		Meaning: "The NVIDIA driver failed to bring a GPU up when it was first opened (open-gpu-kernel-modules osinit.c RmInitAdapter: \"NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:894)\", the init status, the driver status and the source line; kernel-open nv.c \"rm_init_adapter failed, device minor number 0\"; a cause before it such as \"osInitNvMapping: *** Cannot attach gpu\", the driver unable to map the GPU's registers). The driver retries at every open, so the lines repeat. The GPU cannot be used: nvidia-smi shows it missing or \"No devices were found\", CUDA does not enumerate it, and jobs placed on the node fail at start.",
+		Causes:  []string{"the GPU does not answer on PCIe or answers wrongly: a bad riser or slot, a link retrained to another speed, insufficient power, a GPU that fell off the bus earlier", "a driver that does not support the GPU, or GSP firmware that failed to boot (see the lines before it)", "a failing GPU"},
+		Remedy:  []string{"dmesg -T | grep -B5 RmInitAdapter for the lines before the failure (AER, fallen off the bus, GSP, firmware)", "lspci -vvv -s <gpu> for its link state and whether its config space reads", "drain the node, reseat or power-cycle the GPU (a reboot with the power removed), check the driver release notes for the GPU; replace the GPU if it keeps failing"},
+	},
+	{
+		ID: "gpu.gsp_timeout", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
+		Title:   "the GPU's GSP firmware stopped answering the driver",
+		Meaning: "On GPUs whose resource manager runs on the GPU System Processor (Turing and later with the GSP firmware, every GPU under the open kernel modules) the driver checks the GSP's heartbeat and waits for its RPC answers (open-gpu-kernel-modules kernel_gsp.c: \"NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, … timeout 5200\", the banner \"_kgspLogRpcTimeout: *** GSP Timeout ***\", logged as Xid 119 or 120 where the driver prints the Xid), and the GMMU reports a failed memory barrier as \"kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected\". The GPU is hung: every call into it times out, jobs on it fail or hang, and NVIDIA's Xid catalog gives a GPU reset as the recovery for Xid 119 and 120.",
+		Causes:  []string{"a GSP firmware or driver bug (look for a fix in newer driver releases)", "a GPU hardware fault, its memory subsystem included", "the GPU in a bad power state (runtime power management, suspend and resume)"},
+		Remedy:  []string{"nvidia-smi -q -i <gpu> | grep -i -A1 'recovery action' (drivers from 550 name the action)", remedyGPUReset, "nvidia-bug-report.sh for NVIDIA support; replace the GPU if it returns after a reset on a current driver"},
+	},
+	{
 		ID: "gpu.ecc_uncorrectable", Severity: finding.Critical, Area: "gpu", Step: finding.StepKernelLog,
 		Title:   "the GPU counted uncorrectable ECC errors since the driver loaded",
 		Meaning: "The plain nvidia-smi table's \"Volatile Uncorr. ECC\" cell is above 0: the GPU's memory (or an on-chip RAM) returned data ECC could not correct since the driver was last loaded (NVML's volatile uncorrected count, nvmlDeviceGetTotalEccErrors). The process that read it was stopped (Xid 48 in the kernel log); until the GPU is reset, the bad page or row stays in use or waits for retirement or remapping.",
