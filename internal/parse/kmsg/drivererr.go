@@ -39,6 +39,10 @@ var errorDrivers = map[string]bool{
 	// Upper layers over RDMA.
 	"ib_srp": true, "ib_srpt": true, "ib_iser": true, "ib_isert": true, "rpcrdma": true, "svcrdma": true,
 	"nvme_rdma": true, "nvme-rdma": true, "nvmet_rdma": true, "nvmet-rdma": true, "rds_rdma": true, "smc": true,
+	// The in-kernel SMB server's SMB Direct transport (fs/smb/server/transport_rdma.c, SUBMOD_NAME
+	// "smb_direct" after ksmbd's pr_fmt "ksmbd: "): only its "ksmbd: smb_direct: …" lines are
+	// RDMA's (only those are read); ksmbd's other lines are about SMB over TCP.
+	"ksmbd": true,
 	// Ethernet NICs.
 	"ice": true, "i40e": true, "iavf": true, "ixgbe": true, "ixgbevf": true, "igb": true, "igc": true,
 	"e1000e": true, "ena": true, "gve": true, "mana": true, "tg3": true, "bnx2x": true, "qede": true, "qed": true,
@@ -115,6 +119,9 @@ func driverErrorClass(text string) (ev Event, ok bool) {
 		}
 	}
 	msg := strings.TrimSpace(rest)
+	if drv == "ksmbd" && !strings.HasPrefix(msg, "smb_direct: ") {
+		return ev, false
+	}
 	if !errorWording(msg, nvidiaDriver(drv)) || benignDriverLine(msg) {
 		return ev, false
 	}

@@ -27,9 +27,16 @@ func TestDriverErrorCatchAll(t *testing.T) {
 		{"RDMA device (realworld-fresh10/dmesg-ucx6264-create-mkey-limits-exceeded.txt)",
 			"infiniband mlx5_0: create_mkey_warn:158:(pid 0): async reg mr failed. status -121",
 			&Event{Driver: "infiniband", Interface: "mlx5_0", Detail: "create_mkey_warn:158:(pid 0): async reg mr failed. status -121"}},
-		{"NVRM GPU (realworld-fresh11/syslog-gpuop1146-xid48-dbe-xid64-rminit-failed.txt)",
-			"NVRM: GPU 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)",
-			&Event{Driver: "NVRM", PCI: "0000:0a:00.0", Detail: "GPU 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)"}},
+		// ksmbd's SMB Direct (RDMA) transport: a send completion flushed as its QP went to the error
+		// state (analyze testdata/realworld-fresh52 dmesg-T-ksmbd499-arm-smbdirect-send-wr-flushed-slab-leak.txt);
+		// ksmbd's lines about SMB over TCP are not RDMA's.
+		{"ksmbd smb_direct", "ksmbd: smb_direct: Send error. status='WR flushed (5)', opcode=0",
+			&Event{Driver: "ksmbd", Detail: "smb_direct: Send error. status='WR flushed (5)', opcode=0"}},
+		{"ksmbd over TCP: none", "ksmbd: Failed to send message: -107", nil},
+		// The driver's VBIOS read before a failed RmInitAdapter (which a pattern takes: KindGPUInitFailed).
+		{"NVRM GPU",
+			"NVRM: GPU 0000:07:00.0: Failed to copy vbios to system memory.",
+			&Event{Driver: "NVRM", PCI: "0000:07:00.0", Detail: "GPU 0000:07:00.0: Failed to copy vbios to system memory."}},
 		{"NVRM without a device (realworld-fresh9/dmesg-opengpu1151-rtx5090-xid79-no-timestamps.txt)",
 			"NVRM: _threadNodeCheckTimeout: API_GPU_ATTACHED_SANITY_CHECK failed!",
 			&Event{Driver: "NVRM", Detail: "_threadNodeCheckTimeout: API_GPU_ATTACHED_SANITY_CHECK failed!"}},

@@ -180,6 +180,26 @@ const (
 	// peer-memory client, MLNX_OFED's PeerDirect API) gets no GPUDirect
 	// RDMA.
 	KindPeerMemSymbol Kind = "peer_mem_symbol"
+	// KindGPUInitFailed is the NVIDIA driver failing to initialise a GPU
+	// (open-gpu-kernel-modules src/nvidia/arch/nvalloc/unix/src/osinit.c
+	// RmInitAdapter: "NVRM: GPU 0000:01:00.0: RmInitAdapter failed!
+	// (0x22:0x56:894)", its cause "NVRM: RmInitAdapter: osInitNvMapping
+	// failed, bailing out of RmInitAdapter", "NVRM: osInitNvMapping: ***
+	// Cannot attach gpu"; kernel-open/nvidia/nv.c "NVRM: GPU
+	// 0000:01:00.0: rm_init_adapter failed, device minor number 0"): the
+	// GPU cannot be opened, nvidia-smi and CUDA do not see it. PCI the GPU
+	// when the line names it, Detail the message.
+	KindGPUInitFailed Kind = "gpu_init_failed"
+	// KindGSPTimeout is the GPU's GSP firmware that stopped answering the
+	// driver (open-gpu-kernel-modules src/nvidia/src/kernel/gpu/gsp/
+	// kernel_gsp.c: the heartbeat check "NVRM: GPU6 _kgspIsHeartbeatTimedOut:
+	// Heartbeat timed out, currentTimeMs … timeout 5200", the RPC timeout
+	// banner "NVRM: _kgspLogRpcTimeout: *** GSP Timeout ***" (older
+	// drivers "_kgspLogXid119"); the GMMU's "kgmmuCheckMemSubsysError_IMPL:
+	// Memory Subsystem Error detected." that comes with it): the GPU is
+	// hung until it is reset. Interface the GPU as the driver numbers it
+	// ("GPU6"), PCI when the line names it, Detail what timed out.
+	KindGSPTimeout Kind = "gsp_timeout"
 )
 
 // Completion queue error lines (Event.CQ).
@@ -428,6 +448,20 @@ var Patterns = []Pattern{
 		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?.*NV_ERR_RESET_REQUIRED`)},
 	{Name: "nvidia-gsp-rpc-reset-required", Kind: KindGPUResetRequired, Error: true, Contains: []string{"NVRM:", "GspRm", "status=0x00000062"}, Set: Event{Detail: "GSP RPC failed with NV_ERR_RESET_REQUIRED (0x62)"},
 		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?\w+: GspRm\w+ failed: .*\bstatus=0x00000062\b`)},
+	// The driver failing to initialise a GPU (KindGPUInitFailed).
+	{Name: "nvidia-rminitadapter-failed", Kind: KindGPUInitFailed, Error: true, Contains: []string{"NVRM:", "RmInitAdapter failed!"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?(?P<detail>RmInitAdapter failed! \(0x[0-9a-fA-F]+:0x[0-9a-fA-F]+:\d+\))`)},
+	{Name: "nvidia-rm-init-adapter-failed", Kind: KindGPUInitFailed, Error: true, Contains: []string{"NVRM:", "rm_init_adapter failed"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?(?P<detail>rm_init_adapter(?:\(\d+\))? failed(?:, device minor number \d+)?)`)},
+	{Name: "nvidia-init-nv-mapping-failed", Kind: KindGPUInitFailed, Error: true, Contains: []string{"NVRM:", "osInitNvMapping"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?(?P<detail>osInitNvMapping: \*+ Cannot attach gpu|RmInitAdapter: osInitNvMapping failed)`)},
+	// The GSP firmware not answering (KindGSPTimeout); "GPU6" is the driver's GPU instance.
+	{Name: "nvidia-gsp-heartbeat", Kind: KindGSPTimeout, Error: true, Contains: []string{"NVRM:", "eartbeat timed out"}, Set: Event{Detail: "GSP heartbeat timed out"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?(?:(?P<iface>GPU\d+) )?\w*[Hh]eartbeat\w*: (?:\w+ )?[Hh]eartbeat timed out`)},
+	{Name: "nvidia-gsp-rpc-timeout", Kind: KindGSPTimeout, Error: true, Contains: []string{"NVRM:", "GSP Timeout"}, Set: Event{Detail: "GSP RPC timeout"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?(?:(?P<iface>GPU\d+) )?_kgspLog(?:RpcTimeout|Xid119): \*+ GSP Timeout \*+`)},
+	{Name: "nvidia-memsys-error", Kind: KindGSPTimeout, Error: true, Contains: []string{"NVRM:", "Memory Subsystem Error detected"}, Set: Event{Detail: "memory subsystem error"},
+		Re: regexp.MustCompile(`NVRM: (?:GPU (?P<pci>` + bdf + `): )?(?:(?P<iface>GPU\d+) )?\w+: Memory Subsystem Error detected`)},
 	// "NVRM: GPU at 0000:01:00.0 has fallen off the bus." (one record; Events joins the multi-line form).
 	{Name: "nvidia-fallen-off-bus", Kind: KindFallenOffBus, Contains: []string{"NVRM:", "fallen off the bus"}, Set: Event{Detail: "GPU has fallen off the bus"},
 		Re: reGPUAddr},

@@ -277,6 +277,29 @@ var patternSamples = []struct {
 	// dmesg-netdevlist-cx7-multihost-access-reg-cmd-timeout-quoted.txt), with the wrapped lines joined.
 	{"mlx5-health", "mlx5_core 0000:56:00.0: wait_func_handle_exec_timeout:1159:(pid 72061): cmd[0]: ACCESS_REG(0x805) No done completion",
 		Event{Kind: KindHealth, PCI: "0000:56:00.0", Detail: "ACCESS_REG(0x805) No done completion", IsError: true, HealthClass: HealthFatal}},
+	// A CMP 40HX the driver cannot initialise after a forced PCIe retrain (analyze testdata/realworld-fresh52,
+	// dmesg-cmpunlocker4-cmp40hx-gen2-retrain-rminitadapter-failed-loop.txt).
+	{"nvidia-rminitadapter-failed", "NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:894)",
+		Event{Kind: KindGPUInitFailed, PCI: "0000:01:00.0", Detail: "RmInitAdapter failed! (0x22:0x56:894)", IsError: true}},
+	{"nvidia-rm-init-adapter-failed", "NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0",
+		Event{Kind: KindGPUInitFailed, PCI: "0000:01:00.0", Detail: "rm_init_adapter failed, device minor number 0", IsError: true}},
+	// Older drivers name no GPU (the NVIDIA driver README's VBIOS note).
+	{"nvidia-rminitadapter-failed", "NVRM: RmInitAdapter failed! (0x30:0xffffffff:858)",
+		Event{Kind: KindGPUInitFailed, Detail: "RmInitAdapter failed! (0x30:0xffffffff:858)", IsError: true}},
+	{"nvidia-init-nv-mapping-failed", "NVRM: osInitNvMapping: *** Cannot attach gpu",
+		Event{Kind: KindGPUInitFailed, Detail: "osInitNvMapping: *** Cannot attach gpu", IsError: true}},
+	{"nvidia-init-nv-mapping-failed", "NVRM: RmInitAdapter: osInitNvMapping failed, bailing out of RmInitAdapter",
+		Event{Kind: KindGPUInitFailed, Detail: "RmInitAdapter: osInitNvMapping failed", IsError: true}},
+	// A Hopper GPU's GSP that stopped answering (analyze testdata/realworld-fresh52,
+	// dmesg-opengpu1230-gpu6-gsp-heartbeat-timeout-memsys-error.txt), and the older Xid 119 banner.
+	{"nvidia-gsp-heartbeat", "NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 812751949 heartbeat 1899482 heartbeatWithOffsetMs 812745879 diff 6070 timeout 5200",
+		Event{Kind: KindGSPTimeout, Interface: "GPU6", Detail: "GSP heartbeat timed out", IsError: true}},
+	{"nvidia-memsys-error", "NVRM: GPU6 kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected. kbusSendSysmembarSingle failed.",
+		Event{Kind: KindGSPTimeout, Interface: "GPU6", Detail: "memory subsystem error", IsError: true}},
+	{"nvidia-gsp-rpc-timeout", "NVRM: GPU6 _kgspLogRpcTimeout: ********************************* GSP Timeout **********************************",
+		Event{Kind: KindGSPTimeout, Interface: "GPU6", Detail: "GSP RPC timeout", IsError: true}},
+	{"nvidia-gsp-rpc-timeout", "NVRM: _kgspLogXid119: ***** GSP Timeout *****",
+		Event{Kind: KindGSPTimeout, Detail: "GSP RPC timeout", IsError: true}},
 	// NV_ERR_RESET_REQUIRED with no Xid (analyze testdata/realworld-fresh21 README, dmesg-sichek51-gsp-reset-required-nccltest.txt).
 	{"nvidia-gsp-rpc-reset-required", "NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=0xc1d1a616; hParent=0x5c000054; hObject=0x5c00005b; hClass=0x0000c86f; paramsSize=0x00000170; paramsStatus=0x00000062; status=0x00000062",
 		Event{Kind: KindGPUResetRequired, Detail: "GSP RPC failed with NV_ERR_RESET_REQUIRED (0x62)", IsError: true}},

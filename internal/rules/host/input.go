@@ -166,6 +166,8 @@ var Rules = []Rule{
 	{Name: "nvidia-smi topology", IDs: []string{"topo.nvidia_smi_disagrees"}, Check: checkSMI},
 	{Name: "NVIDIA Xid", IDs: []string{"gpu.xid", "gpu.fallen_off_bus"}, Check: checkXid},
 	{Name: "NVIDIA GPU reset required", IDs: []string{"gpu.reset_required"}, Check: checkGPUResetRequired},
+	{Name: "NVIDIA GPU initialisation", IDs: []string{"gpu.init_failed"}, Check: checkGPUInitFailed},
+	{Name: "NVIDIA GSP firmware timeouts", IDs: []string{"gpu.gsp_timeout"}, Check: checkGSPTimeout},
 	{Name: "GPU page faults", IDs: []string{"gpu.page_fault"}, Check: checkGPUFault},
 	{Name: "GPU peer-memory hooks", IDs: []string{"nccl.peermem_missing"}, Check: checkPeerMemSymbol},
 	{Name: "link flaps in the kernel log", IDs: []string{"kmsg.link_flap"}, Check: checkFlaps},

@@ -84,6 +84,9 @@ func (f *KernelFolder) Add(e kmsg.Event) {
 	case e.Kind == kmsg.KindGPUResetRequired:
 		g = foldGroup{rule: "reset", pci: e.PCI}
 		k.detail = e.Detail
+	case e.Kind == kmsg.KindGPUInitFailed, e.Kind == kmsg.KindGSPTimeout:
+		g = foldGroup{rule: string(e.Kind), pci: e.PCI, name: e.Interface}
+		k.detail = e.Detail
 	case e.Kind == kmsg.KindGPUFault:
 		// checkGPUFault names each hub and process.
 		g = foldGroup{rule: "gpufault", pci: e.PCI, name: e.Detail + "\x00" + e.Task + "\x00" + e.TaskPID}

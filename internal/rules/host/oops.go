@@ -50,9 +50,15 @@ func oopsDriver(e kmsg.Event) string {
 
 // checkOops reports the kernel's crash reports (oops) and, in RDMA and
 // GPU drivers, its WARN_ON splats: one finding per kind, faulting function
-// and driver. A crash in a driver of an RDMA or GPU device is critical,
-// one elsewhere a warning; a WARN_ON, hung task or soft lockup in such a
-// driver a warning (elsewhere none).
+// and driver. A crash is critical wherever it happened: the task that
+// crashed was killed holding its locks, so the host is unstable until it
+// is rebooted and must be drained. A memory checker's report (KASAN,
+// KFENCE) is critical in a driver of an RDMA or GPU device and a warning
+// elsewhere: the checker caught the bad access and the kernel went on (it
+// stops only with panic_on_warn or kasan.fault=panic), so the node can
+// finish its jobs; a crash that follows is a report of its own. A
+// WARN_ON, hung task or soft lockup in such a driver is a warning
+// (elsewhere none).
 func checkOops(in *Input) []finding.Finding {
 	type key struct {
 		crash                     bool
@@ -137,13 +143,12 @@ func checkOops(in *Input) []finding.Finding {
 		case memErr && kind != "":
 			fmt.Fprintf(&b, ": the kernel's memory checker caught the %s driver %s touching memory it does not own (a driver bug); kernel memory may be corrupted, so its devices and the host are unreliable until it is rebooted", kind, k.drv)
 		case memErr:
-			b.WriteString(": the kernel's memory checker caught a bad access outside the RDMA and GPU drivers (a kernel bug); kernel memory may be corrupted, the host is unstable until it is rebooted")
+			b.WriteString(": the kernel's memory checker caught a bad access outside the RDMA and GPU drivers (a kernel bug) and the kernel went on; kernel memory may be corrupted, so reboot the host once its jobs end")
 			sev = finding.Warning
 		case k.crash && kind != "":
 			fmt.Fprintf(&b, ": the %s driver %s crashed; its devices are unusable and the host may hang until it is rebooted", kind, k.drv)
 		case k.crash:
-			b.WriteString(": the kernel crashed outside the RDMA and GPU drivers; the host is unstable until it is rebooted")
-			sev = finding.Warning
+			b.WriteString(": the kernel crashed outside the RDMA and GPU drivers; the host is unstable until it is rebooted, so drain it")
 		default:
 			fmt.Fprintf(&b, ": "+names[2], kind, k.drv)
 			sev = finding.Warning

@@ -8,9 +8,9 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 )
 
-// kmsg.kernel_oops: a kernel crash whose faulting function or first
-// module is a driver of an RDMA or GPU device is critical, one elsewhere a
-// warning; WARN_ON splats are a warning in such a driver and not reported
+// kmsg.kernel_oops: a kernel crash is critical wherever it happened (the
+// host must be drained and rebooted); a memory checker's report is critical
+// in a driver of an RDMA or GPU device, a warning elsewhere; WARN_ON splats are a warning in such a driver and not reported
 // elsewhere. The mlx5 lines are from linux-rdma threads
 // (testdata/realworld-fresh12 of the analyze package: "system hang on
 // start-up (mlx5?)", "[BUG] mlx5_core general protection fault in
@@ -101,8 +101,22 @@ func TestCheckOops(t *testing.T) {
 			"[ 50.0]  __ib_process_cq+0x5d/0x150 [ib_core]",
 			"[ 50.0] ---[ end trace 0000000000000000 ]---",
 		}, []string{"critical: kernel oops (NULL pointer dereference) in ko2iblnd's kiblnd_cq_completion in the kernel log: the RDMA driver ko2iblnd crashed; its devices are unusable and the host may hang until it is rebooted"}},
-		{"a crash outside the RDMA and GPU drivers: warning", ext4,
-			[]string{"warning: kernel oops (NULL pointer dereference) in ext4_find_extent in the kernel log: the kernel crashed outside the RDMA and GPU drivers; the host is unstable until it is rebooted"}},
+		{"a crash outside the RDMA and GPU drivers: critical", ext4,
+			[]string{"critical: kernel oops (NULL pointer dereference) in ext4_find_extent in the kernel log: the kernel crashed outside the RDMA and GPU drivers; the host is unstable until it is rebooted, so drain it"}},
+		// analyze testdata/realworld-fresh52 dmesg-ksmbd529-smbdirect-ib-disconnects-then-null-deref-oops.txt
+		// (ksmbd over SMB Direct on InfiniBand): the file server's worker crashed in the workqueue code.
+		{"a NULL dereference in __queue_work under ksmbd: critical", []string{
+			"[1731802.586344] BUG: kernel NULL pointer dereference, address: 0000000000000102",
+			"[1731802.586403] #PF: supervisor read access in kernel mode",
+			"[1731802.586491] Oops: 0000 [#1] SMP NOPTI",
+			"[1731802.586519] CPU: 14 PID: 1189285 Comm: ksmbd:r5445 Tainted: P           O      5.12.19 #1",
+			"[1731802.586615] RIP: 0010:__queue_work+0x1c/0x3c0",
+		}, []string{"critical: kernel oops (NULL pointer dereference) in __queue_work, task ksmbd:r5445 (pid 1189285) in the kernel log: the kernel crashed outside the RDMA and GPU drivers; the host is unstable until it is rebooted, so drain it"}},
+		{"kernel BUG at, in a filesystem: critical", []string{
+			"[ 7.0] kernel BUG at fs/ext4/inode.c:2731!",
+			"[ 7.0] invalid opcode: 0000 [#1] SMP PTI",
+			"[ 7.0] RIP: 0010:ext4_writepages+0xd0f/0xe00",
+		}, []string{"critical: kernel oops (kernel BUG at fs/ext4/inode.c:2731) in ext4_writepages in the kernel log: the kernel crashed outside the RDMA and GPU drivers; the host is unstable until it is rebooted, so drain it"}},
 		{"WARN_ONs of one RDMA driver: one warning", cat(warn("drivers/infiniband/core/cq.c:345", "ib_free_cq+0x16c/0x174"),
 			warn("include/rdma/ib_verbs.h:3688", "mlx5_ib_dev_res_cleanup+0xc4/0x150 [mlx5_ib]")),
 			[]string{"warning: 2 kernel warnings (WARN_ON) in ib_free_cq, called from mlx5_ib's mlx5_ib_destroy_gsi; mlx5_ib's mlx5_ib_dev_res_cleanup, task bash (pid 4328) in the kernel log: a check in the RDMA driver mlx5_ib failed; it went on, but the device may be left in a bad state"}},
@@ -140,12 +154,14 @@ func TestCheckOops(t *testing.T) {
 			"Feb 21 09:02:00 c-237-177-40-045 kernel:  kasan_report+0xbb/0x1a0",
 			"Feb 21 09:02:00 c-237-177-40-045 kernel: page dumped because: kasan: bad access detected",
 		}, []string{"critical: kernel memory-safety report (KASAN use-after-free) in mlx5_core's mlx5_cmd_set_fte in the kernel log: the kernel's memory checker caught the RDMA driver mlx5_core touching memory it does not own (a driver bug); kernel memory may be corrupted, so its devices and the host are unreliable until it is rebooted"}},
+		// A memory checker's report outside the device drivers stays a warning:
+		// the access was caught and the kernel went on.
 		{"KFENCE elsewhere: warning", []string{
 			"[ 8.0] BUG: KFENCE: use-after-free read in ext4_find_extent+0xb3/0x143",
 			"[ 8.0] Call Trace:",
 			"[ 8.0]  ext4_ext_map_blocks+0x6f/0x1000",
 			"[ 8.0] ---[ end trace 0000000000000000 ]---",
-		}, []string{"warning: kernel memory-safety report (KFENCE use-after-free read) in ext4_find_extent in the kernel log: the kernel's memory checker caught a bad access outside the RDMA and GPU drivers (a kernel bug); kernel memory may be corrupted, the host is unstable until it is rebooted"}},
+		}, []string{"warning: kernel memory-safety report (KFENCE use-after-free read) in ext4_find_extent in the kernel log: the kernel's memory checker caught a bad access outside the RDMA and GPU drivers (a kernel bug) and the kernel went on; kernel memory may be corrupted, so reboot the host once its jobs end"}},
 		{"UBSAN in mlx5_ib's source: warning", []string{
 			"[ 12.0] UBSAN: array-index-out-of-bounds in drivers/infiniband/hw/mlx5/qp.c:4123:20",
 			"[ 12.0] index 1 is out of range for type 'u32 [1]'",

@@ -36,7 +36,7 @@ func CheckPastedKernelLog(l *kmsg.Log, since time.Time, window time.Duration) []
 
 // kernelFindingChecks are the rules that judge a kernel log on its own;
 // driverErrors runs after them, on the lines none of them classified.
-var kernelFindingChecks = []func(*Input) []finding.Finding{checkAER, checkXid, checkGPUResetRequired, checkGPUFault, checkPeerMemSymbol, checkFlaps, checkBonds, checkModules, checkHealth, checkCQ, checkTxTimeout, checkRDMAPeer, checkPCIeBandwidth, checkSlotPower, checkDeviceGone, checkModuleLoad, checkCrashes, checkMemory, checkOopsAndPanics, checkMCE, checkOOM}
+var kernelFindingChecks = []func(*Input) []finding.Finding{checkAER, checkXid, checkGPUResetRequired, checkGPUInitFailed, checkGSPTimeout, checkGPUFault, checkPeerMemSymbol, checkFlaps, checkBonds, checkModules, checkHealth, checkCQ, checkTxTimeout, checkRDMAPeer, checkPCIeBandwidth, checkSlotPower, checkDeviceGone, checkModuleLoad, checkCrashes, checkMemory, checkOopsAndPanics, checkMCE, checkOOM}
 
 // AnalyzeEthtool judges `ethtool -S` outputs on their own (PFC storms,
 // pause load, PHY errors, receive drops; ECN needs the RDMA counters of a node).

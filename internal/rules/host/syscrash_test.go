@@ -36,12 +36,12 @@ func TestPanicsMCEAndOOM(t *testing.T) {
 		want      []string // ID/severity, sorted as the rules give them
 		sum       string   // in the first finding's summary
 	}{
-		{"oops then panic: one finding", oops + panicLine("Fatal exception"), []string{"kmsg.kernel_oops/critical"}, "NULL pointer dereference) in ext4_foo, task python (pid 4242) in the kernel log: the kernel crashed outside the RDMA and GPU drivers; the host is unstable until it is rebooted; then the kernel panicked at line 7"},
-		{"oops alone", oops, []string{"kmsg.kernel_oops/warning"}, "kernel oops (NULL pointer dereference)"},
+		{"oops then panic: one finding", oops + panicLine("Fatal exception"), []string{"kmsg.kernel_oops/critical"}, "NULL pointer dereference) in ext4_foo, task python (pid 4242) in the kernel log: the kernel crashed outside the RDMA and GPU drivers; the host is unstable until it is rebooted, so drain it; then the kernel panicked at line 7"},
+		{"oops alone: critical, wherever it crashed", oops, []string{"kmsg.kernel_oops/critical"}, "kernel oops (NULL pointer dereference)"},
 		{"hung task then panic", hung + panicLine("hung_task: blocked tasks"), []string{"kmsg.kernel_oops/critical"}, "hung task (blocked for minutes), task cache_mgr_event (pid 620917) at line 1, then the kernel panicked at line 7 (\"Kernel panic - not syncing: hung_task: blocked tasks\")"},
 		{"hung task alone", hung, nil, ""},
 		{"panic alone", panicLine("Hard LOCKUP"), []string{"kmsg.kernel_oops/critical"}, "The kernel panicked at line 1 (\"Kernel panic - not syncing: Hard LOCKUP\"): the host went down"},
-		{"panic before the oops", panicLine("Hard LOCKUP") + oops, []string{"kmsg.kernel_oops/critical", "kmsg.kernel_oops/warning"}, "kernel oops"},
+		{"panic before the oops", panicLine("Hard LOCKUP") + oops, []string{"kmsg.kernel_oops/critical", "kmsg.kernel_oops/critical"}, "kernel oops"},
 		{"uncorrected machine check", "[ 1.0] mce: [Hardware Error]: CPU 3: Machine Check Exception: 5 Bank 7: be00000000800400\n",
 			[]string{"host.machine_check/critical"}, "1 uncorrected machine check (CPU 3, bank 7, status 0xbe00000000800400)"},
 		{"machine check events logged", "[ 1.0] mce: [Hardware Error]: Machine check events logged\n[ 2.0] mce: [Hardware Error]: CPU 0: Machine Check: 0 Bank 12: 9c2000000003110a\n",
