@@ -2260,6 +2260,14 @@ func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 		parts = append(parts, plural(len(lg.Async), "async event line", "async event lines"))
 	}
 	seg.Findings = append(seg.Findings, verbsrules.Check(lg)...)
+	if len(lg.AppFails) > 0 {
+		parts = append(parts, plural(len(lg.AppFails), "RDMA connection or transfer failure line", "RDMA connection or transfer failure lines"))
+		seg.Findings = append(seg.Findings, verbsrules.CheckAppFails(file, lg.AppFails)...)
+	}
+	if len(lg.Getinfos) > 0 {
+		parts = append(parts, plural(len(lg.Getinfos), "libfabric getinfo failure line", "libfabric getinfo failure lines"))
+		seg.Findings = append(seg.Findings, verbsrules.CheckGetinfos(file, lg.Getinfos)...)
+	}
 	if len(lg.Providers) > 0 {
 		parts = append(parts, plural(len(lg.Providers), "libibverbs provider warning", "libibverbs provider warnings"))
 		seg.Findings = append(seg.Findings, logProviders(file, lg.Providers, d, sp)...)

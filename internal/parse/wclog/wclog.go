@@ -25,7 +25,12 @@
 //   - a program's lines saying a queue pair could not be moved to INIT,
 //     RTR or RTS (qpsetup.go);
 //   - Mooncake's lines naming the RDMA device, LID and GID index (and
-//     GID) its transfer engine uses (gid.go).
+//     GID) its transfer engine uses (gid.go);
+//   - SPDK's NVMe-oF host lines that a controller failed or a queue
+//     pair could not connect, and Mooncake's transfer timeouts
+//     (appfail.go);
+//   - libfabric's debug lines that a provider's getinfo failed
+//     (fabric.go).
 //
 // The error CQE is decoded (struct mlx5_err_cqe of providers/mlx5/mlx5dv.h:
 // vendor_err_synd and syndrome in byte 54 and 55, s_wqe_opcode_qpn in
@@ -120,6 +125,12 @@ type Log struct {
 	QPSetups []QPSetup
 	// GIDs are lines naming the GID index and GID a device uses.
 	GIDs []GIDUse
+	// AppFails are an application's lines that an RDMA connection or
+	// transfer failed (SPDK's NVMe-oF host, Mooncake's store: appfail.go).
+	AppFails []AppFail
+	// Getinfos are libfabric's lines that a provider's getinfo failed
+	// (fabric.go).
+	Getinfos []Getinfo
 	// Lines is how many lines were read.
 	Lines int
 }
@@ -175,6 +186,12 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 			lg.Errors = append(lg.Errors, e)
 		} else if e, c, ok := hermonLine(l); ok || c != "" {
 			lg.addHermon(n, e, c, ok, &client)
+		} else if f, ok := AppFailLine(l); ok {
+			f.Line = n
+			lg.AppFails = append(lg.AppFails, f)
+		} else if g, ok := GetinfoLine(l); ok {
+			g.Line = n
+			lg.Getinfos = append(lg.Getinfos, g)
 		} else if e, ok := lineError(l); ok {
 			e.Line = n
 			lg.Errors = append(lg.Errors, e)
@@ -213,7 +230,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &parse.Error{Source: source, Line: n + 1, Err: err}
 	}
-	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 && len(lg.QPSetups) == 0 && len(lg.GIDs) == 0 {
+	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 && len(lg.QPSetups) == 0 && len(lg.GIDs) == 0 && len(lg.AppFails) == 0 && len(lg.Getinfos) == 0 {
 		return nil, &parse.Error{Source: source, Err: ErrNoData}
 	}
 	return lg, nil
@@ -268,6 +285,12 @@ func DetectLine(l string) bool {
 	if _, ok := QPSetupLine(l); ok {
 		return true
 	}
+	if _, ok := AppFailLine(l); ok {
+		return true
+	}
+	if _, ok := GetinfoLine(l); ok {
+		return true
+	}
 	_, ok := GIDLine(l)
 	return ok
 }
@@ -277,7 +300,8 @@ func DetectLine(l string) bool {
 func Hint(l string) bool {
 	return strings.Contains(l, "rror") || strings.Contains(l, "exceeded") || strings.Contains(l, "IBV_WC_") || strings.HasPrefix(l, "libfabric:") ||
 		strings.Contains(l, "status") && completionWords(l) || asyncHint(l) ||
-		strings.Contains(l, "libibverbs: W") || transportHint(l) || qpHint(l) || strings.Contains(l, ": CQE ") || gidHint(l)
+		strings.Contains(l, "libibverbs: W") || transportHint(l) || qpHint(l) || strings.Contains(l, ": CQE ") || gidHint(l) ||
+		strings.Contains(l, "*ERROR*") || strings.Contains(l, "Failed to complete transfers")
 }
 
 // errnoWithin bounds how many lines after a QP line its "errno: N" line

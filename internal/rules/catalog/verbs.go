@@ -78,4 +78,63 @@ var verbsMetas = []finding.Meta{
 			"name only devices the container has (Mooncake's device list, SPDK's listen address on a netdev of an RDMA device); in Kubernetes, request the RDMA device from its device plugin",
 		},
 	},
+	{
+		ID: "verbs.wr_flushed", Severity: finding.Info, Area: "verbs", Step: finding.StepNCCL,
+		Title:   "an RDMA server logged flushed work requests of a closed connection",
+		Meaning: "The only completion errors in the log are flushes (status 5, IBV_WC_WR_FLUSH_ERR, 'Work Request Flushed Error') printed by SPDK's NVMe-oF target for a queue pair being torn down ('rdma.c:3868:spdk_nvmf_rdma_poller_poll: *ERROR*: Error on CQ 0x183b300, request 0x25446792, type 0, status: (5): Work Request Flushed Error'). When a host disconnects, the target moves the queue pair to the error state and every work request still posted comes back flushed; SPDK itself logs them at debug level since (lib/nvmf/rdma.c: 'If qpair is in ERR state, we will receive completions for all posted and not completed Work Requests with IBV_WC_WR_FLUSH_ERR status. Don't log an error in that case'). With no other error in the log, this is the normal end of a connection: informational.",
+		Causes: []string{
+			"a host (initiator) disconnected or was stopped: the target flushes the work requests it still had posted on that connection",
+			"if hosts did report I/O errors at that time, the first non-flush error is on their side: read the host's log (its nvme_rdma and nvme_qpair lines) and dmesg -T of both machines",
+		},
+		Remedy: []string{
+			"nothing to do when the host disconnected on purpose; otherwise read the host's log and dmesg -T on both machines for the first error before the flushes",
+			"SPDK 20.01-20.10 log these flushes as errors; newer releases print them only with the rdma debug log flag",
+		},
+	},
+	{
+		ID: "nvmf.connection_failed", Severity: finding.Critical, Area: "verbs", Step: finding.StepNCCL,
+		Title:   "SPDK's NVMe-oF RDMA host lost or could not make its connection to a target",
+		Meaning: "SPDK's NVMe-oF host library (lib/nvme) says a controller reached over RDMA failed: 'nvme_ctrlr_fail: *ERROR*: ctrlr 192.168.0.1 in failed state.' (newer: '[nqn.2014-08.org.nvmexpress.discovery, 0] in failed state.'), after which every I/O to that controller is aborted until it is reset or reconnected: critical. The lines before it say why: 'RDMA address resolution error' or 'RDMA route resolution error' (nvme_rdma.c: the RDMA CM could not find a local RDMA device with a route to the target's address, rdma_resolve_addr/rdma_resolve_route), 'Failed to connect rqpair' (the queue pair's connection did not complete), 'CQ transport error -6 (No such device or address) on qpair id 0' (nvme_qpair.c: polling the queue pair's completions failed; SPDK before 21.01 printed every such failure as 'CQ error, abort requests after transport retry counter exceeded', whatever the work completion's status). A CM event other than the one awaited ('Expected RDMA_CM_EVENT_DISCONNECTED but received RDMA_CM_EVENT_TIMEWAIT_EXIT') with no failed controller is a warning.",
+		Causes: []string{
+			"address or route resolution error: no local RDMA device has an IP address in the target's subnet, or the route to the target goes out of a network interface that is not an RDMA device's; the target address or port is wrong",
+			"a queue pair that failed under I/O: the target went away (nvmf_tgt stopped or crashed, its port down), or the RDMA path dropped packets until the transport retry counter ran out (link errors, a link flap, RoCE without lossless flow control)",
+			"a connection that never came up: the target does not listen on that address and service id over RDMA, or rejected the host (host NQN not allowed on the subsystem)",
+		},
+		Remedy: []string{
+			"from the host, reach the target's address through the RDMA device's interface: ip route get TARGET_IP (the device must be an RDMA device's, ibdev2netdev or rdma link show), then ping -I NETDEV TARGET_IP",
+			"ibv_devinfo -v on both machines: the ports must be PORT_ACTIVE; RoCE: show_gids lists a RoCE v2 GID with the interface's IP address",
+			"on the target: the subsystem listens on that address over RDMA (scripts/rpc.py nvmf_get_subsystems) and its log has no error at that time",
+			"with the kernel host, the same target: nvme discover --transport=rdma --traddr=TARGET_IP --trsvcid=4420; dmesg -T on both machines for the RDMA port's link and driver lines",
+			remedyPerftest,
+		},
+	},
+	{
+		ID: "rdma.transfer_timeout", Severity: finding.Critical, Area: "rdma", Step: finding.StepNCCL,
+		Title:   "an application's RDMA transfers did not complete in time",
+		Meaning: "Mooncake's store says a batch of transfers it gave its transfer engine did not complete within the timeout ('transfer_task.cpp:305] Failed to complete transfers after 60 seconds for batch 2586731328', mooncake-store src/transfer_task.cpp and client.cpp): the put or get of those keys returns TRANSFER_FAIL, and a serving engine that needs them at start (SGLang HiCache, vLLM's KV connector) fails or stalls. A transfer that never completes, rather than one that failed with a completion error, is a path on which the work requests or the connection handshake get no answer: critical.",
+		Causes: []string{
+			"the transfer engine's RDMA connection to the peer segment never came up or hangs: the two ends use GID indexes that cannot reach each other (RoCE: a link-local or RoCE v1 GID, MC_GID_INDEX), a port is down, or the handshake's TCP address is not reachable",
+			"the transfer engine uses a device or protocol the peer does not have (a device list naming NICs of another rail, RDMA on one side and TCP on the other)",
+			"the peer process holding the segment stalled or exited",
+		},
+		Remedy: []string{
+			"read the transfer engine's lines before the timeout (handshake, 'Failed to modify QP', completion errors, 'mark it inactive') on both ends",
+			"ibv_devinfo -v and show_gids on both hosts: the devices Mooncake uses are PORT_ACTIVE and the GID index it uses holds the RoCE v2 GID with the interface's IP address",
+			remedyPerftest,
+		},
+	},
+	{
+		ID: "libfabric.provider_unavailable", Severity: finding.Critical, Area: "verbs", Step: finding.StepNCCL,
+		Title:   "libfabric found no endpoint of an RDMA provider",
+		Meaning: "libfabric's debug log (FI_LOG_LEVEL=info or debug; the format of src/log.c, 'libfabric:PID:TIME:PREFIX:PROV:SUBSYS:FUNC():LINE<LEVEL> MSG') says a provider's getinfo returned an error ('fi_getinfo: provider ofi_rxm returned -61 (No data available)', src/fabric.c): that provider offers no endpoint matching the application's request. libfabric logs it at the warn level when the application named the provider (FI_PROVIDER, or the prov_name of its hints): the application then gets no endpoint from it: critical. At the info level it is one of the providers fi_getinfo tried; for verbs, or ofi_rxm and ofi_rxd (the utility providers that build reliable-datagram endpoints over verbs' connected ones, fi_rxm(7)), it means RDMA is not what the application gets: a warning. 'Need core provider, skipping ofi_rxm' lines are ofi_rxm's own search for a core provider to layer over skipping the utility providers, and are not judged.",
+		Causes: []string{
+			"the verbs provider offers no domain that fits the request: the RDMA device's port is down or has no IP address (verbs needs an IPoIB or RoCE interface with an address for its rdma_cm endpoints), or the request asks for capabilities verbs lacks",
+			"the libfabric build or its version lacks the provider combination asked for (verbs;ofi_rxm), or FI_PROVIDER / FI_VERBS_IFACE narrows the choice to nothing",
+		},
+		Remedy: []string{
+			"fi_info -p verbs and fi_info -p 'verbs;ofi_rxm' -t FI_EP_RDM on that host: the first lists the verbs domains, the second must list the RDM endpoints over them",
+			"ibv_devinfo and ip -br addr: the RDMA device's port PORT_ACTIVE and its network interface up with an IP address",
+			"rerun with FI_LOG_LEVEL=debug and read the provider's lines before the failed getinfo",
+		},
+	},
 }

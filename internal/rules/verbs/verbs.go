@@ -32,6 +32,9 @@ func Check(lg *wclog.Log) []finding.Finding {
 		hccl bool
 		errs []wclog.Error
 	}
+	if f, ok := targetFlushes(lg); ok {
+		return append([]finding.Finding{f}, asyncFindings(lg.Source, lg.Async)...)
+	}
 	var gs []*group
 	for _, e := range lg.Errors {
 		hccl := e.Source == wclog.SourceHCCL
@@ -217,6 +220,28 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 		f.Remedy = append(forStatus(f.Remedy, 12), hcclRemedy(errs[0]))
 	}
 	return f
+}
+
+// targetFlushes is the verbs.wr_flushed of a log whose only completion
+// errors are flushes SPDK's NVMe-oF target printed (lib/nvmf/rdma.c,
+// "rdma.c:3868:spdk_nvmf_rdma_poller_poll: *ERROR*: Error on CQ …,
+// status: (5): Work Request Flushed Error"): the queue pairs of
+// connections being closed, which SPDK logs at debug level since.
+func targetFlushes(lg *wclog.Log) (finding.Finding, bool) {
+	if len(lg.Errors) == 0 || len(lg.AppFails) > 0 {
+		return finding.Finding{}, false
+	}
+	for _, e := range lg.Errors {
+		if e.Status != 5 || !strings.Contains(e.Text, "Error on CQ ") || !strings.Contains(e.Text, "nvmf_rdma_") {
+			return finding.Finding{}, false
+		}
+	}
+	sum := fmt.Sprintf("SPDK's NVMe-oF target logged %s of flushed work requests (status 5, IBV_WC_WR_FLUSH_ERR) and no other completion error: the work still posted on queue pairs being closed, as when a host disconnects; SPDK logs these at debug level since", plural(len(lg.Errors), "completion", "completions"))
+	var ev []finding.Evidence
+	for _, e := range lg.Errors[:min(len(lg.Errors), 2)] {
+		ev = append(ev, lineEvidence(lg.Source, e.Line, e.Text))
+	}
+	return catalog.New("verbs.wr_flushed", finding.Subject{File: lg.Source}, sum, ev...), true
 }
 
 // hcclRank names the rank of an HCCL report: PyTorch's global rank and

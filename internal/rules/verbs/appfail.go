@@ -1,0 +1,165 @@
+package verbs
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+)
+
+// CheckAppFails judges an application's lines that an RDMA connection
+// or transfer failed: SPDK's NVMe-oF host lines are one
+// nvmf.connection_failed (critical when a controller failed, a queue
+// pair's completions could not be polled, an address could not be
+// resolved or a queue pair not connected; a warning for an unexpected
+// CM event alone), Mooncake's transfer timeouts one rdma.transfer_timeout.
+func CheckAppFails(source string, fs []wclog.AppFail) []finding.Finding {
+	var spdk, mc []wclog.AppFail
+	for _, f := range fs {
+		if f.Kind == wclog.AppTransferTimeout {
+			mc = append(mc, f)
+		} else {
+			spdk = append(spdk, f)
+		}
+	}
+	var out []finding.Finding
+	if len(spdk) > 0 {
+		out = append(out, spdkFinding(source, spdk))
+	}
+	if len(mc) > 0 {
+		sum := fmt.Sprintf("Mooncake's transfers did not complete within %d seconds (%s): the keys of those batches fail with TRANSFER_FAIL, and a serving engine that needs them fails or stalls", mc[0].Seconds, plural(len(mc), "batch", "batches"))
+		out = append(out, catalog.New("rdma.transfer_timeout", finding.Subject{File: source}, sum, appEvidence(source, mc)...))
+	}
+	return out
+}
+
+// spdkFinding is the nvmf.connection_failed of SPDK's host lines.
+func spdkFinding(source string, fs []wclog.AppFail) finding.Finding {
+	has := func(k wclog.AppFailKind) bool {
+		return slices.ContainsFunc(fs, func(f wclog.AppFail) bool { return f.Kind == k })
+	}
+	var ctrlrs, why []string
+	for _, f := range fs {
+		if f.Kind == wclog.AppCtrlrFailed && f.Ctrlr != "" && !slices.Contains(ctrlrs, f.Ctrlr) {
+			ctrlrs = append(ctrlrs, f.Ctrlr)
+		}
+	}
+	if has(wclog.AppAddrResolve) {
+		why = append(why, "the RDMA CM could not resolve the target's address or route (no local RDMA device with a route to it)")
+	}
+	if has(wclog.AppConnect) {
+		why = append(why, "a queue pair's connection did not complete")
+	}
+	for _, f := range fs {
+		if f.Kind != wclog.AppCQTransport {
+			continue
+		}
+		if f.Err != "" {
+			why = append(why, fmt.Sprintf("polling a queue pair's completions failed (error %d, %s)", f.Errno, f.Err))
+		} else {
+			why = append(why, "polling a queue pair's completions failed (SPDK before 21.01 words every such failure 'transport retry counter exceeded')")
+		}
+		break
+	}
+	for _, f := range fs {
+		if f.Kind == wclog.AppCMEvent {
+			why = append(why, fmt.Sprintf("the RDMA CM delivered %s instead of the event awaited", f.Event))
+			break
+		}
+	}
+	var sum string
+	fatal := has(wclog.AppCtrlrFailed) || has(wclog.AppAddrResolve) || has(wclog.AppConnect) || has(wclog.AppCQTransport)
+	switch {
+	case len(ctrlrs) > 0:
+		sum = fmt.Sprintf("SPDK's NVMe-oF RDMA host put controller %s in the failed state: its I/O is aborted until it reconnects", strings.Join(ctrlrs, ", "))
+	case fatal:
+		sum = "SPDK's NVMe-oF RDMA host lost or could not make its connection to the target"
+	default:
+		sum = "SPDK's NVMe-oF RDMA host got an unexpected RDMA CM event"
+	}
+	if len(why) > 0 {
+		sum += ": " + strings.Join(why, "; ")
+	}
+	// The cause lines first, then the controller's failure.
+	quote := slices.Clone(fs)
+	slices.SortStableFunc(quote, func(a, b wclog.AppFail) int {
+		return spdkRank(a.Kind) - spdkRank(b.Kind)
+	})
+	var q []wclog.AppFail
+	for _, f := range quote {
+		if !slices.ContainsFunc(q, func(g wclog.AppFail) bool { return g.Kind == f.Kind }) {
+			q = append(q, f)
+		}
+	}
+	f := catalog.New("nvmf.connection_failed", finding.Subject{File: source}, sum, appEvidence(source, q)...)
+	if !fatal {
+		f.Severity = finding.Warning
+	}
+	return f
+}
+
+// spdkRank orders SPDK's lines by how near the cause they are.
+func spdkRank(k wclog.AppFailKind) int {
+	return slices.Index([]wclog.AppFailKind{wclog.AppAddrResolve, wclog.AppConnect, wclog.AppCMEvent, wclog.AppCQTransport, wclog.AppCtrlrFailed}, k)
+}
+
+// appEvidence cites the first lines.
+func appEvidence(source string, fs []wclog.AppFail) []finding.Evidence {
+	var ev []finding.Evidence
+	for _, f := range fs[:min(len(fs), maxEvidence)] {
+		ev = append(ev, lineEvidence(source, f.Line, f.Text))
+	}
+	return ev
+}
+
+// rdmaProviders are the libfabric providers that run over RDMA verbs or
+// layer an endpoint type over them (fi_verbs(7), fi_rxm(7), fi_rxd(7)).
+var rdmaProviders = []string{"verbs", "ofi_rxm", "ofi_rxd", "verbs;ofi_rxm", "verbs;ofi_rxd"}
+
+// CheckGetinfos judges libfabric's lines that a provider's getinfo
+// failed: one libfabric.provider_unavailable, critical when libfabric
+// logged one at the warn level (the application named that provider),
+// a warning when a verbs provider or a utility provider over verbs
+// found nothing to offer (logged at the info level: the application
+// may still get another provider, such as tcp). Other providers' misses
+// at the info level are fi_getinfo trying every provider: not judged.
+func CheckGetinfos(source string, gs []wclog.Getinfo) []finding.Finding {
+	var keep []wclog.Getinfo
+	var provs []string
+	warn := false
+	for _, g := range gs {
+		if !g.Warn && !slices.Contains(rdmaProviders, g.Provider) {
+			continue
+		}
+		keep = append(keep, g)
+		warn = warn || g.Warn
+		if !slices.Contains(provs, g.Provider) {
+			provs = append(provs, g.Provider)
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	g := keep[0]
+	sum := fmt.Sprintf("libfabric's fi_getinfo got nothing from provider %s (returned -%d", strings.Join(provs, ", "), g.Errno)
+	if g.Err != "" {
+		sum += ", " + g.Err
+	}
+	sum += ")"
+	if warn {
+		sum += ": the application asked for that provider, so it gets no endpoint from it"
+	} else {
+		sum += ": no RDMA endpoint of that provider matched the application's request; ofi_rxm layers the reliable-datagram (FI_EP_RDM) endpoints MPI libraries use over verbs' connected (FI_EP_MSG) endpoints, so without it the application falls back to another provider (tcp) or fails"
+	}
+	f := catalog.New("libfabric.provider_unavailable", finding.Subject{File: source}, sum)
+	for _, k := range keep[:min(len(keep), maxEvidence)] {
+		f.Evidence = append(f.Evidence, lineEvidence(source, k.Line, k.Text))
+	}
+	if !warn {
+		f.Severity = finding.Warning
+	}
+	return []finding.Finding{f}
+}
