@@ -2180,6 +2180,19 @@ func ucxNetDevices(d *doc) string {
 	return v
 }
 
+// ucxPerfCommandTest is the test the paste's ucx_perftest command line
+// names (-t), "" when none does.
+func ucxPerfCommandTest(d *doc) string {
+	for _, p := range d.parts {
+		for _, l := range p.ls {
+			if v := ucxperf.CommandTest(strings.TrimSpace(l)); v != "" {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
 // ucxNetDevicesAt is ucxNetDevices with the number of its line.
 func ucxNetDevicesAt(d *doc) (string, int) {
 	for _, p := range d.parts {
@@ -2584,6 +2597,10 @@ func diagnoseUCXPerf(seg *Segment, file, text string, opts Options, ctx *context
 	var parts []string
 	finals := 0
 	for _, t := range tests {
+		if t.Name == "" && t.CSV {
+			// The CSV rows' command line, in a part of the paste above them.
+			t.Name = ucxPerfCommandTest(d)
+		}
 		name := t.Name
 		if name == "" {
 			name = "test"
@@ -2593,6 +2610,11 @@ func diagnoseUCXPerf(seg *Segment, file, text string, opts Options, ctx *context
 			continue
 		}
 		finals++
+		if t.CSV {
+			name += " [" + t.Label + "]"
+			parts = append(parts, fmt.Sprintf("%s %.2f MB/s, %.0f msg/s, %.3f usec average", name, t.Final.BWOverall, t.Final.RateAll, t.Final.LatAvg))
+			continue
+		}
 		if ucxrules.IsBandwidthTest(t.Name) {
 			parts = append(parts, fmt.Sprintf("%s %.2f MB/s overall (%.1f Gb/s), %d iterations", name, t.Final.BWOverall, t.Final.BWOverall*8/1000, t.Final.Iterations))
 		} else {

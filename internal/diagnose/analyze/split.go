@@ -117,7 +117,7 @@ var Kinds = []KindInfo{
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
 	{KindLshca, "lshca (Mellanox support tool): its per-HCA tables (RDMA, LnkStat, Link, Rate, LnkCapWidth, LnkStaWidth …)"},
-	{KindUCXPerf, "ucx_perftest result tables (tag_bw, put_bw, am_lat …; the Stage column of newer UCX or the older layout): the Final row, bandwidth judged against --line-rate"},
+	{KindUCXPerf, "ucx_perftest result tables (tag_bw, put_bw, am_lat …; the Stage column of newer UCX or the older layout) and its -f CSV rows: the Final row, bandwidth judged against --line-rate (CSV rows read, not judged: their message sizes are in the batch file)"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 	{KindVerbsLog, "work-completion errors in application logs: libmlx5's \"got completion with error\" CQE dump (decoded), DPDK's mlx5 \"MLX5 Error CQE: at [...], len=64\" hexdump (decoded), libfabric log lines (fi_cq_readerr prov_err), any log line ending in an ibv_wc_status text or IBV_WC_ name after a colon (\"…: transport retry counter exceeded\", with the local_nic/peer_nic it names), or printing it as a number next to completion wording (\"bad completion with status: 0xc, vendor syndrome: 0x81\"), application lines naming an ibv async event (\"Received context async event local work queue catastrophic error for context erdma_0\"), libibverbs' \"no userspace device-specific driver found\" warnings in a program's log, and a program's lines that a queue pair could not be moved to INIT, RTR or RTS (\"Failed to modify QP to RTR: Connection timed out\"), and Mooncake's lines naming the GID each RDMA device uses (\"RDMA device: mlx5_3, LID: 0, GID: (GID_Index 3) 00:00:…:ff:ff:21:06:1e:14\")"},
 	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
@@ -295,6 +295,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 			return KindUCXPerf, 1
 		}
 		return KindUCXPerf, 0
+	case strings.HasSuffix(t, ",avg_mr,overall_mr") && ucxperf.CSVHeader(t) >= 0:
+		return KindUCXPerf, 0 // ucx_perftest -f: "msg_pow2,iterations,typical_lat,…"
 	case strings.HasPrefix(t, "# Topology file: generated"):
 		if prev == "#" {
 			return KindNetDiscover, 1
@@ -540,6 +542,7 @@ func maybeHeader(l string, mp bool) bool {
 	t := l[:e]
 	return strings.HasSuffix(t, "Test") || strings.HasSuffix(t, "dump:") || t[len(t)-1] >= 0x80 ||
 		strings.HasSuffix(t, "_bw:") || strings.HasSuffix(t, "_lat:") || // a qperf test's banner
+		strings.HasSuffix(t, ",avg_mr,overall_mr") || // ucx_perftest -f's CSV header
 		mp || strings.Contains(t, "bdiagnet") && fewFields(t[i:], 4) // ("b" is rarer than "i")
 }
 
