@@ -15,30 +15,37 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse"
+	"github.com/ibdoctor/ibdoctor/internal/parse/deepep"
+	"github.com/ibdoctor/ibdoctor/internal/parse/dshbak"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdev2netdev"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibvload"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
+	"github.com/ibdoctor/ibdoctor/internal/parse/mpicheck"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ncclenv"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccltests"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
+	"github.com/ibdoctor/ibdoctor/internal/parse/osu"
 	"github.com/ibdoctor/ibdoctor/internal/parse/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/parse/sysfspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxperf"
 	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	deeprules "github.com/ibdoctor/ibdoctor/internal/rules/deepep"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
 	mpirules "github.com/ibdoctor/ibdoctor/internal/rules/mpi"
 	ncclrules "github.com/ibdoctor/ibdoctor/internal/rules/nccl"
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
+	osurules "github.com/ibdoctor/ibdoctor/internal/rules/osu"
 	perftestrules "github.com/ibdoctor/ibdoctor/internal/rules/perftest"
 	"github.com/ibdoctor/ibdoctor/internal/rules/routing"
 	ucxrules "github.com/ibdoctor/ibdoctor/internal/rules/ucx"
@@ -386,7 +393,7 @@ func AnalyzeText(name, text string, opts Options) File {
 
 // benchmarkKinds are the test programs whose output, cut before its
 // result, holds nothing to judge.
-var benchmarkKinds = map[Kind]bool{KindPerftest: true, KindNCCLTests: true, KindPingpong: true, KindUCXPerf: true}
+var benchmarkKinds = map[Kind]bool{KindOSU: true, KindPerftest: true, KindNCCLTests: true, KindPingpong: true, KindUCXPerf: true}
 
 // judgedAny reports whether any of segs is an output that was read and
 // judged: recognised, parsed and not empty of what its rules need.
@@ -880,6 +887,16 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseNvsmiErrors(&seg, file, text)
 	case KindNvsmiTable:
 		err = diagnoseNvsmiTable(&seg, file, text)
+	case KindOSU:
+		err = diagnoseOSU(&seg, file, text)
+	case KindMPICheck:
+		diagnoseMPICheck(&seg, file, text)
+	case KindDeepEP:
+		diagnoseDeepEP(&seg, file, text)
+	case KindIBVLoad:
+		diagnoseIBVLoad(&seg, file, text)
+	case KindDshbak:
+		err = diagnoseDshbak(&seg, file, spanText(d, sp, true))
 	case KindUCXPerf:
 		// With its prompts: the command line's -t names a table
 		// printed without its banner.
@@ -2040,6 +2057,7 @@ var signatures = []struct {
 	{KindShowGIDs, []string{"n_gids_found=", "fe80:0000:0000:0000:", "0000:0000:0000:0000:0000:ffff:"}},
 	{KindLshca, []string{"LnkStat", "LnkCapWidth", "LnkStaWidth", "HCA_Type", "PCI_addr", "IpStat"}},
 	{KindNvsmiTable, []string{"NVIDIA-SMI", "Persistence-M", "Volatile Uncorr. ECC", "Memory-Usage", "GPU-Util", "Compute M."}},
+	{KindOSU, []string{"# OSU ", "Latency (us)", "Bandwidth (MB/s)", "Avg Latency(us)", "Messages/s"}},
 	{KindUCXPerf, []string{"bandwidth (MB/s)", "message rate (msg/s)", "# iterations", "overhead (usec)", "latency (usec)", "Final:"}},
 	{KindUCXLog, []string{"UCX  ERROR", "UCX  WARN", "UCX  INFO", "UCX  DIAG", "ib_mlx5_log.c", "UCX Fatal"}},
 	{KindOpenMPI, []string{"OpenFabrics", "Local host:", "Local device:", "sent help message", "btl_openib"}},
@@ -2178,6 +2196,19 @@ func diagnoseSARecords(seg *Segment, file, text string) error {
 func ucxNetDevices(d *doc) string {
 	v, _ := ucxNetDevicesAt(d)
 	return v
+}
+
+// ucxPerfCommandTest is the test the paste's ucx_perftest command line
+// names (-t), "" when none does.
+func ucxPerfCommandTest(d *doc) string {
+	for _, p := range d.parts {
+		for _, l := range p.ls {
+			if v := ucxperf.CommandTest(strings.TrimSpace(l)); v != "" {
+				return v
+			}
+		}
+	}
+	return ""
 }
 
 // ucxNetDevicesAt is ucxNetDevices with the number of its line.
@@ -2577,6 +2608,170 @@ func diagnoseNvsmiTable(seg *Segment, file, text string) error {
 	return nil
 }
 
+// diagnoseDshbak compares the dshbak -c blocks of each pdsh command.
+func diagnoseDshbak(seg *Segment, file, text string) error {
+	blocks, err := dshbak.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	fs, agree, ns := host.CheckDshbak(blocks, file)
+	seg.Summary = fmt.Sprintf("pdsh | dshbak -c: %s", plural(len(blocks), "block", "blocks"))
+	if len(agree) > 0 {
+		seg.Summary += "; " + strings.Join(agree, "; ")
+	}
+	seg.Findings = append(seg.Findings, fs...)
+	notes(seg, ns)
+	return nil
+}
+
+// diagnoseIBVLoad judges ibv_generate_infiniband_test_load's results: a
+// failed data compare is verbs.data_mismatch; the throughput is
+// summarised (the program runs between ports of one card, often in
+// loopback, so its rates are the card's, not a link's to judge).
+func diagnoseIBVLoad(seg *Segment, file, text string) {
+	pass, rates := 0, 0
+	lo, hi := 0.0, 0.0
+	for i, l := range strings.Split(text, "\n") {
+		if c, ok := ibvload.ParseCompare(l); ok {
+			if c.Pass {
+				pass++
+				continue
+			}
+			seg.Findings = append(seg.Findings, catalog.New("verbs.data_mismatch", finding.Subject{File: file, Device: c.Device},
+				fmt.Sprintf("%s: the test's receive buffer compare reports %s: data arrived different from what was sent", c.Device, c.Result),
+				finding.Evidence{Source: fmt.Sprintf("%s:%d", file, i+1), Value: strings.TrimSpace(l)}))
+			continue
+		}
+		if r, ok := ibvload.ParseRate(l); ok {
+			if rates == 0 || r.MBs < lo {
+				lo = r.MBs
+			}
+			hi = max(hi, r.MBs)
+			rates++
+		}
+	}
+	seg.Summary = fmt.Sprintf("ibv_generate_infiniband_test_load: %d of %s PASS", pass, plural(pass+len(seg.Findings), "data compare", "data compares"))
+	if rates > 0 {
+		seg.Summary += fmt.Sprintf("; %s at %.1f-%.1f Mbytes/sec", plural(rates, "throughput line", "throughput lines"), lo, hi)
+		seg.Skipped = append(seg.Skipped, "throughput not judged: the program drives ports of one HCA (often looped back), so the card's PCIe and both directions at once bound it, not one link")
+	}
+	if pass+len(seg.Findings) == 0 {
+		seg.Empty = "no data compare line: throughput alone is not judged"
+	}
+}
+
+// diagnoseDeepEP judges DeepEP's test results.
+func diagnoseDeepEP(seg *Segment, file, text string) {
+	var tun []deepep.Tuning
+	var ll []deepep.LowLatency
+	for i, l := range strings.Split(text, "\n") {
+		if t, ok := deepep.ParseTuning(l); ok {
+			t.Line = i + 1
+			tun = append(tun, t)
+			continue
+		}
+		if rs, ok := deepep.ParseLowLatency(l); ok {
+			for _, r := range rs {
+				r.Line = i + 1
+				ll = append(ll, r)
+			}
+		}
+	}
+	if len(tun)+len(ll) == 0 {
+		seg.Empty = "no DeepEP result line"
+		return
+	}
+	var parts []string
+	bestRDMA, bestNVL := 0.0, 0.0
+	for _, t := range tun {
+		bestRDMA, bestNVL = max(bestRDMA, t.RDMAGBs), max(bestNVL, t.NVLGBs)
+	}
+	if len(tun) > 0 {
+		parts = append(parts, fmt.Sprintf("test_internode: %s, best %.2f GB/s RDMA, %.2f GB/s NVL", plural(len(tun), "tuning line", "tuning lines"), bestRDMA, bestNVL))
+	}
+	if len(ll) > 0 {
+		lo, hi := ll[0].GBs, ll[0].GBs
+		for _, r := range ll {
+			lo, hi = min(lo, r.GBs), max(hi, r.GBs)
+		}
+		parts = append(parts, fmt.Sprintf("test_low_latency: %s, %.2f-%.2f GB/s", plural(len(ll), "figure", "figures"), lo, hi))
+	}
+	seg.Summary = "DeepEP " + strings.Join(parts, "; ")
+	fs, ns := deeprules.Check(tun, ll, file)
+	seg.Findings = append(seg.Findings, fs...)
+	notes(seg, ns)
+}
+
+// diagnoseMPICheck judges an MPI test's wrong-result lines:
+// mpi.wrong_results, critical, with the first few lines as evidence.
+func diagnoseMPICheck(seg *Segment, file, text string) {
+	var res []mpicheck.Result
+	for i, l := range strings.Split(text, "\n") {
+		if m, ok := mpicheck.WrongResult(l); ok {
+			res = append(res, mpicheck.Result{Line: i + 1, Text: m})
+		}
+	}
+	if len(res) == 0 {
+		seg.Empty = "no wrong-result line"
+		return
+	}
+	seg.Summary = fmt.Sprintf("MPI test: %s reporting wrong results, first %q", plural(len(res), "line", "lines"), res[0].Text)
+	var ev []finding.Evidence
+	for _, r := range res[:min(len(res), 3)] {
+		ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, r.Line), Value: r.Text})
+	}
+	seg.Findings = append(seg.Findings, catalog.New("mpi.wrong_results", finding.Subject{File: file},
+		fmt.Sprintf("the MPI test reports wrong results (%s): %q; the data an MPI operation delivered differs from what it must be", plural(len(res), "line", "lines"), res[0].Text), ev...))
+}
+
+// diagnoseOSU judges OSU Micro-Benchmarks tables: how far each ran, its
+// small-message latency or large-message bandwidth.
+func diagnoseOSU(seg *Segment, file, text string) error {
+	tables, err := osu.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	var parts []string
+	rows := 0
+	for _, t := range tables {
+		name := t.Title
+		if name == "" {
+			name = "OSU table (" + strings.Join(t.Columns, ", ") + ")"
+		}
+		rows += len(t.Rows)
+		if len(t.Rows) == 0 {
+			parts = append(parts, name+": no rows")
+			continue
+		}
+		first, last := t.Rows[0], t.Rows[len(t.Rows)-1]
+		p := fmt.Sprintf("%s: %d sizes, %d B to %d B", name, len(t.Rows), first.Size, last.Size)
+		switch t.Metric() {
+		case "latency":
+			p += fmt.Sprintf(", %.2f us at %d B, %.2f us at %d B", first.Values[0], first.Size, last.Values[0], last.Size)
+		default:
+			best := first
+			for _, r := range t.Rows {
+				if r.Values[0] > best.Values[0] {
+					best = r
+				}
+			}
+			p += fmt.Sprintf(", peak %.2f %s at %d B", best.Values[0], t.Columns[0], best.Size)
+		}
+		if t.Stop != "" {
+			p += fmt.Sprintf(", then %q", t.Stop)
+		}
+		parts = append(parts, p)
+	}
+	seg.Summary = strings.Join(parts, "; ")
+	if rows == 0 {
+		seg.Empty = "no result row under the column header"
+	}
+	fs, ns := osurules.Check(tables, file)
+	seg.Findings = append(seg.Findings, fs...)
+	notes(seg, ns)
+	return nil
+}
+
 // diagnoseUCXPerf judges ucx_perftest result tables: the Final row of
 // each, bandwidth tests against the line rate.
 func diagnoseUCXPerf(seg *Segment, file, text string, opts Options, ctx *context, d *doc) error {
@@ -2592,6 +2787,10 @@ func diagnoseUCXPerf(seg *Segment, file, text string, opts Options, ctx *context
 	var parts []string
 	finals := 0
 	for _, t := range tests {
+		if t.Name == "" && t.CSV {
+			// The CSV rows' command line, in a part of the paste above them.
+			t.Name = ucxPerfCommandTest(d)
+		}
 		name := t.Name
 		if name == "" {
 			name = "test"
@@ -2601,6 +2800,11 @@ func diagnoseUCXPerf(seg *Segment, file, text string, opts Options, ctx *context
 			continue
 		}
 		finals++
+		if t.CSV {
+			name += " [" + t.Label + "]"
+			parts = append(parts, fmt.Sprintf("%s %.2f MB/s, %.0f msg/s, %.3f usec average", name, t.Final.BWOverall, t.Final.RateAll, t.Final.LatAvg))
+			continue
+		}
 		if ucxrules.IsBandwidthTest(t.Name) {
 			parts = append(parts, fmt.Sprintf("%s %.2f MB/s overall (%.1f Gb/s), %d iterations", name, t.Final.BWOverall, t.Final.BWOverall*8/1000, t.Final.Iterations))
 		} else {

@@ -4,19 +4,24 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ibdoctor/ibdoctor/internal/parse/deepep"
+	"github.com/ibdoctor/ibdoctor/internal/parse/dshbak"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethmodule"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdev2netdev"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ibvload"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
+	"github.com/ibdoctor/ibdoctor/internal/parse/mpicheck"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mst"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
+	"github.com/ibdoctor/ibdoctor/internal/parse/osu"
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
@@ -70,6 +75,11 @@ const (
 	KindNvsmiError    Kind = "nvidia-smi-error"
 	KindNvsmiTable    Kind = "nvidia-smi"
 	KindUCXPerf       Kind = "ucx_perftest"
+	KindOSU           Kind = "osu"
+	KindMPICheck      Kind = "mpi-test-results"
+	KindDeepEP        Kind = "deepep"
+	KindDshbak        Kind = "dshbak"
+	KindIBVLoad       Kind = "ibv-test-load"
 	KindToolError     Kind = "rdma-tool-error"
 	KindVerbsDevices  Kind = "ibv_devices"
 	KindSysfsPCI      Kind = "sysfs-pcie"
@@ -117,7 +127,12 @@ var Kinds = []KindInfo{
 	{KindIBDiagnet, "ibdiagnet 1.x/2.x console output, ibdiagnet2.log excerpts, ibdiagnet2.db_csv sections, ibdiagnet(2).lst"},
 	{KindShowGIDs, "show_gids (MLNX_OFED): the GID table of each RoCE port"},
 	{KindLshca, "lshca (Mellanox support tool): its per-HCA tables (RDMA, LnkStat, Link, Rate, LnkCapWidth, LnkStaWidth …)"},
-	{KindUCXPerf, "ucx_perftest result tables (tag_bw, put_bw, am_lat …; the Stage column of newer UCX or the older layout): the Final row, bandwidth judged against --line-rate"},
+	{KindUCXPerf, "ucx_perftest result tables (tag_bw, put_bw, am_lat …; the Stage column of newer UCX or the older layout) and its -f CSV rows: the Final row, bandwidth judged against --line-rate (CSV rows read, not judged: their message sizes are in the batch file)"},
+	{KindOSU, "OSU Micro-Benchmarks tables (osu_latency, osu_bw, osu_bibw, osu_mbw_mr, osu_acc_latency, collectives, OpenSHMEM and UPC tests; with or without the \"#\" of the title and column header): a run that stops mid-table with a hang marker or an error, small-message latency and large-message bandwidth of TCP rather than RDMA"},
+	{KindMPICheck, "MPI test programs' wrong-result lines: the MPICH test suite's \"Did not get expected value for …\" and MTest's \"Found N errors\", with or without mpirun's --tag-output and --timestamp-output labels"},
+	{KindDeepEP, "DeepEP test results (tests/test_internode.py \"[tuning] Best combine: … GB/s (RDMA), … GB/s (NVL)\", tests/test_low_latency.py \"[rank N] Dispatch + combine bandwidth: … GB/s, avg_t=…\"): low-latency bandwidth under 1 GB/s and a best internode figure under half of the same operation's best in the paste"},
+	{KindDshbak, "pdsh … | dshbak -c blocks (\"----------------\", the hosts, \"----------------\", their common output): the blocks of one command compared, fw_ver and OFED releases that differ between groups of hosts judged"},
+	{KindIBVLoad, "ibv_generate_infiniband_test_load (ibv_message_passing) results: \"mlx4_0 rx_buffer compare : PASS\" and its per-port Mbytes/sec lines; a compare that fails is judged, throughput summarised"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 	{KindVerbsLog, "work-completion errors in application logs: libmlx5's \"got completion with error\" CQE dump (decoded), DPDK's mlx5 \"MLX5 Error CQE: at [...], len=64\" hexdump (decoded), libfabric log lines (fi_cq_readerr prov_err), any log line ending in an ibv_wc_status text or IBV_WC_ name after a colon (\"…: transport retry counter exceeded\", with the local_nic/peer_nic it names), or printing it as a number next to completion wording (\"bad completion with status: 0xc, vendor syndrome: 0x81\"), application lines naming an ibv async event (\"Received context async event local work queue catastrophic error for context erdma_0\"), libibverbs' \"no userspace device-specific driver found\" warnings in a program's log, and a program's lines that a queue pair could not be moved to INIT, RTR or RTS (\"Failed to modify QP to RTR: Connection timed out\"), Mooncake's lines naming the GID each RDMA device uses (\"RDMA device: mlx5_3, LID: 0, GID: (GID_Index 3) 00:00:…:ff:ff:21:06:1e:14\"), SPDK's NVMe-oF RDMA host errors (\"nvme_ctrlr_fail: *ERROR*: ctrlr 192.168.0.1 in failed state.\", \"RDMA address resolution error\", \"CQ transport error -6 …\"), Mooncake's \"Failed to complete transfers after 60 seconds\", and libfabric's \"fi_getinfo: provider ofi_rxm returned -61 (No data available)\""},
 	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
@@ -295,6 +310,14 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 			return KindUCXPerf, 1
 		}
 		return KindUCXPerf, 0
+	case t == dshbak.Rule && dshbak.HostsLine(strings.TrimSpace(next)):
+		return KindDshbak, 0 // dshbak -c: "----------------", "host-[040-048]", "----------------"
+	case (t[0] == '#' || t[0] == 'O') && osu.Title(t):
+		return KindOSU, 0 // "# OSU MPI Latency Test v5.6.2"
+	case (t[0] == '#' || t[0] == 'S') && osu.ColumnHeader(t) != nil:
+		return KindOSU, 0 // "# Size          Latency (us)"
+	case strings.HasSuffix(t, ",avg_mr,overall_mr") && ucxperf.CSVHeader(t) >= 0:
+		return KindUCXPerf, 0 // ucx_perftest -f: "msg_pow2,iterations,typical_lat,…"
 	case strings.HasPrefix(t, "# Topology file: generated"):
 		if prev == "#" {
 			return KindNetDiscover, 1
@@ -452,6 +475,29 @@ func memberBesides(l string) Kind {
 	if ompihelp.Hint(l) && ompihelp.StartLine(l) {
 		return KindOpenMPI
 	}
+	if strings.Contains(l, " rx_buffer compare : ") {
+		if _, ok := ibvload.ParseCompare(l); ok {
+			return KindIBVLoad
+		}
+	}
+	if strings.HasSuffix(l, " Mbytes/sec") {
+		if _, ok := ibvload.ParseRate(l); ok {
+			return KindIBVLoad
+		}
+	}
+	if deepep.Hint(l) {
+		if _, ok := deepep.ParseTuning(l); ok {
+			return KindDeepEP
+		}
+		if _, ok := deepep.ParseLowLatency(l); ok {
+			return KindDeepEP
+		}
+	}
+	if strings.Contains(l, "xpected") || strings.Contains(l, "Found ") {
+		if _, ok := mpicheck.WrongResult(l); ok {
+			return KindMPICheck // "Did not get expected value for reduce scatter"
+		}
+	}
 	if proc.UlimitLine(l) {
 		return KindUlimit // `ulimit -a` rows: "max locked memory (kbytes, -l) 64"
 	}
@@ -540,6 +586,7 @@ func maybeHeader(l string, mp bool) bool {
 	t := l[:e]
 	return strings.HasSuffix(t, "Test") || strings.HasSuffix(t, "dump:") || t[len(t)-1] >= 0x80 ||
 		strings.HasSuffix(t, "_bw:") || strings.HasSuffix(t, "_lat:") || // a qperf test's banner
+		strings.HasSuffix(t, ",avg_mr,overall_mr") || // ucx_perftest -f's CSV header
 		mp || strings.Contains(t, "bdiagnet") && fewFields(t[i:], 4) // ("b" is rarer than "i")
 }
 

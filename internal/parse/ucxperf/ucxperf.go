@@ -12,7 +12,15 @@
 // …" or bare numbers) and the "Final:" row. Each row ends in seven
 // numbers: latency typical (or percentile), average and overall in usec,
 // bandwidth average and overall in MB/s, message rate average and overall
-// in msg/s. Judging is the caller's job.
+// in msg/s.
+//
+// With -f (perftest.c's TEST_FLAG_PRINT_CSV) ucx_perftest prints CSV
+// instead: a header naming the batch files (-b) first, then
+// "iterations,typical_lat,avg_lat,overall_lat,avg_bw,overall_bw,avg_mr,overall_mr"
+// (newer versions: "iterations,50.0%ile_lat,…"), and one row per batch
+// line with that line's name in the batch columns and the same seven
+// numbers; each row is a finished run, read as a Test with its Final
+// row and the batch names as Label. Judging is the caller's job.
 package ucxperf
 
 import (
@@ -45,10 +53,15 @@ type Row struct {
 // names, "" when neither is there, its rows and its Final row (nil when
 // the run printed none: it was cut or failed).
 type Test struct {
-	Name  string `json:"name,omitempty"`
-	Line  int    `json:"line"`
-	Rows  []Row  `json:"rows"`
-	Final *Row   `json:"final,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Label is the batch line's name of a CSV row ("1" for the msg_pow2
+	// line that sets 1-byte messages); "" in the table form.
+	Label string `json:"label,omitempty"`
+	// CSV says the test is one row of the -f output.
+	CSV   bool  `json:"csv,omitempty"`
+	Line  int   `json:"line"`
+	Rows  []Row `json:"rows"`
+	Final *Row  `json:"final,omitempty"`
 }
 
 // Header says whether t (a trimmed line) is the units row of the table:
@@ -56,6 +69,21 @@ type Test struct {
 func Header(t string) bool {
 	return len(t) > 0 && t[0] == '|' && strings.Contains(t, "bandwidth (MB/s)") &&
 		(strings.Contains(t, "latency (usec)") || strings.Contains(t, "overhead (usec)"))
+}
+
+// CSVHeader returns how many batch-name columns lead the CSV header t
+// ("msg_pow2,iterations,typical_lat,avg_lat,overall_lat,avg_bw,overall_bw,avg_mr,overall_mr"),
+// -1 when t is not that header.
+func CSVHeader(t string) int {
+	f := strings.Split(t, ",")
+	if len(f) < 8 {
+		return -1
+	}
+	tail := f[len(f)-8:]
+	if tail[0] != "iterations" || !strings.HasSuffix(tail[1], "_lat") || strings.Join(tail[2:], ",") != "avg_lat,overall_lat,avg_bw,overall_bw,avg_mr,overall_mr" {
+		return -1
+	}
+	return len(f) - 8
 }
 
 // Banner returns the test name of "====== tag_bw ======", "" when t is
@@ -95,10 +123,24 @@ func Parse(r io.Reader, source string) ([]*Test, error) {
 	var out []*Test
 	var cur *Test
 	name := ""
+	csvCols := -1
 	for n := 1; sc.Scan(); n++ {
 		t := strings.TrimSpace(sc.Text())
 		if t == "" {
 			continue
+		}
+		if k := CSVHeader(t); k >= 0 {
+			csvCols, cur = k, nil
+			continue
+		}
+		if csvCols >= 0 {
+			if label, row, ok := readCSVRow(t, csvCols); ok {
+				row.Line = n
+				r := row
+				out = append(out, &Test{Name: name, Label: label, CSV: true, Line: n, Final: &r})
+				continue
+			}
+			csvCols = -1
 		}
 		if b := Banner(t); b != "" {
 			name, cur = b, nil
@@ -111,10 +153,8 @@ func Parse(r io.Reader, source string) ([]*Test, error) {
 			continue
 		}
 		if cur == nil {
-			if i := strings.Index(t, " -t "); i >= 0 && strings.Contains(t, "perftest") {
-				if f := strings.Fields(t[i+4:]); len(f) > 0 && testName(f[0]) {
-					name = f[0]
-				}
+			if v := CommandTest(t); v != "" {
+				name = v
 			}
 			continue
 		}
@@ -141,6 +181,31 @@ func Parse(r io.Reader, source string) ([]*Test, error) {
 		return nil, &parse.Error{Source: source, Err: ErrNoTable}
 	}
 	return out, nil
+}
+
+// CommandTest returns the test a ucx_perftest command line names with
+// "-t NAME", "" when t is not one.
+func CommandTest(t string) string {
+	if i := strings.Index(t, " -t "); i >= 0 && strings.Contains(t, "perftest") {
+		if f := strings.Fields(t[i+4:]); len(f) > 0 && testName(f[0]) {
+			return f[0]
+		}
+	}
+	return ""
+}
+
+// readCSVRow reads a CSV row: cols batch names, then iterations and
+// the seven numbers.
+func readCSVRow(t string, cols int) (string, Row, bool) {
+	f := strings.Split(t, ",")
+	if len(f) != cols+8 {
+		return "", Row{}, false
+	}
+	row, _, ok := readRow(strings.Join(f[cols:], " "))
+	if !ok {
+		return "", Row{}, false
+	}
+	return strings.Join(f[:cols], ","), row, true
 }
 
 // readRow reads "Final:  1000  0.240 1675.942 1671.351 46615.58 46743.62

@@ -93,6 +93,7 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add("| latency (usec) | bandwidth (MB/s) |\nFinal: 1 NaN 1 1 1 1 1 1\n")
+	f.Add("msg_pow2,iterations,typical_lat,avg_lat,overall_lat,avg_bw,overall_bw,avg_mr,overall_mr\n1,2000000,0.070,0.114,0.114,8.34,8.34,8748702,8748702\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		tests, err := Parse(strings.NewReader(s), "fuzz")
 		if err != nil {
@@ -110,4 +111,35 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestParseCSV(t *testing.T) {
+	in := strings.Join([]string{
+		"mpirun -n 2 -x UCX_TLS=cm,rc_mlx5 ucx_perftest -t ucp_put_bw -b msg_pow2 -f -v",
+		"[warn] Epoll ADD(1) on fd 0 failed.",
+		"msg_pow2,iterations,typical_lat,avg_lat,overall_lat,avg_bw,overall_bw,avg_mr,overall_mr",
+		"1,2000000,0.070,0.114,0.114,8.34,8.34,8748702,8748702",
+		"8,2000000,0.070,0.078,0.078,97.90,97.90,12832496,12832496",
+		"iterations,50.0%ile_lat,avg_lat,overall_lat,avg_bw,overall_bw,avg_mr,overall_mr",
+		"1000,0.240,1675.942,1671.351,46615.58,46743.62,597,598",
+		"1,2,3",
+	}, "\n")
+	got, err := Parse(strings.NewReader(in), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d tests, want 3", len(got))
+	}
+	if g := got[1]; !g.CSV || g.Name != "ucp_put_bw" || g.Label != "8" || g.Final == nil || g.Final.Line != 5 || g.Final.BWOverall != 97.90 || g.Final.RateAll != 12832496 {
+		t.Errorf("row 2: %+v %+v", g, g.Final)
+	}
+	if g := got[2]; g.Label != "" || g.Final.Iterations != 1000 || g.Final.BWOverall != 46743.62 {
+		t.Errorf("row 3: %+v %+v", g, g.Final)
+	}
+	for _, h := range []string{"msg_pow2,iterations,typical_lat", "a,b,c,d,e,f,g,h,i", ""} {
+		if CSVHeader(h) >= 0 {
+			t.Errorf("CSVHeader(%q) matched", h)
+		}
+	}
 }

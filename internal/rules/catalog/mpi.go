@@ -52,4 +52,19 @@ var mpiMetas = []finding.Meta{
 			remedyPerftest,
 		},
 	},
+	{
+		ID: "mpi.wrong_results", Severity: finding.Critical, Area: "mpi", Step: finding.StepNCCL,
+		Title:   "an MPI test computed wrong results",
+		Meaning: "An MPI test program compared what an operation delivered with what it must deliver and found a difference: the MPICH test suite's \"Did not get expected value\" or MTest's \"Found N errors\". Data that arrives wrong is worse than a failure: a job would go on with it. The cause is in the stack that moved the data (the MPI library's collective or its transport, UCX or the openib BTL, the HCA's offloads) more often than in the link, whose errors the hardware's CRCs catch.",
+		Causes: []string{
+			"a bug in the MPI library's collective algorithm or in the transport it used (UCX dc/rc, hardware tag matching, the openib BTL)",
+			"an offload or firmware defect of the HCA (tag matching, atomics)",
+			"memory corruption on one host (bad DIMM, a GPU buffer registered wrongly)",
+		},
+		Remedy: []string{
+			"rerun the test with another transport (UCX_TLS=rc,sm, or without UCX_DC_VERBS_TM_ENABLE) and with another collective component (mpirun --mca coll ^hcoll or --mca coll_tuned_use_dynamic_rules 1) to find the layer that breaks it",
+			"ompi_info and ucx_info -v: the library versions, to compare with their release notes and open issues",
+			"rerun on a subset of the hosts (mpirun -H) to see whether one host always takes part",
+		},
+	},
 }

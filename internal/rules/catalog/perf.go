@@ -39,6 +39,20 @@ var perfMetas = []finding.Meta{
 		Causes: []string{"different MTU configured on the two ends", "wrong GID index (-x) for RoCE v2", "message size (-s) too small", "the run died on a completion error: status 12 a lossy or broken path or a dead peer, status 4 a buffer not registered (GPUDirect: nvidia-peermem, PCIe ACS/IOMMU)"},
 		Remedy: []string{"rerun ib_write_lat / ib_write_bw with the same -m on both ends, -x set to the RoCE v2 GID index (show_gids), and -s 65536 or larger (or -a)", "after a completion error: ibdoctor check on both nodes (port state, error counters), and for GPU buffers lsmod | grep peermem"},
 	},
+	{
+		ID: "perf.benchmark_stopped", Severity: finding.Warning, Area: "perf", Step: finding.StepPerf,
+		Title:   "a benchmark stopped in the middle of its table",
+		Meaning: "An OSU Micro-Benchmarks run (osu_latency, osu_bw, osu_acc_latency, the OpenSHMEM and UPC tests …) printed rows up to some message size and then a hang marker or an error instead of the next row: the benchmark did not finish. The rows before it say whether the path worked at the smaller sizes; a hang at one size usually points at the MPI or SHMEM layer's protocol switch there (eager to rendezvous, the RMA path of a provider), less often at the link.",
+		Causes:  []string{"the MPI/SHMEM transport or libfabric provider in use mishandles the protocol that takes over at that size (rendezvous, RMA over a layered provider such as ofi_rxm)", "a peer process died or was killed (see the error after the last row)", "the link or the peer stopped answering (port down, retry exceeded)"},
+		Remedy:  []string{"rerun the same benchmark with the MPI library's debug output (libfabric: FI_LOG_LEVEL=debug; UCX: UCX_LOG_LEVEL=info) to see what the last transfer waited for", "fi_info -p verbs (libfabric) or ucx_info -d (UCX): the providers and transports the run could choose; pin another one and rerun", "ib_write_bw -a between the same two hosts: if verbs runs through every size, the link is fine and the fault is in the MPI layer"},
+	},
+	{
+		ID: "perf.deepep_bw_low", Severity: finding.Warning, Area: "perf", Step: finding.StepPerf,
+		Title:   "DeepEP's RDMA bandwidth far under what it reaches",
+		Meaning: "DeepEP's tests (tests/test_internode.py, tests/test_low_latency.py) print the bandwidth of their dispatch and combine kernels. Low-latency dispatch + combine under 1 GB/s, with operations averaging far above their minimum, says the RDMA path stalls most of the time; a best internode figure under half of the same operation's best in another run of the paste (usually the same test on more nodes) says the bandwidth collapses as the test scales. The jobs run, slowly: a warning.",
+		Causes:  []string{"adaptive routing off or congestion on the switches the larger run crosses", "NVSHMEM/IBGDA settings (queue pairs per rank, NVSHMEM_IB_ENABLE_IBGDA, the GID index on RoCE) that differ from DeepEP's guidance", "a port of one node slower than the rest (rate, PCIe, errors)"},
+		Remedy:  []string{"ibstat on every node: all ports Active at the expected rate", "ib_write_bw between the nodes of the slow run (-d the HCA of each GPU) to find a slow pair", "ibdoctor fabric check for errors and routing on the paths the larger run uses"},
+	},
 	// Pairwise tests (ibdoctor perf pairwise, internal/pairwise): culprits
 	// inferred from a matrix of node-pair tests.
 	{

@@ -137,4 +137,11 @@ var verbsMetas = []finding.Meta{
 			"rerun with FI_LOG_LEVEL=debug and read the provider's lines before the failed getinfo",
 		},
 	},
+	{
+		ID: "verbs.data_mismatch", Severity: finding.Critical, Area: "verbs", Step: finding.StepPort,
+		Title:   "a verbs test received data that differs from what was sent",
+		Meaning: "A verbs test program compared the data it received with the pattern it sent and found a difference (ibv_generate_infiniband_test_load's \"rx_buffer compare : FAIL\"). The link's CRCs drop a damaged packet, so data that arrives wrong was damaged where no CRC covers it: host memory, PCIe, the HCA, or the program's own buffer handling.",
+		Causes:  []string{"memory or PCIe errors on one host (see the kernel log for AER and EDAC lines)", "an HCA or firmware defect", "the test's buffers reused before their transfers completed"},
+		Remedy:  []string{"dmesg -T | grep -iE 'aer|edac|mlx'", "rerun the test after reseating the card, and once with another HCA or host to find the part that follows the failure"},
+	},
 }
