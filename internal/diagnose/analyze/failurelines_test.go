@@ -96,18 +96,18 @@ func TestUnreadFailures(t *testing.T) {
 		t.Errorf("the banner alone: exit %d, want 3 (not judged)", r.ExitCode)
 	}
 	// A failure that ended the program, the connection or the device is
-	// critical, with the line that says so among the evidence
-	// (realworld-fresh48 spdk-log-spdk1507-…, cut).
-	spdk := "Initialization complete. Launching workers.\n" +
-		"[2020-07-24 13:50:18.368039] nvme_rdma.c: 548:nvme_rdma_validate_cm_event: *ERROR*: Expected RDMA_CM_EVENT_DISCONNECTED but received RDMA_CM_EVENT_TIMEWAIT_EXIT (15) from CM event channel (status = 0)\n" +
-		"[2020-07-24 13:50:18.369014] nvme_qpair.c: 712:spdk_nvme_qpair_process_completions: *ERROR*: CQ error, abort requests after transport retry counter exceeded\n" +
-		"[2020-07-24 13:50:18.369057] nvme_ctrlr.c: 788:nvme_ctrlr_fail: *ERROR*: ctrlr 192.168.0.1 in failed state.\n"
-	r = Run([]Input{{Name: "spdk.log", Text: spdk}}, Options{})
+	// critical, with the line that says so among the evidence (Slurm's
+	// lines of realworld-fresh48 openmpi-log-ompi4529-…, between a worker's).
+	job := "worker 3: connect to 10.0.0.2 failed: Connection refused\n" +
+		"srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n" +
+		"slurmstepd: *** STEP 1076409.0 ON nvb10 CANCELLED AT 2017-11-23T21:03:19 ***\n" +
+		"worker 3: giving up: unable to reach 10.0.0.2\n"
+	r = Run([]Input{{Name: "job.log", Text: job}}, Options{})
 	if r.ExitCode != 2 || len(r.Findings) != 1 || r.Findings[0].ID != "paste.failure_lines" || r.Findings[0].Severity != finding.Critical {
 		t.Fatalf("a failure that stopped the program: exit %d, findings %+v; want one critical paste.failure_lines", r.ExitCode, r.Findings)
 	}
-	if f := r.Findings[0]; len(f.Evidence) != 3 || f.Evidence[1].Source != "spdk.log:3" || !strings.Contains(f.Summary, "line 3 says the program, connection or device stopped") {
-		t.Errorf("evidence %+v, summary %q: want the stop line 3 between the first and the last", f.Evidence, f.Summary)
+	if f := r.Findings[0]; len(f.Evidence) != 3 || f.Evidence[1].Source != "job.log:2" || !strings.Contains(f.Summary, "line 2 says the program, connection or device stopped") {
+		t.Errorf("evidence %+v, summary %q: want the stop line 2 between the first and the last", f.Evidence, f.Summary)
 	}
 	// Beside an ibstat that is read, the prose is left alone.
 	ibstat := "CA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tFirmware version: 20.31.1014\n\tHardware version: 0\n\tNode GUID: 0x0c42a10300a1b2c3\n\tSystem image GUID: 0x0c42a10300a1b2c3\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tBase lid: 5\n\t\tLMC: 0\n\t\tSM lid: 1\n\t\tCapability mask: 0x2651e848\n\t\tPort GUID: 0x0c42a10300a1b2c3\n\t\tLink layer: InfiniBand\n"
