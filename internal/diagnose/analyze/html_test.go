@@ -17,7 +17,8 @@ func TestUnArchiveHTML(t *testing.T) {
 			[]string{`> CA 'mthca0'`, ``, `> "init" & more`, ``, `  Local host:   host85`, ``}},
 		{"escaped quoted mail without markup",
 			[]string{`Ron &lt;r_at_[hidden]&gt; wrote:`, `&gt; bstatus`, `&gt; Infiniband device 'mlx4_0' port 1 status:`, `&gt;         state:           4: ACTIVE`},
-			[]string{`Ron <r_at_[hidden]> wrote:`, `> bstatus`, `> Infiniband device 'mlx4_0' port 1 status:`, `>         state:           4: ACTIVE`}},
+			// Only the stretch of escaped quote lines is decoded.
+			[]string{`Ron &lt;r_at_[hidden]&gt; wrote:`, `> bstatus`, `> Infiniband device 'mlx4_0' port 1 status:`, `>         state:           4: ACTIVE`}},
 		{"one br in prose is not HTML",
 			[]string{`see the log<br>`, `a &amp; b`, `x`},
 			[]string{`see the log<br>`, `a &amp; b`, `x`}},
