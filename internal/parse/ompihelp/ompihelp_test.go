@@ -87,6 +87,8 @@ func TestMessages(t *testing.T) {
 			CompletionError, "nvb10", "", 0, [2]string{"Vendor error", "136"}},
 		{"handle_wc, blank lines between", "[[44095,1],45][btl_openib_component.c:3492:handle_wc] from \n\ncompute-6-13.local to: compute-3-11 error polling LP CQ with status \n\nLOCAL QP OPERATION ERROR status number 2 for wr_id 40c5e00 opcode 0 \n\nvendor error 111 qp_idx 0\n",
 			CompletionError, "compute-6-13.local", "", 0, [2]string{"Peer host", "compute-3-11"}},
+		{"handle_wc, vendor error on the next line", "[[44095,1],45][btl_openib_component.c:3492:handle_wc] from \n\ncompute-6-13.local to: compute-3-11 error polling LP CQ with status \n\nLOCAL QP OPERATION ERROR status number 2 for wr_id 40c5e00 opcode 0 \n\nvendor error 111 qp_idx 0\n",
+			CompletionError, "compute-6-13.local", "", 0, [2]string{"Vendor error", "111"}},
 		{"poll_device", "[rc000][[5397,1],72][btl_openib_component.c:3547:poll_device] error polling HP CQ with -2 errno says Device or resource busy\n",
 			PollError, "rc000", "", 0, [2]string{"Errno says", "Device or resource busy"}},
 		{"error polling in prose is not read", "the error polling loop never ends\n", Topic{}, "", "", 0, [2]string{}},

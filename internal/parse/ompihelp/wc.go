@@ -45,6 +45,17 @@ func wcStart(t string) bool {
 	return strings.HasPrefix(t, "error polling ") && strings.Contains(t, " CQ with ")
 }
 
+// nextText is the first non-blank line of ls from i (collapsed) and its
+// index, "" when there is none within maxWCLines.
+func nextText(ls []string, i int) (int, string) {
+	for j := i; j < len(ls) && j < i+maxWCLines; j++ {
+		if t := collapse(ls[j]); t != "" {
+			return j, t
+		}
+	}
+	return i, ""
+}
+
 // wcLines reads openib's handle_wc or poll_device error line at the top
 // of ls, however wrapped: the message and how many lines it took.
 func wcLines(ls []string) (Message, int, bool) {
@@ -61,10 +72,23 @@ func wcLines(ls []string) (Message, int, bool) {
 		if i > 0 && (isDashes(t) || strings.HasPrefix(t, "```") || wcStart(t) && !strings.HasPrefix(t, "error polling")) {
 			break
 		}
+		if t == "" {
+			continue
+		}
 		parts = append(parts, t)
 		joined := strings.Join(parts, " ")
 		dense := strings.Join(strings.Fields(joined), "")
 		if m := reWCDense.FindStringSubmatch(dense); m != nil {
+			if m[6] == "" {
+				// "vendor error N qp_idx N" may be wrapped onto the next
+				// line: take it when it is.
+				if j, rest := nextText(ls, i+1); rest != "" && strings.HasPrefix(strings.ReplaceAll(rest, " ", ""), "vendor") {
+					parts = append(parts, rest)
+					joined = strings.Join(parts, " ")
+					m = reWCDense.FindStringSubmatch(strings.Join(strings.Fields(joined), ""))
+					i = j
+				}
+			}
 			status := m[2]
 			for _, s := range wcStatuses {
 				if strings.ReplaceAll(s, " ", "") == m[2] {
