@@ -31,9 +31,8 @@ var (
 	// reHTMLBreak: a line the archive ends with a line break, or a
 	// quote-level span.
 	reHTMLBreak = regexp.MustCompile(`(?i)(?:<br\s*/?>\s*$|^\s*<span class="?quotelev\d)`)
-	// reHTMLTag: one tag or comment; only tag names, so "a<b" or
-	// "<stdout>" in tagged output is not markup... the latter is handled
-	// by the caller, which strips only inside a recognised stretch.
+	// reHTMLTag: one tag or comment, of the names archives use, so
+	// "a<b" or mpirun's "<stdout>" is not markup.
 	reHTMLTag    = regexp.MustCompile(`(?i)<!--.*?-->|</?(?:br|p|span|pre|div|a|b|i|em|strong|tt|code|font|blockquote|hr|ul|ol|li|html|body|head)(?:\s[^<>]*)?/?>`)
 	reHTMLEntity = regexp.MustCompile(`&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{2,8});`)
 )
@@ -56,7 +55,10 @@ func unArchiveHTML(ls []string) []Rewrite {
 		if strings.HasPrefix(strings.TrimLeft(l, " "), ">") {
 			raw++
 		}
-		if br || esc {
+		// A line of tags alone ("<p>", `<!-- body="start" -->`) is
+		// markup too, but does not make a paste HTML by itself.
+		onlyTags := strings.TrimSpace(l) != "" && strings.TrimSpace(reHTMLTag.ReplaceAllString(l, "")) == ""
+		if br || esc || onlyTags {
 			if first < 0 {
 				first = i
 			}
@@ -66,7 +68,7 @@ func unArchiveHTML(ls []string) []Rewrite {
 	if breaks < minHTMLBreaks && (escaped < minHTMLBreaks || raw >= escaped) {
 		return nil
 	}
-	if breaks >= minHTMLBreaks && first > 0 {
+	if breaks >= minHTMLBreaks && first > 0 && !reHTMLTag.MatchString(ls[first]) {
 		// The archive puts the "<br>" after the line it ends.
 		first--
 	}

@@ -40,3 +40,13 @@ func TestUnArchiveHTML(t *testing.T) {
 		t.Fatalf("normalize: %q %+v", out, rw)
 	}
 }
+
+// The archive's lines of tags alone before the first break are dropped too.
+func TestUnArchiveHTMLLeadingMarkup(t *testing.T) {
+	ls := []string{`<!-- body="start" -->`, `<p>`, `Hi Gus,`, `<br>`, `&nbsp;/usr/sbin/ibstat`, `<br>`, `ibwarn: x`, `<br>`}
+	unArchiveHTML(ls)
+	want := []string{``, ``, `Hi Gus,`, ``, ` /usr/sbin/ibstat`, ``, `ibwarn: x`, ``}
+	if strings.Join(ls, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got %q", ls)
+	}
+}
