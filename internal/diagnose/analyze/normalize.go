@@ -132,6 +132,7 @@ func normalize(ls []string) ([]string, []Rewrite) {
 	out := make([]string, len(ls))
 	copy(out, ls)
 	var rw []Rewrite
+	rw = append(rw, unArchiveHTML(out)...)
 	rw = append(rw, unDiff(out)...)
 	rw = append(rw, unCellEnds(out)...)
 	// Wrappers nest (a quoted mail of a tagged mpirun output): peel

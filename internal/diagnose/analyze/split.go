@@ -237,7 +237,7 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindEthModule, 0
 	case mst.Header(t):
 		return KindMst, 0
-	case pingpong.Header(t):
+	case pingpong.Header(t), pingpong.ExchangeLine(t):
 		return KindPingpong, 0
 	case qperfFailedTest(t, prev, next):
 		return KindPerftest, 1 // the qperf command line above
@@ -578,6 +578,9 @@ func maybeHeader(l string, mp bool) bool {
 	}
 	if l[i] == 'd' && strings.HasPrefix(l[i:], "device") && strings.Contains(l, "GUID") {
 		return true // ibv_devices' "    device                 node GUID"
+	}
+	if l[i] >= '0' && l[i] <= '9' && strings.Contains(l, "Couldn't") {
+		return true // the pingpong programs' "0/45: Couldn't read remote address"
 	}
 	e := len(l)
 	for e > i && (l[e-1] == ' ' || l[e-1] >= '\t' && l[e-1] <= '\r') {

@@ -36,6 +36,10 @@ var errorDrivers = map[string]bool{
 	"hns_roce": true, "hns3": true, "efa": true, "qedr": true, "siw": true, "hfi1": true, "qib": true,
 	"mana_ib": true, "erdma": true, "vmw_pvrdma": true, "ocrdma": true, "iw_cxgb4": true, "i40iw": true,
 	"ionic_rdma": true, "usnic_verbs": true,
+	// The older InfiniBand HCA drivers name themselves by module
+	// (drivers/infiniband/hw/mthca mthca_main.c DRV_NAME "ib_mthca",
+	// hw/qib qib.h QIB_DRV_NAME "ib_qib").
+	"ib_mthca": true, "ib_qib": true,
 	// Upper layers over RDMA.
 	"ib_srp": true, "ib_srpt": true, "ib_iser": true, "ib_isert": true, "rpcrdma": true, "svcrdma": true,
 	"nvme_rdma": true, "nvme-rdma": true, "nvmet_rdma": true, "nvmet-rdma": true, "rds_rdma": true, "smc": true,
@@ -121,6 +125,15 @@ func driverErrorClass(text string) (ev Event, ok bool) {
 	msg := strings.TrimSpace(rest)
 	if drv == "ksmbd" && !strings.HasPrefix(msg, "smb_direct: ") {
 		return ev, false
+	}
+	if ev.PCI == "" {
+		// The driver core names the function in the message:
+		// "ib_mthca: probe of 0000:04:00.0 failed with error -16"
+		// (drivers/base/dd.c).
+		if tok, ok := strings.CutPrefix(msg, "probe of "); ok {
+			tok, _, _ = strings.Cut(tok, " ")
+			ev.PCI = addr(tok)
+		}
 	}
 	if !errorWording(msg, nvidiaDriver(drv)) || benignDriverLine(msg) {
 		return ev, false

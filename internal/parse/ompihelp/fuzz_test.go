@@ -19,6 +19,9 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add("--------------------------------------------------------------------------\nWARNING: There is at least non-excluded one OpenFabrics device found,\nbut there are no active ports detected (or Open MPI was unable to use\nthem).\n\n  Local host: gpu7\n--------------------------------------------------------------------------\n")
+	f.Add("[[27217,0],12][btl_openib_component.c:3556:handle_wc] from nvb27 to: nvb27 error polling L\nP CQ with status REMOTE ACCESS ERROR status number 10 for wr_id 19059c8 opcode 4  vendor e\nrror 136 qp_idx 3\n")
+	f.Add("[rc000][[5397,1],72][btl_openib_component.c:3547:poll_device] error polling HP CQ with -2 errno says Device or resource busy\n")
+	f.Add("The OpenFabrics (openib) BTL failed to initialize while trying to\n\ncreate an internal queue.\n  Function:    ibv_create_cq()\n")
 	f.Add("[h:1] 3 more processes have sent help message help-mpi-btl-openib.txt / no active ports found\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		lg, err := Parse(strings.NewReader(in), "fuzz")

@@ -68,6 +68,23 @@ var (
 	// received unexpected process identifier [[13139,1],4]": a connection
 	// reached another process than the one dialled, and was closed.
 	TCPWrongPeer = Topic{"btl_tcp_endpoint.c", "received unexpected process identifier"}
+	// CreateQueue is help-mpi-btl-openib.txt's init-fail-create-q: an
+	// ibv_create_cq/srq/qp call failed, openib is off for the device.
+	CreateQueue = Topic{"help-mpi-btl-openib.txt", "init-fail-create-q"}
+	// CompletionError is no help message but openib's BTL_PEER_ERROR
+	// line in handle_wc (opal/mca/btl/openib/btl_openib_component.c;
+	// ompi/mca/btl/openib before 2.0): "[[44095,1],45][btl_openib_
+	// component.c:3492:handle_wc] from compute-6-13 to: compute-3-11 error
+	// polling LP CQ with status LOCAL QP OPERATION ERROR status number 2
+	// for wr_id 40c5e00 opcode 0  vendor error 111 qp_idx 0" (1.2 wrote
+	// "error polling LP CQ with status … opcode 0" without the vendor
+	// error): a work request completed in error. Fields: Status, Status
+	// number, Vendor error, Peer host.
+	CompletionError = Topic{"btl_openib_component.c", "handle_wc"}
+	// PollError is openib's BTL_ERROR in poll_device: ibv_poll_cq itself
+	// failed ("error polling HP CQ with -2 errno says Device or resource
+	// busy"). Fields: Return, Errno says.
+	PollError = Topic{"btl_openib_component.c", "poll_device"}
 )
 
 // starts are the first lines of the messages read, as the help files
@@ -87,6 +104,8 @@ var starts = []struct {
 	{topic: SRQRNRExceeded, first: `The OpenFabrics "receiver not ready" retry count on a shared receive`},
 	{topic: ErrorEvent, first: "The OpenFabrics stack has reported a network error event."},
 	{topic: NoLockedMemory, first: "The OpenFabrics (openib) BTL failed to initialize while trying to", second: "allocate some locked memory."},
+	{topic: CreateQueue, first: "The OpenFabrics (openib) BTL failed to initialize while trying to", second: "create an internal queue."},
+	{topic: CreateQueue, first: "The OpenIB BTL failed to initialize while trying to create an internal"}, // Open MPI 1.2
 	{topic: NoCPCForPort, first: "No OpenFabrics connection schemes reported that they were able to be"},
 	{topic: NoNICs, first: ": A high-performance Open MPI point-to-point messaging module", anywhere: true},
 	{topic: UnreachableProc, first: "At least one pair of MPI processes are unable to reach each other for"},
@@ -172,12 +191,29 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	lg := &Log{Source: source}
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(make([]byte, 64*1024), maxLine)
+	var ls []string
+	for sc.Scan() {
+		ls = append(ls, sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &ParseError{Source: source, Line: len(ls) + 1, Err: err}
+	}
 	n, body := 0, 0
 	var cur *Message
-	prevFirst := "" // the previous line, when it could start a two-line match
-	for sc.Scan() {
+	// prevFirst is the previous non-blank line, when it could start a
+	// two-line match (a mail archive puts a blank line between every
+	// two), prevN its number.
+	prevFirst, prevN := "", 0
+	for n < len(ls) {
 		n++
-		t := collapse(sc.Text())
+		t := collapse(ls[n-1])
+		if m, used, ok := wcLines(ls[n-1:]); ok {
+			m.Line = n
+			lg.Messages = append(lg.Messages, m)
+			cur, prevFirst = nil, ""
+			n += used - 1
+			continue
+		}
 		if a, ok := aggregateLine(t); ok {
 			a.Line = n
 			lg.Aggregates = append(lg.Aggregates, a)
@@ -192,14 +228,16 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		}
 		if m, ok := startLine(t, prevFirst); ok {
 			m.Line = n
-			if m.Topic == NoLockedMemory {
-				m.Line, m.Text = n-1, prevFirst
+			if m.Topic == NoLockedMemory || m.Topic == CreateQueue && strings.HasPrefix(m.Text, "The OpenFabrics") {
+				m.Line, m.Text = prevN, prevFirst
 			}
 			lg.Messages = append(lg.Messages, m)
 			cur, body, prevFirst = &lg.Messages[len(lg.Messages)-1], 0, ""
 			continue
 		}
-		prevFirst = t
+		if t != "" {
+			prevFirst, prevN = t, n
+		}
 		if cur == nil {
 			continue
 		}
@@ -211,9 +249,6 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		if f := reField.FindStringSubmatch(t); f != nil {
 			cur.field(f[1], f[2])
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &ParseError{Source: source, Line: n + 1, Err: err}
 	}
 	if len(lg.Messages) == 0 && len(lg.Aggregates) == 0 {
 		return nil, &ParseError{Source: source, Err: ErrNoData}
@@ -334,7 +369,8 @@ func isDashes(t string) bool {
 // Callers test it before StartLine on every line of a log.
 func Hint(l string) bool {
 	return strings.Contains(l, "Open") || strings.Contains(l, "MPI") || strings.Contains(l, "help message") ||
-		strings.Contains(l, "InfiniBand retry") || strings.Contains(l, "unexpected process identifier")
+		strings.Contains(l, "InfiniBand retry") || strings.Contains(l, "unexpected process identifier") ||
+		strings.Contains(l, "handle_wc") || strings.Contains(l, "poll_device") || strings.Contains(l, "error polling")
 }
 
 // StartLine says whether a line is the first line of a help message this
@@ -346,6 +382,9 @@ func StartLine(l string) bool {
 		return true
 	}
 	if _, ok := wrongPeerLine(t); ok {
+		return true
+	}
+	if wcStart(t) {
 		return true
 	}
 	for _, s := range starts {

@@ -72,7 +72,26 @@ func TestMessages(t *testing.T) {
 			RetryExceeded, "c1n01", "mlx4_0", 0, [2]string{"Peer host", "c1n07"}},
 		{"locked memory", "The OpenFabrics (openib) BTL failed to initialize while trying to\nallocate some locked memory.  This typically can indicate that the\nmemlock limits are set too low.\n\n  Local host:    node3\n  OMPI source:   btl_openib_component.c:1216\n  Function:      ompi_free_list_init_ex_new()\n  Device:        mlx4_0\n  Memlock limit: 65536\n",
 			NoLockedMemory, "node3", "mlx4_0", 0, [2]string{"Memlock limit", "65536"}},
-		{"create queue is not locked memory", "The OpenFabrics (openib) BTL failed to initialize while trying to\ncreate an internal queue.\n\n  Local host:  node3\n", Topic{}, "", "", 0, [2]string{}},
+		// help-mpi-btl-openib.txt [init-fail-create-q] (analyze testdata/realworld-fresh48, open-mpi/ompi issue 166).
+		{"create queue is not locked memory", "The OpenFabrics (openib) BTL failed to initialize while trying to\ncreate an internal queue.\n\n  Local host:  node3\n  Function:    ibv_create_cq()\n  Error:       Device or resource busy (errno=16)\n  Device:      mlx4_0\n",
+			CreateQueue, "node3", "mlx4_0", 0, [2]string{"Function", "ibv_create_cq()"}},
+		// A mail archive puts a blank line between every two lines.
+		{"create queue, archive blank lines", "The OpenFabrics (openib) BTL failed to initialize while trying to\n\ncreate an internal queue.  This typically indicates a failed\n\n  Local host:  machine001.lan\n\n  Device:      mthca0\n",
+			CreateQueue, "machine001.lan", "mthca0", 0, [2]string{"Device", "mthca0"}},
+		{"create queue, Open MPI 1.2", "The OpenIB BTL failed to initialize while trying to create an internal\nqueue.  This typically indicates a failed OpenFabrics installation or\n\n    Host:        n1\n    Device:      mthca0\n",
+			CreateQueue, "n1", "mthca0", 0, [2]string{"Host", "n1"}},
+		// openib handle_wc (btl_openib_component.c), wrapped by a terminal mid-word (open-mpi/ompi issue 4529).
+		{"handle_wc wrapped mid-word", "[[27217,0],12][btl_openib_component.c:3556:handle_wc] from nvb27 to: nvb27 error polling L\nP CQ with status REMOTE ACCESS ERROR status number 10 for wr_id 19059c8 opcode 4  vendor e\nrror 136 qp_idx 3\n",
+			CompletionError, "nvb27", "", 0, [2]string{"Status", "REMOTE ACCESS ERROR"}},
+		{"handle_wc wrapped before polling", "[[27833,0],2][btl_openib_component.c:3556:handle_wc] from nvb10 to: nvb10 error\npolling LP CQ with status REMOTE ACCESS ERROR status number 10 for wr_id 13efd68\n opcode 0  vendor error 136 qp_idx 3\n",
+			CompletionError, "nvb10", "", 0, [2]string{"Vendor error", "136"}},
+		{"handle_wc, blank lines between", "[[44095,1],45][btl_openib_component.c:3492:handle_wc] from \n\ncompute-6-13.local to: compute-3-11 error polling LP CQ with status \n\nLOCAL QP OPERATION ERROR status number 2 for wr_id 40c5e00 opcode 0 \n\nvendor error 111 qp_idx 0\n",
+			CompletionError, "compute-6-13.local", "", 0, [2]string{"Peer host", "compute-3-11"}},
+		{"handle_wc, vendor error on the next line", "[[44095,1],45][btl_openib_component.c:3492:handle_wc] from \n\ncompute-6-13.local to: compute-3-11 error polling LP CQ with status \n\nLOCAL QP OPERATION ERROR status number 2 for wr_id 40c5e00 opcode 0 \n\nvendor error 111 qp_idx 0\n",
+			CompletionError, "compute-6-13.local", "", 0, [2]string{"Vendor error", "111"}},
+		{"poll_device", "[rc000][[5397,1],72][btl_openib_component.c:3547:poll_device] error polling HP CQ with -2 errno says Device or resource busy\n",
+			PollError, "rc000", "", 0, [2]string{"Errno says", "Device or resource busy"}},
+		{"error polling in prose is not read", "the error polling loop never ends\n", Topic{}, "", "", 0, [2]string{}},
 		{"no nics behind the module name", "[[4411,1],0]: A high-performance Open MPI point-to-point messaging module\nwas unable to find any relevant network interfaces:\n\nModule: OpenFabrics (openib)\n  Host: gpu1\n\nAnother transport will be used instead, although this may result in\nlower performance.\n",
 			NoNICs, "gpu1", "", 0, [2]string{"Module", "OpenFabrics (openib)"}},
 		// help-mpi-btl-tcp.txt [client connect fail], as Open MPI 4 prints it

@@ -82,8 +82,24 @@ func IsCommand(t string) bool {
 	return false
 }
 
+// reExchange is the message of a failed address exchange over the
+// programs' TCP socket as their pp_server_exch_dest and pp_client_exch_dest
+// print it (rdma-core libibverbs/examples: "%d/%d: Couldn't read remote
+// address"; the OFED 1.x rdma_lat and rdma_bw, which share the functions,
+// put the pid and function name first: "5924:pp_server_exch_dest: 0/45
+// Couldn't read remote address"). The byte count or the pp_ function name
+// must be there: "Couldn't read remote address" alone is many programs'.
+var reExchange = regexp.MustCompile(`^(?:(?:\d+:)?pp_\w+: (?:\d+/\d+:? )?|\d+/\d+: )Couldn't (?:read|send) (?:remote|local) address\b`)
+
+// ExchangeLine says whether t is the programs' failed address exchange
+// line (see reExchange).
+func ExchangeLine(t string) bool { return strings.Contains(t, "Couldn't") && reExchange.MatchString(t) }
+
 // errorLine says whether t is one of the programs' error lines.
 func errorLine(t string) bool {
+	if ExchangeLine(t) {
+		return true
+	}
 	for _, p := range []string{"Failed status ", "Couldn't ", "Failed to ", "failed to ", "Unable to ", "client read:", "server read:", "client write:", "server write:", "parse WC failed", "Completion for unknown wr_id", "No IB devices found", "IB device ", "Error, "} {
 		if strings.HasPrefix(t, p) {
 			return true

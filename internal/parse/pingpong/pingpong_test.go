@@ -54,6 +54,7 @@ func TestParse(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
+	f.Add("server read: No such file or directory\n5924:pp_server_exch_dest: 0/45 Couldn't read remote address\n")
 	ents, _ := os.ReadDir("testdata")
 	for _, e := range ents {
 		if strings.HasSuffix(e.Name(), ".txt") {
@@ -72,4 +73,26 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The address exchange failure as rdma-core's examples and OFED 1.x's
+// rdma_lat/rdma_bw print it (pp_server_exch_dest); the bare message is
+// many programs' and is not taken.
+func TestExchangeLine(t *testing.T) {
+	for l, want := range map[string]bool{
+		"5924:pp_server_exch_dest: 0/45 Couldn't read remote address": true,
+		"0/45: Couldn't read remote address":                          true,
+		"pp_client_exch_dest: Couldn't read remote address":           true,
+		"Couldn't read remote address":                                false,
+		"ethernet_read_keys: Couldn't read remote address":            false,
+		"12 Couldn't read remote address":                             false,
+	} {
+		if got := ExchangeLine(l); got != want {
+			t.Errorf("ExchangeLine(%q) = %v, want %v", l, got, want)
+		}
+	}
+	res, err := Parse(strings.NewReader("server read: No such file or directory\n5924:pp_server_exch_dest: 0/45 Couldn't read remote address\n"), "t")
+	if err != nil || len(res.Runs) != 1 || len(res.Runs[0].Errors) != 2 || res.Runs[0].Errors[1].Line != 2 {
+		t.Fatalf("Parse: %v %+v", err, res)
+	}
 }

@@ -41,11 +41,12 @@ var mpiMetas = []finding.Meta{
 	{
 		ID: "mpi.transport_error", Severity: finding.Critical, Area: "mpi", Step: finding.StepNCCL,
 		Title:   "Open MPI's InfiniBand transport hit a network error",
-		Meaning: "The openib BTL reports that the InfiniBand retry count (or the receiver-not-ready retry count) between two processes was exceeded, or that the OpenFabrics stack raised a network error event: the peer did not acknowledge over this path. Retry exhaustion kills the job; an error event may.",
+		Meaning: "The openib BTL reports that the InfiniBand retry count (or the receiver-not-ready retry count) between two processes was exceeded, or that the OpenFabrics stack raised a network error event: the peer did not acknowledge over this path. Retry exhaustion kills the job; an error event may. openib's handle_wc line (btl_openib_component.c: \"error polling LP CQ with status REMOTE ACCESS ERROR status number 10 … vendor error 136\") is any work request that completed in error: the connection is dead and the job fails (a warning when every one is WORK REQUEST FLUSHED ERROR, work returned from a queue pair already in error: look for the first failure); its poll_device line (\"error polling HP CQ with -2 errno says Device or resource busy\") is ibv_poll_cq itself failing, critical.",
 		Causes: []string{
 			"bit errors, a link flap or congestion drops on the path between the two hosts",
 			"the peer process or node died or hung",
 			"a port that went down during the job (the error event names it)",
+			"remote or local access and protection errors: a memory registration the peer no longer holds or a bug in the transport or application (vendor error names the HCA's reason)",
 		},
 		Remedy: []string{
 			"check the port error counters and link flaps of both hosts and the switch ports between them (ibqueryerrors, ibdoctor doctor on both)",

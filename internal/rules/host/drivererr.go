@@ -3,6 +3,7 @@ package host
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -23,7 +24,16 @@ type driverErrGroup struct {
 	// refusing to allocate a protection domain or a user access region
 	// (see efaNoResources), nil when none does.
 	noRes *kmsg.Event
+	// probe is the driver core's line that the driver's probe of the
+	// function failed, nil when none is in the group.
+	probe *kmsg.Event
 }
+
+// reProbeFailed is the driver core's report that a driver could not bind
+// a device (drivers/base/dd.c really_probe / driver_probe_device: "probe
+// of 0000:04:00.0 failed with error -16", since 5.x "probe with driver
+// ib_mthca failed with error -16").
+var reProbeFailed = regexp.MustCompile(`^probe (?:of \S+|with driver \S+) failed with error (-?\d+)`)
 
 // driverErrorGroups tallies the KindDriverError events of a log per driver
 // and device, in the order they first appear.
@@ -48,6 +58,10 @@ func driverErrorGroups(evs []kmsg.Event) []*driverErrGroup {
 		if g.noRes == nil && e.Driver == "infiniband" && strings.HasPrefix(e.Interface, "efa") && efaNoResources(e.Detail) {
 			ev := e
 			g.noRes = &ev
+		}
+		if g.probe == nil && reProbeFailed.MatchString(e.Detail) {
+			ev := e
+			g.probe = &ev
 		}
 		if !e.Folded {
 			g.last = e
@@ -155,9 +169,28 @@ groups:
 		if g.noRes != nil {
 			efaNoResourcesFinding(&f, g, in.logEvidence(g.noRes.Record))
 		}
+		if g.probe != nil && rdmaDriver(g.driver) {
+			// The device never came up: no RDMA device from it.
+			m := reProbeFailed.FindStringSubmatch(g.probe.Detail)
+			f.Summary += fmt.Sprintf("; the driver's probe of the device failed (error %s): it never came up, the host has no RDMA device from it until the cause is fixed and the driver reloaded", m[1])
+			f.Severity = finding.Critical
+			if pe := in.logEvidence(g.probe.Record); !slices.ContainsFunc(f.Evidence, func(e finding.Evidence) bool { return e.Source == pe.Source }) {
+				f.Evidence = append(f.Evidence, pe)
+			}
+		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// rdmaDriver says whether the driver is an InfiniBand HCA or RDMA NIC
+// driver, whose device failing to probe leaves the host without RDMA.
+func rdmaDriver(d string) bool {
+	switch d {
+	case "mlx4_core", "mlx4_ib", "mlx5_ib", "ib_mthca", "ib_qib", "hfi1", "qib", "bnxt_re", "irdma", "efa", "qedr", "hns_roce", "erdma", "mana_ib", "ionic_rdma", "i40iw", "iw_cxgb4", "ocrdma", "vmw_pvrdma":
+		return true
+	}
+	return false
 }
 
 // checkDriverErrors is driverErrors as a rule of its own (doctor): the

@@ -57,6 +57,11 @@ func TestDriverErrors(t *testing.T) {
 			[]string{"cmd/dmesg.txt:1"}, "mlxfwmanager --query", "nvidia-bug-report.sh"},
 		{"three lines, first and last cited", []string{uar1, uar2, uar3}, []string{"kmsg.driver_error/warning"},
 			"logged 3 error lines", []string{"cmd/dmesg.txt:1", "cmd/dmesg.txt:3"}, "", ""},
+		// An LKML report (2006, MSI quirk thread): ib_mthca's own error, then
+		// the driver core's probe failure (drivers/base/dd.c): the HCA never
+		// came up.
+		{"mthca probe failed", []string{"[  5.0] ib_mthca 0000:04:00.0: NOP command failed to generate interrupt (IRQ 217), aborting.", "[  5.1] ib_mthca: probe of 0000:04:00.0 failed with error -16"},
+			[]string{"kmsg.driver_error/critical"}, "probe of the device failed (error -16)", []string{"cmd/dmesg.txt:1", "cmd/dmesg.txt:2"}, "", ""},
 		{"two functions", []string{uar1, other}, []string{"kmsg.driver_error/warning", "kmsg.driver_error/warning"}, "0000:01:00.2", nil, "", ""},
 		{"GPU driver without a device", []string{rpc}, []string{"kmsg.driver_error/warning"}, "NVRM logged 1 error line",
 			[]string{"cmd/dmesg.txt:1"}, "nvidia-bug-report.sh", "mlxfwmanager"},

@@ -40,6 +40,24 @@ func Check(lg *ompihelp.Log) []finding.Finding {
 			}
 			f = catalog.New("mpi.transport_error", subject(ms),
 				fmt.Sprintf("Open MPI's openib transport exceeded the %s %s: the peer never acknowledged over this path (a lossy or broken link, or a dead peer); the job fails", what, pairs(ms)))
+		case ompihelp.CompletionError:
+			if allRetry(ms) && (lg.Has(ompihelp.RetryExceeded) || lg.Has(ompihelp.RNRRetryExceeded) || lg.Has(ompihelp.SRQRNRExceeded)) {
+				continue // the retry help message that follows says it, and is judged
+			}
+			f = catalog.New("mpi.transport_error", subject(ms),
+				fmt.Sprintf("Open MPI's openib transport got a work completion in error %s: %s; the connection is in the error state and the job fails", pairs(ms), wcStatuses(ms)))
+			if allFlushed(ms) {
+				f.Summary = fmt.Sprintf("Open MPI's openib transport had work requests flushed %s (WORK REQUEST FLUSHED ERROR): the queue pair was already in the error state, fallout of an earlier failure or of a peer that went away; look above it for the first error", pairs(ms))
+				f.Severity = finding.Warning
+			}
+		case ompihelp.PollError:
+			m := ms[0]
+			f = catalog.New("mpi.transport_error", subject(ms),
+				fmt.Sprintf("Open MPI's openib transport could not poll its completion queue on %s (ibv_poll_cq returned %s, errno says %s; %d lines): it cannot reap completions, the process aborts", hosts(ms), or(m.Fields["Return"], "an error"), or(m.Fields["Errno says"], "not shown"), len(ms)))
+		case ompihelp.CreateQueue:
+			m := ms[0]
+			f = catalog.New("mpi.rdma_not_used", subject(ms),
+				fmt.Sprintf("Open MPI's openib transport failed to create an internal queue on %s (%s(): %s, at %s): it is off for this device, messages between nodes go over another transport if one is allowed. EINVAL from ibv_create_srq or ibv_create_qp is a queue size or feature the device does not support (btl_openib_receive_queues with an S queue on a device without SRQ: ibv_devinfo -v shows max_srq); EBUSY or ENOMEM is the device or the locked memory exhausted", devices(ms), or(strings.TrimSuffix(m.Fields["Function"], "()"), "a verbs call"), or(m.Fields["Error"], "no error shown"), or(m.Fields["OMPI source"], "not shown")))
 		case ompihelp.ErrorEvent:
 			f = catalog.New("mpi.transport_error", subject(ms),
 				fmt.Sprintf("the OpenFabrics stack reported a network error event (%s) on %s: Open MPI tries to continue, but the job may fail", or(ms[0].Fields["Error number"], "no number shown"), hosts(ms)))
@@ -102,6 +120,48 @@ func Check(lg *ompihelp.Log) []finding.Finding {
 	}
 	catalog.Sort(fs)
 	return fs
+}
+
+// allRetry says whether every completion error of ms is a retry
+// exhaustion, which the retry help message after it explains.
+func allRetry(ms []ompihelp.Message) bool {
+	for _, m := range ms {
+		if s := m.Fields["Status"]; s != "RETRY EXCEEDED ERROR" && s != "RECEIVER NOT READY RETRY EXCEEDED ERROR" {
+			return false
+		}
+	}
+	return true
+}
+
+// allFlushed says whether every completion error of ms is a flush.
+func allFlushed(ms []ompihelp.Message) bool {
+	for _, m := range ms {
+		if m.Fields["Status"] != ompihelp.FlushStatus {
+			return false
+		}
+	}
+	return true
+}
+
+// wcStatuses names the statuses of the completion errors ("REMOTE ACCESS
+// ERROR (status 10, vendor error 136), 2 times").
+func wcStatuses(ms []ompihelp.Message) string {
+	var ss []string
+	for _, m := range ms {
+		s := fmt.Sprintf("%s (status %s", or(m.Fields["Status"], "?"), or(m.Fields["Status number"], "?"))
+		if v := m.Fields["Vendor error"]; v != "" {
+			s += ", vendor error " + v
+		}
+		s += ")"
+		if !slices.Contains(ss, s) && len(ss) < maxEvidence {
+			ss = append(ss, s)
+		}
+	}
+	out := strings.Join(ss, "; ")
+	if len(ms) > 1 {
+		out += fmt.Sprintf(", %d lines", len(ms))
+	}
+	return out
 }
 
 // tcpIfRemedy is what to do when TCP connections reach the wrong process.

@@ -53,6 +53,18 @@ func TestCheck(t *testing.T) {
 			[]string{"mpi.transport_error/critical"}, []string{"between c1n01 (mlx4_0) and c1n07"}},
 		{"error event", "The OpenFabrics stack has reported a network error event.  Open MPI\nwill try to continue, but your job may end up failing.\n\n  Local host:        n1\n  MPI process PID:   4242\n  Error number:      10 (IBV_EVENT_PORT_ERR)\n",
 			[]string{"mpi.transport_error/warning"}, []string{"IBV_EVENT_PORT_ERR"}},
+		// openib's handle_wc line (open-mpi/ompi#4529) and poll_device
+		// line (open-mpi/ompi#166); help-mpi-btl-openib.txt init-fail-create-q.
+		{"completion error", "[[27217,0],12][btl_openib_component.c:3556:handle_wc] from nvb27 to: nvb28 error polling LP CQ with status REMOTE ACCESS ERROR status number 10 for wr_id 19059c8 opcode 4  vendor error 136 qp_idx 3\n",
+			[]string{"mpi.transport_error/critical"}, []string{"between nvb27 and nvb28", "REMOTE ACCESS ERROR (status 10, vendor error 136)"}},
+		{"flushed only", "[[1,0],1][btl_openib_component.c:3556:handle_wc] from a to: b error polling LP CQ with status WORK REQUEST FLUSHED ERROR status number 5 for wr_id 1 opcode 0  vendor error 244 qp_idx 0\n",
+			[]string{"mpi.transport_error/warning"}, []string{"flushed"}},
+		{"retry exceeded line with its help message", "[[1,0],1][btl_openib_component.c:3238:handle_wc] from host84 to: host85 error polling LP CQ with status RETRY EXCEEDED ERROR status number 12 for wr_id 1 opcode 2  vendor error 0 qp_idx 3\nThe InfiniBand retry count between two MPI processes has been\nexceeded.\n\n  Local host:   host84\n",
+			[]string{"mpi.transport_error/critical"}, []string{"retry count"}},
+		{"poll device", "[rc000][[5397,1],72][btl_openib_component.c:3547:poll_device] error polling HP CQ with -2 errno says Device or resource busy\n",
+			[]string{"mpi.transport_error/critical"}, []string{"rc000", "Device or resource busy"}},
+		{"create queue", "The OpenFabrics (openib) BTL failed to initialize while trying to\ncreate an internal queue.\n\n  Local host:  m1\n  OMPI source: btl_openib.c:250\n  Function:    ibv_create_srq()\n  Error:       Invalid argument (errno=22)\n  Device:      mthca0\n",
+			[]string{"mpi.rdma_not_used/warning"}, []string{"mthca0 on m1 (ibv_create_srq(): Invalid argument (errno=22), at btl_openib.c:250)"}},
 		{"locked memory", "The OpenFabrics (openib) BTL failed to initialize while trying to\nallocate some locked memory.\n\n  Local host:    node3\n  Device:        mlx4_0\n  Memlock limit: 65536\n",
 			[]string{"host.memlock_limited/warning"}, []string{"memlock limit 65536"}},
 		// open-mpi/ompi#12779 (analyze testdata/realworld-fresh39): Open MPI 4 on
