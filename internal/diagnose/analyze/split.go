@@ -121,7 +121,7 @@ var Kinds = []KindInfo{
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 	{KindVerbsLog, "work-completion errors in application logs: libmlx5's \"got completion with error\" CQE dump (decoded), DPDK's mlx5 \"MLX5 Error CQE: at [...], len=64\" hexdump (decoded), libfabric log lines (fi_cq_readerr prov_err), any log line ending in an ibv_wc_status text or IBV_WC_ name after a colon (\"…: transport retry counter exceeded\", with the local_nic/peer_nic it names), or printing it as a number next to completion wording (\"bad completion with status: 0xc, vendor syndrome: 0x81\"), application lines naming an ibv async event (\"Received context async event local work queue catastrophic error for context erdma_0\"), libibverbs' \"no userspace device-specific driver found\" warnings in a program's log, and a program's lines that a queue pair could not be moved to INIT, RTR or RTS (\"Failed to modify QP to RTR: Connection timed out\"), and Mooncake's lines naming the GID each RDMA device uses (\"RDMA device: mlx5_3, LID: 0, GID: (GID_Index 3) 00:00:…:ff:ff:21:06:1e:14\")"},
 	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
-	{KindMADError, "infiniband-diags messages that the SM/SA or the port's MAD agent cannot be reached (ibwarn: sa_get_handle: No SM/SA found on port, ibpanic: Failed to bind to the SA, mad_rpc_open_port: client_register failed), alone or in lshca's error report"},
+	{KindMADError, "infiniband-diags messages that the SM/SA or the port's MAD agent cannot be reached (ibwarn: sa_get_handle: No SM/SA found on port, ibpanic: Failed to bind to the SA, mad_rpc_open_port: client_register failed), alone or in lshca's error report, and the discovery tools' SMPs that got no answer (src/query_smp.c:199; umad (DR path slid 0; dlid 0; 0,1,20 Attr 0x11:0) bad status 110; Connection timed out)"},
 	{KindToolError, "the errors of RDMA tools that could not run: \"Failed to get IB devices list: …\" (ibv_devinfo, ibv_devices, perftest), ibstat's \"stat of IB device 'X' failed\" and \"'X' IB device can't be found\", libibumad's \"is ib_umad module loaded?\", libibmad's \"can't open UMAD port\", infiniband-diags' \"Failed to open '…' port '…'\""},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
@@ -458,6 +458,11 @@ func memberBesides(l string) Kind {
 	if strings.Contains(l, "Unable to determine the device handle") {
 		if _, ok := nvsmi.HandleErrorLine(l); ok {
 			return KindNvsmiError // "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error"
+		}
+	}
+	if strings.Contains(l, "umad (") {
+		if _, ok := ibdiags.MADErrorLine(l); ok {
+			return KindMADError // "src/query_smp.c:199; umad (DR path slid 0; dlid 0; 0,1,20 Attr 0x11:0) bad status 110; Connection timed out"
 		}
 	}
 	if strings.Contains(l, "ib") {

@@ -86,6 +86,13 @@ var fabricMetas = []finding.Meta{
 		Remedy:  []string{"sminfo", "systemctl status opensm; journalctl -u opensm", "run the SM on two management nodes (master/standby, different priorities)"},
 	},
 	{
+		ID: "fabric.smp_timeout", Severity: finding.Warning, Area: "fabric", Step: finding.StepFabric,
+		Title:   "fabric nodes did not answer directed-route SMPs",
+		Meaning: "A discovery tool (ibnetdiscover, ibswitches, ibhosts, iblinkinfo, ibqueryerrors: libibnetdisc) sent a directed-route subnet management packet along a path and got no answer: its 'src/query_smp.c:NNN; umad (DR path slid 0; dlid 0; 0,1,20,34 Attr 0x11:0) bad status 110; Connection timed out' line (110 is ETIMEDOUT; attribute 0x11 is NodeInfo, 0x15 PortInfo). The node at the end of that path, or a link on it, did not respond, so it and whatever lies behind it are missing from the output. The rest of the fabric was read; this is a fault to look at, not an outage (a warning).",
+		Causes:  []string{"the node at the end of the path is powered off, hung or rebooting (its HCA or switch management does not answer)", "a link on the path is bad or flapping (symbol errors, a port in Init), and SMPs are lost", "the fabric is busy and MADs time out (a large fabric or a slow switch CPU): a longer timeout (-t) or fewer retries in flight helps"},
+		Remedy:  []string{"rerun the discovery with a longer timeout (ibnetdiscover -t 1000) to see whether the same path times out again", "follow the path hop by hop (smpquery -D nodeinfo 0,1,20 and longer prefixes of the path) to find the last node that answers", "iblinkinfo on the last switch that answers: the port on the path that is down, in Init or with errors"},
+	},
+	{
 		ID: "fabric.sm_multiple_masters", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
 		Title:   "more than one master subnet manager",
 		Meaning: "Several SMs claim master state: the fabric is split or the SMs disagree, and they overwrite each other's LIDs and routes.",
