@@ -904,6 +904,10 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseOpenMPI(&seg, file, text)
 	case KindUlimit:
 		err = diagnoseUlimit(&seg, file, text)
+	case KindOpenSM:
+		err = diagnoseOpenSM(&seg, file, text, d, sp)
+	case KindIBExporter:
+		err = diagnoseIBExporter(&seg, file, text)
 	case KindMADError:
 		err = diagnoseMADErrors(&seg, file, d, sp)
 	case KindToolError:

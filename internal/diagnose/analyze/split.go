@@ -17,6 +17,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
+	"github.com/ibdoctor/ibdoctor/internal/parse/opensm"
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
@@ -73,6 +74,8 @@ const (
 	KindToolError     Kind = "rdma-tool-error"
 	KindVerbsDevices  Kind = "ibv_devices"
 	KindSysfsPCI      Kind = "sysfs-pcie"
+	KindOpenSM        Kind = "opensm"
+	KindIBExporter    Kind = "infiniband-exporter"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -123,6 +126,8 @@ var Kinds = []KindInfo{
 	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
 	{KindMADError, "infiniband-diags messages that the SM/SA or the port's MAD agent cannot be reached (ibwarn: sa_get_handle: No SM/SA found on port, ibpanic: Failed to bind to the SA, mad_rpc_open_port: client_register failed), alone or in lshca's error report, and the discovery tools' SMPs that got no answer (src/query_smp.c:199; umad (DR path slid 0; dlid 0; 0,1,20 Attr 0x11:0) bad status 110; Connection timed out)"},
 	{KindToolError, "the errors of RDMA tools that could not run: \"Failed to get IB devices list: …\" (ibv_devinfo, ibv_devices, perftest), ibstat's \"stat of IB device 'X' failed\" and \"'X' IB device can't be found\", libibumad's \"is ib_umad module loaded?\", libibmad's \"can't open UMAD port\", infiniband-diags' \"Failed to open '…' port '…'\""},
+	{KindOpenSM, "OpenSM's log (\"UUUUUU [TTTTTTTT] 0xLL -> text\", with or without its date; its ERR XXXX messages and \"Exiting SM\") and the stack traces of its crashes (gdb or apport frames in its osm_*.c sources)"},
+	{KindIBExporter, "infiniband-exporter's log (it reads ibqueryerrors): its \"Counters on 0x… port N is maxed out on PortRcvErrors\" lines"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
@@ -451,6 +456,21 @@ func memberBesides(l string) Kind {
 	// found,"), behind a cheap look for the words they all hold.
 	if ompihelp.Hint(l) && ompihelp.StartLine(l) {
 		return KindOpenMPI
+	}
+	if strings.Contains(l, " -> ") {
+		if _, _, ok := opensm.LogLine(l); ok {
+			return KindOpenSM // "165028 [F0D43740] 0x01 -> osm_vendor_bind: ERR 5426: Unable to register class 129 version 1"
+		}
+	}
+	if strings.Contains(l, "osm_") || strings.Contains(l, "opensm") {
+		if _, ok := opensm.FrameLine(l); ok || opensm.ReportLine(l) {
+			return KindOpenSM // "#0 0x00005636f04835a9 in get_next_switch (…) at osm_ucast_lash.c:337", "SourcePackage: opensm"
+		}
+	}
+	if strings.Contains(l, " is maxed out on ") {
+		if _, ok := ibdiags.SaturatedLine(l); ok {
+			return KindIBExporter // "2021-11-10 18:30:43,512 - WARNING - Counters on 0xc42a10300dd0c0e port 1 is maxed out on PortRcvErrors"
+		}
 	}
 	if proc.UlimitLine(l) {
 		return KindUlimit // `ulimit -a` rows: "max locked memory (kbytes, -l) 64"
