@@ -908,6 +908,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseOpenSM(&seg, file, text, d, sp)
 	case KindIBExporter:
 		err = diagnoseIBExporter(&seg, file, text)
+	case KindDevFiles:
+		err = diagnoseDevFiles(&seg, file, d, sp)
 	case KindMADError:
 		err = diagnoseMADErrors(&seg, file, d, sp)
 	case KindToolError:

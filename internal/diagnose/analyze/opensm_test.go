@@ -27,6 +27,10 @@ func TestOpenSMPastes(t *testing.T) {
 			" #2 0x00005636f0484aa8 in lash_core (p_lash=<optimized out>) at osm_ucast_lash.c:842\n        lanes_needed = 1\n", KindOpenSM, []string{"fabric.sm_crashed"}, "signal 11"},
 		{"SMP timeout under ibswitches", "ibswitches\nsrc/query_smp.c:199; umad (DR path slid 0; dlid 0; 0,1,20,34,4,22,1,5,5 Attr 0x11:0) bad status 110; Connection timed out\n" +
 			"Switch  : 0xe41d2d0300169560 ports 36 \"SwitchX -  Mellanox Technologies\" base port 0 lid 481 lmc 0\n", KindMADError, []string{"fabric.smp_timeout"}, "0,1,20,34,4,22,1,5,5"},
+		{"ls /dev/infiniband without uverbs", "$ ls -l /dev/infiniband\ntotal 0\ncrw------- 1 root root 231,  64 Dec 28 14:10 issm0\n" +
+			"crw-rw-rw- 1 root root  10,  56 Dec 28 14:10 rdma_cm\ncrw------- 1 root root 231,   0 Dec 28 14:10 umad0\n", KindDevFiles, []string{"container.uverbs_missing"}, "no uverbsN"},
+		{"ls /dev/infiniband complete", "root@gpu-11:/dev/infiniband# ls -alh\ntotal 0\ncrw------- 1 root root 231,  64 Dec 28 14:10 issm0\n" +
+			"crw-rw-rw- 1 root root  10,  56 Dec 28 14:10 rdma_cm\ncrw------- 1 root root 231,   0 Dec 28 14:10 umad0\ncrw-rw-rw-  1 root root 231, 192 Dec 28 14:10 uverbs0\n", KindDevFiles, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fr := AnalyzeText("p.txt", tc.text, Options{})

@@ -76,6 +76,7 @@ const (
 	KindSysfsPCI      Kind = "sysfs-pcie"
 	KindOpenSM        Kind = "opensm"
 	KindIBExporter    Kind = "infiniband-exporter"
+	KindDevFiles      Kind = "ls-dev-infiniband"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -128,6 +129,7 @@ var Kinds = []KindInfo{
 	{KindToolError, "the errors of RDMA tools that could not run: \"Failed to get IB devices list: …\" (ibv_devinfo, ibv_devices, perftest), ibstat's \"stat of IB device 'X' failed\" and \"'X' IB device can't be found\", libibumad's \"is ib_umad module loaded?\", libibmad's \"can't open UMAD port\", infiniband-diags' \"Failed to open '…' port '…'\""},
 	{KindOpenSM, "OpenSM's log (\"UUUUUU [TTTTTTTT] 0xLL -> text\", with or without its date; its ERR XXXX messages and \"Exiting SM\") and the stack traces of its crashes (gdb or apport frames in its osm_*.c sources)"},
 	{KindIBExporter, "infiniband-exporter's log (it reads ibqueryerrors): its \"Counters on 0x… port N is maxed out on PortRcvErrors\" lines"},
+	{KindDevFiles, "ls -l /dev/infiniband: its character devices (uverbsN, umadN, issmN, rdma_cm, ucmN)"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
@@ -470,6 +472,11 @@ func memberBesides(l string) Kind {
 	if strings.Contains(l, " is maxed out on ") {
 		if _, ok := ibdiags.SaturatedLine(l); ok {
 			return KindIBExporter // "2021-11-10 18:30:43,512 - WARNING - Counters on 0xc42a10300dd0c0e port 1 is maxed out on PortRcvErrors"
+		}
+	}
+	if l[0] == 'c' {
+		if _, ok := hcatext.DevFileLine(l); ok {
+			return KindDevFiles // "crw-rw-rw-  1 root root 231, 192 Dec 28 14:10 uverbs0"
 		}
 	}
 	if proc.UlimitLine(l) {
