@@ -910,6 +910,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseIBExporter(&seg, file, text)
 	case KindDevFiles:
 		err = diagnoseDevFiles(&seg, file, d, sp)
+	case KindIPLink:
+		err = diagnoseIPLink(&seg, file, text)
 	case KindMADError:
 		err = diagnoseMADErrors(&seg, file, d, sp)
 	case KindToolError:

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
+	"github.com/ibdoctor/ibdoctor/internal/parse/iplink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/opensm"
+	ethlinkrules "github.com/ibdoctor/ibdoctor/internal/rules/ethlink"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 )
 
@@ -52,5 +54,24 @@ func diagnoseIBExporter(seg *Segment, file, text string) error {
 	}
 	seg.Summary = plural(len(ss), "saturated-counter line", "saturated-counter lines") + " of infiniband-exporter"
 	seg.Findings = append(seg.Findings, fabric.CheckSaturated(ss, file)...)
+	return nil
+}
+
+// diagnoseIPLink judges `ip link` output (text has the file's line
+// numbers): a physical function with VFs that is down.
+func diagnoseIPLink(seg *Segment, file, text string) error {
+	links, err := iplink.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	vfs := 0
+	for _, lk := range links {
+		vfs += len(lk.VFs)
+	}
+	seg.Summary = "ip link: " + plural(len(links), "interface", "interfaces")
+	if vfs > 0 {
+		seg.Summary += ", " + plural(vfs, "virtual function", "virtual functions")
+	}
+	seg.Findings = append(seg.Findings, ethlinkrules.CheckIPLink(links, file)...)
 	return nil
 }

@@ -31,6 +31,10 @@ func TestOpenSMPastes(t *testing.T) {
 			"crw-rw-rw- 1 root root  10,  56 Dec 28 14:10 rdma_cm\ncrw------- 1 root root 231,   0 Dec 28 14:10 umad0\n", KindDevFiles, []string{"container.uverbs_missing"}, "no uverbsN"},
 		{"ls /dev/infiniband complete", "root@gpu-11:/dev/infiniband# ls -alh\ntotal 0\ncrw------- 1 root root 231,  64 Dec 28 14:10 issm0\n" +
 			"crw-rw-rw- 1 root root  10,  56 Dec 28 14:10 rdma_cm\ncrw------- 1 root root 231,   0 Dec 28 14:10 umad0\ncrw-rw-rw-  1 root root 231, 192 Dec 28 14:10 uverbs0\n", KindDevFiles, nil, ""},
+		{"ip link: PF down with VFs", "Interface link state after policy applying:\n\n```\n" +
+			"4: ens2f0: <BROADCAST,MULTICAST> mtu 9000 qdisc mq state DOWN mode DEFAULT group default qlen 1000\n    link/ether 0c:42:a1:2b:74:ae brd ff:ff:ff:ff:ff:ff\n" +
+			"    vf 0     link/ether 76:ed:fd:cf:eb:c9 brd ff:ff:ff:ff:ff:ff, spoof checking off, link-state auto, trust off, query_rss off\n" +
+			"    vf 1     link/ether 16:07:b5:d3:52:75 brd ff:ff:ff:ff:ff:ff, spoof checking off, link-state auto, trust off, query_rss off\n", KindIPLink, []string{"port.down"}, "ens2f0 is administratively down"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fr := AnalyzeText("p.txt", tc.text, Options{})

@@ -10,6 +10,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdev2netdev"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
+	"github.com/ibdoctor/ibdoctor/internal/parse/iplink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
@@ -77,6 +78,7 @@ const (
 	KindOpenSM        Kind = "opensm"
 	KindIBExporter    Kind = "infiniband-exporter"
 	KindDevFiles      Kind = "ls-dev-infiniband"
+	KindIPLink        Kind = "ip-link"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -130,6 +132,7 @@ var Kinds = []KindInfo{
 	{KindOpenSM, "OpenSM's log (\"UUUUUU [TTTTTTTT] 0xLL -> text\", with or without its date; its ERR XXXX messages and \"Exiting SM\") and the stack traces of its crashes (gdb or apport frames in its osm_*.c sources)"},
 	{KindIBExporter, "infiniband-exporter's log (it reads ibqueryerrors): its \"Counters on 0x… port N is maxed out on PortRcvErrors\" lines"},
 	{KindDevFiles, "ls -l /dev/infiniband: its character devices (uverbsN, umadN, issmN, rdma_cm, ucmN)"},
+	{KindIPLink, "ip link (iproute2): interface lines (N: NAME: <FLAGS> mtu M … state STATE), and the vf N lines of an SR-IOV physical function"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
@@ -477,6 +480,19 @@ func memberBesides(l string) Kind {
 	if l[0] == 'c' {
 		if _, ok := hcatext.DevFileLine(l); ok {
 			return KindDevFiles // "crw-rw-rw-  1 root root 231, 192 Dec 28 14:10 uverbs0"
+		}
+	}
+	if l[0] >= '1' && l[0] <= '9' && strings.Contains(l, ": <") && strings.Contains(l, " mtu ") {
+		if _, ok := iplink.HeadLine(l); ok {
+			return KindIPLink // "4: ens2f0: <BROADCAST,MULTICAST> mtu 9000 qdisc mq state DOWN mode DEFAULT group default qlen 1000"
+		}
+	}
+	if strings.HasPrefix(strings.TrimLeft(l, " \t"), "link/") {
+		return KindIPLink // "    link/ether 0c:42:a1:2b:74:ae brd ff:ff:ff:ff:ff:ff"
+	}
+	if strings.HasPrefix(strings.TrimLeft(l, " \t"), "vf ") {
+		if _, ok := iplink.VFLine(l); ok {
+			return KindIPLink // "    vf 0     link/ether 76:ed:fd:cf:eb:c9 brd ff:ff:ff:ff:ff:ff, spoof checking off, link-state auto"
 		}
 	}
 	if proc.UlimitLine(l) {
