@@ -912,6 +912,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseDevFiles(&seg, file, d, sp)
 	case KindIPLink:
 		err = diagnoseIPLink(&seg, file, text)
+	case KindCellCLI:
+		err = diagnoseCellCLI(&seg, file, text)
 	case KindMADError:
 		err = diagnoseMADErrors(&seg, file, d, sp)
 	case KindToolError:

@@ -5,11 +5,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ibdoctor/ibdoctor/internal/parse/cellcli"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/iplink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/opensm"
 	ethlinkrules "github.com/ibdoctor/ibdoctor/internal/rules/ethlink"
 	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
+	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 )
 
 // diagnoseOpenSM judges OpenSM's log and crash traces (text has the
@@ -73,5 +75,17 @@ func diagnoseIPLink(seg *Segment, file, text string) error {
 		seg.Summary += ", " + plural(vfs, "virtual function", "virtual functions")
 	}
 	seg.Findings = append(seg.Findings, ethlinkrules.CheckIPLink(links, file)...)
+	return nil
+}
+
+// diagnoseCellCLI judges Exadata's CellCLI IBPORT list and detail (text
+// has the file's line numbers).
+func diagnoseCellCLI(seg *Segment, file, text string) error {
+	ports, err := cellcli.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	seg.Summary = "CellCLI: " + plural(len(ports), "IBPORT", "IBPORTs")
+	seg.Findings = append(seg.Findings, noderules.CheckCellCLI(ports, file)...)
 	return nil
 }

@@ -35,6 +35,9 @@ func TestOpenSMPastes(t *testing.T) {
 			"4: ens2f0: <BROADCAST,MULTICAST> mtu 9000 qdisc mq state DOWN mode DEFAULT group default qlen 1000\n    link/ether 0c:42:a1:2b:74:ae brd ff:ff:ff:ff:ff:ff\n" +
 			"    vf 0     link/ether 76:ed:fd:cf:eb:c9 brd ff:ff:ff:ff:ff:ff, spoof checking off, link-state auto, trust off, query_rss off\n" +
 			"    vf 1     link/ether 16:07:b5:d3:52:75 brd ff:ff:ff:ff:ff:ff, spoof checking off, link-state auto, trust off, query_rss off\n", KindIPLink, []string{"port.down"}, "ens2f0 is administratively down"},
+		{"CellCLI IBPORT healthy", "CellCLI> LIST IBPORT\n         HCA-1:1         Active\n         HCA-1:2         Active\n\nCellCLI> LIST IBPORT DETAIL\n" +
+			"         name:                   HCA-1:1\n         linkDowned:             0\n         status:                 Active\n         symbolErrs:             0\n", KindCellCLI, nil, ""},
+		{"CellCLI IBPORT down", "CellCLI> LIST IBPORT\n         HCA-1:1         Active\n         HCA-1:2         Down\n", KindCellCLI, []string{"port.down"}, "HCA-1:2: status Down"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fr := AnalyzeText("p.txt", tc.text, Options{})

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ibdoctor/ibdoctor/internal/parse/cellcli"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethmodule"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
@@ -79,6 +80,7 @@ const (
 	KindIBExporter    Kind = "infiniband-exporter"
 	KindDevFiles      Kind = "ls-dev-infiniband"
 	KindIPLink        Kind = "ip-link"
+	KindCellCLI       Kind = "cellcli-ibport"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -133,6 +135,7 @@ var Kinds = []KindInfo{
 	{KindIBExporter, "infiniband-exporter's log (it reads ibqueryerrors): its \"Counters on 0x… port N is maxed out on PortRcvErrors\" lines"},
 	{KindDevFiles, "ls -l /dev/infiniband: its character devices (uverbsN, umadN, issmN, rdma_cm, ucmN)"},
 	{KindIPLink, "ip link (iproute2): interface lines (N: NAME: <FLAGS> mtu M … state STATE), and the vf N lines of an SR-IOV physical function"},
+	{KindCellCLI, "Oracle Exadata CellCLI LIST IBPORT and LIST IBPORT DETAIL: each port's status and error counters"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
@@ -494,6 +497,9 @@ func memberBesides(l string) Kind {
 		if _, ok := iplink.VFLine(l); ok {
 			return KindIPLink // "    vf 0     link/ether 76:ed:fd:cf:eb:c9 brd ff:ff:ff:ff:ff:ff, spoof checking off, link-state auto"
 		}
+	}
+	if strings.Contains(l, "IBPORT") && cellcli.CommandLine(l) {
+		return KindCellCLI // "CellCLI> LIST IBPORT DETAIL"
 	}
 	if proc.UlimitLine(l) {
 		return KindUlimit // `ulimit -a` rows: "max locked memory (kbytes, -l) 64"
