@@ -921,6 +921,16 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseOpenMPI(&seg, file, text)
 	case KindUlimit:
 		err = diagnoseUlimit(&seg, file, text)
+	case KindOpenSM:
+		err = diagnoseOpenSM(&seg, file, text, d, sp)
+	case KindIBExporter:
+		err = diagnoseIBExporter(&seg, file, text)
+	case KindDevFiles:
+		err = diagnoseDevFiles(&seg, file, d, sp)
+	case KindIPLink:
+		err = diagnoseIPLink(&seg, file, text)
+	case KindCellCLI:
+		err = diagnoseCellCLI(&seg, file, text)
 	case KindMADError:
 		err = diagnoseMADErrors(&seg, file, d, sp)
 	case KindToolError:

@@ -48,3 +48,18 @@ func diagnoseVerbsDevices(seg *Segment, file string, d *doc, sp Span, ctx *conte
 	seg.Skipped = append(seg.Skipped, "ibv_devices lists devices, not ports: their state and rate are in ibv_devinfo or ibstat")
 	return nil
 }
+
+// diagnoseDevFiles judges a listing of /dev/infiniband (ls -l).
+func diagnoseDevFiles(seg *Segment, file string, d *doc, sp Span) error {
+	fs, err := hcatext.ParseDevFiles(strings.NewReader(segmentOnly(d, sp)), file)
+	if err != nil {
+		return shiftErr(err, sp.Start-1)
+	}
+	seg.Summary = fmt.Sprintf("/dev/infiniband: %s", plural(len(fs), "RDMA character device", "RDMA character devices"))
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.Name
+	}
+	seg.Findings = append(seg.Findings, noderules.CheckDevFiles(names, file, sp.Start-1+fs[0].Line, sp.Start-1+fs[len(fs)-1].Line)...)
+	return nil
+}

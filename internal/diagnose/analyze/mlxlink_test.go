@@ -180,7 +180,7 @@ func TestPingpongPastes(t *testing.T) {
 		ids        []string
 		summary    string
 	}{
-		{"three failed RoCE runs", real("rc-roce-gid-retry-exceeded.txt"), []Kind{KindPingpong}, []string{"perf.test_invalid", "perf.test_invalid", "perf.test_invalid"}, "./rc_pingpong 10.22.116.221 -d rocep61s0f1 -g 0 -p 7777 failed on a work completion with status 12"},
+		{"three failed RoCE runs", real("rc-roce-gid-retry-exceeded.txt"), []Kind{KindPingpong}, []string{"verbs.completion_error", "perf.test_invalid", "perf.test_invalid"}, "./rc_pingpong 10.22.116.221 -d rocep61s0f1 -g 0 -p 7777 failed on a work completion with status 12"},
 		{"a run that completes", real("rc-roce-gid3-ok.txt"), []Kind{KindPingpong}, nil, ""},
 		{"perftest's local address is perftest's", perftest, []Kind{KindPerftest}, nil, ""},
 	} {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/deepep"
 	"github.com/ibdoctor/ibdoctor/internal/parse/dshbak"
+	"github.com/ibdoctor/ibdoctor/internal/parse/cellcli"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethmodule"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
@@ -13,6 +14,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibvload"
+	"github.com/ibdoctor/ibdoctor/internal/parse/iplink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
@@ -22,6 +24,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
 	"github.com/ibdoctor/ibdoctor/internal/parse/osu"
+	"github.com/ibdoctor/ibdoctor/internal/parse/opensm"
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
@@ -83,6 +86,11 @@ const (
 	KindToolError     Kind = "rdma-tool-error"
 	KindVerbsDevices  Kind = "ibv_devices"
 	KindSysfsPCI      Kind = "sysfs-pcie"
+	KindOpenSM        Kind = "opensm"
+	KindIBExporter    Kind = "infiniband-exporter"
+	KindDevFiles      Kind = "ls-dev-infiniband"
+	KindIPLink        Kind = "ip-link"
+	KindCellCLI       Kind = "cellcli-ibport"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -136,8 +144,13 @@ var Kinds = []KindInfo{
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 	{KindVerbsLog, "work-completion errors in application logs: libmlx5's \"got completion with error\" CQE dump (decoded), DPDK's mlx5 \"MLX5 Error CQE: at [...], len=64\" hexdump (decoded), libfabric log lines (fi_cq_readerr prov_err), any log line ending in an ibv_wc_status text or IBV_WC_ name after a colon (\"…: transport retry counter exceeded\", with the local_nic/peer_nic it names), or printing it as a number next to completion wording (\"bad completion with status: 0xc, vendor syndrome: 0x81\"), application lines naming an ibv async event (\"Received context async event local work queue catastrophic error for context erdma_0\"), libibverbs' \"no userspace device-specific driver found\" warnings in a program's log, and a program's lines that a queue pair could not be moved to INIT, RTR or RTS (\"Failed to modify QP to RTR: Connection timed out\"), Mooncake's lines naming the GID each RDMA device uses (\"RDMA device: mlx5_3, LID: 0, GID: (GID_Index 3) 00:00:…:ff:ff:21:06:1e:14\"), SPDK's NVMe-oF RDMA host errors (\"nvme_ctrlr_fail: *ERROR*: ctrlr 192.168.0.1 in failed state.\", \"RDMA address resolution error\", \"CQ transport error -6 …\"), Mooncake's \"Failed to complete transfers after 60 seconds\", and libfabric's \"fi_getinfo: provider ofi_rxm returned -61 (No data available)\""},
 	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
-	{KindMADError, "infiniband-diags messages that the SM/SA or the port's MAD agent cannot be reached (ibwarn: sa_get_handle: No SM/SA found on port, ibpanic: Failed to bind to the SA, mad_rpc_open_port: client_register failed), alone or in lshca's error report"},
+	{KindMADError, "infiniband-diags messages that the SM/SA or the port's MAD agent cannot be reached (ibwarn: sa_get_handle: No SM/SA found on port, ibpanic: Failed to bind to the SA, mad_rpc_open_port: client_register failed), alone or in lshca's error report, and the discovery tools' SMPs that got no answer (src/query_smp.c:199; umad (DR path slid 0; dlid 0; 0,1,20 Attr 0x11:0) bad status 110; Connection timed out)"},
 	{KindToolError, "the errors of RDMA tools that could not run: \"Failed to get IB devices list: …\" (ibv_devinfo, ibv_devices, perftest), ibstat's \"stat of IB device 'X' failed\" and \"'X' IB device can't be found\", libibumad's \"is ib_umad module loaded?\", libibmad's \"can't open UMAD port\", infiniband-diags' \"Failed to open '…' port '…'\""},
+	{KindOpenSM, "OpenSM's log (\"UUUUUU [TTTTTTTT] 0xLL -> text\", with or without its date; its ERR XXXX messages and \"Exiting SM\") and the stack traces of its crashes (gdb or apport frames in its osm_*.c sources)"},
+	{KindIBExporter, "infiniband-exporter's log (it reads ibqueryerrors): its \"Counters on 0x… port N is maxed out on PortRcvErrors\" lines"},
+	{KindDevFiles, "ls -l /dev/infiniband: its character devices (uverbsN, umadN, issmN, rdma_cm, ucmN)"},
+	{KindIPLink, "ip link (iproute2): interface lines (N: NAME: <FLAGS> mtu M … state STATE), and the vf N lines of an SR-IOV physical function"},
+	{KindCellCLI, "Oracle Exadata CellCLI LIST IBPORT and LIST IBPORT DETAIL: each port's status and error counters"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
@@ -498,12 +511,53 @@ func memberBesides(l string) Kind {
 			return KindMPICheck // "Did not get expected value for reduce scatter"
 		}
 	}
+	if strings.Contains(l, " -> ") {
+		if _, _, ok := opensm.LogLine(l); ok {
+			return KindOpenSM // "165028 [F0D43740] 0x01 -> osm_vendor_bind: ERR 5426: Unable to register class 129 version 1"
+		}
+	}
+	if strings.Contains(l, "osm_") || strings.Contains(l, "opensm") {
+		if _, ok := opensm.FrameLine(l); ok || opensm.ReportLine(l) {
+			return KindOpenSM // "#0 0x00005636f04835a9 in get_next_switch (…) at osm_ucast_lash.c:337", "SourcePackage: opensm"
+		}
+	}
+	if strings.Contains(l, " is maxed out on ") {
+		if _, ok := ibdiags.SaturatedLine(l); ok {
+			return KindIBExporter // "2021-11-10 18:30:43,512 - WARNING - Counters on 0xc42a10300dd0c0e port 1 is maxed out on PortRcvErrors"
+		}
+	}
+	if l[0] == 'c' {
+		if _, ok := hcatext.DevFileLine(l); ok {
+			return KindDevFiles // "crw-rw-rw-  1 root root 231, 192 Dec 28 14:10 uverbs0"
+		}
+	}
+	if l[0] >= '1' && l[0] <= '9' && strings.Contains(l, ": <") && strings.Contains(l, " mtu ") {
+		if _, ok := iplink.HeadLine(l); ok {
+			return KindIPLink // "4: ens2f0: <BROADCAST,MULTICAST> mtu 9000 qdisc mq state DOWN mode DEFAULT group default qlen 1000"
+		}
+	}
+	if strings.HasPrefix(strings.TrimLeft(l, " \t"), "link/") {
+		return KindIPLink // "    link/ether 0c:42:a1:2b:74:ae brd ff:ff:ff:ff:ff:ff"
+	}
+	if strings.HasPrefix(strings.TrimLeft(l, " \t"), "vf ") {
+		if _, ok := iplink.VFLine(l); ok {
+			return KindIPLink // "    vf 0     link/ether 76:ed:fd:cf:eb:c9 brd ff:ff:ff:ff:ff:ff, spoof checking off, link-state auto"
+		}
+	}
+	if strings.Contains(l, "IBPORT") && cellcli.CommandLine(l) {
+		return KindCellCLI // "CellCLI> LIST IBPORT DETAIL"
+	}
 	if proc.UlimitLine(l) {
 		return KindUlimit // `ulimit -a` rows: "max locked memory (kbytes, -l) 64"
 	}
 	if strings.Contains(l, "Unable to determine the device handle") {
 		if _, ok := nvsmi.HandleErrorLine(l); ok {
 			return KindNvsmiError // "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error"
+		}
+	}
+	if strings.Contains(l, "umad (") {
+		if _, ok := ibdiags.MADErrorLine(l); ok {
+			return KindMADError // "src/query_smp.c:199; umad (DR path slid 0; dlid 0; 0,1,20 Attr 0x11:0) bad status 110; Connection timed out"
 		}
 	}
 	if strings.Contains(l, "ib") {

@@ -22,6 +22,13 @@ const (
 	// that management class (1 is the SMI class, which an Ethernet port
 	// lacks; or no access to /dev/infiniband/umad*).
 	MADNoAgent MADErrKind = "agent_register_failed"
+	// MADTimeout: libibnetdisc's "src/query_smp.c:199; umad (DR path
+	// slid 0; dlid 0; 0,1,20,34 Attr 0x11:0) bad status 110; Connection
+	// timed out" (rdma-core libibnetdisc/query_smp.c, printed with the
+	// "file:line; " prefix of IBND_ERROR): an SMP sent along that path
+	// (or to that LID) got no answer; ibnetdiscover, ibswitches, ibhosts,
+	// iblinkinfo and ibqueryerrors print it while they discover.
+	MADTimeout MADErrKind = "smp_timeout"
 )
 
 // MADError is one such message; Device and Port come from the command
@@ -33,14 +40,21 @@ type MADError struct {
 	Tool   string     `json:"tool,omitempty"`  // the command's tool (saquery, smpquery …)
 	Device string     `json:"device,omitempty"`
 	Port   int        `json:"port,omitempty"`
-	Line   int        `json:"line"`
-	Text   string     `json:"text"`
+	// MADTimeout: the address the SMP went to ("DR path slid 0; dlid 0;
+	// 0,1,20,34" or "Lid 12") and the status (110, ETIMEDOUT).
+	Path   string `json:"path,omitempty"`
+	Status int    `json:"status,omitempty"`
+	Line   int    `json:"line"`
+	Text   string `json:"text"`
 }
 
 // MADErrorLine says whether l is one of the messages MADError reads:
 // the tool's "ibwarn: [pid] …" or "ibpanic: [pid] …", anywhere in the
 // line (lshca prints it after "Msg: ").
 func MADErrorLine(l string) (MADErrKind, bool) {
+	if _, _, ok := smpTimeout(l); ok {
+		return MADTimeout, true
+	}
 	i := strings.Index(l, "ibwarn: [")
 	if i < 0 {
 		i = strings.Index(l, "ibpanic: [")
@@ -78,6 +92,9 @@ func ParseMADErrors(r io.Reader, source string, first int) ([]MADError, error) {
 			continue
 		}
 		e := MADError{Kind: k, Tool: tool, Device: dev, Port: port, Line: n, Text: strings.TrimSpace(l)}
+		if k == MADTimeout {
+			e.Path, e.Status, _ = smpTimeout(l)
+		}
 		if k == MADNoAgent {
 			_, c, _ := strings.Cut(l, "client_register for mgmt ")
 			e.Class, _ = strconv.Atoi(strings.Fields(c)[0])
@@ -123,4 +140,29 @@ func diagCommand(l string) (tool, dev string, port int, ok bool) {
 		}
 	}
 	return "", "", 0, false
+}
+
+// smpTimeout reads libibnetdisc's "umad (ADDR Attr 0xA:M) bad status N;
+// TEXT": the address (the directed-route path, or the LID) and the
+// status, which must be a number.
+func smpTimeout(l string) (addr string, status int, ok bool) {
+	i := strings.Index(l, "umad (")
+	if i < 0 {
+		return "", 0, false
+	}
+	rest := l[i+len("umad ("):]
+	a, after, ok := strings.Cut(rest, " Attr ")
+	if !ok {
+		return "", 0, false
+	}
+	_, st, ok := strings.Cut(after, ") bad status ")
+	if !ok {
+		return "", 0, false
+	}
+	num, _, _ := strings.Cut(st, ";")
+	status, err := strconv.Atoi(strings.TrimSpace(num))
+	if err != nil || strings.TrimSpace(a) == "" {
+		return "", 0, false
+	}
+	return strings.TrimSpace(a), status, true
 }

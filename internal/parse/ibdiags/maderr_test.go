@@ -33,6 +33,12 @@ func TestParseMADErrors(t *testing.T) {
 			{MADNoSA, "saquery", "mlx5_1", 1, 15, 0},
 			{MADNoSA, "saquery", "mlx5_1", 1, 16, 0},
 		}},
+		// libibnetdisc's timeout under ibswitches (a Chinese IB-tools
+		// note) and behind an exporter's log prefix.
+		{"SMP timeout", "ibswitches\nsrc/query_smp.c:199; umad (DR path slid 0; dlid 0; 0,1,20,34,4,22,1,5,5 Attr 0x11:0) bad status 110; Connection timed out\n" +
+			"2021-04-09 10:00:00,000 - ERROR - src/query_smp.c:195; umad (DR path slid 0; dlid 0; 0,1,13,9,15 Attr 0x11:0) bad status 110; Connection timed out\n" +
+			"umad (DR path slid 0; dlid 0; 0,1 Attr 0x11:0) bad status x; Connection timed out\n",
+			[]got{{MADTimeout, "", "", 0, 11, 0}, {MADTimeout, "", "", 0, 12, 0}}},
 		{"bare message", "ibwarn: [99] sa_get_handle: No SM/SA found on port mlx5_2:2\n", []got{{MADNoSA, "", "mlx5_2", 2, 10, 0}}},
 	}
 	for _, tt := range tests {
@@ -57,5 +63,15 @@ func TestParseMADErrors(t *testing.T) {
 	}
 	if _, err := ParseMADErrors(strings.NewReader("ibwarn: [19596] find_route: text\n"), "p.txt", 1); !errors.Is(err, ErrNoData) {
 		t.Errorf("err %v, want ErrNoData", err)
+	}
+}
+
+func TestSMPTimeoutFields(t *testing.T) {
+	es, err := ParseMADErrors(strings.NewReader("src/query_smp.c:199; umad (DR path slid 0; dlid 0; 0,1,20,34 Attr 0x11:0) bad status 110; Connection timed out\n"), "p.txt", 1)
+	if err != nil || len(es) != 1 {
+		t.Fatalf("%v %+v", err, es)
+	}
+	if es[0].Path != "DR path slid 0; dlid 0; 0,1,20,34" || es[0].Status != 110 {
+		t.Errorf("path %q status %d", es[0].Path, es[0].Status)
 	}
 }

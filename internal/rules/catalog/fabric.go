@@ -86,6 +86,27 @@ var fabricMetas = []finding.Meta{
 		Remedy:  []string{"sminfo", "systemctl status opensm; journalctl -u opensm", "run the SM on two management nodes (master/standby, different priorities)"},
 	},
 	{
+		ID: "fabric.smp_timeout", Severity: finding.Warning, Area: "fabric", Step: finding.StepFabric,
+		Title:   "fabric nodes did not answer directed-route SMPs",
+		Meaning: "A discovery tool (ibnetdiscover, ibswitches, ibhosts, iblinkinfo, ibqueryerrors: libibnetdisc) sent a directed-route subnet management packet along a path and got no answer: its 'src/query_smp.c:NNN; umad (DR path slid 0; dlid 0; 0,1,20,34 Attr 0x11:0) bad status 110; Connection timed out' line (110 is ETIMEDOUT; attribute 0x11 is NodeInfo, 0x15 PortInfo). The node at the end of that path, or a link on it, did not respond, so it and whatever lies behind it are missing from the output. The rest of the fabric was read; this is a fault to look at, not an outage (a warning).",
+		Causes:  []string{"the node at the end of the path is powered off, hung or rebooting (its HCA or switch management does not answer)", "a link on the path is bad or flapping (symbol errors, a port in Init), and SMPs are lost", "the fabric is busy and MADs time out (a large fabric or a slow switch CPU): a longer timeout (-t) or fewer retries in flight helps"},
+		Remedy:  []string{"rerun the discovery with a longer timeout (ibnetdiscover -t 1000) to see whether the same path times out again", "follow the path hop by hop (smpquery -D nodeinfo 0,1,20 and longer prefixes of the path) to find the last node that answers", "iblinkinfo on the last switch that answers: the port on the path that is down, in Init or with errors"},
+	},
+	{
+		ID: "fabric.sm_crashed", Severity: finding.Warning, Area: "fabric", Step: finding.StepFabric,
+		Title:   "the subnet manager process crashed",
+		Meaning: "A stack trace of OpenSM (gdb's or a crash reporter's frames in its osm_*.c sources, with the signal: 11 is a segmentation fault) shows the subnet manager process died. While no SM is master, nothing configures the fabric: ports that restart stay in Initializing, lost links are not routed around. Whether a standby SM took over, or a service manager restarted it, is not in such a paste (a warning); sminfo says.",
+		Causes:  []string{"a bug in OpenSM, often in one routing engine on a topology it handles badly (the frames name it: osm_ucast_lash.c is LASH, osm_ucast_ftree.c fat-tree)", "a fabric change (a switch added, links lost) that takes the routing engine down a path it does not survive", "memory exhaustion or a corrupted configuration or cache file"},
+		Remedy:  []string{"sminfo: is a master SM running now, and which one", "systemctl status opensm; journalctl -u opensm (restarts, the last messages before the crash)", "switch to another routing engine (opensm.conf routing_engine updn or ftree) or an OpenSM release with the fix, and report the trace upstream (github.com/linux-rdma/opensm)", "run a second SM as standby (a lower sm_priority on another node) so a crash does not leave the fabric unmanaged"},
+	},
+	{
+		ID: "fabric.sm_log_errors", Severity: finding.Warning, Area: "fabric", Step: finding.StepFabric,
+		Title:   "the subnet manager logged errors",
+		Meaning: "OpenSM's log (osm_log: 'UUUUUU [TTTTTTTT] 0x01 -> func: ERR XXXX: text') holds error messages while the SM kept running: a node or port it could not configure, a MAD that timed out, a routing or partition problem. The SM still manages the fabric, but the part the errors name may be unreachable or misconfigured (a warning). The code (the ERR number) and the function name what failed.",
+		Causes:  []string{"nodes or links that do not answer the SM's MADs (timeouts: ERR 3120 and the like): a dead node, a bad link", "a configuration the SM rejects (partitions.conf, QoS, routing engine files)", "a routing engine that could not route the topology and fell back to minhop"},
+		Remedy:  []string{"grep ERR /var/log/opensm.log: which error codes repeat, and since when", "sminfo and ibdoctor fabric check to see the state of the fabric the SM manages", "iblinkinfo around the nodes the errors name"},
+	},
+	{
 		ID: "fabric.sm_multiple_masters", Severity: finding.Critical, Area: "fabric", Step: finding.StepFabric,
 		Title:   "more than one master subnet manager",
 		Meaning: "Several SMs claim master state: the fabric is split or the SMs disagree, and they overwrite each other's LIDs and routes.",

@@ -17,14 +17,25 @@ import (
 // port, which has none. That is fabric.sm_missing, as a warning: the
 // paste does not say which. An agent registration failure alone
 // (ibdiags.MADNoAgent) judges nothing (the tool lacked access, or the
-// port has no SMI): note says why. src names the file.
+// port has no SMI): note says why. SMPs that timed out during a
+// discovery (ibdiags.MADTimeout) are fabric.smp_timeout, a warning: the
+// nodes at the end of those paths did not answer. src names the file.
 func CheckMADErrors(errs []ibdiags.MADError, src string) (fs []finding.Finding, note string) {
-	var noSA, noAgent []ibdiags.MADError
+	var noSA, noAgent, timeouts []ibdiags.MADError
 	for _, e := range errs {
-		if e.Kind == ibdiags.MADNoSA {
+		switch e.Kind {
+		case ibdiags.MADNoSA:
 			noSA = append(noSA, e)
-		} else {
+		case ibdiags.MADTimeout:
+			timeouts = append(timeouts, e)
+		default:
 			noAgent = append(noAgent, e)
+		}
+	}
+	if len(timeouts) > 0 {
+		fs = append(fs, smpTimeouts(timeouts, src))
+		if len(noSA) == 0 {
+			return fs, ""
 		}
 	}
 	agent := ""
@@ -54,7 +65,42 @@ func CheckMADErrors(errs []ibdiags.MADError, src string) (fs []finding.Finding, 
 	f.Severity = finding.Warning
 	f.Causes = append([]string{"the port is Down or Initializing: no SM has brought it up", "the port's link layer is Ethernet (RoCE): there is no SM, and the infiniband-diags tools do not apply"}, f.Causes...)
 	f.Remedy = append([]string{"ibstat (the port's link layer, state and SM lid)"}, f.Remedy...)
-	return []finding.Finding{f}, ""
+	return append(fs, f), ""
+}
+
+// smpTimeouts is the fabric.smp_timeout finding of the SMPs that got no
+// answer: each path names a node (or the link to it) that did not
+// respond during the discovery, so the output lacks it and what lies
+// behind it.
+func smpTimeouts(ts []ibdiags.MADError, src string) finding.Finding {
+	var paths []string
+	for _, e := range ts {
+		p := strings.TrimPrefix(e.Path, "DR path slid 0; dlid 0; ")
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	what := "directed route " + paths[0]
+	if len(paths) > 1 {
+		what = fmt.Sprintf("%d directed routes (%s)", len(paths), strings.Join(paths[:min(len(paths), 4)], "; "))
+		if len(paths) > 4 {
+			what = fmt.Sprintf("%d directed routes (%s …)", len(paths), strings.Join(paths[:4], "; "))
+		}
+	}
+	st := fmt.Sprintf("status %d", ts[0].Status)
+	if ts[0].Status == 110 {
+		st = "status 110, ETIMEDOUT"
+	}
+	each := "the path"
+	if len(paths) > 1 {
+		each = "each path"
+	}
+	sum := fmt.Sprintf("subnet management packets sent along %s got no answer (%s): the node at the end of %s, or a link on the way, did not respond during the discovery, so it and what lies behind it are missing from the output; the rest of the fabric answered", what, st, each)
+	var evs []finding.Evidence
+	for _, e := range ts[:min(len(ts), 4)] {
+		evs = append(evs, finding.Evidence{Source: fmt.Sprintf("%s:%d", src, e.Line), Value: e.Text})
+	}
+	return catalog.New("fabric.smp_timeout", finding.Subject{File: src}, sum, evs...)
 }
 
 // madDevices lists the distinct device ports of errs with a device.

@@ -48,3 +48,25 @@ func TestCheckMADErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckSMPTimeouts: libibnetdisc's "bad status 110; Connection timed
+// out" lines (ibswitches in a Chinese IB-tools note; an exporter's log of
+// ibqueryerrors) are one fabric.smp_timeout warning naming the paths.
+func TestCheckSMPTimeouts(t *testing.T) {
+	to := func(path string, line int) ibdiags.MADError {
+		return ibdiags.MADError{Kind: ibdiags.MADTimeout, Path: "DR path slid 0; dlid 0; " + path, Status: 110, Line: line,
+			Text: "src/query_smp.c:199; umad (DR path slid 0; dlid 0; " + path + " Attr 0x11:0) bad status 110; Connection timed out"}
+	}
+	fs, note := CheckMADErrors([]ibdiags.MADError{to("0,1,20,34,4,22,1,5,5", 5), to("0,1,19,5,18", 20), to("0,1,19,5,18", 21)}, "p.txt")
+	if len(fs) != 1 || fs[0].ID != "fabric.smp_timeout" || fs[0].Severity != finding.Warning || note != "" {
+		t.Fatalf("findings %+v note %q", fs, note)
+	}
+	for _, s := range []string{"2 directed routes (0,1,20,34,4,22,1,5,5; 0,1,19,5,18)", "status 110, ETIMEDOUT", "each path"} {
+		if !strings.Contains(fs[0].Summary, s) {
+			t.Errorf("summary %q lacks %q", fs[0].Summary, s)
+		}
+	}
+	if len(fs[0].Evidence) != 3 || fs[0].Evidence[0].Source != "p.txt:5" {
+		t.Errorf("evidence %+v", fs[0].Evidence)
+	}
+}

@@ -2,7 +2,9 @@
 // (parsed by internal/parse/pingpong) as the perftest rules judge a
 // perftest: a run that died on a work completion error, or could not
 // start, is perf.test_invalid; status 12 and 13 (retry and RNR retry
-// exceeded) are critical, because the peer never answered over this path.
+// exceeded) are verbs.completion_error, critical: the peer never answered
+// over this path, a fault of the path or the peer that every RDMA
+// application between these hosts meets, not of the test.
 package pingpong
 
 import (
@@ -40,6 +42,7 @@ func Check(res *pingpong.Result, file string) Result {
 		}
 		for _, m := range r.Errors {
 			sev := finding.Warning
+			id := "perf.test_invalid"
 			what := "failed: " + m.Text
 			if m.Status >= 0 {
 				st := nccllog.WCStatus(m.Status)
@@ -49,12 +52,12 @@ func Check(res *pingpong.Result, file string) Result {
 					what += ": " + info.Meaning
 				}
 				if st == nccllog.WCRetryExcErr || st == nccllog.WCRNRRetryErr {
-					sev = finding.Critical
+					sev, id = finding.Critical, "verbs.completion_error"
 				}
 			} else if strings.HasPrefix(m.Text, "parse WC failed") && len(r.Errors) > 1 {
 				continue // the program's summary of the status line above
 			}
-			f := catalog.New("perf.test_invalid", subj, fmt.Sprintf("%s %s; nothing was measured", name, what),
+			f := catalog.New(id, subj, fmt.Sprintf("%s %s; nothing was measured", name, what),
 				finding.Evidence{Source: fmt.Sprintf("%s:%d", file, m.Line), Value: m.Text})
 			if r.Remote != nil && r.Local != nil {
 				f.Evidence = append(f.Evidence, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, r.Local.Line), Value: "local GID " + orDash(r.Local.GID)},

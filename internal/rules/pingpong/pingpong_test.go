@@ -24,10 +24,12 @@ func TestCheck(t *testing.T) {
 		want     []string
 		ok       int
 	}{
-		{"real: three RoCE runs with the wrong GID index", real("rc-roce-gid-retry-exceeded.txt"), []string{"perf.test_invalid/critical", "perf.test_invalid/warning", "perf.test_invalid/warning"}, 0},
+		{"real: three RoCE runs with the wrong GID index", real("rc-roce-gid-retry-exceeded.txt"), []string{"verbs.completion_error/critical", "perf.test_invalid/warning", "perf.test_invalid/warning"}, 0},
 		{"real: GID index 3 works", real("rc-roce-gid3-ok.txt"), nil, 1},
 		{"IB run ok", addr + "8192000 bytes in 0.01 seconds = 7530.18 Mbit/sec\n1000 iters in 0.01 seconds = 8.70 usec/iter\n", nil, 1},
-		{"RNR retry exceeded", addr + "Failed status RNR retry counter exceeded (13) for wr_id 2\nparse WC failed 1\n", []string{"perf.test_invalid/critical"}, 0},
+		// github.com/linux-rdma/opensm issue: NDR fabric, IB (GID ::).
+		{"transport retry exceeded is a completion error", "  local address:  LID 0x0013, QPN 0x000063, PSN 0x566748, GID ::\n  remote address: LID 0x0001, QPN 0x000048, PSN 0xdf4fa4, GID ::\nFailed status transport retry counter exceeded (12) for wr_id 2\nparse WC failed 1\n", []string{"verbs.completion_error/critical"}, 0},
+		{"RNR retry exceeded", addr + "Failed status RNR retry counter exceeded (13) for wr_id 2\nparse WC failed 1\n", []string{"verbs.completion_error/critical"}, 0},
 		{"local protection error is the test's setup", addr + "Failed status local protection error (4) for wr_id 1\n", []string{"perf.test_invalid/warning"}, 0},
 		// realworld-fresh19, github.com/SoftRoCE/rxe-dev/issues/47: rxe0
 		// in two VMs, -g 0, then "**--Hang--**".
