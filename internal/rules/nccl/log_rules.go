@@ -80,6 +80,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	c.checkIBDisabled()
 	c.checkSocketFallback()
 	c.checkOFISocketProvider()
+	c.checkOFIFewNICs()
 	c.checkGDR()
 	c.checkMixedLinkLayers()
 	a := c.a
@@ -108,6 +109,9 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	warned := warnFindings(lg, c.subj, evidenceAt, a.Findings)
 	a.Findings = append(a.Findings, warned...)
 	a.Notes = append(a.Notes, logNotes(lg, len(warned) > 0)...)
+	if n := caughtReturnNote(lg); n != "" {
+		a.Notes = append(a.Notes, n)
+	}
 	// A finding is about the file its first evidence comes from (merged
 	// logs span several).
 	for i := range a.Findings {
@@ -1292,7 +1296,7 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 	// the proxy's): a call inside NCCL failed and its error climbed out.
 	init := slices.ContainsFunc(lg.Procs, func(p *nccllog.Proc) bool { return p.InitFailed > 0 })
 	for _, p := range lg.Procs {
-		if init && p.InitFailed == 0 || p.ErrReturn == 0 {
+		if init && p.InitFailed == 0 || p.ErrReturn == 0 || caughtReturn(lg, p) {
 			continue
 		}
 		failed = append(failed, p)
@@ -1357,6 +1361,40 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 	f := catalog.New("nccl.call_failed", subj, sum, evs...)
 	f.Subject.Host = first.Host
 	return []finding.Finding{f}
+}
+
+// caughtReturn tells an error return trace that the caller caught: one
+// trace line, no communicator-setup file in it, no NCCL warning from the
+// process after it, and a later line of the same process that shows its
+// setup going on ("Using network IB"). NCCL and RCCL probe features
+// this way: RCCL's ncclIbDmaBufSupport logs "net_ib.cc:652 -> 2" when
+// DMA-BUF is off and ncclIbGetProperties goes on without it
+// (src/transport/net_ib.cc); a failed call climbs out through one trace
+// line per NCCLCHECK level instead.
+func caughtReturn(lg *nccllog.Log, p *nccllog.Proc) bool {
+	if p.ErrReturn == 0 || p.InitFailed > 0 || p.ErrTraces != 1 || p.WentOn == 0 {
+		return false
+	}
+	return !slices.ContainsFunc(lg.Events, func(e nccllog.Event) bool {
+		return e.Kind == nccllog.EventWarn && e.Host == p.Host && e.Pid == p.Pid && e.Source == p.Source && e.Line > p.ErrReturn
+	})
+}
+
+// caughtReturnNote says which processes logged an error return their
+// caller caught, so that the trace line is not read as a failure.
+func caughtReturnNote(lg *nccllog.Log) string {
+	var caught []*nccllog.Proc
+	for _, p := range lg.Procs {
+		if caughtReturn(lg, p) {
+			caught = append(caught, p)
+		}
+	}
+	if len(caught) == 0 {
+		return ""
+	}
+	p := caught[0]
+	return fmt.Sprintf("%s:%d: %q in %d process(es) (%s) is a single error return trace that the process went past (line %d: %s): a feature probe whose failure NCCL caught (RCCL's DMA-BUF check in net_ib.cc logs one when NCCL_DMABUF_ENABLE is unset), not a failed call",
+		p.Source, p.ErrReturn, p.ErrReturnText, len(caught), procNames(caught), p.WentOn, p.WentOnText)
 }
 
 // shmFailure is the first NCCL warning that creating a shared-memory
