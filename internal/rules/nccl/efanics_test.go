@@ -31,20 +31,42 @@ func TestOFIFewNICs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lg, err := nccllog.Parse(strings.NewReader(tt.input), "t.log")
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := CheckLog(lg, LogOptions{})
+			a := checkText(t, tt.input)
 			if diff := cmp.Diff(tt.want, ids(a.Findings)); diff != "" {
 				t.Fatalf("findings (-want +got):\n%s\n%+v", diff, a.Findings)
 			}
-			for _, s := range tt.sum {
-				if !strings.Contains(a.Findings[0].Summary, s) {
-					t.Errorf("summary %q lacks %q", a.Findings[0].Summary, s)
-				}
-			}
+			summaryHas(t, a, tt.sum, nil)
 		})
+	}
+}
+
+// checkText parses an NCCL log given as text and applies the log rules.
+func checkText(t *testing.T, in string) *LogAnalysis {
+	t.Helper()
+	lg, err := nccllog.Parse(strings.NewReader(in), "t.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return CheckLog(lg, LogOptions{})
+}
+
+// summaryHas checks that the first finding's summary holds every string
+// of has and none of lacks.
+func summaryHas(t *testing.T, a *LogAnalysis, has, lacks []string) {
+	t.Helper()
+	if len(has)+len(lacks) == 0 {
+		return
+	}
+	sum := a.Findings[0].Summary
+	for _, s := range has {
+		if !strings.Contains(sum, s) {
+			t.Errorf("summary %q lacks %q", sum, s)
+		}
+	}
+	for _, s := range lacks {
+		if strings.Contains(sum, s) {
+			t.Errorf("summary %q has %q", sum, s)
+		}
 	}
 }
 
@@ -67,11 +89,7 @@ func TestCaughtReturnNotFailure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lg, err := nccllog.Parse(strings.NewReader(tt.input), "t.log")
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := CheckLog(lg, LogOptions{})
+			a := checkText(t, tt.input)
 			got := ids(a.Findings)
 			if len(tt.want) > 0 && len(got) > 0 {
 				got = got[:1]

@@ -1246,19 +1246,41 @@ func failedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) 
 	if first.Call == "CUDA" {
 		article = "a"
 	}
-	sum := fmt.Sprintf("the program stopped: %s %s call failed with '%s'", article, first.Call, first.Error)
+	// nccl-tests 2.13 and later print "'%s / %s'", ncclGetErrorString
+	// and ncclGetLastError, whose second part may be empty.
+	errText := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(first.Error), " /"))
+	sum := fmt.Sprintf("the program stopped: %s %s call failed with '%s'", article, first.Call, errText)
 	if len(hosts) > 0 {
 		sum += fmt.Sprintf(" on %s", strings.Join(firstN(hosts, 4), ", "))
 	}
+	wi := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool { return e.Kind == nccllog.EventWarn })
 	if m := ncclErrorMeaning(first.Call, first.Error); m != "" {
+		if wi >= 0 {
+			m, _, _ = strings.Cut(m, ":")
+		}
 		sum += ": " + m
 	}
 	evs := []finding.Evidence{{Source: at(first.Source, first.Line), Value: first.Text}}
-	if i := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool { return e.Kind == nccllog.EventWarn }); i >= 0 {
-		w := lg.Events[i]
+	// The first error return trace of a process that logged one: the
+	// function that failed first.
+	var tr *nccllog.Proc
+	for _, p := range lg.Procs {
+		if p.ErrReturn > 0 && !caughtReturn(lg, p) && (tr == nil || p.ErrReturn < tr.ErrReturn) {
+			tr = p
+		}
+	}
+	switch {
+	case wi >= 0:
+		w := lg.Events[wi]
 		sum += fmt.Sprintf("; NCCL warned first (line %d): %s", w.Line, w.Text)
+		if c := warnedCause(w.Text); c != "" {
+			sum += ": " + c
+		}
 		evs = append(evs, finding.Evidence{Source: at(w.Source, w.Line), Value: w.Text})
-	} else {
+	case tr != nil:
+		sum += fmt.Sprintf("; the log shows no NCCL warning that names the failed call, but its error return trace starts at %q (line %d), the function that failed first", tr.ErrReturnText, tr.ErrReturn)
+		evs = append(evs, finding.Evidence{Source: at(tr.Source, tr.ErrReturn), Value: tr.ErrReturnText})
+	default:
 		sum += "; the log shows no NCCL warning that names the failed call: rerun with NCCL_DEBUG=WARN (or INFO) to see it"
 	}
 	for _, e := range fails[1:] {
@@ -1323,7 +1345,19 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 		sum += " on " + strings.Join(firstN(hosts, 4), ", ")
 	}
 	shm := shmFailure(lg)
+	// The failing process's own warning, else the first of any.
+	wi := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool {
+		return e.Kind == nccllog.EventWarn && e.Host == first.Host && e.Pid == first.Pid
+	})
+	if wi < 0 {
+		wi = slices.IndexFunc(lg.Events, func(e nccllog.Event) bool { return e.Kind == nccllog.EventWarn })
+	}
 	if m := ncclErrorMeaning("NCCL", errText); m != "" && shm == nil {
+		if wi >= 0 {
+			// The warning names the failed call: the list of usual
+			// suspects would only mislead.
+			m, _, _ = strings.Cut(m, ":")
+		}
 		sum += ": " + m
 	}
 	evs := []finding.Evidence{{Source: at(first.Source, line), Value: text}}
@@ -1344,23 +1378,33 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 		}
 		return []finding.Finding{f}
 	}
-	// The failing process's own warning, else the first of any.
-	i := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool {
-		return e.Kind == nccllog.EventWarn && e.Host == first.Host && e.Pid == first.Pid
-	})
-	if i < 0 {
-		i = slices.IndexFunc(lg.Events, func(e nccllog.Event) bool { return e.Kind == nccllog.EventWarn })
-	}
-	if i >= 0 {
-		w := lg.Events[i]
+	if wi >= 0 {
+		w := lg.Events[wi]
 		sum += fmt.Sprintf("; NCCL warned first (line %d): %s", w.Line, w.Text)
+		if c := warnedCause(w.Text); c != "" {
+			sum += ": " + c
+		}
 		evs = append(evs, finding.Evidence{Source: at(w.Source, w.Line), Value: w.Text})
 	} else {
-		sum += "; the log shows no NCCL warning that names the failed call: rerun with NCCL_DEBUG=WARN (or INFO) to see it"
+		sum += fmt.Sprintf("; the log shows no NCCL warning that names the failed call: the trace starts at %q (line %d), the function that failed first; rerun with NCCL_DEBUG=WARN (or INFO) to see NCCL's warning", first.ErrReturnText, first.ErrReturn)
 	}
 	f := catalog.New("nccl.call_failed", subj, sum, evs...)
 	f.Subject.Host = first.Host
 	return []finding.Finding{f}
+}
+
+// warnedCause explains an NCCL warning whose cause is plain from its
+// text; "" for others.
+func warnedCause(w string) string {
+	switch {
+	case strings.Contains(w, "nvmlInit") && strings.Contains(w, "Driver/library version mismatch"):
+		// NVML_ERROR_LIB_RM_VERSION_MISMATCH (nvml.h).
+		return "the loaded NVIDIA kernel module and the user-space driver libraries are different versions (a driver upgraded without a reboot, or a container whose libraries do not match the host's module); nvidia-smi fails the same way: reboot the node or reload the nvidia modules"
+	case strings.Contains(w, "posix_fallocate") || strings.Contains(w, "shared memory segment"):
+		// src/include/shm.h (2.8), src/misc/shmutils.cc later.
+		return "NCCL could not create its shared-memory segment under /dev/shm: it is full or too small (docker gives a container 64 MiB unless run with --shm-size or --ipc=host)"
+	}
+	return ""
 }
 
 // caughtReturn tells an error return trace that the caller caught: one
