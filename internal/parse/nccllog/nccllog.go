@@ -84,6 +84,21 @@ type Proc struct {
 	ErrReturn     int    `json:"err_return,omitempty"`
 	ErrCode       int    `json:"err_code,omitempty"`
 	ErrReturnText string `json:"err_return_text,omitempty"`
+	// ErrTraces counts the process's error return lines: a failed call
+	// that climbs out logs one per NCCLCHECK level ("net_ib.cc:652 -> 2",
+	// "net.cc:… -> 2", "init.cc:… -> 2"); a probe whose caller tests the
+	// result itself logs one.
+	ErrTraces int `json:"err_traces,omitempty"`
+	// WentOn is the line after ErrReturn where the same process shows
+	// its setup going on ("Using network IB", "Init COMPLETE", "Connected
+	// all rings", a channel's "via NET/…"); 0 when none. A single trace
+	// followed by such a line is an error its caller caught: RCCL's
+	// ncclIbDmaBufSupport (src/transport/net_ib.cc) logs
+	// "net_ib.cc:652 -> 2" through NCCLCHECKGOTO(rocmLibraryInit()) when
+	// DMA-BUF is off (NCCL_DMABUF_ENABLE unset) and ncclIbGetProperties
+	// then leaves NCCL_PTR_DMABUF out and goes on.
+	WentOn     int    `json:"went_on,omitempty"`
+	WentOnText string `json:"went_on_text,omitempty"`
 	// NetPlugin is the external net plugin the process shows: "Loaded net
 	// plugin NAME" of NET/Plugin, or the first line of a plugin's own
 	// "NET/<name>" prefix (NET/OFI, NET/IBext, NET/AWS…); NetPluginLine
@@ -97,6 +112,16 @@ type Proc struct {
 	// "tcp;ofi_rxm"; OFIProviderLine is that line, 0 when absent.
 	OFIProvider     string `json:"ofi_provider,omitempty"`
 	OFIProviderLine int    `json:"ofi_provider_line,omitempty"`
+	// OFINICs is the count of that line's "(found 4 nics)": the
+	// fi_getinfo entries of the selected provider, one per NIC the
+	// process sees; 0 when the line has none.
+	OFINICs int `json:"ofi_nics,omitempty"`
+	// OFIPlatform is the EC2 instance type aws-ofi-nccl names in "NET/OFI
+	// Running on p4d.24xlarge platform, …" (src/platform-aws.cpp; 2020
+	// releases "Running on P4d platform, …"); OFIPlatformLine is that
+	// line, 0 when absent.
+	OFIPlatform     string `json:"ofi_platform,omitempty"`
+	OFIPlatformLine int    `json:"ofi_platform_line,omitempty"`
 	// NoVerbs is the line of "Failed to open libibverbs.so[.1]": the image
 	// lacks rdma-core, so NCCL cannot use IB at all; 0 when absent.
 	NoVerbs int `json:"no_verbs,omitempty"`
@@ -1411,6 +1436,16 @@ func errorReturn(msg string) (int, bool) {
 	return code, true
 }
 
+// wentOn tells a message that only a process whose setup goes on
+// prints: the network it chose (init.cc "Using network IB"), its
+// communicator built ("comm 0x… rank 0 nranks 8 … - Init COMPLETE"),
+// its rings and trees connected ("Connected all rings"), a channel's
+// connection ("Channel 00/0 : 0[0] -> 1[1] via NET/IB/0").
+func wentOn(msg string) bool {
+	return strings.HasPrefix(msg, "Using network ") || strings.Contains(msg, "Init COMPLETE") ||
+		strings.HasPrefix(msg, "Connected all ") || strings.HasPrefix(msg, "Channel ") && strings.Contains(msg, " via ")
+}
+
 // timeout adds the watchdog report m (watchdog's submatches) of line n.
 func (p *Parser) timeout(n int, line string, m []string) {
 	ev := Event{Kind: EventTimeout, Source: p.source, Line: n, Text: line, Rank: anyRank(line, m[1]), OpType: m[3]}
@@ -1425,20 +1460,24 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 	if (p.ConnRetry != nil || strings.Contains(msg, ", retrying")) && ps.connRetry(p, n, msg) {
 		return
 	}
-	if p.ErrReturn == 0 || p.InitFailed == 0 {
-		// The trace is short ("transport/net.cc:515 -> 2"): a long
-		// message is not one.
-		if len(msg) < 160 && strings.Contains(msg, " -> ") {
-			if code, ok := errorReturn(msg); ok {
+	// The trace is short ("transport/net.cc:515 -> 2"): a long message
+	// is not one.
+	if len(msg) < 160 && strings.Contains(msg, " -> ") {
+		if code, ok := errorReturn(msg); ok {
+			p.ErrTraces++
+			if p.ErrReturn == 0 || p.InitFailed == 0 {
 				if p.ErrReturn == 0 {
 					p.ErrReturn, p.ErrCode, p.ErrReturnText = n, code, msg
 				}
 				if p.InitFailed == 0 && (strings.HasPrefix(msg, "init.c") || strings.HasPrefix(msg, "bootstrap.c")) {
 					p.InitFailed, p.InitCode, p.InitFailedText = n, code, msg
 				}
-				return
 			}
+			return
 		}
+	}
+	if p.ErrReturn > 0 && p.WentOn == 0 && wentOn(msg) {
+		p.WentOn, p.WentOnText = n, msg
 	}
 	switch {
 	case strings.HasPrefix(msg, "Channel "), strings.HasPrefix(msg, "Ring "), strings.HasPrefix(msg, "Trees "):
@@ -1470,6 +1509,12 @@ func (ps *Parser) parseInfo(p *Proc, n int, msg string) {
 		if p.OFIProvider == "" {
 			if prov := ofiProvider(msg); prov != "" {
 				p.OFIProvider, p.OFIProviderLine = prov, n
+				p.OFINICs = ofiNICs(msg)
+			}
+		}
+		if p.OFIPlatform == "" {
+			if pl := ofiPlatform(msg); pl != "" {
+				p.OFIPlatform, p.OFIPlatformLine = pl, n
 			}
 		}
 		ps.parseNet(p, n, msg)

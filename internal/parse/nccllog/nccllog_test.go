@@ -271,6 +271,12 @@ func FuzzParse(f *testing.F) {
 	// A failed ibv_modify_qp wrapped after its errno (realworld-fresh32).
 	f.Add("misc/ibvwrap.cc:380 (wrap_ibv_modify_qp) NCCL WARN Call to ibv_modify_qp failed with 61\n" +
 		"No data available, on dev roceP2p1s0f0:1, curr state INIT, next state RTR, local GID index 3, local GID ::\n")
+	// aws-ofi-nccl's instance type and NIC count, RCCL's DMA-BUF probe
+	// trace that the process goes past (realworld-fresh50).
+	f.Add("ip-172-31-47-132:11752:11839 [6] NCCL INFO NET/OFI Running on p4d.24xlarge platform, Setting NCCL_TOPO_FILE environment variable to /opt/amazon/ofi-nccl/share/aws-ofi-nccl/xml/p4d-24xl-topo.xml\n" +
+		"ip-172-31-47-132:11749:11843 [3] NCCL INFO NET/OFI Selected provider is efa, fabric is efa (found 1 nics)\n" +
+		"pdfc-aig-00000H:2664391:2666940 [5] NCCL INFO /long_pathname_so_that_rpms_can_package_the_debug_info/src/rccl/build/hipify/src/transport/net_ib.cc:652 -> 2\n" +
+		"pdfc-aig-00000H:2664391:2666940 [5] NCCL INFO Using network IB\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		lg, err := Parse(strings.NewReader(in), "fuzz")
 		if err != nil {

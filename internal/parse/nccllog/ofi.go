@@ -176,6 +176,47 @@ func ofiProvider(msg string) string {
 	return prov
 }
 
+// ofiNICs returns N of "(found N nics)" at the end of aws-ofi-nccl's
+// "Selected provider is efa, fabric is efa (found 4 nics)" (src/
+// nccl_ofi_net.cpp nccl_net_ofi_query_provider_capabilities; 2023
+// releases "Selected Provider is efa (found 4 nics)"), 0 without it.
+func ofiNICs(msg string) int {
+	_, rest, ok := strings.Cut(msg, "(found ")
+	if !ok {
+		return 0
+	}
+	num, after := digits(rest)
+	if !strings.HasPrefix(after, " nic") {
+		return 0
+	}
+	k, err := strconv.Atoi(num)
+	if err != nil {
+		return 0
+	}
+	return k
+}
+
+// ofiPlatform returns the instance type of aws-ofi-nccl's "NET/OFI
+// Running on p4d.24xlarge platform, topology file …" (also "…, Setting
+// NCCL_TOPO_FILE environment variable to …" and "…, NCCL_TOPO_FILE
+// environment variable is already set to …"; src/platform-aws.cpp, the
+// product name from DMI), "" for another line.
+func ofiPlatform(msg string) string {
+	rest, ok := strings.CutPrefix(msg, ofiPrefix)
+	if !ok {
+		return ""
+	}
+	rest, ok = strings.CutPrefix(rest, "Running on ")
+	if !ok {
+		return ""
+	}
+	name, tail, ok := strings.Cut(rest, " ")
+	if !ok || !strings.HasPrefix(tail, "platform") || name == "" {
+		return ""
+	}
+	return name
+}
+
 // SocketProvider says whether a libfabric provider (as aws-ofi-nccl
 // names it) carries its messages over the host's IP stack rather than a
 // fabric NIC: the tcp, sockets and udp core providers, alone or under

@@ -184,6 +184,22 @@ var ncclMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "nccl.efa_nics_missing", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
+		Title:   "aws-ofi-nccl finds fewer EFA NICs than the instance type has",
+		Meaning: "aws-ofi-nccl names the EC2 instance type ('NET/OFI Running on p4d.24xlarge platform') and how many NICs its libfabric provider found ('Selected provider is efa, fabric is efa (found 1 nics)'), and the type has more EFA interfaces than that (p4d.24xlarge and p4de.24xlarge 4, p5.48xlarge and p5e.48xlarge 32, p5en.48xlarge 16, trn1.32xlarge 8, trn1n.32xlarge 16: one per network card, AWS EC2 User Guide). NCCL spreads its inter-node traffic over the NICs the plugin finds, so the node gets only that fraction of its network bandwidth; collectives across nodes run correspondingly slower.",
+		Causes: []string{
+			"the instance launched with one EFA interface instead of one per network card (network card index 0 only)",
+			"a Kubernetes pod that requests fewer vpc.amazonaws.com/efa devices than the node has, or a container given only some /dev/infiniband/uverbs* devices",
+			"an EFA interface detached, or the efa driver failed to bind one (dmesg | grep -i efa)",
+		},
+		Remedy: []string{
+			"fi_info -p efa -t FI_EP_RDM on the node and in the container: one entry per EFA device the process sees",
+			"ls /sys/class/infiniband on the node: one rdmap device per EFA interface",
+			"launch the instance with an EFA interface on every network card (EC2 launch template: InterfaceType efa, NetworkCardIndex 0 to N-1)",
+			"Kubernetes: request every EFA device of the node (resources.limits vpc.amazonaws.com/efa: 4 on p4d.24xlarge, 32 on p5.48xlarge)",
+		},
+	},
+	{
 		ID: "nccl.small_msg_latency", Severity: finding.Warning, Area: "nccl", Step: finding.StepPerf,
 		Title:   "small messages slow while large messages are fine",
 		Meaning: "The smallest messages take far longer than the latency floor while the large-message bandwidth is healthy. Small slow and large fine points to the NCCL algorithm/protocol choice or the PCIe path, not the links.",

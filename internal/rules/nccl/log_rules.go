@@ -80,6 +80,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	c.checkIBDisabled()
 	c.checkSocketFallback()
 	c.checkOFISocketProvider()
+	c.checkOFIFewNICs()
 	c.checkGDR()
 	c.checkMixedLinkLayers()
 	a := c.a
@@ -108,6 +109,9 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	warned := warnFindings(lg, c.subj, evidenceAt, a.Findings)
 	a.Findings = append(a.Findings, warned...)
 	a.Notes = append(a.Notes, logNotes(lg, len(warned) > 0)...)
+	if n := caughtReturnNote(lg); n != "" {
+		a.Notes = append(a.Notes, n)
+	}
 	// A finding is about the file its first evidence comes from (merged
 	// logs span several).
 	for i := range a.Findings {
@@ -1242,19 +1246,41 @@ func failedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) 
 	if first.Call == "CUDA" {
 		article = "a"
 	}
-	sum := fmt.Sprintf("the program stopped: %s %s call failed with '%s'", article, first.Call, first.Error)
+	// nccl-tests 2.13 and later print "'%s / %s'", ncclGetErrorString
+	// and ncclGetLastError, whose second part may be empty.
+	errText := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(first.Error), " /"))
+	sum := fmt.Sprintf("the program stopped: %s %s call failed with '%s'", article, first.Call, errText)
 	if len(hosts) > 0 {
 		sum += fmt.Sprintf(" on %s", strings.Join(firstN(hosts, 4), ", "))
 	}
+	wi := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool { return e.Kind == nccllog.EventWarn })
 	if m := ncclErrorMeaning(first.Call, first.Error); m != "" {
+		if wi >= 0 {
+			m, _, _ = strings.Cut(m, ":")
+		}
 		sum += ": " + m
 	}
 	evs := []finding.Evidence{{Source: at(first.Source, first.Line), Value: first.Text}}
-	if i := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool { return e.Kind == nccllog.EventWarn }); i >= 0 {
-		w := lg.Events[i]
+	// The first error return trace of a process that logged one: the
+	// function that failed first.
+	var tr *nccllog.Proc
+	for _, p := range lg.Procs {
+		if p.ErrReturn > 0 && !caughtReturn(lg, p) && (tr == nil || p.ErrReturn < tr.ErrReturn) {
+			tr = p
+		}
+	}
+	switch {
+	case wi >= 0:
+		w := lg.Events[wi]
 		sum += fmt.Sprintf("; NCCL warned first (line %d): %s", w.Line, w.Text)
+		if c := warnedCause(w.Text); c != "" {
+			sum += ": " + c
+		}
 		evs = append(evs, finding.Evidence{Source: at(w.Source, w.Line), Value: w.Text})
-	} else {
+	case tr != nil:
+		sum += fmt.Sprintf("; the log shows no NCCL warning that names the failed call, but its error return trace starts at %q (line %d), the function that failed first", tr.ErrReturnText, tr.ErrReturn)
+		evs = append(evs, finding.Evidence{Source: at(tr.Source, tr.ErrReturn), Value: tr.ErrReturnText})
+	default:
 		sum += "; the log shows no NCCL warning that names the failed call: rerun with NCCL_DEBUG=WARN (or INFO) to see it"
 	}
 	for _, e := range fails[1:] {
@@ -1292,7 +1318,7 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 	// the proxy's): a call inside NCCL failed and its error climbed out.
 	init := slices.ContainsFunc(lg.Procs, func(p *nccllog.Proc) bool { return p.InitFailed > 0 })
 	for _, p := range lg.Procs {
-		if init && p.InitFailed == 0 || p.ErrReturn == 0 {
+		if init && p.InitFailed == 0 || p.ErrReturn == 0 || caughtReturn(lg, p) {
 			continue
 		}
 		failed = append(failed, p)
@@ -1319,7 +1345,19 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 		sum += " on " + strings.Join(firstN(hosts, 4), ", ")
 	}
 	shm := shmFailure(lg)
+	// The failing process's own warning, else the first of any.
+	wi := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool {
+		return e.Kind == nccllog.EventWarn && e.Host == first.Host && e.Pid == first.Pid
+	})
+	if wi < 0 {
+		wi = slices.IndexFunc(lg.Events, func(e nccllog.Event) bool { return e.Kind == nccllog.EventWarn })
+	}
 	if m := ncclErrorMeaning("NCCL", errText); m != "" && shm == nil {
+		if wi >= 0 {
+			// The warning names the failed call: the list of usual
+			// suspects would only mislead.
+			m, _, _ = strings.Cut(m, ":")
+		}
 		sum += ": " + m
 	}
 	evs := []finding.Evidence{{Source: at(first.Source, line), Value: text}}
@@ -1340,23 +1378,67 @@ func initFailedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, i
 		}
 		return []finding.Finding{f}
 	}
-	// The failing process's own warning, else the first of any.
-	i := slices.IndexFunc(lg.Events, func(e nccllog.Event) bool {
-		return e.Kind == nccllog.EventWarn && e.Host == first.Host && e.Pid == first.Pid
-	})
-	if i < 0 {
-		i = slices.IndexFunc(lg.Events, func(e nccllog.Event) bool { return e.Kind == nccllog.EventWarn })
-	}
-	if i >= 0 {
-		w := lg.Events[i]
+	if wi >= 0 {
+		w := lg.Events[wi]
 		sum += fmt.Sprintf("; NCCL warned first (line %d): %s", w.Line, w.Text)
+		if c := warnedCause(w.Text); c != "" {
+			sum += ": " + c
+		}
 		evs = append(evs, finding.Evidence{Source: at(w.Source, w.Line), Value: w.Text})
 	} else {
-		sum += "; the log shows no NCCL warning that names the failed call: rerun with NCCL_DEBUG=WARN (or INFO) to see it"
+		sum += fmt.Sprintf("; the log shows no NCCL warning that names the failed call: the trace starts at %q (line %d), the function that failed first; rerun with NCCL_DEBUG=WARN (or INFO) to see NCCL's warning", first.ErrReturnText, first.ErrReturn)
 	}
 	f := catalog.New("nccl.call_failed", subj, sum, evs...)
 	f.Subject.Host = first.Host
 	return []finding.Finding{f}
+}
+
+// warnedCause explains an NCCL warning whose cause is plain from its
+// text; "" for others.
+func warnedCause(w string) string {
+	switch {
+	case strings.Contains(w, "nvmlInit") && strings.Contains(w, "Driver/library version mismatch"):
+		// NVML_ERROR_LIB_RM_VERSION_MISMATCH (nvml.h).
+		return "the loaded NVIDIA kernel module and the user-space driver libraries are different versions (a driver upgraded without a reboot, or a container whose libraries do not match the host's module); nvidia-smi fails the same way: reboot the node or reload the nvidia modules"
+	case strings.Contains(w, "posix_fallocate") || strings.Contains(w, "shared memory segment"):
+		// src/include/shm.h (2.8), src/misc/shmutils.cc later.
+		return "NCCL could not create its shared-memory segment under /dev/shm: it is full or too small (docker gives a container 64 MiB unless run with --shm-size or --ipc=host)"
+	}
+	return ""
+}
+
+// caughtReturn tells an error return trace that the caller caught: one
+// trace line, no communicator-setup file in it, no NCCL warning from the
+// process after it, and a later line of the same process that shows its
+// setup going on ("Using network IB"). NCCL and RCCL probe features
+// this way: RCCL's ncclIbDmaBufSupport logs "net_ib.cc:652 -> 2" when
+// DMA-BUF is off and ncclIbGetProperties goes on without it
+// (src/transport/net_ib.cc); a failed call climbs out through one trace
+// line per NCCLCHECK level instead.
+func caughtReturn(lg *nccllog.Log, p *nccllog.Proc) bool {
+	if p.ErrReturn == 0 || p.InitFailed > 0 || p.ErrTraces != 1 || p.WentOn == 0 {
+		return false
+	}
+	return !slices.ContainsFunc(lg.Events, func(e nccllog.Event) bool {
+		return e.Kind == nccllog.EventWarn && e.Host == p.Host && e.Pid == p.Pid && e.Source == p.Source && e.Line > p.ErrReturn
+	})
+}
+
+// caughtReturnNote says which processes logged an error return their
+// caller caught, so that the trace line is not read as a failure.
+func caughtReturnNote(lg *nccllog.Log) string {
+	var caught []*nccllog.Proc
+	for _, p := range lg.Procs {
+		if caughtReturn(lg, p) {
+			caught = append(caught, p)
+		}
+	}
+	if len(caught) == 0 {
+		return ""
+	}
+	p := caught[0]
+	return fmt.Sprintf("%s:%d: %q in %d process(es) (%s) is a single error return trace that the process went past (line %d: %s): a feature probe whose failure NCCL caught (RCCL's DMA-BUF check in net_ib.cc logs one when NCCL_DMABUF_ENABLE is unset), not a failed call",
+		p.Source, p.ErrReturn, p.ErrReturnText, len(caught), procNames(caught), p.WentOn, p.WentOnText)
 }
 
 // shmFailure is the first NCCL warning that creating a shared-memory

@@ -136,3 +136,79 @@ func (c *logCheck) ofiInitSkipped(fs []finding.Finding) {
 	f.Severity = finding.Warning
 	f.Summary = "aws-ofi-nccl's fi_getinfo found no libfabric provider, but NCCL uses its IB transport instead: the OFI plugin (shipped in many containers) has no EFA device to drive here; nothing to do unless the job was meant to run over EFA"
 }
+
+// efaNICs is how many EFA interfaces an EC2 instance type has, one per
+// network card (AWS EC2 User Guide, "Elastic Fabric Adapter": supported
+// instance types and their network cards; aws-ofi-nccl's
+// topology/p4d-24xl-topo.xml and p4de-24xl-topo.xml list 4 EFA PCI
+// functions). aws-ofi-nccl's 2020 releases name a p4d.24xlarge "P4d".
+var efaNICs = map[string]int{
+	"p4d.24xlarge":   4,
+	"P4d":            4,
+	"p4de.24xlarge":  4,
+	"p5.48xlarge":    32,
+	"p5e.48xlarge":   32,
+	"p5en.48xlarge":  16,
+	"trn1.32xlarge":  8,
+	"trn1n.32xlarge": 16,
+}
+
+// checkOFIFewNICs reports hosts where aws-ofi-nccl's libfabric provider
+// found fewer NICs ("Selected provider is efa, fabric is efa (found 1
+// nics)") than the instance type it names ("Running on p4d.24xlarge
+// platform") has EFA interfaces: NCCL spreads its inter-node traffic
+// over the NICs it finds, so the node gets that fraction of its network
+// bandwidth. Judged only where the log names the instance type.
+func (c *logCheck) checkOFIFewNICs() {
+	type short struct {
+		p, plat *nccllog.Proc
+		want    int
+	}
+	var found []short
+	var hosts []string
+	for _, p := range c.all {
+		if p.OFINICs == 0 || p.OFIProvider == "" || nccllog.SocketProvider(p.OFIProvider) {
+			continue
+		}
+		// The platform line of any process of the same host and log.
+		i := slices.IndexFunc(c.all, func(q *nccllog.Proc) bool {
+			return q.OFIPlatform != "" && q.Host == p.Host && q.Source == p.Source
+		})
+		if i < 0 {
+			continue
+		}
+		plat := c.all[i]
+		want := efaNICs[plat.OFIPlatform]
+		if want == 0 || p.OFINICs >= want {
+			continue
+		}
+		found = append(found, short{p, plat, want})
+		if !slices.Contains(hosts, p.Host) {
+			hosts = append(hosts, p.Host)
+		}
+	}
+	if len(found) == 0 {
+		return
+	}
+	s := found[0]
+	var procs []*nccllog.Proc
+	for _, x := range found {
+		procs = append(procs, x.p)
+	}
+	where := ""
+	if len(hosts) > 0 && hosts[0] != "" {
+		where = " on " + strings.Join(firstN(hosts, 4), ", ")
+	}
+	sum := fmt.Sprintf("aws-ofi-nccl's %s provider found %d NIC(s)%s, but a %s has %d EFA interfaces: NCCL spreads its inter-node traffic over the NICs it finds, so this node gets about %d/%d of its network bandwidth (the instance was launched, or the container given, fewer EFA devices than the instance type has)",
+		s.p.OFIProvider, s.p.OFINICs, where, s.plat.OFIPlatform, s.want, s.p.OFINICs, s.want)
+	evs := []finding.Evidence{
+		{Source: evidenceAt(s.p.Source, s.p.OFIProviderLine), Value: s.p.Name() + ": found " + fmt.Sprint(s.p.OFINICs) + " nics, provider " + s.p.OFIProvider},
+		{Source: evidenceAt(s.plat.Source, s.plat.OFIPlatformLine), Value: s.plat.Name() + ": Running on " + s.plat.OFIPlatform + " platform"},
+	}
+	if one := c.oneNode(procs); one != "" {
+		c.a.Notes = append(c.a.Notes, fmt.Sprintf("%s:%d: aws-ofi-nccl found %d of a %s's %d EFA NICs, but the job runs on one node (%s): no traffic crosses the network; a multi-node run would get about %d/%d of the node's network bandwidth",
+			s.p.Source, s.p.OFIProviderLine, s.p.OFINICs, s.plat.OFIPlatform, s.want, one, s.p.OFINICs, s.want))
+		return
+	}
+	c.a.Findings = append(c.a.Findings, catalog.New("nccl.efa_nics_missing", c.subj, sum, evs...))
+}
