@@ -379,8 +379,12 @@ func AnalyzeText(name, text string, opts Options) File {
 			parsed = parsed || !s.Failed
 		}
 	}
-	if !judgedAny(fr.Segments) && judgeUnread(&fr) {
-		return fr
+	if !judgedAny(fr.Segments) {
+		if judgeUnread(&fr) {
+			return fr
+		}
+	} else {
+		judgeStopped(&fr)
 	}
 	if !recognised {
 		fr.NotRecognised = true
@@ -428,6 +432,32 @@ func judgeUnread(fr *File) bool {
 		judged = true
 	}
 	return judged
+}
+
+// judgeStopped keeps, beside outputs that were judged, the
+// paste.failure_lines finding of an unread output whose lines say the
+// failure ended the program, the connection or the device (a critical
+// one): a healthy ibstat pasted under a job's "Segmentation fault" and
+// "mpiexec aborted" lines does not make the paste healthy. Failure lines
+// that ended nothing, and any beside a critical finding of a judged
+// output (the failure's cause or consequence), stay left to that
+// output's findings.
+func judgeStopped(fr *File) {
+	for _, s := range fr.Segments {
+		for _, f := range s.Findings {
+			if f.Severity == finding.Critical {
+				return // the judged outputs explain the failure already
+			}
+		}
+	}
+	for i := range fr.Segments {
+		s := &fr.Segments[i]
+		if s.Kind != KindUnknown || s.failures == nil || s.failures.Severity != finding.Critical {
+			continue
+		}
+		s.Findings = append(s.Findings, *s.failures)
+		s.Summary = "not recognised; lines of it say something failed and stopped"
+	}
 }
 
 // judgeSpans diagnoses the outputs spans of a file whose lines d holds,

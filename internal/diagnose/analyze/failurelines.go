@@ -152,8 +152,8 @@ func failureLines(file string, ls []string, start int) *finding.Finding {
 		if n == 0 {
 			first = i
 		}
-		if stop < 0 && stopLine(l) {
-			stop = i
+		if stopLine(l) {
+			stop = i // the last: what the failure ended, not its first symptom
 		}
 		last = i
 		n++

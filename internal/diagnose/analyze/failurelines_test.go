@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,6 +114,25 @@ func TestUnreadFailures(t *testing.T) {
 	ibstat := "CA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tFirmware version: 20.31.1014\n\tHardware version: 0\n\tNode GUID: 0x0c42a10300a1b2c3\n\tSystem image GUID: 0x0c42a10300a1b2c3\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tBase lid: 5\n\t\tLMC: 0\n\t\tSM lid: 1\n\t\tCapability mask: 0x2651e848\n\t\tPort GUID: 0x0c42a10300a1b2c3\n\t\tLink layer: InfiniBand\n"
 	if r := Run([]Input{{Name: "t.txt", Text: "the job failed yesterday, now:\n\n$ ibstat\n" + ibstat}}, Options{}); r.ExitCode != 0 {
 		t.Errorf("ibstat beside prose: exit %d, findings %+v; want HEALTHY", r.ExitCode, r.Findings)
+	}
+	// Beside it, failure lines that ended nothing are left alone too, but a
+	// job that died is not made healthy by a healthy port
+	// (realworld-fresh55 ompi-users-stored43986416039-…, cut).
+	refused := "worker 3: connect to 10.0.0.2 failed: Connection refused\n"
+	if r := Run([]Input{{Name: "t.txt", Text: refused + "\n$ ibstat\n" + ibstat}}, Options{}); r.ExitCode != 0 {
+		t.Errorf("ibstat beside a failure that ended nothing: exit %d, findings %+v; want HEALTHY", r.ExitCode, r.Findings)
+	}
+	died := refused + "mpirun noticed that process rank 0 with PID 29683 on node node15.cluster exited on signal 11 (Segmentation fault).\n"
+	r = Run([]Input{{Name: "t.txt", Text: died + "\n$ ibstat\n" + ibstat}}, Options{})
+	if r.ExitCode != 2 || len(r.Findings) != 1 || r.Findings[0].ID != "paste.failure_lines" || r.Findings[0].Severity != finding.Critical {
+		t.Errorf("ibstat beside a job that died: exit %d, findings %+v; want one critical paste.failure_lines", r.ExitCode, r.Findings)
+	}
+	// Beside a critical finding of a judged output the lines add nothing:
+	// that finding is the failure's cause or its consequence.
+	down := strings.Replace(strings.Replace(ibstat, "State: Active", "State: Down", 1), "Physical state: LinkUp", "Physical state: Polling", 1)
+	r = Run([]Input{{Name: "t.txt", Text: died + "\n$ ibstat\n" + down}}, Options{})
+	if r.ExitCode != 2 || slices.ContainsFunc(r.Findings, func(f finding.Finding) bool { return f.ID == "paste.failure_lines" }) {
+		t.Errorf("a down port beside a job that died: exit %d, findings %+v; want the port's critical finding alone", r.ExitCode, r.Findings)
 	}
 }
 

@@ -87,7 +87,6 @@ func prefixAll(ls []string, p string) string {
 // why. A wrapped or deleted line is chosen at random, so these name what
 // that line was.
 var robustSkips = map[string]string{
-	"dmesg-rxedev33-iser-logout-null-deref-ib-rxe.txt / wrap a line":                     "the wrap moves `[ib_iser]` off the old kernel's `IP: [<…>] iser_cq_tasklet_fn+0x6a/0x230` line, the only one that names the crashing function's module (the paste stops before the call trace): the oops is then no longer known to be an RDMA driver's, a warning",
 	"ibstatus-deepep17-h20-bf3-roce-200-and-400g-active.txt / delete a line":             "the paste is cut in mlx5_3 before its rate, so mlx5_0's 200 Gb/s is compared with only two 400 Gb/s ports: a line deleted from mlx5_0's, mlx5_1's or mlx5_2's block (its header, state, rate or link layer) leaves no majority, or nothing, to compare",
 	"nvidia-smi-q-gpud80-remapped-pending.txt / delete a line":                           "the line deleted is `Pending : Yes`: a remap that waits for a GPU reset is a warning, remapped rows alone are info",
 	"ibdiagnet-ompi-users-2009-ipoib-rate.txt / delete a line":                           "the line deleted is the last, the wrapped tail `due to rate:2.5Gbps < group:10Gbps` that holds the port's rate",
