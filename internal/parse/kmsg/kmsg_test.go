@@ -280,6 +280,9 @@ func TestParseTextFormats(t *testing.T) {
 		{name: "not a facility", in: "Note: nothing", wantText: "Note: nothing"},
 		{name: "ctime", in: "[Tue Mar  5 10:11:12 2024] hi", wantText: "hi", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc)},
 		{name: "iso", in: "2024-03-05T10:11:12,123456+01:00 msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 9, 11, 12, 123456000, time.UTC)},
+		// A container runtime's stamp before a program's log line (sriov-network-operator,
+		// analyze testdata/realworld-fresh54, its tabs turned to spaces): not a kernel line.
+		{name: "container stamp", in: "2026-01-06T10:21:18.113175631Z    ERROR   sriov/sriov.go:681      configSriovInterfaces(): fail to configure sriov interface.", wantText: "2026-01-06T10:21:18.113175631Z    ERROR   sriov/sriov.go:681      configSriovInterfaces(): fail to configure sriov interface."},
 		{name: "journal", in: "Mar 05 10:11:12 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc)},
 		{name: "journal with printk time", in: "Mar 05 10:11:12 node7 kernel: [  618.6] msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, loc), wantMono: 618600 * time.Millisecond},
 		{name: "journal iso", in: "2024-03-05T10:11:12+0000 node7 kernel: msg", wantText: "msg", wantTime: time.Date(2024, 3, 5, 10, 11, 12, 0, time.UTC)},

@@ -704,7 +704,7 @@ func parseTextLineInto(line string, year int, loc *time.Location, rel *relStamp)
 			s = text
 			kind = lineStamped
 		}
-	} else if t, rest, ok, err := isoPrefix(s); ok {
+	} else if t, rest, ok, err := isoPrefix(s); ok && !zuluStamp(s) {
 		// dmesg --time-format iso: "2024-03-05T10:11:12,123456+01:00 text".
 		if err != nil {
 			return rec, kind, err
@@ -1038,6 +1038,17 @@ func localJournalPrefix(s string, year int, loc *time.Location) (time.Time, stri
 		year = time.Now().In(loc).Year()
 	}
 	return time.Date(year, mon, day, h, m, sec, 0, loc).Add(frac), rest, true, nil
+}
+
+// zuluStamp reports whether s starts with an RFC 3339 stamp in UTC's "Z"
+// form ("2026-01-06T10:21:18.113175631Z"): the stamp container runtimes
+// and Kubernetes put before a program's lines (kubectl logs --timestamps,
+// CRI log files), never dmesg's, whose --time-format iso always prints
+// the zone as an offset ("+00:00", util-linux dmesg.c).
+func zuluStamp(s string) bool {
+	stamp, _, _ := strings.Cut(s, " ")
+	stamp, _, _ = strings.Cut(stamp, "\t")
+	return len(stamp) >= 20 && stamp[len(stamp)-1] == 'Z'
 }
 
 // isoPrefix recognises an RFC 3339-like stamp at the start of s, with ',' or
