@@ -103,6 +103,15 @@ var prefixClasses = []prefixClass{
 	{name: "C comment markers", min: 3, match: func(l string) int {
 		return len(reComment.FindString(l)) - boolInt(!reComment.MatchString(l))
 	}},
+	{name: "shell comment markers before kernel log lines", match: func(l string) int {
+		// A dmesg pasted into a mail as "# [  134.041117] …", the way
+		// a shell session's output is set apart: only before a kernel
+		// log stamp, so "# " of a comment or a root prompt stays.
+		if !strings.HasPrefix(l, "# [") || !kmsg.DetectLine(l[2:]) {
+			return -1
+		}
+		return 2
+	}},
 	{name: "log collector timestamps", match: func(l string) int {
 		m := reStamp.FindString(l)
 		if m == "" {

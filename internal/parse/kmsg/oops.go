@@ -29,8 +29,12 @@ import (
 var reOopsHeader = regexp.MustCompile(`^(?:Oops: )?(?P<what>BUG: unable to handle (?:page fault|kernel paging request|kernel NULL pointer dereference)|BUG: kernel NULL pointer dereference|kernel BUG at [^\s!]+|general protection fault|Unable to handle kernel (?:paging request|NULL pointer dereference|access to user memory|execute from non-executable memory|write to read-only memory)|Internal error: [^:]+|invalid opcode|Oops)\b`)
 
 // reWarnHeader is a WARN_ON splat's first line (kernel/panic.c __warn):
-// the source file and line, the function and module are on it.
-var reWarnHeader = regexp.MustCompile(`^WARNING: CPU: \d+ PID: (?P<pid>\d+) at (?P<src>\S+) (?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?`)
+// the source file and line, the function and module are on it. A mail
+// client may wrap the line after "at" or after the source file
+// ("WARNING: CPU: 10 PID: 855 at kernel/dma/debug.c:571" /
+// "add_dma_entry+0x36a/0x4c0"): the function and module then come from
+// the report's RIP/pc line.
+var reWarnHeader = regexp.MustCompile(`^WARNING: CPU: \d+ PID: (?P<pid>\d+) at(?:$| (?P<src>\S+:\d+)(?:$| (?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?))`)
 
 // reStallHeader is the first line of a report of a task stuck in the
 // kernel (no crash): a hung task (kernel/hung_task.c "INFO: task

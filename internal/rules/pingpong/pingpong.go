@@ -4,7 +4,10 @@
 // start, is perf.test_invalid; status 12 and 13 (retry and RNR retry
 // exceeded) are verbs.completion_error, critical: the peer never answered
 // over this path, a fault of the path or the peer that every RDMA
-// application between these hosts meets, not of the test.
+// application between these hosts meets, not of the test. A queue pair
+// that could not be moved to RTR or RTS is verbs.qp_setup_failed,
+// critical, as any program's is: with these settings the two ends cannot
+// connect at all.
 package pingpong
 
 import (
@@ -63,8 +66,13 @@ func Check(res *pingpong.Result, file string) Result {
 				f.Evidence = append(f.Evidence, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, r.Local.Line), Value: "local GID " + orDash(r.Local.GID)},
 					finding.Evidence{Source: fmt.Sprintf("%s:%d", file, r.Remote.Line), Value: "remote GID " + orDash(r.Remote.GID)})
 			}
-			if strings.Contains(m.Text, "to modify QP to RTR") {
+			switch {
+			case strings.Contains(m.Text, "to modify QP to RTR"):
+				f.ID, sev = "verbs.qp_setup_failed", finding.Critical
 				rtr(&f, r)
+			case strings.Contains(m.Text, "to modify QP to RTS"):
+				f.ID, sev = "verbs.qp_setup_failed", finding.Critical
+				rts(&f)
 			}
 			f.Severity = sev
 			out.Findings = append(out.Findings, f)
@@ -135,6 +143,23 @@ func roce(a *pingpong.Addr) bool {
 func linkLocal(gid string) bool {
 	first, _, ok := strings.Cut(strings.ToLower(gid), ":")
 	return ok && len(first) == 4 && strings.HasPrefix(first, "fe") && strings.IndexByte("89ab", first[2]) >= 0
+}
+
+// rts gives a run that printed "Failed to modify QP to RTS"
+// (rc_pingpong.c pp_connect_ctx, after the move to RTR worked) its causes:
+// the send side's attributes, and an iWARP device (siw, cxgb4, irdma in
+// iWARP mode), whose queue pairs only the RDMA connection manager can
+// connect: the pingpong examples move them by hand and fail there.
+func rts(f *finding.Finding) {
+	f.Summary = strings.Replace(f.Summary, "; nothing was measured", ": the queue pair reached RTR but could not be moved to RTS (Ready To Send), so the connection never came up; nothing was measured", 1)
+	f.Causes = []string{
+		"an iWARP device (siw, iw_cxgb4, irdma in iWARP mode): its connections are set up by the RDMA connection manager only, which the pingpong examples do not use",
+		"a send-side attribute the device rejects (timeout, retry count, the initial PSN)",
+	}
+	f.Remedy = []string{
+		"ibv_devinfo -d <dev> | grep transport: for iWARP test with a program that connects through rdma_cm: rping -s / rping -c -a <server> -v, or perftest with -R (ib_write_bw -R -d <dev>)",
+		"dmesg | tail for the driver's reason, then rerun both ends",
+	}
 }
 
 // rtr gives a run that printed "Failed to modify QP to RTR" (rc_pingpong.c

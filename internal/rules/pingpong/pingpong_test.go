@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
 )
 
@@ -38,7 +39,9 @@ func TestCheck(t *testing.T) {
 		{"hang on IB, addresses only", addr, []string{"perf.test_invalid/warning"}, 0},
 		{"only the local address: the server still waits", "  local address:  LID 0x0004, QPN 0x00004e, PSN 0x2b5d1c, GID ::\n", nil, 0},
 		{"an old perftest's address lines carry no GID", "  local address:  LID 0x02, QPN 0x70004b, PSN 0xc14da8\n  remote address: LID 0x0b, QPN 0x28004c, PSN 0xfaa100\n", nil, 0},
-		{"QP not brought up", "  local address:  LID 0x0004, QPN 0x00004e, PSN 0x2b5d1c, GID ::\nFailed to modify QP to RTR\nCouldn't connect to remote QP\n", []string{"perf.test_invalid/warning"}, 0},
+		{"QP not brought up", "  local address:  LID 0x0004, QPN 0x00004e, PSN 0x2b5d1c, GID ::\nFailed to modify QP to RTR\nCouldn't connect to remote QP\n", []string{"verbs.qp_setup_failed/critical"}, 0},
+		// realworld-fresh60: siw (iWARP), whose QPs only rdma_cm connects.
+		{"QP not moved to RTS", "ibv_rc_pingpong -d iwp____\n  local address:  LID 0x0000, QPN 0x000001, PSN 0x5bc4d1, GID 0a1e:0ad3::\n  remote address: LID 0x0000, QPN 0x000001, PSN 0x2d8c03, GID 0a1e:0ad2::\nFailed to modify QP to RTS\nCouldn't connect to remote QP\n", []string{"verbs.qp_setup_failed/critical"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := pingpong.Parse(strings.NewReader(tc.in), "p.txt")
@@ -83,7 +86,7 @@ func TestModifyQPToRTR(t *testing.T) {
 				t.Fatal(err)
 			}
 			fs := Check(res, "p.txt").Findings
-			if len(fs) != 1 || fs[0].ID != "perf.test_invalid" {
+			if len(fs) != 1 || fs[0].ID != "verbs.qp_setup_failed" || fs[0].Severity != finding.Critical {
 				t.Fatalf("findings %+v", fs)
 			}
 			f := fs[0]
