@@ -261,6 +261,8 @@ func TestCheckTransports(t *testing.T) {
 			"mlx5_8", "ibv_devinfo -v -d mlx5_8 in the same container or pod", 5},
 		{"spdk: no RDMA transport", spdk, finding.Critical,
 			`no RDMA device was usable ("Failed to listen on transport RDMA address 10.0.0.12:4420")`, "", "ibv_devinfo -v in the same container", 3},
+		{"ldmsd: no event channel", "Fri Dec 13 07:57:32 2019: INFO      : z_rdma_listen: rdma_create_event_channel failed. zerr 7\nFri Dec 13 07:57:32 2019: ERROR     : Error 7 listening on the 'rdma' transport.\n", finding.Critical,
+			"librdmacm could not create its event channel", "", "ibv_devinfo -v in the same container", 2},
 		{"one device refused", "E0115 05:20:19.945159   309 rdma_context.cpp:81] Failed to open device mlx5_8 on port  with GID 3\n", finding.Warning,
 			"could not open RDMA device mlx5_8 and left it out of its transport with GID index 3", "mlx5_8", "ibv_devinfo -v -d mlx5_8", 1},
 	} {
