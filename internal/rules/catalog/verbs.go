@@ -81,6 +81,21 @@ var verbsMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "rdma.port_no_address", Severity: finding.Warning, Area: "rdma", Step: finding.StepContainer,
+		Title:   "an application found no IP address on an RDMA port's network device",
+		Meaning: "DeepSeek 3FS maps each RDMA port to its network device (ibdev2netdev) and that device's IP addresses to a network zone from its configured subnets (src/common/net/ib/IBDevice.cc). 'IfAddr of mlx5_0:1 -> bond0 not found, maybe running in container!' says the network device has no address where the service runs, 'IBDevice mlx5_0:1's netdev is unknown' that no network device was found for the port; 'can't set zone by IP, fallback to UNKNOWN' follows. The port is then used without an address or zone: on RoCE a port whose network device has no IP address has no RoCE v2 GID that a peer can route to, and clients whose zone differs cannot pick it, so connections through it time out. A warning; critical when 3FS then refuses the device ('IBDevice mlx5_0:1's zone is unknown!!!', without allow_unknown_zone) or finds no RoCE v2 GID.",
+		Causes: []string{
+			"the service runs in a container or network namespace without the host's RDMA network devices or their addresses (docker without --network host)",
+			"the network device name ibdev2netdev reports differs from the one in the namespace (a bond or a renamed interface), or the interface has no IP address",
+			"no subnet in 3FS's ib_devices configuration (subnets, network_zones) contains the port's address, and no default_network_zone is set",
+		},
+		Remedy: []string{
+			"ibdev2netdev and ip -br addr show in the same container as the service: the port's network device must be there with its IPv4 address",
+			"docker run --network host --device=/dev/infiniband for the service (or move the RDMA network device into the container's namespace with its address)",
+			"show_gids: the port needs a RoCE v2 GID holding that address; then set 3FS's ib_devices subnets to the port's subnet (or default_network_zone)",
+		},
+	},
+	{
 		ID: "verbs.wr_flushed", Severity: finding.Info, Area: "verbs", Step: finding.StepNCCL,
 		Title:   "an RDMA server logged flushed work requests of a closed connection",
 		Meaning: "The only completion errors in the log are flushes (status 5, IBV_WC_WR_FLUSH_ERR, 'Work Request Flushed Error') printed by SPDK's NVMe-oF target for a queue pair being torn down ('rdma.c:3868:spdk_nvmf_rdma_poller_poll: *ERROR*: Error on CQ 0x183b300, request 0x25446792, type 0, status: (5): Work Request Flushed Error'). When a host disconnects, the target moves the queue pair to the error state and every work request still posted comes back flushed; SPDK itself logs them at debug level since (lib/nvmf/rdma.c: 'If qpair is in ERR state, we will receive completions for all posted and not completed Work Requests with IBV_WC_WR_FLUSH_ERR status. Don't log an error in that case'). With no other error in the log, this is the normal end of a connection: informational.",

@@ -400,3 +400,31 @@ func TestCheckQPSetups(t *testing.T) {
 		t.Errorf("no lines: %v", fs)
 	}
 }
+
+// TestCheckPortAddrs: 3FS mgmtd in Docker (deepseek-ai/3FS issue 98): no
+// address on the ports' network device is a warning; the device refused
+// for its unknown zone is critical.
+func TestCheckPortAddrs(t *testing.T) {
+	const docker = "IBDevice.cc:386 WARNING] IfAddr of mlx5_0:1 -> Bond0 not found, maybe running in container!\n" +
+		"IBDevice.cc:441 CRITICAL] IBDevice mlx5_0:1 can't set zone by IP, fallback to UNKNOWN\n"
+	for _, tt := range []struct {
+		name, text string
+		sev        finding.Severity
+		sum        string
+	}{
+		{"no address", docker, finding.Warning, "no IP address for RDMA port mlx5_0:1 on network device Bond0"},
+		{"zone refused", docker + "IBDevice.cc:438 CRITICAL] IBDevice mlx5_0:1's zone is unknown!!!\n", finding.Critical, "did not open the device"},
+		{"zone only", "IBDevice.cc:441 CRITICAL] IBDevice mlx5_0:1 can't set zone by IP, fallback to UNKNOWN\n", finding.Warning, "could not set the network zone of RDMA port mlx5_0:1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := wclog.Parse(strings.NewReader(tt.text), "paste")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := CheckPortAddrs("paste", lg.PortAddrs)
+			if len(fs) != 1 || fs[0].ID != "rdma.port_no_address" || fs[0].Severity != tt.sev || !strings.Contains(fs[0].Summary, tt.sum) || fs[0].Subject.Device != "mlx5_0" {
+				t.Errorf("findings %+v, want one rdma.port_no_address %s with %q", fs, tt.sev, tt.sum)
+			}
+		})
+	}
+}
