@@ -957,6 +957,10 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseIBExporter(&seg, file, text)
 	case KindDevFiles:
 		err = diagnoseDevFiles(&seg, file, d, sp)
+	case KindLsmod:
+		err = diagnoseLsmod(&seg, file, d, sp)
+	case KindUCCL:
+		err = diagnoseUCCL(&seg, file, d, sp, opts, ctx)
 	case KindIPLink:
 		err = diagnoseIPLink(&seg, file, text)
 	case KindCellCLI:
@@ -2350,6 +2354,10 @@ func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 		if len(lg.Providers) == 0 {
 			seg.Findings = append(seg.Findings, verbsrules.CheckTransports(file, lg.Transports)...)
 		}
+	}
+	if len(lg.PortAddrs) > 0 {
+		parts = append(parts, plural(len(lg.PortAddrs), "3FS port address line", "3FS port address lines"))
+		seg.Findings = append(seg.Findings, verbsrules.CheckPortAddrs(file, lg.PortAddrs)...)
 	}
 	if len(lg.QPSetups) > 0 {
 		parts = append(parts, plural(len(lg.QPSetups), "queue pair setup line", "queue pair setup lines"))

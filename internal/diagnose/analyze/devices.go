@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
+	"github.com/ibdoctor/ibdoctor/internal/parse/lsmod"
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
 )
 
@@ -61,5 +62,19 @@ func diagnoseDevFiles(seg *Segment, file string, d *doc, sp Span) error {
 		names[i] = f.Name
 	}
 	seg.Findings = append(seg.Findings, noderules.CheckDevFiles(names, file, sp.Start-1+fs[0].Line, sp.Start-1+fs[len(fs)-1].Line)...)
+	return nil
+}
+
+// diagnoseLsmod judges lsmod's rows of the RDMA and GPU modules.
+func diagnoseLsmod(seg *Segment, file string, d *doc, sp Span) error {
+	ms, err := lsmod.Parse(strings.NewReader(segmentOnly(d, sp)), file)
+	if err != nil {
+		return shiftErr(err, sp.Start-1)
+	}
+	for i := range ms {
+		ms[i].Line += sp.Start - 1
+	}
+	seg.Summary = fmt.Sprintf("lsmod: %s", plural(len(ms), "RDMA or GPU module", "RDMA or GPU modules"))
+	seg.Findings = append(seg.Findings, noderules.CheckLsmod(ms, file)...)
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibvload"
 	"github.com/ibdoctor/ibdoctor/internal/parse/iplink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/lsmod"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mpicheck"
@@ -29,6 +30,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
 	"github.com/ibdoctor/ibdoctor/internal/parse/sysfspci"
+	"github.com/ibdoctor/ibdoctor/internal/parse/uccl"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxperf"
 	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
@@ -89,6 +91,8 @@ const (
 	KindOpenSM        Kind = "opensm"
 	KindIBExporter    Kind = "infiniband-exporter"
 	KindDevFiles      Kind = "ls-dev-infiniband"
+	KindLsmod         Kind = "lsmod"
+	KindUCCL          Kind = "uccl-p2p"
 	KindIPLink        Kind = "ip-link"
 	KindCellCLI       Kind = "cellcli-ibport"
 )
@@ -149,6 +153,8 @@ var Kinds = []KindInfo{
 	{KindOpenSM, "OpenSM's log (\"UUUUUU [TTTTTTTT] 0xLL -> text\", with or without its date; its ERR XXXX messages and \"Exiting SM\") and the stack traces of its crashes (gdb or apport frames in its osm_*.c sources)"},
 	{KindIBExporter, "infiniband-exporter's log (it reads ibqueryerrors): its \"Counters on 0x… port N is maxed out on PortRcvErrors\" lines"},
 	{KindDevFiles, "ls -l /dev/infiniband: its character devices (uverbsN, umadN, issmN, rdma_cm, ucmN)"},
+	{KindUCCL, "UCCL P2P benchmark results (p2p/benchmarks/benchmark_uccl.py and its NCCL/NIXL variants: \"[Client]   1.0 MB : 170.65 Gbps |  21.33 GB/s [|  2770.55 us]\"): the best rate against the line rate when the paste gives one; a rate that falls as messages grow"},
+	{KindLsmod, "lsmod (Module, Size, Used by), whole or grepped: the rows of the RDMA modules (ib_core, ib_uverbs, rdma_ucm, the HCA drivers) and the NVIDIA ones"},
 	{KindIPLink, "ip link (iproute2): interface lines (N: NAME: <FLAGS> mtu M … state STATE), and the vf N lines of an SR-IOV physical function"},
 	{KindCellCLI, "Oracle Exadata CellCLI LIST IBPORT and LIST IBPORT DETAIL: each port's status and error counters"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
@@ -525,6 +531,21 @@ func memberBesides(l string) Kind {
 		if _, ok := ibdiags.SaturatedLine(l); ok {
 			return KindIBExporter // "2021-11-10 18:30:43,512 - WARNING - Counters on 0xc42a10300dd0c0e port 1 is maxed out on PortRcvErrors"
 		}
+	}
+	if strings.Contains(l, "IBDevice") || strings.Contains(l, "IfAddr of ") {
+		// 3FS's other IBDevice.cc lines ("IBDevice mlx5_0 add active port
+		// 1, linklayer ETHERNET, addrs , zones UNKNOWN") join its log.
+		if _, ok := wclog.PortAddrLine(l); ok || strings.Contains(l, " IBDevice.cc:") {
+			return KindVerbsLog // 3FS in syslog: "… mgmtd_main[32]: [… IBDevice.cc:441 CRITICAL] IBDevice mlx5_0:1 can't set zone by IP, fallback to UNKNOWN"
+		}
+	}
+	if strings.Contains(l, " Gbps |") {
+		if _, ok := uccl.Line(l); ok {
+			return KindUCCL // "[Client]   1.0 MB : 170.65 Gbps |  21.33 GB/s"
+		}
+	}
+	if _, ok := lsmod.Line(l); ok || lsmod.Header(l) {
+		return KindLsmod // "ib_uverbs             102296  2 mlx4_ib,rdma_ucm"
 	}
 	if l[0] == 'c' {
 		if _, ok := hcatext.DevFileLine(l); ok {

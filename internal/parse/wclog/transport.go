@@ -32,7 +32,13 @@ type Transport struct {
 //     resources" (none left: the transport is down);
 //   - SPDK (lib/nvmf/transport.c, nvmf.c): "Unable to create new
 //     transport of type RDMA", "Failed to listen on transport RDMA
-//     address 10.0.0.12:4420".
+//     address 10.0.0.12:4420";
+//   - librdmacm's rdma_create_event_channel failing, as LDMS's zap_rdma
+//     prints it ("z_rdma_listen: rdma_create_event_channel failed. zerr
+//     7"): the event channel is /dev/infiniband/rdma_cm, so no RDMA CM
+//     connection can be made there; and ldmsd's "Error 7 listening on the
+//     'rdma' transport." (the daemon then exits). SPDK's
+//     "rdma_create_event_channel() failed, No such device" is NoDevice's.
 //
 // Only lines that name RDMA, an RNIC, a GID or an RDMA device are
 // looked at; each wording is a plain substring test.
@@ -44,7 +50,9 @@ func TransportLine(l string) (Transport, bool) {
 	switch {
 	case strings.Contains(l, "RdmaTransport: ") && (strings.Contains(l, "No available RNIC") || strings.Contains(l, "cannot initialize RDMA resources")),
 		strings.Contains(l, "Unable to create new transport of type RDMA"),
-		strings.Contains(l, "Failed to listen on transport RDMA"):
+		strings.Contains(l, "Failed to listen on transport RDMA"),
+		strings.Contains(l, "rdma_create_event_channel") && (strings.Contains(l, "fail") || strings.Contains(l, "rror")) && !NoDevice(l),
+		strings.Contains(l, "listening on the 'rdma' transport"):
 		t.Fatal = true
 		return t, true
 	}
@@ -82,5 +90,5 @@ func TransportLine(l string) (Transport, bool) {
 // transportHint is TransportLine's cheap gate: every line it reads holds
 // one of these.
 func transportHint(l string) bool {
-	return strings.Contains(l, "RDMA") || strings.Contains(l, "RNIC") || strings.Contains(l, "GID ") || strings.Contains(l, "Disable device ")
+	return strings.Contains(l, "RDMA") || strings.Contains(l, "RNIC") || strings.Contains(l, "GID ") || strings.Contains(l, "Disable device ") || strings.Contains(l, "rdma")
 }

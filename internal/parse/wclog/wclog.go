@@ -131,6 +131,9 @@ type Log struct {
 	// Getinfos are libfabric's lines that a provider's getinfo failed
 	// (fabric.go).
 	Getinfos []Getinfo
+	// PortAddrs are 3FS's lines that an RDMA port has no IP address or
+	// network zone (threefs.go).
+	PortAddrs []PortAddr
 	// Lines is how many lines were read.
 	Lines int
 }
@@ -192,6 +195,9 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		} else if g, ok := GetinfoLine(l); ok {
 			g.Line = n
 			lg.Getinfos = append(lg.Getinfos, g)
+		} else if pa, ok := PortAddrLine(l); ok {
+			pa.Line = n
+			lg.PortAddrs = append(lg.PortAddrs, pa)
 		} else if e, ok := lineError(l); ok {
 			e.Line = n
 			lg.Errors = append(lg.Errors, e)
@@ -230,7 +236,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &parse.Error{Source: source, Line: n + 1, Err: err}
 	}
-	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 && len(lg.QPSetups) == 0 && len(lg.GIDs) == 0 && len(lg.AppFails) == 0 && len(lg.Getinfos) == 0 {
+	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 && len(lg.QPSetups) == 0 && len(lg.GIDs) == 0 && len(lg.AppFails) == 0 && len(lg.Getinfos) == 0 && len(lg.PortAddrs) == 0 {
 		return nil, &parse.Error{Source: source, Err: ErrNoData}
 	}
 	return lg, nil
@@ -291,6 +297,9 @@ func DetectLine(l string) bool {
 	if _, ok := GetinfoLine(l); ok {
 		return true
 	}
+	if _, ok := PortAddrLine(l); ok {
+		return true
+	}
 	_, ok := GIDLine(l)
 	return ok
 }
@@ -301,7 +310,8 @@ func Hint(l string) bool {
 	return strings.Contains(l, "rror") || strings.Contains(l, "exceeded") || strings.Contains(l, "IBV_WC_") || strings.HasPrefix(l, "libfabric:") ||
 		strings.Contains(l, "status") && completionWords(l) || asyncHint(l) ||
 		strings.Contains(l, "libibverbs: W") || transportHint(l) || qpHint(l) || strings.Contains(l, ": CQE ") || gidHint(l) ||
-		strings.Contains(l, "*ERROR*") || strings.Contains(l, "Failed to complete transfers")
+		strings.Contains(l, "*ERROR*") || strings.Contains(l, "Failed to complete transfers") ||
+		strings.Contains(l, "IBDevice") || strings.Contains(l, "IfAddr of ")
 }
 
 // errnoWithin bounds how many lines after a QP line its "errno: N" line

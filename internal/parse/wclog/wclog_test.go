@@ -366,6 +366,10 @@ func TestTransportLine(t *testing.T) {
 		{"transport.c:  76:spdk_nvmf_transport_create: *ERROR*: Unable to create new transport of type RDMA", "fatal dev= gid="},
 		{"conf.c: 284:spdk_nvmf_parse_subsystem: *ERROR*: Failed to listen on transport RDMA address 10.0.0.12:4420", "fatal dev= gid="},
 		{"nvmf.c: 255:spdk_nvmf_tgt_listen: *ERROR*: Transport initialization failed", ""},
+		// LDMS 4.3 (ovis-hpc/ovis ldms/src/ldmsd/ldmsd.c, lib/src/zap/rdma/zap_rdma.c) on a node without rdma_ucm.
+		{"Fri Dec 13 07:57:32 2019: INFO      : z_rdma_listen: rdma_create_event_channel failed. zerr 7", "fatal dev= gid="},
+		{"Fri Dec 13 07:57:32 2019: ERROR     : Error 7 listening on the 'rdma' transport.", "fatal dev= gid="},
+		{"Fri Dec 13 07:57:32 2019: INFO      : Listening on sock:10001", ""},
 		{"Failed to open device /dev/sda", ""},
 		{"systemd: Disable device sda1", ""},
 		{"I0115 05:20:19.917309   309 transfer_engine_impl.cpp:232] Topology discovery complete. Found 1 HCAs.", ""},

@@ -65,17 +65,34 @@ var verbsMetas = []finding.Meta{
 	{
 		ID: "rdma.transport_unavailable", Severity: finding.Critical, Area: "rdma", Step: finding.StepContainer,
 		Title:   "an application's RDMA transport could not start",
-		Meaning: "An application says its RDMA transport did not start because no RDMA device was usable: Mooncake's transfer engine could not open its device with the GID index it was given ('Failed to open device mlx5_8 on port  with GID 0', 'Disable device mlx5_8') and then had none left ('RdmaTransport: No available RNIC', 'RdmaTransport: cannot initialize RDMA resources'); SPDK's NVMe-oF target could not create its RDMA transport ('Unable to create new transport of type RDMA', 'Failed to listen on transport RDMA address …'). The application then runs without RDMA or not at all: critical. One device refused while the transport still started on others is a warning.",
+		Meaning: "An application says its RDMA transport did not start because no RDMA device was usable: Mooncake's transfer engine could not open its device with the GID index it was given ('Failed to open device mlx5_8 on port  with GID 0', 'Disable device mlx5_8') and then had none left ('RdmaTransport: No available RNIC', 'RdmaTransport: cannot initialize RDMA resources'); SPDK's NVMe-oF target could not create its RDMA transport ('Unable to create new transport of type RDMA', 'Failed to listen on transport RDMA address …'); librdmacm could not create its event channel, which opens /dev/infiniband/rdma_cm (LDMS's zap_rdma: 'z_rdma_listen: rdma_create_event_channel failed. zerr 7', then ldmsd's 'Error 7 listening on the 'rdma' transport.' and the daemon exits). The application then runs without RDMA or not at all: critical. One device refused while the transport still started on others is a warning.",
 		Causes: []string{
 			"the GID index the application uses has no usable entry on that port: on RoCE, GID index 0 is the link-local address of a netdev, and a port with no netdev (or no IP on it in this network namespace) has no GID there; the RoCE v2 entry is at another index",
 			"the device is not visible where the application runs: the container or pod lacks /dev/infiniband (the RDMA device plugin), or the device name differs there",
 			"the port is down or the device name configured for the application (Mooncake's device list, SPDK's listen address) is wrong",
 			"libibverbs has no provider for the device (libibverbs warns 'no userspace device-specific driver found')",
+			"rdma_create_event_channel failed: /dev/infiniband/rdma_cm is missing where the program runs: the rdma_ucm kernel module is not loaded, or the container was not given that device",
 		},
 		Remedy: []string{
 			"ibv_devinfo -v in the same container or pod as the application: the device must be listed, its port PORT_ACTIVE, with the GID index it uses filled in",
 			"show_gids (or rdma link show and ibdev2netdev) there: the GID index of the RoCE v2 entry with the port's IP address; give that index to the application (Mooncake: MC_GID_INDEX) or leave it unset so it picks one",
 			"name only devices the container has (Mooncake's device list, SPDK's listen address on a netdev of an RDMA device); in Kubernetes, request the RDMA device from its device plugin",
+			"when rdma_create_event_channel failed: ls -l /dev/infiniband must list rdma_cm; if not, modprobe rdma_ucm on the host (and docker run --device=/dev/infiniband/rdma_cm in a container)",
+		},
+	},
+	{
+		ID: "rdma.port_no_address", Severity: finding.Warning, Area: "rdma", Step: finding.StepContainer,
+		Title:   "an application found no IP address on an RDMA port's network device",
+		Meaning: "DeepSeek 3FS maps each RDMA port to its network device (ibdev2netdev) and that device's IP addresses to a network zone from its configured subnets (src/common/net/ib/IBDevice.cc). 'IfAddr of mlx5_0:1 -> bond0 not found, maybe running in container!' says the network device has no address where the service runs, 'IBDevice mlx5_0:1's netdev is unknown' that no network device was found for the port; 'can't set zone by IP, fallback to UNKNOWN' follows. The port is then used without an address or zone: on RoCE a port whose network device has no IP address has no RoCE v2 GID that a peer can route to, and clients whose zone differs cannot pick it, so connections through it time out. A warning; critical when 3FS then refuses the device ('IBDevice mlx5_0:1's zone is unknown!!!', without allow_unknown_zone) or finds no RoCE v2 GID.",
+		Causes: []string{
+			"the service runs in a container or network namespace without the host's RDMA network devices or their addresses (docker without --network host)",
+			"the network device name ibdev2netdev reports differs from the one in the namespace (a bond or a renamed interface), or the interface has no IP address",
+			"no subnet in 3FS's ib_devices configuration (subnets, network_zones) contains the port's address, and no default_network_zone is set",
+		},
+		Remedy: []string{
+			"ibdev2netdev and ip -br addr show in the same container as the service: the port's network device must be there with its IPv4 address",
+			"docker run --network host --device=/dev/infiniband for the service (or move the RDMA network device into the container's namespace with its address)",
+			"show_gids: the port needs a RoCE v2 GID holding that address; then set 3FS's ib_devices subnets to the port's subnet (or default_network_zone)",
 		},
 	},
 	{

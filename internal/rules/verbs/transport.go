@@ -36,6 +36,8 @@ func CheckTransports(source string, ts []wclog.Transport) []finding.Finding {
 	}
 	var sum string
 	switch {
+	case slices.ContainsFunc(fatal, func(l string) bool { return strings.Contains(l, "rdma_create_event_channel") }):
+		sum = "the application's RDMA transport could not start: librdmacm could not create its event channel (rdma_create_event_channel opens /dev/infiniband/rdma_cm, which exists only with the rdma_ucm module loaded and, in a container, the device passed in)"
 	case len(fatal) > 0 && len(devs) > 0:
 		sum = fmt.Sprintf("the application's RDMA transport could not start: RDMA device %s could not be opened", strings.Join(devs, ", "))
 	case len(fatal) > 0:

@@ -261,6 +261,8 @@ func TestCheckTransports(t *testing.T) {
 			"mlx5_8", "ibv_devinfo -v -d mlx5_8 in the same container or pod", 5},
 		{"spdk: no RDMA transport", spdk, finding.Critical,
 			`no RDMA device was usable ("Failed to listen on transport RDMA address 10.0.0.12:4420")`, "", "ibv_devinfo -v in the same container", 3},
+		{"ldmsd: no event channel", "Fri Dec 13 07:57:32 2019: INFO      : z_rdma_listen: rdma_create_event_channel failed. zerr 7\nFri Dec 13 07:57:32 2019: ERROR     : Error 7 listening on the 'rdma' transport.\n", finding.Critical,
+			"librdmacm could not create its event channel", "", "ibv_devinfo -v in the same container", 2},
 		{"one device refused", "E0115 05:20:19.945159   309 rdma_context.cpp:81] Failed to open device mlx5_8 on port  with GID 3\n", finding.Warning,
 			"could not open RDMA device mlx5_8 and left it out of its transport with GID index 3", "mlx5_8", "ibv_devinfo -v -d mlx5_8", 1},
 	} {
@@ -396,5 +398,33 @@ func TestCheckQPSetups(t *testing.T) {
 	})
 	if fs := CheckQPSetups("paste", nil); fs != nil {
 		t.Errorf("no lines: %v", fs)
+	}
+}
+
+// TestCheckPortAddrs: 3FS mgmtd in Docker (deepseek-ai/3FS issue 98): no
+// address on the ports' network device is a warning; the device refused
+// for its unknown zone is critical.
+func TestCheckPortAddrs(t *testing.T) {
+	const docker = "IBDevice.cc:386 WARNING] IfAddr of mlx5_0:1 -> Bond0 not found, maybe running in container!\n" +
+		"IBDevice.cc:441 CRITICAL] IBDevice mlx5_0:1 can't set zone by IP, fallback to UNKNOWN\n"
+	for _, tt := range []struct {
+		name, text string
+		sev        finding.Severity
+		sum        string
+	}{
+		{"no address", docker, finding.Warning, "no IP address for RDMA port mlx5_0:1 on network device Bond0"},
+		{"zone refused", docker + "IBDevice.cc:438 CRITICAL] IBDevice mlx5_0:1's zone is unknown!!!\n", finding.Critical, "did not open the device"},
+		{"zone only", "IBDevice.cc:441 CRITICAL] IBDevice mlx5_0:1 can't set zone by IP, fallback to UNKNOWN\n", finding.Warning, "could not set the network zone of RDMA port mlx5_0:1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lg, err := wclog.Parse(strings.NewReader(tt.text), "paste")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := CheckPortAddrs("paste", lg.PortAddrs)
+			if len(fs) != 1 || fs[0].ID != "rdma.port_no_address" || fs[0].Severity != tt.sev || !strings.Contains(fs[0].Summary, tt.sum) || fs[0].Subject.Device != "mlx5_0" {
+				t.Errorf("findings %+v, want one rdma.port_no_address %s with %q", fs, tt.sev, tt.sum)
+			}
+		})
 	}
 }
