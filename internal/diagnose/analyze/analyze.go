@@ -949,6 +949,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseUCX(&seg, file, t, d)
 	case KindOpenMPI:
 		err = diagnoseOpenMPI(&seg, file, text)
+	case KindHealthCheck:
+		err = diagnoseHealthChecks(&seg, file, text)
 	case KindUlimit:
 		err = diagnoseUlimit(&seg, file, text)
 	case KindOpenSM:

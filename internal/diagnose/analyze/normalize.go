@@ -43,8 +43,13 @@ type prefixClass struct {
 }
 
 var (
-	reQuote    = regexp.MustCompile(`^ {0,3}>(?: ?>)* ?`)
-	reMPITag   = regexp.MustCompile(`^\s*\[?\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:`) // (a stray "[" pasted before the first: horovod/horovod#969)
+	reQuote  = regexp.MustCompile(`^ {0,3}>(?: ?>)* ?`)
+	reMPITag = regexp.MustCompile(`^\s*\[?\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:`) // (a stray "[" pasted before the first: horovod/horovod#969)
+	// reRayTag: Ray's per-worker log prefix, "(pid=1234) ", "(pid=1234,
+	// ip=10.0.0.2) ", "(MyActor pid=1234, ip=10.0.0.2) ", "(raylet) "
+	// (ray/_private/worker.py print_worker_logs), and SkyPilot's
+	// "(head, rank=0, pid=3388) ", "(worker1, rank=1, pid=2291, ip=…) ".
+	reRayTag   = regexp.MustCompile(`^\s*\((?:(?:[A-Za-z_][\w.:-]*(?:, rank=\d{1,6},| rank=\d{1,6},|,)? )?(?:rank=\d{1,6}, )?pid=\d{1,9}(?:, ip=[0-9A-Fa-f.:]{3,45})?|raylet(?:, ip=[0-9A-Fa-f.:]{3,45})?)\)(?: |$)`)
 	reSrun     = regexp.MustCompile(`^ {0,4}\d{1,5}: `)
 	reBracket  = regexp.MustCompile(`^\s*\[(?:\d{1,9}|rank\s?\d{1,7})\](?:: ?| |$)`)
 	reComment  = regexp.MustCompile(`^[ \t]+\*(?: |\t|$)`)
@@ -73,6 +78,9 @@ var prefixClasses = []prefixClass{
 	}},
 	{name: "mpirun --tag-output labels", match: func(l string) int {
 		return len(reMPITag.FindString(l)) - boolInt(!reMPITag.MatchString(l))
+	}},
+	{name: "Ray or SkyPilot worker labels", match: func(l string) int {
+		return len(reRayTag.FindString(l)) - boolInt(!reRayTag.MatchString(l))
 	}},
 	{name: "srun --label rank labels", min: 3, match: func(l string) int {
 		return len(reSrun.FindString(l)) - boolInt(!reSrun.MatchString(l))

@@ -46,6 +46,14 @@ func TestNormalize(t *testing.T) {
 			"ptv-gpu01:11007:11098 [0] NCCL INFO rank 0 nranks 4\nptv-gpu01:11009:11097 [2] NCCL INFO rank 2 nranks 4", "mpirun --tag-output labels"},
 		{"mpirun tags under a list indent", "   [1,0]<stdout>:#  size\n   ...\n   [1,0]<stdout>:     8   2",
 			"#  size\n   ...\n     8   2", "mpirun --tag-output labels"},
+		// SkyPilot's per-node prefix over mpirun's tag (realworld-fresh57
+		// README: nccl-tests-sky8019-coreweave-launcher-mpi-prefix-448gbs.txt):
+		// both come off, one per round.
+		{"SkyPilot label over an mpirun tag", "(head, rank=0, pid=3388) [1,0]<stdout>:   536870912     134217728     float     sum      -1   2367.3  226.78  425.22      0\n(head, rank=0, pid=3388) [1,0]<stdout>:  1073741824     268435456     float     sum      -1   4498.5  238.69  447.54      0",
+			" 536870912     134217728     float     sum      -1   2367.3  226.78  425.22      0\n1073741824     268435456     float     sum      -1   4498.5  238.69  447.54      0", "Ray or SkyPilot worker labels"},
+		{"Ray worker labels", "(pid=2111) CA 'mlx5_0'\n(RayTrainWorker pid=2111, ip=10.0.0.2) \tCA type: MT4123\n(worker1, rank=1, pid=977, ip=10.0.0.3) \tPort 1:\n(raylet) x",
+			"CA 'mlx5_0'\n\tCA type: MT4123\n\tPort 1:\nx", "Ray or SkyPilot worker labels"},
+		{"a parenthesised aside is not a label", "(see below) CA 'mlx5_0'\n(pid 12) x", "(see below) CA 'mlx5_0'\n(pid 12) x", ""},
 		{"srun labels", "0: CA 'mlx5_0'\n0: \tCA type: MT4123\n1: CA 'mlx5_0'\n1: \tCA type: MT4123",
 			"CA 'mlx5_0'\n\tCA type: MT4123\nCA 'mlx5_0'\n\tCA type: MT4123", "srun --label rank labels"},
 		{"two numbered lines stay", "1: first\n2: second", "1: first\n2: second", ""},

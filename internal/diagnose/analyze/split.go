@@ -75,6 +75,7 @@ const (
 	KindLshca         Kind = "lshca"
 	KindOpenMPI       Kind = "openmpi"
 	KindUlimit        Kind = "ulimit"
+	KindHealthCheck   Kind = "health-check"
 	KindMADError      Kind = "ibdiags-error"
 	KindVerbsLog      Kind = "verbs-log"
 	KindNvsmiError    Kind = "nvidia-smi-error"
@@ -147,6 +148,7 @@ var Kinds = []KindInfo{
 	{KindIBVLoad, "ibv_generate_infiniband_test_load (ibv_message_passing) results: \"mlx4_0 rx_buffer compare : PASS\" and its per-port Mbytes/sec lines; a compare that fails is judged, throughput summarised"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 	{KindVerbsLog, "work-completion errors in application logs: libmlx5's \"got completion with error\" CQE dump (decoded), DPDK's mlx5 \"MLX5 Error CQE: at [...], len=64\" hexdump (decoded), libfabric log lines (fi_cq_readerr prov_err), any log line ending in an ibv_wc_status text or IBV_WC_ name after a colon (\"…: transport retry counter exceeded\", with the local_nic/peer_nic it names), or printing it as a number next to completion wording (\"bad completion with status: 0xc, vendor syndrome: 0x81\"), application lines naming an ibv async event (\"Received context async event local work queue catastrophic error for context erdma_0\"), libibverbs' \"no userspace device-specific driver found\" warnings in a program's log, and a program's lines that a queue pair could not be moved to INIT, RTR or RTS (\"Failed to modify QP to RTR: Connection timed out\"), Mooncake's lines naming the GID each RDMA device uses (\"RDMA device: mlx5_3, LID: 0, GID: (GID_Index 3) 00:00:…:ff:ff:21:06:1e:14\"), SPDK's NVMe-oF RDMA host errors (\"nvme_ctrlr_fail: *ERROR*: ctrlr 192.168.0.1 in failed state.\", \"RDMA address resolution error\", \"CQ transport error -6 …\"), Mooncake's \"Failed to complete transfers after 60 seconds\", and libfabric's \"fi_getinfo: provider ofi_rxm returned -61 (No data available)\""},
+	{KindHealthCheck, "the passed checks of node health-check programs: LBNL NHC's \"SUCCESS:  nhc:  Health check passed:  check_…\" (as Azure's azurehpc-health-checks prints them) and gpud scan's \"✔ ibstat ports/rates check passed\""},
 	{KindUlimit, "ulimit -a (bash, zsh, dash) and /proc/<pid>/limits: the locked-memory limit RDMA registration pins pages under"},
 	{KindMADError, "infiniband-diags messages that the SM/SA or the port's MAD agent cannot be reached (ibwarn: sa_get_handle: No SM/SA found on port, ibpanic: Failed to bind to the SA, mad_rpc_open_port: client_register failed), alone or in lshca's error report, and the discovery tools' SMPs that got no answer (src/query_smp.c:199; umad (DR path slid 0; dlid 0; 0,1,20 Attr 0x11:0) bad status 110; Connection timed out)"},
 	{KindToolError, "the errors of RDMA tools that could not run: \"Failed to get IB devices list: …\" (ibv_devinfo, ibv_devices, perftest), ibstat's \"stat of IB device 'X' failed\" and \"'X' IB device can't be found\", libibumad's \"is ib_umad module loaded?\", libibmad's \"can't open UMAD port\", infiniband-diags' \"Failed to open '…' port '…'\""},
@@ -568,6 +570,9 @@ func memberBesides(l string) Kind {
 	if strings.Contains(l, "IBPORT") && cellcli.CommandLine(l) {
 		return KindCellCLI // "CellCLI> LIST IBPORT DETAIL"
 	}
+	if (l[0] == 'S' || strings.HasPrefix(l, "✔")) && passedCheck(l) {
+		return KindHealthCheck // "SUCCESS:  nhc:  Health check passed:  check_ib_bw_gdr: …", "✔ ibstat ports/rates check passed (…)"
+	}
 	if proc.UlimitLine(l) {
 		return KindUlimit // `ulimit -a` rows: "max locked memory (kbytes, -l) 64"
 	}
@@ -615,7 +620,7 @@ func memberBesides(l string) Kind {
 	if l[0] >= '1' && l[0] <= '9' && hcatext.IsOldRdmaLink(strings.Fields(l)) {
 		return KindRdma // older rdma link: "1/1: mlx5_0/1: …"
 	}
-	if strings.IndexByte(l, '/') >= 0 && strings.Contains(l, "sys/class/infiniband/") && strings.Contains(l, "/ports/") && !strings.Contains(l, "/infiniband/$") {
+	if strings.IndexByte(l, '/') >= 0 && strings.Contains(l, "sys/class/infiniband/") && strings.Contains(l, "/ports/") && !strings.Contains(l, "/infiniband/$") && !quotedSysfsPath(l) {
 		// grep . /sys/class/infiniband/*/ports/*/hw_counters/*, a grep
 		// or cat of the port attributes (state, rate, phys_state …); not
 		// prose naming the path with shell variables ("$device").
@@ -1184,4 +1189,18 @@ func qperfFailedTest(t, prev, next string) bool {
 		return false
 	}
 	return strings.Contains(prev, " "+name)
+}
+
+// quotedSysfsPath says whether l only quotes a sysfs path in an error
+// message: a program's report that it could not read the file
+// (node_exporter's 'err="error obtaining InfiniBand class info: failed to
+// read file \"/sys/class/infiniband/mlx5_0/ports/1/counters/VL15_dropped\":
+// invalid argument"'), which holds no value of the file.
+func quotedSysfsPath(l string) bool {
+	i := strings.Index(l, "/sys/class/infiniband/")
+	if i <= 0 || l[i-1] != '"' && l[i-1] != '\'' {
+		return false
+	}
+	low := strings.ToLower(l[:i])
+	return strings.Contains(low, "error") || strings.Contains(low, "failed") || strings.Contains(low, "unable to")
 }

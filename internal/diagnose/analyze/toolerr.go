@@ -23,7 +23,7 @@ func diagnoseToolErrors(seg *Segment, file string, d *doc, sp Span) error {
 	seg.Summary = plural(len(errs), "RDMA tool error line", "RDMA tool error lines")
 	es := make([]noderules.ToolError, len(errs))
 	for i, e := range errs {
-		es[i] = noderules.ToolError{Kind: string(e.Kind), Device: e.Device, Errno: e.Errno, Line: e.Line, Text: e.Text}
+		es[i] = noderules.ToolError{Kind: string(e.Kind), Device: e.Device, Port: e.Port, Errno: e.Errno, Line: e.Line, Text: e.Text}
 	}
 	fs, note := noderules.CheckToolErrors(file, es)
 	if note != "" && len(fs) == 0 {

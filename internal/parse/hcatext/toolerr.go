@@ -59,6 +59,50 @@ const (
 	ToolErrOpenDevice ToolErrKind = "open_device_failed"
 )
 
+// ToolErrNHCPortNotActive is LBNL NHC's check_hw_ib failing
+// (scripts/lbnl_hw.nhc in github.com/mej/nhc): "ERROR:  nhc:  Health
+// check failed:  check_hw_ib:  No IB port hfi1_0:1 is ACTIVE (LinkUp 100
+// Gb/sec)." — no port (or not the one named, DEV:PORT) is both in state
+// ACTIVE and physical state LinkUp at the rate asked for. Device and
+// Port are the named port's; Errno is the "(LinkUp 100 Gb/sec)" part.
+const ToolErrNHCPortNotActive ToolErrKind = "nhc_port_not_active"
+
+// nhcFailed is what NHC's die() prints before a failed check's message
+// ("ERROR:  nhc:  Health check failed:  " then "FUNCTION:  MESSAGE").
+const nhcFailed = "nhc:  Health check failed:  check_hw_ib:  "
+
+// nhcIBLine reads NHC's check_hw_ib failures: the port line above, and
+// "No Infiniband device was found." (the message later NHC releases print
+// where /sys/class/infiniband holds no port; 1.4.3 said "Version
+// mismatch between kernel OFED drivers and userspace OFED libraries."
+// instead, which names only a missing ib_umad ABI file and is not read).
+func nhcIBLine(t string) (ToolErr, bool) {
+	i := strings.Index(t, nhcFailed)
+	if i < 0 || !strings.HasPrefix(strings.TrimLeft(t[:i], "`[] 0123456789:-T."), "ERROR:") {
+		return ToolErr{}, false
+	}
+	msg := strings.TrimRight(strings.TrimSpace(t[i+len(nhcFailed):]), "`")
+	if strings.HasPrefix(msg, "No Infiniband device was found") {
+		return ToolErr{Kind: ToolErrNoVerbsDevice}, true
+	}
+	rest, ok := strings.CutPrefix(msg, "No IB port")
+	if !ok {
+		return ToolErr{}, false
+	}
+	dev, cond, ok := strings.Cut(rest, " is ACTIVE (")
+	if !ok || !strings.HasPrefix(cond, "LinkUp") {
+		return ToolErr{}, false
+	}
+	e := ToolErr{Kind: ToolErrNHCPortNotActive, Errno: strings.TrimSuffix(strings.TrimSuffix(cond, "."), ")")}
+	if d, port, ok := strings.Cut(strings.TrimSpace(dev), ":"); ok {
+		e.Device = d
+		e.Port, _ = strconv.Atoi(port)
+	} else {
+		e.Device = strings.TrimSpace(dev)
+	}
+	return e, true
+}
+
 // ToolErr is one such line: Device and Port where the line names them,
 // Errno the strerror text it ends with.
 type ToolErr struct {
@@ -78,6 +122,9 @@ type ToolErr struct {
 func ToolErrorLine(t string) (ToolErr, bool) {
 	if t == "" {
 		return ToolErr{}, false
+	}
+	if e, ok := nhcIBLine(t); ok {
+		return e, true
 	}
 	if t == "Failed to open device" {
 		return ToolErr{Kind: ToolErrOpenDevice}, true

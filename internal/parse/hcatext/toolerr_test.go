@@ -12,6 +12,11 @@ func TestToolErrorLine(t *testing.T) {
 		ok         bool
 	}{
 		// WukLab/LITE issue 5: ibv_devinfo where ib_uverbs is absent.
+		{"nhc port not active", "ERROR:  nhc:  Health check failed:  check_hw_ib:  No IB port hfi1_0:1 is ACTIVE (LinkUp 100 Gb/sec).", ToolErr{Kind: ToolErrNHCPortNotActive, Device: "hfi1_0", Port: 1, Errno: "LinkUp 100 Gb/sec"}, true},
+		{"nhc no port active", "ERROR:  nhc:  Health check failed:  check_hw_ib:  No IB port is ACTIVE (LinkUp).", ToolErr{Kind: ToolErrNHCPortNotActive, Errno: "LinkUp"}, true},
+		{"nhc no device", "ERROR:  nhc:  Health check failed:  check_hw_ib:  No Infiniband device was found.", ToolErr{Kind: ToolErrNoVerbsDevice}, true},
+		{"nhc umad abi not read", "ERROR:  nhc:  Health check failed:  check_hw_ib:  Version mismatch between kernel OFED drivers and userspace OFED libraries.", ToolErr{}, false},
+		{"nhc quoted in prose", "we saw nhc:  Health check failed:  check_hw_ib:  No IB port is ACTIVE (LinkUp).", ToolErr{}, false},
 		{"devinfo ENOSYS", "Failed to get IB devices list: Function not implemented", ToolErr{Kind: ToolErrVerbsList, Errno: "Function not implemented"}, true},
 		// The same perror, pasted with its space lost.
 		{"devinfo no space", "Failed to get IB devices list:Function not implemented", ToolErr{Kind: ToolErrVerbsList, Errno: "Function not implemented"}, true},

@@ -2154,6 +2154,8 @@ func (ps *Parser) warnClass(msg string) Event {
 		ev.Kind, ev.Peer, ev.Error = EventConnect, cmp.Or(m[1], "a peer"), "address family "+m[2]+" is neither AF_INET nor AF_INET6"
 	} else if peer, errText, ok := retryExceeded(msg); ok {
 		ev.Kind, ev.Peer, ev.Error = EventConnect, peer, errText
+	} else if e, ok := nvlsBindFailed(msg); ok {
+		ev.Kind, ev.Call, ev.Error = EventFailed, NVLSCall, e
 	} else {
 		ev.Kind = EventWarn
 		if reTimeout.MatchString(msg) {
@@ -2460,4 +2462,33 @@ var reBareChannel = regexp.MustCompile(`^Channel \d+/\d+ : \d+\[\d+\] -> \d+\[\d
 func isQuotedCompletion(raw string) bool {
 	_, ok := quotedCompletion(raw)
 	return ok
+}
+
+// NVLSCall is the Call of a failed NVLS multicast bind (see nvlsBindFailed).
+const NVLSCall = "cuMulticastBindMem"
+
+// nvlsBindFailed reads NCCL's warning that binding NVLink SHARP multicast
+// memory failed (src/transport/nvls.cc, nvlsAllocateMem / nvlsBindMem):
+// "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 :
+// CUDA error 401 'the operation cannot be performed in the present
+// state'." (later releases add " at MC group … offset …" and a hint to
+// set NCCL_NVLS_ENABLE=0). NCCL then returns ncclUnhandledCudaError: the
+// communicator or the buffer registration fails. The error is the CUDA
+// error as printed ("CUDA error 401 '…'").
+func nvlsBindFailed(msg string) (string, bool) {
+	if !strings.HasPrefix(msg, "Failed to bind NVLink SHARP (NVLS) Multicast memory") {
+		return "", false
+	}
+	i := strings.Index(msg, "CUDA error ")
+	if i < 0 {
+		return "", false
+	}
+	e := msg[i:]
+	if k := strings.IndexByte(e, '\n'); k >= 0 {
+		e = e[:k]
+	}
+	if k := strings.Index(e, "'."); k >= 0 {
+		e = e[:k+1]
+	}
+	return strings.TrimSpace(e), true
 }

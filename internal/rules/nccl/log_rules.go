@@ -1242,6 +1242,14 @@ func failedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) 
 	if i := slices.IndexFunc(fails, func(e nccllog.Event) bool { return e.Watchdog }); i >= 0 {
 		return []finding.Finding{watchdogCUDAFinding(fails[i], fails, subj, at)}
 	}
+	if first.Call == nccllog.NVLSCall {
+		// NCCL's own warning names the call: no trace to add.
+		sum := fmt.Sprintf("NCCL could not bind NVLink SHARP (NVLS) multicast memory: cuMulticastBindMem returned %s, and NCCL returned ncclUnhandledCudaError, so the communicator (or the buffer registration) fails and the job with it. NCCL's own text blames a system or configuration error in the Fabric Manager or the NVSwitches: on that node check nvidia-smi -q (Fabric State, Status) and the nvidia-fabricmanager service; NCCL_NVLS_ENABLE=0 makes NCCL avoid NVLS until it is fixed", first.Error)
+		if len(hosts) > 0 {
+			sum += fmt.Sprintf(" (on %s)", strings.Join(firstN(hosts, 4), ", "))
+		}
+		return []finding.Finding{catalog.New("nccl.call_failed", subj, sum, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})}
+	}
 	article := "an"
 	if first.Call == "CUDA" {
 		article = "a"

@@ -715,6 +715,11 @@ func TestCallFailed(t *testing.T) {
 			[]string{"nccl.call_failed/critical"}, []string{"'unhandled cuda error' on gpu5", "NCCL warned first (line 1): Cuda failure 'an illegal memory access was encountered'"}},
 		{"error return outside init", "dgxa100:1050:1316 [0] NCCL INFO include/net.h:25 -> 2\ndgxa100:1050:1316 [0] NCCL INFO transport/net.cc:515 -> 2\n",
 			[]string{"nccl.call_failed/critical"}, []string{`a call inside NCCL failed: its error return trace shows "include/net.h:25 -> 2" ('unhandled system error') in 1 process(es) on dgxa100`}},
+		// realworld-fresh57 README: nccl-log-dcgm304-nvls-multicast-bind-cuda-401.txt.
+		{"NVLS multicast bind", "gpu-stress-dgc86-xfpt6:420:437 [5] transport/nvls.cc:379 (nvlsAllocateMem) NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.\n",
+			[]string{"nccl.call_failed/critical"}, []string{"cuMulticastBindMem returned CUDA error 401 'the operation cannot be performed in the present state'", "NCCL_NVLS_ENABLE=0", "on gpu-stress-dgc86-xfpt6"}},
+		{"NVLS multicast bind, newer wording", "h1:1:2 [0] NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 4194304 at MC group 7f00 offset 0 : CUDA error 1 'invalid argument'.\n",
+			[]string{"nccl.call_failed/critical"}, []string{"returned CUDA error 1 'invalid argument'"}},
 		{"CUDA check", "node1: Test CUDA failure common.cu:892 'out of memory'\n", []string{"nccl.call_failed/critical"}, []string{"a CUDA call failed with 'out of memory' on node1"}},
 		{"after a completion error", "gpu5:35917:35994 [0] transport/net_ib.cu:788 NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129\ngpu5: Test NCCL failure common.cu:343 'unhandled system error'\n",
 			[]string{"nccl.ibv_error/critical"}, nil},

@@ -16,6 +16,7 @@ import (
 type ToolError struct {
 	Kind   string
 	Device string
+	Port   int
 	Errno  string
 	Line   int
 	Text   string
@@ -87,6 +88,20 @@ func CheckToolErrors(file string, es []ToolError) (out []finding.Finding, note s
 			out = append(out, CheckAbsent(file, []Absent{{Line: e.Line, Text: e.Text, Verbs: true}})...)
 		case "ca_not_found":
 			out = append(out, CheckAbsent(file, []Absent{{Device: e.Device, Line: e.Line, Text: e.Text}})...)
+		case "nhc_port_not_active":
+			port := "no InfiniBand or Omni-Path port"
+			if e.Device != "" {
+				port = "that " + e.Device
+				if e.Port > 0 {
+					port += fmt.Sprintf(" port %d", e.Port)
+				}
+				port += " is not"
+			}
+			f := catalog.New("port.down", finding.Subject{Device: e.Device, Port: e.Port, File: file},
+				fmt.Sprintf("the node failed its LBNL NHC health check: check_hw_ib found %s in state ACTIVE with physical state %s as required (lbnl_hw.nhc reads state, phys_state and rate under /sys/class/infiniband/*/ports/*), so the scheduler drains it. A port physically up but not Active (INIT or ARMED) waits for the subnet manager (or, on Omni-Path, the fabric manager) to bring it up; a port down or polling has no link. Confirm with ibstat (or opainfo on Omni-Path) and check that the subnet or fabric manager runs and reaches this port", port, e.Errno),
+				ev)
+			f.Severity = finding.Critical
+			out = append(out, f)
 		case "ca_stat_failed":
 			why := ""
 			if e.Errno != "" {
