@@ -15,10 +15,12 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/model/ib"
 	"github.com/ibdoctor/ibdoctor/internal/model/snapshot"
 	"github.com/ibdoctor/ibdoctor/internal/parse"
+	"github.com/ibdoctor/ibdoctor/internal/parse/amdsmi"
 	"github.com/ibdoctor/ibdoctor/internal/parse/deepep"
 	"github.com/ibdoctor/ibdoctor/internal/parse/dshbak"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/expect"
+	"github.com/ibdoctor/ibdoctor/internal/parse/fiinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdev2netdev"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
@@ -907,6 +909,10 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseEthModule(&seg, file, withPrompts(d, sp))
 	case KindMst:
 		err = diagnoseMst(&seg, file, text)
+	case KindAMDSMI:
+		err = diagnoseAMDSMI(&seg, file, text)
+	case KindFiInfo:
+		err = diagnoseFiInfo(&seg, file, text)
 	case KindPingpong:
 		err = diagnosePingpong(&seg, file, withPrompts(d, sp))
 	case KindIBDev2Netdev:
@@ -1663,6 +1669,18 @@ func diagnoseNCCLLog(seg *Segment, file, text string, opts Options, ctx *context
 		seg.Summary += ", NCCL " + a.Version
 	}
 	seg.Findings = append(seg.Findings, a.Findings...)
+	// libfabric's own lines in the log of a job that uses aws-ofi-nccl
+	// (FI_LOG_LEVEL=warn): a provider that found nothing.
+	if strings.Contains(text, "> fi_getinfo: provider ") {
+		var gs []wclog.Getinfo
+		for i, l := range strings.Split(text, "\n") {
+			if g, ok := wclog.GetinfoLine(l); ok {
+				g.Line = i + 1
+				gs = append(gs, g)
+			}
+		}
+		seg.Findings = append(seg.Findings, verbsrules.CheckGetinfos(file, gs)...)
+	}
 	notes(seg, a.Notes)
 	return nil
 }
@@ -2380,7 +2398,9 @@ const noDeviceWithin = 40
 // logProviders judges libibverbs' provider warnings in a program's own
 // log: critical when a line after them says the program then found no
 // RDMA device (SPDK's "rdma_create_event_channel() failed, No such
-// device"), a warning otherwise.
+// device") or not the device a warning names (ibv_devinfo's "IB device
+// 'rxe0' wasn't found" after the provider of rxe0 was refused), a
+// warning otherwise.
 func logProviders(file string, ps []wclog.Provider, d *doc, sp Span) []finding.Finding {
 	var ws []noderules.VerbsWarn
 	for _, p := range ps {
@@ -2388,7 +2408,12 @@ func logProviders(file string, ps []wclog.Provider, d *doc, sp Span) []finding.F
 	}
 	var noDev *noderules.VerbsWarn
 	for n := ps[0].Line + 1; n <= min(d.end(), sp.End+noDeviceWithin); n++ {
-		if l := d.line(n); wclog.NoDevice(l) {
+		l := d.line(n)
+		if name, ok := wclog.DeviceNotFound(l); ok && slices.ContainsFunc(ps, func(p wclog.Provider) bool { return p.Name == name }) {
+			noDev = &noderules.VerbsWarn{Line: n, Text: strings.TrimRight(l, " \t\r")}
+			break
+		}
+		if wclog.NoDevice(l) {
 			noDev = &noderules.VerbsWarn{Line: n, Text: strings.TrimRight(l, " \t\r")}
 			break
 		}
@@ -2868,5 +2893,34 @@ func diagnoseUCXPerf(seg *Segment, file, text string, opts Options, ctx *context
 	fs, ns := ucxrules.CheckPerf(tests, lineRate(seg, opts, ctx), file)
 	seg.Findings = append(seg.Findings, fs...)
 	notes(seg, ns)
+	return nil
+}
+
+// diagnoseAMDSMI judges the NIC ports of an amd-smi static output.
+func diagnoseAMDSMI(seg *Segment, file, text string) error {
+	out, err := amdsmi.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	seg.Summary = fmt.Sprintf("amd-smi: %s, %s", plural(len(out.Ports), "NIC port", "NIC ports"), plural(len(out.RDMA), "RDMA device port", "RDMA device ports"))
+	seg.Findings = append(seg.Findings, noderules.CheckAMDSMINIC(out, file)...)
+	return nil
+}
+
+// diagnoseFiInfo reads fi_info: the endpoints it lists show the provider
+// found its devices (fi_info -p efa listing efa_0-rdm: EFA works to the
+// libfabric level); it states no fault.
+func diagnoseFiInfo(seg *Segment, file, text string) error {
+	in, err := fiinfo.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	var provs []string
+	for _, e := range in.Entries {
+		if p := e.Provider + " " + e.Domain + " " + e.Type; !slices.Contains(provs, p) && len(provs) < 6 {
+			provs = append(provs, p)
+		}
+	}
+	seg.Summary = fmt.Sprintf("fi_info, %s (%s)", plural(len(in.Entries), "endpoint", "endpoints"), strings.Join(provs, ", "))
 	return nil
 }

@@ -4,11 +4,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ibdoctor/ibdoctor/internal/parse/amdsmi"
 	"github.com/ibdoctor/ibdoctor/internal/parse/cellcli"
 	"github.com/ibdoctor/ibdoctor/internal/parse/deepep"
 	"github.com/ibdoctor/ibdoctor/internal/parse/dshbak"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethmodule"
+	"github.com/ibdoctor/ibdoctor/internal/parse/fiinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdev2netdev"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
@@ -66,6 +68,8 @@ const (
 	KindEthtoolLink   Kind = "ethtool-link"
 	KindEthModule     Kind = "ethtool-module"
 	KindMst           Kind = "mst"
+	KindAMDSMI        Kind = "amd-smi"
+	KindFiInfo        Kind = "fi_info"
 	KindPingpong      Kind = "pingpong"
 	KindIBDev2Netdev  Kind = "ibdev2netdev"
 	KindNvsmiQuery    Kind = "nvidia-smi-q"
@@ -133,6 +137,8 @@ var Kinds = []KindInfo{
 	{KindNvsmiTable, "nvidia-smi (the plain table, every driver generation: 384-470 and the wide 525+ layout with MIG M.; N/A and ERR! cells, the MIG devices and Processes boxes): ERR! cells and volatile uncorrectable ECC judged"},
 	{KindIBDev2Netdev, "ibdev2netdev and ibdev2netdev -v (RDMA port to netdev, Up/Down)"},
 	{KindMlxlink, "mlxlink / mstlink -d <dev> [-p N] [-m] [-c] [--json]: Operational, Supported, Troubleshooting, Module and Physical Counters and BER pages; runs of a loop; a grep of the counter lines"},
+	{KindAMDSMI, "amd-smi static's NIC part (AMD Pensando AI NIC, ionic): each port's NETDEV, CARRIER, LINK_STATE and each RDMA device port's STATE; a port not ACTIVE or without link is port.down (a warning)"},
+	{KindFiInfo, "libfabric's fi_info (provider:, fabric:, domain:, version:, type:, protocol: blocks): the endpoints a provider offers (read, no fault in it)"},
 	{KindMst, "mst status and mst status -v (MFT): the MST modules and /dev/mst devices (read, no fault in it)"},
 	{KindPortInfo, "smpquery portinfo|nodeinfo|switchinfo and ibportstate: dotted \"Name:.....value\" dumps (PortInfo judged)"},
 	{KindLspci, "sudo lspci -vvv (PCIe ACS of the switch ports between GPUs and NICs)"},
@@ -258,6 +264,10 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindEthModule, 0
 	case mst.Header(t):
 		return KindMst, 0
+	case t[0] == 'p' && fiinfo.Header(t, strings.TrimSpace(next)):
+		return KindFiInfo, 0
+	case (t[0] == 'P' || t[0] == 'R') && amdsmi.Header(t, strings.TrimSpace(next)):
+		return KindAMDSMI, 0
 	case pingpong.Header(t), pingpong.ExchangeLine(t):
 		return KindPingpong, 0
 	case qperfFailedTest(t, prev, next):

@@ -51,7 +51,14 @@ var reStallHeader = regexp.MustCompile(`^(?:INFO: task (?P<comm>.+):(?P<pid>\d+)
 // kernels with " at addr …" after the function) and KFENCE
 // (mm/kfence/report.c kfence_report_error: "BUG: KFENCE: use-after-free
 // read in func+0x1/0x2 [mod]", "invalid free in", "memory corruption in").
-var reSanitizerHeader = regexp.MustCompile(`^BUG: (?P<tool>KASAN|KFENCE): (?P<what>[\w -]+?) in (?P<fn>[\w.$]+)(?:\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+)?(?: \[(?P<mod>\w+)\])?(?:\s|$)`)
+// A header a mail or forum editor wrapped ends at "in": its function is
+// the next line ("rxe_post_send+0x12f3/0x1880 [rdma_rxe] at addr …",
+// reSanitizerWrapped).
+var reSanitizerHeader = regexp.MustCompile(`^BUG: (?P<tool>KASAN|KFENCE): (?P<what>[\w -]+?) in(?: (?P<fn>[\w.$]+)(?:\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+)?(?: \[(?P<mod>\w+)\])?(?:\s|$)|$)`)
+
+// reSanitizerWrapped is the function of a wrapped sanitizer header, the
+// start of the line after it.
+var reSanitizerWrapped = regexp.MustCompile(`^(?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?(?:\s|$)`)
 
 // reUBSANHeader is the first line of an undefined-behaviour report
 // (lib/ubsan.c ubsan_prologue: "UBSAN: array-index-out-of-bounds in
@@ -99,6 +106,8 @@ type oopsState struct {
 	sureMod bool
 	// left bounds the records a report without a call trace may span.
 	left int
+	// wrapped: a sanitizer header ended at "in", its function next.
+	wrapped bool
 }
 
 // oopsSpan is the most records read as one report before its call trace.
@@ -152,7 +161,7 @@ func (c *Classifier) oopsLine(r Record) bool {
 				// A bad access caught as it happened: a crash in all but
 				// name, the memory it touched belongs to someone else.
 				finish()
-				*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, IsError: true, Detail: m[1] + " " + m[2], Func: m[3], Driver: m[4], Phase: c.phase()}}
+				*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, IsError: true, Detail: m[1] + " " + m[2], Func: m[3], Driver: m[4], Phase: c.phase()}, wrapped: m[3] == ""}
 				if m[4] != "" {
 					o.ev.DriverFunc, o.sureMod = m[3], true
 				}
@@ -179,6 +188,16 @@ func (c *Classifier) oopsLine(r Record) bool {
 		}
 		if !o.open {
 			continue
+		}
+		if o.wrapped {
+			o.wrapped = false
+			if m := reSanitizerWrapped.FindStringSubmatch(t); m != nil {
+				o.ev.Func = m[1]
+				if m[2] != "" {
+					o.ev.Driver, o.ev.DriverFunc, o.sureMod = m[2], m[1], true
+				}
+				continue
+			}
 		}
 		if strings.HasPrefix(t, "---[ end trace") || strings.HasPrefix(t, "---[ end Kernel panic") {
 			finish()

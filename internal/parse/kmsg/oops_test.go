@@ -217,6 +217,17 @@ func TestOopsEvents(t *testing.T) {
 			"[ 30.1]  ib_umem_get+0x1b2/0x400 [ib_core]",
 			"[ 30.1] ---[ end trace 0000000000000000 ]---",
 		}), []string{"line 1 KASAN slab-out-of-bounds crash=true func=memcpy driver=ib_core/ib_umem_get task=/ pci="}},
+		// A KASAN header whose function a mail or forum editor wrapped to
+		// the next line, without its timestamp (linux-rdma, "rdma_rxe:
+		// qp#17 moved to error state" during NVMe-oF, analyze testdata
+		// realworld-fresh59): the function and module are on that line.
+		{"KASAN header wrapped before its function", join([]string{
+			"[    7.345365] rdma_rxe: qp#17 moved to error state",
+			"==================================================================",
+			"[   8.861048] BUG: KASAN: stack-out-of-bounds in",
+			"rxe_post_send+0x12f3/0x1880 [rdma_rxe] at addr ffff88001f787838",
+			"which will flows to the infiniband driver code.that is",
+		}), []string{"line 3 KASAN stack-out-of-bounds crash=true func=rxe_post_send driver=rdma_rxe/rxe_post_send task=/ pci="}},
 		// Documentation/dev-tools/kfence.rst, its use-after-free example.
 		{"KFENCE use-after-free read", join([]string{
 			"[ 8.0] BUG: KFENCE: use-after-free read in test_use_after_free_read+0xb3/0x143",

@@ -113,7 +113,19 @@ func TestGetinfoLine(t *testing.T) {
 	if !ok || g.Provider != "verbs" || !g.Warn {
 		t.Errorf("warn: got %+v, %v", g, ok)
 	}
+	// src/fabric.c: a provider whose getinfo succeeded with no entry
+	// (aws-ofi-nccl#889, efa in a container without EFA devices).
+	g, ok = GetinfoLine("libfabric:85:1747438790::core:core:fi_getinfo_():1392<warn> fi_getinfo: provider efa output empty list")
+	if !ok || g.Provider != "efa" || !g.Empty || !g.Warn || g.Errno != 0 {
+		t.Errorf("empty list: got %+v, %v", g, ok)
+	}
+	// The same line exported from CloudWatch, its stamp glued before it.
+	g, ok = GetinfoLine("  | 2025-05-16T16:39:51.208-07:00libfabric:85:1747438790::core:core:fi_getinfo_():1392<warn> fi_getinfo: provider efa output empty list | libfabric:85:1747438790::core:core:fi_getinfo_():1392<warn> fi_getinfo: provider efa output empty list")
+	if !ok || g.Provider != "efa" || !g.Empty || !strings.HasPrefix(g.Text, "libfabric:85:") {
+		t.Errorf("CloudWatch: got %+v, %v", g, ok)
+	}
 	for _, l := range []string{
+		"libfabric:85:1747438790::core:core:fi_getinfo_():1392<warn> fi_getinfo: provider  output empty list",
 		"libfabric:4082300:1708029534:ofi_rxm:core:core:ofi_layering_ok():1194<info> Need core provider, skipping ofi_rxm",
 		"libfabric:4082300:1708029534::ofi_rxm:core:fi_param_get_():373<info> variable use_srx=<not set>",
 		"libfabric:1:2::core:core:fi_getinfo_():1453<warn> fi_getinfo: provider verbs returned --61 (x)",
@@ -128,6 +140,7 @@ func TestGetinfoLine(t *testing.T) {
 func FuzzGetinfoLine(f *testing.F) {
 	f.Add("libfabric:4082300:1708029534::core:core:fi_getinfo_():1304<info> fi_getinfo: provider ofi_rxm returned -61 (No data available)")
 	f.Add("libfabric:> fi_getinfo: provider x returned -")
+	f.Add("libfabric:85:1747438790::core:core:fi_getinfo_():1392<warn> fi_getinfo: provider efa output empty list")
 	f.Fuzz(func(t *testing.T, s string) {
 		if g, ok := GetinfoLine(s); ok && (g.Provider == "" || g.Errno < 0) {
 			t.Fatalf("GetinfoLine(%q) = %+v", s, g)

@@ -23,14 +23,27 @@ type Getinfo struct {
 	// fabric_attr->prov_name); at the info level it is one provider of
 	// those tried that did not match.
 	Warn bool
+	// Empty: the provider's getinfo succeeded with no entry (src/fabric.c
+	// fi_getinfo_, FI_WARN "fi_getinfo: provider efa output empty list"):
+	// it found no device or endpoint that fits the request. Errno is 0.
+	Empty bool
 }
 
 // GetinfoLine reads libfabric's "fi_getinfo: provider X returned -N
-// (text)" line (Line left 0).
+// (text)" and "fi_getinfo: provider X output empty list" lines (Line
+// left 0).
 func GetinfoLine(l string) (Getinfo, bool) {
+	// A log collector's stamp may be glued before it (CloudWatch's
+	// export: "2025-05-16T16:39:51.208-07:00libfabric:85:…").
 	t := strings.TrimSpace(l)
-	if !strings.HasPrefix(t, "libfabric:") {
+	i := strings.Index(t, "libfabric:")
+	if i < 0 {
 		return Getinfo{}, false
+	}
+	t = t[i:]
+	// CloudWatch's export also repeats the message after " | ".
+	if j := strings.Index(t, " | libfabric:"); j > 0 {
+		t = t[:j]
 	}
 	head, msg, ok := strings.Cut(t, "> fi_getinfo: provider ")
 	if !ok {
@@ -38,6 +51,9 @@ func GetinfoLine(l string) (Getinfo, bool) {
 	}
 	lv := head[strings.LastIndexByte(head, '<')+1:]
 	prov, rest, _ := strings.Cut(msg, " ")
+	if strings.HasPrefix(rest, "output empty list") && prov != "" {
+		return Getinfo{Text: t, Provider: prov, Err: "output empty list", Warn: lv == "warn", Empty: true}, true
+	}
 	n, ok := strings.CutPrefix(rest, "returned -")
 	if !ok || prov == "" {
 		return Getinfo{}, false

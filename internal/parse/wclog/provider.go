@@ -37,6 +37,23 @@ func ProviderLine(l string) (Provider, bool) {
 	return Provider{Text: l, Kind: w.Kind, Name: w.Name}, true
 }
 
+// DeviceNotFound reads ibv_devinfo's line that the device its -d option
+// named is not among those libibverbs lists ("IB device 'rxe0' wasn't
+// found", rdma-core libibverbs/examples/devinfo.c; rxe_cfg runs
+// ibv_devinfo -d for each rxe device) and returns that device.
+func DeviceNotFound(l string) (string, bool) {
+	t := strings.TrimSpace(l)
+	rest, ok := strings.CutPrefix(t, "IB device '")
+	if !ok {
+		return "", false
+	}
+	name, ok := strings.CutSuffix(rest, "' wasn't found")
+	if !ok || name == "" || strings.ContainsAny(name, "' ") {
+		return "", false
+	}
+	return name, true
+}
+
 // NoDevice says whether a program's line reports that it found no RDMA
 // device: ENODEV's strerror "No such device" (librdmacm's ucma_init
 // returns ENODEV when ibv_get_device_list lists none, so SPDK prints

@@ -313,6 +313,19 @@ func TestProviderLine(t *testing.T) {
 			t.Errorf("NoDevice(%q) = %v", l, !want)
 		}
 	}
+	// ibv_devinfo -d rxe0 as rxe_cfg runs it (linux-rdma, Soft-RoCE with a
+	// provider of another uverbs ABI, realworld-fresh59).
+	for l, want := range map[string]string{
+		"IB device 'rxe0' wasn't found":     "rxe0",
+		"  IB device 'mlx5_0' wasn't found": "mlx5_0",
+		"IB device '' wasn't found":         "",
+		"IB device 'rxe0' was found":        "",
+		"IB device 'a b' wasn't found":      "",
+	} {
+		if got, ok := DeviceNotFound(l); got != want || ok != (want != "") {
+			t.Errorf("DeviceNotFound(%q) = %q, %v", l, got, ok)
+		}
+	}
 }
 
 // TestHCCLLine: HCCL's error CQE on an Ascend NPU's RoCE NIC as PyTorch's

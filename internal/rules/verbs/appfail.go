@@ -124,18 +124,21 @@ var rdmaProviders = []string{"verbs", "ofi_rxm", "ofi_rxd", "verbs;ofi_rxm", "ve
 // logged one at the warn level (the application named that provider),
 // a warning when a verbs provider or a utility provider over verbs
 // found nothing to offer (logged at the info level: the application
-// may still get another provider, such as tcp). Other providers' misses
-// at the info level are fi_getinfo trying every provider: not judged.
+// may still get another provider, such as tcp), and a warning when a
+// provider answered with an empty list (logged at the warn level
+// whoever asked: the provider, efa in aws-ofi-nccl's logs, sees no
+// device that fits). Other providers' misses at the info level are
+// fi_getinfo trying every provider: not judged.
 func CheckGetinfos(source string, gs []wclog.Getinfo) []finding.Finding {
 	var keep []wclog.Getinfo
 	var provs []string
 	warn := false
 	for _, g := range gs {
-		if !g.Warn && !slices.Contains(rdmaProviders, g.Provider) {
+		if !g.Warn && !g.Empty && !slices.Contains(rdmaProviders, g.Provider) {
 			continue
 		}
 		keep = append(keep, g)
-		warn = warn || g.Warn
+		warn = warn || g.Warn && !g.Empty
 		if !slices.Contains(provs, g.Provider) {
 			provs = append(provs, g.Provider)
 		}
@@ -145,13 +148,19 @@ func CheckGetinfos(source string, gs []wclog.Getinfo) []finding.Finding {
 	}
 	g := keep[0]
 	sum := fmt.Sprintf("libfabric's fi_getinfo got nothing from provider %s (returned -%d", strings.Join(provs, ", "), g.Errno)
-	if g.Err != "" {
+	if g.Empty {
+		sum = fmt.Sprintf("libfabric's fi_getinfo got nothing from provider %s (output empty list", strings.Join(provs, ", "))
+	}
+	if g.Err != "" && !g.Empty {
 		sum += ", " + g.Err
 	}
 	sum += ")"
-	if warn {
+	switch {
+	case warn:
 		sum += ": the application asked for that provider, so it gets no endpoint from it"
-	} else {
+	case g.Empty:
+		sum += ": the provider found no device or endpoint that fits the request (for efa: no EFA device visible where the program runs, such as a container without /dev/infiniband/uverbs*), so the application gets another provider (tcp, sockets) or fails"
+	default:
 		sum += ": no RDMA endpoint of that provider matched the application's request; ofi_rxm layers the reliable-datagram (FI_EP_RDM) endpoints MPI libraries use over verbs' connected (FI_EP_MSG) endpoints, so without it the application falls back to another provider (tcp) or fails"
 	}
 	f := catalog.New("libfabric.provider_unavailable", finding.Subject{File: source}, sum)
@@ -160,6 +169,18 @@ func CheckGetinfos(source string, gs []wclog.Getinfo) []finding.Finding {
 	}
 	if !warn {
 		f.Severity = finding.Warning
+	}
+	if slices.Contains(provs, "efa") {
+		// The catalogue's causes and remedies are written for verbs.
+		f.Causes = []string{
+			"the EFA devices are not visible where the program runs: a container without /dev/infiniband/uverbs*, a pod that does not request vpc.amazonaws.com/efa, an instance type or network interface without EFA, or the efa kernel module not loaded",
+			"the libfabric in the image is not the EFA installer's (/opt/amazon/efa), or too old for the instance's EFA devices",
+		}
+		f.Remedy = []string{
+			"fi_info -p efa -t FI_EP_RDM on the host and inside the container: it must list the EFA devices",
+			"ls /sys/class/infiniband and lsmod | grep efa on the host; pass the EFA devices into the container or request vpc.amazonaws.com/efa in the pod's resources",
+			"cat /opt/amazon/efa_installed_packages for the EFA software versions",
+		}
 	}
 	return []finding.Finding{f}
 }

@@ -60,15 +60,20 @@ func TestGetinfos(t *testing.T) {
 	rxm := "libfabric:4082300:1708029534::core:core:fi_getinfo_():1304<info> fi_getinfo: provider ofi_rxm returned -61 (No data available)\n"
 	named := "libfabric:1:2::core:core:fi_getinfo_():1453<warn> fi_getinfo: provider verbs returned -61 (No data available)\n"
 	other := "libfabric:1:2::core:core:fi_getinfo_():1453<info> fi_getinfo: provider psm2 returned -61 (No data available)\n"
+	// aws-ofi-nccl#889: efa's empty list, logged at warn whoever asked.
+	empty := "libfabric:85:1747438790::core:core:fi_getinfo_():1392<warn> fi_getinfo: provider efa output empty list\n"
 	for _, tt := range []struct {
 		text string
 		sev  finding.Severity // "" for none
-	}{{rxm, finding.Warning}, {other + named, finding.Critical}, {other, ""}} {
+	}{{rxm, finding.Warning}, {other + named, finding.Critical}, {other, ""}, {empty, finding.Warning}, {empty + named, finding.Critical}} {
 		lg, err := wclog.Parse(strings.NewReader(tt.text), "t")
 		if err != nil {
 			t.Fatal(err)
 		}
 		fs := CheckGetinfos("t", lg.Getinfos)
+		if tt.text == empty && (len(fs) != 1 || !strings.Contains(strings.Join(fs[0].Remedy, " "), "fi_info -p efa")) {
+			t.Errorf("efa: remedies %v", fs)
+		}
 		switch {
 		case tt.sev == "" && len(fs) != 0, tt.sev != "" && (len(fs) != 1 || fs[0].ID != "libfabric.provider_unavailable" || fs[0].Severity != tt.sev):
 			t.Errorf("%q: got %v", tt.text, fs)
