@@ -961,6 +961,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseIPLink(&seg, file, text)
 	case KindCellCLI:
 		err = diagnoseCellCLI(&seg, file, text)
+	case KindSystemctl:
+		err = diagnoseSystemctl(&seg, file, d, sp, opts)
 	case KindMADError:
 		err = diagnoseMADErrors(&seg, file, d, sp)
 	case KindToolError:
