@@ -973,6 +973,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseIPLink(&seg, file, text)
 	case KindCellCLI:
 		err = diagnoseCellCLI(&seg, file, text)
+	case KindSystemctl:
+		err = diagnoseSystemctl(&seg, file, d, sp, opts)
 	case KindMADError:
 		err = diagnoseMADErrors(&seg, file, d, sp)
 	case KindToolError:
@@ -1266,7 +1268,14 @@ func diagnoseHCA(seg *Segment, file string, d *doc, sp Span, opts Options, ctx *
 		seg.Findings = append(seg.Findings, noderules.CheckAbsent(file, absentOf(res, seg.Kind))...)
 		return nil
 	}
-	fs := noderules.CheckPasted(snap, opts.Expect, res.Fragments...)
+	fs, notes := noderules.CheckPastedNoted(snap, opts.Expect, res.Fragments...)
+	for _, n := range notes {
+		where := n.Evidence.Source
+		if l, ok := res.Locate(where); ok {
+			where = fmt.Sprintf("%s:%d", file, l.N)
+		}
+		seg.Skipped = append(seg.Skipped, where+": "+n.Text)
+	}
 	fs = append(fs, noderules.Totals(snap)...) // error counters pasted once
 	for i := range fs {
 		for j := range fs[i].Evidence {

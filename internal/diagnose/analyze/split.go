@@ -32,6 +32,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/portinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/proc"
 	"github.com/ibdoctor/ibdoctor/internal/parse/sysfspci"
+	"github.com/ibdoctor/ibdoctor/internal/parse/systemctl"
 	"github.com/ibdoctor/ibdoctor/internal/parse/uccl"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxperf"
@@ -100,6 +101,7 @@ const (
 	KindUCCL          Kind = "uccl-p2p"
 	KindIPLink        Kind = "ip-link"
 	KindCellCLI       Kind = "cellcli-ibport"
+	KindSystemctl     Kind = "systemctl-status"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -165,6 +167,7 @@ var Kinds = []KindInfo{
 	{KindLsmod, "lsmod (Module, Size, Used by), whole or grepped: the rows of the RDMA modules (ib_core, ib_uverbs, rdma_ucm, the HCA drivers) and the NVIDIA ones"},
 	{KindIPLink, "ip link (iproute2): interface lines (N: NAME: <FLAGS> mtu M … state STATE), and the vf N lines of an SR-IOV physical function"},
 	{KindCellCLI, "Oracle Exadata CellCLI LIST IBPORT and LIST IBPORT DETAIL: each port's status and error counters"},
+	{KindSystemctl, "systemctl status UNIT… (\"● unit - Description\", \"×\"/\"○\" since systemd 249, no bullet in older releases; Loaded:, Active:, Main PID: and the journal lines under it): the units of the RDMA and GPU stack (nvidia-fabricmanager, nvidia-persistenced, DCGM, opensm, openibd, rdma, rdma-ndd, ibacm, srp_daemon, nv_peer_mem/nvidia-peermem, mlnx-*, ufm*) judged, others summarised; the journal lines read as a kernel/syslog log"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
 
@@ -1012,6 +1015,15 @@ func (s *splitter) read(l, next string) {
 		}
 		return
 	}
+	if strings.Contains(l, " - ") && strings.HasPrefix(strings.TrimSpace(next), "Loaded:") && systemctl.IsHead(l, next) {
+		if s.cur.Kind != KindSystemctl {
+			s.open(KindSystemctl, n)
+		}
+		return // "● opensm.service - OpenSM" above its "Loaded:" field
+	}
+	if s.cur.Kind == KindSystemctl && !isPrompt(l) && systemctlMember(l) {
+		return // the unit's fields and the journal lines under it
+	}
 	if s.cur.Kind == KindKernel && dmesgStamped(l) {
 		return // a dmesg line goes on with the kernel run: nothing else starts "[  12.345678] "
 	}
@@ -1076,6 +1088,14 @@ func (s *splitter) read(l, next string) {
 	if m != KindUnknown && !compatible(s.cur.Kind, m) {
 		s.open(m, n)
 	}
+}
+
+// systemctlMember says whether l goes on a systemctl status block: a
+// blank or indented line (its fields, CGroup tree), a journal line under
+// it, or journalctl's "-- No entries --" and hints.
+func systemctlMember(l string) bool {
+	t := strings.TrimSpace(l)
+	return t == "" || l != t || strings.HasPrefix(t, "-- ") || strings.HasPrefix(t, "Hint: ") || strings.HasPrefix(t, "Warning: ") || kmsg.DetectLine(l)
 }
 
 // open starts a span of kind k at line start, or at a prompt (and blank

@@ -3,7 +3,7 @@ package catalog
 import "github.com/ibdoctor/ibdoctor/internal/model/finding"
 
 // Default is the catalogue of every finding ID ibdoctor can report.
-var Default = finding.NewCatalog(nodeMetas, rdmaMetas, triageMetas, ncclMetas, ucxMetas, verbsMetas, mpiMetas, fabricMetas, routingMetas, jobMetas, perfMetas, hubMetas, mlxlinkMetas, toolErrMetas)
+var Default = finding.NewCatalog(nodeMetas, rdmaMetas, triageMetas, ncclMetas, ucxMetas, verbsMetas, mpiMetas, fabricMetas, routingMetas, jobMetas, perfMetas, hubMetas, mlxlinkMetas, toolErrMetas, serviceMetas)
 
 // New is Default.New.
 func New(id string, subj finding.Subject, summary string, ev ...finding.Evidence) finding.Finding {

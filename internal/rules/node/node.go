@@ -50,6 +50,18 @@ type Input struct {
 	// port to ask about it, and its sibling ports were cut, so they say
 	// nothing about whether it is meant to be cabled.
 	Fragments []string
+	// Notes collects the ports the rules chose not to report, with why:
+	// checkState fills it (CheckPastedNoted hands it back).
+	Notes []PortNote
+}
+
+// PortNote is a port that is not ACTIVE and not reported, with why: a
+// note of the analysis, not a finding.
+type PortNote struct {
+	// Evidence is the port's phys_state (a path the caller may locate
+	// in the paste).
+	Evidence finding.Evidence
+	Text     string
 }
 
 // Rule is one entry of this rule set (the one Rule shape of every set).
@@ -79,7 +91,16 @@ func Check(s *snapshot.Snapshot, e *expect.Expectation) []finding.Finding {
 // CheckPasted runs every node rule on a snapshot read from pasted tool
 // output; fragments are its devices pasted as a headless port block.
 func CheckPasted(s *snapshot.Snapshot, e *expect.Expectation, fragments ...string) []finding.Finding {
-	return CheckInput(&Input{Snap: s, Expect: e, Thresholds: DefaultThresholds, Pasted: true, Fragments: fragments})
+	fs, _ := CheckPastedNoted(s, e, fragments...)
+	return fs
+}
+
+// CheckPastedNoted is CheckPasted with the notes on the ports it chose
+// not to report (a RoCE port switched off beside the host's ACTIVE one).
+func CheckPastedNoted(s *snapshot.Snapshot, e *expect.Expectation, fragments ...string) ([]finding.Finding, []PortNote) {
+	in := &Input{Snap: s, Expect: e, Thresholds: DefaultThresholds, Pasted: true, Fragments: fragments}
+	fs := CheckInput(in)
+	return fs, in.Notes
 }
 
 // Run runs every node rule on in.
@@ -399,6 +420,15 @@ func checkPortState(in *Input, d *snapshot.Device, p *snapshot.Port) (f finding.
 	if v.st == ib.StateActive {
 		return f, false
 	}
+	if in.Pasted && pe == nil && (why == whySiblingActive || !wantUp) && p.LinkLayer == ib.LinkLayerEthernet &&
+		(v.physKnown && v.ph == ib.PhysDisabled || !v.physKnown && v.st == ib.StateDown) {
+		// A RoCE port that is DOWN is Disabled: the drivers report no
+		// other physical state for it (see switchedOffRoCE).
+		if other, ok := switchedOffRoCE(s, p); ok {
+			in.Notes = append(in.Notes, PortNote{Evidence: v.ev[len(v.ev)-1], Text: roceOffNote(d, p, v, other)})
+			return f, false
+		}
+	}
 	f = portStateFinding(s, d, p, v)
 	if weak {
 		f.Severity = finding.Warning
@@ -426,6 +456,50 @@ func checkPortState(in *Input, d *snapshot.Device, p *snapshot.Port) (f finding.
 	}
 	f.Summary += "; " + why
 	return f, true
+}
+
+// switchedOffRoCE says whether a pasted RoCE port that is Down/Disabled
+// looks switched off or unused on purpose, and names the ACTIVE port of
+// the host that says so. The RoCE drivers (mlx4_ib, mlx5_ib, bnxt_re
+// query_port) report an Ethernet port ACTIVE/LinkUp only while its netdev
+// is running with carrier and DOWN/Disabled otherwise (never Polling), so
+// Disabled is a netdev set down (ip link set DEV down) or one without
+// carrier; ibv_devinfo without -v, which leaves the physical state out,
+// shows the same port as PORT_DOWN. It is taken as switched off when the host runs RDMA on
+// InfiniBand only: another port of the paste is ACTIVE and no Ethernet
+// port is (a VPI card's Ethernet port, or an Ethernet card, left off).
+// Beside an ACTIVE RoCE port it stays reported: the second port of a card
+// left off and one rail of eight down look alike there.
+func switchedOffRoCE(s *snapshot.Snapshot, p *snapshot.Port) (other string, ok bool) {
+	for i := range s.Devices {
+		od := &s.Devices[i]
+		for j := range od.Ports {
+			op := &od.Ports[j]
+			if op == p || !op.IsActive() {
+				continue
+			}
+			if op.LinkLayer != ib.LinkLayerInfiniBand {
+				return "", false
+			}
+			if other == "" {
+				other = fmt.Sprintf("%s port %d (InfiniBand)", od.Name, op.Number)
+			}
+		}
+	}
+	return other, other != ""
+}
+
+// roceOffNote is the note for a RoCE port switchedOffRoCE passed.
+func roceOffNote(d *snapshot.Device, p *snapshot.Port, v portStateView, other string) string {
+	nd := p.NetDev
+	if nd == "" {
+		nd = "<netdev>"
+	}
+	st := "Down/Disabled"
+	if !v.physKnown {
+		st = "DOWN (physical state not shown; DOWN is Disabled for a RoCE port)"
+	}
+	return fmt.Sprintf("%s port %d (Ethernet, RoCE) is %s while %s is ACTIVE and no Ethernet port is: the RoCE driver reports Disabled while the port's netdev is down or has no carrier, and this host runs RDMA on InfiniBand, so it is most likely switched off or unused on purpose, not reported; 'ip link show %s' tells (no UP flag: set down by an administrator; NO-CARRIER: cable or peer), and a baseline (ibdoctor baseline, or --expect) that lists it as ACTIVE makes it a finding", d.Name, p.Number, st, other, nd)
 }
 
 // whySiblingActive is wantPortUp's reason when only the ACTIVE ports of

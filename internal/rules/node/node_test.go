@@ -842,19 +842,72 @@ func TestRateAcrossSubnets(t *testing.T) {
 
 // TestPastedVPISecondPort: a ConnectX-3 VPI card with port 1 ACTIVE on
 // InfiniBand and port 2 an Ethernet port Down/Disabled (the dockerib
-// paste of realworld-fresh38): a warning that says the card's InfiniBand
-// port is ACTIVE, not that no port of the model is.
+// paste of realworld-fresh38, the two ConnectX-3 of realworld-fresh55):
+// the RoCE drivers report Disabled while the netdev is down or without
+// carrier, and the host runs RDMA on InfiniBand only, so the port is
+// switched off: a note, no finding. It stays a finding beside an ACTIVE
+// Ethernet port, with no port ACTIVE, when it is InfiniBand, and when a
+// baseline wants it ACTIVE.
 func TestPastedVPISecondPort(t *testing.T) {
-	d := snapshot.Device{Name: "mlx4_0", HCAType: "MT4099", Ports: []snapshot.Port{
-		{Device: "mlx4_0", Number: 1, LinkLayer: ib.LinkLayerInfiniBand, State: p(ib.StateActive), PhysState: p(ib.PhysLinkUp), LID: p(uint32(10))},
-		{Device: "mlx4_0", Number: 2, LinkLayer: ib.LinkLayerEthernet, State: p(ib.StateDown), PhysState: p(ib.PhysDisabled)},
-	}}
-	fs := CheckInput(&Input{Snap: &snapshot.Snapshot{Devices: []snapshot.Device{d}}, Thresholds: DefaultThresholds, Pasted: true})
-	if len(fs) != 1 || fs[0].ID != "port.disabled" || fs[0].Severity != finding.Warning {
-		t.Fatalf("findings %v", ids(fs))
+	mk := func(ll1 ib.LinkLayer, st1 ib.PortState, ll2 ib.LinkLayer, ph2 *ib.PhysState) *snapshot.Snapshot {
+		d := snapshot.Device{Name: "mlx4_0", HCAType: "MT4099", Ports: []snapshot.Port{
+			{Device: "mlx4_0", Number: 1, LinkLayer: ll1, State: p(st1), PhysState: p(ib.PhysLinkUp), LID: p(uint32(10))},
+			{Device: "mlx4_0", Number: 2, LinkLayer: ll2, State: p(ib.StateDown), PhysState: ph2},
+		}}
+		if st1 != ib.StateActive {
+			d.Ports[0].PhysState, d.Ports[0].LID = p(ib.PhysPolling), p(uint32(0))
+		}
+		return &snapshot.Snapshot{Devices: []snapshot.Device{d}}
 	}
-	if want := "its HCA's InfiniBand port is ACTIVE but no Ethernet port of this HCA model is"; !strings.Contains(fs[0].Summary, want) {
-		t.Errorf("summary %q lacks %q", fs[0].Summary, want)
+	baseline := "version: 1\ndevices:\n  - name: mlx4_0\n    ports:\n      - port: 2\n        state: ACTIVE\n"
+	tests := []struct {
+		name string
+		snap *snapshot.Snapshot
+		exp  string
+		want string // "note" or the finding ID/severity
+		says string
+	}{
+		{"Ethernet port Disabled beside the ACTIVE InfiniBand port", mk(ib.LinkLayerInfiniBand, ib.StateActive, ib.LinkLayerEthernet, p(ib.PhysDisabled)), "",
+			"note", "mlx4_0 port 2 (Ethernet, RoCE) is Down/Disabled while mlx4_0 port 1 (InfiniBand) is ACTIVE"},
+		{"physical state not shown (ibv_devinfo)", mk(ib.LinkLayerInfiniBand, ib.StateActive, ib.LinkLayerEthernet, nil), "",
+			"note", "physical state not shown"},
+		{"beside an ACTIVE Ethernet port", mk(ib.LinkLayerEthernet, ib.StateActive, ib.LinkLayerEthernet, p(ib.PhysDisabled)), "",
+			"port.disabled/warning", "other ports of this HCA model are ACTIVE"},
+		{"no port ACTIVE", mk(ib.LinkLayerInfiniBand, ib.StateDown, ib.LinkLayerEthernet, p(ib.PhysDisabled)), "",
+			"port.disabled/critical", "no port in the paste is ACTIVE"},
+		{"InfiniBand port Disabled", mk(ib.LinkLayerInfiniBand, ib.StateActive, ib.LinkLayerInfiniBand, p(ib.PhysDisabled)), "",
+			"port.disabled/warning", ""},
+		{"a baseline wants it ACTIVE", mk(ib.LinkLayerInfiniBand, ib.StateActive, ib.LinkLayerEthernet, p(ib.PhysDisabled)), baseline,
+			"port.disabled/critical", "expected ACTIVE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := &Input{Snap: tt.snap, Thresholds: DefaultThresholds, Pasted: true}
+			if tt.exp != "" {
+				in.Expect = mustExpect(t, tt.exp)
+			}
+			var got []string
+			var text string
+			for _, f := range CheckInput(in) {
+				if strings.HasPrefix(f.ID, "port.") && f.ID != "port.ib_mtu_reduced" && f.Subject.Port == 2 {
+					got = append(got, f.ID+"/"+string(f.Severity))
+					text = f.Summary
+				}
+			}
+			if len(in.Notes) > 0 {
+				got = append(got, "note")
+				text = in.Notes[0].Text
+				if in.Notes[0].Evidence.Source == "" {
+					t.Errorf("note without evidence: %+v", in.Notes[0])
+				}
+			}
+			if len(got) != 1 || got[0] != tt.want {
+				t.Fatalf("got %v, want %s", got, tt.want)
+			}
+			if !strings.Contains(text, tt.says) {
+				t.Errorf("%q lacks %q", text, tt.says)
+			}
+		})
 	}
 }
 
