@@ -461,6 +461,71 @@ func TestRealWorldFresh45(t *testing.T) { scoreRealWorld(t, "testdata/realworld-
 // collapse at large sizes, a transmit timeout beside a soft lockup).
 func TestRealWorldFresh46(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh46", 1) }
 
+// TestRealWorldFresh47 keeps the forty-seventh (AI-framework issue
+// threads) honest: 10 of 12 fresh; 12 of 12 after its fixes (DeepEP test
+// outputs).
+func TestRealWorldFresh47(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh47", 1) }
+
+// TestRealWorldFresh48 keeps the forty-eighth (RDMA stack and MPI issue
+// threads) honest: 5 of 15 fresh; 15 of 15 after its fixes (OSU tables,
+// ucx_perftest CSV, dshbak blocks, Open MPI openib lines, SPDK, libfabric).
+func TestRealWorldFresh48(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh48", 1) }
+
+// TestRealWorldFresh49 keeps the forty-ninth (mailing-list archives, as
+// HTML) honest: 7 of 14 fresh; 13 of 14 after its fixes (the archive's
+// HTML, old openib lines, mthca probe failures; one known miss).
+func TestRealWorldFresh49(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh49", 0.9) }
+
+// TestRealWorldFresh50 keeps the fiftieth (vendor docs, blogs) honest: 7
+// of 10 fresh; 10 of 10 after its fixes (a caught RCCL probe that was read
+// as a failed call, EFA NICs missing, CellCLI).
+func TestRealWorldFresh50(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh50", 1) }
+
+// TestRealWorldFresh51 keeps the fifty-first (repositories' notes) honest:
+// 11 of 12 fresh; 12 of 12 after its fixes.
+func TestRealWorldFresh51(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh51", 1) }
+
+// TestRealWorldFresh52 keeps the fifty-second (kernel and GPU logs)
+// honest: 9 of 15 fresh; 15 of 15 after its fixes (crashes critical
+// wherever they are, GSP timeouts, GPUs the driver cannot initialise,
+// systemctl status).
+func TestRealWorldFresh52(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh52", 1) }
+
+// TestRealWorldFresh53 keeps the fifty-third (fabric tools, OpenSM)
+// honest: 5 of 10 fresh; 10 of 10 after its fixes.
+func TestRealWorldFresh53(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh53", 1) }
+
+// TestRealWorldFresh54 keeps the fifty-fourth (RoCE, containers, storage)
+// honest: 11 of 16 fresh; 15 of 16 after its fixes (one known miss).
+func TestRealWorldFresh54(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh54", 0.9) }
+
+// TestRealWorldFresh55 keeps the fifty-fifth (Open MPI archives again,
+// gathered after the fresh49 fixes) honest: 13 of 15 fresh; 15 of 15
+// after its fixes.
+func TestRealWorldFresh55(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh55", 1) }
+
+// TestRealWorldFresh56 keeps the fifty-sixth (smaller RDMA projects'
+// threads) honest: 9 of 14 fresh; 14 of 14 after its fixes.
+func TestRealWorldFresh56(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh56", 1) }
+
+// TestRealWorldFresh57 keeps the fifty-seventh (health and monitoring
+// tools' threads) honest: 8 of 16 fresh; 14 of 16 after its fixes (two
+// known misses).
+func TestRealWorldFresh57(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh57", 0.85) }
+
+// TestRealWorldFresh58 keeps the fifty-eighth (non-English notes) honest:
+// 9 of 9 fresh.
+func TestRealWorldFresh58(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh58", 1) }
+
+// TestRealWorldFresh59 keeps the fifty-ninth (RDMA hardware other than
+// NVIDIA's) honest: 9 of 15 fresh; 14 of 15 after its fixes (one known
+// miss).
+func TestRealWorldFresh59(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh59", 0.9) }
+
+// TestRealWorldFresh60 keeps the sixtieth (linux-rdma mails) honest: 1 of
+// 4 fresh; 4 of 4 after its fixes.
+func TestRealWorldFresh60(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh60", 1) }
+
 // scoreRealWorld judges every sample of dir against its expect.tsv and
 // fails below minScore, on an unlisted file, on a new miss, or on a known
 // miss that is now right.
