@@ -2713,17 +2713,13 @@ func diagnoseDshbak(seg *Segment, file, text string) error {
 // summarised (the program runs between ports of one card, often in
 // loopback, so its rates are the card's, not a link's to judge).
 func diagnoseIBVLoad(seg *Segment, file, text string) {
-	pass, rates := 0, 0
+	var cs []ibvload.Compare
+	rates := 0
 	lo, hi := 0.0, 0.0
 	for i, l := range strings.Split(text, "\n") {
 		if c, ok := ibvload.ParseCompare(l); ok {
-			if c.Pass {
-				pass++
-				continue
-			}
-			seg.Findings = append(seg.Findings, catalog.New("verbs.data_mismatch", finding.Subject{File: file, Device: c.Device},
-				fmt.Sprintf("%s: the test's receive buffer compare reports %s: data arrived different from what was sent", c.Device, c.Result),
-				finding.Evidence{Source: fmt.Sprintf("%s:%d", file, i+1), Value: strings.TrimSpace(l)}))
+			c.Line = i + 1
+			cs = append(cs, c)
 			continue
 		}
 		if r, ok := ibvload.ParseRate(l); ok {
@@ -2734,6 +2730,8 @@ func diagnoseIBVLoad(seg *Segment, file, text string) {
 			rates++
 		}
 	}
+	pass, fs := verbsrules.CheckCompares(file, cs)
+	seg.Findings = append(seg.Findings, fs...)
 	seg.Summary = fmt.Sprintf("ibv_generate_infiniband_test_load: %d of %s PASS", pass, plural(pass+len(seg.Findings), "data compare", "data compares"))
 	if rates > 0 {
 		seg.Summary += fmt.Sprintf("; %s at %.1f-%.1f Mbytes/sec", plural(rates, "throughput line", "throughput lines"), lo, hi)
@@ -2800,12 +2798,7 @@ func diagnoseMPICheck(seg *Segment, file, text string) {
 		return
 	}
 	seg.Summary = fmt.Sprintf("MPI test: %s reporting wrong results, first %q", plural(len(res), "line", "lines"), res[0].Text)
-	var ev []finding.Evidence
-	for _, r := range res[:min(len(res), 3)] {
-		ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, r.Line), Value: r.Text})
-	}
-	seg.Findings = append(seg.Findings, catalog.New("mpi.wrong_results", finding.Subject{File: file},
-		fmt.Sprintf("the MPI test reports wrong results (%s): %q; the data an MPI operation delivered differs from what it must be", plural(len(res), "line", "lines"), res[0].Text), ev...))
+	seg.Findings = append(seg.Findings, mpirules.CheckWrongResults(file, res)...)
 }
 
 // diagnoseOSU judges OSU Micro-Benchmarks tables: how far each ran, its
