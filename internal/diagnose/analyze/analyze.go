@@ -2368,6 +2368,14 @@ func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 		parts = append(parts, plural(len(lg.AppFails), "RDMA connection or transfer failure line", "RDMA connection or transfer failure lines"))
 		seg.Findings = append(seg.Findings, verbsrules.CheckAppFails(file, lg.AppFails)...)
 	}
+	if len(lg.MPIFabrics) > 0 {
+		fs, sum := verbsrules.CheckMPIFabrics(file, lg.MPIFabrics)
+		if sum == "" {
+			sum = plural(len(lg.MPIFabrics), "MPI fabric line", "MPI fabric lines")
+		}
+		parts = append(parts, sum)
+		seg.Findings = append(seg.Findings, fs...)
+	}
 	if len(lg.Getinfos) > 0 {
 		parts = append(parts, plural(len(lg.Getinfos), "libfabric getinfo failure line", "libfabric getinfo failure lines"))
 		seg.Findings = append(seg.Findings, verbsrules.CheckGetinfos(file, lg.Getinfos)...)

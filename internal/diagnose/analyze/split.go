@@ -445,6 +445,9 @@ func member(l string) Kind {
 		// ibnetdiscover's "[1]" port columns are not dmesg's "[  12.3]".
 		end := strings.IndexByte(l, ']')
 		if end < 0 || strings.Trim(l[1:end], "0123456789") == "" {
+			if _, ok := wclog.MPIFabricLine(l); ok {
+				return KindVerbsLog // Intel MPI's "[0] MPI startup(): libfabric provider: …"
+			}
 			return KindUnknown
 		}
 	}

@@ -15,6 +15,9 @@ func DetectLine(line string) bool {
 	if line == "" {
 		return false
 	}
+	if crashHead(line) {
+		return true // an unstamped crash report: "BUG: unable to handle …"
+	}
 	// Every form starts with a digit (/dev/kmsg "6,…;", ISO stamps), "["
 	// (dmesg), "<" (dmesg -r) or a capital (journal "Mar 05"): other lines
 	// are rejected without parsing.
@@ -36,6 +39,29 @@ func DetectLine(line string) bool {
 	}
 	_, kind, err := parseTextLine(line, 2000, time.UTC)
 	return err == nil && (kind != lineBare || devLine(line))
+}
+
+// reCrashHead matches the first line of the kernel's crash and warning
+// reports, which no other program prints: x86 page faults
+// (arch/x86/mm/fault.c "BUG: unable to handle kernel paging request at",
+// since 4.19 "BUG: unable to handle page fault for address:", "BUG:
+// kernel NULL pointer dereference, address:"), the "Oops: 0000 [#1]"
+// line (die()), "general protection fault" (traps.c), "kernel BUG at
+// file:line!" (BUG()), the WARN_ON header "WARNING: CPU: 0 PID: 5342 at"
+// (kernel/panic.c __warn), arm64's "Unable to handle kernel …" and
+// "Internal error: Oops", and the KASAN/KFENCE headers. A kernel log
+// pasted without its stamps (dmesg -t, a console capture, a mail quoting
+// the report) still starts its report with one of them.
+var reCrashHead = regexp.MustCompile(`^(?:BUG: (?:unable to handle (?:kernel |page fault)|kernel NULL pointer dereference|KASAN: |KFENCE: )|Oops: [0-9a-f]{4} \[#\d+\]|general protection fault[,:]|kernel BUG at \S+:\d+!|WARNING: CPU: \d+ PID: \d+ at |Unable to handle kernel (?:NULL pointer dereference|paging request)|Internal error: Oops)`)
+
+// crashHead reports whether an unstamped line starts a kernel crash or
+// warning report (reCrashHead).
+func crashHead(line string) bool {
+	switch line[0] {
+	case 'B', 'O', 'g', 'k', 'W', 'U', 'I':
+		return reCrashHead.MatchString(line)
+	}
+	return false
 }
 
 // reDevLine matches the kernel's dev_printk prefix of a PCI device

@@ -280,14 +280,18 @@ func (o *oopsState) frame(fn, mod string, unsure bool) {
 // framePhase says what a frame of a call trace was doing: probing a
 // device ("probe_one", "local_pci_probe"), removing it ("remove_one",
 // "mlx5r_remove", "pci_device_remove"), shutting it down
-// ("pci_device_shutdown"); "" for any other function.
+// ("pci_device_shutdown", device_shutdown, a PCI driver's shutdown
+// callback "shutdown" or "mlx5_shutdown"); "" for any other function. A
+// driver's own "shutdown" of one of its objects (nvme-rdma's
+// nvme_rdma_shutdown_ctrl, run when a controller is deleted) is no host
+// shutdown.
 func framePhase(fn string) string {
 	switch {
 	case strings.Contains(fn, "probe"):
 		return "probe"
 	case strings.Contains(fn, "remove"):
 		return "removal"
-	case strings.Contains(fn, "shutdown"):
+	case fn == "shutdown" || strings.HasSuffix(fn, "_shutdown") || strings.HasPrefix(fn, "kernel_restart") || strings.HasPrefix(fn, "kernel_power_off"):
 		return "shutdown"
 	}
 	return ""

@@ -6,7 +6,8 @@
 // header ("# Size          Latency (us)", "# Size      Bandwidth (MB/s)",
 // "# Size                  MB/s        Messages/s", "# Size       Avg
 // Latency(us)" with Min/Max Latency and Iterations under -f) and the rows:
-// a message size in bytes, then one number per column. Pastes that lost
+// a message size in bytes, then one number per column; OMB 7's "#
+// Datatype: MPI_CHAR." line under the header is skipped. Pastes that lost
 // the "#" (markdown turned it into a heading) are read the same. A line
 // after the last row that says the run stopped (a hang marker, an error,
 // a signal) is kept as the table's Stop. Judging is the caller's job.
@@ -160,6 +161,9 @@ func Parse(r io.Reader, source string) ([]*Table, error) {
 			continue
 		}
 		if !ended {
+			if optionLine(t) {
+				continue
+			}
 			if row, ok := readRow(t, len(cur.Columns)); ok {
 				row.Line = n
 				cur.Rows = append(cur.Rows, row)
@@ -179,6 +183,15 @@ func Parse(r io.Reader, source string) ([]*Table, error) {
 		return nil, &parse.Error{Source: source, Err: ErrNoTable}
 	}
 	return out, nil
+}
+
+// optionLine says whether t, inside a table, is one of the option lines
+// OMB 7 prints under the column header and before each data type's rows
+// ("# Datatype: MPI_CHAR.", with -T a line per type); the "#" may be
+// lost in a paste. It does not end the table.
+func optionLine(t string) bool {
+	u := strings.TrimSpace(strings.TrimLeft(t, "#"))
+	return strings.HasPrefix(u, "Datatype:") || strings.HasPrefix(t, "#") && ColumnHeader(t) == nil && !Title(t)
 }
 
 // readRow reads "8192   10.49": a size, then cols numbers (the last may

@@ -22,6 +22,9 @@ const multi = "# OSU MPI Bi-Directional Bandwidth Test v5.6.2\n# Size      Bandw
 	"# OSU MPI Allreduce Latency Test v7.1\n# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations\n4                      12.43             11.10             13.87        1000\n" +
 	"```\n# OSU OpenSHMEM Put Test v5.0\n# Size          Latency (us)\n1                       1.98\n8192                    6.06\n```\n"
 
+// OMB 7.2 osu_bw -d cuda D D: the data type line under the column header.
+const omb7 = "$ mpirun -np 2 osu_bw -d cuda -m 33554432 D D\n# OSU MPI-CUDA Bandwidth Test v7.2\n# Send Buffer on DEVICE (D) and Receive Buffer on DEVICE (D)\n# Size      Bandwidth (MB/s)\n# Datatype: MPI_CHAR.\n1                       1.01\n65536               15294.18\n33554432            93130.52\n"
+
 func TestParse(t *testing.T) {
 	tests := []struct {
 		name, in string
@@ -49,6 +52,12 @@ func TestParse(t *testing.T) {
 			{"OSU MPI Allreduce Latency Test v7.1", "latency", 4, 1, "", true},
 			{"OSU OpenSHMEM Put Test v5.0", "latency", 1, 2, "", false},
 		}},
+		{"omb7", omb7, []struct {
+			title, metric string
+			cols, rows    int
+			stop          string
+			collective    bool
+		}{{"OSU MPI-CUDA Bandwidth Test v7.2", "bandwidth", 1, 3, "", false}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,6 +93,7 @@ func TestParseRefuses(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add(hang)
 	f.Add(multi)
+	f.Add(omb7)
 	f.Add("# Size  Latency (us)\n1 NaN\n2 -1\n3 1e400\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		tables, err := Parse(strings.NewReader(s), "fuzz")

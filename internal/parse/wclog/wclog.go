@@ -134,6 +134,9 @@ type Log struct {
 	// PortAddrs are 3FS's lines that an RDMA port has no IP address or
 	// network zone (threefs.go).
 	PortAddrs []PortAddr
+	// MPIFabrics are Intel MPI's and Charm++'s lines naming the fabric
+	// they use, or an OFI abort (mpifabric.go).
+	MPIFabrics []MPIFabric
 	// Lines is how many lines were read.
 	Lines int
 }
@@ -189,6 +192,9 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 			lg.Errors = append(lg.Errors, e)
 		} else if e, c, ok := hermonLine(l); ok || c != "" {
 			lg.addHermon(n, e, c, ok, &client)
+		} else if f, ok := MPIFabricLine(l); ok {
+			f.Line = n
+			lg.MPIFabrics = append(lg.MPIFabrics, f)
 		} else if f, ok := AppFailLine(l); ok {
 			f.Line = n
 			lg.AppFails = append(lg.AppFails, f)
@@ -236,7 +242,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &parse.Error{Source: source, Line: n + 1, Err: err}
 	}
-	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 && len(lg.QPSetups) == 0 && len(lg.GIDs) == 0 && len(lg.AppFails) == 0 && len(lg.Getinfos) == 0 && len(lg.PortAddrs) == 0 {
+	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 && len(lg.QPSetups) == 0 && len(lg.GIDs) == 0 && len(lg.AppFails) == 0 && len(lg.Getinfos) == 0 && len(lg.PortAddrs) == 0 && len(lg.MPIFabrics) == 0 {
 		return nil, &parse.Error{Source: source, Err: ErrNoData}
 	}
 	return lg, nil
@@ -300,6 +306,9 @@ func DetectLine(l string) bool {
 	if _, ok := PortAddrLine(l); ok {
 		return true
 	}
+	if _, ok := MPIFabricLine(l); ok {
+		return true
+	}
 	_, ok := GIDLine(l)
 	return ok
 }
@@ -311,7 +320,7 @@ func Hint(l string) bool {
 		strings.Contains(l, "status") && completionWords(l) || asyncHint(l) ||
 		strings.Contains(l, "libibverbs: W") || transportHint(l) || qpHint(l) || strings.Contains(l, ": CQE ") || gidHint(l) ||
 		strings.Contains(l, "*ERROR*") || strings.Contains(l, "Failed to complete transfers") ||
-		strings.Contains(l, "IBDevice") || strings.Contains(l, "IfAddr of ")
+		strings.Contains(l, "IBDevice") || strings.Contains(l, "IfAddr of ") || mpiFabricHint(l)
 }
 
 // errnoWithin bounds how many lines after a QP line its "errno: N" line

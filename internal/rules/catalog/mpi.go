@@ -7,8 +7,8 @@ import "github.com/ibdoctor/ibdoctor/internal/model/finding"
 var mpiMetas = []finding.Meta{
 	{
 		ID: "mpi.rdma_not_used", Severity: finding.Warning, Area: "mpi", Step: finding.StepNCCL,
-		Title:   "MPI (Open MPI, UCX) cannot use the RDMA device",
-		Meaning: "Open MPI says one of its transports gave up on the host's RDMA device: the openib BTL found an OpenFabrics device but no ACTIVE port ('no active ports found'), no connection scheme that works on a port ('no cpcs for port'), no device of the requested type, an error initialising the device, or a BTL found no network interface at all ('btl:no-nics'). Messages between nodes then go over another transport (TCP, slower), or the job cannot connect; on one node shared memory carries them and nothing is lost. Open MPI 4's stock notice that openib leaves InfiniBand ports to UCX ('ib port not selected', with the 'error initializing an OpenFabrics device' that follows it) is an info: UCX is meant to carry the traffic. UCX told to use only an IPoIB interface (UCX_NET_DEVICES=ib0, as a ucx_perftest command line sets it) is the same loss: UCX names its RDMA devices by HCA port (mlx5_0:1), so with an interface alone it runs its tcp transport over IPoIB (a warning).",
+		Title:   "MPI (Open MPI, UCX, Intel MPI) cannot use the RDMA device",
+		Meaning: "Open MPI says one of its transports gave up on the host's RDMA device: the openib BTL found an OpenFabrics device but no ACTIVE port ('no active ports found'), no connection scheme that works on a port ('no cpcs for port'), no device of the requested type, an error initialising the device, or a BTL found no network interface at all ('btl:no-nics'). Messages between nodes then go over another transport (TCP, slower), or the job cannot connect; on one node shared memory carries them and nothing is lost. Open MPI 4's stock notice that openib leaves InfiniBand ports to UCX ('ib port not selected', with the 'error initializing an OpenFabrics device' that follows it) is an info: UCX is meant to carry the traffic. UCX told to use only an IPoIB interface (UCX_NET_DEVICES=ib0, as a ucx_perftest command line sets it) is the same loss: UCX names its RDMA devices by HCA port (mlx5_0:1), so with an interface alone it runs its tcp transport over IPoIB (a warning). Intel MPI's I_MPI_DEBUG startup lines name the fabric it chose ('[0] MPI startup(): libfabric provider: sockets' since Intel MPI 2019, 'shm and tcp data transfer modes' before it); Charm++'s OFI layer prints 'Charm++>ofi> provider: …': libfabric's sockets, tcp or udp provider is the same loss (a warning).",
 		Causes: []string{
 			"the HCA port is not ACTIVE: cable, switch port or subnet manager (ibstat shows State and Physical state)",
 			"RoCE port without an IP address or GID for rdmacm, or a port type the connection schemes do not support",
@@ -20,6 +20,22 @@ var mpiMetas = []finding.Meta{
 			"ibstat on the named host: every port the job uses must be State: Active, Physical state: LinkUp; sminfo must answer",
 			"ompi_info | grep -i ucx: the ucx pml must be built in; mpirun --mca pml ucx uses it, mpirun --mca btl ^openib silences the openib notices",
 			"ibdoctor doctor on the named host",
+			"Intel MPI or Charm++ on libfabric: fi_info -l lists the providers libfabric found on the node; set I_MPI_OFI_PROVIDER (or FI_PROVIDER) to the fabric's provider (mlx, verbs, psm2) and rerun with I_MPI_DEBUG=5 to see the one chosen",
+		},
+	},
+	{
+		ID: "mpi.ofi_init_failed", Severity: finding.Critical, Area: "mpi", Step: finding.StepNCCL,
+		Title:   "The OFI (libfabric) layer of a parallel runtime aborted at startup",
+		Meaning: "Charm++ built for its OFI machine layer (src/arch/ofi/machine.C) aborts with 'Reason: OFI::LrtsInit::<call> error' when a libfabric call fails while the processes exchange their addresses in LrtsInit: every process calls CmiAbort and the job never starts. The 'Error value' line before it is libfabric's negative errno (-11 is -FI_EAGAIN, the provider had no resources or no connection to send on; fi_errno(3)). The provider line ('Charm++>ofi> provider: verbs;ofi_rxm') says which provider failed.",
+		Causes: []string{
+			"the provider's device is not usable on a node (port down, no IPoIB address for verbs;ofi_rxm, which resolves peers by IP)",
+			"a libfabric version whose verbs or rxm provider does not work with this Charm++ or this rdma-core",
+			"the launcher started the processes without the environment the provider needs (FI_PROVIDER, memlock limit)",
+		},
+		Remedy: []string{
+			"fi_info -p verbs on each node: the provider must list the HCA; ibstat must show the port Active",
+			"rerun with FI_LOG_LEVEL=debug to see which libfabric call failed and why; try another provider with FI_PROVIDER (tcp to separate the fabric from the program)",
+			"ulimit -l on the nodes: verbs needs unlimited locked memory",
 		},
 	},
 	{

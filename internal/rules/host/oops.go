@@ -58,7 +58,8 @@ func oopsDriver(e kmsg.Event) string {
 // stops only with panic_on_warn or kasan.fault=panic), so the node can
 // finish its jobs; a crash that follows is a report of its own. A
 // WARN_ON, hung task or soft lockup in such a driver is a warning
-// (elsewhere none).
+// (elsewhere none), critical in an RDMA driver when a queue pair or the
+// connection over it fails after it (reQPFailure).
 func checkOops(in *Input) []finding.Finding {
 	type key struct {
 		crash                     bool
@@ -70,6 +71,8 @@ func checkOops(in *Input) []finding.Finding {
 		tasks  []string
 		pci    string
 		ev     []finding.Evidence
+		// firstLine is the line of the first report's record.
+		firstLine int
 	}
 	ts := map[key]*tally{}
 	var keys []key
@@ -113,6 +116,9 @@ func checkOops(in *Input) []finding.Finding {
 		if len(t.ev) < maxEvidence {
 			t.ev = append(t.ev, in.logEvidence(e.Record))
 		}
+		if t.firstLine == 0 {
+			t.firstLine = e.Record.Line
+		}
 	}
 	var out []finding.Finding
 	for _, k := range keys {
@@ -152,12 +158,49 @@ func checkOops(in *Input) []finding.Finding {
 		default:
 			fmt.Fprintf(&b, ": "+names[2], kind, k.drv)
 			sev = finding.Warning
+			if kind == "RDMA" && len(t.ev) > 0 {
+				if r, ok := qpFailureAfter(in, t.firstLine); ok {
+					fmt.Fprintf(&b, "; then an RDMA queue pair or the connection over it failed (%q): the warning was no harmless check, the transfers over the driver broke", firstLineOf(r.Text))
+					sev = finding.Critical
+					t.ev = append(t.ev, in.logEvidence(r))
+				}
+			}
 		}
 		f := catalog.New("kmsg.kernel_oops", finding.Subject{Host: in.Snap.Host, PCI: t.pci}, b.String(), t.ev...)
 		f.Severity = sev
 		out = append(out, f)
 	}
 	return out
+}
+
+// reQPFailure is a kernel line, of an RDMA upper layer, that says a
+// queue pair failed or the connection over it dropped: the async event a
+// ULP's QP event handler prints with ib_event_msg()
+// (drivers/infiniband/core/verbs.c: "QP fatal error", "QP request
+// error", "QP access error", "CQ error", "device fatal error"; iSER's
+// iser_qp_event_callback "iser: iser_qp_event_callback: qp event QP
+// request error (2)", nvme-rdma's and srp's "QP event …"), or libiscsi's
+// iscsi_conn_error_event "connection26:0: detected conn error (1011)".
+var reQPFailure = regexp.MustCompile(`(?i)\bqp event (?:QP fatal error|QP request error|QP access error|CQ error|device fatal error)\b|\bdetected conn error \(\d+\)`)
+
+// qpFailureAfter returns the first record after line that says a queue
+// pair or the connection over it failed (reQPFailure).
+func qpFailureAfter(in *Input, line int) (kmsg.Record, bool) {
+	if in.Kernel == nil {
+		return kmsg.Record{}, false
+	}
+	for _, r := range in.Kernel.Since(in.Since, in.Boot) {
+		if r.Line > line && reQPFailure.MatchString(r.Text) {
+			return r, true
+		}
+	}
+	return kmsg.Record{}, false
+}
+
+// firstLineOf is s up to its first newline.
+func firstLineOf(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimSpace(s)
 }
 
 // stallNames are, for the reports that are no crash (kmsg.Event.Detail),

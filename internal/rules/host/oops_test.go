@@ -171,6 +171,24 @@ func TestCheckOops(t *testing.T) {
 			"[ 12.0] Call Trace:",
 			"[ 12.0]  ext4_fill_super+0x6f/0x1000",
 		}, nil},
+		// linux-rdma, iSER over siw (analyze testdata/realworld-fresh64):
+		// the WARN_ON in siw's send path, then iSER's QP event and the
+		// iSCSI connection dropping: critical.
+		{"WARN_ON in siw then a QP request error: critical", []string{
+			"[ 2157.532917] WARNING: CPU: 0 PID: 5342 at net/core/skbuff.c:7140 skb_splice_from_iter+0x173/0x320",
+			"[ 2157.533064] Call Trace:",
+			"[ 2157.533101]  tcp_sendmsg_locked+0x368/0xe40",
+			"[ 2157.533111]  siw_tx_hdt+0x695/0xa40 [siw]",
+			"[ 2157.533269]  ret_from_fork_asm+0x1a/0x30",
+			"[ 2157.533301] iser: iser_qp_event_callback: qp event QP request error (2)",
+			"[ 2157.533348]  connection26:0: detected conn error (1011)",
+		}, []string{"critical: 1 kernel warning (WARN_ON) in skb_splice_from_iter, called from siw's siw_tx_hdt in the kernel log: a check in the RDMA driver siw failed; it went on, but the device may be left in a bad state; then an RDMA queue pair or the connection over it failed (\"iser: iser_qp_event_callback: qp event QP request error (2)\"): the warning was no harmless check, the transfers over the driver broke"}},
+		{"a QP event of no error after a WARN_ON: warning", []string{
+			"[ 2157.532917] WARNING: CPU: 0 PID: 5342 at net/core/skbuff.c:7140 skb_splice_from_iter+0x173/0x320",
+			"[ 2157.533064] Call Trace:",
+			"[ 2157.533111]  siw_tx_hdt+0x695/0xa40 [siw]",
+			"[ 2157.533301] iser: iser_qp_event_callback: qp event communication established (1)",
+		}, []string{"warning: 1 kernel warning (WARN_ON) in skb_splice_from_iter, called from siw's siw_tx_hdt in the kernel log: a check in the RDMA driver siw failed; it went on, but the device may be left in a bad state"}},
 		{"a WARN_ON elsewhere: not reported", []string{
 			"[ 5.0] WARNING: CPU: 1 PID: 1 at fs/sysfs/dir.c:31 sysfs_warn_dup+0x5f/0x70",
 			"[ 5.0] Call Trace:",
