@@ -983,6 +983,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseVerbsDevices(&seg, file, d, sp, ctx)
 	case KindVerbsLog:
 		err = diagnoseVerbsLog(&seg, file, text, d, sp)
+	case KindLnetctl:
+		err = diagnoseLnetctl(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}

@@ -143,6 +143,22 @@ var verbsMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "lnet.ni_down", Severity: finding.Critical, Area: "rdma", Step: finding.StepPort,
+		Title:   "a Lustre LNet network interface (NI) is down",
+		Meaning: "Lustre's `lnetctl net show` lists an NI of an LNet network with 'status: down' ('- nid: 10.0.0.1@o2ib', 'status: down', lnet/utils/lnetctl.c): LNet sends nothing through it. With no other NI (than the loopback 0@lo) up, the node reaches no Lustre server or client over LNet and its mounts hang: critical; with another NI up, a warning (one path lost).",
+		Causes: []string{
+			"the network device under the NI is down or has no IP address (ib0, a RoCE bond): port down, cable, or the interface not configured",
+			"o2ib: the RDMA device under the interface is not active (the InfiniBand port not ACTIVE, the subnet manager not reachable) or ko2iblnd could not use it",
+			"LNet health marked the NI down after failed sends (lnet_health_sensitivity), a peer network unreachable from it",
+		},
+		Remedy: []string{
+			"ip addr show on the NI's interface: it must be UP with the IP address of the NID",
+			"o2ib: ibstat or ibv_devinfo for the RDMA device under the interface: the port must be Active / PORT_ACTIVE",
+			"lnetctl stats show and lnetctl net show for LNet's counters and the NI's health; lctl ping a peer NID over that network",
+			"dmesg -T | grep -i -e lnet -e o2ib for LNet's and ko2iblnd's errors",
+		},
+	},
+	{
 		ID: "rdma.transfer_timeout", Severity: finding.Critical, Area: "rdma", Step: finding.StepNCCL,
 		Title:   "an application's RDMA transfers did not complete in time",
 		Meaning: "Mooncake's store says a batch of transfers it gave its transfer engine did not complete within the timeout ('transfer_task.cpp:305] Failed to complete transfers after 60 seconds for batch 2586731328', mooncake-store src/transfer_task.cpp and client.cpp): the put or get of those keys returns TRANSFER_FAIL, and a serving engine that needs them at start (SGLang HiCache, vLLM's KV connector) fails or stalls. A transfer that never completes, rather than one that failed with a completion error, is a path on which the work requests or the connection handshake get no answer: critical.",
