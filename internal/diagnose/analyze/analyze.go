@@ -985,6 +985,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseVerbsLog(&seg, file, text, d, sp)
 	case KindLnetctl:
 		err = diagnoseLnetctl(&seg, file, text)
+	case KindGanesha:
+		err = diagnoseGanesha(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"github.com/ibdoctor/ibdoctor/internal/parse/ganesha"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lnetctl"
 	"strings"
 	"unicode/utf8"
@@ -104,6 +105,7 @@ const (
 	KindCellCLI       Kind = "cellcli-ibport"
 	KindSystemctl     Kind = "systemctl-status"
 	KindLnetctl       Kind = "lnetctl"
+	KindGanesha       Kind = "ganesha-rdma"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -119,6 +121,7 @@ var Kinds = []KindInfo{
 	{KindDevinfo, "ibv_devinfo and ibv_devinfo -v"},
 	{KindVerbsDevices, "ibv_devices (rdma-core): the RDMA devices user space sees and their node GUIDs; an empty table is no device usable"},
 	{KindLnetctl, "lnetctl net show (Lustre LNet): the networks and their NIs; an NI with status: down is a finding"},
+	{KindGanesha, "NFS-Ganesha log lines of its RDMA transport (component TIRPC): failures at CRIT/MAJ/FATAL or WARN; EVENT lines are routine"},
 	{KindRdma, "rdma link show / rdma statistic show (iproute2)"},
 	{KindKernel, "kernel log: dmesg, dmesg -T, dmesg -x, journalctl -k, syslog (with systemd-networkd and NetworkManager carrier lines), /dev/kmsg records"},
 	{KindTopo, "nvidia-smi topo -m"},
@@ -452,6 +455,9 @@ func member(l string) Kind {
 		if end < 0 || strings.Trim(l[1:end], "0123456789") == "" {
 			return KindUnknown
 		}
+	}
+	if _, ok := ganesha.RDMALine(l); ok {
+		return KindGanesha // before the kernel: its "DATE TIME : epoch" stamp is not a kernel line's
 	}
 	if kmsg.DetectLine(l) {
 		return KindKernel

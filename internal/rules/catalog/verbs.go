@@ -159,6 +159,21 @@ var verbsMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "nfs.ganesha_rdma_error", Severity: finding.Critical, Area: "rdma", Step: finding.StepNCCL,
+		Title:   "NFS-Ganesha's RDMA transport logged a failure",
+		Meaning: "NFS-Ganesha's log has a line of its RDMA transport (component TIRPC, libntirpc's rpc_rdma.c/svc_rdma.c; 'rpc :TIRPC :CRIT :…rdma…') at a failure level: CRIT, MAJ or FATAL is critical (the NFS/RDMA transport or a client's connection over it failed), WARN a warning. Its EVENT lines ('xdr_rdma_reg_mr: total_rdma_reg_mem … registered', 'xdr_rdma_add_inbufs_hdr()') are the transport registering memory and buffers: routine, not judged.",
+		Causes: []string{
+			"the RDMA device or port under the NFS/RDMA listener failed or went down, or a client's connection was lost (completion errors, a peer that went away)",
+			"memory registration failed: the locked-memory limit of the ganesha.nfsd service (LimitMEMLOCK) or the device's memory-region limits",
+		},
+		Remedy: []string{
+			"read the Ganesha log lines around the failure (the TIRPC component's, and the NFS ones that follow)",
+			"ibv_devinfo -v on the server: the RDMA port used by the NFS/RDMA listener must be PORT_ACTIVE",
+			"cat /proc/PID/limits of ganesha.nfsd: 'Max locked memory' must be unlimited for RDMA",
+			"dmesg -T on the server for the RDMA driver's errors at that time",
+		},
+	},
+	{
 		ID: "rdma.transfer_timeout", Severity: finding.Critical, Area: "rdma", Step: finding.StepNCCL,
 		Title:   "an application's RDMA transfers did not complete in time",
 		Meaning: "Mooncake's store says a batch of transfers it gave its transfer engine did not complete within the timeout ('transfer_task.cpp:305] Failed to complete transfers after 60 seconds for batch 2586731328', mooncake-store src/transfer_task.cpp and client.cpp): the put or get of those keys returns TRANSFER_FAIL, and a serving engine that needs them at start (SGLang HiCache, vLLM's KV connector) fails or stalls. A transfer that never completes, rather than one that failed with a completion error, is a path on which the work requests or the connection handshake get no answer: critical.",
