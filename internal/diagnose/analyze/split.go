@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"github.com/ibdoctor/ibdoctor/internal/parse/daosnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ganesha"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lnetctl"
 	"strings"
@@ -106,6 +107,7 @@ const (
 	KindSystemctl     Kind = "systemctl-status"
 	KindLnetctl       Kind = "lnetctl"
 	KindGanesha       Kind = "ganesha-rdma"
+	KindDAOSNet       Kind = "daos-network-scan"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -121,6 +123,7 @@ var Kinds = []KindInfo{
 	{KindDevinfo, "ibv_devinfo and ibv_devinfo -v"},
 	{KindVerbsDevices, "ibv_devices (rdma-core): the RDMA devices user space sees and their node GUIDs; an empty table is no device usable"},
 	{KindLnetctl, "lnetctl net show (Lustre LNet): the networks and their NIs; an NI with status: down is a finding"},
+	{KindDAOSNet, "DAOS dmg network scan devices as its functional tests log them (NetworkDevice(host=…, device=ib0, provider=ofi+verbs;ofi_rxm, numa=0)): read, not judged beyond the devices and providers listed"},
 	{KindGanesha, "NFS-Ganesha log lines of its RDMA transport (component TIRPC): failures at CRIT/MAJ/FATAL or WARN; EVENT lines are routine"},
 	{KindRdma, "rdma link show / rdma statistic show (iproute2)"},
 	{KindKernel, "kernel log: dmesg, dmesg -T, dmesg -x, journalctl -k, syslog (with systemd-networkd and NetworkManager carrier lines), /dev/kmsg records"},
@@ -454,6 +457,11 @@ func member(l string) Kind {
 		end := strings.IndexByte(l, ']')
 		if end < 0 || strings.Trim(l[1:end], "0123456789") == "" {
 			return KindUnknown
+		}
+	}
+	if strings.Contains(l, "NetworkDevice(") {
+		if _, ok := daosnet.DeviceLine(l); ok {
+			return KindDAOSNet
 		}
 	}
 	if _, ok := ganesha.RDMALine(l); ok {
