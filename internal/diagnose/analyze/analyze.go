@@ -983,6 +983,12 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseVerbsDevices(&seg, file, d, sp, ctx)
 	case KindVerbsLog:
 		err = diagnoseVerbsLog(&seg, file, text, d, sp)
+	case KindLnetctl:
+		err = diagnoseLnetctl(&seg, file, text)
+	case KindGanesha:
+		err = diagnoseGanesha(&seg, file, text)
+	case KindDAOSNet:
+		err = diagnoseDAOSNet(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}
@@ -2365,7 +2371,18 @@ func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 	}
 	seg.Findings = append(seg.Findings, verbsrules.Check(lg)...)
 	if len(lg.AppFails) > 0 {
-		parts = append(parts, plural(len(lg.AppFails), "RDMA connection or transfer failure line", "RDMA connection or transfer failure lines"))
+		conn := 0
+		for _, f := range lg.AppFails {
+			if f.Kind == wclog.AppTgtConnected {
+				conn++
+			}
+		}
+		if n := len(lg.AppFails) - conn; n > 0 {
+			parts = append(parts, plural(n, "RDMA connection or transfer failure line", "RDMA connection or transfer failure lines"))
+		}
+		if conn > 0 {
+			parts = append(parts, plural(conn, "SPDK target line of an accepted RDMA connection", "SPDK target lines of an accepted RDMA connection"))
+		}
 		seg.Findings = append(seg.Findings, verbsrules.CheckAppFails(file, lg.AppFails)...)
 	}
 	if len(lg.MPIFabrics) > 0 {

@@ -1,6 +1,9 @@
 package analyze
 
 import (
+	"github.com/ibdoctor/ibdoctor/internal/parse/daosnet"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ganesha"
+	"github.com/ibdoctor/ibdoctor/internal/parse/lnetctl"
 	"strings"
 	"unicode/utf8"
 
@@ -102,6 +105,9 @@ const (
 	KindIPLink        Kind = "ip-link"
 	KindCellCLI       Kind = "cellcli-ibport"
 	KindSystemctl     Kind = "systemctl-status"
+	KindLnetctl       Kind = "lnetctl"
+	KindGanesha       Kind = "ganesha-rdma"
+	KindDAOSNet       Kind = "daos-network-scan"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -116,6 +122,9 @@ var Kinds = []KindInfo{
 	{KindIBStatus, "ibstatus (port state and rate with width and lane speed; its 'Fatal error: … sys files not found' when a device is absent)"},
 	{KindDevinfo, "ibv_devinfo and ibv_devinfo -v"},
 	{KindVerbsDevices, "ibv_devices (rdma-core): the RDMA devices user space sees and their node GUIDs; an empty table is no device usable"},
+	{KindLnetctl, "lnetctl net show (Lustre LNet): the networks and their NIs; an NI with status: down is a finding"},
+	{KindDAOSNet, "DAOS dmg network scan devices as its functional tests log them (NetworkDevice(host=…, device=ib0, provider=ofi+verbs;ofi_rxm, numa=0)): read, not judged beyond the devices and providers listed"},
+	{KindGanesha, "NFS-Ganesha log lines of its RDMA transport (component TIRPC): failures at CRIT/MAJ/FATAL or WARN; EVENT lines are routine"},
 	{KindRdma, "rdma link show / rdma statistic show (iproute2)"},
 	{KindKernel, "kernel log: dmesg, dmesg -T, dmesg -x, journalctl -k, syslog (with systemd-networkd and NetworkManager carrier lines), /dev/kmsg records"},
 	{KindTopo, "nvidia-smi topo -m"},
@@ -252,6 +261,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindLshca, 0 // lshca's per-HCA block: "Dev #1", " Desc: …", " FW: …"
 	case strings.HasPrefix(t, "hca_id:"):
 		return KindDevinfo, 0
+	case t[0] == '-' && lnetctl.Header(t) && strings.TrimSpace(next) == "local NI(s):":
+		return KindLnetctl, 0 // lnetctl net show's "- net type: tcp" (the "net:" line above it not needed)
 	case t[0] == 'd' && hcatext.IsDevicesHeader(t):
 		return KindVerbsDevices, 0 // ibv_devices' "device  node GUID", whatever the command line above says
 	case strings.HasPrefix(t, "port:") && strings.HasPrefix(strings.TrimSpace(next), "state:") && strings.Contains(next, "PORT_") && !inHCA:
@@ -450,6 +461,14 @@ func member(l string) Kind {
 			}
 			return KindUnknown
 		}
+	}
+	if strings.Contains(l, "NetworkDevice(") {
+		if _, ok := daosnet.DeviceLine(l); ok {
+			return KindDAOSNet
+		}
+	}
+	if _, ok := ganesha.RDMALine(l); ok {
+		return KindGanesha // before the kernel: its "DATE TIME : epoch" stamp is not a kernel line's
 	}
 	if kmsg.DetectLine(l) {
 		return KindKernel

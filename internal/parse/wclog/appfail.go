@@ -35,6 +35,30 @@ const (
 	// transfer-engine transfers did not complete within its timeout
 	// ("Failed to complete transfers after 60 seconds for batch …").
 	AppTransferTimeout AppFailKind = "transfer_timeout"
+
+	// SPDK's NVMe-oF RDMA target (lib/nvmf/rdma.c) could not create or
+	// set up a queue pair for a host's connection: "rdma_create_qp
+	// failed: errno 12: Cannot allocate memory",
+	// "spdk_nvmf_rdma_poll_group_add: *ERROR*: Failed to initialize
+	// nvmf_rdma_qpair with qpair=0x…", "RDMA CQ resize failed: errno
+	// 11: Resource temporarily unavailable".
+	AppTgtQPair AppFailKind = "target_qpair"
+	// lib/nvmf/rdma.c: a queue pair's verbs state is not one it can be
+	// in ("QP#0: bad state updated: 192, maybe hardware issue",
+	// "QP#0: expected state: IBV_QPS_ERR, actual state:
+	// IBV_QPS_UNKNOWN").
+	AppTgtQPState AppFailKind = "target_qp_state"
+	// lib/nvmf/rdma.c nvmf_rdma_dump_qpair_contents: the target dumps a
+	// queue pair it tears down after an error ("Dumping contents of
+	// queue pair (QID 0)", "dumping requests in state 1"): printed
+	// after the failure, never its cause.
+	AppTgtDump AppFailKind = "target_dump"
+	// lib/nvmf/rdma.c (debug log of the "rdma" component): the target
+	// accepted a host's connection ("New RDMA Connection: 0x…" of
+	// spdk_nvmf_rdma_conn_create, "Final Negotiated Queue Depth: 32
+	// R/W Depth: 16" of nvmf_rdma_connect). Not a failure: a connect
+	// that completed.
+	AppTgtConnected AppFailKind = "target_connected"
 )
 
 // AppFail is an application line reporting that an RDMA connection or
@@ -64,6 +88,9 @@ type AppFail struct {
 // transfer_task.cpp:305] Failed to complete transfers after 60 seconds
 // for batch 2586731328"). Line is left 0.
 func AppFailLine(l string) (AppFail, bool) {
+	if f, ok := spdkTargetLine(strings.TrimSpace(l)); ok {
+		return f, true
+	}
 	if _, m, ok := strings.Cut(l, "*ERROR*: "); ok && strings.Contains(l, "nvme") {
 		return spdkHostLine(strings.TrimSpace(l), strings.TrimSpace(m))
 	}
@@ -116,4 +143,61 @@ func spdkHostLine(l, m string) (AppFail, bool) {
 		return AppFail{}, false
 	}
 	return f, true
+}
+
+// spdkTargetLine reads a line of SPDK's NVMe-oF RDMA target
+// (lib/nvmf/rdma.c, SPDK's log format "rdma.c:1075:spdk_nvmf_rdma_qpair_initialize:
+// *ERROR*: …", function names without the "spdk_" prefix since SPDK
+// 20.07): its *ERROR* lines that a queue pair could not be created or
+// set up, and its debug lines ("[rdma] rdma.c: 616:nvmf_rdma_connect:
+// …") that a connection was accepted.
+func spdkTargetLine(l string) (AppFail, bool) {
+	i := strings.Index(l, "rdma.c:")
+	if i < 0 {
+		return AppFail{}, false
+	}
+	rest := l[i+len("rdma.c:"):]
+	_, rest, ok := strings.Cut(rest, ":")
+	if !ok {
+		return AppFail{}, false
+	}
+	fn, m, ok := strings.Cut(rest, ": ")
+	fn = strings.TrimPrefix(strings.TrimSpace(fn), "spdk_")
+	if !ok || !strings.HasPrefix(fn, "nvmf_rdma_") {
+		return AppFail{}, false
+	}
+	f := AppFail{Text: l, Program: "SPDK target"}
+	if e, ok := strings.CutPrefix(m, "*ERROR*:"); ok {
+		e = strings.TrimSpace(e)
+		switch {
+		case strings.HasPrefix(e, "rdma_create_qp failed"), strings.HasPrefix(e, "Failed to initialize nvmf_rdma_qpair"),
+			strings.HasPrefix(e, "RDMA CQ resize failed"), strings.HasPrefix(e, "Unable to create shared receive queue"):
+			f.Kind = AppTgtQPair
+		case strings.Contains(e, "bad state updated"), strings.Contains(e, "expected state:") && strings.Contains(e, "actual state:"):
+			f.Kind = AppTgtQPState
+		case fn == "nvmf_rdma_dump_qpair_contents":
+			f.Kind = AppTgtDump
+			return f, true
+		default:
+			return AppFail{}, false
+		}
+		if _, r, ok := strings.Cut(e, "errno "); ok {
+			n, after, _ := strings.Cut(r, ":")
+			if v, err := strconv.Atoi(strings.TrimSpace(n)); err == nil && v > 0 {
+				f.Errno = v
+				f.Err = strings.TrimSpace(after)
+			}
+		}
+		return f, true
+	}
+	if strings.Contains(m, "*") {
+		// *NOTICE*, *WARNING*: not read.
+		return AppFail{}, false
+	}
+	m = strings.TrimSpace(m)
+	if strings.HasPrefix(m, "New RDMA Connection: ") || strings.HasPrefix(m, "Final Negotiated Queue Depth: ") {
+		f.Kind = AppTgtConnected
+		return f, true
+	}
+	return AppFail{}, false
 }

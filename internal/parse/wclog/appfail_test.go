@@ -28,6 +28,19 @@ var appFailLines = []struct {
 	{"[2020-07-24 13:50:18.368039] nvme_rdma.c: 548:nvme_rdma_validate_cm_event: *ERROR*: Expected RDMA_CM_EVENT_DISCONNECTED but received RDMA_CM_EVENT_TIMEWAIT_EXIT (15) from CM event channel (status = 0)", AppCMEvent, "", 0, "", "RDMA_CM_EVENT_TIMEWAIT_EXIT", 0},
 	{"E1120 11:10:27.133715 203020 transfer_task.cpp:305] Failed to complete transfers after 60 seconds for batch 2586731328  ", AppTransferTimeout, "", 0, "", "", 60},
 	{"E0414 08:07:01.000000 1 client.cpp:1] Failed to complete transfers after 60 seconds", AppTransferTimeout, "", 0, "", "", 60},
+	// SPDK's NVMe-oF RDMA target (lib/nvmf/rdma.c): spdk/spdk#1258,
+	// #640 and #147, with and without the "spdk_" prefix of newer
+	// function names.
+	{"rdma.c:1075:spdk_nvmf_rdma_qpair_initialize: *ERROR*: rdma_create_qp failed: errno 12: Cannot allocate memory", AppTgtQPair, "", 12, "Cannot allocate memory", "", 0},
+	{"rdma.c:3568:spdk_nvmf_rdma_poll_group_add: *ERROR*: Failed to initialize nvmf_rdma_qpair with qpair=0x2d55b40", AppTgtQPair, "", 0, "", "", 0},
+	{"rdma.c: 874:spdk_nvmf_rdma_qpair_initialize: *ERROR*: RDMA CQ resize failed: errno 11: Resource temporarily unavailable", AppTgtQPair, "", 11, "Resource temporarily unavailable", "", 0},
+	{"[2024-01-02 10:00:00.000000] rdma.c:1000:nvmf_rdma_qpair_initialize: *ERROR*: rdma_create_qp failed: errno 12: Cannot allocate memory", AppTgtQPair, "", 12, "Cannot allocate memory", "", 0},
+	{"rdma.c: 545:spdk_nvmf_rdma_update_ibv_state: *ERROR*: QP#0: bad state updated: 192, maybe hardware issue", AppTgtQPState, "", 0, "", "", 0},
+	{"rdma.c: 627:spdk_nvmf_rdma_set_ibv_state: *ERROR*: QP#0: expected state: IBV_QPS_ERR, actual state: IBV_QPS_UNKNOWN", AppTgtQPState, "", 0, "", "", 0},
+	{"rdma.c: 730:nvmf_rdma_dump_qpair_contents: *ERROR*: Dumping contents of queue pair (QID 0)", AppTgtDump, "", 0, "", "", 0},
+	{"rdma.c: 732:nvmf_rdma_dump_qpair_contents: *ERROR*:     dumping requests in state 11", AppTgtDump, "", 0, "", "", 0},
+	{"[rdma] rdma.c: 320:spdk_nvmf_rdma_conn_create: New RDMA Connection: 0x1b594f0", AppTgtConnected, "", 0, "", "", 0},
+	{"[rdma] rdma.c: 616:nvmf_rdma_connect: Final Negotiated Queue Depth: 32 R/W Depth: 16", AppTgtConnected, "", 0, "", "", 0},
 }
 
 func TestAppFailLine(t *testing.T) {
@@ -47,6 +60,9 @@ func TestAppFailLine(t *testing.T) {
 		"nvme.c: 815:nvme_probe_internal: *ERROR*: NVMe ctrlr scan failed",
 		"Failed to complete transfers after many seconds",
 		"The transfer engine failed to complete transfers after a restart",
+		"rdma.c: 763:spdk_nvmf_rdma_qpair_destroy: *WARNING*: Destroying qpair when queue depth is 128",
+		"[rdma] rdma.c: 583:nvmf_rdma_connect: Calculating Queue Depth",
+		"rdma.c:1144:spdk_nvmf_rdma_create: *ERROR*: rdma_create_event_channel() failed, No such device",
 	} {
 		if f, ok := AppFailLine(l); ok {
 			t.Errorf("AppFailLine(%q) = %+v, want none", l, f)

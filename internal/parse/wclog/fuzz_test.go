@@ -28,6 +28,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("W0222 20:07:21.119717 2179435 worker_pool.cpp:399] Worker: Received context async event local work queue catastrophic error for context erdma_0")
 	f.Add("x (local_nic: erdma_0): general error")
 	f.Add("IBDevice.cc:386 WARNING] IfAddr of mlx5_0:1 -> Bond0 not found, maybe running in container!\nIBDevice.cc:441 CRITICAL] IBDevice mlx5_0:1 can't set zone by IP, fallback to UNKNOWN\nx RoCE v2 GID not found\nIBDevice :1's zone is unknown!!!")
+	f.Add("rdma.c:1075:spdk_nvmf_rdma_qpair_initialize: *ERROR*: rdma_create_qp failed: errno 12: Cannot allocate memory\nrdma.c: 545:spdk_nvmf_rdma_update_ibv_state: *ERROR*: QP#0: bad state updated: 192, maybe hardware issue\n[rdma] rdma.c: 320:spdk_nvmf_rdma_conn_create: New RDMA Connection: 0x1b594f0\nrdma.c:1:nvmf_rdma_x: *ERROR*: RDMA CQ resize failed: errno ")
 	f.Add("libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs1\nrdma_create_event_channel() failed, No such device")
 	f.Add("Error on CQ 0x1, (qp state 1 ibv_state 6) request 0x2, type DATA, status: (12): transport retry counter e")
 	f.Add("[Rank 1] x: Execution_Error_ROCE_CQE(EI0013): An error CQE. Local information: server a, device ID 3, device IP 1.2.3.4. Peer information: device IP , device ID")

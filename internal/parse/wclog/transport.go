@@ -38,7 +38,13 @@ type Transport struct {
 //     7"): the event channel is /dev/infiniband/rdma_cm, so no RDMA CM
 //     connection can be made there; and ldmsd's "Error 7 listening on the
 //     'rdma' transport." (the daemon then exits). SPDK's
-//     "rdma_create_event_channel() failed, No such device" is NoDevice's.
+//     "rdma_create_event_channel() failed, No such device" is NoDevice's;
+//   - brpc's RDMA transport (src/brpc/rdma/rdma_endpoint.cpp, as FalconFS
+//     and other brpc programs log it): "Fail to create comp channel for
+//     CQ: Too many open files [24]", "Fail to create CQ", "Fail to create
+//     QP" (PLOG: the strerror text and errno after the colon), and
+//     rdma_helper.cpp's "rdma_recv_block_type incorrect (valid value:
+//     default/large/huge)", after which the RDMA initialisation stops.
 //
 // Only lines that name RDMA, an RNIC, a GID or an RDMA device are
 // looked at; each wording is a plain substring test.
@@ -52,7 +58,9 @@ func TransportLine(l string) (Transport, bool) {
 		strings.Contains(l, "Unable to create new transport of type RDMA"),
 		strings.Contains(l, "Failed to listen on transport RDMA"),
 		strings.Contains(l, "rdma_create_event_channel") && (strings.Contains(l, "fail") || strings.Contains(l, "rror")) && !NoDevice(l),
-		strings.Contains(l, "listening on the 'rdma' transport"):
+		strings.Contains(l, "listening on the 'rdma' transport"),
+		strings.Contains(l, "rdma_endpoint.cpp") && strings.Contains(l, "] Fail to create "),
+		strings.Contains(l, "rdma_helper.cpp") && strings.Contains(l, "] rdma_recv_block_type incorrect"):
 		t.Fatal = true
 		return t, true
 	}

@@ -320,6 +320,7 @@ func Hint(l string) bool {
 		strings.Contains(l, "status") && completionWords(l) || asyncHint(l) ||
 		strings.Contains(l, "libibverbs: W") || transportHint(l) || qpHint(l) || strings.Contains(l, ": CQE ") || gidHint(l) ||
 		strings.Contains(l, "*ERROR*") || strings.Contains(l, "Failed to complete transfers") ||
+		strings.Contains(l, "New RDMA Connection: ") || strings.Contains(l, "Final Negotiated Queue Depth: ") ||
 		strings.Contains(l, "IBDevice") || strings.Contains(l, "IfAddr of ") || mpiFabricHint(l)
 }
 

@@ -383,6 +383,11 @@ func TestTransportLine(t *testing.T) {
 		{"Fri Dec 13 07:57:32 2019: INFO      : z_rdma_listen: rdma_create_event_channel failed. zerr 7", "fatal dev= gid="},
 		{"Fri Dec 13 07:57:32 2019: ERROR     : Error 7 listening on the 'rdma' transport.", "fatal dev= gid="},
 		{"Fri Dec 13 07:57:32 2019: INFO      : Listening on sock:10001", ""},
+		// brpc's RDMA endpoint as FalconFS logs it (falconfs issue 30): glog lines of rdma_endpoint.cpp and rdma_helper.cpp.
+		{"W0630 16:15:24.209332 1166934 rdma_endpoint.cpp:1046] Fail to create comp channel for CQ: Too many open files [24]", "fatal dev= gid="},
+		{"E0630 16:15:24.209450 1166934 rdma_helper.cpp:544] rdma_recv_block_type incorrect (valid value: default/large/huge)", "fatal dev= gid="},
+		{"I0630 16:15:22.485301 1166934 rdma_helper.cpp:485] RDMA LID: 0", ""},
+		{"W0630 16:15:24.209332 1 socket.cpp:10] Fail to create socket: Too many open files [24]", ""},
 		{"Failed to open device /dev/sda", ""},
 		{"systemd: Disable device sda1", ""},
 		{"I0115 05:20:19.917309   309 transfer_engine_impl.cpp:232] Topology discovery complete. Found 1 HCAs.", ""},

@@ -65,19 +65,21 @@ var verbsMetas = []finding.Meta{
 	{
 		ID: "rdma.transport_unavailable", Severity: finding.Critical, Area: "rdma", Step: finding.StepContainer,
 		Title:   "an application's RDMA transport could not start",
-		Meaning: "An application says its RDMA transport did not start because no RDMA device was usable: Mooncake's transfer engine could not open its device with the GID index it was given ('Failed to open device mlx5_8 on port  with GID 0', 'Disable device mlx5_8') and then had none left ('RdmaTransport: No available RNIC', 'RdmaTransport: cannot initialize RDMA resources'); SPDK's NVMe-oF target could not create its RDMA transport ('Unable to create new transport of type RDMA', 'Failed to listen on transport RDMA address …'); librdmacm could not create its event channel, which opens /dev/infiniband/rdma_cm (LDMS's zap_rdma: 'z_rdma_listen: rdma_create_event_channel failed. zerr 7', then ldmsd's 'Error 7 listening on the 'rdma' transport.' and the daemon exits). The application then runs without RDMA or not at all: critical. One device refused while the transport still started on others is a warning.",
+		Meaning: "An application says its RDMA transport did not start because no RDMA device was usable: Mooncake's transfer engine could not open its device with the GID index it was given ('Failed to open device mlx5_8 on port  with GID 0', 'Disable device mlx5_8') and then had none left ('RdmaTransport: No available RNIC', 'RdmaTransport: cannot initialize RDMA resources'); SPDK's NVMe-oF target could not create its RDMA transport ('Unable to create new transport of type RDMA', 'Failed to listen on transport RDMA address …'); librdmacm could not create its event channel, which opens /dev/infiniband/rdma_cm (LDMS's zap_rdma: 'z_rdma_listen: rdma_create_event_channel failed. zerr 7', then ldmsd's 'Error 7 listening on the 'rdma' transport.' and the daemon exits); brpc's RDMA endpoint (rdma_endpoint.cpp, in FalconFS and other brpc programs) could not create a completion channel, completion queue or queue pair ('Fail to create comp channel for CQ: Too many open files [24]') or its RDMA initialisation stopped ('rdma_recv_block_type incorrect'). The application then runs without RDMA or not at all: critical. One device refused while the transport still started on others is a warning.",
 		Causes: []string{
 			"the GID index the application uses has no usable entry on that port: on RoCE, GID index 0 is the link-local address of a netdev, and a port with no netdev (or no IP on it in this network namespace) has no GID there; the RoCE v2 entry is at another index",
 			"the device is not visible where the application runs: the container or pod lacks /dev/infiniband (the RDMA device plugin), or the device name differs there",
 			"the port is down or the device name configured for the application (Mooncake's device list, SPDK's listen address) is wrong",
 			"libibverbs has no provider for the device (libibverbs warns 'no userspace device-specific driver found')",
 			"rdma_create_event_channel failed: /dev/infiniband/rdma_cm is missing where the program runs: the rdma_ucm kernel module is not loaded, or the container was not given that device",
+			"an RDMA resource of the transport could not be created (brpc's rdma_endpoint.cpp: 'Fail to create comp channel for CQ: Too many open files [24]'): the process reached its open-files limit (each completion channel is a file descriptor) or its locked-memory limit, as set for the process when started (a systemd unit's LimitNOFILE/LimitMEMLOCK), not in an interactive shell",
 		},
 		Remedy: []string{
 			"ibv_devinfo -v in the same container or pod as the application: the device must be listed, its port PORT_ACTIVE, with the GID index it uses filled in",
 			"show_gids (or rdma link show and ibdev2netdev) there: the GID index of the RoCE v2 entry with the port's IP address; give that index to the application (Mooncake: MC_GID_INDEX) or leave it unset so it picks one",
 			"name only devices the container has (Mooncake's device list, SPDK's listen address on a netdev of an RDMA device); in Kubernetes, request the RDMA device from its device plugin",
 			"when rdma_create_event_channel failed: ls -l /dev/infiniband must list rdma_cm; if not, modprobe rdma_ucm on the host (and docker run --device=/dev/infiniband/rdma_cm in a container)",
+			"when an RDMA resource could not be created: cat /proc/PID/limits for the running program ('Max open files', 'Max locked memory'); raise them where it is started (LimitNOFILE=, LimitMEMLOCK= in its systemd unit)",
 		},
 	},
 	{
@@ -123,6 +125,52 @@ var verbsMetas = []finding.Meta{
 			"on the target: the subsystem listens on that address over RDMA (scripts/rpc.py nvmf_get_subsystems) and its log has no error at that time",
 			"with the kernel host, the same target: nvme discover --transport=rdma --traddr=TARGET_IP --trsvcid=4420; dmesg -T on both machines for the RDMA port's link and driver lines",
 			remedyPerftest,
+		},
+	},
+	{
+		ID: "nvmf.target_qpair_failed", Severity: finding.Critical, Area: "verbs", Step: finding.StepNCCL,
+		Title:   "SPDK's NVMe-oF RDMA target could not set up a host's queue pair",
+		Meaning: "SPDK's NVMe-oF target (lib/nvmf/rdma.c) says it could not create or set up the RDMA queue pair of a host's connection: 'rdma_create_qp failed: errno 12: Cannot allocate memory', 'Failed to initialize nvmf_rdma_qpair with qpair=0x…' (poll_group_add), 'RDMA CQ resize failed: errno 11: Resource temporarily unavailable', or a queue pair whose verbs state is not a valid one ('QP#0: bad state updated: 192, maybe hardware issue', 'expected state: IBV_QPS_ERR, actual state: IBV_QPS_UNKNOWN'). The host's connect or discover then fails ('Failed to write to /dev/nvme-fabrics: Connection reset by peer'): critical. Lines of nvmf_rdma_dump_qpair_contents ('Dumping contents of queue pair (QID 0)') alone are the teardown after such an error: a warning.",
+		Causes: []string{
+			"ENOMEM or EAGAIN from rdma_create_qp or ibv_resize_cq: the RDMA device or the process ran out of a resource: locked memory (ulimit -l), the hugepage memory SPDK registers, or the device's queue pairs or completion queue entries (max_qp, max_cqe) for the configured queue depth and number of connections",
+			"a queue pair in an unknown state: the RDMA device or its driver failed (a firmware or driver error, a soft-RoCE/soft-iWARP device), or the target runs an SPDK older than the fixes for its device",
+		},
+		Remedy: []string{
+			"ulimit -l in the target's shell (unlimited), and grep -i huge /proc/meminfo: the hugepages SPDK needs are reserved (scripts/setup.sh with HUGEMEM)",
+			"ibv_devinfo -v on the target: max_qp, max_cqe and max_qp_wr of the device against the transport's queue depth and the number of hosts",
+			"lower the RDMA transport's queue depth (max_queue_depth of scripts/rpc.py nvmf_create_transport) or the number of queues per host, then connect again",
+			"dmesg -T on the target for the RDMA driver's errors at that time",
+		},
+	},
+	{
+		ID: "lnet.ni_down", Severity: finding.Critical, Area: "rdma", Step: finding.StepPort,
+		Title:   "a Lustre LNet network interface (NI) is down",
+		Meaning: "Lustre's `lnetctl net show` lists an NI of an LNet network with 'status: down' ('- nid: 10.0.0.1@o2ib', 'status: down', lnet/utils/lnetctl.c): LNet sends nothing through it. With no other NI (than the loopback 0@lo) up, the node reaches no Lustre server or client over LNet and its mounts hang: critical; with another NI up, a warning (one path lost).",
+		Causes: []string{
+			"the network device under the NI is down or has no IP address (ib0, a RoCE bond): port down, cable, or the interface not configured",
+			"o2ib: the RDMA device under the interface is not active (the InfiniBand port not ACTIVE, the subnet manager not reachable) or ko2iblnd could not use it",
+			"LNet health marked the NI down after failed sends (lnet_health_sensitivity), a peer network unreachable from it",
+		},
+		Remedy: []string{
+			"ip addr show on the NI's interface: it must be UP with the IP address of the NID",
+			"o2ib: ibstat or ibv_devinfo for the RDMA device under the interface: the port must be Active / PORT_ACTIVE",
+			"lnetctl stats show and lnetctl net show for LNet's counters and the NI's health; lctl ping a peer NID over that network",
+			"dmesg -T | grep -i -e lnet -e o2ib for LNet's and ko2iblnd's errors",
+		},
+	},
+	{
+		ID: "nfs.ganesha_rdma_error", Severity: finding.Critical, Area: "rdma", Step: finding.StepNCCL,
+		Title:   "NFS-Ganesha's RDMA transport logged a failure",
+		Meaning: "NFS-Ganesha's log has a line of its RDMA transport (component TIRPC, libntirpc's rpc_rdma.c/svc_rdma.c; 'rpc :TIRPC :CRIT :…rdma…') at a failure level: CRIT, MAJ or FATAL is critical (the NFS/RDMA transport or a client's connection over it failed), WARN a warning. Its EVENT lines ('xdr_rdma_reg_mr: total_rdma_reg_mem … registered', 'xdr_rdma_add_inbufs_hdr()') are the transport registering memory and buffers: routine, not judged.",
+		Causes: []string{
+			"the RDMA device or port under the NFS/RDMA listener failed or went down, or a client's connection was lost (completion errors, a peer that went away)",
+			"memory registration failed: the locked-memory limit of the ganesha.nfsd service (LimitMEMLOCK) or the device's memory-region limits",
+		},
+		Remedy: []string{
+			"read the Ganesha log lines around the failure (the TIRPC component's, and the NFS ones that follow)",
+			"ibv_devinfo -v on the server: the RDMA port used by the NFS/RDMA listener must be PORT_ACTIVE",
+			"cat /proc/PID/limits of ganesha.nfsd: 'Max locked memory' must be unlimited for RDMA",
+			"dmesg -T on the server for the RDMA driver's errors at that time",
 		},
 	},
 	{

@@ -17,17 +17,25 @@ import (
 // resolved or a queue pair not connected; a warning for an unexpected
 // CM event alone), Mooncake's transfer timeouts one rdma.transfer_timeout.
 func CheckAppFails(source string, fs []wclog.AppFail) []finding.Finding {
-	var spdk, mc []wclog.AppFail
+	var spdk, mc, tgt []wclog.AppFail
 	for _, f := range fs {
-		if f.Kind == wclog.AppTransferTimeout {
+		switch f.Kind {
+		case wclog.AppTransferTimeout:
 			mc = append(mc, f)
-		} else {
+		case wclog.AppTgtConnected:
+			// A connect the target completed: nothing to judge.
+		case wclog.AppTgtQPair, wclog.AppTgtQPState, wclog.AppTgtDump:
+			tgt = append(tgt, f)
+		default:
 			spdk = append(spdk, f)
 		}
 	}
 	var out []finding.Finding
 	if len(spdk) > 0 {
 		out = append(out, spdkFinding(source, spdk))
+	}
+	if len(tgt) > 0 {
+		out = append(out, spdkTargetFinding(source, tgt))
 	}
 	if len(mc) > 0 {
 		sum := fmt.Sprintf("Mooncake's transfers did not complete within %d seconds (%s): the keys of those batches fail with TRANSFER_FAIL, and a serving engine that needs them fails or stalls", mc[0].Seconds, plural(len(mc), "batch", "batches"))
@@ -95,6 +103,50 @@ func spdkFinding(source string, fs []wclog.AppFail) finding.Finding {
 		}
 	}
 	f := catalog.New("nvmf.connection_failed", finding.Subject{File: source}, sum, appEvidence(source, q)...)
+	if !fatal {
+		f.Severity = finding.Warning
+	}
+	return f
+}
+
+// spdkTargetFinding is the nvmf.target_qpair_failed of SPDK's target
+// lines: critical when a queue pair could not be created or set up or
+// its verbs state is broken, a warning when the paste holds only the
+// dump of a queue pair torn down (the failure before it not shown).
+func spdkTargetFinding(source string, fs []wclog.AppFail) finding.Finding {
+	var why []string
+	var q []wclog.AppFail
+	seen := map[string]bool{}
+	for _, k := range []wclog.AppFailKind{wclog.AppTgtQPair, wclog.AppTgtQPState, wclog.AppTgtDump} {
+		for _, f := range fs {
+			if f.Kind != k {
+				continue
+			}
+			msg := f.Text
+			if _, m, ok := strings.Cut(f.Text, "*ERROR*:"); ok {
+				msg = strings.TrimSpace(m)
+			}
+			if k != wclog.AppTgtDump && !seen[msg] {
+				seen[msg] = true
+				why = append(why, "'"+msg+"'")
+			}
+			if k != wclog.AppTgtDump || len(q) == 0 {
+				q = append(q, f)
+			}
+		}
+	}
+	fatal := len(why) > 0
+	sum := "SPDK's NVMe-oF RDMA target dumped and tore down a queue pair after an error (the failure itself is not in the paste)"
+	if fatal {
+		sum = "SPDK's NVMe-oF RDMA target could not set up a host's queue pair, so that host's connect fails: " + strings.Join(why[:min(len(why), 4)], "; ")
+		for _, f := range fs {
+			if f.Errno == 12 {
+				sum += "; errno 12 (ENOMEM): the HCA or the locked memory could not hold another queue pair (ulimit -l, the hugepage memory SPDK registers, the device's max_qp)"
+				break
+			}
+		}
+	}
+	f := catalog.New("nvmf.target_qpair_failed", finding.Subject{File: source}, sum, appEvidence(source, q)...)
 	if !fatal {
 		f.Severity = finding.Warning
 	}

@@ -35,6 +35,12 @@ func TestAppFails(t *testing.T) {
 		{"Mooncake's transfer timeout", mc, "rdma.transfer_timeout", finding.Critical, "did not complete within 60 seconds (1 batch)", "t:1"},
 		{"the target's flushes alone", flush + flush, "verbs.wr_flushed", finding.Info, "2 completions of flushed work requests", "t:1"},
 		{"flushes after a failure stay completion errors", retry + flush, "verbs.completion_error", finding.Critical, "transport retry counter exceeded", "t:1"},
+		{"the target cannot create a queue pair (spdk/spdk#1258)", "rdma.c:1075:spdk_nvmf_rdma_qpair_initialize: *ERROR*: rdma_create_qp failed: errno 12: Cannot allocate memory\nrdma.c:3568:spdk_nvmf_rdma_poll_group_add: *ERROR*: Failed to initialize nvmf_rdma_qpair with qpair=0x2d55b40\n",
+			"nvmf.target_qpair_failed", finding.Critical, "errno 12 (ENOMEM)", "t:1"},
+		{"a queue pair in a bad state (spdk/spdk#640)", "rdma.c: 732:nvmf_rdma_dump_qpair_contents: *ERROR*:     dumping requests in state 11\nrdma.c: 545:spdk_nvmf_rdma_update_ibv_state: *ERROR*: QP#0: bad state updated: 192, maybe hardware issue\n",
+			"nvmf.target_qpair_failed", finding.Critical, "'QP#0: bad state updated: 192, maybe hardware issue'", "t:2"},
+		{"the target's queue pair dump alone", "rdma.c: 730:nvmf_rdma_dump_qpair_contents: *ERROR*: Dumping contents of queue pair (QID 0)\n",
+			"nvmf.target_qpair_failed", finding.Warning, "the failure itself is not in the paste", "t:1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			lg, err := wclog.Parse(strings.NewReader(tt.text), "t")
@@ -78,5 +84,20 @@ func TestGetinfos(t *testing.T) {
 		case tt.sev == "" && len(fs) != 0, tt.sev != "" && (len(fs) != 1 || fs[0].ID != "libfabric.provider_unavailable" || fs[0].Severity != tt.sev):
 			t.Errorf("%q: got %v", tt.text, fs)
 		}
+	}
+}
+
+// A debug trace of a connect SPDK's target accepted (spdk/spdk#147) is
+// read and judged: no finding.
+func TestAppFailsTargetConnected(t *testing.T) {
+	lg, err := wclog.Parse(strings.NewReader("[rdma] rdma.c: 616:nvmf_rdma_connect: Final Negotiated Queue Depth: 32 R/W Depth: 16\n[rdma] rdma.c: 320:spdk_nvmf_rdma_conn_create: New RDMA Connection: 0x1b594f0\n"), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lg.AppFails) != 2 {
+		t.Fatalf("read %d lines, want 2", len(lg.AppFails))
+	}
+	if fs := append(Check(lg), CheckAppFails("t", lg.AppFails)...); len(fs) != 0 {
+		t.Errorf("findings %v, want none", fs)
 	}
 }

@@ -38,6 +38,11 @@ func CheckTransports(source string, ts []wclog.Transport) []finding.Finding {
 	switch {
 	case slices.ContainsFunc(fatal, func(l string) bool { return strings.Contains(l, "rdma_create_event_channel") }):
 		sum = "the application's RDMA transport could not start: librdmacm could not create its event channel (rdma_create_event_channel opens /dev/infiniband/rdma_cm, which exists only with the rdma_ucm module loaded and, in a container, the device passed in)"
+	case slices.ContainsFunc(fatal, func(l string) bool { return strings.Contains(l, "] Fail to create ") }):
+		sum = "the application's RDMA transport could not start: brpc could not create an RDMA resource of its endpoint (completion channel, completion queue or queue pair)"
+		if slices.ContainsFunc(fatal, func(l string) bool { return strings.Contains(l, "Too many open files") }) {
+			sum += "; EMFILE (Too many open files): every completion channel is a file descriptor, and the process reached its open-files limit (the limit of the process as started, such as a systemd unit's LimitNOFILE, not the one of an interactive shell)"
+		}
 	case len(fatal) > 0 && len(devs) > 0:
 		sum = fmt.Sprintf("the application's RDMA transport could not start: RDMA device %s could not be opened", strings.Join(devs, ", "))
 	case len(fatal) > 0:

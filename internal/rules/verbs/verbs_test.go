@@ -263,6 +263,8 @@ func TestCheckTransports(t *testing.T) {
 			`no RDMA device was usable ("Failed to listen on transport RDMA address 10.0.0.12:4420")`, "", "ibv_devinfo -v in the same container", 3},
 		{"ldmsd: no event channel", "Fri Dec 13 07:57:32 2019: INFO      : z_rdma_listen: rdma_create_event_channel failed. zerr 7\nFri Dec 13 07:57:32 2019: ERROR     : Error 7 listening on the 'rdma' transport.\n", finding.Critical,
 			"librdmacm could not create its event channel", "", "ibv_devinfo -v in the same container", 2},
+		{"brpc: no completion channel (EMFILE)", "W0630 16:15:24.209332 1166934 rdma_endpoint.cpp:1046] Fail to create comp channel for CQ: Too many open files [24]\nE0630 16:15:24.209450 1166934 rdma_helper.cpp:544] rdma_recv_block_type incorrect (valid value: default/large/huge)\n", finding.Critical,
+			"brpc could not create an RDMA resource of its endpoint (completion channel, completion queue or queue pair); EMFILE (Too many open files)", "", "ibv_devinfo -v in the same container", 2},
 		{"one device refused", "E0115 05:20:19.945159   309 rdma_context.cpp:81] Failed to open device mlx5_8 on port  with GID 3\n", finding.Warning,
 			"could not open RDMA device mlx5_8 and left it out of its transport with GID index 3", "mlx5_8", "ibv_devinfo -v -d mlx5_8", 1},
 	} {
