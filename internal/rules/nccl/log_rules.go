@@ -167,7 +167,12 @@ func (c *logCheck) addProc(p *nccllog.Proc) {
 	case p.IBNoDevice > 0 && p.NetPlugin == "" && len(p.Via) == 0:
 		c.noIB = append(c.noIB, p)
 	}
-	if p.IBDisable == 1 {
+	if p.IBDisable == 1 && p.IBNoDevice == 0 {
+		// NCCL's IB transport returns on NCCL_IB_DISABLE before it
+		// looks for devices (net_ib.cc ncclIbInit): "NET/IB : No device
+		// found." in the same process comes from a search that ran (a
+		// net plugin's, or before the variable was read) and found no
+		// device, so the variable is not what left the job on sockets.
 		c.disabled = append(c.disabled, p)
 	}
 }
@@ -370,7 +375,11 @@ func (c *logCheck) socketWhy() string {
 	case slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.NoVerbs > 0 }):
 		return "; libibverbs could not be loaded: rdma-core (libibverbs) is missing from the image or the library path"
 	case slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.IBNoDevice > 0 }):
-		return "; NCCL found no IB device (container without /dev/infiniband, missing libibverbs, or NCCL_IB_HCA matching nothing)"
+		why := "; NCCL found no IB device (container without /dev/infiniband, missing libibverbs, or NCCL_IB_HCA matching nothing)"
+		if slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.IBNoDevice > 0 && p.IBDisable == 1 }) {
+			why += "; NCCL_IB_DISABLE=1 is set too, but no device was found, so unsetting it alone changes nothing"
+		}
+		return why
 	case slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.SidebandLine > 0 }):
 		// NCCL 2.3's IB transport names its sideband interface, then
 		// lists each ACTIVE IB/RoCE port NCCL_IB_HCA allows ("NET/IB:
