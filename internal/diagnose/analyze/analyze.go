@@ -2381,7 +2381,9 @@ func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 		// libibverbs' own warning, when the log has one, is the cause the
 		// transport's failure follows from: it alone is reported.
 		if len(lg.Providers) == 0 {
-			seg.Findings = append(seg.Findings, verbsrules.CheckTransports(file, lg.Transports)...)
+			fs := verbsrules.CheckTransports(file, lg.Transports)
+			diedAfterTransport(fs, file, d, lg.Transports[len(lg.Transports)-1].Line, sp.End)
+			seg.Findings = append(seg.Findings, fs...)
 		}
 	}
 	if len(lg.PortAddrs) > 0 {
@@ -2925,4 +2927,25 @@ func diagnoseFiInfo(seg *Segment, file, text string) error {
 	}
 	seg.Summary = fmt.Sprintf("fi_info, %s (%s)", plural(len(in.Entries), "endpoint", "endpoints"), strings.Join(provs, ", "))
 	return nil
+}
+
+// diedAfterTransport makes a refused-device rdma.transport_unavailable
+// critical when a line after it, in the same output, says the program
+// then died ("Fatal Python error: Segmentation fault", "core dumped"):
+// the job is gone, whatever else still worked.
+func diedAfterTransport(fs []finding.Finding, file string, d *doc, from, to int) {
+	for n := from + 1; n <= to; n++ {
+		l := strings.TrimSpace(d.line(n))
+		if !stopLine(l) {
+			continue
+		}
+		for i := range fs {
+			if fs[i].ID == "rdma.transport_unavailable" && fs[i].Severity == finding.Warning {
+				fs[i].Severity = finding.Critical
+				fs[i].Summary += fmt.Sprintf("; then the program died (%q)", cut(l, 120))
+				fs[i].Evidence = append(fs[i].Evidence, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, n), Value: l})
+			}
+		}
+		return
+	}
 }

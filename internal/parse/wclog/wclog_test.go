@@ -383,6 +383,9 @@ func TestTransportLine(t *testing.T) {
 		{"Fri Dec 13 07:57:32 2019: INFO      : z_rdma_listen: rdma_create_event_channel failed. zerr 7", "fatal dev= gid="},
 		{"Fri Dec 13 07:57:32 2019: ERROR     : Error 7 listening on the 'rdma' transport.", "fatal dev= gid="},
 		{"Fri Dec 13 07:57:32 2019: INFO      : Listening on sock:10001", ""},
+		// kvcache-ai/Mooncake#535: ibv_create_cq failed on a broken NIC.
+		{"E0620 17:20:15.656373   293 rdma_context.cpp:116] Failed to create completion queue: Cannot allocate memory [12]", "dev= gid= resource=Cannot allocate memory [12]"},
+		{"Failed to create completion queue: Cannot allocate memory", ""},
 		{"Failed to open device /dev/sda", ""},
 		{"systemd: Disable device sda1", ""},
 		{"I0115 05:20:19.917309   309 transfer_engine_impl.cpp:232] Topology discovery complete. Found 1 HCAs.", ""},
@@ -397,6 +400,9 @@ func TestTransportLine(t *testing.T) {
 			}
 			if tr.NoNetdev {
 				got += " nonetdev"
+			}
+			if tr.Resource != "" {
+				got += " resource=" + tr.Resource
 			}
 		}
 		if got != tc.want {
