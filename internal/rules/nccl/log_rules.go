@@ -80,6 +80,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	c.checkIBDisabled()
 	c.checkSocketFallback()
 	c.checkOFISocketProvider()
+	c.checkSocketLoopback()
 	c.checkOFIFewNICs()
 	c.checkGDR()
 	c.checkMixedLinkLayers()
@@ -1676,4 +1677,32 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// checkSocketLoopback reports processes whose socket transport lists the
+// loopback interface beside a real one ("NET/Socket : Using
+// [0]lo:127.0.0.1<0> [1]eth0:192.168.4.230<0>", kubeflow/pytorch-operator#202).
+// NCCL leaves lo out of its own pick whenever another interface is up
+// (src/misc/socket.cc ncclFindInterfaces: "^docker,lo" before "docker",
+// then "lo"), so lo is there because NCCL_SOCKET_IFNAME matches it. Each
+// listed interface is a network device of the socket transport, and a
+// connection over lo hands the peer 127.0.0.1, which a rank on another
+// host cannot reach: a warning (a one-host job is not hurt).
+func (c *logCheck) checkSocketLoopback() {
+	var procs []*nccllog.Proc
+	for _, p := range c.all {
+		if p.SocketLine > 0 && !p.SocketLo && slices.Contains(p.SocketIfs, "lo") {
+			procs = append(procs, p)
+		}
+	}
+	if len(procs) == 0 || c.oneNode(c.all) != "" {
+		return
+	}
+	var evs []finding.Evidence
+	for _, p := range procs[:min(3, len(procs))] {
+		evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.SocketLine), Value: "NET/Socket : Using " + strings.Join(p.SocketIfs, ", ")})
+	}
+	c.a.Findings = append(c.a.Findings, catalog.New("nccl.socket_loopback", c.subj,
+		fmt.Sprintf("NCCL's socket transport on %d process(es) (%s) lists the loopback interface beside %s: a connection over lo gives the peer 127.0.0.1, which no other host can reach, so inter-node connections over it fail or hang; NCCL leaves lo out by itself when another interface is up, so NCCL_SOCKET_IFNAME matches it",
+			len(procs), procNames(procs), strings.Join(slices.DeleteFunc(slices.Clone(procs[0].SocketIfs), func(s string) bool { return s == "lo" }), ", ")), evs...))
 }
