@@ -2398,6 +2398,16 @@ func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 		parts = append(parts, plural(len(lg.GIDs), "RDMA device GID line", "RDMA device GID lines"))
 		seg.Findings = append(seg.Findings, verbsrules.CheckGIDs(file, lg.GIDs, len(lg.QPSetups) > 0)...)
 	}
+	if len(lg.Throughputs) > 0 {
+		lo, hi := lg.Throughputs[0].MBps, lg.Throughputs[0].MBps
+		for _, tp := range lg.Throughputs {
+			lo, hi = min(lo, tp.MBps), max(hi, tp.MBps)
+		}
+		// A rate the application reports, with nothing to hold it
+		// against: the link's speed is not in the paste.
+		parts = append(parts, fmt.Sprintf("%s (%.2f-%.2f MB/s per interval; a rate with no failure, not judged against the link)",
+			plural(len(lg.Throughputs), "Mooncake transfer-engine throughput line", "Mooncake transfer-engine throughput lines"), lo, hi))
+	}
 	seg.Summary = strings.Join(parts, ", ")
 	return nil
 }
