@@ -2406,7 +2406,9 @@ func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 		// libibverbs' own warning, when the log has one, is the cause the
 		// transport's failure follows from: it alone is reported.
 		if len(lg.Providers) == 0 {
-			seg.Findings = append(seg.Findings, verbsrules.CheckTransports(file, lg.Transports)...)
+			fs := verbsrules.CheckTransports(file, lg.Transports)
+			diedAfterTransport(fs, file, d, lg.Transports[len(lg.Transports)-1].Line, sp.End)
+			seg.Findings = append(seg.Findings, fs...)
 		}
 	}
 	if len(lg.PortAddrs) > 0 {
@@ -2420,6 +2422,16 @@ func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 	if len(lg.GIDs) > 0 {
 		parts = append(parts, plural(len(lg.GIDs), "RDMA device GID line", "RDMA device GID lines"))
 		seg.Findings = append(seg.Findings, verbsrules.CheckGIDs(file, lg.GIDs, len(lg.QPSetups) > 0)...)
+	}
+	if len(lg.Throughputs) > 0 {
+		lo, hi := lg.Throughputs[0].MBps, lg.Throughputs[0].MBps
+		for _, tp := range lg.Throughputs {
+			lo, hi = min(lo, tp.MBps), max(hi, tp.MBps)
+		}
+		// A rate the application reports, with nothing to hold it
+		// against: the link's speed is not in the paste.
+		parts = append(parts, fmt.Sprintf("%s (%.2f-%.2f MB/s per interval; a rate with no failure, not judged against the link)",
+			plural(len(lg.Throughputs), "Mooncake transfer-engine throughput line", "Mooncake transfer-engine throughput lines"), lo, hi))
 	}
 	seg.Summary = strings.Join(parts, ", ")
 	return nil
@@ -2950,4 +2962,25 @@ func diagnoseFiInfo(seg *Segment, file, text string) error {
 	}
 	seg.Summary = fmt.Sprintf("fi_info, %s (%s)", plural(len(in.Entries), "endpoint", "endpoints"), strings.Join(provs, ", "))
 	return nil
+}
+
+// diedAfterTransport makes a refused-device rdma.transport_unavailable
+// critical when a line after it, in the same output, says the program
+// then died ("Fatal Python error: Segmentation fault", "core dumped"):
+// the job is gone, whatever else still worked.
+func diedAfterTransport(fs []finding.Finding, file string, d *doc, from, to int) {
+	for n := from + 1; n <= to; n++ {
+		l := strings.TrimSpace(d.line(n))
+		if !stopLine(l) {
+			continue
+		}
+		for i := range fs {
+			if fs[i].ID == "rdma.transport_unavailable" && fs[i].Severity == finding.Warning {
+				fs[i].Severity = finding.Critical
+				fs[i].Summary += fmt.Sprintf("; then the program died (%q)", cut(l, 120))
+				fs[i].Evidence = append(fs[i].Evidence, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, n), Value: l})
+			}
+		}
+		return
+	}
 }

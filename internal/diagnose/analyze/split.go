@@ -389,6 +389,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindQueryErrors, 0
 	case strings.HasPrefix(t, "CA: ") || strings.HasPrefix(t, "Switch: 0x") || strings.HasPrefix(t, "Switch 0x") && strings.HasSuffix(t, ":"):
 		return KindLinkInfo, 0
+	case strings.HasPrefix(t, "ACSCtl:") && strings.Contains(t, "ReqRedir") || strings.HasPrefix(t, "ACSCap:") && strings.Contains(t, "ReqRedir"):
+		return KindLspci, 0 // `lspci -vvv | grep ACSCtl`: the ACS registers without their device
 	case strings.HasPrefix(t, "LnkCap:") || strings.HasPrefix(t, "LnkSta:"):
 		return KindLspci, 0 // lspci's link lines quoted without their device (or `lspci -vvv | grep Lnk`)
 	case l != t && strings.HasPrefix(t, "Capabilities: [") && strings.Contains(t, "] Express (v") && strings.Contains(t, " Port"):

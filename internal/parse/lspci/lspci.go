@@ -164,7 +164,19 @@ func Parse(r io.Reader, source string) (*Listing, error) {
 			}
 			continue
 		}
-		if raw[0] != ' ' && raw[0] != '\t' {
+		if (key == "ACSCtl" || key == "ACSCap") && (cur == nil || raw[0] != ' ' && raw[0] != '\t' && !cur.Anonymous() || cur.Anonymous() && cur.ACS != nil && (key == "ACSCap" || cur.ACSLine != 0)) {
+			// `lspci -vvv | grep ACSCtl` (the check NCCL's
+			// troubleshooting guide gives): the registers without
+			// their device's header, each line one anonymous function.
+			if len(l.Devices) == maxDevices {
+				return nil, fail(raw, fmt.Errorf("more than %d devices", maxDevices))
+			}
+			l.Devices = append(l.Devices, Device{Line: n})
+			cur = &l.Devices[len(l.Devices)-1]
+			acsAt = 0
+		}
+		acsLine := key == "ACSCtl" || key == "ACSCap"
+		if !acsLine && raw[0] != ' ' && raw[0] != '\t' {
 			d, ok, err := header(t)
 			if err != nil {
 				return nil, fail(raw, err)

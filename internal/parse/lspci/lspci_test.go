@@ -101,7 +101,7 @@ func TestParseShapes(t *testing.T) {
 			"0000:17:00.0", 0, 0, true, nil, 0},
 		{"ACSCap without ACSCtl is no control register", "17:00.0 PCI bridge: x\n\t\tACSCap:\tSrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-\n",
 			"0000:17:00.0", 0, 0, false, nil, 0},
-		{"no device", "ACSCtl:\tSrcValid+ TransBlk- ReqRedir+\n", "", 0, 0, false, ErrNoDevice, 0},
+		{"no device", "$ sudo lspci -vvv | grep ACSCtl\n\tKernel driver in use: pcieport\n", "", 0, 0, false, ErrNoDevice, 0},
 		{"device line without a class", "\n17:00.0 PCI bridge\n", "", 0, 0, false, ErrMalformed, 2},
 		{"bad address", "17:00.9 PCI bridge: x\n", "", 0, 0, false, ErrMalformed, 1},
 		{"bad bus", "17:00.0 PCI bridge: x\n\tBus: primary=17, secondary=1g8, subordinate=18, sec-latency=0\n", "", 0, 0, false, ErrMalformed, 2},
@@ -274,5 +274,34 @@ func TestParseLinks(t *testing.T) {
 		if _, err := Parse(strings.NewReader(bad), "b.txt"); !errors.Is(err, ErrMalformed) || !strings.HasPrefix(err.Error(), "b.txt line 1: ") {
 			t.Errorf("%q: err = %v", bad, err)
 		}
+	}
+}
+
+// TestParseGrepACS: ACS registers without their device lines (`lspci
+// -vvv | grep ACS`): one anonymous function per ACSCap/ACSCtl pair or per
+// lone ACSCtl.
+func TestParseGrepACS(t *testing.T) {
+	const text = "ACSCap:\tSrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-\n" +
+		"ACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-\n" +
+		"\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-\n" +
+		"\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-\n"
+	l, err := Parse(strings.NewReader(text), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Devices) != 3 {
+		t.Fatalf("%d devices, want 3: %+v", len(l.Devices), l.Devices)
+	}
+	for i, want := range []int{2, 3, 4} {
+		d := l.Devices[i]
+		if !d.Anonymous() || d.ACS == nil || d.ACSLine != want {
+			t.Errorf("device %d: %+v, want anonymous with ACSCtl at line %d", i, d, want)
+		}
+	}
+	if l.Devices[0].ACS.Cap == 0 || l.Devices[1].ACS.Cap != 0 {
+		t.Errorf("ACSCap went to the wrong function: %+v", l.Devices)
+	}
+	if _, err := Parse(strings.NewReader("\t\tACSCtl:\tSrcValid+ ReqRedir\n"), "p"); err == nil || !strings.Contains(err.Error(), "p line 1") {
+		t.Errorf("bad flag: %v", err)
 	}
 }

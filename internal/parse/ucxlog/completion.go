@@ -141,6 +141,34 @@ func completion(r Record) (Completion, bool) {
 		c.Status = wcStatusOf(c.What)
 		return c, c.What != ""
 	}
+	// ib_iface.h UCT_IB_IFACE_VERBS_COMPLETION_ERR (the ud/srd verbs
+	// interfaces, EFA's srd_iface.c among them): "send completion[0]
+	// with error on rdmap132s0/0x55cf4425cfb0: Work Request Flushed
+	// Error, vendor_err 0x1 wr_id 0x7f8b20022480".
+	if i := strings.Index(low, "completion["); i >= 0 {
+		if j := strings.Index(low[i:], "] with error on "); j > 0 {
+			rest := m[i+j+len("] with error on "):]
+			dev, text, ok := strings.Cut(rest, ": ")
+			if !ok {
+				return c, false
+			}
+			dev, _, _ = strings.Cut(dev, "/")
+			c.Device, c.Port = devPort(dev)
+			if k := strings.LastIndex(text, ", vendor_err 0x"); k >= 0 {
+				v, wr, _ := strings.Cut(text[k+len(", vendor_err 0x"):], " ")
+				if x, err := strconv.ParseUint(v, 16, 32); err == nil {
+					c.Vendor = x
+				}
+				if wr = strings.TrimSpace(wr); wr != "" {
+					c.QP = wr
+				}
+				text = text[:k]
+			}
+			c.What = strings.TrimSpace(text)
+			c.Status = wcStatusOf(c.What)
+			return c, c.What != "" && c.Device != ""
+		}
+	}
 	for _, p := range []string{"send completion with error: ", "receive completion with error: ", "recv completion with error: ", "completion with error: "} {
 		i := strings.Index(low, p)
 		if i < 0 {

@@ -243,3 +243,21 @@ func TestEndpointError(t *testing.T) {
 		}
 	}
 }
+
+// TestIfaceVerbsCompletion: UCX's ib_iface.h UCT_IB_IFACE_VERBS_COMPLETION_ERR
+// ("%s completion[%d] with error on %s/%p: %s, vendor_err 0x%x wr_id
+// 0x%lx"), as EFA's srd_iface.c prints it (ai-dynamo/nixl#1983).
+func TestIfaceVerbsCompletion(t *testing.T) {
+	in := "[1784621081.896649] [prefill-pod:537  :1]       srd_iface.c:221  UCX  ERROR send completion[0] with error on rdmap132s0/0x55cf4425cfb0: Work Request Flushed Error, vendor_err 0x1 wr_id 0x7f8b20022480\n"
+	lg, err := Parse(strings.NewReader(in), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lg.Completions) != 1 {
+		t.Fatalf("completions %+v", lg.Completions)
+	}
+	c := lg.Completions[0]
+	if got := fmt.Sprintf("%s %s %d %q vend %#x", c.Record.Proc(), c.Device, int(c.Status), c.What, c.Vendor); got != `prefill-pod:537 rdmap132s0 5 "Work Request Flushed Error" vend 0x1` {
+		t.Errorf("completion %s", got)
+	}
+}

@@ -18,6 +18,10 @@ type Transport struct {
 	// mlx5_8/ has no associated network device, may not be optimal for
 	// RDMA operations"): a RoCE GID entry without an address.
 	NoNetdev bool
+	// Resource is the error of a verbs resource the program could not
+	// create for a device (Mooncake's "Failed to create completion
+	// queue: Cannot allocate memory [12]"), "" for other lines.
+	Resource string
 }
 
 // TransportLine reads the lines in which a program says its RDMA
@@ -82,6 +86,14 @@ func TransportLine(l string) (Transport, bool) {
 		}
 		t.Device = strings.TrimSuffix(dev, "/")
 		t.GID, _, _ = strings.Cut(strings.TrimSpace(gid), " ")
+		return t, true
+	}
+	if _, rest, ok := strings.Cut(l, "Failed to create completion queue"); ok && strings.Contains(l, "rdma_context") {
+		// Mooncake's rdma_context.cpp when ibv_create_cq fails
+		// ("Failed to create completion queue: Cannot allocate memory
+		// [12]"): the device's context is not built, and
+		// rdma_transport.cpp disables that device next.
+		t.Resource = strings.TrimSpace(strings.TrimPrefix(rest, ":"))
 		return t, true
 	}
 	if _, rest, ok := strings.Cut(l, "Disable device "); ok && strings.Contains(l, "rdma_transport") {

@@ -120,6 +120,8 @@ type Log struct {
 	Providers []Provider
 	// Transports are lines saying an RDMA transport could not start.
 	Transports []Transport
+	// Throughputs are Mooncake's transfer-engine metric lines.
+	Throughputs []Throughput
 	// QPSetups are lines saying a queue pair could not be moved to
 	// INIT, RTR or RTS.
 	QPSetups []QPSetup
@@ -216,6 +218,9 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 		} else if t, ok := TransportLine(l); ok {
 			t.Line = n
 			lg.Transports = append(lg.Transports, t)
+		} else if tp, ok := ThroughputLine(l); ok {
+			tp.Line = n
+			lg.Throughputs = append(lg.Throughputs, tp)
 		} else if q, ok := QPSetupLine(l); ok {
 			q.Line = n
 			lg.QPSetups = append(lg.QPSetups, q)
@@ -242,7 +247,7 @@ func Parse(rd io.Reader, source string) (*Log, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &parse.Error{Source: source, Line: n + 1, Err: err}
 	}
-	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 && len(lg.QPSetups) == 0 && len(lg.GIDs) == 0 && len(lg.AppFails) == 0 && len(lg.Getinfos) == 0 && len(lg.PortAddrs) == 0 && len(lg.MPIFabrics) == 0 {
+	if len(lg.Errors) == 0 && len(lg.Async) == 0 && len(lg.Providers) == 0 && len(lg.Transports) == 0 && len(lg.QPSetups) == 0 && len(lg.GIDs) == 0 && len(lg.AppFails) == 0 && len(lg.Getinfos) == 0 && len(lg.PortAddrs) == 0 && len(lg.MPIFabrics) == 0 && len(lg.Throughputs) == 0 {
 		return nil, &parse.Error{Source: source, Err: ErrNoData}
 	}
 	return lg, nil
@@ -294,6 +299,9 @@ func DetectLine(l string) bool {
 	if _, ok := TransportLine(l); ok {
 		return true
 	}
+	if _, ok := ThroughputLine(l); ok {
+		return true
+	}
 	if _, ok := QPSetupLine(l); ok {
 		return true
 	}
@@ -321,7 +329,7 @@ func Hint(l string) bool {
 		strings.Contains(l, "libibverbs: W") || transportHint(l) || qpHint(l) || strings.Contains(l, ": CQE ") || gidHint(l) ||
 		strings.Contains(l, "*ERROR*") || strings.Contains(l, "Failed to complete transfers") ||
 		strings.Contains(l, "New RDMA Connection: ") || strings.Contains(l, "Final Negotiated Queue Depth: ") ||
-		strings.Contains(l, "IBDevice") || strings.Contains(l, "IfAddr of ") || mpiFabricHint(l)
+		strings.Contains(l, "IBDevice") || strings.Contains(l, "IfAddr of ") || mpiFabricHint(l) || strings.Contains(l, throughputMark)
 }
 
 // errnoWithin bounds how many lines after a QP line its "errno: N" line

@@ -388,6 +388,9 @@ func TestTransportLine(t *testing.T) {
 		{"E0630 16:15:24.209450 1166934 rdma_helper.cpp:544] rdma_recv_block_type incorrect (valid value: default/large/huge)", "fatal dev= gid="},
 		{"I0630 16:15:22.485301 1166934 rdma_helper.cpp:485] RDMA LID: 0", ""},
 		{"W0630 16:15:24.209332 1 socket.cpp:10] Fail to create socket: Too many open files [24]", ""},
+		// kvcache-ai/Mooncake#535: ibv_create_cq failed on a broken NIC.
+		{"E0620 17:20:15.656373   293 rdma_context.cpp:116] Failed to create completion queue: Cannot allocate memory [12]", "dev= gid= resource=Cannot allocate memory [12]"},
+		{"Failed to create completion queue: Cannot allocate memory", ""},
 		{"Failed to open device /dev/sda", ""},
 		{"systemd: Disable device sda1", ""},
 		{"I0115 05:20:19.917309   309 transfer_engine_impl.cpp:232] Topology discovery complete. Found 1 HCAs.", ""},
@@ -402,6 +405,9 @@ func TestTransportLine(t *testing.T) {
 			}
 			if tr.NoNetdev {
 				got += " nonetdev"
+			}
+			if tr.Resource != "" {
+				got += " resource=" + tr.Resource
 			}
 		}
 		if got != tc.want {

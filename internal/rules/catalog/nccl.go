@@ -15,6 +15,13 @@ var (
 // triage.go.
 var ncclMetas = []finding.Meta{
 	{
+		ID: "nccl.socket_loopback", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
+		Title:   "NCCL's socket transport lists the loopback interface beside a real one",
+		Meaning: "A process's \"NET/Socket : Using\" line lists lo (127.0.0.1) together with another interface. NCCL's own pick leaves lo out whenever another interface is up (src/misc/socket.cc ncclFindInterfaces tries \"^docker,lo\" before \"docker\" and \"lo\"), so lo is listed because NCCL_SOCKET_IFNAME matches it. Each listed interface is one network device of the socket transport; a connection over lo hands the peer 127.0.0.1, which a rank on another host cannot reach, so inter-node connections over it fail or hang. A job on one host is not hurt (not reported).",
+		Causes:  []string{"NCCL_SOCKET_IFNAME set to a list or an exclusion that matches lo (\"lo,eth0\", \"^docker\")", "a launcher or container image that sets NCCL_SOCKET_IFNAME for single-node tests"},
+		Remedy:  []string{"set NCCL_SOCKET_IFNAME to the cluster network interface only (=eth0), or unset it", "ip -br addr on each node to see which interface carries the address other nodes reach", "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read it with 'ibdoctor nccl log'"},
+	},
+	{
 		ID: "nccl.socket_fallback", Severity: finding.Critical, Area: "nccl", Step: finding.StepNCCL,
 		Title:   "NCCL runs over sockets instead of IB/RoCE",
 		Meaning: "The NCCL log shows a rank using the Socket transport (NET/Socket, 'Using network Socket') for inter-node traffic, or its IB transport finding no device ('NET/IB : No device found.') with no net plugin in sight, which leaves NCCL only sockets. aws-ofi-nccl's net plugin selecting a libfabric provider that runs over the host's IP stack ('NET/OFI Selected Provider is tcp;ofi_rxm': tcp, sockets or udp, alone or under ofi_rxm/ofi_rxd) instead of efa is the same fallback: the traffic goes through libfabric over TCP. Training still works but at a fraction of the speed with high CPU load: GPUs look busy at a third of their normal utilisation. Critical when RDMA devices exist or IB was expected (--expect-ib, or the job's environment asks for IB: NCCL_IB_DISABLE=0 or NCCL_IB_HCA set), or when the NCCL lines sit in the output of a multi-node nccl-tests run (the busbw shortfall is then its evidence); otherwise a warning.",

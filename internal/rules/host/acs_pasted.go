@@ -42,7 +42,8 @@ func CheckPastedLspci(l *lspci.Listing, source string) LspciVerdict {
 	}
 	bySecondary := map[key]*lspci.Device{}
 	var gpus, nics []*lspci.Device
-	withACS, denied, rootRedirect := 0, 0, 0
+	withACS, denied, rootRedirect, anonACS := 0, 0, 0, 0
+	var anonRedirect []*lspci.Device
 	for i := range l.Devices {
 		d := &l.Devices[i]
 		if d.Bus != nil {
@@ -53,6 +54,15 @@ func CheckPastedLspci(l *lspci.Listing, source string) LspciVerdict {
 			gpus = append(gpus, d)
 		case isPastedNIC(d):
 			nics = append(nics, d)
+		}
+		if d.Anonymous() && d.ACS != nil {
+			// `lspci -vvv | grep ACSCtl`: the register without its
+			// device, so without its port type.
+			anonACS++
+			if d.ACS.Blocking() != 0 {
+				anonRedirect = append(anonRedirect, d)
+			}
+			continue
 		}
 		if d.IsBridge() {
 			switch {
@@ -119,9 +129,27 @@ func CheckPastedLspci(l *lspci.Listing, source string) LspciVerdict {
 		catalog.Fill(&f, "bridges", string(p.Address))
 		v.Findings = append(v.Findings, f)
 	}
+	if len(anonRedirect) > 0 {
+		v.Findings = append(v.Findings, anonymousACSRedirect(anonRedirect, anonACS, source))
+	}
 	catalog.Sort(v.Findings)
 	v.Summary = fmt.Sprintf("%s, %s, %s", plural(len(l.Devices), "function", "functions"),
 		plural(len(gpus), "GPU", "GPUs"), plural(len(nics), "NIC", "NICs"))
+	if anonACS > 0 {
+		what := fmt.Sprintf("%d redirecting peer-to-peer traffic", len(anonRedirect))
+		if len(anonRedirect) == 0 {
+			what = "none redirecting peer-to-peer traffic (SrcValid, source validation, alone does not)"
+		}
+		anon := fmt.Sprintf("%s without device lines (lspci -vvv | grep ACSCtl), %s", plural(anonACS, "ACSCtl line", "ACSCtl lines"), what)
+		if anonACS == len(l.Devices) {
+			v.Summary = anon
+		} else {
+			v.Summary += "; " + anon
+		}
+		if withACS == 0 {
+			return v
+		}
+	}
 	switch {
 	case withACS == 0 && denied > 0:
 		v.NotJudged = fmt.Sprintf("lspci ran without root: the ACS registers of %s are not shown (\"Capabilities: <access denied>\"): run sudo lspci -vvv", plural(denied, "bridge", "bridges"))
@@ -219,3 +247,24 @@ func hexVal(c byte) byte {
 
 // short drops domain 0000, as lspci does without -D.
 func short(a pcie.Address) string { return strings.TrimPrefix(string(a), "0000:") }
+
+// anonymousACSRedirect is the one pcie.acs_redirect of ACSCtl lines pasted
+// without their device lines (`lspci -vvv | grep ACSCtl`, the check of
+// NCCL's troubleshooting guide, section "PCI Access Control Services"):
+// the port types and what is below each port are not in the paste, so
+// the redirecting lines are reported together, as that guide does.
+// SrcValid alone (source validation) does not redirect and is not counted.
+func anonymousACSRedirect(ds []*lspci.Device, total int, source string) finding.Finding {
+	var ev []finding.Evidence
+	for i, d := range ds {
+		if i == maxACSPairs {
+			break
+		}
+		ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", source, d.ACSLine), Value: "ACSCtl: " + d.ACSText})
+	}
+	sum := fmt.Sprintf("%d of %d ACSCtl lines redirect peer-to-peer traffic to the root complex (%s): on a PCIe switch port between a GPU and a NIC, GPUDirect RDMA goes through the CPU instead of turning around in the switch; the paste has no device lines, so which bridges these are is not shown (sudo lspci -vvv without grep names them; a root port redirecting costs nothing)",
+		len(ds), total, strings.Join(redirectFlags(ds[0].ACS.Ctl), " "))
+	f := catalog.New("pcie.acs_redirect", finding.Subject{File: source}, sum, ev...)
+	catalog.Fill(&f, "bridges", "<bridges with ReqRedir+ or CmpltRedir+>")
+	return f
+}

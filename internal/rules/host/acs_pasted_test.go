@@ -109,3 +109,34 @@ func TestCheckPastedLspci(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckPastedLspciGrepACSCtl: `lspci -vvv | grep ACSCtl` (NVIDIA/nccl#523
+// and #606): the redirecting lines are one pcie.acs_redirect; SrcValid
+// alone is no redirect.
+func TestCheckPastedLspciGrepACSCtl(t *testing.T) {
+	const on = "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-\n"
+	const sv = "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-\n"
+	const off = "\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-\n"
+	for _, tc := range []struct {
+		name, text string
+		want       int
+	}{
+		{"redirect", "# lspci -vvv | grep -i acsctl\n" + on + sv + off + on, 1},
+		{"srcvalid only", "$ sudo lspci -vvv | grep ACSCtl\n" + sv + sv + off, 0},
+	} {
+		l, err := lspci.Parse(strings.NewReader(tc.text), "p")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		v := CheckPastedLspci(l, "p")
+		if len(v.Findings) != tc.want || v.NotJudged != "" {
+			t.Fatalf("%s: %d findings (%+v), not judged %q; want %d", tc.name, len(v.Findings), v.Findings, v.NotJudged, tc.want)
+		}
+		if tc.want == 1 {
+			f := v.Findings[0]
+			if f.ID != "pcie.acs_redirect" || len(f.Evidence) != 2 || f.Evidence[0].Source != "p:2" || f.Evidence[1].Source != "p:5" {
+				t.Errorf("%s: %+v", tc.name, f)
+			}
+		}
+	}
+}

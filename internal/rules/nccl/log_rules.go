@@ -80,6 +80,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	c.checkIBDisabled()
 	c.checkSocketFallback()
 	c.checkOFISocketProvider()
+	c.checkSocketLoopback()
 	c.checkOFIFewNICs()
 	c.checkGDR()
 	c.checkMixedLinkLayers()
@@ -167,7 +168,12 @@ func (c *logCheck) addProc(p *nccllog.Proc) {
 	case p.IBNoDevice > 0 && p.NetPlugin == "" && len(p.Via) == 0:
 		c.noIB = append(c.noIB, p)
 	}
-	if p.IBDisable == 1 {
+	if p.IBDisable == 1 && p.IBNoDevice == 0 {
+		// NCCL's IB transport returns on NCCL_IB_DISABLE before it
+		// looks for devices (net_ib.cc ncclIbInit): "NET/IB : No device
+		// found." in the same process comes from a search that ran (a
+		// net plugin's, or before the variable was read) and found no
+		// device, so the variable is not what left the job on sockets.
 		c.disabled = append(c.disabled, p)
 	}
 }
@@ -370,7 +376,11 @@ func (c *logCheck) socketWhy() string {
 	case slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.NoVerbs > 0 }):
 		return "; libibverbs could not be loaded: rdma-core (libibverbs) is missing from the image or the library path"
 	case slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.IBNoDevice > 0 }):
-		return "; NCCL found no IB device (container without /dev/infiniband, missing libibverbs, or NCCL_IB_HCA matching nothing)"
+		why := "; NCCL found no IB device (container without /dev/infiniband, missing libibverbs, or NCCL_IB_HCA matching nothing)"
+		if slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.IBNoDevice > 0 && p.IBDisable == 1 }) {
+			why += "; NCCL_IB_DISABLE=1 is set too, but no device was found, so unsetting it alone changes nothing"
+		}
+		return why
 	case slices.ContainsFunc(c.socketProcs, func(p *nccllog.Proc) bool { return p.SidebandLine > 0 }):
 		// NCCL 2.3's IB transport names its sideband interface, then
 		// lists each ACTIVE IB/RoCE port NCCL_IB_HCA allows ("NET/IB:
@@ -1667,4 +1677,32 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// checkSocketLoopback reports processes whose socket transport lists the
+// loopback interface beside a real one ("NET/Socket : Using
+// [0]lo:127.0.0.1<0> [1]eth0:192.168.4.230<0>", kubeflow/pytorch-operator#202).
+// NCCL leaves lo out of its own pick whenever another interface is up
+// (src/misc/socket.cc ncclFindInterfaces: "^docker,lo" before "docker",
+// then "lo"), so lo is there because NCCL_SOCKET_IFNAME matches it. Each
+// listed interface is a network device of the socket transport, and a
+// connection over lo hands the peer 127.0.0.1, which a rank on another
+// host cannot reach: a warning (a one-host job is not hurt).
+func (c *logCheck) checkSocketLoopback() {
+	var procs []*nccllog.Proc
+	for _, p := range c.all {
+		if p.SocketLine > 0 && !p.SocketLo && slices.Contains(p.SocketIfs, "lo") {
+			procs = append(procs, p)
+		}
+	}
+	if len(procs) == 0 || c.oneNode(c.all) != "" {
+		return
+	}
+	var evs []finding.Evidence
+	for _, p := range procs[:min(3, len(procs))] {
+		evs = append(evs, finding.Evidence{Source: evidenceAt(p.Source, p.SocketLine), Value: "NET/Socket : Using " + strings.Join(p.SocketIfs, ", ")})
+	}
+	c.a.Findings = append(c.a.Findings, catalog.New("nccl.socket_loopback", c.subj,
+		fmt.Sprintf("NCCL's socket transport on %d process(es) (%s) lists the loopback interface beside %s: a connection over lo gives the peer 127.0.0.1, which no other host can reach, so inter-node connections over it fail or hang; NCCL leaves lo out by itself when another interface is up, so NCCL_SOCKET_IFNAME matches it",
+			len(procs), procNames(procs), strings.Join(slices.DeleteFunc(slices.Clone(procs[0].SocketIfs), func(s string) bool { return s == "lo" }), ", ")), evs...))
 }

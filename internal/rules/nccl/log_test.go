@@ -164,6 +164,13 @@ func TestLogRules(t *testing.T) {
 		{"ib disabled on an RDMA node", "gpu1:10:11 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n" +
 			"gpu1:10:11 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\ngpu1:10:11 [0] NCCL INFO Using network Socket\n",
 			LogOptions{RDMAPresent: true}, []string{"nccl.ib_disabled/critical", "nccl.socket_fallback/critical"}},
+		{"no IB device, NCCL_IB_DISABLE too (pytorch#82091)", "c1:34:34 [3] NCCL INFO P2P plugin IBext\nc1:34:34 [3] NCCL INFO NET/IB : No device found.\n" +
+			"c1:34:34 [3] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\nc1:34:34 [3] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.8<0>\nc1:34:34 [3] NCCL INFO Using network Socket\n",
+			LogOptions{}, []string{"nccl.socket_fallback/warning"}},
+		{"socket list with lo beside eth0 (pytorch-operator#202)", "master-0:1:1 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0> [1]eth0:192.168.4.230<0>\n",
+			LogOptions{}, []string{"nccl.socket_loopback/warning"}},
+		{"socket list of lo only is a one-host job", "master-0:1:1 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n",
+			LogOptions{}, nil},
 		{"mixed ranks", base + "hostname2:1:2 [0] NCCL INFO NET/IB : No device found.\nhostname2:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n",
 			LogOptions{}, []string{"nccl.socket_fallback/critical"}},
 		{"flush only", base + "hostname1:25668:27396 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=5 opcode=0 len=0 vendor err 249 (Recv)\n",

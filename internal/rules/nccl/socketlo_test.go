@@ -30,7 +30,7 @@ func TestSocketOnLoopbackIsOneHost(t *testing.T) {
 		{"a second process on eth0", hami261 + "other:1:1 [0] NCCL INFO NET/IB : No device found.\nother:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\nother:1:1 [0] NCCL INFO Using network Socket\n",
 			[]string{"nccl.socket_fallback/warning"}, ""},
 		{"lo and eth0 in one list", strings.Replace(hami261, "[0]lo:127.0.0.1<0>\n", "[0]lo:127.0.0.1<0> [1]eth0:10.0.0.1<0>\n", 1),
-			[]string{"nccl.socket_fallback/warning"}, ""},
+			[]string{"nccl.socket_fallback/warning", "nccl.socket_loopback/warning"}, ""},
 		{"NCCL_SOCKET_IFNAME=lo without the NET/Socket line", strings.Replace(hami261, "test-7b94f88dfd-dxs9c:958:958 [1] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n", "", 1), nil, "loopback"},
 		{"NCCL_SOCKET_IFNAME=lo, yet NET/Socket on eth0", strings.Replace(hami261, "[0]lo:127.0.0.1<0>\n", "[0]eth0:10.0.0.1<0>\n", 1), []string{"nccl.socket_fallback/warning"}, ""},
 		{"a process without socket lines", hami261 + "other:1:1 [0] NCCL INFO Using network IB\n", []string{"nccl.socket_fallback/critical"}, ""},

@@ -52,6 +52,12 @@ func CheckTransports(source string, ts []wclog.Transport) []finding.Finding {
 	default:
 		sum = "the application uses a GID index that may not work"
 	}
+	for _, t := range ts {
+		if t.Resource != "" {
+			sum += fmt.Sprintf(" (it could not create a completion queue: %s)", t.Resource)
+			break
+		}
+	}
 	if len(gids) > 0 && len(noNetdev) == 0 {
 		sum += fmt.Sprintf(" with GID index %s", strings.Join(gids, ", "))
 	}
