@@ -526,6 +526,26 @@ func TestRealWorldFresh59(t *testing.T) { scoreRealWorld(t, "testdata/realworld-
 // 4 fresh; 4 of 4 after its fixes.
 func TestRealWorldFresh60(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh60", 1) }
 
+// TestRealWorldFresh61 keeps the sixty-first (GPU-cloud and Kubernetes
+// threads, scored on the session's final code) honest: 8 of 12 fresh; 12
+// of 12 after its fixes (grep'd ACSCtl lines, NCCL over lo).
+func TestRealWorldFresh61(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh61", 1) }
+
+// TestRealWorldFresh62 keeps the sixty-second (KV-transfer and MoE
+// libraries) honest: 9 of 13 fresh; 12 of 13 after its fixes (one known
+// miss).
+func TestRealWorldFresh62(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh62", 0.9) }
+
+// TestRealWorldFresh63 keeps the sixty-third (HPC applications and MPI
+// libraries) honest: 12 of 16 fresh; 16 of 16 after its fixes (Intel MPI
+// fabrics, Charm++ OFI, OMB 7 tables).
+func TestRealWorldFresh63(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh63", 1) }
+
+// TestRealWorldFresh64 keeps the sixty-fourth (storage over RDMA) honest:
+// 3 of 13 fresh; 12 of 13 after its fixes (SPDK target, lnetctl, DAOS,
+// Ganesha, brpc, unstamped crash reports; one known miss).
+func TestRealWorldFresh64(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh64", 0.9) }
+
 // scoreRealWorld judges every sample of dir against its expect.tsv and
 // fails below minScore, on an unlisted file, on a new miss, or on a known
 // miss that is now right.
