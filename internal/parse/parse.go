@@ -6,7 +6,12 @@
 // errors.As and errors.Is, never on strings.
 package parse
 
-import "fmt"
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
 
 // maxInput bounds how much of the offending line an error repeats.
 const maxInput = 120
@@ -40,3 +45,27 @@ func (e *Error) Error() string {
 
 // Unwrap returns the reason, so errors.Is finds a parser's sentinel.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Lines reads r line by line (a trailing CR dropped) and keeps what line
+// accepts, numbered from 1 by number; it fails with none as an *Error
+// naming source when no line was kept, and with the read error when
+// reading fails. It is the loop of the parsers whose output is one value
+// per recognised line.
+func Lines[T any](r io.Reader, source string, line func(string) (T, bool), number func(*T, int), none error) ([]T, error) {
+	var out []T
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		if v, ok := line(strings.TrimRight(sc.Text(), "\r")); ok {
+			number(&v, n)
+			out = append(out, v)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &Error{Source: source, Err: err}
+	}
+	if len(out) == 0 {
+		return nil, &Error{Source: source, Err: none}
+	}
+	return out, nil
+}

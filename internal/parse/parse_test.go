@@ -30,3 +30,24 @@ func TestError(t *testing.T) {
 		}
 	}
 }
+
+// TestLines: accepted lines are kept with their numbers (a CR dropped);
+// none kept is the given error, as an *Error naming the source.
+func TestLines(t *testing.T) {
+	type row struct {
+		text string
+		n    int
+	}
+	keep := func(l string) (row, bool) { return row{text: l}, strings.HasPrefix(l, "x") }
+	num := func(r *row, n int) { r.n = n }
+	got, err := Lines(strings.NewReader("a\nx1\r\nb\nx2\n"), "t.txt", keep, num, errors.New("none"))
+	if err != nil || len(got) != 2 || got[0] != (row{"x1", 2}) || got[1] != (row{"x2", 4}) {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	none := errors.New("no rows")
+	_, err = Lines(strings.NewReader("a\nb\n"), "t.txt", keep, num, none)
+	var pe *Error
+	if !errors.Is(err, none) || !errors.As(err, &pe) || pe.Source != "t.txt" {
+		t.Errorf("nothing kept: err %v", err)
+	}
+}

@@ -58,21 +58,5 @@ func DeviceLine(l string) (Device, bool) {
 // Parse reads the NetworkDevice lines; ErrNoDevice (as a parse.Error)
 // when there is none.
 func Parse(rd io.Reader, source string) ([]Device, error) {
-	b, err := io.ReadAll(rd)
-	if err != nil {
-		return nil, &parse.Error{Source: source, Err: err}
-	}
-	var out []Device
-	n := 0
-	for l := range strings.Lines(string(b)) {
-		n++
-		if d, ok := DeviceLine(strings.TrimRight(l, "\r\n")); ok {
-			d.Line = n
-			out = append(out, d)
-		}
-	}
-	if len(out) == 0 {
-		return nil, &parse.Error{Source: source, Err: ErrNoDevice}
-	}
-	return out, nil
+	return parse.Lines(rd, source, DeviceLine, func(d *Device, n int) { d.Line = n }, ErrNoDevice)
 }

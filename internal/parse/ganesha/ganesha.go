@@ -8,7 +8,6 @@ package ganesha
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
@@ -49,23 +48,7 @@ func RDMALine(l string) (Line, bool) {
 // Parse reads Ganesha's RDMA lines; ErrNoLine (as a parse.Error) when
 // there is none.
 func Parse(rd io.Reader, source string) ([]Line, error) {
-	b, err := io.ReadAll(rd)
-	if err != nil {
-		return nil, &parse.Error{Source: source, Err: fmt.Errorf("read: %w", err)}
-	}
-	var out []Line
-	n := 0
-	for l := range strings.Lines(string(b)) {
-		n++
-		if g, ok := RDMALine(strings.TrimRight(l, "\r\n")); ok {
-			g.Line = n
-			out = append(out, g)
-		}
-	}
-	if len(out) == 0 {
-		return nil, &parse.Error{Source: source, Err: ErrNoLine}
-	}
-	return out, nil
+	return parse.Lines(rd, source, RDMALine, func(g *Line, n int) { g.Line = n }, ErrNoLine)
 }
 
 // Failure says whether a line's level is one Ganesha logs failures at

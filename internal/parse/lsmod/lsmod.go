@@ -2,7 +2,6 @@
 package lsmod
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"strconv"
@@ -94,20 +93,5 @@ func Header(l string) bool {
 // Parse reads the rows of Line from r (line numbers from 1);
 // it fails with ErrNoData (naming source) when r holds none.
 func Parse(r io.Reader, source string) ([]Module, error) {
-	var out []Module
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		if m, ok := Line(sc.Text()); ok {
-			m.Line = n
-			out = append(out, m)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &parse.Error{Source: source, Err: err}
-	}
-	if len(out) == 0 {
-		return nil, &parse.Error{Source: source, Err: ErrNoData}
-	}
-	return out, nil
+	return parse.Lines(r, source, Line, func(m *Module, n int) { m.Line = n }, ErrNoData)
 }

@@ -12,7 +12,6 @@
 package uccl
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"strconv"
@@ -89,20 +88,5 @@ func Line(l string) (Row, bool) {
 // Parse reads the result rows of r (line numbers from 1); ErrNoData
 // (naming source) when there is none.
 func Parse(r io.Reader, source string) ([]Row, error) {
-	var out []Row
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		if row, ok := Line(sc.Text()); ok {
-			row.Line = n
-			out = append(out, row)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &parse.Error{Source: source, Err: err}
-	}
-	if len(out) == 0 {
-		return nil, &parse.Error{Source: source, Err: ErrNoData}
-	}
-	return out, nil
+	return parse.Lines(r, source, Line, func(row *Row, n int) { row.Line = n }, ErrNoData)
 }
