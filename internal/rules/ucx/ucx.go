@@ -23,8 +23,9 @@ import (
 const maxEvidence = 4
 
 // Check judges a UCX log. The first completion error that is not a flush
-// is the cause (one finding, naming every process that got one); when
-// there is none, the first other error is (ucx.error). Errors after a
+// is the cause (one finding, naming every process that got one; when
+// all are flushes, the summary says the first error is not in the paste); when there is none, the first other error is
+// (ucx.error). Errors after a
 // completion error are its consequences and are counted in it.
 func Check(lg *ucxlog.Log) []finding.Finding {
 	if f, ok := completionFinding(lg); ok {
@@ -229,6 +230,15 @@ func completionFinding(lg *ucxlog.Log) (finding.Finding, bool) {
 		}
 		slices.Sort(ls)
 		evs = append(evs, finding.Evidence{Source: lg.Source, Value: "remote LIDs: " + strings.Join(firstN(ls, 6), ", ")})
+	}
+	// Only flushes: the error that moved the queue pair to the error
+	// state is not in the paste (a peer that died or closed its
+	// connection flushes the same way). The work was not done and the
+	// connection is dead: critical all the same, as the verbs reader
+	// judges flush-only application logs.
+	flushOnly := cause.Status >= 0 && cause.Status.Info().Fallout
+	if flushOnly {
+		sum += "; every completion error here is a flush, which follows an earlier error on the queue pair (not in the paste) or a peer that closed its connection: look for the first error in the log before these lines, or on the peer"
 	}
 	f := catalog.New("ucx.completion_error", finding.Subject{Host: r.Host, Device: cause.Device, Port: cause.Port, LinkLayer: linkLayer(cause.LinkLayer)}, sum, evs...)
 	if cause.Status >= 0 {

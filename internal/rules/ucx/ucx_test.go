@@ -34,6 +34,10 @@ func TestCheck(t *testing.T) {
 		{"local protection with GPU buffers", "[a670n1:162239:0:162239] ib_mlx5_log.c:177  Local protection on mlx5_0:1/IB (synd 0x4 vend 0x51 hw_synd 0/2)\n" +
 			"[a670n1:162239:0:162239] ib_mlx5_log.c:177  RC QP 0x169 wqe[3]: SEND s-- [inl len 10] [va 0x7f1c3c800000 len 1 lkey 0xb5d2] [rqpn 0x169 dlid=12 sl=0 port=1 src_path_bits=0]\n",
 			"ucx.completion_error", finding.Critical, "mlx5_0", []string{"status 4 IBV_WC_LOC_PROT_ERR", "GPUDirect RDMA", "the peer is remote LID 12"}},
+		// ai-dynamo/nixl#1983: EFA SRD send completions, all flushed (the
+		// peer disconnected); the first error is not in the paste.
+		{"flushes alone", "[1784621081.896649] [kimi-k2-7-disagg-on-sp-v1-prefill-92c6hc-07210529-x04q3qgn-pod:537  :1]       srd_iface.c:221  UCX  ERROR send completion[0] with error on rdmap132s0/0x55cf4425cfb0: Work Request Flushed Error, vendor_err 0x1 wr_id 0x7f8b20022480\n",
+			"ucx.completion_error", finding.Critical, "rdmap132s0", []string{"status 5 IBV_WC_WR_FLUSH_ERR", "every completion error here is a flush"}},
 		{"verbs transport: the status text", "[1467152048.497975] [softiron-3:3087 :0] rc_verbs_iface.c:47   UCX  ERROR Send completion with error: transport retry counter exceeded\n",
 			"ucx.completion_error", finding.Critical, "", []string{"status 12 IBV_WC_RETRY_EXC_ERR", "of softiron-3"}},
 		{"endpoint timeout", "[1661938336.553723] [vhost-node1:1499693:6]           flush.c:26   UCX  ERROR req 0x7fc2d40b3c00: error during flush: Endpoint timeout, flush comp 0x7fc2d40b3c90 count reduced to 2\n" +

@@ -22,8 +22,9 @@ const maxEvidence = 4
 
 // Check judges the errors of a log: one verbs.completion_error per
 // status (an unknown status apart), the statuses that are failures first.
-// A failure is critical; flushes, and errors whose status the paste does
-// not show, are a warning; a libmlx5 dump is always a failure (libmlx5
+// A failure is critical; flushes after a failure, and errors whose status
+// the paste does not show, are a warning (flushes alone are critical: the
+// work was not done); a libmlx5 dump is always a failure (libmlx5
 // prints none for a flush). Async events are one verbs.async_event per
 // event text.
 func Check(lg *wclog.Log) []finding.Finding {
@@ -48,6 +49,14 @@ func Check(lg *wclog.Log) []finding.Finding {
 	var out []finding.Finding
 	for _, g := range gs {
 		out = append(out, groupFinding(lg.Source, g.st, g.errs))
+	}
+	if len(gs) == 1 && gs[0].st >= 0 && gs[0].st.Info().Fallout && !gs[0].hccl {
+		// Flushes and nothing before them: the error that moved the
+		// queue pair to the error state is not in the paste, but the
+		// work was not done and the connection is dead until the
+		// program sets it up again. Critical, as UCX's flush-only logs.
+		out[0].Severity = finding.Critical
+		out[0].Summary += "; no completion error before the flushes is in the paste: the queue pair went to the error state earlier (look for the first error before these lines, or on the peer: a peer that died or closed its connection flushes the same way)"
 	}
 	out = append(out, asyncFindings(lg.Source, lg.Async)...)
 	catalog.Sort(out)

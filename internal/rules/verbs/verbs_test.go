@@ -12,9 +12,10 @@ import (
 
 // verbs.completion_error on the real lines of ofiwg/libfabric#4283,
 // kvcache-ai/Mooncake#955 and openucx/ucx#1569 (internal/parse/wclog/testdata):
-// a failure is critical and names the NICs of the path; a flush alone, or
-// a provider error that is no ibv_wc_status, is a warning; a cut libmlx5
-// dump is still a failure.
+// a failure is critical and names the NICs of the path; a flush alone is
+// critical too (the work was not done; the first error is not in the
+// paste); a flush after a failure, or a provider error that is no
+// ibv_wc_status, is a warning; a cut libmlx5 dump is still a failure.
 // hcclCQE is the watchdog's line of vllm-project/vllm-ascend#7384.
 const hcclCQE = "[rank11]:[E313 06:55:06.502248200 compiler_depend.ts:1693] [Rank 1] HCCL watchdog thread terminated with exception: [PID: 335] 2026-03-13-06:55:06.896.485 Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during operator execution. Local information: server xx.xx.xx.199, device ID 3, device IP 10.20.13.9. Peer information: server xx.xx.xx.195, device ID 3, device IP 10.20.13.5.\n"
 
@@ -51,8 +52,8 @@ func TestCheck(t *testing.T) {
 			"transport retry counter exceeded (status 12, IBV_WC_RETRY_EXC_ERR): the peer never acknowledged", "mlx5_9", "mlx5_7", "transport retry counter exceeded:"},
 		{"a cut dump", "mlx5: vegas06: got completion with error:\n00000000 00000000 00000000 00000000\n", []finding.Severity{finding.Critical},
 			"status not in the paste", "", "", "transport retry counter exceeded:"},
-		{"a flush: fallout", "E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (local_nic: mlx5_9): Work Request Flushed Error\n", []finding.Severity{finding.Warning},
-			"Work Request Flushed Error (status 5", "mlx5_9", "", "flushed work requests:"},
+		{"a flush alone: the first error is not in the paste", "E1023 04:59:20.346201 375956 worker_pool.cpp:294] Worker: Process failed for slice (local_nic: mlx5_9): Work Request Flushed Error\n", []finding.Severity{finding.Critical},
+			"no completion error before the flushes is in the paste", "mlx5_9", "", "flushed work requests:"},
 		{"a provider error of another provider", "libfabric:ofi_rxm:cq:rxm_cq_read_write_error():819<warn> fi_cq_readerr: err: 5, prov_err: Unresponsive receiver (12)\n", []finding.Severity{finding.Warning},
 			`provider error "Unresponsive receiver"`, "", "", "transport retry counter exceeded:"},
 		// ruihong123/dLSM#7: the status and wc.vendor_err printed in hex,
