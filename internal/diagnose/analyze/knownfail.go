@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
@@ -34,6 +35,16 @@ var rdmaStackModule = regexp.MustCompile(`^(?:rdma_\w+|ib_\w+|iw_\w+|mlx[45]_\w+
 // over TCP.
 var reGPFSVerbsShutdown = regexp.MustCompile(`\bVERBS RDMA [Ss]hut ?down because (.+?)\.?\s*$`)
 
+// reVerifyBadLink is the report of Oracle Exadata's verify-topology
+// (the InfiniBand cabling topology verification tool of the database
+// machine) for a link it found wrong: "Bad link:Switch 0x21283a8371a0a0
+// Port 11A - Sun Port 11B", with "Reason : 2.5 Gbps Speed found. Could be
+// 10 Gbps" and "Possible cause : Cable isn't fully seated in" under it.
+var (
+	reVerifyBadLink = regexp.MustCompile(`^Bad link:\s*(\S.*?)\s*$`)
+	reVerifyReason  = regexp.MustCompile(`^(Reason|Possible cause)\s*:\s*(\S.*?)\s*$`)
+)
+
 // knownFailure returns the finding of failure lines whose program and
 // meaning are known although their output is not otherwise read: a
 // module of the RDMA stack an init script failed to load, GPFS shutting
@@ -45,6 +56,9 @@ func knownFailure(file string, ls []string, start int) *finding.Finding {
 		t := strings.TrimSpace(l)
 		if m := reGPFSVerbsShutdown.FindStringSubmatch(t); m != nil {
 			return gpfsVerbsShutdown(file, start+i, t, m[1])
+		}
+		if reVerifyBadLink.MatchString(t) {
+			return verifyTopology(file, ls, start)
 		}
 		mod := ""
 		if m := reInitNotOfModule.FindStringSubmatch(t); m != nil {
@@ -86,5 +100,39 @@ func gpfsVerbsShutdown(file string, line int, text, why string) *finding.Finding
 			"mmfsadm test verbs status: VERBS RDMA status must say started",
 		}
 	}
+	return &f
+}
+
+// verifyTopology is the finding of verify-topology's "Bad link" reports:
+// a link of the database machine's InfiniBand fabric trained slower than
+// it should (a QDR link at 2.5 Gb/s per lane, SDR) or cabled wrong.
+func verifyTopology(file string, ls []string, start int) *finding.Finding {
+	var links, reasons []string
+	var ev []finding.Evidence
+	for i, l := range ls {
+		t := strings.TrimSpace(l)
+		if m := reVerifyBadLink.FindStringSubmatch(t); m != nil {
+			links = append(links, m[1])
+			if len(ev) < 4 {
+				ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, start+i), Value: t})
+			}
+		} else if m := reVerifyReason.FindStringSubmatch(t); m != nil && len(links) > 0 {
+			if r := m[1] + ": " + m[2]; !slices.Contains(reasons, r) {
+				reasons = append(reasons, r)
+			}
+			if len(ev) < 6 && m[1] == "Reason" {
+				ev = append(ev, finding.Evidence{Source: fmt.Sprintf("%s:%d", file, start+i), Value: t})
+			}
+		}
+	}
+	sum := fmt.Sprintf("verify-topology reports %s: %s", plural(len(links), "bad link", "bad links"), strings.Join(links, "; "))
+	if len(reasons) > 0 {
+		sum += " (" + strings.Join(reasons, "; ") + ")"
+	}
+	sum += ": a link trained below its speed, or cabled to the wrong place, carries less or none of the traffic the database machine's fabric plans for it"
+	f := catalog.New("fabric.link_degraded", finding.Subject{File: file}, sum, ev...)
+	f.Severity = finding.Critical
+	f.Causes = []string{"a cable not fully seated in its port (the connector latched on one side only), which trains at the lowest speed (2.5 Gb/s per lane, SDR)", "a damaged cable or a failing switch port", "a cable connected to the wrong switch or port"}
+	f.Remedy = []string{"reseat the cable named at both ends (switch port and server port), then run verify-topology again: no Bad link", "iblinkinfo (the link's width and speed after reseating: 4X 10.0 Gbps for QDR)", "replace the cable if the link stays slow after reseating"}
 	return &f
 }

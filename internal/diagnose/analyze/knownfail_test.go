@@ -51,3 +51,18 @@ func TestIfconfigKind(t *testing.T) {
 		t.Fatalf("Ethernet only: verdict %s (exit %d), want not judged", r.Verdict, r.ExitCode)
 	}
 }
+
+// TestVerifyTopologyBadLink: Exadata's verify-topology "Bad link" with a
+// 2.5 Gbps reason (realworld-fresh72) is a critical fabric.link_degraded.
+func TestVerifyTopologyBadLink(t *testing.T) {
+	in := "[ DB Machine Infiniband Cabling Topology Verification Tool ]\n\nBad link:Switch 0x21283a8371a0a0 Port 11A - Sun Port 11B\n        Reason : 2.5 Gbps Speed found. Could be 10 Gbps\n        Possible cause : Cable isn't fully seated in\n\nIs every external switch connected to every internal switch..........[SUCCESS]\n"
+	r := Run([]Input{{Name: "v.txt", Text: in}}, Options{})
+	for _, s := range r.Files[0].Segments {
+		for _, f := range s.Findings {
+			if f.ID == "fabric.link_degraded" && f.Severity == finding.Critical {
+				return
+			}
+		}
+	}
+	t.Fatalf("verdict %s, segments %+v", r.Verdict, r.Files[0].Segments)
+}
