@@ -987,6 +987,8 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseLnetctl(&seg, file, text)
 	case KindGanesha:
 		err = diagnoseGanesha(&seg, file, text)
+	case KindIfconfig:
+		err = diagnoseIfconfig(&seg, file, text)
 	case KindDAOSNet:
 		err = diagnoseDAOSNet(&seg, file, text)
 	default:

@@ -142,6 +142,9 @@ func isIdentByte(c byte) bool {
 // none of its first sampleLines lines says something failed (a streamed
 // input keeps only those of an unread output).
 func failureLines(file string, ls []string, start int) *finding.Finding {
+	if f := knownFailure(file, ls, start); f != nil {
+		return f
+	}
 	var first, last int
 	stop := -1
 	n := 0

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/parse/cellcli"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ifconfig"
 	"github.com/ibdoctor/ibdoctor/internal/parse/iplink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/opensm"
 	ethlinkrules "github.com/ibdoctor/ibdoctor/internal/rules/ethlink"
@@ -75,6 +76,43 @@ func diagnoseIPLink(seg *Segment, file, text string) error {
 		seg.Summary += ", " + plural(vfs, "virtual function", "virtual functions")
 	}
 	seg.Findings = append(seg.Findings, ethlinkrules.CheckIPLink(links, file)...)
+	return nil
+}
+
+// diagnoseIfconfig judges ifconfig output (text has the file's line
+// numbers): an RDMA interface up without carrier is a port down; without
+// an RDMA interface nothing is judged.
+func diagnoseIfconfig(seg *Segment, file, text string) error {
+	ifs, err := ifconfig.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	var rdma, other []string
+	for k := range ifs {
+		i := &ifs[k]
+		if !ethlinkrules.RDMAIface(i) {
+			other = append(other, i.Name)
+			continue
+		}
+		st := "down"
+		switch {
+		case i.Status == "no carrier":
+			st = "no carrier"
+		case i.Has("UP") && (i.Has("RUNNING") || i.Status == "active"):
+			st = "up"
+		case i.Has("UP"):
+			st = "no carrier"
+		}
+		rdma = append(rdma, fmt.Sprintf("%s (%s, mtu %d)", i.Name, st, i.MTU))
+	}
+	seg.Summary = "ifconfig: " + plural(len(ifs), "interface", "interfaces")
+	if len(rdma) > 0 {
+		seg.Summary += "; RDMA: " + strings.Join(rdma, ", ")
+	}
+	seg.Findings = append(seg.Findings, ethlinkrules.CheckIfconfig(ifs, file)...)
+	if len(rdma) == 0 {
+		seg.Empty = "ifconfig lists no RDMA interface (IPoIB ib*, FreeBSD mce*/mlxen*), only " + strings.Join(other, ", ")
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package analyze
 import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/daosnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ganesha"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ifconfig"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lnetctl"
 	"strings"
 	"unicode/utf8"
@@ -103,6 +104,7 @@ const (
 	KindLsmod         Kind = "lsmod"
 	KindUCCL          Kind = "uccl-p2p"
 	KindIPLink        Kind = "ip-link"
+	KindIfconfig      Kind = "ifconfig"
 	KindCellCLI       Kind = "cellcli-ibport"
 	KindSystemctl     Kind = "systemctl-status"
 	KindLnetctl       Kind = "lnetctl"
@@ -175,6 +177,7 @@ var Kinds = []KindInfo{
 	{KindUCCL, "UCCL P2P benchmark results (p2p/benchmarks/benchmark_uccl.py and its NCCL/NIXL variants: \"[Client]   1.0 MB : 170.65 Gbps |  21.33 GB/s [|  2770.55 us]\"): the best rate against the line rate when the paste gives one; a rate that falls as messages grow"},
 	{KindLsmod, "lsmod (Module, Size, Used by), whole or grepped: the rows of the RDMA modules (ib_core, ib_uverbs, rdma_ucm, the HCA drivers) and the NVIDIA ones"},
 	{KindIPLink, "ip link (iproute2): interface lines (N: NAME: <FLAGS> mtu M … state STATE), and the vf N lines of an SR-IOV physical function"},
+	{KindIfconfig, "ifconfig (Linux net-tools 2.x \"ib0: flags=4163<UP,…,RUNNING,…>  mtu 2044\" and 1.60 \"ib0  Link encap:UNSPEC\", FreeBSD \"mce0: flags=8843<…> metric 0 mtu 1500 … status: no carrier\"): the RDMA interfaces (IPoIB ib*, FreeBSD mce*/mlxen*) up without carrier are a port down; other interfaces are listed"},
 	{KindCellCLI, "Oracle Exadata CellCLI LIST IBPORT and LIST IBPORT DETAIL: each port's status and error counters"},
 	{KindSystemctl, "systemctl status UNIT… (\"● unit - Description\", \"×\"/\"○\" since systemd 249, no bullet in older releases; Loaded:, Active:, Main PID: and the journal lines under it): the units of the RDMA and GPU stack (nvidia-fabricmanager, nvidia-persistenced, DCGM, opensm, openibd, rdma, rdma-ndd, ibacm, srp_daemon, nv_peer_mem/nvidia-peermem, mlnx-*, ufm*) judged, others summarised; the journal lines read as a kernel/syslog log"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
@@ -594,6 +597,11 @@ func memberBesides(l string) Kind {
 	if l[0] >= '1' && l[0] <= '9' && strings.Contains(l, ": <") && strings.Contains(l, " mtu ") {
 		if _, ok := iplink.HeadLine(l); ok {
 			return KindIPLink // "4: ens2f0: <BROADCAST,MULTICAST> mtu 9000 qdisc mq state DOWN mode DEFAULT group default qlen 1000"
+		}
+	}
+	if strings.Contains(l, ": flags=") || strings.Contains(l, " Link encap:") {
+		if _, ok := ifconfig.HeadLine(l); ok {
+			return KindIfconfig // "ib0: flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 2044", "ib0       Link encap:UNSPEC  HWaddr 80-00-…"
 		}
 	}
 	if strings.HasPrefix(strings.TrimLeft(l, " \t"), "link/") {

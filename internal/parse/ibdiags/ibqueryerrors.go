@@ -40,7 +40,9 @@ type ErrorPort struct {
 }
 
 // legacyCounters maps ibcheckerrors' counter names (ibcheckerrors.sh,
-// perfquery's old labels) to the PortCounters names ibqueryerrors prints.
+// perfquery's old labels, which the Perl ibqueryerrors.pl of
+// infiniband-diags 1.4 also prints in its "[XmtDiscards == 44]" brackets)
+// to the PortCounters names ibqueryerrors prints.
 var legacyCounters = map[string]string{
 	"SymbolErrors":        "SymbolErrorCounter",
 	"LinkRecovers":        "LinkErrorRecoveryCounter",
@@ -359,7 +361,11 @@ func parseErrorPort(line string) (ErrorPort, error) {
 		if err != nil || name == "" {
 			return p, errf("bad counter value %q", val)
 		}
-		p.Counters[strings.TrimSpace(name)] = v
+		name = strings.TrimSpace(name)
+		if full, ok := legacyCounters[name]; ok {
+			name = full // ibqueryerrors.pl prints perfquery's old labels: "[XmtDiscards == 44]"
+		}
+		p.Counters[name] = v
 	}
 	return p, nil
 }

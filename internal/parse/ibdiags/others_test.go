@@ -526,3 +526,19 @@ func TestParsePerfQueryDetails(t *testing.T) {
 		}
 	}
 }
+
+// TestParseQueryErrorsPerlNames: the Perl ibqueryerrors.pl (an Exadata
+// Sun DCS 36 switch, realworld-fresh72) prints perfquery's old labels in
+// its brackets; they are read under the PortCounters names.
+func TestParseQueryErrorsPerlNames(t *testing.T) {
+	in := "Errors for 0x002128469562a0a0 \"SUN DCS 36P QDR slcc04sw-ib2 10.242.64.214\"\n" +
+		"   GUID 0x002128469562a0a0 port 7: [RcvErrors == 1] [XmtDiscards == 14318] [RcvSwRelayErrors == 65535]\n"
+	q, err := ParseQueryErrors(strings.NewReader(in), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := q.Ports[0].Counters
+	if len(q.Ports) != 1 || c["PortRcvErrors"] != 1 || c["PortXmitDiscards"] != 14318 || c["PortRcvSwitchRelayErrors"] != 65535 {
+		t.Fatalf("ports %+v", q.Ports)
+	}
+}

@@ -1006,7 +1006,10 @@ type Classifier struct {
 	// says the log said the host was shutting down or rebooting.
 	oops      oopsState
 	goingDown bool
-	out       [2]Event // what Add returns, reused
+	// refcount is the last refcount_t saturation message read
+	// (lib/refcount.c), for the WARN_ON splat printed after it.
+	refcount string
+	out      [2]Event // what Add returns, reused
 	// oopsDone and cqeEv are where oopsLine and cqeDump leave an event:
 	// an Event is 600 bytes, too big to return by value on every record.
 	oopsDone, cqeEv Event

@@ -36,6 +36,24 @@ var reOopsHeader = regexp.MustCompile(`^(?:Oops: )?(?P<what>BUG: unable to handl
 // the report's RIP/pc line.
 var reWarnHeader = regexp.MustCompile(`^WARNING: CPU: \d+ PID: (?P<pid>\d+) at(?:$| (?P<src>\S+:\d+)(?:$| (?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?))`)
 
+// reRefcountUAF is the message refcount_warn_saturate (lib/refcount.c)
+// prints before its WARN_ON splat when a reference count was used after
+// it reached zero: "refcount_t: underflow; use-after-free." (a put too
+// many) and "refcount_t: addition on 0; use-after-free." (a get on a freed
+// object). The saturation cases ("saturated; leaking memory.", "decrement
+// hit 0; leaking memory.") leak an object and stay a plain WARN_ON.
+var reRefcountUAF = regexp.MustCompile(`^refcount_t: (underflow|addition on 0); use-after-free\.?$`)
+
+// refcountUAF names the memory-safety report of a refcount_t message
+// ("refcount_t underflow; use-after-free").
+func refcountUAF(t string) (string, bool) {
+	m := reRefcountUAF.FindStringSubmatch(t)
+	if m == nil {
+		return "", false
+	}
+	return "refcount_t " + m[1] + "; use-after-free", true
+}
+
 // reStallHeader is the first line of a report of a task stuck in the
 // kernel (no crash): a hung task (kernel/hung_task.c "INFO: task
 // kworker/u98:2:12345 blocked for more than 120 seconds.") or a soft
@@ -133,6 +151,10 @@ func (c *Classifier) oopsLine(r Record) bool {
 		if t == "" {
 			continue
 		}
+		if strings.HasPrefix(t, "refcount_t: ") {
+			c.refcount = t
+			continue
+		}
 		// The header expressions run only on lines that start like a
 		// header: inside a report most lines are frames and registers.
 		hdr := maybeOopsHeader(t)
@@ -143,6 +165,12 @@ func (c *Classifier) oopsLine(r Record) bool {
 			if m := reWarnHeader.FindStringSubmatch(t); m != nil {
 				finish()
 				*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, Detail: "WARNING", TaskPID: m[1], Source: m[2], Func: m[3], Driver: m[4], Phase: c.phase()}}
+				if what, ok := refcountUAF(c.refcount); ok && m[3] == "refcount_warn_saturate" {
+					// A reference dropped once too often: the object may
+					// already be freed and in use by another owner.
+					o.ev.Detail = what
+				}
+				c.refcount = ""
 				if m[4] != "" {
 					o.ev.DriverFunc, o.sureMod = m[3], true
 				}

@@ -57,6 +57,8 @@ func oopsDriver(e kmsg.Event) string {
 // elsewhere: the checker caught the bad access and the kernel went on (it
 // stops only with panic_on_warn or kasan.fault=panic), so the node can
 // finish its jobs; a crash that follows is a report of its own. A
+// WARN_ON of refcount_warn_saturate after a refcount_t use-after-free
+// message (lib/refcount.c) is read as such a report. A
 // WARN_ON, hung task or soft lockup in such a driver is a warning
 // (elsewhere none), critical in an RDMA driver when a queue pair or the
 // connection over it fails after it (reQPFailure).
@@ -81,7 +83,7 @@ func checkOops(in *Input) []finding.Finding {
 			continue
 		}
 		drv := oopsDriver(e)
-		if !e.IsError && deviceModule(drv) == "" {
+		if !e.IsError && deviceModule(drv) == "" && !memorySafety(e.Detail) {
 			continue
 		}
 		k := key{e.IsError, e.Detail, e.Func, drv, e.DriverFunc, e.Phase}
@@ -148,6 +150,9 @@ func checkOops(in *Input) []finding.Finding {
 		switch {
 		case memErr && kind != "":
 			fmt.Fprintf(&b, ": the kernel's memory checker caught the %s driver %s touching memory it does not own (a driver bug); kernel memory may be corrupted, so its devices and the host are unreliable until it is rebooted", kind, k.drv)
+		case memErr && strings.HasPrefix(k.what, "refcount_t "):
+			b.WriteString(": the kernel's refcount_t check caught an object's reference count dropped below zero or taken from zero (lib/refcount.c: a reference put once too often or taken on a freed object, a kernel bug) and the kernel went on; the object may be freed while still in use, so kernel memory may be corrupted: reboot the host once its jobs end, and find the module from the call trace (the frames after refcount_warn_saturate)")
+			sev = finding.Warning
 		case memErr:
 			b.WriteString(": the kernel's memory checker caught a bad access outside the RDMA and GPU drivers (a kernel bug) and the kernel went on; kernel memory may be corrupted, so reboot the host once its jobs end")
 			sev = finding.Warning
@@ -216,7 +221,7 @@ var stallNames = map[string][3]string{
 // memory checker of the kernel gave: KASAN (mm/kasan/report.c) or KFENCE
 // (mm/kfence/report.c), a bad access caught as it happened.
 func memorySafety(what string) bool {
-	return strings.HasPrefix(what, "KASAN ") || strings.HasPrefix(what, "KFENCE ")
+	return strings.HasPrefix(what, "KASAN ") || strings.HasPrefix(what, "KFENCE ") || strings.HasPrefix(what, "refcount_t ")
 }
 
 // stallNamesOf are stallNames of a report that is no crash; an UBSAN

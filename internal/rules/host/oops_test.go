@@ -162,6 +162,19 @@ func TestCheckOops(t *testing.T) {
 			"[ 8.0]  ext4_ext_map_blocks+0x6f/0x1000",
 			"[ 8.0] ---[ end trace 0000000000000000 ]---",
 		}, []string{"warning: kernel memory-safety report (KFENCE use-after-free read) in ext4_find_extent in the kernel log: the kernel's memory checker caught a bad access outside the RDMA and GPU drivers (a kernel bug) and the kernel went on; kernel memory may be corrupted, so reboot the host once its jobs end"}},
+		// ksmbd's SMB Direct module unload (analyze testdata/realworld-fresh68):
+		// refcount_warn_saturate's WARN_ON after "underflow; use-after-free"
+		// is a use-after-free bug, reported wherever it is; its saturation
+		// ("leaking memory") is a plain WARN_ON.
+		{"refcount_t underflow elsewhere: warning", []string{
+			"[  960.663271] ------------[ cut here ]------------",
+			"[  960.663280] refcount_t: underflow; use-after-free.",
+			"[  960.663297] WARNING: CPU: 11 PID: 10680 at lib/refcount.c:28 refcount_warn_saturate+0xe2/0xf0",
+		}, []string{"warning: kernel memory-safety report (refcount_t underflow; use-after-free) in the kernel log: the kernel's refcount_t check caught an object's reference count dropped below zero or taken from zero (lib/refcount.c: a reference put once too often or taken on a freed object, a kernel bug) and the kernel went on; the object may be freed while still in use, so kernel memory may be corrupted: reboot the host once its jobs end, and find the module from the call trace (the frames after refcount_warn_saturate)"}},
+		{"refcount_t saturated elsewhere: not reported", []string{
+			"[  960.663280] refcount_t: saturated; leaking memory.",
+			"[  960.663297] WARNING: CPU: 11 PID: 10680 at lib/refcount.c:22 refcount_warn_saturate+0xe2/0xf0",
+		}, nil},
 		{"UBSAN in mlx5_ib's source: warning", []string{
 			"[ 12.0] UBSAN: array-index-out-of-bounds in drivers/infiniband/hw/mlx5/qp.c:4123:20",
 			"[ 12.0] index 1 is out of range for type 'u32 [1]'",
