@@ -46,8 +46,9 @@ type Transport struct {
 	Name, Device string
 	Line         int
 	// Failed is ucx_info's "< failed to open interface >" (or query)
-	// printed under it, "" when it opened.
-	Failed string
+	// printed under it, "" when it opened; FailedLine is its line.
+	Failed     string
+	FailedLine int
 }
 
 // Message is one of ucx_info's "< failed … >" lines.
@@ -184,7 +185,7 @@ func Parse(r io.Reader, source string) (*Listing, error) {
 			}
 			if len(out.Transports) > 0 && (b == "< failed to open interface >" || b == "< failed to query interface >") {
 				if t := &out.Transports[len(out.Transports)-1]; t.Failed == "" {
-					t.Failed = b
+					t.Failed, t.FailedLine = b, n
 				}
 			}
 			if !seenFail[b] {

@@ -40,8 +40,13 @@ func CheckInfo(l *ucxinfo.Listing, source string) InfoVerdict {
 		}
 	}
 	var ipoib *ucxinfo.Transport
+	var failed []ucxinfo.Transport
 	for i, t := range l.Transports {
 		s := t.Name + "/" + t.Device
+		if ucxinfo.RDMA(t.Name) && t.Failed != "" {
+			failed = append(failed, t)
+			continue
+		}
 		if ucxinfo.RDMA(t.Name) {
 			rdma = true
 			v.RDMA = append(v.RDMA, fmt.Sprintf("%s on %s", t.Name, t.Device))
@@ -51,6 +56,10 @@ func CheckInfo(l *ucxinfo.Listing, source string) InfoVerdict {
 		if t.Name == "tcp" && ipoib == nil && ibdev2netdev.IPoIB(t.Device) {
 			ipoib = &l.Transports[i]
 		}
+	}
+	if len(failed) > 0 {
+		v.Findings = append(v.Findings, openFailed(failed, len(v.RDMA), source))
+		return v
 	}
 	if rdma {
 		return v
@@ -74,4 +83,34 @@ func CheckInfo(l *ucxinfo.Listing, source string) InfoVerdict {
 	}
 	v.Findings = append(v.Findings, f)
 	return v
+}
+
+// openFailed reports RDMA transports whose interface ucx_info could not
+// open or query (tl_info.c print_iface_info: "< failed to open interface
+// >"): UCX cannot use that device port; with no other RDMA transport open
+// MPI over this UCX has no RDMA path. mpi.rdma_not_used, a warning.
+func openFailed(failed []ucxinfo.Transport, opened int, source string) finding.Finding {
+	var names []string
+	for _, t := range failed {
+		names = append(names, t.Name+" on "+t.Device)
+	}
+	sum := fmt.Sprintf("ucx_info could not open the interface of %s: UCX cannot send over that RDMA device port", strings.Join(names, ", "))
+	if opened == 0 {
+		sum += "; no RDMA transport opened, so MPI over this UCX has no RDMA path"
+	} else {
+		sum += fmt.Sprintf("; %d other RDMA transport(s) opened", opened)
+	}
+	t := failed[0]
+	f := catalog.New("mpi.rdma_not_used", finding.Subject{File: source}, sum,
+		finding.Evidence{Source: fmt.Sprintf("%s:%d", source, t.FailedLine), Value: t.Failed},
+		finding.Evidence{Source: fmt.Sprintf("%s:%d", source, t.Line), Value: "Transport: " + t.Name + ", Device: " + t.Device})
+	f.Causes = []string{
+		"the HCA port is not usable: PORT_DOWN, no GID for RoCE, or a device that the UCX transport does not support",
+		"locked-memory limit too low for the transport's queues (ulimit -l), or no access to /dev/infiniband in a container",
+	}
+	f.Remedy = []string{
+		"UCX_LOG_LEVEL=debug ucx_info -d: the reason the interface did not open is logged before the line",
+		"ibv_devinfo -d " + strings.SplitN(t.Device, ":", 2)[0] + ": the port must be PORT_ACTIVE; ulimit -l must be unlimited",
+	}
+	return f
 }

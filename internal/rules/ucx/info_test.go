@@ -28,4 +28,8 @@ func TestCheckInfo(t *testing.T) {
 	if v := CheckInfo(eth, "e.txt"); len(v.Findings) != 0 || !v.NoRDMA {
 		t.Errorf("tcp on eth0: %+v", v)
 	}
+	fail := &ucxinfo.Listing{Transports: []ucxinfo.Transport{{Name: "rc_mlx5", Device: "mlx5_1:1", Line: 18, Failed: "< failed to open interface >", FailedLine: 20}}}
+	if v := CheckInfo(fail, "f.txt"); len(v.Findings) != 1 || v.Findings[0].ID != "mpi.rdma_not_used" || v.Findings[0].Evidence[0].Source != "f.txt:20" {
+		t.Errorf("failed interface: %+v", v.Findings)
+	}
 }
