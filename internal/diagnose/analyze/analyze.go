@@ -991,6 +991,10 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseIfconfig(&seg, file, text)
 	case KindDAOSNet:
 		err = diagnoseDAOSNet(&seg, file, text)
+	case KindUCXInfo:
+		err = diagnoseUCXInfo(&seg, file, text)
+	case KindFabtests:
+		err = diagnoseFabtests(&seg, file, text)
 	default:
 		return seg // fabric outputs are judged together, by diagnoseFabric
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/dshbak"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ethmodule"
+	"github.com/ibdoctor/ibdoctor/internal/parse/fabtests"
 	"github.com/ibdoctor/ibdoctor/internal/parse/fiinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdev2netdev"
@@ -38,6 +39,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/sysfspci"
 	"github.com/ibdoctor/ibdoctor/internal/parse/systemctl"
 	"github.com/ibdoctor/ibdoctor/internal/parse/uccl"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ucxinfo"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxlog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ucxperf"
 	"github.com/ibdoctor/ibdoctor/internal/parse/wclog"
@@ -110,6 +112,8 @@ const (
 	KindLnetctl       Kind = "lnetctl"
 	KindGanesha       Kind = "ganesha-rdma"
 	KindDAOSNet       Kind = "daos-network-scan"
+	KindUCXInfo       Kind = "ucx_info"
+	KindFabtests      Kind = "fi_pingpong"
 )
 
 // KindInfo describes a kind for `--kind list`.
@@ -165,6 +169,8 @@ var Kinds = []KindInfo{
 	{KindDeepEP, "DeepEP test results (tests/test_internode.py \"[tuning] Best combine: … GB/s (RDMA), … GB/s (NVL)\", tests/test_low_latency.py \"[rank N] Dispatch + combine bandwidth: … GB/s, avg_t=…\"): low-latency bandwidth under 1 GB/s and a best internode figure under half of the same operation's best in the paste"},
 	{KindDshbak, "pdsh … | dshbak -c blocks (\"----------------\", the hosts, \"----------------\", their common output): the blocks of one command compared, fw_ver and OFED releases that differ between groups of hosts judged"},
 	{KindIBVLoad, "ibv_generate_infiniband_test_load (ibv_message_passing) results: \"mlx4_0 rx_buffer compare : PASS\" and its per-port Mbytes/sec lines; a compare that fails is judged, throughput summarised"},
+	{KindUCXInfo, "ucx_info -d (memory domains, transports, devices and their capabilities), the UCP context of ucx_info -p (its resource lines: transport/device) and ucx_info -v: a listing with no ib memory domain and no rc, ud or dc transport while tcp runs on an IPoIB interface (tcp/ib0) is mpi.rdma_not_used; \"error handling: peer failure, ep_check, keepalive\" is a capability, not an error"},
+	{KindFabtests, "libfabric's fi_pingpong (util/pingpong.c: bytes, #sent, #ack, total, time, MB/sec, usec/xfer, Mxfers/sec) and the fabtests benchmarks' tables (fi_rdm_pingpong …: bytes, iters, …) with their error lines (\"fi_getinfo(): common/shared.c:1234, ret=-61 (No data available)\", \"[error] util/pingpong.c:…\"): a completed table is summarised, an error is perf.test_invalid"},
 	{KindUCXLog, "UCX log lines (MPI/OpenSHMEM over UCX, ucx_perftest): completion errors, endpoint errors"},
 	{KindVerbsLog, "work-completion errors in application logs: libmlx5's \"got completion with error\" CQE dump (decoded), DPDK's mlx5 \"MLX5 Error CQE: at [...], len=64\" hexdump (decoded), libfabric log lines (fi_cq_readerr prov_err), any log line ending in an ibv_wc_status text or IBV_WC_ name after a colon (\"…: transport retry counter exceeded\", with the local_nic/peer_nic it names), or printing it as a number next to completion wording (\"bad completion with status: 0xc, vendor syndrome: 0x81\"), application lines naming an ibv async event (\"Received context async event local work queue catastrophic error for context erdma_0\"), libibverbs' \"no userspace device-specific driver found\" warnings in a program's log, and a program's lines that a queue pair could not be moved to INIT, RTR or RTS (\"Failed to modify QP to RTR: Connection timed out\"), Mooncake's lines naming the GID each RDMA device uses (\"RDMA device: mlx5_3, LID: 0, GID: (GID_Index 3) 00:00:…:ff:ff:21:06:1e:14\"), SPDK's NVMe-oF RDMA host errors (\"nvme_ctrlr_fail: *ERROR*: ctrlr 192.168.0.1 in failed state.\", \"RDMA address resolution error\", \"CQ transport error -6 …\"), Mooncake's \"Failed to complete transfers after 60 seconds\", and libfabric's \"fi_getinfo: provider ofi_rxm returned -61 (No data available)\""},
 	{KindHealthCheck, "the passed checks of node health-check programs: LBNL NHC's \"SUCCESS:  nhc:  Health check passed:  check_…\" (as Azure's azurehpc-health-checks prints them) and gpud scan's \"✔ ibstat ports/rates check passed\""},
@@ -360,6 +366,10 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindUCXPerf, 0
 	case t == dshbak.Rule && dshbak.HostsLine(strings.TrimSpace(next)):
 		return KindDshbak, 0 // dshbak -c: "----------------", "host-[040-048]", "----------------"
+	case t[0] == '#' && ucxinfo.Header(t):
+		return KindUCXInfo, 0 // "# Memory domain: mlx5_0", "# UCP context", "# Library version: 1.10.1"
+	case t[0] == 'b' && fabtests.Header(t):
+		return KindFabtests, 0 // fi_pingpong's "bytes   #sent   #ack     total …"
 	case (t[0] == '#' || t[0] == 'O') && osu.Title(t):
 		return KindOSU, 0 // "# OSU MPI Latency Test v5.6.2"
 	case (t[0] == '#' || t[0] == 'S') && osu.ColumnHeader(t) != nil:
@@ -523,6 +533,16 @@ func memberBesides(l string) Kind {
 		// usage'", PyTorch's "NCCL error in: …" and a CUDA error it
 		// raised ("what():  CUDA error: unknown error").
 		return KindNCCLLog
+	}
+	if l[0] == '#' || l[0] == ' ' {
+		if ucxinfo.Line(l) {
+			return KindUCXInfo // ucx_info -d's "#       error handling: peer failure, ep_check, keepalive"
+		}
+	}
+	if strings.Contains(l, "(): ") || strings.HasPrefix(l, "[error] ") {
+		if _, ok := fabtests.ErrorLine(strings.TrimSpace(l)); ok {
+			return KindFabtests // "fi_getinfo(): common/shared.c:1234, ret=-61 (No data available)"
+		}
 	}
 	// UCX lines start "[1590482937.540412] [host:pid:tid]" as a kernel
 	// line may: tested first, behind a cheap look for what every UCX line
@@ -769,8 +789,8 @@ func pciAddrStart(l string) bool {
 // `"Operational Info" : {` of --json), ibportstate's "After PortInfo
 // set:", "MST modules:", pingpong's "local address:", nvidia-smi -q's
 // "==============NVSMI LOG==============", "Remapped Rows", perfquery's
-// "PortSelect:..", lspci's "LnkCap:".
-const headStarts = "CIhpNesP#*GUESHRL-{D\x1bOTMFBKAl\"="
+// "PortSelect:..", lspci's "LnkCap:", fi_pingpong's "bytes".
+const headStarts = "CIhpNesP#*GUESHRL-{D\x1bOTMFBKAl\"=b"
 
 // ncclMark says whether l holds "NCCL INFO" or "NCCL WARN", in one scan.
 // It also finds PyTorch's ProcessGroupNCCL watchdog lines ("[rank1]:[E925
