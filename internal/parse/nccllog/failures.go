@@ -2,7 +2,9 @@ package nccllog
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -109,6 +111,34 @@ func xlaNCCLError(line string) (Event, bool) {
 
 // StoreCall is the Call of a timeout event of PyTorch's c10d store.
 const StoreCall = "c10d store"
+
+// TCPXSlowCall is the Call of a timeout event that is the GPUDirect-TCPX
+// net plugin's slowness report, not a failure (see tcpxSlow).
+const TCPXSlowCall = "tcpx slowness"
+
+// reTCPXSlow is the GPUDirect-TCPX net plugin's slowness report
+// (google/nccl-plugin-gpudirecttcpx src/net_tcpx.cc, tcpxCommProgress:
+// WARN("%p:%p, nic %d, %s, %s %s ctrl timeout cnt %lu, nanos %lu"), the
+// flow printed as "LOCAL<port><-PEER<port>" and its direction "rx" or
+// "tx"): a request has polled cnt times for its control message from the
+// peer, nanos since the first poll (past GPUDIRECTTCPX_TIMEOUT_THRESHOLD_NS,
+// src/timeout.cc), and goes on waiting.
+var reTCPXSlow = regexp.MustCompile(`, nic (\d+), ([^,\s]+), (.*?) ?(rx|tx) ctrl timeout cnt (\d+), nanos (\d+)\s*$`)
+
+// tcpxSlow reads the GPUDirect-TCPX plugin's slowness report (see
+// reTCPXSlow): an EventTimeout with Call TCPXSlowCall, HCA the NIC's
+// interface, Peer the flow and StuckS the seconds waited.
+func tcpxSlow(msg string) (Event, bool) {
+	if !strings.Contains(msg, " ctrl timeout cnt ") {
+		return Event{}, false
+	}
+	m := reTCPXSlow.FindStringSubmatch(msg)
+	if m == nil {
+		return Event{}, false
+	}
+	ns, _ := strconv.ParseInt(m[6], 10, 64)
+	return Event{Kind: EventTimeout, Call: TCPXSlowCall, HCA: m[2], Peer: m[3], StuckS: ns / 1e9, Rank: -1}, true
+}
 
 // torchStoreTimeout reads the exception of a socket of PyTorch's c10d
 // store (TCPStore, which torch.distributed and torch elastic's

@@ -2156,6 +2156,8 @@ func (ps *Parser) warnClass(msg string) Event {
 		ev.Kind, ev.Peer, ev.Error = EventConnect, peer, errText
 	} else if e, ok := nvlsBindFailed(msg); ok {
 		ev.Kind, ev.Call, ev.Error = EventFailed, NVLSCall, e
+	} else if e, ok := tcpxSlow(msg); ok {
+		ev = e
 	} else {
 		ev.Kind = EventWarn
 		if reTimeout.MatchString(msg) {

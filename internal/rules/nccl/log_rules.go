@@ -987,10 +987,19 @@ func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int
 			summary += " on " + first.Host
 		}
 		summary += ": " + hint
-		f := catalog.New("nccl.resource_error", subj, summary, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
+		id := "nccl.resource_error"
+		if first.Net == "OFI" && call == "fi_getinfo" {
+			// libfabric offers aws-ofi-nccl no provider: the finding
+			// libfabric's own log gets for it.
+			id = "libfabric.provider_unavailable"
+		}
+		f := catalog.New(id, subj, summary, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
 		f.Subject.Host = first.Host
 		if first.Net == "OFI" {
 			ofiResource(&f)
+			if id != "nccl.resource_error" {
+				f.Causes = f.Causes[:2] // no provider: no device resources were asked for
+			}
 		}
 		fs = append(fs, f)
 	}
@@ -1501,12 +1510,14 @@ func ncclErrorMeaning(call, e string) string {
 }
 
 func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
-	var wd, other, detected, hb, store []nccllog.Event
+	var wd, other, detected, hb, store, slow []nccllog.Event
 	for _, e := range lg.Events {
 		if e.Kind != nccllog.EventTimeout {
 			continue
 		}
 		switch {
+		case e.Call == nccllog.TCPXSlowCall:
+			slow = append(slow, e)
 		case e.Heartbeat:
 			hb = append(hb, e)
 		case e.Call == nccllog.StoreCall:
@@ -1597,6 +1608,9 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 			finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
 		fs = append(fs, f)
 	}
+	if len(slow) > 0 && len(fs) == 0 && len(other) == 0 {
+		fs = append(fs, tcpxSlowFinding(slow, subj, at))
+	}
 	if len(other) > 0 {
 		e := other[0]
 		f := catalog.New("nccl.timeout", subj,
@@ -1606,6 +1620,46 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// tcpxSlowFinding is the GPUDirect-TCPX net plugin's slowness reports
+// ("… nic 0, enp12s0, A<p><-B<q> rx rx ctrl timeout cnt 7331502, nanos
+// 10000000585", tcpxCommProgress in google/nccl-plugin-gpudirecttcpx
+// src/net_tcpx.cc): a receive has waited past the plugin's report
+// threshold for the peer's control message and goes on waiting. The
+// plugin neither fails nor aborts the request, so the job is slow, not
+// dead: a warning naming the NICs and the longest wait. (A collective
+// that never completes ends in PyTorch's watchdog or NCCL's own error,
+// which the log then shows.)
+func tcpxSlowFinding(slow []nccllog.Event, subj finding.Subject, at func(string, int) string) finding.Finding {
+	var nics []string
+	var secs int64
+	for _, e := range slow {
+		if !slices.Contains(nics, e.HCA) {
+			nics = append(nics, e.HCA)
+		}
+		secs = max(secs, e.StuckS)
+	}
+	e := slow[0]
+	f := catalog.New("nccl.timeout", subj,
+		fmt.Sprintf("the GPUDirect-TCPX net plugin reported %d slow receive(s) on %s: a request waited %d s or more for its peer's control message and went on waiting (the plugin's slowness report, not an NCCL error: the job is slow, not aborted); the peer rank is late to send (still starting, or stalled), or the flows between the NICs are lossy or congested", weight(slow), strings.Join(firstN(nics, 4), ", "), secs),
+		finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
+	f.Severity = finding.Warning
+	f.Subject.Host = e.Host
+	if len(slow) > 1 && slow[len(slow)-1].Line != e.Line {
+		l := slow[len(slow)-1]
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: at(l.Source, l.Line), Value: l.Text})
+	}
+	f.Causes = []string{
+		"the peer rank has not reached the collective yet: slow start-up on that node (data loading, compilation, a node still pulling its image) or a rank stalled",
+		"packet loss, retransmits or congestion on the GPU NICs' flows (the VPC networks of the GPU NICs, MTU, the receive-datapath manager)",
+	}
+	f.Remedy = []string{
+		"compare the ranks' logs for the one that starts the collective last; the slowness report names the flow (local<port><-peer<port>) and the NIC",
+		"netstat -s on both hosts for TCP retransmits; ethtool -S on the NIC for drops",
+		"rerun the NCCL tests (all_gather_perf) on the same nodes to tell a network fault from a slow rank",
+	}
+	return f
 }
 
 // heartbeatFinding is PyTorch's heartbeat monitor reports: the
