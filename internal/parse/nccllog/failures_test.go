@@ -158,3 +158,23 @@ func TestTCPXSlow(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncated: NCCL's truncated-message warnings (src/transport/
+// net_socket.cc of 2.20 as in sail-sg/zero-bubble-pipeline-parallelism#60,
+// realworld-fresh70; 2.4's without the peer; src/bootstrap.cc's).
+func TestTruncated(t *testing.T) {
+	for _, tc := range []struct {
+		msg, peer, err string
+		ok             bool
+	}{
+		{"NET/Socket : peer 10.0.5.194<41988> message truncated : receiving 4 bytes instead of 2. If you believe your socket network is in healthy state,           there may be a mismatch in collective sizes or environment settings (e.g. NCCL_PROTO, NCCL_ALGO) between ranks", "10.0.5.194", "NET/Socket: 4 bytes instead of 2", true},
+		{"NET/Socket : message truncated : receiving 1048576 bytes instead of 524288", "", "NET/Socket: 1048576 bytes instead of 524288", true},
+		{"Message truncated : received 64 bytes instead of 32", "", "bootstrap: 64 bytes instead of 32", true},
+		{"the message truncated at 4 bytes", "", "", false},
+	} {
+		e, ok := truncated(tc.msg)
+		if ok != tc.ok || e.Peer != tc.peer || e.Error != tc.err || ok && (e.Kind != EventFailed || e.Call != TruncCall) {
+			t.Errorf("%q: %+v %v", tc.msg, e, ok)
+		}
+	}
+}

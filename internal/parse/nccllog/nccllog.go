@@ -2158,6 +2158,8 @@ func (ps *Parser) warnClass(msg string) Event {
 		ev.Kind, ev.Call, ev.Error = EventFailed, NVLSCall, e
 	} else if e, ok := tcpxSlow(msg); ok {
 		ev = e
+	} else if e, ok := truncated(msg); ok {
+		ev = e
 	} else {
 		ev.Kind = EventWarn
 		if reTimeout.MatchString(msg) {
@@ -2464,6 +2466,43 @@ var reBareChannel = regexp.MustCompile(`^Channel \d+/\d+ : \d+\[\d+\] -> \d+\[\d
 func isQuotedCompletion(raw string) bool {
 	_, ok := quotedCompletion(raw)
 	return ok
+}
+
+// TruncCall is the Call of a receive that got more bytes than posted
+// (see truncated).
+const TruncCall = "recv (message truncated)"
+
+// reTruncated is NCCL's warning that a peer sent more than the receive
+// posted: the socket transport's "NET/Socket : peer 10.0.5.194<41988>
+// message truncated : receiving 4 bytes instead of 2. If you believe …"
+// (src/transport/net_socket.cc, ncclNetSocketTest; 2.4 printed no peer)
+// and the bootstrap's "Message truncated : received %d bytes instead of
+// %d" (src/bootstrap.cc).
+var reTruncated = regexp.MustCompile(`^(?:(NET/\w+) : )?(?:peer (\S+) )?[Mm]essage truncated : receiv(?:ing|ed) (\d+) bytes instead of (\d+)`)
+
+// truncated reads a truncated-message warning (see reTruncated): NCCL
+// returns an error (ncclInvalidUsage from the socket transport of recent
+// releases, ncclInternalError from 2.4's and from the bootstrap) and the
+// communicator fails. An EventFailed with Call TruncCall, Peer the peer's
+// address without its port ("" when not printed) and Error "N bytes
+// instead of M" with the transport.
+func truncated(msg string) (Event, bool) {
+	if !strings.Contains(msg, "essage truncated : ") {
+		return Event{}, false
+	}
+	m := reTruncated.FindStringSubmatch(msg)
+	if m == nil {
+		return Event{}, false
+	}
+	peer := m[2]
+	if i := strings.IndexByte(peer, '<'); i > 0 {
+		peer = peer[:i]
+	}
+	where := m[1]
+	if where == "" {
+		where = "bootstrap"
+	}
+	return Event{Kind: EventFailed, Call: TruncCall, Peer: peer, Error: where + ": " + m[3] + " bytes instead of " + m[4], Rank: -1}, true
 }
 
 // NVLSCall is the Call of a failed NVLS multicast bind (see nvlsBindFailed).

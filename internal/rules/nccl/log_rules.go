@@ -1269,6 +1269,9 @@ func failedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) 
 		}
 		return []finding.Finding{catalog.New("nccl.call_failed", subj, sum, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})}
 	}
+	if i := slices.IndexFunc(fails, func(e nccllog.Event) bool { return e.Call == nccllog.TruncCall }); i >= 0 {
+		return []finding.Finding{truncatedFinding(lg, fails[i], subj, at)}
+	}
 	article := "an"
 	if first.Call == "CUDA" {
 		article = "a"
@@ -1319,6 +1322,48 @@ func failedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) 
 		}
 	}
 	return []finding.Finding{catalog.New("nccl.call_failed", subj, sum, evs...)}
+}
+
+// truncatedFinding reports NCCL's refusal of a message longer than the
+// receive posted for it ("NET/Socket : peer A message truncated :
+// receiving 4 bytes instead of 2", src/transport/net_socket.cc; the
+// bootstrap says the same): NCCL returns an error, the communicator is
+// in error, and each later call
+// on it fails ("Attempt to use communicator before the previous
+// operation returned ncclSuccess", src/init.cc). NCCL's own text names
+// the usual cause: the ranks disagree on the collective, its size or
+// the NCCL_PROTO / NCCL_ALGO settings.
+func truncatedFinding(lg *nccllog.Log, e nccllog.Event, subj finding.Subject, at func(string, int) string) finding.Finding {
+	where := ""
+	if e.Host != "" {
+		where = " on " + e.Host
+	}
+	from := ""
+	if e.Peer != "" {
+		from = " from peer " + e.Peer
+	}
+	sum := fmt.Sprintf("NCCL received a message longer than the receive posted for it%s%s (%s) and returned an error: the communicator failed and every later call on it fails, so the job stops", where, from, e.Error)
+	evs := []finding.Evidence{{Source: at(e.Source, e.Line), Value: e.Text}}
+	for _, w := range lg.Events {
+		if w.Kind == nccllog.EventWarn && strings.HasPrefix(w.Text, "Attempt to use communicator before the previous operation returned ncclSuccess") {
+			sum += fmt.Sprintf("; line %d shows the next call refused", w.Line)
+			evs = append(evs, finding.Evidence{Source: at(w.Source, w.Line), Value: w.Text})
+			break
+		}
+	}
+	f := catalog.New("nccl.call_failed", subj, sum, evs...)
+	f.Subject.Host = e.Host
+	f.Causes = []string{
+		"the ranks called different collectives, or the same one with different counts or datatypes (pipeline-parallel send/recv pairs that do not match are the usual case): an application bug",
+		"the ranks run with different NCCL_PROTO, NCCL_ALGO or other NCCL_* settings, or different NCCL versions",
+		"rarely, a socket stream corrupted on the way (a middlebox or NIC offload fault): then NCCL's own text blames the socket network",
+	}
+	f.Remedy = []string{
+		"compare the NCCL_* environment and NCCL version of every rank (NCCL_DEBUG=INFO prints both at init)",
+		"rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL to log each rank's collectives, counts and datatypes and find the rank whose sequence differs",
+		"TORCH_DISTRIBUTED_DEBUG=DETAIL makes PyTorch check that the ranks' collectives match",
+	}
+	return f
 }
 
 // ncclResultText is ncclGetErrorString's text of an ncclResult_t
