@@ -346,3 +346,40 @@ func LegacyWarn(line string) bool {
 	m := legacyLine(strings.TrimSpace(line))
 	return m != nil && m[2] == "WARN"
 }
+
+// ibgdaWarnings are the texts NVSHMEM's IBGDA transport prints with its
+// NVSHMEMI_WARN_PRINT ("WARN: " then the text, on stdout,
+// src/include/non_abi/nvshmemx_error.h) when the GPU cannot map a NIC's
+// UAR (the doorbell page) or its memory (NVIDIA/nvshmem
+// src/modules/transport/ibgda/ibgda.cpp: ibgda_nic_mem_gpu_map,
+// ibgda_check_gpu_mapping_nic_uar; the NIC handler then becomes the CPU,
+// through GDRCopy or host memory), and the older releases' "GPU cannot
+// map UAR of device %s. Skipping...".
+var ibgdaWarnings = []string{
+	"cudaHostRegister with IoMemory failed with error=",
+	"ibgda_nic_mem_gpu_map failed.",
+	"ibgda_alloc_and_map_qp_uar with GPU as handler failed.",
+	"GPU cannot map UAR of device ",
+}
+
+// ibgdaFallback reads one of NVSHMEM's IBGDA fallback warnings (see
+// ibgdaWarnings): an EventIBGDAFallback, HCA the device the line names.
+func ibgdaFallback(raw string) (Event, bool) {
+	t := strings.TrimSpace(raw)
+	msg, ok := strings.CutPrefix(t, "WARN: ")
+	if !ok {
+		return Event{}, false
+	}
+	for _, w := range ibgdaWarnings {
+		if !strings.HasPrefix(msg, w) {
+			continue
+		}
+		ev := Event{Kind: EventIBGDAFallback, Text: msg, Rank: -1}
+		if dev, ok := strings.CutPrefix(msg, "GPU cannot map UAR of device "); ok {
+			dev, _, _ = strings.Cut(dev, ". ")
+			ev.HCA = strings.TrimSuffix(dev, ".")
+		}
+		return ev, true
+	}
+	return Event{}, false
+}

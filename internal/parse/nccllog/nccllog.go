@@ -254,6 +254,12 @@ const (
 	// ncclInvalidUsage and the job cannot start. Rank is the rank that
 	// printed it, Peer the other rank, BusID the GPU's PCI address.
 	EventDuplicateGPU EventKind = "duplicate_gpu"
+	// EventIBGDAFallback is NVSHMEM's report that its IBGDA transport
+	// (GPU-initiated RDMA, which DeepEP and the MoE kernels of SGLang and
+	// vLLM use) cannot let the GPU ring a NIC's doorbell and falls back
+	// to a CPU proxy or skips the NIC (see ibgdaFallback). HCA is the
+	// device when the line names it.
+	EventIBGDAFallback EventKind = "ibgda_fallback"
 )
 
 // Event is one warning line that rules judge.
@@ -1309,6 +1315,11 @@ func (p *Parser) line(n int, raw string) {
 			return
 		}
 		if p.ofiTest(n, raw) { // no "NCCL" in it: "WARN: Function: F Line: N: NET/OFI …"
+			return
+		}
+		if ev, ok := ibgdaFallback(raw); ok { // NVSHMEM's "WARN: …" beside NCCL's
+			ev.Source, ev.Line = source, n
+			p.event(ev)
 			return
 		}
 		if m := legacyLine(strings.TrimSpace(raw)); m != nil {

@@ -152,6 +152,21 @@ var ncclMetas = []finding.Meta{
 		Remedy:  []string{"modprobe nvidia-peermem", "nvidia-smi topo -m to check GPU-NIC distance"},
 	},
 	{
+		ID: "nvshmem.ibgda_fallback", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
+		Title:   "NVSHMEM's IBGDA transport cannot let the GPU drive the NIC",
+		Meaning: "NVSHMEM's IBGDA transport (GPU-initiated RDMA, used by DeepEP and the expert-parallel kernels of SGLang and vLLM) maps each NIC's UAR (its doorbell page) and queue memory into the GPU so that GPU threads post RDMA work themselves. NVSHMEM warns when it cannot ('WARN: cudaHostRegister with IoMemory failed with error=800. We may need to use a fallback path.', 'WARN: ibgda_nic_mem_gpu_map failed.', 'WARN: ibgda_alloc_and_map_qp_uar with GPU as handler failed. We may need to enter the CPU fallback path.', src/modules/transport/ibgda/ibgda.cpp; older releases 'WARN: GPU cannot map UAR of device mlx5_0. Skipping...'): a CPU thread then rings the doorbells (through GDRCopy or host memory), or the NIC is skipped. The job runs, with the latency and message rate of a CPU proxy instead of GPU-initiated RDMA.",
+		Causes: []string{
+			"cudaHostRegister of I/O memory refused (CUDA error 800, cudaErrorNotPermitted): the NVIDIA driver was loaded without PeerMappingOverride=1 (NVreg_RegistryDwords), which IBGDA needs",
+			"the container or VM cannot map the NIC's BAR into the GPU (IOMMU, virtualisation, a bond or VF device)",
+			"NVSHMEM_IBGDA_NIC_HANDLER set to a CPU handler, or a GPU/driver combination without the mapping support",
+		},
+		Remedy: []string{
+			"load the NVIDIA driver with options nvidia NVreg_EnableStreamMemOPs=1 NVreg_RegistryDwords=\"PeerMappingOverride=1;\" (NVIDIA's IBGDA requirements) and reboot or reload the driver",
+			"cat /proc/driver/nvidia/params | grep RegistryDwords on the node to check the setting",
+			"rerun with NVSHMEM_DEBUG=INFO to see which NIC handler NVSHMEM chose per device",
+		},
+	},
+	{
 		ID: "nccl.wrong_results", Severity: finding.Critical, Area: "nccl", Step: finding.StepPerf,
 		Title:   "nccl-tests found wrong results (data corruption)",
 		Meaning: "nccl-tests validated the output buffers and found elements out of bounds (#wrong > 0, 'Out of bounds values : N FAILED'). Data got corrupted between GPUs: never a tuning issue.",

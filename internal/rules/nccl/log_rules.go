@@ -99,6 +99,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	a.Findings = append(a.Findings, timeoutFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, duplicateGPUFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, programBWFindings(lg, c.subj, evidenceAt)...)
+	a.Findings = append(a.Findings, ibgdaFindings(lg, c.subj, evidenceAt)...)
 	if !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical }) {
 		// A failed call with nothing above that explains it.
 		a.Findings = append(a.Findings, failedFindings(lg, c.subj, evidenceAt)...)
