@@ -383,3 +383,22 @@ func ibgdaFallback(raw string) (Event, bool) {
 	}
 	return Event{}, false
 }
+
+// reRankTraceback is a Python traceback's head under torchrun's per-rank
+// tag: "[rank0]: Traceback (most recent call last):".
+// A paste's normalisation may have taken the tag off already.
+var reRankTraceback = regexp.MustCompile(`^\s*(?:\[rank(\d{1,6})\]:\s*)?Traceback \(most recent call last\):\s*$`)
+
+// rankTraceback reads the head of a rank's Python traceback (see
+// reRankTraceback): an EventTraceback with that rank (-1 untagged).
+func rankTraceback(raw string) (Event, bool) {
+	m := reRankTraceback.FindStringSubmatch(raw)
+	if m == nil {
+		return Event{}, false
+	}
+	r := -1
+	if m[1] != "" {
+		r, _ = strconv.Atoi(m[1])
+	}
+	return Event{Kind: EventTraceback, Rank: r, Text: strings.TrimSpace(raw)}, true
+}

@@ -260,6 +260,11 @@ const (
 	// to a CPU proxy or skips the NIC (see ibgdaFallback). HCA is the
 	// device when the line names it.
 	EventIBGDAFallback EventKind = "ibgda_fallback"
+	// EventTraceback is the head of a Python traceback a rank printed
+	// under its launcher's "[rankN]:" tag ("[rank0]: Traceback (most
+	// recent call last):", torchrun's per-rank output prefix): that rank
+	// raised an exception. Rank is N.
+	EventTraceback EventKind = "traceback"
 )
 
 // Event is one warning line that rules judge.
@@ -1277,6 +1282,13 @@ func (p *Parser) line(n int, raw string) {
 		}
 		if p.programLine(n, raw) { // "Bus Bandwidth: 0.01 GB/s"
 			return
+		}
+		if strings.Contains(raw, "Traceback (most recent call last):") {
+			if ev, ok := rankTraceback(raw); ok {
+				ev.Source, ev.Line = source, n
+				p.event(ev)
+				return
+			}
 		}
 		if ev, ok := pythonNCCLError(strings.TrimSpace(raw)); ok {
 			held := ev // only a match is kept on the heap, not every line's

@@ -45,3 +45,38 @@ func ibgdaFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) s
 	}
 	return []finding.Finding{f}
 }
+
+// tracebackFindings reports the ranks that printed a Python traceback
+// under their launcher's tag (nccllog.EventTraceback) in a log whose
+// NCCL lines show nothing critical: the program raised an exception on
+// those ranks. A warning naming them; what the exception was is on the
+// traceback's last line, which the paste may not hold.
+func tracebackFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	var ranks []int
+	var first *nccllog.Event
+	for i, e := range lg.Events {
+		if e.Kind != nccllog.EventTraceback {
+			continue
+		}
+		if first == nil {
+			first = &lg.Events[i]
+		}
+		if !slices.Contains(ranks, e.Rank) {
+			ranks = append(ranks, e.Rank)
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	slices.Sort(ranks)
+	who := "a rank"
+	if ranks = slices.DeleteFunc(ranks, func(r int) bool { return r < 0 }); len(ranks) > 0 {
+		who = "rank(s) " + joinInts(ranks, 8)
+	}
+	sum := fmt.Sprintf("%s raised a Python exception (traceback at line %d) and stopped; the NCCL lines of the log show no failure that explains it, so the traceback's last line (the exception) says whether a collective failed or returned a wrong result, or the application did", who, first.Line)
+	f := catalog.New("nccl.rank_exception", subj, sum, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
+	if len(ranks) > 0 {
+		f.Subject.Rank = joinInts(ranks, 8)
+	}
+	return []finding.Finding{f}
+}

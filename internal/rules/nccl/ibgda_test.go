@@ -39,3 +39,30 @@ func TestIBGDAFallback(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 }
+
+// TestRankTraceback: a rank's traceback after a complete init
+// (vllm-project/vllm#13052, realworld-fresh70) is a warning; beside a
+// critical NCCL failure it adds nothing.
+func TestRankTraceback(t *testing.T) {
+	const init = "w-cl2ns:13423:13423 [0] NCCL INFO ncclCommInitRank comm 0x3c020f80 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 70 commId 0x86078063f5a85ee6 - Init COMPLETE\n"
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"tagged", init + "[rank0]: Traceback (most recent call last):\n[rank0]:   File \"/home/ray/test.py\", line 43, in <module>\n", []string{"nccl.rank_exception/warning"}},
+		{"tag taken off", init + "Traceback (most recent call last):\n", []string{"nccl.rank_exception/warning"}},
+		{"in prose", init + "I get a Traceback (most recent call last): after init\n", nil},
+		{"beside a truncated message", "h:1:2 [1] transport/net_socket.cc:488 NCCL WARN NET/Socket : peer 10.0.5.194<41988> message truncated : receiving 4 bytes instead of 2.\n[rank9]: Traceback (most recent call last):\n", []string{"nccl.call_failed/critical"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lg, err := nccllog.Parse(strings.NewReader(tc.in), "log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := CheckLog(lg, LogOptions{})
+			if diff := cmp.Diff(tc.want, ids(a.Findings)); diff != "" {
+				t.Fatalf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -108,6 +108,10 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 		// Communicator setup failed, and nothing above says why.
 		a.Findings = append(a.Findings, initFailedFindings(lg, c.subj, evidenceAt)...)
 	}
+	if !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical }) {
+		// A rank's traceback, with nothing critical above to explain it.
+		a.Findings = append(a.Findings, tracebackFindings(lg, c.subj, evidenceAt)...)
+	}
 	warned := warnFindings(lg, c.subj, evidenceAt, a.Findings)
 	a.Findings = append(a.Findings, warned...)
 	a.Notes = append(a.Notes, logNotes(lg, len(warned) > 0)...)
