@@ -1706,7 +1706,7 @@ func tcpxSlowFinding(slow []nccllog.Event, subj finding.Subject, at func(string,
 	}
 	f.Remedy = []string{
 		"compare the ranks' logs for the one that starts the collective last; the slowness report names the flow (local<port><-peer<port>) and the NIC",
-		"netstat -s on both hosts for TCP retransmits; ethtool -S on the NIC for drops",
+		"ethtool -S on the GPU NICs of both hosts for drops, and the TCP retransmit counters in /proc/net/snmp",
 		"rerun the NCCL tests (all_gather_perf) on the same nodes to tell a network fault from a slow rank",
 	}
 	return f
