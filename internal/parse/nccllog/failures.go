@@ -2,7 +2,9 @@ package nccllog
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -109,6 +111,34 @@ func xlaNCCLError(line string) (Event, bool) {
 
 // StoreCall is the Call of a timeout event of PyTorch's c10d store.
 const StoreCall = "c10d store"
+
+// TCPXSlowCall is the Call of a timeout event that is the GPUDirect-TCPX
+// net plugin's slowness report, not a failure (see tcpxSlow).
+const TCPXSlowCall = "tcpx slowness"
+
+// reTCPXSlow is the GPUDirect-TCPX net plugin's slowness report
+// (google/nccl-plugin-gpudirecttcpx src/net_tcpx.cc, tcpxCommProgress:
+// WARN("%p:%p, nic %d, %s, %s %s ctrl timeout cnt %lu, nanos %lu"), the
+// flow printed as "LOCAL<port><-PEER<port>" and its direction "rx" or
+// "tx"): a request has polled cnt times for its control message from the
+// peer, nanos since the first poll (past GPUDIRECTTCPX_TIMEOUT_THRESHOLD_NS,
+// src/timeout.cc), and goes on waiting.
+var reTCPXSlow = regexp.MustCompile(`, nic (\d+), ([^,\s]+), (.*?) ?(rx|tx) ctrl timeout cnt (\d+), nanos (\d+)\s*$`)
+
+// tcpxSlow reads the GPUDirect-TCPX plugin's slowness report (see
+// reTCPXSlow): an EventTimeout with Call TCPXSlowCall, HCA the NIC's
+// interface, Peer the flow and StuckS the seconds waited.
+func tcpxSlow(msg string) (Event, bool) {
+	if !strings.Contains(msg, " ctrl timeout cnt ") {
+		return Event{}, false
+	}
+	m := reTCPXSlow.FindStringSubmatch(msg)
+	if m == nil {
+		return Event{}, false
+	}
+	ns, _ := strconv.ParseInt(m[6], 10, 64)
+	return Event{Kind: EventTimeout, Call: TCPXSlowCall, HCA: m[2], Peer: m[3], StuckS: ns / 1e9, Rank: -1}, true
+}
 
 // torchStoreTimeout reads the exception of a socket of PyTorch's c10d
 // store (TCPStore, which torch.distributed and torch elastic's
@@ -315,4 +345,60 @@ func LegacyInfo(line string) bool {
 func LegacyWarn(line string) bool {
 	m := legacyLine(strings.TrimSpace(line))
 	return m != nil && m[2] == "WARN"
+}
+
+// ibgdaWarnings are the texts NVSHMEM's IBGDA transport prints with its
+// NVSHMEMI_WARN_PRINT ("WARN: " then the text, on stdout,
+// src/include/non_abi/nvshmemx_error.h) when the GPU cannot map a NIC's
+// UAR (the doorbell page) or its memory (NVIDIA/nvshmem
+// src/modules/transport/ibgda/ibgda.cpp: ibgda_nic_mem_gpu_map,
+// ibgda_check_gpu_mapping_nic_uar; the NIC handler then becomes the CPU,
+// through GDRCopy or host memory), and the older releases' "GPU cannot
+// map UAR of device %s. Skipping...".
+var ibgdaWarnings = []string{
+	"cudaHostRegister with IoMemory failed with error=",
+	"ibgda_nic_mem_gpu_map failed.",
+	"ibgda_alloc_and_map_qp_uar with GPU as handler failed.",
+	"GPU cannot map UAR of device ",
+}
+
+// ibgdaFallback reads one of NVSHMEM's IBGDA fallback warnings (see
+// ibgdaWarnings): an EventIBGDAFallback, HCA the device the line names.
+func ibgdaFallback(raw string) (Event, bool) {
+	t := strings.TrimSpace(raw)
+	msg, ok := strings.CutPrefix(t, "WARN: ")
+	if !ok {
+		return Event{}, false
+	}
+	for _, w := range ibgdaWarnings {
+		if !strings.HasPrefix(msg, w) {
+			continue
+		}
+		ev := Event{Kind: EventIBGDAFallback, Text: msg, Rank: -1}
+		if dev, ok := strings.CutPrefix(msg, "GPU cannot map UAR of device "); ok {
+			dev, _, _ = strings.Cut(dev, ". ")
+			ev.HCA = strings.TrimSuffix(dev, ".")
+		}
+		return ev, true
+	}
+	return Event{}, false
+}
+
+// reRankTraceback is a Python traceback's head under torchrun's per-rank
+// tag: "[rank0]: Traceback (most recent call last):".
+// A paste's normalisation may have taken the tag off already.
+var reRankTraceback = regexp.MustCompile(`^\s*(?:\[rank(\d{1,6})\]:\s*)?Traceback \(most recent call last\):\s*$`)
+
+// rankTraceback reads the head of a rank's Python traceback (see
+// reRankTraceback): an EventTraceback with that rank (-1 untagged).
+func rankTraceback(raw string) (Event, bool) {
+	m := reRankTraceback.FindStringSubmatch(raw)
+	if m == nil {
+		return Event{}, false
+	}
+	r := -1
+	if m[1] != "" {
+		r, _ = strconv.Atoi(m[1])
+	}
+	return Event{Kind: EventTraceback, Rank: r, Text: strings.TrimSpace(raw)}, true
 }

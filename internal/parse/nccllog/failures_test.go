@@ -136,3 +136,45 @@ func TestBusIDString(t *testing.T) {
 		}
 	}
 }
+
+// TestTCPXSlow: the GPUDirect-TCPX plugin's slowness report
+// (google/nccl-plugin-gpudirecttcpx src/net_tcpx.cc; the lines of its
+// issue #1) is a timeout event with Call TCPXSlowCall, the NIC's
+// interface and the seconds waited; other wordings are not.
+func TestTCPXSlow(t *testing.T) {
+	for _, tc := range []struct {
+		msg, hca, peer string
+		secs           int64
+		ok             bool
+	}{
+		{"0xadca8062b70:0xadca805d0f0, nic 0, enp12s0, 172.16.0.11<39187><-172.16.0.95<46723> rx rx ctrl timeout cnt 7331502, nanos 10000000585", "enp12s0", "172.16.0.11<39187><-172.16.0.95<46723> rx", 10, true},
+		{"0x1:0x2, nic 3, eth4, 10.0.0.1<1><-10.0.0.2<2> tx tx ctrl timeout cnt 12, nanos 25000000000 ", "eth4", "10.0.0.1<1><-10.0.0.2<2> tx", 25, true},
+		{"ctrl timeout cnt 5, nanos 100", "", "", 0, false},
+		{"NET/Socket : peer timed out", "", "", 0, false},
+	} {
+		e, ok := tcpxSlow(tc.msg)
+		if ok != tc.ok || e.HCA != tc.hca || e.Peer != tc.peer || e.StuckS != tc.secs || ok && (e.Kind != EventTimeout || e.Call != TCPXSlowCall) {
+			t.Errorf("%q: %+v %v", tc.msg, e, ok)
+		}
+	}
+}
+
+// TestTruncated: NCCL's truncated-message warnings (src/transport/
+// net_socket.cc of 2.20 as in sail-sg/zero-bubble-pipeline-parallelism#60,
+// realworld-fresh70; 2.4's without the peer; src/bootstrap.cc's).
+func TestTruncated(t *testing.T) {
+	for _, tc := range []struct {
+		msg, peer, err string
+		ok             bool
+	}{
+		{"NET/Socket : peer 10.0.5.194<41988> message truncated : receiving 4 bytes instead of 2. If you believe your socket network is in healthy state,           there may be a mismatch in collective sizes or environment settings (e.g. NCCL_PROTO, NCCL_ALGO) between ranks", "10.0.5.194", "NET/Socket: 4 bytes instead of 2", true},
+		{"NET/Socket : message truncated : receiving 1048576 bytes instead of 524288", "", "NET/Socket: 1048576 bytes instead of 524288", true},
+		{"Message truncated : received 64 bytes instead of 32", "", "bootstrap: 64 bytes instead of 32", true},
+		{"the message truncated at 4 bytes", "", "", false},
+	} {
+		e, ok := truncated(tc.msg)
+		if ok != tc.ok || e.Peer != tc.peer || e.Error != tc.err || ok && (e.Kind != EventFailed || e.Call != TruncCall) {
+			t.Errorf("%q: %+v %v", tc.msg, e, ok)
+		}
+	}
+}

@@ -254,6 +254,17 @@ const (
 	// ncclInvalidUsage and the job cannot start. Rank is the rank that
 	// printed it, Peer the other rank, BusID the GPU's PCI address.
 	EventDuplicateGPU EventKind = "duplicate_gpu"
+	// EventIBGDAFallback is NVSHMEM's report that its IBGDA transport
+	// (GPU-initiated RDMA, which DeepEP and the MoE kernels of SGLang and
+	// vLLM use) cannot let the GPU ring a NIC's doorbell and falls back
+	// to a CPU proxy or skips the NIC (see ibgdaFallback). HCA is the
+	// device when the line names it.
+	EventIBGDAFallback EventKind = "ibgda_fallback"
+	// EventTraceback is the head of a Python traceback a rank printed
+	// under its launcher's "[rankN]:" tag ("[rank0]: Traceback (most
+	// recent call last):", torchrun's per-rank output prefix): that rank
+	// raised an exception. Rank is N.
+	EventTraceback EventKind = "traceback"
 )
 
 // Event is one warning line that rules judge.
@@ -1272,6 +1283,13 @@ func (p *Parser) line(n int, raw string) {
 		if p.programLine(n, raw) { // "Bus Bandwidth: 0.01 GB/s"
 			return
 		}
+		if strings.Contains(raw, "Traceback (most recent call last):") {
+			if ev, ok := rankTraceback(raw); ok {
+				ev.Source, ev.Line = source, n
+				p.event(ev)
+				return
+			}
+		}
 		if ev, ok := pythonNCCLError(strings.TrimSpace(raw)); ok {
 			held := ev // only a match is kept on the heap, not every line's
 			held.Source, held.Line = source, n
@@ -1309,6 +1327,11 @@ func (p *Parser) line(n int, raw string) {
 			return
 		}
 		if p.ofiTest(n, raw) { // no "NCCL" in it: "WARN: Function: F Line: N: NET/OFI …"
+			return
+		}
+		if ev, ok := ibgdaFallback(raw); ok { // NVSHMEM's "WARN: …" beside NCCL's
+			ev.Source, ev.Line = source, n
+			p.event(ev)
 			return
 		}
 		if m := legacyLine(strings.TrimSpace(raw)); m != nil {
@@ -2156,6 +2179,10 @@ func (ps *Parser) warnClass(msg string) Event {
 		ev.Kind, ev.Peer, ev.Error = EventConnect, peer, errText
 	} else if e, ok := nvlsBindFailed(msg); ok {
 		ev.Kind, ev.Call, ev.Error = EventFailed, NVLSCall, e
+	} else if e, ok := tcpxSlow(msg); ok {
+		ev = e
+	} else if e, ok := truncated(msg); ok {
+		ev = e
 	} else {
 		ev.Kind = EventWarn
 		if reTimeout.MatchString(msg) {
@@ -2462,6 +2489,43 @@ var reBareChannel = regexp.MustCompile(`^Channel \d+/\d+ : \d+\[\d+\] -> \d+\[\d
 func isQuotedCompletion(raw string) bool {
 	_, ok := quotedCompletion(raw)
 	return ok
+}
+
+// TruncCall is the Call of a receive that got more bytes than posted
+// (see truncated).
+const TruncCall = "recv (message truncated)"
+
+// reTruncated is NCCL's warning that a peer sent more than the receive
+// posted: the socket transport's "NET/Socket : peer 10.0.5.194<41988>
+// message truncated : receiving 4 bytes instead of 2. If you believe …"
+// (src/transport/net_socket.cc, ncclNetSocketTest; 2.4 printed no peer)
+// and the bootstrap's "Message truncated : received %d bytes instead of
+// %d" (src/bootstrap.cc).
+var reTruncated = regexp.MustCompile(`^(?:(NET/\w+) : )?(?:peer (\S+) )?[Mm]essage truncated : receiv(?:ing|ed) (\d+) bytes instead of (\d+)`)
+
+// truncated reads a truncated-message warning (see reTruncated): NCCL
+// returns an error (ncclInvalidUsage from the socket transport of recent
+// releases, ncclInternalError from 2.4's and from the bootstrap) and the
+// communicator fails. An EventFailed with Call TruncCall, Peer the peer's
+// address without its port ("" when not printed) and Error "N bytes
+// instead of M" with the transport.
+func truncated(msg string) (Event, bool) {
+	if !strings.Contains(msg, "essage truncated : ") {
+		return Event{}, false
+	}
+	m := reTruncated.FindStringSubmatch(msg)
+	if m == nil {
+		return Event{}, false
+	}
+	peer := m[2]
+	if i := strings.IndexByte(peer, '<'); i > 0 {
+		peer = peer[:i]
+	}
+	where := m[1]
+	if where == "" {
+		where = "bootstrap"
+	}
+	return Event{Kind: EventFailed, Call: TruncCall, Peer: peer, Error: where + ": " + m[3] + " bytes instead of " + m[4], Rank: -1}, true
 }
 
 // NVLSCall is the Call of a failed NVLS multicast bind (see nvlsBindFailed).

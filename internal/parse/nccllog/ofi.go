@@ -10,6 +10,10 @@ import (
 // NCCL's logger "NET/OFI " fmt.
 const ofiPrefix = "NET/OFI "
 
+// noOptimalProvider is aws-ofi-nccl 1.x's warning that libfabric offers
+// no provider for its endpoints (find_ofi_provider, src/nccl_ofi_net.c).
+const noOptimalProvider = "Couldn't find any optimal provider"
+
 // ofiCalls names the libfabric call behind each "Couldn't … . RC: %d,
 // ERROR: %s" warning of aws-ofi-nccl (src/nccl_ofi_net.cpp,
 // src/nccl_ofi_ofiutils.cpp, src/nccl_ofi_rdma.cpp,
@@ -57,6 +61,13 @@ func ofiWarn(msg string) (Event, bool) {
 	}
 	if e, ok := strings.CutPrefix(rest, "OFI fi_getinfo() call failed: "); ok {
 		return Event{Kind: EventResource, Net: "OFI", Call: "fi_getinfo", Error: strings.TrimSpace(e), Rank: -1}, true
+	}
+	if strings.HasPrefix(rest, noOptimalProvider) {
+		// find_ofi_provider of the 1.x releases (src/nccl_ofi_net.c)
+		// warns so when fi_getinfo returned -FI_ENODATA both for the
+		// GPUDirect hints and for the plain ones: the same failure as
+		// the later "OFI fi_getinfo() call failed: No data available".
+		return Event{Kind: EventResource, Net: "OFI", Call: "fi_getinfo", Error: "No data available", Rank: -1}, true
 	}
 	if what, ok := strings.CutPrefix(rest, "Couldn't "); ok {
 		what, tail, ok := strings.Cut(what, ". RC: ")
@@ -128,9 +139,22 @@ func leadingInt(s string) (int, bool) {
 // "TRACE: …" alike): "WARN: Function: create_nccl_ofi_component Line:
 // 459: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument".
 // Level is WARN, INFO or TRACE, msg the message ("NET/OFI …"). Only the
-// plugin's messages are read.
+// plugin's messages are read. A test started on several hosts by mpirun
+// through a pdsh-like runner carries that runner's "HOST: " label
+// ("10.3.35.83: WARN: Function: find_ofi_provider Line: 543: NET/OFI
+// Couldn't find any optimal provider", aws/aws-ofi-nccl#67): it is
+// skipped.
 func ofiTestLine(line string) (level, msg string, ok bool) {
 	t := strings.TrimLeft(line, " \t")
+	if i := strings.Index(t, ": "); i > 0 && !strings.ContainsAny(t[:i], " \t") {
+		r := t[i+2:]
+		for _, lv := range []string{"WARN", "INFO", "TRACE"} {
+			if strings.HasPrefix(r, lv+": Function: ") {
+				t = r
+				break
+			}
+		}
+	}
 	for _, lv := range []string{"WARN", "INFO", "TRACE"} {
 		rest, found := strings.CutPrefix(t, lv)
 		if !found {

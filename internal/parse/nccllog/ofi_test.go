@@ -28,6 +28,11 @@ func TestOFIWarn(t *testing.T) {
 			EventCompletion, "OFI", "", "unknown error", 20, "SEND"},
 		{"WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument",
 			EventResource, "OFI", "fi_av_open", "Invalid argument", -22, ""},
+		// aws-ofi-nccl 1.x find_ofi_provider: fi_getinfo returned
+		// -FI_ENODATA (aws/aws-efa-nccl-baseami-pipeline#2,
+		// realworld-fresh69).
+		{"c1uslt-nccl01:1:2 [0] find_ofi_provider:543 NCCL WARN NET/OFI Couldn't find any optimal provider",
+			EventResource, "OFI", "fi_getinfo", "No data available", 0, ""},
 		{"h:1:2 [0] NCCL WARN NET/OFI Couldn't open a fabric access domain. RC: -12, ERROR: Cannot allocate memory",
 			EventResource, "OFI", "fi_domain", "Cannot allocate memory", -12, ""},
 		{"h:1:2 [0] NCCL WARN NET/OFI Couldn't bind EP-CQ. RC: -22, ERROR: Invalid argument",
@@ -68,6 +73,11 @@ func TestOFITestLine(t *testing.T) {
 		{"WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument", "WARN", "NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument", true},
 		{"INFO: Function: ofi_init Line: 686: NET/OFI Selected Provider is efa", "INFO", "NET/OFI Selected Provider is efa", true},
 		{"  INFO: Function: main Line: 53: NET/OFI Received 1 network devices", "INFO", "NET/OFI Received 1 network devices", true},
+		// A pdsh-like runner's host label (aws/aws-ofi-nccl#67,
+		// realworld-fresh69).
+		{"10.3.35.83: WARN: Function: find_ofi_provider Line: 543: NET/OFI Couldn't find any optimal provider", "WARN", "NET/OFI Couldn't find any optimal provider", true},
+		{"node-1: INFO: Function: ofi_init Line: 1102: NET/OFI Setting RDMAV_FORK_SAFE environment variable to 1.", "INFO", "NET/OFI Setting RDMAV_FORK_SAFE environment variable to 1.", true},
+		{"a b: WARN: Function: f Line: 1: NET/OFI x", "", "", false},
 		{"WARN: Function: f Line: 1: something else", "", "", false},
 		{"WARN: disk almost full", "", "", false},
 		{"INFO: Function: main", "", "", false},

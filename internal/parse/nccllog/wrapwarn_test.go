@@ -27,7 +27,7 @@ func TestWrappedWarn(t *testing.T) {
 		{"tail at the end of input", pattern, []EventKind{EventWarn}, strings.TrimSpace(pattern[strings.Index(pattern, "Could"):]), 0},
 		{"a record after it", pattern + "Meowth:8756:8772 [1] NCCL INFO Channel 00/02 :    0   1\n", []EventKind{EventWarn},
 			"Could not find a path for pattern 4, falling back to simple order", 0},
-		{"a traceback after it", verbsHead + "Traceback (most recent call last):\n", []EventKind{EventWarn}, "Failed", 0},
+		{"a traceback after it", verbsHead + "Traceback (most recent call last):\n", []EventKind{EventWarn, EventTraceback}, "Failed", 0},
 		{"an indented line after it", verbsHead + "    to open libibverbs.so[.1]\n", []EventKind{EventWarn}, "Failed", 0},
 		{"a short line is never held", "h:1:1 [0] NCCL WARN Failed\nto open libibverbs.so[.1]\n", []EventKind{EventWarn}, "Failed", 0},
 	}

@@ -152,6 +152,35 @@ var ncclMetas = []finding.Meta{
 		Remedy:  []string{"modprobe nvidia-peermem", "nvidia-smi topo -m to check GPU-NIC distance"},
 	},
 	{
+		ID: "nccl.rank_exception", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
+		Title:   "a rank of the job raised a Python exception",
+		Meaning: "A rank printed a Python traceback ('Traceback (most recent call last):', under torchrun's per-rank tag '[rank0]: ' when the launcher adds it) in a log whose NCCL lines show no failure of their own: that rank's program raised an exception and stopped, after or around its NCCL calls. The traceback's last line names the exception; an assertion on a collective's result (a sanity check of an all-reduce) or an error NCCL returned is a communication fault, anything else is the application's. A warning, since the log does not say which; a critical NCCL finding beside it is reported instead.",
+		Causes: []string{
+			"an error NCCL or the CUDA runtime returned inside the collective, raised by the framework (the line after the traceback names it)",
+			"a communication check (an all-reduce whose result is not what every rank expects) that failed: mismatched NCCL or framework versions between ranks, or a faulty path between GPUs",
+			"a fault of the application itself (its code, its data, out of memory)",
+		},
+		Remedy: []string{
+			"read the traceback to its last line on every rank that printed one: the exception and the call that raised it",
+			"rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read the log with 'ibdoctor nccl log' for a warning of NCCL before the exception",
+		},
+	},
+	{
+		ID: "nvshmem.ibgda_fallback", Severity: finding.Warning, Area: "nccl", Step: finding.StepNCCL,
+		Title:   "NVSHMEM's IBGDA transport cannot let the GPU drive the NIC",
+		Meaning: "NVSHMEM's IBGDA transport (GPU-initiated RDMA, used by DeepEP and the expert-parallel kernels of SGLang and vLLM) maps each NIC's UAR (its doorbell page) and queue memory into the GPU so that GPU threads post RDMA work themselves. NVSHMEM warns when it cannot ('WARN: cudaHostRegister with IoMemory failed with error=800. We may need to use a fallback path.', 'WARN: ibgda_nic_mem_gpu_map failed.', 'WARN: ibgda_alloc_and_map_qp_uar with GPU as handler failed. We may need to enter the CPU fallback path.', src/modules/transport/ibgda/ibgda.cpp; older releases 'WARN: GPU cannot map UAR of device mlx5_0. Skipping...'): a CPU thread then rings the doorbells (through GDRCopy or host memory), or the NIC is skipped. The job runs, with the latency and message rate of a CPU proxy instead of GPU-initiated RDMA.",
+		Causes: []string{
+			"cudaHostRegister of I/O memory refused (CUDA error 800, cudaErrorNotPermitted): the NVIDIA driver was loaded without PeerMappingOverride=1 (NVreg_RegistryDwords), which IBGDA needs",
+			"the container or VM cannot map the NIC's BAR into the GPU (IOMMU, virtualisation, a bond or VF device)",
+			"NVSHMEM_IBGDA_NIC_HANDLER set to a CPU handler, or a GPU/driver combination without the mapping support",
+		},
+		Remedy: []string{
+			"load the NVIDIA driver with options nvidia NVreg_EnableStreamMemOPs=1 NVreg_RegistryDwords=\"PeerMappingOverride=1;\" (NVIDIA's IBGDA requirements) and reboot or reload the driver",
+			"cat /proc/driver/nvidia/params | grep RegistryDwords on the node to check the setting",
+			"rerun with NVSHMEM_DEBUG=INFO to see which NIC handler NVSHMEM chose per device",
+		},
+	},
+	{
 		ID: "nccl.wrong_results", Severity: finding.Critical, Area: "nccl", Step: finding.StepPerf,
 		Title:   "nccl-tests found wrong results (data corruption)",
 		Meaning: "nccl-tests validated the output buffers and found elements out of bounds (#wrong > 0, 'Out of bounds values : N FAILED'). Data got corrupted between GPUs: never a tuning issue.",

@@ -99,6 +99,7 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	a.Findings = append(a.Findings, timeoutFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, duplicateGPUFindings(lg, c.subj, evidenceAt)...)
 	a.Findings = append(a.Findings, programBWFindings(lg, c.subj, evidenceAt)...)
+	a.Findings = append(a.Findings, ibgdaFindings(lg, c.subj, evidenceAt)...)
 	if !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical }) {
 		// A failed call with nothing above that explains it.
 		a.Findings = append(a.Findings, failedFindings(lg, c.subj, evidenceAt)...)
@@ -106,6 +107,10 @@ func CheckLog(lg *nccllog.Log, opts LogOptions) *LogAnalysis {
 	if !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical }) {
 		// Communicator setup failed, and nothing above says why.
 		a.Findings = append(a.Findings, initFailedFindings(lg, c.subj, evidenceAt)...)
+	}
+	if !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.Severity == finding.Critical }) {
+		// A rank's traceback, with nothing critical above to explain it.
+		a.Findings = append(a.Findings, tracebackFindings(lg, c.subj, evidenceAt)...)
 	}
 	warned := warnFindings(lg, c.subj, evidenceAt, a.Findings)
 	a.Findings = append(a.Findings, warned...)
@@ -987,10 +992,19 @@ func resourceFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int
 			summary += " on " + first.Host
 		}
 		summary += ": " + hint
-		f := catalog.New("nccl.resource_error", subj, summary, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
+		id := "nccl.resource_error"
+		if first.Net == "OFI" && call == "fi_getinfo" {
+			// libfabric offers aws-ofi-nccl no provider: the finding
+			// libfabric's own log gets for it.
+			id = "libfabric.provider_unavailable"
+		}
+		f := catalog.New(id, subj, summary, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})
 		f.Subject.Host = first.Host
 		if first.Net == "OFI" {
 			ofiResource(&f)
+			if id != "nccl.resource_error" {
+				f.Causes = f.Causes[:2] // no provider: no device resources were asked for
+			}
 		}
 		fs = append(fs, f)
 	}
@@ -1260,6 +1274,9 @@ func failedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) 
 		}
 		return []finding.Finding{catalog.New("nccl.call_failed", subj, sum, finding.Evidence{Source: at(first.Source, first.Line), Value: first.Text})}
 	}
+	if i := slices.IndexFunc(fails, func(e nccllog.Event) bool { return e.Call == nccllog.TruncCall }); i >= 0 {
+		return []finding.Finding{truncatedFinding(lg, fails[i], subj, at)}
+	}
 	article := "an"
 	if first.Call == "CUDA" {
 		article = "a"
@@ -1310,6 +1327,48 @@ func failedFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) 
 		}
 	}
 	return []finding.Finding{catalog.New("nccl.call_failed", subj, sum, evs...)}
+}
+
+// truncatedFinding reports NCCL's refusal of a message longer than the
+// receive posted for it ("NET/Socket : peer A message truncated :
+// receiving 4 bytes instead of 2", src/transport/net_socket.cc; the
+// bootstrap says the same): NCCL returns an error, the communicator is
+// in error, and each later call
+// on it fails ("Attempt to use communicator before the previous
+// operation returned ncclSuccess", src/init.cc). NCCL's own text names
+// the usual cause: the ranks disagree on the collective, its size or
+// the NCCL_PROTO / NCCL_ALGO settings.
+func truncatedFinding(lg *nccllog.Log, e nccllog.Event, subj finding.Subject, at func(string, int) string) finding.Finding {
+	where := ""
+	if e.Host != "" {
+		where = " on " + e.Host
+	}
+	from := ""
+	if e.Peer != "" {
+		from = " from peer " + e.Peer
+	}
+	sum := fmt.Sprintf("NCCL received a message longer than the receive posted for it%s%s (%s) and returned an error: the communicator failed and every later call on it fails, so the job stops", where, from, e.Error)
+	evs := []finding.Evidence{{Source: at(e.Source, e.Line), Value: e.Text}}
+	for _, w := range lg.Events {
+		if w.Kind == nccllog.EventWarn && strings.HasPrefix(w.Text, "Attempt to use communicator before the previous operation returned ncclSuccess") {
+			sum += fmt.Sprintf("; line %d shows the next call refused", w.Line)
+			evs = append(evs, finding.Evidence{Source: at(w.Source, w.Line), Value: w.Text})
+			break
+		}
+	}
+	f := catalog.New("nccl.call_failed", subj, sum, evs...)
+	f.Subject.Host = e.Host
+	f.Causes = []string{
+		"the ranks called different collectives, or the same one with different counts or datatypes (pipeline-parallel send/recv pairs that do not match are the usual case): an application bug",
+		"the ranks run with different NCCL_PROTO, NCCL_ALGO or other NCCL_* settings, or different NCCL versions",
+		"rarely, a socket stream corrupted on the way (a middlebox or NIC offload fault): then NCCL's own text blames the socket network",
+	}
+	f.Remedy = []string{
+		"compare the NCCL_* environment and NCCL version of every rank (NCCL_DEBUG=INFO prints both at init)",
+		"rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL to log each rank's collectives, counts and datatypes and find the rank whose sequence differs",
+		"TORCH_DISTRIBUTED_DEBUG=DETAIL makes PyTorch check that the ranks' collectives match",
+	}
+	return f
 }
 
 // ncclResultText is ncclGetErrorString's text of an ncclResult_t
@@ -1501,12 +1560,14 @@ func ncclErrorMeaning(call, e string) string {
 }
 
 func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
-	var wd, other, detected, hb, store []nccllog.Event
+	var wd, other, detected, hb, store, slow []nccllog.Event
 	for _, e := range lg.Events {
 		if e.Kind != nccllog.EventTimeout {
 			continue
 		}
 		switch {
+		case e.Call == nccllog.TCPXSlowCall:
+			slow = append(slow, e)
 		case e.Heartbeat:
 			hb = append(hb, e)
 		case e.Call == nccllog.StoreCall:
@@ -1597,6 +1658,9 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 			finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
 		fs = append(fs, f)
 	}
+	if len(slow) > 0 && len(fs) == 0 && len(other) == 0 {
+		fs = append(fs, tcpxSlowFinding(slow, subj, at))
+	}
 	if len(other) > 0 {
 		e := other[0]
 		f := catalog.New("nccl.timeout", subj,
@@ -1606,6 +1670,46 @@ func timeoutFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int)
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// tcpxSlowFinding is the GPUDirect-TCPX net plugin's slowness reports
+// ("… nic 0, enp12s0, A<p><-B<q> rx rx ctrl timeout cnt 7331502, nanos
+// 10000000585", tcpxCommProgress in google/nccl-plugin-gpudirecttcpx
+// src/net_tcpx.cc): a receive has waited past the plugin's report
+// threshold for the peer's control message and goes on waiting. The
+// plugin neither fails nor aborts the request, so the job is slow, not
+// dead: a warning naming the NICs and the longest wait. (A collective
+// that never completes ends in PyTorch's watchdog or NCCL's own error,
+// which the log then shows.)
+func tcpxSlowFinding(slow []nccllog.Event, subj finding.Subject, at func(string, int) string) finding.Finding {
+	var nics []string
+	var secs int64
+	for _, e := range slow {
+		if !slices.Contains(nics, e.HCA) {
+			nics = append(nics, e.HCA)
+		}
+		secs = max(secs, e.StuckS)
+	}
+	e := slow[0]
+	f := catalog.New("nccl.timeout", subj,
+		fmt.Sprintf("the GPUDirect-TCPX net plugin reported %d slow receive(s) on %s: a request waited %d s or more for its peer's control message and went on waiting (the plugin's slowness report, not an NCCL error: the job is slow, not aborted); the peer rank is late to send (still starting, or stalled), or the flows between the NICs are lossy or congested", weight(slow), strings.Join(firstN(nics, 4), ", "), secs),
+		finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
+	f.Severity = finding.Warning
+	f.Subject.Host = e.Host
+	if len(slow) > 1 && slow[len(slow)-1].Line != e.Line {
+		l := slow[len(slow)-1]
+		f.Evidence = append(f.Evidence, finding.Evidence{Source: at(l.Source, l.Line), Value: l.Text})
+	}
+	f.Causes = []string{
+		"the peer rank has not reached the collective yet: slow start-up on that node (data loading, compilation, a node still pulling its image) or a rank stalled",
+		"packet loss, retransmits or congestion on the GPU NICs' flows (the VPC networks of the GPU NICs, MTU, the receive-datapath manager)",
+	}
+	f.Remedy = []string{
+		"compare the ranks' logs for the one that starts the collective last; the slowness report names the flow (local<port><-peer<port>) and the NIC",
+		"ethtool -S on the GPU NICs of both hosts for drops, and the TCP retransmit counters in /proc/net/snmp",
+		"rerun the NCCL tests (all_gather_perf) on the same nodes to tell a network fault from a slow rank",
+	}
+	return f
 }
 
 // heartbeatFinding is PyTorch's heartbeat monitor reports: the

@@ -98,7 +98,7 @@ func ofiHint(call, errText string) string {
 	return "libfabric refused the plugin's " + call + ": the plugin cannot open its endpoints, so the job hangs or aborts; a device out of resources (dmesg shows the efa driver's failed command) or a libfabric that does not match the plugin or the kernel driver"
 }
 
-// ofiInitSkipped turns the nccl.resource_error of fi_getinfo into a
+// ofiInitSkipped turns the libfabric.provider_unavailable of fi_getinfo into a
 // warning when every host that printed it shows NCCL using its own IB
 // transport: the OFI plugin, shipped in many containers, found no
 // libfabric provider (no EFA on an InfiniBand cluster) and NCCL went on
@@ -106,7 +106,7 @@ func ofiHint(call, errText string) string {
 // nothing of its network or uses sockets.
 func (c *logCheck) ofiInitSkipped(fs []finding.Finding) {
 	i := slices.IndexFunc(fs, func(f finding.Finding) bool {
-		return f.ID == "nccl.resource_error" && strings.HasPrefix(f.Summary, "fi_getinfo ")
+		return f.ID == "libfabric.provider_unavailable" && strings.HasPrefix(f.Summary, "fi_getinfo ")
 	})
 	if i < 0 || len(c.socketProcs) > 0 {
 		return

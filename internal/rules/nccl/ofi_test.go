@@ -24,24 +24,27 @@ func TestOFIFindings(t *testing.T) {
 		want        []string
 		sum         []string
 	}{
-		{"fi_getinfo failed, nothing else", getinfo, []string{"nccl.resource_error/critical"}, []string{"fi_getinfo failed 1 time(s) (No data available)", "no EFA network"}},
+		{"fi_getinfo failed, nothing else", getinfo, []string{"libfabric.provider_unavailable/critical"}, []string{"fi_getinfo failed 1 time(s) (No data available)", "no EFA network"}},
+		// aws-ofi-nccl 1.x (aws/aws-ofi-nccl#67, realworld-fresh69).
+		{"no optimal provider", "10.3.35.83: WARN: Function: find_ofi_provider Line: 543: NET/OFI Couldn't find any optimal provider\n",
+			[]string{"libfabric.provider_unavailable/critical"}, []string{"fi_getinfo failed 1 time(s) (No data available)"}},
 		{"fi_getinfo failed, NCCL uses its IB transport", getinfo +
 			"[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB eth0:10.0.0.1<0>\n" +
 			"[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] NCCL INFO Using network IB\n",
-			[]string{"nccl.resource_error/warning"}, []string{"NCCL uses its IB transport instead"}},
+			[]string{"libfabric.provider_unavailable/warning"}, []string{"NCCL uses its IB transport instead"}},
 		{"fi_getinfo failed, the same host's process uses IB", "gpu1:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available\n" +
 			"gpu1:1929:1937 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n" +
 			"gpu1:1929:1937 [0] NCCL INFO Using network IB\n",
-			[]string{"nccl.resource_error/warning"}, []string{"NCCL uses its IB transport instead"}},
+			[]string{"libfabric.provider_unavailable/warning"}, []string{"NCCL uses its IB transport instead"}},
 		{"fi_getinfo failed, another host says nothing of its network", "gpu1:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available\n" +
 			"gpu1:1929:1937 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n" +
 			"gpu1:1929:1937 [0] NCCL INFO Using network IB\n" +
 			"gpu2:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available\n",
-			[]string{"nccl.resource_error/critical"}, []string{"fi_getinfo failed 2 time(s)"}},
+			[]string{"libfabric.provider_unavailable/critical"}, []string{"fi_getinfo failed 2 time(s)"}},
 		{"fi_getinfo failed, sockets", getinfo +
 			"[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n" +
 			"[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] NCCL INFO Using network Socket\n",
-			[]string{"nccl.resource_error/critical", "nccl.socket_fallback/warning"}, []string{"fi_getinfo failed"}},
+			[]string{"libfabric.provider_unavailable/critical", "nccl.socket_fallback/warning"}, []string{"fi_getinfo failed"}},
 		{"completion error", cqErr, []string{"nccl.ibv_error/critical"}, []string{"RC 20 (unknown error) on a SEND request", "security group"}},
 		{"completion error 113", "h:1:2 [0] NCCL WARN NET/OFI Request 0x55d0 (send) completed with error: err: 113, flags: 0, prov_errno: 4106, strerror: Unreachable remote, len: 0\n",
 			[]string{"nccl.ibv_error/critical"}, []string{"RC 113 (Unreachable remote)", "error 113 (host unreachable)"}},
