@@ -62,22 +62,15 @@ type Result struct {
 }
 
 // Header returns the netdev of a "Settings for eth0:" line.
-func Header(t string) (string, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimSpace(t), "Settings for ")
-	if !ok || !strings.HasSuffix(rest, ":") {
-		return "", false
-	}
-	dev := strings.TrimSuffix(rest, ":")
-	if dev == "" || strings.ContainsAny(dev, " \t") {
-		return "", false
-	}
-	return dev, true
-}
+func Header(t string) (string, bool) { return titled(t, "Settings for ") }
 
 // FECHeader returns the netdev of ethtool --show-fec's "FEC parameters
 // for eth0:" line.
-func FECHeader(t string) (string, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimSpace(t), "FEC parameters for ")
+func FECHeader(t string) (string, bool) { return titled(t, "FEC parameters for ") }
+
+// titled returns the netdev of a "<prefix>eth0:" title line.
+func titled(t, prefix string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(t), prefix)
 	if !ok || !strings.HasSuffix(rest, ":") {
 		return "", false
 	}
