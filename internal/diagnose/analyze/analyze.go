@@ -495,6 +495,8 @@ func judgeSpans(name string, d *doc, spans []Span, opts Options) ([]Segment, *co
 			ctx.lspciSpans = append(ctx.lspciSpans, sp)
 		case KindUCXLog:
 			ctx.ucxSpans = append(ctx.ucxSpans, sp)
+		case KindIPerf:
+			ctx.addTCP(name, d, sp)
 		}
 	}
 	for pass := 0; pass < 2; pass++ {
@@ -688,6 +690,10 @@ type context struct {
 	// ucxSpans are the file's UCX log segments: a paste that quotes the
 	// same job's errors twice (in the report and in its steps) is one job.
 	ucxSpans []Span
+	// tcp is the fastest iperf/iperf3 result of the paste, held against
+	// its perftest bandwidth tests (tcpOK: one was read).
+	tcp   perftestrules.TCPRate
+	tcpOK bool
 	// expectedIB says where the paste quotes an NCCL log on IB/RoCE as
 	// the output it expected ("" when it does not): the job was meant to
 	// use RDMA.
@@ -903,8 +909,10 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseMlxlink(&seg, file, d, sp)
 	case KindPortInfo:
 		err = diagnosePortInfo(&seg, file, text)
+	case KindIPerf:
+		err = diagnoseIPerf(&seg, file, text)
 	case KindEthtoolLink:
-		err = diagnoseEthtoolLink(&seg, file, text)
+		err = diagnoseEthtoolLink(&seg, file, withPrompts(d, sp)) // a command line names a grep'd field's interface
 	case KindEthModule:
 		err = diagnoseEthModule(&seg, file, withPrompts(d, sp))
 	case KindMst:
@@ -1859,6 +1867,9 @@ func diagnosePerftest(seg *Segment, file, text string, opts Options, ctx *contex
 		seg.Empty = "no result row (the test printed its banner and stopped, or the paste was cut)"
 	}
 	seg.Findings = append(seg.Findings, a.Findings...)
+	if ctx.tcpOK && !slices.ContainsFunc(a.Findings, func(f finding.Finding) bool { return f.ID == "perf.bw_low" }) {
+		seg.Findings = append(seg.Findings, perftestrules.CheckAgainstTCP(rs, ctx.tcp)...)
+	}
 	notes(seg, a.Notes)
 	return nil
 }
@@ -2423,7 +2434,9 @@ func diagnoseVerbsLog(seg *Segment, file, text string, d *doc, sp Span) error {
 	}
 	if len(lg.QPSetups) > 0 {
 		parts = append(parts, plural(len(lg.QPSetups), "queue pair setup line", "queue pair setup lines"))
-		seg.Findings = append(seg.Findings, verbsrules.CheckQPSetupsGIDs(file, lg.QPSetups, lg.GIDs)...)
+		qfs := verbsrules.CheckQPSetupsGIDs(file, lg.QPSetups, lg.GIDs)
+		wrongGIDIndex(file, d, qfs)
+		seg.Findings = append(seg.Findings, qfs...)
 	}
 	if len(lg.GIDs) > 0 {
 		parts = append(parts, plural(len(lg.GIDs), "RDMA device GID line", "RDMA device GID lines"))

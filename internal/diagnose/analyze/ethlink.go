@@ -18,8 +18,22 @@ func diagnoseEthtoolLink(seg *Segment, file, text string) error {
 		return err
 	}
 	r := ethlinkrules.Check(res, file)
-	seg.Summary = fmt.Sprintf("ethtool settings, %s (%d with a link)", plural(len(res.Settings), "interface", "interfaces"), r.Up)
+	fec := 0
+	for _, s := range res.Settings {
+		if s.FEC {
+			fec++
+		}
+	}
+	switch {
+	case fec == len(res.Settings):
+		seg.Summary = "ethtool --show-fec, " + plural(fec, "interface", "interfaces")
+	case fec > 0:
+		seg.Summary = fmt.Sprintf("ethtool settings, %s (%d with a link), FEC of %s", plural(len(res.Settings)-fec, "interface", "interfaces"), r.Up, plural(fec, "interface", "interfaces"))
+	default:
+		seg.Summary = fmt.Sprintf("ethtool settings, %s (%d with a link)", plural(len(res.Settings), "interface", "interfaces"), r.Up)
+	}
 	seg.Findings = append(seg.Findings, r.Findings...)
+	notes(seg, r.Notes)
 	return nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiagnet"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibdiags"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ibvload"
+	"github.com/ibdoctor/ibdoctor/internal/parse/iperf"
 	"github.com/ibdoctor/ibdoctor/internal/parse/iplink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lsmod"
@@ -61,6 +62,7 @@ const (
 	KindNCCLLog       Kind = "nccl-log"
 	KindNCCLTests     Kind = "nccl-tests"
 	KindPerftest      Kind = "perftest"
+	KindIPerf         Kind = "iperf"
 	KindNetDiscover   Kind = "ibnetdiscover"
 	KindLinkInfo      Kind = "iblinkinfo"
 	KindQueryErrors   Kind = "ibqueryerrors"
@@ -134,10 +136,11 @@ var Kinds = []KindInfo{
 	{KindRdma, "rdma link show / rdma statistic show (iproute2)"},
 	{KindKernel, "kernel log: dmesg, dmesg -T, dmesg -x, journalctl -k, syslog (with systemd-networkd and NetworkManager carrier lines), /dev/kmsg records"},
 	{KindTopo, "nvidia-smi topo -m"},
+	{KindIPerf, "iperf and iperf3 results (TCP throughput): read as the rate a perftest bandwidth test in the same paste is held against"},
 	{KindEthtool, "ethtool -S <netdev> (totals, or a watch/script rate view: name: 451.3k/s)"},
 	{KindNCCLLog, "NCCL debug log (NCCL_DEBUG=INFO or WARN)"},
 	{KindNCCLTests, "nccl-tests output (all_reduce_perf …)"},
-	{KindEthtoolLink, "ethtool <netdev> (no option): Settings for …, Speed, link modes, Link detected"},
+	{KindEthtoolLink, "ethtool <netdev> (no option): Settings for …, Speed, link modes, Link detected (or those lines grep'd under the command line); ethtool --show-fec <netdev>: configured and active FEC"},
 	{KindEthModule, "ethtool -m <netdev> (--module-info): transceiver identity, optical readings, alarm and warning flags"},
 	{KindPingpong, "ibv_rc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong … (rdma-core examples): results and error lines"},
 	{KindPerftest, "perftest output (ib_write_bw, ib_send_lat …)"},
@@ -280,6 +283,20 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindPortInfo, 0
 	case isEthtoolSettings(t):
 		return KindEthtoolLink, 0
+	case t[0] == 'F' && isEthtoolFEC(t):
+		if strings.Contains(prev, "ethtool") && strings.Contains(prev, "--show-fec") {
+			return KindEthtoolLink, 1 // the command line names the interface too
+		}
+		return KindEthtoolLink, 0 // ethtool --show-fec: "FEC parameters for eth0:"
+	case (t[0] == 'S' || t[0] == 'D' || t[0] == 'L') && isEthtoolField(t):
+		// `ethtool eth0 | grep Speed`: the field under the command line
+		// (a sudo password prompt perhaps between them).
+		if _, ok := ethlink.CommandNetDev(prev); ok {
+			return KindEthtoolLink, 1
+		}
+		if _, ok := ethlink.CommandNetDev(strings.TrimSpace(prev2)); ok && isSudoPrompt(prev) {
+			return KindEthtoolLink, 2
+		}
 	case t[0] == 'I' && ethmodule.Header(t):
 		if _, ok := ethmodule.CommandNetDev(prev); ok {
 			return KindEthModule, 1 // the command line above names the interface
@@ -504,6 +521,14 @@ func member(l string) Kind {
 func memberBesides(l string) Kind {
 	if l == "" {
 		return KindUnknown
+	}
+	if l[0] == '[' || l[0] == ' ' && strings.HasPrefix(strings.TrimSpace(l), "[") {
+		if iperf.IsHeader(l) || iperf.IsConnectLine(l) {
+			return KindIPerf
+		}
+		if _, ok := iperf.RateLine(l); ok {
+			return KindIPerf // before the kernel: "[  3]  0.0-10.0 sec" is no kernel stamp
+		}
 	}
 	if ncclMark(l) || nccllog.WatchdogHeadWrapped(l) {
 		return KindNCCLLog // the second: a watchdog report's head wrapped after its colon
@@ -1182,6 +1207,25 @@ func (s *splitter) end() {
 // isHWCountersHeader matches show_counters' "Port 1 hw counters:".
 func isHWCountersHeader(t string) bool {
 	return strings.HasPrefix(t, "Port ") && strings.HasSuffix(t, " hw counters:") && len(strings.Fields(t)) == 4
+}
+
+// isEthtoolFEC matches ethtool --show-fec's "FEC parameters for eth0:".
+func isEthtoolFEC(t string) bool {
+	_, ok := ethlink.FECHeader(t)
+	return ok
+}
+
+// isEthtoolField matches the fields of `ethtool eth0` that a grep keeps:
+// "Speed: 100000Mb/s", "Duplex: Full", "Link detected: yes".
+func isEthtoolField(t string) bool {
+	return strings.HasPrefix(t, "Speed: ") && strings.HasSuffix(t, "Mb/s") || t == "Speed: Unknown!" ||
+		strings.HasPrefix(t, "Duplex: ") || t == "Link detected: yes" || t == "Link detected: no"
+}
+
+// isSudoPrompt matches sudo's password prompt ("[sudo] password for
+// user:", localised after "[sudo]").
+func isSudoPrompt(t string) bool {
+	return strings.HasPrefix(t, "[sudo] ") || strings.HasPrefix(t, "Password:")
 }
 
 // isEthtoolSettings matches ethtool's "Settings for eth0:" header.

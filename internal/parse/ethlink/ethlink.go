@@ -2,6 +2,13 @@
 // eth0:" block with its link modes, Speed, Duplex and "Link detected"
 // (ethtool.c, dump_link_usettings and the link-detected line). Several
 // interfaces pasted one after another are read as one block each.
+//
+// It reads two other forms of the same facts too: the lines of
+// `ethtool eth0 | grep Speed` under the command line that names the
+// interface (no "Settings for" header then), and `ethtool --show-fec
+// eth0`: "FEC parameters for eth0:", "Configured FEC encodings: …"
+// ("Supported/Configured FEC encodings: …" since ethtool 6.0, netlink/fec.c)
+// and "Active FEC encoding: …".
 package ethlink
 
 import (
@@ -18,7 +25,7 @@ import (
 type ParseError = parse.Error
 
 // ErrNoSettings says the text holds no "Settings for X:" block.
-var ErrNoSettings = errors.New("no \"Settings for <netdev>:\" block")
+var ErrNoSettings = errors.New("no \"Settings for <netdev>:\" or \"FEC parameters for <netdev>:\" block, and no Speed, Duplex or Link detected line under an \"ethtool <netdev>\" command line")
 
 // Field is one "Name: value" line (continuation lines of a list joined).
 type Field struct {
@@ -31,6 +38,11 @@ type Settings struct {
 	NetDev string
 	Line   int
 	Fields []Field
+	// FEC: the block is `ethtool --show-fec`'s.
+	FEC bool
+	// Command: the block has no header, only the command line that
+	// named the interface (`ethtool eth0 | grep Speed`).
+	Command bool
 }
 
 // Get returns the field named key.
@@ -50,8 +62,15 @@ type Result struct {
 }
 
 // Header returns the netdev of a "Settings for eth0:" line.
-func Header(t string) (string, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimSpace(t), "Settings for ")
+func Header(t string) (string, bool) { return titled(t, "Settings for ") }
+
+// FECHeader returns the netdev of ethtool --show-fec's "FEC parameters
+// for eth0:" line.
+func FECHeader(t string) (string, bool) { return titled(t, "FEC parameters for ") }
+
+// titled returns the netdev of a "<prefix>eth0:" title line.
+func titled(t, prefix string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(t), prefix)
 	if !ok || !strings.HasSuffix(rest, ":") {
 		return "", false
 	}
@@ -60,6 +79,39 @@ func Header(t string) (string, bool) {
 		return "", false
 	}
 	return dev, true
+}
+
+// CommandNetDev returns the interface of a command line that runs
+// ethtool with no option ("$ sudo ethtool eth0 | grep Speed", "ethtool
+// eth0"): the first word after "ethtool", when it is not an option.
+func CommandNetDev(l string) (string, bool) {
+	f := strings.Fields(l)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] != "ethtool" && !strings.HasSuffix(f[i], "/ethtool") {
+			continue
+		}
+		dev := f[i+1]
+		if strings.HasPrefix(dev, "-") || strings.ContainsAny(dev, "|;&<>'\"$`") {
+			return "", false
+		}
+		if i+2 < len(f) && f[i+2] != "|" && !strings.HasPrefix(f[i+2], "|") {
+			return "", false // more words: not ethtool's plain form
+		}
+		return dev, true
+	}
+	return "", false
+}
+
+// fecKey maps the FEC lines' names to one spelling: ethtool 6.0 renamed
+// "Configured FEC encodings" to "Supported/Configured FEC encodings".
+func fecKey(k string) (string, bool) {
+	switch k {
+	case "Configured FEC encodings", "Supported/Configured FEC encodings":
+		return "Configured FEC encodings", true
+	case "Active FEC encoding":
+		return k, true
+	}
+	return "", false
 }
 
 // Parse reads the blocks of a paste; lines outside a block are skipped.
@@ -86,8 +138,27 @@ func Parse(r io.Reader, source string) (*Result, error) {
 		if t == "" {
 			continue
 		}
-		if dev, ok := Header(t); ok {
-			cur = &Settings{NetDev: dev, Line: n}
+		dev, ok := Header(t)
+		fec := false
+		if !ok {
+			dev, ok = FECHeader(t)
+			fec = ok
+		}
+		if ok {
+			if cur != nil && cur.Command && len(cur.Fields) == 0 {
+				// The command line above this header: its block is this one.
+				res.Settings = res.Settings[:len(res.Settings)-1]
+			}
+			cur = &Settings{NetDev: dev, Line: n, FEC: fec}
+			res.Settings = append(res.Settings, cur)
+			flat = false
+			continue
+		}
+		if dev, ok := CommandNetDev(t); ok && !isIndented(raw) {
+			if cur != nil && cur.Command && len(cur.Fields) == 0 {
+				res.Settings = res.Settings[:len(res.Settings)-1]
+			}
+			cur = &Settings{NetDev: dev, Line: n, Command: true}
 			res.Settings = append(res.Settings, cur)
 			flat = false
 			continue
@@ -100,6 +171,12 @@ func Parse(r io.Reader, source string) (*Result, error) {
 			flat = true
 		}
 		k, v, ok := strings.Cut(t, ":")
+		if cur.FEC {
+			if name, isFEC := fecKey(strings.TrimSpace(k)); ok && isFEC {
+				cur.Fields = append(cur.Fields, Field{Key: name, Value: strings.TrimSpace(v), Line: n})
+				continue
+			}
+		}
 		if ok && k != "" && !strings.ContainsAny(k, "/") && (isIndented(raw) || flat && isKey(k)) {
 			cur.Fields = append(cur.Fields, Field{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v), Line: n})
 			continue
@@ -114,6 +191,9 @@ func Parse(r io.Reader, source string) (*Result, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, &ParseError{Source: source, Line: n + 1, Err: err}
+	}
+	if cur != nil && cur.Command && len(cur.Fields) == 0 {
+		res.Settings = res.Settings[:len(res.Settings)-1] // a command line with no output under it
 	}
 	if len(res.Settings) == 0 {
 		return nil, &ParseError{Source: source, Err: ErrNoSettings}

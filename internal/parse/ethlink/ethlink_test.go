@@ -21,6 +21,14 @@ func TestParse(t *testing.T) {
 		{"two interfaces", "Settings for a:\n\tSpeed: 1000Mb/s\nSettings for b:\n\tSpeed: 25000Mb/s\n", []string{"a", "b"}, "Speed", "1000Mb/s", nil},
 		{"flat \"- \" list lines (pastebin), modes continued", "- ethtool eth0\n- Settings for eth0:\n- Supported link modes: 10baseT/Half 10baseT/Full\n- 1000baseT/Half 1000baseT/Full\n- Speed: 10Mb/s\n", []string{"eth0"}, "Supported link modes", "10baseT/Half 10baseT/Full 1000baseT/Half 1000baseT/Full", nil},
 		{"flat: prose after the block is not a mode list", "Settings for eth0:\nSpeed: 10Mb/s\nLink detected: yes\nthat is odd\n", []string{"eth0"}, "Link detected", "yes", nil},
+		{"--show-fec, ethtool 6.0 wording", readT(t, "show-fec-netlink-rs.txt"), []string{"enp1s0f1np1"}, "Configured FEC encodings", "Auto", nil},
+		{"--show-fec, active encoding", readT(t, "show-fec-netlink-rs.txt"), []string{"enp1s0f1np1"}, "Active FEC encoding", "RS", nil},
+		// ethtool before 6.0 (ioctl path, ethtool.c do_gfec) prints
+		// "Configured FEC encodings:".
+		{"--show-fec, older wording", "# ethtool --show-fec eth2\nFEC parameters for eth2:\nConfigured FEC encodings:  Auto RS\nActive FEC encoding: Off\n", []string{"eth2"}, "Configured FEC encodings", "Auto RS", nil},
+		{"grep'd Speed under the command line", readT(t, "grep-speed-100g.txt"), []string{"enp1s0f0np0"}, "Speed", "100000Mb/s", nil},
+		{"command line then the header: one block", "$ ethtool eth0\nSettings for eth0:\n\tSpeed: 1000Mb/s\n", []string{"eth0"}, "Speed", "1000Mb/s", nil},
+		{"a command line with nothing under it", "$ ethtool eth0 | grep Speed\n$ \n", nil, "", "", ErrNoSettings},
 		{"ethtool -i is not settings", "driver: mlx5_core\nversion: 5.0\n", nil, "", "", ErrNoSettings},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,6 +53,18 @@ func TestParse(t *testing.T) {
 				t.Errorf("%s = %q", tc.key, f.Value)
 			}
 		})
+	}
+	for l, want := range map[string]string{
+		"mprg@spark-fb97:~$ sudo ethtool enp1s0f0np0 | grep Speed": "enp1s0f0np0",
+		"# ethtool eth0":              "eth0",
+		"$ /usr/sbin/ethtool ens1f0":  "ens1f0",
+		"$ ethtool -S eth0":           "",
+		"$ ethtool --show-fec eth0":   "",
+		"ethtool eth0 shows no speed": "",
+	} {
+		if got, _ := CommandNetDev(l); got != want {
+			t.Errorf("CommandNetDev(%q) = %q, want %q", l, got, want)
+		}
 	}
 	if s, ok := ModeMbps("100000baseLR4_ER4/Full"); !ok || s != 100000 {
 		t.Error("ModeMbps")

@@ -1,6 +1,7 @@
 package wclog
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -59,6 +60,15 @@ const (
 	// R/W Depth: 16" of nvmf_rdma_connect). Not a failure: a connect
 	// that completed.
 	AppTgtConnected AppFailKind = "target_connected"
+
+	// librdmacm's example programs (rdma-core librdmacm/examples/rping.c
+	// cma_event_handler; krping and programs built from rping print the
+	// same): the RDMA CM delivered an error event instead of the
+	// connection: "cma event RDMA_CM_EVENT_ADDR_ERROR, error -19". Event
+	// holds the event, Errno the status it carried (the negative errno
+	// of the kernel's resolution, or the reject reason of
+	// RDMA_CM_EVENT_REJECTED) as printed: Signed keeps its sign.
+	AppCMError AppFailKind = "cm_error"
 )
 
 // AppFail is an application line reporting that an RDMA connection or
@@ -79,6 +89,8 @@ type AppFail struct {
 	Err     string
 	Event   string
 	Seconds int
+	// Status is the event's status as printed (AppCMError: -19, 28).
+	Status int
 }
 
 // AppFailLine reads an SPDK NVMe-oF host error line (SPDK's log
@@ -88,6 +100,9 @@ type AppFail struct {
 // transfer_task.cpp:305] Failed to complete transfers after 60 seconds
 // for batch 2586731328"). Line is left 0.
 func AppFailLine(l string) (AppFail, bool) {
+	if f, ok := cmErrorLine(strings.TrimSpace(l)); ok {
+		return f, true
+	}
 	if f, ok := spdkTargetLine(strings.TrimSpace(l)); ok {
 		return f, true
 	}
@@ -103,6 +118,33 @@ func AppFailLine(l string) (AppFail, bool) {
 		return AppFail{Text: strings.TrimSpace(l), Kind: AppTransferTimeout, Program: "Mooncake", Seconds: s}, true
 	}
 	return AppFail{}, false
+}
+
+// cmErrorEvents are the rdma_cm events rping's handler reports as errors
+// (rping.c cma_event_handler).
+var cmErrorEvents = []string{"RDMA_CM_EVENT_ADDR_ERROR", "RDMA_CM_EVENT_ROUTE_ERROR", "RDMA_CM_EVENT_CONNECT_ERROR",
+	"RDMA_CM_EVENT_UNREACHABLE", "RDMA_CM_EVENT_REJECTED"}
+
+// cmErrorLine reads rping's "cma event RDMA_CM_EVENT_ADDR_ERROR, error
+// -19" (a program's prefix before "cma event" allowed).
+func cmErrorLine(l string) (AppFail, bool) {
+	_, rest, ok := strings.Cut(l, "cma event RDMA_CM_EVENT_")
+	if !ok {
+		return AppFail{}, false
+	}
+	ev, st, ok := strings.Cut("RDMA_CM_EVENT_"+rest, ", error ")
+	if !ok || !slices.Contains(cmErrorEvents, ev) {
+		return AppFail{}, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(st))
+	if err != nil || n < -4096 || n > 4096 {
+		return AppFail{}, false
+	}
+	f := AppFail{Text: l, Kind: AppCMError, Program: "rping", Event: ev, Status: n}
+	if n < 0 {
+		f.Errno = -n
+	}
+	return f, true
 }
 
 // spdkHostLine reads the message m of an SPDK *ERROR* line of lib/nvme.

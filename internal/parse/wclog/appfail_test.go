@@ -43,6 +43,39 @@ var appFailLines = []struct {
 	{"[rdma] rdma.c: 616:nvmf_rdma_connect: Final Negotiated Queue Depth: 32 R/W Depth: 16", AppTgtConnected, "", 0, "", "", 0},
 }
 
+// rping's error events (rdma-core librdmacm/examples/rping.c
+// cma_event_handler): linux-rdma 2025-01-19 (rxe on a tun device) and
+// 2019-05-06 (iWARP interop, a rejected connect).
+func TestAppFailLineCMError(t *testing.T) {
+	for _, tt := range []struct {
+		line          string
+		event         string
+		status, errno int
+	}{
+		{"cma event RDMA_CM_EVENT_ADDR_ERROR, error -19", "RDMA_CM_EVENT_ADDR_ERROR", -19, 19},
+		{"cma event RDMA_CM_EVENT_REJECTED, error -104", "RDMA_CM_EVENT_REJECTED", -104, 104},
+		{"cma event RDMA_CM_EVENT_REJECTED, error 28", "RDMA_CM_EVENT_REJECTED", 28, 0},
+		{"  cma event RDMA_CM_EVENT_ROUTE_ERROR, error -110", "RDMA_CM_EVENT_ROUTE_ERROR", -110, 110},
+	} {
+		f, ok := AppFailLine(tt.line)
+		if !ok || f.Kind != AppCMError || f.Event != tt.event || f.Status != tt.status || f.Errno != tt.errno || f.Program != "rping" {
+			t.Errorf("AppFailLine(%q) = %+v, %v", tt.line, f, ok)
+		}
+		if !DetectLine(tt.line) {
+			t.Errorf("DetectLine(%q) = false", tt.line)
+		}
+	}
+	for _, l := range []string{
+		"cma_event type RDMA_CM_EVENT_ADDR_ERROR cma_id 0x556b45faf2a0 (parent)",
+		"cma event RDMA_CM_EVENT_ESTABLISHED, error 0",
+		"cma event RDMA_CM_EVENT_ADDR_ERROR, error x",
+	} {
+		if f, ok := AppFailLine(l); ok {
+			t.Errorf("AppFailLine(%q) = %+v, want none", l, f)
+		}
+	}
+}
+
 func TestAppFailLine(t *testing.T) {
 	for _, tt := range appFailLines {
 		f, ok := AppFailLine(tt.line)
@@ -110,6 +143,8 @@ func FuzzAppFailLine(f *testing.F) {
 	f.Add("nvme *ERROR*: CQ transport error -9223372036854775808 (x")
 	f.Add("nvme *ERROR*: Expected RDMA_CM_EVENT_ but received ")
 	f.Add("Failed to complete transfers after 9999999999999999999999 seconds")
+	f.Add("cma event RDMA_CM_EVENT_ADDR_ERROR, error -19")
+	f.Add("cma event RDMA_CM_EVENT_REJECTED, error -9223372036854775808")
 	f.Fuzz(func(t *testing.T, s string) {
 		a, ok := AppFailLine(s)
 		if ok && (a.Kind == "" || a.Program == "" || a.Errno < 0) {

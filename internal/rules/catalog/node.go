@@ -79,6 +79,13 @@ var nodeMetas = []finding.Meta{
 		Remedy:  []string{"check the cable part number against the HCA speed", "check the switch port speed configuration", remedyReset, remedyResetRoCE},
 	},
 	{
+		ID: "port.fec_off", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
+		Title:   "no FEC active on a fast Ethernet link",
+		Meaning: "ethtool --show-fec reports the active FEC encoding None or Off on a link of 100 Gb/s or more per port. IEEE 802.3 requires RS-FEC (Reed-Solomon, clause 91/134) on PAM4 links of 50 Gb/s per lane and faster: without it, bit errors the cable makes reach the frames (CRC drops, RoCE retransmits) instead of being corrected.",
+		Causes:  []string{"auto FEC resolved to none with the link partner (a direct cable between two NICs, a switch port with FEC forced off)", "FEC forced off on one end (ethtool --set-fec or the switch's port configuration)", "a cable or transceiver whose EEPROM asks for no FEC"},
+		Remedy:  []string{"ethtool --show-fec NETDEV on both ends, and the switch port's FEC setting", "set RS-FEC on both ends: ethtool --set-fec NETDEV encoding rs (and the same on the switch port)", "ethtool -S NETDEV | grep -i -e fec -e crc: corrected and uncorrectable blocks, CRC errors"},
+	},
+	{
 		ID: "port.symbol_errors", Severity: finding.Warning, Area: "node", Step: finding.StepPort,
 		Title:   "symbol errors on the link",
 		Meaning: "The PHY counts symbol errors (minor lane errors). A few are tolerated; a growing count is the early sign of an aging cable (act when they grow by an order of magnitude).",

@@ -59,6 +59,7 @@ var toolOptions = map[string]string{
 	"ib_write_lat":  perftestOptions,
 	"ib_read_bw":    perftestOptions,
 	"ib_send_bw":    perftestOptions,
+	"rping":         "-s -c -v -V -d -S -C -a -I -p -P -q", // rdma-core librdmacm/examples/rping.c usage
 	// nccl-tests (all_reduce_perf and its siblings share common.cu).
 	"all_reduce_perf": "-t --nthreads -g --ngpus -b --minbytes -e --maxbytes -i --stepbytes -f --stepfactor -n --iters -m --agg_iters -w --warmup_iters -N --run_cycles -p --parallel_init -c --check -o --op -d --datatype -r --root -z --blocking -y --stream_null -T --timeout -G --cudagraph -C --report_cputime -a --average -R --local_register -h --help",
 	"ip":              "-V -Version -h -human -b -batch -force -s -stats -statistics -d -details -l -loops -f -family -4 -6 -B -0 -M -o -oneline -r -resolve -n -netns -N -Numeric -a -all -c -color -t -timestamp -ts -tshort -rc -rcvbuf -iec -br -brief -j -json -p -pretty",

@@ -63,6 +63,23 @@ var verbsMetas = []finding.Meta{
 		},
 	},
 	{
+		ID: "rdma.cm_connect_failed", Severity: finding.Critical, Area: "rdma", Step: finding.StepPort,
+		Title:   "an RDMA CM connection could not be made",
+		Meaning: "A program connecting through the RDMA connection manager (librdmacm) got an error event instead of the connection: rping's 'cma event RDMA_CM_EVENT_ADDR_ERROR, error -19' (rdma-core librdmacm/examples/rping.c cma_event_handler, then 'waiting for addr/route resolution state 1'). ADDR_ERROR: the peer's IP address could not be resolved to an RDMA device and port (rdma_resolve_addr); ROUTE_ERROR: no path to it (rdma_resolve_route; on InfiniBand the SA path query); UNREACHABLE and CONNECT_ERROR: the peer's CM did not answer or the connection failed. No program using the RDMA CM (rping, NVMe-oF, NFS over RDMA, perftest -R, MPI and UCX over rdma_cm) can connect that way: critical. The error is the negative errno of the kernel's resolution (drivers/infiniband/core/cma.c, addr.c): -19 ENODEV, the address resolved to a network interface that has no RDMA device bound to it; -110 ETIMEDOUT, ARP or the SA query got no answer; -101 ENETUNREACH, no route. RDMA_CM_EVENT_REJECTED alone is a warning: the peer's CM answered and refused the connection (most often nothing listening on the port yet).",
+		Causes: []string{
+			"error -19 (ENODEV): the interface that routes to the peer's address has no RDMA device: the RDMA device is on another interface, the address is on a bond, bridge, VLAN or tunnel that the RDMA device is not bound to, or a Soft-RoCE (rxe) or soft-iWARP (siw) device was not created on that interface (rxe runs on Ethernet interfaces only)",
+			"error -110 (ETIMEDOUT): ARP or neighbour discovery for the peer's address got no answer on the RDMA interface (the peer is down or on another subnet), or on InfiniBand the subnet manager did not answer the path query",
+			"error -101/-113 (ENETUNREACH/EHOSTUNREACH): no route to the peer's address from this host",
+			"REJECTED: nothing listening on the peer's port (the server side not started, already gone, or on another port), or the peer refused the connection's parameters",
+		},
+		Remedy: []string{
+			"rdma link show (or ibdev2netdev): the RDMA device and the network interface it is bound to; ip route get PEER_IP must leave through that interface",
+			"Soft-RoCE: rdma link add rxe0 type rxe netdev NETDEV on the Ethernet interface that holds the address",
+			"ping PEER_IP and ip neigh show dev NETDEV: the peer's address answers on the RDMA interface",
+			"test the connection on its own: rping -s -a LOCAL_IP -v on the peer, rping -c -a PEER_IP -v -C 3 here",
+		},
+	},
+	{
 		ID: "rdma.transport_unavailable", Severity: finding.Critical, Area: "rdma", Step: finding.StepContainer,
 		Title:   "an application's RDMA transport could not start",
 		Meaning: "An application says its RDMA transport did not start because no RDMA device was usable: Mooncake's transfer engine could not open its device with the GID index it was given ('Failed to open device mlx5_8 on port  with GID 0', 'Disable device mlx5_8') and then had none left ('RdmaTransport: No available RNIC', 'RdmaTransport: cannot initialize RDMA resources'); SPDK's NVMe-oF target could not create its RDMA transport ('Unable to create new transport of type RDMA', 'Failed to listen on transport RDMA address …'); librdmacm could not create its event channel, which opens /dev/infiniband/rdma_cm (LDMS's zap_rdma: 'z_rdma_listen: rdma_create_event_channel failed. zerr 7', then ldmsd's 'Error 7 listening on the 'rdma' transport.' and the daemon exits); brpc's RDMA endpoint (rdma_endpoint.cpp, in FalconFS and other brpc programs) could not create a completion channel, completion queue or queue pair ('Fail to create comp channel for CQ: Too many open files [24]') or its RDMA initialisation stopped ('rdma_recv_block_type incorrect'). The application then runs without RDMA or not at all: critical. One device refused while the transport still started on others is a warning, unless a later line of the same log says the program then died (\"Fatal Python error: Segmentation fault\", \"core dumped\"): critical. Mooncake's rdma_context.cpp \"Failed to create completion queue: Cannot allocate memory [12]\" (ibv_create_cq failed) is read as the reason the device that follows was disabled.",

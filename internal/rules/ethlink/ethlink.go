@@ -23,12 +23,73 @@ type Result struct {
 	Findings []finding.Finding
 	// Up counts the interfaces with a link.
 	Up int
+	// Notes: what was read but could not be judged.
+	Notes []string
+}
+
+// FECMinMbps is the slowest link on which no active FEC is a fault: IEEE
+// 802.3 requires RS-FEC on 50 Gb/s-per-lane PAM4 links (100GBASE-CR2,
+// 200GBASE-CR4, 400GBASE-CR8 …), and 100GBASE-CR4/SR4 links need it too
+// (clause 91).
+const FECMinMbps = 100000
+
+// speedOf returns the Speed another block of the paste shows for netdev.
+func speedOf(res *ethlink.Result, netdev string) (ethlink.Field, int, bool) {
+	for _, s := range res.Settings {
+		if s.FEC || s.NetDev != netdev {
+			continue
+		}
+		if f, ok := s.Get("Speed"); ok {
+			if mbps, ok := ethlink.SpeedMbps(f.Value); ok {
+				return f, mbps, true
+			}
+		}
+	}
+	return ethlink.Field{}, 0, false
+}
+
+// checkFEC judges an `ethtool --show-fec` block: the active encoding
+// None or Off on a link of FECMinMbps or more is port.fec_off; without
+// the link's speed in the paste it is a note.
+func checkFEC(res *ethlink.Result, s *ethlink.Settings, file string, out *Result) {
+	act, ok := s.Get("Active FEC encoding")
+	if !ok {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s:%d: %s: ethtool --show-fec with no \"Active FEC encoding\" line", file, s.Line, s.NetDev))
+		return
+	}
+	v := strings.ToLower(strings.TrimSpace(act.Value))
+	if v != "none" && v != "off" {
+		return // RS, BaseR, LLRS: FEC corrects errors on the link
+	}
+	sp, mbps, known := speedOf(res, s.NetDev)
+	if !known {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s:%d: %s: active FEC encoding %s: not judged without the link's speed (ethtool %s: no FEC is a fault on links of 100 Gb/s and more)", file, act.Line, s.NetDev, act.Value, s.NetDev))
+		return
+	}
+	if mbps < FECMinMbps {
+		return
+	}
+	ev := func(f ethlink.Field) finding.Evidence {
+		return finding.Evidence{Source: fmt.Sprintf("%s:%d", file, f.Line), Value: f.Key + ": " + f.Value}
+	}
+	evs := []finding.Evidence{ev(act)}
+	if c, ok := s.Get("Configured FEC encodings"); ok {
+		evs = append(evs, ev(c))
+	}
+	evs = append(evs, ev(sp))
+	f := catalog.New("port.fec_off", finding.Subject{NetDev: s.NetDev, File: file, LinkLayer: "Ethernet"},
+		fmt.Sprintf("%s: active FEC encoding %s on a %d Gb/s link: no error correction where IEEE 802.3 requires RS-FEC", s.NetDev, act.Value, mbps/1000), evs...)
+	out.Findings = append(out.Findings, f)
 }
 
 // Check judges every interface of res; file names the paste.
 func Check(res *ethlink.Result, file string) Result {
 	var out Result
 	for _, s := range res.Settings {
+		if s.FEC {
+			checkFEC(res, s, file, &out)
+			continue
+		}
 		subj := finding.Subject{NetDev: s.NetDev, File: file, LinkLayer: "Ethernet"}
 		ev := func(f ethlink.Field) finding.Evidence {
 			return finding.Evidence{Source: fmt.Sprintf("%s:%d", file, f.Line), Value: f.Key + ": " + f.Value}

@@ -25,6 +25,12 @@ func TestCheck(t *testing.T) {
 	}{
 		{"real: 100G up (mail-quoted, unquoted)", strings.ReplaceAll(real("hbl-100g-mail-quoted.txt"), "> ", ""), nil},
 		{"real: 10G fibre down is a warning", real("em1-10g-fibre-no-link.txt"), []string{"port.down/warning"}},
+		{"real: --show-fec, RS active", real("show-fec-netlink-rs.txt"), nil},
+		{"--show-fec, Off, no speed in the paste: not judged", "FEC parameters for eth2:\nConfigured FEC encodings:  Auto RS\nActive FEC encoding: Off\n", nil},
+		{"real: grep'd Speed alone", real("grep-speed-100g.txt"), nil},
+		{"FEC None on a 200G link", "$ ethtool eth2 | grep Speed\n\tSpeed: 200000Mb/s\nFEC parameters for eth2:\nSupported/Configured FEC encodings: Auto\nActive FEC encoding: None\n", []string{"port.fec_off/warning"}},
+		{"FEC Off on a 25G link", "Settings for eth2:\n\tSpeed: 25000Mb/s\nFEC parameters for eth2:\nConfigured FEC encodings: Auto\nActive FEC encoding: Off\n", nil},
+		{"FEC None of another interface", "Settings for eth1:\n\tSpeed: 200000Mb/s\nFEC parameters for eth2:\nConfigured FEC encodings: Auto\nActive FEC encoding: None\n", nil},
 		{"100G NIC down", "Settings for ens1f0np0:\n" + modes + "\tSpeed: Unknown!\n\tLink detected: no\n", []string{"port.down/critical"}},
 		{"100G NIC at 25G", "Settings for ens1f0np0:\n" + modes + "\tSpeed: 25000Mb/s\n\tLink detected: yes\n", []string{"port.speed_degraded/warning"}},
 		// pastebin.com/SB9ii7fn (realworld-fresh17): a gigabit port up at
@@ -56,5 +62,16 @@ func TestCheck(t *testing.T) {
 				t.Errorf("findings %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestCheckFECNote(t *testing.T) {
+	res, err := ethlink.Parse(strings.NewReader("FEC parameters for eth2:\nConfigured FEC encodings: Auto\nActive FEC encoding: None\n"), "p.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Check(res, "p.txt")
+	if len(r.Findings) != 0 || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "p.txt:3") || !strings.Contains(r.Notes[0], "not judged without the link's speed") {
+		t.Errorf("findings %v notes %q", r.Findings, r.Notes)
 	}
 }

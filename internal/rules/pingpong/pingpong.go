@@ -157,7 +157,7 @@ func rts(f *finding.Finding) {
 		"a send-side attribute the device rejects (timeout, retry count, the initial PSN)",
 	}
 	f.Remedy = []string{
-		"ibv_devinfo -d <dev> | grep transport: for iWARP test with a program that connects through rdma_cm: rping -s / rping -c -a <server> -v, or perftest with -R (ib_write_bw -R -d <dev>)",
+		"ibv_devinfo -d <dev> | grep transport: for iWARP test with a program that connects through rdma_cm: rping -s / rping -c -a <server> -v; or perftest over rdma_cm: ib_write_bw -R -d <dev>",
 		"dmesg | tail for the driver's reason, then rerun both ends",
 	}
 }

@@ -17,9 +17,11 @@ import (
 // resolved or a queue pair not connected; a warning for an unexpected
 // CM event alone), Mooncake's transfer timeouts one rdma.transfer_timeout.
 func CheckAppFails(source string, fs []wclog.AppFail) []finding.Finding {
-	var spdk, mc, tgt []wclog.AppFail
+	var spdk, mc, tgt, cm []wclog.AppFail
 	for _, f := range fs {
 		switch f.Kind {
+		case wclog.AppCMError:
+			cm = append(cm, f)
 		case wclog.AppTransferTimeout:
 			mc = append(mc, f)
 		case wclog.AppTgtConnected:
@@ -37,11 +39,61 @@ func CheckAppFails(source string, fs []wclog.AppFail) []finding.Finding {
 	if len(tgt) > 0 {
 		out = append(out, spdkTargetFinding(source, tgt))
 	}
+	if len(cm) > 0 {
+		out = append(out, cmErrorFinding(source, cm))
+	}
 	if len(mc) > 0 {
 		sum := fmt.Sprintf("Mooncake's transfers did not complete within %d seconds (%s): the keys of those batches fail with TRANSFER_FAIL, and a serving engine that needs them fails or stalls", mc[0].Seconds, plural(len(mc), "batch", "batches"))
 		out = append(out, catalog.New("rdma.transfer_timeout", finding.Subject{File: source}, sum, appEvidence(source, mc)...))
 	}
 	return out
+}
+
+// cmErrnos names the errors the kernel's RDMA CM reports in an address,
+// route or connect error event (drivers/infiniband/core/cma.c, addr.c).
+var cmErrnos = map[int]string{
+	19:  "ENODEV: the address resolved to a network interface that no RDMA device is bound to (no RDMA device on the interface that routes to the peer, or a Soft-RoCE/iWARP device not created on it)",
+	22:  "EINVAL: the address or the device's port is not usable (no GID for the address)",
+	99:  "EADDRNOTAVAIL: the source address is not on this host",
+	101: "ENETUNREACH: no route to the peer's address",
+	104: "ECONNRESET: the peer reset the connection (iWARP: nothing listening, or the peer refused it)",
+	110: "ETIMEDOUT: the address (ARP or neighbour discovery), the path (InfiniBand SA query) or the peer's CM did not answer in time",
+	111: "ECONNREFUSED: the peer refused the connection (nothing listening on that port)",
+	113: "EHOSTUNREACH: no route to the peer's host",
+}
+
+// cmErrorFinding is the rdma.cm_connect_failed of rping's "cma event
+// RDMA_CM_EVENT_…, error N" lines: an address, route or connect error
+// or an unreachable peer means no RDMA CM connection can be made that
+// way (critical); a rejected connect alone means the peer's CM answered
+// and refused it, most often nothing listening yet (a warning).
+func cmErrorFinding(source string, fs []wclog.AppFail) finding.Finding {
+	var evs []string
+	fatal := false
+	for _, f := range fs {
+		e := fmt.Sprintf("%s (error %d", f.Event, f.Status)
+		if m, ok := cmErrnos[f.Errno]; ok && f.Status < 0 {
+			e += ", " + m
+		}
+		e += ")"
+		if !slices.Contains(evs, e) {
+			evs = append(evs, e)
+		}
+		if f.Event != "RDMA_CM_EVENT_REJECTED" {
+			fatal = true
+		}
+	}
+	sum := "the RDMA CM could not make the connection: " + strings.Join(evs[:min(len(evs), 3)], "; ")
+	if fatal {
+		sum += "; the address, route or peer could not be reached over RDMA, so no RDMA CM program (rping, NVMe-oF, NFS over RDMA, perftest -R) can connect that way"
+	} else {
+		sum += "; the peer's connection manager answered and refused the connection (most often nothing listening on that port yet)"
+	}
+	f := catalog.New("rdma.cm_connect_failed", finding.Subject{File: source}, sum, appEvidence(source, fs)...)
+	if !fatal {
+		f.Severity = finding.Warning
+	}
+	return f
 }
 
 // spdkFinding is the nvmf.connection_failed of SPDK's host lines.
