@@ -55,7 +55,7 @@ var reIBDir = regexp.MustCompile(`^drivers/infiniband/(?:hw|sw|ulp)/(\w+)/`)
 // Makefiles' obj-$(CONFIG_…) lines).
 var ibDirModules = map[string]string{
 	"mlx4": "mlx4_ib", "mlx5": "mlx5_ib", "mthca": "ib_mthca", "qib": "ib_qib", "cxgb4": "iw_cxgb4",
-	"hns": "hns_roce_hw_v2", "mana": "mana_ib", "usnic": "usnic_verbs", "rxe": "rdma_rxe",
+	"hns": "hns_roce_hw_v2", "mana": "mana_ib", "usnic": "usnic_verbs", "ionic": "ionic_rdma", "rxe": "rdma_rxe",
 	"ipoib": "ib_ipoib", "iser": "ib_iser", "isert": "ib_isert", "srp": "ib_srp", "srpt": "ib_srpt",
 }
 
