@@ -326,6 +326,15 @@ type Event struct {
 	Func       string `json:"func,omitempty"`
 	Driver     string `json:"driver,omitempty"`
 	DriverFunc string `json:"driver_func,omitempty"`
+	// Modules of a KindOops event are the modules its header, faulting
+	// instruction and sure call-trace frames name, first to last, space
+	// separated ("ib_uverbs rdma_rxe"): the drivers the task was in.
+	// Message is the text a WARN() printed between the "------------[
+	// cut here ]------------" line and its "WARNING: CPU: …" header
+	// (kernel/panic.c __warn_printk): what the check found ("memcpy:
+	// detected field-spanning write (size 80) of single field …").
+	Modules string `json:"modules,omitempty"`
+	Message string `json:"message,omitempty"`
 	// Phase is what the system was doing when a KindOops report came:
 	// "probe" or "removal" of a device (its call trace says), "shutdown"
 	// (the log said the host was going down before it); "" when unknown.
@@ -1009,6 +1018,11 @@ type Classifier struct {
 	// refcount is the last refcount_t saturation message read
 	// (lib/refcount.c), for the WARN_ON splat printed after it.
 	refcount string
+	// warnMsg is the first line after a "cut here" marker, for the
+	// WARN_ON header within warnLeft records after it.
+	warnMsg  string
+	cutHere  bool
+	warnLeft int
 	out      [2]Event // what Add returns, reused
 	// oopsDone and cqeEv are where oopsLine and cqeDump leave an event:
 	// an Event is 600 bytes, too big to return by value on every record.

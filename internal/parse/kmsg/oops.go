@@ -3,6 +3,7 @@ package kmsg
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // A kernel crash report (an oops) spans many records: a header line, the
@@ -32,8 +33,9 @@ var reOopsHeader = regexp.MustCompile(`^(?:Oops: )?(?P<what>BUG: unable to handl
 // the source file and line, the function and module are on it. A mail
 // client may wrap the line after "at" or after the source file
 // ("WARNING: CPU: 10 PID: 855 at kernel/dma/debug.c:571" /
-// "add_dma_entry+0x36a/0x4c0"): the function and module then come from
-// the report's RIP/pc line.
+// "add_dma_entry+0x36a/0x4c0"): the rest is read from the line after it
+// (reWarnWrapped, reSanitizerWrapped), else the function and module come
+// from the report's RIP/pc line.
 var reWarnHeader = regexp.MustCompile(`^WARNING: CPU: \d+ PID: (?P<pid>\d+) at(?:$| (?P<src>\S+:\d+)(?:$| (?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?))`)
 
 // reRefcountUAF is the message refcount_warn_saturate (lib/refcount.c)
@@ -53,6 +55,21 @@ func refcountUAF(t string) (string, bool) {
 	}
 	return "refcount_t " + m[1] + "; use-after-free", true
 }
+
+// reWarnWrapped is the rest of a WARN_ON header wrapped after "at": the
+// source file and line, then the function and module when they fit
+// ("drivers/infiniband/sw/rdmavt/qp.c:2043 rvt_post_one_wr+0x4e3/0x6d0
+// [rdmavt]").
+var reWarnWrapped = regexp.MustCompile(`^(?P<src>[\w./+-]+\.(?:[chS]|rs):\d+)(?:$| (?P<fn>[\w.$]+)\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+(?: \[(?P<mod>\w+)\])?)`)
+
+// cutHere is the marker the kernel prints before a WARN() or BUG() report
+// (include/asm-generic/bug.h CUT_HERE); a WARN() with a message prints
+// the message after it and before its "WARNING: CPU: …" header
+// (kernel/panic.c __warn_printk, then report_bug and __warn).
+const cutHere = "------------[ cut here ]------------"
+
+// maxWarnMsg bounds the message of a WARN() that is kept.
+const maxWarnMsg = 240
 
 // reStallHeader is the first line of a report of a task stuck in the
 // kernel (no crash): a hung task (kernel/hung_task.c "INFO: task
@@ -126,6 +143,9 @@ type oopsState struct {
 	left int
 	// wrapped: a sanitizer header ended at "in", its function next.
 	wrapped bool
+	// warnWrap: a WARN_ON header ended at "at" (1: its source file
+	// next) or after its source file (2: its function next).
+	warnWrap int
 }
 
 // oopsSpan is the most records read as one report before its call trace.
@@ -143,6 +163,11 @@ func (c *Classifier) oopsLine(r Record) bool {
 		*o = oopsState{}
 	}
 	c.shutdownLine(r.Text)
+	if c.warnLeft > 0 {
+		if c.warnLeft--; c.warnLeft == 0 {
+			c.cutHere, c.warnMsg = false, ""
+		}
+	}
 	rest := r.Text
 	for i := 0; rest != ""; i++ {
 		var line string
@@ -155,24 +180,40 @@ func (c *Classifier) oopsLine(r Record) bool {
 			c.refcount = t
 			continue
 		}
+		if t == cutHere {
+			c.cutHere, c.warnMsg, c.warnLeft = true, "", 4
+			continue
+		}
 		// The header expressions run only on lines that start like a
 		// header: inside a report most lines are frames and registers.
 		hdr := maybeOopsHeader(t)
+		if c.cutHere && !hdr {
+			c.warnLine(t, i == 0 && (r.HasMono || r.HasRel || !r.Time.IsZero()))
+		}
 		if !o.open && !hdr {
 			continue
 		}
 		if hdr {
 			if m := reWarnHeader.FindStringSubmatch(t); m != nil {
 				finish()
-				*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, Detail: "WARNING", TaskPID: m[1], Source: m[2], Func: m[3], Driver: m[4], Phase: c.phase()}}
+				*o = oopsState{open: true, left: oopsSpan, ev: Event{Kind: KindOops, Record: r, Detail: "WARNING", TaskPID: m[1], Source: m[2], Func: m[3], Driver: m[4], Phase: c.phase(), Message: c.warnMsg}}
+				c.cutHere, c.warnMsg, c.warnLeft = false, "", 0
 				if what, ok := refcountUAF(c.refcount); ok && m[3] == "refcount_warn_saturate" {
 					// A reference dropped once too often: the object may
 					// already be freed and in use by another owner.
 					o.ev.Detail = what
+					o.ev.Message = c.refcount
 				}
 				c.refcount = ""
+				switch {
+				case m[2] == "":
+					o.warnWrap = 1
+				case m[3] == "":
+					o.warnWrap = 2
+				}
 				if m[4] != "" {
 					o.ev.DriverFunc, o.sureMod = m[3], true
+					o.module(m[4])
 				}
 				continue
 			}
@@ -217,12 +258,16 @@ func (c *Classifier) oopsLine(r Record) bool {
 		if !o.open {
 			continue
 		}
+		if o.warnWrap != 0 && o.warnWrapped(t) {
+			continue
+		}
 		if o.wrapped {
 			o.wrapped = false
 			if m := reSanitizerWrapped.FindStringSubmatch(t); m != nil {
 				o.ev.Func = m[1]
 				if m[2] != "" {
 					o.ev.Driver, o.ev.DriverFunc, o.sureMod = m[2], m[1], true
+					o.module(m[2])
 				}
 				continue
 			}
@@ -261,6 +306,7 @@ func (c *Classifier) oopsLine(r Record) bool {
 			o.ev.Func = m[1]
 			if m[2] != "" {
 				o.ev.Driver, o.ev.DriverFunc, o.sureMod = m[2], m[1], true
+				o.module(m[2])
 			}
 		} else if m := matchPrefixed(reOopsWorkqueue, t, "Workqueue: "); m != nil && o.ev.PCI == "" {
 			o.ev.PCI = addr(m[1])
@@ -295,6 +341,9 @@ func maybeOopsHeader(t string) bool {
 // frame reads one frame of the call trace: the first module a sure frame
 // names is the driver the report is about (a "?" frame only until one is).
 func (o *oopsState) frame(fn, mod string, unsure bool) {
+	if mod != "" && !unsure {
+		o.module(mod)
+	}
 	if mod == "" || o.sureMod {
 		return
 	}
@@ -303,6 +352,80 @@ func (o *oopsState) frame(fn, mod string, unsure bool) {
 	} else if o.ev.Driver == "" {
 		o.ev.Driver, o.ev.DriverFunc = mod, fn
 	}
+}
+
+// maxModules bounds the modules an oops event lists.
+const maxModules = 8
+
+// module adds mod to the modules the report names (Event.Modules).
+func (o *oopsState) module(mod string) {
+	ms := o.ev.Modules
+	if ms == mod || strings.HasPrefix(ms, mod+" ") || strings.HasSuffix(ms, " "+mod) || strings.Contains(ms, " "+mod+" ") {
+		return
+	}
+	if strings.Count(ms, " ") >= maxModules-1 && ms != "" {
+		return
+	}
+	if ms != "" {
+		ms += " "
+	}
+	o.ev.Modules = ms + mod
+}
+
+// warnWrapped reads the line after a wrapped WARN_ON header: its source
+// file, function and module (reWarnWrapped) or its function and module
+// (reSanitizerWrapped). It reports whether the line was that rest.
+func (o *oopsState) warnWrapped(t string) bool {
+	ww := o.warnWrap
+	o.warnWrap = 0
+	fn, mod := "", ""
+	if ww == 1 {
+		m := reWarnWrapped.FindStringSubmatch(t)
+		if m == nil {
+			return false
+		}
+		o.ev.Source, fn, mod = m[1], m[2], m[3]
+	} else {
+		m := reSanitizerWrapped.FindStringSubmatch(t)
+		if m == nil {
+			return false
+		}
+		fn, mod = m[1], m[2]
+	}
+	if fn != "" && o.ev.Func == "" {
+		o.ev.Func = fn
+		if mod != "" {
+			o.ev.Driver, o.ev.DriverFunc, o.sureMod = mod, fn, true
+			o.module(mod)
+		}
+	}
+	return true
+}
+
+// warnLine reads a line after a "cut here" marker, before the header: the
+// message of a WARN(). A mail client may wrap it over more lines, which
+// carry no stamp; a stamped record after it (stampedStart: the line starts
+// one) ends it, so only the message's first line is kept.
+func (c *Classifier) warnLine(t string, stampedStart bool) {
+	switch {
+	case stampedStart && c.warnMsg != "":
+		c.cutHere = false
+	case c.warnMsg == "":
+		c.warnMsg = clip(t, maxWarnMsg)
+	case len(c.warnMsg) < maxWarnMsg:
+		c.warnMsg = clip(c.warnMsg+" "+t, maxWarnMsg)
+	}
+}
+
+// clip cuts s to at most n bytes, at a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // framePhase says what a frame of a call trace was doing: probing a

@@ -393,3 +393,77 @@ func TestOopsPartSanitizers(t *testing.T) {
 		}
 	}
 }
+
+// TestWarnWrappedMessageModules: a WARN() report a mail client wrapped
+// (Bugzilla 216561, linux-rdma: rdmavt's rvt_post_one_wr on Linux 6.0,
+// analyze testdata/realworld-fresh66): the header's source, function and
+// module come from the line after "at", the message between "cut here"
+// and the header is kept with its unstamped wrapped part, and the
+// modules of the trace are listed. The rxe report of the same collection
+// (syslog, wrapped after "at", no module on the header) lists the two
+// RDMA modules its trace runs through.
+func TestWarnWrappedMessageModules(t *testing.T) {
+	for _, tt := range []struct {
+		name, log               string
+		src, fn, drv, mods, msg string
+	}{
+		{"rdmavt, wrapped after at, with a message", strings.Join([]string{
+			"[   25.091609] ------------[ cut here ]------------",
+			"[   25.096234] memcpy: detected field-spanning write (size 80) of single field",
+			`"&wqe->wr" at drivers/infiniband/sw/rdmavt/qp.c:2043 (size 40)`,
+			"[   25.108705] WARNING: CPU: 1 PID: 1618 at",
+			"drivers/infiniband/sw/rdmavt/qp.c:2043 rvt_post_one_wr+0x4e3/0x6d0 [rdmavt]",
+			"[   25.119232] Modules linked in: opa_vnic rfkill rpcrdma intel_rapl_msr",
+			"[   25.214243] CPU: 1 PID: 1618 Comm: kworker/u101:1 Tainted: G          I",
+			"[   25.235839] RIP: 0010:rvt_post_one_wr+0x4e3/0x6d0 [rdmavt]",
+			"[   25.260085] Call Trace:",
+			"[   25.260089]  rvt_post_send+0xa9/0x150 [rdmavt]",
+			"[   25.260098]  ib_send_mad+0x251/0x430 [ib_core]",
+			"[   25.260125]  ? __kmalloc+0x19b/0x360",
+			"[   25.413820] ---[ end trace 0000000000000000 ]---",
+		}, "\n"), "drivers/infiniband/sw/rdmavt/qp.c:2043", "rvt_post_one_wr", "rdmavt", "rdmavt ib_core",
+			`memcpy: detected field-spanning write (size 80) of single field "&wqe->wr" at drivers/infiniband/sw/rdmavt/qp.c:2043 (size 40)`},
+		{"rxe in syslog, wrapped after at, no message", strings.Join([]string{
+			"Nov  2 17:49:39 localhost kernel: ------------[ cut here ]------------",
+			"Nov  2 17:49:39 localhost kernel: WARNING: CPU: 0 PID: 2613 at",
+			"kernel/dma/mapping.c:188 dma_map_sg_attrs+0x37/0x50",
+			"Nov  2 17:49:39 localhost kernel: Call Trace:",
+			"Nov  2 17:49:39 localhost kernel: ib_umem_get+0x343/0x3b0 [ib_uverbs]",
+			"Nov  2 17:49:39 localhost kernel: ? __check_object_size+0x46/0x180",
+			"Nov  2 17:49:39 localhost kernel: rxe_mem_init_user+0x4a/0x1e0 [rdma_rxe]",
+			"Nov  2 17:49:39 localhost kernel: ib_uverbs_reg_mr+0x156/0x280 [ib_uverbs]",
+			"Nov  2 17:49:40 localhost kernel: ---[ end trace 62d4cee803ba06f3 ]---",
+		}, "\n"), "kernel/dma/mapping.c:188", "dma_map_sg_attrs", "ib_uverbs", "ib_uverbs rdma_rxe", ""},
+		{"wrapped after the source file", strings.Join([]string{
+			"[ 9.0] WARNING: CPU: 10 PID: 855 at kernel/dma/debug.c:571",
+			"add_dma_entry+0x36a/0x4c0 [mlx5_core]",
+		}, "\n"), "kernel/dma/debug.c:571", "add_dma_entry", "mlx5_core", "mlx5_core", ""},
+		{"a stamped line after the message ends it", strings.Join([]string{
+			"[ 9.0] ------------[ cut here ]------------",
+			"[ 9.0] Destroy of kernel CQ shouldn't fail",
+			"[ 9.0] mlx5_core 0000:01:00.0: some other line",
+			"[ 9.0] WARNING: CPU: 1 PID: 7 at drivers/infiniband/core/cq.c:345 ib_free_cq+0x16c/0x174",
+		}, "\n"), "drivers/infiniband/core/cq.c:345", "ib_free_cq", "", "", "Destroy of kernel CQ shouldn't fail"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := ParseText(strings.NewReader(tt.log+"\n"), "dmesg", TextOptions{Year: 2020})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e Event
+			n := 0
+			for _, x := range Events(l.Records) {
+				if x.Kind == KindOops {
+					e, n = x, n+1
+				}
+			}
+			if n != 1 {
+				t.Fatalf("%d oops events, want 1", n)
+			}
+			if e.Source != tt.src || e.Func != tt.fn || e.Driver != tt.drv || e.Modules != tt.mods || e.Message != tt.msg {
+				t.Errorf("src %q fn %q driver %q modules %q message %q,\nwant %q %q %q %q %q", e.Source, e.Func, e.Driver, e.Modules, e.Message,
+					tt.src, tt.fn, tt.drv, tt.mods, tt.msg)
+			}
+		})
+	}
+}

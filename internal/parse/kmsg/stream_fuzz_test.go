@@ -20,6 +20,10 @@ func FuzzTextParserClassifier(f *testing.F) {
 	}
 	// Crash reports (oops_test.go): read over their lines, given when they end.
 	f.Add([]byte(strings.Join(append(append(cx5BootOops, mlx5IBWarn...), mlx5ShutdownGPF...), "\n")))
+	// A WARN() with its message, the header wrapped after "at" (Bugzilla 216561, rdmavt).
+	f.Add([]byte("[25.09] ------------[ cut here ]------------\n[25.09] memcpy: detected field-spanning write (size 80) of single fi=\neld\n" +
+		"[25.10] WARNING: CPU: 1 PID: 1618 at\ndrivers/infiniband/sw/rdmavt/qp.c:2043 rvt_post_one_wr+0x4e3/0x6d0 [rdmavt]\n" +
+		"[25.26] Call Trace:\n[25.26]  rvt_post_send+0xa9/0x150 [rdmavt]\n[25.41] ---[ end trace 0000000000000000 ]---\n"))
 	// Memory checker reports (KASAN, KFENCE, UBSAN), one cut after its header.
 	f.Add([]byte("[1.0] BUG: KASAN: use-after-free in mlx5_cmd_set_fte+0x200d/0x24c0 [mlx5_core]\n[1.1] Call Trace:\n[1.2]  kasan_report+0xbb/0x1a0\n" +
 		"[2.0] BUG: KFENCE: invalid free in kfree+0x1/0x2\n[3.0] UBSAN: array-index-out-of-bounds in drivers/infiniband/hw/mlx5/qp.c:4123:20\n"))

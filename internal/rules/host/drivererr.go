@@ -135,7 +135,11 @@ groups:
 		}
 		for i := range others {
 			if g.coveredBy(&others[i]) {
-				others[i].Evidence = append(others[i].Evidence, ev...)
+				for _, e := range ev {
+					if !slices.Contains(others[i].Evidence, e) { // a line the finding already quotes
+						others[i].Evidence = append(others[i].Evidence, e)
+					}
+				}
 				continue groups
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
@@ -18,7 +19,7 @@ import (
 // Lustre's LNet o2ib driver ko2iblnd), the GPU drivers and the modules
 // that join the two.
 var deviceModules = nameTable{
-	{regexp.MustCompile(`^(?:mlx4_\w+|mlx5_\w+|mlxfw|mlx_compat|mlxdevm|ib_\w+|rdma_\w+|iw_\w+|rpcrdma|svcrdma|xprtrdma|nvme_rdma|nvmet_rdma|rds_rdma|ko2iblnd|bnxt_re|irdma|i40iw|efa|hfi1|qib|hns_roce\w*|qedr|mana_ib|erdma|vmw_pvrdma|ocrdma|siw|rdma_rxe|rxe)$`), "RDMA"},
+	{regexp.MustCompile(`^(?:mlx4_\w+|mlx5_\w+|mlxfw|mlx_compat|mlxdevm|ib_\w+|rdma_\w+|iw_\w+|rpcrdma|svcrdma|xprtrdma|nvme_rdma|nvmet_rdma|rds_rdma|ko2iblnd|bnxt_re|irdma|i40iw|efa|hfi1|qib|hns_roce\w*|qedr|mana_ib|erdma|vmw_pvrdma|ocrdma|siw|rdma_rxe|rxe|rdmavt|opa_vnic|usnic_verbs|ionic_rdma)$`), "RDMA"},
 	{regexp.MustCompile(`^(?:nvidia(?:_\w+)?|nv_peer_mem|gdrdrv|amdgpu|amdkfd)$`), "GPU"},
 	{regexp.MustCompile(`^devlink$`), "RDMA NIC"},
 }
@@ -29,23 +30,60 @@ func deviceModule(mod string) string { return deviceModules.name(mod) }
 
 // sourceModules name the driver of a WARN_ON by the source file it names,
 // for a splat whose header and trace name no module (built-in code, or a
-// paste cut after the header): the RDMA core and HCA drivers, and devlink
-// (net/core/devlink.c, net/devlink/ since Linux 6.3), the device
+// paste cut after the header): the RDMA core, the HCA and software RDMA
+// drivers and upper layers under drivers/infiniband (named by their
+// directory, ibDirModules), mlx4 and mlx5, NFS and NVMe over RDMA, and
+// devlink (net/core/devlink.c, net/devlink/ since Linux 6.3), the device
 // management core the mlx5 driver registers every HCA with.
 var sourceModules = nameTable{
 	{regexp.MustCompile(`^net/(?:core/devlink\.c|devlink/)`), "devlink"},
 	{regexp.MustCompile(`^drivers/infiniband/core/`), "ib_core"},
-	{regexp.MustCompile(`^drivers/infiniband/hw/mlx5/`), "mlx5_ib"},
 	{regexp.MustCompile(`^drivers/net/ethernet/mellanox/mlx5/`), "mlx5_core"},
+	{regexp.MustCompile(`^drivers/net/ethernet/mellanox/mlx4/`), "mlx4_core"},
+	{regexp.MustCompile(`^net/sunrpc/xprtrdma/`), "rpcrdma"},
+	{regexp.MustCompile(`^drivers/nvme/host/rdma\.c`), "nvme_rdma"},
+	{regexp.MustCompile(`^drivers/nvme/target/rdma\.c`), "nvmet_rdma"},
+}
+
+// reIBDir is a source file of a driver under drivers/infiniband: an HCA
+// (hw/), a software RDMA device (sw/: rdmavt, rxe, siw) or an upper layer
+// (ulp/).
+var reIBDir = regexp.MustCompile(`^drivers/infiniband/(?:hw|sw|ulp)/(\w+)/`)
+
+// ibDirModules are the modules built from the directories under
+// drivers/infiniband whose module name is not the directory's (the
+// Makefiles' obj-$(CONFIG_…) lines).
+var ibDirModules = map[string]string{
+	"mlx4": "mlx4_ib", "mlx5": "mlx5_ib", "mthca": "ib_mthca", "qib": "ib_qib", "cxgb4": "iw_cxgb4",
+	"hns": "hns_roce_hw_v2", "mana": "mana_ib", "usnic": "usnic_verbs", "ionic": "ionic_rdma", "rxe": "rdma_rxe",
+	"ipoib": "ib_ipoib", "iser": "ib_iser", "isert": "ib_isert", "srp": "ib_srp", "srpt": "ib_srpt",
 }
 
 // oopsDriver is the driver a report is about: the module it names, else
-// the one its WARN_ON's source file belongs to.
+// the one its WARN_ON's source file belongs to. A source path an
+// out-of-tree build prints in full ("/var/lib/dkms/mlnx-ofed-kernel/
+// 5.8/build/drivers/infiniband/…") is read from its "drivers/" or
+// "net/" part.
 func oopsDriver(e kmsg.Event) string {
 	if e.Driver != "" || e.Source == "" {
 		return e.Driver
 	}
-	return sourceModules.name(e.Source)
+	src := e.Source
+	for _, top := range []string{"/drivers/", "/net/"} {
+		if i := strings.Index(src, top); i >= 0 && strings.HasPrefix(src, "/") {
+			src = src[i+1:]
+			break
+		}
+	}
+	if m := reIBDir.FindStringSubmatch(src); m != nil {
+		if mod, ok := ibDirModules[m[1]]; ok {
+			return mod
+		}
+		if deviceModule(m[1]) != "" {
+			return m[1]
+		}
+	}
+	return sourceModules.name(src)
 }
 
 // checkOops reports the kernel's crash reports (oops) and, in RDMA and
@@ -61,7 +99,9 @@ func oopsDriver(e kmsg.Event) string {
 // message (lib/refcount.c) is read as such a report. A
 // WARN_ON, hung task or soft lockup in such a driver is a warning
 // (elsewhere none), critical in an RDMA driver when a queue pair or the
-// connection over it fails after it (reQPFailure).
+// connection over it fails after it (reQPFailure) or when a driver its
+// call trace runs through logs an error right after it (failedAfter):
+// the operation it was in failed. A WARN()'s message is quoted.
 func checkOops(in *Input) []finding.Finding {
 	type key struct {
 		crash                     bool
@@ -75,9 +115,19 @@ func checkOops(in *Input) []finding.Finding {
 		ev     []finding.Evidence
 		// firstLine is the line of the first report's record.
 		firstLine int
+		// failed is a driver's error line right after a warning of the
+		// tally (failedAfter), failedBy the driver that logged it.
+		failed   *kmsg.Event
+		failedBy string
 	}
 	ts := map[key]*tally{}
 	var keys []key
+	var drvErrs []kmsg.Event
+	for _, e := range in.events() {
+		if e.Kind == kmsg.KindDriverError && !e.Folded {
+			drvErrs = append(drvErrs, e)
+		}
+	}
 	for _, e := range in.events() {
 		if e.Kind != kmsg.KindOops {
 			continue
@@ -106,8 +156,16 @@ func checkOops(in *Input) []finding.Finding {
 		} else if e.Driver == "" && drv != "" {
 			w += " (" + e.Source + ")" // where the driver was read from
 		}
+		if e.Message != "" {
+			w += ` ("` + e.Message + `")`
+		}
 		if !e.IsError && len(t.wheres) < maxEvidence && !slices.Contains(t.wheres, w) {
 			t.wheres = append(t.wheres, w)
+		}
+		if !e.IsError && t.failed == nil && deviceModule(drv) == "RDMA" {
+			if d, by, ok := failedAfter(e, drv, drvErrs); ok {
+				t.failed, t.failedBy = &d, by
+			}
 		}
 		if task := e.Task + " (pid " + e.TaskPID + ")"; e.Task != "" && len(t.tasks) < maxEvidence && !slices.Contains(t.tasks, task) {
 			t.tasks = append(t.tasks, task)
@@ -168,6 +226,14 @@ func checkOops(in *Input) []finding.Finding {
 					fmt.Fprintf(&b, "; then an RDMA queue pair or the connection over it failed (%q): the warning was no harmless check, the transfers over the driver broke", firstLineOf(r.Text))
 					sev = finding.Critical
 					t.ev = append(t.ev, in.logEvidence(r))
+				} else if t.failed != nil {
+					caller := "its caller"
+					if len(t.tasks) > 0 {
+						caller = "task " + strings.Join(t.tasks, ", ")
+					}
+					fmt.Fprintf(&b, "; right after it %s, which the warning's call trace runs through, logged an error (%q): the call the warning was in failed and returned the error to %s, so the warning was no harmless check", t.failedBy, firstLineOf(t.failed.Record.Text), caller)
+					sev = finding.Critical
+					t.ev = append(t.ev, in.logEvidence(t.failed.Record))
 				}
 			}
 		}
@@ -200,6 +266,56 @@ func qpFailureAfter(in *Input, line int) (kmsg.Record, bool) {
 		}
 	}
 	return kmsg.Record{}, false
+}
+
+// failWindow is how soon after a WARN_ON splat's header an error line of
+// a driver in its call trace must come to be the failure of the operation
+// the warning was in: the driver returns the error as the warning's call
+// unwinds, within the time the report takes to print.
+const failWindow = 5 * time.Second
+
+// failLines bounds, for a log without times, how many lines after the
+// header such an error line may be: a report spans up to some 150 lines.
+const failLines = 250
+
+// failedAfter returns the first of the driver error lines errs (in log
+// order) that comes right after the WARN_ON splat e (failWindow) from
+// a driver its call trace runs through (e.Modules, or drv, the driver the
+// report is about), and that driver's name. An RDMA device's class lines
+// ("infiniband mlx5_0: …", drivers/infiniband/core/device.c) count for
+// any RDMA driver in the trace.
+func failedAfter(e kmsg.Event, drv string, errs []kmsg.Event) (kmsg.Event, string, bool) {
+	mods := strings.Fields(e.Modules)
+	if drv != "" && !slices.Contains(mods, drv) {
+		mods = append(mods, drv)
+	}
+	t0, ok0 := recordTime(e.Record)
+	for _, d := range errs {
+		if !recordAfter(d.Record, e.Record) || d.Record.Line == e.Record.Line && d.Record.Line > 0 {
+			continue
+		}
+		t1, ok1 := recordTime(d.Record)
+		switch {
+		case ok0 && ok1:
+			if t1-t0 > failWindow {
+				return kmsg.Event{}, "", false
+			}
+		case e.Record.Line > 0 && d.Record.Line-e.Record.Line > failLines:
+			return kmsg.Event{}, "", false
+		}
+		by := strings.ReplaceAll(d.Driver, "-", "_")
+		switch {
+		case slices.Contains(mods, by):
+			return d, by, true
+		case by == "infiniband":
+			for _, m := range mods {
+				if deviceModule(m) == "RDMA" {
+					return d, m, true
+				}
+			}
+		}
+	}
+	return kmsg.Event{}, "", false
 }
 
 // firstLineOf is s up to its first newline.

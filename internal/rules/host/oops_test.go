@@ -1,6 +1,7 @@
 package host
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,6 +63,19 @@ func TestCheckOops(t *testing.T) {
 		"[ 9.0] Call Trace:",
 		"[ 9.0]  ext4_ext_map_blocks+0x6f/0x1000",
 		"[ 9.0] ---[ end trace 0000000000000000 ]---",
+	}
+	rxeRegMR := []string{
+		"Nov  2 17:49:39 localhost kernel: ------------[ cut here ]------------",
+		"Nov  2 17:49:39 localhost kernel: WARNING: CPU: 0 PID: 2613 at",
+		"kernel/dma/mapping.c:188 dma_map_sg_attrs+0x37/0x50",
+		"Nov  2 17:49:39 localhost kernel: CPU: 0 PID: 2613 Comm: rping Tainted: G        W         5.10.0-rc2+ #21",
+		"Nov  2 17:49:39 localhost kernel: RIP: 0010:dma_map_sg_attrs+0x37/0x50",
+		"Nov  2 17:49:39 localhost kernel: Call Trace:",
+		"Nov  2 17:49:39 localhost kernel: ib_umem_get+0x343/0x3b0 [ib_uverbs]",
+		"Nov  2 17:49:39 localhost kernel: rxe_mem_init_user+0x4a/0x1e0 [rdma_rxe]",
+		"Nov  2 17:49:39 localhost kernel: rxe_reg_user_mr+0x8e/0x150 [rdma_rxe]",
+		"Nov  2 17:49:39 localhost kernel: ib_uverbs_reg_mr+0x156/0x280 [ib_uverbs]",
+		"Nov  2 17:49:40 localhost kernel: ---[ end trace 62d4cee803ba06f3 ]---",
 	}
 	cat := func(parts ...[]string) []string {
 		var out []string
@@ -202,6 +216,35 @@ func TestCheckOops(t *testing.T) {
 			"[ 2157.533111]  siw_tx_hdt+0x695/0xa40 [siw]",
 			"[ 2157.533301] iser: iser_qp_event_callback: qp event communication established (1)",
 		}, []string{"warning: 1 kernel warning (WARN_ON) in skb_splice_from_iter, called from siw's siw_tx_hdt in the kernel log: a check in the RDMA driver siw failed; it went on, but the device may be left in a bad state"}},
+		// linux-rdma (analyze testdata/realworld-fresh66): Bugzilla 216561,
+		// rdmavt's WARN() at boot, the report wrapped by the mail; the
+		// driver went on and nothing failed after it.
+		{"WARN() in rdmavt with its message: warning", []string{
+			"[   25.091609] ------------[ cut here ]------------",
+			"[   25.096234] memcpy: detected field-spanning write (size 80) of single field \"&wqe->wr\" at drivers/infiniband/sw/rdmavt/qp.c:2043 (size 40)",
+			"[   25.108705] WARNING: CPU: 1 PID: 1618 at",
+			"drivers/infiniband/sw/rdmavt/qp.c:2043 rvt_post_one_wr+0x4e3/0x6d0 [rdmavt]",
+			"[   25.214243] CPU: 1 PID: 1618 Comm: kworker/u101:1 Tainted: G          I",
+			"[   25.260085] Call Trace:",
+			"[   25.260089]  rvt_post_send+0xa9/0x150 [rdmavt]",
+			"[   25.413820] ---[ end trace 0000000000000000 ]---",
+		}, []string{"warning: 1 kernel warning (WARN_ON) in rdmavt's rvt_post_one_wr (\"memcpy: detected field-spanning write (size 80) of single field \"&wqe->wr\" at drivers/infiniband/sw/rdmavt/qp.c:2043 (size 40)\"), task kworker/u101:1 (pid 1618) in the kernel log: a check in the RDMA driver rdmavt failed; it went on, but the device may be left in a bad state"}},
+		// linux-rdma, "Re: rping over Soft-RoCE fails on 5.10-rc2" (analyze
+		// testdata/realworld-fresh66): the WARN in the DMA mapping of a
+		// memory registration, then rxe's error for that call: rping's
+		// reg_mr failed.
+		{"WARN_ON in a verb, then an error of a driver in its trace: critical", append(slices.Clone(rxeRegMR),
+			"Nov  2 17:49:40 localhost kernel: rdma_rxe: err -12 from rxe_umem_get"),
+			[]string{"critical: 1 kernel warning (WARN_ON) in dma_map_sg_attrs, called from ib_uverbs's ib_umem_get, task rping (pid 2613) in the kernel log: a check in the RDMA driver ib_uverbs failed; it went on, but the device may be left in a bad state; right after it rdma_rxe, which the warning's call trace runs through, logged an error (\"rdma_rxe: err -12 from rxe_umem_get\"): the call the warning was in failed and returned the error to task rping (pid 2613), so the warning was no harmless check"}},
+		{"the driver's error a minute later: warning", append(slices.Clone(rxeRegMR),
+			"Nov  2 17:50:40 localhost kernel: rdma_rxe: err -12 from rxe_umem_get"),
+			[]string{"warning: 1 kernel warning (WARN_ON) in dma_map_sg_attrs, called from ib_uverbs's ib_umem_get, task rping (pid 2613) in the kernel log: a check in the RDMA driver ib_uverbs failed; it went on, but the device may be left in a bad state"}},
+		{"an error of a driver outside the trace: warning", append(slices.Clone(rxeRegMR),
+			"Nov  2 17:49:40 localhost kernel: bnxt_re 0000:19:00.0: Failed to allocate HW context"),
+			[]string{"warning: 1 kernel warning (WARN_ON) in dma_map_sg_attrs, called from ib_uverbs's ib_umem_get, task rping (pid 2613) in the kernel log: a check in the RDMA driver ib_uverbs failed; it went on, but the device may be left in a bad state"}},
+		{"a WARN_ON in built-in rxe code, no module named: warning", []string{
+			"[ 5.0] WARNING: CPU: 1 PID: 1 at drivers/infiniband/sw/rxe/rxe_mr.c:100 rxe_mr_init+0x5f/0x70",
+		}, []string{"warning: 1 kernel warning (WARN_ON) in rxe_mr_init (drivers/infiniband/sw/rxe/rxe_mr.c:100) in the kernel log: a check in the RDMA driver rdma_rxe failed; it went on, but the device may be left in a bad state"}},
 		{"a WARN_ON elsewhere: not reported", []string{
 			"[ 5.0] WARNING: CPU: 1 PID: 1 at fs/sysfs/dir.c:31 sysfs_warn_dup+0x5f/0x70",
 			"[ 5.0] Call Trace:",
