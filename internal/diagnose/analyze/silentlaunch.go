@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,21 +67,39 @@ func judgeSilentLaunch(fr *File, d *doc) {
 	}
 }
 
-// isLaunchLine says whether l starts an nccl-tests binary (under a
-// launcher or alone).
+// isLaunchLine says whether l is a command line that starts an
+// nccl-tests binary, under a launcher or alone: after a shell prompt
+// ("root@h:/#", "$") and NAME=VALUE words, the command is the launcher
+// or the binary ("# Collective test starting: all_reduce_perf" is not).
 func isLaunchLine(l string) bool {
-	if _, _, ok := perfLaunch(l); ok {
-		return true
-	}
-	for _, w := range strings.Fields(l) {
-		b := path.Base(w)
-		if strings.HasSuffix(b, "_perf") || strings.HasSuffix(b, "_perf_mpi") {
-			if _, err := nccltests.ParseCollective(b); err == nil {
-				return true
-			}
+	f := strings.Fields(l)
+	for i, w := range f {
+		if w == "$" || w == "#" || strings.Contains(w, "@") && (strings.HasSuffix(w, "$") || strings.HasSuffix(w, "#")) {
+			f = f[i+1:]
+			break
 		}
 	}
-	return false
+	for len(f) > 0 && strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-") {
+		f = f[1:]
+	}
+	if len(f) == 0 {
+		return false
+	}
+	switch path.Base(f[0]) {
+	case "mpirun", "mpiexec", "orterun", "prterun", "mpiexec.hydra", "srun", "sudo", "env", "time":
+		return slices.ContainsFunc(f[1:], isPerfProgram)
+	}
+	return isPerfProgram(f[0])
+}
+
+// isPerfProgram says whether w names an nccl-tests binary.
+func isPerfProgram(w string) bool {
+	b := path.Base(w)
+	if !strings.HasSuffix(b, "_perf") && !strings.HasSuffix(b, "_perf_mpi") {
+		return false
+	}
+	_, err := nccltests.ParseCollective(b)
+	return err == nil
 }
 
 // perfLaunch reads a command line that starts an nccl-tests binary under
@@ -111,11 +130,8 @@ func perfLaunch(l string) (int, string, bool) {
 		case strings.HasPrefix(w, "--ntasks="):
 			ranks, _ = strconv.Atoi(strings.TrimPrefix(w, "--ntasks="))
 		default:
-			b := path.Base(w)
-			if strings.HasSuffix(b, "_perf") || strings.HasSuffix(b, "_perf_mpi") {
-				if _, err := nccltests.ParseCollective(b); err == nil && prog == "" {
-					prog = b
-				}
+			if prog == "" && isPerfProgram(w) {
+				prog = path.Base(w)
 			}
 		}
 	}

@@ -56,6 +56,20 @@ func TestSilentLaunch(t *testing.T) {
 			t.Errorf("perfLaunch(%q) = %d %v, want %d", l, n, ok, want)
 		}
 	}
+	// The launch right above its own table, a launcher line between
+	// (testdata/realworld-fresh38, an OCI tutorial's 16-rank run).
+	b, err = os.ReadFile("testdata/realworld-fresh38/nccl-tests-ocitutorial-a100-2node-16gpu-10g-191gbs.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range findingIDs(AnalyzeText("t.txt", string(b), Options{})) {
+		if strings.HasPrefix(id, "nccl.tests_no_output") {
+			t.Errorf("a launch above its own table: %s", id)
+		}
+	}
+	if isLaunchLine("# Collective test starting: all_reduce_perf") || !isLaunchLine("root@h:/# NCCL_DEBUG=INFO ./build/all_reduce_perf -g 8") {
+		t.Error("isLaunchLine: a banner read as a launch, or a plain launch not read")
+	}
 	if _, _, ok := perfLaunch("mpirun -np 2 hostname"); ok {
 		t.Error("a launch of no nccl-tests binary read as one")
 	}
