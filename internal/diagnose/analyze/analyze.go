@@ -387,6 +387,7 @@ func AnalyzeText(name, text string, opts Options) File {
 		}
 	} else {
 		judgeStopped(&fr)
+		judgeSilentLaunch(&fr, d)
 	}
 	if !recognised {
 		fr.NotRecognised = true

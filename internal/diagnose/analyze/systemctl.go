@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
 	"github.com/ibdoctor/ibdoctor/internal/parse/systemctl"
 	"github.com/ibdoctor/ibdoctor/internal/rules/host"
@@ -40,6 +41,9 @@ func diagnoseSystemctl(seg *Segment, file string, d *doc, sp Span, opts Options)
 	fs, notes := host.CheckServices(units, file)
 	seg.Findings = append(seg.Findings, fs...)
 	seg.Skipped = append(seg.Skipped, notes...)
+	if f := trailingFailures(file, d, sp, units); f != nil {
+		seg.Findings = append(seg.Findings, *f)
+	}
 	for _, u := range units {
 		if len(u.Journal) == 0 {
 			continue
@@ -55,6 +59,30 @@ func diagnoseSystemctl(seg *Segment, file string, d *doc, sp Span, opts Options)
 		}
 		seg.Findings = append(seg.Findings, k.Findings...)
 		seg.Skipped = append(seg.Skipped, k.Skipped...)
+	}
+	return nil
+}
+
+// trailingFailures is the paste.failure_lines finding of the lines pasted
+// under the last unit that are not its journal (the author's prose, then
+// another program's log: a SHARP client's "[host:1:28576 unique id …]
+// ERROR collect_ports_data: device mlx5_0 port 1 is not valid (port is
+// used by SM)" under `systemctl status sharp_am`). The systemctl reader
+// keeps every line under the fields as the journal; the tail starts at
+// the first of them, after a blank line, that is no log line (journal
+// lines carry a time stamp); nil when none of it says something failed.
+func trailingFailures(file string, d *doc, sp Span, units []systemctl.Unit) *finding.Finding {
+	if len(units) == 0 {
+		return nil
+	}
+	j := units[len(units)-1].Journal
+	for k, l := range j {
+		n := l.N
+		if k == 0 || n-1 == j[k-1].N || kmsg.DetectLine(l.Text) || n < sp.Start || n > sp.End {
+			continue // no blank line above it, or a log line
+		}
+		ls := d.lines(sp)
+		return failureLines(file, ls[n-sp.Start:], n)
 	}
 	return nil
 }

@@ -442,8 +442,10 @@ var reGPUAddr = regexp.MustCompile(`NVRM: (?:The NVIDIA )?GPU (?:at )?(?P<pci>` 
 var Patterns = []Pattern{
 	// NVIDIA/open-gpu-kernel-modules kernel_rc.c: "NVRM: Xid (PCI:%04x:%02x:%02x[ GPU-I:%02u[ GPU-CI:%02u]]): %d, pid=%s, name=%s, %s";
 	// older drivers print the address without "PCI:" ("NVRM: Xid (0000:01:00): 13, 0005 …").
+	// People who paste a log often elide or mask the address ("Xid (PCI:...): 145, …",
+	// "Xid (PCI:0000:xx:00): 79, …"): the Xid is still read, with no GPU address.
 	{Name: "nvidia-xid", Kind: KindXid, Contains: []string{"NVRM:"}, Set: Event{GPUInstance: -1},
-		Re: regexp.MustCompile(`NVRM: Xid \((?:PCI:)?(?P<gpu>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?: GPU-I:(?P<gi>\d+))?(?: GPU-CI:\d+)?\): (?P<xid>\d+), (?:pid=(?P<pid>[^,]*), name=(?P<process>[^,]*), )?(?P<detail>.*)`)},
+		Re: regexp.MustCompile(`NVRM: Xid \((?:PCI:)?(?:(?P<gpu>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?: GPU-I:(?P<gi>\d+))?(?: GPU-CI:\d+)?|[^():]*(?::[^():]*){0,3})\): (?P<xid>\d+), (?:pid=(?P<pid>[^,]*), name=(?P<process>[^,]*), )?(?P<detail>.*)`)},
 	// NVIDIA k8s-device-plugin's health check (internal/rm/health.go, older
 	// nvidia.go): "XidCriticalError: Xid=%d on Device=%s, the device will go
 	// unhealthy." or "…; marking device as unhealthy." (kept as

@@ -138,6 +138,11 @@ var patternSamples = []struct {
 	// Older drivers leave "PCI:" out: pastebin.com/raw/gn6mYmM4 (testdata/realworld-fresh8).
 	{"nvidia-xid", "NVRM: Xid (0000:01:00): 13, 0005 00000000 0000502d 00000104 00000000 00000100",
 		Event{Kind: KindXid, PCI: "0000:01:00.0", Xid: 13, GPUInstance: -1, Detail: "0005 00000000 0000502d 00000104 00000000 00000100"}},
+	// The address elided or masked by the person who pasted the log: NVIDIA/nccl#2241 (analyze testdata/realworld-fresh65).
+	{"nvidia-xid", "NVRM: Xid (PCI:...): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 11 (...)",
+		Event{Kind: KindXid, Xid: 145, GPUInstance: -1, Detail: "RLW_RXPIPE Nonfatal XC0 i0 Link 11 (...)"}},
+	{"nvidia-xid", "NVRM: Xid (PCI:0000:xx:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+		Event{Kind: KindXid, Xid: 79, GPUInstance: -1, XidPID: "'<unknown>'", XidProcess: "<unknown>", Detail: "GPU has fallen off the bus."}},
 	// NVIDIA/k8s-device-plugin#189 (analyze testdata/realworld-fresh16) and the klog wording of internal/rm/health.go.
 	{"device-plugin-xid", "nvidia-device-plugin: XidCriticalError: Xid=69 on Device=GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8, the device will go unhealthy.",
 		Event{Kind: KindXid, GPUUUID: "GPU-7540a9b3-eeb9-1214-1526-f93c9ea826a8", Xid: 69, GPUInstance: -1, Detail: "the device will go unhealthy."}},

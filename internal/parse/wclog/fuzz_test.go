@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add("mlx5: h: got completion with error:\n00000000 00000000 00000000 00000000\nffffffff")
 	f.Add("libfabric:x:y:z():1<warn> prov_err: (")
+	f.Add("libfabric:1:2::efa:cq:efa_rdm_txe_handle_error():737<warn> err: 5, message: Invalid address My EFA addr: x (7)\nlibfabric:efa:cq:f():1<warn> EFA provider internal rxe failure err: , message: ")
 	f.Add("0: [0] init_tmi_provider(): TMI provider initialized: psm2 (1.3)\n[0] MPI startup(): libfabric provider: sockets\nCharm++>ofi> provider: verbs;ofi_rxm\nReason: OFI::LrtsInit::fi_tsend error\n[0] MPI startup(): \n")
 	f.Add("PMD: net_mlx5: unexpected CQE error 13 (0x0d) syndrome 0x04\nUnexpected CQE error syndrome 0x04 CQN = 512 SQN = 4418 wqe_counter = 25")
 	f.Add("warp17> MLX5 Error CQE: at [0x7f6a7d20c000], len=64\n00000000: 00 73 65 65 6E 00 00 00 00 00 00 00 00 00 00 00 | .seen...........\n00000030: 00 00 00 00 9D 00 53 04 0A 00 15 42 00 19 B0 D2 | ......S....B....")

@@ -420,6 +420,37 @@ func libfabricLine(l string) ([]string, bool) {
 	return m, m != nil
 }
 
+// efaCompletionError reads the EFA provider's report of a failed send or
+// receive (libfabric prov/efa/src/rdm/efa_rdm_ope.c efa_rdm_txe_handle_error
+// and efa_rdm_rxe_handle_error: "err: %d, message: %s (%d)", at the warn level
+// in libfabric 1.18-1.21 and for internal operations ("EFA provider internal
+// txe failure err: …"), at info later): what follows "message: ", the
+// provider's text (efa_errno.h: "Unresponsive remote …", "Invalid address …",
+// with " My EFA addr: … Peer host id: …" from efa_rdm_write_error_msg in
+// later releases) and the provider error number in parentheses.
+func efaCompletionError(msg string) (string, bool) {
+	i := strings.Index(msg, "err: ")
+	if i < 0 || (i > 0 && !strings.HasSuffix(msg[:i], "failure ")) {
+		return "", false
+	}
+	rest := msg[i+len("err: "):]
+	if _, ok := leadingDigits(rest); !ok {
+		return "", false
+	}
+	_, what, ok := strings.Cut(rest, ", message: ")
+	return what, ok && strings.TrimSpace(what) != ""
+}
+
+// leadingDigits reads the decimal number s starts with.
+func leadingDigits(s string) (int, bool) {
+	n, end := 0, 0
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		n = n*10 + int(s[end]-'0')
+		end++
+	}
+	return n, end > 0
+}
+
 // statusTexts are the ibv_wc_status_str texts read in application
 // lines: the statuses of failed work requests whose words say so
 // unmistakably ("fatal error" and "general error" are read only by
@@ -468,11 +499,17 @@ func lineError(l string) (Error, bool) {
 	if m, ok := libfabricLine(l); ok {
 		_, after, found := strings.Cut(m[4], "prov_err: ")
 		if !found {
+			after, found = efaCompletionError(m[4])
+		}
+		if !found {
 			return e, false
 		}
 		e.Source, e.Provider = SourceLibfabric, m[1]
 		what := strings.TrimSpace(after)
 		if i := strings.LastIndex(what, " ("); i > 0 && strings.HasSuffix(what, ")") {
+			what = what[:i]
+		}
+		if i := strings.Index(what, " My EFA addr: "); i > 0 {
 			what = what[:i]
 		}
 		e.What = what

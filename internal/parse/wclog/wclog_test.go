@@ -29,6 +29,12 @@ func TestRealErrors(t *testing.T) {
 			`5 libfabric provider=efa status=-1 "unknown error" nics=[] local= peer=@`,
 			`6 libfabric provider=efa status=-1 "Unknown error -13" nics=[] local= peer=@`,
 		}},
+		// The EFA RDM provider's "err: %d, message: %s (%d)" of a failed
+		// send (efa_rdm_txe_handle_error), the peer's address cut off.
+		{"awsofinccl346-efa-txe-invalid-address.log", []string{
+			`1 libfabric provider=efa status=-1 "Invalid address" nics=[] local= peer=@`,
+			`2 libfabric provider=efa status=-1 "Invalid address" nics=[] local= peer=@`,
+		}},
 		// An IBV_WC_ name after a colon; "failed with error 12" is no status line.
 		{"nbs2690-recv-retry-exc-err.log", []string{
 			`3 application status=12 "IBV_WC_RETRY_EXC_ERR" nics=[] local= peer=@`,

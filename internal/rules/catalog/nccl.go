@@ -286,4 +286,18 @@ var ncclMetas = []finding.Meta{
 		Causes:  []string{"nccl-tests built without MPI=1"},
 		Remedy:  []string{"rebuild nccl-tests with 'make MPI=1 MPI_HOME=...' and rerun"},
 	},
+	{
+		ID: "nccl.tests_no_output", Severity: finding.Warning, Area: "nccl", Step: finding.StepPerf,
+		Title:   "a multi-rank nccl-tests launch printed nothing",
+		Meaning: "The paste shows an mpirun/srun line that starts an nccl-tests binary on two or more ranks and no output of it (nccl-tests prints its '# nThread' banner once every rank has started), while another run in the same paste printed its result table: the multi-rank job stalled before the test began, or its output was left out of the paste.",
+		Causes: []string{
+			"the ranks cannot reach each other: MPI's out-of-band or TCP transport on an interface the other host cannot reach, a firewall",
+			"NCCL's bootstrap or network setup hangs across ranks (wrong NCCL_SOCKET_IFNAME, a net plugin or libfabric provider that does not start)",
+			"the output was not pasted",
+		},
+		Remedy: []string{
+			"mpirun -np 2 hostname with the same hosts and MPI options: the launch itself must work",
+			"rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and read where the ranks stop (ibdoctor analyze on the log)",
+		},
+	},
 }

@@ -534,6 +534,11 @@ func checkXid(in *Input) []finding.Finding {
 		t := xs[k]
 		info := LookupXid(k.code)
 		subj, label := gpu(k.gpuKey)
+		if k.gpuKey == (gpuKey{}) {
+			// An Xid line whose address the paste elided ("Xid (PCI:...): 145"):
+			// the GPU is there, its address is not.
+			label = "an NVIDIA GPU (its PCI address is elided in the lines: dmesg on the host names it)"
+		}
 		var sum string
 		if t.n == 0 {
 			sum = fmt.Sprintf("Xid %d (%s) on %s, named %s as the cause of a later Xid %s: %s", k.code, info.Name, label, plural(t.named, "time", "times"), in.window(), info.Meaning)

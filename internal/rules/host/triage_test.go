@@ -184,6 +184,11 @@ func TestRules(t *testing.T) {
 			in.Kernel = logOf("[12000.000000] NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!",
 				"[12000.000010] NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @ kernel_ce_gv100.c:106")
 		}, []string{"gpu.fallen_off_bus/critical"}, "An NVIDIA GPU (the lines name no PCI address: nvidia-smi -L and lspci -d 10de: show which one is missing) has fallen off the PCIe bus (2 messages in the kernel log: GSP RPC failed with NV_ERR_GPU_IS_LOST (0x0F): GPU lost from the bus; GPU lost from the bus (NV_ERR_GPU_IS_LOST))"},
+		// The poster elided the address (NVIDIA/nccl#2241, analyze
+		// testdata/realworld-fresh65): the Xid is still judged.
+		{"xid with its address elided", func(in *Input) {
+			in.Kernel = logOf("[12000.000000] NVRM: Xid (PCI:...): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 11 (...)")
+		}, []string{"gpu.xid/warning"}, "Xid 145 (NVLINK_RLW_ERROR) on an NVIDIA GPU (its PCI address is elided in the lines: dmesg on the host names it), 1 time"},
 		{"gpu lost from the bus with its address", func(in *Input) {
 			in.Kernel = logOf("[12000.000000] NVRM: GPU 0000:83:00.0: GPU is lost, skipping nvidia_poll")
 		}, []string{"gpu.fallen_off_bus/critical"}, "GPU1 (0000:83:00.0) has fallen off the PCIe bus (1 message"},

@@ -44,6 +44,12 @@ func TestDataCenterFloor(t *testing.T) {
 		{"GH200 across nodes at 22.9 GB/s", run(two, "NVIDIA GH200 120GB", 22.9), TestsOptions{}, nil, 10},
 		{"A100 across nodes at 9.5 GB/s", run(two, "NVIDIA A100-SXM4-80GB", 9.5), TestsOptions{}, []string{"nccl.busbw_low/warning"}, 10},
 		{"MI300X across nodes at 4 GB/s", run(two, "AMD Instinct MI300X", 4), TestsOptions{}, []string{"nccl.busbw_low/warning"}, 10},
+		// Under a third of the floor (3.3 GB/s) is critical: two DGX Spark
+		// (GB10, 200 Gb/s ConnectX-7) after a cable swap at 2.82 GB/s
+		// (analyze testdata/realworld-fresh67), and at 21 GB/s before it.
+		{"GB10 across nodes at 2.82 GB/s", run(two, "NVIDIA GB10", 2.82), TestsOptions{}, []string{"nccl.busbw_low/critical"}, 10},
+		{"GB10 across nodes at 21.4 GB/s", run(two, "NVIDIA GB10", 21.4), TestsOptions{}, nil, 10},
+		{"H100 across nodes at 3.4 GB/s: a warning", run(two, "NVIDIA H100 80GB HBM3", 3.4), TestsOptions{}, []string{"nccl.busbw_low/warning"}, 10},
 		// Small messages keep their judgement: slow at an unknown
 		// transport is a note (realworld-fresh8 a3megaztan, H100 2 nodes).
 		{"slow small messages above the floor", strings.Replace(run(two, "NVIDIA H100 80GB HBM3", 22.9), "#wrong\n",
@@ -82,7 +88,7 @@ func TestDataCenterFloor(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]string{"NVIDIA H100 80GB HBM3": "H100", "NVIDIA H20": "H20", "NVIDIA GB200": "GB200", "AMD Instinct MI250X": "MI250",
-		"NVIDIA A10": "", "NVIDIA H100 NVL": "H100", "NVIDIA RTX A6000": "", "Tesla T4": "", "NVIDIA A100-PCIE-40GB": "A100"} {
+		"NVIDIA A10": "", "NVIDIA H100 NVL": "H100", "NVIDIA RTX A6000": "", "Tesla T4": "", "NVIDIA A100-PCIE-40GB": "A100", "NVIDIA GB10": "GB10"} {
 		if got := dataCenterGPU(name); got != want {
 			t.Errorf("dataCenterGPU(%q) = %q, want %q", name, got, want)
 		}

@@ -273,6 +273,9 @@ type runCheck struct {
 	oneHost bool
 	// multiNode is set when the floor is multiNodeFloorGBps's.
 	multiNode bool
+	// dataCenter is set when the floor is that of data-center GPUs
+	// across nodes (floorNICGbps).
+	dataCenter bool
 }
 
 // note adds a note prefixed with the run's label.
@@ -488,7 +491,7 @@ func (c *runCheck) expectation() (float64, string, nicCount) {
 	}
 	if expect == 0 && opts.LineRateGbps == 0 {
 		if gpu, ok := c.dataCenterAcrossNodes(); ok {
-			c.floor = true
+			c.floor, c.dataCenter = true, true
 			expect = floorNICGbps / 8 * opts.Efficiency
 			basis = fmt.Sprintf("%.1f GB/s, the floor for data-center GPUs across nodes (%s on %d hosts: at least one %.0f Gb/s NIC per node, / 8 × %.2f; --line-rate and --nics-per-node judge it exactly)",
 				expect, gpu, len(c.sum.Hosts), floorNICGbps, opts.Efficiency)
@@ -530,10 +533,18 @@ const (
 // GPU, or at least one 100 Gb/s NIC.
 const floorNICGbps float64 = 100
 
+// dcFloorCritFrac is the fraction of the data-center floor under which a
+// run is critical: a third of 10 GB/s is 3.3 GB/s, about what one 25 GbE
+// link carries over TCP (25/8 = 3.1 GB/s on the wire, NCCL's socket
+// transport about 2.8 GB/s of it).
+const dcFloorCritFrac = 1.0 / 3
+
 // dataCenterGPUs are the data-center GPU models, as nccl-tests prints
 // their names in its rank lines ("NVIDIA GH200 120GB", "NVIDIA
-// A100-SXM4-80GB", "AMD Instinct MI300X").
-var dataCenterGPUs = []string{"A100", "A800", "H100", "H800", "H200", "H20", "GH200", "B100", "B200", "B300", "GB200", "GB300", "MI250", "MI300", "MI325", "MI355"}
+// A100-SXM4-80GB", "AMD Instinct MI300X"). NVIDIA GB10 (DGX Spark) is in
+// it: each node has a ConnectX-7 of 200 Gb/s built in (NVIDIA DGX Spark
+// hardware overview) for clustering two or more of them.
+var dataCenterGPUs = []string{"A100", "A800", "H100", "H800", "H200", "H20", "GH200", "B100", "B200", "B300", "GB200", "GB300", "GB10", "MI250", "MI300", "MI325", "MI355"}
 
 // dataCenterGPU returns the model of a data-center GPU name, "" for any
 // other GPU (consumer, workstation, older or unknown).
@@ -592,6 +603,13 @@ func (c *runCheck) checkBandwidth(large []nccltests.Row) {
 				// The fabric's real rate is unknown: worth a look, not
 				// proof of a broken link.
 				f.Severity = finding.Warning
+				if c.dataCenter && frac < dcFloorCritFrac {
+					// Under a third of one 100 Gb/s NIC is what a
+					// 25 GbE TCP path carries: whatever the fabric,
+					// the job runs many times slower than its nodes allow.
+					f.Severity = finding.Critical
+					f.Summary += fmt.Sprintf("; under a third of the floor (%.1f GB/s), no more than a 25 GbE TCP path carries: a multi-node job on these nodes runs many times slower than their RDMA NICs allow", expect*dcFloorCritFrac)
+				}
 			}
 			lowBW = &f
 		}

@@ -99,6 +99,16 @@ func groupFinding(source string, st nccllog.WCStatus, errs []wclog.Error) findin
 		}
 		what = fmt.Sprintf("provider error %q, which is no ibv_wc_status: read it in the provider's documentation", strings.Join(ws, "; "))
 		sev = finding.Warning
+		if efaFailed(errs) {
+			// libfabric's EFA provider reports a send or receive it
+			// could not complete (efa_rdm_txe_handle_error,
+			// efa_rdm_rxe_handle_error; the texts are those of
+			// prov/efa/src/efa_errno.h): the operation failed and
+			// the application (NCCL through aws-ofi-nccl) gets the
+			// error, so the collective fails.
+			what = fmt.Sprintf("libfabric's EFA provider failed a transfer: %q (the texts of libfabric prov/efa/src/efa_errno.h: a peer whose EFA device or address is gone or unreachable, a queue pair in error, a memory registration that does not fit); the operation failed and the collective with it", strings.Join(ws, "; "))
+			sev = finding.Critical
+		}
 	}
 	var by, local, peers, hosts, ranks []string
 	add := func(list *[]string, v string) {
@@ -328,4 +338,16 @@ func lineEvidence(source string, line int, text string) finding.Evidence {
 		text = text[:n] + "…"
 	}
 	return finding.Evidence{Source: fmt.Sprintf("%s:%d", source, line), Value: text}
+}
+
+// efaFailed says whether the errors are libfabric EFA provider reports of
+// a failed transfer, not the flushes that follow a queue pair's error
+// ("Flushed during queue pair destroy").
+func efaFailed(errs []wclog.Error) bool {
+	for _, e := range errs {
+		if e.Source != wclog.SourceLibfabric || e.Provider != "efa" || strings.HasPrefix(e.What, "Flushed") {
+			return false
+		}
+	}
+	return len(errs) > 0
 }

@@ -56,6 +56,12 @@ func TestCheck(t *testing.T) {
 			"no completion error before the flushes is in the paste", "mlx5_9", "", "flushed work requests:"},
 		{"a provider error of another provider", "libfabric:ofi_rxm:cq:rxm_cq_read_write_error():819<warn> fi_cq_readerr: err: 5, prov_err: Unresponsive receiver (12)\n", []finding.Severity{finding.Warning},
 			`provider error "Unresponsive receiver"`, "", "", "transport retry counter exceeded:"},
+		// aws/aws-ofi-nccl#346: the EFA provider failed a send (critical);
+		// its flush text alone stays a warning.
+		{"an EFA provider transfer failure", "libfabric:451707:1708520807::efa:cq:efa_rdm_txe_handle_error():737<warn> err: 5, message: Invalid address My EFA addr: fi_addr_efa://[fe80::13:c2ff:fe6f:f03d]:0:1072483550 My host id: i-0db7083f3fcbebb65 Peer EFA addr: fi_addr_efa://[fe80::b8:aff:fe44:425]:0:947699476 Peer host id: i-0ce6d3d57139f053c (7)\n", []finding.Severity{finding.Critical},
+			`libfabric's EFA provider failed a transfer: "Invalid address"`, "", "", "transport retry counter exceeded:"},
+		{"an EFA provider flush", "libfabric:1:2::efa:cq:efa_rdm_rxe_handle_error():600<warn> err: 5, message: Flushed during queue pair destroy (1)\n", []finding.Severity{finding.Warning},
+			`provider error "Flushed during queue pair destroy"`, "", "", "transport retry counter exceeded:"},
 		// ruihong123/dLSM#7: the status and wc.vendor_err printed in hex,
 		// the retry exhaustion first, then flushes.
 		{"numeric status, then flushes", "number 0 got bad completion with status: 0xc, vendor syndrome: 0x81\nnumber 1 got bad completion with status: 0x5, vendor syndrome: 0xf9\nnumber 2 got bad completion with status: 0x5, vendor syndrome: 0xf9\n",
