@@ -7,6 +7,7 @@ import (
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
 	"github.com/ibdoctor/ibdoctor/internal/rules/catalog"
+	"github.com/ibdoctor/ibdoctor/internal/rules/host"
 )
 
 // failureWords are the words and phrases, lower case, that say something
@@ -142,7 +143,7 @@ func isIdentByte(c byte) bool {
 // none of its first sampleLines lines says something failed (a streamed
 // input keeps only those of an unread output).
 func failureLines(file string, ls []string, start int) *finding.Finding {
-	if f := knownFailure(file, ls, start); f != nil {
+	if f := host.KnownFailure(file, ls, start, sampleLines); f != nil {
 		return f
 	}
 	var first, last int

@@ -1,4 +1,4 @@
-package analyze
+package host
 
 import (
 	"fmt"
@@ -45,14 +45,16 @@ var (
 	reVerifyReason  = regexp.MustCompile(`^(Reason|Possible cause)\s*:\s*(\S.*?)\s*$`)
 )
 
-// knownFailure returns the finding of failure lines whose program and
-// meaning are known although their output is not otherwise read: a
-// module of the RDMA stack an init script failed to load, GPFS shutting
-// its RDMA transport down. nil when none is there.
-func knownFailure(file string, ls []string, start int) *finding.Finding {
+// KnownFailure returns the finding of failure lines whose program and
+// meaning are known although `ibdoctor analyze` reads no output of that
+// program: a module of the RDMA stack an init script failed to load, GPFS
+// shutting its RDMA transport down, verify-topology's bad links. ls are
+// the lines of the unread output, starting at line start of file; only
+// the first sample of them are searched. nil when none is there.
+func KnownFailure(file string, ls []string, start, sample int) *finding.Finding {
 	var mods []string
 	var ev []finding.Evidence
-	for i, l := range ls[:min(len(ls), sampleLines)] {
+	for i, l := range ls[:min(len(ls), sample)] {
 		t := strings.TrimSpace(l)
 		if m := reGPFSVerbsShutdown.FindStringSubmatch(t); m != nil {
 			return gpfsVerbsShutdown(file, start+i, t, m[1])
