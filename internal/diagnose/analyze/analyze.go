@@ -974,6 +974,10 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseIBExporter(&seg, file, text)
 	case KindDevFiles:
 		err = diagnoseDevFiles(&seg, file, d, sp)
+	case KindMadClass:
+		err = diagnoseMadClass(&seg, file, d, sp)
+	case KindDrvInfo:
+		err = diagnoseDrvInfo(&seg, file, d, sp)
 	case KindLsmod:
 		err = diagnoseLsmod(&seg, file, d, sp)
 	case KindUCCL:

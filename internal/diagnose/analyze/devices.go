@@ -2,8 +2,11 @@ package analyze
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
+	"github.com/ibdoctor/ibdoctor/internal/model/finding"
+	"github.com/ibdoctor/ibdoctor/internal/parse/ethtool"
 	"github.com/ibdoctor/ibdoctor/internal/parse/hcatext"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lsmod"
 	noderules "github.com/ibdoctor/ibdoctor/internal/rules/node"
@@ -76,5 +79,63 @@ func diagnoseLsmod(seg *Segment, file string, d *doc, sp Span) error {
 	}
 	seg.Summary = fmt.Sprintf("lsmod: %s", plural(len(ms), "RDMA or GPU module", "RDMA or GPU modules"))
 	seg.Findings = append(seg.Findings, noderules.CheckLsmod(ms, file)...)
+	return nil
+}
+
+// reSMFails is a line that says OpenSM failed: OpenSM's own "ERR 5431:
+// setting IS_SM capmask: cannot open file '/dev/infiniband/issm0'"
+// (libvendor/osm_vendor_ibumad.c osm_vendor_set_sm), or a person's or
+// service manager's words that opensm fails, failed or cannot start.
+var reSMFails = regexp.MustCompile(`(?i)IS_SM capmask: cannot open|\bopensm\b[^\n]*\b(?:fails?|failed|failure|cannot start|can't start|does not start|doesn't start)\b|\b(?:fails?|failed|failure)\b[^\n]*\bopensm\b`)
+
+// smFailLine returns the first line of the file that says OpenSM fails
+// (reSMFails), as evidence.
+func smFailLine(d *doc, file string) *finding.Evidence {
+	for _, p := range d.parts {
+		for i, l := range p.ls {
+			if reSMFails.MatchString(l) {
+				return &finding.Evidence{Source: fmt.Sprintf("%s:%d", file, p.start+i), Value: strings.TrimSpace(l)}
+			}
+		}
+	}
+	return nil
+}
+
+// diagnoseMadClass judges a listing of /sys/class/infiniband_mad: each
+// umadN should have its issmN (noderules.CheckMadClass).
+func diagnoseMadClass(seg *Segment, file string, d *doc, sp Span) error {
+	fs, err := hcatext.ParseMadClass(strings.NewReader(segmentOnly(d, sp)), file)
+	if err != nil {
+		return shiftErr(err, sp.Start-1)
+	}
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.Name
+	}
+	seg.Summary = fmt.Sprintf("/sys/class/infiniband_mad: %s", strings.Join(names, ", "))
+	seg.Findings = append(seg.Findings, noderules.CheckMadClass(names, file, sp.Start-1+fs[0].Line, sp.Start-1+fs[len(fs)-1].Line, smFailLine(d, file))...)
+	return nil
+}
+
+// diagnoseDrvInfo reads ethtool -i: the driver, firmware and PCI address
+// of each netdev; nothing in it is judged alone (a firmware version is
+// judged against the fleet's, which one paste does not give).
+func diagnoseDrvInfo(seg *Segment, file string, d *doc, sp Span) error {
+	ds, err := ethtool.ParseDrvInfo(strings.NewReader(segmentOnly(d, sp)), file)
+	if err != nil {
+		return shiftErr(err, sp.Start-1)
+	}
+	parts := make([]string, len(ds))
+	for i, di := range ds {
+		parts[i] = di.Driver
+		if di.Firmware != "" {
+			parts[i] += " firmware " + di.Firmware
+		}
+		if di.BusInfo != "" {
+			parts[i] += " at " + di.BusInfo
+		}
+	}
+	seg.Summary = "ethtool -i: " + strings.Join(parts, "; ")
+	seg.Skipped = append(seg.Skipped, "ethtool -i names the driver and firmware, not the link: its state is in ethtool <netdev>, ibstat or ip link")
 	return nil
 }

@@ -105,6 +105,8 @@ const (
 	KindOpenSM        Kind = "opensm"
 	KindIBExporter    Kind = "infiniband-exporter"
 	KindDevFiles      Kind = "ls-dev-infiniband"
+	KindMadClass      Kind = "ls-sys-infiniband_mad"
+	KindDrvInfo       Kind = "ethtool-i"
 	KindLsmod         Kind = "lsmod"
 	KindUCCL          Kind = "uccl-p2p"
 	KindIPLink        Kind = "ip-link"
@@ -183,6 +185,8 @@ var Kinds = []KindInfo{
 	{KindOpenSM, "OpenSM's log (\"UUUUUU [TTTTTTTT] 0xLL -> text\", with or without its date; its ERR XXXX messages and \"Exiting SM\") and the stack traces of its crashes (gdb or apport frames in its osm_*.c sources)"},
 	{KindIBExporter, "infiniband-exporter's log (it reads ibqueryerrors): its \"Counters on 0x… port N is maxed out on PortRcvErrors\" lines"},
 	{KindDevFiles, "ls -l /dev/infiniband: its character devices (uverbsN, umadN, issmN, rdma_cm, ucmN)"},
+	{KindMadClass, "ls -l /sys/class/infiniband_mad (or plain ls): umadN and issmN of each InfiniBand port; a umadN without its issmN is a finding"},
+	{KindDrvInfo, "ethtool -i <netdev>: driver, version, firmware-version, bus-info (read, not judged: the link state is in ethtool <netdev> or ibstat)"},
 	{KindUCCL, "UCCL P2P benchmark results (p2p/benchmarks/benchmark_uccl.py and its NCCL/NIXL variants: \"[Client]   1.0 MB : 170.65 Gbps |  21.33 GB/s [|  2770.55 us]\"): the best rate against the line rate when the paste gives one; a rate that falls as messages grow"},
 	{KindLsmod, "lsmod (Module, Size, Used by), whole or grepped: the rows of the RDMA modules (ib_core, ib_uverbs, rdma_ucm, the HCA drivers) and the NVIDIA ones"},
 	{KindIPLink, "ip link (iproute2): interface lines (N: NAME: <FLAGS> mtu M … state STATE), and the vf N lines of an SR-IOV physical function"},
@@ -246,6 +250,8 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindIBStat, 0 // a port block of ibstat pasted without its CA '…' line
 	case strings.HasPrefix(t, "State: ") && strings.HasPrefix(strings.TrimSpace(next), "Physical state: ") && !ibstatPortHeader(strings.TrimSpace(prev)) && !inCA:
 		return KindIBStat, 0 // ibstat's port fields alone ("ibstat | grep -i state")
+	case strings.HasPrefix(t, "driver: ") && strings.HasPrefix(strings.TrimSpace(next), "version: "):
+		return KindDrvInfo, 0 // ethtool -i: "driver: mlx5_core[ib_ipoib]" then "version: 6.10.11-amd64"
 	case strings.HasPrefix(t, "Infiniband device '") && strings.HasSuffix(t, "status:"):
 		return KindIBStatus, 0
 	case t[0] == 'L' && proc.IsLimitsHeader(t):
@@ -634,6 +640,11 @@ func memberBesides(l string) Kind {
 	if _, ok := lsmod.Line(l); ok || lsmod.Header(l) {
 		return KindLsmod // "ib_uverbs             102296  2 mlx4_ib,rdma_ucm"
 	}
+	if strings.Contains(l, "umad") || strings.Contains(l, "issm") {
+		if _, ok := hcatext.MadClassLine(l); ok {
+			return KindMadClass // "lrwxrwxrwx 1 root root 0 Nov 25 12:29 umad0 -> ../../devices/…/infiniband_mad/umad0/"
+		}
+	}
 	if l[0] == 'c' {
 		if _, ok := hcatext.DevFileLine(l); ok {
 			return KindDevFiles // "crw-rw-rw-  1 root root 231, 192 Dec 28 14:10 uverbs0"
@@ -748,6 +759,9 @@ func maybeHeader(l string, mp bool) bool {
 	}
 	if l[i] == 'd' && strings.HasPrefix(l[i:], "device") && strings.Contains(l, "GUID") {
 		return true // ibv_devices' "    device                 node GUID"
+	}
+	if l[i] == 'd' && strings.HasPrefix(l[i:], "driver: ") {
+		return true // ethtool -i's "driver: mlx5_core[ib_ipoib]"
 	}
 	if l[i] >= '0' && l[i] <= '9' && strings.Contains(l, "Couldn't") {
 		return true // the pingpong programs' "0/45: Couldn't read remote address"

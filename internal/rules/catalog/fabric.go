@@ -93,6 +93,13 @@ var fabricMetas = []finding.Meta{
 		Remedy:  []string{"rerun the discovery with a longer timeout (ibnetdiscover -t 1000) to see whether the same path times out again", "follow the path hop by hop (smpquery -D nodeinfo 0,1,20 and longer prefixes of the path) to find the last node that answers", "iblinkinfo on the last switch that answers: the port on the path that is down, in Init or with errors"},
 	},
 	{
+		ID: "fabric.sm_issm_missing", Severity: finding.Warning, Area: "fabric", Step: finding.StepFabric,
+		Title:   "umadN without issmN: no subnet manager can run on this host",
+		Meaning: "ib_umad (drivers/infiniband/core/user_mad.c) gives each InfiniBand port two devices, umadN (management datagrams) and issmN; a subnet manager opens /dev/infiniband/issmN to set the IsSM bit of its port's capability mask (OpenSM's osm_vendor_set_sm, 'ERR 5431: setting IS_SM capmask: cannot open file'), which tells the fabric an SM lives there. A listing of /sys/class/infiniband_mad with umadN but no issmN means OpenSM cannot take the port: on a host that must run the fabric's SM the ports stay in Initializing and IPoIB and RDMA fail (critical when the paste shows OpenSM failing); a host that runs no SM loses nothing (a warning).",
+		Causes:  []string{"a kernel whose ib_umad does not create issmN for the port, with the HCA firmware in use (a regression between the kernel and the firmware: a firmware update or the previous kernel brings it back)", "the port is not InfiniBand (Ethernet/RoCE ports get no issm)", "an ib_umad module that does not match the running kernel (an out-of-tree driver stack)"},
+		Remedy:  []string{"ls -l /sys/class/infiniband_mad /dev/infiniband: issmN next to each umadN", "journalctl -u opensm (ERR 5431 cannot open issm) and sminfo: is a master SM running elsewhere", "ethtool -i ib0 (the firmware-version) and the running kernel: update the HCA firmware or boot the previous kernel, then systemctl restart opensm"},
+	},
+	{
 		ID: "fabric.sm_crashed", Severity: finding.Warning, Area: "fabric", Step: finding.StepFabric,
 		Title:   "the subnet manager process crashed",
 		Meaning: "A stack trace of OpenSM (gdb's or a crash reporter's frames in its osm_*.c sources, with the signal: 11 is a segmentation fault) shows the subnet manager process died. While no SM is master, nothing configures the fabric: ports that restart stay in Initializing, lost links are not routed around. Whether a standby SM took over, or a service manager restarted it, is not in such a paste (a warning); sminfo says.",

@@ -98,7 +98,9 @@ func oopsDriver(e kmsg.Event) string {
 // WARN_ON of refcount_warn_saturate after a refcount_t use-after-free
 // message (lib/refcount.c) is read as such a report. A
 // WARN_ON, hung task or soft lockup in such a driver is a warning
-// (elsewhere none), critical in an RDMA driver when a queue pair or the
+// (elsewhere none), critical for a hung task when the log reports two
+// or more (hungReports: tasks blocked behind the stuck one), critical
+// in an RDMA driver when a queue pair or the
 // connection over it fails after it (reQPFailure) or when a driver its
 // call trace runs through logs an error right after it (failedAfter):
 // the operation it was in failed. A WARN()'s message is quoted.
@@ -221,7 +223,15 @@ func checkOops(in *Input) []finding.Finding {
 		default:
 			fmt.Fprintf(&b, ": "+names[2], kind, k.drv)
 			sev = finding.Warning
-			if kind == "RDMA" && len(t.ev) > 0 {
+			if n := hungReports(in); k.what == "hung task" && n >= 2 {
+				// kernel/hung_task.c reports each task blocked past
+				// hung_task_timeout_secs (120 s by default): several
+				// reports with one in a device driver are tasks queued
+				// behind a lock the stuck one holds (rtnl, the RDMA
+				// core's devices lock), so the host's stack is stuck.
+				fmt.Fprintf(&b, "; the log reports %d hung tasks: the others are blocked behind the lock this one holds (rtnl, the RDMA core's devices lock, a workqueue), so network and RDMA configuration on the host hangs until it is rebooted", n)
+				sev = finding.Critical
+			} else if kind == "RDMA" && len(t.ev) > 0 {
 				if r, ok := qpFailureAfter(in, t.firstLine); ok {
 					fmt.Fprintf(&b, "; then an RDMA queue pair or the connection over it failed (%q): the warning was no harmless check, the transfers over the driver broke", firstLineOf(r.Text))
 					sev = finding.Critical
@@ -242,6 +252,19 @@ func checkOops(in *Input) []finding.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// hungReports counts the hung task reports ("INFO: task X:pid blocked
+// for more than N seconds", kernel/hung_task.c) of the log, in any
+// driver or none.
+func hungReports(in *Input) int {
+	n := 0
+	for _, e := range in.events() {
+		if e.Kind == kmsg.KindOops && !e.IsError && e.Detail == "hung task" {
+			n += e.Weight()
+		}
+	}
+	return n
 }
 
 // reQPFailure is a kernel line, of an RDMA upper layer, that says a

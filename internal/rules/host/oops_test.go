@@ -151,6 +151,22 @@ func TestCheckOops(t *testing.T) {
 			"[  967.723665]  mlx5_cmd_invoke+0x1a3/0x4a0 [mlx5_core]",
 			"[  967.723700]  mlx5_cmd_exec+0x1a/0x40 [mlx5_core]",
 		}, []string{"warning: 1 hung task (blocked for minutes) in mlx5_core's mlx5_cmd_invoke, task kworker/u98:2 (pid 6024) in the kernel log: a task waited in the RDMA driver mlx5_core and did not come back (a firmware command or the device not answering); the device is likely stuck until the driver is reloaded or the host rebooted"}},
+		// analyze testdata/realworld-fresh74 dmesg-linuxrdma-e810-irdma-hung-task-rdma_dev_change_netns.txt
+		// (linux-rdma, 6.1.4 with irdma): a hung task in ib_core with linkwatch blocked behind it.
+		{"a hung task in ib_core with another blocked behind it: critical", []string{
+			"[  257.719496] INFO: task kworker/87:0:470 blocked for more than 122 seconds.",
+			"[  257.740949] task:kworker/87:0    state:D stack:0     pid:470 ppid:2      flags:0x00004000",
+			"[  257.749307] Workqueue: events linkwatch_event",
+			"[  257.752000] Call Trace:",
+			"[  257.769487]  __mutex_lock.constprop.0+0x372/0x6c0",
+			"[  257.783007]  linkwatch_event+0xa/0x30",
+			"[  257.812109] INFO: task kworker/39:1:614 blocked for more than 123 seconds.",
+			"[  257.833519] task:kworker/39:1    state:D stack:0     pid:614 ppid:2      flags:0x00004000",
+			"[  257.850252] Call Trace:",
+			"[  257.863617]  __mutex_lock.constprop.0+0x372/0x6c0",
+			"[  257.868325]  ib_get_eth_speed+0x65/0x190 [ib_core]",
+			"[  257.883417]  irdma_query_port+0xb3/0x110 [irdma]",
+		}, []string{"critical: 1 hung task (blocked for minutes) in ib_core's ib_get_eth_speed, task kworker/39:1 (pid 614) in the kernel log: a task waited in the RDMA driver ib_core and did not come back (a firmware command or the device not answering); the device is likely stuck until the driver is reloaded or the host rebooted; the log reports 2 hung tasks: the others are blocked behind the lock this one holds (rtnl, the RDMA core's devices lock, a workqueue), so network and RDMA configuration on the host hangs until it is rebooted"}},
 		// Oracle Linux on Azure loading MLNX_OFED's mlx5_core, the paste
 		// cut after the header (analyze testdata/realworld-fresh16): the
 		// source file places it in devlink, which every mlx5 HCA registers with.
