@@ -61,3 +61,19 @@ func TestParseInstanceLine(t *testing.T) {
 		t.Fatalf("Instance = %+v", lg.Instance)
 	}
 }
+
+// FuzzFindInstance: any line or host name reads without a panic, and a
+// match is a substring of its input with a network.
+func FuzzFindInstance(f *testing.F) {
+	for _, s := range []string{"ini-worker-ray-worker-p5", "instance-type=p5.48xlarge", "a3-highgpu-8g", "Standard_ND96isr_H100_v5", "p6-b200.48xlarge", "gpu-ap5-node", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if name, net, ok := FindInstance(s); ok && (!strings.Contains(s, name) || net == "") {
+			t.Fatalf("FindInstance(%q) = %q, %q", s, name, net)
+		}
+		if name, net := HostInstance(s); name != "" && net == "" {
+			t.Fatalf("HostInstance(%q) = %q without a network", s, name)
+		}
+	})
+}
