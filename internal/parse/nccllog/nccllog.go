@@ -29,6 +29,9 @@ type Log struct {
 	// ProgramBW are the bus bandwidths the program printed in its own
 	// words beside the log (programbw.go).
 	ProgramBW []ProgramBW `json:"program_bw,omitempty"`
+	// Instance is the first cloud GPU instance type with an accelerated
+	// network that a line names (cloud.go), nil when none.
+	Instance *Instance `json:"instance,omitempty"`
 }
 
 // Proc is what one process logged about its setup.
@@ -1091,6 +1094,11 @@ func (p *Parser) Line(n int, raw string) {
 		p.joining = false
 	}
 	p.rawLen = len(raw)
+	if p.lg.Instance == nil {
+		if name, net, ok := FindInstance(raw); ok {
+			p.lg.Instance = &Instance{Name: name, Network: net, Source: p.source, Line: n, Text: strings.TrimSpace(raw)}
+		}
+	}
 	if p.wrap.text != "" {
 		if p.continueWrap(n, raw) {
 			return
@@ -2217,6 +2225,9 @@ func Merge(logs ...*Log) *Log {
 		m.Events = append(m.Events, lg.Events...)
 		m.NCCLLines += lg.NCCLLines
 		m.ProgramBW = append(m.ProgramBW, lg.ProgramBW...)
+		if m.Instance == nil {
+			m.Instance = lg.Instance
+		}
 	}
 	m.Source = strings.Join(names, ", ")
 	return m

@@ -25,13 +25,17 @@ type Provider struct {
 
 // ProviderLine reads a libibverbs warning line (Line left 0). Only the warnings that
 // lose a device open an output here: "couldn't load driver" alone is
-// common on hosts whose driver list names hardware they lack.
+// common on hosts whose driver list names hardware they lack. "couldn't
+// open config directory '/etc/libibverbs.d'." counts: libibverbs reads
+// the provider libraries it may load from that directory's *.driver
+// files (rdma-core libibverbs/init.c read_config), so without it a
+// dynamically linked libibverbs loads none and lists no device.
 func ProviderLine(l string) (Provider, bool) {
 	if !strings.Contains(l, "libibverbs: W") {
 		return Provider{}, false
 	}
 	w, ok := hcatext.VerbsWarning(l)
-	if !ok || w.Kind != hcatext.VerbsNoProvider && w.Kind != hcatext.VerbsABIMismatch {
+	if !ok || w.Kind != hcatext.VerbsNoProvider && w.Kind != hcatext.VerbsABIMismatch && w.Kind != hcatext.VerbsNoConfig {
 		return Provider{}, false
 	}
 	return Provider{Text: l, Kind: w.Kind, Name: w.Name}, true

@@ -287,6 +287,9 @@ func TestProviderLine(t *testing.T) {
 		{"libibverbs: Warning: Driver bnxt_re does not support the kernel ABI of 6 (supports 1 to 1) for device /sys/class/infiniband/bnxt_re2", "bnxt_re2"},
 		{"libibverbs: Warning: couldn't load driver 'libmlx5-rdmav2.so': libmlx5-rdmav2.so: cannot open shared object file: No such file or directory", ""},
 		{"libibverbs: Warning: couldn't stat '/sys/class/infiniband/mlx5_7'.", ""},
+		// LUMI EAP note (realworld-fresh73): the container lacked the
+		// provider configuration, NCCL ran on NET/Socket.
+		{"libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.", "/etc/libibverbs.d"},
 		{"the log said no userspace device-specific driver found for uverbs1", ""},
 	} {
 		p, ok := ProviderLine(tc.line)

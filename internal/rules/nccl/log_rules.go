@@ -444,11 +444,66 @@ func (c *logCheck) checkNoIBDevice() {
 				break
 			}
 		}
+	case c.instanceOK():
+		name, net, ev := c.instance()
+		f.Evidence = append(f.Evidence, ev)
+		f.Summary += fmt.Sprintf("; the log names the cloud GPU instance %s, which has %s", name, net)
+		cloudRemedies(&f, net)
 	default:
 		f.Severity = finding.Warning
 		f.Summary += "; fine only for a cluster without RDMA (give --expect-ib or --root to judge)"
 	}
 	c.a.Findings = append(c.a.Findings, f)
+}
+
+// instanceOK says whether the log names a cloud GPU instance type with
+// an accelerated network (see instance).
+func (c *logCheck) instanceOK() bool {
+	name, _, _ := c.instance()
+	return name != ""
+}
+
+// instance returns the cloud GPU instance type with an accelerated
+// network (EFA, GPUDirect-TCPX/TCPXO, RoCE, InfiniBand) the log names:
+// a full type on any line ("p5.48xlarge", "a3-highgpu-8g",
+// "Standard_ND96isr_H100_v5"), else an EFA family that a process's host
+// name carries as a whole token ("ini-worker-ray-worker-p5"). Such an
+// instance is the evidence of an RDMA-class network that makes a
+// multi-node job on NCCL's socket transport a fault, not a choice.
+func (c *logCheck) instance() (name, network string, ev finding.Evidence) {
+	if in := c.lg.Instance; in != nil {
+		return in.Name, in.Network, finding.Evidence{Source: evidenceAt(in.Source, in.Line), Value: in.Text}
+	}
+	for _, p := range c.all {
+		if n, net := nccllog.HostInstance(p.Host); n != "" {
+			return n, net, finding.Evidence{Source: evidenceAt(p.Source, p.FirstLine), Value: "host " + p.Host + " (instance family " + n + ")"}
+		}
+	}
+	return "", "", finding.Evidence{}
+}
+
+// cloudRemedies puts the cloud network's own causes and checks first.
+func cloudRemedies(f *finding.Finding, network string) {
+	switch {
+	case strings.HasPrefix(network, "EFA"):
+		f.Causes = append([]string{
+			"the aws-ofi-nccl plugin (libnccl-net.so) is not installed or not on LD_LIBRARY_PATH, so NCCL falls back to its socket transport",
+			"the pod or container does not get the EFA devices (aws-efa-k8s-device-plugin, vpc.amazonaws.com/efa resource) or the instance was launched without EFA interfaces",
+		}, f.Causes...)
+		f.Remedy = append([]string{
+			"fi_info -p efa -t FI_EP_RDM on each node (inside the container): it must list the EFA devices",
+			"install aws-ofi-nccl and put its lib directory on LD_LIBRARY_PATH; rerun with NCCL_DEBUG=INFO: the log must say 'Using network AWS Libfabric' (or NET/OFI)",
+		}, f.Remedy...)
+	case strings.HasPrefix(network, "GPUDirect-TCPX"):
+		f.Causes = append([]string{
+			"the GPUDirect-TCPX/TCPXO net plugin is not installed or not on LD_LIBRARY_PATH (the nccl-plugin-gpudirecttcpx installer, the tcpx daemon sidecar on GKE), so NCCL uses its socket transport on the primary gVNIC",
+			"the VM or GKE node pool was created without the additional GPU NICs",
+		}, f.Causes...)
+		f.Remedy = append([]string{
+			"ip -br link on the node: an a3-highgpu-8g with GPUDirect-TCPX has the extra gVNICs besides eth0",
+			"install Google's GPUDirect-TCPX/TCPXO NCCL plugin and set NCCL_NET as its guide says; the log must name that plugin's network, not Socket",
+		}, f.Remedy...)
+	}
 }
 
 // oneNodeWantsIB reports a one-node job whose environment asks for IB
@@ -669,6 +724,11 @@ func (c *logCheck) checkSocketFallback() {
 	case ipoibFound:
 		f.Evidence = append(f.Evidence, ipoibEv)
 		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) over the IPoIB interface %s: the host has an InfiniBand HCA and fabric (an IPoIB interface runs on one), yet NCCL carries its traffic as TCP over IPoIB instead of over verbs (RDMA), at a fraction of the link's bandwidth%s", len(socketProcs), procNames(socketProcs), ipoibName, why)
+	case c.instanceOK():
+		name, net, ev := c.instance()
+		f.Evidence = append(f.Evidence, ev)
+		f.Summary = fmt.Sprintf("NCCL uses sockets on %d process(es) (%s) on a cloud GPU instance whose accelerated network it should use: the log names %s, which has %s; over TCP sockets on the host's ordinary interface the job's inter-node traffic runs at a fraction of that network's bandwidth%s", len(socketProcs), procNames(socketProcs), name, net, why)
+		cloudRemedies(&f, net)
 	case shmFailure(c.lg) != nil:
 		// The job died creating a shared-memory segment, which NCCL's
 		// SHM transport uses between ranks of one host: that is the

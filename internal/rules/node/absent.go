@@ -100,6 +100,9 @@ func CheckVerbsProviders(file string, ws []VerbsWarn, listed int) []finding.Find
 func CheckLogVerbsProviders(file string, ws []VerbsWarn, noDev *VerbsWarn) []finding.Finding {
 	sum, fix, note, ev, ok := verbsProviders(file, ws)
 	if !ok {
+		sum, fix, ev, ok = verbsNoConfig(file, ws)
+	}
+	if !ok {
 		return nil
 	}
 	sev := finding.Warning
@@ -170,4 +173,23 @@ func verbsProviders(file string, ws []VerbsWarn) (string, string, string, []find
 		note = "; libibverbs also reports a provider it could not load"
 	}
 	return sum, fix, note, append(ev, loads[:min(len(loads), 2)]...), true
+}
+
+// verbsNoConfig is the summary, remedy and evidence of libibverbs'
+// "couldn't open config directory '/etc/libibverbs.d'." in a program's
+// log (rdma-core libibverbs/init.c read_config): the *.driver files
+// there name the provider libraries libibverbs loads, so without the
+// directory a dynamically linked libibverbs loads none and the program
+// sees no RDMA device; NCCL then falls back to TCP sockets and MPI/UCX
+// leave RDMA out. False when no such warning is among ws.
+func verbsNoConfig(file string, ws []VerbsWarn) (string, string, []finding.Evidence, bool) {
+	for _, w := range ws {
+		if w.Kind != "no config dir" {
+			continue
+		}
+		sum := fmt.Sprintf("libibverbs could not open its provider configuration directory %s: the *.driver files there name the provider libraries (libmlx5, libefa, …) it loads, so it loads none and this program sees no RDMA device; an RDMA-capable program (NCCL, MPI, UCX) then runs over TCP sockets", w.Name)
+		fix := "install rdma-core's providers (ibverbs-providers, rdma-core) in the image or container, or bind-mount the host's " + w.Name + " and provider libraries into it; ibv_devices there must then list the RDMA devices"
+		return sum, fix, []finding.Evidence{{Source: fmt.Sprintf("%s:%d", file, w.Line), Value: w.Text}}, true
+	}
+	return "", "", nil, false
 }

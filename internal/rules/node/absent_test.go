@@ -115,6 +115,12 @@ func TestCheckLogVerbsProviders(t *testing.T) {
 		{"no provider, nothing after", []VerbsWarn{w(7, "uverbs1")}, nil,
 			"host.verbs_provider_missing/warning", "the log does not show whether the program found another device", 1},
 		{"a driver that did not load alone", []VerbsWarn{load}, noDev, "", "", 0},
+		{"no provider configuration directory (LUMI EAP note, realworld-fresh73)",
+			[]VerbsWarn{{Kind: "no config dir", Name: "/etc/libibverbs.d", Line: 8, Text: "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'."}}, nil,
+			"host.verbs_provider_missing/warning", "could not open its provider configuration directory /etc/libibverbs.d", 1},
+		{"no provider configuration directory, then no device",
+			[]VerbsWarn{{Kind: "no config dir", Name: "/etc/libibverbs.d", Line: 8, Text: "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'."}}, noDev,
+			"host.verbs_provider_missing/critical", "the program then found no RDMA device (line 9)", 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := CheckLogVerbsProviders("p.txt", tt.ws, tt.noDev)
