@@ -3,9 +3,11 @@ package analyze
 import (
 	"strings"
 
+	"github.com/ibdoctor/ibdoctor/internal/parse/listlinkup"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlnxqos"
 	"github.com/ibdoctor/ibdoctor/internal/parse/onyx"
 	ethlinkrules "github.com/ibdoctor/ibdoctor/internal/rules/ethlink"
+	"github.com/ibdoctor/ibdoctor/internal/rules/fabric"
 )
 
 // diagnoseMlnxQoS judges an mlnx_qos output (text has the file's line
@@ -53,5 +55,17 @@ func diagnoseOnyxRoCE(seg *Segment, file, text string) error {
 	}
 	seg.Summary = ethlinkrules.OnyxRoCESummary(o)
 	seg.Findings = append(seg.Findings, ethlinkrules.CheckOnyxRoCE(o, file)...)
+	return nil
+}
+
+// diagnoseListLinkup judges a Sun Datacenter InfiniBand switch's
+// listlinkup (text has the file's line numbers).
+func diagnoseListLinkup(seg *Segment, file, text string) error {
+	o, err := listlinkup.Parse(strings.NewReader(text), file)
+	if err != nil {
+		return err
+	}
+	seg.Summary = fabric.ListLinkupSummary(o)
+	seg.Findings = append(seg.Findings, fabric.CheckListLinkup(o, file)...)
 	return nil
 }

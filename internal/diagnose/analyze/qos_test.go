@@ -8,7 +8,9 @@ import (
 // TestSwitchQoSPastes: mlnx_qos with PFC on some priority is healthy, on
 // none roce.pfc_disabled naming the command line's interface; Onyx show
 // roce lossless with PFC on the RoCE priority and ECN is healthy, without
-// ECN roce.ecn_disabled.
+// ECN roce.ecn_disabled; listlinkup with present connectors up (and
+// empty cages) is healthy, a present connector's port down
+// fabric.link_down.
 func TestSwitchQoSPastes(t *testing.T) {
 	for _, tc := range []struct {
 		name, text string
@@ -22,6 +24,8 @@ func TestSwitchQoSPastes(t *testing.T) {
 			"\tpriority    0   1   2   3   4   5   6   7\n\tenabled     0   0   0   0   0   0   0   0   \ntc: 0 ratelimit: unlimited, tsa: vendor\n\t priority:  1\n", KindMlnxQoS, []string{"roce.pfc_disabled"}, "ens1f0"},
 		{"Onyx show roce lossless", "switch (config) # show roce\n\nRoCE mode : lossless\nLLDP : disabled\nPort trust mode: L3\n\nApplication TLV:\nSelector: udp\nProtocol: 4791\nPriority: 3\n\n" +
 			"Port congestion-control:\nMode: ecn, absolute\nMin : 150\nMax : 1500\n\nPFC : enabled\nswitch-priority 3: enabled\n", KindOnyxRoCE, nil, ""},
+		{"listlinkup healthy", "# listlinkup\nConnector  0A Present <-> I4-A Ports 22 up 21 up 20 up\nConnector  1A Not present\n.\n.\nLink I4-A 01 <-> I4-E 09 up\n#\n", KindListLinkup, nil, ""},
+		{"listlinkup port down", "# listlinkup\nConnector  0A Present <-> Switch Port 20 up (Enabled)\nConnector  1A Present <-> Switch Port 22 down (Enabled)\n", KindListLinkup, []string{"fabric.link_down"}, "Switch Port 22 is down"},
 		{"Onyx show roce without ECN", "RoCE mode : lossless\nApplication TLV:\nPriority: 3\nPort congestion-control:\nMode: none\nPFC : enabled\nswitch-priority 3: enabled\n", KindOnyxRoCE, []string{"roce.ecn_disabled"}, "not ECN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
