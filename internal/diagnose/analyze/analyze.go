@@ -986,6 +986,12 @@ func diagnose(file string, d *doc, sp Span, opts Options, ctx *context) Segment 
 		err = diagnoseIPLink(&seg, file, text)
 	case KindCellCLI:
 		err = diagnoseCellCLI(&seg, file, text)
+	case KindMlnxQoS:
+		err = diagnoseMlnxQoS(&seg, file, spanText(d, sp, true))
+	case KindListLinkup:
+		err = diagnoseListLinkup(&seg, file, text)
+	case KindOnyxRoCE:
+		err = diagnoseOnyxRoCE(&seg, file, text)
 	case KindSystemctl:
 		err = diagnoseSystemctl(&seg, file, d, sp, opts)
 	case KindMADError:

@@ -24,14 +24,17 @@ import (
 	"github.com/ibdoctor/ibdoctor/internal/parse/iperf"
 	"github.com/ibdoctor/ibdoctor/internal/parse/iplink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/kmsg"
+	"github.com/ibdoctor/ibdoctor/internal/parse/listlinkup"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lsmod"
 	"github.com/ibdoctor/ibdoctor/internal/parse/lspci"
+	"github.com/ibdoctor/ibdoctor/internal/parse/mlnxqos"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mlxlink"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mpicheck"
 	"github.com/ibdoctor/ibdoctor/internal/parse/mst"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nccllog"
 	"github.com/ibdoctor/ibdoctor/internal/parse/nvsmi"
 	"github.com/ibdoctor/ibdoctor/internal/parse/ompihelp"
+	"github.com/ibdoctor/ibdoctor/internal/parse/onyx"
 	"github.com/ibdoctor/ibdoctor/internal/parse/opensm"
 	"github.com/ibdoctor/ibdoctor/internal/parse/osu"
 	"github.com/ibdoctor/ibdoctor/internal/parse/pingpong"
@@ -112,6 +115,9 @@ const (
 	KindIPLink        Kind = "ip-link"
 	KindIfconfig      Kind = "ifconfig"
 	KindCellCLI       Kind = "cellcli-ibport"
+	KindMlnxQoS       Kind = "mlnx-qos"
+	KindOnyxRoCE      Kind = "onyx-roce"
+	KindListLinkup    Kind = "listlinkup"
 	KindSystemctl     Kind = "systemctl-status"
 	KindLnetctl       Kind = "lnetctl"
 	KindGanesha       Kind = "ganesha-rdma"
@@ -192,6 +198,9 @@ var Kinds = []KindInfo{
 	{KindIPLink, "ip link (iproute2): interface lines (N: NAME: <FLAGS> mtu M … state STATE), and the vf N lines of an SR-IOV physical function"},
 	{KindIfconfig, "ifconfig (Linux net-tools 2.x \"ib0: flags=4163<UP,…,RUNNING,…>  mtu 2044\" and 1.60 \"ib0  Link encap:UNSPEC\", FreeBSD \"mce0: flags=8843<…> metric 0 mtu 1500 … status: no carrier\"): the RDMA interfaces (IPoIB ib*, FreeBSD mce*/mlxen*) up without carrier are a port down; other interfaces are listed"},
 	{KindCellCLI, "Oracle Exadata CellCLI LIST IBPORT and LIST IBPORT DETAIL: each port's status and error counters"},
+	{KindMlnxQoS, "mlnx_qos -i IFACE (MLNX_OFED): DCBX mode, priority trust state, the PFC configuration's enabled row, the traffic classes"},
+	{KindListLinkup, "listlinkup of Oracle's Sun Datacenter InfiniBand switches: each connector (Present with its switch ports up or down, Not present) and the internal chip-to-chip links"},
+	{KindOnyxRoCE, "NVIDIA Onyx switch show roce: RoCE mode, trust, the RoCE application priority, port congestion control (ECN), PFC and its switch-priorities"},
 	{KindSystemctl, "systemctl status UNIT… (\"● unit - Description\", \"×\"/\"○\" since systemd 249, no bullet in older releases; Loaded:, Active:, Main PID: and the journal lines under it): the units of the RDMA and GPU stack (nvidia-fabricmanager, nvidia-persistenced, DCGM, opensm, openibd, rdma, rdma-ndd, ibacm, srp_daemon, nv_peer_mem/nvidia-peermem, mlnx-*, ufm*) judged, others summarised; the journal lines read as a kernel/syslog log"},
 	{KindOpenMPI, "Open MPI help messages about the network (openib BTL, btl base, bml r2: no active ports, device init errors, Open MPI 4's openib/UCX notice, unreachable processes, retry exceeded) and mpirun's \"N more processes have sent help message\" lines"},
 }
@@ -310,6 +319,12 @@ func header(l, prev, prev2, next string, inHCA, inCA bool) (Kind, int) {
 		return KindEthModule, 0
 	case mst.Header(t):
 		return KindMst, 0
+	case (t[0] == 'D' || t[0] == 'P') && mlnxqos.Header(t):
+		return KindMlnxQoS, 0 // "DCBX mode: OS controlled", "Priority trust state: dscp", "PFC configuration:"
+	case t[0] == 'R' && onyx.ModeLine(t):
+		return KindOnyxRoCE, 0 // "RoCE mode : lossless"
+	case (t[0] == 'C' || t[0] == 'L' || t[0] == 'B') && listlinkup.IsLine(t):
+		return KindListLinkup, 0 // "Connector  0A Present <-> Switch Port 20 up (Enabled)", "Link I4-A 01 <-> I4-E 09 up"
 	case t[0] == 'p' && fiinfo.Header(t, strings.TrimSpace(next)):
 		return KindFiInfo, 0
 	case (t[0] == 'P' || t[0] == 'R') && amdsmi.Header(t, strings.TrimSpace(next)):

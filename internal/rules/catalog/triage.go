@@ -452,6 +452,20 @@ var triageMetas = []finding.Meta{
 		Remedy:  []string{"cat /sys/class/net/<netdev>/ecn/roce_np/enable/<prio> /sys/class/net/<netdev>/ecn/roce_rp/enable/<prio>", "enable ECN marking on the switch traffic class", "mlnx_qos -i <netdev> to check the priority/trust mapping"},
 	},
 	{
+		ID: "roce.pfc_disabled", Severity: finding.Warning, Area: "roce", Step: finding.StepPort,
+		Title:   "PFC is not enabled on the RoCE priority",
+		Meaning: "The port's QoS configuration has Priority Flow Control on no priority (mlnx_qos \"enabled 0 0 0 0 0 0 0 0\"), or a switch in RoCE lossless mode has PFC off or not on the priority its RoCE application TLV names. RoCE traffic on that priority is then lossy: under congestion the switch drops instead of pausing, and every drop costs a go-back-N retransmission. A fabric run lossy on purpose (ECN-only congestion control) is the exception; the NIC and the switch must agree either way.",
+		Causes:  []string{"PFC never configured on the host (the mlnx_qos defaults), or reset by a driver reload or reboot without the configuration being persisted", "DCBX in firmware mode while the switch does not advertise PFC, or the switch's PFC on another priority than the one RoCE traffic uses", "switch RoCE configuration changed (no dcb priority-flow-control enable)"},
+		Remedy:  []string{"mlnx_qos -i <netdev> --pfc 0,0,0,1,0,0,0,0 (the RoCE priority, 3 by convention) and the same priority on the switch", "mlnx_qos -i <netdev> --trust dscp when RoCE traffic is marked by DSCP", "Onyx: show roce; roce lossless (PFC on the RoCE priority with ECN)"},
+	},
+	{
+		ID: "roce.ecn_disabled", Severity: finding.Warning, Area: "roce", Step: finding.StepPort,
+		Title:   "ECN marking is not configured for RoCE",
+		Meaning: "The switch's RoCE configuration has no ECN congestion control (its port congestion-control mode is not ecn), or RoCE is not configured at all (Onyx \"RoCE mode: N/A\"). Without ECN marks the NICs receive no congestion notifications and DCQCN never slows the senders: a lossless fabric relies on PFC alone, which spreads congestion and head-of-line blocking; a lossy one drops.",
+		Causes:  []string{"RoCE mode never configured on the switch (no roce)", "congestion control removed from the traffic class (no ... congestion-control)", "switch reset to defaults"},
+		Remedy:  []string{"Onyx: roce lossless (ECN with PFC) or roce lossy (ECN only), then show roce", "check the NIC side: cat /sys/class/net/<netdev>/ecn/roce_np/enable/<prio>"},
+	},
+	{
 		ID: "roce.phy_errors", Severity: finding.Warning, Area: "roce", Step: finding.StepPort,
 		Title:   "physical-layer errors or drops on a RoCE port",
 		Meaning: "ethtool statistics show FCS/CRC or symbol errors, uncorrected PCS symbol errors (traffic loss), PHY discards, or link-down events. Lost packets make RoCE retransmit (go-back-N) and stall.",
