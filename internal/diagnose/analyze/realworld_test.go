@@ -546,6 +546,46 @@ func TestRealWorldFresh63(t *testing.T) { scoreRealWorld(t, "testdata/realworld-
 // Ganesha, brpc, unstamped crash reports; one known miss).
 func TestRealWorldFresh64(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh64", 0.9) }
 
+// TestRealWorldFresh65 keeps the sixty-fifth (NCCL and nccl-tests issues, gathered as the natural mix people paste) honest:
+// 7 of 13 fresh; 10 of 13 after its fixes (elided Xid addresses, EFA provider errors, a silent multi-rank launch, GB10 and the floor a third under it); three known misses.
+func TestRealWorldFresh65(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh65", 0.75) }
+
+// TestRealWorldFresh66 keeps the sixty-sixth (linux-rdma list and rdma-core) honest:
+// 6 of 12 fresh; 12 of 12 after its fixes (iperf beside perftest, rping's CM events, the link-local GID index, WARN messages and the drivers in their traces).
+func TestRealWorldFresh66(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh66", 1) }
+
+// TestRealWorldFresh67 keeps the sixty-seventh (DGX Spark notes) honest:
+// 7 of 11 fresh; 11 of 11 after its fixes (ethtool --show-fec and grep'd ethtool lines, GB10 held to the data-center floor).
+func TestRealWorldFresh67(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh67", 1) }
+
+// TestRealWorldFresh68 keeps the sixty-eighth (homelab and SMB Direct) honest:
+// 11 of 12 fresh; 12 of 12 after its fixes (refcount_t use-after-free reports).
+func TestRealWorldFresh68(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh68", 1) }
+
+// TestRealWorldFresh69 keeps the sixty-ninth (Kubernetes and clouds) honest:
+// 7 of 14 fresh; 13 of 14 after its fixes (aws-ofi-nccl's provider lines, TCPX slowness, fi_pingpong, ifconfig, cloud instance types as RDMA evidence); one known miss.
+func TestRealWorldFresh69(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh69", 0.9) }
+
+// TestRealWorldFresh70 keeps the seventieth (training frameworks' issues) honest:
+// 10 of 14 fresh; 13 of 14 after its fixes (NVSHMEM IBGDA fallback, rank tracebacks, NET/Socket truncation); one known miss.
+func TestRealWorldFresh70(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh70", 0.9) }
+
+// TestRealWorldFresh71 keeps the seventy-first (Open MPI and UCX threads) honest:
+// 10 of 13 fresh; 12 of 13 after its fixes (ucx_info); one known miss.
+func TestRealWorldFresh71(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh71", 0.9) }
+
+// TestRealWorldFresh72 keeps the seventy-second (vendor documentation) honest:
+// 5 of 13 fresh; 13 of 13 after its fixes (Exadata tools, mlnx_qos, Onyx show roce, init scripts, GPFS).
+func TestRealWorldFresh72(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh72", 1) }
+
+// TestRealWorldFresh73 keeps the seventy-third (result files in repositories), scored after the fresh65-72 fixes honest:
+// 12 of 14 fresh; 13 of 14 after its fixes (libibverbs provider config); one known miss.
+func TestRealWorldFresh73(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh73", 0.9) }
+
+// TestRealWorldFresh74 keeps the seventy-fourth (bug trackers), scored after the fresh65-72 fixes honest:
+// 8 of 12 fresh; 12 of 12 after its fixes (ethtool -i, /sys/class/infiniband_mad, hung tasks queued in the RDMA core).
+func TestRealWorldFresh74(t *testing.T) { scoreRealWorld(t, "testdata/realworld-fresh74", 1) }
+
 // scoreRealWorld judges every sample of dir against its expect.tsv and
 // fails below minScore, on an unlisted file, on a new miss, or on a known
 // miss that is now right.
