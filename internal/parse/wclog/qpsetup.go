@@ -89,7 +89,10 @@ func QPSetupLine(l string) (QPSetup, bool) {
 	if q, ok := ibSocketLine(l); ok {
 		return q, true
 	}
-	low := strings.ToLower(l)
+	// ASCII-only lower case keeps every byte offset of l: strings.ToLower
+	// turns each invalid UTF-8 byte into a 3-byte U+FFFD, and "at" below
+	// indexes l.
+	low := asciiLower(l)
 	at := strings.Index(low, "modify qp")
 	if at < 0 {
 		at = strings.Index(low, "modify_qp")
@@ -156,4 +159,16 @@ func ErrnoLine(l string) int {
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n
+}
+
+// asciiLower lower-cases the ASCII letters of s and leaves every other
+// byte as it is, so that an index into the result is one into s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
