@@ -717,6 +717,11 @@ func memberBesides(l string) Kind {
 			return KindToolError // perftest: " Did not detect devices ", " If device exists, check if driver is up"
 		}
 	}
+	if strings.Contains(l, "mlx") && strings.Contains(l, "Verbs device") {
+		if _, ok := hcatext.ToolErrorLine(strings.TrimSpace(l)); ok {
+			return KindToolError // DPDK mlx5 PMD: "mlx5_common: No Verbs device matches PCI device 0000:c3:00.2, are kernel drivers loaded?"
+		}
+	}
 	if l[0] == 'F' && strings.HasPrefix(l, "Failed to get IB devices list") {
 		if _, ok := hcatext.ToolErrorLine(strings.TrimSpace(l)); ok {
 			return KindToolError // ibv_devinfo, ibv_devices, perftest: "Failed to get IB devices list: Function not implemented"
