@@ -574,6 +574,9 @@ func memberBesides(l string) Kind {
 	if strings.Contains(l, ": Function: ") && nccllog.OFITestLine(l) {
 		return KindNCCLLog // aws-ofi-nccl's tests: "WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI …"
 	}
+	if strings.Contains(l, "init failed for transport") && nccllog.IBGDAInitFailedLine(l) {
+		return KindNCCLLog // NVSHMEM: "…/transport.cpp:nvshmemi_transport_init:275: init failed for transport: IBGDA"
+	}
 	if nccllog.ErrorLine(l) {
 		// The NCCL examples' "Failed, NCCL error file.cu:17 'invalid
 		// usage'", PyTorch's "NCCL error in: …" and a CUDA error it
