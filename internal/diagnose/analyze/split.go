@@ -574,6 +574,9 @@ func memberBesides(l string) Kind {
 	if strings.Contains(l, ": Function: ") && nccllog.OFITestLine(l) {
 		return KindNCCLLog // aws-ofi-nccl's tests: "WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI …"
 	}
+	if strings.Contains(l, "init failed for transport") && nccllog.IBGDAInitFailedLine(l) {
+		return KindNCCLLog // NVSHMEM: "…/transport.cpp:nvshmemi_transport_init:275: init failed for transport: IBGDA"
+	}
 	if nccllog.ErrorLine(l) {
 		// The NCCL examples' "Failed, NCCL error file.cu:17 'invalid
 		// usage'", PyTorch's "NCCL error in: …" and a CUDA error it
@@ -715,6 +718,11 @@ func memberBesides(l string) Kind {
 	if (l[0] == ' ' || l[0] == 'D') && strings.HasPrefix(strings.TrimLeft(l, " "), "Did not detect devices") {
 		if _, ok := hcatext.ToolErrorLine(strings.TrimSpace(l)); ok {
 			return KindToolError // perftest: " Did not detect devices ", " If device exists, check if driver is up"
+		}
+	}
+	if strings.Contains(l, "mlx") && strings.Contains(l, "Verbs device") {
+		if _, ok := hcatext.ToolErrorLine(strings.TrimSpace(l)); ok {
+			return KindToolError // DPDK mlx5 PMD: "mlx5_common: No Verbs device matches PCI device 0000:c3:00.2, are kernel drivers loaded?"
 		}
 	}
 	if l[0] == 'F' && strings.HasPrefix(l, "Failed to get IB devices list") {

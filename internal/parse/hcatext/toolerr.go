@@ -57,7 +57,41 @@ const (
 	// util/open_cdev.c). The words are common: analyze reads them only
 	// under an ibv_devinfo command line.
 	ToolErrOpenDevice ToolErrKind = "open_device_failed"
+	// ToolErrDPDKNoVerbs: DPDK's mlx4/mlx5 poll-mode driver found no
+	// Verbs device for the NIC it was to probe, so the port cannot be used
+	// (DPDK drivers/common/mlx5/linux/mlx5_common_os.c "No Verbs device
+	// matches PCI device %s, are kernel drivers loaded?", drivers/net/mlx4
+	// and older net/mlx5 "cannot list devices, is ib_uverbs loaded?" and
+	// "cannot access device, is mlx4_ib loaded?"). Device is the PCI
+	// address when the line names it.
+	ToolErrDPDKNoVerbs ToolErrKind = "dpdk_no_verbs_device"
 )
+
+// dpdkNoVerbs reads the DPDK mlx PMD lines of ToolErrDPDKNoVerbs, with
+// the driver's log prefix ("mlx5_common: ", "net_mlx5: ", "net_mlx4: ",
+// older "PMD: net_mlx4: ").
+func dpdkNoVerbs(t string) (ToolErr, bool) {
+	t = strings.TrimPrefix(t, "PMD: ")
+	drv, msg, ok := strings.Cut(t, ": ")
+	switch drv {
+	case "mlx5_common", "common_mlx5", "net_mlx5", "mlx5_net", "net_mlx4", "mlx4_net":
+	default:
+		return ToolErr{}, false
+	}
+	if !ok {
+		return ToolErr{}, false
+	}
+	switch {
+	case strings.HasPrefix(msg, "No Verbs device matches PCI device "):
+		dev, _, _ := strings.Cut(strings.TrimPrefix(msg, "No Verbs device matches PCI device "), ",")
+		return ToolErr{Kind: ToolErrDPDKNoVerbs, Device: strings.TrimSpace(dev)}, true
+	case strings.HasPrefix(msg, "cannot list devices, is ib_uverbs loaded?"),
+		strings.HasPrefix(msg, "cannot access device, is mlx4_ib loaded?"),
+		strings.HasPrefix(msg, "cannot access device, is mlx5_ib loaded?"):
+		return ToolErr{Kind: ToolErrDPDKNoVerbs}, true
+	}
+	return ToolErr{}, false
+}
 
 // ToolErrNHCPortNotActive is LBNL NHC's check_hw_ib failing
 // (scripts/lbnl_hw.nhc in github.com/mej/nhc): "ERROR:  nhc:  Health
@@ -124,6 +158,9 @@ func ToolErrorLine(t string) (ToolErr, bool) {
 		return ToolErr{}, false
 	}
 	if e, ok := nhcIBLine(t); ok {
+		return e, true
+	}
+	if e, ok := dpdkNoVerbs(t); ok {
 		return e, true
 	}
 	if t == "Failed to open device" {

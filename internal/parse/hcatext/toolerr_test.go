@@ -83,3 +83,25 @@ func FuzzToolErrorLine(f *testing.F) {
 		}
 	})
 }
+
+// TestDPDKNoVerbs: the DPDK mlx4/mlx5 PMD lines that say no Verbs device
+// backs the NIC (DPDK drivers/common/mlx5/linux/mlx5_common_os.c,
+// drivers/net/mlx4/mlx4.c; lines from analyze testdata/realworld-fresh77).
+func TestDPDKNoVerbs(t *testing.T) {
+	for _, tt := range []struct{ line, dev string }{
+		{"mlx5_common: No Verbs device matches PCI device 0000:c3:00.2, are kernel drivers loaded?", "0000:c3:00.2"},
+		{"net_mlx5: No Verbs device matches PCI device 0000:3b:00.0, are kernel drivers loaded?", "0000:3b:00.0"},
+		{"net_mlx4: cannot list devices, is ib_uverbs loaded?", ""},
+		{"PMD: net_mlx4: cannot access device, is mlx4_ib loaded?", ""},
+	} {
+		e, ok := ToolErrorLine(tt.line)
+		if !ok || e.Kind != ToolErrDPDKNoVerbs || e.Device != tt.dev {
+			t.Errorf("%q: %+v %v", tt.line, e, ok)
+		}
+	}
+	for _, l := range []string{"mlx5_common: Failed to initialize device context.", "app: No Verbs device matches PCI device 0000:c3:00.2", "net_mlx5: probe of PCI device 0000:3b:00.0 aborted"} {
+		if e, ok := ToolErrorLine(l); ok {
+			t.Errorf("%q read as %+v", l, e)
+		}
+	}
+}

@@ -384,6 +384,19 @@ func ibgdaFallback(raw string) (Event, bool) {
 	return Event{}, false
 }
 
+// IBGDAInitFailedLine says whether line is NVSHMEM's error that its IBGDA
+// transport failed to initialise: NVSHMEMI_ERROR_PRINT's "file:function:line: "
+// then "init failed for transport: IBGDA" (NVIDIA/nvshmem
+// src/host/transport/transport.cpp nvshmemi_transport_init).
+func IBGDAInitFailedLine(line string) bool {
+	i := strings.Index(line, "nvshmemi_transport_init:")
+	if i < 0 {
+		return false
+	}
+	_, msg, ok := strings.Cut(line[i+len("nvshmemi_transport_init:"):], ": ")
+	return ok && strings.HasPrefix(strings.TrimSpace(msg), "init failed for transport: IBGDA")
+}
+
 // reRankTraceback is a Python traceback's head under torchrun's per-rank
 // tag: "[rank0]: Traceback (most recent call last):".
 // A paste's normalisation may have taken the tag off already.

@@ -263,6 +263,11 @@ const (
 	// to a CPU proxy or skips the NIC (see ibgdaFallback). HCA is the
 	// device when the line names it.
 	EventIBGDAFallback EventKind = "ibgda_fallback"
+	// EventIBGDAInitFailed is NVSHMEM's report that its IBGDA transport
+	// could not be initialised at all (src/host/transport/transport.cpp
+	// nvshmemi_transport_init: "init failed for transport: IBGDA"): no
+	// GPU-initiated RDMA, and the kernels that need it cannot run.
+	EventIBGDAInitFailed EventKind = "ibgda_init_failed"
 	// EventTraceback is the head of a Python traceback a rank printed
 	// under its launcher's "[rankN]:" tag ("[rank0]: Traceback (most
 	// recent call last):", torchrun's per-rank output prefix): that rank
@@ -1335,6 +1340,11 @@ func (p *Parser) line(n int, raw string) {
 			return
 		}
 		if p.ofiTest(n, raw) { // no "NCCL" in it: "WARN: Function: F Line: N: NET/OFI …"
+			return
+		}
+		if IBGDAInitFailedLine(raw) { // NVSHMEM's "…:nvshmemi_transport_init:275: init failed for transport: IBGDA"
+			p.event(Event{Kind: EventIBGDAInitFailed, Text: strings.TrimSpace(raw), Rank: -1, Source: source, Line: n})
+			lg.NCCLLines++
 			return
 		}
 		if ev, ok := ibgdaFallback(raw); ok { // NVSHMEM's "WARN: …" beside NCCL's

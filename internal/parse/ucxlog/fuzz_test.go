@@ -18,6 +18,7 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add("[1.5] [h:1:0] a.c:1 UCX ERROR x on m:1/IB (synd 0x")
+	f.Add("Pod log says: ib_mlx5dv_md.c:1100 UCX  ERROR mlx5_1: ibv_modify_qp(UMR QP 0x2c5c) failed to modify to RTR: No such device")
 	f.Add("[h:1:0:1] a.c:2  Error on m QP 0x1 wqe[0]: x (synd zz)")
 	f.Fuzz(func(t *testing.T, s string) {
 		lg, err := Parse(strings.NewReader(s), "fuzz")

@@ -207,7 +207,7 @@ func ParseLine(l string) (Record, bool) {
 			return r, true
 		}
 	}
-	return Record{}, false
+	return midLine(l)
 }
 
 // parseAt reads the UCX line that starts at t, a suffix of l.
@@ -313,6 +313,27 @@ func bare(l, t string) (Record, bool) {
 		return Record{}, false
 	}
 	return Record{Text: l, File: file, SrcLine: n, Msg: strings.TrimSpace(strings.TrimPrefix(t, f[0]))}, true
+}
+
+// midLine reads "file.c:line UCX  LEVEL message" that follows words a
+// person or a log collector put before it ("Pod log says: ib_mlx5dv_md.c:1100
+// UCX  ERROR mlx5_1: ..."): the file:line, a UCX component (UCX, UCS,
+// UCT, UCP: ucs_log's "%s:%d %s %s") and a level must all be there.
+func midLine(l string) (Record, bool) {
+	f := strings.Fields(l)
+	for i := 1; i+3 < len(f) && i <= 8; i++ {
+		if !strings.HasPrefix(f[i+1], "UC") || !isComponent(f[i+1]) || !levels[f[i+2]] {
+			continue
+		}
+		at := strings.Index(l, f[i]+" ")
+		if at <= 0 {
+			continue
+		}
+		if r, ok := bare(l, l[at:]); ok && r.Level != "" {
+			return r, true
+		}
+	}
+	return Record{}, false
 }
 
 // ucxFile says whether a source file's name is UCX's alone (its uct/ib

@@ -261,3 +261,28 @@ func TestIfaceVerbsCompletion(t *testing.T) {
 		t.Errorf("completion %s", got)
 	}
 }
+
+// TestMidLine: a ucs_log line after words a person or a log collector put
+// before it is still UCX's when the file:line, a UCX component and a
+// level follow each other; other "file.c:line WORD WORD" text is not.
+// Line from an AIBrix NIXL pod (analyze testdata/realworld-fresh77,
+// ucx-log-aibrix1770-umr-qp-rtr-no-such-device.txt).
+func TestMidLine(t *testing.T) {
+	l := "Pod log says: ib_mlx5dv_md.c:1100 UCX  ERROR mlx5_1: ibv_modify_qp(UMR QP 0x2c5c) failed to modify to RTR: No such device"
+	r, ok := ParseLine(l)
+	if !ok || r.File != "ib_mlx5dv_md.c" || r.SrcLine != 1100 || r.Level != LevelError || !strings.HasPrefix(r.Msg, "mlx5_1: ibv_modify_qp") || r.Text != l {
+		t.Fatalf("%+v %v", r, ok)
+	}
+	if !Detect(l) {
+		t.Error("one error line not detected")
+	}
+	for _, s := range []string{
+		"see main.c:12 NCCL WARN something",
+		"Pod log says: main.c:12 UCX SOMETHING else",
+		"Pod log says: ib_mlx5dv_md.c:x UCX ERROR m",
+	} {
+		if DetectLine(s) {
+			t.Errorf("%q read as a UCX line", s)
+		}
+	}
+}

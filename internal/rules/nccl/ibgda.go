@@ -15,6 +15,17 @@ import (
 // ring the NIC's doorbell, so a CPU proxy does (or the NIC is skipped).
 // The job runs, slower: one warning naming the devices.
 func ibgdaFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) string) []finding.Finding {
+	var out []finding.Finding
+	for _, e := range lg.Events {
+		if e.Kind != nccllog.EventIBGDAInitFailed {
+			continue
+		}
+		f := catalog.New("nvshmem.ibgda_fallback", subj, "NVSHMEM could not initialise its IBGDA transport at all (\"init failed for transport: IBGDA\", nvshmemi_transport_init): GPU-initiated RDMA is unusable on this node, so the kernels that need it (DeepEP's low-latency mode, NVSHMEM_IB_ENABLE_IBGDA=1 jobs) cannot run; rerun with NVSHMEM_DEBUG=INFO for the reason the IBGDA transport printed above this line (mlx5dv/DEVX support, PeerMappingOverride, GPU memory registration)",
+			finding.Evidence{Source: at(e.Source, e.Line), Value: e.Text})
+		f.Severity = finding.Critical
+		out = append(out, f)
+		break
+	}
 	var evs []nccllog.Event
 	var devs []string
 	n := 0
@@ -29,7 +40,7 @@ func ibgdaFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) s
 		}
 	}
 	if len(evs) == 0 {
-		return nil
+		return out
 	}
 	what := "its NICs"
 	if len(devs) > 0 {
@@ -43,7 +54,7 @@ func ibgdaFindings(lg *nccllog.Log, subj finding.Subject, at func(string, int) s
 	for _, e := range evs[:min(3, len(evs))] {
 		f.Evidence = append(f.Evidence, finding.Evidence{Source: at(e.Source, e.Line), Value: "WARN: " + e.Text})
 	}
-	return []finding.Finding{f}
+	return append(out, f)
 }
 
 // tracebackFindings reports the ranks that printed a Python traceback

@@ -66,3 +66,26 @@ func TestRankTraceback(t *testing.T) {
 		})
 	}
 }
+
+// TestIBGDAInitFailed: NVSHMEM's "init failed for transport: IBGDA"
+// (deepseek-ai/DeepEP#139, realworld-fresh77) means the IBGDA transport
+// is unusable: critical, with the line as evidence.
+func TestIBGDAInitFailed(t *testing.T) {
+	const in = "/repo/nvshmem_src/src/host/transport/transport.cpp:nvshmemi_transport_init:275: init failed for transport: IBGDA\n"
+	lg, err := nccllog.Parse(strings.NewReader(in), "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := CheckLog(lg, LogOptions{})
+	if diff := cmp.Diff([]string{"nvshmem.ibgda_fallback/critical"}, ids(a.Findings)); diff != "" {
+		t.Fatalf("findings (-want +got):\n%s", diff)
+	}
+	if a.Findings[0].Evidence[0].Source != "log:1" {
+		t.Errorf("evidence %+v", a.Findings[0].Evidence)
+	}
+	for _, l := range []string{"nvshmemi_transport_init:275: init failed for transport: IBRC", "init failed for transport: IBGDA"} {
+		if nccllog.IBGDAInitFailedLine(l) {
+			t.Errorf("%q read as IBGDA init failure", l)
+		}
+	}
+}

@@ -84,6 +84,16 @@ func CheckToolErrors(file string, es []ToolError) (out []finding.Finding, note s
 				ev)
 			f.Severity = finding.Critical
 			out = append(out, f)
+		case "dpdk_no_verbs_device":
+			what := "the NIC it was to probe"
+			if e.Device != "" {
+				what = "PCI device " + e.Device
+			}
+			f := catalog.New("container.uverbs_missing", finding.Subject{File: file, Device: e.Device},
+				"DPDK's mlx4/mlx5 poll-mode driver found no Verbs device for "+what+" (the PMD drives the NIC through libibverbs): the kernel's ib_uverbs and mlx4_ib/mlx5_ib modules are not loaded, or the VF is not bound to mlx4_core/mlx5_core, or /dev/infiniband is not in the container, so the port cannot be used by the application. Confirm with lsmod | grep -E 'ib_uverbs|mlx._ib', ibv_devinfo -l and ls /sys/class/infiniband_verbs; fix with modprobe ib_uverbs mlx5_ib (mlx4_ib for ConnectX-3) and keep the NIC on the mlx5_core/mlx4_core kernel driver (DPDK's mlx PMDs do not use vfio-pci)",
+				ev)
+			f.Severity = finding.Critical
+			out = append(out, f)
 		case "no_verbs_device":
 			out = append(out, CheckAbsent(file, []Absent{{Line: e.Line, Text: e.Text, Verbs: true}})...)
 		case "ca_not_found":

@@ -68,3 +68,12 @@ func TestCheckToolErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestDPDKNoVerbsCritical: a DPDK mlx PMD that finds no Verbs device for
+// its NIC leaves the port unusable: critical, named by its PCI address.
+func TestDPDKNoVerbsCritical(t *testing.T) {
+	fs, _ := CheckToolErrors("p", []ToolError{{Kind: "dpdk_no_verbs_device", Device: "0000:c3:00.2", Line: 13, Text: "mlx5_common: No Verbs device matches PCI device 0000:c3:00.2, are kernel drivers loaded?"}})
+	if len(fs) != 1 || fs[0].ID != "container.uverbs_missing" || fs[0].Severity != finding.Critical || fs[0].Subject.Device != "0000:c3:00.2" {
+		t.Fatalf("%+v", fs)
+	}
+}
