@@ -2,7 +2,6 @@ package ethlink
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/ibdoctor/ibdoctor/internal/model/finding"
@@ -76,18 +75,19 @@ func CheckIfconfig(ifs []ifconfig.Iface, file string) []finding.Finding {
 		}
 		f := catalog.New("port.down", finding.Subject{File: file, NetDev: i.Name, LinkLayer: layer}, sum, ev...)
 		f.Severity = finding.Critical
+		var fecRemedy []string
 		if strings.Contains(strings.ToLower(i.StatusWhy), "fec") {
 			f.Causes = append([]string{"forward error correction does not lock: the NIC and the switch port use different FEC modes (RS-FEC, FC/BASE-R or none for the speed and cable), or the cable's signal is too poor for FEC to sync"}, f.Causes...)
-			f.Remedy = append([]string{"mlxlink -d <dev> --show_fec (the FEC modes the NIC supports and uses), then set the same FEC on the switch port, or on the NIC with mlxlink -d <dev> --fec <mode>"}, f.Remedy...)
+			fecRemedy = []string{"mlxlink -d <dev> --show_fec (the FEC modes the NIC supports and uses), then set the same FEC on the switch port, or on the NIC with mlxlink -d <dev> --fec <mode>"}
 		}
 		if strings.HasPrefix(i.Name, "mce") || strings.HasPrefix(i.Name, "mlxen") {
-			// FreeBSD: no iproute2; ifconfig retrains the link.
-			f.Remedy = append(slices.Clone(f.Remedy[:min(len(f.Remedy), 1)]),
+			// FreeBSD: no iproute2 (the catalog's Linux remedies do not
+			// apply); ifconfig retrains the link.
+			f.Remedy = append(fecRemedy,
 				"reseat the cable at both ends; swap it with a known-good one, or swap ends, to tell a cable fault from a port fault",
 				fmt.Sprintf("ifconfig %s down; ifconfig %s up to retrain the link, then ifconfig %s: status: active", i.Name, i.Name, i.Name))
-			if !strings.Contains(strings.ToLower(i.StatusWhy), "fec") {
-				f.Remedy = f.Remedy[1:]
-			}
+		} else {
+			f.Remedy = append(fecRemedy, f.Remedy...)
 		}
 		if ib {
 			f.Remedy = append([]string{"ibstat (the IB port's State and Physical state under this interface: Active / LinkUp expected)"}, f.Remedy...)
